@@ -1,0 +1,280 @@
+//! Interned attributes: the compile-time constants attached to operations.
+//!
+//! Like types, attributes are interned, so an attribute is a four-byte id and equality is an id
+//! compare. Dense element constants keep their payload as packed little-endian bytes, never as
+//! text, so a large weight tensor costs its size in memory and nothing more.
+
+use crate::intern::Ident;
+use crate::types::{Type, TypeKind};
+use crate::Context;
+
+crate::entity::entity!(
+    /// An interned attribute.
+    Attribute
+);
+
+/// An attribute with a name, as stored on operations and in dictionaries.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct NamedAttr {
+    pub name: Ident,
+    pub value: Attribute,
+}
+
+/// The structure of an attribute.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub enum AttrKind {
+    /// `42 : i32`, `true` (an `i1`), `7 : index`. The value is sign-extended from the type's width
+    /// (an `i1` holds 0 or 1).
+    Integer { value: i128, ty: Type },
+    /// `1.5 : f32`. The value is rounded to the type's precision and kept as `f64` bits.
+    Float { bits: u64, ty: Type },
+    /// `"text"`.
+    String(Box<str>),
+    /// `unit`: presence is the information.
+    Unit,
+    /// `[a, b, c]`.
+    Array(Box<[Attribute]>),
+    /// `{a = 1, b}`, sorted by name as in MLIR.
+    Dict(Box<[NamedAttr]>),
+    /// A type used as a value: `i32`, `(f32) -> f32`.
+    Type(Type),
+    /// `@root::@nested`.
+    SymbolRef(Box<[Ident]>),
+    /// `dense<...> : tensor<...>`.
+    DenseElements(DenseElements),
+    /// `array<i64: 1, 2>`: a flat list of integers or floats (float elements stored as bits).
+    DenseArray { element: Type, values: Box<[i64]> },
+    /// `#dialect.mnemonic<...>`: an attribute a registered dialect parses into parameters.
+    Dialect {
+        dialect: Ident,
+        mnemonic: Ident,
+        params: Box<[Attribute]>,
+    },
+    /// `#dialect.body`: an attribute of an unregistered dialect, kept as text.
+    Opaque { dialect: Ident, body: Box<str> },
+}
+
+/// The payload of a `dense<...>` attribute: elements packed little-endian, one byte per `i1`,
+/// `ceil(width / 8)` bytes per integer, 8 per `index`, and the format's width per float.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct DenseElements {
+    /// The shaped (tensor or vector) type of the constant.
+    pub ty: Type,
+    /// True when one element stands for all (`dense<1.0>`); then `data` holds one element.
+    pub splat: bool,
+    pub data: Box<[u8]>,
+}
+
+/// The storage width in bytes of one dense element of type `element`, or `None` if dense
+/// attributes cannot hold it.
+pub fn dense_element_bytes(kind: &TypeKind) -> Option<usize> {
+    match kind {
+        TypeKind::Integer { width } => Some((*width as usize).div_ceil(8)),
+        TypeKind::Index => Some(8),
+        TypeKind::Float(f) => Some(f.width() as usize / 8),
+        _ => None,
+    }
+}
+
+/// One element of a dense constant, decoded.
+#[derive(Copy, Clone, PartialEq, Debug)]
+pub enum DenseValue {
+    Int(i128),
+    Float(f64),
+}
+
+impl DenseElements {
+    /// The number of elements the type describes (1 for a splat's stored payload).
+    pub fn stored_len(&self, elem_bytes: usize) -> usize {
+        self.data.len() / elem_bytes.max(1)
+    }
+}
+
+/// Sign-extends the low `width` bits of `v`.
+pub fn sign_extend(v: i128, width: u32) -> i128 {
+    if width == 0 || width >= 128 {
+        return v;
+    }
+    let shift = 128 - width;
+    (v << shift) >> shift
+}
+
+impl Context {
+    /// Interns an attribute.
+    pub fn intern_attr(&mut self, kind: AttrKind) -> Attribute {
+        Attribute::from_index(self.attrs.intern(kind))
+    }
+
+    /// The structure of `attr`.
+    #[inline]
+    pub fn attr_kind(&self, attr: Attribute) -> &AttrKind {
+        self.attrs.get(attr.index())
+    }
+
+    /// An integer attribute of type `ty` (an integer or `index` type); `value` is truncated to the
+    /// type's width.
+    pub fn integer_attr(&mut self, value: i128, ty: Type) -> Attribute {
+        let value = match self.type_kind(ty) {
+            TypeKind::Integer { width: 1 } => value & 1,
+            TypeKind::Integer { width } => sign_extend(value, *width),
+            _ => sign_extend(value, 64),
+        };
+        self.intern_attr(AttrKind::Integer { value, ty })
+    }
+
+    /// `true` or `false` (an `i1` integer attribute).
+    pub fn bool_attr(&mut self, value: bool) -> Attribute {
+        self.intern_attr(AttrKind::Integer {
+            value: value as i128,
+            ty: Type::I1,
+        })
+    }
+
+    /// A float attribute of float type `ty`, rounded to the type's precision.
+    pub fn float_attr(&mut self, value: f64, ty: Type) -> Attribute {
+        let value = self.float_kind(ty).map_or(value, |k| k.round(value));
+        self.intern_attr(AttrKind::Float {
+            bits: value.to_bits(),
+            ty,
+        })
+    }
+
+    /// A string attribute.
+    pub fn string_attr(&mut self, s: &str) -> Attribute {
+        self.intern_attr(AttrKind::String(s.into()))
+    }
+
+    /// The unit attribute.
+    pub fn unit_attr(&mut self) -> Attribute {
+        self.intern_attr(AttrKind::Unit)
+    }
+
+    /// A type attribute.
+    pub fn type_attr(&mut self, ty: Type) -> Attribute {
+        self.intern_attr(AttrKind::Type(ty))
+    }
+
+    /// An array attribute.
+    pub fn array_attr(&mut self, elements: &[Attribute]) -> Attribute {
+        self.intern_attr(AttrKind::Array(elements.into()))
+    }
+
+    /// A dictionary attribute; entries are sorted by name, and a later duplicate replaces an
+    /// earlier one.
+    pub fn dict_attr(&mut self, entries: &[NamedAttr]) -> Attribute {
+        let mut sorted: Vec<NamedAttr> = Vec::with_capacity(entries.len());
+        for e in entries {
+            self.insert_sorted(&mut sorted, *e);
+        }
+        self.intern_attr(AttrKind::Dict(sorted.into()))
+    }
+
+    /// A flat symbol reference `@name`.
+    pub fn symbol_ref_attr(&mut self, name: &str) -> Attribute {
+        let id = self.ident(name);
+        self.intern_attr(AttrKind::SymbolRef(Box::new([id])))
+    }
+
+    /// Inserts `attr` into a list kept sorted by name string, replacing an entry of the same name.
+    pub(crate) fn insert_sorted(&self, list: &mut Vec<NamedAttr>, attr: NamedAttr) {
+        let key = self.ident_str(attr.name);
+        match list.binary_search_by(|e| self.ident_str(e.name).cmp(key)) {
+            Ok(i) => list[i] = attr,
+            Err(i) => list.insert(i, attr),
+        }
+    }
+
+    /// The value of an integer attribute.
+    pub fn attr_as_int(&self, attr: Attribute) -> Option<i128> {
+        match self.attr_kind(attr) {
+            AttrKind::Integer { value, .. } => Some(*value),
+            _ => None,
+        }
+    }
+
+    /// The value of a float attribute.
+    pub fn attr_as_float(&self, attr: Attribute) -> Option<f64> {
+        match self.attr_kind(attr) {
+            AttrKind::Float { bits, .. } => Some(f64::from_bits(*bits)),
+            _ => None,
+        }
+    }
+
+    /// The text of a string attribute.
+    pub fn attr_as_str(&self, attr: Attribute) -> Option<&str> {
+        match self.attr_kind(attr) {
+            AttrKind::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The type of a type attribute.
+    pub fn attr_as_type(&self, attr: Attribute) -> Option<Type> {
+        match self.attr_kind(attr) {
+            AttrKind::Type(t) => Some(*t),
+            _ => None,
+        }
+    }
+
+    /// The root name of a symbol reference attribute.
+    pub fn attr_as_symbol(&self, attr: Attribute) -> Option<Ident> {
+        match self.attr_kind(attr) {
+            AttrKind::SymbolRef(path) => path.first().copied(),
+            _ => None,
+        }
+    }
+
+    /// The type an attribute carries, if it is a typed constant (integer, float, dense).
+    pub fn attr_type(&self, attr: Attribute) -> Option<Type> {
+        match self.attr_kind(attr) {
+            AttrKind::Integer { ty, .. } | AttrKind::Float { ty, .. } => Some(*ty),
+            AttrKind::DenseElements(d) => Some(d.ty),
+            _ => None,
+        }
+    }
+
+    /// Decodes element `i` of a dense constant (any `i` for a splat).
+    pub fn dense_element(&self, dense: &DenseElements, i: usize) -> DenseValue {
+        let elem = self.element_type(dense.ty);
+        let kind = self.type_kind(elem);
+        let n = dense_element_bytes(kind).unwrap_or(1);
+        let at = if dense.splat { 0 } else { i * n };
+        let mut raw = [0u8; 16];
+        raw[..n].copy_from_slice(&dense.data[at..at + n]);
+        let bits = u128::from_le_bytes(raw);
+        match kind {
+            TypeKind::Float(f) => DenseValue::Float(f.from_bits(bits as u64)),
+            TypeKind::Integer { width: 1 } => DenseValue::Int((bits & 1) as i128),
+            TypeKind::Integer { width } => DenseValue::Int(sign_extend(bits as i128, *width)),
+            _ => DenseValue::Int(bits as i64 as i128),
+        }
+    }
+
+    /// Builds a dense constant of shaped type `ty` from decoded values: one value makes a splat.
+    pub fn dense_attr(&mut self, ty: Type, values: &[DenseValue]) -> Attribute {
+        let elem = self.element_type(ty);
+        let kind = self.type_kind(elem).clone();
+        let n = dense_element_bytes(&kind).unwrap_or(1);
+        let mut data = Vec::with_capacity(values.len() * n);
+        for v in values {
+            encode_dense_value(&kind, *v, n, &mut data);
+        }
+        let splat = values.len() == 1;
+        self.intern_attr(AttrKind::DenseElements(DenseElements {
+            ty,
+            splat,
+            data: data.into(),
+        }))
+    }
+}
+
+/// Appends the packed bytes of `v` as an element of type `kind` (`n` bytes wide) to `out`.
+pub(crate) fn encode_dense_value(kind: &TypeKind, v: DenseValue, n: usize, out: &mut Vec<u8>) {
+    let bits: u128 = match (kind, v) {
+        (TypeKind::Float(f), DenseValue::Float(x)) => f.to_bits(x) as u128,
+        (TypeKind::Float(f), DenseValue::Int(x)) => f.to_bits(x as f64) as u128,
+        (_, DenseValue::Int(x)) => x as u128,
+        (_, DenseValue::Float(x)) => x as i128 as u128,
+    };
+    out.extend_from_slice(&bits.to_le_bytes()[..n]);
+}

@@ -1,0 +1,80 @@
+//! The context: owner of all IR storage and of the interners and dialect registry.
+//!
+//! Every entity lives in a dense arena here and is named by a `Copy` id, so passes hold ids rather
+//! than references and the borrow checker never stands between a pass and the IR it rewrites.
+//! Program order (which op follows which in a block) is an intrusive list inside the op records,
+//! so inserting, erasing and moving an op is O(1).
+
+use crate::attributes::AttrKind;
+use crate::dialect::Registry;
+use crate::intern::{Ident, Interner};
+use crate::ir::{BlockData, OpData, RegionData, ValueData};
+use crate::location::CompositeLocKind;
+use crate::types::{TypeKind, PREINTERNED};
+
+/// Owns the IR, the interned types and attributes, and the registered dialects.
+pub struct Context {
+    pub(crate) idents: Interner<Box<str>>,
+    pub(crate) types: Interner<TypeKind>,
+    pub(crate) attrs: Interner<AttrKind>,
+    pub(crate) locs: Interner<CompositeLocKind>,
+    pub(crate) ops: Vec<OpData>,
+    pub(crate) blocks: Vec<BlockData>,
+    pub(crate) regions: Vec<RegionData>,
+    pub(crate) values: Vec<ValueData>,
+    pub(crate) registry: Registry,
+    /// Accept ops, types and attributes of dialects that are not registered (MLIR's
+    /// `--allow-unregistered-dialect`).
+    pub allow_unregistered: bool,
+}
+
+impl Default for Context {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Context {
+    /// A context with only the builtin dialect registered.
+    pub fn new() -> Self {
+        let mut ctx = Context {
+            idents: Interner::new(),
+            types: Interner::new(),
+            attrs: Interner::new(),
+            locs: Interner::new(),
+            ops: Vec::new(),
+            blocks: Vec::new(),
+            regions: Vec::new(),
+            values: Vec::new(),
+            registry: Registry::default(),
+            allow_unregistered: false,
+        };
+        for kind in PREINTERNED {
+            ctx.types.intern(kind);
+        }
+        ctx.register_dialect(crate::builtin::dialect());
+        ctx
+    }
+
+    /// Interns a string.
+    pub fn ident(&mut self, s: &str) -> Ident {
+        self.idents.intern_str(s)
+    }
+
+    /// The identifier for `s` if it was ever interned (never interns).
+    pub fn find_ident(&self, s: &str) -> Option<Ident> {
+        self.idents.find(s).map(Ident::from_index)
+    }
+
+    /// The text of an identifier.
+    #[inline]
+    pub fn ident_str(&self, id: Ident) -> &str {
+        self.idents.get(id.index())
+    }
+
+    /// Reserves arena space for about `ops` more operations (and as many values).
+    pub fn reserve(&mut self, ops: usize) {
+        self.ops.reserve(ops);
+        self.values.reserve(ops);
+    }
+}

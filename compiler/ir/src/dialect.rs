@@ -1,0 +1,420 @@
+//! Dialects and op definitions: how a dialect teaches the context its ops, types and attributes.
+//!
+//! An [`OpDef`] is plain data: the op's name, its traits, operand/result/region counts, the
+//! inherent attributes it owns, and optional hooks (verifier, custom syntax, folder). The
+//! [`define_op!`](crate::define_op) macro writes the typed wrapper and the `OpDef` skeleton in a
+//! few lines, which is the API downstream dialects are written with.
+
+use crate::attributes::Attribute;
+use crate::diagnostics::Diagnostic;
+use crate::intern::Ident;
+use crate::ir::{Op, OpSpec, Value};
+use crate::location::Location;
+use crate::parser::{PResult, Parser};
+use crate::printer::Printer;
+use crate::symbol::SymbolTables;
+use crate::types::Type;
+use crate::Context;
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
+
+bitflags::bitflags! {
+    /// Properties of an op that generic code (verifier, passes) relies on.
+    #[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+    pub struct Traits: u32 {
+        /// No side effects: the op may be removed when unused, hoisted and CSE'd.
+        const PURE = 1 << 0;
+        /// Ends a block; must be the block's last op.
+        const TERMINATOR = 1 << 1;
+        /// Regions may not use values defined outside the op.
+        const ISOLATED_FROM_ABOVE = 1 << 2;
+        /// Defines a symbol: has a `sym_name` string attribute.
+        const SYMBOL = 1 << 3;
+        /// Its single region holds symbols with unique names.
+        const SYMBOL_TABLE = 1 << 4;
+        /// All operands and results have one type.
+        const SAME_OPERANDS_AND_RESULT_TYPE = 1 << 5;
+        /// Operand order does not matter.
+        const COMMUTATIVE = 1 << 6;
+        /// Materializes its `value` attribute as its one result.
+        const CONSTANT_LIKE = 1 << 7;
+        /// Each region has exactly one block.
+        const SINGLE_BLOCK = 1 << 8;
+        /// Blocks of its regions need no terminator.
+        const NO_TERMINATOR = 1 << 9;
+        /// Its regions are graph regions: no dominance requirement between ops.
+        const GRAPH_REGION = 1 << 10;
+        /// A terminator that returns control to the parent op (func.return, yield).
+        const RETURN_LIKE = 1 << 11;
+    }
+}
+
+/// How many operands, results or regions an op takes.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Arity {
+    Exact(u32),
+    AtLeast(u32),
+}
+
+impl Arity {
+    /// True if `n` satisfies the arity.
+    pub fn accepts(self, n: usize) -> bool {
+        match self {
+            Arity::Exact(k) => n == k as usize,
+            Arity::AtLeast(k) => n >= k as usize,
+        }
+    }
+}
+
+/// Checks an op beyond what its traits and counts say.
+pub type VerifyFn = fn(&Context, Op) -> Result<(), Diagnostic>;
+/// Checks an op's references to symbols (`func.call @f`), with a cache of symbol tables.
+pub type VerifySymbolsFn = fn(&Context, Op, &mut SymbolTables) -> Result<(), Diagnostic>;
+/// Parses an op's custom syntax after its name; fills operands, types, attributes, regions.
+pub type ParseFn = fn(&mut Parser<'_>, &mut OpSpec) -> PResult<()>;
+/// Prints an op's custom syntax after `%results = name`.
+pub type PrintFn = fn(&mut Printer<'_>, Op);
+/// Folds an op given its operands' constant values (None where not constant).
+pub type FoldFn = fn(&mut Context, Op, &[Option<Attribute>]) -> Option<SmallVec<[FoldResult; 1]>>;
+/// Parses a dialect type or attribute body after `!dialect.mnemonic` or `#dialect.mnemonic`.
+pub type ParseTypeFn = fn(&mut Parser<'_>, &str) -> PResult<Type>;
+pub type ParseAttrFn = fn(&mut Parser<'_>, &str) -> PResult<Attribute>;
+/// Prints a dialect type or attribute as `mnemonic<...>` (without the `!dialect.` prefix).
+pub type PrintTypeFn = fn(&mut Printer<'_>, Type);
+pub type PrintAttrFn = fn(&mut Printer<'_>, Attribute);
+/// Builds an op that produces constant `value` of type `ty` (used by folding).
+pub type MaterializeFn = fn(&mut Context, Attribute, Type, Location) -> Option<OpSpec>;
+
+/// What folding produced for one result.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum FoldResult {
+    /// The result is this constant.
+    Constant(Attribute),
+    /// The result is this existing value.
+    Value(Value),
+}
+
+/// The definition of one op.
+#[derive(Clone)]
+pub struct OpDef {
+    pub name: &'static str,
+    pub summary: &'static str,
+    pub traits: Traits,
+    pub operands: Arity,
+    pub results: Arity,
+    pub regions: Arity,
+    /// Ops this op may be nested directly in (MLIR's `HasParent`); empty means any.
+    pub parents: &'static [&'static str],
+    /// Attributes that belong to the op (printed in `<{...}>` in generic form).
+    pub inherent_attrs: &'static [&'static str],
+    /// Dialect whose ops may be written without their prefix inside this op (`return` inside
+    /// `func.func`), as MLIR's `getDefaultDialect`.
+    pub default_dialect: Option<&'static str>,
+    pub verify: Option<VerifyFn>,
+    pub verify_symbols: Option<VerifySymbolsFn>,
+    pub parse: Option<ParseFn>,
+    pub print: Option<PrintFn>,
+    pub fold: Option<FoldFn>,
+}
+
+impl OpDef {
+    /// A definition with no traits, any operands and results, no regions and no hooks.
+    pub const fn new(name: &'static str) -> Self {
+        OpDef {
+            name,
+            summary: "",
+            traits: Traits::empty(),
+            operands: Arity::AtLeast(0),
+            results: Arity::AtLeast(0),
+            regions: Arity::Exact(0),
+            parents: &[],
+            inherent_attrs: &[],
+            default_dialect: None,
+            verify: None,
+            verify_symbols: None,
+            parse: None,
+            print: None,
+            fold: None,
+        }
+    }
+}
+
+/// A dialect: a namespace of ops plus optional type and attribute syntax.
+pub struct Dialect {
+    pub name: &'static str,
+    pub ops: Vec<OpDef>,
+    pub parse_type: Option<ParseTypeFn>,
+    pub print_type: Option<PrintTypeFn>,
+    pub parse_attr: Option<ParseAttrFn>,
+    pub print_attr: Option<PrintAttrFn>,
+    pub materialize_constant: Option<MaterializeFn>,
+}
+
+impl Dialect {
+    /// A dialect with the given ops and no type or attribute syntax.
+    pub fn new(name: &'static str, ops: Vec<OpDef>) -> Self {
+        Dialect {
+            name,
+            ops,
+            parse_type: None,
+            print_type: None,
+            parse_attr: None,
+            print_attr: None,
+            materialize_constant: None,
+        }
+    }
+}
+
+/// Index of a registered op definition.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) struct OpDefId(u32);
+
+/// Index of a registered dialect.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) struct DialectId(u32);
+
+/// The registered dialects and op definitions of a context.
+#[derive(Default)]
+pub(crate) struct Registry {
+    ops: Vec<(OpDef, DialectId)>,
+    by_name: FxHashMap<Ident, OpDefId>,
+    dialects: Vec<Dialect>,
+    dialects_by_name: FxHashMap<Ident, DialectId>,
+}
+
+impl Registry {
+    #[inline]
+    pub(crate) fn lookup(&self, name: Ident) -> Option<OpDefId> {
+        self.by_name.get(&name).copied()
+    }
+
+    #[inline]
+    pub(crate) fn op(&self, id: OpDefId) -> &OpDef {
+        &self.ops[id.0 as usize].0
+    }
+
+    pub(crate) fn dialect_of_op(&self, id: OpDefId) -> &Dialect {
+        &self.dialects[self.ops[id.0 as usize].1 .0 as usize]
+    }
+
+    pub(crate) fn dialect(&self, name: Ident) -> Option<&Dialect> {
+        self.dialects_by_name
+            .get(&name)
+            .map(|d| &self.dialects[d.0 as usize])
+    }
+}
+
+impl Context {
+    /// Registers a dialect and its ops. Registering a dialect twice is a no-op.
+    pub fn register_dialect(&mut self, mut dialect: Dialect) {
+        let dname = self.ident(dialect.name);
+        if self.registry.dialects_by_name.contains_key(&dname) {
+            return;
+        }
+        let did = DialectId(self.registry.dialects.len() as u32);
+        for def in std::mem::take(&mut dialect.ops) {
+            let name = self.ident(def.name);
+            let id = OpDefId(self.registry.ops.len() as u32);
+            self.registry.ops.push((def, did));
+            self.registry.by_name.insert(name, id);
+        }
+        self.registry.dialects.push(dialect);
+        self.registry.dialects_by_name.insert(dname, did);
+    }
+
+    /// The definition of `op`, or `None` if its dialect is not registered.
+    #[inline]
+    pub fn op_def(&self, op: Op) -> Option<&OpDef> {
+        self.ops[op.index()].def.map(|d| self.registry.op(d))
+    }
+
+    /// The definition registered under `name`.
+    pub fn op_def_by_name(&self, name: &str) -> Option<&OpDef> {
+        let id = self.find_ident(name)?;
+        self.registry.lookup(id).map(|d| self.registry.op(d))
+    }
+
+    /// True if a dialect called `name` is registered.
+    pub fn is_dialect_registered(&self, name: &str) -> bool {
+        self.find_ident(name)
+            .is_some_and(|n| self.registry.dialect(n).is_some())
+    }
+
+    /// The registered dialect `name`.
+    pub fn dialect(&self, name: &str) -> Option<&Dialect> {
+        self.registry.dialect(self.find_ident(name)?)
+    }
+
+    /// The names of all registered dialects.
+    pub fn dialect_names(&self) -> Vec<&'static str> {
+        self.registry.dialects.iter().map(|d| d.name).collect()
+    }
+
+    /// All registered op definitions.
+    pub fn op_defs(&self) -> impl Iterator<Item = &OpDef> {
+        self.registry.ops.iter().map(|(d, _)| d)
+    }
+
+    /// Views `op` as the typed wrapper `T` if it is that op.
+    pub fn view<T: OpView>(&self, op: Op) -> Option<T> {
+        (self.op_name(op) == T::NAME).then(|| T::wrap(op))
+    }
+
+    /// Folds `op` with its dialect's folder, feeding it the `value` attribute of each operand
+    /// defined by a constant-like op. Returns `None` when the op does not fold.
+    pub fn fold(&mut self, op: Op) -> Option<SmallVec<[FoldResult; 1]>> {
+        let fold = self.op_def(op)?.fold?;
+        let constants: SmallVec<[Option<Attribute>; 3]> = self
+            .operands(op)
+            .iter()
+            .map(|v| self.constant_value(*v))
+            .collect();
+        fold(self, op, &constants)
+    }
+
+    /// The constant a value holds, if it is defined by a constant-like op.
+    pub fn constant_value(&self, v: Value) -> Option<Attribute> {
+        let def = self.defining_op(v)?;
+        if !self.has_trait(def, Traits::CONSTANT_LIKE) {
+            return None;
+        }
+        self.attr(def, "value")
+    }
+
+    /// Asks the dialect of `op` to build a constant op for a folded value.
+    pub fn materialize_constant(
+        &mut self,
+        op: Op,
+        value: Attribute,
+        ty: Type,
+        loc: Location,
+    ) -> Option<OpSpec> {
+        let def = self.ops[op.index()].def?;
+        let materialize = self.registry.dialect_of_op(def).materialize_constant?;
+        materialize(self, value, ty, loc)
+    }
+}
+
+/// A typed view of one kind of op, as written by [`define_op!`](crate::define_op).
+pub trait OpView: Copy {
+    /// The op's full name.
+    const NAME: &'static str;
+    /// Wraps an op known to be of this kind.
+    fn wrap(op: Op) -> Self;
+    /// The underlying op.
+    fn op(self) -> Op;
+}
+
+/// Position of `name` in `names`, at compile time (used by `define_op!` accessors).
+pub const fn position(name: &str, names: &[&str]) -> usize {
+    let mut i = 0;
+    while i < names.len() {
+        let (a, b) = (names[i].as_bytes(), name.as_bytes());
+        if a.len() == b.len() {
+            let mut j = 0;
+            while j < a.len() && a[j] == b[j] {
+                j += 1;
+            }
+            if j == a.len() {
+                return i;
+            }
+        }
+        i += 1;
+    }
+    panic!("name not in list")
+}
+
+/// Defines a typed op wrapper and its [`OpDef`] skeleton.
+///
+/// ```
+/// use dlc_ir::{define_op, Traits};
+/// define_op! {
+///     /// Integer addition.
+///     pub struct AddOp = "demo.add";
+///     traits = Traits::PURE.union(Traits::COMMUTATIVE);
+///     operands = [lhs, rhs];
+///     results = [result];
+/// }
+/// let def = AddOp::def();
+/// assert_eq!(def.name, "demo.add");
+/// ```
+///
+/// `operands = *;` / `results = *;` accept any number; `attributes = [value];` adds accessors
+/// for inherent attributes; `regions = N;` sets the region count. The caller fills in hooks
+/// (`verify`, `parse`, `print`, `fold`) on the returned `OpDef`.
+#[macro_export]
+macro_rules! define_op {
+    (
+        $(#[doc = $doc:literal])*
+        $vis:vis struct $name:ident = $opname:literal;
+        traits = $traits:expr;
+        operands = $operands:tt;
+        results = $results:tt;
+        $(attributes = [$($attr:ident),* $(,)?];)?
+        $(regions = $regions:expr;)?
+    ) => {
+        $(#[doc = $doc])*
+        #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+        $vis struct $name(pub $crate::Op);
+
+        impl $crate::OpView for $name {
+            const NAME: &'static str = $opname;
+            fn wrap(op: $crate::Op) -> Self {
+                $name(op)
+            }
+            fn op(self) -> $crate::Op {
+                self.0
+            }
+        }
+
+        #[allow(dead_code)]
+        impl $name {
+            /// The definition skeleton: name, summary (the doc's first line), traits, counts.
+            pub fn def() -> $crate::OpDef {
+                let mut def = $crate::OpDef::new($opname);
+                def.summary = $crate::define_op!(@summary $($doc)*);
+                def.traits = $traits;
+                def.operands = $crate::define_op!(@arity $operands);
+                def.results = $crate::define_op!(@arity $results);
+                $(def.inherent_attrs = &[$(stringify!($attr)),*];)?
+                $(def.regions = $crate::Arity::Exact($regions);)?
+                def
+            }
+            $crate::define_op!(@values operand $operands);
+            $crate::define_op!(@values result $results);
+            $($(
+                /// The inherent attribute of this name.
+                pub fn $attr(self, ctx: &$crate::Context) -> Option<$crate::Attribute> {
+                    ctx.attr(self.0, stringify!($attr))
+                }
+            )*)?
+        }
+    };
+    (@summary $first:literal $($rest:literal)*) => { $first.trim_ascii() };
+    (@summary) => { "" };
+    (@arity *) => { $crate::Arity::AtLeast(0) };
+    (@arity [$($x:ident),* $(,)?]) => { $crate::Arity::Exact(<[&str]>::len(&[$(stringify!($x)),*]) as u32) };
+    (@values $kind:ident *) => {};
+    (@values $kind:ident [$($x:ident),* $(,)?]) => {
+        $crate::define_op!(@accessors $kind [$($x),*] [$($x),*]);
+    };
+    (@accessors operand [$($x:ident),*] $all:tt) => {
+        $(
+            /// The operand of this name.
+            pub fn $x(self, ctx: &$crate::Context) -> $crate::Value {
+                const NAMES: &[&str] = &$crate::define_op!(@names $all);
+                ctx.operand(self.0, $crate::dialect::position(stringify!($x), NAMES))
+            }
+        )*
+    };
+    (@accessors result [$($x:ident),*] $all:tt) => {
+        $(
+            /// The result of this name.
+            pub fn $x(self, ctx: &$crate::Context) -> $crate::Value {
+                const NAMES: &[&str] = &$crate::define_op!(@names $all);
+                ctx.result(self.0, $crate::dialect::position(stringify!($x), NAMES))
+            }
+        )*
+    };
+    (@names [$($y:ident),*]) => { [$(stringify!($y)),*] };
+}

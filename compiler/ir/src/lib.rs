@@ -1,0 +1,37 @@
+//! The dlc IR core: the context and its arenas, operations, blocks, regions, values, interned
+//! types and attributes, the MLIR text format (parser and printer), the verifier and
+//! diagnostics.
+//!
+//! The core knows one dialect, `builtin` (for `builtin.module`); every other dialect registers
+//! itself through [`Context::register_dialect`] with [`OpDef`]s written with [`define_op!`].
+
+pub mod attributes;
+pub mod builtin;
+mod clone;
+mod context;
+pub mod diagnostics;
+pub mod dialect;
+mod entity;
+mod intern;
+mod ir;
+pub mod location;
+pub mod parser;
+pub mod printer;
+pub mod symbol;
+pub mod types;
+pub mod verifier;
+mod walk;
+
+pub use attributes::{AttrKind, Attribute, DenseValue, NamedAttr};
+pub use clone::ValueMap;
+pub use context::Context;
+pub use diagnostics::{Diagnostic, Severity, SourceMap};
+pub use dialect::{Arity, Dialect, FoldResult, OpDef, OpView, Traits};
+pub use intern::Ident;
+pub use ir::{Block, BlockOps, InsertPoint, Op, OpSpec, Region, Use, Value, ValueDef};
+pub use location::Location;
+pub use parser::{parse_source, PResult, Parser};
+pub use printer::{print_op, PrintOptions, Printer};
+pub use types::{FloatKind, Type, TypeKind, DYNAMIC};
+pub use verifier::{op_error, verify};
+pub use walk::{WalkOrder, WalkResult};

@@ -1,0 +1,661 @@
+//! Parsing attributes and locations: scalars, containers, symbol references, dense constants,
+//! aliases and dialect attributes.
+
+use super::lexer::Tok;
+use super::{PResult, Parser};
+use crate::attributes::{
+    dense_element_bytes, AttrKind, Attribute, DenseElements, DenseValue, NamedAttr,
+};
+use crate::diagnostics::Diagnostic;
+use crate::location::{CompositeLocKind, Location};
+use crate::types::{Type, TypeKind};
+
+/// Decodes MLIR string escapes (`\n`, `\t`, `\"`, `\\`, `\XX` hex).
+pub(crate) fn unescape(raw: &str) -> Result<String, &'static str> {
+    if !raw.contains('\\') {
+        return Ok(raw.to_string());
+    }
+    let mut bytes = Vec::with_capacity(raw.len());
+    let b = raw.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'\\' {
+            bytes.push(b[i]);
+            i += 1;
+            continue;
+        }
+        let c = *b.get(i + 1).ok_or("unknown escape in string literal")?;
+        match c {
+            b'n' => bytes.push(b'\n'),
+            b't' => bytes.push(b'\t'),
+            b'"' => bytes.push(b'"'),
+            b'\\' => bytes.push(b'\\'),
+            _ => {
+                let hex = raw
+                    .get(i + 1..i + 3)
+                    .ok_or("unknown escape in string literal")?;
+                let v =
+                    u8::from_str_radix(hex, 16).map_err(|_| "unknown escape in string literal")?;
+                bytes.push(v);
+                i += 3;
+                continue;
+            }
+        }
+        i += 2;
+    }
+    String::from_utf8(bytes).map_err(|_| "string literal is not valid UTF-8")
+}
+
+/// A number token as written, before its type is known.
+enum Number {
+    Int(i128),
+    Hex(u128),
+    Float(f64),
+}
+
+impl<'a> Parser<'a> {
+    /// Parses an attribute value.
+    pub fn parse_attribute(&mut self) -> PResult<Attribute> {
+        let loc = self.current_loc();
+        match self.peek() {
+            Tok::Integer | Tok::Float | Tok::Minus => {
+                let n = self.parse_number()?;
+                let ty = if self.consume(Tok::Colon) {
+                    Some(self.parse_type()?)
+                } else {
+                    None
+                };
+                self.number_attr(n, ty, loc)
+            }
+            Tok::String => {
+                let t = self.advance();
+                let s = unescape(self.lex.text(t.start + 1, t.end - 1))
+                    .map_err(|m| Diagnostic::error(loc, m))?;
+                if self.peek() == Tok::Colon {
+                    return Err(self.error("typed string attributes are not supported by dlc"));
+                }
+                Ok(self.ctx.string_attr(&s))
+            }
+            Tok::LSquare => {
+                let mut elems = Vec::new();
+                self.parse_delimited(Tok::LSquare, Tok::RSquare, "]", |p| {
+                    elems.push(p.parse_attribute()?);
+                    Ok(())
+                })?;
+                Ok(self.ctx.array_attr(&elems))
+            }
+            Tok::LBrace => {
+                let mut entries: Vec<NamedAttr> = Vec::new();
+                self.parse_attr_dict_into(&mut entries)?;
+                Ok(self.ctx.intern_attr(AttrKind::Dict(entries.into())))
+            }
+            Tok::AtIdent => self.parse_symbol_ref(),
+            Tok::HashIdent => self.parse_hash_attribute(),
+            Tok::LParen | Tok::ExclaimIdent => {
+                let ty = self.parse_type()?;
+                Ok(self.ctx.type_attr(ty))
+            }
+            Tok::BareIdent => match self.peek_text() {
+                "true" | "false" => {
+                    let v = self.peek_text() == "true";
+                    self.advance();
+                    if self.consume(Tok::Colon) {
+                        let ty = self.parse_type()?;
+                        if ty != Type::I1 {
+                            return Err(Diagnostic::error(
+                                loc,
+                                "boolean attributes must have type 'i1'",
+                            ));
+                        }
+                    }
+                    Ok(self.ctx.bool_attr(v))
+                }
+                "unit" => {
+                    self.advance();
+                    Ok(self.ctx.unit_attr())
+                }
+                "dense" => self.parse_dense(),
+                "array" => self.parse_dense_array(),
+                "loc" => {
+                    Err(self.error("location attributes are only allowed as trailing 'loc(...)'"))
+                }
+                "affine_map" | "affine_set" | "strided" | "sparse" | "dense_resource"
+                | "distinct" => Err(self.error(format!(
+                    "'{}' attributes are not supported by dlc",
+                    self.peek_text()
+                ))),
+                _ => {
+                    let ty = self.parse_type()?;
+                    Ok(self.ctx.type_attr(ty))
+                }
+            },
+            _ => Err(self.error("expected attribute value")),
+        }
+    }
+
+    fn parse_number(&mut self) -> PResult<Number> {
+        let negative = self.consume(Tok::Minus);
+        let loc = self.current_loc();
+        let t = self.advance();
+        let text = self.lex.text(t.start, t.end);
+        match t.kind {
+            Tok::Integer => {
+                if let Some(hex) = text.strip_prefix("0x") {
+                    if negative {
+                        return Err(Diagnostic::error(
+                            loc,
+                            "hexadecimal literals cannot be negative",
+                        ));
+                    }
+                    let v = u128::from_str_radix(hex, 16)
+                        .map_err(|_| Diagnostic::error(loc, "integer constant out of range"))?;
+                    return Ok(Number::Hex(v));
+                }
+                let v: i128 = text
+                    .parse()
+                    .map_err(|_| Diagnostic::error(loc, "integer constant out of range"))?;
+                Ok(Number::Int(if negative { -v } else { v }))
+            }
+            Tok::Float => {
+                let v: f64 = text
+                    .parse()
+                    .map_err(|_| Diagnostic::error(loc, "invalid floating point literal"))?;
+                Ok(Number::Float(if negative { -v } else { v }))
+            }
+            _ => Err(Diagnostic::error(
+                loc,
+                "expected integer or floating point literal",
+            )),
+        }
+    }
+
+    fn number_attr(
+        &mut self,
+        n: Number,
+        ty: Option<Type>,
+        loc: crate::Location,
+    ) -> PResult<Attribute> {
+        let ty = ty.unwrap_or(match n {
+            Number::Float(_) => Type::F64,
+            _ => Type::I64,
+        });
+        match (self.ctx.type_kind(ty).clone(), n) {
+            (TypeKind::Float(_), Number::Float(v)) => Ok(self.ctx.float_attr(v, ty)),
+            (TypeKind::Float(k), Number::Hex(bits)) => {
+                if bits >> k.width() != 0 {
+                    return Err(Diagnostic::error(
+                        loc,
+                        "hexadecimal float constant out of range for type",
+                    ));
+                }
+                let v = k.from_bits(bits as u64);
+                Ok(self.ctx.intern_attr(AttrKind::Float {
+                    bits: v.to_bits(),
+                    ty,
+                }))
+            }
+            (TypeKind::Float(_), Number::Int(_)) => Err(Diagnostic::error(
+                loc,
+                "unexpected decimal integer literal for a floating point value",
+            )),
+            (TypeKind::Integer { width }, n) => {
+                let v = match n {
+                    Number::Int(v) => v,
+                    Number::Hex(v) => v as i128,
+                    Number::Float(_) => {
+                        return Err(Diagnostic::error(
+                            loc,
+                            "floating point value not valid for specified type",
+                        ))
+                    }
+                };
+                if !fits(v, width) {
+                    return Err(Diagnostic::error(
+                        loc,
+                        "integer constant out of range for attribute",
+                    ));
+                }
+                Ok(self.ctx.integer_attr(v, ty))
+            }
+            (TypeKind::Index, n) => {
+                let v = match n {
+                    Number::Int(v) => v,
+                    Number::Hex(v) => v as i128,
+                    Number::Float(_) => {
+                        return Err(Diagnostic::error(
+                            loc,
+                            "floating point value not valid for specified type",
+                        ))
+                    }
+                };
+                if !fits(v, 64) {
+                    return Err(Diagnostic::error(
+                        loc,
+                        "integer constant out of range for attribute",
+                    ));
+                }
+                Ok(self.ctx.integer_attr(v, ty))
+            }
+            _ => Err(Diagnostic::error(
+                loc,
+                "invalid type for a numeric attribute; expected an integer, index or float type",
+            )),
+        }
+    }
+
+    fn parse_symbol_ref(&mut self) -> PResult<Attribute> {
+        let mut path = Vec::new();
+        let t = self.advance();
+        let name = self.symbol_text(&t)?;
+        path.push(self.ctx.ident(&name));
+        while self.peek() == Tok::Colon && self.lex.text(self.tok.end, self.tok.end + 1) == ":" {
+            self.advance();
+            self.expect(Tok::Colon, "'::' in nested symbol reference")?;
+            if self.peek() != Tok::AtIdent {
+                return Err(self.error("expected '@' after '::' in nested symbol reference"));
+            }
+            let t = self.advance();
+            let name = self.symbol_text(&t)?;
+            path.push(self.ctx.ident(&name));
+        }
+        Ok(self.ctx.intern_attr(AttrKind::SymbolRef(path.into())))
+    }
+
+    fn parse_hash_attribute(&mut self) -> PResult<Attribute> {
+        let loc = self.current_loc();
+        let text = self.peek_text();
+        let body = &text[1..];
+        let Some((dialect, mnemonic)) = body.split_once('.') else {
+            self.advance();
+            return self.attr_aliases.get(text).copied().ok_or_else(|| {
+                Diagnostic::error(loc, format!("undefined symbol alias id '{body}'"))
+            });
+        };
+        let dialect_id = self.ctx.ident(dialect);
+        if let Some(parse) = self
+            .ctx
+            .registry
+            .dialect(dialect_id)
+            .and_then(|d| d.parse_attr)
+        {
+            self.advance();
+            return parse(self, mnemonic);
+        }
+        if !self.ctx.allow_unregistered && !self.ctx.is_dialect_registered(dialect) {
+            return Err(Diagnostic::error(
+                loc,
+                format!("attribute '{text}' belongs to unregistered dialect '{dialect}'; use --allow-unregistered-dialect to keep it as an opaque attribute"),
+            ));
+        }
+        let body = self.opaque_body(mnemonic)?;
+        Ok(self.ctx.intern_attr(AttrKind::Opaque {
+            dialect: dialect_id,
+            body: body.into(),
+        }))
+    }
+
+    /// Parses `dense<...> : type`.
+    fn parse_dense(&mut self) -> PResult<Attribute> {
+        let loc = self.current_loc();
+        self.advance();
+        self.expect(Tok::Less, "'<' after 'dense'")?;
+        let mut values: Vec<DenseValue> = Vec::new();
+        let mut hex: Option<Vec<u8>> = None;
+        let mut shape: Option<Vec<i64>> = None;
+        let mut is_list = false;
+        match self.peek() {
+            Tok::Greater => shape = Some(vec![0]),
+            Tok::String => {
+                let t = self.advance();
+                let s = self.lex.text(t.start + 1, t.end - 1);
+                let digits = s.strip_prefix("0x").ok_or_else(|| {
+                    Diagnostic::error(loc, "expected a hex string '0x...' in dense attribute")
+                })?;
+                if digits.len() % 2 != 0 {
+                    return Err(Diagnostic::error(
+                        loc,
+                        "hex string in dense attribute has an odd number of digits",
+                    ));
+                }
+                let bytes = (0..digits.len() / 2)
+                    .map(|i| u8::from_str_radix(&digits[2 * i..2 * i + 2], 16))
+                    .collect::<Result<Vec<u8>, _>>()
+                    .map_err(|_| Diagnostic::error(loc, "invalid hex digit in dense attribute"))?;
+                hex = Some(bytes);
+            }
+            Tok::LSquare => {
+                is_list = true;
+                let mut dims = Vec::new();
+                self.parse_dense_list(0, &mut dims, &mut None, &mut values)?;
+                shape = Some(dims);
+            }
+            _ => values.push(self.parse_dense_element()?),
+        }
+        self.expect(Tok::Greater, "'>' to end dense attribute")?;
+        self.expect(
+            Tok::Colon,
+            "':' and a tensor or vector type after dense attribute",
+        )?;
+        let ty_loc = self.current_loc();
+        let ty = self.parse_type()?;
+        let Some(ty_shape) = self.ctx.shape(ty).map(|s| s.to_vec()) else {
+            return Err(Diagnostic::error(
+                ty_loc,
+                "dense attributes need a tensor or vector type",
+            ));
+        };
+        if ty_shape.iter().any(|d| *d < 0) {
+            return Err(Diagnostic::error(
+                ty_loc,
+                "dense attributes need a statically shaped type",
+            ));
+        }
+        let elem_kind = self.ctx.type_kind(self.ctx.element_type(ty)).clone();
+        let Some(n) = dense_element_bytes(&elem_kind) else {
+            return Err(Diagnostic::error(
+                ty_loc,
+                "dense attribute element type must be an integer, index or float type",
+            ));
+        };
+        let count: i64 = ty_shape.iter().product();
+        if let Some(bytes) = hex {
+            let splat = bytes.len() == n && count != 1;
+            if !splat && bytes.len() as i64 != count * n as i64 {
+                return Err(Diagnostic::error(
+                    loc,
+                    format!(
+                        "hex dense attribute holds {} bytes, but type needs {}",
+                        bytes.len(),
+                        count * n as i64
+                    ),
+                ));
+            }
+            return Ok(self.ctx.intern_attr(AttrKind::DenseElements(DenseElements {
+                ty,
+                splat,
+                data: bytes.into(),
+            })));
+        }
+        if let Some(dims) = shape.filter(|_| is_list) {
+            if dims != ty_shape {
+                let p = crate::printer::Printer::new(self.ctx);
+                return Err(Diagnostic::error(
+                    loc,
+                    format!("inferred shape of elements literal ([{}]) does not match type ([{}]) of '{}'", join(&dims), join(&ty_shape), p.type_to_string(ty)),
+                ));
+            }
+        }
+        for v in &values {
+            match (&elem_kind, v) {
+                (TypeKind::Float(_), _) => {}
+                (_, DenseValue::Float(_)) => {
+                    return Err(Diagnostic::error(
+                        loc,
+                        "expected integer elements, but parsed floating-point",
+                    ));
+                }
+                (TypeKind::Integer { width }, DenseValue::Int(x)) if !fits(*x, *width) => {
+                    return Err(Diagnostic::error(
+                        loc,
+                        "integer constant out of range for element type",
+                    ));
+                }
+                _ => {}
+            }
+        }
+        if values.is_empty() && count != 0 {
+            return Err(Diagnostic::error(
+                loc,
+                "empty dense literal for a non-empty type",
+            ));
+        }
+        if values.len() == 1 && count != 1 && !is_list {
+            return Ok(self.ctx.dense_attr(ty, &values));
+        }
+        let mut data = Vec::with_capacity(values.len() * n);
+        for v in &values {
+            crate::attributes::encode_dense_value(&elem_kind, *v, n, &mut data);
+        }
+        let splat = values.len() == 1 && count == 1;
+        Ok(self.ctx.intern_attr(AttrKind::DenseElements(DenseElements {
+            ty,
+            splat,
+            data: data.into(),
+        })))
+    }
+
+    /// Parses a nested `[...]` literal, recording the length at each depth in `dims` and
+    /// requiring every scalar to sit at the same depth.
+    fn parse_dense_list(
+        &mut self,
+        depth: usize,
+        dims: &mut Vec<i64>,
+        leaf_depth: &mut Option<usize>,
+        out: &mut Vec<DenseValue>,
+    ) -> PResult<()> {
+        let loc = self.current_loc();
+        self.expect(Tok::LSquare, "'['")?;
+        let mut len = 0i64;
+        if self.peek() != Tok::RSquare {
+            loop {
+                if self.peek() == Tok::LSquare {
+                    self.parse_dense_list(depth + 1, dims, leaf_depth, out)?;
+                } else {
+                    if *leaf_depth.get_or_insert(depth) != depth {
+                        return Err(self.error(
+                            "tensor literal is invalid; ranks are not consistent between elements",
+                        ));
+                    }
+                    out.push(self.parse_dense_element()?);
+                }
+                len += 1;
+                if !self.consume(Tok::Comma) {
+                    break;
+                }
+            }
+        }
+        self.expect(Tok::RSquare, "',' or ']'")?;
+        if dims.len() <= depth {
+            dims.resize(depth + 1, -1);
+        }
+        if dims[depth] == -1 {
+            dims[depth] = len;
+        } else if dims[depth] != len {
+            return Err(Diagnostic::error(
+                loc,
+                "tensor literal is invalid; ranks are not consistent between elements",
+            ));
+        }
+        Ok(())
+    }
+
+    fn parse_dense_element(&mut self) -> PResult<DenseValue> {
+        if self.peek() == Tok::BareIdent {
+            let v = match self.peek_text() {
+                "true" => 1,
+                "false" => 0,
+                _ => return Err(self.error("expected element literal of primitive type")),
+            };
+            self.advance();
+            return Ok(DenseValue::Int(v));
+        }
+        let loc = self.current_loc();
+        match self.parse_number()? {
+            Number::Int(v) => Ok(DenseValue::Int(v)),
+            Number::Float(v) => Ok(DenseValue::Float(v)),
+            Number::Hex(_) => Err(Diagnostic::error(
+                loc,
+                "hexadecimal elements are only allowed in a '0x...' string",
+            )),
+        }
+    }
+
+    /// Parses `array<i64: 1, 2>`.
+    fn parse_dense_array(&mut self) -> PResult<Attribute> {
+        self.advance();
+        self.expect(Tok::Less, "'<' after 'array'")?;
+        let ty_loc = self.current_loc();
+        let element = self.parse_type()?;
+        let kind = self.ctx.type_kind(element).clone();
+        if !matches!(kind, TypeKind::Integer { .. } | TypeKind::Float(_)) {
+            return Err(Diagnostic::error(
+                ty_loc,
+                "expected integer or float type in dense array",
+            ));
+        }
+        let mut values = Vec::new();
+        if self.consume(Tok::Colon) {
+            self.parse_comma_separated(|p| {
+                let loc = p.current_loc();
+                let v = p.parse_dense_element()?;
+                let stored = match (&kind, v) {
+                    (TypeKind::Float(k), DenseValue::Float(x)) => k.round(x).to_bits() as i64,
+                    (TypeKind::Float(k), DenseValue::Int(x)) => k.round(x as f64).to_bits() as i64,
+                    (TypeKind::Integer { width }, DenseValue::Int(x)) if fits(x, *width) => {
+                        x as i64
+                    }
+                    (TypeKind::Integer { .. }, DenseValue::Int(_)) => {
+                        return Err(Diagnostic::error(
+                            loc,
+                            "integer constant out of range for element type",
+                        ));
+                    }
+                    _ => {
+                        return Err(Diagnostic::error(
+                            loc,
+                            "expected integer element in integer dense array",
+                        ))
+                    }
+                };
+                values.push(stored);
+                Ok(())
+            })?;
+        }
+        self.expect(Tok::Greater, "'>' to end dense array")?;
+        Ok(self.ctx.intern_attr(AttrKind::DenseArray {
+            element,
+            values: values.into(),
+        }))
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Locations.
+
+    /// Parses `loc(...)`.
+    pub(crate) fn parse_loc_body(&mut self) -> PResult<Location> {
+        self.advance(); // 'loc'
+        self.expect(Tok::LParen, "'(' in location")?;
+        let loc = self.parse_location_inner()?;
+        self.expect(Tok::RParen, "')' in location")?;
+        Ok(loc)
+    }
+
+    fn parse_location_inner(&mut self) -> PResult<Location> {
+        match self.peek() {
+            Tok::HashIdent => {
+                let t = self.advance();
+                let name = self.lex.text(t.start, t.end);
+                if let Some(l) = self.loc_aliases.get(name) {
+                    return Ok(*l);
+                }
+                self.pending_alias = Some((name, self.loc_of(&t)));
+                Ok(Location::Unknown)
+            }
+            Tok::String => {
+                let t = self.advance();
+                let s = unescape(self.lex.text(t.start + 1, t.end - 1))
+                    .map_err(|m| Diagnostic::error(self.loc_of(&t), m))?;
+                if self.consume(Tok::Colon) {
+                    let line = self.parse_u32("line number")?;
+                    self.expect(Tok::Colon, "':' in file location")?;
+                    let col = self.parse_u32("column number")?;
+                    if self.consume_keyword("to") {
+                        // Ranges (`to 3:4` / `to :4`) keep only their start.
+                        if self.peek() == Tok::Integer {
+                            self.parse_u32("line number")?;
+                        }
+                        self.expect(Tok::Colon, "':' in file range")?;
+                        self.parse_u32("column number")?;
+                    }
+                    return Ok(self.ctx.file_loc(&s, line, col));
+                }
+                let name = self.ctx.ident(&s);
+                let child = if self.consume(Tok::LParen) {
+                    let c = self.parse_location_inner()?;
+                    self.expect(Tok::RParen, "')' after child location")?;
+                    Some(c)
+                } else {
+                    None
+                };
+                Ok(self
+                    .ctx
+                    .composite_loc(CompositeLocKind::Name { name, child }))
+            }
+            Tok::BareIdent => match self.peek_text() {
+                "unknown" => {
+                    self.advance();
+                    Ok(Location::Unknown)
+                }
+                "callsite" => {
+                    self.advance();
+                    self.expect(Tok::LParen, "'(' in callsite location")?;
+                    let callee = self.parse_location_inner()?;
+                    if !self.consume_keyword("at") {
+                        return Err(self.error("expected 'at' in callsite location"));
+                    }
+                    let caller = self.parse_location_inner()?;
+                    self.expect(Tok::RParen, "')' in callsite location")?;
+                    Ok(self
+                        .ctx
+                        .composite_loc(CompositeLocKind::CallSite { callee, caller }))
+                }
+                "fused" => {
+                    self.advance();
+                    let metadata = if self.consume(Tok::Less) {
+                        let m = self.parse_attribute()?;
+                        self.expect(Tok::Greater, "'>' after fused location metadata")?;
+                        Some(m)
+                    } else {
+                        None
+                    };
+                    let mut locations = Vec::new();
+                    self.parse_delimited(Tok::LSquare, Tok::RSquare, "]", |p| {
+                        locations.push(p.parse_location_inner()?);
+                        Ok(())
+                    })?;
+                    Ok(self.ctx.composite_loc(CompositeLocKind::Fused {
+                        locations: locations.into(),
+                        metadata,
+                    }))
+                }
+                _ => Err(self.error("expected location instance")),
+            },
+            _ => Err(self.error("expected location instance")),
+        }
+    }
+
+    fn parse_u32(&mut self, what: &str) -> PResult<u32> {
+        let t = self.expect(Tok::Integer, what)?;
+        self.lex
+            .text(t.start, t.end)
+            .parse()
+            .map_err(|_| Diagnostic::error(self.loc_of(&t), format!("invalid {what}")))
+    }
+}
+
+/// True if `v` is representable in `width` bits, signed or unsigned.
+pub(crate) fn fits(v: i128, width: u32) -> bool {
+    if width >= 127 {
+        return true;
+    }
+    let min = -(1i128 << (width - 1));
+    let max_unsigned = (1i128 << width) - 1;
+    v >= min && v <= max_unsigned
+}
+
+fn join(dims: &[i64]) -> String {
+    dims.iter()
+        .map(|d| d.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}

@@ -1,0 +1,417 @@
+//! The lexer: turns MLIR text into tokens, one at a time, in a single forward pass.
+//!
+//! It works on bytes, tracks the line and column of each token as it skips whitespace (so no
+//! second pass computes positions), and never backtracks. Shapes like `4x?xf32` are not split
+//! here: the parser reads them with [`Lexer::lex_dimension`] where the grammar expects them.
+
+/// The kind of a token.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Tok {
+    Eof,
+    /// A character that starts no token, or a malformed token; the lexer's message says which.
+    Error,
+    BareIdent,
+    /// `%name`, `%0`.
+    PercentIdent,
+    /// `^bb0`.
+    CaretIdent,
+    /// `@name` or `@"quoted"`.
+    AtIdent,
+    /// `#alias`, `#dialect.attr`.
+    HashIdent,
+    /// `!alias`, `!dialect.type`.
+    ExclaimIdent,
+    Integer,
+    Float,
+    String,
+    LParen,
+    RParen,
+    LBrace,
+    RBrace,
+    LSquare,
+    RSquare,
+    Less,
+    Greater,
+    Colon,
+    Comma,
+    Equal,
+    Arrow,
+    Question,
+    Star,
+    Plus,
+    Minus,
+    FileMetadataBegin,
+}
+
+/// A token: its kind, byte range and 1-based position.
+#[derive(Copy, Clone, Debug)]
+pub struct Token {
+    pub kind: Tok,
+    pub start: u32,
+    pub end: u32,
+    pub line: u32,
+    pub col: u32,
+}
+
+/// A single-pass lexer over one source text.
+pub struct Lexer<'a> {
+    src: &'a [u8],
+    pos: usize,
+    line: u32,
+    line_start: usize,
+    /// Why the last `Tok::Error` token was produced.
+    pub error: &'static str,
+}
+
+fn is_ident_start(c: u8) -> bool {
+    c.is_ascii_alphabetic() || c == b'_'
+}
+
+fn is_ident_char(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$' | b'.' | b'-')
+}
+
+fn is_bare_char(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$' | b'.')
+}
+
+impl<'a> Lexer<'a> {
+    /// A lexer at the start of `src`, whose first line is `first_line`.
+    pub fn new(src: &'a str, first_line: u32) -> Self {
+        Lexer {
+            src: src.as_bytes(),
+            pos: 0,
+            line: first_line,
+            line_start: 0,
+            error: "",
+        }
+    }
+
+    /// The source text.
+    pub fn text(&self, start: u32, end: u32) -> &'a str {
+        // Ranges come from token boundaries, which are on character boundaries; a range past the
+        // end (a lookahead at end of input) reads as empty.
+        self.src
+            .get(start as usize..end as usize)
+            .and_then(|b| std::str::from_utf8(b).ok())
+            .unwrap_or("")
+    }
+
+    /// The byte offset of the next unread character.
+    pub fn offset(&self) -> usize {
+        self.pos
+    }
+
+    fn skip_trivia(&mut self) {
+        while self.pos < self.src.len() {
+            match self.src[self.pos] {
+                b'\n' => {
+                    self.pos += 1;
+                    self.line += 1;
+                    self.line_start = self.pos;
+                }
+                b' ' | b'\t' | b'\r' => self.pos += 1,
+                b'/' if self.src.get(self.pos + 1) == Some(&b'/') => {
+                    while self.pos < self.src.len() && self.src[self.pos] != b'\n' {
+                        self.pos += 1;
+                    }
+                }
+                _ => break,
+            }
+        }
+    }
+
+    fn token(&self, kind: Tok, start: usize) -> Token {
+        Token {
+            kind,
+            start: start as u32,
+            end: self.pos as u32,
+            line: self.line,
+            col: (start - self.line_start) as u32 + 1,
+        }
+    }
+
+    fn error_token(&mut self, start: usize, message: &'static str) -> Token {
+        self.error = message;
+        if self.pos == start {
+            self.pos = (start + 1).min(self.src.len());
+        }
+        let mut t = self.token(Tok::Error, start);
+        t.end = t.end.max(t.start);
+        t
+    }
+
+    /// Lexes the next token.
+    pub fn next_token(&mut self) -> Token {
+        self.skip_trivia();
+        let start = self.pos;
+        let Some(&c) = self.src.get(start) else {
+            return self.token(Tok::Eof, start);
+        };
+        self.pos += 1;
+        let simple = match c {
+            b'(' => Some(Tok::LParen),
+            b')' => Some(Tok::RParen),
+            b'{' if self.src.get(self.pos) == Some(&b'-')
+                && self.src.get(self.pos + 1) == Some(&b'#') =>
+            {
+                self.pos += 2;
+                Some(Tok::FileMetadataBegin)
+            }
+            b'{' => Some(Tok::LBrace),
+            b'}' => Some(Tok::RBrace),
+            b'[' => Some(Tok::LSquare),
+            b']' => Some(Tok::RSquare),
+            b'<' => Some(Tok::Less),
+            b'>' => Some(Tok::Greater),
+            b':' => Some(Tok::Colon),
+            b',' => Some(Tok::Comma),
+            b'=' => Some(Tok::Equal),
+            b'?' => Some(Tok::Question),
+            b'*' => Some(Tok::Star),
+            b'+' => Some(Tok::Plus),
+            b'-' if self.src.get(self.pos) == Some(&b'>') => {
+                self.pos += 1;
+                Some(Tok::Arrow)
+            }
+            b'-' => Some(Tok::Minus),
+            _ => None,
+        };
+        if let Some(kind) = simple {
+            return self.token(kind, start);
+        }
+        match c {
+            b'%' => self.lex_prefixed(Tok::PercentIdent, start, true),
+            b'^' => self.lex_prefixed(Tok::CaretIdent, start, true),
+            b'#' => self.lex_prefixed(Tok::HashIdent, start, false),
+            b'!' => self.lex_prefixed(Tok::ExclaimIdent, start, false),
+            b'@' => {
+                if self.src.get(self.pos) == Some(&b'"') {
+                    self.pos += 1;
+                    return match self.lex_string_body(start) {
+                        Some(()) => self.token(Tok::AtIdent, start),
+                        None => self.error_token(start, "unterminated string in symbol name"),
+                    };
+                }
+                self.lex_prefixed(Tok::AtIdent, start, false)
+            }
+            b'"' => match self.lex_string_body(start) {
+                Some(()) => self.token(Tok::String, start),
+                None => self.error_token(start, "expected '\"' in string literal"),
+            },
+            b'0'..=b'9' => self.lex_number(start),
+            c if is_ident_start(c) => {
+                while self.pos < self.src.len() && is_bare_char(self.src[self.pos]) {
+                    self.pos += 1;
+                }
+                self.token(Tok::BareIdent, start)
+            }
+            _ => self.error_token(start, "unexpected character"),
+        }
+    }
+
+    fn lex_prefixed(&mut self, kind: Tok, start: usize, allow_digits: bool) -> Token {
+        let first = self.src.get(self.pos).copied();
+        match first {
+            Some(c) if c.is_ascii_digit() && allow_digits => {
+                while self.pos < self.src.len() && self.src[self.pos].is_ascii_digit() {
+                    self.pos += 1;
+                }
+                self.token(kind, start)
+            }
+            Some(c)
+                if is_ident_start(c)
+                    || c == b'$'
+                    || c == b'.'
+                    || c == b'-'
+                    || c.is_ascii_digit() =>
+            {
+                while self.pos < self.src.len() && is_ident_char(self.src[self.pos]) {
+                    self.pos += 1;
+                }
+                self.token(kind, start)
+            }
+            _ => self.error_token(start, "invalid identifier after prefix"),
+        }
+    }
+
+    /// Lexes the rest of a string after the opening quote; `None` if unterminated.
+    fn lex_string_body(&mut self, _start: usize) -> Option<()> {
+        while let Some(&c) = self.src.get(self.pos) {
+            self.pos += 1;
+            match c {
+                b'"' => return Some(()),
+                b'\\' => {
+                    if self.pos < self.src.len() && self.src[self.pos] != b'\n' {
+                        self.pos += 1;
+                    }
+                }
+                b'\n' => return None,
+                _ => {}
+            }
+        }
+        None
+    }
+
+    fn lex_number(&mut self, start: usize) -> Token {
+        if self.src[start] == b'0' && self.src.get(self.pos) == Some(&b'x') {
+            let digits = self.pos + 1;
+            let mut p = digits;
+            while p < self.src.len() && self.src[p].is_ascii_hexdigit() {
+                p += 1;
+            }
+            if p > digits {
+                self.pos = p;
+                return self.token(Tok::Integer, start);
+            }
+        }
+        while self.pos < self.src.len() && self.src[self.pos].is_ascii_digit() {
+            self.pos += 1;
+        }
+        if self.src.get(self.pos) != Some(&b'.') {
+            return self.token(Tok::Integer, start);
+        }
+        self.pos += 1;
+        while self.pos < self.src.len() && self.src[self.pos].is_ascii_digit() {
+            self.pos += 1;
+        }
+        if matches!(self.src.get(self.pos), Some(b'e' | b'E')) {
+            let mut p = self.pos + 1;
+            if matches!(self.src.get(p), Some(b'+' | b'-')) {
+                p += 1;
+            }
+            if self.src.get(p).is_some_and(|c| c.is_ascii_digit()) {
+                while p < self.src.len() && self.src[p].is_ascii_digit() {
+                    p += 1;
+                }
+                self.pos = p;
+            }
+        }
+        self.token(Tok::Float, start)
+    }
+
+    /// Reads one dimension of a shape (`4`, `?`) followed by `x`, or the element type's start.
+    /// Returns `Some(dim)` after consuming `dimx`, or `None` (consuming nothing) when the next
+    /// text is not a dimension.
+    pub fn lex_dimension(&mut self) -> Option<Result<i64, &'static str>> {
+        self.skip_trivia();
+        let start = self.pos;
+        let mut p = start;
+        let dim = if self.src.get(p) == Some(&b'?') {
+            p += 1;
+            Ok(crate::types::DYNAMIC)
+        } else {
+            while p < self.src.len() && self.src[p].is_ascii_digit() {
+                p += 1;
+            }
+            if p == start {
+                return None;
+            }
+            std::str::from_utf8(&self.src[start..p])
+                .ok()
+                .and_then(|s| s.parse::<i64>().ok())
+                .ok_or("dimension is too large")
+        };
+        if self.src.get(p) != Some(&b'x') {
+            return None;
+        }
+        self.pos = p + 1;
+        Some(dim)
+    }
+
+    /// Skips a balanced `<...>` body (for opaque dialect types and attributes), starting just
+    /// after the `<`. Returns the end offset of the body (before the closing `>`).
+    pub fn skip_angle_body(&mut self) -> Option<usize> {
+        let mut depth = 1usize;
+        while let Some(&c) = self.src.get(self.pos) {
+            self.pos += 1;
+            match c {
+                b'<' | b'(' | b'[' | b'{' => depth += 1,
+                b'>' | b')' | b']' | b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(self.pos - 1);
+                    }
+                }
+                b'"' => {
+                    self.lex_string_body(self.pos)?;
+                }
+                b'\n' => {
+                    self.line += 1;
+                    self.line_start = self.pos;
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+
+    /// Moves the lexer back to `offset` (a token start it produced), for the parser's single
+    /// token of lookahead.
+    pub fn reset_to(&mut self, tok: &Token) {
+        self.pos = tok.start as usize;
+        self.line = tok.line;
+        self.line_start = tok.start as usize + 1 - tok.col as usize;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(src: &str) -> Vec<Tok> {
+        let mut lx = Lexer::new(src, 1);
+        let mut out = Vec::new();
+        loop {
+            let t = lx.next_token();
+            out.push(t.kind);
+            if t.kind == Tok::Eof {
+                return out;
+            }
+        }
+    }
+
+    #[test]
+    fn lexes_mlir_tokens() {
+        use Tok::*;
+        assert_eq!(
+            kinds("%0:2 = \"a.b\"(%x#1) -> ^bb0 @f // c\n 1.5e-3 0x1F -3 !t #a"),
+            vec![
+                PercentIdent,
+                Colon,
+                Integer,
+                Equal,
+                String,
+                LParen,
+                PercentIdent,
+                HashIdent,
+                RParen,
+                Arrow,
+                CaretIdent,
+                AtIdent,
+                Float,
+                Integer,
+                Minus,
+                Integer,
+                ExclaimIdent,
+                HashIdent,
+                Eof
+            ]
+        );
+    }
+
+    #[test]
+    fn tracks_lines_and_columns() {
+        let mut lx = Lexer::new("a\n  b", 1);
+        lx.next_token();
+        let b = lx.next_token();
+        assert_eq!((b.line, b.col), (2, 3));
+    }
+
+    #[test]
+    fn reports_bad_characters() {
+        let mut lx = Lexer::new("`", 1);
+        assert_eq!(lx.next_token().kind, Tok::Error);
+        assert_eq!(lx.error, "unexpected character");
+    }
+}

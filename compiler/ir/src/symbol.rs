@@ -1,0 +1,66 @@
+//! Symbol tables: name → op maps for ops like `builtin.module` that hold named symbols.
+//!
+//! Symbols are referenced by name (`@f`), not by value, so lookups go through the nearest
+//! enclosing symbol table. [`SymbolTables`] caches one map per table op, so verifying a million
+//! calls costs a million hash lookups rather than a million scans.
+
+use crate::dialect::Traits;
+use crate::intern::Ident;
+use crate::ir::Op;
+use crate::Context;
+use rustc_hash::FxHashMap;
+
+/// A cache of the symbol maps of symbol-table ops.
+#[derive(Default)]
+pub struct SymbolTables {
+    tables: FxHashMap<Op, FxHashMap<Ident, Op>>,
+}
+
+impl SymbolTables {
+    /// An empty cache.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The symbol `name` defined directly in the region of `table`.
+    pub fn lookup(&mut self, ctx: &Context, table: Op, name: Ident) -> Option<Op> {
+        self.tables
+            .entry(table)
+            .or_insert_with(|| symbol_map(ctx, table))
+            .get(&name)
+            .copied()
+    }
+
+    /// Resolves `name` from `from`: the nearest enclosing symbol table that defines it.
+    pub fn resolve(&mut self, ctx: &Context, from: Op, name: Ident) -> Option<Op> {
+        let mut cur = ctx.parent_op(from);
+        while let Some(op) = cur {
+            if ctx.has_trait(op, Traits::SYMBOL_TABLE) {
+                if let Some(found) = self.lookup(ctx, op, name) {
+                    return Some(found);
+                }
+            }
+            cur = ctx.parent_op(op);
+        }
+        None
+    }
+}
+
+/// The name of a symbol op (its `sym_name` attribute).
+pub fn symbol_name(ctx: &Context, op: Op) -> Option<&str> {
+    ctx.attr(op, "sym_name").and_then(|a| ctx.attr_as_str(a))
+}
+
+fn symbol_map(ctx: &Context, table: Op) -> FxHashMap<Ident, Op> {
+    let mut map = FxHashMap::default();
+    for &region in ctx.regions(table) {
+        for &block in ctx.blocks(region) {
+            for op in ctx.block_ops(block) {
+                if let Some(name) = symbol_name(ctx, op).and_then(|n| ctx.find_ident(n)) {
+                    map.entry(name).or_insert(op);
+                }
+            }
+        }
+    }
+    map
+}

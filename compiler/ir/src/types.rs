@@ -1,0 +1,319 @@
+//! Interned types: the builtin type set plus dialect-defined and opaque types.
+//!
+//! A [`Type`] is a four-byte id; two types are equal exactly when their ids are. The common scalar
+//! types are interned first by every context, so they are also constants (`Type::I32`).
+
+use crate::attributes::Attribute;
+use crate::intern::Ident;
+use crate::Context;
+
+crate::entity::entity!(
+    /// An interned type.
+    Type
+);
+
+/// The marker for a dynamic (`?`) dimension in a shape, as in MLIR's `ShapedType::kDynamic`.
+pub const DYNAMIC: i64 = i64::MIN;
+
+/// The floating-point formats of the builtin type set.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum FloatKind {
+    F16,
+    BF16,
+    F32,
+    F64,
+}
+
+impl FloatKind {
+    /// The width in bits.
+    pub fn width(self) -> u32 {
+        match self {
+            FloatKind::F16 | FloatKind::BF16 => 16,
+            FloatKind::F32 => 32,
+            FloatKind::F64 => 64,
+        }
+    }
+
+    /// The keyword that spells this type.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            FloatKind::F16 => "f16",
+            FloatKind::BF16 => "bf16",
+            FloatKind::F32 => "f32",
+            FloatKind::F64 => "f64",
+        }
+    }
+
+    /// Rounds an `f64` to the nearest value this format represents (returned widened to `f64`).
+    pub fn round(self, v: f64) -> f64 {
+        match self {
+            FloatKind::F64 => v,
+            FloatKind::F32 => v as f32 as f64,
+            FloatKind::F16 => f16_bits_to_f64(f64_to_f16_bits(v)),
+            FloatKind::BF16 => bf16_bits_to_f64(f64_to_bf16_bits(v)),
+        }
+    }
+
+    /// The IEEE bit pattern of `v` in this format.
+    pub fn to_bits(self, v: f64) -> u64 {
+        match self {
+            FloatKind::F64 => v.to_bits(),
+            FloatKind::F32 => (v as f32).to_bits() as u64,
+            FloatKind::F16 => f64_to_f16_bits(v) as u64,
+            FloatKind::BF16 => f64_to_bf16_bits(v) as u64,
+        }
+    }
+
+    /// The value of an IEEE bit pattern in this format.
+    pub fn from_bits(self, bits: u64) -> f64 {
+        match self {
+            FloatKind::F64 => f64::from_bits(bits),
+            FloatKind::F32 => f32::from_bits(bits as u32) as f64,
+            FloatKind::F16 => f16_bits_to_f64(bits as u16),
+            FloatKind::BF16 => bf16_bits_to_f64(bits as u16),
+        }
+    }
+}
+
+fn f64_to_bf16_bits(v: f64) -> u16 {
+    let bits = (v as f32).to_bits();
+    if (v as f32).is_nan() {
+        return ((bits >> 16) as u16) | 0x40;
+    }
+    // Round to nearest even on the 16 dropped bits.
+    let round = 0x7fff + ((bits >> 16) & 1);
+    ((bits + round) >> 16) as u16
+}
+
+fn bf16_bits_to_f64(b: u16) -> f64 {
+    f32::from_bits((b as u32) << 16) as f64
+}
+
+fn f64_to_f16_bits(v: f64) -> u16 {
+    let x = v as f32;
+    let bits = x.to_bits();
+    let sign = ((bits >> 16) & 0x8000) as u16;
+    if x.is_nan() {
+        return sign | 0x7e00;
+    }
+    let a = x.abs();
+    if a >= 65520.0 {
+        return sign | 0x7c00;
+    }
+    if a < 6.103_515_6e-5 {
+        // Subnormal or zero: units of 2^-24, round half to even.
+        let units = a as f64 * 16_777_216.0;
+        let r = units.round_ties_even() as u16;
+        return sign | r;
+    }
+    let exp = ((bits >> 23) & 0xff) as i32 - 127 + 15;
+    let mant = bits & 0x7f_ffff;
+    let mut h = ((exp as u32) << 10) | (mant >> 13);
+    let rest = mant & 0x1fff;
+    if rest > 0x1000 || (rest == 0x1000 && (h & 1) == 1) {
+        h += 1;
+    }
+    sign | h as u16
+}
+
+fn f16_bits_to_f64(h: u16) -> f64 {
+    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let exp = ((h >> 10) & 0x1f) as i32;
+    let mant = (h & 0x3ff) as f64;
+    match exp {
+        0 => sign * mant * 2f64.powi(-24),
+        31 if mant == 0.0 => sign * f64::INFINITY,
+        31 => f64::NAN,
+        _ => sign * (1.0 + mant / 1024.0) * 2f64.powi(exp - 15),
+    }
+}
+
+/// The structure of a type.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub enum TypeKind {
+    /// `iN`, a signless integer of `width` bits.
+    Integer { width: u32 },
+    /// `index`, the target's pointer-sized integer for subscripts and loop bounds.
+    Index,
+    /// `f16`, `bf16`, `f32`, `f64`.
+    Float(FloatKind),
+    /// `none`.
+    None,
+    /// `tensor<4x?xf32>`: a ranked tensor; dynamic dims are [`DYNAMIC`].
+    Tensor { shape: Box<[i64]>, element: Type },
+    /// `vector<4xf32>`: a fixed-length vector.
+    Vector { shape: Box<[i64]>, element: Type },
+    /// `(i32, f32) -> i1`.
+    Function {
+        inputs: Box<[Type]>,
+        results: Box<[Type]>,
+    },
+    /// `!dialect.mnemonic<...>`: a type a registered dialect parses into parameters.
+    Dialect {
+        dialect: Ident,
+        mnemonic: Ident,
+        params: Box<[Attribute]>,
+    },
+    /// `!dialect.body`: a type of an unregistered dialect, kept as text.
+    Opaque { dialect: Ident, body: Box<str> },
+}
+
+impl Type {
+    pub const I1: Type = Type(0);
+    pub const I8: Type = Type(1);
+    pub const I16: Type = Type(2);
+    pub const I32: Type = Type(3);
+    pub const I64: Type = Type(4);
+    pub const INDEX: Type = Type(5);
+    pub const F16: Type = Type(6);
+    pub const BF16: Type = Type(7);
+    pub const F32: Type = Type(8);
+    pub const F64: Type = Type(9);
+    pub const NONE: Type = Type(10);
+}
+
+/// The types every context interns first, in the order of the `Type` constants.
+pub(crate) const PREINTERNED: [TypeKind; 11] = [
+    TypeKind::Integer { width: 1 },
+    TypeKind::Integer { width: 8 },
+    TypeKind::Integer { width: 16 },
+    TypeKind::Integer { width: 32 },
+    TypeKind::Integer { width: 64 },
+    TypeKind::Index,
+    TypeKind::Float(FloatKind::F16),
+    TypeKind::Float(FloatKind::BF16),
+    TypeKind::Float(FloatKind::F32),
+    TypeKind::Float(FloatKind::F64),
+    TypeKind::None,
+];
+
+impl Context {
+    /// Interns a type.
+    pub fn intern_type(&mut self, kind: TypeKind) -> Type {
+        Type::from_index(self.types.intern(kind))
+    }
+
+    /// The structure of `ty`.
+    #[inline]
+    pub fn type_kind(&self, ty: Type) -> &TypeKind {
+        self.types.get(ty.index())
+    }
+
+    /// `iN`.
+    pub fn integer_type(&mut self, width: u32) -> Type {
+        self.intern_type(TypeKind::Integer { width })
+    }
+
+    /// A builtin float type.
+    pub fn float_type(&self, kind: FloatKind) -> Type {
+        match kind {
+            FloatKind::F16 => Type::F16,
+            FloatKind::BF16 => Type::BF16,
+            FloatKind::F32 => Type::F32,
+            FloatKind::F64 => Type::F64,
+        }
+    }
+
+    /// `tensor<shape x element>`; use [`DYNAMIC`] for `?` dims.
+    pub fn tensor_type(&mut self, shape: &[i64], element: Type) -> Type {
+        self.intern_type(TypeKind::Tensor {
+            shape: shape.into(),
+            element,
+        })
+    }
+
+    /// `vector<shape x element>`.
+    pub fn vector_type(&mut self, shape: &[i64], element: Type) -> Type {
+        self.intern_type(TypeKind::Vector {
+            shape: shape.into(),
+            element,
+        })
+    }
+
+    /// `(inputs) -> results`.
+    pub fn function_type(&mut self, inputs: &[Type], results: &[Type]) -> Type {
+        self.intern_type(TypeKind::Function {
+            inputs: inputs.into(),
+            results: results.into(),
+        })
+    }
+
+    /// The width of an integer type, or `None` for other types (`index` included).
+    pub fn integer_width(&self, ty: Type) -> Option<u32> {
+        match self.type_kind(ty) {
+            TypeKind::Integer { width } => Some(*width),
+            _ => None,
+        }
+    }
+
+    /// The float format of a float type.
+    pub fn float_kind(&self, ty: Type) -> Option<FloatKind> {
+        match self.type_kind(ty) {
+            TypeKind::Float(k) => Some(*k),
+            _ => None,
+        }
+    }
+
+    /// True for `iN` and `index`.
+    pub fn is_integer_or_index(&self, ty: Type) -> bool {
+        matches!(
+            self.type_kind(ty),
+            TypeKind::Integer { .. } | TypeKind::Index
+        )
+    }
+
+    /// The element type of a tensor or vector, or the type itself for scalars.
+    pub fn element_type(&self, ty: Type) -> Type {
+        match self.type_kind(ty) {
+            TypeKind::Tensor { element, .. } | TypeKind::Vector { element, .. } => *element,
+            _ => ty,
+        }
+    }
+
+    /// The shape of a tensor or vector type.
+    pub fn shape(&self, ty: Type) -> Option<&[i64]> {
+        match self.type_kind(ty) {
+            TypeKind::Tensor { shape, .. } | TypeKind::Vector { shape, .. } => Some(shape),
+            _ => None,
+        }
+    }
+
+    /// The inputs and results of a function type.
+    pub fn function_signature(&self, ty: Type) -> Option<(&[Type], &[Type])> {
+        match self.type_kind(ty) {
+            TypeKind::Function { inputs, results } => Some((inputs, results)),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn half_precision_rounding_matches_ieee() {
+        for (v, bits) in [
+            (1.0, 0x3c00u16),
+            (-2.0, 0xc000),
+            (65504.0, 0x7bff),
+            (0.0, 0),
+        ] {
+            assert_eq!(f64_to_f16_bits(v), bits, "{v}");
+            assert_eq!(f16_bits_to_f64(bits), v);
+        }
+        assert_eq!(f64_to_f16_bits(1e6), 0x7c00);
+        assert_eq!(f64_to_bf16_bits(1.0), 0x3f80);
+        assert_eq!(FloatKind::BF16.round(3.14159), 3.140625);
+    }
+
+    #[test]
+    fn builtin_types_are_preinterned() {
+        let mut ctx = Context::new();
+        assert_eq!(ctx.integer_type(32), Type::I32);
+        assert_eq!(ctx.intern_type(TypeKind::Index), Type::INDEX);
+        let t1 = ctx.tensor_type(&[4, DYNAMIC], Type::F32);
+        let t2 = ctx.tensor_type(&[4, DYNAMIC], Type::F32);
+        assert_eq!(t1, t2);
+    }
+}

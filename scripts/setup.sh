@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs what dlc needs on a Debian 12 machine, idempotently: LLVM/MLIR 22 (for FileCheck,
+# mlir-opt-22 and, later, the codegen crates) and lit. Runs as root or through sudo.
+set -euo pipefail
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+
+DEBS="llvm-22-dev libmlir-22-dev mlir-22-tools libpolly-22-dev libzstd-dev zlib1g-dev libxml2-dev libz3-dev"
+missing=""
+for p in $DEBS; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+  echo "setup: installing Debian packages:$missing"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null
+fi
+
+if ! command -v lit >/dev/null 2>&1; then
+  echo "setup: installing lit"
+  python3 -m pip install -q lit
+fi
