@@ -176,7 +176,7 @@ impl Context {
     }
 
     /// Inserts `attr` into a list kept sorted by name string, replacing an entry of the same name.
-    pub(crate) fn insert_sorted(&self, list: &mut Vec<NamedAttr>, attr: NamedAttr) {
+    pub fn insert_sorted(&self, list: &mut Vec<NamedAttr>, attr: NamedAttr) {
         let key = self.ident_str(attr.name);
         match list.binary_search_by(|e| self.ident_str(e.name).cmp(key)) {
             Ok(i) => list[i] = attr,

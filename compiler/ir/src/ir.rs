@@ -131,9 +131,14 @@ impl OpSpec {
 
     /// Adds an attribute.
     pub fn attr(mut self, ctx: &mut Context, name: &str, value: Attribute) -> Self {
+        self.set_attr(ctx, name, value);
+        self
+    }
+
+    /// Sets (adds or replaces) an attribute in place.
+    pub fn set_attr(&mut self, ctx: &mut Context, name: &str, value: Attribute) {
         let name = ctx.ident(name);
         ctx.insert_sorted(&mut self.attrs, NamedAttr { name, value });
-        self
     }
 
     /// Adds a region.

@@ -515,6 +515,13 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Parses `loc(...)` (the current token is `loc`).
+    pub fn parse_trailing_location(&mut self) -> PResult<Location> {
+        let loc = self.parse_loc_body()?;
+        self.pending_alias = None;
+        Ok(loc)
+    }
+
     /// Parses an optional `loc(...)` after an op; `default` when absent.
     fn parse_trailing_loc(&mut self, default: Location) -> PResult<Location> {
         if self.tok.kind == Tok::BareIdent && self.peek_text() == "loc" {

@@ -1,0 +1,195 @@
+//! The func ops and their verifiers.
+
+use dlc_ir::symbol::SymbolTables;
+use dlc_ir::{op_error, Context, Diagnostic, Op, Traits, Type};
+
+dlc_ir::define_op! {
+    /// A function: a symbol with a signature and a body region (empty for a declaration).
+    pub struct FuncOp = "func.func";
+    traits = Traits::ISOLATED_FROM_ABOVE.union(Traits::SYMBOL);
+    operands = [];
+    results = [];
+    attributes = [sym_name, function_type, sym_visibility, arg_attrs, res_attrs];
+    regions = 1;
+}
+
+dlc_ir::define_op! {
+    /// Returns values from the enclosing function.
+    pub struct ReturnOp = "func.return";
+    traits = Traits::TERMINATOR.union(Traits::RETURN_LIKE).union(Traits::PURE);
+    operands = *;
+    results = [];
+}
+
+dlc_ir::define_op! {
+    /// Calls a function by symbol.
+    pub struct CallOp = "func.call";
+    traits = Traits::empty();
+    operands = *;
+    results = *;
+    attributes = [callee];
+}
+
+impl FuncOp {
+    /// The signature `(inputs) -> results`, if the `function_type` attribute is well formed.
+    pub fn signature(self, ctx: &Context) -> Option<(Vec<Type>, Vec<Type>)> {
+        let ty = ctx.attr_as_type(self.function_type(ctx)?)?;
+        let (ins, outs) = ctx.function_signature(ty)?;
+        Some((ins.to_vec(), outs.to_vec()))
+    }
+
+    /// True for a declaration (no body).
+    pub fn is_declaration(self, ctx: &Context) -> bool {
+        ctx.blocks(ctx.region(self.0, 0)).is_empty()
+    }
+}
+
+pub(crate) fn verify_func(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
+    let func = FuncOp(op);
+    let Some((inputs, _)) = func.signature(ctx) else {
+        return Err(op_error(
+            ctx,
+            op,
+            "requires attribute 'function_type' holding a function type",
+        ));
+    };
+    if func.is_declaration(ctx) {
+        let visibility = func.sym_visibility(ctx).and_then(|a| ctx.attr_as_str(a));
+        if !matches!(visibility, Some("private" | "nested")) {
+            return Err(op_error(
+                ctx,
+                op,
+                "symbol declaration cannot have public visibility",
+            ));
+        }
+        return Ok(());
+    }
+    let entry = ctx.blocks(ctx.region(op, 0))[0];
+    let args = ctx.block_args(entry);
+    if args.len() != inputs.len() {
+        return Err(op_error(
+            ctx,
+            op,
+            format!(
+                "entry block must have {} arguments to match function signature",
+                inputs.len()
+            ),
+        ));
+    }
+    for (i, (arg, ty)) in args.iter().zip(&inputs).enumerate() {
+        let actual = ctx.value_type(*arg);
+        if actual != *ty {
+            let p = dlc_ir::Printer::new(ctx);
+            return Err(op_error(
+                ctx,
+                op,
+                format!(
+                    "type of entry block argument #{i}('{}') must match the type of the corresponding argument in function signature('{}')",
+                    p.type_to_string(actual),
+                    p.type_to_string(*ty)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn verify_return(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
+    let Some(func) = ctx.parent_op(op).and_then(|p| ctx.view::<FuncOp>(p)) else {
+        return Ok(());
+    };
+    let Some((_, results)) = func.signature(ctx) else {
+        return Ok(());
+    };
+    let name = dlc_ir::symbol::symbol_name(ctx, func.0).unwrap_or("");
+    let operands = ctx.operands(op);
+    if operands.len() != results.len() {
+        return Err(op_error(
+            ctx,
+            op,
+            format!(
+                "has {} operands, but enclosing function (@{name}) returns {}",
+                operands.len(),
+                results.len()
+            ),
+        ));
+    }
+    for (i, (v, ty)) in operands.iter().zip(&results).enumerate() {
+        let actual = ctx.value_type(*v);
+        if actual != *ty {
+            let p = dlc_ir::Printer::new(ctx);
+            return Err(op_error(
+                ctx,
+                op,
+                format!(
+                    "type of return operand {i} ('{}') doesn't match function result type ('{}') in function @{name}",
+                    p.type_to_string(actual),
+                    p.type_to_string(*ty)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn verify_call(
+    ctx: &Context,
+    op: Op,
+    tables: &mut SymbolTables,
+) -> Result<(), Diagnostic> {
+    let Some(callee) = CallOp(op).callee(ctx).and_then(|a| ctx.attr_as_symbol(a)) else {
+        return Err(op_error(
+            ctx,
+            op,
+            "requires a 'callee' symbol reference attribute",
+        ));
+    };
+    let name = ctx.ident_str(callee);
+    let target = tables
+        .resolve(ctx, op, callee)
+        .and_then(|t| ctx.view::<FuncOp>(t));
+    let Some((inputs, results)) = target.and_then(|f| f.signature(ctx)) else {
+        return Err(op_error(
+            ctx,
+            op,
+            format!("'{name}' does not reference a valid function"),
+        ));
+    };
+    let p = dlc_ir::Printer::new(ctx);
+    let operands = ctx.operands(op);
+    if operands.len() != inputs.len() {
+        return Err(op_error(ctx, op, "incorrect number of operands for callee"));
+    }
+    for (i, (v, ty)) in operands.iter().zip(&inputs).enumerate() {
+        let actual = ctx.value_type(*v);
+        if actual != *ty {
+            return Err(op_error(
+                ctx,
+                op,
+                format!(
+                    "operand type mismatch: expected operand type '{}', but provided '{}' for operand number {i}",
+                    p.type_to_string(*ty),
+                    p.type_to_string(actual)
+                ),
+            ));
+        }
+    }
+    if ctx.num_results(op) != results.len() {
+        return Err(op_error(ctx, op, "incorrect number of results for callee"));
+    }
+    for (i, (v, ty)) in ctx.results(op).zip(&results).enumerate() {
+        let actual = ctx.value_type(v);
+        if actual != *ty {
+            return Err(op_error(
+                ctx,
+                op,
+                format!(
+                    "result type mismatch at index {i}: expected result type '{}', but provided '{}'",
+                    p.type_to_string(*ty),
+                    p.type_to_string(actual)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
