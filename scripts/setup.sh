@@ -17,7 +17,7 @@ if [ -n "$missing" ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null
 fi
 
-if ! command -v lit >/dev/null 2>&1; then
+if ! python3 -c "import lit" >/dev/null 2>&1; then
   echo "setup: installing lit"
-  python3 -m pip install -q lit
+  python3 -m pip install -q --root-user-action=ignore lit
 fi

@@ -100,8 +100,16 @@ pub fn sign_extend(v: i128, width: u32) -> i128 {
 }
 
 impl Context {
-    /// Interns an attribute.
-    pub fn intern_attr(&mut self, kind: AttrKind) -> Attribute {
+    /// Interns an attribute. A dense constant whose elements are all equal is stored as a splat,
+    /// as MLIR does, so each constant has one form however it was written.
+    pub fn intern_attr(&mut self, mut kind: AttrKind) -> Attribute {
+        if let AttrKind::DenseElements(d) = &mut kind {
+            let n = dense_element_bytes(self.type_kind(self.element_type(d.ty))).unwrap_or(1);
+            if !d.splat && d.data.len() >= n && d.data.chunks(n).all(|e| *e == d.data[..n]) {
+                d.splat = true;
+                d.data = d.data[..n].into();
+            }
+        }
         Attribute::from_index(self.attrs.intern(kind))
     }
 
@@ -239,8 +247,10 @@ impl Context {
         let kind = self.type_kind(elem);
         let n = dense_element_bytes(kind).unwrap_or(1);
         let at = if dense.splat { 0 } else { i * n };
+        // Values are held in 128 bits: an element wider than that contributes its low 16 bytes.
+        let held = n.min(16);
         let mut raw = [0u8; 16];
-        raw[..n].copy_from_slice(&dense.data[at..at + n]);
+        raw[..held].copy_from_slice(&dense.data[at..at + held]);
         let bits = u128::from_le_bytes(raw);
         match kind {
             TypeKind::Float(f) => DenseValue::Float(f.from_bits(bits as u64)),
@@ -273,8 +283,16 @@ pub(crate) fn encode_dense_value(kind: &TypeKind, v: DenseValue, n: usize, out: 
     let bits: u128 = match (kind, v) {
         (TypeKind::Float(f), DenseValue::Float(x)) => f.to_bits(x) as u128,
         (TypeKind::Float(f), DenseValue::Int(x)) => f.to_bits(x as f64) as u128,
-        (_, DenseValue::Int(x)) => x as u128,
+        // Integers are stored canonically (an `i1` as 0 or 1, others sign-extended from their
+        // width), so equal constants have equal bytes.
+        (TypeKind::Integer { width: 1 }, DenseValue::Int(x)) => (x & 1) as u128,
+        (TypeKind::Integer { width }, DenseValue::Int(x)) => sign_extend(x, *width) as u128,
+        (_, DenseValue::Int(x)) => sign_extend(x, 64) as u128,
         (_, DenseValue::Float(x)) => x as i128 as u128,
     };
-    out.extend_from_slice(&bits.to_le_bytes()[..n]);
+    // Elements wider than 128 bits (`i200`) take the sign of the 128-bit value in their high
+    // bytes.
+    let fill = if (bits as i128) < 0 { 0xff } else { 0 };
+    let bytes = bits.to_le_bytes();
+    out.extend((0..n).map(|i| bytes.get(i).copied().unwrap_or(fill)));
 }

@@ -30,7 +30,30 @@ pub(crate) fn dialect() -> Dialect {
     let mut module = ModuleOp::def();
     module.parse = Some(parse_module);
     module.print = Some(print_module);
+    module.verify = Some(verify_module);
     Dialect::new("builtin", vec![module])
+}
+
+/// MLIR's rules for modules: one block, and discardable attributes named `dialect.name`.
+fn verify_module(ctx: &crate::Context, op: Op) -> Result<(), crate::Diagnostic> {
+    if ctx.blocks(ctx.region(op, 0)).len() != 1 {
+        return Err(crate::op_error(
+            ctx,
+            op,
+            "region #0 ('bodyRegion') failed to verify constraint: region with 1 blocks",
+        ));
+    }
+    for a in ctx.attrs(op) {
+        let name = ctx.ident_str(a.name);
+        if !matches!(name, "sym_name" | "sym_visibility") && !name.contains('.') {
+            return Err(crate::op_error(
+                ctx,
+                op,
+                format!("can only contain attributes with dialect-prefixed names, found: '{name}'"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn parse_module(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {

@@ -118,14 +118,14 @@ impl SourceMap {
                 let file = ctx.ident_str(file);
                 let _ = writeln!(out, "{file}:{line}:{col}: {label}: {}", diag.message);
                 if let Some(text) = self.line_text(file, line) {
-                    let caret_at: usize = text
+                    // Columns count bytes (as in MLIR); the caret goes under the character
+                    // there, one pad character per character before it (tabs kept).
+                    let mut end = (col.saturating_sub(1) as usize).min(text.len());
+                    while !text.is_char_boundary(end) {
+                        end -= 1;
+                    }
+                    let pad: String = text[..end]
                         .chars()
-                        .take(col.saturating_sub(1) as usize)
-                        .map(|c| if c == '\t' { 1 } else { c.len_utf8().min(1) })
-                        .sum();
-                    let pad: String = text
-                        .chars()
-                        .take(caret_at)
                         .map(|c| if c == '\t' { '\t' } else { ' ' })
                         .collect();
                     let _ = writeln!(out, "{text}\n{pad}^");

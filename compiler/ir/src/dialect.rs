@@ -177,6 +177,7 @@ pub(crate) struct DialectId(u32);
 #[derive(Default)]
 pub(crate) struct Registry {
     ops: Vec<(OpDef, DialectId)>,
+    op_names: Vec<Ident>,
     by_name: FxHashMap<Ident, OpDefId>,
     dialects: Vec<Dialect>,
     dialects_by_name: FxHashMap<Ident, DialectId>,
@@ -186,6 +187,11 @@ impl Registry {
     #[inline]
     pub(crate) fn lookup(&self, name: Ident) -> Option<OpDefId> {
         self.by_name.get(&name).copied()
+    }
+
+    /// The interned name of a registered op.
+    pub(crate) fn op_name(&self, id: OpDefId) -> Ident {
+        self.op_names[id.0 as usize]
     }
 
     #[inline]
@@ -216,6 +222,7 @@ impl Context {
             let name = self.ident(def.name);
             let id = OpDefId(self.registry.ops.len() as u32);
             self.registry.ops.push((def, did));
+            self.registry.op_names.push(name);
             self.registry.by_name.insert(name, id);
         }
         self.registry.dialects.push(dialect);

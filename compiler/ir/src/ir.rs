@@ -704,6 +704,14 @@ impl Context {
         (r, b)
     }
 
+    /// Moves `block` (with its ops) to the end of `region`, unlinking it from its current region.
+    pub fn move_block(&mut self, block: Block, region: Region) {
+        if let Some(old) = self.blocks[block.index()].parent.take() {
+            self.regions[old.index()].blocks.retain(|b| *b != block);
+        }
+        self.append_block(region, block);
+    }
+
     /// The blocks of `region`, in order.
     #[inline]
     pub fn blocks(&self, region: Region) -> &[Block] {

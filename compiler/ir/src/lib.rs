@@ -31,7 +31,7 @@ pub use intern::Ident;
 pub use ir::{Block, BlockOps, InsertPoint, Op, OpSpec, Region, Use, Value, ValueDef};
 pub use location::Location;
 pub use parser::{parse_source, PResult, Parser};
-pub use printer::{print_op, PrintOptions, Printer};
+pub use printer::{print_op, print_op_to, PrintOptions, Printer};
 pub use types::{FloatKind, Type, TypeKind, DYNAMIC};
 pub use verifier::{op_error, verify};
 pub use walk::{WalkOrder, WalkResult};

@@ -1,13 +1,12 @@
 //! The printer: writes IR as MLIR text, in custom syntax where an op has one or generic form.
 //!
 //! Values are named the way mlir-opt names them: `%argN` for entry-block arguments, `%N` for
-//! everything else, numbered per isolated-from-above scope; blocks are `^bbN`. Names are assigned
-//! for a whole scope before it is printed, so uses that precede definitions (graph regions,
+//! everything else, numbered region by region in mlir-opt's order; blocks are `^bbN`. Names are
+//! assigned for the whole op before it is printed, so uses that precede definitions (graph regions,
 //! branches to later blocks) print correctly. Printing what was parsed and parsing it again
 //! yields the same text.
 
 use crate::attributes::{dense_element_bytes, AttrKind, Attribute, DenseValue, NamedAttr};
-use crate::dialect::Traits;
 use crate::ir::{Block, Op, Region, Value};
 use crate::location::{CompositeLocKind, Location};
 use crate::types::{FloatKind, Type, TypeKind, DYNAMIC};
@@ -33,6 +32,10 @@ enum ValueName {
     Group(u32, u32),
 }
 
+/// Dense constants with more elements than this print as a hex string, as in mlir-opt
+/// (its `--mlir-print-elementsattrs-with-hex-if-larger` default).
+const DENSE_HEX_ABOVE: i64 = 100;
+
 /// Writes IR text into a string.
 pub struct Printer<'a> {
     ctx: &'a Context,
@@ -45,7 +48,34 @@ pub struct Printer<'a> {
     next_arg: u32,
     /// Dialect prefixes that may be dropped inside the op being printed.
     default_dialects: Vec<&'static str>,
+    /// Where finished text goes when printing streams (`print_op_to`).
+    sink: Option<&'a mut dyn std::io::Write>,
+    sink_error: Option<std::io::Error>,
 }
+
+/// Prints `op` (usually a module) with `options` into `sink`, streaming: the text is handed over
+/// in chunks as it is produced, so printing a large module does not hold all of it in memory.
+pub fn print_op_to(
+    ctx: &Context,
+    op: Op,
+    options: PrintOptions,
+    sink: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    let mut p = Printer::new(ctx);
+    p.options = options;
+    p.sink = Some(sink);
+    p.out.reserve(STREAM_CHUNK + 4096);
+    p.number_scope_of(op);
+    p.print_operation(op);
+    p.flush_to_sink(true);
+    match p.sink_error.take() {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// Bytes of text a streaming printer collects before handing them to its sink.
+const STREAM_CHUNK: usize = 1 << 16;
 
 /// Prints `op` (usually a module) with `options`.
 pub fn print_op(ctx: &Context, op: Op, options: PrintOptions) -> String {
@@ -70,7 +100,25 @@ impl<'a> Printer<'a> {
             next_value: 0,
             next_arg: 0,
             default_dialects: Vec::new(),
+            sink: None,
+            sink_error: None,
         }
+    }
+
+    /// Hands the collected text to the sink (when streaming), if enough has piled up or `force`.
+    fn flush_to_sink(&mut self, force: bool) {
+        let Some(sink) = self.sink.as_mut() else {
+            return;
+        };
+        if !force && self.out.len() < STREAM_CHUNK {
+            return;
+        }
+        if self.sink_error.is_none() {
+            if let Err(e) = sink.write_all(self.out.as_bytes()) {
+                self.sink_error = Some(e);
+            }
+        }
+        self.out.clear();
     }
 
     /// The context being printed.
@@ -135,13 +183,23 @@ impl<'a> Printer<'a> {
         }
     }
 
+    /// Numbers the regions of `op` in mlir-opt's order: all block arguments and results of a
+    /// region first, then the regions nested in its ops, each starting from the counters the
+    /// enclosing region ended with (so sibling regions reuse numbers, and a nested name never
+    /// repeats a name visible from it). In the generic form mlir-opt makes every name unique
+    /// instead: the counters run on, over the nested regions taken last first.
     fn number_regions(&mut self, op: Op) {
         let saved = (self.next_value, self.next_arg);
-        if self.ctx.has_trait(op, Traits::ISOLATED_FROM_ABOVE) {
-            self.next_value = 0;
-            self.next_arg = 0;
-        }
-        for &region in self.ctx.regions(op) {
+        let mut pending: Vec<(Region, u32, u32)> = self
+            .ctx
+            .regions(op)
+            .iter()
+            .map(|r| (*r, self.next_value, self.next_arg))
+            .collect();
+        while let Some((region, next_value, next_arg)) = pending.pop() {
+            if !self.options.generic {
+                (self.next_value, self.next_arg) = (next_value, next_arg);
+            }
             for (bi, &block) in self.ctx.blocks(region).iter().enumerate() {
                 self.block_names.insert(block, bi as u32);
                 for &arg in self.ctx.block_args(block) {
@@ -156,19 +214,24 @@ impl<'a> Printer<'a> {
                 }
                 for inner in self.ctx.block_ops(block) {
                     self.number_results(inner);
-                    self.number_regions(inner);
+                }
+            }
+            for &block in self.ctx.blocks(region) {
+                for inner in self.ctx.block_ops(block) {
+                    for &nested in self.ctx.regions(inner) {
+                        pending.push((nested, self.next_value, self.next_arg));
+                    }
                 }
             }
         }
-        if self.ctx.has_trait(op, Traits::ISOLATED_FROM_ABOVE) {
-            (self.next_value, self.next_arg) = saved;
-        }
+        (self.next_value, self.next_arg) = saved;
     }
 
     // -----------------------------------------------------------------------------------------
     // Operations.
 
     fn newline(&mut self) {
+        self.flush_to_sink(false);
         self.out.push('\n');
         for _ in 0..self.indent {
             self.out.push_str("  ");
@@ -181,7 +244,14 @@ impl<'a> Printer<'a> {
             self.print_value_def(self.ctx.result(op, 0), n);
             self.out.push_str(" = ");
         }
-        let def = self.ctx.op_def(op);
+        // Custom printers index operands, results and regions as the definition declares them,
+        // so an op that does not match its definition (invalid IR printed for a diagnostic)
+        // prints generically, as mlir-opt falls back to the generic form for invalid ops.
+        let def = self.ctx.op_def(op).filter(|d| {
+            d.operands.accepts(self.ctx.operands(op).len())
+                && d.results.accepts(n)
+                && d.regions.accepts(self.ctx.regions(op).len())
+        });
         match def.and_then(|d| d.print).filter(|_| !self.options.generic) {
             Some(print) => {
                 let name = self.ctx.op_name(op);
@@ -275,9 +345,8 @@ impl<'a> Printer<'a> {
     }
 
     fn print_generic(&mut self, op: Op) {
-        self.out.push('"');
-        self.out.push_str(self.ctx.op_name(op));
-        self.out.push_str("\"(");
+        self.print_string(self.ctx.op_name(op));
+        self.out.push('(');
         self.print_operands(self.ctx.operands(op));
         self.out.push(')');
         let succ = self.ctx.successors(op);
@@ -344,9 +413,17 @@ impl<'a> Printer<'a> {
         self.out.push('{');
         self.indent += 1;
         let blocks = self.ctx.blocks(region);
+        let preds = if blocks.len() > 1 {
+            self.predecessors(blocks)
+        } else {
+            FxHashMap::default()
+        };
         for (bi, &block) in blocks.iter().enumerate() {
             let args = self.ctx.block_args(block);
-            let print_label = bi > 0 || (print_entry_args && !args.is_empty());
+            // An empty entry block keeps its label, as in MLIR's generic form: without one it
+            // would read back as no block at all, or the next block would become the entry.
+            let print_label = bi > 0
+                || (print_entry_args && (!args.is_empty() || self.ctx.first_op(block).is_none()));
             if print_label {
                 self.indent -= 1;
                 self.newline();
@@ -362,6 +439,20 @@ impl<'a> Printer<'a> {
                     self.out.push(')');
                 }
                 self.out.push(':');
+                match preds.get(&block).map_or(&[][..], |p| &p[..]) {
+                    [] if bi > 0 => self.out.push_str("  // no predecessors"),
+                    [] => {}
+                    [single] => {
+                        let _ = write!(self.out, "  // pred: ^bb{single}");
+                    }
+                    all => {
+                        let _ = write!(self.out, "  // {} preds: ", all.len());
+                        for (i, p) in all.iter().enumerate() {
+                            let sep = if i > 0 { ", " } else { "" };
+                            let _ = write!(self.out, "{sep}^bb{p}");
+                        }
+                    }
+                }
                 self.indent += 1;
             }
             for op in self.ctx.block_ops(block) {
@@ -372,6 +463,22 @@ impl<'a> Printer<'a> {
         self.indent -= 1;
         self.newline();
         self.out.push('}');
+    }
+
+    /// The predecessors of each block of a region, as sorted block numbers (one per branch
+    /// edge), for the `// 2 preds: ^bb0, ^bb1` comments mlir-opt writes after block labels.
+    fn predecessors(&self, blocks: &[Block]) -> FxHashMap<Block, Vec<u32>> {
+        let mut preds: FxHashMap<Block, Vec<u32>> = FxHashMap::default();
+        for &b in blocks {
+            let number = self.block_names.get(&b).copied().unwrap_or(u32::MAX);
+            for op in self.ctx.block_ops(b) {
+                for &succ in self.ctx.successors(op) {
+                    preds.entry(succ).or_default().push(number);
+                }
+            }
+        }
+        preds.values_mut().for_each(|p| p.sort_unstable());
+        preds
     }
 
     /// Prints ` {a = 1}` for the op's attributes not in `elided`, or nothing if none remain.
@@ -437,16 +544,14 @@ impl<'a> Printer<'a> {
         }
     }
 
-    /// Prints a quoted, escaped string.
+    /// Prints a quoted, escaped string the way LLVM's `printEscapedString` does: `\\` for a
+    /// backslash, two hex digits for quotes and non-printable bytes.
     pub fn print_string(&mut self, s: &str) {
         self.out.push('"');
         for b in s.bytes() {
             match b {
-                b'"' | b'\\' => {
-                    self.out.push('\\');
-                    self.out.push(b as char);
-                }
-                0x20..=0x7e => self.out.push(b as char),
+                b'\\' => self.out.push_str("\\\\"),
+                0x20..=0x7e if b != b'"' => self.out.push(b as char),
                 _ => {
                     let _ = write!(self.out, "\\{b:02X}");
                 }
@@ -509,8 +614,22 @@ impl<'a> Printer<'a> {
                 }
             }
             TypeKind::Opaque { dialect, body } => {
-                let _ = write!(self.out, "!{}.{}", self.ctx.ident_str(*dialect), body);
+                self.print_dialect_symbol('!', self.ctx.ident_str(*dialect), body)
             }
+        }
+    }
+
+    /// Prints an opaque dialect type or attribute as MLIR does: `!dialect.body` when the body
+    /// is an identifier, optionally followed by `<...>`, else `!dialect<body>`.
+    fn print_dialect_symbol(&mut self, prefix: char, dialect: &str, body: &str) {
+        let rest =
+            body.trim_start_matches(|c: char| c.is_ascii_alphanumeric() || c == '.' || c == '_');
+        let simple = body.starts_with(|c: char| c.is_ascii_alphabetic())
+            && (rest.is_empty() || crate::parser::lexer::Lexer::is_angle_group(rest));
+        if simple {
+            let _ = write!(self.out, "{prefix}{dialect}.{body}");
+        } else {
+            let _ = write!(self.out, "{prefix}{dialect}<{body}>");
         }
     }
 
@@ -564,7 +683,7 @@ impl<'a> Printer<'a> {
                     if i > 0 {
                         self.out.push_str(", ");
                     }
-                    self.print_attr(*e);
+                    self.print_array_element(*e);
                 }
                 self.out.push(']');
             }
@@ -583,6 +702,8 @@ impl<'a> Printer<'a> {
                 let shape = self.ctx.shape(d.ty).unwrap_or(&[]).to_vec();
                 if d.splat {
                     self.print_dense_value(self.ctx.dense_element(d, 0), d.ty);
+                } else if shape.iter().product::<i64>() > DENSE_HEX_ABOVE {
+                    self.print_dense_hex(d);
                 } else if shape.iter().product::<i64>() > 0 || shape.is_empty() {
                     self.print_dense_level(d, &shape, 0, &mut 0);
                 }
@@ -624,9 +745,55 @@ impl<'a> Printer<'a> {
                 }
             }
             AttrKind::Opaque { dialect, body } => {
-                let _ = write!(self.out, "#{}.{}", self.ctx.ident_str(*dialect), body);
+                self.print_dialect_symbol('#', self.ctx.ident_str(*dialect), body)
             }
         }
+    }
+
+    /// Prints an array element: MLIR leaves out the type of `i64` integers and of `f64` floats
+    /// written in decimal there.
+    fn print_array_element(&mut self, attr: Attribute) {
+        match self.ctx.attr_kind(attr) {
+            AttrKind::Integer { value, ty } if *ty == Type::I64 => {
+                let _ = write!(self.out, "{value}");
+            }
+            AttrKind::Float { bits, ty } if *ty == Type::F64 => {
+                if self.print_float_reporting_hex(f64::from_bits(*bits), FloatKind::F64) {
+                    self.out.push_str(" : f64");
+                }
+            }
+            _ => self.print_attr(attr),
+        }
+    }
+
+    /// Prints the elements of a large dense constant as `"0x..."`, MLIR's raw little-endian
+    /// layout: `i1` packed eight to a byte, other integers with the bits above their width
+    /// cleared.
+    fn print_dense_hex(&mut self, d: &crate::attributes::DenseElements) {
+        let elem = self.ctx.element_type(d.ty);
+        let width = match self.ctx.type_kind(elem) {
+            TypeKind::Integer { width } => *width,
+            _ => 0,
+        };
+        let bytes: Vec<u8> = if width == 1 {
+            d.data
+                .chunks(8)
+                .map(|bits| bits.iter().rev().fold(0u8, |acc, b| acc << 1 | (b & 1)))
+                .collect()
+        } else if width % 8 != 0 {
+            let n = (width as usize).div_ceil(8);
+            let top_mask = (1u8 << (width % 8)) - 1;
+            let mut bytes = d.data.to_vec();
+            bytes.chunks_mut(n).for_each(|e| e[n - 1] &= top_mask);
+            bytes
+        } else {
+            d.data.to_vec()
+        };
+        self.out.push_str("\"0x");
+        for b in bytes {
+            let _ = write!(self.out, "{b:02X}");
+        }
+        self.out.push('"');
     }
 
     fn print_dense_level(
@@ -668,33 +835,34 @@ impl<'a> Printer<'a> {
         debug_assert!(dense_element_bytes(self.ctx.type_kind(elem)).is_some());
     }
 
-    /// Prints a float so that parsing it back in format `kind` gives the same value: six
-    /// significant decimals (`1.500000e+00`) when that is exact, else the shortest decimal that
-    /// round-trips, and the bit pattern in hex for NaN and infinities.
+    /// Prints a float exactly as MLIR does: six significant digits in exponent form
+    /// (`1.500000e+00`) when that reads back as the same value, else APFloat's default form
+    /// (`3.14159265358979`, `9.9999999999999995E-21`) when it has a '.', else the bit pattern
+    /// in hex (also for NaN and infinities).
     pub fn print_float(&mut self, v: f64, kind: FloatKind) {
-        if !v.is_finite() {
-            let digits = kind.width() as usize / 4;
-            let _ = write!(self.out, "0x{:0digits$X}", kind.to_bits(v));
-            return;
+        self.print_float_reporting_hex(v, kind);
+    }
+
+    /// [`Self::print_float`], returning true when the value was printed in hex.
+    fn print_float_reporting_hex(&mut self, v: f64, kind: FloatKind) -> bool {
+        if v.is_finite() {
+            let six = apfloat_to_string(v, kind, 6, 0, false);
+            let reads_back = six
+                .parse::<f64>()
+                .is_ok_and(|p| kind.round(p).to_bits() == v.to_bits());
+            if reads_back {
+                self.out.push_str(&six);
+                return false;
+            }
+            let default = apfloat_to_string(v, kind, 0, 3, true);
+            if default.contains('.') {
+                self.out.push_str(&default);
+                return false;
+            }
         }
-        let six = format!("{v:.6e}");
-        let text = if six.parse::<f64>().map(|p| kind.round(p)) == Ok(v) {
-            six
-        } else if kind == FloatKind::F64 {
-            format!("{v:e}")
-        } else {
-            format!("{:e}", v as f32)
-        };
-        let (mantissa, exp) = text.split_once('e').unwrap_or((&text, "0"));
-        self.out.push_str(mantissa);
-        if !mantissa.contains('.') {
-            self.out.push_str(".0");
-        }
-        let (sign, digits) = match exp.strip_prefix('-') {
-            Some(d) => ('-', d),
-            None => ('+', exp),
-        };
-        let _ = write!(self.out, "e{sign}{digits:0>2}");
+        let digits = kind.width() as usize / 4;
+        let _ = write!(self.out, "0x{:0digits$X}", kind.to_bits(v));
+        true
     }
 
     // -----------------------------------------------------------------------------------------
@@ -759,4 +927,223 @@ pub fn is_bare_identifier(s: &str) -> bool {
     let mut bytes = s.bytes();
     matches!(bytes.next(), Some(c) if c.is_ascii_alphabetic() || c == b'_')
         && bytes.all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$' | b'.'))
+}
+
+/// `llvm::APFloat::toString(precision, max_padding, truncate_zero)` for a finite `v` of format
+/// `kind`, digit for digit: the exact decimal value is cut to a few digits more than `precision`
+/// (truncating), then rounded half up to `precision` significant digits (0 means enough digits
+/// to read the value back); it is written in exponent form unless that needs at most
+/// `max_padding` zeros.
+fn apfloat_to_string(
+    v: f64,
+    kind: FloatKind,
+    precision: u32,
+    max_padding: u32,
+    truncate_zero: bool,
+) -> String {
+    let mut out = String::new();
+    let (mantissa_bits, bias) = match kind {
+        FloatKind::F16 => (10, 15),
+        FloatKind::BF16 => (7, 127),
+        FloatKind::F32 => (23, 127),
+        FloatKind::F64 => (52, 1023),
+    };
+    let bits = kind.to_bits(v);
+    let width = kind.width();
+    if bits >> (width - 1) & 1 == 1 {
+        out.push('-');
+    }
+    let biased = (bits >> mantissa_bits) & ((1u64 << (width - 1 - mantissa_bits)) - 1);
+    let fraction = bits & ((1u64 << mantissa_bits) - 1);
+    if biased == 0 && fraction == 0 {
+        if max_padding != 0 {
+            out.push('0');
+        } else if truncate_zero {
+            out.push_str("0.0E+0");
+        } else {
+            out.push_str("0.0");
+            out.extend(std::iter::repeat_n(
+                '0',
+                precision.saturating_sub(1) as usize,
+            ));
+            out.push_str("e+00");
+        }
+        return out;
+    }
+    let semantics_precision = mantissa_bits + 1;
+    let (significand, unbiased) = if biased == 0 {
+        (fraction, 1 - bias)
+    } else {
+        (fraction | 1 << mantissa_bits, biased as i32 - bias)
+    };
+    let precision = if precision == 0 {
+        2 + semantics_precision * 59 / 196
+    } else {
+        precision
+    };
+    // value = significand * 2^exp, then = n * 10^exp with an integer n.
+    let mut exp = unbiased - mantissa_bits as i32;
+    let zeros = significand.trailing_zeros();
+    let mut n = BigUint::from(significand >> zeros);
+    exp += zeros as i32;
+    if exp > 0 {
+        n.mul_pow(2, exp as u32);
+        exp = 0;
+    } else if exp < 0 {
+        n.mul_pow(5, exp.unsigned_abs());
+    }
+    // Drop digits far below the requested precision (a truncation, as APFloat does).
+    let bits_required = (precision * 196).div_ceil(59);
+    let active = n.bits();
+    if active > bits_required {
+        let removable = (active - bits_required) * 59 / 196;
+        for _ in 0..removable {
+            n.div_rem(10);
+        }
+        exp += removable as i32;
+    }
+    // Decimal digits, least significant first, without trailing zeros.
+    let mut digits: Vec<u8> = Vec::new();
+    while !n.is_zero() {
+        let d = n.div_rem(10) as u8;
+        if digits.is_empty() && d == 0 {
+            exp += 1;
+        } else {
+            digits.push(b'0' + d);
+        }
+    }
+    // Round half up to `precision` digits.
+    let len = digits.len();
+    if len > precision as usize {
+        let mut first = len - precision as usize;
+        if digits[first - 1] < b'5' {
+            while first < len && digits[first] == b'0' {
+                first += 1;
+            }
+        } else {
+            while first < len && digits[first] == b'9' {
+                first += 1;
+            }
+            if first < len {
+                digits[first] += 1;
+            }
+        }
+        if first == len {
+            exp += first as i32;
+            digits = vec![b'1'];
+        } else {
+            exp += first as i32;
+            digits.drain(..first);
+        }
+    }
+    let count = digits.len() as i32;
+    let scientific = if max_padding == 0 {
+        true
+    } else if exp >= 0 {
+        exp > max_padding as i32 || count + exp > precision as i32
+    } else {
+        let msd = exp + count - 1;
+        msd < 0 && -msd > max_padding as i32
+    };
+    let digit = |i: i32| digits[(count - 1 - i) as usize] as char;
+    if scientific {
+        let e = exp + count - 1;
+        out.push(digit(0));
+        out.push('.');
+        if count == 1 && truncate_zero {
+            out.push('0');
+        } else {
+            (1..count).for_each(|i| out.push(digit(i)));
+        }
+        if !truncate_zero && precision as i32 > count - 1 {
+            let pad = precision as i32 - count + 1;
+            out.extend(std::iter::repeat_n('0', pad as usize));
+        }
+        out.push(if truncate_zero { 'E' } else { 'e' });
+        out.push(if e >= 0 { '+' } else { '-' });
+        if truncate_zero {
+            let _ = write!(out, "{}", e.abs());
+        } else {
+            let _ = write!(out, "{:02}", e.abs());
+        }
+    } else if exp >= 0 {
+        (0..count).for_each(|i| out.push(digit(i)));
+        out.extend(std::iter::repeat_n('0', exp as usize));
+    } else {
+        let whole = exp + count;
+        let mut i = 0;
+        if whole > 0 {
+            while i < whole {
+                out.push(digit(i));
+                i += 1;
+            }
+            out.push('.');
+        } else {
+            out.push_str("0.");
+            out.extend(std::iter::repeat_n('0', (-whole) as usize));
+        }
+        (i..count).for_each(|i| out.push(digit(i)));
+    }
+    out
+}
+
+/// Just enough of an arbitrary-precision unsigned integer for [`apfloat_to_string`]: exact
+/// decimal expansions of binary floats need up to ~2,500 bits.
+struct BigUint(Vec<u32>);
+
+impl BigUint {
+    fn from(v: u64) -> Self {
+        BigUint(vec![v as u32, (v >> 32) as u32])
+    }
+
+    fn mul_small(&mut self, m: u32) {
+        let mut carry = 0u64;
+        for limb in &mut self.0 {
+            let x = *limb as u64 * m as u64 + carry;
+            *limb = x as u32;
+            carry = x >> 32;
+        }
+        if carry != 0 {
+            self.0.push(carry as u32);
+        }
+    }
+
+    /// Multiplies by `base^exp` (`base` is 2 or 5).
+    fn mul_pow(&mut self, base: u32, mut exp: u32) {
+        // The largest powers that fit a limb: 2^31 and 5^13.
+        let (step, step_exp) = if base == 2 {
+            (1 << 31, 31)
+        } else {
+            (1_220_703_125, 13)
+        };
+        while exp >= step_exp {
+            self.mul_small(step);
+            exp -= step_exp;
+        }
+        self.mul_small(base.pow(exp));
+    }
+
+    /// Divides by `d` in place and returns the remainder.
+    fn div_rem(&mut self, d: u32) -> u32 {
+        let mut rem = 0u64;
+        for limb in self.0.iter_mut().rev() {
+            let x = (rem << 32) | *limb as u64;
+            *limb = (x / d as u64) as u32;
+            rem = x % d as u64;
+        }
+        while self.0.last() == Some(&0) {
+            self.0.pop();
+        }
+        rem as u32
+    }
+
+    fn is_zero(&self) -> bool {
+        self.0.iter().all(|l| *l == 0)
+    }
+
+    /// The number of significant bits.
+    fn bits(&self) -> u32 {
+        let top = self.0.iter().rposition(|l| *l != 0);
+        top.map_or(0, |i| 32 * i as u32 + 32 - self.0[i].leading_zeros())
+    }
 }

@@ -34,6 +34,16 @@ impl FloatKind {
         }
     }
 
+    /// The number of explicitly stored mantissa bits.
+    fn mantissa_bits(self) -> u32 {
+        match self {
+            FloatKind::F16 => 10,
+            FloatKind::BF16 => 7,
+            FloatKind::F32 => 23,
+            FloatKind::F64 => 52,
+        }
+    }
+
     /// The keyword that spells this type.
     pub fn keyword(self) -> &'static str {
         match self {
@@ -46,6 +56,9 @@ impl FloatKind {
 
     /// Rounds an `f64` to the nearest value this format represents (returned widened to `f64`).
     pub fn round(self, v: f64) -> f64 {
+        if v.is_nan() {
+            return self.from_bits(self.to_bits(v));
+        }
         match self {
             FloatKind::F64 => v,
             FloatKind::F32 => v as f32 as f64,
@@ -56,6 +69,18 @@ impl FloatKind {
 
     /// The IEEE bit pattern of `v` in this format.
     pub fn to_bits(self, v: f64) -> u64 {
+        if v.is_nan() && self != FloatKind::F64 {
+            // `as` conversions may quiet a NaN or drop its payload; move the bits by hand.
+            let (bits, m) = (v.to_bits(), self.mantissa_bits());
+            let sign = (bits >> 63) << (self.width() - 1);
+            let exponent = ((1u64 << (self.width() - 1 - m)) - 1) << m;
+            // A payload only in the dropped low bits would read as infinity: make it quiet.
+            let payload = match (bits & ((1u64 << 52) - 1)) >> (52 - m) {
+                0 => 1 << (m - 1),
+                p => p,
+            };
+            return sign | exponent | payload;
+        }
         match self {
             FloatKind::F64 => v.to_bits(),
             FloatKind::F32 => (v as f32).to_bits() as u64,
@@ -66,6 +91,14 @@ impl FloatKind {
 
     /// The value of an IEEE bit pattern in this format.
     pub fn from_bits(self, bits: u64) -> f64 {
+        let m = self.mantissa_bits();
+        let exponent_mask = ((1u64 << (self.width() - 1 - m)) - 1) << m;
+        let mantissa = bits & ((1u64 << m) - 1);
+        if self != FloatKind::F64 && bits & exponent_mask == exponent_mask && mantissa != 0 {
+            // A NaN: keep its sign and payload (see `to_bits`).
+            let sign = (bits >> (self.width() - 1)) << 63;
+            return f64::from_bits(sign | 0x7ff << 52 | mantissa << (52 - m));
+        }
         match self {
             FloatKind::F64 => f64::from_bits(bits),
             FloatKind::F32 => f32::from_bits(bits as u32) as f64,
@@ -304,7 +337,7 @@ mod tests {
         }
         assert_eq!(f64_to_f16_bits(1e6), 0x7c00);
         assert_eq!(f64_to_bf16_bits(1.0), 0x3f80);
-        assert_eq!(FloatKind::BF16.round(3.14159), 3.140625);
+        assert_eq!(FloatKind::BF16.round(2.71875 + 0.001), 2.71875);
     }
 
     #[test]

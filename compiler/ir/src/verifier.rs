@@ -295,9 +295,8 @@ impl<'a> Verifier<'a> {
                 return self.check_order(user, i, v, cur);
             }
             let region = ctx.block_parent(block);
-            if region.is_some() && region == ctx.block_parent(def_block) {
+            if let Some(region) = region.filter(|r| ctx.block_parent(def_block) == Some(*r)) {
                 // Same region, different blocks: CFG dominance.
-                let region = region.expect("checked above");
                 if self.region_is_graph(region) || self.dominates(region, def_block, block) {
                     return Ok(());
                 }

@@ -189,9 +189,10 @@ pub(crate) fn print_func(p: &mut Printer<'_>, op: Op) {
 }
 
 pub(crate) fn parse_return(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
+    // MLIR's format is `attr-dict ($operands^ `:` type($operands))?`: attributes come first.
+    p.parse_optional_attr_dict(&mut spec.attrs)?;
     let loc = p.current_loc();
     let operands = p.parse_operand_list()?;
-    p.parse_optional_attr_dict(&mut spec.attrs)?;
     if !operands.is_empty() {
         p.expect(Tok::Colon, "':'")?;
         let types = p.parse_type_list()?;

@@ -7,7 +7,7 @@
 mod expected_diagnostics;
 
 use clap::Parser as _;
-use dlc_ir::{parse_source, print_op, verify, Context, Diagnostic, PrintOptions, SourceMap};
+use dlc_ir::{parse_source, print_op_to, verify, Context, Diagnostic, PrintOptions, SourceMap};
 use std::io::{Read, Write};
 use std::process::ExitCode;
 
@@ -56,6 +56,7 @@ struct Cli {
 fn new_context(allow_unregistered: bool) -> Context {
     let mut ctx = Context::new();
     ctx.register_dialect(dlc_func::dialect());
+    ctx.register_dialect(dlc_arith::dialect());
     ctx.allow_unregistered = allow_unregistered;
     ctx
 }
@@ -159,7 +160,14 @@ fn run(cli: &Cli) -> anyhow::Result<bool> {
         generic: cli.print_generic,
         debuginfo: cli.print_debuginfo,
     };
-    let mut outputs = Vec::new();
+    let mut out: Box<dyn Write> = match &cli.output {
+        Some(path) if path != "-" => Box::new(std::io::BufWriter::new(
+            std::fs::File::create(path)
+                .map_err(|e| anyhow::anyhow!("could not open output file '{path}': {e}"))?,
+        )),
+        _ => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+    };
+    let mut printed_any = false;
     let mut ok = true;
     let mut stderr = std::io::stderr().lock();
     for chunk in split_chunks(&text, cli.split_input_file) {
@@ -168,7 +176,11 @@ fn run(cli: &Cli) -> anyhow::Result<bool> {
             .and_then(|module| verify(&ctx, module).map(|()| module));
         let diagnostics: Vec<Diagnostic> = match &result {
             Ok(module) => {
-                outputs.push(print_op(&ctx, *module, options));
+                if printed_any {
+                    write!(out, "\n{}\n", cli.output_split_marker).map_err(output_error)?;
+                }
+                printed_any = true;
+                print_op_to(&ctx, *module, options, &mut out).map_err(output_error)?;
                 Vec::new()
             }
             Err(d) => vec![d.clone()],
@@ -195,21 +207,23 @@ fn run(cli: &Cli) -> anyhow::Result<bool> {
                 ok = false;
             }
         }
+        // The process is about to exit: returning a large IR's memory piece by piece would
+        // only cost time (clang's -disable-free, for the same reason).
+        std::mem::forget(ctx);
     }
-    let mut joined = outputs.join(&format!("\n{}\n", cli.output_split_marker));
-    if !joined.is_empty() {
-        joined.push('\n');
+    if printed_any {
+        writeln!(out).map_err(output_error)?;
     }
-    match &cli.output {
-        Some(path) if path != "-" => std::fs::write(path, joined)
-            .map_err(|e| anyhow::anyhow!("could not write output file '{path}': {e}"))?,
-        _ => {
-            let mut out = std::io::stdout().lock();
-            // A closed pipe (e.g. `| head`) is not an error worth a panic.
-            let _ = out.write_all(joined.as_bytes());
-        }
-    }
+    out.flush().map_err(output_error)?;
     Ok(ok)
+}
+
+/// Output failures are errors, except a closed pipe (`dlc-opt x | head`), which just ends output.
+fn output_error(e: std::io::Error) -> anyhow::Error {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(0);
+    }
+    anyhow::anyhow!("could not write output: {e}")
 }
 
 fn read_input(path: &str) -> anyhow::Result<(String, String)> {

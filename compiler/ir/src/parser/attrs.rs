@@ -47,6 +47,7 @@ pub(crate) fn unescape(raw: &str) -> Result<String, &'static str> {
 }
 
 /// A number token as written, before its type is known.
+#[derive(Copy, Clone)]
 enum Number {
     Int(i128),
     Hex(u128),
@@ -151,10 +152,18 @@ impl<'a> Parser<'a> {
                         .map_err(|_| Diagnostic::error(loc, "integer constant out of range"))?;
                     return Ok(Number::Hex(v));
                 }
-                let v: i128 = text
+                // The magnitude is parsed unsigned so that `i128::MIN`, whose magnitude no
+                // `i128` holds, reads back.
+                let magnitude: u128 = text
                     .parse()
                     .map_err(|_| Diagnostic::error(loc, "integer constant out of range"))?;
-                Ok(Number::Int(if negative { -v } else { v }))
+                let v = if negative {
+                    0i128.checked_sub_unsigned(magnitude)
+                } else {
+                    i128::try_from(magnitude).ok()
+                };
+                v.map(Number::Int)
+                    .ok_or_else(|| Diagnostic::error(loc, "integer constant out of range"))
             }
             Tok::Float => {
                 let v: f64 = text
@@ -265,12 +274,22 @@ impl<'a> Parser<'a> {
         let loc = self.current_loc();
         let text = self.peek_text();
         let body = &text[1..];
-        let Some((dialect, mnemonic)) = body.split_once('.') else {
+        // `#dialect<...>` (no mnemonic, the body right after the name) is a dialect attribute.
+        let pretty = !body.contains('.') && self.lex.text(self.tok.end, self.tok.end + 1) == "<";
+        let split = body.split_once('.').or(pretty.then_some((body, "")));
+        let Some((dialect, mnemonic)) = split else {
             self.advance();
             return self.attr_aliases.get(text).copied().ok_or_else(|| {
                 Diagnostic::error(loc, format!("undefined symbol alias id '{body}'"))
             });
         };
+        if dialect.is_empty() {
+            // `#.x` names no dialect, and would print as something that does not lex.
+            return Err(Diagnostic::error(
+                loc,
+                "expected a dialect namespace before '.'",
+            ));
+        }
         let dialect_id = self.ctx.ident(dialect);
         if let Some(parse) = self
             .ctx
@@ -287,7 +306,11 @@ impl<'a> Parser<'a> {
                 format!("attribute '{text}' belongs to unregistered dialect '{dialect}'; use --allow-unregistered-dialect to keep it as an opaque attribute"),
             ));
         }
-        let body = self.opaque_body(mnemonic)?;
+        let mut body = self.opaque_body(mnemonic)?;
+        if pretty {
+            // Keep what is inside `<...>`, as MLIR does; the printer picks the spelling.
+            body = body[1..body.len() - 1].to_string();
+        }
         Ok(self.ctx.intern_attr(AttrKind::Opaque {
             dialect: dialect_id,
             body: body.into(),
@@ -299,7 +322,7 @@ impl<'a> Parser<'a> {
         let loc = self.current_loc();
         self.advance();
         self.expect(Tok::Less, "'<' after 'dense'")?;
-        let mut values: Vec<DenseValue> = Vec::new();
+        let mut values: Vec<Number> = Vec::new();
         let mut hex: Option<Vec<u8>> = None;
         let mut shape: Option<Vec<i64>> = None;
         let mut is_list = false;
@@ -311,6 +334,13 @@ impl<'a> Parser<'a> {
                 let digits = s.strip_prefix("0x").ok_or_else(|| {
                     Diagnostic::error(loc, "expected a hex string '0x...' in dense attribute")
                 })?;
+                // Checked up front: slicing pairs out of non-ASCII text would split a character.
+                if !digits.bytes().all(|c| c.is_ascii_hexdigit()) {
+                    return Err(Diagnostic::error(
+                        loc,
+                        "invalid hex digit in dense attribute",
+                    ));
+                }
                 if digits.len() % 2 != 0 {
                     return Err(Diagnostic::error(
                         loc,
@@ -358,8 +388,35 @@ impl<'a> Parser<'a> {
             ));
         };
         let count: i64 = ty_shape.iter().product();
+        if let (Some(bytes), TypeKind::Integer { width: 1 }) = (&hex, &elem_kind) {
+            // MLIR packs `i1` elements eight to a byte (element i is bit i % 8 of byte i / 8),
+            // and reads a single 0x00 or 0xFF byte as a splat.
+            let needed = (count as usize).div_ceil(8);
+            let data: Vec<u8> = match bytes[..] {
+                [b @ (0x00 | 0xff)] => vec![b & 1],
+                _ if bytes.len() == needed => (0..count as usize)
+                    .map(|i| bytes[i / 8] >> (i % 8) & 1)
+                    .collect(),
+                _ => {
+                    return Err(Diagnostic::error(
+                        loc,
+                        format!(
+                            "hex dense attribute holds {} bytes, but type needs {needed}",
+                            bytes.len()
+                        ),
+                    ))
+                }
+            };
+            return Ok(self.ctx.intern_attr(AttrKind::DenseElements(DenseElements {
+                ty,
+                splat: data.len() == 1 && count != 1,
+                data: data.into(),
+            })));
+        }
         if let Some(bytes) = hex {
-            let splat = bytes.len() == n && count != 1;
+            // One element is a splat whatever the count, as for `dense<[x]>` and `dense<x>`, so
+            // a one-element constant has a single form however it was written.
+            let splat = bytes.len() == n;
             if !splat && bytes.len() as i64 != count * n as i64 {
                 return Err(Diagnostic::error(
                     loc,
@@ -385,24 +442,10 @@ impl<'a> Parser<'a> {
                 ));
             }
         }
-        for v in &values {
-            match (&elem_kind, v) {
-                (TypeKind::Float(_), _) => {}
-                (_, DenseValue::Float(_)) => {
-                    return Err(Diagnostic::error(
-                        loc,
-                        "expected integer elements, but parsed floating-point",
-                    ));
-                }
-                (TypeKind::Integer { width }, DenseValue::Int(x)) if !fits(*x, *width) => {
-                    return Err(Diagnostic::error(
-                        loc,
-                        "integer constant out of range for element type",
-                    ));
-                }
-                _ => {}
-            }
-        }
+        let values = values
+            .into_iter()
+            .map(|v| dense_value(&elem_kind, v, loc))
+            .collect::<PResult<Vec<DenseValue>>>()?;
         if values.is_empty() && count != 0 {
             return Err(Diagnostic::error(
                 loc,
@@ -431,7 +474,7 @@ impl<'a> Parser<'a> {
         depth: usize,
         dims: &mut Vec<i64>,
         leaf_depth: &mut Option<usize>,
-        out: &mut Vec<DenseValue>,
+        out: &mut Vec<Number>,
     ) -> PResult<()> {
         let loc = self.current_loc();
         self.expect(Tok::LSquare, "'['")?;
@@ -469,7 +512,9 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    fn parse_dense_element(&mut self) -> PResult<DenseValue> {
+    /// Parses one element of a dense literal; its meaning waits for the element type, which
+    /// follows the literal (a hexadecimal number is a float's bit pattern).
+    fn parse_dense_element(&mut self) -> PResult<Number> {
         if self.peek() == Tok::BareIdent {
             let v = match self.peek_text() {
                 "true" => 1,
@@ -477,17 +522,9 @@ impl<'a> Parser<'a> {
                 _ => return Err(self.error("expected element literal of primitive type")),
             };
             self.advance();
-            return Ok(DenseValue::Int(v));
+            return Ok(Number::Int(v));
         }
-        let loc = self.current_loc();
-        match self.parse_number()? {
-            Number::Int(v) => Ok(DenseValue::Int(v)),
-            Number::Float(v) => Ok(DenseValue::Float(v)),
-            Number::Hex(_) => Err(Diagnostic::error(
-                loc,
-                "hexadecimal elements are only allowed in a '0x...' string",
-            )),
-        }
+        self.parse_number()
     }
 
     /// Parses `array<i64: 1, 2>`.
@@ -508,19 +545,11 @@ impl<'a> Parser<'a> {
             self.parse_comma_separated(|p| {
                 let loc = p.current_loc();
                 let v = p.parse_dense_element()?;
-                let stored = match (&kind, v) {
+                let stored = match (&kind, dense_value(&kind, v, loc)?) {
                     (TypeKind::Float(k), DenseValue::Float(x)) => k.round(x).to_bits() as i64,
                     (TypeKind::Float(k), DenseValue::Int(x)) => k.round(x as f64).to_bits() as i64,
-                    (TypeKind::Integer { width }, DenseValue::Int(x)) if fits(x, *width) => {
-                        x as i64
-                    }
-                    (TypeKind::Integer { .. }, DenseValue::Int(_)) => {
-                        return Err(Diagnostic::error(
-                            loc,
-                            "integer constant out of range for element type",
-                        ));
-                    }
-                    _ => {
+                    (_, DenseValue::Int(x)) => x as i64,
+                    (_, DenseValue::Float(_)) => {
                         return Err(Diagnostic::error(
                             loc,
                             "expected integer element in integer dense array",
@@ -545,7 +574,17 @@ impl<'a> Parser<'a> {
     pub(crate) fn parse_loc_body(&mut self) -> PResult<Location> {
         self.advance(); // 'loc'
         self.expect(Tok::LParen, "'(' in location")?;
-        let loc = self.parse_location_inner()?;
+        // Only a whole location may name an alias defined further down (as mlir-opt prints
+        // them); the op's location is set once the alias is known.
+        let forward =
+            self.peek() == Tok::HashIdent && !self.loc_aliases.contains_key(self.peek_text());
+        let loc = if forward {
+            let t = self.advance();
+            self.pending_alias = Some((self.lex.text(t.start, t.end), self.loc_of(&t)));
+            Location::Unknown
+        } else {
+            self.parse_location_inner()?
+        };
         self.expect(Tok::RParen, "')' in location")?;
         Ok(loc)
     }
@@ -555,11 +594,12 @@ impl<'a> Parser<'a> {
             Tok::HashIdent => {
                 let t = self.advance();
                 let name = self.lex.text(t.start, t.end);
-                if let Some(l) = self.loc_aliases.get(name) {
-                    return Ok(*l);
-                }
-                self.pending_alias = Some((name, self.loc_of(&t)));
-                Ok(Location::Unknown)
+                self.loc_aliases.get(name).copied().ok_or_else(|| {
+                    Diagnostic::error(
+                        self.loc_of(&t),
+                        format!("undefined symbol alias id '{}'", &name[1..]),
+                    )
+                })
             }
             Tok::String => {
                 let t = self.advance();
@@ -640,6 +680,40 @@ impl<'a> Parser<'a> {
             .text(t.start, t.end)
             .parse()
             .map_err(|_| Diagnostic::error(self.loc_of(&t), format!("invalid {what}")))
+    }
+}
+
+/// The value of dense element `n` for element type `kind`: integers must fit their width, and a
+/// hexadecimal literal is a float's bit pattern (how the printer writes NaN and infinities) or
+/// an integer's value.
+fn dense_value(kind: &TypeKind, n: Number, loc: crate::Location) -> PResult<DenseValue> {
+    match (kind, n) {
+        (TypeKind::Float(_), Number::Float(x)) => Ok(DenseValue::Float(x)),
+        (TypeKind::Float(k), Number::Hex(bits)) => {
+            if bits >> k.width() != 0 {
+                return Err(Diagnostic::error(
+                    loc,
+                    "hexadecimal float constant out of range for type",
+                ));
+            }
+            Ok(DenseValue::Float(k.from_bits(bits as u64)))
+        }
+        // As in MLIR, a hexadecimal integer element is its value (`0xFF` in an `i8` is -1).
+        (_, Number::Hex(v)) => match i128::try_from(v) {
+            Ok(x) => dense_value(kind, Number::Int(x), loc),
+            Err(_) => Err(Diagnostic::error(
+                loc,
+                "integer constant out of range for element type",
+            )),
+        },
+        (_, Number::Float(_)) => Err(Diagnostic::error(
+            loc,
+            "expected integer elements, but parsed floating-point",
+        )),
+        (TypeKind::Integer { width }, Number::Int(x)) if !fits(x, *width) => Err(
+            Diagnostic::error(loc, "integer constant out of range for element type"),
+        ),
+        (_, Number::Int(x)) => Ok(DenseValue::Int(x)),
     }
 }
 

@@ -241,11 +241,8 @@ impl<'a> Lexer<'a> {
             self.pos += 1;
             match c {
                 b'"' => return Some(()),
-                b'\\' => {
-                    if self.pos < self.src.len() && self.src[self.pos] != b'\n' {
-                        self.pos += 1;
-                    }
-                }
+                // An escape skips the next character, except a newline.
+                b'\\' if self.pos < self.src.len() && self.src[self.pos] != b'\n' => self.pos += 1,
                 b'\n' => return None,
                 _ => {}
             }
@@ -320,16 +317,29 @@ impl<'a> Lexer<'a> {
     }
 
     /// Skips a balanced `<...>` body (for opaque dialect types and attributes), starting just
-    /// after the `<`. Returns the end offset of the body (before the closing `>`).
+    /// after the `<`. Returns the end offset of the body (before the closing `>`), or `None` if
+    /// the input ends first or a bracket closes the wrong kind of opening.
+    ///
+    /// As in MLIR, each closer must match the innermost opener and the `>` of `->` closes
+    /// nothing, so the body read is exactly the one the printer writes back.
     pub fn skip_angle_body(&mut self) -> Option<usize> {
-        let mut depth = 1usize;
+        let mut open: Vec<u8> = vec![b'<'];
         while let Some(&c) = self.src.get(self.pos) {
             self.pos += 1;
             match c {
-                b'<' | b'(' | b'[' | b'{' => depth += 1,
+                b'<' | b'(' | b'[' | b'{' => open.push(c),
+                b'-' if self.src.get(self.pos) == Some(&b'>') => self.pos += 1,
                 b'>' | b')' | b']' | b'}' => {
-                    depth -= 1;
-                    if depth == 0 {
+                    let opener = match c {
+                        b'>' => b'<',
+                        b')' => b'(',
+                        b']' => b'[',
+                        _ => b'{',
+                    };
+                    if open.pop() != Some(opener) {
+                        return None;
+                    }
+                    if open.is_empty() {
                         return Some(self.pos - 1);
                     }
                 }
@@ -344,6 +354,14 @@ impl<'a> Lexer<'a> {
             }
         }
         None
+    }
+
+    /// True if `text` is one `<...>` group, its first `<` closed by its last character as
+    /// [`Lexer::skip_angle_body`] reads it (so `<a> <b>` is not).
+    pub fn is_angle_group(text: &'a str) -> bool {
+        let mut lex = Lexer::new(text, 1);
+        lex.pos = 1;
+        text.starts_with('<') && lex.skip_angle_body() == Some(text.len() - 1)
     }
 
     /// Moves the lexer back to `offset` (a token start it produced), for the parser's single

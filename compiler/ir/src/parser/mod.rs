@@ -10,11 +10,12 @@
 
 mod attrs;
 pub mod lexer;
+mod names;
 mod types;
 
 use crate::attributes::NamedAttr;
 use crate::diagnostics::Diagnostic;
-use crate::dialect::Traits;
+use crate::dialect::{OpDefId, Traits};
 use crate::intern::Ident;
 use crate::ir::{Block, InsertPoint, Op, OpSpec, Region, Value};
 use crate::location::Location;
@@ -51,7 +52,8 @@ struct BlockLabel {
 /// Names visible in one region.
 struct Scope<'a> {
     isolated: bool,
-    values: FxHashMap<&'a str, (Value, u32, Location)>,
+    /// Name → (first value, number of results bound to it).
+    values: names::NameTable<'a, (Value, u32)>,
     forward: FxHashMap<(&'a str, u32), (Value, Location)>,
     blocks: FxHashMap<&'a str, BlockLabel>,
 }
@@ -60,7 +62,7 @@ impl<'a> Scope<'a> {
     fn new(isolated: bool) -> Self {
         Scope {
             isolated,
-            values: FxHashMap::default(),
+            values: names::NameTable::new(),
             forward: FxHashMap::default(),
             blocks: FxHashMap::default(),
         }
@@ -83,6 +85,8 @@ pub struct Parser<'a> {
     default_dialects: Vec<&'static str>,
     /// A `loc(#alias)` just parsed whose alias is not defined yet.
     pending_alias: Option<(&'a str, Location)>,
+    /// Full custom op names already resolved to their definitions.
+    custom_op_cache: names::NameTable<'a, Option<OpDefId>>,
 }
 
 /// Parses `src` (named `file`, starting at line `first_line`) and returns the top-level
@@ -110,6 +114,7 @@ impl<'a> Parser<'a> {
             pending_locs: Vec::new(),
             default_dialects: Vec::new(),
             pending_alias: None,
+            custom_op_cache: names::NameTable::new(),
         }
     }
 
@@ -283,6 +288,12 @@ impl<'a> Parser<'a> {
             self.type_aliases.insert(name, ty).is_some()
         } else if self.tok.kind == Tok::BareIdent && self.peek_text() == "loc" {
             let loc = self.parse_loc_body()?;
+            if let Some((alias, use_loc)) = self.pending_alias.take() {
+                return Err(Diagnostic::error(
+                    use_loc,
+                    format!("undefined symbol alias id '{}'", &alias[1..]),
+                ));
+            }
             self.loc_aliases.insert(name, loc).is_some()
         } else {
             let attr = self.parse_attribute()?;
@@ -355,10 +366,11 @@ impl<'a> Parser<'a> {
     }
 
     fn check_registered(&self, name: &str, loc: Location) -> PResult<()> {
-        if self.ctx.allow_unregistered {
+        let dialect = name.split('.').next().unwrap_or(name);
+        // A registered dialect knows all its ops, even with --allow-unregistered-dialect.
+        if self.ctx.allow_unregistered && !self.ctx.is_dialect_registered(dialect) {
             return Ok(());
         }
-        let dialect = name.split('.').next().unwrap_or(name);
         if self.ctx.is_dialect_registered(dialect) {
             Err(Diagnostic::error(
                 loc,
@@ -381,7 +393,8 @@ impl<'a> Parser<'a> {
             .ctx
             .registry
             .lookup(name)
-            .map(|d| self.ctx.registry.op(d).clone());
+            .map(|d| self.ctx.registry.op(d));
+        let traits = def.map(|d| d.traits);
         if def.is_none() {
             self.check_registered(&name_str, loc)?;
         }
@@ -404,9 +417,7 @@ impl<'a> Parser<'a> {
             self.expect(Tok::Greater, "'>' to close properties")?;
         }
         if self.tok.kind == Tok::LParen {
-            let isolated = def
-                .as_ref()
-                .is_some_and(|d| d.traits.contains(Traits::ISOLATED_FROM_ABOVE));
+            let isolated = traits.is_some_and(|t| t.contains(Traits::ISOLATED_FROM_ABOVE));
             self.advance();
             loop {
                 let r = self.parse_region(&[], isolated)?;
@@ -449,57 +460,46 @@ impl<'a> Parser<'a> {
         Ok(op)
     }
 
+    /// Resolves a custom op name as written (`arith.addi`, or `return` inside `func.func`) to
+    /// its definition. Full names are cached per spelling; short names depend on the default
+    /// dialect of the enclosing op and are rare (`return`, `module`), so they are looked up.
+    fn lookup_custom_op(&mut self, written: &'a str) -> Option<OpDefId> {
+        let lookup =
+            |ctx: &Context, name: &str| ctx.find_ident(name).and_then(|i| ctx.registry.lookup(i));
+        if written.contains('.') {
+            if let Some(found) = self.custom_op_cache.get(written) {
+                return found;
+            }
+            let found = lookup(self.ctx, written);
+            self.custom_op_cache.insert(written, found);
+            return found;
+        }
+        let default = self.default_dialects.last().copied().unwrap_or("");
+        (!default.is_empty())
+            .then(|| lookup(self.ctx, &format!("{default}.{written}")))
+            .flatten()
+            .or_else(|| lookup(self.ctx, &format!("builtin.{written}")))
+    }
+
     fn parse_custom_op(&mut self, loc: Location) -> PResult<Op> {
         let name_tok = self.advance();
         let written = self.lex.text(name_tok.start, name_tok.end);
-        let mut def = None;
-        let mut candidates: smallvec::SmallVec<[String; 2]> = smallvec::SmallVec::new();
-        if written.contains('.') {
-            candidates.push(written.to_string());
-        } else {
-            if let Some(d) = self.default_dialects.last().filter(|d| !d.is_empty()) {
-                candidates.push(format!("{d}.{written}"));
-            }
-            candidates.push(format!("builtin.{written}"));
-        }
-        for c in &candidates {
-            if let Some(id) = self
-                .ctx
-                .find_ident(c)
-                .and_then(|i| self.ctx.registry.lookup(i))
-            {
-                def = Some(self.ctx.registry.op(id).clone());
-                break;
-            }
-        }
-        let Some(def) = def else {
-            let dialect = written.split('.').next().unwrap_or(written);
-            if written.contains('.') && self.ctx.is_dialect_registered(dialect) {
-                return Err(Diagnostic::error(
-                    loc,
-                    format!(
-                        "custom op '{written}' is unknown (tried '{written}' as generic ops' name)"
-                    ),
-                ));
-            }
+        let Some(def_id) = self.lookup_custom_op(written) else {
             return Err(Diagnostic::error(
                 loc,
                 format!("custom op '{written}' is unknown"),
             ));
         };
-        let Some(parse) = def.parse else {
+        let def = self.ctx.registry.op(def_id);
+        let (parse, name, default_dialect) = (def.parse, def.name, def.default_dialect);
+        let Some(parse) = parse else {
             return Err(Diagnostic::error(
                 loc,
-                format!(
-                    "'{}' has no custom syntax; write it in the generic form",
-                    def.name
-                ),
+                format!("'{name}' has no custom syntax; write it in the generic form"),
             ));
         };
-        let name = self.ctx.ident(def.name);
-        let mut spec = OpSpec::with_name(name, loc);
-        self.default_dialects
-            .push(def.default_dialect.unwrap_or(""));
+        let mut spec = OpSpec::with_name(self.ctx.registry.op_name(def_id), loc);
+        self.default_dialects.push(default_dialect.unwrap_or(""));
         let parsed = parse(self, &mut spec);
         self.default_dialects.pop();
         parsed?;
@@ -578,7 +578,7 @@ impl<'a> Parser<'a> {
     /// definition has not been seen yet.
     pub fn resolve_operand(&mut self, u: &UnresolvedOperand<'a>, ty: Type) -> PResult<Value> {
         for scope in self.scopes.iter().rev() {
-            if let Some(&(first, count, _)) = scope.values.get(u.name) {
+            if let Some((first, count)) = scope.values.get(u.name) {
                 if u.number >= count {
                     return Err(Diagnostic::error(
                         u.loc,
@@ -659,22 +659,33 @@ impl<'a> Parser<'a> {
         count: u32,
         loc: Location,
     ) -> PResult<()> {
-        for scope in self.scopes.iter().rev() {
-            if let Some(&(_, _, prev)) = scope.values.get(name) {
-                return Err(
-                    Diagnostic::error(loc, format!("redefinition of SSA value '{name}'"))
-                        .with_note(prev, "previously defined here"),
-                );
-            }
-            if scope.isolated {
-                break;
+        // The innermost scope is checked by the insertion itself (one table access); enclosing
+        // scopes up to an isolation boundary are searched for shadowed names.
+        let innermost = self.scopes.len() - 1;
+        let mut previous = None;
+        if !self.scopes[innermost].isolated {
+            for scope in self.scopes[..innermost].iter().rev() {
+                if let Some((prev, _)) = scope.values.get(name) {
+                    previous = Some(prev);
+                    break;
+                }
+                if scope.isolated {
+                    break;
+                }
             }
         }
-        let scope = self
-            .scopes
-            .last_mut()
-            .expect("a scope is always open while parsing ops");
-        scope.values.insert(name, (first, count, loc));
+        let scope = &mut self.scopes[innermost];
+        if let Some((prev, _)) = scope.values.insert(name, (first, count)) {
+            previous = Some(prev);
+        }
+        if let Some(prev) = previous {
+            let error = Diagnostic::error(loc, format!("redefinition of SSA value '{name}'"));
+            return Err(match self.definition_loc(prev) {
+                Location::Unknown => error,
+                prev => error.with_note(prev, "previously defined here"),
+            });
+        }
+        let scope = &self.scopes[innermost];
         if scope.forward.is_empty() {
             return Ok(());
         }
@@ -717,6 +728,18 @@ impl<'a> Parser<'a> {
             ));
         }
         Ok(())
+    }
+
+    /// Where `v` was defined: its op, or for a block argument the op owning the block.
+    fn definition_loc(&self, v: Value) -> Location {
+        match self.ctx.defining_op(v) {
+            Some(op) => self.ctx.op_loc(op),
+            None => self
+                .ctx
+                .value_block(v)
+                .and_then(|b| self.ctx.block_parent_op(b))
+                .map_or(Location::Unknown, |op| self.ctx.op_loc(op)),
+        }
     }
 
     /// Closes the innermost scope: unresolved forward references move to the enclosing scope,

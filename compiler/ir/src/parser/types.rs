@@ -60,6 +60,11 @@ impl<'a> Parser<'a> {
         let loc = self.current_loc();
         let word = self.peek_text();
         let ty = match word {
+            "i1" => Type::I1,
+            "i8" => Type::I8,
+            "i16" => Type::I16,
+            "i32" => Type::I32,
+            "i64" => Type::I64,
             "index" => Type::INDEX,
             "f16" => Type::F16,
             "bf16" => Type::BF16,
@@ -101,9 +106,6 @@ impl<'a> Parser<'a> {
 
     fn parse_shaped_type(&mut self, is_tensor: bool) -> PResult<Type> {
         self.expect_less_raw()?;
-        if is_tensor && self.peek() == Tok::Star {
-            return Err(self.error("unranked tensors are not supported by dlc"));
-        }
         let mut shape = Vec::new();
         while let Some(dim) = self.lex_dimension_here() {
             let loc = self.current_loc();
@@ -112,6 +114,10 @@ impl<'a> Parser<'a> {
                 return Err(self.error("vector types must have static dimensions"));
             }
             shape.push(d);
+        }
+        // Only now is the token after '<' lexed (shapes are read raw).
+        if is_tensor && shape.is_empty() && self.peek() == Tok::Star {
+            return Err(self.error("unranked tensors are not supported by dlc"));
         }
         let elem_loc = self.current_loc();
         let element = self.parse_type()?;
@@ -169,12 +175,22 @@ impl<'a> Parser<'a> {
         let loc = self.current_loc();
         let text = self.peek_text();
         let body = &text[1..];
-        let Some((dialect, mnemonic)) = body.split_once('.') else {
+        // `!dialect<...>` (no mnemonic, the body right after the name) is a dialect type too.
+        let pretty = !body.contains('.') && self.lex.text(self.tok.end, self.tok.end + 1) == "<";
+        let split = body.split_once('.').or(pretty.then_some((body, "")));
+        let Some((dialect, mnemonic)) = split else {
             self.advance();
             return self.type_aliases.get(text).copied().ok_or_else(|| {
                 Diagnostic::error(loc, format!("undefined symbol alias id '{body}'"))
             });
         };
+        if dialect.is_empty() {
+            // `!.x` names no dialect, and would print as something that does not lex.
+            return Err(Diagnostic::error(
+                loc,
+                "expected a dialect namespace before '.'",
+            ));
+        }
         let dialect_id = self.ctx.ident(dialect);
         if let Some(parse) = self
             .ctx
@@ -191,7 +207,11 @@ impl<'a> Parser<'a> {
                 format!("dialect '{dialect}' provides no type parsing hook; use --allow-unregistered-dialect to keep '{text}' as an opaque type"),
             ));
         }
-        let body = self.opaque_body(mnemonic)?;
+        let mut body = self.opaque_body(mnemonic)?;
+        if pretty {
+            // Keep what is inside `<...>`, as MLIR does; the printer picks the spelling.
+            body = body[1..body.len() - 1].to_string();
+        }
         Ok(self.ctx.intern_type(TypeKind::Opaque {
             dialect: dialect_id,
             body: body.into(),

@@ -1,0 +1,229 @@
+//! Building arith ops from Rust, for passes: one function per op family.
+//!
+//! Built ops carry the same attributes parsed ones do (`overflowFlags`/`fastmath` set to `none`
+//! where MLIR has a default), so a built op and its parsed twin compare equal under CSE and
+//! print the same generic form.
+
+use crate::attrs::{
+    fastmath_attr, overflow_attr, predicate_attr, CmpFPredicate, CmpIPredicate, FastMathFlags,
+    OverflowFlags, FASTMATH, OVERFLOW_FLAGS, PREDICATE,
+};
+use crate::ops::{self, describe};
+use crate::syntax::{default_flag_attr, set_attr};
+use crate::types::bool_like;
+use dlc_ir::{
+    AttrKind, Attribute, Context, DenseValue, InsertPoint, Location, Op, OpSpec, OpView, Printer,
+    Type, TypeKind, Value,
+};
+
+/// Binary ops: two operands and a result of one type (`addi`, `mulf`, `maxsi`, ...).
+pub trait BinaryOp: OpView {}
+
+/// Casts: one operand, one result of another type (`extsi`, `index_cast`, ...).
+pub trait CastOp: OpView {}
+
+macro_rules! mark {
+    ($trait:ident: $($name:ident),*) => { $(impl $trait for ops::$name {})* };
+}
+
+mark!(BinaryOp: AddIOp, SubIOp, MulIOp, DivSIOp, DivUIOp, RemSIOp, RemUIOp, AndIOp, OrIOp,
+    XOrIOp, ShLIOp, ShRSIOp, ShRUIOp, MaxSIOp, MinSIOp, AddFOp, SubFOp, MulFOp, DivFOp,
+    MaximumFOp, MinimumFOp);
+mark!(CastOp: IndexCastOp, ExtSIOp, ExtUIOp, TruncIOp, SIToFPOp, FPToSIOp, ExtFOp, TruncFOp,
+    BitcastOp);
+
+/// A spec for op `name` with MLIR's default flag attribute, if the op has one.
+fn spec_with_defaults(ctx: &mut Context, name: &str, loc: Location) -> OpSpec {
+    let mut spec = OpSpec::new(ctx, name, loc);
+    if let Some((_, flags)) = describe(name) {
+        if let Some((key, value)) = default_flag_attr(ctx, flags) {
+            set_attr(ctx, &mut spec.attrs, key, value);
+        }
+    }
+    spec
+}
+
+/// The spec of `arith.constant` holding `value` as a result of type `ty`.
+pub fn constant_spec(ctx: &mut Context, value: Attribute, ty: Type, loc: Location) -> OpSpec {
+    OpSpec::new(ctx, ops::ConstantOp::NAME, loc)
+        .attr(ctx, "value", value)
+        .results(&[ty])
+}
+
+/// Builds `arith.constant` holding `value` (whose type should be `ty`) at `at`.
+pub fn build_constant(
+    ctx: &mut Context,
+    at: InsertPoint,
+    value: Attribute,
+    ty: Type,
+    loc: Location,
+) -> Op {
+    let spec = constant_spec(ctx, value, ty, loc);
+    ctx.build(at, spec)
+}
+
+/// Builds `arith.constant <value> : index`.
+pub fn build_index_constant(ctx: &mut Context, at: InsertPoint, value: i64, loc: Location) -> Op {
+    let attr = ctx.integer_attr(value as i128, Type::INDEX);
+    build_constant(ctx, at, attr, Type::INDEX, loc)
+}
+
+/// The constant `value` of type `ty`: an integer or float attribute for a scalar type, a splat
+/// `dense<...>` for a statically shaped vector or tensor. `None` when `ty` cannot hold it
+/// (dynamic shapes, an integer value for a float type or the reverse, other types).
+pub fn splat_attr(ctx: &mut Context, ty: Type, value: DenseValue) -> Option<Attribute> {
+    let elem = ctx.element_type(ty);
+    let fits = matches!(
+        (ctx.type_kind(elem), value),
+        (
+            TypeKind::Integer { .. } | TypeKind::Index,
+            DenseValue::Int(_)
+        ) | (TypeKind::Float(_), DenseValue::Float(_))
+    );
+    if !fits {
+        return None;
+    }
+    match ctx.shape(ty) {
+        None => Some(match value {
+            DenseValue::Int(x) => ctx.integer_attr(x, ty),
+            DenseValue::Float(x) => ctx.float_attr(x, ty),
+        }),
+        Some(shape) if shape.iter().all(|d| *d >= 0) => {
+            let value = match (ctx.type_kind(elem), value) {
+                (TypeKind::Integer { width: 1 }, DenseValue::Int(x)) => DenseValue::Int(x & 1),
+                (TypeKind::Integer { width }, DenseValue::Int(x)) => {
+                    DenseValue::Int(dlc_ir::attributes::sign_extend(x, *width))
+                }
+                (TypeKind::Float(k), DenseValue::Float(x)) => DenseValue::Float(k.round(x)),
+                _ => value,
+            };
+            Some(ctx.dense_attr(ty, &[value]))
+        }
+        Some(_) => None,
+    }
+}
+
+/// Builds the binary op `T` (`build_binary::<AddIOp>(...)`); the result has `lhs`'s type.
+pub fn build_binary<T: BinaryOp>(
+    ctx: &mut Context,
+    at: InsertPoint,
+    lhs: Value,
+    rhs: Value,
+    loc: Location,
+) -> Op {
+    let ty = ctx.value_type(lhs);
+    let spec = spec_with_defaults(ctx, T::NAME, loc)
+        .operands(&[lhs, rhs])
+        .results(&[ty]);
+    ctx.build(at, spec)
+}
+
+/// Builds `arith.negf`.
+pub fn build_negf(ctx: &mut Context, at: InsertPoint, operand: Value, loc: Location) -> Op {
+    let ty = ctx.value_type(operand);
+    let spec = spec_with_defaults(ctx, ops::NegFOp::NAME, loc)
+        .operands(&[operand])
+        .results(&[ty]);
+    ctx.build(at, spec)
+}
+
+fn build_cmp(
+    ctx: &mut Context,
+    at: InsertPoint,
+    name: &str,
+    predicate: i64,
+    lhs: Value,
+    rhs: Value,
+    loc: Location,
+) -> Op {
+    let operand_ty = ctx.value_type(lhs);
+    let ty = bool_like(ctx, operand_ty);
+    let pred = predicate_attr(ctx, predicate);
+    let spec = spec_with_defaults(ctx, name, loc)
+        .attr(ctx, PREDICATE, pred)
+        .operands(&[lhs, rhs])
+        .results(&[ty]);
+    ctx.build(at, spec)
+}
+
+/// Builds `arith.cmpi`; the result is `i1`, or `i1` elements in the operands' shape.
+pub fn build_cmpi(
+    ctx: &mut Context,
+    at: InsertPoint,
+    predicate: CmpIPredicate,
+    lhs: Value,
+    rhs: Value,
+    loc: Location,
+) -> Op {
+    build_cmp(ctx, at, ops::CmpIOp::NAME, predicate as i64, lhs, rhs, loc)
+}
+
+/// Builds `arith.cmpf`; the result is `i1`, or `i1` elements in the operands' shape.
+pub fn build_cmpf(
+    ctx: &mut Context,
+    at: InsertPoint,
+    predicate: CmpFPredicate,
+    lhs: Value,
+    rhs: Value,
+    loc: Location,
+) -> Op {
+    build_cmp(ctx, at, ops::CmpFOp::NAME, predicate as i64, lhs, rhs, loc)
+}
+
+/// Builds `arith.select`; the result has `true_value`'s type.
+pub fn build_select(
+    ctx: &mut Context,
+    at: InsertPoint,
+    condition: Value,
+    true_value: Value,
+    false_value: Value,
+    loc: Location,
+) -> Op {
+    let ty = ctx.value_type(true_value);
+    let spec = OpSpec::new(ctx, ops::SelectOp::NAME, loc)
+        .operands(&[condition, true_value, false_value])
+        .results(&[ty]);
+    ctx.build(at, spec)
+}
+
+/// Builds the cast `T` (`build_cast::<ExtSIOp>(...)`) of `input` to type `to`.
+pub fn build_cast<T: CastOp>(
+    ctx: &mut Context,
+    at: InsertPoint,
+    input: Value,
+    to: Type,
+    loc: Location,
+) -> Op {
+    let spec = spec_with_defaults(ctx, T::NAME, loc)
+        .operands(&[input])
+        .results(&[to]);
+    ctx.build(at, spec)
+}
+
+/// Sets the overflow flags of `addi`, `subi`, `muli`, `shli` or `trunci`.
+pub fn set_overflow_flags(ctx: &mut Context, op: Op, flags: OverflowFlags) {
+    let attr = overflow_attr(ctx, flags);
+    ctx.set_attr(op, OVERFLOW_FLAGS, attr);
+}
+
+/// Sets the fast-math flags of a float op.
+pub fn set_fastmath_flags(ctx: &mut Context, op: Op, flags: FastMathFlags) {
+    let attr = fastmath_attr(ctx, flags);
+    ctx.set_attr(op, FASTMATH, attr);
+}
+
+/// The name mlir-opt gives the result of `arith.constant` (`%c42_i32`, `%c7`, `%true`, `%cst`),
+/// before it uniques repeats with `_N` suffixes; `None` if `op` is not a constant.
+pub fn constant_result_name(ctx: &Context, op: Op) -> Option<String> {
+    let value = ctx.view::<ops::ConstantOp>(op)?.value(ctx)?;
+    Some(match ctx.attr_kind(value) {
+        AttrKind::Integer { value, ty } if *ty == Type::I1 => {
+            (if *value != 0 { "true" } else { "false" }).to_string()
+        }
+        AttrKind::Integer { value, ty } if *ty == Type::INDEX => format!("c{value}"),
+        AttrKind::Integer { value, ty } => {
+            format!("c{value}_{}", Printer::new(ctx).type_to_string(*ty))
+        }
+        _ => "cst".to_string(),
+    })
+}

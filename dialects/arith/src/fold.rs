@@ -1,0 +1,1094 @@
+//! Folders of the arith ops: constant evaluation and algebraic identities.
+//!
+//! Constants are evaluated with MLIR's semantics (APInt/APFloat): integers wrap modulo 2^width,
+//! `index` is 64 bits, and anything MLIR leaves unfolded stays unfolded: division by zero, signed
+//! `MIN / -1`, shifts by the width or more, `fptosi` out of range, inexact `truncf`. Integers
+//! wider than 128 bits are never evaluated. Scalars, splats and whole dense vectors/tensors are
+//! folded elementwise; a result whose elements are all equal becomes a splat, as MLIR stores it.
+//!
+//! Identities (`x + 0`, `x * 1`, `x - x`, `select %c, %x, %x`, ...) fold to an existing value, or
+//! to a new constant when the result is one (`x - x` is `0`); the new constant is then built by
+//! the dialect's `materialize_constant`.
+//!
+//! Floats are computed in `f64` and rounded to the result type. For `+ - * /` that is exact
+//! rounding (f64 has more than twice the precision of f32, f16 and bf16); conversions to f16/bf16
+//! that would round twice are only folded when exact.
+
+use crate::attrs::{CmpFPredicate, CmpIPredicate};
+use crate::ops::{CmpFOp, CmpIOp};
+use dlc_ir::attributes::dense_element_bytes;
+use dlc_ir::attributes::sign_extend;
+use dlc_ir::{
+    AttrKind, Attribute, Context, DenseValue, FloatKind, FoldResult, Op, Type, TypeKind, Value,
+};
+use smallvec::{smallvec, SmallVec};
+
+/// What a folder returns: one result, or nothing.
+pub(crate) type Folded = Option<SmallVec<[FoldResult; 1]>>;
+
+fn to_const(attr: Option<Attribute>) -> Folded {
+    attr.map(|a| smallvec![FoldResult::Constant(a)])
+}
+
+fn to_value(v: Value) -> Folded {
+    Some(smallvec![FoldResult::Value(v)])
+}
+
+// ---------------------------------------------------------------------------------------------
+// Element values.
+
+/// The element type of a folded value.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+enum Elem {
+    /// `iN` (N ≤ 128) or `index` (64).
+    Int(u32),
+    Float(FloatKind),
+}
+
+fn elem_of(ctx: &Context, ty: Type) -> Option<Elem> {
+    match ctx.type_kind(ctx.element_type(ty)) {
+        TypeKind::Integer { width } if (1..=128).contains(width) => Some(Elem::Int(*width)),
+        TypeKind::Index => Some(Elem::Int(64)),
+        TypeKind::Float(k) => Some(Elem::Float(*k)),
+        _ => None,
+    }
+}
+
+fn mask(w: u32) -> u128 {
+    if w >= 128 {
+        u128::MAX
+    } else {
+        (1u128 << w) - 1
+    }
+}
+
+/// The value of `v` read as a signed `w`-bit integer (`i1` true is -1).
+fn signed(v: i128, w: u32) -> i128 {
+    sign_extend(v, w)
+}
+
+/// The value of `v` read as an unsigned `w`-bit integer.
+fn unsigned(v: i128, w: u32) -> u128 {
+    (v as u128) & mask(w)
+}
+
+fn min_signed(w: u32) -> i128 {
+    if w >= 128 {
+        i128::MIN
+    } else {
+        -(1i128 << (w - 1))
+    }
+}
+
+fn max_signed(w: u32) -> i128 {
+    if w >= 128 {
+        i128::MAX
+    } else {
+        (1i128 << (w - 1)) - 1
+    }
+}
+
+/// `v` in the canonical form attributes store: sign-extended integers (`i1` as 0/1), floats
+/// rounded to their format.
+fn normalize(v: DenseValue, elem: Elem) -> Option<DenseValue> {
+    match (v, elem) {
+        (DenseValue::Int(x), Elem::Int(1)) => Some(DenseValue::Int(x & 1)),
+        (DenseValue::Int(x), Elem::Int(w)) => Some(DenseValue::Int(sign_extend(x, w))),
+        (DenseValue::Float(x), Elem::Float(k)) => Some(DenseValue::Float(k.round(x))),
+        _ => None,
+    }
+}
+
+fn same_bits(a: DenseValue, b: DenseValue) -> bool {
+    match (a, b) {
+        (DenseValue::Int(x), DenseValue::Int(y)) => x == y,
+        (DenseValue::Float(x), DenseValue::Float(y)) => x.to_bits() == y.to_bits(),
+        _ => false,
+    }
+}
+
+/// The elements of a constant operand: one value for a scalar or a splat, else every element.
+fn decode(ctx: &Context, attr: Attribute, ty: Type) -> Option<Vec<DenseValue>> {
+    if ctx.attr_type(attr) != Some(ty) {
+        return None;
+    }
+    match ctx.attr_kind(attr) {
+        AttrKind::Integer { value, .. } => Some(vec![DenseValue::Int(*value)]),
+        AttrKind::Float { bits, .. } => Some(vec![DenseValue::Float(f64::from_bits(*bits))]),
+        AttrKind::DenseElements(d) => {
+            let width = dense_element_bytes(ctx.type_kind(ctx.element_type(ty)))?;
+            let count = static_count(ctx, ty)?;
+            let needed = if d.splat { 1 } else { count };
+            if d.stored_len(width) < needed || width == 0 {
+                return None;
+            }
+            Some((0..needed).map(|i| ctx.dense_element(d, i)).collect())
+        }
+        _ => None,
+    }
+}
+
+/// The number of elements of a statically shaped type (1 for scalars); `None` for dynamic
+/// shapes and counts that do not fit a `usize`.
+fn static_count(ctx: &Context, ty: Type) -> Option<usize> {
+    ctx.shape(ty).map_or(Some(1), |shape| {
+        shape.iter().try_fold(1usize, |count, d| {
+            // `DYNAMIC` is negative, so it fails the conversion too.
+            count.checked_mul(usize::try_from(*d).ok()?)
+        })
+    })
+}
+
+/// Applies `f` elementwise; one-value inputs (scalars, splats) are broadcast.
+fn map_elements(
+    inputs: &[Vec<DenseValue>],
+    mut f: impl FnMut(&[DenseValue]) -> Option<DenseValue>,
+) -> Option<Vec<DenseValue>> {
+    let len = inputs.iter().map(Vec::len).max()?;
+    if inputs.iter().any(|v| v.len() != 1 && v.len() != len) {
+        return None;
+    }
+    let mut args: SmallVec<[DenseValue; 3]> = SmallVec::new();
+    (0..len)
+        .map(|i| {
+            args.clear();
+            args.extend(inputs.iter().map(|v| v[if v.len() == 1 { 0 } else { i }]));
+            f(&args)
+        })
+        .collect()
+}
+
+/// Builds a constant of type `ty` from elementwise results (a splat when all are equal).
+fn build(ctx: &mut Context, ty: Type, values: Vec<DenseValue>) -> Option<Attribute> {
+    let elem = elem_of(ctx, ty)?;
+    let mut values: Vec<DenseValue> = values
+        .into_iter()
+        .map(|v| normalize(v, elem))
+        .collect::<Option<_>>()?;
+    let first = *values.first()?;
+    if ctx.shape(ty).is_none() {
+        return match (values.len(), first) {
+            (1, DenseValue::Int(x)) => Some(ctx.integer_attr(x, ty)),
+            (1, DenseValue::Float(x)) => Some(ctx.float_attr(x, ty)),
+            _ => None,
+        };
+    }
+    let count = static_count(ctx, ty)?;
+    if values.iter().all(|v| same_bits(*v, first)) {
+        values.truncate(1);
+    } else if values.len() != count {
+        return None;
+    }
+    Some(ctx.dense_attr(ty, &values))
+}
+
+/// The constant `v` of type `ty` (scalar, or a splat for static shapes).
+fn splat(ctx: &mut Context, ty: Type, v: DenseValue) -> Option<Attribute> {
+    build(ctx, ty, vec![v])
+}
+
+/// Evaluates `f` over the constant operands of `op` (all must be constant), giving a constant of
+/// `op`'s result type.
+fn fold_constants(
+    ctx: &mut Context,
+    op: Op,
+    consts: &[Option<Attribute>],
+    f: impl FnMut(&[DenseValue]) -> Option<DenseValue>,
+) -> Option<Attribute> {
+    let operands = ctx.operands(op);
+    if consts.len() != operands.len() || ctx.num_results(op) != 1 {
+        return None;
+    }
+    let mut inputs = Vec::with_capacity(consts.len());
+    for (c, v) in consts.iter().zip(operands) {
+        inputs.push(decode(ctx, (*c)?, ctx.value_type(*v))?);
+    }
+    let values = map_elements(&inputs, f)?;
+    let ty = ctx.value_type(ctx.result(op, 0));
+    build(ctx, ty, values)
+}
+
+/// The one value every element of a constant holds, if there is one.
+fn uniform(ctx: &Context, attr: Option<Attribute>) -> Option<DenseValue> {
+    let attr = attr?;
+    let ty = ctx.attr_type(attr)?;
+    let values = decode(ctx, attr, ty)?;
+    let first = *values.first()?;
+    values.iter().all(|v| same_bits(*v, first)).then_some(first)
+}
+
+/// The signed integer every element of a constant holds.
+fn uniform_int(ctx: &Context, attr: Option<Attribute>) -> Option<i128> {
+    let w = match elem_of(ctx, ctx.attr_type(attr?)?)? {
+        Elem::Int(w) => w,
+        Elem::Float(_) => return None,
+    };
+    match uniform(ctx, attr)? {
+        DenseValue::Int(x) => Some(signed(x, w)),
+        DenseValue::Float(_) => None,
+    }
+}
+
+/// True if `v` (a signed `w`-bit value) is 1 as APInt's `isOne` sees it: `true` counts for `i1`.
+fn is_one(v: i128, w: u32) -> bool {
+    v == 1 || (w == 1 && v == -1)
+}
+
+/// The float every element of a constant holds.
+fn uniform_float(ctx: &Context, attr: Option<Attribute>) -> Option<f64> {
+    match uniform(ctx, attr)? {
+        DenseValue::Float(x) => Some(x),
+        DenseValue::Int(_) => None,
+    }
+}
+
+fn result_type(ctx: &Context, op: Op) -> Option<Type> {
+    (ctx.num_results(op) == 1).then(|| ctx.value_type(ctx.result(op, 0)))
+}
+
+fn int_width(ctx: &Context, op: Op) -> Option<u32> {
+    match elem_of(ctx, result_type(ctx, op)?)? {
+        Elem::Int(w) => Some(w),
+        Elem::Float(_) => None,
+    }
+}
+
+/// The two operands of a binary op and their constants.
+fn binary(ctx: &Context, op: Op, consts: &[Option<Attribute>]) -> Option<(Value, Value)> {
+    match (ctx.operands(op), consts.len()) {
+        ([a, b], 2) if ctx.num_results(op) == 1 => Some((*a, *b)),
+        _ => None,
+    }
+}
+
+/// The op defining `v`, if it is called `name`.
+fn defined_by(ctx: &Context, v: Value, name: &str) -> Option<Op> {
+    ctx.defining_op(v).filter(|d| ctx.op_name(*d) == name)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Integer binary ops.
+
+/// Constant-folds an integer binary op with `f(lhs, rhs, width)` on signed values; `f` returns
+/// `None` where MLIR does not fold.
+fn int_binary(
+    ctx: &mut Context,
+    op: Op,
+    consts: &[Option<Attribute>],
+    f: impl Fn(i128, i128, u32) -> Option<i128>,
+) -> Option<Attribute> {
+    let w = int_width(ctx, op)?;
+    fold_constants(ctx, op, consts, |v| match v {
+        [DenseValue::Int(a), DenseValue::Int(b)] => {
+            f(signed(*a, w), signed(*b, w), w).map(DenseValue::Int)
+        }
+        _ => None,
+    })
+}
+
+/// The constant zero of the result type of `op`.
+fn zero(ctx: &mut Context, op: Op) -> Option<Attribute> {
+    let ty = result_type(ctx, op)?;
+    splat(ctx, ty, DenseValue::Int(0))
+}
+
+pub(crate) fn addi(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    let (lhs, rhs) = binary(ctx, op, c)?;
+    if let Some(r) = int_binary(ctx, op, c, |a, b, _| Some(a.wrapping_add(b))) {
+        return to_const(Some(r));
+    }
+    if uniform_int(ctx, c[1]) == Some(0) {
+        return to_value(lhs);
+    }
+    if uniform_int(ctx, c[0]) == Some(0) {
+        return to_value(rhs);
+    }
+    // (a - b) + b → a, b + (a - b) → a.
+    for (x, y) in [(lhs, rhs), (rhs, lhs)] {
+        if let Some(sub) = defined_by(ctx, x, "arith.subi") {
+            if ctx.operand(sub, 1) == y {
+                return to_value(ctx.operand(sub, 0));
+            }
+        }
+    }
+    None
+}
+
+pub(crate) fn subi(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    let (lhs, rhs) = binary(ctx, op, c)?;
+    if let Some(r) = int_binary(ctx, op, c, |a, b, _| Some(a.wrapping_sub(b))) {
+        return to_const(Some(r));
+    }
+    if lhs == rhs {
+        return to_const(zero(ctx, op));
+    }
+    if uniform_int(ctx, c[1]) == Some(0) {
+        return to_value(lhs);
+    }
+    // (a + b) - b → a, (a + b) - a → b.
+    if let Some(add) = defined_by(ctx, lhs, "arith.addi") {
+        let (a, b) = (ctx.operand(add, 0), ctx.operand(add, 1));
+        if b == rhs {
+            return to_value(a);
+        }
+        if a == rhs {
+            return to_value(b);
+        }
+    }
+    None
+}
+
+pub(crate) fn muli(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    let (lhs, rhs) = binary(ctx, op, c)?;
+    if let Some(r) = int_binary(ctx, op, c, |a, b, _| Some(a.wrapping_mul(b))) {
+        return to_const(Some(r));
+    }
+    let w = int_width(ctx, op)?;
+    for (x, y, cy) in [(lhs, rhs, c[1]), (rhs, lhs, c[0])] {
+        match uniform_int(ctx, cy) {
+            Some(0) => return to_value(y),
+            Some(v) if is_one(v, w) => return to_value(x),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Signed division of `w`-bit values rounding toward zero; `None` for a zero divisor (UB) and
+/// for `MIN / -1` (overflow), which MLIR leaves unfolded.
+fn signed_div(a: i128, b: i128, w: u32) -> Option<i128> {
+    if b == 0 || (b == -1 && a == min_signed(w)) {
+        return None;
+    }
+    a.checked_div(b)
+}
+
+pub(crate) fn divsi(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    let (lhs, _) = binary(ctx, op, c)?;
+    if let Some(r) = int_binary(ctx, op, c, signed_div) {
+        return to_const(Some(r));
+    }
+    // x / 1 → x; for i1 that is x / true, where true / true (MIN / -1) is poison anyway.
+    let w = int_width(ctx, op)?;
+    if uniform_int(ctx, c[1]).is_some_and(|v| is_one(v, w)) {
+        return to_value(lhs);
+    }
+    None
+}
+
+pub(crate) fn divui(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    let (lhs, _) = binary(ctx, op, c)?;
+    if let Some(r) = int_binary(ctx, op, c, |a, b, w| {
+        let (a, b) = (unsigned(a, w), unsigned(b, w));
+        a.checked_div(b).map(|q| q as i128)
+    }) {
+        return to_const(Some(r));
+    }
+    let w = int_width(ctx, op)?;
+    if uniform_int(ctx, c[1]).is_some_and(|v| is_one(v, w)) {
+        return to_value(lhs);
+    }
+    None
+}
+
+pub(crate) fn remsi(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    binary(ctx, op, c)?;
+    if let Some(r) = int_binary(ctx, op, c, |a, b, _| {
+        // MIN % -1 is 0 (APInt::srem); only a zero divisor stays unfolded.
+        (b != 0).then(|| a.wrapping_rem(b))
+    }) {
+        return to_const(Some(r));
+    }
+    if matches!(uniform_int(ctx, c[1]), Some(1 | -1)) {
+        return to_const(zero(ctx, op));
+    }
+    None
+}
+
+pub(crate) fn remui(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    binary(ctx, op, c)?;
+    if let Some(r) = int_binary(ctx, op, c, |a, b, w| {
+        let (a, b) = (unsigned(a, w), unsigned(b, w));
+        a.checked_rem(b).map(|q| q as i128)
+    }) {
+        return to_const(Some(r));
+    }
+    let w = int_width(ctx, op)?;
+    if uniform_int(ctx, c[1]).is_some_and(|v| is_one(v, w)) {
+        return to_const(zero(ctx, op));
+    }
+    None
+}
+
+pub(crate) fn andi(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    let (lhs, rhs) = binary(ctx, op, c)?;
+    if let Some(r) = int_binary(ctx, op, c, |a, b, _| Some(a & b)) {
+        return to_const(Some(r));
+    }
+    if lhs == rhs {
+        return to_value(lhs);
+    }
+    for (x, y, cy) in [(lhs, rhs, c[1]), (rhs, lhs, c[0])] {
+        match uniform_int(ctx, cy) {
+            Some(0) => return to_value(y),
+            Some(-1) => return to_value(x),
+            _ => {}
+        }
+    }
+    None
+}
+
+pub(crate) fn ori(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    let (lhs, rhs) = binary(ctx, op, c)?;
+    if let Some(r) = int_binary(ctx, op, c, |a, b, _| Some(a | b)) {
+        return to_const(Some(r));
+    }
+    if lhs == rhs {
+        return to_value(lhs);
+    }
+    for (x, y, cy) in [(lhs, rhs, c[1]), (rhs, lhs, c[0])] {
+        match uniform_int(ctx, cy) {
+            Some(0) => return to_value(x),
+            Some(-1) => return to_value(y),
+            _ => {}
+        }
+    }
+    None
+}
+
+pub(crate) fn xori(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    let (lhs, rhs) = binary(ctx, op, c)?;
+    if let Some(r) = int_binary(ctx, op, c, |a, b, _| Some(a ^ b)) {
+        return to_const(Some(r));
+    }
+    if lhs == rhs {
+        return to_const(zero(ctx, op));
+    }
+    for (x, cy) in [(lhs, c[1]), (rhs, c[0])] {
+        if uniform_int(ctx, cy) == Some(0) {
+            return to_value(x);
+        }
+    }
+    // (a ^ b) ^ b → a, in any operand order.
+    for (x, y) in [(lhs, rhs), (rhs, lhs)] {
+        if let Some(inner) = defined_by(ctx, x, "arith.xori") {
+            let (a, b) = (ctx.operand(inner, 0), ctx.operand(inner, 1));
+            if b == y {
+                return to_value(a);
+            }
+            if a == y {
+                return to_value(b);
+            }
+        }
+    }
+    None
+}
+
+/// Shifts: amounts of the bit width or more give poison, which MLIR does not fold.
+fn shift(
+    ctx: &mut Context,
+    op: Op,
+    c: &[Option<Attribute>],
+    f: fn(i128, u32, u32) -> i128,
+) -> Folded {
+    let (lhs, _) = binary(ctx, op, c)?;
+    if let Some(r) = int_binary(ctx, op, c, |a, b, w| {
+        let amount = unsigned(b, w);
+        (amount < w as u128).then(|| f(a, amount as u32, w))
+    }) {
+        return to_const(Some(r));
+    }
+    if uniform_int(ctx, c[1]) == Some(0) {
+        return to_value(lhs);
+    }
+    None
+}
+
+pub(crate) fn shli(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    shift(ctx, op, c, |a, s, _| ((a as u128) << s) as i128)
+}
+
+pub(crate) fn shrsi(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    shift(ctx, op, c, |a, s, _| a >> s)
+}
+
+pub(crate) fn shrui(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    shift(ctx, op, c, |a, s, w| (unsigned(a, w) >> s) as i128)
+}
+
+/// `maxsi`/`minsi`: `extreme` is the value that absorbs (MAX for max), `neutral` the one that
+/// vanishes (MIN for max).
+fn min_max(ctx: &mut Context, op: Op, c: &[Option<Attribute>], is_max: bool) -> Folded {
+    let (lhs, rhs) = binary(ctx, op, c)?;
+    if let Some(r) = int_binary(ctx, op, c, |a, b, _| {
+        Some(if is_max { a.max(b) } else { a.min(b) })
+    }) {
+        return to_const(Some(r));
+    }
+    if lhs == rhs {
+        return to_value(lhs);
+    }
+    let w = int_width(ctx, op)?;
+    let (extreme, neutral) = if is_max {
+        (max_signed(w), min_signed(w))
+    } else {
+        (min_signed(w), max_signed(w))
+    };
+    for (x, y, cy) in [(lhs, rhs, c[1]), (rhs, lhs, c[0])] {
+        match uniform_int(ctx, cy) {
+            Some(v) if v == extreme => return to_value(y),
+            Some(v) if v == neutral => return to_value(x),
+            _ => {}
+        }
+    }
+    None
+}
+
+pub(crate) fn maxsi(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    min_max(ctx, op, c, true)
+}
+
+pub(crate) fn minsi(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    min_max(ctx, op, c, false)
+}
+
+/// Evaluates an integer comparison on `w`-bit values.
+pub fn eval_cmpi(pred: CmpIPredicate, a: i128, b: i128, w: u32) -> bool {
+    use CmpIPredicate::*;
+    let (sa, sb) = (signed(a, w), signed(b, w));
+    let (ua, ub) = (unsigned(a, w), unsigned(b, w));
+    match pred {
+        Eq => ua == ub,
+        Ne => ua != ub,
+        Slt => sa < sb,
+        Sle => sa <= sb,
+        Sgt => sa > sb,
+        Sge => sa >= sb,
+        Ult => ua < ub,
+        Ule => ua <= ub,
+        Ugt => ua > ub,
+        Uge => ua >= ub,
+    }
+}
+
+pub(crate) fn cmpi(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    let (lhs, rhs) = binary(ctx, op, c)?;
+    let pred = CmpIOp(op).cmp_predicate(ctx)?;
+    let w = match elem_of(ctx, ctx.value_type(lhs))? {
+        Elem::Int(w) => w,
+        Elem::Float(_) => return None,
+    };
+    let folded = fold_constants(ctx, op, c, |v| match v {
+        [DenseValue::Int(a), DenseValue::Int(b)] => {
+            Some(DenseValue::Int(eval_cmpi(pred, *a, *b, w) as i128))
+        }
+        _ => None,
+    });
+    if folded.is_some() {
+        return to_const(folded);
+    }
+    if lhs == rhs {
+        let ty = result_type(ctx, op)?;
+        return to_const(splat(
+            ctx,
+            ty,
+            DenseValue::Int(pred.holds_for_equal() as i128),
+        ));
+    }
+    None
+}
+
+// ---------------------------------------------------------------------------------------------
+// Float ops.
+
+fn float_binary(
+    ctx: &mut Context,
+    op: Op,
+    c: &[Option<Attribute>],
+    f: impl Fn(f64, f64) -> f64,
+) -> Option<Attribute> {
+    fold_constants(ctx, op, c, |v| match v {
+        [DenseValue::Float(a), DenseValue::Float(b)] => Some(DenseValue::Float(f(*a, *b))),
+        _ => None,
+    })
+}
+
+/// `+ - * /` with APFloat's NaN rules rather than the host's: a NaN operand propagates (made
+/// quiet), and an invalid operation (`0/0`, `inf - inf`) gives the positive default NaN
+/// (`0x7FC00000` for f32; x86 would give a negative one).
+fn ieee_arith(f: fn(f64, f64) -> f64) -> impl Fn(f64, f64) -> f64 {
+    const QUIET: u64 = 1 << 51;
+    move |a, b| {
+        if a.is_nan() {
+            f64::from_bits(a.to_bits() | QUIET)
+        } else if b.is_nan() {
+            f64::from_bits(b.to_bits() | QUIET)
+        } else {
+            let r = f(a, b);
+            if r.is_nan() {
+                f64::NAN
+            } else {
+                r
+            }
+        }
+    }
+}
+
+fn is_zero(x: f64, negative: bool) -> bool {
+    x == 0.0 && x.is_sign_negative() == negative
+}
+
+pub(crate) fn addf(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    let (lhs, rhs) = binary(ctx, op, c)?;
+    if let Some(r) = float_binary(ctx, op, c, ieee_arith(|a, b| a + b)) {
+        return to_const(Some(r));
+    }
+    // x + -0.0 is x for every x (+0.0 would turn -0.0 into +0.0).
+    for (x, cy) in [(lhs, c[1]), (rhs, c[0])] {
+        if uniform_float(ctx, cy).is_some_and(|v| is_zero(v, true)) {
+            return to_value(x);
+        }
+    }
+    None
+}
+
+pub(crate) fn subf(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    let (lhs, _) = binary(ctx, op, c)?;
+    if let Some(r) = float_binary(ctx, op, c, ieee_arith(|a, b| a - b)) {
+        return to_const(Some(r));
+    }
+    if uniform_float(ctx, c[1]).is_some_and(|v| is_zero(v, false)) {
+        return to_value(lhs);
+    }
+    None
+}
+
+pub(crate) fn mulf(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    let (lhs, rhs) = binary(ctx, op, c)?;
+    if let Some(r) = float_binary(ctx, op, c, ieee_arith(|a, b| a * b)) {
+        return to_const(Some(r));
+    }
+    for (x, cy) in [(lhs, c[1]), (rhs, c[0])] {
+        if uniform_float(ctx, cy) == Some(1.0) {
+            return to_value(x);
+        }
+    }
+    None
+}
+
+pub(crate) fn divf(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    let (lhs, _) = binary(ctx, op, c)?;
+    if let Some(r) = float_binary(ctx, op, c, ieee_arith(|a, b| a / b)) {
+        return to_const(Some(r));
+    }
+    if uniform_float(ctx, c[1]) == Some(1.0) {
+        return to_value(lhs);
+    }
+    None
+}
+
+/// IEEE 754-2019 `maximum` (as `llvm::maximum`): NaN wins, and +0 is above -0.
+pub fn ieee_maximum(a: f64, b: f64) -> f64 {
+    if a.is_nan() {
+        return a;
+    }
+    if b.is_nan() {
+        return b;
+    }
+    if a == 0.0 && b == 0.0 && a.is_sign_negative() != b.is_sign_negative() {
+        return if a.is_sign_negative() { b } else { a };
+    }
+    if a < b {
+        b
+    } else {
+        a
+    }
+}
+
+/// IEEE 754-2019 `minimum` (as `llvm::minimum`): NaN wins, and -0 is below +0.
+pub fn ieee_minimum(a: f64, b: f64) -> f64 {
+    if a.is_nan() {
+        return a;
+    }
+    if b.is_nan() {
+        return b;
+    }
+    if a == 0.0 && b == 0.0 && a.is_sign_negative() != b.is_sign_negative() {
+        return if a.is_sign_negative() { a } else { b };
+    }
+    if b < a {
+        b
+    } else {
+        a
+    }
+}
+
+fn min_maxf(ctx: &mut Context, op: Op, c: &[Option<Attribute>], is_max: bool) -> Folded {
+    let (lhs, rhs) = binary(ctx, op, c)?;
+    let f = if is_max { ieee_maximum } else { ieee_minimum };
+    if let Some(r) = float_binary(ctx, op, c, f) {
+        return to_const(Some(r));
+    }
+    if lhs == rhs {
+        return to_value(lhs);
+    }
+    // maximum(x, -inf) and minimum(x, +inf) are x, NaN included.
+    let neutral = if is_max {
+        f64::NEG_INFINITY
+    } else {
+        f64::INFINITY
+    };
+    for (x, cy) in [(lhs, c[1]), (rhs, c[0])] {
+        if uniform_float(ctx, cy) == Some(neutral) {
+            return to_value(x);
+        }
+    }
+    None
+}
+
+pub(crate) fn maximumf(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    min_maxf(ctx, op, c, true)
+}
+
+pub(crate) fn minimumf(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    min_maxf(ctx, op, c, false)
+}
+
+pub(crate) fn negf(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    let [x] = ctx.operands(op) else { return None };
+    let x = *x;
+    let folded = fold_constants(ctx, op, c, |v| match v {
+        [DenseValue::Float(a)] => Some(DenseValue::Float(-*a)),
+        _ => None,
+    });
+    if folded.is_some() {
+        return to_const(folded);
+    }
+    // -(-x) → x.
+    let inner = defined_by(ctx, x, "arith.negf")?;
+    to_value(*ctx.operands(inner).first()?)
+}
+
+/// Evaluates a float comparison; `O` predicates are false and `U` predicates true on NaN.
+pub fn eval_cmpf(pred: CmpFPredicate, a: f64, b: f64) -> bool {
+    use CmpFPredicate::*;
+    let unordered = a.is_nan() || b.is_nan();
+    match pred {
+        AlwaysFalse => false,
+        Oeq => !unordered && a == b,
+        Ogt => !unordered && a > b,
+        Oge => !unordered && a >= b,
+        Olt => !unordered && a < b,
+        Ole => !unordered && a <= b,
+        One => !unordered && a != b,
+        Ord => !unordered,
+        Ueq => unordered || a == b,
+        Ugt => unordered || a > b,
+        Uge => unordered || a >= b,
+        Ult => unordered || a < b,
+        Ule => unordered || a <= b,
+        Une => unordered || a != b,
+        Uno => unordered,
+        AlwaysTrue => true,
+    }
+}
+
+pub(crate) fn cmpf(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    binary(ctx, op, c)?;
+    let pred = CmpFOp(op).cmp_predicate(ctx)?;
+    let folded = fold_constants(ctx, op, c, |v| match v {
+        [DenseValue::Float(a), DenseValue::Float(b)] => {
+            Some(DenseValue::Int(eval_cmpf(pred, *a, *b) as i128))
+        }
+        _ => None,
+    });
+    if folded.is_some() {
+        return to_const(folded);
+    }
+    // A NaN operand decides every predicate, whatever the other operand is.
+    if c.iter()
+        .any(|a| uniform_float(ctx, *a).is_some_and(f64::is_nan))
+    {
+        let ty = result_type(ctx, op)?;
+        let v = eval_cmpf(pred, f64::NAN, 0.0) as i128;
+        return to_const(splat(ctx, ty, DenseValue::Int(v)));
+    }
+    None
+}
+
+// ---------------------------------------------------------------------------------------------
+// Select.
+
+pub(crate) fn select(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    let &[cond, t, f] = ctx.operands(op) else {
+        return None;
+    };
+    if c.len() != 3 {
+        return None;
+    }
+    if t == f {
+        return to_value(t);
+    }
+    if let Some(v) = uniform_int(ctx, c[0]) {
+        return to_value(if v != 0 { t } else { f });
+    }
+    // select %c, true, false → %c.
+    let ty = result_type(ctx, op)?;
+    if ty == ctx.value_type(cond)
+        && uniform_int(ctx, c[1]) == Some(-1)
+        && uniform_int(ctx, c[2]) == Some(0)
+    {
+        return to_value(cond);
+    }
+    to_const(fold_constants(ctx, op, c, |v| match v {
+        [DenseValue::Int(m), a, b] => Some(if *m & 1 != 0 { *a } else { *b }),
+        _ => None,
+    }))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Casts.
+
+/// Constant-folds a cast with `f(value, from, to)`.
+fn cast(
+    ctx: &mut Context,
+    op: Op,
+    c: &[Option<Attribute>],
+    f: impl Fn(DenseValue, Elem, Elem) -> Option<DenseValue>,
+) -> Option<Attribute> {
+    let [input] = ctx.operands(op) else {
+        return None;
+    };
+    let from = elem_of(ctx, ctx.value_type(*input))?;
+    let to = elem_of(ctx, result_type(ctx, op)?)?;
+    fold_constants(ctx, op, c, |v| match v {
+        [x] => f(*x, from, to),
+        _ => None,
+    })
+}
+
+fn int_cast(
+    ctx: &mut Context,
+    op: Op,
+    c: &[Option<Attribute>],
+    f: fn(i128, u32) -> i128,
+) -> Option<Attribute> {
+    cast(ctx, op, c, |v, from, _| match (v, from) {
+        (DenseValue::Int(x), Elem::Int(w)) => Some(DenseValue::Int(f(x, w))),
+        _ => None,
+    })
+}
+
+pub(crate) fn index_cast(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    to_const(int_cast(ctx, op, c, signed))
+}
+
+pub(crate) fn extsi(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    to_const(int_cast(ctx, op, c, signed))
+}
+
+pub(crate) fn extui(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    to_const(int_cast(ctx, op, c, |x, w| unsigned(x, w) as i128))
+}
+
+pub(crate) fn trunci(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    if let Some(r) = int_cast(ctx, op, c, |x, _| x) {
+        return to_const(Some(r));
+    }
+    // trunci(extsi(x)) and trunci(extui(x)) are x when x already has the result type.
+    let input = *ctx.operands(op).first()?;
+    let ext =
+        defined_by(ctx, input, "arith.extsi").or_else(|| defined_by(ctx, input, "arith.extui"))?;
+    let src = *ctx.operands(ext).first()?;
+    (Some(ctx.value_type(src)) == result_type(ctx, op)).then_some(())?;
+    to_value(src)
+}
+
+/// The `kind` float nearest to the integer `x` (ties to even), rounded once.
+fn int_to_float(x: i128, kind: FloatKind) -> f64 {
+    match kind {
+        // Rust's integer-to-float casts round correctly.
+        FloatKind::F64 => x as f64,
+        FloatKind::F32 => x as f32 as f64,
+        // Going through f32 or f64 would round twice; round to the format's precision here.
+        FloatKind::F16 | FloatKind::BF16 => {
+            let precision = if kind == FloatKind::F16 { 11 } else { 8 };
+            let v = round_to_precision(x.unsigned_abs(), precision);
+            let v = if x < 0 { -v } else { v };
+            // Beyond the largest finite value, round-to-nearest gives infinity.
+            if kind == FloatKind::F16 && v.abs() > 65504.0 {
+                v.signum() * f64::INFINITY
+            } else {
+                v
+            }
+        }
+    }
+}
+
+/// `m` rounded to `precision` significant bits, ties to even (exact in an f64).
+fn round_to_precision(m: u128, precision: u32) -> f64 {
+    let bits = 128 - m.leading_zeros();
+    if bits <= precision {
+        return m as f64;
+    }
+    let shift = bits - precision;
+    let mut mantissa = m >> shift;
+    let rest = m & ((1u128 << shift) - 1);
+    let half = 1u128 << (shift - 1);
+    if rest > half || (rest == half && mantissa & 1 == 1) {
+        mantissa += 1;
+    }
+    mantissa as f64 * 2f64.powi(shift as i32)
+}
+
+pub(crate) fn sitofp(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    to_const(cast(ctx, op, c, |v, from, to| match (v, from, to) {
+        (DenseValue::Int(x), Elem::Int(w), Elem::Float(k)) => {
+            Some(DenseValue::Float(int_to_float(signed(x, w), k)))
+        }
+        _ => None,
+    }))
+}
+
+pub(crate) fn fptosi(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    to_const(cast(ctx, op, c, |v, _, to| match (v, to) {
+        (DenseValue::Float(x), Elem::Int(w)) => {
+            // NaN and out-of-range values are invalid conversions: not folded.
+            let t = x.trunc();
+            let limit = 2f64.powi(w as i32 - 1);
+            // (`as` saturates, so the cast is harmless even when unused.)
+            (!x.is_nan() && t >= -limit && t < limit).then_some(DenseValue::Int(t as i128))
+        }
+        _ => None,
+    }))
+}
+
+pub(crate) fn extf(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    // Widening is exact, NaN payloads included.
+    to_const(cast(ctx, op, c, |v, _, _| match v {
+        DenseValue::Float(_) => Some(v),
+        DenseValue::Int(_) => None,
+    }))
+}
+
+/// True if `x`, a NaN of format `kind`, carries no payload beyond the quiet bit, so narrowing
+/// it loses nothing.
+fn is_canonical_nan(x: f64, kind: FloatKind) -> bool {
+    let mantissa_bits = match kind {
+        FloatKind::F16 => 10,
+        FloatKind::BF16 => 7,
+        FloatKind::F32 => 23,
+        FloatKind::F64 => 52,
+    };
+    let payload = kind.to_bits(x) & ((1u64 << mantissa_bits) - 1);
+    payload == 1 << (mantissa_bits - 1)
+}
+
+pub(crate) fn truncf(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    if let Some(r) = cast(ctx, op, c, |v, from, to| match (v, from, to) {
+        // MLIR folds only conversions that lose nothing.
+        (DenseValue::Float(x), Elem::Float(f), Elem::Float(_)) if x.is_nan() => {
+            is_canonical_nan(x, f).then_some(v)
+        }
+        (DenseValue::Float(x), _, Elem::Float(k)) if k.round(x) == x => Some(v),
+        _ => None,
+    }) {
+        return to_const(Some(r));
+    }
+    // truncf(extf(x)) → x when x has the result type (extf is exact).
+    let input = *ctx.operands(op).first()?;
+    let ext = defined_by(ctx, input, "arith.extf")?;
+    let src = *ctx.operands(ext).first()?;
+    (Some(ctx.value_type(src)) == result_type(ctx, op)).then_some(())?;
+    to_value(src)
+}
+
+/// The raw bits of an element, and the element with given raw bits.
+fn to_raw(v: DenseValue, elem: Elem) -> Option<u128> {
+    match (v, elem) {
+        (DenseValue::Int(x), Elem::Int(w)) => Some(unsigned(x, w)),
+        (DenseValue::Float(x), Elem::Float(k)) => Some(k.to_bits(x) as u128),
+        _ => None,
+    }
+}
+
+fn from_raw(bits: u128, elem: Elem) -> Option<DenseValue> {
+    match elem {
+        Elem::Int(_) => Some(DenseValue::Int(bits as i128)),
+        Elem::Float(k) => {
+            let x = k.from_bits(bits as u64);
+            // Float attributes keep an f64; refuse patterns (NaN payloads) it would not keep.
+            (k.to_bits(x) as u128 == bits).then_some(DenseValue::Float(x))
+        }
+    }
+}
+
+pub(crate) fn bitcast(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    let input = *ctx.operands(op).first()?;
+    let ty = result_type(ctx, op)?;
+    if ctx.value_type(input) == ty {
+        return to_value(input);
+    }
+    if let Some(r) = cast(ctx, op, c, |v, from, to| from_raw(to_raw(v, from)?, to)) {
+        return to_const(Some(r));
+    }
+    // bitcast(bitcast(x)) → x when x has the result type.
+    let inner = defined_by(ctx, input, "arith.bitcast")?;
+    let src = *ctx.operands(inner).first()?;
+    (ctx.value_type(src) == ty).then_some(())?;
+    to_value(src)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn signed_division_never_overflows() {
+        assert_eq!(signed_div(i128::MIN, -1, 128), None);
+        assert_eq!(signed_div(i128::MIN, 1, 128), Some(i128::MIN));
+        assert_eq!(signed_div(-128, -1, 8), None);
+        assert_eq!(signed_div(-128, 2, 8), Some(-64));
+        assert_eq!(signed_div(5, 0, 32), None);
+        assert_eq!(signed_div(-1, -1, 1), None);
+    }
+
+    #[test]
+    fn width_helpers_cover_128_bits() {
+        assert_eq!(min_signed(128), i128::MIN);
+        assert_eq!(max_signed(128), i128::MAX);
+        assert_eq!((min_signed(1), max_signed(1)), (-1, 0));
+        assert_eq!(unsigned(-1, 128), u128::MAX);
+        assert_eq!(unsigned(-1, 8), 255);
+        assert_eq!(signed(1, 1), -1);
+    }
+
+    #[test]
+    fn integers_round_once_to_half_precision() {
+        // 2049 is a tie between 2048 and 2050 in f16: even mantissa wins.
+        assert_eq!(int_to_float(2049, FloatKind::F16), 2048.0);
+        assert_eq!(int_to_float(2051, FloatKind::F16), 2052.0);
+        assert_eq!(int_to_float(-65519, FloatKind::F16), -65504.0);
+        assert_eq!(int_to_float(65520, FloatKind::F16), f64::INFINITY);
+        assert_eq!(int_to_float(i128::MIN, FloatKind::BF16), -(2f64.powi(127)));
+        // Just above the tie 2^24 + 1: f64 then bf16 would round twice.
+        assert_eq!(int_to_float((1 << 24) + 1, FloatKind::F32), 16777216.0);
+        assert_eq!(int_to_float(257, FloatKind::BF16), 256.0);
+        assert_eq!(int_to_float(259, FloatKind::BF16), 260.0);
+    }
+
+    #[test]
+    fn nan_results_follow_apfloat() {
+        let div = ieee_arith(|a, b| a / b);
+        assert_eq!(div(0.0, 0.0).to_bits(), f64::NAN.to_bits());
+        let sub = ieee_arith(|a, b| a - b);
+        assert_eq!(
+            sub(f64::INFINITY, f64::INFINITY).to_bits(),
+            f64::NAN.to_bits()
+        );
+        let payload = f64::from_bits(0x7FF8_0000_0000_0001);
+        assert_eq!(sub(1.0, payload).to_bits(), payload.to_bits());
+        assert_eq!(ieee_maximum(-0.0, 0.0).to_bits(), 0.0f64.to_bits());
+        assert_eq!(ieee_minimum(0.0, -0.0).to_bits(), (-0.0f64).to_bits());
+    }
+}

@@ -1,0 +1,113 @@
+//! The `arith` dialect: integer and float arithmetic, comparisons, `select` and casts on
+//! scalars and, elementwise, on vectors and tensors, with MLIR's op names, custom syntax,
+//! verifier rules and folders, so arith IR moves between dlc-opt and mlir-opt unchanged.
+//!
+//! Register it with `ctx.register_dialect(dlc_arith::dialect())`. Passes build ops with the
+//! `build_*` functions, read flags and predicates through the typed wrappers and the
+//! `*_flags` accessors, and fold with `ctx.fold(op)`, which calls the folders in [`fold`]
+//! (folded constants become `arith.constant` ops through the dialect's
+//! `materialize_constant`).
+//!
+//! Layout: [`ops`] declares the ops, [`attrs`] their predicates and flag attributes, `syntax`
+//! the custom text form, `verify` the verifier, [`fold`] the folders, `builders` the Rust
+//! construction API.
+
+#![warn(missing_docs)]
+
+pub mod attrs;
+mod builders;
+pub mod fold;
+pub mod ops;
+mod syntax;
+mod types;
+mod verify;
+
+pub use attrs::{
+    fastmath_attr, fastmath_flags, fastmath_flags_of, overflow_attr, overflow_flags,
+    overflow_flags_of, CmpFPredicate, CmpIPredicate, FastMathFlags, OverflowFlags,
+};
+pub use builders::{
+    build_binary, build_cast, build_cmpf, build_cmpi, build_constant, build_index_constant,
+    build_negf, build_select, constant_result_name, constant_spec, set_fastmath_flags,
+    set_overflow_flags, splat_attr, BinaryOp, CastOp,
+};
+pub use ops::{
+    AddFOp, AddIOp, AndIOp, BitcastOp, CmpFOp, CmpIOp, ConstantOp, DivFOp, DivSIOp, DivUIOp,
+    ExtFOp, ExtSIOp, ExtUIOp, FPToSIOp, IndexCastOp, MaxSIOp, MaximumFOp, MinSIOp, MinimumFOp,
+    MulFOp, MulIOp, NegFOp, OrIOp, RemSIOp, RemUIOp, SIToFPOp, SelectOp, ShLIOp, ShRSIOp, ShRUIOp,
+    SubFOp, SubIOp, TruncFOp, TruncIOp, XOrIOp,
+};
+pub use types::bool_like;
+
+use dlc_ir::dialect::FoldFn;
+use dlc_ir::{Attribute, Context, Dialect, Location, OpDef, OpSpec, Type};
+use ops::{describe, Flags};
+
+/// The `arith` dialect, ready for [`Context::register_dialect`].
+pub fn dialect() -> Dialect {
+    let table: [(OpDef, Option<FoldFn>); 35] = [
+        (ConstantOp::def(), None),
+        (AddIOp::def(), Some(fold::addi)),
+        (SubIOp::def(), Some(fold::subi)),
+        (MulIOp::def(), Some(fold::muli)),
+        (DivSIOp::def(), Some(fold::divsi)),
+        (DivUIOp::def(), Some(fold::divui)),
+        (RemSIOp::def(), Some(fold::remsi)),
+        (RemUIOp::def(), Some(fold::remui)),
+        (AndIOp::def(), Some(fold::andi)),
+        (OrIOp::def(), Some(fold::ori)),
+        (XOrIOp::def(), Some(fold::xori)),
+        (ShLIOp::def(), Some(fold::shli)),
+        (ShRSIOp::def(), Some(fold::shrsi)),
+        (ShRUIOp::def(), Some(fold::shrui)),
+        (MaxSIOp::def(), Some(fold::maxsi)),
+        (MinSIOp::def(), Some(fold::minsi)),
+        (CmpIOp::def(), Some(fold::cmpi)),
+        (AddFOp::def(), Some(fold::addf)),
+        (SubFOp::def(), Some(fold::subf)),
+        (MulFOp::def(), Some(fold::mulf)),
+        (DivFOp::def(), Some(fold::divf)),
+        (NegFOp::def(), Some(fold::negf)),
+        (MaximumFOp::def(), Some(fold::maximumf)),
+        (MinimumFOp::def(), Some(fold::minimumf)),
+        (CmpFOp::def(), Some(fold::cmpf)),
+        (SelectOp::def(), Some(fold::select)),
+        (IndexCastOp::def(), Some(fold::index_cast)),
+        (ExtSIOp::def(), Some(fold::extsi)),
+        (ExtUIOp::def(), Some(fold::extui)),
+        (TruncIOp::def(), Some(fold::trunci)),
+        (SIToFPOp::def(), Some(fold::sitofp)),
+        (FPToSIOp::def(), Some(fold::fptosi)),
+        (ExtFOp::def(), Some(fold::extf)),
+        (TruncFOp::def(), Some(fold::truncf)),
+        (BitcastOp::def(), Some(fold::bitcast)),
+    ];
+    let ops = table
+        .into_iter()
+        .map(|(mut def, fold)| {
+            if describe(def.name).is_some_and(|(_, flags)| flags == Flags::Overflow) {
+                def.inherent_attrs = &[attrs::OVERFLOW_FLAGS];
+            }
+            def.parse = Some(syntax::parse);
+            def.print = Some(syntax::print);
+            def.verify = Some(verify::verify);
+            def.fold = fold;
+            def
+        })
+        .collect();
+    let mut dialect = Dialect::new("arith", ops);
+    dialect.parse_attr = Some(attrs::parse_attr);
+    dialect.print_attr = Some(attrs::print_attr);
+    dialect.materialize_constant = Some(materialize_constant);
+    dialect
+}
+
+/// Builds `arith.constant` for a folded value, when `value` is a constant of type `ty`.
+fn materialize_constant(
+    ctx: &mut Context,
+    value: Attribute,
+    ty: Type,
+    loc: Location,
+) -> Option<OpSpec> {
+    (ctx.attr_type(value) == Some(ty)).then(|| constant_spec(ctx, value, ty, loc))
+}

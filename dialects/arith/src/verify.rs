@@ -1,0 +1,252 @@
+//! Verifier rules of the arith ops, with mlir-opt's messages.
+//!
+//! The core verifier has already checked operand/result counts and the same-type trait of the
+//! binary ops; what is left is what MLIR's ODS constraints and `verify()` methods check, in
+//! MLIR's order: attributes, operand types, result types, shape rules, then op-specific rules
+//! (cast compatibility, predicate ranges, constant types).
+
+use crate::attrs::{self, fastmath_flags_of, overflow_flags_of, FASTMATH, OVERFLOW_FLAGS};
+use crate::ops::{describe, CastKind, Family, Flags};
+use crate::types::{bit_width, Container, TypeClass};
+use dlc_ir::{op_error, Context, Diagnostic, Op, Printer, Type};
+
+/// Verifies any arith op (the `verify` hook of every arith `OpDef`).
+pub(crate) fn verify(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
+    let Some((family, flags)) = describe(ctx.op_name(op)) else {
+        return Ok(());
+    };
+    verify_flags(ctx, op, flags)?;
+    match family {
+        Family::Constant => verify_constant(ctx, op),
+        Family::IntBinary => verify_elementwise(ctx, op, TypeClass::SignlessIntegerLike),
+        Family::FloatBinary | Family::FloatUnary => {
+            verify_elementwise(ctx, op, TypeClass::FloatLike)
+        }
+        Family::CmpI => verify_cmp(ctx, op, TypeClass::SignlessIntegerLike, 9),
+        Family::CmpF => verify_cmp(ctx, op, TypeClass::FloatLike, 15),
+        Family::Select => verify_select(ctx, op),
+        Family::Cast(kind) => verify_cast(ctx, op, kind),
+    }
+}
+
+fn type_str(ctx: &Context, ty: Type) -> String {
+    Printer::new(ctx).type_to_string(ty)
+}
+
+/// "operand #i must be <class>, but got '<type>'".
+fn check_operand(ctx: &Context, op: Op, i: usize, class: TypeClass) -> Result<(), Diagnostic> {
+    let ty = ctx.value_type(ctx.operand(op, i));
+    if class.contains(ctx, ty) {
+        return Ok(());
+    }
+    Err(op_error(
+        ctx,
+        op,
+        format!(
+            "operand #{i} must be {}, but got '{}'",
+            class.description(),
+            type_str(ctx, ty)
+        ),
+    ))
+}
+
+/// "result #0 must be <class>, but got '<type>'".
+fn check_result(ctx: &Context, op: Op, class: TypeClass) -> Result<(), Diagnostic> {
+    let ty = ctx.value_type(ctx.result(op, 0));
+    if class.contains(ctx, ty) {
+        return Ok(());
+    }
+    Err(op_error(
+        ctx,
+        op,
+        format!(
+            "result #0 must be {}, but got '{}'",
+            class.description(),
+            type_str(ctx, ty)
+        ),
+    ))
+}
+
+fn verify_flags(ctx: &Context, op: Op, flags: Flags) -> Result<(), Diagnostic> {
+    let (name, ok, what) = match flags {
+        Flags::None => return Ok(()),
+        Flags::Overflow => {
+            let attr = ctx.attr(op, OVERFLOW_FLAGS);
+            let ok = attr.is_none_or(|a| overflow_flags_of(ctx, a).is_some());
+            (OVERFLOW_FLAGS, ok, "Integer overflow arith flags")
+        }
+        Flags::FastMath | Flags::OptionalFastMath => {
+            let attr = ctx.attr(op, FASTMATH);
+            let ok = attr.is_none_or(|a| fastmath_flags_of(ctx, a).is_some());
+            (FASTMATH, ok, "Floating point fast math flags")
+        }
+    };
+    if ok {
+        return Ok(());
+    }
+    Err(op_error(
+        ctx,
+        op,
+        format!("attribute '{name}' failed to satisfy constraint: {what}"),
+    ))
+}
+
+fn verify_constant(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
+    let Some(value) = ctx.attr(op, "value") else {
+        return Err(op_error(ctx, op, "requires attribute 'value'"));
+    };
+    let Some(value_ty) = ctx.attr_type(value) else {
+        return Err(op_error(
+            ctx,
+            op,
+            "value must be an integer, float, or elements attribute",
+        ));
+    };
+    if value_ty != ctx.value_type(ctx.result(op, 0)) {
+        return Err(op_error(
+            ctx,
+            op,
+            "failed to verify that all of {value, result} have same type",
+        ));
+    }
+    Ok(())
+}
+
+/// Binary ops and `negf`: every operand and the result in `class` (the core already checked
+/// that they all have one type).
+fn verify_elementwise(ctx: &Context, op: Op, class: TypeClass) -> Result<(), Diagnostic> {
+    for i in 0..ctx.operands(op).len() {
+        check_operand(ctx, op, i, class)?;
+    }
+    check_result(ctx, op, class)
+}
+
+fn verify_cmp(ctx: &Context, op: Op, class: TypeClass, max: i64) -> Result<(), Diagnostic> {
+    if ctx.attr(op, attrs::PREDICATE).is_none() {
+        return Err(op_error(ctx, op, "requires attribute 'predicate'"));
+    }
+    let in_range = attrs::predicate_number(ctx, op).is_some_and(|n| (0..=max).contains(&n));
+    if !in_range {
+        let cases: Vec<String> = (0..=max).map(|n| n.to_string()).collect();
+        return Err(op_error(
+            ctx,
+            op,
+            format!(
+                "attribute 'predicate' failed to satisfy constraint: allowed 64-bit signless integer cases: {}",
+                cases.join(", ")
+            ),
+        ));
+    }
+    check_operand(ctx, op, 0, class)?;
+    check_operand(ctx, op, 1, class)?;
+    check_result(ctx, op, TypeClass::BoolLike)?;
+    let lhs = ctx.value_type(ctx.operand(op, 0));
+    if lhs != ctx.value_type(ctx.operand(op, 1)) {
+        return Err(op_error(
+            ctx,
+            op,
+            "requires all operands to have the same type",
+        ));
+    }
+    let result = ctx.value_type(ctx.result(op, 0));
+    if Container::of(ctx, result) != Container::of(ctx, lhs) {
+        return Err(op_error(
+            ctx,
+            op,
+            "failed to verify that result type has i1 element type and same shape as operands",
+        ));
+    }
+    Ok(())
+}
+
+fn verify_select(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
+    check_operand(ctx, op, 0, TypeClass::BoolLike)?;
+    let cond = ctx.value_type(ctx.operand(op, 0));
+    let result = ctx.value_type(ctx.result(op, 0));
+    if ctx.value_type(ctx.operand(op, 1)) != result || ctx.value_type(ctx.operand(op, 2)) != result
+    {
+        return Err(op_error(
+            ctx,
+            op,
+            "failed to verify that all of {true_value, false_value, result} have same type",
+        ));
+    }
+    if cond == Type::I1 {
+        return Ok(());
+    }
+    let (c, r) = (Container::of(ctx, cond), Container::of(ctx, result));
+    if r.shape().is_none() || c.shape() != r.shape() {
+        return Err(op_error(
+            ctx,
+            op,
+            "failed to verify that condition is signless i1 or has matching shape",
+        ));
+    }
+    if c != r {
+        return Err(op_error(
+            ctx,
+            op,
+            "all non-scalar operands/results must have the same shape and base type",
+        ));
+    }
+    Ok(())
+}
+
+fn verify_cast(ctx: &Context, op: Op, kind: CastKind) -> Result<(), Diagnostic> {
+    use TypeClass::*;
+    let (from_class, to_class) = match kind {
+        CastKind::IndexCast => (IndexCastable, IndexCastable),
+        CastKind::ExtSI | CastKind::ExtUI | CastKind::TruncI => {
+            (FixedWidthIntegerLike, FixedWidthIntegerLike)
+        }
+        CastKind::SIToFP => (FixedWidthIntegerLike, FloatLike),
+        CastKind::FPToSI => (FloatLike, FixedWidthIntegerLike),
+        CastKind::ExtF | CastKind::TruncF => (FloatLike, FloatLike),
+        CastKind::Bitcast => (IntOrFloatLike, IntOrFloatLike),
+    };
+    check_operand(ctx, op, 0, from_class)?;
+    check_result(ctx, op, to_class)?;
+    let from = ctx.value_type(ctx.operand(op, 0));
+    let to = ctx.value_type(ctx.result(op, 0));
+    let (cf, ct) = (Container::of(ctx, from), Container::of(ctx, to));
+    if !cf.compatible_shape(ct) {
+        return Err(op_error(
+            ctx,
+            op,
+            "requires the same shape for all operands and results",
+        ));
+    }
+    if cf != ct {
+        return Err(op_error(
+            ctx,
+            op,
+            "failed to verify that input and output have the same tensor dimensions",
+        ));
+    }
+    if !cast_compatible(ctx, kind, ctx.element_type(from), ctx.element_type(to)) {
+        return Err(op_error(
+            ctx,
+            op,
+            format!(
+                "operand type '{}' and result type '{}' are cast incompatible",
+                type_str(ctx, from),
+                type_str(ctx, to)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// MLIR's `areCastCompatible` on element types that already passed the class checks.
+fn cast_compatible(ctx: &Context, kind: CastKind, from: Type, to: Type) -> bool {
+    let widths = (bit_width(ctx, from), bit_width(ctx, to));
+    match kind {
+        CastKind::IndexCast => (from == Type::INDEX) != (to == Type::INDEX),
+        CastKind::ExtSI | CastKind::ExtUI | CastKind::ExtF => {
+            matches!(widths, (Some(a), Some(b)) if b > a)
+        }
+        CastKind::TruncI | CastKind::TruncF => matches!(widths, (Some(a), Some(b)) if b < a),
+        CastKind::Bitcast => matches!(widths, (Some(a), Some(b)) if a == b),
+        CastKind::SIToFP | CastKind::FPToSI => true,
+    }
+}
