@@ -8,12 +8,14 @@
 
 // CHECK:      module {
 // CHECK-NEXT: }
+// CHECK-EMPTY:
 // CHECK-NEXT: // -{{-}}---
 
 // -----
 
 // CHECK-NEXT: module {
 // CHECK-NEXT: }
+// CHECK-EMPTY:
 // CHECK-NEXT: // -{{-}}---
 module {
 }
@@ -23,6 +25,7 @@ module {
 // CHECK-NEXT: module @named attributes {dlc.target = "cpu", dlc.version = 2 : i32} {
 // CHECK-NEXT:   func.func private @f()
 // CHECK-NEXT: }
+// CHECK-EMPTY:
 // CHECK-NEXT: // -{{-}}---
 module @named attributes {dlc.target = "cpu", dlc.version = 2 : i32} {
   func.func private @f()
@@ -32,6 +35,7 @@ module @named attributes {dlc.target = "cpu", dlc.version = 2 : i32} {
 
 // CHECK-NEXT: module @spelled_out {
 // CHECK-NEXT: }
+// CHECK-EMPTY:
 // CHECK-NEXT: // -{{-}}---
 builtin.module @spelled_out {
 }
@@ -46,6 +50,7 @@ builtin.module @spelled_out {
 // CHECK-NEXT:   }
 // CHECK-NEXT:   func.func private @h()
 // CHECK-NEXT: }
+// CHECK-EMPTY:
 // CHECK-NEXT: // -{{-}}---
 module @outer {
   module @inner {
@@ -62,6 +67,7 @@ module @outer {
 // CHECK-NEXT:   func.func private @a()
 // CHECK-NEXT:   func.func private @b()
 // CHECK-NEXT: }
+// CHECK-EMPTY:
 // CHECK-NEXT: // -{{-}}---
 func.func private @a()
 func.func private @b()
@@ -74,6 +80,7 @@ func.func private @b()
 // CHECK-NEXT:   module @second {
 // CHECK-NEXT:   }
 // CHECK-NEXT: }
+// CHECK-EMPTY:
 // CHECK-NEXT: // -{{-}}---
 module @first {
 }
@@ -87,6 +94,7 @@ module @second {
 // CHECK-NEXT:   module @after_an_op {
 // CHECK-NEXT:   }
 // CHECK-NEXT: }
+// CHECK-EMPTY:
 // CHECK-NEXT: // -{{-}}---
 "t.top"() : () -> ()
 module @after_an_op {

@@ -12,10 +12,12 @@
 // CHECK:      module {
 // CHECK-NEXT:   func.func private @f()
 // CHECK-NEXT: }
+// CHECK-EMPTY:
 // CHECK-NEXT: // -{{-}}---
 // MARKER:      module {
 // MARKER-NEXT:   func.func private @f()
 // MARKER-NEXT: }
+// MARKER-EMPTY:
 // MARKER-NEXT: // =====
 // WHOLE:      module {
 // WHOLE-NEXT:   func.func private @f()
@@ -30,6 +32,7 @@ func.func private @f()
 // CHECK-NEXT: module {
 // CHECK-NEXT:   %0 = "t.a"() : () -> i32
 // CHECK-NEXT: }
+// CHECK-EMPTY:
 // CHECK-NEXT: // -{{-}}---
 // MARKER-NEXT: module {
 // ERR: split-input-file.mlir:[[@LINE+1]]:6: error: operation 't.a' belongs to unregistered dialect 't'

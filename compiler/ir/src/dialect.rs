@@ -82,6 +82,9 @@ pub type ParseAttrFn = fn(&mut Parser<'_>, &str) -> PResult<Attribute>;
 /// Prints a dialect type or attribute as `mnemonic<...>` (without the `!dialect.` prefix).
 pub type PrintTypeFn = fn(&mut Printer<'_>, Type);
 pub type PrintAttrFn = fn(&mut Printer<'_>, Attribute);
+/// Suggests a name for an op's results in custom-form output (`%c0_i32`, `%cst`), as MLIR's
+/// `getAsmResultNames`; the printer makes it unique.
+pub type ResultNameFn = fn(&Context, Op) -> Option<String>;
 /// Builds an op that produces constant `value` of type `ty` (used by folding).
 pub type MaterializeFn = fn(&mut Context, Attribute, Type, Location) -> Option<OpSpec>;
 
@@ -115,6 +118,7 @@ pub struct OpDef {
     pub parse: Option<ParseFn>,
     pub print: Option<PrintFn>,
     pub fold: Option<FoldFn>,
+    pub result_name: Option<ResultNameFn>,
 }
 
 impl OpDef {
@@ -135,6 +139,7 @@ impl OpDef {
             parse: None,
             print: None,
             fold: None,
+            result_name: None,
         }
     }
 }

@@ -30,6 +30,20 @@ enum ValueName {
     Arg(u32),
     /// Result `index` of the op whose first result is `%num`.
     Group(u32, u32),
+    /// A dialect-suggested name (`%c0_i32`), by index into the printer's name list.
+    Hint(u32),
+    /// Result `index` of a hinted multi-result op.
+    HintGroup(u32, u32),
+}
+
+/// A region waiting to be named, with the naming state its parent region ended with.
+struct PendingRegion {
+    region: Region,
+    next_value: u32,
+    next_arg: u32,
+    /// Nesting depth; hint names recorded at this depth or deeper belong to other branches.
+    depth: u32,
+    next_conflict: u32,
 }
 
 /// Dense constants with more elements than this print as a hex string, as in mlir-opt
@@ -46,6 +60,12 @@ pub struct Printer<'a> {
     block_names: FxHashMap<Block, u32>,
     next_value: u32,
     next_arg: u32,
+    /// Hinted names in use (text without `%`) and, in order, the depth that introduced each.
+    hints: Vec<String>,
+    hints_in_scope: rustc_hash::FxHashSet<u32>,
+    hint_log: Vec<(u32, u32)>,
+    hint_lookup: FxHashMap<String, u32>,
+    next_conflict: u32,
     /// Dialect prefixes that may be dropped inside the op being printed.
     default_dialects: Vec<&'static str>,
     /// Where finished text goes when printing streams (`print_op_to`).
@@ -99,6 +119,11 @@ impl<'a> Printer<'a> {
             block_names: FxHashMap::default(),
             next_value: 0,
             next_arg: 0,
+            hints: Vec::new(),
+            hints_in_scope: Default::default(),
+            hint_log: Vec::new(),
+            hint_lookup: FxHashMap::default(),
+            next_conflict: 0,
             default_dialects: Vec::new(),
             sink: None,
             sink_error: None,
@@ -160,13 +185,35 @@ impl<'a> Printer<'a> {
     /// Names the values of `op`'s regions (and of `op` itself if it is a root).
     fn number_scope_of(&mut self, op: Op) {
         self.names.resize(self.ctx.values.len(), ValueName::None);
-        self.number_results(op);
+        self.number_results(op, 0);
         self.number_regions(op);
     }
 
-    fn number_results(&mut self, op: Op) {
+    fn number_results(&mut self, op: Op, depth: u32) {
         let n = self.ctx.num_results(op);
         if n == 0 {
+            return;
+        }
+        let hint = if self.options.generic {
+            None
+        } else {
+            self.ctx
+                .op_def(op)
+                .and_then(|d| d.result_name)
+                .and_then(|f| f(self.ctx, op))
+        };
+        if let Some(hint) = hint {
+            let id = self.unique_hint(hint, depth);
+            for (i, v) in self.ctx.results(op).enumerate() {
+                self.set_name(
+                    v,
+                    if n == 1 {
+                        ValueName::Hint(id)
+                    } else {
+                        ValueName::HintGroup(id, i as u32)
+                    },
+                );
+            }
             return;
         }
         let num = self.next_value;
@@ -183,6 +230,32 @@ impl<'a> Printer<'a> {
         }
     }
 
+    /// Makes `hint` unique among the names visible at `depth` the way mlir-opt does: the hint
+    /// itself if free, else `hint_N` with a counter shared by all hints of the scope.
+    fn unique_hint(&mut self, hint: String, depth: u32) -> u32 {
+        let mut name = hint.clone();
+        while self
+            .hint_lookup
+            .get(&name)
+            .is_some_and(|id| self.hints_in_scope.contains(id))
+        {
+            name = format!("{hint}_{}", self.next_conflict);
+            self.next_conflict += 1;
+        }
+        let id = match self.hint_lookup.get(&name) {
+            Some(id) => *id,
+            None => {
+                let id = self.hints.len() as u32;
+                self.hints.push(name.clone());
+                self.hint_lookup.insert(name, id);
+                id
+            }
+        };
+        self.hints_in_scope.insert(id);
+        self.hint_log.push((depth, id));
+        id
+    }
+
     /// Numbers the regions of `op` in mlir-opt's order: all block arguments and results of a
     /// region first, then the regions nested in its ops, each starting from the counters the
     /// enclosing region ended with (so sibling regions reuse numbers, and a nested name never
@@ -190,17 +263,29 @@ impl<'a> Printer<'a> {
     /// instead: the counters run on, over the nested regions taken last first.
     fn number_regions(&mut self, op: Op) {
         let saved = (self.next_value, self.next_arg);
-        let mut pending: Vec<(Region, u32, u32)> = self
+        let mut pending: Vec<PendingRegion> = self
             .ctx
             .regions(op)
             .iter()
-            .map(|r| (*r, self.next_value, self.next_arg))
+            .map(|r| PendingRegion {
+                region: *r,
+                next_value: self.next_value,
+                next_arg: self.next_arg,
+                depth: 1,
+                next_conflict: self.next_conflict,
+            })
             .collect();
-        while let Some((region, next_value, next_arg)) = pending.pop() {
+        while let Some(p) = pending.pop() {
             if !self.options.generic {
-                (self.next_value, self.next_arg) = (next_value, next_arg);
+                (self.next_value, self.next_arg, self.next_conflict) =
+                    (p.next_value, p.next_arg, p.next_conflict);
             }
-            for (bi, &block) in self.ctx.blocks(region).iter().enumerate() {
+            // Hints named by regions at this depth or deeper are not visible here.
+            while self.hint_log.last().is_some_and(|(d, _)| *d >= p.depth) {
+                let (_, id) = self.hint_log.pop().expect("checked non-empty");
+                self.hints_in_scope.remove(&id);
+            }
+            for (bi, &block) in self.ctx.blocks(p.region).iter().enumerate() {
                 self.block_names.insert(block, bi as u32);
                 for &arg in self.ctx.block_args(block) {
                     let name = if bi == 0 {
@@ -213,13 +298,19 @@ impl<'a> Printer<'a> {
                     self.set_name(arg, name);
                 }
                 for inner in self.ctx.block_ops(block) {
-                    self.number_results(inner);
+                    self.number_results(inner, p.depth);
                 }
             }
-            for &block in self.ctx.blocks(region) {
+            for &block in self.ctx.blocks(p.region) {
                 for inner in self.ctx.block_ops(block) {
                     for &nested in self.ctx.regions(inner) {
-                        pending.push((nested, self.next_value, self.next_arg));
+                        pending.push(PendingRegion {
+                            region: nested,
+                            next_value: self.next_value,
+                            next_arg: self.next_arg,
+                            depth: p.depth + 1,
+                            next_conflict: self.next_conflict,
+                        });
                     }
                 }
             }
@@ -288,6 +379,9 @@ impl<'a> Printer<'a> {
                 self.out.push_str(itoa::Buffer::new().format(num));
                 let _ = write!(self.out, ":{count}");
             }
+            ValueName::HintGroup(id, _) => {
+                let _ = write!(self.out, "%{}:{count}", self.hints[id as usize]);
+            }
             _ => self.print_operand(v),
         }
     }
@@ -314,6 +408,13 @@ impl<'a> Printer<'a> {
                 self.out.push_str(buf.format(n));
                 self.out.push('#');
                 self.out.push_str(buf.format(i));
+            }
+            ValueName::Hint(id) => {
+                self.out.push('%');
+                self.out.push_str(&self.hints[id as usize]);
+            }
+            ValueName::HintGroup(id, i) => {
+                let _ = write!(self.out, "%{}#{i}", self.hints[id as usize]);
             }
             ValueName::None => {
                 let _ = write!(self.out, "%<<UNKNOWN {v:?}>>");
@@ -620,13 +721,16 @@ impl<'a> Printer<'a> {
     }
 
     /// Prints an opaque dialect type or attribute as MLIR does: `!dialect.body` when the body
-    /// is an identifier, optionally followed by `<...>`, else `!dialect<body>`.
+    /// is an identifier, optionally followed by `<...>`, else `!dialect<body>`, unless the body
+    /// would not read back inside `<...>` (`-` would make `->`): then it was written after a
+    /// dot, and is printed that way.
     fn print_dialect_symbol(&mut self, prefix: char, dialect: &str, body: &str) {
+        use crate::parser::lexer::Lexer;
         let rest =
             body.trim_start_matches(|c: char| c.is_ascii_alphanumeric() || c == '.' || c == '_');
         let simple = body.starts_with(|c: char| c.is_ascii_alphabetic())
-            && (rest.is_empty() || crate::parser::lexer::Lexer::is_angle_group(rest));
-        if simple {
+            && (rest.is_empty() || Lexer::is_angle_group(rest));
+        if simple || !Lexer::is_angle_group(&format!("<{body}>")) {
             let _ = write!(self.out, "{prefix}{dialect}.{body}");
         } else {
             let _ = write!(self.out, "{prefix}{dialect}<{body}>");

@@ -202,4 +202,7 @@ fn dialect_bodies_nest_brackets_like_mlir() {
     assert!(out.contains("a = !o<t<><>>"), "{out}");
     assert!(out.contains("b = #o<t<a> <b>>"), "{out}");
     assert!(out.contains("c = !t.fn<(i32) -> (i1, [x])>"), "{out}");
+    // A body that `<...>` cannot hold (its `->` would close nothing) keeps the dotted form.
+    let out = round_trip(r#"""(){u=#-.-}:()->()"#);
+    assert!(out.contains("u = #-.-"), "{out}");
 }

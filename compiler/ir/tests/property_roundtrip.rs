@@ -108,6 +108,8 @@ const OPAQUE_BODIES: &[&str] = &[
     "t<a> <b>",
     "<x>",
     "-9",
+    "-",
+    "a-",
 ];
 
 /// Builds random IR into a context.

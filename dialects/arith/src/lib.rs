@@ -40,7 +40,7 @@ pub use ops::{
 pub use types::bool_like;
 
 use dlc_ir::dialect::FoldFn;
-use dlc_ir::{Attribute, Context, Dialect, Location, OpDef, OpSpec, Type};
+use dlc_ir::{Attribute, Context, Dialect, Location, OpDef, OpSpec, OpView, Type};
 use ops::{describe, Flags};
 
 /// The `arith` dialect, ready for [`Context::register_dialect`].
@@ -92,6 +92,9 @@ pub fn dialect() -> Dialect {
             def.print = Some(syntax::print);
             def.verify = Some(verify::verify);
             def.fold = fold;
+            if def.name == ConstantOp::NAME {
+                def.result_name = Some(constant_result_name);
+            }
             def
         })
         .collect();

@@ -61,17 +61,17 @@ fn built_ops_print_like_parsed_ones() {
         r#"module {
   "test.region"() ({
   ^bb0(%arg0: i32, %arg1: f32, %arg2: i1):
-    %0 = arith.constant 7 : index
-    %1 = arith.constant 42 : i32
-    %2 = arith.addi %arg0, %1 : i32
-    %3 = arith.muli %2, %arg0 overflow<nsw, nuw> : i32
-    %4 = arith.addf %arg1, %arg1 fastmath<nnan,ninf> : f32
-    %5 = arith.negf %arg1 : f32
-    %6 = arith.cmpi slt, %arg0, %1 : i32
-    %7 = arith.cmpf olt, %arg1, %arg1 : f32
-    %8 = arith.select %arg2, %arg0, %1 : i32
-    %9 = arith.index_cast %8 : i32 to index
-    %10 = arith.extsi %arg0 : i32 to i64
+    %c7 = arith.constant 7 : index
+    %c42_i32 = arith.constant 42 : i32
+    %0 = arith.addi %arg0, %c42_i32 : i32
+    %1 = arith.muli %0, %arg0 overflow<nsw, nuw> : i32
+    %2 = arith.addf %arg1, %arg1 fastmath<nnan,ninf> : f32
+    %3 = arith.negf %arg1 : f32
+    %4 = arith.cmpi slt, %arg0, %c42_i32 : i32
+    %5 = arith.cmpf olt, %arg1, %arg1 : f32
+    %6 = arith.select %arg2, %arg0, %c42_i32 : i32
+    %7 = arith.index_cast %6 : i32 to index
+    %8 = arith.extsi %arg0 : i32 to i64
     "test.end"() : () -> ()
   }) : () -> ()
 }"#

@@ -550,7 +550,7 @@ fn folded_constants_materialize_as_arith_constant() {
     dlc_ir::verify(&ctx, module).expect("still valid");
     assert_eq!(
         custom(&ctx, module),
-        "module {\n  %0 = arith.constant 40 : i32\n  %1 = arith.constant 2 : i32\n  %2 = arith.constant 42 : i32\n  \"test.use\"(%2) : (i32) -> ()\n}"
+        "module {\n  %c40_i32 = arith.constant 40 : i32\n  %c2_i32 = arith.constant 2 : i32\n  %c42_i32 = arith.constant 42 : i32\n  \"test.use\"(%c42_i32) : (i32) -> ()\n}"
     );
     // A constant of another type is refused rather than built with a wrong type.
     let wrong = ctx.integer_attr(1, dlc_ir::Type::I64);

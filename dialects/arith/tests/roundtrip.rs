@@ -77,63 +77,63 @@ const EVERY_OP: &str = r##""test.region"() ({
 const EVERY_OP_CUSTOM: &str = r##"module {
   "test.region"() ({
   ^bb0(%arg0: i32, %arg1: i32, %arg2: f32, %arg3: f32, %arg4: i1, %arg5: index, %arg6: f16, %arg7: vector<4xi1>, %arg8: vector<4xi32>, %arg9: tensor<?xf64>):
-    %0 = arith.constant 42 : i32
-    %1 = arith.constant true
-    %2 = arith.constant 1.500000e+00 : f32
-    %3 = arith.constant dense<[1, 2]> : tensor<2xi32>
-    %4 = arith.constant 7 : index
-    %5 = arith.constant -1 : i64
-    %6 = arith.constant dense<3> : vector<4xi32>
-    %7 = arith.constant {tag = "k"} 0.000000e+00 : f64
-    %8 = arith.addi %arg0, %arg1 : i32
-    %9 = arith.addi %arg0, %0 overflow<nsw> : i32
-    %10 = arith.subi %arg0, %arg1 overflow<nuw> : i32
-    %11 = arith.muli %arg0, %arg1 overflow<nsw, nuw> : i32
-    %12 = arith.divsi %arg0, %arg1 : i32
-    %13 = arith.divui %arg0, %arg1 : i32
-    %14 = arith.remsi %arg0, %arg1 : i32
-    %15 = arith.remui %arg0, %arg1 : i32
-    %16 = arith.andi %arg0, %arg1 : i32
-    %17 = arith.ori %arg0, %arg1 : i32
-    %18 = arith.xori %arg0, %arg1 : i32
-    %19 = arith.shli %arg0, %arg1 overflow<nsw> : i32
-    %20 = arith.shrsi %arg0, %arg1 : i32
-    %21 = arith.shrui %arg0, %arg1 : i32
-    %22 = arith.maxsi %arg0, %arg1 : i32
-    %23 = arith.minsi %arg0, %arg1 : i32
-    %24 = arith.cmpi slt, %arg0, %arg1 : i32
-    %25 = arith.cmpi uge, %arg5, %4 : index
-    %26 = arith.addf %arg2, %arg3 : f32
-    %27 = arith.subf %arg2, %2 fastmath<fast> : f32
-    %28 = arith.mulf %arg2, %arg3 fastmath<nnan,ninf> : f32
-    %29 = arith.divf %arg2, %arg3 : f32
-    %30 = arith.negf %arg2 fastmath<nsz> : f32
-    %31 = arith.maximumf %arg2, %arg3 : f32
-    %32 = arith.minimumf %arg2, %arg3 : f32
-    %33 = arith.cmpf olt, %arg2, %arg3 : f32
-    %34 = arith.cmpf uno, %arg2, %arg3 fastmath<nnan> : f32
-    %35 = arith.select %arg4, %arg0, %arg1 : i32
-    %36 = arith.select %arg7, %arg8, %6 : vector<4xi1>, vector<4xi32>
-    %37 = arith.index_cast %arg0 : i32 to index
-    %38 = arith.extsi %arg0 : i32 to i64
-    %39 = arith.extui %arg4 : i1 to i32
-    %40 = arith.trunci %arg0 overflow<nuw> : i32 to i16
-    %41 = arith.sitofp %arg0 : i32 to f32
-    %42 = arith.fptosi %arg2 : f32 to i32
-    %43 = arith.extf %arg6 : f16 to f32
-    %44 = arith.truncf %arg2 fastmath<contract> : f32 to f16
-    %45 = arith.bitcast %arg0 : i32 to f32
-    %46 = arith.addi %arg8, %arg8 : vector<4xi32>
-    %47 = arith.cmpi ne, %arg8, %6 : vector<4xi32>
-    %48 = arith.addf %arg9, %arg9 : tensor<?xf64>
-    %49 = arith.cmpf oge, %arg9, %arg9 : tensor<?xf64>
-    %50 = arith.sitofp %arg8 : vector<4xi32> to vector<4xf32>
-    %51 = arith.addi %arg0, %arg1 {note = 1 : i32} : i32
-    %52 = arith.muli %arg0, %arg1 overflow<nsw> {note} : i32
-    %53 = arith.cmpi eq, %arg0, %arg1 {note} : i32
-    %54 = arith.negf %arg2 {note} : f32
-    %55 = arith.select %arg4, %arg2, %arg3 {note} : f32
-    %56 = arith.extui %arg0 {note} : i32 to i64
+    %c42_i32 = arith.constant 42 : i32
+    %true = arith.constant true
+    %cst = arith.constant 1.500000e+00 : f32
+    %cst_0 = arith.constant dense<[1, 2]> : tensor<2xi32>
+    %c7 = arith.constant 7 : index
+    %c-1_i64 = arith.constant -1 : i64
+    %cst_1 = arith.constant dense<3> : vector<4xi32>
+    %cst_2 = arith.constant {tag = "k"} 0.000000e+00 : f64
+    %0 = arith.addi %arg0, %arg1 : i32
+    %1 = arith.addi %arg0, %c42_i32 overflow<nsw> : i32
+    %2 = arith.subi %arg0, %arg1 overflow<nuw> : i32
+    %3 = arith.muli %arg0, %arg1 overflow<nsw, nuw> : i32
+    %4 = arith.divsi %arg0, %arg1 : i32
+    %5 = arith.divui %arg0, %arg1 : i32
+    %6 = arith.remsi %arg0, %arg1 : i32
+    %7 = arith.remui %arg0, %arg1 : i32
+    %8 = arith.andi %arg0, %arg1 : i32
+    %9 = arith.ori %arg0, %arg1 : i32
+    %10 = arith.xori %arg0, %arg1 : i32
+    %11 = arith.shli %arg0, %arg1 overflow<nsw> : i32
+    %12 = arith.shrsi %arg0, %arg1 : i32
+    %13 = arith.shrui %arg0, %arg1 : i32
+    %14 = arith.maxsi %arg0, %arg1 : i32
+    %15 = arith.minsi %arg0, %arg1 : i32
+    %16 = arith.cmpi slt, %arg0, %arg1 : i32
+    %17 = arith.cmpi uge, %arg5, %c7 : index
+    %18 = arith.addf %arg2, %arg3 : f32
+    %19 = arith.subf %arg2, %cst fastmath<fast> : f32
+    %20 = arith.mulf %arg2, %arg3 fastmath<nnan,ninf> : f32
+    %21 = arith.divf %arg2, %arg3 : f32
+    %22 = arith.negf %arg2 fastmath<nsz> : f32
+    %23 = arith.maximumf %arg2, %arg3 : f32
+    %24 = arith.minimumf %arg2, %arg3 : f32
+    %25 = arith.cmpf olt, %arg2, %arg3 : f32
+    %26 = arith.cmpf uno, %arg2, %arg3 fastmath<nnan> : f32
+    %27 = arith.select %arg4, %arg0, %arg1 : i32
+    %28 = arith.select %arg7, %arg8, %cst_1 : vector<4xi1>, vector<4xi32>
+    %29 = arith.index_cast %arg0 : i32 to index
+    %30 = arith.extsi %arg0 : i32 to i64
+    %31 = arith.extui %arg4 : i1 to i32
+    %32 = arith.trunci %arg0 overflow<nuw> : i32 to i16
+    %33 = arith.sitofp %arg0 : i32 to f32
+    %34 = arith.fptosi %arg2 : f32 to i32
+    %35 = arith.extf %arg6 : f16 to f32
+    %36 = arith.truncf %arg2 fastmath<contract> : f32 to f16
+    %37 = arith.bitcast %arg0 : i32 to f32
+    %38 = arith.addi %arg8, %arg8 : vector<4xi32>
+    %39 = arith.cmpi ne, %arg8, %cst_1 : vector<4xi32>
+    %40 = arith.addf %arg9, %arg9 : tensor<?xf64>
+    %41 = arith.cmpf oge, %arg9, %arg9 : tensor<?xf64>
+    %42 = arith.sitofp %arg8 : vector<4xi32> to vector<4xf32>
+    %43 = arith.addi %arg0, %arg1 {note = 1 : i32} : i32
+    %44 = arith.muli %arg0, %arg1 overflow<nsw> {note} : i32
+    %45 = arith.cmpi eq, %arg0, %arg1 {note} : i32
+    %46 = arith.negf %arg2 {note} : f32
+    %47 = arith.select %arg4, %arg2, %arg3 {note} : f32
+    %48 = arith.extui %arg0 {note} : i32 to i64
     "test.end"() : () -> ()
   }) : () -> ()
 }"##;
@@ -251,19 +251,19 @@ const CONSTANTS: &str = r##"%0 = arith.constant {x = #arith.overflow<nuw,nsw>, y
 "##;
 
 const CONSTANTS_CUSTOM: &str = r##"module {
-  %0 = arith.constant {w = #arith.overflow<none>, x = #arith.overflow<nsw, nuw>, y = #arith.fastmath<fast>, z = #arith.fastmath<none>} 3 : i32
-  %1 = arith.constant 0x7FC00000 : f32
-  %2 = arith.constant -0.000000e+00 : f64
-  %3 = arith.constant 170141183460469231731687303715884105727 : i128
-  %4 = arith.constant 123456789 : i33
-  %5 = arith.constant dense<[true, false]> : vector<2xi1>
-  %6 = arith.constant dense<[[1.500000e+00, 2.000000e+00], [0.000000e+00, -1.000000e+00]]> : tensor<2x2xf32>
-  %7 = arith.constant dense<0> : tensor<4x4xindex>
-  %8 = arith.constant 42 : i64
-  %9 = arith.constant 2.500000e+00 : f64
-  %10 = arith.cmpi sge, %7, %7 : tensor<4x4xindex>
-  %11 = arith.constant 0xFF800000 : f32
-  %12 = arith.constant -1 : i8
+  %c3_i32 = arith.constant {w = #arith.overflow<none>, x = #arith.overflow<nsw, nuw>, y = #arith.fastmath<fast>, z = #arith.fastmath<none>} 3 : i32
+  %cst = arith.constant 0x7FC00000 : f32
+  %cst_0 = arith.constant -0.000000e+00 : f64
+  %c170141183460469231731687303715884105727_i128 = arith.constant 170141183460469231731687303715884105727 : i128
+  %c123456789_i33 = arith.constant 123456789 : i33
+  %cst_1 = arith.constant dense<[true, false]> : vector<2xi1>
+  %cst_2 = arith.constant dense<[[1.500000e+00, 2.000000e+00], [0.000000e+00, -1.000000e+00]]> : tensor<2x2xf32>
+  %cst_3 = arith.constant dense<0> : tensor<4x4xindex>
+  %c42_i64 = arith.constant 42 : i64
+  %cst_4 = arith.constant 2.500000e+00 : f64
+  %0 = arith.cmpi sge, %cst_3, %cst_3 : tensor<4x4xindex>
+  %cst_5 = arith.constant 0xFF800000 : f32
+  %c-1_i8 = arith.constant -1 : i8
 }"##;
 
 /// `mlir-opt-22 --mlir-print-op-generic` of [`CONSTANTS`].
@@ -303,7 +303,7 @@ fn top_level_ops_get_an_implicit_module() {
     );
     assert_eq!(
         custom(&ctx, module),
-        "module {\n  %0 = arith.constant 42 : i32\n  %1 = arith.addi %0, %0 : i32\n}"
+        "module {\n  %c42_i32 = arith.constant 42 : i32\n  %0 = arith.addi %c42_i32, %c42_i32 : i32\n}"
     );
 }
 

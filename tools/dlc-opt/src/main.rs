@@ -176,11 +176,14 @@ fn run(cli: &Cli) -> anyhow::Result<bool> {
             .and_then(|module| verify(&ctx, module).map(|()| module));
         let diagnostics: Vec<Diagnostic> = match &result {
             Ok(module) => {
+                // As mlir-opt: each chunk's module followed by a blank line, chunks separated
+                // by the marker.
                 if printed_any {
-                    write!(out, "\n{}\n", cli.output_split_marker).map_err(output_error)?;
+                    writeln!(out, "{}", cli.output_split_marker).map_err(output_error)?;
                 }
                 printed_any = true;
                 print_op_to(&ctx, *module, options, &mut out).map_err(output_error)?;
+                write!(out, "\n\n").map_err(output_error)?;
                 Vec::new()
             }
             Err(d) => vec![d.clone()],
@@ -210,9 +213,6 @@ fn run(cli: &Cli) -> anyhow::Result<bool> {
         // The process is about to exit: returning a large IR's memory piece by piece would
         // only cost time (clang's -disable-free, for the same reason).
         std::mem::forget(ctx);
-    }
-    if printed_any {
-        writeln!(out).map_err(output_error)?;
     }
     out.flush().map_err(output_error)?;
     Ok(ok)
