@@ -8,10 +8,11 @@
 
 use crate::diagnostics::Diagnostic;
 use crate::dialect::{Arity, Traits};
+use crate::dominance::RegionDominators;
 use crate::ir::{Block, Op, Region, Value, ValueDef};
 use crate::symbol::{symbol_name, SymbolTables};
 use crate::Context;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
 /// Checks `root` and everything nested in it; returns the first violation.
 pub fn verify(ctx: &Context, root: Op) -> Result<(), Diagnostic> {
@@ -43,7 +44,7 @@ struct Verifier<'a> {
     ctx: &'a Context,
     /// Position of each op within its block, valid for blocks already entered.
     position: Vec<u32>,
-    doms: FxHashMap<Region, Dominators>,
+    doms: FxHashMap<Region, RegionDominators>,
     symbol_users: Vec<Op>,
 }
 
@@ -363,7 +364,7 @@ impl<'a> Verifier<'a> {
         let ctx = self.ctx;
         self.doms
             .entry(region)
-            .or_insert_with(|| Dominators::compute(ctx, region))
+            .or_insert_with(|| RegionDominators::compute(ctx, region))
             .dominates(a, b)
     }
 
@@ -388,102 +389,4 @@ impl<'a> Verifier<'a> {
         }
         Ok(())
     }
-}
-
-/// Immediate dominators of the blocks of one region (Cooper, Harvey and Kennedy's algorithm).
-struct Dominators {
-    index: FxHashMap<Block, usize>,
-    /// Immediate dominator by reverse-postorder index; `usize::MAX` for unreachable blocks.
-    idom: Vec<usize>,
-}
-
-impl Dominators {
-    fn compute(ctx: &Context, region: Region) -> Self {
-        let blocks = ctx.blocks(region);
-        let succs = |b: Block| {
-            ctx.last_op(b)
-                .map(|t| ctx.successors(t).to_vec())
-                .unwrap_or_default()
-        };
-        // Reverse postorder from the entry block.
-        let mut order = Vec::new();
-        let mut visited = FxHashSet::default();
-        let mut stack = vec![(blocks[0], 0usize)];
-        visited.insert(blocks[0]);
-        while let Some((b, k)) = stack.pop() {
-            let s = succs(b);
-            if k < s.len() {
-                stack.push((b, k + 1));
-                if visited.insert(s[k]) {
-                    stack.push((s[k], 0));
-                }
-            } else {
-                order.push(b);
-            }
-        }
-        order.reverse();
-        let index: FxHashMap<Block, usize> =
-            order.iter().enumerate().map(|(i, b)| (*b, i)).collect();
-        let mut preds: Vec<Vec<usize>> = vec![Vec::new(); order.len()];
-        for (i, b) in order.iter().enumerate() {
-            for s in succs(*b) {
-                if let Some(&j) = index.get(&s) {
-                    preds[j].push(i);
-                }
-            }
-        }
-        let mut idom = vec![usize::MAX; order.len()];
-        idom[0] = 0;
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for b in 1..order.len() {
-                let mut new = usize::MAX;
-                for &p in &preds[b] {
-                    if idom[p] == usize::MAX {
-                        continue;
-                    }
-                    new = if new == usize::MAX {
-                        p
-                    } else {
-                        intersect(&idom, p, new)
-                    };
-                }
-                if new != idom[b] {
-                    idom[b] = new;
-                    changed = true;
-                }
-            }
-        }
-        Dominators { index, idom }
-    }
-
-    fn dominates(&self, a: Block, b: Block) -> bool {
-        let (Some(&ai), Some(&bi)) = (self.index.get(&a), self.index.get(&b)) else {
-            // Uses in unreachable blocks are not checked, as in MLIR.
-            return !self.index.contains_key(&b);
-        };
-        let mut cur = bi;
-        loop {
-            if cur == ai {
-                return true;
-            }
-            if cur == 0 || self.idom[cur] == usize::MAX {
-                return false;
-            }
-            cur = self.idom[cur];
-        }
-    }
-}
-
-fn intersect(idom: &[usize], mut a: usize, mut b: usize) -> usize {
-    while a != b {
-        while a > b {
-            a = idom[a];
-        }
-        while b > a {
-            b = idom[b];
-        }
-    }
-    a
 }

@@ -7,7 +7,10 @@
 mod expected_diagnostics;
 
 use clap::Parser as _;
-use dlc_ir::{parse_source, print_op_to, verify, Context, Diagnostic, PrintOptions, SourceMap};
+use dlc_ir::pass::{parse_pipeline, PassManager, PassRegistry};
+use dlc_ir::{
+    parse_source, print_op_to, verify, Context, Diagnostic, PrintOptions, Severity, SourceMap,
+};
 use std::io::{Read, Write};
 use std::process::ExitCode;
 
@@ -50,6 +53,42 @@ struct Cli {
     /// List the registered dialects and exit.
     #[arg(long)]
     show_dialects: bool,
+
+    /// Passes to run, flat: 'cse,canonicalize{max-iterations=4}' (each pass runs on the ops it
+    /// anchors on; the nesting is built for you). The nested form is accepted too.
+    #[arg(long, value_name = "PIPELINE")]
+    pipeline: Option<String>,
+
+    /// Passes to run, in MLIR's nested form: 'builtin.module(func.func(cse))'.
+    #[arg(long, short = 'p', value_name = "PIPELINE")]
+    pass_pipeline: Option<String>,
+
+    /// Print the pipeline in its full textual form (every option spelled out) to stderr.
+    #[arg(long, alias = "mlir-print-pass-pipeline")]
+    dump_pass_pipeline: bool,
+
+    /// List every pass and named pipeline with its summary and options, and exit.
+    #[arg(long)]
+    list_passes: bool,
+
+    /// Verify the IR after every pass (default true).
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true", default_value = "true")]
+    verify_each: bool,
+
+    /// Print each pass's statistics after the run.
+    #[arg(long, alias = "mlir-pass-statistics")]
+    pass_statistics: bool,
+
+    /// Passes given as their own flags (`--cse --canonicalize=max-iterations=4`), in order.
+    #[arg(skip)]
+    pass_flags: Vec<String>,
+}
+
+/// Every pass and named pipeline dlc-opt knows.
+fn new_registry() -> PassRegistry {
+    let mut registry = PassRegistry::new();
+    dlc_passes::register_all(&mut registry);
+    registry
 }
 
 /// A context with every dialect dlc-opt knows.
@@ -61,9 +100,13 @@ fn new_context(allow_unregistered: bool) -> Context {
     ctx
 }
 
-/// Accepts mlir-opt's single-dash long options (`-split-input-file`) as well as `--`: an
-/// argument `-name[=value]` whose name is a long option becomes `--name[=value]`.
-fn normalized_args() -> Vec<String> {
+/// Splits the command line into what clap parses and the passes given as flags.
+///
+/// mlir-opt's single-dash long options (`-split-input-file`) are accepted as well as `--`: an
+/// argument `-name[=value]` whose name is a long option becomes `--name[=value]`. An argument
+/// `--name[=options]` whose name is a registered pass or pipeline (and no option of the tool) is
+/// taken out as a pass flag, kept in order.
+fn split_args(registry: &PassRegistry) -> (Vec<String>, Vec<String>) {
     use clap::CommandFactory;
     let cmd = Cli::command();
     let longs: Vec<String> = cmd
@@ -76,23 +119,34 @@ fn normalized_args() -> Vec<String> {
         .map(str::to_string)
         .chain(["help".to_string(), "version".to_string()])
         .collect();
-    std::env::args()
-        .map(|a| {
-            let name = a
-                .strip_prefix('-')
-                .filter(|r| !r.starts_with('-'))
-                .map(|r| r.split('=').next().unwrap_or(r));
-            match name {
-                Some(n) if longs.iter().any(|l| l == n) => format!("-{a}"),
-                _ => a,
-            }
-        })
-        .collect()
+    let mut args = Vec::new();
+    let mut passes = Vec::new();
+    for (i, a) in std::env::args().enumerate() {
+        let body = a
+            .strip_prefix("--")
+            .or_else(|| a.strip_prefix('-'))
+            .filter(|_| i > 0 && a.len() > 1);
+        let name = body.map(|b| b.split('=').next().unwrap_or(b));
+        match (body, name) {
+            (Some(b), Some(n)) if longs.iter().any(|l| l == n) => args.push(format!("--{b}")),
+            (Some(b), Some(n)) if registry.contains(n) => match b.split_once('=') {
+                Some((n, opts)) => passes.push(format!("{n}{{{opts}}}")),
+                None => passes.push(n.to_string()),
+            },
+            _ => args.push(a),
+        }
+    }
+    (args, passes)
 }
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse_from(normalized_args()) {
-        Ok(cli) => cli,
+    let registry = new_registry();
+    let (args, pass_flags) = split_args(&registry);
+    let cli = match Cli::try_parse_from(args) {
+        Ok(mut cli) => {
+            cli.pass_flags = pass_flags;
+            cli
+        }
         Err(e) => {
             let _ = e.print();
             return if e.use_stderr() {
@@ -102,7 +156,7 @@ fn main() -> ExitCode {
             };
         }
     };
-    match run(&cli) {
+    match run(&cli, &registry) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
         Err(e) => {
@@ -147,11 +201,77 @@ fn split_chunks(text: &str, split: bool) -> Vec<Chunk<'_>> {
 }
 
 /// Runs the tool; `Ok(false)` means a reported failure (exit code 1).
-fn run(cli: &Cli) -> anyhow::Result<bool> {
+/// Prints `--list-passes`: each pass with its summary and options, then named pipelines.
+fn list_passes(registry: &PassRegistry) {
+    println!("Passes:");
+    for p in registry.passes() {
+        println!("  --{:<28} {}", p.argument, p.summary);
+        for o in p.options {
+            let opt = format!("{}=<{}>", o.name, o.kind.type_name());
+            println!("      {opt:<30} {} (default: {})", o.help, o.default);
+        }
+    }
+    println!("Pipelines:");
+    for p in registry.pipelines() {
+        println!("  --{:<28} {} ({})", p.name, p.summary, p.pipeline);
+    }
+}
+
+/// The pass manager the command line asks for (`None` when it names no passes), or the
+/// rendered error.
+fn build_pipeline(cli: &Cli, registry: &PassRegistry) -> Result<Option<PassManager>, String> {
+    let flat = (!cli.pass_flags.is_empty()).then(|| cli.pass_flags.join(","));
+    let given: Vec<(&str, &str)> = [
+        ("--pipeline", cli.pipeline.as_deref()),
+        ("--pass-pipeline", cli.pass_pipeline.as_deref()),
+        ("pass flags", flat.as_deref()),
+    ]
+    .into_iter()
+    .filter_map(|(flag, text)| text.map(|t| (flag, t)))
+    .collect();
+    let (flag, text) = match given[..] {
+        [] => return Ok(None),
+        [one] => one,
+        _ => {
+            let names: Vec<&str> = given.iter().map(|(f, _)| *f).collect();
+            return Err(format!(
+                "dlc-opt: error: give passes in one way only, not with {}\n",
+                names.join(" and ")
+            ));
+        }
+    };
+    let spec = parse_pipeline(text).map_err(|e| e.render(flag, text))?;
+    let mut pm = registry
+        .build(&spec, "builtin.module")
+        .map_err(|e| e.render(flag, text))?;
+    pm.options.verify_each = cli.verify_each;
+    Ok(Some(pm))
+}
+
+/// Runs the tool; `Ok(false)` means a reported failure (exit code 1).
+fn run(cli: &Cli, registry: &PassRegistry) -> anyhow::Result<bool> {
     if cli.show_dialects {
         let ctx = new_context(false);
         println!("Available Dialects: {}", ctx.dialect_names().join(", "));
         return Ok(true);
+    }
+    if cli.list_passes {
+        list_passes(registry);
+        return Ok(true);
+    }
+    let mut stderr = std::io::stderr().lock();
+    let mut pipeline = match build_pipeline(cli, registry) {
+        Ok(pm) => pm,
+        Err(rendered) => {
+            write!(stderr, "{rendered}")?;
+            return Ok(false);
+        }
+    };
+    if cli.dump_pass_pipeline {
+        let text = pipeline
+            .as_ref()
+            .map_or("builtin.module()".to_string(), |pm| pm.pipeline_text());
+        writeln!(stderr, "Pass Manager with {text}")?;
     }
     let (name, text) = read_input(&cli.input)?;
     let mut sources = SourceMap::new();
@@ -169,25 +289,38 @@ fn run(cli: &Cli) -> anyhow::Result<bool> {
     };
     let mut printed_any = false;
     let mut ok = true;
-    let mut stderr = std::io::stderr().lock();
     for chunk in split_chunks(&text, cli.split_input_file) {
         let mut ctx = new_context(cli.allow_unregistered_dialect);
-        let result = parse_source(&mut ctx, chunk.text, &name, chunk.first_line)
+        let mut diagnostics: Vec<Diagnostic> = Vec::new();
+        let parsed = parse_source(&mut ctx, chunk.text, &name, chunk.first_line)
             .and_then(|module| verify(&ctx, module).map(|()| module));
-        let diagnostics: Vec<Diagnostic> = match &result {
-            Ok(module) => {
-                // As mlir-opt: each chunk's module followed by a blank line, chunks separated
-                // by the marker.
-                if printed_any {
-                    writeln!(out, "{}", cli.output_split_marker).map_err(output_error)?;
+        let module = match parsed {
+            Ok(module) => match pipeline.as_mut().map(|pm| pm.run(&mut ctx, module)) {
+                None => Some(module),
+                Some(Ok(warnings)) => {
+                    diagnostics.extend(warnings);
+                    Some(module)
                 }
-                printed_any = true;
-                print_op_to(&ctx, *module, options, &mut out).map_err(output_error)?;
-                write!(out, "\n\n").map_err(output_error)?;
-                Vec::new()
+                Some(Err(failure)) => {
+                    diagnostics.extend(failure.diagnostics);
+                    None
+                }
+            },
+            Err(d) => {
+                diagnostics.push(d);
+                None
             }
-            Err(d) => vec![d.clone()],
         };
+        if let Some(module) = module {
+            // As mlir-opt: each chunk's module followed by a blank line, chunks separated by
+            // the marker.
+            if printed_any {
+                writeln!(out, "{}", cli.output_split_marker).map_err(output_error)?;
+            }
+            printed_any = true;
+            print_op_to(&ctx, module, options, &mut out).map_err(output_error)?;
+            write!(out, "\n\n").map_err(output_error)?;
+        }
         if cli.verify_diagnostics {
             let mut expected =
                 match expected_diagnostics::parse_expectations(chunk.text, chunk.first_line) {
@@ -207,7 +340,7 @@ fn run(cli: &Cli) -> anyhow::Result<bool> {
         } else {
             for d in &diagnostics {
                 write!(stderr, "{}", sources.render(&ctx, d))?;
-                ok = false;
+                ok &= d.severity != Severity::Error;
             }
         }
         // The process is about to exit: returning a large IR's memory piece by piece would
@@ -215,6 +348,11 @@ fn run(cli: &Cli) -> anyhow::Result<bool> {
         std::mem::forget(ctx);
     }
     out.flush().map_err(output_error)?;
+    if cli.pass_statistics {
+        if let Some(pm) = &pipeline {
+            write!(stderr, "{}", pm.statistics_report())?;
+        }
+    }
     Ok(ok)
 }
 

@@ -1,0 +1,353 @@
+//! The pass manager: runs a tree of passes over the IR.
+//!
+//! An [`OpPassManager`] holds the passes for one kind of op; its nested managers run on the
+//! ops of their anchor found directly in the regions of the op being processed, all of a nested
+//! pipeline's passes on one op before the next op (as in MLIR). After each pass the op is
+//! verified (unless turned off), analyses the pass did not preserve are dropped, and the
+//! registered [`PassInstrumentation`]s are told.
+
+use super::analysis::AnalysisManager;
+use super::definition::{Pass, PassInfo, PassRun, Preserved};
+use super::options::OptionValues;
+use crate::diagnostics::Diagnostic;
+use crate::dialect::Traits;
+use crate::ir::Op;
+use crate::Context;
+
+/// Hooks called around every pass run (IR printing, timing, ...).
+pub trait PassInstrumentation {
+    /// Before `pass` runs on `op`.
+    fn before_pass(&mut self, _ctx: &Context, _pass: &PassInfo, _op: Op) {}
+    /// After `pass` ran on `op` successfully (and the op verified).
+    fn after_pass(&mut self, _ctx: &Context, _pass: &PassInfo, _op: Op) {}
+    /// After `pass` failed on `op` (or left it invalid).
+    fn after_pass_failed(&mut self, _ctx: &Context, _pass: &PassInfo, _op: Op) {}
+}
+
+/// How the pass manager runs.
+#[derive(Copy, Clone, Debug)]
+pub struct PassManagerOptions {
+    /// Verify the op after every pass (`--verify-each`, on by default).
+    pub verify_each: bool,
+}
+
+impl Default for PassManagerOptions {
+    fn default() -> Self {
+        PassManagerOptions { verify_each: true }
+    }
+}
+
+/// Why a pipeline stopped: the pass and its diagnostics.
+#[derive(Debug)]
+pub struct PipelineFailure {
+    /// The argument of the pass that failed.
+    pub pass: &'static str,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// One pass instance in a pipeline, with its options and accumulated statistics.
+pub(crate) struct PassEntry {
+    pub(crate) info: &'static PassInfo,
+    pass: Box<dyn Pass>,
+    options: OptionValues,
+    statistics: Vec<u64>,
+}
+
+impl PassEntry {
+    pub(crate) fn new(info: &'static PassInfo, pass: Box<dyn Pass>, options: OptionValues) -> Self {
+        PassEntry {
+            info,
+            pass,
+            options,
+            statistics: vec![0; info.statistics.len()],
+        }
+    }
+
+    fn text(&self) -> String {
+        if self.info.options.is_empty() {
+            return self.info.argument.to_string();
+        }
+        let opts: Vec<String> = self
+            .info
+            .options
+            .iter()
+            .map(|o| {
+                let v = OptionValues::text_of(&self.options, o.name);
+                format!("{}={v}", o.name)
+            })
+            .collect();
+        format!("{}{{{}}}", self.info.argument, opts.join(" "))
+    }
+}
+
+pub(crate) enum Element {
+    Pass(PassEntry),
+    Nested(OpPassManager),
+}
+
+/// The passes for one kind of op (`None`: any op).
+pub(crate) struct OpPassManager {
+    pub(crate) anchor: Option<String>,
+    pub(crate) elements: Vec<Element>,
+    /// Ops this manager ran on, over all runs (to warn when a pipeline found nothing to do).
+    ran_on: usize,
+}
+
+impl OpPassManager {
+    pub(crate) fn new(anchor: Option<String>) -> Self {
+        OpPassManager {
+            anchor,
+            elements: Vec::new(),
+            ran_on: 0,
+        }
+    }
+
+    fn text(&self) -> String {
+        let inner: Vec<String> = self
+            .elements
+            .iter()
+            .map(|e| match e {
+                Element::Pass(p) => p.text(),
+                Element::Nested(n) => n.text(),
+            })
+            .collect();
+        format!(
+            "{}({})",
+            self.anchor.as_deref().unwrap_or("any"),
+            inner.join(",")
+        )
+    }
+
+    fn matches(&self, ctx: &Context, op: Op) -> bool {
+        match self.anchor.as_deref() {
+            None | Some("any") => ctx.has_trait(op, Traits::ISOLATED_FROM_ABOVE),
+            Some(name) => ctx.op_name(op) == name,
+        }
+    }
+}
+
+/// A pipeline ready to run.
+pub struct PassManager {
+    root: OpPassManager,
+    /// Run options.
+    pub options: PassManagerOptions,
+    instrumentations: Vec<Box<dyn PassInstrumentation>>,
+    analyses: AnalysisManager,
+}
+
+/// Per-run bookkeeping.
+struct RunState<'a> {
+    options: PassManagerOptions,
+    instrumentations: &'a mut [Box<dyn PassInstrumentation>],
+    analyses: &'a mut AnalysisManager,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl PassManager {
+    pub(crate) fn from_root(root: OpPassManager) -> Self {
+        PassManager {
+            root,
+            options: PassManagerOptions::default(),
+            instrumentations: Vec::new(),
+            analyses: AnalysisManager::new(),
+        }
+    }
+
+    /// An empty pipeline on ops named `anchor`.
+    pub fn new(anchor: &str) -> Self {
+        Self::from_root(OpPassManager::new(Some(anchor.to_string())))
+    }
+
+    /// Adds an instrumentation; they are called in the order added.
+    pub fn add_instrumentation(&mut self, instrumentation: Box<dyn PassInstrumentation>) {
+        self.instrumentations.push(instrumentation);
+    }
+
+    /// The pipeline in MLIR's full textual form, every option spelled out.
+    pub fn pipeline_text(&self) -> String {
+        self.root.text()
+    }
+
+    /// True if the pipeline has no passes.
+    pub fn is_empty(&self) -> bool {
+        fn empty(pm: &OpPassManager) -> bool {
+            pm.elements.iter().all(|e| match e {
+                Element::Pass(_) => false,
+                Element::Nested(n) => empty(n),
+            })
+        }
+        empty(&self.root)
+    }
+
+    /// Runs the pipeline on `root`. On success, returns the warnings and remarks passes emitted
+    /// (including one per nested pipeline that found no op to run on).
+    pub fn run(&mut self, ctx: &mut Context, root: Op) -> Result<Vec<Diagnostic>, PipelineFailure> {
+        // Cached analyses are keyed by op ids, which mean nothing in another context.
+        self.analyses = AnalysisManager::new();
+        let mut state = RunState {
+            options: self.options,
+            instrumentations: &mut self.instrumentations,
+            analyses: &mut self.analyses,
+            diagnostics: Vec::new(),
+        };
+        if !self.root.matches(ctx, root) && self.root.anchor.is_some() {
+            let anchor = self.root.anchor.clone().unwrap_or_default();
+            return Err(PipelineFailure {
+                pass: "",
+                diagnostics: vec![Diagnostic::error(
+                    ctx.op_loc(root),
+                    format!(
+                        "pipeline anchored on '{anchor}' cannot run on '{}'",
+                        ctx.op_name(root)
+                    ),
+                )],
+            });
+        }
+        run_manager(&mut self.root, ctx, root, &mut state)?;
+        let loc = ctx.op_loc(root);
+        warn_unanchored(&mut self.root, loc, &mut state.diagnostics);
+        Ok(state.diagnostics)
+    }
+
+    /// Statistics of every pass, as MLIR's `--mlir-pass-statistics` prints them.
+    pub fn statistics_report(&self) -> String {
+        let rule =
+            "===-------------------------------------------------------------------------===";
+        let mut out =
+            format!("{rule}\n                         ... Pass statistics report ...\n{rule}\n");
+        report(&self.root, 0, &mut out);
+        out
+    }
+}
+
+fn report(pm: &OpPassManager, depth: usize, out: &mut String) {
+    let pad = "  ".repeat(depth);
+    out.push_str(&format!(
+        "{pad}'{}' Pipeline\n",
+        pm.anchor.as_deref().unwrap_or("any")
+    ));
+    for e in &pm.elements {
+        match e {
+            Element::Pass(p) => {
+                out.push_str(&format!("{pad}  {}\n", p.info.argument));
+                for ((name, desc), n) in p.info.statistics.iter().zip(&p.statistics) {
+                    out.push_str(&format!("{pad}    (S) {n} {name} - {desc}\n"));
+                }
+            }
+            Element::Nested(n) => report(n, depth + 1, out),
+        }
+    }
+}
+
+fn warn_unanchored(pm: &mut OpPassManager, loc: crate::Location, out: &mut Vec<Diagnostic>) {
+    for e in &mut pm.elements {
+        if let Element::Nested(n) = e {
+            if n.ran_on == 0 {
+                let passes: Vec<&str> = n
+                    .elements
+                    .iter()
+                    .filter_map(|e| match e {
+                        Element::Pass(p) => Some(p.info.argument),
+                        Element::Nested(_) => None,
+                    })
+                    .collect();
+                out.push(Diagnostic::warning(
+                    loc,
+                    format!(
+                        "no '{}' op to run on: pass{} '{}' did nothing",
+                        n.anchor.as_deref().unwrap_or("any"),
+                        if passes.len() == 1 { "" } else { "es" },
+                        passes.join("', '")
+                    ),
+                ));
+            }
+            warn_unanchored(n, loc, out);
+        }
+    }
+}
+
+fn run_manager(
+    pm: &mut OpPassManager,
+    ctx: &mut Context,
+    op: Op,
+    state: &mut RunState<'_>,
+) -> Result<(), PipelineFailure> {
+    pm.ran_on += 1;
+    for element in &mut pm.elements {
+        match element {
+            Element::Pass(entry) => run_pass(entry, ctx, op, state)?,
+            Element::Nested(nested) => {
+                let targets: Vec<Op> = ctx
+                    .regions(op)
+                    .iter()
+                    .flat_map(|r| ctx.blocks(*r).iter())
+                    .flat_map(|b| ctx.block_ops(*b))
+                    .filter(|o| nested.matches(ctx, *o))
+                    .collect();
+                for target in targets {
+                    if !ctx.has_trait(target, Traits::ISOLATED_FROM_ABOVE) {
+                        return Err(PipelineFailure {
+                            pass: "",
+                            diagnostics: vec![Diagnostic::error(
+                                ctx.op_loc(target),
+                                format!("a nested pipeline cannot run on '{}': it is not isolated from above", ctx.op_name(target)),
+                            )],
+                        });
+                    }
+                    run_manager(nested, ctx, target, state)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn run_pass(
+    entry: &mut PassEntry,
+    ctx: &mut Context,
+    op: Op,
+    state: &mut RunState<'_>,
+) -> Result<(), PipelineFailure> {
+    let info = entry.info;
+    for i in state.instrumentations.iter_mut() {
+        i.before_pass(ctx, info, op);
+    }
+    let mut emitted = Vec::new();
+    let mut run = PassRun {
+        op,
+        info,
+        analyses: state.analyses,
+        statistics: &mut entry.statistics,
+        diagnostics: &mut emitted,
+        preserved: Preserved::None,
+    };
+    let result = entry.pass.run(ctx, &mut run);
+    let preserved = std::mem::take(&mut run.preserved);
+    state.analyses.invalidate(&preserved);
+    state.diagnostics.append(&mut emitted);
+    let failure = match result {
+        Err(d) => Some(d),
+        Ok(()) if state.options.verify_each => crate::verify(ctx, op).err().map(|d| {
+            d.with_note(
+                ctx.op_loc(op),
+                format!("the IR is invalid after pass '{}'", info.argument),
+            )
+        }),
+        Ok(()) => None,
+    };
+    if let Some(d) = failure {
+        for i in state.instrumentations.iter_mut() {
+            i.after_pass_failed(ctx, info, op);
+        }
+        let mut diagnostics = std::mem::take(&mut state.diagnostics);
+        diagnostics.push(d);
+        return Err(PipelineFailure {
+            pass: info.argument,
+            diagnostics,
+        });
+    }
+    for i in state.instrumentations.iter_mut() {
+        i.after_pass(ctx, info, op);
+    }
+    Ok(())
+}

@@ -1,0 +1,311 @@
+//! The pass registry: which passes and named pipelines exist, and how pipeline text becomes a
+//! [`PassManager`].
+
+use super::definition::{Anchor, PassInfo};
+use super::manager::{Element, OpPassManager, PassEntry, PassManager};
+use super::options::OptionValues;
+use super::pipeline::{PipelineElement, PipelineError, PipelineSpec};
+
+/// A pipeline registered under a name, expanding to pipeline text (`cpu-default`).
+#[derive(Clone, Debug)]
+pub struct NamedPipeline {
+    pub name: &'static str,
+    pub summary: &'static str,
+    /// Flat pipeline text it expands to.
+    pub pipeline: &'static str,
+}
+
+/// The passes and named pipelines a tool knows.
+#[derive(Default)]
+pub struct PassRegistry {
+    passes: Vec<&'static PassInfo>,
+    pipelines: Vec<NamedPipeline>,
+}
+
+/// ` (did you mean 'x'?)` for the closest candidate within a small edit distance, else "".
+pub(crate) fn did_you_mean(name: &str, candidates: &[&str]) -> String {
+    let best = candidates
+        .iter()
+        .map(|c| (edit_distance(name, c), *c))
+        .filter(|(d, c)| *d <= (c.len().max(name.len()) / 3).max(2))
+        .min();
+    best.map_or(String::new(), |(_, c)| format!(" (did you mean '{c}'?)"))
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for j in 0..b.len() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != b[j]))
+                .min(row[j] + 1)
+                .min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+impl PassRegistry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Registers a pass; a second registration of the same argument replaces the first.
+    pub fn register(&mut self, info: &'static PassInfo) {
+        self.passes.retain(|p| p.argument != info.argument);
+        self.passes.push(info);
+    }
+
+    /// Registers a named pipeline.
+    pub fn register_pipeline(&mut self, pipeline: NamedPipeline) {
+        self.pipelines.retain(|p| p.name != pipeline.name);
+        self.pipelines.push(pipeline);
+    }
+
+    /// The pass registered as `argument`.
+    pub fn pass(&self, argument: &str) -> Option<&'static PassInfo> {
+        self.passes.iter().find(|p| p.argument == argument).copied()
+    }
+
+    /// All passes, sorted by argument.
+    pub fn passes(&self) -> Vec<&'static PassInfo> {
+        let mut v = self.passes.clone();
+        v.sort_by_key(|p| p.argument);
+        v
+    }
+
+    /// All named pipelines, sorted by name.
+    pub fn pipelines(&self) -> Vec<&NamedPipeline> {
+        let mut v: Vec<&NamedPipeline> = self.pipelines.iter().collect();
+        v.sort_by_key(|p| p.name);
+        v
+    }
+
+    /// True if `name` is a pass or a named pipeline.
+    pub fn contains(&self, name: &str) -> bool {
+        self.pass(name).is_some() || self.pipelines.iter().any(|p| p.name == name)
+    }
+
+    /// Builds a pass manager running `spec` on a root op named `root_anchor`.
+    pub fn build(
+        &self,
+        spec: &PipelineSpec,
+        root_anchor: &str,
+    ) -> Result<PassManager, PipelineError> {
+        let mut root = OpPassManager::new(Some(root_anchor.to_string()));
+        match &spec.anchor {
+            Some(anchor) if anchor != root_anchor => {
+                return Err(PipelineError::new(
+                    0,
+                    format!(
+                        "pipeline anchored on '{anchor}' cannot run on the root op '{root_anchor}'"
+                    ),
+                ));
+            }
+            Some(_) => self.add_nested_elements(&mut root, &spec.elements, 0)?,
+            None => self.add_flat_elements(&mut root, &spec.elements, 0)?,
+        }
+        Ok(PassManager::from_root(root))
+    }
+
+    fn entry(
+        &self,
+        name: &str,
+        options: &[(String, String)],
+        col: usize,
+        option_cols: &[usize],
+    ) -> Result<PassEntry, PipelineError> {
+        let info = self.pass(name).ok_or_else(|| self.unknown(name, col))?;
+        let values = OptionValues::resolve(info.options, options).map_err(|(i, msg)| {
+            PipelineError::new(
+                option_cols.get(i).copied().unwrap_or(col),
+                format!("pass '{name}': {msg}"),
+            )
+        })?;
+        let pass = (info.create)(&values)
+            .map_err(|msg| PipelineError::new(col, format!("pass '{name}': {msg}")))?;
+        Ok(PassEntry::new(info, pass, values))
+    }
+
+    fn unknown(&self, name: &str, col: usize) -> PipelineError {
+        let mut known: Vec<&str> = self.passes.iter().map(|p| p.argument).collect();
+        known.extend(self.pipelines.iter().map(|p| p.name));
+        PipelineError::new(
+            col,
+            format!(
+                "unknown pass or pipeline '{name}'{}",
+                did_you_mean(name, &known)
+            ),
+        )
+    }
+
+    /// Expands a named pipeline into its elements.
+    fn expand(
+        &self,
+        name: &str,
+        col: usize,
+        depth: usize,
+    ) -> Result<Option<Vec<PipelineElement>>, PipelineError> {
+        let Some(named) = self.pipelines.iter().find(|p| p.name == name) else {
+            return Ok(None);
+        };
+        if depth > 16 {
+            return Err(PipelineError::new(
+                col,
+                format!("named pipeline '{name}' expands into itself"),
+            ));
+        }
+        let spec = super::parse_pipeline(named.pipeline).map_err(|e| {
+            PipelineError::new(
+                col,
+                format!(
+                    "named pipeline '{name}' is malformed: {} (at {})",
+                    e.message,
+                    e.col + 1
+                ),
+            )
+        })?;
+        // Columns inside the expansion point at the name that was expanded.
+        let mut elements = spec.elements;
+        relocate(&mut elements, col);
+        if let Some(anchor) = spec.anchor {
+            elements = vec![PipelineElement::Nested {
+                spec: PipelineSpec {
+                    anchor: Some(anchor),
+                    elements,
+                },
+                col,
+            }];
+        }
+        Ok(Some(elements))
+    }
+
+    /// Flat form: each pass goes where its anchor says.
+    fn add_flat_elements(
+        &self,
+        root: &mut OpPassManager,
+        elements: &[PipelineElement],
+        depth: usize,
+    ) -> Result<(), PipelineError> {
+        let root_anchor = root.anchor.clone();
+        for e in elements {
+            match e {
+                PipelineElement::Nested { spec, .. } => {
+                    let mut nested = OpPassManager::new(spec.anchor.clone());
+                    self.add_nested_elements(&mut nested, &spec.elements, depth)?;
+                    root.elements.push(Element::Nested(nested));
+                }
+                PipelineElement::Pass {
+                    name,
+                    options,
+                    col,
+                    option_cols,
+                } => {
+                    if let Some(expanded) = self.expand(name, *col, depth)? {
+                        if !options.is_empty() {
+                            return Err(PipelineError::new(
+                                *col,
+                                format!("named pipeline '{name}' takes no options"),
+                            ));
+                        }
+                        self.add_flat_elements(root, &expanded, depth + 1)?;
+                        continue;
+                    }
+                    let entry = self.entry(name, options, *col, option_cols)?;
+                    match entry.info.anchor {
+                        Anchor::Op(a) if Some(a) != root_anchor.as_deref() => {
+                            let reuse = matches!(root.elements.last(), Some(Element::Nested(n)) if n.anchor.as_deref() == Some(a));
+                            if !reuse {
+                                root.elements
+                                    .push(Element::Nested(OpPassManager::new(Some(a.to_string()))));
+                            }
+                            let Some(Element::Nested(n)) = root.elements.last_mut() else {
+                                unreachable!("just pushed")
+                            };
+                            n.elements.push(Element::Pass(entry));
+                        }
+                        _ => root.elements.push(Element::Pass(entry)),
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Nested form: passes must fit the pipeline's anchor.
+    fn add_nested_elements(
+        &self,
+        pm: &mut OpPassManager,
+        elements: &[PipelineElement],
+        depth: usize,
+    ) -> Result<(), PipelineError> {
+        for e in elements {
+            match e {
+                PipelineElement::Nested { spec, .. } => {
+                    let mut nested = OpPassManager::new(spec.anchor.clone());
+                    self.add_nested_elements(&mut nested, &spec.elements, depth)?;
+                    pm.elements.push(Element::Nested(nested));
+                }
+                PipelineElement::Pass {
+                    name,
+                    options,
+                    col,
+                    option_cols,
+                } => {
+                    if let Some(expanded) = self.expand(name, *col, depth)? {
+                        self.add_nested_elements(pm, &expanded, depth + 1)?;
+                        continue;
+                    }
+                    let entry = self.entry(name, options, *col, option_cols)?;
+                    if let Anchor::Op(a) = entry.info.anchor {
+                        let here = pm.anchor.as_deref().unwrap_or("any");
+                        if a != here {
+                            return Err(PipelineError::new(
+                                *col,
+                                format!("pass '{name}' runs on '{a}' ops but is placed in a '{here}' pipeline; nest it as '{a}({name})'"),
+                            ));
+                        }
+                    }
+                    pm.elements.push(Element::Pass(entry));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn relocate(elements: &mut [PipelineElement], at: usize) {
+    for e in elements {
+        match e {
+            PipelineElement::Pass {
+                col, option_cols, ..
+            } => {
+                *col = at;
+                option_cols.iter_mut().for_each(|c| *c = at);
+            }
+            PipelineElement::Nested { spec, col } => {
+                *col = at;
+                relocate(&mut spec.elements, at);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggests_close_names() {
+        assert_eq!(
+            did_you_mean("canonicalise", &["canonicalize", "cse"]),
+            " (did you mean 'canonicalize'?)"
+        );
+        assert_eq!(did_you_mean("xyz", &["canonicalize", "cse"]), "");
+    }
+}
