@@ -110,13 +110,13 @@ impl Context {
                 d.data = d.data[..n].into();
             }
         }
-        Attribute::from_index(self.attrs.intern(kind))
+        Attribute::from_index(self.interned.attrs.intern(kind))
     }
 
     /// The structure of `attr`.
     #[inline]
     pub fn attr_kind(&self, attr: Attribute) -> &AttrKind {
-        self.attrs.get(attr.index())
+        self.interned.attrs.get(attr.index())
     }
 
     /// An integer attribute of type `ty` (an integer or `index` type); `value` is truncated to the

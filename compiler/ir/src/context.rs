@@ -4,6 +4,10 @@
 //! than references and the borrow checker never stands between a pass and the IR it rewrites.
 //! Program order (which op follows which in a block) is an intrusive list inside the op records,
 //! so inserting, erasing and moving an op is O(1).
+//!
+//! The interned tables and the dialect registry are shared (`Arc`) between a context and the
+//! contexts [`Context::fork`]ed from it, which is how a pipeline runs functions on several
+//! threads: each thread gets its own arenas, and types and attributes mean the same everywhere.
 
 use crate::attributes::AttrKind;
 use crate::dialect::Registry;
@@ -11,18 +15,25 @@ use crate::intern::{Ident, Interner};
 use crate::ir::{BlockData, OpData, RegionData, ValueData};
 use crate::location::CompositeLocKind;
 use crate::types::{TypeKind, PREINTERNED};
+use std::sync::Arc;
 
-/// Owns the IR, the interned types and attributes, and the registered dialects.
-pub struct Context {
+/// The interned tables shared by a context and its forks.
+pub(crate) struct Interned {
     pub(crate) idents: Interner<Box<str>>,
     pub(crate) types: Interner<TypeKind>,
     pub(crate) attrs: Interner<AttrKind>,
     pub(crate) locs: Interner<CompositeLocKind>,
+}
+
+/// Owns the IR; shares the interned types and attributes and the registered dialects with its
+/// forks.
+pub struct Context {
+    pub(crate) interned: Arc<Interned>,
     pub(crate) ops: Vec<OpData>,
     pub(crate) blocks: Vec<BlockData>,
     pub(crate) regions: Vec<RegionData>,
     pub(crate) values: Vec<ValueData>,
-    pub(crate) registry: Registry,
+    pub(crate) registry: Arc<Registry>,
     /// Accept ops, types and attributes of dialects that are not registered (MLIR's
     /// `--allow-unregistered-dialect`).
     pub allow_unregistered: bool,
@@ -37,39 +48,56 @@ impl Default for Context {
 impl Context {
     /// A context with only the builtin dialect registered.
     pub fn new() -> Self {
-        let mut ctx = Context {
+        let interned = Interned {
             idents: Interner::new(),
             types: Interner::new(),
             attrs: Interner::new(),
             locs: Interner::new(),
+        };
+        for kind in PREINTERNED {
+            interned.types.intern(kind);
+        }
+        let mut ctx = Context {
+            interned: Arc::new(interned),
             ops: Vec::new(),
             blocks: Vec::new(),
             regions: Vec::new(),
             values: Vec::new(),
-            registry: Registry::default(),
+            registry: Arc::new(Registry::default()),
             allow_unregistered: false,
         };
-        for kind in PREINTERNED {
-            ctx.types.intern(kind);
-        }
         ctx.register_dialect(crate::builtin::dialect());
         ctx
     }
 
     /// Interns a string.
     pub fn ident(&mut self, s: &str) -> Ident {
-        self.idents.intern_str(s)
+        self.interned.idents.intern_str(s)
     }
 
     /// The identifier for `s` if it was ever interned (never interns).
     pub fn find_ident(&self, s: &str) -> Option<Ident> {
-        self.idents.find(s).map(Ident::from_index)
+        self.interned.idents.find(s).map(Ident::from_index)
     }
 
     /// The text of an identifier.
     #[inline]
     pub fn ident_str(&self, id: Ident) -> &str {
-        self.idents.get(id.index())
+        self.interned.idents.get(id.index())
+    }
+
+    /// An empty context sharing this one's interned tables and registered dialects: IR built in
+    /// it can be moved back with [`Context::transplant_op`], ids of types and attributes intact.
+    pub fn fork(&self) -> Context {
+        Context {
+            interned: Arc::clone(&self.interned),
+            ops: Vec::new(),
+            blocks: Vec::new(),
+            regions: Vec::new(),
+            values: Vec::new(),
+            registry: Arc::clone(&self.registry),
+            allow_unregistered: self.allow_unregistered,
+        }
     }
 
     /// Reserves arena space for about `ops` more operations (and as many values).

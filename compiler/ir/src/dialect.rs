@@ -17,6 +17,7 @@ use crate::types::Type;
 use crate::Context;
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
+use std::sync::Arc;
 
 bitflags::bitflags! {
     /// Properties of an op that generic code (verifier, passes) relies on.
@@ -145,6 +146,7 @@ impl OpDef {
 }
 
 /// A dialect: a namespace of ops plus optional type and attribute syntax.
+#[derive(Clone)]
 pub struct Dialect {
     pub name: &'static str,
     pub ops: Vec<OpDef>,
@@ -179,7 +181,7 @@ pub(crate) struct OpDefId(u32);
 pub(crate) struct DialectId(u32);
 
 /// The registered dialects and op definitions of a context.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub(crate) struct Registry {
     ops: Vec<(OpDef, DialectId)>,
     op_names: Vec<Ident>,
@@ -222,16 +224,19 @@ impl Context {
         if self.registry.dialects_by_name.contains_key(&dname) {
             return;
         }
-        let did = DialectId(self.registry.dialects.len() as u32);
-        for def in std::mem::take(&mut dialect.ops) {
-            let name = self.ident(def.name);
-            let id = OpDefId(self.registry.ops.len() as u32);
-            self.registry.ops.push((def, did));
-            self.registry.op_names.push(name);
-            self.registry.by_name.insert(name, id);
+        let names: Vec<Ident> = dialect.ops.iter().map(|d| self.ident(d.name)).collect();
+        // Registration happens before a context is forked; if it is shared already, the
+        // registry is copied rather than changed under the other contexts.
+        let registry = Arc::make_mut(&mut self.registry);
+        let did = DialectId(registry.dialects.len() as u32);
+        for (def, name) in std::mem::take(&mut dialect.ops).into_iter().zip(names) {
+            let id = OpDefId(registry.ops.len() as u32);
+            registry.ops.push((def, did));
+            registry.op_names.push(name);
+            registry.by_name.insert(name, id);
         }
-        self.registry.dialects.push(dialect);
-        self.registry.dialects_by_name.insert(dname, did);
+        registry.dialects.push(dialect);
+        registry.dialects_by_name.insert(dname, did);
     }
 
     /// The definition of `op`, or `None` if its dialect is not registered.

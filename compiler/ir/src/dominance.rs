@@ -75,6 +75,8 @@ impl DominanceInfo {
 
 /// Immediate dominators of the blocks of one region (Cooper, Harvey and Kennedy's algorithm).
 pub struct RegionDominators {
+    /// The blocks reachable from the entry, in reverse postorder (the entry first).
+    order: Vec<Block>,
     index: FxHashMap<Block, usize>,
     /// Immediate dominator by reverse-postorder index; `usize::MAX` for unreachable blocks.
     idom: Vec<usize>,
@@ -139,7 +141,19 @@ impl RegionDominators {
                 }
             }
         }
-        RegionDominators { index, idom }
+        RegionDominators { order, index, idom }
+    }
+
+    /// The blocks reachable from the entry block, in reverse postorder: the entry first, and
+    /// every block after its immediate dominator. Blocks not listed are unreachable.
+    pub fn reverse_postorder(&self) -> &[Block] {
+        &self.order
+    }
+
+    /// The immediate dominator of `b`; `None` for the entry block and unreachable blocks.
+    pub fn immediate_dominator(&self, b: Block) -> Option<Block> {
+        let i = *self.index.get(&b)?;
+        (i != 0).then(|| self.order[self.idom[i]])
     }
 
     /// True if block `a` dominates block `b` (every block dominates itself; uses in blocks

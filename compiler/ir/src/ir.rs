@@ -613,7 +613,8 @@ impl Context {
         self.ops[op.index()].alive = false;
     }
 
-    fn destroy_region(&mut self, region: Region) {
+    /// Destroys a region and everything in it (its ops' results must be unused outside it).
+    pub(crate) fn destroy_region(&mut self, region: Region) {
         let blocks = std::mem::take(&mut self.regions[region.index()].blocks);
         // Drop every operand first so values defined and used inside the region are use-free.
         for &b in &blocks {

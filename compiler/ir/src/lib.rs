@@ -20,6 +20,7 @@ pub mod parser;
 pub mod pass;
 pub mod printer;
 pub mod symbol;
+mod transplant;
 pub mod types;
 pub mod verifier;
 mod walk;

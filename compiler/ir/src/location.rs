@@ -53,12 +53,12 @@ impl Context {
 
     /// Interns a composite location.
     pub fn composite_loc(&mut self, kind: CompositeLocKind) -> Location {
-        Location::Composite(CompositeLoc::from_index(self.locs.intern(kind)))
+        Location::Composite(CompositeLoc::from_index(self.interned.locs.intern(kind)))
     }
 
     /// The structure of a composite location.
     pub fn composite_loc_kind(&self, loc: CompositeLoc) -> &CompositeLocKind {
-        self.locs.get(loc.index())
+        self.interned.locs.get(loc.index())
     }
 
     /// The first file position inside `loc`, used to point a caret at source text.

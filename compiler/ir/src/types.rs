@@ -223,13 +223,13 @@ pub(crate) const PREINTERNED: [TypeKind; 11] = [
 impl Context {
     /// Interns a type.
     pub fn intern_type(&mut self, kind: TypeKind) -> Type {
-        Type::from_index(self.types.intern(kind))
+        Type::from_index(self.interned.types.intern(kind))
     }
 
     /// The structure of `ty`.
     #[inline]
     pub fn type_kind(&self, ty: Type) -> &TypeKind {
-        self.types.get(ty.index())
+        self.interned.types.get(ty.index())
     }
 
     /// `iN`.

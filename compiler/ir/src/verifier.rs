@@ -163,7 +163,9 @@ impl<'a> Verifier<'a> {
                 "must be the last operation in the parent block",
             ));
         }
-        if !parents.is_empty() {
+        // A root (an op with no parent, such as a function being transformed in a forked
+        // context) has no parent to check.
+        if !parents.is_empty() && ctx.parent_op(op).is_some() {
             let parent = ctx.parent_op(op).map(|p| ctx.op_name(p));
             if !parent.is_some_and(|p| parents.contains(&p)) {
                 let list = parents

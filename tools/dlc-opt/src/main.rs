@@ -75,6 +75,10 @@ struct Cli {
     #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true", default_value = "true")]
     verify_each: bool,
 
+    /// Run nested pipelines on one thread (output is identical either way).
+    #[arg(long, alias = "mlir-disable-threading")]
+    disable_threading: bool,
+
     /// Print each pass's statistics after the run.
     #[arg(long, alias = "mlir-pass-statistics")]
     pass_statistics: bool,
@@ -245,6 +249,7 @@ fn build_pipeline(cli: &Cli, registry: &PassRegistry) -> Result<Option<PassManag
         .build(&spec, "builtin.module")
         .map_err(|e| e.render(flag, text))?;
     pm.options.verify_each = cli.verify_each;
+    pm.options.threading = !cli.disable_threading;
     Ok(Some(pm))
 }
 

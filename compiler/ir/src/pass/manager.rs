@@ -5,6 +5,11 @@
 //! pipeline's passes on one op before the next op (as in MLIR). After each pass the op is
 //! verified (unless turned off), analyses the pass did not preserve are dropped, and the
 //! registered [`PassInstrumentation`]s are told.
+//!
+//! With threading on, a nested pipeline over several ops runs them in parallel (rayon): each op
+//! is copied into a forked context (sharing interned types and attributes), transformed on a
+//! worker thread, and copied back in order. Results, diagnostics and statistics do not depend on
+//! the schedule, so output is byte-identical to `--disable-threading`.
 
 use super::analysis::AnalysisManager;
 use super::definition::{Pass, PassInfo, PassRun, Preserved};
@@ -13,9 +18,13 @@ use crate::diagnostics::Diagnostic;
 use crate::dialect::Traits;
 use crate::ir::Op;
 use crate::Context;
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
 
-/// Hooks called around every pass run (IR printing, timing, ...).
-pub trait PassInstrumentation {
+/// Hooks called around every pass run (IR printing, timing, ...). With threading on they may be
+/// called from worker threads (one call at a time), with the forked context of the op.
+pub trait PassInstrumentation: Send {
     /// Before `pass` runs on `op`.
     fn before_pass(&mut self, _ctx: &Context, _pass: &PassInfo, _op: Op) {}
     /// After `pass` ran on `op` successfully (and the op verified).
@@ -29,11 +38,16 @@ pub trait PassInstrumentation {
 pub struct PassManagerOptions {
     /// Verify the op after every pass (`--verify-each`, on by default).
     pub verify_each: bool,
+    /// Run nested pipelines over several ops in parallel (off: `--disable-threading`).
+    pub threading: bool,
 }
 
 impl Default for PassManagerOptions {
     fn default() -> Self {
-        PassManagerOptions { verify_each: true }
+        PassManagerOptions {
+            verify_each: true,
+            threading: true,
+        }
     }
 }
 
@@ -50,7 +64,7 @@ pub(crate) struct PassEntry {
     pub(crate) info: &'static PassInfo,
     pass: Box<dyn Pass>,
     options: OptionValues,
-    statistics: Vec<u64>,
+    statistics: Vec<AtomicU64>,
 }
 
 impl PassEntry {
@@ -59,7 +73,7 @@ impl PassEntry {
             info,
             pass,
             options,
-            statistics: vec![0; info.statistics.len()],
+            statistics: info.statistics.iter().map(|_| AtomicU64::new(0)).collect(),
         }
     }
 
@@ -90,7 +104,7 @@ pub(crate) struct OpPassManager {
     pub(crate) anchor: Option<String>,
     pub(crate) elements: Vec<Element>,
     /// Ops this manager ran on, over all runs (to warn when a pipeline found nothing to do).
-    ran_on: usize,
+    ran_on: AtomicUsize,
 }
 
 impl OpPassManager {
@@ -98,7 +112,7 @@ impl OpPassManager {
         OpPassManager {
             anchor,
             elements: Vec::new(),
-            ran_on: 0,
+            ran_on: AtomicUsize::new(0),
         }
     }
 
@@ -131,16 +145,35 @@ pub struct PassManager {
     root: OpPassManager,
     /// Run options.
     pub options: PassManagerOptions,
-    instrumentations: Vec<Box<dyn PassInstrumentation>>,
-    analyses: AnalysisManager,
+    instrumentations: Mutex<Vec<Box<dyn PassInstrumentation>>>,
 }
 
-/// Per-run bookkeeping.
+/// Per-thread bookkeeping of a run.
 struct RunState<'a> {
     options: PassManagerOptions,
-    instrumentations: &'a mut [Box<dyn PassInstrumentation>],
-    analyses: &'a mut AnalysisManager,
+    instrumentations: &'a Mutex<Vec<Box<dyn PassInstrumentation>>>,
+    analyses: AnalysisManager,
     diagnostics: Vec<Diagnostic>,
+}
+
+impl RunState<'_> {
+    fn instrument(&self, f: impl FnMut(&mut Box<dyn PassInstrumentation>)) {
+        let mut list = self
+            .instrumentations
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        list.iter_mut().for_each(f);
+    }
+
+    /// A fresh state for a worker thread (own analyses and diagnostics).
+    fn fork(&self) -> Self {
+        RunState {
+            options: self.options,
+            instrumentations: self.instrumentations,
+            analyses: AnalysisManager::new(),
+            diagnostics: Vec::new(),
+        }
+    }
 }
 
 impl PassManager {
@@ -148,8 +181,7 @@ impl PassManager {
         PassManager {
             root,
             options: PassManagerOptions::default(),
-            instrumentations: Vec::new(),
-            analyses: AnalysisManager::new(),
+            instrumentations: Mutex::new(Vec::new()),
         }
     }
 
@@ -160,7 +192,10 @@ impl PassManager {
 
     /// Adds an instrumentation; they are called in the order added.
     pub fn add_instrumentation(&mut self, instrumentation: Box<dyn PassInstrumentation>) {
-        self.instrumentations.push(instrumentation);
+        self.instrumentations
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(instrumentation);
     }
 
     /// The pipeline in MLIR's full textual form, every option spelled out.
@@ -182,12 +217,10 @@ impl PassManager {
     /// Runs the pipeline on `root`. On success, returns the warnings and remarks passes emitted
     /// (including one per nested pipeline that found no op to run on).
     pub fn run(&mut self, ctx: &mut Context, root: Op) -> Result<Vec<Diagnostic>, PipelineFailure> {
-        // Cached analyses are keyed by op ids, which mean nothing in another context.
-        self.analyses = AnalysisManager::new();
         let mut state = RunState {
             options: self.options,
-            instrumentations: &mut self.instrumentations,
-            analyses: &mut self.analyses,
+            instrumentations: &self.instrumentations,
+            analyses: AnalysisManager::new(),
             diagnostics: Vec::new(),
         };
         if !self.root.matches(ctx, root) && self.root.anchor.is_some() {
@@ -203,10 +236,10 @@ impl PassManager {
                 )],
             });
         }
-        run_manager(&mut self.root, ctx, root, &mut state)?;
-        let loc = ctx.op_loc(root);
-        warn_unanchored(&mut self.root, loc, &mut state.diagnostics);
-        Ok(state.diagnostics)
+        run_manager(&self.root, ctx, root, &mut state)?;
+        let mut diagnostics = state.diagnostics;
+        warn_unanchored(&self.root, ctx.op_loc(root), &mut diagnostics);
+        Ok(diagnostics)
     }
 
     /// Statistics of every pass, as MLIR's `--mlir-pass-statistics` prints them.
@@ -231,6 +264,7 @@ fn report(pm: &OpPassManager, depth: usize, out: &mut String) {
             Element::Pass(p) => {
                 out.push_str(&format!("{pad}  {}\n", p.info.argument));
                 for ((name, desc), n) in p.info.statistics.iter().zip(&p.statistics) {
+                    let n = n.load(Ordering::Relaxed);
                     out.push_str(&format!("{pad}    (S) {n} {name} - {desc}\n"));
                 }
             }
@@ -239,10 +273,10 @@ fn report(pm: &OpPassManager, depth: usize, out: &mut String) {
     }
 }
 
-fn warn_unanchored(pm: &mut OpPassManager, loc: crate::Location, out: &mut Vec<Diagnostic>) {
-    for e in &mut pm.elements {
+fn warn_unanchored(pm: &OpPassManager, loc: crate::Location, out: &mut Vec<Diagnostic>) {
+    for e in &pm.elements {
         if let Element::Nested(n) = e {
-            if n.ran_on == 0 {
+            if n.ran_on.load(Ordering::Relaxed) == 0 {
                 let passes: Vec<&str> = n
                     .elements
                     .iter()
@@ -267,13 +301,13 @@ fn warn_unanchored(pm: &mut OpPassManager, loc: crate::Location, out: &mut Vec<D
 }
 
 fn run_manager(
-    pm: &mut OpPassManager,
+    pm: &OpPassManager,
     ctx: &mut Context,
     op: Op,
     state: &mut RunState<'_>,
 ) -> Result<(), PipelineFailure> {
-    pm.ran_on += 1;
-    for element in &mut pm.elements {
+    pm.ran_on.fetch_add(1, Ordering::Relaxed);
+    for element in &pm.elements {
         match element {
             Element::Pass(entry) => run_pass(entry, ctx, op, state)?,
             Element::Nested(nested) => {
@@ -284,17 +318,24 @@ fn run_manager(
                     .flat_map(|b| ctx.block_ops(*b))
                     .filter(|o| nested.matches(ctx, *o))
                     .collect();
-                for target in targets {
-                    if !ctx.has_trait(target, Traits::ISOLATED_FROM_ABOVE) {
-                        return Err(PipelineFailure {
-                            pass: "",
-                            diagnostics: vec![Diagnostic::error(
-                                ctx.op_loc(target),
-                                format!("a nested pipeline cannot run on '{}': it is not isolated from above", ctx.op_name(target)),
-                            )],
-                        });
+                if let Some(&bad) = targets
+                    .iter()
+                    .find(|t| !ctx.has_trait(**t, Traits::ISOLATED_FROM_ABOVE))
+                {
+                    return Err(PipelineFailure {
+                        pass: "",
+                        diagnostics: vec![Diagnostic::error(
+                            ctx.op_loc(bad),
+                            format!("a nested pipeline cannot run on '{}': it is not isolated from above", ctx.op_name(bad)),
+                        )],
+                    });
+                }
+                if state.options.threading && targets.len() > 1 {
+                    run_parallel(nested, ctx, &targets, state)?;
+                } else {
+                    for target in targets {
+                        run_manager(nested, ctx, target, state)?;
                     }
-                    run_manager(nested, ctx, target, state)?;
                 }
             }
         }
@@ -302,22 +343,63 @@ fn run_manager(
     Ok(())
 }
 
+/// Runs `pm` on each target in its own forked context on the thread pool, then copies the
+/// results back in target order. The first failure in target order wins; on failure nothing is
+/// copied back.
+fn run_parallel(
+    pm: &OpPassManager,
+    ctx: &mut Context,
+    targets: &[Op],
+    state: &mut RunState<'_>,
+) -> Result<(), PipelineFailure> {
+    let jobs: Vec<(Context, Op)> = targets
+        .iter()
+        .map(|t| {
+            let mut child = ctx.fork();
+            let root = child.transplant_op(ctx, *t);
+            (child, root)
+        })
+        .collect();
+    let parent = &*state;
+    let results: Vec<(Context, Op, Result<Vec<Diagnostic>, PipelineFailure>)> = jobs
+        .into_par_iter()
+        .map(|(mut child, root)| {
+            let mut local = parent.fork();
+            let result = run_manager(pm, &mut child, root, &mut local).map(|()| local.diagnostics);
+            (child, root, result)
+        })
+        .collect();
+    let mut copied = Vec::with_capacity(results.len());
+    for (child, root, result) in results {
+        match result {
+            Ok(diagnostics) => {
+                state.diagnostics.extend(diagnostics);
+                copied.push((child, root));
+            }
+            Err(failure) => return Err(failure),
+        }
+    }
+    for (target, (child, root)) in targets.iter().zip(copied) {
+        ctx.replace_body_from(*target, &child, root);
+    }
+    Ok(())
+}
+
 fn run_pass(
-    entry: &mut PassEntry,
+    entry: &PassEntry,
     ctx: &mut Context,
     op: Op,
     state: &mut RunState<'_>,
 ) -> Result<(), PipelineFailure> {
     let info = entry.info;
-    for i in state.instrumentations.iter_mut() {
-        i.before_pass(ctx, info, op);
-    }
+    state.instrument(|i| i.before_pass(ctx, info, op));
     let mut emitted = Vec::new();
+    let mut statistics = vec![0u64; entry.statistics.len()];
     let mut run = PassRun {
         op,
         info,
-        analyses: state.analyses,
-        statistics: &mut entry.statistics,
+        analyses: &mut state.analyses,
+        statistics: &mut statistics,
         diagnostics: &mut emitted,
         preserved: Preserved::None,
     };
@@ -325,6 +407,9 @@ fn run_pass(
     let preserved = std::mem::take(&mut run.preserved);
     state.analyses.invalidate(&preserved);
     state.diagnostics.append(&mut emitted);
+    for (total, n) in entry.statistics.iter().zip(statistics) {
+        total.fetch_add(n, Ordering::Relaxed);
+    }
     let failure = match result {
         Err(d) => Some(d),
         Ok(()) if state.options.verify_each => crate::verify(ctx, op).err().map(|d| {
@@ -336,9 +421,7 @@ fn run_pass(
         Ok(()) => None,
     };
     if let Some(d) = failure {
-        for i in state.instrumentations.iter_mut() {
-            i.after_pass_failed(ctx, info, op);
-        }
+        state.instrument(|i| i.after_pass_failed(ctx, info, op));
         let mut diagnostics = std::mem::take(&mut state.diagnostics);
         diagnostics.push(d);
         return Err(PipelineFailure {
@@ -346,8 +429,6 @@ fn run_pass(
             diagnostics,
         });
     }
-    for i in state.instrumentations.iter_mut() {
-        i.after_pass(ctx, info, op);
-    }
+    state.instrument(|i| i.after_pass(ctx, info, op));
     Ok(())
 }
