@@ -110,7 +110,20 @@ impl Context {
                 d.data = d.data[..n].into();
             }
         }
-        Attribute::from_index(self.interned.attrs.intern(kind))
+        // Small attributes go through the context's lock-free cache; dense payloads are not
+        // duplicated into it.
+        if matches!(
+            kind,
+            AttrKind::DenseElements(_) | AttrKind::DenseArray { .. }
+        ) {
+            return Attribute::from_index(self.interned.attrs.intern(kind));
+        }
+        if let Some(a) = self.attr_cache.get(&kind) {
+            return *a;
+        }
+        let a = Attribute::from_index(self.interned.attrs.intern(kind.clone()));
+        self.attr_cache.insert(kind, a);
+        a
     }
 
     /// The structure of `attr`.

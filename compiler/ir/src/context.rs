@@ -15,6 +15,7 @@ use crate::intern::{Ident, Interner};
 use crate::ir::{BlockData, OpData, RegionData, ValueData};
 use crate::location::CompositeLocKind;
 use crate::types::{TypeKind, PREINTERNED};
+use rustc_hash::FxHashMap;
 use std::sync::Arc;
 
 /// The interned tables shared by a context and its forks.
@@ -34,6 +35,10 @@ pub struct Context {
     pub(crate) regions: Vec<RegionData>,
     pub(crate) values: Vec<ValueData>,
     pub(crate) registry: Arc<Registry>,
+    /// Lock-free front caches of the shared tables for this context's thread: strings and small
+    /// attributes interned here before.
+    ident_cache: FxHashMap<Box<str>, Ident>,
+    pub(crate) attr_cache: FxHashMap<AttrKind, crate::Attribute>,
     /// Accept ops, types and attributes of dialects that are not registered (MLIR's
     /// `--allow-unregistered-dialect`).
     pub allow_unregistered: bool,
@@ -64,6 +69,8 @@ impl Context {
             regions: Vec::new(),
             values: Vec::new(),
             registry: Arc::new(Registry::default()),
+            ident_cache: FxHashMap::default(),
+            attr_cache: FxHashMap::default(),
             allow_unregistered: false,
         };
         ctx.register_dialect(crate::builtin::dialect());
@@ -72,7 +79,12 @@ impl Context {
 
     /// Interns a string.
     pub fn ident(&mut self, s: &str) -> Ident {
-        self.interned.idents.intern_str(s)
+        if let Some(id) = self.ident_cache.get(s) {
+            return *id;
+        }
+        let id = self.interned.idents.intern_str(s);
+        self.ident_cache.insert(s.into(), id);
+        id
     }
 
     /// The identifier for `s` if it was ever interned (never interns).
@@ -96,6 +108,8 @@ impl Context {
             regions: Vec::new(),
             values: Vec::new(),
             registry: Arc::clone(&self.registry),
+            ident_cache: FxHashMap::default(),
+            attr_cache: FxHashMap::default(),
             allow_unregistered: self.allow_unregistered,
         }
     }

@@ -437,8 +437,12 @@ impl Context {
 
     /// The attribute `name` of `op`.
     pub fn attr(&self, op: Op, name: &str) -> Option<Attribute> {
-        let id = self.find_ident(name)?;
-        self.attr_by_id(op, id)
+        // Ops carry a handful of attributes: comparing their names beats interning `name`.
+        self.ops[op.index()]
+            .attrs
+            .iter()
+            .find(|a| self.ident_str(a.name) == name)
+            .map(|a| a.value)
     }
 
     /// The attribute with interned name `name` of `op`.
@@ -460,10 +464,11 @@ impl Context {
 
     /// Removes attribute `name` of `op`, returning it.
     pub fn remove_attr(&mut self, op: Op, name: &str) -> Option<Attribute> {
-        let id = self.find_ident(name)?;
-        let attrs = &mut self.ops[op.index()].attrs;
-        let i = attrs.iter().position(|a| a.name == id)?;
-        Some(attrs.remove(i).value)
+        let i = self.ops[op.index()]
+            .attrs
+            .iter()
+            .position(|a| self.ident_str(a.name) == name)?;
+        Some(self.ops[op.index()].attrs.remove(i).value)
     }
 
     /// The regions of `op`.

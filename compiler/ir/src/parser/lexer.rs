@@ -56,6 +56,8 @@ pub struct Token {
 /// A single-pass lexer over one source text.
 pub struct Lexer<'a> {
     src: &'a [u8],
+    /// The same text as `src`, for slicing tokens without re-validating UTF-8.
+    text_src: &'a str,
     pos: usize,
     line: u32,
     line_start: usize,
@@ -80,6 +82,7 @@ impl<'a> Lexer<'a> {
     pub fn new(src: &'a str, first_line: u32) -> Self {
         Lexer {
             src: src.as_bytes(),
+            text_src: src,
             pos: 0,
             line: first_line,
             line_start: 0,
@@ -91,9 +94,8 @@ impl<'a> Lexer<'a> {
     pub fn text(&self, start: u32, end: u32) -> &'a str {
         // Ranges come from token boundaries, which are on character boundaries; a range past the
         // end (a lookahead at end of input) reads as empty.
-        self.src
+        self.text_src
             .get(start as usize..end as usize)
-            .and_then(|b| std::str::from_utf8(b).ok())
             .unwrap_or("")
     }
 

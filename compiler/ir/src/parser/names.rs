@@ -44,8 +44,10 @@ fn split_numbered(name: &str) -> Option<(u128, usize)> {
     if digits == 0 || digits > 9 || (digits > 1 && b[b.len() - digits] == b'0') {
         return None;
     }
-    let (prefix, number) = name.split_at(name.len() - digits);
-    Some((short_key(prefix)?, number.parse().ok()?))
+    let number = b[b.len() - digits..]
+        .iter()
+        .fold(0usize, |n, d| n * 10 + (d - b'0') as usize);
+    Some((short_key(&name[..name.len() - digits])?, number))
 }
 
 impl<'a, V: Copy> NameTable<'a, V> {
