@@ -12,4 +12,11 @@ cargo test --workspace --quiet
 echo "== lit"
 cargo build --quiet -p dlc-opt
 export DLC_BIN_DIR="$PWD/target/debug"
-python3 -c "import sys, lit.main; sys.exit(lit.main.main())" -sv test/
+log=$(mktemp)
+status=0
+python3 -c "import sys, lit.main; sys.exit(lit.main.main())" -sv test/ 2>&1 | tee "$log" || status=$?
+passed=$(sed -n 's/^ *Passed *: *\([0-9]*\).*/\1/p' "$log" | tail -n 1)
+failed=$(sed -n 's/^ *Failed *: *\([0-9]*\).*/\1/p' "$log" | tail -n 1)
+rm -f "$log"
+echo "lit: ${passed:-0} passed, ${failed:-0} failed"
+exit "$status"

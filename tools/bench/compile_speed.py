@@ -6,8 +6,11 @@ the same run, alternating, so machine noise hits both alike. Reports the median 
 peak RSS and the ratio. Usage (from the repository root):
 
     python3 tools/bench/compile_speed.py [--ops 1000000] [--reps 5] [--extra-args "..."]
+    python3 tools/bench/compile_speed.py --scaling 10000,100000,1000000 --extra-args "--cse --canonicalize"
 
-It builds the release binaries first. The generated file is cached under target/bench/.
+It builds the release binaries first. Generated files are cached under target/bench/. With
+--scaling it times dlc-opt alone at each size and fits time = a + b * ops by least squares,
+reporting each point's deviation from that line.
 """
 
 import argparse
@@ -33,20 +36,53 @@ def run_once(cmd):
     return elapsed, usage.ru_maxrss / 1024.0
 
 
+def generated(ops):
+    """The cached gen-arith file with `ops` ops."""
+    bench_dir = os.path.join(ROOT, "target", "bench")
+    os.makedirs(bench_dir, exist_ok=True)
+    path = os.path.join(bench_dir, f"arith-{ops}.mlir")
+    if not os.path.exists(path):
+        subprocess.run([os.path.join(ROOT, "target", "release", "gen-arith"), str(ops), path], check=True)
+    return path
+
+
+def scaling(sizes, args):
+    """Times dlc-opt at each size and reports deviation from the least-squares line."""
+    extra = shlex.split(args.extra_args)
+    points = []
+    for n in sizes:
+        cmd = [os.path.join(ROOT, "target", "release", "dlc-opt"), generated(n), "-o", "/dev/null", *extra]
+        times = [run_once(cmd)[0] for _ in range(args.reps)]
+        points.append((n, statistics.median(times)))
+    mean_n = sum(n for n, _ in points) / len(points)
+    mean_t = sum(t for _, t in points) / len(points)
+    slope = sum((n - mean_n) * (t - mean_t) for n, t in points) / sum((n - mean_n) ** 2 for n, _ in points)
+    intercept = mean_t - slope * mean_n
+    print(f"dlc-opt {args.extra_args or '(parse+verify+print)'}; {args.reps} runs each; fit: {intercept * 1000:.1f} ms + {slope * 1e9:.0f} ns/op")
+    print(f"{'ops':>10} {'median s':>9} {'ns/op':>7} {'line s':>8} {'deviation':>9}")
+    worst = 0.0
+    for n, t in points:
+        line = intercept + slope * n
+        dev = (t - line) / line
+        worst = max(worst, abs(dev))
+        print(f"{n:>10} {t:>9.4f} {t / n * 1e9:>7.0f} {line:>8.4f} {dev:>+8.1%}")
+    print(f"largest deviation from the line: {worst:.1%}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--ops", type=int, default=1_000_000, help="arith ops in the generated function")
     ap.add_argument("--reps", type=int, default=5, help="runs per tool (median reported)")
     ap.add_argument("--extra-args", default="", help="flags given to both tools, e.g. '--cse --canonicalize'")
     ap.add_argument("--mlir-opt", default="mlir-opt-22")
+    ap.add_argument("--scaling", default="", help="comma-separated op counts: check dlc-opt's time is linear")
     args = ap.parse_args()
 
     subprocess.run(["cargo", "build", "--release", "-q", "-p", "dlc-opt", "-p", "dlc-bench"], cwd=ROOT, check=True)
-    bench_dir = os.path.join(ROOT, "target", "bench")
-    os.makedirs(bench_dir, exist_ok=True)
-    path = os.path.join(bench_dir, f"arith-{args.ops}.mlir")
-    if not os.path.exists(path):
-        subprocess.run([os.path.join(ROOT, "target", "release", "gen-arith"), str(args.ops), path], check=True)
+    if args.scaling:
+        scaling([int(n) for n in args.scaling.split(",")], args)
+        return
+    path = generated(args.ops)
     size_mb = os.path.getsize(path) / 1e6
     with open(path) as f:
         lines = sum(1 for _ in f)

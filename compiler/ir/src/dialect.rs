@@ -75,7 +75,8 @@ pub type VerifySymbolsFn = fn(&Context, Op, &mut SymbolTables) -> Result<(), Dia
 pub type ParseFn = fn(&mut Parser<'_>, &mut OpSpec) -> PResult<()>;
 /// Prints an op's custom syntax after `%results = name`.
 pub type PrintFn = fn(&mut Printer<'_>, Op);
-/// Folds an op given its operands' constant values (None where not constant).
+/// Folds an op given its operands' constant values (None where not constant). An empty list
+/// (or the op's own results) means the folder updated the op in place.
 pub type FoldFn = fn(&mut Context, Op, &[Option<Attribute>]) -> Option<SmallVec<[FoldResult; 1]>>;
 /// Parses a dialect type or attribute body after `!dialect.mnemonic` or `#dialect.mnemonic`.
 pub type ParseTypeFn = fn(&mut Parser<'_>, &str) -> PResult<Type>;
@@ -120,6 +121,9 @@ pub struct OpDef {
     pub print: Option<PrintFn>,
     pub fold: Option<FoldFn>,
     pub result_name: Option<ResultNameFn>,
+    /// Builds the op's canonicalization patterns (MLIR's `getCanonicalizationPatterns`), which
+    /// `canonicalize` runs together with the folder.
+    pub canonicalize: Option<crate::rewrite::CanonicalizeFn>,
 }
 
 impl OpDef {
@@ -141,6 +145,7 @@ impl OpDef {
             print: None,
             fold: None,
             result_name: None,
+            canonicalize: None,
         }
     }
 }

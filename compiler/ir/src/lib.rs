@@ -19,6 +19,7 @@ pub mod location;
 pub mod parser;
 pub mod pass;
 pub mod printer;
+pub mod rewrite;
 pub mod symbol;
 mod transplant;
 pub mod types;

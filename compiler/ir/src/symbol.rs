@@ -31,14 +31,13 @@ impl SymbolTables {
             .copied()
     }
 
-    /// Resolves `name` from `from`: the nearest enclosing symbol table that defines it.
+    /// Resolves a flat reference `name` from `from`: looked up in the nearest enclosing symbol
+    /// table only, as in MLIR.
     pub fn resolve(&mut self, ctx: &Context, from: Op, name: Ident) -> Option<Op> {
         let mut cur = ctx.parent_op(from);
         while let Some(op) = cur {
             if ctx.has_trait(op, Traits::SYMBOL_TABLE) {
-                if let Some(found) = self.lookup(ctx, op, name) {
-                    return Some(found);
-                }
+                return self.lookup(ctx, op, name);
             }
             cur = ctx.parent_op(op);
         }

@@ -21,6 +21,7 @@ pub fn verify(ctx: &Context, root: Op) -> Result<(), Diagnostic> {
         position: vec![0; ctx.ops.len()],
         doms: FxHashMap::default(),
         symbol_users: Vec::new(),
+        symbol_tables_entered: 0,
     };
     v.verify_op(root)?;
     let mut tables = SymbolTables::new();
@@ -46,6 +47,10 @@ struct Verifier<'a> {
     position: Vec<u32>,
     doms: FxHashMap<Region, RegionDominators>,
     symbol_users: Vec<Op>,
+    /// Symbol-table ops (modules) enclosing the op being verified, within the verified root.
+    /// Symbol uses are checked only under one, as MLIR checks them from the module: a function
+    /// verified on its own (in a forked context) cannot see its callees.
+    symbol_tables_entered: u32,
 }
 
 fn count_text(arity: Arity, what: &str) -> String {
@@ -104,7 +109,7 @@ impl<'a> Verifier<'a> {
                     ));
                 }
                 self.verify_traits(op, def.traits, def.parents)?;
-                if def.verify_symbols.is_some() {
+                if def.verify_symbols.is_some() && self.symbol_tables_entered > 0 {
                     self.symbol_users.push(op);
                 }
             }
@@ -123,9 +128,12 @@ impl<'a> Verifier<'a> {
             }
         }
         let traits = ctx.traits(op);
+        let table = u32::from(traits.contains(Traits::SYMBOL_TABLE));
+        self.symbol_tables_entered += table;
         for (ri, &region) in ctx.regions(op).iter().enumerate() {
             self.verify_region(op, ri, region, traits, def.is_some())?;
         }
+        self.symbol_tables_entered -= table;
         if let Some(verify) = def.and_then(|d| d.verify) {
             verify(ctx, op)?;
         }

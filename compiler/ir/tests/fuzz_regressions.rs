@@ -206,3 +206,27 @@ fn dialect_bodies_nest_brackets_like_mlir() {
     let out = round_trip(r#"""(){u=#-.-}:()->()"#);
     assert!(out.contains("u = #-.-"), "{out}");
 }
+
+/// Fuzzer: the element count of a dense constant's type overflowed `i64` (a panic on
+/// `tensor<3333333333333333332x3xf16>`).
+#[test]
+fn dense_element_count_overflow_is_an_error() {
+    for src in [
+        "#a=dense<>:tensor<3333333333333333332x3xf16>",
+        r#"#a=dense<"0x0000">:tensor<3333333333333333332x3xf16>"#,
+    ] {
+        assert_eq!(
+            parse_error(src, true),
+            "dense attribute type has more elements than fit in 64 bits",
+            "{src}"
+        );
+    }
+    // A count that fits, with far too few bytes, reports the size it needs.
+    assert_eq!(
+        parse_error(
+            r#"#a=dense<"0x000000">:tensor<3074457345618258602x3xf16>"#,
+            true
+        ),
+        "hex dense attribute holds 3 bytes, but type needs 18446744073709551612"
+    );
+}

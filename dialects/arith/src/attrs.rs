@@ -156,6 +156,23 @@ impl CmpIPredicate {
         CMPI_WORDS[self as usize].0
     }
 
+    /// The predicate with the operands exchanged: `a p b` is `b p.swapped() a`.
+    pub fn swapped(self) -> Self {
+        use CmpIPredicate::*;
+        match self {
+            Eq => Eq,
+            Ne => Ne,
+            Slt => Sgt,
+            Sgt => Slt,
+            Sle => Sge,
+            Sge => Sle,
+            Ult => Ugt,
+            Ugt => Ult,
+            Ule => Uge,
+            Uge => Ule,
+        }
+    }
+
     /// True when the predicate holds for a value compared with itself.
     pub fn holds_for_equal(self) -> bool {
         use CmpIPredicate::*;

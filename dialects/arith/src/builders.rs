@@ -33,7 +33,7 @@ mark!(CastOp: IndexCastOp, ExtSIOp, ExtUIOp, TruncIOp, SIToFPOp, FPToSIOp, ExtFO
     BitcastOp);
 
 /// A spec for op `name` with MLIR's default flag attribute, if the op has one.
-fn spec_with_defaults(ctx: &mut Context, name: &str, loc: Location) -> OpSpec {
+pub(crate) fn spec_with_defaults(ctx: &mut Context, name: &str, loc: Location) -> OpSpec {
     let mut spec = OpSpec::new(ctx, name, loc);
     if let Some((_, flags)) = describe(name) {
         if let Some((key, value)) = default_flag_attr(ctx, flags) {

@@ -8,13 +8,15 @@
 //!
 //! Identities (`x + 0`, `x * 1`, `x - x`, `select %c, %x, %x`, ...) fold to an existing value, or
 //! to a new constant when the result is one (`x - x` is `0`); the new constant is then built by
-//! the dialect's `materialize_constant`.
+//! the dialect's `materialize_constant`. One folder changes its op instead: `cmpi` with a
+//! constant on the left swaps its operands and mirrors its predicate, and says so with an empty
+//! result list (MLIR's in-place fold).
 //!
 //! Floats are computed in `f64` and rounded to the result type. For `+ - * /` that is exact
 //! rounding (f64 has more than twice the precision of f32, f16 and bf16); conversions to f16/bf16
 //! that would round twice are only folded when exact.
 
-use crate::attrs::{CmpFPredicate, CmpIPredicate};
+use crate::attrs::{predicate_attr, CmpFPredicate, CmpIPredicate, PREDICATE};
 use crate::ops::{CmpFOp, CmpIOp};
 use dlc_ir::attributes::dense_element_bytes;
 use dlc_ir::attributes::sign_extend;
@@ -294,6 +296,11 @@ fn zero(ctx: &mut Context, op: Op) -> Option<Attribute> {
 
 pub(crate) fn addi(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
     let (lhs, rhs) = binary(ctx, op, c)?;
+    // MLIR's order: identities on the right-hand constant before evaluation, so a fold that
+    // can reuse an operand does (`addi %c7, %c0` is `%c7`, not a new `7`).
+    if uniform_int(ctx, c[1]) == Some(0) {
+        return to_value(lhs);
+    }
     if let Some(r) = int_binary(ctx, op, c, |a, b, _| Some(a.wrapping_add(b))) {
         return to_const(Some(r));
     }
@@ -316,6 +323,12 @@ pub(crate) fn addi(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded
 
 pub(crate) fn subi(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
     let (lhs, rhs) = binary(ctx, op, c)?;
+    if lhs == rhs {
+        return to_const(zero(ctx, op));
+    }
+    if uniform_int(ctx, c[1]) == Some(0) {
+        return to_value(lhs);
+    }
     if let Some(r) = int_binary(ctx, op, c, |a, b, _| Some(a.wrapping_sub(b))) {
         return to_const(Some(r));
     }
@@ -340,10 +353,15 @@ pub(crate) fn subi(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded
 
 pub(crate) fn muli(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
     let (lhs, rhs) = binary(ctx, op, c)?;
+    let w = int_width(ctx, op)?;
+    match uniform_int(ctx, c[1]) {
+        Some(0) => return to_value(rhs),
+        Some(v) if is_one(v, w) => return to_value(lhs),
+        _ => {}
+    }
     if let Some(r) = int_binary(ctx, op, c, |a, b, _| Some(a.wrapping_mul(b))) {
         return to_const(Some(r));
     }
-    let w = int_width(ctx, op)?;
     for (x, y, cy) in [(lhs, rhs, c[1]), (rhs, lhs, c[0])] {
         match uniform_int(ctx, cy) {
             Some(0) => return to_value(y),
@@ -365,6 +383,10 @@ fn signed_div(a: i128, b: i128, w: u32) -> Option<i128> {
 
 pub(crate) fn divsi(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
     let (lhs, _) = binary(ctx, op, c)?;
+    let w = int_width(ctx, op)?;
+    if uniform_int(ctx, c[1]).is_some_and(|v| is_one(v, w)) {
+        return to_value(lhs);
+    }
     if let Some(r) = int_binary(ctx, op, c, signed_div) {
         return to_const(Some(r));
     }
@@ -378,6 +400,10 @@ pub(crate) fn divsi(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folde
 
 pub(crate) fn divui(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
     let (lhs, _) = binary(ctx, op, c)?;
+    let w = int_width(ctx, op)?;
+    if uniform_int(ctx, c[1]).is_some_and(|v| is_one(v, w)) {
+        return to_value(lhs);
+    }
     if let Some(r) = int_binary(ctx, op, c, |a, b, w| {
         let (a, b) = (unsigned(a, w), unsigned(b, w));
         a.checked_div(b).map(|q| q as i128)
@@ -422,6 +448,11 @@ pub(crate) fn remui(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folde
 
 pub(crate) fn andi(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
     let (lhs, rhs) = binary(ctx, op, c)?;
+    match uniform_int(ctx, c[1]) {
+        Some(0) => return to_value(rhs),
+        Some(-1) => return to_value(lhs),
+        _ => {}
+    }
     if let Some(r) = int_binary(ctx, op, c, |a, b, _| Some(a & b)) {
         return to_const(Some(r));
     }
@@ -435,11 +466,37 @@ pub(crate) fn andi(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded
             _ => {}
         }
     }
+    // x & ~x → 0.
+    for (x, y) in [(lhs, rhs), (rhs, lhs)] {
+        if not_of(ctx, y).is_some_and(|(inner, _)| inner == x) {
+            return to_const(zero(ctx, op));
+        }
+    }
+    // a & (a & b) → a & b, in any operand order.
+    for (x, y) in [(lhs, rhs), (rhs, lhs)] {
+        if let Some(prev) = defined_by(ctx, x, "arith.andi") {
+            if ctx.operands(prev).contains(&y) {
+                return to_value(x);
+            }
+        }
+    }
     None
+}
+
+/// `(x, ones)` if `v` is `xori x, ones` with `ones` a constant of all ones (`~x`).
+fn not_of(ctx: &Context, v: Value) -> Option<(Value, Value)> {
+    let xor = defined_by(ctx, v, "arith.xori")?;
+    let &[x, ones] = ctx.operands(xor) else {
+        return None;
+    };
+    (uniform_int(ctx, ctx.constant_value(ones)) == Some(-1)).then_some((x, ones))
 }
 
 pub(crate) fn ori(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
     let (lhs, rhs) = binary(ctx, op, c)?;
+    if uniform_int(ctx, c[1]) == Some(0) {
+        return to_value(lhs);
+    }
     if let Some(r) = int_binary(ctx, op, c, |a, b, _| Some(a | b)) {
         return to_const(Some(r));
     }
@@ -453,11 +510,22 @@ pub(crate) fn ori(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded 
             _ => {}
         }
     }
+    // x | ~x → all ones (the constant the `not` uses).
+    for (x, y) in [(lhs, rhs), (rhs, lhs)] {
+        if let Some((inner, ones)) = not_of(ctx, y) {
+            if inner == x {
+                return to_value(ones);
+            }
+        }
+    }
     None
 }
 
 pub(crate) fn xori(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
     let (lhs, rhs) = binary(ctx, op, c)?;
+    if uniform_int(ctx, c[1]) == Some(0) {
+        return to_value(lhs);
+    }
     if let Some(r) = int_binary(ctx, op, c, |a, b, _| Some(a ^ b)) {
         return to_const(Some(r));
     }
@@ -492,6 +560,9 @@ fn shift(
     f: fn(i128, u32, u32) -> i128,
 ) -> Folded {
     let (lhs, _) = binary(ctx, op, c)?;
+    if uniform_int(ctx, c[1]) == Some(0) {
+        return to_value(lhs);
+    }
     if let Some(r) = int_binary(ctx, op, c, |a, b, w| {
         let amount = unsigned(b, w);
         (amount < w as u128).then(|| f(a, amount as u32, w))
@@ -520,11 +591,6 @@ pub(crate) fn shrui(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folde
 /// vanishes (MIN for max).
 fn min_max(ctx: &mut Context, op: Op, c: &[Option<Attribute>], is_max: bool) -> Folded {
     let (lhs, rhs) = binary(ctx, op, c)?;
-    if let Some(r) = int_binary(ctx, op, c, |a, b, _| {
-        Some(if is_max { a.max(b) } else { a.min(b) })
-    }) {
-        return to_const(Some(r));
-    }
     if lhs == rhs {
         return to_value(lhs);
     }
@@ -534,6 +600,16 @@ fn min_max(ctx: &mut Context, op: Op, c: &[Option<Attribute>], is_max: bool) -> 
     } else {
         (min_signed(w), max_signed(w))
     };
+    match uniform_int(ctx, c[1]) {
+        Some(v) if v == extreme => return to_value(rhs),
+        Some(v) if v == neutral => return to_value(lhs),
+        _ => {}
+    }
+    if let Some(r) = int_binary(ctx, op, c, |a, b, _| {
+        Some(if is_max { a.max(b) } else { a.min(b) })
+    }) {
+        return to_const(Some(r));
+    }
     for (x, y, cy) in [(lhs, rhs, c[1]), (rhs, lhs, c[0])] {
         match uniform_int(ctx, cy) {
             Some(v) if v == extreme => return to_value(y),
@@ -595,6 +671,14 @@ pub(crate) fn cmpi(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded
             DenseValue::Int(pred.holds_for_equal() as i128),
         ));
     }
+    // A constant goes to the right, with the predicate mirrored (`c < x` is `x > c`); the op
+    // changes in place, which an empty result list says.
+    if c[0].is_some() && c[1].is_none() {
+        let mirrored = predicate_attr(ctx, pred.swapped() as i64);
+        ctx.set_operands(op, &[rhs, lhs]);
+        ctx.set_attr(op, PREDICATE, mirrored);
+        return Some(SmallVec::new());
+    }
     None
 }
 
@@ -640,6 +724,9 @@ fn is_zero(x: f64, negative: bool) -> bool {
 
 pub(crate) fn addf(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
     let (lhs, rhs) = binary(ctx, op, c)?;
+    if uniform_float(ctx, c[1]).is_some_and(|v| is_zero(v, true)) {
+        return to_value(lhs);
+    }
     if let Some(r) = float_binary(ctx, op, c, ieee_arith(|a, b| a + b)) {
         return to_const(Some(r));
     }
@@ -654,6 +741,9 @@ pub(crate) fn addf(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded
 
 pub(crate) fn subf(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
     let (lhs, _) = binary(ctx, op, c)?;
+    if uniform_float(ctx, c[1]).is_some_and(|v| is_zero(v, false)) {
+        return to_value(lhs);
+    }
     if let Some(r) = float_binary(ctx, op, c, ieee_arith(|a, b| a - b)) {
         return to_const(Some(r));
     }
@@ -665,6 +755,9 @@ pub(crate) fn subf(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded
 
 pub(crate) fn mulf(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
     let (lhs, rhs) = binary(ctx, op, c)?;
+    if uniform_float(ctx, c[1]) == Some(1.0) {
+        return to_value(lhs);
+    }
     if let Some(r) = float_binary(ctx, op, c, ieee_arith(|a, b| a * b)) {
         return to_const(Some(r));
     }
@@ -678,6 +771,9 @@ pub(crate) fn mulf(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded
 
 pub(crate) fn divf(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
     let (lhs, _) = binary(ctx, op, c)?;
+    if uniform_float(ctx, c[1]) == Some(1.0) {
+        return to_value(lhs);
+    }
     if let Some(r) = float_binary(ctx, op, c, ieee_arith(|a, b| a / b)) {
         return to_const(Some(r));
     }
@@ -725,19 +821,22 @@ pub fn ieee_minimum(a: f64, b: f64) -> f64 {
 
 fn min_maxf(ctx: &mut Context, op: Op, c: &[Option<Attribute>], is_max: bool) -> Folded {
     let (lhs, rhs) = binary(ctx, op, c)?;
-    let f = if is_max { ieee_maximum } else { ieee_minimum };
-    if let Some(r) = float_binary(ctx, op, c, f) {
-        return to_const(Some(r));
-    }
     if lhs == rhs {
         return to_value(lhs);
     }
-    // maximum(x, -inf) and minimum(x, +inf) are x, NaN included.
     let neutral = if is_max {
         f64::NEG_INFINITY
     } else {
         f64::INFINITY
     };
+    if uniform_float(ctx, c[1]) == Some(neutral) {
+        return to_value(lhs);
+    }
+    let f = if is_max { ieee_maximum } else { ieee_minimum };
+    if let Some(r) = float_binary(ctx, op, c, f) {
+        return to_const(Some(r));
+    }
+    // maximum(x, -inf) and minimum(x, +inf) are x, NaN included.
     for (x, cy) in [(lhs, c[1]), (rhs, c[0])] {
         if uniform_float(ctx, cy) == Some(neutral) {
             return to_value(x);
@@ -839,6 +938,17 @@ pub(crate) fn select(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Fold
         && uniform_int(ctx, c[2]) == Some(0)
     {
         return to_value(cond);
+    }
+    // select (cmpi eq, a, b), a, b → b, and with `ne` → a (either operand order).
+    if let Some(cmp) = defined_by(ctx, cond, "arith.cmpi") {
+        let pred = CmpIOp(cmp).cmp_predicate(ctx);
+        if let (Some(p @ (CmpIPredicate::Eq | CmpIPredicate::Ne)), &[a, b]) =
+            (pred, ctx.operands(cmp))
+        {
+            if (a == t && b == f) || (b == t && a == f) {
+                return to_value(if p == CmpIPredicate::Ne { t } else { f });
+            }
+        }
     }
     to_const(fold_constants(ctx, op, c, |v| match v {
         [DenseValue::Int(m), a, b] => Some(if *m & 1 != 0 { *a } else { *b }),

@@ -9,13 +9,14 @@
 //! `materialize_constant`).
 //!
 //! Layout: [`ops`] declares the ops, [`attrs`] their predicates and flag attributes, `syntax`
-//! the custom text form, `verify` the verifier, [`fold`] the folders, `builders` the Rust
-//! construction API.
+//! the custom text form, `verify` the verifier, [`fold`] the folders, `canonicalize` the
+//! canonicalization patterns, `builders` the Rust construction API.
 
 #![warn(missing_docs)]
 
 pub mod attrs;
 mod builders;
+mod canonicalize;
 pub mod fold;
 pub mod ops;
 mod syntax;
@@ -92,6 +93,7 @@ pub fn dialect() -> Dialect {
             def.print = Some(syntax::print);
             def.verify = Some(verify::verify);
             def.fold = fold;
+            def.canonicalize = canonicalize::hook(def.name);
             if def.name == ConstantOp::NAME {
                 def.result_name = Some(constant_result_name);
             }

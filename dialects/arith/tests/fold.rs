@@ -30,6 +30,21 @@ fn fold(src: &str) -> String {
             let i = ops.iter().position(|o| *o == def).expect("a top-level op");
             names[i].to_string()
         }
+        // Updated in place (only `cmpi` does this): its predicate and operands now.
+        Some([]) => {
+            let pred = dlc_arith::CmpIOp(last)
+                .cmp_predicate(&ctx)
+                .map_or("?", |p| p.keyword());
+            let operands: Vec<&str> = ctx
+                .operands(last)
+                .iter()
+                .map(|v| {
+                    let def = ctx.defining_op(*v).expect("an op result");
+                    names[ops.iter().position(|o| *o == def).expect("a top-level op")]
+                })
+                .collect();
+            format!("in place: {pred} {}", operands.join(", "))
+        }
         Some(other) => panic!("unexpected fold result {other:?}"),
     }
 }
@@ -114,8 +129,10 @@ fn integer_constants_wrap_like_apint() {
         ("xori", "i32", "12", "10", "6 : i32"),
         ("maxsi", "i8", "-1", "1", "1 : i8"),
         ("minsi", "i8", "-1", "1", "-1 : i8"),
-        ("maxsi", "i1", "true", "false", "false"),
-        ("minsi", "i1", "true", "false", "true"),
+        // In i1, false is the signed maximum and true the minimum: the right-hand operand
+        // absorbs (`maxsi x, MAX` is MAX), and MLIR returns the operand itself.
+        ("maxsi", "i1", "true", "false", "%rhs"),
+        ("minsi", "i1", "true", "false", "%lhs"),
         ("addi", "i33", "4294967296", "4294967296", "0 : i33"),
         ("addi", "i256", "1", "2", "no fold"),
     ]);
@@ -249,6 +266,37 @@ fn integer_identities() {
         (
             "%x = \"test.val\"() : () -> tensor<?xi32>\n%r = arith.subi %x, %x : tensor<?xi32>",
             "no fold",
+        ),
+        // A constant on the left of a comparison moves right, the predicate mirrored.
+        (
+            "%c = arith.constant 4 : i32\n%x = \"test.val\"() : () -> i32\n%r = arith.cmpi slt, %c, %x : i32",
+            "in place: sgt %x, %c",
+        ),
+        (
+            "%c = arith.constant 4 : i32\n%x = \"test.val\"() : () -> i32\n%r = arith.cmpi eq, %c, %x : i32",
+            "in place: eq %x, %c",
+        ),
+        // x & ~x is 0 and x | ~x is all ones (the `not`'s constant); (x & y) & y is x & y.
+        (
+            "%x = \"test.val\"() : () -> i32\n%m = arith.constant -1 : i32\n%n = arith.xori %x, %m : i32\n%r = arith.andi %n, %x : i32",
+            "0 : i32",
+        ),
+        (
+            "%x = \"test.val\"() : () -> i32\n%m = arith.constant -1 : i32\n%n = arith.xori %x, %m : i32\n%r = arith.ori %x, %n : i32",
+            "%m",
+        ),
+        (
+            "%x = \"test.val\"() : () -> i32\n%y = \"test.val\"() : () -> i32\n%a = arith.andi %x, %y : i32\n%r = arith.andi %y, %a : i32",
+            "%a",
+        ),
+        // select (cmpi eq, a, b), a, b is b; with ne it is a.
+        (
+            "%a = \"test.val\"() : () -> i32\n%b = \"test.val\"() : () -> i32\n%c = arith.cmpi eq, %a, %b : i32\n%r = arith.select %c, %a, %b : i32",
+            "%b",
+        ),
+        (
+            "%a = \"test.val\"() : () -> i32\n%b = \"test.val\"() : () -> i32\n%c = arith.cmpi ne, %b, %a : i32\n%r = arith.select %c, %a, %b : i32",
+            "%a",
         ),
     ]);
 }

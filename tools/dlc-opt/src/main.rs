@@ -5,12 +5,14 @@
 //! the process exit with 1. Nothing a user writes makes it panic.
 
 mod expected_diagnostics;
+mod instrumentation;
+mod test_passes;
 
-use clap::Parser as _;
-use dlc_ir::pass::{parse_pipeline, PassManager, PassRegistry};
+use dlc_ir::pass::{parse_pipeline, PassManager, PassRegistry, PipelineFailure};
 use dlc_ir::{
-    parse_source, print_op_to, verify, Context, Diagnostic, PrintOptions, Severity, SourceMap,
+    parse_source, print_op_to, verify, Context, Diagnostic, Op, PrintOptions, Severity, SourceMap,
 };
+use instrumentation::Instruments;
 use std::io::{Read, Write};
 use std::process::ExitCode;
 
@@ -79,9 +81,8 @@ struct Cli {
     #[arg(long, alias = "mlir-disable-threading")]
     disable_threading: bool,
 
-    /// Print each pass's statistics after the run.
-    #[arg(long, alias = "mlir-pass-statistics")]
-    pass_statistics: bool,
+    #[command(flatten)]
+    instruments: instrumentation::InstrumentationFlags,
 
     /// Passes given as their own flags (`--cse --canonicalize=max-iterations=4`), in order.
     #[arg(skip)]
@@ -92,6 +93,7 @@ struct Cli {
 fn new_registry() -> PassRegistry {
     let mut registry = PassRegistry::new();
     dlc_passes::register_all(&mut registry);
+    test_passes::register(&mut registry);
     registry
 }
 
@@ -110,7 +112,7 @@ fn new_context(allow_unregistered: bool) -> Context {
 /// argument `-name[=value]` whose name is a long option becomes `--name[=value]`. An argument
 /// `--name[=options]` whose name is a registered pass or pipeline (and no option of the tool) is
 /// taken out as a pass flag, kept in order.
-fn split_args(registry: &PassRegistry) -> (Vec<String>, Vec<String>) {
+fn split_args(registry: &PassRegistry, argv: Vec<String>) -> (Vec<String>, Vec<String>) {
     use clap::CommandFactory;
     let cmd = Cli::command();
     let longs: Vec<String> = cmd
@@ -125,7 +127,7 @@ fn split_args(registry: &PassRegistry) -> (Vec<String>, Vec<String>) {
         .collect();
     let mut args = Vec::new();
     let mut passes = Vec::new();
-    for (i, a) in std::env::args().enumerate() {
+    for (i, a) in argv.into_iter().enumerate() {
         let body = a
             .strip_prefix("--")
             .or_else(|| a.strip_prefix('-'))
@@ -143,23 +145,58 @@ fn split_args(registry: &PassRegistry) -> (Vec<String>, Vec<String>) {
     (args, passes)
 }
 
-fn main() -> ExitCode {
-    let registry = new_registry();
-    let (args, pass_flags) = split_args(&registry);
-    let cli = match Cli::try_parse_from(args) {
+/// Parses the command line; `Err` is the exit code when clap has already said why. With
+/// `last_wins`, a flag given twice takes its last value instead of being an error.
+fn parse_cli(registry: &PassRegistry, argv: Vec<String>, last_wins: bool) -> Result<Cli, ExitCode> {
+    use clap::{CommandFactory, FromArgMatches};
+    let (args, pass_flags) = split_args(registry, argv);
+    let parsed = Cli::command()
+        .args_override_self(last_wins)
+        .try_get_matches_from(args)
+        .and_then(|m| Cli::from_arg_matches(&m));
+    match parsed {
         Ok(mut cli) => {
             cli.pass_flags = pass_flags;
-            cli
+            Ok(cli)
         }
         Err(e) => {
             let _ = e.print();
-            return if e.use_stderr() {
+            Err(if e.use_stderr() {
                 ExitCode::from(1)
             } else {
                 ExitCode::SUCCESS
-            };
+            })
         }
+    }
+}
+
+fn main() -> ExitCode {
+    instrumentation::init_logging();
+    let registry = new_registry();
+    let argv: Vec<String> = std::env::args().collect();
+    let mut cli = match parse_cli(&registry, argv.clone(), false) {
+        Ok(cli) => cli,
+        Err(code) => return code,
     };
+    if cli.instruments.run_reproducer {
+        // The reproducer's flags go first, so that flags given on the command line win.
+        let flags = match instrumentation::reproducer_flags(&cli.input) {
+            Ok(flags) => flags,
+            Err(e) => {
+                eprintln!("dlc-opt: {e:#}");
+                return ExitCode::from(1);
+            }
+        };
+        let argv = argv[..1]
+            .iter()
+            .cloned()
+            .chain(flags)
+            .chain(argv[1..].iter().cloned());
+        cli = match parse_cli(&registry, argv.collect(), true) {
+            Ok(cli) => cli,
+            Err(code) => return code,
+        };
+    }
     match run(&cli, &registry) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
@@ -264,7 +301,9 @@ fn run(cli: &Cli, registry: &PassRegistry) -> anyhow::Result<bool> {
         list_passes(registry);
         return Ok(true);
     }
-    let mut stderr = std::io::stderr().lock();
+    // Not locked: IR dumps and logs come from worker threads while the pipeline runs.
+    let mut stderr = std::io::stderr();
+    let mut instruments = Instruments::new(&cli.instruments);
     let mut pipeline = match build_pipeline(cli, registry) {
         Ok(pm) => pm,
         Err(rendered) => {
@@ -278,13 +317,20 @@ fn run(cli: &Cli, registry: &PassRegistry) -> anyhow::Result<bool> {
             .map_or("builtin.module()".to_string(), |pm| pm.pipeline_text());
         writeln!(stderr, "Pass Manager with {text}")?;
     }
-    let (name, text) = read_input(&cli.input)?;
-    let mut sources = SourceMap::new();
-    sources.add(&name, &text);
     let options = PrintOptions {
         generic: cli.print_generic,
         debuginfo: cli.print_debuginfo,
     };
+    if let Some(pm) = &mut pipeline {
+        let mut replay = vec![format!("--verify-each={}", cli.verify_each)];
+        if cli.allow_unregistered_dialect {
+            replay.push("--allow-unregistered-dialect".to_string());
+        }
+        instruments.attach(&cli.instruments, pm, options, replay);
+    }
+    let (name, text) = read_input(&cli.input)?;
+    let mut sources = SourceMap::new();
+    sources.add(&name, &text);
     let mut out: Box<dyn Write> = match &cli.output {
         Some(path) if path != "-" => Box::new(std::io::BufWriter::new(
             std::fs::File::create(path)
@@ -297,10 +343,15 @@ fn run(cli: &Cli, registry: &PassRegistry) -> anyhow::Result<bool> {
     for chunk in split_chunks(&text, cli.split_input_file) {
         let mut ctx = new_context(cli.allow_unregistered_dialect);
         let mut diagnostics: Vec<Diagnostic> = Vec::new();
+        let timer = instruments.timing.as_ref().map(|t| t.start("Parser"));
         let parsed = parse_source(&mut ctx, chunk.text, &name, chunk.first_line)
             .and_then(|module| verify(&ctx, module).map(|()| module));
+        drop(timer);
         let module = match parsed {
-            Ok(module) => match pipeline.as_mut().map(|pm| pm.run(&mut ctx, module)) {
+            Ok(module) => match pipeline
+                .as_mut()
+                .map(|pm| run_pipeline(pm, &mut ctx, module, &instruments))
+            {
                 None => Some(module),
                 Some(Ok(warnings)) => {
                     diagnostics.extend(warnings);
@@ -323,6 +374,7 @@ fn run(cli: &Cli, registry: &PassRegistry) -> anyhow::Result<bool> {
                 writeln!(out, "{}", cli.output_split_marker).map_err(output_error)?;
             }
             printed_any = true;
+            let _timer = instruments.timing.as_ref().map(|t| t.start("Output"));
             print_op_to(&ctx, module, options, &mut out).map_err(output_error)?;
             write!(out, "\n\n").map_err(output_error)?;
         }
@@ -352,13 +404,56 @@ fn run(cli: &Cli, registry: &PassRegistry) -> anyhow::Result<bool> {
         // only cost time (clang's -disable-free, for the same reason).
         std::mem::forget(ctx);
     }
+    let timer = instruments.timing.as_ref().map(|t| t.start("Output"));
     out.flush().map_err(output_error)?;
-    if cli.pass_statistics {
+    drop(timer);
+    let flags = &cli.instruments;
+    if flags.pass_statistics {
         if let Some(pm) = &pipeline {
-            write!(stderr, "{}", pm.statistics_report())?;
+            let report = pm.statistics_report_as(flags.statistics_display());
+            write!(stderr, "{report}")?;
         }
     }
+    if let Some(timing) = &instruments.timing {
+        write!(stderr, "{}", timing.report(flags.timing_display()))?;
+    }
     Ok(ok)
+}
+
+/// Runs `pm` on `module`. With a crash reproducer, a failure or a panic first writes one and
+/// says where.
+fn run_pipeline(
+    pm: &mut PassManager,
+    ctx: &mut Context,
+    module: Op,
+    instruments: &Instruments,
+) -> Result<Vec<Diagnostic>, PipelineFailure> {
+    let Some(reproducer) = &instruments.reproducer else {
+        return pm.run(ctx, module);
+    };
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| pm.run(ctx, module)));
+    let note = || match reproducer.write_for_failed_run() {
+        Ok(note) => note,
+        Err(e) => Some(format!("could not write the crash reproducer: {e}")),
+    };
+    match result {
+        Ok(Ok(warnings)) => Ok(warnings),
+        Ok(Err(mut failure)) => {
+            // As mlir-opt: the note follows the error that stopped the pipeline.
+            if let (Some(note), Some(error)) = (note(), failure.diagnostics.pop()) {
+                failure
+                    .diagnostics
+                    .push(error.with_note(ctx.op_loc(module), note));
+            }
+            Err(failure)
+        }
+        Err(panic) => {
+            if let Some(note) = note() {
+                eprintln!("dlc-opt: note: {note}");
+            }
+            std::panic::resume_unwind(panic)
+        }
+    }
 }
 
 /// Output failures are errors, except a closed pipe (`dlc-opt x | head`), which just ends output.

@@ -387,7 +387,12 @@ impl<'a> Parser<'a> {
                 "dense attribute element type must be an integer, index or float type",
             ));
         };
-        let count: i64 = ty_shape.iter().product();
+        let Some(count) = ty_shape.iter().try_fold(1i64, |n, d| n.checked_mul(*d)) else {
+            return Err(Diagnostic::error(
+                ty_loc,
+                "dense attribute type has more elements than fit in 64 bits",
+            ));
+        };
         if let (Some(bytes), TypeKind::Integer { width: 1 }) = (&hex, &elem_kind) {
             // MLIR packs `i1` elements eight to a byte (element i is bit i % 8 of byte i / 8),
             // and reads a single 0x00 or 0xFF byte as a splat.
@@ -417,13 +422,13 @@ impl<'a> Parser<'a> {
             // One element is a splat whatever the count, as for `dense<[x]>` and `dense<x>`, so
             // a one-element constant has a single form however it was written.
             let splat = bytes.len() == n;
-            if !splat && bytes.len() as i64 != count * n as i64 {
+            let needed = count as i128 * n as i128;
+            if !splat && bytes.len() as i128 != needed {
                 return Err(Diagnostic::error(
                     loc,
                     format!(
-                        "hex dense attribute holds {} bytes, but type needs {}",
+                        "hex dense attribute holds {} bytes, but type needs {needed}",
                         bytes.len(),
-                        count * n as i64
                     ),
                 ));
             }

@@ -31,6 +31,10 @@ pub trait PassInstrumentation: Send {
     fn after_pass(&mut self, _ctx: &Context, _pass: &PassInfo, _op: Op) {}
     /// After `pass` failed on `op` (or left it invalid).
     fn after_pass_failed(&mut self, _ctx: &Context, _pass: &PassInfo, _op: Op) {}
+    /// Before the pipeline anchored on `anchor` (`"any"` for an op-agnostic one) starts on `op`.
+    fn before_pipeline(&mut self, _ctx: &Context, _anchor: &str, _op: Op) {}
+    /// After that pipeline ended on `op`, whether it succeeded or failed.
+    fn after_pipeline(&mut self, _ctx: &Context, _anchor: &str, _op: Op) {}
 }
 
 /// How the pass manager runs.
@@ -64,7 +68,7 @@ pub(crate) struct PassEntry {
     pub(crate) info: &'static PassInfo,
     pass: Box<dyn Pass>,
     options: OptionValues,
-    statistics: Vec<AtomicU64>,
+    pub(crate) statistics: Vec<AtomicU64>,
 }
 
 impl PassEntry {
@@ -142,7 +146,7 @@ impl OpPassManager {
 
 /// A pipeline ready to run.
 pub struct PassManager {
-    root: OpPassManager,
+    pub(crate) root: OpPassManager,
     /// Run options.
     pub options: PassManagerOptions,
     instrumentations: Mutex<Vec<Box<dyn PassInstrumentation>>>,
@@ -307,6 +311,19 @@ fn run_manager(
     state: &mut RunState<'_>,
 ) -> Result<(), PipelineFailure> {
     pm.ran_on.fetch_add(1, Ordering::Relaxed);
+    let anchor = pm.anchor.as_deref().unwrap_or("any");
+    state.instrument(|i| i.before_pipeline(ctx, anchor, op));
+    let result = run_elements(pm, ctx, op, state);
+    state.instrument(|i| i.after_pipeline(ctx, anchor, op));
+    result
+}
+
+fn run_elements(
+    pm: &OpPassManager,
+    ctx: &mut Context,
+    op: Op,
+    state: &mut RunState<'_>,
+) -> Result<(), PipelineFailure> {
     for element in &pm.elements {
         match element {
             Element::Pass(entry) => run_pass(entry, ctx, op, state)?,
@@ -392,6 +409,7 @@ fn run_pass(
     state: &mut RunState<'_>,
 ) -> Result<(), PipelineFailure> {
     let info = entry.info;
+    let _span = tracing::debug_span!("pass", name = info.argument).entered();
     state.instrument(|i| i.before_pass(ctx, info, op));
     let mut emitted = Vec::new();
     let mut statistics = vec![0u64; entry.statistics.len()];

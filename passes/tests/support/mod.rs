@@ -1,0 +1,4 @@
+//! Support code for the integration tests of dlc-passes.
+
+pub mod gen;
+pub mod interp;
