@@ -9,8 +9,8 @@ peak RSS and the ratio. Usage (from the repository root):
     python3 tools/bench/compile_speed.py --scaling 10000,100000,1000000 --extra-args "--cse --canonicalize"
 
 It builds the release binaries first. Generated files are cached under target/bench/. With
---scaling it times dlc-opt alone at each size and fits time = a + b * ops by least squares,
-reporting each point's deviation from that line.
+--scaling it times dlc-opt alone at each size, subtracts the cost of running on a one-op file,
+and reports each size's time per op against the mean (linear time means equal cost per op).
 """
 
 import argparse
@@ -47,26 +47,26 @@ def generated(ops):
 
 
 def scaling(sizes, args):
-    """Times dlc-opt at each size and reports deviation from the least-squares line."""
+    """Times dlc-opt at each size; subtracts the fixed cost of a process on a one-op file and
+    reports how far each size's time per op is from their mean (a straight line through the
+    origin)."""
     extra = shlex.split(args.extra_args)
-    points = []
-    for n in sizes:
+
+    def median_time(n):
         cmd = [os.path.join(ROOT, "target", "release", "dlc-opt"), generated(n), "-o", "/dev/null", *extra]
-        times = [run_once(cmd)[0] for _ in range(args.reps)]
-        points.append((n, statistics.median(times)))
-    mean_n = sum(n for n, _ in points) / len(points)
-    mean_t = sum(t for _, t in points) / len(points)
-    slope = sum((n - mean_n) * (t - mean_t) for n, t in points) / sum((n - mean_n) ** 2 for n, _ in points)
-    intercept = mean_t - slope * mean_n
-    print(f"dlc-opt {args.extra_args or '(parse+verify+print)'}; {args.reps} runs each; fit: {intercept * 1000:.1f} ms + {slope * 1e9:.0f} ns/op")
-    print(f"{'ops':>10} {'median s':>9} {'ns/op':>7} {'line s':>8} {'deviation':>9}")
+        return statistics.median(run_once(cmd)[0] for _ in range(args.reps))
+
+    startup = median_time(1)
+    points = [(n, median_time(n) - startup) for n in sizes]
+    mean_per_op = statistics.mean(t / n for n, t in points)
+    print(f"dlc-opt {args.extra_args or '(parse+verify+print)'}; {args.reps} runs each; process startup {startup * 1000:.1f} ms subtracted")
+    print(f"{'ops':>10} {'median s':>9} {'ns/op':>7} {'deviation':>9}")
     worst = 0.0
     for n, t in points:
-        line = intercept + slope * n
-        dev = (t - line) / line
+        dev = t / n / mean_per_op - 1
         worst = max(worst, abs(dev))
-        print(f"{n:>10} {t:>9.4f} {t / n * 1e9:>7.0f} {line:>8.4f} {dev:>+8.1%}")
-    print(f"largest deviation from the line: {worst:.1%}")
+        print(f"{n:>10} {t:>9.4f} {t / n * 1e9:>7.0f} {dev:>+8.1%}")
+    print(f"largest deviation from a straight line: {worst:.1%}")
 
 
 def main():
