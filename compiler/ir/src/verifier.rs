@@ -3,7 +3,7 @@
 //! Structural rules: registered ops only (unless allowed), operand/result/region counts, trait
 //! rules (terminators last, same-type ops, parents, single blocks, symbols), successors in the
 //! same region, SSA dominance in SSACFG regions, isolation from above, unique symbols, and
-//! symbol uses. Op positions in a block are numbered once, so dominance inside a block is an
+//! symbol uses. Ops are stamped in visiting order as the walk reaches them, so dominance inside a block is an
 //! integer compare, and dominator trees are only built for regions with cross-block uses.
 
 use crate::diagnostics::Diagnostic;
@@ -18,7 +18,8 @@ use rustc_hash::FxHashMap;
 pub fn verify(ctx: &Context, root: Op) -> Result<(), Diagnostic> {
     let mut v = Verifier {
         ctx,
-        position: vec![0; ctx.ops.len()],
+        position: vec![u32::MAX; ctx.ops.len()],
+        next_stamp: 0,
         doms: FxHashMap::default(),
         symbol_users: Vec::new(),
         symbol_tables_entered: 0,
@@ -43,8 +44,11 @@ pub fn op_error(ctx: &Context, op: Op, message: impl std::fmt::Display) -> Diagn
 
 struct Verifier<'a> {
     ctx: &'a Context,
-    /// Position of each op within its block, valid for blocks already entered.
+    /// Visiting order of each op (`u32::MAX` until the walk reaches it): within one block an
+    /// op reached earlier comes earlier, so a definition dominates a same-block use exactly when
+    /// its stamp is smaller.
     position: Vec<u32>,
+    next_stamp: u32,
     doms: FxHashMap<Region, RegionDominators>,
     symbol_users: Vec<Op>,
     /// Symbol-table ops (modules) enclosing the op being verified, within the verified root.
@@ -63,6 +67,8 @@ fn count_text(arity: Arity, what: &str) -> String {
 impl<'a> Verifier<'a> {
     fn verify_op(&mut self, op: Op) -> Result<(), Diagnostic> {
         let ctx = self.ctx;
+        self.position[op.index()] = self.next_stamp;
+        self.next_stamp += 1;
         let def = ctx.op_def(op);
         match def {
             None if !ctx.allow_unregistered => {
@@ -233,9 +239,6 @@ impl<'a> Verifier<'a> {
             }
         }
         for &block in blocks {
-            for (i, o) in ctx.block_ops(block).enumerate() {
-                self.position[o.index()] = i as u32;
-            }
             let needs_terminator = registered && !traits.contains(Traits::NO_TERMINATOR);
             if needs_terminator {
                 match ctx.last_op(block) {
