@@ -230,3 +230,41 @@ fn dense_element_count_overflow_is_an_error() {
         "hex dense attribute holds 3 bytes, but type needs 18446744073709551612"
     );
 }
+
+/// Deeply nested text is an error, not a stack overflow; nesting up to the limit still works.
+/// Runs on a thread with the 8 MiB stack a tool's main thread has.
+#[test]
+fn deep_nesting_is_an_error_not_a_stack_overflow() {
+    let run = || {
+        let too_deep = format!(
+            "\"t.a\"() {{a = {}{}}} : () -> ()",
+            "[".repeat(100_000),
+            "]".repeat(100_000)
+        );
+        let mut ctx = Context::new();
+        ctx.allow_unregistered = true;
+        let err = parse_source(&mut ctx, &too_deep, "deep.mlir", 1).expect_err("too deep");
+        assert!(
+            err.message.contains("nesting is deeper than"),
+            "{}",
+            err.message
+        );
+
+        let depth = dlc_ir::parser::MAX_NESTING as usize - 1;
+        let ok = "\"t.a\"() ({ ".repeat(depth)
+            + "\"t.a\"() : () -> ()"
+            + &" }) : () -> ()".repeat(depth);
+        let mut ctx = Context::new();
+        ctx.allow_unregistered = true;
+        let module = parse_source(&mut ctx, &ok, "ok.mlir", 1).expect("within the limit");
+        dlc_ir::verify(&ctx, module).expect("valid");
+        let printed = dlc_ir::print_op(&ctx, module, dlc_ir::PrintOptions::default());
+        assert_eq!(printed.matches("\"t.a\"").count(), depth + 1);
+    };
+    std::thread::Builder::new()
+        .stack_size(8 << 20)
+        .spawn(run)
+        .expect("thread")
+        .join()
+        .expect("no panic");
+}

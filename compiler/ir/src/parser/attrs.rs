@@ -57,6 +57,10 @@ enum Number {
 impl<'a> Parser<'a> {
     /// Parses an attribute value.
     pub fn parse_attribute(&mut self) -> PResult<Attribute> {
+        self.nested(Self::parse_attribute_unnested)
+    }
+
+    fn parse_attribute_unnested(&mut self) -> PResult<Attribute> {
         let loc = self.current_loc();
         match self.peek() {
             Tok::Integer | Tok::Float | Tok::Minus => {
@@ -595,6 +599,10 @@ impl<'a> Parser<'a> {
     }
 
     fn parse_location_inner(&mut self) -> PResult<Location> {
+        self.nested(Self::parse_location_unnested)
+    }
+
+    fn parse_location_unnested(&mut self) -> PResult<Location> {
         match self.peek() {
             Tok::HashIdent => {
                 let t = self.advance();

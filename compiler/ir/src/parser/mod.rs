@@ -24,6 +24,9 @@ use crate::Context;
 use lexer::{Lexer, Tok, Token};
 use rustc_hash::FxHashMap;
 
+/// How deeply regions, attributes, types and locations may nest in parsed text.
+pub const MAX_NESTING: u32 = 200;
+
 /// The result of a parse step: the value, or the first error.
 pub type PResult<T> = Result<T, Diagnostic>;
 
@@ -87,6 +90,8 @@ pub struct Parser<'a> {
     pending_alias: Option<(&'a str, Location)>,
     /// Full custom op names already resolved to their definitions.
     custom_op_cache: names::NameTable<'a, Option<OpDefId>>,
+    /// How deeply regions, attributes, types and locations are nested at this point.
+    depth: u32,
 }
 
 /// Parses `src` (named `file`, starting at line `first_line`) and returns the top-level
@@ -116,11 +121,24 @@ impl<'a> Parser<'a> {
             default_dialects: Vec::new(),
             pending_alias: None,
             custom_op_cache: names::NameTable::new(),
+            depth: 0,
         }
     }
 
     // -----------------------------------------------------------------------------------------
     // Tokens.
+
+    /// Runs `f` one nesting level deeper, refusing input nested beyond [`MAX_NESTING`] levels
+    /// so that deeply nested text is an error, not a stack overflow.
+    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
+        if self.depth >= MAX_NESTING {
+            return Err(self.error(format!("nesting is deeper than {MAX_NESTING} levels")));
+        }
+        self.depth += 1;
+        let result = f(self);
+        self.depth -= 1;
+        result
+    }
 
     /// The context being parsed into.
     pub fn ctx(&mut self) -> &mut Context {
@@ -787,6 +805,14 @@ impl<'a> Parser<'a> {
     /// Parses `{ blocks }` as a new region. `entry_args` (from a custom signature) become the
     /// entry block's arguments; `isolated` hides the enclosing names.
     pub fn parse_region(&mut self, entry_args: &[Argument<'a>], isolated: bool) -> PResult<Region> {
+        self.nested(|p| p.parse_region_unnested(entry_args, isolated))
+    }
+
+    fn parse_region_unnested(
+        &mut self,
+        entry_args: &[Argument<'a>],
+        isolated: bool,
+    ) -> PResult<Region> {
         self.expect(Tok::LBrace, "'{' to begin a region")?;
         let region = self.ctx.create_region();
         self.scopes.push(Scope::new(isolated));

@@ -8,6 +8,10 @@ use crate::types::{FloatKind, Type, TypeKind};
 impl<'a> Parser<'a> {
     /// Parses a type.
     pub fn parse_type(&mut self) -> PResult<Type> {
+        self.nested(Self::parse_type_unnested)
+    }
+
+    fn parse_type_unnested(&mut self) -> PResult<Type> {
         match self.peek() {
             Tok::BareIdent => self.parse_builtin_type(),
             Tok::LParen => self.parse_function_type(),
