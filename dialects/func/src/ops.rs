@@ -76,20 +76,14 @@ pub(crate) fn verify_func(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
             ),
         ));
     }
-    for (i, (arg, ty)) in args.iter().zip(&inputs).enumerate() {
-        let actual = ctx.value_type(*arg);
-        if actual != *ty {
-            let p = dlc_ir::Printer::new(ctx);
-            return Err(op_error(
-                ctx,
-                op,
-                format!(
-                    "type of entry block argument #{i}('{}') must match the type of the corresponding argument in function signature('{}')",
-                    p.type_to_string(actual),
-                    p.type_to_string(*ty)
-                ),
-            ));
-        }
+    if let Some((i, actual, expected)) = first_type_mismatch(ctx, args, &inputs) {
+        return Err(op_error(
+            ctx,
+            op,
+            format!(
+                "type of entry block argument #{i}('{actual}') must match the type of the corresponding argument in function signature('{expected}')"
+            ),
+        ));
     }
     Ok(())
 }
@@ -114,20 +108,14 @@ pub(crate) fn verify_return(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
             ),
         ));
     }
-    for (i, (v, ty)) in operands.iter().zip(&results).enumerate() {
-        let actual = ctx.value_type(*v);
-        if actual != *ty {
-            let p = dlc_ir::Printer::new(ctx);
-            return Err(op_error(
-                ctx,
-                op,
-                format!(
-                    "type of return operand {i} ('{}') doesn't match function result type ('{}') in function @{name}",
-                    p.type_to_string(actual),
-                    p.type_to_string(*ty)
-                ),
-            ));
-        }
+    if let Some((i, actual, expected)) = first_type_mismatch(ctx, operands, &results) {
+        return Err(op_error(
+            ctx,
+            op,
+            format!(
+                "type of return operand {i} ('{actual}') doesn't match function result type ('{expected}') in function @{name}"
+            ),
+        ));
     }
     Ok(())
 }
@@ -155,41 +143,50 @@ pub(crate) fn verify_call(
             format!("'{name}' does not reference a valid function"),
         ));
     };
-    let p = dlc_ir::Printer::new(ctx);
     let operands = ctx.operands(op);
     if operands.len() != inputs.len() {
         return Err(op_error(ctx, op, "incorrect number of operands for callee"));
     }
-    for (i, (v, ty)) in operands.iter().zip(&inputs).enumerate() {
-        let actual = ctx.value_type(*v);
-        if actual != *ty {
-            return Err(op_error(
-                ctx,
-                op,
-                format!(
-                    "operand type mismatch: expected operand type '{}', but provided '{}' for operand number {i}",
-                    p.type_to_string(*ty),
-                    p.type_to_string(actual)
-                ),
-            ));
-        }
+    if let Some((i, actual, expected)) = first_type_mismatch(ctx, operands, &inputs) {
+        return Err(op_error(
+            ctx,
+            op,
+            format!(
+                "operand type mismatch: expected operand type '{expected}', but provided '{actual}' for operand number {i}"
+            ),
+        ));
     }
     if ctx.num_results(op) != results.len() {
         return Err(op_error(ctx, op, "incorrect number of results for callee"));
     }
-    for (i, (v, ty)) in ctx.results(op).zip(&results).enumerate() {
-        let actual = ctx.value_type(v);
-        if actual != *ty {
-            return Err(op_error(
-                ctx,
-                op,
-                format!(
-                    "result type mismatch at index {i}: expected result type '{}', but provided '{}'",
-                    p.type_to_string(*ty),
-                    p.type_to_string(actual)
-                ),
-            ));
-        }
+    let result_values: Vec<_> = ctx.results(op).collect();
+    if let Some((i, actual, expected)) = first_type_mismatch(ctx, &result_values, &results) {
+        return Err(op_error(
+            ctx,
+            op,
+            format!(
+                "result type mismatch at index {i}: expected result type '{expected}', but provided '{actual}'"
+            ),
+        ));
     }
     Ok(())
+}
+
+/// The first of `values` whose type differs from `expected`: its index and both types as text.
+fn first_type_mismatch(
+    ctx: &Context,
+    values: &[dlc_ir::Value],
+    expected: &[Type],
+) -> Option<(usize, String, String)> {
+    let (i, (v, ty)) = values
+        .iter()
+        .zip(expected)
+        .enumerate()
+        .find(|(_, (v, ty))| ctx.value_type(**v) != **ty)?;
+    let p = dlc_ir::Printer::new(ctx);
+    Some((
+        i,
+        p.type_to_string(ctx.value_type(*v)),
+        p.type_to_string(*ty),
+    ))
 }

@@ -185,6 +185,31 @@ impl PassRegistry {
         Ok(Some(elements))
     }
 
+    /// A nested pipeline element built into a manager of its own.
+    fn nested_manager(&self, spec: &PipelineSpec, depth: usize) -> Result<Element, PipelineError> {
+        let mut nested = OpPassManager::new(spec.anchor.clone());
+        self.add_nested_elements(&mut nested, &spec.elements, depth)?;
+        Ok(Element::Nested(nested))
+    }
+
+    /// Expands `name` if it is a named pipeline; named pipelines take no options.
+    fn expand_named(
+        &self,
+        name: &str,
+        options: &[(String, String)],
+        col: usize,
+        depth: usize,
+    ) -> Result<Option<Vec<PipelineElement>>, PipelineError> {
+        let expanded = self.expand(name, col, depth)?;
+        if expanded.is_some() && !options.is_empty() {
+            return Err(PipelineError::new(
+                col,
+                format!("named pipeline '{name}' takes no options"),
+            ));
+        }
+        Ok(expanded)
+    }
+
     /// Flat form: each pass goes where its anchor says.
     fn add_flat_elements(
         &self,
@@ -196,9 +221,7 @@ impl PassRegistry {
         for e in elements {
             match e {
                 PipelineElement::Nested { spec, .. } => {
-                    let mut nested = OpPassManager::new(spec.anchor.clone());
-                    self.add_nested_elements(&mut nested, &spec.elements, depth)?;
-                    root.elements.push(Element::Nested(nested));
+                    root.elements.push(self.nested_manager(spec, depth)?)
                 }
                 PipelineElement::Pass {
                     name,
@@ -206,13 +229,7 @@ impl PassRegistry {
                     col,
                     option_cols,
                 } => {
-                    if let Some(expanded) = self.expand(name, *col, depth)? {
-                        if !options.is_empty() {
-                            return Err(PipelineError::new(
-                                *col,
-                                format!("named pipeline '{name}' takes no options"),
-                            ));
-                        }
+                    if let Some(expanded) = self.expand_named(name, options, *col, depth)? {
                         self.add_flat_elements(root, &expanded, depth + 1)?;
                         continue;
                     }
@@ -247,9 +264,7 @@ impl PassRegistry {
         for e in elements {
             match e {
                 PipelineElement::Nested { spec, .. } => {
-                    let mut nested = OpPassManager::new(spec.anchor.clone());
-                    self.add_nested_elements(&mut nested, &spec.elements, depth)?;
-                    pm.elements.push(Element::Nested(nested));
+                    pm.elements.push(self.nested_manager(spec, depth)?)
                 }
                 PipelineElement::Pass {
                     name,
@@ -257,7 +272,7 @@ impl PassRegistry {
                     col,
                     option_cols,
                 } => {
-                    if let Some(expanded) = self.expand(name, *col, depth)? {
+                    if let Some(expanded) = self.expand_named(name, options, *col, depth)? {
                         self.add_nested_elements(pm, &expanded, depth + 1)?;
                         continue;
                     }
