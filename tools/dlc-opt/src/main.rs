@@ -52,6 +52,10 @@ struct Cli {
     #[arg(long, alias = "mlir-print-debuginfo")]
     print_debuginfo: bool,
 
+    /// What to print: the IR ('mlir'), or each function as a Graphviz graph ('dot').
+    #[arg(long, value_enum, default_value_t = Emit::Mlir)]
+    emit: Emit,
+
     /// List the registered dialects and exit.
     #[arg(long)]
     show_dialects: bool,
@@ -89,6 +93,15 @@ struct Cli {
     pass_flags: Vec<String>,
 }
 
+/// The output format of `--emit`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum Emit {
+    /// The IR in MLIR syntax.
+    Mlir,
+    /// One Graphviz `digraph` per function (see `dlc_graph::dot`).
+    Dot,
+}
+
 /// Every pass and named pipeline dlc-opt knows.
 fn new_registry() -> PassRegistry {
     let mut registry = PassRegistry::new();
@@ -102,6 +115,7 @@ fn new_context(allow_unregistered: bool) -> Context {
     let mut ctx = Context::new();
     ctx.register_dialect(dlc_func::dialect());
     ctx.register_dialect(dlc_arith::dialect());
+    ctx.register_dialect(dlc_graph::dialect());
     ctx.allow_unregistered = allow_unregistered;
     ctx
 }
@@ -375,8 +389,16 @@ fn run(cli: &Cli, registry: &PassRegistry) -> anyhow::Result<bool> {
             }
             printed_any = true;
             let _timer = instruments.timing.as_ref().map(|t| t.start("Output"));
-            print_op_to(&ctx, module, options, &mut out).map_err(output_error)?;
-            write!(out, "\n\n").map_err(output_error)?;
+            match cli.emit {
+                Emit::Mlir => {
+                    print_op_to(&ctx, module, options, &mut out).map_err(output_error)?;
+                    write!(out, "\n\n").map_err(output_error)?;
+                }
+                Emit::Dot => {
+                    let dot = dlc_graph::dot::print_dot(&ctx, module);
+                    write!(out, "{dot}").map_err(output_error)?;
+                }
+            }
         }
         if cli.verify_diagnostics {
             let mut expected =

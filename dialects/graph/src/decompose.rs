@@ -1,0 +1,898 @@
+//! Decompositions of the composite graph ops into primitives.
+//!
+//! Every composite (`graph.softmax`, `graph.conv2d`, `graph.sdpa`, ...) declares here how it is
+//! spelled with primitive ops, in [`DECOMPOSITIONS`]. Passes that only understand primitives
+//! (fusion, lowering) run [`decompose_all`] first; the interpreter runs composites by their own
+//! reference semantics, so the two can be compared (`tests/decompose.rs`).
+//!
+//! The ops are built through [`GraphBuilder`], which creates graph ops by name and attribute
+//! names and computes result types with the shape rules of the spec, so this file needs nothing
+//! from the op definitions but their names. Scalars (`eps`, `0.5`, `√2`) become `graph.constant`
+//! splats of the operand's element type, shaped all-ones with the operand's rank so they
+//! broadcast against it.
+//!
+//! Convolutions and pools are expanded im2col-style with a single `graph.gather` over the
+//! flattened spatial axis (the gathered indices are a compile-time constant), which keeps batch
+//! and channel dims free to be dynamic; their spatial dims (and the weights) must be static.
+
+use dlc_ir::attributes::{AttrKind, DenseValue};
+use dlc_ir::{Attribute, Context, InsertPoint, Location, Op, OpSpec, Type, Value, DYNAMIC};
+
+/// A decomposition: builds primitives through the builder (positioned before `op`) and returns
+/// the values that replace `op`'s results, or `None` when this instance cannot be decomposed
+/// (say, a convolution over dynamic spatial dims).
+pub type DecomposeFn = fn(&mut GraphBuilder<'_>, Op) -> Option<Vec<Value>>;
+
+/// Every composite op and its decomposition.
+pub const DECOMPOSITIONS: &[(&str, DecomposeFn)] = &[
+    ("graph.softmax", softmax),
+    ("graph.log_softmax", log_softmax),
+    ("graph.layer_norm", layer_norm),
+    ("graph.rms_norm", rms_norm),
+    ("graph.gelu", gelu),
+    ("graph.silu", silu),
+    ("graph.linear", linear),
+    ("graph.conv2d", conv2d),
+    ("graph.max_pool2d", max_pool2d),
+    ("graph.avg_pool2d", avg_pool2d),
+    ("graph.sdpa", sdpa),
+];
+
+/// The decomposition of the composite op `name`, if it is one.
+pub fn decomposition(name: &str) -> Option<DecomposeFn> {
+    DECOMPOSITIONS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, f)| *f)
+}
+
+/// True if `name` is a composite op (one with a decomposition).
+pub fn is_composite(name: &str) -> bool {
+    decomposition(name).is_some()
+}
+
+/// Builds the primitive expansion of the composite `op` just before it and returns the values
+/// that replace its results; the caller replaces and erases `op`. `None` when `op` is not a
+/// composite or this instance cannot be decomposed (nothing is built then).
+pub fn decompose_op(ctx: &mut Context, op: Op) -> Option<Vec<Value>> {
+    let f = decomposition(ctx.op_name(op))?;
+    let loc = ctx.op_loc(op);
+    let mut b = GraphBuilder::new(ctx, InsertPoint::Before(op), loc);
+    let mut values = f(&mut b, op)?;
+    // The op's declared result types are at least as precise as the ones the builder inferred
+    // (a `?` the verifier accepted may be known statically): the last op built takes them, so
+    // the users of `op` see the types they were verified against.
+    for (i, v) in values.iter_mut().enumerate() {
+        let declared = ctx.value_type(ctx.result(op, i));
+        if ctx.value_type(*v) != declared {
+            if ctx
+                .defining_op(*v)
+                .is_some_and(|d| d != op && ctx.num_results(d) == 1)
+            {
+                ctx.set_value_type(*v, declared);
+            } else {
+                // A value that is also used elsewhere keeps its type; reshape it into place.
+                let shape: Vec<i64> = ctx.shape(declared)?.to_vec();
+                let mut b = GraphBuilder::new(ctx, InsertPoint::Before(op), loc);
+                let attr = b.shape_array(&shape);
+                *v = b.build_one("graph.reshape", &[*v], vec![("shape", attr)], declared);
+            }
+        }
+    }
+    Some(values)
+}
+
+/// Decomposes every composite op nested in `root`, returning how many were decomposed.
+pub fn decompose_all(ctx: &mut Context, root: Op) -> usize {
+    let mut composites = Vec::new();
+    ctx.for_each_op(root, &mut |op| {
+        if is_composite(ctx.op_name(op)) {
+            composites.push(op);
+        }
+    });
+    let mut count = 0;
+    for op in composites {
+        if let Some(values) = decompose_op(ctx, op) {
+            ctx.replace_op(op, &values);
+            count += 1;
+        }
+    }
+    count
+}
+
+// ---------------------------------------------------------------------------------------------
+// The decompositions, in the order of `DECOMPOSITIONS`.
+
+/// softmax(x) = exp(x - max(x)) / sum(exp(x - max(x))), max-subtracted for stability.
+fn softmax(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
+    let x = b.ctx.operand(op, 0);
+    let axis = b.axis_attr(op, "axis", b.rank(x), -1)?;
+    Some(vec![b.softmax(x, axis)])
+}
+
+/// log_softmax(x) = (x - max) - log(sum(exp(x - max))).
+fn log_softmax(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
+    let x = b.ctx.operand(op, 0);
+    let axis = b.axis_attr(op, "axis", b.rank(x), -1)?;
+    let m = b.reduce("graph.reduce_max", x, &[axis], true);
+    let d = b.binary("graph.sub", x, m);
+    let e = b.unary("graph.exp", d);
+    let s = b.reduce("graph.reduce_sum", e, &[axis], true);
+    let l = b.unary("graph.log", s);
+    Some(vec![b.binary("graph.sub", d, l)])
+}
+
+/// layer_norm(x) = (x - mean) · rsqrt(var + eps) · gamma + beta over the axes from `axis` on.
+fn layer_norm(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
+    let operands = b.ctx.operands(op).to_vec();
+    let x = operands[0];
+    let rank = b.rank(x);
+    let axis = b.axis_attr(op, "axis", rank, -1)?;
+    let eps = b.f64_attr(op, "epsilon").unwrap_or(1e-5);
+    let axes: Vec<i64> = (axis..rank as i64).collect();
+    let mean = b.reduce("graph.reduce_mean", x, &axes, true);
+    let d = b.binary("graph.sub", x, mean);
+    let d2 = b.binary("graph.mul", d, d);
+    let var = b.reduce("graph.reduce_mean", d2, &axes, true);
+    let eps = b.scalar_like(eps, var);
+    let v = b.binary("graph.add", var, eps);
+    let r = b.unary("graph.rsqrt", v);
+    let mut y = b.binary("graph.mul", d, r);
+    if let Some(&gamma) = operands.get(1) {
+        y = b.binary("graph.mul", y, gamma);
+    }
+    if let Some(&beta) = operands.get(2) {
+        y = b.binary("graph.add", y, beta);
+    }
+    Some(vec![y])
+}
+
+/// rms_norm(x) = x · rsqrt(mean(x²) + eps) · gamma over the axes from `axis` on.
+fn rms_norm(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
+    let operands = b.ctx.operands(op).to_vec();
+    let x = operands[0];
+    let rank = b.rank(x);
+    let axis = b.axis_attr(op, "axis", rank, -1)?;
+    let eps = b.f64_attr(op, "epsilon").unwrap_or(1e-6);
+    let axes: Vec<i64> = (axis..rank as i64).collect();
+    let x2 = b.binary("graph.mul", x, x);
+    let ms = b.reduce("graph.reduce_mean", x2, &axes, true);
+    let eps = b.scalar_like(eps, ms);
+    let v = b.binary("graph.add", ms, eps);
+    let r = b.unary("graph.rsqrt", v);
+    let mut y = b.binary("graph.mul", x, r);
+    if let Some(&gamma) = operands.get(1) {
+        y = b.binary("graph.mul", y, gamma);
+    }
+    Some(vec![y])
+}
+
+/// gelu(x) = 0.5·x·(1 + erf(x/√2)), or with `approximate = "tanh"`
+/// 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))).
+fn gelu(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
+    let x = b.ctx.operand(op, 0);
+    let approximate = b
+        .ctx
+        .attr(op, "approximate")
+        .and_then(|a| b.ctx.attr_as_str(a).map(str::to_string));
+    let inner = match approximate.as_deref() {
+        None | Some("none") => {
+            let sqrt2 = b.scalar_like(std::f64::consts::SQRT_2, x);
+            let s = b.binary("graph.div", x, sqrt2);
+            b.unary("graph.erf", s)
+        }
+        Some("tanh") => {
+            let x2 = b.binary("graph.mul", x, x);
+            let x3 = b.binary("graph.mul", x2, x);
+            let c = b.scalar_like(0.044715, x);
+            let cx3 = b.binary("graph.mul", x3, c);
+            let s = b.binary("graph.add", x, cx3);
+            let k = b.scalar_like((2.0 / std::f64::consts::PI).sqrt(), x);
+            let ks = b.binary("graph.mul", s, k);
+            b.unary("graph.tanh", ks)
+        }
+        Some(_) => return None,
+    };
+    let one = b.scalar_like(1.0, x);
+    let p = b.binary("graph.add", inner, one);
+    let xp = b.binary("graph.mul", x, p);
+    let half = b.scalar_like(0.5, x);
+    Some(vec![b.binary("graph.mul", xp, half)])
+}
+
+/// silu(x) = x · sigmoid(x).
+fn silu(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
+    let x = b.ctx.operand(op, 0);
+    let s = b.unary("graph.sigmoid", x);
+    Some(vec![b.binary("graph.mul", x, s)])
+}
+
+/// linear(x, w, b) = x·w + b with w: [K, N].
+fn linear(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
+    let operands = b.ctx.operands(op).to_vec();
+    let (x, w) = (operands[0], operands[1]);
+    if b.rank(w) != 2 || b.rank(x) == 0 {
+        return None;
+    }
+    let mut y = if b.rank(x) == 1 {
+        // matmul wants rank ≥ 2: a vector is a one-row matrix.
+        let row = b.reshape(x, &[1, -1]);
+        let y = b.matmul(row, w);
+        let n = b.shape(w)[1];
+        b.reshape(y, &[if n == DYNAMIC { -1 } else { n }])
+    } else {
+        b.matmul(x, w)
+    };
+    if let Some(&bias) = operands.get(2) {
+        y = b.binary("graph.add", y, bias);
+    }
+    Some(vec![y])
+}
+
+/// conv2d (NCHW, weights OIHW) as im2col: pad, flatten the spatial axes, gather every window
+/// position with one constant index table (`[KH·KW, OH·OW]`), and multiply by the weights
+/// reshaped to `[G, O/G, C/G·KH·KW]`; groups fall out of the reshapes as a batch dim.
+fn conv2d(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
+    let x = b.ctx.operand(op, 0);
+    let w = b.ctx.operand(op, 1);
+    let window = Window::of(b, op, x, Some(w))?;
+    let groups = b.int_attr(op, "groups").unwrap_or(1);
+    let [n, c, _, _] = window.input;
+    let ws = b.shape(w);
+    if ws.contains(&DYNAMIC) || c == DYNAMIC || groups < 1 || c % groups != 0 {
+        return None;
+    }
+    let (o, l) = (ws[0], window.oh * window.ow);
+    let kk = window.kh * window.kw;
+    if o % groups != 0 || ws[1] * groups != c {
+        return None;
+    }
+    let xp = window.pad(b, x, 0.0);
+    let cols = window.gather(b, xp); // [N, C, KK, L]
+    let batch = if n == DYNAMIC { -1 } else { n };
+    let cols = b.reshape(cols, &[batch, groups, c / groups * kk, l]);
+    let wr = b.reshape(w, &[groups, o / groups, c / groups * kk]);
+    let y = b.matmul(wr, cols); // [N, G, O/G, L]
+    Some(vec![b.reshape(y, &[batch, o, window.oh, window.ow])])
+}
+
+/// max_pool2d: pad with -∞ (the type's minimum for integers), gather the windows, reduce_max.
+fn max_pool2d(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
+    let x = b.ctx.operand(op, 0);
+    let window = Window::of(b, op, x, None)?;
+    let low = if b.is_float(x) {
+        f64::NEG_INFINITY
+    } else {
+        let bits = b.ctx.integer_width(b.elem(x)).unwrap_or(64);
+        -(2f64.powi(bits as i32 - 1))
+    };
+    let xp = window.pad(b, x, low);
+    let cols = window.gather(b, xp);
+    let m = b.reduce("graph.reduce_max", cols, &[2], false);
+    window.unflatten(b, m)
+}
+
+/// avg_pool2d: the sum over each window divided by the number of unpadded elements in it,
+/// computed by pooling a zero-padded mask of ones the same way.
+fn avg_pool2d(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
+    let x = b.ctx.operand(op, 0);
+    let window = Window::of(b, op, x, None)?;
+    let xp = window.pad(b, x, 0.0);
+    let cols = window.gather(b, xp);
+    let sum = b.reduce("graph.reduce_sum", cols, &[2], false); // [N, C, L]
+    let [_, _, h, w] = window.input;
+    let ones = b.splat(1.0, b.elem(x), &[1, 1, h, w]);
+    let mask = window.pad(b, ones, 0.0);
+    let mask = window.gather(b, mask);
+    let count = b.reduce("graph.reduce_sum", mask, &[2], false); // [1, 1, L]
+    let avg = b.binary("graph.div", sum, count);
+    window.unflatten(b, avg)
+}
+
+/// sdpa(q, k, v, mask) = softmax(q·kᵀ·scale + mask)·v over the last two dims.
+fn sdpa(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
+    let operands = b.ctx.operands(op).to_vec();
+    let (q, k, v) = (operands[0], operands[1], operands[2]);
+    let rank = b.rank(k);
+    if rank < 2 {
+        return None;
+    }
+    let scale = match b.f64_attr(op, "scale") {
+        Some(s) => s,
+        None => {
+            let d = *b.shape(q).last()?;
+            if d == DYNAMIC {
+                return None;
+            }
+            1.0 / (d as f64).sqrt()
+        }
+    };
+    let mut perm: Vec<i64> = (0..rank as i64).collect();
+    perm.swap(rank - 2, rank - 1);
+    let kt = b.transpose(k, &perm);
+    let s = b.matmul(q, kt);
+    let c = b.scalar_like(scale, s);
+    let mut s = b.binary("graph.mul", s, c);
+    if let Some(&mask) = operands.get(3) {
+        s = b.binary("graph.add", s, mask);
+    }
+    let last = b.rank(s) as i64 - 1;
+    let p = b.softmax(s, last);
+    Some(vec![b.matmul(p, v)])
+}
+
+/// The geometry of a 2-d window op (conv or pool) over a static-spatial NCHW input.
+struct Window {
+    input: [i64; 4],
+    kh: i64,
+    kw: i64,
+    strides: [i64; 2],
+    dilations: [i64; 2],
+    /// top, left, bottom, right.
+    padding: [i64; 4],
+    oh: i64,
+    ow: i64,
+}
+
+impl Window {
+    /// Reads the attributes of `op`; the kernel comes from `weights` (OIHW) or the `kernel`
+    /// attribute. `None` for dynamic spatial dims or malformed attributes.
+    fn of(b: &GraphBuilder<'_>, op: Op, x: Value, weights: Option<Value>) -> Option<Window> {
+        let input: [i64; 4] = b.shape(x).try_into().ok()?;
+        let (kh, kw) = match weights {
+            Some(w) => {
+                let ws = b.shape(w);
+                (*ws.get(2)?, *ws.get(3)?)
+            }
+            None => {
+                let k = b.array_attr(op, "kernel")?;
+                match k[..] {
+                    [k] => (k, k),
+                    [kh, kw] => (kh, kw),
+                    _ => return None,
+                }
+            }
+        };
+        let pair = |name: &str, default: [i64; 2]| -> Option<[i64; 2]> {
+            match b.array_attr(op, name).as_deref() {
+                None => Some(default),
+                Some([v]) => Some([*v, *v]),
+                Some([a, c]) => Some([*a, *c]),
+                Some(_) => None,
+            }
+        };
+        let strides = pair("strides", if weights.is_some() { [1, 1] } else { [kh, kw] })?;
+        let dilations = pair("dilations", [1, 1])?;
+        let padding = match b.array_attr(op, "padding").as_deref() {
+            None => [0; 4],
+            Some([p]) => [*p; 4],
+            Some([ph, pw]) => [*ph, *pw, *ph, *pw],
+            Some([t, l, bo, r]) => [*t, *l, *bo, *r],
+            Some(_) => return None,
+        };
+        let [_, _, h, w] = input;
+        if h == DYNAMIC || w == DYNAMIC || kh == DYNAMIC || kw == DYNAMIC {
+            return None;
+        }
+        if strides.iter().chain(&dilations).any(|s| *s < 1) || padding.iter().any(|p| *p < 0) {
+            return None;
+        }
+        let out = |size: i64, lo: i64, hi: i64, k: i64, s: i64, d: i64| {
+            let span = size + lo + hi - d * (k - 1) - 1;
+            (span >= 0).then(|| span / s + 1)
+        };
+        let oh = out(h, padding[0], padding[2], kh, strides[0], dilations[0])?;
+        let ow = out(w, padding[1], padding[3], kw, strides[1], dilations[1])?;
+        Some(Window {
+            input,
+            kh,
+            kw,
+            strides,
+            dilations,
+            padding,
+            oh,
+            ow,
+        })
+    }
+
+    fn padded(&self) -> (i64, i64) {
+        let [_, _, h, w] = self.input;
+        let p = self.padding;
+        (h + p[0] + p[2], w + p[1] + p[3])
+    }
+
+    /// `x` padded with `value` on the spatial axes (`x` itself without padding).
+    fn pad(&self, b: &mut GraphBuilder<'_>, x: Value, value: f64) -> Value {
+        let [t, l, bo, r] = self.padding;
+        if self.padding == [0; 4] {
+            return x;
+        }
+        b.pad(x, &[0, 0, t, l], &[0, 0, bo, r], value)
+    }
+
+    /// Gathers the windows of the padded `xp` ([N, C, Hp, Wp]) into [N, C, KH·KW, OH·OW].
+    fn gather(&self, b: &mut GraphBuilder<'_>, xp: Value) -> Value {
+        let (hp, wp) = self.padded();
+        let s = b.shape(xp);
+        let lead = |d: i64| if d == DYNAMIC { -1 } else { d };
+        // At most one of N and C is dynamic (checked by `unflatten`'s callers through shapes);
+        // the reshape infers it.
+        let flat = b.reshape(xp, &[lead(s[0]), lead(s[1]), hp * wp]);
+        let mut indices = Vec::with_capacity((self.kh * self.kw * self.oh * self.ow) as usize);
+        for i in 0..self.kh {
+            for j in 0..self.kw {
+                for oy in 0..self.oh {
+                    for ox in 0..self.ow {
+                        let y = i * self.dilations[0] + oy * self.strides[0];
+                        let x = j * self.dilations[1] + ox * self.strides[1];
+                        indices.push(DenseValue::Int((y * wp + x) as i128));
+                    }
+                }
+            }
+        }
+        let idx_ty = b
+            .ctx
+            .tensor_type(&[self.kh * self.kw, self.oh * self.ow], Type::I64);
+        let idx = b.constant(idx_ty, &indices);
+        b.gather(flat, idx, 2)
+    }
+
+    /// Reshapes a pooled [N, C, OH·OW] back to [N, C, OH, OW].
+    fn unflatten(&self, b: &mut GraphBuilder<'_>, v: Value) -> Option<Vec<Value>> {
+        let s = b.shape(v);
+        if s[0] == DYNAMIC && s[1] == DYNAMIC {
+            return None;
+        }
+        let lead = |d: i64| if d == DYNAMIC { -1 } else { d };
+        Some(vec![
+            b.reshape(v, &[lead(s[0]), lead(s[1]), self.oh, self.ow])
+        ])
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The builder.
+
+/// Creates graph ops at an insertion point by op name and attribute names, computing each
+/// result type with the spec's shape rules (numpy broadcasting, reductions, matmul, ...).
+///
+/// Consecutive ops come out in program order whatever the insertion point.
+pub struct GraphBuilder<'a> {
+    pub ctx: &'a mut Context,
+    at: InsertPoint,
+    loc: Location,
+}
+
+impl<'a> GraphBuilder<'a> {
+    /// A builder inserting at `at`, giving new ops location `loc`.
+    pub fn new(ctx: &'a mut Context, at: InsertPoint, loc: Location) -> Self {
+        GraphBuilder { ctx, at, loc }
+    }
+
+    /// The shape of tensor value `v` ([`DYNAMIC`] for `?`); empty for scalars.
+    pub fn shape(&self, v: Value) -> Vec<i64> {
+        self.ctx
+            .shape(self.ctx.value_type(v))
+            .map_or_else(Vec::new, <[i64]>::to_vec)
+    }
+
+    /// The rank of tensor value `v`.
+    pub fn rank(&self, v: Value) -> usize {
+        self.shape(v).len()
+    }
+
+    /// The element type of `v`.
+    pub fn elem(&self, v: Value) -> Type {
+        self.ctx.element_type(self.ctx.value_type(v))
+    }
+
+    /// True if `v` has a float element type.
+    pub fn is_float(&self, v: Value) -> bool {
+        self.ctx.float_kind(self.elem(v)).is_some()
+    }
+
+    /// Builds op `name` with the given operands, attributes and result types.
+    pub fn build(
+        &mut self,
+        name: &str,
+        operands: &[Value],
+        attrs: Vec<(&str, Attribute)>,
+        results: &[Type],
+    ) -> Op {
+        let mut spec = OpSpec::new(self.ctx, name, self.loc)
+            .operands(operands)
+            .results(results);
+        for (n, a) in attrs {
+            spec.set_attr(self.ctx, n, a);
+        }
+        let op = self.ctx.create_op(spec);
+        self.ctx.insert_op(self.at, op);
+        if let InsertPoint::Start(_) | InsertPoint::After(_) = self.at {
+            self.at = InsertPoint::After(op);
+        }
+        op
+    }
+
+    /// Builds a one-result op and returns its result.
+    pub fn build_one(
+        &mut self,
+        name: &str,
+        operands: &[Value],
+        attrs: Vec<(&str, Attribute)>,
+        result: Type,
+    ) -> Value {
+        let op = self.build(name, operands, attrs, &[result]);
+        self.ctx.result(op, 0)
+    }
+
+    fn tensor(&mut self, shape: &[i64], elem: Type) -> Type {
+        self.ctx.tensor_type(shape, elem)
+    }
+
+    /// `array<i64: ...>`.
+    pub fn i64_array(&mut self, values: &[i64]) -> Attribute {
+        self.ctx.intern_attr(AttrKind::DenseArray {
+            element: Type::I64,
+            values: values.into(),
+        })
+    }
+
+    /// A target-shape array: `?` dims written as -1.
+    pub fn shape_array(&mut self, shape: &[i64]) -> Attribute {
+        let values: Vec<i64> = shape
+            .iter()
+            .map(|d| if *d == DYNAMIC { -1 } else { *d })
+            .collect();
+        self.i64_array(&values)
+    }
+
+    /// `v : i64`.
+    pub fn i64_attr(&mut self, v: i64) -> Attribute {
+        self.ctx.integer_attr(v as i128, Type::I64)
+    }
+
+    /// A scalar attribute of element type `elem` holding `v` (truncated for integers).
+    pub fn scalar_attr(&mut self, v: f64, elem: Type) -> Attribute {
+        if self.ctx.float_kind(elem).is_some() {
+            self.ctx.float_attr(v, elem)
+        } else {
+            self.ctx.integer_attr(v as i128, elem)
+        }
+    }
+
+    /// `graph.constant` with the given elements (one element makes a splat).
+    pub fn constant(&mut self, ty: Type, values: &[DenseValue]) -> Value {
+        let value = self.ctx.dense_attr(ty, values);
+        self.build_one("graph.constant", &[], vec![("value", value)], ty)
+    }
+
+    /// A splat `graph.constant` of element type `elem` and static shape `shape`.
+    pub fn splat(&mut self, v: f64, elem: Type, shape: &[i64]) -> Value {
+        let ty = self.tensor(shape, elem);
+        let value = if self.ctx.float_kind(elem).is_some() {
+            DenseValue::Float(v)
+        } else {
+            DenseValue::Int(v as i128)
+        };
+        self.constant(ty, &[value])
+    }
+
+    /// A splat of `v` with `like`'s element type and rank, all dims 1 (broadcastable to it).
+    pub fn scalar_like(&mut self, v: f64, like: Value) -> Value {
+        let ones = vec![1; self.rank(like)];
+        self.splat(v, self.elem(like), &ones)
+    }
+
+    /// A unary elementwise op (result type = operand type).
+    pub fn unary(&mut self, name: &str, x: Value) -> Value {
+        let ty = self.ctx.value_type(x);
+        self.build_one(name, &[x], vec![], ty)
+    }
+
+    /// `graph.cast` to element type `elem`.
+    pub fn cast(&mut self, x: Value, elem: Type) -> Value {
+        let ty = self.tensor(&self.shape(x), elem);
+        self.build_one("graph.cast", &[x], vec![], ty)
+    }
+
+    /// A binary elementwise op with numpy broadcasting.
+    pub fn binary(&mut self, name: &str, a: Value, b: Value) -> Value {
+        let shape = broadcast_shapes(&self.shape(a), &self.shape(b));
+        let ty = self.tensor(&shape, self.elem(a));
+        self.build_one(name, &[a, b], vec![], ty)
+    }
+
+    /// `graph.cmp` with `predicate` (`"lt"`, ...), producing i1.
+    pub fn cmp(&mut self, predicate: &str, a: Value, b: Value) -> Value {
+        let shape = broadcast_shapes(&self.shape(a), &self.shape(b));
+        let ty = self.tensor(&shape, Type::I1);
+        let p = self.ctx.string_attr(predicate);
+        self.build_one("graph.cmp", &[a, b], vec![("predicate", p)], ty)
+    }
+
+    /// `graph.select(cond, a, b)`.
+    pub fn select(&mut self, cond: Value, a: Value, b: Value) -> Value {
+        let shape = broadcast_shapes(&self.shape(cond), &self.shape(a));
+        let shape = broadcast_shapes(&shape, &self.shape(b));
+        let ty = self.tensor(&shape, self.elem(a));
+        self.build_one("graph.select", &[cond, a, b], vec![], ty)
+    }
+
+    /// A reduction (`graph.reduce_sum`, ...) over non-negative `axes`.
+    pub fn reduce(&mut self, name: &str, x: Value, axes: &[i64], keepdim: bool) -> Value {
+        let shape = reduced_shape(&self.shape(x), axes, keepdim);
+        let ty = self.tensor(&shape, self.elem(x));
+        let a = self.i64_array(axes);
+        let k = self.ctx.bool_attr(keepdim);
+        self.build_one(name, &[x], vec![("axes", a), ("keepdim", k)], ty)
+    }
+
+    /// `graph.argmax` / `graph.argmin` over `axis`, producing i64.
+    pub fn arg_reduce(&mut self, name: &str, x: Value, axis: i64, keepdim: bool) -> Value {
+        let shape = reduced_shape(&self.shape(x), &[axis], keepdim);
+        let ty = self.tensor(&shape, Type::I64);
+        let a = self.i64_attr(axis);
+        let k = self.ctx.bool_attr(keepdim);
+        self.build_one(name, &[x], vec![("axis", a), ("keepdim", k)], ty)
+    }
+
+    /// Max-subtracted softmax over `axis`, in primitives.
+    pub fn softmax(&mut self, x: Value, axis: i64) -> Value {
+        let m = self.reduce("graph.reduce_max", x, &[axis], true);
+        let d = self.binary("graph.sub", x, m);
+        let e = self.unary("graph.exp", d);
+        let s = self.reduce("graph.reduce_sum", e, &[axis], true);
+        self.binary("graph.div", e, s)
+    }
+
+    /// `graph.matmul` with numpy semantics (batch dims broadcast).
+    pub fn matmul(&mut self, a: Value, b: Value) -> Value {
+        let shape = matmul_shape(&self.shape(a), &self.shape(b));
+        let ty = self.tensor(&shape, self.elem(a));
+        self.build_one("graph.matmul", &[a, b], vec![], ty)
+    }
+
+    /// `graph.transpose` by `perm` (result dim i = input dim perm[i]).
+    pub fn transpose(&mut self, x: Value, perm: &[i64]) -> Value {
+        let s = self.shape(x);
+        let shape: Vec<i64> = perm.iter().map(|p| s[*p as usize]).collect();
+        let ty = self.tensor(&shape, self.elem(x));
+        let p = self.i64_array(perm);
+        self.build_one("graph.transpose", &[x], vec![("perm", p)], ty)
+    }
+
+    /// `graph.reshape` to `shape` (one -1 allowed: inferred when the input is static).
+    pub fn reshape(&mut self, x: Value, shape: &[i64]) -> Value {
+        let result = reshape_shape(&self.shape(x), shape);
+        let ty = self.tensor(&result, self.elem(x));
+        let s = self.i64_array(shape);
+        self.build_one("graph.reshape", &[x], vec![("shape", s)], ty)
+    }
+
+    /// `graph.slice` with per-axis starts, ends and steps (numpy rules).
+    pub fn slice(&mut self, x: Value, starts: &[i64], ends: &[i64], steps: &[i64]) -> Value {
+        let s = self.shape(x);
+        let shape: Vec<i64> = (0..s.len())
+            .map(|i| slice_dim(s[i], starts[i], ends[i], steps[i]))
+            .collect();
+        let ty = self.tensor(&shape, self.elem(x));
+        let attrs = vec![
+            ("starts", self.i64_array(starts)),
+            ("ends", self.i64_array(ends)),
+            ("steps", self.i64_array(steps)),
+        ];
+        self.build_one("graph.slice", &[x], attrs, ty)
+    }
+
+    /// `graph.concat` along `axis`.
+    pub fn concat(&mut self, xs: &[Value], axis: i64) -> Value {
+        let mut shape = self.shape(xs[0]);
+        let a = axis as usize;
+        for &x in &xs[1..] {
+            let s = self.shape(x);
+            for (i, d) in shape.iter_mut().enumerate() {
+                if i == a {
+                    *d = if *d == DYNAMIC || s[i] == DYNAMIC {
+                        DYNAMIC
+                    } else {
+                        *d + s[i]
+                    };
+                } else if *d == DYNAMIC {
+                    *d = s[i];
+                }
+            }
+        }
+        let ty = self.tensor(&shape, self.elem(xs[0]));
+        let ax = self.i64_attr(axis);
+        self.build_one("graph.concat", xs, vec![("axis", ax)], ty)
+    }
+
+    /// `graph.pad` with constant `value`.
+    pub fn pad(&mut self, x: Value, low: &[i64], high: &[i64], value: f64) -> Value {
+        let shape: Vec<i64> = self
+            .shape(x)
+            .iter()
+            .enumerate()
+            .map(|(i, d)| {
+                if *d == DYNAMIC {
+                    DYNAMIC
+                } else {
+                    d + low[i] + high[i]
+                }
+            })
+            .collect();
+        let elem = self.elem(x);
+        let ty = self.tensor(&shape, elem);
+        let attrs = vec![
+            ("low", self.i64_array(low)),
+            ("high", self.i64_array(high)),
+            ("value", self.scalar_attr(value, elem)),
+        ];
+        self.build_one("graph.pad", &[x], attrs, ty)
+    }
+
+    /// `graph.gather` (numpy take) along `axis`.
+    pub fn gather(&mut self, x: Value, indices: Value, axis: i64) -> Value {
+        let s = self.shape(x);
+        let a = axis as usize;
+        let mut shape = s[..a].to_vec();
+        shape.extend(self.shape(indices));
+        shape.extend(&s[a + 1..]);
+        let ty = self.tensor(&shape, self.elem(x));
+        let ax = self.i64_attr(axis);
+        self.build_one("graph.gather", &[x, indices], vec![("axis", ax)], ty)
+    }
+
+    /// `graph.broadcast_to` the target `shape` ([`DYNAMIC`] entries are written -1).
+    pub fn broadcast_to(&mut self, x: Value, shape: &[i64]) -> Value {
+        let ty = self.tensor(shape, self.elem(x));
+        let s = self.shape_array(shape);
+        self.build_one("graph.broadcast_to", &[x], vec![("shape", s)], ty)
+    }
+
+    /// Attribute `name` of `op` as an integer.
+    pub fn int_attr(&self, op: Op, name: &str) -> Option<i64> {
+        let a = self.ctx.attr(op, name)?;
+        self.ctx.attr_as_int(a).map(|v| v as i64)
+    }
+
+    /// Attribute `name` of `op` as a float (integers accepted).
+    pub fn f64_attr(&self, op: Op, name: &str) -> Option<f64> {
+        let a = self.ctx.attr(op, name)?;
+        self.ctx
+            .attr_as_float(a)
+            .or_else(|| self.ctx.attr_as_int(a).map(|v| v as f64))
+    }
+
+    /// Attribute `name` of `op` as a list of integers (`array<i64: ...>` or `[1, 2]`).
+    pub fn array_attr(&self, op: Op, name: &str) -> Option<Vec<i64>> {
+        let a = self.ctx.attr(op, name)?;
+        match self.ctx.attr_kind(a) {
+            AttrKind::DenseArray { values, .. } => Some(values.to_vec()),
+            AttrKind::Array(items) => items
+                .iter()
+                .map(|i| self.ctx.attr_as_int(*i).map(|v| v as i64))
+                .collect(),
+            _ => None,
+        }
+    }
+
+    /// An axis attribute normalized to `0..rank` (`default` when absent; negative counts from
+    /// the end); `None` when out of range.
+    pub fn axis_attr(&self, op: Op, name: &str, rank: usize, default: i64) -> Option<i64> {
+        let axis = self.int_attr(op, name).unwrap_or(default);
+        let axis = if axis < 0 { axis + rank as i64 } else { axis };
+        (0..rank as i64).contains(&axis).then_some(axis)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shape rules (the verifier's, on `DYNAMIC`-marked static shapes).
+
+/// Merges two dims of a broadcast: a static 1 takes the other side; `?` against a static size
+/// takes the static size.
+fn broadcast_dim(a: i64, b: i64) -> i64 {
+    match (a, b) {
+        _ if a == b => a,
+        (1, _) => b,
+        (_, 1) => a,
+        (DYNAMIC, _) => b,
+        _ => a,
+    }
+}
+
+/// Numpy broadcasting of two shapes.
+pub fn broadcast_shapes(a: &[i64], b: &[i64]) -> Vec<i64> {
+    let rank = a.len().max(b.len());
+    let at = |s: &[i64], i: usize| {
+        let pad = rank - s.len();
+        if i < pad {
+            1
+        } else {
+            s[i - pad]
+        }
+    };
+    (0..rank)
+        .map(|i| broadcast_dim(at(a, i), at(b, i)))
+        .collect()
+}
+
+/// The shape of a reduction over `axes`.
+pub fn reduced_shape(shape: &[i64], axes: &[i64], keepdim: bool) -> Vec<i64> {
+    let mut out = Vec::with_capacity(shape.len());
+    for (i, d) in shape.iter().enumerate() {
+        if axes.contains(&(i as i64)) {
+            if keepdim {
+                out.push(1);
+            }
+        } else {
+            out.push(*d);
+        }
+    }
+    out
+}
+
+/// The shape of a numpy matmul of two rank ≥ 2 operands (lower ranks are treated as rank 2).
+pub fn matmul_shape(a: &[i64], b: &[i64]) -> Vec<i64> {
+    let pad = |s: &[i64]| -> Vec<i64> {
+        let mut p = vec![1; 2usize.saturating_sub(s.len())];
+        p.extend_from_slice(s);
+        p
+    };
+    let (a, b) = (pad(a), pad(b));
+    let (ra, rb) = (a.len(), b.len());
+    let mut out = broadcast_shapes(&a[..ra - 2], &b[..rb - 2]);
+    out.push(a[ra - 2]);
+    out.push(b[rb - 1]);
+    out
+}
+
+/// The shape of a reshape of `input` to `target` (one -1 entry: inferred when possible).
+pub fn reshape_shape(input: &[i64], target: &[i64]) -> Vec<i64> {
+    let known: Option<i64> = input.iter().try_fold(1i64, |acc, d| {
+        (*d != DYNAMIC).then(|| acc.saturating_mul(*d))
+    });
+    let rest: i64 = target.iter().filter(|d| **d != -1).product();
+    target
+        .iter()
+        .map(|d| match (*d, known) {
+            (-1, Some(total)) if rest != 0 => total / rest,
+            (-1, _) => DYNAMIC,
+            (d, _) => d,
+        })
+        .collect()
+}
+
+/// The size of one axis of a numpy slice.
+pub fn slice_dim(dim: i64, start: i64, end: i64, step: i64) -> i64 {
+    if dim == DYNAMIC {
+        return DYNAMIC;
+    }
+    let norm = |v: i64| if v < 0 { (v + dim).max(0) } else { v.min(dim) };
+    let (s, e) = (norm(start), norm(end));
+    if e <= s {
+        0
+    } else {
+        (e - s + step - 1) / step
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shape_rules() {
+        assert_eq!(broadcast_shapes(&[4, 1], &[1, 8]), [4, 8]);
+        assert_eq!(broadcast_shapes(&[DYNAMIC, 8], &[8]), [DYNAMIC, 8]);
+        assert_eq!(broadcast_shapes(&[DYNAMIC, 1], &[1, 3]), [DYNAMIC, 3]);
+        assert_eq!(matmul_shape(&[2, 3], &[5, 3, 4]), [5, 2, 4]);
+        assert_eq!(reshape_shape(&[2, 3, 4], &[-1, 4]), [6, 4]);
+        assert_eq!(reshape_shape(&[DYNAMIC, 3, 4], &[-1, 12]), [DYNAMIC, 12]);
+        assert_eq!(reduced_shape(&[2, 3, 4], &[1], false), [2, 4]);
+        assert_eq!(reduced_shape(&[2, 3, 4], &[0, 2], true), [1, 3, 1]);
+        assert_eq!(slice_dim(10, 1, -1, 3), 3);
+        assert_eq!(slice_dim(10, -4, 100, 1), 4);
+        assert_eq!(slice_dim(10, 5, 2, 1), 0);
+    }
+}

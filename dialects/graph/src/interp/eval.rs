@@ -1,0 +1,719 @@
+//! The evaluator: runs a `func.func` body op by op on concrete tensors.
+//!
+//! Values live in a map from SSA value to runtime value, one map per region being executed
+//! (`func.func` and `graph.fusion` are isolated from above). Ops are recognised by name and read
+//! their attributes by the names the spec gives them, so the evaluator needs nothing from the
+//! dialect's Rust API and also runs IR parsed with unregistered (generic-form) ops. Every result
+//! is checked against its declared type — dtype, rank and static dims — which is where a `?` dim
+//! that two operands require equal is found unequal at run time.
+
+use super::composites::{self, Window};
+use super::primitives::{self, Reduction};
+use super::tensor::{check_size, static_shape, DType, Scalar, Tensor};
+use dlc_ir::symbol::SymbolTables;
+use dlc_ir::{
+    op_error, AttrKind, Attribute, Context, DenseValue, Diagnostic, Op, Printer, Region, Type,
+    TypeKind, Value, DYNAMIC,
+};
+use std::collections::HashMap;
+
+/// How deep `func.call`s may nest before the interpreter reports runaway recursion.
+const MAX_CALL_DEPTH: usize = 64;
+
+/// A runtime value: a tensor (scalars of a tensor dtype are rank-0 tensors) or an `index`.
+#[derive(Clone, Debug, PartialEq)]
+enum RuntimeValue {
+    Tensor(Tensor),
+    Index(i64),
+}
+
+/// Runs the function `func` (a `func.func` with a body) on `inputs` and returns its results.
+///
+/// The inputs must match the signature: same count, dtype and rank, and equal sizes for static
+/// dims (a `?` dim accepts any size). Runtime failures — shapes that do not agree, integer
+/// division by zero, gather indices out of range, ops the interpreter does not know — are
+/// returned as a [`Diagnostic`] at the failing op's location.
+pub fn interpret(ctx: &Context, func: Op, inputs: &[Tensor]) -> Result<Vec<Tensor>, Diagnostic> {
+    let args = inputs.iter().cloned().map(RuntimeValue::Tensor).collect();
+    let mut interpreter = Interpreter {
+        ctx,
+        symbols: SymbolTables::new(),
+        depth: 0,
+    };
+    let results = interpreter.call(func, args)?;
+    results
+        .into_iter()
+        .map(|r| match r {
+            RuntimeValue::Tensor(t) => Ok(t),
+            RuntimeValue::Index(_) => Err(op_error(
+                ctx,
+                func,
+                "returns an index value; interpret hands back tensors only",
+            )),
+        })
+        .collect()
+}
+
+struct Interpreter<'c> {
+    ctx: &'c Context,
+    symbols: SymbolTables,
+    depth: usize,
+}
+
+/// The result of one op, or what went wrong (attached to the op by the caller).
+type Eval = Result<Vec<RuntimeValue>, String>;
+
+impl Interpreter<'_> {
+    /// Calls `func` with `args`, checking both against its signature.
+    fn call(&mut self, func: Op, args: Vec<RuntimeValue>) -> Result<Vec<RuntimeValue>, Diagnostic> {
+        let ctx = self.ctx;
+        if ctx.op_name(func) != "func.func" {
+            return Err(op_error(ctx, func, "is not a func.func"));
+        }
+        let signature = ctx
+            .attr(func, "function_type")
+            .and_then(|a| ctx.attr_as_type(a))
+            .and_then(|t| ctx.function_signature(t));
+        let Some((inputs, outputs)) = signature else {
+            return Err(op_error(ctx, func, "has no function_type"));
+        };
+        if args.len() != inputs.len() {
+            return Err(op_error(
+                ctx,
+                func,
+                format!("expects {} inputs, got {}", inputs.len(), args.len()),
+            ));
+        }
+        for (i, (arg, ty)) in args.iter().zip(inputs).enumerate() {
+            self.check_type(arg, *ty)
+                .map_err(|m| op_error(ctx, func, format!("input #{i}: {m}")))?;
+        }
+        if ctx
+            .regions(func)
+            .first()
+            .is_none_or(|r| ctx.blocks(*r).is_empty())
+        {
+            return Err(op_error(ctx, func, "is a declaration (no body to run)"));
+        }
+        self.depth += 1;
+        let results = if self.depth > MAX_CALL_DEPTH {
+            Err(op_error(
+                ctx,
+                func,
+                format!("calls nest deeper than {MAX_CALL_DEPTH}"),
+            ))
+        } else {
+            self.run_region(func, ctx.region(func, 0), args)
+        };
+        self.depth -= 1;
+        let results = results?;
+        if results.len() != outputs.len() {
+            return Err(op_error(
+                ctx,
+                func,
+                format!(
+                    "returns {} values, signature has {}",
+                    results.len(),
+                    outputs.len()
+                ),
+            ));
+        }
+        for (i, (r, ty)) in results.iter().zip(outputs).enumerate() {
+            self.check_type(r, *ty)
+                .map_err(|m| op_error(ctx, func, format!("result #{i}: {m}")))?;
+        }
+        Ok(results)
+    }
+
+    /// Runs the single block of `region` (of op `owner`) with its arguments bound to `args`,
+    /// up to its terminator (`func.return` or `graph.yield`), whose operands are the results.
+    fn run_region(
+        &mut self,
+        owner: Op,
+        region: Region,
+        args: Vec<RuntimeValue>,
+    ) -> Result<Vec<RuntimeValue>, Diagnostic> {
+        let ctx = self.ctx;
+        let [block] = ctx.blocks(region) else {
+            return Err(op_error(
+                ctx,
+                owner,
+                "has a region with other than one block",
+            ));
+        };
+        let params = ctx.block_args(*block);
+        if params.len() != args.len() {
+            return Err(op_error(
+                ctx,
+                owner,
+                format!(
+                    "region takes {} arguments, got {}",
+                    params.len(),
+                    args.len()
+                ),
+            ));
+        }
+        let mut env: HashMap<Value, RuntimeValue> = HashMap::new();
+        for (param, arg) in params.iter().zip(args) {
+            self.check_type(&arg, ctx.value_type(*param))
+                .map_err(|m| op_error(ctx, owner, format!("region argument: {m}")))?;
+            env.insert(*param, arg);
+        }
+        for op in ctx.block_ops(*block) {
+            let operands = ctx
+                .operands(op)
+                .iter()
+                .map(|v| env.get(v).cloned())
+                .collect::<Option<Vec<_>>>()
+                .ok_or_else(|| op_error(ctx, op, "uses a value not defined in its region"))?;
+            if matches!(ctx.op_name(op), "func.return" | "graph.yield") {
+                return Ok(operands);
+            }
+            let results = self.eval(op, operands)?;
+            if results.len() != ctx.num_results(op) {
+                return Err(op_error(
+                    ctx,
+                    op,
+                    format!(
+                        "produced {} values for {} results",
+                        results.len(),
+                        ctx.num_results(op)
+                    ),
+                ));
+            }
+            for (i, (value, result)) in ctx.results(op).zip(results).enumerate() {
+                self.check_type(&result, ctx.value_type(value))
+                    .map_err(|m| {
+                        op_error(ctx, op, format!("result #{i} does not match its type: {m}"))
+                    })?;
+                env.insert(value, result);
+            }
+        }
+        Err(op_error(ctx, owner, "region ends without a terminator"))
+    }
+
+    /// Evaluates one non-terminator op.
+    fn eval(
+        &mut self,
+        op: Op,
+        operands: Vec<RuntimeValue>,
+    ) -> Result<Vec<RuntimeValue>, Diagnostic> {
+        let ctx = self.ctx;
+        match ctx.op_name(op) {
+            "func.call" => {
+                let callee = ctx
+                    .attr(op, "callee")
+                    .and_then(|a| ctx.attr_as_symbol(a))
+                    .ok_or_else(|| op_error(ctx, op, "has no callee"))?;
+                let target = self.symbols.resolve(ctx, op, callee).ok_or_else(|| {
+                    op_error(
+                        ctx,
+                        op,
+                        format!("calls @{}, which is not defined", ctx.ident_str(callee)),
+                    )
+                })?;
+                self.call(target, operands)
+                    .map_err(|d| d.with_note(ctx.op_loc(op), "called from here"))
+            }
+            "graph.fusion" => {
+                let Some(&region) = ctx.regions(op).first() else {
+                    return Err(op_error(ctx, op, "has no region"));
+                };
+                self.run_region(op, region, operands)
+            }
+            _ => OpEval { ctx, op }
+                .eval(operands)
+                .map_err(|m| op_error(ctx, op, m)),
+        }
+    }
+
+    /// Checks that `value` is of type `ty` (for tensors: dtype, rank and static dims).
+    fn check_type(&self, value: &RuntimeValue, ty: Type) -> Result<(), String> {
+        let ctx = self.ctx;
+        let describe = || Printer::new(ctx).type_to_string(ty);
+        match (value, ctx.type_kind(ty)) {
+            (RuntimeValue::Index(_), TypeKind::Index) => Ok(()),
+            (RuntimeValue::Tensor(t), TypeKind::Tensor { shape, element }) => {
+                let fits = DType::from_type(ctx, *element) == Some(t.dtype())
+                    && shape.len() == t.rank()
+                    && shape
+                        .iter()
+                        .zip(t.shape())
+                        .all(|(&d, &n)| d == DYNAMIC || d == n as i64);
+                if fits {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "a {} tensor of shape {:?} is not a {}",
+                        t.dtype(),
+                        t.shape(),
+                        describe()
+                    ))
+                }
+            }
+            (RuntimeValue::Tensor(t), _)
+                if t.rank() == 0 && DType::from_type(ctx, ty) == Some(t.dtype()) =>
+            {
+                Ok(())
+            }
+            (RuntimeValue::Index(_), _) => Err(format!("an index value is not a {}", describe())),
+            (RuntimeValue::Tensor(t), _) => Err(format!(
+                "a {} tensor of shape {:?} is not a {}",
+                t.dtype(),
+                t.shape(),
+                describe()
+            )),
+        }
+    }
+}
+
+/// The evaluation of one op that does not run regions; errors are messages the caller places
+/// at the op.
+struct OpEval<'c> {
+    ctx: &'c Context,
+    op: Op,
+}
+
+const UNARY: &[&str] = &[
+    "neg",
+    "abs",
+    "exp",
+    "log",
+    "sqrt",
+    "rsqrt",
+    "reciprocal",
+    "tanh",
+    "sigmoid",
+    "relu",
+    "erf",
+    "sin",
+    "cos",
+    "floor",
+    "ceil",
+    "round",
+    "sign",
+    "not",
+];
+
+const BINARY: &[&str] = &[
+    "add", "sub", "mul", "div", "pow", "max", "min", "rem", "and", "or",
+];
+
+/// `arith` ops the interpreter runs, as the graph binary op with the same semantics.
+const ARITH_BINARY: &[(&str, &str)] = &[
+    ("arith.addi", "add"),
+    ("arith.subi", "sub"),
+    ("arith.muli", "mul"),
+    ("arith.divsi", "div"),
+    ("arith.remsi", "rem"),
+    ("arith.maxsi", "max"),
+    ("arith.minsi", "min"),
+    ("arith.andi", "and"),
+    ("arith.ori", "or"),
+    ("arith.addf", "add"),
+    ("arith.subf", "sub"),
+    ("arith.mulf", "mul"),
+    ("arith.divf", "div"),
+    ("arith.remf", "rem"),
+    ("arith.maximumf", "max"),
+    ("arith.minimumf", "min"),
+];
+
+impl OpEval<'_> {
+    fn eval(&self, operands: Vec<RuntimeValue>) -> Eval {
+        let name = self.ctx.op_name(self.op);
+        if let Some((_, graph_name)) = ARITH_BINARY.iter().find(|(n, _)| *n == name) {
+            return self.arith_binary(graph_name, &operands);
+        }
+        match name {
+            "arith.constant" => return self.arith_constant(),
+            "arith.index_cast" => return self.index_cast(&operands),
+            "graph.fill" => return self.fill(&operands),
+            _ => {}
+        }
+        let tensors: Vec<&Tensor> = operands
+            .iter()
+            .map(|v| match v {
+                RuntimeValue::Tensor(t) => Ok(t),
+                RuntimeValue::Index(_) => Err("expects tensor operands, got an index".to_string()),
+            })
+            .collect::<Result<_, _>>()?;
+        if name == "graph.dim" {
+            let x = self.operand(&tensors, 0)?;
+            let axis = primitives::normalize_axis(self.int("axis")?, x.rank())?;
+            return Ok(vec![RuntimeValue::Index(x.shape()[axis] as i64)]);
+        }
+        self.eval_tensor_op(name, &tensors)
+            .map(|t| vec![RuntimeValue::Tensor(t)])
+    }
+
+    /// The graph ops whose operands and single result are tensors.
+    fn eval_tensor_op(&self, name: &str, x: &[&Tensor]) -> Result<Tensor, String> {
+        let Some(short) = name.strip_prefix("graph.") else {
+            return Err("is not supported by the interpreter".into());
+        };
+        let arg = |i| self.operand(x, i);
+        if UNARY.contains(&short) {
+            self.arity(x, 1)?;
+            return primitives::unary(short, arg(0)?);
+        }
+        if BINARY.contains(&short) {
+            self.arity(x, 2)?;
+            return primitives::binary(short, arg(0)?, arg(1)?);
+        }
+        let reduction = match short {
+            "reduce_sum" => Some(Reduction::Sum),
+            "reduce_prod" => Some(Reduction::Prod),
+            "reduce_max" => Some(Reduction::Max),
+            "reduce_min" => Some(Reduction::Min),
+            "reduce_mean" => Some(Reduction::Mean),
+            _ => None,
+        };
+        if let Some(kind) = reduction {
+            self.arity(x, 1)?;
+            return primitives::reduce(kind, arg(0)?, &self.array("axes")?, self.flag("keepdim"));
+        }
+        match short {
+            "cast" => Ok(arg(0)?.cast(self.result_dtype()?)),
+            "cmp" => primitives::cmp(&self.string("predicate", None)?, arg(0)?, arg(1)?),
+            "select" => primitives::select(arg(0)?, arg(1)?, arg(2)?),
+            "broadcast_to" => primitives::broadcast_to(arg(0)?, &self.array("shape")?),
+            "reshape" => primitives::reshape(arg(0)?, &self.array("shape")?),
+            "transpose" => primitives::transpose(arg(0)?, &self.array("perm")?),
+            "slice" => {
+                let t = arg(0)?;
+                let steps = self.array_or("steps", vec![1; t.rank()])?;
+                primitives::slice(t, &self.array("starts")?, &self.array("ends")?, &steps)
+            }
+            "concat" => primitives::concat(x, self.int("axis")?),
+            "pad" => {
+                let value = self.scalar_or("value", Scalar::Int(0))?;
+                primitives::pad(arg(0)?, &self.array("low")?, &self.array("high")?, value)
+            }
+            "gather" => primitives::gather(arg(0)?, arg(1)?, self.int("axis")?),
+            "argmax" | "argmin" => primitives::arg_reduce(
+                short == "argmax",
+                arg(0)?,
+                self.int("axis")?,
+                self.flag("keepdim"),
+            ),
+            "matmul" => {
+                let a = self.maybe_transposed(arg(0)?, "transpose_a")?;
+                let b = self.maybe_transposed(arg(1)?, "transpose_b")?;
+                primitives::matmul(&a, &b)
+            }
+            "constant" => {
+                let value = self.attr("value")?;
+                Tensor::from_dense_attr(self.ctx, value)
+            }
+            "iota" => primitives::iota(
+                self.result_dtype()?,
+                &self.static_result_shape()?,
+                self.int("axis")?,
+            ),
+            "softmax" => composites::softmax(arg(0)?, self.int("axis")?),
+            "log_softmax" => composites::log_softmax(arg(0)?, self.int("axis")?),
+            "layer_norm" => composites::layer_norm(
+                arg(0)?,
+                arg(1)?,
+                arg(2)?,
+                self.int("axis")?,
+                self.float_or("epsilon", 1e-5)?,
+            ),
+            "rms_norm" => composites::rms_norm(
+                arg(0)?,
+                arg(1)?,
+                self.int("axis")?,
+                self.float_or("epsilon", 1e-6)?,
+            ),
+            "gelu" => composites::gelu(arg(0)?, &self.string("approximate", Some("none"))?),
+            "silu" => composites::silu(arg(0)?),
+            "linear" => composites::linear(arg(0)?, arg(1)?, x.get(2).copied()),
+            "conv2d" => {
+                let window = self.window(None)?;
+                composites::conv2d(arg(0)?, arg(1)?, &window, self.int_or("groups", 1)?)
+            }
+            "max_pool2d" | "avg_pool2d" => {
+                let kernel = self.pair("kernel", None)?;
+                composites::pool2d(arg(0)?, &self.window(Some(kernel))?, short == "max_pool2d")
+            }
+            "sdpa" => {
+                let scale = match self.ctx.attr(self.op, "scale") {
+                    Some(_) => Some(self.float_or("scale", 1.0)?),
+                    None => None,
+                };
+                composites::sdpa(arg(0)?, arg(1)?, arg(2)?, x.get(3).copied(), scale)
+            }
+            _ => Err("is not supported by the interpreter".into()),
+        }
+    }
+
+    fn operand<'t>(&self, x: &[&'t Tensor], i: usize) -> Result<&'t Tensor, String> {
+        x.get(i)
+            .copied()
+            .ok_or_else(|| format!("expects an operand #{i}"))
+    }
+
+    fn arity(&self, x: &[&Tensor], n: usize) -> Result<(), String> {
+        if x.len() == n {
+            Ok(())
+        } else {
+            Err(format!("expects {n} operands, got {}", x.len()))
+        }
+    }
+
+    /// `x`, with its last two dims swapped when the unit attribute `name` is present.
+    fn maybe_transposed(&self, x: &Tensor, name: &str) -> Result<Tensor, String> {
+        if !self.flag(name) {
+            return Ok(x.clone());
+        }
+        let rank = x.rank();
+        if rank < 2 {
+            return Err(format!("{name} needs rank >= 2"));
+        }
+        let mut perm: Vec<i64> = (0..rank as i64).collect();
+        perm.swap(rank - 2, rank - 1);
+        primitives::transpose(x, &perm)
+    }
+
+    /// The window of a conv or pool: `kernel` (pools; conv takes it from the weights),
+    /// `strides` (default 1 for conv, the kernel for pools), `padding` as `[t, l, b, r]` or
+    /// `[h, w]` (default 0) and `dilations` (default 1).
+    fn window(&self, kernel: Option<[usize; 2]>) -> Result<Window, String> {
+        let strides = self.pair("strides", Some(kernel.unwrap_or([1, 1])))?;
+        let padding = match self.array_or("padding", vec![0, 0, 0, 0])?.as_slice() {
+            &[t, l, b, r] => [t, l, b, r],
+            &[h, w] => [h, w, h, w],
+            other => return Err(format!("padding {other:?} must have 4 (or 2) entries")),
+        };
+        let mut pads = [0; 4];
+        for (pad, p) in pads.iter_mut().zip(padding) {
+            *pad = usize::try_from(p).map_err(|_| format!("negative padding {p}"))?;
+        }
+        Ok(Window {
+            kernel: kernel.unwrap_or([1, 1]),
+            strides,
+            padding: pads,
+            dilations: self.pair("dilations", Some([1, 1]))?,
+        })
+    }
+
+    fn pair(&self, name: &str, default: Option<[usize; 2]>) -> Result<[usize; 2], String> {
+        let values = match (self.ctx.attr(self.op, name), default) {
+            (None, Some(d)) => return Ok(d),
+            _ => self.array(name)?,
+        };
+        match values.as_slice() {
+            &[a, b] if a >= 0 && b >= 0 => Ok([a as usize, b as usize]),
+            other => Err(format!(
+                "'{name}' must be two non-negative sizes, got {other:?}"
+            )),
+        }
+    }
+
+    fn result_type(&self) -> Result<Type, String> {
+        match self.ctx.num_results(self.op) {
+            1 => Ok(self.ctx.value_type(self.ctx.result(self.op, 0))),
+            n => Err(format!("expects one result, has {n}")),
+        }
+    }
+
+    fn result_dtype(&self) -> Result<DType, String> {
+        let elem = self.ctx.element_type(self.result_type()?);
+        DType::from_type(self.ctx, elem).ok_or_else(|| "unsupported result element type".into())
+    }
+
+    fn static_result_shape(&self) -> Result<Vec<usize>, String> {
+        let ty = self.result_type()?;
+        let dims = self.ctx.shape(ty).ok_or("result is not a tensor")?;
+        static_shape(dims).ok_or_else(|| "result shape must be static".into())
+    }
+
+    /// `graph.fill`: the value attribute everywhere; `?` dims of the result type come from the
+    /// index operands, in order.
+    fn fill(&self, operands: &[RuntimeValue]) -> Eval {
+        let ty = self.result_type()?;
+        let dims = self.ctx.shape(ty).ok_or("result is not a tensor")?;
+        let mut sizes = operands.iter();
+        let mut shape = Vec::with_capacity(dims.len());
+        for &d in dims {
+            if d != DYNAMIC {
+                shape.push(d as usize);
+                continue;
+            }
+            match sizes.next() {
+                Some(RuntimeValue::Index(n)) if *n >= 0 => shape.push(*n as usize),
+                Some(RuntimeValue::Index(n)) => return Err(format!("negative size {n}")),
+                _ => return Err("expects one index operand per dynamic dim".into()),
+            }
+        }
+        if sizes.next().is_some() {
+            return Err("has more index operands than dynamic dims".into());
+        }
+        check_size(&shape)?;
+        let value = self.scalar_or("value", Scalar::Int(0))?;
+        Ok(vec![RuntimeValue::Tensor(Tensor::splat(
+            self.result_dtype()?,
+            &shape,
+            value,
+        ))])
+    }
+
+    fn arith_constant(&self) -> Eval {
+        let value = self.attr("value")?;
+        let ty = self.result_type()?;
+        if matches!(self.ctx.type_kind(ty), TypeKind::Index) {
+            let v = self
+                .ctx
+                .attr_as_int(value)
+                .ok_or("expects an integer value")?;
+            return Ok(vec![RuntimeValue::Index(v as i64)]);
+        }
+        if let AttrKind::DenseElements(_) = self.ctx.attr_kind(value) {
+            return Ok(vec![RuntimeValue::Tensor(Tensor::from_dense_attr(
+                self.ctx, value,
+            )?)]);
+        }
+        let dtype = DType::from_type(self.ctx, ty).ok_or("unsupported constant type")?;
+        Ok(vec![RuntimeValue::Tensor(Tensor::splat(
+            dtype,
+            &[],
+            self.scalar_of(value)?,
+        ))])
+    }
+
+    fn arith_binary(&self, graph_name: &str, operands: &[RuntimeValue]) -> Eval {
+        match operands {
+            [RuntimeValue::Index(a), RuntimeValue::Index(b)] => {
+                let (a, b) = (
+                    Tensor::from_i64(DType::I64, &[], &[*a]),
+                    Tensor::from_i64(DType::I64, &[], &[*b]),
+                );
+                let r = primitives::binary(graph_name, &a, &b)?;
+                Ok(vec![RuntimeValue::Index(r.get(0).as_i64())])
+            }
+            [RuntimeValue::Tensor(a), RuntimeValue::Tensor(b)] => Ok(vec![RuntimeValue::Tensor(
+                primitives::binary(graph_name, a, b)?,
+            )]),
+            _ => Err("expects two operands of one kind".into()),
+        }
+    }
+
+    fn index_cast(&self, operands: &[RuntimeValue]) -> Eval {
+        match operands {
+            [RuntimeValue::Index(v)] => {
+                let dtype = self.result_dtype()?;
+                Ok(vec![RuntimeValue::Tensor(Tensor::splat(
+                    dtype,
+                    &[],
+                    Scalar::Int(*v),
+                ))])
+            }
+            [RuntimeValue::Tensor(t)] if t.rank() == 0 => {
+                Ok(vec![RuntimeValue::Index(t.get(0).as_i64())])
+            }
+            _ => Err("expects one scalar operand".into()),
+        }
+    }
+
+    fn attr(&self, name: &str) -> Result<Attribute, String> {
+        self.ctx
+            .attr(self.op, name)
+            .ok_or_else(|| format!("requires attribute '{name}'"))
+    }
+
+    fn int(&self, name: &str) -> Result<i64, String> {
+        let a = self.attr(name)?;
+        self.ctx
+            .attr_as_int(a)
+            .map(|v| v as i64)
+            .ok_or_else(|| format!("attribute '{name}' must be an integer"))
+    }
+
+    fn int_or(&self, name: &str, default: usize) -> Result<usize, String> {
+        if self.ctx.attr(self.op, name).is_none() {
+            return Ok(default);
+        }
+        usize::try_from(self.int(name)?)
+            .map_err(|_| format!("attribute '{name}' must be non-negative"))
+    }
+
+    fn float_or(&self, name: &str, default: f64) -> Result<f64, String> {
+        match self.ctx.attr(self.op, name) {
+            None => Ok(default),
+            Some(a) => self
+                .ctx
+                .attr_as_float(a)
+                .or_else(|| self.ctx.attr_as_int(a).map(|v| v as f64))
+                .ok_or_else(|| format!("attribute '{name}' must be a number")),
+        }
+    }
+
+    /// A boolean attribute: absent is false, `unit` is true, `true`/`false` (or an integer) as
+    /// written.
+    fn flag(&self, name: &str) -> bool {
+        self.ctx
+            .attr(self.op, name)
+            .is_some_and(|a| match self.ctx.attr_kind(a) {
+                AttrKind::Unit => true,
+                AttrKind::Integer { value, .. } => *value != 0,
+                _ => false,
+            })
+    }
+
+    fn string(&self, name: &str, default: Option<&str>) -> Result<String, String> {
+        match (self.ctx.attr(self.op, name), default) {
+            (None, Some(d)) => Ok(d.to_string()),
+            _ => self
+                .ctx
+                .attr_as_str(self.attr(name)?)
+                .map(str::to_string)
+                .ok_or_else(|| format!("attribute '{name}' must be a string")),
+        }
+    }
+
+    /// An `array<i64: ...>` attribute (an `[...]` array of integers is accepted too).
+    fn array(&self, name: &str) -> Result<Vec<i64>, String> {
+        let bad = || format!("attribute '{name}' must be an array<i64: ...>");
+        match self.ctx.attr_kind(self.attr(name)?) {
+            AttrKind::DenseArray { element, values }
+                if self.ctx.integer_width(*element).is_some() =>
+            {
+                Ok(values.to_vec())
+            }
+            AttrKind::Array(items) => items
+                .iter()
+                .map(|a| self.ctx.attr_as_int(*a).map(|v| v as i64).ok_or_else(bad))
+                .collect(),
+            _ => Err(bad()),
+        }
+    }
+
+    fn array_or(&self, name: &str, default: Vec<i64>) -> Result<Vec<i64>, String> {
+        match self.ctx.attr(self.op, name) {
+            None => Ok(default),
+            Some(_) => self.array(name),
+        }
+    }
+
+    fn scalar_or(&self, name: &str, default: Scalar) -> Result<Scalar, String> {
+        match self.ctx.attr(self.op, name) {
+            None => Ok(default),
+            Some(a) => self.scalar_of(a),
+        }
+    }
+
+    /// The value of a scalar attribute: an integer, float or bool, or a splat `dense<...>`.
+    fn scalar_of(&self, attr: Attribute) -> Result<Scalar, String> {
+        match self.ctx.attr_kind(attr) {
+            AttrKind::Integer { value, ty } if *ty == Type::I1 => Ok(Scalar::Bool(*value != 0)),
+            AttrKind::Integer { value, .. } => Ok(Scalar::Int(*value as i64)),
+            AttrKind::Float { bits, .. } => Ok(Scalar::Float(f64::from_bits(*bits))),
+            AttrKind::DenseElements(d) if d.splat => Ok(match self.ctx.dense_element(d, 0) {
+                DenseValue::Float(v) => Scalar::Float(v),
+                DenseValue::Int(v) => Scalar::Int(v as i64),
+            }),
+            _ => Err("expects a scalar attribute".into()),
+        }
+    }
+}

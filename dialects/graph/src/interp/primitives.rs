@@ -1,0 +1,634 @@
+//! Reference semantics of the primitive graph ops, as functions of tensors.
+//!
+//! Each function checks what the verifier cannot (runtime sizes, integer division by zero,
+//! gather indices) and returns the problem as a message; the evaluator attaches the op's
+//! location. Floats compute in `f64`, integers in wrapping `i64`, and the result is rounded or
+//! wrapped to its dtype when stored (see [`super::tensor`]).
+
+use super::tensor::{
+    broadcast_shapes, broadcast_source, indices, num_elements, DType, Scalar, Tensor,
+};
+
+/// A runtime failure of one op, described for the user.
+pub type OpResult = Result<Tensor, String>;
+
+/// An axis attribute resolved against `rank`; negative axes count from the end, as in numpy.
+pub fn normalize_axis(axis: i64, rank: usize) -> Result<usize, String> {
+    let resolved = if axis < 0 { axis + rank as i64 } else { axis };
+    usize::try_from(resolved)
+        .ok()
+        .filter(|&a| a < rank)
+        .ok_or_else(|| format!("axis {axis} is out of range for rank {rank}"))
+}
+
+/// `erf(x)` to within a few ulp of `f64` (Rust's standard library has none).
+///
+/// For |x| < 3 the series `erf x = 2/√π · e^(−x²) · Σ 2ⁿ x^(2n+1) / (1·3·…·(2n+1))`, whose
+/// terms are all positive (no cancellation); beyond, `1 − erfc x` with erfc's continued
+/// fraction `e^(−x²)/√π · 1/(x + (1/2)/(x + 1/(x + (3/2)/(x + …))))`.
+pub fn erf(x: f64) -> f64 {
+    if x.is_nan() {
+        return x;
+    }
+    let a = x.abs();
+    let value = if a < 3.0 {
+        let mut term = a;
+        let mut sum = a;
+        let mut n = 0.0;
+        while term > sum * 1e-17 {
+            n += 1.0;
+            term *= 2.0 * a * a / (2.0 * n + 1.0);
+            sum += term;
+        }
+        std::f64::consts::FRAC_2_SQRT_PI * (-a * a).exp() * sum
+    } else if a < 6.0 {
+        let mut fraction = a;
+        for k in (1..=80).rev() {
+            fraction = a + (k as f64 / 2.0) / fraction;
+        }
+        1.0 - (-a * a).exp() / (std::f64::consts::PI.sqrt() * fraction)
+    } else {
+        1.0
+    };
+    value.copysign(x)
+}
+
+/// The logistic function.
+pub fn sigmoid(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// The ops of [`unary`] defined only on floats.
+const FLOAT_ONLY_UNARY: &[&str] = &[
+    "exp",
+    "log",
+    "sqrt",
+    "rsqrt",
+    "reciprocal",
+    "tanh",
+    "sigmoid",
+    "erf",
+    "sin",
+    "cos",
+    "floor",
+    "ceil",
+    "round",
+];
+
+/// A unary elementwise op by its name without the `graph.` prefix. `round` rounds half to even
+/// (numpy's rule); `sign` is −1, 0 or 1 (NaN stays NaN); `not` is logical on `i1` and bitwise
+/// on integers.
+pub fn unary(name: &str, x: &Tensor) -> OpResult {
+    let dtype = x.dtype();
+    if FLOAT_ONLY_UNARY.contains(&name) && !dtype.is_float() {
+        return Err(format!("is defined on floats only, not {dtype}"));
+    }
+    let width = dtype.int_width().unwrap_or(64);
+    let f = |s: Scalar| -> Result<Scalar, String> {
+        Ok(match (name, s) {
+            ("not", Scalar::Bool(b)) => Scalar::Bool(!b),
+            ("not", Scalar::Int(v)) => Scalar::Int(!v),
+            (_, Scalar::Float(v)) => Scalar::Float(match name {
+                "neg" => -v,
+                "abs" => v.abs(),
+                "exp" => v.exp(),
+                "log" => v.ln(),
+                "sqrt" => v.sqrt(),
+                "rsqrt" => 1.0 / v.sqrt(),
+                "reciprocal" => 1.0 / v,
+                "tanh" => v.tanh(),
+                "sigmoid" => sigmoid(v),
+                "relu" => {
+                    if v > 0.0 || v.is_nan() {
+                        v
+                    } else {
+                        0.0
+                    }
+                }
+                "erf" => erf(v),
+                "sin" => v.sin(),
+                "cos" => v.cos(),
+                "floor" => v.floor(),
+                "ceil" => v.ceil(),
+                "round" => v.round_ties_even(),
+                "sign" if v == 0.0 || v.is_nan() => v,
+                "sign" => v.signum(),
+                _ => return Err(format!("is not defined on {dtype}")),
+            }),
+            (_, Scalar::Int(v)) => Scalar::Int(match name {
+                "neg" => v.wrapping_neg(),
+                "abs" => wrap(v.wrapping_abs(), width),
+                "relu" => v.max(0),
+                "sign" => v.signum(),
+                _ => return Err(format!("is not defined on {dtype}")),
+            }),
+            (_, Scalar::Bool(_)) => return Err(format!("is not defined on {dtype}")),
+        })
+    };
+    Tensor::from_fn(dtype, x.shape(), |i| f(x.at(i)))
+}
+
+fn wrap(v: i64, width: u32) -> i64 {
+    super::tensor::wrap_int(v, width)
+}
+
+/// A binary elementwise op with numpy broadcasting, by its name without the `graph.` prefix.
+/// Integer `div` truncates toward zero and `rem` takes the dividend's sign (C semantics, numpy's
+/// `fmod`); a zero divisor is an error. Float `max`/`min` propagate NaN. On `i1` only `and`,
+/// `or`, `max` (or) and `min` (and) are defined.
+pub fn binary(name: &str, a: &Tensor, b: &Tensor) -> OpResult {
+    same_dtype(a, b)?;
+    let dtype = a.dtype();
+    Tensor::broadcast_map(&[a, b], dtype, |args| match (args[0], args[1]) {
+        (Scalar::Float(x), Scalar::Float(y)) => float_binary(name, x, y).map(Scalar::Float),
+        (Scalar::Int(x), Scalar::Int(y)) => int_binary(name, x, y).map(Scalar::Int),
+        (Scalar::Bool(x), Scalar::Bool(y)) => match name {
+            "and" | "min" => Ok(Scalar::Bool(x && y)),
+            "or" | "max" => Ok(Scalar::Bool(x || y)),
+            _ => Err(format!("is not defined on {dtype}")),
+        },
+        _ => Err("operands of different element classes".into()),
+    })
+}
+
+fn float_binary(name: &str, x: f64, y: f64) -> Result<f64, String> {
+    Ok(match name {
+        "add" => x + y,
+        "sub" => x - y,
+        "mul" => x * y,
+        "div" => x / y,
+        "pow" => x.powf(y),
+        "rem" => x % y,
+        "max" if x.is_nan() || y.is_nan() => f64::NAN,
+        "max" => x.max(y),
+        "min" if x.is_nan() || y.is_nan() => f64::NAN,
+        "min" => x.min(y),
+        _ => return Err("is not defined on floats".into()),
+    })
+}
+
+fn int_binary(name: &str, x: i64, y: i64) -> Result<i64, String> {
+    Ok(match name {
+        "add" => x.wrapping_add(y),
+        "sub" => x.wrapping_sub(y),
+        "mul" => x.wrapping_mul(y),
+        "div" | "rem" if y == 0 => return Err("integer division by zero".into()),
+        "div" => x.wrapping_div(y),
+        "rem" => x.wrapping_rem(y),
+        "pow" if y < 0 => return Err("integer power with a negative exponent".into()),
+        "pow" => {
+            let (mut base, mut exp, mut acc) = (x, y as u64, 1i64);
+            while exp > 0 {
+                if exp & 1 == 1 {
+                    acc = acc.wrapping_mul(base);
+                }
+                base = base.wrapping_mul(base);
+                exp >>= 1;
+            }
+            acc
+        }
+        "max" => x.max(y),
+        "min" => x.min(y),
+        "and" => x & y,
+        "or" => x | y,
+        _ => return Err("is not defined on integers".into()),
+    })
+}
+
+fn same_dtype(a: &Tensor, b: &Tensor) -> Result<(), String> {
+    if a.dtype() == b.dtype() {
+        Ok(())
+    } else {
+        Err(format!(
+            "operands have different element types ({} and {})",
+            a.dtype(),
+            b.dtype()
+        ))
+    }
+}
+
+/// `graph.cmp`: an `i1` tensor, with numpy broadcasting. Comparisons with NaN are false except
+/// `ne`.
+pub fn cmp(predicate: &str, a: &Tensor, b: &Tensor) -> OpResult {
+    same_dtype(a, b)?;
+    Tensor::broadcast_map(&[a, b], DType::I1, |args| {
+        let ordering = match (args[0], args[1]) {
+            (Scalar::Float(x), Scalar::Float(y)) => x.partial_cmp(&y),
+            (x, y) => Some(x.as_i64().cmp(&y.as_i64())),
+        };
+        use std::cmp::Ordering::*;
+        let result = match predicate {
+            "eq" => ordering == Some(Equal),
+            "ne" => ordering != Some(Equal),
+            "lt" => ordering == Some(Less),
+            "le" => matches!(ordering, Some(Less | Equal)),
+            "gt" => ordering == Some(Greater),
+            "ge" => matches!(ordering, Some(Greater | Equal)),
+            other => return Err(format!("unknown predicate '{other}'")),
+        };
+        Ok(Scalar::Bool(result))
+    })
+}
+
+/// `graph.select`: `cond ? a : b` elementwise, the three broadcast together.
+pub fn select(cond: &Tensor, a: &Tensor, b: &Tensor) -> OpResult {
+    if !cond.dtype().is_bool() {
+        return Err(format!("condition must be i1, not {}", cond.dtype()));
+    }
+    same_dtype(a, b)?;
+    Tensor::broadcast_map(&[cond, a, b], a.dtype(), |args| {
+        Ok(if args[0].as_bool() { args[1] } else { args[2] })
+    })
+}
+
+/// `graph.broadcast_to`: numpy broadcasting to `target`; a −1 entry keeps the size of the
+/// input's aligned dim (the `?` of the result type).
+pub fn broadcast_to(x: &Tensor, target: &[i64]) -> OpResult {
+    if target.len() < x.rank() {
+        return Err(format!(
+            "cannot broadcast rank {} to rank {}",
+            x.rank(),
+            target.len()
+        ));
+    }
+    let offset = target.len() - x.rank();
+    let mut shape = Vec::with_capacity(target.len());
+    for (axis, &t) in target.iter().enumerate() {
+        let input = axis.checked_sub(offset).map(|a| x.shape()[a]);
+        let size = match (t, input) {
+            (-1, Some(n)) => n,
+            (-1, None) => {
+                return Err(format!(
+                    "target dim {axis} is -1 but the input has no such axis"
+                ))
+            }
+            (t, _) => usize::try_from(t).map_err(|_| format!("invalid target dim {t}"))?,
+        };
+        if input.is_some_and(|n| n != 1 && n != size) {
+            return Err(format!(
+                "cannot broadcast shape {:?} to {target:?}",
+                x.shape()
+            ));
+        }
+        shape.push(size);
+    }
+    Tensor::from_fn(x.dtype(), &shape, |i| {
+        Ok(x.get(broadcast_source(i, x.shape())))
+    })
+}
+
+/// `graph.reshape`: the same elements in row-major order; one −1 entry is inferred.
+pub fn reshape(x: &Tensor, target: &[i64]) -> OpResult {
+    let known = target
+        .iter()
+        .filter(|&&d| d >= 0)
+        .fold(1usize, |n, &d| n.saturating_mul(d as usize));
+    let inferred = target.iter().filter(|&&d| d == -1).count();
+    if inferred > 1 || target.iter().any(|&d| d < -1) {
+        return Err(format!("invalid reshape target {target:?}"));
+    }
+    let shape: Vec<usize> = target
+        .iter()
+        .map(|&d| {
+            if d == -1 {
+                x.len().checked_div(known).unwrap_or(0)
+            } else {
+                d as usize
+            }
+        })
+        .collect();
+    if num_elements(&shape) != x.len() {
+        return Err(format!(
+            "cannot reshape {:?} ({} elements) to {target:?}",
+            x.shape(),
+            x.len()
+        ));
+    }
+    x.reshaped(shape)
+}
+
+/// `graph.transpose`: result dim `i` is input dim `perm[i]`.
+pub fn transpose(x: &Tensor, perm: &[i64]) -> OpResult {
+    let rank = x.rank();
+    let mut seen = vec![false; rank];
+    let perm: Vec<usize> = perm
+        .iter()
+        .map(|&p| normalize_axis(p, rank))
+        .collect::<Result<_, _>>()?;
+    for &p in &perm {
+        if std::mem::replace(&mut seen[p], true) {
+            return Err(format!("{perm:?} is not a permutation"));
+        }
+    }
+    if perm.len() != rank {
+        return Err(format!(
+            "permutation of length {} for rank {rank}",
+            perm.len()
+        ));
+    }
+    let shape: Vec<usize> = perm.iter().map(|&p| x.shape()[p]).collect();
+    Tensor::from_fn(x.dtype(), &shape, |out| {
+        let mut src = vec![0; rank];
+        for (i, &p) in perm.iter().enumerate() {
+            src[p] = out[i];
+        }
+        Ok(x.at(&src))
+    })
+}
+
+/// `graph.slice`: numpy's `x[start:end:step]` per axis (negative bounds count from the end,
+/// bounds are clamped, steps are positive).
+pub fn slice(x: &Tensor, starts: &[i64], ends: &[i64], steps: &[i64]) -> OpResult {
+    let rank = x.rank();
+    if starts.len() != rank || ends.len() != rank || steps.len() != rank {
+        return Err(format!("starts, ends and steps must have {rank} entries"));
+    }
+    let mut first = Vec::with_capacity(rank);
+    let mut shape = Vec::with_capacity(rank);
+    for axis in 0..rank {
+        let n = x.shape()[axis] as i64;
+        let step = steps[axis];
+        if step <= 0 {
+            return Err(format!("step {step} on axis {axis} must be positive"));
+        }
+        let clamp = |b: i64| {
+            if b < 0 {
+                b.saturating_add(n).max(0)
+            } else {
+                b.min(n)
+            }
+        };
+        let (start, end) = (clamp(starts[axis]), clamp(ends[axis]));
+        let len = if end > start {
+            (end - start - 1) / step + 1
+        } else {
+            0
+        };
+        first.push(start as usize);
+        shape.push(len as usize);
+    }
+    Tensor::from_fn(x.dtype(), &shape, |out| {
+        let src: Vec<usize> = (0..rank)
+            .map(|a| first[a] + out[a] * steps[a] as usize)
+            .collect();
+        Ok(x.at(&src))
+    })
+}
+
+/// `graph.concat` along `axis`; the other dims must agree.
+pub fn concat(inputs: &[&Tensor], axis: i64) -> OpResult {
+    let first = inputs.first().ok_or("needs at least one operand")?;
+    let axis = normalize_axis(axis, first.rank())?;
+    for t in inputs {
+        same_dtype(first, t)?;
+        let mismatch = t.rank() != first.rank()
+            || (0..first.rank()).any(|a| a != axis && t.shape()[a] != first.shape()[a]);
+        if mismatch {
+            return Err(format!(
+                "operand shapes {:?} and {:?} differ off axis {axis}",
+                first.shape(),
+                t.shape()
+            ));
+        }
+    }
+    let mut shape = first.shape().to_vec();
+    shape[axis] = inputs.iter().map(|t| t.shape()[axis]).sum();
+    Tensor::from_fn(first.dtype(), &shape, |out| {
+        let mut src = out.to_vec();
+        for t in inputs {
+            if src[axis] < t.shape()[axis] {
+                return Ok(t.at(&src));
+            }
+            src[axis] -= t.shape()[axis];
+        }
+        Err("concat index past the end".to_string())
+    })
+}
+
+/// `graph.pad`: `low[i]`/`high[i]` elements of `value` before/after axis `i`.
+pub fn pad(x: &Tensor, low: &[i64], high: &[i64], value: Scalar) -> OpResult {
+    let rank = x.rank();
+    if low.len() != rank || high.len() != rank {
+        return Err(format!("low and high must have {rank} entries"));
+    }
+    if low.iter().chain(high).any(|&p| p < 0) {
+        return Err("negative padding".into());
+    }
+    let shape: Vec<usize> = (0..rank)
+        .map(|a| {
+            (x.shape()[a] as u64)
+                .checked_add(low[a] as u64)
+                .and_then(|n| n.checked_add(high[a] as u64))
+                .and_then(|n| usize::try_from(n).ok())
+                .ok_or_else(|| format!("padding on axis {a} is too large"))
+        })
+        .collect::<Result<_, _>>()?;
+    let value = value.cast(x.dtype());
+    Tensor::from_fn(x.dtype(), &shape, |out| {
+        let mut src = Vec::with_capacity(rank);
+        for a in 0..rank {
+            match out[a].checked_sub(low[a] as usize) {
+                Some(i) if i < x.shape()[a] => src.push(i),
+                _ => return Ok(value),
+            }
+        }
+        Ok(x.at(&src))
+    })
+}
+
+/// `graph.gather`: numpy `take(x, indices, axis)`. Indices in `[-n, n)` are valid (negative
+/// count from the end, as in numpy); others are an error.
+pub fn gather(x: &Tensor, idx: &Tensor, axis: i64) -> OpResult {
+    if !matches!(idx.dtype(), DType::I32 | DType::I64) {
+        return Err(format!("indices must be i32 or i64, not {}", idx.dtype()));
+    }
+    let axis = normalize_axis(axis, x.rank())?;
+    let n = x.shape()[axis];
+    let mut shape = x.shape()[..axis].to_vec();
+    shape.extend(idx.shape());
+    shape.extend(&x.shape()[axis + 1..]);
+    Tensor::from_fn(x.dtype(), &shape, |out| {
+        let index_pos = &out[axis..axis + idx.rank()];
+        let i = idx.at(index_pos).as_i64();
+        let resolved = if i < 0 { i + n as i64 } else { i };
+        if resolved < 0 || resolved >= n as i64 {
+            return Err(format!(
+                "index {i} is out of range for axis {axis} of size {n}"
+            ));
+        }
+        let mut src = out[..axis].to_vec();
+        src.push(resolved as usize);
+        src.extend(&out[axis + idx.rank()..]);
+        Ok(x.at(&src))
+    })
+}
+
+/// The reductions of `graph.reduce_*`.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Reduction {
+    Sum,
+    Prod,
+    Max,
+    Min,
+    Mean,
+}
+
+/// `graph.reduce_*` over `axes`. Floats: sum/prod/mean in `f64`, max/min propagate NaN.
+/// Integers: wrapping sum/prod, mean truncates toward zero. `i1` reduces as 0/1 integers and
+/// stores `result != 0` (sum/max = any, prod/min = all). Max/min of no elements is an error.
+pub fn reduce(kind: Reduction, x: &Tensor, axes: &[i64], keepdim: bool) -> OpResult {
+    let rank = x.rank();
+    let mut reduced = vec![false; rank];
+    for &a in axes {
+        reduced[normalize_axis(a, rank)?] = true;
+    }
+    let reduced_shape: Vec<usize> = (0..rank)
+        .filter(|&a| reduced[a])
+        .map(|a| x.shape()[a])
+        .collect();
+    let count = num_elements(&reduced_shape);
+    if count == 0 && matches!(kind, Reduction::Max | Reduction::Min) {
+        return Err("max/min reduction over no elements".into());
+    }
+    let kept_shape: Vec<usize> = (0..rank)
+        .map(|a| if reduced[a] { 1 } else { x.shape()[a] })
+        .collect();
+    let result = Tensor::from_fn(x.dtype(), &kept_shape, |out| {
+        let values = indices(&reduced_shape).map(|r| {
+            let mut src = out.to_vec();
+            let mut next = r.iter();
+            for a in 0..rank {
+                if reduced[a] {
+                    src[a] = *next.next().unwrap_or(&0);
+                }
+            }
+            x.at(&src)
+        });
+        if x.dtype().is_float() {
+            let values: Vec<f64> = values.map(Scalar::as_f64).collect();
+            Ok(Scalar::Float(match kind {
+                Reduction::Sum => values.iter().sum(),
+                Reduction::Prod => values.iter().product(),
+                Reduction::Mean => values.iter().sum::<f64>() / count as f64,
+                Reduction::Max | Reduction::Min if values.iter().any(|v| v.is_nan()) => f64::NAN,
+                Reduction::Max => values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+                Reduction::Min => values.iter().copied().fold(f64::INFINITY, f64::min),
+            }))
+        } else {
+            let values: Vec<i64> = values.map(Scalar::as_i64).collect();
+            Ok(Scalar::Int(match kind {
+                Reduction::Sum => values.iter().fold(0i64, |a, &v| a.wrapping_add(v)),
+                Reduction::Prod => values.iter().fold(1i64, |a, &v| a.wrapping_mul(v)),
+                Reduction::Mean if count == 0 => {
+                    return Err("integer mean of no elements".to_string())
+                }
+                Reduction::Mean => {
+                    values.iter().fold(0i64, |a, &v| a.wrapping_add(v)) / count as i64
+                }
+                Reduction::Max => values.iter().copied().max().unwrap_or(i64::MIN),
+                Reduction::Min => values.iter().copied().min().unwrap_or(i64::MAX),
+            }))
+        }
+    })?;
+    if keepdim {
+        Ok(result)
+    } else {
+        let shape = (0..rank)
+            .filter(|&a| !reduced[a])
+            .map(|a| x.shape()[a])
+            .collect();
+        result.reshaped(shape)
+    }
+}
+
+/// `graph.argmax` / `graph.argmin` (`max` selects which): the `i64` position of the first
+/// extreme along `axis`; a NaN counts as the extreme (numpy's rule).
+pub fn arg_reduce(max: bool, x: &Tensor, axis: i64, keepdim: bool) -> OpResult {
+    let axis = normalize_axis(axis, x.rank())?;
+    let n = x.shape()[axis];
+    if n == 0 {
+        return Err(format!("arg reduction over empty axis {axis}"));
+    }
+    let mut kept = x.shape().to_vec();
+    kept[axis] = 1;
+    let result = Tensor::from_fn(DType::I64, &kept, |out| {
+        let mut src = out.to_vec();
+        let mut best = 0;
+        let mut best_value = x.at(&src);
+        for i in 1..n {
+            src[axis] = i;
+            let v = x.at(&src);
+            let better = match (v, best_value) {
+                (_, Scalar::Float(b)) if b.is_nan() => false,
+                (Scalar::Float(c), _) if c.is_nan() => true,
+                (Scalar::Float(c), Scalar::Float(b)) => (max && c > b) || (!max && c < b),
+                (c, b) => {
+                    let (c, b) = (c.as_i64(), b.as_i64());
+                    (max && c > b) || (!max && c < b)
+                }
+            };
+            if better {
+                best = i;
+                best_value = v;
+            }
+        }
+        Ok(Scalar::Int(best as i64))
+    })?;
+    if keepdim {
+        Ok(result)
+    } else {
+        let mut shape = x.shape().to_vec();
+        shape.remove(axis);
+        result.reshaped(shape)
+    }
+}
+
+/// `graph.matmul`: numpy `matmul` for operands of rank ≥ 2 (batch dims broadcast). Floats
+/// accumulate in `f64`; integers wrap; `i1` is or-of-ands.
+pub fn matmul(a: &Tensor, b: &Tensor) -> OpResult {
+    same_dtype(a, b)?;
+    if a.rank() < 2 || b.rank() < 2 {
+        return Err("operands must have rank >= 2".into());
+    }
+    let (ra, rb) = (a.rank(), b.rank());
+    let (m, k) = (a.shape()[ra - 2], a.shape()[ra - 1]);
+    let (k2, n) = (b.shape()[rb - 2], b.shape()[rb - 1]);
+    if k != k2 {
+        return Err(format!(
+            "inner dims differ: {:?} x {:?}",
+            a.shape(),
+            b.shape()
+        ));
+    }
+    let batch =
+        broadcast_shapes(&[&a.shape()[..ra - 2], &b.shape()[..rb - 2]]).ok_or_else(|| {
+            format!(
+                "batch dims of {:?} and {:?} do not broadcast",
+                a.shape(),
+                b.shape()
+            )
+        })?;
+    let mut shape = batch.clone();
+    shape.extend([m, n]);
+    let float = a.dtype().is_float();
+    Tensor::from_fn(a.dtype(), &shape, |out| {
+        let (batch_index, ij) = out.split_at(batch.len());
+        let base_a = broadcast_source(batch_index, &a.shape()[..ra - 2]) * m * k;
+        let base_b = broadcast_source(batch_index, &b.shape()[..rb - 2]) * k * n;
+        let (i, j) = (ij[0], ij[1]);
+        let terms = (0..k).map(|p| (a.get(base_a + i * k + p), b.get(base_b + p * n + j)));
+        Ok(if float {
+            Scalar::Float(terms.map(|(x, y)| x.as_f64() * y.as_f64()).sum())
+        } else {
+            Scalar::Int(terms.fold(0i64, |acc, (x, y)| {
+                acc.wrapping_add(x.as_i64().wrapping_mul(y.as_i64()))
+            }))
+        })
+    })
+}
+
+/// `graph.iota`: the index along `axis` at every position of `shape`.
+pub fn iota(dtype: DType, shape: &[usize], axis: i64) -> OpResult {
+    let axis = normalize_axis(axis, shape.len())?;
+    Tensor::from_fn(dtype, shape, |i| Ok(Scalar::Int(i[axis] as i64)))
+}

@@ -1,0 +1,71 @@
+//! The `graph` dialect: tensor ops at the level of a model graph (PIR-like): elementwise ops with
+//! numpy broadcasting, data movement, reductions, matmul, constants, composite ops (softmax,
+//! layer_norm, conv2d, sdpa, ...) and `graph.fusion` to group ops into one kernel.
+//!
+//! Register it with `ctx.register_dialect(dlc_graph::dialect())`. Every op verifies its operand
+//! dtypes and shapes and checks its declared result type against the inferred one
+//! ([`infer_result_type`]); builders ([`build_binary`], [`build_reduce`], ...) infer result types
+//! the same way. Folding (`ctx.fold(op)`, the `canonicalize` pass) evaluates small constants and
+//! removes identities; folded constants become `graph.constant`. [`shapes::SymbolicShapes`]
+//! tells which `?` dims are provably the same size.
+//!
+//! Layout: [`ops`] declares the ops and their families, `syntax` the custom text form, [`verify`]
+//! shape and dtype inference and the verifier, [`fold`] the folders, `builders` the Rust
+//! construction API, [`shapes`] the symbolic shape analysis. The interpreter ([`interp`]),
+//! decompositions ([`decompose`]), random program generator ([`generate`]) and Graphviz export
+//! ([`dot`]) live in their own modules.
+
+mod builders;
+pub mod decompose;
+pub mod dot;
+pub mod fold;
+pub mod generate;
+pub mod interp;
+pub mod ops;
+pub mod shapes;
+mod syntax;
+pub mod verify;
+
+pub use builders::{
+    build, build_binary, build_broadcast_to, build_cast, build_cmp, build_constant, build_matmul,
+    build_reduce, build_reshape, build_select, build_splat, build_transpose, build_unary,
+    build_with_type, constant_spec, i64_array, i64_attr,
+};
+pub use ops::{family, DTypeClass, Family, Reduction};
+pub use verify::{infer, infer_result_type, tensor_parts, TensorType};
+
+use dlc_ir::{AttrKind, Attribute, Context, Dialect, Location, OpSpec, Type};
+
+/// The `graph` dialect, ready for [`Context::register_dialect`].
+pub fn dialect() -> Dialect {
+    let defs = ops::all_defs()
+        .into_iter()
+        .map(|mut def| {
+            let fam = family(def.name).expect("every graph op has a family");
+            def.parse = Some(syntax::parse);
+            def.print = Some(syntax::print);
+            def.verify = Some(verify::verify);
+            if fold::has_folder(fam) {
+                def.fold = Some(fold::fold);
+            }
+            if fam == Family::Yield {
+                def.parents = &["graph.fusion"];
+            }
+            def
+        })
+        .collect();
+    let mut dialect = Dialect::new("graph", defs);
+    dialect.materialize_constant = Some(materialize_constant);
+    dialect
+}
+
+/// Builds `graph.constant` for a folded value: a dense constant of tensor type `ty`.
+fn materialize_constant(
+    ctx: &mut Context,
+    value: Attribute,
+    ty: Type,
+    loc: Location,
+) -> Option<OpSpec> {
+    let dense = matches!(ctx.attr_kind(value), AttrKind::DenseElements(_));
+    (dense && ctx.attr_type(value) == Some(ty)).then(|| constant_spec(ctx, value, ty, loc))
+}

@@ -1,0 +1,519 @@
+//! Symbolic shapes: which `?` dims of a function are the same size.
+//!
+//! Every `?` dim is a *symbol*. Symbols are created for each `?` dim of each argument of the
+//! analysed op's entry block, numbered in (argument, axis) order, and propagated through the ops
+//! with the verifier's shape rules. Broadcasting a static 1 takes the other side; equal symbols
+//! stay; two different symbols meeting where the op needs them equal (broadcasting, matmul's
+//! inner dims, concat's other dims) record a *runtime equality constraint* and the first is kept.
+//! A `?` no rule can name (a reshape's inferred dim, a concat of dynamic dims) gets a fresh
+//! symbol, and a dim the result type makes static is static.
+//!
+//! So two `?` dims derived from the same argument dim carry the same symbol and are provably
+//! equal ([`SymbolicShapes::provably_equal`]); lowering uses this to pass one size to a kernel
+//! for several buffers, and the constraints are the checks a runtime must make.
+
+use crate::ops::{family, Family};
+use crate::verify::{tensor_parts, Attrs};
+use dlc_ir::pass::Analysis;
+use dlc_ir::{Context, Op, Type, Value, DYNAMIC};
+use rustc_hash::FxHashMap;
+
+/// One dim of a tensor value.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum DimExpr {
+    /// A size known at compile time.
+    Static(i64),
+    /// A runtime size, by symbol number.
+    Symbol(u32),
+}
+
+/// Where a symbol comes from.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum SymbolOrigin {
+    /// The `?` dim `axis` of entry block argument `arg`.
+    Arg { arg: u32, axis: u32 },
+    /// A `?` dim `axis` of an op result no rule relates to its operands.
+    Result { value: Value, axis: u32 },
+}
+
+/// The symbolic shape of every tensor value under an op (usually a `func.func`).
+#[derive(Debug, Default)]
+pub struct SymbolicShapes {
+    shapes: FxHashMap<Value, Vec<DimExpr>>,
+    origins: Vec<SymbolOrigin>,
+    constraints: Vec<(u32, u32)>,
+}
+
+impl Analysis for SymbolicShapes {
+    fn compute(ctx: &Context, op: Op) -> Self {
+        let mut s = SymbolicShapes::default();
+        for &region in ctx.regions(op) {
+            if let Some(&entry) = ctx.blocks(region).first() {
+                for (i, &arg) in ctx.block_args(entry).iter().enumerate() {
+                    s.define_arg(ctx, arg, i as u32);
+                }
+            }
+            s.walk_region(ctx, region);
+        }
+        s
+    }
+}
+
+impl SymbolicShapes {
+    /// The symbolic shape of tensor value `v`, if the analysis saw it.
+    pub fn shape(&self, v: Value) -> Option<&[DimExpr]> {
+        self.shapes.get(&v).map(Vec::as_slice)
+    }
+
+    /// True if `a` and `b` are the same size in every execution: the same static size or the
+    /// same symbol.
+    pub fn provably_equal(&self, a: DimExpr, b: DimExpr) -> bool {
+        a == b
+    }
+
+    /// True if `a` and `b` are equal once the recorded runtime constraints hold.
+    pub fn equal_under_constraints(&self, a: DimExpr, b: DimExpr) -> bool {
+        match (a, b) {
+            (DimExpr::Symbol(x), DimExpr::Symbol(y)) => self.find(x) == self.find(y),
+            _ => a == b,
+        }
+    }
+
+    /// The runtime equality constraints `(a, b)`: symbol `a` must equal symbol `b`.
+    pub fn constraints(&self) -> &[(u32, u32)] {
+        &self.constraints
+    }
+
+    /// Where symbol `s` comes from.
+    pub fn origin(&self, s: u32) -> Option<SymbolOrigin> {
+        self.origins.get(s as usize).copied()
+    }
+
+    /// How many symbols there are.
+    pub fn num_symbols(&self) -> usize {
+        self.origins.len()
+    }
+
+    /// The representative of `s` among the symbols the constraints make equal.
+    fn find(&self, s: u32) -> u32 {
+        // Few constraints: a fixpoint over the list is cheaper than keeping a union-find.
+        let mut rep = s;
+        loop {
+            let mut changed = false;
+            for &(a, b) in &self.constraints {
+                let (lo, hi) = (a.min(b), a.max(b));
+                if hi == rep && self.reaches(lo, rep) {
+                    rep = lo;
+                    changed = true;
+                }
+            }
+            if !changed {
+                return rep;
+            }
+        }
+    }
+
+    fn reaches(&self, a: u32, b: u32) -> bool {
+        self.constraints
+            .iter()
+            .any(|&(x, y)| (x == a && y == b) || (x == b && y == a))
+    }
+
+    fn fresh(&mut self, origin: SymbolOrigin) -> DimExpr {
+        self.origins.push(origin);
+        DimExpr::Symbol(self.origins.len() as u32 - 1)
+    }
+
+    fn define_arg(&mut self, ctx: &Context, v: Value, arg: u32) {
+        let Some(t) = tensor_parts(ctx, ctx.value_type(v)) else {
+            return;
+        };
+        let dims = t
+            .shape
+            .iter()
+            .enumerate()
+            .map(|(axis, &d)| {
+                if d == DYNAMIC {
+                    self.fresh(SymbolOrigin::Arg {
+                        arg,
+                        axis: axis as u32,
+                    })
+                } else {
+                    DimExpr::Static(d)
+                }
+            })
+            .collect();
+        self.shapes.insert(v, dims);
+    }
+
+    /// The shape of a value from its type alone: fresh symbols for its `?` dims.
+    fn shape_of_type(&mut self, ctx: &Context, v: Value) -> Option<Vec<DimExpr>> {
+        let t = tensor_parts(ctx, ctx.value_type(v))?;
+        Some(
+            t.shape
+                .iter()
+                .enumerate()
+                .map(|(axis, &d)| {
+                    if d == DYNAMIC {
+                        self.fresh(SymbolOrigin::Result {
+                            value: v,
+                            axis: axis as u32,
+                        })
+                    } else {
+                        DimExpr::Static(d)
+                    }
+                })
+                .collect(),
+        )
+    }
+
+    fn get(&mut self, ctx: &Context, v: Value) -> Vec<DimExpr> {
+        if let Some(s) = self.shapes.get(&v) {
+            return s.clone();
+        }
+        let s = self.shape_of_type(ctx, v).unwrap_or_default();
+        self.shapes.insert(v, s.clone());
+        s
+    }
+
+    fn constrain(&mut self, a: u32, b: u32) {
+        let pair = (a.min(b), a.max(b));
+        if a != b && !self.constraints.contains(&pair) {
+            self.constraints.push(pair);
+        }
+    }
+
+    /// Two dims the op requires equal: the more static one, recording a constraint between
+    /// different symbols.
+    fn unify(&mut self, a: DimExpr, b: DimExpr) -> DimExpr {
+        match (a, b) {
+            (DimExpr::Symbol(x), DimExpr::Symbol(y)) => {
+                self.constrain(x, y);
+                a
+            }
+            (DimExpr::Symbol(_), DimExpr::Static(_)) => b,
+            _ => a,
+        }
+    }
+
+    fn broadcast(&mut self, shapes: &[Vec<DimExpr>]) -> Vec<DimExpr> {
+        let rank = shapes.iter().map(Vec::len).max().unwrap_or(0);
+        let mut out = vec![DimExpr::Static(1); rank];
+        for s in shapes {
+            let offset = rank - s.len();
+            for (k, &d) in s.iter().enumerate() {
+                let cur = out[offset + k];
+                out[offset + k] = match (cur, d) {
+                    (DimExpr::Static(1), _) => d,
+                    (_, DimExpr::Static(1)) => cur,
+                    _ => self.unify(cur, d),
+                };
+            }
+        }
+        out
+    }
+
+    fn walk_region(&mut self, ctx: &Context, region: dlc_ir::Region) {
+        for &block in ctx.blocks(region) {
+            for op in ctx.block_ops(block) {
+                self.visit(ctx, op);
+            }
+        }
+    }
+
+    fn visit(&mut self, ctx: &Context, op: Op) {
+        let fam = family(ctx.op_name(op));
+        if fam == Some(Family::Fusion) {
+            self.visit_fusion(ctx, op);
+            return;
+        }
+        for &region in ctx.regions(op) {
+            for &block in ctx.blocks(region) {
+                for &arg in ctx.block_args(block) {
+                    self.get(ctx, arg);
+                }
+            }
+            self.walk_region(ctx, region);
+        }
+        if ctx.num_results(op) != 1 {
+            for r in ctx.results(op) {
+                self.get(ctx, r);
+            }
+            return;
+        }
+        let result = ctx.result(op, 0);
+        let Some(ty) = tensor_parts(ctx, ctx.value_type(result)) else {
+            return;
+        };
+        let rule = fam.and_then(|f| self.rule(ctx, op, f));
+        let dims = match rule {
+            Some(dims) if dims.len() == ty.shape.len() => dims
+                .into_iter()
+                .zip(&ty.shape)
+                .map(|(e, &d)| if d == DYNAMIC { e } else { DimExpr::Static(d) })
+                .collect(),
+            _ => self.shape_of_type(ctx, result).unwrap_or_default(),
+        };
+        self.shapes.insert(result, dims);
+    }
+
+    fn visit_fusion(&mut self, ctx: &Context, op: Op) {
+        let region = ctx.region(op, 0);
+        if let Some(&entry) = ctx.blocks(region).first() {
+            for (&arg, &v) in ctx.block_args(entry).iter().zip(ctx.operands(op)) {
+                let s = self.get(ctx, v);
+                self.shapes.insert(arg, s);
+            }
+        }
+        self.walk_region(ctx, region);
+        let term = ctx
+            .blocks(region)
+            .first()
+            .and_then(|b| ctx.last_op(*b))
+            .filter(|t| ctx.op_name(*t) == "graph.yield");
+        for (i, r) in ctx.results(op).enumerate() {
+            let s = match term.and_then(|t| ctx.operands(t).get(i).copied()) {
+                Some(v) => self.get(ctx, v),
+                None => self.shape_of_type(ctx, r).unwrap_or_default(),
+            };
+            self.shapes.insert(r, s);
+        }
+    }
+
+    /// The symbolic result shape of a single-result op, where a rule relates it to the operands.
+    fn rule(&mut self, ctx: &Context, op: Op, fam: Family) -> Option<Vec<DimExpr>> {
+        let operands: Vec<Value> = ctx.operands(op).to_vec();
+        let shapes: Vec<Vec<DimExpr>> = operands.iter().map(|v| self.get(ctx, *v)).collect();
+        let attrs = Attrs::new(ctx, ctx.attrs(op));
+        Some(match fam {
+            Family::Unary(_)
+            | Family::Cast
+            | Family::Softmax(_)
+            | Family::Gelu
+            | Family::Silu
+            | Family::LayerNorm
+            | Family::RmsNorm => shapes.first()?.clone(),
+            Family::Binary(_) | Family::Cmp | Family::Select => self.broadcast(&shapes),
+            Family::Transpose => {
+                let perm = attrs.array("perm").ok()??;
+                let x = shapes.first()?;
+                perm.iter()
+                    .map(|p| x.get(*p as usize).copied())
+                    .collect::<Option<_>>()?
+            }
+            Family::Reduce(_) | Family::ArgReduce(_) => {
+                let x = shapes.first()?;
+                let axes = match fam {
+                    Family::Reduce(_) => attrs.array("axes").ok()??,
+                    _ => vec![attrs.int("axis").ok()??],
+                };
+                let keep = attrs.flag("keepdim").ok()?;
+                x.iter()
+                    .enumerate()
+                    .filter_map(|(i, d)| match (axes.contains(&(i as i64)), keep) {
+                        (false, _) => Some(*d),
+                        (true, true) => Some(DimExpr::Static(1)),
+                        (true, false) => None,
+                    })
+                    .collect()
+            }
+            Family::Matmul => {
+                let (a, b) = (shapes.first()?, shapes.get(1)?);
+                if a.len() < 2
+                    || b.len() < 2
+                    || attrs.flag("transpose_a").ok()?
+                    || attrs.flag("transpose_b").ok()?
+                {
+                    return None;
+                }
+                let (ar, br) = (a.len(), b.len());
+                self.unify(a[ar - 1], b[br - 2]);
+                let mut out = self.broadcast(&[a[..ar - 2].to_vec(), b[..br - 2].to_vec()]);
+                out.extend([a[ar - 2], b[br - 1]]);
+                out
+            }
+            Family::BroadcastTo => {
+                let target = attrs.array("shape").ok()??;
+                let x = shapes.first()?;
+                let offset = target.len().checked_sub(x.len())?;
+                let mut out = Vec::with_capacity(target.len());
+                for (j, &t) in target.iter().enumerate() {
+                    let d = if j >= offset {
+                        x[j - offset]
+                    } else {
+                        DimExpr::Static(1)
+                    };
+                    out.push(match (t, d) {
+                        (-1, DimExpr::Static(1)) => self.fresh(SymbolOrigin::Result {
+                            value: ctx.result(op, 0),
+                            axis: j as u32,
+                        }),
+                        (-1, d) => d,
+                        (t, _) => DimExpr::Static(t),
+                    });
+                }
+                out
+            }
+            Family::Gather => {
+                let axis = attrs.int("axis").ok()?? as usize;
+                let (x, idx) = (shapes.first()?, shapes.get(1)?);
+                let mut out = x.get(..axis)?.to_vec();
+                out.extend(idx);
+                out.extend(x.get(axis + 1..)?);
+                out
+            }
+            Family::Concat => {
+                let axis = attrs.int("axis").ok()?? as usize;
+                let mut out = shapes.first()?.clone();
+                let mut total = Some(0i64);
+                for s in &shapes {
+                    if s.len() != out.len() || axis >= s.len() {
+                        return None;
+                    }
+                    for k in 0..s.len() {
+                        if k == axis {
+                            total = match (total, s[k]) {
+                                (Some(t), DimExpr::Static(d)) => Some(t + d),
+                                _ => None,
+                            };
+                        } else {
+                            out[k] = self.unify(out[k], s[k]);
+                        }
+                    }
+                }
+                out[axis] = match total {
+                    Some(t) => DimExpr::Static(t),
+                    None => self.fresh(SymbolOrigin::Result {
+                        value: ctx.result(op, 0),
+                        axis: axis as u32,
+                    }),
+                };
+                out
+            }
+            Family::Linear => {
+                let (x, w) = (shapes.first()?, shapes.get(1)?);
+                let k = *x.last()?;
+                self.unify(k, *w.first()?);
+                let mut out = x[..x.len() - 1].to_vec();
+                out.push(*w.get(1)?);
+                out
+            }
+            Family::Sdpa => {
+                let (q, k, v) = (shapes.first()?, shapes.get(1)?, shapes.get(2)?);
+                let r = q.len();
+                if r < 2 || k.len() != r || v.len() != r {
+                    return None;
+                }
+                self.unify(q[r - 1], k[r - 1]);
+                self.unify(k[r - 2], v[r - 2]);
+                let mut out = self.broadcast(&[
+                    q[..r - 2].to_vec(),
+                    k[..r - 2].to_vec(),
+                    v[..r - 2].to_vec(),
+                ]);
+                out.extend([q[r - 2], v[r - 1]]);
+                out
+            }
+            _ => return None,
+        })
+    }
+}
+
+/// The symbolic shape of `ty` with every `?` as `None` (for callers without an analysis).
+pub fn static_dims(ctx: &Context, ty: Type) -> Option<Vec<Option<i64>>> {
+    let t = tensor_parts(ctx, ty)?;
+    Some(
+        t.shape
+            .iter()
+            .map(|&d| (d != DYNAMIC).then_some(d))
+            .collect(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dlc_ir::{parse_source, verify};
+
+    fn analyse(src: &str) -> (Context, Op, SymbolicShapes) {
+        let mut ctx = Context::new();
+        ctx.register_dialect(dlc_func::dialect());
+        ctx.register_dialect(crate::dialect());
+        let module = parse_source(&mut ctx, src, "test.mlir", 1).expect("parses");
+        verify(&ctx, module).expect("verifies");
+        let body = ctx.blocks(ctx.region(module, 0))[0];
+        let func = ctx.first_op(body).expect("a function");
+        let s = SymbolicShapes::compute(&ctx, func);
+        (ctx, func, s)
+    }
+
+    /// The shape of the value returned as result `i`.
+    fn returned(ctx: &Context, func: Op, s: &SymbolicShapes, i: usize) -> Vec<DimExpr> {
+        let entry = ctx.blocks(ctx.region(func, 0))[0];
+        let ret = ctx.last_op(entry).unwrap();
+        s.shape(ctx.operand(ret, i)).unwrap().to_vec()
+    }
+
+    #[test]
+    fn symbols_survive_elementwise_broadcast_transpose_and_matmul() {
+        let (ctx, func, s) = analyse(
+            r#"
+func.func @f(%a: tensor<?x4xf32>, %b: tensor<4x?xf32>, %c: tensor<1x4xf32>)
+    -> (tensor<?x4xf32>, tensor<?x4xf32>, tensor<4x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>) {
+  %0 = graph.exp %a : tensor<?x4xf32>
+  %1 = graph.add %0, %c : tensor<?x4xf32>, tensor<1x4xf32> -> tensor<?x4xf32>
+  %2 = graph.transpose %1 {perm = array<i64: 1, 0>} : tensor<?x4xf32> -> tensor<4x?xf32>
+  %3 = graph.matmul %1, %b : tensor<?x4xf32>, tensor<4x?xf32> -> tensor<?x?xf32>
+  %4 = graph.mul %3, %3 : tensor<?x?xf32>
+  return %0, %1, %2, %3, %4 : tensor<?x4xf32>, tensor<?x4xf32>, tensor<4x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>
+}
+"#,
+        );
+        let (a0, b1) = (DimExpr::Symbol(0), DimExpr::Symbol(1));
+        assert_eq!(s.origin(0), Some(SymbolOrigin::Arg { arg: 0, axis: 0 }));
+        assert_eq!(s.origin(1), Some(SymbolOrigin::Arg { arg: 1, axis: 1 }));
+        assert_eq!(returned(&ctx, func, &s, 0), [a0, DimExpr::Static(4)]);
+        assert_eq!(returned(&ctx, func, &s, 1), [a0, DimExpr::Static(4)]);
+        assert_eq!(returned(&ctx, func, &s, 2), [DimExpr::Static(4), a0]);
+        assert_eq!(returned(&ctx, func, &s, 3), [a0, b1]);
+        let mm = returned(&ctx, func, &s, 4);
+        assert!(s.provably_equal(mm[0], returned(&ctx, func, &s, 2)[1]));
+        assert!(!s.provably_equal(mm[0], mm[1]));
+        assert!(s.constraints().is_empty());
+    }
+
+    #[test]
+    fn different_symbols_meeting_record_a_constraint() {
+        let (ctx, func, s) = analyse(
+            r#"
+func.func @f(%a: tensor<?xf32>, %b: tensor<?xf32>, %m: tensor<2x?xf32>, %n: tensor<?x3xf32>) -> (tensor<?xf32>, tensor<2x3xf32>) {
+  %0 = graph.add %a, %b : tensor<?xf32>
+  %1 = graph.matmul %m, %n : tensor<2x?xf32>, tensor<?x3xf32> -> tensor<2x3xf32>
+  return %0, %1 : tensor<?xf32>, tensor<2x3xf32>
+}
+"#,
+        );
+        assert_eq!(returned(&ctx, func, &s, 0), [DimExpr::Symbol(0)]);
+        assert_eq!(s.constraints(), &[(0, 1), (2, 3)]);
+        assert!(s.equal_under_constraints(DimExpr::Symbol(1), DimExpr::Symbol(0)));
+        assert!(!s.provably_equal(DimExpr::Symbol(1), DimExpr::Symbol(0)));
+    }
+
+    #[test]
+    fn broadcasting_static_one_takes_the_symbol_and_reductions_drop_axes() {
+        let (ctx, func, s) = analyse(
+            r#"
+func.func @f(%a: tensor<?x1xf32>, %b: tensor<1x?xf32>) -> (tensor<?x?xf32>, tensor<?xf32>, tensor<?x1xf32>) {
+  %0 = graph.sub %a, %b : tensor<?x1xf32>, tensor<1x?xf32> -> tensor<?x?xf32>
+  %1 = graph.reduce_sum %0 {axes = array<i64: 1>} : tensor<?x?xf32> -> tensor<?xf32>
+  %2 = graph.reduce_max %0 {axes = array<i64: 1>, keepdim = true} : tensor<?x?xf32> -> tensor<?x1xf32>
+  return %0, %1, %2 : tensor<?x?xf32>, tensor<?xf32>, tensor<?x1xf32>
+}
+"#,
+        );
+        let (a0, b1) = (DimExpr::Symbol(0), DimExpr::Symbol(1));
+        assert_eq!(returned(&ctx, func, &s, 0), [a0, b1]);
+        assert_eq!(returned(&ctx, func, &s, 1), [a0]);
+        assert_eq!(returned(&ctx, func, &s, 2), [a0, DimExpr::Static(1)]);
+    }
+}

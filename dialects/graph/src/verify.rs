@@ -1,0 +1,1539 @@
+//! Shape and dtype inference for the graph ops, and the verifier built on it.
+//!
+//! [`infer`] computes an op's result type from its operand types and attributes with the rules
+//! of the dialect spec (numpy broadcasting, axis bounds, reshape element counts, conv/pool output
+//! sizes, ...). It works on shapes only, so it needs no `&mut Context`: the verifier calls it and
+//! compares the declared result type, and [`infer_result_type`] interns its answer for builders.
+//!
+//! Static checks treat `?` as unknown: two dims are compatible when equal or either is `?`, and a
+//! rule that needs a `?` dim's value gives `?`. The declared result type must be *compatible*
+//! with the inferred one (same element type and rank, each dim equal or either `?`), so a result
+//! may be more static than inference can prove, as in MLIR.
+//!
+//! A few ops' results are not determined by their operands (`graph.cast`'s dtype, the shapes of
+//! `graph.constant`, `graph.iota` and `graph.fill`); the verifier checks those directly.
+
+use crate::ops::{family, DTypeClass, Family, Reduction};
+use dlc_ir::{
+    op_error, AttrKind, Attribute, Context, Diagnostic, NamedAttr, Op, Printer, Type, TypeKind,
+    DYNAMIC,
+};
+
+/// A ranked tensor type taken apart.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TensorType {
+    /// Dims; [`DYNAMIC`] for `?`.
+    pub shape: Vec<i64>,
+    /// The element type (one of the graph dtypes).
+    pub element: Type,
+}
+
+impl TensorType {
+    /// Interns `tensor<shape x element>`.
+    pub fn to_type(&self, ctx: &mut Context) -> Type {
+        ctx.tensor_type(&self.shape, self.element)
+    }
+
+    fn rank(&self) -> usize {
+        self.shape.len()
+    }
+}
+
+/// The parts of `ty` if it is a ranked tensor.
+pub fn tensor_parts(ctx: &Context, ty: Type) -> Option<TensorType> {
+    match ctx.type_kind(ty) {
+        TypeKind::Tensor { shape, element } => Some(TensorType {
+            shape: shape.to_vec(),
+            element: *element,
+        }),
+        _ => None,
+    }
+}
+
+/// True if `ty` is one of the graph dtypes: f16, bf16, f32, f64, i1, i8, i32, i64.
+pub fn is_graph_dtype(ty: Type) -> bool {
+    [
+        Type::F16,
+        Type::BF16,
+        Type::F32,
+        Type::F64,
+        Type::I1,
+        Type::I8,
+        Type::I32,
+        Type::I64,
+    ]
+    .contains(&ty)
+}
+
+fn is_float(ty: Type) -> bool {
+    [Type::F16, Type::BF16, Type::F32, Type::F64].contains(&ty)
+}
+
+impl DTypeClass {
+    /// True if element type `ty` belongs to the class.
+    pub fn contains(self, ty: Type) -> bool {
+        let int = [Type::I8, Type::I32, Type::I64].contains(&ty);
+        match self {
+            DTypeClass::Float => is_float(ty),
+            DTypeClass::Numeric => is_float(ty) || int,
+            DTypeClass::IntOrBool => int || ty == Type::I1,
+            DTypeClass::Any => is_graph_dtype(ty),
+        }
+    }
+
+    fn description(self) -> &'static str {
+        match self {
+            DTypeClass::Float => "a tensor of f16, bf16, f32 or f64 values",
+            DTypeClass::Numeric => "a tensor of f16, bf16, f32, f64, i8, i32 or i64 values",
+            DTypeClass::IntOrBool => "a tensor of i1, i8, i32 or i64 values",
+            DTypeClass::Any => "a tensor of f16, bf16, f32, f64, i1, i8, i32 or i64 values",
+        }
+    }
+}
+
+fn type_str(ctx: &Context, ty: Type) -> String {
+    Printer::new(ctx).type_to_string(ty)
+}
+
+/// `4x?x8`, for messages.
+pub fn shape_str(shape: &[i64]) -> String {
+    if shape.is_empty() {
+        return "a scalar".to_string();
+    }
+    shape
+        .iter()
+        .map(|d| dim_str(*d))
+        .collect::<Vec<_>>()
+        .join("x")
+}
+
+fn dim_str(d: i64) -> String {
+    if d == DYNAMIC {
+        "?".to_string()
+    } else {
+        d.to_string()
+    }
+}
+
+/// True if two dims may be equal: equal, or either is `?`.
+pub fn dims_compatible(a: i64, b: i64) -> bool {
+    a == b || a == DYNAMIC || b == DYNAMIC
+}
+
+/// The more static of two compatible dims.
+fn meet(a: i64, b: i64) -> i64 {
+    if a == DYNAMIC {
+        b
+    } else {
+        a
+    }
+}
+
+/// True if `declared` may hold a value of `inferred`: same element type, same rank, and each dim
+/// compatible.
+pub fn types_compatible(declared: &TensorType, inferred: &TensorType) -> bool {
+    declared.element == inferred.element
+        && declared.rank() == inferred.rank()
+        && declared
+            .shape
+            .iter()
+            .zip(&inferred.shape)
+            .all(|(a, b)| dims_compatible(*a, *b))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Attributes.
+
+/// Typed access to an op's attribute list, with messages naming the attribute.
+pub(crate) struct Attrs<'a> {
+    ctx: &'a Context,
+    attrs: &'a [NamedAttr],
+}
+
+impl<'a> Attrs<'a> {
+    pub(crate) fn new(ctx: &'a Context, attrs: &'a [NamedAttr]) -> Self {
+        Attrs { ctx, attrs }
+    }
+
+    pub(crate) fn get(&self, name: &str) -> Option<Attribute> {
+        self.attrs
+            .iter()
+            .find(|a| self.ctx.ident_str(a.name) == name)
+            .map(|a| a.value)
+    }
+
+    pub(crate) fn int(&self, name: &str) -> Result<Option<i64>, String> {
+        let Some(a) = self.get(name) else {
+            return Ok(None);
+        };
+        match self.ctx.attr_kind(a) {
+            AttrKind::Integer { value, ty } if *ty != Type::I1 => i64::try_from(*value)
+                .map(Some)
+                .map_err(|_| format!("attribute '{name}' does not fit in 64 bits")),
+            _ => Err(format!("attribute '{name}' must be an integer attribute")),
+        }
+    }
+
+    pub(crate) fn req_int(&self, name: &str) -> Result<i64, String> {
+        self.int(name)?
+            .ok_or_else(|| format!("requires integer attribute '{name}'"))
+    }
+
+    pub(crate) fn array(&self, name: &str) -> Result<Option<Vec<i64>>, String> {
+        let Some(a) = self.get(name) else {
+            return Ok(None);
+        };
+        match self.ctx.attr_kind(a) {
+            AttrKind::DenseArray { element, values } if *element == Type::I64 => {
+                Ok(Some(values.to_vec()))
+            }
+            _ => Err(format!(
+                "attribute '{name}' must be an i64 array attribute (array<i64: ...>)"
+            )),
+        }
+    }
+
+    pub(crate) fn req_array(&self, name: &str) -> Result<Vec<i64>, String> {
+        self.array(name)?
+            .ok_or_else(|| format!("requires attribute '{name}' (array<i64: ...>)"))
+    }
+
+    /// A flag: `true`/`false` or a unit attribute (true); absent is false.
+    pub(crate) fn flag(&self, name: &str) -> Result<bool, String> {
+        let Some(a) = self.get(name) else {
+            return Ok(false);
+        };
+        match self.ctx.attr_kind(a) {
+            AttrKind::Integer { value, ty } if *ty == Type::I1 => Ok(*value != 0),
+            AttrKind::Unit => Ok(true),
+            _ => Err(format!("attribute '{name}' must be a bool attribute")),
+        }
+    }
+
+    pub(crate) fn float(&self, name: &str) -> Result<Option<f64>, String> {
+        let Some(a) = self.get(name) else {
+            return Ok(None);
+        };
+        self.ctx
+            .attr_as_float(a)
+            .map(Some)
+            .ok_or_else(|| format!("attribute '{name}' must be a float attribute"))
+    }
+
+    pub(crate) fn string(&self, name: &str) -> Result<Option<&'a str>, String> {
+        let Some(a) = self.get(name) else {
+            return Ok(None);
+        };
+        self.ctx
+            .attr_as_str(a)
+            .map(Some)
+            .ok_or_else(|| format!("attribute '{name}' must be a string attribute"))
+    }
+}
+
+/// The six comparison predicates of `graph.cmp`.
+pub const PREDICATES: [&str; 6] = ["eq", "ne", "lt", "le", "gt", "ge"];
+
+/// Checks that a scalar attribute (`value` of pad/fill) can be an element of type `elem`.
+fn check_scalar_for(ctx: &Context, name: &str, attr: Attribute, elem: Type) -> Result<(), String> {
+    let ok = match ctx.attr_kind(attr) {
+        AttrKind::Float { .. } => is_float(elem),
+        AttrKind::Integer { ty, .. } => !is_float(elem) && *ty != Type::INDEX,
+        _ => false,
+    };
+    if ok {
+        return Ok(());
+    }
+    Err(format!(
+        "attribute '{name}' must be {} attribute for element type '{}'",
+        if is_float(elem) {
+            "a float"
+        } else {
+            "an integer"
+        },
+        type_str(ctx, elem)
+    ))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Inference.
+
+/// Operand `i` as a tensor of `class`.
+fn operand(
+    ctx: &Context,
+    operands: &[Type],
+    i: usize,
+    class: DTypeClass,
+) -> Result<TensorType, String> {
+    let ty = *operands
+        .get(i)
+        .ok_or_else(|| format!("expected at least {} operands", i + 1))?;
+    match tensor_parts(ctx, ty) {
+        Some(t) if class.contains(t.element) => Ok(t),
+        _ => Err(format!(
+            "operand #{i} must be {}, but got '{}'",
+            class.description(),
+            type_str(ctx, ty)
+        )),
+    }
+}
+
+fn expect_operands(operands: &[Type], n: usize) -> Result<(), String> {
+    if operands.len() == n {
+        return Ok(());
+    }
+    Err(format!(
+        "expected {n} operand{}, but found {}",
+        if n == 1 { "" } else { "s" },
+        operands.len()
+    ))
+}
+
+fn same_element(
+    ctx: &Context,
+    a: &TensorType,
+    ai: usize,
+    b: &TensorType,
+    bi: usize,
+) -> Result<(), String> {
+    if a.element == b.element {
+        return Ok(());
+    }
+    Err(format!(
+        "operand #{bi} has element type '{}', but operand #{ai} has '{}'",
+        type_str(ctx, b.element),
+        type_str(ctx, a.element)
+    ))
+}
+
+/// An axis in `[0, rank)`.
+fn check_axis(axis: i64, rank: usize, what: &str) -> Result<usize, String> {
+    if axis < 0 || axis as usize >= rank {
+        return Err(format!(
+            "axis {axis} is out of bounds for {what} of rank {rank}"
+        ));
+    }
+    Ok(axis as usize)
+}
+
+/// numpy broadcasting of labelled shapes (`operand #i`).
+pub fn broadcast_shapes(shapes: &[(usize, &[i64])]) -> Result<Vec<i64>, String> {
+    let rank = shapes.iter().map(|(_, s)| s.len()).max().unwrap_or(0);
+    let mut out = vec![1i64; rank];
+    let mut from: Vec<Option<usize>> = vec![None; rank];
+    for (label, shape) in shapes {
+        let offset = rank - shape.len();
+        for (k, &d) in shape.iter().enumerate() {
+            let j = offset + k;
+            let cur = out[j];
+            let merged = if cur == d || d == 1 {
+                cur
+            } else if cur == 1 || cur == DYNAMIC {
+                d
+            } else if d == DYNAMIC {
+                cur
+            } else {
+                let other =
+                    from[j].map_or("another operand".to_string(), |o| format!("operand #{o}"));
+                return Err(format!(
+                    "operands are not broadcast-compatible: dim {k} of operand #{label} is {d}, but {other} has {cur} there"
+                ));
+            };
+            // Remember which operand set the dim, to name it in a later mismatch.
+            if merged != cur || (from[j].is_none() && d != 1) {
+                from[j] = Some(*label);
+            }
+            out[j] = merged;
+        }
+    }
+    Ok(out)
+}
+
+/// The result type of graph op `name` given its operand types and attributes, as a
+/// [`TensorType`]. Errors are the verifier's messages (without the `'op' op` prefix).
+pub fn infer(
+    ctx: &Context,
+    name: &str,
+    operands: &[Type],
+    attrs: &[NamedAttr],
+) -> Result<TensorType, String> {
+    let Some(fam) = family(name) else {
+        return Err(format!("'{name}' is not a graph op"));
+    };
+    let a = Attrs::new(ctx, attrs);
+    match fam {
+        Family::Unary(_) | Family::Softmax(_) | Family::Gelu | Family::Silu => {
+            expect_operands(operands, 1)?;
+            let class = match fam {
+                Family::Unary(c) => c,
+                _ => DTypeClass::Float,
+            };
+            let x = operand(ctx, operands, 0, class)?;
+            if let Family::Softmax(_) = fam {
+                check_axis(a.req_int("axis")?, x.rank(), "operand #0")?;
+            }
+            if fam == Family::Gelu {
+                if let Some(s) = a.string("approximate")? {
+                    if s != "none" && s != "tanh" {
+                        return Err(format!(
+                            "attribute 'approximate' must be \"none\" or \"tanh\", but got \"{s}\""
+                        ));
+                    }
+                }
+            }
+            Ok(x)
+        }
+        Family::Binary(class) => {
+            expect_operands(operands, 2)?;
+            let x = operand(ctx, operands, 0, class)?;
+            let y = operand(ctx, operands, 1, class)?;
+            same_element(ctx, &x, 0, &y, 1)?;
+            let shape = broadcast_shapes(&[(0, &x.shape), (1, &y.shape)])?;
+            Ok(TensorType {
+                shape,
+                element: x.element,
+            })
+        }
+        Family::Cmp => {
+            expect_operands(operands, 2)?;
+            match a.string("predicate")? {
+                Some(p) if PREDICATES.contains(&p) => {}
+                Some(p) => {
+                    return Err(format!(
+                        "attribute 'predicate' must be one of eq, ne, lt, le, gt, ge, but got \"{p}\""
+                    ))
+                }
+                None => return Err("requires string attribute 'predicate'".to_string()),
+            }
+            let x = operand(ctx, operands, 0, DTypeClass::Any)?;
+            let y = operand(ctx, operands, 1, DTypeClass::Any)?;
+            same_element(ctx, &x, 0, &y, 1)?;
+            let shape = broadcast_shapes(&[(0, &x.shape), (1, &y.shape)])?;
+            Ok(TensorType {
+                shape,
+                element: Type::I1,
+            })
+        }
+        Family::Select => {
+            expect_operands(operands, 3)?;
+            let c = operand(ctx, operands, 0, DTypeClass::Any)?;
+            if c.element != Type::I1 {
+                return Err(format!(
+                    "operand #0 (the condition) must be a tensor of i1 values, but got '{}'",
+                    type_str(ctx, operands[0])
+                ));
+            }
+            let x = operand(ctx, operands, 1, DTypeClass::Any)?;
+            let y = operand(ctx, operands, 2, DTypeClass::Any)?;
+            same_element(ctx, &x, 1, &y, 2)?;
+            let shape = broadcast_shapes(&[(0, &c.shape), (1, &x.shape), (2, &y.shape)])?;
+            Ok(TensorType {
+                shape,
+                element: x.element,
+            })
+        }
+        Family::Cast => Err(
+            "the result dtype of 'graph.cast' is not determined by its operand; give the result type"
+                .to_string(),
+        ),
+        Family::BroadcastTo => {
+            expect_operands(operands, 1)?;
+            let x = operand(ctx, operands, 0, DTypeClass::Any)?;
+            let target = a.req_array("shape")?;
+            infer_broadcast_to(&x, &target)
+        }
+        Family::Reshape => {
+            expect_operands(operands, 1)?;
+            let x = operand(ctx, operands, 0, DTypeClass::Any)?;
+            let target = a.req_array("shape")?;
+            Ok(TensorType {
+                shape: infer_reshape(&x.shape, &target)?,
+                element: x.element,
+            })
+        }
+        Family::Transpose => {
+            expect_operands(operands, 1)?;
+            let x = operand(ctx, operands, 0, DTypeClass::Any)?;
+            let perm = a.req_array("perm")?;
+            check_perm(&perm, x.rank())?;
+            Ok(TensorType {
+                shape: perm.iter().map(|p| x.shape[*p as usize]).collect(),
+                element: x.element,
+            })
+        }
+        Family::Slice => {
+            expect_operands(operands, 1)?;
+            let x = operand(ctx, operands, 0, DTypeClass::Any)?;
+            let (starts, ends, steps) = (
+                a.req_array("starts")?,
+                a.req_array("ends")?,
+                a.req_array("steps")?,
+            );
+            for (n, v) in [("starts", &starts), ("ends", &ends), ("steps", &steps)] {
+                if v.len() != x.rank() {
+                    return Err(format!(
+                        "attribute '{n}' has {} entries, but the operand has rank {}",
+                        v.len(),
+                        x.rank()
+                    ));
+                }
+            }
+            let mut shape = Vec::with_capacity(x.rank());
+            for i in 0..x.rank() {
+                if steps[i] <= 0 {
+                    return Err(format!(
+                        "step {} of axis {i} must be positive",
+                        steps[i]
+                    ));
+                }
+                shape.push(slice_size(x.shape[i], starts[i], ends[i], steps[i]));
+            }
+            Ok(TensorType {
+                shape,
+                element: x.element,
+            })
+        }
+        Family::Concat => {
+            if operands.is_empty() {
+                return Err("expected at least 1 operand".to_string());
+            }
+            let first = operand(ctx, operands, 0, DTypeClass::Any)?;
+            let axis = check_axis(a.req_int("axis")?, first.rank(), "operand #0")?;
+            let mut shape = first.shape.clone();
+            for i in 1..operands.len() {
+                let t = operand(ctx, operands, i, DTypeClass::Any)?;
+                same_element(ctx, &first, 0, &t, i)?;
+                if t.rank() != first.rank() {
+                    return Err(format!(
+                        "operand #{i} has rank {}, but operand #0 has rank {}",
+                        t.rank(),
+                        first.rank()
+                    ));
+                }
+                for (k, &d) in t.shape.iter().enumerate() {
+                    if k == axis {
+                        shape[k] = if shape[k] == DYNAMIC || d == DYNAMIC {
+                            DYNAMIC
+                        } else {
+                            shape[k] + d
+                        };
+                    } else if !dims_compatible(shape[k], d) {
+                        return Err(format!(
+                            "dim {k} of operand #{i} is {d}, but operand #0 has {} (only axis {axis} may differ)",
+                            dim_str(shape[k])
+                        ));
+                    } else {
+                        shape[k] = meet(shape[k], d);
+                    }
+                }
+            }
+            Ok(TensorType {
+                shape,
+                element: first.element,
+            })
+        }
+        Family::Pad => {
+            expect_operands(operands, 1)?;
+            let x = operand(ctx, operands, 0, DTypeClass::Any)?;
+            let (low, high) = (a.req_array("low")?, a.req_array("high")?);
+            for (n, v) in [("low", &low), ("high", &high)] {
+                if v.len() != x.rank() {
+                    return Err(format!(
+                        "attribute '{n}' has {} entries, but the operand has rank {}",
+                        v.len(),
+                        x.rank()
+                    ));
+                }
+                if let Some(i) = v.iter().position(|p| *p < 0) {
+                    return Err(format!(
+                        "attribute '{n}' has negative padding {} on axis {i}",
+                        v[i]
+                    ));
+                }
+            }
+            if let Some(v) = a.get("value") {
+                check_scalar_for(ctx, "value", v, x.element)?;
+            }
+            let shape = x
+                .shape
+                .iter()
+                .enumerate()
+                .map(|(i, &d)| {
+                    if d == DYNAMIC {
+                        DYNAMIC
+                    } else {
+                        d + low[i] + high[i]
+                    }
+                })
+                .collect();
+            Ok(TensorType {
+                shape,
+                element: x.element,
+            })
+        }
+        Family::Gather => {
+            expect_operands(operands, 2)?;
+            let x = operand(ctx, operands, 0, DTypeClass::Any)?;
+            let idx = operand(ctx, operands, 1, DTypeClass::Any)?;
+            if idx.element != Type::I32 && idx.element != Type::I64 {
+                return Err(format!(
+                    "operand #1 (the indices) must be a tensor of i32 or i64 values, but got '{}'",
+                    type_str(ctx, operands[1])
+                ));
+            }
+            let axis = check_axis(a.req_int("axis")?, x.rank(), "operand #0")?;
+            let mut shape = x.shape[..axis].to_vec();
+            shape.extend(&idx.shape);
+            shape.extend(&x.shape[axis + 1..]);
+            Ok(TensorType {
+                shape,
+                element: x.element,
+            })
+        }
+        Family::Reduce(kind) => {
+            expect_operands(operands, 1)?;
+            let class = if kind == Reduction::Mean {
+                DTypeClass::Float
+            } else {
+                DTypeClass::Numeric
+            };
+            let x = operand(ctx, operands, 0, class)?;
+            let axes = a.req_array("axes")?;
+            let keepdim = a.flag("keepdim")?;
+            let mut reduced = vec![false; x.rank()];
+            for &ax in &axes {
+                let i = check_axis(ax, x.rank(), "operand #0")?;
+                if reduced[i] {
+                    return Err(format!("axis {ax} appears twice in 'axes'"));
+                }
+                reduced[i] = true;
+            }
+            Ok(TensorType {
+                shape: reduce_shape(&x.shape, &reduced, keepdim),
+                element: x.element,
+            })
+        }
+        Family::ArgReduce(_) => {
+            expect_operands(operands, 1)?;
+            let x = operand(ctx, operands, 0, DTypeClass::Numeric)?;
+            let axis = check_axis(a.req_int("axis")?, x.rank(), "operand #0")?;
+            let keepdim = a.flag("keepdim")?;
+            let mut reduced = vec![false; x.rank()];
+            reduced[axis] = true;
+            Ok(TensorType {
+                shape: reduce_shape(&x.shape, &reduced, keepdim),
+                element: Type::I64,
+            })
+        }
+        Family::Matmul => {
+            expect_operands(operands, 2)?;
+            let x = operand(ctx, operands, 0, DTypeClass::Numeric)?;
+            let y = operand(ctx, operands, 1, DTypeClass::Numeric)?;
+            same_element(ctx, &x, 0, &y, 1)?;
+            infer_matmul(
+                &x,
+                &y,
+                a.flag("transpose_a")?,
+                a.flag("transpose_b")?,
+            )
+        }
+        Family::LayerNorm | Family::RmsNorm => {
+            let n = if fam == Family::LayerNorm { 3 } else { 2 };
+            expect_operands(operands, n)?;
+            let x = operand(ctx, operands, 0, DTypeClass::Float)?;
+            let axis = check_axis(a.req_int("axis")?, x.rank(), "operand #0")?;
+            if a.float("epsilon")?.is_none() {
+                return Err("requires float attribute 'epsilon'".to_string());
+            }
+            let normalized = &x.shape[axis..];
+            for (i, role) in ["gamma", "beta"].iter().enumerate().take(n - 1) {
+                let t = operand(ctx, operands, i + 1, DTypeClass::Float)?;
+                same_element(ctx, &x, 0, &t, i + 1)?;
+                let ok = t.rank() == normalized.len()
+                    && t.shape
+                        .iter()
+                        .zip(normalized)
+                        .all(|(a, b)| dims_compatible(*a, *b));
+                if !ok {
+                    return Err(format!(
+                        "operand #{} ({role}) has shape {}, but the normalized shape (operand #0 from axis {axis}) is {}",
+                        i + 1,
+                        shape_str(&t.shape),
+                        shape_str(normalized)
+                    ));
+                }
+            }
+            Ok(x)
+        }
+        Family::Linear => {
+            expect_operands(operands, 3)?;
+            let x = operand(ctx, operands, 0, DTypeClass::Float)?;
+            let w = operand(ctx, operands, 1, DTypeClass::Float)?;
+            let b = operand(ctx, operands, 2, DTypeClass::Float)?;
+            same_element(ctx, &x, 0, &w, 1)?;
+            same_element(ctx, &x, 0, &b, 2)?;
+            if x.rank() < 1 || w.rank() != 2 || b.rank() != 1 {
+                return Err(format!(
+                    "expects operand #0 of rank ≥ 1, weight (operand #1) of rank 2 and bias (operand #2) of rank 1, but got ranks {}, {} and {}",
+                    x.rank(),
+                    w.rank(),
+                    b.rank()
+                ));
+            }
+            let k = x.shape[x.rank() - 1];
+            if !dims_compatible(k, w.shape[0]) {
+                return Err(format!(
+                    "inner dims do not match: operand #0 has {} in its last dim, but the weight (operand #1) has {} rows",
+                    dim_str(k),
+                    dim_str(w.shape[0])
+                ));
+            }
+            if !dims_compatible(b.shape[0], w.shape[1]) {
+                return Err(format!(
+                    "the bias (operand #2) has {} elements, but the weight (operand #1) has {} columns",
+                    dim_str(b.shape[0]),
+                    dim_str(w.shape[1])
+                ));
+            }
+            let mut shape = x.shape[..x.rank() - 1].to_vec();
+            shape.push(meet(w.shape[1], b.shape[0]));
+            Ok(TensorType {
+                shape,
+                element: x.element,
+            })
+        }
+        Family::Conv2d => {
+            expect_operands(operands, 2)?;
+            let x = operand(ctx, operands, 0, DTypeClass::Float)?;
+            let w = operand(ctx, operands, 1, DTypeClass::Float)?;
+            same_element(ctx, &x, 0, &w, 1)?;
+            infer_conv2d(&x, &w, &a)
+        }
+        Family::Pool2d(is_max) => {
+            expect_operands(operands, 1)?;
+            let class = if is_max {
+                DTypeClass::Numeric
+            } else {
+                DTypeClass::Float
+            };
+            let x = operand(ctx, operands, 0, class)?;
+            infer_pool2d(&x, &a)
+        }
+        Family::Sdpa => {
+            if operands.len() != 3 && operands.len() != 4 {
+                return Err(format!(
+                    "expected 3 or 4 operands (q, k, v [, mask]), but found {}",
+                    operands.len()
+                ));
+            }
+            let q = operand(ctx, operands, 0, DTypeClass::Float)?;
+            let k = operand(ctx, operands, 1, DTypeClass::Float)?;
+            let v = operand(ctx, operands, 2, DTypeClass::Float)?;
+            same_element(ctx, &q, 0, &k, 1)?;
+            same_element(ctx, &q, 0, &v, 2)?;
+            if a.float("scale")?.is_none() {
+                return Err("requires float attribute 'scale'".to_string());
+            }
+            let mask = if operands.len() == 4 {
+                let m = operand(ctx, operands, 3, DTypeClass::Float)?;
+                same_element(ctx, &q, 0, &m, 3)?;
+                Some(m)
+            } else {
+                None
+            };
+            infer_sdpa(&q, &k, &v, mask.as_ref())
+        }
+        Family::Constant | Family::Iota | Family::Fill => Err(format!(
+            "the result shape of '{name}' is not determined by its operands; give the result type"
+        )),
+        Family::Dim => Err("'graph.dim' returns an index, not a tensor".to_string()),
+        Family::Fusion | Family::Yield => Err(format!("'{name}' has no single inferred result")),
+    }
+}
+
+fn reduce_shape(shape: &[i64], reduced: &[bool], keepdim: bool) -> Vec<i64> {
+    shape
+        .iter()
+        .zip(reduced)
+        .filter_map(|(&d, &r)| match (r, keepdim) {
+            (false, _) => Some(d),
+            (true, true) => Some(1),
+            (true, false) => None,
+        })
+        .collect()
+}
+
+fn check_perm(perm: &[i64], rank: usize) -> Result<(), String> {
+    if perm.len() != rank {
+        return Err(format!(
+            "attribute 'perm' has {} entries, but the operand has rank {rank}",
+            perm.len()
+        ));
+    }
+    let mut seen = vec![false; rank];
+    for &p in perm {
+        if p < 0 || p as usize >= rank || std::mem::replace(&mut seen[p as usize], true) {
+            return Err(format!(
+                "attribute 'perm' must be a permutation of 0..{rank}, but has entry {p}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The size of `start:end:step` (numpy, step > 0) over a dim of size `d`.
+pub fn slice_size(d: i64, start: i64, end: i64, step: i64) -> i64 {
+    if d == DYNAMIC {
+        return DYNAMIC;
+    }
+    let (s, e) = (slice_bound(start, d), slice_bound(end, d));
+    if e > s {
+        (e - s + step - 1) / step
+    } else {
+        0
+    }
+}
+
+/// A numpy slice bound normalized into `[0, d]` (negative counts from the end).
+pub fn slice_bound(b: i64, d: i64) -> i64 {
+    let b = if b < 0 { b.saturating_add(d) } else { b };
+    b.clamp(0, d)
+}
+
+fn infer_broadcast_to(x: &TensorType, target: &[i64]) -> Result<TensorType, String> {
+    if target.len() < x.rank() {
+        return Err(format!(
+            "cannot broadcast an operand of rank {} to the lower rank {}",
+            x.rank(),
+            target.len()
+        ));
+    }
+    let offset = target.len() - x.rank();
+    let mut shape = Vec::with_capacity(target.len());
+    for (j, &t) in target.iter().enumerate() {
+        if t < -1 {
+            return Err(format!("attribute 'shape' has invalid entry {t}"));
+        }
+        let d = if j >= offset { x.shape[j - offset] } else { 1 };
+        let out = if t == -1 {
+            if d != 1 && d != DYNAMIC {
+                d
+            } else {
+                DYNAMIC
+            }
+        } else {
+            if !(d == 1 || d == DYNAMIC || d == t) {
+                return Err(format!(
+                    "dim {} of the operand ({d}) cannot be broadcast to {t}",
+                    j - offset
+                ));
+            }
+            t
+        };
+        shape.push(out);
+    }
+    Ok(TensorType {
+        shape,
+        element: x.element,
+    })
+}
+
+/// The result shape of a reshape of `input` to `target` (entries ≥ 0, at most one -1).
+pub fn infer_reshape(input: &[i64], target: &[i64]) -> Result<Vec<i64>, String> {
+    let mut inferred = None;
+    let mut known: i64 = 1;
+    for (i, &t) in target.iter().enumerate() {
+        if t == -1 {
+            if inferred.replace(i).is_some() {
+                return Err("attribute 'shape' may contain at most one -1".to_string());
+            }
+        } else if t < 0 {
+            return Err(format!("attribute 'shape' has invalid entry {t}"));
+        } else {
+            known = known
+                .checked_mul(t)
+                .ok_or("attribute 'shape' has too many elements")?;
+        }
+    }
+    let total = if input.contains(&DYNAMIC) {
+        None
+    } else {
+        Some(input.iter().product::<i64>())
+    };
+    let mut shape = target.to_vec();
+    match (inferred, total) {
+        (Some(i), Some(total)) => {
+            if known == 0 || total % known != 0 {
+                return Err(format!(
+                    "cannot reshape {} ({total} elements) into {}: the -1 entry has no integer size",
+                    shape_str(input),
+                    shape_str(target)
+                ));
+            }
+            shape[i] = total / known;
+        }
+        (Some(i), None) => shape[i] = DYNAMIC,
+        (None, Some(total)) if total != known => {
+            return Err(format!(
+                "cannot reshape {} ({total} elements) into {} ({known} elements)",
+                shape_str(input),
+                shape_str(target)
+            ));
+        }
+        (None, _) => {}
+    }
+    Ok(shape)
+}
+
+fn infer_matmul(
+    x: &TensorType,
+    y: &TensorType,
+    transpose_a: bool,
+    transpose_b: bool,
+) -> Result<TensorType, String> {
+    if x.rank() < 2 || y.rank() < 2 {
+        return Err(format!(
+            "operands must have rank ≥ 2, but have ranks {} and {}",
+            x.rank(),
+            y.rank()
+        ));
+    }
+    let (xr, yr) = (x.rank(), y.rank());
+    let (m, k) = if transpose_a {
+        (x.shape[xr - 1], x.shape[xr - 2])
+    } else {
+        (x.shape[xr - 2], x.shape[xr - 1])
+    };
+    let (k2, n) = if transpose_b {
+        (y.shape[yr - 1], y.shape[yr - 2])
+    } else {
+        (y.shape[yr - 2], y.shape[yr - 1])
+    };
+    if !dims_compatible(k, k2) {
+        return Err(format!(
+            "inner dims do not match: operand #0 is {} and operand #1 is {} (K = {} vs {})",
+            shape_str(&x.shape),
+            shape_str(&y.shape),
+            dim_str(k),
+            dim_str(k2)
+        ));
+    }
+    let mut shape = broadcast_shapes(&[(0, &x.shape[..xr - 2]), (1, &y.shape[..yr - 2])])
+        .map_err(|e| format!("batch dims: {e}"))?;
+    shape.extend([m, n]);
+    Ok(TensorType {
+        shape,
+        element: x.element,
+    })
+}
+
+fn array_len(
+    a: &Attrs<'_>,
+    name: &str,
+    len: usize,
+    default: Option<Vec<i64>>,
+) -> Result<Vec<i64>, String> {
+    let v = match (a.array(name)?, default) {
+        (Some(v), _) => v,
+        (None, Some(d)) => return Ok(d),
+        (None, None) => return Err(format!("requires attribute '{name}' (array<i64: ...>)")),
+    };
+    if v.len() != len {
+        return Err(format!(
+            "attribute '{name}' must have {len} entries, but has {}",
+            v.len()
+        ));
+    }
+    Ok(v)
+}
+
+fn positive(name: &str, v: &[i64]) -> Result<(), String> {
+    match v.iter().find(|x| **x <= 0) {
+        Some(x) => Err(format!(
+            "attribute '{name}' entries must be positive, but got {x}"
+        )),
+        None => Ok(()),
+    }
+}
+
+fn non_negative(name: &str, v: &[i64]) -> Result<(), String> {
+    match v.iter().find(|x| **x < 0) {
+        Some(x) => Err(format!(
+            "attribute '{name}' entries must be non-negative, but got {x}"
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The output size of a window of `k` (after dilation) over `d` padded by `lo`/`hi`.
+fn window_out(d: i64, lo: i64, hi: i64, k: i64, stride: i64, what: &str) -> Result<i64, String> {
+    if d == DYNAMIC || k == DYNAMIC {
+        return Ok(DYNAMIC);
+    }
+    let span = d + lo + hi - k;
+    if span < 0 {
+        return Err(format!(
+            "the {what} window ({k}) is larger than the padded input ({})",
+            d + lo + hi
+        ));
+    }
+    Ok(span / stride + 1)
+}
+
+fn infer_conv2d(x: &TensorType, w: &TensorType, a: &Attrs<'_>) -> Result<TensorType, String> {
+    if x.rank() != 4 || w.rank() != 4 {
+        return Err(format!(
+            "expects a rank-4 NCHW input and rank-4 OIHW weights, but got ranks {} and {}",
+            x.rank(),
+            w.rank()
+        ));
+    }
+    let strides = array_len(a, "strides", 2, Some(vec![1, 1]))?;
+    let padding = array_len(a, "padding", 4, Some(vec![0, 0, 0, 0]))?;
+    let dilations = array_len(a, "dilations", 2, Some(vec![1, 1]))?;
+    let groups = a.int("groups")?.unwrap_or(1);
+    positive("strides", &strides)?;
+    positive("dilations", &dilations)?;
+    non_negative("padding", &padding)?;
+    if groups <= 0 {
+        return Err(format!(
+            "attribute 'groups' must be positive, but got {groups}"
+        ));
+    }
+    let (c, o, wc) = (x.shape[1], w.shape[0], w.shape[1]);
+    if c != DYNAMIC && wc != DYNAMIC && c != wc * groups {
+        return Err(format!(
+            "input channels ({c}) must equal weight input channels ({wc}) × groups ({groups})"
+        ));
+    }
+    if o != DYNAMIC && o % groups != 0 {
+        return Err(format!(
+            "output channels ({o}) must be divisible by groups ({groups})"
+        ));
+    }
+    let eff = |k: i64, dil: i64| {
+        if k == DYNAMIC {
+            DYNAMIC
+        } else {
+            dil * (k - 1) + 1
+        }
+    };
+    let h = window_out(
+        x.shape[2],
+        padding[0],
+        padding[2],
+        eff(w.shape[2], dilations[0]),
+        strides[0],
+        "kernel",
+    )?;
+    let wd = window_out(
+        x.shape[3],
+        padding[1],
+        padding[3],
+        eff(w.shape[3], dilations[1]),
+        strides[1],
+        "kernel",
+    )?;
+    Ok(TensorType {
+        shape: vec![x.shape[0], o, h, wd],
+        element: x.element,
+    })
+}
+
+fn infer_pool2d(x: &TensorType, a: &Attrs<'_>) -> Result<TensorType, String> {
+    if x.rank() != 4 {
+        return Err(format!(
+            "expects a rank-4 NCHW input, but got rank {}",
+            x.rank()
+        ));
+    }
+    let kernel = array_len(a, "kernel", 2, None)?;
+    let strides = array_len(a, "strides", 2, None)?;
+    let padding = array_len(a, "padding", 4, Some(vec![0, 0, 0, 0]))?;
+    positive("kernel", &kernel)?;
+    positive("strides", &strides)?;
+    non_negative("padding", &padding)?;
+    for (i, p) in padding.iter().enumerate() {
+        let k = kernel[i % 2];
+        if *p >= k {
+            return Err(format!(
+                "padding {p} must be smaller than the kernel size {k}"
+            ));
+        }
+    }
+    let h = window_out(
+        x.shape[2], padding[0], padding[2], kernel[0], strides[0], "pooling",
+    )?;
+    let w = window_out(
+        x.shape[3], padding[1], padding[3], kernel[1], strides[1], "pooling",
+    )?;
+    Ok(TensorType {
+        shape: vec![x.shape[0], x.shape[1], h, w],
+        element: x.element,
+    })
+}
+
+fn infer_sdpa(
+    q: &TensorType,
+    k: &TensorType,
+    v: &TensorType,
+    mask: Option<&TensorType>,
+) -> Result<TensorType, String> {
+    let r = q.rank();
+    if r < 2 || k.rank() != r || v.rank() != r {
+        return Err(format!(
+            "q, k and v must have one rank ≥ 2, but have ranks {}, {} and {}",
+            r,
+            k.rank(),
+            v.rank()
+        ));
+    }
+    let (lq, d) = (q.shape[r - 2], q.shape[r - 1]);
+    let (lk, dk) = (k.shape[r - 2], k.shape[r - 1]);
+    let (lv, dv) = (v.shape[r - 2], v.shape[r - 1]);
+    if !dims_compatible(d, dk) {
+        return Err(format!(
+            "the head dim of q ({}) and k ({}) must match",
+            dim_str(d),
+            dim_str(dk)
+        ));
+    }
+    if !dims_compatible(lk, lv) {
+        return Err(format!(
+            "k and v must have the same sequence length, but have {} and {}",
+            dim_str(lk),
+            dim_str(lv)
+        ));
+    }
+    let batch = broadcast_shapes(&[
+        (0, &q.shape[..r - 2]),
+        (1, &k.shape[..r - 2]),
+        (2, &v.shape[..r - 2]),
+    ])
+    .map_err(|e| format!("batch dims: {e}"))?;
+    if let Some(m) = mask {
+        let mut scores = batch.clone();
+        scores.extend([lq, meet(lk, lv)]);
+        let b = broadcast_shapes(&[(0, &scores), (3, &m.shape)]).map_err(|_| {
+            format!(
+                "the mask (operand #3) of shape {} does not broadcast to the scores' shape {}",
+                shape_str(&m.shape),
+                shape_str(&scores)
+            )
+        })?;
+        if b.len() != scores.len()
+            || b.iter()
+                .zip(&scores)
+                .any(|(x, y)| !dims_compatible(*x, *y) || (*y == 1 && *x != 1))
+        {
+            return Err(format!(
+                "the mask (operand #3) of shape {} does not broadcast to the scores' shape {}",
+                shape_str(&m.shape),
+                shape_str(&scores)
+            ));
+        }
+    }
+    let mut shape = batch;
+    shape.extend([lq, dv]);
+    Ok(TensorType {
+        shape,
+        element: q.element,
+    })
+}
+
+/// The result type of graph op `op_name` for these operand types and attributes, interned; an
+/// error message (as the verifier would give it) when the operands do not fit the op or the op's
+/// result is not determined by them (`graph.cast`, `graph.constant`, `graph.iota`, `graph.fill`).
+pub fn infer_result_type(
+    ctx: &mut Context,
+    op_name: &str,
+    operand_types: &[Type],
+    attrs: &[NamedAttr],
+) -> Result<Type, String> {
+    let t = infer(ctx, op_name, operand_types, attrs)?;
+    Ok(t.to_type(ctx))
+}
+
+// ---------------------------------------------------------------------------------------------
+// The verifier.
+
+/// Verifies any graph op (the `verify` hook of every graph `OpDef`).
+pub(crate) fn verify(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
+    let name = ctx.op_name(op);
+    let Some(fam) = family(name) else {
+        return Ok(());
+    };
+    let err = |m: String| op_error(ctx, op, m);
+    match fam {
+        Family::Fusion => return verify_fusion(ctx, op),
+        Family::Yield => return Ok(()),
+        Family::Dim => return verify_dim(ctx, op).map_err(err),
+        _ => {}
+    }
+    let operands: Vec<Type> = ctx
+        .operands(op)
+        .iter()
+        .map(|v| ctx.value_type(*v))
+        .collect();
+    // Operands first: their errors explain a wrong result better than the result's would.
+    let inferred = match fam {
+        Family::Cast | Family::Constant | Family::Iota | Family::Fill => None,
+        _ => Some(infer(ctx, name, &operands, ctx.attrs(op)).map_err(err)?),
+    };
+    let result_ty = ctx.value_type(ctx.result(op, 0));
+    let Some(result) = tensor_parts(ctx, result_ty).filter(|t| is_graph_dtype(t.element)) else {
+        return Err(err(format!(
+            "result #0 must be {}, but got '{}'",
+            DTypeClass::Any.description(),
+            type_str(ctx, result_ty)
+        )));
+    };
+    let attrs = Attrs::new(ctx, ctx.attrs(op));
+    match fam {
+        Family::Cast => {
+            let x = operand(ctx, &operands, 0, DTypeClass::Any).map_err(err)?;
+            let same_shape = x.rank() == result.rank()
+                && x.shape
+                    .iter()
+                    .zip(&result.shape)
+                    .all(|(a, b)| dims_compatible(*a, *b));
+            if !same_shape {
+                return Err(err(format!(
+                    "result shape {} differs from the operand shape {}",
+                    shape_str(&result.shape),
+                    shape_str(&x.shape)
+                )));
+            }
+            Ok(())
+        }
+        Family::Constant => {
+            let Some(value) = attrs.get("value") else {
+                return Err(err("requires attribute 'value'".to_string()));
+            };
+            if !matches!(ctx.attr_kind(value), AttrKind::DenseElements(_)) {
+                return Err(err(
+                    "attribute 'value' must be a dense elements attribute".to_string()
+                ));
+            }
+            if ctx.attr_type(value) != Some(result_ty) {
+                return Err(err(format!(
+                    "the type of attribute 'value' ('{}') differs from the result type '{}'",
+                    ctx.attr_type(value)
+                        .map_or(String::new(), |t| type_str(ctx, t)),
+                    type_str(ctx, result_ty)
+                )));
+            }
+            Ok(())
+        }
+        Family::Iota => {
+            let axis = attrs.req_int("axis").map_err(err)?;
+            check_axis(axis, result.rank(), "the result").map_err(err)?;
+            if result.shape.contains(&DYNAMIC) {
+                return Err(err("the result must have a static shape".to_string()));
+            }
+            if !DTypeClass::Numeric.contains(result.element) {
+                return Err(err(format!(
+                    "result #0 must be {}, but got '{}'",
+                    DTypeClass::Numeric.description(),
+                    type_str(ctx, result_ty)
+                )));
+            }
+            Ok(())
+        }
+        Family::Fill => {
+            let Some(value) = attrs.get("value") else {
+                return Err(err("requires attribute 'value'".to_string()));
+            };
+            check_scalar_for(ctx, "value", value, result.element).map_err(err)?;
+            let dynamic = result.shape.iter().filter(|d| **d == DYNAMIC).count();
+            if operands.len() != dynamic {
+                return Err(err(format!(
+                    "expects one index operand per '?' dim of the result ({dynamic}), but has {}",
+                    operands.len()
+                )));
+            }
+            if let Some(i) = operands.iter().position(|t| *t != Type::INDEX) {
+                return Err(err(format!(
+                    "operand #{i} must be 'index', but got '{}'",
+                    type_str(ctx, operands[i])
+                )));
+            }
+            Ok(())
+        }
+        _ => {
+            let Some(inferred) = inferred else {
+                return Ok(());
+            };
+            if !types_compatible(&result, &inferred) {
+                return Err(err(format!(
+                    "result type '{}' is incompatible with the inferred type '{}'",
+                    type_str(ctx, result_ty),
+                    inferred_str(ctx, &inferred)
+                )));
+            }
+            Ok(())
+        }
+    }
+}
+
+fn inferred_str(ctx: &Context, t: &TensorType) -> String {
+    let elem = type_str(ctx, t.element);
+    if t.shape.is_empty() {
+        format!("tensor<{elem}>")
+    } else {
+        format!("tensor<{}x{elem}>", shape_str(&t.shape))
+    }
+}
+
+fn verify_dim(ctx: &Context, op: Op) -> Result<(), String> {
+    let ty = ctx.value_type(ctx.operand(op, 0));
+    let x = operand(ctx, &[ty], 0, DTypeClass::Any)?;
+    let axis = Attrs::new(ctx, ctx.attrs(op)).req_int("axis")?;
+    check_axis(axis, x.rank(), "operand #0")?;
+    let result = ctx.value_type(ctx.result(op, 0));
+    if result != Type::INDEX {
+        return Err(format!(
+            "result #0 must be 'index', but got '{}'",
+            type_str(ctx, result)
+        ));
+    }
+    Ok(())
+}
+
+fn verify_fusion(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
+    let region = ctx.region(op, 0);
+    let Some(&entry) = ctx.blocks(region).first() else {
+        return Err(op_error(ctx, op, "expects a body with one block"));
+    };
+    let args = ctx.block_args(entry);
+    let operands = ctx.operands(op);
+    if args.len() != operands.len() {
+        return Err(op_error(
+            ctx,
+            op,
+            format!(
+                "has {} operands, but its body takes {} arguments",
+                operands.len(),
+                args.len()
+            ),
+        ));
+    }
+    for (i, (a, v)) in args.iter().zip(operands).enumerate() {
+        if ctx.value_type(*a) != ctx.value_type(*v) {
+            return Err(op_error(
+                ctx,
+                op,
+                format!(
+                    "body argument #{i} has type '{}', but operand #{i} has type '{}'",
+                    type_str(ctx, ctx.value_type(*a)),
+                    type_str(ctx, ctx.value_type(*v))
+                ),
+            ));
+        }
+    }
+    let Some(term) = ctx
+        .last_op(entry)
+        .filter(|t| ctx.op_name(*t) == "graph.yield")
+    else {
+        return Err(op_error(
+            ctx,
+            op,
+            "expects its body to end with 'graph.yield'",
+        ));
+    };
+    let yielded = ctx.operands(term);
+    if yielded.len() != ctx.num_results(op) {
+        return Err(op_error(
+            ctx,
+            term,
+            format!(
+                "yields {} values, but the parent 'graph.fusion' has {} results",
+                yielded.len(),
+                ctx.num_results(op)
+            ),
+        ));
+    }
+    for (i, (v, r)) in yielded.iter().zip(ctx.results(op)).enumerate() {
+        if ctx.value_type(*v) != ctx.value_type(r) {
+            return Err(op_error(
+                ctx,
+                term,
+                format!(
+                    "operand #{i} has type '{}', but result #{i} of the parent 'graph.fusion' has type '{}'",
+                    type_str(ctx, ctx.value_type(*v)),
+                    type_str(ctx, ctx.value_type(r))
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dlc_ir::parse_source;
+
+    /// `tensor<4x?x8xf32>` from `"4x?x8xf32"` (`"f32"` for rank 0).
+    fn ty(ctx: &mut Context, text: &str) -> Type {
+        let mut parts: Vec<&str> = text.split('x').collect();
+        let elem = match parts.pop().unwrap() {
+            "f16" => Type::F16,
+            "bf16" => Type::BF16,
+            "f32" => Type::F32,
+            "f64" => Type::F64,
+            "i1" => Type::I1,
+            "i8" => Type::I8,
+            "i16" => Type::I16,
+            "i32" => Type::I32,
+            "i64" => Type::I64,
+            e => panic!("unknown element {e}"),
+        };
+        let shape: Vec<i64> = parts
+            .iter()
+            .map(|d| {
+                if *d == "?" {
+                    DYNAMIC
+                } else {
+                    d.parse().unwrap()
+                }
+            })
+            .collect();
+        ctx.tensor_type(&shape, elem)
+    }
+
+    /// The attributes of `{...}` text.
+    fn attrs(ctx: &mut Context, text: &str) -> Vec<NamedAttr> {
+        ctx.allow_unregistered = true;
+        let src = format!("\"t.op\"() {text} : () -> ()");
+        let module = parse_source(ctx, &src, "attrs", 1).expect("attributes parse");
+        let body = ctx.blocks(ctx.region(module, 0))[0];
+        let op = ctx.first_op(body).unwrap();
+        ctx.attrs(op).to_vec()
+    }
+
+    /// (op, operand types, attributes, `Ok(result)` or `Err(message part)`).
+    type Case = (
+        &'static str,
+        &'static [&'static str],
+        &'static str,
+        Result<&'static str, &'static str>,
+    );
+
+    const CASES: &[Case] = &[
+        ("graph.exp", &["4x?xf32"], "{}", Ok("4x?xf32")),
+        ("graph.exp", &["4xi32"], "{}", Err("must be a tensor of f16, bf16, f32 or f64")),
+        ("graph.neg", &["4xi8"], "{}", Ok("4xi8")),
+        ("graph.not", &["4xi1"], "{}", Ok("4xi1")),
+        ("graph.add", &["4x1xf32", "1x8xf32"], "{}", Ok("4x8xf32")),
+        ("graph.add", &["8xf32", "3x1xf32"], "{}", Ok("3x8xf32")),
+        ("graph.add", &["?x1xf32", "1x8xf32"], "{}", Ok("?x8xf32")),
+        ("graph.add", &["?xf32", "8xf32"], "{}", Ok("8xf32")),
+        ("graph.add", &["?xf32", "1xf32"], "{}", Ok("?xf32")),
+        ("graph.add", &["f32", "2x3xf32"], "{}", Ok("2x3xf32")),
+        ("graph.add", &["4xf32", "5xf32"], "{}", Err("not broadcast-compatible")),
+        ("graph.add", &["4xf32", "4xf64"], "{}", Err("element type")),
+        ("graph.and", &["4xi32", "4xi32"], "{}", Ok("4xi32")),
+        ("graph.cmp", &["4x1xf32", "3xf32"], "{predicate = \"lt\"}", Ok("4x3xi1")),
+        ("graph.cmp", &["4xf32", "4xf32"], "{}", Err("requires string attribute 'predicate'")),
+        ("graph.select", &["4x1xi1", "3xf32", "1xf32"], "{}", Ok("4x3xf32")),
+        ("graph.select", &["4xf32", "4xf32", "4xf32"], "{}", Err("condition")),
+        ("graph.broadcast_to", &["3x1xf32"], "{shape = array<i64: 2, 3, 4>}", Ok("2x3x4xf32")),
+        ("graph.broadcast_to", &["?x1xf32"], "{shape = array<i64: -1, 4>}", Ok("?x4xf32")),
+        ("graph.broadcast_to", &["5x1xf32"], "{shape = array<i64: -1, -1>}", Ok("5x?xf32")),
+        ("graph.broadcast_to", &["3x2xf32"], "{shape = array<i64: 3, 4>}", Err("cannot be broadcast to 4")),
+        ("graph.reshape", &["2x3x4xf32"], "{shape = array<i64: 4, -1>}", Ok("4x6xf32")),
+        ("graph.reshape", &["2x3x4xf32"], "{shape = array<i64: 24>}", Ok("24xf32")),
+        ("graph.reshape", &["?x4xf32"], "{shape = array<i64: -1, 2, 2>}", Ok("?x2x2xf32")),
+        ("graph.reshape", &["?x4xf32"], "{shape = array<i64: 8, 2>}", Ok("8x2xf32")),
+        ("graph.reshape", &["2x3xf32"], "{shape = array<i64: 4, -1>}", Err("no integer size")),
+        ("graph.reshape", &["2x3xf32"], "{shape = array<i64: 7>}", Err("(6 elements) into 7 (7 elements)")),
+        ("graph.reshape", &["0x3xf32"], "{shape = array<i64: 0, -1>}", Err("no integer size")),
+        ("graph.transpose", &["2x3x4xf32"], "{perm = array<i64: 1, 2, 0>}", Ok("3x4x2xf32")),
+        ("graph.transpose", &["2x3xf32"], "{perm = array<i64: 0>}", Err("has 1 entries")),
+        ("graph.slice", &["10xf32"], "{starts = array<i64: 1>, ends = array<i64: 8>, steps = array<i64: 3>}", Ok("3xf32")),
+        ("graph.slice", &["10xf32"], "{starts = array<i64: -3>, ends = array<i64: 100>, steps = array<i64: 1>}", Ok("3xf32")),
+        ("graph.slice", &["10xf32"], "{starts = array<i64: 8>, ends = array<i64: 2>, steps = array<i64: 1>}", Ok("0xf32")),
+        ("graph.slice", &["?xf32"], "{starts = array<i64: 0>, ends = array<i64: 2>, steps = array<i64: 1>}", Ok("?xf32")),
+        ("graph.concat", &["2x3xf32", "2x5xf32", "2x1xf32"], "{axis = 1}", Ok("2x9xf32")),
+        ("graph.concat", &["?x3xf32", "2x3xf32"], "{axis = 1}", Ok("2x6xf32")),
+        ("graph.concat", &["?x3xf32", "2x3xf32"], "{axis = 0}", Ok("?x3xf32")),
+        ("graph.concat", &["2x3xf32", "2x3xf32"], "{axis = -1}", Err("axis -1 is out of bounds")),
+        ("graph.pad", &["2x?xf32"], "{low = array<i64: 1, 2>, high = array<i64: 3, 4>}", Ok("6x?xf32")),
+        ("graph.gather", &["5x6x7xf32"], "{axis = 1}", Err("expected 2 operands")),
+        ("graph.gather", &["5x6x7xf32", "2x3xi32"], "{axis = 1}", Ok("5x2x3x7xf32")),
+        ("graph.gather", &["5xf32", "i64"], "{axis = 0}", Ok("f32")),
+        ("graph.reduce_sum", &["2x3x4xf32"], "{axes = array<i64: 0, 2>}", Ok("3xf32")),
+        ("graph.reduce_sum", &["2x3x4xf32"], "{axes = array<i64: 2, 0>, keepdim = true}", Ok("1x3x1xf32")),
+        ("graph.reduce_prod", &["2x3xi32"], "{axes = array<i64: 0, 1>}", Ok("i32")),
+        ("graph.reduce_sum", &["2x3xf32"], "{axes = array<i64: 0, 0>}", Err("appears twice")),
+        ("graph.reduce_sum", &["2x3xf32"], "{}", Err("requires attribute 'axes'")),
+        ("graph.argmax", &["2x3xf16"], "{axis = 1}", Ok("2xi64")),
+        ("graph.argmin", &["2x3xi8"], "{axis = 0, keepdim = true}", Ok("1x3xi64")),
+        ("graph.matmul", &["4x8xf32", "8x5xf32"], "{}", Ok("4x5xf32")),
+        ("graph.matmul", &["2x1x4x8xf32", "3x8x5xf32"], "{}", Ok("2x3x4x5xf32")),
+        ("graph.matmul", &["?x8xf32", "?x?xf32"], "{}", Ok("?x?xf32")),
+        ("graph.matmul", &["8x4xf32", "5x8xf32"], "{transpose_a, transpose_b}", Ok("4x5xf32")),
+        ("graph.matmul", &["4x8xf32", "7x5xf32"], "{}", Err("inner dims do not match")),
+        ("graph.softmax", &["2x8xf32"], "{axis = 1}", Ok("2x8xf32")),
+        ("graph.softmax", &["2x8xf32"], "{axis = 2}", Err("axis 2 is out of bounds")),
+        ("graph.layer_norm", &["2x8x16xf32", "8x16xf32", "8x16xf32"], "{axis = 1, epsilon = 1.0e-5}", Ok("2x8x16xf32")),
+        ("graph.layer_norm", &["2x8x16xf32", "16xf32", "8xf32"], "{axis = 2, epsilon = 1.0e-5}", Err("operand #2 (beta)")),
+        ("graph.rms_norm", &["2x?xf32", "16xf32"], "{axis = 1, epsilon = 1.0e-6}", Ok("2x?xf32")),
+        ("graph.linear", &["3x2x16xf32", "16x32xf32", "32xf32"], "{}", Ok("3x2x32xf32")),
+        ("graph.conv2d", &["1x3x32x32xf32", "16x3x3x3xf32"], "{}", Ok("1x16x30x30xf32")),
+        ("graph.conv2d", &["1x3x32x32xf32", "16x3x3x3xf32"], "{strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>}", Ok("1x16x16x16xf32")),
+        ("graph.conv2d", &["1x3x32x32xf32", "16x3x3x3xf32"], "{dilations = array<i64: 2, 2>}", Ok("1x16x28x28xf32")),
+        ("graph.conv2d", &["1x6x8x8xf32", "6x2x1x1xf32"], "{groups = 3}", Ok("1x6x8x8xf32")),
+        ("graph.conv2d", &["1x6x8x8xf32", "4x2x1x1xf32"], "{groups = 3}", Err("divisible by groups")),
+        ("graph.conv2d", &["1x3x2x2xf32", "4x3x3x3xf32"], "{}", Err("larger than the padded input")),
+        ("graph.conv2d", &["?x3x?x32xf32", "16x3x3x3xf32"], "{}", Ok("?x16x?x30xf32")),
+        ("graph.max_pool2d", &["1x4x7x7xf32"], "{kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>}", Ok("1x4x3x3xf32")),
+        ("graph.avg_pool2d", &["1x4x7x7xf32"], "{kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>}", Ok("1x4x4x4xf32")),
+        ("graph.avg_pool2d", &["1x4x7x7xi32"], "{kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>}", Err("must be a tensor of f16")),
+        ("graph.sdpa", &["2x8x16xf32", "2x10x16xf32", "2x10x32xf32"], "{scale = 0.25}", Ok("2x8x32xf32")),
+        ("graph.sdpa", &["2x8x16xf32", "1x10x16xf32", "2x10x32xf32", "1x8x10xf32"], "{scale = 0.25}", Ok("2x8x32xf32")),
+        ("graph.sdpa", &["2x8x16xf32", "2x10x16xf32", "2x9x32xf32"], "{scale = 0.25}", Err("same sequence length")),
+        ("graph.sdpa", &["2x8x16xf32", "2x10x16xf32", "2x10x32xf32"], "{}", Err("requires float attribute 'scale'")),
+        ("graph.cast", &["4xf32"], "{}", Err("give the result type")),
+    ];
+
+    #[test]
+    fn inference_table() {
+        for (name, operands, attr_text, expected) in CASES {
+            let mut ctx = Context::new();
+            let types: Vec<Type> = operands.iter().map(|t| ty(&mut ctx, t)).collect();
+            let list = attrs(&mut ctx, attr_text);
+            let got = infer_result_type(&mut ctx, name, &types, &list);
+            let case = format!("{name} {operands:?} {attr_text}");
+            match (expected, got) {
+                (Ok(want), Ok(got)) => {
+                    let want = ty(&mut ctx, want);
+                    assert_eq!(type_str(&ctx, got), type_str(&ctx, want), "{case}");
+                }
+                (Err(part), Err(msg)) => assert!(msg.contains(part), "{case}: {msg}"),
+                (want, got) => panic!("{case}: expected {want:?}, got {got:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn compatibility_allows_more_static_results() {
+        let a = TensorType {
+            shape: vec![4, DYNAMIC],
+            element: Type::F32,
+        };
+        let b = TensorType {
+            shape: vec![DYNAMIC, 8],
+            element: Type::F32,
+        };
+        assert!(types_compatible(&a, &b));
+        let c = TensorType {
+            shape: vec![4],
+            element: Type::F32,
+        };
+        assert!(!types_compatible(&a, &c));
+        assert_eq!(slice_size(10, -1, i64::MIN, 1), 0);
+        assert_eq!(slice_size(10, i64::MIN, i64::MAX, 4), 3);
+    }
+}
