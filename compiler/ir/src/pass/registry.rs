@@ -107,8 +107,8 @@ impl PassRegistry {
                     ),
                 ));
             }
-            Some(_) => self.add_nested_elements(&mut root, &spec.elements, 0)?,
-            None => self.add_flat_elements(&mut root, &spec.elements, 0)?,
+            Some(_) => self.add_elements(&mut root, &spec.elements, 0, false)?,
+            None => self.add_elements(&mut root, &spec.elements, 0, true)?,
         }
         Ok(PassManager::from_root(root))
     }
@@ -188,7 +188,7 @@ impl PassRegistry {
     /// A nested pipeline element built into a manager of its own.
     fn nested_manager(&self, spec: &PipelineSpec, depth: usize) -> Result<Element, PipelineError> {
         let mut nested = OpPassManager::new(spec.anchor.clone());
-        self.add_nested_elements(&mut nested, &spec.elements, depth)?;
+        self.add_elements(&mut nested, &spec.elements, depth, false)?;
         Ok(Element::Nested(nested))
     }
 
@@ -210,84 +210,56 @@ impl PassRegistry {
         Ok(expanded)
     }
 
-    /// Flat form: each pass goes where its anchor says.
-    fn add_flat_elements(
-        &self,
-        root: &mut OpPassManager,
-        elements: &[PipelineElement],
-        depth: usize,
-    ) -> Result<(), PipelineError> {
-        let root_anchor = root.anchor.clone();
-        for e in elements {
-            match e {
-                PipelineElement::Nested { spec, .. } => {
-                    root.elements.push(self.nested_manager(spec, depth)?)
-                }
-                PipelineElement::Pass {
-                    name,
-                    options,
-                    col,
-                    option_cols,
-                } => {
-                    if let Some(expanded) = self.expand_named(name, options, *col, depth)? {
-                        self.add_flat_elements(root, &expanded, depth + 1)?;
-                        continue;
-                    }
-                    let entry = self.entry(name, options, *col, option_cols)?;
-                    match entry.info.anchor {
-                        Anchor::Op(a) if Some(a) != root_anchor.as_deref() => {
-                            let reuse = matches!(root.elements.last(), Some(Element::Nested(n)) if n.anchor.as_deref() == Some(a));
-                            if !reuse {
-                                root.elements
-                                    .push(Element::Nested(OpPassManager::new(Some(a.to_string()))));
-                            }
-                            let Some(Element::Nested(n)) = root.elements.last_mut() else {
-                                unreachable!("just pushed")
-                            };
-                            n.elements.push(Element::Pass(entry));
-                        }
-                        _ => root.elements.push(Element::Pass(entry)),
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Nested form: passes must fit the pipeline's anchor.
-    fn add_nested_elements(
+    /// Adds pipeline elements to `pm`. In the flat form (`flat`) each pass goes where its
+    /// anchor says, nested managers being created as needed; in the nested form a pass must fit
+    /// the pipeline it is written in.
+    fn add_elements(
         &self,
         pm: &mut OpPassManager,
         elements: &[PipelineElement],
         depth: usize,
+        flat: bool,
     ) -> Result<(), PipelineError> {
         for e in elements {
-            match e {
-                PipelineElement::Nested { spec, .. } => {
-                    pm.elements.push(self.nested_manager(spec, depth)?)
-                }
-                PipelineElement::Pass {
-                    name,
-                    options,
-                    col,
-                    option_cols,
-                } => {
-                    if let Some(expanded) = self.expand_named(name, options, *col, depth)? {
-                        self.add_nested_elements(pm, &expanded, depth + 1)?;
-                        continue;
+            let PipelineElement::Pass {
+                name,
+                options,
+                col,
+                option_cols,
+            } = e
+            else {
+                let PipelineElement::Nested { spec, .. } = e else {
+                    unreachable!("two variants")
+                };
+                pm.elements.push(self.nested_manager(spec, depth)?);
+                continue;
+            };
+            if let Some(expanded) = self.expand_named(name, options, *col, depth)? {
+                self.add_elements(pm, &expanded, depth + 1, flat)?;
+                continue;
+            }
+            let entry = self.entry(name, options, *col, option_cols)?;
+            let here = pm.anchor.clone();
+            match entry.info.anchor {
+                Anchor::Op(a) if Some(a) != here.as_deref() && flat => {
+                    let reuse = matches!(pm.elements.last(), Some(Element::Nested(n)) if n.anchor.as_deref() == Some(a));
+                    if !reuse {
+                        pm.elements
+                            .push(Element::Nested(OpPassManager::new(Some(a.to_string()))));
                     }
-                    let entry = self.entry(name, options, *col, option_cols)?;
-                    if let Anchor::Op(a) = entry.info.anchor {
-                        let here = pm.anchor.as_deref().unwrap_or("any");
-                        if a != here {
-                            return Err(PipelineError::new(
-                                *col,
-                                format!("pass '{name}' runs on '{a}' ops but is placed in a '{here}' pipeline; nest it as '{a}({name})'"),
-                            ));
-                        }
-                    }
-                    pm.elements.push(Element::Pass(entry));
+                    let Some(Element::Nested(n)) = pm.elements.last_mut() else {
+                        unreachable!("just pushed")
+                    };
+                    n.elements.push(Element::Pass(entry));
                 }
+                Anchor::Op(a) if Some(a) != here.as_deref() => {
+                    let here = here.as_deref().unwrap_or("any");
+                    return Err(PipelineError::new(
+                        *col,
+                        format!("pass '{name}' runs on '{a}' ops but is placed in a '{here}' pipeline; nest it as '{a}({name})'"),
+                    ));
+                }
+                _ => pm.elements.push(Element::Pass(entry)),
             }
         }
         Ok(())
