@@ -116,6 +116,8 @@ fn new_context(allow_unregistered: bool) -> Context {
     ctx.register_dialect(dlc_func::dialect());
     ctx.register_dialect(dlc_arith::dialect());
     ctx.register_dialect(dlc_graph::dialect());
+    ctx.register_dialect(dlc_loop::dialect());
+    ctx.register_dialect(dlc_loop::math_dialect());
     ctx.allow_unregistered = allow_unregistered;
     ctx
 }

@@ -1,0 +1,573 @@
+//! Control flow: one simulated thread as a resumable state machine.
+//!
+//! A thread is an explicit stack of frames — the kernel body, each `loop.for` iteration, each
+//! `loop.if` branch, each schedule block's init and body — and a cursor into each frame's block.
+//! [`Machine::run_thread`] advances a thread until it finishes or reaches a collective op
+//! (`loop.barrier`, `loop.warp_reduce`, `loop.block_reduce`), where it stops with its cursor past
+//! the op; the grid scheduler (`grid.rs`) resumes it once every thread of its warp or block is
+//! there. No OS threads are involved, so interleaving is deterministic.
+
+use super::buffer::{buffer_type, HostBuffer, Space};
+use super::scalar::{self, Val};
+use dlc_ir::{Block, Context, Diagnostic, Op, Value, DYNAMIC};
+use rustc_hash::FxHashMap as HashMap;
+
+/// The launch configuration: grid and block sizes per dimension (x, y, z).
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct Launch {
+    pub grid: [i64; 3],
+    pub block: [i64; 3],
+}
+
+/// The state shared by the threads of a launch: memory, launch shape and current block.
+pub(crate) struct Machine<'c> {
+    pub ctx: &'c Context,
+    /// Global buffers (the kernel arguments, first) then the current block's shared and local
+    /// allocations.
+    pub mem: Vec<HostBuffer>,
+    pub n_global: usize,
+    /// `loop.alloc` ops in shared memory → their buffer for the current block.
+    pub shared: HashMap<Op, usize>,
+    /// (thread, `loop.alloc` op) → that thread's local buffer.
+    pub local: HashMap<(usize, Op), usize>,
+    pub launch: Launch,
+    pub block_id: [i64; 3],
+}
+
+/// One simulated thread.
+pub(crate) struct Thread {
+    /// Linear index in the block (x fastest).
+    pub linear: usize,
+    pub tid: [i64; 3],
+    pub env: HashMap<Value, Val>,
+    frames: Vec<Frame>,
+}
+
+/// Why [`Machine::run_thread`] returned.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) enum Status {
+    Done,
+    /// Stopped at this collective op, cursor past it.
+    Waiting(Op),
+}
+
+struct Frame {
+    /// The next op to run; `None` or a terminator ends the frame.
+    next: Option<Op>,
+    kind: FrameKind,
+}
+
+enum FrameKind {
+    Kernel,
+    /// A branch of `loop.if` or a schedule block's body.
+    Plain,
+    Loop {
+        body: Block,
+        iv_arg: Value,
+        iv: i64,
+        ub: i64,
+        stride: i64,
+    },
+    /// A schedule block's init region; its body runs next.
+    Init {
+        body: Block,
+    },
+}
+
+enum Flow {
+    Next,
+    Push(Frame),
+    Wait,
+}
+
+/// A diagnostic at `op`'s location.
+pub(crate) fn op_err(ctx: &Context, op: Op, msg: impl Into<String>) -> Diagnostic {
+    Diagnostic::error(ctx.op_loc(op), msg.into())
+}
+
+/// The index (0, 1, 2) named by a `dim` attribute: "x"/"y"/"z" or an integer.
+pub(crate) fn dim_index(s: &str) -> Option<usize> {
+    match s {
+        "x" => Some(0),
+        "y" => Some(1),
+        "z" => Some(2),
+        _ => None,
+    }
+}
+
+impl Thread {
+    /// A thread about to run the kernel body starting at `first`.
+    pub(crate) fn new(
+        linear: usize,
+        tid: [i64; 3],
+        env: HashMap<Value, Val>,
+        first: Option<Op>,
+    ) -> Self {
+        Thread {
+            linear,
+            tid,
+            env,
+            frames: vec![Frame {
+                next: first,
+                kind: FrameKind::Kernel,
+            }],
+        }
+    }
+}
+
+impl Machine<'_> {
+    /// Runs `th` until it finishes or stops at a collective op.
+    pub(crate) fn run_thread(&mut self, th: &mut Thread) -> Result<Status, Diagnostic> {
+        let ctx = self.ctx;
+        loop {
+            let Some(frame) = th.frames.last_mut() else {
+                return Ok(Status::Done);
+            };
+            let op = match frame.next {
+                Some(op) if !matches!(ctx.op_name(op), "loop.yield" | "loop.return") => op,
+                _ => {
+                    self.end_frame(th);
+                    continue;
+                }
+            };
+            frame.next = ctx.next_op(op);
+            match self.exec(th, op)? {
+                Flow::Next => {}
+                Flow::Push(f) => th.frames.push(f),
+                Flow::Wait => return Ok(Status::Waiting(op)),
+            }
+        }
+    }
+
+    /// Ends the innermost frame: the next loop iteration, the schedule block's body after its
+    /// init, or a return to the enclosing frame.
+    fn end_frame(&mut self, th: &mut Thread) {
+        let ctx = self.ctx;
+        let Some(frame) = th.frames.last_mut() else {
+            return;
+        };
+        match &mut frame.kind {
+            FrameKind::Loop {
+                body,
+                iv_arg,
+                iv,
+                ub,
+                stride,
+            } => {
+                *iv = iv.saturating_add(*stride);
+                if *iv < *ub {
+                    th.env.insert(*iv_arg, Val::Int(*iv));
+                    frame.next = ctx.first_op(*body);
+                    return;
+                }
+            }
+            FrameKind::Init { body } => {
+                *frame = Frame {
+                    next: ctx.first_op(*body),
+                    kind: FrameKind::Plain,
+                };
+                return;
+            }
+            FrameKind::Kernel | FrameKind::Plain => {}
+        }
+        th.frames.pop();
+    }
+
+    fn get(&self, th: &Thread, op: Op, v: Value) -> Result<Val, Diagnostic> {
+        th.env.get(&v).cloned().ok_or_else(|| {
+            op_err(
+                self.ctx,
+                op,
+                "operand has no value (used before definition)",
+            )
+        })
+    }
+
+    fn get_int(&self, th: &Thread, op: Op, v: Value) -> Result<i64, Diagnostic> {
+        self.get(th, op, v)?
+            .as_int()
+            .map_err(|m| op_err(self.ctx, op, m))
+    }
+
+    fn set_result(&self, th: &mut Thread, op: Op, v: Val) -> Result<(), Diagnostic> {
+        if self.ctx.num_results(op) != 1 {
+            return Err(op_err(self.ctx, op, "expected exactly one result"));
+        }
+        th.env.insert(self.ctx.result(op, 0), v);
+        Ok(())
+    }
+
+    /// Runs one op.
+    fn exec(&mut self, th: &mut Thread, op: Op) -> Result<Flow, Diagnostic> {
+        let ctx = self.ctx;
+        let name = ctx.op_name(op);
+        match name {
+            "loop.for" => self.exec_for(th, op),
+            "loop.schedule_block" => self.exec_schedule_block(th, op),
+            "loop.if" => {
+                let cond = self.get_int(th, op, self.operand(op, 0)?)?;
+                let region = if cond != 0 { 0 } else { 1 };
+                Ok(match ctx.regions(op).get(region) {
+                    Some(&r) => match ctx.blocks(r).first() {
+                        Some(&b) => Flow::Push(Frame {
+                            next: ctx.first_op(b),
+                            kind: FrameKind::Plain,
+                        }),
+                        None => Flow::Next,
+                    },
+                    None => Flow::Next,
+                })
+            }
+            "loop.load" | "loop.vload" => self.exec_load(th, op),
+            "loop.store" | "loop.vstore" => self.exec_store(th, op),
+            "loop.alloc" => self.exec_alloc(th, op),
+            "loop.thread_id" | "loop.block_id" | "loop.block_dim" | "loop.grid_dim" => {
+                let d = self.dim_attr(op)?;
+                let v = match name {
+                    "loop.thread_id" => th.tid[d],
+                    "loop.block_id" => self.block_id[d],
+                    "loop.block_dim" => self.launch.block[d],
+                    _ => self.launch.grid[d],
+                };
+                self.set_result(th, op, Val::Int(v))?;
+                Ok(Flow::Next)
+            }
+            "loop.barrier" | "loop.warp_reduce" | "loop.block_reduce" => Ok(Flow::Wait),
+            _ if scalar::is_scalar_op(name) && ctx.regions(op).is_empty() => {
+                let args = ctx
+                    .operands(op)
+                    .iter()
+                    .map(|&v| self.get(th, op, v))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let v = scalar::eval(ctx, op, &args).map_err(|m| op_err(ctx, op, m))?;
+                self.set_result(th, op, v)?;
+                Ok(Flow::Next)
+            }
+            _ => Err(op_err(
+                ctx,
+                op,
+                format!("the loop interpreter does not support '{name}'"),
+            )),
+        }
+    }
+
+    fn operand(&self, op: Op, i: usize) -> Result<Value, Diagnostic> {
+        self.ctx
+            .operands(op)
+            .get(i)
+            .copied()
+            .ok_or_else(|| op_err(self.ctx, op, format!("expected an operand #{i}")))
+    }
+
+    /// The `dim` attribute of a GPU id op, as 0, 1 or 2.
+    pub(crate) fn dim_attr(&self, op: Op) -> Result<usize, Diagnostic> {
+        let ctx = self.ctx;
+        let attr = ctx.attr(op, "dim");
+        attr.and_then(|a| match ctx.attr_as_str(a) {
+            Some(s) => dim_index(s),
+            None => ctx.attr_as_int(a).and_then(|i| usize::try_from(i).ok()),
+        })
+        .filter(|&d| d < 3)
+        .ok_or_else(|| op_err(ctx, op, "expected a 'dim' attribute x, y or z"))
+    }
+
+    /// `loop.for`: serial semantics for every kind; a GPU-bound kind (block.*, thread.*) starts
+    /// at this block's or thread's id and strides by the grid or block size.
+    fn exec_for(&mut self, th: &mut Thread, op: Op) -> Result<Flow, Diagnostic> {
+        let ctx = self.ctx;
+        let lb = self.get_int(th, op, self.operand(op, 0)?)?;
+        let ub = self.get_int(th, op, self.operand(op, 1)?)?;
+        let step = self.get_int(th, op, self.operand(op, 2)?)?;
+        if step <= 0 {
+            return Err(op_err(
+                ctx,
+                op,
+                format!("loop step must be positive, got {step}"),
+            ));
+        }
+        let kind = ctx
+            .attr(op, "kind")
+            .and_then(|a| ctx.attr_as_str(a))
+            .unwrap_or("serial");
+        let (start, stride) = match kind.split_once('.') {
+            Some((level @ ("block" | "thread"), d)) => {
+                let d = dim_index(d)
+                    .ok_or_else(|| op_err(ctx, op, format!("unknown loop kind '{kind}'")))?;
+                let (id, n) = if level == "block" {
+                    (self.block_id[d], self.launch.grid[d])
+                } else {
+                    (th.tid[d], self.launch.block[d])
+                };
+                (
+                    lb.saturating_add(id.saturating_mul(step)),
+                    step.saturating_mul(n),
+                )
+            }
+            _ => match kind {
+                "serial" | "parallel" | "vectorize" | "unroll" => (lb, step),
+                _ => return Err(op_err(ctx, op, format!("unknown loop kind '{kind}'"))),
+            },
+        };
+        let body = ctx
+            .regions(op)
+            .first()
+            .and_then(|&r| ctx.blocks(r).first().copied())
+            .ok_or_else(|| op_err(ctx, op, "loop.for has no body block"))?;
+        let iv_arg = *ctx
+            .block_args(body)
+            .first()
+            .ok_or_else(|| op_err(ctx, op, "loop.for body has no induction variable"))?;
+        if start >= ub {
+            return Ok(Flow::Next);
+        }
+        th.env.insert(iv_arg, Val::Int(start));
+        Ok(Flow::Push(Frame {
+            next: ctx.first_op(body),
+            kind: FrameKind::Loop {
+                body,
+                iv_arg,
+                iv: start,
+                ub,
+                stride,
+            },
+        }))
+    }
+
+    /// `loop.schedule_block`: binds the iter vars to the iter values and runs the body; for a
+    /// reduction, the init region runs first when every reduce iter value is 0 (the first
+    /// iteration of the reduction, as TVM's `T.init()`).
+    fn exec_schedule_block(&mut self, th: &mut Thread, op: Op) -> Result<Flow, Diagnostic> {
+        let ctx = self.ctx;
+        let values = ctx
+            .operands(op)
+            .iter()
+            .map(|&v| self.get_int(th, op, v))
+            .collect::<Result<Vec<_>, _>>()?;
+        let kinds: Vec<&str> = match ctx.attr(op, "iter_kinds").map(|a| ctx.attr_kind(a)) {
+            Some(dlc_ir::AttrKind::Array(items)) => items
+                .iter()
+                .map(|&a| ctx.attr_as_str(a).unwrap_or("spatial"))
+                .collect(),
+            _ => vec!["spatial"; values.len()],
+        };
+        let (body, init) = schedule_block_regions(ctx, op)
+            .ok_or_else(|| op_err(ctx, op, "loop.schedule_block has no body block"))?;
+        let bind = |th: &mut Thread, block: Block| -> Result<(), Diagnostic> {
+            let args = ctx.block_args(block);
+            if args.len() != values.len() {
+                return Err(op_err(
+                    ctx,
+                    op,
+                    format!("{} iter values for {} iter vars", values.len(), args.len()),
+                ));
+            }
+            for (&a, &v) in args.iter().zip(&values) {
+                th.env.insert(a, Val::Int(v));
+            }
+            Ok(())
+        };
+        bind(th, body)?;
+        let first_reduce_iteration = kinds.contains(&"reduce")
+            && kinds
+                .iter()
+                .zip(&values)
+                .all(|(&k, &v)| k != "reduce" || v == 0);
+        if let Some(init) = init.filter(|_| first_reduce_iteration) {
+            bind(th, init)?;
+            return Ok(Flow::Push(Frame {
+                next: ctx.first_op(init),
+                kind: FrameKind::Init { body },
+            }));
+        }
+        Ok(Flow::Push(Frame {
+            next: ctx.first_op(body),
+            kind: FrameKind::Plain,
+        }))
+    }
+
+    /// The buffer and element offset a load or store addresses, bounds-checked; `width` is the
+    /// number of contiguous elements along the last dimension.
+    fn address(
+        &self,
+        th: &Thread,
+        op: Op,
+        buf_operand: usize,
+        width: usize,
+    ) -> Result<(usize, usize), Diagnostic> {
+        let ctx = self.ctx;
+        let ops = ctx.operands(op);
+        let id = match self.get(th, op, self.operand(op, buf_operand)?)? {
+            Val::Buf(id) => id,
+            _ => return Err(op_err(ctx, op, "expected a buffer operand")),
+        };
+        let idx = ops[buf_operand + 1..]
+            .iter()
+            .map(|&v| self.get_int(th, op, v))
+            .collect::<Result<Vec<_>, _>>()?;
+        let buf = &self.mem[id];
+        if idx.len() != buf.shape.len() {
+            return Err(op_err(
+                ctx,
+                op,
+                format!(
+                    "{} indices for a buffer of rank {}",
+                    idx.len(),
+                    buf.shape.len()
+                ),
+            ));
+        }
+        let mut offset = 0usize;
+        for (k, (&i, &n)) in idx.iter().zip(&buf.shape).enumerate() {
+            let last = k + 1 == idx.len();
+            let end = if last {
+                i.checked_add(width as i64)
+            } else {
+                i.checked_add(1)
+            };
+            if i < 0 || end.is_none_or(|e| e > n as i64) {
+                let what = if width > 1 {
+                    format!("vector access of {width} elements at")
+                } else {
+                    "access at".to_string()
+                };
+                return Err(op_err(
+                    ctx,
+                    op,
+                    format!(
+                        "out-of-bounds {what} index {idx:?} of a buffer of shape {:?}",
+                        buf.shape
+                    ),
+                ));
+            }
+            offset = offset * n + i as usize;
+        }
+        if idx.is_empty() && width > 1 {
+            return Err(op_err(ctx, op, "vector access to a rank-0 buffer"));
+        }
+        Ok((id, offset))
+    }
+
+    /// The lane count of a vector load/store's vector type.
+    fn vector_width(&self, op: Op, ty: dlc_ir::Type) -> Result<usize, Diagnostic> {
+        match self.ctx.shape(ty) {
+            Some(shape) => Ok(shape.iter().product::<i64>().max(0) as usize),
+            None => Err(op_err(self.ctx, op, "expected a vector type")),
+        }
+    }
+
+    fn exec_load(&mut self, th: &mut Thread, op: Op) -> Result<Flow, Diagnostic> {
+        let ctx = self.ctx;
+        let vector = ctx.op_name(op) == "loop.vload";
+        let width = if vector {
+            let ty = *ctx
+                .result_types(op)
+                .first()
+                .ok_or_else(|| op_err(ctx, op, "loop.vload has no result"))?;
+            self.vector_width(op, ty)?
+        } else {
+            1
+        };
+        let (id, at) = self.address(th, op, 0, width)?;
+        let buf = &self.mem[id];
+        let v = if vector {
+            Val::Vector((at..at + width).map(|i| buf.get(i)).collect())
+        } else {
+            buf.get(at)
+        };
+        self.set_result(th, op, v)?;
+        Ok(Flow::Next)
+    }
+
+    fn exec_store(&mut self, th: &mut Thread, op: Op) -> Result<Flow, Diagnostic> {
+        let ctx = self.ctx;
+        let value = self.get(th, op, self.operand(op, 0)?)?;
+        let lanes = match (&value, ctx.op_name(op) == "loop.vstore") {
+            (Val::Vector(l), true) => l.clone(),
+            (v @ (Val::Int(_) | Val::Float(_)), false) => vec![v.clone()],
+            _ => {
+                return Err(op_err(
+                    ctx,
+                    op,
+                    "stored value does not match the store kind",
+                ))
+            }
+        };
+        let (id, at) = self.address(th, op, 1, lanes.len())?;
+        for (k, v) in lanes.iter().enumerate() {
+            self.mem[id]
+                .set(at + k, v)
+                .map_err(|m| op_err(ctx, op, m))?;
+        }
+        Ok(Flow::Next)
+    }
+
+    /// `loop.alloc`: shared buffers are one per block (the first thread to reach the op creates
+    /// it), local buffers one per thread; both start zeroed.
+    fn exec_alloc(&mut self, th: &mut Thread, op: Op) -> Result<Flow, Diagnostic> {
+        let ctx = self.ctx;
+        let ty = *ctx
+            .result_types(op)
+            .first()
+            .ok_or_else(|| op_err(ctx, op, "loop.alloc has no result"))?;
+        let bt = buffer_type(ctx, ty)
+            .ok_or_else(|| op_err(ctx, op, "loop.alloc result is not a !loop.buffer type"))?;
+        let existing = match bt.space {
+            Space::Shared => self.shared.get(&op).copied(),
+            Space::Local => self.local.get(&(th.linear, op)).copied(),
+            Space::Global => {
+                return Err(op_err(
+                    ctx,
+                    op,
+                    "loop.alloc of a global buffer is not allowed",
+                ))
+            }
+        };
+        let id = match existing {
+            Some(id) => id,
+            None => {
+                let mut dynamic = ctx.operands(op).iter();
+                let mut shape = Vec::with_capacity(bt.dims.len());
+                for &d in &bt.dims {
+                    let n = if d == DYNAMIC {
+                        let v = dynamic
+                            .next()
+                            .ok_or_else(|| op_err(ctx, op, "missing size operand for a '?' dim"))?;
+                        self.get_int(th, op, *v)?
+                    } else {
+                        d
+                    };
+                    if n < 0 {
+                        return Err(op_err(ctx, op, format!("negative buffer size {n}")));
+                    }
+                    shape.push(n as usize);
+                }
+                let dtype = super::buffer::DType::from_type(ctx, bt.elem)
+                    .ok_or_else(|| op_err(ctx, op, "unsupported buffer element type"))?;
+                self.mem.push(HostBuffer::zeros(&shape, dtype));
+                let id = self.mem.len() - 1;
+                match bt.space {
+                    Space::Shared => self.shared.insert(op, id),
+                    _ => self.local.insert((th.linear, op), id),
+                };
+                id
+            }
+        };
+        self.set_result(th, op, Val::Buf(id))?;
+        Ok(Flow::Next)
+    }
+}
+
+/// A schedule block's body and optional init block. The spec lists the body region first and
+/// the init region second; an empty region counts as absent.
+fn schedule_block_regions(ctx: &Context, op: Op) -> Option<(Block, Option<Block>)> {
+    let entry = |i: usize| {
+        ctx.regions(op)
+            .get(i)
+            .and_then(|&r| ctx.blocks(r).first().copied())
+    };
+    match (entry(0), entry(1)) {
+        (Some(body), init) => Some((body, init)),
+        (None, Some(body)) => Some((body, None)),
+        (None, None) => None,
+    }
+}

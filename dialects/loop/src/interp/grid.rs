@@ -1,0 +1,350 @@
+//! GPU grid simulation: the launch shape of a kernel and the per-block thread scheduler.
+//!
+//! A kernel is GPU-bound when it carries launch attributes (`grid`, `block`) or contains loops of
+//! kind `block.*`/`thread.*`; otherwise it runs as one block of one thread. Blocks run in turn.
+//! Within a block every thread runs until it finishes or stops at a collective op; then a warp
+//! whose 32 threads all wait at the same `loop.warp_reduce` is released with the combined value,
+//! and a block whose threads all wait at the same `loop.barrier` or `loop.block_reduce` is
+//! released. Anything else — some threads finished, or waiting at different ops — is barrier
+//! divergence, reported at the op. Shared buffers live for one block, local ones per thread.
+
+use super::exec::{dim_index, op_err, Launch, Machine, Status, Thread};
+use super::scalar::{self, Val};
+use dlc_ir::{AttrKind, Context, Diagnostic, Op, Value};
+use rustc_hash::FxHashMap as HashMap;
+
+/// Threads per warp.
+pub(crate) const WARP_SIZE: usize = 32;
+/// The most threads a block may have, as on CUDA devices.
+const MAX_BLOCK_THREADS: i64 = 1024;
+
+/// Computes the launch shape of `kernel`. `args` holds the kernel arguments' values.
+pub(crate) fn launch_shape(
+    ctx: &Context,
+    kernel: Op,
+    args: &HashMap<Value, Val>,
+    arg_values: &[Value],
+) -> Result<Launch, Diagnostic> {
+    let mut launch = Launch {
+        grid: [1; 3],
+        block: [1; 3],
+    };
+    let (grid, block) = (ctx.attr(kernel, "grid"), ctx.attr(kernel, "block"));
+    if grid.is_some() || block.is_some() {
+        for (attr, dims) in [(grid, &mut launch.grid), (block, &mut launch.block)] {
+            if let Some(attr) = attr {
+                *dims = launch_attr(ctx, kernel, attr, args, arg_values)?;
+            }
+        }
+    } else {
+        let mut bound = Vec::new();
+        ctx.for_each_op(kernel, &mut |op| {
+            if ctx.op_name(op) == "loop.for" {
+                let kind = ctx.attr(op, "kind").and_then(|a| ctx.attr_as_str(a));
+                if let Some((level, d)) = kind.and_then(|k| k.split_once('.')) {
+                    if let (Some(d), "block" | "thread") = (dim_index(d), level) {
+                        bound.push((op, level == "block", d));
+                    }
+                }
+            }
+        });
+        for (op, is_block, d) in bound {
+            let value = |i: usize| -> Result<i64, Diagnostic> {
+                let v = *ctx
+                    .operands(op)
+                    .get(i)
+                    .ok_or_else(|| op_err(ctx, op, "loop.for needs lb, ub and step"))?;
+                launch_value(ctx, v, args).map_err(|m| {
+                    op_err(
+                        ctx,
+                        op,
+                        format!("the bounds of a GPU-bound loop must be computable at launch from constants and index arguments: {m}"),
+                    )
+                })
+            };
+            let (lb, ub, step) = (value(0)?, value(1)?, value(2)?);
+            if step <= 0 {
+                return Err(op_err(
+                    ctx,
+                    op,
+                    format!("loop step must be positive, got {step}"),
+                ));
+            }
+            let extent = if ub > lb {
+                (ub - lb + step - 1) / step
+            } else {
+                0
+            };
+            let dims = if is_block {
+                &mut launch.grid
+            } else {
+                &mut launch.block
+            };
+            dims[d] = dims[d].max(extent);
+        }
+    }
+    let threads: i64 = launch.block.iter().product();
+    if launch.grid.iter().chain(&launch.block).any(|&n| n < 1) {
+        return Err(op_err(
+            ctx,
+            kernel,
+            format!(
+                "launch dims must be positive: grid {:?}, block {:?}",
+                launch.grid, launch.block
+            ),
+        ));
+    }
+    if threads > MAX_BLOCK_THREADS {
+        return Err(op_err(
+            ctx,
+            kernel,
+            format!("a block of {threads} threads exceeds the limit of {MAX_BLOCK_THREADS}"),
+        ));
+    }
+    Ok(launch)
+}
+
+/// One `grid`/`block` attribute: three entries, each an integer or a string naming an index
+/// argument (`argN`, `%argN` or `N` by position, or a name listed in an `arg_names` attribute).
+fn launch_attr(
+    ctx: &Context,
+    kernel: Op,
+    attr: dlc_ir::Attribute,
+    args: &HashMap<Value, Val>,
+    arg_values: &[Value],
+) -> Result<[i64; 3], Diagnostic> {
+    let AttrKind::Array(items) = ctx.attr_kind(attr) else {
+        return Err(op_err(
+            ctx,
+            kernel,
+            "launch attribute must be an array of 3 entries",
+        ));
+    };
+    let mut dims = [1i64; 3];
+    if items.len() > 3 {
+        return Err(op_err(
+            ctx,
+            kernel,
+            "launch attribute must be an array of 3 entries",
+        ));
+    }
+    for (slot, &item) in dims.iter_mut().zip(items.iter()) {
+        *slot = if let Some(n) = ctx.attr_as_int(item) {
+            n as i64
+        } else if let Some(name) = ctx.attr_as_str(item) {
+            let pos = symbolic_arg_position(ctx, kernel, name).ok_or_else(|| {
+                op_err(
+                    ctx,
+                    kernel,
+                    format!("launch dim '{name}' names no kernel argument"),
+                )
+            })?;
+            arg_values
+                .get(pos)
+                .and_then(|v| args.get(v))
+                .and_then(|v| v.as_int().ok())
+                .ok_or_else(|| {
+                    op_err(
+                        ctx,
+                        kernel,
+                        format!("launch dim '{name}' is not an index argument"),
+                    )
+                })?
+        } else {
+            return Err(op_err(
+                ctx,
+                kernel,
+                "launch dim must be an integer or a string",
+            ));
+        };
+    }
+    Ok(dims)
+}
+
+fn symbolic_arg_position(ctx: &Context, kernel: Op, name: &str) -> Option<usize> {
+    let bare = name.trim_start_matches('%');
+    if let Some(AttrKind::Array(names)) = ctx.attr(kernel, "arg_names").map(|a| ctx.attr_kind(a)) {
+        if let Some(p) = names.iter().position(|&a| ctx.attr_as_str(a) == Some(bare)) {
+            return Some(p);
+        }
+    }
+    bare.strip_prefix("arg").unwrap_or(bare).parse().ok()
+}
+
+/// Evaluates a value from kernel arguments and pure scalar ops, for loop bounds at launch.
+fn launch_value(ctx: &Context, v: Value, args: &HashMap<Value, Val>) -> Result<i64, String> {
+    if let Some(a) = args.get(&v) {
+        return a.as_int();
+    }
+    let op = ctx
+        .defining_op(v)
+        .ok_or("a bound is defined inside the kernel's loops")?;
+    if !scalar::is_scalar_op(ctx.op_name(op)) || !ctx.regions(op).is_empty() {
+        return Err(format!("a bound depends on '{}'", ctx.op_name(op)));
+    }
+    let operands = ctx
+        .operands(op)
+        .iter()
+        .map(|&o| launch_value(ctx, o, args).map(Val::Int))
+        .collect::<Result<Vec<_>, _>>()?;
+    scalar::eval(ctx, op, &operands)?.as_int()
+}
+
+impl Machine<'_> {
+    /// Runs every block of the grid, x fastest.
+    pub(crate) fn run_grid(
+        &mut self,
+        env: &HashMap<Value, Val>,
+        first: Option<Op>,
+    ) -> Result<(), Diagnostic> {
+        let [gx, gy, gz] = self.launch.grid;
+        for z in 0..gz {
+            for y in 0..gy {
+                for x in 0..gx {
+                    self.block_id = [x, y, z];
+                    self.run_block(env, first)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn run_block(
+        &mut self,
+        env: &HashMap<Value, Val>,
+        first: Option<Op>,
+    ) -> Result<(), Diagnostic> {
+        self.mem.truncate(self.n_global);
+        self.shared.clear();
+        self.local.clear();
+        let [bx, by, _] = self.launch.block;
+        let n = self.launch.block.iter().product::<i64>() as usize;
+        let mut threads: Vec<Thread> = (0..n)
+            .map(|l| {
+                let li = l as i64;
+                let tid = [li % bx, (li / bx) % by, li / (bx * by)];
+                Thread::new(l, tid, env.clone(), first)
+            })
+            .collect();
+        // None: runnable.
+        let mut status: Vec<Option<Status>> = vec![None; n];
+        loop {
+            for (th, st) in threads.iter_mut().zip(status.iter_mut()) {
+                if st.is_none() {
+                    *st = Some(self.run_thread(th)?);
+                }
+            }
+            if status.iter().all(|s| *s == Some(Status::Done)) {
+                return Ok(());
+            }
+            let mut released = false;
+            for start in (0..n).step_by(WARP_SIZE) {
+                let warp = start..(start + WARP_SIZE).min(n);
+                if let Some(Some(Status::Waiting(op))) = status.get(start) {
+                    let op = *op;
+                    let uniform = status[warp.clone()]
+                        .iter()
+                        .all(|s| *s == Some(Status::Waiting(op)));
+                    if uniform && self.ctx.op_name(op) == "loop.warp_reduce" {
+                        self.collective(op, &mut threads[warp.clone()])?;
+                        status[warp].fill(None);
+                        released = true;
+                    }
+                }
+            }
+            if released {
+                continue;
+            }
+            self.release_block(&mut threads, &mut status)?;
+        }
+    }
+
+    /// Releases a block whose threads all wait at the same barrier or block reduction, or
+    /// reports the divergence.
+    fn release_block(
+        &mut self,
+        threads: &mut [Thread],
+        status: &mut [Option<Status>],
+    ) -> Result<(), Diagnostic> {
+        let ctx = self.ctx;
+        let n = status.len();
+        let waiting: Vec<(usize, Op)> = status
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| match s {
+                Some(Status::Waiting(op)) => Some((i, *op)),
+                _ => None,
+            })
+            .collect();
+        let Some(&(first_thread, op)) = waiting.first() else {
+            return Ok(());
+        };
+        let name = ctx.op_name(op);
+        let at_op = waiting.iter().filter(|(_, o)| *o == op).count();
+        if at_op == n && name != "loop.warp_reduce" {
+            if name == "loop.block_reduce" {
+                self.collective(op, threads)?;
+            }
+            status.fill(None);
+            return Ok(());
+        }
+        let tid = threads[first_thread].tid;
+        let block = self.block_id;
+        if let Some(&(other_thread, other)) = waiting.iter().find(|(_, o)| *o != op) {
+            let other_tid = threads[other_thread].tid;
+            return Err(op_err(
+                ctx,
+                op,
+                format!(
+                    "barrier divergence in block {block:?}: thread {tid:?} waits at this '{name}' while thread {other_tid:?} waits at another '{}'",
+                    ctx.op_name(other)
+                ),
+            )
+            .with_note(ctx.op_loc(other), "the other thread waits here"));
+        }
+        let scope = if name == "loop.warp_reduce" {
+            "its warp"
+        } else {
+            "the block"
+        };
+        Err(op_err(
+            ctx,
+            op,
+            format!(
+                "barrier divergence in block {block:?}: '{name}' reached by {at_op} of {n} threads while other threads of {scope} finished (collectives must be reached in uniform control flow)"
+            ),
+        ))
+    }
+
+    /// Combines the operand of the reduction `op` over `threads` and gives each the result.
+    fn collective(&mut self, op: Op, threads: &mut [Thread]) -> Result<(), Diagnostic> {
+        let ctx = self.ctx;
+        let operand = *ctx
+            .operands(op)
+            .first()
+            .ok_or_else(|| op_err(ctx, op, "reduction without an operand"))?;
+        let kind = ctx
+            .attr(op, "kind")
+            .and_then(|a| ctx.attr_as_str(a))
+            .ok_or_else(|| op_err(ctx, op, "reduction without a 'kind' attribute"))?;
+        if ctx.num_results(op) != 1 {
+            return Err(op_err(ctx, op, "expected exactly one result"));
+        }
+        let vals = threads
+            .iter()
+            .map(|t| {
+                t.env
+                    .get(&operand)
+                    .cloned()
+                    .ok_or_else(|| op_err(ctx, op, "operand has no value"))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let result = ctx.result(op, 0);
+        let combined = scalar::combine(ctx, kind, ctx.value_type(result), &vals)
+            .map_err(|m| op_err(ctx, op, m))?;
+        for t in threads {
+            t.env.insert(result, combined.clone());
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,143 @@
+//! The reference interpreter of the loop dialect: the executable meaning of `loop.kernel`,
+//! against which loop passes and code generation are tested (run a kernel before and after a
+//! pass, or against its compiled form, and compare buffers).
+//!
+//! It is written to be obviously right, not fast. Every loop kind runs with serial meaning
+//! (vectorize and unroll included); GPU-bound kernels simulate the grid block by block, with the
+//! threads of a block interleaved at barriers and collectives as on a GPU. Errors a kernel can
+//! make at run time — out-of-bounds accesses, division by zero, barrier divergence, unsupported
+//! ops, wrong arguments — come back as diagnostics at the op, never as a panic.
+//!
+//! Conventions the spec leaves open, fixed here:
+//! - A schedule block's init region runs when every reduce iter value is 0 (the first iteration
+//!   of the reduction, as TVM's `T.init()`), before the body.
+//! - A GPU-bound loop of extent E gives E threads (or blocks) along its axis; the block/grid size
+//!   is the largest such extent, or the `grid`/`block` launch attrs when present. Thread `t` runs
+//!   iterations `lb + t*step`, `lb + (t + n)*step`, ... (n the block size), so threads beyond a
+//!   loop's extent skip it. Ops outside the bound loops run in every thread, as after `gpu-map`.
+//! - Shared and local buffers start zeroed; integers read from `i1` buffers are 0 or -1 (MLIR's
+//!   sign-extended reading of true).
+//!
+//! - [`buffer`]: [`HostBuffer`], [`DType`], [`KernelArg`], and `!loop.buffer` type decoding.
+//! - `scalar`: `arith` and `math` semantics on scalars and vector lanes.
+//! - `exec`: one thread as a resumable state machine (loops, ifs, schedule blocks, memory).
+//! - `grid`: launch shape and the per-block scheduler (barriers, warp and block reductions).
+
+pub mod buffer;
+mod exec;
+mod grid;
+mod scalar;
+
+pub use buffer::{DType, Elements, HostBuffer, KernelArg};
+
+use buffer::{buffer_type, Space};
+use dlc_ir::{Context, Diagnostic, Op};
+use exec::{op_err, Machine};
+use rustc_hash::FxHashMap as HashMap;
+use scalar::Val;
+
+/// Runs `kernel` (a `loop.kernel` op) on `args`, updating buffer arguments in place.
+///
+/// The arguments must match the kernel's signature: a [`KernelArg::Buffer`] of the declared
+/// element type, rank and static sizes for every `!loop.buffer` argument, a
+/// [`KernelArg::Index`] for every `index` or integer argument. Buffers keep whatever the kernel
+/// wrote before an error.
+pub fn run_kernel(ctx: &Context, kernel: Op, args: &mut [KernelArg]) -> Result<(), Diagnostic> {
+    if ctx.op_name(kernel) != "loop.kernel" {
+        return Err(op_err(
+            ctx,
+            kernel,
+            format!("expected a 'loop.kernel', got '{}'", ctx.op_name(kernel)),
+        ));
+    }
+    let entry = ctx
+        .regions(kernel)
+        .first()
+        .and_then(|&r| ctx.blocks(r).first().copied())
+        .ok_or_else(|| op_err(ctx, kernel, "loop.kernel has no body"))?;
+    let params = ctx.block_args(entry);
+    if params.len() != args.len() {
+        return Err(op_err(
+            ctx,
+            kernel,
+            format!(
+                "kernel takes {} arguments but {} were given",
+                params.len(),
+                args.len()
+            ),
+        ));
+    }
+    let mut env = HashMap::default();
+    let mut mem = Vec::new();
+    for (i, (&param, arg)) in params.iter().zip(args.iter()).enumerate() {
+        let ty = ctx.value_type(param);
+        let bad = |msg: String| op_err(ctx, kernel, format!("argument #{i}: {msg}"));
+        match (buffer_type(ctx, ty), arg) {
+            (Some(bt), KernelArg::Buffer(buf)) => {
+                buf.check().map_err(bad)?;
+                if bt.space != Space::Global {
+                    return Err(bad("kernel arguments must be global buffers".into()));
+                }
+                if DType::from_type(ctx, bt.elem) != Some(buf.dtype) {
+                    return Err(bad(format!(
+                        "expected {:?} elements, got a {:?} buffer",
+                        DType::from_type(ctx, bt.elem),
+                        buf.dtype
+                    )));
+                }
+                let shape_ok = bt.dims.len() == buf.shape.len()
+                    && bt
+                        .dims
+                        .iter()
+                        .zip(&buf.shape)
+                        .all(|(&d, &n)| d == dlc_ir::DYNAMIC || d == n as i64);
+                if !shape_ok {
+                    return Err(bad(format!(
+                        "buffer of shape {:?} does not match the declared dims {:?}",
+                        buf.shape, bt.dims
+                    )));
+                }
+                env.insert(param, Val::Buf(mem.len()));
+                mem.push(i);
+            }
+            (None, KernelArg::Index(v)) if ctx.is_integer_or_index(ty) => {
+                env.insert(param, scalar::normalize(ctx, ty, Val::Int(*v)));
+            }
+            (Some(_), KernelArg::Index(_)) => {
+                return Err(bad("expected a buffer, got an index".into()))
+            }
+            (None, KernelArg::Buffer(_)) if ctx.is_integer_or_index(ty) => {
+                return Err(bad("expected an index, got a buffer".into()))
+            }
+            (None, _) => return Err(bad("unsupported argument type".into())),
+        }
+    }
+    // Move the buffers into the machine's memory for the run, and back afterwards.
+    let mut buffers = Vec::with_capacity(mem.len());
+    for &i in &mem {
+        if let KernelArg::Buffer(buf) = &mut args[i] {
+            let empty = HostBuffer::zeros(&[0], buf.dtype);
+            buffers.push(std::mem::replace(buf, empty));
+        }
+    }
+    let result = (|| {
+        let launch = grid::launch_shape(ctx, kernel, &env, params)?;
+        let mut machine = Machine {
+            ctx,
+            n_global: buffers.len(),
+            mem: std::mem::take(&mut buffers),
+            shared: HashMap::default(),
+            local: HashMap::default(),
+            launch,
+            block_id: [0; 3],
+        };
+        let outcome = machine.run_grid(&env, ctx.first_op(entry));
+        machine.mem.truncate(machine.n_global);
+        buffers = machine.mem;
+        outcome
+    })();
+    for (&i, buf) in mem.iter().zip(buffers) {
+        args[i] = KernelArg::Buffer(buf);
+    }
+    result
+}

@@ -1,0 +1,134 @@
+//! A small `math` dialect with MLIR's names and syntax: `%y = math.exp %x : f32`,
+//! `%y = math.powf %a, %b : f32`, `%y = math.fma %a, %b, %c : f32`. Every op is pure and takes
+//! and returns one float type (scalar, vector or tensor of floats).
+
+use dlc_arith::{fastmath_attr, fastmath_flags_of, FastMathFlags};
+use dlc_ir::parser::lexer::Tok;
+use dlc_ir::{
+    op_error, Context, Diagnostic, Dialect, Op, OpDef, OpSpec, PResult, Parser, Printer, Traits,
+};
+
+/// The ops of the dialect with their operand counts.
+pub const MATH_OPS: &[(&str, u32, &str)] = &[
+    ("math.exp", 1, "Base-e exponential."),
+    ("math.log", 1, "Natural logarithm."),
+    ("math.tanh", 1, "Hyperbolic tangent."),
+    ("math.erf", 1, "Error function."),
+    ("math.sqrt", 1, "Square root."),
+    ("math.rsqrt", 1, "Reciprocal square root."),
+    ("math.sin", 1, "Sine."),
+    ("math.cos", 1, "Cosine."),
+    ("math.floor", 1, "Round toward negative infinity."),
+    ("math.ceil", 1, "Round toward positive infinity."),
+    ("math.round", 1, "Round to nearest, ties away from zero."),
+    ("math.absf", 1, "Absolute value."),
+    ("math.powf", 2, "`lhs` raised to the power `rhs`."),
+    ("math.fma", 3, "Fused multiply-add `a * b + c`."),
+];
+
+/// The `math` dialect, ready for [`Context::register_dialect`].
+pub fn math_dialect() -> Dialect {
+    let ops = MATH_OPS
+        .iter()
+        .map(|&(name, n, summary)| {
+            let mut def = OpDef::new(name);
+            def.summary = summary;
+            def.inherent_attrs = &["fastmath"];
+            def.traits = Traits::PURE.union(Traits::SAME_OPERANDS_AND_RESULT_TYPE);
+            def.operands = dlc_ir::Arity::Exact(n);
+            def.results = dlc_ir::Arity::Exact(1);
+            def.parse = Some(parse);
+            def.print = Some(print);
+            def.verify = Some(verify);
+            def
+        })
+        .collect();
+    Dialect::new("math", ops)
+}
+
+/// `%a, %b attr-dict : type`.
+fn parse(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
+    let loc = p.current_loc();
+    let operands = p.parse_operand_list()?;
+    // As in MLIR, `fastmath` is always present and defaults to `#arith.fastmath<none>`.
+    let flags = if p.consume_keyword("fastmath") {
+        parse_fastmath_body(p)?
+    } else {
+        FastMathFlags::empty()
+    };
+    let attr = fastmath_attr(p.ctx(), flags);
+    spec.set_attr(p.ctx(), "fastmath", attr);
+    p.parse_optional_attr_dict(&mut spec.attrs)?;
+    p.expect(Tok::Colon, "':'")?;
+    let ty = p.parse_type()?;
+    let types = vec![ty; operands.len()];
+    spec.operands
+        .extend(p.resolve_operands(&operands, &types, loc)?);
+    spec.result_types.push(ty);
+    Ok(())
+}
+
+fn print(p: &mut Printer<'_>, op: Op) {
+    let ctx = p.ctx();
+    p.write(" ");
+    p.print_operands(ctx.operands(op));
+    let flags = ctx
+        .attr(op, "fastmath")
+        .and_then(|a| fastmath_flags_of(ctx, a));
+    match flags {
+        Some(f) if !f.is_empty() => {
+            p.write(" fastmath<");
+            p.write(&f.keyword_list());
+            p.write(">");
+        }
+        _ => {}
+    }
+    let elided: &[&str] = if flags.is_some() { &["fastmath"] } else { &[] };
+    p.print_optional_attr_dict(op, elided);
+    p.write(" : ");
+    p.print_type(ctx.value_type(ctx.result(op, 0)));
+}
+
+fn verify(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
+    let ty = ctx.value_type(ctx.result(op, 0));
+    if ctx.float_kind(ctx.element_type(ty)).is_none() {
+        return Err(op_error(
+            ctx,
+            op,
+            format!(
+                "operand #0 must be floating-point-like, but got '{}'",
+                Printer::new(ctx).type_to_string(ty)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Parses `<nnan,ninf>` / `<fast>` / `<none>` after the `fastmath` keyword.
+fn parse_fastmath_body(p: &mut Parser<'_>) -> PResult<FastMathFlags> {
+    const WORDS: [(&str, u32); 9] = [
+        ("none", 0),
+        ("fast", 127),
+        ("reassoc", 1),
+        ("nnan", 2),
+        ("ninf", 4),
+        ("nsz", 8),
+        ("arcp", 16),
+        ("contract", 32),
+        ("afn", 64),
+    ];
+    p.expect(Tok::Less, "'<'")?;
+    let mut bits = 0;
+    p.parse_comma_separated(|p| {
+        let loc = p.current_loc();
+        let word = p.parse_keyword("fastmath flag")?;
+        let (_, b) = WORDS
+            .iter()
+            .find(|(w, _)| *w == word)
+            .ok_or_else(|| Diagnostic::error(loc, format!("unknown fastmath flag '{word}'")))?;
+        bits |= b;
+        Ok(())
+    })?;
+    p.expect(Tok::Greater, "'>'")?;
+    Ok(FastMathFlags::from_bits_truncate(bits))
+}

@@ -1,0 +1,599 @@
+//! Custom syntax of the loop ops, CINN-like for loops and schedule blocks:
+//!
+//! ```text
+//! loop.kernel @k(%a: !loop.buffer<?x128xf32, global>, %n: index) attributes {grid = [...]} {
+//!   %s = loop.alloc : !loop.buffer<128xf32, shared>
+//!   loop.for thread.x %t = %c0 to %c128 step %c1 {
+//!     loop.schedule_block "sum" (%i = %t, %k = %kk reduce) attributes {reduce_method = "block"} init {
+//!       loop.yield
+//!     } {
+//!       %v = loop.load %a[%i, %k] : !loop.buffer<?x128xf32, global>
+//!       loop.store %v, %s[%i] : !loop.buffer<128xf32, shared>
+//!       loop.yield
+//!     }
+//!     loop.yield
+//!   }
+//!   loop.return
+//! }
+//! ```
+//!
+//! Region bodies print their `loop.yield` / `loop.return`; when parsing, a missing terminator
+//! is added.
+
+use crate::ops::{IterKind, LoopKind, ScheduleBlockOp};
+use crate::types::buffer_parts;
+use dlc_ir::parser::lexer::Tok;
+use dlc_ir::parser::{Argument, UnresolvedOperand};
+use dlc_ir::{
+    AttrKind, Attribute, Diagnostic, InsertPoint, Op, OpSpec, PResult, Parser, Printer, Region,
+    Traits, Type, Value,
+};
+
+fn set_attr(p: &mut Parser<'_>, spec: &mut OpSpec, name: &str, value: Attribute) {
+    spec.set_attr(p.ctx(), name, value);
+}
+
+/// Adds `terminator` to the region's single block if it does not end in one.
+fn ensure_terminator(p: &mut Parser<'_>, region: Region, terminator: &str, args: &[Type]) {
+    let loc = p.current_loc();
+    let ctx = p.ctx();
+    let block = match ctx.blocks(region).first() {
+        Some(b) => *b,
+        None => {
+            let b = ctx.create_block(args);
+            ctx.append_block(region, b);
+            b
+        }
+    };
+    let ends = ctx
+        .last_op(block)
+        .is_some_and(|op| ctx.has_trait(op, Traits::TERMINATOR));
+    if !ends {
+        let spec = OpSpec::new(ctx, terminator, loc);
+        ctx.build(InsertPoint::End(block), spec);
+    }
+}
+
+/// Parses an integer literal token.
+fn parse_int(p: &mut Parser<'_>, what: &str) -> PResult<i64> {
+    let text = p.peek_text();
+    if p.peek() != Tok::Integer {
+        return Err(p.error(format!("expected {what}")));
+    }
+    let v = text
+        .parse::<i64>()
+        .map_err(|_| p.error(format!("expected {what}")))?;
+    p.consume(Tok::Integer);
+    Ok(v)
+}
+
+/// Parses a string literal token.
+fn parse_string(p: &mut Parser<'_>, what: &str) -> PResult<String> {
+    let attr = match p.peek() {
+        Tok::String => p.parse_attribute()?,
+        _ => return Err(p.error(format!("expected {what}"))),
+    };
+    Ok(p.ctx().attr_as_str(attr).unwrap_or("").to_string())
+}
+
+/// Parses `%name` (a new value being defined) and returns its text.
+fn parse_new_name<'a>(p: &mut Parser<'a>) -> PResult<(&'a str, dlc_ir::Location)> {
+    let loc = p.current_loc();
+    let name = p.peek_text();
+    p.expect(Tok::PercentIdent, "SSA value name")?;
+    Ok((name, loc))
+}
+
+fn resolve_index<'a>(p: &mut Parser<'a>, u: &UnresolvedOperand<'a>) -> PResult<Value> {
+    p.resolve_operand(u, Type::INDEX)
+}
+
+/// Parses `[%i, %j]` into index operands.
+fn parse_indices(p: &mut Parser<'_>) -> PResult<Vec<Value>> {
+    let mut us = Vec::new();
+    p.parse_delimited(Tok::LSquare, Tok::RSquare, "]", |p| {
+        us.push(p.parse_operand()?);
+        Ok(())
+    })?;
+    us.iter().map(|u| resolve_index(p, u)).collect()
+}
+
+fn print_indices(p: &mut Printer<'_>, values: &[Value]) {
+    p.write("[");
+    p.print_operands(values);
+    p.write("]");
+}
+
+// ---------------------------------------------------------------------------------------------
+// loop.kernel / loop.return
+
+pub(crate) fn parse_kernel(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
+    let name = p.parse_symbol_name()?;
+    let name_attr = p.ctx().string_attr(&name);
+    set_attr(p, spec, "sym_name", name_attr);
+    let mut args: Vec<Argument<'_>> = Vec::new();
+    p.parse_delimited(Tok::LParen, Tok::RParen, ")", |p| {
+        args.push(p.parse_argument()?);
+        Ok(())
+    })?;
+    let inputs: Vec<Type> = args.iter().map(|a| a.ty).collect();
+    let fn_ty = p.ctx().function_type(&inputs, &[]);
+    let ty_attr = p.ctx().type_attr(fn_ty);
+    set_attr(p, spec, "function_type", ty_attr);
+    p.parse_optional_attr_dict_with_keyword(&mut spec.attrs)?;
+    let region = p.parse_region(&args, true)?;
+    ensure_terminator(p, region, "loop.return", &inputs);
+    spec.regions.push(region);
+    Ok(())
+}
+
+pub(crate) fn print_kernel(p: &mut Printer<'_>, op: Op) {
+    let ctx = p.ctx();
+    let kernel = crate::KernelOp(op);
+    p.write(" ");
+    p.print_symbol_name(kernel.name(ctx));
+    let region = ctx.region(op, 0);
+    p.write("(");
+    if let Some(entry) = ctx.blocks(region).first() {
+        for (i, a) in ctx.block_args(*entry).iter().enumerate() {
+            if i > 0 {
+                p.write(", ");
+            }
+            p.print_argument(*a);
+        }
+    }
+    p.write(")");
+    p.print_optional_attr_dict_with_keyword(op, &["sym_name", "function_type"]);
+    p.write(" ");
+    p.print_region(region, false);
+}
+
+/// Parses an op with no operands, results or regions: only an optional attribute dict.
+pub(crate) fn parse_bare(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
+    p.parse_optional_attr_dict(&mut spec.attrs)
+}
+
+pub(crate) fn print_bare(p: &mut Printer<'_>, op: Op) {
+    p.print_optional_attr_dict(op, &[]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// loop.alloc
+
+pub(crate) fn parse_alloc(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
+    let mut sizes = Vec::new();
+    if p.peek() == Tok::LParen {
+        p.parse_delimited(Tok::LParen, Tok::RParen, ")", |p| {
+            sizes.push(p.parse_operand()?);
+            Ok(())
+        })?;
+    }
+    p.parse_optional_attr_dict(&mut spec.attrs)?;
+    let ty = p.parse_colon_type()?;
+    for u in &sizes {
+        let v = resolve_index(p, u)?;
+        spec.operands.push(v);
+    }
+    spec.result_types.push(ty);
+    Ok(())
+}
+
+pub(crate) fn print_alloc(p: &mut Printer<'_>, op: Op) {
+    let ctx = p.ctx();
+    let sizes = ctx.operands(op);
+    if !sizes.is_empty() {
+        p.write("(");
+        p.print_operands(sizes);
+        p.write(")");
+    }
+    p.print_optional_attr_dict(op, &[]);
+    p.write(" : ");
+    p.print_type(ctx.value_type(ctx.result(op, 0)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// loop.for
+
+pub(crate) fn parse_for(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
+    let kind_loc = p.current_loc();
+    let word = p.parse_keyword(
+        "loop kind (serial, parallel, vectorize(N), unroll(N), block.x, thread.x, ...)",
+    )?;
+    let param = if matches!(word, "vectorize" | "unroll") {
+        p.expect(Tok::LParen, "'(' and a width or factor")?;
+        let v = parse_int(p, "integer width or factor")?;
+        p.expect(Tok::RParen, "')'")?;
+        v
+    } else {
+        0
+    };
+    let kind = LoopKind::from_name(word, param)
+        .ok_or_else(|| Diagnostic::error(kind_loc, format!("unknown loop kind '{word}'")))?;
+    let kind_attr = p.ctx().string_attr(kind.name());
+    set_attr(p, spec, "kind", kind_attr);
+    match kind {
+        LoopKind::Vectorize(w) => {
+            let a = p.ctx().integer_attr(w.into(), Type::I64);
+            set_attr(p, spec, "width", a);
+        }
+        LoopKind::Unroll(f) => {
+            let a = p.ctx().integer_attr(f.into(), Type::I64);
+            set_attr(p, spec, "factor", a);
+        }
+        _ => {}
+    }
+    let (iv, iv_loc) = parse_new_name(p)?;
+    p.expect(Tok::Equal, "'='")?;
+    let lb = p.parse_operand()?;
+    if !p.consume_keyword("to") {
+        return Err(p.error("expected 'to'"));
+    }
+    let ub = p.parse_operand()?;
+    if !p.consume_keyword("step") {
+        return Err(p.error("expected 'step'"));
+    }
+    let step = p.parse_operand()?;
+    for u in [lb, ub, step] {
+        let v = resolve_index(p, &u)?;
+        spec.operands.push(v);
+    }
+    p.parse_optional_attr_dict_with_keyword(&mut spec.attrs)?;
+    let args = [Argument {
+        name: iv,
+        ty: Type::INDEX,
+        loc: iv_loc,
+    }];
+    let region = p.parse_region(&args, false)?;
+    ensure_terminator(p, region, "loop.yield", &[Type::INDEX]);
+    spec.regions.push(region);
+    Ok(())
+}
+
+pub(crate) fn print_for(p: &mut Printer<'_>, op: Op) {
+    let ctx = p.ctx();
+    let for_op = crate::ForOp(op);
+    p.write(" ");
+    let kind = for_op.loop_kind(ctx);
+    match kind {
+        Some(LoopKind::Vectorize(w)) => p.write(&format!("vectorize({w})")),
+        Some(LoopKind::Unroll(f)) => p.write(&format!("unroll({f})")),
+        Some(k) => p.write(k.name()),
+        // A malformed kind cannot be written in the custom form; the verifier rejects it.
+        None => p.write("serial"),
+    }
+    p.write(" ");
+    match for_op.induction_var(ctx) {
+        Some(iv) => p.print_operand(iv),
+        None => p.write("%iv"),
+    }
+    let ops = ctx.operands(op);
+    p.write(" = ");
+    p.print_operand(ops[0]);
+    p.write(" to ");
+    p.print_operand(ops[1]);
+    p.write(" step ");
+    p.print_operand(ops[2]);
+    let mut elided = vec!["kind"];
+    match kind {
+        Some(LoopKind::Vectorize(_)) => elided.push("width"),
+        Some(LoopKind::Unroll(_)) => elided.push("factor"),
+        _ => {}
+    }
+    p.print_optional_attr_dict_with_keyword(op, &elided);
+    p.write(" ");
+    p.print_region(ctx.region(op, 0), false);
+}
+
+// ---------------------------------------------------------------------------------------------
+// loop.schedule_block
+
+pub(crate) fn parse_schedule_block(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
+    let name = parse_string(p, "schedule block name string")?;
+    let name_attr = p.ctx().string_attr(&name);
+    set_attr(p, spec, "name", name_attr);
+    let mut args: Vec<Argument<'_>> = Vec::new();
+    let mut values = Vec::new();
+    let mut kinds = Vec::new();
+    p.parse_delimited(Tok::LParen, Tok::RParen, ")", |p| {
+        let (name, loc) = parse_new_name(p)?;
+        p.expect(Tok::Equal, "'='")?;
+        values.push(p.parse_operand()?);
+        let kind = if p.consume_keyword("reduce") {
+            IterKind::Reduce
+        } else {
+            IterKind::Spatial
+        };
+        kinds.push(kind);
+        args.push(Argument {
+            name,
+            ty: Type::INDEX,
+            loc,
+        });
+        Ok(())
+    })?;
+    for u in &values {
+        let v = resolve_index(p, u)?;
+        spec.operands.push(v);
+    }
+    let kind_attrs: Vec<Attribute> = kinds
+        .iter()
+        .map(|k| p.ctx().string_attr(k.name()))
+        .collect();
+    let kinds_attr = p.ctx().array_attr(&kind_attrs);
+    set_attr(p, spec, "iter_kinds", kinds_attr);
+    p.parse_optional_attr_dict_with_keyword(&mut spec.attrs)?;
+    let arg_types = vec![Type::INDEX; args.len()];
+    let init = if p.consume_keyword("init") {
+        let r = p.parse_region(&args, false)?;
+        ensure_terminator(p, r, "loop.yield", &arg_types);
+        r
+    } else {
+        p.ctx().create_region()
+    };
+    let body = p.parse_region(&args, false)?;
+    ensure_terminator(p, body, "loop.yield", &arg_types);
+    spec.regions.push(body);
+    spec.regions.push(init);
+    Ok(())
+}
+
+pub(crate) fn print_schedule_block(p: &mut Printer<'_>, op: Op) {
+    let ctx = p.ctx();
+    let sb = ScheduleBlockOp(op);
+    p.write(" ");
+    p.print_string(sb.label(ctx));
+    p.write(" (");
+    let kinds = sb.iter_kind_list(ctx);
+    let body = sb.body(ctx);
+    for (i, v) in ctx.operands(op).iter().enumerate() {
+        if i > 0 {
+            p.write(", ");
+        }
+        match body.and_then(|b| ctx.block_args(b).get(i).copied()) {
+            Some(arg) => p.print_operand(arg),
+            None => p.write("%iter"),
+        }
+        p.write(" = ");
+        p.print_operand(*v);
+        if kinds.get(i) == Some(&IterKind::Reduce) {
+            p.write(" reduce");
+        }
+    }
+    p.write(")");
+    p.print_optional_attr_dict_with_keyword(op, &["name", "iter_kinds"]);
+    // The init block's arguments are printed under the body's names: both regions bind the
+    // same iter vars. The printer names each region's arguments itself, so the init region is
+    // printed first and names stay consistent within each region.
+    if let Some(init) = ctx.regions(op).get(1).copied() {
+        if !ctx.blocks(init).is_empty() {
+            p.write(" init ");
+            p.print_region(init, false);
+        }
+    }
+    p.write(" ");
+    p.print_region(ctx.region(op, 0), false);
+}
+
+// ---------------------------------------------------------------------------------------------
+// loop.load / loop.store / loop.vload / loop.vstore
+
+/// The element type of a buffer type, or an error at `loc`.
+fn element_of(p: &mut Parser<'_>, ty: Type, loc: dlc_ir::Location) -> PResult<Type> {
+    buffer_parts(p.ctx(), ty)
+        .map(|(_, e, _)| e)
+        .ok_or_else(|| Diagnostic::error(loc, "expected a !loop.buffer type"))
+}
+
+pub(crate) fn parse_load(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
+    let buf = p.parse_operand()?;
+    let indices = parse_indices(p)?;
+    p.parse_optional_attr_dict(&mut spec.attrs)?;
+    p.expect(Tok::Colon, "':'")?;
+    let loc = p.current_loc();
+    let ty = p.parse_type()?;
+    let elem = element_of(p, ty, loc)?;
+    let buf = p.resolve_operand(&buf, ty)?;
+    spec.operands.push(buf);
+    spec.operands.extend(indices);
+    spec.result_types.push(elem);
+    Ok(())
+}
+
+pub(crate) fn print_load(p: &mut Printer<'_>, op: Op) {
+    let ctx = p.ctx();
+    let ops = ctx.operands(op);
+    p.write(" ");
+    p.print_operand(ops[0]);
+    print_indices(p, &ops[1..]);
+    p.print_optional_attr_dict(op, &[]);
+    p.write(" : ");
+    p.print_type(ctx.value_type(ops[0]));
+}
+
+pub(crate) fn parse_store(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
+    let value = p.parse_operand()?;
+    p.expect(Tok::Comma, "','")?;
+    let buf = p.parse_operand()?;
+    let indices = parse_indices(p)?;
+    p.parse_optional_attr_dict(&mut spec.attrs)?;
+    p.expect(Tok::Colon, "':'")?;
+    let loc = p.current_loc();
+    let ty = p.parse_type()?;
+    let elem = element_of(p, ty, loc)?;
+    let value = p.resolve_operand(&value, elem)?;
+    let buf = p.resolve_operand(&buf, ty)?;
+    spec.operands.push(value);
+    spec.operands.push(buf);
+    spec.operands.extend(indices);
+    Ok(())
+}
+
+pub(crate) fn print_store(p: &mut Printer<'_>, op: Op) {
+    let ctx = p.ctx();
+    let ops = ctx.operands(op);
+    p.write(" ");
+    p.print_operand(ops[0]);
+    p.write(", ");
+    p.print_operand(ops[1]);
+    print_indices(p, &ops[2..]);
+    p.print_optional_attr_dict(op, &[]);
+    p.write(" : ");
+    p.print_type(ctx.value_type(ops[1]));
+}
+
+pub(crate) fn parse_vload(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
+    let buf = p.parse_operand()?;
+    let indices = parse_indices(p)?;
+    p.parse_optional_attr_dict(&mut spec.attrs)?;
+    p.expect(Tok::Colon, "':'")?;
+    let ty = p.parse_type()?;
+    p.expect(Tok::Arrow, "'->' and a vector type")?;
+    let vty = p.parse_type()?;
+    let buf = p.resolve_operand(&buf, ty)?;
+    spec.operands.push(buf);
+    spec.operands.extend(indices);
+    spec.result_types.push(vty);
+    Ok(())
+}
+
+pub(crate) fn print_vload(p: &mut Printer<'_>, op: Op) {
+    let ctx = p.ctx();
+    let ops = ctx.operands(op);
+    p.write(" ");
+    p.print_operand(ops[0]);
+    print_indices(p, &ops[1..]);
+    p.print_optional_attr_dict(op, &[]);
+    p.write(" : ");
+    p.print_type(ctx.value_type(ops[0]));
+    p.write(" -> ");
+    p.print_type(ctx.value_type(ctx.result(op, 0)));
+}
+
+pub(crate) fn parse_vstore(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
+    let value = p.parse_operand()?;
+    p.expect(Tok::Comma, "','")?;
+    let buf = p.parse_operand()?;
+    let indices = parse_indices(p)?;
+    p.parse_optional_attr_dict(&mut spec.attrs)?;
+    p.expect(Tok::Colon, "':'")?;
+    let vty = p.parse_type()?;
+    p.expect(Tok::Comma, "',' and a buffer type")?;
+    let ty = p.parse_type()?;
+    let value = p.resolve_operand(&value, vty)?;
+    let buf = p.resolve_operand(&buf, ty)?;
+    spec.operands.push(value);
+    spec.operands.push(buf);
+    spec.operands.extend(indices);
+    Ok(())
+}
+
+pub(crate) fn print_vstore(p: &mut Printer<'_>, op: Op) {
+    let ctx = p.ctx();
+    let ops = ctx.operands(op);
+    p.write(" ");
+    p.print_operand(ops[0]);
+    p.write(", ");
+    p.print_operand(ops[1]);
+    print_indices(p, &ops[2..]);
+    p.print_optional_attr_dict(op, &[]);
+    p.write(" : ");
+    p.print_type(ctx.value_type(ops[0]));
+    p.write(", ");
+    p.print_type(ctx.value_type(ops[1]));
+}
+
+// ---------------------------------------------------------------------------------------------
+// loop.if
+
+pub(crate) fn parse_if(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
+    let cond = p.parse_operand()?;
+    let cond = p.resolve_operand(&cond, Type::I1)?;
+    spec.operands.push(cond);
+    p.parse_optional_attr_dict_with_keyword(&mut spec.attrs)?;
+    let then = p.parse_region(&[], false)?;
+    ensure_terminator(p, then, "loop.yield", &[]);
+    let otherwise = if p.consume_keyword("else") {
+        let r = p.parse_region(&[], false)?;
+        ensure_terminator(p, r, "loop.yield", &[]);
+        r
+    } else {
+        p.ctx().create_region()
+    };
+    spec.regions.push(then);
+    spec.regions.push(otherwise);
+    Ok(())
+}
+
+pub(crate) fn print_if(p: &mut Printer<'_>, op: Op) {
+    let ctx = p.ctx();
+    p.write(" ");
+    p.print_operand(ctx.operand(op, 0));
+    p.print_optional_attr_dict_with_keyword(op, &[]);
+    p.write(" ");
+    p.print_region(ctx.region(op, 0), false);
+    if let Some(otherwise) = ctx.regions(op).get(1).copied() {
+        if !ctx.blocks(otherwise).is_empty() {
+            p.write(" else ");
+            p.print_region(otherwise, false);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// loop.thread_id / block_id / block_dim
+
+pub(crate) fn parse_gpu_index(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
+    let loc = p.current_loc();
+    let word = p.parse_keyword("dimension x, y or z")?;
+    if crate::Dim::from_keyword(word).is_none() {
+        return Err(Diagnostic::error(
+            loc,
+            format!("expected dimension x, y or z, found '{word}'"),
+        ));
+    }
+    let a = p.ctx().string_attr(word);
+    set_attr(p, spec, "dim", a);
+    p.parse_optional_attr_dict(&mut spec.attrs)?;
+    spec.result_types.push(Type::INDEX);
+    Ok(())
+}
+
+pub(crate) fn print_gpu_index(p: &mut Printer<'_>, op: Op) {
+    let ctx = p.ctx();
+    p.write(" ");
+    match ctx.attr(op, "dim").and_then(|a| ctx.attr_as_str(a)) {
+        Some(d) => p.write(d),
+        None => p.write("x"),
+    }
+    p.print_optional_attr_dict(op, &["dim"]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// loop.warp_reduce / loop.block_reduce
+
+pub(crate) fn parse_reduce(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
+    let v = p.parse_operand()?;
+    p.parse_optional_attr_dict(&mut spec.attrs)?;
+    let ty = p.parse_colon_type()?;
+    let v = p.resolve_operand(&v, ty)?;
+    spec.operands.push(v);
+    spec.result_types.push(ty);
+    Ok(())
+}
+
+pub(crate) fn print_reduce(p: &mut Printer<'_>, op: Op) {
+    let ctx = p.ctx();
+    p.write(" ");
+    p.print_operand(ctx.operand(op, 0));
+    p.print_optional_attr_dict(op, &[]);
+    p.write(" : ");
+    p.print_type(ctx.value_type(ctx.result(op, 0)));
+}
+
+/// Reads an array-of-strings attribute.
+pub(crate) fn string_array(ctx: &dlc_ir::Context, a: Attribute) -> Option<Vec<&str>> {
+    let AttrKind::Array(items) = ctx.attr_kind(a) else {
+        return None;
+    };
+    items.iter().map(|i| ctx.attr_as_str(*i)).collect()
+}

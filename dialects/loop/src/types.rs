@@ -1,0 +1,229 @@
+//! The buffer type `!loop.buffer<64x?xf32, global>`: a row-major array in one memory space.
+//!
+//! It is a [`TypeKind::Dialect`] type with three parameters: a dense i64 array of the dims
+//! ([`DYNAMIC`] for `?`), a type attribute holding the element type, and a string attribute
+//! naming the memory space. [`buffer_type`] and [`buffer_parts`] are the only way code should
+//! build or read it; the parameter layout stays private to this file.
+
+use dlc_ir::parser::lexer::Tok;
+use dlc_ir::{AttrKind, Context, Diagnostic, PResult, Parser, Printer, Type, TypeKind, DYNAMIC};
+
+/// Where a buffer lives.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum MemorySpace {
+    /// Device (or host) main memory: kernel arguments.
+    Global,
+    /// Memory shared by the threads of one GPU block; allocated inside GPU-bound kernels only.
+    Shared,
+    /// Private to one thread (registers or stack).
+    Local,
+}
+
+impl MemorySpace {
+    /// The keyword in the type syntax.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            MemorySpace::Global => "global",
+            MemorySpace::Shared => "shared",
+            MemorySpace::Local => "local",
+        }
+    }
+
+    /// The space a keyword names.
+    pub fn from_keyword(s: &str) -> Option<Self> {
+        match s {
+            "global" => Some(MemorySpace::Global),
+            "shared" => Some(MemorySpace::Shared),
+            "local" => Some(MemorySpace::Local),
+            _ => None,
+        }
+    }
+}
+
+/// The element types a buffer may hold.
+pub fn is_buffer_element(ty: Type) -> bool {
+    [
+        Type::F16,
+        Type::BF16,
+        Type::F32,
+        Type::F64,
+        Type::I1,
+        Type::I8,
+        Type::I32,
+        Type::I64,
+        Type::INDEX,
+    ]
+    .contains(&ty)
+}
+
+/// The buffer type with these dims (`DYNAMIC` for `?`), element type and memory space.
+pub fn buffer_type(ctx: &mut Context, dims: &[i64], elem: Type, space: MemorySpace) -> Type {
+    let dialect = ctx.ident("loop");
+    let mnemonic = ctx.ident("buffer");
+    let dims = ctx.intern_attr(AttrKind::DenseArray {
+        element: Type::I64,
+        values: dims.into(),
+    });
+    let elem = ctx.type_attr(elem);
+    let space = ctx.string_attr(space.keyword());
+    ctx.intern_type(TypeKind::Dialect {
+        dialect,
+        mnemonic,
+        params: Box::new([dims, elem, space]),
+    })
+}
+
+/// The dims, element type and memory space of a buffer type; `None` for any other type.
+pub fn buffer_parts(ctx: &Context, ty: Type) -> Option<(Vec<i64>, Type, MemorySpace)> {
+    let TypeKind::Dialect {
+        dialect,
+        mnemonic,
+        params,
+    } = ctx.type_kind(ty)
+    else {
+        return None;
+    };
+    if ctx.ident_str(*dialect) != "loop" || ctx.ident_str(*mnemonic) != "buffer" {
+        return None;
+    }
+    let [dims, elem, space] = params.as_ref() else {
+        return None;
+    };
+    let AttrKind::DenseArray { values, .. } = ctx.attr_kind(*dims) else {
+        return None;
+    };
+    let elem = ctx.attr_as_type(*elem)?;
+    let space = MemorySpace::from_keyword(ctx.attr_as_str(*space)?)?;
+    Some((values.to_vec(), elem, space))
+}
+
+/// True if `ty` is a `!loop.buffer`.
+pub fn is_buffer(ctx: &Context, ty: Type) -> bool {
+    buffer_parts(ctx, ty).is_some()
+}
+
+/// Parses the body of a loop type after `!loop.` (the current token is the one after the
+/// mnemonic).
+pub(crate) fn parse_type(p: &mut Parser<'_>, mnemonic: &str) -> PResult<Type> {
+    if mnemonic != "buffer" {
+        return Err(p.error(format!("unknown loop type '{mnemonic}'")));
+    }
+    p.expect(Tok::Less, "'<' after '!loop.buffer'")?;
+    // The core parser offers no public shape reader, so the shape is rebuilt from its tokens:
+    // `64x?xf32` lexes as `64`, `x`, `?`, `xf32`; their concatenation is split here.
+    let loc = p.current_loc();
+    let mut text = String::new();
+    while matches!(p.peek(), Tok::Integer | Tok::BareIdent | Tok::Question) {
+        text.push_str(p.peek_text());
+        p.consume(p.peek());
+    }
+    let (dims, elem) = split_shape(&text).map_err(|m| Diagnostic::error(loc, m))?;
+    p.expect(Tok::Comma, "',' and a memory space (global, shared, local)")?;
+    let space_loc = p.current_loc();
+    let word = p.parse_keyword("memory space (global, shared, local)")?;
+    let space = MemorySpace::from_keyword(word).ok_or_else(|| {
+        Diagnostic::error(
+            space_loc,
+            format!("unknown memory space '{word}' (expected global, shared or local)"),
+        )
+    })?;
+    p.expect(Tok::Greater, "'>' to end a buffer type")?;
+    Ok(buffer_type(p.ctx(), &dims, elem, space))
+}
+
+/// Splits `64x?xf32` into dims and element type.
+fn split_shape(text: &str) -> Result<(Vec<i64>, Type), String> {
+    let mut dims = Vec::new();
+    let mut rest = text;
+    loop {
+        if let Some(r) = rest.strip_prefix("?x") {
+            dims.push(DYNAMIC);
+            rest = r;
+            continue;
+        }
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 && rest[digits..].starts_with('x') {
+            let d: i64 = rest[..digits]
+                .parse()
+                .map_err(|_| "buffer dimension is too large".to_string())?;
+            dims.push(d);
+            rest = &rest[digits + 1..];
+            continue;
+        }
+        break;
+    }
+    let elem = match rest {
+        "f16" => Type::F16,
+        "bf16" => Type::BF16,
+        "f32" => Type::F32,
+        "f64" => Type::F64,
+        "i1" => Type::I1,
+        "i8" => Type::I8,
+        "i32" => Type::I32,
+        "i64" => Type::I64,
+        "index" => Type::INDEX,
+        "" => return Err("expected buffer element type".into()),
+        other => {
+            return Err(format!(
+                "invalid buffer element type '{other}' (expected f16, bf16, f32, f64, i1, i8, i32, i64 or index)"
+            ))
+        }
+    };
+    Ok((dims, elem))
+}
+
+/// Prints `buffer<64x?xf32, global>` (the printer has written `!loop.`).
+pub(crate) fn print_type(p: &mut Printer<'_>, ty: Type) {
+    let ctx = p.ctx();
+    let Some((dims, elem, space)) = buffer_parts(ctx, ty) else {
+        p.write("<invalid>");
+        return;
+    };
+    let mut s = String::from("buffer<");
+    for d in dims {
+        if d == DYNAMIC {
+            s.push('?');
+        } else {
+            s.push_str(&d.to_string());
+        }
+        s.push('x');
+    }
+    p.write(&s);
+    p.print_type(elem);
+    p.write(", ");
+    p.write(space.keyword());
+    p.write(">");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_shapes() {
+        let cases: &[(&str, &[i64], Type)] = &[
+            ("f32", &[], Type::F32),
+            ("64x?xf32", &[64, DYNAMIC], Type::F32),
+            ("?x128xindex", &[DYNAMIC, 128], Type::INDEX),
+            ("0x4xi1", &[0, 4], Type::I1),
+            ("2x3x4xbf16", &[2, 3, 4], Type::BF16),
+        ];
+        for (text, dims, elem) in cases {
+            let (d, e) = split_shape(text).unwrap();
+            assert_eq!((&d[..], e), (*dims, *elem), "{text}");
+        }
+        assert!(split_shape("4xf80").is_err());
+        assert!(split_shape("4x").is_err());
+    }
+
+    #[test]
+    fn round_trips_parts() {
+        let mut ctx = Context::new();
+        let ty = buffer_type(&mut ctx, &[4, DYNAMIC], Type::F32, MemorySpace::Shared);
+        assert_eq!(
+            buffer_parts(&ctx, ty),
+            Some((vec![4, DYNAMIC], Type::F32, MemorySpace::Shared))
+        );
+        assert_eq!(buffer_parts(&ctx, Type::F32), None);
+    }
+}

@@ -1,0 +1,585 @@
+//! The verifier rules of the loop ops: index counts match buffer ranks, value types match
+//! element types, memory spaces stay where they belong (shared buffers only in GPU-bound
+//! kernels, shared/local buffers never escape), loop kinds are well formed and each GPU binding
+//! appears at most once per loop nest, schedule blocks agree on their iter vars, and barriers
+//! only appear in GPU kernels.
+
+use crate::ops::{
+    launch_dims, ForOp, IterKind, KernelOp, LoopKind, ReduceKind, ReduceMethod, ScheduleBlockOp,
+};
+use crate::syntax::string_array;
+use crate::types::{buffer_parts, MemorySpace};
+use dlc_ir::{op_error, AttrKind, Context, Diagnostic, Op, Printer, Traits, Type, TypeKind, Value};
+
+type VResult = Result<(), Diagnostic>;
+
+fn type_str(ctx: &Context, ty: Type) -> String {
+    Printer::new(ctx).type_to_string(ty)
+}
+
+/// The enclosing `loop.kernel` of `op`, if any.
+fn enclosing_kernel(ctx: &Context, op: Op) -> Option<Op> {
+    let mut cur = ctx.parent_op(op);
+    while let Some(p) = cur {
+        if ctx.op_name(p) == "loop.kernel" {
+            return Some(p);
+        }
+        cur = ctx.parent_op(p);
+    }
+    None
+}
+
+/// The loop kind of `op` if it is a `loop.for`.
+fn for_kind(ctx: &Context, op: Op) -> Option<LoopKind> {
+    ctx.view::<ForOp>(op).and_then(|f| f.loop_kind(ctx))
+}
+
+/// True if `kernel` is GPU-bound: it has launch attributes or contains a block/thread loop.
+pub fn is_gpu_kernel(ctx: &Context, kernel: Op) -> bool {
+    if ctx.attr(kernel, "grid").is_some() || ctx.attr(kernel, "block").is_some() {
+        return true;
+    }
+    let mut found = false;
+    ctx.for_each_op(kernel, &mut |op| {
+        found |= for_kind(ctx, op).is_some_and(LoopKind::is_gpu);
+    });
+    found
+}
+
+/// True if `op` runs in a GPU context: under a GPU-bound loop, or in a GPU-bound kernel.
+fn in_gpu_context(ctx: &Context, op: Op) -> bool {
+    let mut cur = ctx.parent_op(op);
+    while let Some(p) = cur {
+        if for_kind(ctx, p).is_some_and(LoopKind::is_gpu) {
+            return true;
+        }
+        if ctx.op_name(p) == "loop.kernel" {
+            return is_gpu_kernel(ctx, p);
+        }
+        cur = ctx.parent_op(p);
+    }
+    false
+}
+
+/// Checks that `region` of `op` has one block with `n` index arguments.
+fn check_index_block(ctx: &Context, op: Op, region: usize, n: usize, what: &str) -> VResult {
+    let r = ctx.region(op, region);
+    let Some(block) = ctx.blocks(r).first() else {
+        return Err(op_error(
+            ctx,
+            op,
+            format!("expects a non-empty {what} region"),
+        ));
+    };
+    let args = ctx.block_args(*block);
+    if args.len() != n || args.iter().any(|a| ctx.value_type(*a) != Type::INDEX) {
+        return Err(op_error(
+            ctx,
+            op,
+            format!(
+                "{what} region must have {n} index block argument(s), found {}",
+                args.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn check_index_operands(ctx: &Context, op: Op, values: &[Value], what: &str) -> VResult {
+    for (i, v) in values.iter().enumerate() {
+        let ty = ctx.value_type(*v);
+        if ty != Type::INDEX {
+            return Err(op_error(
+                ctx,
+                op,
+                format!(
+                    "{what} #{i} must be of type index, found '{}'",
+                    type_str(ctx, ty)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// loop.kernel
+
+pub(crate) fn verify_kernel(ctx: &Context, op: Op) -> VResult {
+    let kernel = KernelOp(op);
+    let Some(ty) = kernel.function_type(ctx).and_then(|a| ctx.attr_as_type(a)) else {
+        return Err(op_error(
+            ctx,
+            op,
+            "requires attribute 'function_type' holding a function type",
+        ));
+    };
+    let Some((inputs, results)) = ctx.function_signature(ty) else {
+        return Err(op_error(
+            ctx,
+            op,
+            "requires attribute 'function_type' holding a function type",
+        ));
+    };
+    if !results.is_empty() {
+        return Err(op_error(ctx, op, "kernels return no values"));
+    }
+    let Some(entry) = kernel.body(ctx) else {
+        return Err(op_error(ctx, op, "expects a body"));
+    };
+    let args = ctx.block_args(entry);
+    if args.len() != inputs.len()
+        || args
+            .iter()
+            .zip(inputs)
+            .any(|(a, t)| ctx.value_type(*a) != *t)
+    {
+        return Err(op_error(
+            ctx,
+            op,
+            "entry block arguments must match the kernel signature",
+        ));
+    }
+    for (i, t) in inputs.iter().enumerate() {
+        if let Some((_, _, space)) = buffer_parts(ctx, *t) {
+            if space != MemorySpace::Global {
+                return Err(op_error(
+                    ctx,
+                    op,
+                    format!(
+                        "argument #{i} is a {} buffer; kernel arguments must be global buffers",
+                        space.keyword()
+                    ),
+                ));
+            }
+        }
+    }
+    for key in ["grid", "block"] {
+        let Some(attr) = ctx.attr(op, key) else {
+            continue;
+        };
+        let Some(dims) = launch_dims(ctx, attr) else {
+            return Err(op_error(
+                ctx,
+                op,
+                format!("'{key}' must be an array of 3 index integers or \"argN\" strings"),
+            ));
+        };
+        for d in dims {
+            match d {
+                crate::LaunchDim::Const(n) if n <= 0 => {
+                    return Err(op_error(
+                        ctx,
+                        op,
+                        format!("'{key}' dimensions must be positive, found {n}"),
+                    ))
+                }
+                crate::LaunchDim::Arg(i) if inputs.get(i) != Some(&Type::INDEX) => {
+                    return Err(op_error(
+                        ctx,
+                        op,
+                        format!("'{key}' names \"arg{i}\", which is not an index argument"),
+                    ))
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// loop.alloc
+
+pub(crate) fn verify_alloc(ctx: &Context, op: Op) -> VResult {
+    let ty = ctx.value_type(ctx.result(op, 0));
+    let Some((dims, _, space)) = buffer_parts(ctx, ty) else {
+        return Err(op_error(
+            ctx,
+            op,
+            format!(
+                "result must be a !loop.buffer, found '{}'",
+                type_str(ctx, ty)
+            ),
+        ));
+    };
+    if space == MemorySpace::Global {
+        return Err(op_error(
+            ctx,
+            op,
+            "cannot allocate a global buffer; global buffers are kernel arguments",
+        ));
+    }
+    let dynamic = dims.iter().filter(|d| **d == dlc_ir::DYNAMIC).count();
+    let sizes = ctx.operands(op);
+    if sizes.len() != dynamic {
+        return Err(op_error(
+            ctx,
+            op,
+            format!(
+                "expects one size operand per dynamic dimension ({dynamic}), found {}",
+                sizes.len()
+            ),
+        ));
+    }
+    check_index_operands(ctx, op, sizes, "size operand")?;
+    let Some(kernel) = enclosing_kernel(ctx, op) else {
+        return Err(op_error(ctx, op, "must be nested in a 'loop.kernel'"));
+    };
+    if space == MemorySpace::Shared && !is_gpu_kernel(ctx, kernel) {
+        return Err(op_error(
+            ctx,
+            op,
+            "shared buffers are only allowed in GPU-bound kernels (with block/thread loops or launch attributes)",
+        ));
+    }
+    for u in ctx.uses(ctx.result(op, 0)) {
+        let user = u.user;
+        if ctx.op_name(user) == "func.call" || ctx.has_trait(user, Traits::RETURN_LIKE) {
+            return Err(op_error(
+                ctx,
+                op,
+                format!(
+                    "{} buffer must not escape the kernel, but is used by '{}'",
+                    space.keyword(),
+                    ctx.op_name(user)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// loop.for
+
+pub(crate) fn verify_for(ctx: &Context, op: Op) -> VResult {
+    let f = ForOp(op);
+    let Some(name) = f.kind(ctx).and_then(|a| ctx.attr_as_str(a)) else {
+        return Err(op_error(ctx, op, "requires a string attribute 'kind'"));
+    };
+    let Some(kind) = LoopKind::from_name(name, 0) else {
+        return Err(op_error(ctx, op, format!("unknown loop kind '{name}'")));
+    };
+    for (key, wanted) in [("width", "vectorize"), ("factor", "unroll")] {
+        let attr = ctx.attr(op, key);
+        if name != wanted {
+            if attr.is_some() {
+                return Err(op_error(
+                    ctx,
+                    op,
+                    format!("'{key}' is only allowed on {wanted} loops"),
+                ));
+            }
+            continue;
+        }
+        let value = attr.and_then(|a| match ctx.attr_kind(a) {
+            AttrKind::Integer { value, ty } if *ty == Type::I64 => Some(*value),
+            _ => None,
+        });
+        match value {
+            None => {
+                return Err(op_error(
+                    ctx,
+                    op,
+                    format!("{wanted} loops require an i64 attribute '{key}'"),
+                ))
+            }
+            Some(v) if v <= 0 => {
+                return Err(op_error(
+                    ctx,
+                    op,
+                    format!("{wanted} {key} must be positive, found {v}"),
+                ))
+            }
+            _ => {}
+        }
+    }
+    check_index_operands(ctx, op, ctx.operands(op), "bound operand")?;
+    check_index_block(ctx, op, 0, 1, "body")?;
+    if kind.is_gpu() {
+        let mut cur = ctx.parent_op(op);
+        while let Some(p) = cur {
+            if for_kind(ctx, p) == Some(kind) {
+                return Err(op_error(
+                    ctx,
+                    op,
+                    format!("GPU binding '{name}' appears twice in one loop nest"),
+                ));
+            }
+            cur = ctx.parent_op(p);
+        }
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// loop.schedule_block
+
+pub(crate) fn verify_schedule_block(ctx: &Context, op: Op) -> VResult {
+    let sb = ScheduleBlockOp(op);
+    if sb.name(ctx).and_then(|a| ctx.attr_as_str(a)).is_none() {
+        return Err(op_error(ctx, op, "requires a string attribute 'name'"));
+    }
+    let Some(kinds) = sb.iter_kinds(ctx).and_then(|a| string_array(ctx, a)) else {
+        return Err(op_error(
+            ctx,
+            op,
+            "requires an array-of-strings attribute 'iter_kinds'",
+        ));
+    };
+    let mut has_reduce = false;
+    for k in &kinds {
+        match IterKind::from_name(k) {
+            Some(IterKind::Reduce) => has_reduce = true,
+            Some(IterKind::Spatial) => {}
+            None => {
+                return Err(op_error(
+                    ctx,
+                    op,
+                    format!("unknown iter kind '{k}' (expected \"spatial\" or \"reduce\")"),
+                ))
+            }
+        }
+    }
+    let values = ctx.operands(op);
+    if values.len() != kinds.len() {
+        return Err(op_error(
+            ctx,
+            op,
+            format!(
+                "has {} iter values but {} iter kinds",
+                values.len(),
+                kinds.len()
+            ),
+        ));
+    }
+    check_index_operands(ctx, op, values, "iter value")?;
+    check_index_block(ctx, op, 0, values.len(), "body")?;
+    if let Some(m) = sb.reduce_method(ctx) {
+        if ctx
+            .attr_as_str(m)
+            .and_then(ReduceMethod::from_name)
+            .is_none()
+        {
+            return Err(op_error(
+                ctx,
+                op,
+                "'reduce_method' must be \"none\", \"warp\", \"block\" or \"discrete\"",
+            ));
+        }
+    }
+    if !ctx.blocks(ctx.region(op, 1)).is_empty() {
+        if !has_reduce {
+            return Err(op_error(
+                ctx,
+                op,
+                "has an init region but no reduce iter var",
+            ));
+        }
+        check_index_block(ctx, op, 1, values.len(), "init")?;
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Memory access
+
+/// Checks the buffer operand and indices of an access; returns the buffer's dims and element.
+fn check_access(
+    ctx: &Context,
+    op: Op,
+    buffer_index: usize,
+) -> Result<(Vec<i64>, Type), Diagnostic> {
+    let operands = ctx.operands(op);
+    let Some(buf) = operands.get(buffer_index) else {
+        return Err(op_error(ctx, op, "expects a buffer operand"));
+    };
+    let ty = ctx.value_type(*buf);
+    let Some((dims, elem, _)) = buffer_parts(ctx, ty) else {
+        return Err(op_error(
+            ctx,
+            op,
+            format!(
+                "expects a !loop.buffer operand, found '{}'",
+                type_str(ctx, ty)
+            ),
+        ));
+    };
+    let indices = &operands[buffer_index + 1..];
+    if indices.len() != dims.len() {
+        return Err(op_error(
+            ctx,
+            op,
+            format!(
+                "expects {} indices for a rank-{} buffer, found {}",
+                dims.len(),
+                dims.len(),
+                indices.len()
+            ),
+        ));
+    }
+    check_index_operands(ctx, op, indices, "index")?;
+    Ok((dims, elem))
+}
+
+pub(crate) fn verify_load(ctx: &Context, op: Op) -> VResult {
+    let (_, elem) = check_access(ctx, op, 0)?;
+    let ty = ctx.value_type(ctx.result(op, 0));
+    if ty != elem {
+        return Err(op_error(
+            ctx,
+            op,
+            format!(
+                "result type '{}' does not match the buffer element type '{}'",
+                type_str(ctx, ty),
+                type_str(ctx, elem)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+pub(crate) fn verify_store(ctx: &Context, op: Op) -> VResult {
+    if ctx.operands(op).is_empty() {
+        return Err(op_error(ctx, op, "expects a value and a buffer operand"));
+    }
+    let (_, elem) = check_access(ctx, op, 1)?;
+    let ty = ctx.value_type(ctx.operand(op, 0));
+    if ty != elem {
+        return Err(op_error(
+            ctx,
+            op,
+            format!(
+                "value type '{}' does not match the buffer element type '{}'",
+                type_str(ctx, ty),
+                type_str(ctx, elem)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Checks that `ty` is a 1-D vector of `elem` fitting in the last dim.
+fn check_vector(ctx: &Context, op: Op, ty: Type, dims: &[i64], elem: Type) -> VResult {
+    let ok = match ctx.type_kind(ty) {
+        TypeKind::Vector { shape, element } => shape.len() == 1 && *element == elem,
+        _ => false,
+    };
+    if !ok {
+        return Err(op_error(
+            ctx,
+            op,
+            format!(
+                "expects a 1-D vector of the buffer element type '{}', found '{}'",
+                type_str(ctx, elem),
+                type_str(ctx, ty)
+            ),
+        ));
+    }
+    let Some(&last) = dims.last() else {
+        return Err(op_error(
+            ctx,
+            op,
+            "vector accesses need a buffer of rank >= 1",
+        ));
+    };
+    let lanes = ctx.shape(ty).map_or(0, |s| s[0]);
+    if last != dlc_ir::DYNAMIC && lanes > last {
+        return Err(op_error(
+            ctx,
+            op,
+            format!("vector of {lanes} lanes does not fit the last dimension ({last})"),
+        ));
+    }
+    Ok(())
+}
+
+pub(crate) fn verify_vload(ctx: &Context, op: Op) -> VResult {
+    let (dims, elem) = check_access(ctx, op, 0)?;
+    check_vector(ctx, op, ctx.value_type(ctx.result(op, 0)), &dims, elem)
+}
+
+pub(crate) fn verify_vstore(ctx: &Context, op: Op) -> VResult {
+    if ctx.operands(op).is_empty() {
+        return Err(op_error(ctx, op, "expects a vector and a buffer operand"));
+    }
+    let (dims, elem) = check_access(ctx, op, 1)?;
+    check_vector(ctx, op, ctx.value_type(ctx.operand(op, 0)), &dims, elem)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Control flow and GPU ops
+
+pub(crate) fn verify_if(ctx: &Context, op: Op) -> VResult {
+    let ty = ctx.value_type(ctx.operand(op, 0));
+    if ty != Type::I1 {
+        return Err(op_error(
+            ctx,
+            op,
+            format!("condition must be i1, found '{}'", type_str(ctx, ty)),
+        ));
+    }
+    check_index_block(ctx, op, 0, 0, "then")?;
+    if !ctx.blocks(ctx.region(op, 1)).is_empty() {
+        check_index_block(ctx, op, 1, 0, "else")?;
+    }
+    Ok(())
+}
+
+pub(crate) fn verify_barrier(ctx: &Context, op: Op) -> VResult {
+    if !in_gpu_context(ctx, op) {
+        return Err(op_error(
+            ctx,
+            op,
+            "is only allowed in GPU-bound kernels (under a thread loop or with launch attributes)",
+        ));
+    }
+    Ok(())
+}
+
+pub(crate) fn verify_gpu_index(ctx: &Context, op: Op) -> VResult {
+    if crate::ops::gpu_dim(ctx, op).is_none() {
+        return Err(op_error(
+            ctx,
+            op,
+            "requires attribute 'dim' to be \"x\", \"y\" or \"z\"",
+        ));
+    }
+    let ty = ctx.value_type(ctx.result(op, 0));
+    if ty != Type::INDEX {
+        return Err(op_error(ctx, op, "result must be of type index"));
+    }
+    Ok(())
+}
+
+pub(crate) fn verify_reduce(ctx: &Context, op: Op) -> VResult {
+    let Some(kind) = crate::ops::reduce_kind(ctx, op) else {
+        return Err(op_error(
+            ctx,
+            op,
+            "requires attribute 'kind' to be one of \"add\", \"mul\", \"max\", \"min\", \"and\", \"or\"",
+        ));
+    };
+    let ty = ctx.value_type(ctx.operand(op, 0));
+    let is_float = ctx.float_kind(ty).is_some();
+    let is_int = matches!(ctx.type_kind(ty), TypeKind::Integer { .. });
+    if !is_float && !is_int {
+        return Err(op_error(
+            ctx,
+            op,
+            format!(
+                "expects a scalar integer or float, found '{}'",
+                type_str(ctx, ty)
+            ),
+        ));
+    }
+    if is_float && matches!(kind, ReduceKind::And | ReduceKind::Or) {
+        return Err(op_error(
+            ctx,
+            op,
+            format!("kind '{}' needs an integer value", kind.name()),
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,815 @@
+//! The loop interpreter on small kernels: the three example kernels of docs/examples (broadcast
+//! add, CPU row softmax, GPU row sum through shared memory) against plain Rust loops,
+//! each loop kind, schedule blocks with init, warp and block reductions, vector accesses, and
+//! the run-time errors (bounds, arguments, barrier divergence, division by zero, unsupported
+//! ops), which must come back as diagnostics at the op.
+
+use dlc_ir::{Context, Diagnostic, FloatKind, Location, Op};
+use dlc_loop::interp::{run_kernel, DType, HostBuffer, KernelArg};
+
+/// Parses and verifies `src`; returns the context and the module.
+fn parse(src: &str) -> (Context, Op) {
+    let mut ctx = Context::new();
+    ctx.allow_unregistered = true;
+    ctx.register_dialect(dlc_arith::dialect());
+    ctx.register_dialect(dlc_loop::dialect());
+    ctx.register_dialect(dlc_loop::math_dialect());
+    let module = match dlc_ir::parse_source(&mut ctx, src, "test.mlir", 1) {
+        Ok(m) => m,
+        Err(d) => panic!("parse error: {d:?}"),
+    };
+    if let Err(d) = dlc_ir::verify(&ctx, module) {
+        panic!("verify error: {d:?}");
+    }
+    (ctx, module)
+}
+
+/// The `loop.kernel` named `name`.
+fn kernel(ctx: &Context, module: Op, name: &str) -> Op {
+    let mut found = None;
+    ctx.for_each_op(module, &mut |op| {
+        if ctx.op_name(op) == "loop.kernel"
+            && ctx.attr(op, "sym_name").and_then(|a| ctx.attr_as_str(a)) == Some(name)
+        {
+            found = Some(op);
+        }
+    });
+    found.unwrap_or_else(|| panic!("no kernel @{name}"))
+}
+
+/// Parses `src` and runs its kernel `name` on `args`.
+fn run(src: &str, name: &str, args: &mut [KernelArg]) -> Result<(), Diagnostic> {
+    let (ctx, module) = parse(src);
+    let k = kernel(&ctx, module, name);
+    run_kernel(&ctx, k, args)
+}
+
+fn f32_buf(shape: &[usize], values: &[f64]) -> KernelArg {
+    KernelArg::Buffer(HostBuffer::from_f64(shape, DType::F32, values).unwrap())
+}
+
+fn floats(arg: &KernelArg) -> Vec<f64> {
+    match arg {
+        KernelArg::Buffer(b) => b.floats().unwrap().to_vec(),
+        KernelArg::Index(_) => panic!("not a buffer"),
+    }
+}
+
+/// Deterministic pseudo-random inputs in [-2, 2).
+fn inputs(n: usize, seed: u64) -> Vec<f64> {
+    let mut s = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    (0..n)
+        .map(|_| {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((s >> 33) as f64 / (1u64 << 31) as f64) * 4.0 - 2.0
+        })
+        .map(|v| v as f32 as f64)
+        .collect()
+}
+
+fn assert_close(got: &[f64], want: &[f64], tol: f64) {
+    assert_eq!(got.len(), want.len());
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        assert!(
+            (g - w).abs() <= tol * w.abs().max(1.0),
+            "element {i}: got {g}, want {w}"
+        );
+    }
+}
+
+fn line(d: &Diagnostic) -> u32 {
+    match d.location {
+        Location::FileLineCol { line, .. } => line,
+        other => panic!("diagnostic without a line: {other:?}"),
+    }
+}
+
+/// The 1-based line of the first line of `src` containing `needle`.
+fn line_of(src: &str, needle: &str) -> u32 {
+    src.lines().position(|l| l.contains(needle)).unwrap() as u32 + 1
+}
+
+// ---------------------------------------------------------------------------------------------
+// The example kernels of docs/examples, against plain Rust loops.
+
+const BROADCAST_ADD: &str = include_str!("../../../docs/examples/loop_broadcast_add.mlir");
+const ROW_SOFTMAX: &str = include_str!("../../../docs/examples/loop_row_softmax.mlir");
+const GPU_ROW_SUM: &str = include_str!("../../../docs/examples/loop_gpu_row_sum.mlir");
+
+#[test]
+fn broadcast_add_example_matches_reference() {
+    let (m, n) = (3, 5);
+    let (a, b) = (inputs(m * n, 1), inputs(n, 2));
+    let mut args = [
+        f32_buf(&[m, n], &a),
+        f32_buf(&[n], &b),
+        f32_buf(&[m, n], &vec![0.0; m * n]),
+        KernelArg::Index(m as i64),
+        KernelArg::Index(n as i64),
+    ];
+    run(BROADCAST_ADD, "broadcast_add", &mut args).unwrap();
+    let mut want = vec![0.0; m * n];
+    for i in 0..m {
+        for j in 0..n {
+            want[i * n + j] = (a[i * n + j] as f32 + b[j] as f32) as f64;
+        }
+    }
+    assert_eq!(floats(&args[2]), want);
+}
+
+#[test]
+fn row_softmax_example_matches_reference() {
+    let (m, n) = (4, 128);
+    let x = inputs(m * n, 3);
+    let mut args = [
+        f32_buf(&[m, n], &x),
+        f32_buf(&[m, n], &vec![0.0; m * n]),
+        KernelArg::Index(m as i64),
+    ];
+    run(ROW_SOFTMAX, "row_softmax", &mut args).unwrap();
+    let mut want = vec![0.0; m * n];
+    for i in 0..m {
+        let row = &x[i * n..(i + 1) * n];
+        let mx = row.iter().cloned().fold(f64::MIN, f64::max);
+        let sum: f64 = row.iter().map(|v| (v - mx).exp()).sum();
+        for j in 0..n {
+            want[i * n + j] = (row[j] - mx).exp() / sum;
+        }
+    }
+    assert_close(&floats(&args[1]), &want, 1e-5);
+}
+
+fn row_sums(x: &[f64], m: usize, n: usize) -> Vec<f64> {
+    (0..m)
+        .map(|i| x[i * n..(i + 1) * n].iter().sum::<f64>())
+        .collect()
+}
+
+#[test]
+fn gpu_row_sum_example_matches_reference() {
+    let (m, n) = (3, 128);
+    let x = inputs(m * n, 4);
+    let mut args = [
+        f32_buf(&[m, n], &x),
+        f32_buf(&[m], &vec![0.0; m]),
+        KernelArg::Index(m as i64),
+    ];
+    run(GPU_ROW_SUM, "gpu_row_sum", &mut args).unwrap();
+    assert_close(&floats(&args[1]), &row_sums(&x, m, n), 1e-5);
+}
+
+/// Row sums with explicit launch attrs (one block per row, 64 threads) and `loop.thread_id`:
+/// each thread sums a strided part of the row (n need not be 64), then a shared-memory tree.
+const LAUNCH_ROW_SUM: &str = r#"
+loop.kernel @launch_row_sum(%x: !loop.buffer<?x?xf32, global>, %out: !loop.buffer<?xf32, global>, %m: index, %n: index) attributes {grid = ["arg2", 1 : index, 1 : index], block = [64 : index, 1 : index, 1 : index]} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c6 = arith.constant 6 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  %row = loop.block_id x
+  %t = loop.thread_id x
+  %s = loop.alloc : !loop.buffer<64xf32, shared>
+  %part = loop.alloc : !loop.buffer<1xf32, local>
+  loop.store %zero, %part[%c0] : !loop.buffer<1xf32, local>
+  loop.for serial %k = %t to %n step %c64 {
+    %v = loop.load %x[%row, %k] : !loop.buffer<?x?xf32, global>
+    %p = loop.load %part[%c0] : !loop.buffer<1xf32, local>
+    %q = arith.addf %p, %v : f32
+    loop.store %q, %part[%c0] : !loop.buffer<1xf32, local>
+    loop.yield
+  }
+  %mine = loop.load %part[%c0] : !loop.buffer<1xf32, local>
+  loop.store %mine, %s[%t] : !loop.buffer<64xf32, shared>
+  loop.barrier
+  loop.for serial %l = %c0 to %c6 step %c1 {
+    %stride = arith.shrui %c32, %l : index
+    %active = arith.cmpi ult, %t, %stride : index
+    loop.if %active {
+      %o = arith.addi %t, %stride : index
+      %a = loop.load %s[%t] : !loop.buffer<64xf32, shared>
+      %b = loop.load %s[%o] : !loop.buffer<64xf32, shared>
+      %c = arith.addf %a, %b : f32
+      loop.store %c, %s[%t] : !loop.buffer<64xf32, shared>
+      loop.yield
+    }
+    loop.barrier
+    loop.yield
+  }
+  %first = arith.cmpi eq, %t, %c0 : index
+  loop.if %first {
+    %total = loop.load %s[%c0] : !loop.buffer<64xf32, shared>
+    loop.store %total, %out[%row] : !loop.buffer<?xf32, global>
+    loop.yield
+  }
+  loop.return
+}
+"#;
+
+#[test]
+fn launch_attrs_with_thread_ids() {
+    let (m, n) = (3, 150);
+    let x = inputs(m * n, 4);
+    let mut args = [
+        f32_buf(&[m, n], &x),
+        f32_buf(&[m], &vec![0.0; m]),
+        KernelArg::Index(m as i64),
+        KernelArg::Index(n as i64),
+    ];
+    run(LAUNCH_ROW_SUM, "launch_row_sum", &mut args).unwrap();
+    assert_close(&floats(&args[1]), &row_sums(&x, m, n), 1e-5);
+}
+
+/// The same row sum with bound loops (block.x over rows, thread.x over 64 threads) and a
+/// `loop.block_reduce` instead of the shared-memory tree.
+const BOUND_ROW_SUM: &str = r#"
+loop.kernel @bound_row_sum(%x: !loop.buffer<?x?xf32, global>, %out: !loop.buffer<?xf32, global>, %m: index, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  loop.for block.x %row = %c0 to %m step %c1 {
+    loop.for thread.x %t = %c0 to %c64 step %c1 {
+      %part = loop.alloc : !loop.buffer<1xf32, local>
+      loop.store %zero, %part[%c0] : !loop.buffer<1xf32, local>
+      loop.for serial %k = %t to %n step %c64 {
+        %v = loop.load %x[%row, %k] : !loop.buffer<?x?xf32, global>
+        %p = loop.load %part[%c0] : !loop.buffer<1xf32, local>
+        %q = arith.addf %p, %v : f32
+        loop.store %q, %part[%c0] : !loop.buffer<1xf32, local>
+        loop.yield
+      }
+      %mine = loop.load %part[%c0] : !loop.buffer<1xf32, local>
+      %total = loop.block_reduce %mine {kind = "add"} : f32
+      %first = arith.cmpi eq, %t, %c0 : index
+      loop.if %first {
+        loop.store %total, %out[%row] : !loop.buffer<?xf32, global>
+        loop.yield
+      }
+      loop.yield
+    }
+    loop.yield
+  }
+  loop.return
+}
+"#;
+
+#[test]
+fn bound_loops_with_block_reduce() {
+    let (m, n) = (5, 100);
+    let x = inputs(m * n, 5);
+    let mut args = [
+        f32_buf(&[m, n], &x),
+        f32_buf(&[m], &vec![0.0; m]),
+        KernelArg::Index(m as i64),
+        KernelArg::Index(n as i64),
+    ];
+    run(BOUND_ROW_SUM, "bound_row_sum", &mut args).unwrap();
+    assert_close(&floats(&args[1]), &row_sums(&x, m, n), 1e-5);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Loop kinds, schedule blocks, reductions, vectors, memory.
+
+#[test]
+fn two_dimensional_bound_loops_and_dynamic_local_alloc() {
+    let src = r#"
+loop.kernel @grid2d(%out: !loop.buffer<?x8xindex, global>, %m: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c10 = arith.constant 10 : index
+  %c100 = arith.constant 100 : index
+  loop.for block.y %b = %c0 to %m step %c1 {
+    loop.for thread.y %ty = %c0 to %c2 step %c1 {
+      loop.for thread.x %tx = %c0 to %c4 step %c1 {
+        %tmp = loop.alloc(%c2) : !loop.buffer<?xindex, local>
+        %hi = arith.muli %b, %c100 : index
+        %mid = arith.muli %ty, %c10 : index
+        %v0 = arith.addi %hi, %mid : index
+        %v = arith.addi %v0, %tx : index
+        loop.store %v, %tmp[%c1] : !loop.buffer<?xindex, local>
+        %w = loop.load %tmp[%c1] : !loop.buffer<?xindex, local>
+        %dy = loop.block_dim y
+        %row = arith.muli %ty, %c4 : index
+        %col = arith.addi %row, %tx : index
+        %chk = arith.muli %dy, %c1 : index
+        %ok = arith.cmpi eq, %chk, %c2 : index
+        loop.if %ok {
+          loop.store %w, %out[%b, %col] : !loop.buffer<?x8xindex, global>
+          loop.yield
+        }
+        loop.yield
+      }
+      loop.yield
+    }
+    loop.yield
+  }
+  loop.return
+}
+"#;
+    let m = 3;
+    let mut args = [
+        KernelArg::Buffer(HostBuffer::zeros(&[m, 8], DType::Index)),
+        KernelArg::Index(m as i64),
+    ];
+    run(src, "grid2d", &mut args).unwrap();
+    let KernelArg::Buffer(out) = &args[0] else {
+        unreachable!()
+    };
+    let mut want = Vec::new();
+    for b in 0..m as i64 {
+        for ty in 0..2 {
+            for tx in 0..4 {
+                want.push(b * 100 + ty * 10 + tx);
+            }
+        }
+    }
+    assert_eq!(out.ints().unwrap(), &want[..]);
+}
+
+#[test]
+fn every_loop_kind_runs_serially() {
+    let src = r#"
+loop.kernel @kinds(%out: !loop.buffer<4x?xindex, global>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c100 = arith.constant 100 : index
+  %c200 = arith.constant 200 : index
+  %c300 = arith.constant 300 : index
+  loop.for serial %i = %c0 to %n step %c1 {
+    loop.store %i, %out[%c0, %i] : !loop.buffer<4x?xindex, global>
+    loop.yield
+  }
+  loop.for parallel %i = %c0 to %n step %c1 {
+    %v = arith.addi %i, %c100 : index
+    loop.store %v, %out[%c1, %i] : !loop.buffer<4x?xindex, global>
+    loop.yield
+  }
+  loop.for vectorize(4) %i = %c0 to %n step %c1 {
+    %v = arith.addi %i, %c200 : index
+    loop.store %v, %out[%c2, %i] : !loop.buffer<4x?xindex, global>
+    loop.yield
+  }
+  loop.for unroll(3) %i = %c1 to %n step %c2 {
+    %v = arith.addi %i, %c300 : index
+    loop.store %v, %out[%c3, %i] : !loop.buffer<4x?xindex, global>
+    loop.yield
+  }
+  loop.return
+}
+"#;
+    let n = 10;
+    let mut args = [
+        KernelArg::Buffer(HostBuffer::zeros(&[4, n], DType::Index)),
+        KernelArg::Index(n as i64),
+    ];
+    run(src, "kinds", &mut args).unwrap();
+    let KernelArg::Buffer(out) = &args[0] else {
+        unreachable!()
+    };
+    let mut want = vec![0i64; 4 * n];
+    for i in 0..n {
+        want[i] = i as i64;
+        want[n + i] = i as i64 + 100;
+        want[2 * n + i] = i as i64 + 200;
+        if i % 2 == 1 {
+            want[3 * n + i] = i as i64 + 300;
+        }
+    }
+    assert_eq!(out.ints().unwrap(), &want[..]);
+}
+
+#[test]
+fn schedule_block_init_runs_once_per_reduction() {
+    let src = r#"
+loop.kernel @row_sum(%x: !loop.buffer<3x4xf32, global>, %out: !loop.buffer<3xf32, global>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  loop.for serial %i = %c0 to %c3 step %c1 {
+    loop.for serial %k = %c0 to %c4 step %c1 {
+      loop.schedule_block "sum" (%ii = %i, %kk = %k reduce) init {
+        loop.store %zero, %out[%ii] : !loop.buffer<3xf32, global>
+        loop.yield
+      } {
+        %a = loop.load %out[%ii] : !loop.buffer<3xf32, global>
+        %b = loop.load %x[%ii, %kk] : !loop.buffer<3x4xf32, global>
+        %c = arith.addf %a, %b : f32
+        loop.store %c, %out[%ii] : !loop.buffer<3xf32, global>
+        loop.yield
+      }
+      loop.yield
+    }
+    loop.yield
+  }
+  loop.return
+}
+"#;
+    let x: Vec<f64> = (0..12).map(|v| v as f64).collect();
+    let mut args = [f32_buf(&[3, 4], &x), f32_buf(&[3], &[999.0; 3])];
+    run(src, "row_sum", &mut args).unwrap();
+    assert_eq!(floats(&args[1]), vec![6.0, 22.0, 38.0]);
+}
+
+#[test]
+fn warp_reduce_combines_each_warp() {
+    let src = r#"
+loop.kernel @warps(%out: !loop.buffer<64xf32, global>, %mx: !loop.buffer<64xi32, global>) attributes {grid = [1 : index, 1 : index, 1 : index], block = [64 : index, 1 : index, 1 : index]} {
+  %t = loop.thread_id x
+  %i = arith.index_cast %t : index to i32
+  %f = arith.sitofp %i : i32 to f32
+  %s = loop.warp_reduce %f {kind = "add"} : f32
+  loop.store %s, %out[%t] : !loop.buffer<64xf32, global>
+  %m = loop.warp_reduce %i {kind = "max"} : i32
+  loop.store %m, %mx[%t] : !loop.buffer<64xi32, global>
+  loop.return
+}
+"#;
+    let mut args = [
+        f32_buf(&[64], &[0.0; 64]),
+        KernelArg::Buffer(HostBuffer::zeros(&[64], DType::I32)),
+    ];
+    run(src, "warps", &mut args).unwrap();
+    let sums = floats(&args[0]);
+    let (w0, w1) = ((0..32).sum::<i32>() as f64, (32..64).sum::<i32>() as f64);
+    assert!(sums[..32].iter().all(|&v| v == w0));
+    assert!(sums[32..].iter().all(|&v| v == w1));
+    let KernelArg::Buffer(mx) = &args[1] else {
+        unreachable!()
+    };
+    let maxes = mx.ints().unwrap();
+    assert!(maxes[..32].iter().all(|&v| v == 31));
+    assert!(maxes[32..].iter().all(|&v| v == 63));
+}
+
+#[test]
+fn block_reduce_max_reaches_every_thread() {
+    let src = r#"
+loop.kernel @bmax(%x: !loop.buffer<48xf32, global>, %out: !loop.buffer<48xf32, global>) attributes {grid = [1 : index, 1 : index, 1 : index], block = [48 : index, 1 : index, 1 : index]} {
+  %t = loop.thread_id x
+  %v = loop.load %x[%t] : !loop.buffer<48xf32, global>
+  %m = loop.block_reduce %v {kind = "max"} : f32
+  loop.store %m, %out[%t] : !loop.buffer<48xf32, global>
+  loop.return
+}
+"#;
+    let x = inputs(48, 6);
+    let mx = x.iter().cloned().fold(f64::MIN, f64::max);
+    let mut args = [f32_buf(&[48], &x), f32_buf(&[48], &[0.0; 48])];
+    run(src, "bmax", &mut args).unwrap();
+    assert_eq!(floats(&args[1]), vec![mx; 48]);
+}
+
+#[test]
+fn shared_memory_needs_the_barrier() {
+    // Each thread writes its element to shared memory and, after the barrier, reads its
+    // mirror's: correct only if every thread's write happened before any read.
+    let src = r#"
+loop.kernel @reverse(%x: !loop.buffer<32xf32, global>, %y: !loop.buffer<32xf32, global>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c31 = arith.constant 31 : index
+  %c32 = arith.constant 32 : index
+  %s = loop.alloc : !loop.buffer<32xf32, shared>
+  loop.for thread.x %t = %c0 to %c32 step %c1 {
+    %v = loop.load %x[%t] : !loop.buffer<32xf32, global>
+    loop.store %v, %s[%t] : !loop.buffer<32xf32, shared>
+    loop.barrier
+    %r = arith.subi %c31, %t : index
+    %w = loop.load %s[%r] : !loop.buffer<32xf32, shared>
+    loop.store %w, %y[%t] : !loop.buffer<32xf32, global>
+    loop.yield
+  }
+  loop.return
+}
+"#;
+    let x: Vec<f64> = (0..32).map(|v| v as f64 + 1.0).collect();
+    let mut args = [f32_buf(&[32], &x), f32_buf(&[32], &[0.0; 32])];
+    run(src, "reverse", &mut args).unwrap();
+    let want: Vec<f64> = x.iter().rev().cloned().collect();
+    assert_eq!(floats(&args[1]), want);
+}
+
+#[test]
+fn vector_load_and_store() {
+    let src = r#"
+loop.kernel @double(%x: !loop.buffer<2x8xf32, global>, %y: !loop.buffer<2x8xf32, global>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  loop.for serial %i = %c0 to %c2 step %c1 {
+    loop.for vectorize(4) %j = %c0 to %c8 step %c4 {
+      %v = loop.vload %x[%i, %j] : !loop.buffer<2x8xf32, global> -> vector<4xf32>
+      %w = arith.addf %v, %v : vector<4xf32>
+      loop.vstore %w, %y[%i, %j] : vector<4xf32>, !loop.buffer<2x8xf32, global>
+      loop.yield
+    }
+    loop.yield
+  }
+  loop.return
+}
+"#;
+    let x = inputs(16, 7);
+    let mut args = [f32_buf(&[2, 8], &x), f32_buf(&[2, 8], &[0.0; 16])];
+    run(src, "double", &mut args).unwrap();
+    let want: Vec<f64> = x.iter().map(|v| v * 2.0).collect();
+    assert_eq!(floats(&args[1]), want);
+}
+
+#[test]
+fn f16_stores_round() {
+    let src = r#"
+loop.kernel @conv(%x: !loop.buffer<4xf32, global>, %y: !loop.buffer<4xf16, global>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  loop.for serial %i = %c0 to %c4 step %c1 {
+    %v = loop.load %x[%i] : !loop.buffer<4xf32, global>
+    %h = arith.truncf %v : f32 to f16
+    loop.store %h, %y[%i] : !loop.buffer<4xf16, global>
+    loop.yield
+  }
+  loop.return
+}
+"#;
+    let x = [0.1, -1.7, 2.5, 1e-3];
+    let mut args = [
+        f32_buf(&[4], &x),
+        KernelArg::Buffer(HostBuffer::zeros(&[4], DType::F16)),
+    ];
+    run(src, "conv", &mut args).unwrap();
+    let halves: Vec<f64> = x
+        .iter()
+        .map(|&v| FloatKind::F16.round(v as f32 as f64))
+        .collect();
+    assert_eq!(floats(&args[1]), halves);
+}
+
+#[test]
+fn math_ops_evaluate_in_f64() {
+    let src = r#"
+loop.kernel @math(%x: !loop.buffer<5xf64, global>, %erf: !loop.buffer<5xf64, global>, %mix: !loop.buffer<5xf64, global>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c5 = arith.constant 5 : index
+  loop.for serial %i = %c0 to %c5 step %c1 {
+    %v = loop.load %x[%i] : !loop.buffer<5xf64, global>
+    %e = math.erf %v : f64
+    loop.store %e, %erf[%i] : !loop.buffer<5xf64, global>
+    %a = math.absf %v : f64
+    %s = math.sqrt %a : f64
+    %t = math.tanh %v : f64
+    %r = math.fma %s, %t, %v : f64
+    %f = math.floor %r : f64
+    %m = arith.subf %r, %f : f64
+    loop.store %m, %mix[%i] : !loop.buffer<5xf64, global>
+    loop.yield
+  }
+  loop.return
+}
+"#;
+    let x = [0.5, 1.0, -2.0, 3.5, 4.5];
+    // erf from published tables (Abramowitz & Stegun 7.1; Wolfram for 3.5 and 4.5).
+    let erf = [
+        0.520_499_877_813_046_5,
+        0.842_700_792_949_714_9,
+        -0.995_322_265_018_952_7,
+        0.999_999_256_901_627_7,
+        0.999_999_999_803_383_9,
+    ];
+    let buf = |v: &[f64]| KernelArg::Buffer(HostBuffer::from_f64(&[5], DType::F64, v).unwrap());
+    let mut args = [buf(&x), buf(&[0.0; 5]), buf(&[0.0; 5])];
+    run(src, "math", &mut args).unwrap();
+    assert_close(&floats(&args[1]), &erf, 1e-12);
+    let mix: Vec<f64> = x
+        .iter()
+        .map(|&v: &f64| {
+            let r = v.abs().sqrt().mul_add(v.tanh(), v);
+            r - r.floor()
+        })
+        .collect();
+    assert_eq!(floats(&args[2]), mix);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors.
+
+const COPY: &str = r#"
+loop.kernel @copy(%x: !loop.buffer<?xf32, global>, %y: !loop.buffer<8xf32, global>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  loop.for serial %i = %c0 to %n step %c1 {
+    %v = loop.load %x[%i] : !loop.buffer<?xf32, global>
+    loop.store %v, %y[%i] : !loop.buffer<8xf32, global>
+    loop.yield
+  }
+  loop.return
+}
+"#;
+
+#[test]
+fn out_of_bounds_load_is_reported_at_the_load() {
+    let mut args = [
+        f32_buf(&[4], &[1.0; 4]),
+        f32_buf(&[8], &[0.0; 8]),
+        KernelArg::Index(5),
+    ];
+    let err = run(COPY, "copy", &mut args).unwrap_err();
+    assert!(err.message.contains("out-of-bounds"), "{}", err.message);
+    assert_eq!(line(&err), line_of(COPY, "loop.load"));
+    // The writes before the failing access happened, and the buffers are given back.
+    assert_eq!(floats(&args[1])[..4], [1.0; 4]);
+}
+
+#[test]
+fn out_of_bounds_vector_access_is_reported() {
+    let src = r#"
+loop.kernel @vl(%x: !loop.buffer<6xf32, global>, %y: !loop.buffer<6xf32, global>) {
+  %c4 = arith.constant 4 : index
+  %v = loop.vload %x[%c4] : !loop.buffer<6xf32, global> -> vector<4xf32>
+  loop.vstore %v, %y[%c4] : vector<4xf32>, !loop.buffer<6xf32, global>
+  loop.return
+}
+"#;
+    let mut args = [f32_buf(&[6], &[0.0; 6]), f32_buf(&[6], &[0.0; 6])];
+    let err = run(src, "vl", &mut args).unwrap_err();
+    assert!(
+        err.message.contains("out-of-bounds vector access"),
+        "{}",
+        err.message
+    );
+    assert_eq!(line(&err), line_of(src, "loop.vload"));
+}
+
+#[test]
+fn wrong_arguments_are_reported() {
+    let ok = || {
+        vec![
+            f32_buf(&[4], &[1.0; 4]),
+            f32_buf(&[8], &[0.0; 8]),
+            KernelArg::Index(4),
+        ]
+    };
+    let kernel_line = line_of(COPY, "loop.kernel");
+    let mut few = ok();
+    few.pop();
+    let err = run(COPY, "copy", &mut few).unwrap_err();
+    assert!(
+        err.message.contains("takes 3 arguments but 2"),
+        "{}",
+        err.message
+    );
+    assert_eq!(line(&err), kernel_line);
+
+    let mut swapped = ok();
+    swapped[2] = f32_buf(&[1], &[0.0]);
+    let err = run(COPY, "copy", &mut swapped).unwrap_err();
+    assert!(err.message.contains("expected an index"), "{}", err.message);
+
+    let mut index_for_buffer = ok();
+    index_for_buffer[0] = KernelArg::Index(3);
+    let err = run(COPY, "copy", &mut index_for_buffer).unwrap_err();
+    assert!(err.message.contains("expected a buffer"), "{}", err.message);
+
+    let mut dtype = ok();
+    dtype[0] = KernelArg::Buffer(HostBuffer::zeros(&[4], DType::F64));
+    let err = run(COPY, "copy", &mut dtype).unwrap_err();
+    assert!(err.message.contains("argument #0"), "{}", err.message);
+
+    let mut shape = ok();
+    shape[1] = f32_buf(&[7], &[0.0; 7]);
+    let err = run(COPY, "copy", &mut shape).unwrap_err();
+    assert!(
+        err.message.contains("does not match the declared dims"),
+        "{}",
+        err.message
+    );
+
+    let mut broken = ok();
+    if let KernelArg::Buffer(b) = &mut broken[0] {
+        b.shape = vec![5];
+    }
+    let err = run(COPY, "copy", &mut broken).unwrap_err();
+    assert!(err.message.contains("elements"), "{}", err.message);
+}
+
+#[test]
+fn barrier_in_divergent_code_is_an_error() {
+    let src = r#"
+loop.kernel @diverge(%y: !loop.buffer<32xf32, global>) attributes {grid = [1 : index, 1 : index, 1 : index], block = [32 : index, 1 : index, 1 : index]} {
+  %c16 = arith.constant 16 : index
+  %t = loop.thread_id x
+  %low = arith.cmpi ult, %t, %c16 : index
+  loop.if %low {
+    loop.barrier
+    loop.yield
+  }
+  loop.return
+}
+"#;
+    let mut args = [f32_buf(&[32], &[0.0; 32])];
+    let err = run(src, "diverge", &mut args).unwrap_err();
+    assert!(
+        err.message.contains("barrier divergence"),
+        "{}",
+        err.message
+    );
+    assert!(err.message.contains("16 of 32"), "{}", err.message);
+    assert_eq!(line(&err), line_of(src, "loop.barrier"));
+}
+
+#[test]
+fn threads_at_different_barriers_are_an_error() {
+    let src = r#"
+loop.kernel @two(%y: !loop.buffer<32xf32, global>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  loop.for thread.x %t = %c0 to %c32 step %c1 {
+    %low = arith.cmpi ult, %t, %c8 : index
+    loop.if %low {
+      loop.barrier
+      loop.yield
+    } else {
+      loop.barrier {tag = "other"}
+      loop.yield
+    }
+    loop.yield
+  }
+  loop.return
+}
+"#;
+    let mut args = [f32_buf(&[32], &[0.0; 32])];
+    let err = run(src, "two", &mut args).unwrap_err();
+    assert!(err.message.contains("waits at another"), "{}", err.message);
+    assert_eq!(err.notes.len(), 1);
+    assert_eq!(line(&err.notes[0]), line_of(src, "tag = \"other\""));
+}
+
+#[test]
+fn division_by_zero_is_reported() {
+    let src = r#"
+loop.kernel @div(%y: !loop.buffer<1xindex, global>, %d: index) {
+  %c0 = arith.constant 0 : index
+  %c7 = arith.constant 7 : index
+  %q = arith.divsi %c7, %d : index
+  loop.store %q, %y[%c0] : !loop.buffer<1xindex, global>
+  loop.return
+}
+"#;
+    let buf = || KernelArg::Buffer(HostBuffer::zeros(&[1], DType::Index));
+    let mut args = [buf(), KernelArg::Index(2)];
+    run(src, "div", &mut args).unwrap();
+    let KernelArg::Buffer(b) = &args[0] else {
+        unreachable!()
+    };
+    assert_eq!(b.ints().unwrap(), &[3]);
+    let mut args = [buf(), KernelArg::Index(0)];
+    let err = run(src, "div", &mut args).unwrap_err();
+    assert!(err.message.contains("division by zero"), "{}", err.message);
+    assert_eq!(line(&err), line_of(src, "arith.divsi"));
+}
+
+#[test]
+fn unsupported_op_is_reported() {
+    let src = r#"
+loop.kernel @odd(%y: !loop.buffer<1xf32, global>) {
+  "test.mystery"() : () -> ()
+  loop.return
+}
+"#;
+    let mut args = [f32_buf(&[1], &[0.0])];
+    let err = run(src, "odd", &mut args).unwrap_err();
+    assert!(
+        err.message.contains("does not support 'test.mystery'"),
+        "{}",
+        err.message
+    );
+    assert_eq!(line(&err), line_of(src, "test.mystery"));
+}
+
+#[test]
+fn host_buffer_constructors_check_their_input() {
+    assert!(HostBuffer::from_f64(&[2], DType::F32, &[1.0]).is_err());
+    assert!(HostBuffer::from_f64(&[1], DType::I32, &[1.0]).is_err());
+    let b = HostBuffer::from_f64(&[1], DType::BF16, &[1.0 / 3.0]).unwrap();
+    assert_eq!(b.floats().unwrap()[0], FloatKind::BF16.round(1.0 / 3.0));
+    let i = HostBuffer::from_i64(&[2], DType::I8, &[127, 128]).unwrap();
+    assert_eq!(i.ints().unwrap(), &[127, -128]);
+    let p = HostBuffer::from_bool(&[2], &[true, false]).unwrap();
+    assert_eq!(p.bools().unwrap(), &[true, false]);
+}

@@ -1,0 +1,350 @@
+// RUN: dlc-opt %s --split-input-file --verify-diagnostics
+
+// Verifier and syntax errors of the loop and math dialects, one per chunk. Ops that the custom
+// syntax cannot get wrong are written in generic form.
+
+loop.kernel @index_count(%a: !loop.buffer<4x4xf32, global>, %i: index) {
+  // expected-error @+1 {{'loop.load' op expects 2 indices for a rank-2 buffer, found 1}}
+  %v = loop.load %a[%i] : !loop.buffer<4x4xf32, global>
+  loop.return
+}
+
+// -----
+
+loop.kernel @store_type(%a: !loop.buffer<4xf32, global>, %i: index, %x: f64) {
+  // expected-error @+1 {{'loop.store' op value type 'f64' does not match the buffer element type 'f32'}}
+  "loop.store"(%x, %a, %i) : (f64, !loop.buffer<4xf32, global>, index) -> ()
+  loop.return
+}
+
+// -----
+
+loop.kernel @load_type(%a: !loop.buffer<4xf32, global>, %i: index) {
+  // expected-error @+1 {{'loop.load' op result type 'i32' does not match the buffer element type 'f32'}}
+  %v = "loop.load"(%a, %i) : (!loop.buffer<4xf32, global>, index) -> i32
+  loop.return
+}
+
+// -----
+
+loop.kernel @index_type(%a: !loop.buffer<4xf32, global>, %i: i32) {
+  // expected-error @+1 {{'loop.load' op index #0 must be of type index, found 'i32'}}
+  %v = "loop.load"(%a, %i) : (!loop.buffer<4xf32, global>, i32) -> f32
+  loop.return
+}
+
+// -----
+
+loop.kernel @global_alloc() {
+  // expected-error @+1 {{'loop.alloc' op cannot allocate a global buffer; global buffers are kernel arguments}}
+  %b = loop.alloc : !loop.buffer<4xf32, global>
+  loop.return
+}
+
+// -----
+
+loop.kernel @alloc_sizes(%n: index) {
+  // expected-error @+1 {{'loop.alloc' op expects one size operand per dynamic dimension (2), found 1}}
+  %b = loop.alloc(%n) : !loop.buffer<?x?xf32, local>
+  loop.return
+}
+
+// -----
+
+func.func @alloc_outside_kernel() {
+  // expected-error @+1 {{'loop.alloc' op must be nested in a 'loop.kernel'}}
+  %b = loop.alloc : !loop.buffer<4xf32, local>
+  return
+}
+
+// -----
+
+loop.kernel @shared_on_cpu(%n: index) {
+  // expected-error @+1 {{'loop.alloc' op shared buffers are only allowed in GPU-bound kernels}}
+  %b = loop.alloc : !loop.buffer<4xf32, shared>
+  loop.return
+}
+
+// -----
+
+func.func private @sink(!loop.buffer<4xf32, local>)
+
+loop.kernel @escape() {
+  // expected-error @+1 {{'loop.alloc' op local buffer must not escape the kernel, but is used by 'func.call'}}
+  %b = loop.alloc : !loop.buffer<4xf32, local>
+  func.call @sink(%b) : (!loop.buffer<4xf32, local>) -> ()
+  loop.return
+}
+
+// -----
+
+// expected-error @+1 {{'loop.kernel' op argument #0 is a shared buffer; kernel arguments must be global buffers}}
+loop.kernel @shared_argument(%a: !loop.buffer<4xf32, shared>) {
+  loop.return
+}
+
+// -----
+
+loop.kernel @unknown_kind(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{'loop.for' op unknown loop kind 'warp.x'}}
+  "loop.for"(%c0, %n, %c1) <{kind = "warp.x"}> ({
+  ^bb0(%i: index):
+    "loop.yield"() : () -> ()
+  }) : (index, index, index) -> ()
+  loop.return
+}
+
+// -----
+
+loop.kernel @unknown_kind_syntax(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{unknown loop kind 'sequential'}}
+  loop.for sequential %i = %c0 to %n step %c1 {
+  }
+  loop.return
+}
+
+// -----
+
+loop.kernel @zero_width(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{'loop.for' op vectorize width must be positive, found 0}}
+  loop.for vectorize(0) %i = %c0 to %n step %c1 {
+  }
+  loop.return
+}
+
+// -----
+
+loop.kernel @negative_factor(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{'loop.for' op unroll factor must be positive, found -2}}
+  "loop.for"(%c0, %n, %c1) <{kind = "unroll", factor = -2 : i64}> ({
+  ^bb0(%i: index):
+    "loop.yield"() : () -> ()
+  }) : (index, index, index) -> ()
+  loop.return
+}
+
+// -----
+
+loop.kernel @missing_width(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{'loop.for' op vectorize loops require an i64 attribute 'width'}}
+  "loop.for"(%c0, %n, %c1) <{kind = "vectorize"}> ({
+  ^bb0(%i: index):
+    "loop.yield"() : () -> ()
+  }) : (index, index, index) -> ()
+  loop.return
+}
+
+// -----
+
+loop.kernel @width_on_serial(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{'loop.for' op 'width' is only allowed on vectorize loops}}
+  "loop.for"(%c0, %n, %c1) <{kind = "serial", width = 4 : i64}> ({
+  ^bb0(%i: index):
+    "loop.yield"() : () -> ()
+  }) : (index, index, index) -> ()
+  loop.return
+}
+
+// -----
+
+loop.kernel @body_arguments(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{'loop.for' op body region must have 1 index block argument(s), found 2}}
+  "loop.for"(%c0, %n, %c1) <{kind = "serial"}> ({
+  ^bb0(%i: index, %j: index):
+    "loop.yield"() : () -> ()
+  }) : (index, index, index) -> ()
+  loop.return
+}
+
+// -----
+
+loop.kernel @binding_twice(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  loop.for thread.x %i = %c0 to %n step %c1 {
+    loop.for serial %j = %c0 to %n step %c1 {
+      // expected-error @+1 {{'loop.for' op GPU binding 'thread.x' appears twice in one loop nest}}
+      loop.for thread.x %k = %c0 to %n step %c1 {
+      }
+    }
+  }
+  loop.return
+}
+
+// -----
+
+loop.kernel @iter_kind_count(%n: index) {
+  // expected-error @+1 {{'loop.schedule_block' op has 1 iter values but 2 iter kinds}}
+  "loop.schedule_block"(%n) <{name = "b", iter_kinds = ["spatial", "reduce"]}> ({
+  ^bb0(%i: index):
+    "loop.yield"() : () -> ()
+  }, {
+  }) : (index) -> ()
+  loop.return
+}
+
+// -----
+
+loop.kernel @unknown_iter_kind(%n: index) {
+  // expected-error @+1 {{'loop.schedule_block' op unknown iter kind 'scan' (expected "spatial" or "reduce")}}
+  "loop.schedule_block"(%n) <{name = "b", iter_kinds = ["scan"]}> ({
+  ^bb0(%i: index):
+    "loop.yield"() : () -> ()
+  }, {
+  }) : (index) -> ()
+  loop.return
+}
+
+// -----
+
+loop.kernel @iter_var_count(%n: index) {
+  // expected-error @+1 {{'loop.schedule_block' op body region must have 1 index block argument(s), found 0}}
+  "loop.schedule_block"(%n) <{name = "b", iter_kinds = ["spatial"]}> ({
+    "loop.yield"() : () -> ()
+  }, {
+  }) : (index) -> ()
+  loop.return
+}
+
+// -----
+
+loop.kernel @init_without_reduce(%n: index) {
+  // expected-error @+1 {{'loop.schedule_block' op has an init region but no reduce iter var}}
+  loop.schedule_block "b" (%i = %n) init {
+  } {
+  }
+  loop.return
+}
+
+// -----
+
+loop.kernel @bad_reduce_method(%n: index) {
+  // expected-error @+1 {{'loop.schedule_block' op 'reduce_method' must be "none", "warp", "block" or "discrete"}}
+  loop.schedule_block "b" (%i = %n reduce) attributes {reduce_method = "tree"} {
+  }
+  loop.return
+}
+
+// -----
+
+loop.kernel @cpu_barrier() {
+  // expected-error @+1 {{'loop.barrier' op is only allowed in GPU-bound kernels}}
+  loop.barrier
+  loop.return
+}
+
+// -----
+
+loop.kernel @if_condition(%n: index) {
+  // expected-error @+1 {{'loop.if' op condition must be i1, found 'index'}}
+  "loop.if"(%n) ({
+    "loop.yield"() : () -> ()
+  }, {
+  }) : (index) -> ()
+  loop.return
+}
+
+// -----
+
+loop.kernel @thread_id_dim() {
+  // expected-error @+1 {{'loop.thread_id' op requires attribute 'dim' to be "x", "y" or "z"}}
+  %t = "loop.thread_id"() <{dim = "w"}> : () -> index
+  loop.return
+}
+
+// -----
+
+loop.kernel @block_id_syntax() {
+  // expected-error @+1 {{expected dimension x, y or z, found 'w'}}
+  %t = loop.block_id w
+  loop.return
+}
+
+// -----
+
+loop.kernel @reduce_kind(%x: f32) {
+  // expected-error @+1 {{'loop.warp_reduce' op requires attribute 'kind' to be one of}}
+  %r = loop.warp_reduce %x {kind = "xor"} : f32
+  loop.return
+}
+
+// -----
+
+loop.kernel @float_and(%x: f32) {
+  // expected-error @+1 {{'loop.block_reduce' op kind 'and' needs an integer value}}
+  %r = loop.block_reduce %x {kind = "and"} : f32
+  loop.return
+}
+
+// -----
+
+loop.kernel @vector_element(%a: !loop.buffer<8xf32, global>, %i: index) {
+  // expected-error @+1 {{'loop.vload' op expects a 1-D vector of the buffer element type 'f32', found 'vector<4xf16>'}}
+  %v = loop.vload %a[%i] : !loop.buffer<8xf32, global> -> vector<4xf16>
+  loop.return
+}
+
+// -----
+
+loop.kernel @vector_too_wide(%a: !loop.buffer<2xf32, global>, %i: index, %v: vector<4xf32>) {
+  // expected-error @+1 {{'loop.vstore' op vector of 4 lanes does not fit the last dimension (2)}}
+  loop.vstore %v, %a[%i] : vector<4xf32>, !loop.buffer<2xf32, global>
+  loop.return
+}
+
+// -----
+
+// expected-error @+1 {{'loop.kernel' op 'grid' must be an array of 3 index integers or "argN" strings}}
+loop.kernel @grid_rank(%n: index) attributes {grid = [1 : index, 1 : index]} {
+  loop.return
+}
+
+// -----
+
+// expected-error @+1 {{'loop.kernel' op 'block' names "arg0", which is not an index argument}}
+loop.kernel @block_arg(%a: !loop.buffer<4xf32, global>) attributes {block = ["arg0", 1 : index, 1 : index]} {
+  loop.return
+}
+
+// -----
+
+// expected-error @+1 {{invalid buffer element type 'i16'}}
+loop.kernel @element_type(%a: !loop.buffer<4xi16, global>) {
+  loop.return
+}
+
+// -----
+
+// expected-error @+1 {{unknown memory space 'texture' (expected global, shared or local)}}
+loop.kernel @memory_space(%a: !loop.buffer<4xf32, texture>) {
+  loop.return
+}
+
+// -----
+
+func.func @math_on_integer(%x: i32) -> i32 {
+  // expected-error @+1 {{'math.exp' op operand #0 must be floating-point-like, but got 'i32'}}
+  %y = math.exp %x : i32
+  return %y : i32
+}
+
+// -----
+
+func.func @yield_outside() {
+  // expected-error @+1 {{'loop.yield' op expects parent op to be one of 'loop.for', 'loop.schedule_block', 'loop.if'}}
+  loop.yield
+}
