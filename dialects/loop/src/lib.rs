@@ -9,13 +9,15 @@
 //!
 //! Layout: [`types`] the buffer type, [`ops`] the op definitions, typed accessors and builders,
 //! `syntax` the custom text form, [`verify`] the verifier rules, [`math`] the math dialect,
-//! [`index_expr`] the index-expression library and [`interp`] the interpreter.
+//! [`index_expr`] the index-expression library, [`regions`] the buffers each schedule block
+//! reads and writes, and [`interp`] the interpreter.
 //! docs/dialects/loop.md describes the ops and their rules.
 
 pub mod index_expr;
 pub mod interp;
 pub mod math;
 pub mod ops;
+pub mod regions;
 mod syntax;
 pub mod types;
 pub mod verify;

@@ -1,0 +1,168 @@
+//! The buffers each schedule block reads and writes, derived from the IR.
+//!
+//! A schedule block's read and write regions are what later passes (schedule-block DCE, common
+//! read elimination, buffer-axis updates) reason about. CINN stores them as fields next to the
+//! block and trusts them; here they are computed from the loads and stores in the block's body
+//! and init regions, so they cannot disagree with the code. Each access records its buffer and
+//! its indices as [`IndexExpr`]s over the block's iter vars and the kernel's symbols, so a pass
+//! can bound them with [`range_of`] or compare them with [`equal`](crate::index_expr::equal).
+
+use crate::index_expr::{from_ir, range_of, Bounds, IndexExpr};
+use dlc_ir::pass::Analysis;
+use dlc_ir::{Context, Op, Value};
+use rustc_hash::FxHashMap;
+
+/// One access of a buffer: `buffer[indices]`, `width` elements wide along the last dim (1 for
+/// scalar loads and stores).
+#[derive(Clone, Debug, PartialEq)]
+pub struct BufferAccess {
+    pub buffer: Value,
+    pub indices: Vec<IndexExpr>,
+    pub width: u32,
+}
+
+impl BufferAccess {
+    /// The range of each index, given bounds of the symbols they use; the last dim's range
+    /// covers the whole vector.
+    pub fn ranges(&self, bounds: &Bounds) -> Vec<(i64, i64)> {
+        let mut ranges: Vec<(i64, i64)> =
+            self.indices.iter().map(|e| range_of(e, bounds)).collect();
+        if let Some(last) = ranges.last_mut() {
+            last.1 = last.1.saturating_add(i64::from(self.width) - 1);
+        }
+        ranges
+    }
+}
+
+/// The reads and writes of one schedule block, each distinct access once, in program order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BlockAccesses {
+    pub reads: Vec<BufferAccess>,
+    pub writes: Vec<BufferAccess>,
+}
+
+/// Read and write accesses of every `loop.schedule_block` inside an op (usually a kernel).
+pub struct ScheduleBlockAccesses {
+    blocks: FxHashMap<Op, BlockAccesses>,
+}
+
+impl ScheduleBlockAccesses {
+    /// The accesses of schedule block `block` (`None` if it is not a schedule block of the
+    /// analysed op).
+    pub fn of(&self, block: Op) -> Option<&BlockAccesses> {
+        self.blocks.get(&block)
+    }
+}
+
+impl Analysis for ScheduleBlockAccesses {
+    fn compute(ctx: &Context, op: Op) -> Self {
+        let mut blocks = FxHashMap::default();
+        ctx.for_each_op(op, &mut |o| {
+            if ctx.op_name(o) == "loop.schedule_block" {
+                blocks.insert(o, accesses_in(ctx, o));
+            }
+        });
+        ScheduleBlockAccesses { blocks }
+    }
+}
+
+/// The accesses in the regions of `block`, nested ops included.
+fn accesses_in(ctx: &Context, block: Op) -> BlockAccesses {
+    let mut out = BlockAccesses::default();
+    for &region in ctx.regions(block) {
+        for &b in ctx.blocks(region) {
+            for op in ctx.block_ops(b) {
+                ctx.for_each_op(op, &mut |o| record(ctx, o, &mut out));
+            }
+        }
+    }
+    out
+}
+
+/// Adds the access `op` makes, if it is a load or store, unless an equal one is recorded.
+fn record(ctx: &Context, op: Op, out: &mut BlockAccesses) {
+    let operands = ctx.operands(op);
+    let (is_write, buffer_at) = match ctx.op_name(op) {
+        "loop.load" | "loop.vload" => (false, 0),
+        "loop.store" | "loop.vstore" => (true, 1),
+        _ => return,
+    };
+    let Some(&buffer) = operands.get(buffer_at) else {
+        return;
+    };
+    let width = match ctx.op_name(op) {
+        "loop.vload" => ctx
+            .result_types(op)
+            .first()
+            .and_then(|t| vector_width(ctx, *t)),
+        "loop.vstore" => operands
+            .first()
+            .and_then(|v| vector_width(ctx, ctx.value_type(*v))),
+        _ => Some(1),
+    }
+    .unwrap_or(1);
+    let indices = operands[buffer_at + 1..]
+        .iter()
+        .map(|v| from_ir(ctx, *v))
+        .collect();
+    let access = BufferAccess {
+        buffer,
+        indices,
+        width,
+    };
+    let list = if is_write {
+        &mut out.writes
+    } else {
+        &mut out.reads
+    };
+    if !list.contains(&access) {
+        list.push(access);
+    }
+}
+
+fn vector_width(ctx: &Context, ty: dlc_ir::Type) -> Option<u32> {
+    ctx.shape(ty).and_then(|s| s.last()).map(|n| *n as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index_expr::Symbol;
+
+    fn context() -> Context {
+        let mut ctx = Context::new();
+        ctx.register_dialect(dlc_arith::dialect());
+        ctx.register_dialect(crate::dialect());
+        ctx.register_dialect(crate::math_dialect());
+        ctx
+    }
+
+    #[test]
+    fn row_softmax_blocks_read_and_write_what_their_bodies_access() {
+        let mut ctx = context();
+        let src = include_str!("../../../docs/examples/loop_row_softmax.mlir");
+        let module = dlc_ir::parse_source(&mut ctx, src, "softmax.mlir", 1).expect("parses");
+        let analysis = ScheduleBlockAccesses::compute(&ctx, module);
+        let mut blocks = Vec::new();
+        ctx.for_each_op(module, &mut |o| {
+            if ctx.op_name(o) == "loop.schedule_block" {
+                blocks.push(o);
+            }
+        });
+        assert_eq!(blocks.len(), 3, "row_max, row_sum_exp, normalize");
+        let row_max = analysis.of(blocks[0]).expect("analysed");
+        // Reads x[i0, k0] and max[0]; writes max[0] (in the init region and the body, once).
+        assert_eq!(row_max.reads.len(), 2);
+        assert_eq!(row_max.writes.len(), 1);
+        let x_read = &row_max.reads[0];
+        assert_eq!(x_read.indices.len(), 2);
+        let body = ctx.blocks(ctx.region(blocks[0], 0))[0];
+        let k0 = ctx.block_args(body)[1];
+        assert_eq!(x_read.indices[1], IndexExpr::symbol(Symbol::Value(k0)));
+        let mut bounds = Bounds::new();
+        bounds.insert(Symbol::Value(ctx.block_args(body)[0]), 0, 7);
+        bounds.insert(Symbol::Value(k0), 0, 127);
+        assert_eq!(x_read.ranges(&bounds), vec![(0, 7), (0, 127)]);
+        assert_eq!(row_max.writes[0].ranges(&bounds), vec![(0, 0)]);
+    }
+}
