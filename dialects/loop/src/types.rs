@@ -108,16 +108,18 @@ pub(crate) fn parse_type(p: &mut Parser<'_>, mnemonic: &str) -> PResult<Type> {
     if mnemonic != "buffer" {
         return Err(p.error(format!("unknown loop type '{mnemonic}'")));
     }
-    p.expect(Tok::Less, "'<' after '!loop.buffer'")?;
-    // The core parser offers no public shape reader, so the shape is rebuilt from its tokens:
-    // `64x?xf32` lexes as `64`, `x`, `?`, `xf32`; their concatenation is split here.
-    let loc = p.current_loc();
-    let mut text = String::new();
-    while matches!(p.peek(), Tok::Integer | Tok::BareIdent | Tok::Question) {
-        text.push_str(p.peek_text());
-        p.consume(p.peek());
+    if p.peek() != Tok::Less {
+        return Err(p.error("expected '<' after '!loop.buffer'"));
     }
-    let (dims, elem) = split_shape(&text).map_err(|m| Diagnostic::error(loc, m))?;
+    let dims = p.parse_dimension_list()?;
+    let elem_loc = p.current_loc();
+    let elem = p.parse_type()?;
+    if !is_buffer_element(elem) {
+        return Err(Diagnostic::error(
+            elem_loc,
+            "buffer element type must be f16, bf16, f32, f64, i1, i8, i32, i64 or index",
+        ));
+    }
     p.expect(Tok::Comma, "',' and a memory space (global, shared, local)")?;
     let space_loc = p.current_loc();
     let word = p.parse_keyword("memory space (global, shared, local)")?;
@@ -131,46 +133,6 @@ pub(crate) fn parse_type(p: &mut Parser<'_>, mnemonic: &str) -> PResult<Type> {
     Ok(buffer_type(p.ctx(), &dims, elem, space))
 }
 
-/// Splits `64x?xf32` into dims and element type.
-fn split_shape(text: &str) -> Result<(Vec<i64>, Type), String> {
-    let mut dims = Vec::new();
-    let mut rest = text;
-    loop {
-        if let Some(r) = rest.strip_prefix("?x") {
-            dims.push(DYNAMIC);
-            rest = r;
-            continue;
-        }
-        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-        if digits > 0 && rest[digits..].starts_with('x') {
-            let d: i64 = rest[..digits]
-                .parse()
-                .map_err(|_| "buffer dimension is too large".to_string())?;
-            dims.push(d);
-            rest = &rest[digits + 1..];
-            continue;
-        }
-        break;
-    }
-    let elem = match rest {
-        "f16" => Type::F16,
-        "bf16" => Type::BF16,
-        "f32" => Type::F32,
-        "f64" => Type::F64,
-        "i1" => Type::I1,
-        "i8" => Type::I8,
-        "i32" => Type::I32,
-        "i64" => Type::I64,
-        "index" => Type::INDEX,
-        "" => return Err("expected buffer element type".into()),
-        other => {
-            return Err(format!(
-                "invalid buffer element type '{other}' (expected f16, bf16, f32, f64, i1, i8, i32, i64 or index)"
-            ))
-        }
-    };
-    Ok((dims, elem))
-}
 
 /// Prints `buffer<64x?xf32, global>` (the printer has written `!loop.`).
 pub(crate) fn print_type(p: &mut Printer<'_>, ty: Type) {
@@ -200,7 +162,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn splits_shapes() {
+    fn parses_shapes() {
         let cases: &[(&str, &[i64], Type)] = &[
             ("f32", &[], Type::F32),
             ("64x?xf32", &[64, DYNAMIC], Type::F32),
@@ -208,12 +170,30 @@ mod tests {
             ("0x4xi1", &[0, 4], Type::I1),
             ("2x3x4xbf16", &[2, 3, 4], Type::BF16),
         ];
-        for (text, dims, elem) in cases {
-            let (d, e) = split_shape(text).unwrap();
-            assert_eq!((&d[..], e), (*dims, *elem), "{text}");
+        for (shape, dims, elem) in cases {
+            let mut ctx = Context::new();
+            ctx.register_dialect(crate::dialect());
+            let src = format!("\"t.op\"() : () -> !loop.buffer<{shape}, global>");
+            ctx.allow_unregistered = true;
+            let m = dlc_ir::parse_source(&mut ctx, &src, "t.mlir", 1)
+                .unwrap_or_else(|d| panic!("{shape}: {}", d.message));
+            let op = ctx
+                .first_op(ctx.blocks(ctx.region(m, 0))[0])
+                .expect("one op");
+            let ty = ctx.result_types(op)[0];
+            let (d, e, _) = buffer_parts(&ctx, ty).expect("a buffer");
+            assert_eq!((&d[..], e), (*dims, *elem), "{shape}");
         }
-        assert!(split_shape("4xf80").is_err());
-        assert!(split_shape("4x").is_err());
+        for bad in ["4xf80", "4x", "4xvector<2xf32>"] {
+            let mut ctx = Context::new();
+            ctx.register_dialect(crate::dialect());
+            ctx.allow_unregistered = true;
+            let src = format!("\"t.op\"() : () -> !loop.buffer<{bad}, global>");
+            assert!(
+                dlc_ir::parse_source(&mut ctx, &src, "t.mlir", 1).is_err(),
+                "{bad}"
+            );
+        }
     }
 
     #[test]

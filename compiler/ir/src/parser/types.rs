@@ -108,16 +108,28 @@ impl<'a> Parser<'a> {
         Ok(ty)
     }
 
-    fn parse_shaped_type(&mut self, is_tensor: bool) -> PResult<Type> {
+    /// Parses the dimensions of a shape, `4x?x8x`, when the current token is the `<` before it
+    /// (as in `tensor<4x?xf32>` or a dialect type like `!loop.buffer<64x?xf32, global>`). `?`
+    /// gives [`DYNAMIC`](crate::types::DYNAMIC). Afterwards the current token is the one after
+    /// the last `x` (the element type).
+    pub fn parse_dimension_list(&mut self) -> PResult<Vec<i64>> {
         self.expect_less_raw()?;
         let mut shape = Vec::new();
         while let Some(dim) = self.lex_dimension_here() {
             let loc = self.current_loc();
-            let d = dim.map_err(|m| Diagnostic::error(loc, m))?;
-            if !is_tensor && d == crate::types::DYNAMIC {
-                return Err(self.error("vector types must have static dimensions"));
-            }
-            shape.push(d);
+            shape.push(dim.map_err(|m| Diagnostic::error(loc, m))?);
+        }
+        Ok(shape)
+    }
+
+    fn parse_shaped_type(&mut self, is_tensor: bool) -> PResult<Type> {
+        let dims_loc = self.current_loc();
+        let shape = self.parse_dimension_list()?;
+        if !is_tensor && shape.contains(&crate::types::DYNAMIC) {
+            return Err(Diagnostic::error(
+                dims_loc,
+                "vector types must have static dimensions",
+            ));
         }
         // Only now is the token after '<' lexed (shapes are read raw).
         if is_tensor && shape.is_empty() && self.peek() == Tok::Star {
