@@ -115,9 +115,10 @@ pub(crate) fn parse_type(p: &mut Parser<'_>, mnemonic: &str) -> PResult<Type> {
     let elem_loc = p.current_loc();
     let elem = p.parse_type()?;
     if !is_buffer_element(elem) {
+        let text = dlc_ir::Printer::new(p.ctx()).type_to_string(elem);
         return Err(Diagnostic::error(
             elem_loc,
-            "buffer element type must be f16, bf16, f32, f64, i1, i8, i32, i64 or index",
+            format!("invalid buffer element type '{text}' (expected f16, bf16, f32, f64, i1, i8, i32, i64 or index)"),
         ));
     }
     p.expect(Tok::Comma, "',' and a memory space (global, shared, local)")?;
@@ -132,7 +133,6 @@ pub(crate) fn parse_type(p: &mut Parser<'_>, mnemonic: &str) -> PResult<Type> {
     p.expect(Tok::Greater, "'>' to end a buffer type")?;
     Ok(buffer_type(p.ctx(), &dims, elem, space))
 }
-
 
 /// Prints `buffer<64x?xf32, global>` (the printer has written `!loop.`).
 pub(crate) fn print_type(p: &mut Printer<'_>, ty: Type) {
