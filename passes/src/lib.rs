@@ -3,10 +3,12 @@
 //! [`register_all`] adds every pass and named pipeline to a registry; tools call it once.
 
 pub mod generic;
+pub mod graph;
 
 use dlc_ir::pass::PassRegistry;
 
 /// Registers every pass of this crate.
 pub fn register_all(registry: &mut PassRegistry) {
     generic::register(registry);
+    graph::register(registry);
 }

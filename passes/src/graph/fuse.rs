@@ -1,0 +1,758 @@
+//! Groups graph ops that can run as one kernel into `graph.fusion` ops: elementwise chains,
+//! reductions with their elementwise producers and consumers, and matmuls with their epilogues.
+//!
+//! # Applies when
+//! A `func.func` body holds graph ops that a backend would otherwise run as one kernel each, so
+//! every intermediate tensor makes a round trip through memory: bias adds and activations after
+//! a matmul, the elementwise tails of decomposed composites (`gelu`, `silu`), and the
+//! reduce-then-broadcast patterns of decomposed `softmax`, `layer_norm` and `rms_norm`. Run it
+//! after `decompose`: a composite op is a kernel of its own and is never grouped.
+//!
+//! The ops of each block are visited in order, and each elementwise or reduction op tries to
+//! join the groups of its operands' producers. An edge may be internal to a group by these rules:
+//! 1. Elementwise (`elementwise`): unary ops, `cast`, binary ops, `cmp`, `select` and
+//!    `broadcast_to` chain freely, numpy broadcasts included (`gelu(x * w + b)` is one group).
+//! 2. Reduction (`reduction`): a `reduce_*` takes its elementwise producers. A *reduced value*
+//!    (a reduction's result, or an elementwise op on it at the same shape) goes on to an
+//!    elementwise consumer only if that consumer works at the reduced shape (`var + eps`,
+//!    `rsqrt`) or broadcasts the value back along exactly the reduced axes to the reduction's
+//!    input shape (`x - max(x)`), so the consumer reuses the reduction's loop nest. Other values
+//!    join a reduction group only at the reduction's input shape. A group holds reductions of
+//!    one loop nest (same input shape and axes); a reduction of a reduced value is a boundary.
+//! 3. Matmul (`matmul-epilogue`): a `graph.matmul` anchors a group that grows by elementwise
+//!    consumers of its result at the result's shape (bias add, activation, residual add), and by
+//!    their other elementwise producers. Nothing that feeds the matmul joins, a group holds one
+//!    matmul, and a matmul group takes no reduction.
+//! 4. No cycles: two groups merge only if no path leaves the merged set through an outside op
+//!    and comes back (a forward search from the set's outside users, bounded by its last op).
+//! 5. Size: a group holds at most `max-group-size` ops (default 64).
+//! 6. Everything else is a boundary: `reshape`, `transpose`, `slice`, `concat`, `pad`,
+//!    `gather`, argmax/argmin, `iota`, `fill`, `dim`, composites and existing `graph.fusion`s.
+//!
+//! With a rule switched off, edges of that kind stay between groups, but the other rules still
+//! apply (`reduction=false` still fuses the elementwise ops between two reductions).
+//!
+//! # Changes to the IR
+//! - Each group of two or more non-constant ops becomes one `graph.fusion` (isolated from
+//!   above): its operands are the values the group uses from outside, in order of first use,
+//!   which are also the entry block arguments; the members move into the body in block order;
+//!   `graph.yield` returns, in block order, every member result used outside the group, and the
+//!   fusion's results replace those outside uses. A value used both inside and outside makes a
+//!   multi-output fusion.
+//! - A `graph.constant` whose users are all in one group moves into it.
+//! - The fusion op takes the place of the group's last member; outside ops between the first
+//!   and last member that depend on the group move after it, in order.
+//! - A lone fusible op is not wrapped: it is one kernel either way.
+//!
+//! Statistics: `num-groups`, `num-fused-ops` (constants included) and `bytes-saved`, the sum
+//! over non-constant values made internal of 2 × elements × element size (one write and one read
+//! avoided), counted for static shapes only.
+//!
+//! # Performance impact
+//! Fewer kernels and less memory traffic: each value made internal saves a store and a load of
+//! the whole tensor (the `bytes-saved` statistic). `docs/examples/transformer_block.mlir`
+//! (batch `?`, 16 × 32, single head) becomes 12 kernels after `decompose,fuse`, 10 of them
+//! fusions: layer_norm 1; the q, k and v projections, each matmul + bias; the transpose of k;
+//! the scores, matmul + scale; softmax; the `p · v` matmul alone; the output projection with
+//! bias and residual add; layer_norm 2; the first MLP matmul with bias and the whole
+//! decomposed gelu; the second MLP matmul with bias and residual add (50 ops fused; 0
+//! `bytes-saved` since the batch dim is dynamic). XLA would make about as many fusions but
+//! fewer kernels: it folds the transpose into the batched dot's dimension numbers and can feed
+//! the scale to the gemm as alpha, and its cuBLAS/Triton paths may merge the three projections
+//! into one gemm (horizontal fusion) and the scores matmul with softmax; TVM's Relay `FuseOps`
+//! likewise fuses a dense/batch_matmul with its injective epilogue and a reduction with its
+//! injective producers, but it ends a group at a reduction, so a decomposed softmax or
+//! layer_norm is 2-4 kernels there where it is one here.
+//!
+//! # Risks and limitations
+//! - Greedy, in program order: the first legal merge wins, so an elementwise op used by two
+//!   reductions over different axes goes with the first, and the second reads its value from
+//!   memory. No cost model decides between alternatives, and nothing is recomputed
+//!   (duplicated) to break a dependence.
+//! - Dims compare as equal when either is `?`; the grouping is still correct, but a reduction
+//!   group may then hold loop nests that differ at run time.
+//! - The cycle check is a search over the block per candidate merge, quadratic in the worst
+//!   case; fine for graph-sized functions.
+//! - Only ops directly in the function's blocks are grouped; regions nested in them are not.
+//!
+//! # TODO
+//! - Index-map fusion through `reshape` and `transpose` (CINN's ItersPermutation patterns):
+//!   both are boundaries now.
+//! - Horizontal fusion of independent groups with the same loop nest (the q, k, v projections)
+//!   is not implemented; there is no option for it yet.
+//! - Reduction epilogues on matmuls (matmul + softmax), and reduce trees (a reduction of a
+//!   reduced value).
+//!
+//! # Examples
+//! 1. A decomposed softmax is one group (test/passes/fuse.mlir, `@softmax`):
+//!    ```text
+//!    func.func @softmax(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+//!      %0 = graph.reduce_max %x {axes = array<i64: 1>, keepdim = true} : tensor<4x8xf32> -> tensor<4x1xf32>
+//!      %1 = graph.sub %x, %0 : tensor<4x8xf32>, tensor<4x1xf32> -> tensor<4x8xf32>
+//!      %2 = graph.exp %1 : tensor<4x8xf32>
+//!      %3 = graph.reduce_sum %2 {axes = array<i64: 1>, keepdim = true} : tensor<4x8xf32> -> tensor<4x1xf32>
+//!      %4 = graph.div %2, %3 : tensor<4x8xf32>, tensor<4x1xf32> -> tensor<4x8xf32>
+//!      return %4 : tensor<4x8xf32>
+//!    }
+//!    ```
+//!    becomes
+//!    ```text
+//!    func.func @softmax(%arg0: tensor<4x8xf32>) -> tensor<4x8xf32> {
+//!      %0 = graph.fusion (%arg0) : (tensor<4x8xf32>) -> tensor<4x8xf32> {
+//!      ^bb0(%arg1: tensor<4x8xf32>):
+//!        %1 = graph.reduce_max %arg1 {axes = array<i64: 1>, keepdim = true} : tensor<4x8xf32> -> tensor<4x1xf32>
+//!        %2 = graph.sub %arg1, %1 : tensor<4x8xf32>, tensor<4x1xf32> -> tensor<4x8xf32>
+//!        %3 = graph.exp %2 : tensor<4x8xf32>
+//!        %4 = graph.reduce_sum %3 {axes = array<i64: 1>, keepdim = true} : tensor<4x8xf32> -> tensor<4x1xf32>
+//!        %5 = graph.div %3, %4 : tensor<4x8xf32>, tensor<4x1xf32> -> tensor<4x8xf32>
+//!        graph.yield %5 : tensor<4x8xf32>
+//!      }
+//!      return %0 : tensor<4x8xf32>
+//!    }
+//!    ```
+//! 2. A matmul with its epilogue; the producer of its operand stays out
+//!    (test/passes/fuse.mlir, `@matmul_epilogue`):
+//!    ```text
+//!    func.func @matmul_epilogue(%x: tensor<4x16xf32>, %w: tensor<16x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
+//!      %0 = graph.exp %x : tensor<4x16xf32>
+//!      %1 = graph.matmul %0, %w : tensor<4x16xf32>, tensor<16x8xf32> -> tensor<4x8xf32>
+//!      %2 = graph.add %1, %b : tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+//!      %3 = graph.relu %2 : tensor<4x8xf32>
+//!      return %3 : tensor<4x8xf32>
+//!    }
+//!    ```
+//!    becomes
+//!    ```text
+//!    func.func @matmul_epilogue(%arg0: tensor<4x16xf32>, %arg1: tensor<16x8xf32>, %arg2: tensor<8xf32>) -> tensor<4x8xf32> {
+//!      %0 = graph.exp %arg0 : tensor<4x16xf32>
+//!      %1 = graph.fusion (%0, %arg1, %arg2) : (tensor<4x16xf32>, tensor<16x8xf32>, tensor<8xf32>) -> tensor<4x8xf32> {
+//!      ^bb0(%arg3: tensor<4x16xf32>, %arg4: tensor<16x8xf32>, %arg5: tensor<8xf32>):
+//!        %2 = graph.matmul %arg3, %arg4 : tensor<4x16xf32>, tensor<16x8xf32> -> tensor<4x8xf32>
+//!        %3 = graph.add %2, %arg5 : tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+//!        %4 = graph.relu %3 : tensor<4x8xf32>
+//!        graph.yield %4 : tensor<4x8xf32>
+//!      }
+//!      return %1 : tensor<4x8xf32>
+//!    }
+//!    ```
+//!
+//! More cases, each in test/passes/fuse.mlir: an erf-gelu with a broadcast bias (`@gelu_bias`),
+//! rms_norm (`@rms_norm`), a multi-output group (`@multi_output`), dynamic dims (`@dynamic`).
+//!
+//! # Counter-examples
+//! 1. A reduction broadcast along another axis (`@reduce_broadcast_other_axis`): the row sums
+//!    `%1: tensor<4xf32>` of `%x: tensor<4x8xf32>` (axis 1) in
+//!    `graph.add %1, %y : tensor<4xf32>, tensor<8x4xf32> -> tensor<8x4xf32>` are broadcast along
+//!    a new leading axis, not back along axis 1, so the add runs another loop nest and stays out
+//!    of the reduction's group.
+//! 2. A would-be cycle (`@would_be_cycle`): with `%1 = graph.neg %0`, `%2 = graph.transpose %1`
+//!    and `%3 = graph.add %1, %2`, putting `%1` and `%3` in one group would make the group both
+//!    feed and read the transpose; the neg chain and the add chain become two groups.
+//! 3. Matmul producers (`@matmul_producers`): `exp`/`neg` feeding a matmul form their own group;
+//!    of two matmuls added together, only the first joins the add's group.
+//! 4. The size limit (test/passes/fuse-options.mlir): with `max-group-size=3` a chain of five
+//!    elementwise ops becomes groups of 3 and 2.
+
+use dlc_graph::{family, tensor_parts, Family};
+use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
+use dlc_ir::{
+    AttrKind, Block, Context, Diagnostic, InsertPoint, Location, Op, OpSpec, Type, TypeKind, Value,
+    DYNAMIC,
+};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// The pass description.
+pub static INFO: PassInfo = PassInfo {
+    argument: "fuse",
+    summary: "Groups graph ops that can run as one kernel into `graph.fusion` ops: elementwise \
+              chains, reductions with their elementwise producers and consumers, and matmuls \
+              with their epilogues.",
+    anchor: Anchor::Op("func.func"),
+    options: &[
+        OptionSpec::bool(
+            "elementwise",
+            true,
+            "Fuse chains of elementwise and broadcast ops (rule 1)",
+        ),
+        OptionSpec::bool(
+            "reduction",
+            true,
+            "Fuse reductions with their elementwise producers and consumers (rule 2)",
+        ),
+        OptionSpec::bool(
+            "matmul-epilogue",
+            true,
+            "Fuse a matmul with its elementwise consumers (rule 3)",
+        ),
+        OptionSpec::new(
+            "max-group-size",
+            OptionKind::Int,
+            "64",
+            "The most ops one fusion group may hold",
+        ),
+    ],
+    statistics: &[
+        ("num-groups", "Number of fusion groups formed"),
+        ("num-fused-ops", "Number of ops moved into fusion groups"),
+        (
+            "bytes-saved",
+            "Estimated bytes of intermediate memory traffic saved (static shapes)",
+        ),
+    ],
+    create,
+};
+
+fn create(options: &OptionValues) -> Result<Box<dyn Pass>, String> {
+    let max_group_size = options.int("max-group-size");
+    if max_group_size < 1 {
+        return Err(format!(
+            "max-group-size must be at least 1, got {max_group_size}"
+        ));
+    }
+    Ok(Box::new(Fuse {
+        elementwise: options.bool("elementwise"),
+        reduction: options.bool("reduction"),
+        matmul_epilogue: options.bool("matmul-epilogue"),
+        max_group_size: max_group_size as usize,
+    }))
+}
+
+/// The `fuse` pass with its options.
+struct Fuse {
+    elementwise: bool,
+    reduction: bool,
+    matmul_epilogue: bool,
+    max_group_size: usize,
+}
+
+impl Pass for Fuse {
+    fn run(&self, ctx: &mut Context, run: &mut PassRun<'_>) -> Result<(), Diagnostic> {
+        let func = run.op();
+        let mut stats = Stats::default();
+        let blocks: Vec<Block> = ctx
+            .regions(func)
+            .iter()
+            .flat_map(|r| ctx.blocks(*r).to_vec())
+            .collect();
+        for block in blocks {
+            let groups = Partition::build(self, ctx, block);
+            for group in groups {
+                outline(ctx, &group, &mut stats);
+            }
+        }
+        run.add_stat("num-groups", stats.groups);
+        run.add_stat("num-fused-ops", stats.ops);
+        run.add_stat("bytes-saved", stats.bytes);
+        if stats.groups == 0 {
+            run.preserve_all();
+        }
+        Ok(())
+    }
+}
+
+#[derive(Default)]
+struct Stats {
+    groups: u64,
+    ops: u64,
+    bytes: u64,
+}
+
+/// How an op takes part in fusion.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+enum Kind {
+    /// Elementwise or broadcasting: one loop nest over the result, fusible everywhere.
+    Elementwise,
+    /// A reduction (`reduce_*`).
+    Reduce,
+    /// `graph.matmul`: an anchor that takes elementwise consumers only.
+    Matmul,
+    /// A constant: moved into the group of its users when they all are in one.
+    Constant,
+    /// Everything else (data movement, composites, nested fusions): a kernel of its own.
+    Boundary,
+}
+
+fn kind(ctx: &Context, op: Op) -> Kind {
+    match family(ctx.op_name(op)) {
+        Some(
+            Family::Unary(_)
+            | Family::Cast
+            | Family::Binary(_)
+            | Family::Cmp
+            | Family::Select
+            | Family::BroadcastTo,
+        ) => Kind::Elementwise,
+        Some(Family::Reduce(_)) => Kind::Reduce,
+        Some(Family::Matmul) => Kind::Matmul,
+        Some(Family::Constant) => Kind::Constant,
+        _ => Kind::Boundary,
+    }
+}
+
+/// What a reduction's loop nest looks like: its input shape and (normalized) reduced axes.
+/// Reductions fuse into one group only when these agree.
+#[derive(Clone, PartialEq, Eq, Debug)]
+struct ReduceNest {
+    input: Vec<i64>,
+    axes: Vec<usize>,
+}
+
+/// One group under construction.
+#[derive(Default)]
+struct Group {
+    /// Member ops by position in the block.
+    ops: Vec<usize>,
+    /// The loop nest of the group's reductions, if it has any.
+    nest: Option<ReduceNest>,
+    /// The position of the group's matmul, if it has one.
+    matmul: Option<usize>,
+}
+
+/// The ops of a block, numbered by position, and their partition into groups.
+struct Partition<'a> {
+    cfg: &'a Fuse,
+    ops: Vec<Op>,
+    position: FxHashMap<Op, usize>,
+    kinds: Vec<Kind>,
+    /// The group of each op (an index into `groups`); merged groups leave empty entries.
+    group_of: Vec<usize>,
+    groups: Vec<Group>,
+    /// For values computed from a reduction at the reduced shape: that reduction's nest.
+    reduced: FxHashMap<Value, ReduceNest>,
+}
+
+impl<'a> Partition<'a> {
+    /// Partitions the ops of `block` greedily in program order and returns the groups worth
+    /// outlining (two or more non-constant ops), each as its ops in block order.
+    fn build(cfg: &'a Fuse, ctx: &Context, block: Block) -> Vec<Vec<Op>> {
+        let ops: Vec<Op> = ctx.block_ops(block).collect();
+        let position = ops.iter().enumerate().map(|(i, op)| (*op, i)).collect();
+        let kinds: Vec<Kind> = ops.iter().map(|op| kind(ctx, *op)).collect();
+        let groups = (0..ops.len())
+            .map(|i| Group {
+                ops: vec![i],
+                nest: (kinds[i] == Kind::Reduce)
+                    .then(|| reduce_nest(ctx, ops[i]))
+                    .flatten(),
+                matmul: (kinds[i] == Kind::Matmul).then_some(i),
+            })
+            .collect();
+        let mut p = Partition {
+            cfg,
+            group_of: (0..ops.len()).collect(),
+            ops,
+            position,
+            kinds,
+            groups,
+            reduced: FxHashMap::default(),
+        };
+        for c in 0..p.ops.len() {
+            p.track_reduced(ctx, c);
+            p.fuse_operands(ctx, c);
+        }
+        p.adopt_constants(ctx);
+        p.finish()
+    }
+
+    /// Records which results of op `c` are reduced values (see [`Partition::reduced`]).
+    fn track_reduced(&mut self, ctx: &Context, c: usize) {
+        let op = self.ops[c];
+        match self.kinds[c] {
+            Kind::Reduce => {
+                if let Some(nest) = reduce_nest(ctx, op) {
+                    self.reduced.insert(ctx.result(op, 0), nest);
+                }
+            }
+            Kind::Elementwise => {
+                let result = ctx.result(op, 0);
+                let shape = shape_of(ctx, result);
+                let inherited = ctx.operands(op).iter().find_map(|v| {
+                    let nest = self.reduced.get(v)?;
+                    (shape_of(ctx, *v) == shape).then(|| nest.clone())
+                });
+                if let Some(nest) = inherited {
+                    self.reduced.insert(result, nest);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Tries to merge the group of each producer of op `c` into `c`'s group.
+    fn fuse_operands(&mut self, ctx: &Context, c: usize) {
+        let ck = self.kinds[c];
+        if !matches!(ck, Kind::Elementwise | Kind::Reduce) {
+            // A matmul takes no producers (rule 3); boundaries and constants take nothing.
+            return;
+        }
+        let operands = ctx.operands(self.ops[c]).to_vec();
+        for v in operands {
+            let Some(def) = ctx.defining_op(v) else {
+                continue;
+            };
+            let Some(&p) = self.position.get(&def) else {
+                continue;
+            };
+            if !matches!(
+                self.kinds[p],
+                Kind::Elementwise | Kind::Reduce | Kind::Matmul
+            ) {
+                continue;
+            }
+            if self.edge_allowed(ctx, v, c) {
+                self.try_merge(ctx, self.group_of[p], self.group_of[c]);
+            }
+        }
+    }
+
+    /// Whether the edge from value `v` into op `c` may be internal to a group, by the rules of
+    /// the groups on either side.
+    fn edge_allowed(&self, ctx: &Context, v: Value, c: usize) -> bool {
+        let p = self.position[&ctx.defining_op(v).expect("a result")];
+        let (gp, gc) = (
+            &self.groups[self.group_of[p]],
+            &self.groups[self.group_of[c]],
+        );
+        let result_shape = shape_of(ctx, ctx.result(self.ops[c], 0));
+        let v_shape = shape_of(ctx, v);
+        if gp.matmul.is_some() || gc.matmul.is_some() {
+            // Rule 3: a matmul group grows only by elementwise consumers at its own shape.
+            if !self.cfg.matmul_epilogue
+                || self.kinds[c] != Kind::Elementwise
+                || gp.nest.is_some()
+                || gc.nest.is_some()
+            {
+                return false;
+            }
+            return gp.matmul.is_none() || v_shape == result_shape;
+        }
+        let own = (self.kinds[c] == Kind::Reduce)
+            .then(|| reduce_nest(ctx, self.ops[c]))
+            .flatten();
+        let Some(nest) = gp.nest.as_ref().or(gc.nest.as_ref()).or(own.as_ref()) else {
+            return self.cfg.elementwise;
+        };
+        if !self.cfg.reduction {
+            return false;
+        }
+        // Rule 2. A reduction takes elementwise producers but not other reductions' results.
+        if self.kinds[c] == Kind::Reduce {
+            return !self.reduced.contains_key(&v);
+        }
+        match self.reduced.get(&v) {
+            // A reduced value is used at its own shape (the per-row epilogue), or broadcast back
+            // along exactly the axes it was reduced over, into the reduction's loop nest.
+            Some(from) => v_shape == result_shape || broadcasts_back(&v_shape, &result_shape, from),
+            // Any other value stays in the reduction's loop nest.
+            None => same_dims(&result_shape, &nest.input),
+        }
+    }
+
+    /// Merges group `a` into group `b` if the result stays small, has at most one matmul and one
+    /// reduction nest, keeps the matmul free of producers, and creates no cycle.
+    fn try_merge(&mut self, ctx: &Context, a: usize, b: usize) {
+        if a == b {
+            return;
+        }
+        let (ga, gb) = (&self.groups[a], &self.groups[b]);
+        if ga.ops.len() + gb.ops.len() > self.cfg.max_group_size {
+            return;
+        }
+        if ga.matmul.is_some() && gb.matmul.is_some() {
+            return;
+        }
+        if let (Some(x), Some(y)) = (&ga.nest, &gb.nest) {
+            if x != y {
+                return;
+            }
+        }
+        let members: FxHashSet<usize> = ga.ops.iter().chain(&gb.ops).copied().collect();
+        if let Some(m) = ga.matmul.or(gb.matmul) {
+            // Rule 3: nothing before the matmul.
+            let fed = ctx.operands(self.ops[m]).iter().any(|v| {
+                ctx.defining_op(*v)
+                    .and_then(|d| self.position.get(&d))
+                    .is_some_and(|i| members.contains(i))
+            });
+            if fed {
+                return;
+            }
+        }
+        if self.leaves_and_reenters(ctx, &members) {
+            return;
+        }
+        let moved = std::mem::take(&mut self.groups[a]);
+        for &i in &moved.ops {
+            self.group_of[i] = b;
+        }
+        let gb = &mut self.groups[b];
+        gb.ops.extend(moved.ops);
+        gb.nest = gb.nest.take().or(moved.nest);
+        gb.matmul = gb.matmul.or(moved.matmul);
+    }
+
+    /// Rule 4: true if a path leaves `members` through an outside op and comes back, so the
+    /// merged group would both feed and depend on that op.
+    fn leaves_and_reenters(&self, ctx: &Context, members: &FxHashSet<usize>) -> bool {
+        let last = members.iter().copied().max().unwrap_or(0);
+        let users = |i: usize| {
+            ctx.results(self.ops[i])
+                .flat_map(|r| ctx.uses(r).to_vec())
+                .filter_map(|u| self.enclosing(ctx, u.user))
+                .collect::<Vec<usize>>()
+        };
+        let mut seen = FxHashSet::default();
+        let mut stack: Vec<usize> = Vec::new();
+        for &i in members {
+            for u in users(i) {
+                // Ops after the last member cannot lead back into the group.
+                if !members.contains(&u) && u <= last && seen.insert(u) {
+                    stack.push(u);
+                }
+            }
+        }
+        while let Some(i) = stack.pop() {
+            for u in users(i) {
+                if members.contains(&u) {
+                    return true;
+                }
+                if u <= last && seen.insert(u) {
+                    stack.push(u);
+                }
+            }
+        }
+        false
+    }
+
+    /// The position of the op in this block that is or holds `op`.
+    fn enclosing(&self, ctx: &Context, mut op: Op) -> Option<usize> {
+        loop {
+            if let Some(&i) = self.position.get(&op) {
+                return Some(i);
+            }
+            op = ctx.parent_op(op)?;
+        }
+    }
+
+    /// Moves each constant whose users are all in one group of two or more ops into it.
+    fn adopt_constants(&mut self, ctx: &Context) {
+        for i in 0..self.ops.len() {
+            if self.kinds[i] != Kind::Constant {
+                continue;
+            }
+            let mut target = None;
+            for u in ctx.uses(ctx.result(self.ops[i], 0)) {
+                let g = self.position.get(&u.user).map(|j| self.group_of[*j]);
+                if g.is_none() || target.is_some_and(|t| Some(t) != g) {
+                    target = None;
+                    break;
+                }
+                target = g;
+            }
+            if let Some(g) = target {
+                if self.real_size(g) >= 2 {
+                    self.groups[g].ops.push(i);
+                    self.group_of[i] = g;
+                }
+            }
+        }
+    }
+
+    /// The number of non-constant ops of group `g`.
+    fn real_size(&self, g: usize) -> usize {
+        self.groups[g]
+            .ops
+            .iter()
+            .filter(|i| self.kinds[**i] != Kind::Constant)
+            .count()
+    }
+
+    /// The groups of two or more non-constant ops, in block order of their first op.
+    fn finish(mut self) -> Vec<Vec<Op>> {
+        let mut out = Vec::new();
+        for g in 0..self.groups.len() {
+            if self.real_size(g) < 2 {
+                continue;
+            }
+            let mut ops = std::mem::take(&mut self.groups[g].ops);
+            ops.sort_unstable();
+            out.push((ops[0], ops.into_iter().map(|i| self.ops[i]).collect()));
+        }
+        out.sort_by_key(|(first, _)| *first);
+        out.into_iter().map(|(_, ops)| ops).collect()
+    }
+}
+
+/// The loop nest of a reduction op: its input shape and normalized axes.
+fn reduce_nest(ctx: &Context, op: Op) -> Option<ReduceNest> {
+    let input = shape_of(ctx, ctx.operand(op, 0));
+    let rank = input.len() as i64;
+    let axes = match ctx.attr_kind(ctx.attr(op, "axes")?) {
+        AttrKind::DenseArray { values, .. } => values
+            .iter()
+            .map(|a| if *a < 0 { a + rank } else { *a } as usize)
+            .collect(),
+        _ => return None,
+    };
+    Some(ReduceNest { input, axes })
+}
+
+/// The dims of a tensor value (empty for anything else).
+fn shape_of(ctx: &Context, v: Value) -> Vec<i64> {
+    tensor_parts(ctx, ctx.value_type(v))
+        .map(|t| t.shape)
+        .unwrap_or_default()
+}
+
+/// True if broadcasting a value of shape `from` to `to` (numpy rules, aligned on the right)
+/// fills exactly the reduced axes of `nest`: `to` is the reduction's input shape, and `from`
+/// is 1 (or missing) on the reduced axes and full on the others.
+fn broadcasts_back(from: &[i64], to: &[i64], nest: &ReduceNest) -> bool {
+    if to.len() != nest.input.len() || from.len() > to.len() || !same_dims(to, &nest.input) {
+        return false;
+    }
+    let lead = to.len() - from.len();
+    (0..to.len()).all(|i| {
+        let reduced = nest.axes.contains(&i);
+        let d = if i < lead { None } else { Some(from[i - lead]) };
+        match (reduced, d) {
+            (true, None | Some(1)) => true,
+            (false, Some(d)) => d != 1 || to[i] == 1,
+            _ => false,
+        }
+    })
+}
+
+/// Dims that may be the same size: equal, or either dynamic.
+fn same_dims(a: &[i64], b: &[i64]) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(x, y)| x == y || *x == DYNAMIC || *y == DYNAMIC)
+}
+
+/// Replaces the ops of `group` (in block order, a convex set) with one `graph.fusion`.
+fn outline(ctx: &mut Context, group: &[Op], stats: &mut Stats) {
+    let members: FxHashSet<Op> = group.iter().copied().collect();
+    let inside = |ctx: &Context, user: Op| {
+        let mut op = user;
+        loop {
+            if members.contains(&op) {
+                return true;
+            }
+            match ctx.parent_op(op) {
+                Some(p) => op = p,
+                None => return false,
+            }
+        }
+    };
+    // Inputs in order of first use; outputs in block order.
+    let mut inputs: Vec<Value> = Vec::new();
+    let mut outputs: Vec<Value> = Vec::new();
+    for &op in group {
+        for &v in ctx.operands(op) {
+            let local = ctx.defining_op(v).is_some_and(|d| members.contains(&d));
+            if !local && !inputs.contains(&v) {
+                inputs.push(v);
+            }
+        }
+        for r in ctx.results(op) {
+            if ctx.uses(r).iter().any(|u| !inside(ctx, u.user)) {
+                outputs.push(r);
+            } else if !ctx.is_unused(r) && kind(ctx, op) != Kind::Constant {
+                stats.bytes += traffic_bytes(ctx, ctx.value_type(r));
+            }
+        }
+    }
+
+    // The fusion op goes where the last member is; outside ops between the first and the last
+    // member that depend on the group move after it (the group is convex, so none feeds it).
+    let last = *group.last().expect("a non-empty group");
+    let mut tainted: FxHashSet<Op> = members.clone();
+    let mut to_move = Vec::new();
+    let mut cur = ctx.next_op(group[0]);
+    while let Some(op) = cur {
+        if op == last {
+            break;
+        }
+        cur = ctx.next_op(op);
+        if members.contains(&op) {
+            continue;
+        }
+        let depends = ctx
+            .operands(op)
+            .iter()
+            .any(|v| ctx.defining_op(*v).is_some_and(|d| tainted.contains(&d)));
+        if depends {
+            tainted.insert(op);
+            to_move.push(op);
+        }
+    }
+
+    let input_types: Vec<Type> = inputs.iter().map(|v| ctx.value_type(*v)).collect();
+    let output_types: Vec<Type> = outputs.iter().map(|v| ctx.value_type(*v)).collect();
+    let (region, body) = ctx.create_region_with_block(&input_types);
+    let loc = fused_loc(ctx, group);
+    let spec = OpSpec::new(ctx, "graph.fusion", loc)
+        .operands(&inputs)
+        .results(&output_types)
+        .region(region);
+    let fusion = ctx.build(InsertPoint::After(last), spec);
+    let mut after = fusion;
+    for op in to_move {
+        ctx.move_op(op, InsertPoint::After(after));
+        after = op;
+    }
+
+    for (i, &out) in outputs.iter().enumerate() {
+        let result = ctx.result(fusion, i);
+        let outside: Vec<(Op, u32)> = ctx
+            .uses(out)
+            .iter()
+            .filter(|u| !inside(ctx, u.user))
+            .map(|u| (u.user, u.operand))
+            .collect();
+        for (user, operand) in outside {
+            ctx.set_operand(user, operand as usize, result);
+        }
+    }
+    let args = ctx.block_args(body).to_vec();
+    for &op in group {
+        for i in 0..ctx.operands(op).len() {
+            let v = ctx.operand(op, i);
+            if let Some(k) = inputs.iter().position(|x| *x == v) {
+                ctx.set_operand(op, i, args[k]);
+            }
+        }
+        ctx.move_op(op, InsertPoint::End(body));
+    }
+    let spec = OpSpec::new(ctx, "graph.yield", loc).operands(&outputs);
+    ctx.build(InsertPoint::End(body), spec);
+    stats.groups += 1;
+    stats.ops += group.len() as u64;
+}
+
+/// The location of the fusion op: its first non-constant member's.
+fn fused_loc(ctx: &Context, group: &[Op]) -> Location {
+    group
+        .iter()
+        .find(|op| kind(ctx, **op) != Kind::Constant)
+        .map_or(Location::Unknown, |op| ctx.op_loc(*op))
+}
+
+/// 2 × elements × element size for a static tensor type (one write, one read), else 0.
+fn traffic_bytes(ctx: &Context, ty: Type) -> u64 {
+    let Some(t) = tensor_parts(ctx, ty) else {
+        return 0;
+    };
+    if t.shape.contains(&DYNAMIC) {
+        return 0;
+    }
+    let bits = match ctx.type_kind(t.element) {
+        TypeKind::Integer { width } => *width as u64,
+        TypeKind::Float(kind) => kind.width() as u64,
+        _ => return 0,
+    };
+    let elems: u64 = t.shape.iter().map(|d| *d as u64).product();
+    2 * elems * bits.div_ceil(8)
+}

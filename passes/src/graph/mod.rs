@@ -1,0 +1,12 @@
+//! Passes on the `graph` dialect: tensor-level rewrites before lowering to loops.
+
+pub mod decompose;
+pub mod fuse;
+
+use dlc_ir::pass::PassRegistry;
+
+/// Registers the graph passes.
+pub fn register(registry: &mut PassRegistry) {
+    registry.register(&decompose::INFO);
+    registry.register(&fuse::INFO);
+}

@@ -1,0 +1,416 @@
+//! Differential tests of the graph passes: every graph example in docs/examples and the random
+//! functions of `dlc_graph::generate::GraphGen` (seeds `0..GENERATED`) are run by the reference
+//! interpreter (`dlc_graph::interp`) on random inputs before and after each pipeline, and the
+//! results must agree. docs/testing.md states the same policy for other differential tests.
+//!
+//! # Tolerance
+//! Results must have the same count, dtypes and shapes. Values are compared per element:
+//! - integers and `i1` exactly;
+//! - floats by |after − before| ≤ atol + rtol·max|before|, the maximum over the finite
+//!   elements of that result, with (rtol, atol) = (1e-5, 1e-6) for f32, (1e-12, 1e-12) for
+//!   f64, (1e-2, 1e-2) for f16 and (6e-2, 6e-2) for bf16 (epsilons 1e-3 and 8e-3: a
+//!   decomposition rounds to the format after each primitive, the reference once per
+//!   composite). The bound scales with the tensor's largest value, not the element's own,
+//!   because a sum of products (matmul, the means of a norm) that cancels to a small element
+//!   carries the rounding error of its large terms. The (rtol, atol) used is the loosest of the
+//!   result's dtype and every dtype in the function: an f32 result cast from f16 math is only
+//!   as precise as f16. NaN matches NaN, ±∞ the same infinity.
+//!
+//! # Discontinuous ops
+//! A last-bit difference becomes a large one after `floor`, `ceil`, `round`, `sign`, `cmp`,
+//! `argmax`/`argmin`, `rem`, `pow` (finite for a negative base only at integer exponents), or
+//! a cast from a float to an integer. So a generated function in which such an op depends on
+//! the result of a composite (the values a pipeline computes differently) has its results
+//! compared by count, dtype and shape only, as dialects/graph/tests/generate.rs does for all
+//! functions; the test checks that at least half of the functions still have their values
+//! compared.
+
+use dlc_graph::decompose::is_composite;
+use dlc_graph::generate::{GraphGen, Rng};
+use dlc_graph::interp::{interpret, DType, Tensor};
+use dlc_ir::pass::{parse_pipeline, PassRegistry};
+use dlc_ir::{parse_source, print_op, verify, Context, Op, PrintOptions, Value, DYNAMIC};
+use rustc_hash::FxHashSet;
+use std::path::Path;
+
+/// Random functions per pipeline; seeds `0..GENERATED`.
+const GENERATED: u64 = 500;
+/// The size given to every `?` dim of an example's arguments.
+const EXAMPLE_DYNAMIC_SIZE: usize = 3;
+
+/// Ops after which a last-bit float difference may become a large one.
+const DISCONTINUOUS: &[&str] = &[
+    "graph.floor",
+    "graph.ceil",
+    "graph.round",
+    "graph.sign",
+    "graph.cmp",
+    "graph.argmax",
+    "graph.argmin",
+    "graph.rem",
+    "graph.pow",
+];
+
+/// The pipelines under test.
+fn pipelines(registry: &PassRegistry) -> Vec<&'static str> {
+    let mut pipelines = vec!["decompose"];
+    // fuse is written in parallel with decompose; test it once it is registered.
+    if registry.contains("fuse") {
+        pipelines.extend(["fuse", "decompose,fuse"]);
+    }
+    pipelines
+}
+
+#[test]
+fn docs_examples_keep_their_values() {
+    let registry = registry();
+    let dir = repo_root().join("docs/examples");
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .expect("docs/examples exists")
+        .map(|e| e.expect("directory entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "mlir"))
+        .collect();
+    paths.sort();
+    let mut tested = 0;
+    for path in paths {
+        let text = std::fs::read_to_string(&path).expect("readable example");
+        // The graph examples; the loop and arith ones are tested elsewhere.
+        if !text.contains("graph.") || text.contains("loop.") {
+            continue;
+        }
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let (ctx, module) = parse(&text, &name);
+        for func in funcs(&ctx, module) {
+            let mut rng = Rng::new(tested as u64);
+            let inputs = example_inputs(&ctx, func, &mut rng);
+            let label = format!("{name} @{}", func_name(&ctx, func));
+            let before =
+                interpret(&ctx, func, &inputs).unwrap_or_else(|d| panic!("{label}: {d:?}"));
+            for pipeline in pipelines(&registry) {
+                let (mut ctx, module) = parse(&text, &name);
+                run(&registry, &mut ctx, module, pipeline)
+                    .unwrap_or_else(|e| panic!("{label}: '{pipeline}' failed: {e}"));
+                let func = funcs(&ctx, module)[tested_index(&ctx, module, &label)];
+                let after = interpret(&ctx, func, &inputs).unwrap_or_else(|d| {
+                    panic!(
+                        "{label}: after '{pipeline}': {d:?}\n{}",
+                        print(&ctx, module)
+                    )
+                });
+                compare(&before, &after, true, loosest(&ctx, func)).unwrap_or_else(|e| {
+                    panic!(
+                        "{label}: '{pipeline}' changed the result: {e}\n{}",
+                        print(&ctx, module)
+                    )
+                });
+            }
+            tested += 1;
+        }
+    }
+    assert!(
+        tested >= 5,
+        "only {tested} graph functions in docs/examples"
+    );
+}
+
+#[test]
+fn generated_graphs_keep_their_values() {
+    let registry = registry();
+    let pipelines = pipelines(&registry);
+    let mut values_compared = 0;
+    let mut changed = vec![0u64; pipelines.len()];
+    for seed in 0..GENERATED {
+        let mut ctx = context();
+        let g = GraphGen::new(seed).generate(&mut ctx);
+        let text = print(&ctx, g.module);
+        let label = format!("seed {seed}");
+        let mut rng = Rng::new(seed ^ 0xD1FF);
+        let inputs: Vec<Tensor> = args(&ctx, g.func)
+            .into_iter()
+            .zip(&g.arg_shapes)
+            .map(|(dtype, shape)| random_tensor(dtype, shape, &mut rng))
+            .collect();
+        let before =
+            interpret(&ctx, g.func, &inputs).unwrap_or_else(|d| panic!("{label}: {d:?}\n{text}"));
+        let compare_values = !contains_discontinuous(&ctx, g.func);
+        values_compared += compare_values as u64;
+        for (p, pipeline) in pipelines.iter().enumerate() {
+            let (mut ctx, module) = parse(&text, &label);
+            run(&registry, &mut ctx, module, pipeline)
+                .unwrap_or_else(|e| panic!("{label}: '{pipeline}' failed: {e}\n{text}"));
+            let output = print(&ctx, module);
+            if output != text {
+                changed[p] += 1;
+            }
+            let func = funcs(&ctx, module)[0];
+            let after = interpret(&ctx, func, &inputs).unwrap_or_else(|d| {
+                panic!(
+                    "{label}: after '{pipeline}': {d:?}\n--- before:\n{text}\n--- after:\n{output}"
+                )
+            });
+            compare(&before, &after, compare_values, loosest(&ctx, func)).unwrap_or_else(|e| {
+                panic!(
+                    "{label}: '{pipeline}' changed the result: {e}\n--- before:\n{text}\n\
+                     --- after:\n{output}"
+                )
+            });
+        }
+    }
+    assert!(
+        values_compared >= GENERATED / 2,
+        "values compared on only {values_compared} of {GENERATED} functions"
+    );
+    for (pipeline, n) in pipelines.iter().zip(&changed) {
+        assert!(
+            *n >= GENERATED / 10,
+            "'{pipeline}' changed only {n} of {GENERATED} functions: the generator gives it too \
+             little to do"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Comparison.
+
+/// (rtol, atol) for a float dtype; `None` for integers and `i1`, which must match exactly.
+fn tolerance(dtype: DType) -> Option<(f64, f64)> {
+    match dtype {
+        DType::F32 => Some((1e-5, 1e-6)),
+        DType::F64 => Some((1e-12, 1e-12)),
+        DType::F16 => Some((1e-2, 1e-2)),
+        DType::BF16 => Some((6e-2, 6e-2)),
+        DType::I1 | DType::I8 | DType::I32 | DType::I64 => None,
+    }
+}
+
+/// Checks `after` against `before`: count, dtypes and shapes, and the values if `values`.
+fn compare(
+    before: &[Tensor],
+    after: &[Tensor],
+    values: bool,
+    floor: (f64, f64),
+) -> Result<(), String> {
+    if before.len() != after.len() {
+        return Err(format!("{} results became {}", before.len(), after.len()));
+    }
+    for (i, (b, a)) in before.iter().zip(after).enumerate() {
+        if b.dtype() != a.dtype() || b.shape() != a.shape() {
+            return Err(format!(
+                "result {i}: {:?} {:?} became {:?} {:?}",
+                b.dtype(),
+                b.shape(),
+                a.dtype(),
+                a.shape()
+            ));
+        }
+        if !values {
+            continue;
+        }
+        match tolerance(b.dtype()) {
+            Some((rtol, atol)) => {
+                let (rtol, atol) = (rtol.max(floor.0), atol.max(floor.1));
+                let want = b.to_f64_vec();
+                let scale = want
+                    .iter()
+                    .filter(|x| x.is_finite())
+                    .fold(0.0f64, |m, x| m.max(x.abs()));
+                for (j, (x, y)) in want.iter().zip(a.to_f64_vec()).enumerate() {
+                    if !close(*x, y, atol + rtol * scale) {
+                        return Err(format!(
+                            "result {i} ({:?}), element {j}: {x} became {y} (largest |value| \
+                             {scale})",
+                            b.dtype()
+                        ));
+                    }
+                }
+            }
+            None => {
+                if b.to_i64_vec() != a.to_i64_vec() {
+                    return Err(format!("result {i}: integer values differ"));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The loosest float tolerance of any value in `func`: an f16 intermediate limits the precision
+/// of an f32 result computed from it.
+fn loosest(ctx: &Context, func: Op) -> (f64, f64) {
+    let mut tol = (0.0f64, 0.0f64);
+    let mut widen = |v: Value| {
+        let dtype = DType::from_type(ctx, ctx.element_type(ctx.value_type(v)));
+        if let Some((rtol, atol)) = dtype.and_then(tolerance) {
+            tol = (tol.0.max(rtol), tol.1.max(atol));
+        }
+    };
+    let entry = ctx.blocks(ctx.region(func, 0))[0];
+    ctx.block_args(entry).iter().for_each(|&v| widen(v));
+    ctx.for_each_op(func, &mut |op| ctx.results(op).for_each(&mut widen));
+    tol
+}
+
+/// |got − want| ≤ bound; NaN matches NaN and an infinity the same infinity.
+fn close(want: f64, got: f64, bound: f64) -> bool {
+    if want.is_nan() || got.is_nan() {
+        return want.is_nan() && got.is_nan();
+    }
+    if want.is_infinite() || got.is_infinite() {
+        return want == got;
+    }
+    (got - want).abs() <= bound
+}
+
+/// True if `func` holds an op whose result can jump on a last-bit difference of its operands
+/// and that depends on the result of a composite op (the only values the pipelines compute
+/// differently; a generated function is one block in program order).
+fn contains_discontinuous(ctx: &Context, func: Op) -> bool {
+    let mut tainted: FxHashSet<Value> = FxHashSet::default();
+    let mut found = false;
+    ctx.for_each_op(func, &mut |op| {
+        let name = ctx.op_name(op);
+        let depends = is_composite(name) || ctx.operands(op).iter().any(|v| tainted.contains(v));
+        if !depends {
+            return;
+        }
+        tainted.extend(ctx.results(op));
+        found |= DISCONTINUOUS.contains(&name) || (name == "graph.cast" && float_to_int(ctx, op));
+    });
+    found
+}
+
+/// True for a `graph.cast` from a float element type to a non-float one.
+fn float_to_int(ctx: &Context, op: Op) -> bool {
+    let dtype = |v| DType::from_type(ctx, ctx.element_type(ctx.value_type(v)));
+    let from = dtype(ctx.operand(op, 0));
+    let to = dtype(ctx.result(op, 0));
+    from.is_some_and(DType::is_float) && !to.is_some_and(DType::is_float)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Inputs.
+
+/// Random inputs for an example function; `?` dims take [`EXAMPLE_DYNAMIC_SIZE`].
+fn example_inputs(ctx: &Context, func: Op, rng: &mut Rng) -> Vec<Tensor> {
+    let entry = ctx.blocks(ctx.region(func, 0))[0];
+    ctx.block_args(entry)
+        .iter()
+        .zip(args(ctx, func))
+        .map(|(&arg, dtype)| {
+            let shape: Vec<usize> = ctx
+                .shape(ctx.value_type(arg))
+                .expect("tensor argument")
+                .iter()
+                .map(|&d| {
+                    if d == DYNAMIC {
+                        EXAMPLE_DYNAMIC_SIZE
+                    } else {
+                        d as usize
+                    }
+                })
+                .collect();
+            random_tensor(dtype, &shape, rng)
+        })
+        .collect()
+}
+
+/// The dtypes of `func`'s arguments.
+fn args(ctx: &Context, func: Op) -> Vec<DType> {
+    let entry = ctx.blocks(ctx.region(func, 0))[0];
+    ctx.block_args(entry)
+        .iter()
+        .map(|&arg| {
+            DType::from_type(ctx, ctx.element_type(ctx.value_type(arg))).expect("a graph dtype")
+        })
+        .collect()
+}
+
+/// Floats in [-2, 2), integers in [-4, 4], booleans fair.
+fn random_tensor(dtype: DType, shape: &[usize], rng: &mut Rng) -> Tensor {
+    let n: usize = shape.iter().product();
+    if dtype.is_float() {
+        let values: Vec<f64> = (0..n).map(|_| rng.unit() * 4.0 - 2.0).collect();
+        Tensor::from_f64(dtype, shape, &values)
+    } else if dtype.is_bool() {
+        let values: Vec<bool> = (0..n).map(|_| rng.chance(0.5)).collect();
+        Tensor::from_bools(shape, &values)
+    } else {
+        let values: Vec<i64> = (0..n).map(|_| rng.range(-4, 4)).collect();
+        Tensor::from_i64(dtype, shape, &values)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// IR plumbing.
+
+fn repo_root() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("passes/ is inside the repository")
+        .to_path_buf()
+}
+
+fn registry() -> PassRegistry {
+    let mut registry = PassRegistry::new();
+    dlc_passes::register_all(&mut registry);
+    registry
+}
+
+fn context() -> Context {
+    let mut ctx = Context::new();
+    ctx.register_dialect(dlc_func::dialect());
+    ctx.register_dialect(dlc_graph::dialect());
+    ctx
+}
+
+/// Parses and verifies `text`.
+fn parse(text: &str, label: &str) -> (Context, Op) {
+    let mut ctx = context();
+    let module = parse_source(&mut ctx, text, label, 1)
+        .unwrap_or_else(|d| panic!("{label}: does not parse: {d:?}\n{text}"));
+    verify(&ctx, module).unwrap_or_else(|d| panic!("{label}: invalid: {d:?}\n{text}"));
+    (ctx, module)
+}
+
+fn print(ctx: &Context, module: Op) -> String {
+    print_op(ctx, module, PrintOptions::default())
+}
+
+/// The `func.func` ops of `module`, in order.
+fn funcs(ctx: &Context, module: Op) -> Vec<Op> {
+    let body = ctx.blocks(ctx.region(module, 0))[0];
+    ctx.block_ops(body)
+        .filter(|&op| ctx.op_name(op) == "func.func")
+        .collect()
+}
+
+fn func_name(ctx: &Context, func: Op) -> String {
+    ctx.attr(func, "sym_name")
+        .and_then(|a| ctx.attr_as_str(a).map(str::to_string))
+        .unwrap_or_default()
+}
+
+/// The index among `module`'s functions of the one `label` names (`file @name`).
+fn tested_index(ctx: &Context, module: Op, label: &str) -> usize {
+    let name = label.rsplit('@').next().unwrap_or_default();
+    funcs(ctx, module)
+        .iter()
+        .position(|&f| func_name(ctx, f) == name)
+        .unwrap_or_else(|| panic!("{label}: the function is gone after the pipeline"))
+}
+
+/// Runs `pipeline` (flat syntax) on `module`, as `dlc-opt --pipeline` does.
+fn run(
+    registry: &PassRegistry,
+    ctx: &mut Context,
+    module: Op,
+    pipeline: &str,
+) -> Result<(), String> {
+    let spec = parse_pipeline(pipeline).map_err(|e| e.render("--pipeline", pipeline))?;
+    let mut pm = registry
+        .build(&spec, "builtin.module")
+        .map_err(|e| e.render("--pipeline", pipeline))?;
+    pm.run(ctx, module)
+        .map(|_| ())
+        .map_err(|f| format!("pass '{}': {:?}", f.pass, f.diagnostics))
+}

@@ -1,0 +1,268 @@
+// RUN: dlc-opt %s --pipeline=fuse --split-input-file | FileCheck %s
+
+// Rule 1: an elementwise chain with a broadcast bias add and a decomposed (erf) gelu becomes one
+// group; the constants only the group uses move in with it.
+
+// CHECK-LABEL: func.func @gelu_bias
+// CHECK-NEXT:    %0 = graph.fusion (%arg0, %arg1, %arg2) : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32> {
+// CHECK-NEXT:    ^bb0(%arg3: tensor<4x8xf32>, %arg4: tensor<4x8xf32>, %arg5: tensor<8xf32>):
+// CHECK-NEXT:      %1 = graph.mul %arg3, %arg4 : tensor<4x8xf32>
+// CHECK-NEXT:      %2 = graph.add %1, %arg5 : tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+// CHECK-NEXT:      %3 = graph.constant dense<1.41421354> : tensor<1x1xf32>
+// CHECK-NEXT:      %4 = graph.div %2, %3 : tensor<4x8xf32>, tensor<1x1xf32> -> tensor<4x8xf32>
+// CHECK-NEXT:      %5 = graph.erf %4 : tensor<4x8xf32>
+// CHECK-NEXT:      %6 = graph.constant dense<1.000000e+00> : tensor<1x1xf32>
+// CHECK-NEXT:      %7 = graph.add %5, %6 : tensor<4x8xf32>, tensor<1x1xf32> -> tensor<4x8xf32>
+// CHECK-NEXT:      %8 = graph.mul %2, %7 : tensor<4x8xf32>
+// CHECK-NEXT:      %9 = graph.constant dense<5.000000e-01> : tensor<1x1xf32>
+// CHECK-NEXT:      %10 = graph.mul %8, %9 : tensor<4x8xf32>, tensor<1x1xf32> -> tensor<4x8xf32>
+// CHECK-NEXT:      graph.yield %10 : tensor<4x8xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    return %0 : tensor<4x8xf32>
+func.func @gelu_bias(%x: tensor<4x8xf32>, %w: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
+  %0 = graph.mul %x, %w : tensor<4x8xf32>
+  %1 = graph.add %0, %b : tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+  %2 = graph.constant dense<1.41421354> : tensor<1x1xf32>
+  %3 = graph.div %1, %2 : tensor<4x8xf32>, tensor<1x1xf32> -> tensor<4x8xf32>
+  %4 = graph.erf %3 : tensor<4x8xf32>
+  %5 = graph.constant dense<1.000000e+00> : tensor<1x1xf32>
+  %6 = graph.add %4, %5 : tensor<4x8xf32>, tensor<1x1xf32> -> tensor<4x8xf32>
+  %7 = graph.mul %1, %6 : tensor<4x8xf32>
+  %8 = graph.constant dense<5.000000e-01> : tensor<1x1xf32>
+  %9 = graph.mul %7, %8 : tensor<4x8xf32>, tensor<1x1xf32> -> tensor<4x8xf32>
+  return %9 : tensor<4x8xf32>
+}
+
+// -----
+
+// Rule 2: a decomposed softmax is one group. Each reduction result is broadcast back along the
+// axis it reduced and combined with the reduction's input, so it reuses the reduction's loops.
+
+// CHECK-LABEL: func.func @softmax
+// CHECK-NEXT:    %0 = graph.fusion (%arg0) : (tensor<4x8xf32>) -> tensor<4x8xf32> {
+// CHECK-NEXT:    ^bb0(%arg1: tensor<4x8xf32>):
+// CHECK-NEXT:      %1 = graph.reduce_max %arg1 {axes = array<i64: 1>, keepdim = true} : tensor<4x8xf32> -> tensor<4x1xf32>
+// CHECK-NEXT:      %2 = graph.sub %arg1, %1 : tensor<4x8xf32>, tensor<4x1xf32> -> tensor<4x8xf32>
+// CHECK-NEXT:      %3 = graph.exp %2 : tensor<4x8xf32>
+// CHECK-NEXT:      %4 = graph.reduce_sum %3 {axes = array<i64: 1>, keepdim = true} : tensor<4x8xf32> -> tensor<4x1xf32>
+// CHECK-NEXT:      %5 = graph.div %3, %4 : tensor<4x8xf32>, tensor<4x1xf32> -> tensor<4x8xf32>
+// CHECK-NEXT:      graph.yield %5 : tensor<4x8xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    return %0 : tensor<4x8xf32>
+func.func @softmax(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = graph.reduce_max %x {axes = array<i64: 1>, keepdim = true} : tensor<4x8xf32> -> tensor<4x1xf32>
+  %1 = graph.sub %x, %0 : tensor<4x8xf32>, tensor<4x1xf32> -> tensor<4x8xf32>
+  %2 = graph.exp %1 : tensor<4x8xf32>
+  %3 = graph.reduce_sum %2 {axes = array<i64: 1>, keepdim = true} : tensor<4x8xf32> -> tensor<4x1xf32>
+  %4 = graph.div %2, %3 : tensor<4x8xf32>, tensor<4x1xf32> -> tensor<4x8xf32>
+  return %4 : tensor<4x8xf32>
+}
+
+// -----
+
+// Rule 2: a decomposed rms_norm is one group, the elementwise ops on the reduced [4, 1] value
+// (add epsilon, rsqrt) included.
+
+// CHECK-LABEL: func.func @rms_norm
+// CHECK-NEXT:    %0 = graph.fusion (%arg0, %arg1) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32> {
+// CHECK-NEXT:    ^bb0(%arg2: tensor<4x8xf32>, %arg3: tensor<8xf32>):
+// CHECK-NEXT:      %1 = graph.mul %arg2, %arg2 : tensor<4x8xf32>
+// CHECK-NEXT:      %2 = graph.reduce_mean %1 {axes = array<i64: 1>, keepdim = true} : tensor<4x8xf32> -> tensor<4x1xf32>
+// CHECK-NEXT:      %3 = graph.constant dense<9.99999997E-7> : tensor<1x1xf32>
+// CHECK-NEXT:      %4 = graph.add %2, %3 : tensor<4x1xf32>, tensor<1x1xf32> -> tensor<4x1xf32>
+// CHECK-NEXT:      %5 = graph.rsqrt %4 : tensor<4x1xf32>
+// CHECK-NEXT:      %6 = graph.mul %arg2, %5 : tensor<4x8xf32>, tensor<4x1xf32> -> tensor<4x8xf32>
+// CHECK-NEXT:      %7 = graph.mul %6, %arg3 : tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+// CHECK-NEXT:      graph.yield %7 : tensor<4x8xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    return %0 : tensor<4x8xf32>
+func.func @rms_norm(%x: tensor<4x8xf32>, %g: tensor<8xf32>) -> tensor<4x8xf32> {
+  %0 = graph.mul %x, %x : tensor<4x8xf32>
+  %1 = graph.reduce_mean %0 {axes = array<i64: 1>, keepdim = true} : tensor<4x8xf32> -> tensor<4x1xf32>
+  %2 = graph.constant dense<9.99999997E-7> : tensor<1x1xf32>
+  %3 = graph.add %1, %2 : tensor<4x1xf32>, tensor<1x1xf32> -> tensor<4x1xf32>
+  %4 = graph.rsqrt %3 : tensor<4x1xf32>
+  %5 = graph.mul %x, %4 : tensor<4x8xf32>, tensor<4x1xf32> -> tensor<4x8xf32>
+  %6 = graph.mul %5, %g : tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+  return %6 : tensor<4x8xf32>
+}
+
+// -----
+
+// Rule 2, counter-example: the row sums [4] are broadcast along a new leading axis of
+// [8, 4] (numpy aligns on the right), not back along the reduced axis 1 of [4, 8]. The consumer
+// runs a different loop nest, so the reduction (with its producer) and the consumer are two
+// kernels; the lone add stays unwrapped.
+
+// CHECK-LABEL: func.func @reduce_broadcast_other_axis
+// CHECK-NEXT:    %0 = graph.fusion (%arg0) : (tensor<4x8xf32>) -> tensor<4xf32> {
+// CHECK-NEXT:    ^bb0(%arg2: tensor<4x8xf32>):
+// CHECK-NEXT:      %2 = graph.exp %arg2 : tensor<4x8xf32>
+// CHECK-NEXT:      %3 = graph.reduce_sum %2 {axes = array<i64: 1>} : tensor<4x8xf32> -> tensor<4xf32>
+// CHECK-NEXT:      graph.yield %3 : tensor<4xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %1 = graph.add %0, %arg1 : tensor<4xf32>, tensor<8x4xf32> -> tensor<8x4xf32>
+// CHECK-NEXT:    return %1 : tensor<8x4xf32>
+func.func @reduce_broadcast_other_axis(%x: tensor<4x8xf32>, %y: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  %0 = graph.exp %x : tensor<4x8xf32>
+  %1 = graph.reduce_sum %0 {axes = array<i64: 1>} : tensor<4x8xf32> -> tensor<4xf32>
+  %2 = graph.add %1, %y : tensor<4xf32>, tensor<8x4xf32> -> tensor<8x4xf32>
+  return %2 : tensor<8x4xf32>
+}
+
+// -----
+
+// Rule 3: a matmul anchors a group with its epilogue (bias add, relu); the elementwise producer
+// of its operand is not fused into it and, alone, stays unwrapped.
+
+// CHECK-LABEL: func.func @matmul_epilogue
+// CHECK-NEXT:    %0 = graph.exp %arg0 : tensor<4x16xf32>
+// CHECK-NEXT:    %1 = graph.fusion (%0, %arg1, %arg2) : (tensor<4x16xf32>, tensor<16x8xf32>, tensor<8xf32>) -> tensor<4x8xf32> {
+// CHECK-NEXT:    ^bb0(%arg3: tensor<4x16xf32>, %arg4: tensor<16x8xf32>, %arg5: tensor<8xf32>):
+// CHECK-NEXT:      %2 = graph.matmul %arg3, %arg4 : tensor<4x16xf32>, tensor<16x8xf32> -> tensor<4x8xf32>
+// CHECK-NEXT:      %3 = graph.add %2, %arg5 : tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+// CHECK-NEXT:      %4 = graph.relu %3 : tensor<4x8xf32>
+// CHECK-NEXT:      graph.yield %4 : tensor<4x8xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    return %1 : tensor<4x8xf32>
+func.func @matmul_epilogue(%x: tensor<4x16xf32>, %w: tensor<16x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
+  %0 = graph.exp %x : tensor<4x16xf32>
+  %1 = graph.matmul %0, %w : tensor<4x16xf32>, tensor<16x8xf32> -> tensor<4x8xf32>
+  %2 = graph.add %1, %b : tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+  %3 = graph.relu %2 : tensor<4x8xf32>
+  return %3 : tensor<4x8xf32>
+}
+
+// -----
+
+// Rule 3, counter-example: an elementwise chain feeding a matmul stays its own group (the
+// matmul takes no prologue), and two matmuls never share a group: the add of both products
+// joins the first one's epilogue only (the second matmul, unwrapped, is printed first since the
+// fusion takes the place of its last member).
+
+// CHECK-LABEL: func.func @matmul_producers
+// CHECK-NEXT:    %0 = graph.fusion (%arg0) : (tensor<4x4xf32>) -> tensor<4x4xf32> {
+// CHECK:           graph.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %1 = graph.matmul %0, %arg1 : tensor<4x4xf32>
+// CHECK-NEXT:    %2 = graph.fusion (%0, %arg1, %1) : (tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32> {
+// CHECK-NEXT:    ^bb0(%arg2: tensor<4x4xf32>, %arg3: tensor<4x4xf32>, %arg4: tensor<4x4xf32>):
+// CHECK-NEXT:      %3 = graph.matmul %arg2, %arg3 : tensor<4x4xf32>
+// CHECK-NEXT:      %4 = graph.add %3, %arg4 : tensor<4x4xf32>
+// CHECK-NEXT:      %5 = graph.tanh %4 : tensor<4x4xf32>
+// CHECK-NEXT:      graph.yield %5 : tensor<4x4xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    return %2 : tensor<4x4xf32>
+func.func @matmul_producers(%x: tensor<4x4xf32>, %w: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %0 = graph.exp %x : tensor<4x4xf32>
+  %1 = graph.neg %0 : tensor<4x4xf32>
+  %2 = graph.matmul %1, %w : tensor<4x4xf32>
+  %3 = graph.matmul %1, %w : tensor<4x4xf32>
+  %4 = graph.add %2, %3 : tensor<4x4xf32>
+  %5 = graph.tanh %4 : tensor<4x4xf32>
+  return %5 : tensor<4x4xf32>
+}
+
+// -----
+
+// Rule 4, counter-example: merging %n into the add would put the transpose (a boundary) both
+// after the group (it reads %n) and before it (the add reads it): a cycle. So the exp/neg chain
+// and the add/tanh chain are two groups around the transpose.
+
+// CHECK-LABEL: func.func @would_be_cycle
+// CHECK-NEXT:    %0 = graph.fusion (%arg0) : (tensor<4x4xf32>) -> tensor<4x4xf32> {
+// CHECK-NEXT:    ^bb0(%arg1: tensor<4x4xf32>):
+// CHECK-NEXT:      %3 = graph.exp %arg1 : tensor<4x4xf32>
+// CHECK-NEXT:      %4 = graph.neg %3 : tensor<4x4xf32>
+// CHECK-NEXT:      graph.yield %4 : tensor<4x4xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %1 = graph.transpose %0 {perm = array<i64: 1, 0>} : tensor<4x4xf32>
+// CHECK-NEXT:    %2 = graph.fusion (%0, %1) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32> {
+// CHECK-NEXT:    ^bb0(%arg1: tensor<4x4xf32>, %arg2: tensor<4x4xf32>):
+// CHECK-NEXT:      %3 = graph.add %arg1, %arg2 : tensor<4x4xf32>
+// CHECK-NEXT:      %4 = graph.tanh %3 : tensor<4x4xf32>
+// CHECK-NEXT:      graph.yield %4 : tensor<4x4xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    return %2 : tensor<4x4xf32>
+func.func @would_be_cycle(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %0 = graph.exp %x : tensor<4x4xf32>
+  %1 = graph.neg %0 : tensor<4x4xf32>
+  %2 = graph.transpose %1 {perm = array<i64: 1, 0>} : tensor<4x4xf32>
+  %3 = graph.add %1, %2 : tensor<4x4xf32>
+  %4 = graph.tanh %3 : tensor<4x4xf32>
+  return %4 : tensor<4x4xf32>
+}
+
+// -----
+
+// Rule 6: reshape is a boundary even between elementwise ops (index-map fusion is future work).
+
+// CHECK-LABEL: func.func @reshape_boundary
+// CHECK:         graph.fusion
+// CHECK:         graph.yield
+// CHECK:         graph.reshape
+// CHECK:         graph.fusion
+// CHECK:         graph.yield
+// CHECK:         return
+func.func @reshape_boundary(%x: tensor<4x4xf32>) -> tensor<16xf32> {
+  %0 = graph.exp %x : tensor<4x4xf32>
+  %1 = graph.neg %0 : tensor<4x4xf32>
+  %2 = graph.reshape %1 {shape = array<i64: 16>} : tensor<4x4xf32> -> tensor<16xf32>
+  %3 = graph.tanh %2 : tensor<16xf32>
+  %4 = graph.abs %3 : tensor<16xf32>
+  return %4 : tensor<16xf32>
+}
+
+// -----
+
+// A multi-output group: %0 is used inside the group and by the return, so the fusion yields it
+// too. An outside op between the members that reads the group moves after the fusion.
+
+// CHECK-LABEL: func.func @multi_output
+// CHECK-NEXT:    %0:2 = graph.fusion (%arg0, %arg1) : (tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+// CHECK-NEXT:    ^bb0(%arg2: tensor<4xf32>, %arg3: tensor<4xf32>):
+// CHECK-NEXT:      %2 = graph.mul %arg2, %arg3 : tensor<4xf32>
+// CHECK-NEXT:      %3 = graph.add %2, %arg3 : tensor<4xf32>
+// CHECK-NEXT:      graph.yield %2, %3 : tensor<4xf32>, tensor<4xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %1 = graph.reshape %0#0 {shape = array<i64: 2, 2>} : tensor<4xf32> -> tensor<2x2xf32>
+// CHECK-NEXT:    return %1, %0#1 : tensor<2x2xf32>, tensor<4xf32>
+func.func @multi_output(%x: tensor<4xf32>, %y: tensor<4xf32>) -> (tensor<2x2xf32>, tensor<4xf32>) {
+  %0 = graph.mul %x, %y : tensor<4xf32>
+  %1 = graph.reshape %0 {shape = array<i64: 2, 2>} : tensor<4xf32> -> tensor<2x2xf32>
+  %2 = graph.add %0, %y : tensor<4xf32>
+  return %1, %2 : tensor<2x2xf32>, tensor<4xf32>
+}
+
+// -----
+
+// Dynamic dims fuse like static ones (no traffic is counted for them).
+
+// CHECK-LABEL: func.func @dynamic
+// CHECK-NEXT:    %0 = graph.fusion (%arg0, %arg1) : (tensor<?x8xf32>, tensor<8xf32>) -> tensor<?x8xf32> {
+// CHECK-NEXT:    ^bb0(%arg2: tensor<?x8xf32>, %arg3: tensor<8xf32>):
+// CHECK-NEXT:      %1 = graph.add %arg2, %arg3 : tensor<?x8xf32>, tensor<8xf32> -> tensor<?x8xf32>
+// CHECK-NEXT:      %2 = graph.sigmoid %1 : tensor<?x8xf32>
+// CHECK-NEXT:      graph.yield %2 : tensor<?x8xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    return %0 : tensor<?x8xf32>
+func.func @dynamic(%x: tensor<?x8xf32>, %b: tensor<8xf32>) -> tensor<?x8xf32> {
+  %0 = graph.add %x, %b : tensor<?x8xf32>, tensor<8xf32> -> tensor<?x8xf32>
+  %1 = graph.sigmoid %0 : tensor<?x8xf32>
+  return %1 : tensor<?x8xf32>
+}
+
+// -----
+
+// A single fusible op (with or without constants) is a kernel already: it is not wrapped.
+
+// CHECK-LABEL: func.func @single_op
+// CHECK-NOT:     graph.fusion
+// CHECK:         %0 = graph.constant
+// CHECK-NEXT:    %1 = graph.mul %arg0, %0
+// CHECK-NEXT:    return %1
+func.func @single_op(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %c = graph.constant dense<2.0> : tensor<4xf32>
+  %0 = graph.mul %x, %c : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
