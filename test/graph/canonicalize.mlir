@@ -197,3 +197,15 @@ func.func @large_constants_stay() -> tensor<2048xf32> {
   %0 = graph.exp %a : tensor<2048xf32>
   return %0 : tensor<2048xf32>
 }
+
+// -----
+
+// An i64 → f32 cast rounds once, as numpy and the interpreter do (through f64 it would round
+// twice and give 2^60 and 2^53).
+// CHECK-LABEL: func.func @cast_rounds_once
+// CHECK: graph.constant dense<[1.15292164E+18, 9.007200e+15]> : tensor<2xf32>
+func.func @cast_rounds_once() -> tensor<2xf32> {
+  %e = graph.constant dense<[1152921573326323713, 9007199791611905]> : tensor<2xi64>
+  %3 = graph.cast %e : tensor<2xi64> -> tensor<2xf32>
+  return %3 : tensor<2xf32>
+}

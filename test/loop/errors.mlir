@@ -348,3 +348,13 @@ func.func @yield_outside() {
   // expected-error @+1 {{'loop.yield' op expects parent op to be one of 'loop.for', 'loop.schedule_block', 'loop.if'}}
   loop.yield
 }
+
+// -----
+
+loop.kernel @reduce_outside_gpu(%a: !loop.buffer<4xf32, global>) {
+  %c0 = arith.constant 0 : index
+  %v = loop.load %a[%c0] : !loop.buffer<4xf32, global>
+  // expected-error @+1 {{is only allowed in GPU-bound kernels}}
+  %s = loop.warp_reduce %v {kind = "add"} : f32
+  loop.return
+}

@@ -504,6 +504,8 @@ fn cast(v: DenseValue, to: Elem) -> Option<DenseValue> {
             I(t as i128)
         }
         (I(x), Elem::Int(w)) => I(sign_extend(x, w)),
+        // `as f32` rounds once, as the interpreter does; through f64 an i64 could round twice.
+        (I(x), Elem::Float(FloatKind::F32)) => F(x as i64 as f32 as f64),
         (I(x), Elem::Float(_)) => F(x as f64),
         (F(x), Elem::Float(_)) => F(x),
     })

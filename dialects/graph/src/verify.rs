@@ -515,7 +515,9 @@ pub fn infer(
                         shape[k] = if shape[k] == DYNAMIC || d == DYNAMIC {
                             DYNAMIC
                         } else {
-                            shape[k] + d
+                            shape[k]
+                                .checked_add(d)
+                                .ok_or_else(|| format!("the concatenated dim {k} overflows i64"))?
                         };
                     } else if !dims_compatible(shape[k], d) {
                         return Err(format!(
@@ -560,12 +562,13 @@ pub fn infer(
                 .enumerate()
                 .map(|(i, &d)| {
                     if d == DYNAMIC {
-                        DYNAMIC
-                    } else {
-                        d + low[i] + high[i]
+                        return Ok(DYNAMIC);
                     }
+                    d.checked_add(low[i])
+                        .and_then(|v| v.checked_add(high[i]))
+                        .ok_or_else(|| format!("the padded dim {i} overflows i64"))
                 })
-                .collect();
+                .collect::<Result<_, String>>()?;
             Ok(TensorType {
                 shape,
                 element: x.element,
@@ -788,7 +791,8 @@ pub fn slice_size(d: i64, start: i64, end: i64, step: i64) -> i64 {
     }
     let (s, e) = (slice_bound(start, d), slice_bound(end, d));
     if e > s {
-        (e - s + step - 1) / step
+        // In i128: `e - s + step - 1` may exceed i64 for extreme steps; the quotient cannot.
+        ((e as i128 - s as i128 + step as i128 - 1) / step as i128) as i64
     } else {
         0
     }
@@ -858,7 +862,12 @@ pub fn infer_reshape(input: &[i64], target: &[i64]) -> Result<Vec<i64>, String> 
     let total = if input.contains(&DYNAMIC) {
         None
     } else {
-        Some(input.iter().product::<i64>())
+        Some(
+            input
+                .iter()
+                .try_fold(1i64, |n, &d| n.checked_mul(d))
+                .ok_or("the input has more elements than fit in i64")?,
+        )
     };
     let mut shape = target.to_vec();
     match (inferred, total) {
@@ -970,14 +979,15 @@ fn window_out(d: i64, lo: i64, hi: i64, k: i64, stride: i64, what: &str) -> Resu
     if d == DYNAMIC || k == DYNAMIC {
         return Ok(DYNAMIC);
     }
-    let span = d + lo + hi - k;
+    let padded = d as i128 + lo as i128 + hi as i128;
+    let span = padded - k as i128;
     if span < 0 {
         return Err(format!(
-            "the {what} window ({k}) is larger than the padded input ({})",
-            d + lo + hi
+            "the {what} window ({k}) is larger than the padded input ({padded})"
         ));
     }
-    Ok(span / stride + 1)
+    i64::try_from(span / stride as i128 + 1)
+        .map_err(|_| format!("the {what} output size overflows i64"))
 }
 
 fn infer_conv2d(x: &TensorType, w: &TensorType, a: &Attrs<'_>) -> Result<TensorType, String> {
@@ -1011,18 +1021,19 @@ fn infer_conv2d(x: &TensorType, w: &TensorType, a: &Attrs<'_>) -> Result<TensorT
             "output channels ({o}) must be divisible by groups ({groups})"
         ));
     }
-    let eff = |k: i64, dil: i64| {
+    let eff = |k: i64, dil: i64| -> Result<i64, String> {
         if k == DYNAMIC {
-            DYNAMIC
-        } else {
-            dil * (k - 1) + 1
+            return Ok(DYNAMIC);
         }
+        dil.checked_mul(k - 1)
+            .and_then(|v| v.checked_add(1))
+            .ok_or_else(|| "the dilated kernel size overflows i64".to_string())
     };
     let h = window_out(
         x.shape[2],
         padding[0],
         padding[2],
-        eff(w.shape[2], dilations[0]),
+        eff(w.shape[2], dilations[0])?,
         strides[0],
         "kernel",
     )?;
@@ -1030,7 +1041,7 @@ fn infer_conv2d(x: &TensorType, w: &TensorType, a: &Attrs<'_>) -> Result<TensorT
         x.shape[3],
         padding[1],
         padding[3],
-        eff(w.shape[3], dilations[1]),
+        eff(w.shape[3], dilations[1])?,
         strides[1],
         "kernel",
     )?;

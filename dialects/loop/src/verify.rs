@@ -581,5 +581,13 @@ pub(crate) fn verify_reduce(ctx: &Context, op: Op) -> VResult {
             format!("kind '{}' needs an integer value", kind.name()),
         ));
     }
+    // A warp or block reduction synchronizes threads, like a barrier.
+    if !in_gpu_context(ctx, op) {
+        return Err(op_error(
+            ctx,
+            op,
+            "is only allowed in GPU-bound kernels (under a thread loop or with launch attributes)",
+        ));
+    }
     Ok(())
 }

@@ -83,20 +83,15 @@ pub fn parse_expectations(
                         .find(|c: char| c.is_whitespace() || c == '{')
                         .unwrap_or(spec.len());
                     let (word, tail) = spec.split_at(end);
+                    let offset = |digits: &str| digits.parse::<u32>().ok();
                     let target = match word {
                         "above" => line.checked_sub(1),
-                        "below" => Some(line + 1),
-                        _ => {
-                            let (sign, digits) = word.split_at(1);
-                            let n: u32 = digits
-                                .parse()
-                                .map_err(|_| err(format!("invalid line designator '@{word}'")))?;
-                            match sign {
-                                "+" => Some(line + n),
-                                "-" => line.checked_sub(n),
-                                _ => None,
-                            }
-                        }
+                        "below" => line.checked_add(1),
+                        _ => match (word.strip_prefix('+'), word.strip_prefix('-')) {
+                            (Some(d), _) => offset(d).and_then(|n| line.checked_add(n)),
+                            (_, Some(d)) => offset(d).and_then(|n| line.checked_sub(n)),
+                            _ => None,
+                        },
                     };
                     let target =
                         target.ok_or_else(|| err(format!("invalid line designator '@{word}'")))?;
@@ -127,7 +122,8 @@ pub fn parse_expectations(
                 text,
                 matched: false,
             });
-            search = line_text.len().min(search + body.len());
+            // The message runs to the last `}}` of the line; nothing after it is annotated.
+            break;
         }
     }
     Ok(out)
@@ -204,6 +200,21 @@ mod tests {
         assert_eq!(lines, [12, 12, 11, 13]);
         assert!(e[3].matcher.matches("x 42"));
         assert!(!e[3].matcher.matches("x y"));
+    }
+
+    #[test]
+    fn odd_annotations_are_errors_or_ignored_never_panics() {
+        for text in [
+            "// expected-error@ {{x}}",
+            "// expected-error@é {{x}}",
+            "// expected-error@+4294967295 {{x}}",
+        ] {
+            assert!(parse_expectations(text, 1).is_err(), "{text}");
+        }
+        let e = parse_expectations("// expected-error {{a}} é1234567", 1)
+            .ok()
+            .expect("valid");
+        assert_eq!(e.len(), 1);
     }
 
     #[test]

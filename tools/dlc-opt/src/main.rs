@@ -199,7 +199,7 @@ fn main() -> ExitCode {
         let flags = match instrumentation::reproducer_flags(&cli.input) {
             Ok(flags) => flags,
             Err(e) => {
-                eprintln!("dlc-opt: {e:#}");
+                let _ = writeln!(std::io::stderr(), "dlc-opt: {e:#}");
                 return ExitCode::from(1);
             }
         };
@@ -217,7 +217,8 @@ fn main() -> ExitCode {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
         Err(e) => {
-            eprintln!("dlc-opt: {e:#}");
+            // A closed stderr (`2>&1 | head`) must not turn a reported failure into a panic.
+            let _ = writeln!(std::io::stderr(), "dlc-opt: {e:#}");
             ExitCode::from(1)
         }
     }
@@ -473,7 +474,7 @@ fn run_pipeline(
         }
         Err(panic) => {
             if let Some(note) = note() {
-                eprintln!("dlc-opt: note: {note}");
+                let _ = writeln!(std::io::stderr(), "dlc-opt: note: {note}");
             }
             std::panic::resume_unwind(panic)
         }
