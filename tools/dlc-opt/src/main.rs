@@ -278,6 +278,17 @@ fn list_passes(registry: &PassRegistry) {
 /// The pass manager the command line asks for (`None` when it names no passes), or the
 /// rendered error.
 fn build_pipeline(cli: &Cli, registry: &PassRegistry) -> Result<Option<PassManager>, String> {
+    let named = [
+        ("--print-ir-before", &cli.instruments.print_ir_before),
+        ("--print-ir-after", &cli.instruments.print_ir_after),
+    ];
+    for (flag, passes) in named {
+        if let Some(unknown) = passes.iter().find(|p| registry.pass(p).is_none()) {
+            return Err(format!(
+                "dlc-opt: error: {flag}: unknown pass '{unknown}' (see --list-passes)\n"
+            ));
+        }
+    }
     let flat = (!cli.pass_flags.is_empty()).then(|| cli.pass_flags.join(","));
     let given: Vec<(&str, &str)> = [
         ("--pipeline", cli.pipeline.as_deref()),
