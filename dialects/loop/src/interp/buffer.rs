@@ -7,7 +7,8 @@
 //! when they are written, so an `f16` buffer only ever holds `f16` values.
 
 use super::scalar::{wrap_int, Val};
-use dlc_ir::{AttrKind, Context, FloatKind, Type, TypeKind, DYNAMIC};
+use crate::MemorySpace;
+use dlc_ir::{Context, FloatKind, Type, TypeKind};
 
 /// The element types a loop buffer may hold.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
@@ -233,89 +234,17 @@ pub enum KernelArg {
     Index(i64),
 }
 
-/// The memory space of a buffer.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub(crate) enum Space {
-    Global,
-    Shared,
-    Local,
-}
-
 /// A decoded `!loop.buffer<dims x elem, space>` type.
 #[derive(Clone, Debug)]
 pub(crate) struct BufferType {
-    /// Static sizes, [`DYNAMIC`] for `?`.
+    /// Static sizes, [`dlc_ir::DYNAMIC`] for `?`.
     pub dims: Vec<i64>,
     pub elem: Type,
-    pub space: Space,
+    pub space: MemorySpace,
 }
 
-fn space_of(s: &str) -> Option<Space> {
-    match s.trim() {
-        "global" => Some(Space::Global),
-        "shared" => Some(Space::Shared),
-        "local" => Some(Space::Local),
-        _ => None,
-    }
-}
-
-/// Decodes a buffer type: the registered form (params: dims array, element type, space string)
-/// or, when the loop dialect is not registered, the opaque text `buffer<4x?xf32, global>`.
+/// Decodes a `!loop.buffer` type (`None` for any other type).
 pub(crate) fn buffer_type(ctx: &Context, ty: Type) -> Option<BufferType> {
-    match ctx.type_kind(ty) {
-        TypeKind::Dialect {
-            dialect,
-            mnemonic,
-            params,
-        } if ctx.ident_str(*dialect) == "loop" && ctx.ident_str(*mnemonic) == "buffer" => {
-            let dims = match params.first().map(|&a| ctx.attr_kind(a)) {
-                Some(AttrKind::DenseArray { values, .. }) => values.to_vec(),
-                Some(AttrKind::Array(items)) => items
-                    .iter()
-                    .map(|&a| ctx.attr_as_int(a).map(|v| v as i64))
-                    .collect::<Option<_>>()?,
-                _ => return None,
-            };
-            let elem = ctx.attr_as_type(*params.get(1)?)?;
-            let space = match params.get(2) {
-                Some(&a) => space_of(ctx.attr_as_str(a)?)?,
-                None => Space::Global,
-            };
-            Some(BufferType { dims, elem, space })
-        }
-        TypeKind::Opaque { dialect, body } if ctx.ident_str(*dialect) == "loop" => {
-            parse_opaque_buffer(body)
-        }
-        _ => None,
-    }
-}
-
-fn parse_opaque_buffer(body: &str) -> Option<BufferType> {
-    let inner = body.strip_prefix("buffer<")?.strip_suffix('>')?;
-    let (shape, space) = match inner.split_once(',') {
-        Some((shape, space)) => (shape, space_of(space)?),
-        None => (inner, Space::Global),
-    };
-    let mut parts: Vec<&str> = shape.trim().split('x').collect();
-    let elem = match parts.pop()? {
-        "f16" => Type::F16,
-        "bf16" => Type::BF16,
-        "f32" => Type::F32,
-        "f64" => Type::F64,
-        "i1" => Type::I1,
-        "i8" => Type::I8,
-        "i16" => Type::I16,
-        "i32" => Type::I32,
-        "i64" => Type::I64,
-        "index" => Type::INDEX,
-        _ => return None,
-    };
-    let dims = parts
-        .iter()
-        .map(|d| match *d {
-            "?" => Some(DYNAMIC),
-            d => d.parse().ok(),
-        })
-        .collect::<Option<_>>()?;
+    let (dims, elem, space) = crate::buffer_parts(ctx, ty)?;
     Some(BufferType { dims, elem, space })
 }

@@ -7,8 +7,9 @@
 //! the op; the grid scheduler (`grid.rs`) resumes it once every thread of its warp or block is
 //! there. No OS threads are involved, so interleaving is deterministic.
 
-use super::buffer::{buffer_type, HostBuffer, Space};
+use super::buffer::{buffer_type, HostBuffer};
 use super::scalar::{self, Val};
+use crate::MemorySpace;
 use dlc_ir::{Block, Context, Diagnostic, Op, Value, DYNAMIC};
 use rustc_hash::FxHashMap as HashMap;
 
@@ -512,9 +513,9 @@ impl Machine<'_> {
         let bt = buffer_type(ctx, ty)
             .ok_or_else(|| op_err(ctx, op, "loop.alloc result is not a !loop.buffer type"))?;
         let existing = match bt.space {
-            Space::Shared => self.shared.get(&op).copied(),
-            Space::Local => self.local.get(&(th.linear, op)).copied(),
-            Space::Global => {
+            MemorySpace::Shared => self.shared.get(&op).copied(),
+            MemorySpace::Local => self.local.get(&(th.linear, op)).copied(),
+            MemorySpace::Global => {
                 return Err(op_err(
                     ctx,
                     op,
@@ -546,7 +547,7 @@ impl Machine<'_> {
                 self.mem.push(HostBuffer::zeros(&shape, dtype));
                 let id = self.mem.len() - 1;
                 match bt.space {
-                    Space::Shared => self.shared.insert(op, id),
+                    MemorySpace::Shared => self.shared.insert(op, id),
                     _ => self.local.insert((th.linear, op), id),
                 };
                 id

@@ -30,7 +30,8 @@ mod scalar;
 
 pub use buffer::{DType, Elements, HostBuffer, KernelArg};
 
-use buffer::{buffer_type, Space};
+use crate::MemorySpace;
+use buffer::buffer_type;
 use dlc_ir::{Context, Diagnostic, Op};
 use exec::{op_err, Machine};
 use rustc_hash::FxHashMap as HashMap;
@@ -75,7 +76,7 @@ pub fn run_kernel(ctx: &Context, kernel: Op, args: &mut [KernelArg]) -> Result<(
         match (buffer_type(ctx, ty), arg) {
             (Some(bt), KernelArg::Buffer(buf)) => {
                 buf.check().map_err(bad)?;
-                if bt.space != Space::Global {
+                if bt.space != MemorySpace::Global {
                     return Err(bad("kernel arguments must be global buffers".into()));
                 }
                 if DType::from_type(ctx, bt.elem) != Some(buf.dtype) {
