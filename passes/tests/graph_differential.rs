@@ -27,9 +27,10 @@
 
 use dlc_graph::decompose::is_composite;
 use dlc_graph::generate::{GraphGen, Rng};
-use dlc_graph::interp::{interpret, DType, Tensor};
+use dlc_graph::interp::{interpret, DType, Elements, Tensor};
 use dlc_ir::pass::{parse_pipeline, PassRegistry};
 use dlc_ir::{parse_source, print_op, verify, Context, Op, PrintOptions, Value, DYNAMIC};
+use dlc_loop::interp::{run_host, DType as LoopDType, HostBuffer, KernelArg};
 use rustc_hash::FxHashSet;
 use std::path::Path;
 
@@ -104,6 +105,10 @@ fn docs_examples_keep_their_values() {
                     )
                 });
             }
+            let after = lowered(&registry, &text, &label, &inputs)
+                .unwrap_or_else(|e| panic!("{label}: {e}"));
+            compare(&before, &after, true, lowered_tolerance(&ctx, func))
+                .unwrap_or_else(|e| panic!("{label}: the lowered program differs: {e}"));
             tested += 1;
         }
     }
@@ -155,6 +160,15 @@ fn generated_graphs_keep_their_values() {
                 )
             });
         }
+        let after = lowered(&registry, &text, &label, &inputs)
+            .unwrap_or_else(|e| panic!("{label}: {e}\n{text}"));
+        compare(
+            &before,
+            &after,
+            compare_values,
+            lowered_tolerance(&ctx, g.func),
+        )
+        .unwrap_or_else(|e| panic!("{label}: the lowered program differs: {e}\n{text}"));
     }
     assert!(
         values_compared >= GENERATED / 2,
@@ -166,6 +180,99 @@ fn generated_graphs_keep_their_values() {
             "'{pipeline}' changed only {n} of {GENERATED} functions: the generator gives it too \
              little to do"
         );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The lowered program.
+
+/// The pipeline whose output the loop interpreter runs.
+const LOWERING: &str = "decompose,fuse,lower";
+
+/// Lowers `text` with [`LOWERING`], verifies the result and runs the host function named in
+/// `label` (the first function for a generated one) in the loop interpreter.
+fn lowered(
+    registry: &PassRegistry,
+    text: &str,
+    label: &str,
+    inputs: &[Tensor],
+) -> Result<Vec<Tensor>, String> {
+    let (mut ctx, module) = parse(text, label);
+    run(registry, &mut ctx, module, LOWERING).map_err(|e| format!("'{LOWERING}' failed: {e}"))?;
+    let output = print(&ctx, module);
+    verify(&ctx, module).map_err(|d| format!("'{LOWERING}' made invalid IR: {d:?}\n{output}"))?;
+    let funcs = funcs(&ctx, module);
+    let func = match label.rsplit_once('@') {
+        Some((_, name)) => funcs.iter().copied().find(|&f| func_name(&ctx, f) == name),
+        None => funcs.first().copied(),
+    }
+    .ok_or("the host function is missing")?;
+    let args = inputs
+        .iter()
+        .map(|t| KernelArg::Buffer(to_buffer(t)))
+        .collect();
+    let results =
+        run_host(&ctx, func, args).map_err(|d| format!("loop interpreter: {d:?}\n{output}"))?;
+    results
+        .into_iter()
+        .map(|r| match r {
+            KernelArg::Buffer(b) => Ok(to_tensor(&b)),
+            KernelArg::Index(_) => Err("a host function returned an index".to_string()),
+        })
+        .collect()
+}
+
+/// The comparison floor for a lowered program: the function's own, and at least f32's
+/// bound scaled by 4, since kernels accumulate a reduction in its element type, one rounding
+/// per step, where the graph interpreter sums in f64 and rounds once.
+fn lowered_tolerance(ctx: &Context, func: Op) -> (f64, f64) {
+    let (rtol, atol) = loosest(ctx, func);
+    (rtol.max(4e-5), atol.max(4e-6))
+}
+
+fn loop_dtype(d: DType) -> LoopDType {
+    match d {
+        DType::F16 => LoopDType::F16,
+        DType::BF16 => LoopDType::BF16,
+        DType::F32 => LoopDType::F32,
+        DType::F64 => LoopDType::F64,
+        DType::I1 => LoopDType::I1,
+        DType::I8 => LoopDType::I8,
+        DType::I32 => LoopDType::I32,
+        DType::I64 => LoopDType::I64,
+    }
+}
+
+fn to_buffer(t: &Tensor) -> HostBuffer {
+    let dtype = loop_dtype(t.dtype());
+    let built = match t.elements() {
+        Elements::Float(v) => HostBuffer::from_f64(t.shape(), dtype, v),
+        Elements::Int(v) => HostBuffer::from_i64(t.shape(), dtype, v),
+        Elements::Bool(v) => HostBuffer::from_bool(t.shape(), v),
+    };
+    built.expect("a graph tensor fits a buffer of its dtype")
+}
+
+fn to_tensor(b: &HostBuffer) -> Tensor {
+    let dtype = [
+        DType::F16,
+        DType::BF16,
+        DType::F32,
+        DType::F64,
+        DType::I1,
+        DType::I8,
+        DType::I32,
+        DType::I64,
+    ]
+    .into_iter()
+    .find(|&d| loop_dtype(d) == b.dtype)
+    .expect("a graph dtype");
+    if let Some(v) = b.floats() {
+        Tensor::from_f64(dtype, &b.shape, v)
+    } else if let Some(v) = b.bools() {
+        Tensor::from_bools(&b.shape, v)
+    } else {
+        Tensor::from_i64(dtype, &b.shape, b.ints().unwrap_or(&[]))
     }
 }
 
@@ -360,6 +467,9 @@ fn context() -> Context {
     let mut ctx = Context::new();
     ctx.register_dialect(dlc_func::dialect());
     ctx.register_dialect(dlc_graph::dialect());
+    ctx.register_dialect(dlc_arith::dialect());
+    ctx.register_dialect(dlc_loop::dialect());
+    ctx.register_dialect(dlc_loop::math_dialect());
     ctx
 }
 

@@ -36,7 +36,7 @@ loop.kernel @index_type(%a: !loop.buffer<4xf32, global>, %i: i32) {
 // -----
 
 loop.kernel @global_alloc() {
-  // expected-error @+1 {{'loop.alloc' op cannot allocate a global buffer; global buffers are kernel arguments}}
+  // expected-error @+1 {{'loop.alloc' op cannot allocate a global buffer inside a 'loop.kernel'; global buffers are kernel arguments or host allocations}}
   %b = loop.alloc : !loop.buffer<4xf32, global>
   loop.return
 }
@@ -52,7 +52,7 @@ loop.kernel @alloc_sizes(%n: index) {
 // -----
 
 func.func @alloc_outside_kernel() {
-  // expected-error @+1 {{'loop.alloc' op must be nested in a 'loop.kernel'}}
+  // expected-error @+1 {{'loop.alloc' op allocates a local buffer outside a 'loop.kernel'; host allocations must be global}}
   %b = loop.alloc : !loop.buffer<4xf32, local>
   return
 }
@@ -357,4 +357,203 @@ loop.kernel @reduce_outside_gpu(%a: !loop.buffer<4xf32, global>) {
   // expected-error @+1 {{is only allowed in GPU-bound kernels}}
   %s = loop.warp_reduce %v {kind = "add"} : f32
   loop.return
+}
+
+// -----
+
+// Host ops.
+
+func.func @dim_axis(%a: !loop.buffer<?x16xf32, global>) -> index {
+  // expected-error @+1 {{'loop.dim' op axis 2 is out of range for a rank-2 buffer}}
+  %d = loop.dim %a, 2 : !loop.buffer<?x16xf32, global>
+  return %d : index
+}
+
+// -----
+
+func.func @dim_operand(%a: index) -> index {
+  // expected-error @+1 {{'loop.dim' op expects a !loop.buffer operand, found 'index'}}
+  %d = "loop.dim"(%a) <{axis = 0 : i64}> : (index) -> index
+  return %d : index
+}
+
+// -----
+
+func.func @dim_no_axis(%a: !loop.buffer<4xf32, global>) -> index {
+  // expected-error @+1 {{'loop.dim' op requires an i64 attribute 'axis'}}
+  %d = "loop.dim"(%a) : (!loop.buffer<4xf32, global>) -> index
+  return %d : index
+}
+
+// -----
+
+loop.kernel @k(%a: !loop.buffer<4xf32, global>) {
+  loop.return
+}
+
+loop.kernel @launch_in_kernel(%a: !loop.buffer<4xf32, global>) {
+  // expected-error @+1 {{'loop.launch' op is a host op and must not be nested in a 'loop.kernel'}}
+  loop.launch @k(%a) : (!loop.buffer<4xf32, global>) -> ()
+  loop.return
+}
+
+// -----
+
+func.func @not_a_kernel(%a: !loop.buffer<4xf32, global>) {
+  return
+}
+
+func.func @launch_function(%a: !loop.buffer<4xf32, global>) {
+  // expected-error @+1 {{'loop.launch' op 'not_a_kernel' does not reference a 'loop.kernel'}}
+  loop.launch @not_a_kernel(%a) : (!loop.buffer<4xf32, global>) -> ()
+  return
+}
+
+// -----
+
+loop.kernel @k(%a: !loop.buffer<4xf32, global>, %n: index) {
+  loop.return
+}
+
+func.func @launch_count(%a: !loop.buffer<4xf32, global>) {
+  // expected-error @+1 {{'loop.launch' op passes 1 arguments but kernel 'k' takes 2}}
+  loop.launch @k(%a) : (!loop.buffer<4xf32, global>) -> ()
+  return
+}
+
+// -----
+
+loop.kernel @k(%a: !loop.buffer<?x16xf32, global>) {
+  loop.return
+}
+
+func.func @launch_static_dim(%a: !loop.buffer<4x8xf32, global>) {
+  // expected-error @+1 {{'loop.launch' op argument #0 of type '!loop.buffer<4x8xf32, global>' is not compatible with kernel argument type '!loop.buffer<?x16xf32, global>'}}
+  loop.launch @k(%a) : (!loop.buffer<4x8xf32, global>) -> ()
+  return
+}
+
+// -----
+
+loop.kernel @k(%a: !loop.buffer<?xf32, global>) {
+  loop.return
+}
+
+func.func @launch_element(%a: !loop.buffer<4xf16, global>) {
+  // expected-error @+1 {{'loop.launch' op argument #0 of type '!loop.buffer<4xf16, global>' is not compatible with kernel argument type '!loop.buffer<?xf32, global>'}}
+  loop.launch @k(%a) : (!loop.buffer<4xf16, global>) -> ()
+  return
+}
+
+// -----
+
+func.func @launch_no_callee(%a: index) {
+  // expected-error @+1 {{'loop.launch' op requires a 'callee' symbol reference attribute}}
+  "loop.launch"(%a) : (index) -> ()
+  return
+}
+
+// -----
+
+loop.kernel @constant_in_kernel() {
+  // expected-error @+1 {{'loop.constant' op is a host op and must not be nested in a 'loop.kernel'}}
+  %c = loop.constant dense<1.0> : !loop.buffer<4xf32, global>
+  loop.return
+}
+
+// -----
+
+func.func @constant_local() {
+  // expected-error @+1 {{'loop.constant' op result must be a global !loop.buffer, found '!loop.buffer<4xf32, local>'}}
+  %c = "loop.constant"() <{value = dense<1.0> : tensor<4xf32>}> : () -> !loop.buffer<4xf32, local>
+  return
+}
+
+// -----
+
+func.func @constant_dynamic() {
+  // expected-error @+1 {{'loop.constant' op result buffer must have a static shape}}
+  %c = "loop.constant"() <{value = dense<1.0> : tensor<4xf32>}> : () -> !loop.buffer<?xf32, global>
+  return
+}
+
+// -----
+
+func.func @constant_shape() {
+  // expected-error @+1 {{'loop.constant' op value of type 'tensor<2xf32>' does not match the result buffer '!loop.buffer<4xf32, global>'}}
+  %c = "loop.constant"() <{value = dense<1.0> : tensor<2xf32>}> : () -> !loop.buffer<4xf32, global>
+  return
+}
+
+// -----
+
+func.func @constant_value() {
+  // expected-error @+1 {{'loop.constant' op requires a dense elements attribute 'value'}}
+  %c = "loop.constant"() <{value = 1.0 : f32}> : () -> !loop.buffer<f32, global>
+  return
+}
+
+// -----
+
+func.func @constant_syntax() {
+  // expected-error @+1 {{expected a dense elements attribute 'dense<...>'}}
+  %c = loop.constant 1.0 : !loop.buffer<f32, global>
+  return
+}
+
+// -----
+
+func.func @constant_literal() {
+  // expected-error @+1 {{inferred shape of elements literal ([3]) does not match type ([4])}}
+  %c = loop.constant dense<[1.0, 2.0, 3.0]> : !loop.buffer<4xf32, global>
+  return
+}
+
+// -----
+
+loop.kernel @view_in_kernel(%arena: !loop.buffer<64xi8, global>) {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'loop.view' op is a host op and must not be nested in a 'loop.kernel'}}
+  %v = loop.view %arena[%c0] : !loop.buffer<64xi8, global> -> !loop.buffer<4xf32, global>
+  loop.return
+}
+
+// -----
+
+func.func @view_arena(%arena: !loop.buffer<16xf32, global>, %o: index) {
+  // expected-error @+1 {{'loop.view' op arena must be a 1-D global i8 buffer, found '!loop.buffer<16xf32, global>'}}
+  %v = loop.view %arena[%o] : !loop.buffer<16xf32, global> -> !loop.buffer<4xf32, global>
+  return
+}
+
+// -----
+
+func.func @view_sizes(%arena: !loop.buffer<?xi8, global>, %o: index, %n: index) {
+  // expected-error @+1 {{'loop.view' op expects one size operand per dynamic dimension (2), found 1}}
+  %v = loop.view %arena[%o](%n) : !loop.buffer<?xi8, global> -> !loop.buffer<?x?xf32, global>
+  return
+}
+
+// -----
+
+func.func @view_offset(%arena: !loop.buffer<?xi8, global>, %o: i64) {
+  // expected-error @+1 {{'loop.view' op byte offset #0 must be of type index, found 'i64'}}
+  %v = "loop.view"(%arena, %o) : (!loop.buffer<?xi8, global>, i64) -> !loop.buffer<4xf32, global>
+  return
+}
+
+// -----
+
+func.func @view_local(%arena: !loop.buffer<?xi8, global>, %o: index) {
+  // expected-error @+1 {{'loop.view' op result must be a global !loop.buffer, found '!loop.buffer<4xf32, local>'}}
+  %v = loop.view %arena[%o] : !loop.buffer<?xi8, global> -> !loop.buffer<4xf32, local>
+  return
+}
+
+// -----
+
+func.func @view_operands() {
+  // expected-error @+1 {{'loop.view' op expects an arena and a byte offset operand}}
+  %v = "loop.view"() : () -> !loop.buffer<4xf32, global>
+  return
 }

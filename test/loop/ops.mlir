@@ -147,6 +147,7 @@ func.func @math(%x: f32, %y: f32, %z: f32, %v: vector<4xf16>) -> f32 {
   %14 = math.exp %v : vector<4xf16>
   %15 = math.sqrt %x fastmath<fast> : f32
   %16 = math.fma %x, %y, %z fastmath<nnan,ninf> : f32
+  %17 = math.roundeven %x : f32
   return %13 : f32
 }
 
@@ -293,5 +294,6 @@ func.func @math(%x: f32, %y: f32, %z: f32, %v: vector<4xf16>) -> f32 {
 // CHECK-NEXT: %14 = math.exp %arg3 : vector<4xf16>
 // CHECK-NEXT: %15 = math.sqrt %arg0 fastmath<fast> : f32
 // CHECK-NEXT: %16 = math.fma %arg0, %arg1, %arg2 fastmath<nnan,ninf> : f32
+// CHECK-NEXT: %17 = math.roundeven %arg0 : f32
 // CHECK-NEXT: return %13 : f32
 // CHECK-NEXT: }

@@ -27,7 +27,7 @@ macro_rules! mark {
 }
 
 mark!(BinaryOp: AddIOp, SubIOp, MulIOp, DivSIOp, DivUIOp, RemSIOp, RemUIOp, AndIOp, OrIOp,
-    XOrIOp, ShLIOp, ShRSIOp, ShRUIOp, MaxSIOp, MinSIOp, AddFOp, SubFOp, MulFOp, DivFOp,
+    XOrIOp, ShLIOp, ShRSIOp, ShRUIOp, MaxSIOp, MinSIOp, AddFOp, SubFOp, MulFOp, DivFOp, RemFOp,
     MaximumFOp, MinimumFOp);
 mark!(CastOp: IndexCastOp, ExtSIOp, ExtUIOp, TruncIOp, SIToFPOp, FPToSIOp, ExtFOp, TruncFOp,
     BitcastOp);
@@ -41,6 +41,22 @@ pub(crate) fn spec_with_defaults(ctx: &mut Context, name: &str, loc: Location) -
         }
     }
     spec
+}
+
+/// Builds arith op `name` (`"arith.remf"`) on `operands` with one result of type `ty`, with
+/// MLIR's default flag attribute: the escape hatch for ops without a typed builder here.
+pub fn build_op(
+    ctx: &mut Context,
+    at: InsertPoint,
+    name: &str,
+    operands: &[Value],
+    ty: Type,
+    loc: Location,
+) -> Op {
+    let spec = spec_with_defaults(ctx, name, loc)
+        .operands(operands)
+        .results(&[ty]);
+    ctx.build(at, spec)
 }
 
 /// The spec of `arith.constant` holding `value` as a result of type `ty`.

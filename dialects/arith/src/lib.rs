@@ -29,14 +29,14 @@ pub use attrs::{
 };
 pub use builders::{
     build_binary, build_cast, build_cmpf, build_cmpi, build_constant, build_index_constant,
-    build_negf, build_select, constant_result_name, constant_spec, set_fastmath_flags,
+    build_negf, build_op, build_select, constant_result_name, constant_spec, set_fastmath_flags,
     set_overflow_flags, splat_attr, BinaryOp, CastOp,
 };
 pub use ops::{
     AddFOp, AddIOp, AndIOp, BitcastOp, CmpFOp, CmpIOp, ConstantOp, DivFOp, DivSIOp, DivUIOp,
     ExtFOp, ExtSIOp, ExtUIOp, FPToSIOp, IndexCastOp, MaxSIOp, MaximumFOp, MinSIOp, MinimumFOp,
-    MulFOp, MulIOp, NegFOp, OrIOp, RemSIOp, RemUIOp, SIToFPOp, SelectOp, ShLIOp, ShRSIOp, ShRUIOp,
-    SubFOp, SubIOp, TruncFOp, TruncIOp, XOrIOp,
+    MulFOp, MulIOp, NegFOp, OrIOp, RemFOp, RemSIOp, RemUIOp, SIToFPOp, SelectOp, ShLIOp, ShRSIOp,
+    ShRUIOp, SubFOp, SubIOp, TruncFOp, TruncIOp, XOrIOp,
 };
 pub use types::bool_like;
 
@@ -46,7 +46,7 @@ use ops::{describe, Flags};
 
 /// The `arith` dialect, ready for [`Context::register_dialect`].
 pub fn dialect() -> Dialect {
-    let table: [(OpDef, Option<FoldFn>); 35] = [
+    let table: [(OpDef, Option<FoldFn>); 36] = [
         (ConstantOp::def(), None),
         (AddIOp::def(), Some(fold::addi)),
         (SubIOp::def(), Some(fold::subi)),
@@ -68,6 +68,7 @@ pub fn dialect() -> Dialect {
         (SubFOp::def(), Some(fold::subf)),
         (MulFOp::def(), Some(fold::mulf)),
         (DivFOp::def(), Some(fold::divf)),
+        (RemFOp::def(), None),
         (NegFOp::def(), Some(fold::negf)),
         (MaximumFOp::def(), Some(fold::maximumf)),
         (MinimumFOp::def(), Some(fold::minimumf)),

@@ -78,6 +78,8 @@ binary_ops! {
     MulFOp = "arith.mulf", COMMUTATIVE, [fastmath];
     /// Float division.
     DivFOp = "arith.divf", BINARY, [fastmath];
+    /// Float remainder with the sign of the dividend (C `fmod`).
+    RemFOp = "arith.remf", BINARY, [fastmath];
     /// IEEE 754-2019 `maximum`: NaN if either operand is NaN, and +0 is above -0.
     MaximumFOp = "arith.maximumf", COMMUTATIVE, [fastmath];
     /// IEEE 754-2019 `minimum`: NaN if either operand is NaN, and -0 is below +0.
@@ -222,8 +224,8 @@ pub(crate) fn describe(name: &str) -> Option<(Family, Flags)> {
         "arith.divsi" | "arith.divui" | "arith.remsi" | "arith.remui" | "arith.andi"
         | "arith.ori" | "arith.xori" | "arith.shrsi" | "arith.shrui" | "arith.maxsi"
         | "arith.minsi" => (IntBinary, Flags::None),
-        "arith.addf" | "arith.subf" | "arith.mulf" | "arith.divf" | "arith.maximumf"
-        | "arith.minimumf" => (FloatBinary, Flags::FastMath),
+        "arith.addf" | "arith.subf" | "arith.mulf" | "arith.divf" | "arith.remf"
+        | "arith.maximumf" | "arith.minimumf" => (FloatBinary, Flags::FastMath),
         "arith.negf" => (FloatUnary, Flags::FastMath),
         "arith.cmpi" => (CmpI, Flags::None),
         "arith.cmpf" => (CmpF, Flags::FastMath),

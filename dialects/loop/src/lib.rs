@@ -5,7 +5,9 @@
 //! and block/thread bindings), `loop.schedule_block`s that name a unit of computation with its
 //! iter vars, loads and stores on `!loop.buffer` values, conditionals, and the GPU primitives
 //! (thread/block ids, barriers, warp and block reductions). Scalar arithmetic uses `arith` and
-//! the small [`math_dialect`] defined here.
+//! the small [`math_dialect`] defined here. Host functions (plain `func.func`s) use the host
+//! ops `loop.alloc` (global), `loop.constant`, `loop.view`, `loop.dim` and `loop.launch`, so one
+//! interpreter runs a whole lowered program.
 //!
 //! Layout: [`types`] the buffer type, [`ops`] the op definitions, typed accessors and builders,
 //! `syntax` the custom text form, [`verify`] the verifier rules, [`math`] the math dialect,
@@ -24,14 +26,15 @@ pub mod verify;
 
 pub use math::math_dialect;
 pub use ops::{
-    before_terminator, build_alloc, build_barrier, build_for, build_if, build_kernel, build_load,
-    build_schedule_block, build_store, gpu_dim, launch_dims, reduce_kind, AllocOp, BarrierOp,
-    BlockDimOp, BlockIdOp, BlockReduceOp, Dim, ForOp, IfOp, IterKind, KernelOp, LaunchDim, LoadOp,
-    LoopKind, ReduceKind, ReduceMethod, ReturnOp, ScheduleBlockOp, StoreOp, ThreadIdOp, VLoadOp,
-    VStoreOp, WarpReduceOp, YieldOp,
+    before_terminator, build_alloc, build_barrier, build_constant, build_dim, build_for, build_if,
+    build_kernel, build_launch, build_load, build_schedule_block, build_store, build_view, gpu_dim,
+    launch_dims, reduce_kind, AllocOp, BarrierOp, BlockDimOp, BlockIdOp, BlockReduceOp, ConstantOp,
+    Dim, DimOp, ForOp, IfOp, IterKind, KernelOp, LaunchDim, LaunchOp, LoadOp, LoopKind, ReduceKind,
+    ReduceMethod, ReturnOp, ScheduleBlockOp, StoreOp, ThreadIdOp, VLoadOp, VStoreOp, ViewOp,
+    WarpReduceOp, YieldOp,
 };
-pub use types::{buffer_parts, buffer_type, is_buffer, MemorySpace};
-pub use verify::is_gpu_kernel;
+pub use types::{buffer_parts, buffer_type, elem_size_bytes, is_buffer, MemorySpace};
+pub use verify::{is_gpu_kernel, launch_compatible};
 
 use dlc_ir::dialect::{ParseFn, PrintFn, VerifyFn};
 use dlc_ir::{Dialect, OpDef};
@@ -97,6 +100,29 @@ pub fn dialect() -> Dialect {
                     syntax::parse_reduce,
                     syntax::print_reduce,
                     Some(verify::verify_reduce),
+                ),
+                "loop.dim" => (
+                    syntax::parse_dim,
+                    syntax::print_dim,
+                    Some(verify::verify_dim),
+                ),
+                "loop.launch" => {
+                    def.verify_symbols = Some(verify::verify_launch_symbols);
+                    (
+                        syntax::parse_launch,
+                        syntax::print_launch,
+                        Some(verify::verify_launch),
+                    )
+                }
+                "loop.constant" => (
+                    syntax::parse_constant,
+                    syntax::print_constant,
+                    Some(verify::verify_constant),
+                ),
+                "loop.view" => (
+                    syntax::parse_view,
+                    syntax::print_view,
+                    Some(verify::verify_view),
                 ),
                 // loop.return, loop.yield
                 _ => (syntax::parse_bare, syntax::print_bare, None),

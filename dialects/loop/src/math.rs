@@ -21,6 +21,7 @@ pub const MATH_OPS: &[(&str, u32, &str)] = &[
     ("math.floor", 1, "Round toward negative infinity."),
     ("math.ceil", 1, "Round toward positive infinity."),
     ("math.round", 1, "Round to nearest, ties away from zero."),
+    ("math.roundeven", 1, "Round to nearest, ties to even."),
     ("math.absf", 1, "Absolute value."),
     ("math.powf", 2, "`lhs` raised to the power `rhs`."),
     ("math.fma", 3, "Fused multiply-add `a * b + c`."),

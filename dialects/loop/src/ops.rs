@@ -1,4 +1,5 @@
-//! The loop ops: their definitions, typed accessors, the enums their attributes encode
+//! The loop ops — kernel ops and the host ops `loop.dim`, `loop.launch`, `loop.constant`,
+//! `loop.view` — their definitions, typed accessors, the enums their attributes encode
 //! ([`LoopKind`], [`IterKind`], [`ReduceMethod`], [`ReduceKind`], [`Dim`]) and builders.
 
 use crate::types::buffer_parts;
@@ -27,7 +28,8 @@ dlc_ir::define_op! {
 }
 
 dlc_ir::define_op! {
-    /// Allocates a shared or local buffer inside a kernel; one index operand per `?` dim.
+    /// Allocates a buffer: shared or local inside a kernel, global (zero-filled) in a host function;
+    /// one index operand per `?` dim.
     pub struct AllocOp = "loop.alloc";
     traits = Traits::empty();
     operands = *;
@@ -156,6 +158,40 @@ dlc_ir::define_op! {
     attributes = [kind];
 }
 
+dlc_ir::define_op! {
+    /// The size of one dimension (attribute `axis`) of a buffer, as an `index`.
+    pub struct DimOp = "loop.dim";
+    traits = Traits::PURE;
+    operands = [buffer];
+    results = [result];
+}
+
+dlc_ir::define_op! {
+    /// Runs a `loop.kernel` from a host function on buffers and scalars.
+    pub struct LaunchOp = "loop.launch";
+    traits = Traits::empty();
+    operands = *;
+    results = [];
+    attributes = [callee];
+}
+
+dlc_ir::define_op! {
+    /// A global buffer holding a dense constant, in a host function.
+    pub struct ConstantOp = "loop.constant";
+    traits = Traits::PURE;
+    operands = [];
+    results = [result];
+    attributes = [value];
+}
+
+dlc_ir::define_op! {
+    /// A typed global buffer over bytes of a 1-D `i8` arena, in a host function.
+    pub struct ViewOp = "loop.view";
+    traits = Traits::PURE;
+    operands = *;
+    results = [result];
+}
+
 /// All op definitions of the dialect, without hooks.
 pub(crate) fn all_defs() -> Vec<dlc_ir::OpDef> {
     vec![
@@ -176,6 +212,14 @@ pub(crate) fn all_defs() -> Vec<dlc_ir::OpDef> {
         BlockDimOp::def(),
         WarpReduceOp::def(),
         BlockReduceOp::def(),
+        {
+            let mut def = DimOp::def();
+            def.inherent_attrs = &["axis"];
+            def
+        },
+        LaunchOp::def(),
+        ConstantOp::def(),
+        ViewOp::def(),
     ]
 }
 
@@ -551,6 +595,45 @@ impl IfOp {
     }
 }
 
+impl DimOp {
+    /// The dimension queried, if the `axis` attribute is a non-negative integer.
+    pub fn axis(self, ctx: &Context) -> Option<usize> {
+        ctx.attr(self.0, "axis")
+            .and_then(|a| ctx.attr_as_int(a))
+            .and_then(|v| usize::try_from(v).ok())
+    }
+}
+
+impl LaunchOp {
+    /// The name of the launched kernel.
+    pub fn callee_name(self, ctx: &Context) -> Option<&str> {
+        let id = ctx.attr_as_symbol(self.callee(ctx)?)?;
+        Some(ctx.ident_str(id))
+    }
+
+    /// The kernel arguments, in order.
+    pub fn args(self, ctx: &Context) -> &[Value] {
+        ctx.operands(self.0)
+    }
+}
+
+impl ViewOp {
+    /// The `i8` arena the view reads.
+    pub fn arena(self, ctx: &Context) -> Value {
+        ctx.operand(self.0, 0)
+    }
+
+    /// The byte offset of the view in the arena.
+    pub fn offset(self, ctx: &Context) -> Value {
+        ctx.operand(self.0, 1)
+    }
+
+    /// One size per `?` dim of the result, in order.
+    pub fn dynamic_sizes(self, ctx: &Context) -> &[Value] {
+        ctx.operands(self.0).get(2..).unwrap_or(&[])
+    }
+}
+
 /// The axis of loop.thread_id, loop.block_id or loop.block_dim.
 pub fn gpu_dim(ctx: &Context, op: Op) -> Option<Dim> {
     Dim::from_keyword(str_attr(ctx, ctx.attr(op, "dim"))?)
@@ -744,6 +827,71 @@ pub fn build_store(
 pub fn build_barrier(ctx: &mut Context, at: InsertPoint, loc: Location) -> BarrierOp {
     let spec = OpSpec::new(ctx, "loop.barrier", loc);
     BarrierOp(ctx.build(at, spec))
+}
+
+/// Builds `loop.dim %buffer, axis`; the result is an `index`.
+pub fn build_dim(
+    ctx: &mut Context,
+    at: InsertPoint,
+    buffer: Value,
+    axis: usize,
+    loc: Location,
+) -> Value {
+    let axis = ctx.integer_attr(axis as i128, Type::I64);
+    let spec = OpSpec::new(ctx, "loop.dim", loc)
+        .operands(&[buffer])
+        .attr(ctx, "axis", axis)
+        .results(&[Type::INDEX]);
+    let op = ctx.build(at, spec);
+    ctx.result(op, 0)
+}
+
+/// Builds `loop.launch @callee(args)`.
+pub fn build_launch(
+    ctx: &mut Context,
+    at: InsertPoint,
+    callee: &str,
+    args: &[Value],
+    loc: Location,
+) -> LaunchOp {
+    let callee = ctx.symbol_ref_attr(callee);
+    let spec = OpSpec::new(ctx, "loop.launch", loc)
+        .operands(args)
+        .attr(ctx, "callee", callee);
+    LaunchOp(ctx.build(at, spec))
+}
+
+/// Builds `loop.constant value : ty`: a global buffer `ty` holding the dense attribute `value`.
+pub fn build_constant(
+    ctx: &mut Context,
+    at: InsertPoint,
+    value: Attribute,
+    ty: Type,
+    loc: Location,
+) -> Value {
+    let spec = OpSpec::new(ctx, "loop.constant", loc)
+        .attr(ctx, "value", value)
+        .results(&[ty]);
+    let op = ctx.build(at, spec);
+    ctx.result(op, 0)
+}
+
+/// Builds `loop.view %arena[%offset](sizes) : ... -> ty`, one size per `?` dim of `ty`.
+pub fn build_view(
+    ctx: &mut Context,
+    at: InsertPoint,
+    arena: Value,
+    offset: Value,
+    dynamic_sizes: &[Value],
+    ty: Type,
+    loc: Location,
+) -> Value {
+    let spec = OpSpec::new(ctx, "loop.view", loc)
+        .operands(&[arena, offset])
+        .operands(dynamic_sizes)
+        .results(&[ty]);
+    let op = ctx.build(at, spec);
+    ctx.result(op, 0)
 }
 
 #[cfg(test)]

@@ -597,3 +597,245 @@ pub(crate) fn string_array(ctx: &dlc_ir::Context, a: Attribute) -> Option<Vec<&s
     };
     items.iter().map(|i| ctx.attr_as_str(*i)).collect()
 }
+
+// ---------------------------------------------------------------------------------------------
+// Host ops: loop.dim, loop.launch, loop.constant, loop.view
+
+/// `%buf, axis attr-dict : buffer-type`.
+pub(crate) fn parse_dim(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
+    let buf = p.parse_operand()?;
+    p.expect(Tok::Comma, "','")?;
+    let axis = parse_int(p, "integer axis")?;
+    let axis = p.ctx().integer_attr(axis.into(), Type::I64);
+    set_attr(p, spec, "axis", axis);
+    p.parse_optional_attr_dict(&mut spec.attrs)?;
+    let ty = p.parse_colon_type()?;
+    let buf = p.resolve_operand(&buf, ty)?;
+    spec.operands.push(buf);
+    spec.result_types.push(Type::INDEX);
+    Ok(())
+}
+
+pub(crate) fn print_dim(p: &mut Printer<'_>, op: Op) {
+    let ctx = p.ctx();
+    let axis = ctx.attr(op, "axis").and_then(|a| match ctx.attr_kind(a) {
+        AttrKind::Integer { value, ty } if *ty == Type::I64 => Some(*value),
+        _ => None,
+    });
+    let Some(&buf) = ctx.operands(op).first() else {
+        // No buffer to print; the verifier rejects the op.
+        p.print_optional_attr_dict(op, &[]);
+        return;
+    };
+    p.write(" ");
+    p.print_operand(buf);
+    // A malformed axis cannot be written in the custom form; keep it in the attribute dict.
+    let elided: &[&str] = match axis {
+        Some(a) => {
+            p.write(&format!(", {a}"));
+            &["axis"]
+        }
+        None => {
+            p.write(", 0");
+            &[]
+        }
+    };
+    p.print_optional_attr_dict(op, elided);
+    p.write(" : ");
+    p.print_type(ctx.value_type(buf));
+}
+
+/// `@kernel(%a, %n) attr-dict : (types) -> ()`.
+pub(crate) fn parse_launch(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
+    let name = p.parse_symbol_name()?;
+    let callee = p.ctx().symbol_ref_attr(&name);
+    set_attr(p, spec, "callee", callee);
+    let mut operands = Vec::new();
+    p.parse_delimited(Tok::LParen, Tok::RParen, ")", |p| {
+        operands.push(p.parse_operand()?);
+        Ok(())
+    })?;
+    p.parse_optional_attr_dict(&mut spec.attrs)?;
+    p.expect(Tok::Colon, "':'")?;
+    let loc = p.current_loc();
+    let ty = p.parse_type()?;
+    let Some((inputs, results)) = p
+        .ctx()
+        .function_signature(ty)
+        .map(|(i, r)| (i.to_vec(), r.len()))
+    else {
+        return Err(Diagnostic::error(loc, "expected a function type"));
+    };
+    if results != 0 {
+        return Err(Diagnostic::error(loc, "'loop.launch' has no results"));
+    }
+    spec.operands
+        .extend(p.resolve_operands(&operands, &inputs, loc)?);
+    Ok(())
+}
+
+pub(crate) fn print_launch(p: &mut Printer<'_>, op: Op) {
+    let ctx = p.ctx();
+    p.write(" ");
+    match ctx.attr(op, "callee") {
+        Some(callee) => p.print_attr(callee),
+        None => p.write("@\"\""),
+    }
+    p.write("(");
+    p.print_operands(ctx.operands(op));
+    p.write(")");
+    p.print_optional_attr_dict(op, &["callee"]);
+    p.write(" : (");
+    let inputs: Vec<Type> = ctx
+        .operands(op)
+        .iter()
+        .map(|v| ctx.value_type(*v))
+        .collect();
+    p.print_type_list(&inputs);
+    p.write(") -> ()");
+}
+
+/// `attr-dict dense<...> : buffer-type`. The dense literal is written without its type: it is
+/// the tensor of the buffer's shape and element type.
+pub(crate) fn parse_constant(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
+    p.parse_optional_attr_dict(&mut spec.attrs)?;
+    let loc = p.current_loc();
+    if p.peek() != Tok::BareIdent || p.peek_text() != "dense" {
+        return Err(p.error("expected a dense elements attribute 'dense<...>'"));
+    }
+    // The literal's meaning depends on its type, which comes after it: keep its tokens and parse
+    // them once the type is known.
+    let mut literal = String::new();
+    let mut depth = 0i32;
+    loop {
+        let tok = p.peek();
+        match tok {
+            Tok::Eof | Tok::Error => return Err(p.error("unterminated dense attribute")),
+            Tok::Less => depth += 1,
+            Tok::Greater => depth -= 1,
+            _ => {}
+        }
+        literal.push_str(p.peek_text());
+        literal.push(' ');
+        p.consume(tok);
+        if tok == Tok::Greater && depth <= 0 {
+            break;
+        }
+    }
+    p.expect(Tok::Colon, "':'")?;
+    let ty_loc = p.current_loc();
+    let ty = p.parse_type()?;
+    let tensor = match buffer_parts(p.ctx(), ty) {
+        Some((dims, elem, _)) if !dims.contains(&dlc_ir::DYNAMIC) => {
+            p.ctx().tensor_type(&dims, elem)
+        }
+        _ => {
+            return Err(Diagnostic::error(
+                ty_loc,
+                "expected a statically shaped !loop.buffer type",
+            ))
+        }
+    };
+    let value = parse_dense_literal(p.ctx(), &literal, tensor)
+        .map_err(|d| Diagnostic::error(loc, d.message))?;
+    set_attr(p, spec, "value", value);
+    spec.result_types.push(ty);
+    Ok(())
+}
+
+/// Parses the dense literal `text` as an attribute of type `tensor` with the IR's own dense
+/// parser (the parser has no entry point for a literal whose type is known from elsewhere), by
+/// reading it as an attribute of a throw-away module.
+fn parse_dense_literal(ctx: &mut dlc_ir::Context, text: &str, tensor: Type) -> PResult<Attribute> {
+    let tensor = Printer::new(ctx).type_to_string(tensor);
+    let src = format!("module attributes {{loop.value = {text}: {tensor}}} {{\n}}\n");
+    let module = dlc_ir::parse_source(ctx, &src, "<loop.constant>", 1)?;
+    let value = ctx.attr(module, "loop.value");
+    ctx.erase_op(module);
+    value.ok_or_else(|| Diagnostic::error(dlc_ir::Location::Unknown, "expected a dense attribute"))
+}
+
+pub(crate) fn print_constant(p: &mut Printer<'_>, op: Op) {
+    let ctx = p.ctx();
+    p.print_optional_attr_dict(op, &["value"]);
+    let result_ty = ctx.value_type(ctx.result(op, 0));
+    if let Some(value) = ctx.attr(op, "value") {
+        p.write(" ");
+        let text = p.attr_to_string(value);
+        // Drop the literal's type when the buffer type implies it.
+        let implied = match (ctx.attr_kind(value), buffer_parts(ctx, result_ty)) {
+            (AttrKind::DenseElements(d), Some((dims, elem, _))) => match ctx.type_kind(d.ty) {
+                dlc_ir::TypeKind::Tensor { shape, element } => **shape == *dims && *element == elem,
+                _ => false,
+            }
+            .then(|| format!(" : {}", p.type_to_string(d.ty))),
+            _ => None,
+        };
+        match implied
+            .as_deref()
+            .and_then(|suffix| text.strip_suffix(suffix))
+        {
+            Some(literal) => p.write(literal),
+            None => p.write(&text),
+        }
+    }
+    p.write(" : ");
+    p.print_type(result_ty);
+}
+
+/// `%arena[%offset](%d0, %d1) attr-dict : arena-type -> buffer-type`; the size list is left
+/// out when the result has no `?` dims.
+pub(crate) fn parse_view(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
+    let arena = p.parse_operand()?;
+    p.expect(Tok::LSquare, "'[' and a byte offset")?;
+    let offset = p.parse_operand()?;
+    p.expect(Tok::RSquare, "']'")?;
+    let mut sizes = Vec::new();
+    if p.peek() == Tok::LParen {
+        p.parse_delimited(Tok::LParen, Tok::RParen, ")", |p| {
+            sizes.push(p.parse_operand()?);
+            Ok(())
+        })?;
+    }
+    p.parse_optional_attr_dict(&mut spec.attrs)?;
+    let arena_ty = p.parse_colon_type()?;
+    p.expect(Tok::Arrow, "'->' and a buffer type")?;
+    let ty = p.parse_type()?;
+    let arena = p.resolve_operand(&arena, arena_ty)?;
+    spec.operands.push(arena);
+    let offset = resolve_index(p, &offset)?;
+    spec.operands.push(offset);
+    for u in &sizes {
+        let v = resolve_index(p, u)?;
+        spec.operands.push(v);
+    }
+    spec.result_types.push(ty);
+    Ok(())
+}
+
+pub(crate) fn print_view(p: &mut Printer<'_>, op: Op) {
+    let ctx = p.ctx();
+    let ops = ctx.operands(op);
+    let (Some(&arena), Some(&offset)) = (ops.first(), ops.get(1)) else {
+        // Too few operands for the custom form; the verifier rejects the op.
+        p.print_optional_attr_dict(op, &[]);
+        p.write(" : ");
+        p.print_type(ctx.value_type(ctx.result(op, 0)));
+        return;
+    };
+    p.write(" ");
+    p.print_operand(arena);
+    p.write("[");
+    p.print_operand(offset);
+    p.write("]");
+    if ops.len() > 2 {
+        p.write("(");
+        p.print_operands(&ops[2..]);
+        p.write(")");
+    }
+    p.print_optional_attr_dict(op, &[]);
+    p.write(" : ");
+    p.print_type(ctx.value_type(arena));
+    p.write(" -> ");
+    p.print_type(ctx.value_type(ctx.result(op, 0)));
+}

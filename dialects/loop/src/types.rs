@@ -56,6 +56,23 @@ pub fn is_buffer_element(ty: Type) -> bool {
     .contains(&ty)
 }
 
+/// The size in bytes of one element of a buffer of element type `elem` (`index` is 8 bytes,
+/// `i1` one byte), as `loop.view` lays elements out in an `i8` arena; `None` for types a buffer
+/// cannot hold.
+pub fn elem_size_bytes(ctx: &Context, elem: Type) -> Option<u64> {
+    match ctx.type_kind(elem) {
+        TypeKind::Float(k) => match k {
+            dlc_ir::FloatKind::F16 | dlc_ir::FloatKind::BF16 => Some(2),
+            dlc_ir::FloatKind::F32 => Some(4),
+            dlc_ir::FloatKind::F64 => Some(8),
+        },
+        TypeKind::Integer { width: 1 | 8 } => Some(1),
+        TypeKind::Integer { width: 32 } => Some(4),
+        TypeKind::Integer { width: 64 } | TypeKind::Index => Some(8),
+        _ => None,
+    }
+}
+
 /// The buffer type with these dims (`DYNAMIC` for `?`), element type and memory space.
 pub fn buffer_type(ctx: &mut Context, dims: &[i64], elem: Type, space: MemorySpace) -> Type {
     let dialect = ctx.ident("loop");

@@ -2,7 +2,8 @@
 //! element types, memory spaces stay where they belong (shared buffers only in GPU-bound
 //! kernels, shared/local buffers never escape), loop kinds are well formed and each GPU binding
 //! appears at most once per loop nest, schedule blocks agree on their iter vars, and barriers
-//! only appear in GPU kernels.
+//! only appear in GPU kernels. Host ops (`loop.launch`, `loop.constant`, `loop.view`) stay out
+//! of kernels, and a launch matches its kernel's signature (checked with the symbol tables).
 
 use crate::ops::{
     launch_dims, ForOp, IterKind, KernelOp, LoopKind, ReduceKind, ReduceMethod, ScheduleBlockOp,
@@ -203,13 +204,6 @@ pub(crate) fn verify_alloc(ctx: &Context, op: Op) -> VResult {
             ),
         ));
     };
-    if space == MemorySpace::Global {
-        return Err(op_error(
-            ctx,
-            op,
-            "cannot allocate a global buffer; global buffers are kernel arguments",
-        ));
-    }
     let dynamic = dims.iter().filter(|d| **d == dlc_ir::DYNAMIC).count();
     let sizes = ctx.operands(op);
     if sizes.len() != dynamic {
@@ -223,9 +217,27 @@ pub(crate) fn verify_alloc(ctx: &Context, op: Op) -> VResult {
         ));
     }
     check_index_operands(ctx, op, sizes, "size operand")?;
+    // Inside a kernel: shared or local scratch. Outside: a host allocation, always global.
     let Some(kernel) = enclosing_kernel(ctx, op) else {
-        return Err(op_error(ctx, op, "must be nested in a 'loop.kernel'"));
+        if space != MemorySpace::Global {
+            return Err(op_error(
+                ctx,
+                op,
+                format!(
+                    "allocates a {} buffer outside a 'loop.kernel'; host allocations must be global",
+                    space.keyword()
+                ),
+            ));
+        }
+        return Ok(());
     };
+    if space == MemorySpace::Global {
+        return Err(op_error(
+            ctx,
+            op,
+            "cannot allocate a global buffer inside a 'loop.kernel'; global buffers are kernel arguments or host allocations",
+        ));
+    }
     if space == MemorySpace::Shared && !is_gpu_kernel(ctx, kernel) {
         return Err(op_error(
             ctx,
@@ -590,4 +602,237 @@ pub(crate) fn verify_reduce(ctx: &Context, op: Op) -> VResult {
         ));
     }
     Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Host ops: loop.dim (anywhere), loop.launch, loop.constant, loop.view (host functions only)
+
+/// Fails if `op` is nested in a `loop.kernel`: host ops run outside kernels.
+fn check_host_only(ctx: &Context, op: Op) -> VResult {
+    if enclosing_kernel(ctx, op).is_some() {
+        return Err(op_error(
+            ctx,
+            op,
+            "is a host op and must not be nested in a 'loop.kernel'",
+        ));
+    }
+    Ok(())
+}
+
+/// The parts of a result that must be a global buffer.
+fn global_result(ctx: &Context, op: Op) -> Result<(Vec<i64>, Type), Diagnostic> {
+    let ty = ctx.value_type(ctx.result(op, 0));
+    match buffer_parts(ctx, ty) {
+        Some((dims, elem, MemorySpace::Global)) => Ok((dims, elem)),
+        _ => Err(op_error(
+            ctx,
+            op,
+            format!(
+                "result must be a global !loop.buffer, found '{}'",
+                type_str(ctx, ty)
+            ),
+        )),
+    }
+}
+
+pub(crate) fn verify_dim(ctx: &Context, op: Op) -> VResult {
+    let ty = ctx.value_type(ctx.operand(op, 0));
+    let Some((dims, _, _)) = buffer_parts(ctx, ty) else {
+        return Err(op_error(
+            ctx,
+            op,
+            format!(
+                "expects a !loop.buffer operand, found '{}'",
+                type_str(ctx, ty)
+            ),
+        ));
+    };
+    let axis = ctx.attr(op, "axis").and_then(|a| match ctx.attr_kind(a) {
+        AttrKind::Integer { value, ty } if *ty == Type::I64 => Some(*value),
+        _ => None,
+    });
+    let Some(axis) = axis else {
+        return Err(op_error(ctx, op, "requires an i64 attribute 'axis'"));
+    };
+    if axis < 0 || axis >= dims.len() as i128 {
+        return Err(op_error(
+            ctx,
+            op,
+            format!(
+                "axis {axis} is out of range for a rank-{} buffer",
+                dims.len()
+            ),
+        ));
+    }
+    if ctx.value_type(ctx.result(op, 0)) != Type::INDEX {
+        return Err(op_error(ctx, op, "result must be of type index"));
+    }
+    Ok(())
+}
+
+pub(crate) fn verify_launch(ctx: &Context, op: Op) -> VResult {
+    check_host_only(ctx, op)?;
+    if ctx
+        .attr(op, "callee")
+        .and_then(|a| ctx.attr_as_symbol(a))
+        .is_none()
+    {
+        return Err(op_error(
+            ctx,
+            op,
+            "requires a 'callee' symbol reference attribute",
+        ));
+    }
+    Ok(())
+}
+
+/// True if a value of type `actual` may be passed for a kernel argument of type `expected`:
+/// the same type, or buffers of one element type, space and rank whose dims agree wherever
+/// both are static (a `?` on either side is checked when the kernel is launched).
+pub fn launch_compatible(ctx: &Context, actual: Type, expected: Type) -> bool {
+    if actual == expected {
+        return true;
+    }
+    match (buffer_parts(ctx, actual), buffer_parts(ctx, expected)) {
+        (Some((a_dims, a_elem, a_space)), Some((e_dims, e_elem, e_space))) => {
+            a_elem == e_elem
+                && a_space == e_space
+                && a_dims.len() == e_dims.len()
+                && a_dims
+                    .iter()
+                    .zip(&e_dims)
+                    .all(|(&a, &e)| a == e || a == dlc_ir::DYNAMIC || e == dlc_ir::DYNAMIC)
+        }
+        _ => false,
+    }
+}
+
+pub(crate) fn verify_launch_symbols(
+    ctx: &Context,
+    op: Op,
+    tables: &mut dlc_ir::symbol::SymbolTables,
+) -> VResult {
+    let Some(callee) = ctx.attr(op, "callee").and_then(|a| ctx.attr_as_symbol(a)) else {
+        return Err(op_error(
+            ctx,
+            op,
+            "requires a 'callee' symbol reference attribute",
+        ));
+    };
+    let name = ctx.ident_str(callee);
+    let kernel = tables
+        .resolve(ctx, op, callee)
+        .filter(|k| ctx.op_name(*k) == "loop.kernel");
+    let Some(inputs) = kernel.and_then(|k| KernelOp(k).argument_types(ctx)) else {
+        return Err(op_error(
+            ctx,
+            op,
+            format!("'{name}' does not reference a 'loop.kernel'"),
+        ));
+    };
+    let operands = ctx.operands(op);
+    if operands.len() != inputs.len() {
+        return Err(op_error(
+            ctx,
+            op,
+            format!(
+                "passes {} arguments but kernel '{name}' takes {}",
+                operands.len(),
+                inputs.len()
+            ),
+        ));
+    }
+    for (i, (v, expected)) in operands.iter().zip(&inputs).enumerate() {
+        let actual = ctx.value_type(*v);
+        if !launch_compatible(ctx, actual, *expected) {
+            return Err(op_error(
+                ctx,
+                op,
+                format!(
+                    "argument #{i} of type '{}' is not compatible with kernel argument type '{}'",
+                    type_str(ctx, actual),
+                    type_str(ctx, *expected)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn verify_constant(ctx: &Context, op: Op) -> VResult {
+    check_host_only(ctx, op)?;
+    let (dims, elem) = global_result(ctx, op)?;
+    if dims.contains(&dlc_ir::DYNAMIC) {
+        return Err(op_error(ctx, op, "result buffer must have a static shape"));
+    }
+    let value = ctx.attr(op, "value");
+    let dense_ty = value.and_then(|a| match ctx.attr_kind(a) {
+        AttrKind::DenseElements(d) => Some(d.ty),
+        _ => None,
+    });
+    let Some(dense_ty) = dense_ty else {
+        return Err(op_error(
+            ctx,
+            op,
+            "requires a dense elements attribute 'value'",
+        ));
+    };
+    let matches = match ctx.type_kind(dense_ty) {
+        TypeKind::Tensor { shape, element } => **shape == *dims && *element == elem,
+        _ => false,
+    };
+    if !matches {
+        return Err(op_error(
+            ctx,
+            op,
+            format!(
+                "value of type '{}' does not match the result buffer '{}' (expected a tensor of the same shape and element type)",
+                type_str(ctx, dense_ty),
+                type_str(ctx, ctx.value_type(ctx.result(op, 0)))
+            ),
+        ));
+    }
+    Ok(())
+}
+
+pub(crate) fn verify_view(ctx: &Context, op: Op) -> VResult {
+    check_host_only(ctx, op)?;
+    let operands = ctx.operands(op);
+    if operands.len() < 2 {
+        return Err(op_error(
+            ctx,
+            op,
+            "expects an arena and a byte offset operand",
+        ));
+    }
+    let arena_ty = ctx.value_type(operands[0]);
+    let is_arena = matches!(
+        buffer_parts(ctx, arena_ty),
+        Some((dims, elem, MemorySpace::Global)) if dims.len() == 1 && elem == Type::I8
+    );
+    if !is_arena {
+        return Err(op_error(
+            ctx,
+            op,
+            format!(
+                "arena must be a 1-D global i8 buffer, found '{}'",
+                type_str(ctx, arena_ty)
+            ),
+        ));
+    }
+    check_index_operands(ctx, op, &operands[1..2], "byte offset")?;
+    let (dims, _) = global_result(ctx, op)?;
+    let dynamic = dims.iter().filter(|d| **d == dlc_ir::DYNAMIC).count();
+    let sizes = &operands[2..];
+    if sizes.len() != dynamic {
+        return Err(op_error(
+            ctx,
+            op,
+            format!(
+                "expects one size operand per dynamic dimension ({dynamic}), found {}",
+                sizes.len()
+            ),
+        ));
+    }
+    check_index_operands(ctx, op, sizes, "size operand")
 }

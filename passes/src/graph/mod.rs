@@ -2,6 +2,7 @@
 
 pub mod decompose;
 pub mod fuse;
+pub mod lower;
 
 use dlc_ir::pass::PassRegistry;
 
@@ -9,4 +10,5 @@ use dlc_ir::pass::PassRegistry;
 pub fn register(registry: &mut PassRegistry) {
     registry.register(&decompose::INFO);
     registry.register(&fuse::INFO);
+    registry.register(&lower::INFO);
 }

@@ -222,6 +222,23 @@ impl Machine<'_> {
             "loop.load" | "loop.vload" => self.exec_load(th, op),
             "loop.store" | "loop.vstore" => self.exec_store(th, op),
             "loop.alloc" => self.exec_alloc(th, op),
+            "loop.dim" => {
+                let id = match self.get(th, op, self.operand(op, 0)?)? {
+                    Val::Buf(id) => id,
+                    _ => return Err(op_err(ctx, op, "expected a buffer operand")),
+                };
+                let shape = &self.mem[id].shape;
+                let axis = crate::DimOp(op).axis(ctx);
+                let n = axis.and_then(|a| shape.get(a)).ok_or_else(|| {
+                    op_err(
+                        ctx,
+                        op,
+                        format!("axis {axis:?} is out of range for a buffer of shape {shape:?}"),
+                    )
+                })?;
+                self.set_result(th, op, Val::Int(*n as i64))?;
+                Ok(Flow::Next)
+            }
             "loop.thread_id" | "loop.block_id" | "loop.block_dim" | "loop.grid_dim" => {
                 let d = self.dim_attr(op)?;
                 let v = match name {

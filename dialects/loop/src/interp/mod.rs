@@ -1,6 +1,7 @@
-//! The reference interpreter of the loop dialect: the executable meaning of `loop.kernel`,
-//! against which loop passes and code generation are tested (run a kernel before and after a
-//! pass, or against its compiled form, and compare buffers).
+//! The reference interpreter of the loop dialect: the executable meaning of `loop.kernel` and of
+//! the host functions that launch kernels, against which loop passes and code generation are
+//! tested (run a kernel before and after a pass, or against its compiled form, and compare
+//! buffers).
 //!
 //! It is written to be obviously right, not fast. Every loop kind runs with serial meaning
 //! (vectorize and unroll included); GPU-bound kernels simulate the grid block by block, with the
@@ -22,13 +23,17 @@
 //! - `scalar`: `arith` and `math` semantics on scalars and vector lanes.
 //! - `exec`: one thread as a resumable state machine (loops, ifs, schedule blocks, memory).
 //! - `grid`: launch shape and the per-block scheduler (barriers, warp and block reductions).
+//! - `host`: [`run_host`], host functions (`func.func` with `loop.alloc`, `loop.constant`,
+//!   `loop.view`, `loop.dim`, `loop.launch`) over byte storages, launching kernels here.
 
 pub mod buffer;
 mod exec;
 mod grid;
+mod host;
 mod scalar;
 
 pub use buffer::{DType, Elements, HostBuffer, KernelArg};
+pub use host::run_host;
 
 use crate::MemorySpace;
 use buffer::buffer_type;
@@ -44,6 +49,47 @@ use scalar::Val;
 /// [`KernelArg::Index`] for every `index` or integer argument. Buffers keep whatever the kernel
 /// wrote before an error.
 pub fn run_kernel(ctx: &Context, kernel: Op, args: &mut [KernelArg]) -> Result<(), Diagnostic> {
+    // Move the buffers out of `args` for the run (one memory slot each), and back afterwards.
+    let mut buffers = Vec::new();
+    let mut slots = Vec::new();
+    let refs: Vec<ArgRef> = args
+        .iter_mut()
+        .enumerate()
+        .map(|(i, arg)| match arg {
+            KernelArg::Buffer(buf) => {
+                let empty = HostBuffer::zeros(&[0], buf.dtype);
+                buffers.push(std::mem::replace(buf, empty));
+                slots.push(i);
+                ArgRef::Buffer(buffers.len() - 1)
+            }
+            KernelArg::Index(v) => ArgRef::Index(*v),
+        })
+        .collect();
+    let result = run_kernel_with(ctx, kernel, &mut buffers, &refs);
+    for (i, buf) in slots.into_iter().zip(buffers) {
+        args[i] = KernelArg::Buffer(buf);
+    }
+    result
+}
+
+/// One kernel argument of [`run_kernel_with`]: a slot of its buffer list, or a scalar.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) enum ArgRef {
+    /// The buffer at this index of `buffers`. Several arguments may name the same buffer, and
+    /// then see each other's writes (aliasing, as when a host passes one buffer twice).
+    Buffer(usize),
+    /// An `index` (or integer) value.
+    Index(i64),
+}
+
+/// Runs `kernel` with its arguments drawn from `buffers` and scalars, updating `buffers` in
+/// place; the checks and errors are those of [`run_kernel`].
+pub(crate) fn run_kernel_with(
+    ctx: &Context,
+    kernel: Op,
+    buffers: &mut [HostBuffer],
+    args: &[ArgRef],
+) -> Result<(), Diagnostic> {
     if ctx.op_name(kernel) != "loop.kernel" {
         return Err(op_err(
             ctx,
@@ -69,12 +115,14 @@ pub fn run_kernel(ctx: &Context, kernel: Op, args: &mut [KernelArg]) -> Result<(
         ));
     }
     let mut env = HashMap::default();
-    let mut mem = Vec::new();
-    for (i, (&param, arg)) in params.iter().zip(args.iter()).enumerate() {
+    for (i, (&param, arg)) in params.iter().zip(args).enumerate() {
         let ty = ctx.value_type(param);
         let bad = |msg: String| op_err(ctx, kernel, format!("argument #{i}: {msg}"));
-        match (buffer_type(ctx, ty), arg) {
-            (Some(bt), KernelArg::Buffer(buf)) => {
+        match (buffer_type(ctx, ty), *arg) {
+            (Some(bt), ArgRef::Buffer(slot)) => {
+                let buf = buffers
+                    .get(slot)
+                    .ok_or_else(|| bad(format!("no buffer #{slot}")))?;
                 buf.check().map_err(bad)?;
                 if bt.space != MemorySpace::Global {
                     return Err(bad("kernel arguments must be global buffers".into()));
@@ -98,47 +146,47 @@ pub fn run_kernel(ctx: &Context, kernel: Op, args: &mut [KernelArg]) -> Result<(
                         buf.shape, bt.dims
                     )));
                 }
-                env.insert(param, Val::Buf(mem.len()));
-                mem.push(i);
+                env.insert(param, Val::Buf(slot));
             }
-            (None, KernelArg::Index(v)) if ctx.is_integer_or_index(ty) => {
-                env.insert(param, scalar::normalize(ctx, ty, Val::Int(*v)));
+            (None, ArgRef::Index(v)) if ctx.is_integer_or_index(ty) => {
+                env.insert(param, scalar::normalize(ctx, ty, Val::Int(v)));
             }
-            (Some(_), KernelArg::Index(_)) => {
+            (Some(_), ArgRef::Index(_)) => {
                 return Err(bad("expected a buffer, got an index".into()))
             }
-            (None, KernelArg::Buffer(_)) if ctx.is_integer_or_index(ty) => {
+            (None, ArgRef::Buffer(_)) if ctx.is_integer_or_index(ty) => {
                 return Err(bad("expected an index, got a buffer".into()))
             }
             (None, _) => return Err(bad("unsupported argument type".into())),
         }
     }
-    // Move the buffers into the machine's memory for the run, and back afterwards.
-    let mut buffers = Vec::with_capacity(mem.len());
-    for &i in &mem {
-        if let KernelArg::Buffer(buf) = &mut args[i] {
-            let empty = HostBuffer::zeros(&[0], buf.dtype);
-            buffers.push(std::mem::replace(buf, empty));
-        }
+    // The machine owns its memory for the run: the global buffers first, then allocations.
+    let mem: Vec<HostBuffer> = buffers
+        .iter_mut()
+        .map(|b| {
+            let empty = HostBuffer::zeros(&[0], b.dtype);
+            std::mem::replace(b, empty)
+        })
+        .collect();
+    let mut machine = Machine {
+        ctx,
+        n_global: mem.len(),
+        mem,
+        shared: HashMap::default(),
+        local: HashMap::default(),
+        launch: exec::Launch {
+            grid: [1; 3],
+            block: [1; 3],
+        },
+        block_id: [0; 3],
+    };
+    let outcome = grid::launch_shape(ctx, kernel, &env, params).and_then(|launch| {
+        machine.launch = launch;
+        machine.run_grid(&env, ctx.first_op(entry))
+    });
+    machine.mem.truncate(machine.n_global);
+    for (slot, buf) in buffers.iter_mut().zip(machine.mem) {
+        *slot = buf;
     }
-    let result = (|| {
-        let launch = grid::launch_shape(ctx, kernel, &env, params)?;
-        let mut machine = Machine {
-            ctx,
-            n_global: buffers.len(),
-            mem: std::mem::take(&mut buffers),
-            shared: HashMap::default(),
-            local: HashMap::default(),
-            launch,
-            block_id: [0; 3],
-        };
-        let outcome = machine.run_grid(&env, ctx.first_op(entry));
-        machine.mem.truncate(machine.n_global);
-        buffers = machine.mem;
-        outcome
-    })();
-    for (&i, buf) in mem.iter().zip(buffers) {
-        args[i] = KernelArg::Buffer(buf);
-    }
-    result
+    outcome
 }

@@ -163,7 +163,7 @@ fn eval_scalar(
             Val::Float(float_binary(short, a, b))
         }
         "negf" | "exp" | "exp2" | "log" | "log2" | "tanh" | "erf" | "sqrt" | "rsqrt" | "sin"
-        | "cos" | "floor" | "ceil" | "round" | "absf" => {
+        | "cos" | "floor" | "ceil" | "round" | "roundeven" | "absf" => {
             Val::Float(float_unary(short, arg(0)?.as_float()?))
         }
         "fma" => {
@@ -308,6 +308,7 @@ fn float_unary(op: &str, x: f64) -> f64 {
         "floor" => x.floor(),
         "ceil" => x.ceil(),
         "round" => x.round(),
+        "roundeven" => x.round_ties_even(),
         _ => x.abs(),
     }
 }

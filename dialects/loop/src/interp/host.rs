@@ -1,0 +1,612 @@
+//! The host interpreter: runs a host function — a `func.func` whose body allocates buffers,
+//! makes constants and arena views, and launches kernels — so a whole lowered program runs in
+//! one interpreter, kernels included.
+//!
+//! Memory is modelled as the compiled program sees it: bytes. Every allocation, constant and
+//! buffer argument is a byte storage; a buffer value is a *view* (storage, byte offset, shape,
+//! dtype) into one, and `loop.view` makes further views into an arena's storage. Elements are
+//! stored little-endian at their natural size (`index` as an i64, `i1` as one byte 0/1, floats
+//! through [`FloatKind::to_bits`](dlc_ir::FloatKind::to_bits)), so two views of the same bytes
+//! see each other's writes exactly as on a device.
+//!
+//! `loop.launch` decodes the views it passes into [`HostBuffer`]s, runs the kernel with the
+//! kernel interpreter and encodes the buffers back. Two arguments that are the same view share
+//! one buffer, so an in-place kernel sees real aliasing; views that overlap only partially
+//! cannot be expressed as kernel buffers and are an error. Everything a host function can get
+//! wrong at run time (sizes, offsets, bounds, arguments) comes back as a diagnostic at the op.
+
+use super::buffer::{buffer_type, DType, Elements, HostBuffer, KernelArg};
+use super::exec::op_err;
+use super::scalar::{self, wrap_int, Val};
+use super::{run_kernel_with, ArgRef};
+use crate::{DimOp, MemorySpace};
+use dlc_ir::symbol::SymbolTables;
+use dlc_ir::{AttrKind, Context, DenseValue, Diagnostic, Op, Value, DYNAMIC};
+use rustc_hash::FxHashMap as HashMap;
+
+/// The largest byte storage a host function may create (4 GiB): a guard against sizes computed
+/// from bad inputs, which should fail with a diagnostic rather than exhaust memory.
+const MAX_STORAGE_BYTES: usize = 1 << 32;
+
+/// Runs host function `func` (a `func.func`) on `args`, returning its results.
+///
+/// Arguments are checked against the function's signature as [`run_kernel`](super::run_kernel)
+/// checks a kernel's: a global [`KernelArg::Buffer`] of the declared element type, rank and
+/// static sizes for every `!loop.buffer` parameter, a [`KernelArg::Index`] for every `index` or
+/// integer parameter. The body must be one block of `arith` ops, `loop.dim`, `loop.alloc`,
+/// `loop.constant`, `loop.view`, `loop.launch` and `func.return`. Returned buffers come back as
+/// owned [`HostBuffer`]s, integers as [`KernelArg::Index`].
+pub fn run_host(
+    ctx: &Context,
+    func: Op,
+    args: Vec<KernelArg>,
+) -> Result<Vec<KernelArg>, Diagnostic> {
+    if ctx.op_name(func) != "func.func" {
+        return Err(op_err(
+            ctx,
+            func,
+            format!("expected a 'func.func', got '{}'", ctx.op_name(func)),
+        ));
+    }
+    let blocks = ctx
+        .regions(func)
+        .first()
+        .map_or(&[][..], |&r| ctx.blocks(r));
+    let entry = match blocks {
+        [entry] => *entry,
+        [] => return Err(op_err(ctx, func, "host function has no body")),
+        _ => {
+            return Err(op_err(
+                ctx,
+                func,
+                format!(
+                    "host functions must have a single block, found {}",
+                    blocks.len()
+                ),
+            ))
+        }
+    };
+    let mut host = Host {
+        ctx,
+        storages: Vec::new(),
+        env: HashMap::default(),
+        tables: SymbolTables::new(),
+    };
+    host.bind_arguments(func, ctx.block_args(entry), args)?;
+    for op in ctx.block_ops(entry) {
+        if ctx.op_name(op) == "func.return" {
+            return host.results(op);
+        }
+        host.exec(op)?;
+    }
+    Err(op_err(
+        ctx,
+        func,
+        "host function ends without a 'func.return'",
+    ))
+}
+
+/// A buffer value: `shape` elements of `dtype`, row-major, from byte `offset` of a storage.
+#[derive(Clone, PartialEq, Eq, Debug)]
+struct View {
+    storage: usize,
+    offset: usize,
+    shape: Vec<usize>,
+    dtype: DType,
+}
+
+impl View {
+    fn numel(&self) -> usize {
+        self.shape.iter().product()
+    }
+
+    /// The bytes the view covers; in range of its storage by construction.
+    fn byte_range(&self) -> std::ops::Range<usize> {
+        self.offset..self.offset + self.numel() * elem_bytes(self.dtype)
+    }
+}
+
+/// A runtime value of a host function.
+#[derive(Clone, Debug)]
+enum HostVal {
+    Scalar(Val),
+    Buffer(View),
+}
+
+struct Host<'c> {
+    ctx: &'c Context,
+    storages: Vec<Vec<u8>>,
+    env: HashMap<Value, HostVal>,
+    tables: SymbolTables,
+}
+
+/// The storage size of one element (what [`crate::elem_size_bytes`] says of its type).
+fn elem_bytes(dtype: DType) -> usize {
+    match dtype {
+        DType::I1 | DType::I8 => 1,
+        DType::F16 | DType::BF16 => 2,
+        DType::F32 | DType::I32 => 4,
+        DType::F64 | DType::I64 | DType::Index => 8,
+    }
+}
+
+/// The byte size of a `shape` buffer of `dtype`, if it is below [`MAX_STORAGE_BYTES`].
+fn byte_size(shape: &[usize], dtype: DType) -> Result<usize, String> {
+    shape
+        .iter()
+        .try_fold(elem_bytes(dtype), |n, &d| n.checked_mul(d))
+        .filter(|&n| n <= MAX_STORAGE_BYTES)
+        .ok_or_else(|| {
+            format!(
+                "a {dtype:?} buffer of shape {shape:?} exceeds the host limit of {MAX_STORAGE_BYTES} bytes"
+            )
+        })
+}
+
+/// Writes `v` as one element of `dtype` into `out` (`elem_bytes(dtype)` bytes), little-endian.
+fn encode_elem(dtype: DType, v: &Val, out: &mut [u8]) -> Result<(), String> {
+    let bits = match (dtype.float_kind(), v) {
+        (Some(kind), Val::Float(x)) => kind.to_bits(kind.round(*x)),
+        (None, Val::Int(x)) if dtype == DType::I1 => u64::from(*x != 0),
+        (None, Val::Int(x)) => *x as u64,
+        _ => return Err(format!("cannot store {v:?} into a {dtype:?} buffer")),
+    };
+    let n = out.len();
+    out.copy_from_slice(&bits.to_le_bytes()[..n]);
+    Ok(())
+}
+
+/// Reads the little-endian bits of one element.
+fn le_bits(bytes: &[u8]) -> u64 {
+    let mut raw = [0u8; 8];
+    raw[..bytes.len()].copy_from_slice(bytes);
+    u64::from_le_bytes(raw)
+}
+
+impl Host<'_> {
+    /// Binds the function's parameters to `args`, one storage per buffer argument.
+    fn bind_arguments(
+        &mut self,
+        func: Op,
+        params: &[Value],
+        args: Vec<KernelArg>,
+    ) -> Result<(), Diagnostic> {
+        let ctx = self.ctx;
+        if params.len() != args.len() {
+            return Err(op_err(
+                ctx,
+                func,
+                format!(
+                    "host function takes {} arguments but {} were given",
+                    params.len(),
+                    args.len()
+                ),
+            ));
+        }
+        for (i, (&param, arg)) in params.iter().zip(args).enumerate() {
+            let ty = ctx.value_type(param);
+            let bad = |msg: String| op_err(ctx, func, format!("argument #{i}: {msg}"));
+            let value = match (buffer_type(ctx, ty), arg) {
+                (Some(bt), KernelArg::Buffer(buf)) => {
+                    buf.check().map_err(bad)?;
+                    if bt.space != MemorySpace::Global {
+                        return Err(bad("host buffers must be global".into()));
+                    }
+                    if DType::from_type(ctx, bt.elem) != Some(buf.dtype) {
+                        return Err(bad(format!(
+                            "expected {:?} elements, got a {:?} buffer",
+                            DType::from_type(ctx, bt.elem),
+                            buf.dtype
+                        )));
+                    }
+                    let shape_ok = bt.dims.len() == buf.shape.len()
+                        && bt
+                            .dims
+                            .iter()
+                            .zip(&buf.shape)
+                            .all(|(&d, &n)| d == DYNAMIC || d == n as i64);
+                    if !shape_ok {
+                        return Err(bad(format!(
+                            "buffer of shape {:?} does not match the declared dims {:?}",
+                            buf.shape, bt.dims
+                        )));
+                    }
+                    let view = self.new_storage(&buf.shape, buf.dtype).map_err(bad)?;
+                    self.encode(&view, &buf).map_err(bad)?;
+                    HostVal::Buffer(view)
+                }
+                (None, KernelArg::Index(v)) if ctx.is_integer_or_index(ty) => {
+                    HostVal::Scalar(scalar::normalize(ctx, ty, Val::Int(v)))
+                }
+                (Some(_), KernelArg::Index(_)) => {
+                    return Err(bad("expected a buffer, got an index".into()))
+                }
+                (None, KernelArg::Buffer(_)) if ctx.is_integer_or_index(ty) => {
+                    return Err(bad("expected an index, got a buffer".into()))
+                }
+                (None, _) => return Err(bad("unsupported argument type".into())),
+            };
+            self.env.insert(param, value);
+        }
+        Ok(())
+    }
+
+    /// A new zero-filled storage holding one `shape` buffer of `dtype`; its whole view.
+    fn new_storage(&mut self, shape: &[usize], dtype: DType) -> Result<View, String> {
+        let bytes = byte_size(shape, dtype)?;
+        let mut storage = Vec::new();
+        storage
+            .try_reserve_exact(bytes)
+            .map_err(|e| format!("cannot allocate {bytes} bytes: {e}"))?;
+        storage.resize(bytes, 0);
+        self.storages.push(storage);
+        Ok(View {
+            storage: self.storages.len() - 1,
+            offset: 0,
+            shape: shape.to_vec(),
+            dtype,
+        })
+    }
+
+    /// The elements `view` covers, as an owned buffer.
+    fn decode(&self, view: &View) -> HostBuffer {
+        let bytes = &self.storages[view.storage][view.byte_range()];
+        let chunks = bytes.chunks_exact(elem_bytes(view.dtype));
+        let data = match view.dtype {
+            DType::I1 => Elements::Bool(chunks.map(|c| c[0] != 0).collect()),
+            d => match d.float_kind() {
+                Some(kind) => Elements::Float(chunks.map(|c| kind.from_bits(le_bits(c))).collect()),
+                None => {
+                    let width = 8 * elem_bytes(d) as u32;
+                    Elements::Int(
+                        chunks
+                            .map(|c| wrap_int(le_bits(c) as i128, width))
+                            .collect(),
+                    )
+                }
+            },
+        };
+        HostBuffer {
+            shape: view.shape.clone(),
+            dtype: view.dtype,
+            data,
+        }
+    }
+
+    /// Writes `buf` into the bytes `view` covers.
+    fn encode(&mut self, view: &View, buf: &HostBuffer) -> Result<(), String> {
+        if buf.shape != view.shape || buf.dtype != view.dtype {
+            return Err(format!(
+                "a {:?} buffer of shape {:?} does not fit a {:?} view of shape {:?}",
+                buf.dtype, buf.shape, view.dtype, view.shape
+            ));
+        }
+        buf.check()?;
+        let n = elem_bytes(view.dtype);
+        let range = view.byte_range();
+        let bytes = &mut self.storages[view.storage][range];
+        for (i, out) in bytes.chunks_exact_mut(n).enumerate() {
+            encode_elem(view.dtype, &buf.get(i), out)?;
+        }
+        Ok(())
+    }
+
+    fn get(&self, op: Op, v: Value) -> Result<&HostVal, Diagnostic> {
+        self.env.get(&v).ok_or_else(|| {
+            op_err(
+                self.ctx,
+                op,
+                "operand has no value (used before definition)",
+            )
+        })
+    }
+
+    fn get_int(&self, op: Op, v: Value) -> Result<i64, Diagnostic> {
+        match self.get(op, v)? {
+            HostVal::Scalar(Val::Int(i)) => Ok(*i),
+            other => Err(op_err(
+                self.ctx,
+                op,
+                format!("expected an integer operand, got {other:?}"),
+            )),
+        }
+    }
+
+    fn get_view(&self, op: Op, v: Value) -> Result<View, Diagnostic> {
+        match self.get(op, v)? {
+            HostVal::Buffer(view) => Ok(view.clone()),
+            _ => Err(op_err(self.ctx, op, "expected a buffer operand")),
+        }
+    }
+
+    fn operand(&self, op: Op, i: usize) -> Result<Value, Diagnostic> {
+        self.ctx
+            .operands(op)
+            .get(i)
+            .copied()
+            .ok_or_else(|| op_err(self.ctx, op, format!("expected an operand #{i}")))
+    }
+
+    fn set_result(&mut self, op: Op, v: HostVal) -> Result<(), Diagnostic> {
+        if self.ctx.num_results(op) != 1 {
+            return Err(op_err(self.ctx, op, "expected exactly one result"));
+        }
+        self.env.insert(self.ctx.result(op, 0), v);
+        Ok(())
+    }
+
+    /// Runs one op of the body.
+    fn exec(&mut self, op: Op) -> Result<(), Diagnostic> {
+        let ctx = self.ctx;
+        let name = ctx.op_name(op);
+        let value = match name {
+            "loop.dim" => self.exec_dim(op)?,
+            "loop.alloc" => self.exec_alloc(op)?,
+            "loop.constant" => self.exec_constant(op)?,
+            "loop.view" => self.exec_view(op)?,
+            "loop.launch" => return self.exec_launch(op),
+            _ if name.starts_with("arith.") && ctx.regions(op).is_empty() => {
+                let args = ctx
+                    .operands(op)
+                    .iter()
+                    .map(|&v| match self.get(op, v)? {
+                        HostVal::Scalar(s) => Ok(s.clone()),
+                        HostVal::Buffer(_) => Err(op_err(
+                            ctx,
+                            op,
+                            format!("'{name}' takes no buffer operands"),
+                        )),
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                HostVal::Scalar(scalar::eval(ctx, op, &args).map_err(|m| op_err(ctx, op, m))?)
+            }
+            _ => {
+                return Err(op_err(
+                    ctx,
+                    op,
+                    format!("'{name}' is not supported in a host function"),
+                ))
+            }
+        };
+        self.set_result(op, value)
+    }
+
+    fn exec_dim(&mut self, op: Op) -> Result<HostVal, Diagnostic> {
+        let view = self.get_view(op, self.operand(op, 0)?)?;
+        let axis = DimOp(op).axis(self.ctx);
+        let n = axis.and_then(|a| view.shape.get(a)).ok_or_else(|| {
+            op_err(
+                self.ctx,
+                op,
+                format!(
+                    "axis {axis:?} is out of range for a buffer of shape {:?}",
+                    view.shape
+                ),
+            )
+        })?;
+        Ok(HostVal::Scalar(Val::Int(*n as i64)))
+    }
+
+    /// The shape and dtype of `op`'s global buffer result, `?` dims taken from `sizes`.
+    fn result_shape(&self, op: Op, sizes: &[Value]) -> Result<(Vec<usize>, DType), Diagnostic> {
+        let ctx = self.ctx;
+        let ty = *ctx
+            .result_types(op)
+            .first()
+            .ok_or_else(|| op_err(ctx, op, "expected a result"))?;
+        let bt = buffer_type(ctx, ty)
+            .ok_or_else(|| op_err(ctx, op, "result is not a !loop.buffer type"))?;
+        if bt.space != MemorySpace::Global {
+            return Err(op_err(
+                ctx,
+                op,
+                format!("host buffers must be global, not {}", bt.space.keyword()),
+            ));
+        }
+        let dtype = DType::from_type(ctx, bt.elem)
+            .ok_or_else(|| op_err(ctx, op, "unsupported buffer element type"))?;
+        let mut sizes = sizes.iter();
+        let mut shape = Vec::with_capacity(bt.dims.len());
+        for &d in &bt.dims {
+            let n = if d == DYNAMIC {
+                let v = sizes
+                    .next()
+                    .ok_or_else(|| op_err(ctx, op, "missing size operand for a '?' dim"))?;
+                self.get_int(op, *v)?
+            } else {
+                d
+            };
+            let n = usize::try_from(n)
+                .map_err(|_| op_err(ctx, op, format!("negative buffer size {n}")))?;
+            shape.push(n);
+        }
+        if sizes.next().is_some() {
+            return Err(op_err(ctx, op, "more size operands than '?' dims"));
+        }
+        Ok((shape, dtype))
+    }
+
+    /// `loop.alloc` in a host function: a new zero-filled global buffer.
+    fn exec_alloc(&mut self, op: Op) -> Result<HostVal, Diagnostic> {
+        let (shape, dtype) = self.result_shape(op, self.ctx.operands(op))?;
+        let view = self
+            .new_storage(&shape, dtype)
+            .map_err(|m| op_err(self.ctx, op, m))?;
+        Ok(HostVal::Buffer(view))
+    }
+
+    /// `loop.constant`: a new buffer holding the dense attribute's elements.
+    fn exec_constant(&mut self, op: Op) -> Result<HostVal, Diagnostic> {
+        let ctx = self.ctx;
+        let (shape, dtype) = self.result_shape(op, &[])?;
+        let Some(AttrKind::DenseElements(dense)) = ctx.attr(op, "value").map(|a| ctx.attr_kind(a))
+        else {
+            return Err(op_err(
+                ctx,
+                op,
+                "expected a dense elements attribute 'value'",
+            ));
+        };
+        // Checked here, not trusted from the verifier: decoding a short payload would panic.
+        let n = elem_bytes(dtype);
+        let dense_shape = ctx.shape(dense.ty).unwrap_or(&[]);
+        let shape_ok = dense_shape.len() == shape.len()
+            && dense_shape.iter().zip(&shape).all(|(&a, &b)| a == b as i64);
+        let elem_ok = DType::from_type(ctx, ctx.element_type(dense.ty)) == Some(dtype);
+        let view = self
+            .new_storage(&shape, dtype)
+            .map_err(|m| op_err(ctx, op, m))?;
+        let numel = view.numel();
+        let stored = if dense.splat { 1 } else { numel };
+        if !shape_ok || !elem_ok || dense.data.len() < stored * n {
+            return Err(op_err(
+                ctx,
+                op,
+                "the dense value does not match the result buffer",
+            ));
+        }
+        let bytes = &mut self.storages[view.storage];
+        for (i, out) in bytes.chunks_exact_mut(n).enumerate() {
+            let v = match ctx.dense_element(dense, i) {
+                DenseValue::Int(x) => Val::Int(x as i64),
+                DenseValue::Float(x) => Val::Float(x),
+            };
+            encode_elem(dtype, &v, out).map_err(|m| op_err(ctx, op, m))?;
+        }
+        Ok(HostVal::Buffer(view))
+    }
+
+    /// `loop.view`: a typed view of bytes `[offset, offset + size)` of a 1-D `i8` arena.
+    fn exec_view(&mut self, op: Op) -> Result<HostVal, Diagnostic> {
+        let ctx = self.ctx;
+        let arena = self.get_view(op, self.operand(op, 0)?)?;
+        if arena.dtype != DType::I8 || arena.shape.len() != 1 {
+            return Err(op_err(
+                ctx,
+                op,
+                format!(
+                    "the arena must be a 1-D i8 buffer, got a {:?} buffer of shape {:?}",
+                    arena.dtype, arena.shape
+                ),
+            ));
+        }
+        let offset = self.get_int(op, self.operand(op, 1)?)?;
+        let (shape, dtype) = self.result_shape(op, ctx.operands(op).get(2..).unwrap_or(&[]))?;
+        let size = byte_size(&shape, dtype).map_err(|m| op_err(ctx, op, m))?;
+        let align = elem_bytes(dtype);
+        let arena_len = arena.numel();
+        let start = usize::try_from(offset).ok().filter(|o| o % align == 0);
+        let Some(start) = start else {
+            return Err(op_err(
+                ctx,
+                op,
+                format!(
+                    "byte offset {offset} is not a non-negative multiple of the element size {align}"
+                ),
+            ));
+        };
+        match start.checked_add(size) {
+            Some(end) if end <= arena_len => {}
+            _ => {
+                return Err(op_err(
+                    ctx,
+                    op,
+                    format!(
+                        "view of {size} bytes at byte offset {start} is out of range of an arena of {arena_len} bytes"
+                    ),
+                ))
+            }
+        }
+        Ok(HostVal::Buffer(View {
+            storage: arena.storage,
+            offset: arena.offset + start,
+            shape,
+            dtype,
+        }))
+    }
+
+    /// `loop.launch`: runs the kernel on the views (one buffer per distinct view), then writes
+    /// the buffers back.
+    fn exec_launch(&mut self, op: Op) -> Result<(), Diagnostic> {
+        let ctx = self.ctx;
+        let callee = ctx.attr(op, "callee").and_then(|a| ctx.attr_as_symbol(a));
+        let kernel = callee
+            .and_then(|c| self.tables.resolve(ctx, op, c))
+            .filter(|&k| ctx.op_name(k) == "loop.kernel");
+        let Some(kernel) = kernel else {
+            let name = callee.map_or("", |c| ctx.ident_str(c));
+            return Err(op_err(
+                ctx,
+                op,
+                format!("'{name}' does not reference a 'loop.kernel'"),
+            ));
+        };
+        // Distinct views with the argument that first passed each.
+        let mut views: Vec<(View, usize)> = Vec::new();
+        let mut refs = Vec::with_capacity(ctx.operands(op).len());
+        for (i, &v) in ctx.operands(op).iter().enumerate() {
+            match self.get(op, v)? {
+                HostVal::Scalar(Val::Int(x)) => refs.push(ArgRef::Index(*x)),
+                HostVal::Scalar(other) => {
+                    return Err(op_err(
+                        ctx,
+                        op,
+                        format!("argument #{i}: cannot pass {other:?} to a kernel"),
+                    ))
+                }
+                HostVal::Buffer(view) => {
+                    if let Some(slot) = views.iter().position(|(w, _)| w == view) {
+                        refs.push(ArgRef::Buffer(slot));
+                        continue;
+                    }
+                    let r = view.byte_range();
+                    for (w, j) in &views {
+                        let s = w.byte_range();
+                        let overlap = w.storage == view.storage
+                            && !r.is_empty()
+                            && !s.is_empty()
+                            && r.start < s.end
+                            && s.start < r.end;
+                        if overlap {
+                            return Err(op_err(
+                                ctx,
+                                op,
+                                format!(
+                                    "launch arguments #{j} and #{i} overlap without being the same view (bytes {s:?} and {r:?})"
+                                ),
+                            ));
+                        }
+                    }
+                    refs.push(ArgRef::Buffer(views.len()));
+                    views.push((view.clone(), i));
+                }
+            }
+        }
+        let mut buffers: Vec<HostBuffer> = views.iter().map(|(w, _)| self.decode(w)).collect();
+        run_kernel_with(ctx, kernel, &mut buffers, &refs)?;
+        for ((view, _), buf) in views.iter().zip(&buffers) {
+            self.encode(view, buf).map_err(|m| op_err(ctx, op, m))?;
+        }
+        Ok(())
+    }
+
+    /// The values `func.return` returns: buffers decoded, integers as indices.
+    fn results(&self, op: Op) -> Result<Vec<KernelArg>, Diagnostic> {
+        let ctx = self.ctx;
+        ctx.operands(op)
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| match self.get(op, v)? {
+                HostVal::Buffer(view) => Ok(KernelArg::Buffer(self.decode(view))),
+                HostVal::Scalar(Val::Int(x)) => Ok(KernelArg::Index(*x)),
+                HostVal::Scalar(other) => Err(op_err(
+                    ctx,
+                    op,
+                    format!(
+                        "result #{i}: host functions return buffers and integers, got {other:?}"
+                    ),
+                )),
+            })
+            .collect()
+    }
+}

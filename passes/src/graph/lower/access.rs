@@ -1,0 +1,236 @@
+//! Data movement as index arithmetic: the element of a reshape, transpose, slice, concat, pad,
+//! gather, iota or fill at an output point, loaded from the input buffers at the index the op
+//! maps that point to. Each of these ops is a kernel of its own, so its inputs are global
+//! buffers and its point is the output index.
+//!
+//! Branches (`pad` outside the input, the operand of `concat` that covers a point) are
+//! `loop.if`s writing one scratch register, so no load ever leaves its buffer.
+
+use super::element::{cast, scalar_attr, Emit};
+use super::kernel::{element_type, Kernel, Point};
+use super::plan::{i64_array, int_attr, normalize_axis};
+use dlc_arith::CmpIPredicate;
+use dlc_ir::{Context, DenseValue, Op, Type, Value};
+use dlc_loop::{before_terminator, build_if, build_load, build_store};
+
+impl Kernel<'_> {
+    /// One element of movement op `op` at `point` (the output index).
+    pub(super) fn movement(
+        &mut self,
+        ctx: &mut Context,
+        e: Emit,
+        op: Op,
+        point: &Point,
+    ) -> Result<Value, String> {
+        let out: Vec<Value> = point
+            .iter()
+            .map(|p| p.ok_or("an output axis out of scope"))
+            .collect::<Result<_, _>>()?;
+        let elem = element_type(ctx, ctx.result(op, 0))?;
+        match ctx.op_name(op) {
+            "graph.transpose" => {
+                let perm = i64_array(ctx, op, "perm");
+                let mut idx = vec![out[0]; out.len()];
+                for (i, &p) in perm.iter().enumerate() {
+                    *idx.get_mut(p as usize).ok_or("a bad permutation")? = out[i];
+                }
+                self.load_input(ctx, e, ctx.operand(op, 0), &idx)
+            }
+            "graph.reshape" => {
+                let x = ctx.operand(op, 0);
+                let linear = self.linearize(ctx, e, ctx.result(op, 0), &out);
+                let idx = self.delinearize(ctx, e, x, linear);
+                self.load_input(ctx, e, x, &idx)
+            }
+            "graph.slice" => self.slice(ctx, e, op, &out),
+            "graph.pad" => self.pad(ctx, e, op, &out, elem),
+            "graph.concat" => self.concat(ctx, e, op, &out),
+            "graph.gather" => self.gather(ctx, e, op, &out),
+            "graph.iota" => {
+                let axis = normalize_axis(int_attr(ctx, op, "axis").unwrap_or(0), out.len())?;
+                let i = e.arith(ctx, "index_cast", &[out[axis]], Type::I64);
+                Ok(cast(ctx, e, i, elem))
+            }
+            "graph.fill" => {
+                let v = scalar_attr(ctx, op, "value").ok_or("fill without a scalar value")?;
+                Ok(self.constant(ctx, v, elem))
+            }
+            other => Err(format!("'{other}' is not a data-movement op")),
+        }
+    }
+
+    /// The row-major linear offset of index `idx` in tensor `v`.
+    fn linearize(&mut self, ctx: &mut Context, e: Emit, v: Value, idx: &[Value]) -> Value {
+        let Some((&first, rest)) = idx.split_first() else {
+            return self.index(ctx, 0);
+        };
+        let mut linear = first;
+        for (axis, &i) in rest.iter().enumerate() {
+            let d = self.dim_of(ctx, v, axis + 1);
+            let scaled = e.arith(ctx, "muli", &[linear, d], Type::INDEX);
+            linear = e.arith(ctx, "addi", &[scaled, i], Type::INDEX);
+        }
+        linear
+    }
+
+    /// The index of row-major linear offset `linear` in tensor `v`.
+    fn delinearize(&mut self, ctx: &mut Context, e: Emit, v: Value, linear: Value) -> Vec<Value> {
+        let rank = self.shapes.shape(v).map_or(0, <[_]>::len);
+        let mut idx = vec![linear; rank];
+        let mut rest = linear;
+        for axis in (0..rank).rev() {
+            let d = self.dim_of(ctx, v, axis);
+            if axis == 0 {
+                idx[0] = rest;
+            } else {
+                idx[axis] = e.arith(ctx, "remui", &[rest, d], Type::INDEX);
+                rest = e.arith(ctx, "divui", &[rest, d], Type::INDEX);
+            }
+        }
+        idx
+    }
+
+    /// `graph.slice`: input index `start + i * step` per axis, the start clamped at run time
+    /// as the shape rule does (negative counts from the end).
+    fn slice(
+        &mut self,
+        ctx: &mut Context,
+        e: Emit,
+        op: Op,
+        out: &[Value],
+    ) -> Result<Value, String> {
+        let x = ctx.operand(op, 0);
+        let (starts, steps) = (i64_array(ctx, op, "starts"), i64_array(ctx, op, "steps"));
+        let mut idx = Vec::with_capacity(out.len());
+        for (axis, &i) in out.iter().enumerate() {
+            let start = *starts.get(axis).ok_or("slice starts of the wrong length")?;
+            let step = *steps.get(axis).ok_or("slice steps of the wrong length")?;
+            let d = self.dim_of(ctx, x, axis);
+            let s = self.index(ctx, start);
+            let zero = self.index(ctx, 0);
+            // b < 0 ? b + d : b, clamped to [0, d].
+            let shifted = e.arith(ctx, "addi", &[s, d], Type::INDEX);
+            let negative = e.cmpi(ctx, CmpIPredicate::Slt, s, zero);
+            let b = e.select(ctx, negative, shifted, s);
+            let b = e.arith(ctx, "maxsi", &[b, zero], Type::INDEX);
+            let b = e.arith(ctx, "minsi", &[b, d], Type::INDEX);
+            let step = self.index(ctx, step);
+            let offset = e.arith(ctx, "muli", &[i, step], Type::INDEX);
+            idx.push(e.arith(ctx, "addi", &[b, offset], Type::INDEX));
+        }
+        self.load_input(ctx, e, x, &idx)
+    }
+
+    /// `graph.pad`: the input element at `i - low` where that is inside the input, else the
+    /// padding value.
+    fn pad(
+        &mut self,
+        ctx: &mut Context,
+        e: Emit,
+        op: Op,
+        out: &[Value],
+        elem: Type,
+    ) -> Result<Value, String> {
+        let x = ctx.operand(op, 0);
+        let low = i64_array(ctx, op, "low");
+        let reg = self.scratch(op).ok_or("pad without a scratch register")?;
+        let value = scalar_attr(ctx, op, "value").unwrap_or(DenseValue::Int(0));
+        let fill = self.constant(ctx, value, elem);
+        let mut inside = None;
+        let mut idx = Vec::with_capacity(out.len());
+        for (axis, &i) in out.iter().enumerate() {
+            let l = self.index(ctx, *low.get(axis).ok_or("pad low of the wrong length")?);
+            let j = e.arith(ctx, "subi", &[i, l], Type::INDEX);
+            let d = self.dim_of(ctx, x, axis);
+            let zero = self.index(ctx, 0);
+            let ge = e.cmpi(ctx, CmpIPredicate::Sge, j, zero);
+            let lt = e.cmpi(ctx, CmpIPredicate::Slt, j, d);
+            let both = e.arith(ctx, "andi", &[ge, lt], Type::I1);
+            inside = Some(match inside {
+                Some(c) => e.arith(ctx, "andi", &[c, both], Type::I1),
+                None => both,
+            });
+            idx.push(j);
+        }
+        let Some(cond) = inside else {
+            // Rank 0: nothing to pad.
+            return self.load_input(ctx, e, x, &[]);
+        };
+        let (_, then_block, else_block) = build_if(ctx, e.at, cond, true, e.loc);
+        let then_at = before_terminator(ctx, then_block);
+        let v = build_load(ctx, then_at, self.input_buffer(x)?, &idx, e.loc);
+        build_store(ctx, then_at, v, reg, &[], e.loc);
+        let else_block = else_block.ok_or("an if without an else block")?;
+        let else_at = before_terminator(ctx, else_block);
+        build_store(ctx, else_at, fill, reg, &[], e.loc);
+        Ok(build_load(ctx, e.at, reg, &[], e.loc))
+    }
+
+    /// `graph.concat`: the operand whose range along the axis covers the point, at the point
+    /// less that operand's offset.
+    fn concat(
+        &mut self,
+        ctx: &mut Context,
+        e: Emit,
+        op: Op,
+        out: &[Value],
+    ) -> Result<Value, String> {
+        let axis = normalize_axis(int_attr(ctx, op, "axis").unwrap_or(0), out.len())?;
+        let reg = self
+            .scratch(op)
+            .ok_or("concat without a scratch register")?;
+        let inputs = ctx.operands(op).to_vec();
+        let mut at = e.at;
+        let mut offset = self.index(ctx, 0);
+        for (n, &x) in inputs.iter().enumerate() {
+            let here = Emit { at, loc: e.loc };
+            let local = here.arith(ctx, "subi", &[out[axis], offset], Type::INDEX);
+            let mut idx = out.to_vec();
+            idx[axis] = local;
+            let buf = self.input_buffer(x)?;
+            if n + 1 == inputs.len() {
+                let v = build_load(ctx, at, buf, &idx, e.loc);
+                build_store(ctx, at, v, reg, &[], e.loc);
+                break;
+            }
+            let size = self.dim_of(ctx, x, axis);
+            let cond = here.cmpi(ctx, CmpIPredicate::Slt, local, size);
+            let (_, then_block, else_block) = build_if(ctx, at, cond, true, e.loc);
+            let then_at = before_terminator(ctx, then_block);
+            let v = build_load(ctx, then_at, buf, &idx, e.loc);
+            build_store(ctx, then_at, v, reg, &[], e.loc);
+            at = before_terminator(ctx, else_block.ok_or("an if without an else block")?);
+            offset = Emit { at, loc: e.loc }.arith(ctx, "addi", &[offset, size], Type::INDEX);
+        }
+        Ok(build_load(ctx, e.at, reg, &[], e.loc))
+    }
+
+    /// `graph.gather`: `x[out[..axis], idx[out[axis..axis + r]], out[axis + r..]]`, a negative
+    /// index counting from the end.
+    fn gather(
+        &mut self,
+        ctx: &mut Context,
+        e: Emit,
+        op: Op,
+        out: &[Value],
+    ) -> Result<Value, String> {
+        let (x, indices) = (ctx.operand(op, 0), ctx.operand(op, 1));
+        let xrank = self.shapes.shape(x).map_or(0, <[_]>::len);
+        let axis = normalize_axis(int_attr(ctx, op, "axis").unwrap_or(0), xrank)?;
+        let r = self.shapes.shape(indices).map_or(0, <[_]>::len);
+        let position = out
+            .get(axis..axis + r)
+            .ok_or("gather ranks do not add up")?;
+        let i = self.load_input(ctx, e, indices, position)?;
+        let i = e.arith(ctx, "index_cast", &[i], Type::INDEX);
+        let n = self.dim_of(ctx, x, axis);
+        let zero = self.index(ctx, 0);
+        let negative = e.cmpi(ctx, CmpIPredicate::Slt, i, zero);
+        let wrapped = e.arith(ctx, "addi", &[i, n], Type::INDEX);
+        let i = e.select(ctx, negative, wrapped, i);
+        let mut idx = out[..axis].to_vec();
+        idx.push(i);
+        idx.extend_from_slice(&out[axis + r..]);
+        self.load_input(ctx, e, x, &idx)
+    }
+}

@@ -1,0 +1,331 @@
+//! The meaning of one element of a graph op, as scalar `arith` and `math` ops: what `lower`
+//! puts inside a schedule block once the operands of that element have been loaded.
+//!
+//! Each rule matches the graph interpreter (`dlc_graph::interp`) bit for bit where the scalar
+//! ops allow it, so the loop interpreter on lowered code agrees with the graph interpreter on
+//! the original: `relu` keeps NaN, `max`/`min` propagate NaN, `round` is half to even, a float
+//! to integer cast saturates and sends NaN to 0, `i1` values reduce and compare as 0/1.
+
+use dlc_arith::{build_op, fastmath_attr, CmpFPredicate, CmpIPredicate, FastMathFlags};
+use dlc_ir::{AttrKind, Context, DenseValue, InsertPoint, Location, OpSpec, Type, Value};
+
+/// Where new scalar ops go: an insertion point and the location they carry.
+#[derive(Copy, Clone)]
+pub(super) struct Emit {
+    pub at: InsertPoint,
+    pub loc: Location,
+}
+
+impl Emit {
+    /// `arith.<name>` with one result of type `ty`.
+    pub fn arith(self, ctx: &mut Context, name: &str, operands: &[Value], ty: Type) -> Value {
+        let op = build_op(
+            ctx,
+            self.at,
+            &format!("arith.{name}"),
+            operands,
+            ty,
+            self.loc,
+        );
+        ctx.result(op, 0)
+    }
+
+    /// `math.<name>` on one float type.
+    pub fn math(self, ctx: &mut Context, name: &str, operands: &[Value]) -> Value {
+        let ty = ctx.value_type(operands[0]);
+        let flags = fastmath_attr(ctx, FastMathFlags::default());
+        let spec = OpSpec::new(ctx, &format!("math.{name}"), self.loc)
+            .operands(operands)
+            .attr(ctx, "fastmath", flags)
+            .results(&[ty]);
+        let op = ctx.build(self.at, spec);
+        ctx.result(op, 0)
+    }
+
+    /// An `arith.constant` of scalar type `ty` (float, integer, `i1` or `index`).
+    pub fn constant(self, ctx: &mut Context, value: DenseValue, ty: Type) -> Value {
+        let attr = match (value, ctx.float_kind(ty)) {
+            (DenseValue::Float(f), Some(_)) => ctx.float_attr(f, ty),
+            (DenseValue::Int(i), Some(_)) => ctx.float_attr(i as f64, ty),
+            (DenseValue::Int(i), None) => ctx.integer_attr(i, ty),
+            (DenseValue::Float(f), None) => ctx.integer_attr(f as i128, ty),
+        };
+        let op = dlc_arith::build_constant(ctx, self.at, attr, ty, self.loc);
+        ctx.result(op, 0)
+    }
+
+    /// A float constant.
+    pub fn float(self, ctx: &mut Context, value: f64, ty: Type) -> Value {
+        self.constant(ctx, DenseValue::Float(value), ty)
+    }
+
+    /// An integer (or `i1`, or `index`) constant.
+    pub fn int(self, ctx: &mut Context, value: i64, ty: Type) -> Value {
+        self.constant(ctx, DenseValue::Int(value.into()), ty)
+    }
+
+    /// `arith.cmpf`.
+    pub fn cmpf(self, ctx: &mut Context, pred: CmpFPredicate, a: Value, b: Value) -> Value {
+        let op = dlc_arith::build_cmpf(ctx, self.at, pred, a, b, self.loc);
+        ctx.result(op, 0)
+    }
+
+    /// `arith.cmpi`.
+    pub fn cmpi(self, ctx: &mut Context, pred: CmpIPredicate, a: Value, b: Value) -> Value {
+        let op = dlc_arith::build_cmpi(ctx, self.at, pred, a, b, self.loc);
+        ctx.result(op, 0)
+    }
+
+    /// `arith.select`.
+    pub fn select(self, ctx: &mut Context, cond: Value, a: Value, b: Value) -> Value {
+        let op = dlc_arith::build_select(ctx, self.at, cond, a, b, self.loc);
+        ctx.result(op, 0)
+    }
+}
+
+/// The element class of a scalar type, which picks the arith op of each graph op.
+#[derive(Copy, Clone, PartialEq, Eq)]
+pub(super) enum Class {
+    Float,
+    Int,
+    Bool,
+}
+
+pub(super) fn class(ctx: &Context, ty: Type) -> Class {
+    if ctx.float_kind(ty).is_some() {
+        Class::Float
+    } else if ty == Type::I1 {
+        Class::Bool
+    } else {
+        Class::Int
+    }
+}
+
+/// Emits one element of elementwise graph op `name` (`"add"`, `"exp"`, `"cast"`, ...) from its
+/// operand elements `args`; `result` is the result element type and `predicate` the `cmp`
+/// predicate. Errors name what has no scalar form.
+pub(super) fn elementwise(
+    ctx: &mut Context,
+    e: Emit,
+    name: &str,
+    args: &[Value],
+    result: Type,
+    predicate: Option<&str>,
+) -> Result<Value, String> {
+    let ty = ctx.value_type(args[0]);
+    let cls = class(ctx, ty);
+    Ok(match (name, args) {
+        ("broadcast_to", [x]) => *x,
+        ("cast", [x]) => cast(ctx, e, *x, result),
+        ("select", [c, a, b]) => e.select(ctx, *c, *a, *b),
+        ("cmp", [a, b]) => compare(ctx, e, predicate.unwrap_or("eq"), *a, *b)?,
+        (_, [x]) => unary(ctx, e, name, *x, cls)?,
+        (_, [a, b]) => binary(ctx, e, name, *a, *b, cls)?,
+        _ => return Err(format!("'graph.{name}' has no scalar form")),
+    })
+}
+
+fn unary(ctx: &mut Context, e: Emit, name: &str, x: Value, cls: Class) -> Result<Value, String> {
+    let ty = ctx.value_type(x);
+    Ok(match (name, cls) {
+        (
+            "exp" | "log" | "sqrt" | "rsqrt" | "tanh" | "erf" | "sin" | "cos" | "floor" | "ceil",
+            _,
+        ) => e.math(ctx, name, &[x]),
+        ("round", _) => e.math(ctx, "roundeven", &[x]),
+        ("abs", Class::Float) => e.math(ctx, "absf", &[x]),
+        ("reciprocal", _) => {
+            let one = e.float(ctx, 1.0, ty);
+            e.arith(ctx, "divf", &[one, x], ty)
+        }
+        ("sigmoid", _) => {
+            // 1 / (1 + exp(-x)), as the graph interpreter computes it.
+            let neg = e.arith(ctx, "negf", &[x], ty);
+            let exp = e.math(ctx, "exp", &[neg]);
+            let one = e.float(ctx, 1.0, ty);
+            let den = e.arith(ctx, "addf", &[one, exp], ty);
+            e.arith(ctx, "divf", &[one, den], ty)
+        }
+        ("neg", Class::Float) => e.arith(ctx, "negf", &[x], ty),
+        ("neg", Class::Int) => {
+            let zero = e.int(ctx, 0, ty);
+            e.arith(ctx, "subi", &[zero, x], ty)
+        }
+        ("abs", Class::Int) => {
+            let zero = e.int(ctx, 0, ty);
+            let neg = e.arith(ctx, "subi", &[zero, x], ty);
+            let is_neg = e.cmpi(ctx, CmpIPredicate::Slt, x, zero);
+            e.select(ctx, is_neg, neg, x)
+        }
+        ("relu", Class::Float) => {
+            // NaN stays NaN: `ugt` is true for unordered operands.
+            let zero = e.float(ctx, 0.0, ty);
+            let keep = e.cmpf(ctx, CmpFPredicate::Ugt, x, zero);
+            e.select(ctx, keep, x, zero)
+        }
+        ("relu", Class::Int) => {
+            let zero = e.int(ctx, 0, ty);
+            e.arith(ctx, "maxsi", &[x, zero], ty)
+        }
+        ("sign", Class::Float) => {
+            // ±1, and 0, -0 and NaN map to themselves.
+            let zero = e.float(ctx, 0.0, ty);
+            let (one, minus) = (e.float(ctx, 1.0, ty), e.float(ctx, -1.0, ty));
+            let pos = e.cmpf(ctx, CmpFPredicate::Ogt, x, zero);
+            let neg = e.cmpf(ctx, CmpFPredicate::Olt, x, zero);
+            let low = e.select(ctx, neg, minus, x);
+            e.select(ctx, pos, one, low)
+        }
+        ("sign", Class::Int) => {
+            let zero = e.int(ctx, 0, ty);
+            let (one, minus) = (e.int(ctx, 1, ty), e.int(ctx, -1, ty));
+            let pos = e.cmpi(ctx, CmpIPredicate::Sgt, x, zero);
+            let neg = e.cmpi(ctx, CmpIPredicate::Slt, x, zero);
+            let low = e.select(ctx, neg, minus, zero);
+            e.select(ctx, pos, one, low)
+        }
+        ("not", Class::Bool | Class::Int) => {
+            let ones = e.int(ctx, -1, ty);
+            e.arith(ctx, "xori", &[x, ones], ty)
+        }
+        _ => return Err(format!("'graph.{name}' has no scalar form for this dtype")),
+    })
+}
+
+fn binary(
+    ctx: &mut Context,
+    e: Emit,
+    name: &str,
+    a: Value,
+    b: Value,
+    cls: Class,
+) -> Result<Value, String> {
+    let ty = ctx.value_type(a);
+    let arith = match (name, cls) {
+        ("add", Class::Float) => "addf",
+        ("sub", Class::Float) => "subf",
+        ("mul", Class::Float) => "mulf",
+        ("div", Class::Float) => "divf",
+        ("rem", Class::Float) => "remf",
+        ("max", Class::Float) => "maximumf",
+        ("min", Class::Float) => "minimumf",
+        ("pow", Class::Float) => return Ok(e.math(ctx, "powf", &[a, b])),
+        ("add", Class::Int) => "addi",
+        ("sub", Class::Int) => "subi",
+        ("mul", Class::Int) => "muli",
+        ("div", Class::Int) => "divsi",
+        ("rem", Class::Int) => "remsi",
+        ("max", Class::Int) => "maxsi",
+        ("min", Class::Int) => "minsi",
+        ("and" | "min", Class::Int | Class::Bool) => "andi",
+        ("or" | "max", Class::Int | Class::Bool) => "ori",
+        _ => return Err(format!("'graph.{name}' has no scalar form for this dtype")),
+    };
+    Ok(e.arith(ctx, arith, &[a, b], ty))
+}
+
+/// `graph.cmp`: floats compare ordered (NaN is unequal to everything, `ne` holds), integers
+/// signed, `i1` as 0/1.
+fn compare(ctx: &mut Context, e: Emit, pred: &str, a: Value, b: Value) -> Result<Value, String> {
+    let ty = ctx.value_type(a);
+    Ok(match class(ctx, ty) {
+        Class::Float => {
+            let p = match pred {
+                "eq" => CmpFPredicate::Oeq,
+                "ne" => CmpFPredicate::Une,
+                "lt" => CmpFPredicate::Olt,
+                "le" => CmpFPredicate::Ole,
+                "gt" => CmpFPredicate::Ogt,
+                "ge" => CmpFPredicate::Oge,
+                _ => return Err(format!("unknown predicate '{pred}'")),
+            };
+            e.cmpf(ctx, p, a, b)
+        }
+        cls => {
+            let signed = cls == Class::Int;
+            let p = match (pred, signed) {
+                ("eq", _) => CmpIPredicate::Eq,
+                ("ne", _) => CmpIPredicate::Ne,
+                ("lt", true) => CmpIPredicate::Slt,
+                ("le", true) => CmpIPredicate::Sle,
+                ("gt", true) => CmpIPredicate::Sgt,
+                ("ge", true) => CmpIPredicate::Sge,
+                ("lt", false) => CmpIPredicate::Ult,
+                ("le", false) => CmpIPredicate::Ule,
+                ("gt", false) => CmpIPredicate::Ugt,
+                ("ge", false) => CmpIPredicate::Uge,
+                _ => return Err(format!("unknown predicate '{pred}'")),
+            };
+            e.cmpi(ctx, p, a, b)
+        }
+    })
+}
+
+/// `graph.cast` of element `x` to type `to`: to `i1` is `!= 0`; from `i1` is 0/1; floats round;
+/// float to integer truncates, saturates at the type's range and maps NaN to 0 (Rust's `as`).
+pub(super) fn cast(ctx: &mut Context, e: Emit, x: Value, to: Type) -> Value {
+    let from = ctx.value_type(x);
+    if from == to {
+        return x;
+    }
+    match (class(ctx, from), class(ctx, to)) {
+        (Class::Float, Class::Bool) => {
+            let zero = e.float(ctx, 0.0, from);
+            e.cmpf(ctx, CmpFPredicate::Une, x, zero)
+        }
+        (_, Class::Bool) => {
+            let zero = e.int(ctx, 0, from);
+            e.cmpi(ctx, CmpIPredicate::Ne, x, zero)
+        }
+        (Class::Bool, Class::Float) => {
+            let (one, zero) = (e.float(ctx, 1.0, to), e.float(ctx, 0.0, to));
+            e.select(ctx, x, one, zero)
+        }
+        (Class::Bool, _) => e.arith(ctx, "extui", &[x], to),
+        (Class::Int, Class::Float) => e.arith(ctx, "sitofp", &[x], to),
+        (Class::Float, Class::Float) => {
+            let wider = float_bits(ctx, to) > float_bits(ctx, from);
+            e.arith(ctx, if wider { "extf" } else { "truncf" }, &[x], to)
+        }
+        (Class::Int, Class::Int) => {
+            let wider = ctx.integer_width(to) > ctx.integer_width(from);
+            e.arith(ctx, if wider { "extsi" } else { "trunci" }, &[x], to)
+        }
+        (Class::Float, Class::Int) => {
+            let width = ctx.integer_width(to).unwrap_or(64);
+            // Largest float below 2^(w-1), so the clamp itself never overflows the cast.
+            let hi = if width >= 64 {
+                9.223_372_036_854_775e18
+            } else {
+                ((1i64 << (width - 1)) - 1) as f64
+            };
+            let lo = -(2f64.powi(width as i32 - 1));
+            let zero = e.float(ctx, 0.0, from);
+            let nan = e.cmpf(ctx, CmpFPredicate::Uno, x, x);
+            let finite = e.select(ctx, nan, zero, x);
+            let (lo, hi) = (e.float(ctx, lo, from), e.float(ctx, hi, from));
+            let above = e.arith(ctx, "maximumf", &[finite, lo], from);
+            let clamped = e.arith(ctx, "minimumf", &[above, hi], from);
+            e.arith(ctx, "fptosi", &[clamped], to)
+        }
+    }
+}
+
+fn float_bits(ctx: &Context, ty: Type) -> u32 {
+    ctx.float_kind(ty).map_or(0, |k| k.width())
+}
+
+/// The string attribute `name` of `op`, if present.
+pub(super) fn str_attr<'c>(ctx: &'c Context, op: dlc_ir::Op, name: &str) -> Option<&'c str> {
+    ctx.attr(op, name).and_then(|a| ctx.attr_as_str(a))
+}
+
+/// The value of a scalar attribute (`value` of `fill`/`pad`) as a dense value.
+pub(super) fn scalar_attr(ctx: &Context, op: dlc_ir::Op, name: &str) -> Option<DenseValue> {
+    match ctx.attr_kind(ctx.attr(op, name)?) {
+        AttrKind::Integer { value, .. } => Some(DenseValue::Int(*value)),
+        AttrKind::Float { bits, .. } => Some(DenseValue::Float(f64::from_bits(*bits))),
+        AttrKind::DenseElements(d) if d.splat => Some(ctx.dense_element(d, 0)),
+        _ => None,
+    }
+}

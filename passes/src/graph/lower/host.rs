@@ -1,0 +1,467 @@
+//! The host side of `lower`: a graph `func.func` becomes a host `func.func` over global
+//! buffers that computes dynamic sizes, allocates every intermediate and output, and launches
+//! one `loop.kernel` per fusion group (or unfused op), in program order.
+//!
+//! Sizes are per symbol of [`SymbolicShapes`]: a symbol of an argument is a `loop.dim` of it;
+//! a symbol an op creates (a reshape's inferred dim, a concat or pad of a `?` axis, a fill's
+//! size operand) is computed from its operands' sizes with index arithmetic, the way the shape
+//! rule defines it. Each size is computed once, where it is first needed.
+
+use super::kernel::{self, global_buffer};
+use super::plan::{self, i64_array, int_attr, normalize_axis, Group, Kind};
+use super::{Stats, Target};
+use dlc_arith::CmpIPredicate;
+use dlc_graph::shapes::{DimExpr, SymbolOrigin, SymbolicShapes};
+use dlc_ir::{
+    Block, Context, Diagnostic, InsertPoint, Location, Op, OpSpec, Type, Value, ValueMap,
+};
+use rustc_hash::FxHashMap;
+
+use super::element::Emit;
+
+/// Lowers one graph function: builds the host function after it and its kernels before it,
+/// then erases it.
+pub(super) fn lower_function(
+    ctx: &mut Context,
+    func: Op,
+    shapes: &SymbolicShapes,
+    target: Target,
+    stats: &mut Stats,
+) -> Result<(), Diagnostic> {
+    let loc = ctx.op_loc(func);
+    let region = *ctx
+        .regions(func)
+        .first()
+        .ok_or_else(|| err(loc, "a function without a body"))?;
+    let blocks = ctx.blocks(region).to_vec();
+    let [entry] = blocks[..] else {
+        return Err(err(loc, "'lower' needs a function with one block"));
+    };
+    let name = dlc_ir::symbol::symbol_name(ctx, func)
+        .unwrap_or("graph")
+        .to_string();
+    // The host function's signature: tensors become global buffers.
+    let mut arg_types = Vec::new();
+    for &a in ctx.block_args(entry).to_vec().iter() {
+        arg_types.push(host_type(ctx, shapes, a).map_err(|m| err(loc, m))?);
+    }
+    let (host_region, host_entry) = ctx.create_region_with_block(&arg_types);
+    let mut host = Host {
+        shapes,
+        target,
+        func,
+        entry: host_entry,
+        map: ValueMap::new(),
+        sizes: FxHashMap::default(),
+        args: ctx.block_args(host_entry).to_vec(),
+        name,
+        stats,
+    };
+    for (&old, &new) in ctx.block_args(entry).to_vec().iter().zip(&host.args) {
+        host.map.map(old, new);
+    }
+    let mut result_types = Vec::new();
+    for op in ctx.block_ops(entry).collect::<Vec<_>>() {
+        if ctx.op_name(op) == "func.return" {
+            let values: Vec<Value> = ctx
+                .operands(op)
+                .iter()
+                .map(|v| host.map.lookup(*v))
+                .collect();
+            result_types = values.iter().map(|v| ctx.value_type(*v)).collect();
+            let spec = OpSpec::new(ctx, "func.return", ctx.op_loc(op)).operands(&values);
+            ctx.build(InsertPoint::End(host_entry), spec);
+        } else {
+            host.lower_op(ctx, op)?;
+        }
+    }
+    let fn_ty = ctx.function_type(&arg_types, &result_types);
+    let ty_attr = ctx.type_attr(fn_ty);
+    let mut spec = OpSpec::new(ctx, "func.func", loc).attr(ctx, "function_type", ty_attr);
+    for attr in ctx.attrs(func).to_vec() {
+        if ctx.ident_str(attr.name) != "function_type" {
+            spec.attrs.push(attr);
+        }
+    }
+    let spec = spec.region(host_region);
+    ctx.build(InsertPoint::After(func), spec);
+    ctx.erase_op(func);
+    Ok(())
+}
+
+fn err(loc: Location, msg: impl Into<String>) -> Diagnostic {
+    Diagnostic::error(loc, msg)
+}
+
+/// The host type of a function argument: a global buffer for a tensor, else unchanged.
+fn host_type(ctx: &mut Context, shapes: &SymbolicShapes, v: Value) -> Result<Type, String> {
+    if dlc_graph::tensor_parts(ctx, ctx.value_type(v)).is_some() {
+        global_buffer(ctx, shapes, v)
+    } else {
+        Ok(ctx.value_type(v))
+    }
+}
+
+struct Host<'a> {
+    shapes: &'a SymbolicShapes,
+    target: Target,
+    /// The graph function (kernels go before it).
+    func: Op,
+    entry: Block,
+    /// Graph values to host values.
+    map: ValueMap,
+    /// Symbol sizes computed so far.
+    sizes: FxHashMap<u32, Value>,
+    args: Vec<Value>,
+    name: String,
+    stats: &'a mut Stats,
+}
+
+impl Host<'_> {
+    fn at(&self) -> InsertPoint {
+        InsertPoint::End(self.entry)
+    }
+
+    fn lower_op(&mut self, ctx: &mut Context, op: Op) -> Result<(), Diagnostic> {
+        let loc = ctx.op_loc(op);
+        let name = ctx.op_name(op).to_string();
+        let e = Emit { at: self.at(), loc };
+        match name.as_str() {
+            "graph.constant" => {
+                let v = self.constant(ctx, op).map_err(|m| err(loc, m))?;
+                self.map.map(ctx.result(op, 0), v);
+            }
+            "graph.dim" => {
+                let x = ctx.operand(op, 0);
+                let rank = self.shapes.shape(x).map_or(0, <[_]>::len);
+                let axis = normalize_axis(int_attr(ctx, op, "axis").unwrap_or(0), rank)
+                    .map_err(|m| err(loc, m))?;
+                let v = dlc_loop::build_dim(ctx, e.at, self.map.lookup(x), axis, loc);
+                self.map.map(ctx.result(op, 0), v);
+            }
+            "graph.fusion" => self.lower_fusion(ctx, op)?,
+            n if n.starts_with("graph.") => {
+                let group = Group {
+                    ops: vec![op],
+                    inputs: self.tensor_operands(ctx, &[op]),
+                    outputs: vec![ctx.result(op, 0)],
+                };
+                self.launch(ctx, &group, op)?;
+            }
+            n if n.starts_with("arith.") => {
+                let clone = ctx.clone_op(op, &mut self.map);
+                ctx.insert_op(e.at, clone);
+            }
+            _ => {
+                return Err(err(
+                    loc,
+                    format!("'lower' cannot lower '{name}' in a graph function"),
+                ))
+            }
+        }
+        Ok(())
+    }
+
+    /// A `loop.constant` buffer holding constant `op`'s value.
+    fn constant(&mut self, ctx: &mut Context, op: Op) -> Result<Value, String> {
+        let value = ctx.attr(op, "value").ok_or("a constant without a value")?;
+        let ty = global_buffer(ctx, self.shapes, ctx.result(op, 0))?;
+        Ok(dlc_loop::build_constant(
+            ctx,
+            self.at(),
+            value,
+            ty,
+            ctx.op_loc(op),
+        ))
+    }
+
+    /// The tensors `ops` read from outside themselves, in order of first use.
+    fn tensor_operands(&self, ctx: &Context, ops: &[Op]) -> Vec<Value> {
+        let mut seen = Vec::new();
+        for &op in ops {
+            for &v in ctx.operands(op) {
+                let inside = ctx.defining_op(v).is_some_and(|d| ops.contains(&d));
+                let tensor = dlc_graph::tensor_parts(ctx, ctx.value_type(v)).is_some();
+                if !inside && tensor && !seen.contains(&v) {
+                    seen.push(v);
+                }
+            }
+        }
+        seen
+    }
+
+    fn lower_fusion(&mut self, ctx: &mut Context, fusion: Op) -> Result<(), Diagnostic> {
+        let loc = ctx.op_loc(fusion);
+        let body = ctx
+            .regions(fusion)
+            .first()
+            .and_then(|&r| ctx.blocks(r).first().copied())
+            .ok_or_else(|| err(loc, "a fusion without a body"))?;
+        for (&arg, &operand) in ctx.block_args(body).iter().zip(ctx.operands(fusion)) {
+            let v = self.map.lookup(operand);
+            self.map.map(arg, v);
+        }
+        let mut ops = Vec::new();
+        let mut yielded = Vec::new();
+        for op in ctx.block_ops(body).collect::<Vec<_>>() {
+            if ctx.op_name(op) == "graph.yield" {
+                yielded = ctx.operands(op).to_vec();
+            } else {
+                ops.push(op);
+            }
+        }
+        // Non-splat constants are host buffers the kernel reads.
+        let mut members = Vec::new();
+        for &op in &ops {
+            if ctx.op_name(op) == "graph.constant" && !plan::is_splat(ctx, op) {
+                let v = self.constant(ctx, op).map_err(|m| err(loc, m))?;
+                self.map.map(ctx.result(op, 0), v);
+            } else {
+                members.push(op);
+            }
+        }
+        let mut outputs = Vec::new();
+        for &v in &yielded {
+            let computed = ctx
+                .defining_op(v)
+                .is_some_and(|d| members.contains(&d) && kernel::is_computed(ctx, d));
+            if computed && !outputs.contains(&v) {
+                outputs.push(v);
+            }
+        }
+        let group = Group {
+            inputs: self.tensor_operands(ctx, &members),
+            ops: members.clone(),
+            outputs,
+        };
+        let computing = members
+            .iter()
+            .filter(|&&op| kernel::is_computed(ctx, op))
+            .count();
+        match plan::plan(ctx, &group, self.shapes) {
+            Ok(_) => self.launch(ctx, &group, fusion)?,
+            Err(_) if computing > 1 => {
+                // Ops that cannot share loops: one kernel each, intermediates in memory.
+                self.stats.split_groups += 1;
+                for &op in &members {
+                    self.lower_op(ctx, op)?;
+                }
+            }
+            Err(m) => return Err(err(loc, m)),
+        }
+        // Yielded splat constants and pass-through arguments are host values too.
+        for &v in &yielded {
+            if let Some(def) = ctx
+                .defining_op(v)
+                .filter(|&d| ctx.op_name(d) == "graph.constant" && plan::is_splat(ctx, d))
+            {
+                let c = self.constant(ctx, def).map_err(|m| err(loc, m))?;
+                self.map.map(v, c);
+            }
+        }
+        for (i, &v) in yielded.iter().enumerate() {
+            let host = self.map.lookup(v);
+            self.map.map(ctx.result(fusion, i), host);
+        }
+        Ok(())
+    }
+
+    /// Plans and builds the kernel of `group`, allocates its outputs and launches it.
+    fn launch(&mut self, ctx: &mut Context, group: &Group, anchor: Op) -> Result<(), Diagnostic> {
+        let loc = ctx.op_loc(anchor);
+        let plan = plan::plan(ctx, group, self.shapes).map_err(|m| err(loc, m))?;
+        let computing = group
+            .ops
+            .iter()
+            .filter(|op| plan.kind[op] != Kind::Splat)
+            .count();
+        let label = if computing > 1 {
+            "fusion".to_string()
+        } else {
+            group
+                .ops
+                .iter()
+                .find(|op| plan.kind[op] != Kind::Splat)
+                .map_or("op".into(), |op| {
+                    ctx.op_name(*op).trim_start_matches("graph.").to_string()
+                })
+        };
+        let kernel_name = format!("{}_{}_{}", self.name, self.stats.kernels, label);
+        let request = kernel::Request {
+            name: &kernel_name,
+            group,
+            plan: &plan,
+            shapes: self.shapes,
+            target: self.target,
+            loc,
+        };
+        let (_, built) = kernel::build(ctx, InsertPoint::Before(self.func), &request)
+            .map_err(|m| err(loc, m))?;
+        self.stats.kernels += 1;
+        self.stats.blocks += built.blocks;
+        self.stats.locals += built.locals;
+        let mut args: Vec<Value> = group.inputs.iter().map(|v| self.map.lookup(*v)).collect();
+        for &out in &group.outputs {
+            let buf = self.allocate(ctx, out, loc).map_err(|m| err(loc, m))?;
+            self.map.map(out, buf);
+            args.push(buf);
+        }
+        for &s in &built.symbols {
+            args.push(self.symbol(ctx, s, loc).map_err(|m| err(loc, m))?);
+        }
+        dlc_loop::build_launch(ctx, self.at(), &kernel_name, &args, loc);
+        Ok(())
+    }
+
+    /// A fresh global buffer for graph value `v`.
+    fn allocate(&mut self, ctx: &mut Context, v: Value, loc: Location) -> Result<Value, String> {
+        let ty = global_buffer(ctx, self.shapes, v)?;
+        let mut sizes = Vec::new();
+        for d in self.shapes.shape(v).unwrap_or(&[]).to_vec() {
+            if let DimExpr::Symbol(s) = d {
+                sizes.push(self.symbol(ctx, s, loc)?);
+            }
+        }
+        Ok(dlc_loop::build_alloc(ctx, self.at(), ty, &sizes, loc))
+    }
+
+    /// Dim `axis` of graph value `v` on the host.
+    fn dim(
+        &mut self,
+        ctx: &mut Context,
+        v: Value,
+        axis: usize,
+        loc: Location,
+    ) -> Result<Value, String> {
+        let d = *self
+            .shapes
+            .shape(v)
+            .and_then(|s| s.get(axis))
+            .ok_or("a dim of a value without a shape")?;
+        match d {
+            DimExpr::Static(n) => Ok(Emit { at: self.at(), loc }.int(ctx, n, Type::INDEX)),
+            DimExpr::Symbol(s) => self.symbol(ctx, s, loc),
+        }
+    }
+
+    /// The size of symbol `s`, computed on first use.
+    fn symbol(&mut self, ctx: &mut Context, s: u32, loc: Location) -> Result<Value, String> {
+        if let Some(&v) = self.sizes.get(&s) {
+            return Ok(v);
+        }
+        let v = match self.shapes.origin(s).ok_or("an unknown size symbol")? {
+            SymbolOrigin::Arg { arg, axis } => {
+                let buf = *self
+                    .args
+                    .get(arg as usize)
+                    .ok_or("a symbol of a missing argument")?;
+                dlc_loop::build_dim(ctx, self.at(), buf, axis as usize, loc)
+            }
+            SymbolOrigin::Result { value, axis } => {
+                self.result_size(ctx, value, axis as usize, loc)?
+            }
+        };
+        self.sizes.insert(s, v);
+        Ok(v)
+    }
+
+    /// Dim `axis` of op result `value`, which the shape rule could not relate to its operands'
+    /// symbols, computed from the op's definition.
+    fn result_size(
+        &mut self,
+        ctx: &mut Context,
+        value: Value,
+        axis: usize,
+        loc: Location,
+    ) -> Result<Value, String> {
+        let op = ctx.defining_op(value).ok_or("a size of a block argument")?;
+        let e = Emit { at: self.at(), loc };
+        let name = ctx.op_name(op).to_string();
+        match name.as_str() {
+            "graph.reshape" => {
+                let x = ctx.operand(op, 0);
+                let rank = self.shapes.shape(x).map_or(0, <[_]>::len);
+                let mut numel = None;
+                for a in 0..rank {
+                    let d = self.dim(ctx, x, a, loc)?;
+                    numel = Some(match numel {
+                        Some(n) => e.arith(ctx, "muli", &[n, d], Type::INDEX),
+                        None => d,
+                    });
+                }
+                let numel = match numel {
+                    Some(n) => n,
+                    None => e.int(ctx, 1, Type::INDEX),
+                };
+                let known: i64 = i64_array(ctx, op, "shape")
+                    .iter()
+                    .enumerate()
+                    .filter(|&(a, &t)| a != axis && t >= 0)
+                    .map(|(_, &t)| t)
+                    .product();
+                let known = e.int(ctx, known.max(1), Type::INDEX);
+                Ok(e.arith(ctx, "divui", &[numel, known], Type::INDEX))
+            }
+            "graph.concat" => {
+                let mut total = e.int(ctx, 0, Type::INDEX);
+                for x in ctx.operands(op).to_vec() {
+                    let d = self.dim(ctx, x, axis, loc)?;
+                    total = e.arith(ctx, "addi", &[total, d], Type::INDEX);
+                }
+                Ok(total)
+            }
+            "graph.pad" => {
+                let x = ctx.operand(op, 0);
+                let d = self.dim(ctx, x, axis, loc)?;
+                let low = i64_array(ctx, op, "low").get(axis).copied().unwrap_or(0);
+                let high = i64_array(ctx, op, "high").get(axis).copied().unwrap_or(0);
+                let grow = e.int(ctx, low + high, Type::INDEX);
+                Ok(e.arith(ctx, "addi", &[d, grow], Type::INDEX))
+            }
+            "graph.slice" => {
+                let x = ctx.operand(op, 0);
+                let d = self.dim(ctx, x, axis, loc)?;
+                let at = |n: &str| i64_array(ctx, op, n).get(axis).copied().unwrap_or(0);
+                let (start, end, step) = (at("starts"), at("ends"), at("steps").max(1));
+                let s = self.slice_bound(ctx, e, start, d);
+                let t = self.slice_bound(ctx, e, end, d);
+                // (max(0, t - s) + step - 1) / step
+                let diff = e.arith(ctx, "subi", &[t, s], Type::INDEX);
+                let zero = e.int(ctx, 0, Type::INDEX);
+                let diff = e.arith(ctx, "maxsi", &[diff, zero], Type::INDEX);
+                let bump = e.int(ctx, step - 1, Type::INDEX);
+                let diff = e.arith(ctx, "addi", &[diff, bump], Type::INDEX);
+                let step = e.int(ctx, step, Type::INDEX);
+                Ok(e.arith(ctx, "divui", &[diff, step], Type::INDEX))
+            }
+            "graph.fill" => {
+                let ty = dlc_graph::tensor_parts(ctx, ctx.value_type(value))
+                    .ok_or("fill of a non-tensor")?;
+                let k = ty.shape[..axis]
+                    .iter()
+                    .filter(|&&d| d == dlc_ir::DYNAMIC)
+                    .count();
+                let size = *ctx
+                    .operands(op)
+                    .get(k)
+                    .ok_or("fill without its size operand")?;
+                Ok(self.map.lookup(size))
+            }
+            "graph.broadcast_to" => Ok(e.int(ctx, 1, Type::INDEX)),
+            _ => Err(format!(
+                "'lower' cannot compute dim {axis} of '{name}' on the host"
+            )),
+        }
+    }
+
+    /// `b < 0 ? b + d : b`, clamped to `[0, d]`.
+    fn slice_bound(&mut self, ctx: &mut Context, e: Emit, b: i64, d: Value) -> Value {
+        let bv = e.int(ctx, b, Type::INDEX);
+        let zero = e.int(ctx, 0, Type::INDEX);
+        let shifted = e.arith(ctx, "addi", &[bv, d], Type::INDEX);
+        let negative = e.cmpi(ctx, CmpIPredicate::Slt, bv, zero);
+        let v = e.select(ctx, negative, shifted, bv);
+        let v = e.arith(ctx, "maxsi", &[v, zero], Type::INDEX);
+        e.arith(ctx, "minsi", &[v, d], Type::INDEX)
+    }
+}

@@ -1,0 +1,820 @@
+//! Builds the `loop.kernel` of one planned group: arguments, the point loops, the reduce
+//! nests, and one schedule block per op (plus a write-back block per reduction output).
+//!
+//! Arguments are the input buffers, the output buffers, then one `index` per symbolic dim the
+//! kernel needs, in symbol order ([`Built::symbols`] tells the host which). Inside the point
+//! loops every op result lives in a rank-0 `local` buffer (a register), a spilled value in a
+//! `local` buffer over the reduce axes, and a reduction accumulates in its register: the init
+//! region stores the identity at the first reduce point, the body combines.
+
+use super::element::{self, class, Class, Emit};
+use super::plan::{is_splat, matmul_transposes, Group, Kind, Plan, Slot};
+use super::Target;
+use dlc_graph::shapes::{DimExpr, SymbolicShapes};
+use dlc_graph::{family, tensor_parts, Family, Reduction};
+use dlc_ir::{AttrKind, Block, Context, DenseValue, InsertPoint, Location, Op, Type, Value};
+use dlc_loop::{
+    before_terminator, buffer_type, build_alloc, build_for, build_kernel, build_load,
+    build_schedule_block, build_store, IterKind, LoopKind, MemorySpace,
+};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// What the host needs to launch a built kernel.
+pub(super) struct Built {
+    /// The symbols whose sizes follow the buffer arguments, in order.
+    pub symbols: Vec<u32>,
+    /// Schedule blocks built.
+    pub blocks: u64,
+    /// Local buffers (registers and spills) allocated.
+    pub locals: u64,
+}
+
+/// What to build: kernel `name` for `group` as `plan` says, with the `target`'s schedule.
+pub(super) struct Request<'a> {
+    pub name: &'a str,
+    pub group: &'a Group,
+    pub plan: &'a Plan,
+    pub shapes: &'a SymbolicShapes,
+    pub target: Target,
+    pub loc: Location,
+}
+
+/// Builds the kernel `req` describes at `at` (in the module).
+pub(super) fn build(
+    ctx: &mut Context,
+    at: InsertPoint,
+    req: &Request<'_>,
+) -> Result<(Op, Built), String> {
+    let Request {
+        name,
+        group,
+        plan,
+        shapes,
+        target,
+        loc,
+    } = *req;
+    let symbols = kernel_symbols(ctx, group, plan, shapes);
+    let mut arg_types = Vec::new();
+    for &v in group.inputs.iter().chain(&group.outputs) {
+        arg_types.push(global_buffer(ctx, shapes, v)?);
+    }
+    arg_types.extend(std::iter::repeat_n(Type::INDEX, symbols.len()));
+    let (kernel, entry) = build_kernel(ctx, at, name, &arg_types, loc);
+    let args = ctx.block_args(entry).to_vec();
+    let nbuf = group.inputs.len() + group.outputs.len();
+    let mut k = Kernel {
+        plan,
+        shapes,
+        loc,
+        entry,
+        last_const: None,
+        consts: FxHashMap::default(),
+        inputs: group
+            .inputs
+            .iter()
+            .copied()
+            .zip(args.iter().copied())
+            .collect(),
+        outputs: group
+            .outputs
+            .iter()
+            .copied()
+            .zip(args[group.inputs.len()..].iter().copied())
+            .collect(),
+        symbols: symbols
+            .iter()
+            .copied()
+            .zip(args[nbuf..].iter().copied())
+            .collect(),
+        storage: FxHashMap::default(),
+        best: FxHashMap::default(),
+        scratch: FxHashMap::default(),
+        blocks: 0,
+        locals: 0,
+    };
+    match k.body(ctx, group, target) {
+        Ok(()) => Ok((
+            kernel.0,
+            Built {
+                symbols,
+                blocks: k.blocks,
+                locals: k.locals,
+            },
+        )),
+        Err(e) => {
+            ctx.erase_op(kernel.0);
+            Err(e)
+        }
+    }
+}
+
+/// The `!loop.buffer<..., global>` for tensor value `v`.
+pub(super) fn global_buffer(
+    ctx: &mut Context,
+    shapes: &SymbolicShapes,
+    v: Value,
+) -> Result<Type, String> {
+    let t = tensor_parts(ctx, ctx.value_type(v)).ok_or("a non-tensor kernel operand")?;
+    let dims: Vec<i64> = match shapes.shape(v) {
+        Some(s) => s
+            .iter()
+            .map(|d| match d {
+                DimExpr::Static(n) => *n,
+                DimExpr::Symbol(_) => dlc_ir::DYNAMIC,
+            })
+            .collect(),
+        None => t.shape,
+    };
+    if dlc_loop::elem_size_bytes(ctx, t.element).is_none() {
+        return Err("an element type loop buffers cannot hold".into());
+    }
+    Ok(buffer_type(ctx, &dims, t.element, MemorySpace::Global))
+}
+
+/// The symbols of every dim the kernel touches, sorted.
+fn kernel_symbols(ctx: &Context, group: &Group, plan: &Plan, shapes: &SymbolicShapes) -> Vec<u32> {
+    let mut set = FxHashSet::default();
+    let mut add = |dims: &[DimExpr]| {
+        for d in dims {
+            if let DimExpr::Symbol(s) = d {
+                set.insert(*s);
+            }
+        }
+    };
+    add(&plan.domain);
+    for &v in group.inputs.iter().chain(&group.outputs) {
+        add(shapes.shape(v).unwrap_or(&[]));
+    }
+    for &op in &group.ops {
+        for &v in ctx.operands(op) {
+            add(shapes.shape(v).unwrap_or(&[]));
+        }
+    }
+    let mut list: Vec<u32> = set.into_iter().collect();
+    list.sort_unstable();
+    list
+}
+
+/// The kernel under construction.
+pub(super) struct Kernel<'p> {
+    pub plan: &'p Plan,
+    pub shapes: &'p SymbolicShapes,
+    pub loc: Location,
+    entry: Block,
+    last_const: Option<Op>,
+    consts: FxHashMap<(Type, u128), Value>,
+    inputs: FxHashMap<Value, Value>,
+    outputs: FxHashMap<Value, Value>,
+    symbols: FxHashMap<u32, Value>,
+    /// Member result -> its register or spill buffer.
+    storage: FxHashMap<Value, Value>,
+    /// Arg-reduction result -> the register of its best value.
+    best: FxHashMap<Value, Value>,
+    /// Movement op -> a register its branches write.
+    scratch: FxHashMap<Op, Value>,
+    blocks: u64,
+    locals: u64,
+}
+
+/// The domain point of a block: the iter var of each domain axis in scope.
+pub(super) type Point = Vec<Option<Value>>;
+
+impl Kernel<'_> {
+    fn body(&mut self, ctx: &mut Context, group: &Group, target: Target) -> Result<(), String> {
+        let plan = self.plan;
+        let d = plan.domain.len();
+        // Point loops around everything.
+        let mut point: Point = vec![None; d];
+        let mut body = self.entry;
+        for (n, a) in plan.point_axes().into_iter().enumerate() {
+            let kind = match target {
+                Target::Cpu if n > 0 => LoopKind::Serial,
+                _ => LoopKind::Parallel,
+            };
+            let (b, iv) = self.build_loop(ctx, body, a, kind)?;
+            body = b;
+            point[a] = Some(iv);
+        }
+        self.allocate(ctx, group, body)?;
+        let computing: Vec<Op> = group
+            .ops
+            .iter()
+            .copied()
+            .filter(|op| plan.kind[op] != Kind::Splat)
+            .collect();
+        for stage in 0..=plan.nests {
+            // Write-backs of the reductions the previous nest finished.
+            for &op in &computing {
+                let r = ctx.result(op, 0);
+                if plan.slot[&op] == Slot::Nest(stage.wrapping_sub(1))
+                    && plan.is_reduction_value(ctx, r)
+                    && self.outputs.contains_key(&r)
+                {
+                    self.write_back(ctx, body, r, &point)?;
+                }
+            }
+            for &op in &computing {
+                if plan.slot[&op] == Slot::Segment(stage) {
+                    self.op_block(ctx, body, op, &point, false)?;
+                }
+            }
+            if stage == plan.nests {
+                break;
+            }
+            let mut nest_point = point.clone();
+            let mut inner = body;
+            for a in plan.reduce_axes() {
+                let (b, iv) = self.build_loop(ctx, inner, a, LoopKind::Serial)?;
+                inner = b;
+                nest_point[a] = Some(iv);
+            }
+            for &op in &computing {
+                if plan.slot[&op] == Slot::Nest(stage) {
+                    self.op_block(ctx, inner, op, &nest_point, true)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn build_loop(
+        &mut self,
+        ctx: &mut Context,
+        body: Block,
+        axis: usize,
+        kind: LoopKind,
+    ) -> Result<(Block, Value), String> {
+        let lb = self.index(ctx, 0);
+        let step = self.index(ctx, 1);
+        let ub = self.dim(ctx, self.plan.domain[axis]);
+        let at = before_terminator(ctx, body);
+        let (_, b, iv) = build_for(ctx, at, (lb, ub, step), kind, self.loc);
+        Ok((b, iv))
+    }
+
+    /// Registers for member results read in the kernel, spill buffers, accumulators.
+    fn allocate(&mut self, ctx: &mut Context, group: &Group, body: Block) -> Result<(), String> {
+        let plan = self.plan;
+        let read: FxHashSet<Value> = group
+            .ops
+            .iter()
+            .flat_map(|&op| ctx.operands(op).to_vec())
+            .collect();
+        let at = before_terminator(ctx, body);
+        for &op in &group.ops {
+            let kind = plan.kind[&op];
+            if kind == Kind::Splat {
+                continue;
+            }
+            let r = ctx.result(op, 0);
+            let elem = element_type(ctx, r)?;
+            let reduction = plan.is_reduction_value(ctx, r);
+            if plan.spilled.contains(&r) {
+                let dims: Vec<DimExpr> = plan
+                    .reduce_axes()
+                    .into_iter()
+                    .map(|a| plan.domain[a])
+                    .collect();
+                let static_dims: Vec<i64> = dims
+                    .iter()
+                    .map(|d| match d {
+                        DimExpr::Static(n) => *n,
+                        DimExpr::Symbol(_) => dlc_ir::DYNAMIC,
+                    })
+                    .collect();
+                let mut sizes = Vec::new();
+                for d in dims {
+                    if let DimExpr::Symbol(_) = d {
+                        sizes.push(self.dim(ctx, d));
+                    }
+                }
+                let ty = buffer_type(ctx, &static_dims, elem, MemorySpace::Local);
+                let buf = build_alloc(ctx, at, ty, &sizes, self.loc);
+                self.storage.insert(r, buf);
+                self.locals += 1;
+            } else if reduction || read.contains(&r) {
+                let ty = if matches!(kind, Kind::ArgReduce(_)) {
+                    Type::I64
+                } else {
+                    elem
+                };
+                let reg = self.register(ctx, at, ty);
+                self.storage.insert(r, reg);
+            }
+            if let Kind::ArgReduce(_) = kind {
+                let x = ctx.operand(op, 0);
+                let xelem = element_type(ctx, x)?;
+                let reg = self.register(ctx, at, xelem);
+                self.best.insert(r, reg);
+            }
+            if matches!(ctx.op_name(op), "graph.pad" | "graph.concat") {
+                let reg = self.register(ctx, at, elem);
+                self.scratch.insert(op, reg);
+            }
+        }
+        Ok(())
+    }
+
+    fn register(&mut self, ctx: &mut Context, at: InsertPoint, elem: Type) -> Value {
+        let ty = buffer_type(ctx, &[], elem, MemorySpace::Local);
+        self.locals += 1;
+        build_alloc(ctx, at, ty, &[], self.loc)
+    }
+
+    /// Builds the schedule block of `op` in `body` at the loop point `loops`.
+    fn op_block(
+        &mut self,
+        ctx: &mut Context,
+        body: Block,
+        op: Op,
+        loops: &Point,
+        in_nest: bool,
+    ) -> Result<(), String> {
+        let plan = self.plan;
+        let kind = plan.kind[&op];
+        let reduction = matches!(kind, Kind::Reduce | Kind::ArgReduce(_) | Kind::Matmul);
+        let mut axes = plan.point_axes();
+        if in_nest {
+            axes.extend(plan.reduce_axes());
+        }
+        let iters: Vec<(Value, IterKind)> = axes
+            .iter()
+            .map(|&a| {
+                let kind = if reduction && plan.reduce[a] {
+                    IterKind::Reduce
+                } else {
+                    IterKind::Spatial
+                };
+                (loops[a].expect("loop axes are in scope"), kind)
+            })
+            .collect();
+        let name = format!(
+            "{}_{}",
+            ctx.op_name(op).trim_start_matches("graph."),
+            self.blocks
+        );
+        let at = before_terminator(ctx, body);
+        let (_, sb_body, init) = build_schedule_block(ctx, at, &name, &iters, reduction, self.loc);
+        self.blocks += 1;
+        let point = block_point(ctx, plan.domain.len(), &axes, sb_body);
+        let e = Emit {
+            at: before_terminator(ctx, sb_body),
+            loc: ctx.op_loc(op),
+        };
+        let r = ctx.result(op, 0);
+        match kind {
+            Kind::Elementwise => {
+                let raxes = plan.axes[&r].clone();
+                let mut args = Vec::new();
+                for &v in ctx.operands(op).to_vec().iter() {
+                    args.push(self.read(ctx, e, v, &raxes, &point)?);
+                }
+                let elem = element_type(ctx, r)?;
+                let pred = element::str_attr(ctx, op, "predicate").map(str::to_string);
+                let name = ctx.op_name(op).trim_start_matches("graph.").to_string();
+                let v = element::elementwise(ctx, e, &name, &args, elem, pred.as_deref())?;
+                self.store_result(ctx, e, r, v, &point);
+            }
+            Kind::Movement => {
+                let v = self.movement(ctx, e, op, &point)?;
+                self.store_result(ctx, e, r, v, &point);
+            }
+            Kind::Reduce => {
+                let init = init.expect("reductions have an init block");
+                self.reduce_block(ctx, e, op, init, &point)?
+            }
+            Kind::ArgReduce(max) => {
+                let init = init.expect("reductions have an init block");
+                let init_point = block_point(ctx, plan.domain.len(), &axes, init);
+                self.arg_reduce_block(ctx, e, op, (init, &init_point), &point, max)?
+            }
+            Kind::Matmul => {
+                let init = init.expect("reductions have an init block");
+                self.matmul_block(ctx, e, op, init, &point)?
+            }
+            Kind::Splat => {}
+        }
+        Ok(())
+    }
+
+    /// Stores result `r` of value `v` to its register or spill and to its output buffer.
+    fn store_result(&mut self, ctx: &mut Context, e: Emit, r: Value, v: Value, point: &Point) {
+        if let Some(&buf) = self.storage.get(&r) {
+            let idx = if self.plan.spilled.contains(&r) {
+                self.plan
+                    .reduce_axes()
+                    .into_iter()
+                    .filter_map(|a| point[a])
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            build_store(ctx, e.at, v, buf, &idx, e.loc);
+        }
+        if let Some(&out) = self.outputs.get(&r) {
+            let idx = self.result_index(ctx, r, point);
+            build_store(ctx, e.at, v, out, &idx, e.loc);
+        }
+    }
+
+    /// The output index of member result `r` at `point`.
+    fn result_index(&mut self, ctx: &mut Context, r: Value, point: &Point) -> Vec<Value> {
+        let axes = self.plan.axes[&r].clone();
+        let shape = self.shapes.shape(r).unwrap_or(&[]).to_vec();
+        let mut idx = Vec::with_capacity(axes.len());
+        for (a, dim) in axes.into_iter().zip(shape) {
+            idx.push(match (dim, point[a]) {
+                (DimExpr::Static(1), _) | (_, None) => self.index(ctx, 0),
+                (_, Some(iv)) => iv,
+            });
+        }
+        idx
+    }
+
+    /// A block after a reduction's nest storing its result to the output buffer.
+    fn write_back(
+        &mut self,
+        ctx: &mut Context,
+        body: Block,
+        r: Value,
+        loops: &Point,
+    ) -> Result<(), String> {
+        let axes = self.plan.point_axes();
+        let iters: Vec<(Value, IterKind)> = axes
+            .iter()
+            .map(|&a| {
+                (
+                    loops[a].expect("point axes are in scope"),
+                    IterKind::Spatial,
+                )
+            })
+            .collect();
+        let at = before_terminator(ctx, body);
+        let name = format!("store_{}", self.blocks);
+        let (_, sb_body, _) = build_schedule_block(ctx, at, &name, &iters, false, self.loc);
+        self.blocks += 1;
+        let point = block_point(ctx, self.plan.domain.len(), &axes, sb_body);
+        let e = Emit {
+            at: before_terminator(ctx, sb_body),
+            loc: self.loc,
+        };
+        let v = self.read_member(ctx, e, r, &point)?;
+        let out = self.outputs[&r];
+        let idx = self.result_index(ctx, r, &point);
+        build_store(ctx, e.at, v, out, &idx, e.loc);
+        Ok(())
+    }
+
+    /// The element of `v` a consumer reads at `point`, where the consumer's result dims walk
+    /// `caxes` (numpy alignment: `v`'s dims line up with the last ones).
+    pub(super) fn read(
+        &mut self,
+        ctx: &mut Context,
+        e: Emit,
+        v: Value,
+        caxes: &[usize],
+        point: &Point,
+    ) -> Result<Value, String> {
+        if let Some(def) = ctx.defining_op(v) {
+            if self.plan.kind.get(&def) == Some(&Kind::Splat) {
+                return self.splat(ctx, def);
+            }
+        }
+        if self.plan.is_member(v) {
+            return self.read_member(ctx, e, v, point);
+        }
+        let shape = self.shapes.shape(v).unwrap_or(&[]).to_vec();
+        let off = caxes
+            .len()
+            .checked_sub(shape.len())
+            .ok_or("an operand of higher rank than its consumer")?;
+        let mut idx = Vec::with_capacity(shape.len());
+        for (i, dim) in shape.iter().enumerate() {
+            idx.push(match (dim, point[caxes[off + i]]) {
+                (DimExpr::Static(1), _) | (_, None) => self.index(ctx, 0),
+                (_, Some(iv)) => iv,
+            });
+        }
+        self.load_input(ctx, e, v, &idx)
+    }
+
+    /// The buffer argument of kernel input `v`.
+    pub(super) fn input_buffer(&self, v: Value) -> Result<Value, String> {
+        self.inputs
+            .get(&v)
+            .copied()
+            .ok_or_else(|| "a kernel operand that is neither an input nor computed".into())
+    }
+
+    /// Loads element `idx` of kernel input `v`.
+    pub(super) fn load_input(
+        &mut self,
+        ctx: &mut Context,
+        e: Emit,
+        v: Value,
+        idx: &[Value],
+    ) -> Result<Value, String> {
+        let buf = self.input_buffer(v)?;
+        Ok(build_load(ctx, e.at, buf, idx, e.loc))
+    }
+
+    /// The value of member result `v` from its register (a mean divided by its count).
+    fn read_member(
+        &mut self,
+        ctx: &mut Context,
+        e: Emit,
+        v: Value,
+        point: &Point,
+    ) -> Result<Value, String> {
+        let buf = *self
+            .storage
+            .get(&v)
+            .ok_or("a kernel value without storage")?;
+        let idx: Vec<Value> = if self.plan.spilled.contains(&v) {
+            self.plan
+                .reduce_axes()
+                .into_iter()
+                .filter_map(|a| point[a])
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let loaded = build_load(ctx, e.at, buf, &idx, e.loc);
+        let def = ctx.defining_op(v).ok_or("a kernel value without an op")?;
+        if ctx.op_name(def) != "graph.reduce_mean" {
+            return Ok(loaded);
+        }
+        let ty = ctx.value_type(loaded);
+        let mut count = self.index(ctx, 1);
+        for a in self.plan.reduce_axes() {
+            let ext = self.dim(ctx, self.plan.domain[a]);
+            count = e.arith(ctx, "muli", &[count, ext], Type::INDEX);
+        }
+        Ok(match class(ctx, ty) {
+            Class::Float => {
+                let n = e.arith(ctx, "index_cast", &[count], Type::I64);
+                let n = e.arith(ctx, "sitofp", &[n], ty);
+                e.arith(ctx, "divf", &[loaded, n], ty)
+            }
+            Class::Int => {
+                let n = e.arith(ctx, "index_cast", &[count], ty);
+                e.arith(ctx, "divsi", &[loaded, n], ty)
+            }
+            Class::Bool => loaded,
+        })
+    }
+
+    fn reduce_block(
+        &mut self,
+        ctx: &mut Context,
+        e: Emit,
+        op: Op,
+        init: Block,
+        point: &Point,
+    ) -> Result<(), String> {
+        let r = ctx.result(op, 0);
+        let acc = self.storage[&r];
+        let elem = element_type(ctx, r)?;
+        let Some(Family::Reduce(red)) = family(ctx.op_name(op)) else {
+            return Err("not a reduction".into());
+        };
+        let cls = class(ctx, elem);
+        let (combine, identity) = reduction_rule(red, cls, ctx.integer_width(elem));
+        let ie = Emit {
+            at: before_terminator(ctx, init),
+            loc: e.loc,
+        };
+        let id = ie.constant(ctx, identity, elem);
+        build_store(ctx, ie.at, id, acc, &[], e.loc);
+        let identity_axes: Vec<usize> = (0..self.plan.domain.len()).collect();
+        let x = self.read(ctx, e, ctx.operand(op, 0), &identity_axes, point)?;
+        let old = build_load(ctx, e.at, acc, &[], e.loc);
+        let new = e.arith(ctx, combine, &[old, x], elem);
+        build_store(ctx, e.at, new, acc, &[], e.loc);
+        Ok(())
+    }
+
+    fn arg_reduce_block(
+        &mut self,
+        ctx: &mut Context,
+        e: Emit,
+        op: Op,
+        (init, init_point): (Block, &Point),
+        point: &Point,
+        max: bool,
+    ) -> Result<(), String> {
+        let r = ctx.result(op, 0);
+        let (index_reg, best_reg) = (self.storage[&r], self.best[&r]);
+        let x = ctx.operand(op, 0);
+        let identity_axes: Vec<usize> = (0..self.plan.domain.len()).collect();
+        // Init: the first element is the best so far.
+        let ie = Emit {
+            at: before_terminator(ctx, init),
+            loc: e.loc,
+        };
+        let first = self.read(ctx, ie, x, &identity_axes, init_point)?;
+        build_store(ctx, ie.at, first, best_reg, &[], e.loc);
+        let zero = ie.int(ctx, 0, Type::I64);
+        build_store(ctx, ie.at, zero, index_reg, &[], e.loc);
+        // Body: a candidate replaces the best if it is strictly better, or NaN over a number.
+        let v = self.read(ctx, e, x, &identity_axes, point)?;
+        let best = build_load(ctx, e.at, best_reg, &[], e.loc);
+        let ty = ctx.value_type(v);
+        let better = match class(ctx, ty) {
+            Class::Float => {
+                use dlc_arith::CmpFPredicate as P;
+                let strict = e.cmpf(ctx, if max { P::Ogt } else { P::Olt }, v, best);
+                let v_nan = e.cmpf(ctx, P::Uno, v, v);
+                let best_num = e.cmpf(ctx, P::Ord, best, best);
+                let wins = e.arith(ctx, "ori", &[strict, v_nan], Type::I1);
+                e.arith(ctx, "andi", &[wins, best_num], Type::I1)
+            }
+            cls => {
+                use dlc_arith::CmpIPredicate as P;
+                let pred = match (max, cls == Class::Int) {
+                    (true, true) => P::Sgt,
+                    (false, true) => P::Slt,
+                    (true, false) => P::Ugt,
+                    (false, false) => P::Ult,
+                };
+                e.cmpi(ctx, pred, v, best)
+            }
+        };
+        let axis = self.plan.reduce_axes()[0];
+        let k = point[axis].ok_or("the reduce axis is not in scope")?;
+        let k = e.arith(ctx, "index_cast", &[k], Type::I64);
+        let old_index = build_load(ctx, e.at, index_reg, &[], e.loc);
+        let new_best = e.select(ctx, better, v, best);
+        let new_index = e.select(ctx, better, k, old_index);
+        build_store(ctx, e.at, new_best, best_reg, &[], e.loc);
+        build_store(ctx, e.at, new_index, index_reg, &[], e.loc);
+        Ok(())
+    }
+
+    fn matmul_block(
+        &mut self,
+        ctx: &mut Context,
+        e: Emit,
+        op: Op,
+        init: Block,
+        point: &Point,
+    ) -> Result<(), String> {
+        let r = ctx.result(op, 0);
+        let acc = self.storage[&r];
+        let elem = element_type(ctx, r)?;
+        let ie = Emit {
+            at: before_terminator(ctx, init),
+            loc: e.loc,
+        };
+        let zero = ie.constant(ctx, DenseValue::Int(0), elem);
+        build_store(ctx, ie.at, zero, acc, &[], e.loc);
+        let (ta, tb) = matmul_transposes(ctx, op);
+        let d = self.plan.domain.len();
+        let vr = self.plan.value_rank;
+        let (m, n, k) = (vr - 2, vr - 1, d - 1);
+        let a = self.matmul_operand(ctx, e, ctx.operand(op, 0), point, vr - 2, [m, k], ta)?;
+        let b = self.matmul_operand(ctx, e, ctx.operand(op, 1), point, vr - 2, [k, n], tb)?;
+        let (mul, add) = match class(ctx, elem) {
+            Class::Float => ("mulf", "addf"),
+            Class::Int => ("muli", "addi"),
+            Class::Bool => ("andi", "ori"),
+        };
+        let prod = e.arith(ctx, mul, &[a, b], elem);
+        let old = build_load(ctx, e.at, acc, &[], e.loc);
+        let new = e.arith(ctx, add, &[old, prod], elem);
+        build_store(ctx, e.at, new, acc, &[], e.loc);
+        Ok(())
+    }
+
+    /// Loads one element of a matmul operand: batch dims broadcast against the result's
+    /// `batch` leading axes, the last two dims walk `last` (swapped when `transposed`).
+    #[allow(clippy::too_many_arguments)]
+    fn matmul_operand(
+        &mut self,
+        ctx: &mut Context,
+        e: Emit,
+        v: Value,
+        point: &Point,
+        batch: usize,
+        last: [usize; 2],
+        transposed: bool,
+    ) -> Result<Value, String> {
+        let shape = self.shapes.shape(v).unwrap_or(&[]).to_vec();
+        let rb = shape
+            .len()
+            .checked_sub(2)
+            .ok_or("a matmul operand of rank < 2")?;
+        let off = batch
+            .checked_sub(rb)
+            .ok_or("matmul batch dims do not broadcast")?;
+        let mut idx = Vec::with_capacity(shape.len());
+        for (i, dim) in shape[..rb].iter().enumerate() {
+            idx.push(match (dim, point[off + i]) {
+                (DimExpr::Static(1), _) | (_, None) => self.index(ctx, 0),
+                (_, Some(iv)) => iv,
+            });
+        }
+        let [p, q] = if transposed { [last[1], last[0]] } else { last };
+        for a in [p, q] {
+            idx.push(point[a].ok_or("a matmul axis is not in scope")?);
+        }
+        self.load_input(ctx, e, v, &idx)
+    }
+
+    /// The splat value of constant `op`, as a scalar at the kernel's start.
+    fn splat(&mut self, ctx: &mut Context, op: Op) -> Result<Value, String> {
+        let attr = ctx.attr(op, "value").ok_or("a constant without a value")?;
+        let AttrKind::DenseElements(d) = ctx.attr_kind(attr) else {
+            return Err("a constant without dense elements".into());
+        };
+        let value = ctx.dense_element(d, 0);
+        let elem = element_type(ctx, ctx.result(op, 0))?;
+        Ok(self.constant(ctx, value, elem))
+    }
+
+    /// A scalar constant at the kernel's start (one per type and value).
+    pub(super) fn constant(&mut self, ctx: &mut Context, value: DenseValue, ty: Type) -> Value {
+        let bits = match value {
+            DenseValue::Int(i) => i as u128,
+            DenseValue::Float(f) => f.to_bits() as u128 | 1 << 100,
+        };
+        if let Some(&v) = self.consts.get(&(ty, bits)) {
+            return v;
+        }
+        let at = match self.last_const {
+            Some(op) => InsertPoint::After(op),
+            None => InsertPoint::Start(self.entry),
+        };
+        let e = Emit { at, loc: self.loc };
+        let v = e.constant(ctx, value, ty);
+        self.last_const = ctx.defining_op(v);
+        self.consts.insert((ty, bits), v);
+        v
+    }
+
+    /// An `index` constant.
+    pub(super) fn index(&mut self, ctx: &mut Context, n: i64) -> Value {
+        self.constant(ctx, DenseValue::Int(n.into()), Type::INDEX)
+    }
+
+    /// A dim as an `index` value: a constant or a symbol argument.
+    pub(super) fn dim(&mut self, ctx: &mut Context, d: DimExpr) -> Value {
+        match d {
+            DimExpr::Static(n) => self.index(ctx, n),
+            DimExpr::Symbol(s) => self.symbols[&s],
+        }
+    }
+
+    /// Dim `axis` of tensor `v` as an `index` value.
+    pub(super) fn dim_of(&mut self, ctx: &mut Context, v: Value, axis: usize) -> Value {
+        let d = self.shapes.shape(v).map_or(DimExpr::Static(0), |s| s[axis]);
+        self.dim(ctx, d)
+    }
+
+    /// The scratch register of movement op `op`.
+    pub(super) fn scratch(&self, op: Op) -> Option<Value> {
+        self.scratch.get(&op).copied()
+    }
+}
+
+/// The element type of tensor value `v`.
+pub(super) fn element_type(ctx: &Context, v: Value) -> Result<Type, String> {
+    tensor_parts(ctx, ctx.value_type(v))
+        .map(|t| t.element)
+        .ok_or_else(|| "a non-tensor value".to_string())
+}
+
+/// Maps each domain axis in `axes` to the matching block argument of `block`.
+fn block_point(ctx: &Context, rank: usize, axes: &[usize], block: Block) -> Point {
+    let mut point = vec![None; rank];
+    for (i, &a) in axes.iter().enumerate() {
+        point[a] = Some(ctx.block_args(block)[i]);
+    }
+    point
+}
+
+/// The combining arith op and identity of reduction `red` on elements of class `cls`.
+fn reduction_rule(red: Reduction, cls: Class, width: Option<u32>) -> (&'static str, DenseValue) {
+    let w = width.unwrap_or(64).clamp(2, 64);
+    let (int_min, int_max) = (i64::MIN >> (64 - w), i64::MAX >> (64 - w));
+    match (cls, red) {
+        (Class::Float, Reduction::Sum | Reduction::Mean) => ("addf", DenseValue::Float(0.0)),
+        (Class::Float, Reduction::Prod) => ("mulf", DenseValue::Float(1.0)),
+        (Class::Float, Reduction::Max) => ("maximumf", DenseValue::Float(f64::NEG_INFINITY)),
+        (Class::Float, Reduction::Min) => ("minimumf", DenseValue::Float(f64::INFINITY)),
+        (Class::Int, Reduction::Sum | Reduction::Mean) => ("addi", DenseValue::Int(0)),
+        (Class::Int, Reduction::Prod) => ("muli", DenseValue::Int(1)),
+        (Class::Int, Reduction::Max) => ("maxsi", DenseValue::Int(int_min.into())),
+        (Class::Int, Reduction::Min) => ("minsi", DenseValue::Int(int_max.into())),
+        // i1 reduces as 0/1 and keeps `!= 0`: sum, max and mean are "any", prod and min "all".
+        (Class::Bool, Reduction::Sum | Reduction::Mean | Reduction::Max) => {
+            ("ori", DenseValue::Int(0))
+        }
+        (Class::Bool, Reduction::Prod | Reduction::Min) => ("andi", DenseValue::Int(1)),
+    }
+}
+
+/// True for a group member that the kernel computes (not a splat constant).
+pub(super) fn is_computed(ctx: &Context, op: Op) -> bool {
+    !(ctx.op_name(op) == "graph.constant" && is_splat(ctx, op))
+}

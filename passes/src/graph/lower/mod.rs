@@ -1,0 +1,209 @@
+//! Lowers graph functions to loop kernels, one per fusion group or unfused op, and a host
+//! function that allocates buffers and launches them.
+//!
+//! # Applies when
+//! A module holds `func.func`s over tensors after `decompose` and `fuse`: the last step from
+//! the graph level to the loop level, where the loop passes (`simplify`, `gpu-map`, ...) and
+//! code generation take over. Functions without graph ops are left alone.
+//!
+//! # Changes to the IR
+//! - **Kernels.** Each group becomes `loop.kernel @<func>_<n>_<label>` (label `fusion`, or the
+//!   op's name), placed before the host function. Arguments: a global buffer per tensor the
+//!   group reads, one per value it yields, then one `index` per symbolic size it needs
+//!   (dynamic dims are arguments, so one kernel serves every size).
+//! - **Loops.** A kernel iterates a *domain*: the result shape of elementwise and
+//!   data-movement ops, the input shape of a reduction group with its reduce axes, and
+//!   `[..batch, M, N, K]` for a matmul group. Point (non-reduce) axes are loops around
+//!   everything; inside them, ops run in order in segments and reduce nests (serial loops over
+//!   the reduce axes). An op walking a reduce axis, or a reduction, goes in a nest; a value
+//!   computed from a finished reduction (`x - max(x)`) goes in the next one. So softmax is one
+//!   row loop holding three nests (max; exp and sum; divide).
+//! - **Schedule blocks.** One `loop.schedule_block` per original op, named after it, binding
+//!   the loop variables in scope (reduce axes of a reduction as `reduce`). Results live in
+//!   rank-0 `local` buffers (registers); a value used in a later nest is kept in a `local`
+//!   buffer over the reduce axes. A reduction accumulates in its register: the init region
+//!   stores the identity, the body combines; a reduction result that leaves the kernel gets a
+//!   `store_<n>` block after its nest. Splat constants become `arith.constant`s.
+//! - **Schedules** (`target`): `cpu` makes the outermost point loop `parallel` and the inner
+//!   ones `serial` (the innermost walks the contiguous dim, ready for `vectorize`), reductions
+//!   accumulate in registers; `gpu` makes every point loop `parallel`, left for `gpu-map`.
+//! - **Host function.** The `func.func` keeps its name; tensor arguments and results become
+//!   `!loop.buffer<..., global>`. Its body: `loop.dim` of the arguments for each dynamic size,
+//!   index arithmetic for sizes ops create (reshape, concat, pad, slice, fill), a
+//!   `loop.alloc` per kernel output, `loop.constant` per non-splat constant, and a
+//!   `loop.launch` per kernel, in program order; `func.return` returns the buffers. Host ops
+//!   are part of the loop dialect (docs/dialects/loop.md, "Host functions").
+//!
+//! Statistics: `num-kernels`, `num-schedule-blocks`, `num-local-buffers`, `num-split-groups`
+//! (fusions whose ops could not share one loop structure and became one kernel each).
+//!
+//! # Performance impact
+//! One kernel per fusion group: intermediates of a group never touch global memory, which is
+//! what `fuse` planned. The loops are plain (no tiling); scheduling is left to the loop passes.
+//!
+//! # Risks and limitations
+//! - A fusion whose values would be read at a point other than where they are computed (a
+//!   broadcast across a different axis, a hand-written fusion mixing data movement) is split
+//!   into one kernel per op; `num-split-groups` counts these.
+//! - Reductions over an empty axis keep the register's initial zero instead of the identity
+//!   (the init region never runs); the graph interpreter calls max/min of nothing an error.
+//! - Integer `graph.pow` has no scalar form and is an error; composite ops must be
+//!   decomposed first (an error names `decompose`).
+//! - Buffers are allocated one per value; `plan-memory` reuses them.
+//! - Sizes an op creates are computed on the host only for reshape, concat, pad, slice and
+//!   fill; another op with a `?` result the shape rules cannot name is an error.
+//!
+//! # Examples
+//! 1. An elementwise fusion (test/passes/lower.mlir, `@bias_relu`, after `fuse`):
+//!    ```text
+//!    func.func @bias_relu(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
+//!      %0 = graph.add %x, %b : tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+//!      %1 = graph.relu %0 : tensor<4x8xf32>
+//!      return %1 : tensor<4x8xf32>
+//!    }
+//!    ```
+//!    becomes (constants elided)
+//!    ```text
+//!    loop.kernel @bias_relu_0_fusion(%arg0: !loop.buffer<4x8xf32, global>, %arg1: !loop.buffer<8xf32, global>, %arg2: !loop.buffer<4x8xf32, global>) {
+//!      loop.for parallel %arg3 = %c0 to %c4 step %c1 {
+//!        loop.for serial %arg4 = %c0 to %c8 step %c1 {
+//!          %0 = loop.alloc : !loop.buffer<f32, local>
+//!          loop.schedule_block "add_0" (%arg5 = %arg3, %arg6 = %arg4) {
+//!            %1 = loop.load %arg0[%arg5, %arg6] : !loop.buffer<4x8xf32, global>
+//!            %2 = loop.load %arg1[%arg6] : !loop.buffer<8xf32, global>
+//!            %3 = arith.addf %1, %2 : f32
+//!            loop.store %3, %0[] : !loop.buffer<f32, local>
+//!            loop.yield
+//!          }
+//!          loop.schedule_block "relu_1" (%arg5 = %arg3, %arg6 = %arg4) {
+//!            %1 = loop.load %0[] : !loop.buffer<f32, local>
+//!            %2 = arith.cmpf ugt, %1, %cst : f32
+//!            %3 = arith.select %2, %1, %cst : f32
+//!            loop.store %3, %arg2[%arg5, %arg6] : !loop.buffer<4x8xf32, global>
+//!            loop.yield
+//!          }
+//!          loop.yield
+//!        }
+//!        loop.yield
+//!      }
+//!      loop.return
+//!    }
+//!    func.func @bias_relu(%arg0: !loop.buffer<4x8xf32, global>, %arg1: !loop.buffer<8xf32, global>) -> !loop.buffer<4x8xf32, global> {
+//!      %0 = loop.alloc : !loop.buffer<4x8xf32, global>
+//!      loop.launch @bias_relu_0_fusion(%arg0, %arg1, %0) : (!loop.buffer<4x8xf32, global>, !loop.buffer<8xf32, global>, !loop.buffer<4x8xf32, global>) -> ()
+//!      return %0 : !loop.buffer<4x8xf32, global>
+//!    }
+//!    ```
+//! 2. A softmax over `?` rows (test/passes/lower.mlir, `@softmax`) becomes one kernel taking
+//!    the row count as an `index` argument (the host passes `loop.dim %arg0, 0`): a parallel
+//!    row loop holding a `reduce_max` nest, a nest with `sub`, `exp` (kept in a
+//!    `!loop.buffer<16xf32, local>`) and `reduce_sum`, and a `div` nest.
+//!
+//! # Counter-examples
+//! 1. A function with no graph ops (already loop level) is unchanged.
+
+mod access;
+mod element;
+mod host;
+mod kernel;
+mod plan;
+
+use dlc_graph::shapes::SymbolicShapes;
+use dlc_ir::pass::{
+    Analysis, Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun,
+};
+use dlc_ir::{Context, Diagnostic, Op};
+
+/// The pass description.
+pub static INFO: PassInfo = PassInfo {
+    argument: "lower",
+    summary: "Lowers graph functions to loop kernels, one per fusion group or unfused op, and \
+              a host function that allocates buffers and launches them.",
+    anchor: Anchor::Op("builtin.module"),
+    options: &[OptionSpec::new(
+        "target",
+        OptionKind::Str,
+        "cpu",
+        "The default schedule: cpu (outer parallel loop) or gpu (all point loops parallel, for gpu-map)",
+    )],
+    statistics: &[
+        ("num-kernels", "Number of loop.kernel ops built"),
+        ("num-schedule-blocks", "Number of schedule blocks built"),
+        ("num-local-buffers", "Number of local buffers (registers and spills) allocated"),
+        (
+            "num-split-groups",
+            "Number of fusions lowered one kernel per op because their ops cannot share loops",
+        ),
+    ],
+    create,
+};
+
+/// Which default schedule the kernels get.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Target {
+    /// Outermost point loop parallel, the rest serial.
+    Cpu,
+    /// Every point loop parallel, for `gpu-map`.
+    Gpu,
+}
+
+fn create(options: &OptionValues) -> Result<Box<dyn Pass>, String> {
+    let target = match options.str("target") {
+        "cpu" => Target::Cpu,
+        "gpu" => Target::Gpu,
+        other => {
+            return Err(format!(
+                "option 'target': expected cpu or gpu, got '{other}'"
+            ))
+        }
+    };
+    Ok(Box::new(Lower { target }))
+}
+
+struct Lower {
+    target: Target,
+}
+
+/// Counters the pass reports.
+#[derive(Default)]
+struct Stats {
+    kernels: u64,
+    blocks: u64,
+    locals: u64,
+    split_groups: u64,
+}
+
+impl Pass for Lower {
+    fn run(&self, ctx: &mut Context, run: &mut PassRun<'_>) -> Result<(), Diagnostic> {
+        let module = run.op();
+        let funcs: Vec<Op> = ctx
+            .regions(module)
+            .iter()
+            .flat_map(|&r| ctx.blocks(r).to_vec())
+            .flat_map(|b| ctx.block_ops(b).collect::<Vec<_>>())
+            .filter(|&op| ctx.op_name(op) == "func.func" && has_graph_ops(ctx, op))
+            .collect();
+        let mut stats = Stats::default();
+        for func in &funcs {
+            let shapes = SymbolicShapes::compute(ctx, *func);
+            host::lower_function(ctx, *func, &shapes, self.target, &mut stats)?;
+        }
+        run.add_stat("num-kernels", stats.kernels);
+        run.add_stat("num-schedule-blocks", stats.blocks);
+        run.add_stat("num-local-buffers", stats.locals);
+        run.add_stat("num-split-groups", stats.split_groups);
+        if funcs.is_empty() {
+            run.preserve_all();
+        }
+        Ok(())
+    }
+}
+
+/// True if `func` has a graph op or a tensor argument.
+fn has_graph_ops(ctx: &Context, func: Op) -> bool {
+    let mut found = false;
+    ctx.for_each_op(func, &mut |op| {
+        found |= ctx.op_name(op).starts_with("graph.");
+    });
+    found
+}

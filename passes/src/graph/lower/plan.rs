@@ -1,0 +1,445 @@
+//! The loop structure of one kernel, decided before any loop IR is built: the iteration domain,
+//! which domain axis each dim of each value walks, and where each op's schedule block goes.
+//!
+//! A kernel iterates one *domain*: the result shape for elementwise and data-movement ops, the
+//! input shape of the reductions for a reduction group, and `[..batch, M, N, K]` for a matmul
+//! group. Its axes are *point* axes (loops around everything, parallel) or *reduce* axes.
+//! Inside the point loops, ops run in *slots*: segment 0, reduce nest 0, segment 1, nest 1, ...
+//! An op that walks a reduce axis (or is a reduction) goes in a nest; other ops go in a
+//! segment. A reduction's result is ready in the segment after its nest, so a value broadcast
+//! back over the reduced axes (`x - max(x)`) lands in the next nest: softmax is nest 0
+//! (max), nest 1 (exp and sum), nest 2 (divide). A nest value read in a later nest is *spilled*
+//! to a local buffer over the reduce axes; every other value lives in a register.
+//!
+//! Planning fails (and the caller lowers the group's ops one kernel each) when a value would be
+//! read at a point other than the one it was computed at, which the fuse rules never produce
+//! but hand-written fusions may.
+
+use dlc_graph::shapes::{DimExpr, SymbolicShapes};
+use dlc_graph::{family, Family};
+use dlc_ir::{AttrKind, Context, Op, Value};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// The ops of one kernel.
+pub(super) struct Group {
+    /// Members in program order, splat constants included.
+    pub ops: Vec<Op>,
+    /// Tensors read from outside the group, in order: the kernel's first buffer arguments.
+    pub inputs: Vec<Value>,
+    /// Member results written to global buffers: the kernel's next buffer arguments.
+    pub outputs: Vec<Value>,
+}
+
+/// What an op is to the planner.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(super) enum Kind {
+    /// A splat `graph.constant`: an `arith.constant` wherever it is read.
+    Splat,
+    /// One element from the elements of its operands at the same point.
+    Elementwise,
+    /// `reduce_*` over the domain's reduce axes.
+    Reduce,
+    /// `argmax` (`true`) / `argmin` over the one reduce axis.
+    ArgReduce(bool),
+    /// `matmul` over the last (K) domain axis.
+    Matmul,
+    /// Reshape, transpose, slice, concat, pad, gather, iota, fill: alone in a kernel.
+    Movement,
+}
+
+/// Where an op's schedule block goes.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(super) enum Slot {
+    Segment(usize),
+    Nest(usize),
+}
+
+/// The plan of one kernel.
+pub(super) struct Plan {
+    /// The domain's dims.
+    pub domain: Vec<DimExpr>,
+    /// Per domain axis: is it a reduce axis?
+    pub reduce: Vec<bool>,
+    /// The rank of the space values live in: the domain's, less a matmul's K axis.
+    pub value_rank: usize,
+    /// Per member op.
+    pub kind: FxHashMap<Op, Kind>,
+    /// Per member result: the domain axis each of its dims walks.
+    pub axes: FxHashMap<Value, Vec<usize>>,
+    /// Per non-splat member op.
+    pub slot: FxHashMap<Op, Slot>,
+    /// Nest values read in a later nest.
+    pub spilled: FxHashSet<Value>,
+    /// How many reduce nests there are.
+    pub nests: usize,
+}
+
+impl Plan {
+    /// The point (non-reduce) axes, in order.
+    pub fn point_axes(&self) -> Vec<usize> {
+        (0..self.domain.len())
+            .filter(|&a| !self.reduce[a])
+            .collect()
+    }
+
+    /// The reduce axes, in order.
+    pub fn reduce_axes(&self) -> Vec<usize> {
+        (0..self.domain.len()).filter(|&a| self.reduce[a]).collect()
+    }
+
+    /// True if `v` is computed inside the kernel (a non-splat member result).
+    pub fn is_member(&self, v: Value) -> bool {
+        self.axes.contains_key(&v)
+    }
+}
+
+/// The kind of graph op `op`.
+pub(super) fn kind_of(ctx: &Context, op: Op) -> Result<Kind, String> {
+    let name = ctx.op_name(op);
+    let fam = family(name).ok_or_else(|| format!("'{name}' is not a graph op"))?;
+    Ok(match fam {
+        Family::Unary(_)
+        | Family::Binary(_)
+        | Family::Cast
+        | Family::Cmp
+        | Family::Select
+        | Family::BroadcastTo => Kind::Elementwise,
+        Family::Reduce(_) => Kind::Reduce,
+        Family::ArgReduce(max) => Kind::ArgReduce(max),
+        Family::Matmul => Kind::Matmul,
+        Family::Constant if is_splat(ctx, op) => Kind::Splat,
+        Family::Reshape
+        | Family::Transpose
+        | Family::Slice
+        | Family::Concat
+        | Family::Pad
+        | Family::Gather
+        | Family::Iota
+        | Family::Fill => Kind::Movement,
+        f if f.is_composite() => {
+            return Err(format!(
+                "'{name}' is a composite op; run 'decompose' before 'lower'"
+            ))
+        }
+        _ => return Err(format!("'{name}' cannot be lowered to a kernel")),
+    })
+}
+
+/// True for a `graph.constant` whose elements are all one value (stored as a splat).
+pub(super) fn is_splat(ctx: &Context, op: Op) -> bool {
+    ctx.attr(op, "value")
+        .is_some_and(|a| matches!(ctx.attr_kind(a), AttrKind::DenseElements(d) if d.splat))
+}
+
+/// The `i64` array attribute `name` of `op`.
+pub(super) fn i64_array(ctx: &Context, op: Op, name: &str) -> Vec<i64> {
+    match ctx.attr(op, name).map(|a| ctx.attr_kind(a)) {
+        Some(AttrKind::DenseArray { values, .. }) => values.to_vec(),
+        _ => Vec::new(),
+    }
+}
+
+/// The integer attribute `name` of `op` (booleans as 0/1).
+pub(super) fn int_attr(ctx: &Context, op: Op, name: &str) -> Option<i64> {
+    ctx.attr(op, name)
+        .and_then(|a| ctx.attr_as_int(a))
+        .map(|v| v as i64)
+}
+
+/// `axis` counted from the end when negative.
+pub(super) fn normalize_axis(axis: i64, rank: usize) -> Result<usize, String> {
+    let a = if axis < 0 { axis + rank as i64 } else { axis };
+    usize::try_from(a)
+        .ok()
+        .filter(|&a| a < rank)
+        .ok_or_else(|| format!("axis {axis} is out of range for rank {rank}"))
+}
+
+/// The reduced axes of reduction or arg-reduction `op` over an operand of `rank`.
+pub(super) fn reduced_axes(ctx: &Context, op: Op, rank: usize) -> Result<Vec<bool>, String> {
+    let mut reduced = vec![false; rank];
+    let list = match ctx.op_name(op) {
+        "graph.argmax" | "graph.argmin" => vec![int_attr(ctx, op, "axis").unwrap_or(0)],
+        _ => i64_array(ctx, op, "axes"),
+    };
+    for a in list {
+        reduced[normalize_axis(a, rank)?] = true;
+    }
+    Ok(reduced)
+}
+
+/// Matmul flags `transpose_a`, `transpose_b`.
+pub(super) fn matmul_transposes(ctx: &Context, op: Op) -> (bool, bool) {
+    let flag = |n| int_attr(ctx, op, n).is_some_and(|v| v != 0);
+    (flag("transpose_a"), flag("transpose_b"))
+}
+
+fn shape_of(shapes: &SymbolicShapes, v: Value) -> Result<Vec<DimExpr>, String> {
+    shapes
+        .shape(v)
+        .map(<[DimExpr]>::to_vec)
+        .ok_or_else(|| "a value without a tensor shape".to_string())
+}
+
+/// Plans `group`; the error says why its ops cannot share one loop structure.
+pub(super) fn plan(ctx: &Context, group: &Group, shapes: &SymbolicShapes) -> Result<Plan, String> {
+    let mut kind = FxHashMap::default();
+    for &op in &group.ops {
+        kind.insert(op, kind_of(ctx, op)?);
+    }
+    let computing: Vec<Op> = group
+        .ops
+        .iter()
+        .copied()
+        .filter(|op| kind[op] != Kind::Splat)
+        .collect();
+    if computing.len() > 1 && computing.iter().any(|op| kind[op] == Kind::Movement) {
+        return Err("data-movement ops are lowered one kernel each".into());
+    }
+    let (domain, reduce) = domain(ctx, &computing, &kind, shapes)?;
+    let has_matmul = computing.iter().any(|op| kind[op] == Kind::Matmul);
+    let mut plan = Plan {
+        value_rank: domain.len() - usize::from(has_matmul),
+        domain,
+        reduce,
+        kind,
+        axes: FxHashMap::default(),
+        slot: FxHashMap::default(),
+        spilled: FxHashSet::default(),
+        nests: 0,
+    };
+    for &op in &computing {
+        plan.place(ctx, op, shapes)?;
+    }
+    Ok(plan)
+}
+
+/// The domain dims and reduce flags of a group.
+fn domain(
+    ctx: &Context,
+    computing: &[Op],
+    kind: &FxHashMap<Op, Kind>,
+    shapes: &SymbolicShapes,
+) -> Result<(Vec<DimExpr>, Vec<bool>), String> {
+    if let Some(&m) = computing.iter().find(|op| kind[op] == Kind::Matmul) {
+        let mut dims = shape_of(shapes, ctx.result(m, 0))?;
+        let a = shape_of(shapes, ctx.operand(m, 0))?;
+        let (ta, _) = matmul_transposes(ctx, m);
+        let k = a[a.len() - if ta { 2 } else { 1 }];
+        dims.push(k);
+        let mut reduce = vec![false; dims.len()];
+        reduce[dims.len() - 1] = true;
+        return Ok((dims, reduce));
+    }
+    if let Some(&r) = computing
+        .iter()
+        .find(|op| matches!(kind[op], Kind::Reduce | Kind::ArgReduce(_)))
+    {
+        let dims = shape_of(shapes, ctx.operand(r, 0))?;
+        let reduce = reduced_axes(ctx, r, dims.len())?;
+        return Ok((dims, reduce));
+    }
+    // Elementwise or data movement: the numpy broadcast of the result shapes.
+    let mut dims: Vec<DimExpr> = Vec::new();
+    for &op in computing {
+        let s = shape_of(shapes, ctx.result(op, 0))?;
+        if s.len() > dims.len() {
+            let mut grown = vec![DimExpr::Static(1); s.len() - dims.len()];
+            grown.extend(dims);
+            dims = grown;
+        }
+        let off = dims.len() - s.len();
+        for (j, &d) in s.iter().enumerate() {
+            if dims[off + j] == DimExpr::Static(1) {
+                dims[off + j] = d;
+            }
+        }
+    }
+    let n = dims.len();
+    Ok((dims, vec![false; n]))
+}
+
+impl Plan {
+    /// Computes the axes and slot of `op`'s result.
+    fn place(&mut self, ctx: &Context, op: Op, shapes: &SymbolicShapes) -> Result<(), String> {
+        let d = self.domain.len();
+        let result = ctx.result(op, 0);
+        let rshape = shape_of(shapes, result)?;
+        let identity: Vec<usize> = (0..d).collect();
+        let axes = match self.kind[&op] {
+            Kind::Reduce | Kind::ArgReduce(_) => {
+                let x = ctx.operand(op, 0);
+                if shape_of(shapes, x)?.len() != d
+                    || reduced_axes(ctx, op, d)? != self.reduce
+                    || self.differs_from_domain(ctx, op, shapes)?
+                {
+                    return Err("reductions over different loop nests".into());
+                }
+                self.check_read(x, &identity, d, shapes)?;
+                if rshape.len() == d {
+                    identity
+                } else {
+                    self.point_axes()
+                }
+            }
+            Kind::Matmul => {
+                for i in 0..2 {
+                    if self.is_member(ctx.operand(op, i)) {
+                        return Err("a matmul operand computed in the same kernel".into());
+                    }
+                }
+                (0..d - 1).collect()
+            }
+            Kind::Movement => identity,
+            Kind::Elementwise => self.elementwise_axes(ctx, op, rshape.len(), shapes)?,
+            Kind::Splat => return Ok(()),
+        };
+        if axes.len() != rshape.len() {
+            return Err("a result whose rank does not fit the kernel's domain".into());
+        }
+        let walks_reduce_axis = axes
+            .iter()
+            .zip(&rshape)
+            .any(|(&a, &dim)| self.reduce[a] && dim != DimExpr::Static(1));
+        let is_reduction = matches!(
+            self.kind[&op],
+            Kind::Reduce | Kind::ArgReduce(_) | Kind::Matmul
+        );
+        let slot = if is_reduction || walks_reduce_axis {
+            let mut nest = 0;
+            for v in self.member_operands(ctx, op) {
+                nest = nest.max(match self.slot[&self.def(ctx, v)] {
+                    Slot::Segment(k) => k,
+                    Slot::Nest(n) if self.is_reduction_value(ctx, v) => n + 1,
+                    Slot::Nest(n) => n,
+                });
+            }
+            self.nests = self.nests.max(nest + 1);
+            Slot::Nest(nest)
+        } else {
+            let mut seg = 0;
+            for v in self.member_operands(ctx, op) {
+                seg = seg.max(match self.slot[&self.def(ctx, v)] {
+                    Slot::Segment(k) => k,
+                    Slot::Nest(n) if self.is_reduction_value(ctx, v) => n + 1,
+                    Slot::Nest(_) => {
+                        return Err("a value walking a reduce axis read outside its nest".into())
+                    }
+                });
+            }
+            Slot::Segment(seg)
+        };
+        // A non-reduction nest value read in a later nest is kept in a local buffer.
+        if let Slot::Nest(n) = slot {
+            for v in self.member_operands(ctx, op) {
+                if let Slot::Nest(m) = self.slot[&self.def(ctx, v)] {
+                    if m < n && !self.is_reduction_value(ctx, v) {
+                        self.spilled.insert(v);
+                    }
+                }
+            }
+        }
+        self.axes.insert(result, axes);
+        self.slot.insert(op, slot);
+        Ok(())
+    }
+
+    /// True if reduction `op` has an operand shape that differs from the domain's (so it
+    /// needs another loop nest).
+    fn differs_from_domain(
+        &self,
+        ctx: &Context,
+        op: Op,
+        shapes: &SymbolicShapes,
+    ) -> Result<bool, String> {
+        let x = shape_of(shapes, ctx.operand(op, 0))?;
+        Ok(x.iter()
+            .zip(&self.domain)
+            .any(|(a, b)| !shapes.equal_under_constraints(*a, *b)))
+    }
+
+    /// The axes of an elementwise result of rank `rank`: from its member operands where they
+    /// walk an axis, else the domain's trailing axes (numpy alignment).
+    fn elementwise_axes(
+        &self,
+        ctx: &Context,
+        op: Op,
+        rank: usize,
+        shapes: &SymbolicShapes,
+    ) -> Result<Vec<usize>, String> {
+        let d = self.value_rank;
+        if rank > d {
+            return Err("a result of higher rank than the kernel's domain".into());
+        }
+        let mut axes: Vec<usize> = (d - rank..d).collect();
+        let mut from_operand = vec![false; rank];
+        for &v in ctx.operands(op) {
+            let Some(vaxes) = self.axes.get(&v) else {
+                continue;
+            };
+            let vshape = shape_of(shapes, v)?;
+            let off = rank - vshape.len();
+            for (i, &dim) in vshape.iter().enumerate() {
+                if dim == DimExpr::Static(1) {
+                    continue;
+                }
+                if from_operand[off + i] && axes[off + i] != vaxes[i] {
+                    return Err("operands walk different axes at one dim".into());
+                }
+                axes[off + i] = vaxes[i];
+                from_operand[off + i] = true;
+            }
+        }
+        for &v in ctx.operands(op) {
+            self.check_read(v, &axes, rank, shapes)?;
+        }
+        Ok(axes)
+    }
+
+    /// Checks that member `v`, read by a consumer whose result dims walk `axes` (rank `rank`),
+    /// is read at the point it was computed at.
+    fn check_read(
+        &self,
+        v: Value,
+        axes: &[usize],
+        rank: usize,
+        shapes: &SymbolicShapes,
+    ) -> Result<(), String> {
+        let Some(vaxes) = self.axes.get(&v) else {
+            return Ok(());
+        };
+        let vshape = shape_of(shapes, v)?;
+        let Some(off) = rank.checked_sub(vshape.len()) else {
+            return Err("an operand of higher rank than its consumer".into());
+        };
+        for (i, &dim) in vshape.iter().enumerate() {
+            if dim != DimExpr::Static(1) && vaxes[i] != axes[off + i] {
+                return Err("a value read at another point than it was computed at".into());
+            }
+        }
+        Ok(())
+    }
+
+    /// The operands of `op` computed in the kernel.
+    fn member_operands(&self, ctx: &Context, op: Op) -> Vec<Value> {
+        ctx.operands(op)
+            .iter()
+            .copied()
+            .filter(|v| self.is_member(*v))
+            .collect()
+    }
+
+    fn def(&self, ctx: &Context, v: Value) -> Op {
+        ctx.defining_op(v).expect("members are op results")
+    }
+
+    /// True if member `v` is the result of a reduction (complete only after its nest).
+    pub fn is_reduction_value(&self, ctx: &Context, v: Value) -> bool {
+        ctx.defining_op(v).is_some_and(|op| {
+            matches!(
+                self.kind.get(&op),
+                Some(Kind::Reduce | Kind::ArgReduce(_) | Kind::Matmul)
+            )
+        })
+    }
+}
