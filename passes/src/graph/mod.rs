@@ -2,6 +2,7 @@
 
 pub mod decompose;
 pub mod fuse;
+mod horizontal;
 pub mod lower;
 
 use dlc_ir::pass::PassRegistry;

@@ -288,6 +288,17 @@ impl Plan {
                         return Err("a matmul operand computed in the same kernel".into());
                     }
                 }
+                // Several matmuls (a horizontal fusion) share the nest only if they agree.
+                let a = shape_of(shapes, ctx.operand(op, 0))?;
+                let (ta, _) = matmul_transposes(ctx, op);
+                let k = a[a.len() - if ta { 2 } else { 1 }];
+                let same = |x: DimExpr, y: DimExpr| shapes.equal_under_constraints(x, y);
+                if rshape.len() != d - 1
+                    || !rshape.iter().zip(&self.domain).all(|(x, y)| same(*x, *y))
+                    || !same(k, self.domain[d - 1])
+                {
+                    return Err("matmuls over different loop nests".into());
+                }
                 (0..d - 1).collect()
             }
             Kind::Movement => identity,
