@@ -4,6 +4,7 @@
 
 pub mod generic;
 pub mod graph;
+pub mod loops;
 
 use dlc_ir::pass::PassRegistry;
 
@@ -11,4 +12,5 @@ use dlc_ir::pass::PassRegistry;
 pub fn register_all(registry: &mut PassRegistry) {
     generic::register(registry);
     graph::register(registry);
+    loops::register(registry);
 }

@@ -105,10 +105,13 @@ fn docs_examples_keep_their_values() {
                     )
                 });
             }
-            let after = lowered(&registry, &text, &label, &inputs)
-                .unwrap_or_else(|e| panic!("{label}: {e}"));
-            compare(&before, &after, true, lowered_tolerance(&ctx, func))
-                .unwrap_or_else(|e| panic!("{label}: the lowered program differs: {e}"));
+            for lowering in LOWERINGS {
+                let after = lowered(&registry, lowering, &text, &label, &inputs)
+                    .unwrap_or_else(|e| panic!("{label}: {e}"));
+                compare(&before, &after, true, lowered_tolerance(&ctx, func)).unwrap_or_else(|e| {
+                    panic!("{label}: the program lowered by '{lowering}' differs: {e}")
+                });
+            }
             tested += 1;
         }
     }
@@ -160,15 +163,19 @@ fn generated_graphs_keep_their_values() {
                 )
             });
         }
-        let after = lowered(&registry, &text, &label, &inputs)
-            .unwrap_or_else(|e| panic!("{label}: {e}\n{text}"));
-        compare(
-            &before,
-            &after,
-            compare_values,
-            lowered_tolerance(&ctx, g.func),
-        )
-        .unwrap_or_else(|e| panic!("{label}: the lowered program differs: {e}\n{text}"));
+        for lowering in LOWERINGS {
+            let after = lowered(&registry, lowering, &text, &label, &inputs)
+                .unwrap_or_else(|e| panic!("{label}: {e}\n{text}"));
+            compare(
+                &before,
+                &after,
+                compare_values,
+                lowered_tolerance(&ctx, g.func),
+            )
+            .unwrap_or_else(|e| {
+                panic!("{label}: the program lowered by '{lowering}' differs: {e}\n{text}")
+            });
+        }
     }
     assert!(
         values_compared >= GENERATED / 2,
@@ -186,21 +193,24 @@ fn generated_graphs_keep_their_values() {
 // ---------------------------------------------------------------------------------------------
 // The lowered program.
 
-/// The pipeline whose output the loop interpreter runs.
-const LOWERING: &str = "decompose,fuse,lower";
+/// The pipelines whose output the loop interpreter runs: plain lowering, and lowering with
+/// planned memory (intermediates as views of one arena, where a planning bug that lets two
+/// live buffers overlap corrupts the results).
+const LOWERINGS: &[&str] = &["decompose,fuse,lower", "decompose,fuse,lower,plan-memory"];
 
-/// Lowers `text` with [`LOWERING`], verifies the result and runs the host function named in
+/// Lowers `text` with `lowering`, verifies the result and runs the host function named in
 /// `label` (the first function for a generated one) in the loop interpreter.
 fn lowered(
     registry: &PassRegistry,
+    lowering: &str,
     text: &str,
     label: &str,
     inputs: &[Tensor],
 ) -> Result<Vec<Tensor>, String> {
     let (mut ctx, module) = parse(text, label);
-    run(registry, &mut ctx, module, LOWERING).map_err(|e| format!("'{LOWERING}' failed: {e}"))?;
+    run(registry, &mut ctx, module, lowering).map_err(|e| format!("'{lowering}' failed: {e}"))?;
     let output = print(&ctx, module);
-    verify(&ctx, module).map_err(|d| format!("'{LOWERING}' made invalid IR: {d:?}\n{output}"))?;
+    verify(&ctx, module).map_err(|d| format!("'{lowering}' made invalid IR: {d:?}\n{output}"))?;
     let funcs = funcs(&ctx, module);
     let func = match label.rsplit_once('@') {
         Some((_, name)) => funcs.iter().copied().find(|&f| func_name(&ctx, f) == name),

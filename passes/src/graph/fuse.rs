@@ -168,13 +168,13 @@
 //! 4. The size limit (test/passes/fuse-options.mlir): with `max-group-size=3` a chain of five
 //!    elementwise ops becomes groups of 3 and 2.
 
+use super::horizontal::fuse_horizontally;
 use dlc_graph::{family, tensor_parts, Family};
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
 use dlc_ir::{
     AttrKind, Block, Context, Diagnostic, InsertPoint, Location, Op, OpSpec, Type, TypeKind, Value,
     DYNAMIC,
 };
-use super::horizontal::fuse_horizontally;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// The pass description.

@@ -176,7 +176,11 @@ fn merge(ctx: &mut Context, a: Op, b: Op) -> Op {
     let loc = ctx.op_loc(b);
     let spec = OpSpec::new(ctx, "graph.yield", loc).operands(&yielded);
     ctx.build(InsertPoint::End(merged_body), spec);
-    let result_types: Vec<Type> = ctx.result_types(a).into_iter().chain(ctx.result_types(b)).collect();
+    let result_types: Vec<Type> = ctx
+        .result_types(a)
+        .into_iter()
+        .chain(ctx.result_types(b))
+        .collect();
     let spec = OpSpec::new(ctx, "graph.fusion", loc)
         .operands(&operands)
         .results(&result_types)

@@ -6,6 +6,7 @@
 
 mod expected_diagnostics;
 mod instrumentation;
+mod pipeline_check;
 mod test_passes;
 
 use dlc_ir::pass::{parse_pipeline, PassManager, PassRegistry, PipelineFailure};
@@ -375,6 +376,13 @@ fn run(cli: &Cli, registry: &PassRegistry) -> anyhow::Result<bool> {
         let parsed = parse_source(&mut ctx, chunk.text, &name, chunk.first_line)
             .and_then(|module| verify(&ctx, module).map(|()| module));
         drop(timer);
+        if let (Ok(module), Some(pm)) = (&parsed, &pipeline) {
+            diagnostics.extend(pipeline_check::lower_missing(
+                &pm.pipeline_text(),
+                &ctx,
+                *module,
+            ));
+        }
         let module = match parsed {
             Ok(module) => match pipeline
                 .as_mut()

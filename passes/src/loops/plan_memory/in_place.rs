@@ -1,0 +1,186 @@
+//! In-place reuse: an output of a launch takes over an input that dies there, when the kernel
+//! reads every element of the input only in the iteration that writes the same element of
+//! the output.
+
+use super::{candidates, positions, Candidate};
+use dlc_ir::symbol::SymbolTables;
+use dlc_ir::{Block, Context, Op, Value, ValueDef};
+use dlc_loop::{KernelOp, LaunchOp, ScheduleBlockOp};
+use rustc_hash::FxHashMap;
+
+/// Rewrites every safe (input, output) pair of each launch of `block` so that the output is
+/// the input: its uses are replaced and its alloc erased. `merged` counts, per surviving
+/// buffer, the allocations it replaced. Returns the number of pairs rewritten.
+pub(super) fn reuse(ctx: &mut Context, block: Block, merged: &mut FxHashMap<Value, u64>) -> u64 {
+    let launches: Vec<Op> = ctx
+        .block_ops(block)
+        .filter(|&op| ctx.op_name(op) == "loop.launch")
+        .collect();
+    let mut tables = SymbolTables::new();
+    let mut count = 0;
+    for launch in launches {
+        // A merge changes the intervals, so the candidates are found afresh after each one.
+        while let Some((input, output)) = find_pair(ctx, block, launch, &mut tables) {
+            ctx.replace_all_uses(output.value, input.value);
+            ctx.erase_op(output.alloc);
+            let taken = merged.remove(&output.value).unwrap_or(0);
+            *merged.entry(input.value).or_default() += 1 + taken;
+            count += 1;
+        }
+    }
+    count
+}
+
+/// An (input, output) pair of `launch` that may share a buffer.
+fn find_pair(
+    ctx: &Context,
+    block: Block,
+    launch: Op,
+    tables: &mut SymbolTables,
+) -> Option<(Candidate, Candidate)> {
+    let pos = positions(ctx, block);
+    let at = pos[&launch];
+    let by_value: FxHashMap<Value, Candidate> = candidates(ctx, block, &pos)
+        .into_iter()
+        .map(|c| (c.value, c))
+        .collect();
+    let args = LaunchOp(launch).args(ctx);
+    let once = |v: Value| args.iter().filter(|&&a| a == v).count() == 1;
+    let kernel = LaunchOp(launch)
+        .callee_name(ctx)
+        .and_then(|name| ctx.find_ident(name))
+        .and_then(|name| tables.resolve(ctx, launch, name))
+        .filter(|&k| ctx.op_name(k) == "loop.kernel")?;
+    for (i, input) in args.iter().enumerate() {
+        let Some(input) = by_value.get(input).filter(|c| c.end == at && once(c.value)) else {
+            continue;
+        };
+        for (o, output) in args.iter().enumerate() {
+            let Some(output) = by_value
+                .get(output)
+                .filter(|c| c.start == at && c.value != input.value && once(c.value))
+            else {
+                continue;
+            };
+            if input.ty == output.ty
+                && ctx.operands(input.alloc) == ctx.operands(output.alloc)
+                && reads_where_written(ctx, kernel, i, o)
+            {
+                return Some((input.clone(), output.clone()));
+            }
+        }
+    }
+    None
+}
+
+/// True if `kernel` only loads its argument `input` and only stores its argument `output`,
+/// with one store, and every load of `input` reads the element that store writes, earlier in
+/// the same iteration of the same innermost loop, whose indices are distinct for distinct
+/// iterations of the enclosing loops.
+fn reads_where_written(ctx: &Context, kernel: Op, input: usize, output: usize) -> bool {
+    let Some(body) = KernelOp(kernel).body(ctx) else {
+        return false;
+    };
+    let (Some(&in_arg), Some(&out_arg)) = (
+        ctx.block_args(body).get(input),
+        ctx.block_args(body).get(output),
+    ) else {
+        return false;
+    };
+    let mut loads = Vec::new();
+    for u in ctx.uses(in_arg) {
+        match ctx.op_name(u.user) {
+            "loop.load" if u.operand == 0 => loads.push(u.user),
+            "loop.dim" => {}
+            _ => return false,
+        }
+    }
+    let mut stores = Vec::new();
+    for u in ctx.uses(out_arg) {
+        match ctx.op_name(u.user) {
+            "loop.store" if u.operand == 1 => stores.push(u.user),
+            "loop.dim" => {}
+            _ => return false,
+        }
+    }
+    let [store] = stores[..] else {
+        return false;
+    };
+    let written = resolved(ctx, &ctx.operands(store)[2..]);
+    let Some(innermost) = enclosing_for(ctx, store) else {
+        return false;
+    };
+    if !one_element_per_iteration(ctx, store, &written) {
+        return false;
+    }
+    let mut order = FxHashMap::default();
+    ctx.for_each_op(kernel, &mut |op| {
+        let n = order.len();
+        order.insert(op, n);
+    });
+    loads.iter().all(|&load| {
+        resolved(ctx, &ctx.operands(load)[1..]) == written
+            && enclosing_for(ctx, load) == Some(innermost)
+            && order[&load] < order[&store]
+    })
+}
+
+/// `indices` with each schedule-block iter var replaced by the value bound to it, repeatedly.
+fn resolved(ctx: &Context, indices: &[Value]) -> Vec<Value> {
+    indices.iter().map(|&v| resolve(ctx, v)).collect()
+}
+
+fn resolve(ctx: &Context, mut v: Value) -> Value {
+    while let ValueDef::BlockArg { block, index } = ctx.value_def(v) {
+        let Some(op) = ctx.block_parent_op(block) else {
+            break;
+        };
+        if ctx.op_name(op) != "loop.schedule_block" {
+            break;
+        }
+        match ScheduleBlockOp(op).iter_values(ctx).get(index as usize) {
+            Some(&bound) => v = bound,
+            None => break,
+        }
+    }
+    v
+}
+
+/// The innermost `loop.for` around `op`.
+fn enclosing_for(ctx: &Context, op: Op) -> Option<Op> {
+    let mut cur = ctx.parent_op(op);
+    while let Some(p) = cur {
+        match ctx.op_name(p) {
+            "loop.for" => return Some(p),
+            "loop.kernel" => return None,
+            _ => cur = ctx.parent_op(p),
+        }
+    }
+    None
+}
+
+/// True if `indices` (resolved) are distinct induction variables of the loops around `op`,
+/// one for every loop: then each iteration of the nest writes its own element.
+fn one_element_per_iteration(ctx: &Context, op: Op, indices: &[Value]) -> bool {
+    let mut ivs = Vec::new();
+    let mut cur = ctx.parent_op(op);
+    while let Some(p) = cur {
+        match ctx.op_name(p) {
+            "loop.for" => match dlc_loop::ForOp(p).induction_var(ctx) {
+                Some(iv) => ivs.push(iv),
+                None => return false,
+            },
+            "loop.kernel" => break,
+            _ => {}
+        }
+        cur = ctx.parent_op(p);
+    }
+    let mut seen = Vec::new();
+    for v in indices {
+        if !ivs.contains(v) || seen.contains(v) {
+            return false;
+        }
+        seen.push(*v);
+    }
+    !ivs.is_empty() && seen.len() == ivs.len()
+}

@@ -1,0 +1,398 @@
+//! The differential test of the loop passes: every pipeline in
+//! `dlc_passes::loops::differential_cases()` runs on a corpus of lowered programs, and each
+//! program's host functions must compute the same results in the loop interpreter (GPU-bound
+//! kernels run in its grid simulation) before and after.
+//!
+//! The corpus: every graph example in docs/examples and the random graphs of
+//! `dlc_graph::generate::GraphGen` (seeds `0..GENERATED`), each through
+//! `decompose,fuse,lower{target=...}` for the case's target, plus the hand-written host
+//! programs in passes/tests/loop_corpus/ (kernels the lowering does not produce, for passes
+//! that need them). Inputs are random; a `?` dim of an example or corpus program is 3.
+//!
+//! # Tolerance
+//! Integers and `i1` must match exactly. Floats: |after − before| ≤ atol + rtol·max|before|
+//! per result, with (rtol, atol) = (1e-4, 1e-5) for f32, (1e-12, 1e-12) for f64, (1e-2, 1e-2)
+//! for f16 and (6e-2, 6e-2) for bf16: passes may reassociate a reduction (a block reduction
+//! sums in a tree), which changes the last bits. A generated program whose graph has an op
+//! that turns last-bit differences into large ones (floor, cmp, argmax, ...) after a reduction
+//! is compared by shape and dtype only. NaN matches NaN.
+//!
+//! Every case must change at least one program of the corpus, so a pass that stops firing
+//! fails here instead of passing vacuously.
+
+use dlc_graph::generate::{GraphGen, Rng};
+use dlc_ir::pass::{parse_pipeline, PassRegistry};
+use dlc_ir::{parse_source, print_op, verify, Context, Op, PrintOptions, DYNAMIC};
+use dlc_loop::interp::{run_host, DType, HostBuffer, KernelArg};
+use dlc_passes::graph::lower::Target;
+use dlc_passes::loops::{differential_cases, DifferentialCase};
+use std::path::{Path, PathBuf};
+
+/// Random graphs in the corpus; seeds `0..GENERATED`.
+const GENERATED: u64 = 150;
+/// The size of a `?` dim of an example or corpus program's argument.
+const DYNAMIC_SIZE: usize = 3;
+
+/// Ops after which a last-bit difference may become a large one.
+const DISCONTINUOUS: &[&str] = &[
+    "graph.floor",
+    "graph.ceil",
+    "graph.round",
+    "graph.sign",
+    "graph.cmp",
+    "graph.argmax",
+    "graph.argmin",
+    "graph.rem",
+    "graph.pow",
+    "graph.cast",
+];
+
+/// One lowered program.
+struct Program {
+    label: String,
+    text: String,
+    /// Concrete argument shapes, when the graph generator chose them.
+    shapes: Option<Vec<Vec<usize>>>,
+    /// Compare values (false: shapes and dtypes only).
+    values: bool,
+}
+
+#[test]
+fn loop_passes_preserve_results() {
+    let registry = registry();
+    let cases = differential_cases();
+    assert!(
+        !cases.is_empty(),
+        "no loop pass declares a differential case"
+    );
+    let corpus_cpu = corpus(&registry, Target::Cpu);
+    let corpus_gpu = corpus(&registry, Target::Gpu);
+    let failures: Vec<String> = std::thread::scope(|s| {
+        let handles: Vec<_> = cases
+            .iter()
+            .map(|case| {
+                let corpus = match case.target {
+                    Target::Cpu => &corpus_cpu,
+                    Target::Gpu => &corpus_gpu,
+                };
+                let registry = &registry;
+                s.spawn(move || check_case(registry, case, corpus))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .filter_map(|h| h.join().unwrap_or_else(|_| Err("panicked".into())).err())
+            .collect()
+    });
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// Runs `case` on every program; the first difference (or a case that changes nothing) is an
+/// error.
+fn check_case(
+    registry: &PassRegistry,
+    case: &DifferentialCase,
+    corpus: &[Program],
+) -> Result<(), String> {
+    let mut changed = 0;
+    for (n, program) in corpus.iter().enumerate() {
+        let label = format!("'{}' on {}", case.pipeline, program.label);
+        let (mut ctx, module) = parse(&program.text, &program.label)?;
+        let mut rng = Rng::new(n as u64 ^ 0x100F);
+        let hosts = host_functions(&ctx, module);
+        let mut inputs = Vec::new();
+        let mut before = Vec::new();
+        for &f in &hosts {
+            let args = random_args(&ctx, f, program.shapes.as_deref(), &mut rng)?;
+            before.push(
+                run_host(&ctx, f, args.clone())
+                    .map_err(|d| format!("{label}: the input program fails: {d:?}"))?,
+            );
+            inputs.push(args);
+        }
+        run(registry, &mut ctx, module, case.pipeline).map_err(|e| format!("{label}: {e}"))?;
+        let output = print_op(&ctx, module, PrintOptions::default());
+        verify(&ctx, module)
+            .map_err(|d| format!("{label}: invalid IR after the pipeline: {d:?}\n{output}"))?;
+        if output != program.text {
+            changed += 1;
+        }
+        let hosts_after = host_functions(&ctx, module);
+        for ((f, args), want) in hosts_after.iter().zip(inputs).zip(&before) {
+            let got = run_host(&ctx, *f, args).map_err(|d| {
+                format!(
+                    "{label}: fails after the pipeline: {d:?}\n--- before:\n{}\n--- after:\n{output}",
+                    program.text
+                )
+            })?;
+            compare(want, &got, program.values).map_err(|e| {
+                format!(
+                    "{label}: results differ: {e}\n--- before:\n{}\n--- after:\n{output}",
+                    program.text
+                )
+            })?;
+        }
+    }
+    if changed == 0 {
+        return Err(format!(
+            "'{}' changed none of the {} corpus programs: add a program it applies to in \
+             passes/tests/loop_corpus/",
+            case.pipeline,
+            corpus.len()
+        ));
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// The corpus.
+
+fn corpus(registry: &PassRegistry, target: Target) -> Vec<Program> {
+    let lowering = match target {
+        Target::Cpu => "decompose,fuse,lower{target=cpu}",
+        Target::Gpu => "decompose,fuse,lower{target=gpu}",
+    };
+    let mut programs = Vec::new();
+    let root = repo_root();
+    for path in mlir_files(&root.join("docs/examples")) {
+        let text = std::fs::read_to_string(&path).expect("readable example");
+        if !text.contains("graph.") || text.contains("loop.") {
+            continue;
+        }
+        let label = path
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .to_string();
+        programs.push(Program {
+            text: lower(registry, &text, &label, lowering),
+            label,
+            shapes: None,
+            values: true,
+        });
+    }
+    for seed in 0..GENERATED {
+        let mut ctx = context();
+        let g = GraphGen::new(seed).generate(&mut ctx);
+        let text = print_op(&ctx, g.module, PrintOptions::default());
+        let label = format!("seed {seed}");
+        let reduces = [
+            "graph.reduce",
+            "graph.matmul",
+            "softmax",
+            "norm",
+            "graph.linear",
+            "sdpa",
+            "pool",
+            "conv",
+        ]
+        .iter()
+        .any(|n| text.contains(n));
+        let values = !(reduces && DISCONTINUOUS.iter().any(|n| text.contains(n)));
+        programs.push(Program {
+            text: lower(registry, &text, &label, lowering),
+            label,
+            shapes: Some(g.arg_shapes),
+            values,
+        });
+    }
+    for path in mlir_files(&root.join("passes/tests/loop_corpus")) {
+        let text = std::fs::read_to_string(&path).expect("readable corpus program");
+        programs.push(Program {
+            label: path
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .to_string(),
+            text,
+            shapes: None,
+            values: true,
+        });
+    }
+    programs
+}
+
+fn mlir_files(dir: &Path) -> Vec<PathBuf> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|e| e == "mlir"))
+                .collect()
+        })
+        .unwrap_or_default();
+    paths.sort();
+    paths
+}
+
+/// `text` through `lowering`, printed.
+fn lower(registry: &PassRegistry, text: &str, label: &str, lowering: &str) -> String {
+    let (mut ctx, module) = parse(text, label).unwrap_or_else(|e| panic!("{e}"));
+    run(registry, &mut ctx, module, lowering)
+        .unwrap_or_else(|e| panic!("{label}: '{lowering}' failed: {e}"));
+    print_op(&ctx, module, PrintOptions::default())
+}
+
+/// The host functions of `module`: `func.func`s that launch kernels.
+fn host_functions(ctx: &Context, module: Op) -> Vec<Op> {
+    let body = ctx.blocks(ctx.region(module, 0))[0];
+    ctx.block_ops(body)
+        .filter(|&op| {
+            let mut launches = false;
+            ctx.for_each_op(op, &mut |o| launches |= ctx.op_name(o) == "loop.launch");
+            ctx.op_name(op) == "func.func" && launches
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Inputs and comparison.
+
+/// Random arguments for host function `f`: buffers of its argument types (a `?` dim takes the
+/// generator's size when known, else [`DYNAMIC_SIZE`]); floats in [-2, 2), integers in [-4, 4].
+fn random_args(
+    ctx: &Context,
+    f: Op,
+    shapes: Option<&[Vec<usize>]>,
+    rng: &mut Rng,
+) -> Result<Vec<KernelArg>, String> {
+    let entry = ctx.blocks(ctx.region(f, 0))[0];
+    let mut args = Vec::new();
+    for (i, &arg) in ctx.block_args(entry).iter().enumerate() {
+        let ty = ctx.value_type(arg);
+        let Some((dims, elem, _)) = dlc_loop::buffer_parts(ctx, ty) else {
+            args.push(KernelArg::Index(DYNAMIC_SIZE as i64));
+            continue;
+        };
+        let shape: Vec<usize> = match shapes.and_then(|s| s.get(i)) {
+            Some(s) => s.clone(),
+            None => dims
+                .iter()
+                .map(|&d| {
+                    if d == DYNAMIC {
+                        DYNAMIC_SIZE
+                    } else {
+                        d as usize
+                    }
+                })
+                .collect(),
+        };
+        let dtype = DType::from_type(ctx, elem).ok_or("an argument of an unsupported dtype")?;
+        let n: usize = shape.iter().product();
+        let buffer = if dtype.float_kind().is_some() {
+            let v: Vec<f64> = (0..n).map(|_| rng.unit() * 4.0 - 2.0).collect();
+            HostBuffer::from_f64(&shape, dtype, &v)
+        } else if dtype == DType::I1 {
+            let v: Vec<bool> = (0..n).map(|_| rng.chance(0.5)).collect();
+            HostBuffer::from_bool(&shape, &v)
+        } else {
+            let v: Vec<i64> = (0..n).map(|_| rng.range(-4, 4)).collect();
+            HostBuffer::from_i64(&shape, dtype, &v)
+        }?;
+        args.push(KernelArg::Buffer(buffer));
+    }
+    Ok(args)
+}
+
+fn tolerance(dtype: DType) -> (f64, f64) {
+    match dtype {
+        DType::F16 => (1e-2, 1e-2),
+        DType::BF16 => (6e-2, 6e-2),
+        DType::F64 => (1e-12, 1e-12),
+        _ => (1e-4, 1e-5),
+    }
+}
+
+fn compare(want: &[KernelArg], got: &[KernelArg], values: bool) -> Result<(), String> {
+    if want.len() != got.len() {
+        return Err(format!("{} results became {}", want.len(), got.len()));
+    }
+    for (i, pair) in want.iter().zip(got).enumerate() {
+        let (w, g) = match pair {
+            (KernelArg::Buffer(w), KernelArg::Buffer(g)) => (w, g),
+            (KernelArg::Index(a), KernelArg::Index(b)) if a == b => continue,
+            _ => return Err(format!("result {i}: {:?} became {:?}", pair.0, pair.1)),
+        };
+        if w.dtype != g.dtype || w.shape != g.shape {
+            return Err(format!(
+                "result {i}: {:?} {:?} became {:?} {:?}",
+                w.dtype, w.shape, g.dtype, g.shape
+            ));
+        }
+        if !values {
+            continue;
+        }
+        if let (Some(a), Some(b)) = (w.floats(), g.floats()) {
+            let (rtol, atol) = tolerance(w.dtype);
+            let scale = a
+                .iter()
+                .filter(|x| x.is_finite())
+                .fold(0.0f64, |m, x| m.max(x.abs()));
+            for (j, (x, y)) in a.iter().zip(b).enumerate() {
+                let same = if x.is_nan() || y.is_nan() {
+                    x.is_nan() && y.is_nan()
+                } else if x.is_infinite() || y.is_infinite() {
+                    x == y
+                } else {
+                    (x - y).abs() <= atol + rtol * scale
+                };
+                if !same {
+                    return Err(format!("result {i}, element {j}: {x} became {y}"));
+                }
+            }
+        } else if w != g {
+            return Err(format!("result {i}: integer values differ"));
+        }
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// IR plumbing.
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("passes/ is inside the repository")
+        .to_path_buf()
+}
+
+fn registry() -> PassRegistry {
+    let mut registry = PassRegistry::new();
+    dlc_passes::register_all(&mut registry);
+    registry
+}
+
+fn context() -> Context {
+    let mut ctx = Context::new();
+    ctx.register_dialect(dlc_func::dialect());
+    ctx.register_dialect(dlc_graph::dialect());
+    ctx.register_dialect(dlc_arith::dialect());
+    ctx.register_dialect(dlc_loop::dialect());
+    ctx.register_dialect(dlc_loop::math_dialect());
+    ctx
+}
+
+fn parse(text: &str, label: &str) -> Result<(Context, Op), String> {
+    let mut ctx = context();
+    let module = parse_source(&mut ctx, text, label, 1)
+        .map_err(|d| format!("{label}: does not parse: {d:?}\n{text}"))?;
+    verify(&ctx, module).map_err(|d| format!("{label}: invalid: {d:?}\n{text}"))?;
+    Ok((ctx, module))
+}
+
+/// Runs `pipeline` (flat syntax) on `module`, as `dlc-opt --pipeline` does.
+fn run(
+    registry: &PassRegistry,
+    ctx: &mut Context,
+    module: Op,
+    pipeline: &str,
+) -> Result<(), String> {
+    let spec = parse_pipeline(pipeline).map_err(|e| e.render("--pipeline", pipeline))?;
+    let mut pm = registry
+        .build(&spec, "builtin.module")
+        .map_err(|e| e.render("--pipeline", pipeline))?;
+    pm.run(ctx, module)
+        .map(|_| ())
+        .map_err(|f| format!("pass '{}': {:?}", f.pass, f.diagnostics))
+}
