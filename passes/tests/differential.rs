@@ -7,10 +7,14 @@
 //! avoids it, so that is rare). The test also checks that each pass changed a fair share of the
 //! programs, so the generator keeps giving it work.
 
+#[allow(dead_code)] // shared plumbing; this test only runs pipelines
+#[path = "support/pipeline.rs"]
+mod pipeline;
 mod support;
 
-use dlc_ir::pass::{parse_pipeline, PassRegistry};
+use dlc_ir::pass::PassRegistry;
 use dlc_ir::{parse_source, print_op, verify, Context, Op, PrintOptions};
+use pipeline::run;
 use support::gen::{self, Rng, Signature, Ty};
 use support::interp::{Interpreter, Scalar};
 
@@ -109,22 +113,6 @@ fn parse(text: &str, seed: u64) -> (Context, Op) {
         panic!("seed {seed}: generated program is invalid: {d:?}\n{text}");
     }
     (ctx, module)
-}
-
-/// Runs `pipeline` (flat syntax) on `module`.
-fn run(
-    registry: &PassRegistry,
-    ctx: &mut Context,
-    module: Op,
-    pipeline: &str,
-) -> Result<(), String> {
-    let spec = parse_pipeline(pipeline).map_err(|e| e.render("--pipeline", pipeline))?;
-    let mut pm = registry
-        .build(&spec, "builtin.module")
-        .map_err(|e| e.render("--pipeline", pipeline))?;
-    pm.run(ctx, module)
-        .map(|_| ())
-        .map_err(|f| format!("pass '{}': {:?}", f.pass, f.diagnostics))
 }
 
 /// A random argument: edge cases half of the time.

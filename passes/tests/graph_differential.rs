@@ -25,14 +25,17 @@
 //! functions; the test checks that at least half of the functions still have their values
 //! compared.
 
+#[path = "support/pipeline.rs"]
+mod pipeline;
+
 use dlc_graph::decompose::is_composite;
 use dlc_graph::generate::{GraphGen, Rng};
 use dlc_graph::interp::{interpret, DType, Elements, Tensor};
-use dlc_ir::pass::{parse_pipeline, PassRegistry};
+use dlc_ir::pass::PassRegistry;
 use dlc_ir::{parse_source, print_op, verify, Context, Op, PrintOptions, Value, DYNAMIC};
 use dlc_loop::interp::{run_host, DType as LoopDType, HostBuffer, KernelArg};
+use pipeline::{context, registry, repo_root, run};
 use rustc_hash::FxHashSet;
-use std::path::Path;
 
 /// Random functions per pipeline; seeds `0..GENERATED`.
 const GENERATED: u64 = 500;
@@ -460,29 +463,6 @@ fn random_tensor(dtype: DType, shape: &[usize], rng: &mut Rng) -> Tensor {
 // ---------------------------------------------------------------------------------------------
 // IR plumbing.
 
-fn repo_root() -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("passes/ is inside the repository")
-        .to_path_buf()
-}
-
-fn registry() -> PassRegistry {
-    let mut registry = PassRegistry::new();
-    dlc_passes::register_all(&mut registry);
-    registry
-}
-
-fn context() -> Context {
-    let mut ctx = Context::new();
-    ctx.register_dialect(dlc_func::dialect());
-    ctx.register_dialect(dlc_graph::dialect());
-    ctx.register_dialect(dlc_arith::dialect());
-    ctx.register_dialect(dlc_loop::dialect());
-    ctx.register_dialect(dlc_loop::math_dialect());
-    ctx
-}
-
 /// Parses and verifies `text`.
 fn parse(text: &str, label: &str) -> (Context, Op) {
     let mut ctx = context();
@@ -517,20 +497,4 @@ fn tested_index(ctx: &Context, module: Op, label: &str) -> usize {
         .iter()
         .position(|&f| func_name(ctx, f) == name)
         .unwrap_or_else(|| panic!("{label}: the function is gone after the pipeline"))
-}
-
-/// Runs `pipeline` (flat syntax) on `module`, as `dlc-opt --pipeline` does.
-fn run(
-    registry: &PassRegistry,
-    ctx: &mut Context,
-    module: Op,
-    pipeline: &str,
-) -> Result<(), String> {
-    let spec = parse_pipeline(pipeline).map_err(|e| e.render("--pipeline", pipeline))?;
-    let mut pm = registry
-        .build(&spec, "builtin.module")
-        .map_err(|e| e.render("--pipeline", pipeline))?;
-    pm.run(ctx, module)
-        .map(|_| ())
-        .map_err(|f| format!("pass '{}': {:?}", f.pass, f.diagnostics))
 }

@@ -20,12 +20,16 @@
 //! Every case must change at least one program of the corpus, so a pass that stops firing
 //! fails here instead of passing vacuously.
 
+#[path = "support/pipeline.rs"]
+mod pipeline;
+
 use dlc_graph::generate::{GraphGen, Rng};
-use dlc_ir::pass::{parse_pipeline, PassRegistry};
+use dlc_ir::pass::PassRegistry;
 use dlc_ir::{parse_source, print_op, verify, Context, Op, PrintOptions, DYNAMIC};
 use dlc_loop::interp::{run_host, DType, HostBuffer, KernelArg};
 use dlc_passes::graph::lower::Target;
 use dlc_passes::loops::{differential_cases, DifferentialCase};
+use pipeline::{context, registry, repo_root, run};
 use std::path::{Path, PathBuf};
 
 /// Random graphs in the corpus; seeds `0..GENERATED`.
@@ -350,49 +354,10 @@ fn compare(want: &[KernelArg], got: &[KernelArg], values: bool) -> Result<(), St
 // ---------------------------------------------------------------------------------------------
 // IR plumbing.
 
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("passes/ is inside the repository")
-        .to_path_buf()
-}
-
-fn registry() -> PassRegistry {
-    let mut registry = PassRegistry::new();
-    dlc_passes::register_all(&mut registry);
-    registry
-}
-
-fn context() -> Context {
-    let mut ctx = Context::new();
-    ctx.register_dialect(dlc_func::dialect());
-    ctx.register_dialect(dlc_graph::dialect());
-    ctx.register_dialect(dlc_arith::dialect());
-    ctx.register_dialect(dlc_loop::dialect());
-    ctx.register_dialect(dlc_loop::math_dialect());
-    ctx
-}
-
 fn parse(text: &str, label: &str) -> Result<(Context, Op), String> {
     let mut ctx = context();
     let module = parse_source(&mut ctx, text, label, 1)
         .map_err(|d| format!("{label}: does not parse: {d:?}\n{text}"))?;
     verify(&ctx, module).map_err(|d| format!("{label}: invalid: {d:?}\n{text}"))?;
     Ok((ctx, module))
-}
-
-/// Runs `pipeline` (flat syntax) on `module`, as `dlc-opt --pipeline` does.
-fn run(
-    registry: &PassRegistry,
-    ctx: &mut Context,
-    module: Op,
-    pipeline: &str,
-) -> Result<(), String> {
-    let spec = parse_pipeline(pipeline).map_err(|e| e.render("--pipeline", pipeline))?;
-    let mut pm = registry
-        .build(&spec, "builtin.module")
-        .map_err(|e| e.render("--pipeline", pipeline))?;
-    pm.run(ctx, module)
-        .map(|_| ())
-        .map_err(|f| format!("pass '{}': {:?}", f.pass, f.diagnostics))
 }

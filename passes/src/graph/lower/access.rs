@@ -6,7 +6,7 @@
 //! Branches (`pad` outside the input, the operand of `concat` that covers a point) are
 //! `loop.if`s writing one scratch register, so no load ever leaves its buffer.
 
-use super::element::{cast, scalar_attr, Emit};
+use super::element::{cast, scalar_attr, slice_bound, Emit};
 use super::kernel::{element_type, Kernel, Point};
 use super::plan::{i64_array, int_attr, normalize_axis};
 use dlc_arith::CmpIPredicate;
@@ -108,12 +108,7 @@ impl Kernel<'_> {
             let d = self.dim_of(ctx, x, axis);
             let s = self.index(ctx, start);
             let zero = self.index(ctx, 0);
-            // b < 0 ? b + d : b, clamped to [0, d].
-            let shifted = e.arith(ctx, "addi", &[s, d], Type::INDEX);
-            let negative = e.cmpi(ctx, CmpIPredicate::Slt, s, zero);
-            let b = e.select(ctx, negative, shifted, s);
-            let b = e.arith(ctx, "maxsi", &[b, zero], Type::INDEX);
-            let b = e.arith(ctx, "minsi", &[b, d], Type::INDEX);
+            let b = slice_bound(ctx, e, s, d, zero);
             let step = self.index(ctx, step);
             let offset = e.arith(ctx, "muli", &[i, step], Type::INDEX);
             idx.push(e.arith(ctx, "addi", &[b, offset], Type::INDEX));

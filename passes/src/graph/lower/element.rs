@@ -315,6 +315,16 @@ fn float_bits(ctx: &Context, ty: Type) -> u32 {
     ctx.float_kind(ty).map_or(0, |k| k.width())
 }
 
+/// A slice bound `b` (an `index`) resolved against dim `d` as the shape rule does:
+/// `b < 0 ? b + d : b`, clamped to `[0, d]`.
+pub(super) fn slice_bound(ctx: &mut Context, e: Emit, b: Value, d: Value, zero: Value) -> Value {
+    let shifted = e.arith(ctx, "addi", &[b, d], Type::INDEX);
+    let negative = e.cmpi(ctx, CmpIPredicate::Slt, b, zero);
+    let v = e.select(ctx, negative, shifted, b);
+    let v = e.arith(ctx, "maxsi", &[v, zero], Type::INDEX);
+    e.arith(ctx, "minsi", &[v, d], Type::INDEX)
+}
+
 /// The string attribute `name` of `op`, if present.
 pub(super) fn str_attr<'c>(ctx: &'c Context, op: dlc_ir::Op, name: &str) -> Option<&'c str> {
     ctx.attr(op, name).and_then(|a| ctx.attr_as_str(a))

@@ -10,14 +10,13 @@
 use super::kernel::{self, global_buffer};
 use super::plan::{self, i64_array, int_attr, normalize_axis, Group, Kind};
 use super::{Stats, Target};
-use dlc_arith::CmpIPredicate;
 use dlc_graph::shapes::{DimExpr, SymbolOrigin, SymbolicShapes};
 use dlc_ir::{
     Block, Context, Diagnostic, InsertPoint, Location, Op, OpSpec, Type, Value, ValueMap,
 };
 use rustc_hash::FxHashMap;
 
-use super::element::Emit;
+use super::element::{slice_bound, Emit};
 
 /// Lowers one graph function: builds the host function after it and its kernels before it,
 /// then erases it.
@@ -423,11 +422,12 @@ impl Host<'_> {
                 let d = self.dim(ctx, x, axis, loc)?;
                 let at = |n: &str| i64_array(ctx, op, n).get(axis).copied().unwrap_or(0);
                 let (start, end, step) = (at("starts"), at("ends"), at("steps").max(1));
-                let s = self.slice_bound(ctx, e, start, d);
-                let t = self.slice_bound(ctx, e, end, d);
+                let zero = e.int(ctx, 0, Type::INDEX);
+                let (start, end) = (e.int(ctx, start, Type::INDEX), e.int(ctx, end, Type::INDEX));
+                let s = slice_bound(ctx, e, start, d, zero);
+                let t = slice_bound(ctx, e, end, d, zero);
                 // (max(0, t - s) + step - 1) / step
                 let diff = e.arith(ctx, "subi", &[t, s], Type::INDEX);
-                let zero = e.int(ctx, 0, Type::INDEX);
                 let diff = e.arith(ctx, "maxsi", &[diff, zero], Type::INDEX);
                 let bump = e.int(ctx, step - 1, Type::INDEX);
                 let diff = e.arith(ctx, "addi", &[diff, bump], Type::INDEX);
@@ -452,16 +452,5 @@ impl Host<'_> {
                 "'lower' cannot compute dim {axis} of '{name}' on the host"
             )),
         }
-    }
-
-    /// `b < 0 ? b + d : b`, clamped to `[0, d]`.
-    fn slice_bound(&mut self, ctx: &mut Context, e: Emit, b: i64, d: Value) -> Value {
-        let bv = e.int(ctx, b, Type::INDEX);
-        let zero = e.int(ctx, 0, Type::INDEX);
-        let shifted = e.arith(ctx, "addi", &[bv, d], Type::INDEX);
-        let negative = e.cmpi(ctx, CmpIPredicate::Slt, bv, zero);
-        let v = e.select(ctx, negative, shifted, bv);
-        let v = e.arith(ctx, "maxsi", &[v, zero], Type::INDEX);
-        e.arith(ctx, "minsi", &[v, d], Type::INDEX)
     }
 }
