@@ -196,10 +196,16 @@ fn generated_graphs_keep_their_values() {
 // ---------------------------------------------------------------------------------------------
 // The lowered program.
 
-/// The pipelines whose output the loop interpreter runs: plain lowering, and lowering with
+/// The pipelines whose output the loop interpreter runs: plain lowering; lowering with
 /// planned memory (intermediates as views of one arena, where a planning bug that lets two
-/// live buffers overlap corrupts the results).
-const LOWERINGS: &[&str] = &["decompose,fuse,lower", "decompose,fuse,lower,plan-memory"];
+/// live buffers overlap corrupts the results); and the default CPU and GPU loop pipelines (the
+/// GPU kernels run in the interpreter's grid simulation).
+const LOWERINGS: &[&str] = &[
+    "decompose,fuse,lower",
+    "decompose,fuse,lower,plan-memory",
+    "decompose,fuse,lower,cpu-default",
+    "decompose,fuse,lower{target=gpu},gpu-default",
+];
 
 /// Lowers `text` with `lowering`, verifies the result and runs the host function named in
 /// `label` (the first function for a generated one) in the loop interpreter.

@@ -33,7 +33,7 @@ use pipeline::{context, registry, repo_root, run};
 use std::path::{Path, PathBuf};
 
 /// Random graphs in the corpus; seeds `0..GENERATED`.
-const GENERATED: u64 = 150;
+const GENERATED: u64 = 60;
 /// The size of a `?` dim of an example or corpus program's argument.
 const DYNAMIC_SIZE: usize = 3;
 

@@ -12,7 +12,7 @@
 
 // RUN: dlc-opt --list-passes | FileCheck %s --check-prefix=LIST
 // LIST:      Pipelines:
-// LIST-NEXT:   --test-cleanup-pipeline {{.*}} (cse,func.func(canonicalize{max-iterations=2}),symbol-dce)
+// LIST:        --test-cleanup-pipeline {{.*}} (cse,func.func(canonicalize{max-iterations=2}),symbol-dce)
 
 // RUN: not dlc-opt %s --pipeline='cse,test-cleanup-pipeline{x=1}' 2>&1 | FileCheck %s --check-prefix=OPTIONS
 // OPTIONS: --pipeline:5: error: named pipeline 'test-cleanup-pipeline' takes no options

@@ -3,10 +3,31 @@
 //! differential test (passes/tests/loop_differential.rs) runs on the lowered corpus
 //! ([`differential_cases`]).
 
+pub mod blocks;
+pub mod cpu;
+pub mod gpu;
+pub mod memory;
 pub mod plan_memory;
+pub mod reduce;
+pub mod simplify;
 
 use crate::graph::lower::Target;
-use dlc_ir::pass::PassRegistry;
+use dlc_ir::pass::{NamedPipeline, PassRegistry};
+
+/// The default CPU pipeline after `lower`: clean up, cache repeated reads, schedule the loops
+/// for the CPU (parallel outer loop with a grain size, vectors, small loops unrolled), dissolve
+/// the schedule blocks, narrow index math, and plan the host's memory. docs/pipelines.md gives
+/// the reasons for the order.
+pub const CPU_DEFAULT: &str = "schedule-block-dce,simplify,invariant-loop-elim,common-read-elim,\
+parallelize,vectorize,unroll,remove-schedule-block,simplify,cse,long-to-int,plan-memory";
+
+/// The default GPU pipeline after `lower{target=gpu}`, in the order of CINN's default GPU pass
+/// pipeline where a pass applies (docs/pipelines.md maps each step): map loops to blocks and
+/// threads, shrink local/shared buffers, lower cross-thread reductions, bound shared memory,
+/// then the late cleanups, and plan the host's memory.
+pub const GPU_DEFAULT: &str = "schedule-block-dce,simplify,invariant-loop-elim,gpu-map,\
+update-buffer-axis,local-index-factor-elim,cross-thread-reduce,check-shared-memory,simplify,\
+if-fusion,rearrange-loads,remove-schedule-block,simplify,cse,long-to-int,plan-memory";
 
 /// One pipeline the loop differential test runs: lower the corpus for `target`, run
 /// `pipeline`, and the host functions must compute what they computed before.
@@ -21,6 +42,22 @@ pub struct DifferentialCase {
 /// Registers the loop passes.
 pub fn register(registry: &mut PassRegistry) {
     registry.register(&plan_memory::INFO);
+    blocks::register(registry);
+    cpu::register(registry);
+    gpu::register(registry);
+    memory::register(registry);
+    reduce::register(registry);
+    simplify::register(registry);
+    registry.register_pipeline(NamedPipeline {
+        name: "cpu-default",
+        summary: "The default loop pipeline for CPU kernels (after lower)",
+        pipeline: CPU_DEFAULT,
+    });
+    registry.register_pipeline(NamedPipeline {
+        name: "gpu-default",
+        summary: "The default loop pipeline for GPU kernels (after lower{target=gpu})",
+        pipeline: GPU_DEFAULT,
+    });
 }
 
 /// The names of the loop passes, as users type them.
@@ -32,8 +69,27 @@ pub fn pass_names() -> Vec<&'static str> {
 
 /// Every pipeline the loop differential test runs.
 pub fn differential_cases() -> Vec<DifferentialCase> {
-    vec![DifferentialCase {
-        pipeline: "plan-memory",
-        target: Target::Cpu,
-    }]
+    [
+        &[
+            DifferentialCase {
+                pipeline: "plan-memory",
+                target: Target::Cpu,
+            },
+            DifferentialCase {
+                pipeline: "cpu-default",
+                target: Target::Cpu,
+            },
+            DifferentialCase {
+                pipeline: "gpu-default",
+                target: Target::Gpu,
+            },
+        ],
+        blocks::CASES,
+        cpu::CASES,
+        gpu::CASES,
+        memory::CASES,
+        reduce::CASES,
+        simplify::CASES,
+    ]
+    .concat()
 }

@@ -1,0 +1,34 @@
+//! Loop passes: the cpu group. Passes that shape loop kernels for CPU code generation:
+//! SIMD vectorization, unrolling and thread-level parallel loops.
+
+mod parallelize;
+mod unroll;
+mod util;
+mod vectorize;
+
+use super::DifferentialCase;
+use crate::graph::lower::Target;
+use dlc_ir::pass::PassRegistry;
+
+/// Registers the passes of this group.
+pub(super) fn register(registry: &mut PassRegistry) {
+    registry.register(&vectorize::INFO);
+    registry.register(&unroll::INFO);
+    registry.register(&parallelize::INFO);
+}
+
+/// The pipelines the loop differential test runs for this group.
+pub(super) const CASES: &[DifferentialCase] = &[
+    DifferentialCase {
+        pipeline: "vectorize",
+        target: Target::Cpu,
+    },
+    DifferentialCase {
+        pipeline: "unroll{max-extent=16}",
+        target: Target::Cpu,
+    },
+    DifferentialCase {
+        pipeline: "parallelize",
+        target: Target::Cpu,
+    },
+];

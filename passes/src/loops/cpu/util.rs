@@ -1,0 +1,133 @@
+//! Helpers the cpu loop passes share: constant bounds, trip counts, cloning a loop body with the
+//! induction variable replaced, and building `index` arithmetic.
+
+use dlc_arith::build_index_constant;
+use dlc_ir::{Block, Context, InsertPoint, Location, Op, OpSpec, Traits, Type, Value, ValueMap};
+use dlc_loop::ForOp;
+
+/// The value of `v` when an `arith.constant` integer (or index) defines it.
+pub(super) fn const_int(ctx: &Context, v: Value) -> Option<i64> {
+    let op = ctx.defining_op(v)?;
+    if ctx.op_name(op) != "arith.constant" {
+        return None;
+    }
+    let attr = ctx.attr(op, "value")?;
+    ctx.attr_as_int(attr).and_then(|x| i64::try_from(x).ok())
+}
+
+/// The `(lb, ub, step)` operands of a `loop.for`, its body and its induction variable.
+pub(super) struct LoopParts {
+    pub lb: Value,
+    pub ub: Value,
+    pub step: Value,
+    pub body: Block,
+    pub iv: Value,
+}
+
+/// The parts of `op` when it is a well-formed `loop.for`.
+pub(super) fn loop_parts(ctx: &Context, op: Op) -> Option<LoopParts> {
+    if ctx.op_name(op) != "loop.for" {
+        return None;
+    }
+    let &[lb, ub, step] = ctx.operands(op) else {
+        return None;
+    };
+    let f = ForOp(op);
+    Some(LoopParts {
+        lb,
+        ub,
+        step,
+        body: f.body(ctx)?,
+        iv: f.induction_var(ctx)?,
+    })
+}
+
+/// The number of iterations of a loop whose bounds and (positive) step are constants.
+pub(super) fn const_trip_count(ctx: &Context, parts: &LoopParts) -> Option<i64> {
+    let (lb, ub, step) = (
+        const_int(ctx, parts.lb)?,
+        const_int(ctx, parts.ub)?,
+        const_int(ctx, parts.step)?,
+    );
+    if step <= 0 {
+        return None;
+    }
+    let n = ub.checked_sub(lb)?.max(0);
+    Some(n / step + i64::from(n % step != 0))
+}
+
+/// Clones every op of `body` but its terminator to `at`, with `iv` replaced by `value`.
+pub(super) fn clone_body_at(
+    ctx: &mut Context,
+    body: Block,
+    iv: Value,
+    value: Value,
+    at: InsertPoint,
+) {
+    let mut map = ValueMap::new();
+    map.map(iv, value);
+    let ops: Vec<Op> = ctx.block_ops(body).collect();
+    for op in ops {
+        if ctx.has_trait(op, Traits::TERMINATOR) {
+            continue;
+        }
+        let new = ctx.clone_op(op, &mut map);
+        ctx.insert_op(at, new);
+    }
+}
+
+/// Builds an `index` constant at `at`.
+pub(super) fn index_const(ctx: &mut Context, at: InsertPoint, value: i64, loc: Location) -> Value {
+    let op = build_index_constant(ctx, at, value, loc);
+    ctx.result(op, 0)
+}
+
+/// Builds the binary `arith` op `name` on two `index` values at `at`.
+pub(super) fn index_binary(
+    ctx: &mut Context,
+    at: InsertPoint,
+    name: &str,
+    lhs: Value,
+    rhs: Value,
+    loc: Location,
+) -> Value {
+    let spec = OpSpec::new(ctx, name, loc)
+        .operands(&[lhs, rhs])
+        .results(&[Type::INDEX]);
+    let op = ctx.build(at, spec);
+    ctx.result(op, 0)
+}
+
+/// The end of the iterations of `[lb, ub)` by `step` that fill whole groups of `group`
+/// iterations: `lb + ((max(ub - lb, 0) + step - 1) / step / group) * group * step`, folded
+/// to a constant when the bounds are constants. Built at `at`.
+pub(super) fn whole_groups_end(
+    ctx: &mut Context,
+    at: InsertPoint,
+    parts: &LoopParts,
+    step: i64,
+    group: i64,
+    loc: Location,
+) -> Value {
+    if let Some(trips) = const_trip_count(ctx, parts) {
+        if let Some(lb) = const_int(ctx, parts.lb) {
+            return index_const(ctx, at, lb + trips / group * group * step, loc);
+        }
+    }
+    let zero = index_const(ctx, at, 0, loc);
+    let diff = index_binary(ctx, at, "arith.subi", parts.ub, parts.lb, loc);
+    let n = index_binary(ctx, at, "arith.maxsi", diff, zero, loc);
+    let trips = if step == 1 {
+        n
+    } else {
+        let bump = index_const(ctx, at, step - 1, loc);
+        let up = index_binary(ctx, at, "arith.addi", n, bump, loc);
+        let s = index_const(ctx, at, step, loc);
+        index_binary(ctx, at, "arith.divsi", up, s, loc)
+    };
+    let g = index_const(ctx, at, group, loc);
+    let groups = index_binary(ctx, at, "arith.divsi", trips, g, loc);
+    let span = index_const(ctx, at, group * step, loc);
+    let len = index_binary(ctx, at, "arith.muli", groups, span, loc);
+    index_binary(ctx, at, "arith.addi", parts.lb, len, loc)
+}

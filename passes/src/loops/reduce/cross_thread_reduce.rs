@@ -1,0 +1,742 @@
+//! Turns reductions whose reduce axis is bound to GPU threads into warp and block reductions,
+//! and expands every `loop.block_reduce` into warp shuffles and a shared-memory exchange.
+//!
+//! # Applies when
+//! A GPU-bound kernel reduces along an axis bound to a `thread.*` loop (CINN's
+//! `replace_cross_thread_reduction`): a `loop.for thread.x %k` whose body holds a schedule
+//! block with a `reduce` iter var bound to `%k`, whose body is `acc = combine(acc, v)` with
+//! `combine` one of `addf`/`addi`, `mulf`/`muli`, `maximumf`/`maxsi`, `minimumf`/`minsi`,
+//! `andi`, `ori`, and `acc` a buffer element whose indices do not depend on `%k`. Written this
+//! way, every thread adds its element into `acc` in turn, which on a GPU is a data race; row
+//! reductions (softmax, norms, sums) scheduled with one row per block take this shape. The loop
+//! must give each thread exactly one iteration: its extent is the block size along its axis, the
+//! other block axes are 1, and it is reached by all threads (no enclosing `loop.if`).
+//! Separately, every `loop.block_reduce` (made here, or emitted by `gpu-map`) is expanded.
+//!
+//! # Changes to the IR
+//! - Matched reduction, by extent `E` of the thread loop (the block's `reduce_method` is set to
+//!   the method used; a block already marked `discrete` is left alone):
+//!   `none` (`E = 1`, the loop starts at 0 and the init region stores the combine's identity to
+//!   `acc`): the body stores `v` directly. `warp` (`E <= 32`) / `block` (`E > 32`): `v` goes
+//!   through `loop.warp_reduce` / `loop.block_reduce`; for a `global` or `shared` `acc` only the
+//!   thread with `%k = lb` loads, combines and stores (`loop.if`), followed by a `loop.barrier`
+//!   so that the block sees the result before reading it; for a `local` `acc` (lb 0,
+//!   one reduce iter var) every thread combines into its own copy, and the threads other than
+//!   thread 0 first run a copy of the init region, so each copy holds the whole reduction.
+//! - Every `loop.block_reduce %v` (option `expand-block-reduce`, default true) becomes: when the
+//!   block is known to have at most 32 threads, one `loop.warp_reduce`; otherwise a
+//!   `loop.warp_reduce` per warp, lane 0 of each warp stores its partial to a 32-element
+//!   `shared` buffer (one `loop.alloc` per element type at the top of the kernel, CINN's
+//!   `shm32_<dtype>_reduce`), `loop.barrier`, warp 0 reads the partials (the identity for lanes
+//!   beyond the number of warps), warp-reduces them and lane 0 stores the total to element 0,
+//!   `loop.barrier`, every thread reads element 0, and a last `loop.barrier` keeps the next
+//!   reduction from overwriting the buffer before everyone has read it. The barriers are in the
+//!   block_reduce's own (uniform) control flow, never inside a `loop.if`.
+//!
+//! The pass counts the reductions replaced and the block reductions expanded.
+//!
+//! # Performance impact
+//! Replaces a serialized (and, on a real GPU, racy) read-modify-write of one element by all
+//! threads with a log-depth shuffle tree: 5 shuffle steps per warp plus two barriers per block.
+//!
+//! # Risks and limitations
+//! - Floating-point results are reassociated (tree order instead of thread order), which changes
+//!   the last bits.
+//! - The block shape must be static (constant `block` attribute or constant `thread.*` extents)
+//!   for the pattern; a thread loop over more iterations than threads is left alone.
+//! - The body must be straight-line: loads and pure ops computing `v`, then the combine; no
+//!   other stores and no other reads of `acc`.
+//! - A `loop.block_reduce` is expanded where it stands: like the op itself, its barriers must
+//!   be reached by every thread of the block, so it must not sit in a divergent `loop.if`.
+//! - Only thread 0 writes a `global`/`shared` `acc`; the barrier after the write orders it
+//!   within the block, not across blocks.
+//! - `discrete` reductions (CINN's `DiscreteReduce`) are not produced.
+//!
+//! # Examples
+//! 1. A row sum with one row per block and 64 threads:
+//!    ```text
+//!    loop.kernel @row_sum(%x: !loop.buffer<4x64xf32, global>, %out: !loop.buffer<4xf32, global>) {
+//!      %c0 = arith.constant 0 : index
+//!      %c1 = arith.constant 1 : index
+//!      %c4 = arith.constant 4 : index
+//!      %c64 = arith.constant 64 : index
+//!      loop.for block.x %row = %c0 to %c4 step %c1 {
+//!        loop.for thread.x %k = %c0 to %c64 step %c1 {
+//!          loop.schedule_block "row_sum" (%i = %row, %kk = %k reduce) init {
+//!            %zero = arith.constant 0.0 : f32
+//!            loop.store %zero, %out[%i] : !loop.buffer<4xf32, global>
+//!          } {
+//!            %v = loop.load %x[%i, %kk] : !loop.buffer<4x64xf32, global>
+//!            %a = loop.load %out[%i] : !loop.buffer<4xf32, global>
+//!            %s = arith.addf %a, %v : f32
+//!            loop.store %s, %out[%i] : !loop.buffer<4xf32, global>
+//!          }
+//!        }
+//!      }
+//!      loop.return
+//!    }
+//!    ```
+//!    becomes (with `expand-block-reduce=false`)
+//!    ```text
+//!    loop.schedule_block "row_sum" (%arg4 = %arg2, %arg5 = %arg3 reduce) attributes {reduce_method = "block"} init {
+//!      ...
+//!    } {
+//!      %0 = loop.load %arg0[%arg4, %arg5] : !loop.buffer<4x64xf32, global>
+//!      %1 = loop.block_reduce %0 {kind = "add"} : f32
+//!      %c0_0 = arith.constant 0 : index
+//!      %2 = arith.cmpi eq, %arg5, %c0_0 : index
+//!      loop.if %2 {
+//!        %3 = loop.load %arg1[%arg4] : !loop.buffer<4xf32, global>
+//!        %4 = arith.addf %3, %1 : f32
+//!        loop.store %4, %arg1[%arg4] : !loop.buffer<4xf32, global>
+//!      }
+//!      loop.barrier
+//!    }
+//!    ```
+//!    and with the default options the `loop.block_reduce` is expanded into a
+//!    `loop.warp_reduce`, a store of lane 0's partial to `%shm[warp]` (a
+//!    `!loop.buffer<32xf32, shared>` allocated at the top of the kernel), barriers, and the
+//!    second-level `loop.warp_reduce` in warp 0.
+//! 2. A warp reduction: the same kernel with 32 threads and `arith.maximumf` uses
+//!    `loop.warp_reduce %0 {kind = "max"}` and `reduce_method = "warp"`; nothing touches shared
+//!    memory.
+//!
+//! # Counter-examples
+//! 1. `loop.for thread.x %k = %c0 to %n step %c1` with a symbolic `%n`: the number of threads is
+//!    unknown, so the pass cannot tell that each thread runs one iteration; it is left alone.
+//! 2. A body that stores to another buffer besides `acc`: replacing the reduction would still
+//!    run that store in every thread but with different timing; it is left alone.
+
+use super::kernel_facts::{const_range, loop_kind, static_block_dims};
+use dlc_arith::{build_cmpi, build_index_constant, build_op, build_select, CmpIPredicate};
+use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
+use dlc_ir::{
+    Block, Context, Diagnostic, InsertPoint, Op, OpSpec, Type, TypeKind, Value, ValueMap,
+};
+use dlc_loop::index_expr::{from_ir, Symbol};
+use dlc_loop::{
+    before_terminator, buffer_parts, buffer_type, build_alloc, build_barrier, build_if, build_load,
+    build_store, is_gpu_kernel, IterKind, LoopKind, MemorySpace, ReduceKind, ReduceMethod,
+    ScheduleBlockOp,
+};
+use rustc_hash::FxHashMap;
+
+/// The pass description.
+pub static INFO: PassInfo = PassInfo {
+    argument: "cross-thread-reduce",
+    summary: "Turns reductions whose reduce axis is bound to GPU threads into warp and block \
+              reductions, and expands every `loop.block_reduce` into warp shuffles and a \
+              shared-memory exchange.",
+    anchor: Anchor::Op("loop.kernel"),
+    options: &[OptionSpec::new(
+        "expand-block-reduce",
+        OptionKind::Bool,
+        "true",
+        "Expand loop.block_reduce into warp reductions, shared memory and barriers",
+    )],
+    statistics: &[
+        (
+            "reductions-replaced",
+            "Thread-bound reductions replaced by warp/block reductions",
+        ),
+        (
+            "block-reduces-expanded",
+            "loop.block_reduce ops expanded into warp reductions and shared memory",
+        ),
+    ],
+    create,
+};
+
+fn create(options: &OptionValues) -> Result<Box<dyn Pass>, String> {
+    Ok(Box::new(CrossThreadReduce {
+        expand: options.bool("expand-block-reduce"),
+    }))
+}
+
+struct CrossThreadReduce {
+    /// Expand `loop.block_reduce` (else leave it for a later lowering).
+    expand: bool,
+}
+
+impl Pass for CrossThreadReduce {
+    fn run(&self, ctx: &mut Context, run: &mut PassRun<'_>) -> Result<(), Diagnostic> {
+        let kernel = run.op();
+        if !is_gpu_kernel(ctx, kernel) {
+            run.preserve_all();
+            return Ok(());
+        }
+        let dims = static_block_dims(ctx, kernel);
+        let mut blocks = Vec::new();
+        ctx.for_each_op(kernel, &mut |op| {
+            if ctx.op_name(op) == "loop.schedule_block" {
+                blocks.push(op);
+            }
+        });
+        let mut replaced = 0;
+        for block in blocks {
+            if let Some(m) = match_reduction(ctx, block, dims) {
+                rewrite_reduction(ctx, &m);
+                replaced += 1;
+            }
+        }
+        let mut expanded = 0;
+        if self.expand {
+            let mut reduces = Vec::new();
+            ctx.for_each_op(kernel, &mut |op| {
+                if ctx.op_name(op) == "loop.block_reduce" {
+                    reduces.push(op);
+                }
+            });
+            let mut shm = FxHashMap::default();
+            for op in reduces {
+                if expand_block_reduce(ctx, kernel, op, dims, &mut shm) {
+                    expanded += 1;
+                }
+            }
+        }
+        run.add_stat("reductions-replaced", replaced);
+        run.add_stat("block-reduces-expanded", expanded);
+        if replaced + expanded == 0 {
+            run.preserve_all();
+        }
+        Ok(())
+    }
+}
+
+/// A matched thread-bound reduction `acc = combine(acc, v)`.
+struct Reduction {
+    /// The schedule block.
+    block: Op,
+    /// Its body.
+    body: Block,
+    /// The body's iter var bound to the thread loop's induction variable.
+    k: Value,
+    /// The thread loop's lower bound.
+    lb: i64,
+    load: Op,
+    combine: Op,
+    store: Op,
+    /// The per-thread value.
+    value: Value,
+    kind: ReduceKind,
+    method: ReduceMethod,
+    /// `acc` is thread-private.
+    local: bool,
+}
+
+/// The combine ops and the reduction they perform.
+fn combine_kind(name: &str) -> Option<ReduceKind> {
+    Some(match name {
+        "arith.addf" | "arith.addi" => ReduceKind::Add,
+        "arith.mulf" | "arith.muli" => ReduceKind::Mul,
+        "arith.maximumf" | "arith.maxsi" => ReduceKind::Max,
+        "arith.minimumf" | "arith.minsi" => ReduceKind::Min,
+        "arith.andi" => ReduceKind::And,
+        "arith.ori" => ReduceKind::Or,
+        _ => return None,
+    })
+}
+
+/// Matches `block` against the thread-bound reduction pattern.
+fn match_reduction(ctx: &Context, block: Op, dims: Option<[i64; 3]>) -> Option<Reduction> {
+    let sb = ctx.view::<ScheduleBlockOp>(block)?;
+    if sb.method(ctx) == ReduceMethod::Discrete {
+        return None;
+    }
+    let thread_loop = ctx.parent_op(block)?;
+    let Some(LoopKind::Thread(axis)) = loop_kind(ctx, thread_loop) else {
+        return None;
+    };
+    let (lb, extent, _) = const_range(ctx, thread_loop)?;
+    let method = match extent {
+        1 => ReduceMethod::None,
+        2..=32 => ReduceMethod::Warp,
+        _ => ReduceMethod::Block,
+    };
+    if method != ReduceMethod::None {
+        let dims = dims?;
+        let others: i64 = (0..3)
+            .filter(|&d| d != axis.index())
+            .map(|d| dims[d])
+            .product();
+        if dims[axis.index()] != extent || others != 1 {
+            return None;
+        }
+    }
+    // Every thread must reach the loop: only loops and schedule blocks above it.
+    let mut cur = ctx.parent_op(thread_loop);
+    while let Some(p) = cur {
+        match ctx.op_name(p) {
+            "loop.kernel" => break,
+            "loop.schedule_block" => {}
+            "loop.for" if !matches!(loop_kind(ctx, p), Some(LoopKind::Thread(_))) => {}
+            _ => return None,
+        }
+        cur = ctx.parent_op(p);
+    }
+    let iv = ctx
+        .block_args(
+            ctx.blocks(*ctx.regions(thread_loop).first()?)
+                .first()
+                .copied()?,
+        )
+        .first()
+        .copied()?;
+    let kinds = sb.iter_kind_list(ctx);
+    let values = sb.iter_values(ctx);
+    let pos = values.iter().position(|&v| v == iv)?;
+    if kinds.get(pos) != Some(&IterKind::Reduce) {
+        return None;
+    }
+    let reduce_count = kinds.iter().filter(|k| **k == IterKind::Reduce).count();
+    let body = sb.body(ctx)?;
+    let k = *ctx.block_args(body).get(pos)?;
+
+    // The body: straight-line, ending in `store combine(load acc, v), acc[idx]`.
+    let ops: Vec<Op> = ctx
+        .block_ops(body)
+        .filter(|&o| ctx.op_name(o) != "loop.yield")
+        .collect();
+    let store = *ops.last()?;
+    if ctx.op_name(store) != "loop.store" {
+        return None;
+    }
+    let store_ops = ctx.operands(store);
+    let [c, acc, ref idx @ ..] = store_ops[..] else {
+        return None;
+    };
+    let idx = idx.to_vec();
+    let combine = ctx.defining_op(c)?;
+    let kind = combine_kind(ctx.op_name(combine))?;
+    if ctx.op_block(combine) != Some(body) || ctx.uses(c).len() != 1 {
+        return None;
+    }
+    let (lhs, rhs) = match ctx.operands(combine) {
+        [l, r] => (*l, *r),
+        _ => return None,
+    };
+    let is_acc_load = |v: Value| {
+        ctx.defining_op(v).filter(|&l| {
+            ctx.op_name(l) == "loop.load"
+                && ctx.op_block(l) == Some(body)
+                && ctx.operands(l).first() == Some(&acc)
+                && ctx.operands(l)[1..] == idx[..]
+                && ctx.uses(v).len() == 1
+        })
+    };
+    let (load, value) = match (is_acc_load(lhs), is_acc_load(rhs)) {
+        (Some(l), _) => (l, rhs),
+        (None, Some(l)) => (l, lhs),
+        _ => return None,
+    };
+    // Nothing else writes memory, reads `acc` or has regions.
+    for &o in &ops {
+        if o == store || o == load || o == combine {
+            continue;
+        }
+        let name = ctx.op_name(o);
+        if !ctx.regions(o).is_empty()
+            || matches!(
+                name,
+                "loop.store"
+                    | "loop.vstore"
+                    | "loop.barrier"
+                    | "loop.warp_reduce"
+                    | "loop.block_reduce"
+                    | "loop.alloc"
+            )
+            || ctx.operands(o).contains(&acc)
+        {
+            return None;
+        }
+    }
+    // `acc`'s element must be the same in every thread.
+    for &i in &idx {
+        let syms = from_ir(ctx, i).symbols();
+        if i == k
+            || i == iv
+            || syms.contains(&Symbol::Value(k))
+            || syms.contains(&Symbol::Value(iv))
+        {
+            return None;
+        }
+    }
+    let (_, _, space) = buffer_parts(ctx, ctx.value_type(acc))?;
+    let local = space == MemorySpace::Local;
+    if local && method != ReduceMethod::None && (lb != 0 || reduce_count != 1) {
+        return None;
+    }
+    if method == ReduceMethod::None
+        && (lb != 0 || !init_stores_identity(ctx, block, &sb, body, kind, acc, &idx))
+    {
+        return None;
+    }
+    Some(Reduction {
+        block,
+        body,
+        k,
+        lb,
+        load,
+        combine,
+        store,
+        value,
+        kind,
+        method,
+        local,
+    })
+}
+
+/// True when the init region is `store identity, acc[idx]` (the body's indices, read through
+/// the init block's own iter vars).
+fn init_stores_identity(
+    ctx: &Context,
+    _block: Op,
+    sb: &ScheduleBlockOp,
+    body: Block,
+    kind: ReduceKind,
+    acc: Value,
+    idx: &[Value],
+) -> bool {
+    let Some(init) = sb.init_block(ctx) else {
+        return false;
+    };
+    let ops: Vec<Op> = ctx
+        .block_ops(init)
+        .filter(|&o| ctx.op_name(o) != "loop.yield")
+        .collect();
+    let [cst, store] = ops[..] else {
+        return false;
+    };
+    if ctx.op_name(cst) != "arith.constant" || ctx.op_name(store) != "loop.store" {
+        return false;
+    }
+    let so = ctx.operands(store);
+    if so.len() != idx.len() + 2 || so[0] != ctx.result(cst, 0) || so[1] != acc {
+        return false;
+    }
+    let (body_args, init_args) = (ctx.block_args(body), ctx.block_args(init));
+    let same_index = so[2..].iter().zip(idx).all(|(&a, &b)| {
+        a == b
+            || init_args
+                .iter()
+                .position(|&x| x == a)
+                .is_some_and(|p| body_args.get(p) == Some(&b))
+    });
+    let Some(value) = ctx.attr(cst, "value") else {
+        return false;
+    };
+    let ty = ctx.value_type(so[0]);
+    same_index && identity_attr_matches(ctx, value, ty, kind)
+}
+
+fn identity_attr_matches(
+    ctx: &Context,
+    value: dlc_ir::Attribute,
+    ty: Type,
+    kind: ReduceKind,
+) -> bool {
+    match ctx.type_kind(ty) {
+        TypeKind::Float(_) => {
+            let Some(x) = ctx.attr_as_float(value) else {
+                return false;
+            };
+            match kind {
+                ReduceKind::Add => x == 0.0,
+                ReduceKind::Mul => x == 1.0,
+                ReduceKind::Max => x == f64::NEG_INFINITY,
+                ReduceKind::Min => x == f64::INFINITY,
+                _ => false,
+            }
+        }
+        _ => {
+            let Some(x) = ctx.attr_as_int(value) else {
+                return false;
+            };
+            int_identity(ctx, ty, kind) == Some(x)
+        }
+    }
+}
+
+/// The identity of `kind` on integer type `ty` (signed max/min), as a sign-extended value.
+fn int_identity(ctx: &Context, ty: Type, kind: ReduceKind) -> Option<i128> {
+    let width = match ctx.type_kind(ty) {
+        TypeKind::Integer { width } if *width > 1 && *width <= 64 => *width,
+        TypeKind::Index => 64,
+        _ => return None,
+    };
+    let min = -(1i128 << (width - 1));
+    Some(match kind {
+        ReduceKind::Add | ReduceKind::Or => 0,
+        ReduceKind::Mul => 1,
+        ReduceKind::And => -1,
+        ReduceKind::Max => min,
+        ReduceKind::Min => -min - 1,
+    })
+}
+
+/// The identity constant of `kind` for `ty`, or `None` when the type has none here.
+fn identity_attr(ctx: &mut Context, ty: Type, kind: ReduceKind) -> Option<dlc_ir::Attribute> {
+    match ctx.type_kind(ty) {
+        TypeKind::Float(_) => {
+            let x = match kind {
+                ReduceKind::Add => 0.0,
+                ReduceKind::Mul => 1.0,
+                ReduceKind::Max => f64::NEG_INFINITY,
+                ReduceKind::Min => f64::INFINITY,
+                _ => return None,
+            };
+            Some(ctx.float_attr(x, ty))
+        }
+        _ => {
+            let x = int_identity(ctx, ty, kind)?;
+            Some(ctx.integer_attr(x, ty))
+        }
+    }
+}
+
+/// Builds `loop.warp_reduce` / `loop.block_reduce` of `v`.
+fn build_reduce(
+    ctx: &mut Context,
+    at: InsertPoint,
+    name: &str,
+    v: Value,
+    kind: ReduceKind,
+    loc: dlc_ir::Location,
+) -> Value {
+    let ty = ctx.value_type(v);
+    let kind = ctx.string_attr(kind.name());
+    let spec = OpSpec::new(ctx, name, loc)
+        .operands(&[v])
+        .attr(ctx, "kind", kind)
+        .results(&[ty]);
+    let op = ctx.build(at, spec);
+    ctx.result(op, 0)
+}
+
+/// Rewrites a matched reduction (see the module docs).
+fn rewrite_reduction(ctx: &mut Context, m: &Reduction) {
+    let loc = ctx.op_loc(m.combine);
+    let method = ctx.string_attr(m.method.name());
+    ctx.set_attr(m.block, "reduce_method", method);
+    if m.method == ReduceMethod::None {
+        // The init stored the identity: acc = v.
+        ctx.set_operand(m.store, 0, m.value);
+        ctx.erase_op(m.combine);
+        ctx.erase_op(m.load);
+        return;
+    }
+    let name = if m.method == ReduceMethod::Warp {
+        "loop.warp_reduce"
+    } else {
+        "loop.block_reduce"
+    };
+    let r = build_reduce(
+        ctx,
+        InsertPoint::Before(m.combine),
+        name,
+        m.value,
+        m.kind,
+        loc,
+    );
+    let value_pos = ctx
+        .operands(m.combine)
+        .iter()
+        .position(|&v| v == m.value)
+        .unwrap_or(1);
+    ctx.set_operand(m.combine, value_pos, r);
+    ctx.move_op(m.load, InsertPoint::Before(m.combine));
+    let lb = {
+        let o = build_index_constant(ctx, InsertPoint::Before(m.load), m.lb, loc);
+        ctx.result(o, 0)
+    };
+    if m.local {
+        // Threads other than the first run the init on their own copy of `acc` first.
+        let sb = ScheduleBlockOp(m.block);
+        if let Some(init) = sb.init_block(ctx) {
+            let ne = {
+                let o = build_cmpi(
+                    ctx,
+                    InsertPoint::Before(m.load),
+                    CmpIPredicate::Ne,
+                    m.k,
+                    lb,
+                    loc,
+                );
+                ctx.result(o, 0)
+            };
+            let (_, then_block, _) = build_if(ctx, InsertPoint::Before(m.load), ne, false, loc);
+            let mut map = ValueMap::new();
+            for (a, b) in ctx
+                .block_args(init)
+                .to_vec()
+                .into_iter()
+                .zip(ctx.block_args(m.body).to_vec())
+            {
+                map.map(a, b);
+            }
+            let init_ops: Vec<Op> = ctx
+                .block_ops(init)
+                .filter(|&o| ctx.op_name(o) != "loop.yield")
+                .collect();
+            for o in init_ops {
+                let clone = ctx.clone_op(o, &mut map);
+                let at = before_terminator(ctx, then_block);
+                ctx.insert_op(at, clone);
+            }
+        }
+        return;
+    }
+    // One thread combines the total into the element all threads see; a barrier makes it
+    // visible to the block before anyone reads it.
+    let eq = {
+        let o = build_cmpi(
+            ctx,
+            InsertPoint::Before(m.load),
+            CmpIPredicate::Eq,
+            m.k,
+            lb,
+            loc,
+        );
+        ctx.result(o, 0)
+    };
+    let (guard, then_block, _) = build_if(ctx, InsertPoint::Before(m.load), eq, false, loc);
+    for op in [m.load, m.combine, m.store] {
+        let at = before_terminator(ctx, then_block);
+        ctx.move_op(op, at);
+    }
+    build_barrier(ctx, InsertPoint::After(guard.0), loc);
+}
+
+/// Expands one `loop.block_reduce`; false when it is left alone (a type without an identity).
+fn expand_block_reduce(
+    ctx: &mut Context,
+    kernel: Op,
+    op: Op,
+    dims: Option<[i64; 3]>,
+    shm: &mut FxHashMap<Type, Value>,
+) -> bool {
+    let (Some(kind), [v]) = (dlc_loop::reduce_kind(ctx, op), ctx.operands(op)) else {
+        return false;
+    };
+    let v = *v;
+    if ctx.num_results(op) != 1 {
+        return false;
+    }
+    let loc = ctx.op_loc(op);
+    let ty = ctx.value_type(v);
+    let at = InsertPoint::Before(op);
+    if dims.is_some_and(|d| d.iter().product::<i64>() <= 32) {
+        let w = build_reduce(ctx, at, "loop.warp_reduce", v, kind, loc);
+        ctx.replace_all_uses(ctx.result(op, 0), w);
+        ctx.erase_op(op);
+        return true;
+    }
+    let Some(identity) = identity_attr(ctx, ty, kind) else {
+        return false;
+    };
+    let Some(entry) = ctx
+        .regions(kernel)
+        .first()
+        .and_then(|&r| ctx.blocks(r).first().copied())
+    else {
+        return false;
+    };
+    let buf = match shm.get(&ty) {
+        Some(b) => *b,
+        None => {
+            let bty = buffer_type(ctx, &[32], ty, MemorySpace::Shared);
+            let b = build_alloc(ctx, InsertPoint::Start(entry), bty, &[], loc);
+            shm.insert(ty, b);
+            b
+        }
+    };
+    let idx = |ctx: &mut Context, n: i64| {
+        let o = build_index_constant(ctx, at, n, loc);
+        ctx.result(o, 0)
+    };
+    let binop = |ctx: &mut Context, name: &str, a: Value, b: Value| {
+        let ty = ctx.value_type(a);
+        {
+            let o = build_op(ctx, at, name, &[a, b], ty, loc);
+            ctx.result(o, 0)
+        }
+    };
+    let gpu = |ctx: &mut Context, name: &str, dim: &str| {
+        let d = ctx.string_attr(dim);
+        let spec = OpSpec::new(ctx, name, loc)
+            .attr(ctx, "dim", d)
+            .results(&[Type::INDEX]);
+        let o = ctx.build(at, spec);
+        ctx.result(o, 0)
+    };
+    let w = build_reduce(ctx, at, "loop.warp_reduce", v, kind, loc);
+    let (c0, c32) = (idx(ctx, 0), idx(ctx, 32));
+    // tid = tx + bx * (ty + by * tz); warps = ceil(bx * by * bz / 32). With a static block
+    // shape the sizes are constants, and a one-dimensional block needs only thread_id x.
+    let tx = gpu(ctx, "loop.thread_id", "x");
+    let (tid, warps) = match dims {
+        Some([bx, 1, 1]) => (tx, idx(ctx, (bx + 31) / 32)),
+        _ => {
+            let (ty_, tz) = (
+                gpu(ctx, "loop.thread_id", "y"),
+                gpu(ctx, "loop.thread_id", "z"),
+            );
+            let (bx, by, bz) = match dims {
+                Some([x, y, z]) => (idx(ctx, x), idx(ctx, y), idx(ctx, z)),
+                None => (
+                    gpu(ctx, "loop.block_dim", "x"),
+                    gpu(ctx, "loop.block_dim", "y"),
+                    gpu(ctx, "loop.block_dim", "z"),
+                ),
+            };
+            let t = binop(ctx, "arith.muli", by, tz);
+            let t = binop(ctx, "arith.addi", ty_, t);
+            let t = binop(ctx, "arith.muli", bx, t);
+            let tid = binop(ctx, "arith.addi", tx, t);
+            let n = binop(ctx, "arith.muli", bx, by);
+            let n = binop(ctx, "arith.muli", n, bz);
+            let c31 = idx(ctx, 31);
+            let n = binop(ctx, "arith.addi", n, c31);
+            (tid, binop(ctx, "arith.divui", n, c32))
+        }
+    };
+    let lane = binop(ctx, "arith.remui", tid, c32);
+    let warp = binop(ctx, "arith.divui", tid, c32);
+    let is_lane0 = {
+        let o = build_cmpi(ctx, at, CmpIPredicate::Eq, lane, c0, loc);
+        ctx.result(o, 0)
+    };
+    let (_, then1, _) = build_if(ctx, at, is_lane0, false, loc);
+    let at1 = before_terminator(ctx, then1);
+    build_store(ctx, at1, w, buf, &[warp], loc);
+    build_barrier(ctx, at, loc);
+    let is_warp0 = {
+        let o = build_cmpi(ctx, at, CmpIPredicate::Eq, warp, c0, loc);
+        ctx.result(o, 0)
+    };
+    let (_, then2, _) = build_if(ctx, at, is_warp0, false, loc);
+    let at2 = before_terminator(ctx, then2);
+    let partial = build_load(ctx, at2, buf, &[lane], loc);
+    let has = {
+        let o = build_cmpi(ctx, at2, CmpIPredicate::Ult, lane, warps, loc);
+        ctx.result(o, 0)
+    };
+    let id = {
+        let o = dlc_arith::build_constant(ctx, at2, identity, ty, loc);
+        ctx.result(o, 0)
+    };
+    let p = {
+        let o = build_select(ctx, at2, has, partial, id, loc);
+        ctx.result(o, 0)
+    };
+    let total = build_reduce(ctx, at2, "loop.warp_reduce", p, kind, loc);
+    let (_, then3, _) = build_if(ctx, at2, is_lane0, false, loc);
+    let at3 = before_terminator(ctx, then3);
+    build_store(ctx, at3, total, buf, &[c0], loc);
+    build_barrier(ctx, at, loc);
+    let r = build_load(ctx, at, buf, &[c0], loc);
+    build_barrier(ctx, at, loc);
+    ctx.replace_all_uses(ctx.result(op, 0), r);
+    ctx.erase_op(op);
+    true
+}

@@ -1,0 +1,779 @@
+//! Simplifies loop kernels and host functions to a fixpoint: folds constants, simplifies index
+//! arithmetic with the index-expression library, folds constant conditions, turns selects into
+//! min/max, and removes unit loops and empty loops, ifs and schedule blocks.
+//!
+//! # Applies when
+//! After lowering and after every loop pass that rewrites indices or bounds (`gpu-map`, tiling,
+//! buffer-axis updates): such passes leave `x * 1`, `x + 0`, `(i * 3 + j) / 3` with `j < 3`,
+//! bound checks that the loop ranges already imply, loops of one iteration and empty bodies.
+//! CINN runs `ir_simplify` between most of its backend passes for the same reason; later
+//! passes (and code generation) match simple forms only.
+//!
+//! # Changes to the IR
+//! The pass runs on every `loop.kernel` and `func.func` in the op it is given (or on that op
+//! itself when it is one), repeating two steps until neither changes anything (at most
+//! `max-iterations` times):
+//! 1. The greedy rewrite driver with the canonicalization patterns of every registered op
+//!    (constant folding of `arith`, same-type and constant casts, `and`/`or`/`xor` with
+//!    constants, double negation, constant comparisons, `select` with a constant condition;
+//!    unused pure ops are erased, constants are hoisted to the top of the kernel and merged),
+//!    plus the patterns of this pass:
+//!    - `loop.if` with a constant condition: the ops of the taken region move before the `if`,
+//!      which is erased (`ifs-folded`).
+//!    - `arith.select(cmpi slt|sle a, b), a, b` → `arith.minsi a, b`, and
+//!      `select(cmpi slt|sle a, b), b, a` → `arith.maxsi a, b` (and mirrored for
+//!      `sgt`/`sge`) (`selects-to-minmax`). Integers only: see the risks.
+//!    - A `loop.for` of at most one iteration (constant `lb`, `ub`, `step` with
+//!      `ub - lb <= step`) whose kind is not a GPU binding: its body replaces it, with the
+//!      induction variable replaced by `lb`; one of no iterations is erased
+//!      (`unit-loops-removed`).
+//!    - A `loop.for` or `loop.if` whose regions hold only their `loop.yield`, and a
+//!      `loop.schedule_block` whose body and init hold only their `loop.yield`, are erased.
+//! 2. Index simplification: each `index` value used by a `loop.load`, `loop.store`,
+//!    `loop.vload`, `loop.vstore`, `loop.for` (bounds), `loop.schedule_block` (iter values)
+//!    or `arith.cmpi` is read as an index expression (`index_expr::from_ir_with`) and
+//!    simplified with `index_expr::simplify` under the ranges below. When the simplified
+//!    expression takes fewer `arith` ops to build than the one read, it is built just after
+//!    the value's defining op and replaces every use of the value (`index-exprs-simplified`);
+//!    an expression that is only rearranged is left alone. An `arith.cmpi` on `index` values
+//!    whose outcome the ranges decide becomes an `i1` constant (step 1 then folds the `if` or
+//!    `select` it feeds).
+//!
+//! Ranges: an induction variable lies in `[lo(lb), hi(ub) - 1]` and below its `ub` even when
+//! `ub` is symbolic (`iv < ub` is decided); a schedule-block iter var lies in the range of its
+//! iter value; `loop.thread_id`/`loop.block_id` lie in `[0, n)` for a constant `block`/`grid`
+//! launch size `n` (else are non-negative), `loop.block_dim` is that size, `loop.dim` results
+//! are non-negative, and so are the `index` arguments of kernels and host functions (shapes).
+//!
+//! # Risks and limitations
+//! - `index` arguments of kernels and host functions are assumed non-negative (they carry
+//!   shapes in lowered programs); a hand-written kernel that passes a negative index offset
+//!   may be simplified wrongly where a division or a comparison depends on its sign.
+//! - Float `select(cmpf ...)` is never turned into `minimumf`/`maximumf`/`minnumf`/`maxnumf`:
+//!   with a NaN operand, `select(a < b, a, b)` returns `b` whatever `b` is, which none of the
+//!   four float ops does. Unsigned predicates are left alone (dlc's `arith` has no
+//!   `minui`/`maxui`).
+//! - Loops bound to the GPU (`block.*`, `thread.*`) are never inlined, even with one iteration:
+//!   they define the launch shape.
+//! - No `math` folding (`math.exp` of a constant stays), no CINN L4 broadcast rules.
+//!
+//! # Examples
+//! 1. Index arithmetic and a bound check that the loop ranges decide:
+//!    ```text
+//!    loop.kernel @k(%a: !loop.buffer<16xf32, global>, %b: !loop.buffer<48xf32, global>) {
+//!      %c0 = arith.constant 0 : index
+//!      %c1 = arith.constant 1 : index
+//!      %c3 = arith.constant 3 : index
+//!      %c16 = arith.constant 16 : index
+//!      loop.for serial %i = %c0 to %c16 step %c1 {
+//!        loop.for serial %j = %c0 to %c3 step %c1 {
+//!          %0 = arith.muli %i, %c3 : index
+//!          %1 = arith.addi %0, %j : index
+//!          %2 = arith.divsi %1, %c3 : index
+//!          %ok = arith.cmpi slt, %i, %c16 : index
+//!          loop.if %ok {
+//!            %v = loop.load %a[%2] : !loop.buffer<16xf32, global>
+//!            loop.store %v, %b[%1] : !loop.buffer<48xf32, global>
+//!          }
+//!        }
+//!      }
+//!      loop.return
+//!    }
+//!    ```
+//!    becomes
+//!    ```text
+//!    loop.kernel @k(%arg0: !loop.buffer<16xf32, global>, %arg1: !loop.buffer<48xf32, global>) {
+//!      %c0 = arith.constant 0 : index
+//!      %c1 = arith.constant 1 : index
+//!      %c3 = arith.constant 3 : index
+//!      %c16 = arith.constant 16 : index
+//!      loop.for serial %arg2 = %c0 to %c16 step %c1 {
+//!        loop.for serial %arg3 = %c0 to %c3 step %c1 {
+//!          %0 = arith.muli %arg2, %c3 : index
+//!          %1 = arith.addi %0, %arg3 : index
+//!          %2 = loop.load %arg0[%arg2] : !loop.buffer<16xf32, global>
+//!          loop.store %2, %arg1[%1] : !loop.buffer<48xf32, global>
+//!          loop.yield
+//!        }
+//!        loop.yield
+//!      }
+//!      loop.return
+//!    }
+//!    ```
+//! 2. A unit loop is inlined and a select becomes a max:
+//!    ```text
+//!    loop.kernel @u(%a: !loop.buffer<4xi32, global>, %n: index) {
+//!      %c0 = arith.constant 0 : index
+//!      %c1 = arith.constant 1 : index
+//!      %c2 = arith.constant 2 : index
+//!      loop.for serial %i = %c1 to %c2 step %c1 {
+//!        %x = loop.load %a[%i] : !loop.buffer<4xi32, global>
+//!        %y = loop.load %a[%c0] : !loop.buffer<4xi32, global>
+//!        %le = arith.cmpi sle, %x, %y : i32
+//!        %m = arith.select %le, %y, %x : i32
+//!        loop.store %m, %a[%i] : !loop.buffer<4xi32, global>
+//!      }
+//!      loop.return
+//!    }
+//!    ```
+//!    becomes
+//!    ```text
+//!    loop.kernel @u(%arg0: !loop.buffer<4xi32, global>, %arg1: index) {
+//!      %c0 = arith.constant 0 : index
+//!      %c1 = arith.constant 1 : index
+//!      %0 = loop.load %arg0[%c1] : !loop.buffer<4xi32, global>
+//!      %1 = loop.load %arg0[%c0] : !loop.buffer<4xi32, global>
+//!      %2 = arith.maxsi %0, %1 : i32
+//!      loop.store %2, %arg0[%c1] : !loop.buffer<4xi32, global>
+//!      loop.return
+//!    }
+//!    ```
+//!
+//! # Counter-examples
+//! 1. `loop.for thread.x %t = %c0 to %c1 step %c1` stays: a GPU binding is never inlined.
+//! 2. `arith.select(cmpf olt %a, %b), %a, %b` on `f32` stays: no float min/max op has its NaN
+//!    behaviour.
+//! 3. `(i * 3 + j) / 3` stays a division when `j` is not provably in `[0, 3)`.
+
+use dlc_arith::CmpIPredicate;
+use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
+use dlc_ir::rewrite::{greedy_rewrite, GreedyConfig, PatternSet, RewritePattern, Rewriter};
+use dlc_ir::{
+    AttrKind, Block, Context, Diagnostic, InsertPoint, Op, OpSpec, Traits, TypeKind, Value,
+};
+use dlc_loop::index_expr::{
+    equal, from_ir_with, prove_le, prove_lt, range_of, simplify, Atom, Bounds, Emitter, FromIr,
+    IndexExpr, Symbol,
+};
+use dlc_loop::{gpu_dim, ForOp, KernelOp, LaunchDim, ScheduleBlockOp};
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// The pass description.
+pub static INFO: PassInfo = PassInfo {
+    argument: "simplify",
+    summary: "Simplifies loop kernels and host functions to a fixpoint: folds constants, \
+              simplifies index arithmetic with the index-expression library, folds constant \
+              conditions, turns selects into min/max, and removes unit loops and empty loops, \
+              ifs and schedule blocks.",
+    anchor: Anchor::Any,
+    options: &[OptionSpec::new(
+        "max-iterations",
+        OptionKind::Int,
+        "10",
+        "Maximum number of rounds of folding and index simplification",
+    )],
+    statistics: &[
+        ("folded", "Number of ops folded or erased as unused"),
+        (
+            "index-exprs-simplified",
+            "Number of index operands rewritten or index comparisons decided",
+        ),
+        (
+            "unit-loops-removed",
+            "Number of loops of at most one iteration inlined or erased",
+        ),
+        (
+            "ifs-folded",
+            "Number of loop.if ops with a constant condition folded",
+        ),
+        (
+            "selects-to-minmax",
+            "Number of selects turned into minsi/maxsi",
+        ),
+        (
+            "empty-ops-removed",
+            "Number of empty loops, ifs and schedule blocks erased",
+        ),
+    ],
+    create,
+};
+
+fn create(options: &OptionValues) -> Result<Box<dyn Pass>, String> {
+    let max_iterations = options.int("max-iterations");
+    if max_iterations < 1 {
+        return Err("max-iterations must be at least 1".into());
+    }
+    Ok(Box::new(Simplify { max_iterations }))
+}
+
+struct Simplify {
+    max_iterations: i64,
+}
+
+/// Counters the patterns share with the pass (patterns must be `Send + Sync`).
+#[derive(Default)]
+struct Counters {
+    unit_loops: AtomicU64,
+    ifs: AtomicU64,
+    selects: AtomicU64,
+    empty: AtomicU64,
+}
+
+impl Pass for Simplify {
+    fn run(&self, ctx: &mut Context, run: &mut PassRun<'_>) -> Result<(), Diagnostic> {
+        let counters = Arc::new(Counters::default());
+        let mut patterns = PatternSet::from_canonicalizers(ctx);
+        add_patterns(&mut patterns, &counters);
+        let mut changed = false;
+        let (mut folded, mut indices) = (0, 0);
+        for root in targets(ctx, run.op()) {
+            for _ in 0..self.max_iterations {
+                let config = GreedyConfig {
+                    max_iterations: self.max_iterations,
+                    ..GreedyConfig::default()
+                };
+                let stats = greedy_rewrite(ctx, root, &patterns, config);
+                folded += stats.folded + stats.erased;
+                let n = simplify_indices(ctx, root);
+                indices += n;
+                changed |= stats.changed || n > 0;
+                if !(stats.patterns_applied + stats.folded + stats.erased > 0 || n > 0) {
+                    break;
+                }
+            }
+        }
+        run.add_stat("folded", folded);
+        run.add_stat("index-exprs-simplified", indices);
+        let load = |c: &AtomicU64| c.load(Ordering::Relaxed);
+        run.add_stat("unit-loops-removed", load(&counters.unit_loops));
+        run.add_stat("ifs-folded", load(&counters.ifs));
+        run.add_stat("selects-to-minmax", load(&counters.selects));
+        run.add_stat("empty-ops-removed", load(&counters.empty));
+        if !changed {
+            run.preserve_all();
+        }
+        Ok(())
+    }
+}
+
+/// The kernels and host functions the pass works on: `op` itself if it is one, else the ones
+/// nested in it (not looking into them).
+fn targets(ctx: &Context, op: Op) -> Vec<Op> {
+    let is_target = |o: Op| matches!(ctx.op_name(o), "loop.kernel" | "func.func");
+    if is_target(op) {
+        return vec![op];
+    }
+    let mut found = Vec::new();
+    let mut stack = vec![op];
+    while let Some(o) = stack.pop() {
+        for &region in ctx.regions(o) {
+            for &block in ctx.blocks(region) {
+                for inner in ctx.block_ops(block) {
+                    if is_target(inner) {
+                        found.push(inner);
+                    } else {
+                        stack.push(inner);
+                    }
+                }
+            }
+        }
+    }
+    found
+}
+
+fn add_patterns(patterns: &mut PatternSet, counters: &Arc<Counters>) {
+    patterns.add(ConstantIf(counters.clone()));
+    patterns.add(SelectToMinMax(counters.clone()));
+    patterns.add(UnitLoop(counters.clone()));
+    for root in ["loop.for", "loop.if", "loop.schedule_block"] {
+        patterns.add(EmptyRegionOp {
+            root,
+            counters: counters.clone(),
+        });
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Patterns.
+
+/// The integer value of `v` if an `arith.constant` defines it.
+fn constant_int(ctx: &Context, v: Value) -> Option<i128> {
+    let op = ctx.defining_op(v)?;
+    if ctx.op_name(op) != "arith.constant" {
+        return None;
+    }
+    match ctx.attr_kind(ctx.attr(op, "value")?) {
+        AttrKind::Integer { value, .. } => Some(*value),
+        _ => None,
+    }
+}
+
+/// True if `block` holds nothing but its terminator (or nothing at all).
+fn only_terminator(ctx: &Context, block: Option<Block>) -> bool {
+    match block {
+        None => true,
+        Some(b) => ctx
+            .block_ops(b)
+            .all(|op| ctx.has_trait(op, Traits::TERMINATOR)),
+    }
+}
+
+/// The single block of region `i` of `op`, if the region has exactly one.
+fn region_block(ctx: &Context, op: Op, i: usize) -> Option<Option<Block>> {
+    let region = *ctx.regions(op).get(i)?;
+    match ctx.blocks(region) {
+        [] => Some(None),
+        [b] => Some(Some(*b)),
+        _ => None,
+    }
+}
+
+/// Moves the ops of `block` except its terminator before `op`, mapping the block arguments to
+/// `args`.
+fn inline_before(rw: &mut Rewriter<'_>, block: Block, op: Op, args: &[Value]) {
+    let block_args: Vec<Value> = rw.ctx().block_args(block).to_vec();
+    for (arg, v) in block_args.into_iter().zip(args) {
+        rw.replace_all_uses(arg, *v);
+    }
+    let ops: Vec<Op> = rw.ctx().block_ops(block).collect();
+    for inner in ops {
+        if rw.ctx().has_trait(inner, Traits::TERMINATOR) {
+            continue;
+        }
+        rw.move_op(inner, InsertPoint::Before(op));
+    }
+}
+
+/// `loop.if` on a constant: keep the taken region's ops.
+struct ConstantIf(Arc<Counters>);
+
+impl RewritePattern for ConstantIf {
+    fn name(&self) -> &str {
+        "LoopIfConstantCondition"
+    }
+    fn root(&self) -> Option<&'static str> {
+        Some("loop.if")
+    }
+    fn match_and_rewrite(&self, op: Op, rw: &mut Rewriter<'_>) -> bool {
+        let ctx = rw.ctx();
+        let Some(&cond) = ctx.operands(op).first() else {
+            return false;
+        };
+        let Some(c) = constant_int(ctx, cond) else {
+            return false;
+        };
+        let Some(taken) = region_block(ctx, op, if c != 0 { 0 } else { 1 }) else {
+            return false;
+        };
+        if let Some(block) = taken {
+            inline_before(rw, block, op, &[]);
+        }
+        rw.erase_op(op);
+        self.0.ifs.fetch_add(1, Ordering::Relaxed);
+        true
+    }
+}
+
+/// `select(cmpi a, b), a|b, b|a` on integers → `minsi`/`maxsi`.
+struct SelectToMinMax(Arc<Counters>);
+
+impl RewritePattern for SelectToMinMax {
+    fn name(&self) -> &str {
+        "SelectCmpToMinMax"
+    }
+    fn root(&self) -> Option<&'static str> {
+        Some("arith.select")
+    }
+    fn match_and_rewrite(&self, op: Op, rw: &mut Rewriter<'_>) -> bool {
+        let ctx = rw.ctx();
+        let [cond, t, f] = ctx.operands(op) else {
+            return false;
+        };
+        let (cond, t, f) = (*cond, *t, *f);
+        let Some(cmp) = ctx.defining_op(cond) else {
+            return false;
+        };
+        if ctx.op_name(cmp) != "arith.cmpi" {
+            return false;
+        }
+        let [a, b] = ctx.operands(cmp) else {
+            return false;
+        };
+        let (a, b) = (*a, *b);
+        let ty = ctx.value_type(op_result(ctx, op));
+        if ctx.value_type(a) != ty || !ctx.is_integer_or_index(ty) {
+            return false;
+        }
+        let Some(pred) = ctx
+            .attr(cmp, "predicate")
+            .and_then(|p| ctx.attr_as_int(p))
+            .and_then(|p| CmpIPredicate::from_i64(p as i64))
+        else {
+            return false;
+        };
+        // `less` is true when the condition holds exactly when a is (weakly) below b.
+        let less = match pred {
+            CmpIPredicate::Slt | CmpIPredicate::Sle => true,
+            CmpIPredicate::Sgt | CmpIPredicate::Sge => false,
+            _ => return false,
+        };
+        let picks_a = if (t, f) == (a, b) {
+            true
+        } else if (t, f) == (b, a) {
+            false
+        } else {
+            return false;
+        };
+        // a < b ? a : b is the min; a < b ? b : a the max.
+        let name = if less == picks_a {
+            "arith.minsi"
+        } else {
+            "arith.maxsi"
+        };
+        let loc = ctx.op_loc(op);
+        let spec = OpSpec::new(rw.ctx_mut(), name, loc)
+            .operands(&[a, b])
+            .results(&[ty]);
+        rw.replace_op_with_new(op, spec);
+        self.0.selects.fetch_add(1, Ordering::Relaxed);
+        true
+    }
+}
+
+fn op_result(ctx: &Context, op: Op) -> Value {
+    ctx.result(op, 0)
+}
+
+/// A non-GPU `loop.for` of at most one iteration: inline it (or erase it).
+struct UnitLoop(Arc<Counters>);
+
+impl RewritePattern for UnitLoop {
+    fn name(&self) -> &str {
+        "LoopForUnitExtent"
+    }
+    fn root(&self) -> Option<&'static str> {
+        Some("loop.for")
+    }
+    fn match_and_rewrite(&self, op: Op, rw: &mut Rewriter<'_>) -> bool {
+        let ctx = rw.ctx();
+        let for_op = ForOp(op);
+        match for_op.loop_kind(ctx) {
+            Some(kind) if !kind.is_gpu() => {}
+            _ => return false,
+        }
+        let [lb, ub, step] = ctx.operands(op) else {
+            return false;
+        };
+        let lb_value = *lb;
+        let (Some(l), Some(u), Some(s)) = (
+            constant_int(ctx, *lb),
+            constant_int(ctx, *ub),
+            constant_int(ctx, *step),
+        ) else {
+            return false;
+        };
+        if s <= 0 || u - l > s {
+            return false;
+        }
+        let Some(body) = for_op.body(ctx) else {
+            return false;
+        };
+        if u > l {
+            inline_before(rw, body, op, &[lb_value]);
+        }
+        rw.erase_op(op);
+        self.0.unit_loops.fetch_add(1, Ordering::Relaxed);
+        true
+    }
+}
+
+/// A loop, if or schedule block with nothing in its regions but terminators.
+struct EmptyRegionOp {
+    root: &'static str,
+    counters: Arc<Counters>,
+}
+
+impl RewritePattern for EmptyRegionOp {
+    fn name(&self) -> &str {
+        "LoopEmptyRegionOp"
+    }
+    fn root(&self) -> Option<&'static str> {
+        Some(self.root)
+    }
+    fn match_and_rewrite(&self, op: Op, rw: &mut Rewriter<'_>) -> bool {
+        let ctx = rw.ctx();
+        if ctx.num_results(op) != 0 {
+            return false;
+        }
+        let regions = ctx.regions(op).len();
+        let empty = (0..regions).all(|i| match region_block(ctx, op, i) {
+            Some(block) => only_terminator(ctx, block),
+            None => false,
+        });
+        if !empty {
+            return false;
+        }
+        rw.erase_op(op);
+        self.counters.empty.fetch_add(1, Ordering::Relaxed);
+        true
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Index simplification.
+
+/// Rewrites the index operands of loads, stores and loops in `root` to their simplified
+/// expressions and decides index comparisons; returns the number of changes.
+fn simplify_indices(ctx: &mut Context, root: Op) -> u64 {
+    let ranges = collect_bounds(ctx, root);
+    let bounds = &ranges.bounds;
+    let mut ops = Vec::new();
+    ctx.for_each_op(root, &mut |o| ops.push(o));
+    let mut changes = 0;
+    let mut done = HashSet::new();
+    for op in ops {
+        if !ctx.is_alive(op) {
+            continue;
+        }
+        let first = match ctx.op_name(op) {
+            "loop.load" | "loop.vload" => 1,
+            "loop.store" | "loop.vstore" => 2,
+            "loop.for" | "loop.schedule_block" => 0,
+            "arith.cmpi" => {
+                if decide_cmpi(ctx, op, &ranges) {
+                    changes += 1;
+                    continue;
+                }
+                0
+            }
+            _ => continue,
+        };
+        let n = ctx.operands(op).len();
+        for i in first..n {
+            let v = ctx.operand(op, i);
+            if ctx.value_type(v) != dlc_ir::Type::INDEX || !done.insert(v) {
+                continue;
+            }
+            let Some(def) = ctx.defining_op(v) else {
+                continue;
+            };
+            let read = read_index(ctx, v, bounds);
+            let simple = simplify(&read, bounds);
+            if cost(&simple) >= cost(&read) {
+                continue;
+            }
+            // Every symbol of the expression is a value `def` depends on, so building it just
+            // after `def` lets it replace `v` everywhere.
+            let loc = ctx.op_loc(def);
+            let mut emitter =
+                Emitter::new(InsertPoint::After(def), loc).with_bounds(bounds.clone());
+            let Ok(new) = emitter.emit(ctx, &simple) else {
+                continue;
+            };
+            if new != v {
+                ctx.replace_all_uses(v, new);
+                changes += 1;
+            }
+        }
+    }
+    changes
+}
+
+/// The number of `arith` ops building `e` takes (without sharing): the measure an index
+/// rewrite must lower, so the pass never trades one form for an equally long one.
+fn cost(e: &IndexExpr) -> usize {
+    let terms = e.terms();
+    let mut n = terms.len().saturating_sub(1);
+    if e.constant_term() != 0 && !terms.is_empty() {
+        n += 1;
+    }
+    for (monomial, coefficient) in terms {
+        n += monomial.len() - 1 + usize::from(*coefficient != 1);
+        for atom in monomial {
+            n += match atom {
+                Atom::Sym(_) => 0,
+                Atom::FloorDiv(a, b) | Atom::Mod(a, b) | Atom::Min(a, b) | Atom::Max(a, b) => {
+                    1 + cost(a) + cost(b)
+                }
+            };
+        }
+    }
+    n
+}
+
+fn read_index(ctx: &Context, v: Value, bounds: &Bounds) -> IndexExpr {
+    from_ir_with(
+        ctx,
+        v,
+        FromIr {
+            bounds: Some(bounds),
+            assume_non_negative: false,
+        },
+    )
+}
+
+/// Replaces an `index` `arith.cmpi` whose outcome the ranges decide by an `i1` constant.
+fn decide_cmpi(ctx: &mut Context, op: Op, ranges: &Ranges) -> bool {
+    let bounds = &ranges.bounds;
+    let [a, b] = ctx.operands(op) else {
+        return false;
+    };
+    let (a, b) = (*a, *b);
+    if ctx.value_type(a) != dlc_ir::Type::INDEX
+        || !matches!(
+            ctx.type_kind(ctx.value_type(ctx.result(op, 0))),
+            TypeKind::Integer { width: 1 }
+        )
+    {
+        return false;
+    }
+    let Some(pred) = ctx
+        .attr(op, "predicate")
+        .and_then(|p| ctx.attr_as_int(p))
+        .and_then(|p| CmpIPredicate::from_i64(p as i64))
+    else {
+        return false;
+    };
+    let x = simplify(&read_index(ctx, a, bounds), bounds);
+    let y = simplify(&read_index(ctx, b, bounds), bounds);
+    let non_negative = range_of(&x, bounds).0 >= 0 && range_of(&y, bounds).0 >= 0;
+    use CmpIPredicate::*;
+    let outcome = match pred {
+        Eq => equal(&x, &y, bounds),
+        Ne => equal(&x, &y, bounds).map(|e| !e),
+        Slt => ranges.order(&x, &y, true),
+        Sle => ranges.order(&x, &y, false),
+        Sgt => ranges.order(&y, &x, true),
+        Sge => ranges.order(&y, &x, false),
+        Ult if non_negative => ranges.order(&x, &y, true),
+        Ule if non_negative => ranges.order(&x, &y, false),
+        Ugt if non_negative => ranges.order(&y, &x, true),
+        Uge if non_negative => ranges.order(&y, &x, false),
+        _ => None,
+    };
+    let Some(outcome) = outcome else {
+        return false;
+    };
+    let loc = ctx.op_loc(op);
+    let attr = ctx.bool_attr(outcome);
+    let c = dlc_arith::build_constant(ctx, InsertPoint::Before(op), attr, dlc_ir::Type::I1, loc);
+    let (old, new) = (ctx.result(op, 0), ctx.result(c, 0));
+    ctx.replace_all_uses(old, new);
+    ctx.erase_op(op);
+    true
+}
+
+/// `x < y` (strict) or `x <= y`, when the ranges decide it.
+fn order(x: &IndexExpr, y: &IndexExpr, bounds: &Bounds, strict: bool) -> Option<bool> {
+    if strict {
+        if prove_lt(x, y, bounds) {
+            Some(true)
+        } else if prove_le(y, x, bounds) {
+            Some(false)
+        } else {
+            None
+        }
+    } else if prove_le(x, y, bounds) {
+        Some(true)
+    } else if prove_lt(y, x, bounds) {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// The ranges of the index values in `root`: induction variables, iter vars, shapes and GPU
+/// ids (see the module docs).
+fn collect_bounds(ctx: &Context, root: Op) -> Ranges {
+    let mut bounds = Bounds::new();
+    let mut upper = HashMap::new();
+    let kernel = (ctx.op_name(root) == "loop.kernel").then_some(KernelOp(root));
+    let grid = kernel.and_then(|k| k.grid_dims(ctx));
+    let block = kernel.and_then(|k| k.block_dims(ctx));
+    let mut ops = Vec::new();
+    ctx.for_each_op(root, &mut |o| ops.push(o));
+    let non_negative = |bounds: &mut Bounds, v: Value, lo: i64| {
+        if ctx.value_type(v) == dlc_ir::Type::INDEX {
+            bounds.insert(Symbol::Value(v), lo, i64::MAX);
+        }
+    };
+    for op in ops {
+        match ctx.op_name(op) {
+            "loop.kernel" | "func.func" => {
+                for &region in ctx.regions(op) {
+                    if let Some(&entry) = ctx.blocks(region).first() {
+                        for &arg in ctx.block_args(entry) {
+                            non_negative(&mut bounds, arg, 0);
+                        }
+                    }
+                }
+            }
+            "loop.dim" => non_negative(&mut bounds, ctx.result(op, 0), 0),
+            "loop.thread_id" | "loop.block_id" | "loop.block_dim" => {
+                let name = ctx.op_name(op);
+                let dims = if name == "loop.block_id" { grid } else { block };
+                let size = gpu_dim(ctx, op).and_then(|d| match dims?[d.index()] {
+                    LaunchDim::Const(n) if n > 0 => Some(n),
+                    _ => None,
+                });
+                let v = ctx.result(op, 0);
+                match (name, size) {
+                    ("loop.block_dim", Some(n)) => {
+                        bounds.insert(Symbol::Value(v), n, n);
+                    }
+                    ("loop.block_dim", None) => non_negative(&mut bounds, v, 1),
+                    (_, Some(n)) => {
+                        bounds.insert(Symbol::Value(v), 0, n - 1);
+                    }
+                    (_, None) => non_negative(&mut bounds, v, 0),
+                }
+            }
+            "loop.for" => {
+                let (Some(iv), [lb, ub, _]) = (ForOp(op).induction_var(ctx), ctx.operands(op))
+                else {
+                    continue;
+                };
+                let lo = range_of(&read_index(ctx, *lb, &bounds), &bounds).0;
+                let ub_expr = read_index(ctx, *ub, &bounds);
+                let hi = range_of(&ub_expr, &bounds).1;
+                upper.insert(iv, simplify(&ub_expr, &bounds));
+                let hi = if hi == i64::MAX { hi } else { hi - 1 };
+                bounds.insert(Symbol::Value(iv), lo, hi.max(lo));
+            }
+            "loop.schedule_block" => {
+                let sb = ScheduleBlockOp(op);
+                let ranges: Vec<(i64, i64)> = sb
+                    .iter_values(ctx)
+                    .iter()
+                    .map(|v| range_of(&read_index(ctx, *v, &bounds), &bounds))
+                    .collect();
+                for block in [sb.body(ctx), sb.init_block(ctx)].into_iter().flatten() {
+                    for (&arg, &(lo, hi)) in ctx.block_args(block).iter().zip(&ranges) {
+                        bounds.insert(Symbol::Value(arg), lo, hi);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Ranges { bounds, upper }
+}
+
+/// What the pass knows about index values: interval bounds, and the exclusive upper bound of
+/// each induction variable as an expression (`iv < ub` holds even when `ub` is symbolic).
+struct Ranges {
+    bounds: Bounds,
+    upper: HashMap<Value, IndexExpr>,
+}
+
+impl Ranges {
+    /// `x < y` (strict) or `x <= y`, when the ranges or a loop bound decide it.
+    fn order(&self, x: &IndexExpr, y: &IndexExpr, strict: bool) -> Option<bool> {
+        if let Some(out) = order(x, y, &self.bounds, strict) {
+            return Some(out);
+        }
+        // iv < ub <= y.
+        let ub = match x.as_symbol() {
+            Some(Symbol::Value(v)) => self.upper.get(&v)?,
+            _ => return None,
+        };
+        let proven = if strict {
+            prove_le(ub, y, &self.bounds)
+        } else {
+            prove_le(ub, &(y + &IndexExpr::constant(1)), &self.bounds)
+        };
+        proven.then_some(true)
+    }
+}

@@ -1,0 +1,97 @@
+// Row reductions in CINN's cross-thread pattern: one row per GPU block, the reduce axis bound
+// to thread.x, the accumulator a global element. Sums over 64 threads (block reduction), maxima
+// over 128 threads (block reduction), sums over 32 threads (warp reduction) and a max over one
+// thread (no reduction at all).
+module {
+  loop.kernel @row_sum_64(%x: !loop.buffer<4x64xf32, global>, %out: !loop.buffer<4xf32, global>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c64 = arith.constant 64 : index
+    loop.for block.x %row = %c0 to %c4 step %c1 {
+      loop.for thread.x %k = %c0 to %c64 step %c1 {
+        loop.schedule_block "row_sum" (%i = %row, %kk = %k reduce) init {
+          %zero = arith.constant 0.0 : f32
+          loop.store %zero, %out[%i] : !loop.buffer<4xf32, global>
+        } {
+          %v = loop.load %x[%i, %kk] : !loop.buffer<4x64xf32, global>
+          %a = loop.load %out[%i] : !loop.buffer<4xf32, global>
+          %s = arith.addf %a, %v : f32
+          loop.store %s, %out[%i] : !loop.buffer<4xf32, global>
+        }
+      }
+    }
+    loop.return
+  }
+  loop.kernel @row_max_128(%x: !loop.buffer<4x128xf32, global>, %out: !loop.buffer<4xf32, global>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c128 = arith.constant 128 : index
+    loop.for block.x %row = %c0 to %c4 step %c1 {
+      loop.for thread.x %k = %c0 to %c128 step %c1 {
+        loop.schedule_block "row_max" (%i = %row, %kk = %k reduce) init {
+          %ninf = arith.constant 0xFF800000 : f32
+          loop.store %ninf, %out[%i] : !loop.buffer<4xf32, global>
+        } {
+          %v = loop.load %x[%i, %kk] : !loop.buffer<4x128xf32, global>
+          %e = math.exp %v : f32
+          %a = loop.load %out[%i] : !loop.buffer<4xf32, global>
+          %m = arith.maximumf %e, %a : f32
+          loop.store %m, %out[%i] : !loop.buffer<4xf32, global>
+        }
+      }
+    }
+    loop.return
+  }
+  loop.kernel @row_sum_32(%x: !loop.buffer<4x32xf32, global>, %out: !loop.buffer<4xf32, global>) attributes {block = [32 : index, 1 : index, 1 : index], grid = [4 : index, 1 : index, 1 : index]} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c32 = arith.constant 32 : index
+    loop.for block.x %row = %c0 to %c4 step %c1 {
+      loop.for thread.x %k = %c0 to %c32 step %c1 {
+        loop.schedule_block "row_sum" (%i = %row, %kk = %k reduce) init {
+          %zero = arith.constant 0.0 : f32
+          loop.store %zero, %out[%i] : !loop.buffer<4xf32, global>
+        } {
+          %v = loop.load %x[%i, %kk] : !loop.buffer<4x32xf32, global>
+          %a = loop.load %out[%i] : !loop.buffer<4xf32, global>
+          %s = arith.addf %a, %v : f32
+          loop.store %s, %out[%i] : !loop.buffer<4xf32, global>
+        }
+      }
+    }
+    loop.return
+  }
+  loop.kernel @row_max_1(%x: !loop.buffer<4x1xf32, global>, %out: !loop.buffer<4xf32, global>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    loop.for block.x %row = %c0 to %c4 step %c1 {
+      loop.for thread.x %k = %c0 to %c1 step %c1 {
+        loop.schedule_block "row_max" (%i = %row, %kk = %k reduce) init {
+          %ninf = arith.constant 0xFF800000 : f32
+          loop.store %ninf, %out[%i] : !loop.buffer<4xf32, global>
+        } {
+          %v = loop.load %x[%i, %kk] : !loop.buffer<4x1xf32, global>
+          %a = loop.load %out[%i] : !loop.buffer<4xf32, global>
+          %m = arith.maximumf %a, %v : f32
+          loop.store %m, %out[%i] : !loop.buffer<4xf32, global>
+        }
+      }
+    }
+    loop.return
+  }
+  func.func @main(%x64: !loop.buffer<4x64xf32, global>, %x128: !loop.buffer<4x128xf32, global>, %x32: !loop.buffer<4x32xf32, global>, %x1: !loop.buffer<4x1xf32, global>) -> (!loop.buffer<4xf32, global>, !loop.buffer<4xf32, global>, !loop.buffer<4xf32, global>, !loop.buffer<4xf32, global>) {
+    %s64 = loop.alloc : !loop.buffer<4xf32, global>
+    %m128 = loop.alloc : !loop.buffer<4xf32, global>
+    %s32 = loop.alloc : !loop.buffer<4xf32, global>
+    %m1 = loop.alloc : !loop.buffer<4xf32, global>
+    loop.launch @row_sum_64(%x64, %s64) : (!loop.buffer<4x64xf32, global>, !loop.buffer<4xf32, global>) -> ()
+    loop.launch @row_max_128(%x128, %m128) : (!loop.buffer<4x128xf32, global>, !loop.buffer<4xf32, global>) -> ()
+    loop.launch @row_sum_32(%x32, %s32) : (!loop.buffer<4x32xf32, global>, !loop.buffer<4xf32, global>) -> ()
+    loop.launch @row_max_1(%x1, %m1) : (!loop.buffer<4x1xf32, global>, !loop.buffer<4xf32, global>) -> ()
+    return %s64, %m128, %s32, %m1 : !loop.buffer<4xf32, global>, !loop.buffer<4xf32, global>, !loop.buffer<4xf32, global>, !loop.buffer<4xf32, global>
+  }
+}

@@ -1,0 +1,24 @@
+// The named loop pipelines on the transformer block example (docs/pipelines.md).
+// RUN: dlc-opt %S/../../../docs/examples/transformer_block.mlir --pipeline=decompose,fuse,lower{target=gpu},gpu-default | FileCheck %s --check-prefix=GPU
+// RUN: dlc-opt %S/../../../docs/examples/transformer_block.mlir --pipeline=decompose,fuse,lower,cpu-default | FileCheck %s --check-prefix=CPU
+// RUN: dlc-opt %s --list-passes | FileCheck %s --check-prefix=LIST
+
+// gpu-default: every kernel is launched on a 256-thread block with a grid the host computes
+// from the dynamic batch size; no point loop and no schedule block is left; the host's
+// intermediates are views of one arena.
+// GPU-COUNT-10: loop.kernel @transformer_block_{{[0-9]+}}_{{[a-z]+}}({{.*}}) attributes {block = [256 : index, 1 : index, 1 : index], grid = ["arg{{[0-9]+}}", 1 : index, 1 : index]}
+// GPU-NOT:     loop.for parallel
+// GPU-NOT:     loop.schedule_block
+// GPU-LABEL: func.func @transformer_block
+// GPU:         %{{[0-9]+}} = loop.alloc(%{{[0-9]+}}) : !loop.buffer<?xi8, global>
+// GPU:         loop.view
+// GPU:         loop.launch @transformer_block_0_fusion
+
+// cpu-default: the normalisation loops are vectorized by 8 and the blocks are dissolved.
+// CPU:         loop.for vectorize(8)
+// CPU-NOT:     loop.schedule_block
+// CPU-LABEL: func.func @transformer_block
+// CPU:         loop.view
+
+// LIST: --cpu-default
+// LIST: --gpu-default

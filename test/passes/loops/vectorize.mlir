@@ -1,0 +1,179 @@
+// RUN: dlc-opt %s --pipeline=vectorize --split-input-file | FileCheck %s
+// RUN: dlc-opt %s --pipeline=vectorize --split-input-file --pass-statistics -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS
+
+// STATS: vectorize
+// STATS-DAG: (S) 4 loops-vectorized
+// STATS-DAG: (S) 2 remainder-loops
+
+// Doc example 1: a row scale over 20 columns: a vector loop to 16, a scalar remainder from 16;
+// the loop-invariant scale is splat through an 8-element local buffer.
+// CHECK-LABEL: loop.kernel @scale
+// CHECK: %[[C16:.*]] = arith.constant 16 : index
+// CHECK: %[[C8:.*]] = arith.constant 8 : index
+// CHECK: %[[SPLAT:.*]] = loop.alloc : !loop.buffer<8xf32, local>
+// CHECK: loop.for vectorize(8) %[[V:.*]] = %c0 to %[[C16]] step %[[C8]] {
+// CHECK: loop.schedule_block "scale" (%[[I:.*]] = %arg3, %[[J:.*]] = %[[V]]) {
+// CHECK: %[[A:.*]] = loop.vload %arg0[%[[I]], %[[J]]] : !loop.buffer<?x20xf32, global> -> vector<8xf32>
+// CHECK: %[[B:.*]] = loop.load %arg1[%[[I]]] : !loop.buffer<?xf32, global>
+// CHECK-COUNT-8: loop.store %[[B]], %[[SPLAT]]
+// CHECK: %[[BV:.*]] = loop.vload %[[SPLAT]][%{{.*}}] : !loop.buffer<8xf32, local> -> vector<8xf32>
+// CHECK: %[[P:.*]] = arith.mulf %[[A]], %[[BV]] : vector<8xf32>
+// CHECK: loop.vstore %[[P]], %arg2[%[[I]], %[[J]]] : vector<8xf32>, !loop.buffer<?x20xf32, global>
+// CHECK: loop.for serial %{{.*}} = %[[C16]] to %c20 step %c1 {
+// CHECK: arith.mulf %{{.*}}, %{{.*}} : f32
+loop.kernel @scale(%x: !loop.buffer<?x20xf32, global>, %s: !loop.buffer<?xf32, global>, %y: !loop.buffer<?x20xf32, global>, %i: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c20 = arith.constant 20 : index
+  loop.for serial %j = %c0 to %c20 step %c1 {
+    loop.schedule_block "scale" (%i0 = %i, %j0 = %j) {
+      %a = loop.load %x[%i0, %j0] : !loop.buffer<?x20xf32, global>
+      %b = loop.load %s[%i0] : !loop.buffer<?xf32, global>
+      %p = arith.mulf %a, %b : f32
+      loop.store %p, %y[%i0, %j0] : !loop.buffer<?x20xf32, global>
+    }
+  }
+  loop.return
+}
+
+// -----
+
+// Doc example 2: a register between two blocks becomes an 8-lane local buffer; 16 iterations
+// need no remainder; the constant becomes a dense splat.
+// CHECK-LABEL: loop.kernel @reg
+// CHECK: %[[R:.*]] = loop.alloc : !loop.buffer<f32, local>
+// CHECK: %[[W:.*]] = loop.alloc : !loop.buffer<8xf32, local>
+// CHECK: loop.for vectorize(8)
+// CHECK: %[[E:.*]] = math.exp %{{.*}} : vector<8xf32>
+// CHECK: loop.vstore %[[E]], %[[W]][%{{.*}}] : vector<8xf32>, !loop.buffer<8xf32, local>
+// CHECK: %[[L:.*]] = loop.vload %[[W]][%{{.*}}] : !loop.buffer<8xf32, local> -> vector<8xf32>
+// CHECK: %[[TWO:.*]] = arith.constant dense<2.000000e+00> : vector<8xf32>
+// CHECK: arith.mulf %[[L]], %[[TWO]] : vector<8xf32>
+// CHECK-NOT: loop.for
+// CHECK: loop.return
+loop.kernel @reg(%x: !loop.buffer<16xf32, global>, %y: !loop.buffer<16xf32, global>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %r = loop.alloc : !loop.buffer<f32, local>
+  loop.for serial %j = %c0 to %c16 step %c1 {
+    loop.schedule_block "exp" (%j0 = %j) {
+      %a = loop.load %x[%j0] : !loop.buffer<16xf32, global>
+      %e = math.exp %a : f32
+      loop.store %e, %r[] : !loop.buffer<f32, local>
+    }
+    loop.schedule_block "double" (%j0 = %j) {
+      %e = loop.load %r[] : !loop.buffer<f32, local>
+      %two = arith.constant 2.000000e+00 : f32
+      %d = arith.mulf %e, %two : f32
+      loop.store %d, %y[%j0] : !loop.buffer<16xf32, global>
+    }
+  }
+  loop.return
+}
+
+// -----
+
+// Counter-example 1: a reduction along the loop carries its accumulator: no change.
+// CHECK-LABEL: loop.kernel @row_sum
+// CHECK: loop.for serial
+// CHECK-NOT: vector
+loop.kernel @row_sum(%x: !loop.buffer<?x64xf32, global>, %y: !loop.buffer<?xf32, global>, %i: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  loop.for serial %j = %c0 to %c64 step %c1 {
+    loop.schedule_block "sum" (%i0 = %i, %j0 = %j reduce) init {
+      %z = arith.constant 0.000000e+00 : f32
+      loop.store %z, %y[%i0] : !loop.buffer<?xf32, global>
+    } {
+      %a = loop.load %x[%i0, %j0] : !loop.buffer<?x64xf32, global>
+      %s = loop.load %y[%i0] : !loop.buffer<?xf32, global>
+      %t = arith.addf %s, %a : f32
+      loop.store %t, %y[%i0] : !loop.buffer<?xf32, global>
+    }
+  }
+  loop.return
+}
+
+// -----
+
+// Counter-example 2: a transposed store is strided in the loop index: no change.
+// CHECK-LABEL: loop.kernel @transpose
+// CHECK: loop.for serial
+// CHECK-NOT: vector
+loop.kernel @transpose(%x: !loop.buffer<?x32xf32, global>, %y: !loop.buffer<32x?xf32, global>, %i: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  loop.for serial %j = %c0 to %c32 step %c1 {
+    %a = loop.load %x[%i, %j] : !loop.buffer<?x32xf32, global>
+    loop.store %a, %y[%j, %i] : !loop.buffer<32x?xf32, global>
+  }
+  loop.return
+}
+
+// -----
+
+// Symbolic extent: the main loop ends at lb + (max(n - lb, 0) / 8) * 8, computed at run time;
+// the index offset `j + 1` is contiguous too.
+// CHECK-LABEL: loop.kernel @symbolic
+// CHECK: %[[D:.*]] = arith.subi %arg2, %c1 : index
+// CHECK: %[[N:.*]] = arith.maxsi %[[D]], %{{.*}} : index
+// CHECK: %[[G:.*]] = arith.divsi %[[N]], %{{.*}} : index
+// CHECK: %[[L:.*]] = arith.muli %[[G]], %{{.*}} : index
+// CHECK: %[[END:.*]] = arith.addi %c1, %[[L]] : index
+// CHECK: loop.for vectorize(8) %[[V:.*]] = %c1 to %[[END]] step %{{.*}} {
+// CHECK: %[[K:.*]] = arith.addi %[[V]], %c1 : index
+// CHECK: loop.vload %arg0[%[[K]]] : !loop.buffer<?xf32, global> -> vector<8xf32>
+// CHECK: arith.addf %{{.*}}, %{{.*}} : vector<8xf32>
+// CHECK: loop.vstore
+// CHECK: loop.for serial %{{.*}} = %[[END]] to %arg2 step %c1 {
+loop.kernel @symbolic(%x: !loop.buffer<?xf32, global>, %y: !loop.buffer<?xf32, global>, %n: index) {
+  %c1 = arith.constant 1 : index
+  loop.for serial %j = %c1 to %n step %c1 {
+    %k = arith.addi %j, %c1 : index
+    %a = loop.load %x[%k] : !loop.buffer<?xf32, global>
+    %b = arith.addf %a, %a : f32
+    loop.store %b, %y[%j] : !loop.buffer<?xf32, global>
+  }
+  loop.return
+}
+
+// -----
+
+// A vectorize(4)-marked loop uses its own width; in-place (same index) is fine.
+// CHECK-LABEL: loop.kernel @marked
+// CHECK: loop.for vectorize(4) %[[V:.*]] = %c0 to %{{.*}} step %{{.*}} {
+// CHECK: %[[A:.*]] = loop.vload %arg0[%[[V]]] : !loop.buffer<8xf32, global> -> vector<4xf32>
+// CHECK: %[[N:.*]] = arith.negf %[[A]] : vector<4xf32>
+// CHECK: loop.vstore %[[N]], %arg0[%[[V]]] : vector<4xf32>, !loop.buffer<8xf32, global>
+// CHECK-NOT: loop.for
+loop.kernel @marked(%x: !loop.buffer<8xf32, global>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  loop.for vectorize(4) %j = %c0 to %c8 step %c1 {
+    %a = loop.load %x[%j] : !loop.buffer<8xf32, global>
+    %b = arith.negf %a : f32
+    loop.store %b, %x[%j] : !loop.buffer<8xf32, global>
+  }
+  loop.return
+}
+
+// -----
+
+// A shifted in-place update reads what an earlier iteration wrote: no change.
+// CHECK-LABEL: loop.kernel @shift
+// CHECK: loop.for serial
+// CHECK-NOT: vector
+loop.kernel @shift(%x: !loop.buffer<64xf32, global>) {
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  loop.for serial %j = %c1 to %c64 step %c1 {
+    %k = arith.subi %j, %c1 : index
+    %a = loop.load %x[%k] : !loop.buffer<64xf32, global>
+    loop.store %a, %x[%j] : !loop.buffer<64xf32, global>
+  }
+  loop.return
+}
