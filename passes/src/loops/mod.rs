@@ -23,9 +23,11 @@ parallelize,vectorize,unroll,remove-schedule-block,simplify,cse,long-to-int,plan
 
 /// The default GPU pipeline after `lower{target=gpu}`, in the order of CINN's default GPU pass
 /// pipeline where a pass applies (docs/pipelines.md maps each step): map loops to blocks and
-/// threads, shrink local/shared buffers, lower cross-thread reductions, bound shared memory,
+/// threads (a reduction's axis to the threads of a block), shrink local/shared buffers, lower
+/// cross-thread reductions to warp shuffles and shared memory, bound shared memory,
 /// then the late cleanups, and plan the host's memory.
-pub const GPU_DEFAULT: &str = "schedule-block-dce,simplify,invariant-loop-elim,gpu-map,\
+pub const GPU_DEFAULT: &str =
+    "schedule-block-dce,simplify,invariant-loop-elim,gpu-map{reduce=block},\
 update-buffer-axis,local-index-factor-elim,cross-thread-reduce,check-shared-memory,simplify,\
 if-fusion,rearrange-loads,remove-schedule-block,simplify,cse,long-to-int,plan-memory";
 

@@ -3,11 +3,15 @@
 // RUN: dlc-opt %S/../../../docs/examples/transformer_block.mlir --pipeline=decompose,fuse,lower,cpu-default | FileCheck %s --check-prefix=CPU
 // RUN: dlc-opt %s --list-passes | FileCheck %s --check-prefix=LIST
 
-// gpu-default: every kernel is launched on a 256-thread block with a grid the host computes
-// from the dynamic batch size; no point loop and no schedule block is left; the host's
-// intermediates are views of one arena.
-// GPU-COUNT-10: loop.kernel @transformer_block_{{[0-9]+}}_{{[a-z]+}}({{.*}}) attributes {block = [256 : index, 1 : index, 1 : index], grid = ["arg{{[0-9]+}}", 1 : index, 1 : index]}
+// gpu-default: every kernel is launched with a grid the host computes from the dynamic batch
+// size; kernels with a reduction run one output point per block, the threads splitting the
+// reduce axis (blocks of 16, 32 or 64 threads, one per element of the reduced dim), and their
+// partial results combine through warp shuffles and shared memory; the transpose uses
+// 256-thread blocks. No point loop and no schedule block is left; the host's intermediates
+// are views of one arena.
+// GPU-COUNT-10: loop.kernel @transformer_block_{{[0-9]+}}_{{[a-z]+}}({{.*}}) attributes {block = [{{16|32|64|256}} : index, 1 : index, 1 : index], grid = ["arg{{[0-9]+}}", 1 : index, 1 : index]}
 // GPU-NOT:     loop.for parallel
+// GPU-NOT:     loop.block_reduce
 // GPU-NOT:     loop.schedule_block
 // GPU-LABEL: func.func @transformer_block
 // GPU:         %{{[0-9]+}} = loop.alloc(%{{[0-9]+}}) : !loop.buffer<?xi8, global>

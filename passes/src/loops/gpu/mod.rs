@@ -25,4 +25,16 @@ pub(super) const CASES: &[DifferentialCase] = &[
         pipeline: "gpu-map{block-size=32 max-blocks=2}",
         target: Target::Gpu,
     },
+    DifferentialCase {
+        pipeline: "gpu-map{reduce=block}",
+        target: Target::Gpu,
+    },
+    DifferentialCase {
+        pipeline: "gpu-map{reduce=block},cross-thread-reduce",
+        target: Target::Gpu,
+    },
+    DifferentialCase {
+        pipeline: "gpu-map{reduce=block block-size=4 max-blocks=2}",
+        target: Target::Gpu,
+    },
 ];

@@ -25,6 +25,7 @@ impl GpuMap {
         module: Op,
         kernel: Op,
         nest: &Nest,
+        points_per_block: i64,
     ) -> u64 {
         let name = ctx
             .view::<KernelOp>(kernel)
@@ -71,7 +72,7 @@ impl GpuMap {
             let Some(total) = substitute(&nest.total, &map) else {
                 continue;
             };
-            let b = self.block_size;
+            let b = points_per_block;
             let mut grid = (total + (b - 1))
                 .floordiv(&IndexExpr::constant(b))
                 .maximum(&IndexExpr::constant(1));

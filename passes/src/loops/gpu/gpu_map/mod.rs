@@ -30,11 +30,29 @@
 //!   same mapped loop index holds one element per thread, and its index becomes 0 (CINN's
 //!   LocalAxisVisitor). Shared buffers do not occur before mapping, so CINN's shared-axis rule
 //!   has nothing to do here.
+//! - `reduce=block` (default `serial`: the above), for a kernel whose point body holds only
+//!   local allocs, pure ops, schedule blocks and reduce nests `loop.for serial k = 0 to K step
+//!   1` (one reduce axis: every nest has the same `K`, no loop inside) with at least one plain
+//!   reduction (`acc = combine(load acc, x)` into a local register, init storing the identity):
+//!   each point is one block (`grid` = number of points, linear index = `block_id`, guard
+//!   `block_id < total` uniform per block) of `B` threads, `B` the next power of two `>= K`
+//!   capped at `block-size` (`block-size` for a symbolic `K`). Every nest becomes
+//!   `for k = thread_id to K step B`; each reduction's init moves before its nest (every thread
+//!   starts at the identity) and after the nest `loop.block_reduce` (kind from the combine:
+//!   `addf` -> `add`, `maximumf` -> `max`, ...) of the thread's partial is stored back into the
+//!   register, so later code reads the total in every thread. Schedule blocks outside the
+//!   nests that store to global buffers run in thread 0 only (`loop.if thread_id == 0`).
+//!   Kernels that do not fit (several reduce axes, no reduction, an init that is not the
+//!   identity, a global buffer both read and written, a per-iteration local read outside its
+//!   nest, ...) are mapped as with `serial`.
 //!
 //! # Performance impact
 //! One thread per point, consecutive threads on consecutive innermost indices, so global
 //! accesses along the innermost point axis coalesce. Reductions run serially in the thread of
-//! their point.
+//! their point. With `reduce=block` a point's reduction is split over up to `block-size`
+//! threads (coalesced loads along the reduce axis) and combined in a log-depth tree; small
+//! point counts with long reductions gain most, many points with short reductions may lose
+//! (each point holds a whole block).
 //!
 //! # Risks and limitations
 //! - `loops=serial` (or unroll, vectorize) asserts that those loops' iterations are
@@ -42,8 +60,10 @@
 //! - A kernel whose top level holds other work than the nest (several nests, stores, allocs)
 //!   or whose symbolic extents the host cannot compute is left unmapped.
 //!
+//! - `reduce=block` reassociates reductions (tree order), changing float results' last bits.
+//!
 //! # TODO
-//! - `reduce=block`: map the reduce axis to the threads of a block with `loop.block_reduce`.
+//! - `reduce=block` with several reduce axes (flatten them) or a non-identity init.
 //! - Use the y and z grid dimensions for nests whose total overflows the x dimension.
 //!
 //! # Examples
@@ -126,13 +146,53 @@
 //!    }
 //!    ```
 //!
+//! 3. `reduce=block` on a row sum of 4 rows x 100: 4 blocks of 128 threads, the write-back in
+//!    thread 0:
+//!    ```text
+//!    loop.for parallel %i = %c0 to %c4 step %c1 {
+//!      %acc = loop.alloc : !loop.buffer<1xf32, local>
+//!      loop.for serial %k = %c0 to %c100 step %c1 {
+//!        loop.schedule_block "sum" (%i0 = %i, %k0 = %k reduce) init { ... store 0.0 to %acc ... } {
+//!          ... %acc[%c0] = %acc[%c0] + %x[%i0, %k0] ...
+//!        }
+//!        loop.yield
+//!      }
+//!      loop.schedule_block "write" (%i0 = %i) { ... store %acc[%c0] to %y[%i0] ... }
+//!      loop.yield
+//!    }
+//!    ```
+//!    becomes (`block = [128, 1, 1]`, `grid = [4, 1, 1]`)
+//!    ```text
+//!    %0 = loop.block_id x
+//!    %1 = loop.thread_id x
+//!    %2 = loop.alloc : !loop.buffer<1xf32, local>
+//!    %c128 = arith.constant 128 : index
+//!    %cst = arith.constant 0.000000e+00 : f32
+//!    loop.store %cst, %2[%c0] : !loop.buffer<1xf32, local>
+//!    loop.for serial %arg2 = %1 to %c100 step %c128 {
+//!      loop.schedule_block "sum" (%arg3 = %0, %arg4 = %arg2 reduce) { ... }
+//!      loop.yield
+//!    }
+//!    %3 = loop.load %2[%c0] : !loop.buffer<1xf32, local>
+//!    %4 = loop.block_reduce %3 {kind = "add"} : f32
+//!    loop.store %4, %2[%c0] : !loop.buffer<1xf32, local>
+//!    %5 = arith.cmpi eq, %1, %c0_0 : index
+//!    loop.if %5 {
+//!      loop.schedule_block "write" (%arg2 = %0) { ... }
+//!      loop.yield
+//!    }
+//!    ```
+//!
 //! # Counter-examples
 //! 1. A kernel with a `thread.x` loop (already GPU-bound) is left alone.
 //! 2. A kernel whose loops are all `serial` is left alone under `loops=parallel`: its
 //!    iterations may depend on each other.
+//! 3. Under `reduce=block`, a kernel with two nested reduce loops (two reduce axes) is mapped
+//!    one thread per point, as with `serial`.
 
 mod host;
 mod local_axes;
+mod reduce_block;
 
 use dlc_arith::{
     build_binary, build_cmpi, build_index_constant, AddIOp, CmpIPredicate, DivSIOp, MulIOp, RemSIOp,
@@ -170,6 +230,12 @@ pub static INFO: PassInfo = PassInfo {
             "parallel",
             "Loop kinds to map (parallel, serial, vectorize, unroll)",
         ),
+        OptionSpec::new(
+            "reduce",
+            OptionKind::Str,
+            "serial",
+            "How a point's reduce nests run: serial (in its thread) or block (one block per point, its threads split the reduce axis)",
+        ),
     ],
     statistics: &[
         ("kernels-mapped", "Number of kernels given a grid and block"),
@@ -184,6 +250,14 @@ pub static INFO: PassInfo = PassInfo {
         (
             "local-axes-zeroed",
             "Number of local-buffer index axes set to 0 (they held a mapped loop index)",
+        ),
+        (
+            "block-reduced-kernels",
+            "Number of kernels mapped with reduce=block (one block per point)",
+        ),
+        (
+            "block-reduces-inserted",
+            "Number of loop.block_reduce ops inserted",
         ),
     ],
     create,
@@ -212,10 +286,20 @@ fn create(options: &OptionValues) -> Result<Box<dyn Pass>, String> {
             MAPPABLE_KINDS.join(", ")
         ));
     }
+    let block_reduce = match options.str("reduce") {
+        "serial" => false,
+        "block" => true,
+        other => {
+            return Err(format!(
+                "option 'reduce': '{other}' is not one of serial, block"
+            ))
+        }
+    };
     Ok(Box::new(GpuMap {
         block_size,
         max_blocks,
         kinds,
+        block_reduce,
     }))
 }
 
@@ -226,6 +310,8 @@ struct GpuMap {
     max_blocks: i64,
     /// Names of the loop kinds mapped.
     kinds: Vec<String>,
+    /// `reduce=block`: one block per point, its threads splitting the reduce axis.
+    block_reduce: bool,
 }
 
 #[derive(Default)]
@@ -234,6 +320,8 @@ struct Stats {
     guards: u64,
     launch_args: u64,
     zeroed: u64,
+    block_kernels: u64,
+    block_reduces: u64,
 }
 
 impl Pass for GpuMap {
@@ -256,7 +344,20 @@ impl Pass for GpuMap {
                     set_launch_attrs(ctx, kernel, LaunchSize::Const(1), 1);
                     stats.mapped += 1;
                 }
-                Some(Plan::Nest(nest)) => self.map_nest(ctx, module, kernel, nest, &mut stats),
+                Some(Plan::Nest(nest)) => {
+                    let block_plan = self
+                        .block_reduce
+                        .then(|| nest.levels.last())
+                        .flatten()
+                        .and_then(|l| reduce_block::plan(ctx, &l.ops, self.block_size));
+                    let threads = block_plan.as_ref().map(|p| p.threads);
+                    let thread = self.map_nest(ctx, module, kernel, nest, threads, &mut stats);
+                    if let (Some(p), Some(t)) = (block_plan, thread) {
+                        let loc = ctx.op_loc(kernel);
+                        stats.block_reduces += reduce_block::apply(ctx, &p, t, loc);
+                        stats.block_kernels += 1;
+                    }
+                }
                 None => {}
             }
         }
@@ -264,6 +365,8 @@ impl Pass for GpuMap {
         run.add_stat("guards-inserted", stats.guards);
         run.add_stat("launch-args-added", stats.launch_args);
         run.add_stat("local-axes-zeroed", stats.zeroed);
+        run.add_stat("block-reduced-kernels", stats.block_kernels);
+        run.add_stat("block-reduces-inserted", stats.block_reduces);
         if stats.mapped == 0 {
             run.preserve_all();
         }
@@ -427,8 +530,23 @@ impl GpuMap {
     }
 
     /// Rewrites the kernel: block/thread ids replace the nest, launches get the grid size.
-    fn map_nest(&self, ctx: &mut Context, module: Op, kernel: Op, nest: Nest, stats: &mut Stats) {
-        let b = self.block_size;
+    /// With `threads` (reduce=block), each point is one block of that many threads. Returns
+    /// the thread id when the kernel was mapped.
+    fn map_nest(
+        &self,
+        ctx: &mut Context,
+        module: Op,
+        kernel: Op,
+        nest: Nest,
+        threads: Option<i64>,
+        stats: &mut Stats,
+    ) -> Option<Value> {
+        // Points per block.
+        let b = if threads.is_some() {
+            1
+        } else {
+            self.block_size
+        };
         let outer = nest.levels[0].op;
         let loc = ctx.op_loc(outer);
         let at = InsertPoint::Before(outer);
@@ -457,9 +575,7 @@ impl GpuMap {
             }
         };
         let total = if stride || guard {
-            let Some(total) = values.get(ctx, &nest.total) else {
-                return;
-            };
+            let total = values.get(ctx, &nest.total)?;
             Some(total)
         } else {
             None
@@ -467,10 +583,7 @@ impl GpuMap {
         let mut extents = vec![None; nest.levels.len()];
         for (slot, level) in extents.iter_mut().zip(&nest.levels).skip(1) {
             if level.extent.as_constant() != Some(1) {
-                let Some(v) = values.get(ctx, &level.extent) else {
-                    return;
-                };
-                *slot = Some(v);
+                *slot = Some(values.get(ctx, &level.extent)?);
             }
         }
         let grid = match grid {
@@ -489,8 +602,12 @@ impl GpuMap {
         let block_id = gpu_id(ctx, at, "loop.block_id", loc);
         let thread_id = gpu_id(ctx, at, "loop.thread_id", loc);
         let b_value = values.constant(ctx, b);
-        let base = binary::<MulIOp>(ctx, at, block_id, b_value, loc);
-        let start = binary::<AddIOp>(ctx, at, base, thread_id, loc);
+        let start = if threads.is_some() {
+            block_id
+        } else {
+            let base = binary::<MulIOp>(ctx, at, block_id, b_value, loc);
+            binary::<AddIOp>(ctx, at, base, thread_id, loc)
+        };
         let (anchor, linear) = if let (true, Some(total), Some(g)) = (stride, total, grid_value) {
             let step = match grid {
                 LaunchSize::Const(n) => values.constant(ctx, n * b),
@@ -507,9 +624,7 @@ impl GpuMap {
         } else {
             (Some(outer), start)
         };
-        let Some(anchor) = anchor else {
-            return;
-        };
+        let anchor = anchor?;
         let at = InsertPoint::Before(anchor);
         // Delinearize: the innermost loop varies fastest.
         let n = nest.levels.len();
@@ -547,11 +662,12 @@ impl GpuMap {
         if let Some(innermost) = nest.levels.last() {
             stats.zeroed += zero_local_axes(ctx, &innermost.ops, &new_ivs, loc);
         }
-        set_launch_attrs(ctx, kernel, grid, b);
+        set_launch_attrs(ctx, kernel, grid, threads.unwrap_or(b));
         stats.mapped += 1;
         if let LaunchSize::Arg(_) = grid {
-            stats.launch_args += self.pass_grid_size(ctx, module, kernel, &nest);
+            stats.launch_args += self.pass_grid_size(ctx, module, kernel, &nest, b);
         }
+        Some(thread_id)
     }
 }
 
