@@ -243,6 +243,64 @@ pub(crate) struct BufferType {
     pub space: MemorySpace,
 }
 
+impl BufferType {
+    /// The concrete shape of a buffer of this type allocated by `op`, whose `?` dims take the
+    /// values of `sizes` (read with `get`), in order.
+    pub(crate) fn shape_with(
+        &self,
+        ctx: &Context,
+        op: dlc_ir::Op,
+        sizes: &[dlc_ir::Value],
+        mut get: impl FnMut(dlc_ir::Value) -> Result<i64, dlc_ir::Diagnostic>,
+    ) -> Result<Vec<usize>, dlc_ir::Diagnostic> {
+        let err = |m: String| super::exec::op_err(ctx, op, m);
+        let mut sizes = sizes.iter();
+        let mut shape = Vec::with_capacity(self.dims.len());
+        for &d in &self.dims {
+            let n = if d == dlc_ir::DYNAMIC {
+                let v = sizes
+                    .next()
+                    .ok_or_else(|| err("missing size operand for a '?' dim".into()))?;
+                get(*v)?
+            } else {
+                d
+            };
+            let n = usize::try_from(n).map_err(|_| err(format!("negative buffer size {n}")))?;
+            shape.push(n);
+        }
+        if sizes.next().is_some() {
+            return Err(err("more size operands than '?' dims".into()));
+        }
+        Ok(shape)
+    }
+
+    /// Checks that well-formed `buf` can be passed where this type is declared: of the
+    /// declared element type and rank, and of every static size. The memory space is the
+    /// caller's to check.
+    pub(crate) fn accepts(&self, ctx: &Context, buf: &HostBuffer) -> Result<(), String> {
+        if DType::from_type(ctx, self.elem) != Some(buf.dtype) {
+            return Err(format!(
+                "expected {:?} elements, got a {:?} buffer",
+                DType::from_type(ctx, self.elem),
+                buf.dtype
+            ));
+        }
+        let shape_ok = self.dims.len() == buf.shape.len()
+            && self
+                .dims
+                .iter()
+                .zip(&buf.shape)
+                .all(|(&d, &n)| d == dlc_ir::DYNAMIC || d == n as i64);
+        if !shape_ok {
+            return Err(format!(
+                "buffer of shape {:?} does not match the declared dims {:?}",
+                buf.shape, self.dims
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// Decodes a `!loop.buffer` type (`None` for any other type).
 pub(crate) fn buffer_type(ctx: &Context, ty: Type) -> Option<BufferType> {
     let (dims, elem, space) = crate::buffer_parts(ctx, ty)?;

@@ -10,7 +10,7 @@
 use super::buffer::{buffer_type, HostBuffer};
 use super::scalar::{self, Val};
 use crate::MemorySpace;
-use dlc_ir::{Block, Context, Diagnostic, Op, Value, DYNAMIC};
+use dlc_ir::{Block, Context, Diagnostic, Op, Value};
 use rustc_hash::FxHashMap as HashMap;
 
 /// The launch configuration: grid and block sizes per dimension (x, y, z).
@@ -543,22 +543,8 @@ impl Machine<'_> {
         let id = match existing {
             Some(id) => id,
             None => {
-                let mut dynamic = ctx.operands(op).iter();
-                let mut shape = Vec::with_capacity(bt.dims.len());
-                for &d in &bt.dims {
-                    let n = if d == DYNAMIC {
-                        let v = dynamic
-                            .next()
-                            .ok_or_else(|| op_err(ctx, op, "missing size operand for a '?' dim"))?;
-                        self.get_int(th, op, *v)?
-                    } else {
-                        d
-                    };
-                    if n < 0 {
-                        return Err(op_err(ctx, op, format!("negative buffer size {n}")));
-                    }
-                    shape.push(n as usize);
-                }
+                let shape =
+                    bt.shape_with(ctx, op, ctx.operands(op), |v| self.get_int(th, op, v))?;
                 let dtype = super::buffer::DType::from_type(ctx, bt.elem)
                     .ok_or_else(|| op_err(ctx, op, "unsupported buffer element type"))?;
                 self.mem.push(HostBuffer::zeros(&shape, dtype));

@@ -21,7 +21,7 @@ use super::scalar::{self, wrap_int, Val};
 use super::{run_kernel_with, ArgRef};
 use crate::{DimOp, MemorySpace};
 use dlc_ir::symbol::SymbolTables;
-use dlc_ir::{AttrKind, Context, DenseValue, Diagnostic, Op, Value, DYNAMIC};
+use dlc_ir::{AttrKind, Context, DenseValue, Diagnostic, Op, Value};
 use rustc_hash::FxHashMap as HashMap;
 
 /// The largest byte storage a host function may create (4 GiB): a guard against sizes computed
@@ -192,25 +192,7 @@ impl Host<'_> {
                     if bt.space != MemorySpace::Global {
                         return Err(bad("host buffers must be global".into()));
                     }
-                    if DType::from_type(ctx, bt.elem) != Some(buf.dtype) {
-                        return Err(bad(format!(
-                            "expected {:?} elements, got a {:?} buffer",
-                            DType::from_type(ctx, bt.elem),
-                            buf.dtype
-                        )));
-                    }
-                    let shape_ok = bt.dims.len() == buf.shape.len()
-                        && bt
-                            .dims
-                            .iter()
-                            .zip(&buf.shape)
-                            .all(|(&d, &n)| d == DYNAMIC || d == n as i64);
-                    if !shape_ok {
-                        return Err(bad(format!(
-                            "buffer of shape {:?} does not match the declared dims {:?}",
-                            buf.shape, bt.dims
-                        )));
-                    }
+                    bt.accepts(ctx, &buf).map_err(bad)?;
                     let view = self.new_storage(&buf.shape, buf.dtype).map_err(bad)?;
                     self.encode(&view, &buf).map_err(bad)?;
                     HostVal::Buffer(view)
@@ -405,24 +387,7 @@ impl Host<'_> {
         }
         let dtype = DType::from_type(ctx, bt.elem)
             .ok_or_else(|| op_err(ctx, op, "unsupported buffer element type"))?;
-        let mut sizes = sizes.iter();
-        let mut shape = Vec::with_capacity(bt.dims.len());
-        for &d in &bt.dims {
-            let n = if d == DYNAMIC {
-                let v = sizes
-                    .next()
-                    .ok_or_else(|| op_err(ctx, op, "missing size operand for a '?' dim"))?;
-                self.get_int(op, *v)?
-            } else {
-                d
-            };
-            let n = usize::try_from(n)
-                .map_err(|_| op_err(ctx, op, format!("negative buffer size {n}")))?;
-            shape.push(n);
-        }
-        if sizes.next().is_some() {
-            return Err(op_err(ctx, op, "more size operands than '?' dims"));
-        }
+        let shape = bt.shape_with(ctx, op, sizes, |v| self.get_int(op, v))?;
         Ok((shape, dtype))
     }
 

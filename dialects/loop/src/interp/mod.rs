@@ -127,25 +127,7 @@ pub(crate) fn run_kernel_with(
                 if bt.space != MemorySpace::Global {
                     return Err(bad("kernel arguments must be global buffers".into()));
                 }
-                if DType::from_type(ctx, bt.elem) != Some(buf.dtype) {
-                    return Err(bad(format!(
-                        "expected {:?} elements, got a {:?} buffer",
-                        DType::from_type(ctx, bt.elem),
-                        buf.dtype
-                    )));
-                }
-                let shape_ok = bt.dims.len() == buf.shape.len()
-                    && bt
-                        .dims
-                        .iter()
-                        .zip(&buf.shape)
-                        .all(|(&d, &n)| d == dlc_ir::DYNAMIC || d == n as i64);
-                if !shape_ok {
-                    return Err(bad(format!(
-                        "buffer of shape {:?} does not match the declared dims {:?}",
-                        buf.shape, bt.dims
-                    )));
-                }
+                bt.accepts(ctx, buf).map_err(bad)?;
                 env.insert(param, Val::Buf(slot));
             }
             (None, ArgRef::Index(v)) if ctx.is_integer_or_index(ty) => {
