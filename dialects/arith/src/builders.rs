@@ -228,6 +228,15 @@ pub fn set_fastmath_flags(ctx: &mut Context, op: Op, flags: FastMathFlags) {
     ctx.set_attr(op, FASTMATH, attr);
 }
 
+/// The value of `v` when an integer (or `index`, or `i1`) `arith.constant` defines it.
+pub fn constant_int(ctx: &Context, v: Value) -> Option<i128> {
+    let op = ctx.defining_op(v)?;
+    if ctx.op_name(op) != ops::ConstantOp::NAME {
+        return None;
+    }
+    ctx.attr(op, "value").and_then(|a| ctx.attr_as_int(a))
+}
+
 /// The name mlir-opt gives the result of `arith.constant` (`%c42_i32`, `%c7`, `%true`, `%cst`),
 /// before it uniques repeats with `_N` suffixes; `None` if `op` is not a constant.
 pub fn constant_result_name(ctx: &Context, op: Op) -> Option<String> {

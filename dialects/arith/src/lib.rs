@@ -29,8 +29,8 @@ pub use attrs::{
 };
 pub use builders::{
     build_binary, build_cast, build_cmpf, build_cmpi, build_constant, build_index_constant,
-    build_negf, build_op, build_select, constant_result_name, constant_spec, set_fastmath_flags,
-    set_overflow_flags, splat_attr, BinaryOp, CastOp,
+    build_negf, build_op, build_select, constant_int, constant_result_name, constant_spec,
+    set_fastmath_flags, set_overflow_flags, splat_attr, BinaryOp, CastOp,
 };
 pub use ops::{
     AddFOp, AddIOp, AndIOp, BitcastOp, CmpFOp, CmpIOp, ConstantOp, DivFOp, DivSIOp, DivUIOp,

@@ -186,7 +186,7 @@ fn remove(
             tests = None;
         }
         for &v in &reduce {
-            match constant_index(ctx, v) {
+            match dlc_arith::constant_int(ctx, v) {
                 Some(0) => {}
                 Some(_) => tests = None,
                 None => {
@@ -245,22 +245,13 @@ fn splice(ctx: &mut Context, from: Block, at: InsertPoint) {
     }
 }
 
-/// The value of `v` when it is an integer `arith.constant`.
-fn constant_index(ctx: &Context, v: Value) -> Option<i128> {
-    let def = ctx.defining_op(v)?;
-    if ctx.op_name(def) != "arith.constant" {
-        return None;
-    }
-    ctx.attr(def, "value").and_then(|a| ctx.attr_as_int(a))
-}
-
 /// An `arith.constant 0 : index` at the start of the kernel's entry block, so it dominates
 /// every op of the kernel: an existing one moved there, or a new one.
 fn kernel_zero(ctx: &mut Context, entry: Block) -> Value {
     let existing = ctx.block_ops(entry).find(|&o| {
         ctx.num_results(o) == 1
             && ctx.value_type(ctx.result(o, 0)) == Type::INDEX
-            && constant_index(ctx, ctx.result(o, 0)) == Some(0)
+            && dlc_arith::constant_int(ctx, ctx.result(o, 0)) == Some(0)
     });
     let op = match existing {
         Some(op) => {

@@ -5,14 +5,9 @@ use dlc_arith::build_index_constant;
 use dlc_ir::{Block, Context, InsertPoint, Location, Op, OpSpec, Traits, Type, Value, ValueMap};
 use dlc_loop::ForOp;
 
-/// The value of `v` when an `arith.constant` integer (or index) defines it.
+/// The value of `v` when an `arith.constant` integer (or index) that fits `i64` defines it.
 pub(super) fn const_int(ctx: &Context, v: Value) -> Option<i64> {
-    let op = ctx.defining_op(v)?;
-    if ctx.op_name(op) != "arith.constant" {
-        return None;
-    }
-    let attr = ctx.attr(op, "value")?;
-    ctx.attr_as_int(attr).and_then(|x| i64::try_from(x).ok())
+    dlc_arith::constant_int(ctx, v).and_then(|x| i64::try_from(x).ok())
 }
 
 /// The `(lb, ub, step)` operands of a `loop.for`, its body and its induction variable.

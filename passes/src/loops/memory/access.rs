@@ -4,7 +4,7 @@
 
 use dlc_ir::{Context, Op, Value};
 use dlc_loop::index_expr::{from_ir_with, Atom, Bounds, FromIr, IndexExpr, Symbol};
-use dlc_loop::{buffer_parts, LoopKind, MemorySpace};
+use dlc_loop::{buffer_parts, ForOp, LoopKind, MemorySpace};
 use rustc_hash::FxHashMap;
 
 /// The position of the buffer operand of a load or store op, `None` for other ops.
@@ -65,15 +65,7 @@ pub(super) fn has_barrier(ctx: &Context, op: Op) -> bool {
 
 /// The kind of a `loop.for`, `None` for other ops.
 pub(super) fn for_kind(ctx: &Context, op: Op) -> Option<LoopKind> {
-    if ctx.op_name(op) != "loop.for" {
-        return None;
-    }
-    let kind = ctx.attr(op, "kind").and_then(|a| ctx.attr_as_str(a))?;
-    let param = ["width", "factor"]
-        .iter()
-        .find_map(|n| ctx.attr(op, n).and_then(|a| ctx.attr_as_int(a)))
-        .unwrap_or(1);
-    LoopKind::from_name(kind, i64::try_from(param).ok()?)
+    ctx.view::<ForOp>(op)?.loop_kind(ctx)
 }
 
 /// A `loop.for` with constant bounds `0..extent` step 1: its extent.

@@ -88,7 +88,7 @@
 
 use dlc_arith::{build_cmpi, CmpIPredicate};
 use dlc_ir::pass::{Anchor, OptionValues, Pass, PassInfo, PassRun};
-use dlc_ir::{Context, Diagnostic, InsertPoint, Op, Traits, Value};
+use dlc_ir::{Context, Diagnostic, InsertPoint, Op, Traits};
 use dlc_loop::index_expr::{from_ir, prove_le, prove_lt, Bounds};
 use dlc_loop::{build_if, ForOp, IterKind, LoopKind, ScheduleBlockOp};
 use std::collections::HashSet;
@@ -142,15 +142,6 @@ fn collect_loops(ctx: &Context, op: Op, out: &mut Vec<Op>) {
     }
 }
 
-/// The integer value of `v` if an `arith.constant` defines it.
-fn constant_int(ctx: &Context, v: Value) -> Option<i128> {
-    let op = ctx.defining_op(v)?;
-    if ctx.op_name(op) != "arith.constant" {
-        return None;
-    }
-    ctx.attr(op, "value").and_then(|a| ctx.attr_as_int(a))
-}
-
 /// The conditions of the module docs, except the extent.
 fn is_invariant(ctx: &Context, op: Op) -> bool {
     let for_op = ForOp(op);
@@ -163,7 +154,7 @@ fn is_invariant(ctx: &Context, op: Op) -> bool {
     if !ctx.is_unused(iv) || ctx.operands(op).len() != 3 {
         return false;
     }
-    if !matches!(constant_int(ctx, ctx.operand(op, 2)), Some(s) if s > 0) {
+    if !matches!(dlc_arith::constant_int(ctx, ctx.operand(op, 2)), Some(s) if s > 0) {
         return false;
     }
     let mut ok = true;
@@ -210,7 +201,10 @@ fn remove(ctx: &mut Context, op: Op) -> bool {
         return false;
     };
     let (lb, ub) = (ctx.operand(op, 0), ctx.operand(op, 1));
-    let (runs, never) = match (constant_int(ctx, lb), constant_int(ctx, ub)) {
+    let (runs, never) = match (
+        dlc_arith::constant_int(ctx, lb),
+        dlc_arith::constant_int(ctx, ub),
+    ) {
         (Some(l), Some(u)) => (l < u, l >= u),
         _ => {
             let (l, u) = (from_ir(ctx, lb), from_ir(ctx, ub));

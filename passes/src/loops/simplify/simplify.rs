@@ -138,9 +138,7 @@
 use dlc_arith::CmpIPredicate;
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
 use dlc_ir::rewrite::{greedy_rewrite, GreedyConfig, PatternSet, RewritePattern, Rewriter};
-use dlc_ir::{
-    AttrKind, Block, Context, Diagnostic, InsertPoint, Op, OpSpec, Traits, TypeKind, Value,
-};
+use dlc_ir::{Block, Context, Diagnostic, InsertPoint, Op, OpSpec, Traits, TypeKind, Value};
 use dlc_loop::index_expr::{
     equal, from_ir_with, prove_le, prove_lt, range_of, simplify, Atom, Bounds, Emitter, FromIr,
     IndexExpr, Symbol,
@@ -288,18 +286,6 @@ fn add_patterns(patterns: &mut PatternSet, counters: &Arc<Counters>) {
 // ---------------------------------------------------------------------------------------------
 // Patterns.
 
-/// The integer value of `v` if an `arith.constant` defines it.
-fn constant_int(ctx: &Context, v: Value) -> Option<i128> {
-    let op = ctx.defining_op(v)?;
-    if ctx.op_name(op) != "arith.constant" {
-        return None;
-    }
-    match ctx.attr_kind(ctx.attr(op, "value")?) {
-        AttrKind::Integer { value, .. } => Some(*value),
-        _ => None,
-    }
-}
-
 /// True if `block` holds nothing but its terminator (or nothing at all).
 fn only_terminator(ctx: &Context, block: Option<Block>) -> bool {
     match block {
@@ -351,7 +337,7 @@ impl RewritePattern for ConstantIf {
         let Some(&cond) = ctx.operands(op).first() else {
             return false;
         };
-        let Some(c) = constant_int(ctx, cond) else {
+        let Some(c) = dlc_arith::constant_int(ctx, cond) else {
             return false;
         };
         let Some(taken) = region_block(ctx, op, if c != 0 { 0 } else { 1 }) else {
@@ -458,9 +444,9 @@ impl RewritePattern for UnitLoop {
         };
         let lb_value = *lb;
         let (Some(l), Some(u), Some(s)) = (
-            constant_int(ctx, *lb),
-            constant_int(ctx, *ub),
-            constant_int(ctx, *step),
+            dlc_arith::constant_int(ctx, *lb),
+            dlc_arith::constant_int(ctx, *ub),
+            dlc_arith::constant_int(ctx, *step),
         ) else {
             return false;
         };
