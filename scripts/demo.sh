@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
-# The main job, for now: build dlc-opt and run it over every example in docs/examples — parse,
-# verify and print each one, send its generic form through mlir-opt-22 and back to show that the
-# two tools read each other's output, and run a cleanup pipeline on it (plus decompose and fuse on
-# graph-level examples, once those passes exist).
+# The main job: compile the transformer block example for this CPU with dlc-run (graph IR through
+# decompose,fuse,lower,cpu-default and the LLVM JIT), check it against the graph interpreter and
+# time it. Then show the other examples: each parsed, verified, round-tripped through mlir-opt-22
+# and compiled and checked by dlc-run when it is a graph program.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/setup.sh
-cargo build --quiet --release -p dlc-opt
+cargo build --quiet --release -p dlc-opt -p dlc-run
 opt=target/release/dlc-opt
+run=target/release/dlc-run
+
+echo "== main job: docs/examples/transformer_block.mlir"
+"$run" docs/examples/transformer_block.mlir --check --bench 100
+
 passes=$("$opt" --list-passes)
 has_pass() { grep -q -- "--$1 " <<<"$passes"; }
 
@@ -27,4 +32,8 @@ for f in docs/examples/*.mlir; do
   fi
   echo "-- after --pipeline=$pipeline:"
   "$opt" "$f" --pipeline="$pipeline" --pass-statistics
+  if grep -q "graph\." "$f"; then
+    echo "-- compiled and checked by dlc-run:"
+    "$run" "$f" --check
+  fi
 done

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs what dlc needs on a Debian 12 machine, idempotently: LLVM/MLIR 22 (for FileCheck,
-# mlir-opt-22 and, later, the codegen crates) and lit. Runs as root or through sudo.
+# Installs what dlc needs on a Debian 12 machine, idempotently: LLVM/MLIR 22 (FileCheck,
+# mlir-opt-22, and the libraries dlc-codegen links), lit, ptxas (the nvidia-cuda-nvcc wheel, for
+# the PTX tests), and the benchmark peers numpy and onnxruntime. Runs as root or through sudo.
 set -euo pipefail
 
 SUDO=""
@@ -20,4 +21,13 @@ fi
 if ! python3 -c "import lit" >/dev/null 2>&1; then
   echo "setup: installing lit"
   python3 -m pip install -q --root-user-action=ignore lit
+fi
+
+py_missing=""
+python3 -c "import nvidia, os, sys; sys.exit(0 if os.path.exists(os.path.join(list(nvidia.__path__)[0], 'cu13/bin/ptxas')) else 1)" >/dev/null 2>&1 || py_missing="$py_missing nvidia-cuda-nvcc"
+python3 -c "import numpy" >/dev/null 2>&1 || py_missing="$py_missing numpy"
+python3 -c "import onnx, onnxruntime" >/dev/null 2>&1 || py_missing="$py_missing onnx onnxruntime"
+if [ -n "$py_missing" ]; then
+  echo "setup: installing Python packages:$py_missing"
+  python3 -m pip install -q --root-user-action=ignore $py_missing
 fi

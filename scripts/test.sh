@@ -10,7 +10,7 @@ echo "== cargo test"
 cargo test --workspace --quiet
 
 echo "== lit"
-cargo build --quiet -p dlc-opt
+cargo build --quiet -p dlc-opt -p dlc-run
 export DLC_BIN_DIR="$PWD/target/debug"
 log=$(mktemp)
 status=0
@@ -19,4 +19,8 @@ passed=$(sed -n 's/^ *Passed *: *\([0-9]*\).*/\1/p' "$log" | tail -n 1)
 failed=$(sed -n 's/^ *Failed *: *\([0-9]*\).*/\1/p' "$log" | tail -n 1)
 rm -f "$log"
 echo "lit: ${passed:-0} passed, ${failed:-0} failed"
-exit "$status"
+[ "$status" -eq 0 ] || exit "$status"
+
+echo "== benchmark smoke run (the full run: docs/benchmarks.md)"
+cargo run --quiet -p dlc-bench --bin dlc-bench -- --size smoke --runs 2 \
+  --md target/bench/benchmarks.md --png target/bench/benchmarks.png

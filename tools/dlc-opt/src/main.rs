@@ -53,9 +53,15 @@ struct Cli {
     #[arg(long, alias = "mlir-print-debuginfo")]
     print_debuginfo: bool,
 
-    /// What to print: the IR ('mlir'), or each function as a Graphviz graph ('dot').
+    /// What to print: the IR ('mlir'), each function as a Graphviz graph ('dot'), or the
+    /// kernels as LLVM IR ('llvm') or PTX assembly ('ptx') for --target.
     #[arg(long, value_enum, default_value_t = Emit::Mlir)]
     emit: Emit,
+
+    /// The machine for --emit=llvm/ptx: 'cpu' (this host) or 'nvptx64[:sm_NN]' (default
+    /// sm_80; --emit=ptx implies nvptx64).
+    #[arg(long, value_name = "TARGET")]
+    target: Option<dlc_codegen::Target>,
 
     /// List the registered dialects and exit.
     #[arg(long)]
@@ -101,6 +107,10 @@ enum Emit {
     Mlir,
     /// One Graphviz `digraph` per function (see `dlc_graph::dot`).
     Dot,
+    /// The kernels as optimized LLVM IR for --target (see `dlc_codegen`).
+    Llvm,
+    /// The kernels as PTX assembly for --target (an nvptx64 target).
+    Ptx,
 }
 
 /// Every pass and named pipeline dlc-opt knows.
@@ -420,6 +430,10 @@ fn run(cli: &Cli, registry: &PassRegistry) -> anyhow::Result<bool> {
                     let dot = dlc_graph::dot::print_dot(&ctx, module);
                     write!(out, "{dot}").map_err(output_error)?;
                 }
+                Emit::Llvm | Emit::Ptx => match emit_code(&ctx, module, cli.emit, cli.target) {
+                    Ok(code) => write!(out, "{code}").map_err(output_error)?,
+                    Err(d) => diagnostics.push(d),
+                },
             }
         }
         if cli.verify_diagnostics {
@@ -521,4 +535,23 @@ fn read_input(path: &str) -> anyhow::Result<(String, String)> {
     let text = String::from_utf8(bytes)
         .map_err(|_| anyhow::anyhow!("input file '{path}' is not valid UTF-8"))?;
     Ok((path.to_string(), text))
+}
+
+/// The kernels of `module` as LLVM IR or PTX for `target`.
+fn emit_code(
+    ctx: &Context,
+    module: Op,
+    emit: Emit,
+    target: Option<dlc_codegen::Target>,
+) -> Result<String, Diagnostic> {
+    use dlc_codegen::Target;
+    match (emit, target) {
+        (Emit::Ptx, None) => dlc_codegen::emit_ptx(ctx, module, dlc_codegen::DEFAULT_SM),
+        (Emit::Ptx, Some(Target::Nvptx { sm })) => dlc_codegen::emit_ptx(ctx, module, sm),
+        (Emit::Ptx, Some(Target::HostCpu)) => Err(Diagnostic::error(
+            ctx.op_loc(module),
+            "--emit=ptx needs an nvptx64 target (e.g. --target=nvptx64:sm_90)",
+        )),
+        (_, target) => dlc_codegen::emit_llvm_ir(ctx, module, target.unwrap_or_default()),
+    }
 }

@@ -1,0 +1,726 @@
+//! One `loop.kernel` as one LLVM function: the op walk, control flow and memory.
+//!
+//! The kernel becomes a function with typed parameters — for a buffer its data pointer then one
+//! `i64` per dim, for a scalar its value — which the CPU entry thunk (`module.rs`) or the PTX
+//! kernel signature wrap. The body is a straight translation:
+//!
+//! - `loop.for` becomes a header/body/latch CFG with the induction variable in a phi; vectorize
+//!   and unroll kinds put their width or factor into `llvm.loop` metadata as hints. On the CPU an
+//!   outermost `parallel` loop is outlined and run by the runtime's pool (`parallel.rs`); GPU
+//!   loop kinds are mapped to thread and block ids (`gpu.rs`).
+//! - `loop.if` is a diamond; a schedule block binds its iter vars to the iter values and runs its
+//!   init region under "every reduce iter value is 0", as the interpreter does.
+//! - Buffers are a pointer plus dims. Elements are addressed row-major with `nsw` index
+//!   arithmetic; static dims are constants, so only dynamic dims cost a multiply by a value.
+//! - Register and local buffers are `alloca`s in the entry block, zeroed where the `loop.alloc`
+//!   stands (SROA promotes them); dynamic-size local buffers are stack allocations released at
+//!   the end of their block. Shared buffers are `addrspace(3)` globals.
+
+use crate::error::{CgError, CgResult};
+use crate::types::{storage_type, value_type};
+use dlc_ir::{Block, Context, Op, Type, Value, DYNAMIC};
+use dlc_loop::{buffer_parts, LoopKind, MemorySpace};
+use inkwell::basic_block::BasicBlock;
+use inkwell::builder::Builder;
+use inkwell::context::Context as LlvmContext;
+use inkwell::intrinsics::Intrinsic;
+use inkwell::module::Module;
+use inkwell::types::{BasicMetadataTypeEnum, BasicType, BasicTypeEnum};
+use inkwell::values::{
+    BasicMetadataValueEnum, BasicValue, BasicValueEnum, FunctionValue, IntValue, PointerValue,
+};
+use inkwell::{AddressSpace, IntPredicate};
+use rustc_hash::FxHashMap;
+
+/// Which machine the function is for.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) enum Machine {
+    /// The host CPU: parallel loops go to the runtime's thread pool; GPU ops are errors.
+    Cpu,
+    /// NVPTX: GPU loop kinds and ops map to PTX registers, barriers and shuffles.
+    Nvptx,
+}
+
+/// A buffer in registers: where its elements start, and its dims.
+#[derive(Clone, Debug)]
+pub(crate) struct Buf<'ctx> {
+    pub ptr: PointerValue<'ctx>,
+    /// One `i64` per dim: a constant for static dims.
+    pub dims: Vec<IntValue<'ctx>>,
+    /// The dlc element type.
+    pub elem: Type,
+    /// How elements are stored (`i1` as `i8`).
+    pub storage: BasicTypeEnum<'ctx>,
+}
+
+/// What is known about one buffer argument from every launch of the kernel (`host_facts.rs`).
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub(crate) struct ArgFacts {
+    /// No other argument of any launch can reach this argument's bytes.
+    pub noalias: bool,
+    /// The data pointer is a multiple of this (0: only element alignment is known).
+    pub align: u32,
+}
+
+/// The state of lowering one LLVM function.
+pub(crate) struct FnLowering<'a, 'ctx> {
+    pub ctx: &'a Context,
+    pub llvm: &'ctx LlvmContext,
+    pub module: &'a Module<'ctx>,
+    pub builder: Builder<'ctx>,
+    pub function: FunctionValue<'ctx>,
+    pub machine: Machine,
+    pub values: FxHashMap<Value, BasicValueEnum<'ctx>>,
+    pub buffers: FxHashMap<Value, Buf<'ctx>>,
+    /// Facts about buffer values (kernel arguments), carried into outlined functions.
+    pub facts: FxHashMap<Value, ArgFacts>,
+    /// The symbol prefix of functions this lowering creates (outlined loops, shared globals).
+    pub name: String,
+    /// Inside an outlined parallel body: nested parallel loops run serially.
+    pub in_parallel: bool,
+    /// Outlined functions and shared globals created so far (for unique names).
+    pub created: u32,
+    /// Dynamic stack allocations of the current dlc block, to release at its end.
+    stack_marks: Vec<Option<PointerValue<'ctx>>>,
+}
+
+/// The LLVM parameter types of a kernel with these argument types.
+pub(crate) fn kernel_param_types<'ctx>(
+    llvm: &'ctx LlvmContext,
+    ctx: &Context,
+    arg_types: &[Type],
+) -> CgResult<Vec<BasicMetadataTypeEnum<'ctx>>> {
+    let mut params = Vec::new();
+    for &ty in arg_types {
+        match buffer_parts(ctx, ty) {
+            Some((dims, _, _)) => {
+                params.push(llvm.ptr_type(AddressSpace::default()).into());
+                params.extend(
+                    dims.iter()
+                        .map(|_| BasicMetadataTypeEnum::from(llvm.i64_type())),
+                );
+            }
+            None => params.push(value_type(llvm, ctx, ty)?.into()),
+        }
+    }
+    Ok(params)
+}
+
+impl<'a, 'ctx> FnLowering<'a, 'ctx> {
+    /// A lowering of `function`, with the builder at the end of a new entry block.
+    pub(crate) fn new(
+        ctx: &'a Context,
+        llvm: &'ctx LlvmContext,
+        module: &'a Module<'ctx>,
+        function: FunctionValue<'ctx>,
+        machine: Machine,
+        name: String,
+    ) -> Self {
+        let builder = llvm.create_builder();
+        let entry = llvm.append_basic_block(function, "entry");
+        builder.position_at_end(entry);
+        FnLowering {
+            ctx,
+            llvm,
+            module,
+            builder,
+            function,
+            machine,
+            values: FxHashMap::default(),
+            buffers: FxHashMap::default(),
+            facts: FxHashMap::default(),
+            name,
+            in_parallel: false,
+            created: 0,
+            stack_marks: Vec::new(),
+        }
+    }
+
+    /// Binds the kernel's entry block arguments to the function's parameters (in the layout of
+    /// [`kernel_param_types`]), marking buffer parameters with their facts.
+    pub(crate) fn bind_kernel_args(&mut self, args: &[Value], facts: &[ArgFacts]) -> CgResult<()> {
+        let mut params = self.function.get_param_iter();
+        for (i, &arg) in args.iter().enumerate() {
+            let ty = self.ctx.value_type(arg);
+            let missing = || CgError::from("kernel parameter list is shorter than its arguments");
+            match buffer_parts(self.ctx, ty) {
+                Some((dims, elem, _)) => {
+                    let ptr = params.next().ok_or_else(missing)?.into_pointer_value();
+                    let mut dim_values = Vec::with_capacity(dims.len());
+                    for &d in &dims {
+                        let p = params.next().ok_or_else(missing)?.into_int_value();
+                        dim_values.push(if d == DYNAMIC {
+                            p
+                        } else {
+                            self.llvm.i64_type().const_int(d as u64, true)
+                        });
+                    }
+                    let fact = facts.get(i).copied().unwrap_or_default();
+                    self.mark_pointer_param(ptr, fact);
+                    self.facts.insert(arg, fact);
+                    let storage = storage_type(self.llvm, self.ctx, elem)?;
+                    self.buffers.insert(
+                        arg,
+                        Buf {
+                            ptr,
+                            dims: dim_values,
+                            elem,
+                            storage,
+                        },
+                    );
+                }
+                None => {
+                    let p = params.next().ok_or_else(missing)?;
+                    self.values.insert(arg, p);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Puts `noalias` and `align` on the parameter `ptr` of this function.
+    pub(crate) fn mark_pointer_param(&self, ptr: PointerValue<'ctx>, fact: ArgFacts) {
+        let Some(index) = self
+            .function
+            .get_param_iter()
+            .position(|p| p == BasicValueEnum::from(ptr))
+        else {
+            return;
+        };
+        let loc = inkwell::attributes::AttributeLoc::Param(index as u32);
+        if fact.noalias {
+            let kind = inkwell::attributes::Attribute::get_named_enum_kind_id("noalias");
+            self.function
+                .add_attribute(loc, self.llvm.create_enum_attribute(kind, 0));
+        }
+        if fact.align > 1 {
+            let kind = inkwell::attributes::Attribute::get_named_enum_kind_id("align");
+            self.function.add_attribute(
+                loc,
+                self.llvm.create_enum_attribute(kind, fact.align as u64),
+            );
+        }
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // The op walk.
+
+    /// Lowers the ops of `block` (its arguments must be bound), up to its terminator.
+    pub(crate) fn lower_block(&mut self, block: Block) -> CgResult<()> {
+        self.stack_marks.push(None);
+        let mut result = Ok(());
+        for op in self.ctx.block_ops(block) {
+            if let Err(e) = self.lower_op(op) {
+                result = Err(e.at(self.ctx, op));
+                break;
+            }
+        }
+        if let Some(Some(mark)) = self.stack_marks.pop() {
+            if result.is_ok() {
+                self.call_intrinsic(
+                    "llvm.stackrestore",
+                    &[mark.get_type().into()],
+                    &[mark.into()],
+                )?;
+            }
+        }
+        result
+    }
+
+    fn lower_op(&mut self, op: Op) -> CgResult<()> {
+        let name = self.ctx.op_name(op);
+        match name {
+            "loop.yield" | "loop.return" => Ok(()),
+            "loop.for" => self.lower_for(op),
+            "loop.if" => self.lower_if(op),
+            "loop.schedule_block" => self.lower_schedule_block(op),
+            "loop.alloc" => self.lower_alloc(op),
+            "loop.load" | "loop.vload" => self.lower_load(op),
+            "loop.store" | "loop.vstore" => self.lower_store(op),
+            "loop.dim" => self.lower_dim(op),
+            "loop.barrier" | "loop.thread_id" | "loop.block_id" | "loop.block_dim"
+            | "loop.warp_reduce" | "loop.block_reduce" => self.lower_gpu_op(op),
+            _ if name.starts_with("arith.") || name.starts_with("math.") => self.lower_scalar(op),
+            _ => Err(format!("'{name}' cannot be code-generated inside a kernel").into()),
+        }
+    }
+
+    /// The LLVM value of a dlc scalar or vector value.
+    pub(crate) fn value(&self, v: Value) -> CgResult<BasicValueEnum<'ctx>> {
+        self.values
+            .get(&v)
+            .copied()
+            .ok_or_else(|| "operand has no lowered value (a buffer used as a scalar?)".into())
+    }
+
+    /// The lowered buffer a dlc buffer value stands for.
+    pub(crate) fn buffer(&self, v: Value) -> CgResult<&Buf<'ctx>> {
+        self.buffers
+            .get(&v)
+            .ok_or_else(|| "operand is not a buffer this kernel can address".into())
+    }
+
+    pub(crate) fn index_value(&self, v: Value) -> CgResult<IntValue<'ctx>> {
+        match self.value(v)? {
+            BasicValueEnum::IntValue(i) if i.get_type().get_bit_width() == 64 => Ok(i),
+            BasicValueEnum::IntValue(i) => {
+                Ok(self
+                    .builder
+                    .build_int_s_extend(i, self.llvm.i64_type(), "idx")?)
+            }
+            _ => Err("an index operand is not an integer".into()),
+        }
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Control flow.
+
+    fn lower_for(&mut self, op: Op) -> CgResult<()> {
+        let ctx = self.ctx;
+        let for_op = dlc_loop::ForOp(op);
+        let kind = for_op
+            .loop_kind(ctx)
+            .ok_or("loop.for without a valid kind")?;
+        let body = for_op.body(ctx).ok_or("loop.for without a body")?;
+        let operands = ctx.operands(op);
+        let [lb, ub, step] = operands[..] else {
+            return Err("loop.for needs lb, ub and step".into());
+        };
+        let (lb, ub, step) = (
+            self.index_value(lb)?,
+            self.index_value(ub)?,
+            self.index_value(step)?,
+        );
+        match kind {
+            LoopKind::Parallel if self.machine == Machine::Cpu && !self.in_parallel => {
+                self.lower_parallel_for(op, body, (lb, ub, step))
+            }
+            LoopKind::Block(_) | LoopKind::Thread(_) => {
+                self.lower_gpu_for(kind, body, (lb, ub, step))
+            }
+            _ => {
+                let body_arg = ctx.block_args(body).first().copied();
+                self.emit_counted_loop(lb, ub, step, kind, |this, iv| {
+                    if let Some(arg) = body_arg {
+                        this.values.insert(arg, iv.into());
+                    }
+                    this.lower_block(body)
+                })
+            }
+        }
+    }
+
+    /// `for (iv = lb; iv < ub; iv += step) body(iv)` as a CFG, with `kind`'s loop metadata.
+    pub(crate) fn emit_counted_loop(
+        &mut self,
+        lb: IntValue<'ctx>,
+        ub: IntValue<'ctx>,
+        step: IntValue<'ctx>,
+        kind: LoopKind,
+        body: impl FnOnce(&mut Self, IntValue<'ctx>) -> CgResult<()>,
+    ) -> CgResult<()> {
+        let pre = self.current_block()?;
+        let header = self.llvm.append_basic_block(self.function, "loop.header");
+        let body_bb = self.llvm.append_basic_block(self.function, "loop.body");
+        let exit = self.llvm.append_basic_block(self.function, "loop.exit");
+        self.builder.build_unconditional_branch(header)?;
+        self.builder.position_at_end(header);
+        let phi = self.builder.build_phi(self.llvm.i64_type(), "iv")?;
+        let iv = phi.as_basic_value().into_int_value();
+        let more = self
+            .builder
+            .build_int_compare(IntPredicate::SLT, iv, ub, "more")?;
+        self.builder.build_conditional_branch(more, body_bb, exit)?;
+        self.builder.position_at_end(body_bb);
+        body(self, iv)?;
+        let latch = self.current_block()?;
+        let next = self.builder.build_int_nsw_add(iv, step, "iv.next")?;
+        let back = self.builder.build_unconditional_branch(header)?;
+        self.attach_loop_metadata(back, kind);
+        phi.add_incoming(&[(&lb, pre), (&next, latch)]);
+        self.builder.position_at_end(exit);
+        Ok(())
+    }
+
+    pub(crate) fn current_block(&self) -> CgResult<BasicBlock<'ctx>> {
+        self.builder
+            .get_insert_block()
+            .ok_or_else(|| "builder has no position".into())
+    }
+
+    fn attach_loop_metadata(
+        &self,
+        branch: inkwell::values::InstructionValue<'ctx>,
+        kind: LoopKind,
+    ) {
+        // `vectorize` loops carry explicit vector ops already (the vectorize pass made them), so
+        // only `unroll` becomes a hint.
+        let LoopKind::Unroll(factor) = kind else {
+            return;
+        };
+        let count = self.llvm.metadata_node(&[
+            self.llvm.metadata_string("llvm.loop.unroll.count").into(),
+            self.llvm.i32_type().const_int(factor as u64, false).into(),
+        ]);
+        crate::loop_md::attach(self.llvm, branch, &[count.into()]);
+    }
+
+    fn lower_if(&mut self, op: Op) -> CgResult<()> {
+        let if_op = dlc_loop::IfOp(op);
+        let cond = self.value(self.ctx.operand(op, 0))?.into_int_value();
+        let then_block = if_op
+            .then_block(self.ctx)
+            .ok_or("loop.if without a then region")?;
+        let else_block = if_op.else_block(self.ctx);
+        self.emit_if(
+            cond,
+            |this| this.lower_block(then_block),
+            else_block.map(|b| move |this: &mut Self| this.lower_block(b)),
+        )
+    }
+
+    /// `if (cond) then() else otherwise()`.
+    pub(crate) fn emit_if<T, E>(
+        &mut self,
+        cond: IntValue<'ctx>,
+        then: T,
+        otherwise: Option<E>,
+    ) -> CgResult<()>
+    where
+        T: FnOnce(&mut Self) -> CgResult<()>,
+        E: FnOnce(&mut Self) -> CgResult<()>,
+    {
+        let then_bb = self.llvm.append_basic_block(self.function, "if.then");
+        let merge = self.llvm.append_basic_block(self.function, "if.end");
+        let else_bb = match otherwise {
+            Some(_) => self.llvm.append_basic_block(self.function, "if.else"),
+            None => merge,
+        };
+        self.builder
+            .build_conditional_branch(cond, then_bb, else_bb)?;
+        self.builder.position_at_end(then_bb);
+        then(self)?;
+        self.builder.build_unconditional_branch(merge)?;
+        if let Some(otherwise) = otherwise {
+            self.builder.position_at_end(else_bb);
+            otherwise(self)?;
+            self.builder.build_unconditional_branch(merge)?;
+        }
+        self.builder.position_at_end(merge);
+        Ok(())
+    }
+
+    fn lower_schedule_block(&mut self, op: Op) -> CgResult<()> {
+        let ctx = self.ctx;
+        let sb = dlc_loop::ScheduleBlockOp(op);
+        let body = sb.body(ctx).ok_or("schedule block without a body")?;
+        let iter_values = sb.iter_values(ctx);
+        let kinds = sb.iter_kind_list(ctx);
+        let bind = |this: &mut Self, block: Block| -> CgResult<()> {
+            for (&arg, &v) in ctx.block_args(block).iter().zip(iter_values) {
+                let value = this.value(v)?;
+                this.values.insert(arg, value);
+            }
+            Ok(())
+        };
+        if let Some(init) = sb.init_block(ctx).filter(|&b| ctx.first_op(b).is_some()) {
+            let zero = self.llvm.i64_type().const_zero();
+            let mut first = self.llvm.bool_type().const_int(1, false);
+            for (&v, kind) in iter_values.iter().zip(&kinds) {
+                if *kind == dlc_loop::IterKind::Reduce {
+                    let is_zero = self.builder.build_int_compare(
+                        IntPredicate::EQ,
+                        self.index_value(v)?,
+                        zero,
+                        "first",
+                    )?;
+                    first = self.builder.build_and(first, is_zero, "first")?;
+                }
+            }
+            bind(self, init)?;
+            self.emit_if(
+                first,
+                |this| this.lower_block(init),
+                None::<fn(&mut Self) -> CgResult<()>>,
+            )?;
+        }
+        bind(self, body)?;
+        self.lower_block(body)
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Memory.
+
+    fn lower_alloc(&mut self, op: Op) -> CgResult<()> {
+        let ctx = self.ctx;
+        let result = ctx.result(op, 0);
+        let (dims, elem, space) =
+            buffer_parts(ctx, ctx.value_type(result)).ok_or("loop.alloc of a non-buffer type")?;
+        let storage = storage_type(self.llvm, ctx, elem)?;
+        let i64t = self.llvm.i64_type();
+        let mut sizes = ctx.operands(op).iter();
+        let mut dim_values = Vec::with_capacity(dims.len());
+        for &d in &dims {
+            dim_values.push(if d == DYNAMIC {
+                let v = sizes.next().ok_or("loop.alloc has too few sizes")?;
+                self.index_value(*v)?
+            } else {
+                i64t.const_int(d as u64, true)
+            });
+        }
+        let static_count: Option<u64> = dims.iter().try_fold(1u64, |n, &d| {
+            (d != DYNAMIC).then(|| n.saturating_mul(d.max(0) as u64))
+        });
+        let ptr = match (space, self.machine) {
+            (MemorySpace::Shared, Machine::Nvptx) => {
+                let count = static_count.ok_or(
+                    "a shared buffer needs static dims for code generation (run check-shared-memory)",
+                )?;
+                self.shared_global(storage, count)?
+            }
+            (MemorySpace::Shared, Machine::Cpu) => {
+                return Err("shared buffers exist only in GPU kernels".into())
+            }
+            (MemorySpace::Global, _) => {
+                return Err("a global loop.alloc belongs in a host function, not a kernel".into())
+            }
+            (MemorySpace::Local, _) => {
+                let ptr = match static_count {
+                    Some(count) => self.entry_alloca(storage, count)?,
+                    None => self.dynamic_alloca(storage, &dim_values)?,
+                };
+                let bytes = self.byte_size(storage, &dim_values)?;
+                self.builder.build_memset(
+                    ptr,
+                    alignment_of(storage),
+                    self.llvm.i8_type().const_zero(),
+                    bytes,
+                )?;
+                ptr
+            }
+        };
+        self.buffers.insert(
+            result,
+            Buf {
+                ptr,
+                dims: dim_values,
+                elem,
+                storage,
+            },
+        );
+        Ok(())
+    }
+
+    /// An `alloca` of `count` elements in the entry block (so it is allocated once per call).
+    fn entry_alloca(
+        &mut self,
+        storage: BasicTypeEnum<'ctx>,
+        count: u64,
+    ) -> CgResult<PointerValue<'ctx>> {
+        let entry = self
+            .function
+            .get_first_basic_block()
+            .ok_or("function has no entry block")?;
+        let at = self.llvm.create_builder();
+        match entry.get_first_instruction() {
+            Some(first) => at.position_before(&first),
+            None => at.position_at_end(entry),
+        }
+        let ty = storage.array_type(u32::try_from(count).map_err(|_| "local buffer too large")?);
+        let ptr = at.build_alloca(ty, "local")?;
+        if let Some(inst) = ptr.as_instruction() {
+            inst.set_alignment(64.min(alignment_of(storage).max(16)))
+                .map_err(|e| format!("{e}"))?;
+        }
+        Ok(ptr)
+    }
+
+    /// A stack allocation of a dynamic size, released at the end of the current dlc block.
+    fn dynamic_alloca(
+        &mut self,
+        storage: BasicTypeEnum<'ctx>,
+        dims: &[IntValue<'ctx>],
+    ) -> CgResult<PointerValue<'ctx>> {
+        if matches!(self.stack_marks.last(), Some(None)) {
+            let ptr_ty = self.llvm.ptr_type(AddressSpace::default());
+            let mark = self
+                .call_intrinsic("llvm.stacksave", &[ptr_ty.into()], &[])?
+                .ok_or("llvm.stacksave returned nothing")?
+                .into_pointer_value();
+            if let Some(slot) = self.stack_marks.last_mut() {
+                *slot = Some(mark);
+            }
+        }
+        let count = self.element_count(dims)?;
+        Ok(self
+            .builder
+            .build_array_alloca(storage, count, "local.dyn")?)
+    }
+
+    fn element_count(&self, dims: &[IntValue<'ctx>]) -> CgResult<IntValue<'ctx>> {
+        let mut n = self.llvm.i64_type().const_int(1, false);
+        for &d in dims {
+            n = self.builder.build_int_nsw_mul(n, d, "n")?;
+        }
+        Ok(n)
+    }
+
+    fn byte_size(
+        &self,
+        storage: BasicTypeEnum<'ctx>,
+        dims: &[IntValue<'ctx>],
+    ) -> CgResult<IntValue<'ctx>> {
+        let size = storage.size_of().ok_or("element type has no size")?;
+        let size =
+            self.builder
+                .build_int_z_extend_or_bit_cast(size, self.llvm.i64_type(), "esize")?;
+        Ok(self
+            .builder
+            .build_int_nsw_mul(self.element_count(dims)?, size, "bytes")?)
+    }
+
+    /// The address of element `indices` of `buf` (row-major).
+    pub(crate) fn element_ptr(
+        &self,
+        buf: &Buf<'ctx>,
+        indices: &[Value],
+    ) -> CgResult<PointerValue<'ctx>> {
+        if indices.len() != buf.dims.len() {
+            return Err(format!(
+                "{} indices for a rank-{} buffer",
+                indices.len(),
+                buf.dims.len()
+            )
+            .into());
+        }
+        let mut linear = self.llvm.i64_type().const_zero();
+        for (k, &i) in indices.iter().enumerate() {
+            let i = self.index_value(i)?;
+            linear = if k == 0 {
+                i
+            } else {
+                let scaled = self.builder.build_int_nsw_mul(linear, buf.dims[k], "lin")?;
+                self.builder.build_int_nsw_add(scaled, i, "lin")?
+            };
+        }
+        // SAFETY: the verifier and the runtime's shape checks keep indices inside the buffer the
+        // kernel was given; `inbounds` only tells LLVM the address stays within that allocation.
+        Ok(unsafe {
+            self.builder
+                .build_in_bounds_gep(buf.storage, buf.ptr, &[linear], "elt")?
+        })
+    }
+
+    fn lower_load(&mut self, op: Op) -> CgResult<()> {
+        let ctx = self.ctx;
+        let operands = ctx.operands(op);
+        let buf = self.buffer(operands[0])?.clone();
+        let addr = self.element_ptr(&buf, &operands[1..])?;
+        let result = ctx.result(op, 0);
+        let result_ty = value_type(self.llvm, ctx, ctx.value_type(result))?;
+        let is_bool = ctx.integer_width(buf.elem) == Some(1);
+        let load_ty = if is_bool {
+            self.bool_storage_type(result_ty)
+        } else {
+            result_ty
+        };
+        let loaded = self.builder.build_load(load_ty, addr, "ld")?;
+        set_align(loaded, alignment_of(buf.storage))?;
+        let value = if is_bool {
+            self.builder.build_cast(
+                inkwell::values::InstructionOpcode::Trunc,
+                loaded,
+                result_ty,
+                "b",
+            )?
+        } else {
+            loaded
+        };
+        self.values.insert(result, value);
+        Ok(())
+    }
+
+    fn lower_store(&mut self, op: Op) -> CgResult<()> {
+        let ctx = self.ctx;
+        let operands = ctx.operands(op);
+        let value = self.value(operands[0])?;
+        let buf = self.buffer(operands[1])?.clone();
+        let addr = self.element_ptr(&buf, &operands[2..])?;
+        let value = if ctx.integer_width(buf.elem) == Some(1) {
+            let ty = self.bool_storage_type(value.get_type());
+            self.builder
+                .build_cast(inkwell::values::InstructionOpcode::ZExt, value, ty, "b")?
+        } else {
+            value
+        };
+        let store = self.builder.build_store(addr, value)?;
+        store
+            .set_alignment(alignment_of(buf.storage))
+            .map_err(|e| format!("{e}"))?;
+        Ok(())
+    }
+
+    /// `i8`, or `<n x i8>` for an `<n x i1>` value.
+    fn bool_storage_type(&self, ty: BasicTypeEnum<'ctx>) -> BasicTypeEnum<'ctx> {
+        match ty {
+            BasicTypeEnum::VectorType(v) => self.llvm.i8_type().vec_type(v.get_size()).into(),
+            _ => self.llvm.i8_type().into(),
+        }
+    }
+
+    fn lower_dim(&mut self, op: Op) -> CgResult<()> {
+        let axis = dlc_loop::DimOp(op)
+            .axis(self.ctx)
+            .ok_or("loop.dim without an axis")?;
+        let buf = self.buffer(self.ctx.operand(op, 0))?;
+        let dim = *buf.dims.get(axis).ok_or("loop.dim axis out of range")?;
+        self.values.insert(self.ctx.result(op, 0), dim.into());
+        Ok(())
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Intrinsics.
+
+    /// Calls the intrinsic `name` overloaded on `types`; returns its result, if any.
+    pub(crate) fn call_intrinsic(
+        &self,
+        name: &str,
+        types: &[BasicTypeEnum<'ctx>],
+        args: &[BasicMetadataValueEnum<'ctx>],
+    ) -> CgResult<Option<BasicValueEnum<'ctx>>> {
+        let f = intrinsic(self.module, name, types)?;
+        let call = self.builder.build_call(f, args, "")?;
+        Ok(call.try_as_basic_value().basic())
+    }
+}
+
+/// The declaration of intrinsic `name` overloaded on `types`.
+pub(crate) fn intrinsic<'ctx>(
+    module: &Module<'ctx>,
+    name: &str,
+    types: &[BasicTypeEnum<'ctx>],
+) -> CgResult<FunctionValue<'ctx>> {
+    Intrinsic::find(name)
+        .and_then(|i| i.get_declaration(module, types))
+        .ok_or_else(|| format!("LLVM has no intrinsic '{name}' for these types").into())
+}
+
+/// The natural alignment of one stored element (its size, for power-of-two sizes).
+pub(crate) fn alignment_of(storage: BasicTypeEnum<'_>) -> u32 {
+    let bits = match storage {
+        BasicTypeEnum::IntType(t) => t.get_bit_width(),
+        BasicTypeEnum::FloatType(t) => match t.get_bit_width() {
+            0 => 32,
+            b => b,
+        },
+        _ => 64,
+    };
+    (bits / 8).max(1)
+}
+
+fn set_align(v: BasicValueEnum<'_>, align: u32) -> CgResult<()> {
+    if let Some(inst) = v.as_instruction_value() {
+        inst.set_alignment(align).map_err(|e| format!("{e}"))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,371 @@
+//! GPU ops and GPU-bound loops on NVPTX.
+//!
+//! - `loop.thread_id` / `block_id` / `block_dim` read the PTX special registers `tid`, `ctaid`,
+//!   `ntid` (zero-extended to `index`).
+//! - A `thread.*` (`block.*`) loop that is still in the kernel runs with the interpreter's
+//!   meaning: thread `t` of `n` takes iterations `lb + t*step`, `lb + (t+n)*step`, ... — a loop
+//!   from `lb + t*step` with stride `n*step`.
+//! - `loop.barrier` is `bar.sync 0`.
+//! - `loop.warp_reduce` is five butterfly shuffles (`shfl.sync.bfly`, full mask); 64-bit values
+//!   are shuffled as two 32-bit halves, narrower ones widened to 32 bits.
+//! - `loop.block_reduce` (when `cross-thread-reduce` has not expanded it) reduces in each warp,
+//!   passes the warp results through a 32-element shared buffer and reduces them in warp 0.
+//!
+//! On the CPU every one of these is an error: GPU kernels run there only in the interpreter.
+
+use crate::error::CgResult;
+use crate::function::{alignment_of, FnLowering, Machine};
+use dlc_ir::{Block, Op};
+use dlc_loop::{Dim, LoopKind, ReduceKind};
+use inkwell::module::Linkage;
+use inkwell::types::{BasicType, BasicTypeEnum};
+use inkwell::values::{BasicValueEnum, InstructionOpcode as Opc, IntValue, PointerValue};
+use inkwell::{AddressSpace, IntPredicate};
+
+impl<'ctx> FnLowering<'_, 'ctx> {
+    pub(crate) fn lower_gpu_op(&mut self, op: Op) -> CgResult<()> {
+        let ctx = self.ctx;
+        let name = ctx.op_name(op);
+        if self.machine != Machine::Nvptx {
+            return Err(format!(
+                "'{name}' is a GPU op: this kernel can only be compiled for NVPTX (--target=nvptx64)"
+            )
+            .into());
+        }
+        match name {
+            "loop.barrier" => self.barrier(),
+            "loop.thread_id" | "loop.block_id" | "loop.block_dim" => {
+                let dim = dlc_loop::gpu_dim(ctx, op).ok_or("missing or invalid 'dim'")?;
+                let register = match name {
+                    "loop.thread_id" => "tid",
+                    "loop.block_id" => "ctaid",
+                    _ => "ntid",
+                };
+                let v = self.special_register(register, dim)?;
+                self.values.insert(ctx.result(op, 0), v.into());
+                Ok(())
+            }
+            _ => {
+                let kind = dlc_loop::reduce_kind(ctx, op).ok_or("missing or invalid 'kind'")?;
+                let x = self.value(ctx.operand(op, 0))?;
+                let r = if name == "loop.warp_reduce" {
+                    self.warp_reduce(kind, x)?
+                } else {
+                    self.block_reduce(kind, x)?
+                };
+                self.values.insert(ctx.result(op, 0), r);
+                Ok(())
+            }
+        }
+    }
+
+    pub(crate) fn lower_gpu_for(
+        &mut self,
+        kind: LoopKind,
+        body: Block,
+        (lb, ub, step): (IntValue<'ctx>, IntValue<'ctx>, IntValue<'ctx>),
+    ) -> CgResult<()> {
+        if self.machine != Machine::Nvptx {
+            return Err(format!(
+                "a '{}' loop is GPU-bound: this kernel can only be compiled for NVPTX (--target=nvptx64)",
+                kind.name()
+            )
+            .into());
+        }
+        let (index, count) = match kind {
+            LoopKind::Thread(d) => (
+                self.special_register("tid", d)?,
+                self.special_register("ntid", d)?,
+            ),
+            LoopKind::Block(d) => (
+                self.special_register("ctaid", d)?,
+                self.special_register("nctaid", d)?,
+            ),
+            _ => return Err("not a GPU loop".into()),
+        };
+        let b = &self.builder;
+        let start = b.build_int_nsw_add(lb, b.build_int_nsw_mul(index, step, "")?, "")?;
+        let stride = b.build_int_nsw_mul(count, step, "")?;
+        let body_arg = self.ctx.block_args(body).first().copied();
+        self.emit_counted_loop(start, ub, stride, LoopKind::Serial, |this, iv| {
+            if let Some(arg) = body_arg {
+                this.values.insert(arg, iv.into());
+            }
+            this.lower_block(body)
+        })
+    }
+
+    /// `llvm.nvvm.read.ptx.sreg.<register>.<dim>` as an `i64`.
+    fn special_register(&self, register: &str, dim: Dim) -> CgResult<IntValue<'ctx>> {
+        let name = format!("llvm.nvvm.read.ptx.sreg.{register}.{}", dim.keyword());
+        let v = self
+            .call_intrinsic(&name, &[], &[])?
+            .ok_or("special register read returned nothing")?
+            .into_int_value();
+        Ok(self
+            .builder
+            .build_int_z_extend(v, self.llvm.i64_type(), register)?)
+    }
+
+    fn barrier(&self) -> CgResult<()> {
+        let zero = self.llvm.i32_type().const_zero();
+        self.call_intrinsic(
+            "llvm.nvvm.barrier.cta.sync.aligned.all",
+            &[],
+            &[zero.into()],
+        )?;
+        Ok(())
+    }
+
+    /// Combines `x` over the 32 lanes of the warp; every lane gets the result.
+    fn warp_reduce(
+        &self,
+        kind: ReduceKind,
+        x: BasicValueEnum<'ctx>,
+    ) -> CgResult<BasicValueEnum<'ctx>> {
+        let mut acc = x;
+        for offset in [16u64, 8, 4, 2, 1] {
+            let other = self.shuffle_xor(acc, offset)?;
+            acc = self.combine(kind, acc, other)?;
+        }
+        Ok(acc)
+    }
+
+    /// `shfl.sync.bfly` of any scalar up to 64 bits.
+    fn shuffle_xor(&self, x: BasicValueEnum<'ctx>, offset: u64) -> CgResult<BasicValueEnum<'ctx>> {
+        let i32t = self.llvm.i32_type();
+        let b = &self.builder;
+        let shfl = |v: IntValue<'ctx>| -> CgResult<IntValue<'ctx>> {
+            let args = [
+                i32t.const_all_ones().into(),
+                v.into(),
+                i32t.const_int(offset, false).into(),
+                i32t.const_int(31, false).into(),
+            ];
+            Ok(self
+                .call_intrinsic("llvm.nvvm.shfl.sync.bfly.i32", &[], &args)?
+                .ok_or("shuffle returned nothing")?
+                .into_int_value())
+        };
+        let ty = x.get_type();
+        let bits = match ty {
+            BasicTypeEnum::IntType(t) => t.get_bit_width(),
+            BasicTypeEnum::FloatType(t) => t.get_bit_width(),
+            _ => return Err("warp shuffles take scalars".into()),
+        };
+        let is_float = ty.is_float_type();
+        let as_int = crate::types::int_type(self.llvm, bits)?;
+        let raw = if is_float {
+            b.build_cast(Opc::BitCast, x, as_int, "")?.into_int_value()
+        } else {
+            x.into_int_value()
+        };
+        let shuffled = match bits {
+            64 => {
+                let i64t = self.llvm.i64_type();
+                let lo = b.build_int_truncate(raw, i32t, "")?;
+                let hi = b.build_int_truncate(
+                    b.build_right_shift(raw, i64t.const_int(32, false), false, "")?,
+                    i32t,
+                    "",
+                )?;
+                let (lo, hi) = (shfl(lo)?, shfl(hi)?);
+                let lo = b.build_int_z_extend(lo, i64t, "")?;
+                let hi = b.build_left_shift(
+                    b.build_int_z_extend(hi, i64t, "")?,
+                    i64t.const_int(32, false),
+                    "",
+                )?;
+                b.build_or(lo, hi, "")?
+            }
+            32 => shfl(raw)?,
+            _ => {
+                let wide = b.build_int_z_extend(raw, i32t, "")?;
+                b.build_int_truncate(shfl(wide)?, as_int, "")?
+            }
+        };
+        Ok(if is_float {
+            b.build_cast(Opc::BitCast, shuffled, ty, "")?
+        } else {
+            shuffled.into()
+        })
+    }
+
+    /// `a <kind> b` for reductions.
+    fn combine(
+        &self,
+        kind: ReduceKind,
+        a: BasicValueEnum<'ctx>,
+        b: BasicValueEnum<'ctx>,
+    ) -> CgResult<BasicValueEnum<'ctx>> {
+        let float = a.get_type().is_float_type();
+        let bld = &self.builder;
+        Ok(match (kind, float) {
+            (ReduceKind::Add, true) => bld.build_binop(Opc::FAdd, a, b, "")?,
+            (ReduceKind::Add, false) => bld.build_binop(Opc::Add, a, b, "")?,
+            (ReduceKind::Mul, true) => bld.build_binop(Opc::FMul, a, b, "")?,
+            (ReduceKind::Mul, false) => bld.build_binop(Opc::Mul, a, b, "")?,
+            (ReduceKind::Max, true) => self.intrinsic_call("llvm.maximum", &[a, b])?,
+            (ReduceKind::Max, false) => self.intrinsic_call("llvm.smax", &[a, b])?,
+            (ReduceKind::Min, true) => self.intrinsic_call("llvm.minimum", &[a, b])?,
+            (ReduceKind::Min, false) => self.intrinsic_call("llvm.smin", &[a, b])?,
+            (ReduceKind::And, false) => bld.build_binop(Opc::And, a, b, "")?,
+            (ReduceKind::Or, false) => bld.build_binop(Opc::Or, a, b, "")?,
+            _ => return Err("this reduction kind does not apply to floats".into()),
+        })
+    }
+
+    /// Combines `x` over all threads of the block through a 32-slot shared buffer.
+    fn block_reduce(
+        &mut self,
+        kind: ReduceKind,
+        x: BasicValueEnum<'ctx>,
+    ) -> CgResult<BasicValueEnum<'ctx>> {
+        let ty = x.get_type();
+        let i64t = self.llvm.i64_type();
+        let slots = self.shared_global(ty, 32)?;
+        let tid = self.linear_thread_id()?;
+        let c32 = i64t.const_int(32, false);
+        let lane = self.builder.build_int_unsigned_rem(tid, c32, "lane")?;
+        let warp = self.builder.build_int_unsigned_div(tid, c32, "warp")?;
+        let partial = self.warp_reduce(kind, x)?;
+        let zero = i64t.const_zero();
+        let is_lane0 = self
+            .builder
+            .build_int_compare(IntPredicate::EQ, lane, zero, "")?;
+        self.emit_if(
+            is_lane0,
+            |this| this.store_slot(slots, ty, warp, partial),
+            None::<fn(&mut Self) -> CgResult<()>>,
+        )?;
+        self.barrier()?;
+        // Every warp reads the warp results (identity past the last warp) and reduces them, so
+        // no second broadcast is needed; the closing barrier lets the slots be reused.
+        let threads = self.block_size()?;
+        let warps = self.builder.build_int_unsigned_div(
+            self.builder
+                .build_int_add(threads, i64t.const_int(31, false), "")?,
+            c32,
+            "warps",
+        )?;
+        let have = self
+            .builder
+            .build_int_compare(IntPredicate::ULT, lane, warps, "")?;
+        let addr = self.slot_ptr(slots, ty, lane)?;
+        let loaded = self.builder.build_load(ty, addr, "")?;
+        let identity = identity(kind, ty)?;
+        let v = self.builder.build_select(have, loaded, identity, "")?;
+        let total = self.warp_reduce(kind, v)?;
+        self.barrier()?;
+        Ok(total)
+    }
+
+    fn store_slot(
+        &mut self,
+        slots: PointerValue<'ctx>,
+        ty: BasicTypeEnum<'ctx>,
+        i: IntValue<'ctx>,
+        v: BasicValueEnum<'ctx>,
+    ) -> CgResult<()> {
+        let addr = self.slot_ptr(slots, ty, i)?;
+        self.builder.build_store(addr, v)?;
+        Ok(())
+    }
+
+    fn slot_ptr(
+        &self,
+        slots: PointerValue<'ctx>,
+        ty: BasicTypeEnum<'ctx>,
+        i: IntValue<'ctx>,
+    ) -> CgResult<PointerValue<'ctx>> {
+        // SAFETY: `i` is a lane number (< 32) and the shared buffer has 32 slots.
+        Ok(unsafe { self.builder.build_in_bounds_gep(ty, slots, &[i], "slot")? })
+    }
+
+    /// `tid.x + ntid.x * (tid.y + ntid.y * tid.z)`.
+    fn linear_thread_id(&self) -> CgResult<IntValue<'ctx>> {
+        let b = &self.builder;
+        let (tx, ty, tz) = (
+            self.special_register("tid", Dim::X)?,
+            self.special_register("tid", Dim::Y)?,
+            self.special_register("tid", Dim::Z)?,
+        );
+        let (nx, ny) = (
+            self.special_register("ntid", Dim::X)?,
+            self.special_register("ntid", Dim::Y)?,
+        );
+        let inner = b.build_int_add(ty, b.build_int_mul(ny, tz, "")?, "")?;
+        Ok(b.build_int_add(tx, b.build_int_mul(nx, inner, "")?, "tid")?)
+    }
+
+    fn block_size(&self) -> CgResult<IntValue<'ctx>> {
+        let b = &self.builder;
+        let (nx, ny, nz) = (
+            self.special_register("ntid", Dim::X)?,
+            self.special_register("ntid", Dim::Y)?,
+            self.special_register("ntid", Dim::Z)?,
+        );
+        Ok(b.build_int_mul(nx, b.build_int_mul(ny, nz, "")?, "threads")?)
+    }
+
+    /// A new `addrspace(3)` global of `count` elements, as a generic pointer.
+    pub(crate) fn shared_global(
+        &mut self,
+        storage: BasicTypeEnum<'ctx>,
+        count: u64,
+    ) -> CgResult<PointerValue<'ctx>> {
+        let ty = storage.array_type(u32::try_from(count).map_err(|_| "shared buffer too large")?);
+        let name = format!("{}.shared{}", self.name, self.created);
+        self.created += 1;
+        let g = self
+            .module
+            .add_global(ty, Some(AddressSpace::from(3u16)), &name);
+        g.set_linkage(Linkage::Internal);
+        g.set_initializer(&ty.get_undef());
+        g.set_alignment(alignment_of(storage).max(4));
+        let generic = self.llvm.ptr_type(AddressSpace::default());
+        Ok(self
+            .builder
+            .build_address_space_cast(g.as_pointer_value(), generic, "shared")?)
+    }
+}
+
+/// The identity of `kind` for values of type `ty`.
+fn identity(kind: ReduceKind, ty: BasicTypeEnum<'_>) -> CgResult<BasicValueEnum<'_>> {
+    Ok(match ty {
+        BasicTypeEnum::FloatType(t) => t
+            .const_float(match kind {
+                ReduceKind::Add => 0.0,
+                ReduceKind::Mul => 1.0,
+                ReduceKind::Max => f64::NEG_INFINITY,
+                ReduceKind::Min => f64::INFINITY,
+                _ => return Err("this reduction kind does not apply to floats".into()),
+            })
+            .into(),
+        BasicTypeEnum::IntType(t) => {
+            let bits = t.get_bit_width();
+            let min = if bits >= 64 {
+                i64::MIN
+            } else {
+                -(1i64 << (bits - 1))
+            };
+            let max = if bits >= 64 {
+                i64::MAX
+            } else {
+                (1i64 << (bits - 1)) - 1
+            };
+            t.const_int(
+                match kind {
+                    ReduceKind::Add | ReduceKind::Or => 0,
+                    ReduceKind::Mul => 1,
+                    ReduceKind::Max => min,
+                    ReduceKind::Min => max,
+                    ReduceKind::And => -1,
+                } as u64,
+                true,
+            )
+            .into()
+        }
+        _ => return Err("reductions take scalars".into()),
+    })
+}

@@ -1,0 +1,122 @@
+//! What the host functions prove about kernel buffer arguments: `noalias` and alignment.
+//!
+//! Codegen sees the whole lowered module, so it can read every `loop.launch` of a kernel. A
+//! buffer operand traces back to a *root* — a host `loop.alloc`, a `loop.constant`, a function
+//! argument — plus a byte range when it is a `loop.view` with constant offset and sizes. An
+//! argument is `noalias` when, in every launch, no other buffer operand may share bytes with it
+//! (a different root, or disjoint constant ranges of the same arena); `plan-memory`'s in-place
+//! reuse passes one view twice, and that pair keeps its aliasing. An argument's alignment is the
+//! smallest over its launches: 64 bytes for roots (the runtime allocates every buffer 64-byte
+//! aligned, and takes inputs only in its own aligned tensors), and the power of two dividing a
+//! constant view offset, up to 64.
+//!
+//! A kernel no host function launches gets no facts: nothing is assumed about its arguments.
+
+use crate::function::ArgFacts;
+use dlc_ir::{Context, Op, Value};
+use dlc_loop::{buffer_parts, elem_size_bytes};
+use rustc_hash::FxHashMap;
+
+/// The alignment the runtime guarantees for every allocation and input tensor.
+pub const RUNTIME_ALIGNMENT: u32 = 64;
+
+/// Facts per kernel name: one entry per kernel argument.
+pub(crate) type KernelFacts = FxHashMap<String, Vec<ArgFacts>>;
+
+/// Where a buffer's bytes are: a root value and, when constant, the byte range in it.
+#[derive(Copy, Clone, PartialEq, Debug)]
+struct Place {
+    root: Value,
+    /// `[start, end)` bytes in the root, when the offset and size are constants.
+    range: Option<(u64, u64)>,
+    /// The largest power of two (≤ 64) dividing the start address.
+    align: u32,
+}
+
+/// Reads every `loop.launch` under `module` (in host functions) and combines their facts.
+pub(crate) fn kernel_facts(ctx: &Context, module: Op) -> KernelFacts {
+    let mut facts: KernelFacts = FxHashMap::default();
+    ctx.for_each_op(module, &mut |op| {
+        if ctx.op_name(op) != "loop.launch" {
+            return;
+        }
+        let Some(callee) = dlc_loop::LaunchOp(op).callee_name(ctx) else {
+            return;
+        };
+        let operands = ctx.operands(op);
+        let places: Vec<Option<Place>> = operands.iter().map(|&v| place(ctx, v)).collect();
+        let launch: Vec<ArgFacts> = (0..operands.len())
+            .map(|i| match places[i] {
+                None => ArgFacts::default(),
+                Some(p) => ArgFacts {
+                    noalias: places
+                        .iter()
+                        .enumerate()
+                        .all(|(j, q)| j == i || q.is_none_or(|q| disjoint(p, q))),
+                    align: p.align,
+                },
+            })
+            .collect();
+        facts
+            .entry(callee.to_string())
+            .and_modify(|known| {
+                for (k, l) in known.iter_mut().zip(&launch) {
+                    k.noalias &= l.noalias;
+                    k.align = k.align.min(l.align);
+                }
+            })
+            .or_insert(launch);
+    });
+    facts
+}
+
+/// The place of a buffer value, or `None` for non-buffers.
+fn place(ctx: &Context, v: Value) -> Option<Place> {
+    let (dims, elem, _) = buffer_parts(ctx, ctx.value_type(v))?;
+    let Some(def) = ctx
+        .defining_op(v)
+        .filter(|&d| ctx.op_name(d) == "loop.view")
+    else {
+        return Some(Place {
+            root: v,
+            range: None,
+            align: RUNTIME_ALIGNMENT,
+        });
+    };
+    let view = dlc_loop::ViewOp(def);
+    let arena = place(ctx, view.arena(ctx))?;
+    let offset = constant_index(ctx, view.offset(ctx));
+    let elem_bytes = elem_size_bytes(ctx, elem)?;
+    let size = dims.iter().try_fold(elem_bytes, |n, &d| {
+        (d >= 0).then(|| n.saturating_mul(d as u64))
+    });
+    let range = match (arena.range, offset, size) {
+        (None, Some(o), Some(s)) => Some((o, o.saturating_add(s))),
+        (Some((base, _)), Some(o), Some(s)) => Some((base + o, (base + o).saturating_add(s))),
+        _ => None,
+    };
+    let align = match offset {
+        Some(0) => arena.align,
+        Some(o) => arena.align.min(1 << o.trailing_zeros().min(6)),
+        None => elem_bytes as u32,
+    };
+    Some(Place {
+        root: arena.root,
+        range,
+        align,
+    })
+}
+
+fn disjoint(a: Place, b: Place) -> bool {
+    if a.root != b.root {
+        return true;
+    }
+    match (a.range, b.range) {
+        (Some((s1, e1)), Some((s2, e2))) => e1 <= s2 || e2 <= s1 || s1 == e1 || s2 == e2,
+        _ => false,
+    }
+}
+
+fn constant_index(ctx: &Context, v: Value) -> Option<u64> {
+    u64::try_from(dlc_arith::constant_int(ctx, v)?).ok()
+}

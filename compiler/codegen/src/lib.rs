@@ -1,0 +1,52 @@
+//! Code generation: dlc loop kernels to LLVM IR, run on this CPU through a JIT or printed as
+//! PTX for NVIDIA GPUs.
+//!
+//! The input is a lowered module — `loop.kernel`s plus the host functions that launch them, as
+//! `lower` and the `cpu-default` / `gpu-default` pipelines leave it. Kernels become LLVM
+//! functions (`function.rs` walks the ops; `scalar.rs`, `math.rs`, `gpu.rs` and `parallel.rs`
+//! lower the op families); host functions stay with `dlc-runtime`, which runs them and calls
+//! the compiled kernels through [`CpuModule`]'s [`dlc_runtime::KernelTable`].
+//!
+//! - [`CpuModule::compile`]: JIT for the host CPU (O3, host features, parallel loops on the
+//!   runtime's pool).
+//! - [`emit_llvm_ir`]: the LLVM module as text, for `dlc-opt --emit=llvm`.
+//! - [`emit_ptx`]: PTX for `sm_NN`, for `dlc-opt --emit=ptx`.
+//!
+//! This crate links LLVM; the IR core, dialects and passes do not, so they build without it.
+
+mod error;
+mod function;
+mod gpu;
+mod host_facts;
+mod jit;
+mod loop_md;
+mod math;
+mod module;
+mod parallel;
+mod ptx;
+mod scalar;
+mod target;
+mod types;
+
+pub use host_facts::RUNTIME_ALIGNMENT;
+pub use jit::{CompileStats, CpuModule};
+pub use module::kernels;
+pub use ptx::emit_ptx;
+pub use target::{Target, DEFAULT_SM};
+
+use dlc_ir::{Context, Diagnostic, Op};
+use inkwell::context::Context as LlvmContext;
+
+/// The LLVM IR of `module`'s kernels for `target`, after LLVM's O3 pipeline.
+pub fn emit_llvm_ir(ctx: &Context, module: Op, target: Target) -> Result<String, Diagnostic> {
+    let llvm = LlvmContext::create();
+    let out = match target {
+        Target::HostCpu => {
+            let out = module::lower_module(ctx, &llvm, module, function::Machine::Cpu, "dlc")?;
+            jit::optimize_for_host(&out).map_err(|m| Diagnostic::error(ctx.op_loc(module), m))?;
+            out
+        }
+        Target::Nvptx { sm } => ptx::nvptx_module(ctx, &llvm, module, sm)?,
+    };
+    Ok(out.print_to_string().to_string())
+}

@@ -1,0 +1,177 @@
+//! A dlc module (kernels plus host functions) as one LLVM module.
+//!
+//! Every `loop.kernel` is lowered by `function.rs`; host functions are left to the runtime, which
+//! runs them and calls the kernels. What wraps a kernel depends on the machine:
+//! - **CPU**: the kernel body is an internal, always-inlined `<name>.body` with typed parameters
+//!   (carrying the `noalias`/`align` facts of `host_facts.rs`), called by the entry thunk
+//!   `void <name>(ptr args)` that unpacks the runtime's argument slots (`dlc_runtime::KernelFn`):
+//!   a buffer is its data pointer then one slot per dim, a scalar one slot.
+//! - **NVPTX**: the kernel is `<name>` itself, with the `ptx_kernel` calling convention and the
+//!   same typed parameters, since a CUDA launch passes parameters by value.
+
+use crate::error::{CgError, CgResult};
+use crate::function::{kernel_param_types, ArgFacts, FnLowering, Machine};
+use crate::host_facts::kernel_facts;
+use dlc_ir::{Context, Diagnostic, Op, Type};
+use dlc_loop::buffer_parts;
+use inkwell::attributes::{Attribute, AttributeLoc};
+use inkwell::context::Context as LlvmContext;
+use inkwell::module::{Linkage, Module};
+use inkwell::types::BasicTypeEnum;
+use inkwell::values::{BasicMetadataValueEnum, FunctionValue, InstructionOpcode};
+use inkwell::AddressSpace;
+
+/// LLVM's `ptx_kernel` calling convention.
+const PTX_KERNEL_CC: u32 = 71;
+
+/// The `loop.kernel` ops directly in `module`, in order.
+pub fn kernels(ctx: &Context, module: Op) -> Vec<Op> {
+    ctx.regions(module)
+        .iter()
+        .flat_map(|&r| ctx.blocks(r).iter())
+        .flat_map(|&b| ctx.block_ops(b))
+        .filter(|&op| ctx.op_name(op) == "loop.kernel")
+        .collect()
+}
+
+/// Lowers every kernel of `module` into a new LLVM module named after `module_name`.
+pub(crate) fn lower_module<'ctx>(
+    ctx: &Context,
+    llvm: &'ctx LlvmContext,
+    module: Op,
+    machine: Machine,
+    module_name: &str,
+) -> Result<Module<'ctx>, Diagnostic> {
+    let out = llvm.create_module(module_name);
+    let facts = kernel_facts(ctx, module);
+    for kernel in kernels(ctx, module) {
+        let name = dlc_loop::KernelOp(kernel).name(ctx).to_string();
+        let arg_facts = facts.get(&name).cloned().unwrap_or_default();
+        lower_kernel(ctx, llvm, &out, kernel, &name, &arg_facts, machine)
+            .map_err(|e| e.into_diagnostic(ctx, kernel))?;
+    }
+    Ok(out)
+}
+
+fn lower_kernel<'ctx>(
+    ctx: &Context,
+    llvm: &'ctx LlvmContext,
+    module: &Module<'ctx>,
+    kernel: Op,
+    name: &str,
+    facts: &[ArgFacts],
+    machine: Machine,
+) -> CgResult<()> {
+    if module.get_function(name).is_some()
+        || name.starts_with("llvm.")
+        || name == crate::parallel::PARALLEL_FOR
+    {
+        return Err(format!("kernel name '{name}' clashes with another LLVM symbol").into());
+    }
+    let body = dlc_loop::KernelOp(kernel)
+        .body(ctx)
+        .ok_or("kernel without a body")?;
+    let args = ctx.block_args(body).to_vec();
+    let arg_types: Vec<Type> = args.iter().map(|&a| ctx.value_type(a)).collect();
+    let params = kernel_param_types(llvm, ctx, &arg_types)?;
+    let fn_ty = llvm.void_type().fn_type(&params, false);
+    let function = match machine {
+        Machine::Cpu => {
+            let f = module.add_function(&format!("{name}.body"), fn_ty, Some(Linkage::Internal));
+            let inline = Attribute::get_named_enum_kind_id("alwaysinline");
+            f.add_attribute(
+                AttributeLoc::Function,
+                llvm.create_enum_attribute(inline, 0),
+            );
+            f
+        }
+        Machine::Nvptx => {
+            let f = module.add_function(name, fn_ty, Some(Linkage::External));
+            f.set_call_conventions(PTX_KERNEL_CC);
+            f
+        }
+    };
+    let mut lowering = FnLowering::new(ctx, llvm, module, function, machine, name.to_string());
+    lowering.bind_kernel_args(&args, facts)?;
+    lowering.lower_block(body)?;
+    lowering.builder.build_return(None)?;
+    if machine == Machine::Cpu {
+        entry_thunk(ctx, llvm, module, name, &arg_types, function)?;
+    }
+    Ok(())
+}
+
+/// `void <name>(ptr args)`: loads each parameter from its 8-byte slot and calls the body.
+fn entry_thunk<'ctx>(
+    ctx: &Context,
+    llvm: &'ctx LlvmContext,
+    module: &Module<'ctx>,
+    name: &str,
+    arg_types: &[Type],
+    body: FunctionValue<'ctx>,
+) -> CgResult<()> {
+    let ptr_t = llvm.ptr_type(AddressSpace::default());
+    let i64t = llvm.i64_type();
+    let thunk = module.add_function(name, llvm.void_type().fn_type(&[ptr_t.into()], false), None);
+    let b = llvm.create_builder();
+    b.position_at_end(llvm.append_basic_block(thunk, "entry"));
+    let slots = thunk
+        .get_nth_param(0)
+        .ok_or("thunk without parameters")?
+        .into_pointer_value();
+    let mut next_slot = 0u64;
+    let mut slot =
+        |b: &inkwell::builder::Builder<'ctx>| -> CgResult<inkwell::values::PointerValue<'ctx>> {
+            let index = i64t.const_int(next_slot, false);
+            next_slot += 1;
+            // SAFETY: the runtime passes one 8-byte slot per parameter word of this kernel.
+            Ok(unsafe { b.build_in_bounds_gep(i64t, slots, &[index], "slot")? })
+        };
+    let param_types = body.get_type().get_param_types();
+    let mut args: Vec<BasicMetadataValueEnum<'ctx>> = Vec::new();
+    for &ty in arg_types {
+        match buffer_parts(ctx, ty) {
+            Some((dims, _, _)) => {
+                args.push(b.build_load(ptr_t, slot(&b)?, "data")?.into());
+                for _ in &dims {
+                    args.push(b.build_load(i64t, slot(&b)?, "dim")?.into());
+                }
+            }
+            None => {
+                let word = b.build_load(i64t, slot(&b)?, "word")?.into_int_value();
+                let param_ty = *param_types
+                    .get(args.len())
+                    .ok_or("kernel body has fewer parameters than arguments")?;
+                args.push(scalar_from_word(&b, llvm, word, param_ty)?.into());
+            }
+        }
+    }
+    b.build_call(body, &args, "")?;
+    b.build_return(None)?;
+    Ok(())
+}
+
+/// A scalar parameter from its 64-bit slot: integers truncated, floats from their low bits.
+fn scalar_from_word<'ctx>(
+    b: &inkwell::builder::Builder<'ctx>,
+    llvm: &'ctx LlvmContext,
+    word: inkwell::values::IntValue<'ctx>,
+    ty: inkwell::types::BasicMetadataTypeEnum<'ctx>,
+) -> CgResult<inkwell::values::BasicValueEnum<'ctx>> {
+    let ty =
+        BasicTypeEnum::try_from(ty).map_err(|_| CgError::from("unsupported scalar parameter"))?;
+    Ok(match ty {
+        BasicTypeEnum::IntType(t) if t.get_bit_width() == 64 => word.into(),
+        BasicTypeEnum::IntType(t) => b.build_int_truncate(word, t, "")?.into(),
+        BasicTypeEnum::FloatType(t) => {
+            let bits = crate::types::int_type(llvm, t.get_bit_width())?;
+            let narrow = if bits.get_bit_width() == 64 {
+                word
+            } else {
+                b.build_int_truncate(word, bits, "")?
+            };
+            b.build_cast(InstructionOpcode::BitCast, narrow, t, "")?
+        }
+        _ => return Err("unsupported scalar parameter".into()),
+    })
+}

@@ -1,0 +1,225 @@
+//! Every kernel in the repository through the NVPTX backend and NVIDIA's assembler.
+//!
+//! The corpus is every `.mlir` file under `test/` and `docs/examples/`, split at `// -----`
+//! like lit's `--split-input-file`. A chunk that parses and verifies is compiled to PTX:
+//! - graph programs after `decompose,fuse,lower{target=gpu},gpu-default`;
+//! - loop-level modules with kernels as written, and again after `gpu-default` when that
+//!   pipeline accepts them.
+//!
+//! Each PTX module must assemble with `ptxas -arch=sm_80` and `-arch=sm_90`: a ptxas error
+//! fails the test. ptxas comes from the `nvidia-cuda-nvcc` wheel (the README's setup installs
+//! it); set `PTXAS` to use another one. Code generation may refuse a chunk only with one of the
+//! documented limits ([`ACCEPTED_LIMITS`]); any other codegen error fails the test.
+//!
+//! With `DLC_PTX_REPORT=<file>`, the register and spill counts `ptxas -v` prints for the
+//! docs/examples kernels are written there as a markdown table (docs/benchmarks.md has it).
+
+use dlc_ir::pass::{parse_pipeline, PassRegistry};
+use dlc_ir::{parse_source, verify, Context, Op};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Codegen errors that are documented limits, not bugs.
+const ACCEPTED_LIMITS: &[&str] = &[
+    "a shared buffer needs static dims",
+    "integer division of vectors is not supported",
+];
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn context() -> Context {
+    let mut ctx = Context::new();
+    ctx.register_dialect(dlc_func::dialect());
+    ctx.register_dialect(dlc_arith::dialect());
+    ctx.register_dialect(dlc_graph::dialect());
+    ctx.register_dialect(dlc_loop::dialect());
+    ctx.register_dialect(dlc_loop::math_dialect());
+    ctx
+}
+
+/// The ptxas binary: `$PTXAS`, or the one in the nvidia-cuda-nvcc wheel.
+fn ptxas() -> PathBuf {
+    if let Some(p) = std::env::var_os("PTXAS") {
+        return PathBuf::from(p);
+    }
+    let out = Command::new("python3")
+        .args(["-c", "import nvidia; print(list(nvidia.__path__)[0])"])
+        .output()
+        .expect("python3 runs");
+    let root = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    let path = Path::new(&root).join("cu13/bin/ptxas");
+    assert!(
+        out.status.success() && path.exists(),
+        "ptxas not found: run `pip install nvidia-cuda-nvcc` (scripts/test.sh does) or set PTXAS"
+    );
+    path
+}
+
+fn run_pipeline(ctx: &mut Context, module: Op, pipeline: &str) -> Result<(), String> {
+    let mut registry = PassRegistry::new();
+    dlc_passes::register_all(&mut registry);
+    let spec = parse_pipeline(pipeline).map_err(|e| e.render("--pipeline", pipeline))?;
+    let mut pm = registry
+        .build(&spec, "builtin.module")
+        .map_err(|e| e.render("--pipeline", pipeline))?;
+    pm.run(ctx, module)
+        .map(|_| ())
+        .map_err(|f| format!("{:?}", f.diagnostics))
+}
+
+fn corpus() -> Vec<(String, String)> {
+    let mut files = Vec::new();
+    let mut dirs = vec![repo_root().join("test"), repo_root().join("docs/examples")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).expect("readable directory") {
+            let path = entry.expect("directory entry").path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "mlir") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    let mut chunks = Vec::new();
+    for path in files {
+        let text = std::fs::read_to_string(&path).expect("readable file");
+        let name = path
+            .strip_prefix(repo_root())
+            .unwrap_or(&path)
+            .display()
+            .to_string();
+        for (i, chunk) in text.split("\n// -----").enumerate() {
+            if chunk.contains("loop.kernel") || chunk.contains("graph.") {
+                chunks.push((format!("{name}#{i}"), chunk.to_string()));
+            }
+        }
+    }
+    chunks
+}
+
+/// Assembles `ptx` for `sm`; returns ptxas's `-v` report.
+fn assemble(ptxas: &Path, ptx: &str, sm: u32, label: &str) -> Result<String, String> {
+    let dir = std::env::temp_dir().join(format!("dlc-ptx-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let file = dir.join("k.ptx");
+    std::fs::write(&file, ptx).map_err(|e| e.to_string())?;
+    let out = Command::new(ptxas)
+        .arg(format!("-arch=sm_{sm}"))
+        .arg("-v")
+        .arg(&file)
+        .arg("-o")
+        .arg(dir.join("k.cubin"))
+        .output()
+        .map_err(|e| format!("cannot run ptxas: {e}"))?;
+    let report = String::from_utf8_lossy(&out.stderr).into_owned();
+    if out.status.success() {
+        Ok(report)
+    } else {
+        Err(format!(
+            "{label}: ptxas -arch=sm_{sm} failed:\n{report}\n{ptx}"
+        ))
+    }
+}
+
+#[test]
+fn every_kernel_assembles_for_sm80_and_sm90() {
+    let ptxas = ptxas();
+    let mut failures = Vec::new();
+    let mut assembled = 0;
+    let mut report = String::from(
+        "| kernel | sm | registers | spill stores | spill loads |\n|---|---|---|---|---|\n",
+    );
+    for (label, text) in corpus() {
+        let mut ctx = context();
+        let Ok(module) = parse_source(&mut ctx, &text, &label, 1) else {
+            continue;
+        };
+        if verify(&ctx, module).is_err() {
+            continue;
+        }
+        let graph = text.contains("graph.");
+        let mut variants = Vec::new();
+        if graph {
+            if run_pipeline(
+                &mut ctx,
+                module,
+                "decompose,fuse,lower{target=gpu},gpu-default",
+            )
+            .is_ok()
+            {
+                variants.push(("gpu-default", ctx, module));
+            }
+        } else {
+            let mut mapped = context();
+            let mapped_module = parse_source(&mut mapped, &text, &label, 1).expect("parsed once");
+            variants.push(("as written", ctx, module));
+            if run_pipeline(&mut mapped, mapped_module, "gpu-default").is_ok() {
+                variants.push(("gpu-default", mapped, mapped_module));
+            }
+        }
+        for (how, ctx, module) in variants {
+            let label = format!("{label} ({how})");
+            for sm in [80, 90] {
+                let ptx = match dlc_codegen::emit_ptx(&ctx, module, sm) {
+                    Ok(p) => p,
+                    Err(d) => {
+                        if !ACCEPTED_LIMITS.iter().any(|l| d.message.contains(l)) {
+                            failures.push(format!("{label}: codegen: {}", d.message));
+                        }
+                        break;
+                    }
+                };
+                match assemble(&ptxas, &ptx, sm, &label) {
+                    Ok(v) => {
+                        assembled += 1;
+                        if label.starts_with("docs/examples") && how == "gpu-default" {
+                            report += &register_rows(&label, sm, &v);
+                        }
+                    }
+                    Err(e) => failures.push(e),
+                }
+            }
+        }
+    }
+    if let Some(path) = std::env::var_os("DLC_PTX_REPORT") {
+        std::fs::write(path, &report).expect("writable report");
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+    assert!(assembled >= 40, "only {assembled} PTX modules assembled");
+}
+
+/// Table rows from `ptxas -v`: one per function with its registers and spills.
+fn register_rows(label: &str, sm: u32, report: &str) -> String {
+    let mut rows = String::new();
+    let mut name = String::new();
+    let mut spills = (String::new(), String::new());
+    for line in report.lines() {
+        if let Some(rest) = line.split("Function properties for ").nth(1) {
+            name = rest.trim().to_string();
+        } else if line.contains("bytes spill stores") {
+            let nums: Vec<&str> = line
+                .split_whitespace()
+                .filter(|w| w.parse::<u64>().is_ok())
+                .collect();
+            if nums.len() >= 3 {
+                spills = (nums[1].to_string(), nums[2].to_string());
+            }
+        } else if let Some(rest) = line.split("Used ").nth(1) {
+            let regs = rest.split_whitespace().next().unwrap_or("?");
+            let file = label.split('#').next().unwrap_or(label);
+            rows += &format!(
+                "| {file} `{name}` | sm_{sm} | {regs} | {} | {} |\n",
+                spills.0, spills.1
+            );
+        }
+    }
+    rows
+}

@@ -1,0 +1,154 @@
+//! The thread pool compiled kernels run their parallel loops on.
+//!
+//! Code generation outlines the body of every `parallel` loop into a [`ParallelBody`] and calls
+//! [`dlc_parallel_for`] with its captures; this module splits the iteration space into one
+//! contiguous chunk per thread (a static schedule, so the split is reproducible and costs one
+//! task per thread) and runs the chunks on one process-wide rayon pool, created on first use.
+//!
+//! The pool size is `DLC_NUM_THREADS` when set, else [`std::thread::available_parallelism`].
+//! `dlc_parallel_for` is called from compiled code and cannot return an error, so an invalid
+//! `DLC_NUM_THREADS` makes the pool fall back to the default size, and the error is surfaced by
+//! [`num_threads`], which [`Session::run`](crate::Session::run) calls before running anything:
+//! a bad setting fails every run with a clear message instead of being silently ignored.
+
+use crate::error::RuntimeError;
+use std::sync::OnceLock;
+
+/// The body of an outlined parallel loop: runs iterations `[begin, end)` of it.
+pub type ParallelBody = unsafe extern "C" fn(captures: *const u8, begin: i64, end: i64);
+
+/// The name of the environment variable that sets the pool size.
+pub const NUM_THREADS_VAR: &str = "DLC_NUM_THREADS";
+
+/// Parses a `DLC_NUM_THREADS` setting: `None` (unset) → `Ok(None)`, a positive integer (spaces
+/// around it allowed) → `Ok(Some(n))`, anything else → an error.
+pub fn parse_num_threads(value: Option<&str>) -> Result<Option<usize>, RuntimeError> {
+    let Some(value) = value else {
+        return Ok(None);
+    };
+    match value.trim().parse::<usize>() {
+        Ok(n) if n > 0 => Ok(Some(n)),
+        _ => Err(RuntimeError::NumThreads {
+            value: value.to_string(),
+        }),
+    }
+}
+
+/// The setting read from the environment once per process.
+fn setting() -> &'static Result<Option<usize>, RuntimeError> {
+    static SETTING: OnceLock<Result<Option<usize>, RuntimeError>> = OnceLock::new();
+    SETTING.get_or_init(|| {
+        let raw = std::env::var_os(NUM_THREADS_VAR);
+        match raw {
+            None => Ok(None),
+            Some(os) => parse_num_threads(Some(&os.to_string_lossy())),
+        }
+    })
+}
+
+fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// The number of threads parallel loops use, or the error of an invalid `DLC_NUM_THREADS`.
+pub fn num_threads() -> Result<usize, RuntimeError> {
+    match setting() {
+        Ok(n) => Ok(n.unwrap_or_else(default_threads)),
+        Err(e) => Err(e.clone()),
+    }
+}
+
+/// The pool, created on first use; `None` if the OS refused to start its threads, in which
+/// case parallel loops run inline on the calling thread.
+fn pool() -> Option<&'static rayon::ThreadPool> {
+    static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
+    POOL.get_or_init(|| {
+        let threads = num_threads().unwrap_or_else(|_| default_threads());
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("dlc-worker-{i}"))
+            .build()
+            .ok()
+    })
+    .as_ref()
+}
+
+/// The chunk `c` of `chunks` contiguous, near-equal chunks of `[0, iterations)`: the first
+/// `iterations % chunks` chunks get one extra iteration.
+pub fn chunk_range(iterations: i64, chunks: i64, c: i64) -> (i64, i64) {
+    let base = iterations / chunks;
+    let extra = iterations % chunks;
+    let begin = c * base + c.min(extra);
+    let len = base + i64::from(c < extra);
+    (begin, begin + len)
+}
+
+/// The captures pointer, sent to the pool threads.
+#[derive(Copy, Clone)]
+struct Captures(*const u8);
+
+// SAFETY: the pointer is only passed back to the body, whose contract (set by code generation)
+// is that the captures may be read concurrently by all chunks of the loop; `dlc_parallel_for`
+// does not return before every chunk is done, so the pointee outlives every use.
+unsafe impl Send for Captures {}
+// SAFETY: as for `Send`: shared read-only use by the chunks, all joined before returning.
+unsafe impl Sync for Captures {}
+
+/// Runs `body` over `[0, iterations)` on the pool: one contiguous chunk per thread (one per
+/// iteration when there are fewer iterations than threads), returning when all are done.
+///
+/// Callable concurrently and re-entrantly from any thread; from inside a pool worker (a nested
+/// parallel loop) it runs the whole range inline, so nested loops never wait on the pool they
+/// occupy. `iterations <= 0` returns at once.
+///
+/// # Safety
+/// `body` must be safe to call with `captures` and any sub-range of `[0, iterations)`, from
+/// several threads at once on disjoint sub-ranges.
+#[no_mangle]
+pub unsafe extern "C" fn dlc_parallel_for(
+    body: ParallelBody,
+    captures: *const u8,
+    iterations: i64,
+) {
+    if iterations <= 0 {
+        return;
+    }
+    let Some(pool) = pool() else {
+        // SAFETY: the caller's contract covers the whole range on this thread.
+        unsafe { body(captures, 0, iterations) };
+        return;
+    };
+    let threads = pool.current_num_threads() as i64;
+    if iterations == 1 || threads <= 1 || pool.current_thread_index().is_some() {
+        // SAFETY: as above; a nested loop runs on the worker that reached it.
+        unsafe { body(captures, 0, iterations) };
+        return;
+    }
+    let chunks = threads.min(iterations);
+    let captures = Captures(captures);
+    // `install` + recursive `join` rather than `scope` + `spawn`: join keeps its jobs on the
+    // stack (no allocation per chunk) and the caller's worker runs a share of the chunks.
+    pool.install(|| run_chunks(body, captures, iterations, chunks, 0, chunks));
+}
+
+/// Runs chunks `[first, last)` of `chunks`, splitting the range in two with `rayon::join`.
+fn run_chunks(
+    body: ParallelBody,
+    captures: Captures,
+    iterations: i64,
+    chunks: i64,
+    first: i64,
+    last: i64,
+) {
+    if last - first == 1 {
+        let (begin, end) = chunk_range(iterations, chunks, first);
+        // SAFETY: chunks are disjoint sub-ranges, as `dlc_parallel_for`'s contract allows.
+        unsafe { body(captures.0, begin, end) };
+        return;
+    }
+    let mid = first + (last - first) / 2;
+    rayon::join(
+        || run_chunks(body, captures, iterations, chunks, first, mid),
+        || run_chunks(body, captures, iterations, chunks, mid, last),
+    );
+}

@@ -1,0 +1,885 @@
+//! Compiling a host function into a flat instruction list, once, so a run never walks the IR.
+//!
+//! Every SSA value of the host function gets a *slot*: integer values a scalar slot (an i64
+//! holding the value sign-extended from its width, as the reference interpreter holds it),
+//! buffer values a buffer slot (pointer, byte length and dims, filled in at run time). Each op
+//! becomes one [`Instr`] over slots; constants are materialized here, kernels are looked up in
+//! the [`KernelTable`] here, and each launch's argument-word layout and the static dims its
+//! kernel declares are precomputed, so [`Session::run`](crate::Session::run) only does the
+//! arithmetic, the checks that depend on run-time sizes, and the calls.
+//!
+//! Anything the runtime cannot execute (float host arithmetic, an op outside the host-function
+//! subset, a kernel the table lacks, arguments that do not fit a kernel) is a [`Diagnostic`] at
+//! the op, before anything runs.
+
+use crate::abi::{KernelFn, KernelTable};
+use crate::error::RuntimeError;
+use crate::signature::{type_parts, DimSpec, Signature, TensorSpec};
+use crate::tensor::{byte_size, elem_bytes, AlignedBytes};
+use dlc_ir::symbol::SymbolTables;
+use dlc_ir::{AttrKind, Context, DenseValue, Diagnostic, Location, Op, Value, DYNAMIC};
+use dlc_loop::interp::DType;
+use dlc_loop::{DimOp, MemorySpace};
+use rustc_hash::FxHashMap;
+
+/// An integer binary op of `arith`, with MLIR's semantics at the operand width.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) enum IntOp {
+    Add,
+    Sub,
+    Mul,
+    DivS,
+    DivU,
+    RemS,
+    RemU,
+    CeilDivS,
+    CeilDivU,
+    FloorDivS,
+    And,
+    Or,
+    Xor,
+    Shl,
+    ShrS,
+    ShrU,
+    MaxS,
+    MinS,
+    MaxU,
+    MinU,
+}
+
+impl IntOp {
+    fn from_name(name: &str) -> Option<IntOp> {
+        Some(match name {
+            "arith.addi" => IntOp::Add,
+            "arith.subi" => IntOp::Sub,
+            "arith.muli" => IntOp::Mul,
+            "arith.divsi" => IntOp::DivS,
+            "arith.divui" => IntOp::DivU,
+            "arith.remsi" => IntOp::RemS,
+            "arith.remui" => IntOp::RemU,
+            "arith.ceildivsi" => IntOp::CeilDivS,
+            "arith.ceildivui" => IntOp::CeilDivU,
+            "arith.floordivsi" => IntOp::FloorDivS,
+            "arith.andi" => IntOp::And,
+            "arith.ori" => IntOp::Or,
+            "arith.xori" => IntOp::Xor,
+            "arith.shli" => IntOp::Shl,
+            "arith.shrsi" => IntOp::ShrS,
+            "arith.shrui" => IntOp::ShrU,
+            "arith.maxsi" => IntOp::MaxS,
+            "arith.minsi" => IntOp::MinS,
+            "arith.maxui" => IntOp::MaxU,
+            "arith.minui" => IntOp::MinU,
+            _ => return None,
+        })
+    }
+}
+
+/// A size operand of an allocation or view: static, or read from a scalar slot.
+#[derive(Copy, Clone, Debug)]
+pub(crate) enum Size {
+    Static(usize),
+    Scalar(u32),
+}
+
+/// One step of a host program. Slots are indices into the session's scalar or buffer tables.
+#[derive(Clone, Debug)]
+pub(crate) enum Instr {
+    Const {
+        dst: u32,
+        value: i64,
+    },
+    Binary {
+        op: IntOp,
+        width: u32,
+        dst: u32,
+        a: u32,
+        b: u32,
+    },
+    /// `arith.cmpi` with MLIR's predicate numbering (eq, ne, slt, sle, sgt, sge, ult, ...).
+    Cmp {
+        pred: u8,
+        width: u32,
+        dst: u32,
+        a: u32,
+        b: u32,
+    },
+    Select {
+        dst: u32,
+        cond: u32,
+        a: u32,
+        b: u32,
+    },
+    /// Integer casts: zero- (`zext`) or sign-extend from `from` bits, then wrap to `to` bits.
+    Cast {
+        dst: u32,
+        src: u32,
+        from: u32,
+        to: u32,
+        zext: bool,
+    },
+    Dim {
+        dst: u32,
+        buf: u32,
+        axis: u32,
+    },
+    Alloc {
+        dst: u32,
+        alloc: u32,
+        dims: Box<[Size]>,
+    },
+    Constant {
+        dst: u32,
+        constant: u32,
+        dims: Box<[Size]>,
+    },
+    View {
+        dst: u32,
+        arena: u32,
+        offset: u32,
+        dims: Box<[Size]>,
+    },
+    Launch(u32),
+}
+
+/// One argument of a launch.
+#[derive(Clone, Debug)]
+pub(crate) enum LaunchArg {
+    /// A buffer slot; `declared` holds the kernel's static dims (`None` for `?`).
+    Buffer {
+        slot: u32,
+        declared: Box<[Option<usize>]>,
+    },
+    /// A scalar slot, passed sign-extended.
+    Scalar { slot: u32 },
+}
+
+/// A precomputed `loop.launch`.
+#[derive(Clone, Debug)]
+pub(crate) struct Launch {
+    pub(crate) name: String,
+    pub(crate) kernel: KernelFn,
+    pub(crate) args: Box<[LaunchArg]>,
+}
+
+/// How a host-function argument is bound.
+#[derive(Copy, Clone, Debug)]
+pub(crate) enum Param {
+    /// A buffer; `copy` when the program may write it, return it or view into it, so the
+    /// session works on its own copy and never writes the caller's tensor.
+    Buffer { slot: u32, copy: bool },
+    /// An integer scalar, passed as a 0-d tensor.
+    Scalar { slot: u32 },
+}
+
+/// A host function compiled for repeated runs; see the module docs.
+pub struct HostProgram {
+    pub(crate) signature: Signature,
+    pub(crate) outputs: Vec<TensorSpec>,
+    pub(crate) params: Vec<Param>,
+    pub(crate) instrs: Vec<Instr>,
+    pub(crate) locs: Vec<Location>,
+    pub(crate) launches: Vec<Launch>,
+    pub(crate) constants: Vec<AlignedBytes>,
+    pub(crate) num_scalars: usize,
+    /// Per buffer slot: element type, rank and offset into the flat dims table.
+    pub(crate) buf_dtype: Vec<DType>,
+    pub(crate) buf_rank: Vec<u32>,
+    pub(crate) buf_dims_at: Vec<u32>,
+    pub(crate) num_dims: usize,
+    pub(crate) num_allocs: usize,
+    pub(crate) output_slots: Vec<u32>,
+    pub(crate) max_words: usize,
+    static_arena: Option<usize>,
+}
+
+impl std::fmt::Debug for HostProgram {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HostProgram")
+            .field("signature", &self.signature)
+            .field("outputs", &self.outputs)
+            .field("launches", &self.kernel_names().collect::<Vec<_>>())
+            .finish_non_exhaustive()
+    }
+}
+
+impl HostProgram {
+    /// Compiles host function `func_name` of `module`, looking its kernels up in `kernels`.
+    pub fn compile(
+        ctx: &Context,
+        module: Op,
+        func_name: &str,
+        kernels: &dyn KernelTable,
+    ) -> Result<HostProgram, Diagnostic> {
+        let func = find_function(ctx, module, func_name)?;
+        let signature = Signature::from_host_function(ctx, func)?;
+        let mut c = Compiler {
+            ctx,
+            kernels,
+            tables: SymbolTables::new(),
+            slots: FxHashMap::default(),
+            p: HostProgram {
+                signature,
+                outputs: Vec::new(),
+                params: Vec::new(),
+                instrs: Vec::new(),
+                locs: Vec::new(),
+                launches: Vec::new(),
+                constants: Vec::new(),
+                num_scalars: 0,
+                buf_dtype: Vec::new(),
+                buf_rank: Vec::new(),
+                buf_dims_at: Vec::new(),
+                num_dims: 0,
+                num_allocs: 0,
+                output_slots: Vec::new(),
+                max_words: 0,
+                static_arena: Some(0),
+            },
+        };
+        c.compile(func)?;
+        Ok(c.p)
+    }
+
+    /// Replaces the signature inputs are checked against (e.g. one from
+    /// [`Signature::from_graph_function`], which knows which dims agree). It must describe the
+    /// same arguments: same count, dtypes and ranks, and static wherever the function is.
+    pub fn with_signature(mut self, signature: Signature) -> Result<HostProgram, RuntimeError> {
+        let mine = &self.signature.inputs;
+        if signature.inputs.len() != mine.len() {
+            return Err(RuntimeError::Signature(format!(
+                "{} inputs, but the host function takes {}",
+                signature.inputs.len(),
+                mine.len()
+            )));
+        }
+        for (i, (new, old)) in signature.inputs.iter().zip(mine).enumerate() {
+            let fits = new.dtype == old.dtype
+                && new.dims.len() == old.dims.len()
+                && new.dims.iter().zip(&old.dims).all(|(n, o)| match (n, o) {
+                    (_, DimSpec::Symbol(_)) => true,
+                    (DimSpec::Static(a), DimSpec::Static(b)) => a == b,
+                    (DimSpec::Symbol(_), DimSpec::Static(_)) => false,
+                });
+            if !fits {
+                return Err(RuntimeError::Signature(format!(
+                    "input {i} is {new:?}, but the host function takes {old:?}"
+                )));
+            }
+        }
+        self.signature = signature;
+        Ok(self)
+    }
+
+    /// The inputs the program accepts.
+    pub fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    /// The outputs it returns (`?` dims get symbols unrelated to the inputs').
+    pub fn outputs(&self) -> &[TensorSpec] {
+        &self.outputs
+    }
+
+    /// How many kernel launches one run makes.
+    pub fn num_launches(&self) -> usize {
+        self.launches.len()
+    }
+
+    /// The kernel of each launch, in launch order.
+    pub fn kernel_names(&self) -> impl Iterator<Item = &str> + '_ {
+        self.launches.iter().map(|l| l.name.as_str())
+    }
+
+    /// The bytes the program's `loop.alloc`s take when all their sizes are static (`None` when
+    /// some depend on input sizes; see [`Session::arena_bytes`](crate::Session::arena_bytes)).
+    pub fn arena_bytes(&self) -> Option<usize> {
+        self.static_arena
+    }
+}
+
+/// The `func.func` named `name` in `module`.
+fn find_function(ctx: &Context, module: Op, name: &str) -> Result<Op, Diagnostic> {
+    let body = ctx
+        .regions(module)
+        .first()
+        .and_then(|&r| ctx.blocks(r).first().copied());
+    let found = body.and_then(|b| {
+        ctx.block_ops(b).find(|&op| {
+            ctx.op_name(op) == "func.func"
+                && ctx.attr(op, "sym_name").and_then(|a| ctx.attr_as_str(a)) == Some(name)
+        })
+    });
+    found.ok_or_else(|| {
+        Diagnostic::error(
+            ctx.op_loc(module),
+            format!("no host function '@{name}' in the module"),
+        )
+    })
+}
+
+/// A compiled value.
+#[derive(Copy, Clone, Debug)]
+enum Slot {
+    Scalar { slot: u32, width: u32 },
+    Buffer(u32),
+}
+
+struct Compiler<'a> {
+    ctx: &'a Context,
+    kernels: &'a dyn KernelTable,
+    tables: SymbolTables,
+    slots: FxHashMap<Value, Slot>,
+    p: HostProgram,
+}
+
+fn err(ctx: &Context, op: Op, msg: impl Into<String>) -> Diagnostic {
+    Diagnostic::error(ctx.op_loc(op), msg.into())
+}
+
+impl Compiler<'_> {
+    fn compile(&mut self, func: Op) -> Result<(), Diagnostic> {
+        let ctx = self.ctx;
+        let blocks = ctx
+            .regions(func)
+            .first()
+            .map_or(&[][..], |&r| ctx.blocks(r));
+        let [entry] = blocks else {
+            return Err(err(
+                ctx,
+                func,
+                "a host function must have exactly one block",
+            ));
+        };
+        for (i, &arg) in ctx.block_args(*entry).iter().enumerate() {
+            let ty = ctx.value_type(arg);
+            let bad = || {
+                err(
+                    ctx,
+                    func,
+                    format!("argument #{i} has a type the runtime cannot pass"),
+                )
+            };
+            if dlc_loop::buffer_parts(ctx, ty).is_some() {
+                let slot = self.buffer_slot(func, arg)?;
+                self.p.params.push(Param::Buffer { slot, copy: false });
+            } else if let Some(width) = int_width(ctx, ty) {
+                let slot = self.scalar_slot(arg, width);
+                self.p.params.push(Param::Scalar { slot });
+            } else {
+                return Err(bad());
+            }
+        }
+        for op in ctx.block_ops(*entry) {
+            if ctx.op_name(op) == "func.return" {
+                return self.compile_return(op);
+            }
+            self.compile_op(op)?;
+        }
+        Err(err(ctx, func, "host function ends without a 'func.return'"))
+    }
+
+    fn scalar_slot(&mut self, v: Value, width: u32) -> u32 {
+        let slot = self.p.num_scalars as u32;
+        self.p.num_scalars += 1;
+        self.slots.insert(v, Slot::Scalar { slot, width });
+        slot
+    }
+
+    /// A new buffer slot for `v`, of its (global buffer) type.
+    fn buffer_slot(&mut self, op: Op, v: Value) -> Result<u32, Diagnostic> {
+        let ctx = self.ctx;
+        let ty = ctx.value_type(v);
+        let (dims, elem, space) = dlc_loop::buffer_parts(ctx, ty)
+            .ok_or_else(|| err(ctx, op, "expected a !loop.buffer"))?;
+        if space != MemorySpace::Global {
+            return Err(err(ctx, op, "host buffers must be global"));
+        }
+        let dtype = DType::from_type(ctx, elem)
+            .ok_or_else(|| err(ctx, op, "unsupported buffer element type"))?;
+        let slot = self.p.buf_dtype.len() as u32;
+        self.p.buf_dtype.push(dtype);
+        self.p.buf_rank.push(dims.len() as u32);
+        self.p.buf_dims_at.push(self.p.num_dims as u32);
+        self.p.num_dims += dims.len();
+        self.slots.insert(v, Slot::Buffer(slot));
+        Ok(slot)
+    }
+
+    fn get(&self, op: Op, v: Value) -> Result<Slot, Diagnostic> {
+        self.slots
+            .get(&v)
+            .copied()
+            .ok_or_else(|| err(self.ctx, op, "operand is not defined in the host function"))
+    }
+
+    fn scalar(&self, op: Op, v: Value) -> Result<(u32, u32), Diagnostic> {
+        match self.get(op, v)? {
+            Slot::Scalar { slot, width } => Ok((slot, width)),
+            Slot::Buffer(_) => Err(err(
+                self.ctx,
+                op,
+                "expected an integer operand, got a buffer",
+            )),
+        }
+    }
+
+    fn buffer(&self, op: Op, v: Value) -> Result<u32, Diagnostic> {
+        match self.get(op, v)? {
+            Slot::Buffer(b) => Ok(b),
+            Slot::Scalar { .. } => Err(err(self.ctx, op, "expected a buffer operand")),
+        }
+    }
+
+    /// Marks buffer slot `b` as needing a private copy if it is a function argument.
+    fn mark_copy(&mut self, b: u32) {
+        for p in &mut self.p.params {
+            if let Param::Buffer { slot, copy } = p {
+                if *slot == b {
+                    *copy = true;
+                }
+            }
+        }
+    }
+
+    fn push(&mut self, op: Op, instr: Instr) {
+        self.p.instrs.push(instr);
+        self.p.locs.push(self.ctx.op_loc(op));
+    }
+
+    fn operand(&self, op: Op, i: usize) -> Result<Value, Diagnostic> {
+        self.ctx
+            .operands(op)
+            .get(i)
+            .copied()
+            .ok_or_else(|| err(self.ctx, op, format!("expected an operand #{i}")))
+    }
+
+    /// The single result of `op` and its integer width, for an integer-valued op.
+    fn int_result(&mut self, op: Op) -> Result<u32, Diagnostic> {
+        let ctx = self.ctx;
+        if ctx.num_results(op) != 1 {
+            return Err(err(ctx, op, "expected exactly one result"));
+        }
+        let v = ctx.result(op, 0);
+        let width = int_width(ctx, ctx.value_type(v)).ok_or_else(|| {
+            err(
+                ctx,
+                op,
+                format!(
+                    "'{}' on non-integer values is not supported in a host function",
+                    ctx.op_name(op)
+                ),
+            )
+        })?;
+        Ok(self.scalar_slot(v, width))
+    }
+
+    fn compile_op(&mut self, op: Op) -> Result<(), Diagnostic> {
+        let ctx = self.ctx;
+        let name = ctx.op_name(op);
+        match name {
+            "arith.constant" => {
+                let value = ctx
+                    .attr(op, "value")
+                    .and_then(|a| ctx.attr_as_int(a))
+                    .ok_or_else(|| {
+                        err(
+                            ctx,
+                            op,
+                            "only integer constants are supported in a host function",
+                        )
+                    })?;
+                let dst = self.int_result(op)?;
+                let width = self.width_of_result(op);
+                let value = wrap(value as i64, width);
+                self.push(op, Instr::Const { dst, value });
+            }
+            "arith.cmpi" => {
+                let (a, width) = self.scalar(op, self.operand(op, 0)?)?;
+                let (b, _) = self.scalar(op, self.operand(op, 1)?)?;
+                let pred = ctx
+                    .attr(op, "predicate")
+                    .and_then(|a| ctx.attr_as_int(a))
+                    .and_then(|p| u8::try_from(p).ok())
+                    .filter(|&p| p <= 9)
+                    .ok_or_else(|| err(ctx, op, "expected a cmpi 'predicate' in 0..=9"))?;
+                let dst = self.int_result(op)?;
+                self.push(
+                    op,
+                    Instr::Cmp {
+                        pred,
+                        width,
+                        dst,
+                        a,
+                        b,
+                    },
+                );
+            }
+            "arith.select" => {
+                let (cond, _) = self.scalar(op, self.operand(op, 0)?)?;
+                let (a, _) = self.scalar(op, self.operand(op, 1)?)?;
+                let (b, _) = self.scalar(op, self.operand(op, 2)?)?;
+                let dst = self.int_result(op)?;
+                self.push(op, Instr::Select { dst, cond, a, b });
+            }
+            "arith.index_cast" | "arith.index_castui" | "arith.extsi" | "arith.extui"
+            | "arith.trunci" => {
+                let (src, from) = self.scalar(op, self.operand(op, 0)?)?;
+                let dst = self.int_result(op)?;
+                let to = self.width_of_result(op);
+                let zext = matches!(name, "arith.extui" | "arith.index_castui");
+                self.push(
+                    op,
+                    Instr::Cast {
+                        dst,
+                        src,
+                        from,
+                        to,
+                        zext,
+                    },
+                );
+            }
+            "loop.dim" => {
+                let buf = self.buffer(op, self.operand(op, 0)?)?;
+                let rank = self.p.buf_rank[buf as usize] as usize;
+                let axis = DimOp(op)
+                    .axis(ctx)
+                    .filter(|&a| a < rank)
+                    .ok_or_else(|| err(ctx, op, format!("'axis' must be in [0, {rank})")))?;
+                let dst = self.int_result(op)?;
+                self.push(
+                    op,
+                    Instr::Dim {
+                        dst,
+                        buf,
+                        axis: axis as u32,
+                    },
+                );
+            }
+            "loop.alloc" => self.compile_alloc(op)?,
+            "loop.constant" => self.compile_constant(op)?,
+            "loop.view" => self.compile_view(op)?,
+            "loop.launch" => self.compile_launch(op)?,
+            _ => {
+                if let Some(int_op) = IntOp::from_name(name) {
+                    let (a, width) = self.scalar(op, self.operand(op, 0)?)?;
+                    let (b, _) = self.scalar(op, self.operand(op, 1)?)?;
+                    let dst = self.int_result(op)?;
+                    self.push(
+                        op,
+                        Instr::Binary {
+                            op: int_op,
+                            width,
+                            dst,
+                            a,
+                            b,
+                        },
+                    );
+                } else {
+                    return Err(err(
+                        ctx,
+                        op,
+                        format!("'{name}' is not supported in a host function"),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn width_of_result(&self, op: Op) -> u32 {
+        let ctx = self.ctx;
+        int_width(ctx, ctx.value_type(ctx.result(op, 0))).unwrap_or(64)
+    }
+
+    /// The sizes of `op`'s buffer result: its static dims, `?` dims taken from `sizes` in order.
+    fn sizes(&self, op: Op, sizes: &[Value]) -> Result<(Vec<Size>, DType), Diagnostic> {
+        let ctx = self.ctx;
+        let ty = *ctx
+            .result_types(op)
+            .first()
+            .ok_or_else(|| err(ctx, op, "expected a result"))?;
+        let (dims, elem, space) = dlc_loop::buffer_parts(ctx, ty)
+            .ok_or_else(|| err(ctx, op, "result is not a !loop.buffer"))?;
+        if space != MemorySpace::Global {
+            return Err(err(ctx, op, "host buffers must be global"));
+        }
+        let dtype = DType::from_type(ctx, elem)
+            .ok_or_else(|| err(ctx, op, "unsupported buffer element type"))?;
+        let mut sizes = sizes.iter();
+        let mut out = Vec::with_capacity(dims.len());
+        for d in dims {
+            if d == DYNAMIC {
+                let v = sizes
+                    .next()
+                    .ok_or_else(|| err(ctx, op, "missing size operand for a '?' dim"))?;
+                out.push(Size::Scalar(self.scalar(op, *v)?.0));
+            } else {
+                let n = usize::try_from(d)
+                    .map_err(|_| err(ctx, op, format!("negative buffer size {d}")))?;
+                out.push(Size::Static(n));
+            }
+        }
+        if sizes.next().is_some() {
+            return Err(err(ctx, op, "more size operands than '?' dims"));
+        }
+        Ok((out, dtype))
+    }
+
+    fn compile_alloc(&mut self, op: Op) -> Result<(), Diagnostic> {
+        let ctx = self.ctx;
+        let (dims, dtype) = self.sizes(op, ctx.operands(op))?;
+        let statics: Option<Vec<usize>> = dims
+            .iter()
+            .map(|s| match s {
+                Size::Static(n) => Some(*n),
+                Size::Scalar(_) => None,
+            })
+            .collect();
+        self.p.static_arena = match (self.p.static_arena, statics) {
+            (Some(total), Some(shape)) => {
+                let bytes = byte_size(&shape, dtype).map_err(|e| err(ctx, op, e.to_string()))?;
+                total.checked_add(bytes)
+            }
+            _ => None,
+        };
+        let dst = self.buffer_slot(op, ctx.result(op, 0))?;
+        let alloc = self.p.num_allocs as u32;
+        self.p.num_allocs += 1;
+        self.push(
+            op,
+            Instr::Alloc {
+                dst,
+                alloc,
+                dims: dims.into(),
+            },
+        );
+        Ok(())
+    }
+
+    fn compile_constant(&mut self, op: Op) -> Result<(), Diagnostic> {
+        let ctx = self.ctx;
+        let (dims, dtype) = self.sizes(op, &[])?;
+        let shape: Vec<usize> = dims
+            .iter()
+            .map(|s| match s {
+                Size::Static(n) => Ok(*n),
+                Size::Scalar(_) => Err(err(ctx, op, "a constant must be fully static")),
+            })
+            .collect::<Result<_, _>>()?;
+        let Some(AttrKind::DenseElements(dense)) = ctx.attr(op, "value").map(|a| ctx.attr_kind(a))
+        else {
+            return Err(err(ctx, op, "expected a dense elements attribute 'value'"));
+        };
+        let n = elem_bytes(dtype);
+        let numel: usize = shape.iter().product();
+        let dense_shape = ctx.shape(dense.ty).unwrap_or(&[]);
+        let shape_ok = dense_shape.len() == shape.len()
+            && dense_shape.iter().zip(&shape).all(|(&a, &b)| a == b as i64);
+        let elem_ok = DType::from_type(ctx, ctx.element_type(dense.ty)) == Some(dtype);
+        let stored = if dense.splat { 1 } else { numel };
+        // Checked here, not trusted from the verifier: decoding a short payload would panic.
+        if !shape_ok || !elem_ok || dense.data.len() < stored * n {
+            return Err(err(
+                ctx,
+                op,
+                "the dense value does not match the result buffer",
+            ));
+        }
+        let size = byte_size(&shape, dtype).map_err(|e| err(ctx, op, e.to_string()))?;
+        let mut bytes = AlignedBytes::zeroed(size).map_err(|e| err(ctx, op, e.to_string()))?;
+        for (i, out) in bytes.as_mut_slice().chunks_exact_mut(n).enumerate() {
+            let bits = match (ctx.dense_element(dense, i), dtype.float_kind()) {
+                (DenseValue::Float(x), Some(kind)) => kind.to_bits(kind.round(x)),
+                (DenseValue::Int(x), None) if dtype == DType::I1 => u64::from(x != 0),
+                (DenseValue::Int(x), None) => x as u64,
+                _ => {
+                    return Err(err(
+                        ctx,
+                        op,
+                        "the dense value does not match the element type",
+                    ))
+                }
+            };
+            out.copy_from_slice(&bits.to_le_bytes()[..n]);
+        }
+        let dst = self.buffer_slot(op, ctx.result(op, 0))?;
+        let constant = self.p.constants.len() as u32;
+        self.p.constants.push(bytes);
+        self.push(
+            op,
+            Instr::Constant {
+                dst,
+                constant,
+                dims: dims.into(),
+            },
+        );
+        Ok(())
+    }
+
+    fn compile_view(&mut self, op: Op) -> Result<(), Diagnostic> {
+        let ctx = self.ctx;
+        let arena = self.buffer(op, self.operand(op, 0)?)?;
+        if self.p.buf_dtype[arena as usize] != DType::I8 || self.p.buf_rank[arena as usize] != 1 {
+            return Err(err(ctx, op, "the arena must be a 1-D i8 buffer"));
+        }
+        let (offset, _) = self.scalar(op, self.operand(op, 1)?)?;
+        let (dims, _) = self.sizes(op, ctx.operands(op).get(2..).unwrap_or(&[]))?;
+        // A view shares its arena's bytes: writing or returning it touches the arena.
+        self.mark_copy(arena);
+        let dst = self.buffer_slot(op, ctx.result(op, 0))?;
+        self.push(
+            op,
+            Instr::View {
+                dst,
+                arena,
+                offset,
+                dims: dims.into(),
+            },
+        );
+        Ok(())
+    }
+
+    fn compile_launch(&mut self, op: Op) -> Result<(), Diagnostic> {
+        let ctx = self.ctx;
+        let callee = ctx.attr(op, "callee").and_then(|a| ctx.attr_as_symbol(a));
+        let kernel_op = callee
+            .and_then(|c| self.tables.resolve(ctx, op, c))
+            .filter(|&k| ctx.op_name(k) == "loop.kernel");
+        let name = callee.map_or("", |c| ctx.ident_str(c)).to_string();
+        let Some(kernel_op) = kernel_op else {
+            return Err(err(
+                ctx,
+                op,
+                format!("'@{name}' does not reference a 'loop.kernel'"),
+            ));
+        };
+        let kernel = self
+            .kernels
+            .kernel(&name)
+            .ok_or_else(|| err(ctx, op, format!("no compiled code for kernel '@{name}'")))?;
+        let params = ctx
+            .regions(kernel_op)
+            .first()
+            .and_then(|&r| ctx.blocks(r).first())
+            .map(|&b| ctx.block_args(b))
+            .ok_or_else(|| err(ctx, op, format!("kernel '@{name}' has no body")))?;
+        let operands = ctx.operands(op);
+        if params.len() != operands.len() {
+            return Err(err(
+                ctx,
+                op,
+                format!(
+                    "kernel '@{name}' takes {} arguments but {} were given",
+                    params.len(),
+                    operands.len()
+                ),
+            ));
+        }
+        let mut args = Vec::with_capacity(operands.len());
+        let mut words = 0;
+        for (i, (&param, &v)) in params.iter().zip(operands).enumerate() {
+            let pty = ctx.value_type(param);
+            let bad = |m: &str| err(ctx, op, format!("argument #{i} of '@{name}': {m}"));
+            match self.get(op, v)? {
+                Slot::Buffer(slot) => {
+                    let (dtype, dims) = type_parts(ctx, pty)
+                        .filter(|_| dlc_loop::buffer_parts(ctx, pty).is_some())
+                        .ok_or_else(|| bad("the kernel expects a scalar, got a buffer"))?;
+                    let b = slot as usize;
+                    if dtype != self.p.buf_dtype[b] || dims.len() != self.p.buf_rank[b] as usize {
+                        return Err(bad("element type or rank differs from the kernel's"));
+                    }
+                    if !read_only(ctx, param) {
+                        self.mark_copy(slot);
+                    }
+                    let declared = dims
+                        .iter()
+                        .map(|&d| usize::try_from(d).ok().filter(|_| d != DYNAMIC))
+                        .collect();
+                    words += 1 + dims.len();
+                    args.push(LaunchArg::Buffer { slot, declared });
+                }
+                Slot::Scalar { slot, .. } => {
+                    if !ctx.is_integer_or_index(pty) {
+                        return Err(bad("the kernel expects a buffer or float, got an integer"));
+                    }
+                    words += 1;
+                    args.push(LaunchArg::Scalar { slot });
+                }
+            }
+        }
+        self.p.max_words = self.p.max_words.max(words);
+        let index = self.p.launches.len() as u32;
+        self.p.launches.push(Launch {
+            name,
+            kernel,
+            args: args.into(),
+        });
+        self.push(op, Instr::Launch(index));
+        Ok(())
+    }
+
+    fn compile_return(&mut self, op: Op) -> Result<(), Diagnostic> {
+        let ctx = self.ctx;
+        let mut next_symbol = 0u32;
+        for (i, &v) in ctx.operands(op).iter().enumerate() {
+            let Slot::Buffer(slot) = self.get(op, v)? else {
+                return Err(err(
+                    ctx,
+                    op,
+                    format!("result #{i}: the runtime returns buffers only"),
+                ));
+            };
+            // Returned bytes must outlive the caller's inputs: never the caller's tensor.
+            self.mark_copy(slot);
+            let (dtype, dims) = type_parts(ctx, ctx.value_type(v))
+                .ok_or_else(|| err(ctx, op, format!("result #{i}: unsupported type")))?;
+            let dims = dims
+                .iter()
+                .map(|&d| {
+                    if d == DYNAMIC {
+                        next_symbol += 1;
+                        DimSpec::Symbol(next_symbol - 1)
+                    } else {
+                        DimSpec::Static(d as u64)
+                    }
+                })
+                .collect();
+            self.p.outputs.push(TensorSpec {
+                name: format!("result {i}"),
+                dtype,
+                dims,
+            });
+            self.p.output_slots.push(slot);
+        }
+        Ok(())
+    }
+}
+
+/// True if kernel argument `param` is only read: every use is a load or a `loop.dim`.
+fn read_only(ctx: &Context, param: Value) -> bool {
+    ctx.uses(param)
+        .iter()
+        .all(|u| matches!(ctx.op_name(u.user), "loop.load" | "loop.vload" | "loop.dim"))
+}
+
+/// The width of an integer or `index` type.
+fn int_width(ctx: &Context, ty: dlc_ir::Type) -> Option<u32> {
+    match ctx.type_kind(ty) {
+        dlc_ir::TypeKind::Integer { width } => Some(*width),
+        dlc_ir::TypeKind::Index => Some(64),
+        _ => None,
+    }
+}
+
+/// `v` wrapped to `width` bits, sign-extended.
+pub(crate) fn wrap(v: i64, width: u32) -> i64 {
+    if width >= 64 {
+        v
+    } else {
+        let shift = 64 - width;
+        (v << shift) >> shift
+    }
+}

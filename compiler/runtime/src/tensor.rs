@@ -1,0 +1,359 @@
+//! Tensors: the values a host program takes and returns, as the compiled code sees them.
+//!
+//! A [`Tensor`] is a dtype, a shape and row-major bytes in a 64-byte aligned allocation (what
+//! the kernel ABI promises compiled code, so vector loads of the first element are aligned).
+//! Elements are stored little-endian at their natural size: `i1` as one byte 0/1, `index` as an
+//! i64, `f16`/`bf16` as their 16-bit patterns. The conversions to and from the interpreters'
+//! [`HostBuffer`] are exact, so a compiled run can be compared with an interpreted one.
+
+use crate::error::RuntimeError;
+use dlc_ir::FloatKind;
+use dlc_loop::interp::{DType, Elements, HostBuffer};
+use std::alloc::Layout;
+use std::ptr::NonNull;
+
+/// The alignment of every tensor and arena allocation.
+pub const ALIGN: usize = 64;
+
+/// The storage size of one element of `dtype` in bytes.
+pub fn elem_bytes(dtype: DType) -> usize {
+    match dtype {
+        DType::I1 | DType::I8 => 1,
+        DType::F16 | DType::BF16 => 2,
+        DType::F32 | DType::I32 => 4,
+        DType::F64 | DType::I64 | DType::Index => 8,
+    }
+}
+
+/// The IR spelling of a dtype (`f32`, `i1`, `index`, ...), used in messages.
+pub fn dtype_name(dtype: DType) -> &'static str {
+    match dtype {
+        DType::F16 => "f16",
+        DType::BF16 => "bf16",
+        DType::F32 => "f32",
+        DType::F64 => "f64",
+        DType::I1 => "i1",
+        DType::I8 => "i8",
+        DType::I32 => "i32",
+        DType::I64 => "i64",
+        DType::Index => "index",
+    }
+}
+
+/// The byte size of a `shape` tensor of `dtype`, or an error if it overflows.
+pub fn byte_size(shape: &[usize], dtype: DType) -> Result<usize, RuntimeError> {
+    shape
+        .iter()
+        .try_fold(elem_bytes(dtype), |n, &d| n.checked_mul(d))
+        .filter(|&n| n <= isize::MAX as usize - ALIGN)
+        .ok_or_else(|| {
+            RuntimeError::Tensor(format!(
+                "a {} tensor of shape {shape:?} is too large",
+                dtype_name(dtype)
+            ))
+        })
+}
+
+/// An owned, zero-initialised, 64-byte aligned byte allocation.
+pub(crate) struct AlignedBytes {
+    ptr: NonNull<u8>,
+    len: usize,
+}
+
+// SAFETY: `AlignedBytes` owns its allocation exclusively, like a `Box<[u8]>`.
+unsafe impl Send for AlignedBytes {}
+// SAFETY: shared access only reads through `&self`, like a `Box<[u8]>`.
+unsafe impl Sync for AlignedBytes {}
+
+impl AlignedBytes {
+    /// `len` zero bytes (at least one allocation unit, so the pointer is always real).
+    pub(crate) fn zeroed(len: usize) -> Result<Self, RuntimeError> {
+        let layout = Self::layout(len)?;
+        // SAFETY: the layout has a non-zero size (at least ALIGN bytes).
+        let raw = unsafe { std::alloc::alloc_zeroed(layout) };
+        let ptr = NonNull::new(raw).ok_or(RuntimeError::OutOfMemory { bytes: len })?;
+        Ok(AlignedBytes { ptr, len })
+    }
+
+    fn layout(len: usize) -> Result<Layout, RuntimeError> {
+        Layout::from_size_align(len.max(1).next_multiple_of(ALIGN), ALIGN)
+            .map_err(|_| RuntimeError::OutOfMemory { bytes: len })
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    pub(crate) fn as_ptr(&self) -> *const u8 {
+        self.ptr.as_ptr()
+    }
+
+    pub(crate) fn as_mut_ptr(&mut self) -> *mut u8 {
+        self.ptr.as_ptr()
+    }
+
+    pub(crate) fn as_slice(&self) -> &[u8] {
+        // SAFETY: `ptr` is valid for `len` initialised bytes for the life of `self`.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+
+    pub(crate) fn as_mut_slice(&mut self) -> &mut [u8] {
+        // SAFETY: as in `as_slice`, and `&mut self` makes the access exclusive.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl Drop for AlignedBytes {
+    fn drop(&mut self) {
+        // The layout was valid when allocating, so it is valid now.
+        if let Ok(layout) = Self::layout(self.len) {
+            // SAFETY: allocated by `alloc_zeroed` with this same layout.
+            unsafe { std::alloc::dealloc(self.ptr.as_ptr(), layout) };
+        }
+    }
+}
+
+/// A dense row-major tensor in host memory, 64-byte aligned.
+pub struct Tensor {
+    dtype: DType,
+    shape: Vec<usize>,
+    data: AlignedBytes,
+}
+
+impl std::fmt::Debug for Tensor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tensor")
+            .field("dtype", &self.dtype)
+            .field("shape", &self.shape)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Clone for Tensor {
+    fn clone(&self) -> Self {
+        let mut data = AlignedBytes::zeroed(self.data.len())
+            .unwrap_or_else(|_| std::alloc::handle_alloc_error(Layout::new::<u8>()));
+        data.as_mut_slice().copy_from_slice(self.data.as_slice());
+        Tensor {
+            dtype: self.dtype,
+            shape: self.shape.clone(),
+            data,
+        }
+    }
+}
+
+impl PartialEq for Tensor {
+    /// Bitwise equality: same dtype, shape and bytes (so NaNs with equal bits are equal).
+    fn eq(&self, other: &Self) -> bool {
+        self.dtype == other.dtype && self.shape == other.shape && self.bytes() == other.bytes()
+    }
+}
+
+impl Tensor {
+    /// A tensor of zeros (`false` for `i1`).
+    pub fn zeros(dtype: DType, shape: &[usize]) -> Result<Tensor, RuntimeError> {
+        let len = byte_size(shape, dtype)?;
+        Ok(Tensor {
+            dtype,
+            shape: shape.to_vec(),
+            data: AlignedBytes::zeroed(len)?,
+        })
+    }
+
+    /// A tensor from its row-major little-endian bytes. The length must match the shape, and
+    /// `i1` bytes must be 0 or 1.
+    pub fn from_bytes(dtype: DType, shape: &[usize], bytes: &[u8]) -> Result<Tensor, RuntimeError> {
+        let mut t = Tensor::zeros(dtype, shape)?;
+        if bytes.len() != t.data.len() {
+            return Err(RuntimeError::Tensor(format!(
+                "a {} tensor of shape {shape:?} takes {} bytes, got {}",
+                dtype_name(dtype),
+                t.data.len(),
+                bytes.len()
+            )));
+        }
+        if dtype == DType::I1 && bytes.iter().any(|&b| b > 1) {
+            return Err(RuntimeError::Tensor("i1 elements must be 0 or 1".into()));
+        }
+        t.data.as_mut_slice().copy_from_slice(bytes);
+        Ok(t)
+    }
+
+    /// An `f32` tensor from values.
+    pub fn from_f32(shape: &[usize], values: &[f32]) -> Result<Tensor, RuntimeError> {
+        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        Tensor::from_bytes(DType::F32, shape, &bytes)
+    }
+
+    /// A tensor holding `buf`'s elements (floats rounded to the dtype, as the buffer already
+    /// guarantees; integers wrapped to their width).
+    pub fn from_host_buffer(buf: &HostBuffer) -> Result<Tensor, RuntimeError> {
+        let mut t = Tensor::zeros(buf.dtype, &buf.shape)?;
+        let n = elem_bytes(buf.dtype);
+        if buf.data.len() * n != t.data.len() {
+            return Err(RuntimeError::Tensor(format!(
+                "a buffer of shape {:?} holds {} elements",
+                buf.shape,
+                buf.data.len()
+            )));
+        }
+        let out = t.data.as_mut_slice().chunks_exact_mut(n);
+        match (&buf.data, buf.dtype.float_kind()) {
+            (Elements::Float(v), Some(kind)) => {
+                for (o, &x) in out.zip(v) {
+                    o.copy_from_slice(&kind.to_bits(kind.round(x)).to_le_bytes()[..n]);
+                }
+            }
+            (Elements::Int(v), None) if buf.dtype != DType::I1 => {
+                for (o, &x) in out.zip(v) {
+                    o.copy_from_slice(&x.to_le_bytes()[..n]);
+                }
+            }
+            (Elements::Bool(v), None) if buf.dtype == DType::I1 => {
+                for (o, &x) in out.zip(v) {
+                    o[0] = u8::from(x);
+                }
+            }
+            _ => {
+                return Err(RuntimeError::Tensor(format!(
+                    "the elements do not match dtype {}",
+                    dtype_name(buf.dtype)
+                )))
+            }
+        }
+        Ok(t)
+    }
+
+    /// The element type.
+    pub fn dtype(&self) -> DType {
+        self.dtype
+    }
+
+    /// The shape.
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+
+    /// The number of elements.
+    pub fn numel(&self) -> usize {
+        self.shape.iter().product()
+    }
+
+    /// The row-major little-endian bytes.
+    pub fn bytes(&self) -> &[u8] {
+        self.data.as_slice()
+    }
+
+    /// The bytes, writable. Writing anything but 0 or 1 into an `i1` tensor is the caller's
+    /// error (kernels read it as true).
+    pub fn bytes_mut(&mut self) -> &mut [u8] {
+        self.data.as_mut_slice()
+    }
+
+    /// The address of the first element (64-byte aligned).
+    pub fn as_ptr(&self) -> *const u8 {
+        self.data.as_ptr()
+    }
+
+    /// A view of the whole tensor.
+    pub fn view(&self) -> TensorView<'_> {
+        TensorView {
+            dtype: self.dtype,
+            shape: &self.shape,
+            bytes: self.bytes(),
+        }
+    }
+
+    /// The elements as an interpreter buffer.
+    pub fn to_host_buffer(&self) -> HostBuffer {
+        self.view().to_host_buffer()
+    }
+
+    /// The elements widened to `f64` (floats only), e.g. to compare with a tolerance.
+    pub fn to_f64_vec(&self) -> Option<Vec<f64>> {
+        self.view().to_f64_vec()
+    }
+}
+
+/// A borrowed tensor: what a session returns as an output (valid until its next run).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct TensorView<'a> {
+    /// The element type.
+    pub dtype: DType,
+    /// The shape.
+    pub shape: &'a [usize],
+    /// The row-major little-endian bytes.
+    pub bytes: &'a [u8],
+}
+
+impl TensorView<'_> {
+    /// An owned copy.
+    pub fn to_tensor(&self) -> Result<Tensor, RuntimeError> {
+        let mut t = Tensor::zeros(self.dtype, self.shape)?;
+        t.bytes_mut().copy_from_slice(self.bytes);
+        Ok(t)
+    }
+
+    /// The elements as an interpreter buffer.
+    pub fn to_host_buffer(&self) -> HostBuffer {
+        let n = elem_bytes(self.dtype);
+        let chunks = self.bytes.chunks_exact(n);
+        let data = match self.dtype {
+            DType::I1 => Elements::Bool(chunks.map(|c| c[0] != 0).collect()),
+            d => match d.float_kind() {
+                Some(kind) => Elements::Float(chunks.map(|c| kind.from_bits(le_bits(c))).collect()),
+                None => Elements::Int(chunks.map(|c| sign_extend(le_bits(c), n)).collect()),
+            },
+        };
+        HostBuffer {
+            shape: self.shape.to_vec(),
+            dtype: self.dtype,
+            data,
+        }
+    }
+
+    /// The elements widened to `f64` (floats only).
+    pub fn to_f64_vec(&self) -> Option<Vec<f64>> {
+        let kind = self.dtype.float_kind()?;
+        let n = elem_bytes(self.dtype);
+        Some(
+            self.bytes
+                .chunks_exact(n)
+                .map(|c| kind.from_bits(le_bits(c)))
+                .collect(),
+        )
+    }
+}
+
+/// The little-endian bits of one element.
+fn le_bits(bytes: &[u8]) -> u64 {
+    let mut raw = [0u8; 8];
+    raw[..bytes.len()].copy_from_slice(bytes);
+    u64::from_le_bytes(raw)
+}
+
+/// Sign-extends the low `bytes` bytes of `bits`.
+fn sign_extend(bits: u64, bytes: usize) -> i64 {
+    let shift = 64 - 8 * bytes as u32;
+    ((bits << shift) as i64) >> shift
+}
+
+/// The `f16` bit pattern nearest to `x` (round to nearest even; NaN stays NaN).
+pub fn f32_to_f16_bits(x: f32) -> u16 {
+    FloatKind::F16.to_bits(f64::from(x)) as u16
+}
+
+/// The value of an `f16` bit pattern (exact).
+pub fn f16_bits_to_f32(bits: u16) -> f32 {
+    FloatKind::F16.from_bits(u64::from(bits)) as f32
+}
+
+/// The `bf16` bit pattern nearest to `x` (round to nearest even; NaN stays NaN).
+pub fn f32_to_bf16_bits(x: f32) -> u16 {
+    FloatKind::BF16.to_bits(f64::from(x)) as u16
+}
+
+/// The value of a `bf16` bit pattern (exact).
+pub fn bf16_bits_to_f32(bits: u16) -> f32 {
+    FloatKind::BF16.from_bits(u64::from(bits)) as f32
+}

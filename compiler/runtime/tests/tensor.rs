@@ -1,0 +1,62 @@
+//! Tensors: alignment, exact conversion to and from interpreter buffers for every dtype, and
+//! the f16/bf16 bit conversions (round to nearest even).
+
+use dlc_loop::interp::HostBuffer;
+use dlc_runtime::tensor::{bf16_bits_to_f32, f16_bits_to_f32, f32_to_bf16_bits, f32_to_f16_bits};
+use dlc_runtime::{DType, Tensor};
+
+#[test]
+fn host_buffer_round_trip() {
+    let floats = [0.0, -1.5, 3.25, 1e-3, f64::INFINITY, 65504.0];
+    for dtype in [DType::F16, DType::BF16, DType::F32, DType::F64] {
+        let b = HostBuffer::from_f64(&[2, 3], dtype, &floats).unwrap();
+        let t = Tensor::from_host_buffer(&b).unwrap();
+        assert_eq!(t.as_ptr() as usize % 64, 0);
+        assert_eq!(t.to_host_buffer(), b, "{dtype:?}");
+    }
+    let ints = [0, -1, 127, -128, 1 << 40, i64::MIN];
+    for dtype in [DType::I8, DType::I32, DType::I64, DType::Index] {
+        let b = HostBuffer::from_i64(&[6], dtype, &ints).unwrap();
+        let t = Tensor::from_host_buffer(&b).unwrap();
+        assert_eq!(t.to_host_buffer(), b, "{dtype:?}");
+    }
+    let b = HostBuffer::from_bool(&[3], &[true, false, true]).unwrap();
+    let t = Tensor::from_host_buffer(&b).unwrap();
+    assert_eq!(t.bytes(), &[1, 0, 1]);
+    assert_eq!(t.to_host_buffer(), b);
+}
+
+#[test]
+fn from_bytes_checks_length_and_bools() {
+    assert!(Tensor::from_bytes(DType::F32, &[2], &[0; 7]).is_err());
+    assert!(Tensor::from_bytes(DType::I1, &[2], &[0, 2]).is_err());
+    assert!(Tensor::zeros(DType::F64, &[usize::MAX, 2]).is_err());
+    let t = Tensor::zeros(DType::F32, &[0]).unwrap();
+    assert_eq!(t.bytes().len(), 0);
+}
+
+#[test]
+fn half_conversions_round_to_nearest_even() {
+    assert_eq!(f32_to_f16_bits(1.0), 0x3c00);
+    assert_eq!(f32_to_f16_bits(-2.0), 0xc000);
+    assert_eq!(f32_to_f16_bits(65504.0), 0x7bff);
+    assert_eq!(f32_to_f16_bits(65520.0), 0x7c00, "rounds up to infinity");
+    // 1 + 2^-11 is halfway between 1 and the next f16: ties to even (1.0).
+    assert_eq!(f32_to_f16_bits(1.0 + 2f32.powi(-11)), 0x3c00);
+    // 1 + 3 * 2^-11 is halfway between odd and even neighbours: up to even.
+    assert_eq!(f32_to_f16_bits(1.0 + 3.0 * 2f32.powi(-11)), 0x3c02);
+    assert_eq!(
+        f32_to_f16_bits(2f32.powi(-24)),
+        0x0001,
+        "smallest subnormal"
+    );
+    assert!(f16_bits_to_f32(f32_to_f16_bits(f32::NAN)).is_nan());
+    assert_eq!(f16_bits_to_f32(0x3555), 0.333_251_95);
+
+    assert_eq!(f32_to_bf16_bits(1.0), 0x3f80);
+    // Halfway cases of bf16 (16 dropped bits): ties to even.
+    assert_eq!(f32_to_bf16_bits(f32::from_bits(0x3f80_8000)), 0x3f80);
+    assert_eq!(f32_to_bf16_bits(f32::from_bits(0x3f81_8000)), 0x3f82);
+    assert_eq!(bf16_bits_to_f32(0x4049), 3.140625);
+    assert!(bf16_bits_to_f32(f32_to_bf16_bits(f32::NAN)).is_nan());
+}

@@ -1,0 +1,109 @@
+//! The benchmark: the triad ceiling, then each workload compiled and run by dlc (through
+//! `dlc_run::Model`, the path `dlc-run` takes), then by numpy and onnxruntime, all in one run;
+//! writes the markdown report and the PNG chart.
+//!
+//! `cargo run --release -p dlc-bench --bin dlc-bench -- --md docs/benchmarks.md
+//! --png docs/img/benchmarks.png [--size full|smoke] [--workloads a,b] [--runs 10] [--peers-only]`
+
+use anyhow::{bail, Context as _};
+use clap::Parser;
+use dlc_bench::suite::{self, SuiteOptions};
+use dlc_bench::workloads::{self, Size};
+use dlc_bench::{peers, report, triad};
+use std::path::PathBuf;
+
+/// Times numpy and onnxruntime on the benchmark workloads and writes the report.
+#[derive(Parser)]
+struct Cli {
+    /// Comma-separated workload names, or `all`.
+    #[arg(long, default_value = "all")]
+    workloads: String,
+    /// `full` or `smoke`.
+    #[arg(long, default_value = "full")]
+    size: String,
+    /// Timed runs per tool (and of the triad).
+    #[arg(long, default_value_t = 10)]
+    runs: usize,
+    /// Threads of the triad (the peers use 2).
+    #[arg(long, default_value_t = 2)]
+    threads: usize,
+    /// Python interpreter with numpy, onnx and onnxruntime.
+    #[arg(long, default_value = "python3")]
+    python: String,
+    /// Markdown output.
+    #[arg(long)]
+    md: PathBuf,
+    /// PNG chart output.
+    #[arg(long)]
+    png: PathBuf,
+    /// Leave dlc out (a check of the harness and the peers alone).
+    #[arg(long)]
+    peers_only: bool,
+}
+
+fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    let size = match cli.size.as_str() {
+        "full" => Size::Full,
+        "smoke" => Size::Smoke,
+        other => bail!("--size must be full or smoke, not '{other}'"),
+    };
+    let options = SuiteOptions {
+        workloads: workloads::select(&cli.workloads)?,
+        size,
+        runs: cli.runs,
+        triad: triad::TriadConfig {
+            threads: cli.threads,
+            runs: cli.runs,
+            ..Default::default()
+        },
+        python: cli.python,
+        script: peers::default_script(),
+        title: if cli.peers_only {
+            "dlc benchmarks: peers only"
+        } else {
+            "dlc benchmarks"
+        }
+        .to_string(),
+    };
+    let mut dlc = dlc_runner;
+    let runner: Option<&mut suite::DlcRunner> = if cli.peers_only { None } else { Some(&mut dlc) };
+    let report = suite::run(&options, runner).context("benchmark run")?;
+    report::write(&report, &cli.md, &cli.png)?;
+    println!("{}", cli.md.display());
+    Ok(())
+}
+
+/// Compiles `workload` with dlc's default CPU pipeline and times `runs` runs after a warm-up.
+fn dlc_runner(
+    workload: &'static workloads::Workload,
+    size: Size,
+    runs: usize,
+) -> Result<report::Measurement, String> {
+    let ir = workload.ir(size).map_err(|e| e.to_string())?;
+    let model = dlc_run::Model::compile(&ir, workload.name, &dlc_run::ModelOptions::default())?;
+    let inputs = dlc_run::inputs::random_inputs(model.program().signature(), 0, 1)?;
+    let refs: Vec<_> = inputs.iter().collect();
+    let mut session = model.session();
+    session.run(&refs).map_err(|e| e.to_string())?;
+    let mut times = Vec::with_capacity(runs.max(1));
+    for _ in 0..runs.max(1) {
+        let start = std::time::Instant::now();
+        session.run(&refs).map_err(|e| e.to_string())?;
+        times.push(start.elapsed().as_secs_f64() * 1e3);
+    }
+    times.sort_by(f64::total_cmp);
+    Ok(report::Measurement {
+        workload,
+        tool: report::Tool::Dlc,
+        timing: report::Timing {
+            median_ms: times[times.len() / 2],
+            min_ms: times[0],
+            max_ms: times[times.len() - 1],
+        },
+        compile: Some(report::Compile {
+            total_ms: model.timings.total().as_secs_f64() * 1e3,
+            kernels: model.num_kernels(),
+        }),
+    })
+}

@@ -1,0 +1,63 @@
+//! Inputs for a run: random tensors that fit a signature, or `.npy` files.
+//!
+//! Random inputs are reproducible from a seed: floats uniform in [-2, 2), integers in [-4, 4),
+//! booleans fair coins — the ranges the differential tests use, wide enough to exercise signs
+//! and small enough that `exp` and products stay finite. Every dynamic dim takes one size.
+
+use dlc_graph::generate::Rng;
+use dlc_loop::interp::HostBuffer;
+use dlc_runtime::{read_npy, DType, DimSpec, Signature, Tensor};
+use std::path::Path;
+
+/// Random inputs for `signature`, with every dynamic dim of size `dynamic_size`.
+pub fn random_inputs(
+    signature: &Signature,
+    seed: u64,
+    dynamic_size: usize,
+) -> Result<Vec<Tensor>, String> {
+    let mut rng = Rng::new(seed);
+    signature
+        .inputs
+        .iter()
+        .map(|spec| {
+            let shape: Vec<usize> = spec
+                .dims
+                .iter()
+                .map(|d| match d {
+                    DimSpec::Static(n) => *n as usize,
+                    DimSpec::Symbol(_) => dynamic_size,
+                })
+                .collect();
+            random_tensor(spec.dtype, &shape, &mut rng)
+                .map_err(|e| format!("input '{}': {e}", spec.name))
+        })
+        .collect()
+}
+
+/// A random tensor of `dtype` and `shape`.
+pub fn random_tensor(dtype: DType, shape: &[usize], rng: &mut Rng) -> Result<Tensor, String> {
+    let n: usize = shape.iter().product();
+    let buffer = match dtype {
+        DType::F16 | DType::BF16 | DType::F32 | DType::F64 => {
+            let values: Vec<f64> = (0..n).map(|_| rng.unit() * 4.0 - 2.0).collect();
+            HostBuffer::from_f64(shape, dtype, &values)
+        }
+        DType::I1 => {
+            let values: Vec<bool> = (0..n).map(|_| rng.chance(0.5)).collect();
+            HostBuffer::from_bool(shape, &values)
+        }
+        DType::I8 | DType::I32 | DType::I64 | DType::Index => {
+            let values: Vec<i64> = (0..n).map(|_| rng.range(-4, 4)).collect();
+            HostBuffer::from_i64(shape, dtype, &values)
+        }
+    }?;
+    Tensor::from_host_buffer(&buffer).map_err(|e| e.to_string())
+}
+
+/// Reads one `.npy` file per input.
+pub fn npy_inputs(paths: &[impl AsRef<Path>]) -> Result<Vec<Tensor>, String> {
+    paths
+        .iter()
+        .map(|p| read_npy(p.as_ref()).map_err(|e| e.to_string()))
+        .collect()
+}

@@ -1,0 +1,15 @@
+//! `dlc-run` as a library: compile a model for this CPU, feed it inputs, check it against the
+//! reference interpreter and time it. The `dlc-run` binary, the benchmarks (`tools/bench`) and
+//! the JIT differential tests all go through [`Model`], so they measure and test the same path.
+//!
+//! - [`Model::compile`]: parse, verify, run the pass pipeline (`decompose,fuse,lower,cpu-default`
+//!   for graph programs), JIT the kernels and prepare the host program.
+//! - [`inputs`]: random inputs for a signature, or `.npy` files.
+//! - [`check`]: the reference run (graph interpreter, or the loop interpreter on the program
+//!   as written) and the error report.
+
+pub mod check;
+pub mod inputs;
+mod model;
+
+pub use model::{Model, ModelOptions, Timings};

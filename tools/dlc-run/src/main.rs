@@ -1,0 +1,239 @@
+//! `dlc-run`: compile a model for this CPU and run it.
+//!
+//! ```text
+//! dlc-run model.mlir [--inputs a.npy,b.npy | --random --seed N] [--outputs DIR] [--check]
+//!                    [--bench N] [--pipeline ...] [--print-kernels]
+//! ```
+//! Errors (parse, verify, unsupported ops, wrong input shapes) are printed as diagnostics and
+//! exit with code 1; a `--check` outside the tolerance exits with 1 too.
+
+use anyhow::{bail, Context as _, Result};
+use clap::Parser;
+use dlc_run::check::{compare, loosest, reference};
+use dlc_run::inputs::{npy_inputs, random_inputs};
+use dlc_run::{Model, ModelOptions};
+use dlc_runtime::{write_npy, Tensor};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "dlc-run",
+    version,
+    about = "Compile a dlc model for this CPU and run it"
+)]
+struct Cli {
+    /// The model: a graph-level or loop-level .mlir file ('-' for stdin).
+    input: String,
+    /// Input tensors as .npy files, one per argument, comma-separated.
+    #[arg(long, value_delimiter = ',', conflicts_with = "random")]
+    inputs: Vec<PathBuf>,
+    /// Random inputs (the default when --inputs is not given).
+    #[arg(long)]
+    random: bool,
+    /// Seed of the random inputs.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// The size of every dynamic (`?`) dim of random inputs.
+    #[arg(long, default_value_t = 16)]
+    dynamic_size: usize,
+    /// Write each output to DIR/out<i>.npy.
+    #[arg(long, value_name = "DIR")]
+    outputs: Option<PathBuf>,
+    /// Compare with the reference interpreter; print max abs/rel error per output.
+    #[arg(long)]
+    check: bool,
+    /// Time N runs (after one warm-up) and print median/min/max and throughput.
+    #[arg(long, value_name = "N")]
+    bench: Option<usize>,
+    /// The pass pipeline (default: decompose,fuse,lower,cpu-default for graph programs,
+    /// cpu-default for loop-level ones).
+    #[arg(long)]
+    pipeline: Option<String>,
+    /// The function to run (default: the first func.func).
+    #[arg(long)]
+    entry: Option<String>,
+    /// Print the lowered module (kernels and host function) before running.
+    #[arg(long)]
+    print_kernels: bool,
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) => {
+            let text = format!("{e:#}");
+            eprint!("{text}");
+            if !text.ends_with('\n') {
+                eprintln!();
+            }
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<bool> {
+    let (name, text) = read_input(&cli.input)?;
+    let progress = spinner(&format!("compiling {name}"));
+    let compiled = Model::compile(
+        &text,
+        &name,
+        &ModelOptions {
+            pipeline: cli.pipeline.clone(),
+            entry: cli.entry.clone(),
+        },
+    );
+    if let Some(p) = progress {
+        p.finish_and_clear();
+    }
+    let model = compiled.map_err(anyhow::Error::msg)?;
+    let t = &model.timings;
+    println!(
+        "{name}: {} kernels ({} launches), compiled in {} (parse {}, passes {}, LLVM {}: lower {}, O3 {}, machine code {})",
+        model.num_kernels(),
+        model.program().num_launches(),
+        ms(t.total()),
+        ms(t.parse),
+        ms(t.passes),
+        ms(t.codegen.total()),
+        ms(t.codegen.lower),
+        ms(t.codegen.optimize),
+        ms(t.codegen.codegen),
+    );
+    if cli.print_kernels {
+        let options = dlc_ir::PrintOptions::default();
+        println!(
+            "{}",
+            dlc_ir::print_op(&model.lowered_ctx, model.lowered_module, options)
+        );
+    }
+    let inputs: Vec<Tensor> = if cli.inputs.is_empty() {
+        random_inputs(
+            &model.program().signature().clone(),
+            cli.seed,
+            cli.dynamic_size,
+        )
+        .map_err(anyhow::Error::msg)?
+    } else {
+        npy_inputs(&cli.inputs).map_err(anyhow::Error::msg)?
+    };
+    let input_refs: Vec<&Tensor> = inputs.iter().collect();
+    let mut session = model.session();
+    let mut ok = true;
+    let outputs: Vec<Tensor> = {
+        let out = session
+            .run(&input_refs)
+            .map_err(|e| render_runtime(&model, &name, &text, &e))?;
+        out.iter()
+            .map(|v| v.to_tensor())
+            .collect::<Result<_, _>>()
+            .map_err(|e| anyhow::anyhow!("{e}"))?
+    };
+    for (i, o) in outputs.iter().enumerate() {
+        println!(
+            "output {i}: {} {:?}",
+            dlc_runtime::tensor::dtype_name(o.dtype()),
+            o.shape()
+        );
+    }
+    if let Some(dir) = &cli.outputs {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create '{}'", dir.display()))?;
+        for (i, o) in outputs.iter().enumerate() {
+            write_npy(&dir.join(format!("out{i}.npy")), o).map_err(|e| anyhow::anyhow!("{e}"))?;
+        }
+    }
+    if cli.check {
+        let expected = reference(&model, &inputs).map_err(anyhow::Error::msg)?;
+        let actual: Vec<_> = outputs.iter().map(|o| o.to_host_buffer()).collect();
+        let floor = loosest(&model.source_ctx, model.source_func);
+        let reports = compare(&expected, &actual, floor).map_err(anyhow::Error::msg)?;
+        for (i, r) in reports.iter().enumerate() {
+            println!(
+                "check output {i}: max abs err {:.3e}, max rel err {:.3e} (to max |reference|): {}",
+                r.max_abs,
+                r.max_rel,
+                if r.ok { "ok" } else { "MISMATCH" }
+            );
+            ok &= r.ok;
+        }
+    }
+    if let Some(runs) = cli.bench {
+        if runs == 0 {
+            bail!("--bench needs at least one run");
+        }
+        let mut times = Vec::with_capacity(runs);
+        session
+            .run(&input_refs)
+            .map_err(|e| render_runtime(&model, &name, &text, &e))?;
+        for _ in 0..runs {
+            let start = Instant::now();
+            session
+                .run(&input_refs)
+                .map_err(|e| render_runtime(&model, &name, &text, &e))?;
+            times.push(start.elapsed());
+        }
+        times.sort();
+        let median = times[times.len() / 2];
+        let bytes: usize = inputs.iter().map(|t| t.bytes().len()).sum::<usize>()
+            + outputs.iter().map(|t| t.bytes().len()).sum::<usize>();
+        let flops = dlc_run::check::matmul_flops(&model);
+        let mut line = format!(
+            "bench: {runs} runs, median {}, min {}, max {}, {:.2} GB/s (inputs + outputs)",
+            ms(median),
+            ms(times[0]),
+            ms(times[times.len() - 1]),
+            bytes as f64 / median.as_secs_f64() / 1e9
+        );
+        if flops > 0 {
+            line += &format!(
+                ", {:.1} GFLOP/s (matmuls)",
+                flops as f64 / median.as_secs_f64() / 1e9
+            );
+        }
+        println!("{line}");
+    }
+    Ok(ok)
+}
+
+fn render_runtime(
+    model: &Model,
+    name: &str,
+    text: &str,
+    e: &dlc_runtime::RuntimeError,
+) -> anyhow::Error {
+    if !matches!(e, dlc_runtime::RuntimeError::Op { .. }) {
+        return anyhow::anyhow!("{name}: error: {e}");
+    }
+    let mut sources = dlc_ir::SourceMap::new();
+    sources.add(name, text);
+    anyhow::anyhow!("{}", sources.render(&model.lowered_ctx, &e.to_diagnostic()))
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.3} ms", d.as_secs_f64() * 1e3)
+}
+
+fn spinner(message: &str) -> Option<indicatif::ProgressBar> {
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new_spinner();
+    bar.set_message(message.to_string());
+    bar.enable_steady_tick(Duration::from_millis(100));
+    Some(bar)
+}
+
+fn read_input(path: &str) -> Result<(String, String)> {
+    if path == "-" {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+            .context("cannot read stdin")?;
+        return Ok(("<stdin>".to_string(), text));
+    }
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read '{path}'"))?;
+    Ok((path.to_string(), text))
+}

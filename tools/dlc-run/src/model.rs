@@ -1,0 +1,206 @@
+//! A model compiled for this CPU, with what is needed to check and time it.
+
+use dlc_codegen::{CompileStats, CpuModule};
+use dlc_ir::pass::{parse_pipeline, PassRegistry};
+use dlc_ir::{parse_source, verify, Context, Diagnostic, Op, SourceMap};
+use dlc_runtime::{HostProgram, Session, Signature};
+use std::time::{Duration, Instant};
+
+/// The pipeline for graph programs when none is given.
+pub const GRAPH_PIPELINE: &str = "decompose,fuse,lower,cpu-default";
+/// The pipeline for programs that are already loop-level.
+pub const LOOP_PIPELINE: &str = "cpu-default";
+
+/// How to compile a model.
+#[derive(Clone, Debug, Default)]
+pub struct ModelOptions {
+    /// The pass pipeline (flat syntax); `None` picks [`GRAPH_PIPELINE`] or [`LOOP_PIPELINE`].
+    pub pipeline: Option<String>,
+    /// The function to run; `None` takes the first `func.func`.
+    pub entry: Option<String>,
+}
+
+/// Where compile time went.
+#[derive(Clone, Debug, Default)]
+pub struct Timings {
+    pub parse: Duration,
+    pub passes: Duration,
+    pub codegen: CompileStats,
+}
+
+impl Timings {
+    /// Source text to callable kernels.
+    pub fn total(&self) -> Duration {
+        self.parse + self.passes + self.codegen.total()
+    }
+}
+
+/// A compiled model.
+pub struct Model {
+    /// The program as written (the reference for `--check`).
+    pub source_ctx: Context,
+    pub source_func: Op,
+    /// The program after the pipeline.
+    pub lowered_ctx: Context,
+    pub lowered_module: Op,
+    /// Whether the source is graph-level (else loop-level).
+    pub graph_level: bool,
+    pub pipeline: String,
+    kernels: CpuModule,
+    program: HostProgram,
+    pub timings: Timings,
+}
+
+/// A context with every dialect dlc knows.
+pub fn new_context() -> Context {
+    let mut ctx = Context::new();
+    ctx.register_dialect(dlc_func::dialect());
+    ctx.register_dialect(dlc_arith::dialect());
+    ctx.register_dialect(dlc_graph::dialect());
+    ctx.register_dialect(dlc_loop::dialect());
+    ctx.register_dialect(dlc_loop::math_dialect());
+    ctx
+}
+
+impl Model {
+    /// Compiles `source` (named `file` in diagnostics). Errors come back rendered:
+    /// `file:line:col: error: ...` with the source line and a caret.
+    pub fn compile(source: &str, file: &str, options: &ModelOptions) -> Result<Model, String> {
+        let mut sources = SourceMap::new();
+        sources.add(file, source);
+        let start = Instant::now();
+        let (source_ctx, source_module) = parse_checked(source, file, &sources)?;
+        let (mut ctx, module) = parse_checked(source, file, &sources)?;
+        let parse = start.elapsed() / 2;
+        let source_func = entry_function(&source_ctx, source_module, options.entry.as_deref())
+            .map_err(|d| sources.render(&source_ctx, &d))?;
+        let graph_level = has_graph_ops(&source_ctx, source_module);
+        let pipeline = options.pipeline.clone().unwrap_or_else(|| {
+            if graph_level {
+                GRAPH_PIPELINE
+            } else {
+                LOOP_PIPELINE
+            }
+            .to_string()
+        });
+
+        let start = Instant::now();
+        run_pipeline(&mut ctx, module, &pipeline).map_err(|e| match e {
+            PipelineError::Text(t) => t,
+            PipelineError::Diagnostics(ds) => ds.iter().map(|d| sources.render(&ctx, d)).collect(),
+        })?;
+        let passes = start.elapsed();
+
+        let kernels = CpuModule::compile(&ctx, module).map_err(|d| sources.render(&ctx, &d))?;
+        let func_name = function_name(&source_ctx, source_func);
+        let mut program = HostProgram::compile(&ctx, module, &func_name, &kernels)
+            .map_err(|d| sources.render(&ctx, &d))?;
+        if graph_level {
+            let signature = Signature::from_graph_function(&source_ctx, source_func)
+                .map_err(|d| sources.render(&source_ctx, &d))?;
+            program = program
+                .with_signature(signature)
+                .map_err(|e| format!("{file}: error: {e}\n"))?;
+        }
+        let timings = Timings {
+            parse,
+            passes,
+            codegen: kernels.stats().clone(),
+        };
+        Ok(Model {
+            source_ctx,
+            source_func,
+            lowered_ctx: ctx,
+            lowered_module: module,
+            graph_level,
+            pipeline,
+            kernels,
+            program,
+            timings,
+        })
+    }
+
+    /// The host program (signature, outputs, launches).
+    pub fn program(&self) -> &HostProgram {
+        &self.program
+    }
+
+    /// A session to run the model in; it keeps its buffers across runs.
+    pub fn session(&self) -> Session<'_> {
+        Session::new(&self.program)
+    }
+
+    /// The number of kernels compiled.
+    pub fn num_kernels(&self) -> usize {
+        self.timings.codegen.kernels
+    }
+
+    /// The compiled kernels.
+    pub fn kernels(&self) -> &CpuModule {
+        &self.kernels
+    }
+}
+
+/// Parses and verifies `source`; errors come back rendered.
+fn parse_checked(source: &str, file: &str, sources: &SourceMap) -> Result<(Context, Op), String> {
+    let mut ctx = new_context();
+    match parse_source(&mut ctx, source, file, 1).and_then(|m| verify(&ctx, m).map(|()| m)) {
+        Ok(module) => Ok((ctx, module)),
+        Err(d) => Err(sources.render(&ctx, &d)),
+    }
+}
+
+/// The `func.func` named `entry`, or the first one.
+fn entry_function(ctx: &Context, module: Op, entry: Option<&str>) -> Result<Op, Diagnostic> {
+    let funcs: Vec<Op> = ctx
+        .regions(module)
+        .iter()
+        .flat_map(|&r| ctx.blocks(r).iter())
+        .flat_map(|&b| ctx.block_ops(b))
+        .filter(|&op| ctx.op_name(op) == "func.func")
+        .collect();
+    match entry {
+        Some(name) => funcs
+            .into_iter()
+            .find(|&f| function_name(ctx, f) == name)
+            .ok_or_else(|| {
+                Diagnostic::error(ctx.op_loc(module), format!("no function named '{name}'"))
+            }),
+        None => funcs.first().copied().ok_or_else(|| {
+            Diagnostic::error(ctx.op_loc(module), "the module has no func.func to run")
+        }),
+    }
+}
+
+fn function_name(ctx: &Context, func: Op) -> String {
+    ctx.attr(func, "sym_name")
+        .and_then(|a| ctx.attr_as_str(a))
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn has_graph_ops(ctx: &Context, module: Op) -> bool {
+    let mut found = false;
+    ctx.for_each_op(module, &mut |op| {
+        found |= ctx.op_name(op).starts_with("graph.")
+    });
+    found
+}
+
+enum PipelineError {
+    Text(String),
+    Diagnostics(Vec<Diagnostic>),
+}
+
+fn run_pipeline(ctx: &mut Context, module: Op, pipeline: &str) -> Result<(), PipelineError> {
+    let mut registry = PassRegistry::new();
+    dlc_passes::register_all(&mut registry);
+    let spec = parse_pipeline(pipeline)
+        .map_err(|e| PipelineError::Text(e.render("--pipeline", pipeline)))?;
+    let mut pm = registry
+        .build(&spec, "builtin.module")
+        .map_err(|e| PipelineError::Text(e.render("--pipeline", pipeline)))?;
+    pm.run(ctx, module)
+        .map(|_| ())
+        .map_err(|f| PipelineError::Diagnostics(f.diagnostics))
+}

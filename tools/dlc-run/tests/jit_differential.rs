@@ -1,0 +1,402 @@
+//! The JIT differential test: every graph example in docs/examples (each `func.func` in it) and
+//! the random functions of `dlc_graph::generate::GraphGen` (seeds `0..GENERATED`) are compiled
+//! by [`Model`] with the default pipeline (`decompose,fuse,lower,cpu-default`) and run on random
+//! inputs, and the compiled outputs must agree with
+//! - the graph interpreter on the program as written ([`check::reference`]), and
+//! - the loop interpreter on the lowered module (the host function the JIT's host program was
+//!   built from), so a mismatch points at either the passes or the code generator;
+//!
+//! and a second run of the same session with poisoned memory ([`Session::set_poison`]) must give
+//! the same outputs bit for bit, which proves no kernel reads memory it did not write in the
+//! run. This is the acceptance test of the CPU JIT: docs/testing.md states the policy.
+//!
+//! # Tolerance
+//! The one of `dlc-run --check` ([`check::compare`], documented in tools/dlc-run/src/check.rs):
+//! same count, dtypes and shapes; integers and `i1` exactly; floats within
+//! `atol + rtol · max|reference|`, with (rtol, atol) the loosest of the output's dtype and every
+//! dtype in the function, as docs/testing.md asks (an f32 result cast from f16 math is only as
+//! precise as f16; `check::compare` alone uses the output's dtype, which fails such functions
+//! on a one-ulp f16 difference).
+//!
+//! # Discontinuous ops
+//! As in passes/tests/graph_differential.rs: a last-bit difference becomes a large one after
+//! `floor`, `ceil`, `round`, `sign`, `cmp`, `argmax`/`argmin`, `rem`, `pow` or a float-to-integer
+//! cast, so a generated function in which such an op depends on a composite has its results
+//! compared by count, dtype and shape only; at least half of the functions must still have their
+//! values compared. The examples always have their values compared.
+//!
+//! Failures are collected, not raised at once, so one run lists every broken case.
+
+use dlc_graph::decompose::is_composite;
+use dlc_graph::generate::{GraphGen, Rng};
+use dlc_ir::{parse_source, print_op, verify, Context, Op, PrintOptions, Value};
+use dlc_loop::interp::{run_host, DType, HostBuffer, KernelArg};
+use dlc_run::{check, inputs, Model, ModelOptions};
+use dlc_runtime::{Session, Tensor};
+use std::collections::HashSet;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
+
+/// Random functions compiled and run; seeds `0..GENERATED`.
+const GENERATED: u64 = 500;
+/// The size given to every `?` dim of an example's arguments.
+const EXAMPLE_DYNAMIC_SIZE: usize = 3;
+/// How many failures the final message spells out in full.
+const SHOWN_FAILURES: usize = 10;
+
+/// Ops after which a last-bit float difference may become a large one.
+const DISCONTINUOUS: &[&str] = &[
+    "graph.floor",
+    "graph.ceil",
+    "graph.round",
+    "graph.sign",
+    "graph.cmp",
+    "graph.argmax",
+    "graph.argmin",
+    "graph.rem",
+    "graph.pow",
+];
+
+#[test]
+fn docs_examples_match_the_interpreters() {
+    let mut failures = Vec::new();
+    let mut tested = 0;
+    for (name, text) in graph_examples() {
+        let (ctx, module) = match parse(&text, &name) {
+            Ok(parsed) => parsed,
+            Err(message) => {
+                failures.push(Failure::new(&name, message, &text));
+                continue;
+            }
+        };
+        for func in funcs(&ctx, module) {
+            let entry = func_name(&ctx, func);
+            let label = format!("{name} @{entry}");
+            let options = ModelOptions {
+                entry: Some(entry),
+                ..ModelOptions::default()
+            };
+            let seed = tested as u64;
+            let outcome = guarded(|| {
+                let model = Model::compile(&text, &name, &options)?;
+                let inputs =
+                    inputs::random_inputs(model.program().signature(), seed, EXAMPLE_DYNAMIC_SIZE)?;
+                check_model(&model, &inputs, true)
+            });
+            if let Err(message) = outcome {
+                failures.push(Failure::new(&label, message, &text));
+            }
+            tested += 1;
+        }
+    }
+    assert!(
+        tested >= 5,
+        "only {tested} graph functions in docs/examples"
+    );
+    report(&failures, tested);
+}
+
+#[test]
+fn generated_graphs_match_the_interpreters() {
+    let mut failures = Vec::new();
+    let mut values_compared = 0;
+    for seed in 0..GENERATED {
+        let mut ctx = context();
+        let g = GraphGen::new(seed).generate(&mut ctx);
+        let text = print_op(&ctx, g.module, PrintOptions::default());
+        let label = format!("seed {seed}");
+        let values = !contains_discontinuous(&ctx, g.func);
+        values_compared += values as u64;
+        let outcome = guarded(|| {
+            let model = Model::compile(&text, &label, &ModelOptions::default())?;
+            let specs = &model.program().signature().inputs;
+            if specs.len() != g.arg_shapes.len() {
+                return Err(format!(
+                    "the signature has {} inputs, the generator {}",
+                    specs.len(),
+                    g.arg_shapes.len()
+                ));
+            }
+            let mut rng = Rng::new(seed ^ 0x1D1F);
+            let inputs = specs
+                .iter()
+                .zip(&g.arg_shapes)
+                .map(|(spec, shape)| inputs::random_tensor(spec.dtype, shape, &mut rng))
+                .collect::<Result<Vec<_>, _>>()?;
+            check_model(&model, &inputs, values)
+        });
+        if let Err(message) = outcome {
+            failures.push(Failure::new(&label, message, &text));
+        }
+    }
+    assert!(
+        values_compared >= GENERATED / 2,
+        "values compared on only {values_compared} of {GENERATED} functions"
+    );
+    report(&failures, GENERATED as usize);
+}
+
+#[test]
+fn wrong_inputs_are_errors() {
+    let path = repo_root().join("docs/examples/softmax.mlir");
+    let text = std::fs::read_to_string(&path).expect("docs/examples/softmax.mlir is readable");
+    let model = Model::compile(&text, "softmax.mlir", &ModelOptions::default())
+        .unwrap_or_else(|e| panic!("softmax.mlir does not compile:\n{e}"));
+    let mut rng = Rng::new(7);
+    let mut tensor = |dtype, shape: &[usize]| {
+        inputs::random_tensor(dtype, shape, &mut rng).expect("a small random tensor")
+    };
+    // The signature is (tensor<?x16xf32>).
+    let good = tensor(DType::F32, &[3, 16]);
+    let cases = [
+        ("wrong rank", vec![tensor(DType::F32, &[48])]),
+        ("wrong static dim", vec![tensor(DType::F32, &[3, 8])]),
+        ("wrong dtype", vec![tensor(DType::F64, &[3, 16])]),
+        ("wrong count", vec![good.clone(), good.clone()]),
+    ];
+    let mut session = model.session();
+    for (case, inputs) in &cases {
+        let refs: Vec<&Tensor> = inputs.iter().collect();
+        match session.run(&refs) {
+            Ok(outputs) => panic!("{case}: the run succeeded with outputs {outputs:?}"),
+            Err(e) => {
+                let message = e.to_string();
+                assert!(
+                    message.contains("input"),
+                    "{case}: the error does not name the input: {message}"
+                );
+            }
+        }
+    }
+    // The session is still usable after the rejected runs.
+    let outputs = session.run(&[&good]).expect("a valid input runs");
+    assert_eq!(outputs.len(), 2);
+}
+
+// ---------------------------------------------------------------------------------------------
+// One case.
+
+/// Runs `model` on `inputs` and checks it against both interpreters and a poisoned rerun.
+fn check_model(model: &Model, inputs: &[Tensor], values: bool) -> Result<(), String> {
+    let refs: Vec<&Tensor> = inputs.iter().collect();
+    let mut session = model.session();
+    let first = run(&mut session, &refs).map_err(|e| format!("JIT run: {e}"))?;
+    let jit: Vec<HostBuffer> = first.iter().map(Tensor::to_host_buffer).collect();
+
+    let floor = check::loosest(&model.source_ctx, model.source_func);
+    let graph = check::reference(model, inputs)?;
+    compare(&graph, &jit, values, floor).map_err(|e| format!("JIT vs graph interpreter: {e}"))?;
+
+    let lowered = loop_interpreter(model, inputs)?;
+    compare(&lowered, &jit, values, floor).map_err(|e| format!("JIT vs loop interpreter: {e}"))?;
+
+    session.set_poison(true);
+    let second = run(&mut session, &refs).map_err(|e| format!("poisoned JIT run: {e}"))?;
+    if first.len() != second.len() {
+        return Err(format!(
+            "{} outputs became {} when memory is poisoned",
+            first.len(),
+            second.len()
+        ));
+    }
+    match first.iter().zip(&second).position(|(a, b)| a != b) {
+        None => Ok(()),
+        Some(i) => Err(format!(
+            "output {i} differs bit for bit when memory is poisoned: {:?} became {:?}",
+            first[i].to_host_buffer().data,
+            second[i].to_host_buffer().data
+        )),
+    }
+}
+
+/// One run of `session`, with the outputs copied out of it.
+fn run(session: &mut Session<'_>, inputs: &[&Tensor]) -> Result<Vec<Tensor>, String> {
+    let outputs = session.run(inputs).map_err(|e| e.to_string())?;
+    outputs
+        .iter()
+        .map(|view| view.to_tensor().map_err(|e| e.to_string()))
+        .collect()
+}
+
+/// The loop interpreter on the host function of the lowered module.
+fn loop_interpreter(model: &Model, inputs: &[Tensor]) -> Result<Vec<HostBuffer>, String> {
+    let ctx = &model.lowered_ctx;
+    let name = func_name(&model.source_ctx, model.source_func);
+    let host = funcs(ctx, model.lowered_module)
+        .into_iter()
+        .find(|&f| func_name(ctx, f) == name)
+        .ok_or_else(|| format!("the lowered module has no host function '{name}'"))?;
+    let args = inputs
+        .iter()
+        .map(|t| KernelArg::Buffer(t.to_host_buffer()))
+        .collect();
+    run_host(ctx, host, args)
+        .map_err(|d| format!("loop interpreter: {}", d.message))?
+        .into_iter()
+        .map(|r| match r {
+            KernelArg::Buffer(b) => Ok(b),
+            KernelArg::Index(_) => Err("the host function returned an index".to_string()),
+        })
+        .collect()
+}
+
+/// Count, dtypes and shapes always; the values if `values`, each output within
+/// [`check::tolerance`] of its dtype widened to `floor` ([`check::loosest`]).
+fn compare(
+    reference: &[HostBuffer],
+    actual: &[HostBuffer],
+    values: bool,
+    floor: (f64, f64),
+) -> Result<(), String> {
+    let reports = check::compare(reference, actual, floor)?;
+    if !values {
+        return Ok(());
+    }
+    for (i, (report, (r, a))) in reports.iter().zip(reference.iter().zip(actual)).enumerate() {
+        if !report.ok {
+            return Err(format!(
+                "output {i} ({:?} {:?}): max |error| {:e} (relative {:e}), over the tolerance\n\
+                 expected {:?}\n     got {:?}",
+                report.dtype, report.shape, report.max_abs, report.max_rel, r.data, a.data
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Runs `case`, turning a panic in the compiler or runtime into a failure.
+fn guarded(case: impl FnOnce() -> Result<(), String>) -> Result<(), String> {
+    catch_unwind(AssertUnwindSafe(case)).unwrap_or_else(|payload| {
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a non-string panic".to_string());
+        Err(format!("panicked: {message}"))
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Failures.
+
+/// A case that did not pass.
+struct Failure {
+    case: String,
+    message: String,
+    text: String,
+}
+
+impl Failure {
+    fn new(case: &str, message: String, text: &str) -> Failure {
+        Failure {
+            case: case.to_string(),
+            message,
+            text: text.to_string(),
+        }
+    }
+}
+
+/// Fails with the list of failed cases, the first [`SHOWN_FAILURES`] in full.
+fn report(failures: &[Failure], cases: usize) {
+    if failures.is_empty() {
+        return;
+    }
+    let mut summary = format!("{} of {cases} cases failed:\n", failures.len());
+    for f in failures {
+        let first_line = f.message.lines().next().unwrap_or_default();
+        summary += &format!("  {}: {first_line}\n", f.case);
+    }
+    for f in failures.iter().take(SHOWN_FAILURES) {
+        summary += &format!("\n=== {}: {}\n{}\n", f.case, f.message, f.text);
+    }
+    panic!("{summary}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The discontinuous-ops rule.
+
+/// True if `func` holds an op whose result can jump on a last-bit difference of its operands
+/// and that depends on the result of a composite op (a generated function is one block in
+/// program order).
+fn contains_discontinuous(ctx: &Context, func: Op) -> bool {
+    let mut tainted: HashSet<Value> = HashSet::new();
+    let mut found = false;
+    ctx.for_each_op(func, &mut |op| {
+        let name = ctx.op_name(op);
+        let depends = is_composite(name) || ctx.operands(op).iter().any(|v| tainted.contains(v));
+        if !depends {
+            return;
+        }
+        tainted.extend(ctx.results(op));
+        found |= DISCONTINUOUS.contains(&name) || (name == "graph.cast" && float_to_int(ctx, op));
+    });
+    found
+}
+
+/// True for a `graph.cast` from a float element type to a non-float one.
+fn float_to_int(ctx: &Context, op: Op) -> bool {
+    let is_float = |v| {
+        DType::from_type(ctx, ctx.element_type(ctx.value_type(v)))
+            .is_some_and(|d| d.float_kind().is_some())
+    };
+    is_float(ctx.operand(op, 0)) && !is_float(ctx.result(op, 0))
+}
+
+// ---------------------------------------------------------------------------------------------
+// IR plumbing.
+
+fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// (file name, text) of the graph examples in docs/examples: the ones with graph ops and no
+/// loop ops, in name order.
+fn graph_examples() -> Vec<(String, String)> {
+    let dir = repo_root().join("docs/examples");
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("docs/examples exists")
+        .map(|e| e.expect("a directory entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "mlir"))
+        .collect();
+    paths.sort();
+    paths
+        .into_iter()
+        .filter_map(|path| {
+            let text = std::fs::read_to_string(&path).expect("a readable example");
+            let name = path.file_name()?.to_string_lossy().to_string();
+            (text.contains("graph.") && !text.contains("loop.")).then_some((name, text))
+        })
+        .collect()
+}
+
+/// A context with the dialects of graph programs.
+fn context() -> Context {
+    let mut ctx = Context::new();
+    ctx.register_dialect(dlc_func::dialect());
+    ctx.register_dialect(dlc_arith::dialect());
+    ctx.register_dialect(dlc_graph::dialect());
+    ctx
+}
+
+/// Parses and verifies `text`.
+fn parse(text: &str, label: &str) -> Result<(Context, Op), String> {
+    let mut ctx = context();
+    let module = parse_source(&mut ctx, text, label, 1)
+        .map_err(|d| format!("does not parse: {}", d.message))?;
+    verify(&ctx, module).map_err(|d| format!("invalid: {}", d.message))?;
+    Ok((ctx, module))
+}
+
+/// The `func.func` ops of `module`, in order.
+fn funcs(ctx: &Context, module: Op) -> Vec<Op> {
+    let body = ctx.blocks(ctx.region(module, 0))[0];
+    ctx.block_ops(body)
+        .filter(|&op| ctx.op_name(op) == "func.func")
+        .collect()
+}
+
+fn func_name(ctx: &Context, func: Op) -> String {
+    ctx.attr(func, "sym_name")
+        .and_then(|a| ctx.attr_as_str(a).map(str::to_string))
+        .unwrap_or_default()
+}
