@@ -7,7 +7,7 @@ set -euo pipefail
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 
-DEBS="llvm-22-dev libmlir-22-dev mlir-22-tools libpolly-22-dev libzstd-dev zlib1g-dev libxml2-dev libz3-dev"
+DEBS="llvm-22-dev libmlir-22-dev mlir-22-tools libpolly-22-dev libzstd-dev zlib1g-dev libxml2-dev libz3-dev libclang1-22 libclang-common-22-dev"
 missing=""
 for p in $DEBS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

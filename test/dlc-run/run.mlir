@@ -2,6 +2,8 @@
 // RUN: dlc-run %s --check --dynamic-size 37 | FileCheck %s
 // RUN: rm -rf %t && dlc-run %s --random --seed 1 --dynamic-size 5 --outputs %t && dlc-run %s --inputs %t/out0.npy --check | FileCheck %s --check-prefix=NPY
 // RUN: dlc-run %s --bench 3 --dynamic-size 1000 | FileCheck %s --check-prefix=BENCH
+// RUN: dlc-run %s --check --dynamic-size 37 --backend=mlir | FileCheck %s --check-prefix=MLIR
+// RUN: dlc-run %S/../../docs/examples/transformer_block.mlir --check --backend=mlir | FileCheck %s --check-prefix=MLIR-BLOCK
 
 // The transformer block end to end: 10 kernels, checked against the graph interpreter.
 // BLOCK: transformer_block.mlir: 10 kernels (10 launches), compiled in
@@ -16,6 +18,12 @@
 // Outputs written as .npy read back as inputs.
 // NPY: output 0: f32 [5, 5]
 // NPY: check output 0: {{.*}}: ok
+
+// The MLIR backend (upstream MLIR's lowering and execution engine) runs the same programs.
+// MLIR: 1 kernels (1 launches), compiled in {{.*}} MLIR
+// MLIR: check output 0: {{.*}}: ok
+// MLIR-BLOCK: 10 kernels (10 launches), compiled in {{.*}} MLIR
+// MLIR-BLOCK: check output 0: {{.*}}: ok
 
 // BENCH: bench: 3 runs, median {{.*}} ms, min {{.*}} ms, max {{.*}} ms, {{.*}} GB/s
 func.func @gelu_square(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {

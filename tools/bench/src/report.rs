@@ -16,8 +16,10 @@ use std::path::{Path, PathBuf};
 /// A benchmarked implementation.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
 pub enum Tool {
-    /// This compiler.
+    /// This compiler, with its own code generator (inkwell, LLVM).
     Dlc,
+    /// This compiler with the MLIR backend (upstream MLIR's lowering and execution engine).
+    DlcMlir,
     /// numpy, with OpenBLAS for matmul.
     Numpy,
     /// onnxruntime's CPU execution provider.
@@ -26,12 +28,13 @@ pub enum Tool {
 
 impl Tool {
     /// Every tool, in table and chart order.
-    pub const ALL: [Tool; 3] = [Tool::Dlc, Tool::Numpy, Tool::OnnxRuntime];
+    pub const ALL: [Tool; 4] = [Tool::Dlc, Tool::DlcMlir, Tool::Numpy, Tool::OnnxRuntime];
 
     /// The tool's name in tables.
     pub fn name(self) -> &'static str {
         match self {
             Tool::Dlc => "dlc",
+            Tool::DlcMlir => "dlc (MLIR backend)",
             Tool::Numpy => "numpy",
             Tool::OnnxRuntime => "onnxruntime",
         }
@@ -40,6 +43,7 @@ impl Tool {
     fn color(self) -> RGBColor {
         match self {
             Tool::Dlc => RGBColor(0x1f, 0x77, 0xb4),
+            Tool::DlcMlir => RGBColor(0x94, 0x67, 0xbd),
             Tool::Numpy => RGBColor(0xff, 0x7f, 0x0e),
             Tool::OnnxRuntime => RGBColor(0x2c, 0xa0, 0x2c),
         }

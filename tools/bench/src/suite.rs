@@ -50,13 +50,14 @@ pub enum SuiteError {
     Workload(#[from] WorkloadError),
 }
 
-/// dlc's side: compiles and times `workload` at `size` over `runs` timed runs; errors rendered.
+/// dlc's side: compiles and times `workload` at `size` over `runs` timed runs, once per
+/// backend; errors rendered.
 pub type DlcRunner<'a> =
-    dyn FnMut(&'static Workload, Size, usize) -> Result<Measurement, String> + 'a;
+    dyn FnMut(&'static Workload, Size, usize) -> Result<Vec<Measurement>, String> + 'a;
 
 /// Runs the triad, `dlc` on each workload (when given), then the peers, and returns the report.
-/// `dlc(workload, size, runs)` compiles and times one workload and returns its measurement
-/// (tool [`report::Tool::Dlc`], with its compile time).
+/// `dlc(workload, size, runs)` compiles and times one workload and returns its measurements
+/// (tools [`report::Tool::Dlc`] and [`report::Tool::DlcMlir`], with their compile times).
 pub fn run(
     options: &SuiteOptions,
     mut dlc: Option<&mut DlcRunner<'_>>,
@@ -69,7 +70,7 @@ pub fn run(
                 workload: w.name,
                 message: e,
             })?;
-            measurements.push(m);
+            measurements.extend(m);
         }
     }
     let peer = peers::run(

@@ -53,9 +53,10 @@ struct Cli {
     #[arg(long, alias = "mlir-print-debuginfo")]
     print_debuginfo: bool,
 
-    /// What to print: the IR ('mlir'), each function as a Graphviz graph ('dot'), or the
-    /// kernels as LLVM IR ('llvm') or PTX assembly ('ptx') for --target.
-    #[arg(long, value_enum, default_value_t = Emit::Mlir)]
+    /// What to print: the IR ('ir'), each function as a Graphviz graph ('dot'), the program
+    /// in upstream MLIR dialects ('mlir': func, scf, memref, vector, gpu, ...), or the kernels
+    /// as LLVM IR ('llvm') or PTX assembly ('ptx') for --target.
+    #[arg(long, value_enum, default_value_t = Emit::Ir)]
     emit: Emit,
 
     /// The machine for --emit=llvm/ptx: 'cpu' (this host) or 'nvptx64[:sm_NN]' (default
@@ -104,6 +105,8 @@ struct Cli {
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 enum Emit {
     /// The IR in MLIR syntax.
+    Ir,
+    /// The lowered program in upstream MLIR dialects (see `dlc_mlir`), verified by MLIR.
     Mlir,
     /// One Graphviz `digraph` per function (see `dlc_graph::dot`).
     Dot,
@@ -422,13 +425,20 @@ fn run(cli: &Cli, registry: &PassRegistry) -> anyhow::Result<bool> {
             printed_any = true;
             let _timer = instruments.timing.as_ref().map(|t| t.start("Output"));
             match cli.emit {
-                Emit::Mlir => {
+                Emit::Ir => {
                     print_op_to(&ctx, module, options, &mut out).map_err(output_error)?;
                     write!(out, "\n\n").map_err(output_error)?;
                 }
                 Emit::Dot => {
                     let dot = dlc_graph::dot::print_dot(&ctx, module);
                     write!(out, "{dot}").map_err(output_error)?;
+                }
+                Emit::Mlir => {
+                    let options = dlc_mlir::ExportOptions::default();
+                    match dlc_mlir::emit_mlir(&ctx, module, &options) {
+                        Ok(text) => writeln!(out, "{text}").map_err(output_error)?,
+                        Err(d) => diagnostics.push(d),
+                    }
                 }
                 Emit::Llvm | Emit::Ptx => match emit_code(&ctx, module, cli.emit, cli.target) {
                     Ok(code) => write!(out, "{code}").map_err(output_error)?,

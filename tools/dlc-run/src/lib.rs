@@ -12,4 +12,4 @@ pub mod check;
 pub mod inputs;
 mod model;
 
-pub use model::{Model, ModelOptions, Timings};
+pub use model::{Backend, Model, ModelOptions, Timings};

@@ -11,7 +11,7 @@ use anyhow::{bail, Context as _, Result};
 use clap::Parser;
 use dlc_run::check::{compare, loosest, reference};
 use dlc_run::inputs::{npy_inputs, random_inputs};
-use dlc_run::{Model, ModelOptions};
+use dlc_run::{Backend, Model, ModelOptions};
 use dlc_runtime::{write_npy, Tensor};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -52,12 +52,23 @@ struct Cli {
     /// cpu-default for loop-level ones).
     #[arg(long)]
     pipeline: Option<String>,
+    /// The code generator: 'llvm' (dlc's own, through inkwell) or 'mlir' (upstream MLIR's
+    /// lowering and execution engine).
+    #[arg(long, value_enum, default_value_t = BackendArg::Llvm)]
+    backend: BackendArg,
     /// The function to run (default: the first func.func).
     #[arg(long)]
     entry: Option<String>,
     /// Print the lowered module (kernels and host function) before running.
     #[arg(long)]
     print_kernels: bool,
+}
+
+/// `--backend`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum BackendArg {
+    Llvm,
+    Mlir,
 }
 
 fn main() -> ExitCode {
@@ -84,6 +95,10 @@ fn run(cli: Cli) -> Result<bool> {
         &ModelOptions {
             pipeline: cli.pipeline.clone(),
             entry: cli.entry.clone(),
+            backend: match cli.backend {
+                BackendArg::Llvm => Backend::Llvm,
+                BackendArg::Mlir => Backend::Mlir,
+            },
         },
     );
     if let Some(p) = progress {
@@ -92,13 +107,16 @@ fn run(cli: Cli) -> Result<bool> {
     let model = compiled.map_err(anyhow::Error::msg)?;
     let t = &model.timings;
     println!(
-        "{name}: {} kernels ({} launches), compiled in {} (parse {}, passes {}, LLVM {}: lower {}, O3 {}, machine code {})",
+        "{name}: {} kernels ({} launches), compiled in {} (parse {}, passes {}, {}: lower {}, optimize {}, machine code {})",
         model.num_kernels(),
         model.program().num_launches(),
         ms(t.total()),
         ms(t.parse),
         ms(t.passes),
-        ms(t.codegen.total()),
+        match model.backend {
+            Backend::Llvm => format!("LLVM {}", ms(t.codegen.total())),
+            Backend::Mlir => format!("MLIR {}", ms(t.codegen.total())),
+        },
         ms(t.codegen.lower),
         ms(t.codegen.optimize),
         ms(t.codegen.codegen),

@@ -3,7 +3,7 @@
 use dlc_codegen::{CompileStats, CpuModule};
 use dlc_ir::pass::{parse_pipeline, PassRegistry};
 use dlc_ir::{parse_source, verify, Context, Diagnostic, Op, SourceMap};
-use dlc_runtime::{HostProgram, Session, Signature};
+use dlc_runtime::{HostProgram, KernelTable, Session, Signature};
 use std::time::{Duration, Instant};
 
 /// The pipeline for graph programs when none is given.
@@ -11,9 +11,21 @@ pub const GRAPH_PIPELINE: &str = "decompose,fuse,lower,cpu-default";
 /// The pipeline for programs that are already loop-level.
 pub const LOOP_PIPELINE: &str = "cpu-default";
 
+/// Which compiler turns the kernels into machine code.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum Backend {
+    /// dlc's own code generator (`dlc-codegen`: inkwell, LLVM O3, MCJIT).
+    #[default]
+    Llvm,
+    /// Upstream MLIR's lowering and execution engine (`dlc-mlir`).
+    Mlir,
+}
+
 /// How to compile a model.
 #[derive(Clone, Debug, Default)]
 pub struct ModelOptions {
+    /// The code generator.
+    pub backend: Backend,
     /// The pass pipeline (flat syntax); `None` picks [`GRAPH_PIPELINE`] or [`LOOP_PIPELINE`].
     pub pipeline: Option<String>,
     /// The function to run; `None` takes the first `func.func`.
@@ -25,6 +37,8 @@ pub struct ModelOptions {
 pub struct Timings {
     pub parse: Duration,
     pub passes: Duration,
+    /// For the MLIR backend: `lower` is the export to MLIR, `optimize` MLIR's pass pipeline
+    /// and `codegen` the execution engine (translation, O3, machine code).
     pub codegen: CompileStats,
 }
 
@@ -46,7 +60,8 @@ pub struct Model {
     /// Whether the source is graph-level (else loop-level).
     pub graph_level: bool,
     pub pipeline: String,
-    kernels: CpuModule,
+    pub backend: Backend,
+    kernels: Box<dyn KernelTable>,
     program: HostProgram,
     pub timings: Timings,
 }
@@ -91,9 +106,10 @@ impl Model {
         })?;
         let passes = start.elapsed();
 
-        let kernels = CpuModule::compile(&ctx, module).map_err(|d| sources.render(&ctx, &d))?;
+        let (kernels, codegen) =
+            compile_kernels(&ctx, module, options.backend).map_err(|d| sources.render(&ctx, &d))?;
         let func_name = function_name(&source_ctx, source_func);
-        let mut program = HostProgram::compile(&ctx, module, &func_name, &kernels)
+        let mut program = HostProgram::compile(&ctx, module, &func_name, kernels.as_ref())
             .map_err(|d| sources.render(&ctx, &d))?;
         if graph_level {
             let signature = Signature::from_graph_function(&source_ctx, source_func)
@@ -105,7 +121,7 @@ impl Model {
         let timings = Timings {
             parse,
             passes,
-            codegen: kernels.stats().clone(),
+            codegen,
         };
         Ok(Model {
             source_ctx,
@@ -114,6 +130,7 @@ impl Model {
             lowered_module: module,
             graph_level,
             pipeline,
+            backend: options.backend,
             kernels,
             program,
             timings,
@@ -136,9 +153,35 @@ impl Model {
     }
 
     /// The compiled kernels.
-    pub fn kernels(&self) -> &CpuModule {
-        &self.kernels
+    pub fn kernels(&self) -> &dyn KernelTable {
+        self.kernels.as_ref()
     }
+}
+
+/// Compiles the kernels of `module` with `backend`.
+fn compile_kernels(
+    ctx: &Context,
+    module: Op,
+    backend: Backend,
+) -> Result<(Box<dyn KernelTable>, CompileStats), Diagnostic> {
+    Ok(match backend {
+        Backend::Llvm => {
+            let kernels = CpuModule::compile(ctx, module)?;
+            let stats = kernels.stats().clone();
+            (Box::new(kernels), stats)
+        }
+        Backend::Mlir => {
+            let kernels = dlc_mlir::MlirCpuModule::compile(ctx, module)?;
+            let s = kernels.stats();
+            let stats = CompileStats {
+                kernels: s.kernels,
+                lower: s.export,
+                optimize: s.lower,
+                codegen: s.codegen,
+            };
+            (Box::new(kernels), stats)
+        }
+    })
 }
 
 /// Parses and verifies `source`; errors come back rendered.

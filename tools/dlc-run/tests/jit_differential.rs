@@ -25,13 +25,21 @@
 //! compared by count, dtype and shape only; at least half of the functions must still have their
 //! values compared. The examples always have their values compared.
 //!
+//! # The twin backend
+//! Every case is compiled a second time with the MLIR backend ([`Backend::Mlir`]: upstream
+//! MLIR's lowering, libm's transcendental functions, sequential reductions) and run on the same
+//! inputs. The two backends must agree: integers and `i1` exactly, floats within
+//! [`TWIN_ULPS`] units in the last place of the output's largest magnitude (normwise, for the
+//! same reason as the tolerance above; the ulp is the output dtype's). A disagreement is a bug in
+//! one of the two code generators.
+//!
 //! Failures are collected, not raised at once, so one run lists every broken case.
 
 use dlc_graph::decompose::is_composite;
 use dlc_graph::generate::{GraphGen, Rng};
 use dlc_ir::{parse_source, print_op, verify, Context, Op, PrintOptions, Value};
 use dlc_loop::interp::{run_host, DType, HostBuffer, KernelArg};
-use dlc_run::{check, inputs, Model, ModelOptions};
+use dlc_run::{check, inputs, Backend, Model, ModelOptions};
 use dlc_runtime::{Session, Tensor};
 use std::collections::HashSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -41,6 +49,9 @@ use std::path::PathBuf;
 const GENERATED: u64 = 500;
 /// The size given to every `?` dim of an example's arguments.
 const EXAMPLE_DYNAMIC_SIZE: usize = 3;
+/// How far the two backends' float outputs may be apart, in ulps of the output's largest
+/// magnitude (see the module doc).
+const TWIN_ULPS: f64 = 512.0;
 /// How many failures the final message spells out in full.
 const SHOWN_FAILURES: usize = 10;
 
@@ -81,7 +92,8 @@ fn docs_examples_match_the_interpreters() {
                 let model = Model::compile(&text, &name, &options)?;
                 let inputs =
                     inputs::random_inputs(model.program().signature(), seed, EXAMPLE_DYNAMIC_SIZE)?;
-                check_model(&model, &inputs, true)
+                let jit = check_model(&model, &inputs, true)?;
+                twin(&text, &name, &options, &inputs, &jit)
             });
             if let Err(message) = outcome {
                 failures.push(Failure::new(&label, message, &text));
@@ -123,7 +135,11 @@ fn generated_graphs_match_the_interpreters() {
                 .zip(&g.arg_shapes)
                 .map(|(spec, shape)| inputs::random_tensor(spec.dtype, shape, &mut rng))
                 .collect::<Result<Vec<_>, _>>()?;
-            check_model(&model, &inputs, values)
+            let jit = check_model(&model, &inputs, values)?;
+            if values {
+                twin(&text, &label, &ModelOptions::default(), &inputs, &jit)?;
+            }
+            Ok(())
         });
         if let Err(message) = outcome {
             failures.push(Failure::new(&label, message, &text));
@@ -176,8 +192,9 @@ fn wrong_inputs_are_errors() {
 // ---------------------------------------------------------------------------------------------
 // One case.
 
-/// Runs `model` on `inputs` and checks it against both interpreters and a poisoned rerun.
-fn check_model(model: &Model, inputs: &[Tensor], values: bool) -> Result<(), String> {
+/// Runs `model` on `inputs` and checks it against both interpreters and a poisoned rerun;
+/// returns its outputs.
+fn check_model(model: &Model, inputs: &[Tensor], values: bool) -> Result<Vec<HostBuffer>, String> {
     let refs: Vec<&Tensor> = inputs.iter().collect();
     let mut session = model.session();
     let first = run(&mut session, &refs).map_err(|e| format!("JIT run: {e}"))?;
@@ -200,13 +217,99 @@ fn check_model(model: &Model, inputs: &[Tensor], values: bool) -> Result<(), Str
         ));
     }
     match first.iter().zip(&second).position(|(a, b)| a != b) {
-        None => Ok(()),
+        None => Ok(jit),
         Some(i) => Err(format!(
             "output {i} differs bit for bit when memory is poisoned: {:?} became {:?}",
             first[i].to_host_buffer().data,
             second[i].to_host_buffer().data
         )),
     }
+}
+
+/// Compiles `text` with the MLIR backend, runs it on `inputs` and compares with the LLVM
+/// backend's outputs `jit` (see the module doc).
+fn twin(
+    text: &str,
+    name: &str,
+    options: &ModelOptions,
+    inputs: &[Tensor],
+    jit: &[HostBuffer],
+) -> Result<(), String> {
+    let options = ModelOptions {
+        backend: Backend::Mlir,
+        ..options.clone()
+    };
+    let model = Model::compile(text, name, &options).map_err(|e| format!("MLIR backend: {e}"))?;
+    let refs: Vec<&Tensor> = inputs.iter().collect();
+    let mut session = model.session();
+    let outputs = run(&mut session, &refs).map_err(|e| format!("MLIR backend run: {e}"))?;
+    if outputs.len() != jit.len() {
+        return Err(format!(
+            "MLIR backend: {} outputs, LLVM backend {}",
+            outputs.len(),
+            jit.len()
+        ));
+    }
+    for (i, (m, l)) in outputs
+        .iter()
+        .map(Tensor::to_host_buffer)
+        .zip(jit)
+        .enumerate()
+    {
+        if m.dtype != l.dtype || m.shape != l.shape {
+            return Err(format!(
+                "output {i}: MLIR {:?} {:?}, LLVM {:?} {:?}",
+                m.dtype, m.shape, l.dtype, l.shape
+            ));
+        }
+        let apart = match (m.floats(), l.floats()) {
+            (Some(a), Some(b)) => normwise_ulps(a, b, m.dtype),
+            _ => {
+                if m.data == l.data {
+                    0.0
+                } else {
+                    f64::INFINITY
+                }
+            }
+        };
+        if apart > TWIN_ULPS {
+            return Err(format!(
+                "output {i} ({:?} {:?}): the backends are {apart} ulps apart (bound {TWIN_ULPS})\n\
+                 MLIR {:?}\nLLVM {:?}",
+                m.dtype, m.shape, m.data, l.data
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// max |a − b| in ulps of max |b| in `dtype` (NaN must match NaN, infinities must match).
+fn normwise_ulps(a: &[f64], b: &[f64], dtype: DType) -> f64 {
+    let mantissa = match dtype {
+        DType::F16 => 10,
+        DType::BF16 => 7,
+        DType::F32 => 23,
+        _ => 52,
+    };
+    let scale = b
+        .iter()
+        .filter(|x| x.is_finite())
+        .fold(0.0f64, |m, x| m.max(x.abs()));
+    let ulp = if scale > 0.0 {
+        2f64.powi(scale.log2().floor() as i32 - mantissa)
+    } else {
+        2f64.powi(-126 - mantissa)
+    };
+    a.iter().zip(b).fold(0.0, |worst, (&x, &y)| {
+        let d = if x.is_nan() && y.is_nan() || x == y {
+            0.0
+        } else if x.is_finite() && y.is_finite() {
+            (x - y).abs() / ulp
+        } else {
+            f64::INFINITY
+        };
+        worst.max(d)
+    })
 }
 
 /// One run of `session`, with the outputs copied out of it.

@@ -74,14 +74,36 @@ fn main() -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Compiles `workload` with dlc's default CPU pipeline and times `runs` runs after a warm-up.
+/// Compiles `workload` with dlc's default CPU pipeline, once per backend, and times `runs` runs
+/// of each after a warm-up.
 fn dlc_runner(
     workload: &'static workloads::Workload,
     size: Size,
     runs: usize,
-) -> Result<report::Measurement, String> {
+) -> Result<Vec<report::Measurement>, String> {
     let ir = workload.ir(size).map_err(|e| e.to_string())?;
-    let model = dlc_run::Model::compile(&ir, workload.name, &dlc_run::ModelOptions::default())?;
+    [
+        (dlc_run::Backend::Llvm, report::Tool::Dlc),
+        (dlc_run::Backend::Mlir, report::Tool::DlcMlir),
+    ]
+    .into_iter()
+    .map(|(backend, tool)| measure(workload, &ir, backend, tool, runs))
+    .collect()
+}
+
+/// Compiles `ir` with `backend` and times `runs` runs after a warm-up.
+fn measure(
+    workload: &'static workloads::Workload,
+    ir: &str,
+    backend: dlc_run::Backend,
+    tool: report::Tool,
+    runs: usize,
+) -> Result<report::Measurement, String> {
+    let options = dlc_run::ModelOptions {
+        backend,
+        ..dlc_run::ModelOptions::default()
+    };
+    let model = dlc_run::Model::compile(ir, workload.name, &options)?;
     let inputs = dlc_run::inputs::random_inputs(model.program().signature(), 0, 1)?;
     let refs: Vec<_> = inputs.iter().collect();
     let mut session = model.session();
@@ -95,7 +117,7 @@ fn dlc_runner(
     times.sort_by(f64::total_cmp);
     Ok(report::Measurement {
         workload,
-        tool: report::Tool::Dlc,
+        tool,
         timing: report::Timing {
             median_ms: times[times.len() / 2],
             min_ms: times[0],

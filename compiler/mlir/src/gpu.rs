@@ -1,0 +1,384 @@
+//! GPU ops and GPU-bound loops as the `gpu` dialect, inside a `gpu.func`.
+//!
+//! - `loop.thread_id` / `block_id` / `block_dim` are `gpu.thread_id` / `gpu.block_id` /
+//!   `gpu.block_dim` (already `index`).
+//! - A `thread.*` (`block.*`) loop keeps the interpreter's meaning, as in the code generator:
+//!   thread `t` of `n` takes iterations `lb + t*step`, `lb + (t+n)*step`, ... — an `scf.for`
+//!   from `lb + t*step` with stride `n*step` (`n` is `gpu.block_dim`, or `gpu.grid_dim`).
+//! - `loop.barrier` is `gpu.barrier`.
+//! - `loop.warp_reduce` is five `gpu.shuffle xor` steps (offsets 16 to 1, width 32); 64-bit
+//!   values are shuffled as two 32-bit halves and narrower ones widened to 32 bits, because
+//!   NVVM's shuffle moves 32 bits.
+//! - `loop.block_reduce` reduces in each warp, passes the warp results through a 32-element
+//!   workgroup buffer (a workgroup attribution of the `gpu.func`) and reduces them again.
+//! - Shared buffers are workgroup attributions too: they must have static dims.
+//!
+//! In a CPU kernel every one of these is an error, as in the code generator.
+
+use crate::error::ExResult;
+use crate::function::{FnExport, FnKind};
+use dlc_ir::{Context, Op, Type, TypeKind};
+use dlc_loop::{buffer_parts, Dim, LoopKind, MemorySpace, ReduceKind};
+use melior::ir::r#type::IntegerType;
+use melior::ir::{Attribute as MAttribute, BlockRef, Type as MType, Value as MValue, ValueLike};
+use melior::Context as MContext;
+
+/// A workgroup buffer a GPU kernel needs: the `loop.alloc` or `loop.block_reduce` it serves and
+/// its dlc element type and dims.
+#[derive(Clone, Debug)]
+pub(crate) struct WorkgroupBuffer {
+    /// The `loop.alloc` or `loop.block_reduce`.
+    pub op: Op,
+    /// The dlc element type.
+    pub elem: Type,
+    /// The static dims.
+    pub dims: Vec<i64>,
+}
+
+/// The workgroup buffers of a GPU kernel, in program order: one per static shared `loop.alloc`
+/// and one 32-slot buffer per `loop.block_reduce`.
+pub(crate) fn workgroup_buffers(ctx: &Context, kernel: Op) -> Vec<WorkgroupBuffer> {
+    let mut found = Vec::new();
+    ctx.for_each_op(kernel, &mut |op| match ctx.op_name(op) {
+        "loop.alloc" => {
+            let ty = ctx.value_type(ctx.result(op, 0));
+            if let Some((dims, elem, MemorySpace::Shared)) = buffer_parts(ctx, ty) {
+                if dims.iter().all(|&d| d >= 0) {
+                    found.push(WorkgroupBuffer { op, elem, dims });
+                }
+            }
+        }
+        "loop.block_reduce" => {
+            let elem = ctx.value_type(ctx.result(op, 0));
+            found.push(WorkgroupBuffer {
+                op,
+                elem,
+                dims: vec![32],
+            });
+        }
+        _ => {}
+    });
+    found
+}
+
+/// True when `kernel` must become a `gpu.func`: GPU-bound by the loop dialect's rule, or using
+/// a GPU op.
+pub(crate) fn is_gpu(ctx: &Context, kernel: Op) -> bool {
+    if dlc_loop::is_gpu_kernel(ctx, kernel) {
+        return true;
+    }
+    let mut gpu_op = false;
+    ctx.for_each_op(kernel, &mut |op| {
+        gpu_op |= matches!(
+            ctx.op_name(op),
+            "loop.barrier"
+                | "loop.thread_id"
+                | "loop.block_id"
+                | "loop.block_dim"
+                | "loop.warp_reduce"
+                | "loop.block_reduce"
+        );
+    });
+    gpu_op
+}
+
+/// `#gpu<dim x>`.
+fn dim_attr(mlir: &MContext, dim: Dim) -> ExResult<MAttribute<'_>> {
+    MAttribute::parse(mlir, &format!("#gpu<dim {}>", dim.keyword()))
+        .ok_or_else(|| "the gpu dialect is not loaded in the MLIR context".into())
+}
+
+impl<'c, 'm> FnExport<'c, 'm, '_> {
+    pub(crate) fn lower_gpu_op(&mut self, op: Op, block: BlockRef<'c, 'm>) -> ExResult<()> {
+        let ctx = self.ctx;
+        let name = ctx.op_name(op);
+        if self.kind != FnKind::GpuKernel {
+            return Err(format!("'{name}' is a GPU op: it needs a GPU-bound kernel").into());
+        }
+        match name {
+            "loop.barrier" => {
+                self.emit(block, "gpu.barrier", &[], &[], &[])?;
+                Ok(())
+            }
+            "loop.thread_id" | "loop.block_id" | "loop.block_dim" => {
+                let dim = dlc_loop::gpu_dim(ctx, op).ok_or("missing or invalid 'dim'")?;
+                let gpu_name = match name {
+                    "loop.thread_id" => "gpu.thread_id",
+                    "loop.block_id" => "gpu.block_id",
+                    _ => "gpu.block_dim",
+                };
+                let v = self.gpu_index(block, gpu_name, dim)?;
+                self.values.insert(ctx.result(op, 0), v);
+                Ok(())
+            }
+            _ => {
+                let kind = dlc_loop::reduce_kind(ctx, op).ok_or("missing or invalid 'kind'")?;
+                let elem = ctx.value_type(ctx.result(op, 0));
+                let x = self.value(ctx.operand(op, 0))?;
+                let r = if name == "loop.warp_reduce" {
+                    self.warp_reduce(block, kind, elem, x)?
+                } else {
+                    self.block_reduce(block, op, kind, elem, x)?
+                };
+                self.values.insert(ctx.result(op, 0), r);
+                Ok(())
+            }
+        }
+    }
+
+    /// `gpu.<name> <dim>`, an `index`.
+    fn gpu_index(&self, block: BlockRef<'c, 'm>, name: &str, dim: Dim) -> ExResult<MValue<'c, 'm>> {
+        let attr = dim_attr(self.mlir, dim)?;
+        self.emit1(
+            block,
+            name,
+            &[],
+            MType::index(self.mlir),
+            &[("dimension", attr)],
+        )
+    }
+
+    /// The body block of the strided `scf.for` a `block.*`/`thread.*` loop becomes.
+    pub(crate) fn gpu_strided_loop(
+        &self,
+        block: BlockRef<'c, 'm>,
+        kind: LoopKind,
+        lb: MValue<'c, 'm>,
+        ub: MValue<'c, 'm>,
+        step: MValue<'c, 'm>,
+    ) -> ExResult<BlockRef<'c, 'm>> {
+        if self.kind != FnKind::GpuKernel {
+            return Err(format!("a '{}' loop needs a GPU-bound kernel", kind.name()).into());
+        }
+        let (index, count) = match kind {
+            LoopKind::Thread(d) => (
+                self.gpu_index(block, "gpu.thread_id", d)?,
+                self.gpu_index(block, "gpu.block_dim", d)?,
+            ),
+            LoopKind::Block(d) => (
+                self.gpu_index(block, "gpu.block_id", d)?,
+                self.gpu_index(block, "gpu.grid_dim", d)?,
+            ),
+            _ => return Err("not a GPU loop".into()),
+        };
+        let index_ty = MType::index(self.mlir);
+        let offset = self.emit1(block, "arith.muli", &[index, step], index_ty, &[])?;
+        let start = self.emit1(block, "arith.addi", &[lb, offset], index_ty, &[])?;
+        let stride = self.emit1(block, "arith.muli", &[count, step], index_ty, &[])?;
+        self.scf_for(block, start, ub, stride)
+    }
+
+    /// Combines `x` over the 32 lanes of the warp; every lane gets the result.
+    fn warp_reduce(
+        &self,
+        block: BlockRef<'c, 'm>,
+        kind: ReduceKind,
+        elem: Type,
+        x: MValue<'c, 'm>,
+    ) -> ExResult<MValue<'c, 'm>> {
+        let mut acc = x;
+        for offset in [16, 8, 4, 2, 1] {
+            let other = self.shuffle_xor(block, elem, acc, offset)?;
+            acc = self.combine(block, kind, elem, acc, other)?;
+        }
+        Ok(acc)
+    }
+
+    /// `gpu.shuffle xor` of a scalar of any width up to 64 bits.
+    fn shuffle_xor(
+        &self,
+        block: BlockRef<'c, 'm>,
+        elem: Type,
+        x: MValue<'c, 'm>,
+        offset: i64,
+    ) -> ExResult<MValue<'c, 'm>> {
+        let ctx = self.ctx;
+        let mlir = self.mlir;
+        let ty = x.r#type();
+        let (bits, is_float, is_index) = match ctx.type_kind(elem) {
+            TypeKind::Integer { width } => (*width, false, false),
+            TypeKind::Float(f) => (f.width(), true, false),
+            TypeKind::Index => (64, false, true),
+            _ => return Err("warp shuffles take scalars".into()),
+        };
+        let int = |w: u32| -> MType<'c> { IntegerType::new(mlir, w).into() };
+        let (i32t, i64t) = (int(32), int(64));
+        let raw = if is_float {
+            self.emit1(block, "arith.bitcast", &[x], int(bits), &[])?
+        } else if is_index {
+            self.emit1(block, "arith.index_cast", &[x], i64t, &[])?
+        } else {
+            x
+        };
+        let off = self.const_int(block, i32t, offset)?;
+        let width = self.const_int(block, i32t, 32)?;
+        let mode = MAttribute::parse(mlir, "#gpu<shuffle_mode xor>")
+            .ok_or("the gpu dialect is not loaded in the MLIR context")?;
+        let shfl = |v: MValue<'c, 'm>| -> ExResult<MValue<'c, 'm>> {
+            let i1 = int(1);
+            let op = self.emit(
+                block,
+                "gpu.shuffle",
+                &[v, off, width],
+                &[i32t, i1],
+                &[("mode", mode)],
+            )?;
+            Ok(op.result(0)?.into())
+        };
+        let shuffled = match bits {
+            64 => {
+                let c32 = self.const_int(block, i64t, 32)?;
+                let lo = self.emit1(block, "arith.trunci", &[raw], i32t, &[])?;
+                let high = self.emit1(block, "arith.shrui", &[raw, c32], i64t, &[])?;
+                let hi = self.emit1(block, "arith.trunci", &[high], i32t, &[])?;
+                let (lo, hi) = (shfl(lo)?, shfl(hi)?);
+                let lo = self.emit1(block, "arith.extui", &[lo], i64t, &[])?;
+                let hi = self.emit1(block, "arith.extui", &[hi], i64t, &[])?;
+                let hi = self.emit1(block, "arith.shli", &[hi, c32], i64t, &[])?;
+                self.emit1(block, "arith.ori", &[lo, hi], i64t, &[])?
+            }
+            32 => shfl(raw)?,
+            _ if bits < 32 => {
+                let wide = self.emit1(block, "arith.extui", &[raw], i32t, &[])?;
+                let s = shfl(wide)?;
+                self.emit1(block, "arith.trunci", &[s], int(bits), &[])?
+            }
+            _ => return Err("warp shuffles take scalars of at most 64 bits".into()),
+        };
+        if is_float {
+            self.emit1(block, "arith.bitcast", &[shuffled], ty, &[])
+        } else if is_index {
+            self.emit1(block, "arith.index_cast", &[shuffled], ty, &[])
+        } else {
+            Ok(shuffled)
+        }
+    }
+
+    /// `a <kind> b`, as the code generator combines reductions (NaN-propagating float max/min).
+    fn combine(
+        &self,
+        block: BlockRef<'c, 'm>,
+        kind: ReduceKind,
+        elem: Type,
+        a: MValue<'c, 'm>,
+        b: MValue<'c, 'm>,
+    ) -> ExResult<MValue<'c, 'm>> {
+        let float = matches!(self.ctx.type_kind(elem), TypeKind::Float(_));
+        let name = match (kind, float) {
+            (ReduceKind::Add, true) => "arith.addf",
+            (ReduceKind::Add, false) => "arith.addi",
+            (ReduceKind::Mul, true) => "arith.mulf",
+            (ReduceKind::Mul, false) => "arith.muli",
+            (ReduceKind::Max, true) => "arith.maximumf",
+            (ReduceKind::Max, false) => "arith.maxsi",
+            (ReduceKind::Min, true) => "arith.minimumf",
+            (ReduceKind::Min, false) => "arith.minsi",
+            (ReduceKind::And, false) => "arith.andi",
+            (ReduceKind::Or, false) => "arith.ori",
+            _ => return Err("this reduction kind does not apply to floats".into()),
+        };
+        self.emit1(block, name, &[a, b], a.r#type(), &[])
+    }
+
+    /// Combines `x` over all threads of the block through the op's 32-slot workgroup buffer.
+    fn block_reduce(
+        &self,
+        block: BlockRef<'c, 'm>,
+        op: Op,
+        kind: ReduceKind,
+        elem: Type,
+        x: MValue<'c, 'm>,
+    ) -> ExResult<MValue<'c, 'm>> {
+        let slots = *self
+            .reduce_slots
+            .get(&op)
+            .ok_or("loop.block_reduce has no workgroup buffer")?;
+        let index = MType::index(self.mlir);
+        let (tx, ty, tz) = (
+            self.gpu_index(block, "gpu.thread_id", Dim::X)?,
+            self.gpu_index(block, "gpu.thread_id", Dim::Y)?,
+            self.gpu_index(block, "gpu.thread_id", Dim::Z)?,
+        );
+        let (nx, ny, nz) = (
+            self.gpu_index(block, "gpu.block_dim", Dim::X)?,
+            self.gpu_index(block, "gpu.block_dim", Dim::Y)?,
+            self.gpu_index(block, "gpu.block_dim", Dim::Z)?,
+        );
+        let bin = |name: &str, a, b| self.emit1(block, name, &[a, b], index, &[]);
+        // tid = tx + nx * (ty + ny * tz)
+        let inner = bin("arith.addi", ty, bin("arith.muli", ny, tz)?)?;
+        let tid = bin("arith.addi", tx, bin("arith.muli", nx, inner)?)?;
+        let c32 = self.const_index(block, 32)?;
+        let lane = bin("arith.remui", tid, c32)?;
+        let warp = bin("arith.divui", tid, c32)?;
+        let partial = self.warp_reduce(block, kind, elem, x)?;
+        let c0 = self.const_index(block, 0)?;
+        let is_lane0 = self.cmpi(block, 0, lane, c0)?;
+        let no_args: &[MType<'c>] = &[];
+        let (_, blocks) =
+            self.emit_with_regions(block, "scf.if", &[is_lane0], &[], &[Some(no_args), None])?;
+        let then = crate::function::first_block(&blocks, 0)?;
+        self.emit(then, "memref.store", &[partial, slots, warp], &[], &[])?;
+        self.scf_yield(then)?;
+        self.emit(block, "gpu.barrier", &[], &[], &[])?;
+        // Every warp reads the warp results (the identity past the last warp) and reduces them,
+        // so no broadcast is needed; the closing barrier lets the slots be reused.
+        let threads = bin("arith.muli", nx, bin("arith.muli", ny, nz)?)?;
+        let c31 = self.const_index(block, 31)?;
+        let warps = bin("arith.divui", bin("arith.addi", threads, c31)?, c32)?;
+        let have = self.cmpi(block, 6, lane, warps)?; // ult
+        let loaded = self.emit1(block, "memref.load", &[slots, lane], x.r#type(), &[])?;
+        let identity = self.identity(block, kind, elem, x.r#type())?;
+        let v = self.emit1(
+            block,
+            "arith.select",
+            &[have, loaded, identity],
+            x.r#type(),
+            &[],
+        )?;
+        let total = self.warp_reduce(block, kind, elem, v)?;
+        self.emit(block, "gpu.barrier", &[], &[], &[])?;
+        Ok(total)
+    }
+
+    /// The identity of `kind` for values of the dlc type `elem` (MLIR type `ty`).
+    fn identity(
+        &self,
+        block: BlockRef<'c, 'm>,
+        kind: ReduceKind,
+        elem: Type,
+        ty: MType<'c>,
+    ) -> ExResult<MValue<'c, 'm>> {
+        match self.ctx.type_kind(elem) {
+            TypeKind::Float(_) => {
+                let v = match kind {
+                    ReduceKind::Add => 0.0,
+                    ReduceKind::Mul => 1.0,
+                    ReduceKind::Max => f64::NEG_INFINITY,
+                    ReduceKind::Min => f64::INFINITY,
+                    _ => return Err("this reduction kind does not apply to floats".into()),
+                };
+                self.const_float(block, ty, v)
+            }
+            kind_of => {
+                let bits = match kind_of {
+                    TypeKind::Integer { width } => *width,
+                    _ => 64,
+                };
+                let (min, max) = if bits >= 64 {
+                    (i64::MIN, i64::MAX)
+                } else {
+                    (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1)
+                };
+                let v = match kind {
+                    ReduceKind::Add | ReduceKind::Or => 0,
+                    ReduceKind::Mul => 1,
+                    ReduceKind::Max => min,
+                    ReduceKind::Min => max,
+                    ReduceKind::And => -1,
+                };
+                self.const_int(block, ty, v)
+            }
+        }
+    }
+}
