@@ -1,7 +1,9 @@
 //! Loop passes: the cpu group. Passes that shape loop kernels for CPU code generation:
-//! SIMD vectorization, unrolling and thread-level parallel loops.
+//! register tiling of matmul-like reductions, SIMD vectorization, unrolling and thread-level
+//! parallel loops.
 
 mod parallelize;
+mod tile;
 mod unroll;
 mod util;
 mod vectorize;
@@ -12,6 +14,7 @@ use dlc_ir::pass::PassRegistry;
 
 /// Registers the passes of this group.
 pub(super) fn register(registry: &mut PassRegistry) {
+    registry.register(&tile::INFO);
     registry.register(&vectorize::INFO);
     registry.register(&unroll::INFO);
     registry.register(&parallelize::INFO);
@@ -19,6 +22,10 @@ pub(super) fn register(registry: &mut PassRegistry) {
 
 /// The pipelines the loop differential test runs for this group.
 pub(super) const CASES: &[DifferentialCase] = &[
+    DifferentialCase {
+        pipeline: "tile{rows=3 vectors=2 width=4}",
+        target: Target::Cpu,
+    },
     DifferentialCase {
         pipeline: "vectorize",
         target: Target::Cpu,

@@ -1,8 +1,11 @@
 //! Helpers the cpu loop passes share: constant bounds, trip counts, cloning a loop body with the
 //! induction variable replaced, and building `index` arithmetic.
 
-use dlc_arith::build_index_constant;
-use dlc_ir::{Block, Context, InsertPoint, Location, Op, OpSpec, Traits, Type, Value, ValueMap};
+use dlc_arith::{build_index_constant, splat_attr};
+use dlc_ir::{
+    AttrKind, Attribute, Block, Context, DenseValue, InsertPoint, Location, Op, OpSpec, Traits,
+    Type, Value, ValueMap,
+};
 use dlc_loop::ForOp;
 
 /// The value of `v` when an `arith.constant` integer (or index) that fits `i64` defines it.
@@ -125,4 +128,19 @@ pub(super) fn whole_groups_end(
     let span = index_const(ctx, at, group * step, loc);
     let len = index_binary(ctx, at, "arith.muli", groups, span, loc);
     index_binary(ctx, at, "arith.addi", parts.lb, len, loc)
+}
+
+/// The splat attribute of vector type `ty` when `scalar` is an `arith.constant`.
+pub(super) fn constant_splat(ctx: &mut Context, scalar: Value, ty: Type) -> Option<Attribute> {
+    let op = ctx.defining_op(scalar)?;
+    if ctx.op_name(op) != "arith.constant" {
+        return None;
+    }
+    let attr = ctx.attr(op, "value")?;
+    let value = match ctx.attr_kind(attr) {
+        AttrKind::Integer { value, .. } => DenseValue::Int(*value),
+        AttrKind::Float { bits, .. } => DenseValue::Float(f64::from_bits(*bits)),
+        _ => return None,
+    };
+    splat_attr(ctx, ty, value)
 }

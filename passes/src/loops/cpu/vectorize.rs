@@ -127,13 +127,12 @@
 //! 2. `y[j, i]` stored in a loop over `j`: the accesses are strided, not contiguous.
 
 use super::util::{
-    const_int, const_trip_count, index_const, loop_parts, whole_groups_end, LoopParts,
+    const_int, const_trip_count, constant_splat, index_const, loop_parts, whole_groups_end,
+    LoopParts,
 };
-use dlc_arith::splat_attr;
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
 use dlc_ir::{
-    AttrKind, Attribute, Block, Context, DenseValue, Diagnostic, InsertPoint, Location, Op, OpSpec,
-    Type, TypeKind, Value, ValueMap,
+    Block, Context, Diagnostic, InsertPoint, Location, Op, OpSpec, Type, TypeKind, Value, ValueMap,
 };
 use dlc_loop::index_expr::{Atom, IndexExpr, Symbol};
 use dlc_loop::{
@@ -805,19 +804,4 @@ impl Emitter<'_> {
         let op = ctx.build(at, spec);
         ctx.result(op, 0)
     }
-}
-
-/// The splat attribute of vector type `ty` when `scalar` is an `arith.constant`.
-fn constant_splat(ctx: &mut Context, scalar: Value, ty: Type) -> Option<Attribute> {
-    let op = ctx.defining_op(scalar)?;
-    if ctx.op_name(op) != "arith.constant" {
-        return None;
-    }
-    let attr = ctx.attr(op, "value")?;
-    let value = match ctx.attr_kind(attr) {
-        AttrKind::Integer { value, .. } => DenseValue::Int(*value),
-        AttrKind::Float { bits, .. } => DenseValue::Float(f64::from_bits(*bits)),
-        _ => return None,
-    };
-    splat_attr(ctx, ty, value)
 }
