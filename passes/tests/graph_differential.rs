@@ -28,32 +28,18 @@
 #[path = "support/pipeline.rs"]
 mod pipeline;
 
-use dlc_graph::decompose::is_composite;
+use dlc_graph::decompose::discontinuous_after_composite;
 use dlc_graph::generate::{GraphGen, Rng};
 use dlc_graph::interp::{interpret, DType, Elements, Tensor};
 use dlc_ir::pass::PassRegistry;
 use dlc_ir::{parse_source, print_op, verify, Context, Op, PrintOptions, Value, DYNAMIC};
 use dlc_loop::interp::{run_host, DType as LoopDType, HostBuffer, KernelArg};
 use pipeline::{context, registry, repo_root, run};
-use rustc_hash::FxHashSet;
 
 /// Random functions per pipeline; seeds `0..GENERATED`.
 const GENERATED: u64 = 500;
 /// The size given to every `?` dim of an example's arguments.
 const EXAMPLE_DYNAMIC_SIZE: usize = 3;
-
-/// Ops after which a last-bit float difference may become a large one.
-const DISCONTINUOUS: &[&str] = &[
-    "graph.floor",
-    "graph.ceil",
-    "graph.round",
-    "graph.sign",
-    "graph.cmp",
-    "graph.argmax",
-    "graph.argmin",
-    "graph.rem",
-    "graph.pow",
-];
 
 /// The pipelines under test.
 fn pipelines(registry: &PassRegistry) -> Vec<&'static str> {
@@ -143,7 +129,7 @@ fn generated_graphs_keep_their_values() {
             .collect();
         let before =
             interpret(&ctx, g.func, &inputs).unwrap_or_else(|d| panic!("{label}: {d:?}\n{text}"));
-        let compare_values = !contains_discontinuous(&ctx, g.func);
+        let compare_values = !discontinuous_after_composite(&ctx, g.func);
         values_compared += compare_values as u64;
         for (p, pipeline) in pipelines.iter().enumerate() {
             let (mut ctx, module) = parse(&text, &label);
@@ -385,32 +371,6 @@ fn close(want: f64, got: f64, bound: f64) -> bool {
         return want == got;
     }
     (got - want).abs() <= bound
-}
-
-/// True if `func` holds an op whose result can jump on a last-bit difference of its operands
-/// and that depends on the result of a composite op (the only values the pipelines compute
-/// differently; a generated function is one block in program order).
-fn contains_discontinuous(ctx: &Context, func: Op) -> bool {
-    let mut tainted: FxHashSet<Value> = FxHashSet::default();
-    let mut found = false;
-    ctx.for_each_op(func, &mut |op| {
-        let name = ctx.op_name(op);
-        let depends = is_composite(name) || ctx.operands(op).iter().any(|v| tainted.contains(v));
-        if !depends {
-            return;
-        }
-        tainted.extend(ctx.results(op));
-        found |= DISCONTINUOUS.contains(&name) || (name == "graph.cast" && float_to_int(ctx, op));
-    });
-    found
-}
-
-/// True for a `graph.cast` from a float element type to a non-float one.
-fn float_to_int(ctx: &Context, op: Op) -> bool {
-    let dtype = |v| DType::from_type(ctx, ctx.element_type(ctx.value_type(v)));
-    let from = dtype(ctx.operand(op, 0));
-    let to = dtype(ctx.result(op, 0));
-    from.is_some_and(DType::is_float) && !to.is_some_and(DType::is_float)
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -89,7 +89,7 @@ impl CpuModule {
                         dlc_runtime::dlc_parallel_for as *const () as usize,
                     );
                 }
-                for kernel in crate::module::kernels(ctx, module) {
+                for kernel in dlc_loop::module_kernels(ctx, module) {
                     let name = dlc_loop::KernelOp(kernel).name(ctx).to_string();
                     let address = engine
                         .get_function_address(&name)

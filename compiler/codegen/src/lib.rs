@@ -30,7 +30,6 @@ mod types;
 
 pub use host_facts::RUNTIME_ALIGNMENT;
 pub use jit::{CompileStats, CpuModule};
-pub use module::kernels;
 pub use ptx::emit_ptx;
 pub use target::{Target, DEFAULT_SM};
 

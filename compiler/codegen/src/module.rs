@@ -24,16 +24,6 @@ use inkwell::AddressSpace;
 /// LLVM's `ptx_kernel` calling convention.
 const PTX_KERNEL_CC: u32 = 71;
 
-/// The `loop.kernel` ops directly in `module`, in order.
-pub fn kernels(ctx: &Context, module: Op) -> Vec<Op> {
-    ctx.regions(module)
-        .iter()
-        .flat_map(|&r| ctx.blocks(r).iter())
-        .flat_map(|&b| ctx.block_ops(b))
-        .filter(|&op| ctx.op_name(op) == "loop.kernel")
-        .collect()
-}
-
 /// Lowers every kernel of `module` into a new LLVM module named after `module_name`.
 pub(crate) fn lower_module<'ctx>(
     ctx: &Context,
@@ -44,7 +34,7 @@ pub(crate) fn lower_module<'ctx>(
 ) -> Result<Module<'ctx>, Diagnostic> {
     let out = llvm.create_module(module_name);
     let facts = kernel_facts(ctx, module);
-    for kernel in kernels(ctx, module) {
+    for kernel in dlc_loop::module_kernels(ctx, module) {
         let name = dlc_loop::KernelOp(kernel).name(ctx).to_string();
         let arg_facts = facts.get(&name).cloned().unwrap_or_default();
         lower_kernel(ctx, llvm, &out, kernel, &name, &arg_facts, machine)

@@ -65,7 +65,8 @@ impl MlirCpuModule {
         let start = Instant::now();
         let engine = ExecutionEngine::new(&exported, 3, &[], false, false);
         let mut kernels = FxHashMap::default();
-        for kernel in kernel_names(ctx, module) {
+        for op in dlc_loop::module_kernels(ctx, module) {
+            let kernel = dlc_loop::KernelOp(op).name(ctx).to_string();
             let symbol = format!("{kernel}{SLOT_SUFFIX}");
             let address = engine.lookup(&symbol);
             if address.is_null() {
@@ -100,15 +101,4 @@ impl KernelTable for MlirCpuModule {
     fn kernel(&self, name: &str) -> Option<KernelFn> {
         self.kernels.get(name).copied()
     }
-}
-
-/// The names of the `loop.kernel`s directly in `module`.
-fn kernel_names(ctx: &Context, module: Op) -> Vec<String> {
-    ctx.regions(module)
-        .iter()
-        .flat_map(|&r| ctx.blocks(r).iter())
-        .flat_map(|&b| ctx.block_ops(b))
-        .filter(|&op| ctx.op_name(op) == "loop.kernel")
-        .map(|op| dlc_loop::KernelOp(op).name(ctx).to_string())
-        .collect()
 }

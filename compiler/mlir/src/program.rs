@@ -209,26 +209,9 @@ fn export_host<'c, 'm>(
     op: Op,
     top: BlockRef<'c, 'm>,
 ) -> Result<(), Diagnostic> {
-    let ctx = exp.ctx;
     exp.kind = FnKind::Host;
-    let name = dlc_ir::symbol::symbol_name(ctx, op).unwrap_or("");
-    let fn_type = function_type(exp, op)?;
-    let dlc_entry = entry_block(ctx, op)?;
-    let args = arg_types(ctx, exp.mlir, dlc_entry).map_err(|e| e.at(ctx, op))?;
-    let (_, blocks) = exp
-        .emit_with_regions(
-            top,
-            "func.func",
-            &[],
-            &[
-                ("sym_name", exp.string(name)),
-                ("function_type", exp.type_attr(fn_type)),
-            ],
-            &[Some(&args)],
-        )
-        .map_err(|e| e.at(ctx, op))?;
-    let entry = first_block(&blocks, 0).map_err(|e| e.at(ctx, op))?;
-    lower_body(exp, op, dlc_entry, entry)
+    let name = dlc_ir::symbol::symbol_name(exp.ctx, op).unwrap_or("");
+    export_func(exp, op, name, top).map(|_| ())
 }
 
 /// A CPU kernel: `func.func` ending in `func.return`.
@@ -239,7 +222,21 @@ fn export_cpu_kernel<'c, 'm>(
 ) -> Result<(), Diagnostic> {
     let ctx = exp.ctx;
     exp.kind = FnKind::CpuKernel;
-    let name = KernelOp(op).name(ctx);
+    let entry = export_func(exp, op, KernelOp(op).name(ctx), top)?;
+    exp.emit(entry, "func.return", &[], &[], &[])
+        .map_err(|e| e.at(ctx, op))?;
+    Ok(())
+}
+
+/// `func.func @name` in `top` with `op`'s signature (buffers as memrefs) and its body
+/// converted; returns the entry block.
+fn export_func<'c, 'm>(
+    exp: &mut FnExport<'c, 'm, '_>,
+    op: Op,
+    name: &str,
+    top: BlockRef<'c, 'm>,
+) -> Result<BlockRef<'c, 'm>, Diagnostic> {
+    let ctx = exp.ctx;
     let fn_type = function_type(exp, op)?;
     let dlc_entry = entry_block(ctx, op)?;
     let args = arg_types(ctx, exp.mlir, dlc_entry).map_err(|e| e.at(ctx, op))?;
@@ -257,9 +254,7 @@ fn export_cpu_kernel<'c, 'm>(
         .map_err(|e| e.at(ctx, op))?;
     let entry = first_block(&blocks, 0).map_err(|e| e.at(ctx, op))?;
     lower_body(exp, op, dlc_entry, entry)?;
-    exp.emit(entry, "func.return", &[], &[], &[])
-        .map_err(|e| e.at(ctx, op))?;
-    Ok(())
+    Ok(entry)
 }
 
 /// A GPU kernel: `gpu.func ... kernel` with its shared buffers (and `loop.block_reduce`

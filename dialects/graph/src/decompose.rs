@@ -51,6 +51,48 @@ pub fn is_composite(name: &str) -> bool {
     decomposition(name).is_some()
 }
 
+/// Ops after which a last-bit float difference may become a large one.
+const DISCONTINUOUS: &[&str] = &[
+    "graph.floor",
+    "graph.ceil",
+    "graph.round",
+    "graph.sign",
+    "graph.cmp",
+    "graph.argmax",
+    "graph.argmin",
+    "graph.rem",
+    "graph.pow",
+];
+
+/// True when, in `func`, a discontinuous op (`floor`, `ceil`, `round`, `sign`, `cmp`,
+/// `argmax`/`argmin`, `rem`, `pow`, or a `cast` from a float to a non-float type) depends on
+/// the result of a composite op. Decomposing or compiling a composite changes its results in
+/// the last bits, and such an op can turn that into a large difference, so differential tests
+/// compare the results of these functions by count, dtype and shape only.
+pub fn discontinuous_after_composite(ctx: &Context, func: Op) -> bool {
+    let mut tainted: rustc_hash::FxHashSet<Value> = rustc_hash::FxHashSet::default();
+    let mut found = false;
+    ctx.for_each_op(func, &mut |op| {
+        let name = ctx.op_name(op);
+        let depends = is_composite(name) || ctx.operands(op).iter().any(|v| tainted.contains(v));
+        if !depends {
+            return;
+        }
+        tainted.extend(ctx.results(op));
+        found |= DISCONTINUOUS.contains(&name) || (name == "graph.cast" && float_to_int(ctx, op));
+    });
+    found
+}
+
+/// True for a `graph.cast` from a float element type to a non-float one.
+fn float_to_int(ctx: &Context, op: Op) -> bool {
+    let is_float = |v| {
+        ctx.float_kind(ctx.element_type(ctx.value_type(v)))
+            .is_some()
+    };
+    is_float(ctx.operand(op, 0)) && !is_float(ctx.result(op, 0))
+}
+
 /// Builds the primitive expansion of the composite `op` just before it and returns the values
 /// that replace its results; the caller replaces and erases `op`. `None` when `op` is not a
 /// composite or this instance cannot be decomposed (nothing is built then).

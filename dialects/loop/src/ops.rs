@@ -634,6 +634,16 @@ impl ViewOp {
     }
 }
 
+/// The `loop.kernel` ops directly in `module` (a `builtin.module`), in order.
+pub fn module_kernels(ctx: &Context, module: Op) -> Vec<Op> {
+    ctx.regions(module)
+        .iter()
+        .flat_map(|&r| ctx.blocks(r).iter())
+        .flat_map(|&b| ctx.block_ops(b))
+        .filter(|&op| ctx.op_name(op) == "loop.kernel")
+        .collect()
+}
+
 /// The axis of loop.thread_id, loop.block_id or loop.block_dim.
 pub fn gpu_dim(ctx: &Context, op: Op) -> Option<Dim> {
     Dim::from_keyword(str_attr(ctx, ctx.attr(op, "dim"))?)

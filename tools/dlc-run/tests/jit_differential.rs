@@ -35,13 +35,12 @@
 //!
 //! Failures are collected, not raised at once, so one run lists every broken case.
 
-use dlc_graph::decompose::is_composite;
+use dlc_graph::decompose::discontinuous_after_composite;
 use dlc_graph::generate::{GraphGen, Rng};
-use dlc_ir::{parse_source, print_op, verify, Context, Op, PrintOptions, Value};
+use dlc_ir::{parse_source, print_op, verify, Context, Op, PrintOptions};
 use dlc_loop::interp::{run_host, DType, HostBuffer, KernelArg};
 use dlc_run::{check, inputs, Backend, Model, ModelOptions};
 use dlc_runtime::{Session, Tensor};
-use std::collections::HashSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 
@@ -54,19 +53,6 @@ const EXAMPLE_DYNAMIC_SIZE: usize = 3;
 const TWIN_ULPS: f64 = 512.0;
 /// How many failures the final message spells out in full.
 const SHOWN_FAILURES: usize = 10;
-
-/// Ops after which a last-bit float difference may become a large one.
-const DISCONTINUOUS: &[&str] = &[
-    "graph.floor",
-    "graph.ceil",
-    "graph.round",
-    "graph.sign",
-    "graph.cmp",
-    "graph.argmax",
-    "graph.argmin",
-    "graph.rem",
-    "graph.pow",
-];
 
 #[test]
 fn docs_examples_match_the_interpreters() {
@@ -117,7 +103,7 @@ fn generated_graphs_match_the_interpreters() {
         let g = GraphGen::new(seed).generate(&mut ctx);
         let text = print_op(&ctx, g.module, PrintOptions::default());
         let label = format!("seed {seed}");
-        let values = !contains_discontinuous(&ctx, g.func);
+        let values = !discontinuous_after_composite(&ctx, g.func);
         values_compared += values as u64;
         let outcome = guarded(|| {
             let model = Model::compile(&text, &label, &ModelOptions::default())?;
@@ -413,36 +399,6 @@ fn report(failures: &[Failure], cases: usize) {
         summary += &format!("\n=== {}: {}\n{}\n", f.case, f.message, f.text);
     }
     panic!("{summary}");
-}
-
-// ---------------------------------------------------------------------------------------------
-// The discontinuous-ops rule.
-
-/// True if `func` holds an op whose result can jump on a last-bit difference of its operands
-/// and that depends on the result of a composite op (a generated function is one block in
-/// program order).
-fn contains_discontinuous(ctx: &Context, func: Op) -> bool {
-    let mut tainted: HashSet<Value> = HashSet::new();
-    let mut found = false;
-    ctx.for_each_op(func, &mut |op| {
-        let name = ctx.op_name(op);
-        let depends = is_composite(name) || ctx.operands(op).iter().any(|v| tainted.contains(v));
-        if !depends {
-            return;
-        }
-        tainted.extend(ctx.results(op));
-        found |= DISCONTINUOUS.contains(&name) || (name == "graph.cast" && float_to_int(ctx, op));
-    });
-    found
-}
-
-/// True for a `graph.cast` from a float element type to a non-float one.
-fn float_to_int(ctx: &Context, op: Op) -> bool {
-    let is_float = |v| {
-        DType::from_type(ctx, ctx.element_type(ctx.value_type(v)))
-            .is_some_and(|d| d.float_kind().is_some())
-    };
-    is_float(ctx.operand(op, 0)) && !is_float(ctx.result(op, 0))
 }
 
 // ---------------------------------------------------------------------------------------------
