@@ -1,26 +1,95 @@
 #!/usr/bin/env bash
-# Runs every dlc test: the cargo tests of the workspace, then the lit/FileCheck suite in test/
-# against the freshly built dlc-opt. Installs what is missing first (scripts/setup.sh).
+# Runs every dlc test: the cargo tests of the workspace, the lit/FileCheck suite in test/ against
+# the freshly built dlc-opt, and a smoke run of the benchmark. Installs what is missing first
+# (scripts/setup.sh).
+#
+# Everything is built once, with the `checked` profile (Cargo.toml): optimized code, with debug
+# assertions and overflow checks still on, so the differential tests do not run the interpreters
+# and passes at opt-level 0 (docs/testing.md says why and what it saves). DLC_TEST_SCALE=N runs
+# the long tier: N times the random programs of every differential and property test.
+#
+# At the end it prints the wall time of each stage and the slowest test binaries.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bash scripts/setup.sh
+PROFILE=checked
+BIN_DIR="$PWD/target/$PROFILE"
+mkdir -p target
+stages=target/test-stages.txt
+: >"$stages"
 
-echo "== cargo test"
-cargo test --workspace --quiet
+# stage NAME COMMAND...: runs COMMAND, printing a header, and records its wall time.
+stage() {
+  local name=$1 start
+  shift
+  echo "== $name"
+  start=$(date +%s%N)
+  "$@"
+  printf '%s\t%s\n' "$name" "$(($(date +%s%N) - start))" >>"$stages"
+}
 
-echo "== lit"
-cargo build --quiet -p dlc-opt -p dlc-run
-export DLC_BIN_DIR="$PWD/target/debug"
-log=$(mktemp)
-status=0
-python3 -c "import sys, lit.main; sys.exit(lit.main.main())" -sv test/ 2>&1 | tee "$log" || status=$?
-passed=$(sed -n 's/^ *Passed *: *\([0-9]*\).*/\1/p' "$log" | tail -n 1)
-failed=$(sed -n 's/^ *Failed *: *\([0-9]*\).*/\1/p' "$log" | tail -n 1)
-rm -f "$log"
-echo "lit: ${passed:-0} passed, ${failed:-0} failed"
-[ "$status" -eq 0 ] || exit "$status"
+# Every target at once (libraries, binaries, tests), so the dev-dependencies' features are
+# unified the way `cargo test` sees them and the test stage reuses all of it.
+build() {
+  cargo build --workspace --profile "$PROFILE" --all-targets --quiet
+}
 
-echo "== benchmark smoke run (the full run: docs/benchmarks.md)"
-cargo run --quiet -p dlc-bench --bin dlc-bench -- --size smoke --runs 2 \
-  --md target/bench/benchmarks.md --png target/bench/benchmarks.png
+# The cargo tests, with cargo's "Running <binary>" lines kept so each binary's time can be read
+# from its "test result: ... finished in Ns" line.
+cargo_log=target/test-cargo.log
+cargo_tests() {
+  local status=0
+  cargo test --workspace --profile "$PROFILE" --no-fail-fast -- -q 2>&1 | tee "$cargo_log" \
+    || status=$?
+  return "$status"
+}
+
+lit_tests() {
+  local log status=0 passed failed
+  log=$(mktemp)
+  DLC_BIN_DIR="$BIN_DIR" python3 -c "import sys, lit.main; sys.exit(lit.main.main())" -sv test/ \
+    2>&1 | tee "$log" || status=$?
+  passed=$(sed -n 's/^ *Passed *: *\([0-9]*\).*/\1/p' "$log" | tail -n 1)
+  failed=$(sed -n 's/^ *Failed *: *\([0-9]*\).*/\1/p' "$log" | tail -n 1)
+  rm -f "$log"
+  echo "lit: ${passed:-0} passed, ${failed:-0} failed"
+  return "$status"
+}
+
+bench_smoke() {
+  "$BIN_DIR/dlc-bench" --size smoke --runs 2 \
+    --md target/bench/benchmarks.md --png target/bench/benchmarks.png
+}
+
+# The slowest test binaries: each "Running" line names a binary, the next "test result" line
+# gives its time.
+slowest_binaries() {
+  awk '
+    $1 == "Running" {
+      # "Running tests/x.rs (target/checked/deps/x-0123abcd)" or "Running unittests src/lib.rs
+      # (target/checked/deps/dlc_ir-0123abcd)": the binary without its hash.
+      bin = $NF; sub(/\)$/, "", bin); sub(/.*\//, "", bin); sub(/-[0-9a-f]+$/, "", bin)
+      name = ($2 == "unittests") ? bin " (unit tests)" : bin
+    }
+    $1 == "Doc-tests" { name = $2 " (doc tests)" }
+    /^test result:/ && name != "" {
+      t = $NF; sub(/s$/, "", t); printf "%8.1f s  %s\n", t, name; name = ""
+    }' "$cargo_log" | sort -rn | head -n 8
+}
+
+summary() {
+  echo "== timings ($(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores, DLC_TEST_SCALE=${DLC_TEST_SCALE:-1})"
+  awk -F'\t' '{ printf "%8.1f s  %s\n", $2 / 1e9, $1; total += $2 }
+    END { printf "%8.1f s  total\n", total / 1e9 }' "$stages"
+  if [ -s "$cargo_log" ]; then
+    echo "slowest test binaries:"
+    slowest_binaries
+  fi
+}
+trap summary EXIT
+
+stage "setup" bash scripts/setup.sh
+stage "cargo build" build
+stage "cargo test" cargo_tests
+stage "lit" lit_tests
+stage "benchmark smoke (the full run: docs/benchmarks.md)" bench_smoke

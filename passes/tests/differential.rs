@@ -14,11 +14,13 @@ mod support;
 
 use dlc_ir::pass::PassRegistry;
 use dlc_ir::{parse_source, print_op, verify, Context, Op, PrintOptions};
+use dlc_testkit::{report, scaled};
 use pipeline::run;
 use support::gen::{self, Rng, Signature, Ty};
 use support::interp::{Interpreter, Scalar};
 
-/// Programs per run (each goes through every pipeline); seeds 0..PROGRAMS.
+/// Programs per run in the default tier (each goes through every pipeline); seeds
+/// `0..scaled(PROGRAMS)` (`dlc_testkit`).
 const PROGRAMS: u64 = 300;
 /// Random argument tuples per public function.
 const INPUTS: usize = 4;
@@ -29,7 +31,8 @@ fn generic_passes_preserve_semantics() {
     dlc_passes::register_all(&mut registry);
     let pipelines = pipelines(&registry);
     let mut changed = vec![0u64; pipelines.len()];
-    for seed in 0..PROGRAMS {
+    let programs = scaled(PROGRAMS);
+    for seed in 0..programs {
         let program = gen::program(seed);
         let (ctx, module) = parse(&program.text, seed);
         let original = print_op(&ctx, module, PrintOptions::default());
@@ -76,10 +79,11 @@ fn generic_passes_preserve_semantics() {
             }
         }
     }
+    report("differential", programs as usize);
     for (pipeline, n) in pipelines.iter().zip(&changed) {
         assert!(
-            *n >= PROGRAMS / 10,
-            "'{pipeline}' changed only {n} of {PROGRAMS} programs: the generator gives it too \
+            *n >= programs / 10,
+            "'{pipeline}' changed only {n} of {programs} programs: the generator gives it too \
              little to do"
         );
     }

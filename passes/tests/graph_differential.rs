@@ -1,7 +1,7 @@
 //! Differential tests of the graph passes: every graph example in docs/examples and the random
-//! functions of `dlc_graph::generate::GraphGen` (seeds `0..GENERATED`) are run by the reference
-//! interpreter (`dlc_graph::interp`) on random inputs before and after each pipeline, and the
-//! results must agree. docs/testing.md states the same policy for other differential tests.
+//! functions of `dlc_graph::generate::GraphGen` (seeds `0..GENERATED`, times `DLC_TEST_SCALE`)
+//! are run by the reference interpreter (`dlc_graph::interp`) on random inputs before and after
+//! each pipeline, and the results must agree. docs/testing.md states the same policy for other differential tests.
 //!
 //! # Tolerance
 //! Results must have the same count, dtypes and shapes. Values are compared per element:
@@ -34,9 +34,11 @@ use dlc_graph::interp::{interpret, DType, Elements, Tensor};
 use dlc_ir::pass::PassRegistry;
 use dlc_ir::{parse_source, print_op, verify, Context, Op, PrintOptions, Value, DYNAMIC};
 use dlc_loop::interp::{run_host, DType as LoopDType, HostBuffer, KernelArg};
+use dlc_testkit::{par_cases, report, scaled};
 use pipeline::{context, registry, repo_root, run};
 
-/// Random functions per pipeline; seeds `0..GENERATED`.
+/// Random functions per pipeline in the default tier; seeds `0..scaled(GENERATED)`
+/// (`dlc_testkit`).
 const GENERATED: u64 = 500;
 /// The size given to every `?` dim of an example's arguments.
 const EXAMPLE_DYNAMIC_SIZE: usize = 3;
@@ -114,69 +116,96 @@ fn docs_examples_keep_their_values() {
 fn generated_graphs_keep_their_values() {
     let registry = registry();
     let pipelines = pipelines(&registry);
+    let seeds: Vec<u64> = (0..scaled(GENERATED)).collect();
+    let outcomes = par_cases(&seeds, |&seed| check_generated(&registry, &pipelines, seed));
+    report("graph_differential", seeds.len());
     let mut values_compared = 0;
     let mut changed = vec![0u64; pipelines.len()];
-    for seed in 0..GENERATED {
-        let mut ctx = context();
-        let g = GraphGen::new(seed).generate(&mut ctx);
-        let text = print(&ctx, g.module);
-        let label = format!("seed {seed}");
-        let mut rng = Rng::new(seed ^ 0xD1FF);
-        let inputs: Vec<Tensor> = args(&ctx, g.func)
-            .into_iter()
-            .zip(&g.arg_shapes)
-            .map(|(dtype, shape)| random_tensor(dtype, shape, &mut rng))
-            .collect();
-        let before =
-            interpret(&ctx, g.func, &inputs).unwrap_or_else(|d| panic!("{label}: {d:?}\n{text}"));
-        let compare_values = !discontinuous_after_composite(&ctx, g.func);
-        values_compared += compare_values as u64;
-        for (p, pipeline) in pipelines.iter().enumerate() {
-            let (mut ctx, module) = parse(&text, &label);
-            run(&registry, &mut ctx, module, pipeline)
-                .unwrap_or_else(|e| panic!("{label}: '{pipeline}' failed: {e}\n{text}"));
-            let output = print(&ctx, module);
-            if output != text {
-                changed[p] += 1;
+    let mut failures = Vec::new();
+    for (seed, outcome) in seeds.iter().zip(outcomes) {
+        match outcome {
+            Ok(generated) => {
+                values_compared += generated.values_compared as u64;
+                for (n, c) in changed.iter_mut().zip(generated.changed) {
+                    *n += c as u64;
+                }
             }
-            let func = funcs(&ctx, module)[0];
-            let after = interpret(&ctx, func, &inputs).unwrap_or_else(|d| {
-                panic!(
-                    "{label}: after '{pipeline}': {d:?}\n--- before:\n{text}\n--- after:\n{output}"
-                )
-            });
-            compare(&before, &after, compare_values, loosest(&ctx, func)).unwrap_or_else(|e| {
-                panic!(
-                    "{label}: '{pipeline}' changed the result: {e}\n--- before:\n{text}\n\
-                     --- after:\n{output}"
-                )
-            });
-        }
-        for lowering in LOWERINGS {
-            let after = lowered(&registry, lowering, &text, &label, &inputs)
-                .unwrap_or_else(|e| panic!("{label}: {e}\n{text}"));
-            compare(
-                &before,
-                &after,
-                compare_values,
-                lowered_tolerance(&ctx, g.func),
-            )
-            .unwrap_or_else(|e| {
-                panic!("{label}: the program lowered by '{lowering}' differs: {e}\n{text}")
-            });
+            Err(e) => failures.push(format!("seed {seed}: {e}")),
         }
     }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    let generated = seeds.len() as u64;
     assert!(
-        values_compared >= GENERATED / 2,
-        "values compared on only {values_compared} of {GENERATED} functions"
+        values_compared >= generated / 2,
+        "values compared on only {values_compared} of {generated} functions"
     );
     for (pipeline, n) in pipelines.iter().zip(&changed) {
         assert!(
-            *n >= GENERATED / 10,
-            "'{pipeline}' changed only {n} of {GENERATED} functions: the generator gives it too \
+            *n >= generated / 10,
+            "'{pipeline}' changed only {n} of {generated} functions: the generator gives it too \
              little to do"
         );
     }
+}
+
+/// What one generated function showed.
+struct Generated {
+    /// Its values were compared (no discontinuous op after a composite).
+    values_compared: bool,
+    /// Per pipeline: the pipeline changed the function.
+    changed: Vec<bool>,
+}
+
+/// The function of `seed` before and after each of `pipelines` and each of [`LOWERINGS`].
+fn check_generated(
+    registry: &PassRegistry,
+    pipelines: &[&str],
+    seed: u64,
+) -> Result<Generated, String> {
+    let mut ctx = context();
+    let g = GraphGen::new(seed).generate(&mut ctx);
+    let text = print(&ctx, g.module);
+    let label = format!("seed {seed}");
+    let mut rng = Rng::new(seed ^ 0xD1FF);
+    let inputs: Vec<Tensor> = args(&ctx, g.func)
+        .into_iter()
+        .zip(&g.arg_shapes)
+        .map(|(dtype, shape)| random_tensor(dtype, shape, &mut rng))
+        .collect();
+    let before = interpret(&ctx, g.func, &inputs).map_err(|d| format!("{d:?}\n{text}"))?;
+    let values_compared = !discontinuous_after_composite(&ctx, g.func);
+    let mut changed = Vec::new();
+    for pipeline in pipelines {
+        let (mut ctx, module) = parse(&text, &label);
+        run(registry, &mut ctx, module, pipeline)
+            .map_err(|e| format!("'{pipeline}' failed: {e}\n{text}"))?;
+        let output = print(&ctx, module);
+        changed.push(output != text);
+        let func = funcs(&ctx, module)[0];
+        let after = interpret(&ctx, func, &inputs).map_err(|d| {
+            format!("after '{pipeline}': {d:?}\n--- before:\n{text}\n--- after:\n{output}")
+        })?;
+        compare(&before, &after, values_compared, loosest(&ctx, func)).map_err(|e| {
+            format!(
+                "'{pipeline}' changed the result: {e}\n--- before:\n{text}\n--- after:\n{output}"
+            )
+        })?;
+    }
+    for lowering in LOWERINGS {
+        let after = lowered(registry, lowering, &text, &label, &inputs)
+            .map_err(|e| format!("{e}\n{text}"))?;
+        compare(
+            &before,
+            &after,
+            values_compared,
+            lowered_tolerance(&ctx, g.func),
+        )
+        .map_err(|e| format!("the program lowered by '{lowering}' differs: {e}\n{text}"))?;
+    }
+    Ok(Generated {
+        values_compared,
+        changed,
+    })
 }
 
 // ---------------------------------------------------------------------------------------------

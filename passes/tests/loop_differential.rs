@@ -4,7 +4,7 @@
 //! kernels run in its grid simulation) before and after.
 //!
 //! The corpus: every graph example in docs/examples and the random graphs of
-//! `dlc_graph::generate::GraphGen` (seeds `0..GENERATED`), each through
+//! `dlc_graph::generate::GraphGen` (seeds `0..GENERATED`, times `DLC_TEST_SCALE`), each through
 //! `decompose,fuse,lower{target=...}` for the case's target, plus the hand-written host
 //! programs in passes/tests/loop_corpus/ (kernels the lowering does not produce, for passes
 //! that need them). Inputs are random; a `?` dim of an example or corpus program is 3.
@@ -29,10 +29,12 @@ use dlc_ir::{parse_source, print_op, verify, Context, Op, PrintOptions, DYNAMIC}
 use dlc_loop::interp::{run_host, DType, HostBuffer, KernelArg};
 use dlc_passes::graph::lower::Target;
 use dlc_passes::loops::{differential_cases, DifferentialCase};
+use dlc_testkit::{par_cases, par_map, report, scaled};
 use pipeline::{context, registry, repo_root, run};
 use std::path::{Path, PathBuf};
 
-/// Random graphs in the corpus; seeds `0..GENERATED`.
+/// Random graphs in the corpus in the default tier; seeds `0..scaled(GENERATED)`
+/// (`dlc_testkit`).
 const GENERATED: u64 = 60;
 /// The size of a `?` dim of an example or corpus program's argument.
 const DYNAMIC_SIZE: usize = 3;
@@ -52,6 +54,7 @@ const DISCONTINUOUS: &[&str] = &[
 ];
 
 /// One lowered program.
+#[derive(Clone)]
 struct Program {
     label: String,
     text: String,
@@ -59,6 +62,29 @@ struct Program {
     shapes: Option<Vec<Vec<usize>>>,
     /// Compare values (false: shapes and dtypes only).
     values: bool,
+}
+
+/// A program of the corpus with its runs before any pass: per host function, the random
+/// arguments and the results. Every case compares against these, so they are computed once.
+struct Reference {
+    program: Program,
+    runs: Vec<(Vec<KernelArg>, Vec<KernelArg>)>,
+}
+
+impl Reference {
+    /// Runs the host functions of `program` (the `n`-th of its corpus) on random arguments.
+    fn new(program: Program, n: usize) -> Result<Reference, String> {
+        let (ctx, module) = parse(&program.text, &program.label)?;
+        let mut rng = Rng::new(n as u64 ^ 0x100F);
+        let mut runs = Vec::new();
+        for f in host_functions(&ctx, module) {
+            let args = random_args(&ctx, f, program.shapes.as_deref(), &mut rng)?;
+            let before = run_host(&ctx, f, args.clone())
+                .map_err(|d| format!("{}: the input program fails: {d:?}", program.label))?;
+            runs.push((args, before));
+        }
+        Ok(Reference { program, runs })
+    }
 }
 
 #[test]
@@ -69,25 +95,16 @@ fn loop_passes_preserve_results() {
         !cases.is_empty(),
         "no loop pass declares a differential case"
     );
-    let corpus_cpu = corpus(&registry, Target::Cpu);
-    let corpus_gpu = corpus(&registry, Target::Gpu);
-    let failures: Vec<String> = std::thread::scope(|s| {
-        let handles: Vec<_> = cases
-            .iter()
-            .map(|case| {
-                let corpus = match case.target {
-                    Target::Cpu => &corpus_cpu,
-                    Target::Gpu => &corpus_gpu,
-                };
-                let registry = &registry;
-                s.spawn(move || check_case(registry, case, corpus))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .filter_map(|h| h.join().unwrap_or_else(|_| Err("panicked".into())).err())
-            .collect()
-    });
+    let corpus_cpu = references(corpus(&registry, Target::Cpu));
+    let corpus_gpu = references(corpus(&registry, Target::Gpu));
+    let corpus_for = |case: &DifferentialCase| match case.target {
+        Target::Cpu => &corpus_cpu,
+        Target::Gpu => &corpus_gpu,
+    };
+    let outcomes = par_cases(&cases, |case| check_case(&registry, case, corpus_for(case)));
+    let checked: usize = cases.iter().map(|case| corpus_for(case).len()).sum();
+    report("loop_differential", checked);
+    let failures: Vec<String> = outcomes.into_iter().filter_map(Result::err).collect();
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
@@ -96,24 +113,12 @@ fn loop_passes_preserve_results() {
 fn check_case(
     registry: &PassRegistry,
     case: &DifferentialCase,
-    corpus: &[Program],
+    corpus: &[Reference],
 ) -> Result<(), String> {
     let mut changed = 0;
-    for (n, program) in corpus.iter().enumerate() {
+    for Reference { program, runs } in corpus {
         let label = format!("'{}' on {}", case.pipeline, program.label);
         let (mut ctx, module) = parse(&program.text, &program.label)?;
-        let mut rng = Rng::new(n as u64 ^ 0x100F);
-        let hosts = host_functions(&ctx, module);
-        let mut inputs = Vec::new();
-        let mut before = Vec::new();
-        for &f in &hosts {
-            let args = random_args(&ctx, f, program.shapes.as_deref(), &mut rng)?;
-            before.push(
-                run_host(&ctx, f, args.clone())
-                    .map_err(|d| format!("{label}: the input program fails: {d:?}"))?,
-            );
-            inputs.push(args);
-        }
         run(registry, &mut ctx, module, case.pipeline).map_err(|e| format!("{label}: {e}"))?;
         let output = print_op(&ctx, module, PrintOptions::default());
         verify(&ctx, module)
@@ -122,8 +127,8 @@ fn check_case(
             changed += 1;
         }
         let hosts_after = host_functions(&ctx, module);
-        for ((f, args), want) in hosts_after.iter().zip(inputs).zip(&before) {
-            let got = run_host(&ctx, *f, args).map_err(|d| {
+        for (f, (args, want)) in hosts_after.iter().zip(runs) {
+            let got = run_host(&ctx, *f, args.clone()).map_err(|d| {
                 format!(
                     "{label}: fails after the pipeline: {d:?}\n--- before:\n{}\n--- after:\n{output}",
                     program.text
@@ -151,6 +156,18 @@ fn check_case(
 // ---------------------------------------------------------------------------------------------
 // The corpus.
 
+/// The programs with their reference runs, in order.
+fn references(programs: Vec<Program>) -> Vec<Reference> {
+    let numbered: Vec<(usize, Program)> = programs.into_iter().enumerate().collect();
+    let references = par_map(&numbered, |(n, program)| {
+        Reference::new(program.clone(), *n)
+    });
+    references
+        .into_iter()
+        .collect::<Result<_, _>>()
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
 fn corpus(registry: &PassRegistry, target: Target) -> Vec<Program> {
     let lowering = match target {
         Target::Cpu => "decompose,fuse,lower{target=cpu}",
@@ -175,7 +192,8 @@ fn corpus(registry: &PassRegistry, target: Target) -> Vec<Program> {
             values: true,
         });
     }
-    for seed in 0..GENERATED {
+    let seeds: Vec<u64> = (0..scaled(GENERATED)).collect();
+    programs.extend(par_map(&seeds, |&seed| {
         let mut ctx = context();
         let g = GraphGen::new(seed).generate(&mut ctx);
         let text = print_op(&ctx, g.module, PrintOptions::default());
@@ -193,13 +211,13 @@ fn corpus(registry: &PassRegistry, target: Target) -> Vec<Program> {
         .iter()
         .any(|n| text.contains(n));
         let values = !(reduces && DISCONTINUOUS.iter().any(|n| text.contains(n)));
-        programs.push(Program {
+        Program {
             text: lower(registry, &text, &label, lowering),
             label,
             shapes: Some(g.arg_shapes),
             values,
-        });
-    }
+        }
+    }));
     for path in mlir_files(&root.join("passes/tests/loop_corpus")) {
         let text = std::fs::read_to_string(&path).expect("readable corpus program");
         programs.push(Program {

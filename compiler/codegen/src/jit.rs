@@ -1,7 +1,8 @@
 //! The CPU JIT: a lowered module compiled for the host CPU and loaded into this process.
 //!
-//! The LLVM module is tuned for the host (its `target-cpu` and `target-features` on every
-//! function, so AVX-512 machines get 512-bit vectors), optimized with LLVM's `default<O3>`
+//! The LLVM module is tuned for the host, or for an x86-64 level the host supports
+//! ([`CpuTarget`]): its `target-cpu` and `target-features` on every function, so AVX-512 machines
+//! get 512-bit vectors and `x86-64-v3` gets AVX2's 256-bit ones. It is optimized with LLVM's `default<O3>`
 //! pipeline, and handed to MCJIT. Parallel loops call back into `dlc_runtime::dlc_parallel_for`,
 //! whose address is mapped into the JIT. The result implements `dlc_runtime::KernelTable`, so
 //! the runtime's host program can launch the kernels.
@@ -9,7 +10,7 @@
 use crate::function::Machine;
 use crate::module::lower_module;
 use crate::parallel::PARALLEL_FOR;
-use crate::target::host_machine;
+use crate::target::{cpu_machine, CpuTarget};
 use dlc_ir::{Context, Diagnostic, Op};
 use dlc_runtime::{KernelFn, KernelTable};
 use inkwell::attributes::AttributeLoc;
@@ -64,8 +65,9 @@ pub struct CpuModule {
 
 impl CpuModule {
     /// Compiles every `loop.kernel` of `module` (a `builtin.module` after `lower` and a CPU
-    /// pipeline). Kernels that use GPU ops or loops are reported as errors at the op.
-    pub fn compile(ctx: &Context, module: Op) -> Result<CpuModule, Diagnostic> {
+    /// pipeline) for `cpu`. Kernels that use GPU ops or loops are reported as errors at the op;
+    /// a `cpu` this host cannot run is an error at `module`.
+    pub fn compile(ctx: &Context, module: Op, cpu: CpuTarget) -> Result<CpuModule, Diagnostic> {
         let fail = |msg: String| Diagnostic::error(ctx.op_loc(module), msg);
         let mut stats = CompileStats::default();
         let mut names = Vec::new();
@@ -77,7 +79,7 @@ impl CpuModule {
                 let out = lower_module(ctx, llvm, module, Machine::Cpu, "dlc")?;
                 stats.lower = start.elapsed();
                 let start = Instant::now();
-                optimize_for_host(&out).map_err(fail)?;
+                optimize_for_cpu(&out, cpu).map_err(fail)?;
                 stats.optimize = start.elapsed();
                 let start = Instant::now();
                 let engine = out
@@ -135,9 +137,9 @@ impl KernelTable for CpuModule {
     }
 }
 
-/// Tunes `module` for the host CPU, verifies it and runs LLVM's O3 pipeline.
-pub(crate) fn optimize_for_host(module: &Module<'_>) -> Result<(), String> {
-    let (machine, cpu, features) = host_machine(OptimizationLevel::Aggressive)?;
+/// Tunes `module` for `cpu`, verifies it and runs LLVM's O3 pipeline.
+pub(crate) fn optimize_for_cpu(module: &Module<'_>, cpu: CpuTarget) -> Result<(), String> {
+    let (machine, cpu, features) = cpu_machine(cpu, OptimizationLevel::Aggressive)?;
     module.set_triple(&machine.get_triple());
     module.set_data_layout(&machine.get_target_data().get_data_layout());
     let llvm = module.get_context();

@@ -7,8 +7,8 @@
 //! lower the op families); host functions stay with `dlc-runtime`, which runs them and calls
 //! the compiled kernels through [`CpuModule`]'s [`dlc_runtime::KernelTable`].
 //!
-//! - [`CpuModule::compile`]: JIT for the host CPU (O3, host features, parallel loops on the
-//!   runtime's pool).
+//! - [`CpuModule::compile`]: JIT for the host CPU or an x86-64 level it supports ([`CpuTarget`];
+//!   O3, parallel loops on the runtime's pool).
 //! - [`emit_llvm_ir`]: the LLVM module as text, for `dlc-opt --emit=llvm`.
 //! - [`emit_ptx`]: PTX for `sm_NN`, for `dlc-opt --emit=ptx`.
 //!
@@ -31,7 +31,7 @@ mod types;
 pub use host_facts::RUNTIME_ALIGNMENT;
 pub use jit::{CompileStats, CpuModule};
 pub use ptx::emit_ptx;
-pub use target::{Target, DEFAULT_SM};
+pub use target::{CpuTarget, Target, DEFAULT_SM};
 
 use dlc_ir::{Context, Diagnostic, Op};
 use inkwell::context::Context as LlvmContext;
@@ -40,9 +40,10 @@ use inkwell::context::Context as LlvmContext;
 pub fn emit_llvm_ir(ctx: &Context, module: Op, target: Target) -> Result<String, Diagnostic> {
     let llvm = LlvmContext::create();
     let out = match target {
-        Target::HostCpu => {
+        Target::Cpu(cpu) => {
             let out = module::lower_module(ctx, &llvm, module, function::Machine::Cpu, "dlc")?;
-            jit::optimize_for_host(&out).map_err(|m| Diagnostic::error(ctx.op_loc(module), m))?;
+            jit::optimize_for_cpu(&out, cpu)
+                .map_err(|m| Diagnostic::error(ctx.op_loc(module), m))?;
             out
         }
         Target::Nvptx { sm } => ptx::nvptx_module(ctx, &llvm, module, sm)?,

@@ -684,7 +684,8 @@ fn parse_print_no_panic(src: &str) {
 
 proptest! {
     #![proptest_config(ProptestConfig {
-        cases: 1024,
+        // 1024 in the default tier, times DLC_TEST_SCALE in the long one (dlc_testkit).
+        cases: 1024 * dlc_testkit::scale() as u32,
         max_shrink_iters: 4096,
         // Failures print their minimal program; regressions go to fuzz_regressions.rs by hand.
         failure_persistence: None,

@@ -39,10 +39,16 @@ pub struct ExportOptions {
 
 /// A melior context with every upstream dialect registered and loaded, and the LLVM IR
 /// translations registered: what [`to_mlir`] builds in and an MLIR pass pipeline runs in.
+///
+/// Its multithreading is off: MLIR would start a thread pool per context (one thread per core)
+/// to run passes on the functions of a module in parallel, so callers that compile several
+/// models at once, each on a core of their own, would run twice as many threads as cores. The
+/// modules dlc exports are a few kernels; their lowering gains little from threads.
 pub fn mlir_context() -> melior::Context {
     let registry = DialectRegistry::new();
     melior::utility::register_all_dialects(&registry);
     let context = melior::Context::new();
+    context.enable_multi_threading(false);
     context.append_dialect_registry(&registry);
     context.load_all_available_dialects();
     melior::utility::register_all_llvm_translations(&context);

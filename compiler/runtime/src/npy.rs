@@ -1,13 +1,14 @@
 //! NumPy `.npy` files (format versions 1 and 2): how tensors get in and out of tools and tests.
 //!
 //! Only what dlc tensors can hold is supported: little-endian `<f2 <f4 <f8 |b1 |i1 <i4 <i8`
-//! (`=` and, for one-byte types, `<`/`|` are accepted as byte orders), C order. `index`
-//! tensors are written as `<i8` (and read back as `i64`); `bf16` has no NumPy dtype and cannot
-//! be written. Anything else — big-endian data, Fortran order, a truncated file — is an error
-//! naming the file, never a panic.
+//! (`=` and, for one-byte types, `<`/`|` are accepted as byte orders). Arrays are read in C
+//! order or in Fortran order (what NumPy writes for a transposed array), which is copied to C
+//! order on load; they are always written in C order. `index` tensors are written as `<i8` (and
+//! read back as `i64`); `bf16` has no NumPy dtype and cannot be written. Anything else —
+//! big-endian data, a truncated file — is an error naming the file, never a panic.
 
 use crate::error::RuntimeError;
-use crate::tensor::{byte_size, dtype_name, Tensor};
+use crate::tensor::{byte_size, dtype_name, elem_bytes, Tensor};
 use dlc_loop::interp::DType;
 use std::path::Path;
 
@@ -101,9 +102,6 @@ pub fn decode_npy(bytes: &[u8]) -> Result<Tensor, String> {
         .ok_or("truncated .npy header")?;
     let header = std::str::from_utf8(header).map_err(|_| "the .npy header is not text")?;
     let header = Header::parse(header)?;
-    if header.fortran_order {
-        return Err("Fortran-order (fortran_order: True) arrays are not supported; save the array in C order".into());
-    }
     let dtype = parse_descr(&header.descr)?;
     let data = &bytes[start + header_len..];
     let need = byte_size(&header.shape, dtype).map_err(|e| e.to_string())?;
@@ -115,7 +113,41 @@ pub fn decode_npy(bytes: &[u8]) -> Result<Tensor, String> {
             data.len()
         ));
     }
+    if header.fortran_order {
+        let c_order = fortran_to_c_order(data, &header.shape, elem_bytes(dtype));
+        return Tensor::from_bytes(dtype, &header.shape, &c_order).map_err(|e| e.to_string());
+    }
     Tensor::from_bytes(dtype, &header.shape, data).map_err(|e| e.to_string())
+}
+
+/// The elements of `data` (`element` bytes each, Fortran order: the first index varies
+/// fastest) of an array of `shape`, in C order (the last index varies fastest).
+fn fortran_to_c_order(data: &[u8], shape: &[usize], element: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(data.len());
+    // Fortran strides, in elements: 1, d0, d0·d1, ...
+    let strides: Vec<usize> = shape
+        .iter()
+        .scan(1usize, |stride, &d| {
+            let s = *stride;
+            *stride *= d;
+            Some(s)
+        })
+        .collect();
+    let mut index = vec![0usize; shape.len()];
+    let count: usize = shape.iter().product();
+    for _ in 0..count {
+        let at: usize = index.iter().zip(&strides).map(|(i, s)| i * s).sum();
+        out.extend_from_slice(&data[at * element..(at + 1) * element]);
+        // The next C-order index: the last dim counts fastest.
+        for (i, &d) in index.iter_mut().zip(shape).rev() {
+            *i += 1;
+            if *i < d {
+                break;
+            }
+            *i = 0;
+        }
+    }
+    out
 }
 
 /// The dtype of a NumPy type string.

@@ -3,9 +3,13 @@
 //! Code generation outlines the body of every `parallel` loop into a [`ParallelBody`] and calls
 //! [`dlc_parallel_for`] with its captures; this module splits the iteration space into one
 //! contiguous chunk per thread (a static schedule, so the split is reproducible and costs one
-//! task per thread) and runs the chunks on one process-wide rayon pool, created on first use.
+//! task per thread) and runs the chunks on one process-wide rayon pool.
 //!
-//! The pool size is `DLC_NUM_THREADS` when set, else [`std::thread::available_parallelism`].
+//! That pool is rayon's global pool (one thread per core, [`std::thread::available_parallelism`],
+//! unless the application configured it otherwise), so a program that already uses rayon, like
+//! dlc's own test suite, runs its work and dlc's kernels on the same threads instead of twice as
+//! many threads as cores. `DLC_NUM_THREADS` asks for a dedicated pool of that size instead,
+//! created on first use.
 //! `dlc_parallel_for` is called from compiled code and cannot return an error, so an invalid
 //! `DLC_NUM_THREADS` makes the pool fall back to the default size, and the error is surfaced by
 //! [`num_threads`], which [`Session::run`](crate::Session::run) calls before running anything:
@@ -46,31 +50,36 @@ fn setting() -> &'static Result<Option<usize>, RuntimeError> {
     })
 }
 
-fn default_threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
-}
-
 /// The number of threads parallel loops use, or the error of an invalid `DLC_NUM_THREADS`.
 pub fn num_threads() -> Result<usize, RuntimeError> {
     match setting() {
-        Ok(n) => Ok(n.unwrap_or_else(default_threads)),
+        Ok(Some(n)) => Ok(*n),
+        Ok(None) => Ok(rayon::current_num_threads()),
         Err(e) => Err(e.clone()),
     }
 }
 
-/// The pool, created on first use; `None` if the OS refused to start its threads, in which
-/// case parallel loops run inline on the calling thread.
-fn pool() -> Option<&'static rayon::ThreadPool> {
-    static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
-    POOL.get_or_init(|| {
-        let threads = num_threads().unwrap_or_else(|_| default_threads());
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
+/// Where parallel loops run.
+enum Pool {
+    /// Rayon's global pool (no `DLC_NUM_THREADS`, or an invalid one).
+    Global,
+    /// The pool of `DLC_NUM_THREADS` threads.
+    Dedicated(rayon::ThreadPool),
+    /// The OS refused to start the dedicated pool's threads: loops run inline on the caller.
+    Inline,
+}
+
+/// The pool, chosen on first use.
+fn pool() -> &'static Pool {
+    static POOL: OnceLock<Pool> = OnceLock::new();
+    POOL.get_or_init(|| match setting() {
+        Ok(Some(threads)) => rayon::ThreadPoolBuilder::new()
+            .num_threads(*threads)
             .thread_name(|i| format!("dlc-worker-{i}"))
             .build()
-            .ok()
+            .map_or(Pool::Inline, Pool::Dedicated),
+        Ok(None) | Err(_) => Pool::Global,
     })
-    .as_ref()
 }
 
 /// The chunk `c` of `chunks` contiguous, near-equal chunks of `[0, iterations)`: the first
@@ -113,22 +122,33 @@ pub unsafe extern "C" fn dlc_parallel_for(
     if iterations <= 0 {
         return;
     }
-    let Some(pool) = pool() else {
-        // SAFETY: the caller's contract covers the whole range on this thread.
-        unsafe { body(captures, 0, iterations) };
-        return;
+    let (threads, on_worker) = match pool() {
+        Pool::Global => (
+            rayon::current_num_threads(),
+            rayon::current_thread_index().is_some(),
+        ),
+        Pool::Dedicated(pool) => (
+            pool.current_num_threads(),
+            pool.current_thread_index().is_some(),
+        ),
+        Pool::Inline => (1, false),
     };
-    let threads = pool.current_num_threads() as i64;
-    if iterations == 1 || threads <= 1 || pool.current_thread_index().is_some() {
-        // SAFETY: as above; a nested loop runs on the worker that reached it.
+    if iterations == 1 || threads <= 1 || on_worker {
+        // SAFETY: the caller's contract covers the whole range on this thread; a nested loop
+        // runs on the worker that reached it.
         unsafe { body(captures, 0, iterations) };
         return;
     }
-    let chunks = threads.min(iterations);
+    let chunks = (threads as i64).min(iterations);
     let captures = Captures(captures);
-    // `install` + recursive `join` rather than `scope` + `spawn`: join keeps its jobs on the
-    // stack (no allocation per chunk) and the caller's worker runs a share of the chunks.
-    pool.install(|| run_chunks(body, captures, iterations, chunks, 0, chunks));
+    // Recursive `join` rather than `scope` + `spawn`: join keeps its jobs on the stack (no
+    // allocation per chunk) and the caller's worker runs a share of the chunks. Called from
+    // outside a pool, `join` runs on the global pool; `install` moves it onto the dedicated one.
+    let run = || run_chunks(body, captures, iterations, chunks, 0, chunks);
+    match pool() {
+        Pool::Dedicated(pool) => pool.install(run),
+        _ => run(),
+    }
 }
 
 /// Runs chunks `[first, last)` of `chunks`, splitting the range in two with `rayon::join`.

@@ -1,5 +1,6 @@
-//! `.npy` round trips for every dtype, NumPy-written headers, and the errors (Fortran order,
-//! unsupported dtypes, truncated data), which must name the file.
+//! `.npy` round trips for every dtype, NumPy-written headers, Fortran-order arrays (copied to C
+//! order), and the errors (big-endian or unsupported dtypes, truncated data), which must name the
+//! file.
 
 use dlc_runtime::npy::{decode_npy, encode_npy};
 use dlc_runtime::{read_npy, write_npy, DType, RuntimeError, Tensor};
@@ -80,16 +81,61 @@ fn reads_numpy_variants() {
     assert_eq!(t.bytes(), &[1, 2, 255]);
 }
 
+/// What `np.save` writes for `np.arange(6, dtype=np.int8).reshape(2, 3).T`: a (3, 2) array in
+/// Fortran order, whose bytes are those of the (2, 3) C-order array it views.
+#[test]
+fn fortran_order_is_copied_to_c_order() {
+    let header = "{'descr': '|i1', 'fortran_order': True, 'shape': (3, 2), }\n";
+    let t = decode_npy(&npy(header, &[0, 1, 2, 3, 4, 5])).unwrap();
+    assert_eq!(t.shape(), &[3, 2]);
+    // t[i][j] = j * 3 + i.
+    assert_eq!(t.bytes(), &[0, 3, 1, 4, 2, 5]);
+
+    // Three dims and four-byte elements: element (i, j, k) of a (2, 3, 4) array is stored at
+    // i + 2j + 6k in Fortran order; store that number, read it back in C order.
+    let (d0, d1, d2) = (2usize, 3usize, 4usize);
+    let mut data = vec![0u8; d0 * d1 * d2 * 4];
+    for i in 0..d0 {
+        for j in 0..d1 {
+            for k in 0..d2 {
+                let at = i + d0 * j + d0 * d1 * k;
+                let value = (100 * i + 10 * j + k) as i32;
+                data[at * 4..at * 4 + 4].copy_from_slice(&value.to_le_bytes());
+            }
+        }
+    }
+    let header = "{'descr': '<i4', 'fortran_order': True, 'shape': (2, 3, 4), }\n";
+    let t = decode_npy(&npy(header, &data)).unwrap();
+    let values: Vec<i32> = t
+        .bytes()
+        .chunks(4)
+        .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    let want: Vec<i32> = (0..d0)
+        .flat_map(|i| {
+            (0..d1).flat_map(move |j| (0..d2).map(move |k| (100 * i + 10 * j + k) as i32))
+        })
+        .collect();
+    assert_eq!(values, want);
+
+    // Zero-size and scalar arrays.
+    let header = "{'descr': '<f4', 'fortran_order': True, 'shape': (0, 3), }\n";
+    assert_eq!(decode_npy(&npy(header, &[])).unwrap().shape(), &[0, 3]);
+    let header = "{'descr': '<f4', 'fortran_order': True, 'shape': (), }\n";
+    let t = decode_npy(&npy(header, &1.5f32.to_le_bytes())).unwrap();
+    assert_eq!(t.bytes(), &1.5f32.to_le_bytes());
+}
+
 #[test]
 fn errors_name_the_file() {
     let dir = std::env::temp_dir().join(format!("dlc-runtime-npy-err-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("f.npy");
-    let header = "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }\n";
+    let header = "{'descr': '>f4', 'fortran_order': False, 'shape': (2, 2), }\n";
     std::fs::write(&path, npy(header, &[0; 16])).unwrap();
     let e = read_npy(&path).unwrap_err();
     assert!(matches!(&e, RuntimeError::Npy { path: p, .. } if *p == path));
-    assert!(e.to_string().contains("Fortran-order"), "{e}");
+    assert!(e.to_string().contains("unsupported dtype '>f4'"), "{e}");
     assert!(e.to_string().starts_with(&path.display().to_string()));
 
     let e = read_npy(&dir.join("missing.npy")).unwrap_err();

@@ -7,6 +7,7 @@ use dlc_graph::decompose::decompose_all;
 use dlc_graph::generate::{GraphGen, Rng};
 use dlc_graph::interp::{interpret, DType, Tensor};
 use dlc_ir::{parse_source, print_op, verify, Context, PrintOptions};
+use dlc_testkit::{par_cases, report, scaled};
 
 fn context() -> Context {
     let mut ctx = Context::new();
@@ -29,62 +30,85 @@ fn random_tensor(dtype: DType, shape: &[usize], rng: &mut Rng) -> Tensor {
     }
 }
 
+/// Generated functions in the default tier; seeds `0..scaled(SEEDS)` (`dlc_testkit`).
+const SEEDS: u64 = 1000;
+
 #[test]
 fn thousand_seeds_verify_round_trip_and_run() {
+    let seeds: Vec<u64> = (0..scaled(SEEDS)).collect();
+    let outcomes = par_cases(&seeds, |&seed| Ok(check_seed(seed)));
+    report("generate", seeds.len());
     let mut ops = 0usize;
     let mut composites = 0usize;
-    for seed in 0..1000 {
-        let mut ctx = context();
-        let g = GraphGen::new(seed).generate(&mut ctx);
-        let text = print_op(&ctx, g.module, PrintOptions::default());
-        verify(&ctx, g.module).unwrap_or_else(|d| panic!("seed {seed}: {d:?}\n{text}"));
-        ctx.for_each_op(g.func, &mut |_| ops += 1);
-
-        // Text round trip.
-        let mut ctx2 = context();
-        let module2 = parse_source(&mut ctx2, &text, "generated", 1)
-            .unwrap_or_else(|d| panic!("seed {seed}: {d:?}\n{text}"));
-        verify(&ctx2, module2).unwrap_or_else(|d| panic!("seed {seed}: {d:?}\n{text}"));
-        assert_eq!(
-            print_op(&ctx2, module2, PrintOptions::default()),
-            text,
-            "seed {seed}"
-        );
-
-        // Interpretation on random inputs.
-        let entry = ctx.blocks(ctx.region(g.func, 0))[0];
-        let mut rng = Rng::new(seed);
-        let inputs: Vec<Tensor> = ctx
-            .block_args(entry)
-            .iter()
-            .zip(&g.arg_shapes)
-            .map(|(&arg, shape)| {
-                let elem = ctx.element_type(ctx.value_type(arg));
-                let dtype = DType::from_type(&ctx, elem).expect("generated dtype");
-                random_tensor(dtype, shape, &mut rng)
-            })
-            .collect();
-        let before = interpret(&ctx, g.func, &inputs)
-            .unwrap_or_else(|d| panic!("seed {seed}: {d:?}\n{text}"));
-
-        // The same function with its composites decomposed.
-        composites += decompose_all(&mut ctx, g.module);
-        let decomposed = print_op(&ctx, g.module, PrintOptions::default());
-        verify(&ctx, g.module).unwrap_or_else(|d| panic!("seed {seed}: {d:?}\n{decomposed}"));
-        let after = interpret(&ctx, g.func, &inputs)
-            .unwrap_or_else(|d| panic!("seed {seed}: {d:?}\n{decomposed}"));
-        assert_eq!(before.len(), after.len());
-        for (b, a) in before.iter().zip(&after) {
-            assert_eq!(b.shape(), a.shape(), "seed {seed}");
-            assert_eq!(b.dtype(), a.dtype(), "seed {seed}");
+    let mut failures = Vec::new();
+    for (seed, outcome) in seeds.iter().zip(outcomes) {
+        match outcome {
+            Ok((o, c)) => {
+                ops += o;
+                composites += c;
+            }
+            Err(e) => failures.push(format!("seed {seed}: {e}")),
         }
     }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     // The generator is not degenerate: functions have ops and composites appear.
-    assert!(ops > 10_000, "only {ops} ops in 1000 functions");
+    let n = seeds.len();
+    assert!(ops > 10 * n, "only {ops} ops in {n} functions");
     assert!(
-        composites > 500,
-        "only {composites} composites in 1000 functions"
+        composites > n / 2,
+        "only {composites} composites in {n} functions"
     );
+}
+
+/// The function of `seed` verifies, round-trips through text, runs, and keeps its result
+/// shapes when decomposed; returns its op and composite counts. Panics on a failure.
+fn check_seed(seed: u64) -> (usize, usize) {
+    let mut ops = 0usize;
+    let mut ctx = context();
+    let g = GraphGen::new(seed).generate(&mut ctx);
+    let text = print_op(&ctx, g.module, PrintOptions::default());
+    verify(&ctx, g.module).unwrap_or_else(|d| panic!("seed {seed}: {d:?}\n{text}"));
+    ctx.for_each_op(g.func, &mut |_| ops += 1);
+
+    // Text round trip.
+    let mut ctx2 = context();
+    let module2 = parse_source(&mut ctx2, &text, "generated", 1)
+        .unwrap_or_else(|d| panic!("seed {seed}: {d:?}\n{text}"));
+    verify(&ctx2, module2).unwrap_or_else(|d| panic!("seed {seed}: {d:?}\n{text}"));
+    assert_eq!(
+        print_op(&ctx2, module2, PrintOptions::default()),
+        text,
+        "seed {seed}"
+    );
+
+    // Interpretation on random inputs.
+    let entry = ctx.blocks(ctx.region(g.func, 0))[0];
+    let mut rng = Rng::new(seed);
+    let inputs: Vec<Tensor> = ctx
+        .block_args(entry)
+        .iter()
+        .zip(&g.arg_shapes)
+        .map(|(&arg, shape)| {
+            let elem = ctx.element_type(ctx.value_type(arg));
+            let dtype = DType::from_type(&ctx, elem).expect("generated dtype");
+            random_tensor(dtype, shape, &mut rng)
+        })
+        .collect();
+    let before =
+        interpret(&ctx, g.func, &inputs).unwrap_or_else(|d| panic!("seed {seed}: {d:?}\n{text}"));
+
+    // The same function with its composites decomposed.
+    let composites = decompose_all(&mut ctx, g.module);
+    let decomposed = print_op(&ctx, g.module, PrintOptions::default());
+    verify(&ctx, g.module).unwrap_or_else(|d| panic!("seed {seed}: {d:?}\n{decomposed}"));
+    let after = interpret(&ctx, g.func, &inputs)
+        .unwrap_or_else(|d| panic!("seed {seed}: {d:?}\n{decomposed}"));
+    assert_eq!(before.len(), after.len());
+    for (b, a) in before.iter().zip(&after) {
+        assert_eq!(b.shape(), a.shape(), "seed {seed}");
+        assert_eq!(b.dtype(), a.dtype(), "seed {seed}");
+    }
+    (ops, composites)
 }
 
 #[test]

@@ -59,8 +59,9 @@ struct Cli {
     #[arg(long, value_enum, default_value_t = Emit::Ir)]
     emit: Emit,
 
-    /// The machine for --emit=llvm/ptx: 'cpu' (this host) or 'nvptx64[:sm_NN]' (default
-    /// sm_80; --emit=ptx implies nvptx64).
+    /// The machine for --emit=llvm/ptx: 'cpu' (this host), an x86-64 level this host supports
+    /// ('x86-64-v3': AVX2 without AVX-512), or 'nvptx64[:sm_NN]' (default sm_80; --emit=ptx
+    /// implies nvptx64).
     #[arg(long, value_name = "TARGET")]
     target: Option<dlc_codegen::Target>,
 
@@ -558,10 +559,14 @@ fn emit_code(
     match (emit, target) {
         (Emit::Ptx, None) => dlc_codegen::emit_ptx(ctx, module, dlc_codegen::DEFAULT_SM),
         (Emit::Ptx, Some(Target::Nvptx { sm })) => dlc_codegen::emit_ptx(ctx, module, sm),
-        (Emit::Ptx, Some(Target::HostCpu)) => Err(Diagnostic::error(
+        (Emit::Ptx, Some(Target::Cpu(_))) => Err(Diagnostic::error(
             ctx.op_loc(module),
             "--emit=ptx needs an nvptx64 target (e.g. --target=nvptx64:sm_90)",
         )),
-        (_, target) => dlc_codegen::emit_llvm_ir(ctx, module, target.unwrap_or_default()),
+        (_, target) => dlc_codegen::emit_llvm_ir(
+            ctx,
+            module,
+            target.unwrap_or(Target::Cpu(dlc_codegen::CpuTarget::Host)),
+        ),
     }
 }

@@ -12,4 +12,5 @@ pub mod check;
 pub mod inputs;
 mod model;
 
+pub use dlc_codegen::CpuTarget;
 pub use model::{Backend, Model, ModelOptions, Timings};

@@ -11,7 +11,7 @@ use anyhow::{bail, Context as _, Result};
 use clap::Parser;
 use dlc_run::check::{compare, loosest, reference};
 use dlc_run::inputs::{npy_inputs, random_inputs};
-use dlc_run::{Backend, Model, ModelOptions};
+use dlc_run::{Backend, CpuTarget, Model, ModelOptions};
 use dlc_runtime::{write_npy, Tensor};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -56,6 +56,11 @@ struct Cli {
     /// lowering and execution engine).
     #[arg(long, value_enum, default_value_t = BackendArg::Llvm)]
     backend: BackendArg,
+    /// The CPU the kernels are compiled for: 'host', or an x86-64 level this CPU supports
+    /// ('x86-64', 'x86-64-v2', 'x86-64-v3' for AVX2 without AVX-512, 'x86-64-v4'), to run the
+    /// code another machine of the same family gets.
+    #[arg(long, default_value_t = CpuTarget::Host)]
+    cpu: CpuTarget,
     /// The function to run (default: the first func.func).
     #[arg(long)]
     entry: Option<String>,
@@ -99,6 +104,7 @@ fn run(cli: Cli) -> Result<bool> {
                 BackendArg::Llvm => Backend::Llvm,
                 BackendArg::Mlir => Backend::Mlir,
             },
+            cpu: cli.cpu,
         },
     );
     if let Some(p) = progress {

@@ -1,6 +1,6 @@
 //! A model compiled for this CPU, with what is needed to check and time it.
 
-use dlc_codegen::{CompileStats, CpuModule};
+use dlc_codegen::{CompileStats, CpuModule, CpuTarget};
 use dlc_ir::pass::{parse_pipeline, PassRegistry};
 use dlc_ir::{parse_source, verify, Context, Diagnostic, Op, SourceMap};
 use dlc_runtime::{HostProgram, KernelTable, Session, Signature};
@@ -30,6 +30,9 @@ pub struct ModelOptions {
     pub pipeline: Option<String>,
     /// The function to run; `None` takes the first `func.func`.
     pub entry: Option<String>,
+    /// The CPU the LLVM backend compiles for. The MLIR backend always compiles for the host:
+    /// another CPU with it is an error.
+    pub cpu: CpuTarget,
 }
 
 /// Where compile time went.
@@ -106,8 +109,8 @@ impl Model {
         })?;
         let passes = start.elapsed();
 
-        let (kernels, codegen) =
-            compile_kernels(&ctx, module, options.backend).map_err(|d| sources.render(&ctx, &d))?;
+        let (kernels, codegen) = compile_kernels(&ctx, module, options.backend, options.cpu)
+            .map_err(|d| sources.render(&ctx, &d))?;
         let func_name = function_name(&source_ctx, source_func);
         let mut program = HostProgram::compile(&ctx, module, &func_name, kernels.as_ref())
             .map_err(|d| sources.render(&ctx, &d))?;
@@ -158,19 +161,26 @@ impl Model {
     }
 }
 
-/// Compiles the kernels of `module` with `backend`.
+/// Compiles the kernels of `module` with `backend` for `cpu`.
 fn compile_kernels(
     ctx: &Context,
     module: Op,
     backend: Backend,
+    cpu: CpuTarget,
 ) -> Result<(Box<dyn KernelTable>, CompileStats), Diagnostic> {
     Ok(match backend {
         Backend::Llvm => {
-            let kernels = CpuModule::compile(ctx, module)?;
+            let kernels = CpuModule::compile(ctx, module, cpu)?;
             let stats = kernels.stats().clone();
             (Box::new(kernels), stats)
         }
         Backend::Mlir => {
+            if cpu != CpuTarget::Host {
+                return Err(Diagnostic::error(
+                    ctx.op_loc(module),
+                    format!("the MLIR backend compiles for the host CPU only, not '{cpu}'"),
+                ));
+            }
             let kernels = dlc_mlir::MlirCpuModule::compile(ctx, module)?;
             let s = kernels.stats();
             let stats = CompileStats {

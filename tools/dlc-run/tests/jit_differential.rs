@@ -33,19 +33,33 @@
 //! same reason as the tolerance above; the ulp is the output dtype's). A disagreement is a bug in
 //! one of the two code generators.
 //!
-//! Failures are collected, not raised at once, so one run lists every broken case.
+//! # Another CPU
+//! The JIT tunes the code for the CPU it runs on, so which machine runs the suite would decide
+//! which code is checked. The generated functions are therefore also compiled for `x86-64-v3`
+//! (AVX2 and FMA without AVX-512, [`CpuTarget`]; the first [`GENERATED_X86_64_V3`] of them) and
+//! checked against the interpreters, so the code a Zen 1 machine gets is checked on every
+//! machine.
+//!
+//! Cases run in parallel on one thread per core (`dlc_testkit`); `DLC_TEST_SCALE` multiplies
+//! the generated functions. Failures are collected, not raised at once, so one run lists every
+//! broken case.
 
 use dlc_graph::decompose::discontinuous_after_composite;
 use dlc_graph::generate::{GraphGen, Rng};
 use dlc_ir::{parse_source, print_op, verify, Context, Op, PrintOptions};
 use dlc_loop::interp::{run_host, DType, HostBuffer, KernelArg};
-use dlc_run::{check, inputs, Backend, Model, ModelOptions};
+use dlc_run::{check, inputs, Backend, CpuTarget, Model, ModelOptions};
 use dlc_runtime::{Session, Tensor};
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use dlc_testkit::{guarded, par_cases, report as report_count, scaled};
 use std::path::PathBuf;
 
-/// Random functions compiled and run; seeds `0..GENERATED`.
+/// Random functions compiled and run in the default tier; seeds `0..scaled(GENERATED)`
+/// (`dlc_testkit`).
 const GENERATED: u64 = 500;
+/// Random functions also compiled for `x86-64-v3` in the default tier; seeds
+/// `0..scaled(GENERATED_X86_64_V3)`. A subset of [`GENERATED`]: the code generator is the same,
+/// only the vector width and instruction set differ.
+const GENERATED_X86_64_V3: u64 = 200;
 /// The size given to every `?` dim of an example's arguments.
 const EXAMPLE_DYNAMIC_SIZE: usize = 3;
 /// How far the two backends' float outputs may be apart, in ulps of the output's largest
@@ -56,86 +70,133 @@ const SHOWN_FAILURES: usize = 10;
 
 #[test]
 fn docs_examples_match_the_interpreters() {
+    let mut cases = Vec::new();
     let mut failures = Vec::new();
-    let mut tested = 0;
     for (name, text) in graph_examples() {
-        let (ctx, module) = match parse(&text, &name) {
-            Ok(parsed) => parsed,
-            Err(message) => {
-                failures.push(Failure::new(&name, message, &text));
-                continue;
+        match parse(&text, &name) {
+            Ok((ctx, module)) => {
+                for func in funcs(&ctx, module) {
+                    cases.push((name.clone(), text.clone(), func_name(&ctx, func)));
+                }
             }
-        };
-        for func in funcs(&ctx, module) {
-            let entry = func_name(&ctx, func);
-            let label = format!("{name} @{entry}");
-            let options = ModelOptions {
-                entry: Some(entry),
-                ..ModelOptions::default()
-            };
-            let seed = tested as u64;
-            let outcome = guarded(|| {
-                let model = Model::compile(&text, &name, &options)?;
-                let inputs =
-                    inputs::random_inputs(model.program().signature(), seed, EXAMPLE_DYNAMIC_SIZE)?;
-                let jit = check_model(&model, &inputs, true)?;
-                twin(&text, &name, &options, &inputs, &jit)
-            });
-            if let Err(message) = outcome {
-                failures.push(Failure::new(&label, message, &text));
-            }
-            tested += 1;
+            Err(message) => failures.push(Failure::new(&name, message, &text)),
         }
     }
     assert!(
-        tested >= 5,
-        "only {tested} graph functions in docs/examples"
+        cases.len() >= 5,
+        "only {} graph functions in docs/examples",
+        cases.len()
     );
-    report(&failures, tested);
+    let seeds: Vec<u64> = (0..cases.len() as u64).collect();
+    let outcomes = par_cases(&seeds, |&seed| {
+        let (name, text, entry) = &cases[seed as usize];
+        let options = ModelOptions {
+            entry: Some(entry.clone()),
+            ..ModelOptions::default()
+        };
+        let model = Model::compile(text, name, &options)?;
+        let inputs =
+            inputs::random_inputs(model.program().signature(), seed, EXAMPLE_DYNAMIC_SIZE)?;
+        let jit = check_model(&model, &inputs, true)?;
+        twin(text, name, &options, &inputs, &jit)
+    });
+    report_count("jit_differential (examples)", cases.len());
+    for ((name, text, entry), outcome) in cases.iter().zip(outcomes) {
+        if let Err(message) = outcome {
+            failures.push(Failure::new(&format!("{name} @{entry}"), message, text));
+        }
+    }
+    report(&failures, cases.len());
 }
 
 #[test]
 fn generated_graphs_match_the_interpreters() {
-    let mut failures = Vec::new();
-    let mut values_compared = 0;
-    for seed in 0..GENERATED {
+    check_generated_graphs(CpuTarget::Host, GENERATED, "jit_differential (generated)");
+}
+
+/// The portability check: the generated functions compiled for `x86-64-v3` (AVX2 and FMA, no
+/// AVX-512, 16 vector registers: what a Zen 1 machine runs) agree with the interpreters too,
+/// whichever CPU runs the suite.
+#[test]
+#[cfg(target_arch = "x86_64")]
+fn generated_graphs_match_the_interpreters_on_x86_64_v3() {
+    check_generated_graphs(
+        CpuTarget::X86_64 { level: 3 },
+        GENERATED_X86_64_V3,
+        "jit_differential (generated, x86-64-v3)",
+    );
+}
+
+/// The generated functions of seeds `0..scaled(count)` compiled for `cpu`, each checked by
+/// [`check_generated`].
+fn check_generated_graphs(cpu: CpuTarget, count: u64, test: &str) {
+    let seeds: Vec<u64> = (0..scaled(count)).collect();
+    let outcomes = par_cases(&seeds, |&seed| {
         let mut ctx = context();
         let g = GraphGen::new(seed).generate(&mut ctx);
         let text = print_op(&ctx, g.module, PrintOptions::default());
-        let label = format!("seed {seed}");
         let values = !discontinuous_after_composite(&ctx, g.func);
-        values_compared += values as u64;
-        let outcome = guarded(|| {
-            let model = Model::compile(&text, &label, &ModelOptions::default())?;
-            let specs = &model.program().signature().inputs;
-            if specs.len() != g.arg_shapes.len() {
-                return Err(format!(
-                    "the signature has {} inputs, the generator {}",
-                    specs.len(),
-                    g.arg_shapes.len()
-                ));
+        let checked = guarded(|| check_generated(&text, seed, &g.arg_shapes, values, cpu));
+        Ok((values, checked.map_err(|message| (message, text))))
+    });
+    report_count(test, seeds.len());
+    let mut failures = Vec::new();
+    let mut values_compared = 0;
+    for (seed, outcome) in seeds.iter().zip(outcomes) {
+        let label = format!("seed {seed}");
+        match outcome {
+            Ok((values, checked)) => {
+                values_compared += values as u64;
+                if let Err((message, text)) = checked {
+                    failures.push(Failure::new(&label, message, &text));
+                }
             }
-            let mut rng = Rng::new(seed ^ 0x1D1F);
-            let inputs = specs
-                .iter()
-                .zip(&g.arg_shapes)
-                .map(|(spec, shape)| inputs::random_tensor(spec.dtype, shape, &mut rng))
-                .collect::<Result<Vec<_>, _>>()?;
-            let jit = check_model(&model, &inputs, values)?;
-            if values {
-                twin(&text, &label, &ModelOptions::default(), &inputs, &jit)?;
-            }
-            Ok(())
-        });
-        if let Err(message) = outcome {
-            failures.push(Failure::new(&label, message, &text));
+            Err(message) => failures.push(Failure::new(&label, message, "")),
         }
     }
+    let generated = seeds.len() as u64;
     assert!(
-        values_compared >= GENERATED / 2,
-        "values compared on only {values_compared} of {GENERATED} functions"
+        values_compared >= generated / 2,
+        "values compared on only {values_compared} of {generated} functions"
     );
-    report(&failures, GENERATED as usize);
+    report(&failures, seeds.len());
+}
+
+/// Compiles the generated function `text` (of `seed`, arguments of `shapes`) for `cpu`, runs it
+/// on random inputs and checks it against the interpreters; and, for the host CPU and if
+/// `values`, against the MLIR backend.
+fn check_generated(
+    text: &str,
+    seed: u64,
+    shapes: &[Vec<usize>],
+    values: bool,
+    cpu: CpuTarget,
+) -> Result<(), String> {
+    let label = format!("seed {seed}");
+    let options = ModelOptions {
+        cpu,
+        ..ModelOptions::default()
+    };
+    let model = Model::compile(text, &label, &options)?;
+    let specs = &model.program().signature().inputs;
+    if specs.len() != shapes.len() {
+        return Err(format!(
+            "the signature has {} inputs, the generator {}",
+            specs.len(),
+            shapes.len()
+        ));
+    }
+    let mut rng = Rng::new(seed ^ 0x1D1F);
+    let inputs = specs
+        .iter()
+        .zip(shapes)
+        .map(|(spec, shape)| inputs::random_tensor(spec.dtype, shape, &mut rng))
+        .collect::<Result<Vec<_>, _>>()?;
+    let jit = check_model(&model, &inputs, values)?;
+    if values && cpu == CpuTarget::Host {
+        twin(text, &label, &options, &inputs, &jit)?;
+    }
+    Ok(())
 }
 
 #[test]
@@ -351,18 +412,6 @@ fn compare(
         }
     }
     Ok(())
-}
-
-/// Runs `case`, turning a panic in the compiler or runtime into a failure.
-fn guarded(case: impl FnOnce() -> Result<(), String>) -> Result<(), String> {
-    catch_unwind(AssertUnwindSafe(case)).unwrap_or_else(|payload| {
-        let message = payload
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "a non-string panic".to_string());
-        Err(format!("panicked: {message}"))
-    })
 }
 
 // ---------------------------------------------------------------------------------------------
