@@ -11,13 +11,17 @@
 //! it); set `PTXAS` to use another one. Code generation may refuse a chunk only with one of the
 //! documented limits ([`ACCEPTED_LIMITS`]); any other codegen error fails the test.
 //!
+//! Chunks are compiled and assembled in parallel, one thread per core (`dlc_testkit`).
+//!
 //! With `DLC_PTX_REPORT=<file>`, the register and spill counts `ptxas -v` prints for the
 //! docs/examples kernels are written there as a markdown table (docs/benchmarks.md has it).
 
 use dlc_ir::pass::{parse_pipeline, PassRegistry};
 use dlc_ir::{parse_source, verify, Context, Op};
+use dlc_testkit::par_cases;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Codegen errors that are documented limits, not bugs.
 const ACCEPTED_LIMITS: &[&str] = &[
@@ -102,16 +106,19 @@ fn corpus() -> Vec<(String, String)> {
 
 /// Assembles `ptx` for `sm`; returns ptxas's `-v` report.
 fn assemble(ptxas: &Path, ptx: &str, sm: u32, label: &str) -> Result<String, String> {
+    // One file per call: kernels are assembled in parallel.
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
     let dir = std::env::temp_dir().join(format!("dlc-ptx-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-    let file = dir.join("k.ptx");
+    let file = dir.join(format!("k{n}.ptx"));
     std::fs::write(&file, ptx).map_err(|e| e.to_string())?;
     let out = Command::new(ptxas)
         .arg(format!("-arch=sm_{sm}"))
         .arg("-v")
         .arg(&file)
         .arg("-o")
-        .arg(dir.join("k.cubin"))
+        .arg(dir.join(format!("k{n}.cubin")))
         .output()
         .map_err(|e| format!("cannot run ptxas: {e}"))?;
     let report = String::from_utf8_lossy(&out.stderr).into_owned();
@@ -127,61 +134,23 @@ fn assemble(ptxas: &Path, ptx: &str, sm: u32, label: &str) -> Result<String, Str
 #[test]
 fn every_kernel_assembles_for_sm80_and_sm90() {
     let ptxas = ptxas();
+    let corpus = corpus();
+    let outcomes = par_cases(&corpus, |(label, text)| {
+        Ok(assemble_chunk(&ptxas, label, text))
+    });
     let mut failures = Vec::new();
     let mut assembled = 0;
     let mut report = String::from(
         "| kernel | sm | registers | spill stores | spill loads |\n|---|---|---|---|---|\n",
     );
-    for (label, text) in corpus() {
-        let mut ctx = context();
-        let Ok(module) = parse_source(&mut ctx, &text, &label, 1) else {
-            continue;
-        };
-        if verify(&ctx, module).is_err() {
-            continue;
-        }
-        let graph = text.contains("graph.");
-        let mut variants = Vec::new();
-        if graph {
-            if run_pipeline(
-                &mut ctx,
-                module,
-                "decompose,fuse,lower{target=gpu},gpu-default",
-            )
-            .is_ok()
-            {
-                variants.push(("gpu-default", ctx, module));
+    for outcome in outcomes {
+        match outcome {
+            Ok(chunk) => {
+                failures.extend(chunk.failures);
+                assembled += chunk.assembled;
+                report += &chunk.rows;
             }
-        } else {
-            let mut mapped = context();
-            let mapped_module = parse_source(&mut mapped, &text, &label, 1).expect("parsed once");
-            variants.push(("as written", ctx, module));
-            if run_pipeline(&mut mapped, mapped_module, "gpu-default").is_ok() {
-                variants.push(("gpu-default", mapped, mapped_module));
-            }
-        }
-        for (how, ctx, module) in variants {
-            let label = format!("{label} ({how})");
-            for sm in [80, 90] {
-                let ptx = match dlc_codegen::emit_ptx(&ctx, module, sm) {
-                    Ok(p) => p,
-                    Err(d) => {
-                        if !ACCEPTED_LIMITS.iter().any(|l| d.message.contains(l)) {
-                            failures.push(format!("{label}: codegen: {}", d.message));
-                        }
-                        break;
-                    }
-                };
-                match assemble(&ptxas, &ptx, sm, &label) {
-                    Ok(v) => {
-                        assembled += 1;
-                        if label.starts_with("docs/examples") && how == "gpu-default" {
-                            report += &register_rows(&label, sm, &v);
-                        }
-                    }
-                    Err(e) => failures.push(e),
-                }
-            }
+            Err(e) => failures.push(e),
         }
     }
     if let Some(path) = std::env::var_os("DLC_PTX_REPORT") {
@@ -194,6 +163,77 @@ fn every_kernel_assembles_for_sm80_and_sm90() {
         failures.join("\n\n")
     );
     assert!(assembled >= 40, "only {assembled} PTX modules assembled");
+}
+
+/// What one corpus chunk gave.
+struct Assembled {
+    failures: Vec<String>,
+    /// PTX modules assembled.
+    assembled: usize,
+    /// Register report rows (docs examples after gpu-default).
+    rows: String,
+}
+
+/// Compiles the chunk `text` (as written for loop kernels, after `gpu-default`, and through the
+/// whole GPU pipeline for graph programs) to PTX for sm_80 and sm_90 and assembles each.
+fn assemble_chunk(ptxas: &Path, label: &str, text: &str) -> Assembled {
+    let mut out = Assembled {
+        failures: Vec::new(),
+        assembled: 0,
+        rows: String::new(),
+    };
+    let mut ctx = context();
+    let Ok(module) = parse_source(&mut ctx, text, label, 1) else {
+        return out;
+    };
+    if verify(&ctx, module).is_err() {
+        return out;
+    }
+    let graph = text.contains("graph.");
+    let mut variants = Vec::new();
+    if graph {
+        if run_pipeline(
+            &mut ctx,
+            module,
+            "decompose,fuse,lower{target=gpu},gpu-default",
+        )
+        .is_ok()
+        {
+            variants.push(("gpu-default", ctx, module));
+        }
+    } else {
+        let mut mapped = context();
+        let mapped_module = parse_source(&mut mapped, text, label, 1).expect("parsed once");
+        variants.push(("as written", ctx, module));
+        if run_pipeline(&mut mapped, mapped_module, "gpu-default").is_ok() {
+            variants.push(("gpu-default", mapped, mapped_module));
+        }
+    }
+    for (how, ctx, module) in variants {
+        let label = format!("{label} ({how})");
+        for sm in [80, 90] {
+            let ptx = match dlc_codegen::emit_ptx(&ctx, module, sm) {
+                Ok(p) => p,
+                Err(d) => {
+                    if !ACCEPTED_LIMITS.iter().any(|l| d.message.contains(l)) {
+                        out.failures
+                            .push(format!("{label}: codegen: {}", d.message));
+                    }
+                    break;
+                }
+            };
+            match assemble(ptxas, &ptx, sm, &label) {
+                Ok(v) => {
+                    out.assembled += 1;
+                    if label.starts_with("docs/examples") && how == "gpu-default" {
+                        out.rows += &register_rows(&label, sm, &v);
+                    }
+                }
+                Err(e) => out.failures.push(e),
+            }
+        }
+    }
+    out
 }
 
 /// Table rows from `ptxas -v`: one per function with its registers and spills.
