@@ -18,14 +18,17 @@ mkdir -p target
 stages=target/test-stages.txt
 : >"$stages"
 
-# stage NAME COMMAND...: runs COMMAND, printing a header, and records its wall time.
+# stage NAME COMMAND...: runs COMMAND, printing a header, and records its wall time (a failed
+# stage too, marked as such); a failure then stops the script.
 stage() {
-  local name=$1 start
+  local name=$1 start status=0
   shift
   echo "== $name"
   start=$(date +%s%N)
-  "$@"
+  "$@" || status=$?
+  [ "$status" -eq 0 ] || name="$name (FAILED)"
   printf '%s\t%s\n' "$name" "$(($(date +%s%N) - start))" >>"$stages"
+  return "$status"
 }
 
 # Every target at once (libraries, binaries, tests), so the dev-dependencies' features are

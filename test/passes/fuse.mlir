@@ -266,3 +266,38 @@ func.func @single_op(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = graph.mul %x, %c : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// Rule 1, counter-example: the two consumers of a broadcast value run in different loop nests
+// (3x5 and 5x3: neither broadcasts to the other), so only the first joins the producer's group;
+// one kernel over 3x5 would index the 5x3 tensor out of bounds (GraphGen seed 830, found by the
+// long test tier). Consumers whose shapes do broadcast to one nest (8 and 4x8) share a group.
+
+// CHECK-LABEL: func.func @two_nests
+// CHECK-NEXT:    %0:2 = graph.fusion (%arg0, %arg1) : (tensor<1xi32>, tensor<3x5xi32>) -> (tensor<1xi32>, tensor<3x5xi32>) {
+// CHECK:           graph.abs
+// CHECK-NEXT:      graph.div
+// CHECK-NEXT:      graph.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %1 = graph.mul %0#0, %arg2 : tensor<1xi32>, tensor<5x3xi32> -> tensor<5x3xi32>
+// CHECK-NEXT:    return %0#1, %1
+func.func @two_nests(%s: tensor<1xi32>, %a: tensor<3x5xi32>, %b: tensor<5x3xi32>) -> (tensor<3x5xi32>, tensor<5x3xi32>) {
+  %m = graph.abs %s : tensor<1xi32>
+  %x = graph.div %a, %m : tensor<3x5xi32>, tensor<1xi32> -> tensor<3x5xi32>
+  %y = graph.mul %m, %b : tensor<1xi32>, tensor<5x3xi32> -> tensor<5x3xi32>
+  return %x, %y : tensor<3x5xi32>, tensor<5x3xi32>
+}
+
+// CHECK-LABEL: func.func @one_nest
+// CHECK-NEXT:    %0:2 = graph.fusion
+// CHECK:           graph.abs
+// CHECK-NEXT:      graph.add
+// CHECK-NEXT:      graph.mul
+// CHECK-NEXT:      graph.yield
+func.func @one_nest(%s: tensor<8xf32>, %a: tensor<8xf32>, %b: tensor<4x8xf32>) -> (tensor<8xf32>, tensor<4x8xf32>) {
+  %m = graph.abs %s : tensor<8xf32>
+  %x = graph.add %a, %m : tensor<8xf32>
+  %y = graph.mul %m, %b : tensor<8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  return %x, %y : tensor<8xf32>, tensor<4x8xf32>
+}

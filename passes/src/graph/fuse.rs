@@ -11,7 +11,9 @@
 //! The ops of each block are visited in order, and each elementwise or reduction op tries to
 //! join the groups of its operands' producers. An edge may be internal to a group by these rules:
 //! 1. Elementwise (`elementwise`): unary ops, `cast`, binary ops, `cmp`, `select` and
-//!    `broadcast_to` chain freely, numpy broadcasts included (`gelu(x * w + b)` is one group).
+//!    `broadcast_to` chain freely, numpy broadcasts included (`gelu(x * w + b)` is one group),
+//!    as long as the group's result shapes broadcast to one shape, the loop nest its kernel
+//!    runs (two consumers of a broadcast value, one `3x5` and one `5x3`, stay apart).
 //! 2. Reduction (`reduction`): a `reduce_*` takes its elementwise producers. A *reduced value*
 //!    (a reduction's result, or an elementwise op on it at the same shape) goes on to an
 //!    elementwise consumer only if that consumer works at the reduced shape (`var + eps`,
@@ -169,8 +171,11 @@
 //!    elementwise ops becomes groups of 3 and 2.
 
 use super::horizontal::fuse_horizontally;
+use dlc_graph::shapes::{DimExpr, SymbolicShapes};
 use dlc_graph::{family, tensor_parts, Family};
-use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
+use dlc_ir::pass::{
+    Analysis, Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun,
+};
 use dlc_ir::{
     AttrKind, Block, Context, Diagnostic, InsertPoint, Location, Op, OpSpec, Type, TypeKind, Value,
     DYNAMIC,
@@ -262,7 +267,8 @@ impl Pass for Fuse {
             .flat_map(|r| ctx.blocks(*r).to_vec())
             .collect();
         for block in blocks {
-            let groups = Partition::build(self, ctx, block);
+            let shapes = SymbolicShapes::compute(ctx, func);
+            let groups = Partition::build(self, ctx, block, &shapes);
             for group in groups {
                 outline(ctx, &group, &mut stats);
             }
@@ -343,6 +349,7 @@ struct Group {
 /// The ops of a block, numbered by position, and their partition into groups.
 struct Partition<'a> {
     cfg: &'a Fuse,
+    shapes: &'a SymbolicShapes,
     ops: Vec<Op>,
     position: FxHashMap<Op, usize>,
     kinds: Vec<Kind>,
@@ -356,7 +363,12 @@ struct Partition<'a> {
 impl<'a> Partition<'a> {
     /// Partitions the ops of `block` greedily in program order and returns the groups worth
     /// outlining (two or more non-constant ops), each as its ops in block order.
-    fn build(cfg: &'a Fuse, ctx: &Context, block: Block) -> Vec<Vec<Op>> {
+    fn build(
+        cfg: &'a Fuse,
+        ctx: &Context,
+        block: Block,
+        shapes: &'a SymbolicShapes,
+    ) -> Vec<Vec<Op>> {
         let ops: Vec<Op> = ctx.block_ops(block).collect();
         let position = ops.iter().enumerate().map(|(i, op)| (*op, i)).collect();
         let kinds: Vec<Kind> = ops.iter().map(|op| kind(ctx, *op)).collect();
@@ -371,6 +383,7 @@ impl<'a> Partition<'a> {
             .collect();
         let mut p = Partition {
             cfg,
+            shapes,
             group_of: (0..ops.len()).collect(),
             ops,
             position,
@@ -498,6 +511,13 @@ impl<'a> Partition<'a> {
                 return;
             }
         }
+        let elementwise = [ga, gb]
+            .iter()
+            .all(|g| g.nest.is_none() && g.matmul.is_none());
+        if elementwise && !self.share_a_nest(ctx, ga.ops.iter().chain(&gb.ops)) {
+            // Rule 1: an elementwise group runs in the broadcast of its result shapes.
+            return;
+        }
         let members: FxHashSet<usize> = ga.ops.iter().chain(&gb.ops).copied().collect();
         if let Some(m) = ga.matmul.or(gb.matmul) {
             // Rule 3: nothing before the matmul.
@@ -521,6 +541,36 @@ impl<'a> Partition<'a> {
         gb.ops.extend(moved.ops);
         gb.nest = gb.nest.take().or(moved.nest);
         gb.matmul = gb.matmul.or(moved.matmul);
+    }
+
+    /// Rule 1: true if the result shapes of ops `members` broadcast to one shape (numpy rules,
+    /// aligned on the right; a `?` matches only a size it is known to equal), the loop nest an
+    /// elementwise kernel runs in. `3x5` and `5x3` consumers of one broadcast value do not, and
+    /// neither does a result whose shape the analysis does not know.
+    fn share_a_nest<'m>(&self, ctx: &Context, members: impl Iterator<Item = &'m usize>) -> bool {
+        let mut nest: Vec<DimExpr> = Vec::new();
+        for &m in members {
+            for result in ctx.results(self.ops[m]) {
+                let Some(shape) = self.shapes.shape(result) else {
+                    return false;
+                };
+                if shape.len() > nest.len() {
+                    let mut grown = vec![DimExpr::Static(1); shape.len() - nest.len()];
+                    grown.extend(nest);
+                    nest = grown;
+                }
+                let off = nest.len() - shape.len();
+                for (n, &d) in nest[off..].iter_mut().zip(shape) {
+                    if *n == DimExpr::Static(1) {
+                        *n = d;
+                    } else if d != DimExpr::Static(1) && !self.shapes.equal_under_constraints(*n, d)
+                    {
+                        return false;
+                    }
+                }
+            }
+        }
+        true
     }
 
     /// Rule 4: true if a path leaves `members` through an outside op and comes back, so the

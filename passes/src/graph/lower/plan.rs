@@ -214,6 +214,18 @@ pub(super) fn plan(ctx: &Context, group: &Group, shapes: &SymbolicShapes) -> Res
     Ok(plan)
 }
 
+/// `[3, 5]`, `[?, 4]`: a shape for a message.
+fn dims_text(dims: &[DimExpr]) -> String {
+    let dims: Vec<String> = dims
+        .iter()
+        .map(|d| match d {
+            DimExpr::Static(n) => n.to_string(),
+            _ => "?".to_string(),
+        })
+        .collect();
+    format!("[{}]", dims.join(", "))
+}
+
 /// The domain dims and reduce flags of a group.
 fn domain(
     ctx: &Context,
@@ -252,6 +264,13 @@ fn domain(
         for (j, &d) in s.iter().enumerate() {
             if dims[off + j] == DimExpr::Static(1) {
                 dims[off + j] = d;
+            } else if d != DimExpr::Static(1) && !shapes.equal_under_constraints(dims[off + j], d) {
+                // A kernel over either shape would index the other's buffers out of bounds.
+                return Err(format!(
+                    "the results of one kernel do not broadcast to one loop nest: {} and {}",
+                    dims_text(&dims),
+                    dims_text(&s)
+                ));
             }
         }
     }
