@@ -57,7 +57,7 @@ pub enum RuntimeError {
     #[error("{message}")]
     Op { location: Location, message: String },
     /// Memory for a buffer could not be obtained.
-    #[error("cannot allocate {bytes} bytes")]
+    #[error("cannot allocate {bytes} bytes ({}): not enough memory", human_bytes(*bytes))]
     OutOfMemory { bytes: usize },
     /// Tensor data or a shape that does not fit its dtype.
     #[error("{0}")]
@@ -81,5 +81,21 @@ impl RuntimeError {
             _ => Location::default(),
         };
         Diagnostic::error(location, self.to_string())
+    }
+}
+
+/// `bytes` in the largest binary unit that keeps it at least 1: `1.5 GiB`.
+fn human_bytes(bytes: usize) -> String {
+    const UNITS: [&str; 6] = ["bytes", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} bytes")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
     }
 }

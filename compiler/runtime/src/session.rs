@@ -122,7 +122,8 @@ impl<'p> Session<'p> {
                             &mut self.input_copies[i],
                             bytes.len(),
                             &mut self.allocations,
-                        )?;
+                        )
+                        .map_err(|e| RuntimeError::Tensor(format!("the copy of input {i}: {e}")))?;
                         buf.as_mut_slice()[..bytes.len()].copy_from_slice(bytes);
                         buf.as_mut_ptr()
                     } else {
@@ -211,7 +212,8 @@ impl<'p> Session<'p> {
                     &mut self.allocs[*alloc as usize],
                     bytes,
                     &mut self.allocations,
-                )?;
+                )
+                .map_err(|e| fail(format!("the buffer allocated here: {e}")))?;
                 if self.poison {
                     buf.as_mut_slice().fill(0xFF);
                 }

@@ -6,6 +6,7 @@
 
 use dlc_graph::generate::Rng;
 use dlc_loop::interp::HostBuffer;
+use dlc_runtime::tensor::dtype_name;
 use dlc_runtime::{read_npy, DType, DimSpec, Signature, Tensor};
 use std::path::Path;
 
@@ -35,23 +36,38 @@ pub fn random_inputs(
 }
 
 /// A random tensor of `dtype` and `shape`.
+///
+/// The tensor is allocated first and filled a chunk at a time, so a shape too large for memory
+/// is an error naming the shape and the byte count, never an abort, and the values take no
+/// second copy of the tensor's size.
 pub fn random_tensor(dtype: DType, shape: &[usize], rng: &mut Rng) -> Result<Tensor, String> {
-    let n: usize = shape.iter().product();
-    let buffer = match dtype {
-        DType::F16 | DType::BF16 | DType::F32 | DType::F64 => {
-            let values: Vec<f64> = (0..n).map(|_| rng.unit() * 4.0 - 2.0).collect();
-            HostBuffer::from_f64(shape, dtype, &values)
-        }
-        DType::I1 => {
-            let values: Vec<bool> = (0..n).map(|_| rng.chance(0.5)).collect();
-            HostBuffer::from_bool(shape, &values)
-        }
-        DType::I8 | DType::I32 | DType::I64 | DType::Index => {
-            let values: Vec<i64> = (0..n).map(|_| rng.range(-4, 4)).collect();
-            HostBuffer::from_i64(shape, dtype, &values)
-        }
-    }?;
-    Tensor::from_host_buffer(&buffer).map_err(|e| e.to_string())
+    const CHUNK: usize = 1 << 16;
+    let mut tensor = Tensor::zeros(dtype, shape)
+        .map_err(|e| format!("a {} tensor of shape {shape:?}: {e}", dtype_name(dtype)))?;
+    let n = tensor.numel();
+    let width = tensor.bytes().len() / n.max(1);
+    let mut at = 0;
+    while at < n {
+        let len = CHUNK.min(n - at);
+        let chunk = match dtype {
+            DType::F16 | DType::BF16 | DType::F32 | DType::F64 => {
+                let values: Vec<f64> = (0..len).map(|_| rng.unit() * 4.0 - 2.0).collect();
+                HostBuffer::from_f64(&[len], dtype, &values)
+            }
+            DType::I1 => {
+                let values: Vec<bool> = (0..len).map(|_| rng.chance(0.5)).collect();
+                HostBuffer::from_bool(&[len], &values)
+            }
+            DType::I8 | DType::I32 | DType::I64 | DType::Index => {
+                let values: Vec<i64> = (0..len).map(|_| rng.range(-4, 4)).collect();
+                HostBuffer::from_i64(&[len], dtype, &values)
+            }
+        }?;
+        let chunk = Tensor::from_host_buffer(&chunk).map_err(|e| e.to_string())?;
+        tensor.bytes_mut()[at * width..(at + len) * width].copy_from_slice(chunk.bytes());
+        at += len;
+    }
+    Ok(tensor)
 }
 
 /// Reads one `.npy` file per input.
