@@ -289,6 +289,9 @@ impl<'c, 'm, 'd> FnExport<'c, 'm, 'd> {
             "loop.launch" => self.lower_launch(op, block),
             "loop.barrier" | "loop.thread_id" | "loop.block_id" | "loop.block_dim"
             | "loop.warp_reduce" | "loop.block_reduce" => self.lower_gpu_op(op, block),
+            "arith.divsi" | "arith.divui" | "arith.remsi" | "arith.remui" => {
+                self.lower_guarded_division(op, block)
+            }
             _ if name.starts_with("arith.")
                 || name.starts_with("math.")
                 || (self.kind == FnKind::Host && name.starts_with("func.")) =>
@@ -297,6 +300,51 @@ impl<'c, 'm, 'd> FnExport<'c, 'm, 'd> {
             }
             _ => Err(format!("'{name}' has no MLIR export").into()),
         }
+    }
+
+    /// Integer division or remainder with dlc's semantics, the ones `dlc-codegen` gives it: a
+    /// zero divisor, and `INT_MIN / -1` for the signed ops, yield 0 instead of the hardware trap
+    /// (SIGFPE) MLIR's `arith.divsi` lowers to. A divisor that is a constant other than 0 and -1
+    /// needs no guard. As in `dlc-codegen`, vectors are refused unless their divisor is such a
+    /// constant.
+    fn lower_guarded_division(&mut self, op: Op, block: BlockRef<'c, 'm>) -> ExResult<()> {
+        let ctx = self.ctx;
+        let divisor = ctx.operand(op, 1);
+        if dlc_arith::constant_int(ctx, divisor).is_some_and(|c| c != 0 && c != -1) {
+            return self.copy_op(op, block);
+        }
+        let ty = ctx.value_type(ctx.result(op, 0));
+        let width = match ctx.type_kind(ty) {
+            TypeKind::Integer { width } => *width,
+            TypeKind::Index => 64,
+            _ => {
+                return Err(
+                    "integer division of vectors is not supported by the MLIR export".into(),
+                )
+            }
+        };
+        let name = ctx.op_name(op);
+        let signed = matches!(name, "arith.divsi" | "arith.remsi");
+        let (a, d) = (self.value(ctx.operand(op, 0))?, self.value(divisor)?);
+        let mty = self.ty(ty)?;
+        let i1 = IntegerType::new(self.mlir, 1).into();
+        let zero = self.const_int(block, mty, 0)?;
+        let one = self.const_int(block, mty, 1)?;
+        // MLIR's CmpIPredicate: eq = 0.
+        let mut bad = self.cmpi(block, 0, d, zero)?;
+        if signed {
+            let min = self.const_int(block, mty, i64::MIN >> (64 - width.clamp(1, 64)))?;
+            let minus_one = self.const_int(block, mty, -1)?;
+            let is_min = self.cmpi(block, 0, a, min)?;
+            let is_minus_one = self.cmpi(block, 0, d, minus_one)?;
+            let overflow = self.emit1(block, "arith.andi", &[is_min, is_minus_one], i1, &[])?;
+            bad = self.emit1(block, "arith.ori", &[bad, overflow], i1, &[])?;
+        }
+        let safe = self.emit1(block, "arith.select", &[bad, one, d], mty, &[])?;
+        let quotient = self.emit1(block, name, &[a, safe], mty, &[])?;
+        let result = self.emit1(block, "arith.select", &[bad, zero, quotient], mty, &[])?;
+        self.values.insert(ctx.result(op, 0), result);
+        Ok(())
     }
 
     /// Copies an op whose dlc and MLIR forms agree: same name, operands, result types and
