@@ -557,3 +557,24 @@ func.func @view_operands() {
   %v = "loop.view"() : () -> !loop.buffer<4xf32, global>
   return
 }
+
+// -----
+
+// expected-error @+1 {{'loop.kernel' op 'index_checks' names argument #0 as indices, which is not an integer buffer}}
+loop.kernel @float_indices(%x: !loop.buffer<4xf32, global>, %i: !loop.buffer<3xi64, global>) attributes {index_checks = array<i64: 0, 0, 0>} {
+  loop.return
+}
+
+// -----
+
+// expected-error @+1 {{'loop.kernel' op 'index_checks' names axis 1 of argument #0, which is not a buffer of that rank}}
+loop.kernel @bad_axis(%x: !loop.buffer<4xf32, global>, %i: !loop.buffer<3xi64, global>) attributes {index_checks = array<i64: 1, 0, 1>} {
+  loop.return
+}
+
+// -----
+
+// expected-error @+1 {{'loop.kernel' op 'index_checks' must be an array<i64> of (indices, data, axis) triples of non-negative integers}}
+loop.kernel @not_triples(%x: !loop.buffer<4xf32, global>, %i: !loop.buffer<3xi64, global>) attributes {index_checks = array<i64: 1, 0>} {
+  loop.return
+}

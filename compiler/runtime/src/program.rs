@@ -19,7 +19,7 @@ use crate::tensor::{byte_size, elem_bytes, AlignedBytes};
 use dlc_ir::symbol::SymbolTables;
 use dlc_ir::{AttrKind, Context, DenseValue, Diagnostic, Location, Op, Value, DYNAMIC};
 use dlc_loop::interp::DType;
-use dlc_loop::{DimOp, MemorySpace};
+use dlc_loop::{DimOp, IndexCheck, MemorySpace};
 use rustc_hash::FxHashMap;
 
 /// An integer binary op of `arith`, with MLIR's semantics at the operand width.
@@ -160,6 +160,8 @@ pub(crate) struct Launch {
     pub(crate) name: String,
     pub(crate) kernel: KernelFn,
     pub(crate) args: Box<[LaunchArg]>,
+    /// The kernel's index preconditions (`dlc_loop::INDEX_CHECKS`), checked before each launch.
+    pub(crate) index_checks: Box<[IndexCheck]>,
 }
 
 /// How a host-function argument is bound.
@@ -810,12 +812,27 @@ impl Compiler<'_> {
                 }
             }
         }
+        let index_checks = dlc_loop::index_checks(ctx, kernel_op)
+            .filter(|checks| {
+                checks.iter().all(|c| {
+                    matches!(args.get(c.indices), Some(LaunchArg::Buffer { .. }))
+                        && matches!(args.get(c.data), Some(LaunchArg::Buffer { .. }))
+                })
+            })
+            .ok_or_else(|| {
+                err(
+                    ctx,
+                    op,
+                    format!("kernel '@{name}' has malformed index checks"),
+                )
+            })?;
         self.p.max_words = self.p.max_words.max(words);
         let index = self.p.launches.len() as u32;
         self.p.launches.push(Launch {
             name,
             kernel,
             args: args.into(),
+            index_checks: index_checks.into(),
         });
         self.push(op, Instr::Launch(index));
         Ok(())

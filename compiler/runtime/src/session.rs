@@ -20,6 +20,7 @@ use crate::error::RuntimeError;
 use crate::program::{HostProgram, Instr, IntOp, LaunchArg, Param, Size};
 use crate::tensor::{byte_size, dtype_name, elem_bytes, AlignedBytes, Tensor, TensorView};
 use dlc_ir::Location;
+use dlc_loop::IndexCheck;
 
 /// A buffer value during a run: where its bytes are and how many there are.
 #[derive(Copy, Clone)]
@@ -329,11 +330,53 @@ impl<'p> Session<'p> {
                 }
             }
         }
+        for check in launch.index_checks.iter() {
+            self.check_indices(&launch.args, check).map_err(fail)?;
+        }
         // SAFETY: the words follow the kernel ABI for this kernel's argument list (layout fixed
         // at compile time from the kernel's signature); every buffer pointer is valid for its
-        // dims (checked against the kernel's static dims above), and buffers passed together
-        // are either the same view or disjoint. Inputs the kernel may write are private copies.
+        // dims (checked against the kernel's static dims above), buffers passed together are
+        // either the same view or disjoint, and every index the kernel loads at unchecked is in
+        // range (its index checks, just above). Inputs the kernel may write are private copies.
         unsafe { (launch.kernel)(self.words.as_ptr()) };
+        Ok(())
+    }
+
+    /// Checks that every element of the index buffer of `check` is in `[-n, n)` for the size
+    /// `n` of the axis it indexes; the error names the first one that is not.
+    fn check_indices(&self, args: &[LaunchArg], check: &IndexCheck) -> Result<(), String> {
+        let slot = |i: usize| match args.get(i) {
+            Some(LaunchArg::Buffer { slot, .. }) => Ok(*slot as usize),
+            _ => Err(format!("argument #{i} is not a buffer")),
+        };
+        let (indices, data) = (slot(check.indices)?, slot(check.data)?);
+        let p = self.program;
+        let n = self.dims[p.buf_dims_at[data] as usize + check.axis] as i64;
+        let dtype = p.buf_dtype[indices];
+        let width = elem_bytes(dtype);
+        let buf = self.bufs[indices];
+        // SAFETY: `buf` is a live buffer of `buf.bytes` bytes (an input, a constant or an
+        // allocation of this session), only read here, before the kernel runs.
+        let bytes = unsafe { std::slice::from_raw_parts(buf.ptr.cast_const(), buf.bytes) };
+        for (k, element) in bytes.chunks_exact(width).enumerate() {
+            let mut raw = [0u8; 8];
+            raw[..width].copy_from_slice(element);
+            let shift = 64 - 8 * width as u32;
+            let i = (i64::from_le_bytes(raw) << shift) >> shift;
+            if i < -n || i >= n {
+                let at = p.buf_dims_at[indices] as usize;
+                let shape = &self.dims[at..at + p.buf_rank[indices] as usize];
+                return Err(format!(
+                    "index {i} (element {:?} of the indices, argument #{}) is out of range for \
+                     axis {} of size {n} of argument #{}: valid indices are in [{}, {n})",
+                    unravel(k, shape),
+                    check.indices,
+                    check.axis,
+                    check.data,
+                    -n
+                ));
+            }
+        }
         Ok(())
     }
 
@@ -383,6 +426,18 @@ fn reserve<'a>(
         *count += 1;
     }
     slot.as_mut().ok_or(RuntimeError::OutOfMemory { bytes })
+}
+
+/// The row-major index of element `k` of a buffer of `shape`.
+fn unravel(mut k: usize, shape: &[usize]) -> Vec<usize> {
+    let mut index = vec![0; shape.len()];
+    for (i, &d) in index.iter_mut().zip(shape).rev() {
+        if d > 0 {
+            *i = k % d;
+            k /= d;
+        }
+    }
+    index
 }
 
 /// The outputs of a run, borrowed from the session.

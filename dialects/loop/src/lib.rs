@@ -28,10 +28,10 @@ pub use math::math_dialect;
 pub use ops::{
     before_terminator, build_alloc, build_barrier, build_constant, build_dim, build_for, build_if,
     build_kernel, build_launch, build_load, build_schedule_block, build_store, build_view, gpu_dim,
-    launch_dims, module_kernels, reduce_kind, AllocOp, BarrierOp, BlockDimOp, BlockIdOp,
-    BlockReduceOp, ConstantOp, Dim, DimOp, ForOp, IfOp, IterKind, KernelOp, LaunchDim, LaunchOp,
-    LoadOp, LoopKind, ReduceKind, ReduceMethod, ReturnOp, ScheduleBlockOp, StoreOp, ThreadIdOp,
-    VLoadOp, VStoreOp, ViewOp, WarpReduceOp, YieldOp,
+    index_checks, launch_dims, module_kernels, reduce_kind, AllocOp, BarrierOp, BlockDimOp,
+    BlockIdOp, BlockReduceOp, ConstantOp, Dim, DimOp, ForOp, IfOp, IndexCheck, IterKind, KernelOp,
+    LaunchDim, LaunchOp, LoadOp, LoopKind, ReduceKind, ReduceMethod, ReturnOp, ScheduleBlockOp,
+    StoreOp, ThreadIdOp, VLoadOp, VStoreOp, ViewOp, WarpReduceOp, YieldOp, INDEX_CHECKS,
 };
 pub use types::{buffer_parts, buffer_type, elem_size_bytes, is_buffer, MemorySpace};
 pub use verify::{is_gpu_kernel, launch_compatible};

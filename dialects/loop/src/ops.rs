@@ -634,6 +634,49 @@ impl ViewOp {
     }
 }
 
+/// The `loop.kernel` attribute that lists the kernel's index preconditions, as
+/// `array<i64: i, d, a, ...>`: triples saying that argument `i`, an integer buffer, holds
+/// indices into axis `a` of buffer argument `d`, each in `[-n, n)` for that axis' size `n`
+/// (negative ones count from the end, as numpy and ONNX do). The kernel loads at those indices
+/// without a check of its own; whoever launches it checks them first (`dlc-runtime` does, and
+/// fails the run with an error naming the index). `lower` sets it on `graph.gather` kernels.
+pub const INDEX_CHECKS: &str = "index_checks";
+
+/// One precondition of a kernel's [`INDEX_CHECKS`].
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct IndexCheck {
+    /// The argument number of the index buffer.
+    pub indices: usize,
+    /// The argument number of the buffer indexed.
+    pub data: usize,
+    /// The axis of `data` the indices select along.
+    pub axis: usize,
+}
+
+/// The [`INDEX_CHECKS`] of kernel `op`: empty without the attribute; `None` if it is not a
+/// list of non-negative triples (the verifier rejects that).
+pub fn index_checks(ctx: &Context, op: Op) -> Option<Vec<IndexCheck>> {
+    let Some(attr) = ctx.attr(op, INDEX_CHECKS) else {
+        return Some(Vec::new());
+    };
+    let AttrKind::DenseArray { values, .. } = ctx.attr_kind(attr) else {
+        return None;
+    };
+    if values.len() % 3 != 0 {
+        return None;
+    }
+    values
+        .chunks(3)
+        .map(|t| {
+            Some(IndexCheck {
+                indices: usize::try_from(t[0]).ok()?,
+                data: usize::try_from(t[1]).ok()?,
+                axis: usize::try_from(t[2]).ok()?,
+            })
+        })
+        .collect()
+}
+
 /// The `loop.kernel` ops directly in `module` (a `builtin.module`), in order.
 pub fn module_kernels(ctx: &Context, module: Op) -> Vec<Op> {
     ctx.regions(module)

@@ -186,6 +186,59 @@ pub(crate) fn verify_kernel(ctx: &Context, op: Op) -> VResult {
             }
         }
     }
+    verify_index_checks(ctx, op, inputs)
+}
+
+/// A kernel's `index_checks` name an integer buffer argument and a buffer argument with the
+/// axis (see [`crate::INDEX_CHECKS`]).
+fn verify_index_checks(ctx: &Context, op: Op, inputs: &[Type]) -> VResult {
+    let Some(checks) = crate::index_checks(ctx, op) else {
+        return Err(op_error(
+            ctx,
+            op,
+            format!(
+                "'{}' must be an array<i64> of (indices, data, axis) triples of non-negative \
+                 integers",
+                crate::INDEX_CHECKS
+            ),
+        ));
+    };
+    for c in checks {
+        let indices = inputs.get(c.indices).and_then(|t| buffer_parts(ctx, *t));
+        let integer = indices.is_some_and(|(_, elem, _)| {
+            matches!(
+                ctx.type_kind(elem),
+                TypeKind::Integer { width } if *width > 1
+            ) || elem == Type::INDEX
+        });
+        if !integer {
+            return Err(op_error(
+                ctx,
+                op,
+                format!(
+                    "'{}' names argument #{} as indices, which is not an integer buffer",
+                    crate::INDEX_CHECKS,
+                    c.indices
+                ),
+            ));
+        }
+        let rank = inputs
+            .get(c.data)
+            .and_then(|t| buffer_parts(ctx, *t))
+            .map(|(dims, _, _)| dims.len());
+        if rank.is_none_or(|r| c.axis >= r) {
+            return Err(op_error(
+                ctx,
+                op,
+                format!(
+                    "'{}' names axis {} of argument #{}, which is not a buffer of that rank",
+                    crate::INDEX_CHECKS,
+                    c.axis,
+                    c.data
+                ),
+            ));
+        }
+    }
     Ok(())
 }
 

@@ -201,7 +201,8 @@ impl Kernel<'_> {
     }
 
     /// `graph.gather`: `x[out[..axis], idx[out[axis..axis + r]], out[axis + r..]]`, a negative
-    /// index counting from the end.
+    /// index counting from the end. Indices outside `[-n, n)` never reach the load: the kernel
+    /// declares them a precondition (`index_checks`) that the runtime checks before launching.
     fn gather(
         &mut self,
         ctx: &mut Context,
@@ -216,6 +217,9 @@ impl Kernel<'_> {
         let position = out
             .get(axis..axis + r)
             .ok_or("gather ranks do not add up")?;
+        // The runtime checks every index against the dim before the launch, so the load below
+        // stays in its buffer.
+        self.check_indices(ctx, indices, x, axis)?;
         let i = self.load_input(ctx, e, indices, position)?;
         let i = e.arith(ctx, "index_cast", &[i], Type::INDEX);
         let n = self.dim_of(ctx, x, axis);

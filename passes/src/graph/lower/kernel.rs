@@ -89,18 +89,28 @@ pub(super) fn build(
         storage: FxHashMap::default(),
         best: FxHashMap::default(),
         scratch: FxHashMap::default(),
+        index_checks: Vec::new(),
         blocks: 0,
         locals: 0,
     };
     match k.body(ctx, group, target) {
-        Ok(()) => Ok((
-            kernel.0,
-            Built {
-                symbols,
-                blocks: k.blocks,
-                locals: k.locals,
-            },
-        )),
+        Ok(()) => {
+            if !k.index_checks.is_empty() {
+                let checks = ctx.intern_attr(AttrKind::DenseArray {
+                    element: Type::I64,
+                    values: k.index_checks.into(),
+                });
+                ctx.set_attr(kernel.0, dlc_loop::INDEX_CHECKS, checks);
+            }
+            Ok((
+                kernel.0,
+                Built {
+                    symbols,
+                    blocks: k.blocks,
+                    locals: k.locals,
+                },
+            ))
+        }
         Err(e) => {
             ctx.erase_op(kernel.0);
             Err(e)
@@ -172,6 +182,9 @@ pub(super) struct Kernel<'p> {
     best: FxHashMap<Value, Value>,
     /// Movement op -> a register its branches write.
     scratch: FxHashMap<Op, Value>,
+    /// The kernel's `index_checks` (see [`dlc_loop::INDEX_CHECKS`]): triples of the argument
+    /// numbers of an index buffer and the buffer it indexes, and the indexed axis.
+    index_checks: Vec<i64>,
     blocks: u64,
     locals: u64,
 }
@@ -499,6 +512,28 @@ impl Kernel<'_> {
     }
 
     /// The buffer argument of kernel input `v`.
+    /// Records that input `indices` holds indices into axis `axis` of input `data`, a
+    /// precondition the runtime checks before each launch (see [`dlc_loop::INDEX_CHECKS`]).
+    pub(super) fn check_indices(
+        &mut self,
+        ctx: &Context,
+        indices: Value,
+        data: Value,
+        axis: usize,
+    ) -> Result<(), String> {
+        let args = ctx.block_args(self.entry);
+        let number = |v: Value| -> Result<i64, String> {
+            let buf = self.input_buffer(v)?;
+            args.iter()
+                .position(|&a| a == buf)
+                .map(|i| i as i64)
+                .ok_or_else(|| "an input that is not a kernel argument".to_string())
+        };
+        let check = [number(indices)?, number(data)?, axis as i64];
+        self.index_checks.extend(check);
+        Ok(())
+    }
+
     pub(super) fn input_buffer(&self, v: Value) -> Result<Value, String> {
         self.inputs
             .get(&v)
