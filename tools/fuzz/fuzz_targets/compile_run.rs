@@ -1,8 +1,8 @@
 //! Fuzzes compile-and-run: fuzzer bytes pick a GraphGen configuration (seed, size, ranks,
 //! dims, dynamic dims, composites) and the input values, including NaN, infinities, denormals,
-//! signed zeros and extreme integers. The program goes through `dlc-run`'s default pipeline
-//! (`decompose,fuse,lower,cpu-default`), is JIT-compiled and run twice (the second time on
-//! poisoned memory), and is compared with the graph interpreter.
+//! signed zeros, extreme integers and zero-size dynamic dims. The program goes through
+//! `dlc-run`'s default pipeline (`decompose,fuse,lower,cpu-default`), is JIT-compiled and run
+//! twice (the second time on poisoned memory), and is compared with the graph interpreter.
 //!
 //! A finding is a panic, a signal, a run whose outputs differ between the two runs, or outputs
 //! outside the documented tolerance (`dlc_run::check`) of the interpreter's, when the inputs
@@ -17,7 +17,7 @@ use dlc_graph::generate::{GraphGen, Rng};
 use dlc_ir::{print_op, Context, PrintOptions};
 use dlc_loop::interp::Elements;
 use dlc_run::{check, inputs, Model, ModelOptions};
-use dlc_runtime::{DType, Outputs, Tensor};
+use dlc_runtime::{DType, DimSpec, Outputs, Tensor};
 use libfuzzer_sys::fuzz_target;
 
 /// Float values that stress the code generator's math.
@@ -58,13 +58,25 @@ fuzz_target!(|data: &[u8]| {
     };
     let specs = &model.program().signature().inputs;
     assert_eq!(specs.len(), g.arg_shapes.len(), "{text}");
+    // One fuzzer byte decides whether the `?` dims take size 0 (each symbol consistently, so
+    // dims that must agree still do) instead of the generator's sizes.
+    let zero_size = bytes.byte() % 4 == 0;
     let mut rng = Rng::new(config.seed ^ 0xF022);
     let mut ordinary = true;
     let inputs: Vec<Tensor> = specs
         .iter()
         .zip(&g.arg_shapes)
         .map(|(spec, shape)| {
-            let t = inputs::random_tensor(spec.dtype, shape, &mut rng).expect("a small tensor");
+            let shape: Vec<usize> = spec
+                .dims
+                .iter()
+                .zip(shape)
+                .map(|(d, &n)| match d {
+                    DimSpec::Symbol(_) if zero_size => 0,
+                    _ => n,
+                })
+                .collect();
+            let t = inputs::random_tensor(spec.dtype, &shape, &mut rng).expect("a small tensor");
             let (t, plain) = sprinkle(t, &mut bytes);
             ordinary &= plain;
             t
