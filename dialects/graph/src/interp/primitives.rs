@@ -463,6 +463,13 @@ pub fn gather(x: &Tensor, idx: &Tensor, axis: i64) -> OpResult {
     })
 }
 
+/// The sum of `terms`, accumulated from `+0.0` as compiled kernels and numpy do, so an empty sum
+/// (a reduction or matmul over a zero-size axis) is `+0`. Rust's `Sum for f64` starts from
+/// `-0.0` instead, which `reciprocal` or a division would turn into `-inf`.
+fn float_sum(terms: impl Iterator<Item = f64>) -> f64 {
+    terms.fold(0.0, |sum, x| sum + x)
+}
+
 /// The reductions of `graph.reduce_*`.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub enum Reduction {
@@ -507,9 +514,9 @@ pub fn reduce(kind: Reduction, x: &Tensor, axes: &[i64], keepdim: bool) -> OpRes
         if x.dtype().is_float() {
             let values: Vec<f64> = values.map(Scalar::as_f64).collect();
             Ok(Scalar::Float(match kind {
-                Reduction::Sum => values.iter().sum(),
+                Reduction::Sum => float_sum(values.iter().copied()),
                 Reduction::Prod => values.iter().product(),
-                Reduction::Mean => values.iter().sum::<f64>() / count as f64,
+                Reduction::Mean => float_sum(values.iter().copied()) / count as f64,
                 Reduction::Max | Reduction::Min if values.iter().any(|v| v.is_nan()) => f64::NAN,
                 Reduction::Max => values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
                 Reduction::Min => values.iter().copied().fold(f64::INFINITY, f64::min),
@@ -618,7 +625,7 @@ pub fn matmul(a: &Tensor, b: &Tensor) -> OpResult {
         let (i, j) = (ij[0], ij[1]);
         let terms = (0..k).map(|p| (a.get(base_a + i * k + p), b.get(base_b + p * n + j)));
         Ok(if float {
-            Scalar::Float(terms.map(|(x, y)| x.as_f64() * y.as_f64()).sum())
+            Scalar::Float(float_sum(terms.map(|(x, y)| x.as_f64() * y.as_f64())))
         } else {
             Scalar::Int(terms.fold(0i64, |acc, (x, y)| {
                 acc.wrapping_add(x.as_i64().wrapping_mul(y.as_i64()))
