@@ -13,7 +13,9 @@
 //! 1. Elementwise (`elementwise`): unary ops, `cast`, binary ops, `cmp`, `select` and
 //!    `broadcast_to` chain freely, numpy broadcasts included (`gelu(x * w + b)` is one group),
 //!    as long as the group's result shapes broadcast to one shape, the loop nest its kernel
-//!    runs (two consumers of a broadcast value, one `3x5` and one `5x3`, stay apart).
+//!    runs (two consumers of a broadcast value, one `3x5` and one `5x3`, stay apart), and no
+//!    result used outside the group is broadcast along a `?` dim of that nest (a nest with a
+//!    zero-size dim runs no iteration, so such a result would never be written).
 //! 2. Reduction (`reduction`): a `reduce_*` takes its elementwise producers. A *reduced value*
 //!    (a reduction's result, or an elementwise op on it at the same shape) goes on to an
 //!    elementwise consumer only if that consumer works at the reduced shape (`var + eps`,
@@ -546,10 +548,16 @@ impl<'a> Partition<'a> {
     /// Rule 1: true if the result shapes of ops `members` broadcast to one shape (numpy rules,
     /// aligned on the right; a `?` matches only a size it is known to equal), the loop nest an
     /// elementwise kernel runs in. `3x5` and `5x3` consumers of one broadcast value do not, and
-    /// neither does a result whose shape the analysis does not know.
-    fn share_a_nest<'m>(&self, ctx: &Context, members: impl Iterator<Item = &'m usize>) -> bool {
+    /// neither does a result whose shape the analysis does not know. Nor may a result that is
+    /// used outside the members be broadcast along a `?` dim of the nest: the kernel writes it
+    /// from inside the nest, which runs no iteration when that dim is 0.
+    fn share_a_nest<'m>(
+        &self,
+        ctx: &Context,
+        members: impl Iterator<Item = &'m usize> + Clone,
+    ) -> bool {
         let mut nest: Vec<DimExpr> = Vec::new();
-        for &m in members {
+        for &m in members.clone() {
             for result in ctx.results(self.ops[m]) {
                 let Some(shape) = self.shapes.shape(result) else {
                     return false;
@@ -567,6 +575,24 @@ impl<'a> Partition<'a> {
                     {
                         return false;
                     }
+                }
+            }
+        }
+        let inside: FxHashSet<Op> = members.clone().map(|&m| self.ops[m]).collect();
+        for &m in members {
+            for result in ctx.results(self.ops[m]) {
+                let shape = self.shapes.shape(result).unwrap_or_default();
+                let off = nest.len() - shape.len();
+                let broadcast_on_dynamic = nest.iter().enumerate().any(|(a, n)| {
+                    matches!(n, DimExpr::Symbol(_))
+                        && (a < off || shape[a - off] == DimExpr::Static(1))
+                });
+                let used_outside = ctx.uses(result).iter().any(|u| {
+                    self.enclosing(ctx, u.user)
+                        .is_none_or(|i| !inside.contains(&self.ops[i]))
+                });
+                if broadcast_on_dynamic && used_outside {
+                    return false;
                 }
             }
         }

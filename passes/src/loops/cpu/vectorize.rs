@@ -5,7 +5,9 @@
 //! An innermost `serial` (or `vectorize(w)`-marked) loop of a CPU kernel has step 1 and a body of
 //! schedule blocks whose loads and stores touch consecutive elements of the last dim per
 //! iteration (`x[i, j]` for loop index `j`) or one element for the whole loop (`b[i]`, a value
-//! computed by an earlier loop), and whose other ops are `arith`/`math` ops. This is every
+//! computed by an earlier loop), and whose other ops are `arith`/`math` ops other than integer
+//! divisions on the varying elements (code generation guards those only as scalars, so a zero
+//! divisor gives 0 instead of a trap). This is every
 //! elementwise stage of a lowered kernel: the normalize step of a softmax or layer norm, bias
 //! adds, activations. SIMD units do `width` of these at once.
 //!
@@ -429,6 +431,11 @@ impl Analyzer<'_> {
                     if ty == Type::INDEX || !is_scalar(ctx, ty) {
                         return None;
                     }
+                    if INTEGER_DIVISIONS.contains(&name) {
+                        // Code generation guards a division lane by lane only for scalars (a
+                        // zero divisor gives 0, never a trap): keep the loop scalar.
+                        return None;
+                    }
                     self.vector.insert(r);
                     Some(Action::Lanes)
                 } else {
@@ -529,6 +536,16 @@ impl Analyzer<'_> {
 }
 
 /// True for integer and float scalar types.
+/// Integer divisions, which stay scalar (see `Analyzer::op`).
+const INTEGER_DIVISIONS: [&str; 6] = [
+    "arith.divsi",
+    "arith.divui",
+    "arith.remsi",
+    "arith.remui",
+    "arith.ceildivsi",
+    "arith.floordivsi",
+];
+
 fn is_scalar(ctx: &Context, ty: Type) -> bool {
     matches!(
         ctx.type_kind(ty),
