@@ -161,7 +161,15 @@ pub(crate) struct Launch {
     pub(crate) kernel: KernelFn,
     pub(crate) args: Box<[LaunchArg]>,
     /// The kernel's index preconditions (`dlc_loop::INDEX_CHECKS`), checked before each launch.
-    pub(crate) index_checks: Box<[IndexCheck]>,
+    pub(crate) index_checks: Box<[CheckedIndices]>,
+}
+
+/// One of a kernel's index preconditions with the buffer slots its arguments get at a launch.
+#[derive(Clone, Debug)]
+pub(crate) struct CheckedIndices {
+    pub(crate) check: IndexCheck,
+    pub(crate) indices: u32,
+    pub(crate) data: u32,
 }
 
 /// How a host-function argument is bound.
@@ -812,12 +820,22 @@ impl Compiler<'_> {
                 }
             }
         }
+        let slot = |i: usize| match args.get(i) {
+            Some(LaunchArg::Buffer { slot, .. }) => Some(*slot),
+            _ => None,
+        };
         let index_checks = dlc_loop::index_checks(ctx, kernel_op)
-            .filter(|checks| {
-                checks.iter().all(|c| {
-                    matches!(args.get(c.indices), Some(LaunchArg::Buffer { .. }))
-                        && matches!(args.get(c.data), Some(LaunchArg::Buffer { .. }))
-                })
+            .and_then(|checks| {
+                checks
+                    .into_iter()
+                    .map(|check| {
+                        Some(CheckedIndices {
+                            check,
+                            indices: slot(check.indices)?,
+                            data: slot(check.data)?,
+                        })
+                    })
+                    .collect::<Option<Vec<_>>>()
             })
             .ok_or_else(|| {
                 err(

@@ -17,10 +17,10 @@
 //! failures are [`RuntimeError`]s, never panics or out-of-bounds kernels.
 
 use crate::error::RuntimeError;
-use crate::program::{HostProgram, Instr, IntOp, LaunchArg, Param, Size};
+use crate::program::{wrap, CheckedIndices, HostProgram, Instr, IntOp, LaunchArg, Param, Size};
 use crate::tensor::{byte_size, dtype_name, elem_bytes, AlignedBytes, Tensor, TensorView};
+use dlc_graph::interp::tensor::unravel;
 use dlc_ir::Location;
-use dlc_loop::IndexCheck;
 
 /// A buffer value during a run: where its bytes are and how many there are.
 #[derive(Copy, Clone)]
@@ -109,12 +109,8 @@ impl<'p> Session<'p> {
         for (i, (param, t)) in self.program.params.iter().zip(inputs).enumerate() {
             match *param {
                 Param::Scalar { slot } => {
-                    let mut raw = [0u8; 8];
                     let n = elem_bytes(t.dtype());
-                    raw[..n].copy_from_slice(&t.bytes()[..n]);
-                    let v = i64::from_le_bytes(raw);
-                    let shift = 64 - 8 * n as u32;
-                    self.scalars[slot as usize] = (v << shift) >> shift;
+                    self.scalars[slot as usize] = read_int(&t.bytes()[..n]);
                 }
                 Param::Buffer { slot, copy } => {
                     let bytes = t.bytes();
@@ -331,7 +327,7 @@ impl<'p> Session<'p> {
             }
         }
         for check in launch.index_checks.iter() {
-            self.check_indices(&launch.args, check).map_err(fail)?;
+            self.check_indices(check).map_err(fail)?;
         }
         // SAFETY: the words follow the kernel ABI for this kernel's argument list (layout fixed
         // at compile time from the kernel's signature); every buffer pointer is valid for its
@@ -342,27 +338,19 @@ impl<'p> Session<'p> {
         Ok(())
     }
 
-    /// Checks that every element of the index buffer of `check` is in `[-n, n)` for the size
-    /// `n` of the axis it indexes; the error names the first one that is not.
-    fn check_indices(&self, args: &[LaunchArg], check: &IndexCheck) -> Result<(), String> {
-        let slot = |i: usize| match args.get(i) {
-            Some(LaunchArg::Buffer { slot, .. }) => Ok(*slot as usize),
-            _ => Err(format!("argument #{i} is not a buffer")),
-        };
-        let (indices, data) = (slot(check.indices)?, slot(check.data)?);
+    /// Checks that every element of the index buffer of `c` is in `[-n, n)` for the size `n` of
+    /// the axis it indexes; the error names the first one that is not.
+    fn check_indices(&self, c: &CheckedIndices) -> Result<(), String> {
         let p = self.program;
-        let n = self.dims[p.buf_dims_at[data] as usize + check.axis] as i64;
-        let dtype = p.buf_dtype[indices];
-        let width = elem_bytes(dtype);
+        let (indices, data) = (c.indices as usize, c.data as usize);
+        let n = self.dims[p.buf_dims_at[data] as usize + c.check.axis] as i64;
+        let width = elem_bytes(p.buf_dtype[indices]);
         let buf = self.bufs[indices];
         // SAFETY: `buf` is a live buffer of `buf.bytes` bytes (an input, a constant or an
         // allocation of this session), only read here, before the kernel runs.
         let bytes = unsafe { std::slice::from_raw_parts(buf.ptr.cast_const(), buf.bytes) };
         for (k, element) in bytes.chunks_exact(width).enumerate() {
-            let mut raw = [0u8; 8];
-            raw[..width].copy_from_slice(element);
-            let shift = 64 - 8 * width as u32;
-            let i = (i64::from_le_bytes(raw) << shift) >> shift;
+            let i = read_int(element);
             if i < -n || i >= n {
                 let at = p.buf_dims_at[indices] as usize;
                 let shape = &self.dims[at..at + p.buf_rank[indices] as usize];
@@ -370,9 +358,9 @@ impl<'p> Session<'p> {
                     "index {i} (element {:?} of the indices, argument #{}) is out of range for \
                      axis {} of size {n} of argument #{}: valid indices are in [{}, {n})",
                     unravel(k, shape),
-                    check.indices,
-                    check.axis,
-                    check.data,
+                    c.check.indices,
+                    c.check.axis,
+                    c.check.data,
                     -n
                 ));
             }
@@ -428,16 +416,11 @@ fn reserve<'a>(
     slot.as_mut().ok_or(RuntimeError::OutOfMemory { bytes })
 }
 
-/// The row-major index of element `k` of a buffer of `shape`.
-fn unravel(mut k: usize, shape: &[usize]) -> Vec<usize> {
-    let mut index = vec![0; shape.len()];
-    for (i, &d) in index.iter_mut().zip(shape).rev() {
-        if d > 0 {
-            *i = k % d;
-            k /= d;
-        }
-    }
-    index
+/// The little-endian integer in `bytes` (1 to 8 of them), sign-extended.
+fn read_int(bytes: &[u8]) -> i64 {
+    let mut raw = [0u8; 8];
+    raw[..bytes.len()].copy_from_slice(bytes);
+    wrap(i64::from_le_bytes(raw), 8 * bytes.len() as u32)
 }
 
 /// The outputs of a run, borrowed from the session.

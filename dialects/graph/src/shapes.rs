@@ -79,6 +79,34 @@ impl SymbolicShapes {
         }
     }
 
+    /// The numpy broadcast of `shapes` (aligned on the right; a dim of 1 stretches to the
+    /// other's), the loop nest one elementwise kernel over them runs. `Err` holds the broadcast
+    /// so far and the first shape that disagrees with it at a dim where neither is 1 (dims are
+    /// compared with [`Self::equal_under_constraints`]).
+    pub fn broadcast_nest<'s>(
+        &self,
+        shapes: impl IntoIterator<Item = &'s [DimExpr]>,
+    ) -> Result<Vec<DimExpr>, (Vec<DimExpr>, Vec<DimExpr>)> {
+        let mut dims: Vec<DimExpr> = Vec::new();
+        for shape in shapes {
+            if shape.len() > dims.len() {
+                let mut grown = vec![DimExpr::Static(1); shape.len() - dims.len()];
+                grown.extend(dims);
+                dims = grown;
+            }
+            let off = dims.len() - shape.len();
+            for (j, &d) in shape.iter().enumerate() {
+                if dims[off + j] == DimExpr::Static(1) {
+                    dims[off + j] = d;
+                } else if d != DimExpr::Static(1) && !self.equal_under_constraints(dims[off + j], d)
+                {
+                    return Err((dims, shape.to_vec()));
+                }
+            }
+        }
+        Ok(dims)
+    }
+
     /// The runtime equality constraints `(a, b)`: symbol `a` must equal symbol `b`.
     pub fn constraints(&self) -> &[(u32, u32)] {
         &self.constraints

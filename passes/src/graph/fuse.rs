@@ -556,28 +556,14 @@ impl<'a> Partition<'a> {
         ctx: &Context,
         members: impl Iterator<Item = &'m usize> + Clone,
     ) -> bool {
-        let mut nest: Vec<DimExpr> = Vec::new();
-        for &m in members.clone() {
-            for result in ctx.results(self.ops[m]) {
-                let Some(shape) = self.shapes.shape(result) else {
-                    return false;
-                };
-                if shape.len() > nest.len() {
-                    let mut grown = vec![DimExpr::Static(1); shape.len() - nest.len()];
-                    grown.extend(nest);
-                    nest = grown;
-                }
-                let off = nest.len() - shape.len();
-                for (n, &d) in nest[off..].iter_mut().zip(shape) {
-                    if *n == DimExpr::Static(1) {
-                        *n = d;
-                    } else if d != DimExpr::Static(1) && !self.shapes.equal_under_constraints(*n, d)
-                    {
-                        return false;
-                    }
-                }
-            }
-        }
+        let results: Option<Vec<&[DimExpr]>> = members
+            .clone()
+            .flat_map(|&m| ctx.results(self.ops[m]))
+            .map(|r| self.shapes.shape(r))
+            .collect();
+        let Some(Ok(nest)) = results.map(|r| self.shapes.broadcast_nest(r)) else {
+            return false;
+        };
         let inside: FxHashSet<Op> = members.clone().map(|&m| self.ops[m]).collect();
         for &m in members {
             for result in ctx.results(self.ops[m]) {

@@ -251,29 +251,22 @@ fn domain(
         let reduce = reduced_axes(ctx, r, dims.len())?;
         return Ok((dims, reduce));
     }
-    // Elementwise or data movement: the numpy broadcast of the result shapes.
-    let mut dims: Vec<DimExpr> = Vec::new();
-    for &op in computing {
-        let s = shape_of(shapes, ctx.result(op, 0))?;
-        if s.len() > dims.len() {
-            let mut grown = vec![DimExpr::Static(1); s.len() - dims.len()];
-            grown.extend(dims);
-            dims = grown;
-        }
-        let off = dims.len() - s.len();
-        for (j, &d) in s.iter().enumerate() {
-            if dims[off + j] == DimExpr::Static(1) {
-                dims[off + j] = d;
-            } else if d != DimExpr::Static(1) && !shapes.equal_under_constraints(dims[off + j], d) {
-                // A kernel over either shape would index the other's buffers out of bounds.
-                return Err(format!(
-                    "the results of one kernel do not broadcast to one loop nest: {} and {}",
-                    dims_text(&dims),
-                    dims_text(&s)
-                ));
-            }
-        }
-    }
+    // Elementwise or data movement: the numpy broadcast of the result shapes. Results that do
+    // not broadcast to one nest are refused: a kernel over either shape would index the
+    // other's buffers out of bounds.
+    let results = computing
+        .iter()
+        .map(|&op| shape_of(shapes, ctx.result(op, 0)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let dims = shapes
+        .broadcast_nest(results.iter().map(Vec::as_slice))
+        .map_err(|(dims, s)| {
+            format!(
+                "the results of one kernel do not broadcast to one loop nest: {} and {}",
+                dims_text(&dims),
+                dims_text(&s)
+            )
+        })?;
     let n = dims.len();
     Ok((dims, vec![false; n]))
 }
