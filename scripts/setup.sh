@@ -26,8 +26,16 @@ fi
 py_missing=""
 python3 -c "import nvidia, os, sys; sys.exit(0 if os.path.exists(os.path.join(list(nvidia.__path__)[0], 'cu13/bin/ptxas')) else 1)" >/dev/null 2>&1 || py_missing="$py_missing nvidia-cuda-nvcc"
 python3 -c "import numpy" >/dev/null 2>&1 || py_missing="$py_missing numpy"
-python3 -c "import onnx, onnxruntime" >/dev/null 2>&1 || py_missing="$py_missing onnx onnxruntime"
+python3 -c "import onnx, sys; sys.exit(onnx.__version__ != '1.23.2')" >/dev/null 2>&1 || py_missing="$py_missing onnx==1.23.2"
+python3 -c "import onnxruntime, sys; sys.exit(onnxruntime.__version__ != '1.32.0')" >/dev/null 2>&1 || py_missing="$py_missing onnxruntime==1.32.0"
 if [ -n "$py_missing" ]; then
   echo "setup: installing Python packages:$py_missing"
   python3 -m pip install -q --root-user-action=ignore $py_missing
+fi
+
+# PaddleOCR models for scripts/onnx_real_models.py. Only the wheel's model files are needed, so it is
+# installed without its dependencies and detected without importing it.
+if ! python3 -c "import importlib.util, sys; sys.exit(importlib.util.find_spec('rapidocr_onnxruntime') is None)" >/dev/null 2>&1; then
+  echo "setup: installing rapidocr-onnxruntime (models only)"
+  python3 -m pip install -q --root-user-action=ignore --no-deps rapidocr-onnxruntime==1.4.4
 fi

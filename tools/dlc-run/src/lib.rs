@@ -5,12 +5,15 @@
 //! - [`Model::compile`]: parse, verify, run the pass pipeline (`decompose,fuse,lower,cpu-default`
 //!   for graph programs), JIT the kernels and prepare the host program.
 //! - [`inputs`]: random inputs for a signature, or `.npy` files.
+//! - [`onnx`]: ONNX models: import (specializing inputs that must be constant) and the
+//!   comparison with reference outputs (`--expected`).
 //! - [`check`]: the reference run (graph interpreter, or the loop interpreter on the program
 //!   as written) and the error report.
 
 pub mod check;
 pub mod inputs;
 mod model;
+pub mod onnx;
 
 pub use dlc_codegen::CpuTarget;
-pub use model::{Backend, Model, ModelOptions, Timings};
+pub use model::{new_context, Backend, Model, ModelOptions, Timings};

@@ -1,16 +1,18 @@
 //! `dlc-run`: compile a model for this CPU and run it.
 //!
 //! ```text
-//! dlc-run model.mlir [--inputs a.npy,b.npy | --random --seed N] [--outputs DIR] [--check]
-//!                    [--bench N] [--pipeline ...] [--print-kernels]
+//! dlc-run model.mlir|model.onnx [--inputs a.npy,b.npy | --random --seed N] [--outputs DIR]
+//!                    [--check] [--expected r0.npy,r1.pb] [--bench N] [--pipeline ...]
+//!                    [--dim NAME=SIZE] [--input-shape NAME=1x3x48x192] [--print-kernels]
 //! ```
 //! Errors (parse, verify, unsupported ops, wrong input shapes) are printed as diagnostics and
-//! exit with code 1; a `--check` outside the tolerance exits with 1 too.
+//! exit with code 1; a `--check` or `--expected` outside the tolerance exits with 1 too.
 
 use anyhow::{bail, Context as _, Result};
 use clap::Parser;
-use dlc_run::check::{compare, loosest, reference};
+use dlc_run::check::{compare, loosest, reference, to_graph};
 use dlc_run::inputs::{npy_inputs, random_inputs};
+use dlc_run::onnx::{compare_expected, import_onnx, read_reference};
 use dlc_run::{Backend, CpuTarget, Model, ModelOptions};
 use dlc_runtime::{write_npy, Tensor};
 use std::io::IsTerminal;
@@ -25,7 +27,7 @@ use std::time::{Duration, Instant};
     about = "Compile a dlc model for this CPU and run it"
 )]
 struct Cli {
-    /// The model: a graph-level or loop-level .mlir file ('-' for stdin).
+    /// The model: a graph-level or loop-level .mlir file ('-' for stdin), or an .onnx model.
     input: String,
     /// Input tensors as .npy files, one per argument, comma-separated.
     #[arg(long, value_delimiter = ',', conflicts_with = "random")]
@@ -45,6 +47,22 @@ struct Cli {
     /// Compare with the reference interpreter; print max abs/rel error per output.
     #[arg(long)]
     check: bool,
+    /// Reference outputs (.npy, or .pb TensorProtos), one per output, comma-separated: each
+    /// output must satisfy |out − ref| ≤ atol + rtol·|ref| (integers exactly).
+    #[arg(long, value_delimiter = ',', value_name = "FILES")]
+    expected: Vec<PathBuf>,
+    /// Relative tolerance of --expected.
+    #[arg(long, default_value_t = 1e-3)]
+    rtol: f64,
+    /// Absolute tolerance of --expected.
+    #[arg(long, default_value_t = 1e-5)]
+    atol: f64,
+    /// ONNX: the size of a named dim (dim_param), e.g. --dim batch=1 (repeatable).
+    #[arg(long, value_name = "NAME=SIZE", value_parser = parse_dim)]
+    dim: Vec<(String, i64)>,
+    /// ONNX: the shape of a graph input, e.g. --input-shape x=1x3x48x192 (repeatable).
+    #[arg(long, value_name = "NAME=SHAPE", value_parser = parse_input_shape)]
+    input_shape: Vec<(String, Vec<i64>)>,
     /// Time N runs (after one warm-up) and print median/min/max and throughput.
     #[arg(long, value_name = "N")]
     bench: Option<usize>,
@@ -92,7 +110,37 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<bool> {
-    let (name, text) = read_input(&cli.input)?;
+    let given = if cli.inputs.is_empty() {
+        None
+    } else {
+        Some(npy_inputs(&cli.inputs).map_err(anyhow::Error::msg)?)
+    };
+    let (name, text, given) = if cli.input.ends_with(".onnx") {
+        let options = dlc_onnx::ImportOptions {
+            dims: cli.dim.iter().cloned().collect(),
+            input_shapes: cli.input_shape.iter().cloned().collect(),
+            ..Default::default()
+        };
+        let imported = import_onnx(cli.input.as_ref(), options, given.as_deref())
+            .map_err(anyhow::Error::msg)?;
+        for note in &imported.notes {
+            println!("note: {note}");
+        }
+        let given = given.map(|g| {
+            imported
+                .arguments
+                .iter()
+                .filter_map(|i| g.get(*i).cloned())
+                .collect::<Vec<_>>()
+        });
+        (cli.input.clone(), imported.text, given)
+    } else {
+        if !cli.dim.is_empty() || !cli.input_shape.is_empty() {
+            bail!("--dim and --input-shape apply to ONNX models only");
+        }
+        let (name, text) = read_input(&cli.input)?;
+        (name, text, given)
+    };
     let progress = spinner(&format!("compiling {name}"));
     let compiled = Model::compile(
         &text,
@@ -134,15 +182,14 @@ fn run(cli: Cli) -> Result<bool> {
             dlc_ir::print_op(&model.lowered_ctx, model.lowered_module, options)
         );
     }
-    let inputs: Vec<Tensor> = if cli.inputs.is_empty() {
-        random_inputs(
+    let inputs: Vec<Tensor> = match given {
+        Some(given) => given,
+        None => random_inputs(
             &model.program().signature().clone(),
             cli.seed,
             cli.dynamic_size,
         )
-        .map_err(anyhow::Error::msg)?
-    } else {
-        npy_inputs(&cli.inputs).map_err(anyhow::Error::msg)?
+        .map_err(anyhow::Error::msg)?,
     };
     let input_refs: Vec<&Tensor> = inputs.iter().collect();
     let mut session = model.session();
@@ -185,6 +232,9 @@ fn run(cli: Cli) -> Result<bool> {
             ok &= r.ok;
         }
     }
+    if !cli.expected.is_empty() {
+        ok &= check_expected(&cli, &outputs)?;
+    }
     if let Some(runs) = cli.bench {
         if runs == 0 {
             bail!("--bench needs at least one run");
@@ -221,6 +271,61 @@ fn run(cli: Cli) -> Result<bool> {
         println!("{line}");
     }
     Ok(ok)
+}
+
+/// `--expected`: each output against its reference file.
+fn check_expected(cli: &Cli, outputs: &[Tensor]) -> Result<bool> {
+    if cli.expected.len() != outputs.len() {
+        bail!(
+            "--expected names {} files for {} outputs",
+            cli.expected.len(),
+            outputs.len()
+        );
+    }
+    let mut ok = true;
+    for (i, (path, out)) in cli.expected.iter().zip(outputs).enumerate() {
+        let reference = read_reference(path).map_err(anyhow::Error::msg)?;
+        let actual = to_graph(&out.to_host_buffer()).map_err(anyhow::Error::msg)?;
+        let r = compare_expected(&actual, &reference, cli.rtol, cli.atol);
+        let verdict = match &r.problem {
+            None => "ok".to_string(),
+            Some(p) => format!("MISMATCH ({} elements; {p})", r.mismatches),
+        };
+        println!(
+            "expected output {i} ({}): max abs err {:.3e} (rtol {}, atol {}): {verdict}",
+            path.display(),
+            r.max_abs,
+            cli.rtol,
+            cli.atol
+        );
+        ok &= r.problem.is_none();
+    }
+    Ok(ok)
+}
+
+/// `NAME=SIZE`.
+fn parse_dim(s: &str) -> Result<(String, i64), String> {
+    let (name, size) = s.split_once('=').ok_or("expected NAME=SIZE")?;
+    let size = size
+        .parse::<i64>()
+        .ok()
+        .filter(|n| *n >= 0)
+        .ok_or_else(|| format!("'{size}' is not a size"))?;
+    Ok((name.to_string(), size))
+}
+
+/// `NAME=1x3x48x192` (`NAME=` alone: a scalar).
+fn parse_input_shape(s: &str) -> Result<(String, Vec<i64>), String> {
+    let (name, shape) = s.split_once('=').ok_or("expected NAME=SHAPE")?;
+    if shape.is_empty() {
+        return Ok((name.to_string(), Vec::new()));
+    }
+    let dims = shape
+        .split('x')
+        .map(|d| d.parse::<i64>().ok().filter(|n| *n >= 0))
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(|| format!("'{shape}' is not a shape like 1x3x48x192"))?;
+    Ok((name.to_string(), dims))
 }
 
 fn render_runtime(

@@ -54,6 +54,26 @@ pub fn interpret(ctx: &Context, func: Op, inputs: &[Tensor]) -> Result<Vec<Tenso
         .collect()
 }
 
+/// Evaluates one op without regions (`graph.fusion` and `func.call` are refused) on tensor
+/// operands, as [`interpret`] would inside a function: for importers and folders that evaluate
+/// a freshly built op on constant operands. Errors are diagnostics at the op.
+pub fn evaluate_op(ctx: &Context, op: Op, operands: &[Tensor]) -> Result<Vec<Tensor>, Diagnostic> {
+    if !ctx.regions(op).is_empty() || ctx.op_name(op) == "func.call" {
+        return Err(op_error(ctx, op, "cannot be evaluated on its own"));
+    }
+    let operands = operands.iter().cloned().map(RuntimeValue::Tensor).collect();
+    let results = OpEval { ctx, op }
+        .eval(operands)
+        .map_err(|m| op_error(ctx, op, m))?;
+    results
+        .into_iter()
+        .map(|r| match r {
+            RuntimeValue::Tensor(t) => Ok(t),
+            RuntimeValue::Index(_) => Err(op_error(ctx, op, "produces an index value")),
+        })
+        .collect()
+}
+
 struct Interpreter<'c> {
     ctx: &'c Context,
     symbols: SymbolTables,

@@ -18,5 +18,5 @@ pub mod npy;
 pub mod primitives;
 pub mod tensor;
 
-pub use eval::interpret;
+pub use eval::{evaluate_op, interpret};
 pub use tensor::{DType, Elements, Scalar, Tensor};

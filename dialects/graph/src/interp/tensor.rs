@@ -329,6 +329,19 @@ impl Tensor {
         Ok(Tensor::from_scalars(dtype, shape, values))
     }
 
+    /// The `dense<...>` attribute holding this tensor (the inverse of
+    /// [`Tensor::from_dense_attr`]); a tensor whose elements are all equal becomes a splat.
+    pub fn to_dense_attr(&self, ctx: &mut Context) -> Attribute {
+        let dims: Vec<i64> = self.shape.iter().map(|d| *d as i64).collect();
+        let ty = ctx.tensor_type(&dims, self.dtype.to_type());
+        let values: Vec<DenseValue> = match &self.data {
+            Elements::Float(v) => v.iter().map(|x| DenseValue::Float(*x)).collect(),
+            Elements::Int(v) => v.iter().map(|x| DenseValue::Int(*x as i128)).collect(),
+            Elements::Bool(v) => v.iter().map(|x| DenseValue::Int(*x as i128)).collect(),
+        };
+        ctx.dense_attr(ty, &values)
+    }
+
     pub fn dtype(&self) -> DType {
         self.dtype
     }

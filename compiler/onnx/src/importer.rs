@@ -1,0 +1,719 @@
+//! The importer: an ONNX graph → one `func.func` of graph-dialect ops.
+//!
+//! Graph inputs become the function's arguments (a `dim_param` or unknown dim is a `?`, unless
+//! the options give its size), initializers and specialized inputs become `graph.constant`,
+//! nodes are imported in order by the handlers of [`crate::ops`], and the graph outputs are
+//! returned. Every op is built through [`NodeCx::op`], which infers its type with the graph
+//! dialect's rules (so a node whose shapes do not fit is an error at that node) and folds it at
+//! once when all its operands are constants, evaluating it with the graph interpreter: this is
+//! how `Shape → Gather → Concat → Reshape` chains and the like disappear during import.
+//!
+//! Errors name the node: `node 'conv_1' (Conv, opset 11): ...`.
+
+use crate::ops;
+use crate::proto::{type_proto, AttributeProto, GraphProto, ModelProto, NodeProto, TensorProto};
+use crate::tensor::{element_type, tensor_attr};
+use dlc_graph::interp::{evaluate_op, Tensor};
+use dlc_ir::location::CompositeLocKind;
+use dlc_ir::{Attribute, Context, InsertPoint, Location, Op, OpSpec, Type, Value, DYNAMIC};
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::path::Path;
+
+/// Folded constants with more elements than this stay ops (a splat of any size folds).
+const MAX_FOLD_ELEMENTS: usize = 1 << 22;
+
+/// What the import may assume beyond the model file.
+#[derive(Clone, Debug, Default)]
+pub struct ImportOptions {
+    /// The size of each named dim (`dim_param`), e.g. `batch=1`.
+    pub dims: HashMap<String, i64>,
+    /// The full shape of a graph input, overriding its declared shape.
+    pub input_shapes: HashMap<String, Vec<i64>>,
+    /// Graph inputs specialized to a known value: they become constants, not arguments.
+    pub constants: HashMap<String, Tensor>,
+    /// The name of the function (default `main`).
+    pub func_name: Option<String>,
+}
+
+/// An imported model.
+#[derive(Debug)]
+pub struct Imported {
+    /// The `builtin.module` holding the function.
+    pub module: Op,
+    /// The `func.func`.
+    pub func: Op,
+    /// The graph inputs that became arguments, in order.
+    pub inputs: Vec<String>,
+    /// The graph outputs, in order.
+    pub outputs: Vec<String>,
+    /// The model's `ai.onnx` opset.
+    pub opset: i64,
+    /// Things the user should know (inputs specialized to constants, ...).
+    pub notes: Vec<String>,
+}
+
+/// Why a model could not be imported.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ImportError {
+    /// The bytes are not a model: a protobuf decode error, with the byte offset it was found at
+    /// when the framing itself is broken.
+    Decode { message: String },
+    /// Something about the model as a whole (no graph, bad inputs or outputs, a cycle).
+    Model { message: String },
+    /// A node dlc cannot import.
+    Node {
+        node: String,
+        op_type: String,
+        opset: i64,
+        message: String,
+    },
+    /// A node needs graph input `input` to be a constant (a Reshape shape, Slice bounds, ...):
+    /// import again with its value in [`ImportOptions::constants`].
+    NeedsConstant {
+        input: String,
+        node: String,
+        op_type: String,
+        opset: i64,
+    },
+}
+
+impl fmt::Display for ImportError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ImportError::Decode { message } => write!(f, "not a valid ONNX model: {message}"),
+            ImportError::Model { message } => write!(f, "{message}"),
+            ImportError::Node {
+                node,
+                op_type,
+                opset,
+                message,
+            } => write!(f, "node '{node}' ({op_type}, opset {opset}): {message}"),
+            ImportError::NeedsConstant {
+                input,
+                node,
+                op_type,
+                opset,
+            } => write!(
+                f,
+                "node '{node}' ({op_type}, opset {opset}): graph input '{input}' must be a constant here; give its value (dlc-import --const {input}=file.npy, or dlc-run --inputs)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ImportError {}
+
+/// A handler's error: a message, or a request for a graph input to be constant.
+#[derive(Debug)]
+pub enum NodeError {
+    Message(String),
+    NeedsConstant(String),
+}
+
+impl From<String> for NodeError {
+    fn from(m: String) -> Self {
+        NodeError::Message(m)
+    }
+}
+
+impl From<&str> for NodeError {
+    fn from(m: &str) -> Self {
+        NodeError::Message(m.to_string())
+    }
+}
+
+/// The result of a handler.
+pub type NodeResult<T> = Result<T, NodeError>;
+
+/// Imports `model` into `ctx` (which must have the func and graph dialects registered).
+/// `base` is the directory external data is read from.
+pub fn import_model(
+    ctx: &mut Context,
+    model: &ModelProto,
+    base: Option<&Path>,
+    options: &ImportOptions,
+) -> Result<Imported, ImportError> {
+    let model_error = |message: String| ImportError::Model { message };
+    let graph = model
+        .graph
+        .as_ref()
+        .ok_or_else(|| model_error("the model has no graph".into()))?;
+    let opset = model
+        .opset_import
+        .iter()
+        .find(|o| o.domain.is_empty() || o.domain == "ai.onnx")
+        .map(|o| o.version)
+        .unwrap_or(1);
+    let mut importer = Importer::new(ctx, opset, base);
+    let (inputs, notes) = importer.bind_inputs(graph, options)?;
+    importer.bind_initializers(graph)?;
+    check_order(graph, opset)?;
+    for node in &graph.node {
+        importer.import_node(node)?;
+    }
+    let outputs: Vec<String> = graph.output.iter().map(|o| o.name.clone()).collect();
+    let mut results = Vec::with_capacity(outputs.len());
+    for output in &graph.output {
+        let v = importer.values.get(&output.name).copied().ok_or_else(|| {
+            model_error(format!(
+                "graph output '{}' is not produced by any node",
+                output.name
+            ))
+        })?;
+        results.push(v);
+    }
+    if results.is_empty() {
+        return Err(model_error("the graph has no outputs".into()));
+    }
+    let name = options.func_name.clone().unwrap_or_else(|| "main".into());
+    let (module, func) = importer.finish(&name, &results);
+    Ok(Imported {
+        module,
+        func,
+        inputs,
+        outputs,
+        opset,
+        notes,
+    })
+}
+
+/// Checks that every node input is defined before it is used (graphs are topologically sorted
+/// in ONNX; a cycle or a forward reference is an error, not a hang).
+fn check_order(graph: &GraphProto, opset: i64) -> Result<(), ImportError> {
+    let mut defined: HashSet<&str> = graph
+        .input
+        .iter()
+        .map(|i| i.name.as_str())
+        .chain(graph.initializer.iter().map(|t| t.name.as_str()))
+        .collect();
+    for node in &graph.node {
+        for input in node.input.iter().filter(|i| !i.is_empty()) {
+            if !defined.contains(input.as_str()) {
+                let produced_later = graph
+                    .node
+                    .iter()
+                    .any(|n| n.output.iter().any(|o| o == input));
+                return Err(ImportError::Node {
+                    node: node.name.clone(),
+                    op_type: node.op_type.clone(),
+                    opset,
+                    message: if produced_later {
+                        format!("input '{input}' is produced by a later node (the graph has a cycle or is not topologically sorted)")
+                    } else {
+                        format!("input '{input}' is not a graph input, an initializer or the output of a node")
+                    },
+                });
+            }
+        }
+        defined.extend(node.output.iter().map(String::as_str));
+    }
+    Ok(())
+}
+
+/// The state of one import.
+pub struct Importer<'c> {
+    pub(crate) ctx: &'c mut Context,
+    block: dlc_ir::Block,
+    region: dlc_ir::Region,
+    pub(crate) opset: i64,
+    base: Option<std::path::PathBuf>,
+    values: HashMap<String, Value>,
+    /// Graph arguments by value, to name them in "must be constant" errors.
+    arg_names: HashMap<Value, String>,
+    /// Decoded constants, by the value of their `graph.constant`.
+    constants: HashMap<Value, Tensor>,
+}
+
+impl<'c> Importer<'c> {
+    fn new(ctx: &'c mut Context, opset: i64, base: Option<&Path>) -> Self {
+        let (region, block) = ctx.create_region_with_block(&[]);
+        Importer {
+            ctx,
+            block,
+            region,
+            opset,
+            base: base.map(Path::to_path_buf),
+            values: HashMap::new(),
+            arg_names: HashMap::new(),
+            constants: HashMap::new(),
+        }
+    }
+
+    /// Makes the function's arguments, or constants for specialized inputs.
+    fn bind_inputs(
+        &mut self,
+        graph: &GraphProto,
+        options: &ImportOptions,
+    ) -> Result<(Vec<String>, Vec<String>), ImportError> {
+        let initializers: HashSet<&str> =
+            graph.initializer.iter().map(|t| t.name.as_str()).collect();
+        let mut names = Vec::new();
+        let mut notes = Vec::new();
+        for input in &graph.input {
+            if initializers.contains(input.name.as_str()) {
+                continue;
+            }
+            if self.values.contains_key(&input.name) {
+                return Err(ImportError::Model {
+                    message: format!("graph input '{}' is declared twice", input.name),
+                });
+            }
+            let (dims, elem) = input_type(input, options).map_err(|m| ImportError::Model {
+                message: format!("graph input '{}': {m}", input.name),
+            })?;
+            if let Some(t) = options.constants.get(&input.name) {
+                let fits = t.dtype().to_type() == elem
+                    && t.rank() == dims.len()
+                    && dims
+                        .iter()
+                        .zip(t.shape())
+                        .all(|(d, n)| *d == DYNAMIC || *d == *n as i64);
+                if !fits {
+                    return Err(ImportError::Model {
+                        message: format!(
+                            "the value given for graph input '{}' ({} {:?}) does not fit its type",
+                            input.name,
+                            t.dtype(),
+                            t.shape()
+                        ),
+                    });
+                }
+                let v = self.constant(t.clone());
+                self.values.insert(input.name.clone(), v);
+                notes.push(format!(
+                    "graph input '{}' specialized to the given value (a constant in the imported function)",
+                    input.name
+                ));
+                continue;
+            }
+            let ty = self.ctx.tensor_type(&dims, elem);
+            let v = self.ctx.add_block_arg(self.block, ty);
+            self.values.insert(input.name.clone(), v);
+            self.arg_names.insert(v, input.name.clone());
+            names.push(input.name.clone());
+        }
+        Ok((names, notes))
+    }
+
+    fn bind_initializers(&mut self, graph: &GraphProto) -> Result<(), ImportError> {
+        for t in &graph.initializer {
+            let v = self.tensor_constant(t).map_err(|m| ImportError::Model {
+                message: format!("initializer '{}': {m}", t.name),
+            })?;
+            self.values.insert(t.name.clone(), v);
+        }
+        Ok(())
+    }
+
+    /// A `graph.constant` holding `TensorProto` `t`.
+    pub(crate) fn tensor_constant(&mut self, t: &TensorProto) -> Result<Value, String> {
+        let attr = tensor_attr(self.ctx, t, self.base.as_deref())?;
+        Ok(self.constant_attr(attr))
+    }
+
+    /// A `graph.constant` holding dense attribute `attr`.
+    fn constant_attr(&mut self, attr: Attribute) -> Value {
+        dlc_graph::build_constant(
+            self.ctx,
+            InsertPoint::End(self.block),
+            attr,
+            Location::Unknown,
+        )
+    }
+
+    /// A `graph.constant` holding `t`.
+    pub(crate) fn constant(&mut self, t: Tensor) -> Value {
+        let attr = t.to_dense_attr(self.ctx);
+        let v = self.constant_attr(attr);
+        self.constants.insert(v, t);
+        v
+    }
+
+    /// The value of `v` if it is a constant.
+    pub(crate) fn constant_value(&mut self, v: Value) -> Option<Tensor> {
+        if let Some(t) = self.constants.get(&v) {
+            return Some(t.clone());
+        }
+        let op = self.ctx.defining_op(v)?;
+        if self.ctx.op_name(op) != "graph.constant" {
+            return None;
+        }
+        let attr = self.ctx.attr(op, "value")?;
+        let t = Tensor::from_dense_attr(self.ctx, attr).ok()?;
+        self.constants.insert(v, t.clone());
+        Some(t)
+    }
+
+    fn import_node(&mut self, node: &NodeProto) -> Result<(), ImportError> {
+        let opset = self.opset;
+        let error = |message: String| ImportError::Node {
+            node: node.name.clone(),
+            op_type: node.op_type.clone(),
+            opset,
+            message,
+        };
+        if !node.domain.is_empty() && node.domain != "ai.onnx" {
+            return Err(error(format!(
+                "operator domain '{}' is not supported (dlc imports ai.onnx operators)",
+                node.domain
+            )));
+        }
+        let Some(handler) = ops::handler(&node.op_type) else {
+            return Err(error(format!("operator {} is not supported", node.op_type)));
+        };
+        let name = if node.name.is_empty() {
+            node.output.first().cloned().unwrap_or_default()
+        } else {
+            node.name.clone()
+        };
+        let ident = self.ctx.ident(&name);
+        let loc = self.ctx.composite_loc(CompositeLocKind::Name {
+            name: ident,
+            child: None,
+        });
+        let mut cx = NodeCx {
+            imp: self,
+            node,
+            loc,
+            opset,
+            used: HashSet::new(),
+        };
+        let results = handler(&mut cx).and_then(|r| {
+            cx.check_attributes()?;
+            Ok(r)
+        });
+        let results = match results {
+            Ok(r) => r,
+            Err(NodeError::Message(m)) => return Err(error(m)),
+            Err(NodeError::NeedsConstant(input)) => {
+                return Err(ImportError::NeedsConstant {
+                    input,
+                    node: node.name.clone(),
+                    op_type: node.op_type.clone(),
+                    opset,
+                })
+            }
+        };
+        for (i, name) in node.output.iter().enumerate() {
+            if name.is_empty() {
+                continue;
+            }
+            let Some(v) = results.get(i) else {
+                return Err(error(format!(
+                    "output #{i} ('{name}') is not supported (dlc produces only the first {} output(s) of this operator)",
+                    results.len()
+                )));
+            };
+            self.values.insert(name.clone(), *v);
+        }
+        Ok(())
+    }
+
+    /// Ends the function with `func.return results` and wraps it in a module.
+    fn finish(self, name: &str, results: &[Value]) -> (Op, Op) {
+        let ctx = self.ctx;
+        let spec = OpSpec::new(ctx, "func.return", Location::Unknown).operands(results);
+        ctx.build(InsertPoint::End(self.block), spec);
+        let inputs: Vec<Type> = ctx
+            .block_args(self.block)
+            .iter()
+            .map(|v| ctx.value_type(*v))
+            .collect();
+        let outputs: Vec<Type> = results.iter().map(|v| ctx.value_type(*v)).collect();
+        let fn_ty = ctx.function_type(&inputs, &outputs);
+        let (module_region, module_block) = ctx.create_region_with_block(&[]);
+        let spec = OpSpec::new(ctx, "builtin.module", Location::Unknown).region(module_region);
+        let module = ctx.create_op(spec);
+        let name = ctx.string_attr(name);
+        let ty_attr = ctx.type_attr(fn_ty);
+        let spec = OpSpec::new(ctx, "func.func", Location::Unknown)
+            .attr(ctx, "sym_name", name)
+            .attr(ctx, "function_type", ty_attr)
+            .region(self.region);
+        let func = ctx.build(InsertPoint::End(module_block), spec);
+        (module, func)
+    }
+}
+
+/// The dims and element type of graph input `input`, with the options' sizes applied.
+fn input_type(
+    input: &crate::proto::ValueInfoProto,
+    options: &ImportOptions,
+) -> Result<(Vec<i64>, Type), String> {
+    let Some(type_proto::Value::TensorType(t)) =
+        input.r#type.as_ref().and_then(|t| t.value.as_ref())
+    else {
+        return Err("is not a tensor (sequence, map and optional inputs are not supported)".into());
+    };
+    let elem = element_type(t.elem_type)?;
+    if let Some(shape) = options.input_shapes.get(&input.name) {
+        return Ok((shape.clone(), elem));
+    }
+    let Some(shape) = &t.shape else {
+        return Err("has no shape; give one with --input-shape".into());
+    };
+    use crate::proto::tensor_shape_proto::dimension::Value as Dim;
+    let dims = shape
+        .dim
+        .iter()
+        .map(|d| match &d.value {
+            Some(Dim::DimValue(n)) if *n >= 0 => *n,
+            Some(Dim::DimParam(name)) => options.dims.get(name).copied().unwrap_or(DYNAMIC),
+            _ => DYNAMIC,
+        })
+        .collect();
+    Ok((dims, elem))
+}
+
+/// What a handler sees of the node it imports: its inputs and attributes, and the way to build
+/// ops.
+pub struct NodeCx<'i, 'c> {
+    pub(crate) imp: &'i mut Importer<'c>,
+    pub(crate) node: &'i NodeProto,
+    loc: Location,
+    /// The model's `ai.onnx` opset.
+    pub opset: i64,
+    used: HashSet<&'i str>,
+}
+
+impl<'i> NodeCx<'i, '_> {
+    /// The number of inputs given (trailing empty names count).
+    pub fn num_inputs(&self) -> usize {
+        self.node.input.len()
+    }
+
+    /// The number of outputs the node declares.
+    pub fn num_outputs(&self) -> usize {
+        self.node.output.iter().filter(|o| !o.is_empty()).count()
+    }
+
+    /// Input `i`, or `None` when absent (past the end, or an empty name).
+    pub fn opt_input(&self, i: usize) -> Option<Value> {
+        let name = self.node.input.get(i).filter(|n| !n.is_empty())?;
+        self.imp.values.get(name).copied()
+    }
+
+    /// Input `i`, which the operator requires.
+    pub fn input(&self, i: usize) -> NodeResult<Value> {
+        self.opt_input(i)
+            .ok_or_else(|| format!("input #{i} is required").into())
+    }
+
+    /// Every input, all required.
+    pub fn inputs(&self) -> NodeResult<Vec<Value>> {
+        (0..self.num_inputs()).map(|i| self.input(i)).collect()
+    }
+
+    /// The value of input `i` when it is present: it must be a constant (or foldable to one).
+    pub fn const_input(&mut self, i: usize) -> NodeResult<Option<Tensor>> {
+        let Some(v) = self.opt_input(i) else {
+            return Ok(None);
+        };
+        if let Some(t) = self.imp.constant_value(v) {
+            return Ok(Some(t));
+        }
+        if let Some(name) = self.imp.arg_names.get(&v) {
+            return Err(NodeError::NeedsConstant(name.clone()));
+        }
+        Err(format!(
+            "input #{i} ('{}') must be a constant, or computed from constants only (its value depends on the graph inputs)",
+            self.node.input[i]
+        )
+        .into())
+    }
+
+    /// Input `i` as integers (shapes, axes, pads, bounds), when present.
+    pub fn ints_input(&mut self, i: usize) -> NodeResult<Option<Vec<i64>>> {
+        let Some(t) = self.const_input(i)? else {
+            return Ok(None);
+        };
+        if !t.dtype().is_int() {
+            return Err(format!("input #{i} must be an integer tensor, not {}", t.dtype()).into());
+        }
+        Ok(Some(t.to_i64_vec()))
+    }
+
+    fn attribute(&mut self, name: &str) -> Option<&'i AttributeProto> {
+        let a = self.node.attribute.iter().find(|a| a.name == name)?;
+        self.used.insert(a.name.as_str());
+        Some(a)
+    }
+
+    /// Marks attribute `name` as read (it is valid and dlc ignores it).
+    pub fn ignore(&mut self, name: &str) {
+        self.attribute(name);
+    }
+
+    /// True if the node has attribute `name` (marking it read).
+    pub fn has_attr(&mut self, name: &str) -> bool {
+        self.attribute(name).is_some()
+    }
+
+    /// Integer attribute `name`.
+    pub fn attr_int(&mut self, name: &str) -> Option<i64> {
+        self.attribute(name).map(|a| a.i)
+    }
+
+    /// Integer attribute `name`, or `default`.
+    pub fn int_or(&mut self, name: &str, default: i64) -> i64 {
+        self.attr_int(name).unwrap_or(default)
+    }
+
+    /// Float attribute `name`, or `default`.
+    pub fn float_or(&mut self, name: &str, default: f64) -> f64 {
+        self.attribute(name).map_or(default, |a| a.f as f64)
+    }
+
+    /// Integer-list attribute `name`.
+    pub fn attr_ints(&mut self, name: &str) -> Option<Vec<i64>> {
+        self.attribute(name).map(|a| a.ints.clone())
+    }
+
+    /// Float-list attribute `name`.
+    pub fn attr_floats(&mut self, name: &str) -> Option<Vec<f32>> {
+        self.attribute(name).map(|a| a.floats.clone())
+    }
+
+    /// String attribute `name` (UTF-8, lossy).
+    pub fn attr_string(&mut self, name: &str) -> Option<String> {
+        self.attribute(name)
+            .map(|a| String::from_utf8_lossy(&a.s).into_owned())
+    }
+
+    /// Tensor attribute `name`.
+    pub fn attr_tensor(&mut self, name: &str) -> Option<&'i TensorProto> {
+        self.attribute(name).and_then(|a| a.t.as_ref())
+    }
+
+    /// Errors on an attribute no handler read: dlc does not know what it would change.
+    fn check_attributes(&self) -> NodeResult<()> {
+        match self
+            .node
+            .attribute
+            .iter()
+            .find(|a| !self.used.contains(a.name.as_str()))
+        {
+            Some(a) => Err(format!("attribute '{}' is not supported", a.name).into()),
+            None => Ok(()),
+        }
+    }
+
+    /// The shape of `v` ([`DYNAMIC`] for `?`).
+    pub fn shape(&self, v: Value) -> Vec<i64> {
+        let ctx = &*self.imp.ctx;
+        ctx.shape(ctx.value_type(v))
+            .map_or_else(Vec::new, <[i64]>::to_vec)
+    }
+
+    /// The static shape of `v`, or an error naming what needs it.
+    pub fn static_shape(&self, v: Value, what: &str) -> NodeResult<Vec<i64>> {
+        let shape = self.shape(v);
+        if shape.contains(&DYNAMIC) {
+            return Err(format!(
+                "{what} needs a static shape, and this input's is {} (give the sizes with --dim or --input-shape)",
+                show_shape(&shape)
+            )
+            .into());
+        }
+        Ok(shape)
+    }
+
+    /// The element type of `v`.
+    pub fn elem(&self, v: Value) -> Type {
+        let ctx = &*self.imp.ctx;
+        ctx.element_type(ctx.value_type(v))
+    }
+
+    /// True if `v` has a float element type.
+    pub fn is_float(&self, v: Value) -> bool {
+        let ctx = &*self.imp.ctx;
+        ctx.float_kind(self.elem(v)).is_some()
+    }
+
+    /// Builds graph op `name` with its result type inferred, folding it to a constant when
+    /// every operand is one. A shape or dtype the op rejects is an error at this node.
+    pub fn op(
+        &mut self,
+        name: &str,
+        operands: &[Value],
+        attrs: &[(&str, Attribute)],
+    ) -> NodeResult<Value> {
+        let at = InsertPoint::End(self.imp.block);
+        let op = dlc_graph::build(self.imp.ctx, at, name, operands, attrs, self.loc)
+            .map_err(|d| d.message.clone())?;
+        Ok(self.fold(op, operands))
+    }
+
+    /// Builds graph op `name` with result type `ty` (ops whose type does not follow from their
+    /// operands: cast, constant, fill), folding as [`NodeCx::op`]. The caller makes `ty` right;
+    /// the module is verified as a whole after the import.
+    pub fn op_typed(
+        &mut self,
+        name: &str,
+        operands: &[Value],
+        attrs: &[(&str, Attribute)],
+        ty: Type,
+    ) -> NodeResult<Value> {
+        let at = InsertPoint::End(self.imp.block);
+        let op = dlc_graph::build_with_type(self.imp.ctx, at, name, operands, attrs, ty, self.loc);
+        Ok(self.fold(op, operands))
+    }
+
+    /// Replaces `op` by a constant when all `operands` are constants and the result is small
+    /// or a splat; returns the value standing for its result.
+    fn fold(&mut self, op: Op, operands: &[Value]) -> Value {
+        let result = self.imp.ctx.result(op, 0);
+        let values: Option<Vec<Tensor>> = operands
+            .iter()
+            .map(|v| self.imp.constant_value(*v))
+            .collect();
+        let Some(values) = values else {
+            return result;
+        };
+        let Ok(mut folded) = evaluate_op(self.imp.ctx, op, &values) else {
+            return result;
+        };
+        let Some(t) = folded.pop() else {
+            return result;
+        };
+        if t.len() > MAX_FOLD_ELEMENTS {
+            return result;
+        }
+        self.imp.ctx.erase_op(op);
+        self.imp.constant(t)
+    }
+
+    /// A constant of `t`.
+    pub fn constant(&mut self, t: Tensor) -> Value {
+        self.imp.constant(t)
+    }
+
+    /// A constant from `TensorProto` `t`.
+    pub fn tensor_constant(&mut self, t: &TensorProto) -> NodeResult<Value> {
+        Ok(self.imp.tensor_constant(t)?)
+    }
+
+    /// The context, to make attributes.
+    pub fn ctx(&mut self) -> &mut Context {
+        self.imp.ctx
+    }
+}
+
+/// `1x3x?x?` for messages.
+pub fn show_shape(shape: &[i64]) -> String {
+    if shape.is_empty() {
+        return "a scalar".into();
+    }
+    shape
+        .iter()
+        .map(|d| {
+            if *d == DYNAMIC {
+                "?".to_string()
+            } else {
+                d.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("x")
+}

@@ -1,0 +1,115 @@
+//! `dlc-onnx`: ONNX models into dlc's graph dialect.
+//!
+//! ```no_run
+//! # use dlc_onnx::{import_file, ImportOptions};
+//! let mut ctx = dlc_ir::Context::new();
+//! ctx.register_dialect(dlc_func::dialect());
+//! ctx.register_dialect(dlc_graph::dialect());
+//! let imported = import_file(&mut ctx, "model.onnx".as_ref(), &ImportOptions::default())?;
+//! println!("{}", dlc_ir::print_op(&ctx, imported.module, Default::default()));
+//! # Ok::<(), dlc_onnx::ImportError>(())
+//! ```
+//!
+//! The protobuf messages are declared by hand ([`proto`]) and decoded with prost; no `protoc`
+//! and no LLVM. [`importer`] walks the graph and [`ops`] holds one handler per operator;
+//! [`tensor`] turns `TensorProto`s (inline or external data) into dense attributes. Docs:
+//! docs/onnx.md.
+
+pub mod importer;
+pub mod ops;
+pub mod proto;
+pub mod tensor;
+
+pub use importer::{import_model, ImportError, ImportOptions, Imported};
+
+use dlc_graph::interp::Tensor;
+use dlc_ir::Context;
+use prost::Message;
+use std::path::Path;
+
+/// Decodes a serialized `ModelProto`. A broken framing is reported with the byte offset of the
+/// top-level field where it breaks.
+pub fn decode_model(bytes: &[u8]) -> Result<proto::ModelProto, ImportError> {
+    proto::ModelProto::decode(bytes).map_err(|e| {
+        let at = match framing_error(bytes) {
+            Some(offset) => {
+                format!(" (the field at byte offset {offset} is malformed or truncated)")
+            }
+            None => String::new(),
+        };
+        ImportError::Decode {
+            message: format!("{e}{at}"),
+        }
+    })
+}
+
+/// Reads and imports the model at `path` (external data is read relative to its directory).
+pub fn import_file(
+    ctx: &mut Context,
+    path: &Path,
+    options: &ImportOptions,
+) -> Result<Imported, ImportError> {
+    let bytes = std::fs::read(path).map_err(|e| ImportError::Model {
+        message: format!("cannot read '{}': {e}", path.display()),
+    })?;
+    let model = decode_model(&bytes)?;
+    import_model(ctx, &model, path.parent(), options)
+}
+
+/// Reads a serialized `TensorProto` (`.pb`, as the ONNX test data sets store tensors).
+pub fn read_tensor_pb(path: &Path) -> Result<Tensor, String> {
+    let bytes =
+        std::fs::read(path).map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
+    let t = proto::TensorProto::decode(bytes.as_slice())
+        .map_err(|e| format!("'{}' is not a TensorProto: {e}", path.display()))?;
+    let mut ctx = Context::new();
+    let attr = tensor::tensor_attr(&mut ctx, &t, path.parent())
+        .map_err(|e| format!("'{}': {e}", path.display()))?;
+    Tensor::from_dense_attr(&ctx, attr).map_err(|e| format!("'{}': {e}", path.display()))
+}
+
+/// The offset of the first top-level protobuf field whose framing is broken (a bad key or
+/// wire type, a length past the end, a truncated varint), if there is one.
+fn framing_error(bytes: &[u8]) -> Option<usize> {
+    let mut at = 0;
+    while at < bytes.len() {
+        let start = at;
+        let key = varint(bytes, &mut at)?;
+        let ok = match key & 7 {
+            0 => varint(bytes, &mut at).is_some(),
+            1 => skip(bytes, &mut at, 8),
+            2 => varint(bytes, &mut at)
+                .and_then(|n| usize::try_from(n).ok())
+                .is_some_and(|n| skip(bytes, &mut at, n)),
+            5 => skip(bytes, &mut at, 4),
+            _ => false,
+        };
+        if !ok || key >> 3 == 0 {
+            return Some(start);
+        }
+    }
+    None
+}
+
+fn varint(bytes: &[u8], at: &mut usize) -> Option<u64> {
+    let mut v = 0u64;
+    for shift in (0..70).step_by(7) {
+        let b = *bytes.get(*at)?;
+        *at += 1;
+        v |= u64::from(b & 0x7f).checked_shl(shift).unwrap_or(0);
+        if b & 0x80 == 0 {
+            return Some(v);
+        }
+    }
+    None
+}
+
+fn skip(bytes: &[u8], at: &mut usize, n: usize) -> bool {
+    match at.checked_add(n) {
+        Some(end) if end <= bytes.len() => {
+            *at = end;
+            true
+        }
+        _ => false,
+    }
+}

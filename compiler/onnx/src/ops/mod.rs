@@ -1,0 +1,191 @@
+//! The operator handlers: one function per ONNX operator type, found by [`handler`].
+//!
+//! A handler reads its node's inputs and attributes through [`NodeCx`] and builds graph ops
+//! with it, returning one value per ONNX output it produces. It follows the ONNX changelog:
+//! where an operator moved an attribute to an input (Reshape's shape, Slice's bounds, the
+//! reduce axes, Pad's pads, Clip's bounds, Squeeze/Unsqueeze axes), it reads whichever the
+//! model's opset has. The thin builders below are what every handler shares.
+//!
+//! - [`elementwise`]: math, comparison and logic ops, casts, activations.
+//! - [`movement`]: constants, shapes, reshape, slicing, gather, concat, pad, expand.
+//! - [`reduce`]: reductions and arg-reductions.
+//! - [`nn`]: matmul, gemm, convolution, pooling, normalization, softmax.
+
+mod elementwise;
+mod movement;
+mod nn;
+mod reduce;
+
+use crate::importer::{NodeCx, NodeResult};
+use dlc_graph::interp::{DType, Tensor};
+use dlc_ir::{Type, Value};
+
+/// A handler: builds the node's ops and returns its outputs.
+pub type Handler = fn(&mut NodeCx) -> NodeResult<Vec<Value>>;
+
+/// The handler of ONNX operator `op_type` (domain `ai.onnx`), if dlc imports it.
+pub fn handler(op_type: &str) -> Option<Handler> {
+    elementwise::handler(op_type)
+        .or_else(|| movement::handler(op_type))
+        .or_else(|| reduce::handler(op_type))
+        .or_else(|| nn::handler(op_type))
+}
+
+/// Every operator type dlc imports, sorted (for docs and `dlc-import --list-ops`).
+pub fn supported_ops() -> Vec<&'static str> {
+    let mut ops: Vec<&str> = elementwise::OPS
+        .iter()
+        .chain(movement::OPS)
+        .chain(reduce::OPS)
+        .chain(nn::OPS)
+        .map(|(name, _)| *name)
+        .collect();
+    ops.sort_unstable();
+    ops
+}
+
+/// Normalizes a possibly negative `axis` of a rank-`rank` tensor.
+fn axis(axis: i64, rank: usize) -> NodeResult<i64> {
+    let r = rank as i64;
+    if axis < -r || axis >= r.max(1) {
+        return Err(format!("axis {axis} is out of range for rank {rank}").into());
+    }
+    Ok(if axis < 0 { axis + r } else { axis })
+}
+
+/// Normalizes every axis of `axes` (rank `rank`), rejecting duplicates.
+fn axes(list: &[i64], rank: usize) -> NodeResult<Vec<i64>> {
+    let mut out = Vec::with_capacity(list.len());
+    for a in list {
+        let a = axis(*a, rank)?;
+        if out.contains(&a) {
+            return Err(format!("axis {a} is repeated in {list:?}").into());
+        }
+        out.push(a);
+    }
+    Ok(out)
+}
+
+/// The interpreter dtype of element type `ty`.
+fn dtype(ty: Type) -> DType {
+    DType::ALL
+        .into_iter()
+        .find(|d| d.to_type() == ty)
+        .unwrap_or(DType::F32)
+}
+
+impl NodeCx<'_, '_> {
+    /// A rank-0 constant `v` of element type `ty`.
+    pub fn scalar_of(&mut self, v: f64, ty: Type) -> Value {
+        let dt = dtype(ty);
+        let t = if dt.is_float() {
+            Tensor::from_f64(dt, &[], &[v])
+        } else if dt.is_bool() {
+            Tensor::from_bools(&[], &[v != 0.0])
+        } else {
+            Tensor::from_i64(dt, &[], &[v as i64])
+        };
+        self.constant(t)
+    }
+
+    /// A rank-0 constant `v` of `like`'s element type (broadcasts against anything).
+    pub fn scalar(&mut self, v: f64, like: Value) -> Value {
+        let ty = self.elem(like);
+        self.scalar_of(v, ty)
+    }
+
+    /// An `i64` constant of shape `[values.len()]`.
+    pub fn i64_vector(&mut self, values: &[i64]) -> Value {
+        self.constant(Tensor::from_i64(DType::I64, &[values.len()], values))
+    }
+
+    /// A unary op.
+    pub fn unary(&mut self, name: &str, x: Value) -> NodeResult<Value> {
+        self.op(name, &[x], &[])
+    }
+
+    /// A broadcasting binary op.
+    pub fn binary(&mut self, name: &str, a: Value, b: Value) -> NodeResult<Value> {
+        self.op(name, &[a, b], &[])
+    }
+
+    /// `graph.cmp predicate`.
+    pub fn cmp(&mut self, predicate: &str, a: Value, b: Value) -> NodeResult<Value> {
+        let p = self.ctx().string_attr(predicate);
+        self.op("graph.cmp", &[a, b], &[("predicate", p)])
+    }
+
+    /// `graph.select`.
+    pub fn select(&mut self, c: Value, a: Value, b: Value) -> NodeResult<Value> {
+        self.op("graph.select", &[c, a, b], &[])
+    }
+
+    /// `graph.cast` to element type `ty` (none when it already is).
+    pub fn cast(&mut self, x: Value, ty: Type) -> NodeResult<Value> {
+        if self.elem(x) == ty {
+            return Ok(x);
+        }
+        let shape = self.shape(x);
+        let result = self.ctx().tensor_type(&shape, ty);
+        self.op_typed("graph.cast", &[x], &[], result)
+    }
+
+    /// `graph.reshape` to `shape` (one −1 inferred).
+    pub fn reshape(&mut self, x: Value, shape: &[i64]) -> NodeResult<Value> {
+        if self.shape(x) == shape {
+            return Ok(x);
+        }
+        let s = dlc_graph::i64_array(self.ctx(), shape);
+        self.op("graph.reshape", &[x], &[("shape", s)])
+    }
+
+    /// `graph.transpose` by `perm`.
+    pub fn transpose(&mut self, x: Value, perm: &[i64]) -> NodeResult<Value> {
+        if perm.iter().enumerate().all(|(i, p)| i as i64 == *p) {
+            return Ok(x);
+        }
+        let p = dlc_graph::i64_array(self.ctx(), perm);
+        self.op("graph.transpose", &[x], &[("perm", p)])
+    }
+
+    /// A reduction over (normalized) `axes`.
+    pub fn reduce(
+        &mut self,
+        name: &str,
+        x: Value,
+        axes: &[i64],
+        keepdim: bool,
+    ) -> NodeResult<Value> {
+        let a = dlc_graph::i64_array(self.ctx(), axes);
+        let k = self.ctx().bool_attr(keepdim);
+        self.op(name, &[x], &[("axes", a), ("keepdim", k)])
+    }
+
+    /// An `i64` attribute.
+    pub fn int_attr(&mut self, v: i64) -> dlc_ir::Attribute {
+        dlc_graph::i64_attr(self.ctx(), v)
+    }
+
+    /// An `array<i64: ...>` attribute.
+    pub fn array_attr(&mut self, v: &[i64]) -> dlc_ir::Attribute {
+        dlc_graph::i64_array(self.ctx(), v)
+    }
+
+    /// A float attribute of type `f64` (epsilons, scales).
+    pub fn f64_attr(&mut self, v: f64) -> dlc_ir::Attribute {
+        self.ctx().float_attr(v, Type::F64)
+    }
+
+    /// Errors unless the node has at most `n` outputs.
+    pub fn at_most_outputs(&self, n: usize) -> NodeResult<()> {
+        match self.node.output.iter().skip(n).position(|o| !o.is_empty()) {
+            Some(i) => Err(format!(
+                "output #{} ('{}') is not supported (dlc produces only the first {n})",
+                n + i,
+                self.node.output[n + i]
+            )
+            .into()),
+            None => Ok(()),
+        }
+    }
+}

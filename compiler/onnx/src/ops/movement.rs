@@ -1,0 +1,625 @@
+//! Constants, shapes and data movement: Constant, ConstantOfShape, Shape, Size, Reshape,
+//! Flatten, Squeeze, Unsqueeze, Transpose, Concat, Split, Slice, Gather, Expand, Tile, Pad,
+//! Range, Identity-like Dropout.
+//!
+//! Shape-valued inputs (Reshape's shape, Slice's bounds, axes, pads, repeats) must be constants
+//! or fold to constants during import; `Shape` of a static tensor is a constant, so the usual
+//! `Shape → Gather → Concat → Reshape` chains fold away.
+
+use super::{axes, axis, Handler};
+use crate::importer::{show_shape, NodeCx, NodeResult};
+use dlc_graph::interp::{DType, Scalar, Tensor};
+use dlc_ir::{Value, DYNAMIC};
+
+pub(super) const OPS: &[(&str, Handler)] = &[
+    ("Constant", constant),
+    ("ConstantOfShape", constant_of_shape),
+    ("Shape", shape),
+    ("Size", size),
+    ("Reshape", reshape),
+    ("Flatten", flatten),
+    ("Squeeze", squeeze),
+    ("Unsqueeze", unsqueeze),
+    ("Transpose", transpose),
+    ("Concat", concat),
+    ("Split", split),
+    ("Slice", slice),
+    ("Gather", gather),
+    ("Expand", expand),
+    ("Tile", tile),
+    ("Pad", pad),
+    ("Range", range),
+    ("Dropout", dropout),
+];
+
+pub(super) fn handler(op_type: &str) -> Option<Handler> {
+    OPS.iter().find(|(n, _)| *n == op_type).map(|(_, h)| *h)
+}
+
+fn constant(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    if let Some(t) = cx.attr_tensor("value") {
+        return Ok(vec![cx.tensor_constant(t)?]);
+    }
+    if cx.has_attr("value_float") {
+        let v = cx.float_or("value_float", 0.0);
+        return Ok(vec![cx.constant(Tensor::from_f64(DType::F32, &[], &[v]))]);
+    }
+    if let Some(v) = cx.attr_floats("value_floats") {
+        let v: Vec<f64> = v.iter().map(|x| *x as f64).collect();
+        return Ok(vec![cx.constant(Tensor::from_f64(
+            DType::F32,
+            &[v.len()],
+            &v,
+        ))]);
+    }
+    if let Some(v) = cx.attr_int("value_int") {
+        return Ok(vec![cx.constant(Tensor::from_i64(DType::I64, &[], &[v]))]);
+    }
+    if let Some(v) = cx.attr_ints("value_ints") {
+        return Ok(vec![cx.i64_vector(&v)]);
+    }
+    Err("needs a 'value', 'value_float(s)' or 'value_int(s)' attribute (sparse and string constants are not supported)".into())
+}
+
+/// A shape given as a tensor: non-negative sizes.
+fn sizes(values: &[i64]) -> NodeResult<Vec<usize>> {
+    values
+        .iter()
+        .map(|d| {
+            usize::try_from(*d).map_err(|_| format!("shape {values:?} has a negative dim").into())
+        })
+        .collect()
+}
+
+fn constant_of_shape(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let dims = cx.ints_input(0)?.ok_or("input #0 (shape) is required")?;
+    let dims = sizes(&dims)?;
+    let value = match cx.attr_tensor("value") {
+        Some(t) => {
+            let v = cx.tensor_constant(t)?;
+            cx.const_value(v)?
+        }
+        None => Tensor::from_f64(DType::F32, &[1], &[0.0]),
+    };
+    if value.len() != 1 {
+        return Err("attribute 'value' must hold one element".into());
+    }
+    crate::tensor::element_count(&dims.iter().map(|d| *d as i64).collect::<Vec<_>>())?;
+    let t = Tensor::splat(value.dtype(), &dims, value.get(0));
+    Ok(vec![cx.constant(t)])
+}
+
+impl NodeCx<'_, '_> {
+    /// The value of constant `v` (made by this handler).
+    fn const_value(&mut self, v: Value) -> NodeResult<Tensor> {
+        self.imp
+            .constant_value(v)
+            .ok_or_else(|| "expected a constant".into())
+    }
+}
+
+/// Opset 15's `start`/`end` clamp like Python slices.
+fn shape(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let x = cx.input(0)?;
+    let dims = cx.static_shape(x, "Shape")?;
+    let r = dims.len() as i64;
+    let clamp = |v: i64| (if v < 0 { v + r } else { v }).clamp(0, r) as usize;
+    let start = clamp(cx.int_or("start", 0));
+    let end = clamp(cx.int_or("end", r));
+    let part = if start < end { &dims[start..end] } else { &[] };
+    Ok(vec![cx.i64_vector(part)])
+}
+
+fn size(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let x = cx.input(0)?;
+    let dims = cx.static_shape(x, "Size")?;
+    let n: i64 = dims.iter().product();
+    Ok(vec![cx.constant(Tensor::from_i64(DType::I64, &[], &[n]))])
+}
+
+/// Opset < 5: the `shape` attribute; later an input. A 0 copies the input's dim (unless
+/// `allowzero`), one −1 is inferred.
+fn reshape(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let x = cx.input(0)?;
+    let target = if cx.opset < 5 {
+        cx.attr_ints("shape")
+            .ok_or("attribute 'shape' is required")?
+    } else {
+        cx.ints_input(1)?.ok_or("input #1 (shape) is required")?
+    };
+    let allowzero = cx.int_or("allowzero", 0) != 0;
+    let input = cx.shape(x);
+    let mut out = Vec::with_capacity(target.len());
+    for (i, d) in target.iter().enumerate() {
+        let d = match *d {
+            0 if !allowzero => *input.get(i).ok_or_else(|| {
+                format!(
+                    "shape {target:?} copies dim {i}, which the input (rank {}) lacks",
+                    input.len()
+                )
+            })?,
+            d if d < -1 => return Err(format!("shape {target:?} has a negative dim").into()),
+            d => d,
+        };
+        out.push(if d == DYNAMIC { -1 } else { d });
+    }
+    if out.iter().filter(|d| **d == -1).count() > 1 {
+        return Err(format!(
+            "shape {target:?} of an input of shape {} leaves more than one dim unknown (give the sizes with --dim or --input-shape)",
+            show_shape(&input)
+        )
+        .into());
+    }
+    Ok(vec![cx.reshape(x, &out)?])
+}
+
+fn flatten(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let x = cx.input(0)?;
+    let shape = cx.shape(x);
+    let a = cx.int_or("axis", 1);
+    let a = if a == shape.len() as i64 {
+        a
+    } else {
+        axis(a, shape.len())?
+    } as usize;
+    let product = |dims: &[i64]| -> i64 {
+        if dims.contains(&DYNAMIC) {
+            -1
+        } else {
+            dims.iter().product()
+        }
+    };
+    let (outer, inner) = (product(&shape[..a]), product(&shape[a..]));
+    if outer == -1 && inner == -1 {
+        return Err("both halves of the flattened shape are dynamic".into());
+    }
+    Ok(vec![cx.reshape(x, &[outer, inner])?])
+}
+
+/// The axes of Squeeze/Unsqueeze: an attribute before opset 13, an input after.
+fn axes_operand(cx: &mut NodeCx) -> NodeResult<Option<Vec<i64>>> {
+    if cx.opset < 13 {
+        Ok(cx.attr_ints("axes"))
+    } else {
+        cx.ints_input(1)
+    }
+}
+
+fn squeeze(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let x = cx.input(0)?;
+    let shape = cx.shape(x);
+    let list = match axes_operand(cx)? {
+        Some(list) => axes(&list, shape.len())?,
+        None => {
+            if shape.contains(&DYNAMIC) {
+                return Err("Squeeze without axes needs a static shape".into());
+            }
+            (0..shape.len() as i64)
+                .filter(|i| shape[*i as usize] == 1)
+                .collect()
+        }
+    };
+    for a in &list {
+        if shape[*a as usize] != 1 && shape[*a as usize] != DYNAMIC {
+            return Err(format!("cannot squeeze axis {a} of size {}", shape[*a as usize]).into());
+        }
+    }
+    let out: Vec<i64> = (0..shape.len())
+        .filter(|i| !list.contains(&(*i as i64)))
+        .map(|i| if shape[i] == DYNAMIC { -1 } else { shape[i] })
+        .collect();
+    Ok(vec![cx.reshape(x, &out)?])
+}
+
+fn unsqueeze(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let x = cx.input(0)?;
+    let shape = cx.shape(x);
+    let list = axes_operand(cx)?.ok_or("axes are required")?;
+    let rank = shape.len() + list.len();
+    let list = axes(&list, rank)?;
+    let mut dims = shape.iter().map(|d| if *d == DYNAMIC { -1 } else { *d });
+    let out: Vec<i64> = (0..rank as i64)
+        .map(|i| {
+            if list.contains(&i) {
+                1
+            } else {
+                dims.next().unwrap_or(1)
+            }
+        })
+        .collect();
+    Ok(vec![cx.reshape(x, &out)?])
+}
+
+fn transpose(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let x = cx.input(0)?;
+    let rank = cx.shape(x).len();
+    let perm = cx
+        .attr_ints("perm")
+        .unwrap_or_else(|| (0..rank as i64).rev().collect());
+    Ok(vec![cx.transpose(x, &perm)?])
+}
+
+fn concat(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let inputs = cx.inputs()?;
+    let first = *inputs.first().ok_or("needs at least one input")?;
+    let a = cx.attr_int("axis").ok_or("attribute 'axis' is required")?;
+    let a = axis(a, cx.shape(first).len())?;
+    let attr = cx.int_attr(a);
+    Ok(vec![cx.op("graph.concat", &inputs, &[("axis", attr)])?])
+}
+
+/// Split sizes: the `split` attribute (opset < 13) or input, else equal parts (`num_outputs`
+/// in opset 18, else the number of outputs; the last part may be smaller).
+fn split(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let x = cx.input(0)?;
+    let shape = cx.shape(x);
+    let a = axis(cx.int_or("axis", 0), shape.len())? as usize;
+    let dim = shape[a];
+    let given = if cx.opset < 13 {
+        cx.attr_ints("split")
+    } else {
+        cx.ints_input(1)?
+    };
+    let parts = match given {
+        Some(p) => p,
+        None => {
+            if dim == DYNAMIC {
+                return Err("Split of a dynamic axis needs explicit sizes".into());
+            }
+            let n = cx
+                .attr_int("num_outputs")
+                .unwrap_or(cx.node.output.len() as i64);
+            if n <= 0 {
+                return Err("Split needs at least one output".into());
+            }
+            let chunk = (dim + n - 1) / n;
+            (0..n).map(|i| (dim - i * chunk).clamp(0, chunk)).collect()
+        }
+    };
+    if dim != DYNAMIC && parts.iter().sum::<i64>() != dim {
+        return Err(format!("split sizes {parts:?} do not add up to the axis size {dim}").into());
+    }
+    let mut out = Vec::with_capacity(parts.len());
+    let mut start = 0;
+    for p in parts {
+        if p < 0 {
+            return Err("split sizes must be non-negative".into());
+        }
+        out.push(slice_axis(cx, x, a, start, start + p, 1)?);
+        start += p;
+    }
+    Ok(out)
+}
+
+/// `x[start:end:step]` along axis `a`, other axes whole.
+fn slice_axis(
+    cx: &mut NodeCx,
+    x: Value,
+    a: usize,
+    start: i64,
+    end: i64,
+    step: i64,
+) -> NodeResult<Value> {
+    let rank = cx.shape(x).len();
+    let mut starts = vec![0; rank];
+    let mut ends = vec![i64::MAX; rank];
+    let mut steps = vec![1; rank];
+    starts[a] = start;
+    ends[a] = end;
+    steps[a] = step;
+    slice_op(cx, x, &starts, &ends, &steps)
+}
+
+fn slice_op(
+    cx: &mut NodeCx,
+    x: Value,
+    starts: &[i64],
+    ends: &[i64],
+    steps: &[i64],
+) -> NodeResult<Value> {
+    let (s, e, t) = (
+        cx.array_attr(starts),
+        cx.array_attr(ends),
+        cx.array_attr(steps),
+    );
+    cx.op(
+        "graph.slice",
+        &[x],
+        &[("starts", s), ("ends", e), ("steps", t)],
+    )
+}
+
+/// The indices ONNX's Slice selects on an axis of size `dim` (clamping as the spec says).
+fn slice_indices(dim: i64, start: i64, end: i64, step: i64) -> Vec<i64> {
+    let norm = |v: i64| if v < 0 { v.saturating_add(dim) } else { v };
+    let (mut s, mut e) = (norm(start), norm(end));
+    if step > 0 {
+        s = s.clamp(0, dim);
+        e = e.clamp(0, dim);
+        (s..e).step_by(step as usize).collect()
+    } else {
+        s = s.clamp(-1, dim - 1);
+        e = e.clamp(-1, dim - 1);
+        let mut out = Vec::new();
+        let mut i = s;
+        while i > e {
+            out.push(i);
+            i += step;
+        }
+        out
+    }
+}
+
+/// Opset < 10: `starts`/`ends`/`axes` attributes; later inputs, with `steps`. Positive steps
+/// are `graph.slice`; a negative step gathers the selected indices.
+fn slice(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let x = cx.input(0)?;
+    let shape = cx.shape(x);
+    let rank = shape.len();
+    let (starts, ends, list, steps) = if cx.opset < 10 {
+        (
+            cx.attr_ints("starts")
+                .ok_or("attribute 'starts' is required")?,
+            cx.attr_ints("ends").ok_or("attribute 'ends' is required")?,
+            cx.attr_ints("axes"),
+            None,
+        )
+    } else {
+        (
+            cx.ints_input(1)?.ok_or("input #1 (starts) is required")?,
+            cx.ints_input(2)?.ok_or("input #2 (ends) is required")?,
+            cx.ints_input(3)?,
+            cx.ints_input(4)?,
+        )
+    };
+    let list = list.unwrap_or_else(|| (0..starts.len() as i64).collect());
+    let list = axes(&list, rank)?;
+    let steps = steps.unwrap_or_else(|| vec![1; starts.len()]);
+    if ends.len() != starts.len() || list.len() != starts.len() || steps.len() != starts.len() {
+        return Err("starts, ends, axes and steps must have the same length".into());
+    }
+    let (mut s, mut e, mut t) = (vec![0; rank], vec![i64::MAX; rank], vec![1; rank]);
+    let mut reversed = Vec::new();
+    for (k, &a) in list.iter().enumerate() {
+        let a = a as usize;
+        match steps[k] {
+            0 => return Err("a slice step is 0".into()),
+            step if step > 0 => (s[a], e[a], t[a]) = (starts[k], ends[k], step),
+            step => reversed.push((a, starts[k], ends[k], step)),
+        }
+    }
+    let mut y = slice_op(cx, x, &s, &e, &t)?;
+    for (a, start, end, step) in reversed {
+        let dim = shape[a];
+        if dim == DYNAMIC {
+            return Err("a negative slice step on a dynamic axis is not supported".into());
+        }
+        let idx = slice_indices(dim, start, end, step);
+        let idx = cx.i64_vector(&idx);
+        let attr = cx.int_attr(a as i64);
+        y = cx.op("graph.gather", &[y, idx], &[("axis", attr)])?;
+    }
+    Ok(vec![y])
+}
+
+/// Negative indices count from the end: constant ones are normalized here, runtime ones by a
+/// select (on a static axis).
+fn gather(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let (x, idx) = (cx.input(0)?, cx.input(1)?);
+    let shape = cx.shape(x);
+    let a = axis(cx.int_or("axis", 0), shape.len())?;
+    let dim = shape[a as usize];
+    let idx = match cx.imp.constant_value(idx) {
+        Some(t) if dim != DYNAMIC && t.dtype().is_int() => {
+            let values = t.to_i64_vec();
+            if let Some(bad) = values.iter().find(|i| **i < -dim || **i >= dim) {
+                return Err(
+                    format!("index {bad} is out of range for an axis of size {dim}").into(),
+                );
+            }
+            let fixed: Vec<i64> = values
+                .iter()
+                .map(|i| if *i < 0 { i + dim } else { *i })
+                .collect();
+            cx.constant(Tensor::from_i64(t.dtype(), t.shape(), &fixed))
+        }
+        _ if dim != DYNAMIC => {
+            let zero = cx.scalar(0.0, idx);
+            let n = cx.scalar(dim as f64, idx);
+            let neg = cx.cmp("lt", idx, zero)?;
+            let wrapped = cx.binary("graph.add", idx, n)?;
+            cx.select(neg, wrapped, idx)?
+        }
+        _ => idx,
+    };
+    let attr = cx.int_attr(a);
+    Ok(vec![cx.op("graph.gather", &[x, idx], &[("axis", attr)])?])
+}
+
+/// Bidirectional broadcasting: the result is the broadcast of the input's shape and the given
+/// one (a 1 in the given shape keeps the input's dim).
+fn expand(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let x = cx.input(0)?;
+    let target = cx.ints_input(1)?.ok_or("input #1 (shape) is required")?;
+    let input = cx.shape(x);
+    let rank = input.len().max(target.len());
+    let mut out = Vec::with_capacity(rank);
+    for i in 0..rank {
+        let from_end = rank - i;
+        let a = (from_end <= input.len())
+            .then(|| input[input.len() - from_end])
+            .unwrap_or(1);
+        let b = (from_end <= target.len())
+            .then(|| target[target.len() - from_end])
+            .unwrap_or(1);
+        out.push(match (a, b) {
+            (a, 1) => {
+                if a == DYNAMIC {
+                    -1
+                } else {
+                    a
+                }
+            }
+            (1, b) => b,
+            (a, b) if a == b => b,
+            (DYNAMIC, b) => b,
+            _ => {
+                return Err(
+                    format!("cannot expand shape {} to {target:?}", show_shape(&input)).into(),
+                )
+            }
+        });
+    }
+    let s = cx.array_attr(&out);
+    Ok(vec![cx.op("graph.broadcast_to", &[x], &[("shape", s)])?])
+}
+
+/// Repeats along each axis: a concat of copies.
+fn tile(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let x = cx.input(0)?;
+    let repeats = cx.ints_input(1)?.ok_or("input #1 (repeats) is required")?;
+    if repeats.len() != cx.shape(x).len() {
+        return Err("repeats must have one entry per axis".into());
+    }
+    let mut y = x;
+    for (a, r) in repeats.iter().enumerate() {
+        match *r {
+            r if r < 0 => return Err("repeats must be non-negative".into()),
+            0 => y = slice_axis(cx, y, a, 0, 0, 1)?,
+            1 => {}
+            r => {
+                let copies = vec![y; r as usize];
+                let attr = cx.int_attr(a as i64);
+                y = cx.op("graph.concat", &copies, &[("axis", attr)])?;
+            }
+        }
+    }
+    Ok(vec![y])
+}
+
+/// Constant mode only. Opset < 11: `pads` and `value` attributes (opset < 2: `paddings`); later
+/// inputs `pads`, `constant_value`, and (opset 18) `axes`. Negative pads crop.
+fn pad(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let x = cx.input(0)?;
+    let rank = cx.shape(x).len();
+    let mode = cx.attr_string("mode").unwrap_or_else(|| "constant".into());
+    if mode != "constant" {
+        return Err(format!("mode '{mode}' is not supported (only 'constant')").into());
+    }
+    let (pads, value, list) = if cx.opset < 11 {
+        let pads = cx
+            .attr_ints("pads")
+            .or_else(|| cx.attr_ints("paddings"))
+            .ok_or("attribute 'pads' is required")?;
+        (pads, cx.float_or("value", 0.0), None)
+    } else {
+        let pads = cx.ints_input(1)?.ok_or("input #1 (pads) is required")?;
+        let value = match cx.const_input(2)? {
+            Some(t) if t.len() == 1 => t.get(0).as_f64(),
+            Some(_) => return Err("constant_value must hold one element".into()),
+            None => 0.0,
+        };
+        (pads, value, cx.ints_input(3)?)
+    };
+    let list = match list {
+        Some(l) => axes(&l, rank)?,
+        None => (0..rank as i64).collect(),
+    };
+    if pads.len() != 2 * list.len() {
+        return Err(format!(
+            "pads has {} entries, expected {}",
+            pads.len(),
+            2 * list.len()
+        )
+        .into());
+    }
+    let (mut low, mut high) = (vec![0; rank], vec![0; rank]);
+    for (k, a) in list.iter().enumerate() {
+        low[*a as usize] = pads[k];
+        high[*a as usize] = pads[k + list.len()];
+    }
+    let value_attr = match cx.elem(x) {
+        ty if cx.is_float(x) => cx.ctx().float_attr(value, ty),
+        ty => cx.ctx().integer_attr(value as i128, ty),
+    };
+    let (l, h) = (
+        cx.array_attr(&low.iter().map(|p| (*p).max(0)).collect::<Vec<_>>()),
+        cx.array_attr(&high.iter().map(|p| (*p).max(0)).collect::<Vec<_>>()),
+    );
+    let mut y = cx.op(
+        "graph.pad",
+        &[x],
+        &[("low", l), ("high", h), ("value", value_attr)],
+    )?;
+    if low.iter().chain(&high).any(|p| *p < 0) {
+        let starts: Vec<i64> = low.iter().map(|p| (-p).max(0)).collect();
+        let ends: Vec<i64> = high
+            .iter()
+            .map(|p| if *p < 0 { *p } else { i64::MAX })
+            .collect();
+        y = slice_op(cx, y, &starts, &ends, &vec![1; rank])?;
+    }
+    Ok(vec![y])
+}
+
+/// `start, start + delta, ...` below `limit`: all three must be constants.
+fn range(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let scalar = |cx: &mut NodeCx, i: usize| -> NodeResult<Tensor> {
+        let t = cx
+            .const_input(i)?
+            .ok_or_else(|| format!("input #{i} is required"))?;
+        if t.len() != 1 {
+            return Err(format!("input #{i} must be a scalar").into());
+        }
+        Ok(t)
+    };
+    let (start, limit, delta) = (scalar(cx, 0)?, scalar(cx, 1)?, scalar(cx, 2)?);
+    let dtype = start.dtype();
+    let (s, l, d) = (
+        start.get(0).as_f64(),
+        limit.get(0).as_f64(),
+        delta.get(0).as_f64(),
+    );
+    if d == 0.0 {
+        return Err("delta is 0".into());
+    }
+    let n = ((l - s) / d).ceil().max(0.0);
+    if n > 1e8 {
+        return Err(format!("Range of {n} elements is too large").into());
+    }
+    let values: Vec<Scalar> = (0..n as usize)
+        .map(|i| {
+            if dtype.is_float() {
+                Scalar::Float(s + i as f64 * d)
+            } else {
+                Scalar::Int(start.get(0).as_i64() + i as i64 * delta.get(0).as_i64())
+            }
+        })
+        .collect();
+    let len = values.len();
+    Ok(vec![cx.constant(Tensor::from_scalars(
+        dtype,
+        vec![len],
+        values,
+    ))])
+}
+
+/// Inference mode: the identity. A requested mask output is all true.
+fn dropout(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let x = cx.input(0)?;
+    cx.ignore("seed");
+    cx.ignore("ratio");
+    cx.ignore("is_test");
+    if let Some(training) = cx.const_input(2)? {
+        if training.len() == 1 && training.get(0).as_bool() {
+            return Err("training_mode = true is not supported (dlc runs inference)".into());
+        }
+    }
+    let mut out = vec![x];
+    if cx.num_outputs() > 1 {
+        let shape = cx.static_shape(x, "Dropout's mask")?;
+        let dims: Vec<usize> = shape.iter().map(|d| *d as usize).collect();
+        out.push(cx.constant(Tensor::splat(DType::I1, &dims, Scalar::Bool(true))));
+    }
+    Ok(out)
+}

@@ -1,0 +1,476 @@
+//! Neural-network operators: MatMul, Gemm, Conv (1-D and 2-D), MaxPool, AveragePool, the
+//! global pools, BatchNormalization (inference), LayerNormalization, InstanceNormalization,
+//! Softmax and LogSoftmax.
+//!
+//! Convolutions and pools map to the graph dialect's `conv2d` and `*_pool2d` composites; 1-D
+//! ones are 2-D ones with a height of 1. ONNX's `auto_pad` and `ceil_mode` become explicit
+//! padding computed from the static spatial sizes.
+
+use super::{axis, Handler};
+use crate::importer::{NodeCx, NodeResult};
+use dlc_ir::{Value, DYNAMIC};
+
+pub(super) const OPS: &[(&str, Handler)] = &[
+    ("MatMul", matmul),
+    ("Gemm", gemm),
+    ("Conv", conv),
+    ("MaxPool", pool),
+    ("AveragePool", pool),
+    ("GlobalAveragePool", global_pool),
+    ("GlobalMaxPool", global_pool),
+    ("BatchNormalization", batch_norm),
+    ("LayerNormalization", layer_norm),
+    ("InstanceNormalization", instance_norm),
+    ("Softmax", softmax),
+    ("LogSoftmax", softmax),
+];
+
+pub(super) fn handler(op_type: &str) -> Option<Handler> {
+    OPS.iter().find(|(n, _)| *n == op_type).map(|(_, h)| *h)
+}
+
+/// Dims as reshape entries (`?` → −1).
+fn entries(shape: &[i64]) -> Vec<i64> {
+    shape
+        .iter()
+        .map(|d| if *d == DYNAMIC { -1 } else { *d })
+        .collect()
+}
+
+/// numpy matmul, with rank-1 operands promoted and their dim dropped again.
+fn matmul(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let (a, b) = (cx.input(0)?, cx.input(1)?);
+    let (sa, sb) = (cx.shape(a), cx.shape(b));
+    if sa.is_empty() || sb.is_empty() {
+        return Err("MatMul operands must have rank ≥ 1".into());
+    }
+    let a2 = if sa.len() == 1 {
+        cx.reshape(a, &[1, entries(&sa)[0]])?
+    } else {
+        a
+    };
+    let b2 = if sb.len() == 1 {
+        cx.reshape(b, &[entries(&sb)[0], 1])?
+    } else {
+        b
+    };
+    let y = cx.op("graph.matmul", &[a2, b2], &[])?;
+    if sa.len() > 1 && sb.len() > 1 {
+        return Ok(vec![y]);
+    }
+    let mut out = entries(&cx.shape(y));
+    let n = out.len();
+    if sb.len() == 1 {
+        out.remove(n - 1);
+    }
+    if sa.len() == 1 {
+        out.remove(n - 2);
+    }
+    if out.iter().filter(|d| **d == -1).count() > 1 {
+        return Err("MatMul of a rank-1 operand with more than one dynamic dim".into());
+    }
+    Ok(vec![cx.reshape(y, &out)?])
+}
+
+/// `alpha · A' · B' + beta · C`.
+fn gemm(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let (mut a, mut b) = (cx.input(0)?, cx.input(1)?);
+    let alpha = cx.float_or("alpha", 1.0);
+    let beta = cx.float_or("beta", 1.0);
+    cx.ignore("broadcast");
+    if cx.int_or("transA", 0) != 0 {
+        a = cx.transpose(a, &[1, 0])?;
+    }
+    if cx.int_or("transB", 0) != 0 {
+        b = cx.transpose(b, &[1, 0])?;
+    }
+    let mut y = cx.op("graph.matmul", &[a, b], &[])?;
+    if alpha != 1.0 {
+        let s = cx.scalar(alpha, y);
+        y = cx.binary("graph.mul", y, s)?;
+    }
+    if let Some(mut c) = cx.opt_input(2) {
+        if beta != 1.0 {
+            let s = cx.scalar(beta, c);
+            c = cx.binary("graph.mul", c, s)?;
+        }
+        y = cx.binary("graph.add", y, c)?;
+    }
+    Ok(vec![y])
+}
+
+/// A window op's geometry on its spatial axes (1 or 2 of them), from the ONNX attributes.
+#[derive(Clone)]
+struct Window {
+    kernel: Vec<i64>,
+    strides: Vec<i64>,
+    dilations: Vec<i64>,
+    /// Begin pads then end pads, ONNX order.
+    pads: Vec<i64>,
+    /// What `ceil_mode` adds to the end pads (padding that never counts in an average).
+    ceil_extra: Vec<i64>,
+}
+
+impl Window {
+    /// Reads `strides`, `dilations`, `pads`/`auto_pad` (and `ceil_mode` when `ceil` allows it)
+    /// for spatial dims `spatial` and kernel `kernel`.
+    fn read(cx: &mut NodeCx, spatial: &[i64], kernel: Vec<i64>, ceil: bool) -> NodeResult<Window> {
+        let n = spatial.len();
+        let strides = cx.attr_ints("strides").unwrap_or_else(|| vec![1; n]);
+        let dilations = cx.attr_ints("dilations").unwrap_or_else(|| vec![1; n]);
+        let mut pads = cx.attr_ints("pads").unwrap_or_else(|| vec![0; 2 * n]);
+        if strides.len() != n || dilations.len() != n || pads.len() != 2 * n || kernel.len() != n {
+            return Err(format!(
+                "strides, dilations, kernel and pads must cover the {n} spatial axes"
+            )
+            .into());
+        }
+        if strides
+            .iter()
+            .chain(&dilations)
+            .chain(&kernel)
+            .any(|v| *v <= 0)
+            || pads.iter().any(|p| *p < 0)
+        {
+            return Err("kernel, strides and dilations must be positive, pads non-negative".into());
+        }
+        let auto_pad = cx
+            .attr_string("auto_pad")
+            .unwrap_or_else(|| "NOTSET".into());
+        let effective = |i: usize| (kernel[i] - 1) * dilations[i] + 1;
+        match auto_pad.as_str() {
+            "NOTSET" => {}
+            "VALID" => pads = vec![0; 2 * n],
+            "SAME_UPPER" | "SAME_LOWER" => {
+                for i in 0..n {
+                    if spatial[i] == DYNAMIC {
+                        return Err("auto_pad SAME needs static spatial dims".into());
+                    }
+                    let out = (spatial[i] + strides[i] - 1) / strides[i];
+                    let total = ((out - 1) * strides[i] + effective(i) - spatial[i]).max(0);
+                    let small = total / 2;
+                    let (begin, end) = if auto_pad == "SAME_UPPER" {
+                        (small, total - small)
+                    } else {
+                        (total - small, small)
+                    };
+                    pads[i] = begin;
+                    pads[i + n] = end;
+                }
+            }
+            other => return Err(format!("auto_pad '{other}' is not supported").into()),
+        }
+        let mut ceil_extra = vec![0; n];
+        if ceil && cx.int_or("ceil_mode", 0) != 0 {
+            // Grow the end pads so the floor formula gives the ceil one; a last window that
+            // would start in the end padding is dropped, as the spec says.
+            for i in 0..n {
+                if spatial[i] == DYNAMIC {
+                    return Err("ceil_mode needs static spatial dims".into());
+                }
+                let span = spatial[i] + pads[i] + pads[i + n] - effective(i);
+                let mut out = (span + strides[i] - 1).div_euclid(strides[i]) + 1;
+                if (out - 1) * strides[i] >= spatial[i] + pads[i] {
+                    out -= 1;
+                }
+                let needed =
+                    (out - 1) * strides[i] + effective(i) - (spatial[i] + pads[i] + pads[i + n]);
+                ceil_extra[i] = needed.max(0);
+            }
+        }
+        Ok(Window {
+            kernel,
+            strides,
+            dilations,
+            pads,
+            ceil_extra,
+        })
+    }
+
+    /// The graph dialect's 2-D attributes: (kernel, strides, dilations, padding t, l, b, r),
+    /// a 1-D window as height 1.
+    fn as_2d(&self) -> ([i64; 2], [i64; 2], [i64; 2], [i64; 4]) {
+        let n = self.kernel.len();
+        let p: Vec<i64> = (0..2 * n)
+            .map(|i| self.pads[i] + if i >= n { self.ceil_extra[i - n] } else { 0 })
+            .collect();
+        if n == 1 {
+            return (
+                [1, self.kernel[0]],
+                [1, self.strides[0]],
+                [1, self.dilations[0]],
+                [0, p[0], 0, p[1]],
+            );
+        }
+        (
+            [self.kernel[0], self.kernel[1]],
+            [self.strides[0], self.strides[1]],
+            [self.dilations[0], self.dilations[1]],
+            [p[0], p[1], p[2], p[3]],
+        )
+    }
+}
+
+/// `x` as NCHW: a rank-3 NCL tensor gets H = 1. Errors for other ranks.
+fn to_nchw(cx: &mut NodeCx, x: Value) -> NodeResult<Value> {
+    let s = cx.shape(x);
+    match s.len() {
+        4 => Ok(x),
+        3 => {
+            let e = entries(&s);
+            if e.iter().filter(|d| **d == -1).count() > 1 {
+                return Err("1-D windows with more than one dynamic dim are not supported".into());
+            }
+            cx.reshape(x, &[e[0], e[1], 1, e[2]])
+        }
+        r => Err(format!("only 1-D and 2-D windows are supported (input rank {r})").into()),
+    }
+}
+
+/// Undoes [`to_nchw`] for a rank-`rank` original.
+fn from_nchw(cx: &mut NodeCx, y: Value, rank: usize) -> NodeResult<Value> {
+    if rank == 4 {
+        return Ok(y);
+    }
+    let e = entries(&cx.shape(y));
+    cx.reshape(y, &[e[0], e[1], e[3]])
+}
+
+fn conv(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let (x, w) = (cx.input(0)?, cx.input(1)?);
+    let (xs, ws) = (cx.shape(x), cx.static_shape(w, "Conv's weights")?);
+    if xs.len() != ws.len() || !(3..=4).contains(&xs.len()) {
+        return Err(format!(
+            "only 1-D and 2-D convolutions are supported (input rank {}, weight rank {})",
+            xs.len(),
+            ws.len()
+        )
+        .into());
+    }
+    let kernel = ws[2..].to_vec();
+    if let Some(k) = cx.attr_ints("kernel_shape") {
+        if k != kernel {
+            return Err(
+                format!("kernel_shape {k:?} does not match the weights' {kernel:?}").into(),
+            );
+        }
+    }
+    let window = Window::read(cx, &xs[2..], kernel, false)?;
+    let groups = cx.int_or("group", 1);
+    let (_, strides, dilations, padding) = window.as_2d();
+    let x4 = to_nchw(cx, x)?;
+    let w4 = to_nchw(cx, w)?;
+    let attrs = [
+        ("strides", cx.array_attr(&strides)),
+        ("dilations", cx.array_attr(&dilations)),
+        ("padding", cx.array_attr(&padding)),
+        ("groups", cx.int_attr(groups)),
+    ];
+    let y = cx.op("graph.conv2d", &[x4, w4], &attrs)?;
+    let mut y = from_nchw(cx, y, xs.len())?;
+    if let Some(b) = cx.opt_input(2) {
+        let mut shape = vec![1; xs.len()];
+        shape[1] = ws[0];
+        let b = cx.reshape(b, &shape)?;
+        y = cx.binary("graph.add", y, b)?;
+    }
+    Ok(vec![y])
+}
+
+fn pool(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let x = cx.input(0)?;
+    cx.at_most_outputs(1)?;
+    let xs = cx.shape(x);
+    let kernel = cx
+        .attr_ints("kernel_shape")
+        .ok_or("attribute 'kernel_shape' is required")?;
+    if xs.len() < 3 {
+        return Err("pools need an N×C×spatial input".into());
+    }
+    let window = Window::read(cx, &xs[2..], kernel, true)?;
+    if window.dilations.iter().any(|d| *d != 1) {
+        return Err("dilated pooling is not supported".into());
+    }
+    if cx.int_or("storage_order", 0) != 0 {
+        return Err("storage_order = 1 is not supported".into());
+    }
+    let max = cx.node.op_type == "MaxPool";
+    let include_pad = !max && cx.int_or("count_include_pad", 0) != 0;
+    let mut x4 = to_nchw(cx, x)?;
+    let mut padded = window.clone();
+    if include_pad {
+        // Explicit pads count in the average: pad with zeros first, and let the pool exclude
+        // only what ceil_mode added.
+        let n = window.pads.len() / 2;
+        let mut low = vec![0; 4];
+        let mut high = vec![0; 4];
+        for i in 0..n {
+            low[4 - n + i] = window.pads[i];
+            high[4 - n + i] = window.pads[n + i];
+        }
+        let (l, h) = (cx.array_attr(&low), cx.array_attr(&high));
+        let elem = cx.elem(x);
+        let zero = cx.ctx().float_attr(0.0, elem);
+        x4 = cx.op(
+            "graph.pad",
+            &[x4],
+            &[("low", l), ("high", h), ("value", zero)],
+        )?;
+        padded.pads = vec![0; 2 * n];
+    }
+    let (kernel, strides, _, padding) = padded.as_2d();
+    let attrs = [
+        ("kernel", cx.array_attr(&kernel)),
+        ("strides", cx.array_attr(&strides)),
+        ("padding", cx.array_attr(&padding)),
+    ];
+    let name = if max {
+        "graph.max_pool2d"
+    } else {
+        "graph.avg_pool2d"
+    };
+    let y = cx.op(name, &[x4], &attrs)?;
+    Ok(vec![from_nchw(cx, y, xs.len())?])
+}
+
+fn global_pool(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let x = cx.input(0)?;
+    let rank = cx.shape(x).len();
+    if rank < 3 {
+        return Err("global pools need an N×C×spatial input".into());
+    }
+    let list: Vec<i64> = (2..rank as i64).collect();
+    let name = if cx.node.op_type == "GlobalMaxPool" {
+        "graph.reduce_max"
+    } else {
+        "graph.reduce_mean"
+    };
+    Ok(vec![cx.reduce(name, x, &list, true)?])
+}
+
+/// A per-channel parameter `[C]` reshaped to broadcast against an N×C×... tensor of `rank`.
+fn per_channel(cx: &mut NodeCx, p: Value, rank: usize) -> NodeResult<Value> {
+    let e = entries(&cx.shape(p));
+    if e.len() != 1 {
+        return Err("per-channel parameters must have rank 1".into());
+    }
+    let mut shape = vec![1; rank.max(2)];
+    shape[1] = e[0];
+    cx.reshape(p, &shape)
+}
+
+/// Inference: `y = x · a + b` with `a = scale / √(var + ε)`, `b = B − mean · a` (both fold when
+/// the parameters are constants).
+fn batch_norm(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let x = cx.input(0)?;
+    cx.at_most_outputs(1)?;
+    let eps = cx.float_or("epsilon", 1e-5);
+    cx.ignore("momentum");
+    cx.ignore("consumed_inputs");
+    cx.ignore("is_test");
+    if cx.int_or("training_mode", 0) != 0 {
+        return Err("training_mode = 1 is not supported (dlc runs inference)".into());
+    }
+    if cx.int_or("spatial", 1) != 1 {
+        return Err("spatial = 0 is not supported".into());
+    }
+    let rank = cx.shape(x).len();
+    let mut params = Vec::with_capacity(4);
+    for i in 1..5 {
+        let p = cx.input(i)?;
+        params.push(per_channel(cx, p, rank)?);
+    }
+    let (scale, bias, mean, var) = (params[0], params[1], params[2], params[3]);
+    let e = cx.scalar(eps, var);
+    let ve = cx.binary("graph.add", var, e)?;
+    let inv = cx.unary("graph.rsqrt", ve)?;
+    let a = cx.binary("graph.mul", scale, inv)?;
+    let ma = cx.binary("graph.mul", mean, a)?;
+    let b = cx.binary("graph.sub", bias, ma)?;
+    let xa = cx.binary("graph.mul", x, a)?;
+    Ok(vec![cx.binary("graph.add", xa, b)?])
+}
+
+fn layer_norm(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let (x, scale) = (cx.input(0)?, cx.input(1)?);
+    cx.at_most_outputs(1)?;
+    let shape = cx.shape(x);
+    let a = axis(cx.int_or("axis", -1), shape.len())?;
+    let eps = cx.float_or("epsilon", 1e-5);
+    cx.ignore("stash_type");
+    let normalized = entries(&shape[a as usize..]);
+    let fit = |cx: &mut NodeCx, p: Value| -> NodeResult<Value> {
+        if cx.shape(p) == shape[a as usize..] {
+            return Ok(p);
+        }
+        let s = cx.array_attr(&normalized);
+        cx.op("graph.broadcast_to", &[p], &[("shape", s)])
+    };
+    let gamma = fit(cx, scale)?;
+    let beta = match cx.opt_input(2) {
+        Some(b) => fit(cx, b)?,
+        None => {
+            let zero = cx.scalar(0.0, x);
+            fit(cx, zero)?
+        }
+    };
+    let attrs = [("axis", cx.int_attr(a)), ("epsilon", cx.f64_attr(eps))];
+    Ok(vec![cx.op(
+        "graph.layer_norm",
+        &[x, gamma, beta],
+        &attrs,
+    )?])
+}
+
+/// Per sample and channel over the spatial axes: `(x − mean) / √(var + ε) · scale + B`.
+fn instance_norm(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let x = cx.input(0)?;
+    let eps = cx.float_or("epsilon", 1e-5);
+    let rank = cx.shape(x).len();
+    if rank < 3 {
+        return Err("InstanceNormalization needs an N×C×spatial input".into());
+    }
+    let (scale, bias) = (cx.input(1)?, cx.input(2)?);
+    let (scale, bias) = (per_channel(cx, scale, rank)?, per_channel(cx, bias, rank)?);
+    let list: Vec<i64> = (2..rank as i64).collect();
+    let mean = cx.reduce("graph.reduce_mean", x, &list, true)?;
+    let d = cx.binary("graph.sub", x, mean)?;
+    let sq = cx.binary("graph.mul", d, d)?;
+    let var = cx.reduce("graph.reduce_mean", sq, &list, true)?;
+    let e = cx.scalar(eps, var);
+    let ve = cx.binary("graph.add", var, e)?;
+    let inv = cx.unary("graph.rsqrt", ve)?;
+    let n = cx.binary("graph.mul", d, inv)?;
+    let s = cx.binary("graph.mul", n, scale)?;
+    Ok(vec![cx.binary("graph.add", s, bias)?])
+}
+
+/// Opset ≥ 13: over `axis` (default −1). Before: the input is flattened to 2-D at `axis`
+/// (default 1) and normalized over the whole second half.
+fn softmax(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let x = cx.input(0)?;
+    let shape = cx.shape(x);
+    let name = if cx.node.op_type == "Softmax" {
+        "graph.softmax"
+    } else {
+        "graph.log_softmax"
+    };
+    if cx.opset >= 13 {
+        let a = axis(cx.int_or("axis", -1), shape.len())?;
+        let attr = cx.int_attr(a);
+        return Ok(vec![cx.op(name, &[x], &[("axis", attr)])?]);
+    }
+    let a = axis(cx.int_or("axis", 1), shape.len())? as usize;
+    if a == shape.len() - 1 {
+        let attr = cx.int_attr(a as i64);
+        return Ok(vec![cx.op(name, &[x], &[("axis", attr)])?]);
+    }
+    let inner = &shape[a..];
+    if inner.contains(&DYNAMIC) {
+        return Err("softmax over a flattened dynamic dim is not supported".into());
+    }
+    let flat = cx.reshape(x, &[-1, inner.iter().product()])?;
+    let attr = cx.int_attr(1);
+    let y = cx.op(name, &[flat], &[("axis", attr)])?;
+    Ok(vec![cx.reshape(y, &entries(&shape))?])
+}

@@ -1,0 +1,118 @@
+//! Reductions: ReduceSum/Mean/Max/Min/Prod and the composed ReduceL1/L2/LogSum/LogSumExp/
+//! SumSquare, and ArgMax/ArgMin.
+//!
+//! The axes are an attribute until opset 13 (ReduceSum) or 18 (the others), then an optional
+//! input. No axes reduce every axis, unless `noop_with_empty_axes` makes that the identity.
+
+use super::{axes, axis, Handler};
+use crate::importer::{NodeCx, NodeResult};
+use dlc_ir::Value;
+
+pub(super) const OPS: &[(&str, Handler)] = &[
+    ("ReduceSum", reduce),
+    ("ReduceMean", reduce),
+    ("ReduceMax", reduce),
+    ("ReduceMin", reduce),
+    ("ReduceProd", reduce),
+    ("ReduceL1", reduce),
+    ("ReduceL2", reduce),
+    ("ReduceLogSum", reduce),
+    ("ReduceLogSumExp", reduce),
+    ("ReduceSumSquare", reduce),
+    ("ArgMax", arg_reduce),
+    ("ArgMin", arg_reduce),
+];
+
+pub(super) fn handler(op_type: &str) -> Option<Handler> {
+    OPS.iter().find(|(n, _)| *n == op_type).map(|(_, h)| *h)
+}
+
+fn reduce(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let x = cx.input(0)?;
+    let rank = cx.shape(x).len();
+    let op_type = cx.node.op_type.clone();
+    let axes_are_input = if op_type == "ReduceSum" { 13 } else { 18 };
+    let given = if cx.opset < axes_are_input {
+        cx.attr_ints("axes")
+    } else {
+        cx.ints_input(1)?
+    };
+    let keepdim = cx.int_or("keepdims", 1) != 0;
+    let noop = cx.int_or("noop_with_empty_axes", 0) != 0;
+    let list = match given {
+        Some(l) if !l.is_empty() => axes(&l, rank)?,
+        _ if noop => return Ok(vec![x]),
+        _ => (0..rank as i64).collect(),
+    };
+    let y = match op_type.as_str() {
+        "ReduceSum" => cx.reduce("graph.reduce_sum", x, &list, keepdim)?,
+        "ReduceMean" => cx.reduce("graph.reduce_mean", x, &list, keepdim)?,
+        "ReduceMax" => cx.reduce("graph.reduce_max", x, &list, keepdim)?,
+        "ReduceMin" => cx.reduce("graph.reduce_min", x, &list, keepdim)?,
+        "ReduceProd" => cx.reduce("graph.reduce_prod", x, &list, keepdim)?,
+        "ReduceL1" => {
+            let a = cx.unary("graph.abs", x)?;
+            cx.reduce("graph.reduce_sum", a, &list, keepdim)?
+        }
+        "ReduceL2" => {
+            let sq = cx.binary("graph.mul", x, x)?;
+            let s = cx.reduce("graph.reduce_sum", sq, &list, keepdim)?;
+            cx.unary("graph.sqrt", s)?
+        }
+        "ReduceLogSum" => {
+            let s = cx.reduce("graph.reduce_sum", x, &list, keepdim)?;
+            cx.unary("graph.log", s)?
+        }
+        "ReduceLogSumExp" => {
+            // log Σ e^(x − m) + m with m the max, as stable as onnxruntime's.
+            let m = cx.reduce("graph.reduce_max", x, &list, true)?;
+            let d = cx.binary("graph.sub", x, m)?;
+            let e = cx.unary("graph.exp", d)?;
+            let s = cx.reduce("graph.reduce_sum", e, &list, keepdim)?;
+            let l = cx.unary("graph.log", s)?;
+            let m = if keepdim {
+                m
+            } else {
+                cx.reduce("graph.reduce_max", m, &list, false)?
+            };
+            cx.binary("graph.add", l, m)?
+        }
+        _ => {
+            let sq = cx.binary("graph.mul", x, x)?;
+            cx.reduce("graph.reduce_sum", sq, &list, keepdim)?
+        }
+    };
+    Ok(vec![y])
+}
+
+/// `select_last_index = 1` reverses the axis, takes the first extreme, and maps the index back.
+fn arg_reduce(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let x = cx.input(0)?;
+    let shape = cx.shape(x);
+    let a = axis(cx.int_or("axis", 0), shape.len())?;
+    let keepdim = cx.int_or("keepdims", 1) != 0;
+    let last = cx.int_or("select_last_index", 0) != 0;
+    let name = if cx.node.op_type == "ArgMax" {
+        "graph.argmax"
+    } else {
+        "graph.argmin"
+    };
+    let (axis_attr, keep_attr) = (cx.int_attr(a), cx.ctx().bool_attr(keepdim));
+    if !last {
+        return Ok(vec![cx.op(
+            name,
+            &[x],
+            &[("axis", axis_attr), ("keepdim", keep_attr)],
+        )?]);
+    }
+    let dim = shape[a as usize];
+    if dim == dlc_ir::DYNAMIC {
+        return Err("select_last_index on a dynamic axis is not supported".into());
+    }
+    let reversed: Vec<i64> = (0..dim).rev().collect();
+    let idx = cx.i64_vector(&reversed);
+    let r = cx.op("graph.gather", &[x, idx], &[("axis", axis_attr)])?;
+    let i = cx.op(name, &[r], &[("axis", axis_attr), ("keepdim", keep_attr)])?;
+    let top = cx.scalar((dim - 1) as f64, i);
+    Ok(vec![cx.binary("graph.sub", top, i)?])
+}

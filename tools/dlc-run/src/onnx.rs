@@ -1,0 +1,165 @@
+//! ONNX models in `dlc-run`: import to graph IR, specializing graph inputs that must be
+//! constants on the values given for them, and compare outputs with reference tensors
+//! (`--expected`).
+//!
+//! An input that feeds an operand the graph dialect needs as an attribute (a Reshape shape,
+//! Slice bounds, pads, axes) cannot stay an argument. When its value is known — given with
+//! `--inputs` — the import is repeated with that input frozen to its value, as tract and
+//! onnx-mlir do in their constant-input modes, and a note says so.
+
+use crate::check::to_graph;
+use crate::model::new_context;
+use dlc_graph::interp::Tensor as GraphTensor;
+use dlc_onnx::{ImportError, ImportOptions};
+use dlc_runtime::Tensor;
+use std::path::Path;
+
+/// An imported ONNX model, as graph IR text for [`crate::Model::compile`].
+#[derive(Debug)]
+pub struct OnnxImport {
+    /// The module in dlc's text format.
+    pub text: String,
+    /// For each argument of the function, the index of its ONNX graph input.
+    pub arguments: Vec<usize>,
+    /// The ONNX graph inputs, in order.
+    pub graph_inputs: Vec<String>,
+    /// Notes for the user (specialized inputs).
+    pub notes: Vec<String>,
+}
+
+/// Imports `path`. `given` holds a value for every graph input when the caller has them (from
+/// `--inputs`): inputs that must be constant are specialized on theirs.
+pub fn import_onnx(
+    path: &Path,
+    mut options: ImportOptions,
+    given: Option<&[Tensor]>,
+) -> Result<OnnxImport, String> {
+    let name = path.display();
+    let bytes = std::fs::read(path).map_err(|e| format!("{name}: error: cannot read: {e}\n"))?;
+    let model = dlc_onnx::decode_model(&bytes).map_err(|e| format!("{name}: error: {e}\n"))?;
+    let graph_inputs = graph_input_names(&model);
+    loop {
+        let mut ctx = new_context();
+        match dlc_onnx::import_model(&mut ctx, &model, path.parent(), &options) {
+            Ok(imported) => {
+                dlc_ir::verify(&ctx, imported.module).map_err(|d| {
+                    format!(
+                        "{name}: error: the imported graph does not verify: {}\n",
+                        d.message
+                    )
+                })?;
+                let text = dlc_ir::print_op(&ctx, imported.module, dlc_ir::PrintOptions::default());
+                let arguments = imported
+                    .inputs
+                    .iter()
+                    .map(|n| graph_inputs.iter().position(|g| g == n).unwrap_or(0))
+                    .collect();
+                return Ok(OnnxImport {
+                    text,
+                    arguments,
+                    graph_inputs,
+                    notes: imported.notes,
+                });
+            }
+            Err(ImportError::NeedsConstant { input, .. })
+                if given.is_some() && !options.constants.contains_key(&input) =>
+            {
+                let index = graph_inputs.iter().position(|g| *g == input);
+                let value = index
+                    .and_then(|i| given.and_then(|g| g.get(i)))
+                    .ok_or_else(|| {
+                        format!("{name}: error: no value given for graph input '{input}'\n")
+                    })?;
+                let value = to_graph(&value.to_host_buffer())?;
+                options.constants.insert(input, value);
+            }
+            Err(e) => return Err(format!("{name}: error: {e}\n")),
+        }
+    }
+}
+
+/// The names of the graph inputs that are not initializers, in order.
+fn graph_input_names(model: &dlc_onnx::proto::ModelProto) -> Vec<String> {
+    let Some(graph) = &model.graph else {
+        return Vec::new();
+    };
+    graph
+        .input
+        .iter()
+        .filter(|i| !graph.initializer.iter().any(|t| t.name == i.name))
+        .map(|i| i.name.clone())
+        .collect()
+}
+
+/// Reads a reference tensor: `.npy`, or `.pb` (a serialized ONNX `TensorProto`).
+pub fn read_reference(path: &Path) -> Result<GraphTensor, String> {
+    if path.extension().is_some_and(|e| e == "pb") {
+        return dlc_onnx::read_tensor_pb(path);
+    }
+    GraphTensor::read_npy(path).map_err(|e| format!("cannot read '{}': {e}", path.display()))
+}
+
+/// How an output compares with its reference under numpy's `allclose`:
+/// `|actual − expected| ≤ atol + rtol·|expected|` per element, NaN equal to NaN.
+#[derive(Clone, Debug)]
+pub struct ExpectedReport {
+    /// The largest |actual − expected|.
+    pub max_abs: f64,
+    /// How many elements are outside the bound.
+    pub mismatches: usize,
+    /// A description of the first problem (shape, dtype, first element outside the bound).
+    pub problem: Option<String>,
+}
+
+/// Compares `actual` with `expected` element by element.
+pub fn compare_expected(
+    actual: &GraphTensor,
+    expected: &GraphTensor,
+    rtol: f64,
+    atol: f64,
+) -> ExpectedReport {
+    let fail = |problem: String| ExpectedReport {
+        max_abs: f64::INFINITY,
+        mismatches: expected.len().max(1),
+        problem: Some(problem),
+    };
+    if actual.dtype() != expected.dtype() {
+        return fail(format!(
+            "dtype {} but the reference is {}",
+            actual.dtype(),
+            expected.dtype()
+        ));
+    }
+    if actual.shape() != expected.shape() {
+        return fail(format!(
+            "shape {:?} but the reference is {:?}",
+            actual.shape(),
+            expected.shape()
+        ));
+    }
+    // Integers and booleans must match exactly.
+    let (rtol, atol) = if expected.dtype().is_float() {
+        (rtol, atol)
+    } else {
+        (0.0, 0.0)
+    };
+    let (a, e) = (actual.to_f64_vec(), expected.to_f64_vec());
+    let mut report = ExpectedReport {
+        max_abs: 0.0,
+        mismatches: 0,
+        problem: None,
+    };
+    for (i, (x, y)) in a.iter().zip(&e).enumerate() {
+        let same = x == y || (x.is_nan() && y.is_nan());
+        let diff = if same { 0.0 } else { (x - y).abs() };
+        let diff = if diff.is_nan() { f64::INFINITY } else { diff };
+        report.max_abs = report.max_abs.max(diff);
+        if !same && !(diff <= atol + rtol * y.abs()) {
+            report.mismatches += 1;
+            report
+                .problem
+                .get_or_insert_with(|| format!("element {i} is {x}, the reference {y}"));
+        }
+    }
+    report
+}
