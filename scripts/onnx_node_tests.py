@@ -8,6 +8,9 @@ int4 / float16 cases), lists (sequences) or None (an empty optional), positional
 graph.input and graph.output. This script writes, for data set 0 of every case:
 
     OUT/index.json              list of the exported case names, in loader order
+    OUT/cases.tsv               one line per case for readers without JSON: name, rtol, atol,
+                                input count, output count, expanded (0/1), skip, ort, op types
+                                (comma-separated); tab-separated, "-" for null
     OUT/<name>/model.onnx       the serialized ModelProto
     OUT/<name>/input_<i>.npy    the i-th graph input (C order, numpy.save)
     OUT/<name>/output_<i>.npy   the i-th graph output, the expected value
@@ -218,6 +221,17 @@ def summarize(metas: list[dict], with_ort: bool, seconds: float) -> str:
     return "\n".join(lines)
 
 
+def tsv_line(meta: dict) -> str:
+    """The case's cases.tsv line."""
+    def field(value) -> str:
+        return "-" if value is None else str(value).replace("\t", " ")
+    return "\t".join([
+        meta["name"], field(meta["rtol"]), field(meta["atol"]), str(len(meta["inputs"])),
+        str(len(meta["outputs"])), "1" if meta["expanded"] else "0", field(meta["skip"]),
+        field(meta["ort"]), ",".join(meta["op_types"]) or "-",
+    ])
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
     parser.add_argument("--out", required=True, type=Path, help="output directory")
@@ -234,6 +248,7 @@ def main() -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     metas = [export_case(case, args.out, args.ort) for case in cases]
     (args.out / "index.json").write_text(json.dumps([m["name"] for m in metas], indent=1) + "\n")
+    (args.out / "cases.tsv").write_text("".join(tsv_line(m) + "\n" for m in metas))
     print(summarize(metas, args.ort, time.monotonic() - start))
     return 0
 

@@ -1,0 +1,380 @@
+//! The ONNX conformance suite: onnx's backend node tests, imported and run by dlc.
+//!
+//! `scripts/onnx_node_tests.py` writes the 1,884 node tests of the pinned onnx package (built in
+//! memory by `onnx.backend.test.loader`) under `target/onnx-node`, each with its inputs, its
+//! expected outputs and onnxruntime's result on it. Every case is imported
+//! ([`dlc_run::onnx::import_onnx`], shape-like inputs specialized on their given values),
+//! compiled with dlc's own code generator ([`Model`], the default pipeline), run, and compared
+//! with the expected outputs at the case's tolerances (numpy `allclose`, rtol 1e-3 / atol 1e-7);
+//! the graph interpreter's outputs on the imported function must match them too. A case passes
+//! when both do.
+//!
+//! Each case's status — `pass`, `fail` (imported, but an error or a mismatch later) or
+//! `unsupported` (the import refuses it, or the data is not plain tensors) — is recorded with a
+//! one-line reason in test/onnx/expectations.tsv. The test fails on any difference from that
+//! file: a regression, and also a pass that is not recorded as one. `DLC_UPDATE_ONNX=1`
+//! rewrites the file and docs/onnx-conformance.md (per-operator counts, reasons, onnxruntime's
+//! results beside dlc's) from the run.
+
+use dlc_run::check::{reference, to_graph};
+use dlc_run::inputs::npy_inputs;
+use dlc_run::onnx::{compare_expected, import_onnx, read_reference};
+use dlc_run::{Model, ModelOptions};
+use dlc_testkit::{par_cases, report};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The checked-in statuses.
+const EXPECTATIONS: &str = "test/onnx/expectations.tsv";
+/// The generated report.
+const REPORT: &str = "docs/onnx-conformance.md";
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// One line of the exporter's cases.tsv.
+struct Case {
+    name: String,
+    rtol: f64,
+    atol: f64,
+    inputs: usize,
+    outputs: usize,
+    expanded: bool,
+    skip: Option<String>,
+    ort: Option<String>,
+    op_types: Vec<String>,
+}
+
+fn parse_case(line: &str) -> Option<Case> {
+    let f: Vec<&str> = line.split('\t').collect();
+    let opt = |s: &str| (s != "-").then(|| s.to_string());
+    Some(Case {
+        name: f.first()?.to_string(),
+        rtol: f.get(1)?.parse().ok()?,
+        atol: f.get(2)?.parse().ok()?,
+        inputs: f.get(3)?.parse().ok()?,
+        outputs: f.get(4)?.parse().ok()?,
+        expanded: *f.get(5)? == "1",
+        skip: opt(f.get(6)?),
+        ort: opt(f.get(7)?),
+        op_types: f
+            .get(8)?
+            .split(',')
+            .filter(|s| *s != "-")
+            .map(str::to_string)
+            .collect(),
+    })
+}
+
+/// A case's status and its one-line reason.
+#[derive(Clone, Debug, PartialEq)]
+struct Status {
+    kind: &'static str,
+    reason: String,
+}
+
+impl Status {
+    fn new(kind: &'static str, reason: impl Into<String>) -> Status {
+        let reason: String = reason.into();
+        let line = reason.lines().next().unwrap_or("").replace('\t', " ");
+        let reason = match line.char_indices().nth(200) {
+            Some((cut, _)) => format!("{}…", &line[..cut]),
+            None => line,
+        };
+        Status { kind, reason }
+    }
+}
+
+/// Runs one case.
+fn run_case(dir: &Path, case: &Case) -> Status {
+    if let Some(skip) = &case.skip {
+        return Status::new("unsupported", format!("data: {skip}"));
+    }
+    let files = |prefix: &str, n: usize| -> Vec<PathBuf> {
+        (0..n)
+            .map(|i| dir.join(format!("{prefix}_{i}.npy")))
+            .collect()
+    };
+    let given = match npy_inputs(&files("input", case.inputs)) {
+        Ok(g) => g,
+        Err(e) => return Status::new("unsupported", format!("input data: {e}")),
+    };
+    let model_path = dir.join("model.onnx");
+    let imported = match import_onnx(&model_path, Default::default(), Some(&given)) {
+        Ok(i) => i,
+        Err(e) => {
+            let e = e.replace(&format!("{}: error: ", model_path.display()), "");
+            return Status::new("unsupported", e);
+        }
+    };
+    let inputs: Vec<_> = imported
+        .arguments
+        .iter()
+        .filter_map(|i| given.get(*i).cloned())
+        .collect();
+    let expected = match files("output", case.outputs)
+        .iter()
+        .map(|p| read_reference(p))
+        .collect::<Result<Vec<_>, _>>()
+    {
+        Ok(e) => e,
+        Err(e) => return Status::new("unsupported", format!("output data: {e}")),
+    };
+    let model = match Model::compile(&imported.text, &case.name, &ModelOptions::default()) {
+        Ok(m) => m,
+        Err(e) => return Status::new("fail", format!("compile: {e}")),
+    };
+    let compare = |what: &str, outputs: Vec<dlc_graph::interp::Tensor>| -> Option<Status> {
+        if outputs.len() != expected.len() {
+            return Some(Status::new(
+                "fail",
+                format!(
+                    "{what}: {} outputs, expected {}",
+                    outputs.len(),
+                    expected.len()
+                ),
+            ));
+        }
+        for (i, (o, e)) in outputs.iter().zip(&expected).enumerate() {
+            let r = compare_expected(o, e, case.rtol, case.atol);
+            if let Some(p) = r.problem {
+                return Some(Status::new(
+                    "fail",
+                    format!(
+                        "{what} output {i}: {p} ({} elements outside rtol {} atol {})",
+                        r.mismatches, case.rtol, case.atol
+                    ),
+                ));
+            }
+        }
+        None
+    };
+    let interpreted = reference(&model, &inputs)
+        .and_then(|outs| outs.iter().map(to_graph).collect::<Result<Vec<_>, _>>());
+    match interpreted {
+        Ok(outs) => {
+            if let Some(s) = compare("interpreter", outs) {
+                return s;
+            }
+        }
+        Err(e) => return Status::new("fail", format!("interpreter: {e}")),
+    }
+    let refs: Vec<_> = inputs.iter().collect();
+    let mut session = model.session();
+    let outputs = session
+        .run(&refs)
+        .map_err(|e| e.to_string())
+        .and_then(|outs| {
+            outs.iter()
+                .map(|v| {
+                    v.to_tensor()
+                        .map_err(|e| e.to_string())
+                        .and_then(|t| to_graph(&t.to_host_buffer()))
+                })
+                .collect::<Result<Vec<_>, _>>()
+        });
+    match outputs {
+        Ok(outs) => compare("jit", outs).unwrap_or_else(|| Status::new("pass", "")),
+        Err(e) => Status::new("fail", format!("run: {e}")),
+    }
+}
+
+/// Exports the suite with the pinned onnx package (and runs onnxruntime on it).
+fn export(out: &Path) {
+    let status = Command::new("python3")
+        .arg(root().join("scripts/onnx_node_tests.py"))
+        .arg("--out")
+        .arg(out)
+        .arg("--ort")
+        .status()
+        .expect("python3 runs (scripts/setup.sh installs onnx and onnxruntime)");
+    assert!(status.success(), "scripts/onnx_node_tests.py failed");
+}
+
+fn read_expectations(path: &Path) -> BTreeMap<String, Status> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+        .filter_map(|l| {
+            let mut f = l.splitn(3, '\t');
+            let name = f.next()?.to_string();
+            let kind = match f.next()? {
+                "pass" => "pass",
+                "fail" => "fail",
+                _ => "unsupported",
+            };
+            Some((name, Status::new(kind, f.next().unwrap_or(""))))
+        })
+        .collect()
+}
+
+fn write_expectations(path: &Path, cases: &[Case], results: &[Status]) {
+    let mut text = String::from(
+        "# The status of each ONNX backend node test in dlc (tools/dlc-run/tests/onnx_conformance.rs).\n# Regenerate with DLC_UPDATE_ONNX=1 cargo test -p dlc-run --test onnx_conformance.\n",
+    );
+    for (c, s) in cases.iter().zip(results) {
+        let _ = writeln!(text, "{}\t{}\t{}", c.name, s.kind, s.reason);
+    }
+    std::fs::create_dir_all(path.parent().expect("a file in a directory"))
+        .expect("create test/onnx");
+    std::fs::write(path, text).expect("write the expectations");
+}
+
+/// The operator a case tests: its only op, or for an expanded test the op of the test it
+/// expands.
+fn primary_op(case: &Case, by_name: &BTreeMap<&str, &Case>) -> String {
+    if case.expanded {
+        let base = case.name.split("_expanded").next().unwrap_or(&case.name);
+        if let Some(b) = by_name.get(base) {
+            return format!("{} (expanded)", b.op_types.join("+"));
+        }
+    }
+    match case.op_types.as_slice() {
+        [] => "(none)".into(),
+        ops => ops.join("+"),
+    }
+}
+
+fn write_report(path: &Path, cases: &[Case], results: &[Status], seconds: f64) {
+    let by_name: BTreeMap<&str, &Case> = cases.iter().map(|c| (c.name.as_str(), c)).collect();
+    #[derive(Default)]
+    struct Row {
+        total: usize,
+        pass: usize,
+        fail: usize,
+        unsupported: usize,
+        ort_pass: usize,
+    }
+    let mut rows: BTreeMap<String, Row> = BTreeMap::new();
+    for (c, s) in cases.iter().zip(results) {
+        let row = rows.entry(primary_op(c, &by_name)).or_default();
+        row.total += 1;
+        match s.kind {
+            "pass" => row.pass += 1,
+            "fail" => row.fail += 1,
+            _ => row.unsupported += 1,
+        }
+        row.ort_pass += usize::from(c.ort.as_deref() == Some("pass"));
+    }
+    let count = |k: &str| results.iter().filter(|s| s.kind == k).count();
+    let ort_pass = cases
+        .iter()
+        .filter(|c| c.ort.as_deref() == Some("pass"))
+        .count();
+    let mut md = String::new();
+    let _ = writeln!(md, "# ONNX conformance: the backend node tests\n");
+    let _ = writeln!(
+        md,
+        "Generated by `DLC_UPDATE_ONNX=1 cargo test -p dlc-run --test onnx_conformance` \
+         (tools/dlc-run/tests/onnx_conformance.rs) from the {} node tests of onnx 1.23.2 \
+         (`onnx.backend.test.loader.load_model_tests(kind=\"node\")`, exported by \
+         scripts/onnx_node_tests.py). A case **passes** when dlc imports it, compiles it with its \
+         own code generator (LLVM JIT, default pipeline), and both the compiled code and the graph \
+         interpreter match the expected outputs within the case's tolerance (numpy `allclose`, \
+         rtol 1e-3, atol 1e-7). **unsupported**: the importer refuses the model (an operator, \
+         attribute or dtype dlc does not have) or its data is not plain tensors. **fail**: \
+         imported, then an error or a mismatch. onnxruntime 1.32 (CPU provider, default options) \
+         ran the same cases in the same export.\n",
+        cases.len()
+    );
+    let _ = writeln!(
+        md,
+        "**dlc: {} pass, {} fail, {} unsupported** of {}; onnxruntime passes {ort_pass}. \
+         The run took {seconds:.0} s (export and onnxruntime included) on `{}`.\n",
+        count("pass"),
+        count("fail"),
+        count("unsupported"),
+        cases.len(),
+        cpu_model()
+    );
+    let _ = writeln!(md, "## Per operator\n");
+    let _ = writeln!(
+        md,
+        "| operator | cases | dlc pass | fail | unsupported | onnxruntime pass |"
+    );
+    let _ = writeln!(md, "|---|---|---|---|---|---|");
+    for (op, r) in &rows {
+        let _ = writeln!(
+            md,
+            "| {op} | {} | {} | {} | {} | {} |",
+            r.total, r.pass, r.fail, r.unsupported, r.ort_pass
+        );
+    }
+    let _ = writeln!(md, "\n## Cases that do not pass, with reasons\n");
+    let _ = writeln!(md, "| case | dlc | reason | onnxruntime |");
+    let _ = writeln!(md, "|---|---|---|---|");
+    for (c, s) in cases.iter().zip(results) {
+        if s.kind != "pass" {
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} | {} |",
+                c.name,
+                s.kind,
+                s.reason.replace('|', "\\|"),
+                c.ort.as_deref().unwrap_or("not run").replace('|', "\\|")
+            );
+        }
+    }
+    std::fs::write(path, md).expect("write the conformance report");
+}
+
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|m| m.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".into())
+}
+
+#[test]
+fn onnx_node_tests() {
+    let start = std::time::Instant::now();
+    let out = root().join("target/onnx-node");
+    export(&out);
+    let list = std::fs::read_to_string(out.join("cases.tsv")).expect("the export wrote cases.tsv");
+    let cases: Vec<Case> = list.lines().filter_map(parse_case).collect();
+    assert!(cases.len() > 1000, "the export lists {} cases", cases.len());
+    let results: Vec<Status> = par_cases(&cases, |c| Ok(run_case(&out.join(&c.name), c)))
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|panic| Status::new("fail", panic)))
+        .collect();
+    report("onnx_node_tests", cases.len());
+    let passes = results.iter().filter(|s| s.kind == "pass").count();
+    let expectations = root().join(EXPECTATIONS);
+    if std::env::var_os("DLC_UPDATE_ONNX").is_some() {
+        write_expectations(&expectations, &cases, &results);
+        write_report(
+            &root().join(REPORT),
+            &cases,
+            &results,
+            start.elapsed().as_secs_f64(),
+        );
+        eprintln!("onnx_node_tests: {passes} pass; wrote {EXPECTATIONS} and {REPORT}");
+        return;
+    }
+    let recorded = read_expectations(&expectations);
+    let mut differences = Vec::new();
+    for (c, s) in cases.iter().zip(&results) {
+        let was = recorded.get(&c.name).map_or("(not recorded)", |r| r.kind);
+        if was != s.kind {
+            differences.push(format!(
+                "{}: recorded {was}, now {} {}",
+                c.name, s.kind, s.reason
+            ));
+        }
+    }
+    assert!(
+        differences.is_empty(),
+        "{} cases differ from {EXPECTATIONS} (rerun with DLC_UPDATE_ONNX=1 when intended):\n{}",
+        differences.len(),
+        differences.join("\n")
+    );
+    assert!(passes >= 440, "only {passes} node tests pass");
+}
