@@ -410,11 +410,21 @@ impl<'c> Importer<'c> {
         Ok(())
     }
 
-    /// Ends the function with `func.return results` and wraps it in a module.
+    /// Ends the function with `func.return results`, erases the ops nothing uses (constants
+    /// whose users folded away, outputs of unused nodes), and wraps it in a module.
     fn finish(self, name: &str, results: &[Value]) -> (Op, Op) {
         let ctx = self.ctx;
         let spec = OpSpec::new(ctx, "func.return", Location::Unknown).operands(results);
         ctx.build(InsertPoint::End(self.block), spec);
+        // Graph ops are pure: one backward sweep erases every op whose results end unused.
+        let ops: Vec<Op> = ctx.block_ops(self.block).collect();
+        for op in ops.into_iter().rev() {
+            let unused =
+                ctx.op_name(op) != "func.return" && ctx.results(op).all(|r| ctx.uses(r).is_empty());
+            if unused {
+                ctx.erase_op(op);
+            }
+        }
         let inputs: Vec<Type> = ctx
             .block_args(self.block)
             .iter()

@@ -68,6 +68,31 @@ pub fn read_tensor_pb(path: &Path) -> Result<Tensor, String> {
     Tensor::from_dense_attr(&ctx, attr).map_err(|e| format!("'{}': {e}", path.display()))
 }
 
+/// Parses a `--dim` argument, `NAME=SIZE`.
+pub fn parse_dim_arg(s: &str) -> Result<(String, i64), String> {
+    let (name, size) = s.split_once('=').ok_or("expected NAME=SIZE")?;
+    let size = size
+        .parse::<i64>()
+        .ok()
+        .filter(|n| *n >= 0)
+        .ok_or_else(|| format!("'{size}' is not a size"))?;
+    Ok((name.to_string(), size))
+}
+
+/// Parses an `--input-shape` argument, `NAME=1x3x48x192` (`NAME=` alone: a scalar).
+pub fn parse_shape_arg(s: &str) -> Result<(String, Vec<i64>), String> {
+    let (name, shape) = s.split_once('=').ok_or("expected NAME=SHAPE")?;
+    if shape.is_empty() {
+        return Ok((name.to_string(), Vec::new()));
+    }
+    let dims = shape
+        .split('x')
+        .map(|d| d.parse::<i64>().ok().filter(|n| *n >= 0))
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(|| format!("'{shape}' is not a shape like 1x3x48x192"))?;
+    Ok((name.to_string(), dims))
+}
+
 /// The offset of the first top-level protobuf field whose framing is broken (a bad key or
 /// wire type, a length past the end, a truncated varint), if there is one.
 fn framing_error(bytes: &[u8]) -> Option<usize> {

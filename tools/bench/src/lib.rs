@@ -8,6 +8,7 @@
 //! bandwidth ceiling, and [`report`] writes the markdown table, the bars and the chart. [`suite`] runs them in order; the benchmark binary only adds the function timing dlc
 //! ([`suite::DlcRunner`]).
 
+pub mod models;
 pub mod peers;
 pub mod report;
 pub mod suite;

@@ -58,10 +58,10 @@ struct Cli {
     #[arg(long, default_value_t = 1e-5)]
     atol: f64,
     /// ONNX: the size of a named dim (dim_param), e.g. --dim batch=1 (repeatable).
-    #[arg(long, value_name = "NAME=SIZE", value_parser = parse_dim)]
+    #[arg(long, value_name = "NAME=SIZE", value_parser = dlc_onnx::parse_dim_arg)]
     dim: Vec<(String, i64)>,
     /// ONNX: the shape of a graph input, e.g. --input-shape x=1x3x48x192 (repeatable).
-    #[arg(long, value_name = "NAME=SHAPE", value_parser = parse_input_shape)]
+    #[arg(long, value_name = "NAME=SHAPE", value_parser = dlc_onnx::parse_shape_arg)]
     input_shape: Vec<(String, Vec<i64>)>,
     /// Time N runs (after one warm-up) and print median/min/max and throughput.
     #[arg(long, value_name = "N")]
@@ -301,31 +301,6 @@ fn check_expected(cli: &Cli, outputs: &[Tensor]) -> Result<bool> {
         ok &= r.problem.is_none();
     }
     Ok(ok)
-}
-
-/// `NAME=SIZE`.
-fn parse_dim(s: &str) -> Result<(String, i64), String> {
-    let (name, size) = s.split_once('=').ok_or("expected NAME=SIZE")?;
-    let size = size
-        .parse::<i64>()
-        .ok()
-        .filter(|n| *n >= 0)
-        .ok_or_else(|| format!("'{size}' is not a size"))?;
-    Ok((name.to_string(), size))
-}
-
-/// `NAME=1x3x48x192` (`NAME=` alone: a scalar).
-fn parse_input_shape(s: &str) -> Result<(String, Vec<i64>), String> {
-    let (name, shape) = s.split_once('=').ok_or("expected NAME=SHAPE")?;
-    if shape.is_empty() {
-        return Ok((name.to_string(), Vec::new()));
-    }
-    let dims = shape
-        .split('x')
-        .map(|d| d.parse::<i64>().ok().filter(|n| *n >= 0))
-        .collect::<Option<Vec<_>>>()
-        .ok_or_else(|| format!("'{shape}' is not a shape like 1x3x48x192"))?;
-    Ok((name.to_string(), dims))
 }
 
 fn render_runtime(

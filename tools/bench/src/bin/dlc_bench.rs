@@ -3,13 +3,14 @@
 //! writes the markdown report and the PNG chart.
 //!
 //! `cargo run --release -p dlc-bench --bin dlc-bench -- --md docs/benchmarks.md
-//! --png docs/img/benchmarks.png [--size full|smoke] [--workloads a,b] [--runs 10] [--peers-only]`
+//! --png docs/img/benchmarks.png [--size full|smoke] [--workloads a,b] [--runs 10] [--peers-only]
+//! [--onnx-models DIR]`
 
 use anyhow::{bail, Context as _};
 use clap::Parser;
 use dlc_bench::suite::{self, SuiteOptions};
 use dlc_bench::workloads::{self, Size};
-use dlc_bench::{peers, report, triad};
+use dlc_bench::{models, peers, report, triad};
 use std::path::PathBuf;
 
 /// Times numpy and onnxruntime on the benchmark workloads and writes the report.
@@ -39,6 +40,10 @@ struct Cli {
     /// Leave dlc out (a check of the harness and the peers alone).
     #[arg(long)]
     peers_only: bool,
+    /// Also time the PaddleOCR ONNX models against onnxruntime, with the models and their
+    /// inputs written to DIR (needs the rapidocr-onnxruntime wheel, see scripts/setup.sh).
+    #[arg(long, value_name = "DIR")]
+    onnx_models: Option<PathBuf>,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -57,7 +62,7 @@ fn main() -> anyhow::Result<()> {
             runs: cli.runs,
             ..Default::default()
         },
-        python: cli.python,
+        python: cli.python.clone(),
         script: peers::default_script(),
         title: if cli.peers_only {
             "dlc benchmarks: peers only"
@@ -70,6 +75,16 @@ fn main() -> anyhow::Result<()> {
     let runner: Option<&mut suite::DlcRunner> = if cli.peers_only { None } else { Some(&mut dlc) };
     let report = suite::run(&options, runner).context("benchmark run")?;
     report::write(&report, &cli.md, &cli.png)?;
+    if let Some(dir) = &cli.onnx_models {
+        let rows = models::run(dir, &cli.python, cli.runs)
+            .map_err(anyhow::Error::msg)
+            .context("ONNX models")?;
+        let section = models::markdown(&rows, cli.runs);
+        print!("{section}");
+        let mut md = std::fs::read_to_string(&cli.md)?;
+        md += &section;
+        std::fs::write(&cli.md, md)?;
+    }
     println!("{}", cli.md.display());
     Ok(())
 }
