@@ -232,10 +232,12 @@ fn function_name(ctx: &Context, func: Op) -> String {
         .to_string()
 }
 
+/// Whether the module is graph-level: it holds a function `lower` lowers.
 fn has_graph_ops(ctx: &Context, module: Op) -> bool {
     let mut found = false;
     ctx.for_each_op(module, &mut |op| {
-        found |= ctx.op_name(op).starts_with("graph.")
+        found |=
+            ctx.op_name(op) == "func.func" && dlc_passes::graph::lower::is_graph_function(ctx, op)
     });
     found
 }

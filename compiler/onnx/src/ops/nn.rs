@@ -1,6 +1,6 @@
 //! Neural-network operators: MatMul, Gemm, Conv (1-D and 2-D), MaxPool, AveragePool, the
-//! global pools, BatchNormalization (inference), LayerNormalization, InstanceNormalization,
-//! Softmax and LogSoftmax.
+//! global pools, BatchNormalization (inference), LayerNormalization, RMSNormalization,
+//! InstanceNormalization, LpNormalization, Softmax, LogSoftmax and Hardmax.
 //!
 //! Convolutions and pools map to the graph dialect's `conv2d` and `*_pool2d` composites; 1-D
 //! ones are 2-D ones with a height of 1. ONNX's `auto_pad` and `ceil_mode` become explicit
@@ -8,7 +8,7 @@
 
 use super::{axis, Handler};
 use crate::importer::{NodeCx, NodeResult};
-use dlc_ir::{Value, DYNAMIC};
+use dlc_ir::{Type, Value, DYNAMIC};
 
 pub(super) const OPS: &[(&str, Handler)] = &[
     ("MatMul", matmul),
@@ -20,6 +20,9 @@ pub(super) const OPS: &[(&str, Handler)] = &[
     ("GlobalMaxPool", global_pool),
     ("BatchNormalization", batch_norm),
     ("LayerNormalization", layer_norm),
+    ("RMSNormalization", rms_norm),
+    ("LpNormalization", lp_norm),
+    ("Hardmax", hardmax),
     ("InstanceNormalization", instance_norm),
     ("Softmax", softmax),
     ("LogSoftmax", softmax),
@@ -391,35 +394,128 @@ fn batch_norm(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     Ok(vec![cx.binary("graph.add", xa, b)?])
 }
 
+/// `p` broadcast to the normalized shape `shape[axis..]` (graph norms take it exactly).
+fn fit_normalized(cx: &mut NodeCx, p: Value, normalized: &[i64]) -> NodeResult<Value> {
+    if cx.shape(p) == normalized {
+        return Ok(p);
+    }
+    let s = cx.array_attr(&entries(normalized));
+    cx.op("graph.broadcast_to", &[p], &[("shape", s)])
+}
+
+/// Whether a norm of a 16-bit float input computes in f32 (`stash_type = 1`, the default), as
+/// the spec's reference does; the results are cast back.
+fn stashed(cx: &mut NodeCx, x: Value) -> bool {
+    let wide = cx.int_or("stash_type", 1) == 1;
+    wide && matches!(cx.elem(x), Type::F16 | Type::BF16)
+}
+
+/// `graph.layer_norm` when only Y is wanted; with the Mean and InvStdDev outputs, its formula
+/// in primitives: `d = x − mean(x)`, `inv = 1/√(mean(d²) + ε)`, `y = d · inv · scale + B`.
 fn layer_norm(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
-    let (x, scale) = (cx.input(0)?, cx.input(1)?);
-    cx.at_most_outputs(1)?;
-    let shape = cx.shape(x);
+    let (x0, scale0) = (cx.input(0)?, cx.input(1)?);
+    let shape = cx.shape(x0);
     let a = axis(cx.int_or("axis", -1), shape.len())?;
     let eps = cx.float_or("epsilon", 1e-5);
-    cx.ignore("stash_type");
-    let normalized = entries(&shape[a as usize..]);
-    let fit = |cx: &mut NodeCx, p: Value| -> NodeResult<Value> {
-        if cx.shape(p) == shape[a as usize..] {
-            return Ok(p);
-        }
-        let s = cx.array_attr(&normalized);
-        cx.op("graph.broadcast_to", &[p], &[("shape", s)])
-    };
-    let gamma = fit(cx, scale)?;
+    let elem = cx.elem(x0);
+    let wide = stashed(cx, x0);
+    let compute = if wide { Type::F32 } else { elem };
+    let x = cx.cast(x0, compute)?;
+    let normalized = shape[a as usize..].to_vec();
+    let scale = cx.cast(scale0, compute)?;
+    let gamma = fit_normalized(cx, scale, &normalized)?;
     let beta = match cx.opt_input(2) {
-        Some(b) => fit(cx, b)?,
-        None => {
-            let zero = cx.scalar(0.0, x);
-            fit(cx, zero)?
-        }
+        Some(b) => cx.cast(b, compute)?,
+        None => cx.scalar(0.0, x),
     };
+    let beta = fit_normalized(cx, beta, &normalized)?;
+    if cx.num_outputs() <= 1 {
+        let attrs = [("axis", cx.int_attr(a)), ("epsilon", cx.f64_attr(eps))];
+        let y = cx.op("graph.layer_norm", &[x, gamma, beta], &attrs)?;
+        return Ok(vec![cx.cast(y, elem)?]);
+    }
+    let list: Vec<i64> = (a..shape.len() as i64).collect();
+    let mean = cx.reduce("graph.reduce_mean", x, &list, true)?;
+    let d = cx.binary("graph.sub", x, mean)?;
+    let sq = cx.binary("graph.mul", d, d)?;
+    let var = cx.reduce("graph.reduce_mean", sq, &list, true)?;
+    let e = cx.scalar(eps, var);
+    let ve = cx.binary("graph.add", var, e)?;
+    let inv = cx.unary("graph.rsqrt", ve)?;
+    let n = cx.binary("graph.mul", d, inv)?;
+    let s = cx.binary("graph.mul", n, gamma)?;
+    let y = cx.binary("graph.add", s, beta)?;
+    Ok(vec![cx.cast(y, elem)?, mean, inv])
+}
+
+/// `x / √(mean(x²) + ε) · scale` over the axes from `axis` on.
+fn rms_norm(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let (x0, scale0) = (cx.input(0)?, cx.input(1)?);
+    let shape = cx.shape(x0);
+    let a = axis(cx.int_or("axis", -1), shape.len())?;
+    let eps = cx.float_or("epsilon", 1e-5);
+    let elem = cx.elem(x0);
+    let compute = if stashed(cx, x0) { Type::F32 } else { elem };
+    let x = cx.cast(x0, compute)?;
+    let scale = cx.cast(scale0, compute)?;
+    let gamma = fit_normalized(cx, scale, &shape[a as usize..])?;
     let attrs = [("axis", cx.int_attr(a)), ("epsilon", cx.f64_attr(eps))];
-    Ok(vec![cx.op(
-        "graph.layer_norm",
-        &[x, gamma, beta],
-        &attrs,
-    )?])
+    let y = cx.op("graph.rms_norm", &[x, gamma], &attrs)?;
+    Ok(vec![cx.cast(y, elem)?])
+}
+
+/// `x / ‖x‖ₚ` along `axis`, p = 1 or 2.
+fn lp_norm(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let x = cx.input(0)?;
+    let rank = cx.shape(x).len();
+    let a = axis(cx.int_or("axis", -1), rank)?;
+    let norm = match cx.int_or("p", 2) {
+        1 => {
+            let m = cx.unary("graph.abs", x)?;
+            cx.reduce("graph.reduce_sum", m, &[a], true)?
+        }
+        2 => {
+            let sq = cx.binary("graph.mul", x, x)?;
+            let s = cx.reduce("graph.reduce_sum", sq, &[a], true)?;
+            cx.unary("graph.sqrt", s)?
+        }
+        p => return Err(format!("p = {p} is not supported (1 or 2)").into()),
+    };
+    Ok(vec![cx.binary("graph.div", x, norm)?])
+}
+
+/// 1 at the first maximum along `axis`, else 0 (opset < 13: over the flattened trailing axes).
+fn hardmax(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let x0 = cx.input(0)?;
+    let shape = cx.static_shape(x0, "Hardmax")?;
+    let (x, a) = if cx.opset >= 13 {
+        (x0, axis(cx.int_or("axis", -1), shape.len())?)
+    } else {
+        let a = axis(cx.int_or("axis", 1), shape.len())? as usize;
+        let inner: i64 = shape[a..].iter().product();
+        (cx.reshape(x0, &[-1, inner])?, 1)
+    };
+    let xs = cx.shape(x);
+    let axis_attr = cx.int_attr(a);
+    let keep = cx.ctx().bool_attr(true);
+    let arg = cx.op(
+        "graph.argmax",
+        &[x],
+        &[("axis", axis_attr), ("keepdim", keep)],
+    )?;
+    let n = xs[a as usize];
+    let mut iota_shape = vec![1usize; xs.len()];
+    iota_shape[a as usize] = n as usize;
+    let positions: Vec<i64> = (0..n).collect();
+    let iota = cx.constant(dlc_graph::interp::Tensor::from_i64(
+        dlc_graph::interp::DType::I64,
+        &iota_shape,
+        &positions,
+    ));
+    let hit = cx.cmp("eq", arg, iota)?;
+    let elem = cx.elem(x);
+    let y = cx.cast(hit, elem)?;
+    Ok(vec![cx.reshape(y, &entries(&shape))?])
 }
 
 /// Per sample and channel over the spatial axes: `(x − mean) / √(var + ε) · scale + B`.

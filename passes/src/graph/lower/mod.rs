@@ -181,7 +181,7 @@ impl Pass for Lower {
             .iter()
             .flat_map(|&r| ctx.blocks(r).to_vec())
             .flat_map(|b| ctx.block_ops(b).collect::<Vec<_>>())
-            .filter(|&op| ctx.op_name(op) == "func.func" && has_graph_ops(ctx, op))
+            .filter(|&op| ctx.op_name(op) == "func.func" && is_graph_function(ctx, op))
             .collect();
         let mut stats = Stats::default();
         for func in &funcs {
@@ -200,8 +200,19 @@ impl Pass for Lower {
 }
 
 /// True if `func` has a graph op or a tensor argument.
-fn has_graph_ops(ctx: &Context, func: Op) -> bool {
-    let mut found = false;
+/// Whether `func` is a graph function, which `lower` turns into a host function: it has graph
+/// ops, or tensors in its signature (a function that only returns its arguments has no op).
+pub fn is_graph_function(ctx: &Context, func: Op) -> bool {
+    let tensor_signature = ctx
+        .attr(func, "function_type")
+        .and_then(|a| ctx.attr_as_type(a))
+        .and_then(|t| ctx.function_signature(t))
+        .is_some_and(|(ins, outs)| {
+            ins.iter()
+                .chain(outs.iter())
+                .any(|t| dlc_graph::tensor_parts(ctx, *t).is_some())
+        });
+    let mut found = tensor_signature;
     ctx.for_each_op(func, &mut |op| {
         found |= ctx.op_name(op).starts_with("graph.");
     });
