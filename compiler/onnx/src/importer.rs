@@ -61,7 +61,7 @@ pub enum ImportError {
     Decode { message: String },
     /// Something about the model as a whole (no graph, bad inputs or outputs, a cycle).
     Model { message: String },
-    /// A node dlc cannot import.
+    /// A node dlc cannot import; `node` is its label ([`node_label`]).
     Node {
         node: String,
         op_type: String,
@@ -88,7 +88,7 @@ impl fmt::Display for ImportError {
                 op_type,
                 opset,
                 message,
-            } => write!(f, "node '{node}' ({op_type}, opset {opset}): {message}"),
+            } => write!(f, "node {node} ({op_type}, opset {opset}): {message}"),
             ImportError::NeedsConstant {
                 input,
                 node,
@@ -96,7 +96,7 @@ impl fmt::Display for ImportError {
                 opset,
             } => write!(
                 f,
-                "node '{node}' ({op_type}, opset {opset}): graph input '{input}' must be a constant here; give its value (dlc-import --const {input}=file.npy, or dlc-run --inputs)"
+                "node {node} ({op_type}, opset {opset}): graph input '{input}' must be a constant here; give its value (dlc-import --const {input}=file.npy, or dlc-run --inputs)"
             ),
         }
     }
@@ -149,8 +149,8 @@ pub fn import_model(
     let (inputs, notes) = importer.bind_inputs(graph, options)?;
     importer.bind_initializers(graph)?;
     check_order(graph, opset)?;
-    for node in &graph.node {
-        importer.import_node(node)?;
+    for (index, node) in graph.node.iter().enumerate() {
+        importer.import_node(node, index)?;
     }
     let outputs: Vec<String> = graph.output.iter().map(|o| o.name.clone()).collect();
     let mut results = Vec::with_capacity(outputs.len());
@@ -187,7 +187,7 @@ fn check_order(graph: &GraphProto, opset: i64) -> Result<(), ImportError> {
         .map(|i| i.name.as_str())
         .chain(graph.initializer.iter().map(|t| t.name.as_str()))
         .collect();
-    for node in &graph.node {
+    for (index, node) in graph.node.iter().enumerate() {
         for input in node.input.iter().filter(|i| !i.is_empty()) {
             if !defined.contains(input.as_str()) {
                 let produced_later = graph
@@ -195,7 +195,7 @@ fn check_order(graph: &GraphProto, opset: i64) -> Result<(), ImportError> {
                     .iter()
                     .any(|n| n.output.iter().any(|o| o == input));
                 return Err(ImportError::Node {
-                    node: node.name.clone(),
+                    node: node_label(node, index),
                     op_type: node.op_type.clone(),
                     opset,
                     message: if produced_later {
@@ -345,10 +345,11 @@ impl<'c> Importer<'c> {
         Some(t)
     }
 
-    fn import_node(&mut self, node: &NodeProto) -> Result<(), ImportError> {
+    fn import_node(&mut self, node: &NodeProto, index: usize) -> Result<(), ImportError> {
         let opset = self.opset;
+        let label = node_label(node, index);
         let error = |message: String| ImportError::Node {
-            node: node.name.clone(),
+            node: label.clone(),
             op_type: node.op_type.clone(),
             opset,
             message,
@@ -389,7 +390,7 @@ impl<'c> Importer<'c> {
             Err(NodeError::NeedsConstant(input)) => {
                 return Err(ImportError::NeedsConstant {
                     input,
-                    node: node.name.clone(),
+                    node: label,
                     op_type: node.op_type.clone(),
                     opset,
                 })
@@ -443,6 +444,18 @@ impl<'c> Importer<'c> {
             .region(self.region);
         let func = ctx.build(InsertPoint::End(module_block), spec);
         (module, func)
+    }
+}
+
+/// How errors name a node: `'its name'`, or for an unnamed one its position and first output,
+/// `#3 (unnamed, output 'y')`.
+pub fn node_label(node: &NodeProto, index: usize) -> String {
+    if !node.name.is_empty() {
+        return format!("'{}'", node.name);
+    }
+    match node.output.first() {
+        Some(out) => format!("#{index} (unnamed, output '{out}')"),
+        None => format!("#{index} (unnamed)"),
     }
 }
 

@@ -1,6 +1,6 @@
 //! Constants, shapes and data movement: Constant, ConstantOfShape, Shape, Size, Reshape,
 //! Flatten, Squeeze, Unsqueeze, Transpose, Concat, Split, Slice, Gather, Expand, Tile, Pad,
-//! Range, Identity-like Dropout.
+//! Range, Identity-like Dropout, Trilu, OneHot, GatherElements.
 //!
 //! Shape-valued inputs (Reshape's shape, Slice's bounds, axes, pads, repeats) must be constants
 //! or fold to constants during import; `Shape` of a static tensor is a constant, so the usual
@@ -30,6 +30,9 @@ pub(super) const OPS: &[(&str, Handler)] = &[
     ("Pad", pad),
     ("Range", range),
     ("Dropout", dropout),
+    ("Trilu", trilu),
+    ("OneHot", one_hot),
+    ("GatherElements", gather_elements),
 ];
 
 pub(super) fn handler(op_type: &str) -> Option<Handler> {
@@ -622,4 +625,127 @@ fn dropout(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
         out.push(cx.constant(Tensor::splat(DType::I1, &dims, Scalar::Bool(true))));
     }
     Ok(out)
+}
+
+/// Keeps the upper (`upper = 1`) or lower triangle of the last two axes, from diagonal `k`: a
+/// select with a constant mask.
+fn trilu(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let x = cx.input(0)?;
+    let shape = cx.shape(x);
+    if shape.len() < 2 {
+        return Err("Trilu needs rank ≥ 2".into());
+    }
+    let (n, m) = (shape[shape.len() - 2], shape[shape.len() - 1]);
+    if n == DYNAMIC || m == DYNAMIC {
+        return Err("Trilu needs static last two dims".into());
+    }
+    let k = match cx.const_input(1)? {
+        Some(t) if t.len() == 1 => t.get(0).as_i64(),
+        Some(_) => return Err("k must be a scalar".into()),
+        None => 0,
+    };
+    let upper = cx.int_or("upper", 1) != 0;
+    let keep: Vec<bool> = (0..n)
+        .flat_map(|i| (0..m).map(move |j| if upper { j - i >= k } else { j - i <= k }))
+        .collect();
+    let mask = cx.constant(Tensor::from_bools(&[n as usize, m as usize], &keep));
+    let zero = cx.scalar(0.0, x);
+    Ok(vec![cx.select(mask, x, zero)?])
+}
+
+/// `values[1]` where the index (wrapped when negative) equals the position along the new axis,
+/// else `values[0]`.
+fn one_hot(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let (idx, values) = (cx.input(0)?, cx.input(2)?);
+    let depth = cx.const_input(1)?.ok_or("input #1 (depth) is required")?;
+    if depth.len() != 1 {
+        return Err("depth must be a scalar".into());
+    }
+    let depth = depth.get(0).as_f64() as i64;
+    if depth <= 0 {
+        return Err(format!("depth {depth} must be positive").into());
+    }
+    let shape = cx.shape(idx);
+    let rank = shape.len() + 1;
+    let a = axis(cx.int_or("axis", -1), rank)? as usize;
+    let idx = cx.cast(idx, dlc_ir::Type::I64)?;
+    let zero = cx.scalar(0.0, idx);
+    let d = cx.scalar(depth as f64, idx);
+    let neg = cx.cmp("lt", idx, zero)?;
+    let wrapped = cx.binary("graph.add", idx, d)?;
+    let idx = cx.select(neg, wrapped, idx)?;
+    let mut dims: Vec<i64> = shape
+        .iter()
+        .map(|d| if *d == DYNAMIC { -1 } else { *d })
+        .collect();
+    dims.insert(a, 1);
+    if dims.iter().filter(|d| **d == -1).count() > 1 {
+        return Err("OneHot of indices with more than one dynamic dim".into());
+    }
+    let idx = cx.reshape(idx, &dims)?;
+    let mut iota_shape = vec![1usize; rank];
+    iota_shape[a] = depth as usize;
+    let positions: Vec<i64> = (0..depth).collect();
+    let iota = cx.constant(Tensor::from_i64(DType::I64, &iota_shape, &positions));
+    let hit = cx.cmp("eq", idx, iota)?;
+    let off = slice_op(cx, values, &[0], &[1], &[1])?;
+    let on = slice_op(cx, values, &[1], &[2], &[1])?;
+    let off = cx.reshape(off, &[])?;
+    let on = cx.reshape(on, &[])?;
+    Ok(vec![cx.select(hit, on, off)?])
+}
+
+/// `out[i…] = data[i… with index[i…] on axis]`: a gather from the flattened data at
+/// `index · stride(axis) + (the other coordinates' offset)`, the latter a constant.
+fn gather_elements(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let (data, idx) = (cx.input(0)?, cx.input(1)?);
+    let ds = cx.static_shape(data, "GatherElements")?;
+    let is = cx.static_shape(idx, "GatherElements")?;
+    if ds.len() != is.len() {
+        return Err("data and indices must have the same rank".into());
+    }
+    let a = axis(cx.int_or("axis", 0), ds.len())? as usize;
+    let strides: Vec<i64> = (0..ds.len())
+        .map(|d| ds[d + 1..].iter().product())
+        .collect();
+    let dims: Vec<usize> = is.iter().map(|d| *d as usize).collect();
+    let offsets = Tensor::from_fn(DType::I64, &dims, |index| {
+        let flat: i64 = index
+            .iter()
+            .enumerate()
+            .filter(|(d, _)| *d != a)
+            .map(|(d, i)| *i as i64 * strides[d])
+            .sum();
+        Ok(Scalar::Int(flat))
+    })?;
+    if let Some(bad) = (0..ds.len()).find(|d| *d != a && is[*d] > ds[*d]) {
+        return Err(format!(
+            "indices dim {bad} ({}) exceeds the data's ({})",
+            is[bad], ds[bad]
+        )
+        .into());
+    }
+    let idx = cx.cast(idx, dlc_ir::Type::I64)?;
+    let zero = cx.scalar(0.0, idx);
+    let n = cx.scalar(ds[a] as f64, idx);
+    let neg = cx.cmp("lt", idx, zero)?;
+    let wrapped = cx.binary("graph.add", idx, n)?;
+    let idx = cx.select(neg, wrapped, idx)?;
+    // An index outside [0, dim) must not reach another row: clamp it out of the flat range, so
+    // the gather reports it.
+    let limit = cx.scalar(ds[a] as f64, idx);
+    let in_range = cx.cmp("lt", idx, limit)?;
+    let far = cx.scalar(i64::MAX as f64, idx);
+    let idx = cx.select(in_range, idx, far)?;
+    let stride = cx.scalar(strides[a] as f64, idx);
+    let scaled = cx.binary("graph.mul", idx, stride)?;
+    let offsets = cx.constant(offsets);
+    let flat_idx = cx.binary("graph.add", scaled, offsets)?;
+    let flat = cx.reshape(data, &[-1])?;
+    let attr = cx.int_attr(0);
+    Ok(vec![cx.op(
+        "graph.gather",
+        &[flat, flat_idx],
+        &[("axis", attr)],
+    )?])
 }

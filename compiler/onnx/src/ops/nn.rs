@@ -1,6 +1,7 @@
 //! Neural-network operators: MatMul, Gemm, Conv (1-D and 2-D), MaxPool, AveragePool, the
 //! global pools, BatchNormalization (inference), LayerNormalization, RMSNormalization,
-//! InstanceNormalization, LpNormalization, Softmax, LogSoftmax and Hardmax.
+//! InstanceNormalization, GroupNormalization, LpNormalization, Softmax, LogSoftmax and
+//! Hardmax.
 //!
 //! Convolutions and pools map to the graph dialect's `conv2d` and `*_pool2d` composites; 1-D
 //! ones are 2-D ones with a height of 1. ONNX's `auto_pad` and `ceil_mode` become explicit
@@ -21,6 +22,7 @@ pub(super) const OPS: &[(&str, Handler)] = &[
     ("BatchNormalization", batch_norm),
     ("LayerNormalization", layer_norm),
     ("RMSNormalization", rms_norm),
+    ("GroupNormalization", group_norm),
     ("LpNormalization", lp_norm),
     ("Hardmax", hardmax),
     ("InstanceNormalization", instance_norm),
@@ -464,6 +466,45 @@ fn rms_norm(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     Ok(vec![cx.cast(y, elem)?])
 }
 
+/// Over groups of channels: `x` as `[N, G, C/G · spatial]`, normalized over the last axis,
+/// then `· scale + bias` per channel.
+fn group_norm(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let x0 = cx.input(0)?;
+    let shape = cx.static_shape(x0, "GroupNormalization")?;
+    if shape.len() < 3 {
+        return Err("GroupNormalization needs an N×C×spatial input".into());
+    }
+    let groups = cx
+        .attr_int("num_groups")
+        .ok_or("attribute 'num_groups' is required")?;
+    if groups <= 0 || shape[1] % groups != 0 {
+        return Err(format!("{groups} groups do not divide {} channels", shape[1]).into());
+    }
+    let eps = cx.float_or("epsilon", 1e-5);
+    let elem = cx.elem(x0);
+    let compute = if stashed(cx, x0) { Type::F32 } else { elem };
+    let x = cx.cast(x0, compute)?;
+    let g = cx.reshape(x, &[shape[0], groups, -1])?;
+    let mean = cx.reduce("graph.reduce_mean", g, &[2], true)?;
+    let d = cx.binary("graph.sub", g, mean)?;
+    let sq = cx.binary("graph.mul", d, d)?;
+    let var = cx.reduce("graph.reduce_mean", sq, &[2], true)?;
+    let e = cx.scalar(eps, var);
+    let ve = cx.binary("graph.add", var, e)?;
+    let inv = cx.unary("graph.rsqrt", ve)?;
+    let n = cx.binary("graph.mul", d, inv)?;
+    let n = cx.reshape(n, &shape)?;
+    let (scale, bias) = (cx.input(1)?, cx.input(2)?);
+    let (scale, bias) = (cx.cast(scale, compute)?, cx.cast(bias, compute)?);
+    let (scale, bias) = (
+        per_channel(cx, scale, shape.len())?,
+        per_channel(cx, bias, shape.len())?,
+    );
+    let y = cx.binary("graph.mul", n, scale)?;
+    let y = cx.binary("graph.add", y, bias)?;
+    Ok(vec![cx.cast(y, elem)?])
+}
+
 /// `x / ‖x‖ₚ` along `axis`, p = 1 or 2.
 fn lp_norm(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let x = cx.input(0)?;
@@ -481,6 +522,11 @@ fn lp_norm(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
         }
         p => return Err(format!("p = {p} is not supported (1 or 2)").into()),
     };
+    // A zero vector stays zero (the spec's reference divides by 1 there).
+    let zero = cx.scalar(0.0, norm);
+    let one = cx.scalar(1.0, norm);
+    let is_zero = cx.cmp("eq", norm, zero)?;
+    let norm = cx.select(is_zero, one, norm)?;
     Ok(vec![cx.binary("graph.div", x, norm)?])
 }
 

@@ -1,11 +1,12 @@
 //! Reductions: ReduceSum/Mean/Max/Min/Prod and the composed ReduceL1/L2/LogSum/LogSumExp/
-//! SumSquare, and ArgMax/ArgMin.
+//! SumSquare, ArgMax/ArgMin, and the scan CumSum.
 //!
 //! The axes are an attribute until opset 13 (ReduceSum) or 18 (the others), then an optional
 //! input. No axes reduce every axis, unless `noop_with_empty_axes` makes that the identity.
 
 use super::{axes, axis, Handler};
 use crate::importer::{NodeCx, NodeResult};
+use dlc_graph::interp::{DType, Tensor};
 use dlc_ir::Value;
 
 pub(super) const OPS: &[(&str, Handler)] = &[
@@ -21,6 +22,7 @@ pub(super) const OPS: &[(&str, Handler)] = &[
     ("ReduceSumSquare", reduce),
     ("ArgMax", arg_reduce),
     ("ArgMin", arg_reduce),
+    ("CumSum", cumsum),
 ];
 
 pub(super) fn handler(op_type: &str) -> Option<Handler> {
@@ -115,4 +117,59 @@ fn arg_reduce(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let i = cx.op(name, &[r], &[("axis", axis_attr), ("keepdim", keep_attr)])?;
     let top = cx.scalar((dim - 1) as f64, i);
     Ok(vec![cx.binary("graph.sub", top, i)?])
+}
+
+/// Running sums along `axis` as a matmul with a constant 0/1 triangle `T[i, j]` (does `x[i]`
+/// count in `y[j]`: `i ≤ j`, `i < j` when `exclusive`, mirrored when `reverse`); the axis is
+/// moved last for it and back after.
+fn cumsum(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let x = cx.input(0)?;
+    let shape = cx.shape(x);
+    let a = cx.const_input(1)?.ok_or("input #1 (axis) is required")?;
+    if a.len() != 1 {
+        return Err("axis must be a scalar".into());
+    }
+    let a = axis(a.get(0).as_i64(), shape.len())? as usize;
+    let n = shape[a];
+    if n == dlc_ir::DYNAMIC {
+        return Err("CumSum along a dynamic axis is not supported".into());
+    }
+    let exclusive = cx.int_or("exclusive", 0) != 0;
+    let reverse = cx.int_or("reverse", 0) != 0;
+    let counts = |i: i64, j: i64| match (reverse, exclusive) {
+        (false, false) => i <= j,
+        (false, true) => i < j,
+        (true, false) => i >= j,
+        (true, true) => i > j,
+    };
+    let tri: Vec<f64> = (0..n)
+        .flat_map(|i| (0..n).map(move |j| f64::from(u8::from(counts(i, j)))))
+        .collect();
+    let elem = cx.elem(x);
+    let dtype = DType::ALL
+        .into_iter()
+        .find(|d| d.to_type() == elem)
+        .ok_or("unsupported element type")?;
+    let t = if dtype.is_float() {
+        Tensor::from_f64(dtype, &[n as usize, n as usize], &tri)
+    } else {
+        let ints: Vec<i64> = tri.iter().map(|v| *v as i64).collect();
+        Tensor::from_i64(dtype, &[n as usize, n as usize], &ints)
+    };
+    let t = cx.constant(t);
+    let rank = shape.len();
+    let mut perm: Vec<i64> = (0..rank as i64).filter(|d| *d != a as i64).collect();
+    perm.push(a as i64);
+    let inverse: Vec<i64> = (0..rank as i64)
+        .map(|d| perm.iter().position(|p| *p == d).unwrap_or(0) as i64)
+        .collect();
+    let moved = cx.transpose(x, &perm)?;
+    let (lifted, lift) = if rank == 1 {
+        (cx.reshape(moved, &[1, n])?, true)
+    } else {
+        (moved, false)
+    };
+    let y = cx.op("graph.matmul", &[lifted, t], &[])?;
+    let y = if lift { cx.reshape(y, &[n])? } else { y };
+    Ok(vec![cx.transpose(y, &inverse)?])
 }
