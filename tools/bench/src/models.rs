@@ -1,4 +1,4 @@
-//! Real ONNX models beside onnxruntime: the PaddleOCR classifier and recognizer shipped in the
+//! Real ONNX models beside onnxruntime: the PaddleOCR classifier, recognizer and detector in the
 //! `rapidocr-onnxruntime` wheel, imported with `dlc-onnx`, compiled by dlc's default pipeline
 //! and timed, then timed by onnxruntime (`scripts/onnx_real_models.py --bench`) in the same
 //! process run, on the same input. The report also gives dlc's largest error against
@@ -18,7 +18,7 @@ pub struct OnnxModel {
 }
 
 /// The models, in report order.
-pub const MODELS: [OnnxModel; 2] = [
+pub const MODELS: [OnnxModel; 3] = [
     OnnxModel {
         name: "ppocr_cls",
         input_shape: &[1, 3, 48, 192],
@@ -26,6 +26,10 @@ pub const MODELS: [OnnxModel; 2] = [
     OnnxModel {
         name: "ppocr_rec",
         input_shape: &[1, 3, 48, 320],
+    },
+    OnnxModel {
+        name: "ppocr_det",
+        input_shape: &[1, 3, 320, 320],
     },
 ];
 
@@ -139,7 +143,7 @@ pub fn markdown(rows: &[ModelRow], runs: usize) -> String {
         "`dlc-bench --onnx-models DIR`: each model imported by dlc-onnx and compiled with the \
          default pipeline, then onnxruntime 1.32 (CPU, intra-op threads = cores) on the same \
          input (uniform in [-1, 1), seed 0), {runs} timed runs each after warm-up, in one run. \
-         cls at 1x3x48x192, rec at 1x3x48x320. The error is max |dlc − onnxruntime| / \
+         cls at 1x3x48x192, rec at 1x3x48x320, det at 1x3x320x320. The error is max |dlc − onnxruntime| / \
          max |onnxruntime|.\n"
     );
     md += "| model | dlc median ms (min–max) | onnxruntime median ms (min–max) | dlc / onnxruntime | compile ms (kernels) | error |\n";

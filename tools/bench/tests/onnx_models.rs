@@ -1,4 +1,5 @@
-//! The PaddleOCR models of `rapidocr-onnxruntime` (cls at 1x3x48x192, rec at 1x3x48x320) run by
+//! The PaddleOCR models of `rapidocr-onnxruntime` (cls at 1x3x48x192, rec at 1x3x48x320, det at
+//! 1x3x320x320, which needs Resize and ConvTranspose) run by
 //! dlc match onnxruntime on the same input: every element within numpy's
 //! `allclose(rtol = 1e-3, atol = 1e-5)`, and the largest error under 1e-3 of the output's
 //! largest magnitude. [`models::run`] is the benchmark's own path (import, default pipeline,

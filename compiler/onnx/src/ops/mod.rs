@@ -10,11 +10,13 @@
 //! - [`movement`]: constants, shapes, reshape, slicing, gather, concat, pad, expand.
 //! - [`reduce`]: reductions and arg-reductions.
 //! - [`nn`]: matmul, gemm, convolution, pooling, normalization, softmax.
+//! - [`resize`]: Resize and Upsample.
 
 mod elementwise;
 mod movement;
 mod nn;
 mod reduce;
+mod resize;
 
 use crate::importer::{NodeCx, NodeResult};
 use dlc_graph::interp::{DType, Tensor};
@@ -29,6 +31,7 @@ pub fn handler(op_type: &str) -> Option<Handler> {
         .or_else(|| movement::handler(op_type))
         .or_else(|| reduce::handler(op_type))
         .or_else(|| nn::handler(op_type))
+        .or_else(|| resize::handler(op_type))
 }
 
 /// Every operator type dlc imports, sorted (for docs and `dlc-import --list-ops`).
@@ -38,6 +41,7 @@ pub fn supported_ops() -> Vec<&'static str> {
         .chain(movement::OPS)
         .chain(reduce::OPS)
         .chain(nn::OPS)
+        .chain(resize::OPS)
         .map(|(name, _)| *name)
         .collect();
     ops.sort_unstable();

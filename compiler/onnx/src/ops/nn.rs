@@ -1,4 +1,4 @@
-//! Neural-network operators: MatMul, Gemm, Conv (1-D and 2-D), MaxPool, AveragePool, the
+//! Neural-network operators: MatMul, Gemm, Conv and ConvTranspose (1-D and 2-D), MaxPool, AveragePool, the
 //! global pools, BatchNormalization (inference), LayerNormalization, RMSNormalization,
 //! InstanceNormalization, GroupNormalization, LpNormalization, Softmax, LogSoftmax and
 //! Hardmax.
@@ -15,6 +15,7 @@ pub(super) const OPS: &[(&str, Handler)] = &[
     ("MatMul", matmul),
     ("Gemm", gemm),
     ("Conv", conv),
+    ("ConvTranspose", conv_transpose),
     ("MaxPool", pool),
     ("AveragePool", pool),
     ("GlobalAveragePool", global_pool),
@@ -280,6 +281,245 @@ fn conv(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
         y = cx.binary("graph.add", y, b)?;
     }
     Ok(vec![y])
+}
+
+/// As a convolution: the input dilated by the strides (zeros between elements), padded by
+/// `dilation·(k − 1) − pad` on each side (cropped where that is negative) plus
+/// `output_padding` at the end, convolved at stride 1 with the kernel flipped and its channel
+/// axes swapped per group. `output_shape` and `auto_pad` set the pads as the spec's reference
+/// does.
+fn conv_transpose(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let (x, w) = (cx.input(0)?, cx.input(1)?);
+    let xs = cx.static_shape(x, "ConvTranspose")?;
+    let ws = cx.static_shape(w, "ConvTranspose's weights")?;
+    let n = xs.len().saturating_sub(2);
+    if xs.len() != ws.len() || !(1..=2).contains(&n) {
+        return Err(format!(
+            "only 1-D and 2-D transposed convolutions are supported (input rank {})",
+            xs.len()
+        )
+        .into());
+    }
+    let groups = cx.int_or("group", 1);
+    if groups <= 0 || xs[1] != ws[0] || ws[0] % groups != 0 {
+        return Err(format!(
+            "weights {ws:?} do not fit {} input channels in {groups} groups",
+            xs[1]
+        )
+        .into());
+    }
+    let kernel = ws[2..].to_vec();
+    if let Some(k) = cx.attr_ints("kernel_shape") {
+        if k != kernel {
+            return Err(
+                format!("kernel_shape {k:?} does not match the weights' {kernel:?}").into(),
+            );
+        }
+    }
+    let list = |cx: &mut NodeCx, name: &str, default: i64, len: usize| -> NodeResult<Vec<i64>> {
+        let v = cx.attr_ints(name).unwrap_or_else(|| vec![default; len]);
+        if v.len() != len {
+            return Err(format!("attribute '{name}' needs {len} entries").into());
+        }
+        Ok(v)
+    };
+    let strides = list(cx, "strides", 1, n)?;
+    let dilations = list(cx, "dilations", 1, n)?;
+    let output_padding = list(cx, "output_padding", 0, n)?;
+    if strides.iter().chain(&dilations).any(|v| *v <= 0) || output_padding.iter().any(|v| *v < 0) {
+        return Err("strides and dilations must be positive, output_padding non-negative".into());
+    }
+    let auto_pad = cx
+        .attr_string("auto_pad")
+        .unwrap_or_else(|| "NOTSET".into());
+    let output_shape = cx.attr_ints("output_shape");
+    let natural = |i: usize, pads: i64| {
+        strides[i] * (xs[i + 2] - 1) + output_padding[i] + (kernel[i] - 1) * dilations[i] + 1 - pads
+    };
+    // As the spec's reference: explicit pads (zeros when absent), except that SAME_* derives
+    // them from the output shape (given, or input × stride); a given output_shape then pads or
+    // crops the end.
+    let pads = match auto_pad.as_str() {
+        "NOTSET" => cx.attr_ints("pads").unwrap_or_else(|| vec![0; 2 * n]),
+        "VALID" => vec![0; 2 * n],
+        mode @ ("SAME_UPPER" | "SAME_LOWER") => {
+            let target: Vec<i64> = match &output_shape {
+                Some(s) => s[s.len().saturating_sub(n)..].to_vec(),
+                None => (0..n).map(|i| xs[i + 2] * strides[i]).collect(),
+            };
+            if target.len() != n {
+                return Err("output_shape needs an entry per spatial axis".into());
+            }
+            let total: Vec<i64> = (0..n).map(|i| natural(i, 0) - target[i]).collect();
+            let (mut begin, mut end) = (Vec::new(), Vec::new());
+            for t in total {
+                let (b, e) = if mode == "SAME_UPPER" {
+                    (t / 2, t - t / 2)
+                } else {
+                    (t - t / 2, t / 2)
+                };
+                begin.push(b);
+                end.push(e);
+            }
+            begin.into_iter().chain(end).collect()
+        }
+        other => return Err(format!("auto_pad '{other}' is not supported").into()),
+    };
+    if pads.len() != 2 * n {
+        return Err(format!("pads needs {} entries", 2 * n).into());
+    }
+    // Work in 2-D: a 1-D input is NC1W.
+    let x4 = to_nchw(cx, x)?;
+    let w4 = to_nchw(cx, w)?;
+    let at = |v: &[i64], i: usize| if n == 1 { [1, v[0]][i] } else { v[i] };
+    let (s2, d2) = (
+        [at(&strides, 0), at(&strides, 1)],
+        [at(&dilations, 0), at(&dilations, 1)],
+    );
+    let k2 = [if n == 1 { 1 } else { kernel[0] }, kernel[n - 1]];
+    let (pb, pe): ([i64; 2], [i64; 2]) = if n == 1 {
+        ([0, pads[0]], [0, pads[1]])
+    } else {
+        ([pads[0], pads[1]], [pads[2], pads[3]])
+    };
+    let op2 = if n == 1 {
+        [0, output_padding[0]]
+    } else {
+        [output_padding[0], output_padding[1]]
+    };
+    let s4 = cx.shape(x4);
+    let (c, h, wd) = (s4[1], s4[2], s4[3]);
+    // Dilate: [N, C, H, 1, W, 1] padded to [N, C, H, sh, W, sw], then cropped to (H−1)·sh + 1.
+    let mut y = x4;
+    if s2 != [1, 1] {
+        y = cx.reshape(y, &[s4[0], c, h, 1, wd, 1])?;
+        let (l, hi) = (
+            cx.array_attr(&[0; 6]),
+            cx.array_attr(&[0, 0, 0, s2[0] - 1, 0, s2[1] - 1]),
+        );
+        let elem = cx.elem(x);
+        let zero = cx.ctx().float_attr(0.0, elem);
+        y = cx.op(
+            "graph.pad",
+            &[y],
+            &[("low", l), ("high", hi), ("value", zero)],
+        )?;
+        y = cx.reshape(y, &[s4[0], c, h * s2[0], wd * s2[1]])?;
+        let (st, en, sp) = (
+            cx.array_attr(&[0; 4]),
+            cx.array_attr(&[
+                i64::MAX,
+                i64::MAX,
+                (h - 1) * s2[0] + 1,
+                (wd - 1) * s2[1] + 1,
+            ]),
+            cx.array_attr(&[1; 4]),
+        );
+        y = cx.op(
+            "graph.slice",
+            &[y],
+            &[("starts", st), ("ends", en), ("steps", sp)],
+        )?;
+    }
+    // Pad (or crop) each side.
+    let before: Vec<i64> = (0..2).map(|i| d2[i] * (k2[i] - 1) - pb[i]).collect();
+    let after: Vec<i64> = (0..2)
+        .map(|i| d2[i] * (k2[i] - 1) - pe[i] + op2[i])
+        .collect();
+    let grow = |v: &[i64]| vec![0, 0, v[0].max(0), v[1].max(0)];
+    let (l, hi) = (cx.array_attr(&grow(&before)), cx.array_attr(&grow(&after)));
+    let elem = cx.elem(x);
+    let zero = cx.ctx().float_attr(0.0, elem);
+    y = cx.op(
+        "graph.pad",
+        &[y],
+        &[("low", l), ("high", hi), ("value", zero)],
+    )?;
+    if before.iter().chain(&after).any(|v| *v < 0) {
+        let starts = vec![0, 0, (-before[0]).max(0), (-before[1]).max(0)];
+        let ends: Vec<i64> = vec![
+            i64::MAX,
+            i64::MAX,
+            if after[0] < 0 { after[0] } else { i64::MAX },
+            if after[1] < 0 { after[1] } else { i64::MAX },
+        ];
+        let (st, en, sp) = (
+            cx.array_attr(&starts),
+            cx.array_attr(&ends),
+            cx.array_attr(&[1; 4]),
+        );
+        y = cx.op(
+            "graph.slice",
+            &[y],
+            &[("starts", st), ("ends", en), ("steps", sp)],
+        )?;
+    }
+    // Weights [C, O/g, kh, kw] → [O, C/g, kh, kw], flipped.
+    let ws4 = cx.shape(w4);
+    let (cg, og) = (ws4[0] / groups, ws4[1]);
+    let wg = cx.reshape(w4, &[groups, cg, og, k2[0], k2[1]])?;
+    let wg = cx.transpose(wg, &[0, 2, 1, 3, 4])?;
+    let wf = cx.reshape(wg, &[groups * og, cg, k2[0], k2[1]])?;
+    let mut wf = wf;
+    for (axis, k) in [(2i64, k2[0]), (3, k2[1])] {
+        if k > 1 {
+            let rev: Vec<i64> = (0..k).rev().collect();
+            let idx = cx.i64_vector(&rev);
+            let a = cx.int_attr(axis);
+            wf = cx.op("graph.gather", &[wf, idx], &[("axis", a)])?;
+        }
+    }
+    let attrs = [
+        ("strides", cx.array_attr(&[1, 1])),
+        ("dilations", cx.array_attr(&d2)),
+        ("padding", cx.array_attr(&[0, 0, 0, 0])),
+        ("groups", cx.int_attr(groups)),
+    ];
+    let out = cx.op("graph.conv2d", &[y, wf], &attrs)?;
+    let mut out = from_nchw(cx, out, xs.len())?;
+    if let Some(target) = &output_shape {
+        let want = &target[target.len().saturating_sub(n)..];
+        if want.len() != n || want.iter().any(|d| *d < 0) {
+            return Err(format!("output_shape {target:?} needs a size per spatial axis").into());
+        }
+        let got = cx.shape(out);
+        let grow: Vec<i64> = (0..got.len())
+            .map(|d| {
+                if d < 2 {
+                    0
+                } else {
+                    (want[d - 2] - got[d]).max(0)
+                }
+            })
+            .collect();
+        let ends: Vec<i64> = (0..got.len())
+            .map(|d| if d < 2 { i64::MAX } else { want[d - 2] })
+            .collect();
+        let (l, hi) = (cx.array_attr(&vec![0; got.len()]), cx.array_attr(&grow));
+        let zero = cx.ctx().float_attr(0.0, elem);
+        out = cx.op(
+            "graph.pad",
+            &[out],
+            &[("low", l), ("high", hi), ("value", zero)],
+        )?;
+        let (st, en, sp) = (
+            cx.array_attr(&vec![0; got.len()]),
+            cx.array_attr(&ends),
+            cx.array_attr(&vec![1; got.len()]),
+        );
+        out = cx.op(
+            "graph.slice",
+            &[out],
+            &[("starts", st), ("ends", en), ("steps", sp)],
+        )?;
+    }
+    if let Some(b) = cx.opt_input(2) {
+        let mut shape = vec![1; xs.len()];
+        shape[1] = groups * og;
+        let b = cx.reshape(b, &shape)?;
+        out = cx.binary("graph.add", out, b)?;
+    }
+    Ok(vec![out])
 }
 
 fn pool(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
