@@ -11,7 +11,9 @@
 //! - [`reduce`]: reductions and arg-reductions.
 //! - [`nn`]: matmul, gemm, convolution, pooling, normalization, softmax.
 //! - [`resize`]: Resize and Upsample.
+//! - [`attention`]: Attention.
 
+mod attention;
 mod elementwise;
 mod movement;
 mod nn;
@@ -32,6 +34,7 @@ pub fn handler(op_type: &str) -> Option<Handler> {
         .or_else(|| reduce::handler(op_type))
         .or_else(|| nn::handler(op_type))
         .or_else(|| resize::handler(op_type))
+        .or_else(|| attention::handler(op_type))
 }
 
 /// Every operator type dlc imports, sorted (for docs and `dlc-import --list-ops`).
@@ -42,6 +45,7 @@ pub fn supported_ops() -> Vec<&'static str> {
         .chain(reduce::OPS)
         .chain(nn::OPS)
         .chain(resize::OPS)
+        .chain(attention::OPS)
         .map(|(name, _)| *name)
         .collect();
     ops.sort_unstable();
