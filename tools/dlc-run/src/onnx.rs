@@ -154,7 +154,8 @@ pub fn compare_expected(
         let diff = if same { 0.0 } else { (x - y).abs() };
         let diff = if diff.is_nan() { f64::INFINITY } else { diff };
         report.max_abs = report.max_abs.max(diff);
-        if !same && !(diff <= atol + rtol * y.abs()) {
+        let bound = atol + rtol * y.abs();
+        if !same && (diff > bound || bound.is_nan()) {
             report.mismatches += 1;
             report
                 .problem

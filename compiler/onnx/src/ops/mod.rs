@@ -10,8 +10,8 @@
 //! - [`movement`]: constants, shapes, reshape, slicing, gather, concat, pad, expand.
 //! - [`reduce`]: reductions and arg-reductions.
 //! - [`nn`]: matmul, gemm, convolution, pooling, normalization, softmax.
-//! - [`resize`]: Resize and Upsample.
-//! - [`attention`]: Attention.
+//! - [`resize`]: the Resize and Upsample operators.
+//! - [`attention`]: the Attention operator (heads, masks, caches).
 
 mod attention;
 mod elementwise;

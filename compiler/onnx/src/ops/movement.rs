@@ -449,12 +449,16 @@ fn expand(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let mut out = Vec::with_capacity(rank);
     for i in 0..rank {
         let from_end = rank - i;
-        let a = (from_end <= input.len())
-            .then(|| input[input.len() - from_end])
-            .unwrap_or(1);
-        let b = (from_end <= target.len())
-            .then(|| target[target.len() - from_end])
-            .unwrap_or(1);
+        let a = if from_end <= input.len() {
+            input[input.len() - from_end]
+        } else {
+            1
+        };
+        let b = if from_end <= target.len() {
+            target[target.len() - from_end]
+        } else {
+            1
+        };
         out.push(match (a, b) {
             (a, 1) => {
                 if a == DYNAMIC {

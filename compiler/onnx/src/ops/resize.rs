@@ -146,7 +146,7 @@ fn plan_axes(
                 return Err(format!("{} scales for {} axes", s.len(), list.len()).into());
             }
             for (k, &a) in list.iter().enumerate() {
-                if !(s[k] > 0.0) || !s[k].is_finite() {
+                if s[k].is_nan() || s[k] <= 0.0 || !s[k].is_finite() {
                     return Err(format!("scale {} must be positive", s[k]).into());
                 }
                 let input = shape[a as usize];
