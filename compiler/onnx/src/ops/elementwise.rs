@@ -174,14 +174,11 @@ fn pow(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     Ok(vec![cx.binary("graph.pow", a, b)?])
 }
 
-/// `fmod = 1`: C's fmod (the sign of the dividend), which `graph.rem` is. `fmod = 0` (integers
-/// only): the sign of the divisor, as Python's `%`.
+/// `fmod = 1`: C's fmod (the sign of the dividend), which `graph.rem` is. `fmod = 0`: the sign
+/// of the divisor, as Python's `%` (numpy's `mod` for floats).
 fn modulo(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let (a, b) = (cx.input(0)?, cx.input(1)?);
     let fmod = cx.int_or("fmod", 0);
-    if fmod == 0 && cx.is_float(a) {
-        return Err("Mod of floats requires fmod = 1".into());
-    }
     let r = cx.binary("graph.rem", a, b)?;
     if fmod == 1 {
         return Ok(vec![r]);

@@ -12,9 +12,11 @@
 //! - [`nn`]: matmul, gemm, convolution, pooling, normalization, softmax.
 //! - [`resize`]: the Resize and Upsample operators.
 //! - [`attention`]: the Attention operator (heads, masks, caches).
+//! - [`loss`]: the NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss operators.
 
 mod attention;
 mod elementwise;
+mod loss;
 mod movement;
 mod nn;
 mod reduce;
@@ -35,6 +37,7 @@ pub fn handler(op_type: &str) -> Option<Handler> {
         .or_else(|| nn::handler(op_type))
         .or_else(|| resize::handler(op_type))
         .or_else(|| attention::handler(op_type))
+        .or_else(|| loss::handler(op_type))
 }
 
 /// Every operator type dlc imports, sorted (for docs and `dlc-import --list-ops`).
@@ -46,6 +49,7 @@ pub fn supported_ops() -> Vec<&'static str> {
         .chain(nn::OPS)
         .chain(resize::OPS)
         .chain(attention::OPS)
+        .chain(loss::OPS)
         .map(|(name, _)| *name)
         .collect();
     ops.sort_unstable();

@@ -699,20 +699,41 @@ fn one_hot(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     Ok(vec![cx.select(hit, on, off)?])
 }
 
-/// `out[i…] = data[i… with index[i…] on axis]`: a gather from the flattened data at
-/// `index · stride(axis) + (the other coordinates' offset)`, the latter a constant.
+/// `out[i…] = data[i… with index[i…] on axis]`.
 fn gather_elements(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let (data, idx) = (cx.input(0)?, cx.input(1)?);
+    let rank = cx.shape(data).len();
+    let a = axis(cx.int_or("axis", 0), rank)? as usize;
+    Ok(vec![gather_along(cx, data, idx, a)?])
+}
+
+/// GatherElements' semantics: a gather from the flattened data at
+/// `index · stride(axis) + (the other coordinates' offset)`, the latter a constant. Negative
+/// indices count from the end; an index still out of range is sent past the flat range (to the
+/// element count, which times a stride stays in i64), so
+/// the gather reports it instead of reading another row.
+pub(super) fn gather_along(
+    cx: &mut NodeCx,
+    data: Value,
+    idx: Value,
+    a: usize,
+) -> NodeResult<Value> {
     let ds = cx.static_shape(data, "GatherElements")?;
     let is = cx.static_shape(idx, "GatherElements")?;
     if ds.len() != is.len() {
         return Err("data and indices must have the same rank".into());
     }
-    let a = axis(cx.int_or("axis", 0), ds.len())? as usize;
     let strides: Vec<i64> = (0..ds.len())
         .map(|d| ds[d + 1..].iter().product())
         .collect();
     let dims: Vec<usize> = is.iter().map(|d| *d as usize).collect();
+    if let Some(bad) = (0..ds.len()).find(|d| *d != a && is[*d] > ds[*d]) {
+        return Err(format!(
+            "indices dim {bad} ({}) exceeds the data's ({})",
+            is[bad], ds[bad]
+        )
+        .into());
+    }
     let offsets = Tensor::from_fn(DType::I64, &dims, |index| {
         let flat: i64 = index
             .iter()
@@ -722,24 +743,16 @@ fn gather_elements(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
             .sum();
         Ok(Scalar::Int(flat))
     })?;
-    if let Some(bad) = (0..ds.len()).find(|d| *d != a && is[*d] > ds[*d]) {
-        return Err(format!(
-            "indices dim {bad} ({}) exceeds the data's ({})",
-            is[bad], ds[bad]
-        )
-        .into());
-    }
     let idx = cx.cast(idx, dlc_ir::Type::I64)?;
     let zero = cx.scalar(0.0, idx);
     let n = cx.scalar(ds[a] as f64, idx);
     let neg = cx.cmp("lt", idx, zero)?;
     let wrapped = cx.binary("graph.add", idx, n)?;
     let idx = cx.select(neg, wrapped, idx)?;
-    // An index outside [0, dim) must not reach another row: clamp it out of the flat range, so
-    // the gather reports it.
-    let limit = cx.scalar(ds[a] as f64, idx);
-    let in_range = cx.cmp("lt", idx, limit)?;
-    let far = cx.scalar(i64::MAX as f64, idx);
+    let in_range = cx.cmp("lt", idx, n)?;
+    // Any index ≥ the element count lands past the flat range (and cannot overflow back in).
+    let total: i64 = ds.iter().product();
+    let far = cx.scalar(total as f64, idx);
     let idx = cx.select(in_range, idx, far)?;
     let stride = cx.scalar(strides[a] as f64, idx);
     let scaled = cx.binary("graph.mul", idx, stride)?;
@@ -747,9 +760,5 @@ fn gather_elements(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let flat_idx = cx.binary("graph.add", scaled, offsets)?;
     let flat = cx.reshape(data, &[-1])?;
     let attr = cx.int_attr(0);
-    Ok(vec![cx.op(
-        "graph.gather",
-        &[flat, flat_idx],
-        &[("axis", attr)],
-    )?])
+    cx.op("graph.gather", &[flat, flat_idx], &[("axis", attr)])
 }
