@@ -15,13 +15,21 @@ use crate::proto::{type_proto, AttributeProto, GraphProto, ModelProto, NodeProto
 use crate::tensor::{element_type, tensor_attr};
 use dlc_graph::interp::{evaluate_op, Tensor};
 use dlc_ir::location::CompositeLocKind;
-use dlc_ir::{Attribute, Context, InsertPoint, Location, Op, OpSpec, Type, Value, DYNAMIC};
+use dlc_ir::{
+    AttrKind, Attribute, Context, InsertPoint, Location, NamedAttr, Op, OpSpec, Type, Value,
+    DYNAMIC,
+};
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::path::Path;
 
-/// Folded constants with more elements than this stay ops (a splat of any size folds).
-const MAX_FOLD_ELEMENTS: usize = 1 << 22;
+/// Folded constants with more elements than this stay ops (a splat of any size folds), and
+/// handlers build no constant table larger than this (index tables, masks, matrices).
+pub const MAX_FOLD_ELEMENTS: usize = 1 << 22;
+
+/// No tensor of the imported function may have more elements than this (2⁴⁸, far beyond any
+/// memory): it keeps every product of dims in `i64`, and a model claiming more is refused.
+pub const MAX_TENSOR_ELEMENTS: i64 = 1 << 48;
 
 /// What the import may assume beyond the model file.
 #[derive(Clone, Debug, Default)]
@@ -223,6 +231,8 @@ pub struct Importer<'c> {
     arg_names: HashMap<Value, String>,
     /// Decoded constants, by the value of their `graph.constant`.
     constants: HashMap<Value, Tensor>,
+    /// Per argument, the `dim_param` name of each dim left dynamic (`""`: none).
+    dim_names: Vec<Vec<String>>,
 }
 
 impl<'c> Importer<'c> {
@@ -237,6 +247,7 @@ impl<'c> Importer<'c> {
             values: HashMap::new(),
             arg_names: HashMap::new(),
             constants: HashMap::new(),
+            dim_names: Vec::new(),
         }
     }
 
@@ -259,7 +270,11 @@ impl<'c> Importer<'c> {
                     message: format!("graph input '{}' is declared twice", input.name),
                 });
             }
-            let (dims, elem) = input_type(input, options).map_err(|m| ImportError::Model {
+            let (dims, elem, dim_names) =
+                input_type(input, options).map_err(|m| ImportError::Model {
+                    message: format!("graph input '{}': {m}", input.name),
+                })?;
+            check_size(&dims).map_err(|m| ImportError::Model {
                 message: format!("graph input '{}': {m}", input.name),
             })?;
             if let Some(t) = options.constants.get(&input.name) {
@@ -289,6 +304,7 @@ impl<'c> Importer<'c> {
             }
             let ty = self.ctx.tensor_type(&dims, elem);
             let v = self.ctx.add_block_arg(self.block, ty);
+            self.dim_names.push(dim_names);
             self.values.insert(input.name.clone(), v);
             self.arg_names.insert(v, input.name.clone());
             names.push(input.name.clone());
@@ -340,6 +356,15 @@ impl<'c> Importer<'c> {
             return None;
         }
         let attr = self.ctx.attr(op, "value")?;
+        let ty = self.ctx.attr_type(attr)?;
+        let count = self
+            .ctx
+            .shape(ty)?
+            .iter()
+            .try_fold(1usize, |n, d| n.checked_mul(usize::try_from(*d).ok()?))?;
+        if count > MAX_FOLD_ELEMENTS {
+            return None;
+        }
         let t = Tensor::from_dense_attr(self.ctx, attr).ok()?;
         self.constants.insert(v, t.clone());
         Some(t)
@@ -438,13 +463,38 @@ impl<'c> Importer<'c> {
         let module = ctx.create_op(spec);
         let name = ctx.string_attr(name);
         let ty_attr = ctx.type_attr(fn_ty);
-        let spec = OpSpec::new(ctx, "func.func", Location::Unknown)
+        let mut spec = OpSpec::new(ctx, "func.func", Location::Unknown)
             .attr(ctx, "sym_name", name)
             .attr(ctx, "function_type", ty_attr)
             .region(self.region);
+        if self.dim_names.iter().flatten().any(|n| !n.is_empty()) {
+            let arg_attrs = dim_name_attrs(ctx, &self.dim_names);
+            spec.set_attr(ctx, "arg_attrs", arg_attrs);
+        }
         let func = ctx.build(InsertPoint::End(module_block), spec);
         (module, func)
     }
+}
+
+/// `arg_attrs` giving each argument its [`dlc_graph::shapes::DIM_NAMES`], so the `?` dims of
+/// one `dim_param` are one size for the graph dialect (a runtime constraint).
+fn dim_name_attrs(ctx: &mut Context, names: &[Vec<String>]) -> Attribute {
+    let dicts: Vec<Attribute> = names
+        .iter()
+        .map(|dims| {
+            if dims.iter().all(String::is_empty) {
+                return ctx.intern_attr(AttrKind::Dict(Box::new([])));
+            }
+            let strings: Vec<Attribute> = dims.iter().map(|n| ctx.string_attr(n)).collect();
+            let list = ctx.intern_attr(AttrKind::Array(strings.into()));
+            let entry = NamedAttr {
+                name: ctx.ident(dlc_graph::shapes::DIM_NAMES),
+                value: list,
+            };
+            ctx.intern_attr(AttrKind::Dict(Box::new([entry])))
+        })
+        .collect();
+    ctx.intern_attr(AttrKind::Array(dicts.into()))
 }
 
 /// How errors name a node: `'its name'`, or for an unnamed one its position and first output,
@@ -459,11 +509,12 @@ pub fn node_label(node: &NodeProto, index: usize) -> String {
     }
 }
 
-/// The dims and element type of graph input `input`, with the options' sizes applied.
+/// The dims and element type of graph input `input`, with the options' sizes applied, and the
+/// `dim_param` name of each dim left dynamic (`""` for none).
 fn input_type(
     input: &crate::proto::ValueInfoProto,
     options: &ImportOptions,
-) -> Result<(Vec<i64>, Type), String> {
+) -> Result<(Vec<i64>, Type, Vec<String>), String> {
     let Some(type_proto::Value::TensorType(t)) =
         input.r#type.as_ref().and_then(|t| t.value.as_ref())
     else {
@@ -471,22 +522,34 @@ fn input_type(
     };
     let elem = element_type(t.elem_type)?;
     if let Some(shape) = options.input_shapes.get(&input.name) {
-        return Ok((shape.clone(), elem));
+        return Ok((shape.clone(), elem, vec![String::new(); shape.len()]));
     }
     let Some(shape) = &t.shape else {
         return Err("has no shape; give one with --input-shape".into());
     };
     use crate::proto::tensor_shape_proto::dimension::Value as Dim;
+    let mut names = Vec::with_capacity(shape.dim.len());
     let dims = shape
         .dim
         .iter()
-        .map(|d| match &d.value {
-            Some(Dim::DimValue(n)) if *n >= 0 => *n,
-            Some(Dim::DimParam(name)) => options.dims.get(name).copied().unwrap_or(DYNAMIC),
-            _ => DYNAMIC,
+        .map(|d| {
+            let (size, name) = match &d.value {
+                Some(Dim::DimValue(n)) if *n >= 0 => (*n, ""),
+                Some(Dim::DimParam(name)) => (
+                    options.dims.get(name).copied().unwrap_or(DYNAMIC),
+                    name.as_str(),
+                ),
+                _ => (DYNAMIC, ""),
+            };
+            names.push(if size == DYNAMIC {
+                name.to_string()
+            } else {
+                String::new()
+            });
+            size
         })
         .collect();
-    Ok((dims, elem))
+    Ok((dims, elem, names))
 }
 
 /// What a handler sees of the node it imports: its inputs and attributes, and the way to build
@@ -665,6 +728,11 @@ impl<'i> NodeCx<'i, '_> {
         let at = InsertPoint::End(self.imp.block);
         let op = dlc_graph::build(self.imp.ctx, at, name, operands, attrs, self.loc)
             .map_err(|d| d.message.clone())?;
+        let result = self.imp.ctx.result(op, 0);
+        if let Err(m) = check_size(&self.shape(result)) {
+            self.imp.ctx.erase_op(op);
+            return Err(m.into());
+        }
         Ok(self.fold(op, operands))
     }
 
@@ -712,6 +780,20 @@ impl<'i> NodeCx<'i, '_> {
         self.imp.constant(t)
     }
 
+    /// A splat constant of static shape `dims` holding `value` (one element), without
+    /// materializing its elements.
+    pub fn splat_constant(&mut self, value: &Tensor, dims: &[i64]) -> NodeResult<Value> {
+        check_size(dims)?;
+        let ty = self.imp.ctx.tensor_type(dims, value.dtype().to_type());
+        let element = match value.get(0) {
+            dlc_graph::interp::Scalar::Float(v) => dlc_ir::DenseValue::Float(v),
+            dlc_graph::interp::Scalar::Int(v) => dlc_ir::DenseValue::Int(v as i128),
+            dlc_graph::interp::Scalar::Bool(b) => dlc_ir::DenseValue::Int(b as i128),
+        };
+        let attr = self.imp.ctx.dense_attr(ty, &[element]);
+        Ok(self.imp.constant_attr(attr))
+    }
+
     /// A constant from `TensorProto` `t`.
     pub fn tensor_constant(&mut self, t: &TensorProto) -> NodeResult<Value> {
         Ok(self.imp.tensor_constant(t)?)
@@ -720,6 +802,21 @@ impl<'i> NodeCx<'i, '_> {
     /// The context, to make attributes.
     pub fn ctx(&mut self) -> &mut Context {
         self.imp.ctx
+    }
+}
+
+/// Errors when a tensor of `dims` (`?` counting as 1) would exceed [`MAX_TENSOR_ELEMENTS`].
+pub fn check_size(dims: &[i64]) -> Result<(), String> {
+    let count = dims.iter().try_fold(1i64, |n, d| {
+        let d = if *d == DYNAMIC { 1 } else { *d };
+        n.checked_mul(d).filter(|n| *n <= MAX_TENSOR_ELEMENTS)
+    });
+    match count {
+        Some(_) => Ok(()),
+        None => Err(format!(
+            "a tensor of shape {} has more than 2^48 elements",
+            show_shape(dims)
+        )),
     }
 }
 

@@ -11,12 +11,19 @@
 //! So two `?` dims derived from the same argument dim carry the same symbol and are provably
 //! equal ([`SymbolicShapes::provably_equal`]); lowering uses this to pass one size to a kernel
 //! for several buffers, and the constraints are the checks a runtime must make.
+//!
+//! Argument dims can also be named: an argument attribute [`DIM_NAMES`] (`["batch", "", ...]`,
+//! one string per dim, `""` for none, as the ONNX importer writes `dim_param`s) makes the `?`
+//! dims of the same name one size, by a runtime constraint recorded up front.
 
 use crate::ops::{family, Family};
 use crate::verify::{tensor_parts, Attrs};
 use dlc_ir::pass::Analysis;
-use dlc_ir::{Context, Op, Type, Value, DYNAMIC};
+use dlc_ir::{AttrKind, Context, Op, Type, Value, DYNAMIC};
 use rustc_hash::FxHashMap;
+
+/// The argument attribute naming its dims: an array of strings, one per dim (`""`: unnamed).
+pub const DIM_NAMES: &str = "graph.dim_names";
 
 /// One dim of a tensor value.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
@@ -52,6 +59,7 @@ impl Analysis for SymbolicShapes {
                 for (i, &arg) in ctx.block_args(entry).iter().enumerate() {
                     s.define_arg(ctx, arg, i as u32);
                 }
+                s.constrain_named_dims(ctx, op, ctx.block_args(entry));
             }
             s.walk_region(ctx, region);
         }
@@ -172,6 +180,44 @@ impl SymbolicShapes {
             })
             .collect();
         self.shapes.insert(v, dims);
+    }
+
+    /// Records `a == b` for `?` argument dims that share a name in [`DIM_NAMES`].
+    fn constrain_named_dims(&mut self, ctx: &Context, func: Op, args: &[Value]) {
+        let Some(AttrKind::Array(per_arg)) = ctx.attr(func, "arg_attrs").map(|a| ctx.attr_kind(a))
+        else {
+            return;
+        };
+        let mut first: FxHashMap<&str, u32> = FxHashMap::default();
+        for (dict, arg) in per_arg.iter().zip(args) {
+            let AttrKind::Dict(entries) = ctx.attr_kind(*dict) else {
+                continue;
+            };
+            let names = entries
+                .iter()
+                .find(|e| ctx.ident_str(e.name) == DIM_NAMES)
+                .map(|e| ctx.attr_kind(e.value));
+            let (Some(AttrKind::Array(names)), Some(shape)) = (names, self.shapes.get(arg)) else {
+                continue;
+            };
+            let mut found = Vec::new();
+            for (name, dim) in names.iter().zip(shape) {
+                let (AttrKind::String(name), DimExpr::Symbol(sym)) = (ctx.attr_kind(*name), dim)
+                else {
+                    continue;
+                };
+                if name.is_empty() {
+                    continue;
+                }
+                match first.get(&**name) {
+                    Some(&f) => found.push((f, *sym)),
+                    None => {
+                        first.insert(name, *sym);
+                    }
+                }
+            }
+            self.constraints.extend(found);
+        }
     }
 
     /// The shape of a value from its type alone: fresh symbols for its `?` dims.

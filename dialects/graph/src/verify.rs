@@ -1011,7 +1011,7 @@ fn infer_conv2d(x: &TensorType, w: &TensorType, a: &Attrs<'_>) -> Result<TensorT
         ));
     }
     let (c, o, wc) = (x.shape[1], w.shape[0], w.shape[1]);
-    if c != DYNAMIC && wc != DYNAMIC && c != wc * groups {
+    if c != DYNAMIC && wc != DYNAMIC && wc.checked_mul(groups) != Some(c) {
         return Err(format!(
             "input channels ({c}) must equal weight input channels ({wc}) × groups ({groups})"
         ));

@@ -6,7 +6,7 @@
 //! is masked everywhere, and the product with V. The optional fourth output is the QK matrix
 //! at the stage `qk_matmul_output_mode` names.
 
-use super::Handler;
+use super::{table, Handler};
 use crate::importer::{NodeCx, NodeResult};
 use crate::tensor::element_type;
 use dlc_graph::interp::{DType, Tensor};
@@ -144,6 +144,7 @@ fn attention(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
         }
         None => cx.scalar_of(past_len as f64, Type::I64),
     };
+    table(q_len as i128 * kv_len as i128)?;
     let diagonal: Vec<i64> = (0..q_len)
         .flat_map(|i| (0..kv_len).map(move |j| j - i))
         .collect();

@@ -22,7 +22,7 @@ mod nn;
 mod reduce;
 mod resize;
 
-use crate::importer::{NodeCx, NodeResult};
+use crate::importer::{NodeCx, NodeResult, MAX_FOLD_ELEMENTS};
 use dlc_graph::interp::{DType, Tensor};
 use dlc_ir::{Type, Value};
 
@@ -59,10 +59,22 @@ pub fn supported_ops() -> Vec<&'static str> {
 /// Normalizes a possibly negative `axis` of a rank-`rank` tensor.
 fn axis(axis: i64, rank: usize) -> NodeResult<i64> {
     let r = rank as i64;
-    if axis < -r || axis >= r.max(1) {
+    if axis < -r || axis >= r {
         return Err(format!("axis {axis} is out of range for rank {rank}").into());
     }
     Ok(if axis < 0 { axis + r } else { axis })
+}
+
+/// Checks that a constant table of `count` elements (an index table, a mask, a matrix) stays
+/// within [`MAX_FOLD_ELEMENTS`], and returns the count.
+fn table(count: i128) -> NodeResult<usize> {
+    match usize::try_from(count) {
+        Ok(n) if n <= MAX_FOLD_ELEMENTS => Ok(n),
+        _ => Err(format!(
+            "a constant table of {count} elements is needed (dlc builds at most {MAX_FOLD_ELEMENTS})"
+        )
+        .into()),
+    }
 }
 
 /// Normalizes every axis of `axes` (rank `rank`), rejecting duplicates.

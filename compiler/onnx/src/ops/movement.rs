@@ -6,7 +6,7 @@
 //! or fold to constants during import; `Shape` of a static tensor is a constant, so the usual
 //! `Shape → Gather → Concat → Reshape` chains fold away.
 
-use super::{axes, axis, Handler};
+use super::{axes, axis, table, Handler};
 use crate::importer::{show_shape, NodeCx, NodeResult};
 use dlc_graph::interp::{DType, Scalar, Tensor};
 use dlc_ir::{Value, DYNAMIC};
@@ -76,7 +76,7 @@ fn sizes(values: &[i64]) -> NodeResult<Vec<usize>> {
 
 fn constant_of_shape(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let dims = cx.ints_input(0)?.ok_or("input #0 (shape) is required")?;
-    let dims = sizes(&dims)?;
+    sizes(&dims)?;
     let value = match cx.attr_tensor("value") {
         Some(t) => {
             let v = cx.tensor_constant(t)?;
@@ -87,9 +87,7 @@ fn constant_of_shape(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     if value.len() != 1 {
         return Err("attribute 'value' must hold one element".into());
     }
-    crate::tensor::element_count(&dims.iter().map(|d| *d as i64).collect::<Vec<_>>())?;
-    let t = Tensor::splat(value.dtype(), &dims, value.get(0));
-    Ok(vec![cx.constant(t)])
+    Ok(vec![cx.splat_constant(&value, &dims)?])
 }
 
 impl NodeCx<'_, '_> {
@@ -279,17 +277,18 @@ fn split(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
             (0..n).map(|i| (dim - i * chunk).clamp(0, chunk)).collect()
         }
     };
-    if dim != DYNAMIC && parts.iter().sum::<i64>() != dim {
+    if parts.iter().any(|p| *p < 0) {
+        return Err("split sizes must be non-negative".into());
+    }
+    let total = parts.iter().try_fold(0i64, |a, p| a.checked_add(*p));
+    if dim != DYNAMIC && total != Some(dim) {
         return Err(format!("split sizes {parts:?} do not add up to the axis size {dim}").into());
     }
     let mut out = Vec::with_capacity(parts.len());
     let mut start = 0;
     for p in parts {
-        if p < 0 {
-            return Err("split sizes must be non-negative".into());
-        }
-        out.push(slice_axis(cx, x, a, start, start + p, 1)?);
-        start += p;
+        out.push(slice_axis(cx, x, a, start, start.saturating_add(p), 1)?);
+        start = start.saturating_add(p);
     }
     Ok(out)
 }
@@ -347,7 +346,7 @@ fn slice_indices(dim: i64, start: i64, end: i64, step: i64) -> Vec<i64> {
         let mut i = s;
         while i > e {
             out.push(i);
-            i += step;
+            i = i.saturating_add(step);
         }
         out
     }
@@ -397,6 +396,8 @@ fn slice(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
         if dim == DYNAMIC {
             return Err("a negative slice step on a dynamic axis is not supported".into());
         }
+        // At most `dim` indices are selected.
+        table(dim as i128)?;
         let idx = slice_indices(dim, start, end, step);
         let idx = cx.i64_vector(&idx);
         let attr = cx.int_attr(a as i64);
@@ -481,27 +482,43 @@ fn expand(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     Ok(vec![cx.op("graph.broadcast_to", &[x], &[("shape", s)])?])
 }
 
-/// Repeats along each axis: a concat of copies.
+/// Repeats along each axis: `x` with a new axis of size 1 before each repeated one, broadcast
+/// to the repeat count, and merged back (`[.., d, ..]` → `[.., r, d, ..]` → `[.., r·d, ..]`).
 fn tile(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let x = cx.input(0)?;
     let repeats = cx.ints_input(1)?.ok_or("input #1 (repeats) is required")?;
-    if repeats.len() != cx.shape(x).len() {
+    let shape = cx.shape(x);
+    if repeats.len() != shape.len() {
         return Err("repeats must have one entry per axis".into());
     }
-    let mut y = x;
-    for (a, r) in repeats.iter().enumerate() {
-        match *r {
-            r if r < 0 => return Err("repeats must be non-negative".into()),
-            0 => y = slice_axis(cx, y, a, 0, 0, 1)?,
-            1 => {}
-            r => {
-                let copies = vec![y; r as usize];
-                let attr = cx.int_attr(a as i64);
-                y = cx.op("graph.concat", &copies, &[("axis", attr)])?;
-            }
-        }
+    if repeats.iter().any(|r| *r < 0) {
+        return Err("repeats must be non-negative".into());
     }
-    Ok(vec![y])
+    if repeats.iter().all(|r| *r == 1) {
+        return Ok(vec![x]);
+    }
+    let dims: Vec<i64> = shape
+        .iter()
+        .map(|d| if *d == DYNAMIC { -1 } else { *d })
+        .collect();
+    if dims.contains(&-1) {
+        return Err("Tile of a dynamic shape is not supported".into());
+    }
+    let mut out = Vec::with_capacity(dims.len());
+    for (d, r) in dims.iter().zip(&repeats) {
+        out.push(d.checked_mul(*r).ok_or("the tiled shape overflows")?);
+    }
+    crate::importer::check_size(&out)?;
+    let lifted: Vec<i64> = dims.iter().flat_map(|d| [1, *d]).collect();
+    let spread: Vec<i64> = dims
+        .iter()
+        .zip(&repeats)
+        .flat_map(|(d, r)| [*r, *d])
+        .collect();
+    let y = cx.reshape(x, &lifted)?;
+    let s = cx.array_attr(&spread);
+    let y = cx.op("graph.broadcast_to", &[y], &[("shape", s)])?;
+    Ok(vec![cx.reshape(y, &out)?])
 }
 
 /// Constant mode only. Opset < 11: `pads` and `value` attributes (opset < 2: `paddings`); later
@@ -539,6 +556,12 @@ fn pad(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
             2 * list.len()
         )
         .into());
+    }
+    if pads
+        .iter()
+        .any(|p| p.unsigned_abs() > crate::importer::MAX_TENSOR_ELEMENTS as u64)
+    {
+        return Err(format!("pads {pads:?} are larger than any tensor").into());
     }
     let (mut low, mut high) = (vec![0; rank], vec![0; rank]);
     for (k, a) in list.iter().enumerate() {
@@ -591,9 +614,10 @@ fn range(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
         return Err("delta is 0".into());
     }
     let n = ((l - s) / d).ceil().max(0.0);
-    if n > 1e8 {
-        return Err(format!("Range of {n} elements is too large").into());
+    if !n.is_finite() {
+        return Err("Range bounds must be finite".into());
     }
+    table(n as i128)?;
     let values: Vec<Scalar> = (0..n as usize)
         .map(|i| {
             if dtype.is_float() {
@@ -649,6 +673,7 @@ fn trilu(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
         None => 0,
     };
     let upper = cx.int_or("upper", 1) != 0;
+    table(n as i128 * m as i128)?;
     let keep: Vec<bool> = (0..n)
         .flat_map(|i| (0..m).map(move |j| if upper { j - i >= k } else { j - i <= k }))
         .collect();
@@ -669,6 +694,7 @@ fn one_hot(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     if depth <= 0 {
         return Err(format!("depth {depth} must be positive").into());
     }
+    table(depth as i128)?;
     let shape = cx.shape(idx);
     let rank = shape.len() + 1;
     let a = axis(cx.int_or("axis", -1), rank)? as usize;

@@ -7,7 +7,7 @@
 //! ones are 2-D ones with a height of 1. ONNX's `auto_pad` and `ceil_mode` become explicit
 //! padding computed from the static spatial sizes.
 
-use super::{axis, Handler};
+use super::{axis, table, Handler};
 use crate::importer::{NodeCx, NodeResult};
 use dlc_ir::{Type, Value, DYNAMIC};
 
@@ -143,7 +143,15 @@ impl Window {
         let auto_pad = cx
             .attr_string("auto_pad")
             .unwrap_or_else(|| "NOTSET".into());
-        let effective = |i: usize| (kernel[i] - 1) * dilations[i] + 1;
+        // Attributes are the model's: compute in i128 and check what comes back fits.
+        let wide = |v: i64| i128::from(v);
+        let effective = |i: usize| (wide(kernel[i]) - 1) * wide(dilations[i]) + 1;
+        let fit = |v: i128| -> NodeResult<i64> {
+            i64::try_from(v)
+                .ok()
+                .filter(|v| *v <= crate::importer::MAX_TENSOR_ELEMENTS)
+                .ok_or_else(|| "the window's padding is larger than any tensor".into())
+        };
         match auto_pad.as_str() {
             "NOTSET" => {}
             "VALID" => pads = vec![0; 2 * n],
@@ -152,8 +160,9 @@ impl Window {
                     if spatial[i] == DYNAMIC {
                         return Err("auto_pad SAME needs static spatial dims".into());
                     }
-                    let out = (spatial[i] + strides[i] - 1) / strides[i];
-                    let total = ((out - 1) * strides[i] + effective(i) - spatial[i]).max(0);
+                    let (sp, st) = (wide(spatial[i]), wide(strides[i]));
+                    let out = (sp + st - 1) / st;
+                    let total = fit(((out - 1) * st + effective(i) - sp).max(0))?;
                     let small = total / 2;
                     let (begin, end) = if auto_pad == "SAME_UPPER" {
                         (small, total - small)
@@ -174,14 +183,14 @@ impl Window {
                 if spatial[i] == DYNAMIC {
                     return Err("ceil_mode needs static spatial dims".into());
                 }
-                let span = spatial[i] + pads[i] + pads[i + n] - effective(i);
-                let mut out = (span + strides[i] - 1).div_euclid(strides[i]) + 1;
-                if (out - 1) * strides[i] >= spatial[i] + pads[i] {
+                let (sp, st) = (wide(spatial[i]), wide(strides[i]));
+                let (pb, pe) = (wide(pads[i]), wide(pads[i + n]));
+                let span = sp + pb + pe - effective(i);
+                let mut out = (span + st - 1).div_euclid(st) + 1;
+                if (out - 1) * st >= sp + pb {
                     out -= 1;
                 }
-                let needed =
-                    (out - 1) * strides[i] + effective(i) - (spatial[i] + pads[i] + pads[i + n]);
-                ceil_extra[i] = needed.max(0);
+                ceil_extra[i] = fit(((out - 1) * st + effective(i) - (sp + pb + pe)).max(0))?;
             }
         }
         Ok(Window {
@@ -333,8 +342,22 @@ fn conv_transpose(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
         .attr_string("auto_pad")
         .unwrap_or_else(|| "NOTSET".into());
     let output_shape = cx.attr_ints("output_shape");
-    let natural = |i: usize, pads: i64| {
-        strides[i] * (xs[i + 2] - 1) + output_padding[i] + (kernel[i] - 1) * dilations[i] + 1 - pads
+    if strides
+        .iter()
+        .chain(&dilations)
+        .chain(&output_padding)
+        .any(|v| *v > crate::importer::MAX_TENSOR_ELEMENTS)
+    {
+        return Err("strides, dilations or output_padding are larger than any tensor".into());
+    }
+    // Every factor is at most 2^48: the products fit in i64 only as i128 intermediates.
+    let natural = |i: usize, pads: i64| -> i64 {
+        let v = i128::from(strides[i]) * i128::from(xs[i + 2] - 1)
+            + i128::from(output_padding[i])
+            + i128::from(kernel[i] - 1) * i128::from(dilations[i])
+            + 1
+            - i128::from(pads);
+        v.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
     };
     // As the spec's reference: explicit pads (zeros when absent), except that SAME_* derives
     // them from the output shape (given, or input × stride); a given output_shape then pads or
@@ -345,12 +368,16 @@ fn conv_transpose(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
         mode @ ("SAME_UPPER" | "SAME_LOWER") => {
             let target: Vec<i64> = match &output_shape {
                 Some(s) => s[s.len().saturating_sub(n)..].to_vec(),
-                None => (0..n).map(|i| xs[i + 2] * strides[i]).collect(),
+                None => (0..n)
+                    .map(|i| xs[i + 2].saturating_mul(strides[i]))
+                    .collect(),
             };
             if target.len() != n {
                 return Err("output_shape needs an entry per spatial axis".into());
             }
-            let total: Vec<i64> = (0..n).map(|i| natural(i, 0) - target[i]).collect();
+            let total: Vec<i64> = (0..n)
+                .map(|i| natural(i, 0).saturating_sub(target[i]))
+                .collect();
             let (mut begin, mut end) = (Vec::new(), Vec::new());
             for t in total {
                 let (b, e) = if mode == "SAME_UPPER" {
@@ -367,6 +394,12 @@ fn conv_transpose(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     };
     if pads.len() != 2 * n {
         return Err(format!("pads needs {} entries", 2 * n).into());
+    }
+    if pads
+        .iter()
+        .any(|p| p.unsigned_abs() > crate::importer::MAX_TENSOR_ELEMENTS as u64)
+    {
+        return Err("pads are larger than any tensor".into());
     }
     // Work in 2-D: a 1-D input is NC1W.
     let x4 = to_nchw(cx, x)?;
@@ -422,9 +455,13 @@ fn conv_transpose(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
         )?;
     }
     // Pad (or crop) each side.
-    let before: Vec<i64> = (0..2).map(|i| d2[i] * (k2[i] - 1) - pb[i]).collect();
+    let reach = |i: usize| i128::from(d2[i]) * i128::from(k2[i] - 1);
+    let narrow = |v: i128| v.clamp(-(1 << 62), 1 << 62) as i64;
+    let before: Vec<i64> = (0..2)
+        .map(|i| narrow(reach(i) - i128::from(pb[i])))
+        .collect();
     let after: Vec<i64> = (0..2)
-        .map(|i| d2[i] * (k2[i] - 1) - pe[i] + op2[i])
+        .map(|i| narrow(reach(i) - i128::from(pe[i]) + i128::from(op2[i])))
         .collect();
     let grow = |v: &[i64]| vec![0, 0, v[0].max(0), v[1].max(0)];
     let (l, hi) = (cx.array_attr(&grow(&before)), cx.array_attr(&grow(&after)));
@@ -790,6 +827,7 @@ fn hardmax(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
         &[("axis", axis_attr), ("keepdim", keep)],
     )?;
     let n = xs[a as usize];
+    table(n as i128)?;
     let mut iota_shape = vec![1usize; xs.len()];
     iota_shape[a as usize] = n as usize;
     let positions: Vec<i64> = (0..n).collect();

@@ -4,7 +4,7 @@
 //! The axes are an attribute until opset 13 (ReduceSum) or 18 (the others), then an optional
 //! input. No axes reduce every axis, unless `noop_with_empty_axes` makes that the identity.
 
-use super::{axes, axis, Handler};
+use super::{axes, axis, table, Handler};
 use crate::importer::{NodeCx, NodeResult};
 use dlc_graph::interp::{DType, Tensor};
 use dlc_ir::Value;
@@ -111,6 +111,7 @@ fn arg_reduce(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     if dim == dlc_ir::DYNAMIC {
         return Err("select_last_index on a dynamic axis is not supported".into());
     }
+    table(dim as i128)?;
     let reversed: Vec<i64> = (0..dim).rev().collect();
     let idx = cx.i64_vector(&reversed);
     let r = cx.op("graph.gather", &[x, idx], &[("axis", axis_attr)])?;
@@ -134,6 +135,7 @@ fn cumsum(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     if n == dlc_ir::DYNAMIC {
         return Err("CumSum along a dynamic axis is not supported".into());
     }
+    table(n as i128 * n as i128)?;
     let exclusive = cx.int_or("exclusive", 0) != 0;
     let reverse = cx.int_or("reverse", 0) != 0;
     let counts = |i: i64, j: i64| match (reverse, exclusive) {

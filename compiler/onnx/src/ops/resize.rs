@@ -10,7 +10,7 @@
 //! cubic weights are dropped and the rest renormalized. `tf_crop_and_resize` reads the
 //! constant `roi` and writes `extrapolation_value` where a position falls outside the input.
 
-use super::{axes, Handler};
+use super::{axes, table, Handler};
 use crate::importer::{NodeCx, NodeResult};
 use dlc_graph::interp::{DType, Tensor};
 use dlc_ir::{Value, DYNAMIC};
@@ -150,7 +150,11 @@ fn plan_axes(
                     return Err(format!("scale {} must be positive", s[k]).into());
                 }
                 let input = shape[a as usize];
-                let output = (input as f64 * s[k]).floor() as i64;
+                let output = (input as f64 * s[k]).floor();
+                if output > crate::importer::MAX_TENSOR_ELEMENTS as f64 {
+                    return Err(format!("scale {} makes the axis too large", s[k]).into());
+                }
+                let output = output as i64;
                 plans[a as usize] = Some(AxisPlan {
                     input,
                     output,
@@ -183,7 +187,7 @@ fn plan_axes(
                 let input = shape[a as usize];
                 let (output, scale) = match common {
                     None => (z[k], ratios[k]),
-                    Some(r) => (((input as f64) * r).round() as i64, r),
+                    Some(r) => (((input as f64) * r).round().min(i64::MAX as f64) as i64, r),
                 };
                 if output < 0 {
                     return Err(format!("size {output} is negative").into());
@@ -297,6 +301,7 @@ fn resample_axis(
     p: &AxisPlan,
     m: &Modes,
 ) -> NodeResult<Value> {
+    table(p.input as i128 * p.output as i128)?;
     let (n_in, n_out) = (p.input as usize, p.output as usize);
     let clamp = |i: f64| i.clamp(0.0, (n_in - 1) as f64) as usize;
     let mut outside = vec![false; n_out];

@@ -1,0 +1,1219 @@
+//! What the ONNX importer does with models it cannot import: each one must end in an
+//! [`ImportError`] that says what is wrong and where (the node, the op type, the tensor, the
+//! byte offset), never in a panic, an abort or an allocation the size of a bogus dim.
+//!
+//! The models are built here from the prost messages, so each test shows the exact defect it
+//! feeds the importer: truncated and random bytes, absurd dims, a cycle, missing or escaping
+//! external data, unsupported ops, attributes and dtypes, a shape input that must be a
+//! constant, mismatched shapes. One positive test (a small classifier) checks that a good model
+//! imports, verifies and runs in the graph interpreter. Inputs the fuzzer (tools/fuzz,
+//! `onnx_import`) found are kept at the end as byte strings.
+
+use dlc_graph::interp::{interpret, DType, Tensor};
+use dlc_ir::Context;
+use dlc_onnx::proto::{
+    tensor_shape_proto::{dimension, Dimension},
+    type_proto, AttributeProto, AttributeType, DataLocation, DataType, GraphProto, ModelProto,
+    NodeProto, OperatorSetIdProto, StringStringEntryProto, TensorProto, TensorShapeProto,
+    TypeProto, ValueInfoProto,
+};
+use dlc_onnx::{decode_model, import_file, import_model, ImportError, ImportOptions, Imported};
+use prost::Message;
+use std::path::PathBuf;
+use std::process::Command;
+
+// ---------------------------------------------------------------------------------------------
+// Building models
+
+fn context() -> Context {
+    let mut ctx = Context::new();
+    ctx.register_dialect(dlc_func::dialect());
+    ctx.register_dialect(dlc_graph::dialect());
+    ctx
+}
+
+/// An opset-17 model of one graph.
+fn model(
+    nodes: Vec<NodeProto>,
+    inputs: Vec<ValueInfoProto>,
+    outputs: &[&str],
+    initializers: Vec<TensorProto>,
+) -> ModelProto {
+    ModelProto {
+        ir_version: 8,
+        opset_import: vec![OperatorSetIdProto {
+            domain: String::new(),
+            version: 17,
+        }],
+        producer_name: "robustness.rs".into(),
+        graph: Some(GraphProto {
+            node: nodes,
+            name: "g".into(),
+            initializer: initializers,
+            input: inputs,
+            output: outputs.iter().map(|n| value_info(n, None)).collect(),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+fn node(op_type: &str, name: &str, inputs: &[&str], outputs: &[&str]) -> NodeProto {
+    NodeProto {
+        input: inputs.iter().map(|s| s.to_string()).collect(),
+        output: outputs.iter().map(|s| s.to_string()).collect(),
+        name: name.into(),
+        op_type: op_type.into(),
+        ..Default::default()
+    }
+}
+
+fn with_attrs(mut n: NodeProto, attrs: Vec<AttributeProto>) -> NodeProto {
+    n.attribute = attrs;
+    n
+}
+
+fn int_attr(name: &str, i: i64) -> AttributeProto {
+    AttributeProto {
+        name: name.into(),
+        r#type: AttributeType::Int as i32,
+        i,
+        ..Default::default()
+    }
+}
+
+fn ints_attr(name: &str, ints: &[i64]) -> AttributeProto {
+    AttributeProto {
+        name: name.into(),
+        r#type: AttributeType::Ints as i32,
+        ints: ints.to_vec(),
+        ..Default::default()
+    }
+}
+
+fn value_info(name: &str, ty: Option<(DataType, &[i64])>) -> ValueInfoProto {
+    ValueInfoProto {
+        name: name.into(),
+        r#type: ty.map(|(elem, dims)| TypeProto {
+            value: Some(type_proto::Value::TensorType(type_proto::Tensor {
+                elem_type: elem as i32,
+                shape: Some(TensorShapeProto {
+                    dim: dims
+                        .iter()
+                        .map(|d| Dimension {
+                            value: Some(dimension::Value::DimValue(*d)),
+                            ..Default::default()
+                        })
+                        .collect(),
+                }),
+            })),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+fn input(name: &str, elem: DataType, dims: &[i64]) -> ValueInfoProto {
+    value_info(name, Some((elem, dims)))
+}
+
+fn f32_tensor(name: &str, dims: &[i64], values: &[f32]) -> TensorProto {
+    TensorProto {
+        name: name.into(),
+        dims: dims.to_vec(),
+        data_type: DataType::Float as i32,
+        float_data: values.to_vec(),
+        ..Default::default()
+    }
+}
+
+fn i64_tensor(name: &str, dims: &[i64], values: &[i64]) -> TensorProto {
+    TensorProto {
+        name: name.into(),
+        dims: dims.to_vec(),
+        data_type: DataType::Int64 as i32,
+        int64_data: values.to_vec(),
+        ..Default::default()
+    }
+}
+
+/// Decodes and imports `bytes`, verifying the module when the import succeeds.
+fn import_bytes(bytes: &[u8]) -> Result<(), ImportError> {
+    let model = decode_model(bytes)?;
+    import_checked(&model, &ImportOptions::default()).map(|_| ())
+}
+
+/// Imports `model` into a fresh context; a module that does not verify fails the test.
+fn import_checked(
+    model: &ModelProto,
+    options: &ImportOptions,
+) -> Result<(Context, Imported), ImportError> {
+    let mut ctx = context();
+    let imported = import_model(&mut ctx, model, None, options)?;
+    if let Err(d) = dlc_ir::verify(&ctx, imported.module) {
+        panic!("the imported module does not verify: {}", d.message);
+    }
+    Ok((ctx, imported))
+}
+
+/// The error `model` must be rejected with, as displayed.
+fn import_error(model: &ModelProto) -> String {
+    match import_checked(model, &ImportOptions::default()) {
+        Ok(_) => panic!("expected an import error"),
+        Err(e) => e.to_string(),
+    }
+}
+
+fn assert_mentions(message: &str, parts: &[&str]) {
+    for part in parts {
+        assert!(
+            message.contains(part),
+            "the error should mention {part:?}: {message}"
+        );
+    }
+}
+
+/// A fixed-seed xorshift generator: the same bytes on every run.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// The environment variable that marks a child process of [`isolated`].
+const CHILD_VAR: &str = "DLC_ONNX_ROBUSTNESS_CHILD";
+
+/// The address space a child of [`isolated`] may use, in KiB (4 GiB): an import that tries to
+/// materialize a bogus size aborts at once instead of exhausting the machine's memory.
+const CHILD_MEMORY_KIB: u64 = 4 << 20;
+
+/// Runs `case` in a child process (this test binary, filtered to test `name`, under
+/// `ulimit -v`), so an abort — an allocation failure, which no unwinding catches — fails this
+/// one test with the child's output instead of killing the whole run or the machine.
+fn isolated(name: &str, case: impl FnOnce()) {
+    if std::env::var_os(CHILD_VAR).is_some() {
+        case();
+        return;
+    }
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v {CHILD_MEMORY_KIB} && exec \"$0\" \"$@\""
+        ))
+        .arg(exe)
+        .args([name, "--exact", "--nocapture", "--test-threads=1"])
+        .env(CHILD_VAR, "1")
+        .output()
+        .expect("the test binary runs");
+    assert!(
+        out.status.success(),
+        "{name} failed in its child process ({}):\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A fresh directory under the system's temporary directory.
+fn temp_dir(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("dlc-onnx-{test}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    dir
+}
+
+// ---------------------------------------------------------------------------------------------
+// A good model
+
+/// Conv(3→4, 3×3, pad 1) → Relu → GlobalAveragePool → Reshape [1, 4] → Gemm (4→5) → Softmax,
+/// on a 1×3×8×8 input.
+fn classifier() -> ModelProto {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut values = |n: usize| -> Vec<f32> {
+        (0..n)
+            .map(|_| (rng.below(2001) as f32 - 1000.0) / 2000.0)
+            .collect()
+    };
+    let initializers = vec![
+        f32_tensor("conv_w", &[4, 3, 3, 3], &values(108)),
+        f32_tensor("conv_b", &[4], &values(4)),
+        i64_tensor("flat_shape", &[2], &[1, 4]),
+        f32_tensor("fc_w", &[5, 4], &values(20)),
+        f32_tensor("fc_b", &[5], &values(5)),
+    ];
+    let nodes = vec![
+        with_attrs(
+            node("Conv", "conv", &["x", "conv_w", "conv_b"], &["c"]),
+            vec![
+                ints_attr("kernel_shape", &[3, 3]),
+                ints_attr("pads", &[1, 1, 1, 1]),
+            ],
+        ),
+        node("Relu", "relu", &["c"], &["r"]),
+        node("GlobalAveragePool", "gap", &["r"], &["p"]),
+        node("Reshape", "flatten", &["p", "flat_shape"], &["f"]),
+        with_attrs(
+            node("Gemm", "fc", &["f", "fc_w", "fc_b"], &["logits"]),
+            vec![int_attr("transB", 1)],
+        ),
+        with_attrs(
+            node("Softmax", "softmax", &["logits"], &["probs"]),
+            vec![int_attr("axis", 1)],
+        ),
+    ];
+    model(
+        nodes,
+        vec![input("x", DataType::Float, &[1, 3, 8, 8])],
+        &["probs"],
+        initializers,
+    )
+}
+
+#[test]
+fn classifier_imports_verifies_and_runs() {
+    let (ctx, imported) = import_checked(&classifier(), &ImportOptions::default())
+        .unwrap_or_else(|e| panic!("the classifier does not import: {e}"));
+    assert_eq!(imported.inputs, ["x"]);
+    assert_eq!(imported.outputs, ["probs"]);
+    assert_eq!(imported.opset, 17);
+    let x: Vec<f64> = (0..192)
+        .map(|i| ((i * 37) % 23) as f64 / 23.0 - 0.5)
+        .collect();
+    let x = Tensor::from_f64(DType::F32, &[1, 3, 8, 8], &x);
+    let out = interpret(&ctx, imported.func, &[x])
+        .unwrap_or_else(|d| panic!("the interpreter fails: {}", d.message));
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].shape(), [1, 5]);
+    let probs = out[0].to_f64_vec();
+    assert!(probs.iter().all(|p| *p > 0.0 && *p < 1.0), "{probs:?}");
+    let sum: f64 = probs.iter().sum();
+    assert!((sum - 1.0).abs() < 1e-5, "probabilities sum to {sum}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bytes that are not a model
+
+/// Every prefix of a valid model decodes to an error or a smaller model, which imports or is
+/// rejected; none may panic.
+#[test]
+fn every_prefix_of_a_model_is_handled() {
+    let bytes = classifier().encode_to_vec();
+    let panics: Vec<String> = (0..bytes.len())
+        .filter_map(|n| {
+            dlc_testkit::guarded(|| import_bytes(&bytes[..n]).map_err(|e| e.to_string()))
+                .err()
+                .filter(|e| e.starts_with("panicked"))
+                .map(|e| format!("prefix of {n} bytes: {e}"))
+        })
+        .collect();
+    assert!(panics.is_empty(), "{}", panics.join("\n"));
+}
+
+#[test]
+fn truncated_model_names_the_byte_offset() {
+    let bytes = classifier().encode_to_vec();
+    // The graph is the last top-level field; cutting the file inside it breaks its framing.
+    let cut = &bytes[..bytes.len() - 10];
+    let message = import_bytes(cut)
+        .expect_err("a truncated graph")
+        .to_string();
+    assert_mentions(&message, &["not a valid ONNX model", "byte offset"]);
+    // A varint cut after its continuation byte.
+    let message = import_bytes(&[0x08, 0x80])
+        .expect_err("a truncated varint")
+        .to_string();
+    assert_mentions(&message, &["not a valid ONNX model", "byte offset 0"]);
+}
+
+#[test]
+fn random_bytes_are_rejected_without_panicking() {
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let mut panics = Vec::new();
+    for i in 0..4000 {
+        let len = rng.below(300) as usize;
+        let bytes: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
+        if let Err(e) = dlc_testkit::guarded(|| import_bytes(&bytes).map_err(|e| e.to_string())) {
+            if e.starts_with("panicked") {
+                panics.push(format!("case {i}, bytes {bytes:02x?}: {e}"));
+            }
+        }
+    }
+    assert!(panics.is_empty(), "{}", panics.join("\n"));
+}
+
+/// Bytes flipped in a valid model reach the importer much more often than random bytes.
+#[test]
+fn corrupted_models_are_rejected_without_panicking() {
+    let good = classifier().encode_to_vec();
+    let mut rng = Rng(0xd1b5_4a32_d192_ed03);
+    let mut panics = Vec::new();
+    for i in 0..3000 {
+        let mut bytes = good.clone();
+        for _ in 0..=rng.below(4) {
+            let at = rng.below(bytes.len() as u64) as usize;
+            bytes[at] = rng.next() as u8;
+        }
+        if let Err(e) = dlc_testkit::guarded(|| import_bytes(&bytes).map_err(|e| e.to_string())) {
+            if e.starts_with("panicked") {
+                panics.push(format!("case {i}: {e}"));
+            }
+        }
+    }
+    assert!(panics.is_empty(), "{}", panics.join("\n"));
+}
+
+#[test]
+fn all_ones_bytes_are_not_a_model() {
+    for len in [1, 2, 10, 100, 1000] {
+        let message = import_bytes(&vec![0xff; len])
+            .expect_err("0xff bytes")
+            .to_string();
+        assert_mentions(&message, &["not a valid ONNX model"]);
+    }
+}
+
+#[test]
+fn empty_bytes_are_a_model_without_a_graph() {
+    let message = import_bytes(&[]).expect_err("no graph").to_string();
+    assert_mentions(&message, &["no graph"]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Absurd sizes
+
+/// Graph inputs with dims of 2^40 and 2^62: the import must not allocate anything of that size
+/// (it either keeps the dims in the type or rejects them).
+#[test]
+fn huge_input_dims_do_not_allocate() {
+    for dims in [
+        vec![1i64 << 40],
+        vec![1 << 62],
+        vec![1 << 62, 1 << 62],
+        vec![i64::MAX],
+    ] {
+        let m = model(
+            vec![node("Relu", "relu", &["x"], &["y"])],
+            vec![input("x", DataType::Float, &dims)],
+            &["y"],
+            vec![],
+        );
+        if let Err(e) = import_checked(&m, &ImportOptions::default()) {
+            assert_mentions(&e.to_string(), &["x"]);
+        }
+    }
+}
+
+#[test]
+fn initializer_claiming_huge_dims_is_rejected() {
+    let mut t = f32_tensor("w", &[1 << 40], &[]);
+    t.raw_data = vec![0; 16];
+    let m = model(
+        vec![node("Relu", "relu", &["w"], &["y"])],
+        vec![],
+        &["y"],
+        vec![t],
+    );
+    assert_mentions(&import_error(&m), &["initializer 'w'", "16 bytes"]);
+
+    let t = f32_tensor("w", &[1 << 62, 1 << 62], &[1.0]);
+    let m = model(
+        vec![node("Relu", "relu", &["w"], &["y"])],
+        vec![],
+        &["y"],
+        vec![t],
+    );
+    assert_mentions(&import_error(&m), &["initializer 'w'", "too large"]);
+
+    let t = f32_tensor("w", &[4, -1], &[1.0]);
+    let m = model(
+        vec![node("Relu", "relu", &["w"], &["y"])],
+        vec![],
+        &["y"],
+        vec![t],
+    );
+    assert_mentions(&import_error(&m), &["initializer 'w'", "negative"]);
+}
+
+/// `ConstantOfShape` of a constant shape of 2^40 elements (or more) is an error at the node,
+/// not a 16 TiB allocation.
+#[test]
+fn constant_of_shape_with_huge_shape_is_rejected() {
+    isolated("constant_of_shape_with_huge_shape_is_rejected", || {
+        let fill = |shape: &[i64]| {
+            model(
+                vec![node("ConstantOfShape", "fill", &["shape"], &["y"])],
+                vec![],
+                &["y"],
+                vec![i64_tensor("shape", &[shape.len() as i64], shape)],
+            )
+        };
+        // Past 2^48 elements: an error at the node.
+        for shape in [vec![1i64 << 50], vec![1 << 31, 1 << 31, 4]] {
+            assert_mentions(
+                &import_error(&fill(&shape)),
+                &["node 'fill' (ConstantOfShape, opset 17)", "2^48"],
+            );
+        }
+        // Below it, a splat constant: imported without materializing its 2^40 elements (the
+        // child process could not allocate them).
+        for shape in [vec![1i64 << 40], vec![1 << 20, 1 << 20]] {
+            assert!(import_checked(&fill(&shape), &ImportOptions::default()).is_ok());
+        }
+    });
+}
+
+/// `Tile` with a huge repeat count is an error at the node, not a copy per repeat.
+#[test]
+fn tile_with_huge_repeats_is_rejected() {
+    isolated("tile_with_huge_repeats_is_rejected", || {
+        let tile = |repeats: i64| {
+            model(
+                vec![node("Tile", "tile", &["x", "repeats"], &["y"])],
+                vec![input("x", DataType::Float, &[2])],
+                &["y"],
+                vec![i64_tensor("repeats", &[1], &[repeats])],
+            )
+        };
+        assert_mentions(
+            &import_error(&tile(1 << 50)),
+            &["node 'tile' (Tile, opset 17)"],
+        );
+        assert_mentions(
+            &import_error(&tile(1 << 62)),
+            &["node 'tile' (Tile, opset 17)"],
+        );
+        // A large but representable repeat is a broadcast, not a copy per repeat.
+        assert!(import_checked(&tile(1 << 40), &ImportOptions::default()).is_ok());
+    });
+}
+
+/// `Pad` by 2^62 on each side overflows the padded dim: an error at the node.
+#[test]
+fn pad_with_huge_pads_is_rejected() {
+    isolated("pad_with_huge_pads_is_rejected", || {
+        let m = model(
+            vec![node("Pad", "pad", &["x", "pads"], &["y"])],
+            vec![input("x", DataType::Float, &[2])],
+            &["y"],
+            vec![i64_tensor("pads", &[2], &[1 << 62, 1 << 62])],
+        );
+        assert_mentions(&import_error(&m), &["node 'pad' (Pad, opset 17)"]);
+    });
+}
+
+/// `Range` of 10^8 elements is under the handler's limit but far over what an import should
+/// materialize as a constant.
+#[test]
+fn range_with_huge_count_is_rejected() {
+    isolated("range_with_huge_count_is_rejected", || {
+        let scalar = |name: &str, v: i64| i64_tensor(name, &[], &[v]);
+        let m = model(
+            vec![node("Range", "range", &["start", "limit", "delta"], &["y"])],
+            vec![],
+            &["y"],
+            vec![
+                scalar("start", 0),
+                scalar("limit", 1 << 40),
+                scalar("delta", 1),
+            ],
+        );
+        assert_mentions(&import_error(&m), &["node 'range' (Range, opset 17)"]);
+    });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Broken graphs
+
+#[test]
+fn cyclic_graph_is_rejected() {
+    let m = model(
+        vec![
+            node("Relu", "A", &["b_out"], &["a_out"]),
+            node("Relu", "B", &["a_out"], &["b_out"]),
+        ],
+        vec![],
+        &["b_out"],
+        vec![],
+    );
+    assert_mentions(
+        &import_error(&m),
+        &["node 'A' (Relu, opset 17)", "b_out", "cycle"],
+    );
+}
+
+#[test]
+fn undefined_input_is_rejected() {
+    let m = model(
+        vec![node("Relu", "relu", &["nowhere"], &["y"])],
+        vec![input("x", DataType::Float, &[2])],
+        &["y"],
+        vec![],
+    );
+    assert_mentions(&import_error(&m), &["node 'relu'", "'nowhere'"]);
+}
+
+#[test]
+fn output_produced_by_no_node_is_rejected() {
+    let m = model(
+        vec![node("Relu", "relu", &["x"], &["y"])],
+        vec![input("x", DataType::Float, &[2])],
+        &["z"],
+        vec![],
+    );
+    assert_mentions(&import_error(&m), &["graph output 'z'"]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// External data
+
+/// A model whose initializer `w` (4 floats) lives in an external file at `location`, written to
+/// a fresh directory; returns the model's path.
+fn external_model(test: &str, entries: &[(&str, &str)]) -> PathBuf {
+    let dir = temp_dir(test);
+    let w = TensorProto {
+        name: "w".into(),
+        dims: vec![4],
+        data_type: DataType::Float as i32,
+        data_location: DataLocation::External as i32,
+        external_data: entries
+            .iter()
+            .map(|(k, v)| StringStringEntryProto {
+                key: k.to_string(),
+                value: v.to_string(),
+            })
+            .collect(),
+        ..Default::default()
+    };
+    let m = model(
+        vec![node("Add", "add", &["x", "w"], &["y"])],
+        vec![input("x", DataType::Float, &[4])],
+        &["y"],
+        vec![w],
+    );
+    let path = dir.join("model.onnx");
+    std::fs::write(&path, m.encode_to_vec()).expect("the model is written");
+    path
+}
+
+fn import_path_error(path: &std::path::Path) -> String {
+    let mut ctx = context();
+    match import_file(&mut ctx, path, &ImportOptions::default()) {
+        Ok(_) => panic!("expected an import error for {}", path.display()),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn missing_external_file_is_named() {
+    let path = external_model("missing", &[("location", "weights.bin")]);
+    assert_mentions(
+        &import_path_error(&path),
+        &["initializer 'w'", "weights.bin"],
+    );
+}
+
+#[test]
+fn external_location_outside_the_model_directory_is_rejected() {
+    for location in ["../weights.bin", "sub/../../weights.bin", "/etc/passwd"] {
+        let path = external_model("escape", &[("location", location)]);
+        assert_mentions(
+            &import_path_error(&path),
+            &["initializer 'w'", location, "inside the model's directory"],
+        );
+    }
+}
+
+#[test]
+fn external_range_outside_the_file_is_rejected() {
+    let cases: [&[(&str, &str)]; 4] = [
+        &[
+            ("location", "weights.bin"),
+            ("offset", "8"),
+            ("length", "16"),
+        ],
+        &[("location", "weights.bin"), ("offset", "100")],
+        &[
+            ("location", "weights.bin"),
+            ("offset", "18446744073709551615"),
+            ("length", "16"),
+        ],
+        &[
+            ("location", "weights.bin"),
+            ("offset", "4"),
+            ("length", "18446744073709551615"),
+        ],
+    ];
+    for entries in cases {
+        let path = external_model("range", entries);
+        let dir = path.parent().expect("the model's directory");
+        std::fs::write(dir.join("weights.bin"), [0u8; 16]).expect("the weights are written");
+        assert_mentions(
+            &import_path_error(&path),
+            &["initializer 'w'", "outside", "weights.bin"],
+        );
+    }
+    let path = external_model("range", &[("location", "weights.bin"), ("offset", "-1")]);
+    assert_mentions(
+        &import_path_error(&path),
+        &["initializer 'w'", "bad offset"],
+    );
+}
+
+#[test]
+fn external_data_in_range_imports() {
+    let path = external_model(
+        "ok",
+        &[
+            ("location", "weights.bin"),
+            ("offset", "4"),
+            ("length", "16"),
+        ],
+    );
+    let dir = path.parent().expect("the model's directory");
+    let mut bytes = vec![0u8; 4];
+    for v in [1.0f32, 2.0, 3.0, 4.0] {
+        bytes.extend(v.to_le_bytes());
+    }
+    std::fs::write(dir.join("weights.bin"), bytes).expect("the weights are written");
+    let mut ctx = context();
+    let imported = import_file(&mut ctx, &path, &ImportOptions::default())
+        .unwrap_or_else(|e| panic!("the model does not import: {e}"));
+    dlc_ir::verify(&ctx, imported.module).expect("the module verifies");
+    let x = Tensor::from_f64(DType::F32, &[4], &[10.0, 20.0, 30.0, 40.0]);
+    let out = interpret(&ctx, imported.func, &[x]).expect("the interpreter runs");
+    assert_eq!(out[0].to_f64_vec(), [11.0, 22.0, 33.0, 44.0]);
+}
+
+#[test]
+fn external_data_without_a_directory_is_rejected() {
+    let path = external_model("nodir", &[("location", "weights.bin")]);
+    let bytes = std::fs::read(&path).expect("the model is read");
+    let m = decode_model(&bytes).expect("the model decodes");
+    assert_mentions(
+        &import_error(&m),
+        &["initializer 'w'", "not read from a file"],
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// What dlc does not import
+
+#[test]
+fn unsupported_op_names_node_op_and_opset() {
+    let m = model(
+        vec![node(
+            "NonMaxSuppression",
+            "nms",
+            &["boxes", "scores"],
+            &["selected"],
+        )],
+        vec![
+            input("boxes", DataType::Float, &[1, 4, 4]),
+            input("scores", DataType::Float, &[1, 1, 4]),
+        ],
+        &["selected"],
+        vec![],
+    );
+    assert_mentions(
+        &import_error(&m),
+        &[
+            "node 'nms' (NonMaxSuppression, opset 17): ",
+            "not supported",
+        ],
+    );
+}
+
+#[test]
+fn unsupported_domain_is_named() {
+    let mut n = node("Relu", "relu", &["x"], &["y"]);
+    n.domain = "com.microsoft".into();
+    let m = model(
+        vec![n],
+        vec![input("x", DataType::Float, &[2])],
+        &["y"],
+        vec![],
+    );
+    assert_mentions(
+        &import_error(&m),
+        &["node 'relu' (Relu, opset 17)", "com.microsoft"],
+    );
+}
+
+#[test]
+fn unknown_attribute_is_named() {
+    let m = model(
+        vec![with_attrs(
+            node("Relu", "relu", &["x"], &["y"]),
+            vec![int_attr("foo", 3)],
+        )],
+        vec![input("x", DataType::Float, &[2])],
+        &["y"],
+        vec![],
+    );
+    assert_mentions(
+        &import_error(&m),
+        &[
+            "node 'relu' (Relu, opset 17)",
+            "attribute 'foo'",
+            "not supported",
+        ],
+    );
+}
+
+#[test]
+fn unsupported_input_dtype_is_named() {
+    let m = model(
+        vec![node("Relu", "relu", &["x"], &["y"])],
+        vec![input("x", DataType::Uint16, &[2])],
+        &["y"],
+        vec![],
+    );
+    assert_mentions(
+        &import_error(&m),
+        &["graph input 'x'", "UINT16", "not supported"],
+    );
+}
+
+#[test]
+fn unknown_dtype_number_is_named() {
+    let m = model(
+        vec![node("Relu", "relu", &["x"], &["y"])],
+        vec![],
+        &["y"],
+        vec![TensorProto {
+            name: "x".into(),
+            dims: vec![1],
+            data_type: 999,
+            ..Default::default()
+        }],
+    );
+    assert_mentions(&import_error(&m), &["initializer 'x'", "999"]);
+}
+
+#[test]
+fn non_tensor_input_is_rejected() {
+    let mut x = input("x", DataType::Float, &[2]);
+    x.r#type = Some(TypeProto {
+        value: Some(type_proto::Value::SequenceType(type_proto::Opaque {})),
+        ..Default::default()
+    });
+    let m = model(
+        vec![node("Relu", "relu", &["x"], &["y"])],
+        vec![x],
+        &["y"],
+        vec![],
+    );
+    assert_mentions(&import_error(&m), &["graph input 'x'", "not a tensor"]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Constants the import needs
+
+fn reshape_by_input() -> ModelProto {
+    model(
+        vec![node("Reshape", "reshape", &["x", "s"], &["y"])],
+        vec![
+            input("x", DataType::Float, &[2, 3]),
+            input("s", DataType::Int64, &[2]),
+        ],
+        &["y"],
+        vec![],
+    )
+}
+
+#[test]
+fn reshape_by_a_graph_input_needs_its_value() {
+    let error = import_checked(&reshape_by_input(), &ImportOptions::default())
+        .map(|_| ())
+        .expect_err("the shape is not known");
+    match &error {
+        ImportError::NeedsConstant {
+            input,
+            node,
+            op_type,
+            opset,
+        } => {
+            assert_eq!(input, "s");
+            assert!(node.contains("reshape"), "{node}");
+            assert_eq!(op_type, "Reshape");
+            assert_eq!(*opset, 17);
+        }
+        other => panic!("expected NeedsConstant, got {other:?}"),
+    }
+    assert_mentions(
+        &error.to_string(),
+        &["node 'reshape' (Reshape, opset 17)", "'s'"],
+    );
+}
+
+#[test]
+fn reshape_by_a_given_constant_imports() {
+    let mut options = ImportOptions::default();
+    options
+        .constants
+        .insert("s".into(), Tensor::from_i64(DType::I64, &[2], &[3, 2]));
+    let (ctx, imported) = import_checked(&reshape_by_input(), &options)
+        .unwrap_or_else(|e| panic!("the reshape does not import: {e}"));
+    assert_eq!(imported.inputs, ["x"]);
+    assert!(!imported.notes.is_empty());
+    let x = Tensor::from_f64(DType::F32, &[2, 3], &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
+    let out = interpret(&ctx, imported.func, &[x]).expect("the interpreter runs");
+    assert_eq!(out[0].shape(), [3, 2]);
+}
+
+#[test]
+fn given_constant_of_the_wrong_type_is_rejected() {
+    let mut options = ImportOptions::default();
+    options
+        .constants
+        .insert("s".into(), Tensor::from_i64(DType::I64, &[3], &[3, 2, 1]));
+    let error = import_checked(&reshape_by_input(), &options)
+        .map(|_| ())
+        .expect_err("the value does not fit")
+        .to_string();
+    assert_mentions(&error, &["graph input 's'", "does not fit"]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shapes that do not fit
+
+#[test]
+fn add_of_mismatched_shapes_is_an_error_at_the_node() {
+    let m = model(
+        vec![node("Add", "add", &["a", "b"], &["y"])],
+        vec![
+            input("a", DataType::Float, &[2, 3]),
+            input("b", DataType::Float, &[4, 5]),
+        ],
+        &["y"],
+        vec![],
+    );
+    assert_mentions(&import_error(&m), &["node 'add' (Add, opset 17): "]);
+}
+
+#[test]
+fn matmul_of_mismatched_shapes_is_an_error_at_the_node() {
+    let m = model(
+        vec![node("MatMul", "mm", &["a", "b"], &["y"])],
+        vec![
+            input("a", DataType::Float, &[2, 3]),
+            input("b", DataType::Float, &[4, 5]),
+        ],
+        &["y"],
+        vec![],
+    );
+    assert_mentions(&import_error(&m), &["node 'mm' (MatMul, opset 17): "]);
+}
+
+#[test]
+fn conv_with_mismatched_channels_is_an_error_at_the_node() {
+    let m = model(
+        vec![node("Conv", "conv", &["x", "w"], &["y"])],
+        vec![input("x", DataType::Float, &[1, 3, 8, 8])],
+        &["y"],
+        vec![f32_tensor("w", &[4, 2, 3, 3], &[0.5; 72])],
+    );
+    assert_mentions(&import_error(&m), &["node 'conv' (Conv, opset 17): "]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fuzzer findings (tools/fuzz, `onnx_import`), minimized to the model that reaches the importer.
+// Each runs in a child process under a memory limit: a fix may turn the panic into an error at
+// the node or into a model that imports, but never into a runaway allocation.
+
+/// Decodes and imports `bytes` in an [`isolated`] child: the import may succeed (and must then
+/// verify) or fail with an error naming a node or graph input; it must not panic or abort.
+fn fuzz_case(test: &str, op_type: &str, bytes: &[u8]) {
+    isolated(test, || {
+        if let Err(e) = import_bytes(bytes) {
+            // The error is at the node that crashed before, or earlier: at a graph input that
+            // is too large, or at another node or output of the mutated model.
+            let e = e.to_string();
+            let at_node = e.contains(&format!("({op_type}, opset "));
+            let earlier = ["graph input '", "graph output '", ", opset "]
+                .iter()
+                .any(|p| e.contains(p));
+            assert!(at_node || earlier, "the error names no node or input: {e}");
+        }
+    });
+}
+
+/// ArgMax (select_last_index) of a `2^62` f32 input, opset 18: the reversed index list of the
+/// axis was collected up front (`capacity overflow` in `ops::reduce::arg_reduce`; an axis of
+/// 2^31 aborts on a 16 GiB allocation instead).
+#[test]
+fn fuzz_argmax_select_last_index_on_a_huge_axis() {
+    fuzz_case(
+        "fuzz_argmax_select_last_index_on_a_huge_axis",
+        "ArgMax",
+        b"\x3a\x48\x0a\x28\x0a\x01\x78\x12\x01\x63\x22\x06\x41\x72\x67\x4d\x61\x78\x2a\x18\x0a\x11\
+          \x73\x65\x6c\x65\x63\x74\x5f\x6c\x61\x73\x74\x5f\x69\x6e\x64\x65\x78\x18\x08\xa0\x01\x02\
+          \x5a\x17\x0a\x01\x78\x12\x12\x0a\x10\x08\x01\x12\x0c\x0a\x0a\x08\x80\x80\x80\x80\x80\x80\
+          \x80\x80\x40\x62\x03\x0a\x01\x79\x42\x02\x10\x12",
+    );
+}
+
+/// ArgMax (select_last_index) of a rank-0 input, opset 1: `ops::axis` accepts axis 0 of a
+/// scalar and `ops::reduce::arg_reduce` indexes its empty shape (index out of bounds).
+#[test]
+fn fuzz_argmax_of_a_scalar() {
+    fuzz_case(
+        "fuzz_argmax_of_a_scalar",
+        "ArgMax",
+        b"\x3a\x3c\x0a\x28\x0a\x01\x78\x12\x01\x63\x22\x06\x41\x72\x67\x4d\x61\x78\x2a\x18\x0a\x11\
+          \x73\x65\x6c\x65\x63\x74\x5f\x6c\x61\x73\x74\x5f\x69\x6e\x64\x65\x78\x18\x08\xa0\x01\x02\
+          \x5a\x0b\x0a\x01\x78\x12\x06\x0a\x04\x08\x01\x12\x00\x62\x03\x0a\x01\x79\x42\x02\x10\x01",
+    );
+}
+
+/// Gather of a rank-0 input: `ops::axis` accepts axis 0 of a scalar and
+/// `ops::movement::gather` indexes its empty shape (index out of bounds).
+#[test]
+fn fuzz_gather_of_a_scalar() {
+    fuzz_case(
+        "fuzz_gather_of_a_scalar",
+        "Gather",
+        b"\x3a\x3b\x0a\x15\x0a\x01\x78\x0a\x05\x73\x74\x65\x70\x73\x12\x01\x67\x22\x06\x47\x61\x74\
+          \x68\x65\x72\x2a\x0f\x0a\x01\x01\x10\x07\x3a\x01\x01\x42\x05\x73\x74\x65\x70\x73\x5a\x0b\
+          \x0a\x01\x78\x12\x06\x0a\x04\x08\x01\x12\x00\x62\x04\x0a\x02\x76\x34\x42\x02\x10\x63",
+    );
+}
+
+/// Split of a rank-0 initializer, opset 21: index out of bounds in `ops::movement::split` (axis 0
+/// of a scalar).
+#[test]
+fn fuzz_split_of_a_scalar() {
+    fuzz_case(
+        "fuzz_split_of_a_scalar",
+        "Split",
+        b"\x3a\x28\x0a\x12\x0a\x05\x73\x74\x65\x70\x73\x12\x02\x76\x32\x22\x05\x53\x70\x6c\x69\x74\
+          \x2a\x0c\x10\x07\x3a\x01\x00\x42\x05\x73\x74\x65\x70\x73\x62\x04\x0a\x02\x76\x36\x42\x02\
+          \x10\x15",
+    );
+}
+
+/// Squeeze of a rank-0 tensor by axes `0` (itself): index out of bounds in
+/// `ops::movement::squeeze`.
+#[test]
+fn fuzz_squeeze_of_a_scalar() {
+    fuzz_case(
+        "fuzz_squeeze_of_a_scalar",
+        "Squeeze",
+        b"\x3a\x30\x0a\x1a\x0a\x04\x61\x78\x65\x73\x0a\x04\x61\x78\x65\x73\x12\x03\x76\x31\x32\x22\
+          \x07\x53\x71\x75\x65\x65\x7a\x65\x2a\x0b\x10\x07\x3a\x01\x00\x42\x04\x61\x78\x65\x73\x62\
+          \x05\x0a\x03\x76\x31\x33\x42\x02\x10\x63",
+    );
+}
+
+/// LogSoftmax of a rank-0 input with axis 0, opset 4: `shape.len() - 1` underflows in
+/// `ops::nn::softmax`.
+#[test]
+fn fuzz_log_softmax_of_a_scalar_before_opset_13() {
+    fuzz_case(
+        "fuzz_log_softmax_of_a_scalar_before_opset_13",
+        "LogSoftmax",
+        b"\x3a\x31\x0a\x1d\x0a\x01\x78\x12\x01\x63\x22\x0a\x4c\x6f\x67\x53\x6f\x66\x74\x6d\x61\x78\
+          \x2a\x09\x0a\x04\x61\x78\x69\x73\xa0\x01\x02\x5a\x0b\x0a\x01\x78\x12\x06\x0a\x04\x08\x01\
+          \x12\x00\x62\x03\x0a\x01\x77\x42\x02\x10\x04",
+    );
+}
+
+/// LogSoftmax of a `1x2^62x8` input, opset 4: the product of the flattened dims overflows in
+/// `ops::nn::softmax`.
+#[test]
+fn fuzz_log_softmax_of_huge_dims_before_opset_13() {
+    fuzz_case(
+        "fuzz_log_softmax_of_huge_dims_before_opset_13",
+        "LogSoftmax",
+        b"\x3a\x3c\x0a\x13\x0a\x01\x78\x12\x02\x76\x30\x22\x0a\x4c\x6f\x67\x53\x6f\x66\x74\x6d\x61\
+          \x78\x5a\x1f\x0a\x01\x78\x12\x1a\x0a\x18\x08\x01\x12\x14\x0a\x02\x08\x01\x0a\x0a\x08\x80\
+          \x80\x80\x80\x80\x80\x80\x80\x40\x0a\x02\x08\x08\x62\x04\x0a\x02\x76\x30\x42\x02\x10\x04",
+    );
+}
+
+/// Flatten of a `1x2^62x8` input: the product of the dims overflows in `ops::movement::flatten`.
+#[test]
+fn fuzz_flatten_of_huge_dims() {
+    fuzz_case(
+        "fuzz_flatten_of_huge_dims",
+        "Flatten",
+        b"\x3a\x37\x0a\x0f\x0a\x01\x78\x12\x01\x63\x22\x07\x46\x6c\x61\x74\x74\x65\x6e\x5a\x1f\x0a\
+          \x01\x78\x12\x1a\x0a\x18\x08\x01\x12\x14\x0a\x02\x08\x01\x0a\x0a\x08\x80\x80\x80\x80\x80\
+          \x80\x80\x80\x40\x0a\x02\x08\x08\x62\x03\x0a\x01\x79\x42\x02\x10\x11",
+    );
+}
+
+/// Size of an `(2^63-1)x8` input, opset 10: the product of the dims overflows in
+/// `ops::movement::size`.
+#[test]
+fn fuzz_size_of_huge_dims() {
+    fuzz_case(
+        "fuzz_size_of_huge_dims",
+        "Size",
+        b"\x3a\x31\x0a\x0c\x0a\x01\x78\x12\x01\x63\x22\x04\x53\x69\x7a\x65\x5a\x1b\x0a\x01\x78\x12\
+          \x16\x0a\x14\x08\x01\x12\x10\x0a\x0a\x08\xff\xff\xff\xff\xff\xff\xff\xff\x7f\x0a\x02\x08\
+          \x08\x62\x04\x0a\x02\x76\x34\x42\x02\x10\x0a",
+    );
+}
+
+/// Pad (after Conv → Relu → MaxPool, for a rank-4 operand) whose pads hold `i64::MIN`: `-p`
+/// overflows where negative pads become a crop (`ops::movement::pad`).
+#[test]
+fn fuzz_pad_by_i64_min() {
+    fuzz_case(
+        "fuzz_pad_by_i64_min",
+        "Pad",
+        b"\x3a\xba\x01\x0a\x0f\x0a\x01\x78\x0a\x01\x77\x12\x01\x63\x22\x04\x43\x6f\x6e\x76\x0a\x0c\
+          \x0a\x01\x63\x12\x01\x72\x22\x04\x52\x65\x6c\x75\x0a\x26\x0a\x01\x72\x12\x01\x70\x22\x07\
+          \x4d\x61\x78\x50\x6f\x6f\x6c\x2a\x15\x0a\x0c\x6b\x65\x72\x6e\x65\x6c\x5f\x73\x68\x61\x70\
+          \x65\x42\x02\x02\x02\xa0\x01\x07\x0a\x11\x0a\x01\x70\x0a\x04\x70\x61\x64\x73\x12\x01\x71\
+          \x22\x03\x50\x61\x64\x2a\x1f\x0a\x01\x08\x10\x07\x3a\x12\xff\x01\x07\x80\x80\x80\x80\x80\
+          \x80\x80\x80\x80\x01\x00\x00\x00\x00\x00\x42\x04\x70\x61\x64\x73\x5a\x1b\x0a\x01\x78\x12\
+          \x16\x0a\x14\x08\x01\x12\x10\x0a\x02\x08\x01\x0a\x02\x08\x03\x0a\x02\x08\x08\x0a\x02\x08\
+          \x08\x5a\x1b\x0a\x01\x77\x12\x16\x0a\x14\x08\x01\x12\x10\x0a\x02\x08\x01\x0a\x02\x08\x03\
+          \x0a\x02\x08\x01\x0a\x02\x08\x01\x62\x03\x0a\x01\x79\x42\x02\x10\x11",
+    );
+}
+
+/// Split (after Conv → Relu → MaxPool) into sizes `[-8, i64::MIN]`: their sum overflows in
+/// `ops::movement::split` before the negative sizes are rejected.
+#[test]
+fn fuzz_split_sizes_overflow() {
+    fuzz_case(
+        "fuzz_split_sizes_overflow",
+        "Split",
+        b"\x3a\xbe\x01\x0a\x0f\x0a\x01\x78\x0a\x01\x77\x12\x01\x63\x22\x04\x43\x6f\x6e\x76\x0a\x0c\
+          \x0a\x01\x63\x12\x01\x72\x22\x04\x52\x65\x6c\x75\x0a\x26\x0a\x01\x72\x12\x01\x70\x22\x07\
+          \x4d\x61\x78\x50\x6f\x6f\x6c\x2a\x15\x0a\x0c\x6b\x65\x72\x6e\x65\x6c\x5f\x73\x68\x61\x70\
+          \x65\x42\x02\x02\x02\xa0\x01\x07\x0a\x13\x0a\x01\x70\x0a\x04\x70\x61\x64\x73\x12\x01\x71\
+          \x22\x05\x53\x70\x6c\x69\x74\x2a\x21\x0a\x01\x02\x10\x07\x3a\x14\xf8\xff\xff\xff\xff\xff\
+          \xff\xff\xff\x01\x80\x80\x80\x80\x80\x80\x80\x80\x80\x01\x42\x04\x70\x61\x64\x73\x5a\x1b\
+          \x0a\x01\x78\x12\x16\x0a\x14\x08\x01\x12\x10\x0a\x02\x08\x01\x0a\x02\x08\x03\x0a\x02\x08\
+          \x08\x0a\x02\x08\x08\x5a\x1b\x0a\x01\x77\x12\x16\x0a\x14\x08\x01\x12\x10\x0a\x02\x08\x01\
+          \x0a\x02\x08\x03\x0a\x02\x08\x01\x0a\x02\x08\x01\x62\x03\x0a\x01\x79\x42\x02\x10\x11",
+    );
+}
+
+/// Tile (after a Conv → ... → Transpose chain) by repeats `[1, 16, 2^62, 0]`: `vec![y; r]` of
+/// 2^62 copies panics with `capacity overflow` in `ops::movement::tile` (a repeat of 2^31 + 1
+/// allocates 8 GiB and then builds a concat of 2^31 operands).
+#[test]
+fn fuzz_tile_by_2_pow_62() {
+    fuzz_case(
+        "fuzz_tile_by_2_pow_62",
+        "Tile",
+        b"\x3a\xb0\x02\x0a\x0f\x0a\x01\x78\x0a\x01\x77\x12\x01\x63\x22\x04\x43\x6f\x6e\x76\x0a\x0c\
+          \x0a\x01\x63\x12\x01\x72\x22\x04\x52\x65\x6c\x75\x0a\x26\x0a\x01\x72\x12\x01\x70\x22\x07\
+          \x4d\x61\x78\x50\x6f\x6f\x6c\x2a\x15\x0a\x0c\x6b\x65\x72\x6e\x65\x6c\x5f\x73\x68\x61\x70\
+          \x65\x42\x02\x02\x02\xa0\x01\x07\x0a\x11\x0a\x01\x70\x0a\x04\x70\x61\x64\x73\x12\x01\x71\
+          \x22\x03\x50\x61\x64\x0a\x1a\x0a\x01\x71\x0a\x04\x61\x78\x65\x73\x0a\x05\x73\x74\x65\x70\
+          \x73\x12\x01\x73\x22\x05\x53\x6c\x69\x63\x65\x0a\x11\x0a\x01\x73\x12\x01\x74\x22\x09\x54\
+          \x72\x61\x6e\x73\x70\x6f\x73\x65\x0a\x11\x0a\x01\x74\x0a\x03\x69\x64\x78\x12\x01\x67\x22\
+          \x04\x54\x69\x6c\x65\x2a\x15\x0a\x01\x08\x10\x07\x3a\x08\x00\x00\x01\x01\x00\x00\x01\x01\
+          \x42\x04\x70\x61\x64\x73\x2a\x0e\x0a\x01\x01\x10\x07\x3a\x01\x01\x42\x04\x61\x78\x65\x73\
+          \x2a\x0f\x0a\x01\x01\x10\x07\x3a\x01\x01\x42\x05\x73\x74\x65\x70\x73\x2a\x18\x0a\x01\x04\
+          \x10\x07\x3a\x0c\x01\x10\x80\x80\x80\x80\x80\x80\x80\x80\x40\x00\x42\x03\x69\x64\x78\x5a\
+          \x1c\x0a\x01\x78\x12\x17\x0a\x15\x08\x01\x12\x11\x0a\x02\x08\x01\x0a\x02\x08\x03\x0a\x03\
+          \x12\x01\x6e\x0a\x02\x08\x08\x5a\x1b\x0a\x01\x77\x12\x16\x0a\x14\x08\x01\x12\x10\x0a\x02\
+          \x08\x01\x0a\x02\x08\x03\x0a\x02\x08\x01\x0a\x02\x08\x01\x62\x05\x0a\x03\x76\x31\x33\x42\
+          \x02\x10\x11",
+    );
+}
+
+/// Slice with steps `[-2.8e15, -65535]` after a Pad that makes an axis about 8.4e14 long: the
+/// indices a negative step selects are pushed one by one (`ops::movement::slice_indices`)
+/// until memory runs out.
+#[test]
+fn fuzz_slice_with_negative_step_on_a_huge_axis() {
+    fuzz_case(
+        "fuzz_slice_with_negative_step_on_a_huge_axis",
+        "Slice",
+        b"\x3a\xd7\x01\x0a\x11\x0a\x01\x78\x0a\x04\x70\x61\x64\x73\x12\x01\x70\x22\x03\x50\x61\x64\
+          \x0a\x1d\x0a\x01\x70\x0a\x02\x73\x74\x0a\x02\x65\x6e\x0a\x02\x61\x78\x0a\x02\x73\x70\x12\
+          \x01\x73\x22\x05\x53\x6c\x69\x63\x65\x2a\x1a\x0a\x01\x06\x10\x07\x3a\x0d\x00\x01\x80\x80\
+          \x80\x80\x80\x80\xc0\x01\x00\x01\x02\x42\x04\x70\x61\x64\x73\x2a\x16\x0a\x01\x02\x10\x07\
+          \x3a\x0b\x00\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01\x42\x02\x73\x74\x2a\x0d\x0a\x01\x02\
+          \x10\x07\x3a\x02\x64\x00\x42\x02\x65\x6e\x2a\x0d\x0a\x01\x02\x10\x07\x3a\x02\x01\x02\x42\
+          \x02\x61\x78\x2a\x1f\x0a\x01\x02\x10\x07\x3a\x14\x81\x80\x80\x80\x80\x80\x80\xfb\xff\x01\
+          \x81\x80\xfc\xff\xff\xff\xff\xff\xff\x01\x42\x02\x73\x70\x5a\x17\x0a\x01\x78\x12\x12\x0a\
+          \x10\x08\x01\x12\x0c\x0a\x02\x08\x01\x0a\x02\x08\x01\x0a\x02\x08\x01\x62\x17\x0a\x01\x79\
+          \x12\x12\x0a\x10\x08\x01\x12\x0c\x0a\x02\x08\x02\x0a\x02\x08\x04\x0a\x02\x08\x0c\x42\x02\
+          \x10\x11",
+    );
+}
+
+/// ConstantOfShape of a shape folded from Shape → Sum → Sum (eight dims of 6 to 9, about 10^9
+/// elements): `Tensor::splat` allocates 16 GiB (`ops::movement::constant_of_shape`).
+#[test]
+fn fuzz_constant_of_shape_of_folded_sums() {
+    fuzz_case(
+        "fuzz_constant_of_shape_of_folded_sums",
+        "ConstantOfShape",
+        b"\x3a\x9e\x01\x0a\x11\x0a\x03\x69\x64\x78\x12\x03\x76\x31\x30\x22\x05\x53\x68\x61\x70\x65\
+          \x0a\x1a\x0a\x03\x76\x31\x30\x0a\x03\x76\x31\x30\x0a\x04\x70\x61\x64\x73\x12\x03\x76\x31\
+          \x38\x22\x03\x53\x75\x6d\x0a\x19\x0a\x03\x76\x31\x38\x0a\x03\x76\x31\x38\x0a\x03\x76\x31\
+          \x38\x12\x03\x76\x32\x32\x22\x03\x53\x75\x6d\x0a\x1b\x0a\x03\x76\x32\x32\x12\x03\x76\x34\
+          \x32\x22\x0f\x43\x6f\x6e\x73\x74\x61\x6e\x74\x4f\x66\x53\x68\x61\x70\x65\x2a\x15\x0a\x01\
+          \x08\x10\x07\x3a\x08\x00\x00\x01\x01\x00\x00\x01\x01\x42\x04\x70\x61\x64\x73\x2a\x17\x0a\
+          \x01\x02\x10\x07\x3a\x0b\x00\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01\x42\x03\x69\x64\x78\
+          \x62\x05\x0a\x03\x76\x35\x33\x42\x02\x10\x0d",
+    );
+}
+
+/// Conv with `group = i64::MAX`, opset 1: `wc * groups` overflows in dlc-graph's
+/// `verify::infer_conv2d`, reached from `dlc_graph::build`.
+#[test]
+fn fuzz_conv_with_group_i64_max() {
+    fuzz_case(
+        "fuzz_conv_with_group_i64_max",
+        "Conv",
+        b"\x3a\x6a\x0a\x25\x0a\x01\x78\x0a\x01\x77\x12\x01\x63\x22\x04\x43\x6f\x6e\x76\x2a\x14\x0a\
+          \x05\x67\x72\x6f\x75\x70\x18\xff\xff\xff\xff\xff\xff\xff\xff\x7f\xa0\x01\x02\x5a\x1b\x0a\
+          \x01\x78\x12\x16\x0a\x14\x08\x01\x12\x10\x0a\x02\x08\x01\x0a\x02\x08\x01\x0a\x02\x08\x01\
+          \x0a\x02\x08\x01\x5a\x1b\x0a\x01\x77\x12\x16\x0a\x14\x08\x01\x12\x10\x0a\x02\x08\x01\x0a\
+          \x02\x08\x03\x0a\x02\x08\x01\x0a\x02\x08\x01\x62\x07\x0a\x05\x73\x68\x61\x70\x65\x42\x02\
+          \x10\x01",
+    );
+}
+
+/// Conv with `auto_pad = SAME_LOWER` on a `1x1x1x(2^63-1)` input, opset 1: the padding
+/// arithmetic overflows in `ops::nn` (`Window::read`).
+#[test]
+fn fuzz_conv_same_lower_on_a_huge_axis() {
+    fuzz_case(
+        "fuzz_conv_same_lower_on_a_huge_axis",
+        "Conv",
+        b"\x3a\x75\x0a\x2a\x0a\x01\x78\x0a\x01\x77\x12\x01\x63\x22\x04\x43\x6f\x6e\x76\x2a\x19\x0a\
+          \x08\x61\x75\x74\x6f\x5f\x70\x61\x64\x22\x0a\x53\x41\x4d\x45\x5f\x4c\x4f\x57\x45\x52\xa0\
+          \x01\x03\x5a\x23\x0a\x01\x78\x12\x1e\x0a\x1c\x08\x01\x12\x18\x0a\x02\x08\x01\x0a\x02\x08\
+          \x01\x0a\x02\x08\x01\x0a\x0a\x08\xff\xff\xff\xff\xff\xff\xff\xff\x7f\x5a\x1b\x0a\x01\x77\
+          \x12\x16\x0a\x14\x08\x01\x12\x10\x0a\x02\x08\x01\x0a\x02\x08\x01\x0a\x02\x08\x01\x0a\x02\
+          \x08\x01\x62\x05\x0a\x03\x76\x31\x30\x42\x02\x10\x01",
+    );
+}
+
+/// MaxPool with `ceil_mode` and pads on a `1x1x1x(2^63-1)` input: the output-size arithmetic
+/// overflows in `ops::nn` (`Window::read`).
+#[test]
+fn fuzz_max_pool_ceil_mode_on_a_huge_axis() {
+    fuzz_case(
+        "fuzz_max_pool_ceil_mode_on_a_huge_axis",
+        "MaxPool",
+        b"\x3a\x7e\x0a\x52\x0a\x01\x78\x12\x01\x63\x22\x07\x4d\x61\x78\x50\x6f\x6f\x6c\x2a\x15\x0a\
+          \x0c\x6b\x65\x72\x6e\x65\x6c\x5f\x73\x68\x61\x70\x65\x42\x02\x03\x03\xa0\x01\x07\x2a\x0f\
+          \x0a\x04\x70\x61\x64\x73\x42\x04\x01\x01\x01\x01\xa0\x01\x07\x2a\x19\x0a\x09\x63\x65\x69\
+          \x6c\x5f\x6d\x6f\x64\x65\x18\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01\xa0\x01\x02\x5a\x23\
+          \x0a\x01\x78\x12\x1e\x0a\x1c\x08\x01\x12\x18\x0a\x02\x08\x01\x0a\x02\x08\x01\x0a\x02\x08\
+          \x01\x0a\x0a\x08\xff\xff\xff\xff\xff\xff\xff\xff\x7f\x62\x03\x0a\x01\x79\x42\x02\x10\x11",
+    );
+}
