@@ -6,7 +6,7 @@
 // RUN: dlc-import %t/cnn.onnx --dim batch=2 | FileCheck %s --check-prefix=STATIC
 // RUN: dlc-import %t/cnn.onnx -o %t/cnn.mlir && dlc-opt %t/cnn.mlir --pipeline=decompose,fuse,lower | FileCheck %s --check-prefix=LOWER
 
-// CHECK-LABEL: func.func @main(%arg0: tensor<?x3x8x8xf32>) -> tensor<?x2xf32>
+// CHECK-LABEL: func.func @main(%arg0: tensor<?x3x8x8xf32> {graph.dim_names = ["batch", "", "", ""]}) -> tensor<?x2xf32>
 // CHECK: graph.constant dense<"0x{{[0-9A-F]+}}"> : tensor<4x3x3x3xf32>
 // CHECK: graph.conv2d %arg0
 // CHECK-SAME: padding = array<i64: 1, 1, 1, 1>

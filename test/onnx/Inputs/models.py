@@ -77,6 +77,13 @@ def cycle():
     return model(nodes, [value("x", T.FLOAT, [4])], [value("b", T.FLOAT, [4])])
 
 
+def shared_dim():
+    """Two inputs whose first dims are both the dim_param 'n', used by ops that never meet."""
+    nodes = [h.make_node("Relu", ["a"], ["ra"]), h.make_node("Relu", ["b"], ["rb"])]
+    inputs = [value("a", T.FLOAT, ["n", 4]), value("b", T.FLOAT, ["n", 4])]
+    return model(nodes, inputs, [value("ra", T.FLOAT, ["n", 4]), value("rb", T.FLOAT, ["n", 4])])
+
+
 def main():
     out = Path(sys.argv[1])
     out.mkdir(parents=True, exist_ok=True)
@@ -86,6 +93,7 @@ def main():
         "unsupported": unsupported_op(),
         "attribute": unknown_attribute(),
         "cycle": cycle(),
+        "shared_dim": shared_dim(),
     }
     for name, m in models.items():
         onnx.save(m, out / f"{name}.onnx")
@@ -99,6 +107,8 @@ def main():
     np.save(out / "cnn_wrong.npy", y[:, ::-1].copy())
     np.save(out / "reshape_x.npy", np.arange(12, dtype=np.float32).reshape(2, 6))
     np.save(out / "reshape_shape.npy", np.array([3, 4], np.int64))
+    np.save(out / "rows3.npy", np.ones((3, 4), np.float32))
+    np.save(out / "rows5.npy", np.ones((5, 4), np.float32))
     # A truncated model: the cnn cut in the middle of its weights.
     data = (out / "cnn.onnx").read_bytes()
     (out / "truncated.onnx").write_bytes(data[: len(data) // 2])
