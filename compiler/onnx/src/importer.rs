@@ -324,6 +324,7 @@ impl<'c> Importer<'c> {
 
     /// A `graph.constant` holding `TensorProto` `t`.
     pub(crate) fn tensor_constant(&mut self, t: &TensorProto) -> Result<Value, String> {
+        check_size(&t.dims)?;
         let attr = tensor_attr(self.ctx, t, self.base.as_deref())?;
         Ok(self.constant_attr(attr))
     }
@@ -748,6 +749,11 @@ impl<'i> NodeCx<'i, '_> {
     ) -> NodeResult<Value> {
         let at = InsertPoint::End(self.imp.block);
         let op = dlc_graph::build_with_type(self.imp.ctx, at, name, operands, attrs, ty, self.loc);
+        let result = self.imp.ctx.result(op, 0);
+        if let Err(m) = check_size(&self.shape(result)) {
+            self.imp.ctx.erase_op(op);
+            return Err(m.into());
+        }
         Ok(self.fold(op, operands))
     }
 
@@ -805,16 +811,21 @@ impl<'i> NodeCx<'i, '_> {
     }
 }
 
-/// Errors when a tensor of `dims` (`?` counting as 1) would exceed [`MAX_TENSOR_ELEMENTS`].
+/// Errors when a tensor of `dims` would exceed [`MAX_TENSOR_ELEMENTS`]; `?` and 0 count as 1,
+/// so every product of some of the dims stays in range (a zero-size tensor cannot carry
+/// dims of 2^62).
 pub fn check_size(dims: &[i64]) -> Result<(), String> {
+    if dims.iter().any(|d| *d < 0 && *d != DYNAMIC) {
+        return Err(format!("a tensor of dims {dims:?} has a negative dim"));
+    }
     let count = dims.iter().try_fold(1i64, |n, d| {
-        let d = if *d == DYNAMIC { 1 } else { *d };
+        let d = if *d == DYNAMIC || *d == 0 { 1 } else { *d };
         n.checked_mul(d).filter(|n| *n <= MAX_TENSOR_ELEMENTS)
     });
     match count {
         Some(_) => Ok(()),
         None => Err(format!(
-            "a tensor of shape {} has more than 2^48 elements",
+            "a tensor of shape {} is too large (more than 2^48 elements)",
             show_shape(dims)
         )),
     }

@@ -180,6 +180,10 @@ fuzz_target!(|data: &[u8]| {
             let mut model = seed_model();
             edit(&mut model, &mut Bytes(edits));
             let bytes = model.encode_to_vec();
+            // DLC_FUZZ_DUMP=file writes the edited model, to turn a finding into a test.
+            if let Some(path) = std::env::var_os("DLC_FUZZ_DUMP") {
+                let _ = std::fs::write(path, &bytes);
+            }
             let decoded = decode_model(&bytes)
                 .unwrap_or_else(|e| panic!("an encoded model does not decode: {e}"));
             check(&decoded);

@@ -99,6 +99,55 @@ fn dtype(ty: Type) -> DType {
 }
 
 impl NodeCx<'_, '_> {
+    /// A constant of `like`'s float element type, of `shape`, from f64 values (weights,
+    /// interpolation matrices).
+    pub fn float_table(&mut self, like: Value, shape: &[usize], values: &[f64]) -> Value {
+        let dt = dtype(self.elem(like));
+        let t = if dt.is_float() {
+            Tensor::from_f64(dt, shape, values)
+        } else {
+            let ints: Vec<i64> = values.iter().map(|v| *v as i64).collect();
+            Tensor::from_i64(dt, shape, &ints)
+        };
+        self.constant(t)
+    }
+
+    /// `x` multiplied along `axis` by the matrix `w` (`[n, m]`): the axis is moved last,
+    /// `graph.matmul` applied (a rank-1 `x` lifted to a row), and moved back; the axis becomes
+    /// `m` long.
+    pub fn matmul_along(&mut self, x: Value, axis: usize, w: Value) -> NodeResult<Value> {
+        let shape = self.shape(x);
+        let rank = shape.len();
+        let mut perm: Vec<i64> = (0..rank as i64).filter(|d| *d != axis as i64).collect();
+        perm.push(axis as i64);
+        let inverse: Vec<i64> = (0..rank as i64)
+            .map(|d| perm.iter().position(|p| *p == d).unwrap_or(0) as i64)
+            .collect();
+        let moved = self.transpose(x, &perm)?;
+        if rank == 1 {
+            let row = self.reshape(moved, &[1, shape[0]])?;
+            let y = self.op("graph.matmul", &[row, w], &[])?;
+            let m = self.shape(y)[1];
+            return self.reshape(y, &[m]);
+        }
+        let y = self.op("graph.matmul", &[moved, w], &[])?;
+        self.transpose(y, &inverse)
+    }
+
+    /// `(x − mean) / √(var + ε)` over `axes` (kept as 1), with the mean and the reciprocal
+    /// standard deviation: the normalizations' shared core.
+    pub fn standardize(&mut self, x: Value, axes: &[i64], eps: f64) -> NodeResult<[Value; 3]> {
+        let mean = self.reduce("graph.reduce_mean", x, axes, true)?;
+        let d = self.binary("graph.sub", x, mean)?;
+        let sq = self.binary("graph.mul", d, d)?;
+        let var = self.reduce("graph.reduce_mean", sq, axes, true)?;
+        let e = self.scalar(eps, var);
+        let ve = self.binary("graph.add", var, e)?;
+        let inv = self.unary("graph.rsqrt", ve)?;
+        let n = self.binary("graph.mul", d, inv)?;
+        Ok([n, mean, inv])
+    }
+
     /// A rank-0 constant `v` of element type `ty`.
     pub fn scalar_of(&mut self, v: f64, ty: Type) -> Value {
         let dt = dtype(ty);

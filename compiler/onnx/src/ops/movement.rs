@@ -261,22 +261,26 @@ fn split(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     } else {
         cx.ints_input(1)?
     };
+    let outputs = cx.node.output.len() as i64;
     let parts = match given {
         Some(p) => p,
         None => {
             if dim == DYNAMIC {
                 return Err("Split of a dynamic axis needs explicit sizes".into());
             }
-            let n = cx
-                .attr_int("num_outputs")
-                .unwrap_or(cx.node.output.len() as i64);
-            if n <= 0 {
-                return Err("Split needs at least one output".into());
+            let n = cx.attr_int("num_outputs").unwrap_or(outputs);
+            if n != outputs || n <= 0 {
+                return Err(
+                    format!("num_outputs {n} does not match the node's {outputs} outputs").into(),
+                );
             }
             let chunk = (dim + n - 1) / n;
             (0..n).map(|i| (dim - i * chunk).clamp(0, chunk)).collect()
         }
     };
+    if parts.len() as i64 != outputs {
+        return Err(format!("{} split sizes for {outputs} outputs", parts.len()).into());
+    }
     if parts.iter().any(|p| *p < 0) {
         return Err("split sizes must be non-negative".into());
     }

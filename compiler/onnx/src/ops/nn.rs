@@ -714,14 +714,7 @@ fn layer_norm(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
         return Ok(vec![cx.cast(y, elem)?]);
     }
     let list: Vec<i64> = (a..shape.len() as i64).collect();
-    let mean = cx.reduce("graph.reduce_mean", x, &list, true)?;
-    let d = cx.binary("graph.sub", x, mean)?;
-    let sq = cx.binary("graph.mul", d, d)?;
-    let var = cx.reduce("graph.reduce_mean", sq, &list, true)?;
-    let e = cx.scalar(eps, var);
-    let ve = cx.binary("graph.add", var, e)?;
-    let inv = cx.unary("graph.rsqrt", ve)?;
-    let n = cx.binary("graph.mul", d, inv)?;
+    let [n, mean, inv] = cx.standardize(x, &list, eps)?;
     let s = cx.binary("graph.mul", n, gamma)?;
     let y = cx.binary("graph.add", s, beta)?;
     Ok(vec![cx.cast(y, elem)?, mean, inv])
@@ -762,14 +755,7 @@ fn group_norm(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let compute = if stashed(cx, x0) { Type::F32 } else { elem };
     let x = cx.cast(x0, compute)?;
     let g = cx.reshape(x, &[shape[0], groups, -1])?;
-    let mean = cx.reduce("graph.reduce_mean", g, &[2], true)?;
-    let d = cx.binary("graph.sub", g, mean)?;
-    let sq = cx.binary("graph.mul", d, d)?;
-    let var = cx.reduce("graph.reduce_mean", sq, &[2], true)?;
-    let e = cx.scalar(eps, var);
-    let ve = cx.binary("graph.add", var, e)?;
-    let inv = cx.unary("graph.rsqrt", ve)?;
-    let n = cx.binary("graph.mul", d, inv)?;
+    let [n, _, _] = cx.standardize(g, &[2], eps)?;
     let n = cx.reshape(n, &shape)?;
     let (scale, bias) = (cx.input(1)?, cx.input(2)?);
     let (scale, bias) = (cx.cast(scale, compute)?, cx.cast(bias, compute)?);
@@ -853,14 +839,7 @@ fn instance_norm(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let (scale, bias) = (cx.input(1)?, cx.input(2)?);
     let (scale, bias) = (per_channel(cx, scale, rank)?, per_channel(cx, bias, rank)?);
     let list: Vec<i64> = (2..rank as i64).collect();
-    let mean = cx.reduce("graph.reduce_mean", x, &list, true)?;
-    let d = cx.binary("graph.sub", x, mean)?;
-    let sq = cx.binary("graph.mul", d, d)?;
-    let var = cx.reduce("graph.reduce_mean", sq, &list, true)?;
-    let e = cx.scalar(eps, var);
-    let ve = cx.binary("graph.add", var, e)?;
-    let inv = cx.unary("graph.rsqrt", ve)?;
-    let n = cx.binary("graph.mul", d, inv)?;
+    let [n, _, _] = cx.standardize(x, &list, eps)?;
     let s = cx.binary("graph.mul", n, scale)?;
     Ok(vec![cx.binary("graph.add", s, bias)?])
 }

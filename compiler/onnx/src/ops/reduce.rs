@@ -6,7 +6,6 @@
 
 use super::{axes, axis, table, Handler};
 use crate::importer::{NodeCx, NodeResult};
-use dlc_graph::interp::{DType, Tensor};
 use dlc_ir::Value;
 
 pub(super) const OPS: &[(&str, Handler)] = &[
@@ -147,31 +146,6 @@ fn cumsum(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let tri: Vec<f64> = (0..n)
         .flat_map(|i| (0..n).map(move |j| f64::from(u8::from(counts(i, j)))))
         .collect();
-    let elem = cx.elem(x);
-    let dtype = DType::ALL
-        .into_iter()
-        .find(|d| d.to_type() == elem)
-        .ok_or("unsupported element type")?;
-    let t = if dtype.is_float() {
-        Tensor::from_f64(dtype, &[n as usize, n as usize], &tri)
-    } else {
-        let ints: Vec<i64> = tri.iter().map(|v| *v as i64).collect();
-        Tensor::from_i64(dtype, &[n as usize, n as usize], &ints)
-    };
-    let t = cx.constant(t);
-    let rank = shape.len();
-    let mut perm: Vec<i64> = (0..rank as i64).filter(|d| *d != a as i64).collect();
-    perm.push(a as i64);
-    let inverse: Vec<i64> = (0..rank as i64)
-        .map(|d| perm.iter().position(|p| *p == d).unwrap_or(0) as i64)
-        .collect();
-    let moved = cx.transpose(x, &perm)?;
-    let (lifted, lift) = if rank == 1 {
-        (cx.reshape(moved, &[1, n])?, true)
-    } else {
-        (moved, false)
-    };
-    let y = cx.op("graph.matmul", &[lifted, t], &[])?;
-    let y = if lift { cx.reshape(y, &[n])? } else { y };
-    Ok(vec![cx.transpose(y, &inverse)?])
+    let t = cx.float_table(x, &[n as usize, n as usize], &tri);
+    Ok(vec![cx.matmul_along(x, a, t)?])
 }

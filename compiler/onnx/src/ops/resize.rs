@@ -12,7 +12,7 @@
 
 use super::{axes, table, Handler};
 use crate::importer::{NodeCx, NodeResult};
-use dlc_graph::interp::{DType, Tensor};
+use dlc_graph::interp::Tensor;
 use dlc_ir::{Value, DYNAMIC};
 
 pub(super) const OPS: &[(&str, Handler)] = &[("Resize", resize), ("Upsample", resize)];
@@ -356,27 +356,8 @@ fn resample_axis(
         .flat_map(|i| (0..n_out).map(move |o| (i, o)))
         .map(|(i, o)| w[o * n_in + i])
         .collect();
-    let elem = cx.elem(x);
-    let dtype = DType::ALL
-        .into_iter()
-        .find(|d| d.to_type() == elem)
-        .ok_or("unsupported dtype")?;
-    let wt = cx.constant(Tensor::from_f64(dtype, &[n_in, n_out], &wt));
-    let rank = cx.shape(x).len();
-    let mut perm: Vec<i64> = (0..rank as i64).filter(|d| *d != a as i64).collect();
-    perm.push(a as i64);
-    let inverse: Vec<i64> = (0..rank as i64)
-        .map(|d| perm.iter().position(|q| *q == d).unwrap_or(0) as i64)
-        .collect();
-    let moved = cx.transpose(x, &perm)?;
-    let y = if rank == 1 {
-        let m2 = cx.reshape(moved, &[1, n_in as i64])?;
-        let y = cx.op("graph.matmul", &[m2, wt], &[])?;
-        cx.reshape(y, &[n_out as i64])?
-    } else {
-        cx.op("graph.matmul", &[moved, wt], &[])?
-    };
-    let y = cx.transpose(y, &inverse)?;
+    let wt = cx.float_table(x, &[n_in, n_out], &wt);
+    let y = cx.matmul_along(x, a, wt)?;
     extrapolate(cx, y, a, &outside, m.extrapolation)
 }
 
