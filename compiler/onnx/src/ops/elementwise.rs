@@ -1,5 +1,6 @@
-//! Elementwise operators: math, comparison and logic, casts, clipping, the variadic
-//! Max/Min/Sum/Mean, and the activations, each one graph op or a short composition of them.
+//! Elementwise operators: math (the inverse trigonometric and hyperbolic functions composed,
+//! atan by a polynomial), comparison and logic, casts, clipping, the variadic Max/Min/Sum/Mean,
+//! and the activations, each one graph op or a short composition of them.
 //! ONNX's multidirectional broadcasting is numpy's, which every graph binary op implements.
 
 use super::{dtype, Handler};
@@ -93,6 +94,12 @@ pub(super) const OPS: &[(&str, Handler)] = &[
     ("Mean", variadic),
     ("Identity", identity),
     ("Tan", tan),
+    ("Atan", atan),
+    ("Asin", asin),
+    ("Acos", acos),
+    ("Asinh", asinh),
+    ("Acosh", acosh),
+    ("Atanh", atanh),
     ("Sinh", sinh),
     ("Cosh", cosh),
     ("Softsign", softsign),
@@ -261,6 +268,110 @@ fn tan(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let s = cx.unary("graph.sin", x)?;
     let c = cx.unary("graph.cos", x)?;
     Ok(vec![cx.binary("graph.div", s, c)?])
+}
+
+/// `atan(x)` from primitives: Cephes' single-precision range reduction (|x| > tan 3π/8:
+/// π/2 − atan(1/|x|); |x| > tan π/8: π/4 + atan((|x| − 1)/(|x| + 1))) and its odd polynomial
+/// on the reduced argument, sign restored at the end. Accurate to a few f32 ulps (f64 inputs
+/// get the same f32-level accuracy).
+fn atan_of(cx: &mut NodeCx, x: Value) -> NodeResult<Value> {
+    let a = cx.unary("graph.abs", x)?;
+    let one = cx.scalar(1.0, x);
+    let big = cx.scalar(2.414_213_562_373_095, x);
+    let mid = cx.scalar(0.414_213_562_373_095_1, x);
+    let is_big = cx.cmp("gt", a, big)?;
+    let is_mid = cx.cmp("gt", a, mid)?;
+    // Reduced argument and offset per range.
+    let inv = cx.binary("graph.div", one, a)?;
+    let neg_inv = cx.unary("graph.neg", inv)?;
+    let am1 = cx.binary("graph.sub", a, one)?;
+    let ap1 = cx.binary("graph.add", a, one)?;
+    let ratio = cx.binary("graph.div", am1, ap1)?;
+    let r_mid = cx.select(is_mid, ratio, a)?;
+    let r = cx.select(is_big, neg_inv, r_mid)?;
+    let zero = cx.scalar(0.0, x);
+    let quarter = cx.scalar(std::f64::consts::FRAC_PI_4, x);
+    let half = cx.scalar(std::f64::consts::FRAC_PI_2, x);
+    let o_mid = cx.select(is_mid, quarter, zero)?;
+    let offset = cx.select(is_big, half, o_mid)?;
+    let z = cx.binary("graph.mul", r, r)?;
+    let mut p = cx.scalar(8.053_744_495_38e-2, x);
+    for c in [-1.387_768_560_32e-1, 1.997_771_064_78e-1, -3.333_294_915_39e-1] {
+        let pz = cx.binary("graph.mul", p, z)?;
+        let cv = cx.scalar(c, x);
+        p = cx.binary("graph.add", pz, cv)?;
+    }
+    let pz = cx.binary("graph.mul", p, z)?;
+    let pzr = cx.binary("graph.mul", pz, r)?;
+    let poly = cx.binary("graph.add", pzr, r)?;
+    let y = cx.binary("graph.add", offset, poly)?;
+    let neg = cx.cmp("lt", x, zero)?;
+    let ny = cx.unary("graph.neg", y)?;
+    cx.select(neg, ny, y)
+}
+
+fn atan(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let x = cx.input(0)?;
+    Ok(vec![atan_of(cx, x)?])
+}
+
+/// `asin(x) = atan(x / √(1 − x²))` (±π/2 at ±1; NaN outside [−1, 1] from the square root).
+fn asin_of(cx: &mut NodeCx, x: Value) -> NodeResult<Value> {
+    let one = cx.scalar(1.0, x);
+    let sq = cx.binary("graph.mul", x, x)?;
+    let d = cx.binary("graph.sub", one, sq)?;
+    let root = cx.unary("graph.sqrt", d)?;
+    let t = cx.binary("graph.div", x, root)?;
+    atan_of(cx, t)
+}
+
+fn asin(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let x = cx.input(0)?;
+    Ok(vec![asin_of(cx, x)?])
+}
+
+/// `acos(x) = 2·atan(√((1 − x)/(1 + x)))`, accurate near 1 where `π/2 − asin(x)` cancels.
+fn acos(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let x = cx.input(0)?;
+    let one = cx.scalar(1.0, x);
+    let m = cx.binary("graph.sub", one, x)?;
+    let p = cx.binary("graph.add", one, x)?;
+    let q = cx.binary("graph.div", m, p)?;
+    let root = cx.unary("graph.sqrt", q)?;
+    let t = atan_of(cx, root)?;
+    let two = cx.scalar(2.0, x);
+    Ok(vec![cx.binary("graph.mul", t, two)?])
+}
+
+/// `ln(x + √(x² ± 1))`: asinh with +, acosh with −.
+fn log_root(cx: &mut NodeCx, sign: f64) -> NodeResult<Vec<Value>> {
+    let x = cx.input(0)?;
+    let sq = cx.binary("graph.mul", x, x)?;
+    let one = cx.scalar(sign, x);
+    let d = cx.binary("graph.add", sq, one)?;
+    let root = cx.unary("graph.sqrt", d)?;
+    let s = cx.binary("graph.add", x, root)?;
+    Ok(vec![cx.unary("graph.log", s)?])
+}
+
+fn asinh(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    log_root(cx, 1.0)
+}
+
+fn acosh(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    log_root(cx, -1.0)
+}
+
+/// `½ ln((1 + x)/(1 − x))`.
+fn atanh(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let x = cx.input(0)?;
+    let one = cx.scalar(1.0, x);
+    let p = cx.binary("graph.add", one, x)?;
+    let m = cx.binary("graph.sub", one, x)?;
+    let q = cx.binary("graph.div", p, m)?;
+    let l = cx.unary("graph.log", q)?;
+    let half = cx.scalar(0.5, x);
+    Ok(vec![cx.binary("graph.mul", l, half)?])
 }
 
 /// `(eˣ ∓ e⁻ˣ) / 2`.
