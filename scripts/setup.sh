@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what dlc needs on a Debian 12 machine, idempotently: LLVM/MLIR 22 (FileCheck,
 # mlir-opt-22, and the libraries dlc-codegen links), lit, ptxas (the nvidia-cuda-nvcc wheel, for
-# the PTX tests), and the benchmark peers numpy and onnxruntime. Runs as root or through sudo.
+# the PTX tests), numpy, onnx 1.23.2 and onnxruntime 1.32.0 (benchmark peers, the ONNX
+# conformance suite) and the rapidocr-onnxruntime wheel's PaddleOCR models. Runs as root or
+# through sudo.
 set -euo pipefail
 
 SUDO=""
