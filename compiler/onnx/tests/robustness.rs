@@ -887,10 +887,11 @@ fn given_constant_of_the_wrong_type_is_rejected() {
 // ---------------------------------------------------------------------------------------------
 // Shapes that do not fit
 
-#[test]
-fn add_of_mismatched_shapes_is_an_error_at_the_node() {
+/// A `[2, 3]` and a `[4, 5]` operand for the binary operator `op_type` (node `name`): the error
+/// names the node.
+fn mismatched_operands(op_type: &str, name: &str) {
     let m = model(
-        vec![node("Add", "add", &["a", "b"], &["y"])],
+        vec![node(op_type, name, &["a", "b"], &["y"])],
         vec![
             input("a", DataType::Float, &[2, 3]),
             input("b", DataType::Float, &[4, 5]),
@@ -898,21 +899,20 @@ fn add_of_mismatched_shapes_is_an_error_at_the_node() {
         &["y"],
         vec![],
     );
-    assert_mentions(&import_error(&m), &["node 'add' (Add, opset 17): "]);
+    assert_mentions(
+        &import_error(&m),
+        &[&format!("node '{name}' ({op_type}, opset 17): ")],
+    );
+}
+
+#[test]
+fn add_of_mismatched_shapes_is_an_error_at_the_node() {
+    mismatched_operands("Add", "add");
 }
 
 #[test]
 fn matmul_of_mismatched_shapes_is_an_error_at_the_node() {
-    let m = model(
-        vec![node("MatMul", "mm", &["a", "b"], &["y"])],
-        vec![
-            input("a", DataType::Float, &[2, 3]),
-            input("b", DataType::Float, &[4, 5]),
-        ],
-        &["y"],
-        vec![],
-    );
-    assert_mentions(&import_error(&m), &["node 'mm' (MatMul, opset 17): "]);
+    mismatched_operands("MatMul", "mm");
 }
 
 #[test]

@@ -296,7 +296,11 @@ fn atan_of(cx: &mut NodeCx, x: Value) -> NodeResult<Value> {
     let offset = cx.select(is_big, half, o_mid)?;
     let z = cx.binary("graph.mul", r, r)?;
     let mut p = cx.scalar(8.053_744_495_38e-2, x);
-    for c in [-1.387_768_560_32e-1, 1.997_771_064_78e-1, -3.333_294_915_39e-1] {
+    for c in [
+        -1.387_768_560_32e-1,
+        1.997_771_064_78e-1,
+        -3.333_294_915_39e-1,
+    ] {
         let pz = cx.binary("graph.mul", p, z)?;
         let cv = cx.scalar(c, x);
         p = cx.binary("graph.add", pz, cv)?;

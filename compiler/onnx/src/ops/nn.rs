@@ -251,6 +251,17 @@ fn from_nchw(cx: &mut NodeCx, y: Value, rank: usize) -> NodeResult<Value> {
     cx.reshape(y, &[e[0], e[1], e[3]])
 }
 
+/// The kernel's spatial dims from the weights' shape, checked against `kernel_shape`.
+fn kernel_of(cx: &mut NodeCx, weights: &[i64]) -> NodeResult<Vec<i64>> {
+    let kernel = weights[2..].to_vec();
+    match cx.attr_ints("kernel_shape") {
+        Some(k) if k != kernel => {
+            Err(format!("kernel_shape {k:?} does not match the weights' {kernel:?}").into())
+        }
+        _ => Ok(kernel),
+    }
+}
+
 fn conv(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let (x, w) = (cx.input(0)?, cx.input(1)?);
     let (xs, ws) = (cx.shape(x), cx.static_shape(w, "Conv's weights")?);
@@ -262,14 +273,7 @@ fn conv(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
         )
         .into());
     }
-    let kernel = ws[2..].to_vec();
-    if let Some(k) = cx.attr_ints("kernel_shape") {
-        if k != kernel {
-            return Err(
-                format!("kernel_shape {k:?} does not match the weights' {kernel:?}").into(),
-            );
-        }
-    }
+    let kernel = kernel_of(cx, &ws)?;
     let window = Window::read(cx, &xs[2..], kernel, false)?;
     let groups = cx.int_or("group", 1);
     let (_, strides, dilations, padding) = window.as_2d();
@@ -317,14 +321,7 @@ fn conv_transpose(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
         )
         .into());
     }
-    let kernel = ws[2..].to_vec();
-    if let Some(k) = cx.attr_ints("kernel_shape") {
-        if k != kernel {
-            return Err(
-                format!("kernel_shape {k:?} does not match the weights' {kernel:?}").into(),
-            );
-        }
-    }
+    let kernel = kernel_of(cx, &ws)?;
     let list = |cx: &mut NodeCx, name: &str, default: i64, len: usize| -> NodeResult<Vec<i64>> {
         let v = cx.attr_ints(name).unwrap_or_else(|| vec![default; len]);
         if v.len() != len {
