@@ -14,9 +14,33 @@
 //! `DLC_NUM_THREADS` makes the pool fall back to the default size, and the error is surfaced by
 //! [`num_threads`], which [`Session::run`](crate::Session::run) calls before running anything:
 //! a bad setting fails every run with a clear message instead of being silently ignored.
+//!
+//! A session runs its whole program on one pool worker ([`run_in_pool`]), so each parallel loop
+//! splits from inside the pool, the worker taking a share, instead of handing every loop to the
+//! pool from outside and sleeping until it ends (a cross-thread wake-up per launch, which cost
+//! more than the kernels of small models: docs/benchmarks.md).
 
 use crate::error::RuntimeError;
+use std::cell::Cell;
 use std::sync::OnceLock;
+
+thread_local! {
+    /// Whether this thread is running a chunk of a parallel loop: a loop reached from there is
+    /// nested and runs inline, so nested loops never wait on the pool they occupy.
+    static IN_CHUNK: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `f` (a whole program run) on a worker of the pool, the caller waiting, so that the
+/// parallel loops it reaches split their work with `rayon::join` from inside the pool (the
+/// worker runs a share itself) instead of sending every loop into the pool from outside and
+/// sleeping until it is done, which costs a cross-thread wake-up per launch.
+pub fn run_in_pool<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    match pool() {
+        Pool::Global => rayon::scope(|_| f()),
+        Pool::Dedicated(pool) => pool.install(f),
+        Pool::Inline => f(),
+    }
+}
 
 /// The body of an outlined parallel loop: runs iterations `[begin, end)` of it.
 pub type ParallelBody = unsafe extern "C" fn(captures: *const u8, begin: i64, end: i64);
@@ -106,9 +130,9 @@ unsafe impl Sync for Captures {}
 /// Runs `body` over `[0, iterations)` on the pool: one contiguous chunk per thread (one per
 /// iteration when there are fewer iterations than threads), returning when all are done.
 ///
-/// Callable concurrently and re-entrantly from any thread; from inside a pool worker (a nested
-/// parallel loop) it runs the whole range inline, so nested loops never wait on the pool they
-/// occupy. `iterations <= 0` returns at once.
+/// Callable concurrently and re-entrantly from any thread; from inside a chunk of another
+/// parallel loop (a nested loop) it runs the whole range inline, so nested loops never wait on
+/// the pool they occupy. `iterations <= 0` returns at once.
 ///
 /// # Safety
 /// `body` must be safe to call with `captures` and any sub-range of `[0, iterations)`, from
@@ -122,18 +146,12 @@ pub unsafe extern "C" fn dlc_parallel_for(
     if iterations <= 0 {
         return;
     }
-    let (threads, on_worker) = match pool() {
-        Pool::Global => (
-            rayon::current_num_threads(),
-            rayon::current_thread_index().is_some(),
-        ),
-        Pool::Dedicated(pool) => (
-            pool.current_num_threads(),
-            pool.current_thread_index().is_some(),
-        ),
-        Pool::Inline => (1, false),
+    let threads = match pool() {
+        Pool::Global => rayon::current_num_threads(),
+        Pool::Dedicated(pool) => pool.current_num_threads(),
+        Pool::Inline => 1,
     };
-    if iterations == 1 || threads <= 1 || on_worker {
+    if iterations == 1 || threads <= 1 || IN_CHUNK.get() {
         // SAFETY: the caller's contract covers the whole range on this thread; a nested loop
         // runs on the worker that reached it.
         unsafe { body(captures, 0, iterations) };
@@ -142,8 +160,10 @@ pub unsafe extern "C" fn dlc_parallel_for(
     let chunks = (threads as i64).min(iterations);
     let captures = Captures(captures);
     // Recursive `join` rather than `scope` + `spawn`: join keeps its jobs on the stack (no
-    // allocation per chunk) and the caller's worker runs a share of the chunks. Called from
-    // outside a pool, `join` runs on the global pool; `install` moves it onto the dedicated one.
+    // allocation per chunk) and the caller's worker runs a share of the chunks. A session runs
+    // its program on a pool worker (`run_in_pool`), so this is a cheap join from inside the
+    // pool; called from outside one, `join` sends the work into the global pool and `install`
+    // onto the dedicated one.
     let run = || run_chunks(body, captures, iterations, chunks, 0, chunks);
     match pool() {
         Pool::Dedicated(pool) => pool.install(run),
@@ -162,8 +182,10 @@ fn run_chunks(
 ) {
     if last - first == 1 {
         let (begin, end) = chunk_range(iterations, chunks, first);
+        let outer = IN_CHUNK.replace(true);
         // SAFETY: chunks are disjoint sub-ranges, as `dlc_parallel_for`'s contract allows.
         unsafe { body(captures.0, begin, end) };
+        IN_CHUNK.set(outer);
         return;
     }
     let mid = first + (last - first) / 2;

@@ -92,9 +92,21 @@ impl<'p> Session<'p> {
         let program = self.program;
         program.signature.check(inputs, &mut self.seen)?;
         self.bind(inputs)?;
-        for (instr, loc) in program.instrs.iter().zip(&program.locs) {
-            self.exec(instr, *loc)?;
-        }
+        let session = SendSession(self);
+        // SAFETY: the session is used by the one pool thread that runs the closure while this
+        // thread waits in `run_in_pool`, so access stays exclusive; its raw buffer pointers are
+        // what make it `!Send`, and they point to memory this session owns or borrows for the
+        // run.
+        let result = crate::pool::run_in_pool(move || {
+            let session = session;
+            let this = session.0;
+            program
+                .instrs
+                .iter()
+                .zip(&program.locs)
+                .try_for_each(|(instr, loc)| this.exec(instr, *loc))
+        });
+        result?;
         self.ran = true;
         Ok(Outputs { session: self })
     }
@@ -550,3 +562,10 @@ fn int_binary(op: IntOp, a: i64, b: i64, width: u32) -> Result<i64, String> {
     };
     Ok(crate::program::wrap(v as i64, width))
 }
+
+/// A session handed to the pool thread that runs a program (see [`Session::run`]).
+struct SendSession<'a, 'p>(&'a mut Session<'p>);
+
+// SAFETY: `Session::run` moves the session to one pool thread and blocks until that thread is
+// done with it, so it is never used from two threads at once.
+unsafe impl Send for SendSession<'_, '_> {}

@@ -199,9 +199,15 @@ impl Kernel<'_> {
         // Point loops around everything.
         let mut point: Point = vec![None; d];
         let mut body = self.entry;
-        for (n, a) in plan.point_axes().into_iter().enumerate() {
+        let axes = plan.point_axes();
+        let count = axes.len();
+        for (n, a) in axes.into_iter().enumerate() {
+            // On the CPU every point loop but the innermost is parallel: `parallelize` collapses
+            // the nest into one loop of tasks, and a batched contraction's row loop is parallel,
+            // as `tile` needs it. The innermost stays serial (unless it is the only one) for
+            // `vectorize` and `tile`'s columns.
             let kind = match target {
-                Target::Cpu if n > 0 => LoopKind::Serial,
+                Target::Cpu if n > 0 && n + 1 == count => LoopKind::Serial,
                 _ => LoopKind::Parallel,
             };
             let (b, iv) = self.build_loop(ctx, body, a, kind)?;

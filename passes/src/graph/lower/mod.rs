@@ -24,8 +24,10 @@
 //!   buffer over the reduce axes. A reduction accumulates in its register: the init region
 //!   stores the identity, the body combines; a reduction result that leaves the kernel gets a
 //!   `store_<n>` block after its nest. Splat constants become `arith.constant`s.
-//! - **Schedules** (`target`): `cpu` makes the outermost point loop `parallel` and the inner
-//!   ones `serial` (the innermost walks the contiguous dim, ready for `vectorize`), reductions
+//! - **Schedules** (`target`): `cpu` makes every point loop but the innermost `parallel`
+//!   (`parallelize` collapses them into one loop of tasks; a batched matmul's row loop is
+//!   parallel, as `tile` wants it) and the innermost `serial` (it walks the contiguous dim,
+//!   ready for `vectorize`; a kernel with one point loop has it parallel), reductions
 //!   accumulate in registers; `gpu` makes every point loop `parallel`, left for `gpu-map`.
 //! - **Host function.** The `func.func` keeps its name; tensor arguments and results become
 //!   `!loop.buffer<..., global>`. Its body: `loop.dim` of the arguments for each dynamic size,
@@ -124,7 +126,7 @@ pub static INFO: PassInfo = PassInfo {
         "target",
         OptionKind::Str,
         "cpu",
-        "The default schedule: cpu (outer parallel loop) or gpu (all point loops parallel, for gpu-map)",
+        "The default schedule: cpu (point loops parallel but the innermost) or gpu (all point loops parallel, for gpu-map)",
     )],
     statistics: &[
         ("num-kernels", "Number of loop.kernel ops built"),
@@ -141,7 +143,7 @@ pub static INFO: PassInfo = PassInfo {
 /// Which default schedule the kernels get.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub enum Target {
-    /// Outermost point loop parallel, the rest serial.
+    /// Point loops parallel but the innermost (serial, unless it is the only one).
     Cpu,
     /// Every point loop parallel, for `gpu-map`.
     Gpu,
