@@ -110,14 +110,7 @@ fn attention(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
         if pad > 0 {
             let mut high = vec![0; ms.len()];
             *high.last_mut().unwrap_or(&mut 0) = pad;
-            let (l, h) = (cx.array_attr(&vec![0; ms.len()]), cx.array_attr(&high));
-            let elem = cx.elem(m);
-            let ninf = cx.ctx().float_attr(f64::NEG_INFINITY, elem);
-            m = cx.op(
-                "graph.pad",
-                &[m],
-                &[("low", l), ("high", h), ("value", ninf)],
-            )?;
+            m = cx.pad_or_crop(m, &vec![0; ms.len()], &high, f64::NEG_INFINITY)?;
         }
         bias = add(cx, bias, m)?;
     }

@@ -148,6 +148,62 @@ impl NodeCx<'_, '_> {
         Ok([n, mean, inv])
     }
 
+    /// `graph.slice` of `x` with per-axis `starts`, `ends` and `steps`.
+    pub fn slice(
+        &mut self,
+        x: Value,
+        starts: &[i64],
+        ends: &[i64],
+        steps: &[i64],
+    ) -> NodeResult<Value> {
+        let (s, e, t) = (
+            self.array_attr(starts),
+            self.array_attr(ends),
+            self.array_attr(steps),
+        );
+        self.op(
+            "graph.slice",
+            &[x],
+            &[("starts", s), ("ends", e), ("steps", t)],
+        )
+    }
+
+    /// `x` padded by `low`/`high` per axis with `value` (converted to `x`'s element type); a
+    /// negative amount crops that side instead (a `graph.slice` after the pad).
+    pub fn pad_or_crop(
+        &mut self,
+        x: Value,
+        low: &[i64],
+        high: &[i64],
+        value: f64,
+    ) -> NodeResult<Value> {
+        let elem = self.elem(x);
+        let fill = if self.is_float(x) {
+            self.ctx().float_attr(value, elem)
+        } else {
+            self.ctx().integer_attr(value as i128, elem)
+        };
+        let grow = |v: &[i64]| v.iter().map(|p| (*p).max(0)).collect::<Vec<_>>();
+        let mut y = x;
+        if low.iter().chain(high).any(|p| *p > 0) {
+            let (l, h) = (self.array_attr(&grow(low)), self.array_attr(&grow(high)));
+            y = self.op(
+                "graph.pad",
+                &[y],
+                &[("low", l), ("high", h), ("value", fill)],
+            )?;
+        }
+        if low.iter().chain(high).any(|p| *p < 0) {
+            let starts: Vec<i64> = low.iter().map(|p| p.saturating_neg().max(0)).collect();
+            let ends: Vec<i64> = high
+                .iter()
+                .map(|p| if *p < 0 { *p } else { i64::MAX })
+                .collect();
+            y = self.slice(y, &starts, &ends, &vec![1; low.len()])?;
+        }
+        Ok(y)
+    }
+
     /// A rank-0 constant `v` of element type `ty`.
     pub fn scalar_of(&mut self, v: f64, ty: Type) -> Value {
         let dt = dtype(ty);

@@ -313,26 +313,7 @@ fn slice_axis(
     starts[a] = start;
     ends[a] = end;
     steps[a] = step;
-    slice_op(cx, x, &starts, &ends, &steps)
-}
-
-fn slice_op(
-    cx: &mut NodeCx,
-    x: Value,
-    starts: &[i64],
-    ends: &[i64],
-    steps: &[i64],
-) -> NodeResult<Value> {
-    let (s, e, t) = (
-        cx.array_attr(starts),
-        cx.array_attr(ends),
-        cx.array_attr(steps),
-    );
-    cx.op(
-        "graph.slice",
-        &[x],
-        &[("starts", s), ("ends", e), ("steps", t)],
-    )
+    cx.slice(x, &starts, &ends, &steps)
 }
 
 /// The indices ONNX's Slice selects on an axis of size `dim` (clamping as the spec says).
@@ -394,7 +375,7 @@ fn slice(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
             step => reversed.push((a, starts[k], ends[k], step)),
         }
     }
-    let mut y = slice_op(cx, x, &s, &e, &t)?;
+    let mut y = cx.slice(x, &s, &e, &t)?;
     for (a, start, end, step) in reversed {
         let dim = shape[a];
         if dim == DYNAMIC {
@@ -572,27 +553,7 @@ fn pad(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
         low[*a as usize] = pads[k];
         high[*a as usize] = pads[k + list.len()];
     }
-    let value_attr = match cx.elem(x) {
-        ty if cx.is_float(x) => cx.ctx().float_attr(value, ty),
-        ty => cx.ctx().integer_attr(value as i128, ty),
-    };
-    let (l, h) = (
-        cx.array_attr(&low.iter().map(|p| (*p).max(0)).collect::<Vec<_>>()),
-        cx.array_attr(&high.iter().map(|p| (*p).max(0)).collect::<Vec<_>>()),
-    );
-    let mut y = cx.op(
-        "graph.pad",
-        &[x],
-        &[("low", l), ("high", h), ("value", value_attr)],
-    )?;
-    if low.iter().chain(&high).any(|p| *p < 0) {
-        let starts: Vec<i64> = low.iter().map(|p| (-p).max(0)).collect();
-        let ends: Vec<i64> = high
-            .iter()
-            .map(|p| if *p < 0 { *p } else { i64::MAX })
-            .collect();
-        y = slice_op(cx, y, &starts, &ends, &vec![1; rank])?;
-    }
+    let y = cx.pad_or_crop(x, &low, &high, value)?;
     Ok(vec![y])
 }
 
@@ -722,8 +683,8 @@ fn one_hot(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let positions: Vec<i64> = (0..depth).collect();
     let iota = cx.constant(Tensor::from_i64(DType::I64, &iota_shape, &positions));
     let hit = cx.cmp("eq", idx, iota)?;
-    let off = slice_op(cx, values, &[0], &[1], &[1])?;
-    let on = slice_op(cx, values, &[1], &[2], &[1])?;
+    let off = cx.slice(values, &[0], &[1], &[1])?;
+    let on = cx.slice(values, &[1], &[2], &[1])?;
     let off = cx.reshape(off, &[])?;
     let on = cx.reshape(on, &[])?;
     Ok(vec![cx.select(hit, on, off)?])

@@ -423,33 +423,16 @@ fn conv_transpose(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let mut y = x4;
     if s2 != [1, 1] {
         y = cx.reshape(y, &[s4[0], c, h, 1, wd, 1])?;
-        let (l, hi) = (
-            cx.array_attr(&[0; 6]),
-            cx.array_attr(&[0, 0, 0, s2[0] - 1, 0, s2[1] - 1]),
-        );
-        let elem = cx.elem(x);
-        let zero = cx.ctx().float_attr(0.0, elem);
-        y = cx.op(
-            "graph.pad",
-            &[y],
-            &[("low", l), ("high", hi), ("value", zero)],
-        )?;
+        let high = [0, 0, 0, s2[0] - 1, 0, s2[1] - 1];
+        y = cx.pad_or_crop(y, &[0; 6], &high, 0.0)?;
         y = cx.reshape(y, &[s4[0], c, h * s2[0], wd * s2[1]])?;
-        let (st, en, sp) = (
-            cx.array_attr(&[0; 4]),
-            cx.array_attr(&[
-                i64::MAX,
-                i64::MAX,
-                (h - 1) * s2[0] + 1,
-                (wd - 1) * s2[1] + 1,
-            ]),
-            cx.array_attr(&[1; 4]),
-        );
-        y = cx.op(
-            "graph.slice",
-            &[y],
-            &[("starts", st), ("ends", en), ("steps", sp)],
-        )?;
+        let ends = [
+            i64::MAX,
+            i64::MAX,
+            (h - 1) * s2[0] + 1,
+            (wd - 1) * s2[1] + 1,
+        ];
+        y = cx.slice(y, &[0; 4], &ends, &[1; 4])?;
     }
     // Pad (or crop) each side.
     let reach = |i: usize| i128::from(d2[i]) * i128::from(k2[i] - 1);
@@ -460,34 +443,12 @@ fn conv_transpose(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let after: Vec<i64> = (0..2)
         .map(|i| narrow(reach(i) - i128::from(pe[i]) + i128::from(op2[i])))
         .collect();
-    let grow = |v: &[i64]| vec![0, 0, v[0].max(0), v[1].max(0)];
-    let (l, hi) = (cx.array_attr(&grow(&before)), cx.array_attr(&grow(&after)));
-    let elem = cx.elem(x);
-    let zero = cx.ctx().float_attr(0.0, elem);
-    y = cx.op(
-        "graph.pad",
-        &[y],
-        &[("low", l), ("high", hi), ("value", zero)],
+    y = cx.pad_or_crop(
+        y,
+        &[0, 0, before[0], before[1]],
+        &[0, 0, after[0], after[1]],
+        0.0,
     )?;
-    if before.iter().chain(&after).any(|v| *v < 0) {
-        let starts = vec![0, 0, (-before[0]).max(0), (-before[1]).max(0)];
-        let ends: Vec<i64> = vec![
-            i64::MAX,
-            i64::MAX,
-            if after[0] < 0 { after[0] } else { i64::MAX },
-            if after[1] < 0 { after[1] } else { i64::MAX },
-        ];
-        let (st, en, sp) = (
-            cx.array_attr(&starts),
-            cx.array_attr(&ends),
-            cx.array_attr(&[1; 4]),
-        );
-        y = cx.op(
-            "graph.slice",
-            &[y],
-            &[("starts", st), ("ends", en), ("steps", sp)],
-        )?;
-    }
     // Weights [C, O/g, kh, kw] → [O, C/g, kh, kw], flipped.
     let ws4 = cx.shape(w4);
     let (cg, og) = (ws4[0] / groups, ws4[1]);
@@ -517,35 +478,10 @@ fn conv_transpose(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
             return Err(format!("output_shape {target:?} needs a size per spatial axis").into());
         }
         let got = cx.shape(out);
-        let grow: Vec<i64> = (0..got.len())
-            .map(|d| {
-                if d < 2 {
-                    0
-                } else {
-                    (want[d - 2] - got[d]).max(0)
-                }
-            })
+        let change: Vec<i64> = (0..got.len())
+            .map(|d| if d < 2 { 0 } else { want[d - 2] - got[d] })
             .collect();
-        let ends: Vec<i64> = (0..got.len())
-            .map(|d| if d < 2 { i64::MAX } else { want[d - 2] })
-            .collect();
-        let (l, hi) = (cx.array_attr(&vec![0; got.len()]), cx.array_attr(&grow));
-        let zero = cx.ctx().float_attr(0.0, elem);
-        out = cx.op(
-            "graph.pad",
-            &[out],
-            &[("low", l), ("high", hi), ("value", zero)],
-        )?;
-        let (st, en, sp) = (
-            cx.array_attr(&vec![0; got.len()]),
-            cx.array_attr(&ends),
-            cx.array_attr(&vec![1; got.len()]),
-        );
-        out = cx.op(
-            "graph.slice",
-            &[out],
-            &[("starts", st), ("ends", en), ("steps", sp)],
-        )?;
+        out = cx.pad_or_crop(out, &vec![0; got.len()], &change, 0.0)?;
     }
     if let Some(b) = cx.opt_input(2) {
         let mut shape = vec![1; xs.len()];
@@ -587,14 +523,7 @@ fn pool(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
             low[4 - n + i] = window.pads[i];
             high[4 - n + i] = window.pads[n + i];
         }
-        let (l, h) = (cx.array_attr(&low), cx.array_attr(&high));
-        let elem = cx.elem(x);
-        let zero = cx.ctx().float_attr(0.0, elem);
-        x4 = cx.op(
-            "graph.pad",
-            &[x4],
-            &[("low", l), ("high", h), ("value", zero)],
-        )?;
+        x4 = cx.pad_or_crop(x4, &low, &high, 0.0)?;
         padded.pads = vec![0; 2 * n];
     }
     let (kernel, strides, _, padding) = padded.as_2d();
