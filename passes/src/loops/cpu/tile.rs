@@ -67,7 +67,9 @@
 //! # TODO
 //! - Cache-block `k` and pack panels of `B`; tile the column remainder with narrower vectors.
 //! - Several reductions sharing one `k` loop (a fused QKV projection) and `j` loops nested in a
-//!   serial batch loop are left alone.
+//!   serial batch loop are left alone (`lower` makes a batched matmul's batch and row loops
+//!   parallel, so its nests do tile: 12x256x64 by 12x64x256 runs at about 250 GFLOP/s on 2
+//!   AVX-512 cores, `dlc-run --bench 20`).
 //!
 //! # Examples
 //! 1. A 12x64 by 64x32 matmul with `tile{rows=4 vectors=2}`:
