@@ -106,6 +106,20 @@ pub fn tensor_attr(
 
 /// The bytes of a tensor stored in a typed repeated field.
 fn typed_bytes(t: &TensorProto, elem: Type, count: usize) -> Result<Vec<u8>, String> {
+    // The field must hold `count` elements before anything is allocated for them: a tensor's
+    // dims alone may claim far more than the file holds.
+    let held = match elem {
+        Type::F32 => t.float_data.len(),
+        Type::F64 => t.double_data.len(),
+        Type::I64 => t.int64_data.len(),
+        _ => t.int32_data.len(),
+    };
+    if held != count {
+        return Err(format!(
+            "tensor '{}' has {held} elements, its dims {:?} need {count}",
+            t.name, t.dims
+        ));
+    }
     let mut out = Vec::with_capacity(count * element_bytes(elem));
     let found = match elem {
         Type::F32 => {

@@ -531,6 +531,79 @@ fn range_with_huge_count_is_rejected() {
     });
 }
 
+/// `Range` over the whole i64 range in steps of 2^62 has 4 elements, counted exactly (no
+/// overflow, no f64 rounding), and a count of 3 just above 2^60 is not rounded away.
+#[test]
+fn range_with_extreme_integer_bounds_is_exact() {
+    let run = |start: i64, limit: i64, delta: i64| {
+        let scalar = |name: &str, v: i64| i64_tensor(name, &[], &[v]);
+        let m = model(
+            vec![node("Range", "range", &["start", "limit", "delta"], &["y"])],
+            vec![],
+            &["y"],
+            vec![
+                scalar("start", start),
+                scalar("limit", limit),
+                scalar("delta", delta),
+            ],
+        );
+        let (ctx, imported) = import_checked(&m, &ImportOptions::default())
+            .unwrap_or_else(|e| panic!("Range does not import: {e}"));
+        let out = interpret(&ctx, imported.func, &[])
+            .unwrap_or_else(|d| panic!("the interpreter fails: {}", d.message));
+        out[0].to_i64_vec()
+    };
+    assert_eq!(
+        run(i64::MIN, i64::MAX, 1 << 62),
+        [i64::MIN, i64::MIN + (1 << 62), 0, 1 << 62]
+    );
+    assert_eq!(
+        run(1 << 60, (1 << 60) + 3, 1),
+        [1 << 60, (1 << 60) + 1, (1 << 60) + 2]
+    );
+    assert_eq!(run(5, 5, -1), Vec::<i64>::new());
+}
+
+/// CumSum keeps an infinity where it is (a scan, not a matmul with a 0/1 triangle, where
+/// `0 · inf` made every later output NaN), in both directions.
+#[test]
+fn cumsum_keeps_infinities_in_place() {
+    for (reverse, expected) in [
+        (0, [1.0, f64::INFINITY, f64::INFINITY]),
+        (1, [f64::INFINITY, f64::INFINITY, 1.0]),
+    ] {
+        let m = model(
+            vec![with_attrs(
+                node("CumSum", "scan", &["x", "axis"], &["y"]),
+                vec![int_attr("reverse", reverse)],
+            )],
+            vec![input("x", DataType::Float, &[3])],
+            &["y"],
+            vec![i64_tensor("axis", &[], &[0])],
+        );
+        let (ctx, imported) = import_checked(&m, &ImportOptions::default())
+            .unwrap_or_else(|e| panic!("CumSum does not import: {e}"));
+        let x = Tensor::from_f64(DType::F32, &[3], &[1.0, f64::INFINITY, 1.0]);
+        let out = interpret(&ctx, imported.func, &[x])
+            .unwrap_or_else(|d| panic!("the interpreter fails: {}", d.message));
+        assert_eq!(out[0].to_f64_vec(), expected, "reverse = {reverse}");
+    }
+}
+
+/// A Dropout mask over a huge input is a splat, not a materialized tensor.
+#[test]
+fn dropout_mask_of_a_huge_input_is_not_materialized() {
+    isolated("dropout_mask_of_a_huge_input_is_not_materialized", || {
+        let m = model(
+            vec![node("Dropout", "drop", &["x"], &["y", "mask"])],
+            vec![input("x", DataType::Float, &[1 << 24, 1 << 24])],
+            &["y", "mask"],
+            vec![],
+        );
+        assert!(import_checked(&m, &ImportOptions::default()).is_ok());
+    });
+}
+
 // ---------------------------------------------------------------------------------------------
 // Broken graphs
 

@@ -53,6 +53,16 @@ fn attention(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let scale = cx.float_or("scale", 1.0 / (head as f64).sqrt());
     let root = cx.scalar(scale.sqrt(), q);
     let (past_k, past_v) = (cx.opt_input(4), cx.opt_input(5));
+    if [past_k, past_v]
+        .iter()
+        .flatten()
+        .any(|p| cx.shape(*p).len() != 4)
+    {
+        return Err("past_key and past_value must be 4-D".into());
+    }
+    if past_k.is_some() != past_v.is_some() {
+        return Err("past_key and past_value must be given together".into());
+    }
     let past_len = past_k.map_or(0, |p| cx.shape(p)[2]);
     let concat_seq = |cx: &mut NodeCx, past: Option<Value>, x: Value| -> NodeResult<Value> {
         match past {

@@ -175,8 +175,15 @@ fn xor(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
 fn pow(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let (a, b) = (cx.input(0)?, cx.input(1)?);
     legacy_broadcast(cx)?;
-    // The exponent may have another type than the base; the result has the base's.
+    // The exponent may have another type than the base; the result has the base's. An integer
+    // base with a float exponent computes in the exponent's type, as the spec's reference does.
     let ty = cx.elem(a);
+    if !cx.is_float(a) && cx.is_float(b) {
+        let wide = cx.elem(b);
+        let af = cx.cast(a, wide)?;
+        let p = cx.binary("graph.pow", af, b)?;
+        return Ok(vec![cx.cast(p, ty)?]);
+    }
     let b = cx.cast(b, ty)?;
     Ok(vec![cx.binary("graph.pow", a, b)?])
 }
@@ -208,7 +215,8 @@ fn select(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
 fn cast(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let x = cx.input(0)?;
     let to = cx.attr_int("to").ok_or("attribute 'to' is required")?;
-    let ty = element_type(to as i32)?;
+    let to = i32::try_from(to).map_err(|_| format!("'to' = {to} is not a data type"))?;
+    let ty = element_type(to)?;
     cx.ignore("saturate");
     Ok(vec![cx.cast(x, ty)?])
 }

@@ -570,28 +570,42 @@ fn range(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     };
     let (start, limit, delta) = (scalar(cx, 0)?, scalar(cx, 1)?, scalar(cx, 2)?);
     let dtype = start.dtype();
-    let (s, l, d) = (
-        start.get(0).as_f64(),
-        limit.get(0).as_f64(),
-        delta.get(0).as_f64(),
-    );
-    if d == 0.0 {
-        return Err("delta is 0".into());
-    }
-    let n = ((l - s) / d).ceil().max(0.0);
-    if !n.is_finite() {
-        return Err("Range bounds must be finite".into());
-    }
-    table(n as i128)?;
-    let values: Vec<Scalar> = (0..n as usize)
-        .map(|i| {
-            if dtype.is_float() {
-                Scalar::Float(s + i as f64 * d)
-            } else {
-                Scalar::Int(start.get(0).as_i64() + i as i64 * delta.get(0).as_i64())
-            }
-        })
-        .collect();
+    let values: Vec<Scalar> = if dtype.is_float() {
+        let (s, l, d) = (
+            start.get(0).as_f64(),
+            limit.get(0).as_f64(),
+            delta.get(0).as_f64(),
+        );
+        if d == 0.0 {
+            return Err("delta is 0".into());
+        }
+        let n = ((l - s) / d).ceil().max(0.0);
+        if !n.is_finite() {
+            return Err("Range bounds must be finite".into());
+        }
+        let n = table(n as i128)?;
+        (0..n).map(|i| Scalar::Float(s + i as f64 * d)).collect()
+    } else {
+        // Integers count exactly: ceil((limit − start) / delta) in i128.
+        let (s, l, d) = (
+            i128::from(start.get(0).as_i64()),
+            i128::from(limit.get(0).as_i64()),
+            i128::from(delta.get(0).as_i64()),
+        );
+        if d == 0 {
+            return Err("delta is 0".into());
+        }
+        let span = l - s;
+        let n = if (span > 0) == (d > 0) && span != 0 {
+            (span + d - d.signum()) / d
+        } else {
+            0
+        };
+        let n = table(n)?;
+        (0..n as i128)
+            .map(|i| Scalar::Int((s + i * d) as i64))
+            .collect()
+    };
     let len = values.len();
     Ok(vec![cx.constant(Tensor::from_scalars(
         dtype,
@@ -614,8 +628,13 @@ fn dropout(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let mut out = vec![x];
     if cx.num_outputs() > 1 {
         let shape = cx.static_shape(x, "Dropout's mask")?;
-        let dims: Vec<usize> = shape.iter().map(|d| *d as usize).collect();
-        out.push(cx.constant(Tensor::splat(DType::I1, &dims, Scalar::Bool(true))));
+        // A boolean mask from opset 10; before, the mask had the input's type.
+        let one = if cx.opset >= 10 {
+            Tensor::from_bools(&[1], &[true])
+        } else {
+            Tensor::splat(super::dtype(cx.elem(x)), &[1], Scalar::Float(1.0))
+        };
+        out.push(cx.splat_constant(&one, &shape)?);
     }
     Ok(out)
 }
@@ -741,9 +760,13 @@ pub(super) fn gather_along(
     let wrapped = cx.binary("graph.add", idx, n)?;
     let idx = cx.select(neg, wrapped, idx)?;
     let in_range = cx.cmp("lt", idx, n)?;
-    // Any index ≥ the element count lands past the flat range (and cannot overflow back in).
+    // An index of ceil(total / stride) lands past the flat range: times the stride it is at
+    // most total + stride, so it cannot overflow back in.
     let total: i64 = ds.iter().product();
-    let far = cx.scalar(total as f64, idx);
+    let far = cx.scalar(
+        ((total + strides[a] - 1) / strides[a].max(1)).max(1) as f64,
+        idx,
+    );
     let idx = cx.select(in_range, idx, far)?;
     let stride = cx.scalar(strides[a] as f64, idx);
     let scaled = cx.binary("graph.mul", idx, stride)?;

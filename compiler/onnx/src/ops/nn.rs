@@ -377,10 +377,12 @@ fn conv_transpose(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
                 .collect();
             let (mut begin, mut end) = (Vec::new(), Vec::new());
             for t in total {
+                // Python's floor division, as the spec's reference (t may be negative).
+                let half = t.div_euclid(2);
                 let (b, e) = if mode == "SAME_UPPER" {
-                    (t / 2, t - t / 2)
+                    (half, t - half)
                 } else {
-                    (t - t / 2, t / 2)
+                    (t - half, half)
                 };
                 begin.push(b);
                 end.push(e);
@@ -685,6 +687,17 @@ fn group_norm(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let n = cx.reshape(n, &shape)?;
     let (scale, bias) = (cx.input(1)?, cx.input(2)?);
     let (scale, bias) = (cx.cast(scale, compute)?, cx.cast(bias, compute)?);
+    // Opset 18 gave one scale and bias per group; opset 21 one per channel.
+    let per_group = |cx: &mut NodeCx, p: Value| -> NodeResult<Value> {
+        if cx.shape(p) != [groups] || groups == shape[1] {
+            return Ok(p);
+        }
+        let g = cx.reshape(p, &[groups, 1])?;
+        let s = cx.array_attr(&[groups, shape[1] / groups]);
+        let spread = cx.op("graph.broadcast_to", &[g], &[("shape", s)])?;
+        cx.reshape(spread, &[shape[1]])
+    };
+    let (scale, bias) = (per_group(cx, scale)?, per_group(cx, bias)?);
     let (scale, bias) = (
         per_channel(cx, scale, shape.len())?,
         per_channel(cx, bias, shape.len())?,

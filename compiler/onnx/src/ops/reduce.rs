@@ -1,5 +1,5 @@
 //! Reductions: ReduceSum/Mean/Max/Min/Prod and the composed ReduceL1/L2/LogSum/LogSumExp/
-//! SumSquare, ArgMax/ArgMin, and the scan CumSum.
+//! SumSquare, ArgMax/ArgMin, and the scan CumSum (log-step shifts and adds).
 //!
 //! The axes are an attribute until opset 13 (ReduceSum) or 18 (the others), then an optional
 //! input. No axes reduce every axis, unless `noop_with_empty_axes` makes that the identity.
@@ -119,9 +119,10 @@ fn arg_reduce(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     Ok(vec![cx.binary("graph.sub", top, i)?])
 }
 
-/// Running sums along `axis` as a matmul with a constant 0/1 triangle `T[i, j]` (does `x[i]`
-/// count in `y[j]`: `i ≤ j`, `i < j` when `exclusive`, mirrored when `reverse`); the axis is
-/// moved last for it and back after.
+/// Running sums along `axis` by a log-step scan (Hillis–Steele): `y += y` shifted by 1, 2, 4,
+/// ... positions (a pad with zeros and a crop), `⌈log₂ n⌉` adds. `exclusive` shifts the input by
+/// one first, `reverse` shifts the other way. Every output is a sum of exactly its own inputs,
+/// so infinities and NaNs stay where they belong.
 fn cumsum(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let x = cx.input(0)?;
     let shape = cx.shape(x);
@@ -134,18 +135,25 @@ fn cumsum(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     if n == dlc_ir::DYNAMIC {
         return Err("CumSum along a dynamic axis is not supported".into());
     }
-    table(n as i128 * n as i128)?;
     let exclusive = cx.int_or("exclusive", 0) != 0;
     let reverse = cx.int_or("reverse", 0) != 0;
-    let counts = |i: i64, j: i64| match (reverse, exclusive) {
-        (false, false) => i <= j,
-        (false, true) => i < j,
-        (true, false) => i >= j,
-        (true, true) => i > j,
+    let rank = shape.len();
+    // `y` moved `k` positions along the axis, toward the end (or the start when reversed).
+    let shift = |cx: &mut NodeCx, y: Value, k: i64| -> NodeResult<Value> {
+        let (mut low, mut high) = (vec![0; rank], vec![0; rank]);
+        (low[a], high[a]) = if reverse { (-k, k) } else { (k, -k) };
+        cx.pad_or_crop(y, &low, &high, 0.0)
     };
-    let tri: Vec<f64> = (0..n)
-        .flat_map(|i| (0..n).map(move |j| f64::from(u8::from(counts(i, j)))))
-        .collect();
-    let t = cx.float_table(x, &[n as usize, n as usize], &tri);
-    Ok(vec![cx.matmul_along(x, a, t)?])
+    let mut y = if exclusive && n > 0 {
+        shift(cx, x, 1)?
+    } else {
+        x
+    };
+    let mut k = 1;
+    while k < n {
+        let moved = shift(cx, y, k)?;
+        y = cx.binary("graph.add", y, moved)?;
+        k *= 2;
+    }
+    Ok(vec![y])
 }
