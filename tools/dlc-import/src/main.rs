@@ -15,6 +15,20 @@ use dlc_onnx::{import_file, parse_dim_arg, parse_shape_arg, ImportOptions};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// `println!` that ends the program quietly (status 0) when stdout is closed, as in
+/// `dlc-import model.onnx | head`, and returns other write errors from the enclosing function.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if let Err(e) = writeln!(std::io::stdout(), $($arg)*) {
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                std::process::exit(0);
+            }
+            return Err(format!("dlc-import: error: cannot write to stdout: {e}"));
+        }
+    }};
+}
+
 #[derive(Parser, Debug)]
 #[command(
     name = "dlc-import",
@@ -54,7 +68,7 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<(), String> {
     if cli.list_ops {
-        println!("{}", dlc_onnx::ops::supported_ops().join("\n"));
+        out!("{}", dlc_onnx::ops::supported_ops().join("\n"));
         return Ok(());
     }
     let path = cli.input.ok_or("dlc-import: error: no model given")?;
@@ -91,7 +105,7 @@ fn run(cli: Cli) -> Result<(), String> {
         Some(out) => std::fs::write(&out, text + "\n")
             .map_err(|e| format!("dlc-import: error: cannot write '{}': {e}", out.display())),
         None => {
-            println!("{text}");
+            out!("{text}");
             Ok(())
         }
     }

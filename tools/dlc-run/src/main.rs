@@ -20,6 +20,20 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+/// `println!` that ends the program quietly (status 0) when stdout is closed, as in
+/// `dlc-run ... | head`, and returns other write errors from the enclosing function.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if let Err(e) = writeln!(std::io::stdout(), $($arg)*) {
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                std::process::exit(0);
+            }
+            return Err(anyhow::Error::new(e).context("cannot write to stdout"));
+        }
+    }};
+}
+
 #[derive(Parser, Debug)]
 #[command(
     name = "dlc-run",
@@ -124,7 +138,7 @@ fn run(cli: Cli) -> Result<bool> {
         let imported = import_onnx(cli.input.as_ref(), options, given.as_deref())
             .map_err(anyhow::Error::msg)?;
         for note in &imported.notes {
-            println!("note: {note}");
+            out!("note: {note}");
         }
         let given = given.map(|g| {
             imported
@@ -160,7 +174,7 @@ fn run(cli: Cli) -> Result<bool> {
     }
     let model = compiled.map_err(anyhow::Error::msg)?;
     let t = &model.timings;
-    println!(
+    out!(
         "{name}: {} kernels ({} launches), compiled in {} (parse {}, passes {}, {}: lower {}, optimize {}, machine code {})",
         model.num_kernels(),
         model.program().num_launches(),
@@ -177,7 +191,7 @@ fn run(cli: Cli) -> Result<bool> {
     );
     if cli.print_kernels {
         let options = dlc_ir::PrintOptions::default();
-        println!(
+        out!(
             "{}",
             dlc_ir::print_op(&model.lowered_ctx, model.lowered_module, options)
         );
@@ -204,7 +218,7 @@ fn run(cli: Cli) -> Result<bool> {
             .map_err(|e| anyhow::anyhow!("{e}"))?
     };
     for (i, o) in outputs.iter().enumerate() {
-        println!(
+        out!(
             "output {i}: {} {:?}",
             dlc_runtime::tensor::dtype_name(o.dtype()),
             o.shape()
@@ -223,7 +237,7 @@ fn run(cli: Cli) -> Result<bool> {
         let floor = loosest(&model.source_ctx, model.source_func);
         let reports = compare(&expected, &actual, floor).map_err(anyhow::Error::msg)?;
         for (i, r) in reports.iter().enumerate() {
-            println!(
+            out!(
                 "check output {i}: max abs err {:.3e}, max rel err {:.3e} (to max |reference|): {}",
                 r.max_abs,
                 r.max_rel,
@@ -268,7 +282,7 @@ fn run(cli: Cli) -> Result<bool> {
                 flops as f64 / median.as_secs_f64() / 1e9
             );
         }
-        println!("{line}");
+        out!("{line}");
     }
     Ok(ok)
 }
@@ -291,7 +305,7 @@ fn check_expected(cli: &Cli, outputs: &[Tensor]) -> Result<bool> {
             None => "ok".to_string(),
             Some(p) => format!("MISMATCH ({} elements; {p})", r.mismatches),
         };
-        println!(
+        out!(
             "expected output {i} ({}): max abs err {:.3e} (rtol {}, atol {}): {verdict}",
             path.display(),
             r.max_abs,
