@@ -23,8 +23,9 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::path::Path;
 
-/// Folded constants with more elements than this stay ops (a splat of any size folds), and
-/// handlers build no constant table larger than this (index tables, masks, matrices).
+/// Ops whose result has more elements than this are not folded and constants that large are
+/// not decoded (ConstantOfShape builds a splat of any size directly), and handlers build no
+/// constant table larger than this (index tables, masks, matrices).
 pub const MAX_FOLD_ELEMENTS: usize = 1 << 22;
 
 /// No tensor of the imported function may have more elements than this (2⁴⁸, far beyond any
@@ -357,13 +358,7 @@ impl<'c> Importer<'c> {
             return None;
         }
         let attr = self.ctx.attr(op, "value")?;
-        let ty = self.ctx.attr_type(attr)?;
-        let count = self
-            .ctx
-            .shape(ty)?
-            .iter()
-            .try_fold(1usize, |n, d| n.checked_mul(usize::try_from(*d).ok()?))?;
-        if count > MAX_FOLD_ELEMENTS {
+        if !foldable(self.ctx, self.ctx.attr_type(attr)?) {
             return None;
         }
         let t = Tensor::from_dense_attr(self.ctx, attr).ok()?;
@@ -761,6 +756,9 @@ impl<'i> NodeCx<'i, '_> {
     /// or a splat; returns the value standing for its result.
     fn fold(&mut self, op: Op, operands: &[Value]) -> Value {
         let result = self.imp.ctx.result(op, 0);
+        if !foldable(self.imp.ctx, self.imp.ctx.value_type(result)) {
+            return result;
+        }
         let values: Option<Vec<Tensor>> = operands
             .iter()
             .map(|v| self.imp.constant_value(*v))
@@ -774,9 +772,6 @@ impl<'i> NodeCx<'i, '_> {
         let Some(t) = folded.pop() else {
             return result;
         };
-        if t.len() > MAX_FOLD_ELEMENTS {
-            return result;
-        }
         self.imp.ctx.erase_op(op);
         self.imp.constant(t)
     }
@@ -809,6 +804,17 @@ impl<'i> NodeCx<'i, '_> {
     pub fn ctx(&mut self) -> &mut Context {
         self.imp.ctx
     }
+}
+
+/// Whether a tensor of type `ty` is small enough to hold as a [`Tensor`]: a static shape of
+/// at most [`MAX_FOLD_ELEMENTS`] elements.
+fn foldable(ctx: &Context, ty: Type) -> bool {
+    ctx.shape(ty)
+        .and_then(|dims| {
+            dims.iter()
+                .try_fold(1usize, |n, d| n.checked_mul(usize::try_from(*d).ok()?))
+        })
+        .is_some_and(|n| n <= MAX_FOLD_ELEMENTS)
 }
 
 /// Errors when a tensor of `dims` would exceed [`MAX_TENSOR_ELEMENTS`]; `?` and 0 count as 1,

@@ -121,39 +121,15 @@ fn typed_bytes(t: &TensorProto, elem: Type, count: usize) -> Result<Vec<u8>, Str
         ));
     }
     let mut out = Vec::with_capacity(count * element_bytes(elem));
-    let found = match elem {
-        Type::F32 => {
-            out.extend(t.float_data.iter().flat_map(|v| v.to_le_bytes()));
-            t.float_data.len()
-        }
-        Type::F64 => {
-            out.extend(t.double_data.iter().flat_map(|v| v.to_le_bytes()));
-            t.double_data.len()
-        }
-        Type::I64 => {
-            out.extend(t.int64_data.iter().flat_map(|v| v.to_le_bytes()));
-            t.int64_data.len()
-        }
-        Type::I32 => {
-            out.extend(t.int32_data.iter().flat_map(|v| v.to_le_bytes()));
-            t.int32_data.len()
-        }
+    match elem {
+        Type::F32 => out.extend(t.float_data.iter().flat_map(|v| v.to_le_bytes())),
+        Type::F64 => out.extend(t.double_data.iter().flat_map(|v| v.to_le_bytes())),
+        Type::I64 => out.extend(t.int64_data.iter().flat_map(|v| v.to_le_bytes())),
+        Type::I32 => out.extend(t.int32_data.iter().flat_map(|v| v.to_le_bytes())),
         // int32_data holds one element per entry: the value (int8, bool) or the bit pattern
         // (float16, bfloat16) in its low bits.
-        Type::I8 | Type::I1 => {
-            out.extend(t.int32_data.iter().map(|v| *v as u8));
-            t.int32_data.len()
-        }
-        _ => {
-            out.extend(t.int32_data.iter().flat_map(|v| (*v as u16).to_le_bytes()));
-            t.int32_data.len()
-        }
-    };
-    if found != count {
-        return Err(format!(
-            "tensor '{}' has {found} elements, its dims {:?} need {count}",
-            t.name, t.dims
-        ));
+        Type::I8 | Type::I1 => out.extend(t.int32_data.iter().map(|v| *v as u8)),
+        _ => out.extend(t.int32_data.iter().flat_map(|v| (*v as u16).to_le_bytes())),
     }
     Ok(out)
 }

@@ -14,10 +14,6 @@ use dlc_ir::{Type, Value, DYNAMIC};
 
 pub(super) const OPS: &[(&str, Handler)] = &[("Attention", attention)];
 
-pub(super) fn handler(op_type: &str) -> Option<Handler> {
-    OPS.iter().find(|(n, _)| *n == op_type).map(|(_, h)| *h)
-}
-
 /// `[B, S, H·D]` → `[B, H, S, D]`.
 fn split_heads(cx: &mut NodeCx, x: Value, heads: i64) -> NodeResult<Value> {
     let s = cx.shape(x);

@@ -119,10 +119,6 @@ pub(super) const OPS: &[(&str, Handler)] = &[
     ("Shrink", shrink),
 ];
 
-pub(super) fn handler(op_type: &str) -> Option<Handler> {
-    OPS.iter().find(|(n, _)| *n == op_type).map(|(_, h)| *h)
-}
-
 fn lookup(table: &[(&str, &'static str)], op_type: &str) -> &'static str {
     table
         .iter()

@@ -12,10 +12,6 @@ pub(super) const OPS: &[(&str, Handler)] = &[
     ("SoftmaxCrossEntropyLoss", softmax_cross_entropy),
 ];
 
-pub(super) fn handler(op_type: &str) -> Option<Handler> {
-    OPS.iter().find(|(n, _)| *n == op_type).map(|(_, h)| *h)
-}
-
 fn nll_loss(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let (input, target) = (cx.input(0)?, cx.input(1)?);
     let weight = cx.opt_input(2);

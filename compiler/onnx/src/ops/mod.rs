@@ -29,27 +29,31 @@ use dlc_ir::{Type, Value};
 /// A handler: builds the node's ops and returns its outputs.
 pub type Handler = fn(&mut NodeCx) -> NodeResult<Vec<Value>>;
 
+/// Every handler table, one per file.
+const TABLES: [&[(&str, Handler)]; 7] = [
+    elementwise::OPS,
+    movement::OPS,
+    reduce::OPS,
+    nn::OPS,
+    resize::OPS,
+    attention::OPS,
+    loss::OPS,
+];
+
 /// The handler of ONNX operator `op_type` (domain `ai.onnx`), if dlc imports it.
 pub fn handler(op_type: &str) -> Option<Handler> {
-    elementwise::handler(op_type)
-        .or_else(|| movement::handler(op_type))
-        .or_else(|| reduce::handler(op_type))
-        .or_else(|| nn::handler(op_type))
-        .or_else(|| resize::handler(op_type))
-        .or_else(|| attention::handler(op_type))
-        .or_else(|| loss::handler(op_type))
+    TABLES
+        .iter()
+        .flat_map(|t| t.iter())
+        .find(|(n, _)| *n == op_type)
+        .map(|(_, h)| *h)
 }
 
 /// Every operator type dlc imports, sorted (for docs and `dlc-import --list-ops`).
 pub fn supported_ops() -> Vec<&'static str> {
-    let mut ops: Vec<&str> = elementwise::OPS
+    let mut ops: Vec<&str> = TABLES
         .iter()
-        .chain(movement::OPS)
-        .chain(reduce::OPS)
-        .chain(nn::OPS)
-        .chain(resize::OPS)
-        .chain(attention::OPS)
-        .chain(loss::OPS)
+        .flat_map(|t| t.iter())
         .map(|(name, _)| *name)
         .collect();
     ops.sort_unstable();

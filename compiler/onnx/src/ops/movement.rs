@@ -35,10 +35,6 @@ pub(super) const OPS: &[(&str, Handler)] = &[
     ("GatherElements", gather_elements),
 ];
 
-pub(super) fn handler(op_type: &str) -> Option<Handler> {
-    OPS.iter().find(|(n, _)| *n == op_type).map(|(_, h)| *h)
-}
-
 fn constant(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     if let Some(t) = cx.attr_tensor("value") {
         return Ok(vec![cx.tensor_constant(t)?]);

@@ -31,10 +31,6 @@ pub(super) const OPS: &[(&str, Handler)] = &[
     ("LogSoftmax", softmax),
 ];
 
-pub(super) fn handler(op_type: &str) -> Option<Handler> {
-    OPS.iter().find(|(n, _)| *n == op_type).map(|(_, h)| *h)
-}
-
 /// Dims as reshape entries (`?` → −1).
 fn entries(shape: &[i64]) -> Vec<i64> {
     shape

@@ -24,10 +24,6 @@ pub(super) const OPS: &[(&str, Handler)] = &[
     ("CumSum", cumsum),
 ];
 
-pub(super) fn handler(op_type: &str) -> Option<Handler> {
-    OPS.iter().find(|(n, _)| *n == op_type).map(|(_, h)| *h)
-}
-
 fn reduce(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let x = cx.input(0)?;
     let rank = cx.shape(x).len();

@@ -17,10 +17,6 @@ use dlc_ir::{Value, DYNAMIC};
 
 pub(super) const OPS: &[(&str, Handler)] = &[("Resize", resize), ("Upsample", resize)];
 
-pub(super) fn handler(op_type: &str) -> Option<Handler> {
-    OPS.iter().find(|(n, _)| *n == op_type).map(|(_, h)| *h)
-}
-
 /// How one axis is resampled.
 struct AxisPlan {
     input: i64,
