@@ -1,24 +1,41 @@
 // RUN: dlc-opt %s --pipeline=fuse --split-input-file | FileCheck %s
 // RUN: dlc-opt %s --pipeline=fuse{horizontal=false} --split-input-file | FileCheck %s --check-prefix=OFF
 
-// Rule 7: two matmul + bias groups read the same input over the same loop nest (a `?` row
-// count that is the same symbol, and the same inner dim): one fusion with two results.
+// Rule 7: two independent elementwise chains read %x over the same loop nest (a `?` row
+// count that is the same symbol): one fusion with two results, one kernel reading %x once.
 
-// CHECK-LABEL: func.func @qkv
-// CHECK-NEXT:    %0:2 = graph.fusion (%arg0, %arg1, %arg2, %arg3, %arg4) : (tensor<?x8xf32>, tensor<8x8xf32>, tensor<8xf32>, tensor<8x8xf32>, tensor<8xf32>) -> (tensor<?x8xf32>, tensor<?x8xf32>) {
-// CHECK-NEXT:    ^bb0(%arg5: tensor<?x8xf32>, %arg6: tensor<8x8xf32>, %arg7: tensor<8xf32>, %arg8: tensor<8x8xf32>, %arg9: tensor<8xf32>):
-// CHECK-NEXT:      %1 = graph.matmul %arg5, %arg6
-// CHECK-NEXT:      %2 = graph.add %1, %arg7
-// CHECK-NEXT:      %3 = graph.matmul %arg5, %arg8
-// CHECK-NEXT:      %4 = graph.add %3, %arg9
+// CHECK-LABEL: func.func @two_chains
+// CHECK-NEXT:    %0:2 = graph.fusion (%arg0, %arg1, %arg2) : (tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>) -> (tensor<?x8xf32>, tensor<?x8xf32>) {
+// CHECK-NEXT:    ^bb0(%arg3: tensor<?x8xf32>, %arg4: tensor<?x8xf32>, %arg5: tensor<?x8xf32>):
+// CHECK-NEXT:      %1 = graph.exp %arg3
+// CHECK-NEXT:      %2 = graph.add %1, %arg4
+// CHECK-NEXT:      %3 = graph.tanh %arg3
+// CHECK-NEXT:      %4 = graph.mul %3, %arg5
 // CHECK-NEXT:      graph.yield %2, %4 : tensor<?x8xf32>, tensor<?x8xf32>
 // CHECK-NEXT:    }
 // CHECK-NEXT:    return %0#0, %0#1
 
 // With the option off the two groups stay apart.
-// OFF-LABEL: func.func @qkv
-// OFF:         %0 = graph.fusion (%arg0, %arg1, %arg2)
-// OFF:         %1 = graph.fusion (%arg0, %arg3, %arg4)
+// OFF-LABEL: func.func @two_chains
+// OFF:         %0 = graph.fusion (%arg0, %arg1)
+// OFF:         %1 = graph.fusion (%arg0, %arg2)
+func.func @two_chains(%x: tensor<?x8xf32>, %y: tensor<?x8xf32>, %z: tensor<?x8xf32>) -> (tensor<?x8xf32>, tensor<?x8xf32>) {
+  %0 = graph.exp %x : tensor<?x8xf32>
+  %1 = graph.add %0, %y : tensor<?x8xf32>
+  %2 = graph.tanh %x : tensor<?x8xf32>
+  %3 = graph.mul %2, %z : tensor<?x8xf32>
+  return %1, %3 : tensor<?x8xf32>, tensor<?x8xf32>
+}
+
+// -----
+
+// Counter-example: two matmul + bias groups read the same input over the same loop nest, but
+// fusions with a matmul never merge (`tile` register-blocks one reduction per k loop).
+
+// CHECK-LABEL: func.func @qkv
+// CHECK:         %0 = graph.fusion (%arg0, %arg1, %arg2)
+// CHECK:         %1 = graph.fusion (%arg0, %arg3, %arg4)
+// CHECK:         return %0, %1
 func.func @qkv(%x: tensor<?x8xf32>, %wq: tensor<8x8xf32>, %bq: tensor<8xf32>, %wk: tensor<8x8xf32>, %bk: tensor<8xf32>) -> (tensor<?x8xf32>, tensor<?x8xf32>) {
   %0 = graph.matmul %x, %wq : tensor<?x8xf32>, tensor<8x8xf32> -> tensor<?x8xf32>
   %1 = graph.add %0, %bq : tensor<?x8xf32>, tensor<8xf32> -> tensor<?x8xf32>

@@ -57,6 +57,33 @@ def np_layer_norm(x, gamma, beta):
     return d / np.sqrt(var + F32(1e-5)) * gamma + beta
 
 
+def np_rms_norm(x, gamma):
+    return x / np.sqrt((x * x).mean(axis=-1, keepdims=True) + F32(1e-6)) * gamma
+
+
+def np_conv(x, w, b):
+    """3x3 convolution, stride 1, padding 1 (NCHW, OIHW), + b, relu: im2col and one matmul."""
+    n, c, h, wd = x.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    win = np.lib.stride_tricks.sliding_window_view(xp, (3, 3), axis=(2, 3))  # n c h w 3 3
+    cols = win.transpose(0, 2, 3, 1, 4, 5).reshape(n * h * wd, c * 9)
+    y = (cols @ w.reshape(w.shape[0], -1).T).reshape(n, h, wd, -1).transpose(0, 3, 1, 2)
+    return np.maximum(y + b, F32(0.0))
+
+
+def np_gpt2_block(x, g1, be1, wq, bq, wk, bk, wv, bv, wo, bo, g2, be2, w1, b1, w2, b2, heads):
+    s, e = x.shape
+    d = e // heads
+    h = np_layer_norm(x, g1, be1)
+    split = lambda t: t.reshape(s, heads, d).transpose(1, 0, 2)
+    q, k, v = split(h @ wq + bq), split(h @ wk + bk), split(h @ wv + bv)
+    mask = np.where(np.triu(np.ones((s, s), dtype=bool), 1), F32(-1e9), F32(0.0))
+    p = np_softmax(q @ k.transpose(0, 2, 1) * F32(1.0 / np.sqrt(d)) + mask)
+    o = (p @ v).transpose(1, 0, 2).reshape(s, e)
+    a = x + (o @ wo + bo)
+    return a + (np_gelu_tanh(np_layer_norm(a, g2, be2) @ w1 + b1) @ w2 + b2)
+
+
 NUMPY = {
     "gelu_bias": lambda x, w, b: np_gelu_tanh(x * w + b),
     "softmax": np_softmax,
@@ -64,6 +91,10 @@ NUMPY = {
     "matmul": lambda a, b: a @ b,
     "attention": lambda q, k, v: np_softmax((q @ k.T) * F32(1.0 / np.sqrt(q.shape[1]))) @ v,
     "mlp": lambda x, w1, b1, w2, b2: np_gelu_tanh(x @ w1 + b1) @ w2 + b2,
+    "rms_norm": np_rms_norm,
+    "conv": np_conv,
+    # The head count comes from the sizes (bench binds it).
+    "gpt2_block": np_gpt2_block,
 }
 
 
@@ -80,16 +111,28 @@ def input_shapes(name, p):
     if name == "mlp":
         b, d, h = p["B"], p["D"], p["H"]
         return [[b, d], [d, h], [h], [h, d], [d]]
+    if name == "rms_norm":
+        return [[p["M"], p["N"]], [p["N"]]]
+    if name == "conv":
+        return [[p["N"], p["C"], p["H"], p["W"]], [p["O"], p["C"], 3, 3], [p["O"], 1, 1]]
+    if name == "gpt2_block":
+        s, e, f = p["S"], p["E"], p["F"]
+        ln, sq = [[e], [e]], [[e, e], [e]]
+        return [[s, e]] + ln + sq * 4 + ln + [[e, f], [f], [f, e], [e]]
     raise ValueError(f"unknown workload {name}")
 
 
 def output_shape(name, p):
-    if name in ("gelu_bias", "softmax", "layer_norm", "matmul"):
+    if name in ("gelu_bias", "softmax", "layer_norm", "matmul", "rms_norm"):
         return [p["M"], p["N"]]
     if name == "attention":
         return [p["S"], p["D"]]
     if name == "mlp":
         return [p["B"], p["D"]]
+    if name == "conv":
+        return [p["N"], p["O"], p["H"], p["W"]]
+    if name == "gpt2_block":
+        return [p["S"], p["E"]]
     raise ValueError(f"unknown workload {name}")
 
 
@@ -114,6 +157,11 @@ class Graph:
         out = out or self.fresh(op_type.lower())
         self.nodes.append(helper.make_node(op_type, inputs, [out], domain=domain, **attrs))
         return out
+
+    def const_i64(self, values):
+        name = self.fresh("i")
+        self.inits.append(helper.make_tensor(name, TensorProto.INT64, [len(values)], values))
+        return name
 
     def scalar(self, value):
         name = self.fresh("c")
@@ -141,6 +189,7 @@ def build_onnx(name, shapes, p, fused_gelu):
     g = Graph()
     ins = [f"in{i}" for i in range(len(shapes))]
     note = "primitive ops"
+    opset = 20
     if name == "gelu_bias":
         h = g.op("Add", [g.op("Mul", [ins[0], ins[1]]), ins[2]])
         gelu_tanh(g, h, fused_gelu, out="y")
@@ -166,13 +215,51 @@ def build_onnx(name, shapes, p, fused_gelu):
         a = gelu_tanh(g, h, fused_gelu)
         g.op("Add", [g.op("MatMul", [a, w2]), b2], out="y")
         note = "MatMul+Add, " + ("Gelu-20 approximate=tanh" if fused_gelu else "gelu as 9 primitive ops")
+    elif name == "rms_norm":
+        x, gamma = ins
+        if fused_gelu:
+            g.op("RMSNormalization", ins, axis=-1, epsilon=1e-6, out="y")
+            note = "RMSNormalization-23"
+            opset = 23
+        else:
+            ms = g.op("ReduceMean", [g.op("Mul", [x, x]), g.const_i64([-1])], keepdims=1)
+            r = g.op("Reciprocal", [g.op("Sqrt", [g.op("Add", [ms, g.scalar(1e-6)])])])
+            g.op("Mul", [g.op("Mul", [x, r]), gamma], out="y")
+            note = "Mul, ReduceMean, Add, Sqrt, Reciprocal, Mul"
+    elif name == "conv":
+        x, w, b = ins
+        c = g.op("Conv", [x, w], kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+        g.op("Relu", [g.op("Add", [c, b])], out="y")
+        note = "Conv, Add, Relu"
+    elif name == "gpt2_block":
+        s, e, heads, d = p["S"], p["E"], p["H"], p["D"]
+        x, g1, be1, wq, bq, wk, bk, wv, bv, wo, bo, g2, be2, w1, b1, w2, b2 = ins
+        h = g.op("LayerNormalization", [x, g1, be1], axis=-1, epsilon=1e-5)
+        split_shape = g.const_i64([s, heads, d])
+        split = lambda w, bias: g.op("Transpose", [g.op("Reshape", [
+            g.op("Add", [g.op("MatMul", [h, w]), bias]), split_shape])], perm=[1, 0, 2])
+        q, k, v = split(wq, bq), split(wk, bk), split(wv, bv)
+        kt = g.op("Transpose", [k], perm=[0, 2, 1])
+        mask = np.where(np.triu(np.ones((s, s), dtype=bool), 1), F32(-1e9), F32(0.0))
+        mask_name = g.fresh("mask")
+        g.inits.append(helper.make_tensor(mask_name, TensorProto.FLOAT, [s, s], mask.ravel()))
+        scores = g.op("Add", [g.op("Mul", [g.op("MatMul", [q, kt]), g.scalar(1.0 / np.sqrt(d))]),
+                              mask_name])
+        o = g.op("MatMul", [softmax_last(g, scores), v])
+        o = g.op("Reshape", [g.op("Transpose", [o], perm=[1, 0, 2]), g.const_i64([s, e])])
+        a = g.op("Add", [x, g.op("Add", [g.op("MatMul", [o, wo]), bo])])
+        h2 = g.op("LayerNormalization", [a, g2, be2], axis=-1, epsilon=1e-5)
+        u = gelu_tanh(g, g.op("Add", [g.op("MatMul", [h2, w1]), b1]), fused_gelu)
+        g.op("Add", [a, g.op("Add", [g.op("MatMul", [u, w2]), b2])], out="y")
+        note = "LayerNormalization, MatMul+Add, Reshape, Transpose, Softmax, " + (
+            "Gelu-20 approximate=tanh" if fused_gelu else "gelu as 9 primitive ops")
     else:
         raise ValueError(f"unknown workload {name}")
     inputs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in zip(ins, shapes)]
     output = helper.make_tensor_value_info("y", TensorProto.FLOAT, output_shape(name, p))
     graph = helper.make_graph(g.nodes, name, inputs, [output], initializer=g.inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20)])
-    model.ir_version = min(model.ir_version, 10)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = min(model.ir_version, 10 if opset <= 21 else 11)
     onnx.checker.check_model(model)
     return model, note
 
@@ -223,13 +310,16 @@ def bench(name, p, runs, warmup):
     shapes = input_shapes(name, p)
     rng = np.random.default_rng(0)
     args = [rng.standard_normal(s, dtype=F32) for s in shapes]
-    result = {"numpy": time_runs(lambda: NUMPY[name](*args), runs, warmup)}
+    ref = NUMPY[name]
+    if name == "gpt2_block":
+        ref = lambda *a: np_gpt2_block(*a, heads=p["H"])  # noqa: E731
+    result = {"numpy": time_runs(lambda: ref(*args), runs, warmup)}
     sess, session_ms, note = make_session(name, shapes, p)
     feed = {f"in{i}": a for i, a in enumerate(args)}
     result["onnxruntime"] = time_runs(lambda: sess.run(None, feed), runs, warmup)
     result["ort_session_ms"] = round(session_ms, 3)
     result["ort_graph"] = note
-    expected = NUMPY[name](*args)
+    expected = ref(*args)
     got = sess.run(None, feed)[0]
     result["max_abs_err"] = float(np.max(np.abs(expected.astype(np.float64) - got)))
     return result

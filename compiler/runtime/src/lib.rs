@@ -37,6 +37,6 @@ pub use error::RuntimeError;
 pub use npy::{read_npy, write_npy};
 pub use pool::{dlc_parallel_for, num_threads, parse_num_threads, ParallelBody};
 pub use program::HostProgram;
-pub use session::{Outputs, Session};
+pub use session::{KernelTime, Outputs, Session};
 pub use signature::{DimSpec, Signature, TensorSpec};
 pub use tensor::{Tensor, TensorView};

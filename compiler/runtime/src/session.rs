@@ -42,6 +42,19 @@ pub struct Session<'p> {
     allocations: usize,
     poison: bool,
     ran: bool,
+    /// Per launch (index into the program's launches): total time and count, when profiling.
+    profile: Option<Vec<(std::time::Duration, u32)>>,
+}
+
+/// The time one kernel took over the runs of a profiling session ([`Session::set_profile`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelTime {
+    /// The kernel's symbol (`@name` without the `@`).
+    pub name: String,
+    /// Wall time of all its launches.
+    pub total: std::time::Duration,
+    /// How many launches that was.
+    pub launches: u32,
 }
 
 impl<'p> Session<'p> {
@@ -65,6 +78,7 @@ impl<'p> Session<'p> {
             allocations: 0,
             poison: false,
             ran: false,
+            profile: None,
         }
     }
 
@@ -72,6 +86,30 @@ impl<'p> Session<'p> {
     /// docs); off by default.
     pub fn set_poison(&mut self, poison: bool) {
         self.poison = poison;
+    }
+
+    /// When on, each launch is timed (wall clock around the kernel call) and the times add up
+    /// until [`Session::kernel_times`] reads them; turning it on again starts from zero.
+    pub fn set_profile(&mut self, on: bool) {
+        self.profile = on.then(|| vec![Default::default(); self.program.launches.len()]);
+    }
+
+    /// The time of each launch site in program order, summed over the runs since profiling
+    /// was turned on (empty when it is off).
+    pub fn kernel_times(&self) -> Vec<KernelTime> {
+        let Some(profile) = &self.profile else {
+            return Vec::new();
+        };
+        self.program
+            .launches
+            .iter()
+            .zip(profile)
+            .map(|(launch, &(total, launches))| KernelTime {
+                name: launch.name.clone(),
+                total,
+                launches,
+            })
+            .collect()
     }
 
     /// How many allocations (arena slots and input copies) this session has made so far: a
@@ -346,7 +384,13 @@ impl<'p> Session<'p> {
         // dims (checked against the kernel's static dims above), buffers passed together are
         // either the same view or disjoint, and every index the kernel loads at unchecked is in
         // range (its index checks, just above). Inputs the kernel may write are private copies.
+        let start = self.profile.is_some().then(std::time::Instant::now);
         unsafe { (launch.kernel)(self.words.as_ptr()) };
+        if let (Some(start), Some(profile)) = (start, self.profile.as_mut()) {
+            let entry = &mut profile[index];
+            entry.0 += start.elapsed();
+            entry.1 += 1;
+        }
         Ok(())
     }
 

@@ -4,7 +4,8 @@
 
 use crate::types::buffer_parts;
 use dlc_ir::{
-    AttrKind, Attribute, Block, Context, InsertPoint, Location, Op, OpSpec, Traits, Type, Value,
+    AttrKind, Attribute, Block, Context, DenseValue, InsertPoint, Location, Op, OpSpec, Traits,
+    Type, TypeKind, Value,
 };
 
 dlc_ir::define_op! {
@@ -409,6 +410,55 @@ impl ReduceKind {
             "and" => ReduceKind::And,
             "or" => ReduceKind::Or,
             _ => return None,
+        })
+    }
+
+    /// The reduction a combining `arith` op performs (`arith.addf` adds, `arith.maxnumf` takes
+    /// the maximum, ...): the ops a reduction's body may combine its accumulator with.
+    pub fn of_combiner(name: &str) -> Option<Self> {
+        Some(match name {
+            "arith.addf" | "arith.addi" => ReduceKind::Add,
+            "arith.mulf" | "arith.muli" => ReduceKind::Mul,
+            "arith.maximumf" | "arith.maxnumf" | "arith.maxsi" => ReduceKind::Max,
+            "arith.minimumf" | "arith.minnumf" | "arith.minsi" => ReduceKind::Min,
+            "arith.andi" => ReduceKind::And,
+            "arith.ori" => ReduceKind::Or,
+            _ => return None,
+        })
+    }
+
+    /// The identity of this reduction on the scalar type `ty` (signed for integer max/min):
+    /// `0`, `1`, `∓∞` for floats, all ones for `and`; `None` for a type without one.
+    pub fn identity(self, ctx: &Context, ty: Type) -> Option<DenseValue> {
+        if ctx.float_kind(ty).is_some() {
+            return Some(DenseValue::Float(match self {
+                ReduceKind::Add => 0.0,
+                ReduceKind::Mul => 1.0,
+                ReduceKind::Max => f64::NEG_INFINITY,
+                ReduceKind::Min => f64::INFINITY,
+                ReduceKind::And | ReduceKind::Or => return None,
+            }));
+        }
+        let width = match ctx.type_kind(ty) {
+            TypeKind::Integer { width } if *width > 1 && *width <= 64 => *width,
+            TypeKind::Index => 64,
+            _ => return None,
+        };
+        let min = -(1i128 << (width - 1));
+        Some(DenseValue::Int(match self {
+            ReduceKind::Add | ReduceKind::Or => 0,
+            ReduceKind::Mul => 1,
+            ReduceKind::And => -1,
+            ReduceKind::Max => min,
+            ReduceKind::Min => -min - 1,
+        }))
+    }
+
+    /// [`ReduceKind::identity`] as a scalar attribute of type `ty`.
+    pub fn identity_attr(self, ctx: &mut Context, ty: Type) -> Option<Attribute> {
+        Some(match self.identity(ctx, ty)? {
+            DenseValue::Float(x) => ctx.float_attr(x, ty),
+            DenseValue::Int(x) => ctx.integer_attr(x, ty),
         })
     }
 }

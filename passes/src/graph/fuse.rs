@@ -34,10 +34,12 @@
 //!    `gather`, argmax/argmin, `iota`, `fill`, `dim`, composites and existing `graph.fusion`s.
 //! 7. Horizontal (`horizontal`): after the groups above are outlined, two independent fusions
 //!    that read a common input over the same loop nest merge into one multi-output fusion
-//!    (the q, k and v projections of attention read the normalized input once). Same loop nest
-//!    means, compared with symbolic shapes (a `?` matches only the same symbol): the same
-//!    matmul result shape and inner dim, the same reduction input shape and axes, or, for
-//!    elementwise fusions, the same result shapes. The later fusion may not use the earlier
+//!    (softmax and log_softmax of one tensor read it once). Same loop nest means, compared
+//!    with symbolic shapes (a `?` matches only the same symbol): the same reduction input
+//!    shape and axes or, for elementwise fusions, the same result shapes. Fusions with a
+//!    matmul never merge: `tile` register-blocks one reduction per `k` loop, and the merged
+//!    nest would run scalar (a GPT-2-sized q/k/v projection: 692 ms merged against a few ms
+//!    for three tiled kernels). The later fusion may not use the earlier
 //!    one, and no op between them may use the earlier one's results (the merged fusion takes
 //!    the later one's place); the merged body still obeys `max-group-size`.
 //!
@@ -67,23 +69,22 @@
 //! # Performance impact
 //! Fewer kernels and less memory traffic: each value made internal saves a store and a load of
 //! the whole tensor (the `bytes-saved` statistic). `docs/examples/transformer_block.mlir`
-//! (batch `?`, 16 × 32, single head) becomes **10 kernels** after `decompose,fuse` (and
-//! `lower`), 8 of them fusions: layer_norm 1; the q, k and v projections, three matmuls with
-//! their biases in one horizontal fusion; the transpose of k; the scores, matmul + scale;
+//! (batch `?`, 16 × 32, single head) becomes **12 kernels** after `decompose,fuse` (and
+//! `lower`), 10 of them fusions: layer_norm 1; the q, k and v projections, each a matmul with
+//! its bias (rule 7 leaves matmuls apart); the transpose of k; the scores, matmul + scale;
 //! softmax; the `p · v` matmul alone; the output projection with bias and residual add;
 //! layer_norm 2; the first MLP matmul with bias and the whole decomposed gelu; the second MLP
-//! matmul with bias and residual add (50 ops fused, 2 horizontal merges; 0 `bytes-saved` since
-//! the batch dim is dynamic).
+//! matmul with bias and residual add (0 `bytes-saved` since the batch dim is dynamic).
 //!
 //! Against XLA and TVM on the same graph: TVM's Relay `FuseOps` fuses a dense/batch_matmul with
 //! its injective epilogue and a reduction with its injective producers, but ends a group at a
 //! reduction, so each decomposed layer_norm is 2-3 kernels and softmax 2 there, and it does not
-//! fuse horizontally (3 separate q/k/v kernels): about 15 kernels. XLA on GPU runs each of
+//! fuse horizontally (3 separate q/k/v kernels, as dlc): about 15 kernels. XLA on GPU runs each of
 //! the 7 matmuls as a library gemm (folding the transpose into the dot's dimension numbers,
 //! the scale into alpha and, with cuBLASLt epilogues, some bias adds) plus loop and reduction
-//! fusions for layer_norm, softmax, gelu and the residual adds: about 12-14 launches. So 10 is
+//! fusions for layer_norm, softmax, gelu and the residual adds: about 12-14 launches. So 12 is
 //! no more than either. What XLA folds that dlc does not yet (the transpose into the matmul)
-//! would take dlc to 9.
+//! would take dlc to 11.
 //!
 //! # Risks and limitations
 //! - Greedy, in program order: the first legal merge wins, so an elementwise op used by two

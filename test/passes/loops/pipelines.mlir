@@ -1,6 +1,6 @@
 // The named loop pipelines on the transformer block example (docs/pipelines.md).
 // RUN: dlc-opt %S/../../../docs/examples/transformer_block.mlir --pipeline=decompose,fuse,lower{target=gpu},gpu-default | FileCheck %s --check-prefix=GPU
-// RUN: dlc-opt %S/../../../docs/examples/transformer_block.mlir --pipeline=decompose,fuse,lower,cpu-default | FileCheck %s --check-prefix=CPU
+// RUN: dlc-opt %S/../../../docs/examples/transformer_block.mlir --pipeline=decompose,fuse,lower,cpu-default --target=x86-64-v3 | FileCheck %s --check-prefix=CPU
 // RUN: dlc-opt %s --list-passes | FileCheck %s --check-prefix=LIST
 
 // gpu-default: every kernel is launched with a grid the host computes from the dynamic batch

@@ -1,18 +1,26 @@
-// RUN: dlc-opt %s --pipeline='tile{rows=4 vectors=2}' --split-input-file | FileCheck %s
-// RUN: dlc-opt %s --pipeline='tile{rows=4 vectors=2}' --split-input-file --pass-statistics -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS
+// RUN: dlc-opt %s --pipeline='tile{rows=4 vectors=2 cpu=x86-64-v4}' --split-input-file | FileCheck %s
+// RUN: dlc-opt %s --pipeline='tile{rows=4 vectors=2 cpu=x86-64-v4}' --split-input-file --pass-statistics -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS
+// RUN: dlc-opt %s --pipeline='tile{cpu=x86-64-v3}' --split-input-file | FileCheck %s --check-prefix=V3
+// RUN: dlc-opt %s --pipeline='tile{cpu=x86-64-v4}' --split-input-file | FileCheck %s --check-prefix=V4
+// RUN: dlc-opt %s --pipeline='tile{rows=2 vectors=1 width=16 k-block=16 row-blocks=2}' --split-input-file | FileCheck %s --check-prefix=KB
 
+// The CPU is named so the schedule does not depend on the machine running the test.
 // STATS: tile
 // STATS-DAG: (S) 3 nests-tiled
 // STATS-DAG: (S) 2 row-remainders
 
-// Doc example 1: 12 rows in 3 blocks of 4, 32 columns in one block of 2x16 lanes, no remainders.
+// Doc example 1: 12 rows in 3 tiles of 4 (one tile per cache block: an eighth of the tiles,
+// at least one), 32 columns in one block of 2x16 lanes, no remainders.
 // CHECK-LABEL: loop.kernel @mm
-// CHECK: %[[C3:.*]] = arith.constant 3 : index
-// CHECK: loop.for parallel %[[B:.*]] = %{{.*}} to %[[C3]] step
-// CHECK: %[[OFF:.*]] = arith.muli %[[B]], %{{.*}} : index
-// CHECK: %[[I0:.*]] = arith.addi %c0, %[[OFF]] : index
+// CHECK: loop.for parallel %[[G:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: %[[FIRST:.*]] = arith.muli %[[G]], %{{.*}} : index
+// CHECK: %[[PAST:.*]] = arith.addi %[[FIRST]], %{{.*}} : index
+// CHECK: %[[LAST:.*]] = arith.minsi %[[PAST]], %c3 : index
 // CHECK-NOT: loop.if
 // CHECK: loop.for serial %[[JB:.*]] = %c0 to %{{.*}} step %{{.*}} {
+// CHECK: loop.for serial %[[B:.*]] = %[[FIRST]] to %[[LAST]] step
+// CHECK: %[[OFF:.*]] = arith.muli %[[B]], %{{.*}} : index
+// CHECK: %[[I0:.*]] = arith.addi %c0, %[[OFF]] : index
 // CHECK: %[[SPLAT:.*]] = loop.alloc : !loop.buffer<16xf32, local>
 // CHECK: %[[TILE:.*]] = loop.alloc : !loop.buffer<4x32xf32, local>
 // CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<16xf32>
@@ -36,6 +44,16 @@
 // CHECK: loop.schedule_block "store" (%{{.*}} = %[[I]], %{{.*}} = %[[J]]) {
 // CHECK-NOT: loop.schedule_block "mm"
 // CHECK: loop.return
+
+// From the target: AVX2 has 16 registers of 8 f32 lanes, so a 6x2 tile of 8-lane vectors
+// (12 accumulators); AVX-512 has 32 of 16, so 4x4 (64 columns, more than the 32 here: left
+// alone).
+// V3-LABEL: loop.kernel @mm
+// V3: loop.alloc : !loop.buffer<6x16xf32, local>
+// V3: math.fma {{.*}} : vector<8xf32>
+// V4-LABEL: loop.kernel @mm
+// V4-NOT: math.fma
+// V4: loop.return
 loop.kernel @mm(%a: !loop.buffer<12x64xf32, global>, %b: !loop.buffer<64x32xf32, global>, %c: !loop.buffer<12x32xf32, global>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -69,28 +87,37 @@ loop.kernel @mm(%a: !loop.buffer<12x64xf32, global>, %b: !loop.buffer<64x32xf32,
 
 // -----
 
-// Doc example 2: 13 rows and 40 columns. Four row blocks; a loop.if keeps the original nest for
-// the last row; each full block runs the original j loop from 32 to 40 for its 4 rows.
+// Doc example 2: 13 rows and 40 columns. Four row tiles; a loop.if skips the last, partial
+// one in the tiled loop; then per tile, the full ones run the original j loop from 32 to 40
+// for their 4 rows and the partial one runs one-row tiles (and the same column remainder).
 // CHECK-LABEL: loop.kernel @mm_rem
-// CHECK: %[[C4:.*]] = arith.constant 4 : index
-// CHECK: loop.for parallel %[[B:.*]] = %{{.*}} to %[[C4]] step
-// CHECK: %[[I0:.*]] = arith.addi %c0, %{{.*}} : index
-// CHECK: %[[I1:.*]] = arith.addi %[[I0]], %{{.*}} : index
-// CHECK: %[[FULL:.*]] = arith.cmpi sle, %[[I1]], %c13 : index
-// CHECK: loop.if %[[FULL]] {
+// CHECK: loop.for parallel %{{.*}} = %{{.*}} to %{{.*}} step
 // CHECK: %[[END:.*]] = arith.constant 32 : index
 // CHECK: loop.for serial %{{.*}} = %c0 to %[[END]] step
+// CHECK: loop.for serial %[[B:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: %[[T0:.*]] = arith.addi %c0, %{{.*}} : index
+// CHECK: %[[I1:.*]] = arith.addi %[[T0]], %{{.*}} : index
+// CHECK: %[[FULL:.*]] = arith.cmpi sle, %[[I1]], %c13 : index
+// CHECK: loop.if %[[FULL]] {
 // CHECK: math.fma
 // CHECK: loop.load %{{.*}}[%{{.*}}, %{{.*}}] : !loop.buffer<4x32xf32, local>
 // CHECK: loop.schedule_block "store"
+// CHECK-NOT: else
+// CHECK: loop.for serial %[[B2:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: %[[OFF:.*]] = arith.muli %[[B2]], %{{.*}} : index
+// CHECK: %[[I0:.*]] = arith.addi %c0, %[[OFF]] : index
+// CHECK: loop.if %{{.*}} {
 // CHECK: loop.for serial %[[R:.*]] = %{{.*}} to %{{.*}} step
 // CHECK: %[[I:.*]] = arith.addi %[[I0]], %[[R]] : index
 // CHECK: loop.for serial %[[J:.*]] = %[[END]] to %c40 step %c1 {
 // CHECK: loop.schedule_block "mm" (%{{.*}} = %[[I]], %{{.*}} = %[[J]], %{{.*}} = %{{.*}} reduce) init {
 // CHECK: } else {
 // CHECK: loop.for serial %[[II:.*]] = %[[I0]] to %c13 step
-// CHECK: loop.for serial %[[J2:.*]] = %c0 to %c40 step %c1 {
-// CHECK: loop.schedule_block "mm" (%{{.*}} = %[[II]], %{{.*}} = %[[J2]], %{{.*}} = %{{.*}} reduce) init {
+// CHECK: loop.for serial %{{.*}} = %c0 to %[[END]] step
+// CHECK: loop.alloc : !loop.buffer<1x32xf32, local>
+// CHECK: math.fma
+// CHECK: loop.for serial %[[J2:.*]] = %[[END]] to %c40 step %c1 {
+// CHECK: loop.schedule_block "mm" (%{{.*}} = %{{.*}}, %{{.*}} = %[[J2]], %{{.*}} = %{{.*}} reduce) init {
 loop.kernel @mm_rem(%a: !loop.buffer<13x8xf32, global>, %b: !loop.buffer<8x40xf32, global>, %c: !loop.buffer<13x40xf32, global>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -124,11 +151,12 @@ loop.kernel @mm_rem(%a: !loop.buffer<13x8xf32, global>, %b: !loop.buffer<8x40xf3
 
 // -----
 
-// Symbolic extents: the row-block count is computed before the loop, the column blocks end at
-// the last whole block, and both remainders stay.
+// Symbolic extents: the row-tile and cache-block counts are computed before the loop, the
+// column blocks end at the last whole block, and both remainders stay.
 // CHECK-LABEL: loop.kernel @mm_dyn
 // CHECK: %[[D:.*]] = arith.subi %arg3, %c0 : index
 // CHECK: %[[N:.*]] = arith.maxsi %[[D]], %{{.*}} : index
+// CHECK: %[[TILES:.*]] = arith.divsi
 // CHECK: %[[BLOCKS:.*]] = arith.divsi
 // CHECK: loop.for parallel %{{.*}} = %{{.*}} to %[[BLOCKS]] step
 // CHECK: loop.if
@@ -225,6 +253,74 @@ loop.kernel @mm_bt(%a: !loop.buffer<32x64xf32, global>, %b: !loop.buffer<32x64xf
       loop.schedule_block "store" (%i0 = %i, %j0 = %j) {
         %v = loop.load %acc[] : !loop.buffer<f32, local>
         loop.store %v, %c[%i0, %j0] : !loop.buffer<32x32xf32, global>
+      }
+    }
+  }
+  loop.return
+}
+
+// -----
+
+// The reduction in blocks of 16 (`k-block`), shared by the 2 row tiles of a cache block
+// (`row-blocks`): each block of `b` is first packed into a 16x16 buffer the tiles read; the
+// first block runs the init, the others resume from the partial sums; the last block writes
+// back, the others save the partial sums.
+// KB-LABEL: loop.kernel @mm_kblock
+// KB: loop.for parallel %{{.*}} = %{{.*}} to %{{.*}} step
+// KB: %[[PARTIAL:.*]] = loop.alloc : !loop.buffer<2x2x16xf32, local>
+// KB: %[[PACK:.*]] = loop.alloc : !loop.buffer<16x16xf32, local>
+// KB: loop.for serial %{{.*}} = %c0 to %{{.*}} step %{{.*}} {
+// KB: loop.for serial %[[KC:.*]] = %c0 to %c64 step %[[STEP:.*]] {
+// KB: %[[PAST:.*]] = arith.addi %[[KC]], %[[STEP]] : index
+// KB: %[[KEND:.*]] = arith.minsi %[[PAST]], %c64 : index
+// KB: loop.for serial %[[KK:.*]] = %[[KC]] to %[[KEND]] step
+// KB: %[[ROW:.*]] = arith.subi %[[KK]], %[[KC]] : index
+// KB: %[[BV:.*]] = loop.vload %arg1[%[[KK]], %{{.*}}]
+// KB: loop.vstore %[[BV]], %[[PACK]][%[[ROW]], %{{.*}}]
+// KB: loop.for serial %[[B:.*]] = %[[FIRST:.*]] to %{{.*}} step
+// KB: %[[SLOT:.*]] = arith.subi %[[B]], %[[FIRST]] : index
+// KB: %[[TILE:.*]] = loop.alloc : !loop.buffer<2x16xf32, local>
+// KB: %[[IS_FIRST:.*]] = arith.cmpi eq, %[[KC]], %c0 : index
+// KB: loop.if %[[IS_FIRST]] {
+// KB: loop.vstore %{{.*}}, %[[TILE]]
+// KB: } else {
+// KB: %[[SAVED:.*]] = loop.vload %[[PARTIAL]][%[[SLOT]], %{{.*}}, %{{.*}}]
+// KB: loop.vstore %[[SAVED]], %[[TILE]]
+// KB: loop.for serial %[[K:.*]] = %[[KC]] to %[[KEND]] step %c1 {
+// KB: %[[T:.*]] = arith.subi %[[K]], %[[KC]] : index
+// KB: loop.vload %[[PACK]][%[[T]], %{{.*}}]
+// KB: math.fma
+// KB: %[[IS_LAST:.*]] = arith.cmpi eq, %[[KEND]], %c64 : index
+// KB: loop.if %[[IS_LAST]] {
+// KB: loop.schedule_block "store"
+// KB: } else {
+// KB: %[[SUM:.*]] = loop.vload %[[TILE]]
+// KB: loop.vstore %[[SUM]], %[[PARTIAL]][%[[SLOT]], %{{.*}}, %{{.*}}]
+loop.kernel @mm_kblock(%a: !loop.buffer<8x64xf32, global>, %b: !loop.buffer<64x16xf32, global>, %c: !loop.buffer<8x16xf32, global>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  loop.for parallel %i = %c0 to %c8 step %c1 {
+    loop.for serial %j = %c0 to %c16 step %c1 {
+      %acc = loop.alloc : !loop.buffer<f32, local>
+      loop.for serial %k = %c0 to %c64 step %c1 {
+        loop.schedule_block "mm" (%i0 = %i, %j0 = %j, %k0 = %k reduce) init {
+          %z = arith.constant 0.000000e+00 : f32
+          loop.store %z, %acc[] : !loop.buffer<f32, local>
+        } {
+          %x = loop.load %a[%i0, %k0] : !loop.buffer<8x64xf32, global>
+          %y = loop.load %b[%k0, %j0] : !loop.buffer<64x16xf32, global>
+          %p = arith.mulf %x, %y : f32
+          %s = loop.load %acc[] : !loop.buffer<f32, local>
+          %t = arith.addf %s, %p : f32
+          loop.store %t, %acc[] : !loop.buffer<f32, local>
+        }
+      }
+      loop.schedule_block "store" (%i0 = %i, %j0 = %j) {
+        %v = loop.load %acc[] : !loop.buffer<f32, local>
+        loop.store %v, %c[%i0, %j0] : !loop.buffer<8x16xf32, global>
       }
     }
   }

@@ -1,8 +1,8 @@
-// RUN: dlc-opt %s --pipeline=vectorize --split-input-file | FileCheck %s
-// RUN: dlc-opt %s --pipeline=vectorize --split-input-file --pass-statistics -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS
+// RUN: dlc-opt %s --pipeline=vectorize{cpu=x86-64-v3} --split-input-file | FileCheck %s
+// RUN: dlc-opt %s --pipeline=vectorize{cpu=x86-64-v3} --split-input-file --pass-statistics -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS
 
 // STATS: vectorize
-// STATS-DAG: (S) 4 loops-vectorized
+// STATS-DAG: (S) 6 loops-vectorized
 // STATS-DAG: (S) 2 remainder-loops
 
 // Doc example 1: a row scale over 20 columns: a vector loop to 16, a scalar remainder from 16;
@@ -74,7 +74,8 @@ loop.kernel @reg(%x: !loop.buffer<16xf32, global>, %y: !loop.buffer<16xf32, glob
 
 // -----
 
-// Counter-example 1: a reduction along the loop carries its accumulator: no change.
+// Counter-example 1: a reduction along the loop that accumulates in a global buffer (another
+// kernel, or a launch passing the buffer twice, could see it) is left alone.
 // CHECK-LABEL: loop.kernel @row_sum
 // CHECK: loop.for serial
 // CHECK-NOT: vector
@@ -174,6 +175,88 @@ loop.kernel @shift(%x: !loop.buffer<64xf32, global>) {
     %k = arith.subi %j, %c1 : index
     %a = loop.load %x[%k] : !loop.buffer<64xf32, global>
     loop.store %a, %x[%j] : !loop.buffer<64xf32, global>
+  }
+  loop.return
+}
+
+// -----
+
+// A row sum into a register, then a division by it: the sum accumulates 8 lanes from the
+// identity (0) and the lanes are merged, in order, by a copy of the block at j = 0 that runs
+// the init first; the division becomes one reciprocal and a vector multiply.
+// CHECK-LABEL: loop.kernel @row_sum_register
+// CHECK: %[[LANES:.*]] = loop.alloc : !loop.buffer<8xf32, local>
+// CHECK: %[[ID:.*]] = arith.constant dense<0.000000e+00> : vector<8xf32>
+// CHECK: loop.vstore %[[ID]], %[[LANES]]
+// CHECK: loop.for vectorize(8) %[[J:.*]] = %c0 to %{{.*}} step
+// CHECK: loop.schedule_block "sum" (%{{.*}} = %arg2, %{{.*}} = %[[J]] reduce) {
+// CHECK: %[[X:.*]] = loop.vload %arg0
+// CHECK: %[[S:.*]] = loop.vload %[[LANES]]
+// CHECK: %[[T:.*]] = arith.addf %[[S]], %[[X]] : vector<8xf32>
+// CHECK: loop.vstore %[[T]], %[[LANES]]
+// CHECK: loop.schedule_block "sum" (%{{.*}} = %arg2, %{{.*}} = %c0 reduce) init {
+// CHECK: arith.constant 0.000000e+00 : f32
+// CHECK: } {
+// CHECK-COUNT-8: loop.load %[[LANES]]
+// CHECK: %[[ACC:.*]] = loop.load %[[REG:.*]][] : !loop.buffer<f32, local>
+// CHECK: %[[ALL:.*]] = arith.addf %[[ACC]], %{{.*}} : f32
+// CHECK: loop.store %[[ALL]], %[[REG]][]
+// CHECK: loop.for vectorize(8)
+// CHECK: %[[R:.*]] = arith.divf %{{.*}}, %{{.*}} : f32
+// CHECK: arith.mulf %{{.*}}, %{{.*}} : vector<8xf32>
+// CHECK-NOT: arith.divf %{{.*}} : vector
+loop.kernel @row_sum_register(%x: !loop.buffer<?x64xf32, global>, %y: !loop.buffer<?x64xf32, global>, %i: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %acc = loop.alloc : !loop.buffer<f32, local>
+  loop.for serial %j = %c0 to %c64 step %c1 {
+    loop.schedule_block "sum" (%i0 = %i, %j0 = %j reduce) init {
+      %z = arith.constant 0.000000e+00 : f32
+      loop.store %z, %acc[] : !loop.buffer<f32, local>
+    } {
+      %a = loop.load %x[%i0, %j0] : !loop.buffer<?x64xf32, global>
+      %s = loop.load %acc[] : !loop.buffer<f32, local>
+      %t = arith.addf %s, %a : f32
+      loop.store %t, %acc[] : !loop.buffer<f32, local>
+    }
+  }
+  loop.for serial %j = %c0 to %c64 step %c1 {
+    loop.schedule_block "div" (%i0 = %i, %j0 = %j) {
+      %a = loop.load %x[%i0, %j0] : !loop.buffer<?x64xf32, global>
+      %s = loop.load %acc[] : !loop.buffer<f32, local>
+      %q = arith.divf %a, %s : f32
+      loop.store %q, %y[%i0, %j0] : !loop.buffer<?x64xf32, global>
+    }
+  }
+  loop.return
+}
+
+// -----
+
+// Counter-example 3: a running sum written out at every step reads the accumulator in
+// another block of the loop, so its order matters lane by lane: no change.
+// CHECK-LABEL: loop.kernel @running_sum
+// CHECK-NOT: vector
+loop.kernel @running_sum(%x: !loop.buffer<64xf32, global>, %y: !loop.buffer<64xf32, global>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %acc = loop.alloc : !loop.buffer<f32, local>
+  loop.for serial %j = %c0 to %c64 step %c1 {
+    loop.schedule_block "sum" (%j0 = %j reduce) init {
+      %z = arith.constant 0.000000e+00 : f32
+      loop.store %z, %acc[] : !loop.buffer<f32, local>
+    } {
+      %a = loop.load %x[%j0] : !loop.buffer<64xf32, global>
+      %s = loop.load %acc[] : !loop.buffer<f32, local>
+      %t = arith.addf %s, %a : f32
+      loop.store %t, %acc[] : !loop.buffer<f32, local>
+    }
+    loop.schedule_block "out" (%j0 = %j) {
+      %s = loop.load %acc[] : !loop.buffer<f32, local>
+      loop.store %s, %y[%j0] : !loop.buffer<64xf32, global>
+    }
   }
   loop.return
 }

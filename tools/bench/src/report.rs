@@ -297,6 +297,29 @@ pub fn markdown(report: &Report, chart_link: &str) -> String {
     s
 }
 
+/// The bar "`workload`: dlc at least `f`x onnxruntime's speed".
+fn ort_ratio(workload: &str, f: f64, dlc: Option<&Row>, ort: Option<&Row>) -> BarCheck {
+    let bar = format!("{workload}: dlc ≥ {f}x onnxruntime's speed");
+    match (dlc, ort) {
+        (Some(d), Some(o)) if d.timing.median_ms > 0.0 => {
+            let ratio = o.timing.median_ms / d.timing.median_ms;
+            BarCheck {
+                bar,
+                measured: format!(
+                    "{:.2} ms vs {:.2} ms = {ratio:.2}x",
+                    d.timing.median_ms, o.timing.median_ms
+                ),
+                pass: Some(ratio >= f),
+            }
+        }
+        _ => BarCheck {
+            bar,
+            measured: "–".to_string(),
+            pass: None,
+        },
+    }
+}
+
 /// A performance bar checked against the results.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BarCheck {
@@ -308,7 +331,7 @@ pub struct BarCheck {
     pub pass: Option<bool>,
 }
 
-/// The bars of issue 8, in order.
+/// The bars of issues 8 and 17, in order.
 #[derive(Copy, Clone, Debug)]
 enum Bar {
     /// dlc reaches this fraction of the triad bandwidth.
@@ -317,17 +340,27 @@ enum Bar {
     FasterThanOrt(&'static str),
     /// dlc reaches this fraction of numpy's GFLOP/s.
     NumpyFraction(&'static str, f64),
+    /// dlc's speed is at least this multiple of onnxruntime's (its median time over dlc's).
+    OrtRatio(&'static str, f64),
 }
 
-const BARS: [Bar; 7] = [
+const BARS: [Bar; 12] = [
     Bar::TriadFraction("gelu_bias", 0.75),
     Bar::FasterThanOrt("gelu_bias"),
     Bar::TriadFraction("softmax", 0.75),
     Bar::FasterThanOrt("softmax"),
     Bar::TriadFraction("layer_norm", 0.75),
     Bar::FasterThanOrt("layer_norm"),
-    Bar::NumpyFraction("matmul", 0.5),
+    Bar::NumpyFraction("matmul", 0.85),
+    Bar::OrtRatio("mlp", 0.9),
+    Bar::OrtRatio("gpt2_block", 0.8),
+    Bar::OrtRatio("conv", 0.6),
+    Bar::OrtRatio("softmax", 1.0),
+    Bar::OrtRatio("rms_norm", 1.0),
 ];
+
+/// No workload may run slower than this multiple of onnxruntime's speed.
+const MIN_ORT_RATIO: f64 = 0.5;
 
 /// The compile-time bar: at most this many milliseconds per kernel.
 const COMPILE_MS_PER_KERNEL: f64 = 30.0;
@@ -372,6 +405,7 @@ pub fn bars(rows: &[Row]) -> Vec<BarCheck> {
                     _ => missing(text),
                 }
             }
+            Bar::OrtRatio(w, f) => ort_ratio(w, f, find(w, Tool::Dlc), find(w, Tool::OnnxRuntime)),
             Bar::NumpyFraction(w, f) => {
                 let text = format!("{w}: dlc ≥ {:.0}% of numpy (OpenBLAS)", f * 100.0);
                 match find(w, Tool::Dlc).map(|r| (r.throughput, r.relative)) {
@@ -384,6 +418,12 @@ pub fn bars(rows: &[Row]) -> Vec<BarCheck> {
                 }
             }
         });
+    }
+    for d in rows.iter().filter(|r| r.tool == Tool::Dlc) {
+        let ort = find(d.workload, Tool::OnnxRuntime);
+        if ort.is_some() {
+            out.push(ort_ratio(d.workload, MIN_ORT_RATIO, Some(d), ort));
+        }
     }
     for r in rows.iter().filter(|r| r.tool == Tool::Dlc) {
         if let Some(c) = r.compile {

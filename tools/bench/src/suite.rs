@@ -90,6 +90,7 @@ pub fn run(
         (index, m.tool)
     });
     let mut notes = vec![
+        format!("machine: {}", machine()),
         format!(
             "size: {}; {} timed runs after warm-up; times are medians",
             options.size, options.runs
@@ -112,4 +113,30 @@ pub fn run(
         triad_gbs: triad.median_gbs,
         rows: report::rows(&measurements, options.size, triad.median_gbs)?,
     })
+}
+
+/// This machine as the report's first line: the CPU model (`lscpu`'s "Model name", from
+/// /proc/cpuinfo), its SIMD level and FMA, and the logical CPUs this process may use.
+pub fn machine() -> String {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let field = |name: &str| {
+        cpuinfo
+            .lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split_once(':'))
+            .map(|(_, v)| v.trim().to_string())
+    };
+    let model = field("model name").unwrap_or_else(|| "unknown CPU".to_string());
+    let flags = field("flags").unwrap_or_default();
+    let has = |f: &str| flags.split_whitespace().any(|x| x == f);
+    let isa = if has("avx512f") {
+        "AVX-512"
+    } else if has("avx2") {
+        "AVX2"
+    } else {
+        "SSE"
+    };
+    let fma = if has("fma") { ", FMA" } else { "" };
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    format!("{model}, {isa}{fma}, {cpus} logical CPUs")
 }

@@ -65,7 +65,7 @@ pub struct Workload {
 pub type Params = BTreeMap<String, u64>;
 
 /// Every workload, in report order.
-pub static WORKLOADS: [Workload; 6] = [
+pub static WORKLOADS: [Workload; 9] = [
     Workload {
         name: "gelu_bias",
         description: "y = gelu_tanh(x*w + b), x [M,N], w, b [N]",
@@ -124,6 +124,48 @@ pub static WORKLOADS: [Workload; 6] = [
         flops: |p| {
             let (b, d, h) = (p["B"], p["D"], p["H"]);
             4 * b * d * h + 10 * b * h + b * d
+        },
+    },
+    Workload {
+        name: "rms_norm",
+        description: "rms_norm over the last axis of x [M,N], gamma [N], eps 1e-6",
+        bound: Bound::Memory,
+        template: include_str!("../workloads/rms_norm.mlir"),
+        bytes: |p| 4 * (2 * p["M"] * p["N"] + p["N"]),
+        // square, sum, ·rsqrt, ·gamma (the per-row rsqrt is not counted).
+        flops: |p| 4 * p["M"] * p["N"],
+    },
+    Workload {
+        name: "conv",
+        description: "relu(conv3x3(x, w) + b), x [N,C,H,W], w [O,C,3,3], stride 1, padding 1",
+        bound: Bound::Compute,
+        template: include_str!("../workloads/conv.mlir"),
+        bytes: |p| {
+            let (n, c, h, w, o) = (p["N"], p["C"], p["H"], p["W"], p["O"]);
+            4 * (n * c * h * w + o * c * 9 + o + n * o * h * w)
+        },
+        // The multiply-adds of every output, then bias and relu.
+        flops: |p| {
+            let (n, c, h, w, o) = (p["N"], p["C"], p["H"], p["W"], p["O"]);
+            2 * n * o * h * w * c * 9 + 2 * n * o * h * w
+        },
+    },
+    Workload {
+        name: "gpt2_block",
+        description: "GPT-2 pre-norm decoder block, x [S,E], H heads of D, causal, MLP E→F→E",
+        bound: Bound::Compute,
+        template: include_str!("../workloads/gpt2_block.mlir"),
+        // x in, y out, the weights and vectors once.
+        bytes: |p| {
+            let (s, e, f) = (p["S"], p["E"], p["F"]);
+            4 * (2 * s * e + 4 * e * e + 2 * e * f + 9 * e + f)
+        },
+        // Four [S,E]x[E,E] projections, q·kᵀ and p·v per head, the MLP's two matmuls, then
+        // per element: scale, mask and the five softmax ops per score, gelu and its bias per
+        // hidden element, two layer norms (7 each) and the biases and residuals per output.
+        flops: |p| {
+            let (s, e, h, f) = (p["S"], p["E"], p["H"], p["F"]);
+            8 * s * e * e + 4 * s * s * e + 4 * s * e * f + 7 * h * s * s + 10 * s * f + 20 * s * e
         },
     },
 ];

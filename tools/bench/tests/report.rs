@@ -64,6 +64,23 @@ fn writes_markdown_and_png() {
         text.contains("compile ≤ 30 ms per kernel | 12.0 ms / 2 kernels = 6.0 ms | pass |"),
         "{text}"
     );
+    // Issue 17's ratios to onnxruntime: a named bar, and the floor for every workload.
+    let conv = WORKLOADS
+        .iter()
+        .position(|w| w.name == "conv")
+        .expect("conv") as f64;
+    assert!(
+        text.contains(&format!(
+            "| conv: dlc ≥ 0.6x onnxruntime's speed | {:.2} ms vs {:.2} ms = 2.00x | pass |",
+            (10.0 + conv) / 2.0,
+            10.0 + conv
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains("| matmul: dlc ≥ 0.5x onnxruntime's speed |"),
+        "{text}"
+    );
     let bytes = std::fs::read(&png).expect("png exists");
     assert!(
         bytes.len() > 1000 && bytes.starts_with(b"\x89PNG"),

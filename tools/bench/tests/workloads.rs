@@ -58,3 +58,55 @@ fn full_sizes_verify() {
         parse(&mut ctx, w.name, &text).unwrap_or_else(|e| panic!("{}: {e}", w.name));
     }
 }
+
+/// The JIT differential test of the workloads: each one at its smoke size, compiled by
+/// `dlc-run`'s default pipeline for this CPU and for AVX2 (`x86-64-v3`, the schedule of the
+/// other machines), runs on random inputs and matches the graph interpreter within the
+/// tolerance `dlc-run --check` uses.
+#[test]
+fn smoke_sizes_match_the_interpreter_through_the_jit() {
+    use dlc_run::{check, inputs, CpuTarget, Model, ModelOptions};
+    let mut cpus = vec![CpuTarget::Host];
+    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+        cpus.push(CpuTarget::X86_64 { level: 3 });
+    }
+    let cases: Vec<(&'static str, CpuTarget)> = WORKLOADS
+        .iter()
+        .flat_map(|w| cpus.iter().map(move |&cpu| (w.name, cpu)))
+        .collect();
+    let outcomes = dlc_testkit::par_cases(&cases, |&(name, cpu)| {
+        let w = WORKLOADS
+            .iter()
+            .find(|w| w.name == name)
+            .ok_or("no such workload")?;
+        let text = w.ir(Size::Smoke).map_err(|e| e.to_string())?;
+        let options = ModelOptions {
+            cpu,
+            ..ModelOptions::default()
+        };
+        let model = Model::compile(&text, name, &options)?;
+        let inputs = inputs::random_inputs(model.program().signature(), 7, 1)?;
+        let refs: Vec<&dlc_runtime::Tensor> = inputs.iter().collect();
+        let mut session = model.session();
+        let outputs = session.run(&refs).map_err(|e| e.to_string())?;
+        let jit: Vec<_> = outputs
+            .iter()
+            .map(|v| v.to_tensor().map(|t| t.to_host_buffer()))
+            .collect::<Result<_, _>>()
+            .map_err(|e| e.to_string())?;
+        let reference = check::reference(&model, &inputs)?;
+        let floor = check::loosest(&model.source_ctx, model.source_func);
+        let reports = check::compare(&reference, &jit, floor)?;
+        match reports.iter().position(|r| !r.ok) {
+            None => Ok(()),
+            Some(i) => Err(format!("output {i}: {:?}", reports[i])),
+        }
+    });
+    dlc_testkit::report("workloads through the JIT", cases.len());
+    let failures: Vec<String> = cases
+        .iter()
+        .zip(outcomes)
+        .filter_map(|((name, cpu), r)| r.err().map(|e| format!("{name} on {cpu}: {e}")))
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

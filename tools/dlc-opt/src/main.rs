@@ -13,6 +13,7 @@ use dlc_ir::pass::{parse_pipeline, PassManager, PassRegistry, PipelineFailure};
 use dlc_ir::{
     parse_source, print_op_to, verify, Context, Diagnostic, Op, PrintOptions, Severity, SourceMap,
 };
+use dlc_passes::loops::cpu::target::set_target_cpu;
 use instrumentation::Instruments;
 use std::io::{Read, Write};
 use std::process::ExitCode;
@@ -390,6 +391,12 @@ fn run(cli: &Cli, registry: &PassRegistry) -> anyhow::Result<bool> {
         let parsed = parse_source(&mut ctx, chunk.text, &name, chunk.first_line)
             .and_then(|module| verify(&ctx, module).map(|()| module));
         drop(timer);
+        // A named CPU level schedules the kernels for it too (`tile`, `vectorize`).
+        if let (Ok(module), Some(dlc_codegen::Target::Cpu(cpu))) = (&parsed, cli.target) {
+            if cpu != dlc_codegen::CpuTarget::Host {
+                set_target_cpu(&mut ctx, *module, &cpu.to_string()).map_err(anyhow::Error::msg)?;
+            }
+        }
         if let (Ok(module), Some(pm)) = (&parsed, &pipeline) {
             diagnostics.extend(pipeline_check::lower_missing(
                 &pm.pipeline_text(),

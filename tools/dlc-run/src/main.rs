@@ -80,6 +80,9 @@ struct Cli {
     /// Time N runs (after one warm-up) and print median/min/max and throughput.
     #[arg(long, value_name = "N")]
     bench: Option<usize>,
+    /// With --bench: also time each kernel launch and print the kernels by total time.
+    #[arg(long, requires = "bench")]
+    profile: bool,
     /// The pass pipeline (default: decompose,fuse,lower,cpu-default for graph programs,
     /// cpu-default for loop-level ones).
     #[arg(long)]
@@ -257,6 +260,7 @@ fn run(cli: Cli) -> Result<bool> {
         session
             .run(&input_refs)
             .map_err(|e| render_runtime(&model, &name, &text, &e))?;
+        session.set_profile(cli.profile);
         for _ in 0..runs {
             let start = Instant::now();
             session
@@ -283,8 +287,26 @@ fn run(cli: Cli) -> Result<bool> {
             );
         }
         out!("{line}");
+        print_profile(&session.kernel_times(), runs)?;
     }
     Ok(ok)
+}
+
+/// `--profile`: each launch site's time per run, longest first, with its share of the total.
+fn print_profile(times: &[dlc_runtime::KernelTime], runs: usize) -> Result<()> {
+    let total: f64 = times.iter().map(|k| k.total.as_secs_f64()).sum();
+    let mut order: Vec<&dlc_runtime::KernelTime> = times.iter().collect();
+    order.sort_by_key(|k| std::cmp::Reverse(k.total));
+    for k in order {
+        let per_run = k.total.as_secs_f64() / runs as f64;
+        out!(
+            "profile: {:>9.3} ms {:>5.1}%  @{}",
+            per_run * 1e3,
+            100.0 * k.total.as_secs_f64() / total.max(f64::MIN_POSITIVE),
+            k.name
+        );
+    }
+    Ok(())
 }
 
 /// `--expected`: each output against its reference file.

@@ -3,6 +3,7 @@
 use dlc_codegen::{CompileStats, CpuModule, CpuTarget};
 use dlc_ir::pass::{parse_pipeline, PassRegistry};
 use dlc_ir::{parse_source, verify, Context, Diagnostic, Op, SourceMap};
+use dlc_passes::loops::cpu::target::set_target_cpu;
 use dlc_runtime::{HostProgram, KernelTable, Session, Signature};
 use std::time::{Duration, Instant};
 
@@ -102,6 +103,10 @@ impl Model {
             .to_string()
         });
 
+        if options.cpu != CpuTarget::Host {
+            // The schedule (`tile`, `vectorize`) is for the same CPU as the code.
+            set_target_cpu(&mut ctx, module, &options.cpu.to_string())?;
+        }
         let start = Instant::now();
         run_pipeline(&mut ctx, module, &pipeline).map_err(|e| match e {
             PipelineError::Text(t) => t,

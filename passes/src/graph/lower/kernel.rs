@@ -10,6 +10,7 @@
 use super::element::{self, class, Class, Emit};
 use super::plan::{is_splat, matmul_transposes, Group, Kind, Plan, Slot};
 use super::Target;
+use crate::loops::cpu::target::inherit_target_cpu;
 use dlc_graph::shapes::{DimExpr, SymbolicShapes};
 use dlc_graph::{family, tensor_parts, Family, Reduction};
 use dlc_ir::{AttrKind, Block, Context, DenseValue, InsertPoint, Location, Op, Type, Value};
@@ -60,6 +61,7 @@ pub(super) fn build(
     }
     arg_types.extend(std::iter::repeat_n(Type::INDEX, symbols.len()));
     let (kernel, entry) = build_kernel(ctx, at, name, &arg_types, loc);
+    inherit_target_cpu(ctx, kernel.0);
     let args = ctx.block_args(entry).to_vec();
     let nbuf = group.inputs.len() + group.outputs.len();
     let mut k = Kernel {

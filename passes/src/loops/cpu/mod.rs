@@ -3,6 +3,7 @@
 //! parallel loops.
 
 mod parallelize;
+pub mod target;
 mod tile;
 mod unroll;
 mod util;
@@ -24,6 +25,10 @@ pub(super) fn register(registry: &mut PassRegistry) {
 pub(super) const CASES: &[DifferentialCase] = &[
     DifferentialCase {
         pipeline: "tile{rows=3 vectors=2 width=4}",
+        target: Target::Cpu,
+    },
+    DifferentialCase {
+        pipeline: "tile{rows=2 vectors=1 width=2 row-blocks=2 k-block=3}",
         target: Target::Cpu,
     },
     DifferentialCase {

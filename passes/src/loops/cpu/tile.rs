@@ -1,16 +1,18 @@
-//! Register-tiles matmul-like reductions on the CPU: an `R x (V*W)` block of outputs is
-//! accumulated in vector registers while the reduction loop runs innermost over it.
+//! Register-tiles matmul-like reductions on the CPU, with the tile, the cache blocks and the
+//! packing sized for the target: an `R x (V*W)` block of outputs is accumulated in vector
+//! registers while the reduction loop runs innermost over it.
 //!
 //! # Applies when
 //! A CPU kernel holds the nest `lower` gives a contraction (matmul, batched matmul, the
-//! projections of attention and MLPs):
-//! `parallel i { serial j { %acc = alloc rank-0 local; serial k { schedule_block (.., k reduce)
+//! projections of attention and MLPs, the implicit GEMM of a convolution):
+//! `parallel i { serial j { allocs; <prologue>; serial k { schedule_block (.., k reduce)
 //! init {acc = ..} {acc = f(acc, ..)} }; <epilogue reading acc> } }`, where
 //! - the `i` loop is `parallel` with step 1 and its body is only the `j` loop; the `j` loop is
 //!   `serial` with step 1, its body rank-0 allocs (`%acc`, the one the `k` loop uses, and the
-//!   registers of a fused epilogue), the `k` loop, then the epilogue; the `k` loop starts at 0
-//!   with a constant positive step, its body is only the schedule block, and the bounds of `j`
-//!   and `k` are defined outside the `i` loop;
+//!   registers of a fused epilogue), a prologue of elementwise blocks that do not feed the
+//!   reduction (an attention mask the epilogue adds: they move into the epilogue), the `k`
+//!   loop, then the epilogue; the `k` loop starts at 0 with a constant positive step, its body
+//!   is only the schedule block, and the bounds of `j` and `k` are defined outside the `i` loop;
 //! - the block binds one reduce iter var to `k`, its other iter vars to `i`, `j` or values
 //!   defined outside the nest, and has an init region;
 //! - in the block, `j` is only the last index of loads, alone or plus a value that does not
@@ -22,38 +24,71 @@
 //! Without the pass the `k` loop is innermost: one scalar multiply-add per element of `B`
 //! loaded with a stride of a whole row, which runs at about 1 GFLOP/s.
 //!
+//! # The target
+//! `R`, `V`, `W` and the cache blocks come from the CPU (`passes/src/loops/cpu/target.rs`): the
+//! `cpu` option, else the kernel's `dlc.target_cpu` attribute (`dlc-run --cpu`, `dlc-opt
+//! --target`), else the host. `W` is one register of the element type (16 f32 lanes with
+//! AVX-512, 8 with AVX2); `R x V` fits the register file with `V` registers of `B` and one
+//! broadcast of `A`: 4x4 with 32 registers (21 used), 6x2 with 16 (15 used). Options override
+//! each (`rows`, `vectors`, `width`, `row-blocks`, `k-block`); `fma` applies only where the CPU
+//! has FMA.
+//!
 //! # Changes to the IR
-//! With `R` = `rows`, `V` = `vectors`, `W` = `width` and `T` the accumulator's element type:
-//! - the `i` loop becomes a loop of the same kind over `ceil(trips / R)` row blocks (the count
-//!   is computed before the outermost loop around the nest that its bounds allow, so a
-//!   `parallel` nest around it still collapses); block `b` covers rows `i0 = lb + b*R ..`;
-//! - when `R` does not divide a constant trip count, or the count is symbolic, a `loop.if`
-//!   on `i0 + R <= ub` chooses the tiled path, and its else branch runs the original `j` loop
-//!   for each of the last rows (`serial` loop from `i0` to `ub`);
-//! - the tiled path is a `serial` loop over column blocks `jb` (step `V*W`, up to the end of the
-//!   whole blocks) whose body holds:
-//!   - a local `R x (V*W)` tile; the init region cloned for each row `r` and vector `v`, its
-//!     store to `%acc` as a `loop.vstore` of `vector<WxT>` to `tile[r, v*W]`;
-//!   - a copy of the `k` loop whose body is the block's body unrolled over `r` and `v`:
-//!     ops that do not depend on `j` cloned once per row (with `i` = `i0 + r`), loads contiguous
-//!     in `j` as `loop.vload` at `j` = `jb + v*W`, loads and stores of `%acc` as `loop.vload` /
-//!     `loop.vstore` of `tile[r, v*W]`, the other `arith`/`math` ops on vectors (scalar operands
-//!     splat through a `W`-element local buffer, constants as dense splats); with `fma`, an
-//!     `arith.addf` of a vector `arith.mulf` used only there becomes `math.fma`;
-//!   - the write-back: `serial` loops over `r < R` and `jj < V*W` that load `tile[r, jj]` into a
-//!     fresh rank-0 `%acc` and run the epilogue (its allocs first) at `i = i0 + r`,
-//!     `j = jb + jj`;
-//! - after the column blocks, unless they cover the constant `j` range, the original `j` loop
-//!   from the end of the whole blocks, once for each row of the block (`serial` over `r < R`).
+//! With `R` = `rows`, `V` = `vectors`, `W` = `width`, `T` the accumulator's element type and
+//! `m` row tiles per cache block:
+//! - the `i` loop becomes a loop of the same kind over cache blocks of `m` row tiles (`R` rows
+//!   each; the counts are computed before the outermost loop around the nest that its bounds
+//!   allow, so a `parallel` nest around it still collapses). `m` keeps the rows of `A` one
+//!   reduction block reads within a quarter of the L2 cache, at most the row tiles per thread
+//!   of this machine and at most 64;
+//! - in the block, a `serial` loop over whole column blocks `jb` (step `V*W`) holds a `serial`
+//!   loop over the block's row tiles `b` (row `i0 = lb + b*R`), so each block of `B` columns
+//!   is reused from the cache by all `m` tiles; a row tile that is not whole (a `loop.if` on
+//!   `i0 + R <= ub`, when `R` does not divide a constant trip count or the count is symbolic)
+//!   is skipped there;
+//! - each tile: a local `R x (V*W)` tile; the init region cloned for each row `r` and vector
+//!   `v`, its store to `%acc` as a `loop.vstore` of `vector<WxT>` to `tile[r, v*W]`; a copy of
+//!   the `k` loop whose body is the block's body unrolled over `r` and `v`: ops that do not
+//!   depend on `j` cloned once per row (with `i` = `i0 + r`), loads contiguous in `j` as
+//!   `loop.vload` at `j` = `jb + v*W`, loads and stores of `%acc` as `loop.vload` /
+//!   `loop.vstore` of `tile[r, v*W]`, the other `arith`/`math` ops on vectors (scalar operands
+//!   splat through a `W`-element local buffer, constants as dense splats); with `fma`, an
+//!   `arith.addf` of a vector `arith.mulf` used only there becomes `math.fma`; then the
+//!   write-back: `serial` loops over `r < R` and `jj < V*W` that load `tile[r, jj]` into a
+//!   fresh rank-0 `%acc` and run the epilogue (its allocs first) at `i = i0 + r`, `j = jb + jj`;
+//! - **reduction blocks**: when the `k` range is a constant longer than `Kc` (what keeps a
+//!   `Kc x V*W` block of `B`, its rows a row of `B` apart, in a 32nd of the L2 cache: a power
+//!   of two from 64 to 512), and the partial sums of a cache block fit in 64 KiB, a `serial`
+//!   loop over blocks `kc` of `Kc` iterations sits between the column and row-tile loops. A
+//!   local `[m, R, V*W]` buffer holds the partial sums: a tile runs the init when
+//!   `kc == 0`, else loads its partial sums; after its `k` loop over `kc .. min(kc + Kc, ub)`
+//!   it writes back when that is the end, else stores its partial sums;
+//! - **packing**: with reduction blocks and `m > 1`, each load contiguous in `j` that does not
+//!   depend on the row (the `B` operand) is copied, per `(jb, kc)`, into a local `[Kc, V*W]`
+//!   buffer by a loop over the block before the row tiles (the ops computing its indices
+//!   cloned), and the tiles read the packed copy (at most 256 KiB of packed buffers);
+//! - then, per row tile of the cache block: whole tiles run the original `j` loop from the end
+//!   of the whole column blocks for each of their rows (unless the blocks cover a constant `j`
+//!   range); the last, partial tile runs each of its rows as a one-row tile (`R = 1`, no
+//!   reduction blocks) over the column blocks, then the same column remainder.
 //!
 //! The pass counts the nests it tiled and the row-remainder paths it kept.
 //!
 //! # Performance impact
 //! Each `k` step loads `R` elements of `A` and `V` vectors of `B` for `R*V` vector FMAs, all
 //! accumulators staying in registers (LLVM's SROA promotes the tile and turns the splat
-//! buffers into broadcasts); with the defaults `R = 4`, `V = 4`, `W = 16` that is 16 of the 32
-//! AVX-512 registers. A 1024³ f32 matmul on 2 Zen 4 cores went from 0.3 GFLOP/s to about
-//! 270 GFLOP/s (`dlc-run --bench`; 6x2 and 8x3 tiles measured far slower there).
+//! buffers into broadcasts). Measured with `dlc-run --bench 15` (best of 3) on 2 cores of an
+//! "Intel(R) Xeon(R) Processor" (AVX-512) VM, numpy/OpenBLAS about 176 GFLOP/s there:
+//!
+//! | f32 matmul | before (4x4x16, no blocks) | AVX-512 (4x4x16) | AVX2 (`--cpu=x86-64-v3`, 6x2x8) |
+//! |---|---:|---:|---:|
+//! | 1024x1024x1024 | 72 GFLOP/s | 175-200 GFLOP/s | 84-124 GFLOP/s |
+//! | 256x3072x768 | | 140-185 GFLOP/s | |
+//! | 130x3072x768 | 37 GFLOP/s | 96-112 GFLOP/s | 38 GFLOP/s |
+//!
+//! Without reduction blocks and packing, the 1024-wide rows of `B` (4 KiB apart) all fall in
+//! a few cache sets and the tiles read `B` from L3 or memory at every step. The one-row tiles
+//! replace a scalar loop that cost as much as all the tiles for 130 rows and a long `k`.
 //!
 //! # Risks and limitations
 //! - `math.fma` rounds once where `mulf` + `addf` rounded twice; results move within the float
@@ -61,18 +96,18 @@
 //! - Distinct buffer arguments are assumed not to overlap partially (as `vectorize` assumes).
 //! - When the `k` range is empty the tile starts from the init value, where the original left
 //!   the accumulator as allocated.
-//! - `B` is read straight from memory: no packing or cache blocking of `k`, so very large
-//!   `K x N` panels are bound by the cache.
+//! - The packed and partial buffers live on the stack (up to 256 + 64 KiB per thread).
+//! - `m` is sized for the threads of the machine that compiles (the JIT's own).
 //!
 //! # TODO
-//! - Cache-block `k` and pack panels of `B`; tile the column remainder with narrower vectors.
-//! - Several reductions sharing one `k` loop (a fused QKV projection) and `j` loops nested in a
-//!   serial batch loop are left alone (`lower` makes a batched matmul's batch and row loops
-//!   parallel, so its nests do tile: 12x256x64 by 12x64x256 runs at about 250 GFLOP/s on 2
-//!   AVX-512 cores, `dlc-run --bench 20`).
+//! - Reduction blocks and packing for symbolic `k` ranges; narrower vectors for the column
+//!   remainder; packing `A` for strided rows.
+//! - Several reductions sharing one `k` loop (a fused QKV projection) and `j` loops nested in
+//!   a serial batch loop are left alone (`fuse` does not merge matmuls horizontally, and
+//!   `lower` makes a batched matmul's batch and row loops parallel, so their nests do tile).
 //!
 //! # Examples
-//! 1. A 12x64 by 64x32 matmul with `tile{rows=4 vectors=2}`:
+//! 1. A 12x64 by 64x32 matmul with `tile{rows=4 vectors=2 cpu=x86-64-v4}`:
 //!    ```text
 //!    loop.kernel @mm(%a: !loop.buffer<12x64xf32, global>, %b: !loop.buffer<64x32xf32, global>, %c: !loop.buffer<12x32xf32, global>) {
 //!      %c0 = arith.constant 0 : index
@@ -105,30 +140,40 @@
 //!      loop.return
 //!    }
 //!    ```
-//!    becomes a parallel loop over 3 row blocks, one 32-column block each (a splat buffer per
-//!    row, the tile), and a `k` loop of 4x2 vector FMAs:
+//!    becomes a parallel loop over 3 cache blocks of one row tile each (3 tiles are fewer than
+//!    the threads' share allows more of), the column blocks, the row tiles of the block (a
+//!    splat buffer per row, the tile), and a `k` loop of 4x2 vector FMAs:
 //!    ```text
-//!    loop.for parallel %arg3 = %c0_0 to %c3 step %c1_1 {
-//!      ...
-//!      %1 = arith.addi %c0, %0 : index
-//!      ...
-//!      loop.for serial %arg4 = %c0 to %c32_2 step %c32_3 {
-//!        %2 = loop.alloc : !loop.buffer<16xf32, local>
-//!        ...
-//!        %6 = loop.alloc : !loop.buffer<4x32xf32, local>
-//!        ...
-//!        loop.for serial %arg5 = %c0 to %c64 step %c1 {
+//!    loop.for parallel %arg3 = %c0_1 to %c3_0 step %c1_2 {
+//!      %0 = arith.muli %arg3, %c1_3 : index
+//!      %1 = arith.addi %0, %c1_3 : index
+//!      %2 = arith.minsi %1, %c3 : index
+//!      loop.for serial %arg4 = %c0 to %c32_4 step %c32_5 {
+//!        loop.for serial %arg5 = %0 to %2 step %c1_6 {
+//!          %3 = arith.muli %arg5, %c4 : index
+//!          %4 = arith.addi %c0, %3 : index
+//!          %5 = loop.alloc : !loop.buffer<16xf32, local>
 //!          ...
-//!          %15 = loop.load %arg0[%1, %arg5] : !loop.buffer<12x64xf32, global>
-//!          %16 = loop.vload %arg1[%arg5, %arg4] : !loop.buffer<64x32xf32, global> -> vector<16xf32>
-//!          %17 = loop.vload %6[%c0_33, %c0_34] : !loop.buffer<4x32xf32, local> -> vector<16xf32>
+//!          %9 = loop.alloc : !loop.buffer<4x32xf32, local>
 //!          ...
-//!          %18 = loop.vload %2[%c0_41] : !loop.buffer<16xf32, local> -> vector<16xf32>
-//!          %19 = math.fma %18, %16, %17 : vector<16xf32>
-//!          loop.vstore %19, %6[%c0_33, %c0_34] : vector<16xf32>, !loop.buffer<4x32xf32, local>
+//!          loop.for serial %arg6 = %c0 to %c64 step %c1 {
+//!            %18 = loop.load %arg0[%4, %arg6] : !loop.buffer<12x64xf32, global>
+//!            %19 = loop.vload %arg1[%arg6, %arg4] : !loop.buffer<64x32xf32, global> -> vector<16xf32>
+//!            %20 = loop.vload %9[%c0_36, %c0_37] : !loop.buffer<4x32xf32, local> -> vector<16xf32>
+//!            ...
+//!            %21 = loop.vload %5[%c0_44] : !loop.buffer<16xf32, local> -> vector<16xf32>
+//!            %22 = math.fma %21, %19, %20 : vector<16xf32>
+//!            loop.vstore %22, %9[%c0_36, %c0_37] : vector<16xf32>, !loop.buffer<4x32xf32, local>
 //!    ```
-//! 2. The same matmul with 13 rows and 40 columns keeps a `loop.if` whose else branch runs the
-//!    last row as before, and a column remainder `loop.for serial` from 32 to 40 per row.
+//! 2. The same matmul with 13 rows and 40 columns: the tiled loop skips the last, partial row
+//!    tile with a `loop.if`; after it, the whole tiles run a column remainder `loop.for serial`
+//!    from 32 to 40 per row and the partial tile runs its row as a `1 x 32` tile plus the same
+//!    remainder.
+//! 3. With a `k` range longer than a reduction block (`tile{rows=2 vectors=1 width=16
+//!    k-block=16 row-blocks=2}` on an 8x64 by 64x16 matmul): a `[2, 2, 16]` partial-sum buffer
+//!    and a `[16, 16]` packed block of `B` per cache block, a loop over `kc` in steps of 16, the
+//!    init under `kc == 0` (else the partial sums are loaded), the write-back under
+//!    `kend == 64` (else the partial sums are stored); test/passes/loops/tile.mlir.
 //!
 //! # Counter-examples
 //! 1. A reduction along the last index (`acc += x[i, k]`, a row sum) has no `j` loop over
@@ -152,26 +197,58 @@ use dlc_loop::{
 };
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use super::target::CpuInfo;
+
 /// The pass description.
 pub static INFO: PassInfo = PassInfo {
     argument: "tile",
-    summary: "Register-tiles matmul-like reductions on the CPU: an `R x (V*W)` block of outputs \
-              is accumulated in vector registers while the reduction loop runs innermost over it.",
+    summary: "Register-tiles matmul-like reductions on the CPU, with the tile, the cache blocks \
+              and the packing sized for the target: an `R x (V*W)` block of outputs is \
+              accumulated in vector registers while the reduction loop runs innermost over it.",
     anchor: Anchor::Op("loop.kernel"),
     options: &[
-        OptionSpec::new("rows", OptionKind::Int, "4", "Rows of the tile (R)"),
-        OptionSpec::new("vectors", OptionKind::Int, "4", "Vectors per tile row (V)"),
+        OptionSpec::new(
+            "rows",
+            OptionKind::Int,
+            "0",
+            "Rows of the tile (R; 0: from the target's register file)",
+        ),
+        OptionSpec::new(
+            "vectors",
+            OptionKind::Int,
+            "0",
+            "Vectors per tile row (V; 0: from the target's register file)",
+        ),
         OptionSpec::new(
             "width",
             OptionKind::Int,
-            "16",
-            "Lanes per vector (W; 16 f32 lanes fill an AVX-512 register)",
+            "0",
+            "Lanes per vector (W; 0: one register of the target for the element type)",
+        ),
+        OptionSpec::new(
+            "row-blocks",
+            OptionKind::Int,
+            "0",
+            "Row tiles per cache block (0: from the target's L2 size and the K extent)",
+        ),
+        OptionSpec::new(
+            "k-block",
+            OptionKind::Int,
+            "0",
+            "Reduction iterations per cache block (0: from the target's L2 size)",
+        ),
+        OptionSpec::new(
+            "cpu",
+            OptionKind::Str,
+            "",
+            "The CPU to schedule for (host, x86-64-v3, ...; empty: the module's dlc.target_cpu, \
+             else the host)",
         ),
         OptionSpec::new(
             "fma",
             OptionKind::Bool,
             "true",
-            "Contract a multiply feeding an add into math.fma",
+            "Contract a multiply feeding an add into math.fma (where the CPU has FMA)",
         ),
     ],
     statistics: &[
@@ -188,29 +265,79 @@ fn create(options: &OptionValues) -> Result<Box<dyn Pass>, String> {
     let rows = options.int("rows");
     let vectors = options.int("vectors");
     let width = options.int("width");
-    if !(1..=64).contains(&rows) || !(1..=64).contains(&vectors) || !(2..=256).contains(&width) {
+    let row_blocks = options.int("row-blocks");
+    let k_block = options.int("k-block");
+    if !(0..=64).contains(&rows)
+        || !(0..=64).contains(&vectors)
+        || !(width == 0 || (2..=256).contains(&width))
+        || !(0..=4096).contains(&row_blocks)
+        || k_block < 0
+    {
         return Err(format!(
-            "options need 1 <= rows <= 64, 1 <= vectors <= 64, 2 <= width <= 256; got rows={rows}, \
-             vectors={vectors}, width={width}"
+            "options need 0 <= rows <= 64, 0 <= vectors <= 64, width 0 or 2..=256, \
+             0 <= row-blocks <= 4096, k-block >= 0 (0: from the target); got rows={rows}, \
+             vectors={vectors}, width={width}, row-blocks={row_blocks}, k-block={k_block}"
         ));
     }
-    Ok(Box::new(Tile {
+    let cpu = options.str("cpu").to_string();
+    CpuInfo::named(&cpu)?;
+    Ok(Box::new(TilePass {
         rows,
         vectors,
         width,
+        row_blocks,
+        k_block,
+        cpu,
         fma: options.bool("fma"),
     }))
 }
 
+/// The pass with its options as given (0 and "" ask the target).
+struct TilePass {
+    rows: i64,
+    vectors: i64,
+    width: i64,
+    row_blocks: i64,
+    k_block: i64,
+    cpu: String,
+    fma: bool,
+}
+
+/// The tiling of one kernel: the options resolved against its CPU.
 struct Tile {
     /// Rows per tile (R).
     rows: i64,
     /// Vectors per tile row (V).
     vectors: i64,
-    /// Lanes per vector (W).
-    width: i64,
+    /// Lanes per vector (W) when given; else one register of the element type.
+    width: Option<i64>,
+    /// Row tiles per cache block when given; else from the L2 size.
+    row_blocks: Option<i64>,
+    /// Reduction iterations per cache block when given; else from the L2 size.
+    k_block: Option<i64>,
+    cpu: CpuInfo,
     /// Whether `addf(mulf(a, b), c)` becomes `math.fma`.
     fma: bool,
+}
+
+impl Pass for TilePass {
+    fn run(&self, ctx: &mut Context, run: &mut PassRun<'_>) -> Result<(), Diagnostic> {
+        let kernel = run.op();
+        let cpu = CpuInfo::for_op(ctx, kernel, &self.cpu)
+            .map_err(|e| Diagnostic::error(ctx.op_loc(kernel), e))?;
+        let (rows, vectors) = cpu.register_tile();
+        let positive = |v: i64| (v > 0).then_some(v);
+        let tile = Tile {
+            rows: positive(self.rows).unwrap_or(rows),
+            vectors: positive(self.vectors).unwrap_or(vectors),
+            width: positive(self.width),
+            row_blocks: positive(self.row_blocks),
+            k_block: positive(self.k_block),
+            cpu,
+            fma: self.fma && cpu.fma,
+        };
+        tile.run(ctx, run)
+    }
 }
 
 impl Pass for Tile {
@@ -257,6 +384,57 @@ impl Pass for Tile {
     }
 }
 
+impl Nest {
+    /// The ops of the block body that the operands of `load` are computed by, in order, when
+    /// none of them depends on the row or loads the accumulator (so the load reads the same
+    /// for every row of a tile).
+    fn index_slice(&self, ctx: &Context, load: Op) -> Option<Vec<Op>> {
+        let args = ctx.block_args(self.body);
+        let mut needed: FxHashSet<Op> = FxHashSet::default();
+        let mut work: Vec<Value> = ctx.operands(load).to_vec();
+        while let Some(v) = work.pop() {
+            if let Some(pos) = args.iter().position(|&a| a == v) {
+                if matches!(self.roles.get(pos), Some(Role::Row)) {
+                    return None;
+                }
+                continue;
+            }
+            let Some(def) = ctx.defining_op(v) else {
+                continue;
+            };
+            if ctx.op_block(def) != Some(self.body) || !needed.insert(def) {
+                continue;
+            }
+            if !matches!(self.plan.get(&def), Some(Class::Scalar | Class::ColIndex)) {
+                return None;
+            }
+            work.extend_from_slice(ctx.operands(def));
+        }
+        Some(
+            ctx.block_ops(self.body)
+                .filter(|op| needed.contains(op))
+                .collect(),
+        )
+    }
+
+    /// The row of a packed block that `k` reads: `(k - kc) / step`.
+    fn pack_row(
+        &self,
+        ctx: &mut Context,
+        at: InsertPoint,
+        k: Value,
+        kc: Value,
+        loc: Location,
+    ) -> Value {
+        let t = index_binary(ctx, at, "arith.subi", k, kc, loc);
+        if self.k_step == 1 {
+            return t;
+        }
+        let step = index_const(ctx, at, self.k_step, loc);
+        index_binary(ctx, at, "arith.divsi", t, step, loc)
+    }
+}
+
 /// A matched reduction nest.
 struct Nest {
     i_loop: Op,
@@ -278,6 +456,10 @@ struct Nest {
     epilogue: Vec<Op>,
     /// The accumulator's element type.
     elem: Type,
+    /// Lanes per vector (W).
+    width: i64,
+    /// The `k` loop's constant step.
+    k_step: i64,
 }
 
 /// What an iter var of the schedule block is bound to.
@@ -347,13 +529,22 @@ impl Tile {
             return None;
         }
         let j = loop_parts(ctx, j_loop)?;
-        // The `j` body: allocs, the `k` loop, the epilogue.
+        // The `j` body: allocs, a prologue (elementwise blocks a fusion put before the
+        // reduction, such as an attention mask the epilogue adds), the `k` loop, the epilogue.
         let j_ops = body_ops(ctx, j.body);
-        let k_at = j_ops
-            .iter()
-            .position(|&op| ctx.op_name(op) != "loop.alloc")?;
-        let (allocs, rest) = j_ops.split_at(k_at);
+        let k_at = j_ops.iter().position(|&op| ctx.op_name(op) == "loop.for")?;
+        let (head, rest) = j_ops.split_at(k_at);
         let (&k_loop, tail) = rest.split_first()?;
+        let is_alloc = |op: &&Op| ctx.op_name(**op) == "loop.alloc";
+        let allocs: Vec<Op> = head.iter().filter(is_alloc).copied().collect();
+        let prologue: Vec<Op> = head.iter().filter(|op| !is_alloc(op)).copied().collect();
+        let feeds_k = |op: &Op| {
+            ctx.results(*op)
+                .any(|v| ctx.uses(v).iter().any(|u| ctx.is_ancestor(k_loop, u.user)))
+        };
+        if prologue.iter().any(feeds_k) {
+            return None;
+        }
         // The accumulator is the one alloc the reduction uses; the others belong to the epilogue.
         let used_in_k = |op: Op| {
             ctx.uses(ctx.result(op, 0))
@@ -364,10 +555,14 @@ impl Tile {
         let (Some(acc_alloc), None) = (in_k.next(), in_k.next()) else {
             return None;
         };
+        // The prologue moves after the reduction, into the epilogue: it may not feed the
+        // reduction (nothing it defines or stores is used in the `k` loop, checked below with
+        // the epilogue's stores) and keeps its order before the original epilogue.
         let epilogue: Vec<Op> = allocs
             .iter()
             .copied()
             .filter(|&op| op != acc_alloc)
+            .chain(prologue)
             .chain(tail.iter().copied())
             .collect();
         if const_int(ctx, j.step) != Some(1) || !is_loop(ctx, k_loop, LoopKind::Serial) {
@@ -381,12 +576,6 @@ impl Tile {
         if outside.iter().any(|&v| defined_inside(ctx, i_loop, v)) {
             return None;
         }
-        let tile_cols = self.vectors * self.width;
-        if const_trip_count(ctx, &i).is_some_and(|t| t < self.rows)
-            || const_trip_count(ctx, &j).is_some_and(|t| t < tile_cols)
-        {
-            return None;
-        }
         // The accumulator: a rank-0 float local buffer.
         if ctx.op_name(acc_alloc) != "loop.alloc" || !ctx.operands(acc_alloc).is_empty() {
             return None;
@@ -394,6 +583,16 @@ impl Tile {
         let acc = ctx.result(acc_alloc, 0);
         let (dims, elem, space) = buffer_parts(ctx, ctx.value_type(acc))?;
         if !dims.is_empty() || space != MemorySpace::Local || !is_float(ctx, elem) {
+            return None;
+        }
+        let width = self.width.unwrap_or_else(|| {
+            self.cpu
+                .lanes(ctx.float_kind(elem).map_or(32, |k| k.width()))
+        });
+        let tile_cols = self.vectors * width;
+        if const_trip_count(ctx, &i).is_some_and(|t| t < self.rows)
+            || const_trip_count(ctx, &j).is_some_and(|t| t < tile_cols)
+        {
             return None;
         }
         // The schedule block.
@@ -430,7 +629,7 @@ impl Tile {
         let mut analyzer = Analyzer {
             ctx,
             acc,
-            width: self.width,
+            width,
             fma: self.fma,
             col: FxHashSet::default(),
             vector: FxHashSet::default(),
@@ -469,6 +668,7 @@ impl Tile {
             return None;
         }
         let plan = analyzer.plan;
+        let k_step = const_int(ctx, k.step)?;
         Some(Nest {
             i_loop,
             i,
@@ -483,6 +683,8 @@ impl Tile {
             plan,
             epilogue,
             elem,
+            width,
+            k_step,
         })
     }
 }
@@ -619,68 +821,208 @@ impl Tile {
         let hoist = hoist_point(ctx, nest.i_loop, &[nest.i.lb, nest.i.ub]);
         let trips = const_trip_count(ctx, &nest.i);
         let exact = trips.is_some_and(|t| t % rows == 0) && const_int(ctx, nest.i.lb).is_some();
-        let blocks = match trips {
-            Some(t) => index_const(ctx, hoist, (t + rows - 1) / rows, loc),
+        let m = self.row_blocks(ctx, nest, trips);
+        // Row tiles, and cache blocks of `m` row tiles.
+        let (tiles, groups) = match trips {
+            Some(t) => {
+                let tiles = (t + rows - 1) / rows;
+                (
+                    index_const(ctx, hoist, tiles, loc),
+                    index_const(ctx, hoist, (tiles + m - 1) / m, loc),
+                )
+            }
             None => {
                 let zero = index_const(ctx, hoist, 0, loc);
                 let diff = index_binary(ctx, hoist, "arith.subi", nest.i.ub, nest.i.lb, loc);
                 let n = index_binary(ctx, hoist, "arith.maxsi", diff, zero, loc);
-                let bump = index_const(ctx, hoist, rows - 1, loc);
-                let up = index_binary(ctx, hoist, "arith.addi", n, bump, loc);
-                let r = index_const(ctx, hoist, rows, loc);
-                index_binary(ctx, hoist, "arith.divsi", up, r, loc)
+                let tiles = ceil_div(ctx, hoist, n, rows, loc);
+                (tiles, ceil_div(ctx, hoist, tiles, m, loc))
             }
         };
         let at = InsertPoint::Before(nest.i_loop);
         let zero = index_const(ctx, at, 0, loc);
         let one = index_const(ctx, at, 1, loc);
-        let (_, body, b) = build_for(ctx, at, (zero, blocks, one), LoopKind::Parallel, loc);
+        let (_, body, g) = build_for(ctx, at, (zero, groups, one), LoopKind::Parallel, loc);
         let inside = before_terminator(ctx, body);
+        let mc = index_const(ctx, inside, m, loc);
+        let first = index_binary(ctx, inside, "arith.muli", g, mc, loc);
+        let past = index_binary(ctx, inside, "arith.addi", first, mc, loc);
+        let last = index_binary(ctx, inside, "arith.minsi", past, tiles, loc);
         let r = index_const(ctx, inside, rows, loc);
-        let offset = index_binary(ctx, inside, "arith.muli", b, r, loc);
-        let i0 = index_binary(ctx, inside, "arith.addi", nest.i.lb, offset, loc);
-        if exact {
-            self.tile_path(ctx, nest, inside, i0);
-        } else {
-            let i1 = index_binary(ctx, inside, "arith.addi", i0, r, loc);
-            let cmp = build_cmpi(ctx, inside, CmpIPredicate::Sle, i1, nest.i.ub, loc);
+        // The row tile `b` of the block starts at `i0 = lb + b * R`; it is whole when exact or
+        // when `i0 + R <= ub`.
+        let row_tile = |ctx: &mut Context, at: InsertPoint, with_else: bool| {
+            let one = index_const(ctx, at, 1, loc);
+            let (_, b_body, b) = build_for(ctx, at, (first, last, one), LoopKind::Serial, loc);
+            let b_at = before_terminator(ctx, b_body);
+            let offset = index_binary(ctx, b_at, "arith.muli", b, r, loc);
+            let i0 = index_binary(ctx, b_at, "arith.addi", nest.i.lb, offset, loc);
+            if exact {
+                return (b_at, i0, b, None);
+            }
+            let i1 = index_binary(ctx, b_at, "arith.addi", i0, r, loc);
+            let cmp = build_cmpi(ctx, b_at, CmpIPredicate::Sle, i1, nest.i.ub, loc);
             let full = ctx.result(cmp, 0);
-            let (_, then_block, else_block) = build_if(ctx, inside, full, true, loc);
-            let then_at = before_terminator(ctx, then_block);
-            self.tile_path(ctx, nest, then_at, i0);
-            if let Some(else_block) = else_block {
-                let else_at = before_terminator(ctx, else_block);
+            let (_, then_block, else_block) = build_if(ctx, b_at, full, with_else, loc);
+            let else_at = else_block.map(|b| before_terminator(ctx, b));
+            (before_terminator(ctx, then_block), i0, b, else_at)
+        };
+        // The whole column blocks outside, the row tiles of the block inside: each block of
+        // `B` columns is reused from the cache by all `m` row tiles.
+        let cols = self.vectors * nest.width;
+        let end = whole_groups_end(ctx, inside, &nest.j, 1, cols, loc);
+        let step = index_const(ctx, inside, cols, loc);
+        let (jb_loop, jb_body, jb) =
+            build_for(ctx, inside, (nest.j.lb, end, step), LoopKind::Serial, loc);
+        let jb_at = before_terminator(ctx, jb_body);
+        match self.k_block(ctx, nest, m) {
+            None => {
+                let (tile_at, i0, _, _) = row_tile(ctx, jb_at, false);
+                self.tile_body(ctx, nest, tile_at, i0, jb, None);
+            }
+            Some(kc_trips) => {
+                // Blocks of the `k` range, each shared by the row tiles of the cache block;
+                // the tiles' partial sums wait in `partial[b - first]` between blocks.
+                let elem_ty = nest.elem;
+                let partial_ty = buffer_type(ctx, &[m, rows, cols], elem_ty, MemorySpace::Local);
+                let partial =
+                    build_alloc(ctx, InsertPoint::Before(jb_loop.0), partial_ty, &[], loc);
+                let kc_step = index_const(ctx, jb_at, kc_trips * nest.k_step, loc);
+                let (_, kc_body, kc) = build_for(
+                    ctx,
+                    jb_at,
+                    (nest.k.lb, nest.k.ub, kc_step),
+                    LoopKind::Serial,
+                    loc,
+                );
+                let kc_at = before_terminator(ctx, kc_body);
+                let past = index_binary(ctx, kc_at, "arith.addi", kc, kc_step, loc);
+                let kend = index_binary(ctx, kc_at, "arith.minsi", past, nest.k.ub, loc);
+                let packs = if m > 1 {
+                    self.pack(ctx, nest, (jb_loop.0, kc_at), (kc, kend), jb, kc_trips)
+                } else {
+                    None
+                };
+                let (tile_at, i0, b, _) = row_tile(ctx, kc_at, false);
+                let slot = index_binary(ctx, tile_at, "arith.subi", b, first, loc);
+                let blocked = KBlock {
+                    kc,
+                    kend,
+                    partial,
+                    slot,
+                    packs,
+                };
+                self.tile_body(ctx, nest, tile_at, i0, jb, Some(blocked));
+            }
+        }
+        // Per row tile: the columns after the whole blocks, or the last rows.
+        let covered = const_trip_count(ctx, &nest.j).is_some_and(|t| t % cols == 0)
+            && const_int(ctx, nest.j.lb).is_some();
+        if !exact || !covered {
+            let (tile_at, i0, _, else_at) = row_tile(ctx, inside, true);
+            if !covered {
+                self.column_remainder(ctx, nest, tile_at, i0, end);
+            }
+            if let Some(else_at) = else_at {
+                // The last rows, each a one-row tile (the scalar loop would cost as much as
+                // all the tiles when `K` and `N` are large).
+                let one_row = Tile {
+                    rows: 1,
+                    vectors: self.vectors,
+                    width: Some(nest.width),
+                    row_blocks: Some(1),
+                    k_block: None,
+                    cpu: self.cpu,
+                    fma: self.fma,
+                };
                 let step = index_const(ctx, else_at, 1, loc);
                 let (_, rest, ii) =
                     build_for(ctx, else_at, (i0, nest.i.ub, step), LoopKind::Serial, loc);
-                let mut map = ValueMap::new();
-                map.map(nest.i.iv, ii);
-                let copy = ctx.clone_op(nest.j_loop, &mut map);
-                ctx.insert_op(before_terminator(ctx, rest), copy);
+                let rest_at = before_terminator(ctx, rest);
+                let step = index_const(ctx, rest_at, cols, loc);
+                let (_, jb_body, jb) =
+                    build_for(ctx, rest_at, (nest.j.lb, end, step), LoopKind::Serial, loc);
+                let jb_at = before_terminator(ctx, jb_body);
+                one_row.tile_body(ctx, nest, jb_at, ii, jb, None);
+                if !covered {
+                    one_row.column_remainder(ctx, nest, rest_at, ii, end);
+                }
             }
         }
         ctx.erase_op(nest.i_loop);
         !exact
     }
 
-    /// The tiled rows `i0 .. i0 + R`, built at `at`.
-    fn tile_path(&self, ctx: &mut Context, nest: &Nest, at: InsertPoint, i0: Value) {
+    /// Row tiles per cache block: the option, else as many as keep the rows of `A` one block
+    /// of the reduction reads (`m * R * Kc` elements, `Kc` the `k` block or the whole `k`
+    /// range) within a quarter of the L2 cache, leaving the rest to the block of `B` they
+    /// share; at most the row tiles per thread of this machine, so the parallel loop has work
+    /// for every thread, and at most 64.
+    fn row_blocks(&self, ctx: &Context, nest: &Nest, trips: Option<i64>) -> i64 {
+        if let Some(m) = self.row_blocks {
+            return m;
+        }
+        let elem_bytes = elem_bytes(ctx, nest.elem);
+        let k = self
+            .k_block_size(ctx, nest)
+            .or_else(|| const_trip_count(ctx, &nest.k))
+            .unwrap_or(1024)
+            .max(1);
+        let budget = i64::try_from(self.cpu.l2_bytes / 4).unwrap_or(i64::MAX);
+        let by_cache = budget / (self.rows * k * elem_bytes).max(1);
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get() as i64);
+        let by_threads = trips.map_or(i64::MAX, |t| t / self.rows / threads);
+        by_cache.min(by_threads).clamp(1, 64)
+    }
+
+    /// The `k` iterations per block when the reduction is blocked: a constant `k` range longer
+    /// than what keeps a block of `B` (`Kc x V*W` elements, its rows a whole row of `B` apart)
+    /// in a 32nd of the L2 cache; power-of-two row strides use only some of the cache's sets,
+    /// and a 32nd still fits then on a 16-way L2. A power of two from 64 to 512; the `k-block`
+    /// option overrides it.
+    fn k_block_size(&self, ctx: &Context, nest: &Nest) -> Option<i64> {
+        let trips = const_trip_count(ctx, &nest.k)?;
+        let cols = self.vectors * nest.width;
+        let budget = i64::try_from(self.cpu.l2_bytes / 32).unwrap_or(i64::MAX);
+        let fit = (budget / (cols * elem_bytes(ctx, nest.elem)).max(1)).clamp(64, 512);
+        let kc = self.k_block.unwrap_or(1i64 << (63 - fit.leading_zeros()));
+        (trips > kc).then_some(kc)
+    }
+
+    /// [`Tile::k_block_size`] when the partial sums of a cache block of `m` row tiles stay
+    /// small (at most 64 KiB of local memory).
+    fn k_block(&self, ctx: &Context, nest: &Nest, m: i64) -> Option<i64> {
+        let cols = self.vectors * nest.width;
+        let partial_bytes = m * self.rows * cols * elem_bytes(ctx, nest.elem);
+        self.k_block_size(ctx, nest)
+            .filter(|_| partial_bytes <= 64 * 1024)
+    }
+
+    /// The tile of rows `i0 .. i0 + R` and columns `jb .. jb + V*W`, built at `at`: init, the
+    /// reduction, the write-back. With `blocked`, only the `k` block `kc .. kend`: the first
+    /// block runs the init and the others resume from the partial sums, the last block writes
+    /// back and the others save the partial sums.
+    fn tile_body(
+        &self,
+        ctx: &mut Context,
+        nest: &Nest,
+        at: InsertPoint,
+        i0: Value,
+        jb: Value,
+        mut blocked: Option<KBlock>,
+    ) {
         let loc = ctx.op_loc(nest.j_loop);
-        let cols = self.vectors * self.width;
-        let end = whole_groups_end(ctx, at, &nest.j, 1, cols, loc);
-        let step = index_const(ctx, at, cols, loc);
-        let (_, jb_body, jb) = build_for(ctx, at, (nest.j.lb, end, step), LoopKind::Serial, loc);
-        let inside = before_terminator(ctx, jb_body);
+        let cols = self.vectors * nest.width;
         let tile_ty = buffer_type(ctx, &[self.rows, cols], nest.elem, MemorySpace::Local);
-        let tile = build_alloc(ctx, inside, tile_ty, &[], loc);
+        let tile = build_alloc(ctx, at, tile_ty, &[], loc);
         let mut row_values = vec![i0];
         for r in 1..self.rows {
-            let c = index_const(ctx, inside, r, loc);
-            row_values.push(index_binary(ctx, inside, "arith.addi", i0, c, loc));
+            let c = index_const(ctx, at, r, loc);
+            row_values.push(index_binary(ctx, at, "arith.addi", i0, c, loc));
         }
         let splat_at = match ctx.defining_op(tile) {
             Some(op) => InsertPoint::Before(op),
-            None => inside,
+            None => at,
         };
         let mut emitter = Emitter {
             cfg: self,
@@ -690,36 +1032,187 @@ impl Tile {
             rows: row_values,
             jb,
             loc,
+            packs: blocked.as_mut().and_then(|b| b.packs.take()),
+            k: None,
         };
         // Init (the reduce iter var is 0 there), then the reduction over the tile.
-        let k0 = index_const(ctx, inside, 0, loc);
-        emitter.block(ctx, nest.init, k0, inside);
-        let (_, k_body, k) = build_for(
-            ctx,
-            inside,
-            (nest.k.lb, nest.k.ub, nest.k.step),
-            LoopKind::Serial,
-            loc,
-        );
-        let k_at = before_terminator(ctx, k_body);
-        emitter.block(ctx, nest.body, k, k_at);
-        self.write_back(ctx, nest, inside, tile, i0, jb);
-        // The columns after the whole blocks, row by row.
-        let covered = const_trip_count(ctx, &nest.j).is_some_and(|t| t % cols == 0)
-            && const_int(ctx, nest.j.lb).is_some();
-        if !covered {
-            let zero = index_const(ctx, at, 0, loc);
-            let rows = index_const(ctx, at, self.rows, loc);
-            let one = index_const(ctx, at, 1, loc);
-            let (_, r_body, r) = build_for(ctx, at, (zero, rows, one), LoopKind::Serial, loc);
-            let r_at = before_terminator(ctx, r_body);
-            let ii = index_binary(ctx, r_at, "arith.addi", i0, r, loc);
-            let mut map = ValueMap::new();
-            map.map(nest.i.iv, ii);
-            let copy = ctx.clone_op(nest.j_loop, &mut map);
-            ctx.insert_op(r_at, copy);
-            ctx.set_operand(copy, 0, end);
+        let k0 = index_const(ctx, at, 0, loc);
+        let Some(blocked) = blocked else {
+            emitter.block(ctx, nest.init, k0, at);
+            let (_, k_body, k) = build_for(
+                ctx,
+                at,
+                (nest.k.lb, nest.k.ub, nest.k.step),
+                LoopKind::Serial,
+                loc,
+            );
+            emitter.block(ctx, nest.body, k, before_terminator(ctx, k_body));
+            self.write_back(ctx, nest, at, tile, i0, jb);
+            return;
+        };
+        let KBlock {
+            kc,
+            kend,
+            partial,
+            slot,
+            ..
+        } = blocked;
+        let cmp = build_cmpi(ctx, at, CmpIPredicate::Eq, kc, nest.k.lb, loc);
+        let is_first = ctx.result(cmp, 0);
+        let (_, first_block, resume_block) = build_if(ctx, at, is_first, true, loc);
+        emitter.block(ctx, nest.init, k0, before_terminator(ctx, first_block));
+        if let Some(resume) = resume_block {
+            self.copy_tile(
+                ctx,
+                nest,
+                before_terminator(ctx, resume),
+                (partial, slot),
+                tile,
+                true,
+            );
         }
+        let (_, k_body, k) = build_for(ctx, at, (kc, kend, nest.k.step), LoopKind::Serial, loc);
+        emitter.block(ctx, nest.body, k, before_terminator(ctx, k_body));
+        let cmp = build_cmpi(ctx, at, CmpIPredicate::Eq, kend, nest.k.ub, loc);
+        let is_last = ctx.result(cmp, 0);
+        let (_, last_block, save_block) = build_if(ctx, at, is_last, true, loc);
+        self.write_back(ctx, nest, before_terminator(ctx, last_block), tile, i0, jb);
+        if let Some(save) = save_block {
+            self.copy_tile(
+                ctx,
+                nest,
+                before_terminator(ctx, save),
+                (partial, slot),
+                tile,
+                false,
+            );
+        }
+    }
+
+    /// Packs the block `kc .. kend` of each load of `B` the block body makes (contiguous in
+    /// `j`, independent of the row) into a `[Kc, V*W]` buffer allocated before `jb_loop`, by a
+    /// loop built at `at`; `None` when nothing is packable or the buffers would pass 256 KiB.
+    /// Rows of `B` a power of two apart all fall in a few cache sets, so the row tiles would
+    /// read the block from L2 or beyond at every step; packed, they stream it from L1.
+    fn pack(
+        &self,
+        ctx: &mut Context,
+        nest: &Nest,
+        (jb_loop, at): (Op, InsertPoint),
+        (kc, kend): (Value, Value),
+        jb: Value,
+        kc_trips: i64,
+    ) -> Option<Packs> {
+        let loc = ctx.op_loc(nest.j_loop);
+        let cols = self.vectors * nest.width;
+        let elem_bytes = elem_bytes(ctx, nest.elem);
+        let loads: Vec<(Op, Vec<Op>)> = ctx
+            .block_ops(nest.body)
+            .filter(|op| nest.plan.get(op) == Some(&Class::VLoad))
+            .filter_map(|op| Some((op, nest.index_slice(ctx, op)?)))
+            .collect();
+        let bytes = loads.len() as i64 * kc_trips * cols * elem_bytes;
+        if loads.is_empty() || bytes > 256 * 1024 {
+            return None;
+        }
+        let step = index_const(ctx, at, nest.k_step, loc);
+        let (_, body, k) = build_for(ctx, at, (kc, kend, step), LoopKind::Serial, loc);
+        let body_at = before_terminator(ctx, body);
+        let t = nest.pack_row(ctx, body_at, k, kc, loc);
+        let mut buffers = FxHashMap::default();
+        for (load, slice) in loads {
+            let elem = ctx.value_type(ctx.result(load, 0));
+            let ty = buffer_type(ctx, &[kc_trips, cols], elem, MemorySpace::Local);
+            let buffer = build_alloc(ctx, InsertPoint::Before(jb_loop), ty, &[], loc);
+            for v in 0..self.vectors {
+                let mut map = ValueMap::new();
+                let args = ctx.block_args(nest.body).to_vec();
+                let off = index_const(ctx, body_at, v * nest.width, loc);
+                let col = index_binary(ctx, body_at, "arith.addi", jb, off, loc);
+                for (&arg, role) in args.iter().zip(&nest.roles) {
+                    match role {
+                        Role::Reduce => map.map(arg, k),
+                        Role::Col => map.map(arg, col),
+                        Role::Fixed(value) => map.map(arg, *value),
+                        Role::Row => {}
+                    }
+                }
+                for &op in &slice {
+                    let copy = ctx.clone_op(op, &mut map);
+                    ctx.insert_op(body_at, copy);
+                }
+                let operands: Vec<Value> =
+                    ctx.operands(load).iter().map(|&x| map.lookup(x)).collect();
+                let vty = ctx.vector_type(&[nest.width], elem);
+                let spec = OpSpec::new(ctx, "loop.vload", loc)
+                    .operands(&operands)
+                    .results(&[vty]);
+                let vload = ctx.build(body_at, spec);
+                let value = ctx.result(vload, 0);
+                let spec = OpSpec::new(ctx, "loop.vstore", loc).operands(&[value, buffer, t, off]);
+                ctx.build(body_at, spec);
+            }
+            buffers.insert(load, buffer);
+        }
+        Some(Packs { kc, buffers })
+    }
+
+    /// Copies the register tile from (`load`) or to the partial sums `partial[slot]`, one
+    /// vector per row and vector, at constant tile indices (so the tile stays in registers).
+    fn copy_tile(
+        &self,
+        ctx: &mut Context,
+        nest: &Nest,
+        at: InsertPoint,
+        (partial, slot): (Value, Value),
+        tile: Value,
+        load: bool,
+    ) {
+        let loc = ctx.op_loc(nest.j_loop);
+        let ty = ctx.vector_type(&[nest.width], nest.elem);
+        for r in 0..self.rows {
+            let row = index_const(ctx, at, r, loc);
+            for v in 0..self.vectors {
+                let col = index_const(ctx, at, v * nest.width, loc);
+                let (from, to): (Vec<Value>, Vec<Value>) = if load {
+                    (vec![partial, slot, row, col], vec![tile, row, col])
+                } else {
+                    (vec![tile, row, col], vec![partial, slot, row, col])
+                };
+                let spec = OpSpec::new(ctx, "loop.vload", loc)
+                    .operands(&from)
+                    .results(&[ty]);
+                let vload = ctx.build(at, spec);
+                let value = ctx.result(vload, 0);
+                let mut operands = vec![value];
+                operands.extend(to);
+                let spec = OpSpec::new(ctx, "loop.vstore", loc).operands(&operands);
+                ctx.build(at, spec);
+            }
+        }
+    }
+
+    /// The columns from `end` on for the rows `i0 .. i0 + R`, row by row, as before.
+    fn column_remainder(
+        &self,
+        ctx: &mut Context,
+        nest: &Nest,
+        at: InsertPoint,
+        i0: Value,
+        end: Value,
+    ) {
+        let loc = ctx.op_loc(nest.j_loop);
+        let zero = index_const(ctx, at, 0, loc);
+        let rows = index_const(ctx, at, self.rows, loc);
+        let one = index_const(ctx, at, 1, loc);
+        let (_, r_body, r) = build_for(ctx, at, (zero, rows, one), LoopKind::Serial, loc);
+        let r_at = before_terminator(ctx, r_body);
+        let ii = index_binary(ctx, r_at, "arith.addi", i0, r, loc);
+        let mut map = ValueMap::new();
+        map.map(nest.i.iv, ii);
+        let copy = ctx.clone_op(nest.j_loop, &mut map);
+        ctx.insert_op(r_at, copy);
+        ctx.set_operand(copy, 0, end);
     }
 
     /// The epilogue for every element of the tile: `serial` loops over rows and columns that
@@ -740,7 +1233,7 @@ impl Tile {
         let zero = index_const(ctx, at, 0, loc);
         let one = index_const(ctx, at, 1, loc);
         let rows = index_const(ctx, at, self.rows, loc);
-        let cols = index_const(ctx, at, self.vectors * self.width, loc);
+        let cols = index_const(ctx, at, self.vectors * nest.width, loc);
         let (_, r_body, r) = build_for(ctx, at, (zero, rows, one), LoopKind::Serial, loc);
         let r_at = before_terminator(ctx, r_body);
         let ii = index_binary(ctx, r_at, "arith.addi", i0, r, loc);
@@ -760,6 +1253,19 @@ impl Tile {
     }
 }
 
+/// Bytes of one element of float type `elem`.
+fn elem_bytes(ctx: &Context, elem: Type) -> i64 {
+    ctx.float_kind(elem).map_or(4, |k| i64::from(k.width() / 8))
+}
+
+/// `ceil(n / d)` for a non-negative index `n` and a positive constant `d`.
+fn ceil_div(ctx: &mut Context, at: InsertPoint, n: Value, d: i64, loc: Location) -> Value {
+    let bump = index_const(ctx, at, d - 1, loc);
+    let up = index_binary(ctx, at, "arith.addi", n, bump, loc);
+    let d = index_const(ctx, at, d, loc);
+    index_binary(ctx, at, "arith.divsi", up, d, loc)
+}
+
 /// Before the outermost loop around `op` (or `op` itself) outside which all of `values` are
 /// defined, so that a parallel nest around `op` keeps a body of one loop.
 fn hoist_point(ctx: &Context, op: Op, values: &[Value]) -> InsertPoint {
@@ -771,6 +1277,26 @@ fn hoist_point(ctx: &Context, op: Op, values: &[Value]) -> InsertPoint {
         cur = p;
     }
     InsertPoint::Before(cur)
+}
+
+/// One block of a blocked reduction: its `k` range, and where its tile's partial sums wait.
+struct KBlock {
+    kc: Value,
+    kend: Value,
+    /// `[m, R, V*W]` partial sums of the cache block's row tiles.
+    partial: Value,
+    /// The row tile's index in `partial`.
+    slot: Value,
+    /// The packed blocks of `B`, if any.
+    packs: Option<Packs>,
+}
+
+/// The packed copies of the block of `B` the row tiles of a cache block share: for each load
+/// contiguous in `j` that does not depend on the row, a `[Kc, V*W]` local buffer holding what
+/// it loads for `k = kc + t * step` at row `t`.
+struct Packs {
+    kc: Value,
+    buffers: FxHashMap<Op, Value>,
 }
 
 /// Emits the schedule block's init or body unrolled over the tile.
@@ -786,6 +1312,10 @@ struct Emitter<'n> {
     /// The first column of the tile.
     jb: Value,
     loc: Location,
+    /// Packed blocks of `B`, read instead of the loads they copy.
+    packs: Option<Packs>,
+    /// The reduce iter var's value in the block being emitted.
+    k: Option<Value>,
 }
 
 /// The values of one row (scalars) and one vector (vectors, column indices).
@@ -810,7 +1340,8 @@ impl Emitter<'_> {
     /// bound to `k`.
     fn block(&mut self, ctx: &mut Context, block: Block, k: Value, at: InsertPoint) {
         let nest = self.nest;
-        let width = self.cfg.width;
+        self.k = Some(k);
+        let width = self.nest.width;
         let ops: Vec<Op> = ctx.block_ops(block).collect();
         let args = ctx.block_args(block).to_vec();
         for r in 0..self.cfg.rows {
@@ -879,7 +1410,18 @@ impl Emitter<'_> {
                 maps.vector.insert(ctx.result(op, 0), ctx.result(new, 0));
             }
             Class::VLoad => {
-                let operands: Vec<Value> = ctx.operands(op).iter().map(|&x| maps.get(x)).collect();
+                let packed = self.packs.as_ref().and_then(|p| {
+                    let buffer = *p.buffers.get(&op)?;
+                    Some((buffer, p.kc, self.k?))
+                });
+                let operands: Vec<Value> = match packed {
+                    Some((buffer, kc, k)) => {
+                        let t = self.nest.pack_row(ctx, at, k, kc, loc);
+                        let col = index_const(ctx, at, v * self.nest.width, loc);
+                        vec![buffer, t, col]
+                    }
+                    None => ctx.operands(op).iter().map(|&x| maps.get(x)).collect(),
+                };
                 let value = self.vload(ctx, op, &operands, at);
                 maps.vector.insert(ctx.result(op, 0), value);
             }
@@ -939,7 +1481,7 @@ impl Emitter<'_> {
     }
 
     fn vector_type(&self, ctx: &mut Context, elem: Type) -> Type {
-        ctx.vector_type(&[self.cfg.width], elem)
+        ctx.vector_type(&[self.nest.width], elem)
     }
 
     /// A `loop.vload` of the element type of load `op`, from `operands` (buffer, indices).
@@ -967,9 +1509,9 @@ impl Emitter<'_> {
         } else {
             // No broadcast op: the scalar goes to every lane of a local buffer, read back as one
             // vector (LLVM turns this into a broadcast).
-            let buf_ty = buffer_type(ctx, &[self.cfg.width], elem, MemorySpace::Local);
+            let buf_ty = buffer_type(ctx, &[self.nest.width], elem, MemorySpace::Local);
             let buf = build_alloc(ctx, self.splat_at, buf_ty, &[], self.loc);
-            for lane in 0..self.cfg.width {
+            for lane in 0..self.nest.width {
                 let i = index_const(ctx, at, lane, self.loc);
                 build_store(ctx, at, scalar, buf, &[i], self.loc);
             }

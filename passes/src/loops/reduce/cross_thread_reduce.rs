@@ -111,7 +111,7 @@ use super::kernel_facts::{const_range, loop_kind, static_block_dims};
 use dlc_arith::{build_cmpi, build_index_constant, build_op, build_select, CmpIPredicate};
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
 use dlc_ir::{
-    Block, Context, Diagnostic, InsertPoint, Op, OpSpec, Type, TypeKind, Value, ValueMap,
+    Block, Context, DenseValue, Diagnostic, InsertPoint, Op, OpSpec, Type, Value, ValueMap,
 };
 use dlc_loop::index_expr::{from_ir, Symbol};
 use dlc_loop::{
@@ -435,62 +435,10 @@ fn identity_attr_matches(
     ty: Type,
     kind: ReduceKind,
 ) -> bool {
-    match ctx.type_kind(ty) {
-        TypeKind::Float(_) => {
-            let Some(x) = ctx.attr_as_float(value) else {
-                return false;
-            };
-            match kind {
-                ReduceKind::Add => x == 0.0,
-                ReduceKind::Mul => x == 1.0,
-                ReduceKind::Max => x == f64::NEG_INFINITY,
-                ReduceKind::Min => x == f64::INFINITY,
-                _ => false,
-            }
-        }
-        _ => {
-            let Some(x) = ctx.attr_as_int(value) else {
-                return false;
-            };
-            int_identity(ctx, ty, kind) == Some(x)
-        }
-    }
-}
-
-/// The identity of `kind` on integer type `ty` (signed max/min), as a sign-extended value.
-fn int_identity(ctx: &Context, ty: Type, kind: ReduceKind) -> Option<i128> {
-    let width = match ctx.type_kind(ty) {
-        TypeKind::Integer { width } if *width > 1 && *width <= 64 => *width,
-        TypeKind::Index => 64,
-        _ => return None,
-    };
-    let min = -(1i128 << (width - 1));
-    Some(match kind {
-        ReduceKind::Add | ReduceKind::Or => 0,
-        ReduceKind::Mul => 1,
-        ReduceKind::And => -1,
-        ReduceKind::Max => min,
-        ReduceKind::Min => -min - 1,
-    })
-}
-
-/// The identity constant of `kind` for `ty`, or `None` when the type has none here.
-fn identity_attr(ctx: &mut Context, ty: Type, kind: ReduceKind) -> Option<dlc_ir::Attribute> {
-    match ctx.type_kind(ty) {
-        TypeKind::Float(_) => {
-            let x = match kind {
-                ReduceKind::Add => 0.0,
-                ReduceKind::Mul => 1.0,
-                ReduceKind::Max => f64::NEG_INFINITY,
-                ReduceKind::Min => f64::INFINITY,
-                _ => return None,
-            };
-            Some(ctx.float_attr(x, ty))
-        }
-        _ => {
-            let x = int_identity(ctx, ty, kind)?;
-            Some(ctx.integer_attr(x, ty))
-        }
+    match kind.identity(ctx, ty) {
+        Some(DenseValue::Float(x)) => ctx.attr_as_float(value) == Some(x),
+        Some(DenseValue::Int(x)) => ctx.attr_as_int(value) == Some(x),
+        None => false,
     }
 }
 
@@ -631,7 +579,7 @@ fn expand_block_reduce(
         ctx.erase_op(op);
         return true;
     }
-    let Some(identity) = identity_attr(ctx, ty, kind) else {
+    let Some(identity) = kind.identity_attr(ctx, ty) else {
         return false;
     };
     let Some(entry) = ctx

@@ -3,10 +3,10 @@
 
 use super::{body_ops, const_index, is_pure};
 use dlc_arith::{build_cmpi, CmpIPredicate};
-use dlc_ir::{Block, Context, InsertPoint, Location, Op, OpSpec, Value, ValueMap};
+use dlc_ir::{Block, Context, DenseValue, InsertPoint, Location, Op, OpSpec, Value, ValueMap};
 use dlc_loop::index_expr::from_ir;
 use dlc_loop::ops::{
-    before_terminator, build_if, build_load, build_store, ForOp, IterKind, LoopKind,
+    before_terminator, build_if, build_load, build_store, ForOp, IterKind, LoopKind, ReduceKind,
     ScheduleBlockOp,
 };
 use dlc_loop::{buffer_parts, MemorySpace};
@@ -32,7 +32,7 @@ struct Reduction {
     acc: Value,
     indices: Vec<Value>,
     /// The `loop.block_reduce` kind.
-    kind: &'static str,
+    kind: ReduceKind,
 }
 
 /// Where an access to a buffer happens.
@@ -51,41 +51,18 @@ struct Access {
     k_dims: Vec<usize>,
 }
 
-/// The `block_reduce` kind of a combining op.
-fn combine_kind(name: &str) -> Option<&'static str> {
-    Some(match name {
-        "arith.addf" | "arith.addi" => "add",
-        "arith.mulf" | "arith.muli" => "mul",
-        "arith.maximumf" | "arith.maxnumf" | "arith.maxsi" => "max",
-        "arith.minimumf" | "arith.minnumf" | "arith.minsi" => "min",
-        "arith.andi" => "and",
-        "arith.ori" => "or",
-        _ => return None,
-    })
-}
-
 /// Whether constant op `op` holds the identity of `kind`.
-fn is_identity(ctx: &Context, op: Op, kind: &str) -> bool {
+fn is_identity(ctx: &Context, op: Op, kind: ReduceKind) -> bool {
     if ctx.op_name(op) != "arith.constant" {
         return false;
     }
     let Some(attr) = ctx.attr(op, "value") else {
         return false;
     };
-    if let Some(f) = ctx.attr_as_float(attr) {
-        return match kind {
-            "add" => f == 0.0,
-            "mul" => f == 1.0,
-            "max" => f == f64::NEG_INFINITY,
-            "min" => f == f64::INFINITY,
-            _ => false,
-        };
-    }
-    match (ctx.attr_as_int(attr), kind) {
-        (Some(i), "add" | "or") => i == 0,
-        (Some(i), "mul") => i == 1,
-        (Some(i), "and") => i == -1,
-        _ => false,
+    match kind.identity(ctx, ctx.value_type(ctx.result(op, 0))) {
+        Some(DenseValue::Float(x)) => ctx.attr_as_float(attr) == Some(x),
+        Some(DenseValue::Int(x)) => ctx.attr_as_int(attr) == Some(x),
+        None => false,
     }
 }
 
@@ -372,7 +349,7 @@ fn reduction(ctx: &Context, nest: Op, op: Op, body: Block, init: Block) -> Optio
     }
     let value = ctx.operand(store, 0);
     let combine = ctx.defining_op(value)?;
-    let kind = combine_kind(ctx.op_name(combine))?;
+    let kind = ReduceKind::of_combiner(ctx.op_name(combine))?;
     let loads: Vec<Op> = ops
         .iter()
         .copied()
@@ -469,7 +446,7 @@ pub(super) fn apply(ctx: &mut Context, plan: &BlockPlan, thread: Value, loc: Loc
         };
         let at = InsertPoint::Before(next);
         let partial = build_load(ctx, at, r.acc, &r.indices, loc);
-        let kind = ctx.string_attr(r.kind);
+        let kind = ctx.string_attr(r.kind.name());
         let spec = OpSpec::new(ctx, "loop.block_reduce", loc)
             .operands(&[partial])
             .attr(ctx, "kind", kind)

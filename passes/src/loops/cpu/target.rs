@@ -1,0 +1,207 @@
+//! The CPU a kernel is scheduled for: what `tile` and `vectorize` size their vectors, register
+//! tiles and cache blocks by, instead of constants that fit one machine.
+//!
+//! A CPU is named as `dlc_codegen::CpuTarget` names it: `host` (this process's CPU, probed at
+//! run time), or an x86-64 level (`x86-64`, `x86-64-v2`, `x86-64-v3`, `x86-64-v4`) with the
+//! register file the psABI level guarantees. The passes take the name from their `cpu` option,
+//! else from the kernel's `dlc.target_cpu` string attribute, else `host`. As MLIR's LLVM
+//! dialect puts `target_cpu` on each function, the attribute lives on each `loop.kernel`: a
+//! kernel pass sees only its kernel (the pass manager runs kernels in parallel, each in a
+//! forked context). The module's attribute is the default: `lower` copies it onto the kernels
+//! it builds, and [`set_target_cpu`] (what `dlc-run --cpu` and `dlc-opt --target` call, so one
+//! flag picks both the schedule and the code generator's CPU) sets the module and its kernels.
+
+use dlc_ir::{Context, Op};
+
+/// The module attribute naming the CPU the kernels are scheduled for (a string: `x86-64-v3`).
+pub const TARGET_CPU_ATTR: &str = "dlc.target_cpu";
+
+/// What a schedule needs to know about a CPU.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct CpuInfo {
+    /// Bits of one SIMD register (512 with AVX-512, 256 with AVX2, 128 with SSE or NEON).
+    pub vector_bits: u32,
+    /// SIMD registers the compiler may use (32 zmm with AVX-512, 16 ymm with AVX2).
+    pub vector_registers: u32,
+    /// Whether fused multiply-add instructions exist.
+    pub fma: bool,
+    /// Bytes of the per-core L2 cache (what a cache block of `B` should fit).
+    pub l2_bytes: u64,
+}
+
+/// Names `cpu` as the CPU the kernels of `module` are scheduled for: the [`TARGET_CPU_ATTR`]
+/// attribute of the module and of each `loop.kernel` in it, after checking that
+/// [`CpuInfo::named`] knows the name.
+pub fn set_target_cpu(ctx: &mut Context, module: Op, cpu: &str) -> Result<(), String> {
+    CpuInfo::named(cpu)?;
+    let attr = ctx.string_attr(cpu);
+    ctx.set_attr(module, TARGET_CPU_ATTR, attr);
+    let kernels: Vec<Op> = ctx
+        .regions(module)
+        .iter()
+        .flat_map(|&r| ctx.blocks(r).to_vec())
+        .flat_map(|b| ctx.block_ops(b).collect::<Vec<_>>())
+        .filter(|&op| ctx.op_name(op) == "loop.kernel")
+        .collect();
+    for kernel in kernels {
+        ctx.set_attr(kernel, TARGET_CPU_ATTR, attr);
+    }
+    Ok(())
+}
+
+/// Gives `kernel` the [`TARGET_CPU_ATTR`] of the op it is nested in, unless it has its own.
+pub fn inherit_target_cpu(ctx: &mut Context, kernel: Op) {
+    if ctx.attr(kernel, TARGET_CPU_ATTR).is_some() {
+        return;
+    }
+    if let Some(attr) = ctx
+        .parent_op(kernel)
+        .and_then(|p| ctx.attr(p, TARGET_CPU_ATTR))
+    {
+        ctx.set_attr(kernel, TARGET_CPU_ATTR, attr);
+    }
+}
+
+/// The L2 size assumed for a named level: the smallest of the machines dlc runs on (a Zen 1
+/// core has 512 KiB), so a block sized by it fits everywhere.
+const LEVEL_L2_BYTES: u64 = 512 * 1024;
+
+impl CpuInfo {
+    /// The CPU called `name` (`host`, `cpu`, `native`, `x86-64`, `x86-64-v2`, `-v3`, `-v4`).
+    pub fn named(name: &str) -> Result<CpuInfo, String> {
+        let level = |vector_bits, vector_registers, fma| CpuInfo {
+            vector_bits,
+            vector_registers,
+            fma,
+            l2_bytes: LEVEL_L2_BYTES,
+        };
+        match name {
+            "" | "host" | "cpu" | "native" => Ok(CpuInfo::host()),
+            "x86-64" | "x86-64-v2" => Ok(level(128, 16, false)),
+            "x86-64-v3" => Ok(level(256, 16, true)),
+            "x86-64-v4" => Ok(level(512, 32, true)),
+            _ => Err(format!(
+                "unknown CPU '{name}' (expected 'host', 'x86-64', 'x86-64-v2', 'x86-64-v3' or \
+                 'x86-64-v4')"
+            )),
+        }
+    }
+
+    /// The CPU this process runs on.
+    pub fn host() -> CpuInfo {
+        let l2_bytes = host_l2_bytes().unwrap_or(LEVEL_L2_BYTES);
+        #[cfg(target_arch = "x86_64")]
+        {
+            let avx512 = std::arch::is_x86_feature_detected!("avx512f");
+            let avx2 = std::arch::is_x86_feature_detected!("avx2");
+            CpuInfo {
+                vector_bits: if avx512 {
+                    512
+                } else if avx2 {
+                    256
+                } else {
+                    128
+                },
+                vector_registers: if avx512 { 32 } else { 16 },
+                fma: std::arch::is_x86_feature_detected!("fma"),
+                l2_bytes,
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            // AArch64 NEON: 32 128-bit registers with FMA; a conservative guess elsewhere.
+            CpuInfo {
+                vector_bits: 128,
+                vector_registers: if cfg!(target_arch = "aarch64") {
+                    32
+                } else {
+                    16
+                },
+                fma: cfg!(target_arch = "aarch64"),
+                l2_bytes,
+            }
+        }
+    }
+
+    /// The CPU for the kernel `op`: `option` when it is not empty, else the kernel's
+    /// `dlc.target_cpu` attribute, else the host. Only the kernel itself is read: a kernel
+    /// pass may run on a kernel forked out of its module.
+    pub fn for_op(ctx: &Context, op: Op, option: &str) -> Result<CpuInfo, String> {
+        if !option.is_empty() {
+            return CpuInfo::named(option);
+        }
+        match ctx.attr(op, TARGET_CPU_ATTR) {
+            Some(attr) => {
+                let name = ctx.attr_as_str(attr).ok_or_else(|| {
+                    format!("the '{TARGET_CPU_ATTR}' attribute must be a string naming a CPU")
+                })?;
+                CpuInfo::named(name)
+            }
+            None => Ok(CpuInfo::host()),
+        }
+    }
+
+    /// Lanes of one register for elements of `elem_bits` bits (at least 2).
+    pub fn lanes(self, elem_bits: u32) -> i64 {
+        i64::from((self.vector_bits / elem_bits.max(8)).max(2))
+    }
+
+    /// The register tile `(rows, vectors)` of a matmul microkernel: `rows * vectors`
+    /// accumulators, `vectors` registers of `B` and one broadcast of `A` fit in the register
+    /// file: 4x4 (21 of 32) with 32 registers, 6x2 (15 of 16) with 16, the shapes MLAS's and
+    /// OpenBLAS's kernels use. On AVX2, 6x2 and 5x2 measured fastest of 6x2, 4x3, 3x4, 8x1 and
+    /// 5x2 (the `tile` doc); on AVX-512, 4x4 against 6x2, 8x2, 4x3, 6x4, 8x3, 12x2 and 2x4.
+    pub fn register_tile(self) -> (i64, i64) {
+        if self.vector_registers >= 32 {
+            (4, 4)
+        } else {
+            (6, 2)
+        }
+    }
+}
+
+/// The host's per-core L2 size from Linux's sysfs (`.../cache/index2/size`, "2048K").
+fn host_l2_bytes() -> Option<u64> {
+    let text = std::fs::read_to_string("/sys/devices/system/cpu/cpu0/cache/index2/size").ok()?;
+    let text = text.trim();
+    let (digits, scale) = match text.strip_suffix('K') {
+        Some(d) => (d, 1024),
+        None => match text.strip_suffix('M') {
+            Some(d) => (d, 1024 * 1024),
+            None => (text, 1),
+        },
+    };
+    digits.parse::<u64>().ok().map(|n| n * scale)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levels_have_the_psabi_register_files() {
+        let v3 = CpuInfo::named("x86-64-v3").unwrap();
+        assert_eq!(
+            (v3.vector_bits, v3.vector_registers, v3.fma),
+            (256, 16, true)
+        );
+        assert_eq!(v3.lanes(32), 8);
+        assert_eq!(v3.lanes(64), 4);
+        assert_eq!(v3.register_tile(), (6, 2));
+        let v4 = CpuInfo::named("x86-64-v4").unwrap();
+        assert_eq!((v4.lanes(32), v4.register_tile()), (16, (4, 4)));
+        assert!(!CpuInfo::named("x86-64").unwrap().fma);
+        assert!(CpuInfo::named("znver1").is_err());
+    }
+
+    #[test]
+    fn a_register_tile_fits_the_register_file() {
+        for name in ["x86-64", "x86-64-v2", "x86-64-v3", "x86-64-v4", "host"] {
+            let cpu = CpuInfo::named(name).unwrap();
+            let (rows, vectors) = cpu.register_tile();
+            // Accumulators, registers of `B`, one broadcast of `A`.
+            let used = rows * vectors + vectors + 1;
+            assert!(used <= i64::from(cpu.vector_registers), "{name}");
+        }
+    }
+}
