@@ -1,6 +1,7 @@
 // RUN: dlc-opt %s --pipeline=unroll --split-input-file | FileCheck %s
 // RUN: dlc-opt %s --pipeline=unroll --split-input-file --pass-statistics -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS
 // RUN: dlc-opt %s --pipeline=unroll{max-extent=16} --split-input-file | FileCheck %s --check-prefix=BIG
+// RUN: dlc-opt %s --pipeline=unroll{max-ops=6} --split-input-file | FileCheck %s --check-prefix=OPS
 
 // STATS: unroll
 // STATS: (S) 4 loops-unrolled
@@ -72,6 +73,12 @@ loop.kernel @part(%a: !loop.buffer<?xf32, global>, %n: index) {
 // BIG-LABEL: loop.kernel @nest
 // BIG-NOT: loop.for
 // BIG: loop.return
+// With at most 6 ops in all the copies, the inner loop (3 copies of a store and its yield)
+// unrolls; the outer one (2 copies of 3 stores, their index constants and a yield) does not.
+// OPS-LABEL: loop.kernel @nest
+// OPS: loop.for serial %{{.*}} = %c0 to %c2
+// OPS-COUNT-3: loop.store
+// OPS: loop.for serial %{{.*}} = %c0 to %c16
 loop.kernel @nest(%a: !loop.buffer<2x3xf32, global>, %b: !loop.buffer<16xf32, global>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
