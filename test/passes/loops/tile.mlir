@@ -262,14 +262,21 @@ loop.kernel @mm_bt(%a: !loop.buffer<32x64xf32, global>, %b: !loop.buffer<32x64xf
 // -----
 
 // The reduction in blocks of 16 (`k-block`), shared by the 2 row tiles of a cache block
-// (`row-blocks`): each block of `b` is first packed into a 16x16 buffer the tiles read; the
-// first block runs the init, the others resume from the partial sums; the last block writes
-// back, the others save the partial sums.
+// (`row-blocks`), in three loops over the row tiles of the block: the init into the partial
+// sums; per block of `k`, `b` packed into a 16x16 buffer, then each tile resumes from its
+// partial sums, runs the block reading the packed `b` and saves them; the write-back from the
+// partial sums. No branch on the first or last block.
 // KB-LABEL: loop.kernel @mm_kblock
 // KB: loop.for parallel %{{.*}} = %{{.*}} to %{{.*}} step
 // KB: %[[PARTIAL:.*]] = loop.alloc : !loop.buffer<2x2x16xf32, local>
 // KB: %[[PACK:.*]] = loop.alloc : !loop.buffer<16x16xf32, local>
 // KB: loop.for serial %{{.*}} = %c0 to %{{.*}} step %{{.*}} {
+// KB: loop.for serial %[[B0:.*]] = %[[FIRST:.*]] to %{{.*}} step
+// KB: %[[SLOT0:.*]] = arith.subi %[[B0]], %[[FIRST]] : index
+// KB: %[[TILE0:.*]] = loop.alloc : !loop.buffer<2x16xf32, local>
+// KB: loop.vstore %{{.*}}, %[[TILE0]]
+// KB: %[[INIT:.*]] = loop.vload %[[TILE0]]
+// KB: loop.vstore %[[INIT]], %[[PARTIAL]][%[[SLOT0]], %{{.*}}, %{{.*}}]
 // KB: loop.for serial %[[KC:.*]] = %c0 to %c64 step %[[STEP:.*]] {
 // KB: %[[PAST:.*]] = arith.addi %[[KC]], %[[STEP]] : index
 // KB: %[[KEND:.*]] = arith.minsi %[[PAST]], %c64 : index
@@ -277,25 +284,21 @@ loop.kernel @mm_bt(%a: !loop.buffer<32x64xf32, global>, %b: !loop.buffer<32x64xf
 // KB: %[[ROW:.*]] = arith.subi %[[KK]], %[[KC]] : index
 // KB: %[[BV:.*]] = loop.vload %arg1[%[[KK]], %{{.*}}]
 // KB: loop.vstore %[[BV]], %[[PACK]][%[[ROW]], %{{.*}}]
-// KB: loop.for serial %[[B:.*]] = %[[FIRST:.*]] to %{{.*}} step
+// KB: loop.for serial %[[B:.*]] = %[[FIRST]] to %{{.*}} step
 // KB: %[[SLOT:.*]] = arith.subi %[[B]], %[[FIRST]] : index
 // KB: %[[TILE:.*]] = loop.alloc : !loop.buffer<2x16xf32, local>
-// KB: %[[IS_FIRST:.*]] = arith.cmpi eq, %[[KC]], %c0 : index
-// KB: loop.if %[[IS_FIRST]] {
-// KB: loop.vstore %{{.*}}, %[[TILE]]
-// KB: } else {
 // KB: %[[SAVED:.*]] = loop.vload %[[PARTIAL]][%[[SLOT]], %{{.*}}, %{{.*}}]
 // KB: loop.vstore %[[SAVED]], %[[TILE]]
 // KB: loop.for serial %[[K:.*]] = %[[KC]] to %[[KEND]] step %c1 {
 // KB: %[[T:.*]] = arith.subi %[[K]], %[[KC]] : index
 // KB: loop.vload %[[PACK]][%[[T]], %{{.*}}]
 // KB: math.fma
-// KB: %[[IS_LAST:.*]] = arith.cmpi eq, %[[KEND]], %c64 : index
-// KB: loop.if %[[IS_LAST]] {
+// KB: loop.vstore %{{.*}}, %[[PARTIAL]][%[[SLOT]], %{{.*}}, %{{.*}}]
+// KB: loop.for serial %[[B2:.*]] = %[[FIRST]] to %{{.*}} step
+// KB: %[[SLOT2:.*]] = arith.subi %[[B2]], %[[FIRST]] : index
+// KB: loop.vload %[[PARTIAL]][%[[SLOT2]], %{{.*}}, %{{.*}}]
 // KB: loop.schedule_block "store"
-// KB: } else {
-// KB: %[[SUM:.*]] = loop.vload %[[TILE]]
-// KB: loop.vstore %[[SUM]], %[[PARTIAL]][%[[SLOT]], %{{.*}}, %{{.*}}]
+// KB-NOT: loop.if
 loop.kernel @mm_kblock(%a: !loop.buffer<8x64xf32, global>, %b: !loop.buffer<64x16xf32, global>, %c: !loop.buffer<8x16xf32, global>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

@@ -58,11 +58,13 @@
 //!   fresh rank-0 `%acc` and run the epilogue (its allocs first) at `i = i0 + r`, `j = jb + jj`;
 //! - **reduction blocks**: when the `k` range is a constant longer than `Kc` (what keeps a
 //!   `Kc x V*W` block of `B`, its rows a row of `B` apart, in a 32nd of the L2 cache: a power
-//!   of two from 64 to 512), and the partial sums of a cache block fit in 64 KiB, a `serial`
-//!   loop over blocks `kc` of `Kc` iterations sits between the column and row-tile loops. A
-//!   local `[m, R, V*W]` buffer holds the partial sums: a tile runs the init when
-//!   `kc == 0`, else loads its partial sums; after its `k` loop over `kc .. min(kc + Kc, ub)`
-//!   it writes back when that is the end, else stores its partial sums;
+//!   of two from 64 to 512), and the partial sums of a cache block fit in 64 KiB, a local
+//!   `[m, R, V*W]` buffer holds the partial sums of the block's row tiles and the column block
+//!   holds three loops over the row tiles: the init (into the partial sums); a `serial` loop
+//!   over blocks `kc` of `Kc` iterations whose row tiles load their partial sums, run the `k`
+//!   loop over `kc .. min(kc + Kc, ub)` and store them back; the write-back (from the partial
+//!   sums). No branch tests for the first or last block, which LLVM would unswitch into four
+//!   copies of the tile;
 //! - **packing**: with reduction blocks and `m > 1`, each load contiguous in `j` that does not
 //!   depend on the row (the `B` operand) is copied, per `(jb, kc)`, into a local `[Kc, V*W]`
 //!   buffer by a loop over the block before the row tiles (the ops computing its indices
@@ -171,9 +173,9 @@
 //!    remainder.
 //! 3. With a `k` range longer than a reduction block (`tile{rows=2 vectors=1 width=16
 //!    k-block=16 row-blocks=2}` on an 8x64 by 64x16 matmul): a `[2, 2, 16]` partial-sum buffer
-//!    and a `[16, 16]` packed block of `B` per cache block, a loop over `kc` in steps of 16, the
-//!    init under `kc == 0` (else the partial sums are loaded), the write-back under
-//!    `kend == 64` (else the partial sums are stored); test/passes/loops/tile.mlir.
+//!    and a `[16, 16]` packed block of `B` per cache block; per column block, the init of both
+//!    row tiles into the partial sums, a loop over `kc` in steps of 16 (pack, then each tile
+//!    from and back to its partial sums), and the write-back; test/passes/loops/tile.mlir.
 //!
 //! # Counter-examples
 //! 1. A reduction along the last index (`acc += x[i, k]`, a row sum) has no `j` loop over
@@ -882,11 +884,19 @@ impl Tile {
             }
             Some(kc_trips) => {
                 // Blocks of the `k` range, each shared by the row tiles of the cache block;
-                // the tiles' partial sums wait in `partial[b - first]` between blocks.
+                // the tiles' partial sums wait in `partial[b - first]` between blocks. Three
+                // loops over the row tiles (init; per block; write-back) rather than branches
+                // on the first and last block, which LLVM would unswitch into four copies.
                 let elem_ty = nest.elem;
                 let partial_ty = buffer_type(ctx, &[m, rows, cols], elem_ty, MemorySpace::Local);
                 let partial =
                     build_alloc(ctx, InsertPoint::Before(jb_loop.0), partial_ty, &[], loc);
+                let tiles = |ctx: &mut Context, at: InsertPoint, stage: Stage| {
+                    let (tile_at, i0, b, _) = row_tile(ctx, at, false);
+                    let slot = index_binary(ctx, tile_at, "arith.subi", b, first, loc);
+                    self.tile_body(ctx, nest, tile_at, i0, jb, Some((stage, partial, slot)));
+                };
+                tiles(ctx, jb_at, Stage::Init);
                 let kc_step = index_const(ctx, jb_at, kc_trips * nest.k_step, loc);
                 let (_, kc_body, kc) = build_for(
                     ctx,
@@ -903,16 +913,8 @@ impl Tile {
                 } else {
                     None
                 };
-                let (tile_at, i0, b, _) = row_tile(ctx, kc_at, false);
-                let slot = index_binary(ctx, tile_at, "arith.subi", b, first, loc);
-                let blocked = KBlock {
-                    kc,
-                    kend,
-                    partial,
-                    slot,
-                    packs,
-                };
-                self.tile_body(ctx, nest, tile_at, i0, jb, Some(blocked));
+                tiles(ctx, kc_at, Stage::Block { kc, kend, packs });
+                tiles(ctx, jb_at, Stage::WriteBack);
             }
         }
         // Per row tile: the columns after the whole blocks, or the last rows.
@@ -999,9 +1001,8 @@ impl Tile {
     }
 
     /// The tile of rows `i0 .. i0 + R` and columns `jb .. jb + V*W`, built at `at`: init, the
-    /// reduction, the write-back. With `blocked`, only the `k` block `kc .. kend`: the first
-    /// block runs the init and the others resume from the partial sums, the last block writes
-    /// back and the others save the partial sums.
+    /// reduction, the write-back; with `staged`, only one stage of a blocked reduction, on the
+    /// partial sums `partial[slot]`.
     fn tile_body(
         &self,
         ctx: &mut Context,
@@ -1009,35 +1010,16 @@ impl Tile {
         at: InsertPoint,
         i0: Value,
         jb: Value,
-        mut blocked: Option<KBlock>,
+        staged: Option<(Stage, Value, Value)>,
     ) {
         let loc = ctx.op_loc(nest.j_loop);
         let cols = self.vectors * nest.width;
         let tile_ty = buffer_type(ctx, &[self.rows, cols], nest.elem, MemorySpace::Local);
         let tile = build_alloc(ctx, at, tile_ty, &[], loc);
-        let mut row_values = vec![i0];
-        for r in 1..self.rows {
-            let c = index_const(ctx, at, r, loc);
-            row_values.push(index_binary(ctx, at, "arith.addi", i0, c, loc));
-        }
-        let splat_at = match ctx.defining_op(tile) {
-            Some(op) => InsertPoint::Before(op),
-            None => at,
-        };
-        let mut emitter = Emitter {
-            cfg: self,
-            nest,
-            tile_buf: tile,
-            splat_at,
-            rows: row_values,
-            jb,
-            loc,
-            packs: blocked.as_mut().and_then(|b| b.packs.take()),
-            k: None,
-        };
-        // Init (the reduce iter var is 0 there), then the reduction over the tile.
-        let k0 = index_const(ctx, at, 0, loc);
-        let Some(blocked) = blocked else {
+        let Some((stage, partial, slot)) = staged else {
+            let mut emitter = self.emitter(ctx, nest, at, tile, i0, jb, None);
+            // Init (the reduce iter var is 0 there), then the reduction over the tile.
+            let k0 = index_const(ctx, at, 0, loc);
             emitter.block(ctx, nest.init, k0, at);
             let (_, k_body, k) = build_for(
                 ctx,
@@ -1050,42 +1032,61 @@ impl Tile {
             self.write_back(ctx, nest, at, tile, i0, jb);
             return;
         };
-        let KBlock {
-            kc,
-            kend,
-            partial,
-            slot,
-            ..
-        } = blocked;
-        let cmp = build_cmpi(ctx, at, CmpIPredicate::Eq, kc, nest.k.lb, loc);
-        let is_first = ctx.result(cmp, 0);
-        let (_, first_block, resume_block) = build_if(ctx, at, is_first, true, loc);
-        emitter.block(ctx, nest.init, k0, before_terminator(ctx, first_block));
-        if let Some(resume) = resume_block {
-            self.copy_tile(
-                ctx,
-                nest,
-                before_terminator(ctx, resume),
-                (partial, slot),
-                tile,
-                true,
-            );
+        match stage {
+            Stage::Init => {
+                let mut emitter = self.emitter(ctx, nest, at, tile, i0, jb, None);
+                let k0 = index_const(ctx, at, 0, loc);
+                emitter.block(ctx, nest.init, k0, at);
+                self.copy_tile(ctx, nest, at, (partial, slot), tile, false);
+            }
+            Stage::Block { kc, kend, packs } => {
+                self.copy_tile(ctx, nest, at, (partial, slot), tile, true);
+                let mut emitter = self.emitter(ctx, nest, at, tile, i0, jb, packs);
+                let (_, k_body, k) =
+                    build_for(ctx, at, (kc, kend, nest.k.step), LoopKind::Serial, loc);
+                emitter.block(ctx, nest.body, k, before_terminator(ctx, k_body));
+                self.copy_tile(ctx, nest, at, (partial, slot), tile, false);
+            }
+            Stage::WriteBack => {
+                self.copy_tile(ctx, nest, at, (partial, slot), tile, true);
+                self.write_back(ctx, nest, at, tile, i0, jb);
+            }
         }
-        let (_, k_body, k) = build_for(ctx, at, (kc, kend, nest.k.step), LoopKind::Serial, loc);
-        emitter.block(ctx, nest.body, k, before_terminator(ctx, k_body));
-        let cmp = build_cmpi(ctx, at, CmpIPredicate::Eq, kend, nest.k.ub, loc);
-        let is_last = ctx.result(cmp, 0);
-        let (_, last_block, save_block) = build_if(ctx, at, is_last, true, loc);
-        self.write_back(ctx, nest, before_terminator(ctx, last_block), tile, i0, jb);
-        if let Some(save) = save_block {
-            self.copy_tile(
-                ctx,
-                nest,
-                before_terminator(ctx, save),
-                (partial, slot),
-                tile,
-                false,
-            );
+    }
+
+    /// An emitter of the block unrolled over the tile `tile` of rows `i0 ..` and columns
+    /// `jb ..`, its splat buffers allocated before the tile.
+    #[allow(clippy::too_many_arguments)]
+    fn emitter<'n>(
+        &'n self,
+        ctx: &mut Context,
+        nest: &'n Nest,
+        at: InsertPoint,
+        tile: Value,
+        i0: Value,
+        jb: Value,
+        packs: Option<Packs>,
+    ) -> Emitter<'n> {
+        let loc = ctx.op_loc(nest.j_loop);
+        let mut rows = vec![i0];
+        for r in 1..self.rows {
+            let c = index_const(ctx, at, r, loc);
+            rows.push(index_binary(ctx, at, "arith.addi", i0, c, loc));
+        }
+        let splat_at = match ctx.defining_op(tile) {
+            Some(op) => InsertPoint::Before(op),
+            None => at,
+        };
+        Emitter {
+            cfg: self,
+            nest,
+            tile_buf: tile,
+            splat_at,
+            rows,
+            jb,
+            loc,
+            packs,
+            k: None,
         }
     }
 
@@ -1279,16 +1280,19 @@ fn hoist_point(ctx: &Context, op: Op, values: &[Value]) -> InsertPoint {
     InsertPoint::Before(cur)
 }
 
-/// One block of a blocked reduction: its `k` range, and where its tile's partial sums wait.
-struct KBlock {
-    kc: Value,
-    kend: Value,
-    /// `[m, R, V*W]` partial sums of the cache block's row tiles.
-    partial: Value,
-    /// The row tile's index in `partial`.
-    slot: Value,
-    /// The packed blocks of `B`, if any.
-    packs: Option<Packs>,
+/// What one tile emission does when the reduction is blocked ([`Tile::k_block`]).
+enum Stage {
+    /// The init, into the partial sums.
+    Init,
+    /// The `k` block `kc .. kend`, from and back to the partial sums, reading `B` from
+    /// `packs` where it was packed.
+    Block {
+        kc: Value,
+        kend: Value,
+        packs: Option<Packs>,
+    },
+    /// The epilogue, from the partial sums.
+    WriteBack,
 }
 
 /// The packed copies of the block of `B` the row tiles of a cache block share: for each load
