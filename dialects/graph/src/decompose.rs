@@ -703,9 +703,15 @@ impl<'a> GraphBuilder<'a> {
         self.build_one("graph.transpose", &[x], vec![("perm", p)], ty)
     }
 
-    /// `graph.reshape` to `shape` (one -1 allowed: inferred when the input is static).
+    /// `graph.reshape` to `shape` (one -1 allowed: inferred when the input is static); `x`
+    /// itself when that is its own static shape.
     pub fn reshape(&mut self, x: Value, shape: &[i64]) -> Value {
         let result = reshape_shape(&self.shape(x), shape);
+        // To its own static shape (a depthwise convolution's groups): nothing to build, where a
+        // `graph.reshape` would become a copy kernel.
+        if result == self.shape(x) && !result.contains(&DYNAMIC) {
+            return x;
+        }
         let ty = self.tensor(&result, self.elem(x));
         let s = self.i64_array(shape);
         self.build_one("graph.reshape", &[x], vec![("shape", s)], ty)

@@ -6,7 +6,7 @@
 
 // The CPU is named so the schedule does not depend on the machine running the test.
 // STATS: tile
-// STATS-DAG: (S) 3 nests-tiled
+// STATS-DAG: (S) 4 nests-tiled
 // STATS-DAG: (S) 2 row-remainders
 
 // Doc example 1: 12 rows in 3 tiles of 4 (one tile per cache block: an eighth of the tiles,
@@ -88,8 +88,9 @@ loop.kernel @mm(%a: !loop.buffer<12x64xf32, global>, %b: !loop.buffer<64x32xf32,
 // -----
 
 // Doc example 2: 13 rows and 40 columns. Four row tiles; a loop.if skips the last, partial
-// one in the tiled loop; then per tile, the full ones run the original j loop from 32 to 40
-// for their 4 rows and the partial one runs one-row tiles (and the same column remainder).
+// one in the tiled loop; then per tile, the full ones run the original j loop from 32 (the 8
+// columns left are less than a vector) to 40 for their 4 rows and the partial one runs
+// one-row tiles (and the same column remainder).
 // CHECK-LABEL: loop.kernel @mm_rem
 // CHECK: loop.for parallel %{{.*}} = %{{.*}} to %{{.*}} step
 // CHECK: %[[END:.*]] = arith.constant 32 : index
@@ -109,14 +110,14 @@ loop.kernel @mm(%a: !loop.buffer<12x64xf32, global>, %b: !loop.buffer<64x32xf32,
 // CHECK: loop.if %{{.*}} {
 // CHECK: loop.for serial %[[R:.*]] = %{{.*}} to %{{.*}} step
 // CHECK: %[[I:.*]] = arith.addi %[[I0]], %[[R]] : index
-// CHECK: loop.for serial %[[J:.*]] = %[[END]] to %c40 step %c1 {
+// CHECK: loop.for serial %[[J:.*]] = %{{.*}} to %c40 step %c1 {
 // CHECK: loop.schedule_block "mm" (%{{.*}} = %[[I]], %{{.*}} = %[[J]], %{{.*}} = %{{.*}} reduce) init {
 // CHECK: } else {
 // CHECK: loop.for serial %[[II:.*]] = %[[I0]] to %c13 step
 // CHECK: loop.for serial %{{.*}} = %c0 to %[[END]] step
 // CHECK: loop.alloc : !loop.buffer<1x32xf32, local>
 // CHECK: math.fma
-// CHECK: loop.for serial %[[J2:.*]] = %[[END]] to %c40 step %c1 {
+// CHECK: loop.for serial %[[J2:.*]] = %{{.*}} to %c40 step %c1 {
 // CHECK: loop.schedule_block "mm" (%{{.*}} = %{{.*}}, %{{.*}} = %[[J2]], %{{.*}} = %{{.*}} reduce) init {
 loop.kernel @mm_rem(%a: !loop.buffer<13x8xf32, global>, %b: !loop.buffer<8x40xf32, global>, %c: !loop.buffer<13x40xf32, global>) {
   %c0 = arith.constant 0 : index
@@ -324,6 +325,47 @@ loop.kernel @mm_kblock(%a: !loop.buffer<8x64xf32, global>, %b: !loop.buffer<64x1
       loop.schedule_block "store" (%i0 = %i, %j0 = %j) {
         %v = loop.load %acc[] : !loop.buffer<f32, local>
         loop.store %v, %c[%i0, %j0] : !loop.buffer<8x16xf32, global>
+      }
+    }
+  }
+  loop.return
+}
+
+// -----
+
+// 48 columns: one block of 2x16 lanes, then the 16 left over as a tile one vector wide (4x16),
+// so no column is left to the scalar loop.
+// CHECK-LABEL: loop.kernel @mm_narrow
+// CHECK: loop.alloc : !loop.buffer<4x32xf32, local>
+// CHECK: loop.for serial %[[JB:.*]] = %[[END:.*]] to %[[END2:.*]] step %c16
+// CHECK: loop.alloc : !loop.buffer<4x16xf32, local>
+// CHECK: math.fma
+// CHECK: loop.for serial %{{.*}} = %[[END2]] to %c48 step %c1
+loop.kernel @mm_narrow(%a: !loop.buffer<12x64xf32, global>, %b: !loop.buffer<64x48xf32, global>, %c: !loop.buffer<12x48xf32, global>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c12 = arith.constant 12 : index
+  %c48 = arith.constant 48 : index
+  %c64 = arith.constant 64 : index
+  loop.for parallel %i = %c0 to %c12 step %c1 {
+    loop.for serial %j = %c0 to %c48 step %c1 {
+      %acc = loop.alloc : !loop.buffer<f32, local>
+      loop.for serial %k = %c0 to %c64 step %c1 {
+        loop.schedule_block "mm" (%i0 = %i, %j0 = %j, %k0 = %k reduce) init {
+          %z = arith.constant 0.000000e+00 : f32
+          loop.store %z, %acc[] : !loop.buffer<f32, local>
+        } {
+          %x = loop.load %a[%i0, %k0] : !loop.buffer<12x64xf32, global>
+          %y = loop.load %b[%k0, %j0] : !loop.buffer<64x48xf32, global>
+          %p = arith.mulf %x, %y : f32
+          %s = loop.load %acc[] : !loop.buffer<f32, local>
+          %t = arith.addf %s, %p : f32
+          loop.store %t, %acc[] : !loop.buffer<f32, local>
+        }
+      }
+      loop.schedule_block "store" (%i0 = %i, %j0 = %j) {
+        %v = loop.load %acc[] : !loop.buffer<f32, local>
+        loop.store %v, %c[%i0, %j0] : !loop.buffer<12x48xf32, global>
       }
     }
   }
