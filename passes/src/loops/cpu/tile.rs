@@ -145,9 +145,9 @@
 //!      loop.return
 //!    }
 //!    ```
-//!    becomes a parallel loop over 3 cache blocks of one row tile each (3 tiles are fewer than
-//!    the threads' share allows more of), the column blocks, the row tiles of the block (a
-//!    splat buffer per row, the tile), and a `k` loop of 4x2 vector FMAs:
+//!    becomes, on a 2-core machine, a parallel loop over 3 cache blocks of one row tile each
+//!    (3 tiles for 2 threads: one tile per block), the column blocks, the row tiles of the
+//!    block (a splat buffer per row, the tile), and a `k` loop of 4x2 vector FMAs:
 //!    ```text
 //!    loop.for parallel %arg3 = %c0_1 to %c3_0 step %c1_2 {
 //!      %0 = arith.muli %arg3, %c1_3 : index
