@@ -454,6 +454,15 @@ impl ReduceKind {
         }))
     }
 
+    /// Whether the scalar attribute `value` of type `ty` is this reduction's identity.
+    pub fn is_identity_attr(self, ctx: &Context, value: Attribute, ty: Type) -> bool {
+        match self.identity(ctx, ty) {
+            Some(DenseValue::Float(x)) => ctx.attr_as_float(value) == Some(x),
+            Some(DenseValue::Int(x)) => ctx.attr_as_int(value) == Some(x),
+            None => false,
+        }
+    }
+
     /// [`ReduceKind::identity`] as a scalar attribute of type `ty`.
     pub fn identity_attr(self, ctx: &mut Context, ty: Type) -> Option<Attribute> {
         Some(match self.identity(ctx, ty)? {

@@ -187,8 +187,8 @@
 //!    strided, so the nest is left alone.
 
 use super::util::{
-    const_int, const_trip_count, constant_splat, index_binary, index_const, loop_parts,
-    whole_groups_end, LoopParts,
+    ceil_div, const_int, const_trip_count, constant_splat, index_binary, index_const, loop_parts,
+    whole_groups_end, whole_groups_end_of, LoopParts,
 };
 use dlc_arith::{build_cmpi, fastmath_attr, CmpIPredicate, FastMathFlags};
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
@@ -198,7 +198,8 @@ use dlc_ir::{
 };
 use dlc_loop::{
     before_terminator, buffer_parts, buffer_type, build_alloc, build_for, build_if, build_load,
-    build_store, is_gpu_kernel, ForOp, IterKind, LoopKind, MemorySpace, ScheduleBlockOp,
+    build_store, elem_size_bytes, is_gpu_kernel, ForOp, IterKind, LoopKind, MemorySpace,
+    ScheduleBlockOp,
 };
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -934,12 +935,10 @@ impl Tile {
                 // all the tiles when `K` and `N` are large).
                 let one_row = Tile {
                     rows: 1,
-                    vectors: self.vectors,
                     width: Some(nest.width),
                     row_blocks: Some(1),
                     k_block: None,
-                    cpu: self.cpu,
-                    fma: self.fma,
+                    ..*self
                 };
                 let step = index_const(ctx, else_at, 1, loc);
                 let (_, rest, ii) =
@@ -1124,6 +1123,7 @@ impl Tile {
         let (_, body, k) = build_for(ctx, at, (kc, kend, step), LoopKind::Serial, loc);
         let body_at = before_terminator(ctx, body);
         let t = nest.pack_row(ctx, body_at, k, kc, loc);
+        let args = ctx.block_args(nest.body).to_vec();
         let mut buffers = FxHashMap::default();
         for (load, slice) in loads {
             let elem = ctx.value_type(ctx.result(load, 0));
@@ -1131,7 +1131,6 @@ impl Tile {
             let buffer = build_alloc(ctx, InsertPoint::Before(jb_loop), ty, &[], loc);
             for v in 0..self.vectors {
                 let mut map = ValueMap::new();
-                let args = ctx.block_args(nest.body).to_vec();
                 let off = index_const(ctx, body_at, v * nest.width, loc);
                 let col = index_binary(ctx, body_at, "arith.addi", jb, off, loc);
                 for (&arg, role) in args.iter().zip(&nest.roles) {
@@ -1217,13 +1216,8 @@ impl Tile {
                 k_block: None,
                 ..*self
             };
-            let zero = index_const(ctx, at, 0, loc);
-            let left = index_binary(ctx, at, "arith.subi", nest.j.ub, end, loc);
-            let left = index_binary(ctx, at, "arith.maxsi", left, zero, loc);
+            let end2 = whole_groups_end_of(ctx, at, (end, nest.j.ub), 1, nest.width, loc);
             let w = index_const(ctx, at, nest.width, loc);
-            let vectors = index_binary(ctx, at, "arith.divsi", left, w, loc);
-            let span = index_binary(ctx, at, "arith.muli", vectors, w, loc);
-            let end2 = index_binary(ctx, at, "arith.addi", end, span, loc);
             let (_, jb_body, jb) = build_for(ctx, at, (end, end2, w), LoopKind::Serial, loc);
             narrow.tile_body(ctx, nest, before_terminator(ctx, jb_body), i0, jb, None);
             end2
@@ -1281,17 +1275,9 @@ impl Tile {
     }
 }
 
-/// Bytes of one element of float type `elem`.
+/// Bytes of one element of the accumulator's float type (`dlc_loop::elem_size_bytes`).
 fn elem_bytes(ctx: &Context, elem: Type) -> i64 {
-    ctx.float_kind(elem).map_or(4, |k| i64::from(k.width() / 8))
-}
-
-/// `ceil(n / d)` for a non-negative index `n` and a positive constant `d`.
-fn ceil_div(ctx: &mut Context, at: InsertPoint, n: Value, d: i64, loc: Location) -> Value {
-    let bump = index_const(ctx, at, d - 1, loc);
-    let up = index_binary(ctx, at, "arith.addi", n, bump, loc);
-    let d = index_const(ctx, at, d, loc);
-    index_binary(ctx, at, "arith.divsi", up, d, loc)
+    elem_size_bytes(ctx, elem).map_or(4, |b| b as i64)
 }
 
 /// Before the outermost loop around `op` (or `op` itself) outside which all of `values` are

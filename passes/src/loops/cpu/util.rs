@@ -107,27 +107,52 @@ pub(super) fn whole_groups_end(
     group: i64,
     loc: Location,
 ) -> Value {
-    if let Some(trips) = const_trip_count(ctx, parts) {
-        if let Some(lb) = const_int(ctx, parts.lb) {
-            return index_const(ctx, at, lb + trips / group * group * step, loc);
+    whole_groups_end_of(ctx, at, (parts.lb, parts.ub), step, group, loc)
+}
+
+/// [`whole_groups_end`] of the bounds `(lb, ub)`.
+pub(super) fn whole_groups_end_of(
+    ctx: &mut Context,
+    at: InsertPoint,
+    (lb, ub): (Value, Value),
+    step: i64,
+    group: i64,
+    loc: Location,
+) -> Value {
+    if let (Some(l), Some(u)) = (const_int(ctx, lb), const_int(ctx, ub)) {
+        if let Some(n) = u.checked_sub(l) {
+            let n = n.max(0);
+            let trips = n / step + i64::from(n % step != 0);
+            return index_const(ctx, at, l + trips / group * group * step, loc);
         }
     }
     let zero = index_const(ctx, at, 0, loc);
-    let diff = index_binary(ctx, at, "arith.subi", parts.ub, parts.lb, loc);
+    let diff = index_binary(ctx, at, "arith.subi", ub, lb, loc);
     let n = index_binary(ctx, at, "arith.maxsi", diff, zero, loc);
     let trips = if step == 1 {
         n
     } else {
-        let bump = index_const(ctx, at, step - 1, loc);
-        let up = index_binary(ctx, at, "arith.addi", n, bump, loc);
-        let s = index_const(ctx, at, step, loc);
-        index_binary(ctx, at, "arith.divsi", up, s, loc)
+        ceil_div(ctx, at, n, step, loc)
     };
     let g = index_const(ctx, at, group, loc);
     let groups = index_binary(ctx, at, "arith.divsi", trips, g, loc);
     let span = index_const(ctx, at, group * step, loc);
     let len = index_binary(ctx, at, "arith.muli", groups, span, loc);
-    index_binary(ctx, at, "arith.addi", parts.lb, len, loc)
+    index_binary(ctx, at, "arith.addi", lb, len, loc)
+}
+
+/// `ceil(n / d)` for a non-negative index `n` and a positive constant `d`, built at `at`.
+pub(super) fn ceil_div(
+    ctx: &mut Context,
+    at: InsertPoint,
+    n: Value,
+    d: i64,
+    loc: Location,
+) -> Value {
+    let bump = index_const(ctx, at, d - 1, loc);
+    let up = index_binary(ctx, at, "arith.addi", n, bump, loc);
+    let d = index_const(ctx, at, d, loc);
+    index_binary(ctx, at, "arith.divsi", up, d, loc)
 }
 
 /// The splat attribute of vector type `ty` when `scalar` is an `arith.constant`.

@@ -544,7 +544,7 @@ impl Analyzer<'_> {
                 && ctx
                     .operands(o)
                     .get(1)
-                    .is_some_and(|&b| self.acc_candidate(b))
+                    .is_some_and(|&b| is_register_buffer(ctx, b))
         });
         let (Some(store), None) = (stores.next(), stores.next()) else {
             return None;
@@ -584,14 +584,6 @@ impl Analyzer<'_> {
             acc,
             combine,
             kind,
-        })
-    }
-
-    /// True for a rank-0 local buffer of integers or floats.
-    fn acc_candidate(&self, buffer: Value) -> bool {
-        let ctx = self.ctx;
-        buffer_parts(ctx, ctx.value_type(buffer)).is_some_and(|(dims, elem, space)| {
-            dims.is_empty() && space == MemorySpace::Local && is_scalar(ctx, elem)
         })
     }
 
@@ -701,6 +693,13 @@ fn is_scalar(ctx: &Context, ty: Type) -> bool {
     )
 }
 
+/// True for a rank-0 local buffer of integers or floats: a register.
+fn is_register_buffer(ctx: &Context, buffer: Value) -> bool {
+    buffer_parts(ctx, ctx.value_type(buffer)).is_some_and(|(dims, elem, space)| {
+        dims.is_empty() && space == MemorySpace::Local && is_scalar(ctx, elem)
+    })
+}
+
 /// The rank-0 local buffers used only inside `lp` whose first access in an iteration is always
 /// a store (so each iteration's value is its own).
 fn find_registers(ctx: &Context, lp: Op, body: Block) -> Vec<Value> {
@@ -739,9 +738,7 @@ fn find_registers(ctx: &Context, lp: Op, body: Block) -> Vec<Value> {
         .into_iter()
         .filter(|&(b, store)| {
             store
-                && buffer_parts(ctx, ctx.value_type(b)).is_some_and(|(dims, elem, space)| {
-                    dims.is_empty() && space == MemorySpace::Local && is_scalar(ctx, elem)
-                })
+                && is_register_buffer(ctx, b)
                 && ctx.uses(b).iter().all(|u| {
                     ctx.is_ancestor(lp, u.user)
                         && matches!(

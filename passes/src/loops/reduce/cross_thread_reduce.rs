@@ -110,9 +110,7 @@
 use super::kernel_facts::{const_range, loop_kind, static_block_dims};
 use dlc_arith::{build_cmpi, build_index_constant, build_op, build_select, CmpIPredicate};
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
-use dlc_ir::{
-    Block, Context, DenseValue, Diagnostic, InsertPoint, Op, OpSpec, Type, Value, ValueMap,
-};
+use dlc_ir::{Block, Context, Diagnostic, InsertPoint, Op, OpSpec, Type, Value, ValueMap};
 use dlc_loop::index_expr::{from_ir, Symbol};
 use dlc_loop::{
     before_terminator, buffer_parts, buffer_type, build_alloc, build_barrier, build_if, build_load,
@@ -426,20 +424,7 @@ fn init_stores_identity(
         return false;
     };
     let ty = ctx.value_type(so[0]);
-    same_index && identity_attr_matches(ctx, value, ty, kind)
-}
-
-fn identity_attr_matches(
-    ctx: &Context,
-    value: dlc_ir::Attribute,
-    ty: Type,
-    kind: ReduceKind,
-) -> bool {
-    match kind.identity(ctx, ty) {
-        Some(DenseValue::Float(x)) => ctx.attr_as_float(value) == Some(x),
-        Some(DenseValue::Int(x)) => ctx.attr_as_int(value) == Some(x),
-        None => false,
-    }
+    same_index && kind.is_identity_attr(ctx, value, ty)
 }
 
 /// Builds `loop.warp_reduce` / `loop.block_reduce` of `v`.

@@ -3,7 +3,7 @@
 
 use super::{body_ops, const_index, is_pure};
 use dlc_arith::{build_cmpi, CmpIPredicate};
-use dlc_ir::{Block, Context, DenseValue, InsertPoint, Location, Op, OpSpec, Value, ValueMap};
+use dlc_ir::{Block, Context, InsertPoint, Location, Op, OpSpec, Value, ValueMap};
 use dlc_loop::index_expr::from_ir;
 use dlc_loop::ops::{
     before_terminator, build_if, build_load, build_store, ForOp, IterKind, LoopKind, ReduceKind,
@@ -59,11 +59,7 @@ fn is_identity(ctx: &Context, op: Op, kind: ReduceKind) -> bool {
     let Some(attr) = ctx.attr(op, "value") else {
         return false;
     };
-    match kind.identity(ctx, ctx.value_type(ctx.result(op, 0))) {
-        Some(DenseValue::Float(x)) => ctx.attr_as_float(attr) == Some(x),
-        Some(DenseValue::Int(x)) => ctx.attr_as_int(attr) == Some(x),
-        None => false,
-    }
+    kind.is_identity_attr(ctx, attr, ctx.value_type(ctx.result(op, 0)))
 }
 
 /// Whether `v` is (computed from) an iter var bound to the reduce loop, inside `block`.
