@@ -578,3 +578,20 @@ loop.kernel @bad_axis(%x: !loop.buffer<4xf32, global>, %i: !loop.buffer<3xi64, g
 loop.kernel @not_triples(%x: !loop.buffer<4xf32, global>, %i: !loop.buffer<3xi64, global>) attributes {index_checks = array<i64: 1, 0>} {
   loop.return
 }
+
+// -----
+
+loop.kernel @nontemporal_local(%i: index, %v: vector<8xf32>) {
+  %b = loop.alloc : !loop.buffer<16xf32, local>
+  // expected-error @+1 {{'loop.vstore' op 'nontemporal' stores need a global buffer (local and shared ones live in caches)}}
+  loop.vstore %v, %b[%i] {nontemporal} : vector<8xf32>, !loop.buffer<16xf32, local>
+  loop.return
+}
+
+// -----
+
+loop.kernel @nontemporal_value(%b: !loop.buffer<16xf32, global>, %i: index, %v: vector<8xf32>) {
+  // expected-error @+1 {{'loop.vstore' op 'nontemporal' must be a unit attribute}}
+  loop.vstore %v, %b[%i] {nontemporal = 1 : i64} : vector<8xf32>, !loop.buffer<16xf32, global>
+  loop.return
+}

@@ -82,6 +82,8 @@ pub(crate) struct FnLowering<'a, 'ctx> {
     pub created: u32,
     /// Dynamic stack allocations of the current dlc block, to release at its end.
     stack_marks: Vec<Option<PointerValue<'ctx>>>,
+    /// Whether this function has emitted a streaming (non-temporal) store.
+    streamed: bool,
 }
 
 /// The LLVM parameter types of a kernel with these argument types.
@@ -133,7 +135,20 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
             in_parallel: false,
             created: 0,
             stack_marks: Vec::new(),
+            streamed: false,
         }
+    }
+
+    /// Ends the function: `ret void`, after an `sfence` on x86 when it streamed stores.
+    /// Streaming stores are weakly ordered, so without the fence the store that tells another
+    /// thread the kernel is done (a plain `mov` for a release) could become visible before
+    /// them. The CPU code is JIT-compiled for the host, so the host's architecture decides.
+    pub(crate) fn finish(&mut self) -> CgResult<()> {
+        if self.streamed && cfg!(target_arch = "x86_64") {
+            self.call_intrinsic("llvm.x86.sse.sfence", &[], &[])?;
+        }
+        self.builder.build_return(None)?;
+        Ok(())
     }
 
     /// Binds the kernel's entry block arguments to the function's parameters (in the layout of
@@ -657,7 +672,50 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
         store
             .set_alignment(alignment_of(buf.storage))
             .map_err(|e| format!("{e}"))?;
+        if let Some(align) = self.stream_alignment(op, operands[1], value) {
+            self.streamed = true;
+            store.set_alignment(align).map_err(|e| format!("{e}"))?;
+            let one = self.llvm.i32_type().const_int(1, false);
+            let node = self.llvm.metadata_node(&[one.into()]);
+            store
+                .set_metadata(node, self.llvm.get_kind_id("nontemporal"))
+                .map_err(|e| format!("{e}"))?;
+        }
         Ok(())
+    }
+
+    /// The vector's size in bytes when `op` is a `nontemporal` `loop.vstore` of `value` into
+    /// `buffer` at an address
+    /// proven aligned to the vector's size: every launch aligns the buffer's base that much
+    /// (`host_facts.rs`), and the element offset is a known multiple of the lanes
+    /// (`dlc_loop::index_expr::divisor`). Only then can the store stream (`movntps` needs
+    /// the alignment); a hint on an access not proven aligned becomes a plain store.
+    fn stream_alignment(&self, op: Op, buffer: Value, value: BasicValueEnum<'ctx>) -> Option<u32> {
+        let ctx = self.ctx;
+        let BasicValueEnum::VectorValue(v) = value else {
+            return None;
+        };
+        if self.machine != Machine::Cpu
+            || ctx.op_name(op) != "loop.vstore"
+            || !dlc_loop::VStoreOp(op).is_nontemporal(ctx)
+        {
+            return None;
+        }
+        let (dims, _, _) = dlc_loop::buffer_parts(ctx, ctx.value_type(buffer))?;
+        let elem_bytes = u64::from(alignment_of(v.get_type().get_element_type()));
+        let bytes = u64::from(v.get_type().get_size()) * elem_bytes;
+        let offset = dlc_loop::index_expr::divisor::offset_divisor(
+            ctx,
+            &dims,
+            dlc_loop::VStoreOp(op).indices(ctx),
+        );
+        let aligned = bytes.is_power_of_two()
+            && offset.saturating_mul(elem_bytes) >= bytes
+            && self
+                .facts
+                .get(&buffer)
+                .is_some_and(|f| u64::from(f.align) >= bytes);
+        aligned.then(|| u32::try_from(bytes).ok()).flatten()
     }
 
     /// `i8`, or `<n x i8>` for an `<n x i1>` value.

@@ -11,14 +11,15 @@
 //! constant is splatted to the argument's type and there is no control flow.
 //!
 //! Algorithms (measured errors are in [`claimed_error`]):
-//! - `exp`: `k = rint(x/ln2)`, Cody-Waite `r = x - k*ln2` with a two-part `ln2` whose high part
-//!   has trailing zeros (so `k*ln2_hi` is exact without FMA), Taylor `expm1(r)` (degree 7 for
-//!   f32, 13 for f64, `|r| <= ln2/2`), and `2^k` applied in two halves through the exponent bits
-//!   so gradual underflow is right. The input is clamped so overflow gives `+inf` and underflow
-//!   `0` naturally; denormal results are produced (targets that flush denormals flush them).
-//!   Inputs whose result rounds to 0 (below -104 for f32, -746 for f64) compute `e^0` and are
-//!   zeroed after, so no multiply underflows: on x86 each underflow costs a microcode assist,
-//!   and a causal mask's `-1e9` scores made a GPT-2-sized softmax 6x slower.
+//! - `exp`: `k = rint(x/ln2)` by the `1.5*2^p` addition trick, Cody-Waite `r = x - k*ln2` with
+//!   a two-part `ln2` whose high part has trailing zeros (so `k*ln2_hi` is exact without FMA),
+//!   the Taylor polynomial of `e^r` by Horner's rule (degree 7 for f32, 13 for f64,
+//!   `|r| <= ln2/2`), and `2^k` applied in two halves through the exponent bits so gradual
+//!   underflow is right. Above the overflow bound the input is clamped, so `ldexp` gives `+inf`;
+//!   denormal results are produced (targets that flush denormals flush them). Inputs whose
+//!   result rounds to 0 (below -104 for f32, -746 for f64) compute `e^0` and are zeroed after,
+//!   so no multiply underflows: on x86 each underflow costs a microcode assist, and a causal
+//!   mask's `-1e9` scores made a GPT-2-sized softmax 6x slower. About 26 vector operations.
 //! - `log`: fdlibm/musl: denormals are rescaled by `2^25`/`2^54` first; the mantissa is moved into
 //!   `[sqrt(2)/2, sqrt(2))` with integer ops, then `log(1+f) = f - f^2/2 + s*(f^2/2 + R(s^2))`,
 //!   `s = f/(2+f)`, with the fdlibm minimax `R`.
@@ -147,7 +148,7 @@ pub(crate) fn emit_powf<'ctx>(
 #[cfg_attr(not(test), allow(dead_code))]
 pub(crate) fn claimed_error(f: MathFn, is_f64: bool) -> f64 {
     match (f, is_f64) {
-        // Measured maxima (f32 / f64), see the tests: exp 8.8e-8 / 2.2e-16, log 7.9e-8 /
+        // Measured maxima (f32 / f64), see the tests: exp 9.5e-8 / 2.2e-16, log 7.9e-8 /
         // 2.2e-16, tanh 1.6e-7 / 4.8e-16, erf 1.8e-7 / 6.7e-16, sin 1.0e-7 / 2.2e-16,
         // cos 1.1e-7 / 2.2e-16, sigmoid 1.7e-7 / 2.9e-16.
         (MathFn::Exp | MathFn::Log, false) => 1.5e-7,
@@ -559,38 +560,56 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
 
     // ---- exp family ----------------------------------------------------------------------
 
-    /// Splits a finite, clamped `x` into `k` (integral float) and `p = e^r - 1` with
-    /// `x = k*ln2 + r`, `|r| <= ln2/2`.
+    /// Splits a finite `x` with `|x| < 2^21` into `k` (integral float) and `r` with
+    /// `x = k*ln2 + r`, `|r| <= ln2/2` (up to rounding).
     fn exp_reduce(
         &self,
         x: BasicValueEnum<'ctx>,
     ) -> Result<(BasicValueEnum<'ctx>, BasicValueEnum<'ctx>), BuilderError> {
         // High parts with trailing zeros: `k * hi` is exact for the clamped range of `k`.
-        let (hi, lo, degree) = if self.is_f64 {
-            (0.6931471803691238, 1.9082149292705877e-10, 13)
+        let (hi, lo) = if self.is_f64 {
+            (0.6931471803691238, 1.9082149292705877e-10)
         } else {
             let hi = 0.693_145_751_953_125;
-            (hi, LN_2 - hi, 7)
+            (hi, LN_2 - hi)
         };
-        let k = self.rint(self.fmul(x, self.splat(LOG2_E))?)?;
-        let r = self.fsub(x, self.fmul(k, self.splat(hi))?)?;
-        let r = self.fsub(r, self.fmul(k, self.splat(lo))?)?;
-        // expm1(r) = r + r^2 * sum_{n>=2} r^(n-2)/n!
-        let mut coeffs = Vec::with_capacity(degree - 1);
+        // `k = rint(x/ln2)` by adding and subtracting `1.5 * 2^p`: the sum's ulp is 1, so
+        // round-to-nearest leaves `k` in it, for `|x/ln2| < 2^(p-1)`. Two operations where
+        // `rint` takes six (it must also handle huge and negative inputs).
+        let magic = self.splat(1.5 * (self.mantissa_bits() as f64).exp2());
+        let k = self.fsub(self.fma(x, self.splat(LOG2_E), magic)?, magic)?;
+        let r = self.fma(k, self.splat(-hi), x)?;
+        let r = self.fma(k, self.splat(-lo), r)?;
+        Ok((k, r))
+    }
+
+    /// Taylor coefficients `1/n!` for `n` in `from..=degree`, lowest degree first; the degree
+    /// (7 for f32, 13 for f64) makes the truncation error on `|r| <= ln2/2` far below an ulp.
+    fn exp_taylor(&self, from: u32) -> Vec<f64> {
+        let degree = if self.is_f64 { 13 } else { 7 };
         let mut fact = 1.0;
-        for n in 2..=degree {
-            fact *= n as f64;
-            coeffs.push(1.0 / fact);
+        let mut coeffs = Vec::new();
+        for n in 0..=degree {
+            if n > 0 {
+                fact *= f64::from(n);
+            }
+            if n >= from {
+                coeffs.push(1.0 / fact);
+            }
         }
-        let q = self.poly(r, &coeffs)?;
+        coeffs
+    }
+
+    /// `e^r - 1` for a reduced `r`, accurate relative to the result:
+    /// `r + r^2 * sum_{n>=2} r^(n-2)/n!`.
+    fn expm1_reduced(&self, r: BasicValueEnum<'ctx>) -> Result<BasicValueEnum<'ctx>, BuilderError> {
+        let q = self.poly(r, &self.exp_taylor(2))?;
         let r2 = self.fmul(r, r)?;
-        let p = self.fma(r2, q, r)?;
-        Ok((k, p))
+        self.fma(r2, q, r)
     }
 
     fn exp(&self, x: BasicValueEnum<'ctx>) -> Result<BasicValueEnum<'ctx>, BuilderError> {
-        // Outside these bounds the result has already overflowed to inf / underflowed to 0,
-        // and `ldexp` does so naturally at the bounds.
+        // Above `hi` the result has overflowed to inf, which `ldexp` produces at the bound.
         let (lo, hi) = if self.is_f64 {
             (-746.0, 710.0)
         } else {
@@ -599,12 +618,14 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         // Below `lo` the result rounds to 0. Those lanes compute `e^0` instead and are zeroed
         // after: an underflowing multiply costs a microcode assist of about a hundred cycles
         // on x86 (without flush-to-zero), and a masked attention score (`-1e9`) would pay it
-        // in every masked lane.
+        // in every masked lane. The ordered compares let NaN through to `keep_nan`.
         let under = self.fcmp(FloatPredicate::OLT, x, self.splat(lo))?;
         let xs = self.select(under, self.splat(0.0), x)?;
-        let xc = self.clamp(xs, lo, hi)?;
-        let (k, p) = self.exp_reduce(xc)?;
-        let e = self.ldexp(self.fadd(p, self.splat(1.0))?, k)?;
+        let over = self.fcmp(FloatPredicate::OGT, xs, self.splat(hi))?;
+        let xc = self.select(over, self.splat(hi), xs)?;
+        let (k, r) = self.exp_reduce(xc)?;
+        // e^r by Horner's rule on the whole Taylor polynomial: one FMA per degree.
+        let e = self.ldexp(self.poly(r, &self.exp_taylor(0))?, k)?;
         let e = self.select(under, self.splat(0.0), e)?;
         self.keep_nan(x, e)
     }
@@ -614,7 +635,8 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         &self,
         y: BasicValueEnum<'ctx>,
     ) -> Result<BasicValueEnum<'ctx>, BuilderError> {
-        let (k, p) = self.exp_reduce(y)?;
+        let (k, r) = self.exp_reduce(y)?;
+        let p = self.expm1_reduced(r)?;
         // 2^k * p + (2^k - 1); both terms are exact or nearly so, and they cancel at most
         // mildly because |k| >= 1 implies |e^y - 1| >= 0.29.
         let s = self.ldexp(self.splat(1.0), k)?;

@@ -84,7 +84,7 @@ fn lower_kernel<'ctx>(
     let mut lowering = FnLowering::new(ctx, llvm, module, function, machine, name.to_string());
     lowering.bind_kernel_args(&args, facts)?;
     lowering.lower_block(body)?;
-    lowering.builder.build_return(None)?;
+    lowering.finish()?;
     if machine == Machine::Cpu {
         entry_thunk(ctx, llvm, module, name, &arg_types, function)?;
     }

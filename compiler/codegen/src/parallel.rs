@@ -94,7 +94,7 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
             }
             this.lower_block(body)
         })?;
-        inner.builder.build_return(None)?;
+        inner.finish()?;
 
         // The thunk: unpack the captures struct and call the body.
         let ptr_t = self.llvm.ptr_type(AddressSpace::default());

@@ -83,10 +83,14 @@ dlc_ir::define_op! {
 
 dlc_ir::define_op! {
     /// Writes a contiguous vector along the last dim of a buffer.
+    ///
+    /// With the unit attribute `nontemporal`, a streaming store past the caches (a hint, see
+    /// [`VStoreOp::is_nontemporal`]).
     pub struct VStoreOp = "loop.vstore";
     traits = Traits::empty();
     operands = *;
     results = [];
+    attributes = [nontemporal];
 }
 
 dlc_ir::define_op! {
@@ -639,6 +643,14 @@ impl VStoreOp {
     /// The vector stored.
     pub fn value(self, ctx: &Context) -> Value {
         ctx.operand(self.0, 0)
+    }
+
+    /// True when the store carries `nontemporal`: its data is not read again soon, so code
+    /// generation may write it around the caches (x86 `movnt`), which saves reading each line
+    /// before writing it. A hint: the code stays correct without it, and only aligned stores
+    /// stream (LLVM splits a store it cannot prove aligned into element-sized streaming stores).
+    pub fn is_nontemporal(self, ctx: &Context) -> bool {
+        self.nontemporal(ctx).is_some()
     }
 }
 

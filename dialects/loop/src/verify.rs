@@ -6,7 +6,7 @@
 //! of kernels, and a launch matches its kernel's signature (checked with the symbol tables).
 
 use crate::ops::{
-    launch_dims, ForOp, IterKind, KernelOp, LoopKind, ReduceKind, ReduceMethod, ScheduleBlockOp,
+    launch_dims, ForOp, IterKind, KernelOp, LoopKind, ReduceKind, ReduceMethod, ScheduleBlockOp, VStoreOp,
 };
 use crate::syntax::string_array;
 use crate::types::{buffer_parts, MemorySpace};
@@ -570,6 +570,19 @@ pub(crate) fn verify_vstore(ctx: &Context, op: Op) -> VResult {
         return Err(op_error(ctx, op, "expects a vector and a buffer operand"));
     }
     let (dims, elem) = check_access(ctx, op, 1)?;
+    if let Some(a) = VStoreOp(op).nontemporal(ctx) {
+        if !matches!(ctx.attr_kind(a), AttrKind::Unit) {
+            return Err(op_error(ctx, op, "'nontemporal' must be a unit attribute"));
+        }
+        let space = buffer_parts(ctx, ctx.value_type(ctx.operand(op, 1))).map(|(_, _, s)| s);
+        if space != Some(MemorySpace::Global) {
+            return Err(op_error(
+                ctx,
+                op,
+                "'nontemporal' stores need a global buffer (local and shared ones live in caches)",
+            ));
+        }
+    }
     check_vector(ctx, op, ctx.value_type(ctx.operand(op, 0)), &dims, elem)
 }
 

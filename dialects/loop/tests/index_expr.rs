@@ -623,3 +623,70 @@ fn simplify_is_idempotent() {
         assert_eq!(simplify(&once, &b), once, "{}", show(&e));
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Known divisors (alignment proofs).
+
+/// The kernel of the divisor tests: `%v` walks `[4, 64)` by 8 (multiples of 4), `%r` is
+/// `%v * 6 + 16` (multiples of 8), `%w` is bound to `%v + %n` for an unknown `%n`.
+const DIVISOR_KERNEL: &str = r#"
+loop.kernel @k(%b: !loop.buffer<?x32x64xf32, global>, %n: index) {
+  %c4 = arith.constant 4 : index
+  %c6 = arith.constant 6 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  loop.for serial %v = %c4 to %c64 step %c8 {
+    %m = arith.muli %v, %c6 : index
+    %r = arith.addi %m, %c16 : index
+    %s = arith.addi %v, %n : index
+    loop.schedule_block "b" (%w = %s, %u = %r) {
+      %x = loop.load %b[%n, %w, %u] : !loop.buffer<?x32x64xf32, global>
+    }
+  }
+  loop.return
+}
+"#;
+
+#[test]
+fn known_divisors_follow_loops_and_arith() {
+    use dlc_loop::index_expr::divisor::{known_divisor, offset_divisor, MAX_DIVISOR};
+    let mut ctx = Context::new();
+    ctx.register_dialect(dlc_arith::dialect());
+    ctx.register_dialect(dlc_loop::dialect());
+    let module = parse_source(&mut ctx, DIVISOR_KERNEL, "div.mlir", 1).expect("parses");
+    verify(&ctx, module).expect("verifies");
+    let mut load = None;
+    ctx.for_each_op(module, &mut |op| {
+        if ctx.op_name(op) == "loop.load" {
+            load = Some(op);
+        }
+    });
+    let load = load.expect("the kernel has a load");
+    let [n, w, u] = ctx.operands(load)[1..] else {
+        panic!("three indices");
+    };
+    let block = ctx.op_block(load).expect("in the schedule block");
+    let sb = ctx.block_parent_op(block).expect("schedule block");
+    let [s, r] = ctx.operands(sb)[..] else {
+        panic!("two iter values");
+    };
+    let v = ctx.operand(ctx.defining_op(s).expect("addi"), 0);
+    assert_eq!(known_divisor(&ctx, v), 4, "lb 4, step 8");
+    assert_eq!(known_divisor(&ctx, r), 8, "v*6 + 16");
+    assert_eq!(known_divisor(&ctx, u), 8, "iter var bound to r");
+    assert_eq!(known_divisor(&ctx, n), 1, "a kernel argument");
+    assert_eq!(known_divisor(&ctx, w), 1, "v + n");
+    let zero = build_index_constant(&mut ctx, InsertPoint::Before(load), 0, Location::Unknown);
+    let zero = ctx.result(zero, 0);
+    assert_eq!(known_divisor(&ctx, zero), MAX_DIVISOR);
+    // Offset n*2048 + w*64 + u: min(2048, 64, 8) = 8.
+    let dims = [-1, 32, 64];
+    assert_eq!(offset_divisor(&ctx, &dims, &[n, w, u]), 8);
+    assert_eq!(offset_divisor(&ctx, &dims, &[n, u, zero]), 512);
+    assert_eq!(offset_divisor(&ctx, &dims, &[n, zero, zero]), 2048);
+    assert_eq!(offset_divisor(&ctx, &dims, &[n, zero, w]), 1);
+    // A dynamic dim counts as 1 in the strides above it: with dims [?, ?, 64], n's stride
+    // `? * 64` is only known to be a multiple of 64.
+    assert_eq!(offset_divisor(&ctx, &[-1, -1, 64], &[n, zero, zero]), 64);
+}

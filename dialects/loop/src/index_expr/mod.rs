@@ -13,7 +13,8 @@
 //!
 //! Layout: [`expr`] the type and canonical form, [`simplify`](mod@simplify) the rewrite levels,
 //! [`bounds`] ranges and proofs, [`ir`] reading from and building to `arith` ops, [`parse`](mod@parse) a
-//! small text syntax for tests. Design notes: `docs/index-expressions.md`.
+//! small text syntax for tests, [`divisor`] known power-of-two divisors of index values (for
+//! alignment). Design notes: `docs/index-expressions.md`.
 //!
 //! ```
 //! use dlc_loop::index_expr::{parse, simplify, Bounds, Symbol};
@@ -24,6 +25,7 @@
 //! ```
 
 pub mod bounds;
+pub mod divisor;
 pub mod expr;
 pub mod ir;
 pub mod parse;

@@ -161,7 +161,8 @@ use dlc_ir::{
 };
 use dlc_loop::index_expr::{Atom, IndexExpr, Symbol};
 use dlc_loop::{
-    buffer_parts, buffer_type, build_alloc, is_gpu_kernel, ForOp, LoopKind, MemorySpace,
+    buffer_parts, buffer_type, build_alloc, elem_size_bytes, is_gpu_kernel, ForOp, LoopKind,
+    MemorySpace,
 };
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -191,6 +192,13 @@ pub static INFO: PassInfo = PassInfo {
             "The CPU to vectorize for (host, x86-64-v3, ...; empty: the module's \
              dlc.target_cpu, else the host)",
         ),
+        OptionSpec::new(
+            "nontemporal-bytes",
+            OptionKind::Int,
+            "0",
+            "Vector stores into a write-only global buffer of at least this many bytes stream \
+             past the caches (0: 8 times the target's L2)",
+        ),
     ],
     statistics: &[
         (
@@ -200,6 +208,10 @@ pub static INFO: PassInfo = PassInfo {
         (
             "remainder-loops",
             "Number of scalar remainder loops kept after a vector loop",
+        ),
+        (
+            "nontemporal-stores",
+            "Number of vector stores marked nontemporal",
         ),
     ],
     create,
@@ -214,32 +226,54 @@ fn create(options: &OptionValues) -> Result<Box<dyn Pass>, String> {
     }
     let cpu = options.str("cpu").to_string();
     CpuInfo::named(&cpu)?;
-    Ok(Box::new(VectorizePass { width, cpu }))
+    let stream_bytes = options.int("nontemporal-bytes");
+    if stream_bytes < 0 {
+        return Err(format!(
+            "option 'nontemporal-bytes' must be 0 (from the target) or positive, got {stream_bytes}"
+        ));
+    }
+    Ok(Box::new(VectorizePass {
+        width,
+        cpu,
+        stream_bytes: stream_bytes as u64,
+    }))
 }
 
 /// The pass with its options as given (0 and "" ask the target).
 struct VectorizePass {
     width: i64,
     cpu: String,
+    stream_bytes: u64,
 }
 
 impl Pass for VectorizePass {
     fn run(&self, ctx: &mut Context, run: &mut PassRun<'_>) -> Result<(), Diagnostic> {
         let kernel = run.op();
+        let cpu = CpuInfo::for_op(ctx, kernel, &self.cpu)
+            .map_err(|e| Diagnostic::error(ctx.op_loc(kernel), e))?;
         let width = if self.width > 0 {
             self.width
         } else {
-            CpuInfo::for_op(ctx, kernel, &self.cpu)
-                .map_err(|e| Diagnostic::error(ctx.op_loc(kernel), e))?
-                .lanes(32)
+            cpu.lanes(32)
         };
-        Vectorize { width }.run(ctx, run)
+        let stream_bytes = if self.stream_bytes > 0 {
+            self.stream_bytes
+        } else {
+            8 * cpu.l2_bytes
+        };
+        Vectorize {
+            width,
+            stream_bytes,
+        }
+        .run(ctx, run)
     }
 }
 
 struct Vectorize {
     /// Lanes per vector for unmarked loops.
     width: i64,
+    /// The smallest write-only global buffer whose vector stores stream past the caches.
+    stream_bytes: u64,
 }
 
 impl Vectorize {
@@ -255,7 +289,7 @@ impl Vectorize {
                 loops.push(op);
             }
         });
-        let (mut vectorized, mut remainders) = (0, 0);
+        let (mut vectorized, mut remainders, mut streamed) = (0, 0, 0);
         for op in loops {
             let Some(parts) = loop_parts(ctx, op) else {
                 continue;
@@ -270,9 +304,14 @@ impl Vectorize {
             {
                 continue;
             }
-            let Some(plan) = Plan::analyze(ctx, op, &parts, width) else {
+            let Some(plan) = Plan::analyze(ctx, op, &parts, width, self.stream_bytes) else {
                 continue;
             };
+            streamed += plan
+                .actions
+                .values()
+                .filter(|&&a| a == Action::StreamStore)
+                .count() as u64;
             if rewrite(ctx, op, &parts, width, &plan) {
                 remainders += 1;
             }
@@ -280,6 +319,7 @@ impl Vectorize {
         }
         run.add_stat("loops-vectorized", vectorized);
         run.add_stat("remainder-loops", remainders);
+        run.add_stat("nontemporal-stores", streamed);
         if vectorized == 0 {
             run.preserve_all();
         }
@@ -305,6 +345,9 @@ enum Action {
     VLoad,
     /// `loop.store` → `loop.vstore` at the same indices.
     VStore,
+    /// A [`Action::VStore`] marked `nontemporal`: the buffer is large and write-only in the
+    /// kernel, and every vector starts at a multiple of `W` elements.
+    StreamStore,
     /// A load of a register → `loop.vload` of its wide buffer.
     RegLoad,
     /// A store to a register → `loop.vstore` to its wide buffer.
@@ -348,7 +391,10 @@ struct Analyzer<'a> {
     ctx: &'a Context,
     lp: Op,
     iv: Value,
+    /// The loop's lower bound, when constant.
+    lb: Option<i64>,
     width: i64,
+    stream_bytes: u64,
     exprs: FxHashMap<Value, IndexExpr>,
     vector: FxHashSet<Value>,
     registers: FxHashSet<Value>,
@@ -359,13 +405,21 @@ struct Analyzer<'a> {
 
 impl Plan {
     /// The plan for vectorizing `lp`, or `None` when its body does not qualify.
-    fn analyze(ctx: &Context, lp: Op, parts: &LoopParts, width: i64) -> Option<Plan> {
+    fn analyze(
+        ctx: &Context,
+        lp: Op,
+        parts: &LoopParts,
+        width: i64,
+        stream_bytes: u64,
+    ) -> Option<Plan> {
         let registers = find_registers(ctx, lp, parts.body);
         let mut a = Analyzer {
             ctx,
             lp,
             iv: parts.iv,
+            lb: const_int(ctx, parts.lb),
             width,
+            stream_bytes,
             exprs: FxHashMap::default(),
             vector: FxHashSet::default(),
             registers: registers.iter().copied().collect(),
@@ -390,7 +444,7 @@ impl Plan {
         if !a
             .actions
             .values()
-            .any(|&x| x == Action::VStore || x == Action::RegStore)
+            .any(|&x| matches!(x, Action::VStore | Action::StreamStore | Action::RegStore))
         {
             return None;
         }
@@ -666,12 +720,55 @@ impl Analyzer<'_> {
         if !self.contiguous(&indices)? || !self.fits(buffer) {
             return None;
         }
+        let streams = self.streams(buffer, &indices);
         self.accesses.push(Access {
             buffer,
             store: true,
             indices,
         });
-        Some(Action::VStore)
+        Some(if streams {
+            Action::StreamStore
+        } else {
+            Action::VStore
+        })
+    }
+
+    /// True when vector stores into `buffer` at `indices` (contiguous in the loop) may stream
+    /// past the caches: a global buffer of at least `stream_bytes` static bytes that the kernel
+    /// only writes, and the last index `iv + c` with `lb + c` and the last dim multiples of
+    /// `W`, so each vector's offset from the buffer start is a multiple of its size (the
+    /// alignment a streaming store needs, given an aligned base).
+    fn streams(&self, buffer: Value, indices: &[IndexExpr]) -> bool {
+        let ctx = self.ctx;
+        let Some((dims, elem, MemorySpace::Global)) = buffer_parts(ctx, ctx.value_type(buffer))
+        else {
+            return false;
+        };
+        let elems = dims.iter().try_fold(1u64, |n, &d| {
+            u64::try_from(d).ok().and_then(|d| n.checked_mul(d))
+        });
+        let bytes = elems.and_then(|n| n.checked_mul(elem_size_bytes(ctx, elem)?));
+        if bytes.is_none_or(|b| b < self.stream_bytes) {
+            return false;
+        }
+        let write_only = ctx.uses(buffer).iter().all(|u| {
+            matches!(
+                (ctx.op_name(u.user), u.operand),
+                ("loop.store", 1) | ("loop.vstore", 1)
+            )
+        });
+        let iv = Atom::Sym(Symbol::Value(self.iv));
+        let offset = indices.last().and_then(|last| {
+            let terms = last.terms();
+            let only_iv = terms
+                .iter()
+                .all(|(m, c)| m.is_empty() || (m.len() == 1 && m.contains(&iv) && *c == 1));
+            only_iv.then(|| last.constant_term())
+        });
+        let rows_aligned = dims.len() == 1 || dims.last().is_some_and(|&d| d % self.width == 0);
+        write_only
+            && rows_aligned
+            && matches!((self.lb, offset), (Some(lb), Some(c)) if (lb + c) % self.width == 0)
     }
 }
 
@@ -917,13 +1014,17 @@ impl Emitter<'_> {
                     let zero = index_const(ctx, at, 0, self.loc);
                     self.vload(ctx, op, &[wide, zero], at);
                 }
-                Some(Action::VStore) => {
+                Some(action @ (Action::VStore | Action::StreamStore)) => {
                     let value = self.vector_of(ctx, ctx.operands(op)[0], at);
                     let rest: Vec<Value> = ctx.operands(op)[1..]
                         .iter()
                         .map(|&v| self.map.lookup(v))
                         .collect();
-                    self.vstore(ctx, value, &rest, at);
+                    let store = self.vstore(ctx, value, &rest, at);
+                    if action == Action::StreamStore {
+                        let unit = ctx.unit_attr();
+                        ctx.set_attr(store, "nontemporal", unit);
+                    }
                 }
                 Some(Action::RegStore) => {
                     let value = self.vector_of(ctx, ctx.operands(op)[0], at);
@@ -1002,11 +1103,11 @@ impl Emitter<'_> {
     }
 
     /// `loop.vstore value, rest` (rest: buffer, indices).
-    fn vstore(&mut self, ctx: &mut Context, value: Value, rest: &[Value], at: InsertPoint) {
+    fn vstore(&mut self, ctx: &mut Context, value: Value, rest: &[Value], at: InsertPoint) -> Op {
         let spec = OpSpec::new(ctx, "loop.vstore", self.loc)
             .operands(&[value])
             .operands(rest);
-        ctx.build(at, spec);
+        ctx.build(at, spec)
     }
 
     /// An `arith`/`math` op on vectors replacing `op`. A float division by a value that is
