@@ -36,7 +36,8 @@ use rustc_hash::FxHashMap;
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub(crate) enum Machine {
     /// The host CPU: parallel loops go to the runtime's thread pool; GPU ops are errors.
-    Cpu,
+    /// `avx512`: the target has AVX-512F, so math scales by powers of two with `vscalefps`.
+    Cpu { avx512: bool },
     /// NVPTX: GPU loop kinds and ops map to PTX registers, barriers and shuffles.
     Nvptx,
 }
@@ -307,7 +308,7 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
             self.index_value(step)?,
         );
         match kind {
-            LoopKind::Parallel if self.machine == Machine::Cpu && !self.in_parallel => {
+            LoopKind::Parallel if matches!(self.machine, Machine::Cpu { .. }) && !self.in_parallel => {
                 self.lower_parallel_for(op, body, (lb, ub, step))
             }
             LoopKind::Block(_) | LoopKind::Thread(_) => {
@@ -493,7 +494,7 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
                 )?;
                 self.shared_global(storage, count)?
             }
-            (MemorySpace::Shared, Machine::Cpu) => {
+            (MemorySpace::Shared, Machine::Cpu { .. }) => {
                 return Err("shared buffers exist only in GPU kernels".into())
             }
             (MemorySpace::Global, _) => {
@@ -695,7 +696,7 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
         let BasicValueEnum::VectorValue(v) = value else {
             return None;
         };
-        if self.machine != Machine::Cpu
+        if !matches!(self.machine, Machine::Cpu { .. })
             || ctx.op_name(op) != "loop.vstore"
             || !dlc_loop::VStoreOp(op).is_nontemporal(ctx)
         {

@@ -76,7 +76,10 @@ impl CpuModule {
             LlvmContext::create(),
             |llvm| -> Result<Jit<'_>, Diagnostic> {
                 let start = Instant::now();
-                let out = lower_module(ctx, llvm, module, Machine::Cpu, "dlc")?;
+                let machine = Machine::Cpu {
+                    avx512: cpu.has_avx512f(),
+                };
+                let out = lower_module(ctx, llvm, module, machine, "dlc")?;
                 stats.lower = start.elapsed();
                 let start = Instant::now();
                 optimize_for_cpu(&out, cpu).map_err(fail)?;

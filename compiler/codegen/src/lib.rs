@@ -41,7 +41,10 @@ pub fn emit_llvm_ir(ctx: &Context, module: Op, target: Target) -> Result<String,
     let llvm = LlvmContext::create();
     let out = match target {
         Target::Cpu(cpu) => {
-            let out = module::lower_module(ctx, &llvm, module, function::Machine::Cpu, "dlc")?;
+            let machine = function::Machine::Cpu {
+                avx512: cpu.has_avx512f(),
+            };
+            let out = module::lower_module(ctx, &llvm, module, machine, "dlc")?;
             jit::optimize_for_cpu(&out, cpu)
                 .map_err(|m| Diagnostic::error(ctx.op_loc(module), m))?;
             out

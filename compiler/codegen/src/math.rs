@@ -67,14 +67,17 @@ pub(crate) enum MathFn {
 ///
 /// `x` is an f32 or f64 scalar or a vector of them (`BasicValueEnum::FloatValue` /
 /// `VectorValue`); the result has x's type. f16/bf16 are the caller's job (it extends to f32
-/// first). Any other type is rejected with `BuilderError::NotSameType`.
+/// first). Any other type is rejected with `BuilderError::NotSameType`. `avx512`: the target
+/// has AVX-512F, so 512-bit vectors scale by `2^k` with one `vscalefps`/`vscalefpd`.
 pub(crate) fn emit_math<'ctx>(
     module: &Module<'ctx>,
     builder: &Builder<'ctx>,
     f: MathFn,
     x: BasicValueEnum<'ctx>,
+    avx512: bool,
 ) -> Result<BasicValueEnum<'ctx>, BuilderError> {
-    let e = Emitter::new(module, builder, x)?;
+    let mut e = Emitter::new(module, builder, x)?;
+    e.avx512 = avx512;
     match f {
         MathFn::Exp => e.exp(x),
         MathFn::Log => e.log(x),
@@ -102,8 +105,10 @@ pub(crate) fn emit_powf<'ctx>(
     builder: &Builder<'ctx>,
     a: BasicValueEnum<'ctx>,
     b: BasicValueEnum<'ctx>,
+    avx512: bool,
 ) -> Result<BasicValueEnum<'ctx>, BuilderError> {
-    let e = Emitter::new(module, builder, a)?;
+    let mut e = Emitter::new(module, builder, a)?;
+    e.avx512 = avx512;
     if a.get_type() != b.get_type() {
         return Err(BuilderError::NotSameType);
     }
@@ -173,6 +178,8 @@ struct Emitter<'a, 'ctx> {
     /// Lane count for vectors, `None` for scalars.
     lanes: Option<u32>,
     is_f64: bool,
+    /// The target has AVX-512F (see [`emit_math`]).
+    avx512: bool,
 }
 
 /// Applies a typed float builder method to two operands that are both scalars or both vectors.
@@ -237,6 +244,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             ielem,
             lanes,
             is_f64,
+            avx512: false,
         })
     }
 
@@ -625,9 +633,56 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         let xc = self.select(over, self.splat(hi), xs)?;
         let (k, r) = self.exp_reduce(xc)?;
         // e^r by Horner's rule on the whole Taylor polynomial: one FMA per degree.
-        let e = self.ldexp(self.poly(r, &self.exp_taylor(0))?, k)?;
+        let er = self.poly(r, &self.exp_taylor(0))?;
+        if let Some(scalef) = self.x86_scalef() {
+            // `vscalef` rounds a denormal result once and turns NaN into NaN by itself.
+            let e = self.call_x86_scalef(scalef, er, k)?;
+            return self.select(under, self.splat(0.0), e);
+        }
+        let e = self.ldexp(er, k)?;
         let e = self.select(under, self.splat(0.0), e)?;
         self.keep_nan(x, e)
+    }
+
+    /// The AVX-512F intrinsic computing `a * 2^floor(b)` for this value type: 512-bit vectors
+    /// only (smaller ones need AVX-512VL), when the target has AVX-512F.
+    fn x86_scalef(&self) -> Option<&'static str> {
+        match (self.avx512, self.is_f64, self.lanes) {
+            (true, false, Some(16)) => Some("llvm.x86.avx512.mask.scalef.ps.512"),
+            (true, true, Some(8)) => Some("llvm.x86.avx512.mask.scalef.pd.512"),
+            _ => None,
+        }
+    }
+
+    /// `a * 2^k` for an integral float `k` by the AVX-512 intrinsic `name`: all lanes, the
+    /// current rounding mode.
+    fn call_x86_scalef(
+        &self,
+        name: &str,
+        a: BasicValueEnum<'ctx>,
+        k: BasicValueEnum<'ctx>,
+    ) -> Result<BasicValueEnum<'ctx>, BuilderError> {
+        // The name comes from `x86_scalef`, which LLVM declares on every x86 build; a missing
+        // declaration is a bug here, not bad input.
+        let decl = Intrinsic::find(name)
+            .and_then(|i| i.get_declaration(self.module, &[]))
+            .unwrap_or_else(|| panic!("LLVM lacks the intrinsic {name}"));
+        let ctx = self.elem.get_context();
+        // One mask bit per lane: 16 f32 or 8 f64 lanes.
+        let mask_ty = if self.lanes == Some(16) {
+            ctx.i16_type()
+        } else {
+            ctx.i8_type()
+        };
+        let mask = mask_ty.const_all_ones();
+        let current_rounding = ctx.i32_type().const_int(4, false);
+        let args: [BasicMetadataValueEnum<'ctx>; 5] =
+            [a.into(), k.into(), a.into(), mask.into(), current_rounding.into()];
+        let call = self.builder.build_call(decl, &args, "")?;
+        match call.try_as_basic_value() {
+            inkwell::values::ValueKind::Basic(v) => Ok(v),
+            inkwell::values::ValueKind::Instruction(_) => Err(BuilderError::NotSameType),
+        }
     }
 
     /// `e^y - 1` for a finite `y` in `[-50, 0]`, accurate relative to the result.
@@ -928,6 +983,13 @@ mod tests {
         F32,
         F64,
         V8F32,
+        /// 16 x f32 with AVX-512F (`vscalefps`): tested only on hosts that have it.
+        V16F32Avx512,
+    }
+
+    /// Whether this host can run the AVX-512F variant.
+    fn host_avx512f() -> bool {
+        crate::target::CpuTarget::Host.has_avx512f()
     }
 
     const ALL: [MathFn; 7] = [
@@ -956,6 +1018,7 @@ mod tests {
             Kind::F32 => (ctx.f32_type().into(), 1),
             Kind::F64 => (ctx.f64_type().into(), 1),
             Kind::V8F32 => (ctx.f32_type().vec_type(8).into(), 8),
+            Kind::V16F32Avx512 => (ctx.f32_type().vec_type(16).into(), 16),
         };
         let ptr = ctx.ptr_type(AddressSpace::default());
         let i64t = ctx.i64_type();
@@ -963,6 +1026,13 @@ mod tests {
             .void_type()
             .fn_type(&[ptr.into(), ptr.into(), ptr.into(), i64t.into()], false);
         let func = module.add_function("kernel", fn_ty, None);
+        if kind == Kind::V16F32Avx512 {
+            let features = inkwell::targets::TargetMachine::get_host_cpu_features();
+            func.add_attribute(
+                inkwell::attributes::AttributeLoc::Function,
+                ctx.create_string_attribute("target-features", &features.to_string()),
+            );
+        }
         let entry = ctx.append_basic_block(func, "entry");
         let body = ctx.append_basic_block(func, "body");
         let exit = ctx.append_basic_block(func, "exit");
@@ -1061,7 +1131,7 @@ mod tests {
 
     fn run_math(f: MathFn, kind: Kind, xs: &[f64]) -> Vec<f64> {
         let mut out = run(kind, xs, &[], &move |m, b, args| {
-            emit_math(m, b, f, args[0]).unwrap()
+            emit_math(m, b, f, args[0], kind == Kind::V16F32Avx512).unwrap()
         });
         out.truncate(xs.len());
         out
@@ -1236,7 +1306,8 @@ mod tests {
     fn accuracy_all() {
         let mut failures = Vec::new();
         for f in ALL {
-            for kind in [Kind::F32, Kind::F64, Kind::V8F32] {
+            let avx512 = host_avx512f().then_some(Kind::V16F32Avx512);
+            for kind in [Kind::F32, Kind::F64, Kind::V8F32].into_iter().chain(avx512) {
                 let (err, at) = check(f, kind);
                 let claim = claimed_error(f, kind == Kind::F64);
                 println!("{f:?} {kind:?}: max error {err:.3e} at x = {at:e} (claim {claim:e})");
@@ -1246,6 +1317,36 @@ mod tests {
             }
         }
         assert!(failures.is_empty(), "{failures:#?}");
+    }
+
+    /// The AVX-512 `exp` (scaling by `vscalefps`) on the special values of the scalar test.
+    #[test]
+    fn avx512_exp_special_values() {
+        if !host_avx512f() {
+            return;
+        }
+        let inf = f64::INFINITY;
+        let cases = [
+            (f64::NAN, f32::NAN),
+            (0.0, 1.0),
+            (inf, f32::INFINITY),
+            (-inf, 0.0),
+            (88.73, f32::INFINITY),
+            (-104.0, 0.0),
+            (-1e9, 0.0),
+            (-103.9, f32::from_bits(1)),
+            (1.0, std::f32::consts::E),
+        ];
+        let xs: Vec<f64> = cases.iter().map(|c| c.0).collect();
+        let got = run_math(MathFn::Exp, Kind::V16F32Avx512, &xs);
+        for ((x, want), got) in cases.iter().zip(got) {
+            let got = got as f32;
+            assert!(
+                got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+                "exp({x:e}) = {got:e}, want {want:e}"
+            );
+        }
+        assert!(run_math(MathFn::Exp, Kind::V16F32Avx512, &[-103.0])[0] > 0.0);
     }
 
     fn eval32(f: MathFn, x: f32) -> f32 {
@@ -1315,8 +1416,8 @@ mod tests {
     }
 
     fn pow_kernel(kind: Kind, a: &[f64], b: &[f64]) -> Vec<f64> {
-        let mut out = run(kind, a, b, &|m, bl, args| {
-            emit_powf(m, bl, args[0], args[1]).unwrap()
+        let mut out = run(kind, a, b, &move |m, bl, args| {
+            emit_powf(m, bl, args[0], args[1], kind == Kind::V16F32Avx512).unwrap()
         });
         out.truncate(a.len());
         out

@@ -66,7 +66,7 @@ fn lower_kernel<'ctx>(
     let params = kernel_param_types(llvm, ctx, &arg_types)?;
     let fn_ty = llvm.void_type().fn_type(&params, false);
     let function = match machine {
-        Machine::Cpu => {
+        Machine::Cpu { .. } => {
             let f = module.add_function(&format!("{name}.body"), fn_ty, Some(Linkage::Internal));
             let inline = Attribute::get_named_enum_kind_id("alwaysinline");
             f.add_attribute(
@@ -85,7 +85,7 @@ fn lower_kernel<'ctx>(
     lowering.bind_kernel_args(&args, facts)?;
     lowering.lower_block(body)?;
     lowering.finish()?;
-    if machine == Machine::Cpu {
+    if matches!(machine, Machine::Cpu { .. }) {
         entry_thunk(ctx, llvm, module, name, &arg_types, function)?;
     }
     Ok(())

@@ -15,7 +15,7 @@
 //!   the interpreter.
 
 use crate::error::{CgError, CgResult};
-use crate::function::FnLowering;
+use crate::function::{FnLowering, Machine};
 use crate::math::{emit_math, emit_powf, MathFn};
 use crate::types::value_type;
 use dlc_ir::{AttrKind, DenseValue, Op};
@@ -300,7 +300,13 @@ impl<'ctx> FnLowering<'_, 'ctx> {
     /// A transcendental function, computed in f32 for f16/bf16 values.
     fn math(&self, f: MathFn, x: BasicValueEnum<'ctx>) -> CgResult<BasicValueEnum<'ctx>> {
         self.in_f32_if_narrow(&[x], |this, args| {
-            Ok(emit_math(this.module, &this.builder, f, args[0])?)
+            Ok(emit_math(
+                this.module,
+                &this.builder,
+                f,
+                args[0],
+                matches!(this.machine, Machine::Cpu { avx512: true }),
+            )?)
         })
     }
 
@@ -310,7 +316,13 @@ impl<'ctx> FnLowering<'_, 'ctx> {
         b: BasicValueEnum<'ctx>,
     ) -> CgResult<BasicValueEnum<'ctx>> {
         self.in_f32_if_narrow(&[a, b], |this, args| {
-            Ok(emit_powf(this.module, &this.builder, args[0], args[1])?)
+            Ok(emit_powf(
+                this.module,
+                &this.builder,
+                args[0],
+                args[1],
+                matches!(this.machine, Machine::Cpu { avx512: true }),
+            )?)
         })
     }
 

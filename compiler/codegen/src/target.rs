@@ -117,6 +117,18 @@ impl fmt::Display for CpuTarget {
 }
 
 impl CpuTarget {
+    /// Whether code for this target may use AVX-512F: level 4, or a host that has it.
+    pub(crate) fn has_avx512f(self) -> bool {
+        match self {
+            CpuTarget::X86_64 { level } => level >= 4,
+            CpuTarget::Host => cfg!(target_arch = "x86_64")
+                && TargetMachine::get_host_cpu_features()
+                    .to_string()
+                    .split(',')
+                    .any(|f| f == "+avx512f"),
+        }
+    }
+
     /// The LLVM CPU name and feature string for this target on a host with `host_features`
     /// (LLVM's `+feature,-feature,...` list), or why the host cannot run its code.
     fn cpu_and_features(

@@ -2,8 +2,8 @@
 // RUN: dlc-opt %s --pipeline=vectorize{cpu=x86-64-v3} --split-input-file --pass-statistics -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS
 
 // STATS: vectorize
-// STATS-DAG: (S) 6 loops-vectorized
-// STATS-DAG: (S) 2 remainder-loops
+// STATS-DAG: (S) 7 loops-vectorized
+// STATS-DAG: (S) 3 remainder-loops
 
 // Doc example 1: a row scale over 20 columns: a vector loop to 16, a scalar remainder from 16;
 // the loop-invariant scale is splat through an 8-element local buffer.
@@ -181,19 +181,26 @@ loop.kernel @shift(%x: !loop.buffer<64xf32, global>) {
 
 // -----
 
-// A row sum into a register, then a division by it: the sum accumulates 8 lanes from the
-// identity (0) and the lanes are merged, in order, by a copy of the block at j = 0 that runs
-// the init first; the division becomes one reciprocal and a vector multiply.
+// A row sum into a register, then a division by it. The body is small, so the sum keeps 4
+// partial vectors of 8 lanes, each starting from the identity (0): the main loop does 4
+// vectors per iteration, each into its own slice. The slices are added into the first, whose
+// lanes a copy of the block at j = 0 merges in order after running the init. The division
+// becomes one reciprocal and a vector multiply.
 // CHECK-LABEL: loop.kernel @row_sum_register
-// CHECK: %[[LANES:.*]] = loop.alloc : !loop.buffer<8xf32, local>
+// CHECK: %[[LANES:.*]] = loop.alloc : !loop.buffer<32xf32, local>
 // CHECK: %[[ID:.*]] = arith.constant dense<0.000000e+00> : vector<8xf32>
-// CHECK: loop.vstore %[[ID]], %[[LANES]]
-// CHECK: loop.for vectorize(8) %[[J:.*]] = %c0 to %{{.*}} step
+// CHECK-COUNT-4: loop.vstore %[[ID]], %[[LANES]]
+// CHECK: loop.for vectorize(8) %[[J:.*]] = %c0 to %{{.*}} step %c32
 // CHECK: loop.schedule_block "sum" (%{{.*}} = %arg2, %{{.*}} = %[[J]] reduce) {
 // CHECK: %[[X:.*]] = loop.vload %arg0
 // CHECK: %[[S:.*]] = loop.vload %[[LANES]]
 // CHECK: %[[T:.*]] = arith.addf %[[S]], %[[X]] : vector<8xf32>
 // CHECK: loop.vstore %[[T]], %[[LANES]]
+// CHECK: %[[J8:.*]] = arith.addi %[[J]], %{{.*}} : index
+// CHECK: loop.schedule_block "sum" (%{{.*}} = %arg2, %{{.*}} = %[[J8]] reduce) {
+// CHECK-COUNT-2: loop.schedule_block "sum"
+// CHECK-NOT: loop.for vectorize
+// CHECK-COUNT-3: arith.addf %{{.*}}, %{{.*}} : vector<8xf32>
 // CHECK: loop.schedule_block "sum" (%{{.*}} = %arg2, %{{.*}} = %c0 reduce) init {
 // CHECK: arith.constant 0.000000e+00 : f32
 // CHECK: } {
@@ -258,5 +265,37 @@ loop.kernel @running_sum(%x: !loop.buffer<64xf32, global>, %y: !loop.buffer<64xf
       loop.store %s, %y[%j0] : !loop.buffer<64xf32, global>
     }
   }
+  loop.return
+}
+
+// -----
+
+// Edge case: a row max over 44 columns: the 4-vector loop covers [0, 32), a one-vector loop
+// [32, 40) (slice 0), and a scalar remainder [40, 44).
+// CHECK-LABEL: loop.kernel @row_max_ragged
+// CHECK: loop.alloc : !loop.buffer<32xf32, local>
+// CHECK: loop.for vectorize(8) %{{.*}} = %c0 to %[[END4:.*]] step %c32
+// CHECK-COUNT-4: arith.maximumf %{{.*}}, %{{.*}} : vector<8xf32>
+// CHECK: loop.for vectorize(8) %{{.*}} = %[[END4]] to %[[END:.*]] step %c8
+// CHECK: arith.maximumf %{{.*}}, %{{.*}} : vector<8xf32>
+// CHECK: loop.for serial %{{.*}} = %[[END]] to %c44 step %c1
+loop.kernel @row_max_ragged(%x: !loop.buffer<?x44xf32, global>, %y: !loop.buffer<?xf32, global>, %i: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c44 = arith.constant 44 : index
+  %acc = loop.alloc : !loop.buffer<f32, local>
+  loop.for serial %j = %c0 to %c44 step %c1 {
+    loop.schedule_block "max" (%i0 = %i, %j0 = %j reduce) init {
+      %z = arith.constant 0xFF800000 : f32
+      loop.store %z, %acc[] : !loop.buffer<f32, local>
+    } {
+      %a = loop.load %x[%i0, %j0] : !loop.buffer<?x44xf32, global>
+      %s = loop.load %acc[] : !loop.buffer<f32, local>
+      %t = arith.maximumf %s, %a : f32
+      loop.store %t, %acc[] : !loop.buffer<f32, local>
+    }
+  }
+  %m = loop.load %acc[] : !loop.buffer<f32, local>
+  loop.store %m, %y[%i] : !loop.buffer<?xf32, global>
   loop.return
 }

@@ -36,6 +36,10 @@ pub(super) const CASES: &[DifferentialCase] = &[
         target: Target::Cpu,
     },
     DifferentialCase {
+        pipeline: "vectorize{width=4 nontemporal-bytes=64}",
+        target: Target::Cpu,
+    },
+    DifferentialCase {
         pipeline: "unroll{max-extent=16}",
         target: Target::Cpu,
     },

@@ -45,22 +45,38 @@
 //! combines lane by lane; after it, a copy of the block at the loop's first iteration (so its
 //! init runs exactly when the original's first iteration would have run it) combines the `W`
 //! lanes in order and then the accumulator with their result. The remainder continues from
-//! there.
+//! there. When the loop body has at most 16 ops (a row max or sum alone, whose one chain of
+//! combines would be the critical path), the accumulator has `4*W` lanes instead: a main loop
+//! `step 4*W` holds 4 copies of the body, copy `c` at `iv + c*W` combining into lanes
+//! `[c*W, (c+1)*W)`; a `vectorize(W)` loop does the whole vectors left (into the first `W`
+//! lanes); then the other three slices are combined into the first, vector by vector, before
+//! the lanes are merged as above. Registers get `4*W` lanes the same way.
+//!
+//! Streaming stores: a vector store into a global buffer of static shape of at least
+//! `nontemporal-bytes` bytes that the kernel never reads, at last index `iv + c` with `lb + c`
+//! and the last dim multiples of `W`, gets the `nontemporal` hint (code generation streams it
+//! past the caches where it proves the address aligned). Such outputs are larger than the
+//! caches, so keeping them there only evicts the inputs, and each line costs a read before it
+//! is written.
 //!
 //! `W` is the `width` option, else one register of f32 on the target: the `cpu` option, else
 //! the kernel's `dlc.target_cpu` attribute, else the host (16 with AVX-512, 8 with AVX2;
-//! passes/src/loops/cpu/target.rs).
+//! passes/src/loops/cpu/target.rs). `nontemporal-bytes` defaults to 8 times the target's L2
+//! (4 MiB for an x86-64 level, which assumes 512 KiB).
 //!
 //! The loop is left alone when anything else appears: other ops (`loop.if`, loops, allocs,
 //! barriers), index arithmetic that is not `iv + c` in the last index (strided, transposed or
 //! gathered accesses), a reduction along the loop of another form, a store of the same element
 //! in every iteration to a non-register buffer, or a buffer both stored and loaded at different
-//! indices. The pass counts the loops it vectorized and the remainder loops it kept.
+//! indices. The pass counts the loops it vectorized, the remainder loops it kept and the
+//! stores it marked `nontemporal`.
 //!
 //! # Performance impact
 //! Up to `W` times fewer load, store and arithmetic instructions in elementwise loops; a row
 //! softmax's max, exp-and-sum and normalize loops all vectorize (4096x4096 f32 on 2 AVX-512
-//! cores: 25 ms before, 15-20 ms after, `dlc-run --bench 10`; onnxruntime about 10 ms).
+//! cores: 25 ms before, 15-20 ms after, `dlc-run --bench 10`; onnxruntime about 10 ms). The
+//! partial vectors of the row max and the streaming output store took it to 10-11 ms, level
+//! with onnxruntime in the same `dlc-bench` run (docs/benchmarks.md).
 //!
 //! # Risks and limitations
 //! - Distinct buffer arguments are assumed not to overlap partially (an in-place launch passing
@@ -69,10 +85,12 @@
 //!   the end), and a division by a lane-invariant value rounds twice (reciprocal, then
 //!   product): results move within the float tolerance, as a BLAS or numpy sum's do.
 //! - The splat through a local buffer is slower than a broadcast instruction would be.
+//! - A `nontemporal` output that the next kernel reads at once is fetched from memory, not the
+//!   cache; the threshold keeps the hint to outputs that would not have stayed cached anyway.
 //!
 //! # TODO
-//! - Several partial vectors per reduction to hide the combine's latency; non-temporal stores
-//!   for outputs larger than the caches.
+//! - Prefetch the next row during the compute-bound loops of a row (a softmax's exp loop
+//!   leaves the memory bus idle while it runs).
 //!
 //! # Examples
 //! 1. A row scale `y[i, j] = x[i, j] * s[i]` over 20 columns, width 8:
@@ -152,8 +170,8 @@
 //! 2. `y[j, i]` stored in a loop over `j`: the accesses are strided, not contiguous.
 
 use super::util::{
-    const_int, const_trip_count, constant_splat, index_const, loop_parts, whole_groups_end,
-    LoopParts,
+    const_int, const_trip_count, constant_splat, index_binary, index_const, loop_parts,
+    whole_groups_end, LoopParts,
 };
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
 use dlc_ir::{
@@ -848,23 +866,43 @@ fn find_registers(ctx: &Context, lp: Op, body: Block) -> Vec<Value> {
         .collect()
 }
 
-/// Rewrites `lp` into a vector main loop and (returned true) a scalar remainder.
+/// The most ops a loop body with a reduction may have for the reduction to get
+/// [`PARTIAL_VECTORS`] accumulators: in a body this small, the chain of combines through one
+/// accumulator (4 cycles or more per iteration) is the critical path.
+const SMALL_BODY_OPS: usize = 16;
+
+/// Independent accumulators of a reduction in a small loop body: enough to cover a combine's
+/// latency at two vector operations per cycle.
+const PARTIAL_VECTORS: i64 = 4;
+
+/// Rewrites `lp` into vector loops and (returned true) a scalar remainder.
+///
+/// With reductions in a small body, a main loop does [`PARTIAL_VECTORS`] vectors per iteration,
+/// each into its own slice of the accumulators, and a second vector loop does the whole vectors
+/// left; the slices are then combined into the first one.
 fn rewrite(ctx: &mut Context, lp: Op, parts: &LoopParts, width: i64, plan: &Plan) -> bool {
     let loc = ctx.op_loc(lp);
     let at = InsertPoint::Before(lp);
+    let mut body_ops = 0;
+    ctx.for_each_op(lp, &mut |_| body_ops += 1);
+    let partials = if !plan.reductions.is_empty() && body_ops <= SMALL_BODY_OPS {
+        PARTIAL_VECTORS
+    } else {
+        1
+    };
+    let slots = partials * width;
     let end = whole_groups_end(ctx, at, parts, 1, width, loc);
-    let step = index_const(ctx, at, width, loc);
     let mut wide = FxHashMap::default();
     for &r in &plan.registers {
         let elem = buffer_parts(ctx, ctx.value_type(r)).map_or(Type::F32, |(_, e, _)| e);
-        let ty = buffer_type(ctx, &[width], elem, MemorySpace::Local);
+        let ty = buffer_type(ctx, &[slots], elem, MemorySpace::Local);
         wide.insert(r, build_alloc(ctx, at, ty, &[], loc));
     }
-    // Reductions along the loop: a vector of partial results, each lane starting from the
+    // Reductions along the loop: vectors of partial results, each lane starting from the
     // identity.
     for r in &plan.reductions {
         let elem = ctx.value_type(ctx.result(r.combine, 0));
-        let ty = buffer_type(ctx, &[width], elem, MemorySpace::Local);
+        let ty = buffer_type(ctx, &[slots], elem, MemorySpace::Local);
         let lanes = build_alloc(ctx, at, ty, &[], loc);
         let vty = ctx.vector_type(&[width], elem);
         let identity = r
@@ -874,40 +912,39 @@ fn rewrite(ctx: &mut Context, lp: Op, parts: &LoopParts, width: i64, plan: &Plan
         if let Some(attr) = identity {
             let spec = dlc_arith::constant_spec(ctx, attr, vty, loc);
             let splat = ctx.build(at, spec);
-            let zero = index_const(ctx, at, 0, loc);
-            let spec =
-                OpSpec::new(ctx, "loop.vstore", loc).operands(&[ctx.result(splat, 0), lanes, zero]);
-            ctx.build(at, spec);
+            for p in 0..partials {
+                let slot = index_const(ctx, at, p * width, loc);
+                let spec = OpSpec::new(ctx, "loop.vstore", loc).operands(&[
+                    ctx.result(splat, 0),
+                    lanes,
+                    slot,
+                ]);
+                ctx.build(at, spec);
+            }
         }
         wide.insert(r.acc, lanes);
     }
-    let (main, body, iv) = dlc_loop::build_for(
-        ctx,
-        at,
-        (parts.lb, end, step),
-        LoopKind::Vectorize(width),
-        loc,
+    let mut lb = parts.lb;
+    if partials > 1 {
+        let main_end = whole_groups_end(ctx, at, parts, 1, slots, loc);
+        wide = vector_loop(ctx, at, parts, plan, (lb, main_end), (partials, width), wide, loc);
+        lb = main_end;
+    }
+    let empty = matches!(
+        (const_int(ctx, lb), const_int(ctx, end)),
+        (Some(l), Some(e)) if l == e
     );
-    // The builder's terminator is replaced by the clone of the original one.
-    if let Some(term) = ctx.last_op(body) {
-        ctx.erase_op(term);
+    if !empty {
+        wide = vector_loop(ctx, at, parts, plan, (lb, end), (1, width), wide, loc);
     }
-    let mut emitter = Emitter {
-        plan,
-        width,
-        main: main.0,
-        map: ValueMap::new(),
-        vector: FxHashMap::default(),
-        wide,
-        loc,
-    };
-    emitter.map.map(parts.iv, iv);
-    emitter.block(ctx, parts.body, body);
     for r in &plan.reductions {
-        let lanes = emitter.wide.get(&r.acc).copied().unwrap_or(r.acc);
-        merge_lanes(ctx, InsertPoint::Before(lp), parts, r, lanes, width);
+        let lanes = wide.get(&r.acc).copied().unwrap_or(r.acc);
+        for p in 1..partials {
+            combine_slices(ctx, at, r, lanes, p * width, width);
+        }
+        merge_lanes(ctx, at, parts, r, lanes, width);
     }
-    // The original loop becomes the remainder, unless the main loop covers everything.
+    // The original loop becomes the remainder, unless the vector loops cover everything.
     let covered = const_trip_count(ctx, parts).is_some_and(|t| t % width == 0)
         && const_int(ctx, parts.lb).is_some();
     if covered {
@@ -919,6 +956,85 @@ fn rewrite(ctx: &mut Context, lp: Op, parts: &LoopParts, width: i64, plan: &Plan
     ctx.set_attr(lp, "kind", serial);
     ctx.remove_attr(lp, "width");
     true
+}
+
+/// A `vectorize(W)` loop over `[lb, end)` at `at` whose body is `copies` rewritten copies of
+/// the original body, copy `c` at loop index `iv + c*W` using slice `c` of the `wide`
+/// buffers. Returns `wide` for the next loop.
+#[allow(clippy::too_many_arguments)]
+fn vector_loop(
+    ctx: &mut Context,
+    at: InsertPoint,
+    parts: &LoopParts,
+    plan: &Plan,
+    (lb, end): (Value, Value),
+    (copies, width): (i64, i64),
+    wide: FxHashMap<Value, Value>,
+    loc: Location,
+) -> FxHashMap<Value, Value> {
+    let step = index_const(ctx, at, copies * width, loc);
+    let (main, body, iv) =
+        dlc_loop::build_for(ctx, at, (lb, end, step), LoopKind::Vectorize(width), loc);
+    let mut emitter = Emitter {
+        plan,
+        width,
+        main: main.0,
+        map: ValueMap::new(),
+        vector: FxHashMap::default(),
+        wide,
+        slot: 0,
+        loc,
+    };
+    for c in 0..copies {
+        // The builder's terminator, then each copy's but the last, make way for the next copy
+        // (each copy clones the original terminator).
+        if let Some(term) = ctx.last_op(body) {
+            ctx.erase_op(term);
+        }
+        let end_of_body = InsertPoint::End(body);
+        let iv_c = if c == 0 {
+            iv
+        } else {
+            let offset = index_const(ctx, end_of_body, c * width, loc);
+            index_binary(ctx, end_of_body, "arith.addi", iv, offset, loc)
+        };
+        emitter.map.map(parts.iv, iv_c);
+        emitter.slot = c * width;
+        emitter.block(ctx, parts.body, body);
+    }
+    emitter.wide
+}
+
+/// At `at`: the partial vector at `slot` of `lanes` combined into the one at 0.
+fn combine_slices(
+    ctx: &mut Context,
+    at: InsertPoint,
+    r: &LaneReduction,
+    lanes: Value,
+    slot: i64,
+    width: i64,
+) {
+    let loc = ctx.op_loc(r.block);
+    let elem = ctx.value_type(ctx.result(r.combine, 0));
+    let vty = ctx.vector_type(&[width], elem);
+    let zero = index_const(ctx, at, 0, loc);
+    let other = index_const(ctx, at, slot, loc);
+    let load = |ctx: &mut Context, index: Value| {
+        let spec = OpSpec::new(ctx, "loop.vload", loc)
+            .operands(&[lanes, index])
+            .results(&[vty]);
+        let op = ctx.build(at, spec);
+        ctx.result(op, 0)
+    };
+    let (a, b) = (load(ctx, zero), load(ctx, other));
+    let mut spec = OpSpec::with_name(ctx.op_name_id(r.combine), loc)
+        .operands(&[a, b])
+        .results(&[vty]);
+    spec.attrs = ctx.attrs(r.combine).to_vec();
+    let combined = ctx.build(at, spec);
+    let spec =
+        OpSpec::new(ctx, "loop.vstore", loc).operands(&[ctx.result(combined, 0), lanes, zero]);
+    ctx.build(at, spec);
 }
 
 /// After the vector loop, at `at`: the reduction's schedule block once more at the loop's first
@@ -988,8 +1104,10 @@ struct Emitter<'p> {
     map: ValueMap,
     /// Vector values: original scalar → its vector.
     vector: FxHashMap<Value, Value>,
-    /// Registers: scalar buffer → wide buffer.
+    /// Registers and reduction accumulators: scalar buffer → wide buffer.
     wide: FxHashMap<Value, Value>,
+    /// The first element of this copy's slice of the wide buffers.
+    slot: i64,
     loc: Location,
 }
 
@@ -1011,8 +1129,8 @@ impl Emitter<'_> {
                 Some(Action::RegLoad) => {
                     let buffer = ctx.operands(op)[0];
                     let wide = self.wide.get(&buffer).copied().unwrap_or(buffer);
-                    let zero = index_const(ctx, at, 0, self.loc);
-                    self.vload(ctx, op, &[wide, zero], at);
+                    let slot = index_const(ctx, at, self.slot, self.loc);
+                    self.vload(ctx, op, &[wide, slot], at);
                 }
                 Some(action @ (Action::VStore | Action::StreamStore)) => {
                     let value = self.vector_of(ctx, ctx.operands(op)[0], at);
@@ -1030,8 +1148,8 @@ impl Emitter<'_> {
                     let value = self.vector_of(ctx, ctx.operands(op)[0], at);
                     let buffer = ctx.operands(op)[1];
                     let wide = self.wide.get(&buffer).copied().unwrap_or(buffer);
-                    let zero = index_const(ctx, at, 0, self.loc);
-                    self.vstore(ctx, value, &[wide, zero], at);
+                    let slot = index_const(ctx, at, self.slot, self.loc);
+                    self.vstore(ctx, value, &[wide, slot], at);
                 }
                 Some(Action::Lanes) => self.lanes(ctx, op, at),
                 Some(Action::Scalar) | None => {
