@@ -308,7 +308,9 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
             self.index_value(step)?,
         );
         match kind {
-            LoopKind::Parallel if matches!(self.machine, Machine::Cpu { .. }) && !self.in_parallel => {
+            LoopKind::Parallel
+                if matches!(self.machine, Machine::Cpu { .. }) && !self.in_parallel =>
+            {
                 self.lower_parallel_for(op, body, (lb, ub, step))
             }
             LoopKind::Block(_) | LoopKind::Thread(_) => {

@@ -676,8 +676,13 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         };
         let mask = mask_ty.const_all_ones();
         let current_rounding = ctx.i32_type().const_int(4, false);
-        let args: [BasicMetadataValueEnum<'ctx>; 5] =
-            [a.into(), k.into(), a.into(), mask.into(), current_rounding.into()];
+        let args: [BasicMetadataValueEnum<'ctx>; 5] = [
+            a.into(),
+            k.into(),
+            a.into(),
+            mask.into(),
+            current_rounding.into(),
+        ];
         let call = self.builder.build_call(decl, &args, "")?;
         match call.try_as_basic_value() {
             inkwell::values::ValueKind::Basic(v) => Ok(v),
@@ -1307,7 +1312,10 @@ mod tests {
         let mut failures = Vec::new();
         for f in ALL {
             let avx512 = host_avx512f().then_some(Kind::V16F32Avx512);
-            for kind in [Kind::F32, Kind::F64, Kind::V8F32].into_iter().chain(avx512) {
+            for kind in [Kind::F32, Kind::F64, Kind::V8F32]
+                .into_iter()
+                .chain(avx512)
+            {
                 let (err, at) = check(f, kind);
                 let claim = claimed_error(f, kind == Kind::F64);
                 println!("{f:?} {kind:?}: max error {err:.3e} at x = {at:e} (claim {claim:e})");

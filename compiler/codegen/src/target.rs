@@ -121,11 +121,13 @@ impl CpuTarget {
     pub(crate) fn has_avx512f(self) -> bool {
         match self {
             CpuTarget::X86_64 { level } => level >= 4,
-            CpuTarget::Host => cfg!(target_arch = "x86_64")
-                && TargetMachine::get_host_cpu_features()
-                    .to_string()
-                    .split(',')
-                    .any(|f| f == "+avx512f"),
+            CpuTarget::Host => {
+                cfg!(target_arch = "x86_64")
+                    && TargetMachine::get_host_cpu_features()
+                        .to_string()
+                        .split(',')
+                        .any(|f| f == "+avx512f")
+            }
         }
     }
 

@@ -6,7 +6,8 @@
 //! of kernels, and a launch matches its kernel's signature (checked with the symbol tables).
 
 use crate::ops::{
-    launch_dims, ForOp, IterKind, KernelOp, LoopKind, ReduceKind, ReduceMethod, ScheduleBlockOp, VStoreOp,
+    launch_dims, ForOp, IterKind, KernelOp, LoopKind, ReduceKind, ReduceMethod, ScheduleBlockOp,
+    VStoreOp,
 };
 use crate::syntax::string_array;
 use crate::types::{buffer_parts, MemorySpace};

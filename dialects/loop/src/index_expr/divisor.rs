@@ -27,11 +27,7 @@ pub fn offset_divisor(ctx: &Context, dims: &[i64], indices: &[Value]) -> u64 {
     for (k, &index) in indices.iter().enumerate().rev() {
         result = result.min(known_divisor(ctx, index).saturating_mul(stride));
         let dim = dims.get(k).copied().unwrap_or(DYNAMIC);
-        let dim_divisor = if dim == DYNAMIC {
-            1
-        } else {
-            pow2_divisor(dim)
-        };
+        let dim_divisor = if dim == DYNAMIC { 1 } else { pow2_divisor(dim) };
         stride = stride.saturating_mul(dim_divisor).min(MAX_DIVISOR);
     }
     result

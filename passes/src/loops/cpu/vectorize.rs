@@ -927,7 +927,16 @@ fn rewrite(ctx: &mut Context, lp: Op, parts: &LoopParts, width: i64, plan: &Plan
     let mut lb = parts.lb;
     if partials > 1 {
         let main_end = whole_groups_end(ctx, at, parts, 1, slots, loc);
-        wide = vector_loop(ctx, at, parts, plan, (lb, main_end), (partials, width), wide, loc);
+        wide = vector_loop(
+            ctx,
+            at,
+            parts,
+            plan,
+            (lb, main_end),
+            (partials, width),
+            wide,
+            loc,
+        );
         lb = main_end;
     }
     let empty = matches!(
