@@ -2,8 +2,8 @@
 // RUN: dlc-opt %s --pipeline=vectorize{cpu=x86-64-v3} --split-input-file --pass-statistics -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS
 
 // STATS: vectorize
-// STATS-DAG: (S) 7 loops-vectorized
-// STATS-DAG: (S) 3 remainder-loops
+// STATS-DAG: (S) 8 loops-vectorized
+// STATS-DAG: (S) 4 remainder-loops
 
 // Doc example 1: a row scale over 20 columns: a vector loop to 16, a scalar remainder from 16;
 // the loop-invariant scale is splat through an 8-element local buffer.
@@ -297,5 +297,36 @@ loop.kernel @row_max_ragged(%x: !loop.buffer<?x44xf32, global>, %y: !loop.buffer
   }
   %m = loop.load %acc[] : !loop.buffer<f32, local>
   loop.store %m, %y[%i] : !loop.buffer<?xf32, global>
+  loop.return
+}
+
+// -----
+
+// A fused elementwise nest as `lower` emits it: the registers are allocated in the loop body.
+// The vector loop drops those allocs and uses 8-lane buffers allocated before it; the scalar
+// remainder keeps them.
+// CHECK-LABEL: loop.kernel @body_registers
+// CHECK: loop.alloc : !loop.buffer<8xf32, local>
+// CHECK: loop.for vectorize(8)
+// CHECK-NOT: loop.alloc
+// CHECK: arith.mulf %{{.*}}, %{{.*}} : vector<8xf32>
+// CHECK: loop.for serial
+// CHECK: loop.alloc : !loop.buffer<f32, local>
+loop.kernel @body_registers(%x: !loop.buffer<?x20xf32, global>, %y: !loop.buffer<?x20xf32, global>, %i: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c20 = arith.constant 20 : index
+  loop.for serial %j = %c0 to %c20 step %c1 {
+    %r = loop.alloc : !loop.buffer<f32, local>
+    loop.schedule_block "square" (%i0 = %i, %j0 = %j) {
+      %a = loop.load %x[%i0, %j0] : !loop.buffer<?x20xf32, global>
+      %s = arith.mulf %a, %a : f32
+      loop.store %s, %r[] : !loop.buffer<f32, local>
+    }
+    loop.schedule_block "out" (%i0 = %i, %j0 = %j) {
+      %s = loop.load %r[] : !loop.buffer<f32, local>
+      loop.store %s, %y[%i0, %j0] : !loop.buffer<?x20xf32, global>
+    }
+  }
   loop.return
 }

@@ -38,7 +38,9 @@
 //! Registers: a rank-0 `local` buffer used only inside the loop, whose first access in every
 //! iteration is an unconditional store, holds one value per iteration; it gets a `W`-element
 //! local buffer (allocated before the main loop) accessed at index 0 with `loop.vload` /
-//! `loop.vstore`, one lane per iteration. The remainder keeps the scalar register.
+//! `loop.vstore`, one lane per iteration. A register allocated in the loop body (what `lower`
+//! emits for a fused elementwise nest) loses that `loop.alloc` in the main loop. The remainder
+//! keeps the scalar register.
 //!
 //! Reductions along the loop: the accumulator gets a `W`-element local buffer filled with the
 //! reduction's identity before the main loop; in the main loop the block (without its init)
@@ -64,7 +66,7 @@
 //! passes/src/loops/cpu/target.rs). `nontemporal-bytes` defaults to 8 times the target's L2
 //! (4 MiB for an x86-64 level, which assumes 512 KiB).
 //!
-//! The loop is left alone when anything else appears: other ops (`loop.if`, loops, allocs,
+//! The loop is left alone when anything else appears: other ops (`loop.if`, loops, allocs of non-registers,
 //! barriers), index arithmetic that is not `iv + c` in the last index (strided, transposed or
 //! gathered accesses), a reduction along the loop of another form, a store of the same element
 //! in every iteration to a non-register buffer, or a buffer both stored and loaded at different
@@ -374,6 +376,9 @@ enum Action {
     Lanes,
     /// A schedule block, rewritten region by region.
     Block,
+    /// The `loop.alloc` of a register inside the loop: dropped, the register's wide buffer is
+    /// allocated before the vector loop.
+    RegisterAlloc,
 }
 
 /// One load or store of a non-register buffer: the buffer, whether it stores, the indices.
@@ -571,6 +576,9 @@ impl Analyzer<'_> {
             }
             "loop.load" => self.load(op),
             "loop.store" => self.store(op),
+            "loop.alloc" if self.registers.contains(&ctx.result(op, 0)) => {
+                Some(Action::RegisterAlloc)
+            }
             _ if (name.starts_with("arith.") || name.starts_with("math."))
                 && ctx.regions(op).is_empty()
                 && ctx.num_results(op) == 1 =>
@@ -1161,6 +1169,7 @@ impl Emitter<'_> {
                     self.vstore(ctx, value, &[wide, slot], at);
                 }
                 Some(Action::Lanes) => self.lanes(ctx, op, at),
+                Some(Action::RegisterAlloc) => {}
                 Some(Action::Scalar) | None => {
                     let new = ctx.clone_op(op, &mut self.map);
                     ctx.insert_op(at, new);
