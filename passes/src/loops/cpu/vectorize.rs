@@ -66,8 +66,8 @@
 //! passes/src/loops/cpu/target.rs). `nontemporal-bytes` defaults to 8 times the target's L2
 //! (4 MiB for an x86-64 level, which assumes 512 KiB).
 //!
-//! The loop is left alone when anything else appears: other ops (`loop.if`, loops, allocs of non-registers,
-//! barriers), index arithmetic that is not `iv + c` in the last index (strided, transposed or
+//! The loop is left alone when anything else appears: other ops (`loop.if`, loops, allocs
+//! other than a register's, barriers), index arithmetic that is not `iv + c` in the last index (strided, transposed or
 //! gathered accesses), a reduction along the loop of another form, a store of the same element
 //! in every iteration to a non-register buffer, or a buffer both stored and loaded at different
 //! indices. The pass counts the loops it vectorized, the remainder loops it kept and the
