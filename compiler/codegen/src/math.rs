@@ -553,12 +553,16 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
     }
 
     /// `v * 2^k` for an integral float `k` with `|k|` up to twice the exponent range, in two
-    /// steps so that each factor is a normal number and a denormal result is rounded once.
+    /// steps so that each factor is a normal number and a denormal result is rounded once; one
+    /// `vscalef` where the target has it (see [`Self::x86_scalef`]).
     fn ldexp(
         &self,
         v: BasicValueEnum<'ctx>,
         k: BasicValueEnum<'ctx>,
     ) -> Result<BasicValueEnum<'ctx>, BuilderError> {
+        if let Some(scalef) = self.x86_scalef() {
+            return self.call_x86_scalef(scalef, v, k);
+        }
         let k = self.to_int(k)?;
         let k1 = self.ashr(k, self.isplat(1))?;
         let k2 = self.isub(k, k1)?;
@@ -633,14 +637,13 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         let xc = self.select(over, self.splat(hi), xs)?;
         let (k, r) = self.exp_reduce(xc)?;
         // e^r by Horner's rule on the whole Taylor polynomial: one FMA per degree.
-        let er = self.poly(r, &self.exp_taylor(0))?;
-        if let Some(scalef) = self.x86_scalef() {
-            // `vscalef` rounds a denormal result once and turns NaN into NaN by itself.
-            let e = self.call_x86_scalef(scalef, er, k)?;
-            return self.select(under, self.splat(0.0), e);
-        }
-        let e = self.ldexp(er, k)?;
+        let e = self.ldexp(self.poly(r, &self.exp_taylor(0))?, k)?;
         let e = self.select(under, self.splat(0.0), e)?;
+        if self.x86_scalef().is_some() {
+            // `vscalef` turns a NaN `k` into NaN by itself (the generic `ldexp` converts `k` to
+            // an integer, which is poison for NaN).
+            return Ok(e);
+        }
         self.keep_nan(x, e)
     }
 

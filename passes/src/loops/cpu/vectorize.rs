@@ -67,11 +67,11 @@
 //! (4 MiB for an x86-64 level, which assumes 512 KiB).
 //!
 //! The loop is left alone when anything else appears: other ops (`loop.if`, loops, allocs
-//! other than a register's, barriers), index arithmetic that is not `iv + c` in the last index (strided, transposed or
-//! gathered accesses), a reduction along the loop of another form, a store of the same element
-//! in every iteration to a non-register buffer, or a buffer both stored and loaded at different
-//! indices. The pass counts the loops it vectorized, the remainder loops it kept and the
-//! stores it marked `nontemporal`.
+//! other than a register's, barriers), index arithmetic that is not `iv + c` in the last index
+//! (strided, transposed or gathered accesses), a reduction along the loop of another form, a
+//! store of the same element in every iteration to a non-register buffer, or a buffer both
+//! stored and loaded at different indices. The pass counts the loops it vectorized, the
+//! remainder loops it kept and the stores it marked `nontemporal`.
 //!
 //! # Performance impact
 //! Up to `W` times fewer load, store and arithmetic instructions in elementwise loops; a row
