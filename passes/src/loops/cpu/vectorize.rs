@@ -91,8 +91,10 @@
 //!   cache; the threshold keeps the hint to outputs that would not have stayed cached anyway.
 //!
 //! # TODO
-//! - Prefetch the next row during the compute-bound loops of a row (a softmax's exp loop
-//!   leaves the memory bus idle while it runs).
+//! - Overlap a row's read from memory with the compute on the row before (a softmax's exp loop
+//!   leaves the memory bus idle). A software prefetch of the next row in the exp loop, one
+//!   `prefetcht0` (or `prefetcht2`) per 64-byte line, was tried and made the 4096² softmax
+//!   twice as slow on the AVX-512 machine of docs/benchmarks.md, so it was not kept.
 //!
 //! # Examples
 //! 1. A row scale `y[i, j] = x[i, j] * s[i]` over 20 columns, width 8:
