@@ -330,3 +330,31 @@ loop.kernel @body_registers(%x: !loop.buffer<?x20xf32, global>, %y: !loop.buffer
   }
   loop.return
 }
+
+// -----
+
+// Counter-example 4: the reduction's iter value is computed in the loop body, so the copy that
+// merges the lanes before the loop could not read it: the loop stays scalar (this crashed).
+// CHECK-LABEL: loop.kernel @body_iter_value
+// CHECK-NOT: vector
+loop.kernel @body_iter_value(%x: !loop.buffer<?x64xf32, global>, %y: !loop.buffer<?xf32, global>, %i: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %acc = loop.alloc : !loop.buffer<f32, local>
+  loop.for serial %j = %c0 to %c64 step %c1 {
+    %j1 = arith.addi %j, %c0 : index
+    loop.schedule_block "sum" (%i0 = %i, %j0 = %j1 reduce) init {
+      %z = arith.constant 0.000000e+00 : f32
+      loop.store %z, %acc[] : !loop.buffer<f32, local>
+    } {
+      %a = loop.load %x[%i0, %j0] : !loop.buffer<?x64xf32, global>
+      %s = loop.load %acc[] : !loop.buffer<f32, local>
+      %t = arith.addf %s, %a : f32
+      loop.store %t, %acc[] : !loop.buffer<f32, local>
+    }
+  }
+  %r = loop.load %acc[] : !loop.buffer<f32, local>
+  loop.store %r, %y[%i] : !loop.buffer<?xf32, global>
+  loop.return
+}

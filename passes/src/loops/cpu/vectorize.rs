@@ -16,7 +16,8 @@
 //! dim) qualifies when its body loads a rank-0 local accumulator once, combines it with one
 //! value by a reduction's combining op (`arith.addf`, `arith.maximumf`, `arith.maxnumf`,
 //! `arith.mulf`, `arith.addi`, ...: `dlc_loop::ReduceKind::of_combiner`) and stores the result
-//! back, and nothing else in the loop touches the accumulator (its init aside).
+//! back, nothing else in the loop touches the accumulator (its init aside), and neither its
+//! iter values (the loop index aside) nor its init read a value computed in the loop body.
 //!
 //! # Changes to the IR
 //! With `W` = `width` (or the loop's own `vectorize(w)`), the loop `[lb, ub)` becomes:
@@ -631,6 +632,32 @@ impl Analyzer<'_> {
         let (Some(store), None) = (stores.next(), stores.next()) else {
             return None;
         };
+        // `merge_lanes` copies the block to before the loop with only the loop index replaced,
+        // so its iter values and whatever its init reads must not come from the loop body.
+        let from_body = |v: Value| v != self.iv && self.defined_inside(v);
+        if ctx.operands(op).iter().any(|&v| from_body(v)) {
+            return None;
+        }
+        let mut init_reads_body = false;
+        if let Some(&init) = ctx.regions(op).get(1) {
+            for top in ctx.blocks(init).iter().flat_map(|&b| ctx.block_ops(b)) {
+                ctx.for_each_op(top, &mut |o| {
+                    init_reads_body |= ctx.operands(o).iter().any(|&v| {
+                        let own = match ctx.defining_op(v) {
+                            Some(d) => ctx.is_ancestor(op, d),
+                            None => ctx
+                                .value_block(v)
+                                .and_then(|vb| ctx.block_parent_op(vb))
+                                .is_some_and(|p| ctx.is_ancestor(op, p)),
+                        };
+                        !own && from_body(v)
+                    });
+                });
+            }
+        }
+        if init_reads_body {
+            return None;
+        }
         let acc = ctx.operand(store, 1);
         let t = ctx.operand(store, 0);
         let combine = ctx.defining_op(t)?;
