@@ -187,8 +187,8 @@
 //!    strided, so the nest is left alone.
 
 use super::util::{
-    ceil_div, const_int, const_trip_count, constant_splat, index_binary, index_const, loop_parts,
-    whole_groups_end, whole_groups_end_of, LoopParts,
+    ceil_div, const_int, const_trip_count, constant_splat, defined_inside, index_binary,
+    index_const, loop_parts, whole_groups_end, whole_groups_end_of, LoopParts,
 };
 use dlc_arith::{build_cmpi, fastmath_attr, CmpIPredicate, FastMathFlags};
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
@@ -497,17 +497,6 @@ enum Class {
     Fma(Op),
     /// Not emitted: the terminator, or a multiply folded into an `Fma`.
     Skip,
-}
-
-/// True when `v` is defined inside `op` (by an op in it, or as an argument of one of its blocks).
-fn defined_inside(ctx: &Context, op: Op, v: Value) -> bool {
-    match ctx.defining_op(v) {
-        Some(def) => ctx.is_ancestor(op, def),
-        None => ctx
-            .value_block(v)
-            .and_then(|b| ctx.block_parent_op(b))
-            .is_some_and(|p| ctx.is_ancestor(op, p)),
-    }
 }
 
 /// The ops of `block` but its terminator.

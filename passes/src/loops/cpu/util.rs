@@ -169,3 +169,14 @@ pub(super) fn constant_splat(ctx: &mut Context, scalar: Value, ty: Type) -> Opti
     };
     splat_attr(ctx, ty, value)
 }
+
+/// True when `v` is defined inside `op` (by an op in it, or as an argument of one of its blocks).
+pub(super) fn defined_inside(ctx: &Context, op: Op, v: Value) -> bool {
+    match ctx.defining_op(v) {
+        Some(def) => ctx.is_ancestor(op, def),
+        None => ctx
+            .value_block(v)
+            .and_then(|b| ctx.block_parent_op(b))
+            .is_some_and(|p| ctx.is_ancestor(op, p)),
+    }
+}

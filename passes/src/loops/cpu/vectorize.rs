@@ -175,8 +175,8 @@
 //! 2. `y[j, i]` stored in a loop over `j`: the accesses are strided, not contiguous.
 
 use super::util::{
-    const_int, const_trip_count, constant_splat, index_binary, index_const, loop_parts,
-    whole_groups_end, LoopParts,
+    const_int, const_trip_count, constant_splat, defined_inside, index_binary, index_const,
+    loop_parts, whole_groups_end, LoopParts,
 };
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
 use dlc_ir::{
@@ -503,14 +503,7 @@ impl Analyzer<'_> {
     }
 
     fn defined_inside(&self, v: Value) -> bool {
-        let ctx = self.ctx;
-        match ctx.defining_op(v) {
-            Some(def) => ctx.is_ancestor(self.lp, def),
-            None => ctx
-                .value_block(v)
-                .and_then(|b| ctx.block_parent_op(b))
-                .is_some_and(|p| ctx.is_ancestor(self.lp, p)),
-        }
+        defined_inside(self.ctx, self.lp, v)
     }
 
     fn mentions_iv(&self, e: &IndexExpr) -> bool {
@@ -642,16 +635,10 @@ impl Analyzer<'_> {
         if let Some(&init) = ctx.regions(op).get(1) {
             for top in ctx.blocks(init).iter().flat_map(|&b| ctx.block_ops(b)) {
                 ctx.for_each_op(top, &mut |o| {
-                    init_reads_body |= ctx.operands(o).iter().any(|&v| {
-                        let own = match ctx.defining_op(v) {
-                            Some(d) => ctx.is_ancestor(op, d),
-                            None => ctx
-                                .value_block(v)
-                                .and_then(|vb| ctx.block_parent_op(vb))
-                                .is_some_and(|p| ctx.is_ancestor(op, p)),
-                        };
-                        !own && from_body(v)
-                    });
+                    init_reads_body |= ctx
+                        .operands(o)
+                        .iter()
+                        .any(|&v| !defined_inside(ctx, op, v) && from_body(v));
                 });
             }
         }
