@@ -411,13 +411,24 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         name: &str,
         args: &[BasicValueEnum<'ctx>],
     ) -> Result<BasicValueEnum<'ctx>, BuilderError> {
-        // The names are the fixed set used in this file, all of which LLVM defines for every
-        // float and float-vector type, so a missing declaration is a bug here, not bad input.
-        let decl = Intrinsic::find(name)
-            .and_then(|i| i.get_declaration(self.module, &[self.float_ty()]))
-            .unwrap_or_else(|| panic!("LLVM lacks the intrinsic {name}"));
         let args: Vec<BasicMetadataValueEnum<'ctx>> = args.iter().map(|a| (*a).into()).collect();
-        let call = self.builder.build_call(decl, &args, "")?;
+        self.call_intrinsic(name, &[self.float_ty()], &args)
+    }
+
+    /// Calls intrinsic `name` overloaded on `types` (empty for a non-overloaded one).
+    fn call_intrinsic(
+        &self,
+        name: &str,
+        types: &[BasicTypeEnum<'ctx>],
+        args: &[BasicMetadataValueEnum<'ctx>],
+    ) -> Result<BasicValueEnum<'ctx>, BuilderError> {
+        // The names are the fixed set used in this file, all of which LLVM defines for the
+        // types they are used with (the x86 ones only on targets `x86_scalef` accepts), so a
+        // missing declaration is a bug here, not bad input.
+        let decl = Intrinsic::find(name)
+            .and_then(|i| i.get_declaration(self.module, types))
+            .unwrap_or_else(|| panic!("LLVM lacks the intrinsic {name}"));
+        let call = self.builder.build_call(decl, args, "")?;
         match call.try_as_basic_value() {
             inkwell::values::ValueKind::Basic(v) => Ok(v),
             inkwell::values::ValueKind::Instruction(_) => Err(BuilderError::NotSameType),
@@ -665,11 +676,6 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         a: BasicValueEnum<'ctx>,
         k: BasicValueEnum<'ctx>,
     ) -> Result<BasicValueEnum<'ctx>, BuilderError> {
-        // The name comes from `x86_scalef`, which LLVM declares on every x86 build; a missing
-        // declaration is a bug here, not bad input.
-        let decl = Intrinsic::find(name)
-            .and_then(|i| i.get_declaration(self.module, &[]))
-            .unwrap_or_else(|| panic!("LLVM lacks the intrinsic {name}"));
         let ctx = self.elem.get_context();
         // One mask bit per lane: 16 f32 or 8 f64 lanes.
         let mask_ty = if self.lanes == Some(16) {
@@ -686,11 +692,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             mask.into(),
             current_rounding.into(),
         ];
-        let call = self.builder.build_call(decl, &args, "")?;
-        match call.try_as_basic_value() {
-            inkwell::values::ValueKind::Basic(v) => Ok(v),
-            inkwell::values::ValueKind::Instruction(_) => Err(BuilderError::NotSameType),
-        }
+        self.call_intrinsic(name, &[], &args)
     }
 
     /// `e^y - 1` for a finite `y` in `[-50, 0]`, accurate relative to the result.
