@@ -56,9 +56,10 @@
 //! the lanes are merged as above. Registers get `4*W` lanes the same way.
 //!
 //! Streaming stores: a vector store into a global buffer of static shape of at least
-//! `nontemporal-bytes` bytes that the kernel never reads, at last index `iv + c` with `lb + c`
-//! and the last dim multiples of `W`, gets the `nontemporal` hint (code generation streams it
-//! past the caches where it proves the address aligned). Such outputs are larger than the
+//! `nontemporal-bytes` bytes that the kernel never reads, whose element offset is a provable
+//! multiple of `W` (`dlc_loop::index_expr::divisor`, the proof code generation also uses), gets
+//! the `nontemporal` hint (code generation streams it past the caches where it also proves the
+//! base aligned). Such outputs are larger than the
 //! caches, so keeping them there only evicts the inputs, and each line costs a read before it
 //! is written.
 //!
@@ -182,6 +183,7 @@ use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo,
 use dlc_ir::{
     Block, Context, Diagnostic, InsertPoint, Location, Op, OpSpec, Type, TypeKind, Value, ValueMap,
 };
+use dlc_loop::index_expr::divisor::offset_divisor;
 use dlc_loop::index_expr::{Atom, IndexExpr, Symbol};
 use dlc_loop::{
     buffer_parts, buffer_type, build_alloc, elem_size_bytes, is_gpu_kernel, ForOp, LoopKind,
@@ -312,7 +314,8 @@ impl Vectorize {
                 loops.push(op);
             }
         });
-        let (mut vectorized, mut remainders, mut streamed) = (0, 0, 0);
+        let streaming_before = count_streaming_stores(ctx, kernel);
+        let (mut vectorized, mut remainders) = (0, 0);
         for op in loops {
             let Some(parts) = loop_parts(ctx, op) else {
                 continue;
@@ -330,11 +333,6 @@ impl Vectorize {
             let Some(plan) = Plan::analyze(ctx, op, &parts, width, self.stream_bytes) else {
                 continue;
             };
-            streamed += plan
-                .actions
-                .values()
-                .filter(|&&a| a == Action::StreamStore)
-                .count() as u64;
             if rewrite(ctx, op, &parts, width, &plan) {
                 remainders += 1;
             }
@@ -342,12 +340,24 @@ impl Vectorize {
         }
         run.add_stat("loops-vectorized", vectorized);
         run.add_stat("remainder-loops", remainders);
+        let streamed = count_streaming_stores(ctx, kernel) - streaming_before;
         run.add_stat("nontemporal-stores", streamed);
         if vectorized == 0 {
             run.preserve_all();
         }
         Ok(())
     }
+}
+
+/// The `nontemporal` vector stores in `kernel`.
+fn count_streaming_stores(ctx: &Context, kernel: Op) -> u64 {
+    let mut n = 0;
+    ctx.for_each_op(kernel, &mut |op| {
+        if ctx.op_name(op) == "loop.vstore" && dlc_loop::VStoreOp(op).is_nontemporal(ctx) {
+            n += 1;
+        }
+    });
+    n
 }
 
 /// True when no loop is nested in `op`.
@@ -368,8 +378,8 @@ enum Action {
     VLoad,
     /// `loop.store` → `loop.vstore` at the same indices.
     VStore,
-    /// A [`Action::VStore`] marked `nontemporal`: the buffer is large and write-only in the
-    /// kernel, and every vector starts at a multiple of `W` elements.
+    /// A [`Action::VStore`] into a large buffer the kernel only writes: marked `nontemporal`
+    /// where every vector provably starts at a multiple of `W` elements.
     StreamStore,
     /// A load of a register → `loop.vload` of its wide buffer.
     RegLoad,
@@ -417,8 +427,6 @@ struct Analyzer<'a> {
     ctx: &'a Context,
     lp: Op,
     iv: Value,
-    /// The loop's lower bound, when constant.
-    lb: Option<i64>,
     width: i64,
     stream_bytes: u64,
     exprs: FxHashMap<Value, IndexExpr>,
@@ -443,7 +451,6 @@ impl Plan {
             ctx,
             lp,
             iv: parts.iv,
-            lb: const_int(ctx, parts.lb),
             width,
             stream_bytes,
             exprs: FxHashMap::default(),
@@ -762,7 +769,7 @@ impl Analyzer<'_> {
         if !self.contiguous(&indices)? || !self.fits(buffer) {
             return None;
         }
-        let streams = self.streams(buffer, &indices);
+        let streams = self.streams(buffer);
         self.accesses.push(Access {
             buffer,
             store: true,
@@ -775,12 +782,10 @@ impl Analyzer<'_> {
         })
     }
 
-    /// True when vector stores into `buffer` at `indices` (contiguous in the loop) may stream
-    /// past the caches: a global buffer of at least `stream_bytes` static bytes that the kernel
-    /// only writes, and the last index `iv + c` with `lb + c` and the last dim multiples of
-    /// `W`, so each vector's offset from the buffer start is a multiple of its size (the
-    /// alignment a streaming store needs, given an aligned base).
-    fn streams(&self, buffer: Value, indices: &[IndexExpr]) -> bool {
+    /// True when vector stores into `buffer` may stream past the caches: a global buffer of at
+    /// least `stream_bytes` static bytes that the kernel only writes. (Each store is marked
+    /// only if its offset is also a multiple of `W`: see [`Emitter::block`].)
+    fn streams(&self, buffer: Value) -> bool {
         let ctx = self.ctx;
         let Some((dims, elem, MemorySpace::Global)) = buffer_parts(ctx, ctx.value_type(buffer))
         else {
@@ -799,18 +804,7 @@ impl Analyzer<'_> {
                 ("loop.store", 1) | ("loop.vstore", 1)
             )
         });
-        let iv = Atom::Sym(Symbol::Value(self.iv));
-        let offset = indices.last().and_then(|last| {
-            let terms = last.terms();
-            let only_iv = terms
-                .iter()
-                .all(|(m, c)| m.is_empty() || (m.len() == 1 && m.contains(&iv) && *c == 1));
-            only_iv.then(|| last.constant_term())
-        });
-        let rows_aligned = dims.len() == 1 || dims.last().is_some_and(|&d| d % self.width == 0);
         write_only
-            && rows_aligned
-            && matches!((self.lb, offset), (Some(lb), Some(c)) if (lb + c) % self.width == 0)
     }
 }
 
@@ -1172,7 +1166,15 @@ impl Emitter<'_> {
                         .map(|&v| self.map.lookup(v))
                         .collect();
                     let store = self.vstore(ctx, value, &rest, at);
-                    if action == Action::StreamStore {
+                    // The offset must be a multiple of the vector (the alignment a streaming
+                    // store needs, given an aligned base): the analysis code generation uses
+                    // to prove it, on the indices the store now has.
+                    let on_grid = |ctx: &Context| {
+                        buffer_parts(ctx, ctx.value_type(rest[0])).is_some_and(|(dims, _, _)| {
+                            offset_divisor(ctx, &dims, &rest[1..]).is_multiple_of(self.width as u64)
+                        })
+                    };
+                    if action == Action::StreamStore && on_grid(ctx) {
                         let unit = ctx.unit_attr();
                         ctx.set_attr(store, "nontemporal", unit);
                     }
