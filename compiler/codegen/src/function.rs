@@ -688,11 +688,11 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
     }
 
     /// The vector's size in bytes when `op` is a `nontemporal` `loop.vstore` of `value` into
-    /// `buffer` at an address
-    /// proven aligned to the vector's size: every launch aligns the buffer's base that much
-    /// (`host_facts.rs`), and the element offset is a known multiple of the lanes
-    /// (`dlc_loop::index_expr::divisor`). Only then can the store stream (`movntps` needs
-    /// the alignment); a hint on an access not proven aligned becomes a plain store.
+    /// `buffer` at an address proven aligned to the vector's size: every launch aligns the
+    /// buffer's base that much (`host_facts.rs`), and the element offset is a known multiple
+    /// of the lanes (`dlc_loop::index_expr::divisor`). Only then can the store stream
+    /// (`movntps` needs the alignment); a hint on an access not proven aligned becomes a plain
+    /// store.
     fn stream_alignment(&self, op: Op, buffer: Value, value: BasicValueEnum<'ctx>) -> Option<u32> {
         let ctx = self.ctx;
         let BasicValueEnum::VectorValue(v) = value else {
