@@ -161,3 +161,32 @@ func.func @conv_dynamic_spatial(%x: tensor<1x3x?x?xf32>, %w: tensor<4x3x3x3xf32>
   %0 = graph.conv2d %x, %w : tensor<1x3x?x?xf32>, tensor<4x3x3x3xf32> -> tensor<1x4x?x?xf32>
   return %0 : tensor<1x4x?x?xf32>
 }
+
+// -----
+
+// A convolution with a column stride of 1: the padding becomes a graph.pad and the unpadded
+// convolution stays whole, for `lower` to run as an implicit GEMM.
+
+// CHECK-LABEL: func.func @conv_direct
+// CHECK-NEXT: %0 = graph.pad %arg0 {high = array<i64: 0, 0, 1, 1>, low = array<i64: 0, 0, 1, 1>, value = 0.000000e+00 : f32} : tensor<1x2x4x5xf32> -> tensor<1x2x6x7xf32>
+// CHECK-NEXT: %1 = graph.conv2d %0, %arg1 {dilations = array<i64: 1, 1>, groups = 1 : i64, strides = array<i64: 1, 1>} : tensor<1x2x6x7xf32>, tensor<3x2x3x3xf32> -> tensor<1x3x4x5xf32>
+// CHECK-NEXT: return %1 : tensor<1x3x4x5xf32>
+func.func @conv_direct(%x: tensor<1x2x4x5xf32>, %w: tensor<3x2x3x3xf32>) -> tensor<1x3x4x5xf32> {
+  %0 = graph.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>} : tensor<1x2x4x5xf32>, tensor<3x2x3x3xf32> -> tensor<1x3x4x5xf32>
+  return %0 : tensor<1x3x4x5xf32>
+}
+
+// -----
+
+// Edge case: a column stride of 2 keeps the im2col expansion (a gather of every window through
+// a constant index table, then a matmul).
+
+// CHECK-LABEL: func.func @conv_column_stride
+// CHECK: %[[IDX:.*]] = graph.constant dense<{{\[\[}}0, 2, 5, 7], {{.*}}]> : tensor<9x4xi64>
+// CHECK: graph.gather %{{.*}}, %[[IDX]] {axis = 2 : i64}
+// CHECK: graph.matmul
+// CHECK-NOT: graph.conv2d
+func.func @conv_column_stride(%x: tensor<1x2x4x5xf32>, %w: tensor<3x2x3x3xf32>) -> tensor<1x3x2x2xf32> {
+  %0 = graph.conv2d %x, %w {strides = array<i64: 1, 2>} : tensor<1x2x4x5xf32>, tensor<3x2x3x3xf32> -> tensor<1x3x2x2xf32>
+  return %0 : tensor<1x3x2x2xf32>
+}

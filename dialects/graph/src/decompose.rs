@@ -271,13 +271,15 @@ fn linear(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
     Some(vec![y])
 }
 
-/// conv2d (NCHW, weights OIHW) as im2col: pad, flatten the spatial axes, gather every window
-/// position with one constant index table (`[KH·KW, OH·OW]`), and multiply by the weights
-/// reshaped to `[G, O/G, C/G·KH·KW]`; groups fall out of the reshapes as a batch dim.
+/// conv2d (NCHW, weights OIHW). With a column stride of 1 it is a padding (`graph.pad`) and an
+/// unpadded conv2d, which stays whole (see [`direct_conv`]). Otherwise im2col: pad, flatten
+/// the spatial axes, gather every window position with one constant index table
+/// (`[KH·KW, OH·OW]`), and multiply by the weights reshaped to `[G, O/G, C/G·KH·KW]`; groups
+/// fall out of the reshapes as a batch dim.
 fn conv2d(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
     let x = b.ctx.operand(op, 0);
     let w = b.ctx.operand(op, 1);
-    let window = Window::of(b, op, x, Some(w))?;
+    let window = Window::of(b.ctx, op, x, Some(w))?;
     let groups = b.int_attr(op, "groups").unwrap_or(1);
     let [n, c, _, _] = window.input;
     let ws = b.shape(w);
@@ -289,6 +291,19 @@ fn conv2d(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
     if o % groups != 0 || ws[1] * groups != c {
         return None;
     }
+    if window.strides[1] == 1 {
+        if window.padding == [0; 4] {
+            return None;
+        }
+        let xp = window.pad(b, x, 0.0);
+        let attrs = vec![
+            ("strides", b.i64_array(&window.strides)),
+            ("dilations", b.i64_array(&window.dilations)),
+            ("groups", b.i64_attr(groups)),
+        ];
+        let ty = b.ctx.value_type(b.ctx.result(op, 0));
+        return Some(vec![b.build_one("graph.conv2d", &[xp, w], attrs, ty)]);
+    }
     let xp = window.pad(b, x, 0.0);
     let cols = window.gather(b, xp); // [N, C, KK, L]
     let batch = if n == DYNAMIC { -1 } else { n };
@@ -298,10 +313,35 @@ fn conv2d(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
     Some(vec![b.reshape(y, &[batch, o, window.oh, window.ow])])
 }
 
+/// The window of a `graph.conv2d` that decompositions leave whole for the loop lowering to run
+/// as an implicit GEMM (a direct loop nest computing its window indices in the loop): one
+/// without padding, with a column stride of 1, and static spatial dims, channels and weights.
+/// Its input column is then the output column plus a constant, so input rows load as vectors.
+/// `None` for any other op.
+pub fn direct_conv(ctx: &Context, op: Op) -> Option<Window> {
+    if ctx.op_name(op) != "graph.conv2d" || ctx.operands(op).len() != 2 {
+        return None;
+    }
+    let (x, w) = (ctx.operand(op, 0), ctx.operand(op, 1));
+    let window = Window::of(ctx, op, x, Some(w))?;
+    let groups = int_attr(ctx, op, "groups").unwrap_or(1);
+    let c = window.input[1];
+    let ws = shape(ctx, w);
+    let direct = window.padding == [0; 4]
+        && window.strides[1] == 1
+        && c != DYNAMIC
+        && !ws.contains(&DYNAMIC)
+        && groups >= 1
+        && c % groups == 0
+        && ws[0] % groups == 0
+        && ws[1] * groups == c;
+    direct.then_some(window)
+}
+
 /// max_pool2d: pad with -∞ (the type's minimum for integers), gather the windows, reduce_max.
 fn max_pool2d(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
     let x = b.ctx.operand(op, 0);
-    let window = Window::of(b, op, x, None)?;
+    let window = Window::of(b.ctx, op, x, None)?;
     let low = if b.is_float(x) {
         f64::NEG_INFINITY
     } else {
@@ -318,7 +358,7 @@ fn max_pool2d(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
 /// computed by pooling a zero-padded mask of ones the same way.
 fn avg_pool2d(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
     let x = b.ctx.operand(op, 0);
-    let window = Window::of(b, op, x, None)?;
+    let window = Window::of(b.ctx, op, x, None)?;
     let xp = window.pad(b, x, 0.0);
     let cols = window.gather(b, xp);
     let sum = b.reduce("graph.reduce_sum", cols, &[2], false); // [N, C, L]
@@ -364,30 +404,35 @@ fn sdpa(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
 }
 
 /// The geometry of a 2-d window op (conv or pool) over a static-spatial NCHW input.
-struct Window {
-    input: [i64; 4],
-    kh: i64,
-    kw: i64,
-    strides: [i64; 2],
-    dilations: [i64; 2],
+pub struct Window {
+    /// The input shape (batch and channels may be [`DYNAMIC`]).
+    pub input: [i64; 4],
+    /// The window's height and width.
+    pub kh: i64,
+    pub kw: i64,
+    /// Row and column strides.
+    pub strides: [i64; 2],
+    /// Row and column dilations.
+    pub dilations: [i64; 2],
     /// top, left, bottom, right.
-    padding: [i64; 4],
-    oh: i64,
-    ow: i64,
+    pub padding: [i64; 4],
+    /// The output's height and width.
+    pub oh: i64,
+    pub ow: i64,
 }
 
 impl Window {
     /// Reads the attributes of `op`; the kernel comes from `weights` (OIHW) or the `kernel`
     /// attribute. `None` for dynamic spatial dims or malformed attributes.
-    fn of(b: &GraphBuilder<'_>, op: Op, x: Value, weights: Option<Value>) -> Option<Window> {
-        let input: [i64; 4] = b.shape(x).try_into().ok()?;
+    fn of(ctx: &Context, op: Op, x: Value, weights: Option<Value>) -> Option<Window> {
+        let input: [i64; 4] = shape(ctx, x).try_into().ok()?;
         let (kh, kw) = match weights {
             Some(w) => {
-                let ws = b.shape(w);
+                let ws = shape(ctx, w);
                 (*ws.get(2)?, *ws.get(3)?)
             }
             None => {
-                let k = b.array_attr(op, "kernel")?;
+                let k = array_attr(ctx, op, "kernel")?;
                 match k[..] {
                     [k] => (k, k),
                     [kh, kw] => (kh, kw),
@@ -396,7 +441,7 @@ impl Window {
             }
         };
         let pair = |name: &str, default: [i64; 2]| -> Option<[i64; 2]> {
-            match b.array_attr(op, name).as_deref() {
+            match array_attr(ctx, op, name).as_deref() {
                 None => Some(default),
                 Some([v]) => Some([*v, *v]),
                 Some([a, c]) => Some([*a, *c]),
@@ -405,7 +450,7 @@ impl Window {
         };
         let strides = pair("strides", if weights.is_some() { [1, 1] } else { [kh, kw] })?;
         let dilations = pair("dilations", [1, 1])?;
-        let padding = match b.array_attr(op, "padding").as_deref() {
+        let padding = match array_attr(ctx, op, "padding").as_deref() {
             None => [0; 4],
             Some([p]) => [*p; 4],
             Some([ph, pw]) => [*ph, *pw, *ph, *pw],
@@ -513,9 +558,7 @@ impl<'a> GraphBuilder<'a> {
 
     /// The shape of tensor value `v` ([`DYNAMIC`] for `?`); empty for scalars.
     pub fn shape(&self, v: Value) -> Vec<i64> {
-        self.ctx
-            .shape(self.ctx.value_type(v))
-            .map_or_else(Vec::new, <[i64]>::to_vec)
+        shape(self.ctx, v)
     }
 
     /// The rank of tensor value `v`.
@@ -800,8 +843,7 @@ impl<'a> GraphBuilder<'a> {
 
     /// Attribute `name` of `op` as an integer.
     pub fn int_attr(&self, op: Op, name: &str) -> Option<i64> {
-        let a = self.ctx.attr(op, name)?;
-        self.ctx.attr_as_int(a).map(|v| v as i64)
+        int_attr(self.ctx, op, name)
     }
 
     /// Attribute `name` of `op` as a float (integers accepted).
@@ -814,15 +856,7 @@ impl<'a> GraphBuilder<'a> {
 
     /// Attribute `name` of `op` as a list of integers (`array<i64: ...>` or `[1, 2]`).
     pub fn array_attr(&self, op: Op, name: &str) -> Option<Vec<i64>> {
-        let a = self.ctx.attr(op, name)?;
-        match self.ctx.attr_kind(a) {
-            AttrKind::DenseArray { values, .. } => Some(values.to_vec()),
-            AttrKind::Array(items) => items
-                .iter()
-                .map(|i| self.ctx.attr_as_int(*i).map(|v| v as i64))
-                .collect(),
-            _ => None,
-        }
+        array_attr(self.ctx, op, name)
     }
 
     /// An axis attribute normalized to `0..rank` (`default` when absent; negative counts from
@@ -831,6 +865,31 @@ impl<'a> GraphBuilder<'a> {
         let axis = self.int_attr(op, name).unwrap_or(default);
         let axis = if axis < 0 { axis + rank as i64 } else { axis };
         (0..rank as i64).contains(&axis).then_some(axis)
+    }
+}
+
+/// The shape of tensor value `v` ([`DYNAMIC`] for `?`); empty for scalars.
+fn shape(ctx: &Context, v: Value) -> Vec<i64> {
+    ctx.shape(ctx.value_type(v))
+        .map_or_else(Vec::new, <[i64]>::to_vec)
+}
+
+/// Attribute `name` of `op` as an integer.
+fn int_attr(ctx: &Context, op: Op, name: &str) -> Option<i64> {
+    let a = ctx.attr(op, name)?;
+    ctx.attr_as_int(a).map(|v| v as i64)
+}
+
+/// Attribute `name` of `op` as a list of integers (`array<i64: ...>` or `[1, 2]`).
+fn array_attr(ctx: &Context, op: Op, name: &str) -> Option<Vec<i64>> {
+    let a = ctx.attr(op, name)?;
+    match ctx.attr_kind(a) {
+        AttrKind::DenseArray { values, .. } => Some(values.to_vec()),
+        AttrKind::Array(items) => items
+            .iter()
+            .map(|i| ctx.attr_as_int(*i).map(|v| v as i64))
+            .collect(),
+        _ => None,
     }
 }
 

@@ -488,6 +488,18 @@ impl SymbolicShapes {
                 out.extend([q[r - 2], v[r - 1]]);
                 out
             }
+            Family::Conv2d => {
+                // Batch from the input, channels from the weights; the spatial dims are static
+                // or their own symbols.
+                let (x, w) = (shapes.first()?, shapes.get(1)?);
+                let mut out = self.shape_of_type(ctx, ctx.result(op, 0))?;
+                if out.len() != 4 {
+                    return None;
+                }
+                out[0] = *x.first()?;
+                out[1] = *w.first()?;
+                out
+            }
             _ => return None,
         })
     }

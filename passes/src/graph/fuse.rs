@@ -26,7 +26,9 @@
 //! 3. Matmul (`matmul-epilogue`): a `graph.matmul` anchors a group that grows by elementwise
 //!    consumers of its result at the result's shape (bias add, activation, residual add), and by
 //!    their other elementwise producers. Nothing that feeds the matmul joins, a group holds one
-//!    matmul, and a matmul group takes no reduction.
+//!    matmul, and a matmul group takes no reduction. A `graph.conv2d` that `decompose` left
+//!    whole (`dlc_graph::decompose::direct_conv`: `lower` runs it as an implicit GEMM) anchors
+//!    a group the same way, so its bias add and activation run in its kernel.
 //! 4. No cycles: two groups merge only if no path leaves the merged set through an outside op
 //!    and comes back (a forward search from the set's outside users, bounded by its last op).
 //! 5. Size: a group holds at most `max-group-size` ops (default 64).
@@ -174,6 +176,7 @@
 //!    elementwise ops becomes groups of 3 and 2.
 
 use super::horizontal::fuse_horizontally;
+use dlc_graph::decompose::direct_conv;
 use dlc_graph::shapes::{DimExpr, SymbolicShapes};
 use dlc_graph::{family, tensor_parts, Family};
 use dlc_ir::pass::{
@@ -305,7 +308,8 @@ enum Kind {
     Elementwise,
     /// A reduction (`reduce_*`).
     Reduce,
-    /// `graph.matmul`: an anchor that takes elementwise consumers only.
+    /// `graph.matmul`, or a conv2d `lower` runs as an implicit GEMM: an anchor that takes
+    /// elementwise consumers only.
     Matmul,
     /// A constant: moved into the group of its users when they all are in one.
     Constant,
@@ -325,6 +329,7 @@ fn kind(ctx: &Context, op: Op) -> Kind {
         ) => Kind::Elementwise,
         Some(Family::Reduce(_)) => Kind::Reduce,
         Some(Family::Matmul) => Kind::Matmul,
+        Some(Family::Conv2d) if direct_conv(ctx, op).is_some() => Kind::Matmul,
         Some(Family::Constant) => Kind::Constant,
         _ => Kind::Boundary,
     }

@@ -8,7 +8,7 @@
 //! earlier one; the merge takes the later one's place, so it is only done when no op between
 //! them uses the earlier one's results.
 //!
-//! Fusions holding a matmul never merge: the merged kernel would run several reductions in one
+//! Fusions holding a matmul (or a convolution) never merge: the merged kernel would run several reductions in one
 //! `k` loop, which `tile` cannot register-block, so it would run scalar. A matmul is bound by
 //! its `B` operand and its FLOPs, not by the shared `A` that merging reads once (the q, k and v
 //! projections of a GPT-2-sized block, S=256, E=768: one merged kernel took 692 ms, three tiled
@@ -108,7 +108,7 @@ fn nest_of(ctx: &Context, fusion: Op, shapes: &SymbolicShapes) -> Option<Nest> {
     for op in ctx.block_ops(body) {
         match family(ctx.op_name(op)) {
             // See the module doc: a merged matmul nest cannot be tiled.
-            Some(Family::Matmul) | Some(Family::ArgReduce(_)) => return None,
+            Some(Family::Matmul | Family::Conv2d | Family::ArgReduce(_)) => return None,
             Some(Family::Reduce(_)) if reduce.is_none() => {
                 let input = shape(ctx.operand(op, 0))?;
                 let rank = input.len() as i64;

@@ -6,7 +6,7 @@
 
 // The CPU is named so the schedule does not depend on the machine running the test.
 // STATS: tile
-// STATS-DAG: (S) 4 nests-tiled
+// STATS-DAG: (S) 5 nests-tiled
 // STATS-DAG: (S) 2 row-remainders
 
 // Doc example 1: 12 rows in 3 tiles of 4 (one tile per cache block: an eighth of the tiles,
@@ -46,13 +46,14 @@
 // CHECK: loop.return
 
 // From the target: AVX2 has 16 registers of 8 f32 lanes, so a 6x2 tile of 8-lane vectors
-// (12 accumulators); AVX-512 has 32 of 16, so 4x4 (64 columns, more than the 32 here: left
-// alone).
+// (12 accumulators); AVX-512 has 32 of 16, so 4x4, cut to the 2 vectors the 32 columns here
+// fill.
 // V3-LABEL: loop.kernel @mm
 // V3: loop.alloc : !loop.buffer<6x16xf32, local>
 // V3: math.fma {{.*}} : vector<8xf32>
 // V4-LABEL: loop.kernel @mm
-// V4-NOT: math.fma
+// V4: loop.alloc : !loop.buffer<4x32xf32, local>
+// V4: math.fma {{.*}} : vector<16xf32>
 // V4: loop.return
 loop.kernel @mm(%a: !loop.buffer<12x64xf32, global>, %b: !loop.buffer<64x32xf32, global>, %c: !loop.buffer<12x32xf32, global>) {
   %c0 = arith.constant 0 : index
@@ -88,9 +89,9 @@ loop.kernel @mm(%a: !loop.buffer<12x64xf32, global>, %b: !loop.buffer<64x32xf32,
 // -----
 
 // Doc example 2: 13 rows and 40 columns. Four row tiles; a loop.if skips the last, partial
-// one in the tiled loop; then per tile, the full ones run the original j loop from 32 (the 8
-// columns left are less than a vector) to 40 for their 4 rows and the partial one runs
-// one-row tiles (and the same column remainder).
+// one in the tiled loop; then per tile, the full ones run the 8 columns left (less than a
+// vector) as one tile of 8-lane vectors, then the original j loop from 40 to 40 for their 4
+// rows, and the partial one runs one-row tiles (and the same column remainder).
 // CHECK-LABEL: loop.kernel @mm_rem
 // CHECK: loop.for parallel %{{.*}} = %{{.*}} to %{{.*}} step
 // CHECK: %[[END:.*]] = arith.constant 32 : index
@@ -108,6 +109,12 @@ loop.kernel @mm(%a: !loop.buffer<12x64xf32, global>, %b: !loop.buffer<64x32xf32,
 // CHECK: %[[OFF:.*]] = arith.muli %[[B2]], %{{.*}} : index
 // CHECK: %[[I0:.*]] = arith.addi %c0, %[[OFF]] : index
 // CHECK: loop.if %{{.*}} {
+// CHECK: loop.for serial %[[JH:.*]] = %c32 to %c40{{.*}} step %c8
+// CHECK: loop.alloc : !loop.buffer<4x8xf32, local>
+// CHECK: loop.vload %arg1[%{{.*}}, %[[JH]]] : !loop.buffer<8x40xf32, global> -> vector<8xf32>
+// CHECK: math.fma {{.*}} : vector<8xf32>
+// CHECK: loop.load %{{.*}}[%{{.*}}, %{{.*}}] : !loop.buffer<4x8xf32, local>
+// CHECK: loop.schedule_block "store"
 // CHECK: loop.for serial %[[R:.*]] = %{{.*}} to %{{.*}} step
 // CHECK: %[[I:.*]] = arith.addi %[[I0]], %[[R]] : index
 // CHECK: loop.for serial %[[J:.*]] = %{{.*}} to %c40 step %c1 {

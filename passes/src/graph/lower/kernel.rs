@@ -8,9 +8,10 @@
 //! region stores the identity at the first reduce point, the body combines.
 
 use super::element::{self, class, Class, Emit};
-use super::plan::{is_splat, matmul_transposes, Group, Kind, Plan, Slot};
+use super::plan::{int_attr, is_splat, matmul_transposes, Group, Kind, Plan, Slot};
 use super::Target;
 use crate::loops::cpu::target::inherit_target_cpu;
+use dlc_graph::decompose::direct_conv;
 use dlc_graph::shapes::{DimExpr, SymbolicShapes};
 use dlc_graph::{family, tensor_parts, Family, Reduction};
 use dlc_ir::{AttrKind, Block, Context, DenseValue, InsertPoint, Location, Op, Type, Value};
@@ -353,7 +354,10 @@ impl Kernel<'_> {
     ) -> Result<(), String> {
         let plan = self.plan;
         let kind = plan.kind[&op];
-        let reduction = matches!(kind, Kind::Reduce | Kind::ArgReduce(_) | Kind::Matmul);
+        let reduction = matches!(
+            kind,
+            Kind::Reduce | Kind::ArgReduce(_) | Kind::Matmul | Kind::Conv
+        );
         let mut axes = plan.point_axes();
         if in_nest {
             axes.extend(plan.reduce_axes());
@@ -412,6 +416,10 @@ impl Kernel<'_> {
             Kind::Matmul => {
                 let init = init.expect("reductions have an init block");
                 self.matmul_block(ctx, e, op, init, &point)?
+            }
+            Kind::Conv => {
+                let init = init.expect("reductions have an init block");
+                self.conv_block(ctx, e, op, init, &point)?
             }
             Kind::Splat => {}
         }
@@ -702,30 +710,114 @@ impl Kernel<'_> {
         init: Block,
         point: &Point,
     ) -> Result<(), String> {
-        let r = ctx.result(op, 0);
-        let acc = self.storage[&r];
-        let elem = element_type(ctx, r)?;
-        let ie = Emit {
-            at: before_terminator(ctx, init),
-            loc: e.loc,
-        };
-        let zero = ie.constant(ctx, DenseValue::Int(0), elem);
-        build_store(ctx, ie.at, zero, acc, &[], e.loc);
         let (ta, tb) = matmul_transposes(ctx, op);
         let d = self.plan.domain.len();
         let vr = self.plan.value_rank;
         let (m, n, k) = (vr - 2, vr - 1, d - 1);
         let a = self.matmul_operand(ctx, e, ctx.operand(op, 0), point, vr - 2, [m, k], ta)?;
         let b = self.matmul_operand(ctx, e, ctx.operand(op, 1), point, vr - 2, [k, n], tb)?;
+        self.multiply_accumulate(ctx, e, ctx.result(op, 0), init, &[(a, b)])
+    }
+
+    /// One step of a direct convolution (an implicit GEMM, domain `[N, O, OH, OW, C/G]`): for
+    /// input channel `c'` of the group, `acc += Σ x[n, c, oh·sh + kh·dh, ow + kw·dw] ·
+    /// w[o, c', kh, kw]` over the window's taps `(kh, kw)`, unrolled in the block, with
+    /// `c = o / (O/G) · C/G + c'`. The window indices are computed here, from the loop point,
+    /// with no division on the reduction's index: nothing is gathered.
+    fn conv_block(
+        &mut self,
+        ctx: &mut Context,
+        e: Emit,
+        op: Op,
+        init: Block,
+        point: &Point,
+    ) -> Result<(), String> {
+        let window = direct_conv(ctx, op).ok_or("a convolution that is not direct")?;
+        let groups = int_attr(ctx, op, "groups").unwrap_or(1);
+        let (x, w) = (ctx.operand(op, 0), ctx.operand(op, 1));
+        let at = |a: usize| point[a].ok_or("a convolution axis is not in scope");
+        let (n, o, oh, ow, c) = (at(0)?, at(1)?, at(2)?, at(3)?, at(4)?);
+        let outputs = self.shapes.shape(w).and_then(|s| s.first().copied());
+        let Some(DimExpr::Static(outputs)) = outputs else {
+            return Err("a convolution with dynamic weights".into());
+        };
+        let c_in = if groups == 1 {
+            c
+        } else {
+            let per_group = self.index(ctx, outputs / groups);
+            let g = e.arith(ctx, "divui", &[o, per_group], Type::INDEX);
+            let base = self.scaled(ctx, e, g, window.input[1] / groups);
+            e.arith(ctx, "addi", &[base, c], Type::INDEX)
+        };
+        let row = self.scaled(ctx, e, oh, window.strides[0]);
+        let rows: Vec<Value> = (0..window.kh)
+            .map(|kh| self.offset(ctx, e, row, kh * window.dilations[0]))
+            .collect();
+        let cols: Vec<Value> = (0..window.kw)
+            .map(|kw| self.offset(ctx, e, ow, kw * window.dilations[1]))
+            .collect();
+        let mut products = Vec::new();
+        for (kh, &ih) in rows.iter().enumerate() {
+            for (kw, &iw) in cols.iter().enumerate() {
+                let (khv, kwv) = (self.index(ctx, kh as i64), self.index(ctx, kw as i64));
+                let a = self.load_input(ctx, e, x, &[n, c_in, ih, iw])?;
+                let b = self.load_input(ctx, e, w, &[o, c, khv, kwv])?;
+                products.push((a, b));
+            }
+        }
+        self.multiply_accumulate(ctx, e, ctx.result(op, 0), init, &products)
+    }
+
+    /// `v + d` on indices, without an op when `d` is 0.
+    fn offset(&mut self, ctx: &mut Context, e: Emit, v: Value, d: i64) -> Value {
+        if d == 0 {
+            return v;
+        }
+        let dv = self.index(ctx, d);
+        e.arith(ctx, "addi", &[v, dv], Type::INDEX)
+    }
+
+    /// `v · s` on indices, without an op when `s` is 1.
+    fn scaled(&mut self, ctx: &mut Context, e: Emit, v: Value, s: i64) -> Value {
+        if s == 1 {
+            return v;
+        }
+        let sv = self.index(ctx, s);
+        e.arith(ctx, "muli", &[v, sv], Type::INDEX)
+    }
+
+    /// The body of a contraction's block: the init region zeroes the accumulator of `result`,
+    /// the body adds each `a · b` of `products` to it in turn (`and`/`or` on booleans).
+    fn multiply_accumulate(
+        &mut self,
+        ctx: &mut Context,
+        e: Emit,
+        result: Value,
+        init: Block,
+        products: &[(Value, Value)],
+    ) -> Result<(), String> {
+        let acc = self.storage[&result];
+        let elem = element_type(ctx, result)?;
+        let ie = Emit {
+            at: before_terminator(ctx, init),
+            loc: e.loc,
+        };
+        let zero = ie.constant(ctx, DenseValue::Int(0), elem);
+        build_store(ctx, ie.at, zero, acc, &[], e.loc);
         let (mul, add) = match class(ctx, elem) {
             Class::Float => ("mulf", "addf"),
             Class::Int => ("muli", "addi"),
             Class::Bool => ("andi", "ori"),
         };
-        let prod = e.arith(ctx, mul, &[a, b], elem);
-        let old = build_load(ctx, e.at, acc, &[], e.loc);
-        let new = e.arith(ctx, add, &[old, prod], elem);
-        build_store(ctx, e.at, new, acc, &[], e.loc);
+        let prods: Vec<Value> = products
+            .iter()
+            .map(|&(a, b)| e.arith(ctx, mul, &[a, b], elem))
+            .collect();
+        let mut sum = build_load(ctx, e.at, acc, &[], e.loc);
+        for prod in prods {
+            sum = e.arith(ctx, add, &[sum, prod], elem);
+        }
+        build_store(ctx, e.at, sum, acc, &[], e.loc);
         Ok(())
     }
 

@@ -13,8 +13,14 @@
 //!   (dynamic dims are arguments, so one kernel serves every size).
 //! - **Loops.** A kernel iterates a *domain*: the result shape of elementwise and
 //!   data-movement ops, the input shape of a reduction group with its reduce axes, and
-//!   `[..batch, M, N, K]` for a matmul group. Point (non-reduce) axes are loops around
-//!   everything; inside them, ops run in order in segments and reduce nests (serial loops over
+//!   `[..batch, M, N, K]` for a matmul group. A `graph.conv2d` that `decompose` left whole
+//!   (no padding, a column stride of 1: `dlc_graph::decompose::direct_conv`) is an implicit
+//!   GEMM over `[N, O, OH, OW, C/G]`, its point loops nested `n, oh, o, ow` (the output
+//!   channels are the rows `tile` blocks, the output columns its vectors); its block unrolls
+//!   the window's taps, `acc += x[n, c, oh·sh + kh·dh, ow + kw·dw] · w[o, c', kh, kw]`, the
+//!   input indices computed from the loop point, and its bias and activation (fused by
+//!   `fuse`) run after the reduction as a matmul's epilogue does. Point (non-reduce) axes are
+//!   loops around everything; inside them, ops run in order in segments and reduce nests (serial loops over
 //!   the reduce axes). An op walking a reduce axis, or a reduction, goes in a nest; a value
 //!   computed from a finished reduction (`x - max(x)`) goes in the next one. So softmax is one
 //!   row loop holding three nests (max; exp and sum; divide).

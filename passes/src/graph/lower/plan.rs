@@ -2,8 +2,9 @@
 //! which domain axis each dim of each value walks, and where each op's schedule block goes.
 //!
 //! A kernel iterates one *domain*: the result shape for elementwise and data-movement ops, the
-//! input shape of the reductions for a reduction group, and `[..batch, M, N, K]` for a matmul
-//! group. Its axes are *point* axes (loops around everything, parallel) or *reduce* axes.
+//! input shape of the reductions for a reduction group, `[..batch, M, N, K]` for a matmul
+//! group, and `[N, O, OH, OW, C/G]` for a direct convolution (its point loops nest
+//! `n, oh, o, ow`). Its axes are *point* axes (loops around everything, parallel) or *reduce* axes.
 //! Inside the point loops, ops run in *slots*: segment 0, reduce nest 0, segment 1, nest 1, ...
 //! An op that walks a reduce axis (or is a reduction) goes in a nest; other ops go in a
 //! segment. A reduction's result is ready in the segment after its nest, so a value broadcast
@@ -15,6 +16,7 @@
 //! read at a point other than the one it was computed at, which the fuse rules never produce
 //! but hand-written fusions may.
 
+use dlc_graph::decompose::direct_conv;
 use dlc_graph::shapes::{DimExpr, SymbolicShapes};
 use dlc_graph::{family, Family};
 use dlc_ir::{AttrKind, Context, Op, Value};
@@ -43,6 +45,9 @@ pub(super) enum Kind {
     ArgReduce(bool),
     /// `matmul` over the last (K) domain axis.
     Matmul,
+    /// A `conv2d` run as an implicit GEMM ([`direct_conv`]) over the last domain axis, the
+    /// input channels of one group; the window's taps are unrolled in its block.
+    Conv,
     /// Reshape, transpose, slice, concat, pad, gather, iota, fill: alone in a kernel.
     Movement,
 }
@@ -60,7 +65,11 @@ pub(super) struct Plan {
     pub domain: Vec<DimExpr>,
     /// Per domain axis: is it a reduce axis?
     pub reduce: Vec<bool>,
-    /// The rank of the space values live in: the domain's, less a matmul's K axis.
+    /// The point axes in the order their loops nest, outermost first: domain order, except
+    /// that a convolution's output rows go outside its channels (`n, oh, o, ow`), so that the
+    /// loop around the innermost point loop walks the weights' rows, as a matmul's does.
+    pub point_order: Vec<usize>,
+    /// The rank of the space values live in: the domain's, less a contraction's K axis.
     pub value_rank: usize,
     /// Per member op.
     pub kind: FxHashMap<Op, Kind>,
@@ -75,11 +84,9 @@ pub(super) struct Plan {
 }
 
 impl Plan {
-    /// The point (non-reduce) axes, in order.
+    /// The point (non-reduce) axes, in the order their loops nest.
     pub fn point_axes(&self) -> Vec<usize> {
-        (0..self.domain.len())
-            .filter(|&a| !self.reduce[a])
-            .collect()
+        self.point_order.clone()
     }
 
     /// The reduce axes, in order.
@@ -107,6 +114,7 @@ pub(super) fn kind_of(ctx: &Context, op: Op) -> Result<Kind, String> {
         Family::Reduce(_) => Kind::Reduce,
         Family::ArgReduce(max) => Kind::ArgReduce(max),
         Family::Matmul => Kind::Matmul,
+        Family::Conv2d if direct_conv(ctx, op).is_some() => Kind::Conv,
         Family::Constant if is_splat(ctx, op) => Kind::Splat,
         Family::Reshape
         | Family::Transpose
@@ -196,12 +204,24 @@ pub(super) fn plan(ctx: &Context, group: &Group, shapes: &SymbolicShapes) -> Res
     if computing.len() > 1 && computing.iter().any(|op| kind[op] == Kind::Movement) {
         return Err("data-movement ops are lowered one kernel each".into());
     }
+    let contractions = computing
+        .iter()
+        .filter(|op| matches!(kind[op], Kind::Matmul | Kind::Conv))
+        .count();
+    let has_conv = computing.iter().any(|op| kind[op] == Kind::Conv);
+    if has_conv && contractions > 1 {
+        return Err("a convolution shares its kernel with another contraction".into());
+    }
     let (domain, reduce) = domain(ctx, &computing, &kind, shapes)?;
-    let has_matmul = computing.iter().any(|op| kind[op] == Kind::Matmul);
+    let mut point_order: Vec<usize> = (0..domain.len()).filter(|&a| !reduce[a]).collect();
+    if has_conv {
+        point_order.swap(1, 2);
+    }
     let mut plan = Plan {
-        value_rank: domain.len() - usize::from(has_matmul),
+        value_rank: domain.len() - usize::from(contractions > 0),
         domain,
         reduce,
+        point_order,
         kind,
         axes: FxHashMap::default(),
         slot: FxHashMap::default(),
@@ -233,6 +253,15 @@ fn domain(
     kind: &FxHashMap<Op, Kind>,
     shapes: &SymbolicShapes,
 ) -> Result<(Vec<DimExpr>, Vec<bool>), String> {
+    if let Some(&c) = computing.iter().find(|op| kind[op] == Kind::Conv) {
+        // [N, O, OH, OW] and the input channels of one group, `C/G`.
+        let mut dims = shape_of(shapes, ctx.result(c, 0))?;
+        let window = direct_conv(ctx, c).ok_or("a convolution that is not direct")?;
+        let groups = int_attr(ctx, c, "groups").unwrap_or(1);
+        dims.push(DimExpr::Static(window.input[1] / groups));
+        let reduce = vec![false, false, false, false, true];
+        return Ok((dims, reduce));
+    }
     if let Some(&m) = computing.iter().find(|op| kind[op] == Kind::Matmul) {
         let mut dims = shape_of(shapes, ctx.result(m, 0))?;
         let a = shape_of(shapes, ctx.operand(m, 0))?;
@@ -313,6 +342,17 @@ impl Plan {
                 }
                 (0..d - 1).collect()
             }
+            Kind::Conv => {
+                for i in 0..2 {
+                    if self.is_member(ctx.operand(op, i)) {
+                        return Err("a convolution operand computed in the same kernel".into());
+                    }
+                }
+                if rshape.len() != d - 1 {
+                    return Err("a convolution over another loop nest".into());
+                }
+                (0..d - 1).collect()
+            }
             Kind::Movement => identity,
             Kind::Elementwise => self.elementwise_axes(ctx, op, rshape.len(), shapes)?,
             Kind::Splat => return Ok(()),
@@ -326,7 +366,7 @@ impl Plan {
             .any(|(&a, &dim)| self.reduce[a] && dim != DimExpr::Static(1));
         let is_reduction = matches!(
             self.kind[&op],
-            Kind::Reduce | Kind::ArgReduce(_) | Kind::Matmul
+            Kind::Reduce | Kind::ArgReduce(_) | Kind::Matmul | Kind::Conv
         );
         let slot = if is_reduction || walks_reduce_axis {
             let mut nest = 0;
@@ -461,7 +501,7 @@ impl Plan {
         ctx.defining_op(v).is_some_and(|op| {
             matches!(
                 self.kind.get(&op),
-                Some(Kind::Reduce | Kind::ArgReduce(_) | Kind::Matmul)
+                Some(Kind::Reduce | Kind::ArgReduce(_) | Kind::Matmul | Kind::Conv)
             )
         })
     }

@@ -14,6 +14,7 @@ pub(super) fn const_int(ctx: &Context, v: Value) -> Option<i64> {
 }
 
 /// The `(lb, ub, step)` operands of a `loop.for`, its body and its induction variable.
+#[derive(Clone, Copy)]
 pub(super) struct LoopParts {
     pub lb: Value,
     pub ub: Value,
