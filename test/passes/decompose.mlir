@@ -164,15 +164,30 @@ func.func @conv_dynamic_spatial(%x: tensor<1x3x?x?xf32>, %w: tensor<4x3x3x3xf32>
 
 // -----
 
-// A convolution with a column stride of 1: the padding becomes a graph.pad and the unpadded
-// convolution stays whole, for `lower` to run as an implicit GEMM.
+// A convolution with a column stride of 1 and output rows of 32 columns: the padding becomes
+// a graph.pad and the unpadded convolution stays whole, for `lower` to run as an implicit GEMM.
 
 // CHECK-LABEL: func.func @conv_direct
-// CHECK-NEXT: %0 = graph.pad %arg0 {high = array<i64: 0, 0, 1, 1>, low = array<i64: 0, 0, 1, 1>, value = 0.000000e+00 : f32} : tensor<1x2x4x5xf32> -> tensor<1x2x6x7xf32>
-// CHECK-NEXT: %1 = graph.conv2d %0, %arg1 {dilations = array<i64: 1, 1>, groups = 1 : i64, strides = array<i64: 1, 1>} : tensor<1x2x6x7xf32>, tensor<3x2x3x3xf32> -> tensor<1x3x4x5xf32>
-// CHECK-NEXT: return %1 : tensor<1x3x4x5xf32>
-func.func @conv_direct(%x: tensor<1x2x4x5xf32>, %w: tensor<3x2x3x3xf32>) -> tensor<1x3x4x5xf32> {
-  %0 = graph.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>} : tensor<1x2x4x5xf32>, tensor<3x2x3x3xf32> -> tensor<1x3x4x5xf32>
+// CHECK-NEXT: %0 = graph.pad %arg0 {high = array<i64: 0, 0, 1, 1>, low = array<i64: 0, 0, 1, 1>, value = 0.000000e+00 : f32} : tensor<1x2x4x32xf32> -> tensor<1x2x6x34xf32>
+// CHECK-NEXT: %1 = graph.conv2d %0, %arg1 {dilations = array<i64: 1, 1>, groups = 1 : i64, strides = array<i64: 1, 1>} : tensor<1x2x6x34xf32>, tensor<3x2x3x3xf32> -> tensor<1x3x4x32xf32>
+// CHECK-NEXT: return %1 : tensor<1x3x4x32xf32>
+func.func @conv_direct(%x: tensor<1x2x4x32xf32>, %w: tensor<3x2x3x3xf32>) -> tensor<1x3x4x32xf32> {
+  %0 = graph.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>} : tensor<1x2x4x32xf32>, tensor<3x2x3x3xf32> -> tensor<1x3x4x32xf32>
+  return %0 : tensor<1x3x4x32xf32>
+}
+
+// -----
+
+// Counter-example: output rows of 5 columns are too narrow for the register tile; a 1x1
+// window needs no gather, so the convolution is a matmul over all 20 pixels.
+
+// CHECK-LABEL: func.func @conv_pointwise_narrow
+// CHECK-NEXT: %0 = graph.reshape %arg0 {shape = array<i64: 1, 1, 2, 20>} : tensor<1x2x4x5xf32> -> tensor<1x1x2x20xf32>
+// CHECK-NEXT: %1 = graph.reshape %arg1 {shape = array<i64: 1, 3, 2>} : tensor<3x2x1x1xf32> -> tensor<1x3x2xf32>
+// CHECK-NEXT: %2 = graph.matmul %1, %0 : tensor<1x3x2xf32>, tensor<1x1x2x20xf32> -> tensor<1x1x3x20xf32>
+// CHECK-NEXT: %3 = graph.reshape %2 {shape = array<i64: 1, 3, 4, 5>} : tensor<1x1x3x20xf32> -> tensor<1x3x4x5xf32>
+func.func @conv_pointwise_narrow(%x: tensor<1x2x4x5xf32>, %w: tensor<3x2x1x1xf32>) -> tensor<1x3x4x5xf32> {
+  %0 = graph.conv2d %x, %w : tensor<1x2x4x5xf32>, tensor<3x2x1x1xf32> -> tensor<1x3x4x5xf32>
   return %0 : tensor<1x3x4x5xf32>
 }
 

@@ -304,19 +304,19 @@ func.func @one_nest(%s: tensor<8xf32>, %a: tensor<8xf32>, %b: tensor<4x8xf32>) -
 
 // -----
 
-// Rule 3 with a convolution `lower` runs as an implicit GEMM (unpadded, column stride 1): it
-// anchors a group with its bias add and relu, like a matmul.
+// Rule 3 with a convolution `lower` runs as an implicit GEMM (unpadded, column stride 1, rows
+// of 32 columns): it anchors a group with its bias add and relu, like a matmul.
 // CHECK-LABEL: func.func @conv_bias_relu
 // CHECK: graph.fusion
 // CHECK: graph.conv2d
 // CHECK-NEXT: graph.add
 // CHECK-NEXT: graph.relu
 // CHECK-NEXT: graph.yield
-func.func @conv_bias_relu(%x: tensor<1x2x6x7xf32>, %w: tensor<3x2x3x3xf32>, %b: tensor<3x1x1xf32>) -> tensor<1x3x4x5xf32> {
-  %c = graph.conv2d %x, %w : tensor<1x2x6x7xf32>, tensor<3x2x3x3xf32> -> tensor<1x3x4x5xf32>
-  %s = graph.add %c, %b : tensor<1x3x4x5xf32>, tensor<3x1x1xf32> -> tensor<1x3x4x5xf32>
-  %y = graph.relu %s : tensor<1x3x4x5xf32>
-  return %y : tensor<1x3x4x5xf32>
+func.func @conv_bias_relu(%x: tensor<1x2x6x34xf32>, %w: tensor<3x2x3x3xf32>, %b: tensor<3x1x1xf32>) -> tensor<1x3x4x32xf32> {
+  %c = graph.conv2d %x, %w : tensor<1x2x6x34xf32>, tensor<3x2x3x3xf32> -> tensor<1x3x4x32xf32>
+  %s = graph.add %c, %b : tensor<1x3x4x32xf32>, tensor<3x1x1xf32> -> tensor<1x3x4x32xf32>
+  %y = graph.relu %s : tensor<1x3x4x32xf32>
+  return %y : tensor<1x3x4x32xf32>
 }
 
 // -----

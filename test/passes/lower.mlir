@@ -161,7 +161,7 @@ func.func @not_graph(%a: index, %b: index) -> index {
 // CHECK:         loop.for parallel %[[N:.*]] = %c0 to %c1 step %c1 {
 // CHECK-NEXT:      loop.for parallel %[[OH:.*]] = %c0 to %c3 step %c1 {
 // CHECK-NEXT:        loop.for parallel %[[O:.*]] = %c0 to %c4 step %c1 {
-// CHECK-NEXT:          loop.for serial %[[OW:.*]] = %c0 to %c5 step %c1 {
+// CHECK-NEXT:          loop.for serial %[[OW:.*]] = %c0 to %c32 step %c1 {
 // CHECK:                 loop.for serial %[[C:.*]] = %c0 to %c2 step %c1 {
 // CHECK-NEXT:              loop.schedule_block "conv2d_0" (%[[BN:.*]] = %[[N]], %[[BOH:.*]] = %[[OH]], %[[BO:.*]] = %[[O]], %[[BOW:.*]] = %[[OW]], %[[BC:.*]] = %[[C]] reduce) init {
 // CHECK:                   %[[G:.*]] = arith.divui %[[BO]], %c2 : index
@@ -169,7 +169,7 @@ func.func @not_graph(%a: index, %b: index) -> index {
 // CHECK-NEXT:              %[[CIN:.*]] = arith.addi %[[BASE]], %[[BC]] : index
 // CHECK-NEXT:              %[[IH1:.*]] = arith.addi %[[BOH]], %c1 : index
 // CHECK-NEXT:              %[[IW1:.*]] = arith.addi %[[BOW]], %c1 : index
-// CHECK-NEXT:              loop.load %arg0[%[[BN]], %[[CIN]], %[[BOH]], %[[BOW]]] : !loop.buffer<1x4x4x6xf32, global>
+// CHECK-NEXT:              loop.load %arg0[%[[BN]], %[[CIN]], %[[BOH]], %[[BOW]]] : !loop.buffer<1x4x4x33xf32, global>
 // CHECK-NEXT:              loop.load %arg1[%[[BO]], %[[BC]], %c0, %c0] : !loop.buffer<4x2x2x2xf32, global>
 // CHECK-NEXT:              loop.load %arg0[%[[BN]], %[[CIN]], %[[BOH]], %[[IW1]]]
 // CHECK-NEXT:              loop.load %arg1[%[[BO]], %[[BC]], %c0, %c1]
@@ -181,12 +181,12 @@ func.func @not_graph(%a: index, %b: index) -> index {
 // CHECK-NEXT:              loop.load %{{.*}}[] : !loop.buffer<f32, local>
 // CHECK-COUNT-4:           arith.addf
 // CHECK:                 loop.schedule_block "add_1"
-// CHECK:                   loop.store %{{.*}}, %arg3[%{{.*}}, %[[EO:.*]], %[[EH:.*]], %{{.*}}] : !loop.buffer<1x4x3x5xf32, global>
+// CHECK:                   loop.store %{{.*}}, %arg3[%{{.*}}, %[[EO:.*]], %[[EH:.*]], %{{.*}}] : !loop.buffer<1x4x3x32xf32, global>
 // GPU-LABEL: loop.kernel @conv_0_fusion
 // GPU-COUNT-4: loop.for parallel
 // GPU-NEXT: loop.alloc
-func.func @conv(%x: tensor<1x4x4x6xf32>, %w: tensor<4x2x2x2xf32>, %b: tensor<4x1x1xf32>) -> tensor<1x4x3x5xf32> {
-  %c = graph.conv2d %x, %w {groups = 2 : i64} : tensor<1x4x4x6xf32>, tensor<4x2x2x2xf32> -> tensor<1x4x3x5xf32>
-  %y = graph.add %c, %b : tensor<1x4x3x5xf32>, tensor<4x1x1xf32> -> tensor<1x4x3x5xf32>
-  return %y : tensor<1x4x3x5xf32>
+func.func @conv(%x: tensor<1x4x4x33xf32>, %w: tensor<4x2x2x2xf32>, %b: tensor<4x1x1xf32>) -> tensor<1x4x3x32xf32> {
+  %c = graph.conv2d %x, %w {groups = 2 : i64} : tensor<1x4x4x33xf32>, tensor<4x2x2x2xf32> -> tensor<1x4x3x32xf32>
+  %y = graph.add %c, %b : tensor<1x4x3x32xf32>, tensor<4x1x1xf32> -> tensor<1x4x3x32xf32>
+  return %y : tensor<1x4x3x32xf32>
 }

@@ -271,11 +271,12 @@ fn linear(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
     Some(vec![y])
 }
 
-/// conv2d (NCHW, weights OIHW). With a column stride of 1 it is a padding (`graph.pad`) and an
-/// unpadded conv2d, which stays whole (see [`direct_conv`]). Otherwise im2col: pad, flatten
-/// the spatial axes, gather every window position with one constant index table
-/// (`[KH·KW, OH·OW]`), and multiply by the weights reshaped to `[G, O/G, C/G·KH·KW]`; groups
-/// fall out of the reshapes as a batch dim.
+/// conv2d (NCHW, weights OIHW). One that runs direct ([`Window::runs_direct`]) is a padding
+/// (`graph.pad`) and an unpadded conv2d, which stays whole (see [`direct_conv`]). Otherwise
+/// im2col: pad, flatten the spatial axes, gather every window position with one constant index
+/// table (`[KH·KW, OH·OW]`; a 1x1 window with unit strides needs no gather), and multiply by
+/// the weights reshaped to `[G, O/G, C/G·KH·KW]`; groups fall out of the reshapes as a batch
+/// dim.
 fn conv2d(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
     let x = b.ctx.operand(op, 0);
     let w = b.ctx.operand(op, 1);
@@ -283,15 +284,12 @@ fn conv2d(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
     let groups = b.int_attr(op, "groups").unwrap_or(1);
     let [n, c, _, _] = window.input;
     let ws = b.shape(w);
-    if ws.contains(&DYNAMIC) || c == DYNAMIC || groups < 1 || c % groups != 0 {
+    if !window.has_conv_weights(&ws, groups) {
         return None;
     }
     let (o, l) = (ws[0], window.oh * window.ow);
     let kk = window.kh * window.kw;
-    if o % groups != 0 || ws[1] * groups != c {
-        return None;
-    }
-    if window.strides[1] == 1 {
+    if window.runs_direct(groups) {
         if window.padding == [0; 4] {
             return None;
         }
@@ -305,8 +303,12 @@ fn conv2d(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
         return Some(vec![b.build_one("graph.conv2d", &[xp, w], attrs, ty)]);
     }
     let xp = window.pad(b, x, 0.0);
-    let cols = window.gather(b, xp); // [N, C, KK, L]
     let batch = if n == DYNAMIC { -1 } else { n };
+    let cols = if kk == 1 && window.strides == [1, 1] {
+        xp // every pixel is its own window
+    } else {
+        window.gather(b, xp) // [N, C, KK, L]
+    };
     let cols = b.reshape(cols, &[batch, groups, c / groups * kk, l]);
     let wr = b.reshape(w, &[groups, o / groups, c / groups * kk]);
     let y = b.matmul(wr, cols); // [N, G, O/G, L]
@@ -314,10 +316,9 @@ fn conv2d(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
 }
 
 /// The window of a `graph.conv2d` that decompositions leave whole for the loop lowering to run
-/// as an implicit GEMM (a direct loop nest computing its window indices in the loop): one
-/// without padding, with a column stride of 1, and static spatial dims, channels and weights.
-/// Its input column is then the output column plus a constant, so input rows load as vectors.
-/// `None` for any other op.
+/// as an implicit GEMM (a direct loop nest computing its window indices in the loop): an
+/// unpadded one that [`Window::runs_direct`], with static channels and weights. `None` for any
+/// other op.
 pub fn direct_conv(ctx: &Context, op: Op) -> Option<Window> {
     if ctx.op_name(op) != "graph.conv2d" || ctx.operands(op).len() != 2 {
         return None;
@@ -325,18 +326,16 @@ pub fn direct_conv(ctx: &Context, op: Op) -> Option<Window> {
     let (x, w) = (ctx.operand(op, 0), ctx.operand(op, 1));
     let window = Window::of(ctx, op, x, Some(w))?;
     let groups = int_attr(ctx, op, "groups").unwrap_or(1);
-    let c = window.input[1];
-    let ws = shape(ctx, w);
     let direct = window.padding == [0; 4]
-        && window.strides[1] == 1
-        && c != DYNAMIC
-        && !ws.contains(&DYNAMIC)
-        && groups >= 1
-        && c % groups == 0
-        && ws[0] % groups == 0
-        && ws[1] * groups == c;
+        && window.has_conv_weights(&shape(ctx, w), groups)
+        && window.runs_direct(groups);
     direct.then_some(window)
 }
+
+/// Output columns from which a convolution runs direct: at least two vectors of AVX-512 (four
+/// of AVX2) per output row for `tile`'s register tile; narrower rows keep the whole map as the
+/// columns of an im2col matmul (a 1x1 convolution over 10x10 pixels: 100 columns, not 10).
+pub const DIRECT_MIN_COLUMNS: i64 = 32;
 
 /// max_pool2d: pad with -∞ (the type's minimum for integers), gather the windows, reduce_max.
 fn max_pool2d(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
@@ -480,6 +479,27 @@ impl Window {
             oh,
             ow,
         })
+    }
+
+    /// True when a conv over this window with `weights` (OIHW) in `groups` groups has static
+    /// channels and weights that match them.
+    fn has_conv_weights(&self, weights: &[i64], groups: i64) -> bool {
+        let c = self.input[1];
+        weights.len() == 4
+            && !weights.contains(&DYNAMIC)
+            && c != DYNAMIC
+            && groups >= 1
+            && c % groups == 0
+            && weights[0] % groups == 0
+            && weights[1] * groups == c
+    }
+
+    /// True when a conv over this window runs direct, as an implicit GEMM: a column stride of
+    /// 1 (an output row's input columns are then contiguous) and either one channel per group
+    /// (depthwise: as im2col, each group would be a one-row matmul) or output rows of at least
+    /// [`DIRECT_MIN_COLUMNS`].
+    pub fn runs_direct(&self, groups: i64) -> bool {
+        self.strides[1] == 1 && (groups == self.input[1] || self.ow >= DIRECT_MIN_COLUMNS)
     }
 
     fn padded(&self) -> (i64, i64) {

@@ -6,7 +6,7 @@
 //! decompositions reorder float operations, e.g. `x/√2` vs the reference's own formula, and
 //! each interpreter op rounds to the tensor's format).
 
-use dlc_graph::decompose::{decompose_all, direct_conv, is_composite};
+use dlc_graph::decompose::{decompose_all, direct_conv, is_composite, DIRECT_MIN_COLUMNS};
 use dlc_graph::generate::Rng;
 use dlc_graph::interp::{interpret, DType, Tensor};
 use dlc_ir::{parse_source, verify, Context, Op, PrintOptions, DYNAMIC};
@@ -229,12 +229,29 @@ fn linear() {
 
 #[test]
 fn conv2d() {
-    // Unit column stride: the padding becomes a `graph.pad`, the convolution stays whole.
     check(
         "conv2d",
-        r#"func.func @f(%x: tensor<1x3x5x5xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x5x5xf32> {
-  %0 = "graph.conv2d"(%x, %w) {dilations = array<i64: 1, 1>, groups = 1 : i64, padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x3x5x5xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x5x5xf32>
-  return %0 : tensor<1x4x5x5xf32>
+        r#"func.func @f(%x: tensor<1x3x5x5xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x3x3xf32> {
+  %0 = "graph.conv2d"(%x, %w) {dilations = array<i64: 1, 1>, groups = 1 : i64, padding = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x3x5x5xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x3x3xf32>
+  return %0 : tensor<1x4x3x3xf32>
+}"#,
+        1,
+    );
+    // Output rows of 33 columns: the padding becomes a `graph.pad`, the convolution stays whole.
+    check(
+        "conv2d_direct",
+        r#"func.func @f(%x: tensor<1x3x3x33xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x3x33xf32> {
+  %0 = "graph.conv2d"(%x, %w) {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x3x3x33xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x3x33xf32>
+  return %0 : tensor<1x4x3x33xf32>
+}"#,
+        1,
+    );
+    // A 1x1 window over narrow rows: a matmul over every pixel, with no gather.
+    check(
+        "conv2d_pointwise",
+        r#"func.func @f(%x: tensor<2x6x3x4xf32>, %w: tensor<4x3x1x1xf32>) -> tensor<2x4x3x4xf32> {
+  %0 = "graph.conv2d"(%x, %w) {groups = 2 : i64} : (tensor<2x6x3x4xf32>, tensor<4x3x1x1xf32>) -> tensor<2x4x3x4xf32>
+  return %0 : tensor<2x4x3x4xf32>
 }"#,
         1,
     );
@@ -257,27 +274,32 @@ fn conv2d() {
     );
 }
 
-/// An unpadded convolution with a column stride of 1 is left whole for `lower`; with another
-/// column stride it is decomposed (im2col).
+/// An unpadded convolution with a column stride of 1 is left whole for `lower` when its output
+/// rows have at least `DIRECT_MIN_COLUMNS` columns or it is depthwise; otherwise it is
+/// decomposed (im2col).
 #[test]
 fn direct_conv2d_is_kept() {
-    let src = |strides: &str| {
+    let src = |width: i64, stride: i64, groups: i64| {
+        let ow = (width - 3) / stride + 1;
+        let wc = 4 / groups;
         format!(
-            r#"func.func @f(%x: tensor<1x3x6x6xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x4x{ow}xf32> {{
-  %0 = "graph.conv2d"(%x, %w) {{strides = array<i64: {strides}>}} : (tensor<1x3x6x6xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x4x{ow}xf32>
+            r#"func.func @f(%x: tensor<1x4x6x{width}xf32>, %w: tensor<4x{wc}x3x3xf32>) -> tensor<1x4x4x{ow}xf32> {{
+  %0 = "graph.conv2d"(%x, %w) {{strides = array<i64: 1, {stride}>, groups = {groups} : i64}} : (tensor<1x4x6x{width}xf32>, tensor<4x{wc}x3x3xf32>) -> tensor<1x4x4x{ow}xf32>
   return %0 : tensor<1x4x4x{ow}xf32>
-}}"#,
-            ow = if strides.ends_with('1') { 4 } else { 2 }
+}}"#
         )
     };
-    for (strides, decomposed) in [("1, 1", 0), ("1, 2", 1)] {
+    let wide = DIRECT_MIN_COLUMNS + 2;
+    for (width, stride, groups, decomposed) in [
+        (wide, 1, 1, 0),
+        (wide, 2, 1, 1),
+        (wide - 1, 1, 1, 1),
+        (6, 1, 4, 0),
+    ] {
         let mut ctx = context();
-        let module = parse_source(&mut ctx, &src(strides), "conv", 1).expect("parses");
-        assert_eq!(
-            decompose_all(&mut ctx, module),
-            decomposed,
-            "strides {strides}"
-        );
+        let text = src(width, stride, groups);
+        let module = parse_source(&mut ctx, &text, "conv", 1).expect("parses");
+        assert_eq!(decompose_all(&mut ctx, module), decomposed, "{text}");
     }
 }
 

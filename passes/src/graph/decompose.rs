@@ -17,10 +17,11 @@
 //!   left), so no composite outside `keep` remains unless it cannot be decomposed.
 //! - An instance that cannot be decomposed (a convolution or pool over dynamic spatial dims, a
 //!   `gelu` with an unknown `approximate`) is left alone, as are primitives and kept composites.
-//! - A `graph.conv2d` with a column stride of 1 becomes a `graph.pad` (when it pads) and an
-//!   unpadded `graph.conv2d`, which stays: `lower` runs it as an implicit GEMM, a direct loop
-//!   nest that computes the window indices (`dlc_graph::decompose::direct_conv`). Other
-//!   convolutions become im2col (a gather through a constant index table and a matmul).
+//! - A `graph.conv2d` with a column stride of 1 and output rows of at least 32 columns, or one
+//!   channel per group, becomes a `graph.pad` (when it pads) and an unpadded `graph.conv2d`,
+//!   which stays: `lower` runs it as an implicit GEMM, a direct loop nest that computes the
+//!   window indices (`dlc_graph::decompose::direct_conv`). Other convolutions become im2col (a
+//!   gather through a constant index table, none for a 1x1 window, and a matmul).
 //! - Scalars of a decomposition (`eps`, `0.5`, `√2`) become `graph.constant` splats; the result
 //!   types of the replaced op stay as declared, so its users see the types they verified with.
 //!
