@@ -4,6 +4,7 @@
 
 pub mod generic;
 pub mod graph;
+pub mod levels;
 pub mod loops;
 
 use dlc_ir::pass::PassRegistry;

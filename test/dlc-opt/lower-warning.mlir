@@ -1,6 +1,8 @@
-// A loop pass on graph-level input warns that `lower` is needed; with `lower` first, no warning.
-// RUN: dlc-opt %s --pipeline=fuse,plan-memory 2>&1 | FileCheck %s
+// A loop pass on graph-level input warns that `lower` is needed when the pipeline runs as
+// written; with `lower` first, or with the `lower` dlc-opt inserts by default, no warning.
+// RUN: dlc-opt %s --pipeline=fuse,plan-memory --no-implicit-lowering 2>&1 | FileCheck %s
 // RUN: dlc-opt %s --pipeline=fuse,lower,plan-memory 2>&1 | FileCheck %s --check-prefix=LOWERED
+// RUN: dlc-opt %s --pipeline=fuse,plan-memory 2>&1 | FileCheck %s --check-prefix=LOWERED
 
 // CHECK: warning: 'plan-memory' is a loop pass but the input is graph-level IR, which it does not transform; add 'lower' before it (e.g. --pipeline=decompose,fuse,lower,plan-memory)
 // CHECK: graph.fusion

@@ -1,4 +1,7 @@
-// RUN: dlc-opt %s --pipeline=fuse --split-input-file | FileCheck %s
+// RUN: dlc-opt %s --pipeline=fuse --no-implicit-lowering --split-input-file | FileCheck %s
+
+// `fuse` alone, as written: without --no-implicit-lowering dlc-opt would run `decompose` first
+// (test/dlc-opt/implicit-lowering.mlir), and the composites below are boundaries to `fuse`.
 
 // Rule 1: an elementwise chain with a broadcast bias add and a decomposed (erf) gelu becomes one
 // group; the constants only the group uses move in with it.

@@ -2,7 +2,9 @@
 //!
 //! The corpus is every `.mlir` file under `test/` and `docs/examples/`, split at `// -----`
 //! like lit's `--split-input-file`. A chunk that parses and verifies is compiled to PTX:
-//! - graph programs after `decompose,fuse,lower{target=gpu},gpu-default`;
+//! - graph programs after `decompose,fuse,lower{target=gpu},gpu-default`, and after the
+//!   README's first command, `fuse,simplify,gpu-map` with the `decompose` and `lower` dlc-opt
+//!   inserts (it must run on every docs/examples program);
 //! - loop-level modules with kernels as written, and again after `gpu-default` when that
 //!   pipeline accepts them.
 //!
@@ -61,10 +63,16 @@ fn ptxas() -> PathBuf {
     path
 }
 
+/// The pipeline of the README's first command.
+const HEADLINE: &str = "fuse,simplify,gpu-map";
+
+/// Runs `pipeline` on `module`, with the conversions between IR levels dlc-opt inserts into a
+/// flat `--pipeline` (`dlc_passes::levels`).
 fn run_pipeline(ctx: &mut Context, module: Op, pipeline: &str) -> Result<(), String> {
     let mut registry = PassRegistry::new();
     dlc_passes::register_all(&mut registry);
     let spec = parse_pipeline(pipeline).map_err(|e| e.render("--pipeline", pipeline))?;
+    let (spec, _) = dlc_passes::levels::with_conversions(&spec);
     let mut pm = registry
         .build(&spec, "builtin.module")
         .map_err(|e| e.render("--pipeline", pipeline))?;
@@ -192,6 +200,17 @@ fn assemble_chunk(ptxas: &Path, label: &str, text: &str) -> Assembled {
     let graph = text.contains("graph.");
     let mut variants = Vec::new();
     if graph {
+        // The headline command, `dlc-opt --pipeline=fuse,simplify,gpu-map` (the decompose and
+        // lower it needs are inserted): it must give kernels ptxas accepts.
+        let mut headline = context();
+        let headline_module = parse_source(&mut headline, text, label, 1).expect("parsed once");
+        match run_pipeline(&mut headline, headline_module, HEADLINE) {
+            Ok(()) => variants.push((HEADLINE, headline, headline_module)),
+            Err(e) if label.starts_with("docs/examples") => {
+                out.failures.push(format!("{label} ({HEADLINE}): {e}"))
+            }
+            Err(_) => {}
+        }
         if run_pipeline(
             &mut ctx,
             module,

@@ -1,8 +1,11 @@
 // The design example `dlc-opt --pipeline=fuse,simplify,gpu-map input.ir`: on graph-level input
-// it warns that `lower` is needed (and changes only what `fuse` changes); on loop-level input it
-// simplifies and maps the kernel to the GPU.
+// dlc-opt inserts `decompose` and `lower{target=gpu}` (a remark says so) and the graph function
+// becomes a simplified, GPU-mapped kernel; on loop-level input it simplifies and maps the kernel
+// to the GPU (the inserted `lower` leaves loop IR alone). With --no-implicit-lowering it warns
+// that `lower` is needed and changes only what `fuse` changes.
 
 // RUN: dlc-opt %s --pipeline=fuse,simplify,gpu-map --split-input-file 2>&1 | FileCheck %s
+// RUN: dlc-opt %s --pipeline=fuse,simplify,gpu-map --no-implicit-lowering --split-input-file 2>&1 | FileCheck %s --check-prefix=RAW
 // RUN: dlc-opt %s --pipeline=fuse,lower,gpu-default --split-input-file 2>&1 | FileCheck %s --check-prefix=E2E
 
 // `fuse,lower,gpu-default` works end to end: the graph function becomes a GPU-mapped kernel
@@ -16,9 +19,17 @@
 // E2E-LABEL: func.func @graph_level
 // E2E:         loop.launch @graph_level_0_fusion
 
-// CHECK: warning: 'simplify' is a loop pass but the input is graph-level IR, which it does not transform; add 'lower' before it (e.g. --pipeline=decompose,fuse,lower,simplify)
+// CHECK: remark: implicit lowering: inserted 'decompose' before 'fuse' and 'lower{target=gpu}' before 'simplify'
+// CHECK-NOT: warning
+// CHECK-LABEL: loop.kernel @graph_level_0_fusion
+// CHECK-SAME:    block = [256 : index, 1 : index, 1 : index]
+// CHECK:         math.exp
 // CHECK-LABEL: func.func @graph_level
-// CHECK:         graph.fusion
+// CHECK:         loop.launch @graph_level_0_fusion
+
+// RAW: warning: 'simplify' is a loop pass but the input is graph-level IR, which it does not transform; add 'lower' before it (e.g. --pipeline=decompose,fuse,lower,simplify)
+// RAW-LABEL: func.func @graph_level
+// RAW:         graph.fusion
 func.func @graph_level(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %0 = graph.exp %x : tensor<4x8xf32>
   %1 = graph.tanh %0 : tensor<4x8xf32>

@@ -71,9 +71,15 @@ struct Cli {
     show_dialects: bool,
 
     /// Passes to run, flat: 'cse,canonicalize{max-iterations=4}' (each pass runs on the ops it
-    /// anchors on; the nesting is built for you). The nested form is accepted too.
+    /// anchors on; the nesting is built for you). The nested form is accepted too. A flat
+    /// pipeline gains the conversions between IR levels it skips ('decompose' before 'fuse',
+    /// 'lower{target=...}' before the first loop pass after a graph pass), with a remark.
     #[arg(long, value_name = "PIPELINE")]
     pipeline: Option<String>,
+
+    /// Run '--pipeline' exactly as written, without the implicit 'decompose' and 'lower'.
+    #[arg(long)]
+    no_implicit_lowering: bool,
 
     /// Passes to run, in MLIR's nested form: 'builtin.module(func.func(cse))'.
     #[arg(long, short = 'p', value_name = "PIPELINE")]
@@ -325,7 +331,22 @@ fn build_pipeline(cli: &Cli, registry: &PassRegistry) -> Result<Option<PassManag
             ));
         }
     };
-    let spec = parse_pipeline(text).map_err(|e| e.render(flag, text))?;
+    let mut spec = parse_pipeline(text).map_err(|e| e.render(flag, text))?;
+    if flag == "--pipeline" && !cli.no_implicit_lowering {
+        let (converted, inserted) = dlc_passes::levels::with_conversions(&spec);
+        if !inserted.is_empty() {
+            let added: Vec<String> = inserted
+                .iter()
+                .map(|i| format!("'{}' before '{}'", i.pass, i.before))
+                .collect();
+            eprintln!(
+                "dlc-opt: remark: implicit lowering: inserted {} (--no-implicit-lowering runs \
+                 the pipeline as written)",
+                added.join(" and ")
+            );
+            spec = converted;
+        }
+    }
     let mut pm = registry
         .build(&spec, "builtin.module")
         .map_err(|e| e.render(flag, text))?;

@@ -1,6 +1,8 @@
 //! A warning for a common mistake: running loop passes (`simplify`, `gpu-map`, ...) on a module
 //! that is still at the graph level. They find no kernels and change nothing, which is easy to
-//! misread as success; `lower` turns the graph functions into kernels first.
+//! misread as success; `lower` turns the graph functions into kernels first. A flat pipeline
+//! that starts with a graph pass gets that `lower` inserted (`dlc_passes::levels`), so this
+//! fires for a pipeline of loop passes alone, `--pass-pipeline`, or `--no-implicit-lowering`.
 
 use dlc_ir::{Context, Diagnostic, Op};
 
