@@ -595,3 +595,20 @@ loop.kernel @nontemporal_value(%b: !loop.buffer<16xf32, global>, %i: index, %v: 
   loop.vstore %v, %b[%i] {nontemporal = 1 : i64} : vector<8xf32>, !loop.buffer<16xf32, global>
   loop.return
 }
+
+// -----
+
+loop.kernel @prefetch_local(%i: index) {
+  %b = loop.alloc : !loop.buffer<16xf32, local>
+  // expected-error @+1 {{'loop.prefetch' op prefetches need a global buffer (local and shared ones live in caches)}}
+  loop.prefetch %b[%i] : !loop.buffer<16xf32, local>
+  loop.return
+}
+
+// -----
+
+loop.kernel @prefetch_rank(%b: !loop.buffer<4x16xf32, global>, %i: index) {
+  // expected-error @+1 {{'loop.prefetch' op}}
+  loop.prefetch %b[%i] : !loop.buffer<4x16xf32, global>
+  loop.return
+}

@@ -253,6 +253,7 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
             "loop.alloc" => self.lower_alloc(op),
             "loop.load" | "loop.vload" => self.lower_load(op),
             "loop.store" | "loop.vstore" => self.lower_store(op),
+            "loop.prefetch" => self.lower_prefetch(op),
             "loop.dim" => self.lower_dim(op),
             "loop.barrier" | "loop.thread_id" | "loop.block_id" | "loop.block_dim"
             | "loop.warp_reduce" | "loop.block_reduce" => self.lower_gpu_op(op),
@@ -655,6 +656,30 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
             loaded
         };
         self.values.insert(result, value);
+        Ok(())
+    }
+
+    /// `llvm.prefetch` of the element's address for reading into the L2 cache and below (x86
+    /// `prefetcht1`: the L1 cache keeps the row being computed); nothing on the GPU.
+    fn lower_prefetch(&mut self, op: Op) -> CgResult<()> {
+        if !matches!(self.machine, Machine::Cpu { .. }) {
+            return Ok(());
+        }
+        let operands = self.ctx.operands(op);
+        let buf = self.buffer(operands[0])?.clone();
+        let addr = self.element_ptr(&buf, &operands[1..])?;
+        let i32t = self.llvm.i32_type();
+        let (read, keep_in_l2, data) = (0, 2, 1);
+        self.call_intrinsic(
+            "llvm.prefetch",
+            &[addr.get_type().into()],
+            &[
+                addr.into(),
+                i32t.const_int(read, false).into(),
+                i32t.const_int(keep_in_l2, false).into(),
+                i32t.const_int(data, false).into(),
+            ],
+        )?;
         Ok(())
     }
 

@@ -283,6 +283,8 @@ impl<'c, 'm, 'd> FnExport<'c, 'm, 'd> {
             "loop.alloc" => self.lower_alloc(op, block),
             "loop.load" | "loop.vload" => self.lower_load(op, block),
             "loop.store" | "loop.vstore" => self.lower_store(op, block),
+            // A cache hint: the exported code is the same without it.
+            "loop.prefetch" => Ok(()),
             "loop.dim" => self.lower_dim(op, block),
             "loop.view" => self.lower_view(op, block),
             "loop.constant" => self.lower_constant(op, block),

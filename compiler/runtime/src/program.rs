@@ -893,11 +893,15 @@ impl Compiler<'_> {
     }
 }
 
-/// True if kernel argument `param` is only read: every use is a load or a `loop.dim`.
+/// True if kernel argument `param` is only read: every use is a load, a prefetch or a
+/// `loop.dim`.
 fn read_only(ctx: &Context, param: Value) -> bool {
-    ctx.uses(param)
-        .iter()
-        .all(|u| matches!(ctx.op_name(u.user), "loop.load" | "loop.vload" | "loop.dim"))
+    ctx.uses(param).iter().all(|u| {
+        matches!(
+            ctx.op_name(u.user),
+            "loop.load" | "loop.vload" | "loop.prefetch" | "loop.dim"
+        )
+    })
 }
 
 /// The width of an integer or `index` type.
@@ -916,5 +920,42 @@ pub(crate) fn wrap(v: i64, width: u32) -> i64 {
     } else {
         let shift = 64 - width;
         (v << shift) >> shift
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::read_only;
+    use dlc_ir::Context;
+
+    /// A kernel argument that is only loaded and prefetched is read-only (the session does not
+    /// copy it before each run); one that is stored to is not.
+    #[test]
+    fn prefetched_arguments_are_read_only() {
+        let mut ctx = Context::new();
+        ctx.register_dialect(dlc_arith::dialect());
+        ctx.register_dialect(dlc_loop::dialect());
+        let src = r#"
+loop.kernel @k(%x: !loop.buffer<4xf32, global>, %y: !loop.buffer<4xf32, global>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  loop.prefetch %x[%c1] : !loop.buffer<4xf32, global>
+  %v = loop.load %x[%c0] : !loop.buffer<4xf32, global>
+  loop.store %v, %y[%c0] : !loop.buffer<4xf32, global>
+  loop.return
+}
+"#;
+        let module = dlc_ir::parse_source(&mut ctx, src, "k.mlir", 1).expect("parses");
+        let mut kernel = None;
+        ctx.for_each_op(module, &mut |op| {
+            if ctx.op_name(op) == "loop.kernel" {
+                kernel = Some(op);
+            }
+        });
+        let body = ctx.regions(kernel.expect("a kernel"))[0];
+        let entry = ctx.blocks(body)[0];
+        let args = ctx.block_args(entry).to_vec();
+        assert!(read_only(&ctx, args[0]));
+        assert!(!read_only(&ctx, args[1]));
     }
 }

@@ -27,11 +27,12 @@ pub mod verify;
 pub use math::math_dialect;
 pub use ops::{
     before_terminator, build_alloc, build_barrier, build_constant, build_dim, build_for, build_if,
-    build_kernel, build_launch, build_load, build_schedule_block, build_store, build_view, gpu_dim,
-    index_checks, launch_dims, module_kernels, reduce_kind, AllocOp, BarrierOp, BlockDimOp,
-    BlockIdOp, BlockReduceOp, ConstantOp, Dim, DimOp, ForOp, IfOp, IndexCheck, IterKind, KernelOp,
-    LaunchDim, LaunchOp, LoadOp, LoopKind, ReduceKind, ReduceMethod, ReturnOp, ScheduleBlockOp,
-    StoreOp, ThreadIdOp, VLoadOp, VStoreOp, ViewOp, WarpReduceOp, YieldOp, INDEX_CHECKS,
+    build_kernel, build_launch, build_load, build_prefetch, build_schedule_block, build_store,
+    build_view, gpu_dim, index_checks, launch_dims, module_kernels, reduce_kind, AllocOp,
+    BarrierOp, BlockDimOp, BlockIdOp, BlockReduceOp, ConstantOp, Dim, DimOp, ForOp, IfOp,
+    IndexCheck, IterKind, KernelOp, LaunchDim, LaunchOp, LoadOp, LoopKind, PrefetchOp, ReduceKind,
+    ReduceMethod, ReturnOp, ScheduleBlockOp, StoreOp, ThreadIdOp, VLoadOp, VStoreOp, ViewOp,
+    WarpReduceOp, YieldOp, INDEX_CHECKS,
 };
 pub use types::{buffer_parts, buffer_type, elem_size_bytes, is_buffer, MemorySpace};
 pub use verify::{is_gpu_kernel, launch_compatible};
@@ -84,6 +85,11 @@ pub fn dialect() -> Dialect {
                     syntax::parse_vstore,
                     syntax::print_vstore,
                     Some(verify::verify_vstore),
+                ),
+                "loop.prefetch" => (
+                    syntax::parse_prefetch,
+                    syntax::print_load,
+                    Some(verify::verify_prefetch),
                 ),
                 "loop.if" => (syntax::parse_if, syntax::print_if, Some(verify::verify_if)),
                 "loop.barrier" => (

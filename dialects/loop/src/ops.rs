@@ -94,6 +94,16 @@ dlc_ir::define_op! {
 }
 
 dlc_ir::define_op! {
+    /// Hints that the element of a global buffer at the indices will be read soon: code
+    /// generation may fetch its cache line ahead (x86 `prefetcht1`). The indices must be in
+    /// bounds, as a load's; nothing is read, and the code is correct without it.
+    pub struct PrefetchOp = "loop.prefetch";
+    traits = Traits::empty();
+    operands = *;
+    results = [];
+}
+
+dlc_ir::define_op! {
     /// Runs the then region if the condition holds, else the (optional) else region.
     pub struct IfOp = "loop.if";
     traits = Traits::SINGLE_BLOCK;
@@ -209,6 +219,7 @@ pub(crate) fn all_defs() -> Vec<dlc_ir::OpDef> {
         StoreOp::def(),
         VLoadOp::def(),
         VStoreOp::def(),
+        PrefetchOp::def(),
         IfOp::def(),
         YieldOp::def(),
         BarrierOp::def(),
@@ -631,6 +642,7 @@ buffer_access!(LoadOp, 0);
 buffer_access!(VLoadOp, 0);
 buffer_access!(StoreOp, 1);
 buffer_access!(VStoreOp, 1);
+buffer_access!(PrefetchOp, 0);
 
 impl StoreOp {
     /// The value stored.
@@ -945,6 +957,20 @@ pub fn build_store(
         .operands(&[value, buffer])
         .operands(indices);
     StoreOp(ctx.build(at, spec))
+}
+
+/// Builds `loop.prefetch buffer[indices]`.
+pub fn build_prefetch(
+    ctx: &mut Context,
+    at: InsertPoint,
+    buffer: Value,
+    indices: &[Value],
+    loc: Location,
+) -> PrefetchOp {
+    let spec = OpSpec::new(ctx, "loop.prefetch", loc)
+        .operands(&[buffer])
+        .operands(indices);
+    PrefetchOp(ctx.build(at, spec))
 }
 
 /// Builds `loop.barrier`.

@@ -385,6 +385,19 @@ fn element_of(p: &mut Parser<'_>, ty: Type, loc: dlc_ir::Location) -> PResult<Ty
 }
 
 pub(crate) fn parse_load(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
+    let elem = parse_element_access(p, spec)?;
+    spec.result_types.push(elem);
+    Ok(())
+}
+
+/// `loop.prefetch %buf[%i, ...] : !loop.buffer<...>`: a load's syntax without its result.
+pub(crate) fn parse_prefetch(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
+    parse_element_access(p, spec).map(|_| ())
+}
+
+/// `%buf[%i, ...] {attrs} : !loop.buffer<...>` into `spec`'s operands and attributes; returns
+/// the buffer's element type.
+fn parse_element_access(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<Type> {
     let buf = p.parse_operand()?;
     let indices = parse_indices(p)?;
     p.parse_optional_attr_dict(&mut spec.attrs)?;
@@ -395,10 +408,10 @@ pub(crate) fn parse_load(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
     let buf = p.resolve_operand(&buf, ty)?;
     spec.operands.push(buf);
     spec.operands.extend(indices);
-    spec.result_types.push(elem);
-    Ok(())
+    Ok(elem)
 }
 
+/// Prints a load or a prefetch: the buffer, the indices, the attributes and the buffer type.
 pub(crate) fn print_load(p: &mut Printer<'_>, op: Op) {
     let ctx = p.ctx();
     let ops = ctx.operands(op);

@@ -561,6 +561,19 @@ fn check_vector(ctx: &Context, op: Op, ty: Type, dims: &[i64], elem: Type) -> VR
     Ok(())
 }
 
+pub(crate) fn verify_prefetch(ctx: &Context, op: Op) -> VResult {
+    check_access(ctx, op, 0)?;
+    let space = buffer_parts(ctx, ctx.value_type(ctx.operand(op, 0))).map(|(_, _, s)| s);
+    if space != Some(MemorySpace::Global) {
+        return Err(op_error(
+            ctx,
+            op,
+            "prefetches need a global buffer (local and shared ones live in caches)",
+        ));
+    }
+    Ok(())
+}
+
 pub(crate) fn verify_vload(ctx: &Context, op: Op) -> VResult {
     let (dims, elem) = check_access(ctx, op, 0)?;
     check_vector(ctx, op, ctx.value_type(ctx.result(op, 0)), &dims, elem)

@@ -16,11 +16,12 @@ use dlc_ir::pass::{NamedPipeline, PassRegistry};
 
 /// The default CPU pipeline after `lower`: clean up, cache repeated reads, register-tile
 /// matmul-like reductions, schedule the loops for the CPU (parallel outer loop with a grain
-/// size, vectors, small loops unrolled), dissolve
+/// size, vectors, the next row prefetched, small loops unrolled), dissolve
 /// the schedule blocks, narrow index math, and plan the host's memory. docs/pipelines.md gives
 /// the reasons for the order.
 pub const CPU_DEFAULT: &str = "schedule-block-dce,simplify,invariant-loop-elim,common-read-elim,\
-tile,parallelize,vectorize,unroll,remove-schedule-block,simplify,cse,long-to-int,plan-memory";
+tile,parallelize,vectorize,prefetch,unroll,remove-schedule-block,simplify,cse,long-to-int,\
+plan-memory";
 
 /// The default GPU pipeline after `lower{target=gpu}`, in the order of CINN's default GPU pass
 /// pipeline where a pass applies (docs/pipelines.md maps each step): map loops to blocks and

@@ -220,6 +220,8 @@ impl Machine<'_> {
                 })
             }
             "loop.load" | "loop.vload" => self.exec_load(th, op),
+            // A hint: its indices are checked as a load's, and nothing is read.
+            "loop.prefetch" => self.address(th, op, 0, 1).map(|_| Flow::Next),
             "loop.store" | "loop.vstore" => self.exec_store(th, op),
             "loop.alloc" => self.exec_alloc(th, op),
             "loop.dim" => {

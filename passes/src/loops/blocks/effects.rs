@@ -27,7 +27,10 @@ pub(super) enum Access {
 pub(super) fn access(ctx: &Context, op: Op) -> Access {
     let operand = |i: usize| ctx.operands(op).get(i).copied();
     match ctx.op_name(op) {
-        "loop.load" | "loop.vload" => operand(0).map_or(Access::Opaque, Access::Read),
+        // A prefetch reads nothing, but ordering it as a read keeps it where it was put.
+        "loop.load" | "loop.vload" | "loop.prefetch" => {
+            operand(0).map_or(Access::Opaque, Access::Read)
+        }
         "loop.store" | "loop.vstore" => operand(1).map_or(Access::Opaque, Access::Write),
         "loop.for"
         | "loop.if"

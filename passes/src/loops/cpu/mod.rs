@@ -1,8 +1,9 @@
 //! Loop passes: the cpu group. Passes that shape loop kernels for CPU code generation:
-//! register tiling of matmul-like reductions, SIMD vectorization, unrolling and thread-level
-//! parallel loops.
+//! register tiling of matmul-like reductions, SIMD vectorization, unrolling, thread-level
+//! parallel loops and the prefetch of a row kernel's next row.
 
 mod parallelize;
+mod prefetch;
 pub mod target;
 mod tile;
 mod unroll;
@@ -19,6 +20,7 @@ pub(super) fn register(registry: &mut PassRegistry) {
     registry.register(&vectorize::INFO);
     registry.register(&unroll::INFO);
     registry.register(&parallelize::INFO);
+    registry.register(&prefetch::INFO);
 }
 
 /// The pipelines the loop differential test runs for this group.
@@ -37,6 +39,14 @@ pub(super) const CASES: &[DifferentialCase] = &[
     },
     DifferentialCase {
         pipeline: "vectorize{width=4 nontemporal-bytes=64}",
+        target: Target::Cpu,
+    },
+    DifferentialCase {
+        pipeline: "vectorize{width=4},prefetch",
+        target: Target::Cpu,
+    },
+    DifferentialCase {
+        pipeline: "vectorize{width=4},prefetch{rows-ahead=3}",
         target: Target::Cpu,
     },
     DifferentialCase {

@@ -91,12 +91,9 @@
 //! - The splat through a local buffer is slower than a broadcast instruction would be.
 //! - A `nontemporal` output that the next kernel reads at once is fetched from memory, not the
 //!   cache; the threshold keeps the hint to outputs that would not have stayed cached anyway.
-//!
-//! # TODO
-//! - Overlap a row's read from memory with the compute on the row before (a softmax's exp loop
-//!   leaves the memory bus idle). A software prefetch of the next row in the exp loop, one
-//!   `prefetcht0` (or `prefetcht2`) per 64-byte line, was tried and made the 4096² softmax
-//!   twice as slow on the AVX-512 machine of docs/benchmarks.md, so it was not kept.
+//! - A row read from memory in one loop and computed on in the next (a softmax's max, then its
+//!   exp) leaves the memory bus idle in the second; the `prefetch` pass, run after this one,
+//!   fetches the next row there.
 //!
 //! # Examples
 //! 1. A row scale `y[i, j] = x[i, j] * s[i]` over 20 columns, width 8:

@@ -281,7 +281,7 @@ fn narrow_kernel(ctx: &mut Context, kernel: Op, bounds: &Bounds) -> u64 {
     let mut accesses = Vec::new();
     ctx.for_each_op(kernel, &mut |op| {
         let first = match ctx.op_name(op) {
-            "loop.load" | "loop.vload" => 1,
+            "loop.load" | "loop.vload" | "loop.prefetch" => 1,
             "loop.store" | "loop.vstore" => 2,
             _ => return,
         };

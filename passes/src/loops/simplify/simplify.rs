@@ -514,7 +514,7 @@ fn simplify_indices(ctx: &mut Context, root: Op) -> u64 {
             continue;
         }
         let first = match ctx.op_name(op) {
-            "loop.load" | "loop.vload" => 1,
+            "loop.load" | "loop.vload" | "loop.prefetch" => 1,
             "loop.store" | "loop.vstore" => 2,
             "loop.for" | "loop.schedule_block" => 0,
             "arith.cmpi" => {
