@@ -278,16 +278,14 @@ fn linear(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
 /// the weights reshaped to `[G, O/G, C/G·KH·KW]`; groups fall out of the reshapes as a batch
 /// dim.
 fn conv2d(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
-    let x = b.ctx.operand(op, 0);
-    let w = b.ctx.operand(op, 1);
-    let window = Window::of(b.ctx, op, x, Some(w))?;
-    let groups = b.int_attr(op, "groups").unwrap_or(1);
+    let (x, w) = (b.ctx.operand(op, 0), b.ctx.operand(op, 1));
+    let Conv {
+        window,
+        groups,
+        outputs: o,
+    } = Conv::of(b.ctx, op)?;
     let [n, c, _, _] = window.input;
-    let ws = b.shape(w);
-    if !window.has_conv_weights(&ws, groups) {
-        return None;
-    }
-    let (o, l) = (ws[0], window.oh * window.ow);
+    let l = window.oh * window.ow;
     let kk = window.kh * window.kw;
     if window.runs_direct(groups) {
         if window.padding == [0; 4] {
@@ -315,21 +313,49 @@ fn conv2d(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
     Some(vec![b.reshape(y, &[batch, o, window.oh, window.ow])])
 }
 
-/// The window of a `graph.conv2d` that decompositions leave whole for the loop lowering to run
-/// as an implicit GEMM (a direct loop nest computing its window indices in the loop): an
-/// unpadded one that [`Window::runs_direct`], with static channels and weights. `None` for any
-/// other op.
-pub fn direct_conv(ctx: &Context, op: Op) -> Option<Window> {
+/// A `graph.conv2d` with static spatial dims, channels and weights that match them.
+pub struct Conv {
+    /// Its window: input, kernel, strides, dilations, padding, output size.
+    pub window: Window,
+    /// The `groups` attribute (1 when absent).
+    pub groups: i64,
+    /// The output channels (`O`, the weights' first dim).
+    pub outputs: i64,
+}
+
+impl Conv {
+    /// The geometry of conv2d `op`; `None` for dynamic spatial dims, channels or weights,
+    /// groups that do not divide them, or malformed attributes.
+    fn of(ctx: &Context, op: Op) -> Option<Conv> {
+        let (x, w) = (ctx.operand(op, 0), ctx.operand(op, 1));
+        let window = Window::of(ctx, op, x, Some(w))?;
+        let groups = int_attr(ctx, op, "groups").unwrap_or(1);
+        let ws = shape(ctx, w);
+        let c = window.input[1];
+        let matches = ws.len() == 4
+            && !ws.contains(&DYNAMIC)
+            && c != DYNAMIC
+            && groups >= 1
+            && c % groups == 0
+            && ws[0] % groups == 0
+            && ws[1] * groups == c;
+        matches.then_some(Conv {
+            window,
+            groups,
+            outputs: ws[0],
+        })
+    }
+}
+
+/// The `graph.conv2d` ops that decompositions leave whole for the loop lowering to run as an
+/// implicit GEMM (a direct loop nest computing its window indices in the loop): unpadded ones
+/// that [`Window::runs_direct`]. `None` for any other op.
+pub fn direct_conv(ctx: &Context, op: Op) -> Option<Conv> {
     if ctx.op_name(op) != "graph.conv2d" || ctx.operands(op).len() != 2 {
         return None;
     }
-    let (x, w) = (ctx.operand(op, 0), ctx.operand(op, 1));
-    let window = Window::of(ctx, op, x, Some(w))?;
-    let groups = int_attr(ctx, op, "groups").unwrap_or(1);
-    let direct = window.padding == [0; 4]
-        && window.has_conv_weights(&shape(ctx, w), groups)
-        && window.runs_direct(groups);
-    direct.then_some(window)
+    Conv::of(ctx, op)
+        .filter(|conv| conv.window.padding == [0; 4] && conv.window.runs_direct(conv.groups))
 }
 
 /// Output columns from which a convolution runs direct: at least two vectors of AVX-512 (four
@@ -479,19 +505,6 @@ impl Window {
             oh,
             ow,
         })
-    }
-
-    /// True when a conv over this window with `weights` (OIHW) in `groups` groups has static
-    /// channels and weights that match them.
-    fn has_conv_weights(&self, weights: &[i64], groups: i64) -> bool {
-        let c = self.input[1];
-        weights.len() == 4
-            && !weights.contains(&DYNAMIC)
-            && c != DYNAMIC
-            && groups >= 1
-            && c % groups == 0
-            && weights[0] % groups == 0
-            && weights[1] * groups == c
     }
 
     /// True when a conv over this window runs direct, as an implicit GEMM: a column stride of

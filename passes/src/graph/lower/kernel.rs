@@ -8,7 +8,7 @@
 //! region stores the identity at the first reduce point, the body combines.
 
 use super::element::{self, class, Class, Emit};
-use super::plan::{int_attr, is_splat, matmul_transposes, Group, Kind, Plan, Slot};
+use super::plan::{is_splat, matmul_transposes, Group, Kind, Plan, Slot};
 use super::Target;
 use crate::loops::cpu::target::inherit_target_cpu;
 use dlc_graph::decompose::direct_conv;
@@ -354,10 +354,7 @@ impl Kernel<'_> {
     ) -> Result<(), String> {
         let plan = self.plan;
         let kind = plan.kind[&op];
-        let reduction = matches!(
-            kind,
-            Kind::Reduce | Kind::ArgReduce(_) | Kind::Matmul | Kind::Conv
-        );
+        let reduction = kind.is_reduction();
         let mut axes = plan.point_axes();
         if in_nest {
             axes.extend(plan.reduce_axes());
@@ -732,15 +729,11 @@ impl Kernel<'_> {
         init: Block,
         point: &Point,
     ) -> Result<(), String> {
-        let window = direct_conv(ctx, op).ok_or("a convolution that is not direct")?;
-        let groups = int_attr(ctx, op, "groups").unwrap_or(1);
+        let conv = direct_conv(ctx, op).ok_or("a convolution that is not direct")?;
+        let (window, groups, outputs) = (&conv.window, conv.groups, conv.outputs);
         let (x, w) = (ctx.operand(op, 0), ctx.operand(op, 1));
         let at = |a: usize| point[a].ok_or("a convolution axis is not in scope");
         let (n, o, oh, ow, c) = (at(0)?, at(1)?, at(2)?, at(3)?, at(4)?);
-        let outputs = self.shapes.shape(w).and_then(|s| s.first().copied());
-        let Some(DimExpr::Static(outputs)) = outputs else {
-            return Err("a convolution with dynamic weights".into());
-        };
         let c_in = if groups == 1 {
             c
         } else {

@@ -52,6 +52,17 @@ pub(super) enum Kind {
     Movement,
 }
 
+impl Kind {
+    /// True for the kinds whose result is complete only after their reduce nest: reductions
+    /// and contractions.
+    pub fn is_reduction(self) -> bool {
+        matches!(
+            self,
+            Kind::Reduce | Kind::ArgReduce(_) | Kind::Matmul | Kind::Conv
+        )
+    }
+}
+
 /// Where an op's schedule block goes.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub(super) enum Slot {
@@ -256,9 +267,8 @@ fn domain(
     if let Some(&c) = computing.iter().find(|op| kind[op] == Kind::Conv) {
         // [N, O, OH, OW] and the input channels of one group, `C/G`.
         let mut dims = shape_of(shapes, ctx.result(c, 0))?;
-        let window = direct_conv(ctx, c).ok_or("a convolution that is not direct")?;
-        let groups = int_attr(ctx, c, "groups").unwrap_or(1);
-        dims.push(DimExpr::Static(window.input[1] / groups));
+        let conv = direct_conv(ctx, c).ok_or("a convolution that is not direct")?;
+        dims.push(DimExpr::Static(conv.window.input[1] / conv.groups));
         let reduce = vec![false, false, false, false, true];
         return Ok((dims, reduce));
     }
@@ -324,11 +334,7 @@ impl Plan {
                 }
             }
             Kind::Matmul => {
-                for i in 0..2 {
-                    if self.is_member(ctx.operand(op, i)) {
-                        return Err("a matmul operand computed in the same kernel".into());
-                    }
-                }
+                self.operands_from_outside(ctx, op, "matmul")?;
                 // Several matmuls (a horizontal fusion) share the nest only if they agree.
                 let a = shape_of(shapes, ctx.operand(op, 0))?;
                 let (ta, _) = matmul_transposes(ctx, op);
@@ -343,11 +349,7 @@ impl Plan {
                 (0..d - 1).collect()
             }
             Kind::Conv => {
-                for i in 0..2 {
-                    if self.is_member(ctx.operand(op, i)) {
-                        return Err("a convolution operand computed in the same kernel".into());
-                    }
-                }
+                self.operands_from_outside(ctx, op, "convolution")?;
                 if rshape.len() != d - 1 {
                     return Err("a convolution over another loop nest".into());
                 }
@@ -364,10 +366,7 @@ impl Plan {
             .iter()
             .zip(&rshape)
             .any(|(&a, &dim)| self.reduce[a] && dim != DimExpr::Static(1));
-        let is_reduction = matches!(
-            self.kind[&op],
-            Kind::Reduce | Kind::ArgReduce(_) | Kind::Matmul | Kind::Conv
-        );
+        let is_reduction = self.kind[&op].is_reduction();
         let slot = if is_reduction || walks_reduce_axis {
             let mut nest = 0;
             for v in self.member_operands(ctx, op) {
@@ -404,6 +403,15 @@ impl Plan {
         }
         self.axes.insert(result, axes);
         self.slot.insert(op, slot);
+        Ok(())
+    }
+
+    /// Checks that no operand of contraction `op` (a `what`) is computed in the kernel: its
+    /// block loads them from the kernel's inputs.
+    fn operands_from_outside(&self, ctx: &Context, op: Op, what: &str) -> Result<(), String> {
+        if !self.member_operands(ctx, op).is_empty() {
+            return Err(format!("a {what} operand computed in the same kernel"));
+        }
         Ok(())
     }
 
@@ -501,7 +509,7 @@ impl Plan {
         ctx.defining_op(v).is_some_and(|op| {
             matches!(
                 self.kind.get(&op),
-                Some(Kind::Reduce | Kind::ArgReduce(_) | Kind::Matmul | Kind::Conv)
+                Some(kind) if kind.is_reduction()
             )
         })
     }
