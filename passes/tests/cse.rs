@@ -44,8 +44,7 @@ fn test_dialect() -> Dialect {
 /// Runs `cse` on `input` and returns the printed result and the statistics report.
 fn cse(input: &str) -> (String, String) {
     let mut ctx = Context::new();
-    ctx.register_dialect(dlc_func::dialect());
-    ctx.register_dialect(dlc_arith::dialect());
+    dlc_dialects::register_all_dialects(&mut ctx);
     ctx.register_dialect(test_dialect());
     let module = parse_source(&mut ctx, input, "test.mlir", 1).expect("input parses");
     verify(&ctx, module).expect("input verifies");
@@ -177,8 +176,7 @@ fn ops_with_regions_are_not_merged() {
 #[test]
 fn unknown_location_takes_the_merged_ops() {
     let mut ctx = Context::new();
-    ctx.register_dialect(dlc_func::dialect());
-    ctx.register_dialect(dlc_arith::dialect());
+    dlc_dialects::register_all_dialects(&mut ctx);
     let input = r#"
         func.func @f(%a: i32) -> (i32, i32) {
           %0 = arith.addi %a, %a : i32 loc(unknown)

@@ -109,8 +109,7 @@ fn pipelines(registry: &PassRegistry) -> Vec<&'static str> {
 /// Parses and verifies a generated program.
 fn parse(text: &str, seed: u64) -> (Context, Op) {
     let mut ctx = Context::new();
-    ctx.register_dialect(dlc_func::dialect());
-    ctx.register_dialect(dlc_arith::dialect());
+    dlc_dialects::register_all_dialects(&mut ctx);
     let module = parse_source(&mut ctx, text, "gen.mlir", 1)
         .unwrap_or_else(|d| panic!("seed {seed}: generated program does not parse: {d:?}\n{text}"));
     if let Err(d) = verify(&ctx, module) {

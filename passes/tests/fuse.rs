@@ -15,8 +15,7 @@ const SEEDS: u64 = 200;
 
 fn context() -> Context {
     let mut ctx = Context::new();
-    ctx.register_dialect(dlc_func::dialect());
-    ctx.register_dialect(dlc_graph::dialect());
+    dlc_dialects::register_all_dialects(&mut ctx);
     ctx
 }
 

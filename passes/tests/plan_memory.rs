@@ -9,11 +9,7 @@ use std::path::Path;
 /// Lowers and plans `text`, verifies the result and returns the statistics report.
 fn plan(text: &str) -> String {
     let mut ctx = Context::new();
-    ctx.register_dialect(dlc_func::dialect());
-    ctx.register_dialect(dlc_graph::dialect());
-    ctx.register_dialect(dlc_arith::dialect());
-    ctx.register_dialect(dlc_loop::dialect());
-    ctx.register_dialect(dlc_loop::math_dialect());
+    dlc_dialects::register_all_dialects(&mut ctx);
     let module = parse_source(&mut ctx, text, "example.mlir", 1).expect("the example parses");
     let mut registry = PassRegistry::new();
     dlc_passes::register_all(&mut registry);

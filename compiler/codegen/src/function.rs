@@ -756,7 +756,7 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
 
     fn lower_dim(&mut self, op: Op) -> CgResult<()> {
         let axis = dlc_loop::DimOp(op)
-            .axis(self.ctx)
+            .axis_index(self.ctx)
             .ok_or("loop.dim without an axis")?;
         let buf = self.buffer(self.ctx.operand(op, 0))?;
         let dim = *buf.dims.get(axis).ok_or("loop.dim axis out of range")?;

@@ -7,6 +7,7 @@
 
 use crate::attributes::Attribute;
 use crate::diagnostics::Diagnostic;
+use crate::interfaces::Interfaces;
 use crate::intern::Ident;
 use crate::ir::{Op, OpSpec, Value};
 use crate::location::Location;
@@ -124,6 +125,8 @@ pub struct OpDef {
     /// Builds the op's canonicalization patterns (MLIR's `getCanonicalizationPatterns`), which
     /// `canonicalize` runs together with the folder.
     pub canonicalize: Option<crate::rewrite::CanonicalizeFn>,
+    /// The op interfaces it implements ([`crate::interfaces`]).
+    pub interfaces: Interfaces,
 }
 
 impl OpDef {
@@ -146,6 +149,7 @@ impl OpDef {
             fold: None,
             result_name: None,
             canonicalize: None,
+            interfaces: Interfaces::new(),
         }
     }
 }
@@ -160,6 +164,10 @@ pub struct Dialect {
     pub parse_attr: Option<ParseAttrFn>,
     pub print_attr: Option<PrintAttrFn>,
     pub materialize_constant: Option<MaterializeFn>,
+    /// Dialects whose ops this one's ops use or produce (the loop dialect's kernels hold
+    /// `arith` and `math` ops): registering this dialect registers them first, as MLIR's
+    /// `dependentDialects`.
+    pub dependencies: Vec<fn() -> Dialect>,
 }
 
 impl Dialect {
@@ -173,6 +181,7 @@ impl Dialect {
             parse_attr: None,
             print_attr: None,
             materialize_constant: None,
+            dependencies: Vec::new(),
         }
     }
 }
@@ -223,11 +232,15 @@ impl Registry {
 }
 
 impl Context {
-    /// Registers a dialect and its ops. Registering a dialect twice is a no-op.
+    /// Registers a dialect, the dialects it depends on, and its ops. Registering a dialect
+    /// twice is a no-op.
     pub fn register_dialect(&mut self, mut dialect: Dialect) {
         let dname = self.ident(dialect.name);
         if self.registry.dialects_by_name.contains_key(&dname) {
             return;
+        }
+        for dependency in &dialect.dependencies {
+            self.register_dialect(dependency());
         }
         let names: Vec<Ident> = dialect.ops.iter().map(|d| self.ident(d.name)).collect();
         // Registration happens before a context is forked; if it is shared already, the
@@ -260,6 +273,12 @@ impl Context {
     pub fn is_dialect_registered(&self, name: &str) -> bool {
         self.find_ident(name)
             .is_some_and(|n| self.registry.dialect(n).is_some())
+    }
+
+    /// The definition registered under `name`, to change (attach an interface).
+    pub(crate) fn op_def_mut_by_name(&mut self, name: &str) -> Option<&mut OpDef> {
+        let id = self.registry.lookup(self.find_ident(name)?)?;
+        Some(&mut Arc::make_mut(&mut self.registry).ops[id.0 as usize].0)
     }
 
     /// The registered dialect `name`.
@@ -346,24 +365,38 @@ pub const fn position(name: &str, names: &[&str]) -> usize {
     panic!("name not in list")
 }
 
-/// Defines a typed op wrapper and its [`OpDef`] skeleton.
+/// Defines an op in one place: its typed wrapper, accessors and complete [`OpDef`].
 ///
 /// ```
-/// use dlc_ir::{define_op, Traits};
+/// use dlc_ir::{define_op, Context, Diagnostic, Op, Traits};
+/// fn verify_add(_: &Context, _: Op) -> Result<(), Diagnostic> { Ok(()) }
 /// define_op! {
 ///     /// Integer addition.
 ///     pub struct AddOp = "demo.add";
 ///     traits = Traits::PURE.union(Traits::COMMUTATIVE);
 ///     operands = [lhs, rhs];
 ///     results = [result];
+///     verify = verify_add;
 /// }
 /// let def = AddOp::def();
 /// assert_eq!(def.name, "demo.add");
+/// assert!(def.verify.is_some());
 /// ```
 ///
-/// `operands = *;` / `results = *;` accept any number; `attributes = [value];` adds accessors
-/// for inherent attributes; `regions = N;` sets the region count. The caller fills in hooks
-/// (`verify`, `parse`, `print`, `fold`) on the returned `OpDef`.
+/// The clauses, in this order:
+/// - `traits`, `operands` and `results` (required): `operands = *;` / `results = *;` accept any
+///   number, `[a, b]` names each one and writes an accessor for it;
+/// - `attributes = [value];` names the inherent attributes (with accessors);
+/// - `regions = N;` the region count (default 0);
+/// - `parents = &["dialect.op"];` the ops it may be nested in directly;
+/// - `interfaces = [dyn MemoryEffects => LoadEffects, ...];` the op interfaces it implements
+///   ([`crate::interfaces`]), each a `'static` implementation value;
+/// - the hooks, the `Option` fields of [`OpDef`] given without `Some`: `verify`,
+///   `verify_symbols`, `parse`, `print`, `fold`, `canonicalize`, `result_name`,
+///   `default_dialect`.
+///
+/// A dialect lists its ops once with [`op_set!`](crate::op_set), which builds the dialect's
+/// definitions and a typed enum to dispatch on.
 #[macro_export]
 macro_rules! define_op {
     (
@@ -374,6 +407,16 @@ macro_rules! define_op {
         results = $results:tt;
         $(attributes = [$($attr:ident),* $(,)?];)?
         $(regions = $regions:expr;)?
+        $(parents = $parents:expr;)?
+        $(interfaces = [$(dyn $iface:path => $imp:expr),* $(,)?];)?
+        $(verify = $verify:expr;)?
+        $(verify_symbols = $verify_symbols:expr;)?
+        $(parse = $parse:expr;)?
+        $(print = $print:expr;)?
+        $(fold = $fold:expr;)?
+        $(canonicalize = $canonicalize:expr;)?
+        $(result_name = $result_name:expr;)?
+        $(default_dialect = $default_dialect:expr;)?
     ) => {
         $(#[doc = $doc])*
         #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
@@ -391,7 +434,8 @@ macro_rules! define_op {
 
         #[allow(dead_code)]
         impl $name {
-            /// The definition skeleton: name, summary (the doc's first line), traits, counts.
+            /// The op's complete definition: name, summary (the doc's first line), traits,
+            /// counts, interfaces and hooks.
             pub fn def() -> $crate::OpDef {
                 let mut def = $crate::OpDef::new($opname);
                 def.summary = $crate::define_op!(@summary $($doc)*);
@@ -400,6 +444,16 @@ macro_rules! define_op {
                 def.results = $crate::define_op!(@arity $results);
                 $(def.inherent_attrs = &[$(stringify!($attr)),*];)?
                 $(def.regions = $crate::Arity::Exact($regions);)?
+                $(def.parents = $parents;)?
+                $($(def.interfaces.add::<dyn $iface>(&$imp);)*)?
+                $(def.verify = Some($verify);)?
+                $(def.verify_symbols = Some($verify_symbols);)?
+                $(def.parse = Some($parse);)?
+                $(def.print = Some($print);)?
+                $(def.fold = Some($fold);)?
+                $(def.canonicalize = Some($canonicalize);)?
+                $(def.result_name = Some($result_name);)?
+                $(def.default_dialect = Some($default_dialect);)?
                 def
             }
             $crate::define_op!(@values operand $operands);
@@ -439,4 +493,73 @@ macro_rules! define_op {
         )*
     };
     (@names [$($y:ident),*]) => { [$(stringify!($y)),*] };
+}
+
+/// Lists a dialect's ops once (each written with [`define_op!`](crate::define_op)) and derives
+/// from the list an enum with one variant per op, for typed dispatch instead of matching op
+/// names, and the definitions to register.
+///
+/// ```
+/// use dlc_ir::{define_op, op_set, Traits};
+/// define_op! {
+///     /// A constant.
+///     pub struct ConstOp = "demo.const";
+///     traits = Traits::PURE;
+///     operands = [];
+///     results = [result];
+/// }
+/// define_op! {
+///     /// Negation.
+///     pub struct NegOp = "demo.neg";
+///     traits = Traits::PURE;
+///     operands = [operand];
+///     results = [result];
+/// }
+/// op_set! {
+///     /// The demo dialect's ops.
+///     pub enum DemoOp { ConstOp, NegOp }
+/// }
+/// assert_eq!(DemoOp::defs().len(), 2);
+/// ```
+///
+/// `DemoOp::of(ctx, op)` is `Some(DemoOp::NegOp(NegOp(op)))` for a `demo.neg`, `None` for an
+/// op of another kind; `DemoOp::defs()` goes to [`Dialect::new`].
+#[macro_export]
+macro_rules! op_set {
+    ($(#[doc = $doc:literal])* $vis:vis enum $set:ident { $($op:ident),* $(,)? }) => {
+        $(#[doc = $doc])*
+        #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+        $vis enum $set {
+            $(
+                #[allow(missing_docs)]
+                $op($op),
+            )*
+        }
+
+        #[allow(dead_code)]
+        impl $set {
+            /// `op` as one of these ops, or `None` if it is of another kind.
+            pub fn of(ctx: &$crate::Context, op: $crate::Op) -> Option<Self> {
+                let name = ctx.op_name(op);
+                $(
+                    if name == <$op as $crate::OpView>::NAME {
+                        return Some($set::$op($op(op)));
+                    }
+                )*
+                None
+            }
+
+            /// The underlying op.
+            pub fn op(self) -> $crate::Op {
+                match self {
+                    $($set::$op(x) => x.0,)*
+                }
+            }
+
+            /// The definitions of all these ops, in list order.
+            pub fn defs() -> Vec<$crate::OpDef> {
+                vec![$($op::def()),*]
+            }
+        }
+    };
 }

@@ -681,7 +681,7 @@ impl<'c, 'm, 'd> FnExport<'c, 'm, 'd> {
     fn lower_dim(&mut self, op: Op, block: BlockRef<'c, 'm>) -> ExResult<()> {
         let ctx = self.ctx;
         let axis = dlc_loop::DimOp(op)
-            .axis(ctx)
+            .axis_index(ctx)
             .ok_or("loop.dim without an axis")?;
         let buf = self.value(ctx.operand(op, 0))?;
         let axis = self.const_index(block, i64::try_from(axis).map_err(|_| "axis too large")?)?;

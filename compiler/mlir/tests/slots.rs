@@ -20,10 +20,7 @@ fn repo_root() -> PathBuf {
 /// Exports `example`, lowers it, JIT-compiles it and calls `<kernel>_slots` on `slots`.
 fn run_example(example: &str, kernel: &str, slots: &[u64]) {
     let mut ctx = Context::new();
-    ctx.register_dialect(dlc_func::dialect());
-    ctx.register_dialect(dlc_arith::dialect());
-    ctx.register_dialect(dlc_loop::dialect());
-    ctx.register_dialect(dlc_loop::math_dialect());
+    dlc_dialects::register_all_dialects(&mut ctx);
     let text = std::fs::read_to_string(repo_root().join("docs/examples").join(example))
         .expect("example exists");
     let module = parse_source(&mut ctx, &text, example, 1).expect("parses");

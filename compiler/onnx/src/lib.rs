@@ -3,8 +3,7 @@
 //! ```no_run
 //! # use dlc_onnx::{import_file, ImportOptions};
 //! let mut ctx = dlc_ir::Context::new();
-//! ctx.register_dialect(dlc_func::dialect());
-//! ctx.register_dialect(dlc_graph::dialect());
+//! dlc_dialects::register_all_dialects(&mut ctx);
 //! let imported = import_file(&mut ctx, "model.onnx".as_ref(), &ImportOptions::default())?;
 //! println!("{}", dlc_ir::print_op(&ctx, imported.module, Default::default()));
 //! # Ok::<(), dlc_onnx::ImportError>(())

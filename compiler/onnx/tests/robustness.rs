@@ -27,8 +27,7 @@ use std::process::Command;
 
 fn context() -> Context {
     let mut ctx = Context::new();
-    ctx.register_dialect(dlc_func::dialect());
-    ctx.register_dialect(dlc_graph::dialect());
+    dlc_dialects::register_all_dialects(&mut ctx);
     ctx
 }
 

@@ -554,7 +554,7 @@ impl Compiler<'_> {
                 let buf = self.buffer(op, self.operand(op, 0)?)?;
                 let rank = self.p.buf_rank[buf as usize] as usize;
                 let axis = DimOp(op)
-                    .axis(ctx)
+                    .axis_index(ctx)
                     .filter(|&a| a < rank)
                     .ok_or_else(|| err(ctx, op, format!("'axis' must be in [0, {rank})")))?;
                 let dst = self.int_result(op)?;
@@ -933,8 +933,7 @@ mod tests {
     #[test]
     fn prefetched_arguments_are_read_only() {
         let mut ctx = Context::new();
-        ctx.register_dialect(dlc_arith::dialect());
-        ctx.register_dialect(dlc_loop::dialect());
+        dlc_dialects::register_all_dialects(&mut ctx);
         let src = r#"
 loop.kernel @k(%x: !loop.buffer<4xf32, global>, %y: !loop.buffer<4xf32, global>) {
   %c0 = arith.constant 0 : index

@@ -101,11 +101,7 @@ impl KernelTable for Kernels {
 
 fn context() -> Context {
     let mut ctx = Context::new();
-    ctx.register_dialect(dlc_arith::dialect());
-    ctx.register_dialect(dlc_func::dialect());
-    ctx.register_dialect(dlc_loop::dialect());
-    ctx.register_dialect(dlc_loop::math_dialect());
-    ctx.register_dialect(dlc_graph::dialect());
+    dlc_dialects::register_all_dialects(&mut ctx);
     ctx
 }
 

@@ -2,7 +2,8 @@
 //! numpy broadcasting, data movement, reductions, matmul, constants, composite ops (softmax,
 //! layer_norm, conv2d, sdpa, ...) and `graph.fusion` to group ops into one kernel.
 //!
-//! Register it with `ctx.register_dialect(dlc_graph::dialect())`. Every op verifies its operand
+//! Register it with `ctx.register_dialect(dlc_graph::dialect())` (which registers `func`, whose
+//! functions hold graph programs). Every op verifies its operand
 //! dtypes and shapes and checks its declared result type against the inferred one
 //! ([`infer_result_type`]); builders ([`build_binary`], [`build_reduce`], ...) infer result types
 //! the same way. Folding (`ctx.fold(op)`, the `canonicalize` pass) evaluates small constants and
@@ -56,6 +57,7 @@ pub fn dialect() -> Dialect {
         .collect();
     let mut dialect = Dialect::new("graph", defs);
     dialect.materialize_constant = Some(materialize_constant);
+    dialect.dependencies = vec![dlc_func::dialect];
     dialect
 }
 

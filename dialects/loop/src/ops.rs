@@ -2,11 +2,16 @@
 //! `loop.view` — their definitions, typed accessors, the enums their attributes encode
 //! ([`LoopKind`], [`IterKind`], [`ReduceMethod`], [`ReduceKind`], [`Dim`]) and builders.
 
+use crate::interfaces::{
+    Allocates, ForLoop, MemoryAccess, NoEffects, Synchronizes, LOAD, PREFETCH, STORE, VLOAD, VSTORE,
+};
 use crate::types::buffer_parts;
+use crate::{syntax, verify};
 use dlc_ir::{
     AttrKind, Attribute, Block, Context, DenseValue, InsertPoint, Location, Op, OpSpec, Traits,
     Type, TypeKind, Value,
 };
+use dlc_ir::{LoopLike, MemoryEffects};
 
 dlc_ir::define_op! {
     /// A kernel: a symbol whose body runs on the device; its entry block args are its arguments.
@@ -18,6 +23,9 @@ dlc_ir::define_op! {
     results = [];
     attributes = [sym_name, function_type, grid, block];
     regions = 1;
+    verify = verify::verify_kernel;
+    parse = syntax::parse_kernel;
+    print = syntax::print_kernel;
 }
 
 dlc_ir::define_op! {
@@ -26,6 +34,9 @@ dlc_ir::define_op! {
     traits = Traits::TERMINATOR.union(Traits::RETURN_LIKE).union(Traits::PURE);
     operands = [];
     results = [];
+    parents = &["loop.kernel"];
+    parse = syntax::parse_bare;
+    print = syntax::print_bare;
 }
 
 dlc_ir::define_op! {
@@ -35,6 +46,10 @@ dlc_ir::define_op! {
     traits = Traits::empty();
     operands = *;
     results = [result];
+    interfaces = [dyn MemoryEffects => Allocates];
+    verify = verify::verify_alloc;
+    parse = syntax::parse_alloc;
+    print = syntax::print_alloc;
 }
 
 dlc_ir::define_op! {
@@ -45,6 +60,10 @@ dlc_ir::define_op! {
     results = [];
     attributes = [kind, width, factor];
     regions = 1;
+    interfaces = [dyn LoopLike => ForLoop, dyn MemoryEffects => NoEffects];
+    verify = verify::verify_for;
+    parse = syntax::parse_for;
+    print = syntax::print_for;
 }
 
 dlc_ir::define_op! {
@@ -55,6 +74,10 @@ dlc_ir::define_op! {
     results = [];
     attributes = [name, iter_kinds, reduce_method];
     regions = 2;
+    interfaces = [dyn MemoryEffects => NoEffects];
+    verify = verify::verify_schedule_block;
+    parse = syntax::parse_schedule_block;
+    print = syntax::print_schedule_block;
 }
 
 dlc_ir::define_op! {
@@ -63,6 +86,10 @@ dlc_ir::define_op! {
     traits = Traits::empty();
     operands = *;
     results = [result];
+    interfaces = [dyn MemoryAccess => LOAD, dyn MemoryEffects => LOAD];
+    verify = verify::verify_load;
+    parse = syntax::parse_load;
+    print = syntax::print_load;
 }
 
 dlc_ir::define_op! {
@@ -71,6 +98,10 @@ dlc_ir::define_op! {
     traits = Traits::empty();
     operands = *;
     results = [];
+    interfaces = [dyn MemoryAccess => STORE, dyn MemoryEffects => STORE];
+    verify = verify::verify_store;
+    parse = syntax::parse_store;
+    print = syntax::print_store;
 }
 
 dlc_ir::define_op! {
@@ -79,6 +110,10 @@ dlc_ir::define_op! {
     traits = Traits::empty();
     operands = *;
     results = [result];
+    interfaces = [dyn MemoryAccess => VLOAD, dyn MemoryEffects => VLOAD];
+    verify = verify::verify_vload;
+    parse = syntax::parse_vload;
+    print = syntax::print_vload;
 }
 
 dlc_ir::define_op! {
@@ -91,6 +126,10 @@ dlc_ir::define_op! {
     operands = *;
     results = [];
     attributes = [nontemporal];
+    interfaces = [dyn MemoryAccess => VSTORE, dyn MemoryEffects => VSTORE];
+    verify = verify::verify_vstore;
+    parse = syntax::parse_vstore;
+    print = syntax::print_vstore;
 }
 
 dlc_ir::define_op! {
@@ -101,6 +140,10 @@ dlc_ir::define_op! {
     traits = Traits::empty();
     operands = *;
     results = [];
+    interfaces = [dyn MemoryAccess => PREFETCH, dyn MemoryEffects => PREFETCH];
+    verify = verify::verify_prefetch;
+    parse = syntax::parse_prefetch;
+    print = syntax::print_load;
 }
 
 dlc_ir::define_op! {
@@ -110,6 +153,10 @@ dlc_ir::define_op! {
     operands = [condition];
     results = [];
     regions = 2;
+    interfaces = [dyn MemoryEffects => NoEffects];
+    verify = verify::verify_if;
+    parse = syntax::parse_if;
+    print = syntax::print_if;
 }
 
 dlc_ir::define_op! {
@@ -118,6 +165,9 @@ dlc_ir::define_op! {
     traits = Traits::TERMINATOR.union(Traits::RETURN_LIKE).union(Traits::PURE);
     operands = [];
     results = [];
+    parents = &["loop.for", "loop.schedule_block", "loop.if"];
+    parse = syntax::parse_bare;
+    print = syntax::print_bare;
 }
 
 dlc_ir::define_op! {
@@ -126,6 +176,10 @@ dlc_ir::define_op! {
     traits = Traits::empty();
     operands = [];
     results = [];
+    interfaces = [dyn MemoryEffects => Synchronizes];
+    verify = verify::verify_barrier;
+    parse = syntax::parse_bare;
+    print = syntax::print_bare;
 }
 
 dlc_ir::define_op! {
@@ -135,6 +189,9 @@ dlc_ir::define_op! {
     operands = [];
     results = [result];
     attributes = [dim];
+    verify = verify::verify_gpu_index;
+    parse = syntax::parse_gpu_index;
+    print = syntax::print_gpu_index;
 }
 
 dlc_ir::define_op! {
@@ -144,6 +201,9 @@ dlc_ir::define_op! {
     operands = [];
     results = [result];
     attributes = [dim];
+    verify = verify::verify_gpu_index;
+    parse = syntax::parse_gpu_index;
+    print = syntax::print_gpu_index;
 }
 
 dlc_ir::define_op! {
@@ -153,6 +213,9 @@ dlc_ir::define_op! {
     operands = [];
     results = [result];
     attributes = [dim];
+    verify = verify::verify_gpu_index;
+    parse = syntax::parse_gpu_index;
+    print = syntax::print_gpu_index;
 }
 
 dlc_ir::define_op! {
@@ -162,6 +225,10 @@ dlc_ir::define_op! {
     operands = [value];
     results = [result];
     attributes = [kind];
+    interfaces = [dyn MemoryEffects => NoEffects];
+    verify = verify::verify_reduce;
+    parse = syntax::parse_reduce;
+    print = syntax::print_reduce;
 }
 
 dlc_ir::define_op! {
@@ -171,6 +238,10 @@ dlc_ir::define_op! {
     operands = [value];
     results = [result];
     attributes = [kind];
+    interfaces = [dyn MemoryEffects => NoEffects];
+    verify = verify::verify_reduce;
+    parse = syntax::parse_reduce;
+    print = syntax::print_reduce;
 }
 
 dlc_ir::define_op! {
@@ -179,6 +250,10 @@ dlc_ir::define_op! {
     traits = Traits::PURE;
     operands = [buffer];
     results = [result];
+    attributes = [axis];
+    verify = verify::verify_dim;
+    parse = syntax::parse_dim;
+    print = syntax::print_dim;
 }
 
 dlc_ir::define_op! {
@@ -188,6 +263,10 @@ dlc_ir::define_op! {
     operands = *;
     results = [];
     attributes = [callee];
+    verify = verify::verify_launch;
+    verify_symbols = verify::verify_launch_symbols;
+    parse = syntax::parse_launch;
+    print = syntax::print_launch;
 }
 
 dlc_ir::define_op! {
@@ -197,6 +276,9 @@ dlc_ir::define_op! {
     operands = [];
     results = [result];
     attributes = [value];
+    verify = verify::verify_constant;
+    parse = syntax::parse_constant;
+    print = syntax::print_constant;
 }
 
 dlc_ir::define_op! {
@@ -205,38 +287,38 @@ dlc_ir::define_op! {
     traits = Traits::PURE;
     operands = *;
     results = [result];
+    verify = verify::verify_view;
+    parse = syntax::parse_view;
+    print = syntax::print_view;
 }
 
-/// All op definitions of the dialect, without hooks.
-pub(crate) fn all_defs() -> Vec<dlc_ir::OpDef> {
-    vec![
-        KernelOp::def(),
-        ReturnOp::def(),
-        AllocOp::def(),
-        ForOp::def(),
-        ScheduleBlockOp::def(),
-        LoadOp::def(),
-        StoreOp::def(),
-        VLoadOp::def(),
-        VStoreOp::def(),
-        PrefetchOp::def(),
-        IfOp::def(),
-        YieldOp::def(),
-        BarrierOp::def(),
-        ThreadIdOp::def(),
-        BlockIdOp::def(),
-        BlockDimOp::def(),
-        WarpReduceOp::def(),
-        BlockReduceOp::def(),
-        {
-            let mut def = DimOp::def();
-            def.inherent_attrs = &["axis"];
-            def
-        },
-        LaunchOp::def(),
-        ConstantOp::def(),
-        ViewOp::def(),
-    ]
+dlc_ir::op_set! {
+    /// Every op of the loop dialect: `LoopOps::of(ctx, op)` to dispatch on the kind of a
+    /// loop op without comparing names, `LoopOps::defs()` for the dialect.
+    pub enum LoopOps {
+        KernelOp,
+        ReturnOp,
+        AllocOp,
+        ForOp,
+        ScheduleBlockOp,
+        LoadOp,
+        StoreOp,
+        VLoadOp,
+        VStoreOp,
+        PrefetchOp,
+        IfOp,
+        YieldOp,
+        BarrierOp,
+        ThreadIdOp,
+        BlockIdOp,
+        BlockDimOp,
+        WarpReduceOp,
+        BlockReduceOp,
+        DimOp,
+        LaunchOp,
+        ConstantOp,
+        ViewOp,
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -680,8 +762,8 @@ impl IfOp {
 
 impl DimOp {
     /// The dimension queried, if the `axis` attribute is a non-negative integer.
-    pub fn axis(self, ctx: &Context) -> Option<usize> {
-        ctx.attr(self.0, "axis")
+    pub fn axis_index(self, ctx: &Context) -> Option<usize> {
+        self.axis(ctx)
             .and_then(|a| ctx.attr_as_int(a))
             .and_then(|v| usize::try_from(v).ok())
     }

@@ -513,7 +513,7 @@ func.func @main(%x: !loop.buffer<?xf32, global>) -> !loop.buffer<?xf32, global> 
         .defining_op(n)
         .and_then(|op| ctx.view::<dlc_loop::DimOp>(op))
         .unwrap();
-    assert_eq!((dim.buffer(&ctx), dim.axis(&ctx)), (x, Some(0)));
+    assert_eq!((dim.buffer(&ctx), dim.axis_index(&ctx)), (x, Some(0)));
     assert_eq!(dlc_loop::elem_size_bytes(&ctx, Type::BF16), Some(2));
     assert_eq!(dlc_loop::elem_size_bytes(&ctx, Type::INDEX), Some(8));
 

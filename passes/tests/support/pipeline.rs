@@ -24,11 +24,7 @@ pub fn registry() -> PassRegistry {
 /// A context with the func, arith, graph, loop and math dialects.
 pub fn context() -> Context {
     let mut ctx = Context::new();
-    ctx.register_dialect(dlc_func::dialect());
-    ctx.register_dialect(dlc_arith::dialect());
-    ctx.register_dialect(dlc_graph::dialect());
-    ctx.register_dialect(dlc_loop::dialect());
-    ctx.register_dialect(dlc_loop::math_dialect());
+    dlc_dialects::register_all_dialects(&mut ctx);
     ctx
 }
 

@@ -86,8 +86,7 @@ fn run(cli: Cli) -> Result<(), String> {
         options.constants.insert(name.to_string(), value);
     }
     let mut ctx = dlc_ir::Context::new();
-    ctx.register_dialect(dlc_func::dialect());
-    ctx.register_dialect(dlc_graph::dialect());
+    dlc_dialects::register_all_dialects(&mut ctx);
     let name = path.display().to_string();
     let imported =
         import_file(&mut ctx, &path, &options).map_err(|e| format!("{name}: error: {e}"))?;

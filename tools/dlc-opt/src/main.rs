@@ -135,11 +135,7 @@ fn new_registry() -> PassRegistry {
 /// A context with every dialect dlc-opt knows.
 fn new_context(allow_unregistered: bool) -> Context {
     let mut ctx = Context::new();
-    ctx.register_dialect(dlc_func::dialect());
-    ctx.register_dialect(dlc_arith::dialect());
-    ctx.register_dialect(dlc_graph::dialect());
-    ctx.register_dialect(dlc_loop::dialect());
-    ctx.register_dialect(dlc_loop::math_dialect());
+    dlc_dialects::register_all_dialects(&mut ctx);
     ctx.allow_unregistered = allow_unregistered;
     ctx
 }

@@ -73,11 +73,7 @@ pub struct Model {
 /// A context with every dialect dlc knows.
 pub fn new_context() -> Context {
     let mut ctx = Context::new();
-    ctx.register_dialect(dlc_func::dialect());
-    ctx.register_dialect(dlc_arith::dialect());
-    ctx.register_dialect(dlc_graph::dialect());
-    ctx.register_dialect(dlc_loop::dialect());
-    ctx.register_dialect(dlc_loop::math_dialect());
+    dlc_dialects::register_all_dialects(&mut ctx);
     ctx
 }
 

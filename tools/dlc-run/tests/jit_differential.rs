@@ -480,9 +480,7 @@ fn graph_examples() -> Vec<(String, String)> {
 /// A context with the dialects of graph programs.
 fn context() -> Context {
     let mut ctx = Context::new();
-    ctx.register_dialect(dlc_func::dialect());
-    ctx.register_dialect(dlc_arith::dialect());
-    ctx.register_dialect(dlc_graph::dialect());
+    dlc_dialects::register_all_dialects(&mut ctx);
     ctx
 }
 

@@ -47,9 +47,7 @@ fuzz_target!(|data: &[u8]| {
         max_elements: 4096,
     };
     let mut ctx = Context::new();
-    ctx.register_dialect(dlc_func::dialect());
-    ctx.register_dialect(dlc_arith::dialect());
-    ctx.register_dialect(dlc_graph::dialect());
+    dlc_dialects::register_all_dialects(&mut ctx);
     let g = config.generate(&mut ctx);
     let text = print_op(&ctx, g.module, PrintOptions::default());
     let comparable = !discontinuous_after_composite(&ctx, g.func);

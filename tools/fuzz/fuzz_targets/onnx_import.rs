@@ -194,8 +194,7 @@ fuzz_target!(|data: &[u8]| {
 /// Imports `model`; a model that imports must verify, and a small one runs.
 fn check(model: &ModelProto) {
     let mut ctx = Context::new();
-    ctx.register_dialect(dlc_func::dialect());
-    ctx.register_dialect(dlc_graph::dialect());
+    dlc_dialects::register_all_dialects(&mut ctx);
     let Ok(imported) = import_model(&mut ctx, model, None, &ImportOptions::default()) else {
         return;
     };

@@ -39,7 +39,7 @@ fuzz_target!(|data: &[u8]| {
 fn context(allow_unregistered: bool) -> Context {
     let mut ctx = Context::new();
     ctx.allow_unregistered = allow_unregistered;
-    ctx.register_dialect(dlc_func::dialect());
+    dlc_dialects::register_all_dialects(&mut ctx);
     ctx
 }
 

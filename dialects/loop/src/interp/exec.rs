@@ -230,7 +230,7 @@ impl Machine<'_> {
                     _ => return Err(op_err(ctx, op, "expected a buffer operand")),
                 };
                 let shape = &self.mem[id].shape;
-                let axis = crate::DimOp(op).axis(ctx);
+                let axis = crate::DimOp(op).axis_index(ctx);
                 let n = axis.and_then(|a| shape.get(a)).ok_or_else(|| {
                     op_err(
                         ctx,

@@ -355,7 +355,7 @@ impl Host<'_> {
 
     fn exec_dim(&mut self, op: Op) -> Result<HostVal, Diagnostic> {
         let view = self.get_view(op, self.operand(op, 0)?)?;
-        let axis = DimOp(op).axis(self.ctx);
+        let axis = DimOp(op).axis_index(self.ctx);
         let n = axis.and_then(|a| view.shape.get(a)).ok_or_else(|| {
             op_err(
                 self.ctx,

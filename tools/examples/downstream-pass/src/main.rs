@@ -30,8 +30,7 @@ fn main() -> ExitCode {
         }
     };
     let mut ctx = Context::new();
-    ctx.register_dialect(dlc_func::dialect());
-    ctx.register_dialect(dlc_arith::dialect());
+    dlc_dialects::register_all_dialects(&mut ctx);
     let mut sources = SourceMap::new();
     sources.add(path, &text);
     let result = parse_source(&mut ctx, &text, path, 1)

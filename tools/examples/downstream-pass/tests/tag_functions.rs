@@ -13,8 +13,7 @@ func.func private @g()
 
 fn context() -> Context {
     let mut ctx = Context::new();
-    ctx.register_dialect(dlc_func::dialect());
-    ctx.register_dialect(dlc_arith::dialect());
+    dlc_dialects::register_all_dialects(&mut ctx);
     ctx
 }
 

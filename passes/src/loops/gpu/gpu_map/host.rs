@@ -102,7 +102,7 @@ pub(super) fn host_symbol(ctx: &Context, entry: Block, v: Value) -> Option<HostS
     let dim = ctx.view::<DimOp>(op)?;
     let buffer = ctx.operands(op).first()?;
     let p = args.iter().position(|a| a == buffer)?;
-    Some(HostSymbol::Dim(p, dim.axis(ctx)?))
+    Some(HostSymbol::Dim(p, dim.axis_index(ctx)?))
 }
 
 /// `e` with each value symbol replaced by its image in `map`; `None` if one has none.
