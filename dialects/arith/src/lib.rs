@@ -33,10 +33,10 @@ pub use builders::{
     set_fastmath_flags, set_overflow_flags, splat_attr, BinaryOp, CastOp,
 };
 pub use ops::{
-    AddFOp, AddIOp, AndIOp, BitcastOp, CmpFOp, CmpIOp, ConstantOp, DivFOp, DivSIOp, DivUIOp,
-    ExtFOp, ExtSIOp, ExtUIOp, FPToSIOp, IndexCastOp, MaxSIOp, MaximumFOp, MinSIOp, MinimumFOp,
-    MulFOp, MulIOp, NegFOp, OrIOp, RemFOp, RemSIOp, RemUIOp, SIToFPOp, SelectOp, ShLIOp, ShRSIOp,
-    ShRUIOp, SubFOp, SubIOp, TruncFOp, TruncIOp, XOrIOp,
+    AddFOp, AddIOp, AndIOp, ArithOps, BitcastOp, CmpFOp, CmpIOp, ConstantOp, DivFOp, DivSIOp,
+    DivUIOp, ExtFOp, ExtSIOp, ExtUIOp, FPToSIOp, IndexCastOp, MaxSIOp, MaximumFOp, MinSIOp,
+    MinimumFOp, MulFOp, MulIOp, NegFOp, OrIOp, RemFOp, RemSIOp, RemUIOp, SIToFPOp, SelectOp,
+    ShLIOp, ShRSIOp, ShRUIOp, SubFOp, SubIOp, TruncFOp, TruncIOp, XOrIOp,
 };
 pub use types::bool_like;
 

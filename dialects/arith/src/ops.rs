@@ -242,3 +242,46 @@ pub(crate) fn describe(name: &str) -> Option<(Family, Flags)> {
         _ => return None,
     })
 }
+
+dlc_ir::op_set! {
+    /// Every op of the arith dialect: `ArithOps::of(ctx, op)` to dispatch on the kind of an
+    /// arith op without comparing names.
+    pub enum ArithOps {
+        ConstantOp,
+        AddIOp,
+        SubIOp,
+        MulIOp,
+        DivSIOp,
+        DivUIOp,
+        RemSIOp,
+        RemUIOp,
+        AndIOp,
+        OrIOp,
+        XOrIOp,
+        ShLIOp,
+        ShRSIOp,
+        ShRUIOp,
+        MaxSIOp,
+        MinSIOp,
+        CmpIOp,
+        AddFOp,
+        SubFOp,
+        MulFOp,
+        DivFOp,
+        RemFOp,
+        NegFOp,
+        MaximumFOp,
+        MinimumFOp,
+        CmpFOp,
+        SelectOp,
+        IndexCastOp,
+        ExtSIOp,
+        ExtUIOp,
+        TruncIOp,
+        SIToFPOp,
+        FPToSIOp,
+        ExtFOp,
+        TruncFOp,
+        BitcastOp,
+    }
+}

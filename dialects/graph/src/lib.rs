@@ -32,14 +32,14 @@ pub use builders::{
     build_reduce, build_reshape, build_select, build_splat, build_transpose, build_unary,
     build_with_type, constant_spec, i64_array, i64_attr,
 };
-pub use ops::{family, DTypeClass, Family, Reduction};
+pub use ops::{family, DTypeClass, Family, GraphOps, Reduction};
 pub use verify::{infer, infer_result_type, tensor_parts, TensorType};
 
 use dlc_ir::{AttrKind, Attribute, Context, Dialect, Location, OpSpec, Type};
 
 /// The `graph` dialect, ready for [`Context::register_dialect`].
 pub fn dialect() -> Dialect {
-    let defs = ops::all_defs()
+    let defs = ops::GraphOps::defs()
         .into_iter()
         .map(|mut def| {
             let fam = family(def.name).expect("every graph op has a family");

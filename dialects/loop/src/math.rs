@@ -5,46 +5,84 @@
 use dlc_arith::{fastmath_attr, fastmath_flags_of, FastMathFlags};
 use dlc_ir::parser::lexer::Tok;
 use dlc_ir::{
-    op_error, Context, Diagnostic, Dialect, Op, OpDef, OpSpec, PResult, Parser, Printer, Traits,
+    op_error, Context, Diagnostic, Dialect, Op, OpSpec, PResult, Parser, Printer, Traits,
 };
 
-/// The ops of the dialect with their operand counts.
-pub const MATH_OPS: &[(&str, u32, &str)] = &[
-    ("math.exp", 1, "Base-e exponential."),
-    ("math.log", 1, "Natural logarithm."),
-    ("math.tanh", 1, "Hyperbolic tangent."),
-    ("math.erf", 1, "Error function."),
-    ("math.sqrt", 1, "Square root."),
-    ("math.rsqrt", 1, "Reciprocal square root."),
-    ("math.sin", 1, "Sine."),
-    ("math.cos", 1, "Cosine."),
-    ("math.floor", 1, "Round toward negative infinity."),
-    ("math.ceil", 1, "Round toward positive infinity."),
-    ("math.round", 1, "Round to nearest, ties away from zero."),
-    ("math.roundeven", 1, "Round to nearest, ties to even."),
-    ("math.absf", 1, "Absolute value."),
-    ("math.powf", 2, "`lhs` raised to the power `rhs`."),
-    ("math.fma", 3, "Fused multiply-add `a * b + c`."),
-];
+/// Declares the math ops, which differ only in name, summary and operands.
+macro_rules! math_ops {
+    ($($(#[doc = $doc:literal])* $name:ident = $opname:literal, $operands:tt;)*) => {
+        $(dlc_ir::define_op! {
+            $(#[doc = $doc])*
+            pub struct $name = $opname;
+            traits = Traits::PURE.union(Traits::SAME_OPERANDS_AND_RESULT_TYPE);
+            operands = $operands;
+            results = [result];
+            attributes = [fastmath];
+            verify = verify;
+            parse = parse;
+            print = print;
+        })*
+    };
+}
+
+math_ops! {
+    /// Base-e exponential.
+    ExpOp = "math.exp", [operand];
+    /// Natural logarithm.
+    LogOp = "math.log", [operand];
+    /// Hyperbolic tangent.
+    TanhOp = "math.tanh", [operand];
+    /// Error function.
+    ErfOp = "math.erf", [operand];
+    /// Square root.
+    SqrtOp = "math.sqrt", [operand];
+    /// Reciprocal square root.
+    RsqrtOp = "math.rsqrt", [operand];
+    /// Sine.
+    SinOp = "math.sin", [operand];
+    /// Cosine.
+    CosOp = "math.cos", [operand];
+    /// Round toward negative infinity.
+    FloorOp = "math.floor", [operand];
+    /// Round toward positive infinity.
+    CeilOp = "math.ceil", [operand];
+    /// Round to nearest, ties away from zero.
+    RoundOp = "math.round", [operand];
+    /// Round to nearest, ties to even.
+    RoundEvenOp = "math.roundeven", [operand];
+    /// Absolute value.
+    AbsFOp = "math.absf", [operand];
+    /// `lhs` raised to the power `rhs`.
+    PowFOp = "math.powf", [lhs, rhs];
+    /// Fused multiply-add `a * b + c`.
+    FmaOp = "math.fma", [a, b, c];
+}
+
+dlc_ir::op_set! {
+    /// Every op of the math dialect: `MathOps::of(ctx, op)` to dispatch on the kind of a math
+    /// op without comparing names.
+    pub enum MathOps {
+        ExpOp,
+        LogOp,
+        TanhOp,
+        ErfOp,
+        SqrtOp,
+        RsqrtOp,
+        SinOp,
+        CosOp,
+        FloorOp,
+        CeilOp,
+        RoundOp,
+        RoundEvenOp,
+        AbsFOp,
+        PowFOp,
+        FmaOp,
+    }
+}
 
 /// The `math` dialect, ready for [`Context::register_dialect`].
 pub fn math_dialect() -> Dialect {
-    let ops = MATH_OPS
-        .iter()
-        .map(|&(name, n, summary)| {
-            let mut def = OpDef::new(name);
-            def.summary = summary;
-            def.inherent_attrs = &["fastmath"];
-            def.traits = Traits::PURE.union(Traits::SAME_OPERANDS_AND_RESULT_TYPE);
-            def.operands = dlc_ir::Arity::Exact(n);
-            def.results = dlc_ir::Arity::Exact(1);
-            def.parse = Some(parse);
-            def.print = Some(print);
-            def.verify = Some(verify);
-            def
-        })
-        .collect();
-    Dialect::new("math", ops)
+    Dialect::new("math", MathOps::defs())
 }
 
 /// `%a, %b attr-dict : type`.
