@@ -510,16 +510,17 @@ impl ReduceKind {
         })
     }
 
-    /// The reduction a combining `arith` op performs (`arith.addf` adds, `arith.maxnumf` takes
+    /// The reduction a combining `arith` op performs (`arith.addf` adds, `arith.maximumf` takes
     /// the maximum, ...): the ops a reduction's body may combine its accumulator with.
-    pub fn of_combiner(name: &str) -> Option<Self> {
-        Some(match name {
-            "arith.addf" | "arith.addi" => ReduceKind::Add,
-            "arith.mulf" | "arith.muli" => ReduceKind::Mul,
-            "arith.maximumf" | "arith.maxnumf" | "arith.maxsi" => ReduceKind::Max,
-            "arith.minimumf" | "arith.minnumf" | "arith.minsi" => ReduceKind::Min,
-            "arith.andi" => ReduceKind::And,
-            "arith.ori" => ReduceKind::Or,
+    pub fn of_combiner(ctx: &Context, op: Op) -> Option<Self> {
+        use dlc_arith::ArithOps as A;
+        Some(match A::of(ctx, op)? {
+            A::AddFOp(_) | A::AddIOp(_) => ReduceKind::Add,
+            A::MulFOp(_) | A::MulIOp(_) => ReduceKind::Mul,
+            A::MaximumFOp(_) | A::MaxSIOp(_) => ReduceKind::Max,
+            A::MinimumFOp(_) | A::MinSIOp(_) => ReduceKind::Min,
+            A::AndIOp(_) => ReduceKind::And,
+            A::OrIOp(_) => ReduceKind::Or,
             _ => return None,
         })
     }

@@ -652,7 +652,7 @@ impl Analyzer<'_> {
         let acc = ctx.operand(store, 1);
         let t = ctx.operand(store, 0);
         let combine = ctx.defining_op(t)?;
-        let kind = ReduceKind::of_combiner(ctx.op_name(combine))?;
+        let kind = ReduceKind::of_combiner(ctx, combine)?;
         let elem = ctx.value_type(t);
         if ctx.op_block(combine) != Some(body)
             || ctx.uses(t).len() != 1

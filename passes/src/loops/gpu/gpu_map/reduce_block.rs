@@ -345,7 +345,7 @@ fn reduction(ctx: &Context, nest: Op, op: Op, body: Block, init: Block) -> Optio
     }
     let value = ctx.operand(store, 0);
     let combine = ctx.defining_op(value)?;
-    let kind = ReduceKind::of_combiner(ctx.op_name(combine))?;
+    let kind = ReduceKind::of_combiner(ctx, combine)?;
     let loads: Vec<Op> = ops
         .iter()
         .copied()
