@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Runs every dlc test: the cargo tests of the workspace, the lit/FileCheck suite in test/ against
-# the freshly built dlc-opt, and a smoke run of the benchmark. Installs what is missing first
-# (scripts/setup.sh).
+# Runs every dlc test: the cargo tests of the workspace, the lit/FileCheck suites in test/ and
+# tools/examples/downstream-dialect/test/ against the freshly built tools, and a smoke run of
+# the benchmark. Installs what is missing first (scripts/setup.sh).
 #
 # Everything is built once, with the `checked` profile (Cargo.toml): optimized code, with debug
 # assertions and overflow checks still on, so the differential tests do not run the interpreters
@@ -51,6 +51,7 @@ lit_tests() {
   local log status=0 passed failed
   log=$(mktemp)
   DLC_BIN_DIR="$BIN_DIR" python3 -c "import sys, lit.main; sys.exit(lit.main.main())" -sv test/ \
+    tools/examples/downstream-dialect/test/ \
     2>&1 | tee "$log" || status=$?
   passed=$(sed -n 's/^ *Passed *: *\([0-9]*\).*/\1/p' "$log" | tail -n 1)
   failed=$(sed -n 's/^ *Failed *: *\([0-9]*\).*/\1/p' "$log" | tail -n 1)

@@ -138,6 +138,17 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Parses a float written as a decimal literal, optionally negative (`0.5`, `-3`, `1e-5`),
+    /// as MLIR's `parseFloat`: for a custom syntax that takes a bare number.
+    pub fn parse_float(&mut self) -> PResult<f64> {
+        let loc = self.current_loc();
+        match self.parse_number()? {
+            Number::Float(v) => Ok(v),
+            Number::Int(v) => Ok(v as f64),
+            Number::Hex(_) => Err(Diagnostic::error(loc, "expected a decimal number")),
+        }
+    }
+
     fn parse_number(&mut self) -> PResult<Number> {
         let negative = self.consume(Tok::Minus);
         let loc = self.current_loc();

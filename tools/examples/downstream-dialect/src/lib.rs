@@ -1,0 +1,213 @@
+//! A dialect written outside dlc: `act`, three activation functions on float tensors, with a
+//! custom syntax, a verifier, a folder, an interface implementation and a pass that lowers
+//! them to graph ops, so that everything dlc does with a graph program (fusion, lowering,
+//! code generation) then applies.
+//!
+//! ```text
+//! %y = act.scale %x, 0.5 : tensor<4xf32>        // x * 0.5
+//! %y = act.clamp %x, 0.0, 6.0 : tensor<4xf32>   // min(max(x, 0), 6)
+//! %y = act.hard_swish %x : tensor<4xf32>        // x * clamp(x + 3, 0, 6) / 6
+//! ```
+//!
+//! `src/main.rs` is `act-opt`, a dlc-opt-like tool that knows dlc's dialects and passes and this
+//! crate's (`act-opt input.mlir 'lower-act,canonicalize'`); `test/` holds its lit tests.
+//! docs/tutorial.md builds this dialect step by step; its snippets are this crate's doctests.
+
+#[cfg(doctest)]
+#[doc = include_str!("../../../../docs/tutorial.md")]
+pub struct Tutorial;
+
+use dlc_graph::{build_binary, build_splat};
+use dlc_ir::parser::lexer::Tok;
+use dlc_ir::pass::{Anchor, OptionValues, Pass, PassInfo, PassRegistry, PassRun};
+use dlc_ir::{define_op, op_error, op_set, Attribute, Context, DenseValue, Diagnostic, Dialect};
+use dlc_ir::{FoldResult, InsertPoint, Op, OpSpec, PResult, Parser, Printer, Traits};
+use dlc_ir::{Type, Value};
+use smallvec::SmallVec;
+
+/// The traits every `act` op has: pure, and its result has its operand's type.
+const ACT: Traits = Traits::PURE.union(Traits::SAME_OPERANDS_AND_RESULT_TYPE);
+
+define_op! {
+    /// Multiplies every element by the float attribute `factor`.
+    pub struct ScaleOp = "act.scale";
+    traits = ACT;
+    operands = [input];
+    results = [result];
+    attributes = [factor];
+    verify = verify_float_input;
+    parse = parse_act;
+    print = print_act;
+    fold = fold_scale;
+}
+
+define_op! {
+    /// Limits every element to `[low, high]`.
+    pub struct ClampOp = "act.clamp";
+    traits = ACT;
+    operands = [input];
+    results = [result];
+    attributes = [low, high];
+    verify = verify_clamp;
+    parse = parse_act;
+    print = print_act;
+}
+
+define_op! {
+    /// MobileNetV3's hard swish, `x * clamp(x + 3, 0, 6) / 6`.
+    pub struct HardSwishOp = "act.hard_swish";
+    traits = ACT;
+    operands = [input];
+    results = [result];
+    verify = verify_float_input;
+    parse = parse_act;
+    print = print_act;
+}
+
+op_set! {
+    /// The ops of the `act` dialect.
+    pub enum ActOps { ScaleOp, ClampOp, HardSwishOp }
+}
+
+/// The `act` dialect; registering it registers the graph dialect it lowers to.
+pub fn dialect() -> Dialect {
+    let mut dialect = Dialect::new("act", ActOps::defs());
+    dialect.dependencies = vec![dlc_graph::dialect];
+    dialect
+}
+
+/// The syntax of every `act` op: `%x, <float attrs in declaration order> : type`.
+fn parse_act(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
+    let input = p.parse_operand()?;
+    let names = {
+        let ctx = p.ctx();
+        let def = ctx.op_def_by_name(ctx.ident_str(spec.name));
+        def.map_or(&[][..], |d| d.inherent_attrs)
+    };
+    for name in names {
+        p.expect(Tok::Comma, "','")?;
+        let value = p.parse_float()?;
+        let attr = p.ctx().float_attr(value, Type::F64);
+        spec.set_attr(p.ctx(), name, attr);
+    }
+    p.expect(Tok::Colon, "':'")?;
+    let ty = p.parse_type()?;
+    spec.operands.push(p.resolve_operand(&input, ty)?);
+    spec.result_types.push(ty);
+    Ok(())
+}
+
+fn print_act(p: &mut Printer<'_>, op: Op) {
+    let ctx = p.ctx();
+    p.write(" ");
+    p.print_operand(ctx.operand(op, 0));
+    for name in ctx.op_def(op).map_or(&[][..], |d| d.inherent_attrs) {
+        p.write(", ");
+        let value = ctx
+            .attr(op, name)
+            .and_then(|a| ctx.attr_as_float(a))
+            .unwrap_or(f64::NAN);
+        p.print_float(value, dlc_ir::FloatKind::F64);
+    }
+    p.write(" : ");
+    p.print_type(ctx.value_type(ctx.operand(op, 0)));
+}
+
+/// The operand must be a tensor of floats.
+fn verify_float_input(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
+    let ty = ctx.value_type(ctx.operand(op, 0));
+    match ctx.shape(ty).map(|_| ctx.float_kind(ctx.element_type(ty))) {
+        Some(Some(_)) => Ok(()),
+        _ => Err(op_error(ctx, op, "operand must be a tensor of floats")),
+    }
+}
+
+fn verify_clamp(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
+    verify_float_input(ctx, op)?;
+    let [low, high] = clamp_bounds(ctx, ClampOp(op));
+    if !(low <= high) {
+        return Err(op_error(
+            ctx,
+            op,
+            format!("low {low} must not exceed high {high}"),
+        ));
+    }
+    Ok(())
+}
+
+fn clamp_bounds(ctx: &Context, op: ClampOp) -> [f64; 2] {
+    [op.low(ctx), op.high(ctx)].map(|a| a.and_then(|a| ctx.attr_as_float(a)).unwrap_or(f64::NAN))
+}
+
+/// `act.scale %x, 1.0` is `%x`.
+fn fold_scale(
+    ctx: &mut Context,
+    op: Op,
+    _: &[Option<Attribute>],
+) -> Option<SmallVec<[FoldResult; 1]>> {
+    let factor = ScaleOp(op).factor(ctx).and_then(|a| ctx.attr_as_float(a))?;
+    (factor == 1.0).then(|| SmallVec::from_elem(FoldResult::Value(ctx.operand(op, 0)), 1))
+}
+
+/// `lower-act`: rewrites every `act` op into graph ops.
+pub static LOWER_ACT: PassInfo = PassInfo {
+    argument: "lower-act",
+    summary: "Rewrites act ops into graph ops.",
+    anchor: Anchor::Op("func.func"),
+    options: &[],
+    statistics: &[("lowered", "Number of act ops rewritten")],
+    create: |_: &OptionValues| Ok(Box::new(LowerAct)),
+};
+
+struct LowerAct;
+
+impl Pass for LowerAct {
+    fn run(&self, ctx: &mut Context, run: &mut PassRun<'_>) -> Result<(), Diagnostic> {
+        let mut acts = Vec::new();
+        ctx.for_each_op(run.op(), &mut |op| acts.extend(ActOps::of(ctx, op)));
+        for act in &acts {
+            let value = lower(ctx, *act)?;
+            ctx.replace_op(act.op(), &[value]);
+        }
+        run.add_stat("lowered", acts.len() as u64);
+        Ok(())
+    }
+}
+
+/// Builds the graph ops that compute `act` just before it.
+fn lower(ctx: &mut Context, act: ActOps) -> Result<Value, Diagnostic> {
+    let (op, at) = (act.op(), InsertPoint::Before(act.op()));
+    let (x, loc) = (ctx.operand(op, 0), ctx.op_loc(op));
+    let scalar_ty = ctx.tensor_type(&[], ctx.element_type(ctx.value_type(x)));
+    let scalar =
+        |ctx: &mut Context, v: f64| build_splat(ctx, at, scalar_ty, DenseValue::Float(v), loc);
+    let clamp = |ctx: &mut Context, x: Value, [low, high]: [f64; 2]| {
+        let (low, high) = (scalar(ctx, low), scalar(ctx, high));
+        let above = build_binary(ctx, at, "graph.max", x, low, loc)?;
+        build_binary(ctx, at, "graph.min", above, high, loc)
+    };
+    match act {
+        ActOps::ScaleOp(s) => {
+            let factor = s
+                .factor(ctx)
+                .and_then(|a| ctx.attr_as_float(a))
+                .unwrap_or(f64::NAN);
+            let factor = scalar(ctx, factor);
+            build_binary(ctx, at, "graph.mul", x, factor, loc)
+        }
+        ActOps::ClampOp(c) => clamp(ctx, x, clamp_bounds(ctx, c)),
+        ActOps::HardSwishOp(_) => {
+            let three = scalar(ctx, 3.0);
+            let shifted = build_binary(ctx, at, "graph.add", x, three, loc)?;
+            let gate = clamp(ctx, shifted, [0.0, 6.0])?;
+            let gated = build_binary(ctx, at, "graph.mul", x, gate, loc)?;
+            let six = scalar(ctx, 6.0);
+            build_binary(ctx, at, "graph.div", gated, six, loc)
+        }
+    }
+}
+
+/// Registers this crate's passes (next to dlc's, in a tool's registry).
+pub fn register(registry: &mut PassRegistry) {
+    registry.register(&LOWER_ACT);
+}
