@@ -36,14 +36,14 @@ pub struct Access<'a> {
 /// An op that reads or writes elements of a buffer at indices (MLIR's affine
 /// `AffineReadOpInterface` / `AffineWriteOpInterface` in one).
 pub trait MemoryAccess: Sync {
-    /// The access `op` makes.
-    fn access<'a>(&self, ctx: &'a Context, op: Op) -> Access<'a>;
+    /// The access `op` makes, or `None` when the op is malformed (too few operands): the
+    /// answer is only trusted on verified IR, but asking never panics.
+    fn access<'a>(&self, ctx: &'a Context, op: Op) -> Option<Access<'a>>;
 }
 
 /// The access `op` makes, if it implements [`MemoryAccess`].
 pub fn access(ctx: &Context, op: Op) -> Option<Access<'_>> {
-    ctx.interface::<dyn MemoryAccess>(op)
-        .map(|i| i.access(ctx, op))
+    ctx.interface::<dyn MemoryAccess>(op)?.access(ctx, op)
 }
 
 /// The access of the loop dialect's load, store and prefetch ops: the buffer is operand
@@ -69,7 +69,7 @@ pub(crate) const PREFETCH: BufferAccess = BufferAccess {
 };
 
 impl MemoryAccess for BufferAccess {
-    fn access<'a>(&self, ctx: &'a Context, op: Op) -> Access<'a> {
+    fn access<'a>(&self, ctx: &'a Context, op: Op) -> Option<Access<'a>> {
         let operands = ctx.operands(op);
         let value = match self.kind {
             AccessKind::Read => ctx.results(op).next(),
@@ -80,13 +80,13 @@ impl MemoryAccess for BufferAccess {
             .and_then(|v| ctx.shape(ctx.value_type(v)))
             .and_then(|shape| shape.first().copied())
             .map_or(1, |n| u32::try_from(n).unwrap_or(1));
-        Access {
+        Some(Access {
             kind: self.kind,
-            buffer: operands[self.buffer_at],
-            indices: &operands[self.buffer_at + 1..],
+            buffer: *operands.get(self.buffer_at)?,
+            indices: operands.get(self.buffer_at + 1..)?,
             value,
             lanes,
-        }
+        })
     }
 }
 
@@ -97,9 +97,10 @@ impl MemoryEffects for BufferAccess {
             // A prefetch reads nothing, but ordering it as a read keeps it where it was put.
             AccessKind::Read | AccessKind::Prefetch => EffectKind::Read,
         };
+        // A malformed op (no buffer operand) may touch anything.
         out.push(Effect {
             kind,
-            on: Some(ctx.operand(op, self.buffer_at)),
+            on: ctx.operands(op).get(self.buffer_at).copied(),
         });
     }
 }
@@ -139,6 +140,7 @@ impl MemoryEffects for Synchronizes {
 pub(crate) struct ForLoop;
 
 impl LoopLike for ForLoop {
+    // Only asked of verified loops, whose body and operands the verifier checked.
     fn induction_var(&self, ctx: &Context, op: Op) -> Value {
         ctx.block_args(self.body(ctx, op))[0]
     }
