@@ -14,6 +14,7 @@ use crate::ops;
 use crate::proto::{type_proto, AttributeProto, GraphProto, ModelProto, NodeProto, TensorProto};
 use crate::tensor::{element_type, tensor_attr};
 use dlc_graph::interp::{evaluate_op, Tensor};
+use dlc_graph::ops::ConstantOp;
 use dlc_ir::location::CompositeLocKind;
 use dlc_ir::{
     AttrKind, Attribute, Context, InsertPoint, Location, NamedAttr, Op, OpSpec, Type, Value,
@@ -354,10 +355,7 @@ impl<'c> Importer<'c> {
             return Some(t.clone());
         }
         let op = self.ctx.defining_op(v)?;
-        if self.ctx.op_name(op) != "graph.constant" {
-            return None;
-        }
-        let attr = self.ctx.attr(op, "value")?;
+        let attr = self.ctx.view::<ConstantOp>(op)?.value(self.ctx)?;
         if !foldable(self.ctx, self.ctx.attr_type(attr)?) {
             return None;
         }
@@ -437,12 +435,11 @@ impl<'c> Importer<'c> {
     fn finish(self, name: &str, results: &[Value]) -> (Op, Op) {
         let ctx = self.ctx;
         let spec = OpSpec::new(ctx, "func.return", Location::Unknown).operands(results);
-        ctx.build(InsertPoint::End(self.block), spec);
+        let ret = ctx.build(InsertPoint::End(self.block), spec);
         // Graph ops are pure: one backward sweep erases every op whose results end unused.
         let ops: Vec<Op> = ctx.block_ops(self.block).collect();
         for op in ops.into_iter().rev() {
-            let unused =
-                ctx.op_name(op) != "func.return" && ctx.results(op).all(|r| ctx.uses(r).is_empty());
+            let unused = op != ret && ctx.results(op).all(|r| ctx.uses(r).is_empty());
             if unused {
                 ctx.erase_op(op);
             }

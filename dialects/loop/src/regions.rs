@@ -2,12 +2,14 @@
 //!
 //! A schedule block's read and write regions are what later passes (schedule-block DCE, common
 //! read elimination, buffer-axis updates) reason about. CINN stores them as fields next to the
-//! block and trusts them; here they are computed from the loads and stores in the block's body
-//! and init regions, so they cannot disagree with the code. Each access records its buffer and
-//! its indices as [`IndexExpr`]s over the block's iter vars and the kernel's symbols, so a pass
-//! can bound them with [`range_of`] or compare them with [`equal`](crate::index_expr::equal).
+//! block and trusts them; here they are computed from the accesses in the block's body and init
+//! regions (every op implementing [`MemoryAccess`](crate::MemoryAccess)), so they cannot
+//! disagree with the code. Each access records its buffer and its indices as [`IndexExpr`]s
+//! over the block's iter vars and the kernel's symbols, so a pass can bound them with
+//! [`range_of`] or compare them with [`equal`](crate::index_expr::equal).
 
 use crate::index_expr::{from_ir, range_of, Bounds, IndexExpr};
+use crate::{access, AccessKind, ScheduleBlockOp};
 use dlc_ir::pass::Analysis;
 use dlc_ir::{Context, Op, Value};
 use rustc_hash::FxHashMap;
@@ -58,7 +60,7 @@ impl Analysis for ScheduleBlockAccesses {
     fn compute(ctx: &Context, op: Op) -> Self {
         let mut blocks = FxHashMap::default();
         ctx.for_each_op(op, &mut |o| {
-            if ctx.op_name(o) == "loop.schedule_block" {
+            if ctx.view::<ScheduleBlockOp>(o).is_some() {
                 blocks.insert(o, accesses_in(ctx, o));
             }
         });
@@ -79,49 +81,25 @@ fn accesses_in(ctx: &Context, block: Op) -> BlockAccesses {
     out
 }
 
-/// Adds the access `op` makes, if it is a load or store, unless an equal one is recorded.
+/// Adds the access `op` makes, if it reads or writes a buffer, unless an equal one is
+/// recorded. A prefetch touches no data and is left out.
 fn record(ctx: &Context, op: Op, out: &mut BlockAccesses) {
-    let operands = ctx.operands(op);
-    let (is_write, buffer_at) = match ctx.op_name(op) {
-        "loop.load" | "loop.vload" => (false, 0),
-        "loop.store" | "loop.vstore" => (true, 1),
-        _ => return,
-    };
-    let Some(&buffer) = operands.get(buffer_at) else {
+    let Some(a) = access(ctx, op) else {
         return;
     };
-    let width = match ctx.op_name(op) {
-        "loop.vload" => ctx
-            .result_types(op)
-            .first()
-            .and_then(|t| vector_width(ctx, *t)),
-        "loop.vstore" => operands
-            .first()
-            .and_then(|v| vector_width(ctx, ctx.value_type(*v))),
-        _ => Some(1),
-    }
-    .unwrap_or(1);
-    let indices = operands[buffer_at + 1..]
-        .iter()
-        .map(|v| from_ir(ctx, *v))
-        .collect();
-    let access = BufferAccess {
-        buffer,
-        indices,
-        width,
+    let list = match a.kind {
+        AccessKind::Read => &mut out.reads,
+        AccessKind::Write => &mut out.writes,
+        AccessKind::Prefetch => return,
     };
-    let list = if is_write {
-        &mut out.writes
-    } else {
-        &mut out.reads
+    let access = BufferAccess {
+        buffer: a.buffer,
+        indices: a.indices.iter().map(|v| from_ir(ctx, *v)).collect(),
+        width: a.lanes,
     };
     if !list.contains(&access) {
         list.push(access);
     }
-}
-
-fn vector_width(ctx: &Context, ty: dlc_ir::Type) -> Option<u32> {
-    ctx.shape(ty).and_then(|s| s.last()).map(|n| *n as u32)
 }
 
 #[cfg(test)]
@@ -145,7 +123,7 @@ mod tests {
         let analysis = ScheduleBlockAccesses::compute(&ctx, module);
         let mut blocks = Vec::new();
         ctx.for_each_op(module, &mut |o| {
-            if ctx.op_name(o) == "loop.schedule_block" {
+            if ctx.view::<ScheduleBlockOp>(o).is_some() {
                 blocks.push(o);
             }
         });

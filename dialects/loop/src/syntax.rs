@@ -20,13 +20,13 @@
 //! Region bodies print their `loop.yield` / `loop.return`; when parsing, a missing terminator
 //! is added.
 
-use crate::ops::{IterKind, LoopKind, ScheduleBlockOp};
+use crate::ops::{IterKind, LoopKind, ReturnOp, ScheduleBlockOp, YieldOp};
 use crate::types::buffer_parts;
 use dlc_ir::parser::lexer::Tok;
 use dlc_ir::parser::{Argument, UnresolvedOperand};
 use dlc_ir::{
-    AttrKind, Attribute, Diagnostic, InsertPoint, Op, OpSpec, PResult, Parser, Printer, Region,
-    Traits, Type, Value,
+    AttrKind, Attribute, Diagnostic, InsertPoint, Op, OpSpec, OpView, PResult, Parser, Printer,
+    Region, Traits, Type, Value,
 };
 
 fn set_attr(p: &mut Parser<'_>, spec: &mut OpSpec, name: &str, value: Attribute) {
@@ -122,7 +122,7 @@ pub(crate) fn parse_kernel(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()>
     set_attr(p, spec, "function_type", ty_attr);
     p.parse_optional_attr_dict_with_keyword(&mut spec.attrs)?;
     let region = p.parse_region(&args, true)?;
-    ensure_terminator(p, region, "loop.return", &inputs);
+    ensure_terminator(p, region, ReturnOp::NAME, &inputs);
     spec.regions.push(region);
     Ok(())
 }
@@ -244,7 +244,7 @@ pub(crate) fn parse_for(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
         loc: iv_loc,
     }];
     let region = p.parse_region(&args, false)?;
-    ensure_terminator(p, region, "loop.yield", &[Type::INDEX]);
+    ensure_terminator(p, region, YieldOp::NAME, &[Type::INDEX]);
     spec.regions.push(region);
     Ok(())
 }
@@ -325,13 +325,13 @@ pub(crate) fn parse_schedule_block(p: &mut Parser<'_>, spec: &mut OpSpec) -> PRe
     let arg_types = vec![Type::INDEX; args.len()];
     let init = if p.consume_keyword("init") {
         let r = p.parse_region(&args, false)?;
-        ensure_terminator(p, r, "loop.yield", &arg_types);
+        ensure_terminator(p, r, YieldOp::NAME, &arg_types);
         r
     } else {
         p.ctx().create_region()
     };
     let body = p.parse_region(&args, false)?;
-    ensure_terminator(p, body, "loop.yield", &arg_types);
+    ensure_terminator(p, body, YieldOp::NAME, &arg_types);
     spec.regions.push(body);
     spec.regions.push(init);
     Ok(())
@@ -524,10 +524,10 @@ pub(crate) fn parse_if(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
     spec.operands.push(cond);
     p.parse_optional_attr_dict_with_keyword(&mut spec.attrs)?;
     let then = p.parse_region(&[], false)?;
-    ensure_terminator(p, then, "loop.yield", &[]);
+    ensure_terminator(p, then, YieldOp::NAME, &[]);
     let otherwise = if p.consume_keyword("else") {
         let r = p.parse_region(&[], false)?;
-        ensure_terminator(p, r, "loop.yield", &[]);
+        ensure_terminator(p, r, YieldOp::NAME, &[]);
         r
     } else {
         p.ctx().create_region()

@@ -23,7 +23,7 @@ fn type_str(ctx: &Context, ty: Type) -> String {
 fn enclosing_kernel(ctx: &Context, op: Op) -> Option<Op> {
     let mut cur = ctx.parent_op(op);
     while let Some(p) = cur {
-        if ctx.op_name(p) == "loop.kernel" {
+        if ctx.view::<KernelOp>(p).is_some() {
             return Some(p);
         }
         cur = ctx.parent_op(p);
@@ -55,7 +55,7 @@ fn in_gpu_context(ctx: &Context, op: Op) -> bool {
         if for_kind(ctx, p).is_some_and(LoopKind::is_gpu) {
             return true;
         }
-        if ctx.op_name(p) == "loop.kernel" {
+        if ctx.view::<KernelOp>(p).is_some() {
             return is_gpu_kernel(ctx, p);
         }
         cur = ctx.parent_op(p);
@@ -301,6 +301,8 @@ pub(crate) fn verify_alloc(ctx: &Context, op: Op) -> VResult {
     }
     for u in ctx.uses(ctx.result(op, 0)) {
         let user = u.user;
+        // Op name compared because dlc-loop does not depend on dlc-func, whose `CallOp` view
+        // would say this.
         if ctx.op_name(user) == "func.call" || ctx.has_trait(user, Traits::RETURN_LIKE) {
             return Err(op_error(
                 ctx,
@@ -802,7 +804,7 @@ pub(crate) fn verify_launch_symbols(
     let name = ctx.ident_str(callee);
     let kernel = tables
         .resolve(ctx, op, callee)
-        .filter(|k| ctx.op_name(*k) == "loop.kernel");
+        .filter(|&k| ctx.view::<KernelOp>(k).is_some());
     let Some(inputs) = kernel.and_then(|k| KernelOp(k).argument_types(ctx)) else {
         return Err(op_error(
             ctx,

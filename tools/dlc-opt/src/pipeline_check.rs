@@ -4,6 +4,7 @@
 //! that starts with a graph pass gets that `lower` inserted (`dlc_passes::levels`), so this
 //! fires for a pipeline of loop passes alone, `--pass-pipeline`, or `--no-implicit-lowering`.
 
+use dlc_graph::GraphOps;
 use dlc_ir::{Context, Diagnostic, Op};
 
 /// The pass names of a pass manager's full pipeline text, in order (options skipped).
@@ -43,7 +44,7 @@ pub fn lower_missing(pipeline_text: &str, ctx: &Context, module: Op) -> Option<D
     }
     let mut graph = false;
     ctx.for_each_op(module, &mut |op| {
-        graph |= ctx.op_name(op).starts_with("graph.");
+        graph |= GraphOps::of(ctx, op).is_some();
     });
     graph.then(|| {
         Diagnostic::warning(

@@ -11,6 +11,7 @@
 
 use crate::Model;
 use dlc_graph::interp::{interpret, DType as GraphDType, Elements, Tensor as GraphTensor};
+use dlc_graph::ops::MatmulOp;
 use dlc_ir::{Context, Op, Value};
 use dlc_loop::interp::{run_host, DType, HostBuffer, KernelArg};
 use dlc_runtime::Tensor;
@@ -236,7 +237,7 @@ pub fn matmul_flops(model: &Model) -> u64 {
     let ctx = &model.source_ctx;
     let mut flops = 0u64;
     ctx.for_each_op(model.source_func, &mut |op| {
-        if ctx.op_name(op) != "graph.matmul" {
+        if ctx.view::<MatmulOp>(op).is_none() {
             return;
         }
         let (Some(&lhs), Some(&rhs)) = (ctx.operands(op).first(), ctx.operands(op).get(1)) else {

@@ -1,14 +1,16 @@
 //! Known power-of-two divisors of index values and of element offsets, for alignment proofs.
 //!
 //! [`known_divisor`] follows `arith.constant`, `addi`, `subi` and `muli` and the block arguments
-//! that index ops bind: a `loop.for` induction variable is a multiple of whatever divides both
-//! its lower bound and its step, and a schedule block's iter var is its iter value. Anything
+//! that index ops bind: the induction variable of a loop (`loop.for`, or any [`LoopLike`] op) is
+//! a multiple of whatever divides both its lower bound and its step, and a schedule block's iter
+//! var is its iter value. Anything
 //! else (a kernel argument, a load, a division) is only known to be a multiple of 1.
 //! [`offset_divisor`] combines the indices of an access with the buffer's row-major strides.
 //! Code generation uses it to prove that a vector access is aligned to its size.
 
-use crate::{ForOp, ScheduleBlockOp};
-use dlc_ir::{Context, Value, ValueDef, DYNAMIC};
+use crate::ScheduleBlockOp;
+use dlc_arith::ArithOps;
+use dlc_ir::{Context, LoopLike, Value, ValueDef, DYNAMIC};
 
 /// The largest divisor reported: enough for any vector or cache-line alignment.
 pub const MAX_DIVISOR: u64 = 1 << 16;
@@ -51,14 +53,16 @@ fn divisor(ctx: &Context, v: Value, depth: u32) -> u64 {
     match ctx.value_def(v) {
         ValueDef::Result { op, .. } => {
             let operands = ctx.operands(op);
-            match (ctx.op_name(op), operands) {
-                ("arith.constant", _) => ctx
-                    .attr(op, "value")
+            match (ArithOps::of(ctx, op), operands) {
+                (Some(ArithOps::ConstantOp(c)), _) => c
+                    .value(ctx)
                     .and_then(|a| ctx.attr_as_int(a))
                     .and_then(|c| i64::try_from(c).ok())
                     .map_or(1, pow2_divisor),
-                ("arith.addi" | "arith.subi", &[a, b]) => next(a).min(next(b)),
-                ("arith.muli", &[a, b]) => next(a).saturating_mul(next(b)).min(MAX_DIVISOR),
+                (Some(ArithOps::AddIOp(_) | ArithOps::SubIOp(_)), &[a, b]) => next(a).min(next(b)),
+                (Some(ArithOps::MulIOp(_)), &[a, b]) => {
+                    next(a).saturating_mul(next(b)).min(MAX_DIVISOR)
+                }
                 _ => 1,
             }
         }
@@ -66,15 +70,17 @@ fn divisor(ctx: &Context, v: Value, depth: u32) -> u64 {
             let Some(owner) = ctx.block_parent_op(block) else {
                 return 1;
             };
-            match ctx.op_name(owner) {
-                "loop.for" if index == 0 => {
-                    let f = ForOp(owner);
-                    next(f.lower_bound(ctx)).min(next(f.step(ctx)))
-                }
-                "loop.schedule_block" => ScheduleBlockOp(owner)
+            if let Some(sb) = ctx.view::<ScheduleBlockOp>(owner) {
+                return sb
                     .iter_values(ctx)
                     .get(index as usize)
-                    .map_or(1, |&w| next(w)),
+                    .map_or(1, |&w| next(w));
+            }
+            match ctx.interface::<dyn LoopLike>(owner) {
+                Some(l) if l.induction_var(ctx, owner) == v => {
+                    let [lower, _, step] = l.bounds(ctx, owner);
+                    next(lower).min(next(step))
+                }
                 _ => 1,
             }
         }

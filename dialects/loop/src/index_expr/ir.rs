@@ -17,7 +17,7 @@
 use super::bounds::{range_of, Bounds};
 use super::expr::{Atom, IndexExpr, Symbol};
 use dlc_arith::{
-    build_binary, build_cast, build_cmpi, build_index_constant, build_select, AddIOp,
+    build_binary, build_cast, build_cmpi, build_index_constant, build_select, AddIOp, ArithOps,
     CmpIPredicate, DivSIOp, IndexCastOp, MaxSIOp, MinSIOp, MulIOp, RemSIOp, SubIOp,
 };
 use dlc_ir::{Context, Diagnostic, InsertPoint, Location, Op, Type, Value};
@@ -75,10 +75,12 @@ impl Reader<'_> {
         let Some(op) = ctx.defining_op(v) else {
             return symbol;
         };
-        let name = ctx.op_name(op);
-        if name == "arith.constant" {
-            return ctx
-                .attr(op, "value")
+        let Some(arith) = ArithOps::of(ctx, op) else {
+            return symbol;
+        };
+        if let ArithOps::ConstantOp(c) = arith {
+            return c
+                .value(ctx)
                 .and_then(|a| ctx.attr_as_int(a))
                 .and_then(|c| i64::try_from(c).ok())
                 .map_or(symbol, IndexExpr::constant);
@@ -88,14 +90,14 @@ impl Reader<'_> {
         }
         let (l, r) = (ctx.operand(op, 0), ctx.operand(op, 1));
         let (a, b) = (self.read(l), self.read(r));
-        match name {
-            "arith.addi" => &a + &b,
-            "arith.subi" => &a - &b,
-            "arith.muli" => &a * &b,
-            "arith.minsi" => a.minimum(&b),
-            "arith.maxsi" => a.maximum(&b),
-            "arith.divsi" | "arith.divui" if self.floors(&a, &b) => a.floordiv(&b),
-            "arith.remsi" | "arith.remui" if self.floors(&a, &b) => a.modulo(&b),
+        match arith {
+            ArithOps::AddIOp(_) => &a + &b,
+            ArithOps::SubIOp(_) => &a - &b,
+            ArithOps::MulIOp(_) => &a * &b,
+            ArithOps::MinSIOp(_) => a.minimum(&b),
+            ArithOps::MaxSIOp(_) => a.maximum(&b),
+            ArithOps::DivSIOp(_) | ArithOps::DivUIOp(_) if self.floors(&a, &b) => a.floordiv(&b),
+            ArithOps::RemSIOp(_) | ArithOps::RemUIOp(_) if self.floors(&a, &b) => a.modulo(&b),
             _ => symbol,
         }
     }

@@ -8,8 +8,8 @@
 //! there. No OS threads are involved, so interleaving is deterministic.
 
 use super::buffer::{buffer_type, HostBuffer};
-use super::scalar::{self, Val};
-use crate::MemorySpace;
+use super::scalar::{self, ScalarOp, Val};
+use crate::{Access, LoopOps, MemorySpace};
 use dlc_ir::{Block, Context, Diagnostic, Op, Value};
 use rustc_hash::FxHashMap as HashMap;
 
@@ -116,7 +116,7 @@ impl Thread {
     }
 }
 
-impl Machine<'_> {
+impl<'c> Machine<'c> {
     /// Runs `th` until it finishes or stops at a collective op.
     pub(crate) fn run_thread(&mut self, th: &mut Thread) -> Result<Status, Diagnostic> {
         let ctx = self.ctx;
@@ -125,7 +125,14 @@ impl Machine<'_> {
                 return Ok(Status::Done);
             };
             let op = match frame.next {
-                Some(op) if !matches!(ctx.op_name(op), "loop.yield" | "loop.return") => op,
+                Some(op)
+                    if !matches!(
+                        LoopOps::of(ctx, op),
+                        Some(LoopOps::YieldOp(_) | LoopOps::ReturnOp(_))
+                    ) =>
+                {
+                    op
+                }
                 _ => {
                     self.end_frame(th);
                     continue;
@@ -201,11 +208,10 @@ impl Machine<'_> {
     /// Runs one op.
     fn exec(&mut self, th: &mut Thread, op: Op) -> Result<Flow, Diagnostic> {
         let ctx = self.ctx;
-        let name = ctx.op_name(op);
-        match name {
-            "loop.for" => self.exec_for(th, op),
-            "loop.schedule_block" => self.exec_schedule_block(th, op),
-            "loop.if" => {
+        match LoopOps::of(ctx, op) {
+            Some(LoopOps::ForOp(_)) => self.exec_for(th, op),
+            Some(LoopOps::ScheduleBlockOp(_)) => self.exec_schedule_block(th, op),
+            Some(LoopOps::IfOp(_)) => {
                 let cond = self.get_int(th, op, self.operand(op, 0)?)?;
                 let region = if cond != 0 { 0 } else { 1 };
                 Ok(match ctx.regions(op).get(region) {
@@ -219,18 +225,23 @@ impl Machine<'_> {
                     None => Flow::Next,
                 })
             }
-            "loop.load" | "loop.vload" => self.exec_load(th, op),
+            Some(LoopOps::LoadOp(_)) => self.exec_load(th, op, false),
+            Some(LoopOps::VLoadOp(_)) => self.exec_load(th, op, true),
             // A hint: its indices are checked as a load's, and nothing is read.
-            "loop.prefetch" => self.address(th, op, 0, 1).map(|_| Flow::Next),
-            "loop.store" | "loop.vstore" => self.exec_store(th, op),
-            "loop.alloc" => self.exec_alloc(th, op),
-            "loop.dim" => {
+            Some(LoopOps::PrefetchOp(_)) => {
+                let access = self.access(op, 1)?;
+                self.address(th, op, &access, 1).map(|_| Flow::Next)
+            }
+            Some(LoopOps::StoreOp(_)) => self.exec_store(th, op, false),
+            Some(LoopOps::VStoreOp(_)) => self.exec_store(th, op, true),
+            Some(LoopOps::AllocOp(_)) => self.exec_alloc(th, op),
+            Some(LoopOps::DimOp(dim)) => {
                 let id = match self.get(th, op, self.operand(op, 0)?)? {
                     Val::Buf(id) => id,
                     _ => return Err(op_err(ctx, op, "expected a buffer operand")),
                 };
                 let shape = &self.mem[id].shape;
-                let axis = crate::DimOp(op).axis_index(ctx);
+                let axis = dim.axis_index(ctx);
                 let n = axis.and_then(|a| shape.get(a)).ok_or_else(|| {
                     op_err(
                         ctx,
@@ -241,33 +252,41 @@ impl Machine<'_> {
                 self.set_result(th, op, Val::Int(*n as i64))?;
                 Ok(Flow::Next)
             }
-            "loop.thread_id" | "loop.block_id" | "loop.block_dim" | "loop.grid_dim" => {
+            Some(
+                id @ (LoopOps::ThreadIdOp(_) | LoopOps::BlockIdOp(_) | LoopOps::BlockDimOp(_)),
+            ) => {
                 let d = self.dim_attr(op)?;
-                let v = match name {
-                    "loop.thread_id" => th.tid[d],
-                    "loop.block_id" => self.block_id[d],
-                    "loop.block_dim" => self.launch.block[d],
-                    _ => self.launch.grid[d],
+                let v = match id {
+                    LoopOps::ThreadIdOp(_) => th.tid[d],
+                    LoopOps::BlockIdOp(_) => self.block_id[d],
+                    _ => self.launch.block[d],
                 };
                 self.set_result(th, op, Val::Int(v))?;
                 Ok(Flow::Next)
             }
-            "loop.barrier" | "loop.warp_reduce" | "loop.block_reduce" => Ok(Flow::Wait),
-            _ if scalar::is_scalar_op(name) && ctx.regions(op).is_empty() => {
-                let args = ctx
-                    .operands(op)
-                    .iter()
-                    .map(|&v| self.get(th, op, v))
-                    .collect::<Result<Vec<_>, _>>()?;
-                let v = scalar::eval(ctx, op, &args).map_err(|m| op_err(ctx, op, m))?;
-                self.set_result(th, op, v)?;
-                Ok(Flow::Next)
+            Some(LoopOps::BarrierOp(_) | LoopOps::WarpReduceOp(_) | LoopOps::BlockReduceOp(_)) => {
+                Ok(Flow::Wait)
             }
-            _ => Err(op_err(
-                ctx,
-                op,
-                format!("the loop interpreter does not support '{name}'"),
-            )),
+            _ => match ScalarOp::of(ctx, op) {
+                Some(scalar_op) if ctx.regions(op).is_empty() => {
+                    let args = ctx
+                        .operands(op)
+                        .iter()
+                        .map(|&v| self.get(th, op, v))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    let v = scalar::eval(ctx, scalar_op, &args).map_err(|m| op_err(ctx, op, m))?;
+                    self.set_result(th, op, v)?;
+                    Ok(Flow::Next)
+                }
+                _ => Err(op_err(
+                    ctx,
+                    op,
+                    format!(
+                        "the loop interpreter does not support '{}'",
+                        ctx.op_name(op)
+                    ),
+                )),
+            },
         }
     }
 
@@ -405,22 +424,37 @@ impl Machine<'_> {
         }))
     }
 
-    /// The buffer and element offset a load or store addresses, bounds-checked; `width` is the
+    /// The access of load, store or prefetch `op`. [`crate::access`] reads the operands of a
+    /// verified op; one built with fewer than `operands` (the buffer, after the value for a
+    /// store) is an error here rather than a panic there.
+    fn access(&self, op: Op, operands: usize) -> Result<Access<'c>, Diagnostic> {
+        let ctx = self.ctx;
+        if ctx.operands(op).len() < operands {
+            return Err(op_err(
+                ctx,
+                op,
+                format!("expected an operand #{}", operands - 1),
+            ));
+        }
+        crate::access(ctx, op).ok_or_else(|| op_err(ctx, op, "expected a buffer access"))
+    }
+
+    /// The buffer and element offset `access` addresses, bounds-checked; `width` is the
     /// number of contiguous elements along the last dimension.
     fn address(
         &self,
         th: &Thread,
         op: Op,
-        buf_operand: usize,
+        access: &Access<'_>,
         width: usize,
     ) -> Result<(usize, usize), Diagnostic> {
         let ctx = self.ctx;
-        let ops = ctx.operands(op);
-        let id = match self.get(th, op, self.operand(op, buf_operand)?)? {
+        let id = match self.get(th, op, access.buffer)? {
             Val::Buf(id) => id,
             _ => return Err(op_err(ctx, op, "expected a buffer operand")),
         };
-        let idx = ops[buf_operand + 1..]
+        let idx = access
+            .indices
             .iter()
             .map(|&v| self.get_int(th, op, v))
             .collect::<Result<Vec<_>, _>>()?;
@@ -475,9 +509,10 @@ impl Machine<'_> {
         }
     }
 
-    fn exec_load(&mut self, th: &mut Thread, op: Op) -> Result<Flow, Diagnostic> {
+    /// `loop.load`, or `loop.vload` when `vector`.
+    fn exec_load(&mut self, th: &mut Thread, op: Op, vector: bool) -> Result<Flow, Diagnostic> {
         let ctx = self.ctx;
-        let vector = ctx.op_name(op) == "loop.vload";
+        let access = self.access(op, 1)?;
         let width = if vector {
             let ty = *ctx
                 .result_types(op)
@@ -487,7 +522,7 @@ impl Machine<'_> {
         } else {
             1
         };
-        let (id, at) = self.address(th, op, 0, width)?;
+        let (id, at) = self.address(th, op, &access, width)?;
         let buf = &self.mem[id];
         let v = if vector {
             Val::Vector((at..at + width).map(|i| buf.get(i)).collect())
@@ -498,10 +533,15 @@ impl Machine<'_> {
         Ok(Flow::Next)
     }
 
-    fn exec_store(&mut self, th: &mut Thread, op: Op) -> Result<Flow, Diagnostic> {
+    /// `loop.store`, or `loop.vstore` when `vector`.
+    fn exec_store(&mut self, th: &mut Thread, op: Op, vector: bool) -> Result<Flow, Diagnostic> {
         let ctx = self.ctx;
-        let value = self.get(th, op, self.operand(op, 0)?)?;
-        let lanes = match (&value, ctx.op_name(op) == "loop.vstore") {
+        let access = self.access(op, 2)?;
+        let value = access
+            .value
+            .ok_or_else(|| op_err(ctx, op, "expected a stored value"))?;
+        let value = self.get(th, op, value)?;
+        let lanes = match (&value, vector) {
             (Val::Vector(l), true) => l.clone(),
             (v @ (Val::Int(_) | Val::Float(_)), false) => vec![v.clone()],
             _ => {
@@ -512,7 +552,7 @@ impl Machine<'_> {
                 ))
             }
         };
-        let (id, at) = self.address(th, op, 1, lanes.len())?;
+        let (id, at) = self.address(th, op, &access, lanes.len())?;
         for (k, v) in lanes.iter().enumerate() {
             self.mem[id]
                 .set(at + k, v)

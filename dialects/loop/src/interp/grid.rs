@@ -9,7 +9,8 @@
 //! divergence, reported at the op. Shared buffers live for one block, local ones per thread.
 
 use super::exec::{dim_index, op_err, Launch, Machine, Status, Thread};
-use super::scalar::{self, Val};
+use super::scalar::{self, ScalarOp, Val};
+use crate::{ForOp, LoopOps, WarpReduceOp};
 use dlc_ir::{AttrKind, Context, Diagnostic, Op, Value};
 use rustc_hash::FxHashMap as HashMap;
 
@@ -39,7 +40,7 @@ pub(crate) fn launch_shape(
     } else {
         let mut bound = Vec::new();
         ctx.for_each_op(kernel, &mut |op| {
-            if ctx.op_name(op) == "loop.for" {
+            if ctx.view::<ForOp>(op).is_some() {
                 let kind = ctx.attr(op, "kind").and_then(|a| ctx.attr_as_str(a));
                 if let Some((level, d)) = kind.and_then(|k| k.split_once('.')) {
                     if let (Some(d), "block" | "thread") = (dim_index(d), level) {
@@ -179,15 +180,15 @@ fn launch_value(ctx: &Context, v: Value, args: &HashMap<Value, Val>) -> Result<i
     let op = ctx
         .defining_op(v)
         .ok_or("a bound is defined inside the kernel's loops")?;
-    if !scalar::is_scalar_op(ctx.op_name(op)) || !ctx.regions(op).is_empty() {
-        return Err(format!("a bound depends on '{}'", ctx.op_name(op)));
-    }
+    let scalar_op = ScalarOp::of(ctx, op)
+        .filter(|_| ctx.regions(op).is_empty())
+        .ok_or_else(|| format!("a bound depends on '{}'", ctx.op_name(op)))?;
     let operands = ctx
         .operands(op)
         .iter()
         .map(|&o| launch_value(ctx, o, args).map(Val::Int))
         .collect::<Result<Vec<_>, _>>()?;
-    scalar::eval(ctx, op, &operands)?.as_int()
+    scalar::eval(ctx, scalar_op, &operands)?.as_int()
 }
 
 impl Machine<'_> {
@@ -245,7 +246,7 @@ impl Machine<'_> {
                     let uniform = status[warp.clone()]
                         .iter()
                         .all(|s| *s == Some(Status::Waiting(op)));
-                    if uniform && self.ctx.op_name(op) == "loop.warp_reduce" {
+                    if uniform && self.ctx.view::<WarpReduceOp>(op).is_some() {
                         self.collective(op, &mut threads[warp.clone()])?;
                         status[warp].fill(None);
                         released = true;
@@ -280,9 +281,11 @@ impl Machine<'_> {
             return Ok(());
         };
         let name = ctx.op_name(op);
+        let kind = LoopOps::of(ctx, op);
+        let warp_reduce = matches!(kind, Some(LoopOps::WarpReduceOp(_)));
         let at_op = waiting.iter().filter(|(_, o)| *o == op).count();
-        if at_op == n && name != "loop.warp_reduce" {
-            if name == "loop.block_reduce" {
+        if at_op == n && !warp_reduce {
+            if let Some(LoopOps::BlockReduceOp(_)) = kind {
                 self.collective(op, threads)?;
             }
             status.fill(None);
@@ -302,11 +305,7 @@ impl Machine<'_> {
             )
             .with_note(ctx.op_loc(other), "the other thread waits here"));
         }
-        let scope = if name == "loop.warp_reduce" {
-            "its warp"
-        } else {
-            "the block"
-        };
+        let scope = if warp_reduce { "its warp" } else { "the block" };
         Err(op_err(
             ctx,
             op,

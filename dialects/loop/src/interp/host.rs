@@ -17,11 +17,12 @@
 
 use super::buffer::{buffer_type, DType, Elements, HostBuffer, KernelArg};
 use super::exec::op_err;
-use super::scalar::{self, wrap_int, Val};
+use super::scalar::{self, wrap_int, ScalarOp, Val};
 use super::{run_kernel_with, ArgRef};
-use crate::{DimOp, MemorySpace};
+use crate::{DimOp, KernelOp, LoopOps, MemorySpace};
+use dlc_arith::ArithOps;
 use dlc_ir::symbol::SymbolTables;
-use dlc_ir::{AttrKind, Context, DenseValue, Diagnostic, Op, Value};
+use dlc_ir::{AttrKind, Context, DenseValue, Diagnostic, Op, Traits, Value};
 use rustc_hash::FxHashMap as HashMap;
 
 /// The largest byte storage a host function may create (4 GiB): a guard against sizes computed
@@ -41,6 +42,8 @@ pub fn run_host(
     func: Op,
     args: Vec<KernelArg>,
 ) -> Result<Vec<KernelArg>, Diagnostic> {
+    // Op name compared because dlc-loop does not depend on dlc-func, whose `FuncOp` view
+    // would say this.
     if ctx.op_name(func) != "func.func" {
         return Err(op_err(
             ctx,
@@ -74,7 +77,8 @@ pub fn run_host(
     };
     host.bind_arguments(func, ctx.block_args(entry), args)?;
     for op in ctx.block_ops(entry) {
-        if ctx.op_name(op) == "func.return" {
+        // In a verified `func.func` the one return-like op of the body is its `func.return`.
+        if ctx.has_trait(op, Traits::RETURN_LIKE) {
             return host.results(op);
         }
         host.exec(op)?;
@@ -319,15 +323,23 @@ impl Host<'_> {
 
     /// Runs one op of the body.
     fn exec(&mut self, op: Op) -> Result<(), Diagnostic> {
+        let value = match LoopOps::of(self.ctx, op) {
+            Some(LoopOps::DimOp(dim)) => self.exec_dim(dim)?,
+            Some(LoopOps::AllocOp(_)) => self.exec_alloc(op)?,
+            Some(LoopOps::ConstantOp(_)) => self.exec_constant(op)?,
+            Some(LoopOps::ViewOp(_)) => self.exec_view(op)?,
+            Some(LoopOps::LaunchOp(_)) => return self.exec_launch(op),
+            _ => self.exec_arith(op)?,
+        };
+        self.set_result(op, value)
+    }
+
+    /// An `arith` op of the body, evaluated on scalar operands; any other op is unsupported.
+    fn exec_arith(&self, op: Op) -> Result<HostVal, Diagnostic> {
         let ctx = self.ctx;
         let name = ctx.op_name(op);
-        let value = match name {
-            "loop.dim" => self.exec_dim(op)?,
-            "loop.alloc" => self.exec_alloc(op)?,
-            "loop.constant" => self.exec_constant(op)?,
-            "loop.view" => self.exec_view(op)?,
-            "loop.launch" => return self.exec_launch(op),
-            _ if name.starts_with("arith.") && ctx.regions(op).is_empty() => {
+        match ArithOps::of(ctx, op) {
+            Some(arith) if ctx.regions(op).is_empty() => {
                 let args = ctx
                     .operands(op)
                     .iter()
@@ -340,22 +352,22 @@ impl Host<'_> {
                         )),
                     })
                     .collect::<Result<Vec<_>, _>>()?;
-                HostVal::Scalar(scalar::eval(ctx, op, &args).map_err(|m| op_err(ctx, op, m))?)
+                let value = scalar::eval(ctx, ScalarOp::Arith(arith), &args)
+                    .map_err(|m| op_err(ctx, op, m))?;
+                Ok(HostVal::Scalar(value))
             }
-            _ => {
-                return Err(op_err(
-                    ctx,
-                    op,
-                    format!("'{name}' is not supported in a host function"),
-                ))
-            }
-        };
-        self.set_result(op, value)
+            _ => Err(op_err(
+                ctx,
+                op,
+                format!("'{name}' is not supported in a host function"),
+            )),
+        }
     }
 
-    fn exec_dim(&mut self, op: Op) -> Result<HostVal, Diagnostic> {
+    fn exec_dim(&mut self, dim: DimOp) -> Result<HostVal, Diagnostic> {
+        let op = dim.0;
         let view = self.get_view(op, self.operand(op, 0)?)?;
-        let axis = DimOp(op).axis_index(self.ctx);
+        let axis = dim.axis_index(self.ctx);
         let n = axis.and_then(|a| view.shape.get(a)).ok_or_else(|| {
             op_err(
                 self.ctx,
@@ -497,7 +509,7 @@ impl Host<'_> {
         let callee = ctx.attr(op, "callee").and_then(|a| ctx.attr_as_symbol(a));
         let kernel = callee
             .and_then(|c| self.tables.resolve(ctx, op, c))
-            .filter(|&k| ctx.op_name(k) == "loop.kernel");
+            .filter(|&k| ctx.view::<KernelOp>(k).is_some());
         let Some(kernel) = kernel else {
             let name = callee.map_or("", |c| ctx.ident_str(c));
             return Err(op_err(

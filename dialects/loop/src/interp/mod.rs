@@ -35,7 +35,7 @@ mod scalar;
 pub use buffer::{DType, Elements, HostBuffer, KernelArg};
 pub use host::run_host;
 
-use crate::MemorySpace;
+use crate::{KernelOp, MemorySpace};
 use buffer::buffer_type;
 use dlc_ir::{Context, Diagnostic, Op};
 use exec::{op_err, Machine};
@@ -90,7 +90,7 @@ pub(crate) fn run_kernel_with(
     buffers: &mut [HostBuffer],
     args: &[ArgRef],
 ) -> Result<(), Diagnostic> {
-    if ctx.op_name(kernel) != "loop.kernel" {
+    if ctx.view::<KernelOp>(kernel).is_none() {
         return Err(op_err(
             ctx,
             kernel,

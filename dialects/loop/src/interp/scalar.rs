@@ -5,6 +5,8 @@
 //! and rounded to the result type's format after every op. Ops on `vector<...>` values apply
 //! lane by lane. Errors are messages; the caller attaches the op's location.
 
+use crate::math::MathOps;
+use dlc_arith::{ArithOps, ConstantOp};
 use dlc_ir::attributes::sign_extend;
 use dlc_ir::{AttrKind, Context, DenseValue, FloatKind, Op, Type, TypeKind};
 
@@ -67,23 +69,41 @@ pub(crate) fn normalize(ctx: &Context, ty: Type, v: Val) -> Val {
     }
 }
 
-/// Whether this interpreter evaluates ops of this name as scalar math.
-pub(crate) fn is_scalar_op(name: &str) -> bool {
-    name.starts_with("arith.") || name.starts_with("math.")
+/// An op this interpreter evaluates as scalar math: an `arith` or a `math` op.
+#[derive(Copy, Clone, Debug)]
+pub(crate) enum ScalarOp {
+    Arith(ArithOps),
+    Math(MathOps),
+}
+
+impl ScalarOp {
+    /// `op` as an `arith` or `math` op, or `None` for any other op.
+    pub(crate) fn of(ctx: &Context, op: Op) -> Option<Self> {
+        ArithOps::of(ctx, op)
+            .map(ScalarOp::Arith)
+            .or_else(|| MathOps::of(ctx, op).map(ScalarOp::Math))
+    }
+
+    fn op(self) -> Op {
+        match self {
+            ScalarOp::Arith(a) => a.op(),
+            ScalarOp::Math(m) => m.op(),
+        }
+    }
 }
 
 /// Evaluates a pure `arith` or `math` op on operand values; returns its one result.
-pub(crate) fn eval(ctx: &Context, op: Op, args: &[Val]) -> Result<Val, String> {
-    let name = ctx.op_name(op);
+pub(crate) fn eval(ctx: &Context, op: ScalarOp, args: &[Val]) -> Result<Val, String> {
+    let name = ctx.op_name(op.op());
     let result_ty = *ctx
-        .result_types(op)
+        .result_types(op.op())
         .first()
         .ok_or_else(|| format!("'{name}' has no result"))?;
-    if name == "arith.constant" {
-        return constant(ctx, op, result_ty);
+    if let ScalarOp::Arith(ArithOps::ConstantOp(c)) = op {
+        return constant(ctx, c, result_ty);
     }
     let operand_ty = ctx
-        .operands(op)
+        .operands(op.op())
         .iter()
         .map(|&v| ctx.value_type(v))
         .next_back()
@@ -113,9 +133,9 @@ pub(crate) fn eval(ctx: &Context, op: Op, args: &[Val]) -> Result<Val, String> {
     }
 }
 
-fn constant(ctx: &Context, op: Op, ty: Type) -> Result<Val, String> {
-    let attr = ctx
-        .attr(op, "value")
+fn constant(ctx: &Context, op: ConstantOp, ty: Type) -> Result<Val, String> {
+    let attr = op
+        .value(ctx)
         .ok_or("'arith.constant' has no 'value' attribute")?;
     let decode = |d: DenseValue| match d {
         DenseValue::Int(i) => Val::Int(i as i64),
@@ -135,88 +155,116 @@ fn constant(ctx: &Context, op: Op, ty: Type) -> Result<Val, String> {
     }
 }
 
+/// Evaluates `op` on one lane of scalar operands; `name` is the op's name, for messages.
 fn eval_scalar(
     ctx: &Context,
-    op: Op,
+    op: ScalarOp,
     name: &str,
     args: &[Val],
     opd_ty: Type,
     res_ty: Type,
 ) -> Result<Val, String> {
+    use ArithOps as A;
+    use MathOps as M;
     let arg = |i: usize| {
         args.get(i)
             .ok_or_else(|| format!("'{name}' expects at least {} operands", i + 1))
     };
-    let short = name.split_once('.').map_or(name, |(_, s)| s);
-    let v = match short {
-        // Integer binary ops (also on index and i1).
-        "addi" | "subi" | "muli" | "divsi" | "divui" | "remsi" | "remui" | "andi" | "ori"
-        | "xori" | "shli" | "shrsi" | "shrui" | "maxsi" | "minsi" | "maxui" | "minui"
-        | "ceildivsi" | "floordivsi" | "ceildivui" => {
-            let w = int_width(ctx, opd_ty).ok_or("integer op on a non-integer type")?;
-            let (a, b) = (arg(0)?.as_int()? as i128, arg(1)?.as_int()? as i128);
-            Val::Int(wrap_int(int_binary(short, a, b, w)?, w))
-        }
-        "addf" | "subf" | "mulf" | "divf" | "remf" | "maximumf" | "minimumf" | "maxnumf"
-        | "minnumf" | "powf" => {
-            let (a, b) = (arg(0)?.as_float()?, arg(1)?.as_float()?);
-            Val::Float(float_binary(short, a, b))
-        }
-        "negf" | "exp" | "exp2" | "log" | "log2" | "tanh" | "erf" | "sqrt" | "rsqrt" | "sin"
-        | "cos" | "floor" | "ceil" | "round" | "roundeven" | "absf" => {
-            Val::Float(float_unary(short, arg(0)?.as_float()?))
-        }
-        "fma" => {
-            let (a, b, c) = (
-                arg(0)?.as_float()?,
-                arg(1)?.as_float()?,
-                arg(2)?.as_float()?,
-            );
-            Val::Float(a.mul_add(b, c))
-        }
-        "absi" => Val::Int(arg(0)?.as_int()?.wrapping_abs()),
-        "cmpi" => {
-            let w = int_width(ctx, opd_ty).ok_or("cmpi on a non-integer type")?;
-            let (a, b) = (arg(0)?.as_int()?, arg(1)?.as_int()?);
-            Val::Int(-(cmpi(predicate(ctx, op)?, a, b, w)? as i64))
-        }
-        "cmpf" => {
-            let (a, b) = (arg(0)?.as_float()?, arg(1)?.as_float()?);
-            Val::Int(-(cmpf(predicate(ctx, op)?, a, b)? as i64))
-        }
-        "select" => {
-            // The condition is a scalar i1 (or lane-wise with vector operands).
-            if arg(0)?.as_int()? != 0 {
-                arg(1)?.clone()
-            } else {
-                arg(2)?.clone()
+    let unary =
+        |f: fn(f64) -> f64| -> Result<Val, String> { Ok(Val::Float(f(arg(0)?.as_float()?))) };
+    let binary = |f: fn(f64, f64) -> f64| -> Result<Val, String> {
+        Ok(Val::Float(f(arg(0)?.as_float()?, arg(1)?.as_float()?)))
+    };
+    let v = match op {
+        ScalarOp::Arith(a) => match a {
+            // Integer binary ops (also on index and i1).
+            A::AddIOp(_)
+            | A::SubIOp(_)
+            | A::MulIOp(_)
+            | A::DivSIOp(_)
+            | A::DivUIOp(_)
+            | A::RemSIOp(_)
+            | A::RemUIOp(_)
+            | A::AndIOp(_)
+            | A::OrIOp(_)
+            | A::XOrIOp(_)
+            | A::ShLIOp(_)
+            | A::ShRSIOp(_)
+            | A::ShRUIOp(_)
+            | A::MaxSIOp(_)
+            | A::MinSIOp(_) => {
+                let w = int_width(ctx, opd_ty).ok_or("integer op on a non-integer type")?;
+                let (x, y) = (arg(0)?.as_int()? as i128, arg(1)?.as_int()? as i128);
+                Val::Int(wrap_int(int_binary(a, x, y, w)?, w))
             }
-        }
-        "index_cast" | "extsi" | "trunci" | "index_castui" | "extui" => {
-            let x = arg(0)?.as_int()?;
-            let x = if short == "extui" || short == "index_castui" {
+            A::AddFOp(_) => binary(|a, b| a + b)?,
+            A::SubFOp(_) => binary(|a, b| a - b)?,
+            A::MulFOp(_) => binary(|a, b| a * b)?,
+            A::DivFOp(_) => binary(|a, b| a / b)?,
+            A::RemFOp(_) => binary(|a, b| a % b)?,
+            A::MaximumFOp(_) => binary(maximumf)?,
+            A::MinimumFOp(_) => binary(minimumf)?,
+            A::NegFOp(_) => unary(|x| -x)?,
+            A::CmpIOp(_) => {
+                let w = int_width(ctx, opd_ty).ok_or("cmpi on a non-integer type")?;
+                let (x, y) = (arg(0)?.as_int()?, arg(1)?.as_int()?);
+                Val::Int(-(cmpi(predicate(ctx, a.op())?, x, y, w)? as i64))
+            }
+            A::CmpFOp(_) => {
+                let (x, y) = (arg(0)?.as_float()?, arg(1)?.as_float()?);
+                Val::Int(-(cmpf(predicate(ctx, a.op())?, x, y)? as i64))
+            }
+            A::SelectOp(_) => {
+                // The condition is a scalar i1 (or lane-wise with vector operands).
+                if arg(0)?.as_int()? != 0 {
+                    arg(1)?.clone()
+                } else {
+                    arg(2)?.clone()
+                }
+            }
+            A::IndexCastOp(_) | A::ExtSIOp(_) | A::TruncIOp(_) => Val::Int(arg(0)?.as_int()?),
+            A::ExtUIOp(_) => {
+                let x = arg(0)?.as_int()?;
                 let w = int_width(ctx, opd_ty).ok_or("cast from a non-integer type")?;
-                unsigned(x, w) as i64
-            } else {
-                x
-            };
-            Val::Int(x)
-        }
-        "sitofp" => Val::Float(arg(0)?.as_int()? as f64),
-        "uitofp" => {
-            let w = int_width(ctx, opd_ty).ok_or("cast from a non-integer type")?;
-            Val::Float(unsigned(arg(0)?.as_int()?, w) as f64)
-        }
-        "fptosi" | "fptoui" => {
-            let x = arg(0)?.as_float()?;
-            if !x.is_finite() {
-                return Err(format!("'{name}' of a non-finite value {x}"));
+                Val::Int(unsigned(x, w) as i64)
             }
-            Val::Int(x.trunc() as i64)
-        }
-        "extf" | "truncf" => Val::Float(arg(0)?.as_float()?),
-        "bitcast" => bitcast(ctx, arg(0)?, opd_ty, res_ty)?,
-        _ => return Err(format!("unsupported op '{name}'")),
+            A::SIToFPOp(_) => Val::Float(arg(0)?.as_int()? as f64),
+            A::FPToSIOp(_) => {
+                let x = arg(0)?.as_float()?;
+                if !x.is_finite() {
+                    return Err(format!("'{name}' of a non-finite value {x}"));
+                }
+                Val::Int(x.trunc() as i64)
+            }
+            A::ExtFOp(_) | A::TruncFOp(_) => Val::Float(arg(0)?.as_float()?),
+            A::BitcastOp(_) => bitcast(ctx, arg(0)?, opd_ty, res_ty)?,
+            // Evaluated whole by `eval`, never lane by lane.
+            A::ConstantOp(_) => return Err(format!("unsupported op '{name}'")),
+        },
+        ScalarOp::Math(m) => match m {
+            M::ExpOp(_) => unary(f64::exp)?,
+            M::LogOp(_) => unary(f64::ln)?,
+            M::TanhOp(_) => unary(f64::tanh)?,
+            M::ErfOp(_) => unary(erf)?,
+            M::SqrtOp(_) => unary(f64::sqrt)?,
+            M::RsqrtOp(_) => unary(|x| 1.0 / x.sqrt())?,
+            M::SinOp(_) => unary(f64::sin)?,
+            M::CosOp(_) => unary(f64::cos)?,
+            M::FloorOp(_) => unary(f64::floor)?,
+            M::CeilOp(_) => unary(f64::ceil)?,
+            M::RoundOp(_) => unary(f64::round)?,
+            M::RoundEvenOp(_) => unary(f64::round_ties_even)?,
+            M::AbsFOp(_) => unary(f64::abs)?,
+            M::PowFOp(_) => binary(f64::powf)?,
+            M::FmaOp(_) => {
+                let (a, b, c) = (
+                    arg(0)?.as_float()?,
+                    arg(1)?.as_float()?,
+                    arg(2)?.as_float()?,
+                );
+                Val::Float(a.mul_add(b, c))
+            }
+        },
     };
     Ok(normalize(ctx, res_ty, v))
 }
@@ -226,7 +274,9 @@ fn unsigned(x: i64, w: u32) -> u128 {
     ((x as u64) & mask) as u128
 }
 
-fn int_binary(op: &str, a: i128, b: i128, w: u32) -> Result<i128, String> {
+/// An integer binary `arith` op on `w`-bit operands, before wrapping to `w` bits.
+fn int_binary(op: ArithOps, a: i128, b: i128, w: u32) -> Result<i128, String> {
+    use ArithOps as A;
     let (ua, ub) = (unsigned(a as i64, w) as i128, unsigned(b as i64, w) as i128);
     let nonzero = |d: i128| {
         if d == 0 {
@@ -236,80 +286,48 @@ fn int_binary(op: &str, a: i128, b: i128, w: u32) -> Result<i128, String> {
         }
     };
     Ok(match op {
-        "addi" => a + b,
-        "subi" => a - b,
-        "muli" => a.wrapping_mul(b),
-        "divsi" => a / nonzero(b)?,
-        "remsi" => a % nonzero(b)?,
-        "divui" => ua / nonzero(ub)?,
-        "remui" => ua % nonzero(ub)?,
-        "ceildivui" => (ua + nonzero(ub)? - 1) / ub,
-        "ceildivsi" => {
-            let b = nonzero(b)?;
-            let q = a / b;
-            if (a % b != 0) && ((a < 0) == (b < 0)) {
-                q + 1
-            } else {
-                q
-            }
-        }
-        "floordivsi" => a.div_euclid(nonzero(b)?) - i128::from(b < 0 && a.rem_euclid(b) != 0),
-        "andi" => a & b,
-        "ori" => a | b,
-        "xori" => a ^ b,
-        "shli" | "shrsi" | "shrui" => {
+        A::AddIOp(_) => a + b,
+        A::SubIOp(_) => a - b,
+        A::MulIOp(_) => a.wrapping_mul(b),
+        A::DivSIOp(_) => a / nonzero(b)?,
+        A::RemSIOp(_) => a % nonzero(b)?,
+        A::DivUIOp(_) => ua / nonzero(ub)?,
+        A::RemUIOp(_) => ua % nonzero(ub)?,
+        A::AndIOp(_) => a & b,
+        A::OrIOp(_) => a | b,
+        A::XOrIOp(_) => a ^ b,
+        A::ShLIOp(_) | A::ShRSIOp(_) | A::ShRUIOp(_) => {
             if ub >= w as i128 {
                 // MLIR: poison; the interpreter is strict.
                 return Err(format!("shift amount {ub} is not below the width {w}"));
             }
             match op {
-                "shli" => a << ub,
-                "shrsi" => a >> ub,
+                A::ShLIOp(_) => a << ub,
+                A::ShRSIOp(_) => a >> ub,
                 _ => ua >> ub,
             }
         }
-        "maxsi" => a.max(b),
-        "minsi" => a.min(b),
-        "maxui" => ua.max(ub),
-        "minui" => ua.min(ub),
-        _ => return Err(format!("unsupported integer op '{op}'")),
+        A::MaxSIOp(_) => a.max(b),
+        A::MinSIOp(_) => a.min(b),
+        _ => return Err(format!("unsupported integer op {op:?}")),
     })
 }
 
-fn float_binary(op: &str, a: f64, b: f64) -> f64 {
-    match op {
-        "addf" => a + b,
-        "subf" => a - b,
-        "mulf" => a * b,
-        "divf" => a / b,
-        "remf" => a % b,
-        "powf" => a.powf(b),
-        // maximumf/minimumf propagate NaN; maxnumf/minnumf prefer the number.
-        "maximumf" if a.is_nan() || b.is_nan() => f64::NAN,
-        "minimumf" if a.is_nan() || b.is_nan() => f64::NAN,
-        "maximumf" | "maxnumf" => a.max(b),
-        _ => a.min(b),
+/// `arith.maximumf`: the larger value, NaN if either is NaN.
+fn maximumf(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else {
+        a.max(b)
     }
 }
 
-fn float_unary(op: &str, x: f64) -> f64 {
-    match op {
-        "negf" => -x,
-        "exp" => x.exp(),
-        "exp2" => x.exp2(),
-        "log" => x.ln(),
-        "log2" => x.log2(),
-        "tanh" => x.tanh(),
-        "erf" => erf(x),
-        "sqrt" => x.sqrt(),
-        "rsqrt" => 1.0 / x.sqrt(),
-        "sin" => x.sin(),
-        "cos" => x.cos(),
-        "floor" => x.floor(),
-        "ceil" => x.ceil(),
-        "round" => x.round(),
-        "roundeven" => x.round_ties_even(),
-        _ => x.abs(),
+/// `arith.minimumf`: the smaller value, NaN if either is NaN.
+fn minimumf(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else {
+        a.min(b)
     }
 }
 
@@ -435,8 +453,8 @@ fn combine2(kind: &str, a: &Val, b: &Val) -> Result<Val, String> {
         (Val::Float(x), Val::Float(y)) => Val::Float(match kind {
             "add" => x + y,
             "mul" => x * y,
-            "max" => float_binary("maximumf", *x, *y),
-            "min" => float_binary("minimumf", *x, *y),
+            "max" => maximumf(*x, *y),
+            "min" => minimumf(*x, *y),
             _ => return Err(format!("reduction kind '{kind}' does not apply to floats")),
         }),
         (Val::Vector(x), Val::Vector(y)) if x.len() == y.len() => Val::Vector(
