@@ -301,9 +301,8 @@ pub(crate) fn verify_alloc(ctx: &Context, op: Op) -> VResult {
     }
     for u in ctx.uses(ctx.result(op, 0)) {
         let user = u.user;
-        // Op name compared because dlc-loop does not depend on dlc-func, whose `CallOp` view
-        // would say this.
-        if ctx.op_name(user) == "func.call" || ctx.has_trait(user, Traits::RETURN_LIKE) {
+        if ctx.view::<dlc_func::CallOp>(user).is_some() || ctx.has_trait(user, Traits::RETURN_LIKE)
+        {
             return Err(op_error(
                 ctx,
                 op,

@@ -211,9 +211,7 @@ fn entry_function(ctx: &Context, module: Op, entry: Option<&str>) -> Result<Op, 
         .iter()
         .flat_map(|&r| ctx.blocks(r).iter())
         .flat_map(|&b| ctx.block_ops(b))
-        // Op name compared because dlc-run does not depend on dlc-func, whose `FuncOp` view
-        // would say this.
-        .filter(|&op| ctx.op_name(op) == "func.func")
+        .filter(|&op| ctx.view::<dlc_func::FuncOp>(op).is_some())
         .collect();
     match entry {
         Some(name) => funcs
@@ -239,9 +237,8 @@ fn function_name(ctx: &Context, func: Op) -> String {
 fn has_graph_ops(ctx: &Context, module: Op) -> bool {
     let mut found = false;
     ctx.for_each_op(module, &mut |op| {
-        // Op name compared because dlc-run does not depend on dlc-func (see entry_function).
-        found |=
-            ctx.op_name(op) == "func.func" && dlc_passes::graph::lower::is_graph_function(ctx, op)
+        found |= ctx.view::<dlc_func::FuncOp>(op).is_some()
+            && dlc_passes::graph::lower::is_graph_function(ctx, op)
     });
     found
 }

@@ -42,9 +42,7 @@ pub fn run_host(
     func: Op,
     args: Vec<KernelArg>,
 ) -> Result<Vec<KernelArg>, Diagnostic> {
-    // Op name compared because dlc-loop does not depend on dlc-func, whose `FuncOp` view
-    // would say this.
-    if ctx.op_name(func) != "func.func" {
+    if ctx.view::<dlc_func::FuncOp>(func).is_none() {
         return Err(op_err(
             ctx,
             func,
