@@ -17,9 +17,10 @@
 //!   the end of their block. Shared buffers are `addrspace(3)` globals.
 
 use crate::error::{CgError, CgResult};
+use crate::scalar::ScalarOp;
 use crate::types::{storage_type, value_type};
 use dlc_ir::{Block, Context, Op, Type, Value, DYNAMIC};
-use dlc_loop::{buffer_parts, LoopKind, MemorySpace};
+use dlc_loop::{buffer_parts, Access, AccessKind, LoopKind, MemorySpace};
 use inkwell::basic_block::BasicBlock;
 use inkwell::builder::Builder;
 use inkwell::context::Context as LlvmContext;
@@ -244,21 +245,38 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
     }
 
     fn lower_op(&mut self, op: Op) -> CgResult<()> {
-        let name = self.ctx.op_name(op);
-        match name {
-            "loop.yield" | "loop.return" => Ok(()),
-            "loop.for" => self.lower_for(op),
-            "loop.if" => self.lower_if(op),
-            "loop.schedule_block" => self.lower_schedule_block(op),
-            "loop.alloc" => self.lower_alloc(op),
-            "loop.load" | "loop.vload" => self.lower_load(op),
-            "loop.store" | "loop.vstore" => self.lower_store(op),
-            "loop.prefetch" => self.lower_prefetch(op),
-            "loop.dim" => self.lower_dim(op),
-            "loop.barrier" | "loop.thread_id" | "loop.block_id" | "loop.block_dim"
-            | "loop.warp_reduce" | "loop.block_reduce" => self.lower_gpu_op(op),
-            _ if name.starts_with("arith.") || name.starts_with("math.") => self.lower_scalar(op),
-            _ => Err(format!("'{name}' cannot be code-generated inside a kernel").into()),
+        use dlc_loop::LoopOps as L;
+        let ctx = self.ctx;
+        if let Some(scalar) = ScalarOp::of(ctx, op) {
+            return self.lower_scalar(scalar);
+        }
+        if let Some(access) = dlc_loop::access(ctx, op) {
+            return match access.kind {
+                AccessKind::Read => self.lower_load(access),
+                AccessKind::Write => self.lower_store(op, access),
+                AccessKind::Prefetch => self.lower_prefetch(access),
+            };
+        }
+        match L::of(ctx, op) {
+            Some(L::YieldOp(_) | L::ReturnOp(_)) => Ok(()),
+            Some(L::ForOp(for_op)) => self.lower_for(for_op),
+            Some(L::IfOp(if_op)) => self.lower_if(if_op),
+            Some(L::ScheduleBlockOp(sb)) => self.lower_schedule_block(sb),
+            Some(L::AllocOp(_)) => self.lower_alloc(op),
+            Some(L::DimOp(dim)) => self.lower_dim(dim),
+            Some(
+                gpu @ (L::BarrierOp(_)
+                | L::ThreadIdOp(_)
+                | L::BlockIdOp(_)
+                | L::BlockDimOp(_)
+                | L::WarpReduceOp(_)
+                | L::BlockReduceOp(_)),
+            ) => self.lower_gpu_op(gpu),
+            _ => Err(format!(
+                "'{}' cannot be code-generated inside a kernel",
+                ctx.op_name(op)
+            )
+            .into()),
         }
     }
 
@@ -292,9 +310,9 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
     // -----------------------------------------------------------------------------------------
     // Control flow.
 
-    fn lower_for(&mut self, op: Op) -> CgResult<()> {
+    fn lower_for(&mut self, for_op: dlc_loop::ForOp) -> CgResult<()> {
         let ctx = self.ctx;
-        let for_op = dlc_loop::ForOp(op);
+        let op = for_op.0;
         let kind = for_op
             .loop_kind(ctx)
             .ok_or("loop.for without a valid kind")?;
@@ -384,9 +402,8 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
         crate::loop_md::attach(self.llvm, branch, &[count.into()]);
     }
 
-    fn lower_if(&mut self, op: Op) -> CgResult<()> {
-        let if_op = dlc_loop::IfOp(op);
-        let cond = self.value(self.ctx.operand(op, 0))?.into_int_value();
+    fn lower_if(&mut self, if_op: dlc_loop::IfOp) -> CgResult<()> {
+        let cond = self.value(if_op.condition(self.ctx))?.into_int_value();
         let then_block = if_op
             .then_block(self.ctx)
             .ok_or("loop.if without a then region")?;
@@ -429,9 +446,8 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
         Ok(())
     }
 
-    fn lower_schedule_block(&mut self, op: Op) -> CgResult<()> {
+    fn lower_schedule_block(&mut self, sb: dlc_loop::ScheduleBlockOp) -> CgResult<()> {
         let ctx = self.ctx;
-        let sb = dlc_loop::ScheduleBlockOp(op);
         let body = sb.body(ctx).ok_or("schedule block without a body")?;
         let iter_values = sb.iter_values(ctx);
         let kinds = sb.iter_kind_list(ctx);
@@ -630,12 +646,11 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
         })
     }
 
-    fn lower_load(&mut self, op: Op) -> CgResult<()> {
+    fn lower_load(&mut self, load: Access<'_>) -> CgResult<()> {
         let ctx = self.ctx;
-        let operands = ctx.operands(op);
-        let buf = self.buffer(operands[0])?.clone();
-        let addr = self.element_ptr(&buf, &operands[1..])?;
-        let result = ctx.result(op, 0);
+        let buf = self.buffer(load.buffer)?.clone();
+        let addr = self.element_ptr(&buf, load.indices)?;
+        let result = load.value.ok_or("a load without a result")?;
         let result_ty = value_type(self.llvm, ctx, ctx.value_type(result))?;
         let is_bool = ctx.integer_width(buf.elem) == Some(1);
         let load_ty = if is_bool {
@@ -661,13 +676,12 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
 
     /// `llvm.prefetch` of the element's address for reading into the L2 cache and below (x86
     /// `prefetcht1`: the L1 cache keeps the row being computed); nothing on the GPU.
-    fn lower_prefetch(&mut self, op: Op) -> CgResult<()> {
+    fn lower_prefetch(&mut self, prefetch: Access<'_>) -> CgResult<()> {
         if !matches!(self.machine, Machine::Cpu { .. }) {
             return Ok(());
         }
-        let operands = self.ctx.operands(op);
-        let buf = self.buffer(operands[0])?.clone();
-        let addr = self.element_ptr(&buf, &operands[1..])?;
+        let buf = self.buffer(prefetch.buffer)?.clone();
+        let addr = self.element_ptr(&buf, prefetch.indices)?;
         let i32t = self.llvm.i32_type();
         let (read, keep_in_l2, data) = (0, 2, 1);
         self.call_intrinsic(
@@ -683,12 +697,11 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
         Ok(())
     }
 
-    fn lower_store(&mut self, op: Op) -> CgResult<()> {
+    fn lower_store(&mut self, op: Op, access: Access<'_>) -> CgResult<()> {
         let ctx = self.ctx;
-        let operands = ctx.operands(op);
-        let value = self.value(operands[0])?;
-        let buf = self.buffer(operands[1])?.clone();
-        let addr = self.element_ptr(&buf, &operands[2..])?;
+        let value = self.value(access.value.ok_or("a store without a value")?)?;
+        let buf = self.buffer(access.buffer)?.clone();
+        let addr = self.element_ptr(&buf, access.indices)?;
         let value = if ctx.integer_width(buf.elem) == Some(1) {
             let ty = self.bool_storage_type(value.get_type());
             self.builder
@@ -700,7 +713,7 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
         store
             .set_alignment(alignment_of(buf.storage))
             .map_err(|e| format!("{e}"))?;
-        if let Some(align) = self.stream_alignment(op, operands[1], value) {
+        if let Some(align) = self.stream_alignment(op, access.buffer, value) {
             self.streamed = true;
             store.set_alignment(align).map_err(|e| format!("{e}"))?;
             let one = self.llvm.i32_type().const_int(1, false);
@@ -723,20 +736,16 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
         let BasicValueEnum::VectorValue(v) = value else {
             return None;
         };
-        if !matches!(self.machine, Machine::Cpu { .. })
-            || ctx.op_name(op) != "loop.vstore"
-            || !dlc_loop::VStoreOp(op).is_nontemporal(ctx)
-        {
+        if !matches!(self.machine, Machine::Cpu { .. }) {
             return None;
         }
+        let vstore = ctx
+            .view::<dlc_loop::VStoreOp>(op)
+            .filter(|s| s.is_nontemporal(ctx))?;
         let (dims, _, _) = dlc_loop::buffer_parts(ctx, ctx.value_type(buffer))?;
         let elem_bytes = u64::from(alignment_of(v.get_type().get_element_type()));
         let bytes = u64::from(v.get_type().get_size()) * elem_bytes;
-        let offset = dlc_loop::index_expr::divisor::offset_divisor(
-            ctx,
-            &dims,
-            dlc_loop::VStoreOp(op).indices(ctx),
-        );
+        let offset = dlc_loop::index_expr::divisor::offset_divisor(ctx, &dims, vstore.indices(ctx));
         let aligned = bytes.is_power_of_two()
             && offset.saturating_mul(elem_bytes) >= bytes
             && self
@@ -754,13 +763,11 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
         }
     }
 
-    fn lower_dim(&mut self, op: Op) -> CgResult<()> {
-        let axis = dlc_loop::DimOp(op)
-            .axis_index(self.ctx)
-            .ok_or("loop.dim without an axis")?;
-        let buf = self.buffer(self.ctx.operand(op, 0))?;
+    fn lower_dim(&mut self, op: dlc_loop::DimOp) -> CgResult<()> {
+        let axis = op.axis_index(self.ctx).ok_or("loop.dim without an axis")?;
+        let buf = self.buffer(op.buffer(self.ctx))?;
         let dim = *buf.dims.get(axis).ok_or("loop.dim axis out of range")?;
-        self.values.insert(self.ctx.result(op, 0), dim.into());
+        self.values.insert(op.result(self.ctx), dim.into());
         Ok(())
     }
 

@@ -15,16 +15,18 @@
 
 use crate::error::CgResult;
 use crate::function::{alignment_of, FnLowering, Machine};
-use dlc_ir::{Block, Op};
-use dlc_loop::{Dim, LoopKind, ReduceKind};
+use dlc_ir::Block;
+use dlc_loop::{Dim, LoopKind, LoopOps, ReduceKind};
 use inkwell::module::Linkage;
 use inkwell::types::{BasicType, BasicTypeEnum};
 use inkwell::values::{BasicValueEnum, InstructionOpcode as Opc, IntValue, PointerValue};
 use inkwell::{AddressSpace, IntPredicate};
 
 impl<'ctx> FnLowering<'_, 'ctx> {
-    pub(crate) fn lower_gpu_op(&mut self, op: Op) -> CgResult<()> {
+    pub(crate) fn lower_gpu_op(&mut self, gpu: LoopOps) -> CgResult<()> {
+        use LoopOps as L;
         let ctx = self.ctx;
+        let op = gpu.op();
         let name = ctx.op_name(op);
         if self.machine != Machine::Nvptx {
             return Err(format!(
@@ -32,23 +34,23 @@ impl<'ctx> FnLowering<'_, 'ctx> {
             )
             .into());
         }
-        match name {
-            "loop.barrier" => self.barrier(),
-            "loop.thread_id" | "loop.block_id" | "loop.block_dim" => {
+        match gpu {
+            L::BarrierOp(_) => self.barrier(),
+            L::ThreadIdOp(_) | L::BlockIdOp(_) | L::BlockDimOp(_) => {
                 let dim = dlc_loop::gpu_dim(ctx, op).ok_or("missing or invalid 'dim'")?;
-                let register = match name {
-                    "loop.thread_id" => "tid",
-                    "loop.block_id" => "ctaid",
+                let register = match gpu {
+                    L::ThreadIdOp(_) => "tid",
+                    L::BlockIdOp(_) => "ctaid",
                     _ => "ntid",
                 };
                 let v = self.special_register(register, dim)?;
                 self.values.insert(ctx.result(op, 0), v.into());
                 Ok(())
             }
-            _ => {
+            L::WarpReduceOp(_) | L::BlockReduceOp(_) => {
                 let kind = dlc_loop::reduce_kind(ctx, op).ok_or("missing or invalid 'kind'")?;
                 let x = self.value(ctx.operand(op, 0))?;
-                let r = if name == "loop.warp_reduce" {
+                let r = if let L::WarpReduceOp(_) = gpu {
                     self.warp_reduce(kind, x)?
                 } else {
                     self.block_reduce(kind, x)?
@@ -56,6 +58,7 @@ impl<'ctx> FnLowering<'_, 'ctx> {
                 self.values.insert(ctx.result(op, 0), r);
                 Ok(())
             }
+            _ => Err(format!("'{name}' is not a GPU op").into()),
         }
     }
 

@@ -37,10 +37,10 @@ struct Place {
 pub(crate) fn kernel_facts(ctx: &Context, module: Op) -> KernelFacts {
     let mut facts: KernelFacts = FxHashMap::default();
     ctx.for_each_op(module, &mut |op| {
-        if ctx.op_name(op) != "loop.launch" {
-            return;
-        }
-        let Some(callee) = dlc_loop::LaunchOp(op).callee_name(ctx) else {
+        let Some(callee) = ctx
+            .view::<dlc_loop::LaunchOp>(op)
+            .and_then(|launch| launch.callee_name(ctx))
+        else {
             return;
         };
         let operands = ctx.operands(op);
@@ -73,9 +73,9 @@ pub(crate) fn kernel_facts(ctx: &Context, module: Op) -> KernelFacts {
 /// The place of a buffer value, or `None` for non-buffers.
 fn place(ctx: &Context, v: Value) -> Option<Place> {
     let (dims, elem, _) = buffer_parts(ctx, ctx.value_type(v))?;
-    let Some(def) = ctx
+    let Some(view) = ctx
         .defining_op(v)
-        .filter(|&d| ctx.op_name(d) == "loop.view")
+        .and_then(|d| ctx.view::<dlc_loop::ViewOp>(d))
     else {
         return Some(Place {
             root: v,
@@ -83,7 +83,6 @@ fn place(ctx: &Context, v: Value) -> Option<Place> {
             align: RUNTIME_ALIGNMENT,
         });
     };
-    let view = dlc_loop::ViewOp(def);
     let arena = place(ctx, view.arena(ctx))?;
     let offset = constant_index(ctx, view.offset(ctx));
     let elem_bytes = elem_size_bytes(ctx, elem)?;

@@ -18,103 +18,161 @@ use crate::error::{CgError, CgResult};
 use crate::function::{FnLowering, Machine};
 use crate::math::{emit_math, emit_powf, MathFn};
 use crate::types::value_type;
-use dlc_ir::{AttrKind, DenseValue, Op};
+use dlc_arith::ArithOps;
+use dlc_ir::{AttrKind, Context, DenseValue, Op};
+use dlc_loop::math::MathOps;
 use inkwell::types::BasicTypeEnum;
 use inkwell::values::{BasicValueEnum, FastMathFlags, InstructionOpcode as Opc};
 use inkwell::{FloatPredicate, IntPredicate};
 
+/// An op this file lowers: one of the `arith` or the `math` dialect.
+#[derive(Copy, Clone, Debug)]
+pub(crate) enum ScalarOp {
+    Arith(ArithOps),
+    Math(MathOps),
+}
+
+impl ScalarOp {
+    /// `op` as an `arith` or `math` op, `None` for an op of another dialect.
+    pub(crate) fn of(ctx: &Context, op: Op) -> Option<Self> {
+        ArithOps::of(ctx, op)
+            .map(ScalarOp::Arith)
+            .or_else(|| MathOps::of(ctx, op).map(ScalarOp::Math))
+    }
+
+    fn op(self) -> Op {
+        match self {
+            ScalarOp::Arith(a) => a.op(),
+            ScalarOp::Math(m) => m.op(),
+        }
+    }
+}
+
+/// The lowered operands of an op, read by position.
+struct Operands<'a, 'ctx> {
+    values: Vec<BasicValueEnum<'ctx>>,
+    /// The op's name, for the error on a missing operand.
+    name: &'a str,
+}
+
+impl<'ctx> Operands<'_, 'ctx> {
+    fn get(&self, i: usize) -> CgResult<BasicValueEnum<'ctx>> {
+        self.values
+            .get(i)
+            .copied()
+            .ok_or_else(|| format!("'{}' has too few operands", self.name).into())
+    }
+}
+
 impl<'ctx> FnLowering<'_, 'ctx> {
-    pub(crate) fn lower_scalar(&mut self, op: Op) -> CgResult<()> {
+    pub(crate) fn lower_scalar(&mut self, scalar: ScalarOp) -> CgResult<()> {
         let ctx = self.ctx;
-        let name = ctx.op_name(op);
-        let short = name.split_once('.').map_or(name, |(_, s)| s);
+        let op = scalar.op();
         let result = ctx.result(op, 0);
         let result_ty = value_type(self.llvm, ctx, ctx.value_type(result))?;
-        let value = if name == "arith.constant" {
-            self.constant(op, result_ty)?
-        } else {
-            let args = ctx
+        let args = Operands {
+            values: ctx
                 .operands(op)
                 .iter()
                 .map(|&v| self.value(v))
-                .collect::<CgResult<Vec<_>>>()?;
-            let arg = |i: usize| -> CgResult<BasicValueEnum<'ctx>> {
-                args.get(i)
-                    .copied()
-                    .ok_or_else(|| format!("'{name}' has too few operands").into())
-            };
-            let b = &self.builder;
-            match short {
-                "addi" => b.build_binop(Opc::Add, arg(0)?, arg(1)?, "")?,
-                "subi" => b.build_binop(Opc::Sub, arg(0)?, arg(1)?, "")?,
-                "muli" => b.build_binop(Opc::Mul, arg(0)?, arg(1)?, "")?,
-                "andi" => b.build_binop(Opc::And, arg(0)?, arg(1)?, "")?,
-                "ori" => b.build_binop(Opc::Or, arg(0)?, arg(1)?, "")?,
-                "xori" => b.build_binop(Opc::Xor, arg(0)?, arg(1)?, "")?,
-                "shli" => b.build_binop(Opc::Shl, arg(0)?, arg(1)?, "")?,
-                "shrsi" => b.build_binop(Opc::AShr, arg(0)?, arg(1)?, "")?,
-                "shrui" => b.build_binop(Opc::LShr, arg(0)?, arg(1)?, "")?,
-                "divsi" => self.guarded_division(Opc::SDiv, arg(0)?, arg(1)?)?,
-                "divui" => self.guarded_division(Opc::UDiv, arg(0)?, arg(1)?)?,
-                "remsi" => self.guarded_division(Opc::SRem, arg(0)?, arg(1)?)?,
-                "remui" => self.guarded_division(Opc::URem, arg(0)?, arg(1)?)?,
-                "maxsi" => self.intrinsic_call("llvm.smax", &[arg(0)?, arg(1)?])?,
-                "minsi" => self.intrinsic_call("llvm.smin", &[arg(0)?, arg(1)?])?,
-                "maxui" => self.intrinsic_call("llvm.umax", &[arg(0)?, arg(1)?])?,
-                "minui" => self.intrinsic_call("llvm.umin", &[arg(0)?, arg(1)?])?,
-                "addf" => reassociable(b.build_binop(Opc::FAdd, arg(0)?, arg(1)?, "")?),
-                "subf" => b.build_binop(Opc::FSub, arg(0)?, arg(1)?, "")?,
-                "mulf" => reassociable(b.build_binop(Opc::FMul, arg(0)?, arg(1)?, "")?),
-                "divf" => b.build_binop(Opc::FDiv, arg(0)?, arg(1)?, "")?,
-                "remf" => b.build_binop(Opc::FRem, arg(0)?, arg(1)?, "")?,
-                "negf" => self.negate(arg(0)?)?,
-                "maximumf" => self.intrinsic_call("llvm.maximum", &[arg(0)?, arg(1)?])?,
-                "minimumf" => self.intrinsic_call("llvm.minimum", &[arg(0)?, arg(1)?])?,
-                "maxnumf" => self.intrinsic_call("llvm.maxnum", &[arg(0)?, arg(1)?])?,
-                "minnumf" => self.intrinsic_call("llvm.minnum", &[arg(0)?, arg(1)?])?,
-                "cmpi" => self.compare_int(op, arg(0)?, arg(1)?)?,
-                "cmpf" => self.compare_float(op, arg(0)?, arg(1)?)?,
-                "select" => self.select(arg(0)?, arg(1)?, arg(2)?)?,
-                "index_cast" | "extsi" | "trunci" => self.int_cast(arg(0)?, result_ty, true)?,
-                "index_castui" | "extui" => self.int_cast(arg(0)?, result_ty, false)?,
-                "sitofp" => b.build_cast(Opc::SIToFP, arg(0)?, result_ty, "")?,
-                "uitofp" => b.build_cast(Opc::UIToFP, arg(0)?, result_ty, "")?,
-                "fptosi" => b.build_cast(Opc::FPToSI, arg(0)?, result_ty, "")?,
-                "fptoui" => b.build_cast(Opc::FPToUI, arg(0)?, result_ty, "")?,
-                "extf" => b.build_cast(Opc::FPExt, arg(0)?, result_ty, "")?,
-                "truncf" => b.build_cast(Opc::FPTrunc, arg(0)?, result_ty, "")?,
-                "bitcast" => b.build_cast(Opc::BitCast, arg(0)?, result_ty, "")?,
-                "sqrt" => self.intrinsic_call("llvm.sqrt", &[arg(0)?])?,
-                "rsqrt" => {
-                    let s = self.intrinsic_call("llvm.sqrt", &[arg(0)?])?;
-                    let one = float_splat(result_ty, 1.0)?;
-                    self.builder.build_binop(Opc::FDiv, one, s, "")?
-                }
-                "floor" => self.intrinsic_call("llvm.floor", &[arg(0)?])?,
-                "ceil" => self.intrinsic_call("llvm.ceil", &[arg(0)?])?,
-                "round" => self.intrinsic_call("llvm.round", &[arg(0)?])?,
-                "roundeven" => self.intrinsic_call("llvm.roundeven", &[arg(0)?])?,
-                "absf" => self.intrinsic_call("llvm.fabs", &[arg(0)?])?,
-                "fma" => self.intrinsic_call("llvm.fma", &[arg(0)?, arg(1)?, arg(2)?])?,
-                "exp" => self.math(MathFn::Exp, arg(0)?)?,
-                "log" => self.math(MathFn::Log, arg(0)?)?,
-                "tanh" => self.math(MathFn::Tanh, arg(0)?)?,
-                "erf" => self.math(MathFn::Erf, arg(0)?)?,
-                "sin" => self.math(MathFn::Sin, arg(0)?)?,
-                "cos" => self.math(MathFn::Cos, arg(0)?)?,
-                "powf" => self.powf(arg(0)?, arg(1)?)?,
-                _ => return Err(format!("'{name}' is not supported by code generation").into()),
-            }
+                .collect::<CgResult<Vec<_>>>()?,
+            name: ctx.op_name(op),
+        };
+        let value = match scalar {
+            ScalarOp::Arith(a) => self.arith(a, &args, result_ty)?,
+            ScalarOp::Math(m) => self.math_op(m, &args, result_ty)?,
         };
         self.values.insert(result, value);
         Ok(())
     }
 
-    fn constant(&self, op: Op, ty: BasicTypeEnum<'ctx>) -> CgResult<BasicValueEnum<'ctx>> {
+    fn arith(
+        &self,
+        op: ArithOps,
+        args: &Operands<'_, 'ctx>,
+        result_ty: BasicTypeEnum<'ctx>,
+    ) -> CgResult<BasicValueEnum<'ctx>> {
+        use ArithOps as A;
+        let arg = |i: usize| args.get(i);
+        let b = &self.builder;
+        Ok(match op {
+            A::ConstantOp(c) => self.constant(c, result_ty)?,
+            A::AddIOp(_) => b.build_binop(Opc::Add, arg(0)?, arg(1)?, "")?,
+            A::SubIOp(_) => b.build_binop(Opc::Sub, arg(0)?, arg(1)?, "")?,
+            A::MulIOp(_) => b.build_binop(Opc::Mul, arg(0)?, arg(1)?, "")?,
+            A::AndIOp(_) => b.build_binop(Opc::And, arg(0)?, arg(1)?, "")?,
+            A::OrIOp(_) => b.build_binop(Opc::Or, arg(0)?, arg(1)?, "")?,
+            A::XOrIOp(_) => b.build_binop(Opc::Xor, arg(0)?, arg(1)?, "")?,
+            A::ShLIOp(_) => b.build_binop(Opc::Shl, arg(0)?, arg(1)?, "")?,
+            A::ShRSIOp(_) => b.build_binop(Opc::AShr, arg(0)?, arg(1)?, "")?,
+            A::ShRUIOp(_) => b.build_binop(Opc::LShr, arg(0)?, arg(1)?, "")?,
+            A::DivSIOp(_) => self.guarded_division(Opc::SDiv, arg(0)?, arg(1)?)?,
+            A::DivUIOp(_) => self.guarded_division(Opc::UDiv, arg(0)?, arg(1)?)?,
+            A::RemSIOp(_) => self.guarded_division(Opc::SRem, arg(0)?, arg(1)?)?,
+            A::RemUIOp(_) => self.guarded_division(Opc::URem, arg(0)?, arg(1)?)?,
+            A::MaxSIOp(_) => self.intrinsic_call("llvm.smax", &[arg(0)?, arg(1)?])?,
+            A::MinSIOp(_) => self.intrinsic_call("llvm.smin", &[arg(0)?, arg(1)?])?,
+            A::AddFOp(_) => reassociable(b.build_binop(Opc::FAdd, arg(0)?, arg(1)?, "")?),
+            A::SubFOp(_) => b.build_binop(Opc::FSub, arg(0)?, arg(1)?, "")?,
+            A::MulFOp(_) => reassociable(b.build_binop(Opc::FMul, arg(0)?, arg(1)?, "")?),
+            A::DivFOp(_) => b.build_binop(Opc::FDiv, arg(0)?, arg(1)?, "")?,
+            A::RemFOp(_) => b.build_binop(Opc::FRem, arg(0)?, arg(1)?, "")?,
+            A::NegFOp(_) => self.negate(arg(0)?)?,
+            A::MaximumFOp(_) => self.intrinsic_call("llvm.maximum", &[arg(0)?, arg(1)?])?,
+            A::MinimumFOp(_) => self.intrinsic_call("llvm.minimum", &[arg(0)?, arg(1)?])?,
+            A::CmpIOp(c) => self.compare_int(c.0, arg(0)?, arg(1)?)?,
+            A::CmpFOp(c) => self.compare_float(c.0, arg(0)?, arg(1)?)?,
+            A::SelectOp(_) => self.select(arg(0)?, arg(1)?, arg(2)?)?,
+            A::IndexCastOp(_) | A::ExtSIOp(_) | A::TruncIOp(_) => {
+                self.int_cast(arg(0)?, result_ty, true)?
+            }
+            A::ExtUIOp(_) => self.int_cast(arg(0)?, result_ty, false)?,
+            A::SIToFPOp(_) => b.build_cast(Opc::SIToFP, arg(0)?, result_ty, "")?,
+            A::FPToSIOp(_) => b.build_cast(Opc::FPToSI, arg(0)?, result_ty, "")?,
+            A::ExtFOp(_) => b.build_cast(Opc::FPExt, arg(0)?, result_ty, "")?,
+            A::TruncFOp(_) => b.build_cast(Opc::FPTrunc, arg(0)?, result_ty, "")?,
+            A::BitcastOp(_) => b.build_cast(Opc::BitCast, arg(0)?, result_ty, "")?,
+        })
+    }
+
+    fn math_op(
+        &self,
+        op: MathOps,
+        args: &Operands<'_, 'ctx>,
+        result_ty: BasicTypeEnum<'ctx>,
+    ) -> CgResult<BasicValueEnum<'ctx>> {
+        use MathOps as M;
+        let arg = |i: usize| args.get(i);
+        Ok(match op {
+            M::SqrtOp(_) => self.intrinsic_call("llvm.sqrt", &[arg(0)?])?,
+            M::RsqrtOp(_) => {
+                let s = self.intrinsic_call("llvm.sqrt", &[arg(0)?])?;
+                let one = float_splat(result_ty, 1.0)?;
+                self.builder.build_binop(Opc::FDiv, one, s, "")?
+            }
+            M::FloorOp(_) => self.intrinsic_call("llvm.floor", &[arg(0)?])?,
+            M::CeilOp(_) => self.intrinsic_call("llvm.ceil", &[arg(0)?])?,
+            M::RoundOp(_) => self.intrinsic_call("llvm.round", &[arg(0)?])?,
+            M::RoundEvenOp(_) => self.intrinsic_call("llvm.roundeven", &[arg(0)?])?,
+            M::AbsFOp(_) => self.intrinsic_call("llvm.fabs", &[arg(0)?])?,
+            M::FmaOp(_) => self.intrinsic_call("llvm.fma", &[arg(0)?, arg(1)?, arg(2)?])?,
+            M::ExpOp(_) => self.math(MathFn::Exp, arg(0)?)?,
+            M::LogOp(_) => self.math(MathFn::Log, arg(0)?)?,
+            M::TanhOp(_) => self.math(MathFn::Tanh, arg(0)?)?,
+            M::ErfOp(_) => self.math(MathFn::Erf, arg(0)?)?,
+            M::SinOp(_) => self.math(MathFn::Sin, arg(0)?)?,
+            M::CosOp(_) => self.math(MathFn::Cos, arg(0)?)?,
+            M::PowFOp(_) => self.powf(arg(0)?, arg(1)?)?,
+        })
+    }
+
+    fn constant(
+        &self,
+        op: dlc_arith::ConstantOp,
+        ty: BasicTypeEnum<'ctx>,
+    ) -> CgResult<BasicValueEnum<'ctx>> {
         let ctx = self.ctx;
-        let attr = ctx
-            .attr(op, "value")
-            .ok_or("arith.constant without a value")?;
+        let attr = op.value(ctx).ok_or("arith.constant without a value")?;
         match ctx.attr_kind(attr) {
             AttrKind::Integer { value, .. } => scalar_constant(ty, DenseValue::Int(*value)),
             AttrKind::Float { bits, .. } => {

@@ -19,9 +19,11 @@
 //! - `arith` and `math` ops have the same names, operands and attributes in MLIR and are copied.
 
 use crate::error::{ExResult, ExportError};
+use crate::gpu::is_gpu_op;
 use crate::types::{memref_type, mlir_type};
 use dlc_ir::{Block, Context, Diagnostic, Op, Type, TypeKind, Value, DYNAMIC};
-use dlc_loop::{buffer_parts, LoopKind, MemorySpace};
+use dlc_loop::math::MathOps;
+use dlc_loop::{buffer_parts, Access, AccessKind, LoopKind, MemorySpace};
 use melior::ir::attribute::{
     DenseI32ArrayAttribute, FloatAttribute, IntegerAttribute, StringAttribute, TypeAttribute,
 };
@@ -272,35 +274,41 @@ impl<'c, 'm, 'd> FnExport<'c, 'm, 'd> {
     }
 
     fn lower_op(&mut self, op: Op, block: BlockRef<'c, 'm>) -> ExResult<()> {
+        use dlc_arith::ArithOps as A;
+        use dlc_loop::LoopOps as L;
         let ctx = self.ctx;
-        let name = ctx.op_name(op);
-        match name {
-            "loop.yield" | "loop.return" => Ok(()),
-            "loop.for" => self.lower_for(op, block),
-            "loop.if" => self.lower_if(op, block),
-            "loop.schedule_block" => self.lower_schedule_block(op, block),
-            "loop.alloc" if self.kind == FnKind::Host => self.lower_host_alloc(op, block),
-            "loop.alloc" => self.lower_alloc(op, block),
-            "loop.load" | "loop.vload" => self.lower_load(op, block),
-            "loop.store" | "loop.vstore" => self.lower_store(op, block),
-            // A cache hint: the exported code is the same without it.
-            "loop.prefetch" => Ok(()),
-            "loop.dim" => self.lower_dim(op, block),
-            "loop.view" => self.lower_view(op, block),
-            "loop.constant" => self.lower_constant(op, block),
-            "loop.launch" => self.lower_launch(op, block),
-            "loop.barrier" | "loop.thread_id" | "loop.block_id" | "loop.block_dim"
-            | "loop.warp_reduce" | "loop.block_reduce" => self.lower_gpu_op(op, block),
-            "arith.divsi" | "arith.divui" | "arith.remsi" | "arith.remui" => {
-                self.lower_guarded_division(op, block)
-            }
-            _ if name.starts_with("arith.")
-                || name.starts_with("math.")
-                || (self.kind == FnKind::Host && name.starts_with("func.")) =>
-            {
-                self.copy_op(op, block)
-            }
-            _ => Err(format!("'{name}' has no MLIR export").into()),
+        if let Some(access) = dlc_loop::access(ctx, op) {
+            return match access.kind {
+                AccessKind::Read => self.lower_load(op, access, block),
+                AccessKind::Write => self.lower_store(op, access, block),
+                // A cache hint: the exported code is the same without it.
+                AccessKind::Prefetch => Ok(()),
+            };
+        }
+        if let Some(arith) = A::of(ctx, op) {
+            return match arith {
+                A::DivSIOp(_) | A::DivUIOp(_) | A::RemSIOp(_) | A::RemUIOp(_) => {
+                    self.lower_guarded_division(arith, block)
+                }
+                _ => self.copy_op(op, block),
+            };
+        }
+        if MathOps::of(ctx, op).is_some() || (self.kind == FnKind::Host && is_func_op(ctx, op)) {
+            return self.copy_op(op, block);
+        }
+        match L::of(ctx, op) {
+            Some(L::YieldOp(_) | L::ReturnOp(_)) => Ok(()),
+            Some(L::ForOp(for_op)) => self.lower_for(for_op, block),
+            Some(L::IfOp(if_op)) => self.lower_if(if_op, block),
+            Some(L::ScheduleBlockOp(sb)) => self.lower_schedule_block(sb, block),
+            Some(L::AllocOp(_)) if self.kind == FnKind::Host => self.lower_host_alloc(op, block),
+            Some(L::AllocOp(_)) => self.lower_alloc(op, block),
+            Some(L::DimOp(dim)) => self.lower_dim(dim, block),
+            Some(L::ViewOp(view)) => self.lower_view(view, block),
+            Some(L::ConstantOp(constant)) => self.lower_constant(constant, block),
+            Some(L::LaunchOp(launch)) => self.lower_launch(launch, block),
+            Some(gpu) if is_gpu_op(gpu) => self.lower_gpu_op(gpu, block),
+            _ => Err(format!("'{}' has no MLIR export", ctx.op_name(op)).into()),
         }
     }
 
@@ -309,8 +317,14 @@ impl<'c, 'm, 'd> FnExport<'c, 'm, 'd> {
     /// (SIGFPE) MLIR's `arith.divsi` lowers to. A divisor that is a constant other than 0 and -1
     /// needs no guard. As in `dlc-codegen`, vectors are refused unless their divisor is such a
     /// constant.
-    fn lower_guarded_division(&mut self, op: Op, block: BlockRef<'c, 'm>) -> ExResult<()> {
+    fn lower_guarded_division(
+        &mut self,
+        division: dlc_arith::ArithOps,
+        block: BlockRef<'c, 'm>,
+    ) -> ExResult<()> {
+        use dlc_arith::ArithOps as A;
         let ctx = self.ctx;
+        let op = division.op();
         let divisor = ctx.operand(op, 1);
         if dlc_arith::constant_int(ctx, divisor).is_some_and(|c| c != 0 && c != -1) {
             return self.copy_op(op, block);
@@ -325,8 +339,7 @@ impl<'c, 'm, 'd> FnExport<'c, 'm, 'd> {
                 )
             }
         };
-        let name = ctx.op_name(op);
-        let signed = matches!(name, "arith.divsi" | "arith.remsi");
+        let signed = matches!(division, A::DivSIOp(_) | A::RemSIOp(_));
         let (a, d) = (self.value(ctx.operand(op, 0))?, self.value(divisor)?);
         let mty = self.ty(ty)?;
         let i1 = IntegerType::new(self.mlir, 1).into();
@@ -343,7 +356,8 @@ impl<'c, 'm, 'd> FnExport<'c, 'm, 'd> {
             bad = self.emit1(block, "arith.ori", &[bad, overflow], i1, &[])?;
         }
         let safe = self.emit1(block, "arith.select", &[bad, one, d], mty, &[])?;
-        let quotient = self.emit1(block, name, &[a, safe], mty, &[])?;
+        // The upstream op of the same name (`arith.divsi`, ...), now on a safe divisor.
+        let quotient = self.emit1(block, ctx.op_name(op), &[a, safe], mty, &[])?;
         let result = self.emit1(block, "arith.select", &[bad, zero, quotient], mty, &[])?;
         self.values.insert(ctx.result(op, 0), result);
         Ok(())
@@ -385,14 +399,13 @@ impl<'c, 'm, 'd> FnExport<'c, 'm, 'd> {
     // -----------------------------------------------------------------------------------------
     // Control flow.
 
-    fn lower_for(&mut self, op: Op, block: BlockRef<'c, 'm>) -> ExResult<()> {
+    fn lower_for(&mut self, for_op: dlc_loop::ForOp, block: BlockRef<'c, 'm>) -> ExResult<()> {
         let ctx = self.ctx;
-        let for_op = dlc_loop::ForOp(op);
         let kind = for_op
             .loop_kind(ctx)
             .ok_or("loop.for without a valid kind")?;
         let body = for_op.body(ctx).ok_or("loop.for without a body")?;
-        let [lb, ub, step] = ctx.operands(op)[..] else {
+        let [lb, ub, step] = ctx.operands(for_op.0)[..] else {
             return Err("loop.for needs lb, ub and step".into());
         };
         let (lb, ub, step) = (self.value(lb)?, self.value(ub)?, self.value(step)?);
@@ -427,10 +440,9 @@ impl<'c, 'm, 'd> FnExport<'c, 'm, 'd> {
         Ok(())
     }
 
-    fn lower_if(&mut self, op: Op, block: BlockRef<'c, 'm>) -> ExResult<()> {
+    fn lower_if(&mut self, if_op: dlc_loop::IfOp, block: BlockRef<'c, 'm>) -> ExResult<()> {
         let ctx = self.ctx;
-        let if_op = dlc_loop::IfOp(op);
-        let cond = self.value(ctx.operand(op, 0))?;
+        let cond = self.value(if_op.condition(ctx))?;
         let then_block = if_op
             .then_block(ctx)
             .ok_or("loop.if without a then region")?;
@@ -454,9 +466,12 @@ impl<'c, 'm, 'd> FnExport<'c, 'm, 'd> {
         Ok(())
     }
 
-    fn lower_schedule_block(&mut self, op: Op, block: BlockRef<'c, 'm>) -> ExResult<()> {
+    fn lower_schedule_block(
+        &mut self,
+        sb: dlc_loop::ScheduleBlockOp,
+        block: BlockRef<'c, 'm>,
+    ) -> ExResult<()> {
         let ctx = self.ctx;
-        let sb = dlc_loop::ScheduleBlockOp(op);
         let body = sb.body(ctx).ok_or("schedule block without a body")?;
         let iter_values = sb.iter_values(ctx);
         let kinds = sb.iter_kind_list(ctx);
@@ -583,10 +598,11 @@ impl<'c, 'm, 'd> FnExport<'c, 'm, 'd> {
         Ok(())
     }
 
-    fn lower_load(&mut self, op: Op, block: BlockRef<'c, 'm>) -> ExResult<()> {
+    fn lower_load(&mut self, op: Op, load: Access<'_>, block: BlockRef<'c, 'm>) -> ExResult<()> {
         let ctx = self.ctx;
-        let operands = self.values_of(ctx.operands(op))?;
-        let result = ctx.result(op, 0);
+        let buffer = self.value(load.buffer)?;
+        let indices = self.values_of(load.indices)?;
+        let result = load.value.ok_or("a load without a result")?;
         let ty = self.ty(ctx.value_type(result))?;
         if let Some(lanes) = self.bool_vector_lanes(ctx.value_type(result)) {
             // LLVM packs `vector<Nxi1>` into bits, but i1 buffers hold one byte per element:
@@ -594,29 +610,33 @@ impl<'c, 'm, 'd> FnExport<'c, 'm, 'd> {
             let i1 = IntegerType::new(self.mlir, 1).into();
             let mut elements = Vec::with_capacity(lanes);
             for l in 0..lanes {
-                let indices = self.lane_indices(block, &operands[1..], l)?;
-                let mut args = vec![operands[0]];
-                args.extend(indices);
+                let mut args = vec![buffer];
+                args.extend(self.lane_indices(block, &indices, l)?);
                 elements.push(self.emit1(block, "memref.load", &args, i1, &[])?);
             }
             let v = self.emit1(block, "vector.from_elements", &elements, ty, &[])?;
             self.values.insert(result, v);
             return Ok(());
         }
-        let name = if ctx.op_name(op) == "loop.vload" {
+        let name = if ctx.view::<dlc_loop::VLoadOp>(op).is_some() {
             "vector.load"
         } else {
             "memref.load"
         };
+        let mut operands = vec![buffer];
+        operands.extend(indices);
         let v = self.emit1(block, name, &operands, ty, &[])?;
         self.values.insert(result, v);
         Ok(())
     }
 
-    fn lower_store(&mut self, op: Op, block: BlockRef<'c, 'm>) -> ExResult<()> {
+    fn lower_store(&mut self, op: Op, store: Access<'_>, block: BlockRef<'c, 'm>) -> ExResult<()> {
         let ctx = self.ctx;
-        let operands = self.values_of(ctx.operands(op))?;
-        if let Some(lanes) = self.bool_vector_lanes(ctx.value_type(ctx.operand(op, 0))) {
+        let stored = store.value.ok_or("a store without a value")?;
+        let value = self.value(stored)?;
+        let buffer = self.value(store.buffer)?;
+        let indices = self.values_of(store.indices)?;
+        if let Some(lanes) = self.bool_vector_lanes(ctx.value_type(stored)) {
             // One byte per element, as in `lower_load`.
             let i1 = IntegerType::new(self.mlir, 1).into();
             for l in 0..lanes {
@@ -625,22 +645,23 @@ impl<'c, 'm, 'd> FnExport<'c, 'm, 'd> {
                 let lane = self.emit1(
                     block,
                     "vector.extract",
-                    &[operands[0]],
+                    &[value],
                     i1,
                     &[("static_position", position)],
                 )?;
-                let indices = self.lane_indices(block, &operands[2..], l)?;
-                let mut args = vec![lane, operands[1]];
-                args.extend(indices);
+                let mut args = vec![lane, buffer];
+                args.extend(self.lane_indices(block, &indices, l)?);
                 self.emit(block, "memref.store", &args, &[], &[])?;
             }
             return Ok(());
         }
-        let name = if ctx.op_name(op) == "loop.vstore" {
+        let name = if ctx.view::<dlc_loop::VStoreOp>(op).is_some() {
             "vector.store"
         } else {
             "memref.store"
         };
+        let mut operands = vec![value, buffer];
+        operands.extend(indices);
         self.emit(block, name, &operands, &[], &[])?;
         Ok(())
     }
@@ -678,12 +699,10 @@ impl<'c, 'm, 'd> FnExport<'c, 'm, 'd> {
         Ok(out)
     }
 
-    fn lower_dim(&mut self, op: Op, block: BlockRef<'c, 'm>) -> ExResult<()> {
+    fn lower_dim(&mut self, dim: dlc_loop::DimOp, block: BlockRef<'c, 'm>) -> ExResult<()> {
         let ctx = self.ctx;
-        let axis = dlc_loop::DimOp(op)
-            .axis_index(ctx)
-            .ok_or("loop.dim without an axis")?;
-        let buf = self.value(ctx.operand(op, 0))?;
+        let axis = dim.axis_index(ctx).ok_or("loop.dim without an axis")?;
+        let buf = self.value(dim.buffer(ctx))?;
         let axis = self.const_index(block, i64::try_from(axis).map_err(|_| "axis too large")?)?;
         let v = self.emit1(
             block,
@@ -692,9 +711,16 @@ impl<'c, 'm, 'd> FnExport<'c, 'm, 'd> {
             MType::index(self.mlir),
             &[],
         )?;
-        self.values.insert(ctx.result(op, 0), v);
+        self.values.insert(dim.result(ctx), v);
         Ok(())
     }
+}
+
+/// True for the ops of the `func` dialect, which a host function's body copies as they are.
+fn is_func_op(ctx: &Context, op: Op) -> bool {
+    ctx.view::<dlc_func::FuncOp>(op).is_some()
+        || ctx.view::<dlc_func::ReturnOp>(op).is_some()
+        || ctx.view::<dlc_func::CallOp>(op).is_some()
 }
 
 /// Block `i` of an `emit_with_regions` result.

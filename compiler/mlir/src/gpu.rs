@@ -18,7 +18,7 @@
 use crate::error::ExResult;
 use crate::function::{FnExport, FnKind};
 use dlc_ir::{Context, Op, Type, TypeKind};
-use dlc_loop::{buffer_parts, Dim, LoopKind, MemorySpace, ReduceKind};
+use dlc_loop::{buffer_parts, Dim, LoopKind, LoopOps, MemorySpace, ReduceKind};
 use melior::ir::r#type::IntegerType;
 use melior::ir::{Attribute as MAttribute, BlockRef, Type as MType, Value as MValue, ValueLike};
 use melior::Context as MContext;
@@ -39,17 +39,17 @@ pub(crate) struct WorkgroupBuffer {
 /// and one 32-slot buffer per `loop.block_reduce`.
 pub(crate) fn workgroup_buffers(ctx: &Context, kernel: Op) -> Vec<WorkgroupBuffer> {
     let mut found = Vec::new();
-    ctx.for_each_op(kernel, &mut |op| match ctx.op_name(op) {
-        "loop.alloc" => {
-            let ty = ctx.value_type(ctx.result(op, 0));
+    ctx.for_each_op(kernel, &mut |op| match LoopOps::of(ctx, op) {
+        Some(LoopOps::AllocOp(alloc)) => {
+            let ty = ctx.value_type(alloc.result(ctx));
             if let Some((dims, elem, MemorySpace::Shared)) = buffer_parts(ctx, ty) {
                 if dims.iter().all(|&d| d >= 0) {
                     found.push(WorkgroupBuffer { op, elem, dims });
                 }
             }
         }
-        "loop.block_reduce" => {
-            let elem = ctx.value_type(ctx.result(op, 0));
+        Some(LoopOps::BlockReduceOp(reduce)) => {
+            let elem = ctx.value_type(reduce.result(ctx));
             found.push(WorkgroupBuffer {
                 op,
                 elem,
@@ -69,17 +69,23 @@ pub(crate) fn is_gpu(ctx: &Context, kernel: Op) -> bool {
     }
     let mut gpu_op = false;
     ctx.for_each_op(kernel, &mut |op| {
-        gpu_op |= matches!(
-            ctx.op_name(op),
-            "loop.barrier"
-                | "loop.thread_id"
-                | "loop.block_id"
-                | "loop.block_dim"
-                | "loop.warp_reduce"
-                | "loop.block_reduce"
-        );
+        gpu_op |= LoopOps::of(ctx, op).is_some_and(is_gpu_op);
     });
     gpu_op
+}
+
+/// True for the loop dialect's GPU ops: barrier, thread and block indices, warp and block
+/// reductions.
+pub(crate) fn is_gpu_op(op: LoopOps) -> bool {
+    matches!(
+        op,
+        LoopOps::BarrierOp(_)
+            | LoopOps::ThreadIdOp(_)
+            | LoopOps::BlockIdOp(_)
+            | LoopOps::BlockDimOp(_)
+            | LoopOps::WarpReduceOp(_)
+            | LoopOps::BlockReduceOp(_)
+    )
 }
 
 /// `#gpu<dim x>`.
@@ -89,33 +95,38 @@ fn dim_attr(mlir: &MContext, dim: Dim) -> ExResult<MAttribute<'_>> {
 }
 
 impl<'c, 'm> FnExport<'c, 'm, '_> {
-    pub(crate) fn lower_gpu_op(&mut self, op: Op, block: BlockRef<'c, 'm>) -> ExResult<()> {
+    pub(crate) fn lower_gpu_op(&mut self, gpu: LoopOps, block: BlockRef<'c, 'm>) -> ExResult<()> {
+        use LoopOps as L;
         let ctx = self.ctx;
-        let name = ctx.op_name(op);
+        let op = gpu.op();
         if self.kind != FnKind::GpuKernel {
-            return Err(format!("'{name}' is a GPU op: it needs a GPU-bound kernel").into());
+            return Err(format!(
+                "'{}' is a GPU op: it needs a GPU-bound kernel",
+                ctx.op_name(op)
+            )
+            .into());
         }
-        match name {
-            "loop.barrier" => {
+        match gpu {
+            L::BarrierOp(_) => {
                 self.emit(block, "gpu.barrier", &[], &[], &[])?;
                 Ok(())
             }
-            "loop.thread_id" | "loop.block_id" | "loop.block_dim" => {
+            L::ThreadIdOp(_) | L::BlockIdOp(_) | L::BlockDimOp(_) => {
                 let dim = dlc_loop::gpu_dim(ctx, op).ok_or("missing or invalid 'dim'")?;
-                let gpu_name = match name {
-                    "loop.thread_id" => "gpu.thread_id",
-                    "loop.block_id" => "gpu.block_id",
+                let gpu_name = match gpu {
+                    L::ThreadIdOp(_) => "gpu.thread_id",
+                    L::BlockIdOp(_) => "gpu.block_id",
                     _ => "gpu.block_dim",
                 };
                 let v = self.gpu_index(block, gpu_name, dim)?;
                 self.values.insert(ctx.result(op, 0), v);
                 Ok(())
             }
-            _ => {
+            L::WarpReduceOp(_) | L::BlockReduceOp(_) => {
                 let kind = dlc_loop::reduce_kind(ctx, op).ok_or("missing or invalid 'kind'")?;
                 let elem = ctx.value_type(ctx.result(op, 0));
                 let x = self.value(ctx.operand(op, 0))?;
-                let r = if name == "loop.warp_reduce" {
+                let r = if let L::WarpReduceOp(_) = gpu {
                     self.warp_reduce(block, kind, elem, x)?
                 } else {
                     self.block_reduce(block, op, kind, elem, x)?
@@ -123,6 +134,7 @@ impl<'c, 'm> FnExport<'c, 'm, '_> {
                 self.values.insert(ctx.result(op, 0), r);
                 Ok(())
             }
+            _ => Err(format!("'{}' is not a GPU op", ctx.op_name(op)).into()),
         }
     }
 

@@ -55,14 +55,17 @@ impl<'c, 'm> FnExport<'c, 'm, '_> {
         Ok(())
     }
 
-    pub(crate) fn lower_view(&mut self, op: dlc_ir::Op, block: BlockRef<'c, 'm>) -> ExResult<()> {
+    pub(crate) fn lower_view(
+        &mut self,
+        view: dlc_loop::ViewOp,
+        block: BlockRef<'c, 'm>,
+    ) -> ExResult<()> {
         let ctx = self.ctx;
-        let view = dlc_loop::ViewOp(op);
         let mut operands = vec![self.value(view.arena(ctx))?, self.value(view.offset(ctx))?];
         for &s in view.dynamic_sizes(ctx) {
             operands.push(self.value(s)?);
         }
-        let result = ctx.result(op, 0);
+        let result = view.result(ctx);
         let ty = self.ty(ctx.value_type(result))?;
         let v = self.emit1(block, "memref.view", &operands, ty, &[])?;
         self.values.insert(result, v);
@@ -71,17 +74,15 @@ impl<'c, 'm> FnExport<'c, 'm, '_> {
 
     pub(crate) fn lower_constant(
         &mut self,
-        op: dlc_ir::Op,
+        constant: dlc_loop::ConstantOp,
         block: BlockRef<'c, 'm>,
     ) -> ExResult<()> {
         let ctx = self.ctx;
-        let value = dlc_loop::ConstantOp(op)
-            .value(ctx)
-            .ok_or("loop.constant without a value")?;
+        let value = constant.value(ctx).ok_or("loop.constant without a value")?;
         let text = dlc_ir::Printer::new(ctx).attr_to_string(value);
         let initial = MAttribute::parse(self.mlir, &text)
             .ok_or_else(|| format!("MLIR cannot parse the constant '{text}'"))?;
-        let result = ctx.result(op, 0);
+        let result = constant.result(ctx);
         let ty = self.ty(ctx.value_type(result))?;
         let name = format!("__dlc_constant_{}", self.globals);
         let global = self.build_op(
@@ -106,9 +107,12 @@ impl<'c, 'm> FnExport<'c, 'm, '_> {
         Ok(())
     }
 
-    pub(crate) fn lower_launch(&mut self, op: dlc_ir::Op, block: BlockRef<'c, 'm>) -> ExResult<()> {
+    pub(crate) fn lower_launch(
+        &mut self,
+        launch: dlc_loop::LaunchOp,
+        block: BlockRef<'c, 'm>,
+    ) -> ExResult<()> {
         let ctx = self.ctx;
-        let launch = dlc_loop::LaunchOp(op);
         let callee = launch
             .callee_name(ctx)
             .ok_or("loop.launch without a callee")?;

@@ -11,8 +11,9 @@ use crate::function::{first_block, FnExport, FnKind};
 use crate::gpu::{is_gpu, workgroup_buffers};
 use crate::types::{memref_type, mlir_type, mlir_types};
 use crate::ExportOptions;
+use dlc_func::FuncOp;
 use dlc_ir::{Context, Diagnostic, Location, Op, Type};
-use dlc_loop::{KernelOp, LaunchDim, MemorySpace};
+use dlc_loop::{AllocOp, KernelOp, LaunchDim, MemorySpace};
 use melior::ir::attribute::{DenseI32ArrayAttribute, IntegerAttribute};
 use melior::ir::operation::OperationMutLike;
 use melior::ir::r#type::IntegerType;
@@ -63,28 +64,25 @@ pub(crate) fn export_module<'c>(
         .ok_or_else(|| at_module("the module has no body"))?;
     let mut kernels = FxHashMap::default();
     for op in ctx.block_ops(body) {
-        match ctx.op_name(op) {
-            "loop.kernel" => {
-                let k = KernelOp(op);
-                let arg_types = k
-                    .argument_types(ctx)
-                    .ok_or_else(|| Diagnostic::error(ctx.op_loc(op), "kernel without a type"))?;
-                let info = KernelInfo {
-                    arg_types,
-                    gpu: is_gpu(ctx, op),
-                    grid: k.grid_dims(ctx),
-                    block: k.block_dims(ctx),
-                };
-                kernels.insert(k.name(ctx).to_string(), info);
-            }
-            "func.func" => {}
-            other => {
-                return Err(Diagnostic::error(
-                    ctx.op_loc(op),
-                    format!("'{other}' cannot be exported to MLIR: only loop kernels and host functions can (lower graph programs first)"),
-                ))
-            }
+        if ctx.view::<FuncOp>(op).is_some() {
+            continue;
         }
+        let Some(k) = ctx.view::<KernelOp>(op) else {
+            return Err(Diagnostic::error(
+                ctx.op_loc(op),
+                format!("'{}' cannot be exported to MLIR: only loop kernels and host functions can (lower graph programs first)", ctx.op_name(op)),
+            ));
+        };
+        let arg_types = k
+            .argument_types(ctx)
+            .ok_or_else(|| Diagnostic::error(ctx.op_loc(op), "kernel without a type"))?;
+        let info = KernelInfo {
+            arg_types,
+            gpu: is_gpu(ctx, op),
+            grid: k.grid_dims(ctx),
+            block: k.block_dims(ctx),
+        };
+        kernels.insert(k.name(ctx).to_string(), info);
     }
     let any_gpu = kernels.values().any(|k| k.gpu);
     let mut mlir_module = Module::new(mlir_loc(ctx, mlir, ctx.op_loc(module)));
@@ -115,7 +113,7 @@ pub(crate) fn export_module<'c>(
             exp.values.clear();
             exp.reduce_slots.clear();
             exp.loc = mlir_loc(ctx, mlir, ctx.op_loc(op));
-            if ctx.op_name(op) == "func.func" {
+            if ctx.view::<FuncOp>(op).is_some() {
                 export_host(&mut exp, op, top)?;
                 continue;
             }
@@ -314,7 +312,7 @@ fn export_gpu_kernel<'c, 'm>(
             .argument(nargs + j)
             .map_err(|e| ExportError::from(e).at(ctx, w.op))?
             .into();
-        if ctx.op_name(w.op) == "loop.alloc" {
+        if ctx.view::<AllocOp>(w.op).is_some() {
             exp.values.insert(ctx.result(w.op, 0), v);
         } else {
             exp.reduce_slots.insert(w.op, v);

@@ -16,10 +16,12 @@ use crate::abi::{KernelFn, KernelTable};
 use crate::error::RuntimeError;
 use crate::signature::{type_parts, DimSpec, Signature, TensorSpec};
 use crate::tensor::{byte_size, elem_bytes, AlignedBytes};
+use dlc_arith::ArithOps;
+use dlc_func::FuncOp;
 use dlc_ir::symbol::SymbolTables;
 use dlc_ir::{AttrKind, Context, DenseValue, Diagnostic, Location, Op, Value, DYNAMIC};
 use dlc_loop::interp::DType;
-use dlc_loop::{DimOp, IndexCheck, MemorySpace};
+use dlc_loop::{access, AccessKind, DimOp, IndexCheck, KernelOp, MemorySpace};
 use rustc_hash::FxHashMap;
 
 /// An integer binary op of `arith`, with MLIR's semantics at the operand width.
@@ -32,9 +34,6 @@ pub(crate) enum IntOp {
     DivU,
     RemS,
     RemU,
-    CeilDivS,
-    CeilDivU,
-    FloorDivS,
     And,
     Or,
     Xor,
@@ -43,33 +42,28 @@ pub(crate) enum IntOp {
     ShrU,
     MaxS,
     MinS,
-    MaxU,
-    MinU,
 }
 
 impl IntOp {
-    fn from_name(name: &str) -> Option<IntOp> {
-        Some(match name {
-            "arith.addi" => IntOp::Add,
-            "arith.subi" => IntOp::Sub,
-            "arith.muli" => IntOp::Mul,
-            "arith.divsi" => IntOp::DivS,
-            "arith.divui" => IntOp::DivU,
-            "arith.remsi" => IntOp::RemS,
-            "arith.remui" => IntOp::RemU,
-            "arith.ceildivsi" => IntOp::CeilDivS,
-            "arith.ceildivui" => IntOp::CeilDivU,
-            "arith.floordivsi" => IntOp::FloorDivS,
-            "arith.andi" => IntOp::And,
-            "arith.ori" => IntOp::Or,
-            "arith.xori" => IntOp::Xor,
-            "arith.shli" => IntOp::Shl,
-            "arith.shrsi" => IntOp::ShrS,
-            "arith.shrui" => IntOp::ShrU,
-            "arith.maxsi" => IntOp::MaxS,
-            "arith.minsi" => IntOp::MinS,
-            "arith.maxui" => IntOp::MaxU,
-            "arith.minui" => IntOp::MinU,
+    /// The integer binary op `op` is, if it is one.
+    fn of(op: ArithOps) -> Option<IntOp> {
+        use ArithOps as A;
+        Some(match op {
+            A::AddIOp(_) => IntOp::Add,
+            A::SubIOp(_) => IntOp::Sub,
+            A::MulIOp(_) => IntOp::Mul,
+            A::DivSIOp(_) => IntOp::DivS,
+            A::DivUIOp(_) => IntOp::DivU,
+            A::RemSIOp(_) => IntOp::RemS,
+            A::RemUIOp(_) => IntOp::RemU,
+            A::AndIOp(_) => IntOp::And,
+            A::OrIOp(_) => IntOp::Or,
+            A::XOrIOp(_) => IntOp::Xor,
+            A::ShLIOp(_) => IntOp::Shl,
+            A::ShRSIOp(_) => IntOp::ShrS,
+            A::ShRUIOp(_) => IntOp::ShrU,
+            A::MaxSIOp(_) => IntOp::MaxS,
+            A::MinSIOp(_) => IntOp::MinS,
             _ => return None,
         })
     }
@@ -316,8 +310,8 @@ fn find_function(ctx: &Context, module: Op, name: &str) -> Result<Op, Diagnostic
         .and_then(|&r| ctx.blocks(r).first().copied());
     let found = body.and_then(|b| {
         ctx.block_ops(b).find(|&op| {
-            ctx.op_name(op) == "func.func"
-                && ctx.attr(op, "sym_name").and_then(|a| ctx.attr_as_str(a)) == Some(name)
+            ctx.view::<FuncOp>(op)
+                .is_some_and(|f| f.sym_name(ctx).and_then(|a| ctx.attr_as_str(a)) == Some(name))
         })
     });
     found.ok_or_else(|| {
@@ -345,6 +339,15 @@ struct Compiler<'a> {
 
 fn err(ctx: &Context, op: Op, msg: impl Into<String>) -> Diagnostic {
     Diagnostic::error(ctx.op_loc(op), msg.into())
+}
+
+/// The error for an op outside the host-function subset.
+fn unsupported(ctx: &Context, op: Op) -> Diagnostic {
+    err(
+        ctx,
+        op,
+        format!("'{}' is not supported in a host function", ctx.op_name(op)),
+    )
 }
 
 impl Compiler<'_> {
@@ -381,7 +384,7 @@ impl Compiler<'_> {
             }
         }
         for op in ctx.block_ops(*entry) {
-            if ctx.op_name(op) == "func.return" {
+            if ctx.view::<dlc_func::ReturnOp>(op).is_some() {
                 return self.compile_return(op);
             }
             self.compile_op(op)?;
@@ -486,12 +489,46 @@ impl Compiler<'_> {
     }
 
     fn compile_op(&mut self, op: Op) -> Result<(), Diagnostic> {
+        use dlc_loop::LoopOps as L;
         let ctx = self.ctx;
-        let name = ctx.op_name(op);
-        match name {
-            "arith.constant" => {
-                let value = ctx
-                    .attr(op, "value")
+        if let Some(arith) = ArithOps::of(ctx, op) {
+            return self.compile_arith(arith);
+        }
+        match L::of(ctx, op) {
+            Some(L::DimOp(dim)) => {
+                let buf = self.buffer(op, self.operand(op, 0)?)?;
+                let rank = self.p.buf_rank[buf as usize] as usize;
+                let axis = dim
+                    .axis_index(ctx)
+                    .filter(|&a| a < rank)
+                    .ok_or_else(|| err(ctx, op, format!("'axis' must be in [0, {rank})")))?;
+                let dst = self.int_result(op)?;
+                self.push(
+                    op,
+                    Instr::Dim {
+                        dst,
+                        buf,
+                        axis: axis as u32,
+                    },
+                );
+            }
+            Some(L::AllocOp(_)) => self.compile_alloc(op)?,
+            Some(L::ConstantOp(_)) => self.compile_constant(op)?,
+            Some(L::ViewOp(_)) => self.compile_view(op)?,
+            Some(L::LaunchOp(_)) => self.compile_launch(op)?,
+            _ => return Err(unsupported(ctx, op)),
+        }
+        Ok(())
+    }
+
+    fn compile_arith(&mut self, arith: ArithOps) -> Result<(), Diagnostic> {
+        use ArithOps as A;
+        let ctx = self.ctx;
+        let op = arith.op();
+        match arith {
+            A::ConstantOp(constant) => {
+                let value = constant
+                    .value(ctx)
                     .and_then(|a| ctx.attr_as_int(a))
                     .ok_or_else(|| {
                         err(
@@ -505,11 +542,11 @@ impl Compiler<'_> {
                 let value = wrap(value as i64, width);
                 self.push(op, Instr::Const { dst, value });
             }
-            "arith.cmpi" => {
+            A::CmpIOp(cmp) => {
                 let (a, width) = self.scalar(op, self.operand(op, 0)?)?;
                 let (b, _) = self.scalar(op, self.operand(op, 1)?)?;
-                let pred = ctx
-                    .attr(op, "predicate")
+                let pred = cmp
+                    .predicate(ctx)
                     .and_then(|a| ctx.attr_as_int(a))
                     .and_then(|p| u8::try_from(p).ok())
                     .filter(|&p| p <= 9)
@@ -526,19 +563,18 @@ impl Compiler<'_> {
                     },
                 );
             }
-            "arith.select" => {
+            A::SelectOp(_) => {
                 let (cond, _) = self.scalar(op, self.operand(op, 0)?)?;
                 let (a, _) = self.scalar(op, self.operand(op, 1)?)?;
                 let (b, _) = self.scalar(op, self.operand(op, 2)?)?;
                 let dst = self.int_result(op)?;
                 self.push(op, Instr::Select { dst, cond, a, b });
             }
-            "arith.index_cast" | "arith.index_castui" | "arith.extsi" | "arith.extui"
-            | "arith.trunci" => {
+            A::IndexCastOp(_) | A::ExtSIOp(_) | A::ExtUIOp(_) | A::TruncIOp(_) => {
                 let (src, from) = self.scalar(op, self.operand(op, 0)?)?;
                 let dst = self.int_result(op)?;
                 let to = self.width_of_result(op);
-                let zext = matches!(name, "arith.extui" | "arith.index_castui");
+                let zext = matches!(arith, A::ExtUIOp(_));
                 self.push(
                     op,
                     Instr::Cast {
@@ -550,49 +586,21 @@ impl Compiler<'_> {
                     },
                 );
             }
-            "loop.dim" => {
-                let buf = self.buffer(op, self.operand(op, 0)?)?;
-                let rank = self.p.buf_rank[buf as usize] as usize;
-                let axis = DimOp(op)
-                    .axis_index(ctx)
-                    .filter(|&a| a < rank)
-                    .ok_or_else(|| err(ctx, op, format!("'axis' must be in [0, {rank})")))?;
+            _ => {
+                let int_op = IntOp::of(arith).ok_or_else(|| unsupported(ctx, op))?;
+                let (a, width) = self.scalar(op, self.operand(op, 0)?)?;
+                let (b, _) = self.scalar(op, self.operand(op, 1)?)?;
                 let dst = self.int_result(op)?;
                 self.push(
                     op,
-                    Instr::Dim {
+                    Instr::Binary {
+                        op: int_op,
+                        width,
                         dst,
-                        buf,
-                        axis: axis as u32,
+                        a,
+                        b,
                     },
                 );
-            }
-            "loop.alloc" => self.compile_alloc(op)?,
-            "loop.constant" => self.compile_constant(op)?,
-            "loop.view" => self.compile_view(op)?,
-            "loop.launch" => self.compile_launch(op)?,
-            _ => {
-                if let Some(int_op) = IntOp::from_name(name) {
-                    let (a, width) = self.scalar(op, self.operand(op, 0)?)?;
-                    let (b, _) = self.scalar(op, self.operand(op, 1)?)?;
-                    let dst = self.int_result(op)?;
-                    self.push(
-                        op,
-                        Instr::Binary {
-                            op: int_op,
-                            width,
-                            dst,
-                            a,
-                            b,
-                        },
-                    );
-                } else {
-                    return Err(err(
-                        ctx,
-                        op,
-                        format!("'{name}' is not supported in a host function"),
-                    ));
-                }
             }
         }
         Ok(())
@@ -756,7 +764,7 @@ impl Compiler<'_> {
         let callee = ctx.attr(op, "callee").and_then(|a| ctx.attr_as_symbol(a));
         let kernel_op = callee
             .and_then(|c| self.tables.resolve(ctx, op, c))
-            .filter(|&k| ctx.op_name(k) == "loop.kernel");
+            .filter(|&k| ctx.view::<KernelOp>(k).is_some());
         let name = callee.map_or("", |c| ctx.ident_str(c)).to_string();
         let Some(kernel_op) = kernel_op else {
             return Err(err(
@@ -893,14 +901,12 @@ impl Compiler<'_> {
     }
 }
 
-/// True if kernel argument `param` is only read: every use is a load, a prefetch or a
-/// `loop.dim`.
+/// True if kernel argument `param` is only read: every use is a read or prefetch access (a
+/// load) or a `loop.dim`.
 fn read_only(ctx: &Context, param: Value) -> bool {
     ctx.uses(param).iter().all(|u| {
-        matches!(
-            ctx.op_name(u.user),
-            "loop.load" | "loop.vload" | "loop.prefetch" | "loop.dim"
-        )
+        ctx.view::<DimOp>(u.user).is_some()
+            || access(ctx, u.user).is_some_and(|a| a.kind != AccessKind::Write)
     })
 }
 
@@ -927,6 +933,7 @@ pub(crate) fn wrap(v: i64, width: u32) -> i64 {
 mod tests {
     use super::read_only;
     use dlc_ir::Context;
+    use dlc_loop::KernelOp;
 
     /// A kernel argument that is only loaded and prefetched is read-only (the session does not
     /// copy it before each run); one that is stored to is not.
@@ -947,7 +954,7 @@ loop.kernel @k(%x: !loop.buffer<4xf32, global>, %y: !loop.buffer<4xf32, global>)
         let module = dlc_ir::parse_source(&mut ctx, src, "k.mlir", 1).expect("parses");
         let mut kernel = None;
         ctx.for_each_op(module, &mut |op| {
-            if ctx.op_name(op) == "loop.kernel" {
+            if ctx.view::<KernelOp>(op).is_some() {
                 kernel = Some(op);
             }
         });

@@ -567,25 +567,6 @@ fn int_binary(op: IntOp, a: i64, b: i64, width: u32) -> Result<i64, String> {
         IntOp::RemS => a % nonzero(b)?,
         IntOp::DivU => ua / nonzero(ub)?,
         IntOp::RemU => ua % nonzero(ub)?,
-        IntOp::CeilDivU => (ua + nonzero(ub)? - 1) / ub,
-        IntOp::CeilDivS => {
-            let b = nonzero(b)?;
-            let q = a / b;
-            if a % b != 0 && ((a < 0) == (b < 0)) {
-                q + 1
-            } else {
-                q
-            }
-        }
-        IntOp::FloorDivS => {
-            let b = nonzero(b)?;
-            let q = a / b;
-            if a % b != 0 && ((a < 0) != (b < 0)) {
-                q - 1
-            } else {
-                q
-            }
-        }
         IntOp::And => a & b,
         IntOp::Or => a | b,
         IntOp::Xor => a ^ b,
@@ -601,8 +582,6 @@ fn int_binary(op: IntOp, a: i64, b: i64, width: u32) -> Result<i64, String> {
         }
         IntOp::MaxS => a.max(b),
         IntOp::MinS => a.min(b),
-        IntOp::MaxU => ua.max(ub),
-        IntOp::MinU => ua.min(ub),
     };
     Ok(crate::program::wrap(v as i64, width))
 }
