@@ -8,7 +8,7 @@ use crate::attrs::{
     fastmath_attr, overflow_attr, predicate_attr, CmpFPredicate, CmpIPredicate, FastMathFlags,
     OverflowFlags, FASTMATH, OVERFLOW_FLAGS, PREDICATE,
 };
-use crate::ops::{self, describe};
+use crate::ops::{self, ArithOp, ArithOps};
 use crate::syntax::{default_flag_attr, set_attr};
 use crate::types::bool_like;
 use dlc_ir::{
@@ -16,29 +16,19 @@ use dlc_ir::{
     Type, TypeKind, Value,
 };
 
-/// Binary ops: two operands and a result of one type (`addi`, `mulf`, `maxsi`, ...).
+/// Binary ops: two operands and a result of one type (`addi`, `mulf`, `maxsi`, ...); the
+/// definitions in [`crate::ops`] implement it.
 pub trait BinaryOp: OpView {}
 
-/// Casts: one operand, one result of another type (`extsi`, `index_cast`, ...).
+/// Casts: one operand, one result of another type (`extsi`, `index_cast`, ...); the definitions
+/// in [`crate::ops`] implement it.
 pub trait CastOp: OpView {}
 
-macro_rules! mark {
-    ($trait:ident: $($name:ident),*) => { $(impl $trait for ops::$name {})* };
-}
-
-mark!(BinaryOp: AddIOp, SubIOp, MulIOp, DivSIOp, DivUIOp, RemSIOp, RemUIOp, AndIOp, OrIOp,
-    XOrIOp, ShLIOp, ShRSIOp, ShRUIOp, MaxSIOp, MinSIOp, AddFOp, SubFOp, MulFOp, DivFOp, RemFOp,
-    MaximumFOp, MinimumFOp);
-mark!(CastOp: IndexCastOp, ExtSIOp, ExtUIOp, TruncIOp, SIToFPOp, FPToSIOp, ExtFOp, TruncFOp,
-    BitcastOp);
-
-/// A spec for op `name` with MLIR's default flag attribute, if the op has one.
-pub(crate) fn spec_with_defaults(ctx: &mut Context, name: &str, loc: Location) -> OpSpec {
-    let mut spec = OpSpec::new(ctx, name, loc);
-    if let Some((_, flags)) = describe(name) {
-        if let Some((key, value)) = default_flag_attr(ctx, flags) {
-            set_attr(ctx, &mut spec.attrs, key, value);
-        }
+/// A spec for arith op `T` with MLIR's default flag attribute, if the op has one.
+pub(crate) fn spec_with_defaults<T: ArithOp>(ctx: &mut Context, loc: Location) -> OpSpec {
+    let mut spec = OpSpec::new(ctx, T::NAME, loc);
+    if let Some((key, value)) = default_flag_attr(ctx, T::FLAGS) {
+        set_attr(ctx, &mut spec.attrs, key, value);
     }
     spec
 }
@@ -53,10 +43,20 @@ pub fn build_op(
     ty: Type,
     loc: Location,
 ) -> Op {
-    let spec = spec_with_defaults(ctx, name, loc)
+    let spec = OpSpec::new(ctx, name, loc)
         .operands(operands)
         .results(&[ty]);
-    ctx.build(at, spec)
+    build_with_defaults(ctx, at, spec)
+}
+
+/// Builds `spec` and gives the op MLIR's default flag attribute, if its kind has one.
+fn build_with_defaults(ctx: &mut Context, at: InsertPoint, spec: OpSpec) -> Op {
+    let op = ctx.build(at, spec);
+    let flags = ArithOps::of(ctx, op).map(ArithOps::flags);
+    if let Some((key, value)) = flags.and_then(|f| default_flag_attr(ctx, f)) {
+        ctx.set_attr(op, key, value);
+    }
+    op
 }
 
 /// The spec of `arith.constant` holding `value` as a result of type `ty`.
@@ -128,25 +128,24 @@ pub fn build_binary<T: BinaryOp>(
     loc: Location,
 ) -> Op {
     let ty = ctx.value_type(lhs);
-    let spec = spec_with_defaults(ctx, T::NAME, loc)
+    let spec = OpSpec::new(ctx, T::NAME, loc)
         .operands(&[lhs, rhs])
         .results(&[ty]);
-    ctx.build(at, spec)
+    build_with_defaults(ctx, at, spec)
 }
 
 /// Builds `arith.negf`.
 pub fn build_negf(ctx: &mut Context, at: InsertPoint, operand: Value, loc: Location) -> Op {
     let ty = ctx.value_type(operand);
-    let spec = spec_with_defaults(ctx, ops::NegFOp::NAME, loc)
+    let spec = spec_with_defaults::<ops::NegFOp>(ctx, loc)
         .operands(&[operand])
         .results(&[ty]);
     ctx.build(at, spec)
 }
 
-fn build_cmp(
+fn build_cmp<T: ArithOp>(
     ctx: &mut Context,
     at: InsertPoint,
-    name: &str,
     predicate: i64,
     lhs: Value,
     rhs: Value,
@@ -155,7 +154,7 @@ fn build_cmp(
     let operand_ty = ctx.value_type(lhs);
     let ty = bool_like(ctx, operand_ty);
     let pred = predicate_attr(ctx, predicate);
-    let spec = spec_with_defaults(ctx, name, loc)
+    let spec = spec_with_defaults::<T>(ctx, loc)
         .attr(ctx, PREDICATE, pred)
         .operands(&[lhs, rhs])
         .results(&[ty]);
@@ -171,7 +170,7 @@ pub fn build_cmpi(
     rhs: Value,
     loc: Location,
 ) -> Op {
-    build_cmp(ctx, at, ops::CmpIOp::NAME, predicate as i64, lhs, rhs, loc)
+    build_cmp::<ops::CmpIOp>(ctx, at, predicate as i64, lhs, rhs, loc)
 }
 
 /// Builds `arith.cmpf`; the result is `i1`, or `i1` elements in the operands' shape.
@@ -183,7 +182,7 @@ pub fn build_cmpf(
     rhs: Value,
     loc: Location,
 ) -> Op {
-    build_cmp(ctx, at, ops::CmpFOp::NAME, predicate as i64, lhs, rhs, loc)
+    build_cmp::<ops::CmpFOp>(ctx, at, predicate as i64, lhs, rhs, loc)
 }
 
 /// Builds `arith.select`; the result has `true_value`'s type.
@@ -210,10 +209,10 @@ pub fn build_cast<T: CastOp>(
     to: Type,
     loc: Location,
 ) -> Op {
-    let spec = spec_with_defaults(ctx, T::NAME, loc)
+    let spec = OpSpec::new(ctx, T::NAME, loc)
         .operands(&[input])
         .results(&[to]);
-    ctx.build(at, spec)
+    build_with_defaults(ctx, at, spec)
 }
 
 /// Sets the overflow flags of `addi`, `subi`, `muli`, `shli` or `trunci`.
@@ -230,11 +229,8 @@ pub fn set_fastmath_flags(ctx: &mut Context, op: Op, flags: FastMathFlags) {
 
 /// The value of `v` when an integer (or `index`, or `i1`) `arith.constant` defines it.
 pub fn constant_int(ctx: &Context, v: Value) -> Option<i128> {
-    let op = ctx.defining_op(v)?;
-    if ctx.op_name(op) != ops::ConstantOp::NAME {
-        return None;
-    }
-    ctx.attr(op, "value").and_then(|a| ctx.attr_as_int(a))
+    let constant = ctx.view::<ops::ConstantOp>(ctx.defining_op(v)?)?;
+    constant.value(ctx).and_then(|a| ctx.attr_as_int(a))
 }
 
 /// The name mlir-opt gives the result of `arith.constant` (`%c42_i32`, `%c7`, `%true`, `%cst`),

@@ -25,56 +25,52 @@ use crate::attrs::{
     PREDICATE,
 };
 use crate::builders::{constant_spec, spec_with_defaults, splat_attr};
-use crate::ops::{CmpIOp, SelectOp};
+use crate::fold::defined_by;
+use crate::ops::{
+    AddIOp, ArithOp, ArithOps, CmpIOp, ExtSIOp, ExtUIOp, MulIOp, SelectOp, SubIOp, XOrIOp,
+};
 use dlc_ir::attributes::sign_extend;
 use dlc_ir::location::CompositeLocKind;
-use dlc_ir::rewrite::{CanonicalizeFn, RewritePattern, Rewriter};
-use dlc_ir::{AttrKind, Context, DenseValue, Location, Op, OpSpec, Type, TypeKind, Value};
-
-/// The canonicalization hook of the arith op called `name`, if it has patterns.
-pub(crate) fn hook(name: &str) -> Option<CanonicalizeFn> {
-    Some(match name {
-        "arith.addi" => addi,
-        "arith.subi" => subi,
-        "arith.muli" => muli,
-        "arith.xori" => xori,
-        "arith.select" => select,
-        "arith.cmpi" => cmpi,
-        _ => return None,
-    })
-}
+use dlc_ir::rewrite::{RewritePattern, Rewriter};
+use dlc_ir::{AttrKind, Context, DenseValue, Location, Op, OpSpec, OpView, Type, TypeKind, Value};
+use std::marker::PhantomData;
 
 type Patterns = Vec<Box<dyn RewritePattern>>;
 
-fn reassociations(root: &str) -> impl Iterator<Item = Box<dyn RewritePattern>> + '_ {
+fn reassociations(root: IntOp) -> impl Iterator<Item = Box<dyn RewritePattern>> {
     REASSOCIATIONS
         .iter()
         .filter(move |r| r.root == root)
         .map(|r| Box::new(r) as Box<dyn RewritePattern>)
 }
 
-fn addi() -> Patterns {
-    let mut patterns: Patterns = reassociations("arith.addi").collect();
+/// The patterns of `arith.addi` (its `canonicalize` hook).
+pub(crate) fn addi() -> Patterns {
+    let mut patterns: Patterns = reassociations(ADD).collect();
     patterns.push(Box::new(AddIMulNegativeOne { rhs: true }));
     patterns.push(Box::new(AddIMulNegativeOne { rhs: false }));
     patterns
 }
 
-fn subi() -> Patterns {
-    let mut patterns: Patterns = reassociations("arith.subi").collect();
+/// The patterns of `arith.subi`.
+pub(crate) fn subi() -> Patterns {
+    let mut patterns: Patterns = reassociations(SUB).collect();
     patterns.push(Box::new(SubISubILHSRHSLHS));
     patterns
 }
 
-fn muli() -> Patterns {
-    reassociations("arith.muli").collect()
+/// The patterns of `arith.muli`.
+pub(crate) fn muli() -> Patterns {
+    reassociations(MUL).collect()
 }
 
-fn xori() -> Patterns {
+/// The patterns of `arith.xori`.
+pub(crate) fn xori() -> Patterns {
     vec![Box::new(XOrINotCmpI)]
 }
 
-fn select() -> Patterns {
+/// The patterns of `arith.select`.
+pub(crate) fn select() -> Patterns {
     vec![
         Box::new(SelectI1ToNot),
         Box::new(SelectToExtUI),
@@ -84,10 +80,11 @@ fn select() -> Patterns {
     ]
 }
 
-fn cmpi() -> Patterns {
+/// The patterns of `arith.cmpi`.
+pub(crate) fn cmpi() -> Patterns {
     vec![
-        Box::new(CmpIExt("CmpIExtSI", "arith.extsi")),
-        Box::new(CmpIExt("CmpIExtUI", "arith.extui")),
+        Box::new(CmpIExt::<ExtSIOp>::new("CmpIExtSI")),
+        Box::new(CmpIExt::<ExtUIOp>::new("CmpIExtUI")),
     ]
 }
 
@@ -141,11 +138,6 @@ fn uniform_int(ctx: &Context, v: Value) -> Option<i128> {
     Some(sign_extend(raw, width))
 }
 
-/// The op defining `v`, if it is called `name`.
-fn defined_by(ctx: &Context, v: Value, name: &str) -> Option<Op> {
-    ctx.defining_op(v).filter(|d| ctx.op_name(*d) == name)
-}
-
 /// True if `v` is the scalar `i1` constant `value`.
 fn is_bool(ctx: &Context, v: Value, value: bool) -> bool {
     int_const(ctx, v).is_some_and(|c| c.width == 1 && (c.value != 0) == value)
@@ -192,10 +184,10 @@ fn create_int_constant(rw: &mut Rewriter<'_>, value: i128, ty: Type, loc: Locati
     rw.ctx().result(op, 0)
 }
 
-/// The spec of arith op `name` with operands and one result of type `ty`, with MLIR's default
+/// The spec of arith op `T` with operands and one result of type `ty`, with MLIR's default
 /// flag attribute.
-fn op_spec(ctx: &mut Context, name: &str, operands: &[Value], ty: Type, loc: Location) -> OpSpec {
-    spec_with_defaults(ctx, name, loc)
+fn op_spec<T: ArithOp>(ctx: &mut Context, operands: &[Value], ty: Type, loc: Location) -> OpSpec {
+    spec_with_defaults::<T>(ctx, loc)
         .operands(operands)
         .results(&[ty])
 }
@@ -227,14 +219,14 @@ enum Flags {
 /// `C = combine(c0, c1)` and `c0` is the inner op's constant.
 struct Reassociation {
     name: &'static str,
-    root: &'static str,
+    root: IntOp,
     /// Where the constant `c1` is in the root op (the inner op is the other operand).
     outer: Side,
-    inner_op: &'static str,
+    inner_op: IntOp,
     /// Where the constant `c0` is in the inner op (`x` is the other operand).
     inner: Side,
     combine: fn(i128, i128) -> i128,
-    result_op: &'static str,
+    result_op: IntOp,
     /// Where `C` goes in the new op.
     result: Side,
     flags: Flags,
@@ -259,9 +251,46 @@ macro_rules! rule {
     };
 }
 
-const ADD: &str = "arith.addi";
-const SUB: &str = "arith.subi";
-const MUL: &str = "arith.muli";
+/// The ops the reassociations combine.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+enum IntOp {
+    Add,
+    Sub,
+    Mul,
+}
+
+const ADD: IntOp = IntOp::Add;
+const SUB: IntOp = IntOp::Sub;
+const MUL: IntOp = IntOp::Mul;
+
+impl IntOp {
+    /// `op` as one of these ops.
+    fn of(ctx: &Context, op: Op) -> Option<IntOp> {
+        match ArithOps::of(ctx, op)? {
+            ArithOps::AddIOp(_) => Some(ADD),
+            ArithOps::SubIOp(_) => Some(SUB),
+            ArithOps::MulIOp(_) => Some(MUL),
+            _ => None,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            IntOp::Add => AddIOp::NAME,
+            IntOp::Sub => SubIOp::NAME,
+            IntOp::Mul => MulIOp::NAME,
+        }
+    }
+
+    /// The spec of this op on `operands`, as [`op_spec`].
+    fn spec(self, ctx: &mut Context, operands: &[Value], ty: Type, loc: Location) -> OpSpec {
+        match self {
+            IntOp::Add => op_spec::<AddIOp>(ctx, operands, ty, loc),
+            IntOp::Sub => op_spec::<SubIOp>(ctx, operands, ty, loc),
+            IntOp::Mul => op_spec::<MulIOp>(ctx, operands, ty, loc),
+        }
+    }
+}
 
 /// MLIR's add/sub/mul constant-gathering patterns.
 static REASSOCIATIONS: [Reassociation; 10] = [
@@ -359,7 +388,7 @@ impl RewritePattern for &'static Reassociation {
     }
 
     fn root(&self) -> Option<&'static str> {
-        Some(self.root)
+        Some(self.root.name())
     }
 
     fn match_and_rewrite(&self, op: Op, rw: &mut Rewriter<'_>) -> bool {
@@ -370,7 +399,8 @@ impl RewritePattern for &'static Reassociation {
         let Some(c1) = int_const(ctx, c1) else {
             return false;
         };
-        let Some(inner) = defined_by(ctx, inner_value, self.inner_op) else {
+        let inner = ctx.defining_op(inner_value);
+        let Some(inner) = inner.filter(|d| IntOp::of(ctx, *d) == Some(self.inner_op)) else {
             return false;
         };
         let Some((c0, x)) = split(ctx, inner, self.inner) else {
@@ -393,7 +423,7 @@ impl RewritePattern for &'static Reassociation {
             Side::Lhs => [c, x],
         };
         let ctx = rw.ctx_mut();
-        let mut spec = op_spec(ctx, self.result_op, &operands, ty, loc);
+        let mut spec = self.result_op.spec(ctx, &operands, ty, loc);
         if !flags.is_empty() {
             let attr = overflow_attr(ctx, flags);
             spec.set_attr(ctx, OVERFLOW_FLAGS, attr);
@@ -421,7 +451,7 @@ impl RewritePattern for AddIMulNegativeOne {
     }
 
     fn root(&self) -> Option<&'static str> {
-        Some("arith.addi")
+        Some(AddIOp::NAME)
     }
 
     fn match_and_rewrite(&self, op: Op, rw: &mut Rewriter<'_>) -> bool {
@@ -430,7 +460,7 @@ impl RewritePattern for AddIMulNegativeOne {
         let Some((mul_value, other)) = split(ctx, op, side) else {
             return false;
         };
-        let Some(mul) = defined_by(ctx, mul_value, "arith.muli") else {
+        let Some(mul) = defined_by::<MulIOp>(ctx, mul_value) else {
             return false;
         };
         let &[y, minus_one] = ctx.operands(mul) else {
@@ -443,7 +473,7 @@ impl RewritePattern for AddIMulNegativeOne {
         let locs = [ctx.op_loc(op), ctx.op_loc(mul)];
         let ctx = rw.ctx_mut();
         let loc = fused(ctx, &locs);
-        let spec = op_spec(ctx, "arith.subi", &[other, y], ty, loc);
+        let spec = op_spec::<SubIOp>(ctx, &[other, y], ty, loc);
         rw.replace_op_with_new(op, spec);
         true
     }
@@ -458,7 +488,7 @@ impl RewritePattern for SubISubILHSRHSLHS {
     }
 
     fn root(&self) -> Option<&'static str> {
-        Some("arith.subi")
+        Some(SubIOp::NAME)
     }
 
     fn match_and_rewrite(&self, op: Op, rw: &mut Rewriter<'_>) -> bool {
@@ -466,7 +496,7 @@ impl RewritePattern for SubISubILHSRHSLHS {
         let &[lhs, a] = ctx.operands(op) else {
             return false;
         };
-        let Some(inner) = defined_by(ctx, lhs, "arith.subi") else {
+        let Some(inner) = defined_by::<SubIOp>(ctx, lhs) else {
             return false;
         };
         let &[inner_a, b] = ctx.operands(inner) else {
@@ -485,7 +515,7 @@ impl RewritePattern for SubISubILHSRHSLHS {
         let spec = constant_spec(ctx, zero, ty, loc);
         let zero = rw.create(spec);
         let zero = rw.ctx().result(zero, 0);
-        let spec = op_spec(rw.ctx_mut(), "arith.subi", &[zero, b], ty, loc);
+        let spec = op_spec::<SubIOp>(rw.ctx_mut(), &[zero, b], ty, loc);
         rw.replace_op_with_new(op, spec);
         true
     }
@@ -519,7 +549,7 @@ fn replace_with_cmpi(
 ) {
     let ctx = rw.ctx_mut();
     let attr = predicate_attr(ctx, pred as i64);
-    let spec = op_spec(ctx, "arith.cmpi", &operands, ty, loc).attr(ctx, PREDICATE, attr);
+    let spec = op_spec::<CmpIOp>(ctx, &operands, ty, loc).attr(ctx, PREDICATE, attr);
     rw.replace_op_with_new(op, spec);
 }
 
@@ -532,7 +562,7 @@ impl RewritePattern for XOrINotCmpI {
     }
 
     fn root(&self) -> Option<&'static str> {
-        Some("arith.xori")
+        Some(XOrIOp::NAME)
     }
 
     fn match_and_rewrite(&self, op: Op, rw: &mut Rewriter<'_>) -> bool {
@@ -540,7 +570,7 @@ impl RewritePattern for XOrINotCmpI {
         let &[lhs, rhs] = ctx.operands(op) else {
             return false;
         };
-        let Some(cmp) = defined_by(ctx, lhs, "arith.cmpi") else {
+        let Some(cmp) = defined_by::<CmpIOp>(ctx, lhs) else {
             return false;
         };
         if !is_bool(ctx, rhs, true) {
@@ -561,15 +591,27 @@ impl RewritePattern for XOrINotCmpI {
 
 /// `cmpi(eq|ne, ext(a), ext(b)) → cmpi(eq|ne, a, b)` when `a` and `b` have one type, for
 /// `extsi` and `extui` (an extension is injective, so equality is unchanged).
-struct CmpIExt(&'static str, &'static str);
+struct CmpIExt<T> {
+    name: &'static str,
+    ext: PhantomData<T>,
+}
 
-impl RewritePattern for CmpIExt {
+impl<T> CmpIExt<T> {
+    fn new(name: &'static str) -> Self {
+        CmpIExt {
+            name,
+            ext: PhantomData,
+        }
+    }
+}
+
+impl<T: OpView + Send + Sync> RewritePattern for CmpIExt<T> {
     fn name(&self) -> &str {
-        self.0
+        self.name
     }
 
     fn root(&self) -> Option<&'static str> {
-        Some("arith.cmpi")
+        Some(CmpIOp::NAME)
     }
 
     fn match_and_rewrite(&self, op: Op, rw: &mut Rewriter<'_>) -> bool {
@@ -583,8 +625,7 @@ impl RewritePattern for CmpIExt {
         let &[lhs, rhs] = ctx.operands(op) else {
             return false;
         };
-        let (Some(ext_a), Some(ext_b)) =
-            (defined_by(ctx, lhs, self.1), defined_by(ctx, rhs, self.1))
+        let (Some(ext_a), Some(ext_b)) = (defined_by::<T>(ctx, lhs), defined_by::<T>(ctx, rhs))
         else {
             return false;
         };
@@ -617,7 +658,7 @@ fn replace_with_select(rw: &mut Rewriter<'_>, op: Op, operands: [Value; 3], locs
     let ty = rw.ctx().value_type(rw.ctx().result(op, 0));
     let ctx = rw.ctx_mut();
     let loc = fused(ctx, locs);
-    let spec = OpSpec::new(ctx, "arith.select", loc)
+    let spec = OpSpec::new(ctx, SelectOp::NAME, loc)
         .operands(&operands)
         .results(&[ty]);
     rw.replace_op_with_new(op, spec);
@@ -626,7 +667,7 @@ fn replace_with_select(rw: &mut Rewriter<'_>, op: Op, operands: [Value; 3], locs
 /// Builds `xori cond, true` at the insertion point.
 fn create_not(rw: &mut Rewriter<'_>, cond: Value, loc: Location) -> Value {
     let t = create_int_constant(rw, 1, Type::I1, loc);
-    let spec = op_spec(rw.ctx_mut(), "arith.xori", &[cond, t], Type::I1, loc);
+    let spec = op_spec::<XOrIOp>(rw.ctx_mut(), &[cond, t], Type::I1, loc);
     let not = rw.create(spec);
     rw.ctx().result(not, 0)
 }
@@ -640,7 +681,7 @@ impl RewritePattern for SelectI1ToNot {
     }
 
     fn root(&self) -> Option<&'static str> {
-        Some("arith.select")
+        Some(SelectOp::NAME)
     }
 
     fn match_and_rewrite(&self, op: Op, rw: &mut Rewriter<'_>) -> bool {
@@ -668,7 +709,7 @@ impl RewritePattern for SelectToExtUI {
     }
 
     fn root(&self) -> Option<&'static str> {
-        Some("arith.select")
+        Some(SelectOp::NAME)
     }
 
     fn match_and_rewrite(&self, op: Op, rw: &mut Rewriter<'_>) -> bool {
@@ -694,7 +735,7 @@ impl RewritePattern for SelectToExtUI {
         } else {
             cond
         };
-        let spec = op_spec(rw.ctx_mut(), "arith.extui", &[input], ty, loc);
+        let spec = op_spec::<ExtUIOp>(rw.ctx_mut(), &[input], ty, loc);
         rw.replace_op_with_new(op, spec);
         true
     }
@@ -709,7 +750,7 @@ impl RewritePattern for SelectNotCond {
     }
 
     fn root(&self) -> Option<&'static str> {
-        Some("arith.select")
+        Some(SelectOp::NAME)
     }
 
     fn match_and_rewrite(&self, op: Op, rw: &mut Rewriter<'_>) -> bool {
@@ -717,7 +758,7 @@ impl RewritePattern for SelectNotCond {
         let Some((cond, t, f)) = select_parts(ctx, op) else {
             return false;
         };
-        let Some(not) = defined_by(ctx, cond, "arith.xori") else {
+        let Some(not) = defined_by::<XOrIOp>(ctx, cond) else {
             return false;
         };
         let &[c, one] = ctx.operands(not) else {
@@ -748,7 +789,7 @@ impl RewritePattern for RedundantSelect {
     }
 
     fn root(&self) -> Option<&'static str> {
-        Some("arith.select")
+        Some(SelectOp::NAME)
     }
 
     fn match_and_rewrite(&self, op: Op, rw: &mut Rewriter<'_>) -> bool {
@@ -757,7 +798,7 @@ impl RewritePattern for RedundantSelect {
             return false;
         };
         let nested = if self.in_true { t } else { f };
-        let Some(inner) = defined_by(ctx, nested, "arith.select") else {
+        let Some(inner) = defined_by::<SelectOp>(ctx, nested) else {
             return false;
         };
         let Some((q, a, b)) = select_parts(ctx, inner) else {
@@ -807,12 +848,12 @@ mod tests {
     /// expression computes the same value, for all `x`, modulo 2^width.
     #[test]
     fn reassociations_preserve_values() {
-        let eval = |op: &str, a: i128, b: i128| match op {
-            "arith.addi" => a.wrapping_add(b),
-            "arith.subi" => a.wrapping_sub(b),
-            _ => a.wrapping_mul(b),
+        let eval = |op: IntOp, a: i128, b: i128| match op {
+            IntOp::Add => a.wrapping_add(b),
+            IntOp::Sub => a.wrapping_sub(b),
+            IntOp::Mul => a.wrapping_mul(b),
         };
-        let apply = |side: Side, op: &str, x: i128, c: i128| match side {
+        let apply = |side: Side, op: IntOp, x: i128, c: i128| match side {
             Side::Rhs => eval(op, x, c),
             Side::Lhs => eval(op, c, x),
         };

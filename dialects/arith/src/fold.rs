@@ -17,11 +17,14 @@
 //! that would round twice are only folded when exact.
 
 use crate::attrs::{predicate_attr, CmpFPredicate, CmpIPredicate, PREDICATE};
-use crate::ops::{CmpFOp, CmpIOp};
+use crate::ops::{
+    AddIOp, AndIOp, BitcastOp, CmpFOp, CmpIOp, ExtFOp, ExtSIOp, ExtUIOp, NegFOp, SubIOp, XOrIOp,
+};
 use dlc_ir::attributes::dense_element_bytes;
 use dlc_ir::attributes::sign_extend;
 use dlc_ir::{
-    AttrKind, Attribute, Context, DenseValue, FloatKind, FoldResult, Op, Type, TypeKind, Value,
+    AttrKind, Attribute, Context, DenseValue, FloatKind, FoldResult, Op, OpView, Type, TypeKind,
+    Value,
 };
 use smallvec::{smallvec, SmallVec};
 
@@ -263,9 +266,9 @@ fn binary(ctx: &Context, op: Op, consts: &[Option<Attribute>]) -> Option<(Value,
     }
 }
 
-/// The op defining `v`, if it is called `name`.
-fn defined_by(ctx: &Context, v: Value, name: &str) -> Option<Op> {
-    ctx.defining_op(v).filter(|d| ctx.op_name(*d) == name)
+/// The op defining `v`, if it is a `T`.
+pub(crate) fn defined_by<T: OpView>(ctx: &Context, v: Value) -> Option<Op> {
+    ctx.defining_op(v).filter(|d| ctx.view::<T>(*d).is_some())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -312,7 +315,7 @@ pub(crate) fn addi(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded
     }
     // (a - b) + b → a, b + (a - b) → a.
     for (x, y) in [(lhs, rhs), (rhs, lhs)] {
-        if let Some(sub) = defined_by(ctx, x, "arith.subi") {
+        if let Some(sub) = defined_by::<SubIOp>(ctx, x) {
             if ctx.operand(sub, 1) == y {
                 return to_value(ctx.operand(sub, 0));
             }
@@ -339,7 +342,7 @@ pub(crate) fn subi(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded
         return to_value(lhs);
     }
     // (a + b) - b → a, (a + b) - a → b.
-    if let Some(add) = defined_by(ctx, lhs, "arith.addi") {
+    if let Some(add) = defined_by::<AddIOp>(ctx, lhs) {
         let (a, b) = (ctx.operand(add, 0), ctx.operand(add, 1));
         if b == rhs {
             return to_value(a);
@@ -474,7 +477,7 @@ pub(crate) fn andi(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded
     }
     // a & (a & b) → a & b, in any operand order.
     for (x, y) in [(lhs, rhs), (rhs, lhs)] {
-        if let Some(prev) = defined_by(ctx, x, "arith.andi") {
+        if let Some(prev) = defined_by::<AndIOp>(ctx, x) {
             if ctx.operands(prev).contains(&y) {
                 return to_value(x);
             }
@@ -485,7 +488,7 @@ pub(crate) fn andi(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded
 
 /// `(x, ones)` if `v` is `xori x, ones` with `ones` a constant of all ones (`~x`).
 fn not_of(ctx: &Context, v: Value) -> Option<(Value, Value)> {
-    let xor = defined_by(ctx, v, "arith.xori")?;
+    let xor = defined_by::<XOrIOp>(ctx, v)?;
     let &[x, ones] = ctx.operands(xor) else {
         return None;
     };
@@ -539,7 +542,7 @@ pub(crate) fn xori(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded
     }
     // (a ^ b) ^ b → a, in any operand order.
     for (x, y) in [(lhs, rhs), (rhs, lhs)] {
-        if let Some(inner) = defined_by(ctx, x, "arith.xori") {
+        if let Some(inner) = defined_by::<XOrIOp>(ctx, x) {
             let (a, b) = (ctx.operand(inner, 0), ctx.operand(inner, 1));
             if b == y {
                 return to_value(a);
@@ -864,7 +867,7 @@ pub(crate) fn negf(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded
         return to_const(folded);
     }
     // -(-x) → x.
-    let inner = defined_by(ctx, x, "arith.negf")?;
+    let inner = defined_by::<NegFOp>(ctx, x)?;
     to_value(*ctx.operands(inner).first()?)
 }
 
@@ -940,7 +943,7 @@ pub(crate) fn select(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Fold
         return to_value(cond);
     }
     // select (cmpi eq, a, b), a, b → b, and with `ne` → a (either operand order).
-    if let Some(cmp) = defined_by(ctx, cond, "arith.cmpi") {
+    if let Some(cmp) = defined_by::<CmpIOp>(ctx, cond) {
         let pred = CmpIOp(cmp).cmp_predicate(ctx);
         if let (Some(p @ (CmpIPredicate::Eq | CmpIPredicate::Ne)), &[a, b]) =
             (pred, ctx.operands(cmp))
@@ -1007,8 +1010,7 @@ pub(crate) fn trunci(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Fold
     }
     // trunci(extsi(x)) and trunci(extui(x)) are x when x already has the result type.
     let input = *ctx.operands(op).first()?;
-    let ext =
-        defined_by(ctx, input, "arith.extsi").or_else(|| defined_by(ctx, input, "arith.extui"))?;
+    let ext = defined_by::<ExtSIOp>(ctx, input).or_else(|| defined_by::<ExtUIOp>(ctx, input))?;
     let src = *ctx.operands(ext).first()?;
     (Some(ctx.value_type(src)) == result_type(ctx, op)).then_some(())?;
     to_value(src)
@@ -1107,7 +1109,7 @@ pub(crate) fn truncf(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Fold
     }
     // truncf(extf(x)) → x when x has the result type (extf is exact).
     let input = *ctx.operands(op).first()?;
-    let ext = defined_by(ctx, input, "arith.extf")?;
+    let ext = defined_by::<ExtFOp>(ctx, input)?;
     let src = *ctx.operands(ext).first()?;
     (Some(ctx.value_type(src)) == result_type(ctx, op)).then_some(())?;
     to_value(src)
@@ -1143,7 +1145,7 @@ pub(crate) fn bitcast(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Fol
         return to_const(Some(r));
     }
     // bitcast(bitcast(x)) → x when x has the result type.
-    let inner = defined_by(ctx, input, "arith.bitcast")?;
+    let inner = defined_by::<BitcastOp>(ctx, input)?;
     let src = *ctx.operands(inner).first()?;
     (ctx.value_type(src) == ty).then_some(())?;
     to_value(src)

@@ -8,8 +8,9 @@
 //! (folded constants become `arith.constant` ops through the dialect's
 //! `materialize_constant`).
 //!
-//! Layout: [`ops`] declares the ops, [`attrs`] their predicates and flag attributes, `syntax`
-//! the custom text form, `verify` the verifier, [`fold`] the folders, `canonicalize` the
+//! Layout: [`ops`] defines each op once (family, flag attribute, folder, patterns) and lists
+//! them in [`ArithOps`], [`attrs`] their predicates and flag attributes, `syntax` the custom
+//! text form, `verify` the verifier, [`fold`] the folders, `canonicalize` the
 //! canonicalization patterns, `builders` the Rust construction API.
 
 #![warn(missing_docs)]
@@ -40,68 +41,11 @@ pub use ops::{
 };
 pub use types::bool_like;
 
-use dlc_ir::dialect::FoldFn;
-use dlc_ir::{Attribute, Context, Dialect, Location, OpDef, OpSpec, OpView, Type};
-use ops::{describe, Flags};
+use dlc_ir::{Attribute, Context, Dialect, Location, OpSpec, Type};
 
 /// The `arith` dialect, ready for [`Context::register_dialect`].
 pub fn dialect() -> Dialect {
-    let table: [(OpDef, Option<FoldFn>); 36] = [
-        (ConstantOp::def(), None),
-        (AddIOp::def(), Some(fold::addi)),
-        (SubIOp::def(), Some(fold::subi)),
-        (MulIOp::def(), Some(fold::muli)),
-        (DivSIOp::def(), Some(fold::divsi)),
-        (DivUIOp::def(), Some(fold::divui)),
-        (RemSIOp::def(), Some(fold::remsi)),
-        (RemUIOp::def(), Some(fold::remui)),
-        (AndIOp::def(), Some(fold::andi)),
-        (OrIOp::def(), Some(fold::ori)),
-        (XOrIOp::def(), Some(fold::xori)),
-        (ShLIOp::def(), Some(fold::shli)),
-        (ShRSIOp::def(), Some(fold::shrsi)),
-        (ShRUIOp::def(), Some(fold::shrui)),
-        (MaxSIOp::def(), Some(fold::maxsi)),
-        (MinSIOp::def(), Some(fold::minsi)),
-        (CmpIOp::def(), Some(fold::cmpi)),
-        (AddFOp::def(), Some(fold::addf)),
-        (SubFOp::def(), Some(fold::subf)),
-        (MulFOp::def(), Some(fold::mulf)),
-        (DivFOp::def(), Some(fold::divf)),
-        (RemFOp::def(), None),
-        (NegFOp::def(), Some(fold::negf)),
-        (MaximumFOp::def(), Some(fold::maximumf)),
-        (MinimumFOp::def(), Some(fold::minimumf)),
-        (CmpFOp::def(), Some(fold::cmpf)),
-        (SelectOp::def(), Some(fold::select)),
-        (IndexCastOp::def(), Some(fold::index_cast)),
-        (ExtSIOp::def(), Some(fold::extsi)),
-        (ExtUIOp::def(), Some(fold::extui)),
-        (TruncIOp::def(), Some(fold::trunci)),
-        (SIToFPOp::def(), Some(fold::sitofp)),
-        (FPToSIOp::def(), Some(fold::fptosi)),
-        (ExtFOp::def(), Some(fold::extf)),
-        (TruncFOp::def(), Some(fold::truncf)),
-        (BitcastOp::def(), Some(fold::bitcast)),
-    ];
-    let ops = table
-        .into_iter()
-        .map(|(mut def, fold)| {
-            if describe(def.name).is_some_and(|(_, flags)| flags == Flags::Overflow) {
-                def.inherent_attrs = &[attrs::OVERFLOW_FLAGS];
-            }
-            def.parse = Some(syntax::parse);
-            def.print = Some(syntax::print);
-            def.verify = Some(verify::verify);
-            def.fold = fold;
-            def.canonicalize = canonicalize::hook(def.name);
-            if def.name == ConstantOp::NAME {
-                def.result_name = Some(constant_result_name);
-            }
-            def
-        })
-        .collect();
-    let mut dialect = Dialect::new("arith", ops);
+    let mut dialect = Dialect::new("arith", ArithOps::defs());
     dialect.parse_attr = Some(attrs::parse_attr);
     dialect.print_attr = Some(attrs::print_attr);
     dialect.materialize_constant = Some(materialize_constant);

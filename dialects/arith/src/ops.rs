@@ -1,160 +1,231 @@
-//! The arith ops: one typed wrapper per op, written with `define_op!`, and the table that says
-//! which family (binary integer, binary float, cast, ...) each op belongs to.
+//! The arith ops, each defined once: `arith_op!` (a `define_op!` with the arith hooks) gives
+//! an op's name, traits, operands, attributes, family, flag attribute, folder and
+//! canonicalization patterns in one entry, and [`ArithOps`] lists them all.
 //!
-//! The families decide the custom syntax, the verifier rules and which flag attribute an op
-//! carries, so the per-op code elsewhere stays a table lookup rather than a match on names.
+//! The family fixes an op's custom syntax and verifier rules, and `Flags` which flag
+//! attribute it carries and how. The parse, print and verify hooks are one generic function
+//! each, instantiated per op with its `ArithOp` constants, so no code matches on op names.
+// `define_op!` names an attribute's accessor after the attribute, and MLIR's name for the
+// integer ops' flags is `overflowFlags` (`AddIOp::overflowFlags`, as `AddFOp::fastmath`).
+#![allow(non_snake_case)]
 
 use crate::attrs::{self, CmpFPredicate, CmpIPredicate};
-use dlc_ir::{define_op, Context, Traits};
+use crate::builders::{constant_result_name, BinaryOp, CastOp};
+use crate::{canonicalize, fold, syntax, verify};
+use dlc_ir::{define_op, Context, OpView, Traits};
 
 /// Traits of a pure binary op whose operands and result share one type.
 const BINARY: Traits = Traits::PURE.union(Traits::SAME_OPERANDS_AND_RESULT_TYPE);
 /// [`BINARY`] plus commutativity.
 const COMMUTATIVE: Traits = BINARY.union(Traits::COMMUTATIVE);
 
-define_op! {
-    /// An integer, index or float constant, or a dense vector/tensor constant.
-    pub struct ConstantOp = "arith.constant";
-    traits = Traits::PURE.union(Traits::CONSTANT_LIKE);
-    operands = [];
-    results = [result];
-    attributes = [value];
+/// What the shared hooks know of an arith op beyond its `OpDef`, given in its definition.
+pub(crate) trait ArithOp: OpView {
+    /// The op's family: its syntax and verifier rules.
+    const FAMILY: Family;
+    /// The op's flag attribute.
+    const FLAGS: Flags;
 }
 
-/// Declares the wrappers of binary ops, which differ only in name, traits and flag attribute.
-///
-/// `overflowFlags` is not listed here: `define_op!` would name its accessor `overflowFlags`.
-/// [`crate::dialect`] adds it to `inherent_attrs` from [`describe`], and
-/// [`crate::overflow_flags`] reads it.
-macro_rules! binary_ops {
-    ($($(#[doc = $doc:literal])* $name:ident = $opname:literal, $traits:expr, [$($attr:ident)?];)*) => {
-        $(define_op! {
+/// `define_op!` for an arith op: one result, the arith parse, print and verify hooks, and its
+/// family and flag attribute as its [`ArithOp`] implementation (read by those hooks).
+macro_rules! arith_op {
+    (
+        $(#[doc = $doc:literal])*
+        $name:ident = $opname:literal, $family:expr, $flags:ident;
+        traits = $traits:expr;
+        operands = $operands:tt;
+        attributes = [$($attr:ident),*];
+        $(fold = $fold:expr;)?
+        $(canonicalize = $canonicalize:expr;)?
+        $(result_name = $result_name:expr;)?
+    ) => {
+        define_op! {
             $(#[doc = $doc])*
             pub struct $name = $opname;
             traits = $traits;
-            operands = [lhs, rhs];
+            operands = $operands;
             results = [result];
+            attributes = [$($attr),*];
+            verify = verify::verify::<$name>;
+            parse = syntax::parse::<$name>;
+            print = syntax::print::<$name>;
+            $(fold = $fold;)?
+            $(canonicalize = $canonicalize;)?
+            $(result_name = $result_name;)?
+        }
+
+        impl ArithOp for $name {
+            const FAMILY: Family = $family;
+            const FLAGS: Flags = Flags::$flags;
+        }
+    };
+}
+
+arith_op! {
+    /// An integer, index or float constant, or a dense vector/tensor constant.
+    ConstantOp = "arith.constant", Family::Constant, None;
+    traits = Traits::PURE.union(Traits::CONSTANT_LIKE);
+    operands = [];
+    attributes = [value];
+    result_name = constant_result_name;
+}
+
+/// Defines binary ops ([`BinaryOp`]), which differ in name, traits, family, flag attribute and
+/// hooks: `Name = "arith.name", traits, family, flags [flag attribute], fold = f,
+/// canonicalize = g;`.
+macro_rules! binary_ops {
+    ($(
+        $(#[doc = $doc:literal])*
+        $name:ident = $opname:literal, $traits:expr, $family:ident, $flags:ident [$($attr:ident)?]
+            $(, fold = $fold:expr)? $(, canonicalize = $canonicalize:expr)?;
+    )*) => {
+        $(arith_op! {
+            $(#[doc = $doc])*
+            $name = $opname, Family::$family, $flags;
+            traits = $traits;
+            operands = [lhs, rhs];
             attributes = [$($attr)?];
-        })*
+            $(fold = $fold;)?
+            $(canonicalize = $canonicalize;)?
+        }
+
+        impl BinaryOp for $name {})*
     };
 }
 
 binary_ops! {
     /// Integer addition, wrapping modulo 2^width.
-    AddIOp = "arith.addi", COMMUTATIVE, [];
+    AddIOp = "arith.addi", COMMUTATIVE, IntBinary, Overflow [overflowFlags],
+        fold = fold::addi, canonicalize = canonicalize::addi;
     /// Integer subtraction, wrapping modulo 2^width.
-    SubIOp = "arith.subi", BINARY, [];
+    SubIOp = "arith.subi", BINARY, IntBinary, Overflow [overflowFlags],
+        fold = fold::subi, canonicalize = canonicalize::subi;
     /// Integer multiplication, wrapping modulo 2^width.
-    MulIOp = "arith.muli", COMMUTATIVE, [];
+    MulIOp = "arith.muli", COMMUTATIVE, IntBinary, Overflow [overflowFlags],
+        fold = fold::muli, canonicalize = canonicalize::muli;
     /// Signed integer division rounding toward zero.
-    DivSIOp = "arith.divsi", BINARY, [];
+    DivSIOp = "arith.divsi", BINARY, IntBinary, None [], fold = fold::divsi;
     /// Unsigned integer division.
-    DivUIOp = "arith.divui", BINARY, [];
+    DivUIOp = "arith.divui", BINARY, IntBinary, None [], fold = fold::divui;
     /// Signed integer remainder; the result has the sign of the dividend.
-    RemSIOp = "arith.remsi", BINARY, [];
+    RemSIOp = "arith.remsi", BINARY, IntBinary, None [], fold = fold::remsi;
     /// Unsigned integer remainder.
-    RemUIOp = "arith.remui", BINARY, [];
+    RemUIOp = "arith.remui", BINARY, IntBinary, None [], fold = fold::remui;
     /// Bitwise and.
-    AndIOp = "arith.andi", COMMUTATIVE, [];
+    AndIOp = "arith.andi", COMMUTATIVE, IntBinary, None [], fold = fold::andi;
     /// Bitwise or.
-    OrIOp = "arith.ori", COMMUTATIVE, [];
+    OrIOp = "arith.ori", COMMUTATIVE, IntBinary, None [], fold = fold::ori;
     /// Bitwise exclusive or.
-    XOrIOp = "arith.xori", COMMUTATIVE, [];
+    XOrIOp = "arith.xori", COMMUTATIVE, IntBinary, None [],
+        fold = fold::xori, canonicalize = canonicalize::xori;
     /// Shift left; shifting by the bit width or more gives poison.
-    ShLIOp = "arith.shli", BINARY, [];
+    ShLIOp = "arith.shli", BINARY, IntBinary, Overflow [overflowFlags], fold = fold::shli;
     /// Arithmetic (sign-filling) shift right.
-    ShRSIOp = "arith.shrsi", BINARY, [];
+    ShRSIOp = "arith.shrsi", BINARY, IntBinary, None [], fold = fold::shrsi;
     /// Logical (zero-filling) shift right.
-    ShRUIOp = "arith.shrui", BINARY, [];
+    ShRUIOp = "arith.shrui", BINARY, IntBinary, None [], fold = fold::shrui;
     /// Signed integer maximum.
-    MaxSIOp = "arith.maxsi", COMMUTATIVE, [];
+    MaxSIOp = "arith.maxsi", COMMUTATIVE, IntBinary, None [], fold = fold::maxsi;
     /// Signed integer minimum.
-    MinSIOp = "arith.minsi", COMMUTATIVE, [];
+    MinSIOp = "arith.minsi", COMMUTATIVE, IntBinary, None [], fold = fold::minsi;
     /// Float addition.
-    AddFOp = "arith.addf", COMMUTATIVE, [fastmath];
+    AddFOp = "arith.addf", COMMUTATIVE, FloatBinary, FastMath [fastmath], fold = fold::addf;
     /// Float subtraction.
-    SubFOp = "arith.subf", BINARY, [fastmath];
+    SubFOp = "arith.subf", BINARY, FloatBinary, FastMath [fastmath], fold = fold::subf;
     /// Float multiplication.
-    MulFOp = "arith.mulf", COMMUTATIVE, [fastmath];
+    MulFOp = "arith.mulf", COMMUTATIVE, FloatBinary, FastMath [fastmath], fold = fold::mulf;
     /// Float division.
-    DivFOp = "arith.divf", BINARY, [fastmath];
+    DivFOp = "arith.divf", BINARY, FloatBinary, FastMath [fastmath], fold = fold::divf;
     /// Float remainder with the sign of the dividend (C `fmod`).
-    RemFOp = "arith.remf", BINARY, [fastmath];
+    RemFOp = "arith.remf", BINARY, FloatBinary, FastMath [fastmath];
     /// IEEE 754-2019 `maximum`: NaN if either operand is NaN, and +0 is above -0.
-    MaximumFOp = "arith.maximumf", COMMUTATIVE, [fastmath];
+    MaximumFOp = "arith.maximumf", COMMUTATIVE, FloatBinary, FastMath [fastmath],
+        fold = fold::maximumf;
     /// IEEE 754-2019 `minimum`: NaN if either operand is NaN, and -0 is below +0.
-    MinimumFOp = "arith.minimumf", COMMUTATIVE, [fastmath];
+    MinimumFOp = "arith.minimumf", COMMUTATIVE, FloatBinary, FastMath [fastmath],
+        fold = fold::minimumf;
 }
 
-define_op! {
+arith_op! {
     /// Float negation (flips the sign bit, NaN included).
-    pub struct NegFOp = "arith.negf";
+    NegFOp = "arith.negf", Family::FloatUnary, FastMath;
     traits = BINARY;
     operands = [operand];
-    results = [result];
     attributes = [fastmath];
+    fold = fold::negf;
 }
 
-define_op! {
+arith_op! {
     /// Integer comparison, giving `i1` (or a vector/tensor of `i1` of the operands' shape).
-    pub struct CmpIOp = "arith.cmpi";
+    CmpIOp = "arith.cmpi", Family::CmpI, None;
     traits = Traits::PURE;
     operands = [lhs, rhs];
-    results = [result];
     attributes = [predicate];
+    fold = fold::cmpi;
+    canonicalize = canonicalize::cmpi;
 }
 
-define_op! {
+arith_op! {
     /// Float comparison, ordered or unordered with respect to NaN.
-    pub struct CmpFOp = "arith.cmpf";
+    CmpFOp = "arith.cmpf", Family::CmpF, FastMath;
     traits = Traits::PURE;
     operands = [lhs, rhs];
-    results = [result];
     attributes = [fastmath, predicate];
+    fold = fold::cmpf;
 }
 
-define_op! {
+arith_op! {
     /// Picks `true_value` or `false_value` by an `i1` condition, or elementwise by an `i1` mask.
-    pub struct SelectOp = "arith.select";
+    SelectOp = "arith.select", Family::Select, None;
     traits = Traits::PURE;
     operands = [condition, true_value, false_value];
-    results = [result];
+    attributes = [];
+    fold = fold::select;
+    canonicalize = canonicalize::select;
 }
 
-/// Declares the wrappers of casts: one operand, one result, an optional flag attribute
-/// (`overflowFlags` of `trunci` is added by [`crate::dialect`], as for the binary ops).
+/// Defines casts ([`CastOp`]): one operand, one result, a cast kind, a flag attribute and a
+/// folder:
+/// `Name = "arith.name", kind, flags [flag attribute], fold = f;`.
 macro_rules! cast_ops {
-    ($($(#[doc = $doc:literal])* $name:ident = $opname:literal, [$($attr:ident)?];)*) => {
-        $(define_op! {
+    ($(
+        $(#[doc = $doc:literal])*
+        $name:ident = $opname:literal, $kind:ident, $flags:ident [$($attr:ident)?],
+            fold = $fold:expr;
+    )*) => {
+        $(arith_op! {
             $(#[doc = $doc])*
-            pub struct $name = $opname;
+            $name = $opname, Family::Cast(CastKind::$kind), $flags;
             traits = Traits::PURE;
             operands = [input];
-            results = [result];
             attributes = [$($attr)?];
-        })*
+            fold = $fold;
+        }
+
+        impl CastOp for $name {})*
     };
 }
 
 cast_ops! {
     /// Converts between `index` and a fixed-width integer (sign-extending or truncating).
-    IndexCastOp = "arith.index_cast", [];
+    IndexCastOp = "arith.index_cast", IndexCast, None [], fold = fold::index_cast;
     /// Sign-extends an integer to a wider one.
-    ExtSIOp = "arith.extsi", [];
+    ExtSIOp = "arith.extsi", ExtSI, None [], fold = fold::extsi;
     /// Zero-extends an integer to a wider one.
-    ExtUIOp = "arith.extui", [];
+    ExtUIOp = "arith.extui", ExtUI, None [], fold = fold::extui;
     /// Truncates an integer to a narrower one.
-    TruncIOp = "arith.trunci", [];
+    TruncIOp = "arith.trunci", TruncI, Overflow [overflowFlags], fold = fold::trunci;
     /// Converts a signed integer to the nearest float.
-    SIToFPOp = "arith.sitofp", [];
+    SIToFPOp = "arith.sitofp", SIToFP, None [], fold = fold::sitofp;
     /// Converts a float to a signed integer, rounding toward zero.
-    FPToSIOp = "arith.fptosi", [];
+    FPToSIOp = "arith.fptosi", FPToSI, None [], fold = fold::fptosi;
     /// Extends a float to a wider format (exact).
-    ExtFOp = "arith.extf", [fastmath];
+    ExtFOp = "arith.extf", ExtF, OptionalFastMath [fastmath], fold = fold::extf;
     /// Rounds a float to a narrower format.
-    TruncFOp = "arith.truncf", [fastmath];
+    TruncFOp = "arith.truncf", TruncF, OptionalFastMath [fastmath], fold = fold::truncf;
     /// Reinterprets the bits of an integer or float as another type of the same width.
-    BitcastOp = "arith.bitcast", [];
+    BitcastOp = "arith.bitcast", Bitcast, None [], fold = fold::bitcast;
 }
 
 impl CmpIOp {
@@ -214,38 +285,29 @@ pub(crate) enum Flags {
     OptionalFastMath,
 }
 
-/// The family and flag attribute of the arith op called `name`.
-pub(crate) fn describe(name: &str) -> Option<(Family, Flags)> {
-    use CastKind::*;
-    use Family::*;
-    Some(match name {
-        "arith.constant" => (Constant, Flags::None),
-        "arith.addi" | "arith.subi" | "arith.muli" | "arith.shli" => (IntBinary, Flags::Overflow),
-        "arith.divsi" | "arith.divui" | "arith.remsi" | "arith.remui" | "arith.andi"
-        | "arith.ori" | "arith.xori" | "arith.shrsi" | "arith.shrui" | "arith.maxsi"
-        | "arith.minsi" => (IntBinary, Flags::None),
-        "arith.addf" | "arith.subf" | "arith.mulf" | "arith.divf" | "arith.remf"
-        | "arith.maximumf" | "arith.minimumf" => (FloatBinary, Flags::FastMath),
-        "arith.negf" => (FloatUnary, Flags::FastMath),
-        "arith.cmpi" => (CmpI, Flags::None),
-        "arith.cmpf" => (CmpF, Flags::FastMath),
-        "arith.select" => (Select, Flags::None),
-        "arith.index_cast" => (Cast(IndexCast), Flags::None),
-        "arith.extsi" => (Cast(ExtSI), Flags::None),
-        "arith.extui" => (Cast(ExtUI), Flags::None),
-        "arith.trunci" => (Cast(TruncI), Flags::Overflow),
-        "arith.sitofp" => (Cast(SIToFP), Flags::None),
-        "arith.fptosi" => (Cast(FPToSI), Flags::None),
-        "arith.extf" => (Cast(ExtF), Flags::OptionalFastMath),
-        "arith.truncf" => (Cast(TruncF), Flags::OptionalFastMath),
-        "arith.bitcast" => (Cast(Bitcast), Flags::None),
-        _ => return None,
-    })
+/// `op_set!` for the arith ops, plus the [`ArithOp`] constants of the op at hand.
+macro_rules! arith_op_set {
+    ($(#[doc = $doc:literal])* pub enum $set:ident { $($op:ident),* $(,)? }) => {
+        dlc_ir::op_set! {
+            $(#[doc = $doc])*
+            pub enum $set { $($op),* }
+        }
+
+        impl $set {
+            /// The op's flag attribute ([`ArithOp::FLAGS`]).
+            pub(crate) fn flags(self) -> Flags {
+                match self {
+                    $($set::$op(_) => <$op as ArithOp>::FLAGS,)*
+                }
+            }
+        }
+    };
 }
 
-dlc_ir::op_set! {
-    /// Every op of the arith dialect: `ArithOps::of(ctx, op)` to dispatch on the kind of an
-    /// arith op without comparing names.
+arith_op_set! {
+    /// Every op of the arith dialect, the dialect's one op list: `ArithOps::of(ctx, op)` to
+    /// dispatch on the kind of an arith op without comparing names, `ArithOps::defs()` for the
+    /// dialect.
     pub enum ArithOps {
         ConstantOp,
         AddIOp,

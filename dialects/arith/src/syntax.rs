@@ -20,7 +20,7 @@ use crate::attrs::{
     self, fastmath_attr, fastmath_flags_of, overflow_attr, overflow_flags_of, CmpFPredicate,
     CmpIPredicate, FastMathFlags, OverflowFlags, FASTMATH, OVERFLOW_FLAGS, PREDICATE,
 };
-use crate::ops::{describe, Family, Flags};
+use crate::ops::{ArithOp, Family, Flags};
 use crate::types::bool_like;
 use dlc_ir::parser::lexer::Tok;
 use dlc_ir::parser::UnresolvedOperand;
@@ -57,12 +57,18 @@ pub(crate) fn default_flag_attr(
 // ---------------------------------------------------------------------------------------------
 // Parsing.
 
-/// Parses the custom syntax of any arith op (the `parse` hook of every arith `OpDef`).
-pub(crate) fn parse(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
-    let described = describe(p.ctx().ident_str(spec.name));
-    let Some((family, flags)) = described else {
-        return Err(p.error("not an arith op"));
-    };
+/// Parses the custom syntax of arith op `T` (the `parse` hook of every arith `OpDef`).
+pub(crate) fn parse<T: ArithOp>(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
+    parse_family(p, spec, T::FAMILY, T::FLAGS)
+}
+
+/// Parses the custom syntax of an op of this family and flag attribute.
+fn parse_family(
+    p: &mut Parser<'_>,
+    spec: &mut OpSpec,
+    family: Family,
+    flags: Flags,
+) -> PResult<()> {
     match family {
         Family::Constant => parse_constant(p, spec),
         Family::IntBinary | Family::FloatBinary => {
@@ -226,15 +232,17 @@ fn parse_select(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
 // ---------------------------------------------------------------------------------------------
 // Printing.
 
-/// Prints the custom syntax of any arith op (the `print` hook of every arith `OpDef`).
+/// Prints the custom syntax of arith op `T` (the `print` hook of every arith `OpDef`).
 ///
 /// The printer calls hooks for invalid IR too (diagnostic notes quote ops), so missing operands
 /// or attributes print as placeholders rather than panicking.
-pub(crate) fn print(p: &mut Printer<'_>, op: Op) {
+pub(crate) fn print<T: ArithOp>(p: &mut Printer<'_>, op: Op) {
+    print_family(p, op, T::FAMILY, T::FLAGS);
+}
+
+/// Prints the custom syntax of an op of this family and flag attribute.
+fn print_family(p: &mut Printer<'_>, op: Op, family: Family, flags: Flags) {
     let ctx = p.ctx();
-    let Some((family, flags)) = describe(ctx.op_name(op)) else {
-        return;
-    };
     let operands = ctx.operands(op);
     let result_ty = ctx.results(op).next().map(|r| ctx.value_type(r));
     let mut elided: Vec<&str> = Vec::new();

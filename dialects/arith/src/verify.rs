@@ -6,17 +6,14 @@
 //! (cast compatibility, predicate ranges, constant types).
 
 use crate::attrs::{self, fastmath_flags_of, overflow_flags_of, FASTMATH, OVERFLOW_FLAGS};
-use crate::ops::{describe, CastKind, Family, Flags};
+use crate::ops::{ArithOp, CastKind, Family, Flags};
 use crate::types::{bit_width, Container, TypeClass};
 use dlc_ir::{op_error, Context, Diagnostic, Op, Printer, Type};
 
-/// Verifies any arith op (the `verify` hook of every arith `OpDef`).
-pub(crate) fn verify(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
-    let Some((family, flags)) = describe(ctx.op_name(op)) else {
-        return Ok(());
-    };
-    verify_flags(ctx, op, flags)?;
-    match family {
+/// Verifies arith op `T` (the `verify` hook of every arith `OpDef`).
+pub(crate) fn verify<T: ArithOp>(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
+    verify_flags(ctx, op, T::FLAGS)?;
+    match T::FAMILY {
         Family::Constant => verify_constant(ctx, op),
         Family::IntBinary => verify_elementwise(ctx, op, TypeClass::SignlessIntegerLike),
         Family::FloatBinary | Family::FloatUnary => {

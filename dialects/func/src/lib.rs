@@ -4,29 +4,11 @@
 mod ops;
 mod syntax;
 
-pub use ops::{CallOp, FuncOp, ReturnOp};
+pub use ops::{CallOp, FuncOp, FuncOps, ReturnOp};
 
-use dlc_ir::{Dialect, Traits};
+use dlc_ir::Dialect;
 
 /// The `func` dialect, ready for [`dlc_ir::Context::register_dialect`].
 pub fn dialect() -> Dialect {
-    let mut func = FuncOp::def();
-    func.default_dialect = Some("func");
-    func.parse = Some(syntax::parse_func);
-    func.print = Some(syntax::print_func);
-    func.verify = Some(ops::verify_func);
-
-    let mut ret = ReturnOp::def();
-    ret.parents = &["func.func"];
-    ret.parse = Some(syntax::parse_return);
-    ret.print = Some(syntax::print_return);
-    ret.verify = Some(ops::verify_return);
-
-    let mut call = CallOp::def();
-    call.parse = Some(syntax::parse_call);
-    call.print = Some(syntax::print_call);
-    call.verify_symbols = Some(ops::verify_call);
-    debug_assert!(call.traits.is_empty() && ret.traits.contains(Traits::TERMINATOR));
-
-    Dialect::new("func", vec![func, ret, call])
+    Dialect::new("func", FuncOps::defs())
 }

@@ -1,7 +1,8 @@
-//! The func ops and their verifiers.
+//! The func ops, each defined once with its hooks, and their verifiers.
 
+use crate::syntax;
 use dlc_ir::symbol::SymbolTables;
-use dlc_ir::{op_error, Context, Diagnostic, Op, Traits, Type};
+use dlc_ir::{op_error, Context, Diagnostic, Op, OpView, Traits, Type};
 
 dlc_ir::define_op! {
     /// A function: a symbol with a signature and a body region (empty for a declaration).
@@ -11,6 +12,10 @@ dlc_ir::define_op! {
     results = [];
     attributes = [sym_name, function_type, sym_visibility, arg_attrs, res_attrs];
     regions = 1;
+    verify = verify_func;
+    parse = syntax::parse_func;
+    print = syntax::print_func;
+    default_dialect = "func";
 }
 
 dlc_ir::define_op! {
@@ -19,6 +24,10 @@ dlc_ir::define_op! {
     traits = Traits::TERMINATOR.union(Traits::RETURN_LIKE).union(Traits::PURE);
     operands = *;
     results = [];
+    parents = &[FuncOp::NAME];
+    verify = verify_return;
+    parse = syntax::parse_return;
+    print = syntax::print_return;
 }
 
 dlc_ir::define_op! {
@@ -28,6 +37,19 @@ dlc_ir::define_op! {
     operands = *;
     results = *;
     attributes = [callee];
+    verify_symbols = verify_call;
+    parse = syntax::parse_call;
+    print = syntax::print_call;
+}
+
+dlc_ir::op_set! {
+    /// Every op of the func dialect: `FuncOps::of(ctx, op)` to dispatch on the kind of a func
+    /// op without comparing names, `FuncOps::defs()` for the dialect.
+    pub enum FuncOps {
+        FuncOp,
+        ReturnOp,
+        CallOp,
+    }
 }
 
 impl FuncOp {

@@ -1,20 +1,22 @@
 //! Decompositions of the composite graph ops into primitives.
 //!
-//! Every composite (`graph.softmax`, `graph.conv2d`, `graph.sdpa`, ...) declares here how it is
-//! spelled with primitive ops, in [`DECOMPOSITIONS`]. Passes that only understand primitives
+//! Every composite (`graph.softmax`, `graph.conv2d`, `graph.sdpa`, ...) is spelled with
+//! primitive ops by a function here, which its op definition names (`decompose = ...` in
+//! [`crate::ops`]; all of them: [`DECOMPOSITIONS`]). Passes that only understand primitives
 //! (fusion, lowering) run [`decompose_all`] first; the interpreter runs composites by their own
 //! reference semantics, so the two can be compared (`tests/decompose.rs`).
 //!
 //! The ops are built through [`GraphBuilder`], which creates graph ops by name and attribute
-//! names and computes result types with the shape rules of the spec, so this file needs nothing
-//! from the op definitions but their names. Scalars (`eps`, `0.5`, `√2`) become `graph.constant`
-//! splats of the operand's element type, shaped all-ones with the operand's rank so they
-//! broadcast against it.
+//! names and computes result types with the shape rules of the spec, so the decompositions need
+//! nothing from the op definitions but their names. Scalars (`eps`, `0.5`, `√2`) become
+//! `graph.constant` splats of the operand's element type, shaped all-ones with the operand's
+//! rank so they broadcast against it.
 //!
 //! Convolutions and pools are expanded im2col-style with a single `graph.gather` over the
 //! flattened spatial axis (the gathered indices are a compile-time constant), which keeps batch
 //! and channel dims free to be dynamic; their spatial dims (and the weights) must be static.
 
+use crate::ops::{Conv2dOp, GraphOps};
 use dlc_ir::attributes::{AttrKind, DenseValue};
 use dlc_ir::{Attribute, Context, InsertPoint, Location, Op, OpSpec, Type, Value, DYNAMIC};
 
@@ -23,23 +25,14 @@ use dlc_ir::{Attribute, Context, InsertPoint, Location, Op, OpSpec, Type, Value,
 /// (say, a convolution over dynamic spatial dims).
 pub type DecomposeFn = fn(&mut GraphBuilder<'_>, Op) -> Option<Vec<Value>>;
 
-/// Every composite op and its decomposition.
-pub const DECOMPOSITIONS: &[(&str, DecomposeFn)] = &[
-    ("graph.softmax", softmax),
-    ("graph.log_softmax", log_softmax),
-    ("graph.layer_norm", layer_norm),
-    ("graph.rms_norm", rms_norm),
-    ("graph.gelu", gelu),
-    ("graph.silu", silu),
-    ("graph.linear", linear),
-    ("graph.conv2d", conv2d),
-    ("graph.max_pool2d", max_pool2d),
-    ("graph.avg_pool2d", avg_pool2d),
-    ("graph.sdpa", sdpa),
-];
+/// Every composite op and its decomposition: the `decompose` entries of the op definitions
+/// ([`GraphOps::DECOMPOSITIONS`]).
+pub const DECOMPOSITIONS: &[(&str, DecomposeFn)] = GraphOps::DECOMPOSITIONS;
 
-/// The decomposition of the composite op `name`, if it is one.
+/// The decomposition of the composite op called `name`, if it is one (for names a user gives,
+/// as the `keep` option of `decompose`; [`GraphOps::decomposition`] for an op).
 pub fn decomposition(name: &str) -> Option<DecomposeFn> {
+    // Op name compared because the name is text a user gave, not an op.
     DECOMPOSITIONS
         .iter()
         .find(|(n, _)| *n == name)
@@ -51,18 +44,32 @@ pub fn is_composite(name: &str) -> bool {
     decomposition(name).is_some()
 }
 
-/// Ops after which a last-bit float difference may become a large one.
-const DISCONTINUOUS: &[&str] = &[
-    "graph.floor",
-    "graph.ceil",
-    "graph.round",
-    "graph.sign",
-    "graph.cmp",
-    "graph.argmax",
-    "graph.argmin",
-    "graph.rem",
-    "graph.pow",
-];
+/// The decomposition of `op`, if it is a composite.
+fn decomposition_of(ctx: &Context, op: Op) -> Option<DecomposeFn> {
+    GraphOps::of(ctx, op)?.decomposition()
+}
+
+/// True for the ops after which a last-bit float difference may become a large one: `floor`,
+/// `ceil`, `round`, `sign`, `cmp`, `argmax`/`argmin`, `rem`, `pow`, and a `cast` from a float to
+/// a non-float type.
+fn is_discontinuous(ctx: &Context, op: Op) -> bool {
+    use GraphOps as G;
+    match GraphOps::of(ctx, op) {
+        Some(
+            G::FloorOp(_)
+            | G::CeilOp(_)
+            | G::RoundOp(_)
+            | G::SignOp(_)
+            | G::CmpOp(_)
+            | G::ArgMaxOp(_)
+            | G::ArgMinOp(_)
+            | G::RemOp(_)
+            | G::PowOp(_),
+        ) => true,
+        Some(G::CastOp(_)) => float_to_int(ctx, op),
+        _ => false,
+    }
+}
 
 /// True when, in `func`, a discontinuous op (`floor`, `ceil`, `round`, `sign`, `cmp`,
 /// `argmax`/`argmin`, `rem`, `pow`, or a `cast` from a float to a non-float type) depends on
@@ -73,13 +80,13 @@ pub fn discontinuous_after_composite(ctx: &Context, func: Op) -> bool {
     let mut tainted: rustc_hash::FxHashSet<Value> = rustc_hash::FxHashSet::default();
     let mut found = false;
     ctx.for_each_op(func, &mut |op| {
-        let name = ctx.op_name(op);
-        let depends = is_composite(name) || ctx.operands(op).iter().any(|v| tainted.contains(v));
+        let depends = decomposition_of(ctx, op).is_some()
+            || ctx.operands(op).iter().any(|v| tainted.contains(v));
         if !depends {
             return;
         }
         tainted.extend(ctx.results(op));
-        found |= DISCONTINUOUS.contains(&name) || (name == "graph.cast" && float_to_int(ctx, op));
+        found |= is_discontinuous(ctx, op);
     });
     found
 }
@@ -97,7 +104,7 @@ fn float_to_int(ctx: &Context, op: Op) -> bool {
 /// that replace its results; the caller replaces and erases `op`. `None` when `op` is not a
 /// composite or this instance cannot be decomposed (nothing is built then).
 pub fn decompose_op(ctx: &mut Context, op: Op) -> Option<Vec<Value>> {
-    let f = decomposition(ctx.op_name(op))?;
+    let f = decomposition_of(ctx, op)?;
     let loc = ctx.op_loc(op);
     let mut b = GraphBuilder::new(ctx, InsertPoint::Before(op), loc);
     let mut values = f(&mut b, op)?;
@@ -128,7 +135,7 @@ pub fn decompose_op(ctx: &mut Context, op: Op) -> Option<Vec<Value>> {
 pub fn decompose_all(ctx: &mut Context, root: Op) -> usize {
     let mut composites = Vec::new();
     ctx.for_each_op(root, &mut |op| {
-        if is_composite(ctx.op_name(op)) {
+        if decomposition_of(ctx, op).is_some() {
             composites.push(op);
         }
     });
@@ -146,14 +153,14 @@ pub fn decompose_all(ctx: &mut Context, root: Op) -> usize {
 // The decompositions, in the order of `DECOMPOSITIONS`.
 
 /// softmax(x) = exp(x - max(x)) / sum(exp(x - max(x))), max-subtracted for stability.
-fn softmax(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
+pub(crate) fn softmax(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
     let x = b.ctx.operand(op, 0);
     let axis = b.axis_attr(op, "axis", b.rank(x), -1)?;
     Some(vec![b.softmax(x, axis)])
 }
 
 /// log_softmax(x) = (x - max) - log(sum(exp(x - max))).
-fn log_softmax(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
+pub(crate) fn log_softmax(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
     let x = b.ctx.operand(op, 0);
     let axis = b.axis_attr(op, "axis", b.rank(x), -1)?;
     let m = b.reduce("graph.reduce_max", x, &[axis], true);
@@ -165,7 +172,7 @@ fn log_softmax(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
 }
 
 /// layer_norm(x) = (x - mean) · rsqrt(var + eps) · gamma + beta over the axes from `axis` on.
-fn layer_norm(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
+pub(crate) fn layer_norm(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
     let operands = b.ctx.operands(op).to_vec();
     let x = operands[0];
     let rank = b.rank(x);
@@ -190,7 +197,7 @@ fn layer_norm(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
 }
 
 /// rms_norm(x) = x · rsqrt(mean(x²) + eps) · gamma over the axes from `axis` on.
-fn rms_norm(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
+pub(crate) fn rms_norm(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
     let operands = b.ctx.operands(op).to_vec();
     let x = operands[0];
     let rank = b.rank(x);
@@ -211,7 +218,7 @@ fn rms_norm(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
 
 /// gelu(x) = 0.5·x·(1 + erf(x/√2)), or with `approximate = "tanh"`
 /// 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))).
-fn gelu(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
+pub(crate) fn gelu(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
     let x = b.ctx.operand(op, 0);
     let approximate = b
         .ctx
@@ -243,14 +250,14 @@ fn gelu(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
 }
 
 /// silu(x) = x · sigmoid(x).
-fn silu(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
+pub(crate) fn silu(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
     let x = b.ctx.operand(op, 0);
     let s = b.unary("graph.sigmoid", x);
     Some(vec![b.binary("graph.mul", x, s)])
 }
 
 /// linear(x, w, b) = x·w + b with w: [K, N].
-fn linear(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
+pub(crate) fn linear(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
     let operands = b.ctx.operands(op).to_vec();
     let (x, w) = (operands[0], operands[1]);
     if b.rank(w) != 2 || b.rank(x) == 0 {
@@ -277,7 +284,7 @@ fn linear(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
 /// table (`[KH·KW, OH·OW]`; a 1x1 window with unit strides needs no gather), and multiply by
 /// the weights reshaped to `[G, O/G, C/G·KH·KW]`; groups fall out of the reshapes as a batch
 /// dim.
-fn conv2d(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
+pub(crate) fn conv2d(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
     let (x, w) = (b.ctx.operand(op, 0), b.ctx.operand(op, 1));
     let Conv {
         window,
@@ -351,7 +358,7 @@ impl Conv {
 /// implicit GEMM (a direct loop nest computing its window indices in the loop): unpadded ones
 /// that [`Window::runs_direct`]. `None` for any other op.
 pub fn direct_conv(ctx: &Context, op: Op) -> Option<Conv> {
-    if ctx.op_name(op) != "graph.conv2d" || ctx.operands(op).len() != 2 {
+    if ctx.view::<Conv2dOp>(op).is_none() || ctx.operands(op).len() != 2 {
         return None;
     }
     Conv::of(ctx, op)
@@ -364,7 +371,7 @@ pub fn direct_conv(ctx: &Context, op: Op) -> Option<Conv> {
 pub const DIRECT_MIN_COLUMNS: i64 = 32;
 
 /// max_pool2d: pad with -∞ (the type's minimum for integers), gather the windows, reduce_max.
-fn max_pool2d(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
+pub(crate) fn max_pool2d(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
     let x = b.ctx.operand(op, 0);
     let window = Window::of(b.ctx, op, x, None)?;
     let low = if b.is_float(x) {
@@ -381,7 +388,7 @@ fn max_pool2d(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
 
 /// avg_pool2d: the sum over each window divided by the number of unpadded elements in it,
 /// computed by pooling a zero-padded mask of ones the same way.
-fn avg_pool2d(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
+pub(crate) fn avg_pool2d(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
     let x = b.ctx.operand(op, 0);
     let window = Window::of(b.ctx, op, x, None)?;
     let xp = window.pad(b, x, 0.0);
@@ -397,7 +404,7 @@ fn avg_pool2d(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
 }
 
 /// sdpa(q, k, v, mask) = softmax(q·kᵀ·scale + mask)·v over the last two dims.
-fn sdpa(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
+pub(crate) fn sdpa(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
     let operands = b.ctx.operands(op).to_vec();
     let (q, k, v) = (operands[0], operands[1], operands[2]);
     let rank = b.rank(k);

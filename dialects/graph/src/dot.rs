@@ -12,7 +12,9 @@
 //! All edges are written after all nodes, at the top level: an edge written inside a cluster
 //! would pull its outside endpoint into that cluster.
 
-use dlc_ir::{Context, Op, Printer, Value};
+use crate::ops::{FusionOp, GraphOps};
+use dlc_func::{FuncOp, ReturnOp};
+use dlc_ir::{Context, Op, OpView, Printer, Value};
 use std::collections::HashMap;
 use std::fmt::Write;
 
@@ -20,7 +22,7 @@ use std::fmt::Write;
 pub fn print_dot(ctx: &Context, root: Op) -> String {
     let mut funcs = Vec::new();
     ctx.for_each_op(root, &mut |op| {
-        if ctx.op_name(op) == "func.func" && !ctx.blocks(ctx.region(op, 0)).is_empty() {
+        if ctx.view::<FuncOp>(op).is_some() && !ctx.blocks(ctx.region(op, 0)).is_empty() {
             funcs.push(op);
         }
     });
@@ -86,8 +88,9 @@ impl<'a> FuncGraph<'a> {
     fn print_op(&mut self, op: Op, out: &mut String, depth: usize) {
         let ctx = self.ctx;
         let indent = "  ".repeat(depth);
-        match ctx.op_name(op) {
-            "graph.fusion" if ctx.regions(op).len() == 1 => {
+        let is_return = ctx.view::<ReturnOp>(op).is_some();
+        match GraphOps::of(ctx, op) {
+            Some(GraphOps::FusionOp(_)) if ctx.regions(op).len() == 1 => {
                 let region = ctx.region(op, 0);
                 let Some(&body) = ctx.blocks(region).first() else {
                     return;
@@ -100,7 +103,7 @@ impl<'a> FuncGraph<'a> {
                 }
                 let _ = writeln!(out, "{indent}subgraph cluster_{} {{", self.clusters);
                 self.clusters += 1;
-                let _ = writeln!(out, "{indent}  label=\"graph.fusion\";");
+                let _ = writeln!(out, "{indent}  label=\"{}\";", FusionOp::NAME);
                 let _ = writeln!(out, "{indent}  style=rounded;");
                 for inner in ctx.block_ops(body) {
                     self.print_op(inner, out, depth + 1);
@@ -116,16 +119,17 @@ impl<'a> FuncGraph<'a> {
                     }
                 }
             }
-            "graph.yield" => {}
-            name => {
-                let id = if name == "func.return" {
+            Some(GraphOps::YieldOp(_)) => {}
+            _ => {
+                let name = ctx.op_name(op);
+                let id = if is_return {
                     "return".to_string()
                 } else {
                     let id = format!("n{}", self.ops);
                     self.ops += 1;
                     id
                 };
-                let label = if name == "func.return" {
+                let label = if is_return {
                     "return".to_string()
                 } else {
                     let types: Vec<String> = ctx.results(op).map(|v| self.type_text(v)).collect();
@@ -135,11 +139,7 @@ impl<'a> FuncGraph<'a> {
                         format!("{name}\\n{}", types.join(", "))
                     }
                 };
-                let shape = if name == "func.return" {
-                    "ellipse"
-                } else {
-                    "box"
-                };
+                let shape = if is_return { "ellipse" } else { "box" };
                 let _ = writeln!(
                     out,
                     "{indent}{id} [shape={shape}, label={}];",

@@ -18,7 +18,7 @@
 //! `x + 0.0` does not (it turns `-0.0` into `+0.0`), and `x * 0` never folds for floats (NaN, inf
 //! and the sign of zero).
 
-use crate::ops::{family, Family};
+use crate::ops::{Family, GraphOps, NegOp, ReshapeOp, TransposeOp};
 use crate::verify::{slice_bound, tensor_parts, Attrs};
 use dlc_ir::attributes::sign_extend;
 use dlc_ir::{
@@ -159,17 +159,16 @@ fn is_one(v: Option<DenseValue>) -> bool {
 // ---------------------------------------------------------------------------------------------
 // The folder.
 
-/// Folds any graph op (the `fold` hook of every graph `OpDef` that has one).
+/// Folds a graph op (the `fold` hook of the graph ops whose definition names one).
 pub(crate) fn fold(ctx: &mut Context, op: Op, consts: &[Option<Attribute>]) -> Folded {
-    let name = ctx.op_name(op).to_string();
-    let fam = family(&name)?;
+    let kind = GraphOps::of(ctx, op)?;
     if ctx.num_results(op) != 1 {
         return None;
     }
     let result = ctx.result(op, 0);
     let result_ty = ctx.value_type(result);
     let operands: SmallVec<[Value; 3]> = ctx.operands(op).into();
-    if let Some(folded) = fold_identity(ctx, op, fam, &name, &operands, consts) {
+    if let Some(folded) = fold_identity(ctx, op, kind, &operands, consts) {
         // A value replaces the result only if it has the result's type.
         let fits = match folded.first() {
             Some(FoldResult::Value(v)) => ctx.value_type(*v) == result_ty,
@@ -179,22 +178,21 @@ pub(crate) fn fold(ctx: &mut Context, op: Op, consts: &[Option<Attribute>]) -> F
             return Some(folded);
         }
     }
-    let attr = fold_constant(ctx, op, fam, &name, &operands, consts)?;
+    let attr = fold_constant(ctx, op, kind, &operands, consts)?;
     Some(smallvec![FoldResult::Constant(attr)])
 }
 
 fn fold_identity(
     ctx: &mut Context,
     op: Op,
-    fam: Family,
-    name: &str,
+    kind: GraphOps,
     operands: &[Value],
     consts: &[Option<Attribute>],
 ) -> Folded {
     let result_ty = ctx.value_type(ctx.result(op, 0));
     let c = |i: usize| consts.get(i).copied().flatten();
-    match (fam, name) {
-        (Family::Binary(_), "graph.add") => {
+    match kind {
+        GraphOps::AddOp(_) => {
             let (l, r) = (uniform(ctx, c(0)), uniform(ctx, c(1)));
             let zero = |v| is_int(v, 0) || is_float_bits(v, -0.0);
             if zero(r) && ctx.value_type(operands[0]) == result_ty {
@@ -205,11 +203,11 @@ fn fold_identity(
             }
             None
         }
-        (Family::Binary(_), "graph.sub") => {
+        GraphOps::SubOp(_) => {
             let r = uniform(ctx, c(1));
             (is_int(r, 0) || is_float_bits(r, 0.0)).then(|| to_value(operands[0]))?
         }
-        (Family::Binary(_), "graph.mul") => {
+        GraphOps::MulOp(_) => {
             let (l, r) = (uniform(ctx, c(0)), uniform(ctx, c(1)));
             if is_one(r) && ctx.value_type(operands[0]) == result_ty {
                 return to_value(operands[0]);
@@ -219,24 +217,22 @@ fn fold_identity(
             }
             None
         }
-        (Family::Binary(_), "graph.div") => {
-            is_one(uniform(ctx, c(1))).then(|| to_value(operands[0]))?
+        GraphOps::DivOp(_) => is_one(uniform(ctx, c(1))).then(|| to_value(operands[0]))?,
+        GraphOps::NegOp(_) => {
+            let inner = ctx.view::<NegOp>(ctx.defining_op(operands[0])?)?;
+            to_value(ctx.operand(inner.0, 0))
         }
-        (Family::Unary(_), "graph.neg") => {
-            let inner = ctx.defining_op(operands[0])?;
-            (ctx.op_name(inner) == "graph.neg").then(|| to_value(ctx.operand(inner, 0)))?
-        }
-        (Family::Cast, _) => {
+        GraphOps::CastOp(_) => {
             (ctx.value_type(operands[0]) == result_ty).then(|| to_value(operands[0]))?
         }
-        (Family::Transpose, _) => fold_transpose(ctx, op, operands[0]),
-        (Family::Reshape, _) => fold_reshape(ctx, op, operands[0]),
-        (Family::BroadcastTo, _) => {
+        GraphOps::TransposeOp(_) => fold_transpose(ctx, op, operands[0]),
+        GraphOps::ReshapeOp(_) => fold_reshape(ctx, op, operands[0]),
+        GraphOps::BroadcastToOp(_) => {
             let ty = ctx.value_type(operands[0]);
             let static_ty = tensor_parts(ctx, ty).is_some_and(|t| !t.shape.contains(&DYNAMIC));
             (ty == result_ty && static_ty).then(|| to_value(operands[0]))?
         }
-        (Family::Slice, _) => fold_slice(ctx, op, operands[0]),
+        GraphOps::SliceOp(_) => fold_slice(ctx, op, operands[0]),
         _ => None,
     }
 }
@@ -248,7 +244,7 @@ fn fold_transpose(ctx: &mut Context, op: Op, x: Value) -> Folded {
     }
     let inner = ctx
         .defining_op(x)
-        .filter(|d| ctx.op_name(*d) == "graph.transpose")?;
+        .filter(|d| ctx.view::<TransposeOp>(*d).is_some())?;
     let inner_perm = Attrs::new(ctx, ctx.attrs(inner)).array("perm").ok()??;
     if inner_perm.len() != perm.len() {
         return None;
@@ -284,7 +280,7 @@ fn fold_reshape(ctx: &mut Context, op: Op, x: Value) -> Folded {
     }
     let inner = ctx
         .defining_op(x)
-        .filter(|d| ctx.op_name(*d) == "graph.reshape")?;
+        .filter(|d| ctx.view::<ReshapeOp>(*d).is_some())?;
     let source = ctx.operand(inner, 0);
     ctx.set_operand(op, 0, source);
     Some(SmallVec::new())
@@ -315,8 +311,7 @@ fn fold_slice(ctx: &mut Context, op: Op, x: Value) -> Folded {
 fn fold_constant(
     ctx: &mut Context,
     op: Op,
-    fam: Family,
-    name: &str,
+    kind: GraphOps,
     operands: &[Value],
     consts: &[Option<Attribute>],
 ) -> Option<Attribute> {
@@ -333,7 +328,7 @@ fn fold_constant(
         inputs.push((values, shape, elem_of(ctx, ty)?));
     }
     let out_elem = elem_of(ctx, result_ty)?;
-    let values: Vec<DenseValue> = match fam {
+    let values: Vec<DenseValue> = match kind.family() {
         Family::Unary(_) | Family::Cast | Family::Binary(_) | Family::Cmp | Family::Select => {
             let maps: Vec<Vec<usize>> = inputs
                 .iter()
@@ -353,7 +348,7 @@ fn fold_constant(
                         .zip(&maps)
                         .map(|((vals, _, _), m)| vals[m[i]])
                         .collect();
-                    eval(name, pred.as_deref(), &args, in_elem, out_elem)
+                    eval(kind, pred.as_deref(), &args, in_elem, out_elem)
                 })
                 .collect::<Option<_>>()?
         }
@@ -397,68 +392,68 @@ fn transpose_values(vals: &[DenseValue], shape: &[i64], perm: &[i64]) -> Vec<Den
 
 /// Evaluates one element of an elementwise op; `None` where the op does not fold.
 fn eval(
-    name: &str,
+    kind: GraphOps,
     pred: Option<&str>,
     args: &[DenseValue],
     in_elem: Elem,
     out_elem: Elem,
 ) -> Option<DenseValue> {
     use DenseValue::{Float as F, Int as I};
-    let op = name.strip_prefix("graph.")?;
+    use GraphOps as G;
     let width = match in_elem {
         Elem::Int(w) => w,
         Elem::Float(_) => 0,
     };
     let wrap = |x: i128| I(sign_extend(x, width.max(1)));
-    Some(match (op, args) {
-        ("neg", [F(x)]) => F(-x),
-        ("neg", [I(x)]) => wrap(-x),
-        ("abs", [F(x)]) => F(x.abs()),
-        ("abs", [I(x)]) => wrap(x.abs()),
-        ("relu", [F(x)]) => F(if *x > 0.0 || x.is_nan() { *x } else { 0.0 }),
-        ("relu", [I(x)]) => I((*x).max(0)),
-        ("sign", [F(x)]) => F(if x.is_nan() || *x == 0.0 {
+    Some(match (kind, args) {
+        (G::NegOp(_), [F(x)]) => F(-x),
+        (G::NegOp(_), [I(x)]) => wrap(-x),
+        (G::AbsOp(_), [F(x)]) => F(x.abs()),
+        (G::AbsOp(_), [I(x)]) => wrap(x.abs()),
+        (G::ReluOp(_), [F(x)]) => F(if *x > 0.0 || x.is_nan() { *x } else { 0.0 }),
+        (G::ReluOp(_), [I(x)]) => I((*x).max(0)),
+        (G::SignOp(_), [F(x)]) => F(if x.is_nan() || *x == 0.0 {
             *x
         } else {
             x.signum()
         }),
-        ("sign", [I(x)]) => I(x.signum()),
-        ("exp", [F(x)]) => F(x.exp()),
-        ("log", [F(x)]) => F(x.ln()),
-        ("sqrt", [F(x)]) => F(x.sqrt()),
-        ("rsqrt", [F(x)]) => F(1.0 / x.sqrt()),
-        ("reciprocal", [F(x)]) => F(1.0 / x),
-        ("tanh", [F(x)]) => F(x.tanh()),
-        ("sigmoid", [F(x)]) => F(1.0 / (1.0 + (-x).exp())),
-        ("sin", [F(x)]) => F(x.sin()),
-        ("cos", [F(x)]) => F(x.cos()),
-        ("floor", [F(x)]) => F(x.floor()),
-        ("ceil", [F(x)]) => F(x.ceil()),
-        ("round", [F(x)]) => F(x.round_ties_even()),
-        ("not", [I(x)]) => wrap(!x),
-        ("cast", [v]) => cast(*v, out_elem)?,
-        ("add", [F(x), F(y)]) => F(x + y),
-        ("add", [I(x), I(y)]) => wrap(x + y),
-        ("sub", [F(x), F(y)]) => F(x - y),
-        ("sub", [I(x), I(y)]) => wrap(x - y),
-        ("mul", [F(x), F(y)]) => F(x * y),
-        ("mul", [I(x), I(y)]) => wrap(x.wrapping_mul(*y)),
-        ("div", [F(x), F(y)]) => F(x / y),
-        ("div", [I(x), I(y)]) if *y != 0 => wrap(x / y),
-        ("rem", [F(x), F(y)]) => F(x % y),
-        ("rem", [I(x), I(y)]) if *y != 0 => wrap(x % y),
-        ("pow", [F(x), F(y)]) => F(x.powf(*y)),
-        ("pow", [I(x), I(y)]) if (0..=u32::MAX as i128).contains(y) => {
+        (G::SignOp(_), [I(x)]) => I(x.signum()),
+        (G::ExpOp(_), [F(x)]) => F(x.exp()),
+        (G::LogOp(_), [F(x)]) => F(x.ln()),
+        (G::SqrtOp(_), [F(x)]) => F(x.sqrt()),
+        (G::RsqrtOp(_), [F(x)]) => F(1.0 / x.sqrt()),
+        (G::ReciprocalOp(_), [F(x)]) => F(1.0 / x),
+        (G::TanhOp(_), [F(x)]) => F(x.tanh()),
+        (G::SigmoidOp(_), [F(x)]) => F(1.0 / (1.0 + (-x).exp())),
+        (G::SinOp(_), [F(x)]) => F(x.sin()),
+        (G::CosOp(_), [F(x)]) => F(x.cos()),
+        (G::FloorOp(_), [F(x)]) => F(x.floor()),
+        (G::CeilOp(_), [F(x)]) => F(x.ceil()),
+        (G::RoundOp(_), [F(x)]) => F(x.round_ties_even()),
+        (G::NotOp(_), [I(x)]) => wrap(!x),
+        (G::CastOp(_), [v]) => cast(*v, out_elem)?,
+        (G::AddOp(_), [F(x), F(y)]) => F(x + y),
+        (G::AddOp(_), [I(x), I(y)]) => wrap(x + y),
+        (G::SubOp(_), [F(x), F(y)]) => F(x - y),
+        (G::SubOp(_), [I(x), I(y)]) => wrap(x - y),
+        (G::MulOp(_), [F(x), F(y)]) => F(x * y),
+        (G::MulOp(_), [I(x), I(y)]) => wrap(x.wrapping_mul(*y)),
+        (G::DivOp(_), [F(x), F(y)]) => F(x / y),
+        (G::DivOp(_), [I(x), I(y)]) if *y != 0 => wrap(x / y),
+        (G::RemOp(_), [F(x), F(y)]) => F(x % y),
+        (G::RemOp(_), [I(x), I(y)]) if *y != 0 => wrap(x % y),
+        (G::PowOp(_), [F(x), F(y)]) => F(x.powf(*y)),
+        (G::PowOp(_), [I(x), I(y)]) if (0..=u32::MAX as i128).contains(y) => {
             let base = sign_extend(*x, width) as i64;
             wrap(base.wrapping_pow(*y as u32) as i128)
         }
-        ("max", [F(x), F(y)]) if !x.is_nan() && !y.is_nan() => F(x.max(*y)),
-        ("max", [I(x), I(y)]) => I(*x.max(y)),
-        ("min", [F(x), F(y)]) if !x.is_nan() && !y.is_nan() => F(x.min(*y)),
-        ("min", [I(x), I(y)]) => I(*x.min(y)),
-        ("and", [I(x), I(y)]) => wrap(x & y),
-        ("or", [I(x), I(y)]) => wrap(x | y),
-        ("cmp", [a, b]) => {
+        (G::MaxOp(_), [F(x), F(y)]) if !x.is_nan() && !y.is_nan() => F(x.max(*y)),
+        (G::MaxOp(_), [I(x), I(y)]) => I(*x.max(y)),
+        (G::MinOp(_), [F(x), F(y)]) if !x.is_nan() && !y.is_nan() => F(x.min(*y)),
+        (G::MinOp(_), [I(x), I(y)]) => I(*x.min(y)),
+        (G::AndOp(_), [I(x), I(y)]) => wrap(x & y),
+        (G::OrOp(_), [I(x), I(y)]) => wrap(x | y),
+        (G::CmpOp(_), [a, b]) => {
             let ord = match (a, b) {
                 (F(x), F(y)) => x.partial_cmp(y),
                 (I(x), I(y)) => Some(x.cmp(y)),
@@ -478,7 +473,7 @@ fn eval(
             };
             I(r as i128)
         }
-        ("select", [I(c), a, b]) => {
+        (G::SelectOp(_), [I(c), a, b]) => {
             if *c != 0 {
                 *a
             } else {
@@ -509,20 +504,4 @@ fn cast(v: DenseValue, to: Elem) -> Option<DenseValue> {
         (I(x), Elem::Float(_)) => F(x as f64),
         (F(x), Elem::Float(_)) => F(x),
     })
-}
-
-/// True if every operand of a graph op of this family may be folded by [`fold`].
-pub(crate) fn has_folder(fam: Family) -> bool {
-    matches!(
-        fam,
-        Family::Unary(_)
-            | Family::Cast
-            | Family::Binary(_)
-            | Family::Cmp
-            | Family::Select
-            | Family::Transpose
-            | Family::Reshape
-            | Family::BroadcastTo
-            | Family::Slice
-    )
 }

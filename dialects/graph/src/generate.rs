@@ -222,12 +222,12 @@ const NUMERIC_BINARY: &[&str] = &[
     "graph.max",
     "graph.min",
 ];
+/// The reductions of every element type; floats also get `graph.reduce_mean`.
 const REDUCTIONS: &[&str] = &[
     "graph.reduce_sum",
     "graph.reduce_max",
     "graph.reduce_min",
     "graph.reduce_prod",
-    "graph.reduce_mean",
 ];
 const PREDICATES: &[&str] = &["eq", "ne", "lt", "le", "gt", "ge"];
 
@@ -607,8 +607,8 @@ impl State<'_, '_> {
             return true;
         }
         let mut names = REDUCTIONS.to_vec();
-        if self.kind(x.elem) != Kind::Float {
-            names.retain(|n| *n != "graph.reduce_mean");
+        if self.kind(x.elem) == Kind::Float {
+            names.push("graph.reduce_mean");
         }
         let name = self.rng.pick(&names);
         let dims = reduce_dims(&x.dims, &axes, keepdim);
@@ -917,23 +917,30 @@ impl State<'_, '_> {
 
     fn gen_softmax_like(&mut self) -> bool {
         let x = self.operand(&[Kind::Float], 1);
-        let name = self.rng.pick(&[
-            "graph.softmax",
-            "graph.log_softmax",
-            "graph.gelu",
-            "graph.silu",
+        /// The attribute an op takes.
+        #[derive(Copy, Clone)]
+        enum Takes {
+            Axis,
+            Approximate,
+            Nothing,
+        }
+        let (name, takes) = self.rng.pick(&[
+            ("graph.softmax", Takes::Axis),
+            ("graph.log_softmax", Takes::Axis),
+            ("graph.gelu", Takes::Approximate),
+            ("graph.silu", Takes::Nothing),
         ]);
         let ty = self.ctx.value_type(x.value);
         let tanh = self.rng.chance(0.5);
         let axis = self.rng.below(x.dims.len()) as i64;
         let mut b = self.builder();
-        let attrs = match name {
-            "graph.gelu" => {
+        let attrs = match takes {
+            Takes::Approximate => {
                 let mode = if tanh { "tanh" } else { "none" };
                 vec![("approximate", b.ctx.string_attr(mode))]
             }
-            "graph.silu" => vec![],
-            _ => vec![("axis", b.i64_attr(axis))],
+            Takes::Axis => vec![("axis", b.i64_attr(axis))],
+            Takes::Nothing => vec![],
         };
         let v = b.build_one(name, &[x.value], attrs, ty);
         self.push(v, x.dims);

@@ -3,19 +3,18 @@
 //! layer_norm, conv2d, sdpa, ...) and `graph.fusion` to group ops into one kernel.
 //!
 //! Register it with `ctx.register_dialect(dlc_graph::dialect())` (which registers `func`, whose
-//! functions hold graph programs). Every op verifies its operand
-//! dtypes and shapes and checks its declared result type against the inferred one
-//! ([`infer_result_type`]); builders ([`build_binary`], [`build_reduce`], ...) infer result types
-//! the same way. Folding (`ctx.fold(op)`, the `canonicalize` pass) evaluates small constants and
-//! removes identities; folded constants become `graph.constant`. [`shapes::SymbolicShapes`]
-//! tells which `?` dims are provably the same size.
+//! functions hold graph programs). Every op verifies its operand dtypes and shapes and checks
+//! its declared result type against the one its [`InferShapes`] interface infers; builders
+//! ([`build_binary`], [`build_reduce`], ...) infer result types the same way
+//! ([`infer_result_type`]). Folding (`ctx.fold(op)`, the `canonicalize` pass) evaluates small
+//! constants and removes identities; folded constants become `graph.constant`.
+//! [`shapes::SymbolicShapes`] tells which `?` dims are provably the same size.
 //!
-//! Layout: [`ops`] declares the ops and their families, `syntax` the custom text form, [`verify`]
-//! shape and dtype inference and the verifier, [`fold`] the folders, `builders` the Rust
-//! construction API, [`shapes`] the symbolic shape analysis. The interpreter ([`interp`]),
-//! decompositions ([`decompose`]), random program generator ([`generate`]) and Graphviz export
-//! ([`dot`]) live in their own modules.
-
+//! Layout: [`ops`] defines each op once (family, traits, folder, decomposition) and lists them
+//! in [`GraphOps`], `syntax` the custom text form, [`verify`] shape and dtype inference and the
+//! verifier, [`fold`] the folders, `builders` the Rust construction API, [`shapes`] the symbolic
+//! shape analysis. The interpreter ([`interp`]), decompositions ([`decompose`]), random program
+//! generator ([`generate`]) and Graphviz export ([`dot`]) live in their own modules.
 mod builders;
 pub mod decompose;
 pub mod dot;
@@ -32,30 +31,14 @@ pub use builders::{
     build_reduce, build_reshape, build_select, build_splat, build_transpose, build_unary,
     build_with_type, constant_spec, i64_array, i64_attr,
 };
-pub use ops::{family, DTypeClass, Family, GraphOps, Reduction};
-pub use verify::{infer, infer_result_type, tensor_parts, TensorType};
+pub use ops::{family, DTypeClass, Family, GraphOp, GraphOps, Reduction};
+pub use verify::{infer, infer_result_type, tensor_parts, InferShapes, ShapeRule, TensorType};
 
 use dlc_ir::{AttrKind, Attribute, Context, Dialect, Location, OpSpec, Type};
 
 /// The `graph` dialect, ready for [`Context::register_dialect`].
 pub fn dialect() -> Dialect {
-    let defs = ops::GraphOps::defs()
-        .into_iter()
-        .map(|mut def| {
-            let fam = family(def.name).expect("every graph op has a family");
-            def.parse = Some(syntax::parse);
-            def.print = Some(syntax::print);
-            def.verify = Some(verify::verify);
-            if fold::has_folder(fam) {
-                def.fold = Some(fold::fold);
-            }
-            if fam == Family::Yield {
-                def.parents = &["graph.fusion"];
-            }
-            def
-        })
-        .collect();
-    let mut dialect = Dialect::new("graph", defs);
+    let mut dialect = Dialect::new("graph", GraphOps::defs());
     dialect.materialize_constant = Some(materialize_constant);
     dialect.dependencies = vec![dlc_func::dialect];
     dialect

@@ -1,10 +1,18 @@
-//! The graph ops: one typed wrapper per op, written with `define_op!`, and the table that says
-//! which family each op belongs to.
+//! The graph ops, each defined once: one `graph_ops!` entry gives an op's name, family,
+//! traits, operands, results, attributes, folder and decomposition, and the list of entries is
+//! the dialect's op list, [`GraphOps`], from which the family lookups ([`GraphOps::family`],
+//! [`family`]) and the table of decompositions are generated.
 //!
-//! The family fixes an op's custom syntax, its dtype class and its shape rule, so the syntax,
-//! verifier and folder dispatch on a table lookup instead of matching op names everywhere.
+//! The family fixes an op's custom syntax, its dtype class and its shape rule: the parse,
+//! print and verify hooks are one generic function each, instantiated per op with its
+//! [`GraphOp::FAMILY`], and its [`InferShapes`] implementation is the family's shape rule.
 
-use dlc_ir::{define_op, Traits};
+use crate::decompose::{self, DecomposeFn};
+use crate::verify::{InferShapes, ShapeRule};
+use crate::{fold, syntax, verify};
+use dlc_ir::{define_op, OpView, Traits};
+use DTypeClass::*;
+use Family::*;
 
 /// Traits of a pure elementwise op whose operand and result have one type.
 const SAME: Traits = Traits::PURE.union(Traits::SAME_OPERANDS_AND_RESULT_TYPE);
@@ -12,166 +20,246 @@ const SAME: Traits = Traits::PURE.union(Traits::SAME_OPERANDS_AND_RESULT_TYPE);
 const COMM: Traits = Traits::PURE.union(Traits::COMMUTATIVE);
 const PURE: Traits = Traits::PURE;
 
-/// Declares single-result op wrappers that differ in name, traits, operands and attributes.
+/// What a graph op's definition says of it beyond its `OpDef`.
+pub trait GraphOp: OpView {
+    /// The op's family: its syntax, dtype class and shape rule.
+    const FAMILY: Family;
+}
+
+/// Defines the graph ops from one entry each,
+/// `Name = "graph.name", family, traits, operands -> results, [attributes], hooks;`, where the
+/// hooks are any of `regions = n`, `parents = [...]`, `fold = f`, `decompose = f`, in this
+/// order. Every op gets the graph parse, print and verify hooks and an [`InferShapes`]
+/// implementation; the list becomes [`GraphOps`] with its family and decomposition lookups.
 macro_rules! graph_ops {
-    ($($(#[doc = $doc:literal])* $name:ident = $opname:literal, $traits:expr, $operands:tt, [$($attr:ident),*];)*) => {
-        $(define_op! {
-            $(#[doc = $doc])*
-            pub struct $name = $opname;
-            traits = $traits;
-            operands = $operands;
-            results = [result];
-            attributes = [$($attr),*];
-        })*
+    ($(
+        $(#[doc = $doc:literal])*
+        $name:ident = $opname:literal, $family:expr, $traits:expr,
+            $operands:tt -> $results:tt, [$($attr:ident),*]
+            $(, regions = $regions:expr)? $(, parents = $parents:expr)?
+            $(, fold = $fold:expr)? $(, decompose = $decompose:expr)?;
+    )*) => {
+        $(
+            define_op! {
+                $(#[doc = $doc])*
+                pub struct $name = $opname;
+                traits = $traits;
+                operands = $operands;
+                results = $results;
+                attributes = [$($attr),*];
+                $(regions = $regions;)?
+                $(parents = $parents;)?
+                interfaces = [dyn InferShapes => ShapeRule { name: $opname, family: $family }];
+                verify = verify::verify::<$name>;
+                parse = syntax::parse::<$name>;
+                print = syntax::print::<$name>;
+                $(fold = $fold;)?
+            }
+
+            impl GraphOp for $name {
+                const FAMILY: Family = $family;
+            }
+        )*
+
+        dlc_ir::op_set! {
+            /// Every op of the graph dialect, the dialect's one op list: `GraphOps::of(ctx, op)`
+            /// to dispatch on the kind of a graph op without comparing names,
+            /// `GraphOps::defs()` for the dialect.
+            pub enum GraphOps { $($name),* }
+        }
+
+        impl GraphOps {
+            /// The op's family ([`GraphOp::FAMILY`]).
+            pub fn family(self) -> Family {
+                match self {
+                    $(GraphOps::$name(_) => $family,)*
+                }
+            }
+
+            /// The decomposition of the op into primitives, if it is a composite.
+            pub fn decomposition(self) -> Option<DecomposeFn> {
+                match self {
+                    $(GraphOps::$name(_) => graph_ops!(@some $($decompose)?),)*
+                }
+            }
+
+            /// Every composite op's name and decomposition, in list order.
+            pub const DECOMPOSITIONS: &[(&str, DecomposeFn)] = &[$($(($opname, $decompose),)?)*];
+        }
+
+        /// The family of the graph op called `name`, for code that has a name rather than an
+        /// op (parsers, builders, pass options); [`GraphOps::family`] for an op.
+        pub fn family(name: &str) -> Option<Family> {
+            match name {
+                $($opname => Some($family),)*
+                _ => None,
+            }
+        }
     };
+    (@some) => { None };
+    (@some $value:expr) => { Some($value) };
 }
 
 graph_ops! {
     /// Elementwise negation.
-    NegOp = "graph.neg", SAME, [operand], [];
+    NegOp = "graph.neg", Unary(Numeric), SAME, [operand] -> [result], [], fold = fold::fold;
     /// Elementwise absolute value.
-    AbsOp = "graph.abs", SAME, [operand], [];
+    AbsOp = "graph.abs", Unary(Numeric), SAME, [operand] -> [result], [], fold = fold::fold;
     /// Elementwise `e^x`.
-    ExpOp = "graph.exp", SAME, [operand], [];
+    ExpOp = "graph.exp", Unary(Float), SAME, [operand] -> [result], [], fold = fold::fold;
     /// Elementwise natural logarithm.
-    LogOp = "graph.log", SAME, [operand], [];
+    LogOp = "graph.log", Unary(Float), SAME, [operand] -> [result], [], fold = fold::fold;
     /// Elementwise square root.
-    SqrtOp = "graph.sqrt", SAME, [operand], [];
+    SqrtOp = "graph.sqrt", Unary(Float), SAME, [operand] -> [result], [], fold = fold::fold;
     /// Elementwise `1 / sqrt(x)`.
-    RsqrtOp = "graph.rsqrt", SAME, [operand], [];
+    RsqrtOp = "graph.rsqrt", Unary(Float), SAME, [operand] -> [result], [], fold = fold::fold;
     /// Elementwise `1 / x`.
-    ReciprocalOp = "graph.reciprocal", SAME, [operand], [];
+    ReciprocalOp = "graph.reciprocal", Unary(Float), SAME, [operand] -> [result], [],
+        fold = fold::fold;
     /// Elementwise hyperbolic tangent.
-    TanhOp = "graph.tanh", SAME, [operand], [];
+    TanhOp = "graph.tanh", Unary(Float), SAME, [operand] -> [result], [], fold = fold::fold;
     /// Elementwise logistic function `1 / (1 + e^-x)`.
-    SigmoidOp = "graph.sigmoid", SAME, [operand], [];
+    SigmoidOp = "graph.sigmoid", Unary(Float), SAME, [operand] -> [result], [], fold = fold::fold;
     /// Elementwise `max(x, 0)`.
-    ReluOp = "graph.relu", SAME, [operand], [];
+    ReluOp = "graph.relu", Unary(Numeric), SAME, [operand] -> [result], [], fold = fold::fold;
     /// Elementwise Gauss error function.
-    ErfOp = "graph.erf", SAME, [operand], [];
+    ErfOp = "graph.erf", Unary(Float), SAME, [operand] -> [result], [], fold = fold::fold;
     /// Elementwise sine.
-    SinOp = "graph.sin", SAME, [operand], [];
+    SinOp = "graph.sin", Unary(Float), SAME, [operand] -> [result], [], fold = fold::fold;
     /// Elementwise cosine.
-    CosOp = "graph.cos", SAME, [operand], [];
+    CosOp = "graph.cos", Unary(Float), SAME, [operand] -> [result], [], fold = fold::fold;
     /// Elementwise rounding toward negative infinity.
-    FloorOp = "graph.floor", SAME, [operand], [];
+    FloorOp = "graph.floor", Unary(Float), SAME, [operand] -> [result], [], fold = fold::fold;
     /// Elementwise rounding toward positive infinity.
-    CeilOp = "graph.ceil", SAME, [operand], [];
+    CeilOp = "graph.ceil", Unary(Float), SAME, [operand] -> [result], [], fold = fold::fold;
     /// Elementwise rounding to nearest, ties to even.
-    RoundOp = "graph.round", SAME, [operand], [];
+    RoundOp = "graph.round", Unary(Float), SAME, [operand] -> [result], [], fold = fold::fold;
     /// Elementwise sign: -1, 0 or 1.
-    SignOp = "graph.sign", SAME, [operand], [];
+    SignOp = "graph.sign", Unary(Numeric), SAME, [operand] -> [result], [], fold = fold::fold;
     /// Elementwise logical (i1) or bitwise (integers) not.
-    NotOp = "graph.not", SAME, [operand], [];
+    NotOp = "graph.not", Unary(IntOrBool), SAME, [operand] -> [result], [], fold = fold::fold;
     /// Elementwise dtype conversion (float→int truncates toward zero; to i1 is `x != 0`).
-    CastOp = "graph.cast", PURE, [operand], [];
+    CastOp = "graph.cast", Cast, PURE, [operand] -> [result], [], fold = fold::fold;
 
     /// Elementwise addition with numpy broadcasting.
-    AddOp = "graph.add", COMM, [lhs, rhs], [];
+    AddOp = "graph.add", Binary(Numeric), COMM, [lhs, rhs] -> [result], [], fold = fold::fold;
     /// Elementwise subtraction with numpy broadcasting.
-    SubOp = "graph.sub", PURE, [lhs, rhs], [];
+    SubOp = "graph.sub", Binary(Numeric), PURE, [lhs, rhs] -> [result], [], fold = fold::fold;
     /// Elementwise multiplication with numpy broadcasting.
-    MulOp = "graph.mul", COMM, [lhs, rhs], [];
+    MulOp = "graph.mul", Binary(Numeric), COMM, [lhs, rhs] -> [result], [], fold = fold::fold;
     /// Elementwise division with numpy broadcasting (integers truncate toward zero).
-    DivOp = "graph.div", PURE, [lhs, rhs], [];
+    DivOp = "graph.div", Binary(Numeric), PURE, [lhs, rhs] -> [result], [], fold = fold::fold;
     /// Elementwise power with numpy broadcasting.
-    PowOp = "graph.pow", PURE, [lhs, rhs], [];
+    PowOp = "graph.pow", Binary(Numeric), PURE, [lhs, rhs] -> [result], [], fold = fold::fold;
     /// Elementwise maximum with numpy broadcasting.
-    MaxOp = "graph.max", COMM, [lhs, rhs], [];
+    MaxOp = "graph.max", Binary(Numeric), COMM, [lhs, rhs] -> [result], [], fold = fold::fold;
     /// Elementwise minimum with numpy broadcasting.
-    MinOp = "graph.min", COMM, [lhs, rhs], [];
+    MinOp = "graph.min", Binary(Numeric), COMM, [lhs, rhs] -> [result], [], fold = fold::fold;
     /// Elementwise remainder with the sign of the dividend (C `fmod`, `%`).
-    RemOp = "graph.rem", PURE, [lhs, rhs], [];
+    RemOp = "graph.rem", Binary(Numeric), PURE, [lhs, rhs] -> [result], [], fold = fold::fold;
     /// Elementwise logical/bitwise and with numpy broadcasting.
-    AndOp = "graph.and", COMM, [lhs, rhs], [];
+    AndOp = "graph.and", Binary(IntOrBool), COMM, [lhs, rhs] -> [result], [], fold = fold::fold;
     /// Elementwise logical/bitwise or with numpy broadcasting.
-    OrOp = "graph.or", COMM, [lhs, rhs], [];
+    OrOp = "graph.or", Binary(IntOrBool), COMM, [lhs, rhs] -> [result], [], fold = fold::fold;
     /// Elementwise comparison giving i1 (`predicate` is eq, ne, lt, le, gt or ge).
-    CmpOp = "graph.cmp", PURE, [lhs, rhs], [predicate];
+    CmpOp = "graph.cmp", Cmp, PURE, [lhs, rhs] -> [result], [predicate], fold = fold::fold;
     /// Elementwise `cond ? a : b`, broadcasting all three.
-    SelectOp = "graph.select", PURE, [condition, true_value, false_value], [];
+    SelectOp = "graph.select", Select, PURE, [condition, true_value, false_value] -> [result], [],
+        fold = fold::fold;
 
     /// Broadcasts to the static `shape` (-1 entries: the result type's dim), numpy rules.
-    BroadcastToOp = "graph.broadcast_to", PURE, [operand], [shape];
+    BroadcastToOp = "graph.broadcast_to", BroadcastTo, PURE, [operand] -> [result], [shape],
+        fold = fold::fold;
     /// Reshapes to `shape` (one -1 entry is inferred from the element count).
-    ReshapeOp = "graph.reshape", PURE, [operand], [shape];
+    ReshapeOp = "graph.reshape", Reshape, PURE, [operand] -> [result], [shape], fold = fold::fold;
     /// Permutes the axes: result dim `i` is operand dim `perm[i]`.
-    TransposeOp = "graph.transpose", PURE, [operand], [perm];
+    TransposeOp = "graph.transpose", Transpose, PURE, [operand] -> [result], [perm],
+        fold = fold::fold;
     /// Strided slice per axis, numpy semantics (negative starts/ends count from the end).
-    SliceOp = "graph.slice", PURE, [operand], [starts, ends, steps];
+    SliceOp = "graph.slice", Slice, PURE, [operand] -> [result], [starts, ends, steps],
+        fold = fold::fold;
     /// Concatenation along `axis`.
-    ConcatOp = "graph.concat", PURE, *, [axis];
+    ConcatOp = "graph.concat", Concat, PURE, * -> [result], [axis];
     /// Constant padding by `low`/`high` elements per axis with `value` (default 0).
-    PadOp = "graph.pad", PURE, [operand], [low, high, value];
+    PadOp = "graph.pad", Pad, PURE, [operand] -> [result], [low, high, value];
     /// numpy `take` along `axis`.
-    GatherOp = "graph.gather", PURE, [operand, indices], [axis];
+    GatherOp = "graph.gather", Gather, PURE, [operand, indices] -> [result], [axis];
 
     /// Sum over `axes`.
-    ReduceSumOp = "graph.reduce_sum", PURE, [operand], [axes, keepdim];
+    ReduceSumOp = "graph.reduce_sum", Reduce(Reduction::Sum), PURE,
+        [operand] -> [result], [axes, keepdim];
     /// Maximum over `axes`.
-    ReduceMaxOp = "graph.reduce_max", PURE, [operand], [axes, keepdim];
+    ReduceMaxOp = "graph.reduce_max", Reduce(Reduction::Max), PURE,
+        [operand] -> [result], [axes, keepdim];
     /// Minimum over `axes`.
-    ReduceMinOp = "graph.reduce_min", PURE, [operand], [axes, keepdim];
+    ReduceMinOp = "graph.reduce_min", Reduce(Reduction::Min), PURE,
+        [operand] -> [result], [axes, keepdim];
     /// Product over `axes`.
-    ReduceProdOp = "graph.reduce_prod", PURE, [operand], [axes, keepdim];
+    ReduceProdOp = "graph.reduce_prod", Reduce(Reduction::Prod), PURE,
+        [operand] -> [result], [axes, keepdim];
     /// Mean over `axes`.
-    ReduceMeanOp = "graph.reduce_mean", PURE, [operand], [axes, keepdim];
+    ReduceMeanOp = "graph.reduce_mean", Reduce(Reduction::Mean), PURE,
+        [operand] -> [result], [axes, keepdim];
     /// Index (i64) of the first maximum along `axis`.
-    ArgMaxOp = "graph.argmax", PURE, [operand], [axis, keepdim];
+    ArgMaxOp = "graph.argmax", ArgReduce(true), PURE, [operand] -> [result], [axis, keepdim];
     /// Index (i64) of the first minimum along `axis`.
-    ArgMinOp = "graph.argmin", PURE, [operand], [axis, keepdim];
+    ArgMinOp = "graph.argmin", ArgReduce(false), PURE, [operand] -> [result], [axis, keepdim];
     /// Batched matrix product with numpy `matmul` semantics (rank ≥ 2).
-    MatmulOp = "graph.matmul", PURE, [lhs, rhs], [transpose_a, transpose_b];
+    MatmulOp = "graph.matmul", Matmul, PURE, [lhs, rhs] -> [result], [transpose_a, transpose_b];
 
     /// A dense tensor constant.
-    ConstantOp = "graph.constant", PURE.union(Traits::CONSTANT_LIKE), [], [value];
+    ConstantOp = "graph.constant", Constant, PURE.union(Traits::CONSTANT_LIKE),
+        [] -> [result], [value];
     /// A tensor whose elements are their index along `axis`.
-    IotaOp = "graph.iota", PURE, [], [axis];
+    IotaOp = "graph.iota", Iota, PURE, [] -> [result], [axis];
     /// A tensor filled with `value`; one index operand per `?` dim of the result.
-    FillOp = "graph.fill", PURE, *, [value];
+    FillOp = "graph.fill", Fill, PURE, * -> [result], [value];
     /// A dimension of a tensor as an `index`.
-    DimOp = "graph.dim", PURE, [operand], [axis];
+    DimOp = "graph.dim", Dim, PURE, [operand] -> [result], [axis];
 
     /// Softmax along `axis`.
-    SoftmaxOp = "graph.softmax", PURE, [operand], [axis];
+    SoftmaxOp = "graph.softmax", Softmax(false), PURE, [operand] -> [result], [axis],
+        decompose = decompose::softmax;
     /// Log-softmax along `axis`.
-    LogSoftmaxOp = "graph.log_softmax", PURE, [operand], [axis];
+    LogSoftmaxOp = "graph.log_softmax", Softmax(true), PURE, [operand] -> [result], [axis],
+        decompose = decompose::log_softmax;
     /// Layer normalization over the axes from `axis` on, scaled by gamma and shifted by beta.
-    LayerNormOp = "graph.layer_norm", PURE, [operand, gamma, beta], [axis, epsilon];
+    LayerNormOp = "graph.layer_norm", LayerNorm, PURE,
+        [operand, gamma, beta] -> [result], [axis, epsilon],
+        decompose = decompose::layer_norm;
     /// RMS normalization over the axes from `axis` on, scaled by gamma.
-    RmsNormOp = "graph.rms_norm", PURE, [operand, gamma], [axis, epsilon];
+    RmsNormOp = "graph.rms_norm", RmsNorm, PURE, [operand, gamma] -> [result], [axis, epsilon],
+        decompose = decompose::rms_norm;
     /// GELU (`approximate` = "none" (erf, default) or "tanh").
-    GeluOp = "graph.gelu", SAME, [operand], [approximate];
+    GeluOp = "graph.gelu", Gelu, SAME, [operand] -> [result], [approximate],
+        decompose = decompose::gelu;
     /// SiLU: `x * sigmoid(x)`.
-    SiluOp = "graph.silu", SAME, [operand], [];
+    SiluOp = "graph.silu", Silu, SAME, [operand] -> [result], [], decompose = decompose::silu;
     /// `x · w + b` with `w: [K, N]`, `b: [N]`.
-    LinearOp = "graph.linear", PURE, [operand, weight, bias], [];
+    LinearOp = "graph.linear", Linear, PURE, [operand, weight, bias] -> [result], [],
+        decompose = decompose::linear;
     /// 2-D convolution, NCHW input and OIHW weights.
-    Conv2dOp = "graph.conv2d", PURE, [operand, weight], [strides, padding, dilations, groups];
+    Conv2dOp = "graph.conv2d", Conv2d, PURE,
+        [operand, weight] -> [result], [strides, padding, dilations, groups],
+        decompose = decompose::conv2d;
     /// 2-D max pooling over NCHW.
-    MaxPool2dOp = "graph.max_pool2d", PURE, [operand], [kernel, strides, padding];
+    MaxPool2dOp = "graph.max_pool2d", Pool2d(true), PURE,
+        [operand] -> [result], [kernel, strides, padding],
+        decompose = decompose::max_pool2d;
     /// 2-D average pooling over NCHW; the count excludes padding.
-    AvgPool2dOp = "graph.avg_pool2d", PURE, [operand], [kernel, strides, padding];
+    AvgPool2dOp = "graph.avg_pool2d", Pool2d(false), PURE,
+        [operand] -> [result], [kernel, strides, padding],
+        decompose = decompose::avg_pool2d;
     /// Scaled dot-product attention: `softmax(q·kᵀ·scale + mask)·v` over the last two dims.
-    SdpaOp = "graph.sdpa", PURE, *, [scale];
-}
+    SdpaOp = "graph.sdpa", Sdpa, PURE, * -> [result], [scale], decompose = decompose::sdpa;
 
-define_op! {
-    /// A fused group of ops: its operands are the group's inputs (the entry block arguments), its
-    /// results the operands of the `graph.yield` that ends the body.
-    pub struct FusionOp = "graph.fusion";
-    traits = Traits::ISOLATED_FROM_ABOVE.union(Traits::SINGLE_BLOCK);
-    operands = *;
-    results = *;
-    regions = 1;
-}
-
-define_op! {
+    /// A fused group of ops: its operands are the group's inputs (the entry block arguments),
+    /// its results the operands of the `graph.yield` that ends the body.
+    FusionOp = "graph.fusion", Fusion, Traits::ISOLATED_FROM_ABOVE.union(Traits::SINGLE_BLOCK),
+        * -> *, [], regions = 1;
     /// Returns the results of a `graph.fusion`.
-    pub struct YieldOp = "graph.yield";
-    traits = Traits::TERMINATOR.union(Traits::RETURN_LIKE).union(Traits::PURE);
-    operands = *;
-    results = [];
+    YieldOp = "graph.yield", Yield, Traits::TERMINATOR.union(Traits::RETURN_LIKE).union(PURE),
+        * -> [], [], parents = &[FusionOp::NAME];
 }
 
 /// The dtypes an op accepts on its tensor operands.
@@ -252,126 +340,5 @@ impl Family {
                 | Family::Pool2d(_)
                 | Family::Sdpa
         )
-    }
-}
-
-/// The family of the graph op called `name`.
-pub fn family(name: &str) -> Option<Family> {
-    use DTypeClass::*;
-    use Family::*;
-    let name = name.strip_prefix("graph.")?;
-    Some(match name {
-        "neg" | "abs" | "relu" | "sign" => Unary(Numeric),
-        "exp" | "log" | "sqrt" | "rsqrt" | "reciprocal" | "tanh" | "sigmoid" | "erf" | "sin"
-        | "cos" | "floor" | "ceil" | "round" => Unary(Float),
-        "not" => Unary(IntOrBool),
-        "cast" => Cast,
-        "add" | "sub" | "mul" | "div" | "pow" | "max" | "min" | "rem" => Binary(Numeric),
-        "and" | "or" => Binary(IntOrBool),
-        "cmp" => Cmp,
-        "select" => Select,
-        "broadcast_to" => BroadcastTo,
-        "reshape" => Reshape,
-        "transpose" => Transpose,
-        "slice" => Slice,
-        "concat" => Concat,
-        "pad" => Pad,
-        "gather" => Gather,
-        "reduce_sum" => Reduce(Reduction::Sum),
-        "reduce_max" => Reduce(Reduction::Max),
-        "reduce_min" => Reduce(Reduction::Min),
-        "reduce_prod" => Reduce(Reduction::Prod),
-        "reduce_mean" => Reduce(Reduction::Mean),
-        "argmax" => ArgReduce(true),
-        "argmin" => ArgReduce(false),
-        "matmul" => Matmul,
-        "constant" => Constant,
-        "iota" => Iota,
-        "fill" => Fill,
-        "dim" => Dim,
-        "softmax" => Softmax(false),
-        "log_softmax" => Softmax(true),
-        "layer_norm" => LayerNorm,
-        "rms_norm" => RmsNorm,
-        "gelu" => Gelu,
-        "silu" => Silu,
-        "linear" => Linear,
-        "conv2d" => Conv2d,
-        "max_pool2d" => Pool2d(true),
-        "avg_pool2d" => Pool2d(false),
-        "sdpa" => Sdpa,
-        "fusion" => Fusion,
-        "yield" => Yield,
-        _ => return None,
-    })
-}
-
-dlc_ir::op_set! {
-    /// Every op of the graph dialect: `GraphOps::of(ctx, op)` to dispatch on the kind of a
-    /// graph op without comparing names, `GraphOps::defs()` for the dialect.
-    pub enum GraphOps {
-        NegOp,
-        AbsOp,
-        ExpOp,
-        LogOp,
-        SqrtOp,
-        RsqrtOp,
-        ReciprocalOp,
-        TanhOp,
-        SigmoidOp,
-        ReluOp,
-        ErfOp,
-        SinOp,
-        CosOp,
-        FloorOp,
-        CeilOp,
-        RoundOp,
-        SignOp,
-        NotOp,
-        CastOp,
-        AddOp,
-        SubOp,
-        MulOp,
-        DivOp,
-        PowOp,
-        MaxOp,
-        MinOp,
-        RemOp,
-        AndOp,
-        OrOp,
-        CmpOp,
-        SelectOp,
-        BroadcastToOp,
-        ReshapeOp,
-        TransposeOp,
-        SliceOp,
-        ConcatOp,
-        PadOp,
-        GatherOp,
-        ReduceSumOp,
-        ReduceMaxOp,
-        ReduceMinOp,
-        ReduceProdOp,
-        ReduceMeanOp,
-        ArgMaxOp,
-        ArgMinOp,
-        MatmulOp,
-        ConstantOp,
-        IotaOp,
-        FillOp,
-        DimOp,
-        SoftmaxOp,
-        LogSoftmaxOp,
-        LayerNormOp,
-        RmsNormOp,
-        GeluOp,
-        SiluOp,
-        LinearOp,
-        Conv2dOp,
-        MaxPool2dOp,
-        AvgPool2dOp,
-        SdpaOp,
-        FusionOp,
-        YieldOp,
     }
 }

@@ -16,7 +16,7 @@
 //! one string per dim, `""` for none, as the ONNX importer writes `dim_param`s) makes the `?`
 //! dims of the same name one size, by a runtime constraint recorded up front.
 
-use crate::ops::{family, Family};
+use crate::ops::{Family, GraphOps, YieldOp};
 use crate::verify::{tensor_parts, Attrs};
 use dlc_ir::pass::Analysis;
 use dlc_ir::{AttrKind, Context, Op, Type, Value, DYNAMIC};
@@ -296,7 +296,7 @@ impl SymbolicShapes {
     }
 
     fn visit(&mut self, ctx: &Context, op: Op) {
-        let fam = family(ctx.op_name(op));
+        let fam = GraphOps::of(ctx, op).map(GraphOps::family);
         if fam == Some(Family::Fusion) {
             self.visit_fusion(ctx, op);
             return;
@@ -344,7 +344,7 @@ impl SymbolicShapes {
             .blocks(region)
             .first()
             .and_then(|b| ctx.last_op(*b))
-            .filter(|t| ctx.op_name(*t) == "graph.yield");
+            .filter(|t| ctx.view::<YieldOp>(*t).is_some());
         for (i, r) in ctx.results(op).enumerate() {
             let s = match term.and_then(|t| ctx.operands(t).get(i).copied()) {
                 Some(v) => self.get(ctx, v),

@@ -19,17 +19,19 @@
 //! every operand and the result have type `T` (for `graph.cmp`: the operands have type `T` and the
 //! result is `T` with `i1` elements), else `: operand types -> result type`.
 
-use crate::ops::{family, Family};
+use crate::ops::{Family, GraphOp};
 use crate::verify::tensor_parts;
 use dlc_ir::parser::lexer::Tok;
 use dlc_ir::parser::UnresolvedOperand;
 use dlc_ir::{Context, Diagnostic, Op, OpSpec, PResult, Parser, Printer, Type};
 
-/// Parses the custom syntax of any graph op (the `parse` hook of every graph `OpDef`).
-pub(crate) fn parse(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
-    let Some(fam) = family(p.ctx().ident_str(spec.name)) else {
-        return Err(p.error("not a graph op"));
-    };
+/// Parses the custom syntax of graph op `T` (the `parse` hook of every graph `OpDef`).
+pub(crate) fn parse<T: GraphOp>(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
+    parse_family(p, spec, T::FAMILY)
+}
+
+/// Parses the custom syntax of an op of family `fam`.
+fn parse_family(p: &mut Parser<'_>, spec: &mut OpSpec, fam: Family) -> PResult<()> {
     match fam {
         Family::Constant => parse_constant(p, spec),
         Family::Dim => parse_dim(p, spec),
@@ -175,13 +177,15 @@ fn parse_yield(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
 // ---------------------------------------------------------------------------------------------
 // Printing.
 
-/// Prints the custom syntax of any graph op (the `print` hook of every graph `OpDef`). Invalid
+/// Prints the custom syntax of graph op `T` (the `print` hook of every graph `OpDef`). Invalid
 /// ops (missing results or attributes) print placeholders rather than panicking.
-pub(crate) fn print(p: &mut Printer<'_>, op: Op) {
+pub(crate) fn print<T: GraphOp>(p: &mut Printer<'_>, op: Op) {
+    print_family(p, op, T::FAMILY);
+}
+
+/// Prints the custom syntax of an op of family `fam`.
+fn print_family(p: &mut Printer<'_>, op: Op, fam: Family) {
     let ctx = p.ctx();
-    let Some(fam) = family(ctx.op_name(op)) else {
-        return;
-    };
     let operands = ctx.operands(op);
     let operand_types: Vec<Type> = operands.iter().map(|v| ctx.value_type(*v)).collect();
     let result_types = ctx.result_types(op);

@@ -1,9 +1,12 @@
 //! Shape and dtype inference for the graph ops, and the verifier built on it.
 //!
-//! [`infer`] computes an op's result type from its operand types and attributes with the rules
-//! of the dialect spec (numpy broadcasting, axis bounds, reshape element counts, conv/pool output
-//! sizes, ...). It works on shapes only, so it needs no `&mut Context`: the verifier calls it and
-//! compares the declared result type, and [`infer_result_type`] interns its answer for builders.
+//! Each op's family has a shape rule that computes its result type from its operand types and
+//! attributes with the rules of the dialect spec (numpy broadcasting, axis bounds, reshape
+//! element counts, conv/pool output sizes, ...). Every graph op implements the [`InferShapes`]
+//! interface with its family's rule ([`ShapeRule`]); [`infer`] applies the rule of an op given
+//! by name. The rules work on shapes only, so they need no `&mut Context`: the verifier asks
+//! the op's `InferShapes` and compares the declared result type, and [`infer_result_type`]
+//! interns the answer for builders.
 //!
 //! Static checks treat `?` as unknown: two dims are compatible when equal or either is `?`, and a
 //! rule that needs a `?` dim's value gives `?`. The declared result type must be *compatible*
@@ -13,7 +16,7 @@
 //! A few ops' results are not determined by their operands (`graph.cast`'s dtype, the shapes of
 //! `graph.constant`, `graph.iota` and `graph.fill`); the verifier checks those directly.
 
-use crate::ops::{family, DTypeClass, Family, Reduction};
+use crate::ops::{family, DTypeClass, Family, GraphOp, Reduction, YieldOp};
 use dlc_ir::{
     op_error, AttrKind, Attribute, Context, Diagnostic, NamedAttr, Op, Printer, Type, TypeKind,
     DYNAMIC,
@@ -349,6 +352,39 @@ pub fn broadcast_shapes(shapes: &[(usize, &[i64])]) -> Result<Vec<i64>, String> 
     Ok(out)
 }
 
+/// Infers an op's result type from its operand types and attributes, as MLIR's
+/// `InferTypeOpInterface`: the verifier checks the declared type against it. Every graph op
+/// implements it (with [`ShapeRule`]); it needs no op, so it also serves before one is built.
+pub trait InferShapes: Sync {
+    /// The result type for these operand types and attributes. Errors are the verifier's
+    /// messages (without the `'op' op` prefix).
+    fn infer(
+        &self,
+        ctx: &Context,
+        operands: &[Type],
+        attrs: &[NamedAttr],
+    ) -> Result<TensorType, String>;
+}
+
+/// The [`InferShapes`] implementation of a graph op: the shape rule of its family.
+pub struct ShapeRule {
+    /// The op's name, for messages.
+    pub name: &'static str,
+    /// The op's family, which picks the rule.
+    pub family: Family,
+}
+
+impl InferShapes for ShapeRule {
+    fn infer(
+        &self,
+        ctx: &Context,
+        operands: &[Type],
+        attrs: &[NamedAttr],
+    ) -> Result<TensorType, String> {
+        infer_family(ctx, self.name, self.family, operands, attrs)
+    }
+}
+
 /// The result type of graph op `name` given its operand types and attributes, as a
 /// [`TensorType`]. Errors are the verifier's messages (without the `'op' op` prefix).
 pub fn infer(
@@ -360,6 +396,17 @@ pub fn infer(
     let Some(fam) = family(name) else {
         return Err(format!("'{name}' is not a graph op"));
     };
+    infer_family(ctx, name, fam, operands, attrs)
+}
+
+/// The shape rule of family `fam` (of op `name`).
+fn infer_family(
+    ctx: &Context,
+    name: &str,
+    fam: Family,
+    operands: &[Type],
+    attrs: &[NamedAttr],
+) -> Result<TensorType, String> {
     let a = Attrs::new(ctx, attrs);
     match fam {
         Family::Unary(_) | Family::Softmax(_) | Family::Gelu | Family::Silu => {
@@ -1168,12 +1215,13 @@ pub fn infer_result_type(
 // ---------------------------------------------------------------------------------------------
 // The verifier.
 
-/// Verifies any graph op (the `verify` hook of every graph `OpDef`).
-pub(crate) fn verify(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
-    let name = ctx.op_name(op);
-    let Some(fam) = family(name) else {
-        return Ok(());
-    };
+/// Verifies graph op `T` (the `verify` hook of every graph `OpDef`).
+pub(crate) fn verify<T: GraphOp>(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
+    verify_family(ctx, op, T::FAMILY)
+}
+
+/// Verifies an op of family `fam`.
+fn verify_family(ctx: &Context, op: Op, fam: Family) -> Result<(), Diagnostic> {
     let err = |m: String| op_error(ctx, op, m);
     match fam {
         Family::Fusion => return verify_fusion(ctx, op),
@@ -1187,9 +1235,15 @@ pub(crate) fn verify(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
         .map(|v| ctx.value_type(*v))
         .collect();
     // Operands first: their errors explain a wrong result better than the result's would.
-    let inferred = match fam {
+    // The rule is the op's `InferShapes` implementation, which every graph op's definition
+    // attaches (an external model may replace it).
+    let rule = match fam {
         Family::Cast | Family::Constant | Family::Iota | Family::Fill => None,
-        _ => Some(infer(ctx, name, &operands, ctx.attrs(op)).map_err(err)?),
+        _ => ctx.interface::<dyn InferShapes>(op),
+    };
+    let inferred = match rule {
+        Some(rule) => Some(rule.infer(ctx, &operands, ctx.attrs(op)).map_err(err)?),
+        None => None,
     };
     let result_ty = ctx.value_type(ctx.result(op, 0));
     let Some(result) = tensor_parts(ctx, result_ty).filter(|t| is_graph_dtype(t.element)) else {
@@ -1344,7 +1398,7 @@ fn verify_fusion(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
     }
     let Some(term) = ctx
         .last_op(entry)
-        .filter(|t| ctx.op_name(*t) == "graph.yield")
+        .filter(|t| ctx.view::<YieldOp>(*t).is_some())
     else {
         return Err(op_error(
             ctx,
@@ -1525,6 +1579,30 @@ mod tests {
                 (Err(part), Err(msg)) => assert!(msg.contains(part), "{case}: {msg}"),
                 (want, got) => panic!("{case}: expected {want:?}, got {got:?}"),
             }
+        }
+    }
+
+    /// What the verifier asks, each op's `InferShapes` interface, is the rule the table checks.
+    #[test]
+    fn every_op_infers_through_its_interface() {
+        let mut ctx = Context::new();
+        ctx.register_dialect(crate::dialect());
+        let rule = |ctx: &Context, name: &str| {
+            ctx.op_def_by_name(name)
+                .and_then(|d| d.interfaces.get::<dyn InferShapes>())
+        };
+        for def in crate::GraphOps::defs() {
+            assert!(
+                rule(&ctx, def.name).is_some(),
+                "{} has no InferShapes",
+                def.name
+            );
+        }
+        for (name, operands, attr_text, _) in CASES {
+            let types: Vec<Type> = operands.iter().map(|t| ty(&mut ctx, t)).collect();
+            let list = attrs(&mut ctx, attr_text);
+            let inferred = rule(&ctx, name).map(|r| r.infer(&ctx, &types, &list));
+            assert_eq!(inferred, Some(infer(&ctx, name, &types, &list)), "{name}");
         }
     }
 

@@ -5,7 +5,7 @@
 //! Every composite computes in `f64` (operands are widened, intermediate tensors are `f64`) and
 //! rounds once, to the operand dtype, when it returns.
 
-use super::primitives::{binary, erf, matmul, normalize_axis, sigmoid, OpResult};
+use super::primitives::{binary, erf, matmul, normalize_axis, sigmoid, Binary, OpResult};
 use super::tensor::{
     broadcast_shapes, broadcast_source, indices, num_elements, DType, Scalar, Tensor,
 };
@@ -180,7 +180,7 @@ pub fn linear(x: &Tensor, w: &Tensor, b: Option<&Tensor>) -> OpResult {
     shape.push(w.shape()[1]);
     y = y.reshaped(shape.clone())?;
     if let Some(b) = b {
-        y = binary("add", &y, &b.cast(DType::F64))?;
+        y = binary(Binary::Add, &y, &b.cast(DType::F64))?;
         if y.shape() != shape.as_slice() {
             return Err(format!(
                 "bias of shape {:?} changes the result shape",
@@ -329,10 +329,10 @@ pub fn sdpa(
     let kt = super::primitives::transpose(&k.cast(DType::F64), &perm)?;
     let mut scores = matmul(&q.cast(DType::F64), &kt)?;
     let scale = Tensor::from_f64(DType::F64, &[], &[scale]);
-    scores = binary("mul", &scores, &scale)?;
+    scores = binary(Binary::Mul, &scores, &scale)?;
     if let Some(mask) = mask {
         let shape = scores.shape().to_vec();
-        scores = binary("add", &scores, &mask.cast(DType::F64))?;
+        scores = binary(Binary::Add, &scores, &mask.cast(DType::F64))?;
         if scores.shape() != shape.as_slice() {
             return Err(format!(
                 "mask of shape {:?} changes the score shape",

@@ -1,15 +1,18 @@
 //! The evaluator: runs a `func.func` body op by op on concrete tensors.
 //!
 //! Values live in a map from SSA value to runtime value, one map per region being executed
-//! (`func.func` and `graph.fusion` are isolated from above). Ops are recognised by name and read
-//! their attributes by the names the spec gives them, so the evaluator needs nothing from the
-//! dialect's Rust API and also runs IR parsed with unregistered (generic-form) ops. Every result
+//! (`func.func` and `graph.fusion` are isolated from above). Ops are recognised by their typed
+//! views (`GraphOps::of`, `ctx.view`), which go by the op's name and so also recognise IR parsed
+//! with unregistered (generic-form) ops, and read their attributes by the names the spec gives
+//! them. Every result
 //! is checked against its declared type — dtype, rank and static dims — which is where a `?` dim
 //! that two operands require equal is found unequal at run time.
 
 use super::composites::{self, Window};
-use super::primitives::{self, Reduction};
+use super::primitives::{self, Binary, Reduction, Unary};
 use super::tensor::{check_size, static_shape, DType, Scalar, Tensor};
+use crate::ops::{FusionOp, GraphOps, YieldOp};
+use dlc_func::{CallOp, FuncOp, ReturnOp};
 use dlc_ir::symbol::SymbolTables;
 use dlc_ir::{
     op_error, AttrKind, Attribute, Context, DenseValue, Diagnostic, Op, Printer, Region, Type,
@@ -58,7 +61,7 @@ pub fn interpret(ctx: &Context, func: Op, inputs: &[Tensor]) -> Result<Vec<Tenso
 /// operands, as [`interpret`] would inside a function: for importers and folders that evaluate
 /// a freshly built op on constant operands. Errors are diagnostics at the op.
 pub fn evaluate_op(ctx: &Context, op: Op, operands: &[Tensor]) -> Result<Vec<Tensor>, Diagnostic> {
-    if !ctx.regions(op).is_empty() || ctx.op_name(op) == "func.call" {
+    if !ctx.regions(op).is_empty() || ctx.view::<CallOp>(op).is_some() {
         return Err(op_error(ctx, op, "cannot be evaluated on its own"));
     }
     let operands = operands.iter().cloned().map(RuntimeValue::Tensor).collect();
@@ -87,7 +90,7 @@ impl Interpreter<'_> {
     /// Calls `func` with `args`, checking both against its signature.
     fn call(&mut self, func: Op, args: Vec<RuntimeValue>) -> Result<Vec<RuntimeValue>, Diagnostic> {
         let ctx = self.ctx;
-        if ctx.op_name(func) != "func.func" {
+        if ctx.view::<FuncOp>(func).is_none() {
             return Err(op_error(ctx, func, "is not a func.func"));
         }
         let signature = ctx
@@ -186,7 +189,7 @@ impl Interpreter<'_> {
                 .map(|v| env.get(v).cloned())
                 .collect::<Option<Vec<_>>>()
                 .ok_or_else(|| op_error(ctx, op, "uses a value not defined in its region"))?;
-            if matches!(ctx.op_name(op), "func.return" | "graph.yield") {
+            if ctx.view::<ReturnOp>(op).is_some() || ctx.view::<YieldOp>(op).is_some() {
                 return Ok(operands);
             }
             let results = self.eval(op, operands)?;
@@ -219,32 +222,31 @@ impl Interpreter<'_> {
         operands: Vec<RuntimeValue>,
     ) -> Result<Vec<RuntimeValue>, Diagnostic> {
         let ctx = self.ctx;
-        match ctx.op_name(op) {
-            "func.call" => {
-                let callee = ctx
-                    .attr(op, "callee")
-                    .and_then(|a| ctx.attr_as_symbol(a))
-                    .ok_or_else(|| op_error(ctx, op, "has no callee"))?;
-                let target = self.symbols.resolve(ctx, op, callee).ok_or_else(|| {
-                    op_error(
-                        ctx,
-                        op,
-                        format!("calls @{}, which is not defined", ctx.ident_str(callee)),
-                    )
-                })?;
-                self.call(target, operands)
-                    .map_err(|d| d.with_note(ctx.op_loc(op), "called from here"))
-            }
-            "graph.fusion" => {
-                let Some(&region) = ctx.regions(op).first() else {
-                    return Err(op_error(ctx, op, "has no region"));
-                };
-                self.run_region(op, region, operands)
-            }
-            _ => OpEval { ctx, op }
-                .eval(operands)
-                .map_err(|m| op_error(ctx, op, m)),
+        if ctx.view::<CallOp>(op).is_some() {
+            let callee = ctx
+                .attr(op, "callee")
+                .and_then(|a| ctx.attr_as_symbol(a))
+                .ok_or_else(|| op_error(ctx, op, "has no callee"))?;
+            let target = self.symbols.resolve(ctx, op, callee).ok_or_else(|| {
+                op_error(
+                    ctx,
+                    op,
+                    format!("calls @{}, which is not defined", ctx.ident_str(callee)),
+                )
+            })?;
+            return self
+                .call(target, operands)
+                .map_err(|d| d.with_note(ctx.op_loc(op), "called from here"));
         }
+        if ctx.view::<FusionOp>(op).is_some() {
+            let Some(&region) = ctx.regions(op).first() else {
+                return Err(op_error(ctx, op, "has no region"));
+            };
+            return self.run_region(op, region, operands);
+        }
+        OpEval { ctx, op }
+            .eval(operands)
+            .map_err(|m| op_error(ctx, op, m))
     }
 
     /// Checks that `value` is of type `ty` (for tensors: dtype, rank and static dims).
@@ -294,62 +296,92 @@ struct OpEval<'c> {
     op: Op,
 }
 
-const UNARY: &[&str] = &[
-    "neg",
-    "abs",
-    "exp",
-    "log",
-    "sqrt",
-    "rsqrt",
-    "reciprocal",
-    "tanh",
-    "sigmoid",
-    "relu",
-    "erf",
-    "sin",
-    "cos",
-    "floor",
-    "ceil",
-    "round",
-    "sign",
-    "not",
-];
+/// What the interpreter runs an `arith` op as.
+enum ArithEval {
+    Constant,
+    IndexCast,
+    /// The graph binary op with the same semantics.
+    Binary(Binary),
+}
 
-const BINARY: &[&str] = &[
-    "add", "sub", "mul", "div", "pow", "max", "min", "rem", "and", "or",
-];
+impl ArithEval {
+    /// The arith ops graph functions hold (index arithmetic on `graph.dim` sizes, scalars).
+    fn of(ctx: &Context, op: Op) -> Option<ArithEval> {
+        use Binary::*;
+        // Op name compared because dlc-graph does not depend on dlc-arith, whose `ArithOps`
+        // would dispatch on the op; this is the one place the interpreter matches arith names.
+        Some(match ctx.op_name(op) {
+            "arith.constant" => ArithEval::Constant,
+            "arith.index_cast" => ArithEval::IndexCast,
+            "arith.addi" | "arith.addf" => ArithEval::Binary(Add),
+            "arith.subi" | "arith.subf" => ArithEval::Binary(Sub),
+            "arith.muli" | "arith.mulf" => ArithEval::Binary(Mul),
+            "arith.divsi" | "arith.divf" => ArithEval::Binary(Div),
+            "arith.remsi" | "arith.remf" => ArithEval::Binary(Rem),
+            "arith.maxsi" | "arith.maximumf" => ArithEval::Binary(Max),
+            "arith.minsi" | "arith.minimumf" => ArithEval::Binary(Min),
+            "arith.andi" => ArithEval::Binary(And),
+            "arith.ori" => ArithEval::Binary(Or),
+            _ => return None,
+        })
+    }
+}
 
-/// `arith` ops the interpreter runs, as the graph binary op with the same semantics.
-const ARITH_BINARY: &[(&str, &str)] = &[
-    ("arith.addi", "add"),
-    ("arith.subi", "sub"),
-    ("arith.muli", "mul"),
-    ("arith.divsi", "div"),
-    ("arith.remsi", "rem"),
-    ("arith.maxsi", "max"),
-    ("arith.minsi", "min"),
-    ("arith.andi", "and"),
-    ("arith.ori", "or"),
-    ("arith.addf", "add"),
-    ("arith.subf", "sub"),
-    ("arith.mulf", "mul"),
-    ("arith.divf", "div"),
-    ("arith.remf", "rem"),
-    ("arith.maximumf", "max"),
-    ("arith.minimumf", "min"),
-];
+/// The elementwise primitive a unary graph op runs.
+fn unary_of(kind: GraphOps) -> Option<Unary> {
+    use GraphOps as G;
+    Some(match kind {
+        G::NegOp(_) => Unary::Neg,
+        G::AbsOp(_) => Unary::Abs,
+        G::ExpOp(_) => Unary::Exp,
+        G::LogOp(_) => Unary::Log,
+        G::SqrtOp(_) => Unary::Sqrt,
+        G::RsqrtOp(_) => Unary::Rsqrt,
+        G::ReciprocalOp(_) => Unary::Reciprocal,
+        G::TanhOp(_) => Unary::Tanh,
+        G::SigmoidOp(_) => Unary::Sigmoid,
+        G::ReluOp(_) => Unary::Relu,
+        G::ErfOp(_) => Unary::Erf,
+        G::SinOp(_) => Unary::Sin,
+        G::CosOp(_) => Unary::Cos,
+        G::FloorOp(_) => Unary::Floor,
+        G::CeilOp(_) => Unary::Ceil,
+        G::RoundOp(_) => Unary::Round,
+        G::SignOp(_) => Unary::Sign,
+        G::NotOp(_) => Unary::Not,
+        _ => return None,
+    })
+}
+
+/// The elementwise primitive a binary graph op runs.
+fn binary_of(kind: GraphOps) -> Option<Binary> {
+    use GraphOps as G;
+    Some(match kind {
+        G::AddOp(_) => Binary::Add,
+        G::SubOp(_) => Binary::Sub,
+        G::MulOp(_) => Binary::Mul,
+        G::DivOp(_) => Binary::Div,
+        G::PowOp(_) => Binary::Pow,
+        G::MaxOp(_) => Binary::Max,
+        G::MinOp(_) => Binary::Min,
+        G::RemOp(_) => Binary::Rem,
+        G::AndOp(_) => Binary::And,
+        G::OrOp(_) => Binary::Or,
+        _ => return None,
+    })
+}
 
 impl OpEval<'_> {
     fn eval(&self, operands: Vec<RuntimeValue>) -> Eval {
-        let name = self.ctx.op_name(self.op);
-        if let Some((_, graph_name)) = ARITH_BINARY.iter().find(|(n, _)| *n == name) {
-            return self.arith_binary(graph_name, &operands);
+        match ArithEval::of(self.ctx, self.op) {
+            Some(ArithEval::Binary(f)) => return self.arith_binary(f, &operands),
+            Some(ArithEval::Constant) => return self.arith_constant(),
+            Some(ArithEval::IndexCast) => return self.index_cast(&operands),
+            None => {}
         }
-        match name {
-            "arith.constant" => return self.arith_constant(),
-            "arith.index_cast" => return self.index_cast(&operands),
-            "graph.fill" => return self.fill(&operands),
-            _ => {}
+        let kind = GraphOps::of(self.ctx, self.op);
+        if let Some(GraphOps::FillOp(_)) = kind {
+            return self.fill(&operands);
         }
         let tensors: Vec<&Tensor> = operands
             .iter()
@@ -358,106 +390,113 @@ impl OpEval<'_> {
                 RuntimeValue::Index(_) => Err("expects tensor operands, got an index".to_string()),
             })
             .collect::<Result<_, _>>()?;
-        if name == "graph.dim" {
+        let Some(kind) = kind else {
+            return Err("is not supported by the interpreter".into());
+        };
+        if let GraphOps::DimOp(_) = kind {
             let x = self.operand(&tensors, 0)?;
             let axis = primitives::normalize_axis(self.int("axis")?, x.rank())?;
             return Ok(vec![RuntimeValue::Index(x.shape()[axis] as i64)]);
         }
-        self.eval_tensor_op(name, &tensors)
+        self.eval_tensor_op(kind, &tensors)
             .map(|t| vec![RuntimeValue::Tensor(t)])
     }
 
     /// The graph ops whose operands and single result are tensors.
-    fn eval_tensor_op(&self, name: &str, x: &[&Tensor]) -> Result<Tensor, String> {
-        let Some(short) = name.strip_prefix("graph.") else {
-            return Err("is not supported by the interpreter".into());
-        };
+    fn eval_tensor_op(&self, kind: GraphOps, x: &[&Tensor]) -> Result<Tensor, String> {
+        use GraphOps as G;
         let arg = |i| self.operand(x, i);
-        if UNARY.contains(&short) {
+        if let Some(f) = unary_of(kind) {
             self.arity(x, 1)?;
-            return primitives::unary(short, arg(0)?);
+            return primitives::unary(f, arg(0)?);
         }
-        if BINARY.contains(&short) {
+        if let Some(f) = binary_of(kind) {
             self.arity(x, 2)?;
-            return primitives::binary(short, arg(0)?, arg(1)?);
+            return primitives::binary(f, arg(0)?, arg(1)?);
         }
-        let reduction = match short {
-            "reduce_sum" => Some(Reduction::Sum),
-            "reduce_prod" => Some(Reduction::Prod),
-            "reduce_max" => Some(Reduction::Max),
-            "reduce_min" => Some(Reduction::Min),
-            "reduce_mean" => Some(Reduction::Mean),
+        let reduction = match kind {
+            G::ReduceSumOp(_) => Some(Reduction::Sum),
+            G::ReduceProdOp(_) => Some(Reduction::Prod),
+            G::ReduceMaxOp(_) => Some(Reduction::Max),
+            G::ReduceMinOp(_) => Some(Reduction::Min),
+            G::ReduceMeanOp(_) => Some(Reduction::Mean),
             _ => None,
         };
-        if let Some(kind) = reduction {
+        if let Some(reduction) = reduction {
             self.arity(x, 1)?;
-            return primitives::reduce(kind, arg(0)?, &self.array("axes")?, self.flag("keepdim"));
+            return primitives::reduce(
+                reduction,
+                arg(0)?,
+                &self.array("axes")?,
+                self.flag("keepdim"),
+            );
         }
-        match short {
-            "cast" => Ok(arg(0)?.cast(self.result_dtype()?)),
-            "cmp" => primitives::cmp(&self.string("predicate", None)?, arg(0)?, arg(1)?),
-            "select" => primitives::select(arg(0)?, arg(1)?, arg(2)?),
-            "broadcast_to" => primitives::broadcast_to(arg(0)?, &self.array("shape")?),
-            "reshape" => primitives::reshape(arg(0)?, &self.array("shape")?),
-            "transpose" => primitives::transpose(arg(0)?, &self.array("perm")?),
-            "slice" => {
+        match kind {
+            G::CastOp(_) => Ok(arg(0)?.cast(self.result_dtype()?)),
+            G::CmpOp(_) => primitives::cmp(&self.string("predicate", None)?, arg(0)?, arg(1)?),
+            G::SelectOp(_) => primitives::select(arg(0)?, arg(1)?, arg(2)?),
+            G::BroadcastToOp(_) => primitives::broadcast_to(arg(0)?, &self.array("shape")?),
+            G::ReshapeOp(_) => primitives::reshape(arg(0)?, &self.array("shape")?),
+            G::TransposeOp(_) => primitives::transpose(arg(0)?, &self.array("perm")?),
+            G::SliceOp(_) => {
                 let t = arg(0)?;
                 let steps = self.array_or("steps", vec![1; t.rank()])?;
                 primitives::slice(t, &self.array("starts")?, &self.array("ends")?, &steps)
             }
-            "concat" => primitives::concat(x, self.int("axis")?),
-            "pad" => {
+            G::ConcatOp(_) => primitives::concat(x, self.int("axis")?),
+            G::PadOp(_) => {
                 let value = self.scalar_or("value", Scalar::Int(0))?;
                 primitives::pad(arg(0)?, &self.array("low")?, &self.array("high")?, value)
             }
-            "gather" => primitives::gather(arg(0)?, arg(1)?, self.int("axis")?),
-            "argmax" | "argmin" => primitives::arg_reduce(
-                short == "argmax",
+            G::GatherOp(_) => primitives::gather(arg(0)?, arg(1)?, self.int("axis")?),
+            G::ArgMaxOp(_) | G::ArgMinOp(_) => primitives::arg_reduce(
+                matches!(kind, G::ArgMaxOp(_)),
                 arg(0)?,
                 self.int("axis")?,
                 self.flag("keepdim"),
             ),
-            "matmul" => {
+            G::MatmulOp(_) => {
                 let a = self.maybe_transposed(arg(0)?, "transpose_a")?;
                 let b = self.maybe_transposed(arg(1)?, "transpose_b")?;
                 primitives::matmul(&a, &b)
             }
-            "constant" => {
+            G::ConstantOp(_) => {
                 let value = self.attr("value")?;
                 Tensor::from_dense_attr(self.ctx, value)
             }
-            "iota" => primitives::iota(
+            G::IotaOp(_) => primitives::iota(
                 self.result_dtype()?,
                 &self.static_result_shape()?,
                 self.int("axis")?,
             ),
-            "softmax" => composites::softmax(arg(0)?, self.int("axis")?),
-            "log_softmax" => composites::log_softmax(arg(0)?, self.int("axis")?),
-            "layer_norm" => composites::layer_norm(
+            G::SoftmaxOp(_) => composites::softmax(arg(0)?, self.int("axis")?),
+            G::LogSoftmaxOp(_) => composites::log_softmax(arg(0)?, self.int("axis")?),
+            G::LayerNormOp(_) => composites::layer_norm(
                 arg(0)?,
                 arg(1)?,
                 arg(2)?,
                 self.int("axis")?,
                 self.float_or("epsilon", 1e-5)?,
             ),
-            "rms_norm" => composites::rms_norm(
+            G::RmsNormOp(_) => composites::rms_norm(
                 arg(0)?,
                 arg(1)?,
                 self.int("axis")?,
                 self.float_or("epsilon", 1e-6)?,
             ),
-            "gelu" => composites::gelu(arg(0)?, &self.string("approximate", Some("none"))?),
-            "silu" => composites::silu(arg(0)?),
-            "linear" => composites::linear(arg(0)?, arg(1)?, x.get(2).copied()),
-            "conv2d" => {
+            G::GeluOp(_) => composites::gelu(arg(0)?, &self.string("approximate", Some("none"))?),
+            G::SiluOp(_) => composites::silu(arg(0)?),
+            G::LinearOp(_) => composites::linear(arg(0)?, arg(1)?, x.get(2).copied()),
+            G::Conv2dOp(_) => {
                 let window = self.window(None)?;
                 composites::conv2d(arg(0)?, arg(1)?, &window, self.int_or("groups", 1)?)
             }
-            "max_pool2d" | "avg_pool2d" => {
+            G::MaxPool2dOp(_) | G::AvgPool2dOp(_) => {
                 let kernel = self.pair("kernel", None)?;
-                composites::pool2d(arg(0)?, &self.window(Some(kernel))?, short == "max_pool2d")
+                let is_max = matches!(kind, G::MaxPool2dOp(_));
+                composites::pool2d(arg(0)?, &self.window(Some(kernel))?, is_max)
             }
-            "sdpa" => {
+            G::SdpaOp(_) => {
                 let scale = match self.ctx.attr(self.op, "scale") {
                     Some(_) => Some(self.float_or("scale", 1.0)?),
                     None => None,
@@ -602,19 +641,19 @@ impl OpEval<'_> {
         ))])
     }
 
-    fn arith_binary(&self, graph_name: &str, operands: &[RuntimeValue]) -> Eval {
+    fn arith_binary(&self, f: Binary, operands: &[RuntimeValue]) -> Eval {
         match operands {
             [RuntimeValue::Index(a), RuntimeValue::Index(b)] => {
                 let (a, b) = (
                     Tensor::from_i64(DType::I64, &[], &[*a]),
                     Tensor::from_i64(DType::I64, &[], &[*b]),
                 );
-                let r = primitives::binary(graph_name, &a, &b)?;
+                let r = primitives::binary(f, &a, &b)?;
                 Ok(vec![RuntimeValue::Index(r.get(0).as_i64())])
             }
-            [RuntimeValue::Tensor(a), RuntimeValue::Tensor(b)] => Ok(vec![RuntimeValue::Tensor(
-                primitives::binary(graph_name, a, b)?,
-            )]),
+            [RuntimeValue::Tensor(a), RuntimeValue::Tensor(b)] => {
+                Ok(vec![RuntimeValue::Tensor(primitives::binary(f, a, b)?)])
+            }
             _ => Err("expects two operands of one kind".into()),
         }
     }

@@ -10,7 +10,7 @@
 //! - [`npy`]: `.npy` read/write, how fixtures move between numpy and the interpreter.
 //! - [`primitives`]: semantics of the primitive ops as functions of tensors.
 //! - [`composites`]: semantics of the composite ops (softmax, norms, conv, pools, sdpa, ...).
-//! - `eval`: [`interpret`], which walks a `func.func` and dispatches on op names.
+//! - `eval`: [`interpret`], which walks a `func.func` and dispatches on the kind of each op.
 
 pub mod composites;
 mod eval;

@@ -58,68 +58,96 @@ pub fn sigmoid(x: f64) -> f64 {
     1.0 / (1.0 + (-x).exp())
 }
 
-/// The ops of [`unary`] defined only on floats.
-const FLOAT_ONLY_UNARY: &[&str] = &[
-    "exp",
-    "log",
-    "sqrt",
-    "rsqrt",
-    "reciprocal",
-    "tanh",
-    "sigmoid",
-    "erf",
-    "sin",
-    "cos",
-    "floor",
-    "ceil",
-    "round",
-];
+/// The unary elementwise ops ([`unary`]).
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Unary {
+    Neg,
+    Abs,
+    Exp,
+    Log,
+    Sqrt,
+    Rsqrt,
+    Reciprocal,
+    Tanh,
+    Sigmoid,
+    Relu,
+    Erf,
+    Sin,
+    Cos,
+    Floor,
+    Ceil,
+    Round,
+    Sign,
+    Not,
+}
 
-/// A unary elementwise op by its name without the `graph.` prefix. `round` rounds half to even
-/// (numpy's rule); `sign` is −1, 0 or 1 (NaN stays NaN); `not` is logical on `i1` and bitwise
-/// on integers.
-pub fn unary(name: &str, x: &Tensor) -> OpResult {
+impl Unary {
+    /// True for the ops defined only on floats.
+    fn float_only(self) -> bool {
+        use Unary::*;
+        matches!(
+            self,
+            Exp | Log
+                | Sqrt
+                | Rsqrt
+                | Reciprocal
+                | Tanh
+                | Sigmoid
+                | Erf
+                | Sin
+                | Cos
+                | Floor
+                | Ceil
+                | Round
+        )
+    }
+}
+
+/// A unary elementwise op. `Round` rounds half to even (numpy's rule); `Sign` is −1, 0 or 1
+/// (NaN stays NaN); `Not` is logical on `i1` and bitwise on integers.
+pub fn unary(op: Unary, x: &Tensor) -> OpResult {
+    use Unary::*;
     let dtype = x.dtype();
-    if FLOAT_ONLY_UNARY.contains(&name) && !dtype.is_float() {
+    if op.float_only() && !dtype.is_float() {
         return Err(format!("is defined on floats only, not {dtype}"));
     }
     let width = dtype.int_width().unwrap_or(64);
     let f = |s: Scalar| -> Result<Scalar, String> {
-        Ok(match (name, s) {
-            ("not", Scalar::Bool(b)) => Scalar::Bool(!b),
-            ("not", Scalar::Int(v)) => Scalar::Int(!v),
-            (_, Scalar::Float(v)) => Scalar::Float(match name {
-                "neg" => -v,
-                "abs" => v.abs(),
-                "exp" => v.exp(),
-                "log" => v.ln(),
-                "sqrt" => v.sqrt(),
-                "rsqrt" => 1.0 / v.sqrt(),
-                "reciprocal" => 1.0 / v,
-                "tanh" => v.tanh(),
-                "sigmoid" => sigmoid(v),
-                "relu" => {
+        Ok(match (op, s) {
+            (Not, Scalar::Bool(b)) => Scalar::Bool(!b),
+            (Not, Scalar::Int(v)) => Scalar::Int(!v),
+            (_, Scalar::Float(v)) => Scalar::Float(match op {
+                Neg => -v,
+                Abs => v.abs(),
+                Exp => v.exp(),
+                Log => v.ln(),
+                Sqrt => v.sqrt(),
+                Rsqrt => 1.0 / v.sqrt(),
+                Reciprocal => 1.0 / v,
+                Tanh => v.tanh(),
+                Sigmoid => sigmoid(v),
+                Relu => {
                     if v > 0.0 || v.is_nan() {
                         v
                     } else {
                         0.0
                     }
                 }
-                "erf" => erf(v),
-                "sin" => v.sin(),
-                "cos" => v.cos(),
-                "floor" => v.floor(),
-                "ceil" => v.ceil(),
-                "round" => v.round_ties_even(),
-                "sign" if v == 0.0 || v.is_nan() => v,
-                "sign" => v.signum(),
-                _ => return Err(format!("is not defined on {dtype}")),
+                Erf => erf(v),
+                Sin => v.sin(),
+                Cos => v.cos(),
+                Floor => v.floor(),
+                Ceil => v.ceil(),
+                Round => v.round_ties_even(),
+                Sign if v == 0.0 || v.is_nan() => v,
+                Sign => v.signum(),
+                Not => return Err(format!("is not defined on {dtype}")),
             }),
-            (_, Scalar::Int(v)) => Scalar::Int(match name {
-                "neg" => v.wrapping_neg(),
-                "abs" => wrap(v.wrapping_abs(), width),
-                "relu" => v.max(0),
-                "sign" => v.signum(),
+            (_, Scalar::Int(v)) => Scalar::Int(match op {
+                Neg => v.wrapping_neg(),
+                Abs => wrap(v.wrapping_abs(), width),
+                Relu => v.max(0),
+                Sign => v.signum(),
                 _ => return Err(format!("is not defined on {dtype}")),
             }),
             (_, Scalar::Bool(_)) => return Err(format!("is not defined on {dtype}")),
@@ -132,51 +160,68 @@ fn wrap(v: i64, width: u32) -> i64 {
     super::tensor::wrap_int(v, width)
 }
 
-/// A binary elementwise op with numpy broadcasting, by its name without the `graph.` prefix.
-/// Integer `div` truncates toward zero and `rem` takes the dividend's sign (C semantics, numpy's
-/// `fmod`); a zero divisor is an error. Float `max`/`min` propagate NaN. On `i1` only `and`,
-/// `or`, `max` (or) and `min` (and) are defined.
-pub fn binary(name: &str, a: &Tensor, b: &Tensor) -> OpResult {
+/// The binary elementwise ops ([`binary`]).
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Binary {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Pow,
+    Max,
+    Min,
+    Rem,
+    And,
+    Or,
+}
+
+/// A binary elementwise op with numpy broadcasting. Integer `Div` truncates toward zero and
+/// `Rem` takes the dividend's sign (C semantics, numpy's `fmod`); a zero divisor is an error.
+/// Float `Max`/`Min` propagate NaN. On `i1` only `And`, `Or`, `Max` (or) and `Min` (and) are
+/// defined.
+pub fn binary(op: Binary, a: &Tensor, b: &Tensor) -> OpResult {
     same_dtype(a, b)?;
     let dtype = a.dtype();
     Tensor::broadcast_map(&[a, b], dtype, |args| match (args[0], args[1]) {
-        (Scalar::Float(x), Scalar::Float(y)) => float_binary(name, x, y).map(Scalar::Float),
-        (Scalar::Int(x), Scalar::Int(y)) => int_binary(name, x, y).map(Scalar::Int),
-        (Scalar::Bool(x), Scalar::Bool(y)) => match name {
-            "and" | "min" => Ok(Scalar::Bool(x && y)),
-            "or" | "max" => Ok(Scalar::Bool(x || y)),
+        (Scalar::Float(x), Scalar::Float(y)) => float_binary(op, x, y).map(Scalar::Float),
+        (Scalar::Int(x), Scalar::Int(y)) => int_binary(op, x, y).map(Scalar::Int),
+        (Scalar::Bool(x), Scalar::Bool(y)) => match op {
+            Binary::And | Binary::Min => Ok(Scalar::Bool(x && y)),
+            Binary::Or | Binary::Max => Ok(Scalar::Bool(x || y)),
             _ => Err(format!("is not defined on {dtype}")),
         },
         _ => Err("operands of different element classes".into()),
     })
 }
 
-fn float_binary(name: &str, x: f64, y: f64) -> Result<f64, String> {
-    Ok(match name {
-        "add" => x + y,
-        "sub" => x - y,
-        "mul" => x * y,
-        "div" => x / y,
-        "pow" => x.powf(y),
-        "rem" => x % y,
-        "max" if x.is_nan() || y.is_nan() => f64::NAN,
-        "max" => x.max(y),
-        "min" if x.is_nan() || y.is_nan() => f64::NAN,
-        "min" => x.min(y),
-        _ => return Err("is not defined on floats".into()),
+fn float_binary(op: Binary, x: f64, y: f64) -> Result<f64, String> {
+    use Binary::*;
+    Ok(match op {
+        Add => x + y,
+        Sub => x - y,
+        Mul => x * y,
+        Div => x / y,
+        Pow => x.powf(y),
+        Rem => x % y,
+        Max if x.is_nan() || y.is_nan() => f64::NAN,
+        Max => x.max(y),
+        Min if x.is_nan() || y.is_nan() => f64::NAN,
+        Min => x.min(y),
+        And | Or => return Err("is not defined on floats".into()),
     })
 }
 
-fn int_binary(name: &str, x: i64, y: i64) -> Result<i64, String> {
-    Ok(match name {
-        "add" => x.wrapping_add(y),
-        "sub" => x.wrapping_sub(y),
-        "mul" => x.wrapping_mul(y),
-        "div" | "rem" if y == 0 => return Err("integer division by zero".into()),
-        "div" => x.wrapping_div(y),
-        "rem" => x.wrapping_rem(y),
-        "pow" if y < 0 => return Err("integer power with a negative exponent".into()),
-        "pow" => {
+fn int_binary(op: Binary, x: i64, y: i64) -> Result<i64, String> {
+    use Binary::*;
+    Ok(match op {
+        Add => x.wrapping_add(y),
+        Sub => x.wrapping_sub(y),
+        Mul => x.wrapping_mul(y),
+        Div | Rem if y == 0 => return Err("integer division by zero".into()),
+        Div => x.wrapping_div(y),
+        Rem => x.wrapping_rem(y),
+        Pow if y < 0 => return Err("integer power with a negative exponent".into()),
+        Pow => {
             let (mut base, mut exp, mut acc) = (x, y as u64, 1i64);
             while exp > 0 {
                 if exp & 1 == 1 {
@@ -187,11 +232,10 @@ fn int_binary(name: &str, x: i64, y: i64) -> Result<i64, String> {
             }
             acc
         }
-        "max" => x.max(y),
-        "min" => x.min(y),
-        "and" => x & y,
-        "or" => x | y,
-        _ => return Err("is not defined on integers".into()),
+        Max => x.max(y),
+        Min => x.min(y),
+        And => x & y,
+        Or => x | y,
     })
 }
 
