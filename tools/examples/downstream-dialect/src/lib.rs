@@ -17,9 +17,10 @@
 #[doc = include_str!("../../../../docs/tutorial.md")]
 pub struct Tutorial;
 
-use dlc_graph::{build_binary, build_splat};
+use dlc_graph::{build_binary, build_splat, tensor_parts, InferShapes, TensorType};
 use dlc_ir::parser::lexer::Tok;
 use dlc_ir::pass::{Anchor, OptionValues, Pass, PassInfo, PassRegistry, PassRun};
+use dlc_ir::NamedAttr;
 use dlc_ir::{define_op, op_error, op_set, Attribute, Context, DenseValue, Diagnostic, Dialect};
 use dlc_ir::{FoldResult, InsertPoint, Op, OpSpec, PResult, Parser, Printer, Traits};
 use dlc_ir::{Type, Value};
@@ -35,6 +36,7 @@ define_op! {
     operands = [input];
     results = [result];
     attributes = [factor];
+    interfaces = [dyn InferShapes => SameShape];
     verify = verify_float_input;
     parse = parse_act;
     print = print_act;
@@ -48,6 +50,7 @@ define_op! {
     operands = [input];
     results = [result];
     attributes = [low, high];
+    interfaces = [dyn InferShapes => SameShape];
     verify = verify_clamp;
     parse = parse_act;
     print = print_act;
@@ -59,6 +62,7 @@ define_op! {
     traits = ACT;
     operands = [input];
     results = [result];
+    interfaces = [dyn InferShapes => SameShape];
     verify = verify_float_input;
     parse = parse_act;
     print = print_act;
@@ -125,7 +129,7 @@ fn verify_float_input(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
 fn verify_clamp(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
     verify_float_input(ctx, op)?;
     let [low, high] = clamp_bounds(ctx, ClampOp(op));
-    if !(low <= high) {
+    if low.is_nan() || high.is_nan() || low > high {
         return Err(op_error(
             ctx,
             op,
@@ -147,6 +151,22 @@ fn fold_scale(
 ) -> Option<SmallVec<[FoldResult; 1]>> {
     let factor = ScaleOp(op).factor(ctx).and_then(|a| ctx.attr_as_float(a))?;
     (factor == 1.0).then(|| SmallVec::from_elem(FoldResult::Value(ctx.operand(op, 0)), 1))
+}
+
+/// Every `act` op's result has its operand's type: graph builders and shape analyses that ask
+/// [`InferShapes`] see through `act` ops.
+struct SameShape;
+
+impl InferShapes for SameShape {
+    fn infer(
+        &self,
+        ctx: &Context,
+        operands: &[Type],
+        _: &[NamedAttr],
+    ) -> Result<TensorType, String> {
+        let input = operands.first().ok_or("expects one operand")?;
+        tensor_parts(ctx, *input).ok_or_else(|| "operand must be a tensor".into())
+    }
 }
 
 /// `lower-act`: rewrites every `act` op into graph ops.
