@@ -386,7 +386,9 @@ pub const fn position(name: &str, names: &[&str]) -> usize {
 /// The clauses, in this order:
 /// - `traits`, `operands` and `results` (required): `operands = *;` / `results = *;` accept any
 ///   number, `[a, b]` names each one and writes an accessor for it;
-/// - `attributes = [value];` names the inherent attributes (with accessors);
+/// - `attributes = [value, overflow_flags = "overflowFlags"];` names the inherent attributes,
+///   each with an accessor (named after the attribute, or given when the attribute's name is
+///   not a Rust name);
 /// - `regions = N;` the region count (default 0);
 /// - `parents = &["dialect.op"];` the ops it may be nested in directly;
 /// - `interfaces = [dyn MemoryEffects => LoadEffects, ...];` the op interfaces it implements
@@ -405,7 +407,7 @@ macro_rules! define_op {
         traits = $traits:expr;
         operands = $operands:tt;
         results = $results:tt;
-        $(attributes = [$($attr:ident),* $(,)?];)?
+        $(attributes = [$($attr:ident $(= $attr_name:literal)?),* $(,)?];)?
         $(regions = $regions:expr;)?
         $(parents = $parents:expr;)?
         $(interfaces = [$(dyn $iface:path => $imp:expr),* $(,)?];)?
@@ -442,7 +444,7 @@ macro_rules! define_op {
                 def.traits = $traits;
                 def.operands = $crate::define_op!(@arity $operands);
                 def.results = $crate::define_op!(@arity $results);
-                $(def.inherent_attrs = &[$(stringify!($attr)),*];)?
+                $(def.inherent_attrs = &[$($crate::define_op!(@attr_name $attr $($attr_name)?)),*];)?
                 $(def.regions = $crate::Arity::Exact($regions);)?
                 $(def.parents = $parents;)?
                 $($(def.interfaces.add::<dyn $iface>(&$imp);)*)?
@@ -461,11 +463,13 @@ macro_rules! define_op {
             $($(
                 /// The inherent attribute of this name.
                 pub fn $attr(self, ctx: &$crate::Context) -> Option<$crate::Attribute> {
-                    ctx.attr(self.0, stringify!($attr))
+                    ctx.attr(self.0, $crate::define_op!(@attr_name $attr $($attr_name)?))
                 }
             )*)?
         }
     };
+    (@attr_name $attr:ident) => { stringify!($attr) };
+    (@attr_name $attr:ident $name:literal) => { $name };
     (@summary $first:literal $($rest:literal)*) => { $first.trim_ascii() };
     (@summary) => { "" };
     (@arity *) => { $crate::Arity::AtLeast(0) };

@@ -5,9 +5,6 @@
 //! The family fixes an op's custom syntax and verifier rules, and `Flags` which flag
 //! attribute it carries and how. The parse, print and verify hooks are one generic function
 //! each, instantiated per op with its `ArithOp` constants, so no code matches on op names.
-// `define_op!` names an attribute's accessor after the attribute, and MLIR's name for the
-// integer ops' flags is `overflowFlags` (`AddIOp::overflowFlags`, as `AddFOp::fastmath`).
-#![allow(non_snake_case)]
 
 use crate::attrs::{self, CmpFPredicate, CmpIPredicate};
 use crate::builders::{constant_result_name, BinaryOp, CastOp};
@@ -35,7 +32,7 @@ macro_rules! arith_op {
         $name:ident = $opname:literal, $family:expr, $flags:ident;
         traits = $traits:expr;
         operands = $operands:tt;
-        attributes = [$($attr:ident),*];
+        attributes = [$($attr:ident $(= $attr_name:literal)?),*];
         $(fold = $fold:expr;)?
         $(canonicalize = $canonicalize:expr;)?
         $(result_name = $result_name:expr;)?
@@ -46,7 +43,7 @@ macro_rules! arith_op {
             traits = $traits;
             operands = $operands;
             results = [result];
-            attributes = [$($attr),*];
+            attributes = [$($attr $(= $attr_name)?),*];
             verify = verify::verify::<$name>;
             parse = syntax::parse::<$name>;
             print = syntax::print::<$name>;
@@ -77,7 +74,7 @@ arith_op! {
 macro_rules! binary_ops {
     ($(
         $(#[doc = $doc:literal])*
-        $name:ident = $opname:literal, $traits:expr, $family:ident, $flags:ident [$($attr:ident)?]
+        $name:ident = $opname:literal, $traits:expr, $family:ident, $flags:ident [$($attr:ident $(= $attr_name:literal)?)?]
             $(, fold = $fold:expr)? $(, canonicalize = $canonicalize:expr)?;
     )*) => {
         $(arith_op! {
@@ -85,7 +82,7 @@ macro_rules! binary_ops {
             $name = $opname, Family::$family, $flags;
             traits = $traits;
             operands = [lhs, rhs];
-            attributes = [$($attr)?];
+            attributes = [$($attr $(= $attr_name)?)?];
             $(fold = $fold;)?
             $(canonicalize = $canonicalize;)?
         }
@@ -96,13 +93,13 @@ macro_rules! binary_ops {
 
 binary_ops! {
     /// Integer addition, wrapping modulo 2^width.
-    AddIOp = "arith.addi", COMMUTATIVE, IntBinary, Overflow [overflowFlags],
+    AddIOp = "arith.addi", COMMUTATIVE, IntBinary, Overflow [overflow_flags = "overflowFlags"],
         fold = fold::addi, canonicalize = canonicalize::addi;
     /// Integer subtraction, wrapping modulo 2^width.
-    SubIOp = "arith.subi", BINARY, IntBinary, Overflow [overflowFlags],
+    SubIOp = "arith.subi", BINARY, IntBinary, Overflow [overflow_flags = "overflowFlags"],
         fold = fold::subi, canonicalize = canonicalize::subi;
     /// Integer multiplication, wrapping modulo 2^width.
-    MulIOp = "arith.muli", COMMUTATIVE, IntBinary, Overflow [overflowFlags],
+    MulIOp = "arith.muli", COMMUTATIVE, IntBinary, Overflow [overflow_flags = "overflowFlags"],
         fold = fold::muli, canonicalize = canonicalize::muli;
     /// Signed integer division rounding toward zero.
     DivSIOp = "arith.divsi", BINARY, IntBinary, None [], fold = fold::divsi;
@@ -120,7 +117,7 @@ binary_ops! {
     XOrIOp = "arith.xori", COMMUTATIVE, IntBinary, None [],
         fold = fold::xori, canonicalize = canonicalize::xori;
     /// Shift left; shifting by the bit width or more gives poison.
-    ShLIOp = "arith.shli", BINARY, IntBinary, Overflow [overflowFlags], fold = fold::shli;
+    ShLIOp = "arith.shli", BINARY, IntBinary, Overflow [overflow_flags = "overflowFlags"], fold = fold::shli;
     /// Arithmetic (sign-filling) shift right.
     ShRSIOp = "arith.shrsi", BINARY, IntBinary, None [], fold = fold::shrsi;
     /// Logical (zero-filling) shift right.
@@ -191,7 +188,7 @@ arith_op! {
 macro_rules! cast_ops {
     ($(
         $(#[doc = $doc:literal])*
-        $name:ident = $opname:literal, $kind:ident, $flags:ident [$($attr:ident)?],
+        $name:ident = $opname:literal, $kind:ident, $flags:ident [$($attr:ident $(= $attr_name:literal)?)?],
             fold = $fold:expr;
     )*) => {
         $(arith_op! {
@@ -199,7 +196,7 @@ macro_rules! cast_ops {
             $name = $opname, Family::Cast(CastKind::$kind), $flags;
             traits = Traits::PURE;
             operands = [input];
-            attributes = [$($attr)?];
+            attributes = [$($attr $(= $attr_name)?)?];
             fold = $fold;
         }
 
@@ -215,7 +212,7 @@ cast_ops! {
     /// Zero-extends an integer to a wider one.
     ExtUIOp = "arith.extui", ExtUI, None [], fold = fold::extui;
     /// Truncates an integer to a narrower one.
-    TruncIOp = "arith.trunci", TruncI, Overflow [overflowFlags], fold = fold::trunci;
+    TruncIOp = "arith.trunci", TruncI, Overflow [overflow_flags = "overflowFlags"], fold = fold::trunci;
     /// Converts a signed integer to the nearest float.
     SIToFPOp = "arith.sitofp", SIToFP, None [], fold = fold::sitofp;
     /// Converts a float to a signed integer, rounding toward zero.

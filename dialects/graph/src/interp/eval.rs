@@ -307,21 +307,20 @@ enum ArithEval {
 impl ArithEval {
     /// The arith ops graph functions hold (index arithmetic on `graph.dim` sizes, scalars).
     fn of(ctx: &Context, op: Op) -> Option<ArithEval> {
+        use dlc_arith::ArithOps as A;
         use Binary::*;
-        // Op name compared because dlc-graph does not depend on dlc-arith, whose `ArithOps`
-        // would dispatch on the op; this is the one place the interpreter matches arith names.
-        Some(match ctx.op_name(op) {
-            "arith.constant" => ArithEval::Constant,
-            "arith.index_cast" => ArithEval::IndexCast,
-            "arith.addi" | "arith.addf" => ArithEval::Binary(Add),
-            "arith.subi" | "arith.subf" => ArithEval::Binary(Sub),
-            "arith.muli" | "arith.mulf" => ArithEval::Binary(Mul),
-            "arith.divsi" | "arith.divf" => ArithEval::Binary(Div),
-            "arith.remsi" | "arith.remf" => ArithEval::Binary(Rem),
-            "arith.maxsi" | "arith.maximumf" => ArithEval::Binary(Max),
-            "arith.minsi" | "arith.minimumf" => ArithEval::Binary(Min),
-            "arith.andi" => ArithEval::Binary(And),
-            "arith.ori" => ArithEval::Binary(Or),
+        Some(match A::of(ctx, op)? {
+            A::ConstantOp(_) => ArithEval::Constant,
+            A::IndexCastOp(_) => ArithEval::IndexCast,
+            A::AddIOp(_) | A::AddFOp(_) => ArithEval::Binary(Add),
+            A::SubIOp(_) | A::SubFOp(_) => ArithEval::Binary(Sub),
+            A::MulIOp(_) | A::MulFOp(_) => ArithEval::Binary(Mul),
+            A::DivSIOp(_) | A::DivFOp(_) => ArithEval::Binary(Div),
+            A::RemSIOp(_) | A::RemFOp(_) => ArithEval::Binary(Rem),
+            A::MaxSIOp(_) | A::MaximumFOp(_) => ArithEval::Binary(Max),
+            A::MinSIOp(_) | A::MinimumFOp(_) => ArithEval::Binary(Min),
+            A::AndIOp(_) => ArithEval::Binary(And),
+            A::OrIOp(_) => ArithEval::Binary(Or),
             _ => return None,
         })
     }
