@@ -5,6 +5,11 @@
 
 use dlc_ir::Context;
 
+// The README's Rust example runs as a doctest of this crate.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;
+
 /// Registers `builtin`'s companions: `func`, `arith`, `math`, `graph` and `loop`.
 ///
 /// ```
