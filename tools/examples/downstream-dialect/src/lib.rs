@@ -1,6 +1,6 @@
 //! A dialect written outside dlc: `act`, three activation functions on float tensors, with a
 //! custom syntax, a verifier, a folder, an interface implementation and a pass that lowers
-//! them to graph ops, so that everything dlc does with a graph program (fusion, lowering,
+//! them to graph ops (a dialect conversion), so that everything dlc does with a graph program (fusion, lowering,
 //! code generation) then applies.
 //!
 //! ```text
@@ -20,6 +20,8 @@ pub struct Tutorial;
 use dlc_graph::{build_binary, build_splat, tensor_parts, InferShapes, TensorType};
 use dlc_ir::parser::lexer::Tok;
 use dlc_ir::pass::{Anchor, OptionValues, Pass, PassInfo, PassRegistry, PassRun};
+use dlc_ir::rewrite::TypeConverter;
+use dlc_ir::rewrite::{apply_conversion, ConversionTarget, PatternSet, RewritePattern, Rewriter};
 use dlc_ir::NamedAttr;
 use dlc_ir::{define_op, op_error, op_set, Attribute, Context, DenseValue, Diagnostic, Dialect};
 use dlc_ir::{FoldResult, InsertPoint, Op, OpSpec, PResult, Parser, Printer, Traits};
@@ -183,14 +185,46 @@ struct LowerAct;
 
 impl Pass for LowerAct {
     fn run(&self, ctx: &mut Context, run: &mut PassRun<'_>) -> Result<(), Diagnostic> {
-        let mut acts = Vec::new();
-        ctx.for_each_op(run.op(), &mut |op| acts.extend(ActOps::of(ctx, op)));
-        for act in &acts {
-            let value = lower(ctx, *act)?;
-            ctx.replace_op(act.op(), &[value]);
-        }
-        run.add_stat("lowered", acts.len() as u64);
+        let mut count = 0;
+        ctx.for_each_op(run.op(), &mut |op| {
+            count += ActOps::of(ctx, op).is_some() as u64
+        });
+        // A dialect conversion: every act op must go, and the driver says where one is left.
+        let mut target = ConversionTarget::new();
+        target.add_illegal_dialect("act");
+        let mut patterns = PatternSet::new();
+        patterns.add(LowerActOp);
+        apply_conversion(ctx, run.op(), &target, &patterns, &TypeConverter::new())?;
+        run.add_stat("lowered", count);
         Ok(())
+    }
+}
+
+/// The conversion pattern: any act op becomes the graph ops [`lower`] builds.
+struct LowerActOp;
+
+impl RewritePattern for LowerActOp {
+    fn name(&self) -> &str {
+        "LowerActOp"
+    }
+
+    fn root(&self) -> Option<&'static str> {
+        None
+    }
+
+    fn match_and_rewrite(&self, op: Op, rewriter: &mut Rewriter<'_>) -> bool {
+        let Some(act) = ActOps::of(rewriter.ctx(), op) else {
+            return false;
+        };
+        // The builders fail only on shapes that do not broadcast, which a verified act op
+        // cannot have (its constants are scalars); the op then stays and the driver reports it.
+        match lower(rewriter.ctx_mut(), act) {
+            Ok(value) => {
+                rewriter.replace_op(op, &[value]);
+                true
+            }
+            Err(_) => false,
+        }
     }
 }
 

@@ -4,6 +4,7 @@
 
 use dlc_ir::pass::{parse_pipeline, PassRegistry};
 use dlc_ir::{parse_source, print_op, verify, Context, SourceMap};
+use std::io::Write;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -40,7 +41,12 @@ fn main() -> ExitCode {
         .and_then(|m| pm.run(&mut ctx, m).map(|_| m).map_err(|f| f.diagnostics));
     match result {
         Ok(module) => {
-            println!("{}", print_op(&ctx, module, Default::default()));
+            // A closed pipe (`| head`) is not an error of the tool.
+            let _ = writeln!(
+                std::io::stdout(),
+                "{}",
+                print_op(&ctx, module, Default::default())
+            );
             ExitCode::SUCCESS
         }
         Err(diagnostics) => {
