@@ -157,6 +157,8 @@ impl Decompose {
     fn composites(&self, ctx: &Context, root: Op, declined: &FxHashSet<Op>) -> Vec<Op> {
         let mut found = Vec::new();
         ctx.for_each_op(root, &mut |op| {
+            // Op name compared because the `keep` option names the ops to keep as the user
+            // typed them, and the decomposition table is keyed by name.
             let name = ctx.op_name(op);
             if op != root
                 && is_composite(name)

@@ -176,6 +176,7 @@
 //!    elementwise ops becomes groups of 3 and 2.
 
 use super::horizontal::fuse_horizontally;
+use dlc_func::FuncOp;
 use dlc_graph::decompose::direct_conv;
 use dlc_graph::shapes::{DimExpr, SymbolicShapes};
 use dlc_graph::{family, tensor_parts, Family};
@@ -183,8 +184,8 @@ use dlc_ir::pass::{
     Analysis, Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun,
 };
 use dlc_ir::{
-    AttrKind, Block, Context, Diagnostic, InsertPoint, Location, Op, OpSpec, Type, TypeKind, Value,
-    DYNAMIC,
+    AttrKind, Block, Context, Diagnostic, InsertPoint, Location, Op, OpSpec, OpView, Type,
+    TypeKind, Value, DYNAMIC,
 };
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -194,7 +195,7 @@ pub static INFO: PassInfo = PassInfo {
     summary: "Groups graph ops that can run as one kernel into `graph.fusion` ops: elementwise \
               chains, reductions with their elementwise producers and consumers, and matmuls \
               with their epilogues.",
-    anchor: Anchor::Op("func.func"),
+    anchor: Anchor::Op(FuncOp::NAME),
     options: &[
         OptionSpec::bool(
             "elementwise",

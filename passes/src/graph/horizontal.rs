@@ -14,6 +14,7 @@
 //! projections of a GPT-2-sized block, S=256, E=768: one merged kernel took 692 ms, three tiled
 //! ones a few ms each; `dlc-run --bench 5 --profile`).
 
+use dlc_graph::ops::{FusionOp, YieldOp};
 use dlc_graph::shapes::{DimExpr, SymbolicShapes};
 use dlc_graph::{family, Family};
 use dlc_ir::pass::Analysis;
@@ -41,7 +42,7 @@ pub(super) fn fuse_horizontally(
     let mut seen: Vec<(Op, Nest)> = Vec::new();
     let ops: Vec<Op> = ctx.block_ops(block).collect();
     for op in ops {
-        if ctx.op_name(op) != "graph.fusion" {
+        if ctx.view::<FusionOp>(op).is_none() {
             continue;
         }
         let Some(nest) = nest_of(ctx, op, &shapes) else {
@@ -159,7 +160,7 @@ fn merge(ctx: &mut Context, a: Op, b: Op) -> Op {
             ctx.replace_all_uses(arg, new_args[pos]);
         }
         for op in ctx.block_ops(old_body).collect::<Vec<_>>() {
-            if ctx.op_name(op) == "graph.yield" {
+            if ctx.view::<YieldOp>(op).is_some() {
                 yielded.extend_from_slice(ctx.operands(op));
                 ctx.erase_op(op);
             } else {

@@ -10,6 +10,7 @@ use super::element::{cast, scalar_attr, slice_bound, Emit};
 use super::kernel::{element_type, Kernel, Point};
 use super::plan::{i64_array, int_attr, normalize_axis};
 use dlc_arith::CmpIPredicate;
+use dlc_graph::GraphOps;
 use dlc_ir::{Context, DenseValue, Op, Type, Value};
 use dlc_loop::{before_terminator, build_if, build_load, build_store};
 
@@ -27,8 +28,8 @@ impl Kernel<'_> {
             .map(|p| p.ok_or("an output axis out of scope"))
             .collect::<Result<_, _>>()?;
         let elem = element_type(ctx, ctx.result(op, 0))?;
-        match ctx.op_name(op) {
-            "graph.transpose" => {
+        match GraphOps::of(ctx, op) {
+            Some(GraphOps::TransposeOp(_)) => {
                 let perm = i64_array(ctx, op, "perm");
                 let mut idx = vec![out[0]; out.len()];
                 for (i, &p) in perm.iter().enumerate() {
@@ -36,26 +37,26 @@ impl Kernel<'_> {
                 }
                 self.load_input(ctx, e, ctx.operand(op, 0), &idx)
             }
-            "graph.reshape" => {
+            Some(GraphOps::ReshapeOp(_)) => {
                 let x = ctx.operand(op, 0);
                 let linear = self.linearize(ctx, e, ctx.result(op, 0), &out);
                 let idx = self.delinearize(ctx, e, x, linear);
                 self.load_input(ctx, e, x, &idx)
             }
-            "graph.slice" => self.slice(ctx, e, op, &out),
-            "graph.pad" => self.pad(ctx, e, op, &out, elem),
-            "graph.concat" => self.concat(ctx, e, op, &out),
-            "graph.gather" => self.gather(ctx, e, op, &out),
-            "graph.iota" => {
+            Some(GraphOps::SliceOp(_)) => self.slice(ctx, e, op, &out),
+            Some(GraphOps::PadOp(_)) => self.pad(ctx, e, op, &out, elem),
+            Some(GraphOps::ConcatOp(_)) => self.concat(ctx, e, op, &out),
+            Some(GraphOps::GatherOp(_)) => self.gather(ctx, e, op, &out),
+            Some(GraphOps::IotaOp(_)) => {
                 let axis = normalize_axis(int_attr(ctx, op, "axis").unwrap_or(0), out.len())?;
                 let i = e.arith(ctx, "index_cast", &[out[axis]], Type::I64);
                 Ok(cast(ctx, e, i, elem))
             }
-            "graph.fill" => {
+            Some(GraphOps::FillOp(_)) => {
                 let v = scalar_attr(ctx, op, "value").ok_or("fill without a scalar value")?;
                 Ok(self.constant(ctx, v, elem))
             }
-            other => Err(format!("'{other}' is not a data-movement op")),
+            _ => Err(format!("'{}' is not a data-movement op", ctx.op_name(op))),
         }
     }
 

@@ -7,6 +7,8 @@
 //! to integer cast saturates and sends NaN to 0, `i1` values reduce and compare as 0/1.
 
 use dlc_arith::{build_op, fastmath_attr, CmpFPredicate, CmpIPredicate, FastMathFlags};
+use dlc_graph::GraphOps;
+use dlc_graph::GraphOps as G;
 use dlc_ir::{AttrKind, Context, DenseValue, InsertPoint, Location, OpSpec, Type, Value};
 
 /// Where new scalar ops go: an insertion point and the location they carry.
@@ -101,44 +103,60 @@ pub(super) fn class(ctx: &Context, ty: Type) -> Class {
     }
 }
 
-/// Emits one element of elementwise graph op `name` (`"add"`, `"exp"`, `"cast"`, ...) from its
-/// operand elements `args`; `result` is the result element type and `predicate` the `cmp`
-/// predicate. Errors name what has no scalar form.
+/// Emits one element of elementwise graph op `op` (`graph.add`, `graph.exp`, `graph.cast`,
+/// ...) from its operand elements `args`; `result` is the result element type and `predicate`
+/// the `cmp` predicate. Errors name what has no scalar form.
 pub(super) fn elementwise(
     ctx: &mut Context,
     e: Emit,
-    name: &str,
+    op: GraphOps,
     args: &[Value],
     result: Type,
     predicate: Option<&str>,
 ) -> Result<Value, String> {
     let ty = ctx.value_type(args[0]);
     let cls = class(ctx, ty);
-    Ok(match (name, args) {
-        ("broadcast_to", [x]) => *x,
-        ("cast", [x]) => cast(ctx, e, *x, result),
-        ("select", [c, a, b]) => e.select(ctx, *c, *a, *b),
-        ("cmp", [a, b]) => compare(ctx, e, predicate.unwrap_or("eq"), *a, *b)?,
-        (_, [x]) => unary(ctx, e, name, *x, cls)?,
-        (_, [a, b]) => binary(ctx, e, name, *a, *b, cls)?,
-        _ => return Err(format!("'graph.{name}' has no scalar form")),
+    Ok(match (op, args) {
+        (G::BroadcastToOp(_), [x]) => *x,
+        (G::CastOp(_), [x]) => cast(ctx, e, *x, result),
+        (G::SelectOp(_), [c, a, b]) => e.select(ctx, *c, *a, *b),
+        (G::CmpOp(_), [a, b]) => compare(ctx, e, predicate.unwrap_or("eq"), *a, *b)?,
+        (_, [x]) => unary(ctx, e, op, *x, cls)?,
+        (_, [a, b]) => binary(ctx, e, op, *a, *b, cls)?,
+        _ => return Err(format!("'{}' has no scalar form", ctx.op_name(op.op()))),
     })
 }
 
-fn unary(ctx: &mut Context, e: Emit, name: &str, x: Value, cls: Class) -> Result<Value, String> {
+/// The `math` op (its name after `math.`) computing unary graph op `op` on floats as it is.
+fn math_form(op: GraphOps) -> Option<&'static str> {
+    Some(match op {
+        G::ExpOp(_) => "exp",
+        G::LogOp(_) => "log",
+        G::SqrtOp(_) => "sqrt",
+        G::RsqrtOp(_) => "rsqrt",
+        G::TanhOp(_) => "tanh",
+        G::ErfOp(_) => "erf",
+        G::SinOp(_) => "sin",
+        G::CosOp(_) => "cos",
+        G::FloorOp(_) => "floor",
+        G::CeilOp(_) => "ceil",
+        G::RoundOp(_) => "roundeven",
+        _ => return None,
+    })
+}
+
+fn unary(ctx: &mut Context, e: Emit, op: GraphOps, x: Value, cls: Class) -> Result<Value, String> {
     let ty = ctx.value_type(x);
-    Ok(match (name, cls) {
-        (
-            "exp" | "log" | "sqrt" | "rsqrt" | "tanh" | "erf" | "sin" | "cos" | "floor" | "ceil",
-            _,
-        ) => e.math(ctx, name, &[x]),
-        ("round", _) => e.math(ctx, "roundeven", &[x]),
-        ("abs", Class::Float) => e.math(ctx, "absf", &[x]),
-        ("reciprocal", _) => {
+    if let Some(name) = math_form(op) {
+        return Ok(e.math(ctx, name, &[x]));
+    }
+    Ok(match (op, cls) {
+        (G::AbsOp(_), Class::Float) => e.math(ctx, "absf", &[x]),
+        (G::ReciprocalOp(_), _) => {
             let one = e.float(ctx, 1.0, ty);
             e.arith(ctx, "divf", &[one, x], ty)
         }
-        ("sigmoid", _) => {
+        (G::SigmoidOp(_), _) => {
             // 1 / (1 + exp(-x)), as the graph interpreter computes it.
             let neg = e.arith(ctx, "negf", &[x], ty);
             let exp = e.math(ctx, "exp", &[neg]);
@@ -146,28 +164,28 @@ fn unary(ctx: &mut Context, e: Emit, name: &str, x: Value, cls: Class) -> Result
             let den = e.arith(ctx, "addf", &[one, exp], ty);
             e.arith(ctx, "divf", &[one, den], ty)
         }
-        ("neg", Class::Float) => e.arith(ctx, "negf", &[x], ty),
-        ("neg", Class::Int) => {
+        (G::NegOp(_), Class::Float) => e.arith(ctx, "negf", &[x], ty),
+        (G::NegOp(_), Class::Int) => {
             let zero = e.int(ctx, 0, ty);
             e.arith(ctx, "subi", &[zero, x], ty)
         }
-        ("abs", Class::Int) => {
+        (G::AbsOp(_), Class::Int) => {
             let zero = e.int(ctx, 0, ty);
             let neg = e.arith(ctx, "subi", &[zero, x], ty);
             let is_neg = e.cmpi(ctx, CmpIPredicate::Slt, x, zero);
             e.select(ctx, is_neg, neg, x)
         }
-        ("relu", Class::Float) => {
+        (G::ReluOp(_), Class::Float) => {
             // NaN stays NaN: `ugt` is true for unordered operands.
             let zero = e.float(ctx, 0.0, ty);
             let keep = e.cmpf(ctx, CmpFPredicate::Ugt, x, zero);
             e.select(ctx, keep, x, zero)
         }
-        ("relu", Class::Int) => {
+        (G::ReluOp(_), Class::Int) => {
             let zero = e.int(ctx, 0, ty);
             e.arith(ctx, "maxsi", &[x, zero], ty)
         }
-        ("sign", Class::Float) => {
+        (G::SignOp(_), Class::Float) => {
             // ±1, and 0, -0 and NaN map to themselves.
             let zero = e.float(ctx, 0.0, ty);
             let (one, minus) = (e.float(ctx, 1.0, ty), e.float(ctx, -1.0, ty));
@@ -176,7 +194,7 @@ fn unary(ctx: &mut Context, e: Emit, name: &str, x: Value, cls: Class) -> Result
             let low = e.select(ctx, neg, minus, x);
             e.select(ctx, pos, one, low)
         }
-        ("sign", Class::Int) => {
+        (G::SignOp(_), Class::Int) => {
             let zero = e.int(ctx, 0, ty);
             let (one, minus) = (e.int(ctx, 1, ty), e.int(ctx, -1, ty));
             let pos = e.cmpi(ctx, CmpIPredicate::Sgt, x, zero);
@@ -184,42 +202,50 @@ fn unary(ctx: &mut Context, e: Emit, name: &str, x: Value, cls: Class) -> Result
             let low = e.select(ctx, neg, minus, zero);
             e.select(ctx, pos, one, low)
         }
-        ("not", Class::Bool | Class::Int) => {
+        (G::NotOp(_), Class::Bool | Class::Int) => {
             let ones = e.int(ctx, -1, ty);
             e.arith(ctx, "xori", &[x, ones], ty)
         }
-        _ => return Err(format!("'graph.{name}' has no scalar form for this dtype")),
+        _ => return Err(no_scalar_form(ctx, op)),
     })
+}
+
+/// The error for an elementwise op without a scalar form for its operands' dtype.
+fn no_scalar_form(ctx: &Context, op: GraphOps) -> String {
+    format!(
+        "'{}' has no scalar form for this dtype",
+        ctx.op_name(op.op())
+    )
 }
 
 fn binary(
     ctx: &mut Context,
     e: Emit,
-    name: &str,
+    op: GraphOps,
     a: Value,
     b: Value,
     cls: Class,
 ) -> Result<Value, String> {
     let ty = ctx.value_type(a);
-    let arith = match (name, cls) {
-        ("add", Class::Float) => "addf",
-        ("sub", Class::Float) => "subf",
-        ("mul", Class::Float) => "mulf",
-        ("div", Class::Float) => "divf",
-        ("rem", Class::Float) => "remf",
-        ("max", Class::Float) => "maximumf",
-        ("min", Class::Float) => "minimumf",
-        ("pow", Class::Float) => return Ok(e.math(ctx, "powf", &[a, b])),
-        ("add", Class::Int) => "addi",
-        ("sub", Class::Int) => "subi",
-        ("mul", Class::Int) => "muli",
-        ("div", Class::Int) => "divsi",
-        ("rem", Class::Int) => "remsi",
-        ("max", Class::Int) => "maxsi",
-        ("min", Class::Int) => "minsi",
-        ("and" | "min", Class::Int | Class::Bool) => "andi",
-        ("or" | "max", Class::Int | Class::Bool) => "ori",
-        _ => return Err(format!("'graph.{name}' has no scalar form for this dtype")),
+    let arith = match (op, cls) {
+        (G::AddOp(_), Class::Float) => "addf",
+        (G::SubOp(_), Class::Float) => "subf",
+        (G::MulOp(_), Class::Float) => "mulf",
+        (G::DivOp(_), Class::Float) => "divf",
+        (G::RemOp(_), Class::Float) => "remf",
+        (G::MaxOp(_), Class::Float) => "maximumf",
+        (G::MinOp(_), Class::Float) => "minimumf",
+        (G::PowOp(_), Class::Float) => return Ok(e.math(ctx, "powf", &[a, b])),
+        (G::AddOp(_), Class::Int) => "addi",
+        (G::SubOp(_), Class::Int) => "subi",
+        (G::MulOp(_), Class::Int) => "muli",
+        (G::DivOp(_), Class::Int) => "divsi",
+        (G::RemOp(_), Class::Int) => "remsi",
+        (G::MaxOp(_), Class::Int) => "maxsi",
+        (G::MinOp(_), Class::Int) => "minsi",
+        (G::AndOp(_) | G::MinOp(_), Class::Int | Class::Bool) => "andi",
+        (G::OrOp(_) | G::MaxOp(_), Class::Int | Class::Bool) => "ori",
+        _ => return Err(no_scalar_form(ctx, op)),
     };
     Ok(e.arith(ctx, arith, &[a, b], ty))
 }

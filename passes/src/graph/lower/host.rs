@@ -10,7 +10,11 @@
 use super::kernel::{self, global_buffer};
 use super::plan::{self, i64_array, int_attr, normalize_axis, Group, Kind};
 use super::{Stats, Target};
+use dlc_arith::ArithOps;
+use dlc_func::ReturnOp;
+use dlc_graph::ops::{ConstantOp, YieldOp};
 use dlc_graph::shapes::{DimExpr, SymbolOrigin, SymbolicShapes};
+use dlc_graph::GraphOps;
 use dlc_ir::{
     Block, Context, Diagnostic, InsertPoint, Location, Op, OpSpec, Type, Value, ValueMap,
 };
@@ -61,7 +65,7 @@ pub(super) fn lower_function(
     }
     let mut result_types = Vec::new();
     for op in ctx.block_ops(entry).collect::<Vec<_>>() {
-        if ctx.op_name(op) == "func.return" {
+        if ctx.view::<ReturnOp>(op).is_some() {
             let values: Vec<Value> = ctx
                 .operands(op)
                 .iter()
@@ -123,14 +127,13 @@ impl Host<'_> {
 
     fn lower_op(&mut self, ctx: &mut Context, op: Op) -> Result<(), Diagnostic> {
         let loc = ctx.op_loc(op);
-        let name = ctx.op_name(op).to_string();
         let e = Emit { at: self.at(), loc };
-        match name.as_str() {
-            "graph.constant" => {
+        match GraphOps::of(ctx, op) {
+            Some(GraphOps::ConstantOp(_)) => {
                 let v = self.constant(ctx, op).map_err(|m| err(loc, m))?;
                 self.map.map(ctx.result(op, 0), v);
             }
-            "graph.dim" => {
+            Some(GraphOps::DimOp(_)) => {
                 let x = ctx.operand(op, 0);
                 let rank = self.shapes.shape(x).map_or(0, <[_]>::len);
                 let axis = normalize_axis(int_attr(ctx, op, "axis").unwrap_or(0), rank)
@@ -138,8 +141,8 @@ impl Host<'_> {
                 let v = dlc_loop::build_dim(ctx, e.at, self.map.lookup(x), axis, loc);
                 self.map.map(ctx.result(op, 0), v);
             }
-            "graph.fusion" => self.lower_fusion(ctx, op)?,
-            n if n.starts_with("graph.") => {
+            Some(GraphOps::FusionOp(_)) => self.lower_fusion(ctx, op)?,
+            Some(_) => {
                 let group = Group {
                     ops: vec![op],
                     inputs: self.tensor_operands(ctx, &[op]),
@@ -147,14 +150,17 @@ impl Host<'_> {
                 };
                 self.launch(ctx, &group, op)?;
             }
-            n if n.starts_with("arith.") => {
+            None if ArithOps::of(ctx, op).is_some() => {
                 let clone = ctx.clone_op(op, &mut self.map);
                 ctx.insert_op(e.at, clone);
             }
-            _ => {
+            None => {
                 return Err(err(
                     loc,
-                    format!("'lower' cannot lower '{name}' in a graph function"),
+                    format!(
+                        "'lower' cannot lower '{}' in a graph function",
+                        ctx.op_name(op)
+                    ),
                 ))
             }
         }
@@ -203,7 +209,7 @@ impl Host<'_> {
         let mut ops = Vec::new();
         let mut yielded = Vec::new();
         for op in ctx.block_ops(body).collect::<Vec<_>>() {
-            if ctx.op_name(op) == "graph.yield" {
+            if ctx.view::<YieldOp>(op).is_some() {
                 yielded = ctx.operands(op).to_vec();
             } else {
                 ops.push(op);
@@ -212,7 +218,7 @@ impl Host<'_> {
         // Non-splat constants are host buffers the kernel reads.
         let mut members = Vec::new();
         for &op in &ops {
-            if ctx.op_name(op) == "graph.constant" && !plan::is_splat(ctx, op) {
+            if ctx.view::<ConstantOp>(op).is_some() && !plan::is_splat(ctx, op) {
                 let v = self.constant(ctx, op).map_err(|m| err(loc, m))?;
                 self.map.map(ctx.result(op, 0), v);
             } else {
@@ -252,7 +258,7 @@ impl Host<'_> {
         for &v in &yielded {
             if let Some(def) = ctx
                 .defining_op(v)
-                .filter(|&d| ctx.op_name(d) == "graph.constant" && plan::is_splat(ctx, d))
+                .filter(|&d| ctx.view::<ConstantOp>(d).is_some() && plan::is_splat(ctx, d))
             {
                 let c = self.constant(ctx, def).map_err(|m| err(loc, m))?;
                 self.map.map(v, c);
@@ -281,9 +287,7 @@ impl Host<'_> {
                 .ops
                 .iter()
                 .find(|op| plan.kind[op] != Kind::Splat)
-                .map_or("op".into(), |op| {
-                    ctx.op_name(*op).trim_start_matches("graph.").to_string()
-                })
+                .map_or("op".into(), |&op| plan::short_name(ctx, op).to_string())
         };
         let kernel_name = format!("{}_{}_{}", self.name, self.stats.kernels, label);
         let request = kernel::Request {
@@ -375,9 +379,8 @@ impl Host<'_> {
     ) -> Result<Value, String> {
         let op = ctx.defining_op(value).ok_or("a size of a block argument")?;
         let e = Emit { at: self.at(), loc };
-        let name = ctx.op_name(op).to_string();
-        match name.as_str() {
-            "graph.reshape" => {
+        match GraphOps::of(ctx, op) {
+            Some(GraphOps::ReshapeOp(_)) => {
                 let x = ctx.operand(op, 0);
                 let rank = self.shapes.shape(x).map_or(0, <[_]>::len);
                 let mut numel = None;
@@ -401,7 +404,7 @@ impl Host<'_> {
                 let known = e.int(ctx, known.max(1), Type::INDEX);
                 Ok(e.arith(ctx, "divui", &[numel, known], Type::INDEX))
             }
-            "graph.concat" => {
+            Some(GraphOps::ConcatOp(_)) => {
                 let mut total = e.int(ctx, 0, Type::INDEX);
                 for x in ctx.operands(op).to_vec() {
                     let d = self.dim(ctx, x, axis, loc)?;
@@ -409,7 +412,7 @@ impl Host<'_> {
                 }
                 Ok(total)
             }
-            "graph.pad" => {
+            Some(GraphOps::PadOp(_)) => {
                 let x = ctx.operand(op, 0);
                 let d = self.dim(ctx, x, axis, loc)?;
                 let low = i64_array(ctx, op, "low").get(axis).copied().unwrap_or(0);
@@ -417,7 +420,7 @@ impl Host<'_> {
                 let grow = e.int(ctx, low + high, Type::INDEX);
                 Ok(e.arith(ctx, "addi", &[d, grow], Type::INDEX))
             }
-            "graph.slice" => {
+            Some(GraphOps::SliceOp(_)) => {
                 let x = ctx.operand(op, 0);
                 let d = self.dim(ctx, x, axis, loc)?;
                 let at = |n: &str| i64_array(ctx, op, n).get(axis).copied().unwrap_or(0);
@@ -434,7 +437,7 @@ impl Host<'_> {
                 let step = e.int(ctx, step, Type::INDEX);
                 Ok(e.arith(ctx, "divui", &[diff, step], Type::INDEX))
             }
-            "graph.fill" => {
+            Some(GraphOps::FillOp(_)) => {
                 let ty = dlc_graph::tensor_parts(ctx, ctx.value_type(value))
                     .ok_or("fill of a non-tensor")?;
                 let k = ty.shape[..axis]
@@ -447,9 +450,10 @@ impl Host<'_> {
                     .ok_or("fill without its size operand")?;
                 Ok(self.map.lookup(size))
             }
-            "graph.broadcast_to" => Ok(e.int(ctx, 1, Type::INDEX)),
+            Some(GraphOps::BroadcastToOp(_)) => Ok(e.int(ctx, 1, Type::INDEX)),
             _ => Err(format!(
-                "'lower' cannot compute dim {axis} of '{name}' on the host"
+                "'lower' cannot compute dim {axis} of '{}' on the host",
+                ctx.op_name(op)
             )),
         }
     }

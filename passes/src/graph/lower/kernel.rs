@@ -8,16 +8,17 @@
 //! region stores the identity at the first reduce point, the body combines.
 
 use super::element::{self, class, Class, Emit};
-use super::plan::{is_splat, matmul_transposes, Group, Kind, Plan, Slot};
+use super::plan::{is_splat, matmul_transposes, short_name, Group, Kind, Plan, Slot};
 use super::Target;
 use crate::loops::cpu::target::inherit_target_cpu;
 use dlc_graph::decompose::direct_conv;
+use dlc_graph::ops::{ConstantOp, ReduceMeanOp};
 use dlc_graph::shapes::{DimExpr, SymbolicShapes};
-use dlc_graph::{family, tensor_parts, Family, Reduction};
+use dlc_graph::{family, tensor_parts, Family, GraphOps, Reduction};
 use dlc_ir::{AttrKind, Block, Context, DenseValue, InsertPoint, Location, Op, Type, Value};
 use dlc_loop::{
     before_terminator, buffer_type, build_alloc, build_for, build_kernel, build_load,
-    build_schedule_block, build_store, IterKind, LoopKind, MemorySpace,
+    build_schedule_block, build_store, IterKind, LoopKind, MemorySpace, ReduceKind,
 };
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -329,7 +330,10 @@ impl Kernel<'_> {
                 let reg = self.register(ctx, at, xelem);
                 self.best.insert(r, reg);
             }
-            if matches!(ctx.op_name(op), "graph.pad" | "graph.concat") {
+            if matches!(
+                GraphOps::of(ctx, op),
+                Some(GraphOps::PadOp(_) | GraphOps::ConcatOp(_))
+            ) {
                 let reg = self.register(ctx, at, elem);
                 self.scratch.insert(op, reg);
             }
@@ -370,11 +374,7 @@ impl Kernel<'_> {
                 (loops[a].expect("loop axes are in scope"), kind)
             })
             .collect();
-        let name = format!(
-            "{}_{}",
-            ctx.op_name(op).trim_start_matches("graph."),
-            self.blocks
-        );
+        let name = format!("{}_{}", short_name(ctx, op), self.blocks);
         let at = before_terminator(ctx, body);
         let (_, sb_body, init) = build_schedule_block(ctx, at, &name, &iters, reduction, self.loc);
         self.blocks += 1;
@@ -393,8 +393,9 @@ impl Kernel<'_> {
                 }
                 let elem = element_type(ctx, r)?;
                 let pred = element::str_attr(ctx, op, "predicate").map(str::to_string);
-                let name = ctx.op_name(op).trim_start_matches("graph.").to_string();
-                let v = element::elementwise(ctx, e, &name, &args, elem, pred.as_deref())?;
+                let graph_op = GraphOps::of(ctx, op)
+                    .ok_or_else(|| format!("'{}' has no scalar form", ctx.op_name(op)))?;
+                let v = element::elementwise(ctx, e, graph_op, &args, elem, pred.as_deref())?;
                 self.store_result(ctx, e, r, v, &point);
             }
             Kind::Movement => {
@@ -589,7 +590,7 @@ impl Kernel<'_> {
         };
         let loaded = build_load(ctx, e.at, buf, &idx, e.loc);
         let def = ctx.defining_op(v).ok_or("a kernel value without an op")?;
-        if ctx.op_name(def) != "graph.reduce_mean" {
+        if ctx.view::<ReduceMeanOp>(def).is_none() {
             return Ok(loaded);
         }
         let ty = ctx.value_type(loaded);
@@ -627,7 +628,14 @@ impl Kernel<'_> {
             return Err("not a reduction".into());
         };
         let cls = class(ctx, elem);
-        let (combine, identity) = reduction_rule(red, cls, ctx.integer_width(elem));
+        let kind = reduce_kind(red, cls);
+        // `ReduceKind` gives `i1` no identity (its signed max and min are ambiguous); the
+        // identities of `and` and `or` are the same bits at every width, and an `i1` constant
+        // keeps the low bit.
+        let identity_ty = if cls == Class::Bool { Type::I8 } else { elem };
+        let identity = kind
+            .identity(ctx, identity_ty)
+            .ok_or("a reduction without an identity")?;
         let ie = Emit {
             at: before_terminator(ctx, init),
             loc: e.loc,
@@ -637,7 +645,7 @@ impl Kernel<'_> {
         let identity_axes: Vec<usize> = (0..self.plan.domain.len()).collect();
         let x = self.read(ctx, e, ctx.operand(op, 0), &identity_axes, point)?;
         let old = build_load(ctx, e.at, acc, &[], e.loc);
-        let new = e.arith(ctx, combine, &[old, x], elem);
+        let new = e.arith(ctx, combiner(kind, cls), &[old, x], elem);
         build_store(ctx, e.at, new, acc, &[], e.loc);
         Ok(())
     }
@@ -921,28 +929,69 @@ fn block_point(ctx: &Context, rank: usize, axes: &[usize], block: Block) -> Poin
     point
 }
 
-/// The combining arith op and identity of reduction `red` on elements of class `cls`.
-fn reduction_rule(red: Reduction, cls: Class, width: Option<u32>) -> (&'static str, DenseValue) {
-    let w = width.unwrap_or(64).clamp(2, 64);
-    let (int_min, int_max) = (i64::MIN >> (64 - w), i64::MAX >> (64 - w));
+/// The loop-level reduction that graph reduction `red` performs on elements of class `cls`:
+/// `i1` reduces as 0/1 and keeps `!= 0`, so sum, max and mean are "any", prod and min "all".
+fn reduce_kind(red: Reduction, cls: Class) -> ReduceKind {
     match (cls, red) {
-        (Class::Float, Reduction::Sum | Reduction::Mean) => ("addf", DenseValue::Float(0.0)),
-        (Class::Float, Reduction::Prod) => ("mulf", DenseValue::Float(1.0)),
-        (Class::Float, Reduction::Max) => ("maximumf", DenseValue::Float(f64::NEG_INFINITY)),
-        (Class::Float, Reduction::Min) => ("minimumf", DenseValue::Float(f64::INFINITY)),
-        (Class::Int, Reduction::Sum | Reduction::Mean) => ("addi", DenseValue::Int(0)),
-        (Class::Int, Reduction::Prod) => ("muli", DenseValue::Int(1)),
-        (Class::Int, Reduction::Max) => ("maxsi", DenseValue::Int(int_min.into())),
-        (Class::Int, Reduction::Min) => ("minsi", DenseValue::Int(int_max.into())),
-        // i1 reduces as 0/1 and keeps `!= 0`: sum, max and mean are "any", prod and min "all".
-        (Class::Bool, Reduction::Sum | Reduction::Mean | Reduction::Max) => {
-            ("ori", DenseValue::Int(0))
-        }
-        (Class::Bool, Reduction::Prod | Reduction::Min) => ("andi", DenseValue::Int(1)),
+        (Class::Bool, Reduction::Sum | Reduction::Mean | Reduction::Max) => ReduceKind::Or,
+        (Class::Bool, Reduction::Prod | Reduction::Min) => ReduceKind::And,
+        (_, Reduction::Sum | Reduction::Mean) => ReduceKind::Add,
+        (_, Reduction::Prod) => ReduceKind::Mul,
+        (_, Reduction::Max) => ReduceKind::Max,
+        (_, Reduction::Min) => ReduceKind::Min,
+    }
+}
+
+/// The arith op (its name after `arith.`) that combines two elements of class `cls` under
+/// `kind`: the op [`ReduceKind::of_combiner`] maps back to `kind` (integers signed).
+fn combiner(kind: ReduceKind, cls: Class) -> &'static str {
+    let float = cls == Class::Float;
+    match kind {
+        ReduceKind::Add if float => "addf",
+        ReduceKind::Add => "addi",
+        ReduceKind::Mul if float => "mulf",
+        ReduceKind::Mul => "muli",
+        ReduceKind::Max if float => "maximumf",
+        ReduceKind::Max => "maxsi",
+        ReduceKind::Min if float => "minimumf",
+        ReduceKind::Min => "minsi",
+        ReduceKind::And => "andi",
+        ReduceKind::Or => "ori",
     }
 }
 
 /// True for a group member that the kernel computes (not a splat constant).
 pub(super) fn is_computed(ctx: &Context, op: Op) -> bool {
-    !(ctx.op_name(op) == "graph.constant" && is_splat(ctx, op))
+    !(ctx.view::<ConstantOp>(op).is_some() && is_splat(ctx, op))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dlc_ir::{Location, OpSpec};
+
+    /// Every combiner `lower` builds is the op `ReduceKind` reads back as the same reduction.
+    #[test]
+    fn combiners_round_trip() {
+        let mut ctx = dlc_dialects::context();
+        let kinds = [
+            ReduceKind::Add,
+            ReduceKind::Mul,
+            ReduceKind::Max,
+            ReduceKind::Min,
+            ReduceKind::And,
+            ReduceKind::Or,
+        ];
+        for kind in kinds {
+            for cls in [Class::Float, Class::Int, Class::Bool] {
+                if cls == Class::Float && matches!(kind, ReduceKind::And | ReduceKind::Or) {
+                    continue;
+                }
+                let name = format!("arith.{}", combiner(kind, cls));
+                let spec = OpSpec::new(&mut ctx, &name, Location::Unknown);
+                let op = ctx.create_op(spec);
+                assert_eq!(ReduceKind::of_combiner(&ctx, op), Some(kind), "{name}");
+            }
+        }
+    }
 }

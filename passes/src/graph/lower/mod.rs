@@ -116,18 +116,21 @@ mod host;
 mod kernel;
 mod plan;
 
+use dlc_func::FuncOp;
 use dlc_graph::shapes::SymbolicShapes;
+use dlc_graph::GraphOps;
+use dlc_ir::builtin::ModuleOp;
 use dlc_ir::pass::{
     Analysis, Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun,
 };
-use dlc_ir::{Context, Diagnostic, Op};
+use dlc_ir::{Context, Diagnostic, Op, OpView};
 
 /// The pass description.
 pub static INFO: PassInfo = PassInfo {
     argument: "lower",
     summary: "Lowers graph functions to loop kernels, one per fusion group or unfused op, and \
               a host function that allocates buffers and launches them.",
-    anchor: Anchor::Op("builtin.module"),
+    anchor: Anchor::Op(ModuleOp::NAME),
     options: &[OptionSpec::new(
         "target",
         OptionKind::Str,
@@ -189,7 +192,7 @@ impl Pass for Lower {
             .iter()
             .flat_map(|&r| ctx.blocks(r).to_vec())
             .flat_map(|b| ctx.block_ops(b).collect::<Vec<_>>())
-            .filter(|&op| ctx.op_name(op) == "func.func" && is_graph_function(ctx, op))
+            .filter(|&op| ctx.view::<FuncOp>(op).is_some() && is_graph_function(ctx, op))
             .collect();
         let mut stats = Stats::default();
         for func in &funcs {
@@ -207,7 +210,6 @@ impl Pass for Lower {
     }
 }
 
-/// True if `func` has a graph op or a tensor argument.
 /// Whether `func` is a graph function, which `lower` turns into a host function: it has graph
 /// ops, or tensors in its signature (a function that only returns its arguments has no op).
 pub fn is_graph_function(ctx: &Context, func: Op) -> bool {
@@ -222,7 +224,7 @@ pub fn is_graph_function(ctx: &Context, func: Op) -> bool {
         });
     let mut found = tensor_signature;
     ctx.for_each_op(func, &mut |op| {
-        found |= ctx.op_name(op).starts_with("graph.");
+        found |= GraphOps::of(ctx, op).is_some();
     });
     found
 }

@@ -18,7 +18,7 @@
 
 use dlc_graph::decompose::direct_conv;
 use dlc_graph::shapes::{DimExpr, SymbolicShapes};
-use dlc_graph::{family, Family};
+use dlc_graph::{family, Family, GraphOps};
 use dlc_ir::{AttrKind, Context, Op, Value};
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -144,6 +144,13 @@ pub(super) fn kind_of(ctx: &Context, op: Op) -> Result<Kind, String> {
     })
 }
 
+/// The name of graph op `op` without its dialect (`add` for `graph.add`): the label of its
+/// kernel and schedule blocks.
+pub(super) fn short_name(ctx: &Context, op: Op) -> &str {
+    let name = ctx.op_name(op);
+    name.split_once('.').map_or(name, |(_, short)| short)
+}
+
 /// True for a `graph.constant` whose elements are all one value (stored as a splat).
 pub(super) fn is_splat(ctx: &Context, op: Op) -> bool {
     ctx.attr(op, "value")
@@ -177,8 +184,10 @@ pub(super) fn normalize_axis(axis: i64, rank: usize) -> Result<usize, String> {
 /// The reduced axes of reduction or arg-reduction `op` over an operand of `rank`.
 pub(super) fn reduced_axes(ctx: &Context, op: Op, rank: usize) -> Result<Vec<bool>, String> {
     let mut reduced = vec![false; rank];
-    let list = match ctx.op_name(op) {
-        "graph.argmax" | "graph.argmin" => vec![int_attr(ctx, op, "axis").unwrap_or(0)],
+    let list = match GraphOps::of(ctx, op) {
+        Some(GraphOps::ArgMaxOp(_) | GraphOps::ArgMinOp(_)) => {
+            vec![int_attr(ctx, op, "axis").unwrap_or(0)]
+        }
         _ => i64_array(ctx, op, "axes"),
     };
     for a in list {

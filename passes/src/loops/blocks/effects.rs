@@ -2,11 +2,12 @@
 //! which buffers may be the same memory, and which ops have effects beyond their loads and
 //! stores.
 //!
-//! Kept private to the group: the loop dialect has no effect interface yet, so the rules live
-//! next to the passes that rely on them.
+//! Kept private to the group: the op's own effects come from the dialect
+//! ([`Context::memory_effects`]); what is the group's own is how it sums them up (one buffer
+//! read or written, or opaque) and when two buffers may alias.
 
-use dlc_ir::{Context, Op, Traits, Value};
-use dlc_loop::MemorySpace;
+use dlc_ir::{Context, EffectKind, Op, Traits, Value};
+use dlc_loop::{AllocOp, MemorySpace};
 
 /// How an op touches memory, as far as these passes care.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -18,28 +19,26 @@ pub(super) enum Access {
     /// No memory effect of its own (pure ops, structured control flow, allocations, the
     /// terminators, collective reductions that only exchange registers).
     None,
-    /// Unknown or synchronizing (`loop.barrier`, ops of other dialects with effects): may
-    /// read or write anything, or make other threads' writes visible.
+    /// Unknown or synchronizing (`loop.barrier`, ops of other dialects with effects), or more
+    /// than one effect: may read or write anything, or make other threads' writes visible.
     Opaque,
 }
 
-/// The memory access of `op` alone (not of the ops nested in it).
+/// The memory access of `op` alone (not of the ops nested in it), from its memory effects.
+/// An allocation creates memory nothing else names yet, so it counts as no access.
 pub(super) fn access(ctx: &Context, op: Op) -> Access {
-    let operand = |i: usize| ctx.operands(op).get(i).copied();
-    match ctx.op_name(op) {
-        // A prefetch reads nothing, but ordering it as a read keeps it where it was put.
-        "loop.load" | "loop.vload" | "loop.prefetch" => {
-            operand(0).map_or(Access::Opaque, Access::Read)
-        }
-        "loop.store" | "loop.vstore" => operand(1).map_or(Access::Opaque, Access::Write),
-        "loop.for"
-        | "loop.if"
-        | "loop.schedule_block"
-        | "loop.yield"
-        | "loop.alloc"
-        | "loop.warp_reduce"
-        | "loop.block_reduce" => Access::None,
-        _ if ctx.has_trait(op, Traits::PURE) => Access::None,
+    let Some(effects) = ctx.memory_effects(op) else {
+        return Access::Opaque;
+    };
+    let mut touches = effects.iter().filter(|e| e.kind != EffectKind::Allocate);
+    match (touches.next(), touches.next()) {
+        (None, _) => Access::None,
+        // A prefetch reports a read: ordering it as one keeps it where it was put.
+        (Some(effect), None) => match (effect.kind, effect.on) {
+            (EffectKind::Read, Some(buffer)) => Access::Read(buffer),
+            (EffectKind::Write, Some(buffer)) => Access::Write(buffer),
+            _ => Access::Opaque,
+        },
         _ => Access::Opaque,
     }
 }
@@ -50,7 +49,7 @@ pub(super) fn is_kernel_scratch(ctx: &Context, buffer: Value) -> bool {
     let Some(def) = ctx.defining_op(buffer) else {
         return false;
     };
-    ctx.op_name(def) == "loop.alloc"
+    ctx.view::<AllocOp>(def).is_some()
         && matches!(
             dlc_loop::buffer_parts(ctx, ctx.value_type(buffer)),
             Some((_, _, MemorySpace::Local | MemorySpace::Shared))

@@ -158,7 +158,7 @@ fn fuse_in_block(ctx: &mut Context, block: Block) -> u64 {
 }
 
 fn is_if(ctx: &Context, op: Op) -> bool {
-    ctx.op_name(op) == "loop.if" && ctx.regions(op).len() == 2 && ctx.operands(op).len() == 1
+    ctx.view::<IfOp>(op).is_some() && ctx.regions(op).len() == 2 && ctx.operands(op).len() == 1
 }
 
 /// The next `loop.if` after `first` that can merge into it, with the ops between them.
@@ -197,7 +197,7 @@ fn equal_values(ctx: &Context, a: Value, b: Value, depth: usize) -> bool {
         return false;
     };
     let index = |v: Value, d: Op| ctx.results(d).position(|r| r == v);
-    if ctx.op_name(da) != ctx.op_name(db)
+    if ctx.op_name_id(da) != ctx.op_name_id(db)
         || index(a, da) != index(b, db)
         || ctx.attrs(da) != ctx.attrs(db)
         || ctx.result_types(da) != ctx.result_types(db)

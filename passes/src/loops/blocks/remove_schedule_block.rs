@@ -127,14 +127,12 @@ impl Pass for RemoveScheduleBlock {
         };
         let mut blocks = Vec::new();
         ctx.for_each_op(kernel, &mut |op| {
-            if ctx.op_name(op) == "loop.schedule_block" {
-                blocks.push(op);
-            }
+            blocks.extend(ctx.view::<ScheduleBlockOp>(op))
         });
         let mut zero = None;
         let mut removed = 0;
-        for op in blocks {
-            if remove(ctx, entry, ScheduleBlockOp(op), &mut zero) {
+        for block in blocks {
+            if remove(ctx, entry, block, &mut zero) {
                 removed += 1;
             }
         }

@@ -95,6 +95,7 @@
 use super::effects::{access, is_empty_block, is_kernel_scratch, Access};
 use dlc_ir::pass::{Anchor, OptionValues, Pass, PassInfo, PassRun};
 use dlc_ir::{Context, Diagnostic, Op, Value, WalkOrder, WalkResult};
+use dlc_loop::{AllocOp, LoopOps, ScheduleBlockOp};
 use rustc_hash::FxHashSet;
 
 /// The pass description.
@@ -194,18 +195,17 @@ fn collect(ctx: &Context, op: Op, units: &mut Vec<Unit>, live_buffers: &mut FxHa
     for &region in ctx.regions(op) {
         for &block in ctx.blocks(region) {
             for child in ctx.block_ops(block) {
-                if ctx.op_name(child) == "loop.schedule_block" {
+                if ctx.view::<ScheduleBlockOp>(child).is_some() {
                     units.push(unit(ctx, child));
                     continue;
                 }
                 if let Access::Read(b) = access(ctx, child) {
                     live_buffers.insert(b);
                 }
-                if ctx.op_name(child) == "loop.alloc" {
-                    for v in ctx.results(child) {
-                        if !only_accessed(ctx, v) {
-                            live_buffers.insert(v);
-                        }
+                if let Some(alloc) = ctx.view::<AllocOp>(child) {
+                    let buffer = alloc.result(ctx);
+                    if !only_accessed(ctx, buffer) {
+                        live_buffers.insert(buffer);
                     }
                 }
                 collect(ctx, child, units, live_buffers);
@@ -229,7 +229,10 @@ fn unit(ctx: &Context, op: Op) -> Unit {
         Access::None => {
             // A scratch buffer allocated inside the unit and used other than by accesses
             // escapes somewhere the pass cannot see: keep the unit.
-            if ctx.op_name(o) == "loop.alloc" && ctx.results(o).any(|v| !only_accessed(ctx, v)) {
+            if ctx
+                .view::<AllocOp>(o)
+                .is_some_and(|alloc| !only_accessed(ctx, alloc.result(ctx)))
+            {
                 u.opaque = true;
             }
         }
@@ -237,21 +240,22 @@ fn unit(ctx: &Context, op: Op) -> Unit {
     u
 }
 
-/// Whether every use of `buffer` is as the buffer of a load or store.
+/// Whether every use of `buffer` is as the buffer of an access (a buffer is never an index or
+/// a stored value).
 fn only_accessed(ctx: &Context, buffer: Value) -> bool {
-    ctx.uses(buffer).iter().all(|u| {
-        matches!(
-            (ctx.op_name(u.user), u.operand),
-            ("loop.load" | "loop.vload", 0) | ("loop.store" | "loop.vstore", 1)
-        )
-    })
+    ctx.uses(buffer)
+        .iter()
+        .all(|u| dlc_loop::access(ctx, u.user).is_some_and(|a| a.buffer == buffer))
 }
 
 /// Erases the `loop.alloc`s nested in `kernel` whose buffers are unused; returns how many.
 fn erase_unused_allocs(ctx: &mut Context, kernel: Op) -> u64 {
     let mut unused = Vec::new();
     ctx.for_each_op(kernel, &mut |op| {
-        if ctx.op_name(op) == "loop.alloc" && ctx.results(op).all(|v| ctx.is_unused(v)) {
+        if ctx
+            .view::<AllocOp>(op)
+            .is_some_and(|alloc| ctx.is_unused(alloc.result(ctx)))
+        {
             unused.push(op);
         }
     });
@@ -266,8 +270,8 @@ fn erase_unused_allocs(ctx: &mut Context, kernel: Op) -> u64 {
 fn erase_empty_control_flow(ctx: &mut Context, kernel: Op) -> u64 {
     let mut erased = 0;
     ctx.walk(kernel, WalkOrder::PostOrder, &mut |ctx, op| {
-        let empty = match ctx.op_name(op) {
-            "loop.for" | "loop.if" => ctx
+        let empty = match LoopOps::of(ctx, op) {
+            Some(LoopOps::ForOp(_) | LoopOps::IfOp(_)) => ctx
                 .regions(op)
                 .iter()
                 .flat_map(|&r| ctx.blocks(r))

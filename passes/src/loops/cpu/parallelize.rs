@@ -65,15 +65,15 @@
 
 use super::util::{const_int, const_trip_count, index_binary, loop_parts};
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
-use dlc_ir::{Context, Diagnostic, InsertPoint, Op, Traits, ValueMap};
-use dlc_loop::{before_terminator, build_for, is_gpu_kernel, ForOp, LoopKind};
+use dlc_ir::{Context, Diagnostic, InsertPoint, Op, OpView, Traits, ValueMap};
+use dlc_loop::{before_terminator, build_for, is_gpu_kernel, ForOp, KernelOp, LoopKind};
 
 /// The pass description.
 pub static INFO: PassInfo = PassInfo {
     argument: "parallelize",
     summary: "Shapes a CPU kernel's parallel loops for threads: collapses perfect parallel nests \
               into one parallel loop and makes parallel loops with too little work serial.",
-    anchor: Anchor::Op("loop.kernel"),
+    anchor: Anchor::Op(KernelOp::NAME),
     options: &[OptionSpec::new(
         "grain-size",
         OptionKind::Int,
@@ -137,7 +137,8 @@ impl Pass for Parallelize {
 }
 
 fn is_parallel(ctx: &Context, op: Op) -> bool {
-    ctx.op_name(op) == "loop.for" && ForOp(op).loop_kind(ctx) == Some(LoopKind::Parallel)
+    ctx.view::<ForOp>(op)
+        .is_some_and(|f| f.loop_kind(ctx) == Some(LoopKind::Parallel))
 }
 
 /// The parallel loops of `kernel` with no parallel loop around them.
@@ -221,7 +222,7 @@ fn work(ctx: &Context, op: Op) -> Option<i64> {
             }
         }
     }
-    if ctx.op_name(op) == "loop.for" {
+    if ctx.view::<ForOp>(op).is_some() {
         let trips = const_trip_count(ctx, &loop_parts(ctx, op)?)?;
         Some(trips.saturating_mul(body))
     } else {

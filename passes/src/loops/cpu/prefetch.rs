@@ -72,9 +72,9 @@
 
 use super::util::{const_int, index_binary, index_const, loop_parts, LoopParts};
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
-use dlc_ir::{Block, Context, Diagnostic, InsertPoint, Op, Value};
+use dlc_ir::{Block, Context, Diagnostic, InsertPoint, Op, OpView, Value};
 use dlc_loop::{
-    buffer_parts, build_prefetch, is_gpu_kernel, ForOp, LoopKind, MemorySpace, ScheduleBlockOp,
+    buffer_parts, build_prefetch, is_gpu_kernel, ForOp, KernelOp, LoopKind, LoopOps, MemorySpace,
     VLoadOp,
 };
 
@@ -82,7 +82,7 @@ use dlc_loop::{
 pub static INFO: PassInfo = PassInfo {
     argument: "prefetch",
     summary: "Prefetches the next row of a row-wise kernel while the current row computes.",
-    anchor: Anchor::Op("loop.kernel"),
+    anchor: Anchor::Op(KernelOp::NAME),
     options: &[OptionSpec::new(
         "rows-ahead",
         OptionKind::Int,
@@ -127,7 +127,9 @@ impl Pass for Prefetch {
         }
         let mut row_loops = Vec::new();
         ctx.for_each_op(kernel, &mut |op| {
-            if ctx.op_name(op) == "loop.for" && ForOp(op).loop_kind(ctx) == Some(LoopKind::Parallel)
+            if ctx
+                .view::<ForOp>(op)
+                .is_some_and(|f| f.loop_kind(ctx) == Some(LoopKind::Parallel))
             {
                 row_loops.push(op);
             }
@@ -155,7 +157,7 @@ impl Prefetch {
         }
         let loops: Vec<Op> = ctx
             .block_ops(rows.body)
-            .filter(|&op| ctx.op_name(op) == "loop.for")
+            .filter(|&op| ctx.view::<ForOp>(op).is_some())
             .collect();
         // Per loop, its row reads; a buffer's second reading loop gets the prefetches.
         let reads: Vec<Vec<RowRead>> = loops.iter().map(|&l| row_reads(ctx, l, rows.iv)).collect();
@@ -218,15 +220,17 @@ fn row_reads(ctx: &Context, l: Op, row_iv: Value) -> Vec<RowRead> {
     };
     let mut out = Vec::new();
     for op in ctx.block_ops(parts.body) {
-        match ctx.op_name(op) {
-            "loop.vload" => out.extend(row_read(ctx, op, op, None, &parts, row_iv)),
-            "loop.schedule_block" => {
-                let Some(body) = ScheduleBlockOp(op).body(ctx) else {
+        match LoopOps::of(ctx, op) {
+            Some(LoopOps::VLoadOp(load)) => {
+                out.extend(row_read(ctx, load, op, None, &parts, row_iv));
+            }
+            Some(LoopOps::ScheduleBlockOp(block)) => {
+                let Some(body) = block.body(ctx) else {
                     continue;
                 };
                 for inner in ctx.block_ops(body) {
-                    if ctx.op_name(inner) == "loop.vload" {
-                        out.extend(row_read(ctx, inner, op, Some(body), &parts, row_iv));
+                    if let Some(load) = ctx.view::<VLoadOp>(inner) {
+                        out.extend(row_read(ctx, load, op, Some(body), &parts, row_iv));
                     }
                 }
             }
@@ -240,13 +244,13 @@ fn row_reads(ctx: &Context, l: Op, row_iv: Value) -> Vec<RowRead> {
 /// in, whose op is `at`). Every value the indices resolve to is visible just before `at`.
 fn row_read(
     ctx: &Context,
-    load: Op,
+    load: VLoadOp,
     at: Op,
     block: Option<Block>,
     l: &LoopParts,
     row_iv: Value,
 ) -> Option<RowRead> {
-    let buffer = VLoadOp(load).buffer(ctx);
+    let buffer = load.buffer(ctx);
     let (_, _, space) = buffer_parts(ctx, ctx.value_type(buffer))?;
     if space != MemorySpace::Global {
         return None;
@@ -262,7 +266,7 @@ fn row_read(
             None => Some(v),
         }
     };
-    let indices: Vec<Value> = VLoadOp(load)
+    let indices: Vec<Value> = load
         .indices(ctx)
         .iter()
         .map(|&v| resolve(v))

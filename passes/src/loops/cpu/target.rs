@@ -36,14 +36,7 @@ pub fn set_target_cpu(ctx: &mut Context, module: Op, cpu: &str) -> Result<(), St
     CpuInfo::named(cpu)?;
     let attr = ctx.string_attr(cpu);
     ctx.set_attr(module, TARGET_CPU_ATTR, attr);
-    let kernels: Vec<Op> = ctx
-        .regions(module)
-        .iter()
-        .flat_map(|&r| ctx.blocks(r).to_vec())
-        .flat_map(|b| ctx.block_ops(b).collect::<Vec<_>>())
-        .filter(|&op| ctx.op_name(op) == "loop.kernel")
-        .collect();
-    for kernel in kernels {
+    for kernel in dlc_loop::module_kernels(ctx, module) {
         ctx.set_attr(kernel, TARGET_CPU_ATTR, attr);
     }
     Ok(())

@@ -196,18 +196,18 @@
 
 use super::util::{
     ceil_div, const_int, const_trip_count, constant_splat, defined_inside, index_binary,
-    index_const, loop_parts, whole_groups_end, whole_groups_end_of, LoopParts,
+    index_const, is_scalar_compute, loop_parts, whole_groups_end, whole_groups_end_of, LoopParts,
 };
-use dlc_arith::{build_cmpi, fastmath_attr, CmpIPredicate, FastMathFlags};
+use dlc_arith::{build_cmpi, fastmath_attr, AddFOp, AddIOp, CmpIPredicate, FastMathFlags, MulFOp};
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
 use dlc_ir::{
-    Block, Context, Diagnostic, InsertPoint, Location, Op, OpSpec, Traits, Type, TypeKind, Value,
-    ValueMap,
+    Block, Context, Diagnostic, InsertPoint, Location, Op, OpSpec, OpView, Traits, Type, TypeKind,
+    Value, ValueMap,
 };
 use dlc_loop::{
     before_terminator, buffer_parts, buffer_type, build_alloc, build_for, build_if, build_load,
-    build_store, elem_size_bytes, is_gpu_kernel, ForOp, IterKind, LoopKind, MemorySpace,
-    ScheduleBlockOp,
+    build_store, elem_size_bytes, is_gpu_kernel, AccessKind, AllocOp, ForOp, IterKind, KernelOp,
+    LoopKind, LoopOps, MemorySpace, ScheduleBlockOp,
 };
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -219,7 +219,7 @@ pub static INFO: PassInfo = PassInfo {
     summary: "Register-tiles matmul-like reductions on the CPU, with the tile, the cache blocks \
               and the packing sized for the target: an `R x (V*W)` block of outputs is \
               accumulated in vector registers while the reduction loop runs innermost over it.",
-    anchor: Anchor::Op("loop.kernel"),
+    anchor: Anchor::Op(KernelOp::NAME),
     options: &[
         OptionSpec::new(
             "rows",
@@ -364,8 +364,7 @@ impl Pass for Tile {
         }
         let mut candidates = Vec::new();
         ctx.for_each_op(kernel, &mut |op| {
-            if ctx.op_name(op) == "loop.for" && ForOp(op).loop_kind(ctx) == Some(LoopKind::Parallel)
-            {
+            if is_loop(ctx, op, LoopKind::Parallel) {
                 candidates.push(op);
             }
         });
@@ -520,7 +519,8 @@ fn is_float(ctx: &Context, ty: Type) -> bool {
 }
 
 fn is_loop(ctx: &Context, op: Op, kind: LoopKind) -> bool {
-    ctx.op_name(op) == "loop.for" && ForOp(op).loop_kind(ctx) == Some(kind)
+    ctx.view::<ForOp>(op)
+        .is_some_and(|f| f.loop_kind(ctx) == Some(kind))
 }
 
 impl Tile {
@@ -537,10 +537,12 @@ impl Tile {
         // The `j` body: allocs, a prologue (elementwise blocks a fusion put before the
         // reduction, such as an attention mask the epilogue adds), the `k` loop, the epilogue.
         let j_ops = body_ops(ctx, j.body);
-        let k_at = j_ops.iter().position(|&op| ctx.op_name(op) == "loop.for")?;
+        let k_at = j_ops
+            .iter()
+            .position(|&op| ctx.view::<ForOp>(op).is_some())?;
         let (head, rest) = j_ops.split_at(k_at);
         let (&k_loop, tail) = rest.split_first()?;
-        let is_alloc = |op: &&Op| ctx.op_name(**op) == "loop.alloc";
+        let is_alloc = |op: &&Op| ctx.view::<AllocOp>(**op).is_some();
         let allocs: Vec<Op> = head.iter().filter(is_alloc).copied().collect();
         let prologue: Vec<Op> = head.iter().filter(|op| !is_alloc(op)).copied().collect();
         let feeds_k = |op: &Op| {
@@ -582,7 +584,7 @@ impl Tile {
             return None;
         }
         // The accumulator: a rank-0 float local buffer.
-        if ctx.op_name(acc_alloc) != "loop.alloc" || !ctx.operands(acc_alloc).is_empty() {
+        if !ctx.operands(acc_alloc).is_empty() {
             return None;
         }
         let acc = ctx.result(acc_alloc, 0);
@@ -603,10 +605,7 @@ impl Tile {
         let &[block] = &body_ops(ctx, k.body)[..] else {
             return None;
         };
-        if ctx.op_name(block) != "loop.schedule_block" {
-            return None;
-        }
-        let sb = ScheduleBlockOp(block);
+        let sb = ctx.view::<ScheduleBlockOp>(block)?;
         let kinds = sb.iter_kind_list(ctx);
         let values = ctx.operands(block).to_vec();
         if kinds.len() != values.len() {
@@ -661,11 +660,9 @@ impl Tile {
         let mut clash = false;
         for &e in &epilogue {
             ctx.for_each_op(e, &mut |op| {
-                let buffer = match ctx.op_name(op) {
-                    "loop.store" | "loop.vstore" => ctx.operands(op).get(1).copied(),
-                    _ => None,
-                };
-                clash |= buffer.is_some_and(|b| analyzer.reads.contains(&b));
+                clash |= dlc_loop::access(ctx, op).is_some_and(|a| {
+                    a.kind == AccessKind::Write && analyzer.reads.contains(&a.buffer)
+                });
             });
         }
         if !users_ok || clash {
@@ -718,12 +715,12 @@ impl Analyzer<'_> {
         if self.fma {
             let ctx = self.ctx;
             for op in ctx.block_ops(block) {
-                if ctx.op_name(op) != "arith.addf" || self.plan.get(&op) != Some(&Class::Vector) {
+                if ctx.view::<AddFOp>(op).is_none() || self.plan.get(&op) != Some(&Class::Vector) {
                     continue;
                 }
                 let mul = ctx.operands(op).iter().find_map(|&v| {
                     let def = ctx.defining_op(v)?;
-                    (ctx.op_name(def) == "arith.mulf"
+                    (ctx.view::<MulFOp>(def).is_some()
                         && self.plan.get(&def) == Some(&Class::Vector)
                         && ctx.uses(v).len() == 1
                         && ctx.op_block(def) == Some(block))
@@ -740,80 +737,85 @@ impl Analyzer<'_> {
 
     fn op(&mut self, op: Op) -> Option<Class> {
         let ctx = self.ctx;
-        let name = ctx.op_name(op);
         let operands = ctx.operands(op);
-        if operands
-            .iter()
-            .any(|v| self.col.contains(v) && !matches!(name, "arith.addi" | "loop.load"))
+        let kind = LoopOps::of(ctx, op);
+        let col_add = ctx.view::<AddIOp>(op).is_some();
+        if operands.iter().any(|v| self.col.contains(v))
+            && !col_add
+            && !matches!(kind, Some(LoopOps::LoadOp(_)))
         {
             return None;
         }
-        match name {
-            "loop.yield" => Some(Class::Skip),
-            "loop.load" => {
-                let (&buffer, indices) = operands.split_first()?;
-                if buffer == self.acc {
-                    self.vector.insert(ctx.result(op, 0));
-                    return Some(Class::AccLoad);
-                }
-                if indices.iter().any(|v| self.vector.contains(v)) {
-                    return None;
-                }
-                self.reads.insert(buffer);
-                let (last, rest) = indices.split_last()?;
-                if rest.iter().any(|v| self.col.contains(v)) {
-                    return None;
-                }
-                if !self.col.contains(last) {
-                    return Some(Class::Scalar);
-                }
-                let fits = buffer_parts(ctx, ctx.value_type(buffer))
-                    .and_then(|(dims, _, _)| dims.last().copied())
-                    .is_some_and(|d| d < 0 || d >= self.width);
-                if !fits {
-                    return None;
-                }
-                self.vector.insert(ctx.result(op, 0));
-                Some(Class::VLoad)
-            }
-            "loop.store" => {
+        match kind {
+            Some(LoopOps::YieldOp(_)) => return Some(Class::Skip),
+            Some(LoopOps::LoadOp(_)) => return self.load(op),
+            Some(LoopOps::StoreOp(_)) => {
                 let &[value, buffer] = operands else {
                     return None;
                 };
-                (buffer == self.acc && ctx.value_type(value) != Type::INDEX)
-                    .then_some(Class::AccStore)
+                return (buffer == self.acc && ctx.value_type(value) != Type::INDEX)
+                    .then_some(Class::AccStore);
             }
-            "arith.addi" if operands.iter().any(|v| self.col.contains(v)) => {
-                let &[a, b] = operands else {
-                    return None;
-                };
-                // `j + x` with `x` independent of `j`.
-                if (self.col.contains(&a) && self.col.contains(&b))
-                    || self.vector.contains(&a)
-                    || self.vector.contains(&b)
-                {
-                    return None;
-                }
-                self.col.insert(ctx.result(op, 0));
-                Some(Class::ColIndex)
-            }
-            _ if (name.starts_with("arith.") || name.starts_with("math."))
-                && ctx.regions(op).is_empty()
-                && ctx.num_results(op) == 1 =>
-            {
-                let r = ctx.result(op, 0);
-                if operands.iter().any(|v| self.vector.contains(v)) {
-                    if !is_float(ctx, ctx.value_type(r)) {
-                        return None;
-                    }
-                    self.vector.insert(r);
-                    Some(Class::Vector)
-                } else {
-                    Some(Class::Scalar)
-                }
-            }
-            _ => None,
+            Some(_) => return None,
+            None => {}
         }
+        if col_add && operands.iter().any(|v| self.col.contains(v)) {
+            let &[a, b] = operands else {
+                return None;
+            };
+            // `j + x` with `x` independent of `j`.
+            if (self.col.contains(&a) && self.col.contains(&b))
+                || self.vector.contains(&a)
+                || self.vector.contains(&b)
+            {
+                return None;
+            }
+            self.col.insert(ctx.result(op, 0));
+            return Some(Class::ColIndex);
+        }
+        if !is_scalar_compute(ctx, op) {
+            return None;
+        }
+        let r = ctx.result(op, 0);
+        if operands.iter().any(|v| self.vector.contains(v)) {
+            if !is_float(ctx, ctx.value_type(r)) {
+                return None;
+            }
+            self.vector.insert(r);
+            Some(Class::Vector)
+        } else {
+            Some(Class::Scalar)
+        }
+    }
+
+    /// A `loop.load` of the block: of the accumulator, of a row of `B` along `j`, or of a
+    /// value that does not depend on `j`.
+    fn load(&mut self, op: Op) -> Option<Class> {
+        let ctx = self.ctx;
+        let (&buffer, indices) = ctx.operands(op).split_first()?;
+        if buffer == self.acc {
+            self.vector.insert(ctx.result(op, 0));
+            return Some(Class::AccLoad);
+        }
+        if indices.iter().any(|v| self.vector.contains(v)) {
+            return None;
+        }
+        self.reads.insert(buffer);
+        let (last, rest) = indices.split_last()?;
+        if rest.iter().any(|v| self.col.contains(v)) {
+            return None;
+        }
+        if !self.col.contains(last) {
+            return Some(Class::Scalar);
+        }
+        let fits = buffer_parts(ctx, ctx.value_type(buffer))
+            .and_then(|(dims, _, _)| dims.last().copied())
+            .is_some_and(|d| d < 0 || d >= self.width);
+        if !fits {
+            return None;
+        }
+        self.vector.insert(ctx.result(op, 0));
+        Some(Class::VLoad)
     }
 }
 
@@ -1323,7 +1325,7 @@ fn elem_bytes(ctx: &Context, elem: Type) -> i64 {
 fn hoist_point(ctx: &Context, op: Op, values: &[Value]) -> InsertPoint {
     let mut cur = op;
     while let Some(p) = ctx.parent_op(cur) {
-        if ctx.op_name(p) != "loop.for" || values.iter().any(|&v| defined_inside(ctx, p, v)) {
+        if ctx.view::<ForOp>(p).is_none() || values.iter().any(|&v| defined_inside(ctx, p, v)) {
             break;
         }
         cur = p;

@@ -65,14 +65,14 @@ use super::util::{
     whole_groups_end, LoopParts,
 };
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
-use dlc_ir::{Context, Diagnostic, InsertPoint, Op};
-use dlc_loop::{before_terminator, build_for, ForOp, LoopKind};
+use dlc_ir::{Context, Diagnostic, InsertPoint, Op, OpView};
+use dlc_loop::{before_terminator, build_for, ForOp, KernelOp, LoopKind};
 
 /// The pass description.
 pub static INFO: PassInfo = PassInfo {
     argument: "unroll",
     summary: "Unrolls small constant loops fully and `unroll(f)`-marked loops by their factor.",
-    anchor: Anchor::Op("loop.kernel"),
+    anchor: Anchor::Op(KernelOp::NAME),
     options: &[
         OptionSpec::new(
             "max-extent",
@@ -140,7 +140,7 @@ impl Pass for Unroll {
     fn run(&self, ctx: &mut Context, run: &mut PassRun<'_>) -> Result<(), Diagnostic> {
         let mut loops = Vec::new();
         ctx.for_each_op(run.op(), &mut |op| {
-            if ctx.op_name(op) == "loop.for" {
+            if ctx.view::<ForOp>(op).is_some() {
                 loops.push(op);
             }
         });

@@ -1,11 +1,12 @@
 //! Helpers the cpu loop passes share: constant bounds, trip counts, cloning a loop body with the
 //! induction variable replaced, and building `index` arithmetic.
 
-use dlc_arith::{build_index_constant, splat_attr};
+use dlc_arith::{build_index_constant, splat_attr, ArithOps, ConstantOp};
 use dlc_ir::{
     AttrKind, Attribute, Block, Context, DenseValue, InsertPoint, Location, Op, OpSpec, Traits,
     Type, Value, ValueMap,
 };
+use dlc_loop::math::MathOps;
 use dlc_loop::ForOp;
 
 /// The value of `v` when an `arith.constant` integer (or index) that fits `i64` defines it.
@@ -25,13 +26,10 @@ pub(super) struct LoopParts {
 
 /// The parts of `op` when it is a well-formed `loop.for`.
 pub(super) fn loop_parts(ctx: &Context, op: Op) -> Option<LoopParts> {
-    if ctx.op_name(op) != "loop.for" {
-        return None;
-    }
+    let f = ctx.view::<ForOp>(op)?;
     let &[lb, ub, step] = ctx.operands(op) else {
         return None;
     };
-    let f = ForOp(op);
     Some(LoopParts {
         lb,
         ub,
@@ -158,17 +156,22 @@ pub(super) fn ceil_div(
 
 /// The splat attribute of vector type `ty` when `scalar` is an `arith.constant`.
 pub(super) fn constant_splat(ctx: &mut Context, scalar: Value, ty: Type) -> Option<Attribute> {
-    let op = ctx.defining_op(scalar)?;
-    if ctx.op_name(op) != "arith.constant" {
-        return None;
-    }
-    let attr = ctx.attr(op, "value")?;
+    let constant = ctx.view::<ConstantOp>(ctx.defining_op(scalar)?)?;
+    let attr = constant.value(ctx)?;
     let value = match ctx.attr_kind(attr) {
         AttrKind::Integer { value, .. } => DenseValue::Int(*value),
         AttrKind::Float { bits, .. } => DenseValue::Float(f64::from_bits(*bits)),
         _ => return None,
     };
     splat_attr(ctx, ty, value)
+}
+
+/// True for an `arith` or `math` op with one result and no regions: scalar computation that
+/// the vector rewrites apply lane by lane.
+pub(super) fn is_scalar_compute(ctx: &Context, op: Op) -> bool {
+    (ArithOps::of(ctx, op).is_some() || MathOps::of(ctx, op).is_some())
+        && ctx.regions(op).is_empty()
+        && ctx.num_results(op) == 1
 }
 
 /// True when `v` is defined inside `op` (by an op in it, or as an argument of one of its blocks).

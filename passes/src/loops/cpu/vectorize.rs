@@ -174,22 +174,24 @@
 
 use super::util::{
     const_int, const_trip_count, constant_splat, defined_inside, index_binary, index_const,
-    loop_parts, whole_groups_end, LoopParts,
+    is_scalar_compute, loop_parts, whole_groups_end, LoopParts,
 };
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
 use dlc_ir::{
-    Block, Context, Diagnostic, InsertPoint, Location, Op, OpSpec, Type, TypeKind, Value, ValueMap,
+    Block, Context, Diagnostic, InsertPoint, Location, Op, OpSpec, OpView, Type, TypeKind, Value,
+    ValueMap,
 };
 use dlc_loop::index_expr::divisor::offset_divisor;
 use dlc_loop::index_expr::{Atom, IndexExpr, Symbol};
 use dlc_loop::{
-    buffer_parts, buffer_type, build_alloc, elem_size_bytes, is_gpu_kernel, ForOp, LoopKind,
-    MemorySpace,
+    buffer_parts, buffer_type, build_alloc, elem_size_bytes, is_gpu_kernel, AccessKind, ForOp,
+    KernelOp, LoadOp, LoopKind, LoopOps, MemorySpace, ScheduleBlockOp, StoreOp, VStoreOp,
 };
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::target::CpuInfo;
-use dlc_arith::splat_attr;
+use crate::loops::scalar_access;
+use dlc_arith::{splat_attr, ArithOps, DivFOp};
 use dlc_loop::ReduceKind;
 
 /// The pass description.
@@ -198,7 +200,7 @@ pub static INFO: PassInfo = PassInfo {
     summary: "Vectorizes innermost CPU loops over contiguous elements into `width`-lane vector \
               loads, stores and arithmetic, with a scalar loop for the tail; reductions along \
               the loop accumulate lane by lane.",
-    anchor: Anchor::Op("loop.kernel"),
+    anchor: Anchor::Op(KernelOp::NAME),
     options: &[
         OptionSpec::new(
             "width",
@@ -307,7 +309,7 @@ impl Vectorize {
         }
         let mut loops = Vec::new();
         ctx.for_each_op(kernel, &mut |op| {
-            if ctx.op_name(op) == "loop.for" && is_innermost(ctx, op) {
+            if ctx.view::<ForOp>(op).is_some() && is_innermost(ctx, op) {
                 loops.push(op);
             }
         });
@@ -350,7 +352,10 @@ impl Vectorize {
 fn count_streaming_stores(ctx: &Context, kernel: Op) -> u64 {
     let mut n = 0;
     ctx.for_each_op(kernel, &mut |op| {
-        if ctx.op_name(op) == "loop.vstore" && dlc_loop::VStoreOp(op).is_nontemporal(ctx) {
+        if ctx
+            .view::<VStoreOp>(op)
+            .is_some_and(|s| s.is_nontemporal(ctx))
+        {
             n += 1;
         }
     });
@@ -361,7 +366,7 @@ fn count_streaming_stores(ctx: &Context, kernel: Op) -> u64 {
 fn is_innermost(ctx: &Context, op: Op) -> bool {
     let mut nested = false;
     ctx.for_each_op(op, &mut |o| {
-        nested |= o != op && ctx.op_name(o) == "loop.for"
+        nested |= o != op && ctx.view::<ForOp>(o).is_some()
     });
     !nested
 }
@@ -521,96 +526,107 @@ impl Analyzer<'_> {
 
     fn op(&mut self, op: Op) -> Option<Action> {
         let ctx = self.ctx;
-        let name = ctx.op_name(op);
+        if let Some(kind) = LoopOps::of(ctx, op) {
+            return match kind {
+                LoopOps::YieldOp(_) => Some(Action::Scalar),
+                LoopOps::ScheduleBlockOp(sb) => self.schedule_block(sb),
+                LoopOps::LoadOp(_) => self.load(op),
+                LoopOps::StoreOp(_) => self.store(op),
+                LoopOps::AllocOp(alloc) if self.registers.contains(&alloc.result(ctx)) => {
+                    Some(Action::RegisterAlloc)
+                }
+                _ => None,
+            };
+        }
         let operands = ctx.operands(op);
-        match name {
-            "loop.yield" => Some(Action::Scalar),
-            "arith.constant" => {
+        let index_result =
+            || operands.len() == 2 && ctx.value_type(ctx.result(op, 0)) == Type::INDEX;
+        match ArithOps::of(ctx, op) {
+            Some(ArithOps::ConstantOp(_)) => {
                 let r = ctx.result(op, 0);
                 let e = const_int(ctx, r).map_or_else(|| IndexExpr::value(r), IndexExpr::constant);
                 self.exprs.insert(r, e);
-                Some(Action::Scalar)
+                return Some(Action::Scalar);
             }
-            "arith.addi" | "arith.subi" | "arith.muli"
-                if operands.len() == 2 && ctx.value_type(ctx.result(op, 0)) == Type::INDEX =>
+            Some(arith @ (ArithOps::AddIOp(_) | ArithOps::SubIOp(_) | ArithOps::MulIOp(_)))
+                if index_result() =>
             {
                 let (a, b) = (self.expr(operands[0])?, self.expr(operands[1])?);
-                let e = match name {
-                    "arith.addi" => &a + &b,
-                    "arith.subi" => &a - &b,
+                let e = match arith {
+                    ArithOps::AddIOp(_) => &a + &b,
+                    ArithOps::SubIOp(_) => &a - &b,
                     _ => &a * &b,
                 };
                 self.exprs.insert(ctx.result(op, 0), e);
-                Some(Action::Scalar)
+                return Some(Action::Scalar);
             }
-            "loop.schedule_block" => {
-                let kinds = dlc_loop::ScheduleBlockOp(op).iter_kind_list(ctx);
-                let values: Vec<IndexExpr> = operands
-                    .iter()
-                    .map(|&v| self.expr(v))
-                    .collect::<Option<_>>()?;
-                let along = kinds
-                    .iter()
-                    .zip(&values)
-                    .any(|(k, e)| *k == dlc_loop::IterKind::Reduce && self.mentions_iv(e));
-                let mut regions = ctx.regions(op).to_vec();
-                if along {
-                    let r = self.lane_reduction(op)?;
-                    self.registers.insert(r.acc);
-                    self.reductions.push(r);
-                    // The init runs once, outside the vector loop (see `rewrite`).
-                    regions.truncate(1);
-                }
-                for region in regions {
-                    for &block in ctx.blocks(region) {
-                        if ctx.block_args(block).len() != values.len() {
-                            return None;
-                        }
-                        for (&arg, e) in ctx.block_args(block).iter().zip(&values) {
-                            self.exprs.insert(arg, e.clone());
-                        }
-                        self.block(block)?;
-                    }
-                }
-                Some(Action::Block)
+            _ => {}
+        }
+        if !is_scalar_compute(ctx, op) {
+            return None;
+        }
+        let r = ctx.result(op, 0);
+        let any_vector = operands.iter().any(|v| self.vector.contains(v));
+        if operands
+            .iter()
+            .any(|&v| !self.vector.contains(&v) && self.varies(v))
+        {
+            // Index arithmetic on the loop index that is not `+ - *`.
+            return None;
+        }
+        if any_vector {
+            let ty = ctx.value_type(r);
+            if ty == Type::INDEX || !is_scalar(ctx, ty) {
+                return None;
             }
-            "loop.load" => self.load(op),
-            "loop.store" => self.store(op),
-            "loop.alloc" if self.registers.contains(&ctx.result(op, 0)) => {
-                Some(Action::RegisterAlloc)
+            if is_integer_division(ctx, op) {
+                // Code generation guards a division lane by lane only for scalars (a
+                // zero divisor gives 0, never a trap): keep the loop scalar.
+                return None;
             }
-            _ if (name.starts_with("arith.") || name.starts_with("math."))
-                && ctx.regions(op).is_empty()
-                && ctx.num_results(op) == 1 =>
-            {
-                let r = ctx.result(op, 0);
-                let any_vector = operands.iter().any(|v| self.vector.contains(v));
-                if operands
-                    .iter()
-                    .any(|&v| !self.vector.contains(&v) && self.varies(v))
-                {
-                    // Index arithmetic on the loop index that is not `+ - *`.
+            self.vector.insert(r);
+            Some(Action::Lanes)
+        } else {
+            self.exprs.insert(r, IndexExpr::value(r));
+            Some(Action::Scalar)
+        }
+    }
+
+    /// A schedule block in the loop: its regions are analyzed with the iter vars bound to
+    /// their values; a reduction along the loop is accumulated lane by lane.
+    fn schedule_block(&mut self, sb: ScheduleBlockOp) -> Option<Action> {
+        let ctx = self.ctx;
+        let op = sb.0;
+        let kinds = sb.iter_kind_list(ctx);
+        let values: Vec<IndexExpr> = ctx
+            .operands(op)
+            .iter()
+            .map(|&v| self.expr(v))
+            .collect::<Option<_>>()?;
+        let along = kinds
+            .iter()
+            .zip(&values)
+            .any(|(k, e)| *k == dlc_loop::IterKind::Reduce && self.mentions_iv(e));
+        let mut regions = ctx.regions(op).to_vec();
+        if along {
+            let r = self.lane_reduction(op)?;
+            self.registers.insert(r.acc);
+            self.reductions.push(r);
+            // The init runs once, outside the vector loop (see `rewrite`).
+            regions.truncate(1);
+        }
+        for region in regions {
+            for &block in ctx.blocks(region) {
+                if ctx.block_args(block).len() != values.len() {
                     return None;
                 }
-                if any_vector {
-                    let ty = ctx.value_type(r);
-                    if ty == Type::INDEX || !is_scalar(ctx, ty) {
-                        return None;
-                    }
-                    if INTEGER_DIVISIONS.contains(&name) {
-                        // Code generation guards a division lane by lane only for scalars (a
-                        // zero divisor gives 0, never a trap): keep the loop scalar.
-                        return None;
-                    }
-                    self.vector.insert(r);
-                    Some(Action::Lanes)
-                } else {
-                    self.exprs.insert(r, IndexExpr::value(r));
-                    Some(Action::Scalar)
+                for (&arg, e) in ctx.block_args(block).iter().zip(&values) {
+                    self.exprs.insert(arg, e.clone());
                 }
+                self.block(block)?;
             }
-            _ => None,
         }
+        Some(Action::Block)
     }
 
     /// The reduction along the loop that schedule block `op` performs, if it has the form
@@ -620,11 +636,8 @@ impl Analyzer<'_> {
         let ctx = self.ctx;
         let body = *ctx.blocks(*ctx.regions(op).first()?).first()?;
         let mut stores = ctx.block_ops(body).filter(|&o| {
-            ctx.op_name(o) == "loop.store"
-                && ctx
-                    .operands(o)
-                    .get(1)
-                    .is_some_and(|&b| is_register_buffer(ctx, b))
+            ctx.view::<StoreOp>(o)
+                .is_some_and(|s| is_register_buffer(ctx, s.buffer(ctx)))
         });
         let (Some(store), None) = (stores.next(), stores.next()) else {
             return None;
@@ -663,7 +676,7 @@ impl Analyzer<'_> {
         }
         let load = ctx
             .block_ops(body)
-            .find(|&o| ctx.op_name(o) == "loop.load" && ctx.operands(o).first() == Some(&acc))?;
+            .find(|&o| ctx.view::<LoadOp>(o).is_some_and(|l| l.buffer(ctx) == acc))?;
         let s = ctx.result(load, 0);
         if !ctx.operands(combine).contains(&s) || ctx.uses(s).len() != 1 {
             return None;
@@ -677,7 +690,7 @@ impl Analyzer<'_> {
             !ctx.is_ancestor(self.lp, u.user)
                 || u.user == load
                 || u.user == store
-                || (ctx.op_name(u.user) == "loop.store" && in_init())
+                || (ctx.view::<StoreOp>(u.user).is_some() && in_init())
         });
         ok.then_some(LaneReduction {
             block: op,
@@ -795,27 +808,27 @@ impl Analyzer<'_> {
         if bytes.is_none_or(|b| b < self.stream_bytes) {
             return false;
         }
-        let write_only = ctx.uses(buffer).iter().all(|u| {
-            matches!(
-                (ctx.op_name(u.user), u.operand),
-                ("loop.store", 1) | ("loop.vstore", 1)
-            )
-        });
-        write_only
+        ctx.uses(buffer).iter().all(|u| {
+            dlc_loop::access(ctx, u.user)
+                .is_some_and(|a| a.kind == AccessKind::Write && a.buffer == buffer)
+        })
     }
 }
 
-/// True for integer and float scalar types.
-/// Integer divisions, which stay scalar (see `Analyzer::op`).
-const INTEGER_DIVISIONS: [&str; 6] = [
-    "arith.divsi",
-    "arith.divui",
-    "arith.remsi",
-    "arith.remui",
-    "arith.ceildivsi",
-    "arith.floordivsi",
-];
+/// True for the integer divisions and remainders, which stay scalar (see `Analyzer::op`).
+fn is_integer_division(ctx: &Context, op: Op) -> bool {
+    matches!(
+        ArithOps::of(ctx, op),
+        Some(
+            ArithOps::DivSIOp(_)
+                | ArithOps::DivUIOp(_)
+                | ArithOps::RemSIOp(_)
+                | ArithOps::RemUIOp(_)
+        )
+    )
+}
 
+/// True for integer and float scalar types.
 fn is_scalar(ctx: &Context, ty: Type) -> bool {
     matches!(
         ctx.type_kind(ty),
@@ -837,17 +850,14 @@ fn find_registers(ctx: &Context, lp: Op, body: Block) -> Vec<Value> {
     let mut first: Vec<(Value, bool)> = Vec::new();
     fn walk(ctx: &Context, block: Block, conditional: bool, first: &mut Vec<(Value, bool)>) {
         for op in ctx.block_ops(block) {
-            let (buffer, store) = match ctx.op_name(op) {
-                "loop.load" => (ctx.operands(op).first().copied(), false),
-                "loop.store" => (ctx.operands(op).get(1).copied(), true),
-                _ => (None, false),
-            };
-            if let Some(b) = buffer {
+            if let Some(access) = scalar_access(ctx, op) {
+                let b = access.buffer;
                 if !first.iter().any(|(v, _)| *v == b) {
+                    let store = access.kind == AccessKind::Write;
                     first.push((b, store && !conditional));
                 }
             }
-            if ctx.op_name(op) == "loop.schedule_block" {
+            if ctx.view::<ScheduleBlockOp>(op).is_some() {
                 // The init region (region 1) runs first, and only on some iterations.
                 let regions = ctx.regions(op);
                 if let Some(&init) = regions.get(1) {
@@ -871,10 +881,7 @@ fn find_registers(ctx: &Context, lp: Op, body: Block) -> Vec<Value> {
                 && is_register_buffer(ctx, b)
                 && ctx.uses(b).iter().all(|u| {
                     ctx.is_ancestor(lp, u.user)
-                        && matches!(
-                            (ctx.op_name(u.user), u.operand),
-                            ("loop.load", 0) | ("loop.store", 1)
-                        )
+                        && scalar_access(ctx, u.user).is_some_and(|a| a.buffer == b)
                 })
         })
         .map(|(b, _)| b)
@@ -1265,8 +1272,8 @@ impl Emitter<'_> {
     /// the same in every lane becomes one scalar reciprocal and a vector multiply (a softmax's
     /// normalization, a mean): a vector division costs about ten times a multiply.
     fn lanes(&mut self, ctx: &mut Context, op: Op, at: InsertPoint) {
-        if ctx.op_name(op) == "arith.divf" {
-            let (a, b) = (ctx.operand(op, 0), ctx.operand(op, 1));
+        if let Some(div) = ctx.view::<DivFOp>(op) {
+            let (a, b) = (div.lhs(ctx), div.rhs(ctx));
             if self.vector.contains_key(&a) && !self.vector.contains_key(&b) {
                 let divisor = self.map.lookup(b);
                 let ty = ctx.value_type(divisor);

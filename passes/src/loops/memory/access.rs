@@ -2,32 +2,35 @@
 //! over loop induction variables (schedule-block iter vars replaced by the values bound to
 //! them), loop bounds, and the small IR queries (is this a global store, a GPU-bound value).
 
+use dlc_arith::ArithOps;
 use dlc_ir::{Context, Op, Value};
 use dlc_loop::index_expr::{from_ir_with, Atom, Bounds, FromIr, IndexExpr, Symbol};
-use dlc_loop::{buffer_parts, ForOp, LoopKind, MemorySpace};
+use dlc_loop::{buffer_parts, AccessKind, BarrierOp, ForOp, LoopKind, LoopOps, MemorySpace};
 use rustc_hash::FxHashMap;
 
-/// The position of the buffer operand of a load or store op, `None` for other ops.
-pub(super) fn buffer_operand(ctx: &Context, op: Op) -> Option<usize> {
-    match ctx.op_name(op) {
-        "loop.load" | "loop.vload" => Some(0),
-        "loop.store" | "loop.vstore" => Some(1),
-        _ => None,
-    }
+/// The operand position of the first index of the access `op` (its indices are its last
+/// operands, as in every loop-dialect access), `None` for other ops.
+pub(super) fn first_index_operand(ctx: &Context, op: Op) -> Option<usize> {
+    let access = dlc_loop::access(ctx, op)?;
+    let operands = ctx.operands(op);
+    operands
+        .ends_with(access.indices)
+        .then(|| operands.len() - access.indices.len())
 }
 
-/// True for `loop.vload` / `loop.vstore`.
+/// True for an access of more than one lane (`loop.vload` / `loop.vstore`), which spans its
+/// buffer's last dim.
 pub(super) fn is_vector_access(ctx: &Context, op: Op) -> bool {
-    matches!(ctx.op_name(op), "loop.vload" | "loop.vstore")
+    dlc_loop::access(ctx, op).is_some_and(|a| a.lanes > 1)
 }
 
-/// The loads and stores that use `buffer` as their buffer, or `None` when it has any other use
-/// (passed to a launch, measured by `loop.dim`, stored as a value), which a pass that changes
-/// the buffer's type or indices cannot follow.
+/// The accesses that use `buffer` as their buffer, or `None` when it has any other use
+/// (passed to a launch, measured by `loop.dim`), which a pass that changes the buffer's type
+/// or indices cannot follow. A buffer is never an index or a stored value.
 pub(super) fn accesses_of(ctx: &Context, buffer: Value) -> Option<Vec<Op>> {
     let mut out = Vec::new();
     for u in ctx.uses(buffer) {
-        if buffer_operand(ctx, u.user) != Some(u.operand as usize) {
+        if dlc_loop::access(ctx, u.user).is_none_or(|a| a.buffer != buffer) {
             return None;
         }
         if !out.contains(&u.user) {
@@ -37,16 +40,27 @@ pub(super) fn accesses_of(ctx: &Context, buffer: Value) -> Option<Vec<Op>> {
     Some(out)
 }
 
+/// The buffer `op` stores to, `None` when it is not a store.
+pub(super) fn stored_buffer(ctx: &Context, op: Op) -> Option<Value> {
+    dlc_loop::access(ctx, op)
+        .filter(|a| a.kind == AccessKind::Write)
+        .map(|a| a.buffer)
+}
+
+/// Whether `v` is the result of a load (a value read from memory, not index arithmetic).
+pub(super) fn is_loaded(ctx: &Context, v: Value) -> bool {
+    ctx.defining_op(v)
+        .and_then(|d| dlc_loop::access(ctx, d))
+        .is_some_and(|a| a.kind == AccessKind::Read)
+}
+
 /// Whether `op` (or an op nested in it) stores to a global buffer whose element type is `elem`
 /// (any element type when `None`): such a buffer may be the same memory as another global
 /// kernel argument of that type, since a launch may pass one buffer twice.
 pub(super) fn stores_global(ctx: &Context, op: Op, elem: Option<dlc_ir::Type>) -> bool {
     let mut found = false;
     ctx.for_each_op(op, &mut |o| {
-        if !matches!(ctx.op_name(o), "loop.store" | "loop.vstore") {
-            return;
-        }
-        let Some(&buf) = ctx.operands(o).get(1) else {
+        let Some(buf) = stored_buffer(ctx, o) else {
             return;
         };
         if let Some((_, e, MemorySpace::Global)) = buffer_parts(ctx, ctx.value_type(buf)) {
@@ -59,7 +73,7 @@ pub(super) fn stores_global(ctx: &Context, op: Op, elem: Option<dlc_ir::Type>) -
 /// Whether `op` is or contains a `loop.barrier`.
 pub(super) fn has_barrier(ctx: &Context, op: Op) -> bool {
     let mut found = false;
-    ctx.for_each_op(op, &mut |o| found |= ctx.op_name(o) == "loop.barrier");
+    ctx.for_each_op(op, &mut |o| found |= ctx.view::<BarrierOp>(o).is_some());
     found
 }
 
@@ -96,8 +110,8 @@ impl Resolver {
             gpu_values: Vec::new(),
         };
         // Pre-order: a block's iter values are resolved before the blocks nested in it.
-        ctx.for_each_op(root, &mut |op| match ctx.op_name(op) {
-            "loop.schedule_block" => {
+        ctx.for_each_op(root, &mut |op| match LoopOps::of(ctx, op) {
+            Some(LoopOps::ScheduleBlockOp(_)) => {
                 let values = ctx.operands(op).to_vec();
                 for &region in ctx.regions(op) {
                     for &b in ctx.blocks(region) {
@@ -113,7 +127,7 @@ impl Resolver {
                     }
                 }
             }
-            "loop.for" => {
+            Some(LoopOps::ForOp(_)) => {
                 let ops = ctx.operands(op);
                 let Some(body) = ctx
                     .regions(op)
@@ -141,7 +155,7 @@ impl Resolver {
                     r.bounds.insert(Symbol::Value(iv), lo, hi.max(lo));
                 }
             }
-            "loop.thread_id" | "loop.block_id" => {
+            Some(LoopOps::ThreadIdOp(_) | LoopOps::BlockIdOp(_)) => {
                 if let Some(v) = ctx.results(op).next() {
                     r.gpu_values.push(Symbol::Value(v));
                 }
@@ -207,7 +221,7 @@ pub(super) fn erase_dead_index_ops(ctx: &mut Context, v: Value) {
         let Some(op) = ctx.defining_op(v) else {
             continue;
         };
-        if !ctx.op_name(op).starts_with("arith.") || ctx.results(op).any(|r| !ctx.is_unused(r)) {
+        if ArithOps::of(ctx, op).is_none() || ctx.results(op).any(|r| !ctx.is_unused(r)) {
             continue;
         }
         work.extend(ctx.operands(op).iter().copied());

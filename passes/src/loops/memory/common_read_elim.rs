@@ -110,7 +110,10 @@
 //!    may pass that buffer for the one read.
 //! 3. `x[%k + 1]` and `x[%k]`: different reads.
 
-use super::access::{buffer_name, constant_extent, for_kind, has_barrier, stores_global, Resolver};
+use super::access::{
+    buffer_name, constant_extent, for_kind, has_barrier, is_loaded, stored_buffer, stores_global,
+    Resolver,
+};
 use super::rearrange_loads::defined_before;
 use dlc_arith::build_index_constant;
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
@@ -118,7 +121,7 @@ use dlc_ir::{Block, Context, Diagnostic, InsertPoint, Op, Value};
 use dlc_loop::index_expr::{Emitter, IndexExpr, Symbol};
 use dlc_loop::{
     before_terminator, buffer_parts, buffer_type, build_alloc, build_for, build_load,
-    build_schedule_block, build_store, IterKind, LoopKind, MemorySpace,
+    build_schedule_block, build_store, IterKind, LoadOp, LoopKind, LoopOps, MemorySpace,
 };
 
 /// The pass description.
@@ -166,7 +169,7 @@ struct CommonReadElim {
 
 /// One candidate load, found from a scope.
 struct Candidate {
-    load: Op,
+    load: LoadOp,
     /// The op of the scope that contains the load.
     top: Op,
     /// The schedule block whose body holds the load.
@@ -184,7 +187,11 @@ impl Pass for CommonReadElim {
         let kernel = run.op();
         let mut scopes = Vec::new();
         ctx.for_each_op(kernel, &mut |op| {
-            if op == kernel || matches!(ctx.op_name(op), "loop.for" | "loop.if") {
+            let control_flow = matches!(
+                LoopOps::of(ctx, op),
+                Some(LoopOps::ForOp(_) | LoopOps::IfOp(_))
+            );
+            if op == kernel || control_flow {
                 for r in ctx.regions(op) {
                     scopes.extend(ctx.blocks(*r).first().copied());
                 }
@@ -218,13 +225,7 @@ impl Pass for CommonReadElim {
 /// The buffers some op of `kernel` stores to.
 fn stored_buffers(ctx: &Context, kernel: Op) -> Vec<Value> {
     let mut out = Vec::new();
-    ctx.for_each_op(kernel, &mut |o| {
-        if matches!(ctx.op_name(o), "loop.store" | "loop.vstore") {
-            if let Some(&b) = ctx.operands(o).get(1) {
-                out.push(b);
-            }
-        }
-    });
+    ctx.for_each_op(kernel, &mut |o| out.extend(stored_buffer(ctx, o)));
     out
 }
 
@@ -243,11 +244,12 @@ impl CommonReadElim {
         }
         let mut groups: Vec<(ReadKey, Vec<Candidate>)> = Vec::new();
         for (load, top, block, chain) in found {
-            let buffer = ctx.operand(load, 0);
+            let buffer = load.buffer(ctx);
             if stored.contains(&buffer) {
                 continue;
             }
-            let indices: Vec<IndexExpr> = ctx.operands(load)[1..]
+            let indices: Vec<IndexExpr> = load
+                .indices(ctx)
                 .iter()
                 .map(|v| resolver.resolve(ctx, *v))
                 .collect();
@@ -331,25 +333,27 @@ impl CommonReadElim {
 
 /// A load found under a scope: the load, the scope's op holding it, its schedule block, and
 /// the loops between (induction variable, extent).
-type Found = (Op, Op, Op, Vec<(Value, i64)>);
+type Found = (LoadOp, Op, Op, Vec<(Value, i64)>);
 
 /// Collects the candidate loads under `op`, an op of the scope (`top`) or nested in it through
 /// the loops of `chain` (induction variable, extent).
 fn collect(ctx: &Context, op: Op, top: Op, chain: &mut Vec<(Value, i64)>, out: &mut Vec<Found>) {
-    match ctx.op_name(op) {
-        "loop.schedule_block" => {
+    match LoopOps::of(ctx, op) {
+        Some(LoopOps::ScheduleBlockOp(_)) => {
             let Some(body) = ctx.regions(op).first().and_then(|r| ctx.blocks(*r).first()) else {
                 return;
             };
             for o in ctx.block_ops(*body) {
                 let well_formed = ctx.num_results(o) == 1 && !ctx.operands(o).is_empty();
-                if ctx.op_name(o) == "loop.load" && well_formed && is_global(ctx, ctx.operand(o, 0))
-                {
-                    out.push((o, top, op, chain.clone()));
+                let Some(load) = ctx.view::<LoadOp>(o).filter(|_| well_formed) else {
+                    continue;
+                };
+                if is_global(ctx, load.buffer(ctx)) {
+                    out.push((load, top, op, chain.clone()));
                 }
             }
         }
-        "loop.for" => {
+        Some(LoopOps::ForOp(_)) => {
             if !matches!(
                 for_kind(ctx, op),
                 Some(LoopKind::Serial | LoopKind::Unroll(_))
@@ -382,11 +386,6 @@ fn is_global(ctx: &Context, buffer: Value) -> bool {
     )
 }
 
-fn is_loaded(ctx: &Context, v: Value) -> bool {
-    ctx.defining_op(v)
-        .is_some_and(|d| matches!(ctx.op_name(d), "loop.load" | "loop.vload"))
-}
-
 /// Builds the cache of one group before its first op and redirects the group's loads to it.
 fn cache(
     ctx: &mut Context,
@@ -396,7 +395,7 @@ fn cache(
 ) -> Result<(), Diagnostic> {
     let (buffer, indices, extents) = key;
     let first = members[0].top;
-    let loc = ctx.op_loc(members[0].load);
+    let loc = ctx.op_loc(members[0].load.0);
     let Some((_, elem, _)) = buffer_parts(ctx, ctx.value_type(*buffer)) else {
         return Ok(());
     };
@@ -493,17 +492,17 @@ fn cache(
                     .map_or(*iv, |(_, arg)| *arg)
             })
             .collect();
-        let old_indices: Vec<Value> = ctx.operands(m.load)[1..].to_vec();
+        let old_indices: Vec<Value> = m.load.indices(ctx).to_vec();
         let new = build_load(
             ctx,
-            InsertPoint::Before(m.load),
+            InsertPoint::Before(m.load.0),
             local,
             &cache_indices,
-            ctx.op_loc(m.load),
+            ctx.op_loc(m.load.0),
         );
-        let old = ctx.result(m.load, 0);
+        let old = m.load.result(ctx);
         ctx.replace_all_uses(old, new);
-        ctx.erase_op(m.load);
+        ctx.erase_op(m.load.0);
         for v in old_indices {
             super::access::erase_dead_index_ops(ctx, v);
         }

@@ -82,12 +82,12 @@
 //! 2. A `shared` or global buffer: other threads or the host see its layout.
 
 use super::access::{
-    accesses_of, buffer_operand, erase_dead_index_ops, is_vector_access, Resolver,
+    accesses_of, erase_dead_index_ops, first_index_operand, is_vector_access, Resolver,
 };
 use dlc_ir::pass::{Anchor, OptionValues, Pass, PassInfo, PassRun};
-use dlc_ir::{Context, Diagnostic, InsertPoint, Op, DYNAMIC};
+use dlc_ir::{Context, Diagnostic, InsertPoint, DYNAMIC};
 use dlc_loop::index_expr::{from_ir_with, range_of, Emitter, FromIr, IndexExpr};
-use dlc_loop::{buffer_parts, buffer_type, MemorySpace};
+use dlc_loop::{buffer_parts, buffer_type, AllocOp, MemorySpace};
 
 /// The pass description.
 pub static INFO: PassInfo = PassInfo {
@@ -114,11 +114,7 @@ impl Pass for LocalIndexFactorElim {
         let kernel = run.op();
         let resolver = Resolver::new(ctx, kernel);
         let mut allocs = Vec::new();
-        ctx.for_each_op(kernel, &mut |op| {
-            if ctx.op_name(op) == "loop.alloc" {
-                allocs.push(op);
-            }
-        });
+        ctx.for_each_op(kernel, &mut |op| allocs.extend(ctx.view::<AllocOp>(op)));
         let mut rewritten = 0;
         for alloc in allocs {
             if rewrite_alloc(ctx, &resolver, alloc)? {
@@ -154,10 +150,12 @@ fn read(ctx: &Context, v: dlc_ir::Value) -> IndexExpr {
 }
 
 /// Rewrites the indices of the local buffer `alloc` makes; returns whether anything changed.
-fn rewrite_alloc(ctx: &mut Context, resolver: &Resolver, alloc: Op) -> Result<bool, Diagnostic> {
-    let Some(buffer) = ctx.results(alloc).next() else {
-        return Ok(false);
-    };
+fn rewrite_alloc(
+    ctx: &mut Context,
+    resolver: &Resolver,
+    alloc: AllocOp,
+) -> Result<bool, Diagnostic> {
+    let buffer = alloc.result(ctx);
     let Some((dims, elem, MemorySpace::Local)) = buffer_parts(ctx, ctx.value_type(buffer)) else {
         return Ok(false);
     };
@@ -172,7 +170,7 @@ fn rewrite_alloc(ctx: &mut Context, resolver: &Resolver, alloc: Op) -> Result<bo
     for (d, change) in changes.iter_mut().enumerate() {
         let mut exprs = Vec::new();
         for &op in &accesses {
-            let Some(&v) = buffer_operand(ctx, op).and_then(|at| ctx.operands(op).get(at + 1 + d))
+            let Some(&v) = first_index_operand(ctx, op).and_then(|at| ctx.operands(op).get(at + d))
             else {
                 return Ok(false);
             };
@@ -211,7 +209,7 @@ fn rewrite_alloc(ctx: &mut Context, resolver: &Resolver, alloc: Op) -> Result<bo
         }
     }
     for &op in &accesses {
-        let Some(at) = buffer_operand(ctx, op) else {
+        let Some(at) = first_index_operand(ctx, op) else {
             continue;
         };
         let mut emitter = Emitter::new(InsertPoint::Before(op), ctx.op_loc(op))
@@ -220,11 +218,11 @@ fn rewrite_alloc(ctx: &mut Context, resolver: &Resolver, alloc: Op) -> Result<bo
             let Some(c) = change else {
                 continue;
             };
-            let old = ctx.operand(op, at + 1 + d);
+            let old = ctx.operand(op, at + d);
             let e = read(ctx, old);
             let new = divide(&(&e - &IndexExpr::constant(c.offset)), c.factor);
             let v = emitter.emit(ctx, &new)?;
-            ctx.set_operand(op, at + 1 + d, v);
+            ctx.set_operand(op, at + d, v);
             erase_dead_index_ops(ctx, old);
         }
     }

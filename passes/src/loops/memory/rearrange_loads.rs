@@ -83,11 +83,11 @@
 //! 2. A block storing to a global f32 buffer before another block loads `%a[%k0]`: the
 //!    stored buffer may be `%a` (a data dependence).
 
-use super::access::{for_kind, has_barrier, stores_global, Resolver};
+use super::access::{for_kind, has_barrier, is_loaded, stored_buffer, stores_global, Resolver};
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
 use dlc_ir::{Block, Context, Diagnostic, InsertPoint, Op, Value};
 use dlc_loop::index_expr::{Emitter, IndexExpr};
-use dlc_loop::{buffer_parts, build_load, MemorySpace};
+use dlc_loop::{buffer_parts, build_load, ForOp, LoadOp, MemorySpace, ScheduleBlockOp};
 
 /// The pass description.
 pub static INFO: PassInfo = PassInfo {
@@ -151,7 +151,7 @@ fn innermost_body(ctx: &Context, op: Op) -> Option<Block> {
     let body = *ctx.blocks(*ctx.regions(op).first()?).first()?;
     let mut nested = false;
     for o in ctx.block_ops(body) {
-        ctx.for_each_op(o, &mut |x| nested |= ctx.op_name(x) == "loop.for");
+        ctx.for_each_op(o, &mut |x| nested |= ctx.view::<ForOp>(x).is_some());
     }
     (!nested).then_some(body)
 }
@@ -167,7 +167,7 @@ impl RearrangeLoads {
         let ops: Vec<Op> = ctx.block_ops(body).collect();
         let Some(&first_block) = ops
             .iter()
-            .find(|o| ctx.op_name(**o) == "loop.schedule_block")
+            .find(|o| ctx.view::<ScheduleBlockOp>(**o).is_some())
         else {
             return Ok(0);
         };
@@ -181,7 +181,7 @@ impl RearrangeLoads {
         let mut barrier = false;
         let start = ops.iter().position(|o| *o == first_block).unwrap_or(0);
         for &op in &ops[start..] {
-            if ctx.op_name(op) != "loop.schedule_block" {
+            if ctx.view::<ScheduleBlockOp>(op).is_none() {
                 barrier |= has_barrier(ctx, op);
                 note_stores(ctx, op, &mut blocked_elems);
                 continue;
@@ -200,11 +200,12 @@ impl RearrangeLoads {
             for o in inner {
                 barrier |= has_barrier(ctx, o);
                 let well_formed = ctx.num_results(o) == 1 && !ctx.operands(o).is_empty();
-                if ctx.op_name(o) != "loop.load" || !well_formed || barrier {
+                let load = ctx.view::<LoadOp>(o).filter(|_| well_formed && !barrier);
+                let Some(load) = load else {
                     note_stores(ctx, o, &mut blocked_elems);
                     continue;
-                }
-                let buffer = ctx.operand(o, 0);
+                };
+                let buffer = load.buffer(ctx);
                 let Some((_, elem, MemorySpace::Global)) =
                     buffer_parts(ctx, ctx.value_type(buffer))
                 else {
@@ -213,7 +214,7 @@ impl RearrangeLoads {
                 if blocked_elems.iter().any(|b| b.is_none_or(|t| t == elem)) {
                     continue;
                 }
-                let index_values: Vec<Value> = ctx.operands(o)[1..].to_vec();
+                let index_values: Vec<Value> = load.indices(ctx).to_vec();
                 let indices: Vec<IndexExpr> = index_values
                     .iter()
                     .map(|v| resolver.resolve(ctx, *v))
@@ -268,15 +269,11 @@ fn note_stores(ctx: &Context, op: Op, out: &mut Vec<Option<dlc_ir::Type>>) {
         return;
     }
     ctx.for_each_op(op, &mut |o| {
-        if matches!(ctx.op_name(o), "loop.store" | "loop.vstore") {
-            if let Some((_, e, MemorySpace::Global)) = ctx
-                .operands(o)
-                .get(1)
-                .and_then(|b| buffer_parts(ctx, ctx.value_type(*b)))
-            {
-                if !out.contains(&Some(e)) {
-                    out.push(Some(e));
-                }
+        if let Some((_, e, MemorySpace::Global)) =
+            stored_buffer(ctx, o).and_then(|b| buffer_parts(ctx, ctx.value_type(b)))
+        {
+            if !out.contains(&Some(e)) {
+                out.push(Some(e));
             }
         }
     });
@@ -288,10 +285,7 @@ fn note_stores(ctx: &Context, op: Op, out: &mut Vec<Option<dlc_ir::Type>>) {
 fn available_before(ctx: &Context, e: &IndexExpr, at: Op) -> bool {
     e.symbols().iter().all(|s| match s {
         dlc_loop::index_expr::Symbol::Value(v) => {
-            let loaded = ctx
-                .defining_op(*v)
-                .is_some_and(|d| matches!(ctx.op_name(d), "loop.load" | "loop.vload"));
-            !loaded && defined_before(ctx, *v, at)
+            !is_loaded(ctx, *v) && defined_before(ctx, *v, at)
         }
         dlc_loop::index_expr::Symbol::Free(_) => false,
     })

@@ -83,13 +83,13 @@
 //! 2. A shared buffer indexed by a `thread.x` induction variable: each thread owns its element.
 
 use super::access::{
-    accesses_of, buffer_operand, erase_dead_index_ops, is_vector_access, Resolver,
+    accesses_of, erase_dead_index_ops, first_index_operand, is_vector_access, Resolver,
 };
 use dlc_arith::build_index_constant;
 use dlc_ir::pass::{Anchor, OptionValues, Pass, PassInfo, PassRun};
-use dlc_ir::{Context, Diagnostic, InsertPoint, Op, DYNAMIC};
+use dlc_ir::{Context, Diagnostic, InsertPoint, DYNAMIC};
 use dlc_loop::index_expr::IndexExpr;
-use dlc_loop::{buffer_parts, buffer_type, MemorySpace};
+use dlc_loop::{buffer_parts, buffer_type, AllocOp, MemorySpace};
 
 /// The pass description.
 pub static INFO: PassInfo = PassInfo {
@@ -116,11 +116,7 @@ impl Pass for UpdateBufferAxis {
         let kernel = run.op();
         let resolver = Resolver::new(ctx, kernel);
         let mut allocs = Vec::new();
-        ctx.for_each_op(kernel, &mut |op| {
-            if ctx.op_name(op) == "loop.alloc" {
-                allocs.push(op);
-            }
-        });
+        ctx.for_each_op(kernel, &mut |op| allocs.extend(ctx.view::<AllocOp>(op)));
         let mut removed = 0;
         for alloc in allocs {
             removed += update_alloc(ctx, &resolver, alloc);
@@ -134,10 +130,8 @@ impl Pass for UpdateBufferAxis {
 }
 
 /// Removes the uninformative axes of the buffer `alloc` makes; returns how many.
-fn update_alloc(ctx: &mut Context, resolver: &Resolver, alloc: Op) -> u64 {
-    let Some(buffer) = ctx.results(alloc).next() else {
-        return 0;
-    };
+fn update_alloc(ctx: &mut Context, resolver: &Resolver, alloc: AllocOp) -> u64 {
+    let buffer = alloc.result(ctx);
     let Some((dims, elem, space)) = buffer_parts(ctx, ctx.value_type(buffer)) else {
         return 0;
     };
@@ -159,11 +153,11 @@ fn update_alloc(ctx: &mut Context, resolver: &Resolver, alloc: Op) -> u64 {
         let mut first: Option<IndexExpr> = None;
         let mut same = true;
         for &op in &accesses {
-            let Some(at) = buffer_operand(ctx, op) else {
+            let Some(at) = first_index_operand(ctx, op) else {
                 same = false;
                 break;
             };
-            let Some(&index) = ctx.operands(op).get(at + 1 + d) else {
+            let Some(&index) = ctx.operands(op).get(at + d) else {
                 same = false;
                 break;
             };
@@ -185,7 +179,7 @@ fn update_alloc(ctx: &mut Context, resolver: &Resolver, alloc: Op) -> u64 {
         return 0;
     }
     // The alloc's size operands follow the dynamic dims in order.
-    let sizes: Vec<_> = ctx.operands(alloc).to_vec();
+    let sizes: Vec<_> = ctx.operands(alloc.0).to_vec();
     let mut kept_sizes = Vec::new();
     let mut next = 0;
     let mut new_dims = dims.clone();
@@ -203,16 +197,16 @@ fn update_alloc(ctx: &mut Context, resolver: &Resolver, alloc: Op) -> u64 {
         }
     }
     let new_ty = buffer_type(ctx, &new_dims, elem, space);
-    ctx.set_operands(alloc, &kept_sizes);
+    ctx.set_operands(alloc.0, &kept_sizes);
     ctx.set_value_type(buffer, new_ty);
     for op in accesses {
-        let Some(at) = buffer_operand(ctx, op) else {
+        let Some(at) = first_index_operand(ctx, op) else {
             continue;
         };
         let loc = ctx.op_loc(op);
         let mut zero = None;
         for &d in &axes {
-            let old = ctx.operand(op, at + 1 + d);
+            let old = ctx.operand(op, at + d);
             if dlc_loop::index_expr::from_ir(ctx, old).as_constant() == Some(0) {
                 continue;
             }
@@ -220,7 +214,7 @@ fn update_alloc(ctx: &mut Context, resolver: &Resolver, alloc: Op) -> u64 {
                 let c = build_index_constant(ctx, InsertPoint::Before(op), 0, loc);
                 ctx.result(c, 0)
             });
-            ctx.set_operand(op, at + 1 + d, z);
+            ctx.set_operand(op, at + d, z);
             erase_dead_index_ops(ctx, old);
         }
     }

@@ -2,9 +2,9 @@
 //! slots are laid end to end in one `i8` buffer, and each candidate becomes a view of its slot.
 
 use super::{candidates, positions, Candidate, Stats};
-use dlc_arith::{AddIOp, DivUIOp, MaxSIOp, MulIOp};
+use dlc_arith::{AddIOp, ArithOps, DivUIOp, MaxSIOp, MulIOp};
 use dlc_ir::{Block, Context, InsertPoint, Location, Op, Type, Value, ValueDef, DYNAMIC};
-use dlc_loop::MemorySpace;
+use dlc_loop::{DimOp, MemorySpace};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Slots start at multiples of this many bytes.
@@ -93,7 +93,9 @@ pub(super) fn plan(
         .filter(|op| slice.contains(op))
         .collect();
     for op in hoisted {
-        if ctx.op_name(op) == "arith.constant" && ctx.value_type(ctx.result(op, 0)) == Type::INDEX {
+        let index_constant = ctx.view::<dlc_arith::ConstantOp>(op).is_some()
+            && ctx.value_type(ctx.result(op, 0)) == Type::INDEX;
+        if index_constant {
             let value = ctx.attr(op, "value").and_then(|a| ctx.attr_as_int(a));
             if let Some(n) = value.and_then(|n| u64::try_from(n).ok()) {
                 e.constants.insert(n, ctx.result(op, 0));
@@ -198,14 +200,13 @@ fn host_slice(ctx: &Context, block: Block, v: Value, ops: &mut FxHashSet<Op>) ->
             if ops.contains(&op) {
                 return true;
             }
-            let name = ctx.op_name(op);
-            let ok = if name == "loop.dim" {
+            let ok = if let Some(dim) = ctx.view::<DimOp>(op) {
                 matches!(
-                    ctx.value_def(ctx.operand(op, 0)),
+                    ctx.value_def(dim.buffer(ctx)),
                     ValueDef::BlockArg { block: b, .. } if b == block
                 )
             } else {
-                name.starts_with("arith.")
+                ArithOps::of(ctx, op).is_some()
                     && ctx.regions(op).is_empty()
                     && ctx.op_block(op) == Some(block)
                     && ctx

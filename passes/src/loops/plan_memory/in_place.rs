@@ -5,16 +5,16 @@
 use super::{candidates, positions, Candidate};
 use dlc_ir::symbol::SymbolTables;
 use dlc_ir::{Block, Context, Op, Value, ValueDef};
-use dlc_loop::{KernelOp, LaunchOp, ScheduleBlockOp};
+use dlc_loop::{KernelOp, LaunchOp, LoopOps, ScheduleBlockOp};
 use rustc_hash::FxHashMap;
 
 /// Rewrites every safe (input, output) pair of each launch of `block` so that the output is
 /// the input: its uses are replaced and its alloc erased. `merged` counts, per surviving
 /// buffer, the allocations it replaced. Returns the number of pairs rewritten.
 pub(super) fn reuse(ctx: &mut Context, block: Block, merged: &mut FxHashMap<Value, u64>) -> u64 {
-    let launches: Vec<Op> = ctx
+    let launches: Vec<LaunchOp> = ctx
         .block_ops(block)
-        .filter(|&op| ctx.op_name(op) == "loop.launch")
+        .filter_map(|op| ctx.view::<LaunchOp>(op))
         .collect();
     let mut tables = SymbolTables::new();
     let mut count = 0;
@@ -35,22 +35,22 @@ pub(super) fn reuse(ctx: &mut Context, block: Block, merged: &mut FxHashMap<Valu
 fn find_pair(
     ctx: &Context,
     block: Block,
-    launch: Op,
+    launch: LaunchOp,
     tables: &mut SymbolTables,
 ) -> Option<(Candidate, Candidate)> {
     let pos = positions(ctx, block);
-    let at = pos[&launch];
+    let at = pos[&launch.0];
     let by_value: FxHashMap<Value, Candidate> = candidates(ctx, block, &pos)
         .into_iter()
         .map(|c| (c.value, c))
         .collect();
-    let args = LaunchOp(launch).args(ctx);
+    let args = launch.args(ctx);
     let once = |v: Value| args.iter().filter(|&&a| a == v).count() == 1;
-    let kernel = LaunchOp(launch)
+    let kernel = launch
         .callee_name(ctx)
         .and_then(|name| ctx.find_ident(name))
-        .and_then(|name| tables.resolve(ctx, launch, name))
-        .filter(|&k| ctx.op_name(k) == "loop.kernel")?;
+        .and_then(|name| tables.resolve(ctx, launch.0, name))
+        .and_then(|k| ctx.view::<KernelOp>(k))?;
     for (i, input) in args.iter().enumerate() {
         let Some(input) = by_value.get(input).filter(|c| c.end == at && once(c.value)) else {
             continue;
@@ -77,8 +77,8 @@ fn find_pair(
 /// with one store, and every load of `input` reads the element that store writes, earlier in
 /// the same iteration of the same innermost loop, whose indices are distinct for distinct
 /// iterations of the enclosing loops.
-fn reads_where_written(ctx: &Context, kernel: Op, input: usize, output: usize) -> bool {
-    let Some(body) = KernelOp(kernel).body(ctx) else {
+fn reads_where_written(ctx: &Context, kernel: KernelOp, input: usize, output: usize) -> bool {
+    let Some(body) = kernel.body(ctx) else {
         return false;
     };
     let (Some(&in_arg), Some(&out_arg)) = (
@@ -87,41 +87,43 @@ fn reads_where_written(ctx: &Context, kernel: Op, input: usize, output: usize) -
     ) else {
         return false;
     };
+    // A buffer is never an index or a stored value: a load or store using it has it as its
+    // buffer.
     let mut loads = Vec::new();
     for u in ctx.uses(in_arg) {
-        match ctx.op_name(u.user) {
-            "loop.load" if u.operand == 0 => loads.push(u.user),
-            "loop.dim" => {}
+        match LoopOps::of(ctx, u.user) {
+            Some(LoopOps::LoadOp(load)) => loads.push(load),
+            Some(LoopOps::DimOp(_)) => {}
             _ => return false,
         }
     }
     let mut stores = Vec::new();
     for u in ctx.uses(out_arg) {
-        match ctx.op_name(u.user) {
-            "loop.store" if u.operand == 1 => stores.push(u.user),
-            "loop.dim" => {}
+        match LoopOps::of(ctx, u.user) {
+            Some(LoopOps::StoreOp(store)) => stores.push(store),
+            Some(LoopOps::DimOp(_)) => {}
             _ => return false,
         }
     }
     let [store] = stores[..] else {
         return false;
     };
-    let written = resolved(ctx, &ctx.operands(store)[2..]);
-    let Some(innermost) = enclosing_for(ctx, store) else {
+    let written = resolved(ctx, store.indices(ctx));
+    let Some(innermost) = enclosing_for(ctx, store.0) else {
         return false;
     };
-    if !one_element_per_iteration(ctx, store, &written) {
+    if !one_element_per_iteration(ctx, store.0, &written) {
         return false;
     }
     let mut order = FxHashMap::default();
-    ctx.for_each_op(kernel, &mut |op| {
+    ctx.for_each_op(kernel.0, &mut |op| {
         let n = order.len();
         order.insert(op, n);
     });
     loads.iter().all(|&load| {
-        resolved(ctx, &ctx.operands(load)[1..]) == written
-            && enclosing_for(ctx, load) == Some(innermost)
-            && order[&load] < order[&store]
+        resolved(ctx, load.indices(ctx)) == written
+            && enclosing_for(ctx, load.0) == Some(innermost)
+            && order[&load.0] < order[&store.0]
     })
 }
 
@@ -135,10 +137,10 @@ fn resolve(ctx: &Context, mut v: Value) -> Value {
         let Some(op) = ctx.block_parent_op(block) else {
             break;
         };
-        if ctx.op_name(op) != "loop.schedule_block" {
+        let Some(schedule_block) = ctx.view::<ScheduleBlockOp>(op) else {
             break;
-        }
-        match ScheduleBlockOp(op).iter_values(ctx).get(index as usize) {
+        };
+        match schedule_block.iter_values(ctx).get(index as usize) {
             Some(&bound) => v = bound,
             None => break,
         }
@@ -150,9 +152,9 @@ fn resolve(ctx: &Context, mut v: Value) -> Value {
 fn enclosing_for(ctx: &Context, op: Op) -> Option<Op> {
     let mut cur = ctx.parent_op(op);
     while let Some(p) = cur {
-        match ctx.op_name(p) {
-            "loop.for" => return Some(p),
-            "loop.kernel" => return None,
+        match LoopOps::of(ctx, p) {
+            Some(LoopOps::ForOp(_)) => return Some(p),
+            Some(LoopOps::KernelOp(_)) => return None,
             _ => cur = ctx.parent_op(p),
         }
     }
@@ -165,12 +167,12 @@ fn one_element_per_iteration(ctx: &Context, op: Op, indices: &[Value]) -> bool {
     let mut ivs = Vec::new();
     let mut cur = ctx.parent_op(op);
     while let Some(p) = cur {
-        match ctx.op_name(p) {
-            "loop.for" => match dlc_loop::ForOp(p).induction_var(ctx) {
+        match LoopOps::of(ctx, p) {
+            Some(LoopOps::ForOp(for_op)) => match for_op.induction_var(ctx) {
                 Some(iv) => ivs.push(iv),
                 None => return false,
             },
-            "loop.kernel" => break,
+            Some(LoopOps::KernelOp(_)) => break,
             _ => {}
         }
         cur = ctx.parent_op(p);

@@ -131,7 +131,7 @@ mod in_place;
 
 use dlc_ir::pass::{Anchor, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
 use dlc_ir::{Block, Context, Diagnostic, Op, Type, Value};
-use dlc_loop::MemorySpace;
+use dlc_loop::{AllocOp, LaunchOp, LoopOps, MemorySpace};
 use rustc_hash::FxHashMap;
 
 /// The pass description.
@@ -225,7 +225,7 @@ fn host_entry(ctx: &Context, func: Op) -> Option<Block> {
         return None;
     };
     ctx.block_ops(*entry)
-        .any(|op| ctx.op_name(op) == "loop.launch")
+        .any(|op| ctx.view::<LaunchOp>(op).is_some())
         .then_some(*entry)
 }
 
@@ -256,7 +256,7 @@ fn positions(ctx: &Context, block: Block) -> FxHashMap<Op, usize> {
 fn candidates(ctx: &Context, block: Block, pos: &FxHashMap<Op, usize>) -> Vec<Candidate> {
     let mut found = Vec::new();
     for op in ctx.block_ops(block) {
-        if ctx.op_name(op) != "loop.alloc" || ctx.num_results(op) != 1 {
+        if ctx.view::<AllocOp>(op).is_none() || ctx.num_results(op) != 1 {
             continue;
         }
         let value = ctx.result(op, 0);
@@ -270,9 +270,13 @@ fn candidates(ctx: &Context, block: Block, pos: &FxHashMap<Op, usize>) -> Vec<Ca
         }
         let uses = ctx.uses(value);
         let allowed = uses.iter().all(|u| {
-            pos.contains_key(&u.user) && matches!(ctx.op_name(u.user), "loop.launch" | "loop.dim")
+            pos.contains_key(&u.user)
+                && matches!(
+                    LoopOps::of(ctx, u.user),
+                    Some(LoopOps::LaunchOp(_) | LoopOps::DimOp(_))
+                )
         });
-        let launched = uses.iter().any(|u| ctx.op_name(u.user) == "loop.launch");
+        let launched = uses.iter().any(|u| ctx.view::<LaunchOp>(u.user).is_some());
         if !allowed || !launched {
             continue;
         }

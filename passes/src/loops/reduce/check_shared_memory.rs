@@ -50,17 +50,20 @@
 //!    ("shared buffer has no constant size bound").
 
 use super::kernel_facts::{loop_bounds, value_range};
+use crate::loops::scalar_access;
+use dlc_arith::ArithOps;
+use dlc_ir::builtin::ModuleOp;
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
-use dlc_ir::{Context, Diagnostic, Op, DYNAMIC};
+use dlc_ir::{Context, Diagnostic, Op, OpView, DYNAMIC};
 use dlc_loop::index_expr::Bounds;
-use dlc_loop::{buffer_parts, buffer_type, elem_size_bytes, MemorySpace};
+use dlc_loop::{buffer_parts, buffer_type, elem_size_bytes, AllocOp, KernelOp, MemorySpace};
 
 /// The pass description.
 pub static INFO: PassInfo = PassInfo {
     argument: "check-shared-memory",
     summary: "Gives dynamically sized `shared` and `local` buffers their constant upper bound \
               as a static size, and checks that each kernel's shared memory fits the device.",
-    anchor: Anchor::Op("builtin.module"),
+    anchor: Anchor::Op(ModuleOp::NAME),
     options: &[OptionSpec::new(
         "max-shared-bytes",
         OptionKind::Int,
@@ -100,7 +103,7 @@ impl Pass for CheckSharedMemory {
         let module = run.op();
         let mut kernels = Vec::new();
         ctx.for_each_op(module, &mut |op| {
-            if ctx.op_name(op) == "loop.kernel" {
+            if ctx.view::<KernelOp>(op).is_some() {
                 kernels.push(op);
             }
         });
@@ -134,7 +137,7 @@ fn bound_allocs(ctx: &mut Context, kernel: Op) -> u64 {
     let bounds = loop_bounds(ctx, kernel, Bounds::new());
     let mut allocs = Vec::new();
     ctx.for_each_op(kernel, &mut |op| {
-        if ctx.op_name(op) == "loop.alloc" && ctx.num_results(op) == 1 {
+        if ctx.view::<AllocOp>(op).is_some() && ctx.num_results(op) == 1 {
             allocs.push(op);
         }
     });
@@ -147,10 +150,10 @@ fn bound_allocs(ctx: &mut Context, kernel: Op) -> u64 {
         if space == MemorySpace::Global || !dims.contains(&DYNAMIC) {
             continue;
         }
-        let scalar_users = ctx.uses(result).iter().all(|u| {
-            matches!(ctx.op_name(u.user), "loop.load" | "loop.store")
-                && u.operand == buffer_operand(ctx, u.user)
-        });
+        let scalar_users = ctx
+            .uses(result)
+            .iter()
+            .all(|u| scalar_access(ctx, u.user).is_some_and(|a| a.buffer == result));
         if !scalar_users {
             continue;
         }
@@ -179,7 +182,7 @@ fn bound_allocs(ctx: &mut Context, kernel: Op) -> u64 {
         // The size computations nobody else uses (pure index arithmetic) go too.
         for size in sizes {
             if let Some(def) = ctx.defining_op(size) {
-                let pure = ctx.op_name(def).starts_with("arith.") && ctx.regions(def).is_empty();
+                let pure = ArithOps::of(ctx, def).is_some() && ctx.regions(def).is_empty();
                 if pure && ctx.is_alive(def) && ctx.results(def).all(|r| ctx.is_unused(r)) {
                     ctx.erase_op(def);
                 }
@@ -190,17 +193,12 @@ fn bound_allocs(ctx: &mut Context, kernel: Op) -> u64 {
     changed
 }
 
-/// The operand position of the buffer of a load (0) or store (1).
-fn buffer_operand(ctx: &Context, op: Op) -> u32 {
-    u32::from(ctx.op_name(op) == "loop.store")
-}
-
 /// The static shared bytes `kernel` allocates; an error for a shared buffer with a `?` dim.
 fn shared_bytes(ctx: &Context, kernel: Op) -> Result<u64, Diagnostic> {
     let mut total: u64 = 0;
     let mut error = None;
     ctx.for_each_op(kernel, &mut |op| {
-        if ctx.op_name(op) != "loop.alloc" || ctx.num_results(op) != 1 || error.is_some() {
+        if ctx.view::<AllocOp>(op).is_none() || ctx.num_results(op) != 1 || error.is_some() {
             return;
         }
         let Some((dims, elem, MemorySpace::Shared)) =

@@ -108,14 +108,18 @@
 //!    run that store in every thread but with different timing; it is left alone.
 
 use super::kernel_facts::{const_range, loop_kind, static_block_dims};
-use dlc_arith::{build_cmpi, build_index_constant, build_op, build_select, CmpIPredicate};
+use dlc_arith::{
+    build_cmpi, build_index_constant, build_op, build_select, CmpIPredicate, ConstantOp,
+};
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
-use dlc_ir::{Block, Context, Diagnostic, InsertPoint, Op, OpSpec, Type, Value, ValueMap};
+use dlc_ir::{
+    Block, Context, Diagnostic, EffectKind, InsertPoint, Op, OpSpec, OpView, Type, Value, ValueMap,
+};
 use dlc_loop::index_expr::{from_ir, Symbol};
 use dlc_loop::{
     before_terminator, buffer_parts, buffer_type, build_alloc, build_barrier, build_if, build_load,
-    build_store, is_gpu_kernel, IterKind, LoopKind, MemorySpace, ReduceKind, ReduceMethod,
-    ScheduleBlockOp,
+    build_store, is_gpu_kernel, BlockReduceOp, ForOp, IterKind, KernelOp, LoadOp, LoopKind,
+    LoopOps, MemorySpace, ReduceKind, ReduceMethod, ScheduleBlockOp, StoreOp, YieldOp,
 };
 use rustc_hash::FxHashMap;
 
@@ -125,7 +129,7 @@ pub static INFO: PassInfo = PassInfo {
     summary: "Turns reductions whose reduce axis is bound to GPU threads into warp and block \
               reductions, and expands every `loop.block_reduce` into warp shuffles and a \
               shared-memory exchange.",
-    anchor: Anchor::Op("loop.kernel"),
+    anchor: Anchor::Op(KernelOp::NAME),
     options: &[OptionSpec::new(
         "expand-block-reduce",
         OptionKind::Bool,
@@ -166,7 +170,7 @@ impl Pass for CrossThreadReduce {
         let dims = static_block_dims(ctx, kernel);
         let mut blocks = Vec::new();
         ctx.for_each_op(kernel, &mut |op| {
-            if ctx.op_name(op) == "loop.schedule_block" {
+            if ctx.view::<ScheduleBlockOp>(op).is_some() {
                 blocks.push(op);
             }
         });
@@ -181,7 +185,7 @@ impl Pass for CrossThreadReduce {
         if self.expand {
             let mut reduces = Vec::new();
             ctx.for_each_op(kernel, &mut |op| {
-                if ctx.op_name(op) == "loop.block_reduce" {
+                if ctx.view::<BlockReduceOp>(op).is_some() {
                     reduces.push(op);
                 }
             });
@@ -222,19 +226,6 @@ struct Reduction {
     local: bool,
 }
 
-/// The combine ops and the reduction they perform.
-fn combine_kind(name: &str) -> Option<ReduceKind> {
-    Some(match name {
-        "arith.addf" | "arith.addi" => ReduceKind::Add,
-        "arith.mulf" | "arith.muli" => ReduceKind::Mul,
-        "arith.maximumf" | "arith.maxsi" => ReduceKind::Max,
-        "arith.minimumf" | "arith.minsi" => ReduceKind::Min,
-        "arith.andi" => ReduceKind::And,
-        "arith.ori" => ReduceKind::Or,
-        _ => return None,
-    })
-}
-
 /// Matches `block` against the thread-bound reduction pattern.
 fn match_reduction(ctx: &Context, block: Op, dims: Option<[i64; 3]>) -> Option<Reduction> {
     let sb = ctx.view::<ScheduleBlockOp>(block)?;
@@ -264,22 +255,15 @@ fn match_reduction(ctx: &Context, block: Op, dims: Option<[i64; 3]>) -> Option<R
     // Every thread must reach the loop: only loops and schedule blocks above it.
     let mut cur = ctx.parent_op(thread_loop);
     while let Some(p) = cur {
-        match ctx.op_name(p) {
-            "loop.kernel" => break,
-            "loop.schedule_block" => {}
-            "loop.for" if !matches!(loop_kind(ctx, p), Some(LoopKind::Thread(_))) => {}
+        match LoopOps::of(ctx, p) {
+            Some(LoopOps::KernelOp(_)) => break,
+            Some(LoopOps::ScheduleBlockOp(_)) => {}
+            Some(LoopOps::ForOp(_)) if !matches!(loop_kind(ctx, p), Some(LoopKind::Thread(_))) => {}
             _ => return None,
         }
         cur = ctx.parent_op(p);
     }
-    let iv = ctx
-        .block_args(
-            ctx.blocks(*ctx.regions(thread_loop).first()?)
-                .first()
-                .copied()?,
-        )
-        .first()
-        .copied()?;
+    let iv = ctx.view::<ForOp>(thread_loop)?.induction_var(ctx)?;
     let kinds = sb.iter_kind_list(ctx);
     let values = sb.iter_values(ctx);
     let pos = values.iter().position(|&v| v == iv)?;
@@ -291,21 +275,13 @@ fn match_reduction(ctx: &Context, block: Op, dims: Option<[i64; 3]>) -> Option<R
     let k = *ctx.block_args(body).get(pos)?;
 
     // The body: straight-line, ending in `store combine(load acc, v), acc[idx]`.
-    let ops: Vec<Op> = ctx
-        .block_ops(body)
-        .filter(|&o| ctx.op_name(o) != "loop.yield")
-        .collect();
-    let store = *ops.last()?;
-    if ctx.op_name(store) != "loop.store" {
-        return None;
-    }
-    let store_ops = ctx.operands(store);
-    let [c, acc, ref idx @ ..] = store_ops[..] else {
-        return None;
-    };
-    let idx = idx.to_vec();
+    let ops = body_ops(ctx, body);
+    let store_op = ctx.view::<StoreOp>(*ops.last()?)?;
+    let store = store_op.0;
+    let (c, acc) = (store_op.value(ctx), store_op.buffer(ctx));
+    let idx = store_op.indices(ctx).to_vec();
     let combine = ctx.defining_op(c)?;
-    let kind = combine_kind(ctx.op_name(combine))?;
+    let kind = ReduceKind::of_combiner(ctx, combine)?;
     if ctx.op_block(combine) != Some(body) || ctx.uses(c).len() != 1 {
         return None;
     }
@@ -315,10 +291,9 @@ fn match_reduction(ctx: &Context, block: Op, dims: Option<[i64; 3]>) -> Option<R
     };
     let is_acc_load = |v: Value| {
         ctx.defining_op(v).filter(|&l| {
-            ctx.op_name(l) == "loop.load"
+            ctx.view::<LoadOp>(l)
+                .is_some_and(|load| load.buffer(ctx) == acc && load.indices(ctx) == idx)
                 && ctx.op_block(l) == Some(body)
-                && ctx.operands(l).first() == Some(&acc)
-                && ctx.operands(l)[1..] == idx[..]
                 && ctx.uses(v).len() == 1
         })
     };
@@ -327,23 +302,20 @@ fn match_reduction(ctx: &Context, block: Op, dims: Option<[i64; 3]>) -> Option<R
         (None, Some(l)) => (l, lhs),
         _ => return None,
     };
-    // Nothing else writes memory, reads `acc` or has regions.
+    // Nothing else writes or allocates memory (a barrier counts as a write), is a warp or
+    // block collective, reads `acc` or has regions.
     for &o in &ops {
         if o == store || o == load || o == combine {
             continue;
         }
-        let name = ctx.op_name(o);
-        if !ctx.regions(o).is_empty()
-            || matches!(
-                name,
-                "loop.store"
-                    | "loop.vstore"
-                    | "loop.barrier"
-                    | "loop.warp_reduce"
-                    | "loop.block_reduce"
-                    | "loop.alloc"
-            )
-            || ctx.operands(o).contains(&acc)
+        let only_reads = ctx
+            .memory_effects(o)
+            .is_some_and(|effects| effects.iter().all(|e| e.kind == EffectKind::Read));
+        let collective = matches!(
+            LoopOps::of(ctx, o),
+            Some(LoopOps::WarpReduceOp(_) | LoopOps::BlockReduceOp(_))
+        );
+        if !ctx.regions(o).is_empty() || !only_reads || collective || ctx.operands(o).contains(&acc)
         {
             return None;
         }
@@ -398,33 +370,39 @@ fn init_stores_identity(
     let Some(init) = sb.init_block(ctx) else {
         return false;
     };
-    let ops: Vec<Op> = ctx
-        .block_ops(init)
-        .filter(|&o| ctx.op_name(o) != "loop.yield")
-        .collect();
+    let ops = body_ops(ctx, init);
     let [cst, store] = ops[..] else {
         return false;
     };
-    if ctx.op_name(cst) != "arith.constant" || ctx.op_name(store) != "loop.store" {
+    let (Some(cst), Some(store)) = (ctx.view::<ConstantOp>(cst), ctx.view::<StoreOp>(store)) else {
         return false;
-    }
-    let so = ctx.operands(store);
-    if so.len() != idx.len() + 2 || so[0] != ctx.result(cst, 0) || so[1] != acc {
+    };
+    let stored = store.value(ctx);
+    if store.indices(ctx).len() != idx.len()
+        || stored != cst.result(ctx)
+        || store.buffer(ctx) != acc
+    {
         return false;
     }
     let (body_args, init_args) = (ctx.block_args(body), ctx.block_args(init));
-    let same_index = so[2..].iter().zip(idx).all(|(&a, &b)| {
+    let same_index = store.indices(ctx).iter().zip(idx).all(|(&a, &b)| {
         a == b
             || init_args
                 .iter()
                 .position(|&x| x == a)
                 .is_some_and(|p| body_args.get(p) == Some(&b))
     });
-    let Some(value) = ctx.attr(cst, "value") else {
+    let Some(value) = cst.value(ctx) else {
         return false;
     };
-    let ty = ctx.value_type(so[0]);
-    same_index && kind.is_identity_attr(ctx, value, ty)
+    same_index && kind.is_identity_attr(ctx, value, ctx.value_type(stored))
+}
+
+/// The ops of `block` but its `loop.yield`.
+fn body_ops(ctx: &Context, block: Block) -> Vec<Op> {
+    ctx.block_ops(block)
+        .filter(|&o| ctx.view::<YieldOp>(o).is_none())
+        .collect()
 }
 
 /// Builds `loop.warp_reduce` / `loop.block_reduce` of `v`.
@@ -507,11 +485,7 @@ fn rewrite_reduction(ctx: &mut Context, m: &Reduction) {
             {
                 map.map(a, b);
             }
-            let init_ops: Vec<Op> = ctx
-                .block_ops(init)
-                .filter(|&o| ctx.op_name(o) != "loop.yield")
-                .collect();
-            for o in init_ops {
+            for o in body_ops(ctx, init) {
                 let clone = ctx.clone_op(o, &mut map);
                 let at = before_terminator(ctx, then_block);
                 ctx.insert_op(at, clone);

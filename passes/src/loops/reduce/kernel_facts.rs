@@ -3,7 +3,7 @@
 
 use dlc_ir::{Context, Op, Value};
 use dlc_loop::index_expr::{from_ir, from_ir_with, range_of, simplify, Bounds, FromIr, Symbol};
-use dlc_loop::{ForOp, KernelOp, LaunchDim, LoopKind};
+use dlc_loop::{ForOp, KernelOp, LaunchDim, LoopKind, LoopOps};
 
 /// The value of `v` when it is an index constant (possibly through folded `arith` ops).
 pub(super) fn const_index(ctx: &Context, v: Value) -> Option<i64> {
@@ -85,15 +85,10 @@ pub(super) fn value_range(ctx: &Context, v: Value, bounds: &Bounds) -> (i64, i64
 /// var of `kernel`: `[lb, ub - 1]` of a loop over the ranges of its bounds, and the range of
 /// the iter value an iter var is bound to.
 pub(super) fn loop_bounds(ctx: &Context, kernel: Op, mut bounds: Bounds) -> Bounds {
-    ctx.for_each_op(kernel, &mut |op| match ctx.op_name(op) {
-        "loop.for" => {
+    ctx.for_each_op(kernel, &mut |op| match LoopOps::of(ctx, op) {
+        Some(LoopOps::ForOp(f)) => {
             let operands = ctx.operands(op);
-            let Some(&iv) = ctx
-                .regions(op)
-                .first()
-                .and_then(|&r| ctx.blocks(r).first())
-                .and_then(|&b| ctx.block_args(b).first())
-            else {
+            let Some(iv) = f.induction_var(ctx) else {
                 return;
             };
             if operands.len() != 3 {
@@ -105,7 +100,7 @@ pub(super) fn loop_bounds(ctx: &Context, kernel: Op, mut bounds: Bounds) -> Boun
                 bounds.insert(Symbol::Value(iv), lo, hi - 1);
             }
         }
-        "loop.schedule_block" => {
+        Some(LoopOps::ScheduleBlockOp(_)) => {
             let ranges: Vec<(i64, i64)> = ctx
                 .operands(op)
                 .iter()

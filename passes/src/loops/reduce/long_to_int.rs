@@ -76,12 +76,14 @@
 //!    bounds `%n`).
 
 use super::kernel_facts::{loop_bounds, value_range};
+use dlc_arith::{ArithOps, ConstantOp};
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
 use dlc_ir::{
-    Context, Diagnostic, InsertPoint, Location, Op, Type, TypeKind, Value, ValueDef, DYNAMIC,
+    Context, Diagnostic, InsertPoint, Location, Op, OpView, Type, TypeKind, Value, ValueDef,
+    DYNAMIC,
 };
 use dlc_loop::index_expr::{Bounds, Symbol};
-use dlc_loop::{buffer_parts, KernelOp, LaunchDim};
+use dlc_loop::{buffer_parts, AllocOp, DimOp, ForOp, KernelOp, LaunchDim, LoopOps};
 use rustc_hash::FxHashMap;
 
 /// The pass description.
@@ -89,7 +91,7 @@ pub static INFO: PassInfo = PassInfo {
     argument: "long-to-int",
     summary: "Computes a kernel's buffer index arithmetic in 32-bit integers when every loop \
               trip count and buffer size is known to fit.",
-    anchor: Anchor::Op("loop.kernel"),
+    anchor: Anchor::Op(KernelOp::NAME),
     options: &[OptionSpec::new(
         "assume-symbols-below",
         OptionKind::Int,
@@ -126,18 +128,24 @@ struct LongToInt {
 const I32_MAX: i64 = i32::MAX as i64;
 const I32_MIN: i64 = i32::MIN as i64;
 
-/// The arith ops narrowed one for one.
-const NARROWABLE: &[&str] = &[
-    "arith.addi",
-    "arith.subi",
-    "arith.muli",
-    "arith.divsi",
-    "arith.divui",
-    "arith.remsi",
-    "arith.remui",
-    "arith.minsi",
-    "arith.maxsi",
-];
+/// True for the arith ops narrowed one for one.
+fn is_narrowable(ctx: &Context, op: Op) -> bool {
+    use ArithOps as A;
+    matches!(
+        A::of(ctx, op),
+        Some(
+            A::AddIOp(_)
+                | A::SubIOp(_)
+                | A::MulIOp(_)
+                | A::DivSIOp(_)
+                | A::DivUIOp(_)
+                | A::RemSIOp(_)
+                | A::RemUIOp(_)
+                | A::MinSIOp(_)
+                | A::MaxSIOp(_)
+        )
+    )
+}
 
 impl Pass for LongToInt {
     fn run(&self, ctx: &mut Context, run: &mut PassRun<'_>) -> Result<(), Diagnostic> {
@@ -174,27 +182,30 @@ impl LongToInt {
                 }
             }
             ctx.for_each_op(kernel, &mut |op| {
-                if ctx.op_name(op) == "loop.dim" && ctx.num_results(op) == 1 {
+                if ctx.view::<DimOp>(op).is_some() && ctx.num_results(op) == 1 {
                     base.insert(Symbol::Value(ctx.result(op, 0)), 0, hi);
                 }
             });
         }
         // Thread and block ids range over a static launch shape.
-        let launch = [
-            ("loop.thread_id", KernelOp(kernel).block_dims(ctx)),
-            ("loop.block_id", KernelOp(kernel).grid_dims(ctx)),
-        ];
+        let (threads, blocks) = (
+            KernelOp(kernel).block_dims(ctx),
+            KernelOp(kernel).grid_dims(ctx),
+        );
         ctx.for_each_op(kernel, &mut |op| {
-            for (name, dims) in &launch {
-                if ctx.op_name(op) != *name || ctx.num_results(op) != 1 {
-                    continue;
-                }
-                let d = dlc_loop::gpu_dim(ctx, op).map(|d| d.index());
-                if let (Some(dims), Some(d)) = (dims, d) {
-                    if let LaunchDim::Const(n) = dims[d] {
-                        if n >= 1 {
-                            base.insert(Symbol::Value(ctx.result(op, 0)), 0, n - 1);
-                        }
+            let dims = match LoopOps::of(ctx, op) {
+                Some(LoopOps::ThreadIdOp(_)) => threads,
+                Some(LoopOps::BlockIdOp(_)) => blocks,
+                _ => return,
+            };
+            if ctx.num_results(op) != 1 {
+                return;
+            }
+            let d = dlc_loop::gpu_dim(ctx, op).map(|d| d.index());
+            if let (Some(dims), Some(d)) = (dims, d) {
+                if let LaunchDim::Const(n) = dims[d] {
+                    if n >= 1 {
+                        base.insert(Symbol::Value(ctx.result(op, 0)), 0, n - 1);
                     }
                 }
             }
@@ -238,7 +249,7 @@ fn fits_i32(ctx: &Context, kernel: Op, bounds: &Bounds, symbols_below: i64) -> b
         }
     }
     ctx.for_each_op(kernel, &mut |op| {
-        if ctx.op_name(op) == "loop.alloc" && ctx.num_results(op) == 1 {
+        if ctx.view::<AllocOp>(op).is_some() && ctx.num_results(op) == 1 {
             check(ctx.value_type(ctx.result(op, 0)));
         }
     });
@@ -251,7 +262,7 @@ fn nest_fits(ctx: &Context, op: Op, product: i64, bounds: &Bounds) -> bool {
         for &block in ctx.blocks(region) {
             for inner in ctx.block_ops(block) {
                 let mut p = product;
-                if ctx.op_name(inner) == "loop.for" {
+                if ctx.view::<ForOp>(inner).is_some() {
                     let operands = ctx.operands(inner);
                     if operands.len() != 3 {
                         return false;
@@ -280,11 +291,11 @@ fn nest_fits(ctx: &Context, op: Op, product: i64, bounds: &Bounds) -> bool {
 fn narrow_kernel(ctx: &mut Context, kernel: Op, bounds: &Bounds) -> u64 {
     let mut accesses = Vec::new();
     ctx.for_each_op(kernel, &mut |op| {
-        let first = match ctx.op_name(op) {
-            "loop.load" | "loop.vload" | "loop.prefetch" => 1,
-            "loop.store" | "loop.vstore" => 2,
-            _ => return,
+        let Some(access) = dlc_loop::access(ctx, op) else {
+            return;
         };
+        // The indices are the access's last operands.
+        let first = ctx.operands(op).len() - access.indices.len();
         for i in first..ctx.operands(op).len() {
             accesses.push((op, i));
         }
@@ -335,10 +346,7 @@ fn narrow_kernel(ctx: &mut Context, kernel: Op, bounds: &Bounds) -> u64 {
 
 /// `v` is the index result of a narrowable arith op.
 fn is_narrowable_op(ctx: &Context, v: Value) -> bool {
-    ctx.value_type(v) == Type::INDEX
-        && ctx
-            .defining_op(v)
-            .is_some_and(|d| NARROWABLE.contains(&ctx.op_name(d)))
+    ctx.value_type(v) == Type::INDEX && ctx.defining_op(v).is_some_and(|d| is_narrowable(ctx, d))
 }
 
 /// Where the twin of `v` goes: right after its definition.
@@ -385,7 +393,7 @@ impl Narrower<'_> {
         }
         let def = ctx.defining_op(v);
         let twin = match def {
-            Some(op) if NARROWABLE.contains(&ctx.op_name(op)) => {
+            Some(op) if is_narrowable(ctx, op) => {
                 let operands = ctx.operands(op).to_vec();
                 let mut narrowed = Vec::new();
                 for o in operands {
@@ -406,8 +414,8 @@ impl Narrower<'_> {
                 self.leaves.push(twin);
                 ctx.result(twin, 0)
             }
-            Some(op) if ctx.op_name(op) == "arith.constant" => {
-                let c = ctx.attr(op, "value").and_then(|a| ctx.attr_as_int(a))?;
+            Some(op) if ctx.view::<ConstantOp>(op).is_some() => {
+                let c = ConstantOp(op).value(ctx).and_then(|a| ctx.attr_as_int(a))?;
                 let attr = ctx.integer_attr(c, Type::I32);
                 let loc = ctx.op_loc(op);
                 let twin =

@@ -90,7 +90,7 @@ use dlc_arith::{build_cmpi, CmpIPredicate};
 use dlc_ir::pass::{Anchor, OptionValues, Pass, PassInfo, PassRun};
 use dlc_ir::{Context, Diagnostic, InsertPoint, Op, Traits};
 use dlc_loop::index_expr::{from_ir, prove_le, prove_lt, Bounds};
-use dlc_loop::{build_if, ForOp, IterKind, LoopKind, ScheduleBlockOp};
+use dlc_loop::{build_if, AccessKind, ForOp, IterKind, LoopKind, LoopOps};
 use std::collections::HashSet;
 
 /// The pass description.
@@ -137,7 +137,7 @@ fn collect_loops(ctx: &Context, op: Op, out: &mut Vec<Op>) {
             }
         }
     }
-    if ctx.op_name(op) == "loop.for" {
+    if ctx.view::<ForOp>(op).is_some() {
         out.push(op);
     }
 }
@@ -162,30 +162,38 @@ fn is_invariant(ctx: &Context, op: Op) -> bool {
     let mut loaded = HashSet::new();
     let mut local = HashSet::new();
     for inner in ctx.block_ops(body) {
-        ctx.for_each_op(inner, &mut |o| match ctx.op_name(o) {
-            "loop.load" | "loop.vload" => {
-                loaded.insert(ctx.operand(o, 0));
-            }
-            "loop.store" | "loop.vstore" => {
-                stored.insert(ctx.operand(o, 1));
-            }
-            "loop.alloc" => {
-                local.insert(ctx.result(o, 0));
-            }
-            "loop.for" | "loop.if" | "loop.yield" => {}
-            "loop.barrier" | "loop.warp_reduce" | "loop.block_reduce" => ok = false,
-            "loop.schedule_block" => {
-                if ScheduleBlockOp(o)
-                    .iter_kind_list(ctx)
-                    .contains(&IterKind::Reduce)
-                {
-                    ok = false;
+        ctx.for_each_op(inner, &mut |o| {
+            if let Some(access) = dlc_loop::access(ctx, o) {
+                match access.kind {
+                    AccessKind::Read => {
+                        loaded.insert(access.buffer);
+                    }
+                    AccessKind::Write => {
+                        stored.insert(access.buffer);
+                    }
+                    // Not among the ops the module docs allow in the body.
+                    AccessKind::Prefetch => ok = false,
                 }
+                return;
             }
-            _ => {
-                let pure = ctx.has_trait(o, Traits::PURE) && ctx.regions(o).is_empty();
-                if !pure {
-                    ok = false;
+            match LoopOps::of(ctx, o) {
+                Some(LoopOps::AllocOp(alloc)) => {
+                    local.insert(alloc.result(ctx));
+                }
+                Some(LoopOps::ForOp(_) | LoopOps::IfOp(_) | LoopOps::YieldOp(_)) => {}
+                Some(
+                    LoopOps::BarrierOp(_) | LoopOps::WarpReduceOp(_) | LoopOps::BlockReduceOp(_),
+                ) => ok = false,
+                Some(LoopOps::ScheduleBlockOp(block)) => {
+                    if block.iter_kind_list(ctx).contains(&IterKind::Reduce) {
+                        ok = false;
+                    }
+                }
+                _ => {
+                    let pure = ctx.has_trait(o, Traits::PURE) && ctx.regions(o).is_empty();
+                    if !pure {
+                        ok = false;
+                    }
                 }
             }
         });

@@ -135,15 +135,18 @@
 //!    behaviour.
 //! 3. `(i * 3 + j) / 3` stays a division when `j` is not provably in `[0, 3)`.
 
-use dlc_arith::CmpIPredicate;
+use dlc_arith::{CmpIOp, CmpIPredicate, MaxSIOp, MinSIOp, SelectOp};
+use dlc_func::FuncOp;
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
 use dlc_ir::rewrite::{greedy_rewrite, GreedyConfig, PatternSet, RewritePattern, Rewriter};
-use dlc_ir::{Block, Context, Diagnostic, InsertPoint, Op, OpSpec, Traits, TypeKind, Value};
+use dlc_ir::{
+    Block, Context, Diagnostic, InsertPoint, Op, OpSpec, OpView, Traits, TypeKind, Value,
+};
 use dlc_loop::index_expr::{
     equal, from_ir_with, prove_le, prove_lt, range_of, simplify, Atom, Bounds, Emitter, FromIr,
     IndexExpr, Symbol,
 };
-use dlc_loop::{gpu_dim, ForOp, KernelOp, LaunchDim, ScheduleBlockOp};
+use dlc_loop::{gpu_dim, ForOp, IfOp, KernelOp, LaunchDim, LoopOps, ScheduleBlockOp};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -249,7 +252,7 @@ impl Pass for Simplify {
 /// The kernels and host functions the pass works on: `op` itself if it is one, else the ones
 /// nested in it (not looking into them).
 fn targets(ctx: &Context, op: Op) -> Vec<Op> {
-    let is_target = |o: Op| matches!(ctx.op_name(o), "loop.kernel" | "func.func");
+    let is_target = |o: Op| is_kernel_or_function(ctx, o);
     if is_target(op) {
         return vec![op];
     }
@@ -271,11 +274,16 @@ fn targets(ctx: &Context, op: Op) -> Vec<Op> {
     found
 }
 
+/// True for a `loop.kernel` or a `func.func`.
+fn is_kernel_or_function(ctx: &Context, op: Op) -> bool {
+    ctx.view::<KernelOp>(op).is_some() || ctx.view::<FuncOp>(op).is_some()
+}
+
 fn add_patterns(patterns: &mut PatternSet, counters: &Arc<Counters>) {
     patterns.add(ConstantIf(counters.clone()));
     patterns.add(SelectToMinMax(counters.clone()));
     patterns.add(UnitLoop(counters.clone()));
-    for root in ["loop.for", "loop.if", "loop.schedule_block"] {
+    for root in [ForOp::NAME, IfOp::NAME, ScheduleBlockOp::NAME] {
         patterns.add(EmptyRegionOp {
             root,
             counters: counters.clone(),
@@ -330,7 +338,7 @@ impl RewritePattern for ConstantIf {
         "LoopIfConstantCondition"
     }
     fn root(&self) -> Option<&'static str> {
-        Some("loop.if")
+        Some(IfOp::NAME)
     }
     fn match_and_rewrite(&self, op: Op, rw: &mut Rewriter<'_>) -> bool {
         let ctx = rw.ctx();
@@ -360,7 +368,7 @@ impl RewritePattern for SelectToMinMax {
         "SelectCmpToMinMax"
     }
     fn root(&self) -> Option<&'static str> {
-        Some("arith.select")
+        Some(SelectOp::NAME)
     }
     fn match_and_rewrite(&self, op: Op, rw: &mut Rewriter<'_>) -> bool {
         let ctx = rw.ctx();
@@ -368,13 +376,10 @@ impl RewritePattern for SelectToMinMax {
             return false;
         };
         let (cond, t, f) = (*cond, *t, *f);
-        let Some(cmp) = ctx.defining_op(cond) else {
+        let Some(cmp) = ctx.defining_op(cond).and_then(|d| ctx.view::<CmpIOp>(d)) else {
             return false;
         };
-        if ctx.op_name(cmp) != "arith.cmpi" {
-            return false;
-        }
-        let [a, b] = ctx.operands(cmp) else {
+        let [a, b] = ctx.operands(cmp.0) else {
             return false;
         };
         let (a, b) = (*a, *b);
@@ -382,11 +387,7 @@ impl RewritePattern for SelectToMinMax {
         if ctx.value_type(a) != ty || !ctx.is_integer_or_index(ty) {
             return false;
         }
-        let Some(pred) = ctx
-            .attr(cmp, "predicate")
-            .and_then(|p| ctx.attr_as_int(p))
-            .and_then(|p| CmpIPredicate::from_i64(p as i64))
-        else {
+        let Some(pred) = cmp.cmp_predicate(ctx) else {
             return false;
         };
         // `less` is true when the condition holds exactly when a is (weakly) below b.
@@ -404,9 +405,9 @@ impl RewritePattern for SelectToMinMax {
         };
         // a < b ? a : b is the min; a < b ? b : a the max.
         let name = if less == picks_a {
-            "arith.minsi"
+            MinSIOp::NAME
         } else {
-            "arith.maxsi"
+            MaxSIOp::NAME
         };
         let loc = ctx.op_loc(op);
         let spec = OpSpec::new(rw.ctx_mut(), name, loc)
@@ -430,7 +431,7 @@ impl RewritePattern for UnitLoop {
         "LoopForUnitExtent"
     }
     fn root(&self) -> Option<&'static str> {
-        Some("loop.for")
+        Some(ForOp::NAME)
     }
     fn match_and_rewrite(&self, op: Op, rw: &mut Rewriter<'_>) -> bool {
         let ctx = rw.ctx();
@@ -513,18 +514,21 @@ fn simplify_indices(ctx: &mut Context, root: Op) -> u64 {
         if !ctx.is_alive(op) {
             continue;
         }
-        let first = match ctx.op_name(op) {
-            "loop.load" | "loop.vload" | "loop.prefetch" => 1,
-            "loop.store" | "loop.vstore" => 2,
-            "loop.for" | "loop.schedule_block" => 0,
-            "arith.cmpi" => {
-                if decide_cmpi(ctx, op, &ranges) {
-                    changes += 1;
-                    continue;
-                }
-                0
+        // The position of the first operand that may be an index: an access's indices are
+        // its last operands.
+        let first = if let Some(access) = dlc_loop::access(ctx, op) {
+            ctx.operands(op).len() - access.indices.len()
+        } else if let Some(cmp) = ctx.view::<CmpIOp>(op) {
+            if decide_cmpi(ctx, cmp, &ranges) {
+                changes += 1;
+                continue;
             }
-            _ => continue,
+            0
+        } else {
+            match LoopOps::of(ctx, op) {
+                Some(LoopOps::ForOp(_) | LoopOps::ScheduleBlockOp(_)) => 0,
+                _ => continue,
+            }
         };
         let n = ctx.operands(op).len();
         for i in first..n {
@@ -591,7 +595,8 @@ fn read_index(ctx: &Context, v: Value, bounds: &Bounds) -> IndexExpr {
 }
 
 /// Replaces an `index` `arith.cmpi` whose outcome the ranges decide by an `i1` constant.
-fn decide_cmpi(ctx: &mut Context, op: Op, ranges: &Ranges) -> bool {
+fn decide_cmpi(ctx: &mut Context, cmp: CmpIOp, ranges: &Ranges) -> bool {
+    let op = cmp.0;
     let bounds = &ranges.bounds;
     let [a, b] = ctx.operands(op) else {
         return false;
@@ -605,11 +610,7 @@ fn decide_cmpi(ctx: &mut Context, op: Op, ranges: &Ranges) -> bool {
     {
         return false;
     }
-    let Some(pred) = ctx
-        .attr(op, "predicate")
-        .and_then(|p| ctx.attr_as_int(p))
-        .and_then(|p| CmpIPredicate::from_i64(p as i64))
-    else {
+    let Some(pred) = cmp.cmp_predicate(ctx) else {
         return false;
     };
     let x = simplify(&read_index(ctx, a, bounds), bounds);
@@ -665,7 +666,7 @@ fn order(x: &IndexExpr, y: &IndexExpr, bounds: &Bounds, strict: bool) -> Option<
 fn collect_bounds(ctx: &Context, root: Op) -> Ranges {
     let mut bounds = Bounds::new();
     let mut upper = HashMap::new();
-    let kernel = (ctx.op_name(root) == "loop.kernel").then_some(KernelOp(root));
+    let kernel = ctx.view::<KernelOp>(root);
     let grid = kernel.and_then(|k| k.grid_dims(ctx));
     let block = kernel.and_then(|k| k.block_dims(ctx));
     let mut ops = Vec::new();
@@ -676,39 +677,44 @@ fn collect_bounds(ctx: &Context, root: Op) -> Ranges {
         }
     };
     for op in ops {
-        match ctx.op_name(op) {
-            "loop.kernel" | "func.func" => {
-                for &region in ctx.regions(op) {
-                    if let Some(&entry) = ctx.blocks(region).first() {
-                        for &arg in ctx.block_args(entry) {
-                            non_negative(&mut bounds, arg, 0);
-                        }
+        if is_kernel_or_function(ctx, op) {
+            for &region in ctx.regions(op) {
+                if let Some(&entry) = ctx.blocks(region).first() {
+                    for &arg in ctx.block_args(entry) {
+                        non_negative(&mut bounds, arg, 0);
                     }
                 }
             }
-            "loop.dim" => non_negative(&mut bounds, ctx.result(op, 0), 0),
-            "loop.thread_id" | "loop.block_id" | "loop.block_dim" => {
-                let name = ctx.op_name(op);
-                let dims = if name == "loop.block_id" { grid } else { block };
+            continue;
+        }
+        match LoopOps::of(ctx, op) {
+            Some(LoopOps::DimOp(dim)) => non_negative(&mut bounds, dim.result(ctx), 0),
+            Some(
+                id @ (LoopOps::ThreadIdOp(_) | LoopOps::BlockIdOp(_) | LoopOps::BlockDimOp(_)),
+            ) => {
+                let dims = if matches!(id, LoopOps::BlockIdOp(_)) {
+                    grid
+                } else {
+                    block
+                };
                 let size = gpu_dim(ctx, op).and_then(|d| match dims?[d.index()] {
                     LaunchDim::Const(n) if n > 0 => Some(n),
                     _ => None,
                 });
                 let v = ctx.result(op, 0);
-                match (name, size) {
-                    ("loop.block_dim", Some(n)) => {
+                match (matches!(id, LoopOps::BlockDimOp(_)), size) {
+                    (true, Some(n)) => {
                         bounds.insert(Symbol::Value(v), n, n);
                     }
-                    ("loop.block_dim", None) => non_negative(&mut bounds, v, 1),
-                    (_, Some(n)) => {
+                    (true, None) => non_negative(&mut bounds, v, 1),
+                    (false, Some(n)) => {
                         bounds.insert(Symbol::Value(v), 0, n - 1);
                     }
-                    (_, None) => non_negative(&mut bounds, v, 0),
+                    (false, None) => non_negative(&mut bounds, v, 0),
                 }
             }
-            "loop.for" => {
-                let (Some(iv), [lb, ub, _]) = (ForOp(op).induction_var(ctx), ctx.operands(op))
-                else {
+            Some(LoopOps::ForOp(for_op)) => {
+                let (Some(iv), [lb, ub, _]) = (for_op.induction_var(ctx), ctx.operands(op)) else {
                     continue;
                 };
                 let lo = range_of(&read_index(ctx, *lb, &bounds), &bounds).0;
@@ -718,8 +724,7 @@ fn collect_bounds(ctx: &Context, root: Op) -> Ranges {
                 let hi = if hi == i64::MAX { hi } else { hi - 1 };
                 bounds.insert(Symbol::Value(iv), lo, hi.max(lo));
             }
-            "loop.schedule_block" => {
-                let sb = ScheduleBlockOp(op);
+            Some(LoopOps::ScheduleBlockOp(sb)) => {
                 let ranges: Vec<(i64, i64)> = sb
                     .iter_values(ctx)
                     .iter()

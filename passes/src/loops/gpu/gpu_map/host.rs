@@ -53,7 +53,7 @@ impl GpuMap {
                     HostSymbol::Arg(p) => args.get(p).copied().inspect(|&a| {
                         if ctx
                             .defining_op(a)
-                            .is_some_and(|d| ctx.op_name(d) == "loop.dim")
+                            .is_some_and(|d| ctx.view::<DimOp>(d).is_some())
                         {
                             bounds.insert(Symbol::Value(a), 0, i64::MAX);
                         }

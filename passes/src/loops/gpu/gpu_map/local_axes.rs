@@ -3,7 +3,7 @@
 
 use super::const_index;
 use dlc_ir::{Context, InsertPoint, Location, Op, Value};
-use dlc_loop::{buffer_parts, MemorySpace};
+use dlc_loop::{buffer_parts, AllocOp, LoopOps, MemorySpace};
 
 /// CINN's LocalAxisVisitor: a `local` buffer allocated in the mapped body is private to one
 /// point, so an axis that every access indexes with the same mapped loop index holds one
@@ -11,20 +11,21 @@ use dlc_loop::{buffer_parts, MemorySpace};
 pub(super) fn zero_local_axes(ctx: &mut Context, body: &[Op], ivs: &[Value], loc: Location) -> u64 {
     let mut zeroed = 0;
     for &alloc in body {
-        if ctx.op_name(alloc) != "loop.alloc" || ctx.num_results(alloc) != 1 {
+        if ctx.view::<AllocOp>(alloc).is_none() || ctx.num_results(alloc) != 1 {
             continue;
         }
         let buffer = ctx.result(alloc, 0);
         let Some((dims, _, MemorySpace::Local)) = buffer_parts(ctx, ctx.value_type(buffer)) else {
             continue;
         };
-        // Every use must be a scalar load or store of the buffer (operand 0 / 1).
+        // Every use must be a scalar load or store of the buffer (operand 0 / 1); each access
+        // is kept with the position of its first index.
         let accesses: Option<Vec<(Op, usize)>> = ctx
             .uses(buffer)
             .iter()
-            .map(|u| match (ctx.op_name(u.user), u.operand) {
-                ("loop.load", 0) => Some((u.user, 1)),
-                ("loop.store", 1) => Some((u.user, 2)),
+            .map(|u| match LoopOps::of(ctx, u.user) {
+                Some(LoopOps::LoadOp(_)) if u.operand == 0 => Some((u.user, 1)),
+                Some(LoopOps::StoreOp(_)) if u.operand == 1 => Some((u.user, 2)),
                 _ => None,
             })
             .collect();

@@ -195,13 +195,17 @@ mod local_axes;
 mod reduce_block;
 
 use dlc_arith::{
-    build_binary, build_cmpi, build_index_constant, AddIOp, CmpIPredicate, DivSIOp, MulIOp, RemSIOp,
+    build_binary, build_cmpi, build_index_constant, AddIOp, CmpIPredicate, ConstantOp, DivSIOp,
+    MulIOp, RemSIOp,
 };
+use dlc_ir::builtin::ModuleOp;
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
-use dlc_ir::{Block, Context, Diagnostic, InsertPoint, Location, Op, OpSpec, Traits, Type, Value};
+use dlc_ir::{
+    Block, Context, Diagnostic, InsertPoint, Location, Op, OpSpec, OpView, Traits, Type, Value,
+};
 use dlc_loop::index_expr::{from_ir, range_of, Bounds, Emitter, IndexExpr, Symbol};
-use dlc_loop::is_gpu_kernel;
-use dlc_loop::ops::{build_for, build_if, ForOp, KernelOp, LoopKind};
+use dlc_loop::ops::{build_for, build_if, BlockIdOp, DimOp, ForOp, KernelOp, LoopKind, ThreadIdOp};
+use dlc_loop::{is_gpu_kernel, module_kernels};
 use host::{host_symbol, HostSymbol};
 use local_axes::zero_local_axes;
 use rustc_hash::FxHashMap;
@@ -210,7 +214,7 @@ use rustc_hash::FxHashMap;
 pub static INFO: PassInfo = PassInfo {
     argument: "gpu-map",
     summary: "Maps each kernel's outermost nest of parallel loops to GPU blocks and threads.",
-    anchor: Anchor::Op("builtin.module"),
+    anchor: Anchor::Op(ModuleOp::NAME),
     options: &[
         OptionSpec::new(
             "block-size",
@@ -327,13 +331,7 @@ struct Stats {
 impl Pass for GpuMap {
     fn run(&self, ctx: &mut Context, run: &mut PassRun<'_>) -> Result<(), Diagnostic> {
         let module = run.op();
-        let kernels: Vec<Op> = module_body(ctx, module)
-            .map(|b| {
-                ctx.block_ops(b)
-                    .filter(|&op| ctx.op_name(op) == "loop.kernel")
-                    .collect()
-            })
-            .unwrap_or_default();
+        let kernels = module_kernels(ctx, module);
         let mut stats = Stats::default();
         for kernel in kernels {
             if is_gpu_kernel(ctx, kernel) {
@@ -418,18 +416,18 @@ enum LaunchSize {
 
 impl GpuMap {
     fn maps(&self, ctx: &Context, op: Op) -> bool {
-        ctx.op_name(op) == "loop.for"
-            && ctx
-                .view::<ForOp>(op)
-                .and_then(|f| f.loop_kind(ctx))
-                .is_some_and(|k| self.kinds.iter().any(|name| name == k.name()))
+        ctx.view::<ForOp>(op)
+            .and_then(|f| f.loop_kind(ctx))
+            .is_some_and(|k| self.kinds.iter().any(|name| name == k.name()))
     }
 
     /// Decides what to do with `kernel`; `None` leaves it alone.
     fn plan(&self, ctx: &Context, kernel: Op) -> Option<Plan> {
         let entry = ctx.view::<KernelOp>(kernel)?.body(ctx)?;
         let mut has_loop = false;
-        ctx.for_each_op(kernel, &mut |op| has_loop |= ctx.op_name(op) == "loop.for");
+        ctx.for_each_op(kernel, &mut |op| {
+            has_loop |= ctx.view::<ForOp>(op).is_some()
+        });
         if !has_loop {
             return Some(Plan::SingleThread);
         }
@@ -504,7 +502,7 @@ impl GpuMap {
             if let Symbol::Value(v) = symbol {
                 if ctx
                     .defining_op(v)
-                    .is_some_and(|d| ctx.op_name(d) == "loop.dim")
+                    .is_some_and(|d| ctx.view::<DimOp>(d).is_some())
                 {
                     bounds.insert(symbol, 0, i64::MAX);
                 }
@@ -599,8 +597,8 @@ impl GpuMap {
             (_, Some(g)) => Some(values.constant(ctx, g)),
             _ => None,
         };
-        let block_id = gpu_id(ctx, at, "loop.block_id", loc);
-        let thread_id = gpu_id(ctx, at, "loop.thread_id", loc);
+        let block_id = gpu_id::<BlockIdOp>(ctx, at, loc);
+        let thread_id = gpu_id::<ThreadIdOp>(ctx, at, loc);
         let b_value = values.constant(ctx, b);
         let start = if threads.is_some() {
             block_id
@@ -704,11 +702,14 @@ fn index_constants(ctx: &Context, entry: Block, outer: Op) -> FxHashMap<i64, Val
         if op == outer {
             break;
         }
-        if ctx.op_name(op) != "arith.constant" || ctx.num_results(op) != 1 {
+        let Some(constant) = ctx.view::<ConstantOp>(op) else {
+            continue;
+        };
+        if ctx.num_results(op) != 1 {
             continue;
         }
         let v = ctx.result(op, 0);
-        let c = ctx.attr(op, "value").and_then(|a| ctx.attr_as_int(a));
+        let c = constant.value(ctx).and_then(|a| ctx.attr_as_int(a));
         if let (Type::INDEX, Some(c)) = (ctx.value_type(v), c) {
             if let Ok(c) = i64::try_from(c) {
                 found.entry(c).or_insert(v);
@@ -716,12 +717,6 @@ fn index_constants(ctx: &Context, entry: Block, outer: Op) -> FxHashMap<i64, Val
         }
     }
     found
-}
-
-/// The body block of a `builtin.module`.
-fn module_body(ctx: &Context, module: Op) -> Option<Block> {
-    let region = *ctx.regions(module).first()?;
-    ctx.blocks(region).first().copied()
 }
 
 /// Splits `block`'s non-terminator ops into the single op satisfying `pick` and the rest;
@@ -789,9 +784,9 @@ fn set_launch_attrs(ctx: &mut Context, kernel: Op, grid: LaunchSize, block: i64)
 }
 
 /// Builds `loop.block_id x` / `loop.thread_id x`.
-fn gpu_id(ctx: &mut Context, at: InsertPoint, name: &str, loc: Location) -> Value {
+fn gpu_id<T: OpView>(ctx: &mut Context, at: InsertPoint, loc: Location) -> Value {
     let x = ctx.string_attr("x");
-    let spec = OpSpec::new(ctx, name, loc)
+    let spec = OpSpec::new(ctx, T::NAME, loc)
         .attr(ctx, "dim", x)
         .results(&[Type::INDEX]);
     let op = ctx.build(at, spec);

@@ -2,14 +2,15 @@
 //! axis; partial results are combined with `loop.block_reduce` after each reduce nest.
 
 use super::{body_ops, const_index, is_pure};
-use dlc_arith::{build_cmpi, CmpIPredicate};
+use crate::loops::scalar_access;
+use dlc_arith::{build_cmpi, CmpIPredicate, ConstantOp};
 use dlc_ir::{Block, Context, InsertPoint, Location, Op, OpSpec, Value, ValueMap};
 use dlc_loop::index_expr::from_ir;
 use dlc_loop::ops::{
-    before_terminator, build_if, build_load, build_store, ForOp, IterKind, LoopKind, ReduceKind,
-    ScheduleBlockOp,
+    before_terminator, build_if, build_load, build_store, ForOp, IterKind, LoadOp, LoopKind,
+    LoopOps, ReduceKind, ScheduleBlockOp, StoreOp,
 };
-use dlc_loop::{buffer_parts, MemorySpace};
+use dlc_loop::{buffer_parts, AccessKind, MemorySpace};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// What `reduce=block` does with the point body of one kernel.
@@ -53,10 +54,7 @@ struct Access {
 
 /// Whether constant op `op` holds the identity of `kind`.
 fn is_identity(ctx: &Context, op: Op, kind: ReduceKind) -> bool {
-    if ctx.op_name(op) != "arith.constant" {
-        return false;
-    }
-    let Some(attr) = ctx.attr(op, "value") else {
+    let Some(attr) = ctx.view::<ConstantOp>(op).and_then(|c| c.value(ctx)) else {
         return false;
     };
     kind.is_identity_attr(ctx, attr, ctx.value_type(ctx.result(op, 0)))
@@ -88,9 +86,8 @@ pub(super) fn plan(ctx: &Context, ops: &[Op], block_size: i64) -> Option<BlockPl
     let mut allocs = Vec::new();
     let mut segments = Vec::new();
     for &op in ops {
-        match ctx.op_name(op) {
-            "loop.for" => {
-                let f = ctx.view::<ForOp>(op)?;
+        match LoopOps::of(ctx, op) {
+            Some(LoopOps::ForOp(f)) => {
                 if f.loop_kind(ctx)? != LoopKind::Serial {
                     return None;
                 }
@@ -114,14 +111,15 @@ pub(super) fn plan(ctx: &Context, ops: &[Op], block_size: i64) -> Option<BlockPl
                 }
                 nests.push(op);
             }
-            "loop.alloc" => {
-                let ty = ctx.value_type(ctx.result(op, 0));
+            Some(LoopOps::AllocOp(alloc)) => {
+                let buffer = alloc.result(ctx);
+                let ty = ctx.value_type(buffer);
                 if !matches!(buffer_parts(ctx, ty), Some((_, _, MemorySpace::Local))) {
                     return None;
                 }
-                allocs.push(ctx.result(op, 0));
+                allocs.push(buffer);
             }
-            "loop.schedule_block" => segments.push(op),
+            Some(LoopOps::ScheduleBlockOp(_)) => segments.push(op),
             _ if is_pure(ctx, op) => {}
             _ => return None,
         }
@@ -143,16 +141,17 @@ pub(super) fn plan(ctx: &Context, ops: &[Op], block_size: i64) -> Option<BlockPl
             if !ctx.regions(op).is_empty() {
                 return None;
             }
-            if let Some((buf, store)) = access_of(ctx, op) {
-                if ctx.op_name(op) == "loop.store"
+            if let Some(access) = scalar_access(ctx, op) {
+                let store = access.kind == AccessKind::Write;
+                if store
                     && !matches!(
-                        buffer_parts(ctx, ctx.value_type(buf)),
+                        buffer_parts(ctx, ctx.value_type(access.buffer)),
                         Some((_, _, MemorySpace::Local))
                     )
                 {
                     stores_global = true;
                 }
-                accesses.entry(buf).or_default().push(Access {
+                accesses.entry(access.buffer).or_default().push(Access {
                     place: Place::Outside,
                     store,
                     block: Some(seg),
@@ -170,9 +169,6 @@ pub(super) fn plan(ctx: &Context, ops: &[Op], block_size: i64) -> Option<BlockPl
         for op in body_ops(ctx, f.body(ctx)?) {
             if is_pure(ctx, op) {
                 continue;
-            }
-            if ctx.op_name(op) != "loop.schedule_block" {
-                return None;
             }
             let sb = ctx.view::<ScheduleBlockOp>(op)?;
             let body = sb.body(ctx)?;
@@ -205,21 +201,20 @@ pub(super) fn plan(ctx: &Context, ops: &[Op], block_size: i64) -> Option<BlockPl
                 if !ctx.regions(inner).is_empty() {
                     return None;
                 }
-                let Some((buf, store)) = access_of(ctx, inner) else {
+                let Some(access) = scalar_access(ctx, inner) else {
                     continue;
                 };
-                let first = if store { 2 } else { 1 };
                 let mut k_dims = Vec::new();
-                for (d, &index) in ctx.operands(inner)[first..].iter().enumerate() {
+                for (d, &index) in access.indices.iter().enumerate() {
                     if k_args.contains(&index) {
                         k_dims.push(d);
                     } else if depends_on(ctx, index, &k_args, 0) {
                         return None;
                     }
                 }
-                accesses.entry(buf).or_default().push(Access {
+                accesses.entry(access.buffer).or_default().push(Access {
                     place: Place::Nest(n),
-                    store,
+                    store: access.kind == AccessKind::Write,
                     block: Some(op),
                     k_dims,
                 });
@@ -314,50 +309,37 @@ pub(super) fn plan(ctx: &Context, ops: &[Op], block_size: i64) -> Option<BlockPl
     })
 }
 
-/// The buffer and whether it is a store, for a scalar `loop.load` / `loop.store`.
-fn access_of(ctx: &Context, op: Op) -> Option<(Value, bool)> {
-    match ctx.op_name(op) {
-        "loop.load" => ctx.operands(op).first().map(|&b| (b, false)),
-        "loop.store" => ctx.operands(op).get(1).map(|&b| (b, true)),
-        _ => None,
-    }
-}
-
 /// Reads a plain-combine reduction: the init stores the identity into a local register, the
 /// body stores `combine(load reg, x)` into it.
 fn reduction(ctx: &Context, nest: Op, op: Op, body: Block, init: Block) -> Option<Reduction> {
     let ops = body_ops(ctx, body);
-    let stores: Vec<Op> = ops
-        .iter()
-        .copied()
-        .filter(|&o| ctx.op_name(o) == "loop.store")
-        .collect();
+    let stores: Vec<StoreOp> = ops.iter().filter_map(|&o| ctx.view::<StoreOp>(o)).collect();
     let [store] = stores[..] else {
         return None;
     };
-    let acc = *ctx.operands(store).get(1)?;
-    let indices = ctx.operands(store)[2..].to_vec();
+    let acc = store.buffer(ctx);
+    let indices = store.indices(ctx).to_vec();
     if indices
         .iter()
         .any(|&i| owner(ctx, i).is_some_and(|o| ctx.is_ancestor(op, o)))
     {
         return None;
     }
-    let value = ctx.operand(store, 0);
+    let value = store.value(ctx);
     let combine = ctx.defining_op(value)?;
     let kind = ReduceKind::of_combiner(ctx, combine)?;
-    let loads: Vec<Op> = ops
+    let loads: Vec<LoadOp> = ops
         .iter()
-        .copied()
-        .filter(|&o| ctx.op_name(o) == "loop.load" && ctx.operand(o, 0) == acc)
+        .filter_map(|&o| ctx.view::<LoadOp>(o))
+        .filter(|l| l.buffer(ctx) == acc)
         .collect();
     let [load] = loads[..] else {
         return None;
     };
-    if ctx.operands(load)[1..] != indices[..] {
+    if load.indices(ctx) != indices {
         return None;
     }
-    let partial = ctx.result(load, 0);
+    let partial = load.result(ctx);
     if ctx.uses(partial).len() != 1 || !ctx.operands(combine).contains(&partial) {
         return None;
     }
@@ -368,20 +350,18 @@ fn reduction(ctx: &Context, nest: Op, op: Op, body: Block, init: Block) -> Optio
     let init_ops = body_ops(ctx, init);
     let mut init_stores = 0;
     for &o in &init_ops {
-        match ctx.op_name(o) {
-            "arith.constant" => {}
-            "loop.store" => {
-                init_stores += 1;
-                let ok = ctx.operand(o, 1) == acc
-                    && ctx.operands(o)[2..] == indices[..]
-                    && ctx
-                        .defining_op(ctx.operand(o, 0))
-                        .is_some_and(|c| is_identity(ctx, c, kind));
-                if !ok {
-                    return None;
-                }
-            }
-            _ => return None,
+        if ctx.view::<ConstantOp>(o).is_some() {
+            continue;
+        }
+        let store = ctx.view::<StoreOp>(o)?;
+        init_stores += 1;
+        let ok = store.buffer(ctx) == acc
+            && store.indices(ctx) == indices
+            && ctx
+                .defining_op(store.value(ctx))
+                .is_some_and(|c| is_identity(ctx, c, kind));
+        if !ok {
+            return None;
         }
     }
     if init_stores != 1 {
