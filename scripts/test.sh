@@ -93,6 +93,7 @@ summary() {
 trap summary EXIT
 
 stage "setup" bash scripts/setup.sh
+stage "op-name comparisons (docs/architecture.md, Finding ops)" python3 scripts/op_name_comparisons.py
 stage "cargo build" build
 stage "cargo test" cargo_tests
 stage "lit" lit_tests
