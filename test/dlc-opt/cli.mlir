@@ -17,7 +17,7 @@
 // and unknown flags (exit code 1).
 
 // VERSION: dlc-opt {{[0-9]+\.[0-9]+\.[0-9]+}}
-// DIALECTS: Available Dialects: builtin, func, arith
+// DIALECTS: Available Dialects: arith, builtin, func, graph, loop, math{{$}}
 // NOFILE: dlc-opt: could not open input file '{{.*}}does-not-exist': No such file or directory
 // BADFLAG: error: unexpected argument '--no-such-flag' found
 // BADFLAG-SINGLE: error: unexpected argument

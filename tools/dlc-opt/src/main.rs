@@ -355,7 +355,10 @@ fn build_pipeline(cli: &Cli, registry: &PassRegistry) -> Result<Option<PassManag
 fn run(cli: &Cli, registry: &PassRegistry) -> anyhow::Result<bool> {
     if cli.show_dialects {
         let ctx = new_context(false);
-        println!("Available Dialects: {}", ctx.dialect_names().join(", "));
+        // Sorted, as mlir-opt lists them.
+        let mut names = ctx.dialect_names();
+        names.sort_unstable();
+        println!("Available Dialects: {}", names.join(", "));
         return Ok(true);
     }
     if cli.list_passes {
