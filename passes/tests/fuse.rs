@@ -7,9 +7,10 @@
 
 use dlc_graph::decompose::decompose_all;
 use dlc_graph::generate::{GraphGen, Rng};
-use dlc_graph::interp::{interpret, DType, Tensor};
+use dlc_graph::interp::interpret;
 use dlc_ir::pass::{parse_pipeline, PassRegistry};
 use dlc_ir::{parse_source, print_op, verify, Context, Op, PrintOptions};
+use dlc_tensor::{DType, Tensor};
 
 const SEEDS: u64 = 200;
 

@@ -30,10 +30,11 @@ mod pipeline;
 
 use dlc_graph::decompose::discontinuous_after_composite;
 use dlc_graph::generate::{GraphGen, Rng};
-use dlc_graph::interp::{interpret, DType, Elements, Tensor};
+use dlc_graph::interp::interpret;
 use dlc_ir::pass::PassRegistry;
 use dlc_ir::{parse_source, print_op, verify, Context, Op, PrintOptions, Value, DYNAMIC};
-use dlc_loop::interp::{run_host, DType as LoopDType, HostBuffer, KernelArg};
+use dlc_loop::interp::{run_host, KernelArg};
+use dlc_tensor::{DType, Tensor};
 use dlc_testkit::{par_cases, report, scaled};
 use pipeline::{context, registry, repo_root, run};
 
@@ -243,14 +244,14 @@ fn lowered(
     .ok_or("the host function is missing")?;
     let args = inputs
         .iter()
-        .map(|t| KernelArg::Buffer(to_buffer(t)))
+        .map(|t| KernelArg::Buffer(t.clone()))
         .collect();
     let results =
         run_host(&ctx, func, args).map_err(|d| format!("loop interpreter: {d:?}\n{output}"))?;
     results
         .into_iter()
         .map(|r| match r {
-            KernelArg::Buffer(b) => Ok(to_tensor(&b)),
+            KernelArg::Buffer(b) => Ok(b),
             KernelArg::Index(_) => Err("a host function returned an index".to_string()),
         })
         .collect()
@@ -264,52 +265,6 @@ fn lowered_tolerance(ctx: &Context, func: Op) -> (f64, f64) {
     (rtol.max(4e-5), atol.max(4e-6))
 }
 
-fn loop_dtype(d: DType) -> LoopDType {
-    match d {
-        DType::F16 => LoopDType::F16,
-        DType::BF16 => LoopDType::BF16,
-        DType::F32 => LoopDType::F32,
-        DType::F64 => LoopDType::F64,
-        DType::I1 => LoopDType::I1,
-        DType::I8 => LoopDType::I8,
-        DType::I32 => LoopDType::I32,
-        DType::I64 => LoopDType::I64,
-    }
-}
-
-fn to_buffer(t: &Tensor) -> HostBuffer {
-    let dtype = loop_dtype(t.dtype());
-    let built = match t.elements() {
-        Elements::Float(v) => HostBuffer::from_f64(t.shape(), dtype, v),
-        Elements::Int(v) => HostBuffer::from_i64(t.shape(), dtype, v),
-        Elements::Bool(v) => HostBuffer::from_bool(t.shape(), v),
-    };
-    built.expect("a graph tensor fits a buffer of its dtype")
-}
-
-fn to_tensor(b: &HostBuffer) -> Tensor {
-    let dtype = [
-        DType::F16,
-        DType::BF16,
-        DType::F32,
-        DType::F64,
-        DType::I1,
-        DType::I8,
-        DType::I32,
-        DType::I64,
-    ]
-    .into_iter()
-    .find(|&d| loop_dtype(d) == b.dtype)
-    .expect("a graph dtype");
-    if let Some(v) = b.floats() {
-        Tensor::from_f64(dtype, &b.shape, v)
-    } else if let Some(v) = b.bools() {
-        Tensor::from_bools(&b.shape, v)
-    } else {
-        Tensor::from_i64(dtype, &b.shape, b.ints().unwrap_or(&[]))
-    }
-}
-
 // ---------------------------------------------------------------------------------------------
 // Comparison.
 
@@ -320,7 +275,7 @@ fn tolerance(dtype: DType) -> Option<(f64, f64)> {
         DType::F64 => Some((1e-12, 1e-12)),
         DType::F16 => Some((1e-2, 1e-2)),
         DType::BF16 => Some((6e-2, 6e-2)),
-        DType::I1 | DType::I8 | DType::I32 | DType::I64 => None,
+        DType::I1 | DType::I8 | DType::I32 | DType::I64 | DType::Index => None,
     }
 }
 

@@ -26,9 +26,10 @@ mod pipeline;
 use dlc_graph::generate::{GraphGen, Rng};
 use dlc_ir::pass::PassRegistry;
 use dlc_ir::{parse_source, print_op, verify, Context, Op, PrintOptions, DYNAMIC};
-use dlc_loop::interp::{run_host, DType, HostBuffer, KernelArg};
+use dlc_loop::interp::{run_host, KernelArg};
 use dlc_passes::graph::lower::Target;
 use dlc_passes::loops::{differential_cases, DifferentialCase};
+use dlc_tensor::{DType, Elements, Scalar, Tensor};
 use dlc_testkit::{par_cases, par_map, report, scaled};
 use pipeline::{context, registry, repo_root, run};
 use std::path::{Path, PathBuf};
@@ -301,17 +302,20 @@ fn random_args(
         };
         let dtype = DType::from_type(ctx, elem).ok_or("an argument of an unsupported dtype")?;
         let n: usize = shape.iter().product();
-        let buffer = if dtype.float_kind().is_some() {
-            let v: Vec<f64> = (0..n).map(|_| rng.unit() * 4.0 - 2.0).collect();
-            HostBuffer::from_f64(&shape, dtype, &v)
-        } else if dtype == DType::I1 {
-            let v: Vec<bool> = (0..n).map(|_| rng.chance(0.5)).collect();
-            HostBuffer::from_bool(&shape, &v)
-        } else {
-            let v: Vec<i64> = (0..n).map(|_| rng.range(-4, 4)).collect();
-            HostBuffer::from_i64(&shape, dtype, &v)
-        }?;
-        args.push(KernelArg::Buffer(buffer));
+        let values = (0..n)
+            .map(|_| {
+                if dtype.is_float() {
+                    Scalar::Float(rng.unit() * 4.0 - 2.0)
+                } else if dtype.is_bool() {
+                    Scalar::Bool(rng.chance(0.5))
+                } else {
+                    Scalar::Int(rng.range(-4, 4))
+                }
+            })
+            .collect();
+        args.push(KernelArg::Buffer(Tensor::from_scalars(
+            dtype, shape, values,
+        )));
     }
     Ok(args)
 }
@@ -335,17 +339,20 @@ fn compare(want: &[KernelArg], got: &[KernelArg], values: bool) -> Result<(), St
             (KernelArg::Index(a), KernelArg::Index(b)) if a == b => continue,
             _ => return Err(format!("result {i}: {:?} became {:?}", pair.0, pair.1)),
         };
-        if w.dtype != g.dtype || w.shape != g.shape {
+        if w.dtype() != g.dtype() || w.shape() != g.shape() {
             return Err(format!(
                 "result {i}: {:?} {:?} became {:?} {:?}",
-                w.dtype, w.shape, g.dtype, g.shape
+                w.dtype(),
+                w.shape(),
+                g.dtype(),
+                g.shape()
             ));
         }
         if !values {
             continue;
         }
-        if let (Some(a), Some(b)) = (w.floats(), g.floats()) {
-            let (rtol, atol) = tolerance(w.dtype);
+        if let (Elements::Float(a), Elements::Float(b)) = (w.elements(), g.elements()) {
+            let (rtol, atol) = tolerance(w.dtype());
             let scale = a
                 .iter()
                 .filter(|x| x.is_finite())

@@ -55,7 +55,7 @@ func.func @bias_relu(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> 
 // CHECK-NEXT:        loop.schedule_block "div_4" (%arg5 = %arg3, %arg6 = %arg4) {
 // CHECK-NEXT:          %4 = loop.load %2[%arg6] : !loop.buffer<16xf32, local>
 // CHECK:               loop.store %6, %arg1[%arg5, %arg6] : !loop.buffer<?x16xf32, global>
-// CHECK-LABEL: func.func @softmax(%arg0: !loop.buffer<?x16xf32, global>) -> !loop.buffer<?x16xf32, global> {
+// CHECK-LABEL: func.func @softmax(%arg0: !loop.buffer<?x16xf32, global>) -> !loop.buffer<?x16xf32, global> attributes {loop.dim_symbols = [array<i64: 0>]} {
 // CHECK-NEXT:    %0 = loop.dim %arg0, 0 : !loop.buffer<?x16xf32, global>
 // CHECK-NEXT:    %1 = loop.alloc(%0) : !loop.buffer<?x16xf32, global>
 // CHECK-NEXT:    loop.launch @softmax_0_fusion(%arg0, %1, %0)
@@ -104,7 +104,7 @@ func.func @matmul_bias(%x: tensor<?x16xf32>, %w: tensor<16x8xf32>, %b: tensor<8x
 // CHECK-NEXT:          %2 = arith.remui %1, %c6 : index
 // CHECK-NEXT:          %3 = arith.divui %1, %c6 : index
 // CHECK-NEXT:          %4 = loop.load %arg0[%3, %2] : !loop.buffer<?x6xf32, global>
-// CHECK-LABEL: func.func @reshape(%arg0: !loop.buffer<?x6xf32, global>) -> !loop.buffer<?x3xf32, global> {
+// CHECK-LABEL: func.func @reshape(%arg0: !loop.buffer<?x6xf32, global>) -> !loop.buffer<?x3xf32, global> attributes {loop.dim_symbols = [array<i64: 0>]} {
 // CHECK-NEXT:    %0 = loop.dim %arg0, 0 : !loop.buffer<?x6xf32, global>
 // CHECK-NEXT:    %c6 = arith.constant 6 : index
 // CHECK-NEXT:    %1 = arith.muli %0, %c6 : index

@@ -13,13 +13,14 @@
 use crate::ops;
 use crate::proto::{type_proto, AttributeProto, GraphProto, ModelProto, NodeProto, TensorProto};
 use crate::tensor::{element_type, tensor_attr};
-use dlc_graph::interp::{evaluate_op, Tensor};
+use dlc_graph::interp::evaluate_op;
 use dlc_graph::ops::ConstantOp;
 use dlc_ir::location::CompositeLocKind;
 use dlc_ir::{
     AttrKind, Attribute, Context, InsertPoint, Location, NamedAttr, Op, OpSpec, Type, Value,
     DYNAMIC,
 };
+use dlc_tensor::Tensor;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::path::Path;
@@ -784,9 +785,9 @@ impl<'i> NodeCx<'i, '_> {
         check_size(dims)?;
         let ty = self.imp.ctx.tensor_type(dims, value.dtype().to_type());
         let element = match value.get(0) {
-            dlc_graph::interp::Scalar::Float(v) => dlc_ir::DenseValue::Float(v),
-            dlc_graph::interp::Scalar::Int(v) => dlc_ir::DenseValue::Int(v as i128),
-            dlc_graph::interp::Scalar::Bool(b) => dlc_ir::DenseValue::Int(b as i128),
+            dlc_tensor::Scalar::Float(v) => dlc_ir::DenseValue::Float(v),
+            dlc_tensor::Scalar::Int(v) => dlc_ir::DenseValue::Int(v as i128),
+            dlc_tensor::Scalar::Bool(b) => dlc_ir::DenseValue::Int(b as i128),
         };
         let attr = self.imp.ctx.dense_attr(ty, &[element]);
         Ok(self.imp.constant_attr(attr))

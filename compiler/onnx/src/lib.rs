@@ -21,8 +21,8 @@ pub mod tensor;
 
 pub use importer::{import_model, ImportError, ImportOptions, Imported};
 
-use dlc_graph::interp::Tensor;
 use dlc_ir::Context;
+use dlc_tensor::Tensor;
 use prost::Message;
 use std::path::Path;
 

@@ -9,7 +9,7 @@
 //! imports, verifies and runs in the graph interpreter. Inputs the fuzzer (tools/fuzz,
 //! `onnx_import`) found are kept at the end as byte strings.
 
-use dlc_graph::interp::{interpret, DType, Tensor};
+use dlc_graph::interp::interpret;
 use dlc_ir::Context;
 use dlc_onnx::proto::{
     tensor_shape_proto::{dimension, Dimension},
@@ -18,6 +18,7 @@ use dlc_onnx::proto::{
     TypeProto, ValueInfoProto,
 };
 use dlc_onnx::{decode_model, import_file, import_model, ImportError, ImportOptions, Imported};
+use dlc_tensor::{DType, Tensor};
 use prost::Message;
 use std::path::PathBuf;
 use std::process::Command;

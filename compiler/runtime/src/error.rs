@@ -68,9 +68,6 @@ pub enum RuntimeError {
     /// `DLC_NUM_THREADS` is set but is not a positive integer.
     #[error("DLC_NUM_THREADS must be a positive integer, got '{value}'")]
     NumThreads { value: String },
-    /// A signature does not fit the host function it is attached to.
-    #[error("signature mismatch: {0}")]
-    Signature(String),
 }
 
 impl RuntimeError {

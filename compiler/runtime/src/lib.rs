@@ -10,13 +10,14 @@
 //!
 //! It also provides what compiled code and tools need around that: the thread pool parallel
 //! loops run on ([`dlc_parallel_for`]), [`Tensor`]s with exact conversions to the interpreters'
-//! buffers, and `.npy` input and output. It does not depend on LLVM: kernels arrive as function
+//! host tensors (`dlc_tensor`, whose `DType` and `.npy` codec it uses), and `.npy` input and
+//! output. It does not depend on LLVM: kernels arrive as function
 //! pointers, so tests can supply hand-written ones.
 //!
 //! - `abi`: the kernel calling convention and the kernel table.
 //! - `pool`: the thread pool and `dlc_parallel_for`.
-//! - `tensor`: [`Tensor`], [`TensorView`], dtype sizes and f16/bf16 conversions.
-//! - `npy`: `.npy` reading and writing.
+//! - `tensor`: [`Tensor`], [`TensorView`], byte sizes and f16/bf16 conversions.
+//! - `npy`: [`read_npy`] and [`write_npy`].
 //! - `signature`: [`Signature`], the input checks.
 //! - `program`: [`HostProgram`], compiling a host function.
 //! - `session`: [`Session`], running it.
@@ -24,7 +25,7 @@
 
 mod abi;
 mod error;
-pub mod npy;
+mod npy;
 pub mod pool;
 mod program;
 mod session;
@@ -32,7 +33,6 @@ mod signature;
 pub mod tensor;
 
 pub use abi::{KernelFn, KernelTable};
-pub use dlc_loop::interp::DType;
 pub use error::RuntimeError;
 pub use npy::{read_npy, write_npy};
 pub use pool::{dlc_parallel_for, num_threads, parse_num_threads, ParallelBody};

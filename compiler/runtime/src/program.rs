@@ -13,15 +13,14 @@
 //! the op, before anything runs.
 
 use crate::abi::{KernelFn, KernelTable};
-use crate::error::RuntimeError;
 use crate::signature::{type_parts, DimSpec, Signature, TensorSpec};
-use crate::tensor::{byte_size, elem_bytes, AlignedBytes};
+use crate::tensor::{byte_size, AlignedBytes};
 use dlc_arith::ArithOps;
 use dlc_func::FuncOp;
 use dlc_ir::symbol::SymbolTables;
 use dlc_ir::{AttrKind, Context, DenseValue, Diagnostic, Location, Op, Value, DYNAMIC};
-use dlc_loop::interp::DType;
 use dlc_loop::{access, AccessKind, DimOp, IndexCheck, KernelOp, MemorySpace};
+use dlc_tensor::DType;
 use rustc_hash::FxHashMap;
 
 /// An integer binary op of `arith`, with MLIR's semantics at the operand width.
@@ -243,36 +242,6 @@ impl HostProgram {
         };
         c.compile(func)?;
         Ok(c.p)
-    }
-
-    /// Replaces the signature inputs are checked against (e.g. one from
-    /// [`Signature::from_graph_function`], which knows which dims agree). It must describe the
-    /// same arguments: same count, dtypes and ranks, and static wherever the function is.
-    pub fn with_signature(mut self, signature: Signature) -> Result<HostProgram, RuntimeError> {
-        let mine = &self.signature.inputs;
-        if signature.inputs.len() != mine.len() {
-            return Err(RuntimeError::Signature(format!(
-                "{} inputs, but the host function takes {}",
-                signature.inputs.len(),
-                mine.len()
-            )));
-        }
-        for (i, (new, old)) in signature.inputs.iter().zip(mine).enumerate() {
-            let fits = new.dtype == old.dtype
-                && new.dims.len() == old.dims.len()
-                && new.dims.iter().zip(&old.dims).all(|(n, o)| match (n, o) {
-                    (_, DimSpec::Symbol(_)) => true,
-                    (DimSpec::Static(a), DimSpec::Static(b)) => a == b,
-                    (DimSpec::Symbol(_), DimSpec::Static(_)) => false,
-                });
-            if !fits {
-                return Err(RuntimeError::Signature(format!(
-                    "input {i} is {new:?}, but the host function takes {old:?}"
-                )));
-            }
-        }
-        self.signature = signature;
-        Ok(self)
     }
 
     /// The inputs the program accepts.
@@ -690,7 +659,7 @@ impl Compiler<'_> {
         else {
             return Err(err(ctx, op, "expected a dense elements attribute 'value'"));
         };
-        let n = elem_bytes(dtype);
+        let n = dtype.size_bytes();
         let numel: usize = shape.iter().product();
         let dense_shape = ctx.shape(dense.ty).unwrap_or(&[]);
         let shape_ok = dense_shape.len() == shape.len()

@@ -18,9 +18,9 @@
 
 use crate::error::RuntimeError;
 use crate::program::{wrap, CheckedIndices, HostProgram, Instr, IntOp, LaunchArg, Param, Size};
-use crate::tensor::{byte_size, dtype_name, elem_bytes, AlignedBytes, Tensor, TensorView};
-use dlc_graph::interp::tensor::unravel;
+use crate::tensor::{byte_size, AlignedBytes, Tensor, TensorView};
 use dlc_ir::Location;
+use dlc_tensor::unravel;
 
 /// A buffer value during a run: where its bytes are and how many there are.
 #[derive(Copy, Clone)]
@@ -159,7 +159,7 @@ impl<'p> Session<'p> {
         for (i, (param, t)) in self.program.params.iter().zip(inputs).enumerate() {
             match *param {
                 Param::Scalar { slot } => {
-                    let n = elem_bytes(t.dtype());
+                    let n = t.dtype().size_bytes();
                     self.scalars[slot as usize] = read_int(&t.bytes()[..n]);
                 }
                 Param::Buffer { slot, copy } => {
@@ -292,7 +292,7 @@ impl<'p> Session<'p> {
                 let bytes = self.set_dims(*dst, dims).map_err(fail)?;
                 let arena = self.bufs[*arena as usize];
                 let offset = self.scalars[*offset as usize];
-                let align = elem_bytes(self.program.buf_dtype[*dst as usize]);
+                let align = self.program.buf_dtype[*dst as usize].size_bytes();
                 let start = usize::try_from(offset)
                     .ok()
                     .filter(|o| o % align == 0)
@@ -400,7 +400,7 @@ impl<'p> Session<'p> {
         let p = self.program;
         let (indices, data) = (c.indices as usize, c.data as usize);
         let n = self.dims[p.buf_dims_at[data] as usize + c.check.axis] as i64;
-        let width = elem_bytes(p.buf_dtype[indices]);
+        let width = p.buf_dtype[indices].size_bytes();
         let buf = self.bufs[indices];
         // SAFETY: `buf` is a live buffer of `buf.bytes` bytes (an input, a constant or an
         // allocation of this session), only read here, before the kernel runs.
@@ -531,7 +531,7 @@ impl<'s> Outputs<'s> {
 impl std::fmt::Debug for Outputs<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_list()
-            .entries(self.iter().map(|v| (dtype_name(v.dtype), v.shape.to_vec())))
+            .entries(self.iter().map(|v| (v.dtype.name(), v.shape.to_vec())))
             .finish()
     }
 }

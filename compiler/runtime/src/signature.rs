@@ -1,20 +1,18 @@
 //! What a host program accepts: one [`TensorSpec`] per input, with the `?` dims named by
 //! symbols so that dims which must agree share a symbol.
 //!
-//! A host function alone says nothing about which of its `?` dims agree, so
-//! [`Signature::from_host_function`] gives every `?` its own symbol. The graph function it was
-//! lowered from knows more: [`Signature::from_graph_function`] uses
-//! [`dlc_graph::shapes::SymbolicShapes`], giving one symbol to dims the analysis proves equal
-//! *and* to dims its runtime equality constraints require equal (broadcasts of two `?`s, matmul
-//! inner dims), so the one check at entry covers what lowering assumed. Constraints on sizes no
+//! The host function says which of its `?` dims agree in its [`DIM_SYMBOLS`] attribute, which
+//! `lower` records from the symbolic shape analysis of the graph function it lowers: dims the
+//! analysis proves equal *and* dims its runtime equality constraints require equal (broadcasts
+//! of two `?`s, matmul inner dims) share a symbol, so the one check at entry covers what
+//! lowering assumed. Without the attribute every `?` is its own symbol. Constraints on sizes no
 //! input determines (a reshape's inferred dim) cannot be checked before the run.
 
 use crate::error::RuntimeError;
-use crate::tensor::{dtype_name, Tensor};
-use dlc_graph::shapes::{DimExpr, SymbolicShapes};
-use dlc_ir::pass::Analysis;
-use dlc_ir::{Context, Diagnostic, Op, Type, DYNAMIC};
-use dlc_loop::interp::DType;
+use crate::tensor::Tensor;
+use dlc_ir::{AttrKind, Context, Diagnostic, Op, Type, DYNAMIC};
+use dlc_loop::DIM_SYMBOLS;
+use dlc_tensor::DType;
 
 /// One dim of a [`TensorSpec`].
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
@@ -64,89 +62,100 @@ fn entry_args(ctx: &Context, func: Op) -> Result<&[dlc_ir::Value], Diagnostic> {
         .ok_or_else(|| Diagnostic::error(ctx.op_loc(func), "function has no body"))
 }
 
-impl Signature {
-    /// The signature of a host function: every `?` dim its own symbol.
-    pub fn from_host_function(ctx: &Context, func: Op) -> Result<Signature, Diagnostic> {
-        let mut next = 0u32;
-        let mut inputs = Vec::new();
-        for (i, &arg) in entry_args(ctx, func)?.iter().enumerate() {
-            let (dtype, dims) = type_parts(ctx, ctx.value_type(arg)).ok_or_else(|| {
-                Diagnostic::error(
-                    ctx.op_loc(func),
-                    format!("argument #{i} has a type the runtime cannot pass"),
-                )
-            })?;
-            let dims = dims
-                .iter()
-                .map(|&d| {
-                    if d == DYNAMIC {
-                        next += 1;
-                        DimSpec::Symbol(next - 1)
-                    } else {
-                        DimSpec::Static(d as u64)
-                    }
-                })
-                .collect();
-            inputs.push(TensorSpec {
-                name: format!("%arg{i}"),
-                dtype,
-                dims,
-            });
-        }
-        Ok(Signature { inputs })
+/// The symbol of each `?` dim of each argument (`dynamic` counts them per argument): read from
+/// `func`'s [`DIM_SYMBOLS`] attribute, which must hold one `array<i64>` per argument with one
+/// entry per `?` dim, each in `[0, number of ? dims)`; without it, a new symbol per dim.
+fn dim_symbols(ctx: &Context, func: Op, dynamic: &[usize]) -> Result<Vec<Vec<u32>>, Diagnostic> {
+    let total: usize = dynamic.iter().sum();
+    let Some(attr) = ctx.attr(func, DIM_SYMBOLS) else {
+        let mut next = 0u32..;
+        return Ok(dynamic
+            .iter()
+            .map(|&n| next.by_ref().take(n).collect())
+            .collect());
+    };
+    let bad =
+        |message: String| Diagnostic::error(ctx.op_loc(func), format!("'{DIM_SYMBOLS}' {message}"));
+    let AttrKind::Array(entries) = ctx.attr_kind(attr) else {
+        return Err(bad("must be an array of one array<i64> per argument".into()));
+    };
+    if entries.len() != dynamic.len() {
+        return Err(bad(format!(
+            "has {} entries, but the function takes {} arguments",
+            entries.len(),
+            dynamic.len()
+        )));
     }
+    entries
+        .iter()
+        .zip(dynamic)
+        .enumerate()
+        .map(|(i, (&entry, &n))| {
+            let values = match ctx.attr_kind(entry) {
+                AttrKind::DenseArray { element, values } if *element == Type::I64 => values,
+                _ => return Err(bad(format!("entry #{i} is not an array<i64>"))),
+            };
+            if values.len() != n {
+                return Err(bad(format!(
+                    "entry #{i} has {} symbols, but argument #{i} has {n} '?' dims",
+                    values.len()
+                )));
+            }
+            values
+                .iter()
+                .map(|&s| {
+                    u32::try_from(s)
+                        .ok()
+                        .filter(|&s| (s as usize) < total)
+                        .ok_or_else(|| {
+                            bad(format!("entry #{i}: symbol {s} is not in [0, {total})"))
+                        })
+                })
+                .collect()
+        })
+        .collect()
+}
 
-    /// The signature of a graph function (before lowering): `?` dims that the symbolic shape
-    /// analysis proves equal, or requires equal by a runtime constraint, share a symbol.
-    pub fn from_graph_function(ctx: &Context, func: Op) -> Result<Signature, Diagnostic> {
-        let shapes = SymbolicShapes::compute(ctx, func);
-        let args = entry_args(ctx, func)?;
-        // Symbols of argument dims, each mapped to the first argument symbol it must equal.
-        let mut reps: Vec<DimExpr> = Vec::new();
-        let mut inputs = Vec::new();
-        for (i, &arg) in args.iter().enumerate() {
-            let (dtype, static_dims) = type_parts(ctx, ctx.value_type(arg)).ok_or_else(|| {
+impl Signature {
+    /// The signature of a host function: its `?` dims named by its [`DIM_SYMBOLS`] attribute,
+    /// or each its own symbol when it has none. An attribute that does not fit the arguments is
+    /// an error.
+    pub fn from_host_function(ctx: &Context, func: Op) -> Result<Signature, Diagnostic> {
+        let mut parts = Vec::new();
+        for (i, &arg) in entry_args(ctx, func)?.iter().enumerate() {
+            parts.push(type_parts(ctx, ctx.value_type(arg)).ok_or_else(|| {
                 Diagnostic::error(
                     ctx.op_loc(func),
                     format!("argument #{i} has a type the runtime cannot pass"),
                 )
-            })?;
-            let symbolic = shapes.shape(arg);
-            let mut dims = Vec::with_capacity(static_dims.len());
-            for (axis, &d) in static_dims.iter().enumerate() {
-                let expr = symbolic.and_then(|s| s.get(axis)).copied();
-                let spec = match expr {
-                    Some(DimExpr::Symbol(s)) => {
-                        let me = DimExpr::Symbol(s);
-                        let rep = reps
-                            .iter()
-                            .copied()
-                            .find(|&r| shapes.equal_under_constraints(r, me));
-                        match rep {
-                            Some(DimExpr::Symbol(r)) => DimSpec::Symbol(r),
-                            _ => {
-                                reps.push(me);
-                                DimSpec::Symbol(s)
-                            }
-                        }
-                    }
-                    Some(DimExpr::Static(n)) if n >= 0 => DimSpec::Static(n as u64),
-                    _ if d >= 0 => DimSpec::Static(d as u64),
-                    _ => {
-                        return Err(Diagnostic::error(
-                            ctx.op_loc(func),
-                            format!("argument #{i}: dim {axis} has no symbolic size"),
-                        ))
-                    }
-                };
-                dims.push(spec);
-            }
-            inputs.push(TensorSpec {
-                name: format!("%arg{i}"),
-                dtype,
-                dims,
-            });
+            })?);
         }
+        let dynamic: Vec<usize> = parts
+            .iter()
+            .map(|(_, dims)| dims.iter().filter(|&&d| d == DYNAMIC).count())
+            .collect();
+        let symbols = dim_symbols(ctx, func, &dynamic)?;
+        let inputs = parts
+            .into_iter()
+            .zip(symbols)
+            .enumerate()
+            .map(|(i, ((dtype, dims), symbols))| {
+                let mut symbols = symbols.into_iter();
+                let dims = dims
+                    .iter()
+                    .map(|&d| match d {
+                        // `dim_symbols` gave one symbol per `?` dim.
+                        DYNAMIC => DimSpec::Symbol(symbols.next().unwrap_or_default()),
+                        d => DimSpec::Static(d as u64),
+                    })
+                    .collect();
+                TensorSpec {
+                    name: format!("%arg{i}"),
+                    dtype,
+                    dims,
+                }
+            })
+            .collect();
         Ok(Signature { inputs })
     }
 
@@ -181,8 +190,8 @@ impl Signature {
             if t.dtype() != spec.dtype {
                 return Err(RuntimeError::InputDType {
                     index,
-                    expected: dtype_name(spec.dtype),
-                    got: dtype_name(t.dtype()),
+                    expected: spec.dtype.name(),
+                    got: t.dtype().name(),
                 });
             }
             if t.shape().len() != spec.dims.len() {

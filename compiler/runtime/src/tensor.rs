@@ -3,54 +3,28 @@
 //! A [`Tensor`] is a dtype, a shape and row-major bytes in a 64-byte aligned allocation (what
 //! the kernel ABI promises compiled code, so vector loads of the first element are aligned).
 //! Elements are stored little-endian at their natural size: `i1` as one byte 0/1, `index` as an
-//! i64, `f16`/`bf16` as their 16-bit patterns. The conversions to and from the interpreters'
-//! [`HostBuffer`] are exact, so a compiled run can be compared with an interpreted one.
+//! i64, `f16`/`bf16` as their 16-bit patterns: the byte form of `dlc_tensor`'s host
+//! [`HostTensor`]s, so the conversions to and from the interpreters' values
+//! ([`Tensor::from_host_tensor`], [`Tensor::to_host_tensor`]) are exact, and a compiled run can
+//! be compared with an interpreted one.
 
 use crate::error::RuntimeError;
 use dlc_ir::FloatKind;
-use dlc_loop::interp::{DType, Elements, HostBuffer};
+use dlc_tensor::{DType, Tensor as HostTensor};
 use std::alloc::Layout;
 use std::ptr::NonNull;
 
 /// The alignment of every tensor and arena allocation.
 pub const ALIGN: usize = 64;
 
-/// The storage size of one element of `dtype` in bytes.
-pub fn elem_bytes(dtype: DType) -> usize {
-    match dtype {
-        DType::I1 | DType::I8 => 1,
-        DType::F16 | DType::BF16 => 2,
-        DType::F32 | DType::I32 => 4,
-        DType::F64 | DType::I64 | DType::Index => 8,
-    }
-}
-
-/// The IR spelling of a dtype (`f32`, `i1`, `index`, ...), used in messages.
-pub fn dtype_name(dtype: DType) -> &'static str {
-    match dtype {
-        DType::F16 => "f16",
-        DType::BF16 => "bf16",
-        DType::F32 => "f32",
-        DType::F64 => "f64",
-        DType::I1 => "i1",
-        DType::I8 => "i8",
-        DType::I32 => "i32",
-        DType::I64 => "i64",
-        DType::Index => "index",
-    }
-}
-
 /// The byte size of a `shape` tensor of `dtype`, or an error if it overflows.
 pub fn byte_size(shape: &[usize], dtype: DType) -> Result<usize, RuntimeError> {
     shape
         .iter()
-        .try_fold(elem_bytes(dtype), |n, &d| n.checked_mul(d))
+        .try_fold(dtype.size_bytes(), |n, &d| n.checked_mul(d))
         .filter(|&n| n <= isize::MAX as usize - ALIGN)
         .ok_or_else(|| {
-            RuntimeError::Tensor(format!(
-                "a {} tensor of shape {shape:?} is too large",
-                dtype_name(dtype)
-            ))
+            RuntimeError::Tensor(format!("a {dtype} tensor of shape {shape:?} is too large"))
         })
 }
 
@@ -166,8 +140,7 @@ impl Tensor {
         let mut t = Tensor::zeros(dtype, shape)?;
         if bytes.len() != t.data.len() {
             return Err(RuntimeError::Tensor(format!(
-                "a {} tensor of shape {shape:?} takes {} bytes, got {}",
-                dtype_name(dtype),
+                "a {dtype} tensor of shape {shape:?} takes {} bytes, got {}",
                 t.data.len(),
                 bytes.len()
             )));
@@ -185,43 +158,9 @@ impl Tensor {
         Tensor::from_bytes(DType::F32, shape, &bytes)
     }
 
-    /// A tensor holding `buf`'s elements (floats rounded to the dtype, as the buffer already
-    /// guarantees; integers wrapped to their width).
-    pub fn from_host_buffer(buf: &HostBuffer) -> Result<Tensor, RuntimeError> {
-        let mut t = Tensor::zeros(buf.dtype, &buf.shape)?;
-        let n = elem_bytes(buf.dtype);
-        if buf.data.len() * n != t.data.len() {
-            return Err(RuntimeError::Tensor(format!(
-                "a buffer of shape {:?} holds {} elements",
-                buf.shape,
-                buf.data.len()
-            )));
-        }
-        let out = t.data.as_mut_slice().chunks_exact_mut(n);
-        match (&buf.data, buf.dtype.float_kind()) {
-            (Elements::Float(v), Some(kind)) => {
-                for (o, &x) in out.zip(v) {
-                    o.copy_from_slice(&kind.to_bits(kind.round(x)).to_le_bytes()[..n]);
-                }
-            }
-            (Elements::Int(v), None) if buf.dtype != DType::I1 => {
-                for (o, &x) in out.zip(v) {
-                    o.copy_from_slice(&x.to_le_bytes()[..n]);
-                }
-            }
-            (Elements::Bool(v), None) if buf.dtype == DType::I1 => {
-                for (o, &x) in out.zip(v) {
-                    o[0] = u8::from(x);
-                }
-            }
-            _ => {
-                return Err(RuntimeError::Tensor(format!(
-                    "the elements do not match dtype {}",
-                    dtype_name(buf.dtype)
-                )))
-            }
-        }
-        Ok(t)
+    /// A tensor holding `t`'s elements, in their little-endian byte form.
+    pub fn from_host_tensor(t: &HostTensor) -> Result<Tensor, RuntimeError> {
+        Tensor::from_bytes(t.dtype(), t.shape(), &t.to_le_bytes())
     }
 
     /// The element type.
@@ -264,9 +203,10 @@ impl Tensor {
         }
     }
 
-    /// The elements as an interpreter buffer.
-    pub fn to_host_buffer(&self) -> HostBuffer {
-        self.view().to_host_buffer()
+    /// The elements as a host tensor, the interpreters' values.
+    pub fn to_host_tensor(&self) -> HostTensor {
+        HostTensor::from_le_bytes(self.dtype, &self.shape, self.bytes())
+            .unwrap_or_else(|e| unreachable!("a tensor's bytes fill its shape: {e}"))
     }
 
     /// The elements widened to `f64` (floats only), e.g. to compare with a tolerance.
@@ -294,31 +234,18 @@ impl TensorView<'_> {
         Ok(t)
     }
 
-    /// The elements as an interpreter buffer.
-    pub fn to_host_buffer(&self) -> HostBuffer {
-        let n = elem_bytes(self.dtype);
-        let chunks = self.bytes.chunks_exact(n);
-        let data = match self.dtype {
-            DType::I1 => Elements::Bool(chunks.map(|c| c[0] != 0).collect()),
-            d => match d.float_kind() {
-                Some(kind) => Elements::Float(chunks.map(|c| kind.from_bits(le_bits(c))).collect()),
-                None => Elements::Int(chunks.map(|c| sign_extend(le_bits(c), n)).collect()),
-            },
-        };
-        HostBuffer {
-            shape: self.shape.to_vec(),
-            dtype: self.dtype,
-            data,
-        }
+    /// The elements as a host tensor, the interpreters' values; an error if the bytes do not
+    /// fill the shape.
+    pub fn to_host_tensor(&self) -> Result<HostTensor, RuntimeError> {
+        HostTensor::from_le_bytes(self.dtype, self.shape, self.bytes).map_err(RuntimeError::Tensor)
     }
 
     /// The elements widened to `f64` (floats only).
     pub fn to_f64_vec(&self) -> Option<Vec<f64>> {
         let kind = self.dtype.float_kind()?;
-        let n = elem_bytes(self.dtype);
         Some(
             self.bytes
-                .chunks_exact(n)
+                .chunks_exact(self.dtype.size_bytes())
                 .map(|c| kind.from_bits(le_bits(c)))
                 .collect(),
         )
@@ -330,12 +257,6 @@ fn le_bits(bytes: &[u8]) -> u64 {
     let mut raw = [0u8; 8];
     raw[..bytes.len()].copy_from_slice(bytes);
     u64::from_le_bytes(raw)
-}
-
-/// Sign-extends the low `bytes` bytes of `bits`.
-fn sign_extend(bits: u64, bytes: usize) -> i64 {
-    let shift = 64 - 8 * bytes as u32;
-    ((bits << shift) as i64) >> shift
 }
 
 /// The `f16` bit pattern nearest to `x` (round to nearest even; NaN stays NaN).

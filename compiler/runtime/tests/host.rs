@@ -3,10 +3,11 @@
 //! run-time arithmetic errors and compile-time diagnostics.
 
 use dlc_ir::{Context, Op};
-use dlc_loop::interp::{run_host, HostBuffer, KernelArg};
+use dlc_loop::interp::{run_host, KernelArg};
 use dlc_runtime::{
-    DType, DimSpec, HostProgram, KernelFn, KernelTable, RuntimeError, Session, Signature, Tensor,
+    DimSpec, HostProgram, KernelFn, KernelTable, RuntimeError, Session, Signature, Tensor,
 };
+use dlc_tensor::{DType, Tensor as HostTensor};
 
 /// The kernels, in MLIR (for the interpreter and the runtime's checks) ...
 const KERNELS: &str = r#"
@@ -166,7 +167,7 @@ fn matches_the_interpreter() {
     let mut session = Session::new(&program);
     let out = session.run(&[&x, &y]).unwrap();
     assert_eq!(out.len(), 1);
-    let got = out.get(0).unwrap().to_host_buffer();
+    let got = out.get(0).unwrap().to_host_tensor().unwrap();
 
     let mut func = None;
     ctx.for_each_op(module, &mut |op| {
@@ -175,8 +176,8 @@ fn matches_the_interpreter() {
         }
     });
     let args = vec![
-        KernelArg::Buffer(x.to_host_buffer()),
-        KernelArg::Buffer(y.to_host_buffer()),
+        KernelArg::Buffer(x.to_host_tensor()),
+        KernelArg::Buffer(y.to_host_tensor()),
     ];
     let expected = run_host(&ctx, func.unwrap(), args).unwrap();
     assert_eq!(expected, vec![KernelArg::Buffer(got)]);
@@ -328,25 +329,26 @@ fn input_validation() {
         "input 1 ('%arg1'): expected rank 1, got shape [2, 4]"
     );
 
-    // The host function alone does not say the dims agree; a signature that does is checked.
-    let sig = Signature {
-        inputs: program
-            .signature()
+    // The host function's `loop.dim_symbols` says which dims agree; the inputs are checked
+    // against it. Without it each `?` is its own symbol.
+    let sig = |p: &HostProgram| -> Vec<Vec<DimSpec>> {
+        p.signature()
             .inputs
             .iter()
-            .map(|s| dlc_runtime::TensorSpec {
-                dims: vec![DimSpec::Symbol(0)],
-                ..s.clone()
-            })
-            .collect(),
+            .map(|s| s.dims.clone())
+            .collect()
     };
-    let program = program.with_signature(sig).unwrap();
+    assert_eq!(sig(&program), [[DimSpec::Symbol(0)], [DimSpec::Symbol(1)]]);
+    let program = compile(&with_dim_symbols(
+        ADD_TWICE,
+        "[array<i64: 0>, array<i64: 0>]",
+    ));
+    assert_eq!(sig(&program), [[DimSpec::Symbol(0)], [DimSpec::Symbol(0)]]);
     let y = ramp(7, 1.0);
     assert_eq!(
         run_err(&program, &[&x, &y]),
         "input 1 ('%arg1'): dim 0 is 7 but must equal dim 0 of input 0 (8)"
     );
-
     let program = compile(
         r#"
 func.func @main(%x: !loop.buffer<4xf32, global>) -> !loop.buffer<4xf32, global> {
@@ -372,28 +374,76 @@ func.func @main(%x: !loop.buffer<4xf32, global>) -> !loop.buffer<4xf32, global> 
     assert_eq!(out, [1.0; 4]);
 }
 
+/// `host` with `loop.dim_symbols = symbols` on its function.
+fn with_dim_symbols(host: &str, symbols: &str) -> String {
+    host.replacen(
+        " {\n",
+        &format!(" attributes {{loop.dim_symbols = {symbols}}} {{\n"),
+        1,
+    )
+}
+
 #[test]
-fn signature_from_graph_function_shares_constrained_symbols() {
+fn malformed_dim_symbols_are_diagnostics() {
+    let cases = [
+        (
+            "[array<i64: 0>]",
+            "has 1 entries, but the function takes 2 arguments",
+        ),
+        (
+            "[array<i64: 0>, array<i64>]",
+            "entry #1 has 0 symbols, but argument #1 has 1 '?' dims",
+        ),
+        (
+            "[array<i64: 0>, array<i64: 2>]",
+            "entry #1: symbol 2 is not in [0, 2)",
+        ),
+        (
+            "[array<i64: 0>, array<i64: -1>]",
+            "entry #1: symbol -1 is not in [0, 2)",
+        ),
+        ("[array<i64: 0>, [0]]", "entry #1 is not an array<i64>"),
+        (
+            "array<i64: 0, 0>",
+            "must be an array of one array<i64> per argument",
+        ),
+    ];
+    for (symbols, want) in cases {
+        let msg = compile_err(&with_dim_symbols(ADD_TWICE, symbols));
+        assert_eq!(msg, format!("'loop.dim_symbols' {want}"), "{symbols}");
+    }
+}
+
+/// `lower` records which `?` dims must agree on the host function, and the runtime's signature
+/// reads them: dims the symbolic shape analysis proves equal or requires equal share a symbol.
+#[test]
+fn lowered_signature_shares_constrained_symbols() {
     let mut ctx = context();
     let src = r#"
-func.func @g(%a: tensor<?x4xf32>, %b: tensor<?x4xf32>, %c: tensor<?xf32>) -> tensor<?x4xf32> {
+func.func @g(%a: tensor<?x4xf32>, %b: tensor<?x4xf32>, %c: tensor<?xf32>, %n: index) -> tensor<?x4xf32> {
   %0 = graph.add %a, %b : tensor<?x4xf32>
   return %0 : tensor<?x4xf32>
 }
 "#;
     let module = dlc_ir::parse_source(&mut ctx, src, "g.mlir", 1).unwrap();
     dlc_ir::verify(&ctx, module).unwrap();
+    let mut registry = dlc_ir::pass::PassRegistry::new();
+    dlc_passes::register_all(&mut registry);
+    let spec = dlc_ir::pass::parse_pipeline("lower").unwrap();
+    let mut pm = registry.build(&spec, "builtin.module").unwrap();
+    pm.run(&mut ctx, module).unwrap();
     let mut func = None;
     ctx.for_each_op(module, &mut |op| {
         if ctx.op_name(op) == "func.func" {
             func = Some(op);
         }
     });
-    let sig = Signature::from_graph_function(&ctx, func.unwrap()).unwrap();
+    let sig = Signature::from_host_function(&ctx, func.unwrap()).unwrap();
     let dims: Vec<_> = sig.inputs.iter().map(|s| s.dims.clone()).collect();
     assert_eq!(dims[0], [DimSpec::Symbol(0), DimSpec::Static(4)]);
     assert_eq!(dims[1], [DimSpec::Symbol(0), DimSpec::Static(4)]);
-    assert!(matches!(dims[2][..], [DimSpec::Symbol(s)] if s != 0));
+    assert_eq!(dims[2], [DimSpec::Symbol(1)]);
+    assert_eq!(dims[3], []);
     assert_eq!(sig.inputs[1].name, "%arg1");
 }
 
@@ -467,13 +517,10 @@ func.func @main() -> (!loop.buffer<3xi1, global>, !loop.buffer<2xf16, global>, !
     let mut session = Session::new(&program);
     let out = session.run(&[]).unwrap();
     assert_eq!(out.get(0).unwrap().bytes, &[1, 0, 1]);
-    let h = out.get(1).unwrap().to_host_buffer();
-    assert_eq!(
-        h,
-        HostBuffer::from_f64(&[2], DType::F16, &[0.1, -2.5]).unwrap()
-    );
-    let i = out.get(2).unwrap().to_host_buffer();
-    assert_eq!(i.ints().unwrap(), &[-7, 9]);
+    let h = out.get(1).unwrap().to_host_tensor().unwrap();
+    assert_eq!(h, HostTensor::from_f64(DType::F16, &[2], &[0.1, -2.5]));
+    let i = out.get(2).unwrap().to_host_tensor().unwrap();
+    assert_eq!(i, HostTensor::from_i64(DType::Index, &[2], &[-7, 9]));
     assert_eq!(session.allocation_count(), 0);
 }
 

@@ -110,13 +110,40 @@ fn fortran_order_is_reordered_to_c_order() {
     let array = decode(&bytes).unwrap();
     assert_eq!(array.shape, [3, 2]);
     assert_eq!(&array.data[..], &[0, 3, 1, 4, 2, 5]);
+
+    // Three dims and four-byte elements: element (i, j, k) of a (2, 3, 4) array is stored at
+    // i + 2j + 6k in Fortran order; store that number, read it back in C order.
+    let (d0, d1, d2) = (2usize, 3usize, 4usize);
+    let mut data = vec![0u8; d0 * d1 * d2 * 4];
+    for i in 0..d0 {
+        for j in 0..d1 {
+            for k in 0..d2 {
+                let at = i + d0 * j + d0 * d1 * k;
+                let value = (100 * i + 10 * j + k) as i32;
+                data[at * 4..at * 4 + 4].copy_from_slice(&value.to_le_bytes());
+            }
+        }
+    }
+    let header = "{'descr': '<i4', 'fortran_order': True, 'shape': (2, 3, 4), }\n";
+    let t = Tensor::from_npy_bytes(&npy(1, header, &data)).unwrap();
+    let want: Vec<i64> = (0..d0)
+        .flat_map(|i| {
+            (0..d1).flat_map(move |j| (0..d2).map(move |k| (100 * i + 10 * j + k) as i64))
+        })
+        .collect();
+    assert_eq!(t, Tensor::from_i64(DType::I32, &[2, 3, 4], &want));
+
+    // Zero-size and scalar arrays.
     let header = "{'descr': '<f4', 'fortran_order': True, 'shape': (0, 3), }\n";
     assert_eq!(decode(&npy(1, header, &[])).unwrap().shape, [0, 3]);
+    let header = "{'descr': '<f4', 'fortran_order': True, 'shape': (), }\n";
+    let t = Tensor::from_npy_bytes(&npy(1, header, &1.5f32.to_le_bytes())).unwrap();
+    assert_eq!(t, Tensor::from_f64(DType::F32, &[], &[1.5]));
 }
 
 #[test]
 fn errors() {
-    let cases: [(Vec<u8>, &str); 5] = [
+    let cases: [(Vec<u8>, &str); 7] = [
         (b"\x93NUMPZ\x01\x00\x00\x00".to_vec(), "bad magic"),
         (
             npy(
@@ -142,6 +169,18 @@ fn errors() {
             ),
             "'<c8'",
         ),
+        (
+            npy(
+                1,
+                "{'descr': '<u2', 'fortran_order': False, 'shape': (1,), }",
+                &[0; 2],
+            ),
+            "'<u2'",
+        ),
+        (
+            npy(1, "{'descr': '<f4', 'shape': (2,), }", &[0; 8]),
+            "malformed",
+        ),
         (npy(9, "{}", &[]), "version 9"),
     ];
     for (bytes, want) in cases {
@@ -165,4 +204,41 @@ fn encode_writes_bf16_as_f32() {
         [1.5f32.to_le_bytes(), (-3.0f32).to_le_bytes()].concat()
     );
     assert!(matches!(t.elements(), Elements::Float(_)));
+}
+
+#[test]
+fn bf16_read_rounds_f32_data() {
+    let f32_data = Tensor::from_f64(DType::F32, &[2], &[1.0 + 1.0 / 256.0 + 1e-6, 3.0]);
+    let path = std::env::temp_dir().join(format!("dlc-tensor-bf16-{}.npy", std::process::id()));
+    f32_data.write_npy(&path).expect("write");
+    let t = Tensor::read_npy_as(&path, DType::BF16).expect("read");
+    assert_eq!(t.dtype(), DType::BF16);
+    assert_eq!(t.to_f64_vec(), vec![1.0078125, 3.0]);
+    assert!(Tensor::read_npy_as(&path, DType::F16).is_err());
+    std::fs::remove_file(&path).ok();
+}
+
+#[test]
+fn malformed_npy_is_an_error() {
+    let good = sample(DType::F32, &[2, 3]).to_npy_bytes();
+    let mut bad_descr = good.clone();
+    let at = bad_descr
+        .windows(3)
+        .position(|w| w == b"<f4")
+        .expect("descr");
+    bad_descr[at..at + 3].copy_from_slice(b">f4");
+    let mut huge = sample(DType::I8, &[5]).to_npy_bytes();
+    let at = huge.windows(4).position(|w| w == b"(5,)").expect("shape");
+    huge[at..at + 4].copy_from_slice(b"(9,)");
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("empty", vec![]),
+        ("bad magic", b"NOTNUMPY\x01\x00\x00\x00".to_vec()),
+        ("truncated header", good[..20].to_vec()),
+        ("truncated data", good[..good.len() - 1].to_vec()),
+        ("big-endian", bad_descr),
+        ("shape larger than data", huge),
+    ];
+    for (what, bytes) in cases {
+        assert!(Tensor::from_npy_bytes(&bytes).is_err(), "{what}");
+    }
 }

@@ -8,8 +8,9 @@
 
 use dlc_graph::decompose::{decompose_all, direct_conv, is_composite, DIRECT_MIN_COLUMNS};
 use dlc_graph::generate::Rng;
-use dlc_graph::interp::{interpret, DType, Tensor};
+use dlc_graph::interp::interpret;
 use dlc_ir::{parse_source, verify, Context, Op, PrintOptions, DYNAMIC};
+use dlc_tensor::{DType, Tensor};
 
 fn context() -> Context {
     let mut ctx = Context::new();

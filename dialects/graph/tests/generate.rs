@@ -5,8 +5,9 @@
 
 use dlc_graph::decompose::decompose_all;
 use dlc_graph::generate::{GraphGen, Rng};
-use dlc_graph::interp::{interpret, DType, Tensor};
+use dlc_graph::interp::interpret;
 use dlc_ir::{parse_source, print_op, verify, Context, PrintOptions};
+use dlc_tensor::{DType, Tensor};
 use dlc_testkit::{par_cases, report, scaled};
 
 fn context() -> Context {

@@ -13,8 +13,9 @@
 //!   f64 and round once, so they differ only when the f64 values straddle a rounding boundary
 //!   (or in the f64→f32→f16 double rounding `FloatKind::round` does, which numpy does not).
 
-use dlc_graph::interp::{interpret, DType, Tensor};
+use dlc_graph::interp::interpret;
 use dlc_ir::{parse_source, Context, Op};
+use dlc_tensor::{DType, Tensor};
 use std::path::{Path, PathBuf};
 
 fn tolerance(dtype: DType) -> (u64, f64) {

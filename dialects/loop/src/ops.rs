@@ -808,6 +808,14 @@ impl ViewOp {
 /// fails the run with an error naming the index). `lower` sets it on `graph.gather` kernels.
 pub const INDEX_CHECKS: &str = "index_checks";
 
+/// The host-function attribute that says which `?` dims of the arguments must be equal, as
+/// `[array<i64: ...>, ...]`: one array per argument holding the symbol of each of its `?` dims
+/// in order (an empty array for an argument without one), dims with the same symbol being
+/// equal. Symbols are numbered from 0 in order of first appearance. `lower` records it from the
+/// symbolic shape analysis of the graph function, and `dlc-runtime` checks the inputs of a run
+/// against it; without it every `?` dim is independent.
+pub const DIM_SYMBOLS: &str = "loop.dim_symbols";
+
 /// One precondition of a kernel's [`INDEX_CHECKS`].
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub struct IndexCheck {

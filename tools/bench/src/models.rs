@@ -5,7 +5,7 @@
 //! onnxruntime's output, relative to the output's largest magnitude.
 
 use dlc_run::onnx::{compare_expected, import_onnx, read_reference};
-use dlc_run::{check::to_graph, inputs::npy_inputs, Model, ModelOptions};
+use dlc_run::{inputs::npy_inputs, Model, ModelOptions};
 use std::fmt::Write as _;
 use std::path::Path;
 use std::process::Command;
@@ -104,13 +104,12 @@ fn time_dlc(dir: &Path, m: &OnnxModel, runs: usize) -> Result<ModelRow, String> 
     let refs: Vec<_> = given.iter().collect();
     let mut session = model.session();
     let outputs = session.run(&refs).map_err(|e| e.to_string())?;
-    let out = outputs
+    let actual = outputs
         .iter()
         .next()
         .ok_or("the model has no output")?
-        .to_tensor()
+        .to_host_tensor()
         .map_err(|e| e.to_string())?;
-    let actual = to_graph(&out.to_host_buffer())?;
     let expected = read_reference(&file(".output_0.npy"))?;
     let r = compare_expected(&actual, &expected, 1e-3, 1e-5);
     let scale = expected

@@ -10,8 +10,8 @@
 //! constant — names the node (or byte offset) and exits with 1. docs/onnx.md has the details.
 
 use clap::Parser;
-use dlc_graph::interp::Tensor;
 use dlc_onnx::{import_file, parse_dim_arg, parse_shape_arg, ImportOptions};
+use dlc_tensor::Tensor;
 use std::path::PathBuf;
 use std::process::ExitCode;
 

@@ -10,11 +10,12 @@
 //! carries the rounding of its large terms. The same rule is the JIT differential test's.
 
 use crate::Model;
-use dlc_graph::interp::{interpret, DType as GraphDType, Elements, Tensor as GraphTensor};
+use dlc_graph::interp::interpret;
 use dlc_graph::ops::MatmulOp;
 use dlc_ir::{Context, Op, Value};
-use dlc_loop::interp::{run_host, DType, HostBuffer, KernelArg};
+use dlc_loop::interp::{run_host, KernelArg};
 use dlc_runtime::Tensor;
+use dlc_tensor::{DType, Elements, Tensor as HostTensor};
 
 /// How one output compares with the reference.
 #[derive(Clone, Debug)]
@@ -42,21 +43,15 @@ pub fn tolerance(dtype: DType) -> Option<(f64, f64)> {
 }
 
 /// The reference interpreter's outputs for `inputs`.
-pub fn reference(model: &Model, inputs: &[Tensor]) -> Result<Vec<HostBuffer>, String> {
+pub fn reference(model: &Model, inputs: &[Tensor]) -> Result<Vec<HostTensor>, String> {
     let ctx = &model.source_ctx;
+    let inputs = inputs.iter().map(Tensor::to_host_tensor);
     if model.graph_level {
-        let graph_inputs: Vec<GraphTensor> = inputs
-            .iter()
-            .map(|t| to_graph(&t.to_host_buffer()))
-            .collect::<Result<_, _>>()?;
-        let outputs = interpret(ctx, model.source_func, &graph_inputs)
-            .map_err(|d| format!("graph interpreter: {}", d.message))?;
-        outputs.iter().map(from_graph).collect()
+        let inputs: Vec<HostTensor> = inputs.collect();
+        interpret(ctx, model.source_func, &inputs)
+            .map_err(|d| format!("graph interpreter: {}", d.message))
     } else {
-        let args = inputs
-            .iter()
-            .map(|t| KernelArg::Buffer(t.to_host_buffer()))
-            .collect();
+        let args = inputs.map(KernelArg::Buffer).collect();
         run_host(ctx, model.source_func, args)
             .map_err(|d| format!("loop interpreter: {}", d.message))?
             .into_iter()
@@ -96,8 +91,8 @@ pub fn loosest(ctx: &Context, func: Op) -> (f64, f64) {
 /// (usually [`loosest`] of the source function). Count, dtype or shape differences are an
 /// error; value differences are reported per output.
 pub fn compare(
-    reference: &[HostBuffer],
-    actual: &[HostBuffer],
+    reference: &[HostTensor],
+    actual: &[HostTensor],
     floor: (f64, f64),
 ) -> Result<Vec<OutputReport>, String> {
     if reference.len() != actual.len() {
@@ -112,10 +107,13 @@ pub fn compare(
         .zip(actual)
         .enumerate()
         .map(|(i, (r, a))| {
-            if r.dtype != a.dtype || r.shape != a.shape {
+            if r.dtype() != a.dtype() || r.shape() != a.shape() {
                 return Err(format!(
                     "output {i}: {:?} {:?}, but the reference is {:?} {:?}",
-                    a.dtype, a.shape, r.dtype, r.shape
+                    a.dtype(),
+                    a.shape(),
+                    r.dtype(),
+                    r.shape()
                 ));
             }
             Ok(compare_one(r, a, floor))
@@ -123,17 +121,10 @@ pub fn compare(
         .collect()
 }
 
-fn compare_one(r: &HostBuffer, a: &HostBuffer, floor: (f64, f64)) -> OutputReport {
-    let (max_abs, scale) = match (
-        r.floats(),
-        a.floats(),
-        r.ints(),
-        a.ints(),
-        r.bools(),
-        a.bools(),
-    ) {
-        (Some(x), Some(y), ..) => float_error(x, y),
-        (_, _, Some(x), Some(y), ..) => {
+fn compare_one(r: &HostTensor, a: &HostTensor, floor: (f64, f64)) -> OutputReport {
+    let (max_abs, scale) = match (r.elements(), a.elements()) {
+        (Elements::Float(x), Elements::Float(y)) => float_error(x, y),
+        (Elements::Int(x), Elements::Int(y)) => {
             let d = x
                 .iter()
                 .zip(y)
@@ -146,7 +137,7 @@ fn compare_one(r: &HostBuffer, a: &HostBuffer, floor: (f64, f64)) -> OutputRepor
                     .fold(0.0, f64::max),
             )
         }
-        (.., Some(x), Some(y)) => (if x == y { 0.0 } else { 1.0 }, 1.0),
+        (Elements::Bool(x), Elements::Bool(y)) => (if x == y { 0.0 } else { 1.0 }, 1.0),
         _ => (f64::INFINITY, 1.0),
     };
     let max_rel = if scale > 0.0 {
@@ -154,13 +145,13 @@ fn compare_one(r: &HostBuffer, a: &HostBuffer, floor: (f64, f64)) -> OutputRepor
     } else {
         max_abs
     };
-    let ok = match tolerance(r.dtype) {
+    let ok = match tolerance(r.dtype()) {
         Some((rtol, atol)) => max_abs <= atol.max(floor.1) + rtol.max(floor.0) * scale,
         None => max_abs == 0.0,
     };
     OutputReport {
-        dtype: r.dtype,
-        shape: r.shape.clone(),
+        dtype: r.dtype(),
+        shape: r.shape().to_vec(),
         max_abs,
         max_rel,
         ok,
@@ -181,54 +172,6 @@ fn float_error(r: &[f64], a: &[f64]) -> (f64, f64) {
         }
     }
     (max_abs, scale)
-}
-
-fn graph_dtype(d: DType) -> Result<GraphDType, String> {
-    Ok(match d {
-        DType::F16 => GraphDType::F16,
-        DType::BF16 => GraphDType::BF16,
-        DType::F32 => GraphDType::F32,
-        DType::F64 => GraphDType::F64,
-        DType::I1 => GraphDType::I1,
-        DType::I8 => GraphDType::I8,
-        DType::I32 => GraphDType::I32,
-        DType::I64 => GraphDType::I64,
-        DType::Index => return Err("graph tensors have no index dtype".to_string()),
-    })
-}
-
-/// A runtime buffer as a graph interpreter tensor.
-pub fn to_graph(b: &HostBuffer) -> Result<GraphTensor, String> {
-    let dtype = graph_dtype(b.dtype)?;
-    Ok(if let Some(v) = b.floats() {
-        GraphTensor::from_f64(dtype, &b.shape, v)
-    } else if let Some(v) = b.bools() {
-        GraphTensor::from_bools(&b.shape, v)
-    } else {
-        GraphTensor::from_i64(dtype, &b.shape, b.ints().unwrap_or(&[]))
-    })
-}
-
-/// A graph interpreter tensor as a runtime buffer.
-pub fn from_graph(t: &GraphTensor) -> Result<HostBuffer, String> {
-    let dtype = [
-        DType::F16,
-        DType::BF16,
-        DType::F32,
-        DType::F64,
-        DType::I1,
-        DType::I8,
-        DType::I32,
-        DType::I64,
-    ]
-    .into_iter()
-    .find(|&d| graph_dtype(d).is_ok_and(|g| g == t.dtype()))
-    .ok_or("unknown dtype")?;
-    match t.elements() {
-        Elements::Float(v) => HostBuffer::from_f64(t.shape(), dtype, v),
-        Elements::Int(v) => HostBuffer::from_i64(t.shape(), dtype, v),
-        Elements::Bool(v) => HostBuffer::from_bool(t.shape(), v),
-    }
 }
 
 /// The floating-point operations of the model's matmuls (2·M·N·K per batch), for GFLOP/s;

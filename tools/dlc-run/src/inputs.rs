@@ -5,9 +5,8 @@
 //! and small enough that `exp` and products stay finite. Every dynamic dim takes one size.
 
 use dlc_graph::generate::Rng;
-use dlc_loop::interp::HostBuffer;
-use dlc_runtime::tensor::dtype_name;
-use dlc_runtime::{read_npy, DType, DimSpec, Signature, Tensor};
+use dlc_runtime::{read_npy, DimSpec, Signature, Tensor};
+use dlc_tensor::{DType, Scalar, Tensor as HostTensor};
 use std::path::Path;
 
 /// Random inputs for `signature`, with every dynamic dim of size `dynamic_size`.
@@ -43,28 +42,23 @@ pub fn random_inputs(
 pub fn random_tensor(dtype: DType, shape: &[usize], rng: &mut Rng) -> Result<Tensor, String> {
     const CHUNK: usize = 1 << 16;
     let mut tensor = Tensor::zeros(dtype, shape)
-        .map_err(|e| format!("a {} tensor of shape {shape:?}: {e}", dtype_name(dtype)))?;
+        .map_err(|e| format!("a {dtype} tensor of shape {shape:?}: {e}"))?;
     let n = tensor.numel();
-    let width = tensor.bytes().len() / n.max(1);
+    let width = dtype.size_bytes();
     let mut at = 0;
     while at < n {
         let len = CHUNK.min(n - at);
-        let chunk = match dtype {
-            DType::F16 | DType::BF16 | DType::F32 | DType::F64 => {
-                let values: Vec<f64> = (0..len).map(|_| rng.unit() * 4.0 - 2.0).collect();
-                HostBuffer::from_f64(&[len], dtype, &values)
-            }
-            DType::I1 => {
-                let values: Vec<bool> = (0..len).map(|_| rng.chance(0.5)).collect();
-                HostBuffer::from_bool(&[len], &values)
-            }
-            DType::I8 | DType::I32 | DType::I64 | DType::Index => {
-                let values: Vec<i64> = (0..len).map(|_| rng.range(-4, 4)).collect();
-                HostBuffer::from_i64(&[len], dtype, &values)
-            }
-        }?;
-        let chunk = Tensor::from_host_buffer(&chunk).map_err(|e| e.to_string())?;
-        tensor.bytes_mut()[at * width..(at + len) * width].copy_from_slice(chunk.bytes());
+        let values = (0..len)
+            .map(|_| match dtype {
+                DType::F16 | DType::BF16 | DType::F32 | DType::F64 => {
+                    Scalar::Float(rng.unit() * 4.0 - 2.0)
+                }
+                DType::I1 => Scalar::Bool(rng.chance(0.5)),
+                DType::I8 | DType::I32 | DType::I64 | DType::Index => Scalar::Int(rng.range(-4, 4)),
+            })
+            .collect();
+        let chunk = HostTensor::from_scalars(dtype, vec![len], values).to_le_bytes();
+        tensor.bytes_mut()[at * width..(at + len) * width].copy_from_slice(&chunk);
         at += len;
     }
     Ok(tensor)

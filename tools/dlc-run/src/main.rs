@@ -10,7 +10,7 @@
 
 use anyhow::{bail, Context as _, Result};
 use clap::Parser;
-use dlc_run::check::{compare, loosest, reference, to_graph};
+use dlc_run::check::{compare, loosest, reference};
 use dlc_run::inputs::{npy_inputs, random_inputs};
 use dlc_run::onnx::{compare_expected, import_onnx, read_reference};
 use dlc_run::{Backend, CpuTarget, Model, ModelOptions};
@@ -221,11 +221,7 @@ fn run(cli: Cli) -> Result<bool> {
             .map_err(|e| anyhow::anyhow!("{e}"))?
     };
     for (i, o) in outputs.iter().enumerate() {
-        out!(
-            "output {i}: {} {:?}",
-            dlc_runtime::tensor::dtype_name(o.dtype()),
-            o.shape()
-        );
+        out!("output {i}: {} {:?}", o.dtype(), o.shape());
     }
     if let Some(dir) = &cli.outputs {
         std::fs::create_dir_all(dir)
@@ -236,7 +232,7 @@ fn run(cli: Cli) -> Result<bool> {
     }
     if cli.check {
         let expected = reference(&model, &inputs).map_err(anyhow::Error::msg)?;
-        let actual: Vec<_> = outputs.iter().map(|o| o.to_host_buffer()).collect();
+        let actual: Vec<_> = outputs.iter().map(Tensor::to_host_tensor).collect();
         let floor = loosest(&model.source_ctx, model.source_func);
         let reports = compare(&expected, &actual, floor).map_err(anyhow::Error::msg)?;
         for (i, r) in reports.iter().enumerate() {
@@ -321,8 +317,7 @@ fn check_expected(cli: &Cli, outputs: &[Tensor]) -> Result<bool> {
     let mut ok = true;
     for (i, (path, out)) in cli.expected.iter().zip(outputs).enumerate() {
         let reference = read_reference(path).map_err(anyhow::Error::msg)?;
-        let actual = to_graph(&out.to_host_buffer()).map_err(anyhow::Error::msg)?;
-        let r = compare_expected(&actual, &reference, cli.rtol, cli.atol);
+        let r = compare_expected(&out.to_host_tensor(), &reference, cli.rtol, cli.atol);
         let verdict = match &r.problem {
             None => "ok".to_string(),
             Some(p) => format!("MISMATCH ({} elements; {p})", r.mismatches),

@@ -4,7 +4,7 @@ use dlc_codegen::{CompileStats, CpuModule, CpuTarget};
 use dlc_ir::pass::{parse_pipeline, PassRegistry};
 use dlc_ir::{parse_source, verify, Context, Diagnostic, Op, SourceMap};
 use dlc_passes::loops::cpu::target::set_target_cpu;
-use dlc_runtime::{HostProgram, KernelTable, Session, Signature};
+use dlc_runtime::{HostProgram, KernelTable, Session};
 use std::time::{Duration, Instant};
 
 /// The pipeline for graph programs when none is given.
@@ -113,15 +113,10 @@ impl Model {
         let (kernels, codegen) = compile_kernels(&ctx, module, options.backend, options.cpu)
             .map_err(|d| sources.render(&ctx, &d))?;
         let func_name = function_name(&source_ctx, source_func);
-        let mut program = HostProgram::compile(&ctx, module, &func_name, kernels.as_ref())
+        // The host function's signature: for a graph program, `lower` recorded on it which `?`
+        // dims must agree, so the runtime checks the inputs against what lowering assumed.
+        let program = HostProgram::compile(&ctx, module, &func_name, kernels.as_ref())
             .map_err(|d| sources.render(&ctx, &d))?;
-        if graph_level {
-            let signature = Signature::from_graph_function(&source_ctx, source_func)
-                .map_err(|d| sources.render(&source_ctx, &d))?;
-            program = program
-                .with_signature(signature)
-                .map_err(|e| format!("{file}: error: {e}\n"))?;
-        }
         let timings = Timings {
             parse,
             passes,

@@ -7,11 +7,10 @@
 //! `--inputs` — the import is repeated with that input frozen to its value, as tract and
 //! onnx-mlir do in their constant-input modes, and a note says so.
 
-use crate::check::to_graph;
 use crate::model::new_context;
-use dlc_graph::interp::Tensor as GraphTensor;
 use dlc_onnx::{ImportError, ImportOptions};
 use dlc_runtime::Tensor;
+use dlc_tensor::Tensor as HostTensor;
 use std::path::Path;
 
 /// An imported ONNX model, as graph IR text for [`crate::Model::compile`].
@@ -70,8 +69,7 @@ pub fn import_onnx(
                     .ok_or_else(|| {
                         format!("{name}: error: no value given for graph input '{input}'\n")
                     })?;
-                let value = to_graph(&value.to_host_buffer())?;
-                options.constants.insert(input, value);
+                options.constants.insert(input, value.to_host_tensor());
             }
             Err(e) => return Err(format!("{name}: error: {e}\n")),
         }
@@ -92,11 +90,11 @@ fn graph_input_names(model: &dlc_onnx::proto::ModelProto) -> Vec<String> {
 }
 
 /// Reads a reference tensor: `.npy`, or `.pb` (a serialized ONNX `TensorProto`).
-pub fn read_reference(path: &Path) -> Result<GraphTensor, String> {
+pub fn read_reference(path: &Path) -> Result<HostTensor, String> {
     if path.extension().is_some_and(|e| e == "pb") {
         return dlc_onnx::read_tensor_pb(path);
     }
-    GraphTensor::read_npy(path).map_err(|e| format!("cannot read '{}': {e}", path.display()))
+    HostTensor::read_npy(path).map_err(|e| format!("cannot read '{}': {e}", path.display()))
 }
 
 /// How an output compares with its reference under numpy's `allclose`:
@@ -113,8 +111,8 @@ pub struct ExpectedReport {
 
 /// Compares `actual` with `expected` element by element.
 pub fn compare_expected(
-    actual: &GraphTensor,
-    expected: &GraphTensor,
+    actual: &HostTensor,
+    expected: &HostTensor,
     rtol: f64,
     atol: f64,
 ) -> ExpectedReport {

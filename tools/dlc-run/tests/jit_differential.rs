@@ -47,9 +47,10 @@
 use dlc_graph::decompose::discontinuous_after_composite;
 use dlc_graph::generate::{GraphGen, Rng};
 use dlc_ir::{parse_source, print_op, verify, Context, Op, PrintOptions};
-use dlc_loop::interp::{run_host, DType, HostBuffer, KernelArg};
+use dlc_loop::interp::{run_host, KernelArg};
 use dlc_run::{check, inputs, Backend, CpuTarget, Model, ModelOptions};
 use dlc_runtime::{Session, Tensor};
+use dlc_tensor::{DType, Elements, Tensor as HostTensor};
 use dlc_testkit::{guarded, par_cases, report as report_count, scaled};
 use std::path::PathBuf;
 
@@ -241,11 +242,11 @@ fn wrong_inputs_are_errors() {
 
 /// Runs `model` on `inputs` and checks it against both interpreters and a poisoned rerun;
 /// returns its outputs.
-fn check_model(model: &Model, inputs: &[Tensor], values: bool) -> Result<Vec<HostBuffer>, String> {
+fn check_model(model: &Model, inputs: &[Tensor], values: bool) -> Result<Vec<HostTensor>, String> {
     let refs: Vec<&Tensor> = inputs.iter().collect();
     let mut session = model.session();
     let first = run(&mut session, &refs).map_err(|e| format!("JIT run: {e}"))?;
-    let jit: Vec<HostBuffer> = first.iter().map(Tensor::to_host_buffer).collect();
+    let jit: Vec<HostTensor> = first.iter().map(Tensor::to_host_tensor).collect();
 
     let floor = check::loosest(&model.source_ctx, model.source_func);
     let graph = check::reference(model, inputs)?;
@@ -267,8 +268,8 @@ fn check_model(model: &Model, inputs: &[Tensor], values: bool) -> Result<Vec<Hos
         None => Ok(jit),
         Some(i) => Err(format!(
             "output {i} differs bit for bit when memory is poisoned: {:?} became {:?}",
-            first[i].to_host_buffer().data,
-            second[i].to_host_buffer().data
+            first[i].to_host_tensor().elements(),
+            second[i].to_host_tensor().elements()
         )),
     }
 }
@@ -280,7 +281,7 @@ fn twin(
     name: &str,
     options: &ModelOptions,
     inputs: &[Tensor],
-    jit: &[HostBuffer],
+    jit: &[HostTensor],
 ) -> Result<(), String> {
     let options = ModelOptions {
         backend: Backend::Mlir,
@@ -299,20 +300,23 @@ fn twin(
     }
     for (i, (m, l)) in outputs
         .iter()
-        .map(Tensor::to_host_buffer)
+        .map(Tensor::to_host_tensor)
         .zip(jit)
         .enumerate()
     {
-        if m.dtype != l.dtype || m.shape != l.shape {
+        if m.dtype() != l.dtype() || m.shape() != l.shape() {
             return Err(format!(
                 "output {i}: MLIR {:?} {:?}, LLVM {:?} {:?}",
-                m.dtype, m.shape, l.dtype, l.shape
+                m.dtype(),
+                m.shape(),
+                l.dtype(),
+                l.shape()
             ));
         }
-        let apart = match (m.floats(), l.floats()) {
-            (Some(a), Some(b)) => normwise_ulps(a, b, m.dtype),
+        let apart = match (m.elements(), l.elements()) {
+            (Elements::Float(a), Elements::Float(b)) => normwise_ulps(a, b, m.dtype()),
             _ => {
-                if m.data == l.data {
+                if m == *l {
                     0.0
                 } else {
                     f64::INFINITY
@@ -323,7 +327,10 @@ fn twin(
             return Err(format!(
                 "output {i} ({:?} {:?}): the backends are {apart} ulps apart (bound {TWIN_ULPS})\n\
                  MLIR {:?}\nLLVM {:?}",
-                m.dtype, m.shape, m.data, l.data
+                m.dtype(),
+                m.shape(),
+                m.elements(),
+                l.elements()
             ));
         }
     }
@@ -369,7 +376,7 @@ fn run(session: &mut Session<'_>, inputs: &[&Tensor]) -> Result<Vec<Tensor>, Str
 }
 
 /// The loop interpreter on the host function of the lowered module.
-fn loop_interpreter(model: &Model, inputs: &[Tensor]) -> Result<Vec<HostBuffer>, String> {
+fn loop_interpreter(model: &Model, inputs: &[Tensor]) -> Result<Vec<HostTensor>, String> {
     let ctx = &model.lowered_ctx;
     let name = func_name(&model.source_ctx, model.source_func);
     let host = funcs(ctx, model.lowered_module)
@@ -378,7 +385,7 @@ fn loop_interpreter(model: &Model, inputs: &[Tensor]) -> Result<Vec<HostBuffer>,
         .ok_or_else(|| format!("the lowered module has no host function '{name}'"))?;
     let args = inputs
         .iter()
-        .map(|t| KernelArg::Buffer(t.to_host_buffer()))
+        .map(|t| KernelArg::Buffer(t.to_host_tensor()))
         .collect();
     run_host(ctx, host, args)
         .map_err(|d| format!("loop interpreter: {}", d.message))?
@@ -393,8 +400,8 @@ fn loop_interpreter(model: &Model, inputs: &[Tensor]) -> Result<Vec<HostBuffer>,
 /// Count, dtypes and shapes always; the values if `values`, each output within
 /// [`check::tolerance`] of its dtype widened to `floor` ([`check::loosest`]).
 fn compare(
-    reference: &[HostBuffer],
-    actual: &[HostBuffer],
+    reference: &[HostTensor],
+    actual: &[HostTensor],
     values: bool,
     floor: (f64, f64),
 ) -> Result<(), String> {
@@ -407,7 +414,12 @@ fn compare(
             return Err(format!(
                 "output {i} ({:?} {:?}): max |error| {:e} (relative {:e}), over the tolerance\n\
                  expected {:?}\n     got {:?}",
-                report.dtype, report.shape, report.max_abs, report.max_rel, r.data, a.data
+                report.dtype,
+                report.shape,
+                report.max_abs,
+                report.max_rel,
+                r.elements(),
+                a.elements()
             ));
         }
     }

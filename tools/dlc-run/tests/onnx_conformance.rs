@@ -17,10 +17,11 @@
 //! results beside dlc's) from the run. `DLC_ONNX_FILTER=text` runs only the cases whose name
 //! contains `text` and prints their statuses (for work on one operator; nothing is compared).
 
-use dlc_run::check::{reference, to_graph};
+use dlc_run::check::reference;
 use dlc_run::inputs::npy_inputs;
 use dlc_run::onnx::{compare_expected, import_onnx, read_reference};
 use dlc_run::{Model, ModelOptions};
+use dlc_tensor::Tensor as HostTensor;
 use dlc_testkit::{par_cases, report};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -131,7 +132,7 @@ fn run_case(dir: &Path, case: &Case) -> Status {
         Ok(m) => m,
         Err(e) => return Status::new("fail", format!("compile: {e}")),
     };
-    let compare = |what: &str, outputs: Vec<dlc_graph::interp::Tensor>| -> Option<Status> {
+    let compare = |what: &str, outputs: Vec<HostTensor>| -> Option<Status> {
         if outputs.len() != expected.len() {
             return Some(Status::new(
                 "fail",
@@ -156,9 +157,7 @@ fn run_case(dir: &Path, case: &Case) -> Status {
         }
         None
     };
-    let interpreted = reference(&model, &inputs)
-        .and_then(|outs| outs.iter().map(to_graph).collect::<Result<Vec<_>, _>>());
-    match interpreted {
+    match reference(&model, &inputs) {
         Ok(outs) => {
             if let Some(s) = compare("interpreter", outs) {
                 return s;
@@ -173,11 +172,7 @@ fn run_case(dir: &Path, case: &Case) -> Status {
         .map_err(|e| e.to_string())
         .and_then(|outs| {
             outs.iter()
-                .map(|v| {
-                    v.to_tensor()
-                        .map_err(|e| e.to_string())
-                        .and_then(|t| to_graph(&t.to_host_buffer()))
-                })
+                .map(|v| v.to_host_tensor().map_err(|e| e.to_string()))
                 .collect::<Result<Vec<_>, _>>()
         });
     match outputs {

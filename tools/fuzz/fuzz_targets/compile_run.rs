@@ -15,9 +15,9 @@
 use dlc_graph::decompose::discontinuous_after_composite;
 use dlc_graph::generate::{GraphGen, Rng};
 use dlc_ir::{print_op, Context, PrintOptions};
-use dlc_loop::interp::Elements;
 use dlc_run::{check, inputs, Model, ModelOptions};
-use dlc_runtime::{DType, DimSpec, Outputs, Tensor};
+use dlc_runtime::{DimSpec, Outputs, Tensor};
+use dlc_tensor::{DType, Scalar};
 use libfuzzer_sys::fuzz_target;
 
 /// Float values that stress the code generator's math.
@@ -104,7 +104,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let floor = check::loosest(&model.source_ctx, model.source_func);
-    let first: Vec<_> = first.iter().map(Tensor::to_host_buffer).collect();
+    let first: Vec<_> = first.iter().map(Tensor::to_host_tensor).collect();
     let reports =
         check::compare(&reference, &first, floor).unwrap_or_else(|e| panic!("{e}\n{text}"));
     for (i, r) in reports.iter().enumerate() {
@@ -146,38 +146,26 @@ impl Bytes<'_> {
 /// their dtype's extremes, which wrap the same way in compiled code and the interpreter, so
 /// they stay comparable.
 fn sprinkle(t: Tensor, bytes: &mut Bytes<'_>) -> (Tensor, bool) {
-    let mut buffer = t.to_host_buffer();
-    let dtype = buffer.dtype;
-    let (min, max) = match dtype {
+    let mut values = t.to_host_tensor();
+    let (min, max) = match values.dtype() {
         DType::I8 => (i64::from(i8::MIN), i64::from(i8::MAX)),
         DType::I32 => (i64::from(i32::MIN), i64::from(i32::MAX)),
         _ => (i64::MIN, i64::MAX),
     };
     let mut plain = true;
-    match &mut buffer.data {
-        Elements::Float(values) => {
-            for v in values.iter_mut() {
-                let b = bytes.byte();
-                if b < 48 {
-                    *v = SPECIAL_FLOATS[usize::from(b) % SPECIAL_FLOATS.len()];
-                    plain = false;
-                }
+    for i in 0..values.len() {
+        let b = bytes.byte();
+        let special = match values.get(i) {
+            Scalar::Float(_) if b < 48 => {
+                plain = false;
+                Scalar::Float(SPECIAL_FLOATS[usize::from(b) % SPECIAL_FLOATS.len()])
             }
-        }
-        Elements::Int(values) => {
-            for v in values.iter_mut() {
-                let b = bytes.byte();
-                if b < 48 {
-                    *v = [min, max, 0, -1, 1][usize::from(b) % 5];
-                }
-            }
-        }
-        Elements::Bool(values) => {
-            for v in values.iter_mut() {
-                *v = bytes.byte() % 2 == 1;
-            }
-        }
+            Scalar::Int(_) if b < 48 => Scalar::Int([min, max, 0, -1, 1][usize::from(b) % 5]),
+            Scalar::Bool(_) => Scalar::Bool(b % 2 == 1),
+            _ => continue,
+        };
+        values.set(i, special);
     }
-    let t = Tensor::from_host_buffer(&buffer).expect("same shape and dtype");
+    let t = Tensor::from_host_tensor(&values).expect("same shape and dtype");
     (t, plain)
 }

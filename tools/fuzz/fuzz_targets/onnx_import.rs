@@ -13,7 +13,8 @@
 
 #![no_main]
 
-use dlc_graph::interp::{interpret, DType, Scalar, Tensor};
+use dlc_graph::interp::interpret;
+use dlc_tensor::{DType, Scalar, Tensor};
 use dlc_ir::{print_op, Context, PrintOptions};
 use dlc_onnx::proto::{
     tensor_shape_proto::{dimension, Dimension},

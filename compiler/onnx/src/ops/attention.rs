@@ -9,8 +9,8 @@
 use super::{table, Handler};
 use crate::importer::{NodeCx, NodeResult};
 use crate::tensor::element_type;
-use dlc_graph::interp::{DType, Tensor};
 use dlc_ir::{Type, Value, DYNAMIC};
+use dlc_tensor::{DType, Tensor};
 
 pub(super) const OPS: &[(&str, Handler)] = &[("Attention", attention)];
 

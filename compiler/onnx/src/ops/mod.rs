@@ -23,8 +23,8 @@ mod reduce;
 mod resize;
 
 use crate::importer::{NodeCx, NodeResult, MAX_FOLD_ELEMENTS};
-use dlc_graph::interp::{DType, Tensor};
 use dlc_ir::{Type, Value};
+use dlc_tensor::{DType, Tensor};
 
 /// A handler: builds the node's ops and returns its outputs.
 pub type Handler = fn(&mut NodeCx) -> NodeResult<Vec<Value>>;

@@ -8,8 +8,8 @@
 
 use super::{axes, axis, table, Handler};
 use crate::importer::{show_shape, NodeCx, NodeResult};
-use dlc_graph::interp::{DType, Scalar, Tensor};
 use dlc_ir::{Value, DYNAMIC};
+use dlc_tensor::{DType, Scalar, Tensor};
 
 pub(super) const OPS: &[(&str, Handler)] = &[
     ("Constant", constant),

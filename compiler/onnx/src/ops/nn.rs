@@ -752,8 +752,8 @@ fn hardmax(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let mut iota_shape = vec![1usize; xs.len()];
     iota_shape[a as usize] = n as usize;
     let positions: Vec<i64> = (0..n).collect();
-    let iota = cx.constant(dlc_graph::interp::Tensor::from_i64(
-        dlc_graph::interp::DType::I64,
+    let iota = cx.constant(dlc_tensor::Tensor::from_i64(
+        dlc_tensor::DType::I64,
         &iota_shape,
         &positions,
     ));

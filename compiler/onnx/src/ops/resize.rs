@@ -12,8 +12,8 @@
 
 use super::{axes, table, Handler};
 use crate::importer::{NodeCx, NodeResult};
-use dlc_graph::interp::Tensor;
 use dlc_ir::{Value, DYNAMIC};
+use dlc_tensor::Tensor;
 
 pub(super) const OPS: &[(&str, Handler)] = &[("Resize", resize), ("Upsample", resize)];
 

@@ -6,7 +6,7 @@
 //! rounds once, to the operand dtype, when it returns.
 
 use super::primitives::{binary, erf, matmul, normalize_axis, sigmoid, Binary, OpResult};
-use super::tensor::{
+use dlc_tensor::{
     broadcast_shapes, broadcast_source, indices, num_elements, DType, Scalar, Tensor,
 };
 
@@ -39,7 +39,7 @@ fn map_lanes(x: &Tensor, axis: usize, f: impl Fn(&[f64]) -> Vec<f64>) -> Tensor 
             .map(|i| {
                 let mut at = start.clone();
                 at[axis] = i;
-                super::tensor::ravel(&at, x.shape())
+                dlc_tensor::ravel(&at, x.shape())
             })
             .collect();
         let lane: Vec<f64> = positions.iter().map(|&p| x.get(p).as_f64()).collect();

@@ -10,7 +10,6 @@
 
 use super::composites::{self, Window};
 use super::primitives::{self, Binary, Reduction, Unary};
-use super::tensor::{check_size, static_shape, DType, Scalar, Tensor};
 use crate::ops::{FusionOp, GraphOps, YieldOp};
 use dlc_func::{CallOp, FuncOp, ReturnOp};
 use dlc_ir::symbol::SymbolTables;
@@ -18,6 +17,7 @@ use dlc_ir::{
     op_error, AttrKind, Attribute, Context, DenseValue, Diagnostic, Op, Printer, Region, Type,
     TypeKind, Value, DYNAMIC,
 };
+use dlc_tensor::{check_size, static_shape, DType, Scalar, Tensor};
 use std::collections::HashMap;
 
 /// How deep `func.call`s may nest before the interpreter reports runaway recursion.

@@ -4,19 +4,18 @@
 //!
 //! It is written to be obviously right, not fast: ops are evaluated element by element through
 //! multi-indices, floats in `f64` rounded to the tensor's format after each op, and composite
-//! ops by their own formulas rather than their decompositions.
+//! ops by their own formulas rather than their decompositions. Values are `dlc_tensor`'s
+//! [`Tensor`](dlc_tensor::Tensor)s, whose constructors round or wrap each element to the dtype
+//! once, when a result is stored: for `f16` and `bf16` that is at least as accurate as computing
+//! in `f32`, and it is what "rounded to the format after each op" means. `.npy` fixtures are
+//! read and written by `dlc_tensor::npy`.
 //!
-//! - [`tensor`]: [`Tensor`], [`DType`], element storage, broadcasting and indexing helpers.
-//! - [`npy`]: `.npy` read/write, how fixtures move between numpy and the interpreter.
 //! - [`primitives`]: semantics of the primitive ops as functions of tensors.
 //! - [`composites`]: semantics of the composite ops (softmax, norms, conv, pools, sdpa, ...).
 //! - `eval`: [`interpret`], which walks a `func.func` and dispatches on the kind of each op.
 
 pub mod composites;
 mod eval;
-pub mod npy;
 pub mod primitives;
-pub mod tensor;
 
 pub use eval::{evaluate_op, interpret};
-pub use tensor::{DType, Elements, Scalar, Tensor};

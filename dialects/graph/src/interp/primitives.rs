@@ -3,9 +3,9 @@
 //! Each function checks what the verifier cannot (runtime sizes, integer division by zero,
 //! gather indices) and returns the problem as a message; the evaluator attaches the op's
 //! location. Floats compute in `f64`, integers in wrapping `i64`, and the result is rounded or
-//! wrapped to its dtype when stored (see [`super::tensor`]).
+//! wrapped to its dtype when stored (see [`dlc_tensor::Tensor`]).
 
-use super::tensor::{
+use dlc_tensor::{
     broadcast_shapes, broadcast_source, indices, num_elements, DType, Scalar, Tensor,
 };
 
@@ -157,7 +157,7 @@ pub fn unary(op: Unary, x: &Tensor) -> OpResult {
 }
 
 fn wrap(v: i64, width: u32) -> i64 {
-    super::tensor::wrap_int(v, width)
+    dlc_tensor::wrap_int(v, width)
 }
 
 /// The binary elementwise ops ([`binary`]).

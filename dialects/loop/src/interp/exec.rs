@@ -7,10 +7,11 @@
 //! the op; the grid scheduler (`grid.rs`) resumes it once every thread of its warp or block is
 //! there. No OS threads are involved, so interleaving is deterministic.
 
-use super::buffer::{buffer_type, HostBuffer};
+use super::buffer::{buffer_type, load, store};
 use super::scalar::{self, ScalarOp, Val};
 use crate::{Access, LoopOps, MemorySpace};
 use dlc_ir::{Block, Context, Diagnostic, Op, Value};
+use dlc_tensor::{DType, Tensor};
 use rustc_hash::FxHashMap as HashMap;
 
 /// The launch configuration: grid and block sizes per dimension (x, y, z).
@@ -25,7 +26,7 @@ pub(crate) struct Machine<'c> {
     pub ctx: &'c Context,
     /// Global buffers (the kernel arguments, first) then the current block's shared and local
     /// allocations.
-    pub mem: Vec<HostBuffer>,
+    pub mem: Vec<Tensor>,
     pub n_global: usize,
     /// `loop.alloc` ops in shared memory → their buffer for the current block.
     pub shared: HashMap<Op, usize>,
@@ -240,7 +241,7 @@ impl<'c> Machine<'c> {
                     Val::Buf(id) => id,
                     _ => return Err(op_err(ctx, op, "expected a buffer operand")),
                 };
-                let shape = &self.mem[id].shape;
+                let shape = self.mem[id].shape();
                 let axis = dim.axis_index(ctx);
                 let n = axis.and_then(|a| shape.get(a)).ok_or_else(|| {
                     op_err(
@@ -459,19 +460,15 @@ impl<'c> Machine<'c> {
             .map(|&v| self.get_int(th, op, v))
             .collect::<Result<Vec<_>, _>>()?;
         let buf = &self.mem[id];
-        if idx.len() != buf.shape.len() {
+        if idx.len() != buf.rank() {
             return Err(op_err(
                 ctx,
                 op,
-                format!(
-                    "{} indices for a buffer of rank {}",
-                    idx.len(),
-                    buf.shape.len()
-                ),
+                format!("{} indices for a buffer of rank {}", idx.len(), buf.rank()),
             ));
         }
         let mut offset = 0usize;
-        for (k, (&i, &n)) in idx.iter().zip(&buf.shape).enumerate() {
+        for (k, (&i, &n)) in idx.iter().zip(buf.shape()).enumerate() {
             let last = k + 1 == idx.len();
             let end = if last {
                 i.checked_add(width as i64)
@@ -489,7 +486,7 @@ impl<'c> Machine<'c> {
                     op,
                     format!(
                         "out-of-bounds {what} index {idx:?} of a buffer of shape {:?}",
-                        buf.shape
+                        buf.shape()
                     ),
                 ));
             }
@@ -525,9 +522,9 @@ impl<'c> Machine<'c> {
         let (id, at) = self.address(th, op, &access, width)?;
         let buf = &self.mem[id];
         let v = if vector {
-            Val::Vector((at..at + width).map(|i| buf.get(i)).collect())
+            Val::Vector((at..at + width).map(|i| load(buf, i)).collect())
         } else {
-            buf.get(at)
+            load(buf, at)
         };
         self.set_result(th, op, v)?;
         Ok(Flow::Next)
@@ -554,9 +551,7 @@ impl<'c> Machine<'c> {
         };
         let (id, at) = self.address(th, op, &access, lanes.len())?;
         for (k, v) in lanes.iter().enumerate() {
-            self.mem[id]
-                .set(at + k, v)
-                .map_err(|m| op_err(ctx, op, m))?;
+            store(&mut self.mem[id], at + k, v).map_err(|m| op_err(ctx, op, m))?;
         }
         Ok(Flow::Next)
     }
@@ -587,9 +582,9 @@ impl<'c> Machine<'c> {
             None => {
                 let shape =
                     bt.shape_with(ctx, op, ctx.operands(op), |v| self.get_int(th, op, v))?;
-                let dtype = super::buffer::DType::from_type(ctx, bt.elem)
+                let dtype = DType::from_type(ctx, bt.elem)
                     .ok_or_else(|| op_err(ctx, op, "unsupported buffer element type"))?;
-                self.mem.push(HostBuffer::zeros(&shape, dtype));
+                self.mem.push(Tensor::zeros(dtype, &shape));
                 let id = self.mem.len() - 1;
                 match bt.space {
                     MemorySpace::Shared => self.shared.insert(op, id),

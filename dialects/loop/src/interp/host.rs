@@ -6,23 +6,25 @@
 //! buffer argument is a byte storage; a buffer value is a *view* (storage, byte offset, shape,
 //! dtype) into one, and `loop.view` makes further views into an arena's storage. Elements are
 //! stored little-endian at their natural size (`index` as an i64, `i1` as one byte 0/1, floats
-//! through [`FloatKind::to_bits`](dlc_ir::FloatKind::to_bits)), so two views of the same bytes
-//! see each other's writes exactly as on a device.
+//! through [`FloatKind::to_bits`](dlc_ir::FloatKind::to_bits): the byte form of
+//! [`Tensor::to_le_bytes`]), so two views of the same bytes see each other's writes exactly as
+//! on a device.
 //!
-//! `loop.launch` decodes the views it passes into [`HostBuffer`]s, runs the kernel with the
+//! `loop.launch` decodes the views it passes into [`Tensor`]s, runs the kernel with the
 //! kernel interpreter and encodes the buffers back. Two arguments that are the same view share
 //! one buffer, so an in-place kernel sees real aliasing; views that overlap only partially
 //! cannot be expressed as kernel buffers and are an error. Everything a host function can get
 //! wrong at run time (sizes, offsets, bounds, arguments) comes back as a diagnostic at the op.
 
-use super::buffer::{buffer_type, DType, Elements, HostBuffer, KernelArg};
+use super::buffer::{buffer_type, store, KernelArg};
 use super::exec::op_err;
-use super::scalar::{self, wrap_int, ScalarOp, Val};
+use super::scalar::{self, ScalarOp, Val};
 use super::{run_kernel_with, ArgRef};
 use crate::{DimOp, KernelOp, LoopOps, MemorySpace};
 use dlc_arith::ArithOps;
 use dlc_ir::symbol::SymbolTables;
 use dlc_ir::{AttrKind, Context, DenseValue, Diagnostic, Op, Traits, Value};
+use dlc_tensor::{DType, Tensor};
 use rustc_hash::FxHashMap as HashMap;
 
 /// The largest byte storage a host function may create (4 GiB): a guard against sizes computed
@@ -36,7 +38,7 @@ const MAX_STORAGE_BYTES: usize = 1 << 32;
 /// static sizes for every `!loop.buffer` parameter, a [`KernelArg::Index`] for every `index` or
 /// integer parameter. The body must be one block of `arith` ops, `loop.dim`, `loop.alloc`,
 /// `loop.constant`, `loop.view`, `loop.launch` and `func.return`. Returned buffers come back as
-/// owned [`HostBuffer`]s, integers as [`KernelArg::Index`].
+/// owned [`Tensor`]s, integers as [`KernelArg::Index`].
 pub fn run_host(
     ctx: &Context,
     func: Op,
@@ -104,7 +106,7 @@ impl View {
 
     /// The bytes the view covers; in range of its storage by construction.
     fn byte_range(&self) -> std::ops::Range<usize> {
-        self.offset..self.offset + self.numel() * elem_bytes(self.dtype)
+        self.offset..self.offset + self.numel() * self.dtype.size_bytes()
     }
 }
 
@@ -122,47 +124,17 @@ struct Host<'c> {
     tables: SymbolTables,
 }
 
-/// The storage size of one element (what [`crate::elem_size_bytes`] says of its type).
-fn elem_bytes(dtype: DType) -> usize {
-    match dtype {
-        DType::I1 | DType::I8 => 1,
-        DType::F16 | DType::BF16 => 2,
-        DType::F32 | DType::I32 => 4,
-        DType::F64 | DType::I64 | DType::Index => 8,
-    }
-}
-
 /// The byte size of a `shape` buffer of `dtype`, if it is below [`MAX_STORAGE_BYTES`].
 fn byte_size(shape: &[usize], dtype: DType) -> Result<usize, String> {
     shape
         .iter()
-        .try_fold(elem_bytes(dtype), |n, &d| n.checked_mul(d))
+        .try_fold(dtype.size_bytes(), |n, &d| n.checked_mul(d))
         .filter(|&n| n <= MAX_STORAGE_BYTES)
         .ok_or_else(|| {
             format!(
                 "a {dtype:?} buffer of shape {shape:?} exceeds the host limit of {MAX_STORAGE_BYTES} bytes"
             )
         })
-}
-
-/// Writes `v` as one element of `dtype` into `out` (`elem_bytes(dtype)` bytes), little-endian.
-fn encode_elem(dtype: DType, v: &Val, out: &mut [u8]) -> Result<(), String> {
-    let bits = match (dtype.float_kind(), v) {
-        (Some(kind), Val::Float(x)) => kind.to_bits(kind.round(*x)),
-        (None, Val::Int(x)) if dtype == DType::I1 => u64::from(*x != 0),
-        (None, Val::Int(x)) => *x as u64,
-        _ => return Err(format!("cannot store {v:?} into a {dtype:?} buffer")),
-    };
-    let n = out.len();
-    out.copy_from_slice(&bits.to_le_bytes()[..n]);
-    Ok(())
-}
-
-/// Reads the little-endian bits of one element.
-fn le_bits(bytes: &[u8]) -> u64 {
-    let mut raw = [0u8; 8];
-    raw[..bytes.len()].copy_from_slice(bytes);
-    u64::from_le_bytes(raw)
 }
 
 impl Host<'_> {
@@ -190,12 +162,11 @@ impl Host<'_> {
             let bad = |msg: String| op_err(ctx, func, format!("argument #{i}: {msg}"));
             let value = match (buffer_type(ctx, ty), arg) {
                 (Some(bt), KernelArg::Buffer(buf)) => {
-                    buf.check().map_err(bad)?;
                     if bt.space != MemorySpace::Global {
                         return Err(bad("host buffers must be global".into()));
                     }
                     bt.accepts(ctx, &buf).map_err(bad)?;
-                    let view = self.new_storage(&buf.shape, buf.dtype).map_err(bad)?;
+                    let view = self.new_storage(buf.shape(), buf.dtype()).map_err(bad)?;
                     self.encode(&view, &buf).map_err(bad)?;
                     HostVal::Buffer(view)
                 }
@@ -233,45 +204,24 @@ impl Host<'_> {
     }
 
     /// The elements `view` covers, as an owned buffer.
-    fn decode(&self, view: &View) -> HostBuffer {
+    fn decode(&self, view: &View) -> Result<Tensor, String> {
         let bytes = &self.storages[view.storage][view.byte_range()];
-        let chunks = bytes.chunks_exact(elem_bytes(view.dtype));
-        let data = match view.dtype {
-            DType::I1 => Elements::Bool(chunks.map(|c| c[0] != 0).collect()),
-            d => match d.float_kind() {
-                Some(kind) => Elements::Float(chunks.map(|c| kind.from_bits(le_bits(c))).collect()),
-                None => {
-                    let width = 8 * elem_bytes(d) as u32;
-                    Elements::Int(
-                        chunks
-                            .map(|c| wrap_int(le_bits(c) as i128, width))
-                            .collect(),
-                    )
-                }
-            },
-        };
-        HostBuffer {
-            shape: view.shape.clone(),
-            dtype: view.dtype,
-            data,
-        }
+        Tensor::from_le_bytes(view.dtype, &view.shape, bytes)
     }
 
     /// Writes `buf` into the bytes `view` covers.
-    fn encode(&mut self, view: &View, buf: &HostBuffer) -> Result<(), String> {
-        if buf.shape != view.shape || buf.dtype != view.dtype {
+    fn encode(&mut self, view: &View, buf: &Tensor) -> Result<(), String> {
+        if buf.shape() != view.shape || buf.dtype() != view.dtype {
             return Err(format!(
                 "a {:?} buffer of shape {:?} does not fit a {:?} view of shape {:?}",
-                buf.dtype, buf.shape, view.dtype, view.shape
+                buf.dtype(),
+                buf.shape(),
+                view.dtype,
+                view.shape
             ));
         }
-        buf.check()?;
-        let n = elem_bytes(view.dtype);
         let range = view.byte_range();
-        let bytes = &mut self.storages[view.storage][range];
-        for (i, out) in bytes.chunks_exact_mut(n).enumerate() {
-            encode_elem(view.dtype, &buf.get(i), out)?;
-        }
+        self.storages[view.storage][range].copy_from_slice(&buf.to_le_bytes());
         Ok(())
     }
 
@@ -423,7 +373,7 @@ impl Host<'_> {
             ));
         };
         // Checked here, not trusted from the verifier: decoding a short payload would panic.
-        let n = elem_bytes(dtype);
+        let n = dtype.size_bytes();
         let dense_shape = ctx.shape(dense.ty).unwrap_or(&[]);
         let shape_ok = dense_shape.len() == shape.len()
             && dense_shape.iter().zip(&shape).all(|(&a, &b)| a == b as i64);
@@ -440,13 +390,19 @@ impl Host<'_> {
                 "the dense value does not match the result buffer",
             ));
         }
-        let bytes = &mut self.storages[view.storage];
-        for (i, out) in bytes.chunks_exact_mut(n).enumerate() {
+        // The stored elements (one for a splat), repeated over the storage.
+        let mut value = Tensor::zeros(dtype, &[stored]);
+        for i in 0..stored {
             let v = match ctx.dense_element(dense, i) {
                 DenseValue::Int(x) => Val::Int(x as i64),
                 DenseValue::Float(x) => Val::Float(x),
             };
-            encode_elem(dtype, &v, out).map_err(|m| op_err(ctx, op, m))?;
+            store(&mut value, i, &v).map_err(|m| op_err(ctx, op, m))?;
+        }
+        let pattern = value.to_le_bytes();
+        let storage = &mut self.storages[view.storage];
+        for (out, &b) in storage.iter_mut().zip(pattern.iter().cycle()) {
+            *out = b;
         }
         Ok(HostVal::Buffer(view))
     }
@@ -468,7 +424,7 @@ impl Host<'_> {
         let offset = self.get_int(op, self.operand(op, 1)?)?;
         let (shape, dtype) = self.result_shape(op, ctx.operands(op).get(2..).unwrap_or(&[]))?;
         let size = byte_size(&shape, dtype).map_err(|m| op_err(ctx, op, m))?;
-        let align = elem_bytes(dtype);
+        let align = dtype.size_bytes();
         let arena_len = arena.numel();
         let start = usize::try_from(offset).ok().filter(|o| o % align == 0);
         let Some(start) = start else {
@@ -557,7 +513,11 @@ impl Host<'_> {
                 }
             }
         }
-        let mut buffers: Vec<HostBuffer> = views.iter().map(|(w, _)| self.decode(w)).collect();
+        let mut buffers = views
+            .iter()
+            .map(|(w, _)| self.decode(w))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|m| op_err(ctx, op, m))?;
         run_kernel_with(ctx, kernel, &mut buffers, &refs)?;
         for ((view, _), buf) in views.iter().zip(&buffers) {
             self.encode(view, buf).map_err(|m| op_err(ctx, op, m))?;
@@ -572,7 +532,10 @@ impl Host<'_> {
             .iter()
             .enumerate()
             .map(|(i, &v)| match self.get(op, v)? {
-                HostVal::Buffer(view) => Ok(KernelArg::Buffer(self.decode(view))),
+                HostVal::Buffer(view) => self
+                    .decode(view)
+                    .map(KernelArg::Buffer)
+                    .map_err(|m| op_err(ctx, op, m)),
                 HostVal::Scalar(Val::Int(x)) => Ok(KernelArg::Index(*x)),
                 HostVal::Scalar(other) => Err(op_err(
                     ctx,

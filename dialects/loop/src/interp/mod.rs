@@ -19,7 +19,10 @@
 //! - Shared and local buffers start zeroed; integers read from `i1` buffers are 0 or -1 (MLIR's
 //!   sign-extended reading of true).
 //!
-//! - [`buffer`]: [`HostBuffer`], [`DType`], [`KernelArg`], and `!loop.buffer` type decoding.
+//! Buffers are `dlc_tensor`'s [`Tensor`](dlc_tensor::Tensor)s, the host tensors the graph
+//! interpreter and the runtime use too, so values pass between them without conversion.
+//!
+//! - [`buffer`]: [`KernelArg`], element loads and stores, and `!loop.buffer` type decoding.
 //! - `scalar`: `arith` and `math` semantics on scalars and vector lanes.
 //! - `exec`: one thread as a resumable state machine (loops, ifs, schedule blocks, memory).
 //! - `grid`: launch shape and the per-block scheduler (barriers, warp and block reductions).
@@ -32,12 +35,13 @@ mod grid;
 mod host;
 mod scalar;
 
-pub use buffer::{DType, Elements, HostBuffer, KernelArg};
+pub use buffer::KernelArg;
 pub use host::run_host;
 
 use crate::{KernelOp, MemorySpace};
 use buffer::buffer_type;
 use dlc_ir::{Context, Diagnostic, Op};
+use dlc_tensor::Tensor;
 use exec::{op_err, Machine};
 use rustc_hash::FxHashMap as HashMap;
 use scalar::Val;
@@ -57,7 +61,7 @@ pub fn run_kernel(ctx: &Context, kernel: Op, args: &mut [KernelArg]) -> Result<(
         .enumerate()
         .map(|(i, arg)| match arg {
             KernelArg::Buffer(buf) => {
-                let empty = HostBuffer::zeros(&[0], buf.dtype);
+                let empty = Tensor::zeros(buf.dtype(), &[0]);
                 buffers.push(std::mem::replace(buf, empty));
                 slots.push(i);
                 ArgRef::Buffer(buffers.len() - 1)
@@ -87,7 +91,7 @@ pub(crate) enum ArgRef {
 pub(crate) fn run_kernel_with(
     ctx: &Context,
     kernel: Op,
-    buffers: &mut [HostBuffer],
+    buffers: &mut [Tensor],
     args: &[ArgRef],
 ) -> Result<(), Diagnostic> {
     if ctx.view::<KernelOp>(kernel).is_none() {
@@ -123,7 +127,6 @@ pub(crate) fn run_kernel_with(
                 let buf = buffers
                     .get(slot)
                     .ok_or_else(|| bad(format!("no buffer #{slot}")))?;
-                buf.check().map_err(bad)?;
                 if bt.space != MemorySpace::Global {
                     return Err(bad("kernel arguments must be global buffers".into()));
                 }
@@ -143,10 +146,10 @@ pub(crate) fn run_kernel_with(
         }
     }
     // The machine owns its memory for the run: the global buffers first, then allocations.
-    let mem: Vec<HostBuffer> = buffers
+    let mem: Vec<Tensor> = buffers
         .iter_mut()
         .map(|b| {
-            let empty = HostBuffer::zeros(&[0], b.dtype);
+            let empty = Tensor::zeros(b.dtype(), &[0]);
             std::mem::replace(b, empty)
         })
         .collect();

@@ -87,7 +87,9 @@ pub(super) fn lower_function(
         }
     }
     let spec = spec.region(host_region);
-    ctx.build(InsertPoint::After(func), spec);
+    let host_func = ctx.build(InsertPoint::After(func), spec);
+    let graph_args = ctx.block_args(entry).to_vec();
+    super::signature::record_dim_symbols(ctx, shapes, &graph_args, host_func);
     ctx.erase_op(func);
     Ok(())
 }

@@ -115,6 +115,7 @@ mod element;
 mod host;
 mod kernel;
 mod plan;
+mod signature;
 
 use dlc_func::FuncOp;
 use dlc_graph::shapes::SymbolicShapes;
