@@ -102,6 +102,10 @@ fn info_lines(info: &PassInfo) -> String {
     let anchor = match info.anchor {
         Anchor::Any => "any op (`Anchor::Any`)".to_string(),
         Anchor::Op(name) => format!("`{name}`"),
+        Anchor::OneOf(names) => {
+            let names: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+            format!("{} (in a flat pipeline: `any(...)`)", names.join(" or "))
+        }
     };
     out.push_str(&format!(" Runs on: {anchor}.\n"));
     if !info.options.is_empty() {

@@ -15,6 +15,21 @@ pub enum Anchor {
     Any,
     /// Ops of this name (`builtin.module`, `func.func`, a dialect's kernel op).
     Op(&'static str),
+    /// Ops of any of these names (`simplify` works on kernels and on host functions). A flat
+    /// pipeline nests such a pass in an `any(...)` pipeline, which runs on each op nested in the
+    /// current one that all its passes accept (MLIR's op-agnostic `any` pass managers).
+    OneOf(&'static [&'static str]),
+}
+
+impl Anchor {
+    /// Whether a pass with this anchor may run on an op named `name`.
+    pub fn accepts(&self, name: &str) -> bool {
+        match self {
+            Anchor::Any => true,
+            Anchor::Op(a) => *a == name,
+            Anchor::OneOf(names) => names.contains(&name),
+        }
+    }
 }
 
 /// The static description of a pass.

@@ -12,7 +12,7 @@
 //! the schedule, so output is byte-identical to `--disable-threading`.
 
 use super::analysis::AnalysisManager;
-use super::definition::{Pass, PassInfo, PassRun, Preserved};
+use super::definition::{Anchor, Pass, PassInfo, PassRun, Preserved};
 use super::options::OptionValues;
 use crate::diagnostics::Diagnostic;
 use crate::dialect::Traits;
@@ -136,9 +136,44 @@ impl OpPassManager {
         )
     }
 
+    /// Whether this manager runs on any op (`any(...)`) rather than on ops of one name.
+    pub(crate) fn is_any(&self) -> bool {
+        matches!(self.anchor.as_deref(), None | Some("any"))
+    }
+
+    /// The ops this manager runs on, for messages: its anchor, or for an `any` manager whose
+    /// passes accept only some op names, those names.
+    fn target_description(&self) -> String {
+        let mut names: Vec<&str> = Vec::new();
+        for e in &self.elements {
+            if let Element::Pass(p) = e {
+                match p.info.anchor {
+                    Anchor::Op(a) => names.push(a),
+                    Anchor::OneOf(list) => names.extend(list),
+                    Anchor::Any => {}
+                }
+            }
+        }
+        names.dedup();
+        match self.anchor.as_deref() {
+            Some(a) if !self.is_any() => a.to_string(),
+            _ if names.is_empty() => "any".to_string(),
+            _ => names.join("' or '"),
+        }
+    }
+
+    /// Whether this manager runs on `op`: an op of its anchor, or for an `any` manager an op
+    /// isolated from above that every one of its passes accepts (MLIR's `canScheduleOn`).
     fn matches(&self, ctx: &Context, op: Op) -> bool {
         match self.anchor.as_deref() {
-            None | Some("any") => ctx.has_trait(op, Traits::ISOLATED_FROM_ABOVE),
+            None | Some("any") => {
+                let name = ctx.op_name(op);
+                ctx.has_trait(op, Traits::ISOLATED_FROM_ABOVE)
+                    && self.elements.iter().all(|e| match e {
+                        Element::Pass(p) => p.info.anchor.accepts(name),
+                        Element::Nested(_) => true,
+                    })
+            }
             Some(name) => ctx.op_name(op) == name,
         }
     }
@@ -293,7 +328,7 @@ fn warn_unanchored(pm: &OpPassManager, loc: crate::Location, out: &mut Vec<Diagn
                     loc,
                     format!(
                         "no '{}' op to run on: pass{} '{}' did nothing",
-                        n.anchor.as_deref().unwrap_or("any"),
+                        n.target_description(),
                         if passes.len() == 1 { "" } else { "es" },
                         passes.join("', '")
                     ),

@@ -259,6 +259,30 @@ impl PassRegistry {
                         format!("pass '{name}' runs on '{a}' ops but is placed in a '{here}' pipeline; nest it as '{a}({name})'"),
                     ));
                 }
+                Anchor::OneOf(names)
+                    if !pm.is_any() && !here.as_deref().is_some_and(|h| names.contains(&h)) =>
+                {
+                    if !flat {
+                        let here = here.as_deref().unwrap_or("any");
+                        return Err(PipelineError::new(
+                            *col,
+                            format!("pass '{name}' runs on '{}' ops but is placed in a '{here}' pipeline; nest it as 'any({name})'", names.join("' or '")),
+                        ));
+                    }
+                    // Consecutive passes of the same anchor share one `any` pipeline; any
+                    // other pass in it would narrow the ops it runs on.
+                    let anchor = entry.info.anchor;
+                    let reuse = matches!(pm.elements.last(), Some(Element::Nested(n))
+                        if n.is_any() && n.elements.iter().all(|e| matches!(e, Element::Pass(p) if p.info.anchor == anchor)));
+                    if !reuse {
+                        pm.elements
+                            .push(Element::Nested(OpPassManager::new(Some("any".to_string()))));
+                    }
+                    let Some(Element::Nested(n)) = pm.elements.last_mut() else {
+                        unreachable!("just pushed")
+                    };
+                    n.elements.push(Element::Pass(entry));
+                }
                 _ => pm.elements.push(Element::Pass(entry)),
             }
         }

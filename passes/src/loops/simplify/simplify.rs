@@ -10,9 +10,9 @@
 //! passes (and code generation) match simple forms only.
 //!
 //! # Changes to the IR
-//! The pass runs on every `loop.kernel` and `func.func` in the op it is given (or on that op
-//! itself when it is one), repeating two steps until neither changes anything (at most
-//! `max-iterations` times):
+//! The pass runs on one `loop.kernel` or `func.func` (its anchor; a flat pipeline runs it as
+//! `any(simplify)`, on every kernel and function of the module, in parallel with threading on),
+//! repeating two steps until neither changes anything (at most `max-iterations` times):
 //! 1. The greedy rewrite driver with the canonicalization patterns of every registered op
 //!    (constant folding of `arith`, same-type and constant casts, `and`/`or`/`xor` with
 //!    constants, double negation, constant comparisons, `select` with a constant condition;
@@ -158,7 +158,7 @@ pub static INFO: PassInfo = PassInfo {
               simplifies index arithmetic with the index-expression library, folds constant \
               conditions, turns selects into min/max, and removes unit loops and empty loops, \
               ifs and schedule blocks.",
-    anchor: Anchor::Any,
+    anchor: Anchor::OneOf(&[KernelOp::NAME, FuncOp::NAME]),
     options: &[OptionSpec::new(
         "max-iterations",
         OptionKind::Int,
@@ -219,20 +219,19 @@ impl Pass for Simplify {
         add_patterns(&mut patterns, &counters);
         let mut changed = false;
         let (mut folded, mut indices) = (0, 0);
-        for root in targets(ctx, run.op()) {
-            for _ in 0..self.max_iterations {
-                let config = GreedyConfig {
-                    max_iterations: self.max_iterations,
-                    ..GreedyConfig::default()
-                };
-                let stats = greedy_rewrite(ctx, root, &patterns, config);
-                folded += stats.folded + stats.erased;
-                let n = simplify_indices(ctx, root);
-                indices += n;
-                changed |= stats.changed || n > 0;
-                if !(stats.patterns_applied + stats.folded + stats.erased > 0 || n > 0) {
-                    break;
-                }
+        let root = run.op();
+        for _ in 0..self.max_iterations {
+            let config = GreedyConfig {
+                max_iterations: self.max_iterations,
+                ..GreedyConfig::default()
+            };
+            let stats = greedy_rewrite(ctx, root, &patterns, config);
+            folded += stats.folded + stats.erased;
+            let n = simplify_indices(ctx, root);
+            indices += n;
+            changed |= stats.changed || n > 0;
+            if !(stats.patterns_applied + stats.folded + stats.erased > 0 || n > 0) {
+                break;
             }
         }
         run.add_stat("folded", folded);
@@ -247,36 +246,6 @@ impl Pass for Simplify {
         }
         Ok(())
     }
-}
-
-/// The kernels and host functions the pass works on: `op` itself if it is one, else the ones
-/// nested in it (not looking into them).
-fn targets(ctx: &Context, op: Op) -> Vec<Op> {
-    let is_target = |o: Op| is_kernel_or_function(ctx, o);
-    if is_target(op) {
-        return vec![op];
-    }
-    let mut found = Vec::new();
-    let mut stack = vec![op];
-    while let Some(o) = stack.pop() {
-        for &region in ctx.regions(o) {
-            for &block in ctx.blocks(region) {
-                for inner in ctx.block_ops(block) {
-                    if is_target(inner) {
-                        found.push(inner);
-                    } else {
-                        stack.push(inner);
-                    }
-                }
-            }
-        }
-    }
-    found
-}
-
-/// True for a `loop.kernel` or a `func.func`.
-fn is_kernel_or_function(ctx: &Context, op: Op) -> bool {
-    ctx.view::<KernelOp>(op).is_some() || ctx.view::<FuncOp>(op).is_some()
 }
 
 fn add_patterns(patterns: &mut PatternSet, counters: &Arc<Counters>) {
@@ -677,7 +646,7 @@ fn collect_bounds(ctx: &Context, root: Op) -> Ranges {
         }
     };
     for op in ops {
-        if is_kernel_or_function(ctx, op) {
+        if ctx.view::<KernelOp>(op).is_some() || ctx.view::<FuncOp>(op).is_some() {
             for &region in ctx.regions(op) {
                 if let Some(&entry) = ctx.blocks(region).first() {
                     for &arg in ctx.block_args(entry) {
