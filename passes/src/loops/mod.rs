@@ -32,7 +32,7 @@ plan-memory";
 /// cross-thread reductions to warp shuffles and shared memory, bound shared memory,
 /// then the late cleanups, and plan the host's memory.
 pub const GPU_DEFAULT: &str =
-    "schedule-block-dce,simplify,invariant-loop-elim,gpu-map{reduce=block},\
+    "schedule-block-dce,simplify,invariant-loop-elim,gpu-block-reduce,gpu-map,\
 update-buffer-axis,local-index-factor-elim,cross-thread-reduce,check-shared-memory,simplify,\
 if-fusion,rearrange-loads,remove-schedule-block,simplify,cse,long-to-int,plan-memory";
 

@@ -187,13 +187,15 @@ loop.kernel @scalar(%x: !loop.buffer<f32, global>) {
 
 // -----
 
-// A local buffer indexed by a mapped loop index holds one element per point: its axis becomes 0.
+// A local buffer indexed by a mapped loop index holds one element per point: its axis becomes 0
+// and its dim 1 (update-buffer-axis's rule, which for local buffers takes thread-indexed axes).
 // CHECK-LABEL: loop.kernel @stage
 // CHECK: loop.if
+// CHECK: %[[L:.*]] = loop.alloc : !loop.buffer<1xf32, local>
 // CHECK: %[[Z:.*]] = arith.constant 0 : index
-// CHECK: %[[L:.*]] = loop.alloc : !loop.buffer<64xf32, local>
-// CHECK: loop.store %{{.*}}, %[[L]][%[[Z]]]
-// CHECK: loop.load %[[L]][%[[Z]]]
+// CHECK-NEXT: loop.store %{{.*}}, %[[L]][%[[Z]]] : !loop.buffer<1xf32, local>
+// CHECK: %[[Z2:.*]] = arith.constant 0 : index
+// CHECK-NEXT: loop.load %[[L]][%[[Z2]]] : !loop.buffer<1xf32, local>
 
 loop.kernel @stage(%x: !loop.buffer<64xf32, global>, %y: !loop.buffer<64xf32, global>) {
   %c0 = arith.constant 0 : index
@@ -205,6 +207,37 @@ loop.kernel @stage(%x: !loop.buffer<64xf32, global>, %y: !loop.buffer<64xf32, gl
     loop.store %v, %tmp[%i] : !loop.buffer<64xf32, local>
     %w = loop.load %tmp[%i] : !loop.buffer<64xf32, local>
     loop.store %w, %y[%i] : !loop.buffer<64xf32, global>
+    loop.yield
+  }
+  loop.return
+}
+
+// -----
+
+// The same through schedule blocks: the accesses use iter vars bound to the mapped index, read
+// as the values bound to them, so the 64-element local array is still one element per thread.
+// CHECK-LABEL: loop.kernel @stage_blocks
+// CHECK: %[[L:.*]] = loop.alloc : !loop.buffer<1xf32, local>
+// CHECK: loop.schedule_block "a"
+// CHECK: loop.store %{{.*}}, %[[L]][%{{.*}}] : !loop.buffer<1xf32, local>
+// CHECK: loop.schedule_block "b"
+// CHECK: loop.load %[[L]][%{{.*}}] : !loop.buffer<1xf32, local>
+// CHECK-NOT: !loop.buffer<64xf32, local>
+
+loop.kernel @stage_blocks(%x: !loop.buffer<64xf32, global>, %y: !loop.buffer<64xf32, global>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  loop.for parallel %i = %c0 to %c64 step %c1 {
+    %tmp = loop.alloc : !loop.buffer<64xf32, local>
+    loop.schedule_block "a" (%i0 = %i) {
+      %v = loop.load %x[%i0] : !loop.buffer<64xf32, global>
+      loop.store %v, %tmp[%i0] : !loop.buffer<64xf32, local>
+    }
+    loop.schedule_block "b" (%i0 = %i) {
+      %w = loop.load %tmp[%i0] : !loop.buffer<64xf32, local>
+      loop.store %w, %y[%i0] : !loop.buffer<64xf32, global>
+    }
     loop.yield
   }
   loop.return

@@ -8,6 +8,8 @@ mod local_index_factor_elim;
 mod rearrange_loads;
 mod update_buffer_axis;
 
+pub(crate) use update_buffer_axis::shrink_local_buffers;
+
 use super::DifferentialCase;
 use crate::graph::lower::Target;
 use dlc_ir::pass::PassRegistry;

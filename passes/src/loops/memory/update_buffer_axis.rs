@@ -14,10 +14,13 @@
 //! - Each index is read as an index expression with schedule-block iter vars replaced by the
 //!   values bound to them (`dlc_loop::index_expr`), so `%t[%i0]` in two blocks binding
 //!   `%i0 = %i` is the same expression `%i`; two loops' different induction variables are not.
-//! - An axis qualifies when all accesses have equal expressions there, the expression does not
+//! - An axis qualifies when all accesses have equal expressions there, it is not the last axis
+//!   of a buffer accessed with vectors, and, for a `shared` buffer, the expression does not
 //!   depend on a GPU block or thread index (`block.*`/`thread.*` induction variables,
-//!   `loop.block_id`, `loop.thread_id`: different threads must keep different elements), and it
-//!   is not the last axis of a buffer accessed with vectors.
+//!   `loop.block_id`, `loop.thread_id`: the threads of a block share the buffer and must keep
+//!   different elements). A `local` buffer is private to its thread, so a thread-indexed axis
+//!   qualifies there (CINN's LocalAxisVisitor); `gpu-map` applies this rule to local buffers
+//!   after mapping.
 //! - Every access gets index `0` on each qualifying axis (a new `arith.constant`; the old index
 //!   arithmetic is erased when unused) and the dim becomes `1` in the buffer type; a dynamic
 //!   dim's size operand is dropped from the `loop.alloc`. An axis whose expression is already
@@ -87,7 +90,7 @@ use super::access::{
 };
 use dlc_arith::build_index_constant;
 use dlc_ir::pass::{Anchor, OptionValues, Pass, PassInfo, PassRun};
-use dlc_ir::{Context, Diagnostic, InsertPoint, DYNAMIC};
+use dlc_ir::{Context, Diagnostic, InsertPoint, Op, DYNAMIC};
 use dlc_loop::index_expr::IndexExpr;
 use dlc_loop::{buffer_parts, buffer_type, AllocOp, MemorySpace};
 
@@ -113,20 +116,35 @@ struct UpdateBufferAxis;
 
 impl Pass for UpdateBufferAxis {
     fn run(&self, ctx: &mut Context, run: &mut PassRun<'_>) -> Result<(), Diagnostic> {
-        let kernel = run.op();
-        let resolver = Resolver::new(ctx, kernel);
-        let mut allocs = Vec::new();
-        ctx.for_each_op(kernel, &mut |op| allocs.extend(ctx.view::<AllocOp>(op)));
-        let mut removed = 0;
-        for alloc in allocs {
-            removed += update_alloc(ctx, &resolver, alloc);
-        }
+        let removed = update_buffers(ctx, run.op(), |_| true);
         run.add_stat("axes-removed", removed);
         if removed == 0 {
             run.preserve_all();
         }
         Ok(())
     }
+}
+
+/// Removes the uninformative axes of the kernel's shared and local buffers whose memory space
+/// `spaces` accepts; returns how many.
+fn update_buffers(ctx: &mut Context, kernel: Op, spaces: impl Fn(MemorySpace) -> bool) -> u64 {
+    let resolver = Resolver::new(ctx, kernel);
+    let mut allocs = Vec::new();
+    ctx.for_each_op(kernel, &mut |op| allocs.extend(ctx.view::<AllocOp>(op)));
+    let mut removed = 0;
+    for alloc in allocs {
+        let space = buffer_parts(ctx, ctx.value_type(alloc.result(ctx))).map(|(_, _, s)| s);
+        if space.is_some_and(&spaces) {
+            removed += update_alloc(ctx, &resolver, alloc);
+        }
+    }
+    removed
+}
+
+/// The pass's rewrite on the `local` buffers of `kernel` alone (what `gpu-map` runs after
+/// mapping a kernel); returns the axes removed.
+pub(crate) fn shrink_local_buffers(ctx: &mut Context, kernel: Op) -> u64 {
+    update_buffers(ctx, kernel, |space| space == MemorySpace::Local)
 }
 
 /// Removes the uninformative axes of the buffer `alloc` makes; returns how many.
@@ -170,7 +188,10 @@ fn update_alloc(ctx: &mut Context, resolver: &Resolver, alloc: AllocOp) -> u64 {
         let Some(e) = first else {
             continue;
         };
-        if !same || resolver.is_gpu_dependent(&e) || (dim == 1 && e.as_constant() == Some(0)) {
+        // A local buffer is private to its thread: a thread-indexed axis holds that thread's
+        // element only. In shared memory each thread keeps its own element along it.
+        let per_thread = space == MemorySpace::Shared && resolver.is_gpu_dependent(&e);
+        if !same || per_thread || (dim == 1 && e.as_constant() == Some(0)) {
             continue;
         }
         axes.push(d);

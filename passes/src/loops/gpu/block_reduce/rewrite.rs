@@ -1,7 +1,8 @@
-//! `gpu-map{reduce=block}`: one GPU block per point, its threads splitting the single reduce
-//! axis; partial results are combined with `loop.block_reduce` after each reduce nest.
+//! The rewrite of `gpu-block-reduce`: which point bodies fit one block per point (their reduce
+//! nests, reductions and global stores), and how the threads split the reduce axis and combine
+//! their partial results with `loop.block_reduce` after each reduce nest.
 
-use super::{body_ops, const_index, is_pure};
+use super::super::mapping::{body_ops, const_index, is_pure};
 use crate::loops::scalar_access;
 use dlc_arith::{build_cmpi, CmpIPredicate, ConstantOp};
 use dlc_ir::{Block, Context, InsertPoint, Location, Op, OpSpec, Value, ValueMap};
@@ -13,7 +14,7 @@ use dlc_loop::ops::{
 use dlc_loop::{buffer_parts, AccessKind, MemorySpace};
 use rustc_hash::{FxHashMap, FxHashSet};
 
-/// What `reduce=block` does with the point body of one kernel.
+/// What `gpu-block-reduce` does with the point body of one kernel.
 pub(super) struct BlockPlan {
     /// Threads per block.
     pub(super) threads: i64,
@@ -78,7 +79,7 @@ fn depends_on(ctx: &Context, v: Value, k_args: &FxHashSet<Value>, depth: usize) 
 }
 
 /// Analyses the point body `ops` (the innermost body of the mapped nest); `None` when the
-/// kernel does not fit `reduce=block`.
+/// kernel does not fit one block per point.
 pub(super) fn plan(ctx: &Context, ops: &[Op], block_size: i64) -> Option<BlockPlan> {
     let mut nests = Vec::new();
     let mut upper: Option<Value> = None;

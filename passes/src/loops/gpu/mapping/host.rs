@@ -1,7 +1,7 @@
-//! The host side of `gpu-map`: computing the grid size before each launch of a kernel whose
+//! The host side of GPU mapping (`gpu-map`, `gpu-block-reduce`): computing the grid size before each launch of a kernel whose
 //! trip count is symbolic.
 
-use super::{GpuMap, Nest};
+use super::{Mapper, Nest};
 use dlc_ir::{Block, Context, InsertPoint, Op, Value};
 use dlc_loop::index_expr::{Atom, Bounds, Emitter, IndexExpr, Symbol};
 use dlc_loop::ops::{build_dim, DimOp, KernelOp, LaunchOp};
@@ -16,7 +16,7 @@ pub(super) enum HostSymbol {
     Dim(usize, usize),
 }
 
-impl GpuMap {
+impl Mapper {
     /// Makes every `loop.launch` of `kernel` in `module` compute and pass the grid size
     /// `max(ceil(total / B), 1)` (capped by `max-blocks`). Returns the launches changed.
     pub(super) fn pass_grid_size(

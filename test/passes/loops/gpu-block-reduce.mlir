@@ -1,7 +1,19 @@
-// RUN: dlc-opt %s --pipeline='gpu-map{reduce=block}' --split-input-file | FileCheck %s
-// RUN: dlc-opt %s --pipeline='gpu-map{reduce=block block-size=64}' --split-input-file | FileCheck %s --check-prefix=SIZE64
-// RUN: not dlc-opt %s --pipeline='gpu-map{reduce=warp}' 2>&1 | FileCheck %s --check-prefix=BADREDUCE
-// BADREDUCE: option 'reduce': 'warp' is not one of serial, block
+// RUN: dlc-opt %s --pipeline=gpu-block-reduce,gpu-map --split-input-file | FileCheck %s
+// RUN: dlc-opt %s --pipeline='gpu-block-reduce{block-size=64},gpu-map' --split-input-file | FileCheck %s --check-prefix=SIZE64
+// Alone, the pass leaves the kernels that do not fit one block per point unmapped (for gpu-map).
+// RUN: dlc-opt %s --pipeline=gpu-block-reduce --split-input-file | FileCheck %s --check-prefix=ALONE
+// ALONE-LABEL: loop.kernel @softmax_0_fusion
+// ALONE-SAME: block = [16 : index, 1 : index, 1 : index]
+// ALONE-LABEL: loop.kernel @row_sum
+// ALONE-SAME: block = [128 : index, 1 : index, 1 : index]
+// ALONE-LABEL: loop.kernel @two_axes
+// ALONE-NOT: block =
+// ALONE: loop.for parallel
+// ALONE-LABEL: loop.kernel @not_identity
+// ALONE-NOT: block =
+// ALONE: loop.for parallel
+// RUN: not dlc-opt %s --pipeline='gpu-block-reduce{block-size=2048}' 2>&1 | FileCheck %s --check-prefix=BADSIZE
+// BADSIZE: pass 'gpu-block-reduce': option 'block-size': 2048 is not in 1..=1024
 
 // The softmax kernel of `decompose,fuse,lower{target=gpu} docs/examples/softmax.mlir`: one block
 // per row (the grid is the row count, passed by the host), 16 threads (K = 16) split every
@@ -211,8 +223,8 @@ loop.kernel @row_sum(%x: !loop.buffer<4x100xf32, global>, %y: !loop.buffer<4xf32
 
 // -----
 
-// Counter-example: two reduce axes (a nest inside the nest) fall back to serial: one thread
-// per point, no loop.block_reduce.
+// Counter-example: two reduce axes (a nest inside the nest): gpu-block-reduce leaves the kernel
+// to gpu-map, one thread per point, no loop.block_reduce.
 // CHECK-LABEL: loop.kernel @two_axes
 // CHECK-SAME: block = [256 : index, 1 : index, 1 : index], grid = [1 : index, 1 : index, 1 : index]
 // CHECK-NOT: loop.block_reduce
@@ -255,7 +267,7 @@ loop.kernel @two_axes(%x: !loop.buffer<4x8x8xf32, global>, %y: !loop.buffer<4xf3
 // -----
 
 // Counter-example: the init stores 1.0, not the identity of add: every thread would add it,
-// so the kernel falls back to serial.
+// so gpu-block-reduce leaves the kernel to gpu-map.
 // CHECK-LABEL: loop.kernel @not_identity
 // CHECK-SAME: block = [256 : index, 1 : index, 1 : index]
 // CHECK-NOT: loop.block_reduce
