@@ -14,7 +14,9 @@ pub(super) fn const_int(ctx: &Context, v: Value) -> Option<i64> {
     dlc_arith::constant_int(ctx, v).and_then(|x| i64::try_from(x).ok())
 }
 
-/// The number of iterations of a loop whose bounds and (positive) step are constants.
+/// The number of iterations of a loop whose bounds and (positive) step are constants. Stricter
+/// than [`dlc_loop::analysis::loops::const_range`], which also folds index arithmetic: the cpu
+/// passes only read bounds that are `arith.constant`s ([`const_int`]).
 pub(super) fn const_trip_count(ctx: &Context, parts: &LoopParts) -> Option<i64> {
     let (lb, ub, step) = (
         const_int(ctx, parts.lb)?,
