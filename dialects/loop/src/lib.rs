@@ -13,9 +13,11 @@
 //! interfaces in its `define_op!`), typed accessors and builders, [`interfaces`] the memory
 //! access interface and the ops' interface implementations, `syntax` the custom text form, [`verify`] the verifier rules, [`math`] the math dialect,
 //! [`index_expr`] the index-expression library, [`regions`] the buffers each schedule block
-//! reads and writes, and [`interp`] the interpreter.
+//! reads and writes, [`analysis`] the analyses loop passes share (accesses, memory effects,
+//! loop and kernel facts), and [`interp`] the interpreter.
 //! docs/dialects/loop.md describes the ops and their rules.
 
+pub mod analysis;
 pub mod index_expr;
 pub mod interfaces;
 pub mod interp;

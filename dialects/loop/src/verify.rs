@@ -5,6 +5,7 @@
 //! only appear in GPU kernels. Host ops (`loop.launch`, `loop.constant`, `loop.view`) stay out
 //! of kernels, and a launch matches its kernel's signature (checked with the symbol tables).
 
+use crate::analysis::loops::loop_kind;
 use crate::ops::{
     launch_dims, ForOp, IterKind, KernelOp, LoopKind, ReduceKind, ReduceMethod, ScheduleBlockOp,
     VStoreOp,
@@ -31,11 +32,6 @@ fn enclosing_kernel(ctx: &Context, op: Op) -> Option<Op> {
     None
 }
 
-/// The loop kind of `op` if it is a `loop.for`.
-fn for_kind(ctx: &Context, op: Op) -> Option<LoopKind> {
-    ctx.view::<ForOp>(op).and_then(|f| f.loop_kind(ctx))
-}
-
 /// True if `kernel` is GPU-bound: it has launch attributes or contains a block/thread loop.
 pub fn is_gpu_kernel(ctx: &Context, kernel: Op) -> bool {
     if ctx.attr(kernel, "grid").is_some() || ctx.attr(kernel, "block").is_some() {
@@ -43,7 +39,7 @@ pub fn is_gpu_kernel(ctx: &Context, kernel: Op) -> bool {
     }
     let mut found = false;
     ctx.for_each_op(kernel, &mut |op| {
-        found |= for_kind(ctx, op).is_some_and(LoopKind::is_gpu);
+        found |= loop_kind(ctx, op).is_some_and(LoopKind::is_gpu);
     });
     found
 }
@@ -52,7 +48,7 @@ pub fn is_gpu_kernel(ctx: &Context, kernel: Op) -> bool {
 fn in_gpu_context(ctx: &Context, op: Op) -> bool {
     let mut cur = ctx.parent_op(op);
     while let Some(p) = cur {
-        if for_kind(ctx, p).is_some_and(LoopKind::is_gpu) {
+        if loop_kind(ctx, p).is_some_and(LoopKind::is_gpu) {
             return true;
         }
         if ctx.view::<KernelOp>(p).is_some() {
@@ -367,7 +363,7 @@ pub(crate) fn verify_for(ctx: &Context, op: Op) -> VResult {
     if kind.is_gpu() {
         let mut cur = ctx.parent_op(op);
         while let Some(p) = cur {
-            if for_kind(ctx, p) == Some(kind) {
+            if loop_kind(ctx, p) == Some(kind) {
                 return Err(op_error(
                     ctx,
                     op,

@@ -1,8 +1,8 @@
 //! Passes on the loop dialect: loop kernels and the host functions that launch them, grouped by
 //! what they work on. Each group lists its passes ([`register`]) and the pipelines the loop
 //! differential test (passes/tests/loop_differential.rs) runs on the lowered corpus
-//! ([`differential_cases`]). [`scalar_access`] is the one reading of a scalar load or store
-//! that the passes of several groups share.
+//! ([`differential_cases`]). The analyses the groups share (accesses, memory effects, loop and
+//! kernel facts) are public in [`dlc_loop::analysis`].
 
 pub mod blocks;
 pub mod cpu;
@@ -14,8 +14,6 @@ pub mod simplify;
 
 use crate::graph::lower::Target;
 use dlc_ir::pass::{NamedPipeline, PassRegistry};
-use dlc_ir::{Context, Op};
-use dlc_loop::{Access, LoopOps};
 
 /// The default CPU pipeline after `lower`: clean up, cache repeated reads, register-tile
 /// matmul-like reductions, schedule the loops for the CPU (parallel outer loop with a grain
@@ -99,14 +97,4 @@ pub fn differential_cases() -> Vec<DifferentialCase> {
         simplify::CASES,
     ]
     .concat()
-}
-
-/// The access of a scalar `loop.load` or `loop.store`; `None` for a vector access, a prefetch
-/// and every other op. Passes that reason about one element per access (a thread's register,
-/// a scratch buffer's size) accept only these.
-pub(crate) fn scalar_access(ctx: &Context, op: Op) -> Option<Access<'_>> {
-    match LoopOps::of(ctx, op)? {
-        LoopOps::LoadOp(_) | LoopOps::StoreOp(_) => dlc_loop::access(ctx, op),
-        _ => None,
-    }
 }

@@ -85,9 +85,10 @@
 //!    %g = loop.load %flag[] ; %q = cmpf ... %g ; loop.if %q { ... }` the second test sees the
 //!    new flag, so the ifs stay apart.
 
-use super::effects::{access, is_empty_block, may_write, Access};
+use super::is_empty_block;
 use dlc_ir::pass::{Anchor, OptionValues, Pass, PassInfo, PassRun};
 use dlc_ir::{Block, Context, Diagnostic, InsertPoint, Op, OpSpec, Traits, Value};
+use dlc_loop::analysis::effects::{may_write, touch, Touch};
 use dlc_loop::ops::{before_terminator, IfOp};
 
 /// The pass description.
@@ -171,10 +172,10 @@ fn fusible_successor(ctx: &Context, first: Op) -> Option<(Vec<Op>, Op)> {
             return same.then_some((between, op));
         }
         let movable = ctx.regions(op).is_empty()
-            && match access(ctx, op) {
-                Access::None => true,
-                Access::Read(buffer) => !may_write(ctx, first, buffer),
-                Access::Write(_) | Access::Opaque => false,
+            && match touch(ctx, op) {
+                Touch::None => true,
+                Touch::Read(buffer) => !may_write(ctx, first, buffer),
+                Touch::Write(_) | Touch::Opaque => false,
             };
         if !movable {
             return None;
@@ -215,10 +216,10 @@ fn equal_values(ctx: &Context, a: Value, b: Value, depth: usize) -> bool {
     if !operands_equal {
         return false;
     }
-    match access(ctx, da) {
-        Access::None => true,
-        Access::Read(buffer) => unchanged_between(ctx, da, db, buffer),
-        Access::Write(_) | Access::Opaque => false,
+    match touch(ctx, da) {
+        Touch::None => true,
+        Touch::Read(buffer) => unchanged_between(ctx, da, db, buffer),
+        Touch::Write(_) | Touch::Opaque => false,
     }
 }
 

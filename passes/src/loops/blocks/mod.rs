@@ -2,7 +2,6 @@
 //! control flow around them: removing dead blocks (`schedule-block-dce`), dissolving blocks
 //! into plain loop bodies (`remove-schedule-block`) and merging equal guards (`if-fusion`).
 
-mod effects;
 mod if_fusion;
 mod remove_schedule_block;
 mod schedule_block_dce;
@@ -10,6 +9,15 @@ mod schedule_block_dce;
 use super::DifferentialCase;
 use crate::graph::lower::Target;
 use dlc_ir::pass::PassRegistry;
+use dlc_ir::{Block, Context, Traits};
+
+/// Whether `block`'s only op is its terminator (or it has none).
+fn is_empty_block(ctx: &Context, block: Block) -> bool {
+    match ctx.first_op(block) {
+        None => true,
+        Some(first) => ctx.next_op(first).is_none() && ctx.has_trait(first, Traits::TERMINATOR),
+    }
+}
 
 /// Registers the passes of this group.
 pub(super) fn register(registry: &mut PassRegistry) {

@@ -92,9 +92,11 @@
 //! 2. A block containing a `loop.barrier` stays: removing it would change how the threads of a
 //!    GPU block synchronize.
 
-use super::effects::{access, is_empty_block, is_kernel_scratch, Access};
+use super::is_empty_block;
 use dlc_ir::pass::{Anchor, OptionValues, Pass, PassInfo, PassRun};
 use dlc_ir::{Context, Diagnostic, Op, Value, WalkOrder, WalkResult};
+use dlc_loop::analysis::access::accesses_of;
+use dlc_loop::analysis::effects::{is_kernel_scratch, touch, Touch};
 use dlc_loop::{AllocOp, LoopOps, ScheduleBlockOp};
 use rustc_hash::FxHashSet;
 
@@ -199,12 +201,12 @@ fn collect(ctx: &Context, op: Op, units: &mut Vec<Unit>, live_buffers: &mut FxHa
                     units.push(unit(ctx, child));
                     continue;
                 }
-                if let Access::Read(b) = access(ctx, child) {
+                if let Touch::Read(b) = touch(ctx, child) {
                     live_buffers.insert(b);
                 }
                 if let Some(alloc) = ctx.view::<AllocOp>(child) {
                     let buffer = alloc.result(ctx);
-                    if !only_accessed(ctx, buffer) {
+                    if accesses_of(ctx, buffer).is_none() {
                         live_buffers.insert(buffer);
                     }
                 }
@@ -222,30 +224,22 @@ fn unit(ctx: &Context, op: Op) -> Unit {
         writes: Vec::new(),
         opaque: false,
     };
-    ctx.for_each_op(op, &mut |o| match access(ctx, o) {
-        Access::Read(b) => u.reads.push(b),
-        Access::Write(b) => u.writes.push(b),
-        Access::Opaque => u.opaque = true,
-        Access::None => {
+    ctx.for_each_op(op, &mut |o| match touch(ctx, o) {
+        Touch::Read(b) => u.reads.push(b),
+        Touch::Write(b) => u.writes.push(b),
+        Touch::Opaque => u.opaque = true,
+        Touch::None => {
             // A scratch buffer allocated inside the unit and used other than by accesses
             // escapes somewhere the pass cannot see: keep the unit.
             if ctx
                 .view::<AllocOp>(o)
-                .is_some_and(|alloc| !only_accessed(ctx, alloc.result(ctx)))
+                .is_some_and(|alloc| accesses_of(ctx, alloc.result(ctx)).is_none())
             {
                 u.opaque = true;
             }
         }
     });
     u
-}
-
-/// Whether every use of `buffer` is as the buffer of an access (a buffer is never an index or
-/// a stored value).
-fn only_accessed(ctx: &Context, buffer: Value) -> bool {
-    ctx.uses(buffer)
-        .iter()
-        .all(|u| dlc_loop::access(ctx, u.user).is_some_and(|a| a.buffer == buffer))
 }
 
 /// Erases the `loop.alloc`s nested in `kernel` whose buffers are unused; returns how many.

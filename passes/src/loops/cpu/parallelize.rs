@@ -63,9 +63,10 @@
 //! 1. `parallel %i { %t = loop.alloc ...; parallel %j { ... } }`: the outer body holds more than
 //!    the inner loop, so the nest is not perfect and is not collapsed.
 
-use super::util::{const_int, const_trip_count, index_binary, loop_parts};
+use super::util::{const_int, const_trip_count, index_binary};
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
 use dlc_ir::{Context, Diagnostic, InsertPoint, Op, OpView, Traits, ValueMap};
+use dlc_loop::analysis::loops::{loop_parts, LoopParts};
 use dlc_loop::{before_terminator, build_for, is_gpu_kernel, ForOp, KernelOp, LoopKind};
 
 /// The pass description.
@@ -166,9 +167,8 @@ fn collapse_once(ctx: &mut Context, outer: Op) -> Option<Op> {
         return None;
     }
     let in_parts = loop_parts(ctx, inner)?;
-    let zero_one = |p: &super::util::LoopParts| {
-        const_int(ctx, p.lb) == Some(0) && const_int(ctx, p.step) == Some(1)
-    };
+    let zero_one =
+        |p: &LoopParts| const_int(ctx, p.lb) == Some(0) && const_int(ctx, p.step) == Some(1);
     if !zero_one(&op_parts) || !zero_one(&in_parts) {
         return None;
     }

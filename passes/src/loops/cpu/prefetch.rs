@@ -70,9 +70,10 @@
 //! 1. An elementwise kernel (one loop over the row): every row is read once, and the hardware
 //!    prefetcher already streams it; nothing is inserted.
 
-use super::util::{const_int, index_binary, index_const, loop_parts, LoopParts};
+use super::util::{const_int, index_binary, index_const};
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
 use dlc_ir::{Block, Context, Diagnostic, InsertPoint, Op, OpView, Value};
+use dlc_loop::analysis::loops::{loop_parts, LoopParts};
 use dlc_loop::{
     buffer_parts, build_prefetch, is_gpu_kernel, ForOp, KernelOp, LoopKind, LoopOps, MemorySpace,
     VLoadOp,

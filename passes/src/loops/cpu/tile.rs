@@ -196,7 +196,7 @@
 
 use super::util::{
     ceil_div, const_int, const_trip_count, constant_splat, defined_inside, index_binary,
-    index_const, is_scalar_compute, loop_parts, whole_groups_end, whole_groups_end_of, LoopParts,
+    index_const, is_scalar_compute, whole_groups_end, whole_groups_end_of,
 };
 use dlc_arith::{build_cmpi, fastmath_attr, AddFOp, AddIOp, CmpIPredicate, FastMathFlags, MulFOp};
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
@@ -204,6 +204,7 @@ use dlc_ir::{
     Block, Context, Diagnostic, InsertPoint, Location, Op, OpSpec, OpView, Traits, Type, TypeKind,
     Value, ValueMap,
 };
+use dlc_loop::analysis::loops::{loop_parts, LoopParts};
 use dlc_loop::{
     before_terminator, buffer_parts, buffer_type, build_alloc, build_for, build_if, build_load,
     build_store, elem_size_bytes, is_gpu_kernel, AccessKind, AllocOp, ForOp, IterKind, KernelOp,

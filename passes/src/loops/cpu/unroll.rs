@@ -61,11 +61,11 @@
 //!    trip count is unknown, so the loop stays.
 
 use super::util::{
-    clone_body_at, const_int, const_trip_count, index_binary, index_const, loop_parts,
-    whole_groups_end, LoopParts,
+    clone_body_at, const_int, const_trip_count, index_binary, index_const, whole_groups_end,
 };
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
 use dlc_ir::{Context, Diagnostic, InsertPoint, Op, OpView};
+use dlc_loop::analysis::loops::{loop_parts, LoopParts};
 use dlc_loop::{before_terminator, build_for, ForOp, KernelOp, LoopKind};
 
 /// The pass description.

@@ -6,40 +6,17 @@ use dlc_ir::{
     AttrKind, Attribute, Block, Context, DenseValue, InsertPoint, Location, Op, OpSpec, Traits,
     Type, Value, ValueMap,
 };
+use dlc_loop::analysis::loops::LoopParts;
 use dlc_loop::math::MathOps;
-use dlc_loop::ForOp;
 
 /// The value of `v` when an `arith.constant` integer (or index) that fits `i64` defines it.
 pub(super) fn const_int(ctx: &Context, v: Value) -> Option<i64> {
     dlc_arith::constant_int(ctx, v).and_then(|x| i64::try_from(x).ok())
 }
 
-/// The `(lb, ub, step)` operands of a `loop.for`, its body and its induction variable.
-#[derive(Clone, Copy)]
-pub(super) struct LoopParts {
-    pub lb: Value,
-    pub ub: Value,
-    pub step: Value,
-    pub body: Block,
-    pub iv: Value,
-}
-
-/// The parts of `op` when it is a well-formed `loop.for`.
-pub(super) fn loop_parts(ctx: &Context, op: Op) -> Option<LoopParts> {
-    let f = ctx.view::<ForOp>(op)?;
-    let &[lb, ub, step] = ctx.operands(op) else {
-        return None;
-    };
-    Some(LoopParts {
-        lb,
-        ub,
-        step,
-        body: f.body(ctx)?,
-        iv: f.induction_var(ctx)?,
-    })
-}
-
-/// The number of iterations of a loop whose bounds and (positive) step are constants.
+/// The number of iterations of a loop whose bounds and (positive) step are constants. Stricter
+/// than [`dlc_loop::analysis::loops::const_range`], which also folds index arithmetic: the cpu
+/// passes only read bounds that are `arith.constant`s ([`const_int`]).
 pub(super) fn const_trip_count(ctx: &Context, parts: &LoopParts) -> Option<i64> {
     let (lb, ub, step) = (
         const_int(ctx, parts.lb)?,

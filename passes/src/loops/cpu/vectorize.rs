@@ -174,13 +174,14 @@
 
 use super::util::{
     const_int, const_trip_count, constant_splat, defined_inside, index_binary, index_const,
-    is_scalar_compute, loop_parts, whole_groups_end, LoopParts,
+    is_scalar_compute, whole_groups_end,
 };
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
 use dlc_ir::{
     Block, Context, Diagnostic, InsertPoint, Location, Op, OpSpec, OpView, Type, TypeKind, Value,
     ValueMap,
 };
+use dlc_loop::analysis::loops::{loop_parts, LoopParts};
 use dlc_loop::index_expr::divisor::offset_divisor;
 use dlc_loop::index_expr::{Atom, IndexExpr, Symbol};
 use dlc_loop::{
@@ -190,8 +191,8 @@ use dlc_loop::{
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::target::CpuInfo;
-use crate::loops::scalar_access;
 use dlc_arith::{splat_attr, ArithOps, DivFOp};
+use dlc_loop::analysis::access::scalar_access;
 use dlc_loop::ReduceKind;
 
 /// The pass description.

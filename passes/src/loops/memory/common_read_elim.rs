@@ -110,14 +110,14 @@
 //!    may pass that buffer for the one read.
 //! 3. `x[%k + 1]` and `x[%k]`: different reads.
 
-use super::access::{
-    buffer_name, constant_extent, for_kind, has_barrier, is_loaded, stored_buffer, stores_global,
-    Resolver,
-};
+use super::erase_dead_index_ops;
 use super::rearrange_loads::defined_before;
 use dlc_arith::build_index_constant;
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
 use dlc_ir::{Block, Context, Diagnostic, InsertPoint, Op, Value};
+use dlc_loop::analysis::access::{is_loaded, stored_buffer, substitute, Resolver};
+use dlc_loop::analysis::effects::{has_barrier, stores_global};
+use dlc_loop::analysis::loops::{const_range, loop_kind};
 use dlc_loop::index_expr::{Emitter, IndexExpr, Symbol};
 use dlc_loop::{
     before_terminator, buffer_parts, buffer_type, build_alloc, build_for, build_load,
@@ -272,7 +272,7 @@ impl CommonReadElim {
             let renamed: Vec<IndexExpr> = indices
                 .iter()
                 .map(|e| {
-                    super::access::substitute(e, &|s| {
+                    substitute(e, &|s| {
                         used.iter()
                             .position(|(iv, _)| Symbol::Value(*iv) == s)
                             .map(|u| IndexExpr::free(u as u32))
@@ -355,12 +355,16 @@ fn collect(ctx: &Context, op: Op, top: Op, chain: &mut Vec<(Value, i64)>, out: &
         }
         Some(LoopOps::ForOp(_)) => {
             if !matches!(
-                for_kind(ctx, op),
+                loop_kind(ctx, op),
                 Some(LoopKind::Serial | LoopKind::Unroll(_))
             ) {
                 return;
             }
-            let Some(extent) = constant_extent(ctx, op) else {
+            // Loops over `0..extent` by 1 only.
+            let Some(extent) = const_range(ctx, op)
+                .filter(|r| r.lb == 0 && r.step == 1 && r.extent > 0)
+                .map(|r| r.extent)
+            else {
                 return;
             };
             let Some(&body) = ctx.regions(op).first().and_then(|r| ctx.blocks(*r).first()) else {
@@ -440,7 +444,7 @@ fn cache(
     let (_, sb_body, _) = build_schedule_block(ctx, fill_at, &name, &iters, false, loc);
     let iter_vars: Vec<Value> = ctx.block_args(sb_body).to_vec();
     let inner_at = before_terminator(ctx, sb_body);
-    let mut bounds = resolver.bounds.clone();
+    let mut bounds = resolver.bounds().clone();
     for (u, e) in extents.iter().enumerate() {
         if let Some(v) = iter_vars.get(u) {
             bounds.insert(Symbol::Value(*v), 0, e - 1);
@@ -448,7 +452,7 @@ fn cache(
     }
     for (p, v) in outer.iter().enumerate() {
         if let (Some((lo, hi)), Some(arg)) = (
-            resolver.bounds.get(Symbol::Value(*v)),
+            resolver.bounds().get(Symbol::Value(*v)),
             iter_vars.get(extents.len() + p),
         ) {
             bounds.insert(Symbol::Value(*arg), lo, hi);
@@ -457,7 +461,7 @@ fn cache(
     let mut emitter = Emitter::new(inner_at, loc).with_bounds(bounds);
     let mut built = Vec::with_capacity(indices.len());
     for e in indices {
-        let e = super::access::substitute(e, &|s| {
+        let e = substitute(e, &|s| {
             let at = match s {
                 Symbol::Free(u) => u as usize,
                 Symbol::Value(v) => extents.len() + outer.iter().position(|o| *o == v)?,
@@ -504,7 +508,7 @@ fn cache(
         ctx.replace_all_uses(old, new);
         ctx.erase_op(m.load.0);
         for v in old_indices {
-            super::access::erase_dead_index_ops(ctx, v);
+            erase_dead_index_ops(ctx, v);
         }
     }
     Ok(())
@@ -513,4 +517,12 @@ fn cache(
 fn index_constant(ctx: &mut Context, at: InsertPoint, value: i64, loc: dlc_ir::Location) -> Value {
     let op = build_index_constant(ctx, at, value, loc);
     ctx.result(op, 0)
+}
+
+/// A readable name for a buffer: `argN` for kernel argument N, else `buf`.
+fn buffer_name(ctx: &Context, buffer: Value) -> String {
+    match ctx.value_def(buffer) {
+        dlc_ir::ValueDef::BlockArg { index, .. } => format!("arg{index}"),
+        _ => "buf".to_string(),
+    }
 }

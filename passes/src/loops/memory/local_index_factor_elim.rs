@@ -81,11 +81,10 @@
 //! 1. Indices `%i` and `2 * %i`: the gcd is 1 and the smallest constant 0, nothing changes.
 //! 2. A `shared` or global buffer: other threads or the host see its layout.
 
-use super::access::{
-    accesses_of, erase_dead_index_ops, first_index_operand, is_vector_access, Resolver,
-};
+use super::erase_dead_index_ops;
 use dlc_ir::pass::{Anchor, OptionValues, Pass, PassInfo, PassRun};
 use dlc_ir::{Context, Diagnostic, InsertPoint, DYNAMIC};
+use dlc_loop::analysis::access::{accesses_of, first_index_operand, is_vector_access, Resolver};
 use dlc_loop::index_expr::{from_ir_with, range_of, Emitter, FromIr, IndexExpr};
 use dlc_loop::{buffer_parts, buffer_type, AllocOp, MemorySpace};
 
@@ -180,7 +179,7 @@ fn rewrite_alloc(
         let shifted_ok = offset > 0
             && exprs.iter().all(|e| {
                 let shifted = e - &IndexExpr::constant(offset);
-                range_of(&shifted, &resolver.bounds).0 >= 0
+                range_of(&shifted, resolver.bounds()).0 >= 0
             });
         if !shifted_ok {
             offset = 0;
@@ -213,7 +212,7 @@ fn rewrite_alloc(
             continue;
         };
         let mut emitter = Emitter::new(InsertPoint::Before(op), ctx.op_loc(op))
-            .with_bounds(resolver.bounds.clone());
+            .with_bounds(resolver.bounds().clone());
         for (d, change) in changes.iter().enumerate() {
             let Some(c) = change else {
                 continue;

@@ -83,9 +83,12 @@
 //! 2. A block storing to a global f32 buffer before another block loads `%a[%k0]`: the
 //!    stored buffer may be `%a` (a data dependence).
 
-use super::access::{for_kind, has_barrier, is_loaded, stored_buffer, stores_global, Resolver};
+use super::erase_dead_index_ops;
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
 use dlc_ir::{Block, Context, Diagnostic, InsertPoint, Op, Value};
+use dlc_loop::analysis::access::{is_loaded, stored_buffer, Resolver};
+use dlc_loop::analysis::effects::{has_barrier, stores_global};
+use dlc_loop::analysis::loops::loop_kind;
 use dlc_loop::index_expr::{Emitter, IndexExpr};
 use dlc_loop::{buffer_parts, build_load, ForOp, LoadOp, MemorySpace, ScheduleBlockOp};
 
@@ -147,7 +150,7 @@ impl Pass for RearrangeLoads {
 
 /// The body of `op` when it is a `loop.for` with no `loop.for` inside.
 fn innermost_body(ctx: &Context, op: Op) -> Option<Block> {
-    for_kind(ctx, op)?;
+    loop_kind(ctx, op)?;
     let body = *ctx.blocks(*ctx.regions(op).first()?).first()?;
     let mut nested = false;
     for o in ctx.block_ops(body) {
@@ -174,7 +177,7 @@ impl RearrangeLoads {
         // The hoisted loads, by buffer and resolved indices.
         let mut hoisted: Vec<(Value, Vec<IndexExpr>, Value)> = Vec::new();
         let mut emitter = Emitter::new(InsertPoint::Before(first_block), ctx.op_loc(first_block))
-            .with_bounds(resolver.bounds.clone());
+            .with_bounds(resolver.bounds().clone());
         let mut moved = 0;
         // Ops of the body before the hoisting point may store: the point is after them.
         let mut blocked_elems: Vec<Option<dlc_ir::Type>> = Vec::new();
@@ -253,7 +256,7 @@ impl RearrangeLoads {
                 ctx.replace_all_uses(old, value);
                 ctx.erase_op(o);
                 for v in index_values {
-                    super::access::erase_dead_index_ops(ctx, v);
+                    erase_dead_index_ops(ctx, v);
                 }
                 moved += 1;
             }

@@ -49,12 +49,12 @@
 //!    bound, so the type stays and the kernel gets an error
 //!    ("shared buffer has no constant size bound").
 
-use super::kernel_facts::{loop_bounds, value_range};
-use crate::loops::scalar_access;
 use dlc_arith::ArithOps;
 use dlc_ir::builtin::ModuleOp;
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
 use dlc_ir::{Context, Diagnostic, Op, OpView, DYNAMIC};
+use dlc_loop::analysis::access::scalar_access;
+use dlc_loop::analysis::loops::{loop_bounds, value_range};
 use dlc_loop::index_expr::Bounds;
 use dlc_loop::{buffer_parts, buffer_type, elem_size_bytes, AllocOp, KernelOp, MemorySpace};
 

@@ -107,7 +107,6 @@
 //! 2. A body that stores to another buffer besides `acc`: replacing the reduction would still
 //!    run that store in every thread but with different timing; it is left alone.
 
-use super::kernel_facts::{const_range, loop_kind, static_block_dims};
 use dlc_arith::{
     build_cmpi, build_index_constant, build_op, build_select, CmpIPredicate, ConstantOp,
 };
@@ -115,6 +114,8 @@ use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo,
 use dlc_ir::{
     Block, Context, Diagnostic, EffectKind, InsertPoint, Op, OpSpec, OpView, Type, Value, ValueMap,
 };
+use dlc_loop::analysis::kernel::static_block_dims;
+use dlc_loop::analysis::loops::{const_range, loop_kind, ConstRange};
 use dlc_loop::index_expr::{from_ir, Symbol};
 use dlc_loop::{
     before_terminator, buffer_parts, buffer_type, build_alloc, build_barrier, build_if, build_load,
@@ -236,7 +237,7 @@ fn match_reduction(ctx: &Context, block: Op, dims: Option<[i64; 3]>) -> Option<R
     let Some(LoopKind::Thread(axis)) = loop_kind(ctx, thread_loop) else {
         return None;
     };
-    let (lb, extent, _) = const_range(ctx, thread_loop)?;
+    let ConstRange { lb, extent, .. } = const_range(ctx, thread_loop)?;
     let method = match extent {
         1 => ReduceMethod::None,
         2..=32 => ReduceMethod::Warp,

@@ -75,13 +75,13 @@
 //!    the trip count is unbounded, so the kernel is left alone (unless `assume-symbols-below`
 //!    bounds `%n`).
 
-use super::kernel_facts::{loop_bounds, value_range};
 use dlc_arith::{ArithOps, ConstantOp};
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
 use dlc_ir::{
     Context, Diagnostic, InsertPoint, Location, Op, OpView, Type, TypeKind, Value, ValueDef,
     DYNAMIC,
 };
+use dlc_loop::analysis::loops::{loop_bounds, value_range};
 use dlc_loop::index_expr::{Bounds, Symbol};
 use dlc_loop::{buffer_parts, AllocOp, DimOp, ForOp, KernelOp, LaunchDim, LoopOps};
 use rustc_hash::FxHashMap;

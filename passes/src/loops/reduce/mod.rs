@@ -4,7 +4,6 @@
 
 mod check_shared_memory;
 mod cross_thread_reduce;
-mod kernel_facts;
 mod long_to_int;
 
 use super::DifferentialCase;

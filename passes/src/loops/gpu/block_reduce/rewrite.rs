@@ -3,9 +3,9 @@
 //! their partial results with `loop.block_reduce` after each reduce nest.
 
 use super::super::mapping::{body_ops, const_index, is_pure};
-use crate::loops::scalar_access;
 use dlc_arith::{build_cmpi, CmpIPredicate, ConstantOp};
 use dlc_ir::{Block, Context, InsertPoint, Location, Op, OpSpec, Value, ValueMap};
+use dlc_loop::analysis::access::scalar_access;
 use dlc_loop::index_expr::from_ir;
 use dlc_loop::ops::{
     before_terminator, build_if, build_load, build_store, ForOp, IterKind, LoadOp, LoopKind,
