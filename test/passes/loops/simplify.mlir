@@ -121,3 +121,66 @@ loop.kernel @edge(%a: !loop.buffer<?xf32, global>, %n: index) {
   }
   loop.return
 }
+
+// -----
+
+// Like terms: the IR computes `i*4 - i*2` with three ops and `i*2 + i*3 + 3` with four; their
+// canonical forms `2i` and `5i + 3` take one and two, so both are rewritten.
+// CHECK-LABEL: loop.kernel @like_terms(
+// CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
+// CHECK-DAG: %[[C3:.*]] = arith.constant 3 : index
+// CHECK-DAG: %[[C5:.*]] = arith.constant 5 : index
+// CHECK: loop.for serial %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT: %[[D:.*]] = arith.muli %[[I]], %[[C2]] : index
+// CHECK-NEXT: %[[V:.*]] = loop.load %{{.*}}[%[[D]]]
+// CHECK-NEXT: %[[M:.*]] = arith.muli %[[I]], %[[C5]] : index
+// CHECK-NEXT: %[[T:.*]] = arith.addi %[[M]], %[[C3]] : index
+// CHECK-NEXT: loop.store %[[V]], %{{.*}}[%[[T]]]
+// CHECK-NEXT: loop.yield
+loop.kernel @like_terms(%b: !loop.buffer<64xf32, global>, %c: !loop.buffer<64xf32, global>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  loop.for serial %i = %c0 to %c8 step %c1 {
+    %a4 = arith.muli %i, %c4 : index
+    %a2 = arith.muli %i, %c2 : index
+    %d = arith.subi %a4, %a2 : index
+    %v = loop.load %b[%d] : !loop.buffer<64xf32, global>
+    %m2 = arith.muli %i, %c2 : index
+    %m3 = arith.muli %i, %c3 : index
+    %s = arith.addi %m2, %m3 : index
+    %t = arith.addi %s, %c3 : index
+    loop.store %v, %c[%t] : !loop.buffer<64xf32, global>
+    loop.yield
+  }
+  loop.return
+}
+
+// -----
+
+// Counter-example: an index already as short as its canonical form is left as written
+// (`i*3 + j` is two ops either way).
+// CHECK-LABEL: loop.kernel @already_short(
+// CHECK: %[[M:.*]] = arith.muli %{{.*}}, %{{.*}} : index
+// CHECK-NEXT: %[[S:.*]] = arith.addi %[[M]], %{{.*}} : index
+// CHECK-NEXT: loop.load %{{.*}}[%[[S]]]
+loop.kernel @already_short(%b: !loop.buffer<64xf32, global>, %c: !loop.buffer<64xf32, global>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  loop.for serial %i = %c0 to %c4 step %c1 {
+    loop.for serial %j = %c0 to %c3 step %c1 {
+      %m = arith.muli %i, %c3 : index
+      %s = arith.addi %m, %j : index
+      %v = loop.load %b[%s] : !loop.buffer<64xf32, global>
+      loop.store %v, %c[%s] : !loop.buffer<64xf32, global>
+      loop.yield
+    }
+    loop.yield
+  }
+  loop.return
+}

@@ -307,3 +307,23 @@ impl Emitter {
         }
     }
 }
+
+/// Erases `v`'s defining op when it is an unused `arith` op, and then its operands' likewise:
+/// the index arithmetic a rewrite leaves behind.
+pub fn erase_dead_index_ops(ctx: &mut Context, v: Value) {
+    let mut work = vec![v];
+    let mut seen = std::collections::HashSet::new();
+    while let Some(v) = work.pop() {
+        if !seen.insert(v) {
+            continue;
+        }
+        let Some(op) = ctx.defining_op(v) else {
+            continue;
+        };
+        if ArithOps::of(ctx, op).is_none() || ctx.results(op).any(|r| !ctx.is_unused(r)) {
+            continue;
+        }
+        work.extend(ctx.operands(op).iter().copied());
+        ctx.erase_op(op);
+    }
+}

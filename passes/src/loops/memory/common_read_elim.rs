@@ -110,7 +110,6 @@
 //!    may pass that buffer for the one read.
 //! 3. `x[%k + 1]` and `x[%k]`: different reads.
 
-use super::erase_dead_index_ops;
 use super::rearrange_loads::defined_before;
 use dlc_arith::build_index_constant;
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
@@ -118,6 +117,7 @@ use dlc_ir::{Block, Context, Diagnostic, InsertPoint, Op, Value};
 use dlc_loop::analysis::access::{is_loaded, stored_buffer, substitute, Resolver};
 use dlc_loop::analysis::effects::{has_barrier, stores_global};
 use dlc_loop::analysis::loops::{const_range, loop_kind};
+use dlc_loop::index_expr::erase_dead_index_ops;
 use dlc_loop::index_expr::{Emitter, IndexExpr, Symbol};
 use dlc_loop::{
     before_terminator, buffer_parts, buffer_type, build_alloc, build_for, build_load,

@@ -81,10 +81,10 @@
 //! 1. Indices `%i` and `2 * %i`: the gcd is 1 and the smallest constant 0, nothing changes.
 //! 2. A `shared` or global buffer: other threads or the host see its layout.
 
-use super::erase_dead_index_ops;
 use dlc_ir::pass::{Anchor, OptionValues, Pass, PassInfo, PassRun};
 use dlc_ir::{Context, Diagnostic, InsertPoint, DYNAMIC};
 use dlc_loop::analysis::access::{accesses_of, first_index_operand, is_vector_access, Resolver};
+use dlc_loop::index_expr::erase_dead_index_ops;
 use dlc_loop::index_expr::{from_ir_with, range_of, Emitter, FromIr, IndexExpr};
 use dlc_loop::{buffer_parts, buffer_type, AllocOp, MemorySpace};
 

@@ -12,29 +12,7 @@ pub(crate) use update_buffer_axis::shrink_local_buffers;
 
 use super::DifferentialCase;
 use crate::graph::lower::Target;
-use dlc_arith::ArithOps;
 use dlc_ir::pass::PassRegistry;
-use dlc_ir::{Context, Value};
-
-/// Erases `v`'s defining op when it is an unused `arith` op, and then its operands' likewise:
-/// the index arithmetic a rewrite leaves behind.
-fn erase_dead_index_ops(ctx: &mut Context, v: Value) {
-    let mut work = vec![v];
-    let mut seen = rustc_hash::FxHashSet::default();
-    while let Some(v) = work.pop() {
-        if !seen.insert(v) {
-            continue;
-        }
-        let Some(op) = ctx.defining_op(v) else {
-            continue;
-        };
-        if ArithOps::of(ctx, op).is_none() || ctx.results(op).any(|r| !ctx.is_unused(r)) {
-            continue;
-        }
-        work.extend(ctx.operands(op).iter().copied());
-        ctx.erase_op(op);
-    }
-}
 
 /// Registers the passes of this group.
 pub(super) fn register(registry: &mut PassRegistry) {

@@ -83,12 +83,12 @@
 //! 2. A block storing to a global f32 buffer before another block loads `%a[%k0]`: the
 //!    stored buffer may be `%a` (a data dependence).
 
-use super::erase_dead_index_ops;
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
 use dlc_ir::{Block, Context, Diagnostic, InsertPoint, Op, Value};
 use dlc_loop::analysis::access::{is_loaded, stored_buffer, Resolver};
 use dlc_loop::analysis::effects::{has_barrier, stores_global};
 use dlc_loop::analysis::loops::loop_kind;
+use dlc_loop::index_expr::erase_dead_index_ops;
 use dlc_loop::index_expr::{Emitter, IndexExpr};
 use dlc_loop::{buffer_parts, build_load, ForOp, LoadOp, MemorySpace, ScheduleBlockOp};
 

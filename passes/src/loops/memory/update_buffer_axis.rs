@@ -85,11 +85,11 @@
 //!    are different induction variables, so the axis carries information and stays.
 //! 2. A shared buffer indexed by a `thread.x` induction variable: each thread owns its element.
 
-use super::erase_dead_index_ops;
 use dlc_arith::build_index_constant;
 use dlc_ir::pass::{Anchor, OptionValues, Pass, PassInfo, PassRun};
 use dlc_ir::{Context, Diagnostic, InsertPoint, Op, DYNAMIC};
 use dlc_loop::analysis::access::{accesses_of, first_index_operand, is_vector_access, Resolver};
+use dlc_loop::index_expr::erase_dead_index_ops;
 use dlc_loop::index_expr::IndexExpr;
 use dlc_loop::{buffer_parts, buffer_type, AllocOp, MemorySpace};
 

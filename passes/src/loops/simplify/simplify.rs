@@ -135,7 +135,7 @@
 //!    behaviour.
 //! 3. `(i * 3 + j) / 3` stays a division when `j` is not provably in `[0, 3)`.
 
-use dlc_arith::{CmpIOp, CmpIPredicate, MaxSIOp, MinSIOp, SelectOp};
+use dlc_arith::{CmpIOp, CmpIPredicate, ConstantOp, MaxSIOp, MinSIOp, SelectOp};
 use dlc_func::FuncOp;
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
 use dlc_ir::rewrite::{greedy_rewrite, GreedyConfig, PatternSet, RewritePattern, Rewriter};
@@ -143,8 +143,8 @@ use dlc_ir::{
     Block, Context, Diagnostic, InsertPoint, Op, OpSpec, OpView, Traits, TypeKind, Value,
 };
 use dlc_loop::index_expr::{
-    equal, from_ir_with, prove_le, prove_lt, range_of, simplify, Atom, Bounds, Emitter, FromIr,
-    IndexExpr, Symbol,
+    equal, erase_dead_index_ops, from_ir_with, prove_le, prove_lt, range_of, simplify, Atom,
+    Bounds, Emitter, FromIr, IndexExpr, Symbol,
 };
 use dlc_loop::{gpu_dim, ForOp, IfOp, KernelOp, LaunchDim, LoopOps, ScheduleBlockOp};
 use std::collections::{HashMap, HashSet};
@@ -510,7 +510,10 @@ fn simplify_indices(ctx: &mut Context, root: Op) -> u64 {
             };
             let read = read_index(ctx, v, bounds);
             let simple = simplify(&read, bounds);
-            if cost(&simple) >= cost(&read) {
+            // `read` is already canonical (like terms merged), so it is the IR that the
+            // rewrite must beat: `i*4 - i*2` reads as `i*2`, one op where the IR has three.
+            let before = ir_cost(ctx, v, bounds);
+            if cost(&simple) >= before {
                 continue;
             }
             // Every symbol of the expression is a value `def` depends on, so building it just
@@ -521,10 +524,17 @@ fn simplify_indices(ctx: &mut Context, root: Op) -> u64 {
             let Ok(new) = emitter.emit(ctx, &simple) else {
                 continue;
             };
-            if new != v {
-                ctx.replace_all_uses(v, new);
-                changes += 1;
+            if new == v {
+                continue;
             }
+            // The emitter may build a form longer than `cost` counts; keep the old one then.
+            if ir_cost(ctx, new, bounds) >= before {
+                erase_dead_index_ops(ctx, new);
+                continue;
+            }
+            ctx.replace_all_uses(v, new);
+            erase_dead_index_ops(ctx, v);
+            changes += 1;
         }
     }
     changes
@@ -548,6 +558,28 @@ fn cost(e: &IndexExpr) -> usize {
                 }
             };
         }
+    }
+    n
+}
+
+/// The number of distinct `arith` ops that compute `v` as [`read_index`] reads it: ops it
+/// looks through, not constants, not the values it takes as symbols.
+fn ir_cost(ctx: &Context, v: Value, bounds: &Bounds) -> usize {
+    let mut seen = HashSet::new();
+    let mut work = vec![v];
+    let mut n = 0;
+    while let Some(v) = work.pop() {
+        let Some(def) = ctx.defining_op(v) else {
+            continue;
+        };
+        if !seen.insert(def) || ctx.view::<ConstantOp>(def).is_some() {
+            continue;
+        }
+        if read_index(ctx, v, bounds) == IndexExpr::value(v) {
+            continue;
+        }
+        n += 1;
+        work.extend(ctx.operands(def).iter().copied());
     }
     n
 }
