@@ -10,7 +10,7 @@ dlc_ir::define_op! {
     traits = Traits::ISOLATED_FROM_ABOVE.union(Traits::SYMBOL);
     operands = [];
     results = [];
-    attributes = [sym_name, function_type, sym_visibility, arg_attrs, res_attrs];
+    attributes = [sym_name, function_type, sym_visibility, arg_attrs, res_attrs, no_inline];
     regions = 1;
     verify = verify_func;
     parse = syntax::parse_func;
@@ -36,7 +36,7 @@ dlc_ir::define_op! {
     traits = Traits::empty();
     operands = *;
     results = *;
-    attributes = [callee];
+    attributes = [callee, no_inline];
     verify_symbols = verify_call;
     parse = syntax::parse_call;
     print = syntax::print_call;

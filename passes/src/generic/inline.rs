@@ -12,7 +12,9 @@
 //! - `@f` is a `func.func` defined directly in the module (not a declaration), whose body is one
 //!   block ending in `func.return`; and
 //! - `@f` is not recursive: it is in no cycle of the call graph (a function calling itself, or
-//!   functions calling each other).
+//!   functions calling each other); and
+//! - neither the call nor `@f` carries MLIR's `no_inline` unit attribute
+//!   (`func.call @f(...) {no_inline}`, `func.func @f(...) attributes {no_inline}`).
 //!
 //! The body's ops are cloned in front of the call with the callee's arguments mapped to the
 //! call's operands; the call's results are replaced by the (mapped) `func.return` operands, and
@@ -70,6 +72,8 @@
 //! 1. A recursive function: `func.func @fact(%n: i64) -> i64` calling `@fact` keeps its call,
 //!    and so does every call to `@fact` from elsewhere: inlining it would never end.
 //! 2. A call to a declaration (`func.func private @extern(i32) -> i32`): there is no body.
+//! 3. `func.call @sq(%x) {no_inline}`, or any call to a function with `attributes {no_inline}`,
+//!    stays a call (test/passes/inline.mlir).
 
 use dlc_func::{CallOp, FuncOp, ReturnOp};
 use dlc_ir::location::CompositeLocKind;
@@ -102,7 +106,11 @@ impl Pass for Inline {
         let mut inlined = 0;
         for f in graph.bottom_up() {
             for &(call, callee) in &graph.calls[f] {
-                if !recursive[callee] && can_inline(ctx, graph.funcs[callee]) {
+                let refused = ctx.view::<CallOp>(call).is_some_and(|c| c.no_inline(ctx).is_some())
+                    || ctx
+                        .view::<FuncOp>(graph.funcs[callee])
+                        .is_some_and(|f| f.no_inline(ctx).is_some());
+                if !recursive[callee] && !refused && can_inline(ctx, graph.funcs[callee]) {
                     inline_call(ctx, call, graph.funcs[callee]);
                     inlined += 1;
                 }
