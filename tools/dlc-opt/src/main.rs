@@ -54,6 +54,11 @@ struct Cli {
     #[arg(long, alias = "mlir-print-debuginfo")]
     print_debuginfo: bool,
 
+    /// Print locations in place rather than as `#loc` aliases: what dlc-opt always does, so
+    /// the flag (MLIR's `-mlir-print-local-scope`) is accepted and changes nothing.
+    #[arg(long = "mlir-print-local-scope")]
+    _print_local_scope: bool,
+
     /// What to print: the IR ('ir'), each function as a Graphviz graph ('dot'), the program
     /// in upstream MLIR dialects ('mlir': func, scf, memref, vector, gpu, ...), or the kernels
     /// as LLVM IR ('llvm') or PTX assembly ('ptx') for --target.
