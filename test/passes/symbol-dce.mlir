@@ -121,7 +121,7 @@ func.func nested @nested_visibility() {
 
 // CHECK-LABEL: func.func @from_nested_region(%arg0: i32) {
 // CHECK-NEXT: "t.region"() ({
-// CHECK-NEXT: %0 = call @inner_use(%arg0) : (i32) -> i32
+// CHECK-NEXT: %0 = func.call @inner_use(%arg0) : (i32) -> i32
 // CHECK-NEXT: "t.yield"() : () -> ()
 // CHECK-NEXT: }) : () -> ()
 // CHECK-NEXT: return

@@ -31,6 +31,7 @@ pub(crate) fn dialect() -> Dialect {
     module.parse = Some(parse_module);
     module.print = Some(print_module);
     module.verify = Some(verify_module);
+    module.default_dialect = Some("builtin");
     Dialect::new("builtin", vec![module])
 }
 

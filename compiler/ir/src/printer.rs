@@ -346,12 +346,14 @@ impl<'a> Printer<'a> {
         match def.and_then(|d| d.print).filter(|_| !self.options.generic) {
             Some(print) => {
                 let name = self.ctx.op_name(op);
-                let short = self
-                    .default_dialects
-                    .last()
-                    .filter(|d| !d.is_empty())
-                    .and_then(|d| name.strip_prefix(d).and_then(|r| r.strip_prefix('.')))
-                    .or_else(|| name.strip_prefix("builtin."))
+                // MLIR's rule: the prefix is elided only for the dialect the enclosing op names
+                // as its default (`builtin` at the top level and in a module's body, `func` in a
+                // function's body, none in an op without one), so a module nested in a function
+                // prints as `builtin.module`.
+                let default = self.default_dialects.last().copied().unwrap_or("builtin");
+                let short = (!default.is_empty())
+                    .then(|| name.strip_prefix(default).and_then(|r| r.strip_prefix('.')))
+                    .flatten()
                     .unwrap_or(name);
                 self.out.push_str(short);
                 self.default_dialects
@@ -475,12 +477,15 @@ impl<'a> Printer<'a> {
         let regions = self.ctx.regions(op);
         if !regions.is_empty() {
             self.out.push_str(" (");
+            // An op in the generic form names no default dialect for its regions.
+            self.default_dialects.push("");
             for (i, r) in regions.iter().enumerate() {
                 if i > 0 {
                     self.out.push_str(", ");
                 }
                 self.print_region(*r, true);
             }
+            self.default_dialects.pop();
             self.out.push(')');
         }
         if !rest.is_empty() {

@@ -106,7 +106,9 @@ impl Pass for Inline {
         let mut inlined = 0;
         for f in graph.bottom_up() {
             for &(call, callee) in &graph.calls[f] {
-                let refused = ctx.view::<CallOp>(call).is_some_and(|c| c.no_inline(ctx).is_some())
+                let refused = ctx
+                    .view::<CallOp>(call)
+                    .is_some_and(|c| c.no_inline(ctx).is_some())
                     || ctx
                         .view::<FuncOp>(graph.funcs[callee])
                         .is_some_and(|f| f.no_inline(ctx).is_some());
