@@ -6,24 +6,27 @@
 //! shrinks the module every later pass walks and the code that is finally emitted.
 //!
 //! # Changes to the IR
-//! Runs on a `builtin.module` and looks at the symbols directly in its body (ops with the
-//! `SYMBOL` trait and a `sym_name`):
-//! - Roots are the public symbols (no `sym_visibility`, or `"public"`), every op of the body that
-//!   is not a symbol, and, when the module is nested in another op, symbols of `"nested"`
-//!   visibility, which the enclosing symbol table may reference.
+//! Runs on a `builtin.module` and follows MLIR's `symbol-dce`, nested symbol tables included:
+//! - A symbol table is *hidden* when nothing outside it can name its symbols: the module the
+//!   pass runs on (unless it is nested in another op and not private), and a nested table that
+//!   is in a hidden one or is private. Modules count as symbols (an anonymous one is public).
+//! - In each table, roots are the ops that are not symbols (ops with the `SYMBOL` trait and a
+//!   `sym_name`) and the symbols that may not be discarded: public ones (no `sym_visibility`, or
+//!   `"public"`), those of `"nested"` visibility in a table that is not hidden, and symbols with
+//!   results.
 //! - A symbol is live if it is a root or a live op references it: any symbol-reference attribute
-//!   (`@f`, or `@f::@g`, which makes `@f` live) of the op or of an op nested in it, also inside
-//!   array, dictionary and dialect attributes.
-//! - Every symbol that is not live is erased. Liveness is a fixpoint, so a private function
-//!   called only from a dead private function goes too.
+//!   of the op or of an op nested in it (not looking into nested symbol tables, whose liveness
+//!   is computed in their own scope once they are live, nor at their own attributes), also
+//!   inside array, dictionary and dialect attributes. A reference resolves in the symbol table directly around the op;
+//!   `@a::@b` makes `@a` and `@b` in it live. A reference to an unknown name is ignored.
+//! - Every symbol that is not live, in the module or in a table nested in it, is erased.
+//!   Liveness is a fixpoint, so a private function called only from a dead private function
+//!   goes too, and so does a private nested module with everything in it.
 //!
 //! # Risks and limitations
-//! - References are matched by name against the module's own symbols, whatever symbol table
-//!   they resolve in; a reference inside a nested module to a name the nested module also
-//!   defines keeps the outer symbol alive too (conservative).
-//! - Private symbols of nested symbol tables (a module inside the module) are not removed; run
-//!   the pass on them with a nested pipeline.
-//!
+//! - As in MLIR, a reference to a symbol of an enclosing table from inside a nested table
+//!   resolves only in the nested table and does not keep the outer symbol alive.
+
 //! # Examples
 //! 1. A private function only a dead private function calls:
 //!    ```text
@@ -50,11 +53,14 @@
 //!    module may.
 //! 2. `func.func private @helper()` stays when a live op names it, even from an attribute of an
 //!    unregistered op: `"t.op"() {fns = [@helper]} : () -> ()`.
+//! 3. `func.func @f()` in `module @m` (public) stays: public symbols of a public nested module
+//!    can be named from outside (test/mlir-compat/symbol-dce-nested.mlir).
 
+use dlc_ir::builtin::ModuleOp;
 use dlc_ir::pass::{Anchor, OptionValues, Pass, PassInfo, PassRun};
 use dlc_ir::symbol::symbol_name;
 use dlc_ir::{AttrKind, Attribute, Context, Diagnostic, Ident, Op, Traits};
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 
 /// The pass description.
 pub static INFO: PassInfo = PassInfo {
@@ -75,18 +81,25 @@ struct SymbolDce;
 impl Pass for SymbolDce {
     fn run(&self, ctx: &mut Context, run: &mut PassRun<'_>) -> Result<(), Diagnostic> {
         let module = run.op();
-        let top_level: Vec<Op> = ctx
-            .regions(module)
-            .iter()
-            .flat_map(|r| ctx.blocks(*r))
-            .flat_map(|b| ctx.block_ops(*b))
-            .collect();
-        let live = live_symbols(ctx, module, &top_level);
+        let hidden = ctx.parent_op(module).is_none() || visibility(ctx, module) == Some("private");
+        let mut live = FxHashSet::default();
+        compute_liveness(ctx, module, hidden, &mut live);
+        let mut tables = Vec::new();
+        ctx.for_each_op(module, &mut |op| {
+            if ctx.has_trait(op, Traits::SYMBOL_TABLE) {
+                tables.push(op);
+            }
+        });
         let mut erased = 0;
-        for op in top_level {
-            if is_symbol(ctx, op) && !live.contains(&op) {
-                ctx.erase_op(op);
-                erased += 1;
+        for table in tables {
+            if !ctx.is_alive(table) {
+                continue;
+            }
+            for op in body(ctx, table) {
+                if is_symbol(ctx, op) && !live.contains(&op) {
+                    ctx.erase_op(op);
+                    erased += 1;
+                }
             }
         }
         run.add_stat("num-dce", erased);
@@ -97,74 +110,126 @@ impl Pass for SymbolDce {
     }
 }
 
-/// The ops of the module body that must stay: roots and the symbols live ops reference.
-fn live_symbols(ctx: &Context, module: Op, top_level: &[Op]) -> FxHashSet<Op> {
-    let nested = ctx.parent_op(module).is_some();
-    let mut by_name: FxHashMap<Ident, Op> = FxHashMap::default();
-    let mut live = FxHashSet::default();
+/// The ops directly in the regions of `op`.
+fn body(ctx: &Context, op: Op) -> Vec<Op> {
+    ctx.regions(op)
+        .iter()
+        .flat_map(|r| ctx.blocks(*r))
+        .flat_map(|b| ctx.block_ops(*b))
+        .collect()
+}
+
+/// Adds the live symbols of symbol table `table` (and of the tables nested in it that are
+/// live) to `live`. `hidden`: nothing outside `table` can name its symbols.
+fn compute_liveness(ctx: &Context, table: Op, hidden: bool, live: &mut FxHashSet<Op>) {
     let mut worklist = Vec::new();
-    for &op in top_level {
-        if is_symbol(ctx, op) {
-            if let Some(name) = symbol_name(ctx, op).and_then(|n| ctx.find_ident(n)) {
-                by_name.entry(name).or_insert(op);
-            }
-            if !is_discardable(ctx, op, nested) {
-                live.insert(op);
-                worklist.push(op);
-            }
-        } else {
+    for op in body(ctx, table) {
+        if !is_symbol(ctx, op) {
+            worklist.push(op);
+        } else if !is_discardable(ctx, op, hidden) && live.insert(op) {
             worklist.push(op);
         }
     }
     let mut refs = Vec::new();
     let mut seen_attrs = FxHashSet::default();
     while let Some(op) = worklist.pop() {
-        ctx.for_each_op(op, &mut |o| {
-            for a in ctx.attrs(o) {
-                referenced_symbols(ctx, a.value, &mut seen_attrs, &mut refs);
+        if ctx.has_trait(op, Traits::SYMBOL_TABLE) {
+            let private = visibility(ctx, op) == Some("private");
+            let inner_hidden = hidden || !is_symbol(ctx, op) || private;
+            compute_liveness(ctx, op, inner_hidden, live);
+        } else {
+            for inner in body(ctx, op) {
+                if !ctx.regions(inner).is_empty() {
+                    worklist.push(inner);
+                }
             }
-        });
-        for name in refs.drain(..) {
-            if let Some(&symbol) = by_name.get(&name) {
+        }
+        let Some(parent) = ctx
+            .parent_op(op)
+            .filter(|&p| ctx.has_trait(p, Traits::SYMBOL_TABLE))
+        else {
+            continue;
+        };
+        symbol_uses(ctx, op, &mut seen_attrs, &mut refs);
+        for path in refs.drain(..) {
+            for symbol in resolve(ctx, parent, &path) {
                 if live.insert(symbol) {
                     worklist.push(symbol);
                 }
             }
         }
     }
-    live
 }
 
-/// True if `op` defines a symbol this pass may erase.
+/// The symbol references held by `op` and the ops nested in it, as MLIR collects them: a
+/// symbol table (and everything in it, its own attributes included) opens a new scope and
+/// holds none.
+fn symbol_uses(ctx: &Context, op: Op, seen: &mut FxHashSet<Attribute>, out: &mut Vec<Vec<Ident>>) {
+    let mut stack = vec![op];
+    while let Some(o) = stack.pop() {
+        if ctx.has_trait(o, Traits::SYMBOL_TABLE) {
+            continue;
+        }
+        for a in ctx.attrs(o) {
+            referenced_symbols(ctx, a.value, seen, out);
+        }
+        stack.extend(body(ctx, o));
+    }
+}
+
+/// The symbols reference `path` names, resolved in `table`: the root, then each nested name
+/// inside the previous symbol. Empty when a name is unknown.
+fn resolve(ctx: &Context, table: Op, path: &[Ident]) -> Vec<Op> {
+    let mut found = Vec::new();
+    let mut scope = table;
+    for &name in path {
+        let name = ctx.ident_str(name);
+        let Some(symbol) = body(ctx, scope)
+            .into_iter()
+            .find(|&op| is_symbol(ctx, op) && symbol_name(ctx, op) == Some(name))
+        else {
+            return Vec::new();
+        };
+        found.push(symbol);
+        scope = symbol;
+    }
+    found
+}
+
+/// True if `op` is a symbol this pass may erase: an op with the `SYMBOL` trait, or a module
+/// (MLIR's modules are symbols whose name is optional; an anonymous one is public).
 fn is_symbol(ctx: &Context, op: Op) -> bool {
-    ctx.has_trait(op, Traits::SYMBOL) && symbol_name(ctx, op).is_some()
+    ctx.has_trait(op, Traits::SYMBOL) || ctx.view::<ModuleOp>(op).is_some()
 }
 
-/// True if nothing outside the module can reference symbol `op`, so it may go when unused:
-/// private, or `nested` in a top-level module (there is no enclosing table to see it).
-fn is_discardable(ctx: &Context, op: Op, module_is_nested: bool) -> bool {
-    let visibility = ctx
-        .attr(op, "sym_visibility")
-        .and_then(|a| ctx.attr_as_str(a));
-    let hidden = match visibility {
+/// The `sym_visibility` of `op`, if it has one.
+fn visibility(ctx: &Context, op: Op) -> Option<&str> {
+    ctx.attr(op, "sym_visibility")
+        .and_then(|a| ctx.attr_as_str(a))
+}
+
+/// True if symbol `op` may go when nothing references it: private, or `nested` in a hidden
+/// table (nothing outside can name it), and without results.
+fn is_discardable(ctx: &Context, op: Op, table_hidden: bool) -> bool {
+    let discardable = match visibility(ctx, op) {
         Some("private") => true,
-        Some("nested") => !module_is_nested,
+        Some("nested") => table_hidden,
         _ => false,
     };
-    hidden && ctx.num_results(op) == 0
+    discardable && ctx.num_results(op) == 0
 }
 
-/// Adds the root names of the symbol references in `attr` (recursively) to `out`. Containers
+/// Adds the symbol references in `attr` (recursively) to `out`, as paths of names. Containers
 /// already searched are skipped: interned attributes are shared, and a large array referenced by
 /// many ops is searched once.
 fn referenced_symbols(
     ctx: &Context,
     attr: Attribute,
     seen: &mut FxHashSet<Attribute>,
-    out: &mut Vec<Ident>,
+    out: &mut Vec<Vec<Ident>>,
 ) {
     match ctx.attr_kind(attr) {
-        AttrKind::SymbolRef(path) => out.extend(path.first().copied()),
+        AttrKind::SymbolRef(path) => out.push(path.to_vec()),
         AttrKind::Array(elements)
         | AttrKind::Dialect {
             params: elements, ..
