@@ -124,9 +124,9 @@ fn body(ctx: &Context, op: Op) -> Vec<Op> {
 fn compute_liveness(ctx: &Context, table: Op, hidden: bool, live: &mut FxHashSet<Op>) {
     let mut worklist = Vec::new();
     for op in body(ctx, table) {
-        if !is_symbol(ctx, op) {
-            worklist.push(op);
-        } else if !is_discardable(ctx, op, hidden) && live.insert(op) {
+        // Non-symbols are roots; symbols that may not be discarded are live roots.
+        let root = !is_symbol(ctx, op) || (!is_discardable(ctx, op, hidden) && live.insert(op));
+        if root {
             worklist.push(op);
         }
     }
