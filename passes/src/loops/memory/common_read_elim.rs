@@ -311,16 +311,13 @@ impl CommonReadElim {
         if size > self.max_local_elements {
             return false;
         }
-        let Some((_, elem, _)) = buffer_parts(ctx, ctx.value_type(*buffer)) else {
-            return false;
-        };
         // The window from the first member's op of the scope to the last one's.
         let first = members[0].top;
         let last = members[members.len() - 1].top;
         let mut inside = false;
         for op in ctx.block_ops(scope) {
             inside |= op == first;
-            if inside && (has_barrier(ctx, op) || stores_global(ctx, op, Some(elem))) {
+            if inside && (has_barrier(ctx, op) || stores_global(ctx, op, *buffer)) {
                 return false;
             }
             if op == last {

@@ -86,8 +86,8 @@
 use super::erase_dead_index_ops;
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
 use dlc_ir::{Block, Context, Diagnostic, InsertPoint, Op, Value};
-use dlc_loop::analysis::access::{is_loaded, stored_buffer, Resolver};
-use dlc_loop::analysis::effects::{has_barrier, stores_global};
+use dlc_loop::analysis::access::{is_loaded, Resolver};
+use dlc_loop::analysis::effects::{has_barrier, may_clobber, stored_globals};
 use dlc_loop::analysis::loops::loop_kind;
 use dlc_loop::index_expr::{Emitter, IndexExpr};
 use dlc_loop::{buffer_parts, build_load, ForOp, LoadOp, MemorySpace, ScheduleBlockOp};
@@ -179,14 +179,14 @@ impl RearrangeLoads {
         let mut emitter = Emitter::new(InsertPoint::Before(first_block), ctx.op_loc(first_block))
             .with_bounds(resolver.bounds().clone());
         let mut moved = 0;
-        // Ops of the body before the hoisting point may store: the point is after them.
-        let mut blocked_elems: Vec<Option<dlc_ir::Type>> = Vec::new();
+        // The global buffers stored so far: a load they may clobber stays.
+        let mut stored: Vec<Value> = Vec::new();
         let mut barrier = false;
         let start = ops.iter().position(|o| *o == first_block).unwrap_or(0);
         for &op in &ops[start..] {
             if ctx.view::<ScheduleBlockOp>(op).is_none() {
                 barrier |= has_barrier(ctx, op);
-                note_stores(ctx, op, &mut blocked_elems);
+                stored.extend(stored_globals(ctx, op));
                 continue;
             }
             let Some(sb_body) = ctx.regions(op).first().and_then(|r| ctx.blocks(*r).first()) else {
@@ -196,7 +196,7 @@ impl RearrangeLoads {
             if let Some(init) = ctx.regions(op).get(1).and_then(|r| ctx.blocks(*r).first()) {
                 for o in ctx.block_ops(*init) {
                     barrier |= has_barrier(ctx, o);
-                    note_stores(ctx, o, &mut blocked_elems);
+                    stored.extend(stored_globals(ctx, o));
                 }
             }
             let inner: Vec<Op> = ctx.block_ops(*sb_body).collect();
@@ -205,16 +205,15 @@ impl RearrangeLoads {
                 let well_formed = ctx.num_results(o) == 1 && !ctx.operands(o).is_empty();
                 let load = ctx.view::<LoadOp>(o).filter(|_| well_formed && !barrier);
                 let Some(load) = load else {
-                    note_stores(ctx, o, &mut blocked_elems);
+                    stored.extend(stored_globals(ctx, o));
                     continue;
                 };
                 let buffer = load.buffer(ctx);
-                let Some((_, elem, MemorySpace::Global)) =
-                    buffer_parts(ctx, ctx.value_type(buffer))
-                else {
-                    continue;
-                };
-                if blocked_elems.iter().any(|b| b.is_none_or(|t| t == elem)) {
+                let global = matches!(
+                    buffer_parts(ctx, ctx.value_type(buffer)),
+                    Some((_, _, MemorySpace::Global))
+                );
+                if !global || stored.iter().any(|&s| may_clobber(ctx, s, buffer)) {
                     continue;
                 }
                 let index_values: Vec<Value> = load.indices(ctx).to_vec();
@@ -263,23 +262,6 @@ impl RearrangeLoads {
         }
         Ok(moved)
     }
-}
-
-/// Records the element types of the global buffers `op` stores to (stores of other spaces do
-/// not matter to global loads).
-fn note_stores(ctx: &Context, op: Op, out: &mut Vec<Option<dlc_ir::Type>>) {
-    if !stores_global(ctx, op, None) {
-        return;
-    }
-    ctx.for_each_op(op, &mut |o| {
-        if let Some((_, e, MemorySpace::Global)) =
-            stored_buffer(ctx, o).and_then(|b| buffer_parts(ctx, ctx.value_type(b)))
-        {
-            if !out.contains(&Some(e)) {
-                out.push(Some(e));
-            }
-        }
-    });
 }
 
 /// Whether every value `e` mentions is defined before `at` in its block or in an enclosing
