@@ -5,7 +5,9 @@
 //! An innermost `loop.for` body holds schedule blocks that read global memory: every fused
 //! elementwise or reduction kernel does. A GPU issues instructions in order, so a load that
 //! waits behind the arithmetic of an earlier block starts late; issued together, the loads'
-//! latencies overlap. This is CINN's `rearrange_load_instruction`.
+//! latencies overlap. In a fused kernel with several outputs, a block stores before the next
+//! one loads; the loads still move when the arguments are `loop.noalias`, as `lower` makes
+//! them. This is CINN's `rearrange_load_instruction`.
 //!
 //! # Changes to the IR
 //! - For each `loop.for` whose body holds no other `loop.for`, the `loop.load`s of global
@@ -17,9 +19,11 @@
 //!   longer depends on the block; the uses of the old load read the hoisted value and the old
 //!   load is erased. Schedule blocks are not isolated from above, so they may use it.
 //! - A load is not hoisted when an index depends on a value computed inside the block (such as
-//!   another load: an indirect access), when a global buffer of its element type (the same
-//!   buffer, or one a launch may pass for it) is stored, or a `loop.barrier` runs, earlier in
-//!   the body, or when the body already hoisted option `max-loads` (default 8) distinct loads.
+//!   another load: an indirect access), when a global buffer that may be its memory is stored,
+//!   or a `loop.barrier` runs, earlier in the body, or when the body already hoisted option
+//!   `max-loads` (default 8) distinct loads. A stored buffer may be the loaded one when it has
+//!   the same element type, unless both are kernel arguments and one is `loop.noalias`
+//!   (without it a launch may pass one buffer for both).
 //! - Loads of the same buffer at the same indices share one hoisted load.
 //!
 //! The pass counts the loads it removed from schedule blocks (`loads-hoisted`).
@@ -31,6 +35,9 @@
 //! # Risks and limitations
 //! - Hoisted values stay live across the blocks: more registers; `max-loads` bounds this.
 //! - Loads under a `loop.if` are never hoisted, even when both branches load the same element.
+//! - Correctness across stores rests on `loop.noalias`: the verifier and the interpreter check
+//!   launches against it, but an overlap they cannot see (views at dynamic offsets) is the
+//!   producer's promise.
 //!
 //! # Examples
 //! 1. Two blocks read `%a[%k]`, one `%b[%k]`:
@@ -80,8 +87,10 @@
 //!
 //! # Counter-examples
 //! 1. `%i = loop.load %idx[%k0]` then `loop.load %a[%i]`: the second load's index is a load.
-//! 2. A block storing to a global f32 buffer before another block loads `%a[%k0]`: the
-//!    stored buffer may be `%a` (a data dependence).
+//! 2. A block storing to a global f32 buffer before another block loads `%a[%k0]`, when the
+//!    arguments are not `loop.noalias`: the stored buffer may be `%a` (a data dependence;
+//!    test/passes/loops/rearrange-loads.mlir, `@two_outputs_may_alias`, and with the attribute
+//!    `@two_outputs`, whose loads move).
 
 use super::erase_dead_index_ops;
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
