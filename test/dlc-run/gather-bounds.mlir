@@ -12,7 +12,7 @@
 // Negative indices in range count from the end, as in numpy and ONNX.
 // BAD: gather-bounds.mlir:[[@LINE+5]]:8: error: launch of '@embed_0_gather': index 100 (element [1] of the indices, argument #1) is out of range for axis 0 of size 4 of argument #0: valid indices are in [-4, 4)
 // NEG: [0.0, 24.0, 0.0]
-// KERNEL: loop.kernel @embed_0_gather(%arg0: !loop.buffer<4x8xf32, global>, %arg1: !loop.buffer<3xi64, global>, %arg2: !loop.buffer<3x8xf32, global>) attributes {index_checks = array<i64: 1, 0, 0>}
+// KERNEL: loop.kernel @embed_0_gather(%arg0: !loop.buffer<4x8xf32, global> {loop.noalias}, %arg1: !loop.buffer<3xi64, global> {loop.noalias}, %arg2: !loop.buffer<3x8xf32, global> {loop.noalias}) attributes {index_checks = array<i64: 1, 0, 0>}
 // KERNEL: loop.kernel @embed32_1_gather({{.*}}) attributes {index_checks = array<i64: 1, 0, 0>}
 func.func @embed(%table: tensor<4x8xf32>, %ids: tensor<3xi64>) -> tensor<3x8xf32> {
   %0 = graph.gather %table, %ids {axis = 0 : i64} : tensor<4x8xf32>, tensor<3xi64> -> tensor<3x8xf32>

@@ -435,6 +435,51 @@ func.func @launch_static_dim(%a: !loop.buffer<4x8xf32, global>) {
 
 // -----
 
+// A launch may not pass one buffer for two arguments where one of them is loop.noalias.
+loop.kernel @k(%a: !loop.buffer<4xf32, global>, %b: !loop.buffer<4xf32, global> {loop.noalias}) {
+  loop.return
+}
+
+func.func @launch_noalias_twice(%a: !loop.buffer<4xf32, global>) {
+  // expected-error @+1 {{'loop.launch' op arguments #0 and #1 share memory, but argument #1 of kernel 'k' is 'loop.noalias'}}
+  loop.launch @k(%a, %a) : (!loop.buffer<4xf32, global>, !loop.buffer<4xf32, global>) -> ()
+  return
+}
+
+// -----
+
+// Nor two views of one arena whose constant byte ranges overlap.
+loop.kernel @k(%a: !loop.buffer<4xf32, global> {loop.noalias}, %b: !loop.buffer<4xf32, global>) {
+  loop.return
+}
+
+func.func @launch_noalias_views() {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %arena = loop.alloc : !loop.buffer<64xi8, global>
+  %v = loop.view %arena[%c0] : !loop.buffer<64xi8, global> -> !loop.buffer<4xf32, global>
+  %w = loop.view %arena[%c8] : !loop.buffer<64xi8, global> -> !loop.buffer<4xf32, global>
+  // expected-error @+1 {{'loop.launch' op arguments #0 and #1 share memory, but argument #0 of kernel 'k' is 'loop.noalias'}}
+  loop.launch @k(%v, %w) : (!loop.buffer<4xf32, global>, !loop.buffer<4xf32, global>) -> ()
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'loop.kernel' op 'loop.noalias' is only allowed on buffer arguments, but argument #0 is 'index'}}
+loop.kernel @noalias_index(%n: index {loop.noalias}) {
+  loop.return
+}
+
+// -----
+
+// expected-error @+1 {{'loop.kernel' op 'loop.noalias' of argument #0 must be a unit attribute}}
+loop.kernel @noalias_value(%a: !loop.buffer<4xf32, global> {loop.noalias = 1 : i64}) {
+  loop.return
+}
+
+// -----
+
 loop.kernel @k(%a: !loop.buffer<?xf32, global>) {
   loop.return
 }

@@ -4,7 +4,7 @@
 // An elementwise fusion: one kernel, a parallel row loop and a serial column loop, one schedule
 // block per op; the intermediate lives in a register; the bias is read with its broadcast index.
 
-// CHECK-LABEL: loop.kernel @bias_relu_0_fusion(%arg0: !loop.buffer<4x8xf32, global>, %arg1: !loop.buffer<8xf32, global>, %arg2: !loop.buffer<4x8xf32, global>) {
+// CHECK-LABEL: loop.kernel @bias_relu_0_fusion(%arg0: !loop.buffer<4x8xf32, global> {loop.noalias}, %arg1: !loop.buffer<8xf32, global> {loop.noalias}, %arg2: !loop.buffer<4x8xf32, global> {loop.noalias}) {
 // CHECK:         loop.for parallel %arg3 = %c0 to %c4 step %c1 {
 // CHECK-NEXT:      loop.for serial %arg4 = %c0 to %c8 step %c1 {
 // CHECK-NEXT:        %0 = loop.alloc : !loop.buffer<f32, local>
@@ -39,7 +39,7 @@ func.func @bias_relu(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> 
 // on the host; one row loop holds three reduce nests (max; sub, exp and sum; divide). exp's
 // value is read again in the third nest, so it is kept in a local buffer over the row.
 
-// CHECK-LABEL: loop.kernel @softmax_0_fusion(%arg0: !loop.buffer<?x16xf32, global>, %arg1: !loop.buffer<?x16xf32, global>, %arg2: index) {
+// CHECK-LABEL: loop.kernel @softmax_0_fusion(%arg0: !loop.buffer<?x16xf32, global> {loop.noalias}, %arg1: !loop.buffer<?x16xf32, global> {loop.noalias}, %arg2: index) {
 // CHECK:         loop.for parallel %arg3 = %c0 to %arg2 step %c1 {
 // CHECK:           %2 = loop.alloc : !loop.buffer<16xf32, local>
 // CHECK:           loop.for serial %arg4 = %c0 to %c16 step %c1 {
@@ -97,7 +97,7 @@ func.func @matmul_bias(%x: tensor<?x16xf32>, %w: tensor<16x8xf32>, %b: tensor<8x
 // size (rows * 6 / 3) and passes both sizes; the kernel maps each output index to the input's
 // through the linear offset.
 
-// CHECK-LABEL: loop.kernel @reshape_0_reshape(%arg0: !loop.buffer<?x6xf32, global>, %arg1: !loop.buffer<?x3xf32, global>, %arg2: index, %arg3: index) {
+// CHECK-LABEL: loop.kernel @reshape_0_reshape(%arg0: !loop.buffer<?x6xf32, global> {loop.noalias}, %arg1: !loop.buffer<?x3xf32, global> {loop.noalias}, %arg2: index, %arg3: index) {
 // CHECK:             loop.schedule_block "reshape_0" (%arg6 = %arg4, %arg7 = %arg5) {
 // CHECK-NEXT:          %0 = arith.muli %arg6, %c3 : index
 // CHECK-NEXT:          %1 = arith.addi %0, %arg7 : index
@@ -122,7 +122,7 @@ func.func @reshape(%x: tensor<?x6xf32>) -> tensor<?x3xf32> {
 // Edge case: rank-0 tensors need no loops; constants outside a kernel are host buffers, and a
 // returned argument is returned as is.
 
-// CHECK-LABEL: loop.kernel @scalar_0_mul(%arg0: !loop.buffer<f32, global>, %arg1: !loop.buffer<f32, global>, %arg2: !loop.buffer<f32, global>) {
+// CHECK-LABEL: loop.kernel @scalar_0_mul(%arg0: !loop.buffer<f32, global> {loop.noalias}, %arg1: !loop.buffer<f32, global> {loop.noalias}, %arg2: !loop.buffer<f32, global> {loop.noalias}) {
 // CHECK-NEXT:    loop.schedule_block "mul_0" () {
 // CHECK-LABEL: func.func @scalar
 // CHECK-NEXT:    %0 = loop.constant dense<2.000000e+00> : !loop.buffer<f32, global>

@@ -124,9 +124,13 @@ func.func @seq(%arg0: !loop.buffer<4x16xf32, global>) -> !loop.buffer<4x16xf32, 
 // -----
 
 // Doc example 2: an elementwise chain. neg reads each element of %0 only where it writes the
-// same element of %1, and %0 dies there: %1 becomes %0 (in place). abs writes the returned
-// buffer, which is not planned.
+// same element of %1, and %0 dies there: %1 becomes %0 (in place), so neg's two arguments lose
+// loop.noalias (the launch passes one buffer for both). abs writes the returned buffer, which
+// is not planned.
 
+// CHECK-LABEL: loop.kernel @chain_0_exp(%arg0: !loop.buffer<4x16xf32, global> {loop.noalias}, %arg1: !loop.buffer<4x16xf32, global> {loop.noalias}) {
+// CHECK-LABEL: loop.kernel @chain_1_neg(%arg0: !loop.buffer<4x16xf32, global>, %arg1: !loop.buffer<4x16xf32, global>) {
+// CHECK-LABEL: loop.kernel @chain_2_abs(%arg0: !loop.buffer<4x16xf32, global> {loop.noalias}, %arg1: !loop.buffer<4x16xf32, global> {loop.noalias}) {
 // CHECK-LABEL: func.func @chain(%arg0: !loop.buffer<4x16xf32, global>) -> !loop.buffer<4x16xf32, global> {
 // CHECK-NEXT: %c0 = arith.constant 0 : index
 // CHECK-NEXT: %0 = loop.alloc : !loop.buffer<256xi8, global>
@@ -138,7 +142,7 @@ func.func @seq(%arg0: !loop.buffer<4x16xf32, global>) -> !loop.buffer<4x16xf32, 
 // CHECK-NEXT: return %2 : !loop.buffer<4x16xf32, global>
 // CHECK-NEXT: }
 
-loop.kernel @chain_0_exp(%arg0: !loop.buffer<4x16xf32, global>, %arg1: !loop.buffer<4x16xf32, global>) {
+loop.kernel @chain_0_exp(%arg0: !loop.buffer<4x16xf32, global> {loop.noalias}, %arg1: !loop.buffer<4x16xf32, global> {loop.noalias}) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c4 = arith.constant 4 : index
@@ -157,7 +161,7 @@ loop.kernel @chain_0_exp(%arg0: !loop.buffer<4x16xf32, global>, %arg1: !loop.buf
   }
   loop.return
 }
-loop.kernel @chain_1_neg(%arg0: !loop.buffer<4x16xf32, global>, %arg1: !loop.buffer<4x16xf32, global>) {
+loop.kernel @chain_1_neg(%arg0: !loop.buffer<4x16xf32, global> {loop.noalias}, %arg1: !loop.buffer<4x16xf32, global> {loop.noalias}) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c4 = arith.constant 4 : index
@@ -176,7 +180,7 @@ loop.kernel @chain_1_neg(%arg0: !loop.buffer<4x16xf32, global>, %arg1: !loop.buf
   }
   loop.return
 }
-loop.kernel @chain_2_abs(%arg0: !loop.buffer<4x16xf32, global>, %arg1: !loop.buffer<4x16xf32, global>) {
+loop.kernel @chain_2_abs(%arg0: !loop.buffer<4x16xf32, global> {loop.noalias}, %arg1: !loop.buffer<4x16xf32, global> {loop.noalias}) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c4 = arith.constant 4 : index

@@ -3,7 +3,8 @@
 //! Every `loop.kernel` is lowered by `function.rs`; host functions are left to the runtime, which
 //! runs them and calls the kernels. What wraps a kernel depends on the machine:
 //! - **CPU**: the kernel body is an internal, always-inlined `<name>.body` with typed parameters
-//!   (carrying the `noalias`/`align` facts of `host_facts.rs`), called by the entry thunk
+//!   (carrying the `noalias`/`align` facts of `host_facts.rs`, and `noalias` on every
+//!   `loop.noalias` argument), called by the entry thunk
 //!   `void <name>(ptr args)` that unpacks the runtime's argument slots (`dlc_runtime::KernelFn`):
 //!   a buffer is its data pointer then one slot per dim, a scalar one slot.
 //! - **NVPTX**: the kernel is `<name>` itself, with the `ptx_kernel` calling convention and the
@@ -36,7 +37,16 @@ pub(crate) fn lower_module<'ctx>(
     let facts = kernel_facts(ctx, module);
     for kernel in dlc_loop::module_kernels(ctx, module) {
         let name = dlc_loop::KernelOp(kernel).name(ctx).to_string();
-        let arg_facts = facts.get(&name).cloned().unwrap_or_default();
+        let mut arg_facts = facts.get(&name).cloned().unwrap_or_default();
+        // A `loop.noalias` argument shares no memory with another argument in any launch.
+        let k = dlc_loop::KernelOp(kernel);
+        let n = k.body(ctx).map_or(0, |b| ctx.block_args(b).len());
+        if arg_facts.len() < n {
+            arg_facts.resize(n, ArgFacts::default());
+        }
+        for (i, fact) in arg_facts.iter_mut().enumerate() {
+            fact.noalias |= k.is_noalias(ctx, i);
+        }
         lower_kernel(ctx, llvm, &out, kernel, &name, &arg_facts, machine)
             .map_err(|e| e.into_diagnostic(ctx, kernel))?;
     }

@@ -21,7 +21,7 @@ dlc_ir::define_op! {
         .union(Traits::SINGLE_BLOCK);
     operands = [];
     results = [];
-    attributes = [sym_name, function_type, grid, block];
+    attributes = [sym_name, function_type, arg_attrs, grid, block];
     regions = 1;
     verify = verify::verify_kernel;
     parse = syntax::parse_kernel;
@@ -610,6 +610,84 @@ impl KernelOp {
         dlc_ir::symbol::symbol_name(ctx, self.0).unwrap_or("")
     }
 
+    /// The attribute dictionary of argument `i` (an entry of `arg_attrs`), if it has one.
+    pub fn arg_attr_dict(self, ctx: &Context, i: usize) -> Option<&[dlc_ir::NamedAttr]> {
+        let AttrKind::Array(dicts) = ctx.attr_kind(self.arg_attrs(ctx)?) else {
+            return None;
+        };
+        match ctx.attr_kind(*dicts.get(i)?) {
+            AttrKind::Dict(entries) => Some(entries),
+            _ => None,
+        }
+    }
+
+    /// Whether argument `i` carries [`NOALIAS`].
+    pub fn is_noalias(self, ctx: &Context, i: usize) -> bool {
+        self.arg_attr_dict(ctx, i)
+            .is_some_and(|d| d.iter().any(|a| ctx.ident_str(a.name) == NOALIAS))
+    }
+
+    /// Puts [`NOALIAS`] on argument `i` (`on`) or removes it, keeping the argument's other
+    /// attributes; `arg_attrs` keeps one dictionary per argument, and goes when all are empty.
+    pub fn set_noalias(self, ctx: &mut Context, i: usize, on: bool) {
+        let n = self.body(ctx).map_or(0, |b| ctx.block_args(b).len());
+        let mut dicts: Vec<Vec<dlc_ir::NamedAttr>> = (0..n)
+            .map(|j| {
+                self.arg_attr_dict(ctx, j)
+                    .map(<[_]>::to_vec)
+                    .unwrap_or_default()
+            })
+            .collect();
+        let Some(dict) = dicts.get_mut(i) else {
+            return;
+        };
+        dict.retain(|a| ctx.ident_str(a.name) != NOALIAS);
+        if on {
+            let name = ctx.ident(NOALIAS);
+            let value = ctx.unit_attr();
+            dict.push(dlc_ir::NamedAttr { name, value });
+        }
+        self.set_arg_attrs(ctx, &dicts);
+    }
+
+    /// Appends an argument of type `ty` (entry block argument, `function_type` and an empty
+    /// `arg_attrs` entry) and returns it.
+    pub fn append_arg(self, ctx: &mut Context, ty: Type) -> Option<Value> {
+        let entry = self.body(ctx)?;
+        let n = ctx.block_args(entry).len();
+        let mut dicts: Vec<Vec<dlc_ir::NamedAttr>> = (0..n)
+            .map(|j| {
+                self.arg_attr_dict(ctx, j)
+                    .map(<[_]>::to_vec)
+                    .unwrap_or_default()
+            })
+            .collect();
+        let arg = ctx.add_block_arg(entry, ty);
+        let types: Vec<Type> = ctx
+            .block_args(entry)
+            .iter()
+            .map(|&a| ctx.value_type(a))
+            .collect();
+        let fn_ty = ctx.function_type(&types, &[]);
+        let attr = ctx.type_attr(fn_ty);
+        ctx.set_attr(self.0, "function_type", attr);
+        dicts.push(Vec::new());
+        self.set_arg_attrs(ctx, &dicts);
+        Some(arg)
+    }
+
+    /// Sets `arg_attrs` to one dictionary per entry of `dicts`, or removes it when all are
+    /// empty (as MLIR prints no `arg_attrs` then).
+    fn set_arg_attrs(self, ctx: &mut Context, dicts: &[Vec<dlc_ir::NamedAttr>]) {
+        if dicts.iter().all(Vec::is_empty) {
+            ctx.remove_attr(self.0, "arg_attrs");
+            return;
+        }
+        let attrs: Vec<Attribute> = dicts.iter().map(|d| ctx.dict_attr(d)).collect();
+        let array = ctx.array_attr(&attrs);
+        ctx.set_attr(self.0, "arg_attrs", array);
+    }
+
     /// The `grid` launch dims, if set and well formed.
     pub fn grid_dims(self, ctx: &Context) -> Option<[LaunchDim; 3]> {
         launch_dims(ctx, self.grid(ctx)?)
@@ -620,6 +698,12 @@ impl KernelOp {
         launch_dims(ctx, self.block(ctx)?)
     }
 }
+
+/// The kernel argument attribute (unit) promising that, while the kernel runs, the memory of
+/// that buffer argument overlaps no other buffer argument of the launch (docs/dialects/loop.md,
+/// "Argument attributes"). `lower` sets it; the verifier and the interpreter check launches
+/// against it; memory passes and codegen rely on it.
+pub const NOALIAS: &str = "loop.noalias";
 
 /// Reads a `[a, b, c]` launch attribute: index integers or `"argN"` strings.
 pub fn launch_dims(ctx: &Context, attr: Attribute) -> Option<[LaunchDim; 3]> {

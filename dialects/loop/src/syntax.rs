@@ -1,7 +1,7 @@
 //! Custom syntax of the loop ops, CINN-like for loops and schedule blocks:
 //!
 //! ```text
-//! loop.kernel @k(%a: !loop.buffer<?x128xf32, global>, %n: index) attributes {grid = [...]} {
+//! loop.kernel @k(%a: !loop.buffer<?x128xf32, global> {loop.noalias}, %n: index) attributes {grid = [...]} {
 //!   %s = loop.alloc : !loop.buffer<128xf32, shared>
 //!   loop.for thread.x %t = %c0 to %c128 step %c1 {
 //!     loop.schedule_block "sum" (%i = %t, %k = %kk reduce) attributes {reduce_method = "block"} init {
@@ -112,14 +112,29 @@ pub(crate) fn parse_kernel(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()>
     let name_attr = p.ctx().string_attr(&name);
     set_attr(p, spec, "sym_name", name_attr);
     let mut args: Vec<Argument<'_>> = Vec::new();
+    // One dictionary per argument, as `func.func`'s `arg_attrs`: `%a: type {loop.noalias}`.
+    let mut arg_attrs: Vec<Option<Attribute>> = Vec::new();
     p.parse_delimited(Tok::LParen, Tok::RParen, ")", |p| {
         args.push(p.parse_argument()?);
+        arg_attrs.push(if p.peek() == Tok::LBrace {
+            let mut entries = Vec::new();
+            p.parse_attr_dict_into(&mut entries)?;
+            Some(p.ctx().dict_attr(&entries))
+        } else {
+            None
+        });
         Ok(())
     })?;
     let inputs: Vec<Type> = args.iter().map(|a| a.ty).collect();
     let fn_ty = p.ctx().function_type(&inputs, &[]);
     let ty_attr = p.ctx().type_attr(fn_ty);
     set_attr(p, spec, "function_type", ty_attr);
+    if arg_attrs.iter().any(Option::is_some) {
+        let empty = p.ctx().intern_attr(AttrKind::Dict(Box::new([])));
+        let dicts: Vec<Attribute> = arg_attrs.into_iter().map(|a| a.unwrap_or(empty)).collect();
+        let array = p.ctx().array_attr(&dicts);
+        set_attr(p, spec, "arg_attrs", array);
+    }
     p.parse_optional_attr_dict_with_keyword(&mut spec.attrs)?;
     let region = p.parse_region(&args, true)?;
     ensure_terminator(p, region, ReturnOp::NAME, &inputs);
@@ -140,10 +155,22 @@ pub(crate) fn print_kernel(p: &mut Printer<'_>, op: Op) {
                 p.write(", ");
             }
             p.print_argument(*a);
+            let dict = kernel
+                .arg_attrs(ctx)
+                .and_then(|all| match ctx.attr_kind(all) {
+                    AttrKind::Array(dicts) => dicts.get(i).copied(),
+                    _ => None,
+                });
+            if let Some(d) =
+                dict.filter(|d| !matches!(ctx.attr_kind(*d), AttrKind::Dict(e) if e.is_empty()))
+            {
+                p.write(" ");
+                p.print_attr(d);
+            }
         }
     }
     p.write(")");
-    p.print_optional_attr_dict_with_keyword(op, &["sym_name", "function_type"]);
+    p.print_optional_attr_dict_with_keyword(op, &["sym_name", "function_type", "arg_attrs"]);
     p.write(" ");
     p.print_region(region, false);
 }

@@ -3,7 +3,8 @@
 //! kernels, shared/local buffers never escape), loop kinds are well formed and each GPU binding
 //! appears at most once per loop nest, schedule blocks agree on their iter vars, and barriers
 //! only appear in GPU kernels. Host ops (`loop.launch`, `loop.constant`, `loop.view`) stay out
-//! of kernels, and a launch matches its kernel's signature (checked with the symbol tables).
+//! of kernels, and a launch matches its kernel's signature (checked with the symbol tables) and
+//! passes no buffer twice, or two overlapping views, where a kernel argument is `loop.noalias`.
 
 use crate::analysis::loops::loop_kind;
 use crate::ops::{
@@ -183,7 +184,69 @@ pub(crate) fn verify_kernel(ctx: &Context, op: Op) -> VResult {
             }
         }
     }
+    verify_arg_attrs(ctx, op, inputs)?;
     verify_index_checks(ctx, op, inputs)
+}
+
+/// A kernel's `arg_attrs` holds one dictionary per argument, and [`crate::NOALIAS`] is a unit
+/// attribute on buffer arguments only.
+fn verify_arg_attrs(ctx: &Context, op: Op, inputs: &[Type]) -> VResult {
+    let Some(attr) = ctx.attr(op, "arg_attrs") else {
+        return Ok(());
+    };
+    let dicts = match ctx.attr_kind(attr) {
+        AttrKind::Array(items)
+            if items.len() == inputs.len()
+                && items
+                    .iter()
+                    .all(|d| matches!(ctx.attr_kind(*d), AttrKind::Dict(_))) =>
+        {
+            items
+        }
+        _ => {
+            return Err(op_error(
+                ctx,
+                op,
+                format!(
+                    "'arg_attrs' must be an array of one dictionary per argument ({})",
+                    inputs.len()
+                ),
+            ))
+        }
+    };
+    for (i, (d, ty)) in dicts.iter().zip(inputs).enumerate() {
+        let AttrKind::Dict(entries) = ctx.attr_kind(*d) else {
+            continue;
+        };
+        let Some(noalias) = entries
+            .iter()
+            .find(|e| ctx.ident_str(e.name) == crate::NOALIAS)
+        else {
+            continue;
+        };
+        if !matches!(ctx.attr_kind(noalias.value), AttrKind::Unit) {
+            return Err(op_error(
+                ctx,
+                op,
+                format!(
+                    "'{}' of argument #{i} must be a unit attribute",
+                    crate::NOALIAS
+                ),
+            ));
+        }
+        if buffer_parts(ctx, *ty).is_none() {
+            return Err(op_error(
+                ctx,
+                op,
+                format!(
+                    "'{}' is only allowed on buffer arguments, but argument #{i} is '{}'",
+                    crate::NOALIAS,
+                    type_str(ctx, *ty)
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// A kernel's `index_checks` name an integer buffer argument and a buffer argument with the
@@ -833,7 +896,58 @@ pub(crate) fn verify_launch_symbols(
             ));
         }
     }
+    let Some(kernel) = kernel.map(KernelOp) else {
+        return Ok(());
+    };
+    for (j, &b) in operands.iter().enumerate() {
+        for (i, &a) in operands[..j].iter().enumerate() {
+            let marked = [i, j].into_iter().find(|&k| kernel.is_noalias(ctx, k));
+            if let Some(k) = marked.filter(|_| provably_overlap(ctx, a, b)) {
+                return Err(op_error(
+                    ctx,
+                    op,
+                    format!(
+                        "arguments #{i} and #{j} share memory, but argument #{k} of kernel '{name}' is '{}'",
+                        crate::NOALIAS
+                    ),
+                ));
+            }
+        }
+    }
     Ok(())
+}
+
+/// Whether buffers `a` and `b` of a host function surely share bytes: the same value, or
+/// `loop.view`s of one arena at constant offsets whose static byte ranges overlap.
+fn provably_overlap(ctx: &Context, a: Value, b: Value) -> bool {
+    if a == b {
+        return true;
+    }
+    match (byte_range(ctx, a), byte_range(ctx, b)) {
+        (Some((arena_a, start_a, end_a)), Some((arena_b, start_b, end_b))) => {
+            arena_a == arena_b && start_a < end_b && start_b < end_a
+        }
+        _ => false,
+    }
+}
+
+/// The arena and the non-empty byte range `[start, end)` of `v` when it is a `loop.view` with
+/// a constant offset and a static shape.
+fn byte_range(ctx: &Context, v: Value) -> Option<(Value, i128, i128)> {
+    let view = ctx.view::<crate::ViewOp>(ctx.defining_op(v)?)?;
+    let start = dlc_arith::constant_int(ctx, view.offset(ctx))?;
+    let (dims, elem, _) = buffer_parts(ctx, ctx.value_type(v))?;
+    let bytes = dims
+        .iter()
+        .try_fold(i128::from(crate::elem_size_bytes(ctx, elem)?), |n, &d| {
+            if d >= 0 {
+                n.checked_mul(i128::from(d))
+            } else {
+                None
+            }
+        })?;
+    let end = start.checked_add(bytes)?;
+    (bytes > 0).then(|| (view.arena(ctx), start, end))
 }
 
 pub(crate) fn verify_constant(ctx: &Context, op: Op) -> VResult {

@@ -387,6 +387,35 @@ func.func @main() {
 }
 
 #[test]
+fn same_view_for_a_noalias_argument() {
+    // Two views of one arena at the same offset are one buffer at run time; the verifier
+    // cannot tell (the sizes are dynamic), the launch can: `loop.noalias` forbids it.
+    let msg = error(
+        r#"
+loop.kernel @add_into(%x: !loop.buffer<?xf32, global>, %y: !loop.buffer<?xf32, global> {loop.noalias}, %n: index) {
+  loop.return
+}
+
+func.func @main(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %bytes = arith.muli %n, %c4 : index
+  %arena = loop.alloc(%bytes) : !loop.buffer<?xi8, global>
+  %v = loop.view %arena[%c0](%n) : !loop.buffer<?xi8, global> -> !loop.buffer<?xf32, global>
+  %w = loop.view %arena[%c0](%n) : !loop.buffer<?xi8, global> -> !loop.buffer<?xf32, global>
+  loop.launch @add_into(%v, %w, %n) : (!loop.buffer<?xf32, global>, !loop.buffer<?xf32, global>, index) -> ()
+  return
+}
+"#,
+        vec![KernelArg::Index(4)],
+    );
+    assert!(
+        msg.contains("launch arguments #0 and #1 are the same buffer, but argument #1 of kernel 'add_into' is 'loop.noalias'"),
+        "{msg}"
+    );
+}
+
+#[test]
 fn wrong_arguments() {
     let host = r#"
 func.func @main(%x: !loop.buffer<?x4xf32, global>, %n: index) {

@@ -209,3 +209,70 @@ loop.kernel @guarded(%x: !loop.buffer<?xf32, global>, %y: !loop.buffer<?xf32, gl
   }
   loop.return
 }
+
+// -----
+
+// A fused kernel with two outputs reads the row x[%i, :] in two nests, storing %o1 between
+// them. The arguments are loop.noalias (as lower makes them), so the store is not to %x: the
+// row is read once, into a local buffer, in the body of %i.
+// CHECK-LABEL: loop.kernel @two_outputs
+// CHECK: %[[C:.*]] = loop.alloc : !loop.buffer<8xf32, local>
+// CHECK: loop.schedule_block "arg0_local"
+// CHECK: loop.schedule_block "exp" (%{{.*}} = %{{.*}}, %[[A:.*]] = %{{.*}}) {
+// CHECK-NEXT: loop.load %[[C]][%[[A]]] : !loop.buffer<8xf32, local>
+// CHECK: loop.schedule_block "neg" (%{{.*}} = %{{.*}}, %[[B:.*]] = %{{.*}}) {
+// CHECK-NEXT: loop.load %[[C]][%[[B]]] : !loop.buffer<8xf32, local>
+loop.kernel @two_outputs(%x: !loop.buffer<4x8xf32, global> {loop.noalias}, %o1: !loop.buffer<4x8xf32, global> {loop.noalias}, %o2: !loop.buffer<4x8xf32, global> {loop.noalias}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  loop.for parallel %i = %c0 to %c4 step %c1 {
+    loop.for serial %k = %c0 to %c8 step %c1 {
+      loop.schedule_block "exp" (%i0 = %i, %k0 = %k) {
+        %v = loop.load %x[%i0, %k0] : !loop.buffer<4x8xf32, global>
+        %e = math.exp %v : f32
+        loop.store %e, %o1[%i0, %k0] : !loop.buffer<4x8xf32, global>
+      }
+    }
+    loop.for serial %j = %c0 to %c8 step %c1 {
+      loop.schedule_block "neg" (%i0 = %i, %j0 = %j) {
+        %v = loop.load %x[%i0, %j0] : !loop.buffer<4x8xf32, global>
+        %n = arith.negf %v : f32
+        loop.store %n, %o2[%i0, %j0] : !loop.buffer<4x8xf32, global>
+      }
+    }
+  }
+  loop.return
+}
+
+// -----
+
+// Counter-example: the same kernel without loop.noalias. A launch may pass one buffer for %x
+// and %o1, so the second read may see the first nest's stores: nothing is cached.
+// CHECK-LABEL: loop.kernel @two_outputs_may_alias
+// CHECK-NOT: arg0_local
+// CHECK: loop.return
+loop.kernel @two_outputs_may_alias(%x: !loop.buffer<4x8xf32, global>, %o1: !loop.buffer<4x8xf32, global>, %o2: !loop.buffer<4x8xf32, global>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  loop.for parallel %i = %c0 to %c4 step %c1 {
+    loop.for serial %k = %c0 to %c8 step %c1 {
+      loop.schedule_block "exp" (%i0 = %i, %k0 = %k) {
+        %v = loop.load %x[%i0, %k0] : !loop.buffer<4x8xf32, global>
+        %e = math.exp %v : f32
+        loop.store %e, %o1[%i0, %k0] : !loop.buffer<4x8xf32, global>
+      }
+    }
+    loop.for serial %j = %c0 to %c8 step %c1 {
+      loop.schedule_block "neg" (%i0 = %i, %j0 = %j) {
+        %v = loop.load %x[%i0, %j0] : !loop.buffer<4x8xf32, global>
+        %n = arith.negf %v : f32
+        loop.store %n, %o2[%i0, %j0] : !loop.buffer<4x8xf32, global>
+      }
+    }
+  }
+  loop.return
+}

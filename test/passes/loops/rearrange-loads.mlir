@@ -104,3 +104,60 @@ loop.kernel @computed(%a: !loop.buffer<?xf32, global>, %n: index) {
   }
   loop.return
 }
+
+// -----
+
+// A fused kernel with two outputs: "exp" stores %o1 before "neg" loads %x. The arguments are
+// loop.noalias (as lower makes them), so %o1 is not %x: both loads of %x become one load at
+// the top of the body.
+// CHECK-LABEL: loop.kernel @two_outputs
+// CHECK: loop.for serial %[[K:.*]] = %c0 to %c8 step %c1 {
+// CHECK-NEXT: %[[V:.*]] = loop.load %arg0[%[[K]]] : !loop.buffer<8xf32, global>
+// CHECK-NEXT: loop.schedule_block "exp"
+// CHECK-NEXT: math.exp %[[V]] : f32
+// CHECK: loop.schedule_block "neg"
+// CHECK-NEXT: arith.negf %[[V]] : f32
+loop.kernel @two_outputs(%x: !loop.buffer<8xf32, global> {loop.noalias}, %o1: !loop.buffer<8xf32, global> {loop.noalias}, %o2: !loop.buffer<8xf32, global> {loop.noalias}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  loop.for serial %k = %c0 to %c8 step %c1 {
+    loop.schedule_block "exp" (%k0 = %k) {
+      %v = loop.load %x[%k0] : !loop.buffer<8xf32, global>
+      %e = math.exp %v : f32
+      loop.store %e, %o1[%k0] : !loop.buffer<8xf32, global>
+    }
+    loop.schedule_block "neg" (%k0 = %k) {
+      %v = loop.load %x[%k0] : !loop.buffer<8xf32, global>
+      %n = arith.negf %v : f32
+      loop.store %n, %o2[%k0] : !loop.buffer<8xf32, global>
+    }
+  }
+  loop.return
+}
+
+// -----
+
+// Counter-example: the same kernel without loop.noalias. A launch may pass one buffer for %x
+// and %o1, so the load of %x in "neg" stays after the store of "exp".
+// CHECK-LABEL: loop.kernel @two_outputs_may_alias
+// CHECK: loop.schedule_block "neg"
+// CHECK-NEXT: loop.load %arg0[%{{.*}}] : !loop.buffer<8xf32, global>
+loop.kernel @two_outputs_may_alias(%x: !loop.buffer<8xf32, global>, %o1: !loop.buffer<8xf32, global>, %o2: !loop.buffer<8xf32, global>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  loop.for serial %k = %c0 to %c8 step %c1 {
+    loop.schedule_block "exp" (%k0 = %k) {
+      %v = loop.load %x[%k0] : !loop.buffer<8xf32, global>
+      %e = math.exp %v : f32
+      loop.store %e, %o1[%k0] : !loop.buffer<8xf32, global>
+    }
+    loop.schedule_block "neg" (%k0 = %k) {
+      %v = loop.load %x[%k0] : !loop.buffer<8xf32, global>
+      %n = arith.negf %v : f32
+      loop.store %n, %o2[%k0] : !loop.buffer<8xf32, global>
+    }
+  }
+  loop.return
+}

@@ -1,11 +1,12 @@
 //! Memory effects as passes that move or remove ops need them: how one op touches memory
 //! ([`Touch`], summed up from the op's own [`Context::memory_effects`]), which buffers may be
-//! the same memory, and whether a region of IR writes a buffer, stores to global memory or
+//! the same memory (kernel scratch and `loop.noalias` arguments are apart from the rest), and
+//! whether a region of IR writes a buffer, stores to global memory a load may read, or
 //! synchronizes threads.
 
 use super::access::stored_buffer;
-use crate::{buffer_parts, AllocOp, BarrierOp, MemorySpace};
-use dlc_ir::{Context, EffectKind, Op, Value};
+use crate::{buffer_parts, AllocOp, BarrierOp, KernelOp, MemorySpace};
+use dlc_ir::{Context, EffectKind, Op, Value, ValueDef};
 
 /// How an op touches memory: one buffer read or written, nothing, or anything.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -54,10 +55,37 @@ pub fn is_kernel_scratch(ctx: &Context, buffer: Value) -> bool {
         )
 }
 
+/// Whether `buffer` is an argument of its `loop.kernel` marked [`crate::NOALIAS`]: no other
+/// argument of a launch shares its memory.
+pub fn is_noalias_arg(ctx: &Context, buffer: Value) -> bool {
+    let ValueDef::BlockArg { block, index } = ctx.value_def(buffer) else {
+        return false;
+    };
+    ctx.block_parent_op(block)
+        .and_then(|k| ctx.view::<KernelOp>(k))
+        .is_some_and(|k| k.is_noalias(ctx, index as usize))
+}
+
 /// Whether `a` and `b` may name overlapping memory: the same value, or two buffers that are
-/// not both distinct allocations (kernel arguments may be the same buffer passed twice).
+/// neither a distinct allocation (kernel scratch) nor two arguments of the kernel of which one
+/// is `loop.noalias` (without it a launch may pass one buffer for both).
 pub fn may_alias(ctx: &Context, a: Value, b: Value) -> bool {
-    a == b || !(is_kernel_scratch(ctx, a) || is_kernel_scratch(ctx, b))
+    if a == b {
+        return true;
+    }
+    let noalias_args = is_kernel_arg(ctx, a)
+        && is_kernel_arg(ctx, b)
+        && (is_noalias_arg(ctx, a) || is_noalias_arg(ctx, b));
+    !(is_kernel_scratch(ctx, a) || is_kernel_scratch(ctx, b) || noalias_args)
+}
+
+/// Whether `v` is an argument of a `loop.kernel` (an argument of its entry block).
+fn is_kernel_arg(ctx: &Context, v: Value) -> bool {
+    let ValueDef::BlockArg { block, .. } = ctx.value_def(v) else {
+        return false;
+    };
+    ctx.block_parent_op(block)
+        .is_some_and(|k| ctx.view::<KernelOp>(k).is_some())
 }
 
 /// Whether `op` or an op nested in it may write memory that `buffer` names, or has an opaque
@@ -77,20 +105,44 @@ pub fn may_write(ctx: &Context, op: Op, buffer: Value) -> bool {
     hit
 }
 
-/// Whether `op` (or an op nested in it) stores to a global buffer whose element type is `elem`
-/// (any element type when `None`): such a buffer may be the same memory as another global
-/// kernel argument of that type, since a launch may pass one buffer twice.
-pub fn stores_global(ctx: &Context, op: Op, elem: Option<dlc_ir::Type>) -> bool {
-    let mut found = false;
+/// Whether a store to the global buffer `stored` may change what a load of the global buffer
+/// `loaded` reads: they [`may_alias`] and have one element type (a launch passes one buffer
+/// only for arguments of its element type).
+pub fn may_clobber(ctx: &Context, stored: Value, loaded: Value) -> bool {
+    let elem = |b: Value| match buffer_parts(ctx, ctx.value_type(b)) {
+        Some((_, e, MemorySpace::Global)) => Some(e),
+        _ => None,
+    };
+    match (elem(stored), elem(loaded)) {
+        (Some(s), Some(l)) => s == l && may_alias(ctx, stored, loaded),
+        _ => false,
+    }
+}
+
+/// The global buffers `op` or an op nested in it stores to, each once, in program order.
+pub fn stored_globals(ctx: &Context, op: Op) -> Vec<Value> {
+    let mut out = Vec::new();
     ctx.for_each_op(op, &mut |o| {
         let Some(buf) = stored_buffer(ctx, o) else {
             return;
         };
-        if let Some((_, e, MemorySpace::Global)) = buffer_parts(ctx, ctx.value_type(buf)) {
-            found |= elem.is_none_or(|want| want == e);
+        let global = matches!(
+            buffer_parts(ctx, ctx.value_type(buf)),
+            Some((_, _, MemorySpace::Global))
+        );
+        if global && !out.contains(&buf) {
+            out.push(buf);
         }
     });
-    found
+    out
+}
+
+/// Whether `op` (or an op nested in it) stores to a global buffer that [`may_clobber`] the
+/// global buffer `loaded`.
+pub fn stores_global(ctx: &Context, op: Op, loaded: Value) -> bool {
+    stored_globals(ctx, op)
+        .into_iter()
+        .any(|s| may_clobber(ctx, s, loaded))
 }
 
 /// Whether `op` is or contains a `loop.barrier`.

@@ -12,8 +12,9 @@
 //!
 //! `loop.launch` decodes the views it passes into [`Tensor`]s, runs the kernel with the
 //! kernel interpreter and encodes the buffers back. Two arguments that are the same view share
-//! one buffer, so an in-place kernel sees real aliasing; views that overlap only partially
-//! cannot be expressed as kernel buffers and are an error. Everything a host function can get
+//! one buffer, so an in-place kernel sees real aliasing, unless one of them is `loop.noalias`,
+//! which is an error; views that overlap only partially cannot be expressed as kernel buffers
+//! and are an error. Everything a host function can get
 //! wrong at run time (sizes, offsets, bounds, arguments) comes back as a diagnostic at the op.
 
 use super::buffer::{buffer_type, store, KernelArg};
@@ -487,6 +488,19 @@ impl Host<'_> {
                 }
                 HostVal::Buffer(view) => {
                     if let Some(slot) = views.iter().position(|(w, _)| w == view) {
+                        let j = views[slot].1;
+                        let kernel = KernelOp(kernel);
+                        if let Some(k) = [j, i].into_iter().find(|&k| kernel.is_noalias(ctx, k)) {
+                            return Err(op_err(
+                                ctx,
+                                op,
+                                format!(
+                                    "launch arguments #{j} and #{i} are the same buffer, but argument #{k} of kernel '{}' is '{}'",
+                                    kernel.name(ctx),
+                                    crate::NOALIAS
+                                ),
+                            ));
+                        }
                         refs.push(ArgRef::Buffer(slot));
                         continue;
                     }

@@ -18,6 +18,7 @@ use dlc_graph::GraphOps;
 use dlc_ir::{
     Block, Context, Diagnostic, InsertPoint, Location, Op, OpSpec, Type, Value, ValueMap,
 };
+use dlc_loop::KernelOp;
 use rustc_hash::FxHashMap;
 
 use super::element::{slice_bound, Emit};
@@ -300,7 +301,7 @@ impl Host<'_> {
             target: self.target,
             loc,
         };
-        let (_, built) = kernel::build(ctx, InsertPoint::Before(self.func), &request)
+        let (kernel, built) = kernel::build(ctx, InsertPoint::Before(self.func), &request)
             .map_err(|m| err(loc, m))?;
         self.stats.kernels += 1;
         self.stats.blocks += built.blocks;
@@ -313,6 +314,15 @@ impl Host<'_> {
         }
         for &s in &built.symbols {
             args.push(self.symbol(ctx, s, loc).map_err(|m| err(loc, m))?);
+        }
+        // Each tensor has its own buffer (an argument, a constant or a fresh allocation), so a
+        // buffer argument is `loop.noalias` unless the launch passes its buffer twice.
+        for (i, &a) in args.iter().enumerate() {
+            if dlc_loop::is_buffer(ctx, ctx.value_type(a))
+                && args.iter().filter(|&&b| b == a).count() == 1
+            {
+                KernelOp(kernel).set_noalias(ctx, i, true);
+            }
         }
         dlc_loop::build_launch(ctx, self.at(), &kernel_name, &args, loc);
         Ok(())

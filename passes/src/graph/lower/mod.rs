@@ -10,7 +10,11 @@
 //! - **Kernels.** Each group becomes `loop.kernel @<func>_<n>_<label>` (label `fusion`, or the
 //!   op's name), placed before the host function. Arguments: a global buffer per tensor the
 //!   group reads, one per value it yields, then one `index` per symbolic size it needs
-//!   (dynamic dims are arguments, so one kernel serves every size).
+//!   (dynamic dims are arguments, so one kernel serves every size). Every buffer argument is
+//!   `loop.noalias` (docs/dialects/loop.md, "Argument attributes"): each tensor has its own
+//!   buffer, so no other argument of the launch shares its memory; an argument whose buffer
+//!   the launch passes twice (a fusion reading one tensor through two of its arguments) stays
+//!   without it.
 //! - **Loops.** A kernel iterates a *domain*: the result shape of elementwise and
 //!   data-movement ops, the input shape of a reduction group with its reduce axes, and
 //!   `[..batch, M, N, K]` for a matmul group. A `graph.conv2d` that `decompose` left whole
@@ -72,7 +76,7 @@
 //!    ```
 //!    becomes (constants elided)
 //!    ```text
-//!    loop.kernel @bias_relu_0_fusion(%arg0: !loop.buffer<4x8xf32, global>, %arg1: !loop.buffer<8xf32, global>, %arg2: !loop.buffer<4x8xf32, global>) {
+//!    loop.kernel @bias_relu_0_fusion(%arg0: !loop.buffer<4x8xf32, global> {loop.noalias}, %arg1: !loop.buffer<8xf32, global> {loop.noalias}, %arg2: !loop.buffer<4x8xf32, global> {loop.noalias}) {
 //!      loop.for parallel %arg3 = %c0 to %c4 step %c1 {
 //!        loop.for serial %arg4 = %c0 to %c8 step %c1 {
 //!          %0 = loop.alloc : !loop.buffer<f32, local>

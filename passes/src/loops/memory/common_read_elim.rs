@@ -5,9 +5,10 @@
 //! Fusion puts several consumers of one input in one kernel, and lowering gives each its own
 //! schedule block, each loading the input again: softmax and layer_norm read `x` in the nests
 //! of their max, sum and normalise steps, and two fused reductions over the same row read it
-//! twice in one loop body. Global memory is the slow part of such kernels. This is CINN's
-//! `eliminate_common_global_memory_read`, without its quirks (it gives up on any `select` and
-//! matches buffers by name).
+//! twice in one loop body. Global memory is the slow part of such kernels. A fused kernel with
+//! several outputs stores between such reads; the reads stay valid when its arguments are
+//! `loop.noalias`, as `lower` makes them. This is CINN's `eliminate_common_global_memory_read`,
+//! without its quirks (it gives up on any `select` and matches buffers by name).
 //!
 //! # Changes to the IR
 //! - Scope: each loop body, each branch of a `loop.if` (where `gpu-map` puts the work of a
@@ -23,8 +24,10 @@
 //! - A group of the same read qualifies when it spans at least two schedule blocks; the buffer
 //!   is never stored in the kernel; the expressions use no loaded value (an indirect access)
 //!   and only values defined before the group's first op in the scope; between that op and the
-//!   group's last (inclusive) there is no `loop.barrier` and no store to a global buffer of the
-//!   same element type (a launch may pass one buffer for two arguments); and the cache, one
+//!   group's last (inclusive) there is no `loop.barrier` and no store to a global buffer that
+//!   may be the read buffer's memory: one of the same element type, unless both are kernel
+//!   arguments and one is `loop.noalias` (without it a launch may pass one buffer for two
+//!   arguments); and the cache, one
 //!   element per point of the inner loops the indices use, has at most `max-local-elements`
 //!   (default 8) elements.
 //! - Before the group's first op: a `loop.alloc` of the cache (`!loop.buffer<f32, local>`, a
@@ -46,6 +49,9 @@
 //!   keep it in registers; `max-local-elements` keeps it small.
 //! - Loads under a `loop.if`, in init regions, or behind parallel, vectorized or GPU-bound
 //!   loops are not considered.
+//! - Correctness across stores rests on `loop.noalias`: the verifier and the interpreter check
+//!   launches against it, but an overlap they cannot see (views at dynamic offsets) is the
+//!   producer's promise.
 //!
 //! # Examples
 //! 1. Two reductions over one row read `x[%i, %k]` in one loop body:
@@ -106,8 +112,10 @@
 //!
 //! # Counter-examples
 //! 1. A buffer the kernel also stores: the cached value could be stale.
-//! 2. Reads with a store to a global buffer of the same element type between them: a launch
-//!    may pass that buffer for the one read.
+//! 2. Reads with a store to a global buffer of the same element type between them, when the
+//!    arguments are not `loop.noalias`: a launch may pass that buffer for the one read
+//!    (test/passes/loops/common-read-elim.mlir, `@two_outputs_may_alias`; with the attribute,
+//!    `@two_outputs` is cached).
 //! 3. `x[%k + 1]` and `x[%k]`: different reads.
 
 use super::rearrange_loads::defined_before;
@@ -311,16 +319,13 @@ impl CommonReadElim {
         if size > self.max_local_elements {
             return false;
         }
-        let Some((_, elem, _)) = buffer_parts(ctx, ctx.value_type(*buffer)) else {
-            return false;
-        };
         // The window from the first member's op of the scope to the last one's.
         let first = members[0].top;
         let last = members[members.len() - 1].top;
         let mut inside = false;
         for op in ctx.block_ops(scope) {
             inside |= op == first;
-            if inside && (has_barrier(ctx, op) || stores_global(ctx, op, Some(elem))) {
+            if inside && (has_barrier(ctx, op) || stores_global(ctx, op, *buffer)) {
                 return false;
             }
             if op == last {

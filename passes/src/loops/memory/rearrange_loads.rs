@@ -5,7 +5,9 @@
 //! An innermost `loop.for` body holds schedule blocks that read global memory: every fused
 //! elementwise or reduction kernel does. A GPU issues instructions in order, so a load that
 //! waits behind the arithmetic of an earlier block starts late; issued together, the loads'
-//! latencies overlap. This is CINN's `rearrange_load_instruction`.
+//! latencies overlap. In a fused kernel with several outputs, a block stores before the next
+//! one loads; the loads still move when the arguments are `loop.noalias`, as `lower` makes
+//! them. This is CINN's `rearrange_load_instruction`.
 //!
 //! # Changes to the IR
 //! - For each `loop.for` whose body holds no other `loop.for`, the `loop.load`s of global
@@ -17,9 +19,11 @@
 //!   longer depends on the block; the uses of the old load read the hoisted value and the old
 //!   load is erased. Schedule blocks are not isolated from above, so they may use it.
 //! - A load is not hoisted when an index depends on a value computed inside the block (such as
-//!   another load: an indirect access), when a global buffer of its element type (the same
-//!   buffer, or one a launch may pass for it) is stored, or a `loop.barrier` runs, earlier in
-//!   the body, or when the body already hoisted option `max-loads` (default 8) distinct loads.
+//!   another load: an indirect access), when a global buffer that may be its memory is stored,
+//!   or a `loop.barrier` runs, earlier in the body, or when the body already hoisted option
+//!   `max-loads` (default 8) distinct loads. A stored buffer may be the loaded one when it has
+//!   the same element type, unless both are kernel arguments and one is `loop.noalias`
+//!   (without it a launch may pass one buffer for both).
 //! - Loads of the same buffer at the same indices share one hoisted load.
 //!
 //! The pass counts the loads it removed from schedule blocks (`loads-hoisted`).
@@ -31,6 +35,9 @@
 //! # Risks and limitations
 //! - Hoisted values stay live across the blocks: more registers; `max-loads` bounds this.
 //! - Loads under a `loop.if` are never hoisted, even when both branches load the same element.
+//! - Correctness across stores rests on `loop.noalias`: the verifier and the interpreter check
+//!   launches against it, but an overlap they cannot see (views at dynamic offsets) is the
+//!   producer's promise.
 //!
 //! # Examples
 //! 1. Two blocks read `%a[%k]`, one `%b[%k]`:
@@ -80,13 +87,15 @@
 //!
 //! # Counter-examples
 //! 1. `%i = loop.load %idx[%k0]` then `loop.load %a[%i]`: the second load's index is a load.
-//! 2. A block storing to a global f32 buffer before another block loads `%a[%k0]`: the
-//!    stored buffer may be `%a` (a data dependence).
+//! 2. A block storing to a global f32 buffer before another block loads `%a[%k0]`, when the
+//!    arguments are not `loop.noalias`: the stored buffer may be `%a` (a data dependence;
+//!    test/passes/loops/rearrange-loads.mlir, `@two_outputs_may_alias`, and with the attribute
+//!    `@two_outputs`, whose loads move).
 
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
 use dlc_ir::{Block, Context, Diagnostic, InsertPoint, Op, Value};
-use dlc_loop::analysis::access::{is_loaded, stored_buffer, Resolver};
-use dlc_loop::analysis::effects::{has_barrier, stores_global};
+use dlc_loop::analysis::access::{is_loaded, Resolver};
+use dlc_loop::analysis::effects::{has_barrier, may_clobber, stored_globals};
 use dlc_loop::analysis::loops::loop_kind;
 use dlc_loop::index_expr::erase_dead_index_ops;
 use dlc_loop::index_expr::{Emitter, IndexExpr};
@@ -179,14 +188,14 @@ impl RearrangeLoads {
         let mut emitter = Emitter::new(InsertPoint::Before(first_block), ctx.op_loc(first_block))
             .with_bounds(resolver.bounds().clone());
         let mut moved = 0;
-        // Ops of the body before the hoisting point may store: the point is after them.
-        let mut blocked_elems: Vec<Option<dlc_ir::Type>> = Vec::new();
+        // The global buffers stored so far: a load they may clobber stays.
+        let mut stored: Vec<Value> = Vec::new();
         let mut barrier = false;
         let start = ops.iter().position(|o| *o == first_block).unwrap_or(0);
         for &op in &ops[start..] {
             if ctx.view::<ScheduleBlockOp>(op).is_none() {
                 barrier |= has_barrier(ctx, op);
-                note_stores(ctx, op, &mut blocked_elems);
+                stored.extend(stored_globals(ctx, op));
                 continue;
             }
             let Some(sb_body) = ctx.regions(op).first().and_then(|r| ctx.blocks(*r).first()) else {
@@ -196,7 +205,7 @@ impl RearrangeLoads {
             if let Some(init) = ctx.regions(op).get(1).and_then(|r| ctx.blocks(*r).first()) {
                 for o in ctx.block_ops(*init) {
                     barrier |= has_barrier(ctx, o);
-                    note_stores(ctx, o, &mut blocked_elems);
+                    stored.extend(stored_globals(ctx, o));
                 }
             }
             let inner: Vec<Op> = ctx.block_ops(*sb_body).collect();
@@ -205,16 +214,15 @@ impl RearrangeLoads {
                 let well_formed = ctx.num_results(o) == 1 && !ctx.operands(o).is_empty();
                 let load = ctx.view::<LoadOp>(o).filter(|_| well_formed && !barrier);
                 let Some(load) = load else {
-                    note_stores(ctx, o, &mut blocked_elems);
+                    stored.extend(stored_globals(ctx, o));
                     continue;
                 };
                 let buffer = load.buffer(ctx);
-                let Some((_, elem, MemorySpace::Global)) =
-                    buffer_parts(ctx, ctx.value_type(buffer))
-                else {
-                    continue;
-                };
-                if blocked_elems.iter().any(|b| b.is_none_or(|t| t == elem)) {
+                let global = matches!(
+                    buffer_parts(ctx, ctx.value_type(buffer)),
+                    Some((_, _, MemorySpace::Global))
+                );
+                if !global || stored.iter().any(|&s| may_clobber(ctx, s, buffer)) {
                     continue;
                 }
                 let index_values: Vec<Value> = load.indices(ctx).to_vec();
@@ -263,23 +271,6 @@ impl RearrangeLoads {
         }
         Ok(moved)
     }
-}
-
-/// Records the element types of the global buffers `op` stores to (stores of other spaces do
-/// not matter to global loads).
-fn note_stores(ctx: &Context, op: Op, out: &mut Vec<Option<dlc_ir::Type>>) {
-    if !stores_global(ctx, op, None) {
-        return;
-    }
-    ctx.for_each_op(op, &mut |o| {
-        if let Some((_, e, MemorySpace::Global)) =
-            stored_buffer(ctx, o).and_then(|b| buffer_parts(ctx, ctx.value_type(b)))
-        {
-            if !out.contains(&Some(e)) {
-                out.push(Some(e));
-            }
-        }
-    });
 }
 
 /// Whether every value `e` mentions is defined before `at` in its block or in an enclosing

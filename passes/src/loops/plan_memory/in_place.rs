@@ -1,6 +1,6 @@
 //! In-place reuse: an output of a launch takes over an input that dies there, when the kernel
 //! reads every element of the input only in the iteration that writes the same element of
-//! the output.
+//! the output. The two kernel arguments then share memory, so they lose `loop.noalias`.
 
 use super::{candidates, positions, Candidate};
 use dlc_ir::symbol::SymbolTables;
@@ -20,9 +20,19 @@ pub(super) fn reuse(ctx: &mut Context, block: Block, merged: &mut FxHashMap<Valu
     let mut count = 0;
     for launch in launches {
         // A merge changes the intervals, so the candidates are found afresh after each one.
-        while let Some((input, output)) = find_pair(ctx, block, launch, &mut tables) {
+        while let Some(Pair {
+            input,
+            output,
+            kernel,
+            args,
+        }) = find_pair(ctx, block, launch, &mut tables)
+        {
             ctx.replace_all_uses(output.value, input.value);
             ctx.erase_op(output.alloc);
+            // The launch passes one buffer for both arguments now: neither is `loop.noalias`.
+            for i in args {
+                kernel.set_noalias(ctx, i, false);
+            }
             let taken = merged.remove(&output.value).unwrap_or(0);
             *merged.entry(input.value).or_default() += 1 + taken;
             count += 1;
@@ -31,13 +41,23 @@ pub(super) fn reuse(ctx: &mut Context, block: Block, merged: &mut FxHashMap<Valu
     count
 }
 
+/// An (input, output) pair of one launch that may share a buffer.
+struct Pair {
+    input: Candidate,
+    output: Candidate,
+    /// The launched kernel.
+    kernel: KernelOp,
+    /// The positions of the input and the output among the launch's arguments.
+    args: [usize; 2],
+}
+
 /// An (input, output) pair of `launch` that may share a buffer.
 fn find_pair(
     ctx: &Context,
     block: Block,
     launch: LaunchOp,
     tables: &mut SymbolTables,
-) -> Option<(Candidate, Candidate)> {
+) -> Option<Pair> {
     let pos = positions(ctx, block);
     let at = pos[&launch.0];
     let by_value: FxHashMap<Value, Candidate> = candidates(ctx, block, &pos)
@@ -66,7 +86,12 @@ fn find_pair(
                 && ctx.operands(input.alloc) == ctx.operands(output.alloc)
                 && reads_where_written(ctx, kernel, i, o)
             {
-                return Some((input.clone(), output.clone()));
+                return Some(Pair {
+                    input: input.clone(),
+                    output: output.clone(),
+                    kernel,
+                    args: [i, o],
+                });
             }
         }
     }

@@ -21,7 +21,8 @@
 //!   indices once schedule-block iter vars are replaced by the values bound to them, are nested
 //!   in the same innermost `loop.for`, the loads before the store; those indices are the
 //!   induction variables of all the loops around the store, each once (so every iteration
-//!   writes its own element); and neither I nor O is passed twice.
+//!   writes its own element); and neither I nor O is passed twice. The launch then passes one
+//!   buffer for both arguments, so the kernel's two arguments lose `loop.noalias`.
 //! - **Slots**: candidates are taken in order of their first use; each goes to a free slot (one
 //!   whose last occupant died before), preferring one of provably equal size (same static
 //!   bytes, or the same factor times the same size values), else the largest, else a new slot.
@@ -54,6 +55,9 @@
 //!   one size, but sizes over different values keep an `arith.maxsi` each.
 //! - In place is only recognised in the loop structure `lower` makes (indices that are
 //!   induction variables); a kernel tiled or mapped to GPU threads is not reused in place.
+//! - In place edits the launched kernel, a sibling of the function (it drops `loop.noalias`):
+//!   it happens only where the kernel is visible, which a function run on its own thread
+//!   (several functions, threading on) is not; there nothing is reused in place.
 //!
 //! # TODO
 //! - Use `arith.maxui` for slot sizes once the arith dialect has it (`maxsi` is the same on

@@ -352,8 +352,7 @@ impl Mapper {
         }
         let grid = match grid {
             LaunchSize::Arg(_) => {
-                ctx.add_block_arg(nest.entry, Type::INDEX);
-                update_function_type(ctx, kernel, nest.entry);
+                KernelOp(kernel).append_arg(ctx, Type::INDEX);
                 LaunchSize::Arg(ctx.block_args(nest.entry).len() - 1)
             }
             g => g,
@@ -516,18 +515,6 @@ fn defined_outside(ctx: &Context, v: Value, outer: Op) -> bool {
         None => ctx.value_block(v).and_then(|b| ctx.block_parent_op(b)),
     };
     owner.is_none_or(|op| op != outer && !ctx.is_ancestor(outer, op))
-}
-
-/// Rewrites the kernel's `function_type` to its entry block's arguments.
-fn update_function_type(ctx: &mut Context, kernel: Op, entry: Block) {
-    let types: Vec<Type> = ctx
-        .block_args(entry)
-        .iter()
-        .map(|&a| ctx.value_type(a))
-        .collect();
-    let ty = ctx.function_type(&types, &[]);
-    let attr = ctx.type_attr(ty);
-    ctx.set_attr(kernel, "function_type", attr);
 }
 
 /// Sets `grid = [grid, 1, 1]` and `block = [block, 1, 1]`.
