@@ -311,6 +311,10 @@ impl<'a> Lexer<'a> {
                 .and_then(|s| s.parse::<i64>().ok())
                 .ok_or("dimension is too large")
         };
+        // MLIR allows whitespace before the `x`: `vector<4 x i32>`.
+        while self.src.get(p).is_some_and(|c| c.is_ascii_whitespace()) {
+            p += 1;
+        }
         if self.src.get(p) != Some(&b'x') {
             return None;
         }
