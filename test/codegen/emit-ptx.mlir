@@ -13,9 +13,10 @@
 
 // SM80: .target sm_80
 
-// gpu-default's block reductions expand into warp shuffles.
+// gpu-default's block reductions expand into warp shuffles; its blocks of 16 threads (rows of
+// 16) shuffle among lanes 0-15 only.
 // SOFTMAX: .visible .entry softmax_0_fusion(
-// SOFTMAX: shfl.sync.bfly.b32 {{.*}}, 16, 31, -1;
+// SOFTMAX: shfl.sync.bfly.b32 {{.*}}, 8, 31, 65535;
 
 // LLVM: target triple = "nvptx64-nvidia-cuda"
 // LLVM: define ptx_kernel void @gpu_row_sum(

@@ -86,6 +86,8 @@ pub(crate) struct FnLowering<'a, 'ctx> {
     stack_marks: Vec<Option<PointerValue<'ctx>>>,
     /// Whether this function has emitted a streaming (non-temporal) store.
     streamed: bool,
+    /// The thread block of an NVPTX kernel, when static (`None`: chosen at launch).
+    pub block: Option<[i64; 3]>,
 }
 
 /// The LLVM parameter types of a kernel with these argument types.
@@ -138,6 +140,7 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
             created: 0,
             stack_marks: Vec::new(),
             streamed: false,
+            block: None,
         }
     }
 

@@ -6,8 +6,15 @@
 //!   meaning: thread `t` of `n` takes iterations `lb + t*step`, `lb + (t+n)*step`, ... — a loop
 //!   from `lb + t*step` with stride `n*step`.
 //! - `loop.barrier` is `bar.sync 0`.
-//! - `loop.warp_reduce` is five butterfly shuffles (`shfl.sync.bfly`, full mask); 64-bit values
-//!   are shuffled as two 32-bit halves, narrower ones widened to 32 bits.
+//! - `loop.warp_reduce` combines over the lanes of the warp that exist. When every warp is
+//!   full (a static block of a multiple of 32 threads) it is five butterfly shuffles
+//!   (`shfl.sync.bfly`, full mask); a static block of `n < 32` threads, `n` a power of two,
+//!   shuffles with offsets below `n` among lanes `0..n` (mask `(1 << n) - 1`); otherwise (a
+//!   partial last warp, or a block sized at launch) each warp counts its lanes at run time and
+//!   reduces with guarded `shfl.sync.down` steps among exactly those lanes, then broadcasts
+//!   lane 0's total with `shfl.sync.idx`. A `shfl.sync` whose mask names a lane that does not
+//!   exist is undefined behaviour. 64-bit values are shuffled as two 32-bit halves, narrower
+//!   ones widened to 32 bits.
 //! - `loop.block_reduce` (when `cross-thread-reduce` has not expanded it) reduces in each warp,
 //!   passes the warp results through a 32-element shared buffer and reduces them in warp 0.
 //!
@@ -120,33 +127,108 @@ impl<'ctx> FnLowering<'_, 'ctx> {
         Ok(())
     }
 
-    /// Combines `x` over the 32 lanes of the warp; every lane gets the result.
+    /// Combines `x` over the lanes of the warp that exist; every lane gets the result.
     fn warp_reduce(
         &self,
         kind: ReduceKind,
         x: BasicValueEnum<'ctx>,
     ) -> CgResult<BasicValueEnum<'ctx>> {
+        let full = self.llvm.i32_type().const_all_ones();
+        let threads = self.block.map(|d| d.iter().product::<i64>());
+        match threads {
+            Some(n) if n % WARP == 0 => self.butterfly(kind, x, WARP as u64, full),
+            Some(n) if (1..WARP).contains(&n) && n & (n - 1) == 0 => {
+                // The one warp has lanes 0..n: the mask names them, and xor offsets below n
+                // stay inside them.
+                let mask = self.llvm.i32_type().const_int((1u64 << n) - 1, false);
+                self.butterfly(kind, x, n as u64, mask)
+            }
+            _ => self.partial_warp_reduce(kind, x),
+        }
+    }
+
+    /// Butterfly shuffles with offsets `width/2`, ..., 1 among the lanes of `mask`, which are
+    /// lanes `0..width` of every warp.
+    fn butterfly(
+        &self,
+        kind: ReduceKind,
+        x: BasicValueEnum<'ctx>,
+        width: u64,
+        mask: IntValue<'ctx>,
+    ) -> CgResult<BasicValueEnum<'ctx>> {
         let mut acc = x;
-        for offset in [16u64, 8, 4, 2, 1] {
-            let other = self.shuffle_xor(acc, offset)?;
+        let mut offset = width / 2;
+        while offset > 0 {
+            let other = self.shuffle(Shuffle::Bfly, acc, offset, mask)?;
             acc = self.combine(kind, acc, other)?;
+            offset /= 2;
         }
         Ok(acc)
     }
 
-    /// `shfl.sync.bfly` of any scalar up to 64 bits.
-    fn shuffle_xor(&self, x: BasicValueEnum<'ctx>, offset: u64) -> CgResult<BasicValueEnum<'ctx>> {
+    /// A warp reduction where a warp may have fewer than 32 lanes: the last warp of a block
+    /// whose size is not a multiple of 32, or any warp of a block sized at launch. A warp of
+    /// `live` lanes (`min(32, threads - 32 * warp)`, the same in all of its lanes) shuffles
+    /// among exactly those lanes (mask `(1 << live) - 1`): a tree of `shfl.sync.down` steps
+    /// where lane `l` combines lane `l + offset`'s value only if that lane exists, which leaves
+    /// the total in lane 0 for any `live`, then `shfl.sync.idx` hands it to every lane. (A
+    /// butterfly is only right when `live` is a power of two; `activemask` would be wrong
+    /// inside a branch that some live lanes skip.)
+    fn partial_warp_reduce(
+        &self,
+        kind: ReduceKind,
+        x: BasicValueEnum<'ctx>,
+    ) -> CgResult<BasicValueEnum<'ctx>> {
+        let b = &self.builder;
+        let (i32t, i64t) = (self.llvm.i32_type(), self.llvm.i64_type());
+        let c32 = i64t.const_int(WARP as u64, false);
+        let tid = self.linear_thread_id()?;
+        let threads = match self.block {
+            Some(d) => i64t.const_int(d.iter().product::<i64>() as u64, false),
+            None => self.block_size()?,
+        };
+        let lane = b.build_int_unsigned_rem(tid, c32, "lane")?;
+        let rest = b.build_int_sub(threads, b.build_int_sub(tid, lane, "")?, "")?;
+        let short = b.build_int_compare(IntPredicate::ULT, rest, c32, "")?;
+        let live = b.build_select(short, rest, c32, "live")?.into_int_value();
+        let live = b.build_int_truncate(live, i32t, "")?;
+        let lane = b.build_int_truncate(lane, i32t, "")?;
+        // `live` is in 1..=32, so the shift is in 0..=31.
+        let unused = b.build_int_sub(i32t.const_int(WARP as u64, false), live, "")?;
+        let mask = b.build_right_shift(i32t.const_all_ones(), unused, false, "mask")?;
+        let mut acc = x;
+        for offset in [16u64, 8, 4, 2, 1] {
+            let other = self.shuffle(Shuffle::Down, acc, offset, mask)?;
+            let from = b.build_int_add(lane, i32t.const_int(offset, false), "")?;
+            let exists = b.build_int_compare(IntPredicate::ULT, from, live, "")?;
+            let combined = self.combine(kind, acc, other)?;
+            acc = b.build_select(exists, combined, acc, "")?;
+        }
+        self.shuffle(Shuffle::Idx, acc, 0, mask)
+    }
+
+    /// `shfl.sync.<mode>` among the lanes of `mask` of any scalar up to 64 bits; `operand` is
+    /// the lane offset (`bfly`, `down`) or source lane (`idx`).
+    fn shuffle(
+        &self,
+        mode: Shuffle,
+        x: BasicValueEnum<'ctx>,
+        operand: u64,
+        mask: IntValue<'ctx>,
+    ) -> CgResult<BasicValueEnum<'ctx>> {
         let i32t = self.llvm.i32_type();
         let b = &self.builder;
+        let intrinsic = format!("llvm.nvvm.shfl.sync.{}.i32", mode.name());
         let shfl = |v: IntValue<'ctx>| -> CgResult<IntValue<'ctx>> {
+            // The last operand packs the segment mask (0: the whole warp) and the clamp lane.
             let args = [
-                i32t.const_all_ones().into(),
+                mask.into(),
                 v.into(),
-                i32t.const_int(offset, false).into(),
+                i32t.const_int(operand, false).into(),
                 i32t.const_int(31, false).into(),
             ];
             Ok(self
-                .call_intrinsic("llvm.nvvm.shfl.sync.bfly.i32", &[], &args)?
+                .call_intrinsic(&intrinsic, &[], &args)?
                 .ok_or("shuffle returned nothing")?
                 .into_int_value())
         };
@@ -285,8 +367,11 @@ impl<'ctx> FnLowering<'_, 'ctx> {
         Ok(unsafe { self.builder.build_in_bounds_gep(ty, slots, &[i], "slot")? })
     }
 
-    /// `tid.x + ntid.x * (tid.y + ntid.y * tid.z)`.
+    /// `tid.x + ntid.x * (tid.y + ntid.y * tid.z)` (`tid.x` in a static one-dimensional block).
     fn linear_thread_id(&self) -> CgResult<IntValue<'ctx>> {
+        if let Some([_, 1, 1]) = self.block {
+            return self.special_register("tid", Dim::X);
+        }
         let b = &self.builder;
         let (tx, ty, tz) = (
             self.special_register("tid", Dim::X)?,
@@ -330,6 +415,30 @@ impl<'ctx> FnLowering<'_, 'ctx> {
         Ok(self
             .builder
             .build_address_space_cast(g.as_pointer_value(), generic, "shared")?)
+    }
+}
+
+/// Threads per warp.
+const WARP: i64 = 32;
+
+/// A `shfl.sync` mode.
+#[derive(Copy, Clone)]
+enum Shuffle {
+    /// From lane `lane ^ offset`.
+    Bfly,
+    /// From lane `lane + offset`.
+    Down,
+    /// From a given lane.
+    Idx,
+}
+
+impl Shuffle {
+    fn name(self) -> &'static str {
+        match self {
+            Shuffle::Bfly => "bfly",
+            Shuffle::Down => "down",
+            Shuffle::Idx => "idx",
+        }
     }
 }
 

@@ -8,13 +8,15 @@
 //!   `void <name>(ptr args)` that unpacks the runtime's argument slots (`dlc_runtime::KernelFn`):
 //!   a buffer is its data pointer then one slot per dim, a scalar one slot.
 //! - **NVPTX**: the kernel is `<name>` itself, with the `ptx_kernel` calling convention and the
-//!   same typed parameters, since a CUDA launch passes parameters by value.
+//!   same typed parameters, since a CUDA launch passes parameters by value. A kernel whose static
+//!   thread block exceeds CUDA's limits (1024 threads, 64 along z) is an error at the kernel.
 
 use crate::error::{CgError, CgResult};
 use crate::function::{kernel_param_types, ArgFacts, FnLowering, Machine};
 use crate::host_facts::kernel_facts;
 use dlc_ir::{Context, Diagnostic, Op, Type};
-use dlc_loop::buffer_parts;
+use dlc_loop::analysis::kernel::static_block_dims;
+use dlc_loop::{buffer_parts, MAX_BLOCK_THREADS};
 use inkwell::attributes::{Attribute, AttributeLoc};
 use inkwell::context::Context as LlvmContext;
 use inkwell::module::{Linkage, Module};
@@ -24,6 +26,8 @@ use inkwell::AddressSpace;
 
 /// LLVM's `ptx_kernel` calling convention.
 const PTX_KERNEL_CC: u32 = 71;
+/// The most threads a CUDA block may have along z.
+const MAX_BLOCK_Z: i64 = 64;
 
 /// Lowers every kernel of `module` into a new LLVM module named after `module_name`.
 pub(crate) fn lower_module<'ctx>(
@@ -92,6 +96,9 @@ fn lower_kernel<'ctx>(
         }
     };
     let mut lowering = FnLowering::new(ctx, llvm, module, function, machine, name.to_string());
+    if machine == Machine::Nvptx {
+        lowering.block = launchable_block(ctx, kernel)?;
+    }
     lowering.bind_kernel_args(&args, facts)?;
     lowering.lower_block(body)?;
     lowering.finish()?;
@@ -99,6 +106,25 @@ fn lower_kernel<'ctx>(
         entry_thunk(ctx, llvm, module, name, &arg_types, function)?;
     }
     Ok(())
+}
+
+/// The static thread block of a GPU kernel (its `block` attribute, else the extents of its
+/// `thread.*` loops, as the grid simulation launches it), or `None` when it is chosen at launch;
+/// an error when no CUDA device can launch it.
+fn launchable_block(ctx: &Context, kernel: Op) -> CgResult<Option<[i64; 3]>> {
+    let Some(dims) = static_block_dims(ctx, kernel) else {
+        return Ok(None);
+    };
+    let threads: i64 = dims.iter().product();
+    if threads > MAX_BLOCK_THREADS || dims[2] > MAX_BLOCK_Z {
+        let [x, y, z] = dims;
+        return Err(format!(
+            "the kernel needs a thread block of {x}x{y}x{z} = {threads} threads; CUDA blocks \
+             have at most {MAX_BLOCK_THREADS} threads and {MAX_BLOCK_Z} along z"
+        )
+        .into());
+    }
+    Ok(Some(dims))
 }
 
 /// `void <name>(ptr args)`: loads each parameter from its 8-byte slot and calls the body.

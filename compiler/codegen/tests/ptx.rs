@@ -32,6 +32,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 const ACCEPTED_LIMITS: &[&str] = &[
     "a shared buffer needs static dims",
     "integer division of vectors is not supported",
+    "CUDA blocks have at most",
 ];
 
 fn repo_root() -> PathBuf {

@@ -37,7 +37,7 @@ pub use ops::{
     BarrierOp, BlockDimOp, BlockIdOp, BlockReduceOp, ConstantOp, Dim, DimOp, ForOp, IfOp,
     IndexCheck, IterKind, KernelOp, LaunchDim, LaunchOp, LoadOp, LoopKind, LoopOps, PrefetchOp,
     ReduceKind, ReduceMethod, ReturnOp, ScheduleBlockOp, StoreOp, ThreadIdOp, VLoadOp, VStoreOp,
-    ViewOp, WarpReduceOp, YieldOp, DIM_SYMBOLS, INDEX_CHECKS, NOALIAS,
+    ViewOp, WarpReduceOp, YieldOp, DIM_SYMBOLS, INDEX_CHECKS, MAX_BLOCK_THREADS, NOALIAS,
 };
 pub use types::{buffer_parts, buffer_type, elem_size_bytes, is_buffer, MemorySpace};
 pub use verify::{is_gpu_kernel, launch_compatible};

@@ -705,6 +705,10 @@ impl KernelOp {
 /// against it; memory passes and codegen rely on it.
 pub const NOALIAS: &str = "loop.noalias";
 
+/// The most threads a block may have: CUDA's limit on every device (the grid simulation
+/// enforces it at launch, PTX code generation for static blocks).
+pub const MAX_BLOCK_THREADS: i64 = 1024;
+
 /// Reads a `[a, b, c]` launch attribute: index integers or `"argN"` strings.
 pub fn launch_dims(ctx: &Context, attr: Attribute) -> Option<[LaunchDim; 3]> {
     let AttrKind::Array(items) = ctx.attr_kind(attr) else {

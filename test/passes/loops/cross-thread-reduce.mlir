@@ -4,10 +4,12 @@
 
 // Statistics over the cases below: doc examples 1 and 2, the local accumulator and the one
 // thread case are replaced; the block reductions of doc example 1, the local accumulator and
-// the two standalone block_reduce kernels are expanded.
+// the three standalone block_reduce kernels of at most 1024 threads are expanded; the
+// reduction over 2048 threads is too wide.
 // STATS: cross-thread-reduce
 // STATS-NEXT: (S) 4 reductions-replaced
-// STATS-NEXT: (S) 4 block-reduces-expanded
+// STATS-NEXT: (S) 5 block-reduces-expanded
+// STATS-NEXT: (S) 1 reductions-too-wide
 
 // Doc example 1: a row sum over 64 threads becomes a block reduction; thread 0 adds the total
 // to the row's element, and a barrier publishes it to the block.
@@ -27,28 +29,30 @@
 // CHECK-NEXT: loop.barrier
 // CHECK-NEXT: loop.yield
 
-// Expanded: one shared buffer of 32 partials, lane 0 of each warp stores, barrier, warp 0
-// combines (the identity past the last warp), barrier, everyone reads, barrier.
+// Expanded: one shared slot per warp (64 threads: 2), lane 0 of each warp stores, barrier,
+// warp 0 combines (the identity past the last warp, whose lanes read slot 0), barrier,
+// everyone reads, barrier.
 // EXPAND-LABEL: loop.kernel @row_sum
-// EXPAND-NEXT: %[[SHM:.*]] = loop.alloc : !loop.buffer<32xf32, shared>
+// EXPAND-NEXT: %[[SHM:.*]] = loop.alloc : !loop.buffer<2xf32, shared>
 // EXPAND: %[[W:.*]] = loop.warp_reduce %{{.*}} {kind = "add"} : f32
 // EXPAND: %[[LANE:.*]] = arith.remui %[[TID:.*]], %c32 : index
 // EXPAND-NEXT: %[[WARP:.*]] = arith.divui %[[TID]], %c32 : index
 // EXPAND-NEXT: %[[LANE0:.*]] = arith.cmpi eq, %[[LANE]], %[[Z:.*]] : index
 // EXPAND-NEXT: loop.if %[[LANE0]] {
-// EXPAND-NEXT: loop.store %[[W]], %[[SHM]][%[[WARP]]] : !loop.buffer<32xf32, shared>
+// EXPAND-NEXT: loop.store %[[W]], %[[SHM]][%[[WARP]]] : !loop.buffer<2xf32, shared>
 // EXPAND: loop.barrier
 // EXPAND-NEXT: %[[WARP0:.*]] = arith.cmpi eq, %[[WARP]], %[[Z]] : index
 // EXPAND-NEXT: loop.if %[[WARP0]] {
-// EXPAND-NEXT: %[[P:.*]] = loop.load %[[SHM]][%[[LANE]]] : !loop.buffer<32xf32, shared>
-// EXPAND-NEXT: %[[HAS:.*]] = arith.cmpi ult, %[[LANE]], %{{.*}} : index
+// EXPAND-NEXT: %[[HAS:.*]] = arith.cmpi ult, %[[LANE]], %c2 : index
+// EXPAND-NEXT: %[[SLOT:.*]] = arith.select %[[HAS]], %[[LANE]], %[[Z]] : index
+// EXPAND-NEXT: %[[P:.*]] = loop.load %[[SHM]][%[[SLOT]]] : !loop.buffer<2xf32, shared>
 // EXPAND-NEXT: %[[ID:.*]] = arith.constant 0.000000e+00 : f32
 // EXPAND-NEXT: %[[SEL:.*]] = arith.select %[[HAS]], %[[P]], %[[ID]] : f32
 // EXPAND-NEXT: %[[T:.*]] = loop.warp_reduce %[[SEL]] {kind = "add"} : f32
 // EXPAND-NEXT: loop.if %[[LANE0]] {
-// EXPAND-NEXT: loop.store %[[T]], %[[SHM]][%[[Z]]] : !loop.buffer<32xf32, shared>
+// EXPAND-NEXT: loop.store %[[T]], %[[SHM]][%[[Z]]] : !loop.buffer<2xf32, shared>
 // EXPAND: loop.barrier
-// EXPAND-NEXT: %[[TOTAL:.*]] = loop.load %[[SHM]][%[[Z]]] : !loop.buffer<32xf32, shared>
+// EXPAND-NEXT: %[[TOTAL:.*]] = loop.load %[[SHM]][%[[Z]]] : !loop.buffer<2xf32, shared>
 // EXPAND-NEXT: loop.barrier
 // EXPAND-NOT: loop.block_reduce
 // EXPAND: arith.addf %{{.*}}, %[[TOTAL]] : f32
@@ -177,7 +181,7 @@ loop.kernel @extra_store(%x: !loop.buffer<4x64xf32, global>, %out: !loop.buffer<
 // CHECK-NEXT: %[[M:.*]] = arith.maxsi %[[A]], %[[R]] : i32
 // CHECK-NEXT: loop.store %[[M]], %[[ACC]][] : !loop.buffer<i32, local>
 // EXPAND-LABEL: loop.kernel @local_acc
-// EXPAND: loop.alloc : !loop.buffer<32xi32, shared>
+// EXPAND: loop.alloc : !loop.buffer<2xi32, shared>
 // EXPAND: arith.constant -2147483648 : i32
 
 loop.kernel @local_acc(%x: !loop.buffer<4x64xi32, global>, %out: !loop.buffer<4x64xi32, global>) {
@@ -270,5 +274,74 @@ loop.kernel @dynamic_block(%x: !loop.buffer<?xi32, global>, %out: !loop.buffer<?
   %v = loop.load %x[%t] : !loop.buffer<?xi32, global>
   %s = loop.block_reduce %v {kind = "min"} : i32
   loop.store %s, %out[%t] : !loop.buffer<?xi32, global>
+  loop.return
+}
+
+// -----
+
+// Counter-example 3: a reduction over 2048 threads. No CUDA block has more than 1024 threads,
+// so no block reduction can cover it; it is left alone (and code generation refuses the
+// kernel: test/codegen/errors.mlir).
+// CHECK-LABEL: loop.kernel @wide_sum
+// CHECK-NOT: reduce_method
+// CHECK-NOT: _reduce
+// CHECK: arith.addf
+// EXPAND-LABEL: loop.kernel @wide_sum
+// EXPAND-NOT: loop.alloc
+// EXPAND-NOT: _reduce
+// EXPAND: loop.return
+
+loop.kernel @wide_sum(%x: !loop.buffer<4x2048xf32, global>, %out: !loop.buffer<4xf32, global>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c2048 = arith.constant 2048 : index
+  loop.for block.x %row = %c0 to %c4 step %c1 {
+    loop.for thread.x %k = %c0 to %c2048 step %c1 {
+      loop.schedule_block "wide_sum" (%i = %row, %kk = %k reduce) init {
+        %zero = arith.constant 0.0 : f32
+        loop.store %zero, %out[%i] : !loop.buffer<4xf32, global>
+      } {
+        %v = loop.load %x[%i, %kk] : !loop.buffer<4x2048xf32, global>
+        %a = loop.load %out[%i] : !loop.buffer<4xf32, global>
+        %s = arith.addf %a, %v : f32
+        loop.store %s, %out[%i] : !loop.buffer<4xf32, global>
+      }
+    }
+  }
+  loop.return
+}
+
+// -----
+
+// A block_reduce in a block of 2048 threads, which no device launches: it is not expanded.
+// EXPAND-LABEL: loop.kernel @wide_block
+// EXPAND-NOT: loop.alloc
+// EXPAND: loop.block_reduce
+
+loop.kernel @wide_block(%x: !loop.buffer<2048xf32, global>, %out: !loop.buffer<2048xf32, global>) attributes {block = [2048 : index, 1 : index, 1 : index], grid = [1 : index, 1 : index, 1 : index]} {
+  %t = loop.thread_id x
+  %v = loop.load %x[%t] : !loop.buffer<2048xf32, global>
+  %s = loop.block_reduce %v {kind = "add"} : f32
+  loop.store %s, %out[%t] : !loop.buffer<2048xf32, global>
+  loop.return
+}
+
+// -----
+
+// A block_reduce in a block of 40 threads: two warps (the second has 8 lanes), so two shared
+// slots; lanes 2 to 31 of warp 0 read slot 0 and take the identity.
+// EXPAND-LABEL: loop.kernel @partial_warp
+// EXPAND-NEXT: %[[SHM:.*]] = loop.alloc : !loop.buffer<2xf32, shared>
+// EXPAND: %[[HAS:.*]] = arith.cmpi ult, %[[LANE:.*]], %c2 : index
+// EXPAND-NEXT: %[[SLOT:.*]] = arith.select %[[HAS]], %[[LANE]], %{{.*}} : index
+// EXPAND-NEXT: loop.load %[[SHM]][%[[SLOT]]] : !loop.buffer<2xf32, shared>
+// EXPAND-NOT: loop.block_reduce
+
+loop.kernel @partial_warp(%x: !loop.buffer<40xf32, global>, %out: !loop.buffer<40xf32, global>) attributes {block = [40 : index, 1 : index, 1 : index], grid = [1 : index, 1 : index, 1 : index]} {
+  %t = loop.thread_id x
+  %v = loop.load %x[%t] : !loop.buffer<40xf32, global>
+  %s = loop.block_reduce %v {kind = "add"} : f32
+  loop.store %s, %out[%t] : !loop.buffer<40xf32, global>
   loop.return
 }

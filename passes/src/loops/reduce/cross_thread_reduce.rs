@@ -10,7 +10,9 @@
 //! way, every thread adds its element into `acc` in turn, which on a GPU is a data race; row
 //! reductions (softmax, norms, sums) scheduled with one row per block take this shape. The loop
 //! must give each thread exactly one iteration: its extent is the block size along its axis, the
-//! other block axes are 1, and it is reached by all threads (no enclosing `loop.if`).
+//! other block axes are 1, and it is reached by all threads (no enclosing `loop.if`). Its extent
+//! must be at most 1024, the most threads a CUDA block has (CINN declines larger thread extents
+//! too).
 //! Separately, every `loop.block_reduce` (made here, or emitted by `gpu-map`) is expanded.
 //!
 //! # Changes to the IR
@@ -25,15 +27,20 @@
 //!   thread 0 first run a copy of the init region, so each copy holds the whole reduction.
 //! - Every `loop.block_reduce %v` (option `expand-block-reduce`, default true) becomes: when the
 //!   block is known to have at most 32 threads, one `loop.warp_reduce`; otherwise a
-//!   `loop.warp_reduce` per warp, lane 0 of each warp stores its partial to a 32-element
-//!   `shared` buffer (one `loop.alloc` per element type at the top of the kernel, CINN's
-//!   `shm32_<dtype>_reduce`), `loop.barrier`, warp 0 reads the partials (the identity for lanes
-//!   beyond the number of warps), warp-reduces them and lane 0 stores the total to element 0,
-//!   `loop.barrier`, every thread reads element 0, and a last `loop.barrier` keeps the next
-//!   reduction from overwriting the buffer before everyone has read it. The barriers are in the
-//!   block_reduce's own (uniform) control flow, never inside a `loop.if`.
+//!   `loop.warp_reduce` per warp, lane 0 of each warp stores its partial to a `shared` buffer
+//!   of one slot per warp (one `loop.alloc` per element type at the top of the kernel, CINN's
+//!   `shm32_<dtype>_reduce`: `ceil(threads / 32)` slots for a static block, at most 32 since a
+//!   block has at most 1024 threads, and 32 for a block sized at launch), `loop.barrier`, warp 0
+//!   reads the partials (lanes beyond the number of warps read slot 0 and take the identity
+//!   instead), warp-reduces them and lane 0 stores the total to element 0, `loop.barrier`,
+//!   every thread reads element 0, and a last `loop.barrier` keeps the next reduction from
+//!   overwriting the buffer before everyone has read it. The barriers are in the block_reduce's
+//!   own (uniform) control flow, never inside a `loop.if`. A `loop.block_reduce` in a static
+//!   block of more than 1024 threads is left alone: no device launches that block, and code
+//!   generation refuses the kernel.
 //!
-//! The pass counts the reductions replaced and the block reductions expanded.
+//! The pass counts the reductions replaced, the block reductions expanded and the reductions
+//! left alone because their thread loop has more than 1024 iterations.
 //!
 //! # Performance impact
 //! Replaces a serialized (and, on a real GPU, racy) read-modify-write of one element by all
@@ -51,6 +58,9 @@
 //! - Only thread 0 writes a `global`/`shared` `acc`; the barrier after the write orders it
 //!   within the block, not across blocks.
 //! - `discrete` reductions (CINN's `DiscreteReduce`) are not produced.
+//! - A warp may have fewer than 32 threads (a block of 16, or a last warp of 8 in a block of
+//!   40): `loop.warp_reduce` combines over the lanes that exist, and code generation shuffles
+//!   among exactly those (docs/codegen.md, GPU), so no lanes are padded here.
 //!
 //! # Examples
 //! 1. A row sum with one row per block and 64 threads:
@@ -95,8 +105,8 @@
 //!    ```
 //!    and with the default options the `loop.block_reduce` is expanded into a
 //!    `loop.warp_reduce`, a store of lane 0's partial to `%shm[warp]` (a
-//!    `!loop.buffer<32xf32, shared>` allocated at the top of the kernel), barriers, and the
-//!    second-level `loop.warp_reduce` in warp 0.
+//!    `!loop.buffer<2xf32, shared>`, one slot per warp, allocated at the top of the kernel),
+//!    barriers, and the second-level `loop.warp_reduce` in warp 0.
 //! 2. A warp reduction: the same kernel with 32 threads and `arith.maximumf` uses
 //!    `loop.warp_reduce %0 {kind = "max"}` and `reduce_method = "warp"`; nothing touches shared
 //!    memory.
@@ -106,6 +116,9 @@
 //!    unknown, so the pass cannot tell that each thread runs one iteration; it is left alone.
 //! 2. A body that stores to another buffer besides `acc`: replacing the reduction would still
 //!    run that store in every thread but with different timing; it is left alone.
+//! 3. `loop.for thread.x %k = %c0 to %c2048 step %c1`: no block has 2048 threads, so no block
+//!    reduction covers the loop; it is left alone (counted in `reductions-too-wide`), and the
+//!    kernel, still needing a block of 2048 threads, is refused by code generation.
 
 use dlc_arith::{
     build_cmpi, build_index_constant, build_op, build_select, CmpIPredicate, ConstantOp,
@@ -121,8 +134,14 @@ use dlc_loop::{
     before_terminator, buffer_parts, buffer_type, build_alloc, build_barrier, build_if, build_load,
     build_store, is_gpu_kernel, BlockReduceOp, ForOp, IterKind, KernelOp, LoadOp, LoopKind,
     LoopOps, MemorySpace, ReduceKind, ReduceMethod, ScheduleBlockOp, StoreOp, YieldOp,
+    MAX_BLOCK_THREADS,
 };
 use rustc_hash::FxHashMap;
+
+/// Threads per warp.
+const WARP: i64 = 32;
+/// The most warps a block may have.
+const MAX_WARPS: i64 = MAX_BLOCK_THREADS / WARP;
 
 /// The pass description.
 pub static INFO: PassInfo = PassInfo {
@@ -145,6 +164,10 @@ pub static INFO: PassInfo = PassInfo {
         (
             "block-reduces-expanded",
             "loop.block_reduce ops expanded into warp reductions and shared memory",
+        ),
+        (
+            "reductions-too-wide",
+            "Thread-bound reductions left alone: their thread loop exceeds a block's 1024 threads",
         ),
     ],
     create,
@@ -175,11 +198,15 @@ impl Pass for CrossThreadReduce {
                 blocks.push(op);
             }
         });
-        let mut replaced = 0;
+        let (mut replaced, mut too_wide) = (0, 0);
         for block in blocks {
-            if let Some(m) = match_reduction(ctx, block, dims) {
-                rewrite_reduction(ctx, &m);
-                replaced += 1;
+            match match_reduction(ctx, block, dims) {
+                Some(Match::Replace(m)) => {
+                    rewrite_reduction(ctx, &m);
+                    replaced += 1;
+                }
+                Some(Match::TooWide) => too_wide += 1,
+                None => {}
             }
         }
         let mut expanded = 0;
@@ -199,6 +226,7 @@ impl Pass for CrossThreadReduce {
         }
         run.add_stat("reductions-replaced", replaced);
         run.add_stat("block-reduces-expanded", expanded);
+        run.add_stat("reductions-too-wide", too_wide);
         if replaced + expanded == 0 {
             run.preserve_all();
         }
@@ -227,8 +255,17 @@ struct Reduction {
     local: bool,
 }
 
+/// A schedule block that has the thread-bound reduction pattern.
+enum Match {
+    /// It can be replaced.
+    Replace(Reduction),
+    /// Its thread loop has more iterations than a block may have threads
+    /// ([`MAX_BLOCK_THREADS`]): no block reduction can cover it (CINN declines it too).
+    TooWide,
+}
+
 /// Matches `block` against the thread-bound reduction pattern.
-fn match_reduction(ctx: &Context, block: Op, dims: Option<[i64; 3]>) -> Option<Reduction> {
+fn match_reduction(ctx: &Context, block: Op, dims: Option<[i64; 3]>) -> Option<Match> {
     let sb = ctx.view::<ScheduleBlockOp>(block)?;
     if sb.method(ctx) == ReduceMethod::Discrete {
         return None;
@@ -342,7 +379,10 @@ fn match_reduction(ctx: &Context, block: Op, dims: Option<[i64; 3]>) -> Option<R
     {
         return None;
     }
-    Some(Reduction {
+    if extent > MAX_BLOCK_THREADS {
+        return Some(Match::TooWide);
+    }
+    Some(Match::Replace(Reduction {
         block,
         body,
         k,
@@ -354,7 +394,7 @@ fn match_reduction(ctx: &Context, block: Op, dims: Option<[i64; 3]>) -> Option<R
         kind,
         method,
         local,
-    })
+    }))
 }
 
 /// True when the init region is `store identity, acc[idx]` (the body's indices, read through
@@ -533,12 +573,20 @@ fn expand_block_reduce(
     let loc = ctx.op_loc(op);
     let ty = ctx.value_type(v);
     let at = InsertPoint::Before(op);
-    if dims.is_some_and(|d| d.iter().product::<i64>() <= 32) {
+    let threads = dims.map(|d| d.iter().product::<i64>());
+    if threads.is_some_and(|n| n <= WARP) {
         let w = build_reduce(ctx, at, "loop.warp_reduce", v, kind, loc);
         ctx.replace_all_uses(ctx.result(op, 0), w);
         ctx.erase_op(op);
         return true;
     }
+    // A static block over the limit cannot be launched (code generation reports it); any
+    // block that can has at most `MAX_WARPS` warps, one shared slot each. A symbolic block gets
+    // `MAX_WARPS` slots, of which its launch uses the first ceil(threads / 32).
+    if threads.is_some_and(|n| n > MAX_BLOCK_THREADS) {
+        return false;
+    }
+    let slots = threads.map_or(MAX_WARPS, |n| (n + WARP - 1) / WARP);
     let Some(identity) = kind.identity_attr(ctx, ty) else {
         return false;
     };
@@ -552,7 +600,7 @@ fn expand_block_reduce(
     let buf = match shm.get(&ty) {
         Some(b) => *b,
         None => {
-            let bty = buffer_type(ctx, &[32], ty, MemorySpace::Shared);
+            let bty = buffer_type(ctx, &[slots], ty, MemorySpace::Shared);
             let b = build_alloc(ctx, InsertPoint::Start(entry), bty, &[], loc);
             shm.insert(ty, b);
             b
@@ -578,12 +626,12 @@ fn expand_block_reduce(
         ctx.result(o, 0)
     };
     let w = build_reduce(ctx, at, "loop.warp_reduce", v, kind, loc);
-    let (c0, c32) = (idx(ctx, 0), idx(ctx, 32));
-    // tid = tx + bx * (ty + by * tz); warps = ceil(bx * by * bz / 32). With a static block
-    // shape the sizes are constants, and a one-dimensional block needs only thread_id x.
+    let (c0, c32) = (idx(ctx, 0), idx(ctx, WARP));
+    // tid = tx + bx * (ty + by * tz); warps = ceil(bx * by * bz / 32), the number of slots
+    // when the block shape is static. A one-dimensional block needs only thread_id x.
     let tx = gpu(ctx, "loop.thread_id", "x");
     let (tid, warps) = match dims {
-        Some([bx, 1, 1]) => (tx, idx(ctx, (bx + 31) / 32)),
+        Some([_, 1, 1]) => (tx, idx(ctx, slots)),
         _ => {
             let (ty_, tz) = (
                 gpu(ctx, "loop.thread_id", "y"),
@@ -601,11 +649,16 @@ fn expand_block_reduce(
             let t = binop(ctx, "arith.addi", ty_, t);
             let t = binop(ctx, "arith.muli", bx, t);
             let tid = binop(ctx, "arith.addi", tx, t);
-            let n = binop(ctx, "arith.muli", bx, by);
-            let n = binop(ctx, "arith.muli", n, bz);
-            let c31 = idx(ctx, 31);
-            let n = binop(ctx, "arith.addi", n, c31);
-            (tid, binop(ctx, "arith.divui", n, c32))
+            let warps = if dims.is_some() {
+                idx(ctx, slots)
+            } else {
+                let n = binop(ctx, "arith.muli", bx, by);
+                let n = binop(ctx, "arith.muli", n, bz);
+                let c31 = idx(ctx, WARP - 1);
+                let n = binop(ctx, "arith.addi", n, c31);
+                binop(ctx, "arith.divui", n, c32)
+            };
+            (tid, warps)
         }
     };
     let lane = binop(ctx, "arith.remui", tid, c32);
@@ -624,11 +677,17 @@ fn expand_block_reduce(
     };
     let (_, then2, _) = build_if(ctx, at, is_warp0, false, loc);
     let at2 = before_terminator(ctx, then2);
-    let partial = build_load(ctx, at2, buf, &[lane], loc);
+    // Lane `l` takes warp `l`'s partial for `l < warps` and the identity beyond: the load reads
+    // slot 0 there, so it stays inside the `warps`-slot buffer.
     let has = {
         let o = build_cmpi(ctx, at2, CmpIPredicate::Ult, lane, warps, loc);
         ctx.result(o, 0)
     };
+    let slot = {
+        let o = build_select(ctx, at2, has, lane, c0, loc);
+        ctx.result(o, 0)
+    };
+    let partial = build_load(ctx, at2, buf, &[slot], loc);
     let id = {
         let o = dlc_arith::build_constant(ctx, at2, identity, ty, loc);
         ctx.result(o, 0)
