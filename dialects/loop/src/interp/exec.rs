@@ -300,10 +300,14 @@ impl<'c> Machine<'c> {
             }
             _ => match ScalarOp::of(ctx, op) {
                 Some(scalar_op) if ctx.regions(op).is_empty() => {
-                    // Poison propagates through pure ops; a select passes on the operand it
-                    // chooses, so discarding poison is fine.
-                    if let ScalarOp::Arith(ArithOps::SelectOp(_)) = scalar_op {
-                        let cond = self.get_int(th, op, self.operand(op, 0)?)?;
+                    // Poison propagates through pure ops; a select on a scalar condition
+                    // passes on the operand it chooses, so discarding poison is fine.
+                    let select = matches!(scalar_op, ScalarOp::Arith(ArithOps::SelectOp(_)));
+                    let cond = match select {
+                        true => Some(self.get(th, op, self.operand(op, 0)?)?),
+                        false => None,
+                    };
+                    if let Some(Val::Int(cond)) = cond {
                         let chosen = self.operand(op, if cond != 0 { 1 } else { 2 })?;
                         match th.poison.get(&chosen).cloned() {
                             Some(p) => self.set_poison(th, op, p)?,
