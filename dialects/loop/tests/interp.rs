@@ -2,7 +2,8 @@
 //! add, CPU row softmax, GPU row sum through shared memory) against plain Rust loops,
 //! each loop kind, schedule blocks with init, warp and block reductions, vector accesses, and
 //! the run-time errors (bounds, arguments, barrier divergence, division by zero, unsupported
-//! ops), which must come back as diagnostics at the op.
+//! ops, and the strict grid simulation's warp lockstep, shared-memory races, uninitialised
+//! reads and device limits), which must come back as diagnostics at the op.
 
 use dlc_ir::{Context, Diagnostic, FloatKind, Location, Op};
 use dlc_loop::interp::{run_kernel, KernelArg};
@@ -794,4 +795,289 @@ loop.kernel @odd(%y: !loop.buffer<1xf32, global>) {
         err.message
     );
     assert_eq!(line(&err), line_of(src, "test.mystery"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The strict grid simulation: what a GPU leaves undefined is an error at the op.
+
+/// Runs `src`'s kernel `name` on one f32 buffer of 64 elements and returns its error.
+fn strict_err(src: &str, name: &str) -> Diagnostic {
+    let mut args = [f32_buf(&[64], &[1.0; 64])];
+    run(src, name, &mut args).unwrap_err()
+}
+
+fn assert_mentions(err: &Diagnostic, parts: &[&str]) {
+    for part in parts {
+        assert!(
+            err.message.contains(part),
+            "no '{part}' in: {}",
+            err.message
+        );
+    }
+}
+
+#[test]
+fn full_warp_shuffle_in_a_16_thread_block_is_an_error() {
+    let src = r#"
+loop.kernel @half(%y: !loop.buffer<64xf32, global>) attributes {grid = [1 : index, 1 : index, 1 : index], block = [16 : index, 1 : index, 1 : index]} {
+  %t = loop.thread_id x
+  %v = loop.load %y[%t] : !loop.buffer<64xf32, global>
+  %s = loop.warp_reduce %v {kind = "add"} : f32
+  loop.store %s, %y[%t] : !loop.buffer<64xf32, global>
+  loop.return
+}
+"#;
+    let err = strict_err(src, "half");
+    assert_mentions(
+        &err,
+        &["warp 0", "lanes 16..31 do not exist", "block of 16 threads"],
+    );
+    assert_eq!(line(&err), line_of(src, "loop.warp_reduce"));
+}
+
+#[test]
+fn warp_shuffle_with_finished_lanes_is_an_error() {
+    let src = r#"
+loop.kernel @early(%y: !loop.buffer<64xf32, global>) attributes {grid = [1 : index, 1 : index, 1 : index], block = [64 : index, 1 : index, 1 : index]} {
+  %c40 = arith.constant 40 : index
+  %t = loop.thread_id x
+  %low = arith.cmpi ult, %t, %c40 : index
+  loop.if %low {
+    %v = loop.load %y[%t] : !loop.buffer<64xf32, global>
+    %s = loop.warp_reduce %v {kind = "add"} : f32
+    loop.store %s, %y[%t] : !loop.buffer<64xf32, global>
+    loop.yield
+  }
+  loop.return
+}
+"#;
+    // Warp 0 has all its lanes at the shuffle; warp 1 only lanes 0..7.
+    let err = strict_err(src, "early");
+    assert_mentions(&err, &["warp 1", "lanes 8..31 finished", "[40, 0, 0]"]);
+    assert_eq!(line(&err), line_of(src, "loop.warp_reduce"));
+}
+
+/// A kernel of 32 threads that stage their element of `%y` in shared memory and read their
+/// mirror's, with `barrier` between the store and the load.
+fn mirror_kernel(barrier: &str) -> String {
+    format!(
+        r#"
+loop.kernel @mirror(%y: !loop.buffer<64xf32, global>) attributes {{grid = [1 : index, 1 : index, 1 : index], block = [32 : index, 1 : index, 1 : index]}} {{
+  %c31 = arith.constant 31 : index
+  %s = loop.alloc : !loop.buffer<32xf32, shared>
+  %t = loop.thread_id x
+  %v = loop.load %y[%t] : !loop.buffer<64xf32, global>
+  loop.store %v, %s[%t] : !loop.buffer<32xf32, shared>
+  {barrier}
+  %r = arith.subi %c31, %t : index
+  %w = loop.load %s[%r] : !loop.buffer<32xf32, shared>
+  loop.store %w, %y[%t] : !loop.buffer<64xf32, global>
+  loop.return
+}}
+"#
+    )
+}
+
+#[test]
+fn shared_race_without_a_barrier_is_an_error() {
+    let src = mirror_kernel("");
+    let err = strict_err(&src, "mirror");
+    // Thread 0 runs first and reads element 31 before thread 31 writes it: an uninitialised
+    // read, which the error (at the value's use) says a barrier would order.
+    assert_mentions(
+        &err,
+        &[
+            "thread [0, 0, 0] uses a value read from uninitialised element [31]",
+            "'loop.barrier'",
+        ],
+    );
+    assert_eq!(line(&err), line_of(&src, "loop.store %w, %y"));
+    assert_eq!(line(&err.notes[0]), line_of(&src, "%w = loop.load"));
+
+    // The same exchange with the data written in an earlier interval but overwritten in this
+    // one: a read-write race naming the buffer, the element and both threads.
+    let src = r#"
+loop.kernel @race(%y: !loop.buffer<64xf32, global>) attributes {grid = [1 : index, 1 : index, 1 : index], block = [32 : index, 1 : index, 1 : index]} {
+  %c31 = arith.constant 31 : index
+  %s = loop.alloc : !loop.buffer<32xf32, shared>
+  %t = loop.thread_id x
+  %v = loop.load %y[%t] : !loop.buffer<64xf32, global>
+  loop.store %v, %s[%t] : !loop.buffer<32xf32, shared>
+  loop.barrier
+  %r = arith.subi %c31, %t : index
+  %w = loop.load %s[%r] : !loop.buffer<32xf32, shared>
+  loop.store %w, %s[%t] : !loop.buffer<32xf32, shared>
+  loop.return
+}
+"#;
+    // Threads run in order: thread 15 overwrites element 15, which thread 16 then reads.
+    let err = strict_err(src, "race");
+    assert_mentions(
+        &err,
+        &[
+            "data race on element [15] of the buffer !loop.buffer<32xf32, shared>",
+            "thread [16, 0, 0] reads it and thread [15, 0, 0] writes it",
+        ],
+    );
+    assert_eq!(line(&err), line_of(src, "%w = loop.load"));
+    assert_eq!(err.notes.len(), 1);
+    assert_eq!(line(&err.notes[0]), line_of(src, "loop.store %w, %s"));
+}
+
+#[test]
+fn shared_exchange_with_the_barrier_runs() {
+    let src = mirror_kernel("loop.barrier");
+    let x: Vec<f64> = (0..64).map(|v| v as f64).collect();
+    let mut args = [f32_buf(&[64], &x)];
+    run(&src, "mirror", &mut args).unwrap();
+    let got = floats(&args[0]);
+    let want: Vec<f64> = (0..32).rev().chain(32..64).map(|v| v as f64).collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn shared_write_write_race_is_an_error() {
+    let src = r#"
+loop.kernel @same(%y: !loop.buffer<64xf32, global>) attributes {grid = [2 : index, 1 : index, 1 : index], block = [64 : index, 1 : index, 1 : index]} {
+  %c0 = arith.constant 0 : index
+  %s = loop.alloc : !loop.buffer<4xf32, shared>
+  %t = loop.thread_id x
+  %v = loop.load %y[%t] : !loop.buffer<64xf32, global>
+  loop.store %v, %s[%c0] : !loop.buffer<4xf32, shared>
+  loop.return
+}
+"#;
+    let err = strict_err(src, "same");
+    assert_mentions(
+        &err,
+        &[
+            "element [0]",
+            "block [0, 0, 0]",
+            "thread [1, 0, 0] writes it and thread [0, 0, 0] writes it",
+        ],
+    );
+}
+
+/// A kernel of 8 threads that write row 1 of a shared buffer and read row `row`, passing
+/// the value through `arith.select %keep` (`%keep` is true in threads below 4).
+fn stale_kernel(row: &str) -> String {
+    format!(
+        r#"
+loop.kernel @stale(%y: !loop.buffer<64xf32, global>) attributes {{grid = [1 : index, 1 : index, 1 : index], block = [8 : index, 1 : index, 1 : index]}} {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  %s = loop.alloc : !loop.buffer<2x8xf32, shared>
+  %t = loop.thread_id x
+  %v = loop.load %y[%t] : !loop.buffer<64xf32, global>
+  loop.store %v, %s[%c1, %t] : !loop.buffer<2x8xf32, shared>
+  loop.barrier
+  %w = loop.load %s[{row}, %t] : !loop.buffer<2x8xf32, shared>
+  %keep = arith.cmpi ult, %t, %c4 : index
+  %u = arith.select %keep, %zero, %w : f32
+  loop.store %u, %y[%t] : !loop.buffer<64xf32, global>
+  loop.return
+}}
+"#
+    )
+}
+
+#[test]
+fn uninitialised_shared_read_is_an_error_where_used() {
+    // Threads 0..3 discard the unwritten element (as a block reduction's expansion does with
+    // the slots beyond its warps); thread 4 stores it.
+    let src = stale_kernel("%c0");
+    let err = strict_err(&src, "stale");
+    assert_mentions(
+        &err,
+        &["thread [4, 0, 0] uses a value read from uninitialised element [0, 4] of the buffer !loop.buffer<2x8xf32, shared>"],
+    );
+    assert_eq!(line(&err), line_of(&src, "loop.store %u"));
+    assert_eq!(line(&err.notes[0]), line_of(&src, "%w = loop.load"));
+    assert_eq!(line(&err.notes[1]), line_of(&src, "loop.alloc"));
+
+    let src = stale_kernel("%c1");
+    let mut args = [f32_buf(&[64], &[2.0; 64])];
+    run(&src, "stale", &mut args).unwrap();
+    assert_eq!(
+        floats(&args[0])[..8],
+        [0.0, 0.0, 0.0, 0.0, 2.0, 2.0, 2.0, 2.0]
+    );
+}
+
+#[test]
+fn local_buffers_are_fresh_each_time_their_alloc_runs() {
+    // The first iteration writes the register, the second reads a new, unwritten one.
+    let src = r#"
+loop.kernel @fresh(%y: !loop.buffer<64xf32, global>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  loop.for serial %i = %c0 to %c2 step %c1 {
+    %r = loop.alloc : !loop.buffer<f32, local>
+    %first = arith.cmpi eq, %i, %c0 : index
+    loop.if %first {
+      %v = loop.load %y[%i] : !loop.buffer<64xf32, global>
+      loop.store %v, %r[] : !loop.buffer<f32, local>
+      loop.yield
+    }
+    %w = loop.load %r[] : !loop.buffer<f32, local>
+    loop.store %w, %y[%i] : !loop.buffer<64xf32, global>
+    loop.yield
+  }
+  loop.return
+}
+"#;
+    let err = strict_err(src, "fresh");
+    assert_mentions(
+        &err,
+        &["uses a value read from uninitialised element [] of the buffer !loop.buffer<f32, local>"],
+    );
+    assert_eq!(line(&err), line_of(src, "loop.store %w"));
+}
+
+#[test]
+fn a_block_of_2048_threads_is_an_error() {
+    let src = r#"
+loop.kernel @big(%y: !loop.buffer<64xf32, global>) attributes {grid = [1 : index, 1 : index, 1 : index], block = [2048 : index, 1 : index, 1 : index]} {
+  loop.return
+}
+"#;
+    let err = strict_err(src, "big");
+    assert_mentions(&err, &["block of 2048 threads", "limit of 1024"]);
+    assert_eq!(line(&err), line_of(src, "loop.kernel"));
+}
+
+#[test]
+fn launch_dims_beyond_the_device_are_errors() {
+    let src = r#"
+loop.kernel @tall(%y: !loop.buffer<64xf32, global>) attributes {grid = [1 : index, 65536 : index, 1 : index], block = [1 : index, 1 : index, 128 : index]} {
+  loop.return
+}
+"#;
+    assert_mentions(
+        &strict_err(src, "tall"),
+        &["block dim z is 128, over the limit of 64"],
+    );
+    let src = src.replace("128 : index]", "64 : index]");
+    assert_mentions(
+        &strict_err(&src, "tall"),
+        &["grid dim y is 65536, over the limit of 65535"],
+    );
+}
+
+#[test]
+fn shared_memory_over_48_kib_is_an_error() {
+    let src = r#"
+loop.kernel @wide(%y: !loop.buffer<64xf32, global>) attributes {grid = [1 : index, 1 : index, 1 : index], block = [32 : index, 1 : index, 1 : index]} {
+  %a = loop.alloc : !loop.buffer<16384xf32, shared>
+  %b = loop.alloc : !loop.buffer<32xf32, shared>
+  loop.return
+}
+"#;
+    let err = strict_err(src, "wide");
+    assert_mentions(&err, &["65664 bytes per block", "limit of 49152"]);
+    assert_eq!(line(&err), line_of(src, "loop.kernel"));
+    assert_eq!(line(&err.notes[0]), line_of(src, "16384xf32"));
 }

@@ -8,11 +8,16 @@
 //! there. No OS threads are involved, so interleaving is deterministic.
 
 use super::buffer::{buffer_type, load, store};
+use super::memcheck::{Poison, Scratch};
 use super::scalar::{self, ScalarOp, Val};
 use crate::{Access, LoopOps, MemorySpace};
+use dlc_arith::ArithOps;
 use dlc_ir::{Block, Context, Diagnostic, Op, Value};
 use dlc_tensor::{DType, Tensor};
 use rustc_hash::FxHashMap as HashMap;
+
+/// The most static shared memory a block may use, in bytes (48 KiB, as on CUDA devices).
+pub(crate) const MAX_SHARED_BYTES: usize = 48 * 1024;
 
 /// The launch configuration: grid and block sizes per dimension (x, y, z).
 #[derive(Copy, Clone, Debug)]
@@ -32,6 +37,11 @@ pub(crate) struct Machine<'c> {
     pub shared: HashMap<Op, usize>,
     /// (thread, `loop.alloc` op) → that thread's local buffer.
     pub local: HashMap<(usize, Op), usize>,
+    /// The shadow state of each allocation: `scratch[i]` is `mem[n_global + i]`'s.
+    pub scratch: Vec<Scratch>,
+    /// The number of the current barrier interval (see `memcheck`); never reset, so records
+    /// of an earlier block are stale in the next.
+    pub interval: u64,
     pub launch: Launch,
     pub block_id: [i64; 3],
 }
@@ -42,6 +52,8 @@ pub(crate) struct Thread {
     pub linear: usize,
     pub tid: [i64; 3],
     pub env: HashMap<Value, Val>,
+    /// Values that are poison (`memcheck`): they have no entry in `env`.
+    pub poison: HashMap<Value, Poison>,
     frames: Vec<Frame>,
 }
 
@@ -109,6 +121,7 @@ impl Thread {
             linear,
             tid,
             env,
+            poison: HashMap::default(),
             frames: vec![Frame {
                 next: first,
                 kind: FrameKind::Kernel,
@@ -182,7 +195,11 @@ impl<'c> Machine<'c> {
         th.frames.pop();
     }
 
+    /// The value of `v` for `op`; poison is an error here.
     fn get(&self, th: &Thread, op: Op, v: Value) -> Result<Val, Diagnostic> {
+        if let Some(p) = th.poison.get(&v) {
+            return Err(self.poison_use(th, op, p));
+        }
         th.env.get(&v).cloned().ok_or_else(|| {
             op_err(
                 self.ctx,
@@ -202,7 +219,20 @@ impl<'c> Machine<'c> {
         if self.ctx.num_results(op) != 1 {
             return Err(op_err(self.ctx, op, "expected exactly one result"));
         }
-        th.env.insert(self.ctx.result(op, 0), v);
+        let result = self.ctx.result(op, 0);
+        th.poison.remove(&result);
+        th.env.insert(result, v);
+        Ok(())
+    }
+
+    /// Makes `op`'s one result the poison `p`.
+    fn set_poison(&self, th: &mut Thread, op: Op, p: Poison) -> Result<(), Diagnostic> {
+        if self.ctx.num_results(op) != 1 {
+            return Err(op_err(self.ctx, op, "expected exactly one result"));
+        }
+        let result = self.ctx.result(op, 0);
+        th.env.remove(&result);
+        th.poison.insert(result, p);
         Ok(())
     }
 
@@ -270,6 +300,26 @@ impl<'c> Machine<'c> {
             }
             _ => match ScalarOp::of(ctx, op) {
                 Some(scalar_op) if ctx.regions(op).is_empty() => {
+                    // Poison propagates through pure ops; a select on a scalar condition
+                    // passes on the operand it chooses, so discarding poison is fine.
+                    let select = matches!(scalar_op, ScalarOp::Arith(ArithOps::SelectOp(_)));
+                    let cond = match select {
+                        true => Some(self.get(th, op, self.operand(op, 0)?)?),
+                        false => None,
+                    };
+                    if let Some(Val::Int(cond)) = cond {
+                        let chosen = self.operand(op, if cond != 0 { 1 } else { 2 })?;
+                        match th.poison.get(&chosen).cloned() {
+                            Some(p) => self.set_poison(th, op, p)?,
+                            None => self.set_result(th, op, self.get(th, op, chosen)?)?,
+                        }
+                        return Ok(Flow::Next);
+                    }
+                    let poisoned = ctx.operands(op).iter().find_map(|v| th.poison.get(v));
+                    if let Some(p) = poisoned.cloned() {
+                        self.set_poison(th, op, p)?;
+                        return Ok(Flow::Next);
+                    }
                     let args = ctx
                         .operands(op)
                         .iter()
@@ -520,6 +570,16 @@ impl<'c> Machine<'c> {
             1
         };
         let (id, at) = self.address(th, op, &access, width)?;
+        let mut poison = None;
+        for k in at..at + width {
+            let p = self.check_read(th, op, id, k)?;
+            poison = poison.or(p);
+        }
+        if let Some(p) = poison {
+            // A vector with an unwritten lane is poison as a whole.
+            self.set_poison(th, op, p)?;
+            return Ok(Flow::Next);
+        }
         let buf = &self.mem[id];
         let v = if vector {
             Val::Vector((at..at + width).map(|i| load(buf, i)).collect())
@@ -551,13 +611,16 @@ impl<'c> Machine<'c> {
         };
         let (id, at) = self.address(th, op, &access, lanes.len())?;
         for (k, v) in lanes.iter().enumerate() {
+            self.check_write(th, op, id, at + k)?;
             store(&mut self.mem[id], at + k, v).map_err(|m| op_err(ctx, op, m))?;
         }
         Ok(Flow::Next)
     }
 
     /// `loop.alloc`: shared buffers are one per block (the first thread to reach the op creates
-    /// it), local buffers one per thread; both start zeroed.
+    /// it), local buffers one per thread and execution of the op (a fresh buffer each time it
+    /// runs, as in a loop body). Both start uninitialised: every element must be written before
+    /// it is read (`memcheck`).
     fn exec_alloc(&mut self, th: &mut Thread, op: Op) -> Result<Flow, Diagnostic> {
         let ctx = self.ctx;
         let ty = *ctx
@@ -568,7 +631,7 @@ impl<'c> Machine<'c> {
             .ok_or_else(|| op_err(ctx, op, "loop.alloc result is not a !loop.buffer type"))?;
         let existing = match bt.space {
             MemorySpace::Shared => self.shared.get(&op).copied(),
-            MemorySpace::Local => self.local.get(&(th.linear, op)).copied(),
+            MemorySpace::Local => None,
             MemorySpace::Global => {
                 return Err(op_err(
                     ctx,
@@ -584,17 +647,58 @@ impl<'c> Machine<'c> {
                     bt.shape_with(ctx, op, ctx.operands(op), |v| self.get_int(th, op, v))?;
                 let dtype = DType::from_type(ctx, bt.elem)
                     .ok_or_else(|| op_err(ctx, op, "unsupported buffer element type"))?;
-                self.mem.push(Tensor::zeros(dtype, &shape));
-                let id = self.mem.len() - 1;
-                match bt.space {
-                    MemorySpace::Shared => self.shared.insert(op, id),
-                    _ => self.local.insert((th.linear, op), id),
+                let buf = Tensor::zeros(dtype, &shape);
+                let scratch = Scratch::new(op, bt.space, buf.len());
+                if bt.space == MemorySpace::Shared {
+                    self.check_shared_size(op, buf.len() * dtype.size_bytes())?;
+                }
+                let id = match bt.space {
+                    MemorySpace::Local => self.local.get(&(th.linear, op)).copied(),
+                    _ => None,
                 };
-                id
+                match id {
+                    Some(id) => {
+                        self.mem[id] = buf;
+                        self.scratch[id - self.n_global] = scratch;
+                        id
+                    }
+                    None => {
+                        self.mem.push(buf);
+                        self.scratch.push(scratch);
+                        let id = self.mem.len() - 1;
+                        match bt.space {
+                            MemorySpace::Shared => self.shared.insert(op, id),
+                            _ => self.local.insert((th.linear, op), id),
+                        };
+                        id
+                    }
+                }
             }
         };
         self.set_result(th, op, Val::Buf(id))?;
         Ok(Flow::Next)
+    }
+
+    /// Checks that a new shared buffer of `bytes` at `op` keeps the block's shared memory
+    /// within [`MAX_SHARED_BYTES`] (the launch checks the static allocations up front; this
+    /// catches `?`-sized ones).
+    fn check_shared_size(&self, op: Op, bytes: usize) -> Result<(), Diagnostic> {
+        let used: usize = self
+            .shared
+            .values()
+            .map(|&id| self.mem[id].len() * self.mem[id].dtype().size_bytes())
+            .sum();
+        if used + bytes > MAX_SHARED_BYTES {
+            return Err(op_err(
+                self.ctx,
+                op,
+                format!(
+                    "this shared buffer of {bytes} bytes takes the block's shared memory to {} bytes, over the limit of {MAX_SHARED_BYTES}",
+                    used + bytes
+                ),
+            ));
+        }
+        Ok(())
     }
 }
 

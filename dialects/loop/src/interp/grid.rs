@@ -1,16 +1,20 @@
 //! GPU grid simulation: the launch shape of a kernel and the per-block thread scheduler.
 //!
 //! A kernel is GPU-bound when it carries launch attributes (`grid`, `block`) or contains loops of
-//! kind `block.*`/`thread.*`; otherwise it runs as one block of one thread. Blocks run in turn.
-//! Within a block every thread runs until it finishes or stops at a collective op; then a warp
-//! whose 32 threads all wait at the same `loop.warp_reduce` is released with the combined value,
-//! and a block whose threads all wait at the same `loop.barrier` or `loop.block_reduce` is
-//! released. Anything else — some threads finished, or waiting at different ops — is barrier
-//! divergence, reported at the op. Shared buffers live for one block, local ones per thread.
+//! kind `block.*`/`thread.*`; otherwise it runs as one block of one thread. The launch must fit
+//! a CUDA device (threads per block, block and grid dims, static shared memory), else it is an
+//! error at the kernel. Blocks run in turn. Within a block every thread runs until it finishes
+//! or stops at a collective op; then a warp whose 32 lanes all wait at the same
+//! `loop.warp_reduce` is released with the combined value, and a block whose threads all wait
+//! at the same `loop.barrier` or `loop.block_reduce` is released, which starts a new barrier
+//! interval for the race check (`memcheck`). Warps run shuffles in lockstep: a shuffle in a warp
+//! with lanes missing from the block, or finished, or waiting at another op, is an error at the
+//! shuffle naming the lanes; any other mismatch is barrier divergence, reported at the op.
+//! Shared buffers live for one block, local ones per thread.
 
-use super::exec::{dim_index, op_err, Launch, Machine, Status, Thread};
+use super::exec::{dim_index, op_err, Launch, Machine, Status, Thread, MAX_SHARED_BYTES};
 use super::scalar::{self, ScalarOp, Val};
-use crate::{ForOp, LoopOps, WarpReduceOp};
+use crate::{AllocOp, ForOp, LoopOps, MemorySpace, WarpReduceOp};
 use dlc_ir::{AttrKind, Context, Diagnostic, Op, Value};
 use rustc_hash::FxHashMap as HashMap;
 
@@ -18,6 +22,10 @@ use rustc_hash::FxHashMap as HashMap;
 pub(crate) const WARP_SIZE: usize = 32;
 /// The most threads a block may have, as on CUDA devices.
 const MAX_BLOCK_THREADS: i64 = 1024;
+/// The largest block dims (x, y, z), as on CUDA devices.
+const MAX_BLOCK_DIMS: [i64; 3] = [1024, 1024, 64];
+/// The largest grid dims (x, y, z), as on CUDA devices.
+const MAX_GRID_DIMS: [i64; 3] = [(1 << 31) - 1, 65535, 65535];
 
 /// Computes the launch shape of `kernel`. `args` holds the kernel arguments' values.
 pub(crate) fn launch_shape(
@@ -84,7 +92,15 @@ pub(crate) fn launch_shape(
             dims[d] = dims[d].max(extent);
         }
     }
-    let threads: i64 = launch.block.iter().product();
+    check_limits(ctx, kernel, &launch)?;
+    Ok(launch)
+}
+
+/// Checks `launch` and the kernel's static shared memory against the limits of CUDA devices:
+/// at most [`MAX_BLOCK_THREADS`] threads per block, block dims within [`MAX_BLOCK_DIMS`], grid
+/// dims within [`MAX_GRID_DIMS`], and at most [`MAX_SHARED_BYTES`] of shared buffers with static
+/// dims (those with `?` dims count when allocated).
+fn check_limits(ctx: &Context, kernel: Op, launch: &Launch) -> Result<(), Diagnostic> {
     if launch.grid.iter().chain(&launch.block).any(|&n| n < 1) {
         return Err(op_err(
             ctx,
@@ -95,14 +111,73 @@ pub(crate) fn launch_shape(
             ),
         ));
     }
+    let threads = launch
+        .block
+        .iter()
+        .try_fold(1i64, |n, &d| n.checked_mul(d))
+        .unwrap_or(i64::MAX);
     if threads > MAX_BLOCK_THREADS {
         return Err(op_err(
             ctx,
             kernel,
-            format!("a block of {threads} threads exceeds the limit of {MAX_BLOCK_THREADS}"),
+            format!(
+                "a block of {threads} threads ({:?}) exceeds the limit of {MAX_BLOCK_THREADS}",
+                launch.block
+            ),
         ));
     }
-    Ok(launch)
+    for (what, dims, max) in [
+        ("block", launch.block, MAX_BLOCK_DIMS),
+        ("grid", launch.grid, MAX_GRID_DIMS),
+    ] {
+        for ((&n, &m), axis) in dims.iter().zip(&max).zip(["x", "y", "z"]) {
+            if n > m {
+                return Err(op_err(
+                    ctx,
+                    kernel,
+                    format!("{what} dim {axis} is {n}, over the limit of {m}"),
+                ));
+            }
+        }
+    }
+    let mut shared = 0u64;
+    let mut largest: Option<(u64, Op)> = None;
+    ctx.for_each_op(kernel, &mut |op| {
+        if ctx.view::<AllocOp>(op).is_none() {
+            return;
+        }
+        let Some((dims, elem, MemorySpace::Shared)) = ctx
+            .result_types(op)
+            .first()
+            .and_then(|&ty| crate::buffer_parts(ctx, ty))
+        else {
+            return;
+        };
+        let count = dims.iter().try_fold(1u64, |n, &d| {
+            u64::try_from(d).ok().map(|d| n.saturating_mul(d))
+        });
+        if let (Some(count), Some(size)) = (count, crate::elem_size_bytes(ctx, elem)) {
+            let bytes = count.saturating_mul(size);
+            shared = shared.saturating_add(bytes);
+            if largest.is_none_or(|(b, _)| bytes > b) {
+                largest = Some((bytes, op));
+            }
+        }
+    });
+    if let Some((bytes, op)) = largest.filter(|_| shared > MAX_SHARED_BYTES as u64) {
+        return Err(op_err(
+            ctx,
+            kernel,
+            format!(
+                "the kernel's shared buffers take {shared} bytes per block, over the limit of {MAX_SHARED_BYTES}"
+            ),
+        )
+        .with_note(
+            ctx.op_loc(op),
+            format!("the largest shared buffer, of {bytes} bytes"),
+        ));
+    }
+    Ok(())
 }
 
 /// One `grid`/`block` attribute: three entries, each an integer or a string naming an index
@@ -216,16 +291,12 @@ impl Machine<'_> {
         first: Option<Op>,
     ) -> Result<(), Diagnostic> {
         self.mem.truncate(self.n_global);
+        self.scratch.clear();
         self.shared.clear();
         self.local.clear();
-        let [bx, by, _] = self.launch.block;
         let n = self.launch.block.iter().product::<i64>() as usize;
         let mut threads: Vec<Thread> = (0..n)
-            .map(|l| {
-                let li = l as i64;
-                let tid = [li % bx, (li / bx) % by, li / (bx * by)];
-                Thread::new(l, tid, env.clone(), first)
-            })
+            .map(|l| Thread::new(l, self.thread_id(l), env.clone(), first))
             .collect();
         // None: runnable.
         let mut status: Vec<Option<Status>> = vec![None; n];
@@ -238,30 +309,99 @@ impl Machine<'_> {
             if status.iter().all(|s| *s == Some(Status::Done)) {
                 return Ok(());
             }
+            // Every thread has stopped, so a warp with a lane at a shuffle either has all its
+            // lanes there or can never complete it.
             let mut released = false;
             for start in (0..n).step_by(WARP_SIZE) {
-                let warp = start..(start + WARP_SIZE).min(n);
-                if let Some(Some(Status::Waiting(op))) = status.get(start) {
-                    let op = *op;
-                    let uniform = status[warp.clone()]
-                        .iter()
-                        .all(|s| *s == Some(Status::Waiting(op)));
-                    if uniform && self.ctx.view::<WarpReduceOp>(op).is_some() {
-                        self.collective(op, &mut threads[warp.clone()])?;
-                        status[warp].fill(None);
-                        released = true;
+                let end = (start + WARP_SIZE).min(n);
+                let shuffle = status[start..end].iter().find_map(|s| match s {
+                    Some(Status::Waiting(op)) if self.ctx.view::<WarpReduceOp>(*op).is_some() => {
+                        Some(*op)
                     }
+                    _ => None,
+                });
+                if let Some(op) = shuffle {
+                    self.check_warp(op, start, &status)?;
+                    self.collective(op, &mut threads[start..end])?;
+                    status[start..end].fill(None);
+                    released = true;
                 }
             }
-            if released {
-                continue;
+            if !released {
+                self.release_block(&mut threads, &mut status)?;
             }
-            self.release_block(&mut threads, &mut status)?;
         }
     }
 
-    /// Releases a block whose threads all wait at the same barrier or block reduction, or
-    /// reports the divergence.
+    /// Checks that the warp starting at thread `start` runs the shuffle `op` in lockstep: all
+    /// [`WARP_SIZE`] lanes exist (`loop.warp_reduce` is a full-warp shuffle, as the code
+    /// generator's full-mask `shfl.sync`) and all wait at `op`.
+    fn check_warp(
+        &self,
+        op: Op,
+        start: usize,
+        status: &[Option<Status>],
+    ) -> Result<(), Diagnostic> {
+        let ctx = self.ctx;
+        let n = status.len();
+        let (warp, block) = (start / WARP_SIZE, self.block_id);
+        let lockstep = format!(
+            "warp {warp} of block {block:?} does not run this '{}' in lockstep, a full-warp shuffle of all {WARP_SIZE} lanes:",
+            ctx.op_name(op)
+        );
+        if start + WARP_SIZE > n {
+            return Err(op_err(
+                ctx,
+                op,
+                format!(
+                    "{lockstep} lanes {}..{} do not exist in a block of {n} threads ({:?}); blocks that shuffle must have a multiple of {WARP_SIZE} threads",
+                    n - start,
+                    WARP_SIZE - 1,
+                    self.launch.block
+                ),
+            ));
+        }
+        let finished: Vec<usize> = (0..WARP_SIZE)
+            .filter(|&l| status[start + l] == Some(Status::Done))
+            .collect();
+        if let Some(&first) = finished.first() {
+            return Err(op_err(
+                ctx,
+                op,
+                format!(
+                    "{lockstep} {} finished (thread {:?} first) while the others wait here",
+                    lane_list(&finished),
+                    self.thread_id(start + first)
+                ),
+            ));
+        }
+        let elsewhere: Vec<(usize, Op)> = (0..WARP_SIZE)
+            .filter_map(|l| match status[start + l] {
+                Some(Status::Waiting(o)) if o != op => Some((l, o)),
+                _ => None,
+            })
+            .collect();
+        if let Some(&(first, other)) = elsewhere.first() {
+            let which: Vec<usize> = elsewhere.iter().map(|&(l, _)| l).collect();
+            let verb = if which.len() == 1 { "waits" } else { "wait" };
+            return Err(op_err(
+                ctx,
+                op,
+                format!(
+                    "{lockstep} {} {verb} at another op (thread {:?} at a '{}') while the others wait here",
+                    lane_list(&which),
+                    self.thread_id(start + first),
+                    ctx.op_name(other)
+                ),
+            )
+            .with_note(ctx.op_loc(other), "the other lanes wait here"));
+        }
+        Ok(())
+    }
+
+    /// Releases a block whose threads all wait at the same barrier or block reduction, which
+    /// ends the barrier interval, or reports the divergence. No thread waits at a warp shuffle
+    /// (`run_block` released or reported those).
     fn release_block(
         &mut self,
         threads: &mut [Thread],
@@ -281,13 +421,12 @@ impl Machine<'_> {
             return Ok(());
         };
         let name = ctx.op_name(op);
-        let kind = LoopOps::of(ctx, op);
-        let warp_reduce = matches!(kind, Some(LoopOps::WarpReduceOp(_)));
         let at_op = waiting.iter().filter(|(_, o)| *o == op).count();
-        if at_op == n && !warp_reduce {
-            if let Some(LoopOps::BlockReduceOp(_)) = kind {
+        if at_op == n {
+            if let Some(LoopOps::BlockReduceOp(_)) = LoopOps::of(ctx, op) {
                 self.collective(op, threads)?;
             }
+            self.interval += 1;
             status.fill(None);
             return Ok(());
         }
@@ -305,12 +444,11 @@ impl Machine<'_> {
             )
             .with_note(ctx.op_loc(other), "the other thread waits here"));
         }
-        let scope = if warp_reduce { "its warp" } else { "the block" };
         Err(op_err(
             ctx,
             op,
             format!(
-                "barrier divergence in block {block:?}: '{name}' reached by {at_op} of {n} threads while other threads of {scope} finished (collectives must be reached in uniform control flow)"
+                "barrier divergence in block {block:?}: '{name}' reached by {at_op} of {n} threads while other threads of the block finished (collectives must be reached in uniform control flow)"
             ),
         ))
     }
@@ -332,6 +470,9 @@ impl Machine<'_> {
         let vals = threads
             .iter()
             .map(|t| {
+                if let Some(p) = t.poison.get(&operand) {
+                    return Err(self.poison_use(t, op, p));
+                }
                 t.env
                     .get(&operand)
                     .cloned()
@@ -346,4 +487,27 @@ impl Machine<'_> {
         }
         Ok(())
     }
+}
+
+/// "lane 3" or "lanes 0, 4..7, 9" for ascending lane numbers.
+fn lane_list(lanes: &[usize]) -> String {
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for &l in lanes {
+        match runs.last_mut() {
+            Some((_, end)) if *end + 1 == l => *end = l,
+            _ => runs.push((l, l)),
+        }
+    }
+    let text: Vec<String> = runs
+        .iter()
+        .map(|&(a, b)| {
+            if a == b {
+                a.to_string()
+            } else {
+                format!("{a}..{b}")
+            }
+        })
+        .collect();
+    let noun = if lanes.len() == 1 { "lane" } else { "lanes" };
+    format!("{noun} {}", text.join(", "))
 }

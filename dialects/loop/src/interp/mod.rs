@@ -5,9 +5,15 @@
 //!
 //! It is written to be obviously right, not fast. Every loop kind runs with serial meaning
 //! (vectorize and unroll included); GPU-bound kernels simulate the grid block by block, with the
-//! threads of a block interleaved at barriers and collectives as on a GPU. Errors a kernel can
-//! make at run time — out-of-bounds accesses, division by zero, barrier divergence, unsupported
-//! ops, wrong arguments — come back as diagnostics at the op, never as a panic.
+//! threads of a block interleaved at barriers and collectives as on a GPU. The simulation is as
+//! strict as the hardware, since nothing else runs GPU kernels before PTX is emitted: what a
+//! GPU would get wrong or leave undefined is an error here, not a value. Errors a kernel can
+//! make at run time — out-of-bounds accesses, uses of values read from uninitialised scratch
+//! memory, data races on shared memory between barriers, warp shuffles not run in lockstep by
+//! a full warp, launches beyond the device limits, division by zero, barrier divergence,
+//! unsupported ops, wrong arguments — come back as diagnostics at the op (or the kernel), never
+//! as a panic. CPU kernels run as one block of one thread under the same rules (only the
+//! uninitialised-read check can apply to them).
 //!
 //! Conventions the spec leaves open, fixed here:
 //! - A schedule block's init region runs when every reduce iter value is 0 (the first iteration
@@ -16,8 +22,10 @@
 //!   is the largest such extent, or the `grid`/`block` launch attrs when present. Thread `t` runs
 //!   iterations `lb + t*step`, `lb + (t + n)*step`, ... (n the block size), so threads beyond a
 //!   loop's extent skip it. Ops outside the bound loops run in every thread, as after `gpu-map`.
-//! - Shared and local buffers start zeroed; integers read from `i1` buffers are 0 or -1 (MLIR's
-//!   sign-extended reading of true).
+//! - Shared and local buffers start uninitialised: reading an element before it is written
+//!   gives poison, which pure ops propagate, `arith.select` may discard, and any other use
+//!   makes an error. A local `loop.alloc` makes a fresh buffer each time it runs. Integers read from
+//!   `i1` buffers are 0 or -1 (MLIR's sign-extended reading of true).
 //!
 //! Buffers are `dlc_tensor`'s [`Tensor`](dlc_tensor::Tensor)s, the host tensors the graph
 //! interpreter and the runtime use too, so values pass between them without conversion.
@@ -25,7 +33,9 @@
 //! - [`buffer`]: [`KernelArg`], element loads and stores, and `!loop.buffer` type decoding.
 //! - `scalar`: `arith` and `math` semantics on scalars and vector lanes.
 //! - `exec`: one thread as a resumable state machine (loops, ifs, schedule blocks, memory).
-//! - `grid`: launch shape and the per-block scheduler (barriers, warp and block reductions).
+//! - `grid`: launch shape and limits, and the per-block scheduler (barriers, warp and block
+//!   reductions, warp lockstep).
+//! - `memcheck`: initialised elements of scratch buffers and shared-memory races.
 //! - `host`: [`run_host`], host functions (`func.func` with `loop.alloc`, `loop.constant`,
 //!   `loop.view`, `loop.dim`, `loop.launch`) over byte storages, launching kernels here.
 
@@ -33,6 +43,7 @@ pub mod buffer;
 mod exec;
 mod grid;
 mod host;
+mod memcheck;
 mod scalar;
 
 pub use buffer::KernelArg;
@@ -159,6 +170,8 @@ pub(crate) fn run_kernel_with(
         mem,
         shared: HashMap::default(),
         local: HashMap::default(),
+        scratch: Vec::new(),
+        interval: 0,
         launch: exec::Launch {
             grid: [1; 3],
             block: [1; 3],
