@@ -4,12 +4,13 @@
 //! kind `block.*`/`thread.*`; otherwise it runs as one block of one thread. The launch must fit
 //! a CUDA device (threads per block, block and grid dims, static shared memory), else it is an
 //! error at the kernel. Blocks run in turn. Within a block every thread runs until it finishes
-//! or stops at a collective op; then a warp whose 32 lanes all wait at the same
-//! `loop.warp_reduce` is released with the combined value, and a block whose threads all wait
-//! at the same `loop.barrier` or `loop.block_reduce` is released, which starts a new barrier
-//! interval for the race check (`memcheck`). Warps run shuffles in lockstep: a shuffle in a warp
-//! with lanes missing from the block, or finished, or waiting at another op, is an error at the
-//! shuffle naming the lanes; any other mismatch is barrier divergence, reported at the op.
+//! or stops at a collective op; then a warp whose lanes all wait at the same `loop.warp_reduce`
+//! is released with the combined value (a block's partial last warp has fewer lanes: the ones
+//! that exist, as the code generator's member mask), and a block whose threads all wait at the
+//! same `loop.barrier` or `loop.block_reduce` is released, which starts a new barrier interval
+//! for the race check (`memcheck`). Warps run shuffles in lockstep: a shuffle in a warp with a
+//! lane finished or waiting at another op is an error at the shuffle naming the lanes; any other
+//! mismatch is barrier divergence, reported at the op.
 //! Shared buffers live for one block, local ones per thread.
 
 use super::exec::{dim_index, op_err, Launch, Machine, Status, Thread, MAX_SHARED_BYTES};
@@ -334,8 +335,8 @@ impl Machine<'_> {
     }
 
     /// Checks that the warp starting at thread `start` runs the shuffle `op` in lockstep: all
-    /// [`WARP_SIZE`] lanes exist (`loop.warp_reduce` is a full-warp shuffle, as the code
-    /// generator's full-mask `shfl.sync`) and all wait at `op`.
+    /// its lanes that exist in the block (all [`WARP_SIZE`], or fewer in a block's partial last
+    /// warp, whose member mask the code generator builds from the block size) wait at `op`.
     fn check_warp(
         &self,
         op: Op,
@@ -343,25 +344,13 @@ impl Machine<'_> {
         status: &[Option<Status>],
     ) -> Result<(), Diagnostic> {
         let ctx = self.ctx;
-        let n = status.len();
+        let lanes = WARP_SIZE.min(status.len() - start);
         let (warp, block) = (start / WARP_SIZE, self.block_id);
         let lockstep = format!(
-            "warp {warp} of block {block:?} does not run this '{}' in lockstep, a full-warp shuffle of all {WARP_SIZE} lanes:",
+            "warp {warp} of block {block:?} does not run this '{}' in lockstep (a shuffle of its {lanes} lanes):",
             ctx.op_name(op)
         );
-        if start + WARP_SIZE > n {
-            return Err(op_err(
-                ctx,
-                op,
-                format!(
-                    "{lockstep} lanes {}..{} do not exist in a block of {n} threads ({:?}); blocks that shuffle must have a multiple of {WARP_SIZE} threads",
-                    n - start,
-                    WARP_SIZE - 1,
-                    self.launch.block
-                ),
-            ));
-        }
-        let finished: Vec<usize> = (0..WARP_SIZE)
+        let finished: Vec<usize> = (0..lanes)
             .filter(|&l| status[start + l] == Some(Status::Done))
             .collect();
         if let Some(&first) = finished.first() {
@@ -375,7 +364,7 @@ impl Machine<'_> {
                 ),
             ));
         }
-        let elsewhere: Vec<(usize, Op)> = (0..WARP_SIZE)
+        let elsewhere: Vec<(usize, Op)> = (0..lanes)
             .filter_map(|l| match status[start + l] {
                 Some(Status::Waiting(o)) if o != op => Some((l, o)),
                 _ => None,
