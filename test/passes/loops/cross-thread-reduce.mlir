@@ -29,30 +29,32 @@
 // CHECK-NEXT: loop.barrier
 // CHECK-NEXT: loop.yield
 
-// Expanded: one shared slot per warp (64 threads: 2), lane 0 of each warp stores, barrier,
-// warp 0 combines (the identity past the last warp, whose lanes read slot 0), barrier,
-// everyone reads, barrier.
+// Expanded: one shared slot per warp (64 threads: 2) and one for the total, lane 0 of each warp
+// stores, barrier, warp 0 combines (the identity past the last warp, whose lanes read slot 0)
+// and lane 0 stores the total to the last slot (slot 0 may still be read), barrier, everyone
+// reads, barrier.
 // EXPAND-LABEL: loop.kernel @row_sum
-// EXPAND-NEXT: %[[SHM:.*]] = loop.alloc : !loop.buffer<2xf32, shared>
+// EXPAND-NEXT: %[[SHM:.*]] = loop.alloc : !loop.buffer<3xf32, shared>
 // EXPAND: %[[W:.*]] = loop.warp_reduce %{{.*}} {kind = "add"} : f32
+// EXPAND: %[[TS:c2.*]] = arith.constant 2 : index
 // EXPAND: %[[LANE:.*]] = arith.remui %[[TID:.*]], %c32 : index
 // EXPAND-NEXT: %[[WARP:.*]] = arith.divui %[[TID]], %c32 : index
 // EXPAND-NEXT: %[[LANE0:.*]] = arith.cmpi eq, %[[LANE]], %[[Z:.*]] : index
 // EXPAND-NEXT: loop.if %[[LANE0]] {
-// EXPAND-NEXT: loop.store %[[W]], %[[SHM]][%[[WARP]]] : !loop.buffer<2xf32, shared>
+// EXPAND-NEXT: loop.store %[[W]], %[[SHM]][%[[WARP]]] : !loop.buffer<3xf32, shared>
 // EXPAND: loop.barrier
 // EXPAND-NEXT: %[[WARP0:.*]] = arith.cmpi eq, %[[WARP]], %[[Z]] : index
 // EXPAND-NEXT: loop.if %[[WARP0]] {
 // EXPAND-NEXT: %[[HAS:.*]] = arith.cmpi ult, %[[LANE]], %c2 : index
 // EXPAND-NEXT: %[[SLOT:.*]] = arith.select %[[HAS]], %[[LANE]], %[[Z]] : index
-// EXPAND-NEXT: %[[P:.*]] = loop.load %[[SHM]][%[[SLOT]]] : !loop.buffer<2xf32, shared>
+// EXPAND-NEXT: %[[P:.*]] = loop.load %[[SHM]][%[[SLOT]]] : !loop.buffer<3xf32, shared>
 // EXPAND-NEXT: %[[ID:.*]] = arith.constant 0.000000e+00 : f32
 // EXPAND-NEXT: %[[SEL:.*]] = arith.select %[[HAS]], %[[P]], %[[ID]] : f32
 // EXPAND-NEXT: %[[T:.*]] = loop.warp_reduce %[[SEL]] {kind = "add"} : f32
 // EXPAND-NEXT: loop.if %[[LANE0]] {
-// EXPAND-NEXT: loop.store %[[T]], %[[SHM]][%[[Z]]] : !loop.buffer<2xf32, shared>
+// EXPAND-NEXT: loop.store %[[T]], %[[SHM]][%[[TS]]] : !loop.buffer<3xf32, shared>
 // EXPAND: loop.barrier
-// EXPAND-NEXT: %[[TOTAL:.*]] = loop.load %[[SHM]][%[[Z]]] : !loop.buffer<2xf32, shared>
+// EXPAND-NEXT: %[[TOTAL:.*]] = loop.load %[[SHM]][%[[TS]]] : !loop.buffer<3xf32, shared>
 // EXPAND-NEXT: loop.barrier
 // EXPAND-NOT: loop.block_reduce
 // EXPAND: arith.addf %{{.*}}, %[[TOTAL]] : f32
@@ -181,7 +183,7 @@ loop.kernel @extra_store(%x: !loop.buffer<4x64xf32, global>, %out: !loop.buffer<
 // CHECK-NEXT: %[[M:.*]] = arith.maxsi %[[A]], %[[R]] : i32
 // CHECK-NEXT: loop.store %[[M]], %[[ACC]][] : !loop.buffer<i32, local>
 // EXPAND-LABEL: loop.kernel @local_acc
-// EXPAND: loop.alloc : !loop.buffer<2xi32, shared>
+// EXPAND: loop.alloc : !loop.buffer<3xi32, shared>
 // EXPAND: arith.constant -2147483648 : i32
 
 loop.kernel @local_acc(%x: !loop.buffer<4x64xi32, global>, %out: !loop.buffer<4x64xi32, global>) {
@@ -263,7 +265,7 @@ loop.kernel @small_block(%x: !loop.buffer<16xf32, global>, %out: !loop.buffer<16
 
 // A block_reduce in a block of symbolic size: the full expansion, with the i32 identity of min.
 // EXPAND-LABEL: loop.kernel @dynamic_block
-// EXPAND-NEXT: loop.alloc : !loop.buffer<32xi32, shared>
+// EXPAND-NEXT: loop.alloc : !loop.buffer<33xi32, shared>
 // EXPAND: loop.warp_reduce %{{.*}} {kind = "min"} : i32
 // EXPAND: arith.constant 2147483647 : i32
 // EXPAND: loop.warp_reduce %{{.*}} {kind = "min"} : i32
@@ -330,12 +332,12 @@ loop.kernel @wide_block(%x: !loop.buffer<2048xf32, global>, %out: !loop.buffer<2
 // -----
 
 // A block_reduce in a block of 40 threads: two warps (the second has 8 lanes), so two shared
-// slots; lanes 2 to 31 of warp 0 read slot 0 and take the identity.
+// slots and the total's; lanes 2 to 31 of warp 0 read slot 0 and take the identity.
 // EXPAND-LABEL: loop.kernel @partial_warp
-// EXPAND-NEXT: %[[SHM:.*]] = loop.alloc : !loop.buffer<2xf32, shared>
+// EXPAND-NEXT: %[[SHM:.*]] = loop.alloc : !loop.buffer<3xf32, shared>
 // EXPAND: %[[HAS:.*]] = arith.cmpi ult, %[[LANE:.*]], %c2 : index
 // EXPAND-NEXT: %[[SLOT:.*]] = arith.select %[[HAS]], %[[LANE]], %{{.*}} : index
-// EXPAND-NEXT: loop.load %[[SHM]][%[[SLOT]]] : !loop.buffer<2xf32, shared>
+// EXPAND-NEXT: loop.load %[[SHM]][%[[SLOT]]] : !loop.buffer<3xf32, shared>
 // EXPAND-NOT: loop.block_reduce
 
 loop.kernel @partial_warp(%x: !loop.buffer<40xf32, global>, %out: !loop.buffer<40xf32, global>) attributes {block = [40 : index, 1 : index, 1 : index], grid = [1 : index, 1 : index, 1 : index]} {

@@ -28,12 +28,13 @@
 //! - Every `loop.block_reduce %v` (option `expand-block-reduce`, default true) becomes: when the
 //!   block is known to have at most 32 threads, one `loop.warp_reduce`; otherwise a
 //!   `loop.warp_reduce` per warp, lane 0 of each warp stores its partial to a `shared` buffer
-//!   of one slot per warp (one `loop.alloc` per element type at the top of the kernel, CINN's
-//!   `shm32_<dtype>_reduce`: `ceil(threads / 32)` slots for a static block, at most 32 since a
-//!   block has at most 1024 threads, and 32 for a block sized at launch), `loop.barrier`, warp 0
-//!   reads the partials (lanes beyond the number of warps read slot 0 and take the identity
-//!   instead), warp-reduces them and lane 0 stores the total to element 0, `loop.barrier`,
-//!   every thread reads element 0, and a last `loop.barrier` keeps the next reduction from
+//!   of one slot per warp plus one for the total (one `loop.alloc` per element type at the top
+//!   of the kernel, CINN's `shm32_<dtype>_reduce`: `ceil(threads / 32)` slots for a static
+//!   block, at most 32 since a block has at most 1024 threads, and 32 for a block sized at
+//!   launch), `loop.barrier`, warp 0 reads the partials (lanes beyond the number of warps read
+//!   slot 0 and take the identity instead), warp-reduces them and lane 0 stores the total to
+//!   the last slot (not slot 0, which other lanes may still be reading: a shuffle orders no
+//!   memory), `loop.barrier`, every thread reads the total, and a last `loop.barrier` keeps the next reduction from
 //!   overwriting the buffer before everyone has read it. The barriers are in the block_reduce's
 //!   own (uniform) control flow, never inside a `loop.if`. A `loop.block_reduce` in a static
 //!   block of more than 1024 threads is left alone: no device launches that block, and code
@@ -600,7 +601,8 @@ fn expand_block_reduce(
     let buf = match shm.get(&ty) {
         Some(b) => *b,
         None => {
-            let bty = buffer_type(ctx, &[slots], ty, MemorySpace::Shared);
+            // One slot per warp, and one more for the total (see below).
+            let bty = buffer_type(ctx, &[slots + 1], ty, MemorySpace::Shared);
             let b = build_alloc(ctx, InsertPoint::Start(entry), bty, &[], loc);
             shm.insert(ty, b);
             b
@@ -626,12 +628,12 @@ fn expand_block_reduce(
         ctx.result(o, 0)
     };
     let w = build_reduce(ctx, at, "loop.warp_reduce", v, kind, loc);
-    let (c0, c32) = (idx(ctx, 0), idx(ctx, WARP));
-    // tid = tx + bx * (ty + by * tz); warps = ceil(bx * by * bz / 32), the number of slots
-    // when the block shape is static. A one-dimensional block needs only thread_id x.
+    let (c0, c32, total_slot) = (idx(ctx, 0), idx(ctx, WARP), idx(ctx, slots));
+    // tid = tx + bx * (ty + by * tz); warps = ceil(bx * by * bz / 32), the number of partial
+    // slots (and the index of the total's) when the block shape is static. A one-dimensional block needs only thread_id x.
     let tx = gpu(ctx, "loop.thread_id", "x");
     let (tid, warps) = match dims {
-        Some([_, 1, 1]) => (tx, idx(ctx, slots)),
+        Some([_, 1, 1]) => (tx, total_slot),
         _ => {
             let (ty_, tz) = (
                 gpu(ctx, "loop.thread_id", "y"),
@@ -650,7 +652,7 @@ fn expand_block_reduce(
             let t = binop(ctx, "arith.muli", bx, t);
             let tid = binop(ctx, "arith.addi", tx, t);
             let warps = if dims.is_some() {
-                idx(ctx, slots)
+                total_slot
             } else {
                 let n = binop(ctx, "arith.muli", bx, by);
                 let n = binop(ctx, "arith.muli", n, bz);
@@ -699,9 +701,11 @@ fn expand_block_reduce(
     let total = build_reduce(ctx, at2, "loop.warp_reduce", p, kind, loc);
     let (_, then3, _) = build_if(ctx, at2, is_lane0, false, loc);
     let at3 = before_terminator(ctx, then3);
-    build_store(ctx, at3, total, buf, &[c0], loc);
+    // The total goes to the slot after the partials: lanes of warp 0 may still be reading
+    // slot 0 in this barrier interval (their shuffle orders no memory).
+    build_store(ctx, at3, total, buf, &[total_slot], loc);
     build_barrier(ctx, at, loc);
-    let r = build_load(ctx, at, buf, &[c0], loc);
+    let r = build_load(ctx, at, buf, &[total_slot], loc);
     build_barrier(ctx, at, loc);
     ctx.replace_all_uses(ctx.result(op, 0), r);
     ctx.erase_op(op);
