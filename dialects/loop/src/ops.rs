@@ -627,17 +627,22 @@ impl KernelOp {
             .is_some_and(|d| d.iter().any(|a| ctx.ident_str(a.name) == NOALIAS))
     }
 
-    /// Puts [`NOALIAS`] on argument `i` (`on`) or removes it, keeping the argument's other
-    /// attributes; `arg_attrs` keeps one dictionary per argument, and goes when all are empty.
-    pub fn set_noalias(self, ctx: &mut Context, i: usize, on: bool) {
-        let n = self.body(ctx).map_or(0, |b| ctx.block_args(b).len());
-        let mut dicts: Vec<Vec<dlc_ir::NamedAttr>> = (0..n)
+    /// The attribute dictionaries of the first `n` arguments, empty where there is none.
+    fn arg_attr_dicts(self, ctx: &Context, n: usize) -> Vec<Vec<dlc_ir::NamedAttr>> {
+        (0..n)
             .map(|j| {
                 self.arg_attr_dict(ctx, j)
                     .map(<[_]>::to_vec)
                     .unwrap_or_default()
             })
-            .collect();
+            .collect()
+    }
+
+    /// Puts [`NOALIAS`] on argument `i` (`on`) or removes it, keeping the argument's other
+    /// attributes; `arg_attrs` keeps one dictionary per argument, and goes when all are empty.
+    pub fn set_noalias(self, ctx: &mut Context, i: usize, on: bool) {
+        let n = self.body(ctx).map_or(0, |b| ctx.block_args(b).len());
+        let mut dicts = self.arg_attr_dicts(ctx, n);
         let Some(dict) = dicts.get_mut(i) else {
             return;
         };
@@ -655,13 +660,7 @@ impl KernelOp {
     pub fn append_arg(self, ctx: &mut Context, ty: Type) -> Option<Value> {
         let entry = self.body(ctx)?;
         let n = ctx.block_args(entry).len();
-        let mut dicts: Vec<Vec<dlc_ir::NamedAttr>> = (0..n)
-            .map(|j| {
-                self.arg_attr_dict(ctx, j)
-                    .map(<[_]>::to_vec)
-                    .unwrap_or_default()
-            })
-            .collect();
+        let mut dicts = self.arg_attr_dicts(ctx, n);
         let arg = ctx.add_block_arg(entry, ty);
         let types: Vec<Type> = ctx
             .block_args(entry)

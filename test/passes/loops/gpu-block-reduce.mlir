@@ -175,7 +175,8 @@ module {
 // -----
 
 // A row sum with a write-back block: 100 reduce iterations give 128 threads (block-size=64
-// caps it at 64, see SIZE64); the global store outside the nest runs in thread 0 only.
+// caps it at 64, see SIZE64); the global store outside the nest runs in thread 0 only, the
+// rest of its schedule block in every thread.
 // CHECK-LABEL: loop.kernel @row_sum
 // CHECK-SAME: block = [128 : index, 1 : index, 1 : index], grid = [4 : index, 1 : index, 1 : index]
 // CHECK: %[[B:.*]] = loop.block_id x
@@ -187,9 +188,11 @@ module {
 // CHECK: loop.schedule_block "sum" (%{{.*}} = %[[B]], %{{.*}} = %[[K]] reduce) {
 // CHECK: %[[TOT:.*]] = loop.block_reduce %{{.*}} {kind = "add"} : f32
 // CHECK: loop.store %[[TOT]], %[[ACC]][%c0]
-// CHECK: %[[IS0:.*]] = arith.cmpi eq, %[[T]], %{{.*}} : index
-// CHECK: loop.if %[[IS0]] {
 // CHECK: loop.schedule_block "write"
+// CHECK-NEXT: %[[V:.*]] = loop.load %[[ACC]][%c0]
+// CHECK: %[[IS0:.*]] = arith.cmpi eq, %[[T]], %{{.*}} : index
+// CHECK-NEXT: loop.if %[[IS0]] {
+// CHECK-NEXT: loop.store %[[V]], %{{.*}}[%{{.*}}] : !loop.buffer<4xf32, global>
 loop.kernel @row_sum(%x: !loop.buffer<4x100xf32, global>, %y: !loop.buffer<4xf32, global>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

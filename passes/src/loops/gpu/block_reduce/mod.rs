@@ -24,8 +24,9 @@
 //!   `loop.block_reduce` of the thread's partial (kind from the combiner: `addf` -> `add`,
 //!   `maximumf` -> `max`, ..., as `dlc_loop::ReduceKind` defines it) is stored back into the
 //!   register, so later code reads the total in every thread.
-//! - Schedule blocks outside the nests that store to global buffers run in thread 0 only
-//!   (`loop.if thread_id == 0`).
+//! - Outside the nests, every store to a global buffer runs in thread 0 only (`loop.if
+//!   thread_id == 0` around the store, inside its schedule block); the rest of the schedule
+//!   block runs in every thread, so registers it writes hold the same value in all of them.
 //! - Local buffers then lose the axes every access indexes alike, as in `gpu-map`.
 //! - Kernels that do not fit (several reduce axes, no reduction, an init that is not the
 //!   identity, a global buffer both read and written, a per-iteration local read outside its
@@ -46,8 +47,8 @@
 //! - Several reduce axes (flatten them) or a non-identity init.
 //!
 //! # Examples
-//! 1. A row sum of 4 rows x 100: 4 blocks of 128 threads, the write-back in
-//!    thread 0:
+//! 1. A row sum of 4 rows x 100: 4 blocks of 128 threads, the global store of the write-back
+//!    in thread 0:
 //!    ```text
 //!    loop.for parallel %i = %c0 to %c4 step %c1 {
 //!      %acc = loop.alloc : !loop.buffer<1xf32, local>
@@ -76,9 +77,14 @@
 //!    %3 = loop.load %2[%c0] : !loop.buffer<1xf32, local>
 //!    %4 = loop.block_reduce %3 {kind = "add"} : f32
 //!    loop.store %4, %2[%c0] : !loop.buffer<1xf32, local>
-//!    %5 = arith.cmpi eq, %1, %c0_0 : index
-//!    loop.if %5 {
-//!      loop.schedule_block "write" (%arg2 = %0) { ... }
+//!    loop.schedule_block "write" (%arg2 = %0) {
+//!      %5 = loop.load %2[%c0] : !loop.buffer<1xf32, local>
+//!      %c0_0 = arith.constant 0 : index
+//!      %6 = arith.cmpi eq, %1, %c0_0 : index
+//!      loop.if %6 {
+//!        loop.store %5, %arg1[%arg2] : !loop.buffer<4xf32, global>
+//!        loop.yield
+//!      }
 //!      loop.yield
 //!    }
 //!    ```

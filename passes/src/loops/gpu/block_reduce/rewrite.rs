@@ -22,7 +22,9 @@ pub(super) struct BlockPlan {
     nests: Vec<Op>,
     /// The reductions, each in one nest.
     reductions: Vec<Reduction>,
-    /// Ops outside the nests that store to global buffers (run by thread 0 only).
+    /// The stores to global buffers outside the nests: thread 0 alone runs them, while every
+    /// thread runs the rest of their schedule blocks (later code may read the registers
+    /// those blocks write).
     guarded: Vec<Op>,
 }
 
@@ -137,7 +139,6 @@ pub(super) fn plan(ctx: &Context, ops: &[Op], block_size: i64) -> Option<BlockPl
         if sb.iter_kind_list(ctx).contains(&IterKind::Reduce) {
             return None;
         }
-        let mut stores_global = false;
         for op in body_ops(ctx, sb.body(ctx)?) {
             if !ctx.regions(op).is_empty() {
                 return None;
@@ -150,7 +151,7 @@ pub(super) fn plan(ctx: &Context, ops: &[Op], block_size: i64) -> Option<BlockPl
                         Some((_, _, MemorySpace::Local))
                     )
                 {
-                    stores_global = true;
+                    guarded.push(op);
                 }
                 accesses.entry(access.buffer).or_default().push(Access {
                     place: Place::Outside,
@@ -159,9 +160,6 @@ pub(super) fn plan(ctx: &Context, ops: &[Op], block_size: i64) -> Option<BlockPl
                     k_dims: Vec::new(),
                 });
             }
-        }
-        if stores_global {
-            guarded.push(seg);
         }
     }
     for (n, &nest) in nests.iter().enumerate() {
