@@ -435,13 +435,17 @@ func.func @launch_static_dim(%a: !loop.buffer<4x8xf32, global>) {
 
 // -----
 
-// A launch may not pass one buffer for two arguments where one of them is loop.noalias.
+// A launch may not pass one buffer for two arguments where one of them is loop.noalias and the
+// kernel writes one of them.
 loop.kernel @k(%a: !loop.buffer<4xf32, global>, %b: !loop.buffer<4xf32, global> {loop.noalias}) {
+  %c0 = arith.constant 0 : index
+  %v = loop.load %a[%c0] : !loop.buffer<4xf32, global>
+  loop.store %v, %b[%c0] : !loop.buffer<4xf32, global>
   loop.return
 }
 
 func.func @launch_noalias_twice(%a: !loop.buffer<4xf32, global>) {
-  // expected-error @+1 {{'loop.launch' op arguments #0 and #1 share memory, but argument #1 of kernel 'k' is 'loop.noalias'}}
+  // expected-error @+1 {{'loop.launch' op arguments #0 and #1 share memory the kernel writes, but argument #1 of kernel 'k' is 'loop.noalias'}}
   loop.launch @k(%a, %a) : (!loop.buffer<4xf32, global>, !loop.buffer<4xf32, global>) -> ()
   return
 }
@@ -450,6 +454,9 @@ func.func @launch_noalias_twice(%a: !loop.buffer<4xf32, global>) {
 
 // Nor two views of one arena whose constant byte ranges overlap.
 loop.kernel @k(%a: !loop.buffer<4xf32, global> {loop.noalias}, %b: !loop.buffer<4xf32, global>) {
+  %c0 = arith.constant 0 : index
+  %v = loop.load %b[%c0] : !loop.buffer<4xf32, global>
+  loop.store %v, %a[%c0] : !loop.buffer<4xf32, global>
   loop.return
 }
 
@@ -459,7 +466,7 @@ func.func @launch_noalias_views() {
   %arena = loop.alloc : !loop.buffer<64xi8, global>
   %v = loop.view %arena[%c0] : !loop.buffer<64xi8, global> -> !loop.buffer<4xf32, global>
   %w = loop.view %arena[%c8] : !loop.buffer<64xi8, global> -> !loop.buffer<4xf32, global>
-  // expected-error @+1 {{'loop.launch' op arguments #0 and #1 share memory, but argument #0 of kernel 'k' is 'loop.noalias'}}
+  // expected-error @+1 {{'loop.launch' op arguments #0 and #1 share memory the kernel writes, but argument #0 of kernel 'k' is 'loop.noalias'}}
   loop.launch @k(%v, %w) : (!loop.buffer<4xf32, global>, !loop.buffer<4xf32, global>) -> ()
   return
 }

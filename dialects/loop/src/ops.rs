@@ -621,6 +621,35 @@ impl KernelOp {
         }
     }
 
+    /// Whether the kernel may write memory through its argument `i`: an op in it with a write
+    /// effect on that argument, or with effects it does not declare.
+    pub fn may_write_arg(self, ctx: &Context, i: usize) -> bool {
+        let Some(arg) = self
+            .body(ctx)
+            .and_then(|b| ctx.block_args(b).get(i).copied())
+        else {
+            return false;
+        };
+        let mut writes = false;
+        ctx.for_each_op(self.0, &mut |op| {
+            writes |= match ctx.memory_effects(op) {
+                None => op != self.0,
+                Some(effects) => effects
+                    .iter()
+                    .any(|e| e.kind == dlc_ir::EffectKind::Write && e.on.is_none_or(|b| b == arg)),
+            };
+        });
+        writes
+    }
+
+    /// Whether passing overlapping memory for arguments `i` and `j` breaks a [`NOALIAS`]
+    /// promise: one of them carries it and the kernel may write through one of them (as with
+    /// LLVM's `noalias`, memory that is only read may be shared). Returns the marked argument.
+    pub fn noalias_conflict(self, ctx: &Context, i: usize, j: usize) -> Option<usize> {
+        let marked = [i, j].into_iter().find(|&k| self.is_noalias(ctx, k))?;
+        (self.may_write_arg(ctx, i) || self.may_write_arg(ctx, j)).then_some(marked)
+    }
+
     /// Whether argument `i` carries [`NOALIAS`].
     pub fn is_noalias(self, ctx: &Context, i: usize) -> bool {
         self.arg_attr_dict(ctx, i)

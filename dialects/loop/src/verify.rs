@@ -901,13 +901,15 @@ pub(crate) fn verify_launch_symbols(
     };
     for (j, &b) in operands.iter().enumerate() {
         for (i, &a) in operands[..j].iter().enumerate() {
-            let marked = [i, j].into_iter().find(|&k| kernel.is_noalias(ctx, k));
-            if let Some(k) = marked.filter(|_| provably_overlap(ctx, a, b)) {
+            if !provably_overlap(ctx, a, b) {
+                continue;
+            }
+            if let Some(k) = kernel.noalias_conflict(ctx, i, j) {
                 return Err(op_error(
                     ctx,
                     op,
                     format!(
-                        "arguments #{i} and #{j} share memory, but argument #{k} of kernel '{name}' is '{}'",
+                        "arguments #{i} and #{j} share memory the kernel writes, but argument #{k} of kernel '{name}' is '{}'",
                         crate::NOALIAS
                     ),
                 ));

@@ -389,10 +389,14 @@ func.func @main() {
 #[test]
 fn same_view_for_a_noalias_argument() {
     // Two views of one arena at the same offset are one buffer at run time; the verifier
-    // cannot tell (the sizes are dynamic), the launch can: `loop.noalias` forbids it.
+    // cannot tell (the sizes are dynamic), the launch can: `loop.noalias` forbids it, since
+    // the kernel writes one of them.
     let msg = error(
         r#"
 loop.kernel @add_into(%x: !loop.buffer<?xf32, global>, %y: !loop.buffer<?xf32, global> {loop.noalias}, %n: index) {
+  %c0 = arith.constant 0 : index
+  %v = loop.load %x[%c0] : !loop.buffer<?xf32, global>
+  loop.store %v, %y[%c0] : !loop.buffer<?xf32, global>
   loop.return
 }
 
@@ -410,7 +414,7 @@ func.func @main(%n: index) {
         vec![KernelArg::Index(4)],
     );
     assert!(
-        msg.contains("launch arguments #0 and #1 are the same buffer, but argument #1 of kernel 'add_into' is 'loop.noalias'"),
+        msg.contains("launch arguments #0 and #1 are the same buffer, which the kernel writes, but argument #1 of kernel 'add_into' is 'loop.noalias'"),
         "{msg}"
     );
 }

@@ -490,12 +490,12 @@ impl Host<'_> {
                     if let Some(slot) = views.iter().position(|(w, _)| w == view) {
                         let j = views[slot].1;
                         let kernel = KernelOp(kernel);
-                        if let Some(k) = [j, i].into_iter().find(|&k| kernel.is_noalias(ctx, k)) {
+                        if let Some(k) = kernel.noalias_conflict(ctx, j, i) {
                             return Err(op_err(
                                 ctx,
                                 op,
                                 format!(
-                                    "launch arguments #{j} and #{i} are the same buffer, but argument #{k} of kernel '{}' is '{}'",
+                                    "launch arguments #{j} and #{i} are the same buffer, which the kernel writes, but argument #{k} of kernel '{}' is '{}'",
                                     kernel.name(ctx),
                                     crate::NOALIAS
                                 ),
