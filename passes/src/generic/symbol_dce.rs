@@ -58,7 +58,7 @@
 
 use dlc_ir::builtin::ModuleOp;
 use dlc_ir::pass::{Anchor, OptionValues, Pass, PassInfo, PassRun};
-use dlc_ir::symbol::symbol_name;
+use dlc_ir::symbol::SymbolTables;
 use dlc_ir::{AttrKind, Attribute, Context, Diagnostic, Ident, Op, Traits};
 use rustc_hash::FxHashSet;
 
@@ -83,7 +83,7 @@ impl Pass for SymbolDce {
         let module = run.op();
         let hidden = ctx.parent_op(module).is_none() || visibility(ctx, module) == Some("private");
         let mut live = FxHashSet::default();
-        compute_liveness(ctx, module, hidden, &mut live);
+        compute_liveness(ctx, &mut SymbolTables::new(), module, hidden, &mut live);
         let mut tables = Vec::new();
         ctx.for_each_op(module, &mut |op| {
             if ctx.has_trait(op, Traits::SYMBOL_TABLE) {
@@ -121,7 +121,13 @@ fn body(ctx: &Context, op: Op) -> Vec<Op> {
 
 /// Adds the live symbols of symbol table `table` (and of the tables nested in it that are
 /// live) to `live`. `hidden`: nothing outside `table` can name its symbols.
-fn compute_liveness(ctx: &Context, table: Op, hidden: bool, live: &mut FxHashSet<Op>) {
+fn compute_liveness(
+    ctx: &Context,
+    tables: &mut SymbolTables,
+    table: Op,
+    hidden: bool,
+    live: &mut FxHashSet<Op>,
+) {
     let mut worklist = Vec::new();
     for op in body(ctx, table) {
         // Non-symbols are roots; symbols that may not be discarded are live roots.
@@ -136,7 +142,7 @@ fn compute_liveness(ctx: &Context, table: Op, hidden: bool, live: &mut FxHashSet
         if ctx.has_trait(op, Traits::SYMBOL_TABLE) {
             let private = visibility(ctx, op) == Some("private");
             let inner_hidden = hidden || !is_symbol(ctx, op) || private;
-            compute_liveness(ctx, op, inner_hidden, live);
+            compute_liveness(ctx, tables, op, inner_hidden, live);
         } else {
             for inner in body(ctx, op) {
                 if !ctx.regions(inner).is_empty() {
@@ -152,7 +158,7 @@ fn compute_liveness(ctx: &Context, table: Op, hidden: bool, live: &mut FxHashSet
         };
         symbol_uses(ctx, op, &mut seen_attrs, &mut refs);
         for path in refs.drain(..) {
-            for symbol in resolve(ctx, parent, &path) {
+            for symbol in resolve(ctx, tables, parent, &path) {
                 if live.insert(symbol) {
                     worklist.push(symbol);
                 }
@@ -179,14 +185,13 @@ fn symbol_uses(ctx: &Context, op: Op, seen: &mut FxHashSet<Attribute>, out: &mut
 
 /// The symbols reference `path` names, resolved in `table`: the root, then each nested name
 /// inside the previous symbol. Empty when a name is unknown.
-fn resolve(ctx: &Context, table: Op, path: &[Ident]) -> Vec<Op> {
+fn resolve(ctx: &Context, tables: &mut SymbolTables, table: Op, path: &[Ident]) -> Vec<Op> {
     let mut found = Vec::new();
     let mut scope = table;
     for &name in path {
-        let name = ctx.ident_str(name);
-        let Some(symbol) = body(ctx, scope)
-            .into_iter()
-            .find(|&op| is_symbol(ctx, op) && symbol_name(ctx, op) == Some(name))
+        let Some(symbol) = tables
+            .lookup(ctx, scope, name)
+            .filter(|&op| is_symbol(ctx, op))
         else {
             return Vec::new();
         };
