@@ -1,130 +1,172 @@
-//! The CPU JIT: a lowered module compiled for the host CPU and loaded into this process.
+//! The CPU JIT: a lowered module's kernels compiled for the host CPU, in parallel, through the
+//! kernel cache, and linked into this process.
 //!
-//! The LLVM module is tuned for the host, or for an x86-64 level the host supports
-//! ([`CpuTarget`]): its `target-cpu` and `target-features` on every function, so AVX-512 machines
-//! get 512-bit vectors and `x86-64-v3` gets AVX2's 256-bit ones. It is optimized with LLVM's `default<O3>`
-//! pipeline, and handed to MCJIT. Parallel loops call back into `dlc_runtime::dlc_parallel_for`,
-//! whose address is mapped into the JIT. The result implements `dlc_runtime::KernelTable`, so
-//! the runtime's host program can launch the kernels.
+//! Each kernel is compiled on its own, on the runtime's thread pool
+//! ([`dlc_runtime::pool::map_on_pool`]): its own LLVM context and module, tuned for the host or
+//! an x86-64 level the host supports ([`CpuTarget`]: `target-cpu` and `target-features` on
+//! every function, so AVX-512 machines get 512-bit vectors and `x86-64-v3` gets AVX2's 256-bit
+//! ones), optimized with the [`LlvmOpt`] pipeline and emitted as a position-independent object
+//! file. With a [`KernelCache`], the object is looked up first under a key of everything it
+//! depends on and stored after compiling. The objects are then linked, in kernel order, by ORC
+//! (`orc.rs`), so the result does not depend on which thread finished first. Parallel loops call
+//! back into `dlc_runtime::dlc_parallel_for`, whose address is defined in the JIT. The result
+//! implements `dlc_runtime::KernelTable`, so the runtime's host program can launch the kernels.
 
-use crate::function::Machine;
-use crate::module::lower_module;
+use crate::cache::{KernelCache, KeyHasher, Lookup, CODEGEN_FORMAT};
+use crate::function::{ArgFacts, Machine};
+use crate::host_facts::kernel_facts;
+use crate::module::{arg_facts, lower_kernel};
+use crate::opt::LlvmOpt;
+use crate::orc::ObjectJit;
 use crate::parallel::PARALLEL_FOR;
-use crate::target::{cpu_machine, CpuTarget};
-use dlc_ir::{Context, Diagnostic, Op};
+use crate::target::{CpuSpec, CpuTarget};
+use dlc_ir::{Context, Diagnostic, Op, PrintOptions};
 use dlc_runtime::{KernelFn, KernelTable};
 use inkwell::attributes::AttributeLoc;
 use inkwell::context::Context as LlvmContext;
-use inkwell::execution_engine::ExecutionEngine;
 use inkwell::module::Module;
-use inkwell::passes::PassBuilderOptions;
-use inkwell::OptimizationLevel;
+use inkwell::targets::{FileType, TargetMachine};
 use rustc_hash::FxHashMap;
 use std::time::{Duration, Instant};
+
+/// How to compile a module's kernels for the CPU.
+#[derive(Clone, Debug, Default)]
+pub struct CompileOptions {
+    /// The CPU the code is for.
+    pub cpu: CpuTarget,
+    /// LLVM's optimization pipeline and codegen level.
+    pub opt: LlvmOpt,
+    /// Where compiled kernels are kept between runs; `None` compiles every kernel.
+    pub cache: Option<KernelCache>,
+}
 
 /// Where the time of one compilation went.
 #[derive(Clone, Debug, Default)]
 pub struct CompileStats {
-    /// Kernels compiled.
+    /// Kernels in the module.
     pub kernels: usize,
-    /// dlc loop IR to LLVM IR.
+    /// Threads the kernels were compiled on.
+    pub threads: usize,
+    /// The kernel cache's part, when there is a cache.
+    pub cache: Option<CacheStats>,
+    /// dlc loop IR to LLVM IR, summed over the kernels compiled (thread time).
     pub lower: Duration,
-    /// LLVM's O3 pipeline.
+    /// LLVM's IR pipeline, summed over the kernels compiled (thread time).
     pub optimize: Duration,
-    /// Machine code generation and loading.
+    /// Machine code generation, summed over the kernels compiled (thread time).
     pub codegen: Duration,
+    /// Linking the objects into this process (wall time).
+    pub load: Duration,
+    /// The whole compilation (wall time).
+    pub wall: Duration,
+}
+
+/// What the kernel cache did during one compilation.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CacheStats {
+    /// Kernels loaded from the cache.
+    pub hits: usize,
+    /// Kernels compiled and stored (no entry, or a corrupted one).
+    pub misses: usize,
+    /// Problems met on the way, none fatal: corrupted entries discarded, failed writes.
+    pub notes: Vec<String>,
 }
 
 impl CompileStats {
-    /// The whole compilation.
+    /// The whole compilation (wall time).
     pub fn total(&self) -> Duration {
-        self.lower + self.optimize + self.codegen
+        self.wall
     }
 }
-
-struct Jit<'ctx> {
-    _module: Module<'ctx>,
-    _engine: ExecutionEngine<'ctx>,
-}
-
-self_cell::self_cell!(
-    struct JitCell {
-        owner: LlvmContext,
-        #[not_covariant]
-        dependent: Jit,
-    }
-);
 
 /// The kernels of a module, compiled for this CPU and callable through [`KernelTable`].
 pub struct CpuModule {
-    /// Keeps the machine code (and the LLVM context it came from) alive.
-    _jit: JitCell,
     kernels: FxHashMap<String, KernelFn>,
     stats: CompileStats,
+    /// Keeps the machine code alive; dropped after `kernels`, which point into it.
+    _jit: ObjectJit,
 }
 
 impl CpuModule {
     /// Compiles every `loop.kernel` of `module` (a `builtin.module` after `lower` and a CPU
-    /// pipeline) for `cpu`. Kernels that use GPU ops or loops are reported as errors at the op;
-    /// a `cpu` this host cannot run is an error at `module`.
-    pub fn compile(ctx: &Context, module: Op, cpu: CpuTarget) -> Result<CpuModule, Diagnostic> {
+    /// pipeline) as `options` say. Kernels that use GPU ops or loops are reported as errors at
+    /// the op (the first kernel's in module order); a `cpu` this host cannot run is an error at
+    /// `module`.
+    pub fn compile(
+        ctx: &Context,
+        module: Op,
+        options: &CompileOptions,
+    ) -> Result<CpuModule, Diagnostic> {
+        let start = Instant::now();
         let fail = |msg: String| Diagnostic::error(ctx.op_loc(module), msg);
-        let mut stats = CompileStats::default();
-        let mut names = Vec::new();
-        let mut addresses = Vec::new();
-        let jit = JitCell::try_new(
-            LlvmContext::create(),
-            |llvm| -> Result<Jit<'_>, Diagnostic> {
-                let start = Instant::now();
-                let machine = Machine::Cpu {
-                    avx512: cpu.has_avx512f(),
-                };
-                let out = lower_module(ctx, llvm, module, machine, "dlc")?;
-                stats.lower = start.elapsed();
-                let start = Instant::now();
-                optimize_for_cpu(&out, cpu).map_err(fail)?;
-                stats.optimize = start.elapsed();
-                let start = Instant::now();
-                let engine = out
-                    .create_jit_execution_engine(OptimizationLevel::Aggressive)
-                    .map_err(|e| fail(format!("LLVM JIT: {e}")))?;
-                if let Some(decl) = out.get_function(PARALLEL_FOR) {
-                    engine.add_global_mapping(
-                        &decl,
-                        dlc_runtime::dlc_parallel_for as *const () as usize,
-                    );
-                }
-                for kernel in dlc_loop::module_kernels(ctx, module) {
-                    let name = dlc_loop::KernelOp(kernel).name(ctx).to_string();
-                    let address = engine
-                        .get_function_address(&name)
-                        .map_err(|e| fail(format!("LLVM JIT lost kernel '{name}': {e}")))?;
-                    names.push(name);
-                    addresses.push(address);
-                }
-                stats.codegen = start.elapsed();
-                Ok(Jit {
-                    _module: out,
-                    _engine: engine,
-                })
-            },
-        )?;
-        stats.kernels = names.len();
-        let kernels = names
+        let compiler = KernelCompiler::new(options).map_err(fail)?;
+        let facts = kernel_facts(ctx, module);
+        let jobs: Vec<(Op, Vec<ArgFacts>)> = dlc_loop::module_kernels(ctx, module)
             .into_iter()
-            .zip(addresses)
-            .map(|(name, address)| {
-                // SAFETY: `address` is the entry thunk `module.rs` generated for this kernel,
-                // of type `void(ptr)`, i.e. `KernelFn`; the machine code lives as long as `jit`,
-                // which this struct owns.
-                let entry = unsafe { std::mem::transmute::<usize, KernelFn>(address) };
-                (name, entry)
-            })
+            .map(|k| (k, arg_facts(ctx, &facts, k)))
             .collect();
+        let compiled = dlc_runtime::pool::map_on_pool(jobs, |(kernel, facts)| {
+            compiler.object(ctx, kernel, &facts)
+        });
+        let mut stats = CompileStats {
+            kernels: compiled.len(),
+            threads: dlc_runtime::num_threads().unwrap_or(1),
+            cache: options.cache.as_ref().map(|_| CacheStats::default()),
+            ..CompileStats::default()
+        };
+        let mut objects = Vec::with_capacity(compiled.len());
+        let mut stored = false;
+        for object in compiled {
+            let object = object?;
+            stats.lower += object.times[0];
+            stats.optimize += object.times[1];
+            stats.codegen += object.times[2];
+            if let Some(cache) = &mut stats.cache {
+                if object.cached {
+                    cache.hits += 1;
+                } else {
+                    cache.misses += 1;
+                }
+                cache.notes.extend(object.notes.iter().cloned());
+            }
+            stored |= object.stored;
+            objects.push(object);
+        }
+        if let (Some(cache), Some(cache_stats)) = (&options.cache, &mut stats.cache) {
+            if stored {
+                if let Err(e) = cache.evict() {
+                    cache_stats.notes.push(e);
+                }
+            }
+        }
+
+        let load = Instant::now();
+        let jit = ObjectJit::new(&[(
+            PARALLEL_FOR,
+            dlc_runtime::dlc_parallel_for as *const () as usize,
+        )])
+        .map_err(|e| fail(format!("LLVM JIT: {e}")))?;
+        for object in &objects {
+            jit.add_object(&object.bytes, &object.name)
+                .map_err(|e| fail(format!("LLVM JIT, kernel '{}': {e}", object.name)))?;
+        }
+        let mut kernels = FxHashMap::default();
+        for object in objects {
+            let address = jit
+                .lookup(&object.name)
+                .map_err(|e| fail(format!("LLVM JIT, kernel '{}': {e}", object.name)))?;
+            // SAFETY: `address` is the entry thunk `module.rs` generated for this kernel, of
+            // type `void(ptr)`, i.e. `KernelFn`; the machine code lives as long as `jit`, which
+            // the returned module owns.
+            let entry = unsafe { std::mem::transmute::<usize, KernelFn>(address) };
+            kernels.insert(object.name, entry);
+        }
+        stats.load = load.elapsed();
+        stats.wall = start.elapsed();
         Ok(CpuModule {
-            _jit: jit,
             kernels,
             stats,
+            _jit: jit,
         })
     }
 
@@ -140,9 +182,139 @@ impl KernelTable for CpuModule {
     }
 }
 
-/// Tunes `module` for `cpu`, verifies it and runs LLVM's O3 pipeline.
-pub(crate) fn optimize_for_cpu(module: &Module<'_>, cpu: CpuTarget) -> Result<(), String> {
-    let (machine, cpu, features) = cpu_machine(cpu, OptimizationLevel::Aggressive)?;
+/// One kernel's object file.
+struct KernelObject {
+    name: String,
+    bytes: Vec<u8>,
+    /// Loaded from the cache rather than compiled.
+    cached: bool,
+    /// Lowering, the IR pipeline and machine code generation (zero for a cached kernel).
+    times: [Duration; 3],
+    /// Cache problems met for this kernel.
+    notes: Vec<String>,
+    /// Written to the cache.
+    stored: bool,
+}
+
+/// What every kernel of one compilation shares: the target, the LLVM configuration, the
+/// cache, and the part of the cache key they determine.
+struct KernelCompiler<'a> {
+    spec: CpuSpec,
+    machine: Machine,
+    opt: LlvmOpt,
+    cache: Option<&'a KernelCache>,
+    /// The key fields common to every kernel, hashed: see [`KernelCompiler::new`].
+    common_key: [u8; 32],
+}
+
+impl<'a> KernelCompiler<'a> {
+    fn new(options: &'a CompileOptions) -> Result<KernelCompiler<'a>, String> {
+        let spec = CpuSpec::of(options.cpu)?;
+        let (mut major, mut minor, mut patch) = (0, 0, 0);
+        // SAFETY: `LLVMGetVersion` writes three integers through the pointers it is given.
+        unsafe { inkwell::llvm_sys::core::LLVMGetVersion(&mut major, &mut minor, &mut patch) };
+        let common_key = KeyHasher::new()
+            .field("dlc", env!("CARGO_PKG_VERSION").as_bytes())
+            .field("format", &CODEGEN_FORMAT.to_le_bytes())
+            .field("source", env!("DLC_CODEGEN_SOURCE_HASH").as_bytes())
+            .field("llvm", format!("{major}.{minor}.{patch}").as_bytes())
+            .field("triple", spec.triple.as_bytes())
+            .field("cpu", spec.cpu.as_bytes())
+            .field("features", spec.features.as_bytes())
+            .field("pipeline", options.opt.pipeline().as_bytes())
+            .field(
+                "codegen",
+                format!("{:?}", options.opt.codegen_level()).as_bytes(),
+            )
+            .finish()
+            .0;
+        Ok(KernelCompiler {
+            machine: Machine::Cpu {
+                avx512: options.cpu.has_avx512f(),
+            },
+            spec,
+            opt: options.opt,
+            cache: options.cache.as_ref(),
+            common_key,
+        })
+    }
+
+    /// The object of `kernel`, whose arguments have `facts`: from the cache when it has one,
+    /// else compiled (and stored).
+    fn object(
+        &self,
+        ctx: &Context,
+        kernel: Op,
+        facts: &[ArgFacts],
+    ) -> Result<KernelObject, Diagnostic> {
+        let name = dlc_loop::KernelOp(kernel).name(ctx).to_string();
+        let mut notes = Vec::new();
+        let key = self.cache.map(|_| {
+            let ir = dlc_ir::print_op(ctx, kernel, PrintOptions::default());
+            KeyHasher::new()
+                .field("common", &self.common_key)
+                .field("facts", format!("{facts:?}").as_bytes())
+                .field("kernel", ir.as_bytes())
+                .finish()
+        });
+        if let (Some(cache), Some(key)) = (self.cache, &key) {
+            match cache.get(key) {
+                Lookup::Hit(bytes) => {
+                    return Ok(KernelObject {
+                        name,
+                        bytes,
+                        cached: true,
+                        times: [Duration::ZERO; 3],
+                        notes,
+                        stored: false,
+                    })
+                }
+                Lookup::Miss => {}
+                Lookup::Corrupt(why) => notes.push(format!("discarded a corrupted entry: {why}")),
+            }
+        }
+        let fail = |msg: String| Diagnostic::error(ctx.op_loc(kernel), msg);
+        let llvm = LlvmContext::create();
+        let start = Instant::now();
+        let module = llvm.create_module(&name);
+        lower_kernel(ctx, &llvm, &module, kernel, facts, self.machine)?;
+        let lowered = start.elapsed();
+        let start = Instant::now();
+        let machine = self.spec.machine(self.opt.codegen_level()).map_err(fail)?;
+        optimize(&module, &self.spec, &machine, self.opt).map_err(fail)?;
+        let optimized = start.elapsed();
+        let start = Instant::now();
+        let buffer = machine
+            .write_to_memory_buffer(&module, FileType::Object)
+            .map_err(|e| fail(format!("LLVM code generation: {e}")))?;
+        let bytes = buffer.as_slice().to_vec();
+        let emitted = start.elapsed();
+        let mut stored = false;
+        if let (Some(cache), Some(key)) = (self.cache, &key) {
+            match cache.put(key, &bytes) {
+                Ok(()) => stored = true,
+                Err(e) => notes.push(format!("could not store kernel '{name}': {e}")),
+            }
+        }
+        Ok(KernelObject {
+            name,
+            bytes,
+            cached: false,
+            times: [lowered, optimized, emitted],
+            notes,
+            stored,
+        })
+    }
+}
+
+/// Tunes `module` for `spec` (its triple, data layout, and the CPU and features on every
+/// function), verifies it and runs `opt`'s pipeline on `machine`.
+pub(crate) fn optimize(
+    module: &Module<'_>,
+    spec: &CpuSpec,
+    machine: &TargetMachine,
+    opt: LlvmOpt,
+) -> Result<(), String> {
     module.set_triple(&machine.get_triple());
     module.set_data_layout(&machine.get_target_data().get_data_layout());
     let llvm = module.get_context();
@@ -152,17 +324,17 @@ pub(crate) fn optimize_for_cpu(module: &Module<'_>, cpu: CpuTarget) -> Result<()
     {
         f.add_attribute(
             AttributeLoc::Function,
-            llvm.create_string_attribute("target-cpu", &cpu),
+            llvm.create_string_attribute("target-cpu", &spec.cpu),
         );
         f.add_attribute(
             AttributeLoc::Function,
-            llvm.create_string_attribute("target-features", &features),
+            llvm.create_string_attribute("target-features", &spec.features),
         );
     }
     module
         .verify()
         .map_err(|e| format!("code generation produced invalid LLVM IR (a dlc bug): {e}"))?;
     module
-        .run_passes("default<O3>", &machine, PassBuilderOptions::create())
-        .map_err(|e| format!("LLVM O3 pipeline: {e}"))
+        .run_passes(&opt.pipeline(), machine, opt.pass_options())
+        .map_err(|e| format!("LLVM pipeline '{}': {e}", opt.pipeline()))
 }

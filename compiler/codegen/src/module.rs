@@ -13,7 +13,7 @@
 
 use crate::error::{CgError, CgResult};
 use crate::function::{kernel_param_types, ArgFacts, FnLowering, Machine};
-use crate::host_facts::kernel_facts;
+use crate::host_facts::{kernel_facts, KernelFacts};
 use dlc_ir::{Context, Diagnostic, Op, Type};
 use dlc_loop::analysis::kernel::static_block_dims;
 use dlc_loop::{buffer_parts, MAX_BLOCK_THREADS};
@@ -40,24 +40,48 @@ pub(crate) fn lower_module<'ctx>(
     let out = llvm.create_module(module_name);
     let facts = kernel_facts(ctx, module);
     for kernel in dlc_loop::module_kernels(ctx, module) {
-        let name = dlc_loop::KernelOp(kernel).name(ctx).to_string();
-        let mut arg_facts = facts.get(&name).cloned().unwrap_or_default();
-        // A `loop.noalias` argument shares no memory with another argument in any launch.
-        let k = dlc_loop::KernelOp(kernel);
-        let n = k.body(ctx).map_or(0, |b| ctx.block_args(b).len());
-        if arg_facts.len() < n {
-            arg_facts.resize(n, ArgFacts::default());
-        }
-        for (i, fact) in arg_facts.iter_mut().enumerate() {
-            fact.noalias |= k.is_noalias(ctx, i);
-        }
-        lower_kernel(ctx, llvm, &out, kernel, &name, &arg_facts, machine)
-            .map_err(|e| e.into_diagnostic(ctx, kernel))?;
+        lower_kernel(
+            ctx,
+            llvm,
+            &out,
+            kernel,
+            &arg_facts(ctx, &facts, kernel),
+            machine,
+        )?;
     }
     Ok(out)
 }
 
-fn lower_kernel<'ctx>(
+/// What is known about each argument of `kernel`: from its launches (`facts`, of the whole
+/// module) and from its `loop.noalias` attributes, which hold in every launch.
+pub(crate) fn arg_facts(ctx: &Context, facts: &KernelFacts, kernel: Op) -> Vec<ArgFacts> {
+    let k = dlc_loop::KernelOp(kernel);
+    let mut arg_facts = facts.get(k.name(ctx)).cloned().unwrap_or_default();
+    let n = k.body(ctx).map_or(0, |b| ctx.block_args(b).len());
+    if arg_facts.len() < n {
+        arg_facts.resize(n, ArgFacts::default());
+    }
+    for (i, fact) in arg_facts.iter_mut().enumerate() {
+        fact.noalias |= k.is_noalias(ctx, i);
+    }
+    arg_facts
+}
+
+/// Lowers `kernel`, whose arguments have `facts`, into `module`; errors are at the kernel.
+pub(crate) fn lower_kernel<'ctx>(
+    ctx: &Context,
+    llvm: &'ctx LlvmContext,
+    module: &Module<'ctx>,
+    kernel: Op,
+    facts: &[ArgFacts],
+    machine: Machine,
+) -> Result<(), Diagnostic> {
+    let name = dlc_loop::KernelOp(kernel).name(ctx);
+    lower_kernel_named(ctx, llvm, module, kernel, name, facts, machine)
+        .map_err(|e| e.into_diagnostic(ctx, kernel))
+}
+
+fn lower_kernel_named<'ctx>(
     ctx: &Context,
     llvm: &'ctx LlvmContext,
     module: &Module<'ctx>,

@@ -167,30 +167,57 @@ impl CpuTarget {
     }
 }
 
-/// The triple, CPU name and feature string of `cpu` on this host, and a target machine for them.
-pub(crate) fn cpu_machine(
-    cpu: CpuTarget,
-    level: OptimizationLevel,
-) -> Result<(TargetMachine, String, String), String> {
-    LlvmTarget::initialize_native(&InitializationConfig::default())?;
-    let triple = TargetMachine::get_default_triple();
-    let (cpu, features) = cpu.cpu_and_features(
-        &triple.as_str().to_string_lossy(),
-        TargetMachine::get_host_cpu_name().to_string(),
-        TargetMachine::get_host_cpu_features().to_string(),
-    )?;
-    let target = LlvmTarget::from_triple(&triple).map_err(|e| e.to_string())?;
-    let machine = target
-        .create_target_machine(
+/// What LLVM needs to know to generate code for a [`CpuTarget`] on this host: the triple, the
+/// CPU name and the feature string. It is plain data, so each thread compiling a kernel makes
+/// its own target machine from it, and the kernel cache hashes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct CpuSpec {
+    pub triple: String,
+    pub cpu: String,
+    pub features: String,
+}
+
+impl CpuSpec {
+    /// The spec of `cpu` on this host, or why this host cannot run its code.
+    pub(crate) fn of(cpu: CpuTarget) -> Result<CpuSpec, String> {
+        LlvmTarget::initialize_native(&InitializationConfig::default())?;
+        let triple = TargetMachine::get_default_triple()
+            .as_str()
+            .to_string_lossy()
+            .into_owned();
+        let (cpu, features) = cpu.cpu_and_features(
             &triple,
-            &cpu,
-            &features,
-            level,
-            RelocMode::Default,
-            CodeModel::JITDefault,
-        )
-        .ok_or_else(|| format!("LLVM could not create a target machine for the CPU '{cpu}'"))?;
-    Ok((machine, cpu, features))
+            TargetMachine::get_host_cpu_name().to_string(),
+            TargetMachine::get_host_cpu_features().to_string(),
+        )?;
+        Ok(CpuSpec {
+            triple,
+            cpu,
+            features,
+        })
+    }
+
+    /// A target machine generating position-independent code (as a JIT linking objects
+    /// anywhere in memory needs) at codegen optimization `level`.
+    pub(crate) fn machine(&self, level: OptimizationLevel) -> Result<TargetMachine, String> {
+        let triple = TargetTriple::create(&self.triple);
+        let target = LlvmTarget::from_triple(&triple).map_err(|e| e.to_string())?;
+        target
+            .create_target_machine(
+                &triple,
+                &self.cpu,
+                &self.features,
+                level,
+                RelocMode::PIC,
+                CodeModel::Small,
+            )
+            .ok_or_else(|| {
+                format!(
+                    "LLVM could not create a target machine for the CPU '{}'",
+                    self.cpu
+                )
+            })
+    }
 }
 
 /// A target machine for `nvptx64-nvidia-cuda` and `sm_<sm>`.

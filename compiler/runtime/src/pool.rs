@@ -42,6 +42,17 @@ pub fn run_in_pool<R: Send>(f: impl FnOnce() -> R + Send) -> R {
     }
 }
 
+/// `f` applied to each of `items` in parallel on the pool, the results in item order: how the
+/// code generator compiles a module's kernels at once.
+pub fn map_on_pool<T: Send, R: Send>(items: Vec<T>, f: impl Fn(T) -> R + Sync + Send) -> Vec<R> {
+    use rayon::prelude::*;
+    match pool() {
+        Pool::Global => items.into_par_iter().map(f).collect(),
+        Pool::Dedicated(pool) => pool.install(|| items.into_par_iter().map(f).collect()),
+        Pool::Inline => items.into_iter().map(f).collect(),
+    }
+}
+
 /// The body of an outlined parallel loop: runs iterations `[begin, end)` of it.
 pub type ParallelBody = unsafe extern "C" fn(captures: *const u8, begin: i64, end: i64);
 

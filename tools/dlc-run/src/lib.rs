@@ -15,5 +15,5 @@ pub mod inputs;
 mod model;
 pub mod onnx;
 
-pub use dlc_codegen::CpuTarget;
+pub use dlc_codegen::{CpuTarget, KernelCache, LlvmOpt};
 pub use model::{new_context, Backend, Model, ModelOptions, Timings};

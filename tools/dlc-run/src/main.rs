@@ -13,7 +13,7 @@ use clap::Parser;
 use dlc_run::check::{compare, loosest, reference};
 use dlc_run::inputs::{npy_inputs, random_inputs};
 use dlc_run::onnx::{compare_expected, import_onnx, read_reference};
-use dlc_run::{Backend, CpuTarget, Model, ModelOptions};
+use dlc_run::{Backend, CpuTarget, KernelCache, LlvmOpt, Model, ModelOptions};
 use dlc_runtime::{write_npy, Tensor};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -96,6 +96,14 @@ struct Cli {
     /// code another machine of the same family gets.
     #[arg(long, default_value_t = CpuTarget::Host)]
     cpu: CpuTarget,
+    /// Compile every kernel, neither reading nor writing the kernel cache (also DLC_CACHE=0).
+    /// The cache lives in DLC_CACHE_DIR (default ~/.cache/dlc), capped at DLC_CACHE_MAX_MB.
+    #[arg(long)]
+    no_cache: bool,
+    /// LLVM's optimization for the LLVM backend: 'lean' (the passes dlc's kernels need), 'O1',
+    /// 'O2' or 'O3'.
+    #[arg(long, default_value_t = LlvmOpt::default())]
+    llvm_opt: LlvmOpt,
     /// The function to run (default: the first func.func).
     #[arg(long)]
     entry: Option<String>,
@@ -158,6 +166,11 @@ fn run(cli: Cli) -> Result<bool> {
         let (name, text) = read_input(&cli.input)?;
         (name, text, given)
     };
+    let cache = if cli.no_cache {
+        None
+    } else {
+        KernelCache::from_env().map_err(anyhow::Error::msg)?
+    };
     let progress = spinner(&format!("compiling {name}"));
     let compiled = Model::compile(
         &text,
@@ -170,6 +183,8 @@ fn run(cli: Cli) -> Result<bool> {
                 BackendArg::Mlir => Backend::Mlir,
             },
             cpu: cli.cpu,
+            opt: cli.llvm_opt,
+            cache,
         },
     );
     if let Some(p) = progress {
@@ -177,21 +192,39 @@ fn run(cli: Cli) -> Result<bool> {
     }
     let model = compiled.map_err(anyhow::Error::msg)?;
     let t = &model.timings;
+    let c = &t.codegen;
+    let backend = match model.backend {
+        Backend::Llvm => format!(
+            "LLVM {}: lower {}, optimize {}, machine code {} on {} threads, load {}",
+            ms(c.total()),
+            ms(c.lower),
+            ms(c.optimize),
+            ms(c.codegen),
+            c.threads,
+            ms(c.load)
+        ),
+        Backend::Mlir => format!(
+            "MLIR {}: lower {}, optimize {}, machine code {}",
+            ms(c.total()),
+            ms(c.lower),
+            ms(c.optimize),
+            ms(c.codegen)
+        ),
+    };
+    let cache = c.cache.as_ref().map_or(String::new(), |s| {
+        format!("; cache: {} hits, {} misses", s.hits, s.misses)
+    });
     out!(
-        "{name}: {} kernels ({} launches), compiled in {} (parse {}, passes {}, {}: lower {}, optimize {}, machine code {})",
+        "{name}: {} kernels ({} launches), compiled in {} (parse {}, passes {}, {backend}{cache})",
         model.num_kernels(),
         model.program().num_launches(),
         ms(t.total()),
         ms(t.parse),
         ms(t.passes),
-        match model.backend {
-            Backend::Llvm => format!("LLVM {}", ms(t.codegen.total())),
-            Backend::Mlir => format!("MLIR {}", ms(t.codegen.total())),
-        },
-        ms(t.codegen.lower),
-        ms(t.codegen.optimize),
-        ms(t.codegen.codegen),
     );
+    for note in c.cache.iter().flat_map(|s| &s.notes) {
+        eprintln!("warning: kernel cache: {note}");
+    }
     if cli.print_kernels {
         let options = dlc_ir::PrintOptions::default();
         out!(

@@ -1,6 +1,6 @@
 //! A model compiled for this CPU, with what is needed to check and time it.
 
-use dlc_codegen::{CompileStats, CpuModule, CpuTarget};
+use dlc_codegen::{CompileOptions, CompileStats, CpuModule, CpuTarget, KernelCache, LlvmOpt};
 use dlc_ir::pass::{parse_pipeline, PassRegistry};
 use dlc_ir::{parse_source, verify, Context, Diagnostic, Op, SourceMap};
 use dlc_passes::loops::cpu::target::set_target_cpu;
@@ -15,7 +15,8 @@ pub const LOOP_PIPELINE: &str = "cpu-default";
 /// Which compiler turns the kernels into machine code.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub enum Backend {
-    /// dlc's own code generator (`dlc-codegen`: inkwell, LLVM O3, MCJIT).
+    /// dlc's own code generator (`dlc-codegen`: inkwell, LLVM, ORC; kernels compiled in
+    /// parallel and cached).
     #[default]
     Llvm,
     /// Upstream MLIR's lowering and execution engine (`dlc-mlir`).
@@ -34,6 +35,10 @@ pub struct ModelOptions {
     /// The CPU the LLVM backend compiles for. The MLIR backend always compiles for the host:
     /// another CPU with it is an error.
     pub cpu: CpuTarget,
+    /// The LLVM backend's optimization.
+    pub opt: LlvmOpt,
+    /// The LLVM backend's kernel cache; `None` compiles every kernel.
+    pub cache: Option<KernelCache>,
 }
 
 /// Where compile time went.
@@ -110,8 +115,8 @@ impl Model {
         })?;
         let passes = start.elapsed();
 
-        let (kernels, codegen) = compile_kernels(&ctx, module, options.backend, options.cpu)
-            .map_err(|d| sources.render(&ctx, &d))?;
+        let (kernels, codegen) =
+            compile_kernels(&ctx, module, options).map_err(|d| sources.render(&ctx, &d))?;
         let func_name = function_name(&source_ctx, source_func);
         // The host function's signature: for a graph program, `lower` recorded on it which `?`
         // dims must agree, so the runtime checks the inputs against what lowering assumed.
@@ -157,16 +162,21 @@ impl Model {
     }
 }
 
-/// Compiles the kernels of `module` with `backend` for `cpu`.
+/// Compiles the kernels of `module` as `options` say.
 fn compile_kernels(
     ctx: &Context,
     module: Op,
-    backend: Backend,
-    cpu: CpuTarget,
+    options: &ModelOptions,
 ) -> Result<(Box<dyn KernelTable>, CompileStats), Diagnostic> {
-    Ok(match backend {
+    let cpu = options.cpu;
+    Ok(match options.backend {
         Backend::Llvm => {
-            let kernels = CpuModule::compile(ctx, module, cpu)?;
+            let compile = CompileOptions {
+                cpu,
+                opt: options.opt,
+                cache: options.cache.clone(),
+            };
+            let kernels = CpuModule::compile(ctx, module, &compile)?;
             let stats = kernels.stats().clone();
             (Box::new(kernels), stats)
         }
@@ -181,9 +191,12 @@ fn compile_kernels(
             let s = kernels.stats();
             let stats = CompileStats {
                 kernels: s.kernels,
+                threads: 1,
                 lower: s.export,
                 optimize: s.lower,
                 codegen: s.codegen,
+                wall: s.export + s.lower + s.codegen,
+                ..CompileStats::default()
             };
             (Box::new(kernels), stats)
         }

@@ -1,0 +1,29 @@
+// The kernel cache of dlc-run: misses, then hits with the same results; --no-cache and
+// DLC_CACHE=0 neither read nor write it; a bad DLC_CACHE is an error; truncated entries are
+// discarded with a warning, rebuilt, and the results stay right.
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: env DLC_CACHE_DIR=%t/c dlc-run %s --check | FileCheck %s --check-prefix=COLD
+// RUN: env DLC_CACHE_DIR=%t/c dlc-run %s --check | FileCheck %s --check-prefix=WARM
+// RUN: env DLC_CACHE_DIR=%t/c dlc-run %s --no-cache | FileCheck %s --check-prefix=OFF
+// RUN: env DLC_CACHE_DIR=%t/d DLC_CACHE=0 dlc-run %s | FileCheck %s --check-prefix=OFF
+// RUN: not ls %t/d
+// RUN: not env DLC_CACHE_DIR=%t/c DLC_CACHE=maybe dlc-run %s 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: truncate -s 90 %t/c/*.dlco
+// RUN: env DLC_CACHE_DIR=%t/c dlc-run %s --check 2>&1 | FileCheck %s --check-prefix=CORRUPT
+// RUN: env DLC_CACHE_DIR=%t/c dlc-run %s --check --llvm-opt=O3 | FileCheck %s --check-prefix=COLD
+
+// COLD: 1 kernels (1 launches), compiled in {{.*}}; cache: 0 hits, 1 misses)
+// COLD: check output 0: {{.*}}: ok
+// WARM: 1 kernels (1 launches), compiled in {{.*}}; cache: 1 hits, 0 misses)
+// WARM: check output 0: {{.*}}: ok
+// OFF: compiled in
+// OFF-NOT: cache:
+// OFF: output 0: f32 [4, 8]
+// BAD: invalid DLC_CACHE='maybe' (expected 0/off/false or 1/on/true)
+// CORRUPT: cache: 0 hits, 1 misses)
+// CORRUPT: warning: kernel cache: discarded a corrupted entry: {{.*}}.dlco: truncated entry
+// CORRUPT: check output 0: {{.*}}: ok
+func.func @softmax(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %y = graph.softmax %x {axis = 1 : i64} : tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
