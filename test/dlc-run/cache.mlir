@@ -10,7 +10,7 @@
 // RUN: not env DLC_CACHE_DIR=%t/c DLC_CACHE=maybe dlc-run %s 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: truncate -s 90 %t/c/*.dlco
 // RUN: env DLC_CACHE_DIR=%t/c dlc-run %s --check 2>&1 | FileCheck %s --check-prefix=CORRUPT
-// RUN: env DLC_CACHE_DIR=%t/c dlc-run %s --check --llvm-opt=O3 | FileCheck %s --check-prefix=COLD
+// RUN: env DLC_CACHE_DIR=%t/c dlc-run %s --check --llvm-opt=O1 | FileCheck %s --check-prefix=COLD
 
 // COLD: 1 kernels (1 launches), compiled in {{.*}}; cache: 0 hits, 1 misses)
 // COLD: check output 0: {{.*}}: ok

@@ -279,16 +279,20 @@ impl<'a> KernelCompiler<'a> {
         let module = llvm.create_module(&name);
         lower_kernel(ctx, &llvm, &module, kernel, facts, self.machine)?;
         let lowered = start.elapsed();
-        let start = Instant::now();
-        let machine = self.spec.machine(self.opt.codegen_level()).map_err(fail)?;
-        optimize(&module, &self.spec, &machine, self.opt).map_err(fail)?;
-        let optimized = start.elapsed();
-        let start = Instant::now();
-        let buffer = machine
-            .write_to_memory_buffer(&module, FileType::Object)
-            .map_err(|e| fail(format!("LLVM code generation: {e}")))?;
-        let bytes = buffer.as_slice().to_vec();
-        let emitted = start.elapsed();
+        let (optimized, bytes, emitted) = self
+            .spec
+            .with_machine(self.opt.codegen_level(), |machine| {
+                let start = Instant::now();
+                optimize(&module, &self.spec, machine, self.opt)?;
+                let optimized = start.elapsed();
+                let start = Instant::now();
+                let buffer = machine
+                    .write_to_memory_buffer(&module, FileType::Object)
+                    .map_err(|e| format!("LLVM code generation: {e}"))?;
+                Ok::<_, String>((optimized, buffer.as_slice().to_vec(), start.elapsed()))
+            })
+            .and_then(|r| r)
+            .map_err(fail)?;
         let mut stored = false;
         if let (Some(cache), Some(key)) = (self.cache, &key) {
             match cache.put(key, &bytes) {

@@ -4,6 +4,7 @@ use inkwell::targets::{
     CodeModel, InitializationConfig, RelocMode, Target as LlvmTarget, TargetMachine, TargetTriple,
 };
 use inkwell::OptimizationLevel;
+use std::cell::RefCell;
 use std::fmt;
 use std::str::FromStr;
 
@@ -194,6 +195,31 @@ impl CpuSpec {
             triple,
             cpu,
             features,
+        })
+    }
+
+    /// Runs `f` with this thread's target machine for this spec at `level`, made by
+    /// [`CpuSpec::machine`] on first use and kept for the thread's next kernels: its subtarget
+    /// (the CPU's instruction tables) is built once per thread instead of once per kernel.
+    pub(crate) fn with_machine<R>(
+        &self,
+        level: OptimizationLevel,
+        f: impl FnOnce(&TargetMachine) -> R,
+    ) -> Result<R, String> {
+        type Cached = Option<(CpuSpec, OptimizationLevel, TargetMachine)>;
+        thread_local! {
+            static MACHINE: RefCell<Cached> = const { RefCell::new(None) };
+        }
+        MACHINE.with(|cell| {
+            let mut cached = cell.borrow_mut();
+            let fresh = !matches!(&*cached, Some((spec, l, _)) if spec == self && *l == level);
+            if fresh {
+                *cached = Some((self.clone(), level, self.machine(level)?));
+            }
+            match &*cached {
+                Some((_, _, machine)) => Ok(f(machine)),
+                None => Err("no target machine".to_string()),
+            }
         })
     }
 
