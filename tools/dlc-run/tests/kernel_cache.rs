@@ -2,7 +2,7 @@
 //! compile of a program loads every kernel from the cache and computes the same outputs; a
 //! different CPU target or LLVM configuration misses; a corrupted entry is discarded, rebuilt
 //! and reported; compiles racing on one cache directory all succeed; no cache touches no
-//! directory. (The entry format's own checks are unit tests in compiler/codegen/src/cache.rs.)
+//! directory; compiling on the pool or on one thread stores byte-identical objects. (The entry format's own checks are unit tests in compiler/codegen/src/cache.rs.)
 
 use dlc_run::{inputs, CpuTarget, KernelCache, LlvmOpt, Model, ModelOptions};
 use std::path::Path;
@@ -152,4 +152,24 @@ fn no_cache_touches_no_directory() {
         "{notes:?}"
     );
     assert_eq!(notes.len(), 2, "{notes:?}");
+}
+
+#[test]
+fn compiling_in_parallel_or_not_gives_the_same_objects() {
+    let (pool, one) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    compile_and_run(&options(pool.path()));
+    let single = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    single.install(|| compile_and_run(&options(one.path())));
+    let read = |dir: &Path| -> Vec<(std::ffi::OsString, Vec<u8>)> {
+        entries(dir)
+            .iter()
+            .map(|p| (p.file_name().unwrap().to_owned(), std::fs::read(p).unwrap()))
+            .collect()
+    };
+    let (a, b) = (read(pool.path()), read(one.path()));
+    assert_eq!(a.len(), 2);
+    assert!(a == b, "the same keys and byte-identical objects");
 }

@@ -124,6 +124,7 @@ fn latency(programs: &[Program], reps: usize) -> Result<String, String> {
          cold LLVM ms per kernel | warm LLVM ms per kernel |\n|---|---|---|---|---|---|---|---|\n",
     );
     let mut per_kernel_cold = Vec::new();
+    let mut bars = String::new();
     for p in programs {
         let mut before = Vec::new();
         let (mut cold, mut cold_llvm, mut warm, mut warm_llvm) =
@@ -153,7 +154,14 @@ fn latency(programs: &[Program], reps: usize) -> Result<String, String> {
         let (before, cold, warm) = (median(before), median(cold), median(warm));
         let per = |d: Duration| ms(d) / kernels.max(1) as f64;
         let cold_per = per(median(cold_llvm));
-        if p.name != "transformer_block" {
+        if p.name == "transformer_block" {
+            bars += &bar(
+                "transformer block cold ≤ 0.40x before",
+                ms(cold) / ms(before),
+                0.40,
+            );
+            bars += &bar("transformer block warm ≤ 25 ms", ms(warm), 25.0);
+        } else {
             per_kernel_cold.push(cold_per);
         }
         writeln!(
@@ -169,13 +177,15 @@ fn latency(programs: &[Program], reps: usize) -> Result<String, String> {
         .map_err(|e| e.to_string())?;
     }
     per_kernel_cold.sort_by(f64::total_cmp);
-    if let Some(m) = per_kernel_cold.get(per_kernel_cold.len() / 2) {
-        writeln!(
-            md,
-            "\nMedian cold LLVM time per kernel over the workloads: {m:.1} ms.\n"
-        )
-        .map_err(|e| e.to_string())?;
+    if let Some(&m) = per_kernel_cold.get(per_kernel_cold.len() / 2) {
+        bars += &bar(
+            "median cold LLVM ms per kernel over the workloads ≤ 15",
+            m,
+            15.0,
+        );
     }
+    md += "\n";
+    md += &bars;
     Ok(md)
 }
 
@@ -190,6 +200,7 @@ fn speed(programs: &[Program], cli: &Cli) -> Result<String, String> {
             .join(" | "),
         "---|".repeat(cli.opts.len())
     );
+    let mut bars = String::new();
     for p in programs {
         let models: Vec<Model> = cli
             .opts
@@ -219,13 +230,25 @@ fn speed(programs: &[Program], cli: &Cli) -> Result<String, String> {
             }
         }
         let medians: Vec<f64> = times.into_iter().map(|t| ms(median(t))).collect();
+        for (opt, m) in cli.opts.iter().zip(&medians).skip(1) {
+            let name = format!("{}: {opt} kernels within 3% of {}", p.name, cli.opts[0]);
+            bars += &bar(&name, m / medians[0], 1.03);
+        }
         let cells: Vec<String> = medians
             .iter()
             .map(|m| format!("{m:.3} ({:.3})", m / medians[0]))
             .collect();
         writeln!(md, "| {} | {} |", p.name, cells.join(" | ")).map_err(|e| e.to_string())?;
     }
+    md += "\n";
+    md += &bars;
     Ok(md)
+}
+
+/// One line of the bar list: the bar, the measured value, and whether it holds.
+fn bar(name: &str, value: f64, limit: f64) -> String {
+    let verdict = if value <= limit { "pass" } else { "FAIL" };
+    format!("- {name}: {value:.3} ({verdict})\n")
 }
 
 /// A rayon pool of `threads` threads: compiling inside it compiles on that many threads.
