@@ -27,7 +27,8 @@ use crate::attrs::{
 use crate::builders::{constant_spec, spec_with_defaults, splat_attr};
 use crate::fold::defined_by;
 use crate::ops::{
-    AddIOp, ArithOp, ArithOps, CmpIOp, ExtSIOp, ExtUIOp, MulIOp, SelectOp, SubIOp, XOrIOp,
+    AddIOp, AddUIExtendedOp, ArithOp, ArithOps, CmpIOp, ExtSIOp, ExtUIOp, MulIOp, MulSIExtendedOp,
+    MulUIExtendedOp, SelectOp, SubIOp, XOrIOp,
 };
 use dlc_ir::attributes::sign_extend;
 use dlc_ir::location::CompositeLocKind;
@@ -86,6 +87,30 @@ pub(crate) fn cmpi() -> Patterns {
         Box::new(CmpIExt::<ExtSIOp>::new("CmpIExtSI")),
         Box::new(CmpIExt::<ExtUIOp>::new("CmpIExtUI")),
     ]
+}
+
+/// The patterns of `arith.addui_extended`.
+pub(crate) fn addui_extended() -> Patterns {
+    vec![Box::new(ExtendedToNarrow::<AddUIExtendedOp, AddIOp>::new(
+        "AddUIExtendedToAddI",
+    ))]
+}
+
+/// The patterns of `arith.mulsi_extended`.
+pub(crate) fn mulsi_extended() -> Patterns {
+    vec![
+        Box::new(ExtendedToNarrow::<MulSIExtendedOp, MulIOp>::new(
+            "MulSIExtendedToMulI",
+        )),
+        Box::new(MulSIExtendedRHSOne),
+    ]
+}
+
+/// The patterns of `arith.mului_extended`.
+pub(crate) fn mului_extended() -> Patterns {
+    vec![Box::new(ExtendedToNarrow::<MulUIExtendedOp, MulIOp>::new(
+        "MulUIExtendedToMulI",
+    ))]
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -639,6 +664,99 @@ impl<T: OpView + Send + Sync> RewritePattern for CmpIExt<T> {
         let locs = [ctx.op_loc(op), ctx.op_loc(ext_a), ctx.op_loc(ext_b)];
         let loc = fused(rw.ctx_mut(), &locs);
         replace_with_cmpi(rw, op, pred, [a, b], ty, loc);
+        true
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Extended-precision ops.
+
+/// `E(x, y)` whose second result (the carry, the high half) is unused → `N(x, y)` for its
+/// first: `addui_extended` → `addi`, `mulsi_extended`/`mului_extended` → `muli`.
+struct ExtendedToNarrow<E, N> {
+    name: &'static str,
+    ops: PhantomData<(E, N)>,
+}
+
+impl<E, N> ExtendedToNarrow<E, N> {
+    fn new(name: &'static str) -> Self {
+        ExtendedToNarrow {
+            name,
+            ops: PhantomData,
+        }
+    }
+}
+
+impl<E: OpView + Send + Sync, N: ArithOp + Send + Sync> RewritePattern for ExtendedToNarrow<E, N> {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn root(&self) -> Option<&'static str> {
+        Some(E::NAME)
+    }
+
+    fn match_and_rewrite(&self, op: Op, rw: &mut Rewriter<'_>) -> bool {
+        let ctx = rw.ctx();
+        let (&[x, y], 2) = (ctx.operands(op), ctx.num_results(op)) else {
+            return false;
+        };
+        if !ctx.is_unused(ctx.result(op, 1)) {
+            return false;
+        }
+        let ty = ctx.value_type(ctx.result(op, 0));
+        let loc = ctx.op_loc(op);
+        let spec = op_spec::<N>(rw.ctx_mut(), &[x, y], ty, loc);
+        let narrow = rw.create(spec);
+        let first = rw.ctx().result(narrow, 0);
+        // The second result has no uses; MLIR stands `x` in for it too.
+        rw.replace_op(op, &[first, x]);
+        true
+    }
+}
+
+/// `mulsi_extended(x, 1) → x, extsi(cmpi slt, x, 0)`: the high half of `x * 1` is the sign of
+/// `x`. Not for `i1`, where `1` is -1 and the `extsi` would not widen.
+struct MulSIExtendedRHSOne;
+
+impl RewritePattern for MulSIExtendedRHSOne {
+    fn name(&self) -> &str {
+        "MulSIExtendedRHSOne"
+    }
+
+    fn root(&self) -> Option<&'static str> {
+        Some(MulSIExtendedOp::NAME)
+    }
+
+    fn match_and_rewrite(&self, op: Op, rw: &mut Rewriter<'_>) -> bool {
+        let ctx = rw.ctx();
+        let (&[x, one], 2) = (ctx.operands(op), ctx.num_results(op)) else {
+            return false;
+        };
+        let ty = ctx.value_type(x);
+        if uniform_int(ctx, one) != Some(1)
+            || scalar_width(ctx, ctx.element_type(ty)).is_none_or(|w| w < 2)
+        {
+            return false;
+        }
+        let loc = ctx.op_loc(op);
+        let ctx = rw.ctx_mut();
+        let Some(zero) = splat_attr(ctx, ty, DenseValue::Int(0)) else {
+            return false;
+        };
+        let spec = constant_spec(ctx, zero, ty, loc);
+        let zero = rw.create(spec);
+        let zero = rw.ctx().result(zero, 0);
+        let ctx = rw.ctx_mut();
+        let bool_ty = crate::types::bool_like(ctx, ty);
+        let pred = predicate_attr(ctx, CmpIPredicate::Slt as i64);
+        let spec = op_spec::<CmpIOp>(ctx, &[x, zero], bool_ty, loc).attr(ctx, PREDICATE, pred);
+        let negative = rw.create(spec);
+        let negative = rw.ctx().result(negative, 0);
+        let spec = op_spec::<ExtSIOp>(rw.ctx_mut(), &[negative], ty, loc);
+        let high = rw.create(spec);
+        let high = rw.ctx().result(high, 0);
+        rw.replace_op(op, &[x, high]);
         true
     }
 }
