@@ -7,7 +7,15 @@
 //! constants only (as in MLIR). The others invert a comparison
 //! under `xor true`, turn selects of booleans into `xori`/`extui`, drop a `xor true` on a select
 //! condition by swapping the arms, merge nested selects on one condition, compare before
-//! extending, and turn `x + y * -1` into `x - y`.
+//! extending, and turn `x + y * -1` into `x - y`. Cast chains shorten (`CAST_CHAINS`:
+//! `trunci(extsi(x))` to one narrower `extsi`, `extsi(extui(x))` to `extui(x)`, `index_cast`
+//! round trips and extensions under it, `bitcast(bitcast(x))`); bitwise ops of two like
+//! extensions run before extending (`LOGIC_OF_EXT`); `mulf`/`divf` of two `negf`s drop both;
+//! the extended ops narrow to `addi`/`muli` when their second result is unused.
+//!
+//! One more deliberate difference: MLIR drops every `index_cast` round trip whose ends have one
+//! type, `index → i32 → index` included, which loses the high bits; here only round trips
+//! through a type that holds the value whole go.
 //!
 //! Constants are computed at the op's width (wrapping, as the ops do) and stored through
 //! `integer_attr`, which normalizes them for every width up to 128 bits; wider integers are
@@ -20,6 +28,7 @@
 //! the backend's business), and `cmpi` of an operand with itself and `select %c, true, false`
 //! are folds (see [`crate::fold`]), not patterns.
 
+use crate::attrs::FASTMATH;
 use crate::attrs::{
     overflow_attr, overflow_flags, predicate_attr, CmpIPredicate, OverflowFlags, OVERFLOW_FLAGS,
     PREDICATE,
@@ -27,8 +36,9 @@ use crate::attrs::{
 use crate::builders::{constant_spec, spec_with_defaults, splat_attr};
 use crate::fold::defined_by;
 use crate::ops::{
-    AddIOp, AddUIExtendedOp, ArithOp, ArithOps, CmpIOp, ExtSIOp, ExtUIOp, MulIOp, MulSIExtendedOp,
-    MulUIExtendedOp, SelectOp, SubIOp, XOrIOp,
+    AddIOp, AddUIExtendedOp, AndIOp, ArithOp, ArithOps, BitcastOp, CmpIOp, DivFOp, ExtSIOp,
+    ExtUIOp, IndexCastOp, IndexCastUIOp, MulFOp, MulIOp, MulSIExtendedOp, MulUIExtendedOp, NegFOp,
+    OrIOp, SelectOp, SubIOp, TruncIOp, XOrIOp,
 };
 use dlc_ir::attributes::sign_extend;
 use dlc_ir::location::CompositeLocKind;
@@ -65,9 +75,56 @@ pub(crate) fn muli() -> Patterns {
     reassociations(MUL).collect()
 }
 
+/// The patterns of `arith.andi`.
+pub(crate) fn andi() -> Patterns {
+    logic_of_ext(AndIOp::NAME).collect()
+}
+
+/// The patterns of `arith.ori`.
+pub(crate) fn ori() -> Patterns {
+    logic_of_ext(OrIOp::NAME).collect()
+}
+
 /// The patterns of `arith.xori`.
 pub(crate) fn xori() -> Patterns {
-    vec![Box::new(XOrINotCmpI)]
+    let mut patterns: Patterns = vec![Box::new(XOrINotCmpI)];
+    patterns.extend(logic_of_ext(XOrIOp::NAME));
+    patterns
+}
+
+/// The patterns of `arith.mulf`.
+pub(crate) fn mulf() -> Patterns {
+    vec![Box::new(NegFPair::<MulFOp>::new("MulFOfNegF"))]
+}
+
+/// The patterns of `arith.divf`.
+pub(crate) fn divf() -> Patterns {
+    vec![Box::new(NegFPair::<DivFOp>::new("DivFOfNegF"))]
+}
+
+/// The patterns of `arith.trunci`.
+pub(crate) fn trunci() -> Patterns {
+    cast_chains(TruncIOp::NAME).collect()
+}
+
+/// The patterns of `arith.extsi`.
+pub(crate) fn extsi() -> Patterns {
+    cast_chains(ExtSIOp::NAME).collect()
+}
+
+/// The patterns of `arith.index_cast`.
+pub(crate) fn index_cast() -> Patterns {
+    cast_chains(IndexCastOp::NAME).collect()
+}
+
+/// The patterns of `arith.index_castui`.
+pub(crate) fn index_castui() -> Patterns {
+    cast_chains(IndexCastUIOp::NAME).collect()
+}
+
+/// The patterns of `arith.bitcast`.
+pub(crate) fn bitcast() -> Patterns {
+    cast_chains(BitcastOp::NAME).collect()
 }
 
 /// The patterns of `arith.select`.
@@ -664,6 +721,294 @@ impl<T: OpView + Send + Sync> RewritePattern for CmpIExt<T> {
         let locs = [ctx.op_loc(op), ctx.op_loc(ext_a), ctx.op_loc(ext_b)];
         let loc = fused(rw.ctx_mut(), &locs);
         replace_with_cmpi(rw, op, pred, [a, b], ty, loc);
+        true
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cast chains.
+
+/// Builds the spec of one arith op on operands with one result type (an [`op_spec`]).
+type SpecFn = fn(&mut Context, &[Value], Type, Location) -> OpSpec;
+
+/// `outer(inner(x))` → `result(x)` of the root's type, or `x` itself when `result` is `None`,
+/// where `applies(ctx, type of x, type of inner(x), root type)`.
+struct CastChain {
+    name: &'static str,
+    outer: &'static str,
+    inner: &'static str,
+    result: Option<SpecFn>,
+    applies: fn(&Context, Type, Type, Type) -> bool,
+}
+
+/// The bit width of the element type of `ty` (none for `index`).
+fn elem_width(ctx: &Context, ty: Type) -> Option<u32> {
+    crate::types::bit_width(ctx, ctx.element_type(ty))
+}
+
+fn always(_: &Context, _: Type, _: Type, _: Type) -> bool {
+    true
+}
+
+/// `x` is narrower than the root's result: the outer truncation undoes only part of the
+/// extension, which one narrower extension does alone.
+fn narrower(ctx: &Context, x: Type, _: Type, root: Type) -> bool {
+    matches!((elem_width(ctx, x), elem_width(ctx, root)), (Some(a), Some(b)) if a < b)
+}
+
+/// `x` has the root's type and the value in between holds it whole, so the round trip is the
+/// identity: `iN → index → iN` for N ≤ 64 and `index → iM → index` for M ≥ 64 (`index` has 64
+/// bits, as the folders assume). MLIR also drops round trips through a narrower type
+/// (`index → i32 → index`), which lose the high bits; those stay.
+fn lossless_round_trip(ctx: &Context, x: Type, mid: Type, root: Type) -> bool {
+    let width = |t: Type| elem_width(ctx, t).unwrap_or(64);
+    x == root && width(x) <= width(mid)
+}
+
+/// MLIR's cast-chain patterns (`ArithCanonicalization.td`).
+static CAST_CHAINS: [CastChain; 8] = [
+    // trunci(extsi(x)) → extsi(x) when x is narrower than the result.
+    CastChain {
+        name: "TruncIExtSIToExtSI",
+        outer: TruncIOp::NAME,
+        inner: ExtSIOp::NAME,
+        result: Some(op_spec::<ExtSIOp>),
+        applies: narrower,
+    },
+    // trunci(extui(x)) → extui(x) when x is narrower than the result.
+    CastChain {
+        name: "TruncIExtUIToExtUI",
+        outer: TruncIOp::NAME,
+        inner: ExtUIOp::NAME,
+        result: Some(op_spec::<ExtUIOp>),
+        applies: narrower,
+    },
+    // extsi(extui(x)) → extui(x): the zero-extended value has a clear sign bit.
+    CastChain {
+        name: "ExtSIOfExtUI",
+        outer: ExtSIOp::NAME,
+        inner: ExtUIOp::NAME,
+        result: Some(op_spec::<ExtUIOp>),
+        applies: always,
+    },
+    // index_cast(index_cast(x)) → x.
+    CastChain {
+        name: "IndexCastOfIndexCast",
+        outer: IndexCastOp::NAME,
+        inner: IndexCastOp::NAME,
+        result: None,
+        applies: lossless_round_trip,
+    },
+    // index_cast(extsi(x)) → index_cast(x).
+    CastChain {
+        name: "IndexCastOfExtSI",
+        outer: IndexCastOp::NAME,
+        inner: ExtSIOp::NAME,
+        result: Some(op_spec::<IndexCastOp>),
+        applies: always,
+    },
+    // index_castui(index_castui(x)) → x.
+    CastChain {
+        name: "IndexCastUIOfIndexCastUI",
+        outer: IndexCastUIOp::NAME,
+        inner: IndexCastUIOp::NAME,
+        result: None,
+        applies: lossless_round_trip,
+    },
+    // index_castui(extui(x)) → index_castui(x).
+    CastChain {
+        name: "IndexCastUIOfExtUI",
+        outer: IndexCastUIOp::NAME,
+        inner: ExtUIOp::NAME,
+        result: Some(op_spec::<IndexCastUIOp>),
+        applies: always,
+    },
+    // bitcast(bitcast(x)) → bitcast(x) (which folds away when x has the result type).
+    CastChain {
+        name: "BitcastOfBitcast",
+        outer: BitcastOp::NAME,
+        inner: BitcastOp::NAME,
+        result: Some(op_spec::<BitcastOp>),
+        applies: always,
+    },
+];
+
+fn cast_chains(root: &'static str) -> impl Iterator<Item = Box<dyn RewritePattern>> {
+    CAST_CHAINS
+        .iter()
+        .filter(move |c| c.outer == root)
+        .map(|c| Box::new(c) as Box<dyn RewritePattern>)
+}
+
+impl RewritePattern for &'static CastChain {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn root(&self) -> Option<&'static str> {
+        Some(self.outer)
+    }
+
+    fn match_and_rewrite(&self, op: Op, rw: &mut Rewriter<'_>) -> bool {
+        let ctx = rw.ctx();
+        let (&[input], 1) = (ctx.operands(op), ctx.num_results(op)) else {
+            return false;
+        };
+        let Some(inner) = ctx
+            .defining_op(input)
+            .filter(|d| ctx.op_name(*d) == self.inner)
+        else {
+            return false;
+        };
+        let &[x] = ctx.operands(inner) else {
+            return false;
+        };
+        let ty = ctx.value_type(ctx.result(op, 0));
+        if !(self.applies)(ctx, ctx.value_type(x), ctx.value_type(input), ty) {
+            return false;
+        }
+        let Some(build) = self.result else {
+            rw.replace_op(op, &[x]);
+            return true;
+        };
+        let locs = [ctx.op_loc(op), ctx.op_loc(inner)];
+        let ctx = rw.ctx_mut();
+        let loc = fused(ctx, &locs);
+        let spec = build(ctx, &[x], ty, loc);
+        rw.replace_op_with_new(op, spec);
+        true
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bitwise ops of extensions, negations in products and quotients.
+
+/// `logic(ext(a), ext(b))` → `ext(logic(a, b))` for `andi`/`ori`/`xori` and `extsi`/`extui`
+/// when `a` and `b` have one type: extending commutes with bitwise ops.
+struct LogicOfExt {
+    name: &'static str,
+    logic: &'static str,
+    ext: &'static str,
+    build_logic: SpecFn,
+    build_ext: SpecFn,
+}
+
+/// One [`LogicOfExt`]: `Name: logic op, extension`.
+macro_rules! logic_of_ext {
+    ($name:ident: $logic:ident, $ext:ident) => {
+        LogicOfExt {
+            name: stringify!($name),
+            logic: $logic::NAME,
+            ext: $ext::NAME,
+            build_logic: op_spec::<$logic>,
+            build_ext: op_spec::<$ext>,
+        }
+    };
+}
+
+static LOGIC_OF_EXT: [LogicOfExt; 6] = [
+    logic_of_ext!(AndOfExtUI: AndIOp, ExtUIOp),
+    logic_of_ext!(AndOfExtSI: AndIOp, ExtSIOp),
+    logic_of_ext!(OrOfExtUI: OrIOp, ExtUIOp),
+    logic_of_ext!(OrOfExtSI: OrIOp, ExtSIOp),
+    logic_of_ext!(XOrOfExtUI: XOrIOp, ExtUIOp),
+    logic_of_ext!(XOrOfExtSI: XOrIOp, ExtSIOp),
+];
+
+fn logic_of_ext(root: &'static str) -> impl Iterator<Item = Box<dyn RewritePattern>> {
+    LOGIC_OF_EXT
+        .iter()
+        .filter(move |p| p.logic == root)
+        .map(|p| Box::new(p) as Box<dyn RewritePattern>)
+}
+
+impl RewritePattern for &'static LogicOfExt {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn root(&self) -> Option<&'static str> {
+        Some(self.logic)
+    }
+
+    fn match_and_rewrite(&self, op: Op, rw: &mut Rewriter<'_>) -> bool {
+        let ctx = rw.ctx();
+        let &[lhs, rhs] = ctx.operands(op) else {
+            return false;
+        };
+        let ext_of = |v: Value| ctx.defining_op(v).filter(|d| ctx.op_name(*d) == self.ext);
+        let (Some(ext_a), Some(ext_b)) = (ext_of(lhs), ext_of(rhs)) else {
+            return false;
+        };
+        let (&[a], &[b]) = (ctx.operands(ext_a), ctx.operands(ext_b)) else {
+            return false;
+        };
+        let narrow = ctx.value_type(a);
+        if narrow != ctx.value_type(b) {
+            return false;
+        }
+        let ty = ctx.value_type(ctx.result(op, 0));
+        let locs = [ctx.op_loc(op), ctx.op_loc(ext_a), ctx.op_loc(ext_b)];
+        let ctx = rw.ctx_mut();
+        let loc = fused(ctx, &locs);
+        let spec = (self.build_logic)(ctx, &[a, b], narrow, loc);
+        let logic = rw.create(spec);
+        let logic = rw.ctx().result(logic, 0);
+        let spec = (self.build_ext)(rw.ctx_mut(), &[logic], ty, loc);
+        rw.replace_op_with_new(op, spec);
+        true
+    }
+}
+
+/// `f(negf(a), negf(b))` → `f(a, b)` with the root's fast-math flags, for `mulf` and `divf`:
+/// the two sign flips cancel.
+struct NegFPair<T> {
+    name: &'static str,
+    op: PhantomData<T>,
+}
+
+impl<T> NegFPair<T> {
+    fn new(name: &'static str) -> Self {
+        NegFPair {
+            name,
+            op: PhantomData,
+        }
+    }
+}
+
+impl<T: ArithOp + Send + Sync> RewritePattern for NegFPair<T> {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn root(&self) -> Option<&'static str> {
+        Some(T::NAME)
+    }
+
+    fn match_and_rewrite(&self, op: Op, rw: &mut Rewriter<'_>) -> bool {
+        let ctx = rw.ctx();
+        let &[lhs, rhs] = ctx.operands(op) else {
+            return false;
+        };
+        let (Some(neg_a), Some(neg_b)) = (
+            defined_by::<NegFOp>(ctx, lhs),
+            defined_by::<NegFOp>(ctx, rhs),
+        ) else {
+            return false;
+        };
+        let (&[a], &[b]) = (ctx.operands(neg_a), ctx.operands(neg_b)) else {
+            return false;
+        };
+        let ty = ctx.value_type(ctx.result(op, 0));
+        let fastmath = ctx.attr(op, FASTMATH);
+        let locs = [ctx.op_loc(op), ctx.op_loc(neg_a), ctx.op_loc(neg_b)];
+        let ctx = rw.ctx_mut();
+        let loc = fused(ctx, &locs);
+        let mut spec = op_spec::<T>(ctx, &[a, b], ty, loc);
+        if let Some(flags) = fastmath {
+            spec.set_attr(ctx, FASTMATH, flags);
+        }
+        rw.replace_op_with_new(op, spec);
         true
     }
 }

@@ -8,17 +8,22 @@
 //!
 //! Identities (`x + 0`, `x * 1`, `x - x`, `select %c, %x, %x`, ...) fold to an existing value, or
 //! to a new constant when the result is one (`x - x` is `0`); the new constant is then built by
-//! the dialect's `materialize_constant`. One folder changes its op instead: `cmpi` with a
-//! constant on the left swaps its operands and mirrors its predicate, and says so with an empty
-//! result list (MLIR's in-place fold).
+//! the dialect's `materialize_constant`. Some folders change their op instead and say so with an
+//! empty result list (MLIR's in-place fold): `cmpi` with a constant on the left swaps its
+//! operands and mirrors its predicate, and a cast of a cast of the same kind (`extsi(extsi(x))`,
+//! `trunci(trunci(x))`, `trunci(ext(x))` with `x` still wider) reads the inner input directly.
+//! The extended ops fold to two results.
 //!
 //! Floats are computed in `f64` and rounded to the result type. For `+ - * /` that is exact
 //! rounding (f64 has more than twice the precision of f32, f16 and bf16); conversions to f16/bf16
 //! that would round twice are only folded when exact.
 
-use crate::attrs::{predicate_attr, CmpFPredicate, CmpIPredicate, PREDICATE};
+use crate::attrs::{
+    overflow_flags, predicate_attr, CmpFPredicate, CmpIPredicate, OverflowFlags, PREDICATE,
+};
 use crate::ops::{
-    AddIOp, AndIOp, BitcastOp, CmpFOp, CmpIOp, ExtFOp, ExtSIOp, ExtUIOp, NegFOp, SubIOp, XOrIOp,
+    AddIOp, AndIOp, BitcastOp, CmpFOp, CmpIOp, ExtFOp, ExtSIOp, ExtUIOp, MulIOp, NegFOp, SubIOp,
+    TruncIOp, XOrIOp,
 };
 use dlc_ir::attributes::dense_element_bytes;
 use dlc_ir::attributes::sign_extend;
@@ -384,40 +389,49 @@ fn signed_div(a: i128, b: i128, w: u32) -> Option<i128> {
     a.checked_div(b)
 }
 
+/// `(a * b) / b → a` and `(a * b) / a → b` when the multiplication carries `flag` (`nsw` for
+/// signed, `nuw` for unsigned division), so the product did not wrap.
+fn div_of_mul(ctx: &Context, lhs: Value, rhs: Value, flag: OverflowFlags) -> Option<Value> {
+    let mul = defined_by::<MulIOp>(ctx, lhs)?;
+    if !overflow_flags(ctx, mul).contains(flag) {
+        return None;
+    }
+    let (a, b) = (ctx.operand(mul, 0), ctx.operand(mul, 1));
+    if a == rhs {
+        Some(b)
+    } else if b == rhs {
+        Some(a)
+    } else {
+        None
+    }
+}
+
 pub(crate) fn divsi(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
-    let (lhs, _) = binary(ctx, op, c)?;
+    let (lhs, rhs) = binary(ctx, op, c)?;
     let w = int_width(ctx, op)?;
-    if uniform_int(ctx, c[1]).is_some_and(|v| is_one(v, w)) {
-        return to_value(lhs);
-    }
-    if let Some(r) = int_binary(ctx, op, c, signed_div) {
-        return to_const(Some(r));
-    }
     // x / 1 → x; for i1 that is x / true, where true / true (MIN / -1) is poison anyway.
-    let w = int_width(ctx, op)?;
     if uniform_int(ctx, c[1]).is_some_and(|v| is_one(v, w)) {
         return to_value(lhs);
     }
-    None
+    if let Some(v) = div_of_mul(ctx, lhs, rhs, OverflowFlags::NSW) {
+        return to_value(v);
+    }
+    to_const(int_binary(ctx, op, c, signed_div))
 }
 
 pub(crate) fn divui(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
-    let (lhs, _) = binary(ctx, op, c)?;
+    let (lhs, rhs) = binary(ctx, op, c)?;
     let w = int_width(ctx, op)?;
     if uniform_int(ctx, c[1]).is_some_and(|v| is_one(v, w)) {
         return to_value(lhs);
     }
-    if let Some(r) = int_binary(ctx, op, c, |a, b, w| {
+    if let Some(v) = div_of_mul(ctx, lhs, rhs, OverflowFlags::NUW) {
+        return to_value(v);
+    }
+    to_const(int_binary(ctx, op, c, |a, b, w| {
         let (a, b) = (unsigned(a, w), unsigned(b, w));
         a.checked_div(b).map(|q| q as i128)
-    }) {
-        return to_const(Some(r));
-    }
-    let w = int_width(ctx, op)?;
-    if uniform_int(ctx, c[1]).is_some_and(|v| is_one(v, w)) {
-        return to_value(lhs);
-    }
-    None
+    }))
 }
 
 pub(crate) fn remsi(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
@@ -888,6 +902,23 @@ pub(crate) fn cmpi(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded
             DenseValue::Int(pred.holds_for_equal() as i128),
         ));
     }
+    // Comparisons that give back a boolean: `b != false` and `b == true` on `i1`, and
+    // `ext(b) != 0` for an `i1` extended either way.
+    let rhs_value = uniform_int(ctx, c[1]);
+    if rhs_value == Some(0) && pred == CmpIPredicate::Ne {
+        if w == 1 {
+            return to_value(lhs);
+        }
+        let ext = defined_by::<ExtSIOp>(ctx, lhs).or_else(|| defined_by::<ExtUIOp>(ctx, lhs));
+        if let Some(&[b]) = ext.map(|e| ctx.operands(e)) {
+            if ctx.element_type(ctx.value_type(b)) == Type::I1 {
+                return to_value(b);
+            }
+        }
+    }
+    if w == 1 && rhs_value == Some(-1) && pred == CmpIPredicate::Eq {
+        return to_value(lhs);
+    }
     // A constant goes to the right, with the predicate mirrored (`c < x` is `x > c`); the op
     // changes in place, which an empty result list says.
     if c[0].is_some() && c[1].is_none() {
@@ -998,6 +1029,12 @@ pub(crate) fn divf(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded
         return to_value(lhs);
     }
     None
+}
+
+pub(crate) fn remf(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    binary(ctx, op, c)?;
+    // `%` is C's `fmod` (exact, with the sign of the dividend), as APFloat's `mod`.
+    to_const(float_binary(ctx, op, c, ieee_arith(|a, b| a % b)))
 }
 
 /// IEEE 754-2019 `maximum` (as `llvm::maximum`): NaN wins, and +0 is above -0.
@@ -1281,24 +1318,56 @@ pub(crate) fn index_castui(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -
     to_const(int_cast(ctx, op, c, |x, w| unsigned(x, w) as i128))
 }
 
+/// `op`, whose input is the output of `inner`, now reads `inner`'s input instead: the folds of
+/// cast chains that keep the outer cast (MLIR's in-place fold, an empty result list).
+fn skip_inner_cast(ctx: &mut Context, op: Op, inner: Op) -> Folded {
+    let &[src] = ctx.operands(inner) else {
+        return None;
+    };
+    ctx.set_operands(op, &[src]);
+    Some(SmallVec::new())
+}
+
 pub(crate) fn extsi(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    // extsi(extsi(x)) → extsi(x).
+    let input = *ctx.operands(op).first()?;
+    if let Some(inner) = defined_by::<ExtSIOp>(ctx, input) {
+        return skip_inner_cast(ctx, op, inner);
+    }
     to_const(int_cast(ctx, op, c, signed))
 }
 
 pub(crate) fn extui(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    // extui(extui(x)) → extui(x).
+    let input = *ctx.operands(op).first()?;
+    if let Some(inner) = defined_by::<ExtUIOp>(ctx, input) {
+        return skip_inner_cast(ctx, op, inner);
+    }
     to_const(int_cast(ctx, op, c, |x, w| unsigned(x, w) as i128))
 }
 
 pub(crate) fn trunci(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
-    if let Some(r) = int_cast(ctx, op, c, |x, _| x) {
-        return to_const(Some(r));
-    }
-    // trunci(extsi(x)) and trunci(extui(x)) are x when x already has the result type.
     let input = *ctx.operands(op).first()?;
-    let ext = defined_by::<ExtSIOp>(ctx, input).or_else(|| defined_by::<ExtUIOp>(ctx, input))?;
-    let src = *ctx.operands(ext).first()?;
-    (Some(ctx.value_type(src)) == result_type(ctx, op)).then_some(())?;
-    to_value(src)
+    let ty = result_type(ctx, op)?;
+    if let Some(ext) =
+        defined_by::<ExtSIOp>(ctx, input).or_else(|| defined_by::<ExtUIOp>(ctx, input))
+    {
+        let src = *ctx.operands(ext).first()?;
+        let src_ty = ctx.value_type(src);
+        // trunci(ext(x)) → x when x has the result type, trunci(x) when x is still wider.
+        if src_ty == ty {
+            return to_value(src);
+        }
+        let width = |t: Type| crate::types::bit_width(ctx, ctx.element_type(t));
+        if width(src_ty) > width(ty) {
+            return skip_inner_cast(ctx, op, ext);
+        }
+    }
+    // trunci(trunci(x)) → trunci(x), with the outer op's flags.
+    if let Some(inner) = defined_by::<TruncIOp>(ctx, input) {
+        return skip_inner_cast(ctx, op, inner);
+    }
+    to_const(int_cast(ctx, op, c, |x, _| x))
 }
 
 /// The `kind` float nearest to the integer `x` (ties to even), rounded once.

@@ -110,9 +110,11 @@ binary_ops! {
     /// Unsigned integer remainder.
     RemUIOp = "arith.remui", BINARY, IntBinary, None [], fold = fold::remui;
     /// Bitwise and.
-    AndIOp = "arith.andi", COMMUTATIVE, IntBinary, None [], fold = fold::andi;
+    AndIOp = "arith.andi", COMMUTATIVE, IntBinary, None [],
+        fold = fold::andi, canonicalize = canonicalize::andi;
     /// Bitwise or.
-    OrIOp = "arith.ori", COMMUTATIVE, IntBinary, None [], fold = fold::ori;
+    OrIOp = "arith.ori", COMMUTATIVE, IntBinary, None [],
+        fold = fold::ori, canonicalize = canonicalize::ori;
     /// Bitwise exclusive or.
     XOrIOp = "arith.xori", COMMUTATIVE, IntBinary, None [],
         fold = fold::xori, canonicalize = canonicalize::xori;
@@ -141,11 +143,13 @@ binary_ops! {
     /// Float subtraction.
     SubFOp = "arith.subf", BINARY, FloatBinary, FastMath [fastmath], fold = fold::subf;
     /// Float multiplication.
-    MulFOp = "arith.mulf", COMMUTATIVE, FloatBinary, FastMath [fastmath], fold = fold::mulf;
+    MulFOp = "arith.mulf", COMMUTATIVE, FloatBinary, FastMath [fastmath],
+        fold = fold::mulf, canonicalize = canonicalize::mulf;
     /// Float division.
-    DivFOp = "arith.divf", BINARY, FloatBinary, FastMath [fastmath], fold = fold::divf;
+    DivFOp = "arith.divf", BINARY, FloatBinary, FastMath [fastmath],
+        fold = fold::divf, canonicalize = canonicalize::divf;
     /// Float remainder with the sign of the dividend (C `fmod`).
-    RemFOp = "arith.remf", BINARY, FloatBinary, FastMath [fastmath];
+    RemFOp = "arith.remf", BINARY, FloatBinary, FastMath [fastmath], fold = fold::remf;
     /// IEEE 754-2019 `maximum`: NaN if either operand is NaN, and +0 is above -0.
     MaximumFOp = "arith.maximumf", COMMUTATIVE, FloatBinary, FastMath [fastmath],
         fold = fold::maximumf;
@@ -244,14 +248,14 @@ extended_ops! {
         canonicalize = canonicalize::mului_extended, results = [low, high];
 }
 
-/// Defines casts ([`CastOp`]): one operand, one result, a cast kind, a flag attribute and a
-/// folder:
-/// `Name = "arith.name", kind, flags [flag attribute], fold = f;`.
+/// Defines casts ([`CastOp`]): one operand, one result, a cast kind, a flag attribute, a
+/// folder and maybe patterns:
+/// `Name = "arith.name", kind, flags [flag attribute], fold = f, canonicalize = g;`.
 macro_rules! cast_ops {
     ($(
         $(#[doc = $doc:literal])*
         $name:ident = $opname:literal, $kind:ident, $flags:ident [$($attr:ident $(= $attr_name:literal)?)?],
-            fold = $fold:expr;
+            fold = $fold:expr $(, canonicalize = $canonicalize:expr)?;
     )*) => {
         $(arith_op! {
             $(#[doc = $doc])*
@@ -260,6 +264,7 @@ macro_rules! cast_ops {
             operands = [input];
             attributes = [$($attr $(= $attr_name)?)?];
             fold = $fold;
+            $(canonicalize = $canonicalize;)?
         }
 
         impl CastOp for $name {})*
@@ -268,15 +273,19 @@ macro_rules! cast_ops {
 
 cast_ops! {
     /// Converts between `index` and a fixed-width integer (sign-extending or truncating).
-    IndexCastOp = "arith.index_cast", IndexCast, None [], fold = fold::index_cast;
+    IndexCastOp = "arith.index_cast", IndexCast, None [], fold = fold::index_cast,
+        canonicalize = canonicalize::index_cast;
     /// Converts between `index` and a fixed-width integer (zero-extending or truncating).
-    IndexCastUIOp = "arith.index_castui", IndexCast, None [], fold = fold::index_castui;
+    IndexCastUIOp = "arith.index_castui", IndexCast, None [], fold = fold::index_castui,
+        canonicalize = canonicalize::index_castui;
     /// Sign-extends an integer to a wider one.
-    ExtSIOp = "arith.extsi", ExtSI, None [], fold = fold::extsi;
+    ExtSIOp = "arith.extsi", ExtSI, None [], fold = fold::extsi,
+        canonicalize = canonicalize::extsi;
     /// Zero-extends an integer to a wider one.
     ExtUIOp = "arith.extui", ExtUI, None [], fold = fold::extui;
     /// Truncates an integer to a narrower one.
-    TruncIOp = "arith.trunci", TruncI, Overflow [overflow_flags = "overflowFlags"], fold = fold::trunci;
+    TruncIOp = "arith.trunci", TruncI, Overflow [overflow_flags = "overflowFlags"],
+        fold = fold::trunci, canonicalize = canonicalize::trunci;
     /// Converts a signed integer to the nearest float.
     SIToFPOp = "arith.sitofp", IntToFP, None [], fold = fold::sitofp;
     /// Converts a float to a signed integer, rounding toward zero.
@@ -290,7 +299,8 @@ cast_ops! {
     /// Rounds a float to a narrower format.
     TruncFOp = "arith.truncf", TruncF, OptionalFastMath [fastmath], fold = fold::truncf;
     /// Reinterprets the bits of an integer or float as another type of the same width.
-    BitcastOp = "arith.bitcast", Bitcast, None [], fold = fold::bitcast;
+    BitcastOp = "arith.bitcast", Bitcast, None [], fold = fold::bitcast,
+        canonicalize = canonicalize::bitcast;
 }
 
 impl CmpIOp {
