@@ -1575,6 +1575,52 @@ mod tests {
     }
 
     #[test]
+    fn rounding_divisions_round_the_right_way() {
+        assert_eq!(ceil_div_signed(7, 2), Some(4));
+        assert_eq!(ceil_div_signed(-7, 2), Some(-3));
+        assert_eq!(ceil_div_signed(7, -2), Some(-3));
+        assert_eq!(ceil_div_signed(-7, -2), Some(4));
+        assert_eq!(ceil_div_signed(6, 3), Some(2));
+        assert_eq!(floor_div_signed(7, 2), Some(3));
+        assert_eq!(floor_div_signed(-7, 2), Some(-4));
+        assert_eq!(floor_div_signed(7, -2), Some(-4));
+        assert_eq!(floor_div_signed(-6, 3), Some(-2));
+        assert_eq!(floor_div_signed(1, 0), None);
+        assert_eq!(ceil_div_signed(i128::MIN, -1), None);
+    }
+
+    #[test]
+    fn maxnum_and_minnum_prefer_numbers() {
+        let qnan = f64::NAN;
+        let snan = f64::from_bits(0x7FF0_0000_0000_0001);
+        assert_eq!(ieee_maxnum(qnan, 1.0), 1.0);
+        assert_eq!(ieee_minnum(2.0, qnan), 2.0);
+        assert_eq!(ieee_maxnum(snan, 1.0).to_bits(), 0x7FF8_0000_0000_0001);
+        assert_eq!(ieee_maxnum(-0.0, 0.0).to_bits(), 0.0f64.to_bits());
+        assert_eq!(ieee_minnum(0.0, -0.0).to_bits(), (-0.0f64).to_bits());
+        assert_eq!(ieee_minnum(-1.0, 3.0), -1.0);
+    }
+
+    #[test]
+    fn extended_products_split_into_halves() {
+        // i8: 200 * 100 = 20000 = 0x4E20 unsigned; -56 * 100 = -5600 = 0xEA20 signed.
+        assert_eq!(mul_high(-56, 100, 8, false), Some(78));
+        assert_eq!(mul_high(-56, 100, 8, true), Some(-22));
+        assert_eq!(
+            mul_high(-1, -1, 64, false),
+            Some(-2i64 as i128 & 0xFFFF_FFFF_FFFF_FFFF)
+        );
+        assert_eq!(mul_high(1, 1, 65, true), None);
+        // 2^128 - 1 rounds to 2^128: exact in f64, beyond f32's largest finite value.
+        assert_eq!(
+            magnitude_to_float(u128::MAX, FloatKind::F64),
+            2f64.powi(128)
+        );
+        assert_eq!(magnitude_to_float(u128::MAX, FloatKind::F32), f64::INFINITY);
+        assert_eq!(magnitude_to_float(u128::MAX, FloatKind::F16), f64::INFINITY);
+    }
+
+    #[test]
     fn nan_results_follow_apfloat() {
         let div = ieee_arith(|a, b| a / b);
         assert_eq!(div(0.0, 0.0).to_bits(), f64::NAN.to_bits());
