@@ -45,3 +45,30 @@ func.func @lossy_index_round_trips(%i: index, %w: i128, %n: i64) -> (index, inde
   %7 = arith.index_cast %6 : index to i64
   return %1, %3, %5, %7 : index, index, i128, i64
 }
+
+// The same for the other rules: `(x -nuw 5) +nuw 2` holds for x = 5, but `x +nuw 253` does
+// not (c1 - c0 goes below zero unsigned), so only `nsw` stays; `127 - (x + -2)` loses both
+// flags: 127 - -2 is beyond i8 signed, and 127 - 254 is below zero unsigned. MLIR keeps every
+// shared flag.
+// `2 -nuw (5 -nuw x)` holds for x in [3, 5] and is x - 3, but `x +nuw 253` overflows there:
+// `nuw` goes.
+// CHECK-LABEL: func.func @sub_flags_dropped_on_overflow
+// CHECK-DAG: %[[M3:.+]] = arith.constant -3 : i8
+// CHECK-DAG: %[[C:.+]] = arith.constant -127 : i8
+// CHECK: %[[A:.+]] = arith.addi %arg0, %[[M3]] overflow<nsw> : i8
+// CHECK: %[[B:.+]] = arith.subi %[[C]], %arg0 : i8
+// CHECK: %[[D:.+]] = arith.addi %arg0, %[[M3]] overflow<nsw> : i8
+// CHECK: return %[[A]], %[[B]], %[[D]]
+func.func @sub_flags_dropped_on_overflow(%x: i8) -> (i8, i8, i8) {
+  %c5 = arith.constant 5 : i8
+  %c2 = arith.constant 2 : i8
+  %0 = arith.subi %x, %c5 overflow<nsw, nuw> : i8
+  %1 = arith.addi %0, %c2 overflow<nsw, nuw> : i8
+  %cm2 = arith.constant -2 : i8
+  %c127 = arith.constant 127 : i8
+  %2 = arith.addi %x, %cm2 overflow<nsw, nuw> : i8
+  %3 = arith.subi %c127, %2 overflow<nsw, nuw> : i8
+  %4 = arith.subi %c5, %x overflow<nsw, nuw> : i8
+  %5 = arith.subi %c2, %4 overflow<nsw, nuw> : i8
+  return %1, %3, %5 : i8, i8, i8
+}

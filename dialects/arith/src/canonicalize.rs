@@ -19,10 +19,13 @@
 //!
 //! Constants are computed at the op's width (wrapping, as the ops do) and stored through
 //! `integer_attr`, which normalizes them for every width up to 128 bits; wider integers are
-//! left alone. The combined op keeps `nsw`/`nuw` only when both ops had the flag and combining
-//! the constants cannot overflow in that sense: MLIR keeps the common flags unconditionally,
-//! which is wrong when `c0 + c1` wraps (for `i8`, `(x +nsw 100) +nsw 100` holds for `x = -100`,
-//! but `x +nsw -56` does not).
+//! left alone. Where MLIR's rule keeps the flags both ops share (every add/sub rule but
+//! `(x + c0) - c1`, and the `muli` one), the combined op keeps `nsw`/`nuw` only when both ops
+//! had the flag and `C` computed exactly (signed for `nsw`, unsigned for `nuw`, where `c1 - c0`
+//! must not go below zero) fits the width: then the new op computes the same exact value as the
+//! root did, which did not overflow. MLIR keeps the common flags unconditionally, which is wrong
+//! when `C` wraps (for `i8`, `(x +nsw 100) +nsw 100` holds for `x = -100`, but `x +nsw -56`
+//! does not).
 //!
 //! Deliberately absent: `muli` by a power of two stays a multiplication (strength reduction is
 //! the backend's business), and `cmpi` of an operand with itself and `select %c, true, false`
@@ -286,15 +289,59 @@ enum Side {
     Lhs,
 }
 
+/// How the combined constant `C` comes from the inner op's `c0` and the root's `c1`.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+enum Combine {
+    /// `c0 + c1`.
+    Add,
+    /// `c0 - c1`.
+    Sub,
+    /// `c1 - c0`.
+    RevSub,
+    /// `c0 * c1`.
+    Mul,
+}
+
+impl Combine {
+    /// `C` at the op's width (wrapping, as the ops compute).
+    fn wrapping(self, c0: i128, c1: i128) -> i128 {
+        match self {
+            Combine::Add => c0.wrapping_add(c1),
+            Combine::Sub => c0.wrapping_sub(c1),
+            Combine::RevSub => c1.wrapping_sub(c0),
+            Combine::Mul => c0.wrapping_mul(c1),
+        }
+    }
+
+    /// `C` computed exactly on the signed values; `None` beyond `i128`.
+    fn signed(self, c0: i128, c1: i128) -> Option<i128> {
+        match self {
+            Combine::Add => c0.checked_add(c1),
+            Combine::Sub => c0.checked_sub(c1),
+            Combine::RevSub => c1.checked_sub(c0),
+            Combine::Mul => c0.checked_mul(c1),
+        }
+    }
+
+    /// `C` computed exactly on the unsigned values; `None` below zero or beyond `u128`.
+    fn unsigned(self, c0: u128, c1: u128) -> Option<u128> {
+        match self {
+            Combine::Add => c0.checked_add(c1),
+            Combine::Sub => c0.checked_sub(c1),
+            Combine::RevSub => c1.checked_sub(c0),
+            Combine::Mul => c0.checked_mul(c1),
+        }
+    }
+}
+
 /// How the flags of a combined op are decided.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 enum Flags {
-    /// The new op has no flags.
+    /// The new op has no flags (as MLIR's rule).
     Drop,
-    /// Keep the flags both ops have, if combining the constants with `+` cannot overflow.
-    MergeAdd,
-    /// The same with `*`.
-    MergeMul,
+    /// Keep the flags both ops have, each only where `C` computed exactly fits the width in
+    /// that sense (see the module doc).
+    Merge,
 }
 
 /// `root(inner(...), c1)` (or with `c1` first) → `result(x, C)` (or `result(C, x)`), where
@@ -307,7 +354,7 @@ struct Reassociation {
     inner_op: IntOp,
     /// Where the constant `c0` is in the inner op (`x` is the other operand).
     inner: Side,
-    combine: fn(i128, i128) -> i128,
+    combine: Combine,
     result_op: IntOp,
     /// Where `C` goes in the new op.
     result: Side,
@@ -315,17 +362,17 @@ struct Reassociation {
 }
 
 /// One [`Reassociation`]: `Name: ROOT[side of c1] of INNER[side of c0] => NEW[side of C],
-/// how C is computed, flag rule`.
+/// how C is computed ([`Combine`]), flag rule`.
 macro_rules! rule {
     ($name:ident: $root:ident[$outer:ident] of $inner_op:ident[$inner:ident]
-     => $result_op:ident[$result:ident], $combine:expr, $flags:ident) => {
+     => $result_op:ident[$result:ident], $combine:ident, $flags:ident) => {
         Reassociation {
             name: stringify!($name),
             root: $root,
             outer: Side::$outer,
             inner_op: $inner_op,
             inner: Side::$inner,
-            combine: $combine,
+            combine: Combine::$combine,
             result_op: $result_op,
             result: Side::$result,
             flags: Flags::$flags,
@@ -377,27 +424,25 @@ impl IntOp {
 /// MLIR's add/sub/mul constant-gathering patterns.
 static REASSOCIATIONS: [Reassociation; 10] = [
     // (x + c0) + c1 → x + (c0 + c1)
-    rule!(AddIAddConstant: ADD[Rhs] of ADD[Rhs] => ADD[Rhs], i128::wrapping_add, MergeAdd),
+    rule!(AddIAddConstant: ADD[Rhs] of ADD[Rhs] => ADD[Rhs], Add, Merge),
     // (x - c0) + c1 → x + (c1 - c0)
-    rule!(AddISubConstantRHS: ADD[Rhs] of SUB[Rhs] => ADD[Rhs], |c0, c1| c1.wrapping_sub(c0), Drop),
+    rule!(AddISubConstantRHS: ADD[Rhs] of SUB[Rhs] => ADD[Rhs], RevSub, Merge),
     // (c0 - x) + c1 → (c0 + c1) - x
-    rule!(AddISubConstantLHS: ADD[Rhs] of SUB[Lhs] => SUB[Lhs], i128::wrapping_add, Drop),
+    rule!(AddISubConstantLHS: ADD[Rhs] of SUB[Lhs] => SUB[Lhs], Add, Merge),
     // (x + c0) - c1 → x + (c0 - c1)
-    rule!(SubIRHSAddConstant: SUB[Rhs] of ADD[Rhs] => ADD[Rhs], |c0, c1| c0.wrapping_sub(c1), Drop),
+    rule!(SubIRHSAddConstant: SUB[Rhs] of ADD[Rhs] => ADD[Rhs], Sub, Drop),
     // c1 - (x + c0) → (c1 - c0) - x
-    rule!(SubILHSAddConstant: SUB[Lhs] of ADD[Rhs] => SUB[Lhs], |c0, c1| c1.wrapping_sub(c0), Drop),
+    rule!(SubILHSAddConstant: SUB[Lhs] of ADD[Rhs] => SUB[Lhs], RevSub, Merge),
     // (x - c0) - c1 → x - (c0 + c1)
-    rule!(SubIRHSSubConstantRHS: SUB[Rhs] of SUB[Rhs] => SUB[Rhs], i128::wrapping_add, Drop),
+    rule!(SubIRHSSubConstantRHS: SUB[Rhs] of SUB[Rhs] => SUB[Rhs], Add, Merge),
     // (c0 - x) - c1 → (c0 - c1) - x
-    rule!(SubIRHSSubConstantLHS: SUB[Rhs] of SUB[Lhs] => SUB[Lhs],
-          |c0, c1| c0.wrapping_sub(c1), Drop),
+    rule!(SubIRHSSubConstantLHS: SUB[Rhs] of SUB[Lhs] => SUB[Lhs], Sub, Merge),
     // c1 - (x - c0) → (c0 + c1) - x
-    rule!(SubILHSSubConstantRHS: SUB[Lhs] of SUB[Rhs] => SUB[Lhs], i128::wrapping_add, Drop),
+    rule!(SubILHSSubConstantRHS: SUB[Lhs] of SUB[Rhs] => SUB[Lhs], Add, Merge),
     // c1 - (c0 - x) → x + (c1 - c0)
-    rule!(SubILHSSubConstantLHS: SUB[Lhs] of SUB[Lhs] => ADD[Rhs],
-          |c0, c1| c1.wrapping_sub(c0), Drop),
+    rule!(SubILHSSubConstantLHS: SUB[Lhs] of SUB[Lhs] => ADD[Rhs], RevSub, Merge),
     // (x * c0) * c1 → x * (c0 * c1)
-    rule!(MulIMulIConstant: MUL[Rhs] of MUL[Rhs] => MUL[Rhs], i128::wrapping_mul, MergeMul),
+    rule!(MulIMulIConstant: MUL[Rhs] of MUL[Rhs] => MUL[Rhs], Mul, Merge),
 ];
 
 /// `(a, b)` of a binary op as `(the operand on side, the other one)`.
@@ -415,26 +460,16 @@ fn split(ctx: &Context, op: Op, side: Side) -> Option<(Value, Value)> {
 fn merged_flags(
     ctx: &Context,
     rule: Flags,
+    combine: Combine,
     ops: [Op; 2],
     c0: i128,
     c1: i128,
     w: u32,
 ) -> OverflowFlags {
-    let (signed_ok, unsigned_ok) = match rule {
-        Flags::Drop => return OverflowFlags::empty(),
-        Flags::MergeAdd => (
-            c0.checked_add(c1).is_some_and(|s| fits_signed(s, w)),
-            unsigned(c0, w)
-                .checked_add(unsigned(c1, w))
-                .is_some_and(|s| fits_unsigned(s, w)),
-        ),
-        Flags::MergeMul => (
-            c0.checked_mul(c1).is_some_and(|p| fits_signed(p, w)),
-            unsigned(c0, w)
-                .checked_mul(unsigned(c1, w))
-                .is_some_and(|p| fits_unsigned(p, w)),
-        ),
-    };
+    if rule == Flags::Drop {
+        return OverflowFlags::empty();
+    }
+    let (signed_ok, unsigned_ok) = exact_constant_fits(combine, c0, c1, w);
     let mut flags = overflow_flags(ctx, ops[0]) & overflow_flags(ctx, ops[1]);
     flags.set(
         OverflowFlags::NSW,
@@ -445,6 +480,15 @@ fn merged_flags(
         flags.contains(OverflowFlags::NUW) && unsigned_ok,
     );
     flags
+}
+
+/// Whether `C`, computed exactly, fits `w` bits signed and unsigned.
+fn exact_constant_fits(combine: Combine, c0: i128, c1: i128, w: u32) -> (bool, bool) {
+    let signed_ok = combine.signed(c0, c1).is_some_and(|c| fits_signed(c, w));
+    let unsigned_ok = combine
+        .unsigned(unsigned(c0, w), unsigned(c1, w))
+        .is_some_and(|c| fits_unsigned(c, w));
+    (signed_ok, unsigned_ok)
 }
 
 fn unsigned(v: i128, w: u32) -> u128 {
@@ -495,8 +539,16 @@ impl RewritePattern for &'static Reassociation {
         if c0.ty != ty || c1.ty != ty {
             return false;
         }
-        let combined = (self.combine)(c0.value, c1.value);
-        let flags = merged_flags(ctx, self.flags, [op, inner], c0.value, c1.value, c0.width);
+        let combined = self.combine.wrapping(c0.value, c1.value);
+        let flags = merged_flags(
+            ctx,
+            self.flags,
+            self.combine,
+            [op, inner],
+            c0.value,
+            c1.value,
+            c0.width,
+        );
         let locs = [ctx.op_loc(op), ctx.op_loc(inner)];
         let loc = fused(rw.ctx_mut(), &locs);
         let c = create_int_constant(rw, combined, ty, loc);
@@ -1326,13 +1378,72 @@ mod tests {
                     let (x, c0, c1) = (sign_extend(x, w), sign_extend(c0, w), sign_extend(c1, w));
                     let inner = apply(r.inner, r.inner_op, x, c0);
                     let before = apply(r.outer, r.root, inner, c1);
-                    let after = apply(r.result, r.result_op, x, (r.combine)(c0, c1));
+                    let after = apply(r.result, r.result_op, x, r.combine.wrapping(c0, c1));
                     assert_eq!(
                         sign_extend(before, w),
                         sign_extend(after, w),
                         "{} at i{w}",
                         r.name
                     );
+                }
+            }
+        }
+    }
+
+    /// Every reassociation that keeps flags, exhaustively on i8: where both original ops did
+    /// not overflow in a sense and the rule keeps that flag, the new op does not overflow in it.
+    #[test]
+    fn kept_flags_are_sound() {
+        // The exact result of `op(a, b)` on signed or unsigned 8-bit readings of the values.
+        let exact = |op: IntOp, a: i128, b: i128, is_signed: bool| {
+            let (a, b) = if is_signed {
+                (sign_extend(a, 8), sign_extend(b, 8))
+            } else {
+                (unsigned(a, 8) as i128, unsigned(b, 8) as i128)
+            };
+            match op {
+                IntOp::Add => a + b,
+                IntOp::Sub => a - b,
+                IntOp::Mul => a * b,
+            }
+        };
+        let fits = |v: i128, is_signed: bool| {
+            if is_signed {
+                fits_signed(v, 8)
+            } else {
+                (0..256).contains(&v)
+            }
+        };
+        // Whether `op(x, c)` (`side` says where `c` is) stays in range, and its wrapped value.
+        let step = |op: IntOp, side: Side, x: i128, c: i128, is_signed: bool| {
+            let (a, b) = match side {
+                Side::Rhs => (x, c),
+                Side::Lhs => (c, x),
+            };
+            let v = exact(op, a, b, is_signed);
+            (fits(v, is_signed), sign_extend(v, 8))
+        };
+        let constants = [-128, -100, -5, -2, -1, 0, 1, 2, 3, 5, 100, 127];
+        for r in REASSOCIATIONS.iter().filter(|r| r.flags == Flags::Merge) {
+            for c0 in constants {
+                for c1 in constants {
+                    let (signed_ok, unsigned_ok) = exact_constant_fits(r.combine, c0, c1, 8);
+                    let c = sign_extend(r.combine.wrapping(c0, c1), 8);
+                    for (is_signed, kept) in [(true, signed_ok), (false, unsigned_ok)] {
+                        if !kept {
+                            continue;
+                        }
+                        for x in -128..128 {
+                            let (inner_ok, inner) = step(r.inner_op, r.inner, x, c0, is_signed);
+                            let (root_ok, _) = step(r.root, r.outer, inner, c1, is_signed);
+                            let (new_ok, _) = step(r.result_op, r.result, x, c, is_signed);
+                            assert!(
+                                !(inner_ok && root_ok) || new_ok,
+                                "{} c0={c0} c1={c1} x={x} signed={is_signed}",
+                                r.name
+                            );
+                        }
+                    }
                 }
             }
         }
