@@ -112,6 +112,20 @@ impl<'ctx> FnLowering<'_, 'ctx> {
             A::RemUIOp(_) => self.guarded_division(Opc::URem, arg(0)?, arg(1)?)?,
             A::MaxSIOp(_) => self.intrinsic_call("llvm.smax", &[arg(0)?, arg(1)?])?,
             A::MinSIOp(_) => self.intrinsic_call("llvm.smin", &[arg(0)?, arg(1)?])?,
+            A::MaxUIOp(_) => self.intrinsic_call("llvm.umax", &[arg(0)?, arg(1)?])?,
+            A::MinUIOp(_) => self.intrinsic_call("llvm.umin", &[arg(0)?, arg(1)?])?,
+            A::CeilDivSIOp(_)
+            | A::CeilDivUIOp(_)
+            | A::FloorDivSIOp(_)
+            | A::AddUIExtendedOp(_)
+            | A::MulSIExtendedOp(_)
+            | A::MulUIExtendedOp(_) => {
+                return Err(format!(
+                    "'{}' is not supported by code generation (expand it first)",
+                    args.name
+                )
+                .into())
+            }
             A::AddFOp(_) => reassociable(b.build_binop(Opc::FAdd, arg(0)?, arg(1)?, "")?),
             A::SubFOp(_) => b.build_binop(Opc::FSub, arg(0)?, arg(1)?, "")?,
             A::MulFOp(_) => reassociable(b.build_binop(Opc::FMul, arg(0)?, arg(1)?, "")?),
@@ -120,15 +134,19 @@ impl<'ctx> FnLowering<'_, 'ctx> {
             A::NegFOp(_) => self.negate(arg(0)?)?,
             A::MaximumFOp(_) => self.intrinsic_call("llvm.maximum", &[arg(0)?, arg(1)?])?,
             A::MinimumFOp(_) => self.intrinsic_call("llvm.minimum", &[arg(0)?, arg(1)?])?,
+            A::MaxNumFOp(_) => self.intrinsic_call("llvm.maxnum", &[arg(0)?, arg(1)?])?,
+            A::MinNumFOp(_) => self.intrinsic_call("llvm.minnum", &[arg(0)?, arg(1)?])?,
             A::CmpIOp(c) => self.compare_int(c.0, arg(0)?, arg(1)?)?,
             A::CmpFOp(c) => self.compare_float(c.0, arg(0)?, arg(1)?)?,
             A::SelectOp(_) => self.select(arg(0)?, arg(1)?, arg(2)?)?,
             A::IndexCastOp(_) | A::ExtSIOp(_) | A::TruncIOp(_) => {
                 self.int_cast(arg(0)?, result_ty, true)?
             }
-            A::ExtUIOp(_) => self.int_cast(arg(0)?, result_ty, false)?,
+            A::ExtUIOp(_) | A::IndexCastUIOp(_) => self.int_cast(arg(0)?, result_ty, false)?,
             A::SIToFPOp(_) => b.build_cast(Opc::SIToFP, arg(0)?, result_ty, "")?,
             A::FPToSIOp(_) => b.build_cast(Opc::FPToSI, arg(0)?, result_ty, "")?,
+            A::UIToFPOp(_) => b.build_cast(Opc::UIToFP, arg(0)?, result_ty, "")?,
+            A::FPToUIOp(_) => b.build_cast(Opc::FPToUI, arg(0)?, result_ty, "")?,
             A::ExtFOp(_) => b.build_cast(Opc::FPExt, arg(0)?, result_ty, "")?,
             A::TruncFOp(_) => b.build_cast(Opc::FPTrunc, arg(0)?, result_ty, "")?,
             A::BitcastOp(_) => b.build_cast(Opc::BitCast, arg(0)?, result_ty, "")?,

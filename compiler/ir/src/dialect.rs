@@ -122,6 +122,9 @@ pub struct OpDef {
     pub print: Option<PrintFn>,
     pub fold: Option<FoldFn>,
     pub result_name: Option<ResultNameFn>,
+    /// Fixed names of the results, one per result, for ops whose MLIR `getAsmResultNames`
+    /// names each result (`%sum, %overflow = arith.addui_extended ...`); empty for none.
+    pub result_names: &'static [&'static str],
     /// Builds the op's canonicalization patterns (MLIR's `getCanonicalizationPatterns`), which
     /// `canonicalize` runs together with the folder.
     pub canonicalize: Option<crate::rewrite::CanonicalizeFn>,
@@ -148,6 +151,7 @@ impl OpDef {
             print: None,
             fold: None,
             result_name: None,
+            result_names: &[],
             canonicalize: None,
             interfaces: Interfaces::new(),
         }
@@ -395,7 +399,7 @@ pub const fn position(name: &str, names: &[&str]) -> usize {
 ///   ([`crate::interfaces`]), each a `'static` implementation value;
 /// - the hooks, the `Option` fields of [`OpDef`] given without `Some`: `verify`,
 ///   `verify_symbols`, `parse`, `print`, `fold`, `canonicalize`, `result_name`,
-///   `default_dialect`.
+///   `default_dialect`, and `result_names = &["low", "high"];` ([`OpDef::result_names`]).
 ///
 /// A dialect lists its ops once with [`op_set!`](crate::op_set), which builds the dialect's
 /// definitions and a typed enum to dispatch on.
@@ -418,6 +422,7 @@ macro_rules! define_op {
         $(fold = $fold:expr;)?
         $(canonicalize = $canonicalize:expr;)?
         $(result_name = $result_name:expr;)?
+        $(result_names = $result_names:expr;)?
         $(default_dialect = $default_dialect:expr;)?
     ) => {
         $(#[doc = $doc])*
@@ -455,6 +460,7 @@ macro_rules! define_op {
                 $(def.fold = Some($fold);)?
                 $(def.canonicalize = Some($canonicalize);)?
                 $(def.result_name = Some($result_name);)?
+                $(def.result_names = $result_names;)?
                 $(def.default_dialect = Some($default_dialect);)?
                 def
             }

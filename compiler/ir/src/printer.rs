@@ -194,14 +194,18 @@ impl<'a> Printer<'a> {
         if n == 0 {
             return;
         }
-        let hint = if self.options.generic {
-            None
-        } else {
-            self.ctx
-                .op_def(op)
-                .and_then(|d| d.result_name)
-                .and_then(|f| f(self.ctx, op))
-        };
+        let def = self.ctx.op_def(op).filter(|_| !self.options.generic);
+        if let Some(names) = def.map(|d| d.result_names).filter(|names| names.len() == n) {
+            // One name per result, each made unique in turn (`%low_0, %high_1`).
+            for (v, name) in self.ctx.results(op).zip(names) {
+                let id = self.unique_hint(name.to_string(), depth);
+                self.set_name(v, ValueName::Hint(id));
+            }
+            return;
+        }
+        let hint = def
+            .and_then(|d| d.result_name)
+            .and_then(|f| f(self.ctx, op));
         if let Some(hint) = hint {
             let id = self.unique_hint(hint, depth);
             for (i, v) in self.ctx.results(op).enumerate() {
@@ -383,6 +387,13 @@ impl<'a> Printer<'a> {
             }
             ValueName::HintGroup(id, _) => {
                 let _ = write!(self.out, "%{}:{count}", self.hints[id as usize]);
+            }
+            // Results named one by one ([`OpDef::result_names`]) are listed one by one.
+            ValueName::Hint(_) if count > 1 => {
+                let op = self.ctx.defining_op(v);
+                let results: Vec<Value> =
+                    op.map_or_else(Vec::new, |op| self.ctx.results(op).collect());
+                self.print_operands(&results);
             }
             _ => self.print_operand(v),
         }

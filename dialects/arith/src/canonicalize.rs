@@ -7,19 +7,31 @@
 //! constants only (as in MLIR). The others invert a comparison
 //! under `xor true`, turn selects of booleans into `xori`/`extui`, drop a `xor true` on a select
 //! condition by swapping the arms, merge nested selects on one condition, compare before
-//! extending, and turn `x + y * -1` into `x - y`.
+//! extending, and turn `x + y * -1` into `x - y`. Cast chains shorten (`CAST_CHAINS`:
+//! `trunci(extsi(x))` to one narrower `extsi`, `extsi(extui(x))` to `extui(x)`, `index_cast`
+//! round trips and extensions under it, `bitcast(bitcast(x))`); bitwise ops of two like
+//! extensions run before extending (`LOGIC_OF_EXT`); `mulf`/`divf` of two `negf`s drop both;
+//! the extended ops narrow to `addi`/`muli` when their second result is unused.
+//!
+//! One more deliberate difference: MLIR drops every `index_cast` round trip whose ends have one
+//! type, `index → i32 → index` included, which loses the high bits; here only round trips
+//! through a type that holds the value whole go.
 //!
 //! Constants are computed at the op's width (wrapping, as the ops do) and stored through
 //! `integer_attr`, which normalizes them for every width up to 128 bits; wider integers are
-//! left alone. The combined op keeps `nsw`/`nuw` only when both ops had the flag and combining
-//! the constants cannot overflow in that sense: MLIR keeps the common flags unconditionally,
-//! which is wrong when `c0 + c1` wraps (for `i8`, `(x +nsw 100) +nsw 100` holds for `x = -100`,
-//! but `x +nsw -56` does not).
+//! left alone. Where MLIR's rule keeps the flags both ops share (every add/sub rule but
+//! `(x + c0) - c1`, and the `muli` one), the combined op keeps `nsw`/`nuw` only when both ops
+//! had the flag and `C` computed exactly (signed for `nsw`, unsigned for `nuw`, where `c1 - c0`
+//! must not go below zero) fits the width: then the new op computes the same exact value as the
+//! root did, which did not overflow. MLIR keeps the common flags unconditionally, which is wrong
+//! when `C` wraps (for `i8`, `(x +nsw 100) +nsw 100` holds for `x = -100`, but `x +nsw -56`
+//! does not).
 //!
 //! Deliberately absent: `muli` by a power of two stays a multiplication (strength reduction is
 //! the backend's business), and `cmpi` of an operand with itself and `select %c, true, false`
 //! are folds (see [`crate::fold`]), not patterns.
 
+use crate::attrs::FASTMATH;
 use crate::attrs::{
     overflow_attr, overflow_flags, predicate_attr, CmpIPredicate, OverflowFlags, OVERFLOW_FLAGS,
     PREDICATE,
@@ -27,7 +39,9 @@ use crate::attrs::{
 use crate::builders::{constant_spec, spec_with_defaults, splat_attr};
 use crate::fold::defined_by;
 use crate::ops::{
-    AddIOp, ArithOp, ArithOps, CmpIOp, ExtSIOp, ExtUIOp, MulIOp, SelectOp, SubIOp, XOrIOp,
+    AddIOp, AddUIExtendedOp, AndIOp, ArithOp, ArithOps, BitcastOp, CmpIOp, DivFOp, ExtSIOp,
+    ExtUIOp, IndexCastOp, IndexCastUIOp, MulFOp, MulIOp, MulSIExtendedOp, MulUIExtendedOp, NegFOp,
+    OrIOp, SelectOp, SubIOp, TruncIOp, XOrIOp,
 };
 use dlc_ir::attributes::sign_extend;
 use dlc_ir::location::CompositeLocKind;
@@ -64,9 +78,56 @@ pub(crate) fn muli() -> Patterns {
     reassociations(MUL).collect()
 }
 
+/// The patterns of `arith.andi`.
+pub(crate) fn andi() -> Patterns {
+    logic_of_ext(AndIOp::NAME).collect()
+}
+
+/// The patterns of `arith.ori`.
+pub(crate) fn ori() -> Patterns {
+    logic_of_ext(OrIOp::NAME).collect()
+}
+
 /// The patterns of `arith.xori`.
 pub(crate) fn xori() -> Patterns {
-    vec![Box::new(XOrINotCmpI)]
+    let mut patterns: Patterns = vec![Box::new(XOrINotCmpI)];
+    patterns.extend(logic_of_ext(XOrIOp::NAME));
+    patterns
+}
+
+/// The patterns of `arith.mulf`.
+pub(crate) fn mulf() -> Patterns {
+    vec![Box::new(NegFPair::<MulFOp>::new("MulFOfNegF"))]
+}
+
+/// The patterns of `arith.divf`.
+pub(crate) fn divf() -> Patterns {
+    vec![Box::new(NegFPair::<DivFOp>::new("DivFOfNegF"))]
+}
+
+/// The patterns of `arith.trunci`.
+pub(crate) fn trunci() -> Patterns {
+    cast_chains(TruncIOp::NAME).collect()
+}
+
+/// The patterns of `arith.extsi`.
+pub(crate) fn extsi() -> Patterns {
+    cast_chains(ExtSIOp::NAME).collect()
+}
+
+/// The patterns of `arith.index_cast`.
+pub(crate) fn index_cast() -> Patterns {
+    cast_chains(IndexCastOp::NAME).collect()
+}
+
+/// The patterns of `arith.index_castui`.
+pub(crate) fn index_castui() -> Patterns {
+    cast_chains(IndexCastUIOp::NAME).collect()
+}
+
+/// The patterns of `arith.bitcast`.
+pub(crate) fn bitcast() -> Patterns {
+    cast_chains(BitcastOp::NAME).collect()
 }
 
 /// The patterns of `arith.select`.
@@ -86,6 +147,30 @@ pub(crate) fn cmpi() -> Patterns {
         Box::new(CmpIExt::<ExtSIOp>::new("CmpIExtSI")),
         Box::new(CmpIExt::<ExtUIOp>::new("CmpIExtUI")),
     ]
+}
+
+/// The patterns of `arith.addui_extended`.
+pub(crate) fn addui_extended() -> Patterns {
+    vec![Box::new(ExtendedToNarrow::<AddUIExtendedOp, AddIOp>::new(
+        "AddUIExtendedToAddI",
+    ))]
+}
+
+/// The patterns of `arith.mulsi_extended`.
+pub(crate) fn mulsi_extended() -> Patterns {
+    vec![
+        Box::new(ExtendedToNarrow::<MulSIExtendedOp, MulIOp>::new(
+            "MulSIExtendedToMulI",
+        )),
+        Box::new(MulSIExtendedRHSOne),
+    ]
+}
+
+/// The patterns of `arith.mului_extended`.
+pub(crate) fn mului_extended() -> Patterns {
+    vec![Box::new(ExtendedToNarrow::<MulUIExtendedOp, MulIOp>::new(
+        "MulUIExtendedToMulI",
+    ))]
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -204,15 +289,59 @@ enum Side {
     Lhs,
 }
 
+/// How the combined constant `C` comes from the inner op's `c0` and the root's `c1`.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+enum Combine {
+    /// `c0 + c1`.
+    Add,
+    /// `c0 - c1`.
+    Sub,
+    /// `c1 - c0`.
+    RevSub,
+    /// `c0 * c1`.
+    Mul,
+}
+
+impl Combine {
+    /// `C` at the op's width (wrapping, as the ops compute).
+    fn wrapping(self, c0: i128, c1: i128) -> i128 {
+        match self {
+            Combine::Add => c0.wrapping_add(c1),
+            Combine::Sub => c0.wrapping_sub(c1),
+            Combine::RevSub => c1.wrapping_sub(c0),
+            Combine::Mul => c0.wrapping_mul(c1),
+        }
+    }
+
+    /// `C` computed exactly on the signed values; `None` beyond `i128`.
+    fn signed(self, c0: i128, c1: i128) -> Option<i128> {
+        match self {
+            Combine::Add => c0.checked_add(c1),
+            Combine::Sub => c0.checked_sub(c1),
+            Combine::RevSub => c1.checked_sub(c0),
+            Combine::Mul => c0.checked_mul(c1),
+        }
+    }
+
+    /// `C` computed exactly on the unsigned values; `None` below zero or beyond `u128`.
+    fn unsigned(self, c0: u128, c1: u128) -> Option<u128> {
+        match self {
+            Combine::Add => c0.checked_add(c1),
+            Combine::Sub => c0.checked_sub(c1),
+            Combine::RevSub => c1.checked_sub(c0),
+            Combine::Mul => c0.checked_mul(c1),
+        }
+    }
+}
+
 /// How the flags of a combined op are decided.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 enum Flags {
-    /// The new op has no flags.
+    /// The new op has no flags (as MLIR's rule).
     Drop,
-    /// Keep the flags both ops have, if combining the constants with `+` cannot overflow.
-    MergeAdd,
-    /// The same with `*`.
-    MergeMul,
+    /// Keep the flags both ops have, each only where `C` computed exactly fits the width in
+    /// that sense (see the module doc).
+    Merge,
 }
 
 /// `root(inner(...), c1)` (or with `c1` first) → `result(x, C)` (or `result(C, x)`), where
@@ -225,7 +354,7 @@ struct Reassociation {
     inner_op: IntOp,
     /// Where the constant `c0` is in the inner op (`x` is the other operand).
     inner: Side,
-    combine: fn(i128, i128) -> i128,
+    combine: Combine,
     result_op: IntOp,
     /// Where `C` goes in the new op.
     result: Side,
@@ -233,17 +362,17 @@ struct Reassociation {
 }
 
 /// One [`Reassociation`]: `Name: ROOT[side of c1] of INNER[side of c0] => NEW[side of C],
-/// how C is computed, flag rule`.
+/// how C is computed ([`Combine`]), flag rule`.
 macro_rules! rule {
     ($name:ident: $root:ident[$outer:ident] of $inner_op:ident[$inner:ident]
-     => $result_op:ident[$result:ident], $combine:expr, $flags:ident) => {
+     => $result_op:ident[$result:ident], $combine:ident, $flags:ident) => {
         Reassociation {
             name: stringify!($name),
             root: $root,
             outer: Side::$outer,
             inner_op: $inner_op,
             inner: Side::$inner,
-            combine: $combine,
+            combine: Combine::$combine,
             result_op: $result_op,
             result: Side::$result,
             flags: Flags::$flags,
@@ -295,27 +424,25 @@ impl IntOp {
 /// MLIR's add/sub/mul constant-gathering patterns.
 static REASSOCIATIONS: [Reassociation; 10] = [
     // (x + c0) + c1 → x + (c0 + c1)
-    rule!(AddIAddConstant: ADD[Rhs] of ADD[Rhs] => ADD[Rhs], i128::wrapping_add, MergeAdd),
+    rule!(AddIAddConstant: ADD[Rhs] of ADD[Rhs] => ADD[Rhs], Add, Merge),
     // (x - c0) + c1 → x + (c1 - c0)
-    rule!(AddISubConstantRHS: ADD[Rhs] of SUB[Rhs] => ADD[Rhs], |c0, c1| c1.wrapping_sub(c0), Drop),
+    rule!(AddISubConstantRHS: ADD[Rhs] of SUB[Rhs] => ADD[Rhs], RevSub, Merge),
     // (c0 - x) + c1 → (c0 + c1) - x
-    rule!(AddISubConstantLHS: ADD[Rhs] of SUB[Lhs] => SUB[Lhs], i128::wrapping_add, Drop),
+    rule!(AddISubConstantLHS: ADD[Rhs] of SUB[Lhs] => SUB[Lhs], Add, Merge),
     // (x + c0) - c1 → x + (c0 - c1)
-    rule!(SubIRHSAddConstant: SUB[Rhs] of ADD[Rhs] => ADD[Rhs], |c0, c1| c0.wrapping_sub(c1), Drop),
+    rule!(SubIRHSAddConstant: SUB[Rhs] of ADD[Rhs] => ADD[Rhs], Sub, Drop),
     // c1 - (x + c0) → (c1 - c0) - x
-    rule!(SubILHSAddConstant: SUB[Lhs] of ADD[Rhs] => SUB[Lhs], |c0, c1| c1.wrapping_sub(c0), Drop),
+    rule!(SubILHSAddConstant: SUB[Lhs] of ADD[Rhs] => SUB[Lhs], RevSub, Merge),
     // (x - c0) - c1 → x - (c0 + c1)
-    rule!(SubIRHSSubConstantRHS: SUB[Rhs] of SUB[Rhs] => SUB[Rhs], i128::wrapping_add, Drop),
+    rule!(SubIRHSSubConstantRHS: SUB[Rhs] of SUB[Rhs] => SUB[Rhs], Add, Merge),
     // (c0 - x) - c1 → (c0 - c1) - x
-    rule!(SubIRHSSubConstantLHS: SUB[Rhs] of SUB[Lhs] => SUB[Lhs],
-          |c0, c1| c0.wrapping_sub(c1), Drop),
+    rule!(SubIRHSSubConstantLHS: SUB[Rhs] of SUB[Lhs] => SUB[Lhs], Sub, Merge),
     // c1 - (x - c0) → (c0 + c1) - x
-    rule!(SubILHSSubConstantRHS: SUB[Lhs] of SUB[Rhs] => SUB[Lhs], i128::wrapping_add, Drop),
+    rule!(SubILHSSubConstantRHS: SUB[Lhs] of SUB[Rhs] => SUB[Lhs], Add, Merge),
     // c1 - (c0 - x) → x + (c1 - c0)
-    rule!(SubILHSSubConstantLHS: SUB[Lhs] of SUB[Lhs] => ADD[Rhs],
-          |c0, c1| c1.wrapping_sub(c0), Drop),
+    rule!(SubILHSSubConstantLHS: SUB[Lhs] of SUB[Lhs] => ADD[Rhs], RevSub, Merge),
     // (x * c0) * c1 → x * (c0 * c1)
-    rule!(MulIMulIConstant: MUL[Rhs] of MUL[Rhs] => MUL[Rhs], i128::wrapping_mul, MergeMul),
+    rule!(MulIMulIConstant: MUL[Rhs] of MUL[Rhs] => MUL[Rhs], Mul, Merge),
 ];
 
 /// `(a, b)` of a binary op as `(the operand on side, the other one)`.
@@ -333,26 +460,16 @@ fn split(ctx: &Context, op: Op, side: Side) -> Option<(Value, Value)> {
 fn merged_flags(
     ctx: &Context,
     rule: Flags,
+    combine: Combine,
     ops: [Op; 2],
     c0: i128,
     c1: i128,
     w: u32,
 ) -> OverflowFlags {
-    let (signed_ok, unsigned_ok) = match rule {
-        Flags::Drop => return OverflowFlags::empty(),
-        Flags::MergeAdd => (
-            c0.checked_add(c1).is_some_and(|s| fits_signed(s, w)),
-            unsigned(c0, w)
-                .checked_add(unsigned(c1, w))
-                .is_some_and(|s| fits_unsigned(s, w)),
-        ),
-        Flags::MergeMul => (
-            c0.checked_mul(c1).is_some_and(|p| fits_signed(p, w)),
-            unsigned(c0, w)
-                .checked_mul(unsigned(c1, w))
-                .is_some_and(|p| fits_unsigned(p, w)),
-        ),
-    };
+    if rule == Flags::Drop {
+        return OverflowFlags::empty();
+    }
+    let (signed_ok, unsigned_ok) = exact_constant_fits(combine, c0, c1, w);
     let mut flags = overflow_flags(ctx, ops[0]) & overflow_flags(ctx, ops[1]);
     flags.set(
         OverflowFlags::NSW,
@@ -363,6 +480,15 @@ fn merged_flags(
         flags.contains(OverflowFlags::NUW) && unsigned_ok,
     );
     flags
+}
+
+/// Whether `C`, computed exactly, fits `w` bits signed and unsigned.
+fn exact_constant_fits(combine: Combine, c0: i128, c1: i128, w: u32) -> (bool, bool) {
+    let signed_ok = combine.signed(c0, c1).is_some_and(|c| fits_signed(c, w));
+    let unsigned_ok = combine
+        .unsigned(unsigned(c0, w), unsigned(c1, w))
+        .is_some_and(|c| fits_unsigned(c, w));
+    (signed_ok, unsigned_ok)
 }
 
 fn unsigned(v: i128, w: u32) -> u128 {
@@ -413,8 +539,16 @@ impl RewritePattern for &'static Reassociation {
         if c0.ty != ty || c1.ty != ty {
             return false;
         }
-        let combined = (self.combine)(c0.value, c1.value);
-        let flags = merged_flags(ctx, self.flags, [op, inner], c0.value, c1.value, c0.width);
+        let combined = self.combine.wrapping(c0.value, c1.value);
+        let flags = merged_flags(
+            ctx,
+            self.flags,
+            self.combine,
+            [op, inner],
+            c0.value,
+            c1.value,
+            c0.width,
+        );
         let locs = [ctx.op_loc(op), ctx.op_loc(inner)];
         let loc = fused(rw.ctx_mut(), &locs);
         let c = create_int_constant(rw, combined, ty, loc);
@@ -644,6 +778,387 @@ impl<T: OpView + Send + Sync> RewritePattern for CmpIExt<T> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Cast chains.
+
+/// Builds the spec of one arith op on operands with one result type (an [`op_spec`]).
+type SpecFn = fn(&mut Context, &[Value], Type, Location) -> OpSpec;
+
+/// `outer(inner(x))` → `result(x)` of the root's type, or `x` itself when `result` is `None`,
+/// where `applies(ctx, type of x, type of inner(x), root type)`.
+struct CastChain {
+    name: &'static str,
+    outer: &'static str,
+    inner: &'static str,
+    result: Option<SpecFn>,
+    applies: fn(&Context, Type, Type, Type) -> bool,
+}
+
+/// The bit width of the element type of `ty` (none for `index`).
+fn elem_width(ctx: &Context, ty: Type) -> Option<u32> {
+    crate::types::bit_width(ctx, ctx.element_type(ty))
+}
+
+fn always(_: &Context, _: Type, _: Type, _: Type) -> bool {
+    true
+}
+
+/// `x` is narrower than the root's result: the outer truncation undoes only part of the
+/// extension, which one narrower extension does alone.
+fn narrower(ctx: &Context, x: Type, _: Type, root: Type) -> bool {
+    matches!((elem_width(ctx, x), elem_width(ctx, root)), (Some(a), Some(b)) if a < b)
+}
+
+/// `x` has the root's type and the value in between holds it whole, so the round trip is the
+/// identity: `iN → index → iN` for N ≤ 64 and `index → iM → index` for M ≥ 64 (`index` has 64
+/// bits, as the folders assume). MLIR also drops round trips through a narrower type
+/// (`index → i32 → index`), which lose the high bits; those stay.
+fn lossless_round_trip(ctx: &Context, x: Type, mid: Type, root: Type) -> bool {
+    let width = |t: Type| elem_width(ctx, t).unwrap_or(64);
+    x == root && width(x) <= width(mid)
+}
+
+/// MLIR's cast-chain patterns (`ArithCanonicalization.td`).
+static CAST_CHAINS: [CastChain; 8] = [
+    // trunci(extsi(x)) → extsi(x) when x is narrower than the result.
+    CastChain {
+        name: "TruncIExtSIToExtSI",
+        outer: TruncIOp::NAME,
+        inner: ExtSIOp::NAME,
+        result: Some(op_spec::<ExtSIOp>),
+        applies: narrower,
+    },
+    // trunci(extui(x)) → extui(x) when x is narrower than the result.
+    CastChain {
+        name: "TruncIExtUIToExtUI",
+        outer: TruncIOp::NAME,
+        inner: ExtUIOp::NAME,
+        result: Some(op_spec::<ExtUIOp>),
+        applies: narrower,
+    },
+    // extsi(extui(x)) → extui(x): the zero-extended value has a clear sign bit.
+    CastChain {
+        name: "ExtSIOfExtUI",
+        outer: ExtSIOp::NAME,
+        inner: ExtUIOp::NAME,
+        result: Some(op_spec::<ExtUIOp>),
+        applies: always,
+    },
+    // index_cast(index_cast(x)) → x.
+    CastChain {
+        name: "IndexCastOfIndexCast",
+        outer: IndexCastOp::NAME,
+        inner: IndexCastOp::NAME,
+        result: None,
+        applies: lossless_round_trip,
+    },
+    // index_cast(extsi(x)) → index_cast(x).
+    CastChain {
+        name: "IndexCastOfExtSI",
+        outer: IndexCastOp::NAME,
+        inner: ExtSIOp::NAME,
+        result: Some(op_spec::<IndexCastOp>),
+        applies: always,
+    },
+    // index_castui(index_castui(x)) → x.
+    CastChain {
+        name: "IndexCastUIOfIndexCastUI",
+        outer: IndexCastUIOp::NAME,
+        inner: IndexCastUIOp::NAME,
+        result: None,
+        applies: lossless_round_trip,
+    },
+    // index_castui(extui(x)) → index_castui(x).
+    CastChain {
+        name: "IndexCastUIOfExtUI",
+        outer: IndexCastUIOp::NAME,
+        inner: ExtUIOp::NAME,
+        result: Some(op_spec::<IndexCastUIOp>),
+        applies: always,
+    },
+    // bitcast(bitcast(x)) → bitcast(x) (which folds away when x has the result type).
+    CastChain {
+        name: "BitcastOfBitcast",
+        outer: BitcastOp::NAME,
+        inner: BitcastOp::NAME,
+        result: Some(op_spec::<BitcastOp>),
+        applies: always,
+    },
+];
+
+fn cast_chains(root: &'static str) -> impl Iterator<Item = Box<dyn RewritePattern>> {
+    CAST_CHAINS
+        .iter()
+        .filter(move |c| c.outer == root)
+        .map(|c| Box::new(c) as Box<dyn RewritePattern>)
+}
+
+impl RewritePattern for &'static CastChain {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn root(&self) -> Option<&'static str> {
+        Some(self.outer)
+    }
+
+    fn match_and_rewrite(&self, op: Op, rw: &mut Rewriter<'_>) -> bool {
+        let ctx = rw.ctx();
+        let (&[input], 1) = (ctx.operands(op), ctx.num_results(op)) else {
+            return false;
+        };
+        let Some(inner) = ctx
+            .defining_op(input)
+            .filter(|d| ctx.op_name(*d) == self.inner)
+        else {
+            return false;
+        };
+        let &[x] = ctx.operands(inner) else {
+            return false;
+        };
+        let ty = ctx.value_type(ctx.result(op, 0));
+        if !(self.applies)(ctx, ctx.value_type(x), ctx.value_type(input), ty) {
+            return false;
+        }
+        let Some(build) = self.result else {
+            rw.replace_op(op, &[x]);
+            return true;
+        };
+        let locs = [ctx.op_loc(op), ctx.op_loc(inner)];
+        let ctx = rw.ctx_mut();
+        let loc = fused(ctx, &locs);
+        let spec = build(ctx, &[x], ty, loc);
+        rw.replace_op_with_new(op, spec);
+        true
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bitwise ops of extensions, negations in products and quotients.
+
+/// `logic(ext(a), ext(b))` → `ext(logic(a, b))` for `andi`/`ori`/`xori` and `extsi`/`extui`
+/// when `a` and `b` have one type: extending commutes with bitwise ops.
+struct LogicOfExt {
+    name: &'static str,
+    logic: &'static str,
+    ext: &'static str,
+    build_logic: SpecFn,
+    build_ext: SpecFn,
+}
+
+/// One [`LogicOfExt`]: `Name: logic op, extension`.
+macro_rules! logic_of_ext {
+    ($name:ident: $logic:ident, $ext:ident) => {
+        LogicOfExt {
+            name: stringify!($name),
+            logic: $logic::NAME,
+            ext: $ext::NAME,
+            build_logic: op_spec::<$logic>,
+            build_ext: op_spec::<$ext>,
+        }
+    };
+}
+
+static LOGIC_OF_EXT: [LogicOfExt; 6] = [
+    logic_of_ext!(AndOfExtUI: AndIOp, ExtUIOp),
+    logic_of_ext!(AndOfExtSI: AndIOp, ExtSIOp),
+    logic_of_ext!(OrOfExtUI: OrIOp, ExtUIOp),
+    logic_of_ext!(OrOfExtSI: OrIOp, ExtSIOp),
+    logic_of_ext!(XOrOfExtUI: XOrIOp, ExtUIOp),
+    logic_of_ext!(XOrOfExtSI: XOrIOp, ExtSIOp),
+];
+
+fn logic_of_ext(root: &'static str) -> impl Iterator<Item = Box<dyn RewritePattern>> {
+    LOGIC_OF_EXT
+        .iter()
+        .filter(move |p| p.logic == root)
+        .map(|p| Box::new(p) as Box<dyn RewritePattern>)
+}
+
+impl RewritePattern for &'static LogicOfExt {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn root(&self) -> Option<&'static str> {
+        Some(self.logic)
+    }
+
+    fn match_and_rewrite(&self, op: Op, rw: &mut Rewriter<'_>) -> bool {
+        let ctx = rw.ctx();
+        let &[lhs, rhs] = ctx.operands(op) else {
+            return false;
+        };
+        let ext_of = |v: Value| ctx.defining_op(v).filter(|d| ctx.op_name(*d) == self.ext);
+        let (Some(ext_a), Some(ext_b)) = (ext_of(lhs), ext_of(rhs)) else {
+            return false;
+        };
+        let (&[a], &[b]) = (ctx.operands(ext_a), ctx.operands(ext_b)) else {
+            return false;
+        };
+        let narrow = ctx.value_type(a);
+        if narrow != ctx.value_type(b) {
+            return false;
+        }
+        let ty = ctx.value_type(ctx.result(op, 0));
+        let locs = [ctx.op_loc(op), ctx.op_loc(ext_a), ctx.op_loc(ext_b)];
+        let ctx = rw.ctx_mut();
+        let loc = fused(ctx, &locs);
+        let spec = (self.build_logic)(ctx, &[a, b], narrow, loc);
+        let logic = rw.create(spec);
+        let logic = rw.ctx().result(logic, 0);
+        let spec = (self.build_ext)(rw.ctx_mut(), &[logic], ty, loc);
+        rw.replace_op_with_new(op, spec);
+        true
+    }
+}
+
+/// `f(negf(a), negf(b))` → `f(a, b)` with the root's fast-math flags, for `mulf` and `divf`:
+/// the two sign flips cancel.
+struct NegFPair<T> {
+    name: &'static str,
+    op: PhantomData<T>,
+}
+
+impl<T> NegFPair<T> {
+    fn new(name: &'static str) -> Self {
+        NegFPair {
+            name,
+            op: PhantomData,
+        }
+    }
+}
+
+impl<T: ArithOp + Send + Sync> RewritePattern for NegFPair<T> {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn root(&self) -> Option<&'static str> {
+        Some(T::NAME)
+    }
+
+    fn match_and_rewrite(&self, op: Op, rw: &mut Rewriter<'_>) -> bool {
+        let ctx = rw.ctx();
+        let &[lhs, rhs] = ctx.operands(op) else {
+            return false;
+        };
+        let (Some(neg_a), Some(neg_b)) = (
+            defined_by::<NegFOp>(ctx, lhs),
+            defined_by::<NegFOp>(ctx, rhs),
+        ) else {
+            return false;
+        };
+        let (&[a], &[b]) = (ctx.operands(neg_a), ctx.operands(neg_b)) else {
+            return false;
+        };
+        let ty = ctx.value_type(ctx.result(op, 0));
+        let fastmath = ctx.attr(op, FASTMATH);
+        let locs = [ctx.op_loc(op), ctx.op_loc(neg_a), ctx.op_loc(neg_b)];
+        let ctx = rw.ctx_mut();
+        let loc = fused(ctx, &locs);
+        let mut spec = op_spec::<T>(ctx, &[a, b], ty, loc);
+        if let Some(flags) = fastmath {
+            spec.set_attr(ctx, FASTMATH, flags);
+        }
+        rw.replace_op_with_new(op, spec);
+        true
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Extended-precision ops.
+
+/// `E(x, y)` whose second result (the carry, the high half) is unused → `N(x, y)` for its
+/// first: `addui_extended` → `addi`, `mulsi_extended`/`mului_extended` → `muli`.
+struct ExtendedToNarrow<E, N> {
+    name: &'static str,
+    ops: PhantomData<(E, N)>,
+}
+
+impl<E, N> ExtendedToNarrow<E, N> {
+    fn new(name: &'static str) -> Self {
+        ExtendedToNarrow {
+            name,
+            ops: PhantomData,
+        }
+    }
+}
+
+impl<E: OpView + Send + Sync, N: ArithOp + Send + Sync> RewritePattern for ExtendedToNarrow<E, N> {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn root(&self) -> Option<&'static str> {
+        Some(E::NAME)
+    }
+
+    fn match_and_rewrite(&self, op: Op, rw: &mut Rewriter<'_>) -> bool {
+        let ctx = rw.ctx();
+        let (&[x, y], 2) = (ctx.operands(op), ctx.num_results(op)) else {
+            return false;
+        };
+        if !ctx.is_unused(ctx.result(op, 1)) {
+            return false;
+        }
+        let ty = ctx.value_type(ctx.result(op, 0));
+        let loc = ctx.op_loc(op);
+        let spec = op_spec::<N>(rw.ctx_mut(), &[x, y], ty, loc);
+        let narrow = rw.create(spec);
+        let first = rw.ctx().result(narrow, 0);
+        // The second result has no uses; MLIR stands `x` in for it too.
+        rw.replace_op(op, &[first, x]);
+        true
+    }
+}
+
+/// `mulsi_extended(x, 1) → x, extsi(cmpi slt, x, 0)`: the high half of `x * 1` is the sign of
+/// `x`. Not for `i1`, where `1` is -1 and the `extsi` would not widen.
+struct MulSIExtendedRHSOne;
+
+impl RewritePattern for MulSIExtendedRHSOne {
+    fn name(&self) -> &str {
+        "MulSIExtendedRHSOne"
+    }
+
+    fn root(&self) -> Option<&'static str> {
+        Some(MulSIExtendedOp::NAME)
+    }
+
+    fn match_and_rewrite(&self, op: Op, rw: &mut Rewriter<'_>) -> bool {
+        let ctx = rw.ctx();
+        let (&[x, one], 2) = (ctx.operands(op), ctx.num_results(op)) else {
+            return false;
+        };
+        let ty = ctx.value_type(x);
+        if uniform_int(ctx, one) != Some(1)
+            || scalar_width(ctx, ctx.element_type(ty)).is_none_or(|w| w < 2)
+        {
+            return false;
+        }
+        let loc = ctx.op_loc(op);
+        let ctx = rw.ctx_mut();
+        let Some(zero) = splat_attr(ctx, ty, DenseValue::Int(0)) else {
+            return false;
+        };
+        let spec = constant_spec(ctx, zero, ty, loc);
+        let zero = rw.create(spec);
+        let zero = rw.ctx().result(zero, 0);
+        let ctx = rw.ctx_mut();
+        let bool_ty = crate::types::bool_like(ctx, ty);
+        let pred = predicate_attr(ctx, CmpIPredicate::Slt as i64);
+        let spec = op_spec::<CmpIOp>(ctx, &[x, zero], bool_ty, loc).attr(ctx, PREDICATE, pred);
+        let negative = rw.create(spec);
+        let negative = rw.ctx().result(negative, 0);
+        let spec = op_spec::<ExtSIOp>(rw.ctx_mut(), &[negative], ty, loc);
+        let high = rw.create(spec);
+        let high = rw.ctx().result(high, 0);
+        rw.replace_op(op, &[x, high]);
+        true
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Select.
 
 /// The condition and arms of a select.
@@ -863,13 +1378,72 @@ mod tests {
                     let (x, c0, c1) = (sign_extend(x, w), sign_extend(c0, w), sign_extend(c1, w));
                     let inner = apply(r.inner, r.inner_op, x, c0);
                     let before = apply(r.outer, r.root, inner, c1);
-                    let after = apply(r.result, r.result_op, x, (r.combine)(c0, c1));
+                    let after = apply(r.result, r.result_op, x, r.combine.wrapping(c0, c1));
                     assert_eq!(
                         sign_extend(before, w),
                         sign_extend(after, w),
                         "{} at i{w}",
                         r.name
                     );
+                }
+            }
+        }
+    }
+
+    /// Every reassociation that keeps flags, exhaustively on i8: where both original ops did
+    /// not overflow in a sense and the rule keeps that flag, the new op does not overflow in it.
+    #[test]
+    fn kept_flags_are_sound() {
+        // The exact result of `op(a, b)` on signed or unsigned 8-bit readings of the values.
+        let exact = |op: IntOp, a: i128, b: i128, is_signed: bool| {
+            let (a, b) = if is_signed {
+                (sign_extend(a, 8), sign_extend(b, 8))
+            } else {
+                (unsigned(a, 8) as i128, unsigned(b, 8) as i128)
+            };
+            match op {
+                IntOp::Add => a + b,
+                IntOp::Sub => a - b,
+                IntOp::Mul => a * b,
+            }
+        };
+        let fits = |v: i128, is_signed: bool| {
+            if is_signed {
+                fits_signed(v, 8)
+            } else {
+                (0..256).contains(&v)
+            }
+        };
+        // Whether `op(x, c)` (`side` says where `c` is) stays in range, and its wrapped value.
+        let step = |op: IntOp, side: Side, x: i128, c: i128, is_signed: bool| {
+            let (a, b) = match side {
+                Side::Rhs => (x, c),
+                Side::Lhs => (c, x),
+            };
+            let v = exact(op, a, b, is_signed);
+            (fits(v, is_signed), sign_extend(v, 8))
+        };
+        let constants = [-128, -100, -5, -2, -1, 0, 1, 2, 3, 5, 100, 127];
+        for r in REASSOCIATIONS.iter().filter(|r| r.flags == Flags::Merge) {
+            for c0 in constants {
+                for c1 in constants {
+                    let (signed_ok, unsigned_ok) = exact_constant_fits(r.combine, c0, c1, 8);
+                    let c = sign_extend(r.combine.wrapping(c0, c1), 8);
+                    for (is_signed, kept) in [(true, signed_ok), (false, unsigned_ok)] {
+                        if !kept {
+                            continue;
+                        }
+                        for x in -128..128 {
+                            let (inner_ok, inner) = step(r.inner_op, r.inner, x, c0, is_signed);
+                            let (root_ok, _) = step(r.root, r.outer, inner, c1, is_signed);
+                            let (new_ok, _) = step(r.result_op, r.result, x, c, is_signed);
+                            assert!(
+                                !(inner_ok && root_ok) || new_ok,
+                                "{} c0={c0} c1={c1} x={x} signed={is_signed}",
+                                r.name
+                            );
+                        }
+                    }
                 }
             }
         }

@@ -8,17 +8,22 @@
 //!
 //! Identities (`x + 0`, `x * 1`, `x - x`, `select %c, %x, %x`, ...) fold to an existing value, or
 //! to a new constant when the result is one (`x - x` is `0`); the new constant is then built by
-//! the dialect's `materialize_constant`. One folder changes its op instead: `cmpi` with a
-//! constant on the left swaps its operands and mirrors its predicate, and says so with an empty
-//! result list (MLIR's in-place fold).
+//! the dialect's `materialize_constant`. Some folders change their op instead and say so with an
+//! empty result list (MLIR's in-place fold): `cmpi` with a constant on the left swaps its
+//! operands and mirrors its predicate, and a cast of a cast of the same kind (`extsi(extsi(x))`,
+//! `trunci(trunci(x))`, `trunci(ext(x))` with `x` still wider) reads the inner input directly.
+//! The extended ops fold to two results.
 //!
 //! Floats are computed in `f64` and rounded to the result type. For `+ - * /` that is exact
 //! rounding (f64 has more than twice the precision of f32, f16 and bf16); conversions to f16/bf16
 //! that would round twice are only folded when exact.
 
-use crate::attrs::{predicate_attr, CmpFPredicate, CmpIPredicate, PREDICATE};
+use crate::attrs::{
+    overflow_flags, predicate_attr, CmpFPredicate, CmpIPredicate, OverflowFlags, PREDICATE,
+};
 use crate::ops::{
-    AddIOp, AndIOp, BitcastOp, CmpFOp, CmpIOp, ExtFOp, ExtSIOp, ExtUIOp, NegFOp, SubIOp, XOrIOp,
+    AddIOp, AndIOp, BitcastOp, CmpFOp, CmpIOp, ExtFOp, ExtSIOp, ExtUIOp, MulIOp, NegFOp, SubIOp,
+    TruncIOp, XOrIOp,
 };
 use dlc_ir::attributes::dense_element_bytes;
 use dlc_ir::attributes::sign_extend;
@@ -384,40 +389,49 @@ fn signed_div(a: i128, b: i128, w: u32) -> Option<i128> {
     a.checked_div(b)
 }
 
+/// `(a * b) / b → a` and `(a * b) / a → b` when the multiplication carries `flag` (`nsw` for
+/// signed, `nuw` for unsigned division), so the product did not wrap.
+fn div_of_mul(ctx: &Context, lhs: Value, rhs: Value, flag: OverflowFlags) -> Option<Value> {
+    let mul = defined_by::<MulIOp>(ctx, lhs)?;
+    if !overflow_flags(ctx, mul).contains(flag) {
+        return None;
+    }
+    let (a, b) = (ctx.operand(mul, 0), ctx.operand(mul, 1));
+    if a == rhs {
+        Some(b)
+    } else if b == rhs {
+        Some(a)
+    } else {
+        None
+    }
+}
+
 pub(crate) fn divsi(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
-    let (lhs, _) = binary(ctx, op, c)?;
+    let (lhs, rhs) = binary(ctx, op, c)?;
     let w = int_width(ctx, op)?;
-    if uniform_int(ctx, c[1]).is_some_and(|v| is_one(v, w)) {
-        return to_value(lhs);
-    }
-    if let Some(r) = int_binary(ctx, op, c, signed_div) {
-        return to_const(Some(r));
-    }
     // x / 1 → x; for i1 that is x / true, where true / true (MIN / -1) is poison anyway.
-    let w = int_width(ctx, op)?;
     if uniform_int(ctx, c[1]).is_some_and(|v| is_one(v, w)) {
         return to_value(lhs);
     }
-    None
+    if let Some(v) = div_of_mul(ctx, lhs, rhs, OverflowFlags::NSW) {
+        return to_value(v);
+    }
+    to_const(int_binary(ctx, op, c, signed_div))
 }
 
 pub(crate) fn divui(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
-    let (lhs, _) = binary(ctx, op, c)?;
+    let (lhs, rhs) = binary(ctx, op, c)?;
     let w = int_width(ctx, op)?;
     if uniform_int(ctx, c[1]).is_some_and(|v| is_one(v, w)) {
         return to_value(lhs);
     }
-    if let Some(r) = int_binary(ctx, op, c, |a, b, w| {
+    if let Some(v) = div_of_mul(ctx, lhs, rhs, OverflowFlags::NUW) {
+        return to_value(v);
+    }
+    to_const(int_binary(ctx, op, c, |a, b, w| {
         let (a, b) = (unsigned(a, w), unsigned(b, w));
         a.checked_div(b).map(|q| q as i128)
-    }) {
-        return to_const(Some(r));
-    }
-    let w = int_width(ctx, op)?;
-    if uniform_int(ctx, c[1]).is_some_and(|v| is_one(v, w)) {
-        return to_value(lhs);
-    }
-    None
+    }))
 }
 
 pub(crate) fn remsi(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
@@ -590,26 +604,43 @@ pub(crate) fn shrui(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folde
     shift(ctx, op, c, |a, s, w| (unsigned(a, w) >> s) as i128)
 }
 
-/// `maxsi`/`minsi`: `extreme` is the value that absorbs (MAX for max), `neutral` the one that
-/// vanishes (MIN for max).
-fn min_max(ctx: &mut Context, op: Op, c: &[Option<Attribute>], is_max: bool) -> Folded {
+/// `maxsi`/`minsi`/`maxui`/`minui`: `extreme` is the value that absorbs (the largest for
+/// max), `neutral` the one that vanishes (the smallest for max), in the signed or unsigned order.
+fn min_max(
+    ctx: &mut Context,
+    op: Op,
+    c: &[Option<Attribute>],
+    is_max: bool,
+    is_signed: bool,
+) -> Folded {
     let (lhs, rhs) = binary(ctx, op, c)?;
     if lhs == rhs {
         return to_value(lhs);
     }
     let w = int_width(ctx, op)?;
-    let (extreme, neutral) = if is_max {
-        (max_signed(w), min_signed(w))
-    } else {
+    // The smallest and largest values as sign-extended bit patterns (unsigned: 0 and all ones).
+    let (smallest, largest) = if is_signed {
         (min_signed(w), max_signed(w))
+    } else {
+        (0, -1)
+    };
+    let (extreme, neutral) = if is_max {
+        (largest, smallest)
+    } else {
+        (smallest, largest)
     };
     match uniform_int(ctx, c[1]) {
         Some(v) if v == extreme => return to_value(rhs),
         Some(v) if v == neutral => return to_value(lhs),
         _ => {}
     }
-    if let Some(r) = int_binary(ctx, op, c, |a, b, _| {
-        Some(if is_max { a.max(b) } else { a.min(b) })
+    if let Some(r) = int_binary(ctx, op, c, |a, b, w| {
+        let a_first = if is_signed {
+            a >= b
+        } else {
+            unsigned(a, w) >= unsigned(b, w)
+        };
+        Some(if a_first == is_max { a } else { b })
     }) {
         return to_const(Some(r));
     }
@@ -624,11 +655,208 @@ fn min_max(ctx: &mut Context, op: Op, c: &[Option<Attribute>], is_max: bool) -> 
 }
 
 pub(crate) fn maxsi(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
-    min_max(ctx, op, c, true)
+    min_max(ctx, op, c, true, true)
 }
 
 pub(crate) fn minsi(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
-    min_max(ctx, op, c, false)
+    min_max(ctx, op, c, false, true)
+}
+
+pub(crate) fn maxui(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    min_max(ctx, op, c, true, false)
+}
+
+pub(crate) fn minui(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    min_max(ctx, op, c, false, false)
+}
+
+/// `a / b` rounded toward positive infinity (`arith.ceildivsi`); `None` for a zero divisor
+/// and a quotient beyond `i128`.
+pub fn ceil_div_signed(a: i128, b: i128) -> Option<i128> {
+    let q = a.checked_div(b)?;
+    let r = a % b;
+    Some(if r != 0 && (r < 0) == (b < 0) {
+        q + 1
+    } else {
+        q
+    })
+}
+
+/// `a / b` rounded toward negative infinity (`arith.floordivsi`); `None` for a zero divisor
+/// and a quotient beyond `i128`.
+pub fn floor_div_signed(a: i128, b: i128) -> Option<i128> {
+    let q = a.checked_div(b)?;
+    let r = a % b;
+    Some(if r != 0 && (r < 0) != (b < 0) {
+        q - 1
+    } else {
+        q
+    })
+}
+
+/// The divisions rounding up or down: `x / 1` is `x` (for `i1`, `x / true`), then constants
+/// fold where `eval` gives a value; MLIR leaves a zero divisor and overflow unfolded.
+fn rounding_div(
+    ctx: &mut Context,
+    op: Op,
+    c: &[Option<Attribute>],
+    eval: fn(i128, i128, u32) -> Option<i128>,
+) -> Folded {
+    let (lhs, _) = binary(ctx, op, c)?;
+    let w = int_width(ctx, op)?;
+    if uniform_int(ctx, c[1]).is_some_and(|v| is_one(v, w)) {
+        return to_value(lhs);
+    }
+    to_const(int_binary(ctx, op, c, eval))
+}
+
+pub(crate) fn ceildivsi(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    rounding_div(ctx, op, c, |a, b, w| {
+        // MLIR negates negative operands before dividing and gives up when that overflows:
+        // a non-zero dividend with either operand the signed minimum stays unfolded.
+        let min = min_signed(w);
+        if a != 0 && (a == min || b == min) {
+            return None;
+        }
+        ceil_div_signed(a, b)
+    })
+}
+
+pub(crate) fn ceildivui(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    rounding_div(ctx, op, c, |a, b, w| {
+        let (a, b) = (unsigned(a, w), unsigned(b, w));
+        a.checked_div(b)?;
+        Some(a.div_ceil(b) as i128)
+    })
+}
+
+pub(crate) fn floordivsi(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    rounding_div(ctx, op, c, |a, b, w| {
+        if b == -1 && a == min_signed(w) {
+            return None;
+        }
+        floor_div_signed(a, b)
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Extended-precision ops (two results).
+
+/// The operands of an extended op, its integer width and its two result types.
+fn extended_parts(
+    ctx: &Context,
+    op: Op,
+    consts: &[Option<Attribute>],
+) -> Option<(Value, Value, u32, [Type; 2])> {
+    let (&[lhs, rhs], 2, 2) = (ctx.operands(op), consts.len(), ctx.num_results(op)) else {
+        return None;
+    };
+    let w = match elem_of(ctx, ctx.value_type(lhs))? {
+        Elem::Int(w) => w,
+        Elem::Float(_) => return None,
+    };
+    let types = [
+        ctx.value_type(ctx.result(op, 0)),
+        ctx.value_type(ctx.result(op, 1)),
+    ];
+    Some((lhs, rhs, w, types))
+}
+
+/// Evaluates an extended op on constant operands with `f(lhs, rhs, width)` on signed values,
+/// giving both results; `None` unless both operands are constants and `f` folds every element.
+fn extended_constants(
+    ctx: &mut Context,
+    op: Op,
+    consts: &[Option<Attribute>],
+    f: impl Fn(i128, i128, u32) -> Option<(i128, i128)>,
+) -> Folded {
+    let (lhs, rhs, w, types) = extended_parts(ctx, op, consts)?;
+    let inputs = [
+        decode(ctx, consts[0]?, ctx.value_type(lhs))?,
+        decode(ctx, consts[1]?, ctx.value_type(rhs))?,
+    ];
+    let mut firsts = Vec::new();
+    let mut seconds = Vec::new();
+    map_elements(&inputs, |v| match v {
+        [DenseValue::Int(x), DenseValue::Int(y)] => {
+            let (first, second) = f(signed(*x, w), signed(*y, w), w)?;
+            firsts.push(DenseValue::Int(first));
+            seconds.push(DenseValue::Int(second));
+            // The results are collected above; `map_elements` only drives the broadcast.
+            Some(DenseValue::Int(0))
+        }
+        _ => None,
+    })?;
+    let first = build(ctx, types[0], firsts)?;
+    let second = build(ctx, types[1], seconds)?;
+    Some(smallvec![
+        FoldResult::Constant(first),
+        FoldResult::Constant(second)
+    ])
+}
+
+pub(crate) fn addui_extended(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    let (lhs, _, _, types) = extended_parts(ctx, op, c)?;
+    // x + 0 is x, without carry.
+    if uniform_int(ctx, c[1]) == Some(0) {
+        let no_carry = splat(ctx, types[1], DenseValue::Int(0))?;
+        return Some(smallvec![
+            FoldResult::Value(lhs),
+            FoldResult::Constant(no_carry)
+        ]);
+    }
+    extended_constants(ctx, op, c, |a, b, w| {
+        let sum = unsigned(a.wrapping_add(b), w);
+        // The sum wrapped exactly when it is below an operand.
+        Some((sum as i128, (sum < unsigned(a, w)) as i128))
+    })
+}
+
+/// The high half of the `2w`-bit product of `w`-bit values (signed or unsigned); `None` above
+/// 64 bits, where the product does not fit an `i128`.
+fn mul_high(a: i128, b: i128, w: u32, is_signed: bool) -> Option<i128> {
+    if w > 64 {
+        return None;
+    }
+    Some(if is_signed {
+        (a * b) >> w
+    } else {
+        ((unsigned(a, w) * unsigned(b, w)) >> w) as i128
+    })
+}
+
+/// `mulsi_extended`/`mului_extended`: `x * 0` is `0, 0`; `mului_extended(x, 1)` is `x, 0`;
+/// constants fold to the low and high halves.
+fn mul_extended(ctx: &mut Context, op: Op, c: &[Option<Attribute>], is_signed: bool) -> Folded {
+    let (lhs, _, w, types) = extended_parts(ctx, op, c)?;
+    match uniform_int(ctx, c[1]) {
+        Some(0) => {
+            let zero = c[1]?;
+            return Some(smallvec![
+                FoldResult::Constant(zero),
+                FoldResult::Constant(zero)
+            ]);
+        }
+        Some(v) if !is_signed && is_one(v, w) => {
+            let zero = splat(ctx, types[1], DenseValue::Int(0))?;
+            return Some(smallvec![
+                FoldResult::Value(lhs),
+                FoldResult::Constant(zero)
+            ]);
+        }
+        _ => {}
+    }
+    extended_constants(ctx, op, c, |a, b, w| {
+        Some((a.wrapping_mul(b), mul_high(a, b, w, is_signed)?))
+    })
+}
+
+pub(crate) fn mulsi_extended(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    mul_extended(ctx, op, c, true)
+}
+
+pub(crate) fn mului_extended(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    mul_extended(ctx, op, c, false)
 }
 
 /// Evaluates an integer comparison on `w`-bit values.
@@ -673,6 +901,23 @@ pub(crate) fn cmpi(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded
             ty,
             DenseValue::Int(pred.holds_for_equal() as i128),
         ));
+    }
+    // Comparisons that give back a boolean: `b != false` and `b == true` on `i1`, and
+    // `ext(b) != 0` for an `i1` extended either way.
+    let rhs_value = uniform_int(ctx, c[1]);
+    if rhs_value == Some(0) && pred == CmpIPredicate::Ne {
+        if w == 1 {
+            return to_value(lhs);
+        }
+        let ext = defined_by::<ExtSIOp>(ctx, lhs).or_else(|| defined_by::<ExtUIOp>(ctx, lhs));
+        if let Some(&[b]) = ext.map(|e| ctx.operands(e)) {
+            if ctx.element_type(ctx.value_type(b)) == Type::I1 {
+                return to_value(b);
+            }
+        }
+    }
+    if w == 1 && rhs_value == Some(-1) && pred == CmpIPredicate::Eq {
+        return to_value(lhs);
     }
     // A constant goes to the right, with the predicate mirrored (`c < x` is `x > c`); the op
     // changes in place, which an empty result list says.
@@ -786,6 +1031,12 @@ pub(crate) fn divf(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded
     None
 }
 
+pub(crate) fn remf(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    binary(ctx, op, c)?;
+    // `%` is C's `fmod` (exact, with the sign of the dividend), as APFloat's `mod`.
+    to_const(float_binary(ctx, op, c, ieee_arith(|a, b| a % b)))
+}
+
 /// IEEE 754-2019 `maximum` (as `llvm::maximum`): NaN wins, and +0 is above -0.
 pub fn ieee_maximum(a: f64, b: f64) -> f64 {
     if a.is_nan() {
@@ -854,6 +1105,73 @@ pub(crate) fn maximumf(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Fo
 
 pub(crate) fn minimumf(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
     min_maxf(ctx, op, c, false)
+}
+
+/// A NaN made quiet, as APFloat's `makeQuiet` (sets the quiet bit, keeps the payload).
+fn quiet(x: f64) -> f64 {
+    f64::from_bits(x.to_bits() | 1 << 51)
+}
+
+/// IEEE 754-2008 `maxNum` (as `llvm::maxnum`): a signaling NaN operand gives it made quiet,
+/// a quiet NaN the other operand, and +0 is above -0.
+pub fn ieee_maxnum(a: f64, b: f64) -> f64 {
+    num_select(a, b, true)
+}
+
+/// IEEE 754-2008 `minNum` (as `llvm::minnum`): as [`ieee_maxnum`], with -0 below +0.
+pub fn ieee_minnum(a: f64, b: f64) -> f64 {
+    num_select(a, b, false)
+}
+
+fn is_signaling(x: f64) -> bool {
+    x.is_nan() && x.to_bits() & (1 << 51) == 0
+}
+
+fn num_select(a: f64, b: f64, is_max: bool) -> f64 {
+    if is_signaling(a) {
+        return quiet(a);
+    }
+    if is_signaling(b) {
+        return quiet(b);
+    }
+    if a.is_nan() {
+        return b;
+    }
+    if b.is_nan() {
+        return a;
+    }
+    if a == 0.0 && b == 0.0 && a.is_sign_negative() != b.is_sign_negative() {
+        // The positive zero for max, the negative one for min.
+        return if a.is_sign_negative() == is_max { b } else { a };
+    }
+    if (a < b) == is_max {
+        b
+    } else {
+        a
+    }
+}
+
+/// `maxnumf`/`minnumf`: `f(x, x)` and `f(x, NaN)` (any NaN, before constant folding) are `x`.
+fn num_minmax(ctx: &mut Context, op: Op, c: &[Option<Attribute>], is_max: bool) -> Folded {
+    let (lhs, rhs) = binary(ctx, op, c)?;
+    if lhs == rhs {
+        return to_value(lhs);
+    }
+    for (x, cy) in [(lhs, c[1]), (rhs, c[0])] {
+        if uniform_float(ctx, cy).is_some_and(f64::is_nan) {
+            return to_value(x);
+        }
+    }
+    let f = if is_max { ieee_maxnum } else { ieee_minnum };
+    to_const(float_binary(ctx, op, c, f))
+}
+
+pub(crate) fn maxnumf(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    num_minmax(ctx, op, c, true)
+}
+
+pub(crate) fn minnumf(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    num_minmax(ctx, op, c, false)
 }
 
 pub(crate) fn negf(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
@@ -996,40 +1314,85 @@ pub(crate) fn index_cast(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> 
     to_const(int_cast(ctx, op, c, signed))
 }
 
+pub(crate) fn index_castui(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    to_const(int_cast(ctx, op, c, |x, w| unsigned(x, w) as i128))
+}
+
+/// `op`, whose input is the output of `inner`, now reads `inner`'s input instead: the folds of
+/// cast chains that keep the outer cast (MLIR's in-place fold, an empty result list).
+fn skip_inner_cast(ctx: &mut Context, op: Op, inner: Op) -> Folded {
+    let &[src] = ctx.operands(inner) else {
+        return None;
+    };
+    ctx.set_operands(op, &[src]);
+    Some(SmallVec::new())
+}
+
 pub(crate) fn extsi(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    // extsi(extsi(x)) → extsi(x).
+    let input = *ctx.operands(op).first()?;
+    if let Some(inner) = defined_by::<ExtSIOp>(ctx, input) {
+        return skip_inner_cast(ctx, op, inner);
+    }
     to_const(int_cast(ctx, op, c, signed))
 }
 
 pub(crate) fn extui(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    // extui(extui(x)) → extui(x).
+    let input = *ctx.operands(op).first()?;
+    if let Some(inner) = defined_by::<ExtUIOp>(ctx, input) {
+        return skip_inner_cast(ctx, op, inner);
+    }
     to_const(int_cast(ctx, op, c, |x, w| unsigned(x, w) as i128))
 }
 
 pub(crate) fn trunci(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
-    if let Some(r) = int_cast(ctx, op, c, |x, _| x) {
-        return to_const(Some(r));
-    }
-    // trunci(extsi(x)) and trunci(extui(x)) are x when x already has the result type.
     let input = *ctx.operands(op).first()?;
-    let ext = defined_by::<ExtSIOp>(ctx, input).or_else(|| defined_by::<ExtUIOp>(ctx, input))?;
-    let src = *ctx.operands(ext).first()?;
-    (Some(ctx.value_type(src)) == result_type(ctx, op)).then_some(())?;
-    to_value(src)
+    let ty = result_type(ctx, op)?;
+    if let Some(ext) =
+        defined_by::<ExtSIOp>(ctx, input).or_else(|| defined_by::<ExtUIOp>(ctx, input))
+    {
+        let src = *ctx.operands(ext).first()?;
+        let src_ty = ctx.value_type(src);
+        // trunci(ext(x)) → x when x has the result type, trunci(x) when x is still wider.
+        if src_ty == ty {
+            return to_value(src);
+        }
+        let width = |t: Type| crate::types::bit_width(ctx, ctx.element_type(t));
+        if width(src_ty) > width(ty) {
+            return skip_inner_cast(ctx, op, ext);
+        }
+    }
+    // trunci(trunci(x)) → trunci(x), with the outer op's flags.
+    if let Some(inner) = defined_by::<TruncIOp>(ctx, input) {
+        return skip_inner_cast(ctx, op, inner);
+    }
+    to_const(int_cast(ctx, op, c, |x, _| x))
 }
 
 /// The `kind` float nearest to the integer `x` (ties to even), rounded once.
 fn int_to_float(x: i128, kind: FloatKind) -> f64 {
+    let v = magnitude_to_float(x.unsigned_abs(), kind);
+    if x < 0 {
+        -v
+    } else {
+        v
+    }
+}
+
+/// The `kind` float nearest to the non-negative integer `m` (ties to even), rounded once.
+fn magnitude_to_float(m: u128, kind: FloatKind) -> f64 {
     match kind {
         // Rust's integer-to-float casts round correctly.
-        FloatKind::F64 => x as f64,
-        FloatKind::F32 => x as f32 as f64,
+        FloatKind::F64 => m as f64,
+        FloatKind::F32 => m as f32 as f64,
         // Going through f32 or f64 would round twice; round to the format's precision here.
         FloatKind::F16 | FloatKind::BF16 => {
             let precision = if kind == FloatKind::F16 { 11 } else { 8 };
-            let v = round_to_precision(x.unsigned_abs(), precision);
-            let v = if x < 0 { -v } else { v };
+            let v = round_to_precision(m, precision);
             // Beyond the largest finite value, round-to-nearest gives infinity.
-            if kind == FloatKind::F16 && v.abs() > 65504.0 {
-                v.signum() * f64::INFINITY
+            if kind == FloatKind::F16 && v > 65504.0 {
+                f64::INFINITY
             } else {
                 v
             }
@@ -1057,6 +1420,28 @@ pub(crate) fn sitofp(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Fold
     to_const(cast(ctx, op, c, |v, from, to| match (v, from, to) {
         (DenseValue::Int(x), Elem::Int(w), Elem::Float(k)) => {
             Some(DenseValue::Float(int_to_float(signed(x, w), k)))
+        }
+        _ => None,
+    }))
+}
+
+pub(crate) fn uitofp(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    to_const(cast(ctx, op, c, |v, from, to| match (v, from, to) {
+        (DenseValue::Int(x), Elem::Int(w), Elem::Float(k)) => {
+            Some(DenseValue::Float(magnitude_to_float(unsigned(x, w), k)))
+        }
+        _ => None,
+    }))
+}
+
+pub(crate) fn fptoui(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    to_const(cast(ctx, op, c, |v, _, to| match (v, to) {
+        (DenseValue::Float(x), Elem::Int(w)) => {
+            // NaN, values at or below -1 and values of 2^w or more are invalid conversions
+            // (APFloat's `opInvalidOp`): not folded. (-1, 0) truncates to 0.
+            let t = x.trunc();
+            let limit = 2f64.powi(w as i32);
+            (!x.is_nan() && t > -1.0 && t < limit).then_some(DenseValue::Int(t as u128 as i128))
         }
         _ => None,
     }))
@@ -1187,6 +1572,52 @@ mod tests {
         assert_eq!(int_to_float((1 << 24) + 1, FloatKind::F32), 16777216.0);
         assert_eq!(int_to_float(257, FloatKind::BF16), 256.0);
         assert_eq!(int_to_float(259, FloatKind::BF16), 260.0);
+    }
+
+    #[test]
+    fn rounding_divisions_round_the_right_way() {
+        assert_eq!(ceil_div_signed(7, 2), Some(4));
+        assert_eq!(ceil_div_signed(-7, 2), Some(-3));
+        assert_eq!(ceil_div_signed(7, -2), Some(-3));
+        assert_eq!(ceil_div_signed(-7, -2), Some(4));
+        assert_eq!(ceil_div_signed(6, 3), Some(2));
+        assert_eq!(floor_div_signed(7, 2), Some(3));
+        assert_eq!(floor_div_signed(-7, 2), Some(-4));
+        assert_eq!(floor_div_signed(7, -2), Some(-4));
+        assert_eq!(floor_div_signed(-6, 3), Some(-2));
+        assert_eq!(floor_div_signed(1, 0), None);
+        assert_eq!(ceil_div_signed(i128::MIN, -1), None);
+    }
+
+    #[test]
+    fn maxnum_and_minnum_prefer_numbers() {
+        let qnan = f64::NAN;
+        let snan = f64::from_bits(0x7FF0_0000_0000_0001);
+        assert_eq!(ieee_maxnum(qnan, 1.0), 1.0);
+        assert_eq!(ieee_minnum(2.0, qnan), 2.0);
+        assert_eq!(ieee_maxnum(snan, 1.0).to_bits(), 0x7FF8_0000_0000_0001);
+        assert_eq!(ieee_maxnum(-0.0, 0.0).to_bits(), 0.0f64.to_bits());
+        assert_eq!(ieee_minnum(0.0, -0.0).to_bits(), (-0.0f64).to_bits());
+        assert_eq!(ieee_minnum(-1.0, 3.0), -1.0);
+    }
+
+    #[test]
+    fn extended_products_split_into_halves() {
+        // i8: 200 * 100 = 20000 = 0x4E20 unsigned; -56 * 100 = -5600 = 0xEA20 signed.
+        assert_eq!(mul_high(-56, 100, 8, false), Some(78));
+        assert_eq!(mul_high(-56, 100, 8, true), Some(-22));
+        assert_eq!(
+            mul_high(-1, -1, 64, false),
+            Some(-2i64 as i128 & 0xFFFF_FFFF_FFFF_FFFF)
+        );
+        assert_eq!(mul_high(1, 1, 65, true), None);
+        // 2^128 - 1 rounds to 2^128: exact in f64, beyond f32's largest finite value.
+        assert_eq!(
+            magnitude_to_float(u128::MAX, FloatKind::F64),
+            2f64.powi(128)
+        );
+        assert_eq!(magnitude_to_float(u128::MAX, FloatKind::F32), f64::INFINITY);
+        assert_eq!(magnitude_to_float(u128::MAX, FloatKind::F16), f64::INFINITY);
     }
 
     #[test]

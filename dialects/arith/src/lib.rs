@@ -34,10 +34,12 @@ pub use builders::{
     set_fastmath_flags, set_overflow_flags, splat_attr, BinaryOp, CastOp,
 };
 pub use ops::{
-    AddFOp, AddIOp, AndIOp, ArithOps, BitcastOp, CmpFOp, CmpIOp, ConstantOp, DivFOp, DivSIOp,
-    DivUIOp, ExtFOp, ExtSIOp, ExtUIOp, FPToSIOp, IndexCastOp, MaxSIOp, MaximumFOp, MinSIOp,
-    MinimumFOp, MulFOp, MulIOp, NegFOp, OrIOp, RemFOp, RemSIOp, RemUIOp, SIToFPOp, SelectOp,
-    ShLIOp, ShRSIOp, ShRUIOp, SubFOp, SubIOp, TruncFOp, TruncIOp, XOrIOp,
+    AddFOp, AddIOp, AddUIExtendedOp, AndIOp, ArithOps, BitcastOp, CeilDivSIOp, CeilDivUIOp, CmpFOp,
+    CmpIOp, ConstantOp, DivFOp, DivSIOp, DivUIOp, ExtFOp, ExtSIOp, ExtUIOp, FPToSIOp, FPToUIOp,
+    FloorDivSIOp, IndexCastOp, IndexCastUIOp, MaxNumFOp, MaxSIOp, MaxUIOp, MaximumFOp, MinNumFOp,
+    MinSIOp, MinUIOp, MinimumFOp, MulFOp, MulIOp, MulSIExtendedOp, MulUIExtendedOp, NegFOp, OrIOp,
+    RemFOp, RemSIOp, RemUIOp, SIToFPOp, SelectOp, ShLIOp, ShRSIOp, ShRUIOp, SubFOp, SubIOp,
+    TruncFOp, TruncIOp, UIToFPOp, XOrIOp,
 };
 pub use types::bool_like;
 

@@ -110,9 +110,11 @@ binary_ops! {
     /// Unsigned integer remainder.
     RemUIOp = "arith.remui", BINARY, IntBinary, None [], fold = fold::remui;
     /// Bitwise and.
-    AndIOp = "arith.andi", COMMUTATIVE, IntBinary, None [], fold = fold::andi;
+    AndIOp = "arith.andi", COMMUTATIVE, IntBinary, None [],
+        fold = fold::andi, canonicalize = canonicalize::andi;
     /// Bitwise or.
-    OrIOp = "arith.ori", COMMUTATIVE, IntBinary, None [], fold = fold::ori;
+    OrIOp = "arith.ori", COMMUTATIVE, IntBinary, None [],
+        fold = fold::ori, canonicalize = canonicalize::ori;
     /// Bitwise exclusive or.
     XOrIOp = "arith.xori", COMMUTATIVE, IntBinary, None [],
         fold = fold::xori, canonicalize = canonicalize::xori;
@@ -126,22 +128,40 @@ binary_ops! {
     MaxSIOp = "arith.maxsi", COMMUTATIVE, IntBinary, None [], fold = fold::maxsi;
     /// Signed integer minimum.
     MinSIOp = "arith.minsi", COMMUTATIVE, IntBinary, None [], fold = fold::minsi;
+    /// Unsigned integer maximum.
+    MaxUIOp = "arith.maxui", COMMUTATIVE, IntBinary, None [], fold = fold::maxui;
+    /// Unsigned integer minimum.
+    MinUIOp = "arith.minui", COMMUTATIVE, IntBinary, None [], fold = fold::minui;
+    /// Signed integer division rounding toward positive infinity.
+    CeilDivSIOp = "arith.ceildivsi", BINARY, IntBinary, None [], fold = fold::ceildivsi;
+    /// Unsigned integer division rounding up.
+    CeilDivUIOp = "arith.ceildivui", BINARY, IntBinary, None [], fold = fold::ceildivui;
+    /// Signed integer division rounding toward negative infinity.
+    FloorDivSIOp = "arith.floordivsi", BINARY, IntBinary, None [], fold = fold::floordivsi;
     /// Float addition.
     AddFOp = "arith.addf", COMMUTATIVE, FloatBinary, FastMath [fastmath], fold = fold::addf;
     /// Float subtraction.
     SubFOp = "arith.subf", BINARY, FloatBinary, FastMath [fastmath], fold = fold::subf;
     /// Float multiplication.
-    MulFOp = "arith.mulf", COMMUTATIVE, FloatBinary, FastMath [fastmath], fold = fold::mulf;
+    MulFOp = "arith.mulf", COMMUTATIVE, FloatBinary, FastMath [fastmath],
+        fold = fold::mulf, canonicalize = canonicalize::mulf;
     /// Float division.
-    DivFOp = "arith.divf", BINARY, FloatBinary, FastMath [fastmath], fold = fold::divf;
+    DivFOp = "arith.divf", BINARY, FloatBinary, FastMath [fastmath],
+        fold = fold::divf, canonicalize = canonicalize::divf;
     /// Float remainder with the sign of the dividend (C `fmod`).
-    RemFOp = "arith.remf", BINARY, FloatBinary, FastMath [fastmath];
+    RemFOp = "arith.remf", BINARY, FloatBinary, FastMath [fastmath], fold = fold::remf;
     /// IEEE 754-2019 `maximum`: NaN if either operand is NaN, and +0 is above -0.
     MaximumFOp = "arith.maximumf", COMMUTATIVE, FloatBinary, FastMath [fastmath],
         fold = fold::maximumf;
     /// IEEE 754-2019 `minimum`: NaN if either operand is NaN, and -0 is below +0.
     MinimumFOp = "arith.minimumf", COMMUTATIVE, FloatBinary, FastMath [fastmath],
         fold = fold::minimumf;
+    /// IEEE 754-2008 `maxNum`: a quiet NaN operand gives the other operand, and +0 is above -0.
+    MaxNumFOp = "arith.maxnumf", COMMUTATIVE, FloatBinary, FastMath [fastmath],
+        fold = fold::maxnumf;
+    /// IEEE 754-2008 `minNum`: a quiet NaN operand gives the other operand, and -0 is below +0.
+    MinNumFOp = "arith.minnumf", COMMUTATIVE, FloatBinary, FastMath [fastmath],
+        fold = fold::minnumf;
 }
 
 arith_op! {
@@ -182,14 +202,60 @@ arith_op! {
     canonicalize = canonicalize::select;
 }
 
-/// Defines casts ([`CastOp`]): one operand, one result, a cast kind, a flag attribute and a
-/// folder:
-/// `Name = "arith.name", kind, flags [flag attribute], fold = f;`.
+/// Defines the extended-precision ops, which give two results named after what they hold:
+/// `Name = "arith.name", family, fold = f, canonicalize = g, results = [first, second];`.
+macro_rules! extended_ops {
+    ($(
+        $(#[doc = $doc:literal])*
+        $name:ident = $opname:literal, $family:ident, fold = $fold:expr,
+            canonicalize = $canonicalize:expr, results = [$first:ident, $second:ident];
+    )*) => {
+        $(define_op! {
+            $(#[doc = $doc])*
+            pub struct $name = $opname;
+            traits = COMMUTATIVE_PURE;
+            operands = [lhs, rhs];
+            results = [$first, $second];
+            attributes = [];
+            verify = verify::verify::<$name>;
+            parse = syntax::parse::<$name>;
+            print = syntax::print::<$name>;
+            fold = $fold;
+            canonicalize = $canonicalize;
+            result_names = &[stringify!($first), stringify!($second)];
+        }
+
+        impl ArithOp for $name {
+            const FAMILY: Family = Family::$family;
+            const FLAGS: Flags = Flags::None;
+        })*
+    };
+}
+
+/// Traits of the extended-precision ops: pure and commutative (their results differ in type
+/// from the operands, so not [`COMMUTATIVE`]).
+const COMMUTATIVE_PURE: Traits = Traits::PURE.union(Traits::COMMUTATIVE);
+
+extended_ops! {
+    /// Unsigned addition giving the wrapped sum and an `i1` (or bool-like) carry-out.
+    AddUIExtendedOp = "arith.addui_extended", AddExtended, fold = fold::addui_extended,
+        canonicalize = canonicalize::addui_extended, results = [sum, overflow];
+    /// Signed multiplication giving the low and the high half of the double-width product.
+    MulSIExtendedOp = "arith.mulsi_extended", MulExtended, fold = fold::mulsi_extended,
+        canonicalize = canonicalize::mulsi_extended, results = [low, high];
+    /// Unsigned multiplication giving the low and the high half of the double-width product.
+    MulUIExtendedOp = "arith.mului_extended", MulExtended, fold = fold::mului_extended,
+        canonicalize = canonicalize::mului_extended, results = [low, high];
+}
+
+/// Defines casts ([`CastOp`]): one operand, one result, a cast kind, a flag attribute, a
+/// folder and maybe patterns:
+/// `Name = "arith.name", kind, flags [flag attribute], fold = f, canonicalize = g;`.
 macro_rules! cast_ops {
     ($(
         $(#[doc = $doc:literal])*
         $name:ident = $opname:literal, $kind:ident, $flags:ident [$($attr:ident $(= $attr_name:literal)?)?],
-            fold = $fold:expr;
+            fold = $fold:expr $(, canonicalize = $canonicalize:expr)?;
     )*) => {
         $(arith_op! {
             $(#[doc = $doc])*
@@ -198,6 +264,7 @@ macro_rules! cast_ops {
             operands = [input];
             attributes = [$($attr $(= $attr_name)?)?];
             fold = $fold;
+            $(canonicalize = $canonicalize;)?
         }
 
         impl CastOp for $name {})*
@@ -206,23 +273,34 @@ macro_rules! cast_ops {
 
 cast_ops! {
     /// Converts between `index` and a fixed-width integer (sign-extending or truncating).
-    IndexCastOp = "arith.index_cast", IndexCast, None [], fold = fold::index_cast;
+    IndexCastOp = "arith.index_cast", IndexCast, None [], fold = fold::index_cast,
+        canonicalize = canonicalize::index_cast;
+    /// Converts between `index` and a fixed-width integer (zero-extending or truncating).
+    IndexCastUIOp = "arith.index_castui", IndexCast, None [], fold = fold::index_castui,
+        canonicalize = canonicalize::index_castui;
     /// Sign-extends an integer to a wider one.
-    ExtSIOp = "arith.extsi", ExtSI, None [], fold = fold::extsi;
+    ExtSIOp = "arith.extsi", ExtSI, None [], fold = fold::extsi,
+        canonicalize = canonicalize::extsi;
     /// Zero-extends an integer to a wider one.
     ExtUIOp = "arith.extui", ExtUI, None [], fold = fold::extui;
     /// Truncates an integer to a narrower one.
-    TruncIOp = "arith.trunci", TruncI, Overflow [overflow_flags = "overflowFlags"], fold = fold::trunci;
+    TruncIOp = "arith.trunci", TruncI, Overflow [overflow_flags = "overflowFlags"],
+        fold = fold::trunci, canonicalize = canonicalize::trunci;
     /// Converts a signed integer to the nearest float.
-    SIToFPOp = "arith.sitofp", SIToFP, None [], fold = fold::sitofp;
+    SIToFPOp = "arith.sitofp", IntToFP, None [], fold = fold::sitofp;
     /// Converts a float to a signed integer, rounding toward zero.
-    FPToSIOp = "arith.fptosi", FPToSI, None [], fold = fold::fptosi;
+    FPToSIOp = "arith.fptosi", FPToInt, None [], fold = fold::fptosi;
+    /// Converts an unsigned integer to the nearest float.
+    UIToFPOp = "arith.uitofp", IntToFP, None [], fold = fold::uitofp;
+    /// Converts a float to an unsigned integer, rounding toward zero.
+    FPToUIOp = "arith.fptoui", FPToInt, None [], fold = fold::fptoui;
     /// Extends a float to a wider format (exact).
     ExtFOp = "arith.extf", ExtF, OptionalFastMath [fastmath], fold = fold::extf;
     /// Rounds a float to a narrower format.
     TruncFOp = "arith.truncf", TruncF, OptionalFastMath [fastmath], fold = fold::truncf;
     /// Reinterprets the bits of an integer or float as another type of the same width.
-    BitcastOp = "arith.bitcast", Bitcast, None [], fold = fold::bitcast;
+    BitcastOp = "arith.bitcast", Bitcast, None [], fold = fold::bitcast,
+        canonicalize = canonicalize::bitcast;
 }
 
 impl CmpIOp {
@@ -249,6 +327,10 @@ pub(crate) enum Family {
     FloatBinary,
     /// `negf`.
     FloatUnary,
+    /// `addui_extended`: two signless-integer-like operands, their type and a bool-like result.
+    AddExtended,
+    /// `mulsi_extended`, `mului_extended`: operands and both results of one type.
+    MulExtended,
     CmpI,
     CmpF,
     Select,
@@ -258,12 +340,15 @@ pub(crate) enum Family {
 /// The casts, which differ in their operand/result constraints and compatibility rule.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub(crate) enum CastKind {
+    /// `index_cast`, `index_castui`.
     IndexCast,
     ExtSI,
     ExtUI,
     TruncI,
-    SIToFP,
-    FPToSI,
+    /// `sitofp`, `uitofp`.
+    IntToFP,
+    /// `fptosi`, `fptoui`.
+    FPToInt,
     ExtF,
     TruncF,
     Bitcast,
@@ -322,6 +407,11 @@ arith_op_set! {
         ShRUIOp,
         MaxSIOp,
         MinSIOp,
+        MaxUIOp,
+        MinUIOp,
+        CeilDivSIOp,
+        CeilDivUIOp,
+        FloorDivSIOp,
         CmpIOp,
         AddFOp,
         SubFOp,
@@ -331,14 +421,22 @@ arith_op_set! {
         NegFOp,
         MaximumFOp,
         MinimumFOp,
+        MaxNumFOp,
+        MinNumFOp,
+        AddUIExtendedOp,
+        MulSIExtendedOp,
+        MulUIExtendedOp,
         CmpFOp,
         SelectOp,
         IndexCastOp,
+        IndexCastUIOp,
         ExtSIOp,
         ExtUIOp,
         TruncIOp,
         SIToFPOp,
         FPToSIOp,
+        UIToFPOp,
+        FPToUIOp,
         ExtFOp,
         TruncFOp,
         BitcastOp,

@@ -9,6 +9,8 @@
 //! %5 = arith.select %c, %a, %b : i32
 //! %6 = arith.select %m, %v, %w : vector<4xi1>, vector<4xi32>
 //! %7 = arith.index_cast %a : i32 to index
+//! %sum, %overflow = arith.addui_extended %a, %b : i32, i1
+//! %low, %high = arith.mulsi_extended %a, %b : i32
 //! ```
 //!
 //! Attributes MLIR keeps as default-valued properties (`overflowFlags`, and `fastmath` on the
@@ -89,6 +91,22 @@ fn parse_family(
             let ty = p.parse_colon_type()?;
             resolve(p, spec, &[(operand, ty)])?;
             spec.result_types.push(ty);
+            Ok(())
+        }
+        Family::AddExtended | Family::MulExtended => {
+            let lhs = p.parse_operand()?;
+            p.expect(Tok::Comma, "','")?;
+            let rhs = p.parse_operand()?;
+            p.parse_optional_attr_dict(&mut spec.attrs)?;
+            let ty = p.parse_colon_type()?;
+            let second = if family == Family::AddExtended {
+                p.expect(Tok::Comma, "','")?;
+                p.parse_type()?
+            } else {
+                ty
+            };
+            resolve(p, spec, &[(lhs, ty), (rhs, ty)])?;
+            spec.result_types.extend([ty, second]);
             Ok(())
         }
         Family::CmpI | Family::CmpF => parse_cmp(p, spec, family == Family::CmpI, flags),
@@ -256,7 +274,12 @@ fn print_family(p: &mut Printer<'_>, op: Op, family: Family, flags: Flags) {
             }
             return;
         }
-        Family::IntBinary | Family::FloatBinary | Family::FloatUnary | Family::Select => {
+        Family::IntBinary
+        | Family::FloatBinary
+        | Family::FloatUnary
+        | Family::Select
+        | Family::AddExtended
+        | Family::MulExtended => {
             p.write(" ");
             p.print_operands(operands);
         }
@@ -305,6 +328,13 @@ fn print_family(p: &mut Printer<'_>, op: Op, family: Family, flags: Flags) {
             p.write(" to ");
             print_type_or_placeholder(p, result_ty);
         }
+        Family::AddExtended => {
+            print_type_or_placeholder(p, result_ty);
+            p.write(", ");
+            let overflow = ctx.results(op).nth(1).map(|r| ctx.value_type(r));
+            print_type_or_placeholder(p, overflow);
+        }
+        Family::MulExtended => print_type_or_placeholder(p, operand_ty),
         _ => print_type_or_placeholder(p, result_ty),
     }
 }

@@ -19,6 +19,13 @@ pub(crate) fn verify<T: ArithOp>(ctx: &Context, op: Op) -> Result<(), Diagnostic
         Family::FloatBinary | Family::FloatUnary => {
             verify_elementwise(ctx, op, TypeClass::FloatLike)
         }
+        Family::AddExtended => verify_extended(ctx, op, TypeClass::BoolLike, "{lhs, rhs, sum}"),
+        Family::MulExtended => verify_extended(
+            ctx,
+            op,
+            TypeClass::SignlessIntegerLike,
+            "{lhs, rhs, low, high}",
+        ),
         Family::CmpI => verify_cmp(ctx, op, TypeClass::SignlessIntegerLike, 9),
         Family::CmpF => verify_cmp(ctx, op, TypeClass::FloatLike, 15),
         Family::Select => verify_select(ctx, op),
@@ -49,7 +56,12 @@ fn check_operand(ctx: &Context, op: Op, i: usize, class: TypeClass) -> Result<()
 
 /// "result #0 must be <class>, but got '<type>'".
 fn check_result(ctx: &Context, op: Op, class: TypeClass) -> Result<(), Diagnostic> {
-    let ty = ctx.value_type(ctx.result(op, 0));
+    check_result_n(ctx, op, 0, class)
+}
+
+/// "result #i must be <class>, but got '<type>'".
+fn check_result_n(ctx: &Context, op: Op, i: usize, class: TypeClass) -> Result<(), Diagnostic> {
+    let ty = ctx.value_type(ctx.result(op, i));
     if class.contains(ctx, ty) {
         return Ok(());
     }
@@ -57,7 +69,7 @@ fn check_result(ctx: &Context, op: Op, class: TypeClass) -> Result<(), Diagnosti
         ctx,
         op,
         format!(
-            "result #0 must be {}, but got '{}'",
+            "result #{i} must be {}, but got '{}'",
             class.description(),
             type_str(ctx, ty)
         ),
@@ -116,6 +128,55 @@ fn verify_elementwise(ctx: &Context, op: Op, class: TypeClass) -> Result<(), Dia
         check_operand(ctx, op, i, class)?;
     }
     check_result(ctx, op, class)
+}
+
+/// The extended-precision ops: signless-integer-like operands and first result, the second
+/// result in `second`, every value but an `addui_extended` overflow of one type (`same` names
+/// them), and MLIR's `Elementwise` shape rules.
+fn verify_extended(ctx: &Context, op: Op, second: TypeClass, same: &str) -> Result<(), Diagnostic> {
+    check_operand(ctx, op, 0, TypeClass::SignlessIntegerLike)?;
+    check_operand(ctx, op, 1, TypeClass::SignlessIntegerLike)?;
+    check_result_n(ctx, op, 0, TypeClass::SignlessIntegerLike)?;
+    check_result_n(ctx, op, 1, second)?;
+    let ty = ctx.value_type(ctx.operand(op, 0));
+    let mut typed = vec![
+        ctx.value_type(ctx.operand(op, 1)),
+        ctx.value_type(ctx.result(op, 0)),
+    ];
+    if second == TypeClass::SignlessIntegerLike {
+        typed.push(ctx.value_type(ctx.result(op, 1)));
+    }
+    if typed.iter().any(|t| *t != ty) {
+        return Err(op_error(
+            ctx,
+            op,
+            format!("failed to verify that all of {same} have same type"),
+        ));
+    }
+    let overflow = Container::of(ctx, ctx.value_type(ctx.result(op, 1)));
+    let operands = Container::of(ctx, ty);
+    if operands.shape().is_some() && overflow.shape().is_none() {
+        return Err(op_error(
+            ctx,
+            op,
+            "if an operand is non-scalar, then all results must be non-scalar",
+        ));
+    }
+    if operands.shape().is_none() && overflow.shape().is_some() {
+        return Err(op_error(
+            ctx,
+            op,
+            "if a result is non-scalar, then at least one operand must be non-scalar",
+        ));
+    }
+    if operands != overflow {
+        return Err(op_error(
+            ctx,
+            op,
+            "all non-scalar operands/results must have the same shape and base type",
+        ));
+    }
+    Ok(())
 }
 
 fn verify_cmp(ctx: &Context, op: Op, class: TypeClass, max: i64) -> Result<(), Diagnostic> {
@@ -196,8 +257,8 @@ fn verify_cast(ctx: &Context, op: Op, kind: CastKind) -> Result<(), Diagnostic> 
         CastKind::ExtSI | CastKind::ExtUI | CastKind::TruncI => {
             (FixedWidthIntegerLike, FixedWidthIntegerLike)
         }
-        CastKind::SIToFP => (FixedWidthIntegerLike, FloatLike),
-        CastKind::FPToSI => (FloatLike, FixedWidthIntegerLike),
+        CastKind::IntToFP => (FixedWidthIntegerLike, FloatLike),
+        CastKind::FPToInt => (FloatLike, FixedWidthIntegerLike),
         CastKind::ExtF | CastKind::TruncF => (FloatLike, FloatLike),
         CastKind::Bitcast => (IntOrFloatLike, IntOrFloatLike),
     };
@@ -244,6 +305,6 @@ fn cast_compatible(ctx: &Context, kind: CastKind, from: Type, to: Type) -> bool 
         }
         CastKind::TruncI | CastKind::TruncF => matches!(widths, (Some(a), Some(b)) if b < a),
         CastKind::Bitcast => matches!(widths, (Some(a), Some(b)) if a == b),
-        CastKind::SIToFP | CastKind::FPToSI => true,
+        CastKind::IntToFP | CastKind::FPToInt => true,
     }
 }

@@ -1,10 +1,12 @@
-//! The `func` dialect: `func.func`, `func.return` and `func.call`, with MLIR's names, custom
-//! syntax and verifier rules, so functions move between dlc-opt and mlir-opt unchanged.
+//! The `func` dialect: `func.func`, `func.return`, `func.call`, `func.constant` and
+//! `func.call_indirect`, with MLIR's names, custom syntax, verifier rules and canonicalization,
+//! so functions move between dlc-opt and mlir-opt unchanged.
 
+mod canonicalize;
 mod ops;
 mod syntax;
 
-pub use ops::{CallOp, FuncOp, FuncOps, ReturnOp};
+pub use ops::{CallIndirectOp, CallOp, ConstantOp, FuncOp, FuncOps, ReturnOp};
 
 use dlc_ir::Dialect;
 

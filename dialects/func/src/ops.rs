@@ -1,6 +1,6 @@
 //! The func ops, each defined once with its hooks, and their verifiers.
 
-use crate::syntax;
+use crate::{canonicalize, syntax};
 use dlc_ir::symbol::SymbolTables;
 use dlc_ir::{op_error, Context, Diagnostic, Op, OpView, Traits, Type};
 
@@ -42,6 +42,32 @@ dlc_ir::define_op! {
     print = syntax::print_call;
 }
 
+dlc_ir::define_op! {
+    /// The address of a function as a value of its function type (`%f = constant @f : ...`).
+    pub struct ConstantOp = "func.constant";
+    traits = Traits::PURE.union(Traits::CONSTANT_LIKE);
+    operands = [];
+    results = [result];
+    attributes = [value];
+    verify_symbols = verify_constant;
+    parse = syntax::parse_constant;
+    print = syntax::print_constant;
+    // mlir-opt names every function constant `%f`.
+    result_names = &["f"];
+}
+
+dlc_ir::define_op! {
+    /// Calls the function value `callee` (a `func.constant`, a block argument, ...).
+    pub struct CallIndirectOp = "func.call_indirect";
+    traits = Traits::empty();
+    operands = *;
+    results = *;
+    verify = verify_call_indirect;
+    parse = syntax::parse_call_indirect;
+    print = syntax::print_call_indirect;
+    canonicalize = canonicalize::call_indirect;
+}
+
 dlc_ir::op_set! {
     /// Every op of the func dialect: `FuncOps::of(ctx, op)` to dispatch on the kind of a func
     /// op without comparing names, `FuncOps::defs()` for the dialect.
@@ -49,6 +75,8 @@ dlc_ir::op_set! {
         FuncOp,
         ReturnOp,
         CallOp,
+        ConstantOp,
+        CallIndirectOp,
     }
 }
 
@@ -189,6 +217,79 @@ pub(crate) fn verify_call(
             format!(
                 "result type mismatch at index {i}: expected result type '{expected}', but provided '{actual}'"
             ),
+        ));
+    }
+    Ok(())
+}
+
+/// `func.constant`: the symbol names a function of the result's type.
+pub(crate) fn verify_constant(
+    ctx: &Context,
+    op: Op,
+    tables: &mut SymbolTables,
+) -> Result<(), Diagnostic> {
+    let Some(symbol) = ConstantOp(op)
+        .value(ctx)
+        .and_then(|a| ctx.attr_as_symbol(a))
+    else {
+        return Err(op_error(
+            ctx,
+            op,
+            "requires a 'value' symbol reference attribute",
+        ));
+    };
+    let name = ctx.ident_str(symbol);
+    let Some(target) = tables
+        .resolve(ctx, op, symbol)
+        .and_then(|t| ctx.view::<FuncOp>(t))
+    else {
+        return Err(op_error(
+            ctx,
+            op,
+            format!("reference to undefined function '{name}'"),
+        ));
+    };
+    let declared = target.function_type(ctx).and_then(|a| ctx.attr_as_type(a));
+    if declared != Some(ctx.value_type(ctx.result(op, 0))) {
+        return Err(op_error(
+            ctx,
+            op,
+            "reference to function with mismatched type",
+        ));
+    }
+    Ok(())
+}
+
+/// `func.call_indirect`: a function-typed callee whose inputs are the argument types and whose
+/// results are the result types.
+pub(crate) fn verify_call_indirect(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
+    let Some((&callee, args)) = ctx.operands(op).split_first() else {
+        return Err(op_error(ctx, op, "requires a callee operand"));
+    };
+    let callee_ty = ctx.value_type(callee);
+    let Some((inputs, results)) = ctx.function_signature(callee_ty) else {
+        return Err(op_error(
+            ctx,
+            op,
+            format!(
+                "operand #0 must be function type, but got '{}'",
+                dlc_ir::Printer::new(ctx).type_to_string(callee_ty)
+            ),
+        ));
+    };
+    let arg_types: Vec<Type> = args.iter().map(|v| ctx.value_type(*v)).collect();
+    if arg_types != inputs {
+        return Err(op_error(
+            ctx,
+            op,
+            "failed to verify that callee input types match argument types",
+        ));
+    }
+    if ctx.result_types(op).as_slice() != results {
+        return Err(op_error(
+            ctx,
+            op,
+            "failed to verify that callee result types match result types",
         ));
     }
     Ok(())

@@ -5,6 +5,8 @@
 //! func.func @f(%arg0: i32 {llvm.noalias}) -> (i32, f32) attributes {k} { ... }
 //! return %a, %b : i32, f32
 //! %r = call @g(%a) : (i32) -> i32
+//! %f = constant @g : (i32) -> i32
+//! %s = call_indirect %f(%a) : (i32) -> i32
 //! ```
 
 use dlc_ir::parser::lexer::Tok;
@@ -268,4 +270,71 @@ pub(crate) fn print_call(p: &mut Printer<'_>, op: Op) {
         p.print_type_list(&results);
         p.write(")");
     }
+}
+
+/// `func.constant {attrs} @name : type`.
+pub(crate) fn parse_constant(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
+    p.parse_optional_attr_dict(&mut spec.attrs)?;
+    let name = p.parse_symbol_name()?;
+    let value = p.ctx().symbol_ref_attr(&name);
+    set_attr(p, spec, "value", value);
+    let ty = p.parse_colon_type()?;
+    spec.result_types.push(ty);
+    Ok(())
+}
+
+pub(crate) fn print_constant(p: &mut Printer<'_>, op: Op) {
+    let ctx = p.ctx();
+    p.print_optional_attr_dict(op, &["value"]);
+    p.write(" ");
+    match crate::ConstantOp(op).value(ctx) {
+        Some(value) => p.print_attr(value),
+        None => p.write("<<missing value>>"),
+    }
+    p.write(" : ");
+    if let Some(r) = ctx.results(op).next() {
+        p.print_type(ctx.value_type(r));
+    }
+}
+
+/// `func.call_indirect %callee(%args) {attrs} : (inputs) -> results`.
+pub(crate) fn parse_call_indirect(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
+    let callee = p.parse_operand()?;
+    let mut operands = Vec::new();
+    p.parse_delimited(Tok::LParen, Tok::RParen, ")", |p| {
+        operands.push(p.parse_operand()?);
+        Ok(())
+    })?;
+    p.parse_optional_attr_dict(&mut spec.attrs)?;
+    p.expect(Tok::Colon, "':'")?;
+    let loc = p.current_loc();
+    let ty = p.parse_type()?;
+    let Some((inputs, results)) = p
+        .ctx()
+        .function_signature(ty)
+        .map(|(i, r)| (i.to_vec(), r.to_vec()))
+    else {
+        return Err(dlc_ir::Diagnostic::error(loc, "expected function type"));
+    };
+    let callee = p.resolve_operand(&callee, ty)?;
+    spec.operands.push(callee);
+    spec.operands
+        .extend(p.resolve_operands(&operands, &inputs, loc)?);
+    spec.result_types.extend(results);
+    Ok(())
+}
+
+pub(crate) fn print_call_indirect(p: &mut Printer<'_>, op: Op) {
+    let ctx = p.ctx();
+    let Some((&callee, args)) = ctx.operands(op).split_first() else {
+        return;
+    };
+    p.write(" ");
+    p.print_operand(callee);
+    p.write("(");
+    p.print_operands(args);
+    p.write(")");
+    p.print_optional_attr_dict(op, &[]);
+    p.write(" : ");
+    p.print_type(ctx.value_type(callee));
 }

@@ -780,6 +780,64 @@ loop.kernel @div(%y: !loop.buffer<1xindex, global>, %d: index) {
 }
 
 #[test]
+fn rounding_divisions_and_unsigned_ops_follow_arith() {
+    let src = r#"
+loop.kernel @ops(%y: !loop.buffer<7xindex, global>, %f: !loop.buffer<3xf32, global>, %a: index, %b: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c5 = arith.constant 5 : index
+  %c6 = arith.constant 6 : index
+  %na = arith.subi %c0, %a : index
+  %nb = arith.subi %c0, %b : index
+  %0 = arith.ceildivsi %na, %b : index
+  %1 = arith.floordivsi %na, %b : index
+  %2 = arith.ceildivui %a, %b : index
+  %3 = arith.maxui %na, %b : index
+  %4 = arith.minui %na, %b : index
+  %5 = arith.floordivsi %a, %nb : index
+  %n32 = arith.index_cast %na : index to i32
+  %6 = arith.index_castui %n32 : i32 to index
+  loop.store %0, %y[%c0] : !loop.buffer<7xindex, global>
+  loop.store %1, %y[%c1] : !loop.buffer<7xindex, global>
+  loop.store %2, %y[%c2] : !loop.buffer<7xindex, global>
+  loop.store %3, %y[%c3] : !loop.buffer<7xindex, global>
+  loop.store %4, %y[%c4] : !loop.buffer<7xindex, global>
+  loop.store %5, %y[%c5] : !loop.buffer<7xindex, global>
+  loop.store %6, %y[%c6] : !loop.buffer<7xindex, global>
+  %nan = arith.constant 0x7FC00000 : f32
+  %one = arith.constant 1.0 : f32
+  %pz = arith.constant 0.0 : f32
+  %nz = arith.constant -0.0 : f32
+  %m = arith.maxnumf %nan, %one : f32
+  %z = arith.minnumf %pz, %nz : f32
+  %u = arith.uitofp %n32 : i32 to f32
+  loop.store %m, %f[%c0] : !loop.buffer<3xf32, global>
+  loop.store %z, %f[%c1] : !loop.buffer<3xf32, global>
+  loop.store %u, %f[%c2] : !loop.buffer<3xf32, global>
+  loop.return
+}
+"#;
+    let mut args = [
+        KernelArg::Buffer(Tensor::zeros(DType::Index, &[7])),
+        f32_buf(&[3], &[0.0; 3]),
+        KernelArg::Index(7),
+        KernelArg::Index(2),
+    ];
+    run(src, "ops", &mut args).unwrap();
+    let KernelArg::Buffer(b) = &args[0] else {
+        unreachable!()
+    };
+    assert_eq!(b.to_i64_vec(), &[-3, -4, 4, -7, 2, -4, (1 << 32) - 7]);
+    let got = floats(&args[1]);
+    assert_eq!(got[0], 1.0);
+    assert!(got[1] == 0.0 && got[1].is_sign_negative());
+    assert_eq!(got[2], 4294967289.0f32 as f64);
+}
+
+#[test]
 fn unsupported_op_is_reported() {
     let src = r#"
 loop.kernel @odd(%y: !loop.buffer<1xf32, global>) {

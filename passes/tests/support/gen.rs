@@ -285,12 +285,12 @@ impl<'a> FunctionGen<'a> {
     fn binary(&mut self, ty: Ty) {
         let op = if ty.is_int() {
             *self.rng.pick(&[
-                "addi", "subi", "muli", "andi", "ori", "xori", "maxsi", "minsi",
+                "addi", "subi", "muli", "andi", "ori", "xori", "maxsi", "minsi", "maxui", "minui",
             ])
         } else {
-            *self
-                .rng
-                .pick(&["addf", "subf", "mulf", "divf", "maximumf", "minimumf"])
+            *self.rng.pick(&[
+                "addf", "subf", "mulf", "divf", "maximumf", "minimumf", "maxnumf", "minnumf",
+            ])
         };
         let (a, b) = (self.value(ty), self.value(ty));
         self.define(format!("arith.{op} {a}, {b} : {}", ty.text()), ty);
@@ -400,8 +400,11 @@ impl<'a> FunctionGen<'a> {
     fn by_constant(&mut self, ty: Ty) {
         let t = ty.text();
         let x = self.value(ty);
-        let (op, amount) = match self.rng.below(7) {
+        let (op, amount) = match self.rng.below(10) {
             0 => ("divsi", *self.rng.pick(&[1i64, 2, 3, 7, -5])),
+            7 => ("ceildivsi", *self.rng.pick(&[1i64, 2, 3, 7, -5])),
+            8 => ("floordivsi", *self.rng.pick(&[1i64, 2, 3, 7, -5])),
+            9 => ("ceildivui", *self.rng.pick(&[1i64, 2, 3, 16])),
             1 => ("remsi", *self.rng.pick(&[1i64, 2, 3, 7, -5])),
             2 => ("divui", *self.rng.pick(&[1i64, 2, 3, 16])),
             3 => ("remui", *self.rng.pick(&[1i64, 2, 3, 16])),

@@ -243,6 +243,38 @@ fn eval(ctx: &Context, op: Op, args: &[Scalar]) -> Result<Scalar, String> {
             }
             int(if name == "arith.divsi" { a / b } else { a % b } as u64)
         }
+        "arith.maxui" => int(arg(0).unsigned()?.max(arg(1).unsigned()?)),
+        "arith.minui" => int(arg(0).unsigned()?.min(arg(1).unsigned()?)),
+        "arith.ceildivsi" | "arith.floordivsi" => {
+            let (a, b) = (arg(0).signed()? as i128, arg(1).signed()? as i128);
+            if b == 0 {
+                return Err(format!("{name}: division by zero"));
+            }
+            // The exact quotient rounded: floor via Euclid's division adjusted for b < 0.
+            let floor = if b > 0 {
+                a.div_euclid(b)
+            } else {
+                (-a).div_euclid(-b)
+            };
+            let exact = floor * b == a;
+            let q = if name == "arith.floordivsi" || exact {
+                floor
+            } else {
+                floor + 1
+            };
+            let w = arg(0).width();
+            if q != sign_extend(q as i64 as u64, w) as i128 {
+                return Err(format!("{name}: undefined behaviour ({a} by {b})"));
+            }
+            int(q as u64)
+        }
+        "arith.ceildivui" => {
+            let (a, b) = (arg(0).unsigned()?, arg(1).unsigned()?);
+            if b == 0 {
+                return Err(format!("{name}: division by zero"));
+            }
+            int(a / b + u64::from(a % b != 0))
+        }
         "arith.divui" | "arith.remui" => {
             let (a, b) = (arg(0).unsigned()?, arg(1).unsigned()?);
             if b == 0 {
@@ -316,6 +348,21 @@ fn eval(ctx: &Context, op: Op, args: &[Scalar]) -> Result<Scalar, String> {
         "arith.divf" => float_op(|a, b| a / b, |a, b| a / b)?,
         "arith.maximumf" => float(maximum(arg(0).float()?, arg(1).float()?)),
         "arith.minimumf" => float(-maximum(-arg(0).float()?, -arg(1).float()?)),
+        "arith.maxnumf" | "arith.minnumf" => {
+            let (a, b) = (arg(0).float()?, arg(1).float()?);
+            if a.is_nan() || b.is_nan() {
+                // The generator makes no signaling NaNs: a quiet NaN loses to a number.
+                float(if a.is_nan() { b } else { a })
+            } else if a == b {
+                // Equal values, or zeros of either sign: max prefers +0, min -0.
+                let pick_negative = (name == "arith.minnumf") == a.is_sign_negative();
+                float(if pick_negative { a } else { b })
+            } else if (a < b) == (name == "arith.maxnumf") {
+                float(b)
+            } else {
+                float(a)
+            }
+        }
         "arith.negf" => match arg(0) {
             Scalar::F32(x) => Scalar::F32(-x),
             Scalar::F64(x) => Scalar::F64(-x),

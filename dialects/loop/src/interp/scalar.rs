@@ -6,6 +6,7 @@
 //! lane by lane. Errors are messages; the caller attaches the op's location.
 
 use crate::math::MathOps;
+use dlc_arith::fold::{ceil_div_signed, floor_div_signed, ieee_maxnum, ieee_minnum};
 use dlc_arith::{ArithOps, ConstantOp};
 use dlc_ir::attributes::sign_extend;
 use dlc_ir::{AttrKind, Context, DenseValue, FloatKind, Op, Type, TypeKind};
@@ -192,7 +193,12 @@ fn eval_scalar(
             | A::ShRSIOp(_)
             | A::ShRUIOp(_)
             | A::MaxSIOp(_)
-            | A::MinSIOp(_) => {
+            | A::MinSIOp(_)
+            | A::MaxUIOp(_)
+            | A::MinUIOp(_)
+            | A::CeilDivSIOp(_)
+            | A::CeilDivUIOp(_)
+            | A::FloorDivSIOp(_) => {
                 let w = int_width(ctx, opd_ty).ok_or("integer op on a non-integer type")?;
                 let (x, y) = (arg(0)?.as_int()? as i128, arg(1)?.as_int()? as i128);
                 Val::Int(wrap_int(int_binary(a, x, y, w)?, w))
@@ -204,6 +210,8 @@ fn eval_scalar(
             A::RemFOp(_) => binary(|a, b| a % b)?,
             A::MaximumFOp(_) => binary(maximumf)?,
             A::MinimumFOp(_) => binary(minimumf)?,
+            A::MaxNumFOp(_) => binary(ieee_maxnum)?,
+            A::MinNumFOp(_) => binary(ieee_minnum)?,
             A::NegFOp(_) => unary(|x| -x)?,
             A::CmpIOp(_) => {
                 let w = int_width(ctx, opd_ty).ok_or("cmpi on a non-integer type")?;
@@ -223,12 +231,23 @@ fn eval_scalar(
                 }
             }
             A::IndexCastOp(_) | A::ExtSIOp(_) | A::TruncIOp(_) => Val::Int(arg(0)?.as_int()?),
-            A::ExtUIOp(_) => {
+            A::ExtUIOp(_) | A::IndexCastUIOp(_) => {
                 let x = arg(0)?.as_int()?;
                 let w = int_width(ctx, opd_ty).ok_or("cast from a non-integer type")?;
                 Val::Int(unsigned(x, w) as i64)
             }
             A::SIToFPOp(_) => Val::Float(arg(0)?.as_int()? as f64),
+            A::UIToFPOp(_) => {
+                let w = int_width(ctx, opd_ty).ok_or("cast from a non-integer type")?;
+                Val::Float(unsigned(arg(0)?.as_int()?, w) as f64)
+            }
+            A::FPToUIOp(_) => {
+                let x = arg(0)?.as_float()?;
+                if !x.is_finite() || x <= -1.0 {
+                    return Err(format!("'{name}' of a value {x} out of the unsigned range"));
+                }
+                Val::Int(x.trunc() as u64 as i64)
+            }
             A::FPToSIOp(_) => {
                 let x = arg(0)?.as_float()?;
                 if !x.is_finite() {
@@ -238,8 +257,12 @@ fn eval_scalar(
             }
             A::ExtFOp(_) | A::TruncFOp(_) => Val::Float(arg(0)?.as_float()?),
             A::BitcastOp(_) => bitcast(ctx, arg(0)?, opd_ty, res_ty)?,
-            // Evaluated whole by `eval`, never lane by lane.
-            A::ConstantOp(_) => return Err(format!("unsupported op '{name}'")),
+            // Evaluated whole by `eval`, never lane by lane; the two-result ops are not
+            // evaluated.
+            A::ConstantOp(_)
+            | A::AddUIExtendedOp(_)
+            | A::MulSIExtendedOp(_)
+            | A::MulUIExtendedOp(_) => return Err(format!("unsupported op '{name}'")),
         },
         ScalarOp::Math(m) => match m {
             M::ExpOp(_) => unary(f64::exp)?,
@@ -309,6 +332,11 @@ fn int_binary(op: ArithOps, a: i128, b: i128, w: u32) -> Result<i128, String> {
         }
         A::MaxSIOp(_) => a.max(b),
         A::MinSIOp(_) => a.min(b),
+        A::MaxUIOp(_) => ua.max(ub),
+        A::MinUIOp(_) => ua.min(ub),
+        A::CeilDivSIOp(_) => ceil_div_signed(a, nonzero(b)?).ok_or("division overflow")?,
+        A::CeilDivUIOp(_) => ua.unsigned_abs().div_ceil(nonzero(ub)?.unsigned_abs()) as i128,
+        A::FloorDivSIOp(_) => floor_div_signed(a, nonzero(b)?).ok_or("division overflow")?,
         _ => return Err(format!("unsupported integer op {op:?}")),
     })
 }
