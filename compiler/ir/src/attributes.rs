@@ -23,8 +23,9 @@ pub struct NamedAttr {
 /// The structure of an attribute.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub enum AttrKind {
-    /// `42 : i32`, `true` (an `i1`), `7 : index`. The value is sign-extended from the type's width
-    /// (an `i1` holds 0 or 1).
+    /// `42 : i32`, `true` (an `i1`), `7 : index`, `200 : ui8`. The value is sign-extended from
+    /// the type's width, zero-extended for an unsigned type (an `i1` holds 0 or 1); a `ui128`
+    /// holds its bits.
     Integer { value: i128, ty: Type },
     /// `1.5 : f32`. The value is rounded to the type's precision and kept as `f64` bits.
     Float { bits: u64, ty: Type },
@@ -44,6 +45,9 @@ pub enum AttrKind {
     DenseElements(DenseElements),
     /// `array<i64: 1, 2>`: a flat list of integers or floats (float elements stored as bits).
     DenseArray { element: Type, values: Box<[i64]> },
+    /// `strided<[4, 1], offset: ?>`: a memref layout; dynamic strides and offsets are
+    /// [`DYNAMIC`](crate::types::DYNAMIC).
+    Strided { strides: Box<[i64]>, offset: i64 },
     /// `#dialect.mnemonic<...>`: an attribute a registered dialect parses into parameters.
     Dialect {
         dialect: Ident,
@@ -66,10 +70,13 @@ pub struct DenseElements {
 }
 
 /// The storage width in bytes of one dense element of type `element`, or `None` if dense
-/// attributes cannot hold it.
+/// attributes cannot hold it (a zero-width integer among them).
 pub fn dense_element_bytes(kind: &TypeKind) -> Option<usize> {
     match kind {
-        TypeKind::Integer { width } => Some((*width as usize).div_ceil(8)),
+        // A zero-width element would take no bytes: dense constants do not hold them.
+        TypeKind::Integer { width } | TypeKind::SignedInteger { width, .. } if *width > 0 => {
+            Some((*width as usize).div_ceil(8))
+        }
         TypeKind::Index => Some(8),
         TypeKind::Float(f) => Some(f.width() as usize / 8),
         _ => None,
@@ -87,6 +94,33 @@ impl DenseElements {
     /// The number of elements the type describes (1 for a splat's stored payload).
     pub fn stored_len(&self, elem_bytes: usize) -> usize {
         self.data.len() / elem_bytes.max(1)
+    }
+}
+
+/// Zero-extends the low `width` bits of `v`.
+pub fn zero_extend(v: i128, width: u32) -> i128 {
+    if width >= 128 {
+        return v;
+    }
+    v & ((1i128 << width) - 1)
+}
+
+/// The canonical stored value of integer `v` in integer type `kind`: `v` truncated to the
+/// type's width, then zero-extended for an unsigned type and sign-extended otherwise.
+pub fn normalize_int(kind: &TypeKind, v: i128) -> i128 {
+    match kind {
+        TypeKind::Integer { width: 0 } | TypeKind::SignedInteger { width: 0, .. } => 0,
+        TypeKind::Integer { width: 1 } => v & 1,
+        TypeKind::Integer { width }
+        | TypeKind::SignedInteger {
+            width,
+            signed: true,
+        } => sign_extend(v, *width),
+        TypeKind::SignedInteger {
+            width,
+            signed: false,
+        } => zero_extend(v, *width),
+        _ => sign_extend(v, 64),
     }
 }
 
@@ -135,11 +169,7 @@ impl Context {
     /// An integer attribute of type `ty` (an integer or `index` type); `value` is truncated to the
     /// type's width.
     pub fn integer_attr(&mut self, value: i128, ty: Type) -> Attribute {
-        let value = match self.type_kind(ty) {
-            TypeKind::Integer { width: 1 } => value & 1,
-            TypeKind::Integer { width } => sign_extend(value, *width),
-            _ => sign_extend(value, 64),
-        };
+        let value = normalize_int(self.type_kind(ty), value);
         self.intern_attr(AttrKind::Integer { value, ty })
     }
 
@@ -267,8 +297,9 @@ impl Context {
         let bits = u128::from_le_bytes(raw);
         match kind {
             TypeKind::Float(f) => DenseValue::Float(f.from_bits(bits as u64)),
-            TypeKind::Integer { width: 1 } => DenseValue::Int((bits & 1) as i128),
-            TypeKind::Integer { width } => DenseValue::Int(sign_extend(bits as i128, *width)),
+            TypeKind::Integer { .. } | TypeKind::SignedInteger { .. } => {
+                DenseValue::Int(normalize_int(kind, bits as i128))
+            }
             _ => DenseValue::Int(bits as i64 as i128),
         }
     }
@@ -298,9 +329,7 @@ pub(crate) fn encode_dense_value(kind: &TypeKind, v: DenseValue, n: usize, out: 
         (TypeKind::Float(f), DenseValue::Int(x)) => f.to_bits(x as f64) as u128,
         // Integers are stored canonically (an `i1` as 0 or 1, others sign-extended from their
         // width), so equal constants have equal bytes.
-        (TypeKind::Integer { width: 1 }, DenseValue::Int(x)) => (x & 1) as u128,
-        (TypeKind::Integer { width }, DenseValue::Int(x)) => sign_extend(x, *width) as u128,
-        (_, DenseValue::Int(x)) => sign_extend(x, 64) as u128,
+        (_, DenseValue::Int(x)) => normalize_int(kind, x) as u128,
         (_, DenseValue::Float(x)) => x as i128 as u128,
     };
     // Elements wider than 128 bits (`i200`) take the sign of the 128-bit value in their high

@@ -676,9 +676,84 @@ impl<'a> Printer<'a> {
                 self.out.push('i');
                 self.out.push_str(itoa::Buffer::new().format(*width));
             }
+            TypeKind::SignedInteger { width, signed } => {
+                self.out.push_str(if *signed { "si" } else { "ui" });
+                self.out.push_str(itoa::Buffer::new().format(*width));
+            }
             TypeKind::Index => self.out.push_str("index"),
             TypeKind::Float(k) => self.out.push_str(k.keyword()),
+            TypeKind::ExtFloat(k) => self.out.push_str(k.keyword()),
             TypeKind::None => self.out.push_str("none"),
+            TypeKind::Complex(element) => {
+                self.out.push_str("complex<");
+                self.print_type(*element);
+                self.out.push('>');
+            }
+            TypeKind::Tuple(elements) => {
+                self.out.push_str("tuple<");
+                self.print_type_list(elements);
+                self.out.push('>');
+            }
+            TypeKind::EncodedTensor {
+                shape,
+                element,
+                encoding,
+            } => {
+                self.out.push_str("tensor<");
+                self.print_shape(shape);
+                self.print_type(*element);
+                self.out.push_str(", ");
+                self.print_attr(*encoding);
+                self.out.push('>');
+            }
+            TypeKind::UnrankedTensor(element) => {
+                self.out.push_str("tensor<*x");
+                self.print_type(*element);
+                self.out.push('>');
+            }
+            TypeKind::ScalableVector {
+                shape,
+                scalable,
+                element,
+            } => {
+                self.out.push_str("vector<");
+                for (d, s) in shape.iter().zip(scalable.iter()) {
+                    if *s {
+                        let _ = write!(self.out, "[{d}]x");
+                    } else {
+                        let _ = write!(self.out, "{d}x");
+                    }
+                }
+                self.print_type(*element);
+                self.out.push('>');
+            }
+            TypeKind::MemRef {
+                shape,
+                element,
+                layout,
+                memory_space,
+            } => {
+                self.out.push_str("memref<");
+                self.print_shape(shape);
+                self.print_type(*element);
+                for attr in [layout, memory_space].into_iter().flatten() {
+                    self.out.push_str(", ");
+                    self.print_memref_attr(*attr);
+                }
+                self.out.push('>');
+            }
+            TypeKind::UnrankedMemRef {
+                element,
+                memory_space,
+            } => {
+                self.out.push_str("memref<*x");
+                self.print_type(*element);
+                if let Some(space) = memory_space {
+                    self.out.push_str(", ");
+                    self.print_memref_attr(*space);
+                }
+                self.out.push('>');
+            }
             TypeKind::Tensor { shape, element } => {
                 self.out.push_str("tensor<");
                 self.print_shape(shape);
@@ -742,13 +817,28 @@ impl<'a> Printer<'a> {
         }
     }
 
+    /// Prints a memref layout or memory space: MLIR leaves out the type of an `i64` integer.
+    fn print_memref_attr(&mut self, attr: Attribute) {
+        match self.ctx.attr_kind(attr) {
+            AttrKind::Integer { value, ty } if *ty == Type::I64 => {
+                self.out.push_str(itoa::Buffer::new().format(*value));
+            }
+            _ => self.print_attr(attr),
+        }
+    }
+
+    /// Prints `?` for [`DYNAMIC`], else the number.
+    fn print_dim(&mut self, d: i64) {
+        if d == DYNAMIC {
+            self.out.push('?');
+        } else {
+            self.out.push_str(itoa::Buffer::new().format(d));
+        }
+    }
+
     fn print_shape(&mut self, shape: &[i64]) {
         for d in shape {
-            if *d == DYNAMIC {
-                self.out.push('?');
-            } else {
-                self.out.push_str(itoa::Buffer::new().format(*d));
-            }
+            self.print_dim(*d);
             self.out.push('x');
         }
     }
@@ -774,7 +864,18 @@ impl<'a> Printer<'a> {
                     self.out
                         .push_str(if *value != 0 { "true" } else { "false" });
                 } else {
-                    let _ = write!(self.out, "{value} : ");
+                    let unsigned128 = matches!(
+                        self.ctx.type_kind(*ty),
+                        TypeKind::SignedInteger {
+                            width: 128,
+                            signed: false
+                        }
+                    );
+                    if unsigned128 {
+                        let _ = write!(self.out, "{} : ", *value as u128);
+                    } else {
+                        let _ = write!(self.out, "{value} : ");
+                    }
                     self.print_type(*ty);
                 }
             }
@@ -840,6 +941,21 @@ impl<'a> Printer<'a> {
                 }
                 self.out.push('>');
             }
+            AttrKind::Strided { strides, offset } => {
+                self.out.push_str("strided<[");
+                for (i, s) in strides.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push_str(", ");
+                    }
+                    self.print_dim(*s);
+                }
+                self.out.push(']');
+                if *offset != 0 {
+                    self.out.push_str(", offset: ");
+                    self.print_dim(*offset);
+                }
+                self.out.push('>');
+            }
             AttrKind::Dialect { dialect, .. } => {
                 self.out.push('#');
                 self.out.push_str(self.ctx.ident_str(*dialect));
@@ -881,7 +997,7 @@ impl<'a> Printer<'a> {
     fn print_dense_hex(&mut self, d: &crate::attributes::DenseElements) {
         let elem = self.ctx.element_type(d.ty);
         let width = match self.ctx.type_kind(elem) {
-            TypeKind::Integer { width } => *width,
+            TypeKind::Integer { width } | TypeKind::SignedInteger { width, .. } => *width,
             _ => 0,
         };
         let bytes: Vec<u8> = if width == 1 {
