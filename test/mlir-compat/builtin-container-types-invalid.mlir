@@ -58,4 +58,10 @@
 // -----
 
 // expected-error @+1 {{expected '>' in tuple type}}
-"t.op"() : () -> tuple<i32
+"t.op"() : () -> (tuple<i32)
+
+// -----
+
+// A misspelt float format is an unknown type.
+// expected-error @+1 {{expected non-function type}}
+"t.op"() : () -> (f8E4M3FX)
