@@ -4,6 +4,7 @@
 //! compare. Dense element constants keep their payload as packed little-endian bytes, never as
 //! text, so a large weight tensor costs its size in memory and nothing more.
 
+use crate::affine::{AffineMap, IntegerSet};
 use crate::intern::Ident;
 use crate::types::{Type, TypeKind};
 use crate::Context;
@@ -48,6 +49,10 @@ pub enum AttrKind {
     /// `strided<[4, 1], offset: ?>`: a memref layout; dynamic strides and offsets are
     /// [`DYNAMIC`](crate::types::DYNAMIC).
     Strided { strides: Box<[i64]>, offset: i64 },
+    /// `affine_map<(d0)[s0] -> (d0 + s0)>`.
+    AffineMap(AffineMap),
+    /// `affine_set<(d0) : (d0 >= 0)>`.
+    IntegerSet(IntegerSet),
     /// `#dialect.mnemonic<...>`: an attribute a registered dialect parses into parameters.
     Dialect {
         dialect: Ident,
@@ -154,6 +159,11 @@ impl Context {
         }
         if let Some(a) = self.attr_cache.get(&kind) {
             return *a;
+        }
+        if matches!(kind, AttrKind::AffineMap(_) | AttrKind::IntegerSet(_)) {
+            self.interned
+                .has_affine
+                .store(true, std::sync::atomic::Ordering::Relaxed);
         }
         let a = Attribute::from_index(self.interned.attrs.intern(kind.clone()));
         self.attr_cache.insert(kind, a);

@@ -24,6 +24,9 @@ pub(crate) struct Interned {
     pub(crate) types: Interner<TypeKind>,
     pub(crate) attrs: Interner<AttrKind>,
     pub(crate) locs: Interner<CompositeLocKind>,
+    /// Set once an `affine_map` or `affine_set` attribute is interned: only then does the
+    /// printer look for the attributes it names with aliases (`#map`).
+    pub(crate) has_affine: std::sync::atomic::AtomicBool,
 }
 
 /// Owns the IR; shares the interned types and attributes and the registered dialects with its
@@ -58,6 +61,7 @@ impl Context {
             types: Interner::new(),
             attrs: Interner::new(),
             locs: Interner::new(),
+            has_affine: Default::default(),
         };
         for kind in PREINTERNED {
             interned.types.intern(kind);

@@ -71,6 +71,10 @@ pub struct Printer<'a> {
     /// Where finished text goes when printing streams (`print_op_to`).
     sink: Option<&'a mut dyn std::io::Write>,
     sink_error: Option<std::io::Error>,
+    /// The alias names (`map1`) of the affine maps and sets printed as `#map1`.
+    aliases: FxHashMap<Attribute, String>,
+    /// While collecting aliases: the affine maps and sets met so far, in print order.
+    collected: Option<Vec<Attribute>>,
 }
 
 /// Prints `op` (usually a module) with `options` into `sink`, streaming: the text is handed over
@@ -85,6 +89,7 @@ pub fn print_op_to(
     p.options = options;
     p.sink = Some(sink);
     p.out.reserve(STREAM_CHUNK + 4096);
+    p.print_alias_definitions(op);
     p.number_scope_of(op);
     p.print_operation(op);
     p.flush_to_sink(true);
@@ -102,6 +107,7 @@ pub fn print_op(ctx: &Context, op: Op, options: PrintOptions) -> String {
     let mut p = Printer::new(ctx);
     p.options = options;
     p.out.reserve(ctx.ops.len() * 40);
+    p.print_alias_definitions(op);
     p.number_scope_of(op);
     p.print_operation(op);
     p.out
@@ -127,6 +133,46 @@ impl<'a> Printer<'a> {
             default_dialects: Vec::new(),
             sink: None,
             sink_error: None,
+            aliases: FxHashMap::default(),
+            collected: None,
+        }
+    }
+
+    /// Names the affine maps and sets `op` prints, as mlir-opt does (`#map`, `#map1`, ...,
+    /// then `#set`, ..., each in the order first printed), and writes their definitions.
+    /// Costs a dry run of the printer, taken only once some affine attribute exists.
+    fn print_alias_definitions(&mut self, op: Op) {
+        if !self
+            .ctx
+            .interned
+            .has_affine
+            .load(std::sync::atomic::Ordering::Relaxed)
+        {
+            return;
+        }
+        let mut dry = Printer::new(self.ctx);
+        dry.options = self.options;
+        dry.collected = Some(Vec::new());
+        dry.number_scope_of(op);
+        dry.print_operation(op);
+        let collected = dry.collected.unwrap_or_default();
+        for prefix in ["map", "set"] {
+            let mut n = 0;
+            for &attr in &collected {
+                let is_map = matches!(self.ctx.attr_kind(attr), AttrKind::AffineMap(_));
+                if is_map != (prefix == "map") {
+                    continue;
+                }
+                let name = match n {
+                    0 => prefix.to_string(),
+                    _ => format!("{prefix}{n}"),
+                };
+                n += 1;
+                let _ = write!(self.out, "#{name} = ");
+                self.print_attr(attr);
+                self.out.push('\n');
+                self.aliases.insert(attr, name);
+            }
         }
     }
 
@@ -955,6 +1001,23 @@ impl<'a> Printer<'a> {
                     self.print_dim(*offset);
                 }
                 self.out.push('>');
+            }
+            AttrKind::AffineMap(_) | AttrKind::IntegerSet(_) => {
+                if let Some(name) = self.aliases.get(&attr) {
+                    self.out.push('#');
+                    self.out.push_str(name);
+                    return;
+                }
+                if let Some(seen) = self.collected.as_mut() {
+                    if !seen.contains(&attr) {
+                        seen.push(attr);
+                    }
+                }
+                match self.ctx.attr_kind(attr) {
+                    AttrKind::AffineMap(map) => map.write(&mut self.out),
+                    AttrKind::IntegerSet(set) => set.write(&mut self.out),
+                    _ => {}
+                }
             }
             AttrKind::Dialect { dialect, .. } => {
                 self.out.push('#');

@@ -138,11 +138,12 @@ impl<'a> Parser<'a> {
                     Err(self.error("location attributes are only allowed as trailing 'loc(...)'"))
                 }
                 "strided" => self.parse_strided(),
-                "affine_map" | "affine_set" | "sparse" | "dense_resource" | "distinct" => Err(self
-                    .error(format!(
-                        "'{}' attributes are not supported by dlc",
-                        self.peek_text()
-                    ))),
+                "affine_map" => self.parse_affine_map_attr(),
+                "affine_set" => self.parse_affine_set_attr(),
+                "sparse" | "dense_resource" | "distinct" => Err(self.error(format!(
+                    "'{}' attributes are not supported by dlc",
+                    self.peek_text()
+                ))),
                 _ => {
                     let ty = self.parse_type()?;
                     Ok(self.ctx.type_attr(ty))

@@ -8,6 +8,7 @@
 //! Dialects parse their custom syntax through the `pub` methods here (`parse_operand`,
 //! `parse_type`, `parse_region`, ...), the way MLIR dialects use `OpAsmParser`.
 
+mod affine;
 mod attrs;
 pub mod lexer;
 mod names;

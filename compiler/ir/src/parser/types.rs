@@ -306,8 +306,9 @@ impl<'a> Parser<'a> {
 
     /// Parses the rest of `memref<shape x element [, layout] [, memory space]>` or
     /// `memref<*x element [, memory space]>`. As in MLIR, the attribute after the element type
-    /// is the layout when it is a `strided<...>` layout, and the memory space otherwise; an
-    /// integer memory space 0 is the default and is dropped.
+    /// is the layout when it is a `strided<...>` layout or an `affine_map`, and the memory space
+    /// otherwise; the identity map and an integer memory space 0 are the defaults and are
+    /// dropped.
     fn parse_memref_type(&mut self, type_loc: Location) -> PResult<Type> {
         let shape = self.parse_dimension_list()?;
         let unranked = shape.is_empty() && self.consume_unranked_star()?;
@@ -333,21 +334,29 @@ impl<'a> Parser<'a> {
             let attr = self.parse_attribute()?;
             // As MLIR, errors point after the attribute.
             let loc = self.current_loc();
-            let strides = match self.ctx.attr_kind(attr) {
+            // A layout and the rank it is for.
+            let layout_rank = match self.ctx.attr_kind(attr) {
                 AttrKind::Strided { strides, .. } => Some(strides.len()),
+                AttrKind::AffineMap(map) => Some(map.dims as usize),
                 _ => None,
             };
-            let message = match (strides, unranked, memory_space) {
+            let message = match (layout_rank, unranked, memory_space) {
                 (Some(_), true, _) => "cannot have affine map for unranked memref type",
                 (Some(_), false, Some(_)) => "expected memory space to be last in memref type",
                 (Some(n), false, None) if n != shape.len() => {
-                    return Err(Diagnostic::error(
-                        type_loc,
-                        "expected the number of strides to match the rank",
-                    ));
+                    let message = match self.ctx.attr_kind(attr) {
+                        AttrKind::AffineMap(_) => format!(
+                            "memref layout mismatch between rank and affine map: {} != {n}",
+                            shape.len()
+                        ),
+                        _ => "expected the number of strides to match the rank".to_string(),
+                    };
+                    return Err(Diagnostic::error(type_loc, message));
                 }
                 (Some(_), false, None) => {
-                    layout = Some(attr);
+                    // The identity map is the default layout.
+                    let identity = matches!(self.ctx.attr_kind(attr), AttrKind::AffineMap(m) if m.is_identity());
+                    layout = (!identity).then_some(attr);
                     continue;
                 }
                 (None, _, Some(_)) => "multiple memory spaces specified in memref type",
