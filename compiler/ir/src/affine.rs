@@ -79,7 +79,10 @@ impl AffineExpr {
             }
         }
         // Constants go right, and a symbolic operand goes right of a dimensional one.
-        if l.constant().is_some() || (l.is_symbolic_or_constant() && !r.is_symbolic_or_constant()) {
+        // (Both constant here means the fold overflowed: they stay.)
+        if (l.constant().is_some() && r.constant().is_none())
+            || (l.is_symbolic_or_constant() && !r.is_symbolic_or_constant())
+        {
             return AffineExpr::add(r, l);
         }
         if r.constant() == Some(0) {
@@ -99,9 +102,9 @@ impl AffineExpr {
                 return AffineExpr::mul(first.clone(), AffineExpr::Constant(c));
             }
         }
-        // (x + c) + y is (x + y) + c.
+        // (x + c) + y is (x + y) + c (for y not constant: that case is above).
         if let AffineExpr::Binary(AffineOp::Add, ll, lr) = &l {
-            if lr.constant().is_some() {
+            if lr.constant().is_some() && r.constant().is_none() {
                 let inner = AffineExpr::add((**ll).clone(), r);
                 return AffineExpr::add(inner, (**lr).clone());
             }
@@ -116,7 +119,10 @@ impl AffineExpr {
                 return AffineExpr::Constant(p);
             }
         }
-        if l.constant().is_some() || (l.is_symbolic_or_constant() && !r.is_symbolic_or_constant()) {
+        // (Both constant here means the fold overflowed: they stay.)
+        if (l.constant().is_some() && r.constant().is_none())
+            || (l.is_symbolic_or_constant() && !r.is_symbolic_or_constant())
+        {
             return AffineExpr::mul(r, l);
         }
         match r.constant() {

@@ -11,6 +11,7 @@
 //! shrinks the bytes, and because an exhausted string answers "the first option" to every
 //! question, a shorter string is a smaller program, so failures come back minimal.
 
+use dlc_ir::affine::{AffineExpr, AffineMap, AffineOp, IntegerSet};
 use dlc_ir::location::CompositeLocKind;
 use dlc_ir::types::ExtFloatKind;
 use dlc_ir::{
@@ -421,6 +422,74 @@ impl<'c> IrGen<'c> {
         }
     }
 
+    /// An affine expression over `dims` dimensions or else `symbols` symbols, built through the
+    /// simplifying constructors as the parser builds it; `symbolic` keeps dimensions out.
+    ///
+    /// It never mixes the two: the builders move a symbolic operand of a sum to the right, so
+    /// `s0 + 1 + d0` becomes `d0 + (s0 + 1)`, which mlir-opt prints as `d0 + s0 + 1` and reads
+    /// back as a different tree. The printer matches mlir-opt there; it is simply not a fixed
+    /// point.
+    fn affine_expr(&mut self, dims: u32, symbols: u32, depth: usize, symbolic: bool) -> AffineExpr {
+        let leaf = depth >= 3 || self.choices.below(3) == 0;
+        if leaf {
+            return match self.choices.below(3) {
+                0 if dims > 0 && !symbolic => {
+                    AffineExpr::Dim(self.choices.below(dims as usize) as u32)
+                }
+                0 if symbols > 0 && dims == 0 => {
+                    AffineExpr::Symbol(self.choices.below(symbols as usize) as u32)
+                }
+                _ => AffineExpr::Constant(self.choices.pick(&[0, 1, -1, 2, -3, 7, 1 << 40])),
+            };
+        }
+        let l = self.affine_expr(dims, symbols, depth + 1, symbolic);
+        // A sum's right operand is a leaf: text reads sums left to right, so `a + (b + c)` is
+        // a tree no text gives (mlir-opt prints it as `a + b + c` too).
+        match self.choices.below(6) {
+            0 => AffineExpr::add(l, self.affine_expr(dims, symbols, 3, symbolic)),
+            1 => AffineExpr::add(
+                l,
+                AffineExpr::neg(self.affine_expr(dims, symbols, 3, symbolic)),
+            ),
+            2 => AffineExpr::neg(l),
+            3 => AffineExpr::mul(l, self.affine_expr(dims, symbols, depth + 1, true)),
+            4 => {
+                let op = self
+                    .choices
+                    .pick(&[AffineOp::FloorDiv, AffineOp::CeilDiv, AffineOp::Mod]);
+                AffineExpr::div(op, l, self.affine_expr(dims, symbols, depth + 1, true))
+            }
+            _ => AffineExpr::mul(self.affine_expr(dims, symbols, depth + 1, true), l),
+        }
+    }
+
+    /// An `affine_map` or `affine_set` attribute.
+    fn affine_attr(&mut self) -> Attribute {
+        let dims = self.choices.below(3) as u32;
+        let symbols = self.choices.below(3) as u32;
+        let n = self.choices.below(4);
+        let use_dims = self.choices.flip();
+        let exprs: Vec<AffineExpr> = (0..n)
+            .map(|_| self.affine_expr(if use_dims { dims } else { 0 }, symbols, 0, false))
+            .collect();
+        if self.choices.flip() {
+            return self.ctx.intern_attr(AttrKind::AffineMap(AffineMap {
+                dims,
+                symbols,
+                results: exprs.into(),
+            }));
+        }
+        let constraints: Vec<(AffineExpr, bool)> = exprs
+            .into_iter()
+            .map(|e| (e, self.choices.flip()))
+            .collect();
+        self.ctx.intern_attr(AttrKind::IntegerSet(IntegerSet {
+            dims,
+            symbols,
+            constraints: constraints.into(),
+        }))
+    }
+
     /// No memory space, or a non-default integer or string one.
     fn memory_space(&mut self) -> Option<Attribute> {
         match self.choices.below(4) {
@@ -497,6 +566,7 @@ impl<'c> IrGen<'c> {
                 let rank = self.choices.below(4);
                 self.strided_attr(rank)
             }
+            11 if self.choices.flip() => self.affine_attr(),
             10 | 11 => {
                 let elements: Vec<Attribute> = (0..self.choices.below(4))
                     .map(|_| self.attr(depth + 1))
