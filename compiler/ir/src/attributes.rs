@@ -49,6 +49,9 @@ pub enum AttrKind {
     /// `strided<[4, 1], offset: ?>`: a memref layout; dynamic strides and offsets are
     /// [`DYNAMIC`](crate::types::DYNAMIC).
     Strided { strides: Box<[i64]>, offset: i64 },
+    /// `dense_resource<name> : tensor<4xf32>`: elements held in the blob of resource `name` (see
+    /// [`Context::resource_blob`]).
+    DenseResource { name: Box<str>, ty: Type },
     /// `affine_map<(d0)[s0] -> (d0 + s0)>`.
     AffineMap(AffineMap),
     /// `affine_set<(d0) : (d0 >= 0)>`.
@@ -200,6 +203,27 @@ impl Context {
         })
     }
 
+    /// Sets the blob of builtin resource `name`, as a `{-# dialect_resources: ... #-}` block
+    /// holds it: the alignment as four little-endian bytes, then the data.
+    pub fn set_resource_blob(&self, name: &str, blob: &[u8]) {
+        let mut resources = self
+            .interned
+            .resources
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        resources.insert(name.into(), blob.into());
+    }
+
+    /// The blob of builtin resource `name` (see [`Context::set_resource_blob`]), if it has one.
+    pub fn resource_blob(&self, name: &str) -> Option<std::sync::Arc<[u8]>> {
+        let resources = self
+            .interned
+            .resources
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        resources.get(name).cloned()
+    }
+
     /// A string attribute.
     pub fn string_attr(&mut self, s: &str) -> Attribute {
         self.intern_attr(AttrKind::String(s.into()))
@@ -290,6 +314,7 @@ impl Context {
         match self.attr_kind(attr) {
             AttrKind::Integer { ty, .. } | AttrKind::Float { ty, .. } => Some(*ty),
             AttrKind::DenseElements(d) => Some(d.ty),
+            AttrKind::DenseResource { ty, .. } => Some(*ty),
             _ => None,
         }
     }

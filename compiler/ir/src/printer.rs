@@ -75,6 +75,8 @@ pub struct Printer<'a> {
     aliases: FxHashMap<Attribute, String>,
     /// While collecting aliases: the affine maps and sets met so far, in print order.
     collected: Option<Vec<Attribute>>,
+    /// The resources `dense_resource` attributes printed so far name, in print order.
+    resources_used: Vec<Box<str>>,
 }
 
 /// Prints `op` (usually a module) with `options` into `sink`, streaming: the text is handed over
@@ -92,6 +94,7 @@ pub fn print_op_to(
     p.print_alias_definitions(op);
     p.number_scope_of(op);
     p.print_operation(op);
+    p.print_resources();
     p.flush_to_sink(true);
     match p.sink_error.take() {
         Some(e) => Err(e),
@@ -110,6 +113,7 @@ pub fn print_op(ctx: &Context, op: Op, options: PrintOptions) -> String {
     p.print_alias_definitions(op);
     p.number_scope_of(op);
     p.print_operation(op);
+    p.print_resources();
     p.out
 }
 
@@ -135,6 +139,44 @@ impl<'a> Printer<'a> {
             sink_error: None,
             aliases: FxHashMap::default(),
             collected: None,
+            resources_used: Vec::new(),
+        }
+    }
+
+    /// Writes the `{-# dialect_resources: ... #-}` block holding the blobs of the resources the
+    /// printed IR names (those with a blob), as mlir-opt does after the top-level op.
+    fn print_resources(&mut self) {
+        let names = std::mem::take(&mut self.resources_used);
+        let blobs: Vec<(Box<str>, std::sync::Arc<[u8]>)> = names
+            .into_iter()
+            .filter_map(|n| self.ctx.resource_blob(&n).map(|b| (n, b)))
+            .collect();
+        if blobs.is_empty() {
+            return;
+        }
+        self.out
+            .push_str("\n\n{-#\n  dialect_resources: {\n    builtin: {\n");
+        for (i, (name, blob)) in blobs.iter().enumerate() {
+            if i > 0 {
+                self.out.push_str(",\n");
+            }
+            self.out.push_str("      ");
+            self.print_symbol_key(name);
+            self.out.push_str(": \"0x");
+            for b in blob.iter() {
+                let _ = write!(self.out, "{b:02X}");
+            }
+            self.out.push('"');
+        }
+        self.out.push_str("\n    }\n  }\n#-}");
+    }
+
+    /// Prints a resource name: bare when it is an identifier, else quoted.
+    fn print_symbol_key(&mut self, name: &str) {
+        if is_bare_identifier(name) {
+            self.out.push_str(name);
+        } else {
+            self.print_string(name);
         }
     }
 
@@ -1001,6 +1043,15 @@ impl<'a> Printer<'a> {
                     self.print_dim(*offset);
                 }
                 self.out.push('>');
+            }
+            AttrKind::DenseResource { name, ty } => {
+                self.out.push_str("dense_resource<");
+                self.print_symbol_key(name);
+                self.out.push_str("> : ");
+                self.print_type(*ty);
+                if !self.resources_used.contains(name) {
+                    self.resources_used.push(name.clone());
+                }
             }
             AttrKind::AffineMap(_) | AttrKind::IntegerSet(_) => {
                 if let Some(name) = self.aliases.get(&attr) {

@@ -140,7 +140,8 @@ impl<'a> Parser<'a> {
                 "strided" => self.parse_strided(),
                 "affine_map" => self.parse_affine_map_attr(),
                 "affine_set" => self.parse_affine_set_attr(),
-                "sparse" | "dense_resource" | "distinct" => Err(self.error(format!(
+                "dense_resource" => self.parse_dense_resource(),
+                "sparse" | "distinct" => Err(self.error(format!(
                     "'{}' attributes are not supported by dlc",
                     self.peek_text()
                 ))),

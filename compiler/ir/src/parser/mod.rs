@@ -12,6 +12,7 @@ mod affine;
 mod attrs;
 pub mod lexer;
 mod names;
+mod resources;
 mod types;
 
 use crate::attributes::NamedAttr;
@@ -261,9 +262,7 @@ impl<'a> Parser<'a> {
             match self.tok.kind {
                 Tok::Eof => break,
                 Tok::HashIdent | Tok::ExclaimIdent => self.parse_alias_definition()?,
-                Tok::FileMetadataBegin => {
-                    return Err(self.error("file metadata ('{-# ... #-}') is not supported"));
-                }
+                Tok::FileMetadataBegin => self.parse_file_metadata()?,
                 _ => {
                     self.parse_operation(block)?;
                 }
