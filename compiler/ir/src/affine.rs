@@ -1,7 +1,7 @@
 //! Affine expressions, maps and integer sets: the values of the builtin `affine_map<...>` and
 //! `affine_set<...>` attributes.
 //!
-//! Expressions are built through [`AffineExpr::add`] and its siblings, which simplify the way
+//! Expressions are built through [`AffineExpr::sum`] and its siblings, which simplify the way
 //! MLIR's expression constructors do (constants folded and moved to the right, `x + 0` and
 //! `x * 1` dropped, like terms collected), so text mlir-opt prints reads back to the same tree
 //! and prints identically. [`AffineExpr::write`] follows mlir-opt's printer: subtraction and
@@ -72,7 +72,7 @@ impl AffineExpr {
     }
 
     /// `l + r`, simplified.
-    pub fn add(l: AffineExpr, r: AffineExpr) -> AffineExpr {
+    pub fn sum(l: AffineExpr, r: AffineExpr) -> AffineExpr {
         if let (Some(a), Some(b)) = (l.constant(), r.constant()) {
             if let Some(s) = a.checked_add(b) {
                 return AffineExpr::Constant(s);
@@ -83,7 +83,7 @@ impl AffineExpr {
         if (l.constant().is_some() && r.constant().is_none())
             || (l.is_symbolic_or_constant() && !r.is_symbolic_or_constant())
         {
-            return AffineExpr::add(r, l);
+            return AffineExpr::sum(r, l);
         }
         if r.constant() == Some(0) {
             return l;
@@ -91,7 +91,7 @@ impl AffineExpr {
         // (x + c1) + c2 is x + (c1 + c2).
         if let (AffineExpr::Binary(AffineOp::Add, ll, lr), Some(c2)) = (&l, r.constant()) {
             if let Some(sum) = lr.constant().and_then(|c1| c1.checked_add(c2)) {
-                return AffineExpr::add((**ll).clone(), AffineExpr::Constant(sum));
+                return AffineExpr::sum((**ll).clone(), AffineExpr::Constant(sum));
             }
         }
         // c1 * x + c2 * x is (c1 + c2) * x.
@@ -99,21 +99,21 @@ impl AffineExpr {
         let (second, c2) = r.scaled().unwrap_or((&r, 1));
         if first == second {
             if let Some(c) = c1.checked_add(c2) {
-                return AffineExpr::mul(first.clone(), AffineExpr::Constant(c));
+                return AffineExpr::product(first.clone(), AffineExpr::Constant(c));
             }
         }
         // (x + c) + y is (x + y) + c (for y not constant: that case is above).
         if let AffineExpr::Binary(AffineOp::Add, ll, lr) = &l {
             if lr.constant().is_some() && r.constant().is_none() {
-                let inner = AffineExpr::add((**ll).clone(), r);
-                return AffineExpr::add(inner, (**lr).clone());
+                let inner = AffineExpr::sum((**ll).clone(), r);
+                return AffineExpr::sum(inner, (**lr).clone());
             }
         }
         AffineExpr::binary(AffineOp::Add, l, r)
     }
 
     /// `l * r`, simplified; the caller checks that one side is symbolic or constant.
-    pub fn mul(l: AffineExpr, r: AffineExpr) -> AffineExpr {
+    pub fn product(l: AffineExpr, r: AffineExpr) -> AffineExpr {
         if let (Some(a), Some(b)) = (l.constant(), r.constant()) {
             if let Some(p) = a.checked_mul(b) {
                 return AffineExpr::Constant(p);
@@ -123,7 +123,7 @@ impl AffineExpr {
         if (l.constant().is_some() && r.constant().is_none())
             || (l.is_symbolic_or_constant() && !r.is_symbolic_or_constant())
         {
-            return AffineExpr::mul(r, l);
+            return AffineExpr::product(r, l);
         }
         match r.constant() {
             Some(1) => return l,
@@ -133,15 +133,15 @@ impl AffineExpr {
         // (x * c1) * c2 is x * (c1 * c2).
         if let (Some((x, c1)), Some(c2)) = (l.scaled(), r.constant()) {
             if let Some(p) = c1.checked_mul(c2) {
-                return AffineExpr::mul(x.clone(), AffineExpr::Constant(p));
+                return AffineExpr::product(x.clone(), AffineExpr::Constant(p));
             }
         }
         AffineExpr::binary(AffineOp::Mul, l, r)
     }
 
     /// `-e`, as MLIR writes it: `e * -1`.
-    pub fn neg(e: AffineExpr) -> AffineExpr {
-        AffineExpr::mul(e, AffineExpr::Constant(-1))
+    pub fn negated(e: AffineExpr) -> AffineExpr {
+        AffineExpr::product(e, AffineExpr::Constant(-1))
     }
 
     /// `l floordiv r`, `l ceildiv r` or `l mod r`, with constants folded and division by 1
@@ -330,15 +330,15 @@ mod tests {
         let d0 = AffineExpr::Dim(0);
         let d1 = AffineExpr::Dim(1);
         let c = AffineExpr::Constant;
-        let sub = |l, r| AffineExpr::add(l, AffineExpr::neg(r));
-        assert_eq!(text(&AffineExpr::add(c(4), d0.clone())), "d0 + 4");
+        let sub = |l, r| AffineExpr::sum(l, AffineExpr::negated(r));
+        assert_eq!(text(&AffineExpr::sum(c(4), d0.clone())), "d0 + 4");
         assert_eq!(text(&sub(d0.clone(), d1.clone())), "d0 - d1");
-        let twice = AffineExpr::mul(d1.clone(), c(2));
+        let twice = AffineExpr::product(d1.clone(), c(2));
         assert_eq!(text(&sub(d0.clone(), twice)), "d0 - d1 * 2");
-        assert_eq!(text(&AffineExpr::neg(d0.clone())), "-d0");
-        let plus1 = AffineExpr::add(d0.clone(), c(1));
-        assert_eq!(text(&AffineExpr::mul(plus1, c(3))), "(d0 + 1) * 3");
-        let like = AffineExpr::add(AffineExpr::mul(d0.clone(), c(-3)), d0.clone());
+        assert_eq!(text(&AffineExpr::negated(d0.clone())), "-d0");
+        let plus1 = AffineExpr::sum(d0.clone(), c(1));
+        assert_eq!(text(&AffineExpr::product(plus1, c(3))), "(d0 + 1) * 3");
+        let like = AffineExpr::sum(AffineExpr::product(d0.clone(), c(-3)), d0.clone());
         assert_eq!(text(&like), "d0 * -2");
         assert_eq!(text(&AffineExpr::div(AffineOp::Mod, c(-7), c(3))), "2");
         assert_eq!(

@@ -446,20 +446,20 @@ impl<'c> IrGen<'c> {
         // A sum's right operand is a leaf: text reads sums left to right, so `a + (b + c)` is
         // a tree no text gives (mlir-opt prints it as `a + b + c` too).
         match self.choices.below(6) {
-            0 => AffineExpr::add(l, self.affine_expr(dims, symbols, 3, symbolic)),
-            1 => AffineExpr::add(
+            0 => AffineExpr::sum(l, self.affine_expr(dims, symbols, 3, symbolic)),
+            1 => AffineExpr::sum(
                 l,
-                AffineExpr::neg(self.affine_expr(dims, symbols, 3, symbolic)),
+                AffineExpr::negated(self.affine_expr(dims, symbols, 3, symbolic)),
             ),
-            2 => AffineExpr::neg(l),
-            3 => AffineExpr::mul(l, self.affine_expr(dims, symbols, depth + 1, true)),
+            2 => AffineExpr::negated(l),
+            3 => AffineExpr::product(l, self.affine_expr(dims, symbols, depth + 1, true)),
             4 => {
                 let op = self
                     .choices
                     .pick(&[AffineOp::FloorDiv, AffineOp::CeilDiv, AffineOp::Mod]);
                 AffineExpr::div(op, l, self.affine_expr(dims, symbols, depth + 1, true))
             }
-            _ => AffineExpr::mul(self.affine_expr(dims, symbols, depth + 1, true), l),
+            _ => AffineExpr::product(self.affine_expr(dims, symbols, depth + 1, true), l),
         }
     }
 

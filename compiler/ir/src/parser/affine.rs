@@ -61,9 +61,9 @@ impl<'a> Parser<'a> {
             let rhs = p.parse_affine_expr(&scope)?;
             // Every constraint is kept as `e >= 0` or `e == 0`.
             let e = if less {
-                AffineExpr::add(rhs, AffineExpr::neg(lhs))
+                AffineExpr::sum(rhs, AffineExpr::negated(lhs))
             } else {
-                AffineExpr::add(lhs, AffineExpr::neg(rhs))
+                AffineExpr::sum(lhs, AffineExpr::negated(rhs))
             };
             constraints.push((e, eq));
             Ok(())
@@ -119,8 +119,12 @@ impl<'a> Parser<'a> {
                 };
                 p.advance();
                 let rhs = p.parse_affine_term(scope)?;
-                let rhs = if negate { AffineExpr::neg(rhs) } else { rhs };
-                e = AffineExpr::add(e, rhs);
+                let rhs = if negate {
+                    AffineExpr::negated(rhs)
+                } else {
+                    rhs
+                };
+                e = AffineExpr::sum(e, rhs);
             }
         })
     }
@@ -143,7 +147,7 @@ impl<'a> Parser<'a> {
                 if !e.is_symbolic_or_constant() && !rhs.is_symbolic_or_constant() {
                     return Err(Diagnostic::error(loc, "non-affine expression: at least one of the multiply operands has to be either a constant or symbolic"));
                 }
-                AffineExpr::mul(e, rhs)
+                AffineExpr::product(e, rhs)
             } else {
                 if !rhs.is_symbolic_or_constant() {
                     let name = match op {
@@ -168,7 +172,7 @@ impl<'a> Parser<'a> {
             Tok::Minus => {
                 self.advance();
                 let e = self.nested(|p| p.parse_affine_unary(scope))?;
-                Ok(AffineExpr::neg(e))
+                Ok(AffineExpr::negated(e))
             }
             Tok::LParen => {
                 self.advance();
