@@ -186,9 +186,12 @@ impl<'a> Parser<'a> {
                 }
                 // The magnitude is parsed unsigned so that `i128::MIN`, whose magnitude no
                 // `i128` holds, reads back.
-                let magnitude: u128 = text
-                    .parse()
-                    .map_err(|_| Diagnostic::error(loc, "integer constant out of range"))?;
+                let magnitude: u128 = text.parse().map_err(|_| {
+                    Diagnostic::error(
+                        loc,
+                        "integer literal wider than 128 bits is not supported by dlc",
+                    )
+                })?;
                 if negative {
                     return 0i128
                         .checked_sub_unsigned(magnitude)
