@@ -124,7 +124,8 @@ func.func @public_declaration(i32)
 
 // -----
 
-// expected-error @+1 {{expected named arguments (%name: type) for a function with a body}}
+// A types-only signature needs an entry block naming the arguments (as in MLIR).
+// expected-error @+1 {{entry block must have 1 arguments to match function signature}}
 func.func @body_without_argument_names(i32) {
   return
 }

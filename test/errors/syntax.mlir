@@ -251,13 +251,6 @@ func.func @undefined_type_alias(%a: !undefined) {
 
 // -----
 
-// expected-error @+1 {{unranked tensors are not supported by dlc}}
-func.func @unranked(%a: tensor<*xf32>) {
-  return
-}
-
-// -----
-
 func.func @unterminated_region() {
   "t.op"() : () -> ()
 // expected-error @+1 {{expected '}' to end a region}}

@@ -4,6 +4,7 @@
 //! compare. Dense element constants keep their payload as packed little-endian bytes, never as
 //! text, so a large weight tensor costs its size in memory and nothing more.
 
+use crate::affine::{AffineMap, IntegerSet};
 use crate::intern::Ident;
 use crate::types::{Type, TypeKind};
 use crate::Context;
@@ -23,8 +24,9 @@ pub struct NamedAttr {
 /// The structure of an attribute.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub enum AttrKind {
-    /// `42 : i32`, `true` (an `i1`), `7 : index`. The value is sign-extended from the type's width
-    /// (an `i1` holds 0 or 1).
+    /// `42 : i32`, `true` (an `i1`), `7 : index`, `200 : ui8`. The value is sign-extended from
+    /// the type's width, zero-extended for an unsigned type (an `i1` holds 0 or 1); a `ui128`
+    /// holds its bits.
     Integer { value: i128, ty: Type },
     /// `1.5 : f32`. The value is rounded to the type's precision and kept as `f64` bits.
     Float { bits: u64, ty: Type },
@@ -44,6 +46,16 @@ pub enum AttrKind {
     DenseElements(DenseElements),
     /// `array<i64: 1, 2>`: a flat list of integers or floats (float elements stored as bits).
     DenseArray { element: Type, values: Box<[i64]> },
+    /// `strided<[4, 1], offset: ?>`: a memref layout; dynamic strides and offsets are
+    /// [`DYNAMIC`](crate::types::DYNAMIC).
+    Strided { strides: Box<[i64]>, offset: i64 },
+    /// `dense_resource<name> : tensor<4xf32>`: elements held in the blob of resource `name` (see
+    /// [`Context::resource_blob`]).
+    DenseResource { name: Box<str>, ty: Type },
+    /// `affine_map<(d0)[s0] -> (d0 + s0)>`.
+    AffineMap(AffineMap),
+    /// `affine_set<(d0) : (d0 >= 0)>`.
+    IntegerSet(IntegerSet),
     /// `#dialect.mnemonic<...>`: an attribute a registered dialect parses into parameters.
     Dialect {
         dialect: Ident,
@@ -66,10 +78,13 @@ pub struct DenseElements {
 }
 
 /// The storage width in bytes of one dense element of type `element`, or `None` if dense
-/// attributes cannot hold it.
+/// attributes cannot hold it (a zero-width integer among them).
 pub fn dense_element_bytes(kind: &TypeKind) -> Option<usize> {
     match kind {
-        TypeKind::Integer { width } => Some((*width as usize).div_ceil(8)),
+        // A zero-width element would take no bytes: dense constants do not hold them.
+        TypeKind::Integer { width } | TypeKind::SignedInteger { width, .. } if *width > 0 => {
+            Some((*width as usize).div_ceil(8))
+        }
         TypeKind::Index => Some(8),
         TypeKind::Float(f) => Some(f.width() as usize / 8),
         _ => None,
@@ -87,6 +102,33 @@ impl DenseElements {
     /// The number of elements the type describes (1 for a splat's stored payload).
     pub fn stored_len(&self, elem_bytes: usize) -> usize {
         self.data.len() / elem_bytes.max(1)
+    }
+}
+
+/// Zero-extends the low `width` bits of `v`.
+pub fn zero_extend(v: i128, width: u32) -> i128 {
+    if width >= 128 {
+        return v;
+    }
+    v & ((1i128 << width) - 1)
+}
+
+/// The canonical stored value of integer `v` in integer type `kind`: `v` truncated to the
+/// type's width, then zero-extended for an unsigned type and sign-extended otherwise.
+pub fn normalize_int(kind: &TypeKind, v: i128) -> i128 {
+    match kind {
+        TypeKind::Integer { width: 0 } | TypeKind::SignedInteger { width: 0, .. } => 0,
+        TypeKind::Integer { width: 1 } => v & 1,
+        TypeKind::Integer { width }
+        | TypeKind::SignedInteger {
+            width,
+            signed: true,
+        } => sign_extend(v, *width),
+        TypeKind::SignedInteger {
+            width,
+            signed: false,
+        } => zero_extend(v, *width),
+        _ => sign_extend(v, 64),
     }
 }
 
@@ -121,6 +163,11 @@ impl Context {
         if let Some(a) = self.attr_cache.get(&kind) {
             return *a;
         }
+        if matches!(kind, AttrKind::AffineMap(_) | AttrKind::IntegerSet(_)) {
+            self.interned
+                .has_affine
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+        }
         let a = Attribute::from_index(self.interned.attrs.intern(kind.clone()));
         self.attr_cache.insert(kind, a);
         a
@@ -135,11 +182,7 @@ impl Context {
     /// An integer attribute of type `ty` (an integer or `index` type); `value` is truncated to the
     /// type's width.
     pub fn integer_attr(&mut self, value: i128, ty: Type) -> Attribute {
-        let value = match self.type_kind(ty) {
-            TypeKind::Integer { width: 1 } => value & 1,
-            TypeKind::Integer { width } => sign_extend(value, *width),
-            _ => sign_extend(value, 64),
-        };
+        let value = normalize_int(self.type_kind(ty), value);
         self.intern_attr(AttrKind::Integer { value, ty })
     }
 
@@ -158,6 +201,27 @@ impl Context {
             bits: value.to_bits(),
             ty,
         })
+    }
+
+    /// Sets the blob of builtin resource `name`, as a `{-# dialect_resources: ... #-}` block
+    /// holds it: the alignment as four little-endian bytes, then the data.
+    pub fn set_resource_blob(&self, name: &str, blob: &[u8]) {
+        let mut resources = self
+            .interned
+            .resources
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        resources.insert(name.into(), blob.into());
+    }
+
+    /// The blob of builtin resource `name` (see [`Context::set_resource_blob`]), if it has one.
+    pub fn resource_blob(&self, name: &str) -> Option<std::sync::Arc<[u8]>> {
+        let resources = self
+            .interned
+            .resources
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        resources.get(name).cloned()
     }
 
     /// A string attribute.
@@ -250,6 +314,7 @@ impl Context {
         match self.attr_kind(attr) {
             AttrKind::Integer { ty, .. } | AttrKind::Float { ty, .. } => Some(*ty),
             AttrKind::DenseElements(d) => Some(d.ty),
+            AttrKind::DenseResource { ty, .. } => Some(*ty),
             _ => None,
         }
     }
@@ -267,8 +332,9 @@ impl Context {
         let bits = u128::from_le_bytes(raw);
         match kind {
             TypeKind::Float(f) => DenseValue::Float(f.from_bits(bits as u64)),
-            TypeKind::Integer { width: 1 } => DenseValue::Int((bits & 1) as i128),
-            TypeKind::Integer { width } => DenseValue::Int(sign_extend(bits as i128, *width)),
+            TypeKind::Integer { .. } | TypeKind::SignedInteger { .. } => {
+                DenseValue::Int(normalize_int(kind, bits as i128))
+            }
             _ => DenseValue::Int(bits as i64 as i128),
         }
     }
@@ -298,9 +364,7 @@ pub(crate) fn encode_dense_value(kind: &TypeKind, v: DenseValue, n: usize, out: 
         (TypeKind::Float(f), DenseValue::Int(x)) => f.to_bits(x as f64) as u128,
         // Integers are stored canonically (an `i1` as 0 or 1, others sign-extended from their
         // width), so equal constants have equal bytes.
-        (TypeKind::Integer { width: 1 }, DenseValue::Int(x)) => (x & 1) as u128,
-        (TypeKind::Integer { width }, DenseValue::Int(x)) => sign_extend(x, *width) as u128,
-        (_, DenseValue::Int(x)) => sign_extend(x, 64) as u128,
+        (_, DenseValue::Int(x)) => normalize_int(kind, x) as u128,
         (_, DenseValue::Float(x)) => x as i128 as u128,
     };
     // Elements wider than 128 bits (`i200`) take the sign of the 128-bit value in their high

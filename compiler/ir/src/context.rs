@@ -24,6 +24,11 @@ pub(crate) struct Interned {
     pub(crate) types: Interner<TypeKind>,
     pub(crate) attrs: Interner<AttrKind>,
     pub(crate) locs: Interner<CompositeLocKind>,
+    /// Set once an `affine_map` or `affine_set` attribute is interned: only then does the
+    /// printer look for the attributes it names with aliases (`#map`).
+    pub(crate) has_affine: std::sync::atomic::AtomicBool,
+    /// The blobs of the builtin dialect's resources (`dense_resource<name>`), by name.
+    pub(crate) resources: std::sync::Mutex<FxHashMap<Box<str>, std::sync::Arc<[u8]>>>,
 }
 
 /// Owns the IR; shares the interned types and attributes and the registered dialects with its
@@ -58,6 +63,8 @@ impl Context {
             types: Interner::new(),
             attrs: Interner::new(),
             locs: Interner::new(),
+            has_affine: Default::default(),
+            resources: Default::default(),
         };
         for kind in PREINTERNED {
             interned.types.intern(kind);

@@ -5,6 +5,7 @@
 //! The core knows one dialect, `builtin` (for `builtin.module`); every other dialect registers
 //! itself through [`Context::register_dialect`] with [`OpDef`]s written with [`define_op!`].
 
+pub mod affine;
 pub mod attributes;
 pub mod builtin;
 mod clone;

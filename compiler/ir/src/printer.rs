@@ -71,6 +71,12 @@ pub struct Printer<'a> {
     /// Where finished text goes when printing streams (`print_op_to`).
     sink: Option<&'a mut dyn std::io::Write>,
     sink_error: Option<std::io::Error>,
+    /// The alias names (`map1`) of the affine maps and sets printed as `#map1`.
+    aliases: FxHashMap<Attribute, String>,
+    /// While collecting aliases: the affine maps and sets met so far, in print order.
+    collected: Option<Vec<Attribute>>,
+    /// The resources `dense_resource` attributes printed so far name, in print order.
+    resources_used: Vec<Box<str>>,
 }
 
 /// Prints `op` (usually a module) with `options` into `sink`, streaming: the text is handed over
@@ -85,8 +91,10 @@ pub fn print_op_to(
     p.options = options;
     p.sink = Some(sink);
     p.out.reserve(STREAM_CHUNK + 4096);
+    p.print_alias_definitions(op);
     p.number_scope_of(op);
     p.print_operation(op);
+    p.print_resources();
     p.flush_to_sink(true);
     match p.sink_error.take() {
         Some(e) => Err(e),
@@ -102,8 +110,10 @@ pub fn print_op(ctx: &Context, op: Op, options: PrintOptions) -> String {
     let mut p = Printer::new(ctx);
     p.options = options;
     p.out.reserve(ctx.ops.len() * 40);
+    p.print_alias_definitions(op);
     p.number_scope_of(op);
     p.print_operation(op);
+    p.print_resources();
     p.out
 }
 
@@ -127,6 +137,84 @@ impl<'a> Printer<'a> {
             default_dialects: Vec::new(),
             sink: None,
             sink_error: None,
+            aliases: FxHashMap::default(),
+            collected: None,
+            resources_used: Vec::new(),
+        }
+    }
+
+    /// Writes the `{-# dialect_resources: ... #-}` block holding the blobs of the resources the
+    /// printed IR names (those with a blob), as mlir-opt does after the top-level op.
+    fn print_resources(&mut self) {
+        let names = std::mem::take(&mut self.resources_used);
+        let blobs: Vec<(Box<str>, std::sync::Arc<[u8]>)> = names
+            .into_iter()
+            .filter_map(|n| self.ctx.resource_blob(&n).map(|b| (n, b)))
+            .collect();
+        if blobs.is_empty() {
+            return;
+        }
+        self.out
+            .push_str("\n\n{-#\n  dialect_resources: {\n    builtin: {\n");
+        for (i, (name, blob)) in blobs.iter().enumerate() {
+            if i > 0 {
+                self.out.push_str(",\n");
+            }
+            self.out.push_str("      ");
+            self.print_symbol_key(name);
+            self.out.push_str(": \"0x");
+            for b in blob.iter() {
+                let _ = write!(self.out, "{b:02X}");
+            }
+            self.out.push('"');
+        }
+        self.out.push_str("\n    }\n  }\n#-}");
+    }
+
+    /// Prints a resource name: bare when it is an identifier, else quoted.
+    fn print_symbol_key(&mut self, name: &str) {
+        if is_bare_identifier(name) {
+            self.out.push_str(name);
+        } else {
+            self.print_string(name);
+        }
+    }
+
+    /// Names the affine maps and sets `op` prints, as mlir-opt does (`#map`, `#map1`, ...,
+    /// then `#set`, ..., each in the order first printed), and writes their definitions.
+    /// Costs a dry run of the printer, taken only once some affine attribute exists.
+    fn print_alias_definitions(&mut self, op: Op) {
+        if !self
+            .ctx
+            .interned
+            .has_affine
+            .load(std::sync::atomic::Ordering::Relaxed)
+        {
+            return;
+        }
+        let mut dry = Printer::new(self.ctx);
+        dry.options = self.options;
+        dry.collected = Some(Vec::new());
+        dry.number_scope_of(op);
+        dry.print_operation(op);
+        let collected = dry.collected.unwrap_or_default();
+        for prefix in ["map", "set"] {
+            let mut n = 0;
+            for &attr in &collected {
+                let is_map = matches!(self.ctx.attr_kind(attr), AttrKind::AffineMap(_));
+                if is_map != (prefix == "map") {
+                    continue;
+                }
+                let name = match n {
+                    0 => prefix.to_string(),
+                    _ => format!("{prefix}{n}"),
+                };
+                n += 1;
+                let _ = write!(self.out, "#{name} = ");
+                self.print_attr(attr);
+                self.out.push('\n');
+                self.aliases.insert(attr, name);
+            }
         }
     }
 
@@ -687,9 +775,84 @@ impl<'a> Printer<'a> {
                 self.out.push('i');
                 self.out.push_str(itoa::Buffer::new().format(*width));
             }
+            TypeKind::SignedInteger { width, signed } => {
+                self.out.push_str(if *signed { "si" } else { "ui" });
+                self.out.push_str(itoa::Buffer::new().format(*width));
+            }
             TypeKind::Index => self.out.push_str("index"),
             TypeKind::Float(k) => self.out.push_str(k.keyword()),
+            TypeKind::ExtFloat(k) => self.out.push_str(k.keyword()),
             TypeKind::None => self.out.push_str("none"),
+            TypeKind::Complex(element) => {
+                self.out.push_str("complex<");
+                self.print_type(*element);
+                self.out.push('>');
+            }
+            TypeKind::Tuple(elements) => {
+                self.out.push_str("tuple<");
+                self.print_type_list(elements);
+                self.out.push('>');
+            }
+            TypeKind::EncodedTensor {
+                shape,
+                element,
+                encoding,
+            } => {
+                self.out.push_str("tensor<");
+                self.print_shape(shape);
+                self.print_type(*element);
+                self.out.push_str(", ");
+                self.print_attr(*encoding);
+                self.out.push('>');
+            }
+            TypeKind::UnrankedTensor(element) => {
+                self.out.push_str("tensor<*x");
+                self.print_type(*element);
+                self.out.push('>');
+            }
+            TypeKind::ScalableVector {
+                shape,
+                scalable,
+                element,
+            } => {
+                self.out.push_str("vector<");
+                for (d, s) in shape.iter().zip(scalable.iter()) {
+                    if *s {
+                        let _ = write!(self.out, "[{d}]x");
+                    } else {
+                        let _ = write!(self.out, "{d}x");
+                    }
+                }
+                self.print_type(*element);
+                self.out.push('>');
+            }
+            TypeKind::MemRef {
+                shape,
+                element,
+                layout,
+                memory_space,
+            } => {
+                self.out.push_str("memref<");
+                self.print_shape(shape);
+                self.print_type(*element);
+                for attr in [layout, memory_space].into_iter().flatten() {
+                    self.out.push_str(", ");
+                    self.print_memref_attr(*attr);
+                }
+                self.out.push('>');
+            }
+            TypeKind::UnrankedMemRef {
+                element,
+                memory_space,
+            } => {
+                self.out.push_str("memref<*x");
+                self.print_type(*element);
+                if let Some(space) = memory_space {
+                    self.out.push_str(", ");
+                    self.print_memref_attr(*space);
+                }
+                self.out.push('>');
+            }
             TypeKind::Tensor { shape, element } => {
                 self.out.push_str("tensor<");
                 self.print_shape(shape);
@@ -753,13 +916,28 @@ impl<'a> Printer<'a> {
         }
     }
 
+    /// Prints a memref layout or memory space: MLIR leaves out the type of an `i64` integer.
+    fn print_memref_attr(&mut self, attr: Attribute) {
+        match self.ctx.attr_kind(attr) {
+            AttrKind::Integer { value, ty } if *ty == Type::I64 => {
+                self.out.push_str(itoa::Buffer::new().format(*value));
+            }
+            _ => self.print_attr(attr),
+        }
+    }
+
+    /// Prints `?` for [`DYNAMIC`], else the number.
+    fn print_dim(&mut self, d: i64) {
+        if d == DYNAMIC {
+            self.out.push('?');
+        } else {
+            self.out.push_str(itoa::Buffer::new().format(d));
+        }
+    }
+
     fn print_shape(&mut self, shape: &[i64]) {
         for d in shape {
-            if *d == DYNAMIC {
-                self.out.push('?');
-            } else {
-                self.out.push_str(itoa::Buffer::new().format(*d));
-            }
+            self.print_dim(*d);
             self.out.push('x');
         }
     }
@@ -785,7 +963,18 @@ impl<'a> Printer<'a> {
                     self.out
                         .push_str(if *value != 0 { "true" } else { "false" });
                 } else {
-                    let _ = write!(self.out, "{value} : ");
+                    let unsigned128 = matches!(
+                        self.ctx.type_kind(*ty),
+                        TypeKind::SignedInteger {
+                            width: 128,
+                            signed: false
+                        }
+                    );
+                    if unsigned128 {
+                        let _ = write!(self.out, "{} : ", *value as u128);
+                    } else {
+                        let _ = write!(self.out, "{value} : ");
+                    }
                     self.print_type(*ty);
                 }
             }
@@ -851,6 +1040,47 @@ impl<'a> Printer<'a> {
                 }
                 self.out.push('>');
             }
+            AttrKind::Strided { strides, offset } => {
+                self.out.push_str("strided<[");
+                for (i, s) in strides.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push_str(", ");
+                    }
+                    self.print_dim(*s);
+                }
+                self.out.push(']');
+                if *offset != 0 {
+                    self.out.push_str(", offset: ");
+                    self.print_dim(*offset);
+                }
+                self.out.push('>');
+            }
+            AttrKind::DenseResource { name, ty } => {
+                self.out.push_str("dense_resource<");
+                self.print_symbol_key(name);
+                self.out.push_str("> : ");
+                self.print_type(*ty);
+                if !self.resources_used.contains(name) {
+                    self.resources_used.push(name.clone());
+                }
+            }
+            AttrKind::AffineMap(_) | AttrKind::IntegerSet(_) => {
+                if let Some(name) = self.aliases.get(&attr) {
+                    self.out.push('#');
+                    self.out.push_str(name);
+                    return;
+                }
+                if let Some(seen) = self.collected.as_mut() {
+                    if !seen.contains(&attr) {
+                        seen.push(attr);
+                    }
+                }
+                match self.ctx.attr_kind(attr) {
+                    AttrKind::AffineMap(map) => map.write(&mut self.out),
+                    AttrKind::IntegerSet(set) => set.write(&mut self.out),
+                    _ => {}
+                }
+            }
             AttrKind::Dialect { dialect, .. } => {
                 self.out.push('#');
                 self.out.push_str(self.ctx.ident_str(*dialect));
@@ -892,7 +1122,7 @@ impl<'a> Printer<'a> {
     fn print_dense_hex(&mut self, d: &crate::attributes::DenseElements) {
         let elem = self.ctx.element_type(d.ty);
         let width = match self.ctx.type_kind(elem) {
-            TypeKind::Integer { width } => *width,
+            TypeKind::Integer { width } | TypeKind::SignedInteger { width, .. } => *width,
             _ => 0,
         };
         let bytes: Vec<u8> = if width == 1 {

@@ -161,21 +161,124 @@ fn f16_bits_to_f64(h: u16) -> f64 {
     }
 }
 
+/// The builtin float formats dlc parses and prints but does not compute with (it has no
+/// arithmetic, constants or lowering for them): the 4-, 6- and 8-bit formats, `tf32`, `f80` and
+/// `f128`.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum ExtFloatKind {
+    F4E2M1FN,
+    F6E2M3FN,
+    F6E3M2FN,
+    F8E5M2,
+    F8E4M3,
+    F8E4M3FN,
+    F8E5M2FNUZ,
+    F8E4M3FNUZ,
+    F8E4M3B11FNUZ,
+    F8E3M4,
+    F8E8M0FNU,
+    TF32,
+    F80,
+    F128,
+}
+
+impl ExtFloatKind {
+    /// Every format, in the order MLIR lists them.
+    pub const ALL: [ExtFloatKind; 14] = [
+        ExtFloatKind::F4E2M1FN,
+        ExtFloatKind::F6E2M3FN,
+        ExtFloatKind::F6E3M2FN,
+        ExtFloatKind::F8E5M2,
+        ExtFloatKind::F8E4M3,
+        ExtFloatKind::F8E4M3FN,
+        ExtFloatKind::F8E5M2FNUZ,
+        ExtFloatKind::F8E4M3FNUZ,
+        ExtFloatKind::F8E4M3B11FNUZ,
+        ExtFloatKind::F8E3M4,
+        ExtFloatKind::F8E8M0FNU,
+        ExtFloatKind::TF32,
+        ExtFloatKind::F80,
+        ExtFloatKind::F128,
+    ];
+
+    /// The keyword that spells this type.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            ExtFloatKind::F4E2M1FN => "f4E2M1FN",
+            ExtFloatKind::F6E2M3FN => "f6E2M3FN",
+            ExtFloatKind::F6E3M2FN => "f6E3M2FN",
+            ExtFloatKind::F8E5M2 => "f8E5M2",
+            ExtFloatKind::F8E4M3 => "f8E4M3",
+            ExtFloatKind::F8E4M3FN => "f8E4M3FN",
+            ExtFloatKind::F8E5M2FNUZ => "f8E5M2FNUZ",
+            ExtFloatKind::F8E4M3FNUZ => "f8E4M3FNUZ",
+            ExtFloatKind::F8E4M3B11FNUZ => "f8E4M3B11FNUZ",
+            ExtFloatKind::F8E3M4 => "f8E3M4",
+            ExtFloatKind::F8E8M0FNU => "f8E8M0FNU",
+            ExtFloatKind::TF32 => "tf32",
+            ExtFloatKind::F80 => "f80",
+            ExtFloatKind::F128 => "f128",
+        }
+    }
+
+    /// The format a keyword spells.
+    pub fn from_keyword(word: &str) -> Option<ExtFloatKind> {
+        ExtFloatKind::ALL.into_iter().find(|k| k.keyword() == word)
+    }
+}
+
 /// The structure of a type.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub enum TypeKind {
     /// `iN`, a signless integer of `width` bits.
     Integer { width: u32 },
+    /// `siN` (`signed` true) or `uiN`: an integer of explicit signedness. dlc's own dialects
+    /// compute only with signless integers, as MLIR's arith does.
+    SignedInteger { width: u32, signed: bool },
     /// `index`, the target's pointer-sized integer for subscripts and loop bounds.
     Index,
     /// `f16`, `bf16`, `f32`, `f64`.
     Float(FloatKind),
+    /// A builtin float format dlc only parses and prints (`f8E4M3FN`, `f80`, ...).
+    ExtFloat(ExtFloatKind),
     /// `none`.
     None,
+    /// `complex<f32>`: a complex number of integer or float parts.
+    Complex(Type),
+    /// `tuple<i32, f32>`.
+    Tuple(Box<[Type]>),
     /// `tensor<4x?xf32>`: a ranked tensor; dynamic dims are [`DYNAMIC`].
     Tensor { shape: Box<[i64]>, element: Type },
+    /// `tensor<4xf32, "enc">`: a ranked tensor with an encoding attribute.
+    EncodedTensor {
+        shape: Box<[i64]>,
+        element: Type,
+        encoding: Attribute,
+    },
+    /// `tensor<*xf32>`: a tensor of unknown rank.
+    UnrankedTensor(Type),
     /// `vector<4xf32>`: a fixed-length vector.
     Vector { shape: Box<[i64]>, element: Type },
+    /// `vector<2x[4]xf32>`: a vector with at least one scalable dimension (`scalable[i]` says
+    /// whether dimension `i` is).
+    ScalableVector {
+        shape: Box<[i64]>,
+        scalable: Box<[bool]>,
+        element: Type,
+    },
+    /// `memref<4x?xf32, strided<[?, 1]>, 1>`: a ranked buffer reference, with an optional layout
+    /// (a `strided<...>` or other attribute; `None` is the identity layout) and memory space.
+    MemRef {
+        shape: Box<[i64]>,
+        element: Type,
+        layout: Option<Attribute>,
+        memory_space: Option<Attribute>,
+    },
+    /// `memref<*xf32, 1>`: a buffer reference of unknown rank.
+    UnrankedMemRef {
+        element: Type,
+        memory_space: Option<Attribute>,
+    },
     /// `(i32, f32) -> i1`.
     Function {
         inputs: Box<[Type]>,

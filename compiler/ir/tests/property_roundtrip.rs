@@ -11,7 +11,9 @@
 //! shrinks the bytes, and because an exhausted string answers "the first option" to every
 //! question, a shorter string is a smaller program, so failures come back minimal.
 
+use dlc_ir::affine::{AffineExpr, AffineMap, AffineOp, IntegerSet};
 use dlc_ir::location::CompositeLocKind;
+use dlc_ir::types::ExtFloatKind;
 use dlc_ir::{
     parse_source, print_op, verify, AttrKind, Attribute, Block, Context, DenseValue, Location,
     NamedAttr, Op, OpSpec, PrintOptions, Region, Type, TypeKind, Value, DYNAMIC,
@@ -270,8 +272,23 @@ impl<'c> IrGen<'c> {
     fn int_type(&mut self) -> Type {
         let width = self
             .choices
-            .pick(&[1, 8, 16, 32, 64, 2, 3, 7, 17, 33, 65, 127, 128, 200]);
+            .pick(&[1, 8, 16, 32, 64, 2, 3, 7, 17, 33, 65, 127, 128, 200, 0]);
         self.ctx.integer_type(width)
+    }
+
+    /// `siN` or `uiN`; `unsigned_max` bounds the width of unsigned ones (a dense element holds
+    /// at most 128 bits, and a `ui128` element above 2^127 does not print back).
+    fn signed_int_type(&mut self, unsigned_max: u32) -> Type {
+        let width = self.choices.pick(&[8, 32, 1, 0, 3, 64, 128, 200]);
+        let signed = self.choices.flip() || width > unsigned_max;
+        self.ctx
+            .intern_type(TypeKind::SignedInteger { width, signed })
+    }
+
+    /// A builtin float format dlc only parses and prints.
+    fn ext_float_type(&mut self) -> Type {
+        let k = self.choices.pick(&ExtFloatKind::ALL);
+        self.ctx.intern_type(TypeKind::ExtFloat(k))
     }
 
     fn float_type(&mut self) -> Type {
@@ -281,11 +298,20 @@ impl<'c> IrGen<'c> {
 
     /// An integer, `index` or float type: what tensors, vectors and dense constants hold.
     fn scalar_type(&mut self) -> Type {
-        match self.choices.below(3) {
+        match self.choices.below(4) {
             0 => self.int_type(),
             1 => Type::INDEX,
+            2 => self.signed_int_type(64),
             _ => self.float_type(),
         }
+    }
+
+    /// An element of a tensor, vector or memref type: a scalar or a format only printed.
+    fn element_type(&mut self) -> Type {
+        if self.choices.below(4) == 0 {
+            return self.ext_float_type();
+        }
+        self.scalar_type()
     }
 
     fn shape(&mut self, allow_dynamic: bool, min_dim: i64) -> Vec<i64> {
@@ -298,8 +324,9 @@ impl<'c> IrGen<'c> {
     }
 
     fn ty(&mut self, depth: usize) -> Type {
-        match self.choices.below(if depth < 2 { 8 } else { 4 }) {
-            0 | 1 => self.scalar_type(),
+        match self.choices.below(if depth < 2 { 9 } else { 4 }) {
+            0 => self.scalar_type(),
+            1 => self.element_type(),
             2 => Type::NONE,
             3 => {
                 let dialect = self.ctx.ident("test");
@@ -316,9 +343,19 @@ impl<'c> IrGen<'c> {
                 if shape.is_empty() {
                     shape.push(1);
                 }
-                let element = self.scalar_type();
-                self.ctx.vector_type(&shape, element)
+                let element = self.element_type();
+                if self.choices.flip() {
+                    return self.ctx.vector_type(&shape, element);
+                }
+                let mut scalable: Vec<bool> = shape.iter().map(|_| self.choices.flip()).collect();
+                scalable[0] = true;
+                self.ctx.intern_type(TypeKind::ScalableVector {
+                    shape: shape.into(),
+                    scalable: scalable.into(),
+                    element,
+                })
             }
+            7 => self.builtin_container_type(depth),
             _ => {
                 let inputs: Vec<Type> = (0..self.choices.below(3))
                     .map(|_| self.ty(depth + 1))
@@ -329,6 +366,160 @@ impl<'c> IrGen<'c> {
                 self.ctx.function_type(&inputs, &results)
             }
         }
+    }
+
+    /// A `complex`, `tuple`, unranked or encoded `tensor`, or ranked or unranked `memref`.
+    fn builtin_container_type(&mut self, depth: usize) -> Type {
+        match self.choices.below(6) {
+            0 => {
+                let part = if self.choices.flip() {
+                    self.ext_float_type()
+                } else {
+                    self.signed_int_type(128)
+                };
+                self.ctx.intern_type(TypeKind::Complex(part))
+            }
+            1 => {
+                let elements: Vec<Type> = (0..self.choices.below(3))
+                    .map(|_| self.ty(depth + 1))
+                    .collect();
+                self.ctx.intern_type(TypeKind::Tuple(elements.into()))
+            }
+            2 => {
+                let element = self.element_type();
+                self.ctx.intern_type(TypeKind::UnrankedTensor(element))
+            }
+            3 => {
+                let shape = self.shape(true, 0);
+                let element = self.element_type();
+                let encoding = self.attr(2);
+                self.ctx.intern_type(TypeKind::EncodedTensor {
+                    shape: shape.into(),
+                    element,
+                    encoding,
+                })
+            }
+            4 => {
+                let element = self.element_type();
+                let memory_space = self.memory_space();
+                self.ctx.intern_type(TypeKind::UnrankedMemRef {
+                    element,
+                    memory_space,
+                })
+            }
+            _ => {
+                let shape = self.shape(true, 0);
+                let element = self.element_type();
+                let layout = self.choices.flip().then(|| self.strided_attr(shape.len()));
+                let memory_space = self.memory_space();
+                self.ctx.intern_type(TypeKind::MemRef {
+                    shape: shape.into(),
+                    element,
+                    layout,
+                    memory_space,
+                })
+            }
+        }
+    }
+
+    /// An affine expression over `dims` dimensions or else `symbols` symbols, built through the
+    /// simplifying constructors as the parser builds it; `symbolic` keeps dimensions out.
+    ///
+    /// It never mixes the two: the builders move a symbolic operand of a sum to the right, so
+    /// `s0 + 1 + d0` becomes `d0 + (s0 + 1)`, which mlir-opt prints as `d0 + s0 + 1` and reads
+    /// back as a different tree. The printer matches mlir-opt there; it is simply not a fixed
+    /// point.
+    fn affine_expr(&mut self, dims: u32, symbols: u32, depth: usize, symbolic: bool) -> AffineExpr {
+        let leaf = depth >= 3 || self.choices.below(3) == 0;
+        if leaf {
+            return match self.choices.below(3) {
+                0 if dims > 0 && !symbolic => {
+                    AffineExpr::Dim(self.choices.below(dims as usize) as u32)
+                }
+                0 if symbols > 0 && dims == 0 => {
+                    AffineExpr::Symbol(self.choices.below(symbols as usize) as u32)
+                }
+                _ => AffineExpr::Constant(self.choices.pick(&[0, 1, -1, 2, -3, 7, 1 << 40])),
+            };
+        }
+        let l = self.affine_expr(dims, symbols, depth + 1, symbolic);
+        // A sum's right operand is a leaf: text reads sums left to right, so `a + (b + c)` is
+        // a tree no text gives (mlir-opt prints it as `a + b + c` too).
+        match self.choices.below(6) {
+            0 => AffineExpr::sum(l, self.affine_expr(dims, symbols, 3, symbolic)),
+            1 => AffineExpr::sum(
+                l,
+                AffineExpr::negated(self.affine_expr(dims, symbols, 3, symbolic)),
+            ),
+            2 => AffineExpr::negated(l),
+            3 => AffineExpr::product(l, self.affine_expr(dims, symbols, depth + 1, true)),
+            4 => {
+                let op = self
+                    .choices
+                    .pick(&[AffineOp::FloorDiv, AffineOp::CeilDiv, AffineOp::Mod]);
+                AffineExpr::div(op, l, self.affine_expr(dims, symbols, depth + 1, true))
+            }
+            _ => AffineExpr::product(self.affine_expr(dims, symbols, depth + 1, true), l),
+        }
+    }
+
+    /// An `affine_map` or `affine_set` attribute.
+    fn affine_attr(&mut self) -> Attribute {
+        let dims = self.choices.below(3) as u32;
+        let symbols = self.choices.below(3) as u32;
+        let n = self.choices.below(4);
+        let use_dims = self.choices.flip();
+        let exprs: Vec<AffineExpr> = (0..n)
+            .map(|_| self.affine_expr(if use_dims { dims } else { 0 }, symbols, 0, false))
+            .collect();
+        if self.choices.flip() {
+            return self.ctx.intern_attr(AttrKind::AffineMap(AffineMap {
+                dims,
+                symbols,
+                results: exprs.into(),
+            }));
+        }
+        let constraints: Vec<(AffineExpr, bool)> = exprs
+            .into_iter()
+            .map(|e| (e, self.choices.flip()))
+            .collect();
+        self.ctx.intern_attr(AttrKind::IntegerSet(IntegerSet {
+            dims,
+            symbols,
+            constraints: constraints.into(),
+        }))
+    }
+
+    /// No memory space, or a non-default integer or string one.
+    fn memory_space(&mut self) -> Option<Attribute> {
+        match self.choices.below(4) {
+            0 => None,
+            1 => Some(
+                self.ctx
+                    .integer_attr(1 + self.choices.below(3) as i128, Type::I64),
+            ),
+            2 => Some(self.ctx.integer_attr(-7, Type::I32)),
+            _ => {
+                let s = self.choices.pick(STRINGS);
+                Some(self.ctx.string_attr(s))
+            }
+        }
+    }
+
+    /// `strided<[...], offset: ...>` with `rank` strides.
+    fn strided_attr(&mut self, rank: usize) -> Attribute {
+        let mut stride = || match self.choices.below(4) {
+            0 => DYNAMIC,
+            1 => 0,
+            2 => -3,
+            _ => self.choices.u64() as i64 >> 1,
+        };
+        let strides: Vec<i64> = (0..rank).map(|_| stride()).collect();
+        let offset = stride();
+        self.ctx.intern_attr(AttrKind::Strided {
+            strides: strides.into(),
+            offset,
+        })
     }
 
     // -----------------------------------------------------------------------------------------
@@ -371,6 +562,11 @@ impl<'c> IrGen<'c> {
                 let ty = self.ty(0);
                 self.ctx.type_attr(ty)
             }
+            10 if self.choices.flip() => {
+                let rank = self.choices.below(4);
+                self.strided_attr(rank)
+            }
+            11 if self.choices.flip() => self.affine_attr(),
             10 | 11 => {
                 let elements: Vec<Attribute> = (0..self.choices.below(4))
                     .map(|_| self.attr(depth + 1))
@@ -391,10 +587,10 @@ impl<'c> IrGen<'c> {
 
     /// An integer attribute, often at the edges of its type's range.
     fn integer_attr(&mut self) -> Attribute {
-        let ty = if self.choices.below(5) == 0 {
-            Type::INDEX
-        } else {
-            self.int_type()
+        let ty = match self.choices.below(5) {
+            0 => Type::INDEX,
+            1 => self.signed_int_type(128),
+            _ => self.int_type(),
         };
         let value = self.int_value(ty);
         self.ctx.integer_attr(value, ty)
@@ -403,11 +599,14 @@ impl<'c> IrGen<'c> {
     /// A value for an integer of type `ty`, usually at the edge of its range; the context
     /// truncates it to the width.
     fn int_value(&mut self, ty: Type) -> i128 {
-        let width = self.ctx.integer_width(ty).unwrap_or(64).min(128);
-        let max = if width == 128 {
-            i128::MAX
-        } else {
-            (1i128 << (width - 1)) - 1
+        let width = match self.ctx.type_kind(ty) {
+            TypeKind::SignedInteger { width, .. } => *width,
+            _ => self.ctx.integer_width(ty).unwrap_or(64),
+        };
+        let max = match width.min(128) {
+            0 => 0,
+            128 => i128::MAX,
+            w => (1i128 << (w - 1)) - 1,
         };
         match self.choices.below(8) {
             0 => 0,
@@ -469,7 +668,11 @@ impl<'c> IrGen<'c> {
     /// `dense<...>` over a tensor or vector of any element type, as a splat or element by
     /// element.
     fn dense_attr(&mut self) -> Attribute {
-        let element = self.scalar_type();
+        let mut element = self.scalar_type();
+        if dlc_ir::attributes::dense_element_bytes(self.ctx.type_kind(element)).is_none() {
+            // Zero-width integers have no dense form.
+            element = Type::I8;
+        }
         let ty = if self.choices.flip() {
             let shape = self.shape(false, 0);
             self.ctx.tensor_type(&shape, element)

@@ -99,11 +99,8 @@ pub(crate) fn parse_func(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
     p.parse_optional_attr_dict_with_keyword(&mut spec.attrs)?;
 
     let region = if p.peek() == Tok::LBrace {
-        if named == Some(false) && !inputs.is_empty() {
-            return Err(
-                p.error("expected named arguments (%name: type) for a function with a body")
-            );
-        }
+        // With a types-only signature the body names its entry block's arguments itself
+        // (`^bb0(%a: f32):`), as MLIR allows; the verifier matches them to the signature.
         p.parse_region(&args, true)?
     } else {
         if named == Some(true) {

@@ -51,7 +51,20 @@ pub(crate) fn unescape(raw: &str) -> Result<String, &'static str> {
 enum Number {
     Int(i128),
     Hex(u128),
+    /// A decimal integer above `i128::MAX` (it fits 128 bits unsigned).
+    Big(u128),
     Float(f64),
+}
+
+impl Number {
+    /// The sign and magnitude of an integer literal; `None` for a float literal.
+    fn sign_magnitude(self) -> Option<(bool, u128)> {
+        match self {
+            Number::Int(v) => Some((v < 0, v.unsigned_abs())),
+            Number::Hex(m) | Number::Big(m) => Some((false, m)),
+            Number::Float(_) => None,
+        }
+    }
 }
 
 impl<'a> Parser<'a> {
@@ -124,8 +137,11 @@ impl<'a> Parser<'a> {
                 "loc" => {
                     Err(self.error("location attributes are only allowed as trailing 'loc(...)'"))
                 }
-                "affine_map" | "affine_set" | "strided" | "sparse" | "dense_resource"
-                | "distinct" => Err(self.error(format!(
+                "strided" => self.parse_strided(),
+                "affine_map" => self.parse_affine_map_attr(),
+                "affine_set" => self.parse_affine_set_attr(),
+                "dense_resource" => self.parse_dense_resource(),
+                "sparse" | "distinct" => Err(self.error(format!(
                     "'{}' attributes are not supported by dlc",
                     self.peek_text()
                 ))),
@@ -145,6 +161,7 @@ impl<'a> Parser<'a> {
         match self.parse_number()? {
             Number::Float(v) => Ok(v),
             Number::Int(v) => Ok(v as f64),
+            Number::Big(v) => Ok(v as f64),
             Number::Hex(_) => Err(Diagnostic::error(loc, "expected a decimal number")),
         }
     }
@@ -169,16 +186,19 @@ impl<'a> Parser<'a> {
                 }
                 // The magnitude is parsed unsigned so that `i128::MIN`, whose magnitude no
                 // `i128` holds, reads back.
-                let magnitude: u128 = text
-                    .parse()
-                    .map_err(|_| Diagnostic::error(loc, "integer constant out of range"))?;
-                let v = if negative {
-                    0i128.checked_sub_unsigned(magnitude)
-                } else {
-                    i128::try_from(magnitude).ok()
-                };
-                v.map(Number::Int)
-                    .ok_or_else(|| Diagnostic::error(loc, "integer constant out of range"))
+                let magnitude: u128 = text.parse().map_err(|_| {
+                    Diagnostic::error(
+                        loc,
+                        "integer literal wider than 128 bits is not supported by dlc",
+                    )
+                })?;
+                if negative {
+                    return 0i128
+                        .checked_sub_unsigned(magnitude)
+                        .map(Number::Int)
+                        .ok_or_else(|| Diagnostic::error(loc, "integer constant out of range"));
+                }
+                Ok(i128::try_from(magnitude).map_or(Number::Big(magnitude), Number::Int))
             }
             Tok::Float => {
                 let v: f64 = text
@@ -222,44 +242,25 @@ impl<'a> Parser<'a> {
                 loc,
                 "unexpected decimal integer literal for a floating point value",
             )),
-            (TypeKind::Integer { width }, n) => {
-                let v = match n {
-                    Number::Int(v) => v,
-                    Number::Hex(v) => v as i128,
-                    Number::Float(_) => {
-                        return Err(Diagnostic::error(
-                            loc,
-                            "floating point value not valid for specified type",
-                        ))
-                    }
-                };
-                if !fits(v, width) {
+            (
+                kind
+                @ (TypeKind::Integer { .. } | TypeKind::SignedInteger { .. } | TypeKind::Index),
+                n,
+            ) => {
+                let Some((negative, magnitude)) = n.sign_magnitude() else {
                     return Err(Diagnostic::error(
                         loc,
-                        "integer constant out of range for attribute",
+                        "floating point value not valid for specified type",
                     ));
-                }
-                Ok(self.ctx.integer_attr(v, ty))
-            }
-            (TypeKind::Index, n) => {
-                let v = match n {
-                    Number::Int(v) => v,
-                    Number::Hex(v) => v as i128,
-                    Number::Float(_) => {
-                        return Err(Diagnostic::error(
-                            loc,
-                            "floating point value not valid for specified type",
-                        ))
-                    }
                 };
-                if !fits(v, 64) {
-                    return Err(Diagnostic::error(
-                        loc,
-                        "integer constant out of range for attribute",
-                    ));
-                }
+                let v = integer_value(&kind, negative, magnitude)
+                    .map_err(|m| Diagnostic::error(loc, m))?;
                 Ok(self.ctx.integer_attr(v, ty))
             }
+            (TypeKind::ExtFloat(k), _) => Err(Diagnostic::error(
+                loc,
+                format!("'{}' constants are not supported by dlc", k.keyword()),
+            )),
             _ => Err(Diagnostic::error(
                 loc,
                 "invalid type for a numeric attribute; expected an integer, index or float type",
@@ -397,9 +398,17 @@ impl<'a> Parser<'a> {
         }
         let elem_kind = self.ctx.type_kind(self.ctx.element_type(ty)).clone();
         let Some(n) = dense_element_bytes(&elem_kind) else {
+            let zero_width = matches!(
+                elem_kind,
+                TypeKind::Integer { width: 0 } | TypeKind::SignedInteger { width: 0, .. }
+            );
             return Err(Diagnostic::error(
                 ty_loc,
-                "dense attribute element type must be an integer, index or float type",
+                if zero_width {
+                    "dense attributes of zero-width integers are not supported by dlc"
+                } else {
+                    "dense attribute element type must be an integer, index or float type"
+                },
             ));
         };
         let Some(count) = ty_shape.iter().try_fold(1i64, |n, d| n.checked_mul(*d)) else {
@@ -545,6 +554,48 @@ impl<'a> Parser<'a> {
             return Ok(Number::Int(v));
         }
         self.parse_number()
+    }
+
+    /// Parses `strided<[4, ?], offset: ?>` (the offset defaults to 0).
+    fn parse_strided(&mut self) -> PResult<Attribute> {
+        self.advance();
+        self.expect(Tok::Less, "'<' after 'strided'")?;
+        let mut strides = Vec::new();
+        self.parse_delimited(Tok::LSquare, Tok::RSquare, "]", |p| {
+            strides.push(p.parse_stride()?);
+            Ok(())
+        })?;
+        let mut offset = 0;
+        if self.consume(Tok::Comma) {
+            if !self.consume_keyword("offset") {
+                return Err(self.error("expected 'offset' after comma"));
+            }
+            self.expect(Tok::Colon, "':' after 'offset'")?;
+            offset = self.parse_stride()?;
+        }
+        self.expect(Tok::Greater, "'>' to end strided layout")?;
+        Ok(self.ctx.intern_attr(AttrKind::Strided {
+            strides: strides.into(),
+            offset,
+        }))
+    }
+
+    /// Parses one stride or offset of a `strided` layout: `?` or a 64-bit integer.
+    fn parse_stride(&mut self) -> PResult<i64> {
+        if self.consume(Tok::Question) {
+            return Ok(crate::types::DYNAMIC);
+        }
+        let loc = self.current_loc();
+        match self.parse_number()? {
+            Number::Int(v) => i64::try_from(v)
+                .ok()
+                .filter(|v| *v != crate::types::DYNAMIC)
+                .ok_or_else(|| Diagnostic::error(loc, "stride or offset out of range")),
+            _ => Err(Diagnostic::error(
+                loc,
+                "expected a stride or offset integer",
+            )),
+        }
     }
 
     /// Parses `array<i64: 1, 2>`.
@@ -723,7 +774,7 @@ fn dense_value(kind: &TypeKind, n: Number, loc: crate::Location) -> PResult<Dens
             Ok(DenseValue::Float(k.from_bits(bits as u64)))
         }
         // As in MLIR, a hexadecimal integer element is its value (`0xFF` in an `i8` is -1).
-        (_, Number::Hex(v)) => match i128::try_from(v) {
+        (_, Number::Hex(v) | Number::Big(v)) => match i128::try_from(v) {
             Ok(x) => dense_value(kind, Number::Int(x), loc),
             Err(_) => Err(Diagnostic::error(
                 loc,
@@ -734,21 +785,64 @@ fn dense_value(kind: &TypeKind, n: Number, loc: crate::Location) -> PResult<Dens
             loc,
             "expected integer elements, but parsed floating-point",
         )),
-        (TypeKind::Integer { width }, Number::Int(x)) if !fits(x, *width) => Err(
-            Diagnostic::error(loc, "integer constant out of range for element type"),
-        ),
+        (TypeKind::Integer { .. } | TypeKind::SignedInteger { .. }, Number::Int(x)) => {
+            integer_value(kind, x < 0, x.unsigned_abs())
+                .map(DenseValue::Int)
+                .map_err(|_| {
+                    Diagnostic::error(loc, "integer constant out of range for element type")
+                })
+        }
         (_, Number::Int(x)) => Ok(DenseValue::Int(x)),
     }
 }
 
-/// True if `v` is representable in `width` bits, signed or unsigned.
-pub(crate) fn fits(v: i128, width: u32) -> bool {
-    if width >= 127 {
-        return true;
+/// The value an integer literal of sign `negative` and `magnitude` stands for in integer type
+/// `kind`, checked as MLIR checks it: the magnitude must fit the width, a negative value must
+/// fit it signed, and a positive one must fit it signed for a signed type (or `index`, 64 bits
+/// here) and unsigned otherwise.
+pub(crate) fn integer_value(
+    kind: &TypeKind,
+    negative: bool,
+    magnitude: u128,
+) -> Result<i128, &'static str> {
+    let (width, signed) = match kind {
+        TypeKind::Integer { width } => (*width, None),
+        TypeKind::SignedInteger { width, signed } => (*width, Some(*signed)),
+        _ => (64, Some(true)),
+    };
+    const OUT_OF_RANGE: &str = "integer constant out of range for attribute";
+    if negative && signed == Some(false) {
+        return Err("negative integer literal not valid for unsigned integer type");
     }
-    let min = -(1i128 << (width - 1));
-    let max_unsigned = (1i128 << width) - 1;
-    v >= min && v <= max_unsigned
+    if width == 0 {
+        return if magnitude == 0 && !negative {
+            Ok(0)
+        } else {
+            Err(OUT_OF_RANGE)
+        };
+    }
+    let fits_unsigned = width >= 128 || magnitude >> width == 0;
+    // The signed limit, 2^(width-1): a negative magnitude may reach it, a positive one not.
+    let sign_bit = (width <= 128).then(|| 1u128 << (width - 1));
+    let in_range = fits_unsigned
+        && match (negative, signed, sign_bit) {
+            (true, _, Some(limit)) => magnitude <= limit,
+            (false, Some(true), Some(limit)) => magnitude < limit,
+            _ => true,
+        };
+    if !in_range {
+        return Err(OUT_OF_RANGE);
+    }
+    if negative {
+        // `magnitude` is at most 2^127 here (a wider type's literal was read into an `i128`).
+        return Ok(0i128.wrapping_sub_unsigned(magnitude));
+    }
+    match i128::try_from(magnitude) {
+        Ok(v) => Ok(v),
+        // The bits of a 128-bit value; a wider type's value would not be its bits.
+        Err(_) if width == 128 => Ok(magnitude as i128),
+        Err(_) => Err("integer constants above 2^127 wider than 128 bits are not supported by dlc"),
+    }
 }
 
 fn join(dims: &[i64]) -> String {

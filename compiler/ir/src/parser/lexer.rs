@@ -322,6 +322,50 @@ impl<'a> Lexer<'a> {
         Some(dim)
     }
 
+    /// Reads one dimension of a vector shape: `4x` as [`Lexer::lex_dimension`] does, or a
+    /// scalable `[4]x` (whitespace allowed inside), reporting which. Consumes nothing and
+    /// returns `None` when the next text is neither.
+    pub fn lex_vector_dimension(&mut self) -> Option<(Result<i64, &'static str>, bool)> {
+        self.skip_trivia();
+        if self.src.get(self.pos) != Some(&b'[') {
+            return self.lex_dimension().map(|d| (d, false));
+        }
+        let (start, line, line_start) = (self.pos, self.line, self.line_start);
+        self.pos += 1;
+        self.skip_trivia();
+        let digits = self.pos;
+        while self.src.get(self.pos).is_some_and(|c| c.is_ascii_digit()) {
+            self.pos += 1;
+        }
+        let dim = std::str::from_utf8(&self.src[digits..self.pos])
+            .ok()
+            .filter(|s| !s.is_empty())
+            .map(|s| s.parse::<i64>().map_err(|_| "dimension is too large"));
+        self.skip_trivia();
+        let closed = self.src.get(self.pos) == Some(&b']');
+        if closed {
+            self.pos += 1;
+        }
+        match dim {
+            Some(dim) if closed && self.skip_dimension_x() => Some((dim, true)),
+            _ => {
+                (self.pos, self.line, self.line_start) = (start, line, line_start);
+                None
+            }
+        }
+    }
+
+    /// Consumes the `x` that ends a dimension (`*x`, `[4]x`), after optional whitespace; false
+    /// (consuming only whitespace) if there is none.
+    pub fn skip_dimension_x(&mut self) -> bool {
+        self.skip_trivia();
+        if self.src.get(self.pos) == Some(&b'x') {
+            self.pos += 1;
+            return true;
+        }
+        false
+    }
+
     /// Skips a balanced `<...>` body (for opaque dialect types and attributes), starting just
     /// after the `<`. Returns the end offset of the body (before the closing `>`), or `None` if
     /// the input ends first or a bracket closes the wrong kind of opening.

@@ -8,9 +8,11 @@
 //! Dialects parse their custom syntax through the `pub` methods here (`parse_operand`,
 //! `parse_type`, `parse_region`, ...), the way MLIR dialects use `OpAsmParser`.
 
+mod affine;
 mod attrs;
 pub mod lexer;
 mod names;
+mod resources;
 mod types;
 
 use crate::attributes::NamedAttr;
@@ -260,9 +262,7 @@ impl<'a> Parser<'a> {
             match self.tok.kind {
                 Tok::Eof => break,
                 Tok::HashIdent | Tok::ExclaimIdent => self.parse_alias_definition()?,
-                Tok::FileMetadataBegin => {
-                    return Err(self.error("file metadata ('{-# ... #-}') is not supported"));
-                }
+                Tok::FileMetadataBegin => self.parse_file_metadata()?,
                 _ => {
                     self.parse_operation(block)?;
                 }

@@ -2,8 +2,26 @@
 
 use super::lexer::Tok;
 use super::{PResult, Parser};
+use crate::attributes::{AttrKind, Attribute};
 use crate::diagnostics::Diagnostic;
-use crate::types::{FloatKind, Type, TypeKind};
+use crate::location::Location;
+use crate::types::{ExtFloatKind, FloatKind, Type, TypeKind};
+
+/// The widest integer type MLIR accepts, `i16777215`.
+const MAX_INTEGER_WIDTH: u32 = 16_777_215;
+
+/// True for the types that may be the elements of every shaped type: integers of any
+/// signedness, `index` and floats.
+fn is_scalar(kind: &TypeKind) -> bool {
+    matches!(
+        kind,
+        TypeKind::Integer { .. }
+            | TypeKind::SignedInteger { .. }
+            | TypeKind::Index
+            | TypeKind::Float(_)
+            | TypeKind::ExtFloat(_)
+    )
+}
 
 impl<'a> Parser<'a> {
     /// Parses a type.
@@ -75,37 +93,86 @@ impl<'a> Parser<'a> {
             "f32" => Type::F32,
             "f64" => Type::F64,
             "none" => Type::NONE,
-            "tensor" | "vector" => {
+            "tensor" | "vector" | "memref" => {
                 self.advance();
-                return self.parse_shaped_type(word == "tensor");
+                return match word {
+                    "tensor" => self.parse_tensor_type(),
+                    "vector" => self.parse_vector_type(),
+                    _ => self.parse_memref_type(loc),
+                };
+            }
+            "complex" => {
+                self.advance();
+                return self.parse_complex_type();
+            }
+            "tuple" => {
+                self.advance();
+                self.expect(Tok::Less, "'<' in tuple type")?;
+                let mut elements = Vec::new();
+                if !self.consume(Tok::Greater) {
+                    elements = self.parse_type_list()?;
+                    self.expect(Tok::Greater, "'>' in tuple type")?;
+                }
+                return Ok(self.ctx.intern_type(TypeKind::Tuple(elements.into())));
             }
             _ => {
-                let width = word.strip_prefix('i').and_then(|w| {
-                    (!w.is_empty() && w.bytes().all(|c| c.is_ascii_digit()))
-                        .then(|| w.parse::<u32>().ok())?
-                });
-                match width {
-                    Some(w) if (1..=16_777_215).contains(&w) => self.ctx.integer_type(w),
-                    Some(_) => return Err(Diagnostic::error(loc, "invalid integer width")),
-                    None => {
-                        let known = [
-                            "memref", "complex", "tuple", "f8E4M3FN", "tf32", "f80", "f128",
-                        ];
-                        let msg = if known.contains(&word)
-                            || word.starts_with("si")
-                            || word.starts_with("ui")
-                        {
-                            format!("type '{word}' is not supported by dlc")
-                        } else {
-                            format!("expected non-function type, found '{word}'")
-                        };
-                        return Err(Diagnostic::error(loc, msg));
+                if let Some(k) = ExtFloatKind::from_keyword(word) {
+                    self.advance();
+                    return Ok(self.ctx.intern_type(TypeKind::ExtFloat(k)));
+                }
+                let (signed, digits) = if let Some(w) = word.strip_prefix("si") {
+                    (Some(true), w)
+                } else if let Some(w) = word.strip_prefix("ui") {
+                    (Some(false), w)
+                } else {
+                    (None, word.strip_prefix('i').unwrap_or(""))
+                };
+                if digits.is_empty() || !digits.bytes().all(|c| c.is_ascii_digit()) {
+                    return Err(Diagnostic::error(
+                        loc,
+                        format!("expected non-function type, found '{word}'"),
+                    ));
+                }
+                let width = match digits.parse::<u32>() {
+                    Ok(w) if w <= MAX_INTEGER_WIDTH => w,
+                    _ => {
+                        return Err(Diagnostic::error(
+                            loc,
+                            "integer bitwidth is limited to 16777215 bits",
+                        ))
                     }
+                };
+                match signed {
+                    None => self.ctx.integer_type(width),
+                    Some(signed) => self
+                        .ctx
+                        .intern_type(TypeKind::SignedInteger { width, signed }),
                 }
             }
         };
         self.advance();
         Ok(ty)
+    }
+
+    /// Parses `<T>` after `complex`: the parts must be integers or floats, as in MLIR.
+    fn parse_complex_type(&mut self) -> PResult<Type> {
+        self.expect(Tok::Less, "'<' in complex type")?;
+        let elem_loc = self.current_loc();
+        let element = self.parse_type()?;
+        if !matches!(
+            self.ctx.type_kind(element),
+            TypeKind::Integer { .. }
+                | TypeKind::SignedInteger { .. }
+                | TypeKind::Float(_)
+                | TypeKind::ExtFloat(_)
+        ) {
+            return Err(Diagnostic::error(
+                elem_loc,
+                "invalid element type for complex",
+            ));
+        }
+        self.expect(Tok::Greater, "'>' in complex type")?;
+        Ok(self.ctx.intern_type(TypeKind::Complex(element)))
     }
 
     /// Parses the dimensions of a shape, `4x?x8x`, when the current token is the `<` before it
@@ -122,46 +189,210 @@ impl<'a> Parser<'a> {
         Ok(shape)
     }
 
-    fn parse_shaped_type(&mut self, is_tensor: bool) -> PResult<Type> {
-        let dims_loc = self.current_loc();
+    /// True if the current token is the `*` of an unranked shape (`tensor<*xf32>`); consumes
+    /// it and its `x`.
+    fn consume_unranked_star(&mut self) -> PResult<bool> {
+        if self.peek() != Tok::Star {
+            return Ok(false);
+        }
+        // The lexer stands right after the '*'; the 'x' is read raw, like a dimension's.
+        if !self.lex.skip_dimension_x() {
+            self.tok = self.lex.next_token();
+            return Err(self.error("expected 'x' in dimension list"));
+        }
+        self.tok = self.lex.next_token();
+        Ok(true)
+    }
+
+    /// Parses the element type of a shaped type, checking it with `valid`; `what` names the
+    /// type in the error.
+    fn parse_element_type(
+        &mut self,
+        valid: impl Fn(&TypeKind) -> bool,
+        message: &str,
+    ) -> PResult<Type> {
+        let elem_loc = self.current_loc();
+        let element = self.parse_type()?;
+        if !valid(self.ctx.type_kind(element)) {
+            return Err(Diagnostic::error(elem_loc, message));
+        }
+        Ok(element)
+    }
+
+    fn parse_tensor_type(&mut self) -> PResult<Type> {
         let shape = self.parse_dimension_list()?;
-        if !is_tensor && shape.contains(&crate::types::DYNAMIC) {
+        // Only now is the token after '<' lexed (shapes are read raw).
+        let unranked = shape.is_empty() && self.consume_unranked_star()?;
+        let element = self.parse_element_type(
+            |k| {
+                is_scalar(k)
+                    || matches!(
+                        k,
+                        TypeKind::Complex(_)
+                            | TypeKind::Vector { .. }
+                            | TypeKind::ScalableVector { .. }
+                            | TypeKind::Dialect { .. }
+                            | TypeKind::Opaque { .. }
+                    )
+            },
+            "invalid tensor element type",
+        )?;
+        if unranked {
+            if self.consume(Tok::Comma) {
+                // Reported after the whole type, as MLIR does.
+                self.parse_attribute()?;
+                self.expect(Tok::Greater, "'>' in tensor type")?;
+                return Err(self.error("cannot apply encoding to unranked tensor"));
+            }
+            self.expect(Tok::Greater, "'>' in tensor type")?;
+            return Ok(self.ctx.intern_type(TypeKind::UnrankedTensor(element)));
+        }
+        if self.consume(Tok::Comma) {
+            let encoding = self.parse_attribute()?;
+            self.expect(Tok::Greater, "'>' in tensor type")?;
+            return Ok(self.ctx.intern_type(TypeKind::EncodedTensor {
+                shape: shape.into(),
+                element,
+                encoding,
+            }));
+        }
+        self.expect(Tok::Greater, "'>' to end a shaped type")?;
+        Ok(self.ctx.tensor_type(&shape, element))
+    }
+
+    fn parse_vector_type(&mut self) -> PResult<Type> {
+        let dims_loc = self.current_loc();
+        self.expect_less_raw()?;
+        let mut shape = Vec::new();
+        let mut scalable = Vec::new();
+        loop {
+            let dim = self.lex.lex_vector_dimension();
+            self.tok = self.lex.next_token();
+            let Some((dim, is_scalable)) = dim else {
+                break;
+            };
+            // Undo the lookahead so the next dimension is read from right after the 'x'.
+            let tok = self.tok;
+            self.lex.reset_to(&tok);
+            let loc = self.current_loc();
+            shape.push(dim.map_err(|m| Diagnostic::error(loc, m))?);
+            scalable.push(is_scalable);
+        }
+        if shape.contains(&crate::types::DYNAMIC) {
             return Err(Diagnostic::error(
                 dims_loc,
                 "vector types must have static dimensions",
             ));
         }
-        // Only now is the token after '<' lexed (shapes are read raw).
-        if is_tensor && shape.is_empty() && self.peek() == Tok::Star {
-            return Err(self.error("unranked tensors are not supported by dlc"));
-        }
         let elem_loc = self.current_loc();
-        let element = self.parse_type()?;
-        match self.ctx.type_kind(element) {
-            TypeKind::Integer { .. } | TypeKind::Index | TypeKind::Float(_) => {}
-            TypeKind::Dialect { .. } | TypeKind::Opaque { .. } if is_tensor => {}
-            _ => {
-                return Err(Diagnostic::error(
-                    elem_loc,
-                    "invalid element type for a shaped type",
-                ))
-            }
-        }
-        if self.peek() == Tok::Comma {
-            return Err(self.error("tensor encodings are not supported by dlc"));
-        }
+        let element =
+            self.parse_element_type(is_scalar, "invalid element type for a shaped type")?;
         self.expect(Tok::Greater, "'>' to end a shaped type")?;
-        if !is_tensor && shape.is_empty() {
+        if shape.is_empty() {
             return Err(Diagnostic::error(
                 elem_loc,
                 "vector types must have at least one dimension",
             ));
         }
-        Ok(if is_tensor {
-            self.ctx.tensor_type(&shape, element)
+        if scalable.contains(&true) {
+            return Ok(self.ctx.intern_type(TypeKind::ScalableVector {
+                shape: shape.into(),
+                scalable: scalable.into(),
+                element,
+            }));
+        }
+        Ok(self.ctx.vector_type(&shape, element))
+    }
+
+    /// Parses the rest of `memref<shape x element [, layout] [, memory space]>` or
+    /// `memref<*x element [, memory space]>`. As in MLIR, the attribute after the element type
+    /// is the layout when it is a `strided<...>` layout or an `affine_map`, and the memory space
+    /// otherwise; the identity map and an integer memory space 0 are the defaults and are
+    /// dropped.
+    fn parse_memref_type(&mut self, type_loc: Location) -> PResult<Type> {
+        let shape = self.parse_dimension_list()?;
+        let unranked = shape.is_empty() && self.consume_unranked_star()?;
+        let element = self.parse_element_type(
+            |k| {
+                is_scalar(k)
+                    || matches!(
+                        k,
+                        TypeKind::Complex(_)
+                            | TypeKind::Vector { .. }
+                            | TypeKind::ScalableVector { .. }
+                            | TypeKind::MemRef { .. }
+                            | TypeKind::UnrankedMemRef { .. }
+                            | TypeKind::Dialect { .. }
+                            | TypeKind::Opaque { .. }
+                    )
+            },
+            "invalid memref element type",
+        )?;
+        let mut layout = None;
+        let mut memory_space: Option<Attribute> = None;
+        while self.consume(Tok::Comma) {
+            let attr = self.parse_attribute()?;
+            // As MLIR, errors point after the attribute.
+            let loc = self.current_loc();
+            // A layout and the rank it is for.
+            let layout_rank = match self.ctx.attr_kind(attr) {
+                AttrKind::Strided { strides, .. } => Some(strides.len()),
+                AttrKind::AffineMap(map) => Some(map.dims as usize),
+                _ => None,
+            };
+            let message = match (layout_rank, unranked, memory_space) {
+                (Some(_), true, _) => "cannot have affine map for unranked memref type",
+                (Some(_), false, Some(_)) => "expected memory space to be last in memref type",
+                (Some(n), false, None) if n != shape.len() => {
+                    let message = match self.ctx.attr_kind(attr) {
+                        AttrKind::AffineMap(_) => format!(
+                            "memref layout mismatch between rank and affine map: {} != {n}",
+                            shape.len()
+                        ),
+                        _ => "expected the number of strides to match the rank".to_string(),
+                    };
+                    return Err(Diagnostic::error(type_loc, message));
+                }
+                (Some(_), false, None) => {
+                    // The identity map is the default layout.
+                    let identity = matches!(self.ctx.attr_kind(attr), AttrKind::AffineMap(m) if m.is_identity());
+                    layout = (!identity).then_some(attr);
+                    continue;
+                }
+                (None, _, Some(_)) => "multiple memory spaces specified in memref type",
+                (None, _, None) => {
+                    if !matches!(
+                        self.ctx.attr_kind(attr),
+                        AttrKind::Integer { .. } | AttrKind::String(_) | AttrKind::Dialect { .. }
+                    ) {
+                        return Err(Diagnostic::error(
+                            type_loc,
+                            "unsupported memory space Attribute",
+                        ));
+                    }
+                    memory_space = Some(attr);
+                    continue;
+                }
+            };
+            return Err(Diagnostic::error(loc, message));
+        }
+        self.expect(Tok::Greater, "'>' in memref type")?;
+        // An integer memory space 0 is the default one.
+        let memory_space = memory_space
+            .filter(|m| !matches!(self.ctx.attr_kind(*m), AttrKind::Integer { value: 0, .. }));
+        Ok(self.ctx.intern_type(if unranked {
+            TypeKind::UnrankedMemRef {
+                element,
+                memory_space,
+            }
         } else {
-            self.ctx.vector_type(&shape, element)
-        })
+            TypeKind::MemRef {
+                shape: shape.into(),
+                element,
+                layout,
+                memory_space,
+            }
+        }))
     }
 
     /// Expects `<` and leaves the lexer positioned right after it, without lexing the next
