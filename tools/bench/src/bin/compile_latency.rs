@@ -39,6 +39,9 @@ struct Cli {
     /// Comma-separated workloads, or `all`.
     #[arg(long, default_value = "all")]
     workloads: String,
+    /// Leave out the cold/warm latency table.
+    #[arg(long)]
+    skip_latency: bool,
     /// Also write the tables here.
     #[arg(long)]
     md: Option<PathBuf>,
@@ -74,7 +77,10 @@ fn main() -> anyhow::Result<()> {
         cli.runs,
         cli.rounds
     );
-    md += &latency(&programs, cli.reps).map_err(anyhow::Error::msg)?;
+    if !cli.skip_latency {
+        md += &latency(&programs, cli.reps).map_err(anyhow::Error::msg)?;
+    }
+    md += &configurations(&programs, &cli).map_err(anyhow::Error::msg)?;
     md += &speed(&programs[1..], &cli).map_err(anyhow::Error::msg)?;
     print!("{md}");
     if let Some(path) = &cli.md {
@@ -186,6 +192,39 @@ fn latency(programs: &[Program], reps: usize) -> Result<String, String> {
     }
     md += "\n";
     md += &bars;
+    Ok(md)
+}
+
+/// The LLVM-configuration table: LLVM's time for each program on one thread, no cache.
+fn configurations(programs: &[Program], cli: &Cli) -> Result<String, String> {
+    let one_thread = dlc_run_pool(1)?;
+    let names: Vec<&str> = programs.iter().map(|p| p.name.as_str()).collect();
+    let mut md = format!(
+        "\nLLVM ms on one thread (lower, optimize, machine code), median of {}:\n\n\
+         | configuration | {} | total |\n|---|{}---|\n",
+        cli.reps,
+        names.join(" | "),
+        "---|".repeat(names.len())
+    );
+    for &opt in &cli.opts {
+        let options = ModelOptions {
+            opt,
+            ..ModelOptions::default()
+        };
+        let mut cells = Vec::new();
+        let mut total = 0.0;
+        for p in programs {
+            let mut times = Vec::new();
+            for _ in 0..cli.reps {
+                times.push(one_thread.install(|| compile(p, &options))?.codegen);
+            }
+            let t = ms(median(times));
+            total += t;
+            cells.push(format!("{t:.1}"));
+        }
+        writeln!(md, "| {opt} | {} | {total:.1} |", cells.join(" | "))
+            .map_err(|e| e.to_string())?;
+    }
     Ok(md)
 }
 
