@@ -55,6 +55,30 @@ pub(crate) struct Buf<'ctx> {
     pub storage: BasicTypeEnum<'ctx>,
 }
 
+/// What code generation tells LLVM about a loop it emits (`llvm.loop` metadata). `vectorize`
+/// loops carry explicit vector ops already (the vectorize pass made them), so they need none.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) enum LoopHint {
+    /// No hint.
+    None,
+    /// Unroll by this factor (an `unroll` loop).
+    Unroll(i64),
+    /// Do not vectorize: the scalar remainder of a `vectorize` loop, which runs fewer
+    /// iterations than a vector has lanes. LLVM's loop vectorizer would spend compile time
+    /// (and code size) on it for nothing; loops dlc left scalar for other reasons (a padding
+    /// copy, say) are still LLVM's to vectorize.
+    NoVectorize,
+}
+
+/// Whether `op` (a `loop.for`) directly follows a `vectorize` loop in its block: the remainder
+/// the vectorize pass keeps.
+fn follows_vector_loop(ctx: &Context, op: Op) -> bool {
+    ctx.prev_op(op)
+        .and_then(|prev| ctx.view::<dlc_loop::ForOp>(prev))
+        .and_then(|prev| prev.loop_kind(ctx))
+        .is_some_and(|k| matches!(k, LoopKind::Vectorize(_)))
+}
+
 /// What is known about one buffer argument from every launch of the kernel (`host_facts.rs`).
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
 pub(crate) struct ArgFacts {
@@ -340,7 +364,12 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
             }
             _ => {
                 let body_arg = ctx.block_args(body).first().copied();
-                self.emit_counted_loop(lb, ub, step, kind, |this, iv| {
+                let hint = match kind {
+                    LoopKind::Unroll(factor) => LoopHint::Unroll(factor),
+                    LoopKind::Serial if follows_vector_loop(ctx, op) => LoopHint::NoVectorize,
+                    _ => LoopHint::None,
+                };
+                self.emit_counted_loop(lb, ub, step, hint, |this, iv| {
                     if let Some(arg) = body_arg {
                         this.values.insert(arg, iv.into());
                     }
@@ -356,7 +385,7 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
         lb: IntValue<'ctx>,
         ub: IntValue<'ctx>,
         step: IntValue<'ctx>,
-        kind: LoopKind,
+        hint: LoopHint,
         body: impl FnOnce(&mut Self, IntValue<'ctx>) -> CgResult<()>,
     ) -> CgResult<()> {
         let pre = self.current_block()?;
@@ -376,7 +405,7 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
         let latch = self.current_block()?;
         let next = self.builder.build_int_nsw_add(iv, step, "iv.next")?;
         let back = self.builder.build_unconditional_branch(header)?;
-        self.attach_loop_metadata(back, kind);
+        self.attach_loop_metadata(back, hint);
         phi.add_incoming(&[(&lb, pre), (&next, latch)]);
         self.builder.position_at_end(exit);
         Ok(())
@@ -391,18 +420,23 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
     fn attach_loop_metadata(
         &self,
         branch: inkwell::values::InstructionValue<'ctx>,
-        kind: LoopKind,
+        hint: LoopHint,
     ) {
-        // `vectorize` loops carry explicit vector ops already (the vectorize pass made them), so
-        // only `unroll` becomes a hint.
-        let LoopKind::Unroll(factor) = kind else {
-            return;
+        let (name, value) = match hint {
+            LoopHint::None => return,
+            LoopHint::Unroll(factor) => (
+                "llvm.loop.unroll.count",
+                self.llvm.i32_type().const_int(factor as u64, false),
+            ),
+            LoopHint::NoVectorize => (
+                "llvm.loop.vectorize.enable",
+                self.llvm.bool_type().const_zero(),
+            ),
         };
-        let count = self.llvm.metadata_node(&[
-            self.llvm.metadata_string("llvm.loop.unroll.count").into(),
-            self.llvm.i32_type().const_int(factor as u64, false).into(),
-        ]);
-        crate::loop_md::attach(self.llvm, branch, &[count.into()]);
+        let property = self
+            .llvm
+            .metadata_node(&[self.llvm.metadata_string(name).into(), value.into()]);
+        crate::loop_md::attach(self.llvm, branch, &[property.into()]);
     }
 
     fn lower_if(&mut self, if_op: dlc_loop::IfOp) -> CgResult<()> {

@@ -21,7 +21,7 @@
 //! On the CPU every one of these is an error: GPU kernels run there only in the interpreter.
 
 use crate::error::CgResult;
-use crate::function::{alignment_of, FnLowering, Machine};
+use crate::function::{alignment_of, FnLowering, LoopHint, Machine};
 use dlc_ir::Block;
 use dlc_loop::{Dim, LoopKind, LoopOps, ReduceKind};
 use inkwell::module::Linkage;
@@ -97,7 +97,7 @@ impl<'ctx> FnLowering<'_, 'ctx> {
         let start = b.build_int_nsw_add(lb, b.build_int_nsw_mul(index, step, "")?, "")?;
         let stride = b.build_int_nsw_mul(count, step, "")?;
         let body_arg = self.ctx.block_args(body).first().copied();
-        self.emit_counted_loop(start, ub, stride, LoopKind::Serial, |this, iv| {
+        self.emit_counted_loop(start, ub, stride, LoopHint::None, |this, iv| {
             if let Some(arg) = body_arg {
                 this.values.insert(arg, iv.into());
             }

@@ -25,6 +25,7 @@ use dlc_runtime::{KernelFn, KernelTable};
 use inkwell::attributes::AttributeLoc;
 use inkwell::context::Context as LlvmContext;
 use inkwell::module::Module;
+use inkwell::passes::PassBuilderOptions;
 use inkwell::targets::{FileType, TargetMachine};
 use rustc_hash::FxHashMap;
 use std::time::{Duration, Instant};
@@ -339,6 +340,6 @@ pub(crate) fn optimize(
         .verify()
         .map_err(|e| format!("code generation produced invalid LLVM IR (a dlc bug): {e}"))?;
     module
-        .run_passes(&opt.pipeline(), machine, opt.pass_options())
+        .run_passes(opt.pipeline(), machine, PassBuilderOptions::create())
         .map_err(|e| format!("LLVM pipeline '{}': {e}", opt.pipeline()))
 }

@@ -38,7 +38,7 @@ pub use cache::{
 };
 pub use host_facts::RUNTIME_ALIGNMENT;
 pub use jit::{CacheStats, CompileOptions, CompileStats, CpuModule};
-pub use opt::LlvmOpt;
+pub use opt::{LlvmOpt, LEAN_PIPELINE};
 pub use ptx::emit_ptx;
 pub use target::{CpuTarget, Target, DEFAULT_SM};
 

@@ -13,9 +13,8 @@
 //! the pool, and `parallelize` already collapsed perfect nests into one loop.
 
 use crate::error::CgResult;
-use crate::function::{kernel_param_types, Buf, FnLowering};
+use crate::function::{kernel_param_types, Buf, FnLowering, LoopHint};
 use dlc_ir::{Block, Context, Op, Value};
-use dlc_loop::LoopKind;
 use inkwell::attributes::{Attribute, AttributeLoc};
 use inkwell::module::Linkage;
 use inkwell::types::{BasicMetadataTypeEnum, BasicTypeEnum};
@@ -86,7 +85,7 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
         let p_step = if step.is_const() { step } else { param(n - 3)? };
         let one = i64t.const_int(1, false);
         let body_arg = ctx.block_args(body).first().copied();
-        inner.emit_counted_loop(begin, end, one, LoopKind::Serial, |this, i| {
+        inner.emit_counted_loop(begin, end, one, LoopHint::None, |this, i| {
             let scaled = this.builder.build_int_nsw_mul(i, p_step, "")?;
             let iv = this.builder.build_int_nsw_add(p_lb, scaled, "iv")?;
             if let Some(arg) = body_arg {
