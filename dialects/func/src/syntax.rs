@@ -10,7 +10,7 @@
 //! ```
 
 use dlc_ir::parser::lexer::Tok;
-use dlc_ir::parser::Argument;
+use dlc_ir::parser::{Argument, UnresolvedOperand};
 use dlc_ir::{AttrKind, Attribute, Op, OpSpec, PResult, Parser, Printer, TypeKind};
 
 fn set_attr(p: &mut Parser<'_>, spec: &mut OpSpec, name: &str, value: Attribute) {
@@ -218,6 +218,18 @@ pub(crate) fn parse_call(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
     let name = p.parse_symbol_name()?;
     let callee = p.ctx().symbol_ref_attr(&name);
     set_attr(p, spec, "callee", callee);
+    parse_call_arguments(p, spec, None)
+}
+
+/// The part every call shares after its callee: `(%args) {attrs} : (inputs) -> results`. A
+/// `callee` operand (`call_indirect`'s) is resolved against the function type and becomes the
+/// first operand; the arguments are resolved against the inputs and follow it, and the results
+/// become `spec`'s result types.
+fn parse_call_arguments<'a>(
+    p: &mut Parser<'a>,
+    spec: &mut OpSpec,
+    callee: Option<UnresolvedOperand<'a>>,
+) -> PResult<()> {
     let mut operands = Vec::new();
     p.parse_delimited(Tok::LParen, Tok::RParen, ")", |p| {
         operands.push(p.parse_operand()?);
@@ -234,6 +246,10 @@ pub(crate) fn parse_call(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
     else {
         return Err(dlc_ir::Diagnostic::error(loc, "expected function type"));
     };
+    if let Some(callee) = callee {
+        let callee = p.resolve_operand(&callee, ty)?;
+        spec.operands.push(callee);
+    }
     spec.operands
         .extend(p.resolve_operands(&operands, &inputs, loc)?);
     spec.result_types.extend(results);
@@ -297,28 +313,7 @@ pub(crate) fn print_constant(p: &mut Printer<'_>, op: Op) {
 /// `func.call_indirect %callee(%args) {attrs} : (inputs) -> results`.
 pub(crate) fn parse_call_indirect(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
     let callee = p.parse_operand()?;
-    let mut operands = Vec::new();
-    p.parse_delimited(Tok::LParen, Tok::RParen, ")", |p| {
-        operands.push(p.parse_operand()?);
-        Ok(())
-    })?;
-    p.parse_optional_attr_dict(&mut spec.attrs)?;
-    p.expect(Tok::Colon, "':'")?;
-    let loc = p.current_loc();
-    let ty = p.parse_type()?;
-    let Some((inputs, results)) = p
-        .ctx()
-        .function_signature(ty)
-        .map(|(i, r)| (i.to_vec(), r.to_vec()))
-    else {
-        return Err(dlc_ir::Diagnostic::error(loc, "expected function type"));
-    };
-    let callee = p.resolve_operand(&callee, ty)?;
-    spec.operands.push(callee);
-    spec.operands
-        .extend(p.resolve_operands(&operands, &inputs, loc)?);
-    spec.result_types.extend(results);
-    Ok(())
+    parse_call_arguments(p, spec, Some(callee))
 }
 
 pub(crate) fn print_call_indirect(p: &mut Printer<'_>, op: Op) {

@@ -223,20 +223,7 @@ impl<'a> Parser<'a> {
         let shape = self.parse_dimension_list()?;
         // Only now is the token after '<' lexed (shapes are read raw).
         let unranked = shape.is_empty() && self.consume_unranked_star()?;
-        let element = self.parse_element_type(
-            |k| {
-                is_scalar(k)
-                    || matches!(
-                        k,
-                        TypeKind::Complex(_)
-                            | TypeKind::Vector { .. }
-                            | TypeKind::ScalableVector { .. }
-                            | TypeKind::Dialect { .. }
-                            | TypeKind::Opaque { .. }
-                    )
-            },
-            "invalid tensor element type",
-        )?;
+        let element = self.parse_element_type(shaped_element, "invalid tensor element type")?;
         if unranked {
             if self.consume(Tok::Comma) {
                 // Reported after the whole type, as MLIR does.
@@ -314,17 +301,8 @@ impl<'a> Parser<'a> {
         let unranked = shape.is_empty() && self.consume_unranked_star()?;
         let element = self.parse_element_type(
             |k| {
-                is_scalar(k)
-                    || matches!(
-                        k,
-                        TypeKind::Complex(_)
-                            | TypeKind::Vector { .. }
-                            | TypeKind::ScalableVector { .. }
-                            | TypeKind::MemRef { .. }
-                            | TypeKind::UnrankedMemRef { .. }
-                            | TypeKind::Dialect { .. }
-                            | TypeKind::Opaque { .. }
-                    )
+                shaped_element(k)
+                    || matches!(k, TypeKind::MemRef { .. } | TypeKind::UnrankedMemRef { .. })
             },
             "invalid memref element type",
         )?;
@@ -492,4 +470,18 @@ impl<'a> Parser<'a> {
     pub fn float_kind_of(&self, ty: Type) -> Option<FloatKind> {
         self.ctx.float_kind(ty)
     }
+}
+
+/// Whether a tensor may hold elements of kind `k` (a memref also holds memrefs): scalars,
+/// complex numbers, vectors and dialect types, as MLIR's builtin types allow.
+fn shaped_element(k: &TypeKind) -> bool {
+    is_scalar(k)
+        || matches!(
+            k,
+            TypeKind::Complex(_)
+                | TypeKind::Vector { .. }
+                | TypeKind::ScalableVector { .. }
+                | TypeKind::Dialect { .. }
+                | TypeKind::Opaque { .. }
+        )
 }
