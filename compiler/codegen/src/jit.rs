@@ -118,7 +118,7 @@ impl CpuModule {
         let mut objects = Vec::with_capacity(compiled.len());
         let mut stored = false;
         for object in compiled {
-            let object = object?;
+            let mut object = object?;
             stats.lower += object.times[0];
             stats.optimize += object.times[1];
             stats.codegen += object.times[2];
@@ -128,7 +128,7 @@ impl CpuModule {
                 } else {
                     cache.misses += 1;
                 }
-                cache.notes.extend(object.notes.iter().cloned());
+                cache.notes.append(&mut object.notes);
             }
             stored |= object.stored;
             objects.push(object);

@@ -212,14 +212,11 @@ impl CpuSpec {
         }
         MACHINE.with(|cell| {
             let mut cached = cell.borrow_mut();
-            let fresh = !matches!(&*cached, Some((spec, l, _)) if spec == self && *l == level);
-            if fresh {
-                *cached = Some((self.clone(), level, self.machine(level)?));
-            }
-            match &*cached {
-                Some((_, _, machine)) => Ok(f(machine)),
-                None => Err("no target machine".to_string()),
-            }
+            let machine = match &mut *cached {
+                Some((spec, l, machine)) if spec == self && *l == level => machine,
+                slot => &slot.insert((self.clone(), level, self.machine(level)?)).2,
+            };
+            Ok(f(machine))
         })
     }
 
