@@ -1,6 +1,7 @@
-// The kernel cache of dlc-run: misses, then hits with the same results; --no-cache and
-// DLC_CACHE=0 neither read nor write it; a bad DLC_CACHE is an error; truncated entries are
-// discarded with a warning, rebuilt, and the results stay right.
+// The cache of dlc-run: misses, then hits (the lowered model and its kernels) with the same
+// results; --no-cache and DLC_CACHE=0 neither read nor write it; a bad DLC_CACHE is an error;
+// truncated entries of either kind are discarded with a warning, rebuilt, and the results stay
+// right; another LLVM configuration reuses the model but not the kernels.
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: env DLC_CACHE_DIR=%t/c dlc-run %s --check | FileCheck %s --check-prefix=COLD
 // RUN: env DLC_CACHE_DIR=%t/c dlc-run %s --check | FileCheck %s --check-prefix=WARM
@@ -10,11 +11,13 @@
 // RUN: not env DLC_CACHE_DIR=%t/c DLC_CACHE=maybe dlc-run %s 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: truncate -s 90 %t/c/*.dlco
 // RUN: env DLC_CACHE_DIR=%t/c dlc-run %s --check 2>&1 | FileCheck %s --check-prefix=CORRUPT
-// RUN: env DLC_CACHE_DIR=%t/c dlc-run %s --check --llvm-opt=O1 | FileCheck %s --check-prefix=COLD
+// RUN: truncate -s 90 %t/c/*.dlcm
+// RUN: env DLC_CACHE_DIR=%t/c dlc-run %s --check 2>&1 | FileCheck %s --check-prefix=MODEL
+// RUN: env DLC_CACHE_DIR=%t/c dlc-run %s --check --llvm-opt=O1 | FileCheck %s --check-prefix=O1
 
-// COLD: 1 kernels (1 launches), compiled in {{.*}}; cache: 0 hits, 1 misses)
+// COLD: 1 kernels (1 launches), compiled in {{.*}}, passes {{[0-9.]+}} ms, LLVM {{.*}}; cache: 0 hits, 1 misses)
 // COLD: check output 0: {{.*}}: ok
-// WARM: 1 kernels (1 launches), compiled in {{.*}}; cache: 1 hits, 0 misses)
+// WARM: 1 kernels (1 launches), compiled in {{.*}}, passes {{[0-9.]+}} ms (cached), LLVM {{.*}}; cache: 1 hits, 0 misses)
 // WARM: check output 0: {{.*}}: ok
 // OFF: compiled in
 // OFF-NOT: cache:
@@ -23,6 +26,11 @@
 // CORRUPT: cache: 0 hits, 1 misses)
 // CORRUPT: warning: kernel cache: discarded a corrupted entry: {{.*}}.dlco: truncated entry
 // CORRUPT: check output 0: {{.*}}: ok
+// MODEL: passes {{[0-9.]+}} ms, LLVM {{.*}}; cache: 1 hits, 0 misses)
+// MODEL: warning: kernel cache: discarded a corrupted model entry: {{.*}}.dlcm: truncated entry
+// MODEL: check output 0: {{.*}}: ok
+// O1: passes {{[0-9.]+}} ms (cached), LLVM {{.*}}; cache: 0 hits, 1 misses)
+// O1: check output 0: {{.*}}: ok
 func.func @softmax(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %y = graph.softmax %x {axis = 1 : i64} : tensor<4x8xf32>
   return %y : tensor<4x8xf32>

@@ -1,26 +1,30 @@
 //! The persistent kernel cache: the object code of compiled kernels on disk, so that a process
-//! compiling a kernel it (or another process) compiled before loads the object instead.
+//! compiling a kernel it (or another process) compiled before loads the object instead; and,
+//! in the same directory, the lowered modules of whole models, so that `dlc-run` can skip
+//! dlc's own passes for a model it compiled before.
 //!
 //! An entry is keyed by a [`Key`], a BLAKE3 hash (LLVM's implementation) of everything the
-//! object depends on; `jit.rs` builds it from the kernel's printed IR, the facts its launches
-//! give, the target triple, CPU and features, the LLVM version, dlc's version and
-//! [`CODEGEN_FORMAT`], a hash of this crate's source, and the optimization options. The value
-//! is the object file, in a file `<key>.dlco` of the cache directory:
+//! value depends on. For a kernel, `jit.rs` builds it from the kernel's printed IR, the facts
+//! its launches give, the target triple, CPU and features, the LLVM version, dlc's version and
+//! [`CODEGEN_FORMAT`], a hash of this crate's source, and the optimization options; the value
+//! is the object file, in a file `<key>.dlco`. For a model, `dlc-run` keys the source text and
+//! everything its pass pipeline depends on; the value is the lowered module's text, in a file
+//! `<key>.dlcm` ([`EntryKind`]). Both kinds have one layout:
 //!
 //! | bytes | field |
 //! |---|---|
-//! | 8 | magic `DLCOBJ1\n` |
+//! | 8 | magic: `DLCOBJ1\n` for a kernel, `DLCMOD1\n` for a model |
 //! | 32 | the key (an entry under another name is rejected) |
 //! | 8 | payload length, little-endian |
 //! | 32 | BLAKE3 of the payload |
-//! | length | the object file |
+//! | length | the object file or the module text |
 //!
 //! Entries are written to a unique temporary file and renamed into place, so a reader sees a
 //! whole entry or none, and concurrent processes may write the same entry. A truncated or
 //! corrupted entry (any header, length or checksum mismatch) is deleted and reported as such,
 //! never loaded; the caller compiles the kernel again and rewrites it. A hit refreshes the
-//! entry's modification time; [`KernelCache::evict`] deletes the entries unused for longest
-//! until the cache is under three quarters of its size cap.
+//! entry's modification time; [`KernelCache::evict`] deletes the entries of either kind unused
+//! for longest until the cache is under three quarters of its size cap.
 
 use inkwell::llvm_sys::blake3::{
     llvm_blake3_hasher, llvm_blake3_hasher_finalize, llvm_blake3_hasher_init,
@@ -49,9 +53,34 @@ pub const CACHE_MAX_VAR: &str = "DLC_CACHE_MAX_MB";
 /// The default size cap: 512 MiB.
 pub const DEFAULT_MAX_BYTES: u64 = 512 << 20;
 
-const MAGIC: &[u8; 8] = b"DLCOBJ1\n";
 const HEADER_LEN: usize = 8 + 32 + 8 + 32;
-const EXTENSION: &str = "dlco";
+
+/// What an entry holds.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum EntryKind {
+    /// A kernel's object file (`<key>.dlco`).
+    Kernel,
+    /// A model's lowered module, as text (`<key>.dlcm`).
+    Model,
+}
+
+impl EntryKind {
+    const ALL: [EntryKind; 2] = [EntryKind::Kernel, EntryKind::Model];
+
+    fn extension(self) -> &'static str {
+        match self {
+            EntryKind::Kernel => "dlco",
+            EntryKind::Model => "dlcm",
+        }
+    }
+
+    fn magic(self) -> &'static [u8; 8] {
+        match self {
+            EntryKind::Kernel => b"DLCOBJ1\n",
+            EntryKind::Model => b"DLCMOD1\n",
+        }
+    }
+}
 
 /// A 256-bit cache key.
 #[derive(Copy, Clone, PartialEq, Eq, Hash)]
@@ -126,7 +155,7 @@ fn checksum(bytes: &[u8]) -> [u8; 32] {
 /// What [`KernelCache::get`] found.
 #[derive(Debug)]
 pub enum Lookup {
-    /// A valid entry: the object file.
+    /// A valid entry: its payload (the object file, or the module text).
     Hit(Vec<u8>),
     /// No entry.
     Miss,
@@ -203,14 +232,14 @@ impl KernelCache {
         &self.dir
     }
 
-    /// The file of the entry for `key`.
-    pub fn entry_path(&self, key: &Key) -> PathBuf {
-        self.dir.join(format!("{key}.{EXTENSION}"))
+    /// The file of the `kind` entry for `key`.
+    pub fn entry_path(&self, kind: EntryKind, key: &Key) -> PathBuf {
+        self.dir.join(format!("{key}.{}", kind.extension()))
     }
 
-    /// The entry for `key`, validated; a hit refreshes its age.
-    pub fn get(&self, key: &Key) -> Lookup {
-        let path = self.entry_path(key);
+    /// The `kind` entry for `key`, validated; a hit refreshes its age.
+    pub fn get(&self, kind: EntryKind, key: &Key) -> Lookup {
+        let path = self.entry_path(kind, key);
         let Ok(mut file) = fs::File::open(&path) else {
             return Lookup::Miss;
         };
@@ -218,7 +247,7 @@ impl KernelCache {
         if let Err(e) = std::io::Read::read_to_end(&mut file, &mut bytes) {
             return Lookup::Corrupt(format!("{}: {e}", path.display()));
         }
-        match decode(key, &bytes) {
+        match decode(kind, key, &bytes) {
             Ok(object) => {
                 // Best effort: a read-only cache still serves hits.
                 let _ = file.set_modified(SystemTime::now());
@@ -231,9 +260,9 @@ impl KernelCache {
         }
     }
 
-    /// Stores `object` as the entry for `key` (atomically: a unique temporary file renamed
-    /// into place).
-    pub fn put(&self, key: &Key, object: &[u8]) -> Result<(), String> {
+    /// Stores `payload` as the `kind` entry for `key` (atomically: a unique temporary file
+    /// renamed into place).
+    pub fn put(&self, kind: EntryKind, key: &Key, payload: &[u8]) -> Result<(), String> {
         static NEXT: AtomicU64 = AtomicU64::new(0);
         let fail = |e: std::io::Error| format!("kernel cache {}: {e}", self.dir.display());
         fs::create_dir_all(&self.dir).map_err(fail)?;
@@ -243,17 +272,24 @@ impl KernelCache {
             NEXT.fetch_add(1, Ordering::Relaxed)
         ));
         let written = fs::File::create(&temp).and_then(|mut f| {
-            f.write_all(MAGIC)?;
+            f.write_all(kind.magic())?;
             f.write_all(&key.0)?;
-            f.write_all(&(object.len() as u64).to_le_bytes())?;
-            f.write_all(&checksum(object))?;
-            f.write_all(object)
+            f.write_all(&(payload.len() as u64).to_le_bytes())?;
+            f.write_all(&checksum(payload))?;
+            f.write_all(payload)
         });
-        let renamed = written.and_then(|()| fs::rename(&temp, self.entry_path(key)));
+        let renamed = written.and_then(|()| fs::rename(&temp, self.entry_path(kind, key)));
         if renamed.is_err() {
             let _ = fs::remove_file(&temp);
         }
         renamed.map_err(fail)
+    }
+
+    /// Deletes the `kind` entry for `key`, if there is one: for a valid entry whose payload
+    /// its user cannot use.
+    pub fn remove(&self, kind: EntryKind, key: &Key) {
+        // Best effort: another process may have deleted or replaced it first.
+        let _ = fs::remove_file(self.entry_path(kind, key));
     }
 
     /// Deletes the entries unused for longest until the entries take at most three quarters
@@ -265,7 +301,10 @@ impl KernelCache {
         for entry in fs::read_dir(&self.dir).map_err(fail)? {
             let Ok(entry) = entry else { continue };
             let path = entry.path();
-            if path.extension().is_none_or(|e| e != EXTENSION) {
+            let ours = EntryKind::ALL
+                .iter()
+                .any(|k| path.extension().is_some_and(|e| e == k.extension()));
+            if !ours {
                 continue;
             }
             let Ok(meta) = entry.metadata() else { continue };
@@ -293,13 +332,13 @@ impl KernelCache {
     }
 }
 
-/// The object file of an entry's bytes, or why they are not a valid entry for `key`.
-fn decode<'a>(key: &Key, bytes: &'a [u8]) -> Result<&'a [u8], String> {
+/// The payload of an entry's bytes, or why they are not a valid `kind` entry for `key`.
+fn decode<'a>(kind: EntryKind, key: &Key, bytes: &'a [u8]) -> Result<&'a [u8], String> {
     if bytes.len() < HEADER_LEN {
         return Err(format!("truncated entry ({} bytes)", bytes.len()));
     }
     let (header, object) = bytes.split_at(HEADER_LEN);
-    if &header[..8] != MAGIC {
+    if &header[..8] != kind.magic() {
         return Err("not a dlc cache entry (bad magic)".into());
     }
     if header[8..40] != key.0 {
@@ -313,7 +352,7 @@ fn decode<'a>(key: &Key, bytes: &'a [u8]) -> Result<&'a [u8], String> {
             "length mismatch"
         };
         return Err(format!(
-            "{what}: the header says {len} bytes of object code, the file has {}",
+            "{what}: the header says {len} bytes of payload, the file has {}",
             object.len()
         ));
     }
@@ -326,6 +365,8 @@ fn decode<'a>(key: &Key, bytes: &'a [u8]) -> Result<&'a [u8], String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const K: EntryKind = EntryKind::Kernel;
 
     fn key(text: &str) -> Key {
         KeyHasher::new().field("test", text.as_bytes()).finish()
@@ -345,10 +386,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let cache = KernelCache::new(dir.path());
         let k = key("kernel");
-        assert!(matches!(cache.get(&k), Lookup::Miss));
-        cache.put(&k, b"object bytes").unwrap();
-        assert!(matches!(cache.get(&k), Lookup::Hit(o) if o == b"object bytes"));
-        let path = cache.entry_path(&k);
+        assert!(matches!(cache.get(K, &k), Lookup::Miss));
+        cache.put(K, &k, b"object bytes").unwrap();
+        assert!(matches!(cache.get(K, &k), Lookup::Hit(o) if o == b"object bytes"));
+        let path = cache.entry_path(K, &k);
         let good = fs::read(&path).unwrap();
         let flip = |i: usize| {
             let mut bad = good.clone();
@@ -365,17 +406,37 @@ mod tests {
         ];
         for (why, bytes) in cases {
             fs::write(&path, bytes).unwrap();
-            match cache.get(&k) {
+            match cache.get(K, &k) {
                 Lookup::Corrupt(m) => assert!(m.contains(why), "{why}: {m}"),
                 other => panic!("{why}: {other:?}"),
             }
             assert!(!path.exists(), "{why}: the bad entry is deleted");
         }
         // An entry copied under another key's name is rejected too.
-        cache.put(&k, b"object bytes").unwrap();
+        cache.put(K, &k, b"object bytes").unwrap();
         let other = key("other");
-        fs::copy(&path, cache.entry_path(&other)).unwrap();
-        assert!(matches!(cache.get(&other), Lookup::Corrupt(m) if m.contains("another key")));
+        fs::copy(&path, cache.entry_path(K, &other)).unwrap();
+        assert!(matches!(cache.get(K, &other), Lookup::Corrupt(m) if m.contains("another key")));
+    }
+
+    #[test]
+    fn kernel_and_model_entries_are_apart() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = KernelCache::new(dir.path());
+        let k = key("both");
+        cache.put(K, &k, b"object").unwrap();
+        assert!(matches!(cache.get(EntryKind::Model, &k), Lookup::Miss));
+        cache.put(EntryKind::Model, &k, b"module {}").unwrap();
+        assert!(matches!(cache.get(K, &k), Lookup::Hit(o) if o == b"object"));
+        assert!(matches!(cache.get(EntryKind::Model, &k), Lookup::Hit(o) if o == b"module {}"));
+        // A kernel entry under a model entry's name has the wrong magic.
+        let model = cache.entry_path(EntryKind::Model, &k);
+        fs::copy(cache.entry_path(K, &k), &model).unwrap();
+        assert!(
+            matches!(cache.get(EntryKind::Model, &k), Lookup::Corrupt(m) if m.contains("bad magic"))
+        );
+        cache.remove(K, &k);
+        assert!(matches!(cache.get(K, &k), Lookup::Miss));
     }
 
     #[test]
@@ -383,21 +444,27 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let cache = KernelCache::new(dir.path()).with_max_bytes(4 * (HEADER_LEN as u64 + 100));
         let keys: Vec<Key> = (0..6).map(|i| key(&i.to_string())).collect();
+        // Kernel and model entries alternate: eviction weighs both kinds alike.
+        let kinds = EntryKind::ALL;
         let old = SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000);
         for (i, k) in keys.iter().enumerate() {
-            cache.put(k, &[i as u8; 100]).unwrap();
+            cache.put(kinds[i % 2], k, &[i as u8; 100]).unwrap();
             // Entry i was last used at time i.
             let f = fs::File::options()
                 .write(true)
-                .open(cache.entry_path(k))
+                .open(cache.entry_path(kinds[i % 2], k))
                 .unwrap();
             f.set_modified(old + std::time::Duration::from_secs(i as u64))
                 .unwrap();
         }
         // A hit makes entry 0 the most recently used.
-        assert!(matches!(cache.get(&keys[0]), Lookup::Hit(_)));
+        assert!(matches!(cache.get(K, &keys[0]), Lookup::Hit(_)));
         assert_eq!(cache.evict().unwrap(), 3);
-        let kept: Vec<bool> = keys.iter().map(|k| cache.entry_path(k).exists()).collect();
+        let kept: Vec<bool> = keys
+            .iter()
+            .enumerate()
+            .map(|(i, k)| cache.entry_path(kinds[i % 2], k).exists())
+            .collect();
         assert_eq!(kept, [true, false, false, false, true, true]);
         assert_eq!(cache.evict().unwrap(), 0, "within the cap: nothing to do");
     }
@@ -412,8 +479,8 @@ mod tests {
             for _ in 0..4 {
                 s.spawn(|| {
                     for _ in 0..20 {
-                        cache.put(&k, &object).unwrap();
-                        match cache.get(&k) {
+                        cache.put(K, &k, &object).unwrap();
+                        match cache.get(K, &k) {
                             Lookup::Hit(o) => assert!(o == object),
                             other => panic!("a reader saw {other:?}"),
                         }

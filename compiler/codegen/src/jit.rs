@@ -12,7 +12,7 @@
 //! back into `dlc_runtime::dlc_parallel_for`, whose address is defined in the JIT. The result
 //! implements `dlc_runtime::KernelTable`, so the runtime's host program can launch the kernels.
 
-use crate::cache::{KernelCache, KeyHasher, Lookup, CODEGEN_FORMAT};
+use crate::cache::{EntryKind, KernelCache, KeyHasher, Lookup, CODEGEN_FORMAT};
 use crate::function::{ArgFacts, Machine};
 use crate::host_facts::kernel_facts;
 use crate::module::{arg_facts, lower_kernel};
@@ -259,7 +259,7 @@ impl<'a> KernelCompiler<'a> {
                 .finish()
         });
         if let (Some(cache), Some(key)) = (self.cache, &key) {
-            match cache.get(key) {
+            match cache.get(EntryKind::Kernel, key) {
                 Lookup::Hit(bytes) => {
                     return Ok(KernelObject {
                         name,
@@ -296,7 +296,7 @@ impl<'a> KernelCompiler<'a> {
             .map_err(fail)?;
         let mut stored = false;
         if let (Some(cache), Some(key)) = (self.cache, &key) {
-            match cache.put(key, &bytes) {
+            match cache.put(EntryKind::Kernel, key, &bytes) {
                 Ok(()) => stored = true,
                 Err(e) => notes.push(format!("could not store kernel '{name}': {e}")),
             }

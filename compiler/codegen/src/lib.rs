@@ -33,8 +33,8 @@ mod target;
 mod types;
 
 pub use cache::{
-    KernelCache, Key, KeyHasher, Lookup, CACHE_DIR_VAR, CACHE_MAX_VAR, CACHE_VAR, CODEGEN_FORMAT,
-    DEFAULT_MAX_BYTES,
+    EntryKind, KernelCache, Key, KeyHasher, Lookup, CACHE_DIR_VAR, CACHE_MAX_VAR, CACHE_VAR,
+    CODEGEN_FORMAT, DEFAULT_MAX_BYTES,
 };
 pub use host_facts::RUNTIME_ALIGNMENT;
 pub use jit::{CacheStats, CompileOptions, CompileStats, CpuModule};

@@ -3,7 +3,8 @@
 //! the JIT differential tests all go through [`Model`], so they measure and test the same path.
 //!
 //! - [`Model::compile`]: parse, verify, run the pass pipeline (`decompose,fuse,lower,cpu-default`
-//!   for graph programs), JIT the kernels and prepare the host program.
+//!   for graph programs), JIT the kernels and prepare the host program. With a cache, the
+//!   module after the pipeline is kept too (`model_cache.rs`), so a warm compile skips it.
 //! - [`inputs`]: random inputs for a signature, or `.npy` files.
 //! - [`onnx`]: ONNX models: import (specializing inputs that must be constant) and the
 //!   comparison with reference outputs (`--expected`).
@@ -13,6 +14,7 @@
 pub mod check;
 pub mod inputs;
 mod model;
+mod model_cache;
 pub mod onnx;
 
 pub use dlc_codegen::{CpuTarget, KernelCache, LlvmOpt};

@@ -96,8 +96,9 @@ struct Cli {
     /// code another machine of the same family gets.
     #[arg(long, default_value_t = CpuTarget::Host)]
     cpu: CpuTarget,
-    /// Compile every kernel, neither reading nor writing the kernel cache (also DLC_CACHE=0).
-    /// The cache lives in DLC_CACHE_DIR (default ~/.cache/dlc), capped at DLC_CACHE_MAX_MB.
+    /// Run the pass pipeline and compile every kernel, neither reading nor writing the cache of
+    /// kernels and lowered models (also DLC_CACHE=0). The cache lives in DLC_CACHE_DIR
+    /// (default ~/.cache/dlc), capped at DLC_CACHE_MAX_MB.
     #[arg(long)]
     no_cache: bool,
     /// LLVM's optimization for the LLVM backend: 'lean' (the passes dlc's kernels need), 'O1',
@@ -215,12 +216,13 @@ fn run(cli: Cli) -> Result<bool> {
         format!("; cache: {} hits, {} misses", s.hits, s.misses)
     });
     out!(
-        "{name}: {} kernels ({} launches), compiled in {} (parse {}, passes {}, {backend}{cache})",
+        "{name}: {} kernels ({} launches), compiled in {} (parse {}, passes {}{}, {backend}{cache})",
         model.num_kernels(),
         model.program().num_launches(),
         ms(t.total()),
         ms(t.parse),
         ms(t.passes),
+        if t.passes_cached { " (cached)" } else { "" },
     );
     for note in c.cache.iter().flat_map(|s| &s.notes) {
         eprintln!("warning: kernel cache: {note}");

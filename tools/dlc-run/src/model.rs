@@ -5,6 +5,8 @@ use dlc_ir::pass::{parse_pipeline, PassRegistry};
 use dlc_ir::{parse_source, verify, Context, Diagnostic, Op, SourceMap};
 use dlc_passes::loops::cpu::target::set_target_cpu;
 use dlc_runtime::{HostProgram, KernelTable, Session};
+
+use crate::model_cache;
 use std::time::{Duration, Instant};
 
 /// The pipeline for graph programs when none is given.
@@ -37,7 +39,8 @@ pub struct ModelOptions {
     pub cpu: CpuTarget,
     /// The LLVM backend's optimization.
     pub opt: LlvmOpt,
-    /// The LLVM backend's kernel cache; `None` compiles every kernel.
+    /// The LLVM backend's kernel cache, which also keeps each model's module after the
+    /// pipeline; `None` runs the pipeline and compiles every kernel.
     pub cache: Option<KernelCache>,
 }
 
@@ -45,7 +48,10 @@ pub struct ModelOptions {
 #[derive(Clone, Debug, Default)]
 pub struct Timings {
     pub parse: Duration,
+    /// The pass pipeline, or loading its output from the model cache.
     pub passes: Duration,
+    /// Whether the pipeline's output came from the model cache.
+    pub passes_cached: bool,
     /// For the MLIR backend: `lower` is the export to MLIR, `optimize` MLIR's pass pipeline
     /// and `codegen` the execution engine (translation, O3, machine code).
     pub codegen: CompileStats,
@@ -90,8 +96,7 @@ impl Model {
         sources.add(file, source);
         let start = Instant::now();
         let (source_ctx, source_module) = parse_checked(source, file, &sources)?;
-        let (mut ctx, module) = parse_checked(source, file, &sources)?;
-        let parse = start.elapsed() / 2;
+        let parse = start.elapsed();
         let source_func = entry_function(&source_ctx, source_module, options.entry.as_deref())
             .map_err(|d| sources.render(&source_ctx, &d))?;
         let graph_level = has_graph_ops(&source_ctx, source_module);
@@ -104,27 +109,63 @@ impl Model {
             .to_string()
         });
 
-        if options.cpu != CpuTarget::Host {
-            // The schedule (`tile`, `vectorize`) is for the same CPU as the code.
-            set_target_cpu(&mut ctx, module, &options.cpu.to_string())?;
-        }
         let start = Instant::now();
-        run_pipeline(&mut ctx, module, &pipeline).map_err(|e| match e {
-            PipelineError::Text(t) => t,
-            PipelineError::Diagnostics(ds) => ds.iter().map(|d| sources.render(&ctx, d)).collect(),
-        })?;
-        let passes = start.elapsed();
+        let mut copy_parse = Duration::ZERO;
+        let mut cache_notes = Vec::new();
+        // The model cache serves the LLVM backend, whose kernel cache it shares.
+        let model_cache = options
+            .cache
+            .as_ref()
+            .filter(|_| options.backend == Backend::Llvm)
+            .and_then(|cache| {
+                Some((
+                    cache,
+                    model_cache::model_key(source, file, &pipeline, options)?,
+                ))
+            });
+        let loaded =
+            model_cache.and_then(|(cache, key)| model_cache::load(cache, &key, &mut cache_notes));
+        let passes_cached = loaded.is_some();
+        let (ctx, module) = match loaded {
+            Some(lowered) => lowered,
+            None => {
+                // The pipeline works on a copy of its own; `source_ctx` stays as written.
+                let copy = Instant::now();
+                let (mut ctx, module) = parse_checked(source, file, &sources)?;
+                copy_parse = copy.elapsed();
+                if options.cpu != CpuTarget::Host {
+                    // The schedule (`tile`, `vectorize`) is for the same CPU as the code.
+                    set_target_cpu(&mut ctx, module, &options.cpu.to_string())?;
+                }
+                run_pipeline(&mut ctx, module, &pipeline).map_err(|e| match e {
+                    PipelineError::Text(t) => t,
+                    PipelineError::Diagnostics(ds) => {
+                        ds.iter().map(|d| sources.render(&ctx, d)).collect()
+                    }
+                })?;
+                if let Some((cache, key)) = model_cache {
+                    model_cache::store(cache, &key, &ctx, module, &mut cache_notes);
+                }
+                (ctx, module)
+            }
+        };
+        let passes = start.elapsed().saturating_sub(copy_parse);
 
-        let (kernels, codegen) =
+        let (kernels, mut codegen) =
             compile_kernels(&ctx, module, options).map_err(|d| sources.render(&ctx, &d))?;
+        if let Some(stats) = &mut codegen.cache {
+            cache_notes.append(&mut stats.notes);
+            stats.notes = cache_notes;
+        }
         let func_name = function_name(&source_ctx, source_func);
         // The host function's signature: for a graph program, `lower` recorded on it which `?`
         // dims must agree, so the runtime checks the inputs against what lowering assumed.
         let program = HostProgram::compile(&ctx, module, &func_name, kernels.as_ref())
             .map_err(|d| sources.render(&ctx, &d))?;
         let timings = Timings {
-            parse,
+            parse: parse + copy_parse,
             passes,
+            passes_cached,
             codegen,
         };
         Ok(Model {

@@ -1,11 +1,14 @@
-//! The persistent kernel cache through [`Model::compile`], the path `dlc-run` takes: a second
-//! compile of a program loads every kernel from the cache and computes the same outputs; a
-//! different CPU target or LLVM configuration misses; a corrupted entry is discarded, rebuilt
-//! and reported; compiles racing on one cache directory all succeed; no cache touches no
-//! directory; compiling on the pool or on one thread stores byte-identical objects. (The entry format's own checks are unit tests in compiler/codegen/src/cache.rs.)
+//! The persistent cache of kernels and lowered models through [`Model::compile`], the path
+//! `dlc-run` takes: a second compile of a program loads its lowered module and every kernel
+//! from the cache and computes the same outputs; a different CPU target or LLVM configuration
+//! misses; a corrupted entry of either kind is discarded, rebuilt and reported; compiles racing
+//! on one cache directory all succeed; no cache touches no directory; compiling on the pool or
+//! on one thread stores byte-identical entries. (The entry format's own checks are unit tests
+//! in compiler/codegen/src/cache.rs.)
 
+use dlc_codegen::{EntryKind, Key};
 use dlc_run::{inputs, CpuTarget, KernelCache, LlvmOpt, Model, ModelOptions};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Two kernels: a matmul and a fused elementwise-plus-reduction.
 const PROGRAM: &str = r#"
@@ -24,23 +27,40 @@ fn options(cache: &Path) -> ModelOptions {
     }
 }
 
-/// Compiles [`PROGRAM`]; returns (hits, misses, notes) and the bytes of its output on fixed
-/// random inputs.
-fn compile_and_run(options: &ModelOptions) -> ((usize, usize, Vec<String>), Vec<u8>) {
+/// What one compile of [`PROGRAM`] did, and its output.
+#[derive(Debug)]
+struct Run {
+    hits: usize,
+    misses: usize,
+    notes: Vec<String>,
+    /// The lowered module came from the model cache.
+    passes_cached: bool,
+    /// The bytes of the output on fixed random inputs.
+    out: Vec<u8>,
+}
+
+fn compile_and_run(options: &ModelOptions) -> Run {
     let model = Model::compile(PROGRAM, "cache.mlir", options).expect("compiles");
     let stats = model.timings.codegen.cache.clone().unwrap_or_default();
     let inputs = inputs::random_inputs(model.program().signature(), 7, 1).expect("inputs");
     let refs: Vec<_> = inputs.iter().collect();
     let mut session = model.session();
     let outputs = session.run(&refs).expect("runs");
-    let bytes = outputs.get(0).expect("one output").bytes.to_vec();
-    ((stats.hits, stats.misses, stats.notes), bytes)
+    Run {
+        hits: stats.hits,
+        misses: stats.misses,
+        notes: stats.notes,
+        passes_cached: model.timings.passes_cached,
+        out: outputs.get(0).expect("one output").bytes.to_vec(),
+    }
 }
 
-fn entries(dir: &Path) -> Vec<std::path::PathBuf> {
+/// The files in `dir` whose extension is `ext` (every file for `""`), sorted.
+fn entries(dir: &Path, ext: &str) -> Vec<PathBuf> {
     let mut files: Vec<_> = std::fs::read_dir(dir)
         .map(|d| d.flatten().map(|e| e.path()).collect())
         .unwrap_or_default();
+    files.retain(|p| ext.is_empty() || p.extension().is_some_and(|e| e == ext));
     files.sort();
     files
 }
@@ -48,14 +68,54 @@ fn entries(dir: &Path) -> Vec<std::path::PathBuf> {
 #[test]
 fn a_second_compile_hits_and_computes_the_same() {
     let dir = tempfile::tempdir().unwrap();
-    let (cold, out_cold) = compile_and_run(&options(dir.path()));
-    assert_eq!((cold.0, cold.1), (0, 2), "{cold:?}");
-    assert_eq!(entries(dir.path()).len(), 2);
-    let (warm, out_warm) = compile_and_run(&options(dir.path()));
-    assert_eq!((warm.0, warm.1), (2, 0), "{warm:?}");
-    assert_eq!(out_cold, out_warm);
-    let (_, uncached) = compile_and_run(&ModelOptions::default());
-    assert_eq!(out_cold, uncached);
+    let cold = compile_and_run(&options(dir.path()));
+    assert_eq!(
+        (cold.hits, cold.misses, cold.passes_cached),
+        (0, 2, false),
+        "{cold:?}"
+    );
+    assert_eq!(entries(dir.path(), "dlco").len(), 2);
+    assert_eq!(entries(dir.path(), "dlcm").len(), 1);
+    let warm = compile_and_run(&options(dir.path()));
+    assert_eq!(
+        (warm.hits, warm.misses, warm.passes_cached),
+        (2, 0, true),
+        "{warm:?}"
+    );
+    assert_eq!(cold.out, warm.out);
+    let uncached = compile_and_run(&ModelOptions::default());
+    assert!(!uncached.passes_cached);
+    assert_eq!(cold.out, uncached.out);
+}
+
+#[test]
+fn the_model_entry_holds_the_module_the_pipeline_makes() {
+    let dir = tempfile::tempdir().unwrap();
+    let cold = Model::compile(PROGRAM, "cache.mlir", &options(dir.path())).unwrap();
+    let warm = Model::compile(PROGRAM, "cache.mlir", &options(dir.path())).unwrap();
+    assert!(warm.timings.passes_cached);
+    let print = |m: &Model| {
+        let options = dlc_ir::PrintOptions {
+            debuginfo: true,
+            ..Default::default()
+        };
+        dlc_ir::print_op(&m.lowered_ctx, m.lowered_module, options)
+    };
+    assert_eq!(
+        print(&cold),
+        print(&warm),
+        "the same IR, locations included"
+    );
+    // Another pipeline, entry or file name is another model.
+    let other = ModelOptions {
+        pipeline: Some("decompose,lower,cpu-default".into()),
+        ..options(dir.path())
+    };
+    let unfused = Model::compile(PROGRAM, "cache.mlir", &other).unwrap();
+    assert!(!unfused.timings.passes_cached);
+    let renamed = Model::compile(PROGRAM, "renamed.mlir", &options(dir.path())).unwrap();
+    assert!(!renamed.timings.passes_cached);
+    assert_eq!(entries(dir.path(), "dlcm").len(), 3);
 }
 
 #[test]
@@ -67,8 +127,13 @@ fn another_target_or_llvm_configuration_misses() {
         cpu: CpuTarget::X86_64 { level: 2 },
         ..options(dir.path())
     };
-    let ((hits, misses, _), _) = compile_and_run(&v2);
-    assert_eq!((hits, misses), (0, 2), "another CPU and feature set");
+    let run = compile_and_run(&v2);
+    assert_eq!(
+        (run.hits, run.misses),
+        (0, 2),
+        "another CPU and feature set"
+    );
+    assert!(!run.passes_cached, "the schedule is for another CPU");
     let o3 = ModelOptions {
         opt: if LlvmOpt::default() == LlvmOpt::O3 {
             LlvmOpt::O2
@@ -77,18 +142,21 @@ fn another_target_or_llvm_configuration_misses() {
         },
         ..options(dir.path())
     };
-    let ((hits, misses, _), _) = compile_and_run(&o3);
-    assert_eq!((hits, misses), (0, 2), "another LLVM configuration");
-    assert_eq!(entries(dir.path()).len(), 6);
-    let ((hits, _, _), _) = compile_and_run(&v2);
-    assert_eq!(hits, 2, "each configuration keeps its own entries");
+    let run = compile_and_run(&o3);
+    assert_eq!((run.hits, run.misses), (0, 2), "another LLVM configuration");
+    assert!(run.passes_cached, "dlc's passes do not depend on LLVM's");
+    assert_eq!(entries(dir.path(), "dlco").len(), 6);
+    assert_eq!(entries(dir.path(), "dlcm").len(), 2);
+    let run = compile_and_run(&v2);
+    assert_eq!(run.hits, 2, "each configuration keeps its own entries");
+    assert!(run.passes_cached);
 }
 
 #[test]
 fn a_corrupted_entry_is_discarded_and_rebuilt() {
     let dir = tempfile::tempdir().unwrap();
-    let (_, expected) = compile_and_run(&options(dir.path()));
-    let files = entries(dir.path());
+    let expected = compile_and_run(&options(dir.path())).out;
+    let files = entries(dir.path(), "dlco");
     // One entry truncated, the other with a flipped byte in its object code.
     let truncated = std::fs::read(&files[0]).unwrap();
     std::fs::write(&files[0], &truncated[..truncated.len() / 2]).unwrap();
@@ -96,43 +164,91 @@ fn a_corrupted_entry_is_discarded_and_rebuilt() {
     let last = flipped.len() - 1;
     flipped[last] ^= 0x40;
     std::fs::write(&files[1], &flipped).unwrap();
-    let ((hits, misses, notes), out) = compile_and_run(&options(dir.path()));
-    assert_eq!((hits, misses), (0, 2));
-    assert_eq!(notes.len(), 2, "{notes:?}");
-    assert!(
-        notes.iter().any(|n| n.contains("truncated entry")),
-        "{notes:?}"
+    let run = compile_and_run(&options(dir.path()));
+    assert_eq!((run.hits, run.misses), (0, 2));
+    assert_eq!(run.notes.len(), 2, "{:?}", run.notes);
+    let noted = |what: &str| run.notes.iter().any(|n| n.contains(what));
+    assert!(noted("truncated entry"), "{:?}", run.notes);
+    assert!(noted("checksum mismatch"), "{:?}", run.notes);
+    assert_eq!(run.out, expected);
+    let run = compile_and_run(&options(dir.path()));
+    assert_eq!(
+        (run.hits, run.notes.len()),
+        (2, 0),
+        "the entries were rewritten"
     );
+}
+
+#[test]
+fn a_bad_model_entry_is_discarded_and_rebuilt() {
+    let dir = tempfile::tempdir().unwrap();
+    let expected = compile_and_run(&options(dir.path())).out;
+    let model = entries(dir.path(), "dlcm").pop().expect("a model entry");
+    let good = std::fs::read(&model).unwrap();
+    // A flipped byte in the module text fails the checksum.
+    let mut flipped = good.clone();
+    let last = flipped.len() - 2;
+    flipped[last] ^= 0x01;
+    std::fs::write(&model, &flipped).unwrap();
+    let run = compile_and_run(&options(dir.path()));
+    assert!(!run.passes_cached);
+    assert_eq!(run.hits, 2, "the kernels of the rebuilt module still hit");
     assert!(
-        notes.iter().any(|n| n.contains("checksum mismatch")),
-        "{notes:?}"
+        run.notes
+            .iter()
+            .any(|n| n.contains("corrupted model entry") && n.contains("checksum mismatch")),
+        "{:?}",
+        run.notes
     );
-    assert_eq!(out, expected);
-    let ((hits, _, notes), _) = compile_and_run(&options(dir.path()));
-    assert_eq!((hits, notes.len()), (2, 0), "the entries were rewritten");
+    assert_eq!(run.out, expected);
+    // A valid entry (right key, magic and checksum) whose text is not a module.
+    let key = Key(good[8..40].try_into().unwrap());
+    let cache = KernelCache::new(dir.path());
+    cache
+        .put(EntryKind::Model, &key, b"module { bogus")
+        .unwrap();
+    let run = compile_and_run(&options(dir.path()));
+    assert!(!run.passes_cached);
+    assert!(
+        run.notes.iter().any(|n| n.contains("does not load")),
+        "{:?}",
+        run.notes
+    );
+    assert_eq!(run.out, expected);
+    let run = compile_and_run(&options(dir.path()));
+    assert!(
+        run.passes_cached && run.notes.is_empty(),
+        "rewritten: {run:?}"
+    );
 }
 
 #[test]
 fn concurrent_compiles_share_one_directory() {
     let dir = tempfile::tempdir().unwrap();
-    let (_, expected) = compile_and_run(&ModelOptions::default());
+    let expected = compile_and_run(&ModelOptions::default()).out;
     std::thread::scope(|s| {
         let handles: Vec<_> = (0..4)
             .map(|_| s.spawn(|| compile_and_run(&options(dir.path()))))
             .collect();
         for h in handles {
-            let ((hits, misses, notes), out) = h.join().expect("no panic");
-            assert_eq!(hits + misses, 2);
-            assert!(notes.is_empty(), "{notes:?}");
-            assert_eq!(out, expected);
+            let run = h.join().expect("no panic");
+            assert_eq!(run.hits + run.misses, 2);
+            assert!(run.notes.is_empty(), "{:?}", run.notes);
+            assert_eq!(run.out, expected);
         }
     });
-    let names: Vec<String> = entries(dir.path())
+    let names: Vec<String> = entries(dir.path(), "")
         .iter()
         .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
         .collect();
-    assert_eq!(names.len(), 2, "two entries, no temporary files: {names:?}");
-    assert!(names.iter().all(|n| n.ends_with(".dlco")), "{names:?}");
+    assert_eq!(
+        names.len(),
+        3,
+        "three entries, no temporary files: {names:?}"
+    );
+    let kernels = names.iter().filter(|n| n.ends_with(".dlco")).count();
+    let models = names.iter().filter(|n| n.ends_with(".dlcm")).count();
+    assert_eq!((kernels, models), (2, 1), "{names:?}");
 }
 
 #[test]
@@ -141,21 +257,24 @@ fn no_cache_touches_no_directory() {
     let missing = dir.path().join("never-created");
     let model = Model::compile(PROGRAM, "cache.mlir", &ModelOptions::default()).unwrap();
     assert!(model.timings.codegen.cache.is_none());
+    assert!(!model.timings.passes_cached);
     assert!(!missing.exists());
-    // A cache whose directory cannot be created still compiles, and says why it cannot store.
+    // A cache whose directory cannot be created still compiles, and says why it cannot store
+    // the model and each kernel.
     let file = dir.path().join("a-file");
     std::fs::write(&file, b"").unwrap();
-    let ((hits, misses, notes), _) = compile_and_run(&options(&file.join("sub")));
-    assert_eq!((hits, misses), (0, 2));
+    let run = compile_and_run(&options(&file.join("sub")));
+    assert_eq!((run.hits, run.misses), (0, 2));
     assert!(
-        notes.iter().all(|n| n.contains("could not store")),
-        "{notes:?}"
+        run.notes.iter().all(|n| n.contains("could not store")),
+        "{:?}",
+        run.notes
     );
-    assert_eq!(notes.len(), 2, "{notes:?}");
+    assert_eq!(run.notes.len(), 3, "{:?}", run.notes);
 }
 
 #[test]
-fn compiling_in_parallel_or_not_gives_the_same_objects() {
+fn compiling_in_parallel_or_not_gives_the_same_entries() {
     let (pool, one) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     compile_and_run(&options(pool.path()));
     let single = rayon::ThreadPoolBuilder::new()
@@ -164,12 +283,15 @@ fn compiling_in_parallel_or_not_gives_the_same_objects() {
         .unwrap();
     single.install(|| compile_and_run(&options(one.path())));
     let read = |dir: &Path| -> Vec<(std::ffi::OsString, Vec<u8>)> {
-        entries(dir)
+        entries(dir, "")
             .iter()
             .map(|p| (p.file_name().unwrap().to_owned(), std::fs::read(p).unwrap()))
             .collect()
     };
     let (a, b) = (read(pool.path()), read(one.path()));
-    assert_eq!(a.len(), 2);
-    assert!(a == b, "the same keys and byte-identical objects");
+    assert_eq!(a.len(), 3);
+    assert!(
+        a == b,
+        "the same keys and byte-identical objects and modules"
+    );
 }

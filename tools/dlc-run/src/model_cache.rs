@@ -1,0 +1,132 @@
+//! The model cache: a model's module after dlc's pass pipeline, kept as text in the kernel
+//! cache's directory ([`EntryKind::Model`]), so that compiling a model compiled before skips
+//! the pipeline. The kernels of the loaded module then hit the kernel cache as usual, since
+//! their printed IR is the same.
+//!
+//! The key is a hash of everything the pipeline's output depends on: the source text and its
+//! file name (the module keeps source locations), the pipeline, the entry function, the CPU the
+//! schedule is for and what the host reports about its vectors, caches and threads, dlc's
+//! version, and the identity of the running executable (path, size and modification time, as
+//! ccache's default compiler check does). The executable stands in for the source of every
+//! pass: a rebuilt `dlc-run` never loads a module an older one wrote. A process whose
+//! executable cannot be named caches no models.
+//!
+//! A module is stored with its locations (`loc(...)`) only after it has been printed, parsed
+//! back and printed again to the same text, so that a warm compile works on the same IR as
+//! the cold one did; one that does not round-trip (a dlc bug) is reported and not stored. A
+//! loaded module that fails to parse or verify is reported, deleted and rebuilt.
+
+use dlc_codegen::{EntryKind, KernelCache, Key, KeyHasher, Lookup};
+use dlc_ir::{parse_source, print_op, verify, Context, Op, PrintOptions};
+use dlc_passes::loops::cpu::target::CpuInfo;
+
+use crate::model::{new_context, ModelOptions};
+
+/// Bumped when what a model entry holds changes meaning.
+const MODEL_FORMAT: u32 = 1;
+
+/// The printing that entries use: the generic form is not needed, the locations are.
+const ENTRY_PRINT: PrintOptions = PrintOptions {
+    generic: false,
+    debuginfo: true,
+};
+
+/// The key of the module `pipeline` makes of `source` (named `file`) under `options`, or
+/// `None` when the running executable cannot be named.
+pub(crate) fn model_key(
+    source: &str,
+    file: &str,
+    pipeline: &str,
+    options: &ModelOptions,
+) -> Option<Key> {
+    let exe = std::env::current_exe().ok()?;
+    let meta = std::fs::metadata(&exe).ok()?;
+    let modified = meta
+        .modified()
+        .ok()?
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?;
+    let cpu = options.cpu.to_string();
+    let schedule = (CpuInfo::named(&cpu).ok(), CpuInfo::host());
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    Some(
+        KeyHasher::new()
+            .field("format", &MODEL_FORMAT.to_le_bytes())
+            .field("dlc", env!("CARGO_PKG_VERSION").as_bytes())
+            .field("exe", exe.as_os_str().as_encoded_bytes())
+            .field("exe-size", &meta.len().to_le_bytes())
+            .field("exe-modified", &modified.as_nanos().to_le_bytes())
+            .field("file", file.as_bytes())
+            .field("source", source.as_bytes())
+            .field("pipeline", pipeline.as_bytes())
+            .field("entry", options.entry.as_deref().unwrap_or("").as_bytes())
+            .field("cpu", cpu.as_bytes())
+            .field("schedule", format!("{schedule:?}").as_bytes())
+            .field("threads", &threads.to_le_bytes())
+            .finish(),
+    )
+}
+
+/// The lowered module stored under `key`, parsed and verified; `None` on a miss. Problems
+/// (a corrupted entry, one that does not parse) go to `notes`, and the entry is deleted.
+pub(crate) fn load(
+    cache: &KernelCache,
+    key: &Key,
+    notes: &mut Vec<String>,
+) -> Option<(Context, Op)> {
+    let bytes = match cache.get(EntryKind::Model, key) {
+        Lookup::Hit(bytes) => bytes,
+        Lookup::Miss => return None,
+        Lookup::Corrupt(why) => {
+            notes.push(format!("discarded a corrupted model entry: {why}"));
+            return None;
+        }
+    };
+    let path = cache.entry_path(EntryKind::Model, key);
+    let mut ctx = new_context();
+    let parsed = std::str::from_utf8(&bytes)
+        .map_err(|e| e.to_string())
+        .and_then(|text| {
+            let module = parse_source(&mut ctx, text, &path.to_string_lossy(), 1)
+                .map_err(|d| d.message.clone())?;
+            verify(&ctx, module).map_err(|d| d.message.clone())?;
+            Ok(module)
+        });
+    match parsed {
+        Ok(module) => Some((ctx, module)),
+        Err(why) => {
+            cache.remove(EntryKind::Model, key);
+            notes.push(format!(
+                "discarded a model entry that does not load: {}: {why}",
+                path.display()
+            ));
+            None
+        }
+    }
+}
+
+/// Stores `module` under `key` if it prints and parses back to the same text; problems go to
+/// `notes`.
+pub(crate) fn store(
+    cache: &KernelCache,
+    key: &Key,
+    ctx: &Context,
+    module: Op,
+    notes: &mut Vec<String>,
+) {
+    let text = print_op(ctx, module, ENTRY_PRINT);
+    let mut again = new_context();
+    let reparsed = parse_source(&mut again, &text, "<model cache>", 1)
+        .map(|m| print_op(&again, m, ENTRY_PRINT));
+    if reparsed.as_deref() != Ok(text.as_str()) {
+        notes.push(
+            "the lowered module does not print and parse back to the same text (a dlc bug); \
+             the model is not cached"
+                .to_string(),
+        );
+        return;
+    }
+    if let Err(e) = cache.put(EntryKind::Model, key, text.as_bytes()) {
+        notes.push(format!("could not store the model: {e}"));
+    }
+}
