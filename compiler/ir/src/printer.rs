@@ -1008,7 +1008,7 @@ impl<'a> Printer<'a> {
             }
             AttrKind::DenseElements(d) => {
                 self.out.push_str("dense<");
-                let shape = self.ctx.shape(d.ty).unwrap_or(&[]).to_vec();
+                let shape = self.ctx.written_shape(d.ty).unwrap_or(&[]).to_vec();
                 if d.splat {
                     self.print_dense_value(self.ctx.dense_element(d, 0), d.ty);
                 } else if shape.iter().product::<i64>() > DENSE_HEX_ABOVE {

@@ -398,19 +398,69 @@ impl Context {
         )
     }
 
-    /// The element type of a tensor or vector, or the type itself for scalars.
+    /// The element type of a tensor or vector (scalable vectors and encoded tensors
+    /// included), or the type itself for scalars.
     pub fn element_type(&self, ty: Type) -> Type {
         match self.type_kind(ty) {
-            TypeKind::Tensor { element, .. } | TypeKind::Vector { element, .. } => *element,
+            TypeKind::Tensor { element, .. }
+            | TypeKind::EncodedTensor { element, .. }
+            | TypeKind::Vector { element, .. }
+            | TypeKind::ScalableVector { element, .. } => *element,
             _ => ty,
         }
     }
 
-    /// The shape of a tensor or vector type.
+    /// The shape of a tensor or fixed-length vector type. Encoded tensors and scalable vectors
+    /// have none here, since code asking for a shape counts elements: see
+    /// [`Context::written_shape`].
     pub fn shape(&self, ty: Type) -> Option<&[i64]> {
         match self.type_kind(ty) {
             TypeKind::Tensor { shape, .. } | TypeKind::Vector { shape, .. } => Some(shape),
             _ => None,
+        }
+    }
+
+    /// The dimensions a ranked tensor (encoded or not) or a vector type is written with; for a
+    /// scalable vector, the scalable dimensions' minimum sizes (`[4]` for `vector<[4]xf32>`).
+    pub fn written_shape(&self, ty: Type) -> Option<&[i64]> {
+        match self.type_kind(ty) {
+            TypeKind::Tensor { shape, .. }
+            | TypeKind::EncodedTensor { shape, .. }
+            | TypeKind::Vector { shape, .. }
+            | TypeKind::ScalableVector { shape, .. } => Some(shape),
+            _ => None,
+        }
+    }
+
+    /// The scalable dimensions of a scalable vector type (`None` for every other type).
+    pub fn scalable_dims(&self, ty: Type) -> Option<&[bool]> {
+        match self.type_kind(ty) {
+            TypeKind::ScalableVector { scalable, .. } => Some(scalable),
+            _ => None,
+        }
+    }
+
+    /// `ty`'s shape and container (tensor, encoding, vector, scalable dimensions) with `element`
+    /// as the element type; `element` itself for a scalar `ty`.
+    pub fn with_element_type(&mut self, ty: Type, element: Type) -> Type {
+        match self.type_kind(ty).clone() {
+            TypeKind::Tensor { shape, .. } => self.tensor_type(&shape, element),
+            TypeKind::EncodedTensor {
+                shape, encoding, ..
+            } => self.intern_type(TypeKind::EncodedTensor {
+                shape,
+                element,
+                encoding,
+            }),
+            TypeKind::Vector { shape, .. } => self.vector_type(&shape, element),
+            TypeKind::ScalableVector {
+                shape, scalable, ..
+            } => self.intern_type(TypeKind::ScalableVector {
+                shape,
+                scalable,
+                element,
+            }),
+            _ => element,
         }
     }
 

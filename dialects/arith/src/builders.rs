@@ -99,7 +99,7 @@ pub fn splat_attr(ctx: &mut Context, ty: Type, value: DenseValue) -> Option<Attr
     if !fits {
         return None;
     }
-    match ctx.shape(ty) {
+    match ctx.written_shape(ty) {
         None => Some(match value {
             DenseValue::Int(x) => ctx.integer_attr(x, ty),
             DenseValue::Float(x) => ctx.float_attr(x, ty),

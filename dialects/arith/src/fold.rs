@@ -29,7 +29,7 @@ use dlc_ir::attributes::dense_element_bytes;
 use dlc_ir::attributes::sign_extend;
 use dlc_ir::{
     AttrKind, Attribute, Context, DenseValue, FloatKind, FoldResult, Op, OpView, Type, TypeKind,
-    Value,
+    Value, DYNAMIC,
 };
 use smallvec::{smallvec, SmallVec};
 
@@ -127,8 +127,7 @@ fn decode(ctx: &Context, attr: Attribute, ty: Type) -> Option<Vec<DenseValue>> {
         AttrKind::Float { bits, .. } => Some(vec![DenseValue::Float(f64::from_bits(*bits))]),
         AttrKind::DenseElements(d) => {
             let width = dense_element_bytes(ctx.type_kind(ctx.element_type(ty)))?;
-            let count = static_count(ctx, ty)?;
-            let needed = if d.splat { 1 } else { count };
+            let needed = if d.splat { 1 } else { static_count(ctx, ty)? };
             if d.stored_len(width) < needed || width == 0 {
                 return None;
             }
@@ -139,9 +138,13 @@ fn decode(ctx: &Context, attr: Attribute, ty: Type) -> Option<Vec<DenseValue>> {
 }
 
 /// The number of elements of a statically shaped type (1 for scalars); `None` for dynamic
-/// shapes and counts that do not fit a `usize`.
+/// shapes, scalable vectors (a multiple of the hardware's vector length) and counts that do not
+/// fit a `usize`.
 fn static_count(ctx: &Context, ty: Type) -> Option<usize> {
-    ctx.shape(ty).map_or(Some(1), |shape| {
+    if ctx.scalable_dims(ty).is_some() {
+        return None;
+    }
+    ctx.written_shape(ty).map_or(Some(1), |shape| {
         shape.iter().try_fold(1usize, |count, d| {
             // `DYNAMIC` is negative, so it fails the conversion too.
             count.checked_mul(usize::try_from(*d).ok()?)
@@ -176,17 +179,20 @@ fn build(ctx: &mut Context, ty: Type, values: Vec<DenseValue>) -> Option<Attribu
         .map(|v| normalize(v, elem))
         .collect::<Option<_>>()?;
     let first = *values.first()?;
-    if ctx.shape(ty).is_none() {
+    if ctx.written_shape(ty).is_none() {
         return match (values.len(), first) {
             (1, DenseValue::Int(x)) => Some(ctx.integer_attr(x, ty)),
             (1, DenseValue::Float(x)) => Some(ctx.float_attr(x, ty)),
             _ => None,
         };
     }
-    let count = static_count(ctx, ty)?;
+    if ctx.written_shape(ty).is_some_and(|s| s.contains(&DYNAMIC)) {
+        // Dense constants have static shapes.
+        return None;
+    }
     if values.iter().all(|v| same_bits(*v, first)) {
         values.truncate(1);
-    } else if values.len() != count {
+    } else if values.len() != static_count(ctx, ty)? {
         return None;
     }
     Some(ctx.dense_attr(ty, &values))

@@ -317,7 +317,7 @@ fn print_family(p: &mut Printer<'_>, op: Op, family: Family, flags: Flags) {
     match family {
         Family::CmpI | Family::CmpF => print_type_or_placeholder(p, operand_ty),
         Family::Select => {
-            if let Some(cond) = operand_ty.filter(|t| ctx.shape(*t).is_some()) {
+            if let Some(cond) = operand_ty.filter(|t| ctx.written_shape(*t).is_some()) {
                 p.print_type(cond);
                 p.write(", ");
             }

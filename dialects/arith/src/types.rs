@@ -58,13 +58,9 @@ impl TypeClass {
 }
 
 /// `ty` with its element type replaced by `i1`: `i1` for scalars, `vector<4xi1>` for
-/// `vector<4xf32>`, `tensor<?xi1>` for `tensor<?xi32>`.
+/// `vector<4xf32>`, `vector<[4]xi1>` for `vector<[4]xf32>`, `tensor<?xi1>` for `tensor<?xi32>`.
 pub fn bool_like(ctx: &mut Context, ty: Type) -> Type {
-    match ctx.type_kind(ty).clone() {
-        TypeKind::Vector { shape, .. } => ctx.vector_type(&shape, Type::I1),
-        TypeKind::Tensor { shape, .. } => ctx.tensor_type(&shape, Type::I1),
-        _ => Type::I1,
-    }
+    ctx.with_element_type(ty, Type::I1)
 }
 
 /// The width in bits of an integer or float element type (`index` has none).
@@ -80,7 +76,10 @@ pub(crate) fn bit_width(ctx: &Context, elem: Type) -> Option<u32> {
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub(crate) enum Container<'a> {
     Scalar,
-    Vector(&'a [i64]),
+    /// A vector's shape and whether it is scalable. As in MLIR's shape checks, which of its
+    /// dimensions scale is not compared.
+    Vector(&'a [i64], bool),
+    /// A ranked tensor's shape (its encoding, if any, is not compared).
     Tensor(&'a [i64]),
 }
 
@@ -88,8 +87,11 @@ impl<'a> Container<'a> {
     /// The container of `ty`.
     pub(crate) fn of(ctx: &'a Context, ty: Type) -> Self {
         match ctx.type_kind(ty) {
-            TypeKind::Vector { shape, .. } => Container::Vector(shape),
-            TypeKind::Tensor { shape, .. } => Container::Tensor(shape),
+            TypeKind::Vector { shape, .. } => Container::Vector(shape, false),
+            TypeKind::ScalableVector { shape, .. } => Container::Vector(shape, true),
+            TypeKind::Tensor { shape, .. } | TypeKind::EncodedTensor { shape, .. } => {
+                Container::Tensor(shape)
+            }
             _ => Container::Scalar,
         }
     }
@@ -98,17 +100,23 @@ impl<'a> Container<'a> {
     pub(crate) fn shape(self) -> Option<&'a [i64]> {
         match self {
             Container::Scalar => None,
-            Container::Vector(s) | Container::Tensor(s) => Some(s),
+            Container::Vector(s, _) | Container::Tensor(s) => Some(s),
         }
     }
 
+    fn scalable(self) -> bool {
+        matches!(self, Container::Vector(_, true))
+    }
+
     /// True if both are scalars or both have the same rank and every dimension pair is equal or
-    /// dynamic (MLIR's `verifyCompatibleShapes`; the container kind is not compared).
+    /// dynamic, and both or neither are scalable vectors (MLIR's `verifyCompatibleShapes`; the
+    /// container kind is not compared otherwise).
     pub(crate) fn compatible_shape(self, other: Container<'_>) -> bool {
         match (self.shape(), other.shape()) {
             (None, None) => true,
             (Some(a), Some(b)) => {
-                a.len() == b.len()
+                self.scalable() == other.scalable()
+                    && a.len() == b.len()
                     && a.iter()
                         .zip(b)
                         .all(|(x, y)| x == y || *x == DYNAMIC || *y == DYNAMIC)

@@ -8,7 +8,7 @@
 use crate::attrs::{self, fastmath_flags_of, overflow_flags_of, FASTMATH, OVERFLOW_FLAGS};
 use crate::ops::{ArithOp, CastKind, Family, Flags};
 use crate::types::{bit_width, Container, TypeClass};
-use dlc_ir::{op_error, Context, Diagnostic, Op, Printer, Type};
+use dlc_ir::{op_error, AttrKind, Context, Diagnostic, Op, Printer, Type, TypeKind};
 
 /// Verifies arith op `T` (the `verify` hook of every arith `OpDef`).
 pub(crate) fn verify<T: ArithOp>(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
@@ -111,11 +111,27 @@ fn verify_constant(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
             "value must be an integer, float, or elements attribute",
         ));
     };
-    if value_ty != ctx.value_type(ctx.result(op, 0)) {
+    let result = ctx.value_type(ctx.result(op, 0));
+    if value_ty != result {
         return Err(op_error(
             ctx,
             op,
             "failed to verify that all of {value, result} have same type",
+        ));
+    }
+    if matches!(ctx.type_kind(result), TypeKind::SignedInteger { .. }) {
+        return Err(op_error(ctx, op, "integer return type must be signless"));
+    }
+    let splat = match ctx.attr_kind(value) {
+        AttrKind::DenseElements(d) => d.splat,
+        _ => true,
+    };
+    if ctx.scalable_dims(result).is_some() && !splat {
+        return Err(op_error(
+            ctx,
+            op,
+            // MLIR's wording, spelling included.
+            "intializing scalable vectors with elements attribute is not supported unless it's a vector splat",
         ));
     }
     Ok(())

@@ -384,7 +384,7 @@ impl<'a> Parser<'a> {
         )?;
         let ty_loc = self.current_loc();
         let ty = self.parse_type()?;
-        let Some(ty_shape) = self.ctx.shape(ty).map(|s| s.to_vec()) else {
+        let Some(ty_shape) = self.ctx.written_shape(ty).map(|s| s.to_vec()) else {
             return Err(Diagnostic::error(
                 ty_loc,
                 "dense attributes need a tensor or vector type",

@@ -6,7 +6,6 @@ use super::lexer::Tok;
 use super::{PResult, Parser};
 use crate::attributes::{AttrKind, Attribute};
 use crate::diagnostics::Diagnostic;
-use crate::types::TypeKind;
 
 impl<'a> Parser<'a> {
     /// Parses `dense_resource<name> : type`; the current token is `dense_resource`.
@@ -18,10 +17,7 @@ impl<'a> Parser<'a> {
         self.expect(Tok::Colon, "':' and the type of a dense_resource")?;
         let loc = self.current_loc();
         let ty = self.parse_type()?;
-        if !matches!(
-            self.ctx.type_kind(ty),
-            TypeKind::Tensor { .. } | TypeKind::Vector { .. }
-        ) {
+        if self.ctx.written_shape(ty).is_none() {
             return Err(Diagnostic::error(
                 loc,
                 "`dense_resource` expected a shaped type",
