@@ -233,9 +233,13 @@ fn uniform(ctx: &Context, attr: Option<Attribute>) -> Option<DenseValue> {
     values.iter().all(|v| same_bits(*v, first)).then_some(first)
 }
 
-/// The signed integer every element of a constant holds.
+/// The signed integer every element of a constant holds (0 for an `i0` constant).
 fn uniform_int(ctx: &Context, attr: Option<Attribute>) -> Option<i128> {
-    let w = match elem_of(ctx, ctx.attr_type(attr?)?)? {
+    let ty = ctx.attr_type(attr?)?;
+    if is_zero_width(ctx, ty) {
+        return Some(0);
+    }
+    let w = match elem_of(ctx, ty)? {
         Elem::Int(w) => w,
         Elem::Float(_) => return None,
     };
@@ -256,6 +260,36 @@ fn uniform_float(ctx: &Context, attr: Option<Attribute>) -> Option<f64> {
         DenseValue::Float(x) => Some(x),
         DenseValue::Int(_) => None,
     }
+}
+
+/// True for `i0`, the integer type whose one value is 0. [`elem_of`] leaves it out, so the
+/// folds that MLIR does on it are written out: [`zero_width`].
+fn is_zero_width(ctx: &Context, ty: Type) -> bool {
+    matches!(ctx.type_kind(ty), TypeKind::Integer { width: 0 })
+}
+
+/// The fold of an integer op on constant operands where an operand or result is `i0`: every
+/// result is 0 (only scalar integers; `None` otherwise).
+fn zero_width(ctx: &mut Context, op: Op, consts: &[Option<Attribute>]) -> Folded {
+    let operands = ctx.operands(op);
+    if consts.len() != operands.len() || consts.iter().any(Option::is_none) {
+        return None;
+    }
+    let mut types: SmallVec<[Type; 4]> = operands.iter().map(|v| ctx.value_type(*v)).collect();
+    let results = types.len();
+    types.extend(ctx.results(op).map(|r| ctx.value_type(r)));
+    let scalar_ints = types
+        .iter()
+        .all(|t| matches!(ctx.type_kind(*t), TypeKind::Integer { .. }));
+    if !scalar_ints || !types.iter().any(|t| is_zero_width(ctx, *t)) {
+        return None;
+    }
+    Some(
+        types[results..]
+            .iter()
+            .map(|t| FoldResult::Constant(ctx.integer_attr(0, *t)))
+            .collect(),
+    )
 }
 
 fn result_type(ctx: &Context, op: Op) -> Option<Type> {
@@ -834,6 +868,9 @@ fn mul_high(a: i128, b: i128, w: u32, is_signed: bool) -> Option<i128> {
 /// `mulsi_extended`/`mului_extended`: `x * 0` is `0, 0`; `mului_extended(x, 1)` is `x, 0`;
 /// constants fold to the low and high halves.
 fn mul_extended(ctx: &mut Context, op: Op, c: &[Option<Attribute>], is_signed: bool) -> Folded {
+    if let Some(zeros) = zero_width(ctx, op, c) {
+        return Some(zeros);
+    }
     let (lhs, _, w, types) = extended_parts(ctx, op, c)?;
     match uniform_int(ctx, c[1]) {
         Some(0) => {
@@ -1293,10 +1330,13 @@ fn cast(
     c: &[Option<Attribute>],
     f: impl Fn(DenseValue, Elem, Elem) -> Option<DenseValue>,
 ) -> Option<Attribute> {
-    let [input] = ctx.operands(op) else {
+    let &[input] = ctx.operands(op) else {
         return None;
     };
-    let from = elem_of(ctx, ctx.value_type(*input))?;
+    if let Some(&[FoldResult::Constant(zero)]) = zero_width(ctx, op, c).as_deref() {
+        return Some(zero);
+    }
+    let from = elem_of(ctx, ctx.value_type(input))?;
     let to = elem_of(ctx, result_type(ctx, op)?)?;
     fold_constants(ctx, op, c, |v| match v {
         [x] => f(*x, from, to),
