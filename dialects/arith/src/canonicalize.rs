@@ -149,6 +149,11 @@ pub(crate) fn cmpi() -> Patterns {
     ]
 }
 
+/// The patterns of `arith.cmpf`.
+pub(crate) fn cmpf() -> Patterns {
+    vec![Box::new(crate::cmpf_of_int::CmpFIntToFPConst)]
+}
+
 /// The patterns of `arith.addui_extended`.
 pub(crate) fn addui_extended() -> Patterns {
     vec![Box::new(ExtendedToNarrow::<AddUIExtendedOp, AddIOp>::new(

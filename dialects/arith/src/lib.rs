@@ -18,6 +18,7 @@
 pub mod attrs;
 mod builders;
 mod canonicalize;
+mod cmpf_of_int;
 pub mod fold;
 pub mod ops;
 mod syntax;

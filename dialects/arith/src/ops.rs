@@ -190,6 +190,7 @@ arith_op! {
     operands = [lhs, rhs];
     attributes = [fastmath, predicate];
     fold = fold::cmpf;
+    canonicalize = canonicalize::cmpf;
 }
 
 arith_op! {
