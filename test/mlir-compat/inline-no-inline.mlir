@@ -1,10 +1,10 @@
 // `inline` keeps calls that MLIR's `no_inline` unit attribute marks, on the call or on the
 // callee, and prints them as mlir-opt-22 does; the custom and the generic form match byte for
 // byte.
-// RUN: dlc-opt %s --pipeline=inline > %t.dlc
+// RUN: dlc-opt %s --pipeline='inline{default-pipeline=}' > %t.dlc
 // RUN: mlir-opt %s --inline='default-pipeline=' > %t.mlir
 // RUN: diff %t.dlc %t.mlir
-// RUN: dlc-opt %s --pipeline=inline -mlir-print-op-generic > %t.dlc.generic
+// RUN: dlc-opt %s --pipeline='inline{default-pipeline=}' -mlir-print-op-generic > %t.dlc.generic
 // RUN: mlir-opt %s --inline='default-pipeline=' -mlir-print-op-generic > %t.mlir.generic
 // RUN: diff %t.dlc.generic %t.mlir.generic
 // RUN: dlc-opt %s --pipeline=inline | FileCheck %s

@@ -13,12 +13,15 @@
 //!   (no `nnan`/`ninf`, and `math.rs`'s expansions carry no flags at all);
 //! - `maximumf`/`minimumf` use LLVM's NaN-propagating `llvm.maximum`/`llvm.minimum`, matching
 //!   the interpreter.
+//!
+//! A `truncf` with a rounding mode other than to-nearest-even is refused with an error rather
+//! than rounded to nearest.
 
 use crate::error::{CgError, CgResult};
 use crate::function::{FnLowering, Machine};
 use crate::math::{emit_math, emit_powf, MathFn};
 use crate::types::value_type;
-use dlc_arith::ArithOps;
+use dlc_arith::{rounding_mode, ArithOps, RoundingMode};
 use dlc_ir::{AttrKind, Context, DenseValue, Op};
 use dlc_loop::math::MathOps;
 use inkwell::types::BasicTypeEnum;
@@ -148,7 +151,21 @@ impl<'ctx> FnLowering<'_, 'ctx> {
             A::UIToFPOp(_) => b.build_cast(Opc::UIToFP, arg(0)?, result_ty, "")?,
             A::FPToUIOp(_) => b.build_cast(Opc::FPToUI, arg(0)?, result_ty, "")?,
             A::ExtFOp(_) => b.build_cast(Opc::FPExt, arg(0)?, result_ty, "")?,
-            A::TruncFOp(_) => b.build_cast(Opc::FPTrunc, arg(0)?, result_ty, "")?,
+            A::TruncFOp(t) => match rounding_mode(self.ctx, t.0) {
+                // LLVM's `fptrunc` rounds to nearest even; other modes would need constrained
+                // intrinsics in a strictfp function.
+                None | Some(RoundingMode::ToNearestEven) => {
+                    b.build_cast(Opc::FPTrunc, arg(0)?, result_ty, "")?
+                }
+                Some(mode) => {
+                    return Err(format!(
+                        "'{}' with rounding mode '{}' is not supported by code generation",
+                        args.name,
+                        mode.keyword()
+                    )
+                    .into())
+                }
+            },
             A::BitcastOp(_) => b.build_cast(Opc::BitCast, arg(0)?, result_ty, "")?,
         })
     }

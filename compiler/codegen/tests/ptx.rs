@@ -33,6 +33,7 @@ const ACCEPTED_LIMITS: &[&str] = &[
     "a shared buffer needs static dims",
     "integer division of vectors is not supported",
     "CUDA blocks have at most",
+    "with rounding mode",
 ];
 
 fn repo_root() -> PathBuf {

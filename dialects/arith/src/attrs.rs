@@ -1,8 +1,9 @@
-//! The arith dialect's enums and attributes: comparison predicates, integer overflow flags and
-//! fast-math flags.
+//! The arith dialect's enums and attributes: comparison predicates, rounding modes, integer
+//! overflow flags and fast-math flags.
 //!
-//! Predicates are stored as MLIR stores them in generic form, a `predicate = N : i64` integer
-//! attribute with MLIR's numbering, so generic text moves between dlc and mlir-opt unchanged.
+//! Predicates and rounding modes are stored as MLIR stores them in generic form, integer
+//! attributes with MLIR's numbering (`predicate = N : i64`, `roundingmode = N : i32`), so generic
+//! text moves between dlc and mlir-opt unchanged.
 //! Flags are dialect attributes, `#arith.overflow<nsw, nuw>` and `#arith.fastmath<nnan,ninf>`,
 //! holding the flag bits as their one parameter; the dialect's `parse_attr`/`print_attr` hooks
 //! give them MLIR's spelling. The custom op syntax reuses the same bodies after a keyword
@@ -17,6 +18,8 @@ pub const OVERFLOW_FLAGS: &str = "overflowFlags";
 pub const FASTMATH: &str = "fastmath";
 /// The name of the attribute that holds a comparison predicate.
 pub const PREDICATE: &str = "predicate";
+/// The name of the attribute that holds the rounding mode of `arith.truncf`.
+pub const ROUNDING_MODE: &str = "roundingmode";
 
 bitflags::bitflags! {
     /// Integer overflow flags (`arith::IntegerOverflowFlags`): with `nsw`/`nuw`, signed/unsigned
@@ -254,6 +257,59 @@ impl CmpFPredicate {
     }
 }
 
+/// Rounding modes (`arith::RoundingMode`), numbered as MLIR numbers them. An `arith.truncf`
+/// without one rounds to nearest, ties to even.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Hash)]
+pub enum RoundingMode {
+    /// `to_nearest_even`: to nearest, ties to the even neighbour.
+    ToNearestEven = 0,
+    /// `downward`: toward negative infinity.
+    Downward = 1,
+    /// `upward`: toward positive infinity.
+    Upward = 2,
+    /// `toward_zero`: toward zero (truncation).
+    TowardZero = 3,
+    /// `to_nearest_away`: to nearest, ties away from zero.
+    ToNearestAway = 4,
+}
+
+const ROUNDING_WORDS: [(&str, RoundingMode); 5] = [
+    ("to_nearest_even", RoundingMode::ToNearestEven),
+    ("downward", RoundingMode::Downward),
+    ("upward", RoundingMode::Upward),
+    ("toward_zero", RoundingMode::TowardZero),
+    ("to_nearest_away", RoundingMode::ToNearestAway),
+];
+
+impl RoundingMode {
+    /// Every mode, in MLIR's order.
+    pub const ALL: [RoundingMode; 5] = [
+        RoundingMode::ToNearestEven,
+        RoundingMode::Downward,
+        RoundingMode::Upward,
+        RoundingMode::TowardZero,
+        RoundingMode::ToNearestAway,
+    ];
+
+    /// The mode numbered `n`, if any.
+    pub fn from_i64(n: i64) -> Option<Self> {
+        Self::ALL.into_iter().find(|m| *m as i64 == n)
+    }
+
+    /// The mode spelled `word` (`downward`).
+    pub fn from_keyword(word: &str) -> Option<Self> {
+        ROUNDING_WORDS
+            .iter()
+            .find(|(w, _)| *w == word)
+            .map(|(_, m)| *m)
+    }
+
+    /// The keyword spelling the mode.
+    pub fn keyword(self) -> &'static str {
+        ROUNDING_WORDS[self as usize].0
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Attribute construction and access.
 
@@ -316,6 +372,29 @@ pub fn fastmath_flags(ctx: &Context, op: Op) -> FastMathFlags {
     ctx.attr(op, FASTMATH)
         .and_then(|a| fastmath_flags_of(ctx, a))
         .unwrap_or_default()
+}
+
+/// The `roundingmode = N : i32` attribute of a rounding mode.
+pub fn rounding_mode_attr(ctx: &mut Context, mode: RoundingMode) -> Attribute {
+    ctx.integer_attr(mode as i128, Type::I32)
+}
+
+/// The mode a `roundingmode` attribute holds: an `i32` integer numbering a mode (anything else is
+/// invalid, as in MLIR's property conversion).
+pub fn rounding_mode_of(ctx: &Context, attr: Attribute) -> Option<RoundingMode> {
+    match ctx.attr_kind(attr) {
+        AttrKind::Integer { value, ty } if *ty == Type::I32 => {
+            RoundingMode::from_i64(i64::try_from(*value).ok()?)
+        }
+        _ => None,
+    }
+}
+
+/// The rounding mode `op` names; `None` when it has no (valid) `roundingmode` attribute, which
+/// means the default, to nearest even.
+pub fn rounding_mode(ctx: &Context, op: Op) -> Option<RoundingMode> {
+    ctx.attr(op, ROUNDING_MODE)
+        .and_then(|a| rounding_mode_of(ctx, a))
 }
 
 /// The `predicate = N : i64` attribute for a predicate number.
@@ -451,5 +530,10 @@ mod tests {
         }
         assert_eq!(CmpIPredicate::from_i64(10), None);
         assert_eq!(CmpFPredicate::from_i64(-1), None);
+        for (n, m) in RoundingMode::ALL.into_iter().enumerate() {
+            assert_eq!(m as usize, n);
+            assert_eq!(RoundingMode::from_keyword(m.keyword()), Some(m));
+        }
+        assert_eq!(RoundingMode::from_i64(5), None);
     }
 }

@@ -9,7 +9,8 @@
 //! condition by swapping the arms, merge nested selects on one condition, compare before
 //! extending, and turn `x + y * -1` into `x - y`. Cast chains shorten (`CAST_CHAINS`:
 //! `trunci(extsi(x))` to one narrower `extsi`, `extsi(extui(x))` to `extui(x)`, `index_cast`
-//! round trips and extensions under it, `bitcast(bitcast(x))`); bitwise ops of two like
+//! round trips and extensions under it, `bitcast(bitcast(x))`, `truncf(sitofp(x))` and
+//! `truncf(uitofp(x))` without a rounding mode to one conversion); bitwise ops of two like
 //! extensions run before extending (`LOGIC_OF_EXT`); `mulf`/`divf` of two `negf`s drop both;
 //! the extended ops narrow to `addi`/`muli` when their second result is unused.
 //!
@@ -31,17 +32,17 @@
 //! the backend's business), and `cmpi` of an operand with itself and `select %c, true, false`
 //! are folds (see [`crate::fold`]), not patterns.
 
-use crate::attrs::FASTMATH;
 use crate::attrs::{
     overflow_attr, overflow_flags, predicate_attr, CmpIPredicate, OverflowFlags, OVERFLOW_FLAGS,
     PREDICATE,
 };
+use crate::attrs::{FASTMATH, ROUNDING_MODE};
 use crate::builders::{constant_spec, spec_with_defaults, splat_attr};
 use crate::fold::defined_by;
 use crate::ops::{
     AddIOp, AddUIExtendedOp, AndIOp, ArithOp, ArithOps, BitcastOp, CmpIOp, DivFOp, ExtSIOp,
     ExtUIOp, IndexCastOp, IndexCastUIOp, MulFOp, MulIOp, MulSIExtendedOp, MulUIExtendedOp, NegFOp,
-    OrIOp, SelectOp, SubIOp, TruncIOp, XOrIOp,
+    OrIOp, SIToFPOp, SelectOp, SubIOp, TruncFOp, TruncIOp, UIToFPOp, XOrIOp,
 };
 use dlc_ir::attributes::sign_extend;
 use dlc_ir::location::CompositeLocKind;
@@ -108,6 +109,11 @@ pub(crate) fn divf() -> Patterns {
 /// The patterns of `arith.trunci`.
 pub(crate) fn trunci() -> Patterns {
     cast_chains(TruncIOp::NAME).collect()
+}
+
+/// The patterns of `arith.truncf`.
+pub(crate) fn truncf() -> Patterns {
+    cast_chains(TruncFOp::NAME).collect()
 }
 
 /// The patterns of `arith.extsi`.
@@ -789,13 +795,13 @@ impl<T: OpView + Send + Sync> RewritePattern for CmpIExt<T> {
 type SpecFn = fn(&mut Context, &[Value], Type, Location) -> OpSpec;
 
 /// `outer(inner(x))` → `result(x)` of the root's type, or `x` itself when `result` is `None`,
-/// where `applies(ctx, type of x, type of inner(x), root type)`.
+/// where `applies(ctx, root op, type of x, type of inner(x), root type)`.
 struct CastChain {
     name: &'static str,
     outer: &'static str,
     inner: &'static str,
     result: Option<SpecFn>,
-    applies: fn(&Context, Type, Type, Type) -> bool,
+    applies: fn(&Context, Op, Type, Type, Type) -> bool,
 }
 
 /// The bit width of the element type of `ty` (none for `index`).
@@ -803,13 +809,20 @@ fn elem_width(ctx: &Context, ty: Type) -> Option<u32> {
     crate::types::bit_width(ctx, ctx.element_type(ty))
 }
 
-fn always(_: &Context, _: Type, _: Type, _: Type) -> bool {
+fn always(_: &Context, _: Op, _: Type, _: Type, _: Type) -> bool {
     true
+}
+
+/// The root (a `truncf`) rounds in the default mode: `truncf(sitofp(x))` is then one
+/// conversion, as MLIR rewrites it (both round to nearest even, so the narrow conversion
+/// differs only where the wide one would round twice).
+fn default_rounding(ctx: &Context, root: Op, _: Type, _: Type, _: Type) -> bool {
+    ctx.attr(root, ROUNDING_MODE).is_none()
 }
 
 /// `x` is narrower than the root's result: the outer truncation undoes only part of the
 /// extension, which one narrower extension does alone.
-fn narrower(ctx: &Context, x: Type, _: Type, root: Type) -> bool {
+fn narrower(ctx: &Context, _: Op, x: Type, _: Type, root: Type) -> bool {
     matches!((elem_width(ctx, x), elem_width(ctx, root)), (Some(a), Some(b)) if a < b)
 }
 
@@ -817,13 +830,13 @@ fn narrower(ctx: &Context, x: Type, _: Type, root: Type) -> bool {
 /// identity: `iN → index → iN` for N ≤ 64 and `index → iM → index` for M ≥ 64 (`index` has 64
 /// bits, as the folders assume). MLIR also drops round trips through a narrower type
 /// (`index → i32 → index`), which lose the high bits; those stay.
-fn lossless_round_trip(ctx: &Context, x: Type, mid: Type, root: Type) -> bool {
+fn lossless_round_trip(ctx: &Context, _: Op, x: Type, mid: Type, root: Type) -> bool {
     let width = |t: Type| elem_width(ctx, t).unwrap_or(64);
     x == root && width(x) <= width(mid)
 }
 
 /// MLIR's cast-chain patterns (`ArithCanonicalization.td`).
-static CAST_CHAINS: [CastChain; 8] = [
+static CAST_CHAINS: [CastChain; 10] = [
     // trunci(extsi(x)) → extsi(x) when x is narrower than the result.
     CastChain {
         name: "TruncIExtSIToExtSI",
@@ -888,6 +901,22 @@ static CAST_CHAINS: [CastChain; 8] = [
         result: Some(op_spec::<BitcastOp>),
         applies: always,
     },
+    // truncf(sitofp(x)) → sitofp(x) when the truncf has no rounding mode (its flags go).
+    CastChain {
+        name: "TruncFSIToFPToSIToFP",
+        outer: TruncFOp::NAME,
+        inner: SIToFPOp::NAME,
+        result: Some(op_spec::<SIToFPOp>),
+        applies: default_rounding,
+    },
+    // truncf(uitofp(x)) → uitofp(x) likewise.
+    CastChain {
+        name: "TruncFUIToFPToUIToFP",
+        outer: TruncFOp::NAME,
+        inner: UIToFPOp::NAME,
+        result: Some(op_spec::<UIToFPOp>),
+        applies: default_rounding,
+    },
 ];
 
 fn cast_chains(root: &'static str) -> impl Iterator<Item = Box<dyn RewritePattern>> {
@@ -921,7 +950,7 @@ impl RewritePattern for &'static CastChain {
             return false;
         };
         let ty = ctx.value_type(ctx.result(op, 0));
-        if !(self.applies)(ctx, ctx.value_type(x), ctx.value_type(input), ty) {
+        if !(self.applies)(ctx, op, ctx.value_type(x), ctx.value_type(input), ty) {
             return false;
         }
         let Some(build) = self.result else {

@@ -2,7 +2,8 @@
 //!
 //! Constants are evaluated with MLIR's semantics (APInt/APFloat): integers wrap modulo 2^width,
 //! `index` is 64 bits, and anything MLIR leaves unfolded stays unfolded: division by zero, signed
-//! `MIN / -1`, shifts by the width or more, `fptosi` out of range, inexact `truncf`. Integers
+//! `MIN / -1`, shifts by the width or more, `fptosi` out of range, inexact `truncf` (whatever its rounding mode: exact conversions agree in
+//! every mode). Integers
 //! wider than 128 bits are never evaluated. Scalars, splats and whole dense vectors/tensors are
 //! folded elementwise; a result whose elements are all equal becomes a splat, as MLIR stores it.
 //!
@@ -11,7 +12,8 @@
 //! the dialect's `materialize_constant`. Some folders change their op instead and say so with an
 //! empty result list (MLIR's in-place fold): `cmpi` with a constant on the left swaps its
 //! operands and mirrors its predicate, and a cast of a cast of the same kind (`extsi(extsi(x))`,
-//! `trunci(trunci(x))`, `trunci(ext(x))` with `x` still wider) reads the inner input directly.
+//! `trunci(trunci(x))`, `trunci(ext(x))` and `truncf(extf(x))` with `x` still wider) reads the
+//! inner input directly.
 //! The extended ops fold to two results.
 //!
 //! Floats are computed in `f64` and rounded to the result type. For `+ - * /` that is exact
@@ -19,11 +21,12 @@
 //! that would round twice are only folded when exact.
 
 use crate::attrs::{
-    overflow_flags, predicate_attr, CmpFPredicate, CmpIPredicate, OverflowFlags, PREDICATE,
+    fastmath_flags, overflow_flags, predicate_attr, CmpFPredicate, CmpIPredicate, FastMathFlags,
+    OverflowFlags, PREDICATE,
 };
 use crate::ops::{
     AddIOp, AndIOp, BitcastOp, CmpFOp, CmpIOp, ExtFOp, ExtSIOp, ExtUIOp, MulIOp, NegFOp, SubIOp,
-    TruncIOp, XOrIOp,
+    TruncFOp, TruncIOp, XOrIOp,
 };
 use dlc_ir::attributes::dense_element_bytes;
 use dlc_ir::attributes::sign_extend;
@@ -1507,6 +1510,16 @@ pub(crate) fn fptosi(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Fold
 }
 
 pub(crate) fn extf(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
+    // extf(truncf(x)) → x when x has the result type and both casts allow `contract`: the
+    // rounding may then be dropped (whatever the truncf's rounding mode).
+    let input = *ctx.operands(op).first()?;
+    if let Some(trunc) = defined_by::<TruncFOp>(ctx, input) {
+        let src = *ctx.operands(trunc).first()?;
+        let contract = |o: Op| fastmath_flags(ctx, o).contains(FastMathFlags::CONTRACT);
+        if Some(ctx.value_type(src)) == result_type(ctx, op) && contract(trunc) && contract(op) {
+            return to_value(src);
+        }
+    }
     // Widening is exact, NaN payloads included.
     to_const(cast(ctx, op, c, |v, _, _| match v {
         DenseValue::Float(_) => Some(v),
@@ -1528,22 +1541,29 @@ fn is_canonical_nan(x: f64, kind: FloatKind) -> bool {
 }
 
 pub(crate) fn truncf(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
-    if let Some(r) = cast(ctx, op, c, |v, from, to| match (v, from, to) {
-        // MLIR folds only conversions that lose nothing.
+    // truncf(extf(x)) → x when x has the result type, truncf(x) (same rounding mode and flags)
+    // when x is still wider: extf is exact, so the truncf rounds x's value either way.
+    let input = *ctx.operands(op).first()?;
+    let ty = result_type(ctx, op)?;
+    if let Some(ext) = defined_by::<ExtFOp>(ctx, input) {
+        let src = *ctx.operands(ext).first()?;
+        let src_ty = ctx.value_type(src);
+        if src_ty == ty {
+            return to_value(src);
+        }
+        let width = |t: Type| crate::types::bit_width(ctx, ctx.element_type(t));
+        if width(src_ty) > width(ty) {
+            return skip_inner_cast(ctx, op, ext);
+        }
+    }
+    // MLIR folds only conversions that lose nothing, which every rounding mode agrees on.
+    to_const(cast(ctx, op, c, |v, from, to| match (v, from, to) {
         (DenseValue::Float(x), Elem::Float(f), Elem::Float(_)) if x.is_nan() => {
             is_canonical_nan(x, f).then_some(v)
         }
         (DenseValue::Float(x), _, Elem::Float(k)) if k.round(x) == x => Some(v),
         _ => None,
-    }) {
-        return to_const(Some(r));
-    }
-    // truncf(extf(x)) → x when x has the result type (extf is exact).
-    let input = *ctx.operands(op).first()?;
-    let ext = defined_by::<ExtFOp>(ctx, input)?;
-    let src = *ctx.operands(ext).first()?;
-    (Some(ctx.value_type(src)) == result_type(ctx, op)).then_some(())?;
-    to_value(src)
+    }))
 }
 
 /// The raw bits of an element, and the element with given raw bits.

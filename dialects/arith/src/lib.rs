@@ -9,9 +9,10 @@
 //! `materialize_constant`).
 //!
 //! Layout: [`ops`] defines each op once (family, flag attribute, folder, patterns) and lists
-//! them in [`ArithOps`], [`attrs`] their predicates and flag attributes, `syntax` the custom
-//! text form, `verify` the verifier, [`fold`] the folders, `canonicalize` the
-//! canonicalization patterns, `builders` the Rust construction API.
+//! them in [`ArithOps`], [`attrs`] their predicates, rounding modes and flag attributes, `syntax`
+//! the custom text form, `verify` the verifier, [`fold`] the folders, `canonicalize` the
+//! canonicalization patterns, `builders` the Rust construction API, [`rounding`] the exact
+//! rounding `arith.truncf` does in each rounding mode (for evaluators).
 
 #![warn(missing_docs)]
 
@@ -21,13 +22,15 @@ mod canonicalize;
 mod cmpf_of_int;
 pub mod fold;
 pub mod ops;
+pub mod rounding;
 mod syntax;
 mod types;
 mod verify;
 
 pub use attrs::{
     fastmath_attr, fastmath_flags, fastmath_flags_of, overflow_attr, overflow_flags,
-    overflow_flags_of, CmpFPredicate, CmpIPredicate, FastMathFlags, OverflowFlags,
+    overflow_flags_of, rounding_mode, rounding_mode_attr, rounding_mode_of, CmpFPredicate,
+    CmpIPredicate, FastMathFlags, OverflowFlags, RoundingMode,
 };
 pub use builders::{
     build_binary, build_cast, build_cmpf, build_cmpi, build_constant, build_index_constant,
@@ -42,6 +45,7 @@ pub use ops::{
     RemFOp, RemSIOp, RemUIOp, SIToFPOp, SelectOp, ShLIOp, ShRSIOp, ShRUIOp, SubFOp, SubIOp,
     TruncFOp, TruncIOp, UIToFPOp, XOrIOp,
 };
+pub use rounding::round_to_format;
 pub use types::bool_like;
 
 use dlc_ir::{Attribute, Context, Dialect, Location, OpSpec, Type};

@@ -251,11 +251,11 @@ extended_ops! {
 
 /// Defines casts ([`CastOp`]): one operand, one result, a cast kind, a flag attribute, a
 /// folder and maybe patterns:
-/// `Name = "arith.name", kind, flags [flag attribute], fold = f, canonicalize = g;`.
+/// `Name = "arith.name", kind, flags [inherent attributes], fold = f, canonicalize = g;`.
 macro_rules! cast_ops {
     ($(
         $(#[doc = $doc:literal])*
-        $name:ident = $opname:literal, $kind:ident, $flags:ident [$($attr:ident $(= $attr_name:literal)?)?],
+        $name:ident = $opname:literal, $kind:ident, $flags:ident [$($attr:ident $(= $attr_name:literal)?),*],
             fold = $fold:expr $(, canonicalize = $canonicalize:expr)?;
     )*) => {
         $(arith_op! {
@@ -263,7 +263,7 @@ macro_rules! cast_ops {
             $name = $opname, Family::Cast(CastKind::$kind), $flags;
             traits = Traits::PURE;
             operands = [input];
-            attributes = [$($attr $(= $attr_name)?)?];
+            attributes = [$($attr $(= $attr_name)?),*];
             fold = $fold;
             $(canonicalize = $canonicalize;)?
         }
@@ -297,8 +297,9 @@ cast_ops! {
     FPToUIOp = "arith.fptoui", FPToInt, None [], fold = fold::fptoui;
     /// Extends a float to a wider format (exact).
     ExtFOp = "arith.extf", ExtF, OptionalFastMath [fastmath], fold = fold::extf;
-    /// Rounds a float to a narrower format.
-    TruncFOp = "arith.truncf", TruncF, OptionalFastMath [fastmath], fold = fold::truncf;
+    /// Rounds a float to a narrower format, to nearest even or in its `roundingmode`.
+    TruncFOp = "arith.truncf", TruncF, OptionalFastMath [fastmath, roundingmode],
+        fold = fold::truncf, canonicalize = canonicalize::truncf;
     /// Reinterprets the bits of an integer or float as another type of the same width.
     BitcastOp = "arith.bitcast", Bitcast, None [], fold = fold::bitcast,
         canonicalize = canonicalize::bitcast;

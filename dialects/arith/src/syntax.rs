@@ -9,6 +9,7 @@
 //! %5 = arith.select %c, %a, %b : i32
 //! %6 = arith.select %m, %v, %w : vector<4xi1>, vector<4xi32>
 //! %7 = arith.index_cast %a : i32 to index
+//! %8 = arith.truncf %x downward fastmath<contract> : f32 to f16
 //! %sum, %overflow = arith.addui_extended %a, %b : i32, i1
 //! %low, %high = arith.mulsi_extended %a, %b : i32
 //! ```
@@ -16,18 +17,20 @@
 //! Attributes MLIR keeps as default-valued properties (`overflowFlags`, and `fastmath` on the
 //! float arithmetic ops and `cmpf`) are always set when parsing, to `none` when not written, so
 //! that the generic form matches mlir-opt's; the custom form leaves `none` out. Other attributes
-//! go into a trailing `{...}` before the colon.
+//! go into a trailing `{...}` before the colon. `truncf`'s optional rounding mode is a keyword
+//! after the operand, stored as MLIR stores it (`roundingmode = N : i32`).
 
 use crate::attrs::{
-    self, fastmath_attr, fastmath_flags_of, overflow_attr, overflow_flags_of, CmpFPredicate,
-    CmpIPredicate, FastMathFlags, OverflowFlags, FASTMATH, OVERFLOW_FLAGS, PREDICATE,
+    self, fastmath_attr, fastmath_flags_of, overflow_attr, overflow_flags_of, rounding_mode_attr,
+    rounding_mode_of, CmpFPredicate, CmpIPredicate, FastMathFlags, OverflowFlags, RoundingMode,
+    FASTMATH, OVERFLOW_FLAGS, PREDICATE, ROUNDING_MODE,
 };
-use crate::ops::{ArithOp, Family, Flags};
+use crate::ops::{ArithOp, CastKind, Family, Flags};
 use crate::types::bool_like;
 use dlc_ir::parser::lexer::Tok;
 use dlc_ir::parser::UnresolvedOperand;
 use dlc_ir::{
-    Attribute, Context, Diagnostic, NamedAttr, Op, OpSpec, PResult, Parser, Printer, Type,
+    Attribute, Context, Diagnostic, Location, NamedAttr, Op, OpSpec, PResult, Parser, Printer, Type,
 };
 
 /// Sets `name` in an attribute list kept sorted by name, as op attributes are.
@@ -111,10 +114,17 @@ fn parse_family(
         }
         Family::CmpI | Family::CmpF => parse_cmp(p, spec, family == Family::CmpI, flags),
         Family::Select => parse_select(p, spec),
-        Family::Cast(_) => {
+        Family::Cast(kind) => {
             let input = p.parse_operand()?;
+            if kind == CastKind::TruncF {
+                parse_rounding_mode(p, &mut spec.attrs)?;
+            }
             parse_flags(p, flags, &mut spec.attrs)?;
+            let dict_loc = p.current_loc();
             p.parse_optional_attr_dict(&mut spec.attrs)?;
+            if kind == CastKind::TruncF {
+                check_rounding_mode(p, &spec.attrs, dict_loc)?;
+            }
             let from = p.parse_colon_type()?;
             if !p.consume_keyword("to") {
                 return Err(p.error("expected 'to'"));
@@ -155,6 +165,55 @@ fn parse_flags(p: &mut Parser<'_>, flags: Flags, attrs: &mut Vec<NamedAttr>) -> 
     };
     if let Some((name, value)) = parsed {
         set_attr(p.ctx(), attrs, name, value);
+    }
+    Ok(())
+}
+
+/// Parses `truncf`'s optional rounding mode, a keyword or a string naming one; another keyword
+/// is left for what follows (mlir-opt then expects the colon).
+fn parse_rounding_mode(p: &mut Parser<'_>, attrs: &mut Vec<NamedAttr>) -> PResult<()> {
+    let mode = match p.peek() {
+        Tok::BareIdent => match RoundingMode::from_keyword(p.peek_text()) {
+            Some(mode) => {
+                p.consume(Tok::BareIdent);
+                mode
+            }
+            None => return Ok(()),
+        },
+        Tok::String => {
+            // The quoted text as written: a mode's name needs no escapes.
+            let (loc, quoted) = (p.current_loc(), p.peek_text());
+            let word = quoted.get(1..quoted.len() - 1).unwrap_or_default();
+            let Some(mode) = RoundingMode::from_keyword(word) else {
+                return Err(Diagnostic::error(
+                    loc,
+                    format!(
+                        "custom op 'arith.truncf' invalid roundingmode attribute specification: {quoted}"
+                    ),
+                ));
+            };
+            p.consume(Tok::String);
+            mode
+        }
+        _ => return Ok(()),
+    };
+    let attr = rounding_mode_attr(p.ctx(), mode);
+    set_attr(p.ctx(), attrs, ROUNDING_MODE, attr);
+    Ok(())
+}
+
+/// Rejects a `roundingmode` written in the attribute dictionary (at `loc`) that names no mode,
+/// as mlir-opt's custom parser does.
+fn check_rounding_mode(p: &mut Parser<'_>, attrs: &[NamedAttr], loc: Location) -> PResult<()> {
+    let ctx = p.ctx();
+    let invalid = attrs.iter().any(|a| {
+        ctx.ident_str(a.name) == ROUNDING_MODE && rounding_mode_of(ctx, a.value).is_none()
+    });
+    if invalid {
+        return Err(Diagnostic::error(
+            loc,
+            "custom op 'arith.truncf' 'arith.truncf' op attribute 'roundingmode' failed to satisfy constraint: Floating point rounding mode",
+        ));
     }
     Ok(())
 }
@@ -305,9 +364,17 @@ fn print_family(p: &mut Printer<'_>, op: Op, family: Family, flags: Flags) {
             p.write(", ");
             p.print_operands(operands);
         }
-        Family::Cast(_) => {
+        Family::Cast(kind) => {
             p.write(" ");
             p.print_operands(operands);
+            let mode = ctx
+                .attr(op, ROUNDING_MODE)
+                .and_then(|a| rounding_mode_of(ctx, a));
+            if let Some(mode) = mode.filter(|_| kind == CastKind::TruncF) {
+                p.write(" ");
+                p.write(mode.keyword());
+                elided.push(ROUNDING_MODE);
+            }
         }
     }
     print_flags(p, op, flags, &mut elided);

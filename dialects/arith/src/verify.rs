@@ -3,15 +3,22 @@
 //! The core verifier has already checked operand/result counts and the same-type trait of the
 //! binary ops; what is left is what MLIR's ODS constraints and `verify()` methods check, in
 //! MLIR's order: attributes, operand types, result types, shape rules, then op-specific rules
-//! (cast compatibility, predicate ranges, constant types).
+//! (cast compatibility, predicate ranges, constant types). A `truncf` rounding mode that names
+//! no mode is reported first, as mlir-opt reports it while parsing.
 
-use crate::attrs::{self, fastmath_flags_of, overflow_flags_of, FASTMATH, OVERFLOW_FLAGS};
+use crate::attrs::{
+    self, fastmath_flags_of, overflow_flags_of, rounding_mode_of, FASTMATH, OVERFLOW_FLAGS,
+    ROUNDING_MODE,
+};
 use crate::ops::{ArithOp, CastKind, Family, Flags};
 use crate::types::{bit_width, Container, TypeClass};
 use dlc_ir::{op_error, AttrKind, Context, Diagnostic, Op, Printer, Type, TypeKind};
 
 /// Verifies arith op `T` (the `verify` hook of every arith `OpDef`).
 pub(crate) fn verify<T: ArithOp>(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
+    if T::FAMILY == Family::Cast(CastKind::TruncF) {
+        verify_rounding_mode(ctx, op)?;
+    }
     verify_flags(ctx, op, T::FLAGS)?;
     match T::FAMILY {
         Family::Constant => verify_constant(ctx, op),
@@ -97,6 +104,40 @@ fn verify_flags(ctx: &Context, op: Op, flags: Flags) -> Result<(), Diagnostic> {
         ctx,
         op,
         format!("attribute '{name}' failed to satisfy constraint: {what}"),
+    ))
+}
+
+/// A `roundingmode` must number a mode. The custom parser already rejects a bad one, so this
+/// catches the generic form, with the message mlir-opt gives when it converts the properties.
+fn verify_rounding_mode(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
+    let Some(attr) = ctx.attr(op, ROUNDING_MODE) else {
+        return Ok(());
+    };
+    if rounding_mode_of(ctx, attr).is_some() {
+        return Ok(());
+    }
+    let printer = Printer::new(ctx);
+    let inherent = ctx.op_def(op).map_or(&[][..], |d| d.inherent_attrs);
+    let properties: Vec<String> = ctx
+        .attrs(op)
+        .iter()
+        .filter(|a| inherent.contains(&ctx.ident_str(a.name)))
+        .map(|a| {
+            format!(
+                "{} = {}",
+                ctx.ident_str(a.name),
+                printer.attr_to_string(a.value)
+            )
+        })
+        .collect();
+    Err(Diagnostic::error(
+        ctx.op_loc(op),
+        format!(
+            "invalid properties {{{}}} for op {}: Invalid attribute `{ROUNDING_MODE}` in property conversion: {}",
+            properties.join(", "),
+            ctx.op_name(op),
+            printer.attr_to_string(attr)
+        ),
     ))
 }
 

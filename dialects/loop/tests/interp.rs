@@ -561,6 +561,42 @@ loop.kernel @conv(%x: !loop.buffer<4xf32, global>, %y: !loop.buffer<4xf16, globa
 }
 
 #[test]
+fn truncf_rounds_in_its_mode() {
+    let src = r#"
+loop.kernel @conv(%x: !loop.buffer<3xf32, global>, %d: !loop.buffer<3xf16, global>, %u: !loop.buffer<3xf16, global>, %z: !loop.buffer<3xf16, global>, %a: !loop.buffer<3xf16, global>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  loop.for serial %i = %c0 to %c3 step %c1 {
+    %v = loop.load %x[%i] : !loop.buffer<3xf32, global>
+    %hd = arith.truncf %v downward : f32 to f16
+    loop.store %hd, %d[%i] : !loop.buffer<3xf16, global>
+    %hu = arith.truncf %v upward : f32 to f16
+    loop.store %hu, %u[%i] : !loop.buffer<3xf16, global>
+    %hz = arith.truncf %v toward_zero : f32 to f16
+    loop.store %hz, %z[%i] : !loop.buffer<3xf16, global>
+    %ha = arith.truncf %v to_nearest_away : f32 to f16
+    loop.store %ha, %a[%i] : !loop.buffer<3xf16, global>
+    loop.yield
+  }
+  loop.return
+}
+"#;
+    // 0.1 lies between the f16 values 0x2E66 and 0x2E67; 1 + 2^-11 halfway between 1 and the
+    // next f16.
+    let (below, above) = (0.0999755859375, 0.10003662109375);
+    let (one, next) = (1.0, 1.0009765625);
+    let x = [0.1, -0.1, 1.00048828125];
+    let half = || KernelArg::Buffer(Tensor::zeros(DType::F16, &[3]));
+    let mut args = [f32_buf(&[3], &x), half(), half(), half(), half()];
+    run(src, "conv", &mut args).unwrap();
+    assert_eq!(floats(&args[1]), [below, -above, one]);
+    assert_eq!(floats(&args[2]), [above, -below, next]);
+    assert_eq!(floats(&args[3]), [below, -below, one]);
+    assert_eq!(floats(&args[4]), [below, -below, next]);
+}
+
+#[test]
 fn math_ops_evaluate_in_f64() {
     let src = r#"
 loop.kernel @math(%x: !loop.buffer<5xf64, global>, %erf: !loop.buffer<5xf64, global>, %mix: !loop.buffer<5xf64, global>) {

@@ -24,6 +24,19 @@
 //! `callsite(<its location> at <the call's location>)`, as in MLIR. Callees are kept, even when
 //! no call is left: `symbol-dce` removes the private ones.
 //!
+//! As MLIR's inliner, the pass simplifies each function with a pipeline, callees first: once
+//! before inlining into it, then again after each round that inlined a call, for at most
+//! `max-iterations` rounds (default 4; one round simplifies only before inlining). Every
+//! function with a body is simplified, called or not, recursive or not. Options, as in MLIR:
+//! - `default-pipeline` (default `canonicalize`): the pipeline, run on each `func.func`: flat
+//!   (`canonicalize,cse`) or nested (`func.func(cse)`); empty (`inline{default-pipeline=}`)
+//!   runs none, which leaves the module exactly as inlining made it.
+//! - `op-pipelines` (default none): `func.func(...)` replaces `default-pipeline` for functions.
+//! - `max-iterations` (default 4).
+//!
+//! A bad nested pipeline is a pipeline error at its place in the text (mlir-opt prints its error
+//! and goes on without the pipeline).
+//!
 //! # Performance impact
 //! Removes the call overhead and exposes the callee's ops to the caller's optimizations.
 //!
@@ -35,8 +48,11 @@
 //!   branch ops dlc does not define yet).
 //! - No call inside a call-graph cycle is inlined. MLIR's inliner does inline within a cycle
 //!   until it reaches a call to the function being inlined into.
-//! - Unlike MLIR's `inline`, the pass runs no simplification pipeline afterwards and does not
-//!   erase callees left unused; follow it with `canonicalize`, `cse` and `symbol-dce`.
+//! - Unlike MLIR's `inline`, the pass does not erase private callees left unused; follow it
+//!   with `symbol-dce`. MLIR's `inlining-threshold` option is not supported (its default
+//!   inlines regardless of size, as here).
+//! - The simplification pipeline runs on each function up to `max-iterations` times per run;
+//!   `inline{default-pipeline=}` is the cheap form.
 //! - Any op may be copied into a caller. MLIR asks each dialect first (its inliner interface)
 //!   and refuses callees holding ops of dialects that do not agree, unregistered ops included.
 //!   No dlc op depends on the function it sits in today; one that does (a stack allocation
@@ -77,7 +93,9 @@
 
 use dlc_func::{CallOp, FuncOp, ReturnOp};
 use dlc_ir::location::CompositeLocKind;
-use dlc_ir::pass::{Anchor, OptionValues, Pass, PassInfo, PassRun};
+use dlc_ir::pass::{
+    Anchor, NestedPipeline, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun,
+};
 use dlc_ir::symbol::symbol_name;
 use dlc_ir::{AttrKind, Context, Diagnostic, Ident, InsertPoint, Location, Op, Value, ValueMap};
 use rustc_hash::FxHashMap;
@@ -88,41 +106,131 @@ pub static INFO: PassInfo = PassInfo {
     argument: "inline",
     summary: "Inlines calls to single-block, non-recursive functions defined in the module.",
     anchor: Anchor::Op("builtin.module"),
-    options: &[],
+    options: &[
+        OptionSpec::new(
+            "default-pipeline",
+            OptionKind::Pipeline("func.func"),
+            "canonicalize",
+            "The pipeline run on each function before and after inlining into it (empty: none)",
+        ),
+        OptionSpec::new(
+            "op-pipelines",
+            OptionKind::OpPipelines,
+            "",
+            "Pipelines for callables of one op name, replacing default-pipeline for them: 'func.func(...)'",
+        ),
+        OptionSpec::new(
+            "max-iterations",
+            OptionKind::Int,
+            "4",
+            "How many rounds of simplifying and inlining a function gets at most",
+        ),
+    ],
     statistics: &[("calls-inlined", "Number of calls inlined")],
     create,
 };
 
-fn create(_: &OptionValues) -> Result<Box<dyn Pass>, String> {
-    Ok(Box::new(Inline))
+fn create(options: &OptionValues) -> Result<Box<dyn Pass>, String> {
+    let max_iterations = options.int("max-iterations");
+    if max_iterations < 0 {
+        return Err(format!(
+            "option 'max-iterations' must not be negative, got {max_iterations}"
+        ));
+    }
+    Ok(Box::new(Inline {
+        default_pipeline: options.pipelines("default-pipeline").first().cloned(),
+        op_pipelines: options.pipelines("op-pipelines").to_vec(),
+        max_iterations,
+    }))
 }
 
-struct Inline;
+struct Inline {
+    /// The simplification pipeline of functions without an op pipeline; `None`: no simplification.
+    default_pipeline: Option<NestedPipeline>,
+    /// Pipelines by the op name of the callable they simplify.
+    op_pipelines: Vec<NestedPipeline>,
+    max_iterations: i64,
+}
 
 impl Pass for Inline {
     fn run(&self, ctx: &mut Context, run: &mut PassRun<'_>) -> Result<(), Diagnostic> {
         let graph = CallGraph::build(ctx, run.op());
         let recursive = graph.recursive();
         let mut inlined = 0;
+        let mut simplified = false;
         for f in graph.bottom_up() {
-            for &(call, callee) in &graph.calls[f] {
-                let refused = ctx
-                    .view::<CallOp>(call)
-                    .is_some_and(|c| c.no_inline(ctx).is_some())
-                    || ctx
-                        .view::<FuncOp>(graph.funcs[callee])
-                        .is_some_and(|f| f.no_inline(ctx).is_some());
-                if !recursive[callee] && !refused && can_inline(ctx, graph.funcs[callee]) {
-                    inline_call(ctx, call, graph.funcs[callee]);
-                    inlined += 1;
+            let func = graph.funcs[f];
+            if ctx.blocks(ctx.region(func, 0)).is_empty() {
+                continue;
+            }
+            // As MLIR's inliner: simplify, inline, and again while calls were inlined, up to
+            // `max-iterations` rounds (at least one).
+            let mut round = 0;
+            loop {
+                simplified |= self.simplify(ctx, func, run)?;
+                let mut inlined_now = 0;
+                for (call, callee) in graph.calls_in(ctx, func) {
+                    let refused = ctx
+                        .view::<CallOp>(call)
+                        .is_some_and(|c| c.no_inline(ctx).is_some())
+                        || ctx
+                            .view::<FuncOp>(graph.funcs[callee])
+                            .is_some_and(|f| f.no_inline(ctx).is_some());
+                    if !recursive[callee] && !refused && can_inline(ctx, graph.funcs[callee]) {
+                        inline_call(ctx, call, graph.funcs[callee]);
+                        inlined_now += 1;
+                    }
+                }
+                inlined += inlined_now;
+                round += 1;
+                if inlined_now == 0 || round >= self.max_iterations {
+                    break;
                 }
             }
         }
         run.add_stat("calls-inlined", inlined);
-        if inlined == 0 {
+        if inlined == 0 && !simplified {
             run.preserve_all();
         }
         Ok(())
+    }
+}
+
+impl Inline {
+    /// Runs the simplification pipeline for `func` (its op pipeline, else the default one) on
+    /// it, passing on what the passes report; false when there is none.
+    fn simplify(
+        &self,
+        ctx: &mut Context,
+        func: Op,
+        run: &mut PassRun<'_>,
+    ) -> Result<bool, Diagnostic> {
+        let name = ctx.op_name(func);
+        let pipeline = self
+            .op_pipelines
+            .iter()
+            .find(|p| p.anchor == name)
+            .or(self.default_pipeline.as_ref());
+        let Some(pipeline) = pipeline else {
+            return Ok(false);
+        };
+        match pipeline.run(ctx, func) {
+            Ok(notes) => {
+                notes.into_iter().for_each(|d| run.emit(d));
+                Ok(true)
+            }
+            Err(failure) => {
+                let mut diagnostics = failure.diagnostics;
+                let last = diagnostics.pop().unwrap_or_else(|| {
+                    Diagnostic::error(
+                        ctx.op_loc(func),
+                        format!("the inliner's pipeline failed in pass '{}'", failure.pass),
+                    )
+                });
+                diagnostics.into_iter().for_each(|d| run.emit(d));
+                Err(last)
+            }
+        }
     }
 }
 
@@ -130,8 +238,10 @@ impl Pass for Inline {
 struct CallGraph {
     /// The `func.func` ops directly in the module, in order.
     funcs: Vec<Op>,
+    /// The index of each function by name.
+    by_name: FxHashMap<Ident, usize>,
     /// For each function, the calls in it (nested ones included) to functions of the module,
-    /// in program order, with the callee's index.
+    /// in program order, with the callee's index, as the module was before inlining.
     calls: Vec<Vec<(Op, usize)>>,
 }
 
@@ -150,19 +260,29 @@ impl CallGraph {
                 by_name.entry(name).or_insert(i);
             }
         }
-        let calls = funcs
+        let mut graph = CallGraph {
+            funcs,
+            by_name,
+            calls: Vec::new(),
+        };
+        graph.calls = graph
+            .funcs
             .iter()
-            .map(|&f| {
-                let mut calls = Vec::new();
-                ctx.for_each_op(f, &mut |op| {
-                    if let Some(callee) = callee_name(ctx, op).and_then(|n| by_name.get(&n)) {
-                        calls.push((op, *callee));
-                    }
-                });
-                calls
-            })
+            .map(|&f| graph.calls_in(ctx, f))
             .collect();
-        CallGraph { funcs, calls }
+        graph
+    }
+
+    /// The calls in `func` now (nested ones included) to functions of the module, in program
+    /// order, with the callee's index.
+    fn calls_in(&self, ctx: &Context, func: Op) -> Vec<(Op, usize)> {
+        let mut calls = Vec::new();
+        ctx.for_each_op(func, &mut |op| {
+            if let Some(callee) = callee_name(ctx, op).and_then(|n| self.by_name.get(&n)) {
+                calls.push((op, *callee));
+            }
+        });
+        calls
     }
 
     /// For each function, whether it lies on a cycle of the call graph.

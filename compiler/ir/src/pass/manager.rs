@@ -256,6 +256,16 @@ impl PassManager {
     /// Runs the pipeline on `root`. On success, returns the warnings and remarks passes emitted
     /// (including one per nested pipeline that found no op to run on).
     pub fn run(&mut self, ctx: &mut Context, root: Op) -> Result<Vec<Diagnostic>, PipelineFailure> {
+        self.run_shared(ctx, root)
+    }
+
+    /// [`PassManager::run`] through a shared reference, for a pass running a pipeline it holds
+    /// (an option's [`super::NestedPipeline`]).
+    pub(crate) fn run_shared(
+        &self,
+        ctx: &mut Context,
+        root: Op,
+    ) -> Result<Vec<Diagnostic>, PipelineFailure> {
         let mut state = RunState {
             options: self.options,
             instrumentations: &self.instrumentations,

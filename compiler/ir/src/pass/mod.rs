@@ -25,7 +25,7 @@ pub use instrument::{
     TimerGuard, Timing, TimingDisplay, REPRODUCER_CONFIGURATION,
 };
 pub use manager::{PassInstrumentation, PassManager, PassManagerOptions, PipelineFailure};
-pub use options::{OptionKind, OptionSpec, OptionValue, OptionValues};
+pub use options::{NestedPipeline, OptionKind, OptionSpec, OptionValue, OptionValues};
 pub use pipeline::{parse_pipeline, PipelineElement, PipelineError, PipelineSpec};
 pub use registry::{NamedPipeline, PassRegistry};
 pub use statistics::StatisticsDisplay;

@@ -1,6 +1,16 @@
 //! Typed pass options: declarations with defaults and help, and parsing of `key=value` text.
+//!
+//! An option may hold a pass pipeline (the inliner's `default-pipeline=canonicalize`): its text
+//! is parsed here, and the registry builds it into a [`PassManager`] when it builds the pass,
+//! reporting a bad nested pipeline like any other pipeline error.
 
+use super::manager::{PassManager, PipelineFailure};
+use crate::diagnostics::Diagnostic;
+use crate::ir::Op;
+use crate::Context;
 use rustc_hash::FxHashMap;
+use std::fmt;
+use std::sync::Arc;
 
 /// The type of an option's value.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -12,6 +22,10 @@ pub enum OptionKind {
     IntList,
     /// Comma-separated strings.
     StrList,
+    /// A pass pipeline run on ops of this name (flat or nested text; empty: no passes).
+    Pipeline(&'static str),
+    /// Pipelines each nested on the ops it names: `func.func(cse),other.op(canonicalize)`.
+    OpPipelines,
 }
 
 impl OptionKind {
@@ -22,6 +36,8 @@ impl OptionKind {
             OptionKind::Str => "a string",
             OptionKind::IntList => "a comma-separated list of integers",
             OptionKind::StrList => "a comma-separated list of strings",
+            OptionKind::Pipeline(_) => "a pass pipeline",
+            OptionKind::OpPipelines => "a list of 'op-name(pipeline)'",
         }
     }
 
@@ -33,6 +49,8 @@ impl OptionKind {
             OptionKind::Str => "string",
             OptionKind::IntList => "int-list",
             OptionKind::StrList => "string-list",
+            OptionKind::Pipeline(_) => "pipeline",
+            OptionKind::OpPipelines => "op-pipelines",
         }
     }
 }
@@ -82,6 +100,9 @@ pub enum OptionValue {
     Str(String),
     IntList(Vec<i64>),
     StrList(Vec<String>),
+    /// The text of a [`OptionKind::Pipeline`] or [`OptionKind::OpPipelines`] option; the
+    /// registry builds it ([`OptionValues::pipelines`]).
+    Pipeline(String),
 }
 
 impl OptionValue {
@@ -110,6 +131,9 @@ impl OptionValue {
                     .collect::<Result<_, _>>()?,
             ),
             OptionKind::StrList => OptionValue::StrList(list(text)),
+            OptionKind::Pipeline(_) | OptionKind::OpPipelines => {
+                OptionValue::Pipeline(text.to_string())
+            }
         })
     }
 
@@ -125,7 +149,31 @@ impl OptionValue {
                 .collect::<Vec<_>>()
                 .join(","),
             OptionValue::StrList(v) => v.join(","),
+            OptionValue::Pipeline(text) => text.clone(),
         }
+    }
+}
+
+/// A pipeline given as an option value, built: the name of the ops it runs on and its passes.
+#[derive(Clone)]
+pub struct NestedPipeline {
+    /// The op name the pipeline is anchored on (`func.func`).
+    pub anchor: String,
+    /// The passes, ready to run on one such op.
+    pub(crate) manager: Arc<PassManager>,
+}
+
+impl NestedPipeline {
+    /// Runs the pipeline on `op` (named [`NestedPipeline::anchor`]), from within the pass that
+    /// holds it; returns what [`PassManager::run`] returns.
+    pub fn run(&self, ctx: &mut Context, op: Op) -> Result<Vec<Diagnostic>, PipelineFailure> {
+        self.manager.run_shared(ctx, op)
+    }
+}
+
+impl fmt::Debug for NestedPipeline {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.manager.pipeline_text())
     }
 }
 
@@ -133,6 +181,8 @@ impl OptionValue {
 #[derive(Clone, Debug, Default)]
 pub struct OptionValues {
     values: FxHashMap<&'static str, OptionValue>,
+    /// The built pipelines of pipeline options (none for an empty one).
+    pipelines: FxHashMap<&'static str, Vec<NestedPipeline>>,
 }
 
 impl OptionValues {
@@ -162,7 +212,21 @@ impl OptionValues {
                 .map_err(|e| (i, format!("option '{name}': {e}")))?;
             values.insert(spec.name, v);
         }
-        Ok(OptionValues { values })
+        Ok(OptionValues {
+            values,
+            pipelines: FxHashMap::default(),
+        })
+    }
+
+    /// Records the built pipelines of the pipeline option `name`.
+    pub(crate) fn set_pipelines(&mut self, name: &'static str, pipelines: Vec<NestedPipeline>) {
+        self.pipelines.insert(name, pipelines);
+    }
+
+    /// The pipelines a pipeline option built: one for a non-empty [`OptionKind::Pipeline`], one
+    /// per op name for [`OptionKind::OpPipelines`], none for empty text.
+    pub fn pipelines(&self, name: &str) -> &[NestedPipeline] {
+        self.pipelines.get(name).map_or(&[], Vec::as_slice)
     }
 
     /// The value of `name` as pipeline text (empty if undeclared).

@@ -205,10 +205,12 @@ impl Cursor<'_> {
         }
     }
 
-    /// An option value: up to whitespace or the closing `}`; `"..."` and `{...}` may hold either.
+    /// An option value: up to whitespace or the closing `}`; `"..."`, `{...}` and `(...)` may
+    /// hold either, so a value may be a pipeline (`default-pipeline=func.func(cse, dce)`).
     fn value(&mut self, open: usize) -> Result<String, PipelineError> {
         let start = self.pos;
-        let mut depth = 0usize;
+        // The closers of the brackets open in the value, innermost last, with their columns.
+        let mut open_brackets: Vec<(u8, usize)> = Vec::new();
         while let Some(c) = self.peek() {
             match c {
                 b'"' => {
@@ -223,16 +225,34 @@ impl Cursor<'_> {
                         ));
                     }
                 }
-                b'{' => depth += 1,
-                b'}' if depth == 0 => break,
-                b'}' => depth -= 1,
-                c if c.is_ascii_whitespace() && depth == 0 => break,
+                b'{' => open_brackets.push((b'}', self.pos)),
+                b'(' => open_brackets.push((b')', self.pos)),
+                b'}' | b')' => match open_brackets.pop() {
+                    None => break,
+                    Some((closer, _)) if closer == c => {}
+                    Some((closer, at)) => {
+                        return Err(PipelineError::new(
+                            self.pos,
+                            format!(
+                                "expected '{}' to close '{}' opened at column {}",
+                                closer as char,
+                                if closer == b'}' { '{' } else { '(' },
+                                at + 1
+                            ),
+                        ))
+                    }
+                },
+                c if c.is_ascii_whitespace() && open_brackets.is_empty() => break,
                 _ => {}
             }
             self.pos += 1;
         }
-        if depth > 0 {
-            return Err(PipelineError::new(open, "unbalanced '{' in option value"));
+        if let Some((closer, at)) = open_brackets.last() {
+            let opener = if *closer == b'}' { '{' } else { '(' };
+            return Err(PipelineError::new(
+                if *closer == b'}' { open } else { *at },
+                format!("unbalanced '{opener}' in option value"),
+            ));
         }
         let raw = &self.text[start..self.pos];
         let unquoted = raw.strip_prefix('"').and_then(|r| r.strip_suffix('"'));
@@ -314,6 +334,25 @@ mod tests {
         assert_eq!(
             parse_pipeline("a{l={1,2}}").map(|s| s.elements.len()),
             Ok(1)
+        );
+        assert_eq!(parse_pipeline("a{p=b(c").unwrap_err().col, 5);
+        assert_eq!(parse_pipeline("a{p=b(c}").unwrap_err().col, 7);
+    }
+
+    #[test]
+    fn option_values_hold_pipelines() {
+        let mut spec = parse_pipeline("inline{default-pipeline=func.func(cse, dce{x=1}),c x=2}")
+            .expect("valid");
+        strip_cols(&mut spec.elements);
+        assert_eq!(
+            spec.elements,
+            vec![pass(
+                "inline",
+                &[
+                    ("default-pipeline", "func.func(cse, dce{x=1}),c"),
+                    ("x", "2")
+                ]
+            )]
         );
     }
 }

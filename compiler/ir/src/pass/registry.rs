@@ -3,8 +3,9 @@
 
 use super::definition::{Anchor, PassInfo};
 use super::manager::{Element, OpPassManager, PassEntry, PassManager};
-use super::options::OptionValues;
+use super::options::{NestedPipeline, OptionKind, OptionValues};
 use super::pipeline::{PipelineElement, PipelineError, PipelineSpec};
+use std::sync::Arc;
 
 /// A pipeline registered under a name, expanding to pipeline text (`cpu-default`).
 #[derive(Clone, Debug)]
@@ -121,15 +122,92 @@ impl PassRegistry {
         option_cols: &[usize],
     ) -> Result<PassEntry, PipelineError> {
         let info = self.pass(name).ok_or_else(|| self.unknown(name, col))?;
-        let values = OptionValues::resolve(info.options, options).map_err(|(i, msg)| {
+        let mut values = OptionValues::resolve(info.options, options).map_err(|(i, msg)| {
             PipelineError::new(
                 option_cols.get(i).copied().unwrap_or(col),
                 format!("pass '{name}': {msg}"),
             )
         })?;
+        for spec in info.options {
+            if !matches!(spec.kind, OptionKind::Pipeline(_) | OptionKind::OpPipelines) {
+                continue;
+            }
+            // Columns of the nested text count from the value (just after `key=`); a default
+            // points at the pass.
+            let given = options.iter().position(|(k, _)| k == spec.name);
+            let at = given
+                .and_then(|i| option_cols.get(i))
+                .map_or(col, |c| c + spec.name.len() + 1);
+            let text = OptionValues::text_of(&values, spec.name);
+            let nested = self.option_pipelines(spec.kind, &text).map_err(|e| {
+                PipelineError::new(
+                    if given.is_some() { at + e.col } else { col },
+                    format!("pass '{name}': option '{}': {}", spec.name, e.message),
+                )
+            })?;
+            values.set_pipelines(spec.name, nested);
+        }
         let pass = (info.create)(&values)
             .map_err(|msg| PipelineError::new(col, format!("pass '{name}': {msg}")))?;
         Ok(PassEntry::new(info, pass, values))
+    }
+
+    /// Builds the text of a pipeline option: for [`OptionKind::Pipeline`] one pipeline on ops of
+    /// its anchor (none for empty text), for [`OptionKind::OpPipelines`] one per `op(...)`
+    /// element, each on the ops it names (empty ones dropped, as MLIR drops them).
+    fn option_pipelines(
+        &self,
+        kind: OptionKind,
+        text: &str,
+    ) -> Result<Vec<NestedPipeline>, PipelineError> {
+        let spec = super::parse_pipeline(text)?;
+        let mut built = Vec::new();
+        match kind {
+            OptionKind::Pipeline(anchor) => {
+                if !spec.elements.is_empty() {
+                    built.push(NestedPipeline {
+                        anchor: anchor.to_string(),
+                        manager: Arc::new(self.build(&spec, anchor)?),
+                    });
+                }
+            }
+            _ => {
+                // `a(x)` alone parses as a pipeline anchored on `a`; a list as elements.
+                let elements = match spec.anchor {
+                    Some(anchor) => vec![PipelineElement::Nested {
+                        spec: PipelineSpec {
+                            anchor: Some(anchor),
+                            elements: spec.elements,
+                        },
+                        col: 0,
+                    }],
+                    None => spec.elements,
+                };
+                for element in elements {
+                    let (spec, col) = match element {
+                        PipelineElement::Nested { spec, col } => (spec, col),
+                        PipelineElement::Pass { col, .. } => {
+                            return Err(PipelineError::new(
+                                col,
+                                "expected a pipeline nested on an op, as 'op-name(pass,...)'",
+                            ))
+                        }
+                    };
+                    let anchor = spec.anchor.clone().unwrap_or_default();
+                    if spec.elements.is_empty() {
+                        continue;
+                    }
+                    let manager = self.build(&spec, &anchor).map_err(|e| {
+                        PipelineError::new(if e.col == 0 { col } else { e.col }, e.message)
+                    })?;
+                    built.push(NestedPipeline {
+                        anchor,
+                        manager: Arc::new(manager),
+                    });
+                }
+            }
+        }
+        Ok(built)
     }
 
     fn unknown(&self, name: &str, col: usize) -> PipelineError {

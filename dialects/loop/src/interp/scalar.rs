@@ -2,12 +2,12 @@
 //!
 //! Integers are held sign-extended from their width in an `i64` (so an `i1` true is -1, as
 //! MLIR's signed reading of it), computed in `i128` and wrapped back; floats are held in `f64`
-//! and rounded to the result type's format after every op. Ops on `vector<...>` values apply
-//! lane by lane. Errors are messages; the caller attaches the op's location.
+//! and rounded to the result type's format after every op (`truncf` rounds in its own rounding
+//! mode). Ops on `vector<...>` values apply lane by lane. Errors are messages; the caller attaches the op's location.
 
 use crate::math::MathOps;
 use dlc_arith::fold::{ceil_div_signed, floor_div_signed, ieee_maxnum, ieee_minnum};
-use dlc_arith::{ArithOps, ConstantOp};
+use dlc_arith::{round_to_format, rounding_mode, ArithOps, ConstantOp, RoundingMode};
 use dlc_ir::attributes::sign_extend;
 use dlc_ir::{AttrKind, Context, DenseValue, FloatKind, Op, Type, TypeKind};
 
@@ -255,7 +255,13 @@ fn eval_scalar(
                 }
                 Val::Int(x.trunc() as i64)
             }
-            A::ExtFOp(_) | A::TruncFOp(_) => Val::Float(arg(0)?.as_float()?),
+            A::ExtFOp(_) => Val::Float(arg(0)?.as_float()?),
+            // Rounded here, once, in the op's mode (the default is to nearest even).
+            A::TruncFOp(t) => {
+                let kind = float_kind(ctx, res_ty).ok_or("truncf to a non-float type")?;
+                let mode = rounding_mode(ctx, t.0).unwrap_or(RoundingMode::ToNearestEven);
+                Val::Float(round_to_format(arg(0)?.as_float()?, kind, mode))
+            }
             A::BitcastOp(_) => bitcast(ctx, arg(0)?, opd_ty, res_ty)?,
             // Evaluated whole by `eval`, never lane by lane; the two-result ops are not
             // evaluated.
