@@ -42,7 +42,10 @@ impl TypeClass {
 
     /// True if `ty` belongs to the class.
     pub(crate) fn contains(self, ctx: &Context, ty: Type) -> bool {
-        let elem = ctx.element_type(ty);
+        let elem = match ctx.type_kind(ty) {
+            TypeKind::ScalableVector { element, .. } => *element,
+            _ => ctx.element_type(ty),
+        };
         match (self, ctx.type_kind(elem)) {
             (TypeClass::BoolLike, _) => elem == Type::I1,
             (
@@ -76,11 +79,13 @@ pub(crate) fn bit_width(ctx: &Context, elem: Type) -> Option<u32> {
     }
 }
 
-/// What holds a type's elements: the type itself (a scalar), a vector or a tensor.
+/// What holds a type's elements: the type itself (a scalar), a vector (fixed or with scalable
+/// dimensions, flagged per dimension) or a tensor.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub(crate) enum Container<'a> {
     Scalar,
     Vector(&'a [i64]),
+    ScalableVector(&'a [i64], &'a [bool]),
     Tensor(&'a [i64]),
 }
 
@@ -89,6 +94,9 @@ impl<'a> Container<'a> {
     pub(crate) fn of(ctx: &'a Context, ty: Type) -> Self {
         match ctx.type_kind(ty) {
             TypeKind::Vector { shape, .. } => Container::Vector(shape),
+            TypeKind::ScalableVector {
+                shape, scalable, ..
+            } => Container::ScalableVector(shape, scalable),
             TypeKind::Tensor { shape, .. } => Container::Tensor(shape),
             _ => Container::Scalar,
         }
@@ -98,13 +106,38 @@ impl<'a> Container<'a> {
     pub(crate) fn shape(self) -> Option<&'a [i64]> {
         match self {
             Container::Scalar => None,
-            Container::Vector(s) | Container::Tensor(s) => Some(s),
+            Container::Vector(s) | Container::ScalableVector(s, _) | Container::Tensor(s) => {
+                Some(s)
+            }
+        }
+    }
+
+    /// Which dimensions are scalable (none for fixed vectors and tensors).
+    fn scalable_dims(self) -> Option<&'a [bool]> {
+        match self {
+            Container::ScalableVector(_, scalable) => Some(scalable),
+            _ => None,
+        }
+    }
+
+    /// The tensor shape, or the empty shape for anything else: what ODS's
+    /// `SameInputOutputTensorDims` compares, exactly (a dynamic dimension matches only itself).
+    pub(crate) fn tensor_dims(self) -> &'a [i64] {
+        match self {
+            Container::Tensor(s) => s,
+            _ => &[],
         }
     }
 
     /// True if both are scalars or both have the same rank and every dimension pair is equal or
-    /// dynamic (MLIR's `verifyCompatibleShapes`; the container kind is not compared).
+    /// dynamic, and the same dimensions are scalable (MLIR's `verifyCompatibleShapes`; the
+    /// container kind is not compared otherwise).
     pub(crate) fn compatible_shape(self, other: Container<'_>) -> bool {
+        let all_fixed = |s: Option<&[bool]>| s.is_none_or(|s| !s.contains(&true));
+        let (a, b) = (self.scalable_dims(), other.scalable_dims());
+        if a != b && !(all_fixed(a) && all_fixed(b)) {
+            return false;
+        }
         match (self.shape(), other.shape()) {
             (None, None) => true,
             (Some(a), Some(b)) => {
