@@ -42,10 +42,7 @@ impl TypeClass {
 
     /// True if `ty` belongs to the class.
     pub(crate) fn contains(self, ctx: &Context, ty: Type) -> bool {
-        let elem = match ctx.type_kind(ty) {
-            TypeKind::ScalableVector { element, .. } => *element,
-            _ => ctx.element_type(ty),
-        };
+        let elem = element_type(ctx, ty);
         match (self, ctx.type_kind(elem)) {
             (TypeClass::BoolLike, _) => elem == Type::I1,
             (
@@ -57,6 +54,14 @@ impl TypeClass {
             (TypeClass::IntOrFloatLike, TypeKind::Integer { .. } | TypeKind::Float(_)) => true,
             _ => false,
         }
+    }
+}
+
+/// The element type of a vector (fixed or scalable) or tensor, or `ty` itself for a scalar.
+pub(crate) fn element_type(ctx: &Context, ty: Type) -> Type {
+    match ctx.type_kind(ty) {
+        TypeKind::ScalableVector { element, .. } => *element,
+        _ => ctx.element_type(ty),
     }
 }
 

@@ -7,7 +7,7 @@
 
 use crate::attrs::{self, fastmath_flags_of, overflow_flags_of, FASTMATH, OVERFLOW_FLAGS};
 use crate::ops::{ArithOp, CastKind, Family, Flags};
-use crate::types::{bit_width, Container, TypeClass};
+use crate::types::{bit_width, element_type, Container, TypeClass};
 use dlc_ir::{op_error, Context, Diagnostic, Op, Printer, Type, TypeKind};
 
 /// Verifies arith op `T` (the `verify` hook of every arith `OpDef`).
@@ -292,7 +292,7 @@ fn verify_cast(ctx: &Context, op: Op, kind: CastKind) -> Result<(), Diagnostic> 
             "requires the same shape for all operands and results",
         ));
     }
-    if !cast_compatible(ctx, kind, ctx.element_type(from), ctx.element_type(to)) {
+    if !cast_compatible(ctx, kind, element_type(ctx, from), element_type(ctx, to)) {
         return Err(op_error(
             ctx,
             op,
