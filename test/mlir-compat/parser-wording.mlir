@@ -150,3 +150,16 @@ func.func @names_then_types(%b: i32, f32) {
 // -----
 
 func.func @braces_only() {} // expected-error {{expected non-empty function body}}
+
+// -----
+
+func.func @constant_of_integer() {
+  // expected-error @+1 {{invalid kind of attribute specified}}
+  %f = func.constant [7] : () -> ()
+  return
+}
+
+// -----
+
+// expected-error @+1 {{invalid type identifier}}
+func.func private @bang_without_name(!<"x">)

@@ -320,6 +320,19 @@ pub(crate) fn print_call(p: &mut Printer<'_>, op: Op) {
 /// `func.constant {attrs} @name : type`.
 pub(crate) fn parse_constant(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
     p.parse_optional_attr_dict(&mut spec.attrs)?;
+    // The value is an attribute that must turn out to be a symbol reference.
+    if p.peek() != Tok::AtIdent {
+        let loc = p.current_loc();
+        // A string would be read with its optional `: type`, which dlc does not support; it is
+        // the wrong kind either way.
+        if !p.consume(Tok::String) {
+            p.parse_attribute()?;
+        }
+        return Err(Diagnostic::error(
+            loc,
+            "invalid kind of attribute specified",
+        ));
+    }
     let name = p.parse_symbol_name()?;
     let value = p.ctx().symbol_ref_attr(&name);
     set_attr(p, spec, "value", value);

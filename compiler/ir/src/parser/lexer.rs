@@ -291,7 +291,17 @@ impl<'a> Lexer<'a> {
                 }
                 self.token(kind, start)
             }
-            _ => self.error_token(start, "invalid identifier after prefix"),
+            _ => {
+                // MLIR's wording for each prefix.
+                let message = match kind {
+                    Tok::PercentIdent => "invalid SSA name",
+                    Tok::CaretIdent => "invalid block name",
+                    Tok::HashIdent => "invalid attribute name",
+                    Tok::ExclaimIdent => "invalid type identifier",
+                    _ => "invalid identifier after prefix",
+                };
+                self.error_token(start, message)
+            }
         }
     }
 
