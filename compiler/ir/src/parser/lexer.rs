@@ -298,7 +298,7 @@ impl<'a> Lexer<'a> {
                     Tok::CaretIdent => "invalid block name",
                     Tok::HashIdent => "invalid attribute name",
                     Tok::ExclaimIdent => "invalid type identifier",
-                    _ => "invalid identifier after prefix",
+                    _ => "@ identifier expected to start with letter or '_'",
                 };
                 self.error_token(start, message)
             }

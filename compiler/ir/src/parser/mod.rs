@@ -3,7 +3,8 @@
 //! It is hand-written, recursive-descent, with one token of lookahead and no backtracking. SSA
 //! names resolve through a stack of region scopes; a use before its definition (legal across
 //! blocks and in graph regions) creates a placeholder that the definition replaces. The first
-//! error ends the parse and comes back as a [`Diagnostic`] at the offending token.
+//! error ends the parse and comes back as a [`Diagnostic`] at the offending token, or, when a
+//! different token was expected, just after the text before it (where mlir-opt reports it).
 //!
 //! Dialects parse their custom syntax through the `pub` methods here (`parse_operand`,
 //! `parse_type`, `parse_region`, ...), the way MLIR dialects use `OpAsmParser`.
