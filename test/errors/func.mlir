@@ -31,7 +31,9 @@ func.func @call_operand_count_mismatch(%a: i32) {
 
 func.func private @g() -> i32
 func.func @call_result_type_mismatch() {
-  // expected-error @+1 {{'func.call' op result type mismatch at index 0: expected result type 'i32', but provided 'f32'}}
+  // expected-error @+3 {{'func.call' op result type mismatch at index 0}}
+  // expected-note @+2 {{      op result types: 'f32'}}
+  // expected-note @+1 {{function result types: 'i32'}}
   %0 = func.call @g() : () -> f32
   return
 }
@@ -52,7 +54,7 @@ func.func @call_result_count_mismatch() {
 
 // -----
 
-func.func @call_operands_disagree_with_call_type(%a: i32) {
+func.func @call_operands_disagree_with_call_type(%a: i32) { // expected-note {{prior use here}}
   // expected-error @+1 {{use of value '%a' expects different type than prior uses: 'f32' vs 'i32'}}
   func.call @call_operands_disagree_with_call_type(%a) : (f32) -> ()
   return

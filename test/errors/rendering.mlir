@@ -42,7 +42,9 @@ func.func @h(%arg0: i32) {
 
 // -----
 
-// An error at the end of the input has no source line to quote.
-// SPLIT-NEXT:{{.*}}rendering.mlir:[[@LINE+3]]:1: error: expected '}' to end a region
+// An error at the end of the input is reported just after the last text, as mlir-opt does.
+// SPLIT-NEXT:{{.*}}rendering.mlir:[[@LINE+4]]:28: error: expected '}' to end a region
+// SPLIT-NEXT:func.func @unterminated() {
+// SPLIT-NEXT:                           ^
 // SPLIT-NOT:{{.}}
 func.func @unterminated() {

@@ -32,7 +32,7 @@ func.func @unknown_op_of_registered_dialect() {
 // -----
 
 func.func @type_mismatch_between_uses() {
-  %0 = "t.a"() : () -> i32
+  %0 = "t.a"() : () -> i32 // expected-note {{prior use here}}
   // expected-error @+1 {{use of value '%0' expects different type than prior uses: 'i64' vs 'i32'}}
   "t.b"(%0) : (i64) -> ()
   return
@@ -41,7 +41,7 @@ func.func @type_mismatch_between_uses() {
 // -----
 
 func.func @forward_uses_disagree() {
-  "t.b"(%later) : (i64) -> ()
+  "t.b"(%later) : (i64) -> () // expected-note {{prior use here}}
   // expected-error @+1 {{use of value '%later' expects different type than prior uses: 'i32' vs 'i64'}}
   "t.c"(%later) : (i32) -> ()
   %later = "t.a"() : () -> i64
@@ -111,7 +111,7 @@ func.func @invalid_result_number() {
 
 // -----
 
-// expected-error @+1 {{expected a positive number of results}}
+// expected-error @+1 {{expected named operation to have at least 1 result}}
 %x:0 = "t.op"() : () -> ()
 
 // -----
@@ -251,6 +251,7 @@ func.func @undefined_type_alias(%a: !undefined) {
 
 // -----
 
+// At the end of the input the error is reported just after the last text: this comment.
 func.func @unterminated_region() {
   "t.op"() : () -> ()
-// expected-error @+1 {{expected '}' to end a region}}
+// expected-error {{expected '}' to end a region}}

@@ -56,7 +56,7 @@ func.func @outer() {
 
 // -----
 
-// expected-note @+1 {{in region #0 of 'func.func'}}
+// A nested op is verified before its block's missing terminator is reported.
 func.func @missing_terminator() -> i32 {
   // expected-error @+1 {{block with no terminator, has 'func.call'}}
   %0 = func.call @missing_terminator() : () -> i32

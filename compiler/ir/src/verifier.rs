@@ -136,8 +136,8 @@ impl<'a> Verifier<'a> {
         let traits = ctx.traits(op);
         let table = u32::from(traits.contains(Traits::SYMBOL_TABLE));
         self.symbol_tables_entered += table;
-        for (ri, &region) in ctx.regions(op).iter().enumerate() {
-            self.verify_region(op, ri, region, traits, def.is_some())?;
+        for &region in ctx.regions(op) {
+            self.verify_region(op, region, traits, def.is_some())?;
         }
         self.symbol_tables_entered -= table;
         if let Some(verify) = def.and_then(|d| d.verify) {
@@ -215,7 +215,6 @@ impl<'a> Verifier<'a> {
     fn verify_region(
         &mut self,
         op: Op,
-        index: usize,
         region: Region,
         traits: Traits,
         registered: bool,
@@ -238,35 +237,30 @@ impl<'a> Verifier<'a> {
                 }
             }
         }
+        // MLIR's order: an empty block is reported on entry, the ops of a block are verified
+        // before its missing terminator is reported.
+        let needs_terminator = registered && !traits.contains(Traits::NO_TERMINATOR);
         for &block in blocks {
-            let needs_terminator = registered && !traits.contains(Traits::NO_TERMINATOR);
-            if needs_terminator {
-                match ctx.last_op(block) {
-                    None => {
-                        return Err(op_error(
-                            ctx,
-                            op,
-                            format!("region #{index}: empty block: expect at least a terminator"),
-                        ));
-                    }
-                    Some(last)
-                        if ctx.op_def(last).is_some()
-                            && !ctx.has_trait(last, Traits::TERMINATOR) =>
-                    {
-                        return Err(Diagnostic::error(
-                            ctx.op_loc(last),
-                            format!("block with no terminator, has '{}'", ctx.op_name(last)),
-                        )
-                        .with_note(
-                            ctx.op_loc(op),
-                            format!("in region #{index} of '{}'", ctx.op_name(op)),
-                        ));
-                    }
-                    Some(_) => {}
+            let Some(last) = ctx.last_op(block) else {
+                if needs_terminator {
+                    return Err(Diagnostic::error(
+                        ctx.op_loc(op),
+                        "empty block: expect at least a terminator",
+                    ));
                 }
-            }
+                continue;
+            };
             for o in ctx.block_ops(block) {
                 self.verify_op(o)?;
+            }
+            if needs_terminator
+                && ctx.op_def(last).is_some()
+                && !ctx.has_trait(last, Traits::TERMINATOR)
+            {
+                return Err(Diagnostic::error(
+                    ctx.op_loc(last),
+                    format!("block with no terminator, has '{}'", ctx.op_name(last)),
+                ));
             }
         }
         Ok(())
@@ -361,10 +355,40 @@ impl<'a> Verifier<'a> {
             user,
             format!("operand #{i} does not dominate this use"),
         );
-        match ctx.defining_op(v) {
-            Some(def) => d.with_note(ctx.op_loc(def), "operand defined here"),
-            None => d,
+        let Some(def) = ctx.defining_op(v) else {
+            return d;
+        };
+        // Where the definition sits relative to the user, worded as MLIR's note does.
+        let (use_block, def_block) = (ctx.op_block(user), ctx.op_block(def));
+        let (use_region, def_region) = (
+            use_block.and_then(|b| ctx.block_parent(b)),
+            def_block.and_then(|b| ctx.block_parent(b)),
+        );
+        let place = if use_block == def_block {
+            "op in the same block"
+        } else if use_region == def_region {
+            "op in the same region"
+        } else if def_region.is_some_and(|r| self.region_encloses(r, user)) {
+            "op in a parent region"
+        } else if use_region.is_some_and(|r| self.region_encloses(r, def)) {
+            "op in a child region"
+        } else {
+            "op is neither in a parent nor in a child region"
+        };
+        d.with_note(ctx.op_loc(def), format!("operand defined here ({place})"))
+    }
+
+    /// True if `op` is nested (at any depth) in `region`.
+    fn region_encloses(&self, region: Region, op: Op) -> bool {
+        let ctx = self.ctx;
+        let mut cur = Some(op);
+        while let Some(o) = cur {
+            if ctx.op_block(o).and_then(|b| ctx.block_parent(b)) == Some(region) {
+                return true;
+            }
+            cur = ctx.parent_op(o);
         }
+        false
     }
 
     fn region_is_graph(&self, region: Region) -> bool {

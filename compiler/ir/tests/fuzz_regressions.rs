@@ -193,7 +193,7 @@ fn ops_not_matching_their_definition_print_generically() {
 #[test]
 fn dialect_bodies_nest_brackets_like_mlir() {
     assert_eq!(
-        parse_error(r#"""(){a=!o<t<><>]}:()->()"#, true),
+        parse_error(r#""t.op"(){a=!o<t<><>]}:()->()"#, true),
         "unbalanced '<' in dialect type or attribute"
     );
     let out = round_trip(
@@ -203,7 +203,7 @@ fn dialect_bodies_nest_brackets_like_mlir() {
     assert!(out.contains("b = #o<t<a> <b>>"), "{out}");
     assert!(out.contains("c = !t.fn<(i32) -> (i1, [x])>"), "{out}");
     // A body that `<...>` cannot hold (its `->` would close nothing) keeps the dotted form.
-    let out = round_trip(r#"""(){u=#-.-}:()->()"#);
+    let out = round_trip(r#""t.op"(){u=#-.-}:()->()"#);
     assert!(out.contains("u = #-.-"), "{out}");
 }
 

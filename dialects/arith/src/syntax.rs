@@ -26,7 +26,7 @@ use crate::attrs::{
     FASTMATH, OVERFLOW_FLAGS, PREDICATE, ROUNDING_MODE,
 };
 use crate::ops::{ArithOp, CastKind, Family, Flags};
-use crate::types::bool_like;
+use crate::types::{bool_like, TypeClass};
 use dlc_ir::parser::lexer::Tok;
 use dlc_ir::parser::UnresolvedOperand;
 use dlc_ir::{
@@ -282,6 +282,19 @@ fn parse_cmp(p: &mut Parser<'_>, spec: &mut OpSpec, is_int: bool, flags: Flags) 
     p.parse_optional_attr_dict(&mut spec.attrs)?;
     let ty = p.parse_colon_type()?;
     resolve(p, spec, &[(lhs, ty), (rhs, ty)])?;
+    // The result type is inferred from the operands, and inference checks their class first.
+    let class = if is_int {
+        TypeClass::SignlessIntegerLike
+    } else {
+        TypeClass::FloatLike
+    };
+    if !class.contains(p.ctx(), ty) {
+        let got = Printer::new(p.ctx()).type_to_string(ty);
+        return Err(Diagnostic::error(
+            spec.loc,
+            format!("'lhs' must be {}, but got '{got}'", class.description()),
+        ));
+    }
     let result = bool_like(p.ctx(), ty);
     spec.result_types.push(result);
     Ok(())

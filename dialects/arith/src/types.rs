@@ -72,7 +72,8 @@ pub(crate) fn bit_width(ctx: &Context, elem: Type) -> Option<u32> {
     }
 }
 
-/// What holds a type's elements: the type itself (a scalar), a vector or a tensor.
+/// What holds a type's elements: the type itself (a scalar), a vector (fixed or scalable) or a
+/// tensor.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub(crate) enum Container<'a> {
     Scalar,
@@ -101,6 +102,15 @@ impl<'a> Container<'a> {
         match self {
             Container::Scalar => None,
             Container::Vector(s, _) | Container::Tensor(s) => Some(s),
+        }
+    }
+
+    /// The tensor shape, or the empty shape for anything else: what ODS's
+    /// `SameInputOutputTensorDims` compares, exactly (a dynamic dimension matches only itself).
+    pub(crate) fn tensor_dims(self) -> &'a [i64] {
+        match self {
+            Container::Tensor(s) => s,
+            _ => &[],
         }
     }
 

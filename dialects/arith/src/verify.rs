@@ -145,6 +145,18 @@ fn verify_constant(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
     let Some(value) = ctx.attr(op, "value") else {
         return Err(op_error(ctx, op, "requires attribute 'value'"));
     };
+    let result_ty = ctx.value_type(ctx.result(op, 0));
+    // A string is a typed attribute of type `none` to ODS, so it fails the same-type constraint.
+    let same_type = || {
+        op_error(
+            ctx,
+            op,
+            "failed to verify that all of {value, result} have same type",
+        )
+    };
+    if ctx.attr_as_str(value).is_some() {
+        return Err(same_type());
+    }
     let Some(value_ty) = ctx.attr_type(value) else {
         return Err(op_error(
             ctx,
@@ -152,22 +164,17 @@ fn verify_constant(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
             "value must be an integer, float, or elements attribute",
         ));
     };
-    let result = ctx.value_type(ctx.result(op, 0));
-    if value_ty != result {
-        return Err(op_error(
-            ctx,
-            op,
-            "failed to verify that all of {value, result} have same type",
-        ));
+    if value_ty != result_ty {
+        return Err(same_type());
     }
-    if matches!(ctx.type_kind(result), TypeKind::SignedInteger { .. }) {
+    if matches!(ctx.type_kind(result_ty), TypeKind::SignedInteger { .. }) {
         return Err(op_error(ctx, op, "integer return type must be signless"));
     }
     let splat = match ctx.attr_kind(value) {
         AttrKind::DenseElements(d) => d.splat,
         _ => true,
     };
-    if ctx.scalable_dims(result).is_some() && !splat {
+    if ctx.scalable_dims(result_ty).is_some() && !splat {
         return Err(op_error(
             ctx,
             op,
@@ -324,18 +331,18 @@ fn verify_cast(ctx: &Context, op: Op, kind: CastKind) -> Result<(), Diagnostic> 
     let from = ctx.value_type(ctx.operand(op, 0));
     let to = ctx.value_type(ctx.result(op, 0));
     let (cf, ct) = (Container::of(ctx, from), Container::of(ctx, to));
+    if cf.tensor_dims() != ct.tensor_dims() {
+        return Err(op_error(
+            ctx,
+            op,
+            "failed to verify that input and output have the same tensor dimensions",
+        ));
+    }
     if !cf.compatible_shape(ct) {
         return Err(op_error(
             ctx,
             op,
             "requires the same shape for all operands and results",
-        ));
-    }
-    if cf != ct {
-        return Err(op_error(
-            ctx,
-            op,
-            "failed to verify that input and output have the same tensor dimensions",
         ));
     }
     if !cast_compatible(ctx, kind, ctx.element_type(from), ctx.element_type(to)) {

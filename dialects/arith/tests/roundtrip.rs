@@ -327,7 +327,7 @@ fn custom_syntax_errors_point_at_the_problem() {
         ),
         (
             "  %0 = arith.cmpf olt %f, %f : f32",
-            "3:23: expected ','",
+            "3:22: expected ','",
         ),
         (
             "  %0 = arith.addi %a, %a overflow<foo> : i32",
@@ -335,7 +335,7 @@ fn custom_syntax_errors_point_at_the_problem() {
         ),
         (
             "  %0 = arith.addf %f, %f fastmath<nnan ninf> : f32",
-            "3:40: expected '>'",
+            "3:39: expected '>'",
         ),
         ("  %0 = arith.extsi %a : i32 i64", "3:29: expected 'to'"),
         ("  %0 = arith.select %a, %a : i32", "3:21: expected 3 operands"),
@@ -345,7 +345,7 @@ fn custom_syntax_errors_point_at_the_problem() {
         ),
         (
             "  %0 = arith.divsi %a, %a overflow<nsw> : i32",
-            "3:27: expected ':'",
+            "3:26: expected ':'",
         ),
         (
             "  %0 = arith.addi %a, %f : i32",

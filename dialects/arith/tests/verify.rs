@@ -221,7 +221,7 @@ fn dlc_only_attribute_checks() {
             "'arith.mulf' op attribute 'fastmath' failed to satisfy constraint: Floating point fast math flags",
         ),
         (
-            r#"%0 = "arith.constant"() <{value = "x"}> : () -> i32"#,
+            r#"%0 = "arith.constant"() <{value = [1]}> : () -> i32"#,
             "'arith.constant' op value must be an integer, float, or elements attribute",
         ),
     ]);

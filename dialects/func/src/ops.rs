@@ -2,7 +2,7 @@
 
 use crate::{canonicalize, syntax};
 use dlc_ir::symbol::SymbolTables;
-use dlc_ir::{op_error, Context, Diagnostic, Op, OpView, Traits, Type};
+use dlc_ir::{op_error, AttrKind, Context, Diagnostic, Op, OpView, Traits, Type};
 
 dlc_ir::define_op! {
     /// A function: a symbol with a signature and a body region (empty for a declaration).
@@ -96,13 +96,15 @@ impl FuncOp {
 
 pub(crate) fn verify_func(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
     let func = FuncOp(op);
-    let Some((inputs, _)) = func.signature(ctx) else {
+    let Some((inputs, results)) = func.signature(ctx) else {
         return Err(op_error(
             ctx,
             op,
             "requires attribute 'function_type' holding a function type",
         ));
     };
+    verify_entry_attrs(ctx, op, "arg_attrs", "argument", "arguments", inputs.len())?;
+    verify_entry_attrs(ctx, op, "res_attrs", "result", "results", results.len())?;
     if func.is_declaration(ctx) {
         let visibility = func.sym_visibility(ctx).and_then(|a| ctx.attr_as_str(a));
         if !matches!(visibility, Some("private" | "nested")) {
@@ -134,6 +136,55 @@ pub(crate) fn verify_func(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
                 "type of entry block argument #{i}('{actual}') must match the type of the corresponding argument in function signature('{expected}')"
             ),
         ));
+    }
+    Ok(())
+}
+
+/// MLIR's function-interface rules for `arg_attrs` / `res_attrs` (`key`): one dictionary per
+/// argument or result, whose entries are all dialect attributes (a name with a '.').
+fn verify_entry_attrs(
+    ctx: &Context,
+    op: Op,
+    key: &str,
+    entry: &str,
+    entries: &str,
+    count: usize,
+) -> Result<(), Diagnostic> {
+    let Some(list) = ctx.attr(op, key) else {
+        return Ok(());
+    };
+    let AttrKind::Array(dicts) = ctx.attr_kind(list) else {
+        return Err(op_error(
+            ctx,
+            op,
+            format!("expects {key} to be an array attribute"),
+        ));
+    };
+    if dicts.len() != count {
+        return Err(op_error(
+            ctx,
+            op,
+            format!(
+                "expects {entry} attribute array to have the same number of elements as the number of function {entries}, got {}, but expected {count}",
+                dicts.len()
+            ),
+        ));
+    }
+    for &dict in dicts.iter() {
+        let AttrKind::Dict(items) = ctx.attr_kind(dict) else {
+            return Err(op_error(
+                ctx,
+                op,
+                format!("expects {entry} attribute dictionaries"),
+            ));
+        };
+        if items.iter().any(|a| !ctx.ident_str(a.name).contains('.')) {
+            return Err(op_error(
+                ctx,
+                op,
+                format!("{entries} may only have dialect attributes"),
+            ));
+        }
     }
     Ok(())
 }
@@ -210,14 +261,21 @@ pub(crate) fn verify_call(
         return Err(op_error(ctx, op, "incorrect number of results for callee"));
     }
     let result_values: Vec<_> = ctx.results(op).collect();
-    if let Some((i, actual, expected)) = first_type_mismatch(ctx, &result_values, &results) {
-        return Err(op_error(
-            ctx,
-            op,
-            format!(
-                "result type mismatch at index {i}: expected result type '{expected}', but provided '{actual}'"
-            ),
-        ));
+    if let Some((i, _, _)) = first_type_mismatch(ctx, &result_values, &results) {
+        let list = |types: &mut dyn Iterator<Item = dlc_ir::Type>| {
+            let p = dlc_ir::Printer::new(ctx);
+            types
+                .map(|t| format!("'{}'", p.type_to_string(t)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let op_types = list(&mut result_values.iter().map(|v| ctx.value_type(*v)));
+        let fn_types = list(&mut results.iter().copied());
+        return Err(
+            op_error(ctx, op, format!("result type mismatch at index {i}"))
+                .with_note(ctx.op_loc(op), format!("      op result types: {op_types}"))
+                .with_note(ctx.op_loc(op), format!("function result types: {fn_types}")),
+        );
     }
     Ok(())
 }

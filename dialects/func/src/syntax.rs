@@ -11,7 +11,7 @@
 
 use dlc_ir::parser::lexer::Tok;
 use dlc_ir::parser::{Argument, UnresolvedOperand};
-use dlc_ir::{AttrKind, Attribute, Op, OpSpec, PResult, Parser, Printer, TypeKind};
+use dlc_ir::{AttrKind, Attribute, Diagnostic, Op, OpSpec, PResult, Parser, Printer, TypeKind};
 
 fn set_attr(p: &mut Parser<'_>, spec: &mut OpSpec, name: &str, value: Attribute) {
     spec.set_attr(p.ctx(), name, value);
@@ -54,7 +54,11 @@ pub(crate) fn parse_func(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
     p.parse_delimited(Tok::LParen, Tok::RParen, ")", |p| {
         let is_named = p.peek() == Tok::PercentIdent;
         if *named.get_or_insert(is_named) != is_named {
-            return Err(p.error("expected SSA identifier"));
+            return Err(p.error(if is_named {
+                "expected type instead of SSA identifier"
+            } else {
+                "expected SSA identifier"
+            }));
         }
         if is_named {
             let loc = p.current_loc();
@@ -96,15 +100,43 @@ pub(crate) fn parse_func(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
             set_attr(p, spec, key, array);
         }
     }
-    p.parse_optional_attr_dict_with_keyword(&mut spec.attrs)?;
+    let dict_loc = p.current_loc();
+    let mut explicit = Vec::new();
+    p.parse_optional_attr_dict_with_keyword(&mut explicit)?;
+    // What the signature already says may not be written again in the dictionary.
+    for inferred in ["sym_visibility", "sym_name", "function_type"] {
+        if explicit
+            .iter()
+            .any(|a| p.ctx().ident_str(a.name) == inferred)
+        {
+            return Err(Diagnostic::error(
+                dict_loc,
+                format!("'{inferred}' is an inferred attribute and should not be specified in the explicit attribute dictionary"),
+            ));
+        }
+    }
+    for a in explicit {
+        spec.attrs.retain(|b| b.name != a.name);
+        p.ctx().insert_sorted(&mut spec.attrs, a);
+    }
 
     let region = if p.peek() == Tok::LBrace {
         // With a types-only signature the body names its entry block's arguments itself
         // (`^bb0(%a: f32):`), as MLIR allows; the verifier matches them to the signature.
-        p.parse_region(&args, true)?
+        let body_loc = p.current_loc();
+        let region = p.parse_region(&args, true)?;
+        if p.ctx().blocks(region).is_empty() {
+            return Err(Diagnostic::error(
+                body_loc,
+                "expected non-empty function body",
+            ));
+        }
+        region
     } else {
         if named == Some(true) {
-            return Err(p.error("expected '{' to begin a function body after named arguments"));
+            return Err(
+                p.wrong_token_error("expected '{' to begin a function body after named arguments")
+            );
         }
         p.ctx().create_region()
     };
@@ -288,6 +320,19 @@ pub(crate) fn print_call(p: &mut Printer<'_>, op: Op) {
 /// `func.constant {attrs} @name : type`.
 pub(crate) fn parse_constant(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
     p.parse_optional_attr_dict(&mut spec.attrs)?;
+    // The value is an attribute that must turn out to be a symbol reference.
+    if p.peek() != Tok::AtIdent {
+        let loc = p.current_loc();
+        // A string would be read with its optional `: type`, which dlc does not support; it is
+        // the wrong kind either way.
+        if !p.consume(Tok::String) {
+            p.parse_attribute()?;
+        }
+        return Err(Diagnostic::error(
+            loc,
+            "invalid kind of attribute specified",
+        ));
+    }
     let name = p.parse_symbol_name()?;
     let value = p.ctx().symbol_ref_attr(&name);
     set_attr(p, spec, "value", value);

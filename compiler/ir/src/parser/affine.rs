@@ -101,7 +101,7 @@ impl<'a> Parser<'a> {
 
     fn parse_affine_name(&mut self) -> PResult<&'a str> {
         if self.peek() != Tok::BareIdent {
-            return Err(self.error("expected bare identifier"));
+            return Err(self.wrong_token_error("expected bare identifier"));
         }
         let t = self.advance();
         Ok(self.lex.text(t.start, t.end))
@@ -201,7 +201,7 @@ impl<'a> Parser<'a> {
                 self.advance();
                 Ok(found)
             }
-            _ => Err(self.error("expected affine expression")),
+            _ => Err(self.wrong_token_error("expected affine expression")),
         }
     }
 }

@@ -150,7 +150,7 @@ impl<'a> Parser<'a> {
                     Ok(self.ctx.type_attr(ty))
                 }
             },
-            _ => Err(self.error("expected attribute value")),
+            _ => Err(self.wrong_token_error("expected attribute value")),
         }
     }
 
@@ -277,7 +277,9 @@ impl<'a> Parser<'a> {
             self.advance();
             self.expect(Tok::Colon, "'::' in nested symbol reference")?;
             if self.peek() != Tok::AtIdent {
-                return Err(self.error("expected '@' after '::' in nested symbol reference"));
+                return Err(
+                    self.wrong_token_error("expected '@' after '::' in nested symbol reference")
+                );
             }
             let t = self.advance();
             let name = self.symbol_text(&t)?;
@@ -548,7 +550,9 @@ impl<'a> Parser<'a> {
             let v = match self.peek_text() {
                 "true" => 1,
                 "false" => 0,
-                _ => return Err(self.error("expected element literal of primitive type")),
+                _ => {
+                    return Err(self.wrong_token_error("expected element literal of primitive type"))
+                }
             };
             self.advance();
             return Ok(Number::Int(v));
@@ -568,7 +572,7 @@ impl<'a> Parser<'a> {
         let mut offset = 0;
         if self.consume(Tok::Comma) {
             if !self.consume_keyword("offset") {
-                return Err(self.error("expected 'offset' after comma"));
+                return Err(self.wrong_token_error("expected 'offset' after comma"));
             }
             self.expect(Tok::Colon, "':' after 'offset'")?;
             offset = self.parse_stride()?;
@@ -716,7 +720,7 @@ impl<'a> Parser<'a> {
                     self.expect(Tok::LParen, "'(' in callsite location")?;
                     let callee = self.parse_location_inner()?;
                     if !self.consume_keyword("at") {
-                        return Err(self.error("expected 'at' in callsite location"));
+                        return Err(self.wrong_token_error("expected 'at' in callsite location"));
                     }
                     let caller = self.parse_location_inner()?;
                     self.expect(Tok::RParen, "')' in callsite location")?;
@@ -743,9 +747,9 @@ impl<'a> Parser<'a> {
                         metadata,
                     }))
                 }
-                _ => Err(self.error("expected location instance")),
+                _ => Err(self.wrong_token_error("expected location instance")),
             },
-            _ => Err(self.error("expected location instance")),
+            _ => Err(self.wrong_token_error("expected location instance")),
         }
     }
 

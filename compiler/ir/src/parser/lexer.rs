@@ -40,6 +40,8 @@ pub enum Tok {
     Star,
     Plus,
     Minus,
+    /// `...`.
+    Ellipsis,
     FileMetadataBegin,
 }
 
@@ -61,6 +63,8 @@ pub struct Lexer<'a> {
     pos: usize,
     line: u32,
     line_start: usize,
+    /// The line number of the first line of the text.
+    first_line: u32,
     /// Why the last `Tok::Error` token was produced.
     pub error: &'static str,
 }
@@ -86,6 +90,7 @@ impl<'a> Lexer<'a> {
             pos: 0,
             line: first_line,
             line_start: 0,
+            first_line,
             error: "",
         }
     }
@@ -97,6 +102,48 @@ impl<'a> Lexer<'a> {
         self.text_src
             .get(start as usize..end as usize)
             .unwrap_or("")
+    }
+
+    /// Where MLIR reports a wrong token starting at byte `start`: just after the last text
+    /// before it, skipping blanks, line ends and `//` comments on the lines in between (at
+    /// end of input, one character back). Returns the (line, column) of that point.
+    pub fn wrong_token_point(&self, start: u32, at_eof: bool) -> (u32, u32) {
+        let mut end = (start as usize).min(self.src.len());
+        if at_eof {
+            end = end.saturating_sub(1);
+        }
+        let original = end;
+        let point = loop {
+            while end > 0 && matches!(self.src[end - 1], b' ' | b'\t') {
+                end -= 1;
+            }
+            if end == 0 {
+                break original;
+            }
+            if !matches!(self.src[end - 1], b'\n' | b'\r') {
+                break end;
+            }
+            end -= 1;
+            let line_start = self.src[..end]
+                .iter()
+                .rposition(|&c| c == b'\n' || c == b'\r')
+                .map_or(0, |i| i + 1);
+            if let Some(comment) = self.text_src[line_start..end].find("//") {
+                end = line_start + comment;
+            }
+        };
+        self.line_col(point)
+    }
+
+    /// The (line, column) of byte `offset`, counted from the start of the text.
+    fn line_col(&self, offset: usize) -> (u32, u32) {
+        let before = &self.src[..offset];
+        let newlines = before.iter().filter(|&&c| c == b'\n').count() as u32;
+        let line_start = before
+            .iter()
+            .rposition(|&c| c == b'\n')
+            .map_or(0, |i| i + 1);
+        (self.first_line + newlines, (offset - line_start) as u32 + 1)
     }
 
     /// The byte offset of the next unread character.
@@ -177,6 +224,13 @@ impl<'a> Lexer<'a> {
                 Some(Tok::Arrow)
             }
             b'-' => Some(Tok::Minus),
+            b'.' if self.src.get(self.pos..self.pos + 2) == Some(b"..") => {
+                self.pos += 2;
+                Some(Tok::Ellipsis)
+            }
+            b'.' => {
+                return self.error_token(start, "expected three consecutive dots for an ellipsis")
+            }
             _ => None,
         };
         if let Some(kind) = simple {
@@ -194,6 +248,10 @@ impl<'a> Lexer<'a> {
                         Some(()) => self.token(Tok::AtIdent, start),
                         None => self.error_token(start, "unterminated string in symbol name"),
                     };
+                }
+                if !self.src.get(self.pos).is_some_and(|&c| is_ident_start(c)) {
+                    return self
+                        .error_token(start, "@ identifier expected to start with letter or '_'");
                 }
                 self.lex_prefixed(Tok::AtIdent, start, false)
             }
@@ -233,7 +291,17 @@ impl<'a> Lexer<'a> {
                 }
                 self.token(kind, start)
             }
-            _ => self.error_token(start, "invalid identifier after prefix"),
+            _ => {
+                // MLIR's wording for each prefix.
+                let message = match kind {
+                    Tok::PercentIdent => "invalid SSA name",
+                    Tok::CaretIdent => "invalid block name",
+                    Tok::HashIdent => "invalid attribute name",
+                    Tok::ExclaimIdent => "invalid type identifier",
+                    _ => "@ identifier expected to start with letter or '_'",
+                };
+                self.error_token(start, message)
+            }
         }
     }
 

@@ -3,7 +3,8 @@
 //! It is hand-written, recursive-descent, with one token of lookahead and no backtracking. SSA
 //! names resolve through a stack of region scopes; a use before its definition (legal across
 //! blocks and in graph regions) creates a placeholder that the definition replaces. The first
-//! error ends the parse and comes back as a [`Diagnostic`] at the offending token.
+//! error ends the parse and comes back as a [`Diagnostic`] at the offending token, or, when a
+//! different token was expected, just after the text before it (where mlir-opt reports it).
 //!
 //! Dialects parse their custom syntax through the `pub` methods here (`parse_operand`,
 //! `parse_type`, `parse_region`, ...), the way MLIR dialects use `OpAsmParser`.
@@ -57,8 +58,8 @@ struct BlockLabel {
 /// Names visible in one region.
 struct Scope<'a> {
     isolated: bool,
-    /// Name → (first value, number of results bound to it).
-    values: names::NameTable<'a, (Value, u32)>,
+    /// Name → (first value, number of results bound to it, where the name was defined).
+    values: names::NameTable<'a, (Value, u32, Location)>,
     forward: FxHashMap<(&'a str, u32), (Value, Location)>,
     blocks: FxHashMap<&'a str, BlockLabel>,
 }
@@ -184,6 +185,24 @@ impl<'a> Parser<'a> {
         Diagnostic::error(self.current_loc(), message)
     }
 
+    /// An error about an unexpected current token ("expected ..."), reported as MLIR does: just
+    /// after the text before the token, so that a missing `:` at the end of a line is reported
+    /// on that line, not on the next one.
+    pub fn wrong_token_error(&self, message: impl Into<String>) -> Diagnostic {
+        if self.tok.kind == Tok::Error {
+            return Diagnostic::error(self.current_loc(), self.lex.error);
+        }
+        let (line, col) = self
+            .lex
+            .wrong_token_point(self.tok.start, self.tok.kind == Tok::Eof);
+        let loc = Location::FileLineCol {
+            file: self.file,
+            line,
+            col,
+        };
+        Diagnostic::error(loc, message)
+    }
+
     /// Consumes the current token if it is `kind`.
     pub fn consume(&mut self, kind: Tok) -> bool {
         if self.tok.kind == kind {
@@ -199,7 +218,7 @@ impl<'a> Parser<'a> {
         if self.tok.kind == kind {
             Ok(self.advance())
         } else {
-            Err(self.error(format!("expected {what}")))
+            Err(self.wrong_token_error(format!("expected {what}")))
         }
     }
 
@@ -216,7 +235,7 @@ impl<'a> Parser<'a> {
     /// Parses any bare word.
     pub fn parse_keyword(&mut self, what: &str) -> PResult<&'a str> {
         if self.tok.kind != Tok::BareIdent {
-            return Err(self.error(format!("expected {what}")));
+            return Err(self.wrong_token_error(format!("expected {what}")));
         }
         let t = self.advance();
         Ok(self.lex.text(t.start, t.end))
@@ -247,7 +266,7 @@ impl<'a> Parser<'a> {
             return Ok(());
         }
         self.parse_comma_separated(elem)?;
-        self.expect(close, &format!("',' or '{close_text}'"))?;
+        self.expect(close, &format!("'{close_text}'"))?;
         Ok(())
     }
 
@@ -295,13 +314,14 @@ impl<'a> Parser<'a> {
         let is_type = self.tok.kind == Tok::ExclaimIdent;
         let name_tok = self.advance();
         let name = self.lex.text(name_tok.start, name_tok.end);
+        let kind = if is_type { "type" } else { "attribute" };
         if name[1..].contains('.') {
             return Err(Diagnostic::error(
                 self.loc_of(&name_tok),
-                "expected alias name without '.'; dialect types and attributes cannot be aliased here",
+                format!("{kind} names with a '.' are reserved for dialect-defined names"),
             ));
         }
-        self.expect(Tok::Equal, "'=' in alias definition")?;
+        self.expect(Tok::Equal, &format!("'=' in {kind} alias definition"))?;
         let redefined = if is_type {
             let ty = self.parse_type()?;
             self.type_aliases.insert(name, ty).is_some()
@@ -321,11 +341,7 @@ impl<'a> Parser<'a> {
         if redefined {
             return Err(Diagnostic::error(
                 self.loc_of(&name_tok),
-                format!(
-                    "redefinition of {} alias id '{}'",
-                    if is_type { "type" } else { "attribute" },
-                    &name[1..]
-                ),
+                format!("redefinition of {kind} alias id '{}'", &name[1..]),
             ));
         }
         Ok(())
@@ -341,7 +357,7 @@ impl<'a> Parser<'a> {
             smallvec::SmallVec::new();
         if self.tok.kind == Tok::PercentIdent {
             self.parse_comma_separated(|p| {
-                let t = p.expect(Tok::PercentIdent, "SSA value name")?;
+                let t = p.expect(Tok::PercentIdent, "valid ssa identifier")?;
                 let mut count = 1;
                 if p.consume(Tok::Colon) {
                     let n = p.expect(Tok::Integer, "integer number of results")?;
@@ -352,7 +368,10 @@ impl<'a> Parser<'a> {
                         .ok()
                         .filter(|c| *c > 0)
                         .ok_or_else(|| {
-                            Diagnostic::error(p.loc_of(&n), "expected a positive number of results")
+                            Diagnostic::error(
+                                p.loc_of(&n),
+                                "expected named operation to have at least 1 result",
+                            )
                         })?;
                 }
                 result_names.push((p.lex.text(t.start, t.end), count, p.loc_of(&t)));
@@ -363,12 +382,21 @@ impl<'a> Parser<'a> {
         let op_loc = self.current_loc();
         let op = match self.tok.kind {
             Tok::String => self.parse_generic_op(op_loc)?,
-            Tok::BareIdent => self.parse_custom_op(op_loc)?,
-            _ => return Err(self.error("expected operation name in quotes")),
+            // An integer type (`i32`) is a type token to MLIR's lexer, never an op name.
+            Tok::BareIdent if !is_integer_type_word(self.peek_text()) => {
+                self.parse_custom_op(op_loc)?
+            }
+            _ => return Err(self.wrong_token_error("expected operation name in quotes")),
         };
         self.ctx.insert_op(InsertPoint::End(block), op);
         let declared: u32 = result_names.iter().map(|r| r.1).sum();
         let actual = self.ctx.num_results(op) as u32;
+        if !result_names.is_empty() && actual == 0 {
+            return Err(Diagnostic::error(
+                self.loc_of(&start),
+                "cannot name an operation with no results",
+            ));
+        }
         if !result_names.is_empty() && declared != actual {
             return Err(Diagnostic::error(
                 self.loc_of(&start),
@@ -407,6 +435,9 @@ impl<'a> Parser<'a> {
         let name_tok = self.advance();
         let raw = self.lex.text(name_tok.start + 1, name_tok.end - 1);
         let name_str = attrs::unescape(raw).map_err(|m| Diagnostic::error(loc, m))?;
+        if name_str.is_empty() {
+            return Err(Diagnostic::error(loc, "empty operation name is invalid"));
+        }
         let name = self.ctx.ident(&name_str);
         let def = self
             .ctx
@@ -424,6 +455,9 @@ impl<'a> Parser<'a> {
             Ok(())
         })?;
         if self.tok.kind == Tok::LSquare {
+            if traits.is_some_and(|t| !t.contains(Traits::TERMINATOR)) {
+                return Err(self.error("successors in non-terminator"));
+            }
             self.parse_delimited(Tok::LSquare, Tok::RSquare, "]", |p| {
                 let b = p.parse_successor()?;
                 spec.successors.push(b);
@@ -504,9 +538,15 @@ impl<'a> Parser<'a> {
         let name_tok = self.advance();
         let written = self.lex.text(name_tok.start, name_tok.end);
         let Some(def_id) = self.lookup_custom_op(written) else {
+            let default = self.default_dialects.last().copied().unwrap_or("");
+            let tried = if written.contains('.') || default.is_empty() {
+                String::new()
+            } else {
+                format!(" (tried '{default}.{written}' as well)")
+            };
             return Err(Diagnostic::error(
                 loc,
-                format!("custom op '{written}' is unknown"),
+                format!("custom op '{written}' is unknown{tried}"),
             ));
         };
         let def = self.ctx.registry.op(def_id);
@@ -561,7 +601,7 @@ impl<'a> Parser<'a> {
             let text = self.peek_text();
             number = text[1..]
                 .parse::<u32>()
-                .map_err(|_| self.error("expected result number after '#'"))?;
+                .map_err(|_| self.wrong_token_error("expected result number after '#'"))?;
             self.advance();
         }
         Ok(UnresolvedOperand {
@@ -597,7 +637,7 @@ impl<'a> Parser<'a> {
     /// definition has not been seen yet.
     pub fn resolve_operand(&mut self, u: &UnresolvedOperand<'a>, ty: Type) -> PResult<Value> {
         for scope in self.scopes.iter().rev() {
-            if let Some((first, count)) = scope.values.get(u.name) {
+            if let Some((first, count, def_loc)) = scope.values.get(u.name) {
                 if u.number >= count {
                     return Err(Diagnostic::error(
                         u.loc,
@@ -613,14 +653,14 @@ impl<'a> Parser<'a> {
                 let v = Value(first.0 + u.number);
                 let actual = self.ctx.value_type(v);
                 if actual != ty {
-                    return Err(self.type_mismatch(u, ty, actual));
+                    return Err(self.type_mismatch(u, ty, actual, def_loc));
                 }
                 return Ok(v);
             }
-            if let Some(&(v, _)) = scope.forward.get(&(u.name, u.number)) {
+            if let Some(&(v, first_use)) = scope.forward.get(&(u.name, u.number)) {
                 let actual = self.ctx.value_type(v);
                 if actual != ty {
-                    return Err(self.type_mismatch(u, ty, actual));
+                    return Err(self.type_mismatch(u, ty, actual, first_use));
                 }
                 return Ok(v);
             }
@@ -637,7 +677,15 @@ impl<'a> Parser<'a> {
         Ok(v)
     }
 
-    fn type_mismatch(&self, u: &UnresolvedOperand<'a>, expected: Type, actual: Type) -> Diagnostic {
+    /// A use of `u` as `expected` after the name was defined or first used (at `prior`) as
+    /// `actual`.
+    fn type_mismatch(
+        &self,
+        u: &UnresolvedOperand<'a>,
+        expected: Type,
+        actual: Type,
+        prior: Location,
+    ) -> Diagnostic {
         let p = crate::printer::Printer::new(self.ctx);
         Diagnostic::error(
             u.loc,
@@ -648,6 +696,7 @@ impl<'a> Parser<'a> {
                 p.type_to_string(actual)
             ),
         )
+        .with_note(prior, "prior use here")
     }
 
     /// Resolves operands against types, one to one.
@@ -684,7 +733,7 @@ impl<'a> Parser<'a> {
         let mut previous = None;
         if !self.scopes[innermost].isolated {
             for scope in self.scopes[..innermost].iter().rev() {
-                if let Some((prev, _)) = scope.values.get(name) {
+                if let Some((_, _, prev)) = scope.values.get(name) {
                     previous = Some(prev);
                     break;
                 }
@@ -694,12 +743,12 @@ impl<'a> Parser<'a> {
             }
         }
         let scope = &mut self.scopes[innermost];
-        if let Some((prev, _)) = scope.values.insert(name, (first, count)) {
+        if let Some((_, _, prev)) = scope.values.insert(name, (first, count, loc)) {
             previous = Some(prev);
         }
         if let Some(prev) = previous {
             let error = Diagnostic::error(loc, format!("redefinition of SSA value '{name}'"));
-            return Err(match self.definition_loc(prev) {
+            return Err(match prev {
                 Location::Unknown => error,
                 prev => error.with_note(prev, "previously defined here"),
             });
@@ -719,12 +768,18 @@ impl<'a> Parser<'a> {
             let v = Value(first.0 + i);
             let (pt, vt) = (self.ctx.value_type(placeholder), self.ctx.value_type(v));
             if pt != vt {
-                let u = UnresolvedOperand {
-                    name,
-                    number: i,
-                    loc: use_loc,
-                };
-                return Err(self.type_mismatch(&u, vt, pt));
+                let p = crate::printer::Printer::new(self.ctx);
+                return Err(Diagnostic::error(
+                    loc,
+                    format!(
+                        "definition of SSA value '{name}#{i}' has type '{}'",
+                        p.type_to_string(vt)
+                    ),
+                )
+                .with_note(
+                    use_loc,
+                    format!("previously used here with type '{}'", p.type_to_string(pt)),
+                ));
             }
             self.ctx.replace_all_uses(placeholder, v);
         }
@@ -747,18 +802,6 @@ impl<'a> Parser<'a> {
             ));
         }
         Ok(())
-    }
-
-    /// Where `v` was defined: its op, or for a block argument the op owning the block.
-    fn definition_loc(&self, v: Value) -> Location {
-        match self.ctx.defining_op(v) {
-            Some(op) => self.ctx.op_loc(op),
-            None => self
-                .ctx
-                .value_block(v)
-                .and_then(|b| self.ctx.block_parent_op(b))
-                .map_or(Location::Unknown, |op| self.ctx.op_loc(op)),
-        }
     }
 
     /// Closes the innermost scope: unresolved forward references move to the enclosing scope,
@@ -898,12 +941,12 @@ impl<'a> Parser<'a> {
     /// Parses `%name: type` with an optional attribute dictionary and location (both ignored for
     /// block arguments).
     pub fn parse_argument(&mut self) -> PResult<Argument<'a>> {
-        let t = self.expect(Tok::PercentIdent, "SSA value name")?;
+        let t = self.expect(Tok::PercentIdent, "SSA operand")?;
         let name = self.lex.text(t.start, t.end);
         if self.tok.kind == Tok::HashIdent {
             return Err(self.error("invalid argument name: '#' is not allowed here"));
         }
-        self.expect(Tok::Colon, "':' and type for SSA value")?;
+        self.expect(Tok::Colon, "':' and type for SSA operand")?;
         let ty = self.parse_type()?;
         if self.tok.kind == Tok::BareIdent && self.peek_text() == "loc" {
             self.parse_loc_body()?;
@@ -939,7 +982,7 @@ impl<'a> Parser<'a> {
                     attrs::unescape(p.lex.text(t.start + 1, t.end - 1))
                         .map_err(|m| Diagnostic::error(loc, m))?
                 }
-                _ => return Err(p.error("expected attribute name")),
+                _ => return Err(p.wrong_token_error("expected attribute name")),
             };
             p.advance();
             if name.is_empty() {
@@ -988,7 +1031,7 @@ impl<'a> Parser<'a> {
     /// Parses `@name` (or `@"name"`) and returns the name.
     pub fn parse_symbol_name(&mut self) -> PResult<String> {
         if self.tok.kind != Tok::AtIdent {
-            return Err(self.error("expected valid '@'-identifier for symbol name"));
+            return Err(self.wrong_token_error("expected valid '@'-identifier for symbol name"));
         }
         let t = self.advance();
         self.symbol_text(&t)
@@ -1011,6 +1054,15 @@ impl<'a> Parser<'a> {
             Ok(text[1..].to_string())
         }
     }
+}
+
+/// True for `i32`, `si8`, `ui64`: words MLIR's lexer reads as integer types.
+fn is_integer_type_word(word: &str) -> bool {
+    let digits = word
+        .strip_prefix("si")
+        .or_else(|| word.strip_prefix("ui"))
+        .or_else(|| word.strip_prefix('i'));
+    digits.is_some_and(|d| !d.is_empty() && d.bytes().all(|c| c.is_ascii_digit()))
 }
 
 fn plural(n: usize) -> &'static str {

@@ -41,7 +41,7 @@ impl<'a> Parser<'a> {
                 unescape(self.lex.text(t.start + 1, t.end - 1))
                     .map_err(|m| Diagnostic::error(loc, m))
             }
-            _ => Err(self.error("expected identifier key for 'resource' entry")),
+            _ => Err(self.wrong_token_error("expected identifier key for 'resource' entry")),
         }
     }
 

@@ -34,7 +34,7 @@ impl<'a> Parser<'a> {
             Tok::BareIdent => self.parse_builtin_type(),
             Tok::LParen => self.parse_function_type(),
             Tok::ExclaimIdent => self.parse_dialect_type(),
-            _ => Err(self.error("expected non-function type")),
+            _ => Err(self.wrong_token_error("expected non-function type")),
         }
     }
 
@@ -198,7 +198,7 @@ impl<'a> Parser<'a> {
         // The lexer stands right after the '*'; the 'x' is read raw, like a dimension's.
         if !self.lex.skip_dimension_x() {
             self.tok = self.lex.next_token();
-            return Err(self.error("expected 'x' in dimension list"));
+            return Err(self.wrong_token_error("expected 'x' in dimension list"));
         }
         self.tok = self.lex.next_token();
         Ok(true)
@@ -377,7 +377,7 @@ impl<'a> Parser<'a> {
     /// token (shapes are read character by character).
     fn expect_less_raw(&mut self) -> PResult<()> {
         if self.peek() != Tok::Less {
-            return Err(self.error("expected '<' in shaped type"));
+            return Err(self.wrong_token_error("expected '<' in shaped type"));
         }
         // The current token is '<'; the lexer already stands after it.
         Ok(())

@@ -20,7 +20,7 @@ func.func @f(%x: tensor<4xi32>) -> tensor<4xi32> {
 
 //--- syntax.mlir
 func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // SYNTAX: syntax.mlir:[[@LINE+1]]:21: error: expected ','
+  // SYNTAX: syntax.mlir:[[@LINE+1]]:20: error: expected ','
   %y = act.scale %x : tensor<4xf32>
   return %y : tensor<4xf32>
 }
