@@ -1395,21 +1395,26 @@ pub(crate) fn extui(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folde
     to_const(int_cast(ctx, op, c, |x, w| unsigned(x, w) as i128))
 }
 
+/// `trunc(ext(x))`, `ext` an extension of the same kind: `x` when it has the result type,
+/// `trunc(x)` (the outer op's flags kept) when `x` is still wider; `None` when `x` is narrower.
+fn trunc_of_ext(ctx: &mut Context, op: Op, ext: Op) -> Option<Folded> {
+    let ty = result_type(ctx, op)?;
+    let src = *ctx.operands(ext).first()?;
+    let src_ty = ctx.value_type(src);
+    if src_ty == ty {
+        return Some(to_value(src));
+    }
+    let width = |t: Type| crate::types::bit_width(ctx, ctx.element_type(t));
+    (width(src_ty) > width(ty)).then(|| skip_inner_cast(ctx, op, ext))
+}
+
 pub(crate) fn trunci(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
     let input = *ctx.operands(op).first()?;
-    let ty = result_type(ctx, op)?;
     if let Some(ext) =
         defined_by::<ExtSIOp>(ctx, input).or_else(|| defined_by::<ExtUIOp>(ctx, input))
     {
-        let src = *ctx.operands(ext).first()?;
-        let src_ty = ctx.value_type(src);
-        // trunci(ext(x)) → x when x has the result type, trunci(x) when x is still wider.
-        if src_ty == ty {
-            return to_value(src);
-        }
-        let width = |t: Type| crate::types::bit_width(ctx, ctx.element_type(t));
-        if width(src_ty) > width(ty) {
-            return skip_inner_cast(ctx, op, ext);
+        if let Some(folded) = trunc_of_ext(ctx, op, ext) {
+            return folded;
         }
     }
     // trunci(trunci(x)) → trunci(x), with the outer op's flags.
@@ -1544,16 +1549,9 @@ pub(crate) fn truncf(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Fold
     // truncf(extf(x)) → x when x has the result type, truncf(x) (same rounding mode and flags)
     // when x is still wider: extf is exact, so the truncf rounds x's value either way.
     let input = *ctx.operands(op).first()?;
-    let ty = result_type(ctx, op)?;
     if let Some(ext) = defined_by::<ExtFOp>(ctx, input) {
-        let src = *ctx.operands(ext).first()?;
-        let src_ty = ctx.value_type(src);
-        if src_ty == ty {
-            return to_value(src);
-        }
-        let width = |t: Type| crate::types::bit_width(ctx, ctx.element_type(t));
-        if width(src_ty) > width(ty) {
-            return skip_inner_cast(ctx, op, ext);
+        if let Some(folded) = trunc_of_ext(ctx, op, ext) {
+            return folded;
         }
     }
     // MLIR folds only conversions that lose nothing, which every rounding mode agrees on.
