@@ -8,8 +8,10 @@
 //! # Changes to the IR
 //! Runs on a `builtin.module` and follows MLIR's `symbol-dce`, nested symbol tables included:
 //! - A symbol table is *hidden* when nothing outside it can name its symbols: the module the
-//!   pass runs on (unless it is nested in another op and not private), and a nested table that
-//!   is in a hidden one or is private. Modules count as symbols (an anonymous one is public).
+//!   pass runs on (unless it is nested in another op and not private: under
+//!   `builtin.module(builtin.module(symbol-dce))` a public or `nested` module keeps its `nested`
+//!   symbols), and a nested table that is in a hidden one or is private. Modules count as
+//!   symbols (an anonymous one is public).
 //! - In each table, roots are the ops that are not symbols (ops with the `SYMBOL` trait and a
 //!   `sym_name`) and the symbols that may not be discarded: public ones (no `sym_visibility`, or
 //!   `"public"`), those of `"nested"` visibility in a table that is not hidden, and symbols with
@@ -24,6 +26,9 @@
 //!   goes too, and so does a private nested module with everything in it.
 //!
 //! # Risks and limitations
+//! - An op of an unregistered dialect with one region, in a live op or at top level, may be a
+//!   symbol table whose uses cannot be known: the pass fails with MLIR's error ("operation
+//!   contains potentially unknown symbol table, ...") rather than guess.
 //! - As in MLIR, a reference to a symbol of an enclosing table from inside a nested table
 //!   resolves only in the nested table and does not keep the outer symbol alive.
 
@@ -81,9 +86,9 @@ struct SymbolDce;
 impl Pass for SymbolDce {
     fn run(&self, ctx: &mut Context, run: &mut PassRun<'_>) -> Result<(), Diagnostic> {
         let module = run.op();
-        let hidden = ctx.parent_op(module).is_none() || visibility(ctx, module) == Some("private");
+        let hidden = !run.is_nested() || visibility(ctx, module) == Some("private");
         let mut live = FxHashSet::default();
-        compute_liveness(ctx, &mut SymbolTables::new(), module, hidden, &mut live);
+        compute_liveness(ctx, &mut SymbolTables::new(), module, hidden, &mut live)?;
         let mut tables = Vec::new();
         ctx.for_each_op(module, &mut |op| {
             if ctx.has_trait(op, Traits::SYMBOL_TABLE) {
@@ -120,14 +125,16 @@ fn body(ctx: &Context, op: Op) -> Vec<Op> {
 }
 
 /// Adds the live symbols of symbol table `table` (and of the tables nested in it that are
-/// live) to `live`. `hidden`: nothing outside `table` can name its symbols.
+/// live) to `live`. `hidden`: nothing outside `table` can name its symbols. An error when a
+/// live op holds an op of an unregistered dialect with one region, which may be a symbol table
+/// whose uses cannot be known (MLIR's message, spelling included).
 fn compute_liveness(
     ctx: &Context,
     tables: &mut SymbolTables,
     table: Op,
     hidden: bool,
     live: &mut FxHashSet<Op>,
-) {
+) -> Result<(), Diagnostic> {
     let mut worklist = Vec::new();
     for op in body(ctx, table) {
         // Non-symbols are roots; symbols that may not be discarded are live roots.
@@ -142,7 +149,7 @@ fn compute_liveness(
         if ctx.has_trait(op, Traits::SYMBOL_TABLE) {
             let private = visibility(ctx, op) == Some("private");
             let inner_hidden = hidden || !is_symbol(ctx, op) || private;
-            compute_liveness(ctx, tables, op, inner_hidden, live);
+            compute_liveness(ctx, tables, op, inner_hidden, live)?;
         } else {
             for inner in body(ctx, op) {
                 if !ctx.regions(inner).is_empty() {
@@ -156,7 +163,13 @@ fn compute_liveness(
         else {
             continue;
         };
-        symbol_uses(ctx, op, &mut seen_attrs, &mut refs);
+        symbol_uses(ctx, op, &mut seen_attrs, &mut refs).map_err(|unknown| {
+            Diagnostic::error(
+                ctx.op_loc(unknown),
+                "operation contains potentially unknown symbol table, meaning that we can't \
+                 reliable compute symbol uses",
+            )
+        })?;
         for path in refs.drain(..) {
             for symbol in resolve(ctx, tables, parent, &path) {
                 if live.insert(symbol) {
@@ -165,22 +178,33 @@ fn compute_liveness(
             }
         }
     }
+    Ok(())
 }
 
 /// The symbol references held by `op` and the ops nested in it, as MLIR collects them: a
 /// symbol table (and everything in it, its own attributes included) opens a new scope and
-/// holds none.
-fn symbol_uses(ctx: &Context, op: Op, seen: &mut FxHashSet<Attribute>, out: &mut Vec<Vec<Ident>>) {
+/// holds none. `Err` names an op of an unregistered dialect with one region: it may be a symbol
+/// table, so the uses cannot be known.
+fn symbol_uses(
+    ctx: &Context,
+    op: Op,
+    seen: &mut FxHashSet<Attribute>,
+    out: &mut Vec<Vec<Ident>>,
+) -> Result<(), Op> {
     let mut stack = vec![op];
     while let Some(o) = stack.pop() {
         if ctx.has_trait(o, Traits::SYMBOL_TABLE) {
             continue;
+        }
+        if ctx.op_def(o).is_none() && ctx.regions(o).len() == 1 {
+            return Err(o);
         }
         for a in ctx.attrs(o) {
             referenced_symbols(ctx, a.value, seen, out);
         }
         stack.extend(body(ctx, o));
     }
+    Ok(())
 }
 
 /// The symbols reference `path` names, resolved in `table`: the root, then each nested name

@@ -60,6 +60,8 @@ pub trait Pass: Send + Sync {
 /// What a pass gets for one run: the op, cached analyses, statistics and diagnostics.
 pub struct PassRun<'a> {
     pub(crate) op: Op,
+    /// See [`PassRun::is_nested`].
+    pub(crate) nested: bool,
     pub(crate) info: &'static PassInfo,
     pub(crate) analyses: &'a mut AnalysisManager,
     pub(crate) statistics: &'a mut [u64],
@@ -80,6 +82,13 @@ impl<'a> PassRun<'a> {
     /// The op this run is for.
     pub fn op(&self) -> Op {
         self.op
+    }
+
+    /// Whether the op is nested in another op of the IR the pipeline runs on. Ask this rather
+    /// than for the op's parent: a pass on nested ops may run in a forked context, where the
+    /// op is a root.
+    pub fn is_nested(&self) -> bool {
+        self.nested
     }
 
     /// Adds `n` to the statistic `name`, which the pass must declare in its info.

@@ -193,6 +193,9 @@ struct RunState<'a> {
     instrumentations: &'a Mutex<Vec<Box<dyn PassInstrumentation>>>,
     analyses: AnalysisManager,
     diagnostics: Vec<Diagnostic>,
+    /// The root of a forked context whose op had a parent in the IR the pipeline runs on:
+    /// nested there, though its parent is out of reach here.
+    detached: Option<Op>,
 }
 
 impl RunState<'_> {
@@ -211,6 +214,7 @@ impl RunState<'_> {
             instrumentations: self.instrumentations,
             analyses: AnalysisManager::new(),
             diagnostics: Vec::new(),
+            detached: None,
         }
     }
 }
@@ -271,6 +275,7 @@ impl PassManager {
             instrumentations: &self.instrumentations,
             analyses: AnalysisManager::new(),
             diagnostics: Vec::new(),
+            detached: None,
         };
         if !self.root.matches(ctx, root) && self.root.anchor.is_some() {
             let anchor = self.root.anchor.clone().unwrap_or_default();
@@ -427,6 +432,7 @@ fn run_parallel(
         .into_par_iter()
         .map(|(mut child, root)| {
             let mut local = parent.fork();
+            local.detached = Some(root);
             let result = run_manager(pm, &mut child, root, &mut local).map(|()| local.diagnostics);
             (child, root, result)
         })
@@ -460,6 +466,7 @@ fn run_pass(
     let mut statistics = vec![0u64; entry.statistics.len()];
     let mut run = PassRun {
         op,
+        nested: ctx.parent_op(op).is_some() || state.detached == Some(op),
         info,
         analyses: &mut state.analyses,
         statistics: &mut statistics,
