@@ -1292,12 +1292,7 @@ fn apfloat_to_string(
     truncate_zero: bool,
 ) -> String {
     let mut out = String::new();
-    let (mantissa_bits, bias) = match kind {
-        FloatKind::F16 => (10, 15),
-        FloatKind::BF16 => (7, 127),
-        FloatKind::F32 => (23, 127),
-        FloatKind::F64 => (52, 1023),
-    };
+    let (mantissa_bits, bias) = (kind.mantissa_bits(), kind.max_exponent());
     let bits = kind.to_bits(v);
     let width = kind.width();
     if bits >> (width - 1) & 1 == 1 {

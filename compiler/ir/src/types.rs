@@ -35,12 +35,22 @@ impl FloatKind {
     }
 
     /// The number of explicitly stored mantissa bits.
-    fn mantissa_bits(self) -> u32 {
+    pub fn mantissa_bits(self) -> u32 {
         match self {
             FloatKind::F16 => 10,
             FloatKind::BF16 => 7,
             FloatKind::F32 => 23,
             FloatKind::F64 => 52,
+        }
+    }
+
+    /// The largest exponent of a finite value, which is also the exponent bias (the smallest
+    /// normal exponent is `1 - max_exponent`).
+    pub fn max_exponent(self) -> i32 {
+        match self {
+            FloatKind::F16 => 15,
+            FloatKind::BF16 | FloatKind::F32 => 127,
+            FloatKind::F64 => 1023,
         }
     }
 

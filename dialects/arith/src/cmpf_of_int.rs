@@ -15,7 +15,7 @@ use crate::builders::{constant_spec, spec_with_defaults};
 use crate::fold::defined_by;
 use crate::ops::{CmpFOp, CmpIOp, SIToFPOp, UIToFPOp};
 use dlc_ir::rewrite::{RewritePattern, Rewriter};
-use dlc_ir::{AttrKind, Context, FloatKind, Op, OpView, Type, TypeKind, Value};
+use dlc_ir::{AttrKind, Context, Op, OpView, Type, TypeKind, Value};
 
 /// The pattern (see the module documentation).
 pub(crate) struct CmpFIntToFPConst;
@@ -68,16 +68,6 @@ enum Rewrite {
         x: Value,
         rhs: i128,
     },
-}
-
-/// Significand bits (the implicit one included) and the largest exponent of a float format.
-fn format(kind: FloatKind) -> (i32, i32) {
-    match kind {
-        FloatKind::F16 => (11, 15),
-        FloatKind::BF16 => (8, 127),
-        FloatKind::F32 => (24, 127),
-        FloatKind::F64 => (53, 1023),
-    }
 }
 
 /// `ilogb` of a finite non-zero `v`: the exponent of its leading bit.
@@ -136,7 +126,9 @@ fn plan(ctx: &Context, op: Op) -> Option<Rewrite> {
     if !(1..=128).contains(&width) {
         return None;
     }
-    let (significand, max_exponent) = format(kind);
+    // Significand bits, the implicit one included.
+    let significand = kind.mantissa_bits() as i32 + 1;
+    let max_exponent = kind.max_exponent();
     let value_bits = if unsigned { width } else { width - 1 } as i32;
     if width as i32 > significand {
         // The conversion may round: only a constant whose exponent rules that out is safe.

@@ -1535,12 +1535,7 @@ pub(crate) fn extf(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded
 /// True if `x`, a NaN of format `kind`, carries no payload beyond the quiet bit, so narrowing
 /// it loses nothing.
 fn is_canonical_nan(x: f64, kind: FloatKind) -> bool {
-    let mantissa_bits = match kind {
-        FloatKind::F16 => 10,
-        FloatKind::BF16 => 7,
-        FloatKind::F32 => 23,
-        FloatKind::F64 => 52,
-    };
+    let mantissa_bits = kind.mantissa_bits();
     let payload = kind.to_bits(x) & ((1u64 << mantissa_bits) - 1);
     payload == 1 << (mantissa_bits - 1)
 }

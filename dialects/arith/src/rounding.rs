@@ -18,12 +18,8 @@ pub fn round_to_format(x: f64, kind: FloatKind, mode: RoundingMode) -> f64 {
     if kind == FloatKind::F64 || !x.is_finite() || x == 0.0 {
         return kind.round(x);
     }
-    let (mantissa, emin, emax) = match kind {
-        FloatKind::F16 => (10, -14, 15),
-        FloatKind::BF16 => (7, -126, 127),
-        FloatKind::F32 => (23, -126, 127),
-        FloatKind::F64 => (52, -1022, 1023),
-    };
+    let (mantissa, emax) = (kind.mantissa_bits() as i32, kind.max_exponent());
+    let emin = 1 - emax;
     let negative = x < 0.0;
     let a = x.abs();
     // Rounding toward zero in magnitude (`Some(true)`), away from it, or to nearest (`None`).
