@@ -184,7 +184,7 @@ func.func @undefined_type_alias(%a: !undefined) {
 
 // -----
 
-// expected-error @+1 {{integer constant out of range for element type}}
+// expected-error @+1 {{integer constant out of range}}
 "t.op"() {a = array<i8: 300>} : () -> ()
 
 // -----

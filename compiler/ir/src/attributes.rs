@@ -28,6 +28,10 @@ pub enum AttrKind {
     /// the type's width, zero-extended for an unsigned type (an `i1` holds 0 or 1); a `ui128`
     /// holds its bits.
     Integer { value: i128, ty: Type },
+    /// An integer of a type wider than 128 bits whose value does not fit an `i128`
+    /// (`2^200 : i256`), as the type's bit pattern (see [`crate::wide_int`]). Every other
+    /// integer is an `Integer`, so each value has one form.
+    WideInteger { bits: Box<[u8]>, ty: Type },
     /// `1.5 : f32`. The value is rounded to the type's precision and kept as `f64` bits.
     Float { bits: u64, ty: Type },
     /// `"text"`.
@@ -132,6 +136,11 @@ pub fn normalize_int(kind: &TypeKind, v: i128) -> i128 {
     }
 }
 
+/// Whether `kind` is an unsigned integer type (`ui8`).
+pub fn is_unsigned(kind: &TypeKind) -> bool {
+    matches!(kind, TypeKind::SignedInteger { signed: false, .. })
+}
+
 /// Sign-extends the low `width` bits of `v`.
 pub fn sign_extend(v: i128, width: u32) -> i128 {
     if width == 0 || width >= 128 {
@@ -182,8 +191,36 @@ impl Context {
     /// An integer attribute of type `ty` (an integer or `index` type); `value` is truncated to the
     /// type's width.
     pub fn integer_attr(&mut self, value: i128, ty: Type) -> Attribute {
-        let value = normalize_int(self.type_kind(ty), value);
+        let kind = self.type_kind(ty);
+        // -1 is 2^200 - 1 in a `ui200`, which no `i128` holds.
+        if let TypeKind::SignedInteger {
+            width: 129..,
+            signed: false,
+        } = *kind
+        {
+            if value < 0 {
+                return self.wide_integer_attr(&value.to_le_bytes(), ty);
+            }
+        }
+        let value = normalize_int(kind, value);
         self.intern_attr(AttrKind::Integer { value, ty })
+    }
+
+    /// An integer attribute of integer type `ty` wider than 128 bits, from the little-endian
+    /// two's-complement `bytes` of its value, truncated to the type's width (sign-extended to it
+    /// when shorter); an `Integer` when the value fits an `i128`.
+    pub fn wide_integer_attr(&mut self, bytes: &[u8], ty: Type) -> Attribute {
+        let kind = self.type_kind(ty);
+        let unsigned = is_unsigned(kind);
+        let width = match kind {
+            TypeKind::Integer { width } | TypeKind::SignedInteger { width, .. } => *width,
+            _ => 64,
+        };
+        let bits = crate::wide_int::resize(bytes, width, unsigned);
+        match crate::wide_int::to_i128(&bits, unsigned) {
+            Some(value) => self.intern_attr(AttrKind::Integer { value, ty }),
+            None => self.intern_attr(AttrKind::WideInteger { bits, ty }),
+        }
     }
 
     /// `true` or `false` (an `i1` integer attribute).
@@ -312,14 +349,17 @@ impl Context {
     /// The type an attribute carries, if it is a typed constant (integer, float, dense).
     pub fn attr_type(&self, attr: Attribute) -> Option<Type> {
         match self.attr_kind(attr) {
-            AttrKind::Integer { ty, .. } | AttrKind::Float { ty, .. } => Some(*ty),
+            AttrKind::Integer { ty, .. }
+            | AttrKind::WideInteger { ty, .. }
+            | AttrKind::Float { ty, .. } => Some(*ty),
             AttrKind::DenseElements(d) => Some(d.ty),
             AttrKind::DenseResource { ty, .. } => Some(*ty),
             _ => None,
         }
     }
 
-    /// Decodes element `i` of a dense constant (any `i` for a splat).
+    /// Decodes element `i` of a dense constant (any `i` for a splat). An element of an integer
+    /// type wider than 128 bits reads as its low 128 bits; [`crate::wide_int`] reads it whole.
     pub fn dense_element(&self, dense: &DenseElements, i: usize) -> DenseValue {
         let elem = self.element_type(dense.ty);
         let kind = self.type_kind(elem);

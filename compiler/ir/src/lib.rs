@@ -27,6 +27,7 @@ mod transplant;
 pub mod types;
 pub mod verifier;
 mod walk;
+pub mod wide_int;
 
 pub use attributes::{AttrKind, Attribute, DenseValue, NamedAttr};
 pub use clone::ValueMap;

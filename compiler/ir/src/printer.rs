@@ -6,10 +6,13 @@
 //! branches to later blocks) print correctly. Printing what was parsed and parsing it again
 //! yields the same text.
 
-use crate::attributes::{dense_element_bytes, AttrKind, Attribute, DenseValue, NamedAttr};
+use crate::attributes::{
+    dense_element_bytes, is_unsigned, AttrKind, Attribute, DenseValue, NamedAttr,
+};
 use crate::ir::{Block, Op, Region, Value};
 use crate::location::{CompositeLocKind, Location};
 use crate::types::{FloatKind, Type, TypeKind, DYNAMIC};
+use crate::wide_int;
 use crate::Context;
 use rustc_hash::FxHashMap;
 use std::fmt::Write;
@@ -978,6 +981,12 @@ impl<'a> Printer<'a> {
                     self.print_type(*ty);
                 }
             }
+            AttrKind::WideInteger { bits, ty } => {
+                let unsigned = is_unsigned(self.ctx.type_kind(*ty));
+                self.out.push_str(&wide_int::to_decimal(bits, unsigned));
+                self.out.push_str(" : ");
+                self.print_type(*ty);
+            }
             AttrKind::Float { bits, ty } => {
                 let kind = self.ctx.float_kind(*ty).unwrap_or(FloatKind::F64);
                 self.print_float(f64::from_bits(*bits), kind);
@@ -1010,7 +1019,7 @@ impl<'a> Printer<'a> {
                 self.out.push_str("dense<");
                 let shape = self.ctx.written_shape(d.ty).unwrap_or(&[]).to_vec();
                 if d.splat {
-                    self.print_dense_value(self.ctx.dense_element(d, 0), d.ty);
+                    self.print_dense_element(d, 0);
                 } else if shape.iter().product::<i64>() > DENSE_HEX_ABOVE {
                     self.print_dense_hex(d);
                 } else if shape.iter().product::<i64>() > 0 || shape.is_empty() {
@@ -1154,9 +1163,8 @@ impl<'a> Printer<'a> {
         next: &mut usize,
     ) {
         if depth == shape.len() {
-            let v = self.ctx.dense_element(d, *next);
+            self.print_dense_element(d, *next);
             *next += 1;
-            self.print_dense_value(v, d.ty);
             return;
         }
         self.out.push('[');
@@ -1167,6 +1175,22 @@ impl<'a> Printer<'a> {
             self.print_dense_level(d, shape, depth + 1, next);
         }
         self.out.push(']');
+    }
+
+    /// Prints element `i` of a dense constant (any `i` for a splat).
+    fn print_dense_element(&mut self, d: &crate::attributes::DenseElements, i: usize) {
+        let kind = self.ctx.type_kind(self.ctx.element_type(d.ty));
+        if let TypeKind::Integer { width: 129.. } | TypeKind::SignedInteger { width: 129.., .. } =
+            kind
+        {
+            // Read whole: `dense_element` holds 128 bits.
+            let n = dense_element_bytes(kind).unwrap_or(1);
+            let at = if d.splat { 0 } else { i * n };
+            let text = wide_int::to_decimal(&d.data[at..at + n], is_unsigned(kind));
+            self.out.push_str(&text);
+        } else {
+            self.print_dense_value(self.ctx.dense_element(d, i), d.ty);
+        }
     }
 
     fn print_dense_value(&mut self, v: DenseValue, ty: Type) {

@@ -94,7 +94,7 @@ fn i128_min_reads_back() {
             r#""t.op"() {a = -170141183460469231731687303715884105729 : i128} : () -> ()"#,
             true
         ),
-        "integer constant out of range"
+        "integer constant out of range for attribute"
     );
 }
 

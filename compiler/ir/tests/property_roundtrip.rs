@@ -270,17 +270,17 @@ impl<'c> IrGen<'c> {
     // Types.
 
     fn int_type(&mut self) -> Type {
-        let width = self
-            .choices
-            .pick(&[1, 8, 16, 32, 64, 2, 3, 7, 17, 33, 65, 127, 128, 200, 0]);
+        let width = self.choices.pick(&[
+            1, 8, 16, 32, 64, 2, 3, 7, 17, 33, 65, 127, 128, 200, 0, 129, 256, 1024,
+        ]);
         self.ctx.integer_type(width)
     }
 
-    /// `siN` or `uiN`; `unsigned_max` bounds the width of unsigned ones (a dense element holds
-    /// at most 128 bits, and a `ui128` element above 2^127 does not print back).
-    fn signed_int_type(&mut self, unsigned_max: u32) -> Type {
-        let width = self.choices.pick(&[8, 32, 1, 0, 3, 64, 128, 200]);
-        let signed = self.choices.flip() || width > unsigned_max;
+    /// `siN` or `uiN`; a `ui128` dense element above 2^127 does not print back, so dense
+    /// constants ask for no `ui128` (`ui128_ok`).
+    fn signed_int_type(&mut self, ui128_ok: bool) -> Type {
+        let width = self.choices.pick(&[8, 32, 1, 0, 3, 64, 128, 200, 256]);
+        let signed = self.choices.flip() || (width == 128 && !ui128_ok);
         self.ctx
             .intern_type(TypeKind::SignedInteger { width, signed })
     }
@@ -301,7 +301,7 @@ impl<'c> IrGen<'c> {
         match self.choices.below(4) {
             0 => self.int_type(),
             1 => Type::INDEX,
-            2 => self.signed_int_type(64),
+            2 => self.signed_int_type(false),
             _ => self.float_type(),
         }
     }
@@ -375,7 +375,7 @@ impl<'c> IrGen<'c> {
                 let part = if self.choices.flip() {
                     self.ext_float_type()
                 } else {
-                    self.signed_int_type(128)
+                    self.signed_int_type(true)
                 };
                 self.ctx.intern_type(TypeKind::Complex(part))
             }
@@ -585,13 +585,24 @@ impl<'c> IrGen<'c> {
         }
     }
 
-    /// An integer attribute, often at the edges of its type's range.
+    /// An integer attribute, often at the edges of its type's range; in a type wider than 128
+    /// bits, often a value no `i128` holds.
     fn integer_attr(&mut self) -> Attribute {
         let ty = match self.choices.below(5) {
             0 => Type::INDEX,
-            1 => self.signed_int_type(128),
+            1 => self.signed_int_type(true),
             _ => self.int_type(),
         };
+        let wide = matches!(
+            self.ctx.type_kind(ty),
+            TypeKind::Integer { width: 129.. } | TypeKind::SignedInteger { width: 129.., .. }
+        );
+        if wide && self.choices.flip() {
+            let bytes: Vec<u8> = (0..self.choices.below(40))
+                .flat_map(|_| self.choices.u64().to_le_bytes())
+                .collect();
+            return self.ctx.wide_integer_attr(&bytes, ty);
+        }
         let value = self.int_value(ty);
         self.ctx.integer_attr(value, ty)
     }

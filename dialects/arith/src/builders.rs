@@ -245,6 +245,12 @@ pub fn constant_result_name(ctx: &Context, op: Op) -> Option<String> {
         AttrKind::Integer { value, ty } => {
             format!("c{value}_{}", Printer::new(ctx).type_to_string(*ty))
         }
+        // Constants are signless, so the value reads signed.
+        AttrKind::WideInteger { bits, ty } => format!(
+            "c{}_{}",
+            dlc_ir::wide_int::to_decimal(bits, false),
+            Printer::new(ctx).type_to_string(*ty)
+        ),
         _ => "cst".to_string(),
     })
 }

@@ -4,11 +4,12 @@
 use super::lexer::Tok;
 use super::{PResult, Parser};
 use crate::attributes::{
-    dense_element_bytes, AttrKind, Attribute, DenseElements, DenseValue, NamedAttr,
+    dense_element_bytes, is_unsigned, AttrKind, Attribute, DenseElements, DenseValue, NamedAttr,
 };
 use crate::diagnostics::Diagnostic;
 use crate::location::{CompositeLocKind, Location};
-use crate::types::{Type, TypeKind};
+use crate::types::{FloatKind, Type, TypeKind};
+use crate::wide_int::{self, Magnitude};
 
 /// Decodes MLIR string escapes (`\n`, `\t`, `\"`, `\\`, `\XX` hex).
 pub(crate) fn unescape(raw: &str) -> Result<String, &'static str> {
@@ -46,25 +47,35 @@ pub(crate) fn unescape(raw: &str) -> Result<String, &'static str> {
     String::from_utf8(bytes).map_err(|_| "string literal is not valid UTF-8")
 }
 
-/// A number token as written, before its type is known.
-#[derive(Copy, Clone)]
+/// A number as written, before its type is known.
+#[derive(Clone)]
 enum Number {
-    Int(i128),
-    Hex(u128),
-    /// A decimal integer above `i128::MAX` (it fits 128 bits unsigned).
-    Big(u128),
+    /// An integer literal: its sign (kept for `-0`), magnitude, and whether it is hexadecimal
+    /// (a float's bit pattern where a float is expected).
+    Int {
+        negative: bool,
+        magnitude: IntMagnitude,
+        hex: bool,
+    },
+    /// `true` or `false`, in a dense literal.
+    Bool(bool),
     Float(f64),
 }
 
-impl Number {
-    /// The sign and magnitude of an integer literal; `None` for a float literal.
-    fn sign_magnitude(self) -> Option<(bool, u128)> {
-        match self {
-            Number::Int(v) => Some((v < 0, v.unsigned_abs())),
-            Number::Hex(m) | Number::Big(m) => Some((false, m)),
-            Number::Float(_) => None,
-        }
-    }
+/// The magnitude of an integer literal.
+#[derive(Clone)]
+enum IntMagnitude {
+    Small(u128),
+    /// Past 128 bits.
+    Wide(Magnitude),
+}
+
+/// The value of an integer literal in its type.
+enum IntLiteral {
+    /// The value, as [`AttrKind::Integer`] holds it.
+    Small(i128),
+    /// The bit pattern of a type wider than 128 bits (see [`crate::wide_int`]).
+    Wide(Box<[u8]>),
 }
 
 impl<'a> Parser<'a> {
@@ -77,7 +88,7 @@ impl<'a> Parser<'a> {
         let loc = self.current_loc();
         match self.peek() {
             Tok::Integer | Tok::Float | Tok::Minus => {
-                let n = self.parse_number()?;
+                let (n, loc) = self.parse_number()?;
                 let ty = if self.consume(Tok::Colon) {
                     Some(self.parse_type()?)
                 } else {
@@ -157,107 +168,97 @@ impl<'a> Parser<'a> {
     /// Parses a float written as a decimal literal, optionally negative (`0.5`, `-3`, `1e-5`),
     /// as MLIR's `parseFloat`: for a custom syntax that takes a bare number.
     pub fn parse_float(&mut self) -> PResult<f64> {
-        let loc = self.current_loc();
-        match self.parse_number()? {
-            Number::Float(v) => Ok(v),
-            Number::Int(v) => Ok(v as f64),
-            Number::Big(v) => Ok(v as f64),
-            Number::Hex(_) => Err(Diagnostic::error(loc, "expected a decimal number")),
-        }
+        let (n, loc) = self.parse_number()?;
+        let (negative, magnitude) = match n {
+            Number::Float(v) => return Ok(v),
+            Number::Int {
+                negative,
+                magnitude,
+                hex: false,
+            } => (negative, magnitude),
+            Number::Int { hex: true, .. } | Number::Bool(_) => {
+                return Err(Diagnostic::error(loc, "expected a decimal number"))
+            }
+        };
+        let v = match magnitude {
+            IntMagnitude::Small(m) => m as f64,
+            IntMagnitude::Wide(m) => m.to_decimal().parse().unwrap_or(f64::INFINITY),
+        };
+        Ok(if negative { -v } else { v })
     }
 
-    fn parse_number(&mut self) -> PResult<Number> {
+    /// Parses an integer or float literal, optionally negative, and returns it with the location
+    /// of its digits (where MLIR reports a bad value).
+    fn parse_number(&mut self) -> PResult<(Number, Location)> {
         let negative = self.consume(Tok::Minus);
         let loc = self.current_loc();
         let t = self.advance();
         let text = self.lex.text(t.start, t.end);
-        match t.kind {
-            Tok::Integer => {
-                if let Some(hex) = text.strip_prefix("0x") {
-                    if negative {
-                        return Err(Diagnostic::error(
-                            loc,
-                            "hexadecimal literals cannot be negative",
-                        ));
-                    }
-                    let v = u128::from_str_radix(hex, 16)
-                        .map_err(|_| Diagnostic::error(loc, "integer constant out of range"))?;
-                    return Ok(Number::Hex(v));
-                }
-                // The magnitude is parsed unsigned so that `i128::MIN`, whose magnitude no
-                // `i128` holds, reads back.
-                let magnitude: u128 = text.parse().map_err(|_| {
-                    Diagnostic::error(
-                        loc,
-                        "integer literal wider than 128 bits is not supported by dlc",
-                    )
-                })?;
-                if negative {
-                    return 0i128
-                        .checked_sub_unsigned(magnitude)
-                        .map(Number::Int)
-                        .ok_or_else(|| Diagnostic::error(loc, "integer constant out of range"));
-                }
-                Ok(i128::try_from(magnitude).map_or(Number::Big(magnitude), Number::Int))
-            }
+        let (digits, radix) = match t.kind {
+            Tok::Integer => match text.strip_prefix("0x") {
+                Some(hex) => (hex, 16),
+                None => (text, 10),
+            },
             Tok::Float => {
                 let v: f64 = text
                     .parse()
                     .map_err(|_| Diagnostic::error(loc, "invalid floating point literal"))?;
-                Ok(Number::Float(if negative { -v } else { v }))
+                return Ok((Number::Float(if negative { -v } else { v }), loc));
             }
-            _ => Err(Diagnostic::error(
-                loc,
-                "expected integer or floating point literal",
-            )),
-        }
+            _ => {
+                return Err(Diagnostic::error(
+                    loc,
+                    "expected integer or floating point literal",
+                ))
+            }
+        };
+        let magnitude = match u128::from_str_radix(digits, radix) {
+            Ok(m) => IntMagnitude::Small(m),
+            Err(_) => IntMagnitude::Wide(
+                Magnitude::parse(digits, radix)
+                    .ok_or_else(|| Diagnostic::error(loc, "invalid integer literal"))?,
+            ),
+        };
+        let hex = radix == 16;
+        Ok((
+            Number::Int {
+                negative,
+                magnitude,
+                hex,
+            },
+            loc,
+        ))
     }
 
-    fn number_attr(
-        &mut self,
-        n: Number,
-        ty: Option<Type>,
-        loc: crate::Location,
-    ) -> PResult<Attribute> {
+    /// The attribute number `n` (whose digits are at `loc`) stands for in type `ty`, by default
+    /// `i64` or `f64`.
+    fn number_attr(&mut self, n: Number, ty: Option<Type>, loc: Location) -> PResult<Attribute> {
         let ty = ty.unwrap_or(match n {
             Number::Float(_) => Type::F64,
             _ => Type::I64,
         });
-        match (self.ctx.type_kind(ty).clone(), n) {
-            (TypeKind::Float(_), Number::Float(v)) => Ok(self.ctx.float_attr(v, ty)),
-            (TypeKind::Float(k), Number::Hex(bits)) => {
-                if bits >> k.width() != 0 {
-                    return Err(Diagnostic::error(
-                        loc,
-                        "hexadecimal float constant out of range for type",
-                    ));
-                }
-                let v = k.from_bits(bits as u64);
+        match self.ctx.type_kind(ty).clone() {
+            TypeKind::Float(k) => {
+                let v = float_literal(k, &n, loc)?;
                 Ok(self.ctx.intern_attr(AttrKind::Float {
                     bits: v.to_bits(),
                     ty,
                 }))
             }
-            (TypeKind::Float(_), Number::Int(_)) => Err(Diagnostic::error(
-                loc,
-                "unexpected decimal integer literal for a floating point value",
-            )),
-            (
-                kind
-                @ (TypeKind::Integer { .. } | TypeKind::SignedInteger { .. } | TypeKind::Index),
-                n,
-            ) => {
-                let Some((negative, magnitude)) = n.sign_magnitude() else {
+            kind
+            @ (TypeKind::Integer { .. } | TypeKind::SignedInteger { .. } | TypeKind::Index) => {
+                if let Number::Float(_) = n {
                     return Err(Diagnostic::error(
                         loc,
                         "floating point value not valid for specified type",
                     ));
-                };
-                let v = integer_value(&kind, negative, magnitude)
-                    .map_err(|m| Diagnostic::error(loc, m))?;
-                Ok(self.ctx.integer_attr(v, ty))
+                }
+                match integer_literal(&kind, &n).map_err(|m| Diagnostic::error(loc, m))? {
+                    IntLiteral::Small(v) => Ok(self.ctx.integer_attr(v, ty)),
+                    IntLiteral::Wide(bits) => Ok(self.ctx.wide_integer_attr(&bits, ty)),
+                }
             }
-            (TypeKind::ExtFloat(k), _) => Err(Diagnostic::error(
+            TypeKind::ExtFloat(k) => Err(Diagnostic::error(
                 loc,
                 format!("'{}' constants are not supported by dlc", k.keyword()),
             )),
@@ -340,7 +341,7 @@ impl<'a> Parser<'a> {
         let loc = self.current_loc();
         self.advance();
         self.expect(Tok::Less, "'<' after 'dense'")?;
-        let mut values: Vec<Number> = Vec::new();
+        let mut values: Vec<(Number, Location)> = Vec::new();
         let mut hex: Option<Vec<u8>> = None;
         let mut shape: Option<Vec<i64>> = None;
         let mut is_list = false;
@@ -473,24 +474,19 @@ impl<'a> Parser<'a> {
                 ));
             }
         }
-        let values = values
-            .into_iter()
-            .map(|v| dense_value(&elem_kind, v, loc))
-            .collect::<PResult<Vec<DenseValue>>>()?;
+        let mut data = Vec::with_capacity(values.len() * n);
+        for (v, loc) in &values {
+            encode_dense_literal(&elem_kind, v, n, *loc, &mut data)?;
+        }
         if values.is_empty() && count != 0 {
             return Err(Diagnostic::error(
                 loc,
                 "empty dense literal for a non-empty type",
             ));
         }
-        if values.len() == 1 && count != 1 && !is_list {
-            return Ok(self.ctx.dense_attr(ty, &values));
-        }
-        let mut data = Vec::with_capacity(values.len() * n);
-        for v in &values {
-            crate::attributes::encode_dense_value(&elem_kind, *v, n, &mut data);
-        }
-        let splat = values.len() == 1 && count == 1;
+        // One value stands for every element (`dense<1>`), or is the only one (`dense<[1]>`);
+        // a list's length was checked against the type above.
+        let splat = values.len() == 1 && (count == 1 || !is_list);
         Ok(self.ctx.intern_attr(AttrKind::DenseElements(DenseElements {
             ty,
             splat,
@@ -505,7 +501,7 @@ impl<'a> Parser<'a> {
         depth: usize,
         dims: &mut Vec<i64>,
         leaf_depth: &mut Option<usize>,
-        out: &mut Vec<Number>,
+        out: &mut Vec<(Number, Location)>,
     ) -> PResult<()> {
         let loc = self.current_loc();
         self.expect(Tok::LSquare, "'['")?;
@@ -545,17 +541,18 @@ impl<'a> Parser<'a> {
 
     /// Parses one element of a dense literal; its meaning waits for the element type, which
     /// follows the literal (a hexadecimal number is a float's bit pattern).
-    fn parse_dense_element(&mut self) -> PResult<Number> {
+    fn parse_dense_element(&mut self) -> PResult<(Number, Location)> {
         if self.peek() == Tok::BareIdent {
+            let loc = self.current_loc();
             let v = match self.peek_text() {
-                "true" => 1,
-                "false" => 0,
+                "true" => true,
+                "false" => false,
                 _ => {
                     return Err(self.wrong_token_error("expected element literal of primitive type"))
                 }
             };
             self.advance();
-            return Ok(Number::Int(v));
+            return Ok((Number::Bool(v), loc));
         }
         self.parse_number()
     }
@@ -589,13 +586,20 @@ impl<'a> Parser<'a> {
         if self.consume(Tok::Question) {
             return Ok(crate::types::DYNAMIC);
         }
-        let loc = self.current_loc();
         match self.parse_number()? {
-            Number::Int(v) => i64::try_from(v)
+            (
+                Number::Int {
+                    negative,
+                    magnitude: IntMagnitude::Small(m),
+                    hex: false,
+                },
+                loc,
+            ) => i64::try_from(m)
                 .ok()
+                .map(|v| if negative { -v } else { v })
                 .filter(|v| *v != crate::types::DYNAMIC)
                 .ok_or_else(|| Diagnostic::error(loc, "stride or offset out of range")),
-            _ => Err(Diagnostic::error(
+            (_, loc) => Err(Diagnostic::error(
                 loc,
                 "expected a stride or offset integer",
             )),
@@ -618,20 +622,8 @@ impl<'a> Parser<'a> {
         let mut values = Vec::new();
         if self.consume(Tok::Colon) {
             self.parse_comma_separated(|p| {
-                let loc = p.current_loc();
-                let v = p.parse_dense_element()?;
-                let stored = match (&kind, dense_value(&kind, v, loc)?) {
-                    (TypeKind::Float(k), DenseValue::Float(x)) => k.round(x).to_bits() as i64,
-                    (TypeKind::Float(k), DenseValue::Int(x)) => k.round(x as f64).to_bits() as i64,
-                    (_, DenseValue::Int(x)) => x as i64,
-                    (_, DenseValue::Float(_)) => {
-                        return Err(Diagnostic::error(
-                            loc,
-                            "expected integer element in integer dense array",
-                        ))
-                    }
-                };
-                values.push(stored);
+                let (v, loc) = p.parse_dense_element()?;
+                values.push(dense_array_element(&kind, &v, loc)?);
                 Ok(())
             })?;
         }
@@ -762,90 +754,162 @@ impl<'a> Parser<'a> {
     }
 }
 
-/// The value of dense element `n` for element type `kind`: integers must fit their width, and a
-/// hexadecimal literal is a float's bit pattern (how the printer writes NaN and infinities) or
-/// an integer's value.
-fn dense_value(kind: &TypeKind, n: Number, loc: crate::Location) -> PResult<DenseValue> {
-    match (kind, n) {
-        (TypeKind::Float(_), Number::Float(x)) => Ok(DenseValue::Float(x)),
-        (TypeKind::Float(k), Number::Hex(bits)) => {
-            if bits >> k.width() != 0 {
-                return Err(Diagnostic::error(
-                    loc,
-                    "hexadecimal float constant out of range for type",
-                ));
+/// Appends dense element `n` of element type `kind` (`bytes` wide) to `out`.
+fn encode_dense_literal(
+    kind: &TypeKind,
+    n: &Number,
+    bytes: usize,
+    loc: Location,
+    out: &mut Vec<u8>,
+) -> PResult<()> {
+    let value = match kind {
+        TypeKind::Float(k) => DenseValue::Float(float_literal(*k, n, loc)?),
+        _ => match dense_integer(kind, n).map_err(|m| Diagnostic::error(loc, m))? {
+            IntLiteral::Small(v) => DenseValue::Int(v),
+            IntLiteral::Wide(bits) => {
+                out.extend_from_slice(&bits);
+                return Ok(());
             }
-            Ok(DenseValue::Float(k.from_bits(bits as u64)))
-        }
-        // As in MLIR, a hexadecimal integer element is its value (`0xFF` in an `i8` is -1).
-        (_, Number::Hex(v) | Number::Big(v)) => match i128::try_from(v) {
-            Ok(x) => dense_value(kind, Number::Int(x), loc),
-            Err(_) => Err(Diagnostic::error(
-                loc,
-                "integer constant out of range for element type",
-            )),
         },
-        (_, Number::Float(_)) => Err(Diagnostic::error(
-            loc,
-            "expected integer elements, but parsed floating-point",
-        )),
-        (TypeKind::Integer { .. } | TypeKind::SignedInteger { .. }, Number::Int(x)) => {
-            integer_value(kind, x < 0, x.unsigned_abs())
-                .map(DenseValue::Int)
-                .map_err(|_| {
-                    Diagnostic::error(loc, "integer constant out of range for element type")
-                })
+    };
+    crate::attributes::encode_dense_value(kind, value, bytes, out);
+    Ok(())
+}
+
+/// The value of `n` as an element of a dense literal of integer (or `index`) type `kind`.
+fn dense_integer(kind: &TypeKind, n: &Number) -> Result<IntLiteral, &'static str> {
+    match n {
+        Number::Bool(v) if *kind == TypeKind::Integer { width: 1 } => {
+            Ok(IntLiteral::Small(*v as i128))
         }
-        (_, Number::Int(x)) => Ok(DenseValue::Int(x)),
+        Number::Bool(_) => Err("expected i1 type for 'true' or 'false' values"),
+        Number::Float(_) => Err("expected integer elements, but parsed floating-point"),
+        Number::Int { negative: true, .. } if is_unsigned(kind) => {
+            Err("expected unsigned integer elements, but parsed negative value")
+        }
+        Number::Int { .. } => {
+            integer_literal(kind, n).map_err(|_| "integer constant out of range for type")
+        }
     }
 }
 
-/// The value an integer literal of sign `negative` and `magnitude` stands for in integer type
-/// `kind`, checked as MLIR checks it: the magnitude must fit the width, a negative value must
-/// fit it signed, and a positive one must fit it signed for a signed type (or `index`, 64 bits
-/// here) and unsigned otherwise.
-pub(crate) fn integer_value(
-    kind: &TypeKind,
-    negative: bool,
-    magnitude: u128,
-) -> Result<i128, &'static str> {
+/// The value number `n` (at `loc`) stands for in float format `k`, rounded to it: a decimal
+/// literal, or a hexadecimal one holding the format's bits (how the printer writes NaN and
+/// infinities).
+fn float_literal(k: FloatKind, n: &Number, loc: Location) -> PResult<f64> {
+    let message = match n {
+        Number::Float(v) => return Ok(k.round(*v)),
+        Number::Int {
+            negative: true,
+            hex: true,
+            ..
+        } => "hexadecimal float literal should not have a leading minus",
+        Number::Int {
+            magnitude: IntMagnitude::Small(bits),
+            hex: true,
+            ..
+        } if bits >> k.width() == 0 => return Ok(k.from_bits(*bits as u64)),
+        Number::Int { hex: true, .. } => "hexadecimal float constant out of range for type",
+        Number::Int { .. } => {
+            return Err(Diagnostic::error(
+                loc,
+                "unexpected decimal integer literal for a floating point value",
+            )
+            .with_note(loc, "add a trailing dot to make the literal a float"))
+        }
+        Number::Bool(_) => "expected floating point literal",
+    };
+    Err(Diagnostic::error(loc, message))
+}
+
+/// Element `n` (at `loc`) of an `array<...>` of element type `kind` (an integer or float type),
+/// as the attribute stores it: an integer's value or a float's bits (of `f64` holding the
+/// rounded value).
+fn dense_array_element(kind: &TypeKind, n: &Number, loc: Location) -> PResult<i64> {
+    if let TypeKind::Float(k) = kind {
+        return float_literal(*k, n, loc).map(|v| v.to_bits() as i64);
+    }
+    let value = integer_array_element(kind, n).map_err(|m| Diagnostic::error(loc, m))?;
+    i64::try_from(value).map_err(|_| Diagnostic::error(loc, WIDE_ARRAY_ELEMENT))
+}
+
+const WIDE_ARRAY_ELEMENT: &str = "dense array elements wider than 64 bits are not supported by dlc";
+
+/// The value of element `n` of an `array<...>` of integer type `kind`.
+fn integer_array_element(kind: &TypeKind, n: &Number) -> Result<i128, &'static str> {
+    Ok(match (kind, n) {
+        (TypeKind::Integer { width: 1 }, Number::Bool(v)) => *v as i128,
+        (TypeKind::Integer { width: 1 }, _) => {
+            return Err("expected 'true' or 'false' values for i1 type")
+        }
+        (_, Number::Bool(_)) => return Err("expected i1 type for 'true' or 'false' values"),
+        (_, Number::Float(_)) => {
+            return Err("expected integer elements, but parsed floating-point")
+        }
+        (_, n) => match integer_literal(kind, n).map_err(|_| "integer constant out of range")? {
+            IntLiteral::Small(v) => crate::attributes::normalize_int(kind, v),
+            IntLiteral::Wide(_) => return Err(WIDE_ARRAY_ELEMENT),
+        },
+    })
+}
+
+/// The value integer literal `n` stands for in integer type `kind`, checked as MLIR checks it:
+/// the magnitude must fit the width, a negative value must fit it signed, and a positive one
+/// must fit it signed for a signed type (or `index`, 64 bits here) and unsigned otherwise.
+fn integer_literal(kind: &TypeKind, n: &Number) -> Result<IntLiteral, &'static str> {
+    const OUT_OF_RANGE: &str = "integer constant out of range for attribute";
     let (width, signed) = match kind {
         TypeKind::Integer { width } => (*width, None),
         TypeKind::SignedInteger { width, signed } => (*width, Some(*signed)),
         _ => (64, Some(true)),
     };
-    const OUT_OF_RANGE: &str = "integer constant out of range for attribute";
+    let Number::Int {
+        negative,
+        magnitude,
+        ..
+    } = n
+    else {
+        return Err("floating point value not valid for specified type");
+    };
+    let negative = *negative;
     if negative && signed == Some(false) {
         return Err("negative integer literal not valid for unsigned integer type");
     }
-    if width == 0 {
-        return if magnitude == 0 && !negative {
-            Ok(0)
-        } else {
-            Err(OUT_OF_RANGE)
-        };
-    }
-    let fits_unsigned = width >= 128 || magnitude >> width == 0;
-    // The signed limit, 2^(width-1): a negative magnitude may reach it, a positive one not.
-    let sign_bit = (width <= 128).then(|| 1u128 << (width - 1));
-    let in_range = fits_unsigned
-        && match (negative, signed, sign_bit) {
-            (true, _, Some(limit)) => magnitude <= limit,
-            (false, Some(true), Some(limit)) => magnitude < limit,
-            _ => true,
+    // The magnitude's significant bits, and whether it is 2^(bits - 1).
+    let (bits, power_of_two) = match magnitude {
+        IntMagnitude::Small(m) => ((u128::BITS - m.leading_zeros()) as u64, m.is_power_of_two()),
+        IntMagnitude::Wide(m) => (m.bit_length(), m.is_power_of_two()),
+    };
+    let w = width as u64;
+    // A negative magnitude may reach 2^(width-1), a positive signed one not; a zero-width type
+    // holds 0 alone.
+    let in_range = bits <= w
+        && match (negative, signed) {
+            _ if w == 0 => !negative,
+            // As in MLIR, `-0` is out of range.
+            (true, _) => bits > 0 && (bits < w || power_of_two),
+            (false, Some(true)) => bits < w,
+            (false, _) => true,
         };
     if !in_range {
         return Err(OUT_OF_RANGE);
     }
-    if negative {
-        // `magnitude` is at most 2^127 here (a wider type's literal was read into an `i128`).
-        return Ok(0i128.wrapping_sub_unsigned(magnitude));
-    }
-    match i128::try_from(magnitude) {
-        Ok(v) => Ok(v),
-        // The bits of a 128-bit value; a wider type's value would not be its bits.
-        Err(_) if width == 128 => Ok(magnitude as i128),
-        Err(_) => Err("integer constants above 2^127 wider than 128 bits are not supported by dlc"),
+    let unsigned = signed == Some(false);
+    match magnitude {
+        IntMagnitude::Small(m) if width > 128 => Ok(IntLiteral::Wide(wide_int::literal_bits(
+            negative,
+            &Magnitude::from_u128(*m),
+            width,
+            unsigned,
+        ))),
+        IntMagnitude::Wide(m) => Ok(IntLiteral::Wide(wide_int::literal_bits(
+            negative, m, width, unsigned,
+        ))),
+        // The type's bits: `integer_attr` reads them in the type.
+        IntMagnitude::Small(m) if negative => {
+            Ok(IntLiteral::Small(0i128.wrapping_sub_unsigned(*m)))
+        }
+        IntMagnitude::Small(m) => Ok(IntLiteral::Small(*m as i128)),
     }
 }
 
