@@ -75,3 +75,22 @@ func.func @sub_flags_dropped_on_overflow(%x: i8) -> (i8, i8, i8) {
   %5 = arith.subi %c2, %4 overflow<nsw, nuw> : i8
   return %1, %3, %5 : i8, i8, i8
 }
+
+// `trunci(shrsi(x, 24))` from i32 to i8 becomes `trunci(shrui(x, 24))` as in MLIR, but without
+// the trunci's `nsw`: the shrsi value (x's top byte, sign-extended) always fits i8 signed, the
+// shrui one (zero-extended) does not for negative x, so `nsw` would make x = -1 poison where
+// the original gives -1. `nuw` stays: the shrui value always fits. MLIR keeps both.
+// CHECK-LABEL: func.func @trunci_shrsi_drops_nsw
+// CHECK: %[[S:.+]] = arith.shrui %arg0, %{{.+}} : i32
+// CHECK: %[[T:.+]] = arith.trunci %[[S]] overflow<nuw> : i32 to i8
+// CHECK: %[[U:.+]] = arith.shrui %arg0, %{{.+}} : i32
+// CHECK: %[[V:.+]] = arith.trunci %[[U]] : i32 to i8
+// CHECK: return %[[T]], %[[V]]
+func.func @trunci_shrsi_drops_nsw(%x: i32) -> (i8, i8) {
+  %c24 = arith.constant 24 : i32
+  %0 = arith.shrsi %x, %c24 : i32
+  %1 = arith.trunci %0 overflow<nsw, nuw> : i32 to i8
+  %2 = arith.shrsi %x, %c24 : i32
+  %3 = arith.trunci %2 overflow<nsw> : i32 to i8
+  return %1, %3 : i8, i8
+}

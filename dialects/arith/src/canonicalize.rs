@@ -10,7 +10,9 @@
 //! extending, and turn `x + y * -1` into `x - y`. Cast chains shorten (`CAST_CHAINS`:
 //! `trunci(extsi(x))` to one narrower `extsi`, `extsi(extui(x))` to `extui(x)`, `index_cast`
 //! round trips and extensions under it, `bitcast(bitcast(x))`, `truncf(sitofp(x))` and
-//! `truncf(uitofp(x))` without a rounding mode to one conversion); bitwise ops of two like
+//! `truncf(uitofp(x))` without a rounding mode to one conversion), and `trunci(shrsi(x, c))`
+//! shifts with `shrui` when `c` is the number of bits the `trunci` drops (the `trunci` loses
+//! `nsw`, which MLIR keeps though the new value may break it); bitwise ops of two like
 //! extensions run before extending (`LOGIC_OF_EXT`); `mulf`/`divf` of two `negf`s drop both;
 //! the extended ops narrow to `addi`/`muli` when their second result is unused.
 //!
@@ -50,7 +52,7 @@ use crate::fold::defined_by;
 use crate::ops::{
     AddIOp, AddUIExtendedOp, AndIOp, ArithOp, ArithOps, BitcastOp, CmpIOp, DivFOp, ExtSIOp,
     ExtUIOp, IndexCastOp, IndexCastUIOp, MulFOp, MulIOp, MulSIExtendedOp, MulUIExtendedOp, NegFOp,
-    OrIOp, SIToFPOp, SelectOp, SubIOp, TruncFOp, TruncIOp, UIToFPOp, XOrIOp,
+    OrIOp, SIToFPOp, SelectOp, ShRSIOp, ShRUIOp, SubIOp, TruncFOp, TruncIOp, UIToFPOp, XOrIOp,
 };
 use dlc_ir::attributes::sign_extend;
 use dlc_ir::location::CompositeLocKind;
@@ -116,7 +118,9 @@ pub(crate) fn divf() -> Patterns {
 
 /// The patterns of `arith.trunci`.
 pub(crate) fn trunci() -> Patterns {
-    cast_chains(TruncIOp::NAME).collect()
+    let mut patterns: Patterns = cast_chains(TruncIOp::NAME).collect();
+    patterns.push(Box::new(TruncIShrSIToTrunciShrUI));
+    patterns
 }
 
 /// The patterns of `arith.truncf`.
@@ -598,11 +602,11 @@ impl Reassociation {
         }
     }
 
-    /// Whether one of the two ops overflows in `sense` for every `x`. The add/sub ops compute
+    /// Whether, for every `x`, one of the two ops overflows in `sense`. The add/sub ops compute
     /// `±x + constant` exactly, so the `x` that keep each value in range form an interval, and
     /// the question is whether the three intervals (`x`, the inner value, the root value)
     /// meet. `muli` keeps `x = 0` in range, so it never qualifies; widths over 64 are left
-    /// out (their bounds would not fit `i128`).
+    /// out (the interval ends could pass `i128`).
     fn always_overflows(&self, sense: Sense, c0: i128, c1: i128, w: u32) -> bool {
         if w > 64 {
             return false;
@@ -1079,6 +1083,68 @@ impl RewritePattern for &'static CastChain {
         let ctx = rw.ctx_mut();
         let loc = fused(ctx, &locs);
         let spec = build(ctx, &[x], ty, loc);
+        rw.replace_op_with_new(op, spec);
+        true
+    }
+}
+
+/// `trunci(shrsi(x, c)) → trunci(shrui(x, c))` when `c` is exactly the number of bits the
+/// `trunci` drops (a scalar or splat constant, as MLIR asks; elements up to 128 bits): the
+/// bits it keeps are `x`'s top ones under either shift. The `trunci` keeps `nuw` (the
+/// `shrui` value always fits) but not `nsw`: the `shrsi` value always fit signed, the `shrui`
+/// one does not when `x` is negative, so `nsw` would make a defined result poison. MLIR keeps
+/// both.
+struct TruncIShrSIToTrunciShrUI;
+
+impl RewritePattern for TruncIShrSIToTrunciShrUI {
+    fn name(&self) -> &str {
+        "TruncIShrSIToTrunciShrUI"
+    }
+
+    fn root(&self) -> Option<&'static str> {
+        Some(TruncIOp::NAME)
+    }
+
+    fn match_and_rewrite(&self, op: Op, rw: &mut Rewriter<'_>) -> bool {
+        let ctx = rw.ctx();
+        let (&[input], 1) = (ctx.operands(op), ctx.num_results(op)) else {
+            return false;
+        };
+        let Some(shift) = defined_by::<ShRSIOp>(ctx, input) else {
+            return false;
+        };
+        let &[x, amount] = ctx.operands(shift) else {
+            return false;
+        };
+        let ty = ctx.value_type(ctx.result(op, 0));
+        let (Some(wide), Some(narrow)) = (elem_width(ctx, ctx.value_type(x)), elem_width(ctx, ty))
+        else {
+            return false;
+        };
+        let (Some(amount_attr), Some(constant)) =
+            (ctx.constant_value(amount), ctx.defining_op(amount))
+        else {
+            return false;
+        };
+        if uniform_int(ctx, amount) != Some(i128::from(wide) - i128::from(narrow)) {
+            return false;
+        }
+        let flags = overflow_flags(ctx, op) - OverflowFlags::NSW;
+        let (wide_ty, amount_ty) = (ctx.value_type(input), ctx.value_type(amount));
+        // MLIR's generated rewrite fuses the locations of the `trunci` and the constant (not
+        // the `shrsi`).
+        let locs = [ctx.op_loc(op), ctx.op_loc(constant)];
+        let ctx = rw.ctx_mut();
+        let loc = fused(ctx, &locs);
+        let spec = constant_spec(ctx, amount_attr, amount_ty, loc);
+        let amount = rw.create(spec);
+        let amount = rw.ctx().result(amount, 0);
+        let spec = op_spec::<ShRUIOp>(rw.ctx_mut(), &[x, amount], wide_ty, loc);
+        let shift = rw.create(spec);
+        let shift = rw.ctx().result(shift, 0);
+        let ctx = rw.ctx_mut();
+        let spec = op_spec::<TruncIOp>(ctx, &[shift], ty, loc);
+        let spec = with_overflow_flags(ctx, spec, flags);
         rw.replace_op_with_new(op, spec);
         true
     }
@@ -1644,6 +1710,20 @@ mod tests {
                     assert!(!(inner_ok && root_ok) || new_ok, "a={a} b={b} {sense:?}");
                 }
             }
+        }
+    }
+
+    /// `trunci(shrsi(x, 8))` and `trunci(shrui(x, 8))` from i16 to i8 agree for every `x`; the
+    /// `shrui` value always fits unsigned (`nuw` may stay) and fits signed only for `x >= 0`,
+    /// while the `shrsi` one always fits signed (so `nsw` must go).
+    #[test]
+    fn trunci_of_shrsi_by_the_dropped_bits_is_trunci_of_shrui() {
+        for x in i16::MIN..=i16::MAX {
+            let signed = x >> 8;
+            let logical = ((x as u16) >> 8) as i16;
+            assert_eq!(signed as i8, logical as i8, "x={x}");
+            assert!(i8::try_from(signed).is_ok() && u8::try_from(logical).is_ok());
+            assert_eq!(i8::try_from(logical).is_ok(), x >= 0, "x={x}");
         }
     }
 
