@@ -283,6 +283,18 @@ fn fused(ctx: &mut Context, locs: &[Location]) -> Location {
     }
 }
 
+/// The location of the op defining `v` (a matched constant), unknown for a block argument.
+///
+/// MLIR's generated (DRR) rewrites give the new ops of a two-op pattern the root's location
+/// fused with the first op the matcher records after the root: a constant it meets in operand
+/// order (descending into the inner op) comes before the inner op, which is recorded only once
+/// its operands are matched. So `(x + c0) + c1` fuses the root with `c0`, `c1 - (x + c0)` with
+/// `c1`, and patterns without constants fuse the two ops.
+fn matched_loc(ctx: &Context, v: Value) -> Location {
+    ctx.defining_op(v)
+        .map_or(Location::Unknown, |d| ctx.op_loc(d))
+}
+
 /// Builds `arith.constant value : ty` at the insertion point.
 fn create_int_constant(rw: &mut Rewriter<'_>, value: i128, ty: Type, loc: Location) -> Value {
     let ctx = rw.ctx_mut();
@@ -657,20 +669,20 @@ impl RewritePattern for &'static Reassociation {
 
     fn match_and_rewrite(&self, op: Op, rw: &mut Rewriter<'_>) -> bool {
         let ctx = rw.ctx();
-        let Some((c1, inner_value)) = split(ctx, op, self.outer) else {
+        let Some((c1_value, inner_value)) = split(ctx, op, self.outer) else {
             return false;
         };
-        let Some(c1) = int_const(ctx, c1) else {
+        let Some(c1) = int_const(ctx, c1_value) else {
             return false;
         };
         let inner = ctx.defining_op(inner_value);
         let Some(inner) = inner.filter(|d| IntOp::of(ctx, *d) == Some(self.inner_op)) else {
             return false;
         };
-        let Some((c0, x)) = split(ctx, inner, self.inner) else {
+        let Some((c0_value, x)) = split(ctx, inner, self.inner) else {
             return false;
         };
-        let Some(c0) = int_const(ctx, c0) else {
+        let Some(c0) = int_const(ctx, c0_value) else {
             return false;
         };
         let ty = ctx.value_type(ctx.result(op, 0));
@@ -679,7 +691,12 @@ impl RewritePattern for &'static Reassociation {
         }
         let combined = self.combine.wrapping(c0.value, c1.value);
         let flags = self.merged_flags(ctx, [op, inner], c0.value, c1.value, c0.width);
-        let locs = [ctx.op_loc(op), ctx.op_loc(inner)];
+        // The constant MLIR's matcher meets first: `c1` when it comes before the inner op.
+        let first = match self.outer {
+            Side::Lhs => c1_value,
+            Side::Rhs => c0_value,
+        };
+        let locs = [ctx.op_loc(op), matched_loc(ctx, first)];
         let loc = fused(rw.ctx_mut(), &locs);
         let c = create_int_constant(rw, combined, ty, loc);
         let operands = match self.result {
@@ -731,7 +748,7 @@ impl RewritePattern for AddIMulNegativeOne {
             return false;
         }
         let ty = ctx.value_type(ctx.result(op, 0));
-        let locs = [ctx.op_loc(op), ctx.op_loc(mul)];
+        let locs = [ctx.op_loc(op), matched_loc(ctx, minus_one)];
         let ctx = rw.ctx_mut();
         let loc = fused(ctx, &locs);
         let spec = op_spec::<SubIOp>(ctx, &[other, y], ty, loc);
@@ -1121,9 +1138,7 @@ impl RewritePattern for TruncIShrSIToTrunciShrUI {
         else {
             return false;
         };
-        let (Some(amount_attr), Some(constant)) =
-            (ctx.constant_value(amount), ctx.defining_op(amount))
-        else {
+        let Some(amount_attr) = ctx.constant_value(amount) else {
             return false;
         };
         if uniform_int(ctx, amount) != Some(i128::from(wide) - i128::from(narrow)) {
@@ -1131,9 +1146,7 @@ impl RewritePattern for TruncIShrSIToTrunciShrUI {
         }
         let flags = overflow_flags(ctx, op) - OverflowFlags::NSW;
         let (wide_ty, amount_ty) = (ctx.value_type(input), ctx.value_type(amount));
-        // MLIR's generated rewrite fuses the locations of the `trunci` and the constant (not
-        // the `shrsi`).
-        let locs = [ctx.op_loc(op), ctx.op_loc(constant)];
+        let locs = [ctx.op_loc(op), matched_loc(ctx, amount)];
         let ctx = rw.ctx_mut();
         let loc = fused(ctx, &locs);
         let spec = constant_spec(ctx, amount_attr, amount_ty, loc);
@@ -1500,7 +1513,7 @@ impl RewritePattern for SelectNotCond {
         if !is_bool(ctx, one, true) {
             return false;
         }
-        let locs = [ctx.op_loc(op), ctx.op_loc(not)];
+        let locs = [ctx.op_loc(op), matched_loc(ctx, one)];
         replace_with_select(rw, op, [c, f, t], &locs);
         true
     }
