@@ -10,7 +10,9 @@
 //! extending, and turn `x + y * -1` into `x - y`. Cast chains shorten (`CAST_CHAINS`:
 //! `trunci(extsi(x))` to one narrower `extsi`, `extsi(extui(x))` to `extui(x)`, `index_cast`
 //! round trips and extensions under it, `bitcast(bitcast(x))`, `truncf(sitofp(x))` and
-//! `truncf(uitofp(x))` without a rounding mode to one conversion); bitwise ops of two like
+//! `truncf(uitofp(x))` without a rounding mode to one conversion), and `trunci(shrsi(x, c))`
+//! shifts with `shrui` when `c` is the number of bits the `trunci` drops (the `trunci` loses
+//! `nsw`, which MLIR keeps though the new value may break it); bitwise ops of two like
 //! extensions run before extending (`LOGIC_OF_EXT`); `mulf`/`divf` of two `negf`s drop both;
 //! the extended ops narrow to `addi`/`muli` when their second result is unused.
 //!
@@ -21,12 +23,20 @@
 //! Constants are computed at the op's width (wrapping, as the ops do) and stored through
 //! `integer_attr`, which normalizes them for every width up to 128 bits; wider integers are
 //! left alone. Where MLIR's rule keeps the flags both ops share (every add/sub rule but
-//! `(x + c0) - c1`, and the `muli` one), the combined op keeps `nsw`/`nuw` only when both ops
-//! had the flag and `C` computed exactly (signed for `nsw`, unsigned for `nuw`, where `c1 - c0`
-//! must not go below zero) fits the width: then the new op computes the same exact value as the
-//! root did, which did not overflow. MLIR keeps the common flags unconditionally, which is wrong
-//! when `C` wraps (for `i8`, `(x +nsw 100) +nsw 100` holds for `x = -100`, but `x +nsw -56`
-//! does not).
+//! `(x + c0) - c1`, and the `muli` one), the combined op keeps `nsw`/`nuw` when both ops had
+//! the flag and either `C` computed exactly (signed for `nsw`, unsigned for `nuw`, where
+//! `c1 - c0` must not go below zero) fits the width, so the new op computes the same exact
+//! value as the root did, which did not overflow; or no `x` keeps both original ops in range
+//! in that sense, so the root is poison for every `x` and the new op refines it whatever it
+//! computes (for `i8`, `(17 -nuw x) -nuw 42` would need `17 - x >= 42`, so `-25 -nuw x` is
+//! fine). Each add/sub op computes `±x + constant` exactly, so that set is an interval found
+//! exactly (for widths up to 64; wider ones use the first test alone); a `muli` chain never
+//! passes the second test, as `x = 0` keeps it in range. For add/sub the two tests leave out only flags that would be wrong: when
+//! `C` wraps, the new op's exact value is off by a nonzero multiple of `2^width` from the root's for every `x` the
+//! root is defined on. MLIR keeps the common flags unconditionally, which is wrong there (for
+//! `i8`, `(x +nsw 100) +nsw 100` holds for `x = -100`, but `x +nsw -56` does not).
+//! `(a - b) - a → 0 - b` keeps the flags both subs share, as MLIR does (sound, see
+//! `SubISubILHSRHSLHS`).
 //!
 //! Deliberately absent: `muli` by a power of two stays a multiplication (strength reduction is
 //! the backend's business), and `cmpi` of an operand with itself and `select %c, true, false`
@@ -42,7 +52,7 @@ use crate::fold::defined_by;
 use crate::ops::{
     AddIOp, AddUIExtendedOp, AndIOp, ArithOp, ArithOps, BitcastOp, CmpIOp, DivFOp, ExtSIOp,
     ExtUIOp, IndexCastOp, IndexCastUIOp, MulFOp, MulIOp, MulSIExtendedOp, MulUIExtendedOp, NegFOp,
-    OrIOp, SIToFPOp, SelectOp, SubIOp, TruncFOp, TruncIOp, UIToFPOp, XOrIOp,
+    OrIOp, SIToFPOp, SelectOp, ShRSIOp, ShRUIOp, SubIOp, TruncFOp, TruncIOp, UIToFPOp, XOrIOp,
 };
 use dlc_ir::attributes::sign_extend;
 use dlc_ir::location::CompositeLocKind;
@@ -108,7 +118,9 @@ pub(crate) fn divf() -> Patterns {
 
 /// The patterns of `arith.trunci`.
 pub(crate) fn trunci() -> Patterns {
-    cast_chains(TruncIOp::NAME).collect()
+    let mut patterns: Patterns = cast_chains(TruncIOp::NAME).collect();
+    patterns.push(Box::new(TruncIShrSIToTrunciShrUI));
+    patterns
 }
 
 /// The patterns of `arith.truncf`.
@@ -271,6 +283,18 @@ fn fused(ctx: &mut Context, locs: &[Location]) -> Location {
     }
 }
 
+/// The location of the op defining `v` (a matched constant), unknown for a block argument.
+///
+/// MLIR's generated (DRR) rewrites give the new ops of a two-op pattern the root's location
+/// fused with the first op the matcher records after the root: a constant it meets in operand
+/// order (descending into the inner op) comes before the inner op, which is recorded only once
+/// its operands are matched. So `(x + c0) + c1` fuses the root with `c0`, `c1 - (x + c0)` with
+/// `c1`, and patterns without constants fuse the two ops.
+fn matched_loc(ctx: &Context, v: Value) -> Location {
+    ctx.defining_op(v)
+        .map_or(Location::Unknown, |d| ctx.op_loc(d))
+}
+
 /// Builds `arith.constant value : ty` at the insertion point.
 fn create_int_constant(rw: &mut Rewriter<'_>, value: i128, ty: Type, loc: Location) -> Value {
     let ctx = rw.ctx_mut();
@@ -278,6 +302,15 @@ fn create_int_constant(rw: &mut Rewriter<'_>, value: i128, ty: Type, loc: Locati
     let spec = constant_spec(ctx, attr, ty, loc);
     let op = rw.create(spec);
     rw.ctx().result(op, 0)
+}
+
+/// `spec` with `flags` as its overflow flags (none: MLIR's default, no attribute).
+fn with_overflow_flags(ctx: &mut Context, mut spec: OpSpec, flags: OverflowFlags) -> OpSpec {
+    if !flags.is_empty() {
+        let attr = overflow_attr(ctx, flags);
+        spec.set_attr(ctx, OVERFLOW_FLAGS, attr);
+    }
+    spec
 }
 
 /// The spec of arith op `T` with operands and one result of type `ty`, with MLIR's default
@@ -350,9 +383,81 @@ impl Combine {
 enum Flags {
     /// The new op has no flags (as MLIR's rule).
     Drop,
-    /// Keep the flags both ops have, each only where `C` computed exactly fits the width in
-    /// that sense (see the module doc).
+    /// Keep the flags both ops have, each only where that is sound (see the module doc and
+    /// [`Reassociation::keeps`]).
     Merge,
+}
+
+/// The sense of an overflow flag: `nsw` reads the values signed, `nuw` unsigned.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+enum Sense {
+    Signed,
+    Unsigned,
+}
+
+impl Sense {
+    /// The flag that says the op does not overflow in this sense.
+    fn flag(self) -> OverflowFlags {
+        match self {
+            Sense::Signed => OverflowFlags::NSW,
+            Sense::Unsigned => OverflowFlags::NUW,
+        }
+    }
+
+    /// `v` (sign-extended from `w` bits) read in this sense; `w` is at most 64.
+    fn read(self, v: i128, w: u32) -> i128 {
+        match self {
+            Sense::Signed => v,
+            Sense::Unsigned => unsigned(v, w) as i128,
+        }
+    }
+
+    /// The values `w` bits hold in this sense, as an inclusive interval; `w` is at most 64.
+    fn range(self, w: u32) -> (i128, i128) {
+        match self {
+            Sense::Signed => (-(1i128 << (w - 1)), (1i128 << (w - 1)) - 1),
+            Sense::Unsigned => (0, (1i128 << w) - 1),
+        }
+    }
+}
+
+/// An exact value `sign * x + offset` (`sign` is 1 or -1): what an add or sub of `x` and a
+/// constant computes before it wraps.
+#[derive(Copy, Clone, Debug)]
+struct Affine {
+    sign: i128,
+    offset: i128,
+}
+
+impl Affine {
+    /// `op(v, c)` (or `op(c, v)`, as `side` says) of an affine `v`; `None` for `muli`.
+    fn then(self, op: IntOp, side: Side, c: i128) -> Option<Affine> {
+        let Affine { sign, offset } = self;
+        Some(match (op, side) {
+            (IntOp::Add, _) => Affine {
+                sign,
+                offset: offset + c,
+            },
+            (IntOp::Sub, Side::Rhs) => Affine {
+                sign,
+                offset: offset - c,
+            },
+            (IntOp::Sub, Side::Lhs) => Affine {
+                sign: -sign,
+                offset: c - offset,
+            },
+            (IntOp::Mul, _) => return None,
+        })
+    }
+
+    /// The `x` for which this value lies in `[lo, hi]`, as an inclusive interval.
+    fn within(self, (lo, hi): (i128, i128)) -> (i128, i128) {
+        if self.sign > 0 {
+            (lo - self.offset, hi - self.offset)
+        } else {
+            (self.offset - hi, self.offset - lo)
+        }
+    }
 }
 
 /// `root(inner(...), c1)` (or with `c1` first) → `result(x, C)` (or `result(C, x)`), where
@@ -467,39 +572,73 @@ fn split(ctx: &Context, op: Op, side: Side) -> Option<(Value, Value)> {
     })
 }
 
-/// The flags the combined op may keep (see the module doc).
-fn merged_flags(
-    ctx: &Context,
-    rule: Flags,
-    combine: Combine,
-    ops: [Op; 2],
-    c0: i128,
-    c1: i128,
-    w: u32,
-) -> OverflowFlags {
-    if rule == Flags::Drop {
-        return OverflowFlags::empty();
+impl Reassociation {
+    /// The flags the combined op keeps: those both `ops` have that [`Self::keeps`] allows.
+    fn merged_flags(
+        &self,
+        ctx: &Context,
+        ops: [Op; 2],
+        c0: i128,
+        c1: i128,
+        w: u32,
+    ) -> OverflowFlags {
+        if self.flags == Flags::Drop {
+            return OverflowFlags::empty();
+        }
+        let shared = overflow_flags(ctx, ops[0]) & overflow_flags(ctx, ops[1]);
+        [Sense::Signed, Sense::Unsigned]
+            .into_iter()
+            .filter(|&sense| shared.contains(sense.flag()) && self.keeps(sense, c0, c1, w))
+            .fold(OverflowFlags::empty(), |flags, sense| flags | sense.flag())
     }
-    let (signed_ok, unsigned_ok) = exact_constant_fits(combine, c0, c1, w);
-    let mut flags = overflow_flags(ctx, ops[0]) & overflow_flags(ctx, ops[1]);
-    flags.set(
-        OverflowFlags::NSW,
-        flags.contains(OverflowFlags::NSW) && signed_ok,
-    );
-    flags.set(
-        OverflowFlags::NUW,
-        flags.contains(OverflowFlags::NUW) && unsigned_ok,
-    );
-    flags
-}
 
-/// Whether `C`, computed exactly, fits `w` bits signed and unsigned.
-fn exact_constant_fits(combine: Combine, c0: i128, c1: i128, w: u32) -> (bool, bool) {
-    let signed_ok = combine.signed(c0, c1).is_some_and(|c| fits_signed(c, w));
-    let unsigned_ok = combine
-        .unsigned(unsigned(c0, w), unsigned(c1, w))
-        .is_some_and(|c| fits_unsigned(c, w));
-    (signed_ok, unsigned_ok)
+    /// Whether the combined op may keep the flag of `sense` that both ops have: `C` computed
+    /// exactly fits `w` bits in that sense (then the new op computes the root's exact value,
+    /// which did not overflow), or no `x` keeps both ops in range (then the root is poison
+    /// for every `x` and any result refines it).
+    fn keeps(&self, sense: Sense, c0: i128, c1: i128, w: u32) -> bool {
+        self.constant_fits(sense, c0, c1, w) || self.always_overflows(sense, c0, c1, w)
+    }
+
+    /// Whether `C`, computed exactly on the values read in `sense`, fits `w` bits in it.
+    fn constant_fits(&self, sense: Sense, c0: i128, c1: i128, w: u32) -> bool {
+        match sense {
+            Sense::Signed => self
+                .combine
+                .signed(c0, c1)
+                .is_some_and(|c| fits_signed(c, w)),
+            Sense::Unsigned => self
+                .combine
+                .unsigned(unsigned(c0, w), unsigned(c1, w))
+                .is_some_and(|c| fits_unsigned(c, w)),
+        }
+    }
+
+    /// Whether, for every `x`, one of the two ops overflows in `sense`. The add/sub ops compute
+    /// `±x + constant` exactly, so the `x` that keep each value in range form an interval, and
+    /// the question is whether the three intervals (`x`, the inner value, the root value)
+    /// meet. `muli` keeps `x = 0` in range, so it never qualifies; widths over 64 are left
+    /// out (the interval ends could pass `i128`).
+    fn always_overflows(&self, sense: Sense, c0: i128, c1: i128, w: u32) -> bool {
+        if w > 64 {
+            return false;
+        }
+        let x = Affine { sign: 1, offset: 0 };
+        let Some(inner) = x.then(self.inner_op, self.inner, sense.read(c0, w)) else {
+            return false;
+        };
+        let Some(root) = inner.then(self.root, self.outer, sense.read(c1, w)) else {
+            return false;
+        };
+        let range = sense.range(w);
+        let (from, to) = [x, inner, root]
+            .into_iter()
+            .map(|v| v.within(range))
+            .fold((i128::MIN, i128::MAX), |(lo, hi), (l, h)| {
+                (lo.max(l), hi.min(h))
+            });
+        from > to
+    }
 }
 
 fn unsigned(v: i128, w: u32) -> u128 {
@@ -530,20 +669,20 @@ impl RewritePattern for &'static Reassociation {
 
     fn match_and_rewrite(&self, op: Op, rw: &mut Rewriter<'_>) -> bool {
         let ctx = rw.ctx();
-        let Some((c1, inner_value)) = split(ctx, op, self.outer) else {
+        let Some((c1_value, inner_value)) = split(ctx, op, self.outer) else {
             return false;
         };
-        let Some(c1) = int_const(ctx, c1) else {
+        let Some(c1) = int_const(ctx, c1_value) else {
             return false;
         };
         let inner = ctx.defining_op(inner_value);
         let Some(inner) = inner.filter(|d| IntOp::of(ctx, *d) == Some(self.inner_op)) else {
             return false;
         };
-        let Some((c0, x)) = split(ctx, inner, self.inner) else {
+        let Some((c0_value, x)) = split(ctx, inner, self.inner) else {
             return false;
         };
-        let Some(c0) = int_const(ctx, c0) else {
+        let Some(c0) = int_const(ctx, c0_value) else {
             return false;
         };
         let ty = ctx.value_type(ctx.result(op, 0));
@@ -551,16 +690,13 @@ impl RewritePattern for &'static Reassociation {
             return false;
         }
         let combined = self.combine.wrapping(c0.value, c1.value);
-        let flags = merged_flags(
-            ctx,
-            self.flags,
-            self.combine,
-            [op, inner],
-            c0.value,
-            c1.value,
-            c0.width,
-        );
-        let locs = [ctx.op_loc(op), ctx.op_loc(inner)];
+        let flags = self.merged_flags(ctx, [op, inner], c0.value, c1.value, c0.width);
+        // The constant MLIR's matcher meets first: `c1` when it comes before the inner op.
+        let first = match self.outer {
+            Side::Lhs => c1_value,
+            Side::Rhs => c0_value,
+        };
+        let locs = [ctx.op_loc(op), matched_loc(ctx, first)];
         let loc = fused(rw.ctx_mut(), &locs);
         let c = create_int_constant(rw, combined, ty, loc);
         let operands = match self.result {
@@ -568,11 +704,8 @@ impl RewritePattern for &'static Reassociation {
             Side::Lhs => [c, x],
         };
         let ctx = rw.ctx_mut();
-        let mut spec = self.result_op.spec(ctx, &operands, ty, loc);
-        if !flags.is_empty() {
-            let attr = overflow_attr(ctx, flags);
-            spec.set_attr(ctx, OVERFLOW_FLAGS, attr);
-        }
+        let spec = self.result_op.spec(ctx, &operands, ty, loc);
+        let spec = with_overflow_flags(ctx, spec, flags);
         rw.replace_op_with_new(op, spec);
         true
     }
@@ -615,7 +748,7 @@ impl RewritePattern for AddIMulNegativeOne {
             return false;
         }
         let ty = ctx.value_type(ctx.result(op, 0));
-        let locs = [ctx.op_loc(op), ctx.op_loc(mul)];
+        let locs = [ctx.op_loc(op), matched_loc(ctx, minus_one)];
         let ctx = rw.ctx_mut();
         let loc = fused(ctx, &locs);
         let spec = op_spec::<SubIOp>(ctx, &[other, y], ty, loc);
@@ -624,7 +757,10 @@ impl RewritePattern for AddIMulNegativeOne {
     }
 }
 
-/// `(a - b) - a → 0 - b`.
+/// `(a - b) - a → 0 - b`, keeping the flags both subs have (MLIR's `MergeOverflow`). That is
+/// sound: `0 -nsw b` overflows only for `b` the signed minimum, where `a -nsw b` needs `a < 0`
+/// and then `(a - b) - a = -b` overflows; `0 -nuw b` overflows for every `b > 0`, but
+/// `a -nuw b` and `(a - b) -nuw a` together force `b = 0`.
 struct SubISubILHSRHSLHS;
 
 impl RewritePattern for SubISubILHSRHSLHS {
@@ -651,6 +787,7 @@ impl RewritePattern for SubISubILHSRHSLHS {
             return false;
         }
         let ty = ctx.value_type(ctx.result(op, 0));
+        let flags = overflow_flags(ctx, op) & overflow_flags(ctx, inner);
         let locs = [ctx.op_loc(op), ctx.op_loc(inner)];
         let ctx = rw.ctx_mut();
         let loc = fused(ctx, &locs);
@@ -660,7 +797,9 @@ impl RewritePattern for SubISubILHSRHSLHS {
         let spec = constant_spec(ctx, zero, ty, loc);
         let zero = rw.create(spec);
         let zero = rw.ctx().result(zero, 0);
-        let spec = op_spec::<SubIOp>(rw.ctx_mut(), &[zero, b], ty, loc);
+        let ctx = rw.ctx_mut();
+        let spec = op_spec::<SubIOp>(ctx, &[zero, b], ty, loc);
+        let spec = with_overflow_flags(ctx, spec, flags);
         rw.replace_op_with_new(op, spec);
         true
     }
@@ -961,6 +1100,64 @@ impl RewritePattern for &'static CastChain {
         let ctx = rw.ctx_mut();
         let loc = fused(ctx, &locs);
         let spec = build(ctx, &[x], ty, loc);
+        rw.replace_op_with_new(op, spec);
+        true
+    }
+}
+
+/// `trunci(shrsi(x, c)) → trunci(shrui(x, c))` when `c` is exactly the number of bits the
+/// `trunci` drops (a scalar or splat constant, as MLIR asks; elements up to 128 bits): the
+/// bits it keeps are `x`'s top ones under either shift. The `trunci` keeps `nuw` (the
+/// `shrui` value always fits) but not `nsw`: the `shrsi` value always fit signed, the `shrui`
+/// one does not when `x` is negative, so `nsw` would make a defined result poison. MLIR keeps
+/// both.
+struct TruncIShrSIToTrunciShrUI;
+
+impl RewritePattern for TruncIShrSIToTrunciShrUI {
+    fn name(&self) -> &str {
+        "TruncIShrSIToTrunciShrUI"
+    }
+
+    fn root(&self) -> Option<&'static str> {
+        Some(TruncIOp::NAME)
+    }
+
+    fn match_and_rewrite(&self, op: Op, rw: &mut Rewriter<'_>) -> bool {
+        let ctx = rw.ctx();
+        let (&[input], 1) = (ctx.operands(op), ctx.num_results(op)) else {
+            return false;
+        };
+        let Some(shift) = defined_by::<ShRSIOp>(ctx, input) else {
+            return false;
+        };
+        let &[x, amount] = ctx.operands(shift) else {
+            return false;
+        };
+        let ty = ctx.value_type(ctx.result(op, 0));
+        let (Some(wide), Some(narrow)) = (elem_width(ctx, ctx.value_type(x)), elem_width(ctx, ty))
+        else {
+            return false;
+        };
+        let Some(amount_attr) = ctx.constant_value(amount) else {
+            return false;
+        };
+        if uniform_int(ctx, amount) != Some(i128::from(wide) - i128::from(narrow)) {
+            return false;
+        }
+        let flags = overflow_flags(ctx, op) - OverflowFlags::NSW;
+        let (wide_ty, amount_ty) = (ctx.value_type(input), ctx.value_type(amount));
+        let locs = [ctx.op_loc(op), matched_loc(ctx, amount)];
+        let ctx = rw.ctx_mut();
+        let loc = fused(ctx, &locs);
+        let spec = constant_spec(ctx, amount_attr, amount_ty, loc);
+        let amount = rw.create(spec);
+        let amount = rw.ctx().result(amount, 0);
+        let spec = op_spec::<ShRUIOp>(rw.ctx_mut(), &[x, amount], wide_ty, loc);
+        let shift = rw.create(spec);
+        let shift = rw.ctx().result(shift, 0);
+        let ctx = rw.ctx_mut();
+        let spec = op_spec::<TruncIOp>(ctx, &[shift], ty, loc);
+        let spec = with_overflow_flags(ctx, spec, flags);
         rw.replace_op_with_new(op, spec);
         true
     }
@@ -1316,7 +1513,7 @@ impl RewritePattern for SelectNotCond {
         if !is_bool(ctx, one, true) {
             return false;
         }
-        let locs = [ctx.op_loc(op), ctx.op_loc(not)];
+        let locs = [ctx.op_loc(op), matched_loc(ctx, one)];
         replace_with_select(rw, op, [c, f, t], &locs);
         true
     }
@@ -1424,62 +1621,122 @@ mod tests {
         }
     }
 
-    /// Every reassociation that keeps flags, exhaustively on i8: where both original ops did
-    /// not overflow in a sense and the rule keeps that flag, the new op does not overflow in it.
+    /// The exact result of `op(a, b)` on the 8-bit values `a` and `b` read in `sense`, and
+    /// whether it stays in range (the op does not overflow in that sense).
+    fn exact8(op: IntOp, a: i128, b: i128, sense: Sense) -> (i128, bool) {
+        let (a, b) = (
+            sense.read(sign_extend(a, 8), 8),
+            sense.read(sign_extend(b, 8), 8),
+        );
+        let v = match op {
+            IntOp::Add => a + b,
+            IntOp::Sub => a - b,
+            IntOp::Mul => a * b,
+        };
+        let (lo, hi) = sense.range(8);
+        (v, (lo..=hi).contains(&v))
+    }
+
+    /// `op(x, c)` (`side` says where `c` is) on i8 in `sense`: whether it stays in range, and
+    /// its wrapped value.
+    fn step8(op: IntOp, side: Side, x: i128, c: i128, sense: Sense) -> (bool, i128) {
+        let (a, b) = match side {
+            Side::Rhs => (x, c),
+            Side::Lhs => (c, x),
+        };
+        let (v, ok) = exact8(op, a, b, sense);
+        (ok, sign_extend(v, 8))
+    }
+
+    /// Every reassociation that keeps flags, exhaustively on i8 (every `c0`, `c1`, `x`): where
+    /// the rule keeps a flag and both original ops did not overflow in its sense, the new op
+    /// does not either. For the add/sub rules the rule is also as good as it gets: where it
+    /// drops a flag, some `x` keeps both original ops in range and makes the new op overflow.
     #[test]
     fn kept_flags_are_sound() {
-        // The exact result of `op(a, b)` on signed or unsigned 8-bit readings of the values.
-        let exact = |op: IntOp, a: i128, b: i128, is_signed: bool| {
-            let (a, b) = if is_signed {
-                (sign_extend(a, 8), sign_extend(b, 8))
-            } else {
-                (unsigned(a, 8) as i128, unsigned(b, 8) as i128)
-            };
-            match op {
-                IntOp::Add => a + b,
-                IntOp::Sub => a - b,
-                IntOp::Mul => a * b,
-            }
-        };
-        let fits = |v: i128, is_signed: bool| {
-            if is_signed {
-                fits_signed(v, 8)
-            } else {
-                (0..256).contains(&v)
-            }
-        };
-        // Whether `op(x, c)` (`side` says where `c` is) stays in range, and its wrapped value.
-        let step = |op: IntOp, side: Side, x: i128, c: i128, is_signed: bool| {
-            let (a, b) = match side {
-                Side::Rhs => (x, c),
-                Side::Lhs => (c, x),
-            };
-            let v = exact(op, a, b, is_signed);
-            (fits(v, is_signed), sign_extend(v, 8))
-        };
-        let constants = [-128, -100, -5, -2, -1, 0, 1, 2, 3, 5, 100, 127];
         for r in REASSOCIATIONS.iter().filter(|r| r.flags == Flags::Merge) {
-            for c0 in constants {
-                for c1 in constants {
-                    let (signed_ok, unsigned_ok) = exact_constant_fits(r.combine, c0, c1, 8);
+            for c0 in -128..128 {
+                for c1 in -128..128 {
                     let c = sign_extend(r.combine.wrapping(c0, c1), 8);
-                    for (is_signed, kept) in [(true, signed_ok), (false, unsigned_ok)] {
-                        if !kept {
-                            continue;
-                        }
+                    for sense in [Sense::Signed, Sense::Unsigned] {
+                        let kept = r.keeps(sense, c0, c1, 8);
+                        let mut needed = false;
                         for x in -128..128 {
-                            let (inner_ok, inner) = step(r.inner_op, r.inner, x, c0, is_signed);
-                            let (root_ok, _) = step(r.root, r.outer, inner, c1, is_signed);
-                            let (new_ok, _) = step(r.result_op, r.result, x, c, is_signed);
+                            let (inner_ok, inner) = step8(r.inner_op, r.inner, x, c0, sense);
+                            let (root_ok, _) = step8(r.root, r.outer, inner, c1, sense);
+                            let (new_ok, _) = step8(r.result_op, r.result, x, c, sense);
+                            let breaks = inner_ok && root_ok && !new_ok;
                             assert!(
-                                !(inner_ok && root_ok) || new_ok,
-                                "{} c0={c0} c1={c1} x={x} signed={is_signed}",
+                                !(kept && breaks),
+                                "{} c0={c0} c1={c1} x={x} {sense:?}",
                                 r.name
                             );
+                            needed |= breaks;
                         }
+                        assert!(
+                            kept || needed || r.root == MUL,
+                            "{} drops a flag it could keep: c0={c0} c1={c1} {sense:?}",
+                            r.name
+                        );
                     }
                 }
             }
+        }
+    }
+
+    /// The rule keeps every flag the old one (`C` fits) did, and more: `(17 -nuw x) -nuw 42`
+    /// on i8 needs `17 - x >= 42`, which no `x` gives, so `nuw` stays on `-25 - x` though
+    /// `17 - 42` is below zero.
+    #[test]
+    fn flags_stay_where_the_original_always_overflows() {
+        for r in REASSOCIATIONS.iter().filter(|r| r.flags == Flags::Merge) {
+            for (c0, c1) in (-128..128).flat_map(|c0| (-128..128).map(move |c1| (c0, c1))) {
+                for sense in [Sense::Signed, Sense::Unsigned] {
+                    assert!(!r.constant_fits(sense, c0, c1, 8) || r.keeps(sense, c0, c1, 8));
+                }
+            }
+        }
+        let sub_sub = REASSOCIATIONS
+            .iter()
+            .find(|r| r.name == "SubIRHSSubConstantLHS");
+        let Some(sub_sub) = sub_sub else {
+            panic!("SubIRHSSubConstantLHS is a reassociation");
+        };
+        assert!(!sub_sub.constant_fits(Sense::Unsigned, 17, 42, 8));
+        assert!(sub_sub.keeps(Sense::Unsigned, 17, 42, 8));
+        // `(x +nsw 100) +nsw 100` holds for x = -100, where `x + -56` overflows.
+        let add_add = &REASSOCIATIONS[0];
+        assert!(!add_add.keeps(Sense::Signed, 100, 100, 8));
+        // Wider than 64 bits only the constant decides.
+        assert!(!sub_sub.keeps(Sense::Unsigned, 17, 42, 128));
+    }
+
+    /// `(a - b) - a → 0 - b` keeps the flags both subs have, exhaustively sound on i8.
+    #[test]
+    fn sub_sub_lhs_keeps_sound_flags() {
+        for sense in [Sense::Signed, Sense::Unsigned] {
+            for a in -128..128 {
+                for b in -128..128 {
+                    let (ab, inner_ok) = exact8(IntOp::Sub, a, b, sense);
+                    let (_, root_ok) = exact8(IntOp::Sub, sign_extend(ab, 8), a, sense);
+                    let (_, new_ok) = exact8(IntOp::Sub, 0, b, sense);
+                    assert!(!(inner_ok && root_ok) || new_ok, "a={a} b={b} {sense:?}");
+                }
+            }
+        }
+    }
+
+    /// `trunci(shrsi(x, 8))` and `trunci(shrui(x, 8))` from i16 to i8 agree for every `x`; the
+    /// `shrui` value always fits unsigned (`nuw` may stay) and fits signed only for `x >= 0`,
+    /// while the `shrsi` one always fits signed (so `nsw` must go).
+    #[test]
+    fn trunci_of_shrsi_by_the_dropped_bits_is_trunci_of_shrui() {
+        for x in i16::MIN..=i16::MAX {
+            let signed = x >> 8;
+            let logical = ((x as u16) >> 8) as i16;
+            assert_eq!(signed as i8, logical as i8, "x={x}");
+            assert!(i8::try_from(signed).is_ok() && u8::try_from(logical).is_ok());
+            assert_eq!(i8::try_from(logical).is_ok(), x >= 0, "x={x}");
         }
     }
 
