@@ -1,7 +1,8 @@
 // Memory spaces mlir-opt-22 rejects: other builtin attributes (arrays, units, floats, types,
 // dense constants, symbol references) and the opaque attributes of unregistered dialects, with
-// MLIR's message at the type; and two spaces, or a layout after the space, after the attribute.
-// Both tools check the same expected diagnostics.
+// MLIR's message at the type; two spaces, or a layout after the space, after the attribute; and
+// a malformed list of attributes in MLIR's list parser's words. Both tools check the same
+// expected diagnostics.
 // RUN: dlc-opt %s --split-input-file --verify-diagnostics -allow-unregistered-dialect
 // RUN: mlir-opt %s --split-input-file --verify-diagnostics -allow-unregistered-dialect
 
@@ -57,3 +58,18 @@ func.func @f(%a: memref<4xf32, {a = 1}, "b">)
 
 // expected-error @+1 {{expected memory space to be last in memref type}}
 func.func @f(%a: memref<4xf32, {a = 1}, strided<[1]>>)
+
+// -----
+
+// expected-error @+1 {{expected list element}}
+func.func @f(%a: memref<*xf32, >)
+
+// -----
+
+// expected-error @+1 {{expected ',' or '>'}}
+func.func @f(%a: memref<4xf32, [1] 2>)
+
+// -----
+
+// expected-error @+1 {{expected ',' or '>' in memref type}}
+func.func @f(%a: memref<4xf32 1>)

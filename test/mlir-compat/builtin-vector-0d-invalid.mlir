@@ -1,6 +1,6 @@
-// Malformed 0-d and other vector types, dense constants that do not fit a 0-d vector, and arith
-// ops whose 0-d vector operands and results do not agree: both tools report each chunk with the
-// same expected diagnostic.
+// Malformed 0-d and other vector types, malformed dimensions, dense constants that do not fit a
+// 0-d vector, and arith ops whose 0-d vector operands and results do not agree: both tools report
+// each chunk with the same expected diagnostic.
 // RUN: dlc-opt %s --split-input-file --verify-diagnostics -allow-unregistered-dialect
 // RUN: mlir-opt %s --split-input-file --verify-diagnostics -allow-unregistered-dialect
 
@@ -124,3 +124,33 @@ func.func @f(%a: vector<i32>) {
   %0:2 = arith.addui_extended %a, %a : vector<i32>, i1
   return
 }
+
+// -----
+
+// expected-error @+1 {{invalid dimension}}
+func.func private @f(%a: vector<[]xf32>)
+
+// -----
+
+// expected-error @+1 {{invalid dimension}}
+func.func private @f(%a: vector<2x[?]xf32>)
+
+// -----
+
+// expected-error @+1 {{invalid dimension}}
+func.func private @f(%a: vector<[9223372036854775808]xf32>)
+
+// -----
+
+// expected-error @+1 {{invalid dimension}}
+func.func private @f(%a: tensor<2x99999999999999999999x4xf32>)
+
+// -----
+
+// expected-error @+1 {{missing ']' closing scalable dimension}}
+func.func private @f(%a: vector<[2x]f32>)
+
+// -----
+
+// expected-error @+1 {{expected 'x' in dimension list}}
+func.func private @f(%a: vector<2x[4]>)

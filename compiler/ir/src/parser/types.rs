@@ -318,7 +318,14 @@ impl<'a> Parser<'a> {
         )?;
         let mut layout = None;
         let mut memory_space: Option<Attribute> = None;
+        // Whether a list of attributes follows the element type: MLIR words the errors around
+        // one as its list parser does.
+        let mut listed = false;
         while self.consume(Tok::Comma) {
+            if !listed && self.peek() == Tok::Greater {
+                return Err(self.wrong_token_error("expected list element"));
+            }
+            listed = true;
             let attr = self.parse_attribute()?;
             // As MLIR, errors point after the attribute.
             let loc = self.current_loc();
@@ -355,7 +362,12 @@ impl<'a> Parser<'a> {
             };
             return Err(Diagnostic::error(loc, message));
         }
-        self.expect(Tok::Greater, "'>' in memref type")?;
+        let closing = if listed {
+            "',' or '>'"
+        } else {
+            "',' or '>' in memref type"
+        };
+        self.expect(Tok::Greater, closing)?;
         // Checked once the type is complete, as MLIR's verifier does.
         if memory_space.is_some_and(|m| !is_memory_space(self.ctx.attr_kind(m))) {
             return Err(Diagnostic::error(
