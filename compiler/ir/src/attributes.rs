@@ -34,8 +34,11 @@ pub enum AttrKind {
     WideInteger { bits: Box<[u8]>, ty: Type },
     /// `1.5 : f32`. The value is rounded to the type's precision and kept as `f64` bits.
     Float { bits: u64, ty: Type },
-    /// `"text"`.
+    /// `"text"`: a string of type `none`, MLIR's default for strings.
     String(Box<str>),
+    /// `"text" : i32`: a string written with a type other than `none` (`"text" : none` is the
+    /// plain [`AttrKind::String`]).
+    TypedString { value: Box<str>, ty: Type },
     /// `unit`: presence is the information.
     Unit,
     /// `[a, b, c]`.
@@ -66,8 +69,13 @@ pub enum AttrKind {
         mnemonic: Ident,
         params: Box<[Attribute]>,
     },
-    /// `#dialect.body`: an attribute of an unregistered dialect, kept as text.
-    Opaque { dialect: Ident, body: Box<str> },
+    /// `#dialect.body` or `#dialect.body : i32`: an attribute of an unregistered dialect, kept
+    /// as text, with the type written after it (`none` when there is none).
+    Opaque {
+        dialect: Ident,
+        body: Box<str>,
+        ty: Type,
+    },
 }
 
 /// The payload of a `dense<...>` attribute: elements packed little-endian, one byte per `i1`,
@@ -266,6 +274,17 @@ impl Context {
         self.intern_attr(AttrKind::String(s.into()))
     }
 
+    /// A string attribute of type `ty`; `none` gives the plain [`AttrKind::String`].
+    pub fn typed_string_attr(&mut self, s: &str, ty: Type) -> Attribute {
+        if ty == Type::NONE {
+            return self.string_attr(s);
+        }
+        self.intern_attr(AttrKind::TypedString {
+            value: s.into(),
+            ty,
+        })
+    }
+
     /// The unit attribute.
     pub fn unit_attr(&mut self) -> Attribute {
         self.intern_attr(AttrKind::Unit)
@@ -322,10 +341,10 @@ impl Context {
         }
     }
 
-    /// The text of a string attribute.
+    /// The text of a string attribute, typed or not.
     pub fn attr_as_str(&self, attr: Attribute) -> Option<&str> {
         match self.attr_kind(attr) {
-            AttrKind::String(s) => Some(s),
+            AttrKind::String(s) | AttrKind::TypedString { value: s, .. } => Some(s),
             _ => None,
         }
     }
@@ -346,12 +365,16 @@ impl Context {
         }
     }
 
-    /// The type an attribute carries, if it is a typed constant (integer, float, dense).
+    /// The type an attribute carries, as MLIR's `TypedAttr`: that of a constant (integer,
+    /// float, dense), a string or an opaque attribute (`none` unless written with one).
     pub fn attr_type(&self, attr: Attribute) -> Option<Type> {
         match self.attr_kind(attr) {
             AttrKind::Integer { ty, .. }
             | AttrKind::WideInteger { ty, .. }
-            | AttrKind::Float { ty, .. } => Some(*ty),
+            | AttrKind::Float { ty, .. }
+            | AttrKind::TypedString { ty, .. }
+            | AttrKind::Opaque { ty, .. } => Some(*ty),
+            AttrKind::String(_) => Some(Type::NONE),
             AttrKind::DenseElements(d) => Some(d.ty),
             AttrKind::DenseResource { ty, .. } => Some(*ty),
             _ => None,

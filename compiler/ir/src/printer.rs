@@ -994,6 +994,11 @@ impl<'a> Printer<'a> {
                 self.print_type(*ty);
             }
             AttrKind::String(s) => self.print_string(s),
+            AttrKind::TypedString { value, ty } => {
+                self.print_string(value);
+                self.out.push_str(" : ");
+                self.print_type(*ty);
+            }
             AttrKind::Unit => self.out.push_str("unit"),
             AttrKind::Array(elems) => {
                 self.out.push('[');
@@ -1103,8 +1108,12 @@ impl<'a> Printer<'a> {
                     print(self, attr);
                 }
             }
-            AttrKind::Opaque { dialect, body } => {
-                self.print_dialect_symbol('#', self.ctx.ident_str(*dialect), body)
+            AttrKind::Opaque { dialect, body, ty } => {
+                self.print_dialect_symbol('#', self.ctx.ident_str(*dialect), body);
+                if *ty != Type::NONE {
+                    self.out.push_str(" : ");
+                    self.print_type(*ty);
+                }
             }
         }
     }

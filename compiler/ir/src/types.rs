@@ -267,7 +267,8 @@ pub enum TypeKind {
     },
     /// `tensor<*xf32>`: a tensor of unknown rank.
     UnrankedTensor(Type),
-    /// `vector<4xf32>`: a fixed-length vector.
+    /// `vector<4xf32>`: a fixed-length vector; `vector<f32>`, with an empty shape, is a 0-d
+    /// vector of one element.
     Vector { shape: Box<[i64]>, element: Type },
     /// `vector<2x[4]xf32>`: a vector with at least one scalable dimension (`scalable[i]` says
     /// whether dimension `i` is).
@@ -277,7 +278,9 @@ pub enum TypeKind {
         element: Type,
     },
     /// `memref<4x?xf32, strided<[?, 1]>, 1>`: a ranked buffer reference, with an optional layout
-    /// (a `strided<...>` or other attribute; `None` is the identity layout) and memory space.
+    /// (a `strided<...>` or other attribute; `None` is the identity layout) and memory space
+    /// (an integer other than 0, a string, a dictionary or a registered dialect's attribute;
+    /// `None` is the default space).
     MemRef {
         shape: Box<[i64]>,
         element: Type,

@@ -340,12 +340,13 @@ impl<'c> IrGen<'c> {
             }
             6 => {
                 let mut shape = self.shape(false, 1);
-                if shape.is_empty() {
-                    shape.push(1);
-                }
                 let element = self.element_type();
+                // A fixed vector may be 0-d (`vector<f32>`); a scalable one has a dimension.
                 if self.choices.flip() {
                     return self.ctx.vector_type(&shape, element);
+                }
+                if shape.is_empty() {
+                    shape.push(1);
                 }
                 let mut scalable: Vec<bool> = shape.iter().map(|_| self.choices.flip()).collect();
                 scalable[0] = true;
@@ -490,20 +491,39 @@ impl<'c> IrGen<'c> {
         }))
     }
 
-    /// No memory space, or a non-default integer or string one.
+    /// No memory space, or a non-default one of a kind MLIR accepts: an integer (`true`
+    /// included), a string, typed or not, or a dictionary.
     fn memory_space(&mut self) -> Option<Attribute> {
-        match self.choices.below(4) {
+        match self.choices.below(7) {
             0 => None,
             1 => Some(
                 self.ctx
                     .integer_attr(1 + self.choices.below(3) as i128, Type::I64),
             ),
             2 => Some(self.ctx.integer_attr(-7, Type::I32)),
-            _ => {
-                let s = self.choices.pick(STRINGS);
-                Some(self.ctx.string_attr(s))
+            3 => Some(self.ctx.bool_attr(true)),
+            4 => {
+                let entries: Vec<NamedAttr> = (0..self.choices.below(3))
+                    .map(|_| NamedAttr {
+                        name: self.ctx.ident(self.choices.pick(NAMES)),
+                        value: self.attr(2),
+                    })
+                    .collect();
+                Some(self.ctx.dict_attr(&entries))
             }
+            _ => Some(self.string_attr()),
         }
+    }
+
+    /// A string attribute, sometimes with a type.
+    fn string_attr(&mut self) -> Attribute {
+        let s = self.string();
+        let ty = if self.choices.flip() {
+            self.ty(2)
+        } else {
+            Type::NONE
+        };
+        self.ctx.typed_string_attr(&s, ty)
     }
 
     /// `strided<[...], offset: ...>` with `rank` strides.
@@ -537,10 +557,7 @@ impl<'c> IrGen<'c> {
             0 => self.ctx.unit_attr(),
             1 => self.integer_attr(),
             2 => self.float_attr(),
-            3 => {
-                let s = self.string();
-                self.ctx.string_attr(&s)
-            }
+            3 => self.string_attr(),
             4 => {
                 let v = self.choices.flip();
                 self.ctx.bool_attr(v)
@@ -555,7 +572,12 @@ impl<'c> IrGen<'c> {
             7 => {
                 let dialect = self.ctx.ident("test");
                 let body = self.choices.pick(OPAQUE_BODIES).into();
-                self.ctx.intern_attr(AttrKind::Opaque { dialect, body })
+                let ty = if self.choices.flip() {
+                    self.ty(2)
+                } else {
+                    Type::NONE
+                };
+                self.ctx.intern_attr(AttrKind::Opaque { dialect, body, ty })
             }
             8 => self.dense_attr(),
             9 => {
@@ -688,10 +710,7 @@ impl<'c> IrGen<'c> {
             let shape = self.shape(false, 0);
             self.ctx.tensor_type(&shape, element)
         } else {
-            let mut shape = self.shape(false, 1);
-            if shape.is_empty() {
-                shape.push(2);
-            }
+            let shape = self.shape(false, 1);
             self.ctx.vector_type(&shape, element)
         };
         let count: i64 = self.ctx.shape(ty).expect("shaped").iter().product();

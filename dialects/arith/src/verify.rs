@@ -146,7 +146,6 @@ fn verify_constant(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
         return Err(op_error(ctx, op, "requires attribute 'value'"));
     };
     let result_ty = ctx.value_type(ctx.result(op, 0));
-    // A string is a typed attribute of type `none` to ODS, so it fails the same-type constraint.
     let same_type = || {
         op_error(
             ctx,
@@ -154,18 +153,23 @@ fn verify_constant(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
             "failed to verify that all of {value, result} have same type",
         )
     };
-    if ctx.attr_as_str(value).is_some() {
-        return Err(same_type());
-    }
-    let Some(value_ty) = ctx.attr_type(value) else {
-        return Err(op_error(
+    let not_constant = || {
+        op_error(
             ctx,
             op,
             "value must be an integer, float, or elements attribute",
-        ));
+        )
     };
+    // As in MLIR, the types are compared first: a string's is `none` or the one written.
+    let value_ty = ctx.attr_type(value).ok_or_else(not_constant)?;
     if value_ty != result_ty {
         return Err(same_type());
+    }
+    if matches!(
+        ctx.attr_kind(value),
+        AttrKind::String(_) | AttrKind::TypedString { .. } | AttrKind::Opaque { .. }
+    ) {
+        return Err(not_constant());
     }
     if matches!(ctx.type_kind(result_ty), TypeKind::SignedInteger { .. }) {
         return Err(op_error(ctx, op, "integer return type must be signless"));

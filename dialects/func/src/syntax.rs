@@ -323,8 +323,8 @@ pub(crate) fn parse_constant(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<(
     // The value is an attribute that must turn out to be a symbol reference.
     if p.peek() != Tok::AtIdent {
         let loc = p.current_loc();
-        // A string would be read with its optional `: type`, which dlc does not support; it is
-        // the wrong kind either way.
+        // A string is skipped alone: read as an attribute, it would take the op's `: type` for
+        // its own. It is the wrong kind either way.
         if !p.consume(Tok::String) {
             p.parse_attribute()?;
         }

@@ -100,10 +100,8 @@ impl<'a> Parser<'a> {
                 let t = self.advance();
                 let s = unescape(self.lex.text(t.start + 1, t.end - 1))
                     .map_err(|m| Diagnostic::error(loc, m))?;
-                if self.peek() == Tok::Colon {
-                    return Err(self.error("typed string attributes are not supported by dlc"));
-                }
-                Ok(self.ctx.string_attr(&s))
+                let ty = self.parse_optional_attr_type()?;
+                Ok(self.ctx.typed_string_attr(&s, ty))
             }
             Tok::LSquare => {
                 let mut elems = Vec::new();
@@ -317,7 +315,11 @@ impl<'a> Parser<'a> {
             .and_then(|d| d.parse_attr)
         {
             self.advance();
-            return parse(self, mnemonic);
+            let attr = parse(self, mnemonic)?;
+            // MLIR hands a written type to the dialect's hook; dlc's dialect attributes have
+            // no type, so, as MLIR's attributes without one do, they drop it.
+            self.parse_optional_attr_type()?;
+            return Ok(attr);
         }
         if !self.ctx.allow_unregistered && !self.ctx.is_dialect_registered(dialect) {
             return Err(Diagnostic::error(
@@ -330,10 +332,20 @@ impl<'a> Parser<'a> {
             // Keep what is inside `<...>`, as MLIR does; the printer picks the spelling.
             body = body[1..body.len() - 1].to_string();
         }
+        let ty = self.parse_optional_attr_type()?;
         Ok(self.ctx.intern_attr(AttrKind::Opaque {
             dialect: dialect_id,
             body: body.into(),
+            ty,
         }))
+    }
+
+    /// Parses the `: type` that may follow a string or dialect attribute; `none` without one.
+    fn parse_optional_attr_type(&mut self) -> PResult<Type> {
+        if self.consume(Tok::Colon) {
+            return self.parse_type();
+        }
+        Ok(Type::NONE)
     }
 
     /// Parses `dense<...> : type`.

@@ -359,7 +359,8 @@ impl<'a> Lexer<'a> {
 
     /// Reads one dimension of a shape (`4`, `?`) followed by `x`, or the element type's start.
     /// Returns `Some(dim)` after consuming `dimx`, or `None` (consuming nothing) when the next
-    /// text is not a dimension.
+    /// text is not a dimension. A number beyond `i64` is MLIR's "invalid dimension", and leaves
+    /// the lexer at its start, where the error points.
     pub fn lex_dimension(&mut self) -> Option<Result<i64, &'static str>> {
         self.skip_trivia();
         let start = self.pos;
@@ -377,7 +378,7 @@ impl<'a> Lexer<'a> {
             std::str::from_utf8(&self.src[start..p])
                 .ok()
                 .and_then(|s| s.parse::<i64>().ok())
-                .ok_or("dimension is too large")
+                .ok_or("invalid dimension")
         };
         // MLIR allows whitespace before the `x`: `vector<4 x i32>`.
         while self.src.get(p).is_some_and(|c| c.is_ascii_whitespace()) {
@@ -386,19 +387,19 @@ impl<'a> Lexer<'a> {
         if self.src.get(p) != Some(&b'x') {
             return None;
         }
-        self.pos = p + 1;
+        self.pos = if dim.is_ok() { p + 1 } else { start };
         Some(dim)
     }
 
     /// Reads one dimension of a vector shape: `4x` as [`Lexer::lex_dimension`] does, or a
     /// scalable `[4]x` (whitespace allowed inside), reporting which. Consumes nothing and
-    /// returns `None` when the next text is neither.
+    /// returns `None` when the next text is neither. A malformed scalable dimension is an error
+    /// with MLIR's wording, the lexer left where it points.
     pub fn lex_vector_dimension(&mut self) -> Option<(Result<i64, &'static str>, bool)> {
         self.skip_trivia();
         if self.src.get(self.pos) != Some(&b'[') {
             return self.lex_dimension().map(|d| (d, false));
         }
-        let (start, line, line_start) = (self.pos, self.line, self.line_start);
         self.pos += 1;
         self.skip_trivia();
         let digits = self.pos;
@@ -408,19 +409,20 @@ impl<'a> Lexer<'a> {
         let dim = std::str::from_utf8(&self.src[digits..self.pos])
             .ok()
             .filter(|s| !s.is_empty())
-            .map(|s| s.parse::<i64>().map_err(|_| "dimension is too large"));
+            .and_then(|s| s.parse::<i64>().ok());
+        let Some(dim) = dim else {
+            self.pos = digits;
+            return Some((Err("invalid dimension"), true));
+        };
         self.skip_trivia();
-        let closed = self.src.get(self.pos) == Some(&b']');
-        if closed {
-            self.pos += 1;
+        if self.src.get(self.pos) != Some(&b']') {
+            return Some((Err("missing ']' closing scalable dimension"), true));
         }
-        match dim {
-            Some(dim) if closed && self.skip_dimension_x() => Some((dim, true)),
-            _ => {
-                (self.pos, self.line, self.line_start) = (start, line, line_start);
-                None
-            }
+        self.pos += 1;
+        if !self.skip_dimension_x() {
+            return Some((Err("expected 'x' in dimension list"), true));
         }
+        Some((Ok(dim), true))
     }
 
     /// Consumes the `x` that ends a dimension (`*x`, `[4]x`), after optional whitespace; false

@@ -97,7 +97,7 @@ impl<'a> Parser<'a> {
                 self.advance();
                 return match word {
                     "tensor" => self.parse_tensor_type(),
-                    "vector" => self.parse_vector_type(),
+                    "vector" => self.parse_vector_type(loc),
                     _ => self.parse_memref_type(loc),
                 };
             }
@@ -204,8 +204,8 @@ impl<'a> Parser<'a> {
         Ok(true)
     }
 
-    /// Parses the element type of a shaped type, checking it with `valid`; `what` names the
-    /// type in the error.
+    /// Parses the element type of a shaped type, checking it with `valid`; `message` is the
+    /// error when it fails.
     fn parse_element_type(
         &mut self,
         valid: impl Fn(&TypeKind) -> bool,
@@ -247,7 +247,7 @@ impl<'a> Parser<'a> {
         Ok(self.ctx.tensor_type(&shape, element))
     }
 
-    fn parse_vector_type(&mut self) -> PResult<Type> {
+    fn parse_vector_type(&mut self, type_loc: Location) -> PResult<Type> {
         let dims_loc = self.current_loc();
         self.expect_less_raw()?;
         let mut shape = Vec::new();
@@ -271,14 +271,24 @@ impl<'a> Parser<'a> {
                 "vector types must have static dimensions",
             ));
         }
-        let elem_loc = self.current_loc();
-        let element =
-            self.parse_element_type(is_scalar, "invalid element type for a shaped type")?;
-        self.expect(Tok::Greater, "'>' to end a shaped type")?;
-        if shape.is_empty() {
+        // An empty shape is a 0-d vector, `vector<f32>`, as in MLIR. Its verifier's errors
+        // point at the `vector` keyword.
+        let element = self.parse_type()?;
+        self.expect(Tok::Greater, "'>' in vector type")?;
+        if !is_scalar(self.ctx.type_kind(element)) {
             return Err(Diagnostic::error(
-                elem_loc,
-                "vector types must have at least one dimension",
+                type_loc,
+                "failed to verify 'elementType': VectorElementTypeInterface instance",
+            ));
+        }
+        if shape.iter().any(|d| *d <= 0) {
+            let dims: Vec<String> = shape.iter().map(i64::to_string).collect();
+            return Err(Diagnostic::error(
+                type_loc,
+                format!(
+                    "vector types must have positive constant sizes but got {}",
+                    dims.join(", ")
+                ),
             ));
         }
         if scalable.contains(&true) {
@@ -294,8 +304,8 @@ impl<'a> Parser<'a> {
     /// Parses the rest of `memref<shape x element [, layout] [, memory space]>` or
     /// `memref<*x element [, memory space]>`. As in MLIR, the attribute after the element type
     /// is the layout when it is a `strided<...>` layout or an `affine_map`, and the memory space
-    /// otherwise; the identity map and an integer memory space 0 are the defaults and are
-    /// dropped.
+    /// otherwise (see [`is_memory_space`]); the identity map and an integer memory space 0
+    /// (`false` included) are the defaults and are dropped.
     fn parse_memref_type(&mut self, type_loc: Location) -> PResult<Type> {
         let shape = self.parse_dimension_list()?;
         let unranked = shape.is_empty() && self.consume_unranked_star()?;
@@ -308,7 +318,14 @@ impl<'a> Parser<'a> {
         )?;
         let mut layout = None;
         let mut memory_space: Option<Attribute> = None;
+        // Whether a list of attributes follows the element type: MLIR words the errors around
+        // one as its list parser does.
+        let mut listed = false;
         while self.consume(Tok::Comma) {
+            if !listed && self.peek() == Tok::Greater {
+                return Err(self.wrong_token_error("expected list element"));
+            }
+            listed = true;
             let attr = self.parse_attribute()?;
             // As MLIR, errors point after the attribute.
             let loc = self.current_loc();
@@ -339,22 +356,25 @@ impl<'a> Parser<'a> {
                 }
                 (None, _, Some(_)) => "multiple memory spaces specified in memref type",
                 (None, _, None) => {
-                    if !matches!(
-                        self.ctx.attr_kind(attr),
-                        AttrKind::Integer { .. } | AttrKind::String(_) | AttrKind::Dialect { .. }
-                    ) {
-                        return Err(Diagnostic::error(
-                            type_loc,
-                            "unsupported memory space Attribute",
-                        ));
-                    }
                     memory_space = Some(attr);
                     continue;
                 }
             };
             return Err(Diagnostic::error(loc, message));
         }
-        self.expect(Tok::Greater, "'>' in memref type")?;
+        let closing = if listed {
+            "',' or '>'"
+        } else {
+            "',' or '>' in memref type"
+        };
+        self.expect(Tok::Greater, closing)?;
+        // Checked once the type is complete, as MLIR's verifier does.
+        if memory_space.is_some_and(|m| !is_memory_space(self.ctx.attr_kind(m))) {
+            return Err(Diagnostic::error(
+                type_loc,
+                "unsupported memory space Attribute",
+            ));
+        }
         // An integer memory space 0 is the default one.
         let memory_space = memory_space
             .filter(|m| !matches!(self.ctx.attr_kind(*m), AttrKind::Integer { value: 0, .. }));
@@ -484,4 +504,18 @@ fn shaped_element(k: &TypeKind) -> bool {
                 | TypeKind::Dialect { .. }
                 | TypeKind::Opaque { .. }
         )
+}
+
+/// Whether an attribute may be a memref's memory space, as MLIR's `isSupportedMemorySpace`:
+/// integers, strings, dictionaries and the attributes of registered dialects. Other builtin
+/// attributes, the opaque attributes of unregistered dialects among them, may not.
+fn is_memory_space(kind: &AttrKind) -> bool {
+    matches!(
+        kind,
+        AttrKind::Integer { .. }
+            | AttrKind::String(_)
+            | AttrKind::TypedString { .. }
+            | AttrKind::Dict(_)
+            | AttrKind::Dialect { .. }
+    )
 }
