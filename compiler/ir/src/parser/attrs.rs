@@ -8,7 +8,7 @@ use crate::attributes::{
 };
 use crate::diagnostics::Diagnostic;
 use crate::location::{CompositeLocKind, Location};
-use crate::types::{Type, TypeKind};
+use crate::types::{FloatLayout, Type, TypeKind};
 
 /// Decodes MLIR string escapes (`\n`, `\t`, `\"`, `\\`, `\XX` hex).
 pub(crate) fn unescape(raw: &str) -> Result<String, &'static str> {
@@ -238,10 +238,7 @@ impl<'a> Parser<'a> {
                     ty,
                 }))
             }
-            (TypeKind::Float(_), Number::Int(_)) => Err(Diagnostic::error(
-                loc,
-                "unexpected decimal integer literal for a floating point value",
-            )),
+            (TypeKind::Float(_), Number::Int(_)) => Err(integer_for_float(loc)),
             (
                 kind
                 @ (TypeKind::Integer { .. } | TypeKind::SignedInteger { .. } | TypeKind::Index),
@@ -257,10 +254,16 @@ impl<'a> Parser<'a> {
                     .map_err(|m| Diagnostic::error(loc, m))?;
                 Ok(self.ctx.integer_attr(v, ty))
             }
-            (TypeKind::ExtFloat(k), _) => Err(Diagnostic::error(
-                loc,
-                format!("'{}' constants are not supported by dlc", k.keyword()),
-            )),
+            (TypeKind::ExtFloat(k), n) => match k.wide_layout() {
+                Some(layout) => {
+                    let bits = wide_float_bits(layout, n, loc)?;
+                    Ok(self.ctx.intern_attr(AttrKind::WideFloat { bits, ty }))
+                }
+                None => Err(Diagnostic::error(
+                    loc,
+                    format!("'{}' constants are not supported by dlc", k.keyword()),
+                )),
+            },
             _ => Err(Diagnostic::error(
                 loc,
                 "invalid type for a numeric attribute; expected an integer, index or float type",
@@ -473,16 +476,33 @@ impl<'a> Parser<'a> {
                 ));
             }
         }
-        let values = values
-            .into_iter()
-            .map(|v| dense_value(&elem_kind, v, loc))
-            .collect::<PResult<Vec<DenseValue>>>()?;
         if values.is_empty() && count != 0 {
             return Err(Diagnostic::error(
                 loc,
                 "empty dense literal for a non-empty type",
             ));
         }
+        let wide = match elem_kind {
+            TypeKind::ExtFloat(k) => k.wide_layout(),
+            _ => None,
+        };
+        if let Some(layout) = wide {
+            // `f80` and `f128` elements are packed from their bits: no `f64` holds them.
+            let mut data = Vec::with_capacity(values.len() * n);
+            for v in &values {
+                let bits = wide_float_bits(layout, *v, loc)?;
+                data.extend_from_slice(&bits.to_le_bytes()[..n]);
+            }
+            return Ok(self.ctx.intern_attr(AttrKind::DenseElements(DenseElements {
+                ty,
+                splat: values.len() == 1,
+                data: data.into(),
+            })));
+        }
+        let values = values
+            .into_iter()
+            .map(|v| dense_value(&elem_kind, v, loc))
+            .collect::<PResult<Vec<DenseValue>>>()?;
         if values.len() == 1 && count != 1 && !is_list {
             return Ok(self.ctx.dense_attr(ty, &values));
         }
@@ -798,6 +818,29 @@ fn dense_value(kind: &TypeKind, n: Number, loc: crate::Location) -> PResult<Dens
         }
         (_, Number::Int(x)) => Ok(DenseValue::Int(x)),
     }
+}
+
+/// The bit pattern, canonical as APFloat writes it back, of a literal of a float format wider
+/// than `f64`: a decimal literal is read as an `f64` and widened exactly (as MLIR reads it), a
+/// hexadecimal one is the format's bits.
+fn wide_float_bits(layout: FloatLayout, n: Number, loc: crate::Location) -> PResult<u128> {
+    match n {
+        Number::Float(v) => Ok(layout.from_f64(v)),
+        Number::Hex(bits) if layout.width < 128 && bits >> layout.width != 0 => Err(
+            Diagnostic::error(loc, "hexadecimal float constant out of range for type"),
+        ),
+        Number::Hex(bits) => Ok(layout.canonical(bits)),
+        Number::Int(_) | Number::Big(_) => Err(integer_for_float(loc)),
+    }
+}
+
+/// MLIR's error for a decimal integer literal where a float is expected.
+fn integer_for_float(loc: crate::Location) -> Diagnostic {
+    Diagnostic::error(
+        loc,
+        "unexpected decimal integer literal for a floating point value",
+    )
+    .with_note(loc, "add a trailing dot to make the literal a float")
 }
 
 /// The value an integer literal of sign `negative` and `magnitude` stands for in integer type
