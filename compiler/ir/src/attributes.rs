@@ -32,8 +32,8 @@ pub enum AttrKind {
     Float { bits: u64, ty: Type },
     /// `1.5 : f80`, `0.1 : f128`: a float of a format wider than `f64` (see
     /// [`ExtFloatKind::wide_layout`]), kept as the format's own bit pattern in the form APFloat
-    /// writes back ([`FloatLayout::canonical`](crate::types::FloatLayout::canonical)). dlc stores these constants but does not compute
-    /// with them.
+    /// writes back ([`FloatLayout::canonical`](crate::types::FloatLayout::canonical)). dlc
+    /// stores these constants but does not compute with them.
     WideFloat { bits: u128, ty: Type },
     /// `"text"`.
     String(Box<str>),
@@ -214,10 +214,7 @@ impl Context {
     /// [`wide layout`](ExtFloatKind::wide_layout)) holding bit pattern `bits`, kept as APFloat
     /// writes it back; `None` for another format or bits wider than the format.
     pub fn wide_float_attr(&mut self, bits: u128, kind: ExtFloatKind) -> Option<Attribute> {
-        let layout = kind.wide_layout()?;
-        if layout.width < 128 && bits >> layout.width != 0 {
-            return None;
-        }
+        let layout = kind.wide_layout().filter(|l| l.holds(bits))?;
         let ty = self.intern_type(TypeKind::ExtFloat(kind));
         Some(self.intern_attr(AttrKind::WideFloat {
             bits: layout.canonical(bits),
@@ -393,7 +390,8 @@ pub(crate) fn encode_dense_value(kind: &TypeKind, v: DenseValue, n: usize, out: 
     let bits: u128 = match (kind, v) {
         (TypeKind::Float(f), DenseValue::Float(x)) => f.to_bits(x) as u128,
         (TypeKind::Float(f), DenseValue::Int(x)) => f.to_bits(x as f64) as u128,
-        // `f80` and `f128` hold every `f64`; other formats wider than 128 bits do not exist.
+        // `f80` and `f128` hold every `f64` exactly; the other formats have no dense storage
+        // (`dense_element_bytes`).
         (TypeKind::ExtFloat(f), DenseValue::Float(x)) => {
             f.wide_layout().map_or(0, |l| l.from_f64(x))
         }

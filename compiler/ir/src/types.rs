@@ -210,6 +210,11 @@ impl FloatLayout {
         self.mantissa_bits + 1
     }
 
+    /// Whether `bits` fits the format's width.
+    pub fn holds(self, bits: u128) -> bool {
+        self.width >= 128 || bits >> self.width == 0
+    }
+
     /// The exponent of the last significand bit of the smallest values (the subnormals).
     pub fn min_exponent(self) -> i32 {
         1 - self.max_exponent - self.mantissa_bits as i32

@@ -826,10 +826,11 @@ fn dense_value(kind: &TypeKind, n: Number, loc: crate::Location) -> PResult<Dens
 fn wide_float_bits(layout: FloatLayout, n: Number, loc: crate::Location) -> PResult<u128> {
     match n {
         Number::Float(v) => Ok(layout.from_f64(v)),
-        Number::Hex(bits) if layout.width < 128 && bits >> layout.width != 0 => Err(
-            Diagnostic::error(loc, "hexadecimal float constant out of range for type"),
-        ),
-        Number::Hex(bits) => Ok(layout.canonical(bits)),
+        Number::Hex(bits) if layout.holds(bits) => Ok(layout.canonical(bits)),
+        Number::Hex(_) => Err(Diagnostic::error(
+            loc,
+            "hexadecimal float constant out of range for type",
+        )),
         Number::Int(_) | Number::Big(_) => Err(integer_for_float(loc)),
     }
 }
