@@ -1,6 +1,7 @@
 // Every builtin float format of mlir-opt-22 parses and prints, also as the parts of a
-// `complex` and as the elements of shaped types. dlc has no constants or arithmetic for the
-// formats beyond f16, bf16, f32 and f64 (builtin-float-types-invalid.mlir).
+// `complex` and as the elements of shaped types. dlc has no arithmetic for the formats beyond
+// f16, bf16, f32 and f64, and constants of them only of f80 and f128
+// (builtin-ext-float-constants.mlir, builtin-float-types-invalid.mlir).
 // RUN: dlc-opt %s -allow-unregistered-dialect > %t.dlc
 // RUN: mlir-opt %s -allow-unregistered-dialect > %t.mlir
 // RUN: diff %t.dlc %t.mlir

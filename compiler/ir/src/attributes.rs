@@ -6,7 +6,7 @@
 
 use crate::affine::{AffineMap, IntegerSet};
 use crate::intern::Ident;
-use crate::types::{Type, TypeKind};
+use crate::types::{ExtFloatKind, Type, TypeKind};
 use crate::Context;
 
 crate::entity::entity!(
@@ -34,6 +34,11 @@ pub enum AttrKind {
     WideInteger { bits: Box<[u8]>, ty: Type },
     /// `1.5 : f32`. The value is rounded to the type's precision and kept as `f64` bits.
     Float { bits: u64, ty: Type },
+    /// `1.5 : f80`, `0.1 : f128`: a float of a format wider than `f64` (see
+    /// [`ExtFloatKind::wide_layout`]), kept as the format's own bit pattern in the form APFloat
+    /// writes back ([`FloatLayout::canonical`](crate::types::FloatLayout::canonical)). dlc
+    /// stores these constants but does not compute with them.
+    WideFloat { bits: u128, ty: Type },
     /// `"text"`: a string of type `none`, MLIR's default for strings.
     String(Box<str>),
     /// `"text" : i32`: a string written with a type other than `none` (`"text" : none` is the
@@ -79,7 +84,8 @@ pub enum AttrKind {
 }
 
 /// The payload of a `dense<...>` attribute: elements packed little-endian, one byte per `i1`,
-/// `ceil(width / 8)` bytes per integer, 8 per `index`, and the format's width per float.
+/// `ceil(width / 8)` bytes per integer, 8 per `index`, and the format's width per float (10
+/// bytes per `f80`, as MLIR packs them).
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct DenseElements {
     /// The shaped (tensor or vector) type of the constant.
@@ -99,6 +105,7 @@ pub fn dense_element_bytes(kind: &TypeKind) -> Option<usize> {
         }
         TypeKind::Index => Some(8),
         TypeKind::Float(f) => Some(f.width() as usize / 8),
+        TypeKind::ExtFloat(f) => f.wide_layout().map(|l| l.width as usize / 8),
         _ => None,
     }
 }
@@ -248,6 +255,18 @@ impl Context {
         })
     }
 
+    /// A float attribute of format `kind` (`f80` or `f128`: one with a
+    /// [`wide layout`](ExtFloatKind::wide_layout)) holding bit pattern `bits`, kept as APFloat
+    /// writes it back; `None` for another format or bits wider than the format.
+    pub fn wide_float_attr(&mut self, bits: u128, kind: ExtFloatKind) -> Option<Attribute> {
+        let layout = kind.wide_layout().filter(|l| l.holds(bits))?;
+        let ty = self.intern_type(TypeKind::ExtFloat(kind));
+        Some(self.intern_attr(AttrKind::WideFloat {
+            bits: layout.canonical(bits),
+            ty,
+        }))
+    }
+
     /// Sets the blob of builtin resource `name`, as a `{-# dialect_resources: ... #-}` block
     /// holds it: the alignment as four little-endian bytes, then the data.
     pub fn set_resource_blob(&self, name: &str, blob: &[u8]) {
@@ -372,6 +391,7 @@ impl Context {
             AttrKind::Integer { ty, .. }
             | AttrKind::WideInteger { ty, .. }
             | AttrKind::Float { ty, .. }
+            | AttrKind::WideFloat { ty, .. }
             | AttrKind::TypedString { ty, .. }
             | AttrKind::Opaque { ty, .. } => Some(*ty),
             AttrKind::String(_) => Some(Type::NONE),
@@ -382,24 +402,31 @@ impl Context {
     }
 
     /// Decodes element `i` of a dense constant (any `i` for a splat). An element of an integer
-    /// type wider than 128 bits reads as its low 128 bits; [`crate::wide_int`] reads it whole.
+    /// type wider than 128 bits reads as its low 128 bits ([`crate::wide_int`] reads it whole),
+    /// and one of a format wider than `f64` as its bits, an integer: read those with
+    /// [`Context::dense_element_bits`].
     pub fn dense_element(&self, dense: &DenseElements, i: usize) -> DenseValue {
-        let elem = self.element_type(dense.ty);
-        let kind = self.type_kind(elem);
-        let n = dense_element_bytes(kind).unwrap_or(1);
-        let at = if dense.splat { 0 } else { i * n };
-        // Values are held in 128 bits: an element wider than that contributes its low 16 bytes.
-        let held = n.min(16);
-        let mut raw = [0u8; 16];
-        raw[..held].copy_from_slice(&dense.data[at..at + held]);
-        let bits = u128::from_le_bytes(raw);
+        let kind = self.type_kind(self.element_type(dense.ty));
+        let bits = self.dense_element_bits(dense, i);
         match kind {
             TypeKind::Float(f) => DenseValue::Float(f.from_bits(bits as u64)),
             TypeKind::Integer { .. } | TypeKind::SignedInteger { .. } => {
                 DenseValue::Int(normalize_int(kind, bits as i128))
             }
+            TypeKind::ExtFloat(_) => DenseValue::Int(bits as i128),
             _ => DenseValue::Int(bits as i64 as i128),
         }
+    }
+
+    /// The stored bits of element `i` of a dense constant (any `i` for a splat); an element
+    /// wider than 128 bits contributes its low 16 bytes.
+    pub fn dense_element_bits(&self, dense: &DenseElements, i: usize) -> u128 {
+        let n = dense_element_bytes(self.type_kind(self.element_type(dense.ty))).unwrap_or(1);
+        let at = if dense.splat { 0 } else { i * n };
+        let held = n.min(16);
+        let mut raw = [0u8; 16];
+        raw[..held].copy_from_slice(&dense.data[at..at + held]);
+        u128::from_le_bytes(raw)
     }
 
     /// Builds a dense constant of shaped type `ty` from decoded values: one value makes a splat.
@@ -425,6 +452,11 @@ pub(crate) fn encode_dense_value(kind: &TypeKind, v: DenseValue, n: usize, out: 
     let bits: u128 = match (kind, v) {
         (TypeKind::Float(f), DenseValue::Float(x)) => f.to_bits(x) as u128,
         (TypeKind::Float(f), DenseValue::Int(x)) => f.to_bits(x as f64) as u128,
+        // `f80` and `f128` hold every `f64` exactly; the other formats have no dense storage
+        // (`dense_element_bytes`).
+        (TypeKind::ExtFloat(f), DenseValue::Float(x)) => {
+            f.wide_layout().map_or(0, |l| l.from_f64(x))
+        }
         // Integers are stored canonically (an `i1` as 0 or 1, others sign-extended from their
         // width), so equal constants have equal bytes.
         (_, DenseValue::Int(x)) => normalize_int(kind, x) as u128,

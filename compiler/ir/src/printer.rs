@@ -11,7 +11,7 @@ use crate::attributes::{
 };
 use crate::ir::{Block, Op, Region, Value};
 use crate::location::{CompositeLocKind, Location};
-use crate::types::{FloatKind, Type, TypeKind, DYNAMIC};
+use crate::types::{FloatClass, FloatKind, FloatLayout, Type, TypeKind, DYNAMIC};
 use crate::wide_int;
 use crate::Context;
 use rustc_hash::FxHashMap;
@@ -993,6 +993,17 @@ impl<'a> Printer<'a> {
                 self.out.push_str(" : ");
                 self.print_type(*ty);
             }
+            AttrKind::WideFloat { bits, ty } => {
+                match self.ctx.wide_float_layout(*ty) {
+                    Some(layout) => self.print_wide_float(*bits, layout),
+                    // Not built by the parser or `Context::wide_float_attr`: show the bits.
+                    None => {
+                        let _ = write!(self.out, "0x{bits:X}");
+                    }
+                }
+                self.out.push_str(" : ");
+                self.print_type(*ty);
+            }
             AttrKind::String(s) => self.print_string(s),
             AttrKind::TypedString { value, ty } => {
                 self.print_string(value);
@@ -1188,7 +1199,8 @@ impl<'a> Printer<'a> {
 
     /// Prints element `i` of a dense constant (any `i` for a splat).
     fn print_dense_element(&mut self, d: &crate::attributes::DenseElements, i: usize) {
-        let kind = self.ctx.type_kind(self.ctx.element_type(d.ty));
+        let elem = self.ctx.element_type(d.ty);
+        let kind = self.ctx.type_kind(elem);
         if let TypeKind::Integer { width: 129.. } | TypeKind::SignedInteger { width: 129.., .. } =
             kind
         {
@@ -1197,6 +1209,8 @@ impl<'a> Printer<'a> {
             let at = if d.splat { 0 } else { i * n };
             let text = wide_int::to_decimal(&d.data[at..at + n], is_unsigned(kind));
             self.out.push_str(&text);
+        } else if let Some(layout) = self.ctx.wide_float_layout(elem) {
+            self.print_wide_float(self.ctx.dense_element_bits(d, i), layout);
         } else {
             self.print_dense_value(self.ctx.dense_element(d, i), d.ty);
         }
@@ -1228,23 +1242,56 @@ impl<'a> Printer<'a> {
 
     /// [`Self::print_float`], returning true when the value was printed in hex.
     fn print_float_reporting_hex(&mut self, v: f64, kind: FloatKind) -> bool {
-        if v.is_finite() {
-            let six = apfloat_to_string(v, kind, 6, 0, false);
-            let reads_back = six
-                .parse::<f64>()
-                .is_ok_and(|p| kind.round(p).to_bits() == v.to_bits());
-            if reads_back {
+        let reads_back = |six: &str, _: &FiniteFloat| {
+            six.parse::<f64>()
+                .is_ok_and(|p| kind.round(p).to_bits() == v.to_bits())
+        };
+        self.print_float_bits(kind.to_bits(v) as u128, kind.layout(), reads_back)
+    }
+
+    /// Prints a float of a format wider than `f64` (`f80`, `f128`) from its bit pattern, as
+    /// [`Self::print_float`] prints the others.
+    pub fn print_wide_float(&mut self, bits: u128, layout: FloatLayout) {
+        let reads_back = |six: &str, value: &FiniteFloat| decimal_rounds_to(six, value, layout);
+        self.print_float_bits(bits, layout, reads_back);
+    }
+
+    /// MLIR's float printing over any format: the six-digit form when `reads_back` says it
+    /// parses back as the value, else the default form if it has a '.', else the bit pattern in
+    /// hex. Returns true when it printed hex.
+    fn print_float_bits(
+        &mut self,
+        bits: u128,
+        layout: FloatLayout,
+        reads_back: impl Fn(&str, &FiniteFloat) -> bool,
+    ) -> bool {
+        let (negative, class) = layout.decode(bits);
+        if let FloatClass::Finite {
+            significand,
+            exponent,
+        } = class
+        {
+            let value = FiniteFloat {
+                negative,
+                significand,
+                exponent,
+                precision_bits: layout.precision(),
+            };
+            let six = apfloat_to_string(&value, 6, 0, false);
+            if reads_back(&six, &value) {
                 self.out.push_str(&six);
                 return false;
             }
-            let default = apfloat_to_string(v, kind, 0, 3, true);
+            let default = apfloat_to_string(&value, 0, 3, true);
             if default.contains('.') {
                 self.out.push_str(&default);
                 return false;
             }
         }
-        let digits = kind.width() as usize / 4;
-        let _ = write!(self.out, "0x{:0digits$X}", kind.to_bits(v));
+        // The pattern as APFloat writes it back (an `f80` unnormal in a hex dense string prints
+        // as the NaN it reads as).
+        let (bits, digits) = (layout.canonical(bits), layout.width as usize / 4);
+        let _ = write!(self.out, "0x{bits:0digits$X}");
         true
     }
 
@@ -1312,28 +1359,30 @@ pub fn is_bare_identifier(s: &str) -> bool {
         && bytes.all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$' | b'.'))
 }
 
-/// `llvm::APFloat::toString(precision, max_padding, truncate_zero)` for a finite `v` of format
-/// `kind`, digit for digit: the exact decimal value is cut to a few digits more than `precision`
-/// (truncating), then rounded half up to `precision` significant digits (0 means enough digits
-/// to read the value back); it is written in exponent form unless that needs at most
-/// `max_padding` zeros.
+/// A finite float value: `(-1)^negative * significand * 2^exponent`, of a format whose
+/// significands have `precision_bits` bits.
+struct FiniteFloat {
+    negative: bool,
+    significand: u128,
+    exponent: i32,
+    precision_bits: u32,
+}
+
+/// `llvm::APFloat::toString(precision, max_padding, truncate_zero)` for `value`, digit for
+/// digit: the exact decimal value is cut to a few digits more than `precision` (truncating),
+/// then rounded half up to `precision` significant digits (0 means enough digits to read the
+/// value back); it is written in exponent form unless that needs at most `max_padding` zeros.
 fn apfloat_to_string(
-    v: f64,
-    kind: FloatKind,
+    value: &FiniteFloat,
     precision: u32,
     max_padding: u32,
     truncate_zero: bool,
 ) -> String {
     let mut out = String::new();
-    let (mantissa_bits, bias) = (kind.mantissa_bits(), kind.max_exponent());
-    let bits = kind.to_bits(v);
-    let width = kind.width();
-    if bits >> (width - 1) & 1 == 1 {
+    if value.negative {
         out.push('-');
     }
-    let biased = (bits >> mantissa_bits) & ((1u64 << (width - 1 - mantissa_bits)) - 1);
-    let fraction = bits & ((1u64 << mantissa_bits) - 1);
-    if biased == 0 && fraction == 0 {
+    if value.significand == 0 {
         if max_padding != 0 {
             out.push('0');
         } else if truncate_zero {
@@ -1348,21 +1397,15 @@ fn apfloat_to_string(
         }
         return out;
     }
-    let semantics_precision = mantissa_bits + 1;
-    let (significand, unbiased) = if biased == 0 {
-        (fraction, 1 - bias)
-    } else {
-        (fraction | 1 << mantissa_bits, biased as i32 - bias)
-    };
     let precision = if precision == 0 {
-        2 + semantics_precision * 59 / 196
+        2 + value.precision_bits * 59 / 196
     } else {
         precision
     };
     // value = significand * 2^exp, then = n * 10^exp with an integer n.
-    let mut exp = unbiased - mantissa_bits as i32;
-    let zeros = significand.trailing_zeros();
-    let mut n = BigUint::from(significand >> zeros);
+    let mut exp = value.exponent;
+    let zeros = value.significand.trailing_zeros();
+    let mut n = BigUint::from(value.significand >> zeros);
     exp += zeros as i32;
     if exp > 0 {
         n.mul_pow(2, exp as u32);
@@ -1465,13 +1508,79 @@ fn apfloat_to_string(
     out
 }
 
-/// Just enough of an arbitrary-precision unsigned integer for [`apfloat_to_string`]: exact
-/// decimal expansions of binary floats need up to ~2,500 bits.
+/// Whether decimal `text`, in the exponent form [`apfloat_to_string`] writes, reads back as
+/// `value` of format `layout` as APFloat reads decimals (exactly, rounding to nearest, ties to
+/// even): whether the text's exact value lies between the midpoints to `value`'s neighbours.
+fn decimal_rounds_to(text: &str, value: &FiniteFloat, layout: FloatLayout) -> bool {
+    let Some((mantissa, exp10)) = text.trim_start_matches('-').split_once(['e', 'E']) else {
+        return false;
+    };
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let (Ok(exp10), Ok(digits)) = (
+        exp10.parse::<i32>(),
+        format!("{whole}{fraction}").parse::<u128>(),
+    ) else {
+        return false;
+    };
+    let (s, q) = (value.significand, value.exponent);
+    if digits == 0 || s == 0 {
+        return digits == s;
+    }
+    let scale = exp10 - fraction.len() as i32;
+    // The interval's ends as `m * 2^j`: half an ulp each way, but a quarter below the smallest
+    // significand of a binade above the subnormals (the neighbour below is closer).
+    let upper = (2 * s + 1, q - 1);
+    let lower = if s == 1 << (layout.precision() - 1) && q > layout.min_exponent() {
+        (4 * s - 1, q - 2)
+    } else {
+        (2 * s - 1, q - 1)
+    };
+    // A tie rounds to the even significand.
+    let ties_here = s % 2 == 0;
+    let cmp_lower = compare_decimal_binary(digits, scale, lower);
+    let cmp_upper = compare_decimal_binary(digits, scale, upper);
+    use std::cmp::Ordering::{Equal, Greater, Less};
+    (cmp_lower == Greater || cmp_lower == Equal && ties_here)
+        && (cmp_upper == Less || cmp_upper == Equal && ties_here)
+}
+
+/// Compares `d * 10^k` with `m * 2^j` exactly.
+fn compare_decimal_binary(d: u128, k: i32, (m, j): (u128, i32)) -> std::cmp::Ordering {
+    let (mut a, mut b) = (BigUint::from(d), BigUint::from(m));
+    // d * 5^k * 2^k against m * 2^j: move the power of five to one side, then the powers of two.
+    if k >= 0 {
+        a.mul_pow(5, k as u32);
+    } else {
+        b.mul_pow(5, k.unsigned_abs());
+    }
+    if k > j {
+        a.mul_pow(2, (k - j) as u32);
+    } else {
+        b.mul_pow(2, (j - k) as u32);
+    }
+    a.cmp(&b)
+}
+
+/// Just enough of an arbitrary-precision unsigned integer for [`apfloat_to_string`] and
+/// [`decimal_rounds_to`]: exact decimal expansions of binary floats need up to ~2,500 bits for
+/// an `f64` and ~33,000 for an `f128`.
 struct BigUint(Vec<u32>);
 
 impl BigUint {
-    fn from(v: u64) -> Self {
-        BigUint(vec![v as u32, (v >> 32) as u32])
+    fn from(v: u128) -> Self {
+        let mut limbs: Vec<u32> = (0..4).map(|i| (v >> (32 * i)) as u32).collect();
+        while limbs.last() == Some(&0) {
+            limbs.pop();
+        }
+        BigUint(limbs)
+    }
+
+    /// Compares by value (the limbs hold no leading zeros).
+    fn cmp(&self, other: &BigUint) -> std::cmp::Ordering {
+        self.0
+            .len()
+            .cmp(&other.0.len())
+            .then_with(|| self.0.iter().rev().cmp(other.0.iter().rev()))
     }
 
     fn mul_small(&mut self, m: u32) {

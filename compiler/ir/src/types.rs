@@ -54,6 +54,16 @@ impl FloatKind {
         }
     }
 
+    /// The bit layout of this format.
+    pub fn layout(self) -> FloatLayout {
+        FloatLayout {
+            width: self.width(),
+            mantissa_bits: self.mantissa_bits(),
+            max_exponent: self.max_exponent(),
+            explicit_integer_bit: false,
+        }
+    }
+
     /// The keyword that spells this type.
     pub fn keyword(self) -> &'static str {
         match self {
@@ -171,9 +181,136 @@ fn f16_bits_to_f64(h: u16) -> f64 {
     }
 }
 
+/// The bit layout of a binary float format: a sign bit, then the exponent (biased by
+/// `max_exponent`), then `mantissa_bits` stored fraction bits, below which `f80` alone keeps the
+/// leading bit of its significand (the integer bit) instead of implying it.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct FloatLayout {
+    pub width: u32,
+    pub mantissa_bits: u32,
+    pub max_exponent: i32,
+    pub explicit_integer_bit: bool,
+}
+
+/// What a float bit pattern stands for, apart from its sign.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum FloatClass {
+    /// `significand * 2^exponent`; zero has a zero significand.
+    Finite {
+        significand: u128,
+        exponent: i32,
+    },
+    Infinity,
+    NaN,
+}
+
+impl FloatLayout {
+    /// The significand's bits, the leading one included.
+    pub fn precision(self) -> u32 {
+        self.mantissa_bits + 1
+    }
+
+    /// Whether `bits` fits the format's width.
+    pub fn holds(self, bits: u128) -> bool {
+        self.width >= 128 || bits >> self.width == 0
+    }
+
+    /// The exponent of the last significand bit of the smallest values (the subnormals).
+    pub fn min_exponent(self) -> i32 {
+        1 - self.max_exponent - self.mantissa_bits as i32
+    }
+
+    fn exponent_shift(self) -> u32 {
+        self.mantissa_bits + self.explicit_integer_bit as u32
+    }
+
+    /// The exponent field with every bit set (infinities and NaNs).
+    fn exponent_ones(self) -> u128 {
+        (1 << (self.width - 1 - self.exponent_shift())) - 1
+    }
+
+    /// The sign (true for negative) and class of bit pattern `bits`, as LLVM's APFloat reads
+    /// them. For `f80` that includes the patterns whose integer bit disagrees with the exponent:
+    /// an unnormal (integer bit clear under a nonzero exponent) is a NaN, as is an all-ones
+    /// exponent over anything but a lone integer bit; a pseudo-denormal (integer bit set under a
+    /// zero exponent) has the value its bits say.
+    pub fn decode(self, bits: u128) -> (bool, FloatClass) {
+        let negative = bits >> (self.width - 1) & 1 == 1;
+        let biased = bits >> self.exponent_shift() & self.exponent_ones();
+        let fraction = bits & ((1 << self.mantissa_bits) - 1);
+        let integer_bit = !self.explicit_integer_bit || bits >> self.mantissa_bits & 1 == 1;
+        let class = if biased == self.exponent_ones() {
+            if fraction == 0 && integer_bit {
+                FloatClass::Infinity
+            } else {
+                FloatClass::NaN
+            }
+        } else if biased == 0 {
+            let leading = (self.explicit_integer_bit && integer_bit) as u128;
+            FloatClass::Finite {
+                significand: fraction | leading << self.mantissa_bits,
+                exponent: self.min_exponent(),
+            }
+        } else if !integer_bit {
+            FloatClass::NaN
+        } else {
+            FloatClass::Finite {
+                significand: fraction | 1 << self.mantissa_bits,
+                exponent: biased as i32 - self.max_exponent - self.mantissa_bits as i32,
+            }
+        };
+        (negative, class)
+    }
+
+    /// The pattern APFloat writes back for a value read from `bits` (see [`Self::decode`]): an
+    /// `f80` unnormal becomes the NaN of its significand, a pseudo-denormal the normal pattern
+    /// of its value; every other pattern is kept.
+    pub fn canonical(self, bits: u128) -> u128 {
+        let shift = self.exponent_shift();
+        let biased = bits >> shift & self.exponent_ones();
+        let integer_bit = bits >> self.mantissa_bits & 1 == 1;
+        if !self.explicit_integer_bit || biased == self.exponent_ones() {
+            bits
+        } else if biased == 0 && integer_bit {
+            bits | 1 << shift
+        } else if biased != 0 && !integer_bit {
+            bits | self.exponent_ones() << shift
+        } else {
+            bits
+        }
+    }
+
+    /// The pattern of `v` in this format, which holds every `f64` exactly (`f80`, `f128`):
+    /// NaN payloads move to the top of the wider mantissa, as APFloat moves them.
+    pub fn from_f64(self, v: f64) -> u128 {
+        let bits = v.to_bits();
+        let (biased, fraction) = (bits >> 52 & 0x7ff, (bits & ((1 << 52) - 1)) as u128);
+        let shift = self.exponent_shift();
+        let integer_bit = (self.explicit_integer_bit as u128) << self.mantissa_bits;
+        let body = if biased == 0x7ff {
+            self.exponent_ones() << shift | integer_bit | fraction << (self.mantissa_bits - 52)
+        } else if biased == 0 && fraction == 0 {
+            0
+        } else {
+            // Normalize an `f64` subnormal: every `f64` is a normal number here.
+            let (significand, exponent) = if biased == 0 {
+                let lead = fraction.leading_zeros() - (128 - 53);
+                (fraction << lead, -1074 - lead as i32)
+            } else {
+                (fraction | 1 << 52, biased as i32 - 1075)
+            };
+            let biased = (exponent + 52 + self.max_exponent) as u128;
+            biased << shift
+                | integer_bit
+                | (significand & ((1 << 52) - 1)) << (self.mantissa_bits - 52)
+        };
+        ((bits >> 63) as u128) << (self.width - 1) | body
+    }
+}
+
 /// The builtin float formats dlc parses and prints but does not compute with (it has no
-/// arithmetic, constants or lowering for them): the 4-, 6- and 8-bit formats, `tf32`, `f80` and
-/// `f128`.
+/// arithmetic or lowering for them, and constants only of `f80` and `f128`): the 4-, 6- and
+/// 8-bit formats, `tf32`, `f80` and `f128`.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub enum ExtFloatKind {
     F4E2M1FN,
@@ -234,6 +371,23 @@ impl ExtFloatKind {
     /// The format a keyword spells.
     pub fn from_keyword(word: &str) -> Option<ExtFloatKind> {
         ExtFloatKind::ALL.into_iter().find(|k| k.keyword() == word)
+    }
+
+    /// The layout of the formats wider than `f64` whose constants dlc holds as their own bit
+    /// patterns (`f80`, `f128`: see [`AttrKind::WideFloat`](crate::attributes::AttrKind));
+    /// `None` for the others.
+    pub fn wide_layout(self) -> Option<FloatLayout> {
+        let (width, mantissa_bits, explicit_integer_bit) = match self {
+            ExtFloatKind::F80 => (80, 63, true),
+            ExtFloatKind::F128 => (128, 112, false),
+            _ => return None,
+        };
+        Some(FloatLayout {
+            width,
+            mantissa_bits,
+            max_exponent: 16383,
+            explicit_integer_bit,
+        })
     }
 }
 
@@ -399,6 +553,14 @@ impl Context {
     pub fn float_kind(&self, ty: Type) -> Option<FloatKind> {
         match self.type_kind(ty) {
             TypeKind::Float(k) => Some(*k),
+            _ => None,
+        }
+    }
+
+    /// The layout of a float type whose constants are held as their own bits (`f80`, `f128`).
+    pub fn wide_float_layout(&self, ty: Type) -> Option<FloatLayout> {
+        match self.type_kind(ty) {
+            TypeKind::ExtFloat(k) => k.wide_layout(),
             _ => None,
         }
     }

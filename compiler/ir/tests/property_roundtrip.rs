@@ -653,8 +653,17 @@ impl<'c> IrGen<'c> {
         }
     }
 
-    /// A float attribute holding a special value or random bits, rounded to its type.
+    /// A float attribute holding a special value or random bits, rounded to its type; one in
+    /// four is an `f80` or `f128` (see [`Self::wide_float_bits`]).
     fn float_attr(&mut self) -> Attribute {
+        if self.choices.below(4) == 0 {
+            let kind = self.wide_float_kind();
+            let bits = self.wide_float_bits(kind);
+            return self
+                .ctx
+                .wide_float_attr(bits, kind)
+                .expect("bits fit the format");
+        }
         let ty = self.float_type();
         let value = self.float_value(ty);
         self.ctx.float_attr(value, ty)
@@ -692,6 +701,33 @@ impl<'c> IrGen<'c> {
         }
     }
 
+    fn wide_float_kind(&mut self) -> ExtFloatKind {
+        self.choices.pick(&[ExtFloatKind::F80, ExtFloatKind::F128])
+    }
+
+    /// A bit pattern of `kind` (`f80` or `f128`) that prints back as itself: a widened
+    /// `f64` (any), an infinity or NaN (any payload), or an `f80` unnormal (a NaN). Other values
+    /// print in decimal, which mlir-opt-22 and dlc read through an `f64`, so they do not round
+    /// trip (builtin-ext-float-constants.mlir checks that both tools re-read them alike).
+    fn wide_float_bits(&mut self, kind: ExtFloatKind) -> u128 {
+        let layout = kind.wide_layout().expect("f80 and f128 have layouts");
+        let width = layout.width;
+        let random = (self.choices.u64() as u128) << 64 | self.choices.u64() as u128;
+        let sign = (self.choices.flip() as u128) << (width - 1);
+        // The bits below the sign and the 15-bit exponent.
+        let low = random >> (128 - (width - 16));
+        match self.choices.below(4) {
+            1 => sign | 0x7fff << (width - 16) | low,
+            // An exponent neither zero nor all ones, and the integer bit clear.
+            2 if layout.explicit_integer_bit => {
+                let exponent = 1 + self.choices.u64() as u128 % 0x7ffe;
+                sign | exponent << (width - 16) | (low & !(1 << 63))
+            }
+            3 => sign,
+            _ => layout.from_f64(self.float_value(Type::F64)),
+        }
+    }
+
     fn string(&mut self) -> String {
         (0..self.choices.below(3))
             .map(|_| self.choices.pick(STRINGS))
@@ -715,6 +751,9 @@ impl<'c> IrGen<'c> {
         };
         let count: i64 = self.ctx.shape(ty).expect("shaped").iter().product();
         let count = if self.choices.flip() { 1 } else { count };
+        if self.choices.below(4) == 0 {
+            return self.wide_dense_attr(ty, count);
+        }
         let values: Vec<DenseValue> = (0..count)
             .map(|_| match self.ctx.float_kind(element) {
                 Some(_) => DenseValue::Float(self.float_value(element)),
@@ -722,6 +761,27 @@ impl<'c> IrGen<'c> {
             })
             .collect();
         self.ctx.dense_attr(ty, &values)
+    }
+
+    /// A dense constant of `ty`'s shape with `f80` or `f128` elements (see
+    /// [`Self::wide_float_bits`]), stored as the parser stores a hex string: `count` elements (1
+    /// for a splat).
+    fn wide_dense_attr(&mut self, ty: Type, count: i64) -> Attribute {
+        let kind = self.wide_float_kind();
+        let bytes = kind.wide_layout().expect("f80 and f128 have layouts").width as usize / 8;
+        let mut data = Vec::new();
+        for _ in 0..count {
+            let bits = self.wide_float_bits(kind);
+            data.extend_from_slice(&bits.to_le_bytes()[..bytes]);
+        }
+        let element = self.ctx.intern_type(TypeKind::ExtFloat(kind));
+        let ty = self.ctx.with_element_type(ty, element);
+        self.ctx
+            .intern_attr(AttrKind::DenseElements(dlc_ir::attributes::DenseElements {
+                ty,
+                splat: count == 1,
+                data: data.into(),
+            }))
     }
 
     /// `array<T: ...>` of an integer or float element type.

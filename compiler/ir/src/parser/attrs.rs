@@ -8,7 +8,7 @@ use crate::attributes::{
 };
 use crate::diagnostics::Diagnostic;
 use crate::location::{CompositeLocKind, Location};
-use crate::types::{FloatKind, Type, TypeKind};
+use crate::types::{FloatKind, FloatLayout, Type, TypeKind};
 use crate::wide_int::{self, Magnitude};
 
 /// Decodes MLIR string escapes (`\n`, `\t`, `\"`, `\\`, `\XX` hex).
@@ -237,7 +237,7 @@ impl<'a> Parser<'a> {
         });
         match self.ctx.type_kind(ty).clone() {
             TypeKind::Float(k) => {
-                let v = float_literal(k, &n, loc)?;
+                let v = float_value(k, &n, loc)?;
                 Ok(self.ctx.intern_attr(AttrKind::Float {
                     bits: v.to_bits(),
                     ty,
@@ -256,10 +256,16 @@ impl<'a> Parser<'a> {
                     IntLiteral::Wide(bits) => Ok(self.ctx.wide_integer_attr(&bits, ty)),
                 }
             }
-            TypeKind::ExtFloat(k) => Err(Diagnostic::error(
-                loc,
-                format!("'{}' constants are not supported by dlc", k.keyword()),
-            )),
+            TypeKind::ExtFloat(k) => match k.wide_layout() {
+                Some(layout) => {
+                    let bits = wide_float_bits(layout, &n, loc)?;
+                    Ok(self.ctx.intern_attr(AttrKind::WideFloat { bits, ty }))
+                }
+                None => Err(Diagnostic::error(
+                    loc,
+                    format!("'{}' constants are not supported by dlc", k.keyword()),
+                )),
+            },
             _ => Err(Diagnostic::error(
                 loc,
                 "invalid type for a numeric attribute; expected an integer, index or float type",
@@ -775,7 +781,19 @@ fn encode_dense_literal(
     out: &mut Vec<u8>,
 ) -> PResult<()> {
     let value = match kind {
-        TypeKind::Float(k) => DenseValue::Float(float_literal(*k, n, loc)?),
+        TypeKind::Float(k) => DenseValue::Float(float_value(*k, n, loc)?),
+        TypeKind::ExtFloat(k) => {
+            // `f80` and `f128` elements are packed from their bits: no `f64` holds them.
+            let layout = k.wide_layout().ok_or_else(|| {
+                Diagnostic::error(
+                    loc,
+                    format!("'{}' constants are not supported by dlc", k.keyword()),
+                )
+            })?;
+            let bits = wide_float_bits(layout, n, loc)?;
+            out.extend_from_slice(&bits.to_le_bytes()[..bytes]);
+            return Ok(());
+        }
         _ => match dense_integer(kind, n).map_err(|m| Diagnostic::error(loc, m))? {
             IntLiteral::Small(v) => DenseValue::Int(v),
             IntLiteral::Wide(bits) => {
@@ -805,12 +823,19 @@ fn dense_integer(kind: &TypeKind, n: &Number) -> Result<IntLiteral, &'static str
     }
 }
 
-/// The value number `n` (at `loc`) stands for in float format `k`, rounded to it: a decimal
-/// literal, or a hexadecimal one holding the format's bits (how the printer writes NaN and
-/// infinities).
-fn float_literal(k: FloatKind, n: &Number, loc: Location) -> PResult<f64> {
+/// What a float literal holds before its format rounds it.
+enum FloatLiteral {
+    /// A decimal literal, read as an `f64` (as MLIR reads it).
+    Value(f64),
+    /// A hexadecimal literal: the format's bits (how the printer writes NaN and infinities).
+    Bits(u128),
+}
+
+/// Reads number `n` (at `loc`) where a float of a format whose bit patterns `holds` accepts is
+/// expected.
+fn float_literal(n: &Number, holds: impl Fn(u128) -> bool, loc: Location) -> PResult<FloatLiteral> {
     let message = match n {
-        Number::Float(v) => return Ok(k.round(*v)),
+        Number::Float(v) => return Ok(FloatLiteral::Value(*v)),
         Number::Int {
             negative: true,
             hex: true,
@@ -820,7 +845,7 @@ fn float_literal(k: FloatKind, n: &Number, loc: Location) -> PResult<f64> {
             magnitude: IntMagnitude::Small(bits),
             hex: true,
             ..
-        } if bits >> k.width() == 0 => return Ok(k.from_bits(*bits as u64)),
+        } if holds(*bits) => return Ok(FloatLiteral::Bits(*bits)),
         Number::Int { hex: true, .. } => "hexadecimal float constant out of range for type",
         Number::Int { .. } => {
             return Err(Diagnostic::error(
@@ -834,12 +859,31 @@ fn float_literal(k: FloatKind, n: &Number, loc: Location) -> PResult<f64> {
     Err(Diagnostic::error(loc, message))
 }
 
+/// The value number `n` (at `loc`) stands for in float format `k` (at most `f64`), rounded to it.
+fn float_value(k: FloatKind, n: &Number, loc: Location) -> PResult<f64> {
+    Ok(
+        match float_literal(n, |bits| bits >> k.width() == 0, loc)? {
+            FloatLiteral::Value(v) => k.round(v),
+            FloatLiteral::Bits(bits) => k.from_bits(bits as u64),
+        },
+    )
+}
+
+/// The bit pattern, canonical as APFloat writes it back, that number `n` (at `loc`) stands for
+/// in a float format wider than `f64`: a decimal literal is widened exactly from its `f64`.
+fn wide_float_bits(layout: FloatLayout, n: &Number, loc: Location) -> PResult<u128> {
+    Ok(match float_literal(n, |bits| layout.holds(bits), loc)? {
+        FloatLiteral::Value(v) => layout.from_f64(v),
+        FloatLiteral::Bits(bits) => layout.canonical(bits),
+    })
+}
+
 /// Element `n` (at `loc`) of an `array<...>` of element type `kind` (an integer or float type),
 /// as the attribute stores it: an integer's value or a float's bits (of `f64` holding the
 /// rounded value).
 fn dense_array_element(kind: &TypeKind, n: &Number, loc: Location) -> PResult<i64> {
     if let TypeKind::Float(k) = kind {
-        return float_literal(*k, n, loc).map(|v| v.to_bits() as i64);
+        return float_value(*k, n, loc).map(|v| v.to_bits() as i64);
     }
     let value = integer_array_element(kind, n).map_err(|m| Diagnostic::error(loc, m))?;
     i64::try_from(value).map_err(|_| Diagnostic::error(loc, WIDE_ARRAY_ELEMENT))
