@@ -224,13 +224,13 @@ func.func @undefined_type_alias(%a: !undefined) {
 
 // -----
 
-// expected-error @+1 {{hex dense attribute holds 2 bytes, but type needs 3}}
+// expected-error @+1 {{(2 bytes, the type needs 3)}}
 "t.op"() {a = dense<"0x0102"> : tensor<3xi8>} : () -> ()
 
 // -----
 
 // MLIR packs i1 elements eight to a byte: four of them need one byte.
-// expected-error @+1 {{hex dense attribute holds 2 bytes, but type needs 1}}
+// expected-error @+1 {{(2 bytes, the type needs 1)}}
 "t.op"() {a = dense<"0x0102"> : tensor<4xi1>} : () -> ()
 
 // -----

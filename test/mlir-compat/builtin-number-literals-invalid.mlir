@@ -88,3 +88,18 @@
 
 // expected-error @+1 {{integer constant out of range for type}}
 "t.op"() {a = dense<[-0, 0]> : tensor<2xi32>} : () -> ()
+
+// -----
+
+// expected-error @+1 {{elements hex data size is invalid for provided type: 'tensor<3xi8>'}}
+"t.op"() {a = dense<"0x0102"> : tensor<3xi8>} : () -> ()
+
+// -----
+
+// expected-error @+1 {{elements hex data size is invalid for provided type: 'tensor<2xf80>'}}
+"t.op"() {a = dense<"0x0011"> : tensor<2xf80>} : () -> ()
+
+// -----
+
+// expected-error @+1 {{floating point value not valid for specified type}}
+"t.op"() {a = 1.5 : i256} : () -> ()

@@ -227,7 +227,7 @@ fn dense_element_count_overflow_is_an_error() {
             r#"#a=dense<"0x000000">:tensor<3074457345618258602x3xf16>"#,
             true
         ),
-        "hex dense attribute holds 3 bytes, but type needs 18446744073709551612"
+        "elements hex data size is invalid for provided type: 'tensor<3074457345618258602x3xf16>' (3 bytes, the type needs 18446744073709551612)"
     );
 }
 

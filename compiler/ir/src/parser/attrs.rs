@@ -90,7 +90,8 @@ impl<'a> Parser<'a> {
             Tok::Integer | Tok::Float | Tok::Minus => {
                 let (n, loc) = self.parse_number()?;
                 let ty = if self.consume(Tok::Colon) {
-                    Some(self.parse_type()?)
+                    let ty = self.parse_type()?;
+                    Some((ty, self.current_loc()))
                 } else {
                     None
                 };
@@ -228,12 +229,17 @@ impl<'a> Parser<'a> {
         ))
     }
 
-    /// The attribute number `n` (whose digits are at `loc`) stands for in type `ty`, by default
-    /// `i64` or `f64`.
-    fn number_attr(&mut self, n: Number, ty: Option<Type>, loc: Location) -> PResult<Attribute> {
-        let ty = ty.unwrap_or(match n {
-            Number::Float(_) => Type::F64,
-            _ => Type::I64,
+    /// The attribute number `n` (whose digits are at `loc`) stands for in type `ty` (with the
+    /// location just after it), by default `i64` or `f64`.
+    fn number_attr(
+        &mut self,
+        n: Number,
+        ty: Option<(Type, Location)>,
+        loc: Location,
+    ) -> PResult<Attribute> {
+        let (ty, ty_loc) = ty.unwrap_or(match n {
+            Number::Float(_) => (Type::F64, loc),
+            _ => (Type::I64, loc),
         });
         match self.ctx.type_kind(ty).clone() {
             TypeKind::Float(k) => {
@@ -246,8 +252,9 @@ impl<'a> Parser<'a> {
             kind
             @ (TypeKind::Integer { .. } | TypeKind::SignedInteger { .. } | TypeKind::Index) => {
                 if let Number::Float(_) = n {
+                    // MLIR reports it after the type.
                     return Err(Diagnostic::error(
-                        loc,
+                        ty_loc,
                         "floating point value not valid for specified type",
                     ));
                 }
@@ -447,15 +454,7 @@ impl<'a> Parser<'a> {
                 _ if bytes.len() == needed => (0..count as usize)
                     .map(|i| bytes[i / 8] >> (i % 8) & 1)
                     .collect(),
-                _ => {
-                    return Err(Diagnostic::error(
-                        loc,
-                        format!(
-                            "hex dense attribute holds {} bytes, but type needs {needed}",
-                            bytes.len()
-                        ),
-                    ))
-                }
+                _ => return Err(self.hex_size_error(loc, ty, bytes.len(), needed as i128)),
             };
             return Ok(self.ctx.intern_attr(AttrKind::DenseElements(DenseElements {
                 ty,
@@ -469,13 +468,7 @@ impl<'a> Parser<'a> {
             let splat = bytes.len() == n;
             let needed = count as i128 * n as i128;
             if !splat && bytes.len() as i128 != needed {
-                return Err(Diagnostic::error(
-                    loc,
-                    format!(
-                        "hex dense attribute holds {} bytes, but type needs {needed}",
-                        bytes.len(),
-                    ),
-                ));
+                return Err(self.hex_size_error(loc, ty, bytes.len(), needed));
             }
             return Ok(self.ctx.intern_attr(AttrKind::DenseElements(DenseElements {
                 ty,
@@ -510,6 +503,18 @@ impl<'a> Parser<'a> {
             splat,
             data: data.into(),
         })))
+    }
+
+    /// MLIR's error for a hex dense string of the wrong size for `ty`, with the sizes.
+    fn hex_size_error(&self, loc: Location, ty: Type, held: usize, needed: i128) -> Diagnostic {
+        let p = crate::printer::Printer::new(self.ctx);
+        Diagnostic::error(
+            loc,
+            format!(
+                "elements hex data size is invalid for provided type: '{}' ({held} bytes, the type needs {needed})",
+                p.type_to_string(ty)
+            ),
+        )
     }
 
     /// Parses a nested `[...]` literal, recording the length at each depth in `dims` and
