@@ -129,7 +129,8 @@ pub fn zero_extend(v: i128, width: u32) -> i128 {
     if width >= 128 {
         return v;
     }
-    v & ((1i128 << width) - 1)
+    // In `u128`: at width 127 the mask's `1 << width` is no `i128`.
+    (v as u128 & ((1u128 << width) - 1)) as i128
 }
 
 /// The canonical stored value of integer `v` in integer type `kind`: `v` truncated to the

@@ -268,3 +268,15 @@ fn deep_nesting_is_an_error_not_a_stack_overflow() {
         .join()
         .expect("no panic");
 }
+
+/// Fuzzer: a `ui127` constant overflowed building the 127-bit mask (`1 << 127` is no `i128`).
+#[test]
+fn ui127_constants_read_back() {
+    let out = round_trip(
+        r#""t.op"() {a = 170141183460469231731687303715884105727 : ui127, b = dense<[1, 170141183460469231731687303715884105727]> : tensor<2xui127>} : () -> ()"#,
+    );
+    assert!(
+        out.contains("a = 170141183460469231731687303715884105727 : ui127"),
+        "{out}"
+    );
+}
