@@ -422,12 +422,18 @@ impl Context {
     /// The stored bits of element `i` of a dense constant (any `i` for a splat); an element
     /// wider than 128 bits contributes its low 16 bytes.
     pub fn dense_element_bits(&self, dense: &DenseElements, i: usize) -> u128 {
+        let bytes = self.dense_element_data(dense, i);
+        let held = bytes.len().min(16);
+        let mut raw = [0u8; 16];
+        raw[..held].copy_from_slice(&bytes[..held]);
+        u128::from_le_bytes(raw)
+    }
+
+    /// The stored little-endian bytes of element `i` of a dense constant (any `i` for a splat).
+    pub fn dense_element_data<'d>(&self, dense: &'d DenseElements, i: usize) -> &'d [u8] {
         let n = dense_element_bytes(self.type_kind(self.element_type(dense.ty))).unwrap_or(1);
         let at = if dense.splat { 0 } else { i * n };
-        let held = n.min(16);
-        let mut raw = [0u8; 16];
-        raw[..held].copy_from_slice(&dense.data[at..at + held]);
-        u128::from_le_bytes(raw)
+        &dense.data[at..at + n]
     }
 
     /// Builds a dense constant of shaped type `ty` from decoded values: one value makes a splat.

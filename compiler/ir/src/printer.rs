@@ -1205,10 +1205,9 @@ impl<'a> Printer<'a> {
             kind
         {
             // Read whole: `dense_element` holds 128 bits.
-            let n = dense_element_bytes(kind).unwrap_or(1);
-            let at = if d.splat { 0 } else { i * n };
-            let text = wide_int::to_decimal(&d.data[at..at + n], is_unsigned(kind));
-            self.out.push_str(&text);
+            let bytes = self.ctx.dense_element_data(d, i);
+            self.out
+                .push_str(&wide_int::to_decimal(bytes, is_unsigned(kind)));
         } else if let Some(layout) = self.ctx.wide_float_layout(elem) {
             self.print_wide_float(self.ctx.dense_element_bits(d, i), layout);
         } else {

@@ -8,7 +8,7 @@ use crate::attributes::{
 };
 use crate::diagnostics::Diagnostic;
 use crate::location::{CompositeLocKind, Location};
-use crate::types::{FloatKind, FloatLayout, Type, TypeKind};
+use crate::types::{ExtFloatKind, FloatKind, FloatLayout, Type, TypeKind};
 use crate::wide_int::{self, Magnitude};
 
 /// Decodes MLIR string escapes (`\n`, `\t`, `\"`, `\\`, `\XX` hex).
@@ -263,16 +263,10 @@ impl<'a> Parser<'a> {
                     IntLiteral::Wide(bits) => Ok(self.ctx.wide_integer_attr(&bits, ty)),
                 }
             }
-            TypeKind::ExtFloat(k) => match k.wide_layout() {
-                Some(layout) => {
-                    let bits = wide_float_bits(layout, &n, loc)?;
-                    Ok(self.ctx.intern_attr(AttrKind::WideFloat { bits, ty }))
-                }
-                None => Err(Diagnostic::error(
-                    loc,
-                    format!("'{}' constants are not supported by dlc", k.keyword()),
-                )),
-            },
+            TypeKind::ExtFloat(k) => {
+                let bits = wide_float_bits(wide_layout(k, loc)?, &n, loc)?;
+                Ok(self.ctx.intern_attr(AttrKind::WideFloat { bits, ty }))
+            }
             _ => Err(Diagnostic::error(
                 loc,
                 "invalid type for a numeric attribute; expected an integer, index or float type",
@@ -789,13 +783,7 @@ fn encode_dense_literal(
         TypeKind::Float(k) => DenseValue::Float(float_value(*k, n, loc)?),
         TypeKind::ExtFloat(k) => {
             // `f80` and `f128` elements are packed from their bits: no `f64` holds them.
-            let layout = k.wide_layout().ok_or_else(|| {
-                Diagnostic::error(
-                    loc,
-                    format!("'{}' constants are not supported by dlc", k.keyword()),
-                )
-            })?;
-            let bits = wide_float_bits(layout, n, loc)?;
+            let bits = wide_float_bits(wide_layout(*k, loc)?, n, loc)?;
             out.extend_from_slice(&bits.to_le_bytes()[..bytes]);
             return Ok(());
         }
@@ -872,6 +860,16 @@ fn float_value(k: FloatKind, n: &Number, loc: Location) -> PResult<f64> {
             FloatLiteral::Bits(bits) => k.from_bits(bits as u64),
         },
     )
+}
+
+/// The layout of `k` for a constant at `loc`: only `f80` and `f128` constants are held.
+fn wide_layout(k: ExtFloatKind, loc: Location) -> PResult<FloatLayout> {
+    k.wide_layout().ok_or_else(|| {
+        Diagnostic::error(
+            loc,
+            format!("'{}' constants are not supported by dlc", k.keyword()),
+        )
+    })
 }
 
 /// The bit pattern, canonical as APFloat writes it back, that number `n` (at `loc`) stands for
