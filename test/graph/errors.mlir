@@ -11,7 +11,7 @@ func.func @unary_float_only(%x: tensor<4xi32>) -> tensor<4xi32> {
 // -----
 
 func.func @not_on_float(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'graph.not' op operand #0 must be a tensor of i1, i8, i32 or i64 values}}
+  // expected-error @+1 {{'graph.not' op operand #0 must be a tensor of i1, i8, i16, i32, i64, ui8, ui16, ui32 or ui64 values}}
   %0 = graph.not %x : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
@@ -19,17 +19,17 @@ func.func @not_on_float(%x: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 func.func @neg_on_bool(%x: tensor<4xi1>) -> tensor<4xi1> {
-  // expected-error @+1 {{operand #0 must be a tensor of f16, bf16, f32, f64, i8, i32 or i64 values, but got 'tensor<4xi1>'}}
+  // expected-error @+1 {{operand #0 must be a tensor of f16, bf16, f32, f64, i8, i16, i32, i64, ui8, ui16, ui32 or ui64 values, but got 'tensor<4xi1>'}}
   %0 = graph.neg %x : tensor<4xi1>
   return %0 : tensor<4xi1>
 }
 
 // -----
 
-func.func @unsupported_dtype(%x: tensor<4xi16>) -> tensor<4xi16> {
-  // expected-error @+1 {{operand #0 must be a tensor of f16, bf16, f32, f64, i8, i32 or i64 values, but got 'tensor<4xi16>'}}
-  %0 = graph.abs %x : tensor<4xi16>
-  return %0 : tensor<4xi16>
+func.func @unsupported_dtype(%x: tensor<4xsi16>) -> tensor<4xsi16> {
+  // expected-error @+1 {{operand #0 must be a tensor of f16, bf16, f32, f64, i8, i16, i32, i64, ui8, ui16, ui32 or ui64 values, but got 'tensor<4xsi16>'}}
+  %0 = graph.abs %x : tensor<4xsi16>
+  return %0 : tensor<4xsi16>
 }
 
 // -----
@@ -59,7 +59,7 @@ func.func @binary_wrong_result(%a: tensor<4x1xf32>, %b: tensor<1x8xf32>) -> tens
 // -----
 
 func.func @and_on_float(%a: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'graph.and' op operand #0 must be a tensor of i1, i8, i32 or i64 values}}
+  // expected-error @+1 {{'graph.and' op operand #0 must be a tensor of i1, i8, i16, i32, i64, ui8, ui16, ui32 or ui64 values}}
   %0 = graph.and %a, %a : tensor<4xf32>
   return %0 : tensor<4xf32>
 }

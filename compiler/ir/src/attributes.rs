@@ -437,6 +437,23 @@ impl Context {
     }
 
     /// Builds a dense constant of shaped type `ty` from decoded values: one value makes a splat.
+    /// A dense elements attribute with its element type made signless (`ui8` → `i8`) and the
+    /// same packed bytes, which stand for the same bits at every width; any other attribute is
+    /// returned as it is.
+    pub fn dense_signless(&mut self, attr: Attribute) -> Attribute {
+        let AttrKind::DenseElements(dense) = self.attr_kind(attr) else {
+            return attr;
+        };
+        let elem = self.element_type(dense.ty);
+        let signless = self.signless(elem);
+        if signless == elem {
+            return attr;
+        }
+        let (splat, data) = (dense.splat, dense.data.clone());
+        let ty = self.with_element_type(dense.ty, signless);
+        self.intern_attr(AttrKind::DenseElements(DenseElements { ty, splat, data }))
+    }
+
     pub fn dense_attr(&mut self, ty: Type, values: &[DenseValue]) -> Attribute {
         let elem = self.element_type(ty);
         let kind = self.type_kind(elem).clone();

@@ -473,10 +473,14 @@ impl Type {
     pub const F32: Type = Type(8);
     pub const F64: Type = Type(9);
     pub const NONE: Type = Type(10);
+    pub const UI8: Type = Type(11);
+    pub const UI16: Type = Type(12);
+    pub const UI32: Type = Type(13);
+    pub const UI64: Type = Type(14);
 }
 
 /// The types every context interns first, in the order of the `Type` constants.
-pub(crate) const PREINTERNED: [TypeKind; 11] = [
+pub(crate) const PREINTERNED: [TypeKind; 15] = [
     TypeKind::Integer { width: 1 },
     TypeKind::Integer { width: 8 },
     TypeKind::Integer { width: 16 },
@@ -488,6 +492,22 @@ pub(crate) const PREINTERNED: [TypeKind; 11] = [
     TypeKind::Float(FloatKind::F32),
     TypeKind::Float(FloatKind::F64),
     TypeKind::None,
+    TypeKind::SignedInteger {
+        width: 8,
+        signed: false,
+    },
+    TypeKind::SignedInteger {
+        width: 16,
+        signed: false,
+    },
+    TypeKind::SignedInteger {
+        width: 32,
+        signed: false,
+    },
+    TypeKind::SignedInteger {
+        width: 64,
+        signed: false,
+    },
 ];
 
 impl Context {
@@ -562,6 +582,27 @@ impl Context {
         match self.type_kind(ty) {
             TypeKind::ExtFloat(k) => k.wide_layout(),
             _ => None,
+        }
+    }
+
+    /// `(width, unsigned)` of an integer type of any signedness (`iN`, `siN`, `uiN`); `None` for
+    /// other types (`index` included).
+    pub fn any_integer(&self, ty: Type) -> Option<(u32, bool)> {
+        match self.type_kind(ty) {
+            TypeKind::Integer { width } => Some((*width, false)),
+            TypeKind::SignedInteger { width, signed } => Some((*width, !*signed)),
+            _ => None,
+        }
+    }
+
+    /// The signless form of an integer type (`ui8` and `si8` → `i8`), which is what `arith`
+    /// computes on; every other type is returned as it is.
+    pub fn signless(&self, ty: Type) -> Type {
+        match *self.type_kind(ty) {
+            TypeKind::SignedInteger { width, .. } => {
+                Type::from_index(self.interned.types.intern(TypeKind::Integer { width }))
+            }
+            _ => ty,
         }
     }
 

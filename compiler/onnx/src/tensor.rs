@@ -25,11 +25,17 @@ pub fn element_type(data_type: i32) -> Result<Type, String> {
         DataType::Bfloat16 => Type::BF16,
         DataType::Bool => Type::I1,
         DataType::Int8 => Type::I8,
+        DataType::Int16 => Type::I16,
         DataType::Int32 => Type::I32,
         DataType::Int64 => Type::I64,
+        DataType::Uint8 => Type::UI8,
+        DataType::Uint16 => Type::UI16,
+        DataType::Uint32 => Type::UI32,
+        DataType::Uint64 => Type::UI64,
         other => {
             return Err(format!(
-                "data type {} is not supported (dlc has float, double, float16, bfloat16, bool, int8, int32, int64)",
+                "data type {} is not supported (dlc has float, double, float16, bfloat16, bool, \
+                 int8, int16, int32, int64, uint8, uint16, uint32, uint64)",
                 dtype_name(other)
             ))
         }
@@ -44,9 +50,9 @@ fn dtype_name(dt: DataType) -> String {
 /// The width in bytes of one element of `ty` (one of dlc's element types).
 fn element_bytes(ty: Type) -> usize {
     match ty {
-        Type::I1 | Type::I8 => 1,
-        Type::F16 | Type::BF16 => 2,
-        Type::F32 | Type::I32 => 4,
+        Type::I1 | Type::I8 | Type::UI8 => 1,
+        Type::F16 | Type::BF16 | Type::I16 | Type::UI16 => 2,
+        Type::F32 | Type::I32 | Type::UI32 => 4,
         _ => 8,
     }
 }
@@ -112,6 +118,7 @@ fn typed_bytes(t: &TensorProto, elem: Type, count: usize) -> Result<Vec<u8>, Str
         Type::F32 => t.float_data.len(),
         Type::F64 => t.double_data.len(),
         Type::I64 => t.int64_data.len(),
+        Type::UI32 | Type::UI64 => t.uint64_data.len(),
         _ => t.int32_data.len(),
     };
     if held != count {
@@ -126,9 +133,11 @@ fn typed_bytes(t: &TensorProto, elem: Type, count: usize) -> Result<Vec<u8>, Str
         Type::F64 => out.extend(t.double_data.iter().flat_map(|v| v.to_le_bytes())),
         Type::I64 => out.extend(t.int64_data.iter().flat_map(|v| v.to_le_bytes())),
         Type::I32 => out.extend(t.int32_data.iter().flat_map(|v| v.to_le_bytes())),
-        // int32_data holds one element per entry: the value (int8, bool) or the bit pattern
-        // (float16, bfloat16) in its low bits.
-        Type::I8 | Type::I1 => out.extend(t.int32_data.iter().map(|v| *v as u8)),
+        Type::UI64 => out.extend(t.uint64_data.iter().flat_map(|v| v.to_le_bytes())),
+        Type::UI32 => out.extend(t.uint64_data.iter().flat_map(|v| (*v as u32).to_le_bytes())),
+        // int32_data holds one element per entry: the value (int8, int16, uint8, uint16, bool)
+        // or the bit pattern (float16, bfloat16) in its low bits.
+        Type::I8 | Type::UI8 | Type::I1 => out.extend(t.int32_data.iter().map(|v| *v as u8)),
         _ => out.extend(t.int32_data.iter().flat_map(|v| (*v as u16).to_le_bytes())),
     }
     Ok(out)

@@ -845,16 +845,57 @@ fn unknown_attribute_is_named() {
 
 #[test]
 fn unsupported_input_dtype_is_named() {
-    let m = model(
-        vec![node("Relu", "relu", &["x"], &["y"])],
-        vec![input("x", DataType::Uint16, &[2])],
-        &["y"],
-        vec![],
-    );
-    assert_mentions(
-        &import_error(&m),
-        &["graph input 'x'", "UINT16", "not supported"],
-    );
+    for (dtype, name) in [
+        (DataType::Float8e4m3fn, "FLOAT8E4M3FN"),
+        (DataType::Int4, "INT4"),
+        (DataType::String, "STRING"),
+    ] {
+        let m = model(
+            vec![node("Relu", "relu", &["x"], &["y"])],
+            vec![input("x", dtype, &[2])],
+            &["y"],
+            vec![],
+        );
+        assert_mentions(
+            &import_error(&m),
+            &["graph input 'x'", name, "not supported"],
+        );
+    }
+}
+
+/// Unsigned and 16-bit integer tensors import from every field ONNX stores them in: uint8,
+/// uint16 and int16 in `int32_data`, uint32 and uint64 in `uint64_data`.
+#[test]
+fn unsigned_typed_fields_import() {
+    for (dtype, ty) in [
+        (DataType::Uint8, "ui8"),
+        (DataType::Uint16, "ui16"),
+        (DataType::Int16, "i16"),
+        (DataType::Uint32, "ui32"),
+        (DataType::Uint64, "ui64"),
+    ] {
+        let mut t = TensorProto {
+            name: "c".into(),
+            dims: vec![2],
+            data_type: dtype as i32,
+            ..Default::default()
+        };
+        if matches!(dtype, DataType::Uint32 | DataType::Uint64) {
+            t.uint64_data = vec![7, 200];
+        } else {
+            t.int32_data = vec![7, 200];
+        }
+        let m = model(
+            vec![node("Add", "add", &["x", "c"], &["y"])],
+            vec![input("x", dtype, &[2])],
+            &["y"],
+            vec![t],
+        );
+        let (ctx, imported) =
+            import_checked(&m, &ImportOptions::default()).unwrap_or_else(|e| panic!("{ty}: {e}"));
+        let text = dlc_ir::print_op(&ctx, imported.module, Default::default());
+        assert!(text.contains(&format!("tensor<2x{ty}>")), "{ty}: {text}");
+    }
 }
 
 #[test]

@@ -13,7 +13,7 @@
 //! the op, before anything runs.
 
 use crate::abi::{KernelFn, KernelTable};
-use crate::signature::{type_parts, DimSpec, Signature, TensorSpec};
+use crate::signature::{relabel, source_dtypes, type_parts, DimSpec, Signature, TensorSpec};
 use crate::tensor::{byte_size, AlignedBytes};
 use dlc_arith::ArithOps;
 use dlc_func::FuncOp;
@@ -836,6 +836,18 @@ impl Compiler<'_> {
     fn compile_return(&mut self, op: Op) -> Result<(), Diagnostic> {
         let ctx = self.ctx;
         let mut next_symbol = 0u32;
+        let func = ctx.parent_op(op).unwrap_or(op);
+        let declared = match source_dtypes(ctx, func)? {
+            Some((_, results)) if results.len() != ctx.operands(op).len() => {
+                return Err(err(
+                    ctx,
+                    op,
+                    "the source type does not have one result per value",
+                ))
+            }
+            Some((_, results)) => Some(results),
+            None => None,
+        };
         for (i, &v) in ctx.operands(op).iter().enumerate() {
             let Slot::Buffer(slot) = self.get(op, v)? else {
                 return Err(err(
@@ -846,8 +858,11 @@ impl Compiler<'_> {
             };
             // Returned bytes must outlive the caller's inputs: never the caller's tensor.
             self.mark_copy(slot);
-            let (dtype, dims) = type_parts(ctx, ctx.value_type(v))
+            let (mut dtype, dims) = type_parts(ctx, ctx.value_type(v))
                 .ok_or_else(|| err(ctx, op, format!("result #{i}: unsupported type")))?;
+            if let Some(declared) = &declared {
+                dtype = relabel(ctx, func, &format!("result #{i}"), dtype, declared[i])?;
+            }
             let dims = dims
                 .iter()
                 .map(|&d| {

@@ -516,7 +516,7 @@ impl<'s> Outputs<'s> {
         // needs `&mut` access to the session this borrows.
         let bytes = unsafe { std::slice::from_raw_parts(buf.ptr, buf.bytes) };
         Some(TensorView {
-            dtype: s.program.buf_dtype[slot],
+            dtype: s.program.outputs[i].dtype,
             shape: &s.dims[at..at + rank],
             bytes,
         })

@@ -11,7 +11,7 @@
 use crate::error::RuntimeError;
 use crate::tensor::Tensor;
 use dlc_ir::{AttrKind, Context, Diagnostic, Op, Type, DYNAMIC};
-use dlc_loop::DIM_SYMBOLS;
+use dlc_loop::{DIM_SYMBOLS, SOURCE_TYPE};
 use dlc_tensor::DType;
 
 /// One dim of a [`TensorSpec`].
@@ -51,6 +51,55 @@ pub(crate) fn type_parts(ctx: &Context, ty: Type) -> Option<(DType, Vec<i64>)> {
     }
     let shape = ctx.shape(ty)?;
     Some((DType::from_type(ctx, ctx.element_type(ty))?, shape.to_vec()))
+}
+
+/// The dtypes of the arguments and results of `func` as its [`SOURCE_TYPE`] attribute gives
+/// them (the graph types whose signedness its buffers dropped), or `None` without one. Each
+/// must be the buffer's dtype or one of the same size (`ui8` for an `i8` buffer).
+pub(crate) fn source_dtypes(
+    ctx: &Context,
+    func: Op,
+) -> Result<Option<(Vec<DType>, Vec<DType>)>, Diagnostic> {
+    let Some(attr) = ctx.attr(func, SOURCE_TYPE) else {
+        return Ok(None);
+    };
+    let bad =
+        |message: &str| Diagnostic::error(ctx.op_loc(func), format!("'{SOURCE_TYPE}' {message}"));
+    let (inputs, results) = ctx
+        .attr_as_type(attr)
+        .and_then(|t| ctx.function_signature(t))
+        .ok_or_else(|| bad("must be a function type"))?;
+    let dtypes = |types: &[Type]| -> Result<Vec<DType>, Diagnostic> {
+        types
+            .iter()
+            .map(|&t| {
+                DType::from_type(ctx, ctx.element_type(t))
+                    .ok_or_else(|| bad("has an element type the runtime cannot pass"))
+            })
+            .collect()
+    };
+    Ok(Some((dtypes(inputs)?, dtypes(results)?)))
+}
+
+/// `declared` when it stands for the same bytes as `buffer` (a relabeling of its integers'
+/// signedness), else an error naming `what`.
+pub(crate) fn relabel(
+    ctx: &Context,
+    func: Op,
+    what: &str,
+    buffer: DType,
+    declared: DType,
+) -> Result<DType, Diagnostic> {
+    let same_bits =
+        declared.is_int() && buffer.is_int() && declared.size_bytes() == buffer.size_bytes();
+    if declared == buffer || same_bits {
+        Ok(declared)
+    } else {
+        Err(Diagnostic::error(
+            ctx.op_loc(func),
+            format!("'{SOURCE_TYPE}' gives {what} dtype {declared}, but its buffer holds {buffer}"),
+        ))
+    }
 }
 
 /// The entry block arguments of a function.
@@ -135,6 +184,17 @@ impl Signature {
             .map(|(_, dims)| dims.iter().filter(|&&d| d == DYNAMIC).count())
             .collect();
         let symbols = dim_symbols(ctx, func, &dynamic)?;
+        if let Some((declared, _)) = source_dtypes(ctx, func)? {
+            if declared.len() != parts.len() {
+                return Err(Diagnostic::error(
+                    ctx.op_loc(func),
+                    format!("'{SOURCE_TYPE}' does not have one input per argument"),
+                ));
+            }
+            for (i, (part, &d)) in parts.iter_mut().zip(&declared).enumerate() {
+                part.0 = relabel(ctx, func, &format!("argument #{i}"), part.0, d)?;
+            }
+        }
         let inputs = parts
             .into_iter()
             .zip(symbols)

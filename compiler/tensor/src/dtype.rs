@@ -4,7 +4,8 @@ use dlc_ir::{Context, FloatKind, Type, TypeKind};
 use std::fmt;
 
 /// The element types of host tensors: the floats and integers dlc executes, and `index`
-/// (a 64-bit integer, for the buffers of host programs).
+/// (a 64-bit integer, for the buffers of host programs). `iN` are signed integers (ONNX's
+/// INT8..INT64), `uiN` unsigned ones (UINT8..UINT64).
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub enum DType {
     F16,
@@ -13,22 +14,32 @@ pub enum DType {
     F64,
     I1,
     I8,
+    I16,
     I32,
     I64,
+    U8,
+    U16,
+    U32,
+    U64,
     Index,
 }
 
 impl DType {
     /// Every dtype a tensor of a graph program may have (not `index`), floats first.
-    pub const ALL: [DType; 8] = [
+    pub const ALL: [DType; 13] = [
         DType::F16,
         DType::BF16,
         DType::F32,
         DType::F64,
         DType::I1,
         DType::I8,
+        DType::I16,
         DType::I32,
         DType::I64,
+        DType::U8,
+        DType::U16,
+        DType::U32,
+        DType::U64,
     ];
 
     /// The dtype of an element type, or `None` for types a tensor cannot hold.
@@ -40,8 +51,19 @@ impl DType {
             TypeKind::Float(FloatKind::F64) => Some(DType::F64),
             TypeKind::Integer { width: 1 } => Some(DType::I1),
             TypeKind::Integer { width: 8 } => Some(DType::I8),
+            TypeKind::Integer { width: 16 } => Some(DType::I16),
             TypeKind::Integer { width: 32 } => Some(DType::I32),
             TypeKind::Integer { width: 64 } => Some(DType::I64),
+            TypeKind::SignedInteger {
+                width,
+                signed: false,
+            } => match width {
+                8 => Some(DType::U8),
+                16 => Some(DType::U16),
+                32 => Some(DType::U32),
+                64 => Some(DType::U64),
+                _ => None,
+            },
             TypeKind::Index => Some(DType::Index),
             _ => None,
         }
@@ -56,8 +78,13 @@ impl DType {
             DType::F64 => Type::F64,
             DType::I1 => Type::I1,
             DType::I8 => Type::I8,
+            DType::I16 => Type::I16,
             DType::I32 => Type::I32,
             DType::I64 => Type::I64,
+            DType::U8 => Type::UI8,
+            DType::U16 => Type::UI16,
+            DType::U32 => Type::UI32,
+            DType::U64 => Type::UI64,
             DType::Index => Type::INDEX,
         }
     }
@@ -77,18 +104,24 @@ impl DType {
     /// integer here).
     pub fn int_width(self) -> Option<u32> {
         match self {
-            DType::I8 => Some(8),
-            DType::I32 => Some(32),
-            DType::I64 | DType::Index => Some(64),
+            DType::I8 | DType::U8 => Some(8),
+            DType::I16 | DType::U16 => Some(16),
+            DType::I32 | DType::U32 => Some(32),
+            DType::I64 | DType::U64 | DType::Index => Some(64),
             _ => None,
         }
+    }
+
+    /// True for the unsigned integers `ui8` .. `ui64`.
+    pub fn is_unsigned(self) -> bool {
+        matches!(self, DType::U8 | DType::U16 | DType::U32 | DType::U64)
     }
 
     pub fn is_float(self) -> bool {
         self.float_kind().is_some()
     }
 
-    /// True for `i8`, `i32`, `i64` and `index` (not `i1`).
+    /// True for the signed and unsigned integers and `index` (not `i1`).
     pub fn is_int(self) -> bool {
         self.int_width().is_some()
     }
@@ -100,10 +133,10 @@ impl DType {
     /// The bytes one element takes in memory: `i1` is one byte, `f16`/`bf16` two, `index` eight.
     pub fn size_bytes(self) -> usize {
         match self {
-            DType::I1 | DType::I8 => 1,
-            DType::F16 | DType::BF16 => 2,
-            DType::F32 | DType::I32 => 4,
-            DType::F64 | DType::I64 | DType::Index => 8,
+            DType::I1 | DType::I8 | DType::U8 => 1,
+            DType::F16 | DType::BF16 | DType::I16 | DType::U16 => 2,
+            DType::F32 | DType::I32 | DType::U32 => 4,
+            DType::F64 | DType::I64 | DType::U64 | DType::Index => 8,
         }
     }
 
@@ -116,8 +149,13 @@ impl DType {
             DType::F64 => "f64",
             DType::I1 => "i1",
             DType::I8 => "i8",
+            DType::I16 => "i16",
             DType::I32 => "i32",
             DType::I64 => "i64",
+            DType::U8 => "ui8",
+            DType::U16 => "ui16",
+            DType::U32 => "ui32",
+            DType::U64 => "ui64",
             DType::Index => "index",
         }
     }

@@ -1,7 +1,7 @@
 //! The `.npy` format (versions 1, 2 and 3 read; 1, or 2 when the header needs it, written):
 //! how tensors move between numpy and dlc's tools, tests and interpreters.
 //!
-//! Data is little-endian: `<f2 <f4 <f8 |b1 |i1 <i4 <i8` (`=` is taken as little-endian, and
+//! Data is little-endian: `<f2 <f4 <f8 |b1 |i1 <i2 <i4 <i8 |u1 <u2 <u4 <u8` (`=` is taken as little-endian, and
 //! one-byte types accept any byte order). Arrays are read in C order or in Fortran order (what
 //! numpy writes for a transposed array), which is reordered to C order on load; they are always
 //! written in C order. numpy has no bfloat16 and no index type: a `bf16` tensor is written as
@@ -102,20 +102,8 @@ pub fn encode(dtype: DType, shape: &[usize], data: &[u8]) -> Vec<u8> {
             descr = "<f8";
             data
         }
-        DType::I1 => {
-            descr = "|b1";
-            data
-        }
-        DType::I8 => {
-            descr = "|i1";
-            data
-        }
-        DType::I32 => {
-            descr = "<i4";
-            data
-        }
-        DType::I64 | DType::Index => {
-            descr = "<i8";
+        _ => {
+            descr = descr_of(dtype);
             data
         }
     };
@@ -226,9 +214,27 @@ fn fortran_to_c_order(data: &[u8], shape: &[usize], element: usize) -> Vec<u8> {
 }
 
 /// The dtype of a NumPy type string.
+/// The numpy type string of an integer or boolean dtype (`index` is `<i8`).
+fn descr_of(dtype: DType) -> &'static str {
+    match dtype {
+        DType::I1 => "|b1",
+        DType::I8 => "|i1",
+        DType::I16 => "<i2",
+        DType::I32 => "<i4",
+        DType::U8 => "|u1",
+        DType::U16 => "<u2",
+        DType::U32 => "<u4",
+        DType::U64 => "<u8",
+        _ => "<i8",
+    }
+}
+
+/// The numpy type strings dlc reads, for messages.
+const SUPPORTED: &str = "<f2 <f4 <f8 |b1 |i1 <i2 <i4 <i8 |u1 <u2 <u4 <u8";
+
 fn parse_descr(descr: &str) -> Result<DType, String> {
     let (order, ty) = descr.split_at(descr.len().min(1));
-    let one_byte = matches!(ty, "b1" | "i1");
+    let one_byte = matches!(ty, "b1" | "i1" | "u1");
     let order_ok = match order {
         "<" | "=" => true,
         "|" => one_byte,
@@ -241,14 +247,19 @@ fn parse_descr(descr: &str) -> Result<DType, String> {
         "f8" => Some(DType::F64),
         "b1" => Some(DType::I1),
         "i1" => Some(DType::I8),
+        "i2" => Some(DType::I16),
         "i4" => Some(DType::I32),
         "i8" => Some(DType::I64),
+        "u1" => Some(DType::U8),
+        "u2" => Some(DType::U16),
+        "u4" => Some(DType::U32),
+        "u8" => Some(DType::U64),
         _ => None,
     };
     match dtype {
         Some(d) if order_ok => Ok(d),
         _ => Err(format!(
-            "unsupported dtype '{descr}' (supported: <f2 <f4 <f8 |b1 |i1 <i4 <i8)"
+            "unsupported dtype '{descr}' (supported: {SUPPORTED})"
         )),
     }
 }

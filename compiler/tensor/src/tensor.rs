@@ -50,7 +50,8 @@ impl Scalar {
 
     /// `graph.cast` of one element: float→int truncates toward zero like C (saturating at the
     /// target's range, NaN → 0, where C is undefined); int→float rounds to nearest; to `i1` is
-    /// `x != 0`; int→int wraps to the target width.
+    /// `x != 0`; int→int wraps to the target width and signedness. An integer is read as signed
+    /// (see [`Scalar::cast_from`] for the elements of a `ui64` tensor).
     pub fn cast(self, dtype: DType) -> Scalar {
         if dtype.is_bool() {
             return Scalar::Bool(self.as_bool());
@@ -62,24 +63,56 @@ impl Scalar {
                 other => kind.round(other.as_f64()),
             });
         }
-        let width = dtype.int_width().unwrap_or(64);
         match self {
-            Scalar::Float(v) => Scalar::Int(match width {
-                8 => v as i8 as i64,
-                32 => v as i32 as i64,
+            Scalar::Float(v) => Scalar::Int(match dtype {
+                DType::I8 => v as i8 as i64,
+                DType::I16 => v as i16 as i64,
+                DType::I32 => v as i32 as i64,
+                DType::U8 => v as u8 as i64,
+                DType::U16 => v as u16 as i64,
+                DType::U32 => v as u32 as i64,
+                DType::U64 => v as u64 as i64,
                 _ => v as i64,
             }),
-            other => Scalar::Int(wrap_int(other.as_i64(), width)),
+            other => Scalar::Int(dtype.wrap(other.as_i64())),
+        }
+    }
+
+    /// [`Scalar::cast`] of an element of a `from` tensor: the same, except that a `ui64`
+    /// element (held as its bit pattern) converts to a float by its unsigned value.
+    pub fn cast_from(self, from: DType, dtype: DType) -> Scalar {
+        match (self, dtype.float_kind()) {
+            (Scalar::Int(v), Some(kind)) if from == DType::U64 => Scalar::Float(match kind {
+                FloatKind::F32 => v as u64 as f32 as f64,
+                _ => kind.round(v as u64 as f64),
+            }),
+            _ => self.cast(dtype),
         }
     }
 }
 
-/// `v` wrapped (two's complement) to `width` bits, as integer arithmetic of that width does.
+/// `v` wrapped (two's complement) to `width` bits, as signed integer arithmetic of that width
+/// does.
 pub fn wrap_int(v: i64, width: u32) -> i64 {
     match width {
         8 => v as i8 as i64,
+        16 => v as i16 as i64,
         32 => v as i32 as i64,
         _ => v,
+    }
+}
+
+impl DType {
+    /// `v` wrapped to this integer dtype: signed types sign-extend their low bits, unsigned ones
+    /// keep them as a non-negative value, and `ui64` keeps all 64 bits (its elements are held as
+    /// their bit pattern in an `i64`).
+    pub fn wrap(self, v: i64) -> i64 {
+        match self {
+            DType::U8 => v as u8 as i64,
+            DType::U16 => v as u16 as i64,
+            DType::U32 => v as u32 as i64,
+            _ => wrap_int(v, self.int_width().unwrap_or(64)),
+        }
     }
 }
 
@@ -127,14 +160,14 @@ impl Tensor {
                 data.len()
             ));
         }
-        let data = match (data, dtype.float_kind(), dtype.int_width()) {
+        let data = match (data, dtype.float_kind(), dtype.is_int()) {
             (Elements::Float(v), Some(kind), _) => {
                 Elements::Float(v.into_iter().map(|x| kind.round(x)).collect())
             }
-            (Elements::Int(v), _, Some(width)) => {
-                Elements::Int(v.into_iter().map(|x| wrap_int(x, width)).collect())
+            (Elements::Int(v), _, true) => {
+                Elements::Int(v.into_iter().map(|x| dtype.wrap(x)).collect())
             }
-            (Elements::Bool(v), None, None) => Elements::Bool(v),
+            (Elements::Bool(v), None, false) => Elements::Bool(v),
             (_, _, _) => return Err(format!("elements of the wrong class for {dtype}")),
         };
         Ok(Tensor { dtype, shape, data })
@@ -232,6 +265,10 @@ impl Tensor {
         let ty = ctx.tensor_type(&dims, self.dtype.to_type());
         let values: Vec<DenseValue> = match &self.data {
             Elements::Float(v) => v.iter().map(|x| DenseValue::Float(*x)).collect(),
+            Elements::Int(v) if self.dtype == DType::U64 => v
+                .iter()
+                .map(|x| DenseValue::Int(*x as u64 as i128))
+                .collect(),
             Elements::Int(v) => v.iter().map(|x| DenseValue::Int(*x as i128)).collect(),
             Elements::Bool(v) => v.iter().map(|x| DenseValue::Int(*x as i128)).collect(),
         };
@@ -335,9 +372,15 @@ impl Tensor {
         let chunks = bytes.chunks_exact(width);
         let data = match dtype {
             DType::I1 => Elements::Bool(chunks.map(|c| c[0] != 0).collect()),
-            DType::I8 => Elements::Int(chunks.map(|c| c[0] as i8 as i64).collect()),
-            DType::I32 => Elements::Int(chunks.map(|c| word(c) as u32 as i32 as i64).collect()),
-            DType::I64 | DType::Index => Elements::Int(chunks.map(|c| word(c) as i64).collect()),
+            DType::I8
+            | DType::I16
+            | DType::I32
+            | DType::I64
+            | DType::U8
+            | DType::U16
+            | DType::U32
+            | DType::U64
+            | DType::Index => Elements::Int(chunks.map(|c| dtype.wrap(word(c) as i64)).collect()),
             DType::F64 => Elements::Float(chunks.map(|c| f64::from_bits(word(c))).collect()),
             DType::F16 | DType::BF16 | DType::F32 => {
                 let kind = dtype.float_kind().unwrap_or(FloatKind::F32);
@@ -356,11 +399,11 @@ impl Tensor {
         let mut out = Vec::with_capacity(self.len() * self.dtype.size_bytes());
         match (&self.data, self.dtype) {
             (Elements::Bool(v), _) => out.extend(v.iter().map(|&b| b as u8)),
-            (Elements::Int(v), DType::I8) => out.extend(v.iter().map(|&x| x as i8 as u8)),
-            (Elements::Int(v), DType::I32) => {
-                v.iter().for_each(|&x| out.extend((x as i32).to_le_bytes()))
+            (Elements::Int(v), dtype) => {
+                let width = dtype.size_bytes();
+                v.iter()
+                    .for_each(|&x| out.extend(&x.to_le_bytes()[..width]))
             }
-            (Elements::Int(v), _) => v.iter().for_each(|&x| out.extend(x.to_le_bytes())),
             (Elements::Float(v), DType::F64) => v.iter().for_each(|&x| out.extend(x.to_le_bytes())),
             (Elements::Float(v), DType::F32) => {
                 v.iter().for_each(|&x| out.extend((x as f32).to_le_bytes()))
@@ -372,6 +415,16 @@ impl Tensor {
             }
         }
         out
+    }
+
+    /// The same bytes read as `dtype`, which must have elements of the same size (`ui8` as
+    /// `i8`, `f32` as `i32`): a bit cast.
+    pub fn bitcast(&self, dtype: DType) -> Result<Tensor, String> {
+        if dtype.size_bytes() != self.dtype.size_bytes() || dtype.is_bool() != self.dtype.is_bool()
+        {
+            return Err(format!("cannot bit cast {} to {dtype}", self.dtype));
+        }
+        Tensor::from_le_bytes(dtype, &self.shape, &self.to_le_bytes())
     }
 
     /// The elements as floats (integers converted, `true` as 1).
@@ -394,9 +447,11 @@ impl Tensor {
         Tensor::new(self.dtype, shape, self.data.clone())
     }
 
-    /// `graph.cast`: every element converted with [`Scalar::cast`].
+    /// `graph.cast`: every element converted with [`Scalar::cast_from`].
     pub fn cast(&self, dtype: DType) -> Tensor {
-        let values = (0..self.len()).map(|i| self.get(i).cast(dtype)).collect();
+        let values = (0..self.len())
+            .map(|i| self.get(i).cast_from(self.dtype, dtype))
+            .collect();
         Tensor::from_scalars(dtype, self.shape.clone(), values)
     }
 

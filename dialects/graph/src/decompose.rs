@@ -370,15 +370,15 @@ pub fn direct_conv(ctx: &Context, op: Op) -> Option<Conv> {
 /// columns of an im2col matmul (a 1x1 convolution over 10x10 pixels: 100 columns, not 10).
 pub const DIRECT_MIN_COLUMNS: i64 = 32;
 
-/// max_pool2d: pad with -∞ (the type's minimum for integers), gather the windows, reduce_max.
+/// max_pool2d: pad with -∞ (the type's minimum for integers, 0 for unsigned ones), gather the
+/// windows, reduce_max.
 pub(crate) fn max_pool2d(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
     let x = b.ctx.operand(op, 0);
     let window = Window::of(b.ctx, op, x, None)?;
-    let low = if b.is_float(x) {
-        f64::NEG_INFINITY
-    } else {
-        let bits = b.ctx.integer_width(b.elem(x)).unwrap_or(64);
-        -(2f64.powi(bits as i32 - 1))
+    let low = match b.ctx.any_integer(b.elem(x)) {
+        None => f64::NEG_INFINITY,
+        Some((_, true)) => 0.0,
+        Some((bits, false)) => -(2f64.powi(bits as i32 - 1)),
     };
     let xp = window.pad(b, x, low);
     let cols = window.gather(b, xp);

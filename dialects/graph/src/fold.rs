@@ -453,6 +453,7 @@ fn eval(
         (G::MinOp(_), [I(x), I(y)]) => I(*x.min(y)),
         (G::AndOp(_), [I(x), I(y)]) => wrap(x & y),
         (G::OrOp(_), [I(x), I(y)]) => wrap(x | y),
+        (G::XorOp(_), [I(x), I(y)]) => wrap(x ^ y),
         (G::CmpOp(_), [a, b]) => {
             let ord = match (a, b) {
                 (F(x), F(y)) => x.partial_cmp(y),

@@ -161,6 +161,14 @@ graph_ops! {
     AndOp = "graph.and", Binary(IntOrBool), COMM, [lhs, rhs] -> [result], [], fold = fold::fold;
     /// Elementwise logical/bitwise or with numpy broadcasting.
     OrOp = "graph.or", Binary(IntOrBool), COMM, [lhs, rhs] -> [result], [], fold = fold::fold;
+    /// Elementwise logical/bitwise exclusive or with numpy broadcasting.
+    XorOp = "graph.xor", Binary(IntOrBool), COMM, [lhs, rhs] -> [result], [], fold = fold::fold;
+    /// Elementwise left shift with numpy broadcasting; a shift by the width or more gives 0.
+    ShlOp = "graph.shl", Binary(Integer), PURE, [lhs, rhs] -> [result], [], fold = fold::fold;
+    /// Elementwise right shift with numpy broadcasting: logical for unsigned integers,
+    /// arithmetic for signed ones; a shift by the width or more gives 0 (−1 for a negative
+    /// signed value).
+    ShrOp = "graph.shr", Binary(Integer), PURE, [lhs, rhs] -> [result], [], fold = fold::fold;
     /// Elementwise comparison giving i1 (`predicate` is eq, ne, lt, le, gt or ge).
     CmpOp = "graph.cmp", Cmp, PURE, [lhs, rhs] -> [result], [predicate], fold = fold::fold;
     /// Elementwise `cond ? a : b`, broadcasting all three.
@@ -267,10 +275,12 @@ graph_ops! {
 pub enum DTypeClass {
     /// f16, bf16, f32, f64.
     Float,
-    /// Floats and i8, i32, i64 (not i1).
+    /// Floats and the integers i8 .. i64, ui8 .. ui64 (not i1).
     Numeric,
-    /// i1, i8, i32, i64.
+    /// i1 and the integers.
     IntOrBool,
+    /// The integers i8 .. i64, ui8 .. ui64.
+    Integer,
     /// Every graph dtype.
     Any,
 }

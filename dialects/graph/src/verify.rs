@@ -53,33 +53,45 @@ pub fn tensor_parts(ctx: &Context, ty: Type) -> Option<TensorType> {
     }
 }
 
-/// True if `ty` is one of the graph dtypes: f16, bf16, f32, f64, i1, i8, i32, i64.
+/// True if `ty` is one of the graph dtypes: f16, bf16, f32, f64, i1, the signed integers i8,
+/// i16, i32, i64 and the unsigned ones ui8, ui16, ui32, ui64.
 pub fn is_graph_dtype(ty: Type) -> bool {
-    [
-        Type::F16,
-        Type::BF16,
-        Type::F32,
-        Type::F64,
-        Type::I1,
-        Type::I8,
-        Type::I32,
-        Type::I64,
-    ]
-    .contains(&ty)
+    is_float(ty) || is_integer(ty) || ty == Type::I1
 }
 
 fn is_float(ty: Type) -> bool {
     [Type::F16, Type::BF16, Type::F32, Type::F64].contains(&ty)
 }
 
+/// True for the graph's integer dtypes: `iN` (signed) and `uiN` (unsigned), N in 8, 16, 32, 64.
+pub fn is_integer(ty: Type) -> bool {
+    [
+        Type::I8,
+        Type::I16,
+        Type::I32,
+        Type::I64,
+        Type::UI8,
+        Type::UI16,
+        Type::UI32,
+        Type::UI64,
+    ]
+    .contains(&ty)
+}
+
+/// True for the graph's unsigned integer dtypes, `ui8` .. `ui64`.
+pub fn is_unsigned(ty: Type) -> bool {
+    [Type::UI8, Type::UI16, Type::UI32, Type::UI64].contains(&ty)
+}
+
 impl DTypeClass {
     /// True if element type `ty` belongs to the class.
     pub fn contains(self, ty: Type) -> bool {
-        let int = [Type::I8, Type::I32, Type::I64].contains(&ty);
+        let int = is_integer(ty);
         match self {
             DTypeClass::Float => is_float(ty),
             DTypeClass::Numeric => is_float(ty) || int,
             DTypeClass::IntOrBool => int || ty == Type::I1,
+            DTypeClass::Integer => int,
             DTypeClass::Any => is_graph_dtype(ty),
         }
     }
@@ -87,9 +99,16 @@ impl DTypeClass {
     fn description(self) -> &'static str {
         match self {
             DTypeClass::Float => "a tensor of f16, bf16, f32 or f64 values",
-            DTypeClass::Numeric => "a tensor of f16, bf16, f32, f64, i8, i32 or i64 values",
-            DTypeClass::IntOrBool => "a tensor of i1, i8, i32 or i64 values",
-            DTypeClass::Any => "a tensor of f16, bf16, f32, f64, i1, i8, i32 or i64 values",
+            DTypeClass::Numeric => {
+                "a tensor of f16, bf16, f32, f64, i8, i16, i32, i64, ui8, ui16, ui32 or ui64 values"
+            }
+            DTypeClass::IntOrBool => {
+                "a tensor of i1, i8, i16, i32, i64, ui8, ui16, ui32 or ui64 values"
+            }
+            DTypeClass::Integer => "a tensor of i8, i16, i32, i64, ui8, ui16, ui32 or ui64 values",
+            DTypeClass::Any => {
+                "a tensor of f16, bf16, f32, f64, i1, i8, i16, i32, i64, ui8, ui16, ui32 or ui64 values"
+            }
         }
     }
 }

@@ -38,6 +38,7 @@ pub use ops::{
     IndexCheck, IterKind, KernelOp, LaunchDim, LaunchOp, LoadOp, LoopKind, LoopOps, PrefetchOp,
     ReduceKind, ReduceMethod, ReturnOp, ScheduleBlockOp, StoreOp, ThreadIdOp, VLoadOp, VStoreOp,
     ViewOp, WarpReduceOp, YieldOp, DIM_SYMBOLS, INDEX_CHECKS, MAX_BLOCK_THREADS, NOALIAS,
+    SOURCE_TYPE,
 };
 pub use types::{buffer_parts, buffer_type, elem_size_bytes, is_buffer, MemorySpace};
 pub use verify::{is_gpu_kernel, launch_compatible};

@@ -932,6 +932,13 @@ pub const INDEX_CHECKS: &str = "index_checks";
 /// against it; without it every `?` dim is independent.
 pub const DIM_SYMBOLS: &str = "loop.dim_symbols";
 
+/// The host-function attribute that keeps the signedness its buffers drop: the type of the
+/// graph function it was lowered from (`(tensor<4xui8>) -> tensor<4xui8>`). Loop code holds
+/// integers signless (a `ui8` tensor becomes an `i8` buffer), so `lower` records the graph
+/// types when an argument or result is unsigned, and the runtime and the loop interpreter take
+/// the element types of the inputs they accept and the outputs they return from it.
+pub const SOURCE_TYPE: &str = "loop.source_type";
+
 /// One precondition of a kernel's [`INDEX_CHECKS`].
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub struct IndexCheck {

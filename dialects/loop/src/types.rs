@@ -49,6 +49,7 @@ pub fn is_buffer_element(ty: Type) -> bool {
         Type::F64,
         Type::I1,
         Type::I8,
+        Type::I16,
         Type::I32,
         Type::I64,
         Type::INDEX,
@@ -67,6 +68,7 @@ pub fn elem_size_bytes(ctx: &Context, elem: Type) -> Option<u64> {
             dlc_ir::FloatKind::F64 => Some(8),
         },
         TypeKind::Integer { width: 1 | 8 } => Some(1),
+        TypeKind::Integer { width: 16 } => Some(2),
         TypeKind::Integer { width: 32 } => Some(4),
         TypeKind::Integer { width: 64 } | TypeKind::Index => Some(8),
         _ => None,
@@ -135,7 +137,7 @@ pub(crate) fn parse_type(p: &mut Parser<'_>, mnemonic: &str) -> PResult<Type> {
         let text = dlc_ir::Printer::new(p.ctx()).type_to_string(elem);
         return Err(Diagnostic::error(
             elem_loc,
-            format!("invalid buffer element type '{text}' (expected f16, bf16, f32, f64, i1, i8, i32, i64 or index)"),
+            format!("invalid buffer element type '{text}' (expected f16, bf16, f32, f64, i1, i8, i16, i32, i64 or index)"),
         ));
     }
     p.expect(Tok::Comma, "',' and a memory space (global, shared, local)")?;

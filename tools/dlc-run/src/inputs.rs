@@ -54,7 +54,8 @@ pub fn random_tensor(dtype: DType, shape: &[usize], rng: &mut Rng) -> Result<Ten
                     Scalar::Float(rng.unit() * 4.0 - 2.0)
                 }
                 DType::I1 => Scalar::Bool(rng.chance(0.5)),
-                DType::I8 | DType::I32 | DType::I64 | DType::Index => Scalar::Int(rng.range(-4, 4)),
+                d if d.is_unsigned() => Scalar::Int(rng.range(0, 8)),
+                _ => Scalar::Int(rng.range(-4, 4)),
             })
             .collect();
         let chunk = HostTensor::from_scalars(dtype, vec![len], values).to_le_bytes();

@@ -39,6 +39,7 @@ const DIRECT_BINARY: &[(&str, &str)] = &[
     ("Or", "graph.or"),
     ("BitwiseAnd", "graph.and"),
     ("BitwiseOr", "graph.or"),
+    ("BitwiseXor", "graph.xor"),
 ];
 
 const COMPARISONS: &[(&str, &str)] = &[
@@ -76,6 +77,8 @@ pub(super) const OPS: &[(&str, Handler)] = &[
     ("Or", binary),
     ("BitwiseAnd", binary),
     ("BitwiseOr", binary),
+    ("BitwiseXor", binary),
+    ("BitShift", bit_shift),
     ("Equal", compare),
     ("Less", compare),
     ("LessOrEqual", compare),
@@ -201,6 +204,21 @@ fn modulo(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let fix = cx.binary("graph.and", nonzero, signs_differ)?;
     let shifted = cx.binary("graph.add", r, b)?;
     Ok(vec![cx.select(fix, shifted, r)?])
+}
+
+/// `BitShift`: `direction` LEFT or RIGHT (logical: ONNX defines it on unsigned integers, and
+/// `graph.shr` shifts signed ones arithmetically).
+fn bit_shift(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let (x, amount) = (cx.input(0)?, cx.input(1)?);
+    let name = match cx.attr_string("direction").as_deref() {
+        Some("LEFT") => "graph.shl",
+        Some("RIGHT") => "graph.shr",
+        Some(other) => {
+            return Err(format!("direction '{other}' is not LEFT or RIGHT").into());
+        }
+        None => return Err("attribute 'direction' is required".into()),
+    };
+    Ok(vec![cx.binary(name, x, amount)?])
 }
 
 fn select(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {

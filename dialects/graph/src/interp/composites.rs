@@ -5,7 +5,7 @@
 //! Every composite computes in `f64` (operands are widened, intermediate tensors are `f64`) and
 //! rounds once, to the operand dtype, when it returns.
 
-use super::primitives::{binary, erf, matmul, normalize_axis, sigmoid, Binary, OpResult};
+use super::primitives::{binary, erf, int_key, matmul, normalize_axis, sigmoid, Binary, OpResult};
 use dlc_tensor::{
     broadcast_shapes, broadcast_source, indices, num_elements, DType, Scalar, Tensor,
 };
@@ -281,7 +281,12 @@ pub fn conv2d(x: &Tensor, w: &Tensor, window: &Window, groups: usize) -> OpResul
 /// `graph.max_pool2d` (`max`) or `graph.avg_pool2d`: over each NCHW window; padding never wins
 /// a max, and an average divides by the number of taps inside the input (padding excluded).
 pub fn pool2d(x: &Tensor, window: &Window, max: bool) -> OpResult {
-    let dtype = float_dtype(&[x])?;
+    // Max pooling is defined on integers too (it only compares); averaging on floats.
+    let dtype = if max && x.dtype().is_int() {
+        x.dtype()
+    } else {
+        float_dtype(&[x])?
+    };
     let [n, c, h, wd] = nchw(x, "input")?;
     let (oh, ow) = (window.output_size(0, h)?, window.output_size(1, wd)?);
     Tensor::from_fn(dtype, &[n, c, oh, ow], |i| {
@@ -291,10 +296,20 @@ pub fn pool2d(x: &Tensor, window: &Window, max: bool) -> OpResult {
                 let iy = window.input_position(0, i[2], ky, h);
                 let ix = window.input_position(1, i[3], kx, wd);
                 if let (Some(iy), Some(ix)) = (iy, ix) {
-                    taps.push(x.at(&[i[0], i[1], iy, ix]).as_f64());
+                    taps.push(x.at(&[i[0], i[1], iy, ix]));
                 }
             }
         }
+        if dtype.is_int() {
+            let best = taps
+                .iter()
+                .map(|t| t.as_i64())
+                .max_by_key(|&v| int_key(dtype, v));
+            return best
+                .map(Scalar::Int)
+                .ok_or_else(|| "a pooling window without elements".to_string());
+        }
+        let taps: Vec<f64> = taps.iter().map(|t| t.as_f64()).collect();
         Ok(Scalar::Float(if max {
             if taps.iter().any(|v| v.is_nan()) {
                 f64::NAN

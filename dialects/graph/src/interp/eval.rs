@@ -321,6 +321,7 @@ impl ArithEval {
             A::MinSIOp(_) | A::MinimumFOp(_) => ArithEval::Binary(Min),
             A::AndIOp(_) => ArithEval::Binary(And),
             A::OrIOp(_) => ArithEval::Binary(Or),
+            A::XOrIOp(_) => ArithEval::Binary(Xor),
             _ => return None,
         })
     }
@@ -366,6 +367,9 @@ fn binary_of(kind: GraphOps) -> Option<Binary> {
         G::RemOp(_) => Binary::Rem,
         G::AndOp(_) => Binary::And,
         G::OrOp(_) => Binary::Or,
+        G::XorOp(_) => Binary::Xor,
+        G::ShlOp(_) => Binary::Shl,
+        G::ShrOp(_) => Binary::Shr,
         _ => return None,
     })
 }

@@ -112,6 +112,7 @@ pub fn unary(op: Unary, x: &Tensor) -> OpResult {
         return Err(format!("is defined on floats only, not {dtype}"));
     }
     let width = dtype.int_width().unwrap_or(64);
+    let unsigned = dtype.is_unsigned();
     let f = |s: Scalar| -> Result<Scalar, String> {
         Ok(match (op, s) {
             (Not, Scalar::Bool(b)) => Scalar::Bool(!b),
@@ -143,6 +144,9 @@ pub fn unary(op: Unary, x: &Tensor) -> OpResult {
                 Sign => v.signum(),
                 Not => return Err(format!("is not defined on {dtype}")),
             }),
+            // Results are wrapped to the dtype by `Tensor::from_fn`.
+            (Abs | Relu, Scalar::Int(v)) if unsigned => Scalar::Int(v),
+            (Sign, Scalar::Int(v)) if unsigned => Scalar::Int((v != 0) as i64),
             (_, Scalar::Int(v)) => Scalar::Int(match op {
                 Neg => v.wrapping_neg(),
                 Abs => wrap(v.wrapping_abs(), width),
@@ -173,21 +177,27 @@ pub enum Binary {
     Rem,
     And,
     Or,
+    Xor,
+    Shl,
+    Shr,
 }
 
 /// A binary elementwise op with numpy broadcasting. Integer `Div` truncates toward zero and
 /// `Rem` takes the dividend's sign (C semantics, numpy's `fmod`); a zero divisor is an error.
-/// Float `Max`/`Min` propagate NaN. On `i1` only `And`, `Or`, `Max` (or) and `Min` (and) are
-/// defined.
+/// Unsigned integers divide, compare and shift right (`Shr`, logical) as unsigned, signed ones
+/// shift right arithmetically; a shift by the width or more gives 0 (or −1 for a negative
+/// signed value shifted right), as numpy's. Float `Max`/`Min` propagate NaN. On `i1` only
+/// `And`, `Or`, `Xor`, `Max` (or) and `Min` (and) are defined.
 pub fn binary(op: Binary, a: &Tensor, b: &Tensor) -> OpResult {
     same_dtype(a, b)?;
     let dtype = a.dtype();
     Tensor::broadcast_map(&[a, b], dtype, |args| match (args[0], args[1]) {
         (Scalar::Float(x), Scalar::Float(y)) => float_binary(op, x, y).map(Scalar::Float),
-        (Scalar::Int(x), Scalar::Int(y)) => int_binary(op, x, y).map(Scalar::Int),
+        (Scalar::Int(x), Scalar::Int(y)) => int_binary(op, x, y, dtype).map(Scalar::Int),
         (Scalar::Bool(x), Scalar::Bool(y)) => match op {
             Binary::And | Binary::Min => Ok(Scalar::Bool(x && y)),
             Binary::Or | Binary::Max => Ok(Scalar::Bool(x || y)),
+            Binary::Xor => Ok(Scalar::Bool(x != y)),
             _ => Err(format!("is not defined on {dtype}")),
         },
         _ => Err("operands of different element classes".into()),
@@ -207,19 +217,48 @@ fn float_binary(op: Binary, x: f64, y: f64) -> Result<f64, String> {
         Max => x.max(y),
         Min if x.is_nan() || y.is_nan() => f64::NAN,
         Min => x.min(y),
-        And | Or => return Err("is not defined on floats".into()),
+        And | Or | Xor | Shl | Shr => return Err("is not defined on floats".into()),
     })
 }
 
-fn int_binary(op: Binary, x: i64, y: i64) -> Result<i64, String> {
+/// An integer's value for ordering: a `ui64` element is held as its bit pattern, so it is
+/// read back unsigned; every other integer dtype holds its value.
+pub fn int_key(dtype: DType, v: i64) -> i128 {
+    if dtype == DType::U64 {
+        v as u64 as i128
+    } else {
+        v as i128
+    }
+}
+
+/// One element of an integer binary op of `dtype`; the caller wraps the result to the dtype.
+fn int_binary(op: Binary, x: i64, y: i64, dtype: DType) -> Result<i64, String> {
     use Binary::*;
+    let unsigned = dtype.is_unsigned();
+    let width = dtype.int_width().unwrap_or(64);
     Ok(match op {
         Add => x.wrapping_add(y),
         Sub => x.wrapping_sub(y),
         Mul => x.wrapping_mul(y),
         Div | Rem if y == 0 => return Err("integer division by zero".into()),
+        Div if unsigned => (x as u64 / y as u64) as i64,
+        Rem if unsigned => (x as u64 % y as u64) as i64,
         Div => x.wrapping_div(y),
         Rem => x.wrapping_rem(y),
+        Max => int_extreme(x, y, dtype, true),
+        Min => int_extreme(x, y, dtype, false),
+        Shl | Shr if int_key(dtype, y) < 0 || int_key(dtype, y) >= width as i128 => {
+            if op == Shr && !unsigned && x < 0 {
+                -1
+            } else {
+                0
+            }
+        }
+        Shl => x.wrapping_shl(y as u32),
+        // Narrow unsigned values are non-negative, so the arithmetic shift is logical there.
+        Shr if dtype == DType::U64 => ((x as u64) >> y) as i64,
+        Shr => x >> y,
+        Xor => x ^ y,
         Pow if y < 0 => return Err("integer power with a negative exponent".into()),
         Pow => {
             let (mut base, mut exp, mut acc) = (x, y as u64, 1i64);
@@ -232,11 +271,18 @@ fn int_binary(op: Binary, x: i64, y: i64) -> Result<i64, String> {
             }
             acc
         }
-        Max => x.max(y),
-        Min => x.min(y),
         And => x & y,
         Or => x | y,
     })
+}
+
+/// The larger (`max`) or smaller of two integers of `dtype`, by [`int_key`].
+fn int_extreme(x: i64, y: i64, dtype: DType, max: bool) -> i64 {
+    if (int_key(dtype, x) > int_key(dtype, y)) == max {
+        x
+    } else {
+        y
+    }
 }
 
 fn same_dtype(a: &Tensor, b: &Tensor) -> Result<(), String> {
@@ -252,13 +298,14 @@ fn same_dtype(a: &Tensor, b: &Tensor) -> Result<(), String> {
 }
 
 /// `graph.cmp`: an `i1` tensor, with numpy broadcasting. Comparisons with NaN are false except
-/// `ne`.
+/// `ne`; unsigned integers compare as unsigned.
 pub fn cmp(predicate: &str, a: &Tensor, b: &Tensor) -> OpResult {
     same_dtype(a, b)?;
+    let dtype = a.dtype();
     Tensor::broadcast_map(&[a, b], DType::I1, |args| {
         let ordering = match (args[0], args[1]) {
             (Scalar::Float(x), Scalar::Float(y)) => x.partial_cmp(&y),
-            (x, y) => Some(x.as_i64().cmp(&y.as_i64())),
+            (x, y) => Some(int_key(dtype, x.as_i64()).cmp(&int_key(dtype, y.as_i64()))),
         };
         use std::cmp::Ordering::*;
         let result = match predicate {
@@ -566,18 +613,19 @@ pub fn reduce(kind: Reduction, x: &Tensor, axes: &[i64], keepdim: bool) -> OpRes
                 Reduction::Min => values.iter().copied().fold(f64::INFINITY, f64::min),
             }))
         } else {
+            let dtype = x.dtype();
             let values: Vec<i64> = values.map(Scalar::as_i64).collect();
+            let sum = || values.iter().fold(0i64, |a, &v| a.wrapping_add(v));
+            let key = |v: &&i64| int_key(dtype, **v);
             Ok(Scalar::Int(match kind {
-                Reduction::Sum => values.iter().fold(0i64, |a, &v| a.wrapping_add(v)),
+                Reduction::Sum => sum(),
                 Reduction::Prod => values.iter().fold(1i64, |a, &v| a.wrapping_mul(v)),
                 Reduction::Mean if count == 0 => {
                     return Err("integer mean of no elements".to_string())
                 }
-                Reduction::Mean => {
-                    values.iter().fold(0i64, |a, &v| a.wrapping_add(v)) / count as i64
-                }
-                Reduction::Max => values.iter().copied().max().unwrap_or(i64::MIN),
-                Reduction::Min => values.iter().copied().min().unwrap_or(i64::MAX),
+                Reduction::Mean => int_binary(Binary::Div, sum(), count as i64, dtype)?,
+                Reduction::Max => *values.iter().max_by_key(key).unwrap_or(&i64::MIN),
+                Reduction::Min => *values.iter().min_by_key(key).unwrap_or(&i64::MAX),
             }))
         }
     })?;
@@ -614,7 +662,8 @@ pub fn arg_reduce(max: bool, x: &Tensor, axis: i64, keepdim: bool) -> OpResult {
                 (Scalar::Float(c), _) if c.is_nan() => true,
                 (Scalar::Float(c), Scalar::Float(b)) => (max && c > b) || (!max && c < b),
                 (c, b) => {
-                    let (c, b) = (c.as_i64(), b.as_i64());
+                    let dtype = x.dtype();
+                    let (c, b) = (int_key(dtype, c.as_i64()), int_key(dtype, b.as_i64()));
                     (max && c > b) || (!max && c < b)
                 }
             };

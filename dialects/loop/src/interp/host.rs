@@ -21,10 +21,10 @@ use super::buffer::{buffer_type, store, KernelArg};
 use super::exec::op_err;
 use super::scalar::{self, ScalarOp, Val};
 use super::{run_kernel_with, ArgRef};
-use crate::{DimOp, KernelOp, LoopOps, MemorySpace};
+use crate::{DimOp, KernelOp, LoopOps, MemorySpace, SOURCE_TYPE};
 use dlc_arith::ArithOps;
 use dlc_ir::symbol::SymbolTables;
-use dlc_ir::{AttrKind, Context, DenseValue, Diagnostic, Op, Traits, Value};
+use dlc_ir::{AttrKind, Context, DenseValue, Diagnostic, Op, Traits, Type, Value};
 use dlc_tensor::{DType, Tensor};
 use rustc_hash::FxHashMap as HashMap;
 
@@ -76,11 +76,22 @@ pub fn run_host(
         env: HashMap::default(),
         tables: SymbolTables::new(),
     };
+    let source = source_dtypes(ctx, func)?;
+    let args = match &source {
+        Some((inputs, _)) => relabel_all(ctx, func, args, inputs, ctx.block_args(entry), true)?,
+        None => args,
+    };
     host.bind_arguments(func, ctx.block_args(entry), args)?;
     for op in ctx.block_ops(entry) {
         // In a verified `func.func` the one return-like op of the body is its `func.return`.
         if ctx.has_trait(op, Traits::RETURN_LIKE) {
-            return host.results(op);
+            let results = host.results(op)?;
+            return match &source {
+                Some((_, declared)) => {
+                    relabel_all(ctx, func, results, declared, ctx.operands(op), false)
+                }
+                None => Ok(results),
+            };
         }
         host.exec(op)?;
     }
@@ -89,6 +100,82 @@ pub fn run_host(
         func,
         "host function ends without a 'func.return'",
     ))
+}
+
+/// The dtypes of the graph function's arguments and results that `func`'s [`SOURCE_TYPE`]
+/// attribute records (where its buffers hold unsigned integers signless), if it has one.
+fn source_dtypes(
+    ctx: &Context,
+    func: Op,
+) -> Result<Option<(Vec<Option<DType>>, Vec<Option<DType>>)>, Diagnostic> {
+    let Some(attr) = ctx.attr(func, SOURCE_TYPE) else {
+        return Ok(None);
+    };
+    let (inputs, results) = ctx
+        .attr_as_type(attr)
+        .and_then(|t| ctx.function_signature(t))
+        .ok_or_else(|| {
+            op_err(
+                ctx,
+                func,
+                format!("'{SOURCE_TYPE}' must be a function type"),
+            )
+        })?;
+    let dtypes = |types: &[Type]| {
+        types
+            .iter()
+            .map(|&t| DType::from_type(ctx, ctx.element_type(t)))
+            .collect()
+    };
+    Ok(Some((dtypes(inputs), dtypes(results))))
+}
+
+/// `values`, the arguments (`inputs`) or results of host function `func`, relabeled between the
+/// graph dtypes `declared` and the signless dtypes of its buffers (`host_values`' types): an
+/// argument must come as its graph dtype and is bit cast to its buffer's, a result is bit cast
+/// from its buffer's to its graph dtype.
+fn relabel_all(
+    ctx: &Context,
+    func: Op,
+    values: Vec<KernelArg>,
+    declared: &[Option<DType>],
+    host_values: &[Value],
+    inputs: bool,
+) -> Result<Vec<KernelArg>, Diagnostic> {
+    if declared.len() != values.len() || host_values.len() != values.len() {
+        return Err(op_err(
+            ctx,
+            func,
+            format!("'{SOURCE_TYPE}' does not match the host function's values"),
+        ));
+    }
+    let mut out = Vec::with_capacity(values.len());
+    for (i, (v, (&declared, &host))) in values
+        .into_iter()
+        .zip(declared.iter().zip(host_values))
+        .enumerate()
+    {
+        let buffer =
+            buffer_type(ctx, ctx.value_type(host)).and_then(|b| DType::from_type(ctx, b.elem));
+        out.push(match (v, declared, buffer) {
+            (KernelArg::Buffer(t), Some(d), Some(b)) if d != b => {
+                if inputs && t.dtype() != d {
+                    return Err(op_err(
+                        ctx,
+                        func,
+                        format!(
+                            "argument #{i}: expected {d} elements, got a {} buffer",
+                            t.dtype()
+                        ),
+                    ));
+                }
+                let target = if inputs { b } else { d };
+                KernelArg::Buffer(t.bitcast(target).map_err(|m| op_err(ctx, func, m))?)
+            }
+            (v, _, _) => v,
+        });
+    }
+    Ok(out)
 }
 
 /// A buffer value: `shape` elements of `dtype`, row-major, from byte `offset` of a storage.

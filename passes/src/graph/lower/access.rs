@@ -6,7 +6,7 @@
 //! Branches (`pad` outside the input, the operand of `concat` that covers a point) are
 //! `loop.if`s writing one scratch register, so no load ever leaves its buffer.
 
-use super::element::{cast, scalar_attr, slice_bound, Emit};
+use super::element::{cast, scalar_attr, slice_bound, Emit, Signs};
 use super::kernel::{element_type, Kernel, Point};
 use super::plan::{i64_array, int_attr, normalize_axis};
 use dlc_arith::CmpIPredicate;
@@ -50,7 +50,7 @@ impl Kernel<'_> {
             Some(GraphOps::IotaOp(_)) => {
                 let axis = normalize_axis(int_attr(ctx, op, "axis").unwrap_or(0), out.len())?;
                 let i = e.arith(ctx, "index_cast", &[out[axis]], Type::I64);
-                Ok(cast(ctx, e, i, elem))
+                Ok(cast(ctx, e, i, elem, Signs::default()))
             }
             Some(GraphOps::FillOp(_)) => {
                 let v = scalar_attr(ctx, op, "value").ok_or("fill without a scalar value")?;

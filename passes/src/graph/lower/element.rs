@@ -9,7 +9,9 @@
 use dlc_arith::{build_op, fastmath_attr, CmpFPredicate, CmpIPredicate, FastMathFlags};
 use dlc_graph::GraphOps;
 use dlc_graph::GraphOps as G;
-use dlc_ir::{AttrKind, Context, DenseValue, InsertPoint, Location, OpSpec, Type, Value};
+use dlc_ir::{
+    AttrKind, Context, DenseValue, FloatKind, InsertPoint, Location, OpSpec, Type, Value,
+};
 
 /// Where new scalar ops go: an insertion point and the location they carry.
 #[derive(Copy, Clone)]
@@ -103,26 +105,37 @@ pub(super) fn class(ctx: &Context, ty: Type) -> Class {
     }
 }
 
+/// Which of an elementwise op's graph element types are unsigned integers: the operands'
+/// (the type it computes in) and the result's. Loop code holds integers signless, so the
+/// graph type is what picks `divui`, `cmpi ult`, `uitofp`, ...
+#[derive(Copy, Clone, Default)]
+pub(super) struct Signs {
+    pub operand: bool,
+    pub result: bool,
+}
+
 /// Emits one element of elementwise graph op `op` (`graph.add`, `graph.exp`, `graph.cast`,
-/// ...) from its operand elements `args`; `result` is the result element type and `predicate`
-/// the `cmp` predicate. Errors name what has no scalar form.
+/// ...) from its operand elements `args`; `result` is the (signless) result element type with
+/// the signedness of the graph types, and `predicate` the `cmp` predicate. Errors name what has
+/// no scalar form.
 pub(super) fn elementwise(
     ctx: &mut Context,
     e: Emit,
     op: GraphOps,
     args: &[Value],
-    result: Type,
+    (result, signs): (Type, Signs),
     predicate: Option<&str>,
 ) -> Result<Value, String> {
     let ty = ctx.value_type(args[0]);
     let cls = class(ctx, ty);
+    let unsigned = signs.operand;
     Ok(match (op, args) {
         (G::BroadcastToOp(_), [x]) => *x,
-        (G::CastOp(_), [x]) => cast(ctx, e, *x, result),
+        (G::CastOp(_), [x]) => cast(ctx, e, *x, result, signs),
         (G::SelectOp(_), [c, a, b]) => e.select(ctx, *c, *a, *b),
-        (G::CmpOp(_), [a, b]) => compare(ctx, e, predicate.unwrap_or("eq"), *a, *b)?,
-        (_, [x]) => unary(ctx, e, op, *x, cls)?,
-        (_, [a, b]) => binary(ctx, e, op, *a, *b, cls)?,
+        (G::CmpOp(_), [a, b]) => compare(ctx, e, predicate.unwrap_or("eq"), *a, *b, unsigned)?,
+        (_, [x]) => unary(ctx, e, op, *x, cls, unsigned)?,
+        (_, [a, b]) => binary(ctx, e, op, *a, *b, cls, unsigned)?,
         _ => return Err(format!("'{}' has no scalar form", ctx.op_name(op.op()))),
     })
 }
@@ -145,12 +158,25 @@ fn math_form(op: GraphOps) -> Option<&'static str> {
     })
 }
 
-fn unary(ctx: &mut Context, e: Emit, op: GraphOps, x: Value, cls: Class) -> Result<Value, String> {
+fn unary(
+    ctx: &mut Context,
+    e: Emit,
+    op: GraphOps,
+    x: Value,
+    cls: Class,
+    unsigned: bool,
+) -> Result<Value, String> {
     let ty = ctx.value_type(x);
     if let Some(name) = math_form(op) {
         return Ok(e.math(ctx, name, &[x]));
     }
     Ok(match (op, cls) {
+        (G::AbsOp(_) | G::ReluOp(_), Class::Int) if unsigned => x,
+        (G::SignOp(_), Class::Int) if unsigned => {
+            let zero = e.int(ctx, 0, ty);
+            let nonzero = e.cmpi(ctx, CmpIPredicate::Ne, x, zero);
+            e.arith(ctx, "extui", &[nonzero], ty)
+        }
         (G::AbsOp(_), Class::Float) => e.math(ctx, "absf", &[x]),
         (G::ReciprocalOp(_), _) => {
             let one = e.float(ctx, 1.0, ty);
@@ -225,6 +251,7 @@ fn binary(
     a: Value,
     b: Value,
     cls: Class,
+    unsigned: bool,
 ) -> Result<Value, String> {
     let ty = ctx.value_type(a);
     let arith = match (op, cls) {
@@ -239,20 +266,64 @@ fn binary(
         (G::AddOp(_), Class::Int) => "addi",
         (G::SubOp(_), Class::Int) => "subi",
         (G::MulOp(_), Class::Int) => "muli",
+        (G::DivOp(_), Class::Int) if unsigned => "divui",
+        (G::RemOp(_), Class::Int) if unsigned => "remui",
+        (G::MaxOp(_), Class::Int) if unsigned => "maxui",
+        (G::MinOp(_), Class::Int) if unsigned => "minui",
         (G::DivOp(_), Class::Int) => "divsi",
         (G::RemOp(_), Class::Int) => "remsi",
         (G::MaxOp(_), Class::Int) => "maxsi",
         (G::MinOp(_), Class::Int) => "minsi",
         (G::AndOp(_) | G::MinOp(_), Class::Int | Class::Bool) => "andi",
         (G::OrOp(_) | G::MaxOp(_), Class::Int | Class::Bool) => "ori",
+        (G::XorOp(_), Class::Int | Class::Bool) => "xori",
+        (G::ShlOp(_) | G::ShrOp(_), Class::Int) => return Ok(shift(ctx, e, op, a, b, unsigned)),
         _ => return Err(no_scalar_form(ctx, op)),
     };
     Ok(e.arith(ctx, arith, &[a, b], ty))
 }
 
+/// `graph.shl`/`graph.shr` of one element. LLVM's shifts by the width or more are poison, so
+/// the amount is checked as the graph op defines it: a left or logical right shift by an
+/// amount outside `[0, width)` (unsigned compare) gives 0, an arithmetic right shift clamps it
+/// to `width − 1` (all sign bits).
+fn shift(
+    ctx: &mut Context,
+    e: Emit,
+    op: GraphOps,
+    x: Value,
+    amount: Value,
+    unsigned: bool,
+) -> Value {
+    let ty = ctx.value_type(x);
+    let width = ctx.integer_width(ty).unwrap_or(64);
+    let last = e.int(ctx, i64::from(width) - 1, ty);
+    if matches!(op, G::ShrOp(_)) && !unsigned {
+        let amount = e.arith(ctx, "minui", &[amount, last], ty);
+        return e.arith(ctx, "shrsi", &[x, amount], ty);
+    }
+    let in_range = e.cmpi(ctx, CmpIPredicate::Ule, amount, last);
+    let safe = e.arith(ctx, "minui", &[amount, last], ty);
+    let name = if matches!(op, G::ShlOp(_)) {
+        "shli"
+    } else {
+        "shrui"
+    };
+    let shifted = e.arith(ctx, name, &[x, safe], ty);
+    let zero = e.int(ctx, 0, ty);
+    e.select(ctx, in_range, shifted, zero)
+}
+
 /// `graph.cmp`: floats compare ordered (NaN is unequal to everything, `ne` holds), integers
-/// signed, `i1` as 0/1.
-fn compare(ctx: &mut Context, e: Emit, pred: &str, a: Value, b: Value) -> Result<Value, String> {
+/// signed or (`unsigned`) unsigned, `i1` as 0/1.
+fn compare(
+    ctx: &mut Context,
+    e: Emit,
+    pred: &str,
+    a: Value,
+    b: Value,
+    unsigned: bool,
+) -> Result<Value, String> {
     let ty = ctx.value_type(a);
     Ok(match class(ctx, ty) {
         Class::Float => {
@@ -268,7 +339,7 @@ fn compare(ctx: &mut Context, e: Emit, pred: &str, a: Value, b: Value) -> Result
             e.cmpf(ctx, p, a, b)
         }
         cls => {
-            let signed = cls == Class::Int;
+            let signed = cls == Class::Int && !unsigned;
             let p = match (pred, signed) {
                 ("eq", _) => CmpIPredicate::Eq,
                 ("ne", _) => CmpIPredicate::Ne,
@@ -288,8 +359,10 @@ fn compare(ctx: &mut Context, e: Emit, pred: &str, a: Value, b: Value) -> Result
 }
 
 /// `graph.cast` of element `x` to type `to`: to `i1` is `!= 0`; from `i1` is 0/1; floats round;
-/// float to integer truncates, saturates at the type's range and maps NaN to 0 (Rust's `as`).
-pub(super) fn cast(ctx: &mut Context, e: Emit, x: Value, to: Type) -> Value {
+/// integers convert by the signedness `signs` gives (the source's for widening and to floats);
+/// float to integer truncates, saturates at the target's range and maps NaN to 0 (Rust's
+/// `as`).
+pub(super) fn cast(ctx: &mut Context, e: Emit, x: Value, to: Type, signs: Signs) -> Value {
     let from = ctx.value_type(x);
     if from == to {
         return x;
@@ -308,6 +381,7 @@ pub(super) fn cast(ctx: &mut Context, e: Emit, x: Value, to: Type) -> Value {
             e.select(ctx, x, one, zero)
         }
         (Class::Bool, _) => e.arith(ctx, "extui", &[x], to),
+        (Class::Int, Class::Float) if signs.operand => e.arith(ctx, "uitofp", &[x], to),
         (Class::Int, Class::Float) => e.arith(ctx, "sitofp", &[x], to),
         (Class::Float, Class::Float) => {
             let wider = float_bits(ctx, to) > float_bits(ctx, from);
@@ -315,26 +389,67 @@ pub(super) fn cast(ctx: &mut Context, e: Emit, x: Value, to: Type) -> Value {
         }
         (Class::Int, Class::Int) => {
             let wider = ctx.integer_width(to) > ctx.integer_width(from);
-            e.arith(ctx, if wider { "extsi" } else { "trunci" }, &[x], to)
+            let name = match (wider, signs.operand) {
+                (false, _) => "trunci",
+                (true, true) => "extui",
+                (true, false) => "extsi",
+            };
+            e.arith(ctx, name, &[x], to)
         }
         (Class::Float, Class::Int) => {
             let width = ctx.integer_width(to).unwrap_or(64);
-            // Largest float below 2^(w-1), so the clamp itself never overflows the cast.
-            let hi = if width >= 64 {
-                9.223_372_036_854_775e18
-            } else {
-                ((1i64 << (width - 1)) - 1) as f64
-            };
-            let lo = -(2f64.powi(width as i32 - 1));
+            let kind = ctx.float_kind(from).unwrap_or(FloatKind::F32);
+            let (lo, hi, limit) = int_range_in(kind, width, signs.result);
             let zero = e.float(ctx, 0.0, from);
             let nan = e.cmpf(ctx, CmpFPredicate::Uno, x, x);
             let finite = e.select(ctx, nan, zero, x);
             let (lo, hi) = (e.float(ctx, lo, from), e.float(ctx, hi, from));
             let above = e.arith(ctx, "maximumf", &[finite, lo], from);
             let clamped = e.arith(ctx, "minimumf", &[above, hi], from);
-            e.arith(ctx, "fptosi", &[clamped], to)
+            let name = if signs.result { "fptoui" } else { "fptosi" };
+            let converted = e.arith(ctx, name, &[clamped], to);
+            match limit {
+                // At or above 2^top the result saturates to the largest integer.
+                Some(limit) => {
+                    let limit = e.float(ctx, limit, from);
+                    let over = e.cmpf(ctx, CmpFPredicate::Oge, x, limit);
+                    // All ones is the unsigned maximum.
+                    let max = if signs.result {
+                        -1
+                    } else {
+                        (1i128 << (width - 1)) - 1
+                    };
+                    let max = e.constant(ctx, DenseValue::Int(max), to);
+                    e.select(ctx, over, max, converted)
+                }
+                None => converted,
+            }
         }
     }
+}
+
+/// How a float of format `kind` converts to a `width`-bit integer (unsigned or signed): the
+/// smallest and largest values of the format inside the integer's range, which a float is
+/// clamped to so the conversion itself never overflows, and the power of two `2^top` from which
+/// the result saturates to the largest integer (`None` when the format cannot reach it).
+fn int_range_in(kind: FloatKind, width: u32, unsigned: bool) -> (f64, f64, Option<f64>) {
+    let top = if unsigned { width } else { width - 1 };
+    let precision = kind.mantissa_bits() + 1;
+    // Below 2^top the floats are spaced 2^(top − precision) apart; 2^top − 1 itself is exact
+    // when the format holds every integer that large.
+    let hi = if top <= precision {
+        2f64.powi(top as i32) - 1.0
+    } else {
+        2f64.powi(top as i32) - 2f64.powi((top - precision) as i32)
+    };
+    let max = (2.0 - 2f64.powi(-(kind.mantissa_bits() as i32))) * 2f64.powi(kind.max_exponent());
+    let lo = if unsigned {
+        0.0
+    } else {
+        -(2f64.powi(top as i32))
+    };
+    let limit = 2f64.powi(top as i32);
+    (lo.max(-max), hi.min(max), (limit <= max).then_some(limit))
 }
 
 fn float_bits(ctx: &Context, ty: Type) -> u32 {

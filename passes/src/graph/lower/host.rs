@@ -91,6 +91,7 @@ pub(super) fn lower_function(
     let host_func = ctx.build(InsertPoint::After(func), spec);
     let graph_args = ctx.block_args(entry).to_vec();
     super::signature::record_dim_symbols(ctx, shapes, &graph_args, host_func);
+    super::signature::record_source_type(ctx, func, host_func);
     ctx.erase_op(func);
     Ok(())
 }
@@ -173,6 +174,7 @@ impl Host<'_> {
     /// A `loop.constant` buffer holding constant `op`'s value.
     fn constant(&mut self, ctx: &mut Context, op: Op) -> Result<Value, String> {
         let value = ctx.attr(op, "value").ok_or("a constant without a value")?;
+        let value = ctx.dense_signless(value);
         let ty = global_buffer(ctx, self.shapes, ctx.result(op, 0))?;
         Ok(dlc_loop::build_constant(
             ctx,

@@ -12,7 +12,7 @@ use super::plan::{is_splat, matmul_transposes, short_name, Group, Kind, Plan, Sl
 use super::Target;
 use crate::loops::cpu::target::inherit_target_cpu;
 use dlc_graph::decompose::direct_conv;
-use dlc_graph::ops::{ConstantOp, ReduceMeanOp};
+use dlc_graph::ops::{ConstantOp, ReduceMaxOp, ReduceMeanOp, ReduceMinOp};
 use dlc_graph::shapes::{DimExpr, SymbolicShapes};
 use dlc_graph::{family, tensor_parts, Family, GraphOps, Reduction};
 use dlc_ir::{AttrKind, Block, Context, DenseValue, InsertPoint, Location, Op, Type, Value};
@@ -139,10 +139,11 @@ pub(super) fn global_buffer(
             .collect(),
         None => t.shape,
     };
-    if dlc_loop::elem_size_bytes(ctx, t.element).is_none() {
+    let elem = ctx.signless(t.element);
+    if dlc_loop::elem_size_bytes(ctx, elem).is_none() {
         return Err("an element type loop buffers cannot hold".into());
     }
-    Ok(buffer_type(ctx, &dims, t.element, MemorySpace::Global))
+    Ok(buffer_type(ctx, &dims, elem, MemorySpace::Global))
 }
 
 /// The symbols of every dim the kernel touches, sorted.
@@ -395,7 +396,15 @@ impl Kernel<'_> {
                 let pred = element::str_attr(ctx, op, "predicate").map(str::to_string);
                 let graph_op = GraphOps::of(ctx, op)
                     .ok_or_else(|| format!("'{}' has no scalar form", ctx.op_name(op)))?;
-                let v = element::elementwise(ctx, e, graph_op, &args, elem, pred.as_deref())?;
+                // The last operand has the element type of the computation (`select`'s first
+                // is its `i1` condition).
+                let operands = ctx.operands(op);
+                let signs = element::Signs {
+                    operand: operands.last().is_some_and(|&x| is_unsigned(ctx, x)),
+                    result: is_unsigned(ctx, r),
+                };
+                let v =
+                    element::elementwise(ctx, e, graph_op, &args, (elem, signs), pred.as_deref())?;
                 self.store_result(ctx, e, r, v, &point);
             }
             Kind::Movement => {
@@ -590,6 +599,9 @@ impl Kernel<'_> {
         };
         let loaded = build_load(ctx, e.at, buf, &idx, e.loc);
         let def = ctx.defining_op(v).ok_or("a kernel value without an op")?;
+        if flips_order(ctx, def) {
+            return Ok(flip_sign_bit(ctx, e, loaded));
+        }
         if ctx.view::<ReduceMeanOp>(def).is_none() {
             return Ok(loaded);
         }
@@ -607,7 +619,12 @@ impl Kernel<'_> {
             }
             Class::Int => {
                 let n = e.arith(ctx, "index_cast", &[count], ty);
-                e.arith(ctx, "divsi", &[loaded, n], ty)
+                let div = if is_unsigned(ctx, v) {
+                    "divui"
+                } else {
+                    "divsi"
+                };
+                e.arith(ctx, div, &[loaded, n], ty)
             }
             Class::Bool => loaded,
         })
@@ -643,7 +660,10 @@ impl Kernel<'_> {
         let id = ie.constant(ctx, identity, elem);
         build_store(ctx, ie.at, id, acc, &[], e.loc);
         let identity_axes: Vec<usize> = (0..self.plan.domain.len()).collect();
-        let x = self.read(ctx, e, ctx.operand(op, 0), &identity_axes, point)?;
+        let mut x = self.read(ctx, e, ctx.operand(op, 0), &identity_axes, point)?;
+        if flips_order(ctx, op) {
+            x = flip_sign_bit(ctx, e, x);
+        }
         let old = build_load(ctx, e.at, acc, &[], e.loc);
         let new = e.arith(ctx, combiner(kind, cls), &[old, x], elem);
         build_store(ctx, e.at, new, acc, &[], e.loc);
@@ -687,7 +707,8 @@ impl Kernel<'_> {
             }
             cls => {
                 use dlc_arith::CmpIPredicate as P;
-                let pred = match (max, cls == Class::Int) {
+                let signed = cls == Class::Int && !is_unsigned(ctx, x);
+                let pred = match (max, signed) {
                     (true, true) => P::Sgt,
                     (false, true) => P::Slt,
                     (true, false) => P::Ugt,
@@ -913,11 +934,18 @@ impl Kernel<'_> {
     }
 }
 
-/// The element type of tensor value `v`.
+/// The element type buffers hold for tensor value `v`: its graph element type, with an
+/// unsigned integer's signedness dropped (`ui8` → `i8`), since loop code computes on signless
+/// integers and picks the unsigned ops itself ([`is_unsigned`]).
 pub(super) fn element_type(ctx: &Context, v: Value) -> Result<Type, String> {
     tensor_parts(ctx, ctx.value_type(v))
-        .map(|t| t.element)
+        .map(|t| ctx.signless(t.element))
         .ok_or_else(|| "a non-tensor value".to_string())
+}
+
+/// True when tensor value `v` holds unsigned integers (`ui8` .. `ui64`).
+pub(super) fn is_unsigned(ctx: &Context, v: Value) -> bool {
+    tensor_parts(ctx, ctx.value_type(v)).is_some_and(|t| dlc_graph::verify::is_unsigned(t.element))
 }
 
 /// Maps each domain axis in `axes` to the matching block argument of `block`.
@@ -958,6 +986,23 @@ fn combiner(kind: ReduceKind, cls: Class) -> &'static str {
         ReduceKind::And => "andi",
         ReduceKind::Or => "ori",
     }
+}
+
+/// True for an unsigned max or min reduction, which `lower` computes as the signed one on
+/// values with the sign bit flipped ([`flip_sign_bit`]): the flip maps unsigned order onto
+/// signed order, so every loop-level reduction (identities, vector and GPU combiners) stays
+/// signed, and reading the result flips it back.
+fn flips_order(ctx: &Context, op: Op) -> bool {
+    let minmax = ctx.view::<ReduceMaxOp>(op).is_some() || ctx.view::<ReduceMinOp>(op).is_some();
+    minmax && is_unsigned(ctx, ctx.result(op, 0))
+}
+
+/// `x` with its sign bit flipped (`x xor 1 << (w - 1)`).
+fn flip_sign_bit(ctx: &mut Context, e: Emit, x: Value) -> Value {
+    let ty = ctx.value_type(x);
+    let width = ctx.integer_width(ty).unwrap_or(64);
+    let bit = e.constant(ctx, DenseValue::Int(-1i128 << (width - 1)), ty);
+    e.arith(ctx, "xori", &[x, bit], ty)
 }
 
 /// True for a group member that the kernel computes (not a splat constant).

@@ -1,5 +1,6 @@
-//! The shape facts `lower` leaves on the host function for the runtime: which `?` dims of its
-//! arguments must be equal, as the [`DIM_SYMBOLS`] attribute.
+//! The facts `lower` leaves on the host function for the runtime: which `?` dims of its
+//! arguments must be equal, as the [`DIM_SYMBOLS`] attribute, and the graph types of its
+//! arguments and results where buffers lose their signedness, as [`SOURCE_TYPE`].
 //!
 //! The kernels are built on [`SymbolicShapes`]: dims it proves equal share a symbol, and so do
 //! dims its runtime equality constraints require equal (the two `?`s of a broadcast, a matmul's
@@ -11,7 +12,7 @@
 
 use dlc_graph::shapes::{DimExpr, SymbolicShapes};
 use dlc_ir::{AttrKind, Context, Op, Type, Value, DYNAMIC};
-use dlc_loop::DIM_SYMBOLS;
+use dlc_loop::{DIM_SYMBOLS, SOURCE_TYPE};
 
 /// Sets [`DIM_SYMBOLS`] on `host`, the host function built from the graph function whose
 /// entry arguments are `graph_args` (one per host argument, in order).
@@ -81,4 +82,26 @@ pub(super) fn record_dim_symbols(
         .collect();
     let attr = ctx.array_attr(&entries);
     ctx.set_attr(host, DIM_SYMBOLS, attr);
+}
+
+/// Sets [`SOURCE_TYPE`] on `host` to the type of `graph_func` when one of its arguments or
+/// results holds unsigned integers, which its buffers hold signless.
+pub(super) fn record_source_type(ctx: &mut Context, graph_func: Op, host: Op) {
+    let Some(ty) = ctx
+        .attr(graph_func, "function_type")
+        .and_then(|a| ctx.attr_as_type(a))
+    else {
+        return;
+    };
+    let Some((inputs, results)) = ctx.function_signature(ty) else {
+        return;
+    };
+    let unsigned = inputs
+        .iter()
+        .chain(results)
+        .any(|&t| dlc_graph::verify::is_unsigned(ctx.element_type(t)));
+    if unsigned {
+        let attr = ctx.type_attr(ty);
+        ctx.set_attr(host, SOURCE_TYPE, attr);
+    }
 }
