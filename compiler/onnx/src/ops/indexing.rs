@@ -194,7 +194,6 @@ fn any(cx: &mut NodeCx, hit: Value, axes: &[i64]) -> NodeResult<Value> {
 /// the data and every update hitting it. `hit` has the update axes first ([`..., L`] over
 /// `j_axes`), then the target positions; `pick` gathers the updates by the winning update
 /// number (a tensor shaped like the targets).
-#[allow(clippy::too_many_arguments)]
 fn scattered(
     cx: &mut NodeCx,
     mode: Combine,

@@ -28,16 +28,17 @@ pub(super) enum Reduction {
     Lp(i64),
 }
 
-/// The geometry of the unfolded windows on each spatial axis.
+/// The geometry of the unfolded windows, one entry per spatial axis.
 struct Unfold {
-    /// Input size, begin pad, end pad (explicit pads plus ceil_mode's extra), kernel, stride,
-    /// dilation, and the output size.
     axes: Vec<AxisWindow>,
 }
 
+/// One spatial axis of a window.
 #[derive(Clone, Copy)]
 struct AxisWindow {
+    /// The input's size.
     size: i64,
+    /// The begin pad, and the end pad with ceil_mode's extra.
     begin: i64,
     end: i64,
     /// The end pad without ceil_mode's extra.
@@ -61,11 +62,11 @@ impl Unfold {
     fn new(spatial: &[i64], w: &Window) -> NodeResult<Unfold> {
         let n = spatial.len();
         let mut axes = Vec::with_capacity(n);
-        for i in 0..n {
+        for (i, &size) in spatial.iter().enumerate() {
             let wide = |v: i64| i128::from(v);
             let (begin, explicit_end) = (w.pads[i], w.pads[n + i]);
             let end = explicit_end + w.ceil_extra[i];
-            let padded = wide(spatial[i]) + wide(begin) + wide(end);
+            let padded = wide(size) + wide(begin) + wide(end);
             let reach = (wide(w.kernel[i]) - 1) * wide(w.dilations[i]) + 1;
             if padded < reach {
                 return Err(format!(
@@ -76,7 +77,7 @@ impl Unfold {
             let out = (padded - reach) / wide(w.strides[i]) + 1;
             table(out * wide(w.kernel[i]))?;
             axes.push(AxisWindow {
-                size: spatial[i],
+                size,
                 begin,
                 end,
                 explicit_end,
