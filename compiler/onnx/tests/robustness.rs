@@ -1232,6 +1232,32 @@ fn composed_ops_reject_bad_attributes_and_operands() {
         ),
         (
             single(
+                "LpPool",
+                vec![
+                    ints_attr("kernel_shape", &[2, 2]),
+                    ints_attr("pads", &[0, 0, i64::MAX, 0]),
+                ],
+                &["x"],
+                x4(),
+                vec![],
+            ),
+            &["(LpPool, opset 17)", "larger than any tensor"],
+        ),
+        (
+            single(
+                "Einsum",
+                vec![str_attr("equation", "ab,cd->abcd")],
+                &["x", "w"],
+                vec![
+                    input("x", DataType::Float, &[1 << 24, 1 << 24]),
+                    input("w", DataType::Float, &[1 << 24, 1 << 24]),
+                ],
+                vec![],
+            ),
+            &["too large"],
+        ),
+        (
+            single(
                 "AveragePool",
                 vec![ints_attr("kernel_shape", &[2, 2, 2])],
                 &["x"],

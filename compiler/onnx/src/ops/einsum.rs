@@ -210,12 +210,17 @@ fn einsum(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
         let order_b: Vec<Label> = [&batch[..], &contracted, &right].concat();
         let a3 = arrange(cx, a, &la, &order_a, &size)?;
         let b3 = arrange(cx, b, &lb, &order_b, &size)?;
-        let product = |ls: &[Label]| ls.iter().map(|l| size(*l)).product::<i64>();
+        let product = |ls: &[Label]| -> NodeResult<i64> {
+            ls.iter()
+                .try_fold(1i64, |n, l| n.checked_mul(size(*l)))
+                .filter(|n| *n <= crate::importer::MAX_TENSOR_ELEMENTS)
+                .ok_or_else(|| "the operands' product is larger than any tensor".into())
+        };
         let (nb, nl, nk, nr) = (
-            product(&batch),
-            product(&left),
-            product(&contracted),
-            product(&right),
+            product(&batch)?,
+            product(&left)?,
+            product(&contracted)?,
+            product(&right)?,
         );
         let a3 = cx.reshape(a3, &[nb, nl, nk])?;
         let b3 = cx.reshape(b3, &[nb, nk, nr])?;

@@ -65,7 +65,12 @@ impl Unfold {
         for (i, &size) in spatial.iter().enumerate() {
             let wide = |v: i64| i128::from(v);
             let (begin, explicit_end) = (w.pads[i], w.pads[n + i]);
-            let end = explicit_end + w.ceil_extra[i];
+            let end = explicit_end.saturating_add(w.ceil_extra[i]);
+            if begin.max(end) > crate::importer::MAX_TENSOR_ELEMENTS {
+                return Err(
+                    format!("the pads of spatial axis {i} are larger than any tensor").into(),
+                );
+            }
             let padded = wide(size) + wide(begin) + wide(end);
             let reach = (wide(w.kernel[i]) - 1) * wide(w.dilations[i]) + 1;
             if padded < reach {
