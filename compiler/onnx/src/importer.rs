@@ -350,6 +350,26 @@ impl<'c> Importer<'c> {
         v
     }
 
+    /// The first graph input (in operand order, depth first) that `v` is computed from, if
+    /// any: giving its value may make `v` a constant (a shape computed from a shape input,
+    /// as ONNX function bodies do).
+    fn graph_input_behind(&self, v: Value) -> Option<String> {
+        let mut seen = HashSet::new();
+        let mut stack = vec![v];
+        while let Some(v) = stack.pop() {
+            if !seen.insert(v) {
+                continue;
+            }
+            if let Some(name) = self.arg_names.get(&v) {
+                return Some(name.clone());
+            }
+            if let Some(op) = self.ctx.defining_op(v) {
+                stack.extend(self.ctx.operands(op).iter().rev());
+            }
+        }
+        None
+    }
+
     /// The value of `v` if it is a constant.
     pub(crate) fn constant_value(&mut self, v: Value) -> Option<Tensor> {
         if let Some(t) = self.constants.get(&v) {
@@ -593,8 +613,8 @@ impl<'i> NodeCx<'i, '_> {
         if let Some(t) = self.imp.constant_value(v) {
             return Ok(Some(t));
         }
-        if let Some(name) = self.imp.arg_names.get(&v) {
-            return Err(NodeError::NeedsConstant(name.clone()));
+        if let Some(name) = self.imp.graph_input_behind(v) {
+            return Err(NodeError::NeedsConstant(name));
         }
         Err(format!(
             "input #{i} ('{}') must be a constant, or computed from constants only (its value depends on the graph inputs)",

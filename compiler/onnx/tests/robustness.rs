@@ -970,6 +970,33 @@ fn reshape_by_a_graph_input_needs_its_value() {
     );
 }
 
+/// A shape computed from a graph input (as ONNX function bodies compute pads from a `shape`
+/// input) asks for that input's value too.
+#[test]
+fn reshape_by_a_shape_computed_from_a_graph_input_needs_its_value() {
+    let m = model(
+        vec![
+            node("Add", "grow", &["s", "zero"], &["t"]),
+            node("Reshape", "reshape", &["x", "t"], &["y"]),
+        ],
+        vec![
+            input("x", DataType::Float, &[2, 3]),
+            input("s", DataType::Int64, &[2]),
+        ],
+        &["y"],
+        vec![i64_tensor("zero", &[1], &[0])],
+    );
+    match import_checked(&m, &ImportOptions::default()).map(|_| ()) {
+        Err(ImportError::NeedsConstant { input, .. }) => assert_eq!(input, "s"),
+        other => panic!("expected NeedsConstant, got {other:?}"),
+    }
+    let mut options = ImportOptions::default();
+    options
+        .constants
+        .insert("s".into(), Tensor::from_i64(DType::I64, &[2], &[3, 2]));
+    assert!(import_checked(&m, &options).is_ok());
+}
+
 #[test]
 fn reshape_by_a_given_constant_imports() {
     let mut options = ImportOptions::default();
@@ -1038,6 +1065,560 @@ fn conv_with_mismatched_channels_is_an_error_at_the_node() {
         vec![f32_tensor("w", &[4, 2, 3, 3], &[0.5; 72])],
     );
     assert_mentions(&import_error(&m), &["node 'conv' (Conv, opset 17): "]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Composed operators: bad attributes and operands are errors naming what is wrong, and the
+// compositions compute the spec's values in the cases the node tests do not reach.
+
+fn str_attr(name: &str, s: &str) -> AttributeProto {
+    AttributeProto {
+        name: name.into(),
+        r#type: AttributeType::String as i32,
+        s: s.as_bytes().to_vec(),
+        ..Default::default()
+    }
+}
+
+/// One node `op` (named "n") with `attrs`, graph inputs `x…` and initializers; output "y".
+fn single(
+    op: &str,
+    attrs: Vec<AttributeProto>,
+    inputs: &[&str],
+    graph_inputs: Vec<ValueInfoProto>,
+    initializers: Vec<TensorProto>,
+) -> ModelProto {
+    model(
+        vec![with_attrs(node(op, "n", inputs, &["y"]), attrs)],
+        graph_inputs,
+        &["y"],
+        initializers,
+    )
+}
+
+/// Imports `m` and runs it in the interpreter on `args`.
+fn run(m: &ModelProto, args: &[Tensor]) -> Vec<Tensor> {
+    let (ctx, imported) = import_checked(m, &ImportOptions::default())
+        .unwrap_or_else(|e| panic!("the model does not import: {e}"));
+    interpret(&ctx, imported.func, args)
+        .unwrap_or_else(|d| panic!("the interpreter fails: {}", d.message))
+}
+
+#[test]
+fn composed_ops_reject_bad_attributes_and_operands() {
+    let x4 = || vec![input("x", DataType::Float, &[1, 4, 2, 2])];
+    let cases: Vec<(ModelProto, &[&str])> = vec![
+        (
+            single(
+                "SpaceToDepth",
+                vec![int_attr("blocksize", 0)],
+                &["x"],
+                x4(),
+                vec![],
+            ),
+            &["(SpaceToDepth, opset 17)", "blocksize 0"],
+        ),
+        (
+            single(
+                "SpaceToDepth",
+                vec![int_attr("blocksize", 2), str_attr("mode", "RCD")],
+                &["x"],
+                x4(),
+                vec![],
+            ),
+            &["mode 'RCD'"],
+        ),
+        (
+            single(
+                "SpaceToDepth",
+                vec![int_attr("blocksize", 3)],
+                &["x"],
+                x4(),
+                vec![],
+            ),
+            &["not multiples of blocksize 3"],
+        ),
+        (
+            single(
+                "DepthToSpace",
+                vec![int_attr("blocksize", 3)],
+                &["x"],
+                x4(),
+                vec![],
+            ),
+            &["not a multiple of blocksize"],
+        ),
+        (
+            single(
+                "DepthToSpace",
+                vec![int_attr("blocksize", 1 << 62)],
+                &["x"],
+                x4(),
+                vec![],
+            ),
+            &["(DepthToSpace, opset 17)"],
+        ),
+        (
+            single("EyeLike", vec![], &["x"], x4(), vec![]),
+            &["(EyeLike, opset 17)", "rank 2"],
+        ),
+        (
+            single(
+                "EyeLike",
+                vec![int_attr("dtype", 99)],
+                &["x"],
+                vec![input("x", DataType::Float, &[2, 2])],
+                vec![],
+            ),
+            &["data type 99"],
+        ),
+        (
+            single(
+                "Pad",
+                vec![str_attr("mode", "mirror")],
+                &["x", "pads"],
+                x4(),
+                vec![i64_tensor("pads", &[8], &[0; 8])],
+            ),
+            &["mode 'mirror'"],
+        ),
+        (
+            single(
+                "Pad",
+                vec![str_attr("mode", "reflect")],
+                &["x", "pads"],
+                vec![input("x", DataType::Float, &[0, 2])],
+                vec![i64_tensor("pads", &[4], &[1, 0, 0, 0])],
+            ),
+            &["empty axis 0"],
+        ),
+        (
+            single(
+                "Pad",
+                vec![str_attr("mode", "edge")],
+                &["x", "pads"],
+                vec![input("x", DataType::Float, &[3])],
+                vec![i64_tensor("pads", &[2], &[-2, -2])],
+            ),
+            &["crop more than axis 0"],
+        ),
+        (
+            single(
+                "Pad",
+                vec![str_attr("mode", "wrap")],
+                &["x", "pads"],
+                vec![input("x", DataType::Float, &[3])],
+                vec![i64_tensor("pads", &[2], &[1 << 40, 0])],
+            ),
+            &["constant table of"],
+        ),
+        (
+            single(
+                "CenterCropPad",
+                vec![ints_attr("axes", &[1, 2])],
+                &["x", "shape"],
+                x4(),
+                vec![i64_tensor("shape", &[1], &[2])],
+            ),
+            &["1 entries for 2 axes"],
+        ),
+        (
+            single(
+                "CenterCropPad",
+                vec![ints_attr("axes", &[5])],
+                &["x", "shape"],
+                x4(),
+                vec![i64_tensor("shape", &[1], &[2])],
+            ),
+            &["axis 5 is out of range"],
+        ),
+        (
+            single(
+                "LpPool",
+                vec![ints_attr("kernel_shape", &[2, 2]), int_attr("p", 0)],
+                &["x"],
+                x4(),
+                vec![],
+            ),
+            &["p = 0"],
+        ),
+        (
+            single(
+                "MaxPool",
+                vec![
+                    ints_attr("kernel_shape", &[2, 2]),
+                    int_attr("storage_order", 2),
+                ],
+                &["x"],
+                x4(),
+                vec![],
+            ),
+            &["storage_order = 2"],
+        ),
+        (
+            single(
+                "MaxPool",
+                vec![
+                    ints_attr("kernel_shape", &[2, 2]),
+                    ints_attr("dilations", &[1 << 62, 1]),
+                ],
+                &["x"],
+                x4(),
+                vec![],
+            ),
+            &[
+                "(MaxPool, opset 17)",
+                "larger than the padded spatial axis 0",
+            ],
+        ),
+        (
+            single(
+                "LpPool",
+                vec![
+                    ints_attr("kernel_shape", &[2, 2]),
+                    ints_attr("pads", &[0, 0, i64::MAX, 0]),
+                ],
+                &["x"],
+                x4(),
+                vec![],
+            ),
+            &["(LpPool, opset 17)", "larger than any tensor"],
+        ),
+        (
+            single(
+                "Einsum",
+                vec![str_attr("equation", "ab,cd->abcd")],
+                &["x", "w"],
+                vec![
+                    input("x", DataType::Float, &[1 << 24, 1 << 24]),
+                    input("w", DataType::Float, &[1 << 24, 1 << 24]),
+                ],
+                vec![],
+            ),
+            &["too large"],
+        ),
+        (
+            single(
+                "AveragePool",
+                vec![ints_attr("kernel_shape", &[2, 2, 2])],
+                &["x"],
+                x4(),
+                vec![],
+            ),
+            &["cover the 2 spatial axes"],
+        ),
+        (
+            single(
+                "GatherND",
+                vec![int_attr("batch_dims", 2)],
+                &["x", "i"],
+                x4(),
+                vec![i64_tensor("i", &[1, 1], &[0])],
+            ),
+            &["batch_dims 2"],
+        ),
+        (
+            single(
+                "GatherND",
+                vec![],
+                &["x", "i"],
+                x4(),
+                vec![i64_tensor("i", &[5], &[0; 5])],
+            ),
+            &["last dim 5"],
+        ),
+        (
+            single(
+                "ScatterElements",
+                vec![str_attr("reduction", "mean")],
+                &["x", "i", "u"],
+                vec![
+                    input("x", DataType::Float, &[3]),
+                    input("u", DataType::Float, &[1]),
+                ],
+                vec![i64_tensor("i", &[1], &[0])],
+            ),
+            &["reduction 'mean'"],
+        ),
+        (
+            single(
+                "ScatterElements",
+                vec![int_attr("axis", 1)],
+                &["x", "i", "u"],
+                vec![
+                    input("x", DataType::Float, &[3]),
+                    input("u", DataType::Float, &[1]),
+                ],
+                vec![i64_tensor("i", &[1], &[0])],
+            ),
+            &["axis 1 is out of range"],
+        ),
+        (
+            single(
+                "ScatterND",
+                vec![],
+                &["x", "i", "u"],
+                vec![
+                    input("x", DataType::Float, &[3, 2]),
+                    input("u", DataType::Float, &[1, 3]),
+                ],
+                vec![i64_tensor("i", &[1, 1], &[0])],
+            ),
+            &["updates have shape [1, 3], expected [1, 2]"],
+        ),
+        (
+            single(
+                "Einsum",
+                vec![str_attr("equation", "ij,jk")],
+                &["x"],
+                vec![input("x", DataType::Float, &[2, 2])],
+                vec![],
+            ),
+            &["2 terms for 1 inputs"],
+        ),
+        (
+            single(
+                "Einsum",
+                vec![str_attr("equation", "i1->i")],
+                &["x"],
+                vec![input("x", DataType::Float, &[2, 2])],
+                vec![],
+            ),
+            &["'1', which is not a letter"],
+        ),
+        (
+            single(
+                "Einsum",
+                vec![str_attr("equation", "ij->k")],
+                &["x"],
+                vec![input("x", DataType::Float, &[2, 2])],
+                vec![],
+            ),
+            &["output label 'k' is in no input"],
+        ),
+        (
+            single(
+                "Einsum",
+                vec![str_attr("equation", "ijk->i")],
+                &["x"],
+                vec![input("x", DataType::Float, &[2, 2])],
+                vec![],
+            ),
+            &["does not fit an operand of rank 2"],
+        ),
+        (
+            single(
+                "Einsum",
+                vec![str_attr("equation", "ii->i")],
+                &["x"],
+                vec![input("x", DataType::Float, &[2, 3])],
+                vec![],
+            ),
+            &["label 'i' has sizes 2 and 3"],
+        ),
+        (
+            single(
+                "Einsum",
+                vec![str_attr("equation", "......->")],
+                &["x"],
+                vec![input("x", DataType::Float, &[2, 3])],
+                vec![],
+            ),
+            &["more than one ellipsis"],
+        ),
+        (
+            single(
+                "CumProd",
+                vec![],
+                &["x", "axis"],
+                vec![input("x", DataType::Float, &[3])],
+                vec![i64_tensor("axis", &[], &[1])],
+            ),
+            &["(CumProd, opset 17)", "axis 1 is out of range"],
+        ),
+    ];
+    for (m, parts) in cases {
+        let op = m
+            .graph
+            .as_ref()
+            .map_or("", |g| g.node[0].op_type.as_str())
+            .to_string();
+        let mut expected = vec![format!("node 'n' ({op}, opset 17)")];
+        expected.extend(parts.iter().map(|p| p.to_string()));
+        let e = import_error(&m);
+        let expected: Vec<&str> = expected.iter().map(String::as_str).collect();
+        assert_mentions(&e, &expected);
+    }
+}
+
+/// Pad's edge, wrap and reflect modes, pads larger than the axis included (numpy's repeated
+/// reflections), and a negative pad that crops.
+#[test]
+fn pad_modes_follow_numpy() {
+    let pad = |mode: &str, pads: &[i64]| {
+        let m = single(
+            "Pad",
+            vec![str_attr("mode", mode)],
+            &["x", "pads"],
+            vec![input("x", DataType::Float, &[3])],
+            vec![i64_tensor("pads", &[2], pads)],
+        );
+        let x = Tensor::from_f64(DType::F32, &[3], &[1.0, 2.0, 3.0]);
+        run(&m, &[x])[0].to_f64_vec()
+    };
+    assert_eq!(pad("edge", &[2, 1]), [1.0, 1.0, 1.0, 2.0, 3.0, 3.0]);
+    assert_eq!(
+        pad("wrap", &[4, 1]),
+        [3.0, 1.0, 2.0, 3.0, 1.0, 2.0, 3.0, 1.0]
+    );
+    assert_eq!(
+        pad("reflect", &[5, 0]),
+        [2.0, 1.0, 2.0, 3.0, 2.0, 1.0, 2.0, 3.0]
+    );
+    assert_eq!(pad("reflect", &[-1, 2]), [2.0, 3.0, 2.0, 1.0]);
+}
+
+/// CumProd keeps a zero and an infinity where they are (no division, no 0·∞ elsewhere).
+#[test]
+fn cumprod_is_exact_around_zero_and_infinity() {
+    let m = single(
+        "CumProd",
+        vec![int_attr("exclusive", 1), int_attr("reverse", 1)],
+        &["x", "axis"],
+        vec![input("x", DataType::Float, &[4])],
+        vec![i64_tensor("axis", &[], &[0])],
+    );
+    let x = Tensor::from_f64(DType::F32, &[4], &[2.0, 0.0, f64::INFINITY, 3.0]);
+    let y = run(&m, &[x])[0].to_f64_vec();
+    assert!(y[0].is_nan(), "0 · ∞ · 3 is NaN: {y:?}");
+    assert_eq!(y[1..], [f64::INFINITY, 3.0, 1.0]);
+}
+
+/// Einsum: a trace, a diagonal, a broadcast ellipsis and a three-operand chain, against
+/// values computed by hand.
+#[test]
+fn einsum_diagonals_ellipses_and_chains() {
+    let x = Tensor::from_f64(DType::F32, &[2, 2], &[1.0, 2.0, 3.0, 4.0]);
+    let one = |eq: &str| {
+        let m = single(
+            "Einsum",
+            vec![str_attr("equation", eq)],
+            &["x"],
+            vec![input("x", DataType::Float, &[2, 2])],
+            vec![],
+        );
+        run(&m, std::slice::from_ref(&x))[0].to_f64_vec()
+    };
+    assert_eq!(one("ii"), [5.0]);
+    assert_eq!(one("ii->i"), [1.0, 4.0]);
+    assert_eq!(one("ij->ji"), [1.0, 3.0, 2.0, 4.0]);
+    assert_eq!(one("ij"), [1.0, 2.0, 3.0, 4.0]);
+    assert_eq!(one("ji"), [1.0, 3.0, 2.0, 4.0]);
+    assert_eq!(one("...j->..."), [3.0, 7.0]);
+    // x · x · x over a chain, and an ellipsis broadcasting a [1, 2] against a [2, 2].
+    let m = model(
+        vec![
+            with_attrs(
+                node("Einsum", "chain", &["x", "x", "x"], &["y"]),
+                vec![str_attr("equation", "ab,bc,cd->ad")],
+            ),
+            with_attrs(
+                node("Einsum", "broadcast", &["r", "x"], &["z"]),
+                vec![str_attr("equation", "...i,...i->...")],
+            ),
+        ],
+        vec![
+            input("x", DataType::Float, &[2, 2]),
+            input("r", DataType::Float, &[1, 2]),
+        ],
+        &["y", "z"],
+        vec![],
+    );
+    let r = Tensor::from_f64(DType::F32, &[1, 2], &[1.0, 10.0]);
+    let out = run(&m, &[x.clone(), r]);
+    assert_eq!(out[0].to_f64_vec(), [37.0, 54.0, 81.0, 118.0]);
+    assert_eq!(out[1].to_f64_vec(), [21.0, 43.0]);
+}
+
+/// Scatters: without a reduction the last duplicate wins (the spec's reference loop), with
+/// one every duplicate counts; an index out of range hits nothing. GatherND with a batch dim.
+#[test]
+fn scatter_duplicates_and_gather_nd_batches() {
+    let scatter = |op: &str, reduction: &str, idx_dims: &[i64], idx: &[i64], upd_dims: &[i64]| {
+        let m = single(
+            op,
+            vec![str_attr("reduction", reduction)],
+            &["x", "i", "u"],
+            vec![
+                input("x", DataType::Float, &[3]),
+                input("u", DataType::Float, upd_dims),
+            ],
+            vec![i64_tensor("i", idx_dims, idx)],
+        );
+        let x = Tensor::from_f64(DType::F32, &[3], &[1.0, 2.0, 3.0]);
+        let u = Tensor::from_f64(DType::F32, &[3], &[10.0, 20.0, 30.0])
+            .reshaped(upd_dims.iter().map(|d| *d as usize).collect())
+            .expect("updates reshape");
+        run(&m, &[x, u])[0].to_f64_vec()
+    };
+    assert_eq!(
+        scatter("ScatterElements", "none", &[3], &[2, 2, -3], &[3]),
+        [30.0, 2.0, 20.0]
+    );
+    assert_eq!(
+        scatter("ScatterElements", "add", &[3], &[2, 2, 7], &[3]),
+        [1.0, 2.0, 33.0]
+    );
+    assert_eq!(
+        scatter("ScatterND", "none", &[3, 1], &[0, 0, 1], &[3]),
+        [20.0, 30.0, 3.0]
+    );
+    assert_eq!(
+        scatter("ScatterND", "max", &[3, 1], &[1, 1, -1], &[3]),
+        [1.0, 20.0, 30.0]
+    );
+    let m = single(
+        "GatherND",
+        vec![int_attr("batch_dims", 1)],
+        &["x", "i"],
+        vec![input("x", DataType::Float, &[2, 2, 2])],
+        vec![i64_tensor("i", &[2, 1, 2], &[0, 1, -1, 0])],
+    );
+    let x = Tensor::from_f64(
+        DType::F32,
+        &[2, 2, 2],
+        &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0],
+    );
+    assert_eq!(run(&m, &[x])[0].to_f64_vec(), [1.0, 6.0]);
+}
+
+/// MaxPool's Indices: the first maximum's flat index over N×C×H×W, row-major or (storage
+/// order 1) column-major over the spatial axes, with a dilated window.
+#[test]
+fn max_pool_indices_follow_storage_order() {
+    let pool = |order: i64| {
+        let m = model(
+            vec![with_attrs(
+                node("MaxPool", "n", &["x"], &["y", "i"]),
+                vec![
+                    ints_attr("kernel_shape", &[2, 2]),
+                    ints_attr("dilations", &[1, 2]),
+                    int_attr("storage_order", order),
+                ],
+            )],
+            vec![input("x", DataType::Float, &[1, 2, 2, 3])],
+            &["y", "i"],
+            vec![],
+        );
+        let values = [0.0, 5.0, 4.0, 2.0, 5.0, 3.0, 9.0, 1.0, 1.0, 1.0, 1.0, 1.0];
+        let x = Tensor::from_f64(DType::F32, &[1, 2, 2, 3], &values);
+        let out = run(&m, &[x]);
+        (out[0].to_f64_vec(), out[1].to_i64_vec())
+    };
+    // The first plane's maximum is at (h, w) = (0, 2): 2 row-major, 0 + 2·H = 4 column-major;
+    // the second's at (0, 0), after the first plane's 6 elements.
+    assert_eq!(pool(0), (vec![4.0, 9.0], vec![2, 6]));
+    assert_eq!(pool(1), (vec![4.0, 9.0], vec![4, 6]));
 }
 
 // ---------------------------------------------------------------------------------------------

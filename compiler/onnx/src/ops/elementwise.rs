@@ -113,6 +113,7 @@ pub(super) const OPS: &[(&str, Handler)] = &[
     ("PRelu", prelu),
     ("HardSigmoid", hard_sigmoid),
     ("HardSwish", hard_swish),
+    ("Swish", swish),
     ("Gelu", gelu),
     ("Elu", elu),
     ("Selu", selu),
@@ -508,6 +509,20 @@ fn hard_swish(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let x = cx.input(0)?;
     let h = hard_sigmoid_of(cx, x, 1.0 / 6.0, 0.5)?;
     Ok(vec![cx.binary("graph.mul", x, h)?])
+}
+
+/// `x · sigmoid(alpha · x)` (opset 24).
+fn swish(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let x = cx.input(0)?;
+    let alpha = cx.float_or("alpha", 1.0);
+    let ax = if alpha == 1.0 {
+        x
+    } else {
+        let a = cx.scalar(alpha, x);
+        cx.binary("graph.mul", x, a)?
+    };
+    let s = cx.unary("graph.sigmoid", ax)?;
+    Ok(vec![cx.binary("graph.mul", x, s)?])
 }
 
 fn gelu(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {

@@ -10,15 +10,23 @@
 //! - [`movement`]: constants, shapes, reshape, slicing, gather, concat, pad, expand.
 //! - [`reduce`]: reductions and arg-reductions.
 //! - [`nn`]: matmul, gemm, convolution, pooling, normalization, softmax.
+//! - [`pool`]: pools by unfolded windows (dilated, 3-D, LpPool, MaxPool's indices).
 //! - [`resize`]: the Resize and Upsample operators.
 //! - [`attention`]: the Attention operator (heads, masks, caches).
 //! - [`loss`]: the NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss operators.
+//! - [`layout`]: DepthToSpace, SpaceToDepth, CenterCropPad, EyeLike.
+//! - [`indexing`]: GatherND, ScatterElements (Scatter), ScatterND.
+//! - [`einsum`]: Einsum, as diagonals, sums and batched matmuls.
 
 mod attention;
+mod einsum;
 mod elementwise;
+mod indexing;
+mod layout;
 mod loss;
 mod movement;
 mod nn;
+mod pool;
 mod reduce;
 mod resize;
 
@@ -30,7 +38,7 @@ use dlc_tensor::{DType, Tensor};
 pub type Handler = fn(&mut NodeCx) -> NodeResult<Vec<Value>>;
 
 /// Every handler table, one per file.
-const TABLES: [&[(&str, Handler)]; 7] = [
+const TABLES: [&[(&str, Handler)]; 10] = [
     elementwise::OPS,
     movement::OPS,
     reduce::OPS,
@@ -38,6 +46,9 @@ const TABLES: [&[(&str, Handler)]; 7] = [
     resize::OPS,
     attention::OPS,
     loss::OPS,
+    layout::OPS,
+    indexing::OPS,
+    einsum::OPS,
 ];
 
 /// The handler of ONNX operator `op_type` (domain `ai.onnx`), if dlc imports it.

@@ -502,15 +502,36 @@ fn tile(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     Ok(vec![cx.reshape(y, &out)?])
 }
 
-/// Constant mode only. Opset < 11: `pads` and `value` attributes (opset < 2: `paddings`); later
-/// inputs `pads`, `constant_value`, and (opset 18) `axes`. Negative pads crop.
+/// Opset < 11: `pads` and `value` attributes (opset < 2: `paddings`); later inputs `pads`,
+/// `constant_value`, and (opset 18) `axes`. Negative pads crop. Constant mode is `graph.pad`;
+/// `edge`, `reflect` and `wrap` gather each padded axis with a constant index table.
 fn pad(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let x = cx.input(0)?;
     let rank = cx.shape(x).len();
     let mode = cx.attr_string("mode").unwrap_or_else(|| "constant".into());
-    if mode != "constant" {
-        return Err(format!("mode '{mode}' is not supported (only 'constant')").into());
-    }
+    let source: Option<fn(i64, i64) -> i64> = match mode.as_str() {
+        "constant" => None,
+        "edge" => Some(|j, n| j.clamp(0, n - 1)),
+        "wrap" => Some(|j, n| j.rem_euclid(n)),
+        // A triangle wave of period 2(n − 1), as numpy's repeated reflections give.
+        "reflect" => Some(|j, n| {
+            if n == 1 {
+                return 0;
+            }
+            let m = j.rem_euclid(2 * (n - 1));
+            if m < n {
+                m
+            } else {
+                2 * (n - 1) - m
+            }
+        }),
+        other => {
+            return Err(format!(
+                "mode '{other}' is not one of 'constant', 'reflect', 'edge', 'wrap'"
+            )
+            .into())
+        }
+    };
     let (pads, value, list) = if cx.opset < 11 {
         let pads = cx
             .attr_ints("pads")
@@ -549,7 +570,33 @@ fn pad(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
         low[*a as usize] = pads[k];
         high[*a as usize] = pads[k + list.len()];
     }
-    let y = cx.pad_or_crop(x, &low, &high, value)?;
+    let Some(source) = source else {
+        return Ok(vec![cx.pad_or_crop(x, &low, &high, value)?]);
+    };
+    let shape = cx.shape(x);
+    let mut y = x;
+    for a in 0..rank {
+        if low[a] == 0 && high[a] == 0 {
+            continue;
+        }
+        let n = shape[a];
+        if n == DYNAMIC {
+            return Err(format!("mode '{mode}' needs a static size on padded axis {a}").into());
+        }
+        if n == 0 {
+            return Err(format!("mode '{mode}' cannot pad the empty axis {a}").into());
+        }
+        // Output position j (from −low) reads source(j); pads are bounded above, so no overflow.
+        let (first, end) = (-low[a], n + high[a]);
+        if end < first {
+            return Err(format!("pads {pads:?} crop more than axis {a} holds ({n})").into());
+        }
+        let len = table(i128::from(end) - i128::from(first))?;
+        let idx: Vec<i64> = (first..end).map(|j| source(j, n)).collect();
+        let idx = cx.constant(Tensor::from_i64(DType::I64, &[len], &idx));
+        let attr = cx.int_attr(a as i64);
+        y = cx.op("graph.gather", &[y, idx], &[("axis", attr)])?;
+    }
     Ok(vec![y])
 }
 

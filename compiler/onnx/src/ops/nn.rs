@@ -1,5 +1,5 @@
-//! Neural-network operators: MatMul, Gemm, Conv and ConvTranspose (1-D and 2-D), MaxPool, AveragePool, the
-//! global pools, BatchNormalization (inference), LayerNormalization, RMSNormalization,
+//! Neural-network operators: MatMul, Gemm, Conv and ConvTranspose (1-D and 2-D), MaxPool,
+//! AveragePool and LpPool (any spatial rank), the global pools, BatchNormalization (inference), LayerNormalization, RMSNormalization,
 //! InstanceNormalization, GroupNormalization, LpNormalization, Softmax, LogSoftmax and
 //! Hardmax.
 //!
@@ -7,6 +7,7 @@
 //! ones are 2-D ones with a height of 1. ONNX's `auto_pad` and `ceil_mode` become explicit
 //! padding computed from the static spatial sizes.
 
+use super::pool::Reduction;
 use super::{axis, table, Handler};
 use crate::importer::{NodeCx, NodeResult};
 use dlc_ir::{Type, Value, DYNAMIC};
@@ -18,6 +19,7 @@ pub(super) const OPS: &[(&str, Handler)] = &[
     ("ConvTranspose", conv_transpose),
     ("MaxPool", pool),
     ("AveragePool", pool),
+    ("LpPool", pool),
     ("GlobalAveragePool", global_pool),
     ("GlobalMaxPool", global_pool),
     ("BatchNormalization", batch_norm),
@@ -103,14 +105,14 @@ fn gemm(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
 
 /// A window op's geometry on its spatial axes (1 or 2 of them), from the ONNX attributes.
 #[derive(Clone)]
-struct Window {
-    kernel: Vec<i64>,
-    strides: Vec<i64>,
-    dilations: Vec<i64>,
+pub(super) struct Window {
+    pub(super) kernel: Vec<i64>,
+    pub(super) strides: Vec<i64>,
+    pub(super) dilations: Vec<i64>,
     /// Begin pads then end pads, ONNX order.
-    pads: Vec<i64>,
+    pub(super) pads: Vec<i64>,
     /// What `ceil_mode` adds to the end pads (padding that never counts in an average).
-    ceil_extra: Vec<i64>,
+    pub(super) ceil_extra: Vec<i64>,
 }
 
 impl Window {
@@ -490,9 +492,14 @@ fn conv_transpose(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     Ok(vec![out])
 }
 
+/// MaxPool, AveragePool and LpPool. 1-D and 2-D undilated max and average pools are the graph
+/// dialect's `max_pool2d`/`avg_pool2d`; the rest (dilations, 3-D and higher windows, LpPool,
+/// MaxPool's `Indices`) unfold the windows with gathers ([`super::pool`]).
 fn pool(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let x = cx.input(0)?;
-    cx.at_most_outputs(1)?;
+    let op_type = cx.node.op_type.clone();
+    let max = op_type == "MaxPool";
+    cx.at_most_outputs(if max { 2 } else { 1 })?;
     let xs = cx.shape(x);
     let kernel = cx
         .attr_ints("kernel_shape")
@@ -500,15 +507,43 @@ fn pool(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     if xs.len() < 3 {
         return Err("pools need an N×C×spatial input".into());
     }
+    // LpPool has ceil_mode from opset 18.
     let window = Window::read(cx, &xs[2..], kernel, true)?;
-    if window.dilations.iter().any(|d| *d != 1) {
-        return Err("dilated pooling is not supported".into());
+    // Only MaxPool's Indices depend on storage_order.
+    let column_major = match max.then(|| cx.int_or("storage_order", 0)) {
+        None | Some(0) => false,
+        Some(1) => true,
+        Some(other) => return Err(format!("storage_order = {other} is not 0 or 1").into()),
+    };
+    let include_pad = op_type == "AveragePool" && cx.int_or("count_include_pad", 0) != 0;
+    let reduction = match op_type.as_str() {
+        "MaxPool" => Reduction::Max,
+        "AveragePool" => Reduction::Average { include_pad },
+        _ => {
+            // An integer from opset 2; a float before.
+            let p = if cx.opset < 2 {
+                let p = cx.float_or("p", 2.0);
+                if p.fract() != 0.0 || p < 1.0 || p > i64::MAX as f64 {
+                    return Err(format!("p = {p} is not supported (a positive integer)").into());
+                }
+                p as i64
+            } else {
+                cx.int_or("p", 2)
+            };
+            if p < 1 {
+                return Err(format!("p = {p} must be positive").into());
+            }
+            Reduction::Lp(p)
+        }
+    };
+    if cx.num_outputs() > 1 {
+        let [y, indices] = super::pool::max_pool_with_indices(cx, x, &window, column_major)?;
+        return Ok(vec![y, indices]);
     }
-    if cx.int_or("storage_order", 0) != 0 {
-        return Err("storage_order = 1 is not supported".into());
+    let direct = (3..=4).contains(&xs.len()) && window.dilations.iter().all(|d| *d == 1);
+    if !direct || matches!(reduction, Reduction::Lp(_)) {
+        return Ok(vec![super::pool::pool(cx, x, &window, reduction)?]);
     }
-    let max = cx.node.op_type == "MaxPool";
-    let include_pad = !max && cx.int_or("count_include_pad", 0) != 0;
     let mut x4 = to_nchw(cx, x)?;
     let mut padded = window.clone();
     if include_pad {

@@ -1,5 +1,6 @@
 //! Reductions: ReduceSum/Mean/Max/Min/Prod and the composed ReduceL1/L2/LogSum/LogSumExp/
-//! SumSquare, ArgMax/ArgMin, and the scan CumSum (log-step shifts and adds).
+//! SumSquare, ArgMax/ArgMin, and the scans CumSum and CumProd (log-step shifts and adds or
+//! multiplies).
 //!
 //! The axes are an attribute until opset 13 (ReduceSum) or 18 (the others), then an optional
 //! input. No axes reduce every axis, unless `noop_with_empty_axes` makes that the identity.
@@ -21,7 +22,8 @@ pub(super) const OPS: &[(&str, Handler)] = &[
     ("ReduceSumSquare", reduce),
     ("ArgMax", arg_reduce),
     ("ArgMin", arg_reduce),
-    ("CumSum", cumsum),
+    ("CumSum", cumulative),
+    ("CumProd", cumulative),
 ];
 
 fn reduce(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
@@ -115,21 +117,28 @@ fn arg_reduce(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     Ok(vec![cx.binary("graph.sub", top, i)?])
 }
 
-/// Running sums along `axis` by a log-step scan (Hillis–Steele): `y += y` shifted by 1, 2, 4,
-/// ... positions (a pad with zeros and a crop), `⌈log₂ n⌉` adds. `exclusive` shifts the input by
-/// one first, `reverse` shifts the other way. Every output is a sum of exactly its own inputs,
-/// so infinities and NaNs stay where they belong.
-fn cumsum(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+/// Running sums (CumSum) or products (CumProd) along `axis` by a log-step scan
+/// (Hillis–Steele): `y ⊕= y` shifted by 1, 2, 4, ... positions (a pad with the identity, 0 or
+/// 1, and a crop), `⌈log₂ n⌉` adds or multiplies. `exclusive` shifts the input by one first,
+/// `reverse` shifts the other way. Every output combines exactly its own inputs, so
+/// infinities and NaNs stay where they belong.
+fn cumulative(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let x = cx.input(0)?;
     let shape = cx.shape(x);
+    let op_type = cx.node.op_type.clone();
+    let (combine, identity) = if op_type == "CumProd" {
+        ("graph.mul", 1.0)
+    } else {
+        ("graph.add", 0.0)
+    };
     let a = cx.const_input(1)?.ok_or("input #1 (axis) is required")?;
-    if a.len() != 1 {
-        return Err("axis must be a scalar".into());
+    if a.len() != 1 || !a.dtype().is_int() {
+        return Err("axis must be an integer scalar".into());
     }
     let a = axis(a.get(0).as_i64(), shape.len())? as usize;
     let n = shape[a];
     if n == dlc_ir::DYNAMIC {
-        return Err("CumSum along a dynamic axis is not supported".into());
+        return Err(format!("{op_type} along a dynamic axis is not supported").into());
     }
     let exclusive = cx.int_or("exclusive", 0) != 0;
     let reverse = cx.int_or("reverse", 0) != 0;
@@ -138,7 +147,7 @@ fn cumsum(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let shift = |cx: &mut NodeCx, y: Value, k: i64| -> NodeResult<Value> {
         let (mut low, mut high) = (vec![0; rank], vec![0; rank]);
         (low[a], high[a]) = if reverse { (-k, k) } else { (k, -k) };
-        cx.pad_or_crop(y, &low, &high, 0.0)
+        cx.pad_or_crop(y, &low, &high, identity)
     };
     let mut y = if exclusive && n > 0 {
         shift(cx, x, 1)?
@@ -148,7 +157,7 @@ fn cumsum(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let mut k = 1;
     while k < n {
         let moved = shift(cx, y, k)?;
-        y = cx.binary("graph.add", y, moved)?;
+        y = cx.binary(combine, y, moved)?;
         k *= 2;
     }
     Ok(vec![y])
