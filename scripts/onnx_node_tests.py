@@ -5,7 +5,8 @@ onnx builds its node test cases in memory (`onnx.backend.test.loader.load_model_
 each is a `TestCase` with `.name`, `.model` (a ModelProto), `.rtol`, `.atol` and `.data_sets`, a list
 of `(inputs, outputs)` pairs whose items are numpy arrays, numpy scalars, TensorProtos (the float8 /
 int4 / float16 cases), lists (sequences) or None (an empty optional), positionally matching
-graph.input and graph.output. This script writes, for data set 0 of every case:
+graph.input and graph.output. bfloat16 arrays, which numpy cannot store, are written widened to
+float32 (exactly). This script writes, for data set 0 of every case:
 
     OUT/index.json              list of the exported case names, in loader order
     OUT/cases.tsv               one line per case for readers without JSON: name, rtol, atol,
@@ -20,7 +21,7 @@ graph.input and graph.output. This script writes, for data set 0 of every case:
 "opset" is the version of the ai.onnx ("") opset import (null when the model imports none);
 "op_types" lists the top-level nodes' op types, sorted and unique, as "<domain>.<op>" for domains
 other than ai.onnx. A case whose values are not plain tensors that numpy stores portably (sequences,
-optionals, strings, bfloat16, float8, int4, ...) has "skip" set to a one-line reason and no npy
+optionals, strings, float8, int4, ...) has "skip" set to a one-line reason and no npy
 files. With --ort, every case that is not skipped is run on onnxruntime's CPU provider and compared
 the way onnx's backend test runner does (output count, shape, dtype, then assert_allclose with the
 case's rtol/atol); "ort" is "pass" or "fail: <reason>" (null without --ort or when skipped).
@@ -89,9 +90,17 @@ def unsupported(value) -> str | None:
         return f"value of type {type(value).__name__}"
     if value.dtype == object or value.dtype.kind in "SU":
         return "string tensor"
-    if value.dtype.name not in PORTABLE_DTYPES:
+    if value.dtype.name not in PORTABLE_DTYPES and value.dtype.name != "bfloat16":
         return f"dtype {value.dtype.name}"
     return None
+
+
+def portable(value) -> np.ndarray:
+    """`value` as numpy stores it portably: bfloat16 (numpy has none) widened to float32, which
+    holds every bfloat16 exactly, as dlc's own .npy writer does (readers narrow it back by the
+    model's declared type)."""
+    array = np.asarray(value, order="C")
+    return array.astype(np.float32) if array.dtype.name == "bfloat16" else array
 
 
 def skip_reason(inputs: list, outputs: list, graph: onnx.GraphProto) -> str | None:
@@ -183,7 +192,7 @@ def export_case(case, out: Path, with_ort: bool) -> dict:
     if skip is None:
         for role, values in (("input", inputs), ("output", outputs)):
             for i, value in enumerate(values):
-                np.save(case_dir / f"{role}_{i}.npy", np.asarray(value, order="C"))
+                np.save(case_dir / f"{role}_{i}.npy", portable(value))
 
     name = case.name
     meta = {

@@ -236,7 +236,14 @@ pub struct Importer<'c> {
     constants: HashMap<Value, Tensor>,
     /// Per argument, the `dim_param` name of each dim left dynamic (`""`: none).
     dim_names: Vec<Vec<String>>,
+    /// Nodes imported from subgraphs so far (each branch, each unrolled iteration), bounded by
+    /// [`MAX_SUBGRAPH_NODES`].
+    subgraph_nodes: usize,
 }
+
+/// The most nodes branches and unrolled loop bodies may add to one import: a bound on the
+/// work and IR size a model's loops can demand.
+pub const MAX_SUBGRAPH_NODES: usize = 1 << 20;
 
 impl<'c> Importer<'c> {
     fn new(ctx: &'c mut Context, opset: i64, base: Option<&Path>) -> Self {
@@ -251,6 +258,7 @@ impl<'c> Importer<'c> {
             arg_names: HashMap::new(),
             constants: HashMap::new(),
             dim_names: Vec::new(),
+            subgraph_nodes: 0,
         }
     }
 
@@ -383,6 +391,37 @@ impl<'c> Importer<'c> {
         let t = Tensor::from_dense_attr(self.ctx, attr).ok()?;
         self.constants.insert(v, t.clone());
         Some(t)
+    }
+
+    /// The body of [`NodeCx::subgraph`]: binds the inputs and initializers, imports the nodes
+    /// and looks the outputs up.
+    fn import_subgraph(
+        &mut self,
+        graph: &GraphProto,
+        inputs: &[Value],
+    ) -> Result<Vec<Value>, ImportError> {
+        for (info, &v) in graph.input.iter().zip(inputs) {
+            self.values.insert(info.name.clone(), v);
+        }
+        self.bind_initializers(graph)?;
+        for (index, node) in graph.node.iter().enumerate() {
+            self.import_node(node, index)?;
+        }
+        graph
+            .output
+            .iter()
+            .map(|o| {
+                self.values
+                    .get(&o.name)
+                    .copied()
+                    .ok_or_else(|| ImportError::Model {
+                        message: format!(
+                            "subgraph output '{}' is not produced by any node",
+                            o.name
+                        ),
+                    })
+            })
+            .collect()
     }
 
     fn import_node(&mut self, node: &NodeProto, index: usize) -> Result<(), ImportError> {
@@ -684,6 +723,44 @@ impl<'i> NodeCx<'i, '_> {
     /// Tensor attribute `name`.
     pub fn attr_tensor(&mut self, name: &str) -> Option<&'i TensorProto> {
         self.attribute(name).and_then(|a| a.t.as_ref())
+    }
+
+    /// Graph attribute `name` (a branch or loop body).
+    pub fn attr_graph(&mut self, name: &str) -> Option<&'i GraphProto> {
+        self.attribute(name).and_then(|a| a.g.as_ref())
+    }
+
+    /// The value of `v` if it is a constant (or folded to one).
+    pub fn constant_of(&mut self, v: Value) -> Option<Tensor> {
+        self.imp.constant_value(v)
+    }
+
+    /// Imports subgraph `graph` (a branch or one iteration of a loop body) inline, its inputs
+    /// bound to `inputs`, and returns its outputs. Its nodes see the values of the enclosing
+    /// graphs (ONNX's captured outer values); its own names end with it. An error inside is
+    /// reported with the subgraph's node and wrapped in this node's.
+    pub fn subgraph(&mut self, graph: &GraphProto, inputs: &[Value]) -> NodeResult<Vec<Value>> {
+        if graph.input.len() != inputs.len() {
+            return Err(format!(
+                "the subgraph '{}' takes {} inputs, but {} are bound to it",
+                graph.name,
+                graph.input.len(),
+                inputs.len()
+            )
+            .into());
+        }
+        let imp = &mut *self.imp;
+        imp.subgraph_nodes = imp.subgraph_nodes.saturating_add(graph.node.len());
+        if imp.subgraph_nodes > MAX_SUBGRAPH_NODES {
+            return Err(format!(
+                "branches and unrolled loop bodies add more than {MAX_SUBGRAPH_NODES} nodes"
+            )
+            .into());
+        }
+        let saved = imp.values.clone();
+        let result = imp.import_subgraph(graph, inputs);
+        imp.values = saved;
+        result.map_err(|e| format!("in subgraph '{}': {e}", graph.name).into())
     }
 
     /// Errors on an attribute no handler read: dlc does not know what it would change.

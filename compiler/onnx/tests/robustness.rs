@@ -2041,3 +2041,197 @@ fn fuzz_split_with_huge_num_outputs() {
           \xff\xff\xff\xff\xff\xff\xff\xff\xff\x01\x62\x05\x0a\x03\x76\x31\x31\x42\x02\x10\x01",
     );
 }
+
+/// A graph attribute.
+fn graph_attr(name: &str, g: GraphProto) -> AttributeProto {
+    AttributeProto {
+        name: name.into(),
+        r#type: AttributeType::Graph as i32,
+        g: Some(g),
+        ..Default::default()
+    }
+}
+
+/// A subgraph with typed inputs and outputs (f32 `[2]` unless given).
+fn subgraph(
+    nodes: Vec<NodeProto>,
+    inputs: Vec<ValueInfoProto>,
+    outputs: Vec<ValueInfoProto>,
+) -> GraphProto {
+    GraphProto {
+        node: nodes,
+        name: "body".into(),
+        input: inputs,
+        output: outputs,
+        ..Default::default()
+    }
+}
+
+/// A Loop that sums `x` into an accumulator three times and stacks each partial sum: the
+/// carried value and the scan output both come out right, and the iteration number is bound.
+#[test]
+fn loop_unrolls_with_carried_values_and_scan_outputs() {
+    let body = subgraph(
+        vec![
+            node("Add", "acc", &["a", "x"], &["a_next"]),
+            node("Identity", "keep", &["c"], &["c_next"]),
+            node("Cast", "i_f", &["i"], &["i_f"]),
+            node("Add", "plus_i", &["a_next", "i_f"], &["scan"]),
+        ]
+        .into_iter()
+        .map(|n| {
+            if n.op_type == "Cast" {
+                with_attrs(n, vec![int_attr("to", DataType::Float as i64)])
+            } else {
+                n
+            }
+        })
+        .collect(),
+        vec![
+            input("i", DataType::Int64, &[]),
+            input("c", DataType::Bool, &[]),
+            input("a", DataType::Float, &[2]),
+        ],
+        vec![
+            input("c_next", DataType::Bool, &[]),
+            input("a_next", DataType::Float, &[2]),
+            input("scan", DataType::Float, &[2]),
+        ],
+    );
+    let m = model(
+        vec![with_attrs(
+            node("Loop", "loop", &["m", "", "a0"], &["sum", "partials"]),
+            vec![graph_attr("body", body)],
+        )],
+        vec![input("x", DataType::Float, &[2])],
+        &["sum", "partials"],
+        vec![
+            i64_tensor("m", &[], &[3]),
+            f32_tensor("a0", &[2], &[0.0, 10.0]),
+        ],
+    );
+    let (ctx, imported) = import_checked(&m, &ImportOptions::default()).expect("imports");
+    let x = Tensor::from_f64(DType::F32, &[2], &[1.0, 2.0]);
+    let out = interpret(&ctx, imported.func, &[x]).expect("the interpreter runs");
+    assert_eq!(out[0].to_f64_vec(), vec![3.0, 16.0]);
+    assert_eq!(out[1].shape(), &[3, 2]);
+    assert_eq!(out[1].to_f64_vec(), vec![1.0, 12.0, 3.0, 15.0, 5.0, 18.0]);
+}
+
+/// Loops refuse what they cannot unroll, at the node: a body that does not match the node, a
+/// trip count far past the bound, a condition known only at run time.
+#[test]
+fn loop_errors_are_clear() {
+    let body = |inputs: usize| {
+        subgraph(
+            vec![node("Identity", "keep", &["c"], &["c_next"])],
+            [
+                input("i", DataType::Int64, &[]),
+                input("c", DataType::Bool, &[]),
+                input("a", DataType::Float, &[2]),
+            ]
+            .into_iter()
+            .take(inputs)
+            .collect(),
+            vec![
+                input("c_next", DataType::Bool, &[]),
+                input("a", DataType::Float, &[2]),
+            ],
+        )
+    };
+    let looped = |m: i64, body: GraphProto, cond: Option<&str>| {
+        model(
+            vec![with_attrs(
+                node("Loop", "loop", &["m", cond.unwrap_or(""), "x"], &["y"]),
+                vec![graph_attr("body", body)],
+            )],
+            vec![
+                input("x", DataType::Float, &[2]),
+                input("c", DataType::Bool, &[]),
+            ],
+            &["y"],
+            vec![i64_tensor("m", &[], &[m])],
+        )
+    };
+    assert_mentions(
+        &import_error(&looped(2, body(2), None)),
+        &["node 'loop'", "the body takes 2 inputs"],
+    );
+    assert_mentions(
+        &import_error(&looped(1 << 40, body(3), None)),
+        &["node 'loop'", "more than 16384 iterations"],
+    );
+    // A condition that is a graph input can be specialized, as any shape operand.
+    assert_mentions(
+        &import_error(&looped(2, body(3), Some("c"))),
+        &["node 'loop'", "graph input 'c' must be a constant"],
+    );
+}
+
+/// An If whose condition is a graph input selects between both branches; one whose condition
+/// folds imports only the branch taken (the other may not even be importable).
+#[test]
+fn if_selects_or_folds() {
+    let branch = |v: f32| {
+        subgraph(
+            vec![node("Constant", "k", &[], &["k"])]
+                .into_iter()
+                .map(|n| {
+                    with_attrs(
+                        n,
+                        vec![AttributeProto {
+                            name: "value".into(),
+                            r#type: AttributeType::Tensor as i32,
+                            t: Some(f32_tensor("k", &[2], &[v, v])),
+                            ..Default::default()
+                        }],
+                    )
+                })
+                .collect(),
+            vec![],
+            vec![input("k", DataType::Float, &[2])],
+        )
+    };
+    let broken = subgraph(
+        vec![node("NoSuchOp", "bad", &[], &["k"])],
+        vec![],
+        vec![input("k", DataType::Float, &[2])],
+    );
+    let m = model(
+        vec![with_attrs(
+            node("If", "if", &["c"], &["y"]),
+            vec![
+                graph_attr("then_branch", branch(1.0)),
+                graph_attr("else_branch", branch(2.0)),
+            ],
+        )],
+        vec![input("c", DataType::Bool, &[])],
+        &["y"],
+        vec![],
+    );
+    let (ctx, imported) = import_checked(&m, &ImportOptions::default()).expect("imports");
+    let c = Tensor::from_bools(&[], &[false]);
+    let out = interpret(&ctx, imported.func, &[c]).expect("the interpreter runs");
+    assert_eq!(out[0].to_f64_vec(), vec![2.0, 2.0]);
+    let folded = model(
+        vec![with_attrs(
+            node("If", "if", &["c"], &["y"]),
+            vec![
+                graph_attr("then_branch", branch(1.0)),
+                graph_attr("else_branch", broken),
+            ],
+        )],
+        vec![],
+        &["y"],
+        vec![TensorProto {
+            name: "c".into(),
+            dims: vec![],
+            data_type: DataType::Bool as i32,
+            int32_data: vec![1],
+            ..Default::default()
+        }],
+    );
+    let (ctx, imported) = import_checked(&folded, &ImportOptions::default()).expect("imports");
+    let out = interpret(&ctx, imported.func, &[]).expect("the interpreter runs");
+    assert_eq!(out[0].to_f64_vec(), vec![1.0, 1.0]);
+}

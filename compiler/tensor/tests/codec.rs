@@ -172,10 +172,10 @@ fn errors() {
         (
             npy(
                 1,
-                "{'descr': '<u2', 'fortran_order': False, 'shape': (1,), }",
+                "{'descr': '>u2', 'fortran_order': False, 'shape': (1,), }",
                 &[0; 2],
             ),
-            "'<u2'",
+            "'>u2'",
         ),
         (
             npy(1, "{'descr': '<f4', 'shape': (2,), }", &[0; 8]),

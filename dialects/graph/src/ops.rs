@@ -140,6 +140,9 @@ graph_ops! {
     NotOp = "graph.not", Unary(IntOrBool), SAME, [operand] -> [result], [], fold = fold::fold;
     /// Elementwise dtype conversion (float→int truncates toward zero; to i1 is `x != 0`).
     CastOp = "graph.cast", Cast, PURE, [operand] -> [result], [], fold = fold::fold;
+    /// Elementwise reinterpretation of the bits as another element type of the same width
+    /// (`f32` ↔ `i32`/`ui32`, `i8` ↔ `ui8`, ...; not `i1`).
+    BitcastOp = "graph.bitcast", Cast, PURE, [operand] -> [result], [];
 
     /// Elementwise addition with numpy broadcasting.
     AddOp = "graph.add", Binary(Numeric), COMM, [lhs, rhs] -> [result], [], fold = fold::fold;

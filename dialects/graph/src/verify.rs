@@ -83,6 +83,15 @@ pub fn is_unsigned(ty: Type) -> bool {
     [Type::UI8, Type::UI16, Type::UI32, Type::UI64].contains(&ty)
 }
 
+/// The width in bits of a graph dtype.
+fn bit_width(ctx: &Context, ty: Type) -> u32 {
+    match (ctx.float_kind(ty), ctx.any_integer(ty)) {
+        (Some(kind), _) => kind.width(),
+        (None, Some((width, _))) => width,
+        (None, None) => 0,
+    }
+}
+
 impl DTypeClass {
     /// True if element type `ty` belongs to the class.
     pub fn contains(self, ty: Type) -> bool {
@@ -1287,6 +1296,17 @@ fn verify_family(ctx: &Context, op: Op, fam: Family) -> Result<(), Diagnostic> {
                     shape_str(&result.shape),
                     shape_str(&x.shape)
                 )));
+            }
+            if ctx.view::<crate::ops::BitcastOp>(op).is_some() {
+                let (from, to) = (bit_width(ctx, x.element), bit_width(ctx, result.element));
+                if from != to || x.element == Type::I1 || result.element == Type::I1 {
+                    return Err(err(format!(
+                        "cannot bit cast '{}' to '{}': the element types must have the same \
+                         width and not be i1",
+                        type_str(ctx, x.element),
+                        type_str(ctx, result.element)
+                    )));
+                }
             }
             Ok(())
         }

@@ -184,8 +184,8 @@ use dlc_ir::pass::{
     Analysis, Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun,
 };
 use dlc_ir::{
-    AttrKind, Block, Context, Diagnostic, InsertPoint, Location, Op, OpSpec, OpView, Type,
-    TypeKind, Value, DYNAMIC,
+    AttrKind, Block, Context, Diagnostic, InsertPoint, Location, Op, OpSpec, OpView, Type, Value,
+    DYNAMIC,
 };
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -849,10 +849,10 @@ fn traffic_bytes(ctx: &Context, ty: Type) -> u64 {
     if t.shape.contains(&DYNAMIC) {
         return 0;
     }
-    let bits = match ctx.type_kind(t.element) {
-        TypeKind::Integer { width } => *width as u64,
-        TypeKind::Float(kind) => kind.width() as u64,
-        _ => return 0,
+    let bits = match (ctx.any_integer(t.element), ctx.float_kind(t.element)) {
+        (Some((width, _)), _) => width as u64,
+        (None, Some(kind)) => kind.width() as u64,
+        (None, None) => return 0,
     };
     let elems: u64 = t.shape.iter().map(|d| *d as u64).product();
     2 * elems * bits.div_ceil(8)

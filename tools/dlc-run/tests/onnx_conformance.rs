@@ -21,7 +21,7 @@ use dlc_run::check::reference;
 use dlc_run::inputs::npy_inputs;
 use dlc_run::onnx::{compare_expected, import_onnx, read_reference};
 use dlc_run::{Model, ModelOptions};
-use dlc_tensor::Tensor as HostTensor;
+use dlc_tensor::{DType, Tensor as HostTensor};
 use dlc_testkit::{par_cases, report};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -132,6 +132,10 @@ fn run_case(dir: &Path, case: &Case) -> Status {
         Ok(m) => m,
         Err(e) => return Status::new("fail", format!("compile: {e}")),
     };
+    let (inputs, expected) = match narrow_bf16(&model, inputs, expected) {
+        Ok(data) => data,
+        Err(e) => return Status::new("fail", format!("bf16 data: {e}")),
+    };
     let compare = |what: &str, outputs: Vec<HostTensor>| -> Option<Status> {
         if outputs.len() != expected.len() {
             return Some(Status::new(
@@ -179,6 +183,44 @@ fn run_case(dir: &Path, case: &Case) -> Status {
         Ok(outs) => compare("jit", outs).unwrap_or_else(|| Status::new("pass", "")),
         Err(e) => Status::new("fail", format!("run: {e}")),
     }
+}
+
+/// The case's data with every tensor the model declares `bf16` narrowed from the `f32` the
+/// export writes it as (numpy has no bfloat16; the widening is exact, so is this).
+fn narrow_bf16(
+    model: &Model,
+    inputs: Vec<dlc_runtime::Tensor>,
+    expected: Vec<HostTensor>,
+) -> Result<(Vec<dlc_runtime::Tensor>, Vec<HostTensor>), String> {
+    let ctx = &model.source_ctx;
+    let Some((args, results)) = ctx
+        .attr(model.source_func, "function_type")
+        .and_then(|a| ctx.attr_as_type(a))
+        .and_then(|t| ctx.function_signature(t))
+    else {
+        return Ok((inputs, expected));
+    };
+    let bf16 = |ty: &dlc_ir::Type| ctx.element_type(*ty) == dlc_ir::Type::BF16;
+    let inputs = inputs
+        .into_iter()
+        .zip(args.iter().map(bf16).chain(std::iter::repeat(false)))
+        .map(|(t, narrow)| match (narrow, t.dtype()) {
+            (true, DType::F32) => {
+                dlc_runtime::Tensor::from_host_tensor(&t.to_host_tensor().cast(DType::BF16))
+                    .map_err(|e| e.to_string())
+            }
+            _ => Ok(t),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let expected = expected
+        .into_iter()
+        .zip(results.iter().map(bf16).chain(std::iter::repeat(false)))
+        .map(|(t, narrow)| match (narrow, t.dtype()) {
+            (true, DType::F32) => t.cast(DType::BF16),
+            _ => t,
+        })
+        .collect();
+    Ok((inputs, expected))
 }
 
 /// Exports the suite with the pinned onnx package (and runs onnxruntime on it).

@@ -89,6 +89,7 @@ pub(super) const OPS: &[(&str, Handler)] = &[
     ("Mod", modulo),
     ("Where", select),
     ("Cast", cast),
+    ("BitCast", bit_cast),
     ("CastLike", cast_like),
     ("Clip", clip),
     ("Max", variadic),
@@ -225,6 +226,21 @@ fn bit_shift(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
 fn select(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let (c, a, b) = (cx.input(0)?, cx.input(1)?, cx.input(2)?);
     Ok(vec![cx.select(c, a, b)?])
+}
+
+/// `BitCast`: the bits reinterpreted as type `to`, which must be as wide as the input's
+/// (`graph.bitcast`; a bool on either side is refused, since its bits are not a byte's).
+fn bit_cast(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let x = cx.input(0)?;
+    let to = cx.attr_int("to").ok_or("attribute 'to' is required")?;
+    let to = i32::try_from(to).map_err(|_| format!("'to' = {to} is not a data type"))?;
+    let ty = element_type(to)?;
+    if cx.elem(x) == ty {
+        return Ok(vec![x]);
+    }
+    let shape = cx.shape(x);
+    let result = cx.ctx().tensor_type(&shape, ty);
+    Ok(vec![cx.op_typed("graph.bitcast", &[x], &[], result)?])
 }
 
 fn cast(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {

@@ -17,8 +17,10 @@
 //! - [`layout`]: DepthToSpace, SpaceToDepth, CenterCropPad, EyeLike.
 //! - [`indexing`]: GatherND, ScatterElements (Scatter), ScatterND.
 //! - [`einsum`]: Einsum, as diagonals, sums and batched matmuls.
+//! - [`control`]: If, Loop and Scan, imported inline (branches selected, loops unrolled).
 
 mod attention;
+mod control;
 mod einsum;
 mod elementwise;
 mod indexing;
@@ -38,7 +40,7 @@ use dlc_tensor::{DType, Tensor};
 pub type Handler = fn(&mut NodeCx) -> NodeResult<Vec<Value>>;
 
 /// Every handler table, one per file.
-const TABLES: [&[(&str, Handler)]; 10] = [
+const TABLES: [&[(&str, Handler)]; 11] = [
     elementwise::OPS,
     movement::OPS,
     reduce::OPS,
@@ -49,6 +51,7 @@ const TABLES: [&[(&str, Handler)]; 10] = [
     layout::OPS,
     indexing::OPS,
     einsum::OPS,
+    control::OPS,
 ];
 
 /// The handler of ONNX operator `op_type` (domain `ai.onnx`), if dlc imports it.

@@ -436,6 +436,7 @@ impl OpEval<'_> {
         }
         match kind {
             G::CastOp(_) => Ok(arg(0)?.cast(self.result_dtype()?)),
+            G::BitcastOp(_) => arg(0)?.bitcast(self.result_dtype()?),
             G::CmpOp(_) => primitives::cmp(&self.string("predicate", None)?, arg(0)?, arg(1)?),
             G::SelectOp(_) => primitives::select(arg(0)?, arg(1)?, arg(2)?),
             G::BroadcastToOp(_) => primitives::broadcast_to(arg(0)?, &self.array("shape")?),

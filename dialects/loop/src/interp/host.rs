@@ -102,12 +102,12 @@ pub fn run_host(
     ))
 }
 
+/// The dtype of each argument and of each result of a graph function (`None` for a non-tensor).
+type SourceDTypes = (Vec<Option<DType>>, Vec<Option<DType>>);
+
 /// The dtypes of the graph function's arguments and results that `func`'s [`SOURCE_TYPE`]
 /// attribute records (where its buffers hold unsigned integers signless), if it has one.
-fn source_dtypes(
-    ctx: &Context,
-    func: Op,
-) -> Result<Option<(Vec<Option<DType>>, Vec<Option<DType>>)>, Diagnostic> {
+fn source_dtypes(ctx: &Context, func: Op) -> Result<Option<SourceDTypes>, Diagnostic> {
     let Some(attr) = ctx.attr(func, SOURCE_TYPE) else {
         return Ok(None);
     };

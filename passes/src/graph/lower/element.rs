@@ -132,6 +132,9 @@ pub(super) fn elementwise(
     Ok(match (op, args) {
         (G::BroadcastToOp(_), [x]) => *x,
         (G::CastOp(_), [x]) => cast(ctx, e, *x, result, signs),
+        // Loop code holds integers signless, so a signedness change is no op at all.
+        (G::BitcastOp(_), [x]) if ty == result => *x,
+        (G::BitcastOp(_), [x]) => e.arith(ctx, "bitcast", &[*x], result),
         (G::SelectOp(_), [c, a, b]) => e.select(ctx, *c, *a, *b),
         (G::CmpOp(_), [a, b]) => compare(ctx, e, predicate.unwrap_or("eq"), *a, *b, unsigned)?,
         (_, [x]) => unary(ctx, e, op, *x, cls, unsigned)?,
