@@ -148,13 +148,14 @@ fn run_case(dir: &Path, case: &Case) -> Status {
             ));
         }
         for (i, (o, e)) in outputs.iter().zip(&expected).enumerate() {
-            let r = compare_expected(o, e, case.rtol, case.atol);
+            let rtol = output_rtol(o.dtype(), case.rtol);
+            let r = compare_expected(o, e, rtol, case.atol);
             if let Some(p) = r.problem {
                 return Some(Status::new(
                     "fail",
                     format!(
-                        "{what} output {i}: {p} ({} elements outside rtol {} atol {})",
-                        r.mismatches, case.rtol, case.atol
+                        "{what} output {i}: {p} ({} elements outside rtol {rtol} atol {})",
+                        r.mismatches, case.atol
                     ),
                 ));
             }
@@ -182,6 +183,19 @@ fn run_case(dir: &Path, case: &Case) -> Status {
     match outputs {
         Ok(outs) => compare("jit", outs).unwrap_or_else(|| Status::new("pass", "")),
         Err(e) => Status::new("fail", format!("run: {e}")),
+    }
+}
+
+/// The relative tolerance an output of `dtype` is compared with: the case's, except that a
+/// `bf16` output gets at least one bf16 ulp (2^-7 relative). The suite's 1e-3 is finer than
+/// bfloat16's precision, and its references round to bf16 after every numpy step, so a
+/// computation that rounds differently (once, from f32, as dlc's composites do) can differ by
+/// an ulp; anything wider still fails.
+fn output_rtol(dtype: DType, rtol: f64) -> f64 {
+    if dtype == DType::BF16 {
+        rtol.max(2f64.powi(-7))
+    } else {
+        rtol
     }
 }
 
@@ -315,7 +329,10 @@ fn write_report(path: &Path, cases: &[Case], results: &[Status], seconds: f64) {
          scripts/onnx_node_tests.py). A case **passes** when dlc imports it, compiles it with its \
          own code generator (LLVM JIT, default pipeline), and both the compiled code and the graph \
          interpreter match the expected outputs within the case's tolerance (numpy `allclose`, \
-         rtol 1e-3, atol 1e-7). **unsupported**: the importer refuses the model (an operator, \
+         rtol 1e-3, atol 1e-7; a bfloat16 output within at least one bf16 ulp, rtol 2^-7, since \
+         1e-3 is finer than the format and the references round to bfloat16 after every numpy \
+         step; bfloat16 data is exported widened to float32, exactly). **unsupported**: the \
+         importer refuses the model (an operator, \
          attribute or dtype dlc does not have) or its data is not plain tensors. **fail**: \
          imported, then an error or a mismatch. onnxruntime 1.32 (CPU provider, default options) \
          ran the same cases in the same export.\n",
