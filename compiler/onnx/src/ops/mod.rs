@@ -17,6 +17,7 @@
 //! - [`layout`]: DepthToSpace, SpaceToDepth, CenterCropPad, EyeLike.
 //! - [`indexing`]: GatherND, ScatterElements (Scatter), ScatterND.
 //! - [`einsum`]: Einsum, as diagonals, sums and batched matmuls.
+//! - [`stateful`]: CausalConvWithState and LinearAttention (opset 27).
 
 mod attention;
 mod einsum;
@@ -29,6 +30,7 @@ mod nn;
 mod pool;
 mod reduce;
 mod resize;
+mod stateful;
 
 use crate::importer::{NodeCx, NodeResult, MAX_FOLD_ELEMENTS};
 use dlc_ir::{Type, Value};
@@ -38,7 +40,7 @@ use dlc_tensor::{DType, Tensor};
 pub type Handler = fn(&mut NodeCx) -> NodeResult<Vec<Value>>;
 
 /// Every handler table, one per file.
-const TABLES: [&[(&str, Handler)]; 10] = [
+const TABLES: [&[(&str, Handler)]; 11] = [
     elementwise::OPS,
     movement::OPS,
     reduce::OPS,
@@ -49,6 +51,7 @@ const TABLES: [&[(&str, Handler)]; 10] = [
     layout::OPS,
     indexing::OPS,
     einsum::OPS,
+    stateful::OPS,
 ];
 
 /// The handler of ONNX operator `op_type` (domain `ai.onnx`), if dlc imports it.
