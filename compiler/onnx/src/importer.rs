@@ -394,14 +394,26 @@ impl<'c> Importer<'c> {
             opset,
             message,
         };
-        if !node.domain.is_empty() && node.domain != "ai.onnx" {
+        let handler = match node.domain.as_str() {
+            "" | "ai.onnx" => ops::handler(&node.op_type),
+            ops::PREVIEW_DOMAIN => ops::preview_handler(&node.op_type),
+            other => {
+                return Err(error(format!(
+                    "operator domain '{other}' is not supported (dlc imports ai.onnx operators and {} of {})",
+                    ops::preview_ops().join(", "),
+                    ops::PREVIEW_DOMAIN
+                )))
+            }
+        };
+        let Some(handler) = handler else {
+            let domain = match node.domain.as_str() {
+                "" | "ai.onnx" => String::new(),
+                d => format!("{d}."),
+            };
             return Err(error(format!(
-                "operator domain '{}' is not supported (dlc imports ai.onnx operators)",
-                node.domain
+                "operator {domain}{} is not supported",
+                node.op_type
             )));
-        }
-        let Some(handler) = ops::handler(&node.op_type) else {
-            return Err(error(format!("operator {} is not supported", node.op_type)));
         };
         let name = if node.name.is_empty() {
             node.output.first().cloned().unwrap_or_default()
@@ -684,6 +696,113 @@ impl<'i> NodeCx<'i, '_> {
     /// Tensor attribute `name`.
     pub fn attr_tensor(&mut self, name: &str) -> Option<&'i TensorProto> {
         self.attribute(name).and_then(|a| a.t.as_ref())
+    }
+
+    /// Graph attribute `name` (a subgraph, for [`NodeCx::inline_graph`]).
+    pub fn attr_graph(&mut self, name: &str) -> Option<&'i GraphProto> {
+        self.attribute(name).and_then(|a| a.g.as_ref())
+    }
+
+    /// Imports subgraph `g` (graph attribute `what`) here, its inputs bound to `inputs` in
+    /// order, and returns its outputs. Its nodes see the enclosing graph's values (ONNX's
+    /// outer scope); its own names, initializers included, vanish after it.
+    pub fn inline_graph(
+        &mut self,
+        what: &str,
+        g: &GraphProto,
+        inputs: &[Value],
+    ) -> NodeResult<Vec<Value>> {
+        let initializers: HashSet<&str> = g.initializer.iter().map(|t| t.name.as_str()).collect();
+        let formal: Vec<_> = g
+            .input
+            .iter()
+            .filter(|i| !initializers.contains(i.name.as_str()))
+            .collect();
+        if formal.len() != inputs.len() {
+            return Err(format!(
+                "attribute '{what}' is a graph of {} inputs; it must take {}",
+                formal.len(),
+                inputs.len()
+            )
+            .into());
+        }
+        let saved = self.imp.values.clone();
+        let result = self.inline_nodes(what, g, &formal, inputs);
+        self.imp.values = saved;
+        result
+    }
+
+    fn inline_nodes(
+        &mut self,
+        what: &str,
+        g: &GraphProto,
+        formal: &[&crate::proto::ValueInfoProto],
+        inputs: &[Value],
+    ) -> NodeResult<Vec<Value>> {
+        for (decl, v) in formal.iter().zip(inputs) {
+            if let Some(type_proto::Value::TensorType(t)) =
+                decl.r#type.as_ref().and_then(|t| t.value.as_ref())
+            {
+                let (elem, shape) = (self.elem(*v), self.shape(*v));
+                let declared = element_type(t.elem_type).ok();
+                use crate::proto::tensor_shape_proto::dimension::Value as Dim;
+                let dims_fit = t.shape.as_ref().is_none_or(|s| {
+                    s.dim.len() == shape.len()
+                        && s.dim.iter().zip(&shape).all(|(d, n)| match &d.value {
+                            Some(Dim::DimValue(d)) => d == n || *n == DYNAMIC,
+                            _ => true,
+                        })
+                });
+                if (t.elem_type != 0 && declared != Some(elem)) || !dims_fit {
+                    return Err(format!(
+                        "attribute '{what}': its input '{}' is declared with another type than the {elem:?} {} it receives",
+                        decl.name,
+                        show_shape(&shape)
+                    )
+                    .into());
+                }
+            }
+            self.imp.values.insert(decl.name.clone(), *v);
+        }
+        for t in &g.initializer {
+            let v = self
+                .imp
+                .tensor_constant(t)
+                .map_err(|m| format!("attribute '{what}': initializer '{}': {m}", t.name))?;
+            self.imp.values.insert(t.name.clone(), v);
+        }
+        for (index, node) in g.node.iter().enumerate() {
+            if let Some(i) = node
+                .input
+                .iter()
+                .find(|i| !i.is_empty() && !self.imp.values.contains_key(i.as_str()))
+            {
+                return Err(format!(
+                    "attribute '{what}': input '{i}' of its node {} is not defined before it",
+                    node_label(node, index)
+                )
+                .into());
+            }
+            match self.imp.import_node(node, index) {
+                Ok(()) => {}
+                Err(ImportError::NeedsConstant { input, .. }) => {
+                    return Err(NodeError::NeedsConstant(input))
+                }
+                Err(e) => return Err(format!("in attribute '{what}': {e}").into()),
+            }
+        }
+        g.output
+            .iter()
+            .map(|o| {
+                self.imp.values.get(&o.name).copied().ok_or_else(|| {
+                    format!(
+                        "attribute '{what}': its output '{}' is not produced by any node",
+                        o.name
+                    )
+                    .into()
+                })
+            })
+            .collect()
     }
 
     /// Errors on an attribute no handler read: dlc does not know what it would change.

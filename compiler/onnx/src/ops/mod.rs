@@ -18,10 +18,12 @@
 //! - [`indexing`]: GatherND, ScatterElements (Scatter), ScatterND.
 //! - [`einsum`]: Einsum, as diagonals, sums and batched matmuls.
 //! - [`stateful`]: CausalConvWithState and LinearAttention (opset 27).
+//! - [`flex_attention`]: FlexAttention, of domain `ai.onnx.preview` ([`preview_handler`]).
 
 mod attention;
 mod einsum;
 mod elementwise;
+mod flex_attention;
 mod indexing;
 mod layout;
 mod loss;
@@ -63,15 +65,41 @@ pub fn handler(op_type: &str) -> Option<Handler> {
         .map(|(_, h)| *h)
 }
 
-/// Every operator type dlc imports, sorted (for docs and `dlc-import --list-ops`).
-pub fn supported_ops() -> Vec<&'static str> {
+/// The domain of the preview operators dlc imports ([`preview_handler`]).
+pub const PREVIEW_DOMAIN: &str = "ai.onnx.preview";
+
+/// The handlers of domain [`PREVIEW_DOMAIN`].
+const PREVIEW: &[(&str, Handler)] = flex_attention::OPS;
+
+/// The handler of operator `op_type` of domain [`PREVIEW_DOMAIN`], if dlc imports it.
+pub fn preview_handler(op_type: &str) -> Option<Handler> {
+    PREVIEW.iter().find(|(n, _)| *n == op_type).map(|(_, h)| *h)
+}
+
+/// The operator types of domain [`PREVIEW_DOMAIN`] dlc imports, sorted.
+pub fn preview_ops() -> Vec<&'static str> {
+    let mut ops: Vec<&str> = PREVIEW.iter().map(|(name, _)| *name).collect();
+    ops.sort_unstable();
+    ops
+}
+
+/// Every operator type dlc imports, sorted (for docs and `dlc-import --list-ops`): those of
+/// `ai.onnx`, then those of [`PREVIEW_DOMAIN`] with the domain as a prefix
+/// (`ai.onnx.preview.FlexAttention`).
+pub fn supported_ops() -> Vec<String> {
     let mut ops: Vec<&str> = TABLES
         .iter()
         .flat_map(|t| t.iter())
         .map(|(name, _)| *name)
         .collect();
     ops.sort_unstable();
-    ops
+    let mut out: Vec<String> = ops.into_iter().map(String::from).collect();
+    out.extend(
+        preview_ops()
+            .into_iter()
+            .map(|op| format!("{PREVIEW_DOMAIN}.{op}")),
+    );
+    out
 }
 
 /// Normalizes a possibly negative `axis` of a rank-`rank` tensor.
