@@ -18,6 +18,7 @@
 //! - [`indexing`]: GatherND, ScatterElements (Scatter), ScatterND.
 //! - [`einsum`]: Einsum, as diagonals, sums and batched matmuls.
 //! - [`stateful`]: CausalConvWithState and LinearAttention (opset 27).
+//! - [`topk`]: TopK by pairwise ranks (no sort).
 //! - [`flex_attention`]: FlexAttention, of domain `ai.onnx.preview` ([`preview_handler`]).
 
 mod attention;
@@ -33,6 +34,7 @@ mod pool;
 mod reduce;
 mod resize;
 mod stateful;
+mod topk;
 
 use crate::importer::{NodeCx, NodeResult, MAX_FOLD_ELEMENTS};
 use dlc_ir::{Type, Value};
@@ -42,7 +44,7 @@ use dlc_tensor::{DType, Tensor};
 pub type Handler = fn(&mut NodeCx) -> NodeResult<Vec<Value>>;
 
 /// Every handler table, one per file.
-const TABLES: [&[(&str, Handler)]; 11] = [
+const TABLES: [&[(&str, Handler)]; 12] = [
     elementwise::OPS,
     movement::OPS,
     reduce::OPS,
@@ -54,6 +56,7 @@ const TABLES: [&[(&str, Handler)]; 11] = [
     indexing::OPS,
     einsum::OPS,
     stateful::OPS,
+    topk::OPS,
 ];
 
 /// The handler of ONNX operator `op_type` (domain `ai.onnx`), if dlc imports it.
