@@ -2612,3 +2612,62 @@ fn flex_attention_applies_its_modifiers_and_gqa() {
     }
     assert_close(&out[0].to_f64_vec(), &want, "Y");
 }
+
+#[test]
+fn topk_orders_ties_by_index_and_rejects_bad_k() {
+    let k = |v: i64| i64_tensor("k", &[1], &[v]);
+    let topk = |attrs: Vec<AttributeProto>, kv: i64| {
+        model(
+            vec![with_attrs(
+                node("TopK", "n", &["x", "k"], &["y", "i"]),
+                attrs,
+            )],
+            vec![input("x", DataType::Float, &[2, 5])],
+            &["y", "i"],
+            vec![k(kv)],
+        )
+    };
+    assert_mentions(
+        &import_error(&topk(vec![], 6)),
+        &["(TopK, opset 17)", "K = 6"],
+    );
+    assert_mentions(&import_error(&topk(vec![], -1)), &["K = -1"]);
+    assert_mentions(
+        &import_error(&topk(vec![int_attr("largest", 2)], 2)),
+        &["'largest' (2)"],
+    );
+    assert_mentions(
+        &import_error(&topk(vec![int_attr("axis", 2)], 2)),
+        &["axis 2"],
+    );
+    let x = Tensor::from_f64(
+        DType::F32,
+        &[2, 5],
+        &[
+            1.0,
+            3.0,
+            3.0,
+            -0.0,
+            f64::NEG_INFINITY,
+            2.0,
+            2.0,
+            2.0,
+            5.0,
+            -1.0,
+        ],
+    );
+    let out = run(&topk(vec![], 3), std::slice::from_ref(&x));
+    assert_eq!(out[0].to_f64_vec(), [3.0, 3.0, 1.0, 5.0, 2.0, 2.0]);
+    assert_eq!(out[1].to_i64_vec(), [1, 2, 0, 3, 0, 1]);
+    let out = run(
+        &topk(vec![int_attr("largest", 0), int_attr("axis", 0)], 1),
+        &[x.clone()],
+    );
+    assert_eq!(
+        out[0].to_f64_vec(),
+        [1.0, 2.0, 2.0, -0.0, f64::NEG_INFINITY]
+    );
+    assert_eq!(out[1].to_i64_vec(), [0, 1, 1, 0, 0]);
+    let out = run(&topk(vec![], 0), &[x]);
+    assert_eq!(out[0].shape(), [2, 0]);
+}
