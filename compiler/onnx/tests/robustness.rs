@@ -2661,7 +2661,7 @@ fn topk_orders_ties_by_index_and_rejects_bad_k() {
     assert_eq!(out[1].to_i64_vec(), [1, 2, 0, 3, 0, 1]);
     let out = run(
         &topk(vec![int_attr("largest", 0), int_attr("axis", 0)], 1),
-        &[x.clone()],
+        std::slice::from_ref(&x),
     );
     assert_eq!(
         out[0].to_f64_vec(),

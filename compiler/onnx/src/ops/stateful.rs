@@ -272,9 +272,11 @@ fn linear_attention(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
         }
         None => elem,
     };
-    let scale = match cx.float_or("scale", 0.0) {
-        s if s == 0.0 => 1.0 / (dk as f64).sqrt(),
-        s => s,
+    let scale = cx.float_or("scale", 0.0);
+    let scale = if scale == 0.0 {
+        1.0 / (dk as f64).sqrt()
+    } else {
+        scale
     };
 
     // Per token: q [B, H_kv, G, d_k], k as a column [B, H_kv, d_k, 1], v as a row
