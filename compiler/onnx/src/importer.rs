@@ -236,8 +236,8 @@ pub struct Importer<'c> {
     constants: HashMap<Value, Tensor>,
     /// Per argument, the `dim_param` name of each dim left dynamic (`""`: none).
     dim_names: Vec<Vec<String>>,
-    /// Nodes imported from subgraphs so far (each branch, each unrolled iteration), bounded by
-    /// [`MAX_SUBGRAPH_NODES`].
+    /// Nodes imported from subgraphs so far (each branch, each unrolled iteration, each
+    /// inlined modifier), bounded by [`MAX_SUBGRAPH_NODES`].
     subgraph_nodes: usize,
 }
 
@@ -393,37 +393,6 @@ impl<'c> Importer<'c> {
         Some(t)
     }
 
-    /// The body of [`NodeCx::subgraph`]: binds the inputs and initializers, imports the nodes
-    /// and looks the outputs up.
-    fn import_subgraph(
-        &mut self,
-        graph: &GraphProto,
-        inputs: &[Value],
-    ) -> Result<Vec<Value>, ImportError> {
-        for (info, &v) in graph.input.iter().zip(inputs) {
-            self.values.insert(info.name.clone(), v);
-        }
-        self.bind_initializers(graph)?;
-        for (index, node) in graph.node.iter().enumerate() {
-            self.import_node(node, index)?;
-        }
-        graph
-            .output
-            .iter()
-            .map(|o| {
-                self.values
-                    .get(&o.name)
-                    .copied()
-                    .ok_or_else(|| ImportError::Model {
-                        message: format!(
-                            "subgraph output '{}' is not produced by any node",
-                            o.name
-                        ),
-                    })
-            })
-            .collect()
-    }
-
     fn import_node(&mut self, node: &NodeProto, index: usize) -> Result<(), ImportError> {
         let opset = self.opset;
         let label = node_label(node, index);
@@ -433,14 +402,26 @@ impl<'c> Importer<'c> {
             opset,
             message,
         };
-        if !node.domain.is_empty() && node.domain != "ai.onnx" {
+        let handler = match node.domain.as_str() {
+            "" | "ai.onnx" => ops::handler(&node.op_type),
+            ops::PREVIEW_DOMAIN => ops::preview_handler(&node.op_type),
+            other => {
+                return Err(error(format!(
+                    "operator domain '{other}' is not supported (dlc imports ai.onnx operators and {} of {})",
+                    ops::preview_ops().join(", "),
+                    ops::PREVIEW_DOMAIN
+                )))
+            }
+        };
+        let Some(handler) = handler else {
+            let domain = match node.domain.as_str() {
+                "" | "ai.onnx" => String::new(),
+                d => format!("{d}."),
+            };
             return Err(error(format!(
-                "operator domain '{}' is not supported (dlc imports ai.onnx operators)",
-                node.domain
+                "operator {domain}{} is not supported",
+                node.op_type
             )));
-        }
-        let Some(handler) = ops::handler(&node.op_type) else {
-            return Err(error(format!("operator {} is not supported", node.op_type)));
         };
         let name = if node.name.is_empty() {
             node.output.first().cloned().unwrap_or_default()
@@ -725,7 +706,7 @@ impl<'i> NodeCx<'i, '_> {
         self.attribute(name).and_then(|a| a.t.as_ref())
     }
 
-    /// Graph attribute `name` (a branch or loop body).
+    /// Graph attribute `name` (a subgraph, for [`NodeCx::inline_graph`]).
     pub fn attr_graph(&mut self, name: &str) -> Option<&'i GraphProto> {
         self.attribute(name).and_then(|a| a.g.as_ref())
     }
@@ -735,32 +716,114 @@ impl<'i> NodeCx<'i, '_> {
         self.imp.constant_value(v)
     }
 
-    /// Imports subgraph `graph` (a branch or one iteration of a loop body) inline, its inputs
-    /// bound to `inputs`, and returns its outputs. Its nodes see the values of the enclosing
-    /// graphs (ONNX's captured outer values); its own names end with it. An error inside is
-    /// reported with the subgraph's node and wrapped in this node's.
-    pub fn subgraph(&mut self, graph: &GraphProto, inputs: &[Value]) -> NodeResult<Vec<Value>> {
-        if graph.input.len() != inputs.len() {
+    /// Imports subgraph `g` (graph attribute `what`) here, its inputs bound to `inputs` in
+    /// order, and returns its outputs. Its nodes see the enclosing graph's values (ONNX's
+    /// outer scope); its own names, initializers included, vanish after it.
+    pub fn inline_graph(
+        &mut self,
+        what: &str,
+        g: &GraphProto,
+        inputs: &[Value],
+    ) -> NodeResult<Vec<Value>> {
+        let initializers: HashSet<&str> = g.initializer.iter().map(|t| t.name.as_str()).collect();
+        let formal: Vec<_> = g
+            .input
+            .iter()
+            .filter(|i| !initializers.contains(i.name.as_str()))
+            .collect();
+        if formal.len() != inputs.len() {
             return Err(format!(
-                "the subgraph '{}' takes {} inputs, but {} are bound to it",
-                graph.name,
-                graph.input.len(),
+                "attribute '{what}' is a graph of {} inputs; it must take {}",
+                formal.len(),
                 inputs.len()
             )
             .into());
         }
-        let imp = &mut *self.imp;
-        imp.subgraph_nodes = imp.subgraph_nodes.saturating_add(graph.node.len());
-        if imp.subgraph_nodes > MAX_SUBGRAPH_NODES {
+        self.imp.subgraph_nodes = self.imp.subgraph_nodes.saturating_add(g.node.len());
+        if self.imp.subgraph_nodes > MAX_SUBGRAPH_NODES {
             return Err(format!(
-                "branches and unrolled loop bodies add more than {MAX_SUBGRAPH_NODES} nodes"
+                "subgraphs (branches, unrolled loop bodies) add more than {MAX_SUBGRAPH_NODES} \
+                 nodes to the model"
             )
             .into());
         }
-        let saved = imp.values.clone();
-        let result = imp.import_subgraph(graph, inputs);
-        imp.values = saved;
-        result.map_err(|e| format!("in subgraph '{}': {e}", graph.name).into())
+        let saved = self.imp.values.clone();
+        let result = self.inline_nodes(what, g, &formal, inputs);
+        self.imp.values = saved;
+        result
+    }
+
+    fn inline_nodes(
+        &mut self,
+        what: &str,
+        g: &GraphProto,
+        formal: &[&crate::proto::ValueInfoProto],
+        inputs: &[Value],
+    ) -> NodeResult<Vec<Value>> {
+        for (decl, v) in formal.iter().zip(inputs) {
+            if let Some(type_proto::Value::TensorType(t)) =
+                decl.r#type.as_ref().and_then(|t| t.value.as_ref())
+            {
+                let (elem, shape) = (self.elem(*v), self.shape(*v));
+                let declared = element_type(t.elem_type).ok();
+                use crate::proto::tensor_shape_proto::dimension::Value as Dim;
+                let dims_fit = t.shape.as_ref().is_none_or(|s| {
+                    s.dim.len() == shape.len()
+                        && s.dim.iter().zip(&shape).all(|(d, n)| match &d.value {
+                            Some(Dim::DimValue(d)) => d == n || *n == DYNAMIC,
+                            _ => true,
+                        })
+                });
+                if (t.elem_type != 0 && declared != Some(elem)) || !dims_fit {
+                    return Err(format!(
+                        "attribute '{what}': its input '{}' is declared with another type than the {elem:?} {} it receives",
+                        decl.name,
+                        show_shape(&shape)
+                    )
+                    .into());
+                }
+            }
+            self.imp.values.insert(decl.name.clone(), *v);
+        }
+        for t in &g.initializer {
+            let v = self
+                .imp
+                .tensor_constant(t)
+                .map_err(|m| format!("attribute '{what}': initializer '{}': {m}", t.name))?;
+            self.imp.values.insert(t.name.clone(), v);
+        }
+        for (index, node) in g.node.iter().enumerate() {
+            if let Some(i) = node
+                .input
+                .iter()
+                .find(|i| !i.is_empty() && !self.imp.values.contains_key(i.as_str()))
+            {
+                return Err(format!(
+                    "attribute '{what}': input '{i}' of its node {} is not defined before it",
+                    node_label(node, index)
+                )
+                .into());
+            }
+            match self.imp.import_node(node, index) {
+                Ok(()) => {}
+                Err(ImportError::NeedsConstant { input, .. }) => {
+                    return Err(NodeError::NeedsConstant(input))
+                }
+                Err(e) => return Err(format!("in attribute '{what}': {e}").into()),
+            }
+        }
+        g.output
+            .iter()
+            .map(|o| {
+                self.imp.values.get(&o.name).copied().ok_or_else(|| {
+                    format!(
+                        "attribute '{what}': its output '{}' is not produced by any node",
+                        o.name
+                    )
+                    .into()
+                })
+            })
+            .collect()
     }
 
     /// Errors on an attribute no handler read: dlc does not know what it would change.

@@ -2042,7 +2042,18 @@ fn fuzz_split_with_huge_num_outputs() {
     );
 }
 
-/// A graph attribute.
+// ---------------------------------------------------------------------------------------------
+// Opset 27's stateful sequence ops and the ai.onnx.preview domain
+
+fn float_attr(name: &str, f: f32) -> AttributeProto {
+    AttributeProto {
+        name: name.into(),
+        r#type: AttributeType::Float as i32,
+        f,
+        ..Default::default()
+    }
+}
+
 fn graph_attr(name: &str, g: GraphProto) -> AttributeProto {
     AttributeProto {
         name: name.into(),
@@ -2050,6 +2061,615 @@ fn graph_attr(name: &str, g: GraphProto) -> AttributeProto {
         g: Some(g),
         ..Default::default()
     }
+}
+
+/// Deterministic values in (−1, 1).
+fn values(rng: &mut Rng, n: usize) -> Vec<f64> {
+    (0..n)
+        .map(|_| (rng.below(2001) as f64 - 1000.0) / 1000.0)
+        .collect()
+}
+
+fn assert_close(got: &[f64], want: &[f64], what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}: element count");
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        assert!(
+            (g - w).abs() <= 1e-4 + 1e-4 * w.abs(),
+            "{what}: element {i} is {g}, expected {w}"
+        );
+    }
+}
+
+/// A CausalConvWithState node (outputs "y", "state") over graph inputs.
+fn causal_conv(
+    attrs: Vec<AttributeProto>,
+    inputs: &[&str],
+    graph_inputs: Vec<ValueInfoProto>,
+) -> ModelProto {
+    model(
+        vec![with_attrs(
+            node("CausalConvWithState", "n", inputs, &["y", "state"]),
+            attrs,
+        )],
+        graph_inputs,
+        &["y", "state"],
+        vec![],
+    )
+}
+
+#[test]
+fn causal_conv_with_state_rejects_bad_attributes_and_shapes() {
+    let x = || input("x", DataType::Float, &[1, 2, 5]);
+    let w = |dims: &[i64]| input("w", DataType::Float, dims);
+    let cases: Vec<(ModelProto, &[&str])> = vec![
+        (
+            causal_conv(
+                vec![str_attr("activation", "relu")],
+                &["x", "w"],
+                vec![x(), w(&[2, 1, 3])],
+            ),
+            &["(CausalConvWithState, opset 17)", "'activation'", "'relu'"],
+        ),
+        (
+            causal_conv(vec![], &["x", "w"], vec![x(), w(&[2, 2, 3])]),
+            &["depthwise"],
+        ),
+        (
+            causal_conv(vec![], &["x", "w"], vec![x(), w(&[3, 1, 3])]),
+            &["depthwise"],
+        ),
+        (
+            causal_conv(vec![], &["x", "w"], vec![x(), w(&[2, 3])]),
+            &["rank 3"],
+        ),
+        (
+            causal_conv(
+                vec![],
+                &["x", "w", "", "p"],
+                vec![x(), w(&[2, 1, 3]), input("p", DataType::Float, &[1, 2, 3])],
+            ),
+            &["past_state", "k − 1"],
+        ),
+        (
+            causal_conv(
+                vec![],
+                &["x", "w", "b"],
+                vec![x(), w(&[2, 1, 3]), input("b", DataType::Float, &[3])],
+            ),
+            &["bias"],
+        ),
+        (
+            causal_conv(
+                vec![],
+                &["x", "w"],
+                vec![
+                    input("x", DataType::Int32, &[1, 2, 5]),
+                    input("w", DataType::Int32, &[2, 1, 3]),
+                ],
+            ),
+            &["float"],
+        ),
+    ];
+    for (m, parts) in cases {
+        assert_mentions(&import_error(&m), parts);
+    }
+}
+
+#[test]
+fn causal_conv_with_state_matches_its_definition() {
+    let (b, c, l, k) = (2usize, 3usize, 4usize, 3usize);
+    let mut rng = Rng(0x5eed_c0a1);
+    let (x, w) = (values(&mut rng, b * c * l), values(&mut rng, c * k));
+    let (bias, past) = (values(&mut rng, c), values(&mut rng, b * c * (k - 1)));
+    for silu in [false, true] {
+        let attrs = if silu {
+            vec![str_attr("activation", "swish")]
+        } else {
+            vec![]
+        };
+        let m = causal_conv(
+            attrs,
+            &["x", "w", "b", "p"],
+            vec![
+                input("x", DataType::Float, &[b as i64, c as i64, l as i64]),
+                input("w", DataType::Float, &[c as i64, 1, k as i64]),
+                input("b", DataType::Float, &[c as i64]),
+                input("p", DataType::Float, &[b as i64, c as i64, k as i64 - 1]),
+            ],
+        );
+        let out = run(
+            &m,
+            &[
+                Tensor::from_f64(DType::F32, &[b, c, l], &x),
+                Tensor::from_f64(DType::F32, &[c, 1, k], &w),
+                Tensor::from_f64(DType::F32, &[c], &bias),
+                Tensor::from_f64(DType::F32, &[b, c, k - 1], &past),
+            ],
+        );
+        let (mut y, mut state) = (Vec::new(), Vec::new());
+        for n in 0..b {
+            for ch in 0..c {
+                let joined: Vec<f64> = past[(n * c + ch) * (k - 1)..][..k - 1]
+                    .iter()
+                    .chain(&x[(n * c + ch) * l..][..l])
+                    .copied()
+                    .collect();
+                for t in 0..l {
+                    let mut s = bias[ch];
+                    for j in 0..k {
+                        s += w[ch * k + j] * joined[t + j];
+                    }
+                    y.push(if silu { s / (1.0 + (-s).exp()) } else { s });
+                }
+                state.extend_from_slice(&joined[l..]);
+            }
+        }
+        assert_close(&out[0].to_f64_vec(), &y, "output");
+        assert_close(&out[1].to_f64_vec(), &state, "present_state");
+    }
+}
+
+/// A LinearAttention node (outputs "y", "state") over graph inputs.
+fn linear_attention(
+    attrs: Vec<AttributeProto>,
+    inputs: &[&str],
+    graph_inputs: Vec<ValueInfoProto>,
+) -> ModelProto {
+    model(
+        vec![with_attrs(
+            node("LinearAttention", "n", inputs, &["y", "state"]),
+            attrs,
+        )],
+        graph_inputs,
+        &["y", "state"],
+        vec![],
+    )
+}
+
+#[test]
+fn linear_attention_rejects_bad_attributes_and_shapes() {
+    let heads = || vec![int_attr("q_num_heads", 2), int_attr("kv_num_heads", 2)];
+    let with = |extra: Vec<AttributeProto>| heads().into_iter().chain(extra).collect::<Vec<_>>();
+    let qkv = || {
+        vec![
+            input("q", DataType::Float, &[1, 3, 8]),
+            input("k", DataType::Float, &[1, 3, 8]),
+            input("v", DataType::Float, &[1, 3, 8]),
+        ]
+    };
+    let plus = |extra: ValueInfoProto| qkv().into_iter().chain([extra]).collect::<Vec<_>>();
+    let cases: Vec<(ModelProto, &[&str])> = vec![
+        (
+            linear_attention(
+                with(vec![str_attr("update_rule", "lstm")]),
+                &["q", "k", "v"],
+                qkv(),
+            ),
+            &["(LinearAttention, opset 17)", "'update_rule'", "'lstm'"],
+        ),
+        (
+            linear_attention(
+                vec![
+                    int_attr("q_num_heads", 2),
+                    str_attr("update_rule", "linear"),
+                ],
+                &["q", "k", "v"],
+                qkv(),
+            ),
+            &["'kv_num_heads'", "required"],
+        ),
+        (
+            linear_attention(
+                vec![
+                    int_attr("q_num_heads", 3),
+                    int_attr("kv_num_heads", 2),
+                    str_attr("update_rule", "linear"),
+                ],
+                &["q", "k", "v"],
+                qkv(),
+            ),
+            &["multiple"],
+        ),
+        (
+            linear_attention(
+                with(vec![str_attr("update_rule", "gated")]),
+                &["q", "k", "v"],
+                qkv(),
+            ),
+            &["needs the decay input"],
+        ),
+        (
+            linear_attention(
+                with(vec![str_attr("update_rule", "linear")]),
+                &["q", "k", "v", "", "", "beta"],
+                plus(input("beta", DataType::Float, &[1, 3, 2])),
+            ),
+            &["takes no beta input"],
+        ),
+        (
+            linear_attention(
+                with(vec![str_attr("update_rule", "gated")]),
+                &["q", "k", "v", "", "g"],
+                plus(input("g", DataType::Float, &[1, 3, 3])),
+            ),
+            &["decay's last dim 3"],
+        ),
+        (
+            linear_attention(
+                with(vec![str_attr("update_rule", "delta")]),
+                &["q", "k", "v", "", "", "beta"],
+                plus(input("beta", DataType::Float, &[1, 3, 3])),
+            ),
+            &["beta's last dim 3"],
+        ),
+        (
+            linear_attention(
+                with(vec![str_attr("update_rule", "linear")]),
+                &["q", "k", "v", "s"],
+                plus(input("s", DataType::Float, &[1, 2, 4, 3])),
+            ),
+            &["past_state must be (B, H_kv, d_k, d_v) = (1, 2, 4, 4)"],
+        ),
+        (
+            linear_attention(
+                with(vec![str_attr("update_rule", "linear")]),
+                &["q", "k", "v"],
+                vec![
+                    input("q", DataType::Float, &[1, 3, 8]),
+                    input("k", DataType::Float, &[1, 3, 6]),
+                    input("v", DataType::Float, &[1, 3, 8]),
+                ],
+            ),
+            &["widths"],
+        ),
+        (
+            linear_attention(
+                with(vec![str_attr("update_rule", "linear")]),
+                &["q", "k", "v"],
+                vec![
+                    input("q", DataType::Float, &[1, 4096, 2]),
+                    input("k", DataType::Float, &[1, 4096, 2]),
+                    input("v", DataType::Float, &[1, 4096, 2]),
+                ],
+            ),
+            &["4096 tokens", "1024"],
+        ),
+    ];
+    for (m, parts) in cases {
+        assert_mentions(&import_error(&m), parts);
+    }
+}
+
+/// The spec's recurrence, token by token: `[B, T, H·D]` inputs, a `[B, H_kv, d_k, d_v]` state.
+#[allow(clippy::too_many_arguments)]
+fn linear_attention_reference(
+    (b, t, hq, hkv, dk, dv): (usize, usize, usize, usize, usize, usize),
+    q: &[f64],
+    k: &[f64],
+    v: &[f64],
+    past: &[f64],
+    decay: &[f64],
+    beta: &[f64],
+    scale: f64,
+) -> (Vec<f64>, Vec<f64>) {
+    let mut s = past.to_vec();
+    let mut y = vec![0.0; b * t * hq * dv];
+    let group = hq / hkv;
+    for n in 0..b {
+        for i in 0..t {
+            for h in 0..hkv {
+                let st = &mut s[(n * hkv + h) * dk * dv..][..dk * dv];
+                let kt = &k[(n * t + i) * hkv * dk + h * dk..][..dk];
+                let vt = &v[(n * t + i) * hkv * dv + h * dv..][..dv];
+                for d in 0..dk {
+                    let g = decay[(n * t + i) * hkv * dk + h * dk + d].exp();
+                    for m in 0..dv {
+                        st[d * dv + m] *= g;
+                    }
+                }
+                let bt = beta[(n * t + i) * hkv + h];
+                let u: Vec<f64> = (0..dv)
+                    .map(|m| {
+                        let r: f64 = (0..dk).map(|d| st[d * dv + m] * kt[d]).sum();
+                        bt * (vt[m] - r)
+                    })
+                    .collect();
+                for d in 0..dk {
+                    for m in 0..dv {
+                        st[d * dv + m] += kt[d] * u[m];
+                    }
+                }
+                for g in 0..group {
+                    let hh = h * group + g;
+                    let qt = &q[(n * t + i) * hq * dk + hh * dk..][..dk];
+                    for m in 0..dv {
+                        let o: f64 = (0..dk).map(|d| qt[d] * st[d * dv + m]).sum();
+                        y[(n * t + i) * hq * dv + hh * dv + m] = scale * o;
+                    }
+                }
+            }
+        }
+    }
+    (y, s)
+}
+
+#[test]
+fn linear_attention_gated_delta_matches_the_recurrence() {
+    let dims @ (b, t, hq, hkv, dk, dv) = (2usize, 3usize, 4usize, 2usize, 3usize, 2usize);
+    let mut rng = Rng(0x11ea_a77e);
+    let q = values(&mut rng, b * t * hq * dk);
+    let k = values(&mut rng, b * t * hkv * dk);
+    let v = values(&mut rng, b * t * hkv * dv);
+    let past = values(&mut rng, b * hkv * dk * dv);
+    let decay: Vec<f64> = values(&mut rng, b * t * hkv * dk);
+    let beta: Vec<f64> = values(&mut rng, b * t * hkv)
+        .iter()
+        .map(|x| x.abs())
+        .collect();
+    let (want_y, want_s) = linear_attention_reference(dims, &q, &k, &v, &past, &decay, &beta, 0.5);
+    let i = |d: usize| d as i64;
+    let m = linear_attention(
+        vec![
+            int_attr("q_num_heads", i(hq)),
+            int_attr("kv_num_heads", i(hkv)),
+            float_attr("scale", 0.5),
+            int_attr("chunk_size", 2),
+        ],
+        &["q", "k", "v", "s", "g", "beta"],
+        vec![
+            input("q", DataType::Float, &[i(b), i(t), i(hq * dk)]),
+            input("k", DataType::Float, &[i(b), i(t), i(hkv * dk)]),
+            input("v", DataType::Float, &[i(b), i(t), i(hkv * dv)]),
+            input("s", DataType::Float, &[i(b), i(hkv), i(dk), i(dv)]),
+            input("g", DataType::Float, &[i(b), i(t), i(hkv * dk)]),
+            input("beta", DataType::Float, &[i(b), i(t), i(hkv)]),
+        ],
+    );
+    let out = run(
+        &m,
+        &[
+            Tensor::from_f64(DType::F32, &[b, t, hq * dk], &q),
+            Tensor::from_f64(DType::F32, &[b, t, hkv * dk], &k),
+            Tensor::from_f64(DType::F32, &[b, t, hkv * dv], &v),
+            Tensor::from_f64(DType::F32, &[b, hkv, dk, dv], &past),
+            Tensor::from_f64(DType::F32, &[b, t, hkv * dk], &decay),
+            Tensor::from_f64(DType::F32, &[b, t, hkv], &beta),
+        ],
+    );
+    assert_close(&out[0].to_f64_vec(), &want_y, "output");
+    assert_close(&out[1].to_f64_vec(), &want_s, "present_state");
+}
+
+/// A model of one `ai.onnx.preview` node, with that domain imported.
+fn preview(op: &str, attrs: Vec<AttributeProto>, graph_inputs: Vec<ValueInfoProto>) -> ModelProto {
+    let mut n = with_attrs(node(op, "n", &["q", "k", "v"], &["y"]), attrs);
+    n.domain = "ai.onnx.preview".into();
+    let mut m = model(vec![n], graph_inputs, &["y"], vec![]);
+    m.opset_import.push(OperatorSetIdProto {
+        domain: "ai.onnx.preview".into(),
+        version: 1,
+    });
+    m
+}
+
+fn qkv4(q: &[i64], k: &[i64], v: &[i64]) -> Vec<ValueInfoProto> {
+    vec![
+        input("q", DataType::Float, q),
+        input("k", DataType::Float, k),
+        input("v", DataType::Float, v),
+    ]
+}
+
+/// A one-input, one-output subgraph: `out = op(x, c)` with initializer `c` = `constant`.
+fn modifier(op: &str, constant: f32) -> GraphProto {
+    GraphProto {
+        name: "mod".into(),
+        node: vec![node(op, "", &["x", "c"], &["out"])],
+        initializer: vec![f32_tensor("c", &[], &[constant])],
+        input: vec![value_info("x", None)],
+        output: vec![value_info("out", None)],
+        ..Default::default()
+    }
+}
+
+#[test]
+fn preview_domain_and_flex_attention_reject_bad_models() {
+    let shapes = || qkv4(&[1, 2, 3, 4], &[1, 2, 5, 4], &[1, 2, 5, 6]);
+    let mut other_domain = preview("FlexAttention", vec![], shapes());
+    other_domain.graph.as_mut().unwrap().node[0].domain = "com.microsoft".into();
+    let mut two_inputs = modifier("Add", 1.0);
+    two_inputs.input.push(value_info("z", None));
+    let mut reshaping = modifier("Add", 1.0);
+    reshaping
+        .node
+        .push(node("ReduceSum", "", &["out"], &["sum"]));
+    reshaping.output = vec![value_info("sum", None)];
+    let mut undefined = modifier("Add", 1.0);
+    undefined.node[0].input[1] = "nowhere".into();
+    let cases: Vec<(ModelProto, &[&str])> = vec![
+        (
+            preview("Frobnicate", vec![], shapes()),
+            &["operator ai.onnx.preview.Frobnicate is not supported"],
+        ),
+        (other_domain, &["domain 'com.microsoft'", "FlexAttention"]),
+        (
+            preview(
+                "FlexAttention",
+                vec![],
+                qkv4(&[1, 2, 3, 4], &[1, 2, 5, 4], &[1, 2, 6, 6]),
+            ),
+            &["(FlexAttention, opset 17)", "sequence length"],
+        ),
+        (
+            preview(
+                "FlexAttention",
+                vec![],
+                qkv4(&[1, 3, 3, 4], &[1, 2, 5, 4], &[1, 2, 5, 6]),
+            ),
+            &["not a multiple"],
+        ),
+        (
+            preview(
+                "FlexAttention",
+                vec![],
+                qkv4(&[2, 3, 4], &[1, 2, 5, 4], &[1, 2, 5, 6]),
+            ),
+            &["rank 4"],
+        ),
+        (
+            preview(
+                "FlexAttention",
+                vec![int_attr("softmax_precision", 7)],
+                shapes(),
+            ),
+            &["'softmax_precision' is 7"],
+        ),
+        (
+            preview(
+                "FlexAttention",
+                vec![graph_attr("score_mod", two_inputs)],
+                shapes(),
+            ),
+            &["'score_mod'", "2 inputs"],
+        ),
+        (
+            preview(
+                "FlexAttention",
+                vec![graph_attr("prob_mod", reshaping)],
+                shapes(),
+            ),
+            &["'prob_mod' changes the shape"],
+        ),
+        (
+            preview(
+                "FlexAttention",
+                vec![graph_attr("score_mod", undefined)],
+                shapes(),
+            ),
+            &["'score_mod'", "'nowhere'"],
+        ),
+        (
+            preview("FlexAttention", vec![int_attr("score_mod", 1)], shapes()),
+            &["'score_mod' must be a graph"],
+        ),
+    ];
+    for (m, parts) in cases {
+        assert_mentions(&import_error(&m), parts);
+    }
+}
+
+#[test]
+fn flex_attention_applies_its_modifiers_and_gqa() {
+    let (b, hq, hkv, l, s, e, ev) = (1usize, 4usize, 2usize, 3usize, 5usize, 4usize, 2usize);
+    let mut rng = Rng(0xf1e8);
+    let q = values(&mut rng, b * hq * l * e);
+    let k = values(&mut rng, b * hkv * s * e);
+    let v = values(&mut rng, b * hkv * s * ev);
+    let i = |d: usize| d as i64;
+    let m = preview(
+        "FlexAttention",
+        vec![
+            float_attr("scale", 0.25),
+            graph_attr("score_mod", modifier("Add", 0.5)),
+            graph_attr("prob_mod", modifier("Mul", 2.0)),
+        ],
+        qkv4(
+            &[i(b), i(hq), i(l), i(e)],
+            &[i(b), i(hkv), i(s), i(e)],
+            &[i(b), i(hkv), i(s), i(ev)],
+        ),
+    );
+    let out = run(
+        &m,
+        &[
+            Tensor::from_f64(DType::F32, &[b, hq, l, e], &q),
+            Tensor::from_f64(DType::F32, &[b, hkv, s, e], &k),
+            Tensor::from_f64(DType::F32, &[b, hkv, s, ev], &v),
+        ],
+    );
+    let mut want = Vec::new();
+    for h in 0..hq {
+        let kh = h / (hq / hkv);
+        for r in 0..l {
+            let scores: Vec<f64> = (0..s)
+                .map(|c| {
+                    let dot: f64 = (0..e)
+                        .map(|d| q[(h * l + r) * e + d] * k[(kh * s + c) * e + d])
+                        .sum();
+                    dot * 0.25 + 0.5
+                })
+                .collect();
+            let max = scores.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+            let exps: Vec<f64> = scores.iter().map(|x| (x - max).exp()).collect();
+            let sum: f64 = exps.iter().sum();
+            for m in 0..ev {
+                let o: f64 = (0..s)
+                    .map(|c| 2.0 * exps[c] / sum * v[(kh * s + c) * ev + m])
+                    .sum();
+                want.push(o);
+            }
+        }
+    }
+    assert_close(&out[0].to_f64_vec(), &want, "Y");
+}
+
+#[test]
+fn topk_orders_ties_by_index_and_rejects_bad_k() {
+    let k = |v: i64| i64_tensor("k", &[1], &[v]);
+    let topk = |attrs: Vec<AttributeProto>, kv: i64| {
+        model(
+            vec![with_attrs(
+                node("TopK", "n", &["x", "k"], &["y", "i"]),
+                attrs,
+            )],
+            vec![input("x", DataType::Float, &[2, 5])],
+            &["y", "i"],
+            vec![k(kv)],
+        )
+    };
+    assert_mentions(
+        &import_error(&topk(vec![], 6)),
+        &["(TopK, opset 17)", "K = 6"],
+    );
+    assert_mentions(&import_error(&topk(vec![], -1)), &["K = -1"]);
+    assert_mentions(
+        &import_error(&topk(vec![int_attr("largest", 2)], 2)),
+        &["'largest' (2)"],
+    );
+    assert_mentions(
+        &import_error(&topk(vec![int_attr("axis", 2)], 2)),
+        &["axis 2"],
+    );
+    let x = Tensor::from_f64(
+        DType::F32,
+        &[2, 5],
+        &[
+            1.0,
+            3.0,
+            3.0,
+            -0.0,
+            f64::NEG_INFINITY,
+            2.0,
+            2.0,
+            2.0,
+            5.0,
+            -1.0,
+        ],
+    );
+    let out = run(&topk(vec![], 3), std::slice::from_ref(&x));
+    assert_eq!(out[0].to_f64_vec(), [3.0, 3.0, 1.0, 5.0, 2.0, 2.0]);
+    assert_eq!(out[1].to_i64_vec(), [1, 2, 0, 3, 0, 1]);
+    let out = run(
+        &topk(vec![int_attr("largest", 0), int_attr("axis", 0)], 1),
+        std::slice::from_ref(&x),
+    );
+    assert_eq!(
+        out[0].to_f64_vec(),
+        [1.0, 2.0, 2.0, -0.0, f64::NEG_INFINITY]
+    );
+    assert_eq!(out[1].to_i64_vec(), [0, 1, 1, 0, 0]);
+    let out = run(&topk(vec![], 0), &[x]);
+    assert_eq!(out[0].shape(), [2, 0]);
 }
 
 /// A subgraph with typed inputs and outputs (f32 `[2]` unless given).

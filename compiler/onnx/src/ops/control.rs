@@ -51,10 +51,15 @@ fn if_op(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
         } else {
             else_branch
         };
-        return cx.subgraph(taken, &[]);
+        let name = if std::ptr::eq(taken, then_branch) {
+            "then_branch"
+        } else {
+            "else_branch"
+        };
+        return cx.inline_graph(name, taken, &[]);
     }
-    let then_values = cx.subgraph(then_branch, &[])?;
-    let else_values = cx.subgraph(else_branch, &[])?;
+    let then_values = cx.inline_graph("then_branch", then_branch, &[])?;
+    let else_values = cx.inline_graph("else_branch", else_branch, &[])?;
     if then_values.len() != else_values.len() {
         return Err(format!(
             "the branches have {} and {} outputs",
@@ -128,7 +133,7 @@ fn loop_op(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
         let cond_in = cx.constant(Tensor::from_bools(&[], &[cond.unwrap_or(true)]));
         let mut inputs = vec![iteration, cond_in];
         inputs.extend(&carried);
-        let out = cx.subgraph(graph, &inputs)?;
+        let out = cx.inline_graph("body", graph, &inputs)?;
         if cond.is_some() {
             let c = cx.constant_of(out[0]).ok_or(
                 "the body's 'cond' output depends on the graph inputs; dlc unrolls loops at \
@@ -307,7 +312,7 @@ fn scan_once(
             let at = if rev { length - 1 - t } else { t };
             inputs.push(take(cx, x, a, at)?);
         }
-        let out = cx.subgraph(graph, &inputs)?;
+        let out = cx.inline_graph("body", graph, &inputs)?;
         states = out[..n].to_vec();
         for (j, v) in out[n..].iter().enumerate() {
             outs[j].push(*v);

@@ -18,11 +18,15 @@
 //! - [`indexing`]: GatherND, ScatterElements (Scatter), ScatterND.
 //! - [`einsum`]: Einsum, as diagonals, sums and batched matmuls.
 //! - [`control`]: If, Loop and Scan, imported inline (branches selected, loops unrolled).
+//! - [`stateful`]: CausalConvWithState and LinearAttention (opset 27).
+//! - [`topk`]: TopK by pairwise ranks (no sort).
+//! - [`flex_attention`]: FlexAttention, of domain `ai.onnx.preview` ([`preview_handler`]).
 
 mod attention;
 mod control;
 mod einsum;
 mod elementwise;
+mod flex_attention;
 mod indexing;
 mod layout;
 mod loss;
@@ -31,6 +35,8 @@ mod nn;
 mod pool;
 mod reduce;
 mod resize;
+mod stateful;
+mod topk;
 
 use crate::importer::{NodeCx, NodeResult, MAX_FOLD_ELEMENTS};
 use dlc_ir::{Type, Value};
@@ -40,7 +46,7 @@ use dlc_tensor::{DType, Tensor};
 pub type Handler = fn(&mut NodeCx) -> NodeResult<Vec<Value>>;
 
 /// Every handler table, one per file.
-const TABLES: [&[(&str, Handler)]; 11] = [
+const TABLES: [&[(&str, Handler)]; 13] = [
     elementwise::OPS,
     movement::OPS,
     reduce::OPS,
@@ -52,6 +58,8 @@ const TABLES: [&[(&str, Handler)]; 11] = [
     indexing::OPS,
     einsum::OPS,
     control::OPS,
+    stateful::OPS,
+    topk::OPS,
 ];
 
 /// The handler of ONNX operator `op_type` (domain `ai.onnx`), if dlc imports it.
@@ -63,15 +71,41 @@ pub fn handler(op_type: &str) -> Option<Handler> {
         .map(|(_, h)| *h)
 }
 
-/// Every operator type dlc imports, sorted (for docs and `dlc-import --list-ops`).
-pub fn supported_ops() -> Vec<&'static str> {
+/// The domain of the preview operators dlc imports ([`preview_handler`]).
+pub const PREVIEW_DOMAIN: &str = "ai.onnx.preview";
+
+/// The handlers of domain [`PREVIEW_DOMAIN`].
+const PREVIEW: &[(&str, Handler)] = flex_attention::OPS;
+
+/// The handler of operator `op_type` of domain [`PREVIEW_DOMAIN`], if dlc imports it.
+pub fn preview_handler(op_type: &str) -> Option<Handler> {
+    PREVIEW.iter().find(|(n, _)| *n == op_type).map(|(_, h)| *h)
+}
+
+/// The operator types of domain [`PREVIEW_DOMAIN`] dlc imports, sorted.
+pub fn preview_ops() -> Vec<&'static str> {
+    let mut ops: Vec<&str> = PREVIEW.iter().map(|(name, _)| *name).collect();
+    ops.sort_unstable();
+    ops
+}
+
+/// Every operator type dlc imports, sorted (for docs and `dlc-import --list-ops`): those of
+/// `ai.onnx`, then those of [`PREVIEW_DOMAIN`] with the domain as a prefix
+/// (`ai.onnx.preview.FlexAttention`).
+pub fn supported_ops() -> Vec<String> {
     let mut ops: Vec<&str> = TABLES
         .iter()
         .flat_map(|t| t.iter())
         .map(|(name, _)| *name)
         .collect();
     ops.sort_unstable();
-    ops
+    let mut out: Vec<String> = ops.into_iter().map(String::from).collect();
+    out.extend(
+        preview_ops()
+            .into_iter()
+            .map(|op| format!("{PREVIEW_DOMAIN}.{op}")),
+    );
+    out
 }
 
 /// Normalizes a possibly negative `axis` of a rank-`rank` tensor.
