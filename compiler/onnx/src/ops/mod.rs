@@ -17,6 +17,8 @@
 //! - [`layout`]: DepthToSpace, SpaceToDepth, CenterCropPad, EyeLike.
 //! - [`indexing`]: GatherND, ScatterElements (Scatter), ScatterND.
 //! - [`einsum`]: Einsum, as diagonals, sums and batched matmuls.
+//! - [`quant`]: QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear and the integer and
+//!   quantized products (MatMulInteger, ConvInteger, QLinearMatMul, QLinearConv).
 
 mod attention;
 mod einsum;
@@ -27,6 +29,7 @@ mod loss;
 mod movement;
 mod nn;
 mod pool;
+mod quant;
 mod reduce;
 mod resize;
 
@@ -38,7 +41,7 @@ use dlc_tensor::{DType, Tensor};
 pub type Handler = fn(&mut NodeCx) -> NodeResult<Vec<Value>>;
 
 /// Every handler table, one per file.
-const TABLES: [&[(&str, Handler)]; 10] = [
+const TABLES: [&[(&str, Handler)]; 11] = [
     elementwise::OPS,
     movement::OPS,
     reduce::OPS,
@@ -49,6 +52,7 @@ const TABLES: [&[(&str, Handler)]; 10] = [
     layout::OPS,
     indexing::OPS,
     einsum::OPS,
+    quant::OPS,
 ];
 
 /// The handler of ONNX operator `op_type` (domain `ai.onnx`), if dlc imports it.
