@@ -394,14 +394,21 @@ impl<'c> Importer<'c> {
             opset,
             message,
         };
-        if !node.domain.is_empty() && node.domain != "ai.onnx" {
-            return Err(error(format!(
-                "operator domain '{}' is not supported (dlc imports ai.onnx operators)",
-                node.domain
-            )));
-        }
-        let Some(handler) = ops::handler(&node.op_type) else {
-            return Err(error(format!("operator {} is not supported", node.op_type)));
+        let handler = match node.domain.as_str() {
+            "" | "ai.onnx" => ops::handler(&node.op_type)
+                .ok_or_else(|| error(format!("operator {} is not supported", node.op_type)))?,
+            "com.microsoft" => ops::contrib_handler(&node.op_type).ok_or_else(|| {
+                error(format!(
+                    "operator com.microsoft.{} is not supported (of domain com.microsoft, dlc imports {})",
+                    node.op_type,
+                    ops::contrib_ops().join(", ")
+                ))
+            })?,
+            other => {
+                return Err(error(format!(
+                    "operator domain '{other}' is not supported (dlc imports ai.onnx operators and some of com.microsoft)"
+                )))
+            }
         };
         let name = if node.name.is_empty() {
             node.output.first().cloned().unwrap_or_default()

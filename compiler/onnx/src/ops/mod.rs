@@ -17,10 +17,12 @@
 //! - [`layout`]: DepthToSpace, SpaceToDepth, CenterCropPad, EyeLike.
 //! - [`indexing`]: GatherND, ScatterElements (Scatter), ScatterND.
 //! - [`einsum`]: Einsum, as diagonals, sums and batched matmuls.
+//! - [`contrib`]: the onnxruntime `com.microsoft` quantized operators int8 models use.
 //! - [`quant`]: QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear and the integer and
 //!   quantized products (MatMulInteger, ConvInteger, QLinearMatMul, QLinearConv).
 
 mod attention;
+mod contrib;
 mod einsum;
 mod elementwise;
 mod indexing;
@@ -62,6 +64,22 @@ pub fn handler(op_type: &str) -> Option<Handler> {
         .flat_map(|t| t.iter())
         .find(|(n, _)| *n == op_type)
         .map(|(_, h)| *h)
+}
+
+/// The handler of onnxruntime contrib operator `op_type` (domain `com.microsoft`), if dlc
+/// imports it.
+pub fn contrib_handler(op_type: &str) -> Option<Handler> {
+    contrib::OPS
+        .iter()
+        .find(|(n, _)| *n == op_type)
+        .map(|(_, h)| *h)
+}
+
+/// Every `com.microsoft` operator type dlc imports, sorted.
+pub fn contrib_ops() -> Vec<&'static str> {
+    let mut ops: Vec<&str> = contrib::OPS.iter().map(|(name, _)| *name).collect();
+    ops.sort_unstable();
+    ops
 }
 
 /// Every operator type dlc imports, sorted (for docs and `dlc-import --list-ops`).

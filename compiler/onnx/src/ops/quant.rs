@@ -243,7 +243,12 @@ fn spread(cx: &mut NodeCx, p: Value, x: Value, g: Granularity) -> NodeResult<Val
 /// `round(q) + zp`, clipped to the range of `out` and cast to it: the quantizers' shared tail.
 /// `q` is a float tensor; `zp` (if any) already broadcasts against it. The sum and the clip
 /// are in `f64`, where they are exact for any zero point of at most 32 bits.
-fn saturate(cx: &mut NodeCx, q: Value, zp: Option<Value>, out: Type) -> NodeResult<Value> {
+pub(super) fn saturate(
+    cx: &mut NodeCx,
+    q: Value,
+    zp: Option<Value>,
+    out: Type,
+) -> NodeResult<Value> {
     let (lo, hi) = int_range(out).ok_or("the output is not a quantized integer type")?;
     let r = cx.unary("graph.round", q)?;
     let mut y = cx.cast(r, Type::F64)?;
@@ -420,8 +425,16 @@ fn dequantize_linear(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
 /// body: `scale = (max − min) / 255` (1 when they are equal), `zero_point = round(clip(−min /
 /// scale, 0, 255))`, `y = saturate(round(x / scale) + zero_point)`; all in `f32`.
 fn dynamic_quantize_linear(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
-    let x0 = cx.input(0)?;
-    expect_float(cx, x0, "x")?;
+    let x = cx.input(0)?;
+    expect_float(cx, x, "x")?;
+    let [y, scale, zp] = dynamic_quantize(cx, x)?;
+    let scale = cx.cast(scale, cx.elem(x))?;
+    Ok(vec![y, scale, zp])
+}
+
+/// DynamicQuantizeLinear's values: the uint8 tensor, its `f32` scale and its uint8 zero
+/// point.
+pub(super) fn dynamic_quantize(cx: &mut NodeCx, x0: Value) -> NodeResult<[Value; 3]> {
     let x = cx.cast(x0, Type::F32)?;
     let all: Vec<i64> = (0..cx.shape(x).len() as i64).collect();
     let zero = cx.scalar_of(0.0, Type::F32);
@@ -442,14 +455,13 @@ fn dynamic_quantize_linear(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let zp = cx.unary("graph.round", zp)?;
     let q = cx.binary("graph.div", x, scale)?;
     let y = saturate(cx, q, Some(zp), Type::UI8)?;
-    let out_scale = cx.cast(scale, cx.elem(x0))?;
-    let out_zp = cx.cast(zp, Type::UI8)?;
-    Ok(vec![y, out_scale, out_zp])
+    let zp = cx.cast(zp, Type::UI8)?;
+    Ok([y, scale, zp])
 }
 
 /// Which operand of a matrix product a zero point or scale belongs to.
 #[derive(Clone, Copy, PartialEq)]
-enum Side {
+pub(super) enum Side {
     /// `a` (`[..., M, K]`): per-tensor or per-row (`[M]`, or `[..., M, 1]`).
     Rows,
     /// `b` (`[..., K, N]`): per-tensor or per-column (`[N]`, or `[..., 1, N]`).
@@ -462,7 +474,13 @@ enum Side {
 /// Quantization parameter `p` of matrix `m` (`what` names it) made to broadcast against `m`
 /// without changing its shape: a scalar, a per-row vector as a column, a per-column vector
 /// as is, or a tensor of `m`'s rank whose dims are 1 or `m`'s.
-fn matrix_param(cx: &mut NodeCx, p: Value, m: Value, side: Side, what: &str) -> NodeResult<Value> {
+pub(super) fn matrix_param(
+    cx: &mut NodeCx,
+    p: Value,
+    m: Value,
+    side: Side,
+    what: &str,
+) -> NodeResult<Value> {
     let (ps, ms) = (cx.shape(p), cx.shape(m));
     if is_single(cx, p) {
         return to_scalar(cx, p);
@@ -498,7 +516,7 @@ fn matrix_param(cx: &mut NodeCx, p: Value, m: Value, side: Side, what: &str) -> 
 }
 
 /// `m` as `i32` minus its zero point (if any).
-fn shifted(
+pub(super) fn shifted(
     cx: &mut NodeCx,
     m: Value,
     zp: Option<Value>,
@@ -530,7 +548,7 @@ fn matmul_integer(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
 /// + y_zero_point)`, the multiplier in the scales' type and the product in `f64`, as the
 /// reference does. `acc` is the exact integer result (an integer or float tensor); the scales
 /// already broadcast against it.
-fn requantize(
+pub(super) fn requantize(
     cx: &mut NodeCx,
     acc: Value,
     scales: [Value; 3],
