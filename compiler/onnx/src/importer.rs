@@ -406,7 +406,7 @@ impl<'c> Importer<'c> {
             })?,
             other => {
                 return Err(error(format!(
-                    "operator domain '{other}' is not supported (dlc imports ai.onnx operators and some of com.microsoft)"
+                    "operator domain '{other}' is not supported (dlc imports ai.onnx operators)"
                 )))
             }
         };

@@ -544,8 +544,8 @@ fn matmul_integer(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     Ok(vec![matmul_of(cx, a, b)?])
 }
 
-/// The requantization of the QLinear ops: `saturate(round(acc · (x_scale · w_scale / y_scale))
-/// + y_zero_point)`, the multiplier in the scales' type and the product in `f64`, as the
+/// The requantization of the QLinear ops:
+/// `saturate(round(acc · (x_scale · w_scale / y_scale)) + y_zero_point)`, the multiplier in the scales' type and the product in `f64`, as the
 /// reference does. `acc` is the exact integer result (an integer or float tensor); the scales
 /// already broadcast against it.
 pub(super) fn requantize(
