@@ -404,24 +404,27 @@ impl<'c> Importer<'c> {
         };
         let handler = match node.domain.as_str() {
             "" | "ai.onnx" => ops::handler(&node.op_type),
-            ops::PREVIEW_DOMAIN => ops::preview_handler(&node.op_type),
-            other => {
-                return Err(error(format!(
-                    "operator domain '{other}' is not supported (dlc imports ai.onnx operators and {} of {})",
-                    ops::preview_ops().join(", "),
-                    ops::PREVIEW_DOMAIN
-                )))
-            }
+            other => match ops::domain_ops(other) {
+                Some(_) => ops::domain_handler(other, &node.op_type),
+                None => {
+                    return Err(error(format!(
+                        "operator domain '{other}' is not supported (dlc imports ai.onnx, \
+                         ai.onnx.preview and com.microsoft operators)"
+                    )))
+                }
+            },
         };
         let Some(handler) = handler else {
-            let domain = match node.domain.as_str() {
-                "" | "ai.onnx" => String::new(),
-                d => format!("{d}."),
-            };
-            return Err(error(format!(
-                "operator {domain}{} is not supported",
-                node.op_type
-            )));
+            return Err(error(match ops::domain_ops(&node.domain) {
+                Some(known) => format!(
+                    "operator {}.{} is not supported (of domain {}, dlc imports {})",
+                    node.domain,
+                    node.op_type,
+                    node.domain,
+                    known.join(", ")
+                ),
+                None => format!("operator {} is not supported", node.op_type),
+            }));
         };
         let name = if node.name.is_empty() {
             node.output.first().cloned().unwrap_or_default()

@@ -2476,7 +2476,7 @@ fn modifier(op: &str, constant: f32) -> GraphProto {
 fn preview_domain_and_flex_attention_reject_bad_models() {
     let shapes = || qkv4(&[1, 2, 3, 4], &[1, 2, 5, 4], &[1, 2, 5, 6]);
     let mut other_domain = preview("FlexAttention", vec![], shapes());
-    other_domain.graph.as_mut().unwrap().node[0].domain = "com.microsoft".into();
+    other_domain.graph.as_mut().unwrap().node[0].domain = "ai.onnx.ml".into();
     let mut two_inputs = modifier("Add", 1.0);
     two_inputs.input.push(value_info("z", None));
     let mut reshaping = modifier("Add", 1.0);
@@ -2491,7 +2491,7 @@ fn preview_domain_and_flex_attention_reject_bad_models() {
             preview("Frobnicate", vec![], shapes()),
             &["operator ai.onnx.preview.Frobnicate is not supported"],
         ),
-        (other_domain, &["domain 'com.microsoft'", "FlexAttention"]),
+        (other_domain, &["domain 'ai.onnx.ml'", "ai.onnx.preview"]),
         (
             preview(
                 "FlexAttention",

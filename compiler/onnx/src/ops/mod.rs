@@ -20,9 +20,15 @@
 //! - [`control`]: If, Loop and Scan, imported inline (branches selected, loops unrolled).
 //! - [`stateful`]: CausalConvWithState and LinearAttention (opset 27).
 //! - [`topk`]: TopK by pairwise ranks (no sort).
-//! - [`flex_attention`]: FlexAttention, of domain `ai.onnx.preview` ([`preview_handler`]).
+//! - [`quant`]: QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear and the integer and
+//!   quantized products (MatMulInteger, ConvInteger, QLinearMatMul, QLinearConv).
+//! - [`flex_attention`]: FlexAttention, of domain `ai.onnx.preview`.
+//! - [`contrib`]: the onnxruntime `com.microsoft` quantized operators int8 models use.
+//!
+//! Operators of other domains than `ai.onnx` are found by [`domain_handler`].
 
 mod attention;
+mod contrib;
 mod control;
 mod einsum;
 mod elementwise;
@@ -33,6 +39,7 @@ mod loss;
 mod movement;
 mod nn;
 mod pool;
+mod quant;
 mod reduce;
 mod resize;
 mod stateful;
@@ -46,7 +53,7 @@ use dlc_tensor::{DType, Tensor};
 pub type Handler = fn(&mut NodeCx) -> NodeResult<Vec<Value>>;
 
 /// Every handler table, one per file.
-const TABLES: [&[(&str, Handler)]; 13] = [
+const TABLES: [&[(&str, Handler)]; 14] = [
     elementwise::OPS,
     movement::OPS,
     reduce::OPS,
@@ -60,6 +67,7 @@ const TABLES: [&[(&str, Handler)]; 13] = [
     control::OPS,
     stateful::OPS,
     topk::OPS,
+    quant::OPS,
 ];
 
 /// The handler of ONNX operator `op_type` (domain `ai.onnx`), if dlc imports it.
@@ -71,27 +79,34 @@ pub fn handler(op_type: &str) -> Option<Handler> {
         .map(|(_, h)| *h)
 }
 
-/// The domain of the preview operators dlc imports ([`preview_handler`]).
-pub const PREVIEW_DOMAIN: &str = "ai.onnx.preview";
+/// The domains besides `ai.onnx` dlc imports operators of, with their handlers.
+const DOMAINS: [(&str, &[(&str, Handler)]); 2] = [
+    ("ai.onnx.preview", flex_attention::OPS),
+    ("com.microsoft", contrib::OPS),
+];
 
-/// The handlers of domain [`PREVIEW_DOMAIN`].
-const PREVIEW: &[(&str, Handler)] = flex_attention::OPS;
-
-/// The handler of operator `op_type` of domain [`PREVIEW_DOMAIN`], if dlc imports it.
-pub fn preview_handler(op_type: &str) -> Option<Handler> {
-    PREVIEW.iter().find(|(n, _)| *n == op_type).map(|(_, h)| *h)
+/// The handler of operator `op_type` of `domain` (one of [`DOMAINS`]), if dlc imports it.
+pub fn domain_handler(domain: &str, op_type: &str) -> Option<Handler> {
+    DOMAINS
+        .iter()
+        .find(|(d, _)| *d == domain)?
+        .1
+        .iter()
+        .find(|(n, _)| *n == op_type)
+        .map(|(_, h)| *h)
 }
 
-/// The operator types of domain [`PREVIEW_DOMAIN`] dlc imports, sorted.
-pub fn preview_ops() -> Vec<&'static str> {
-    let mut ops: Vec<&str> = PREVIEW.iter().map(|(name, _)| *name).collect();
+/// The operator types of `domain` dlc imports, sorted; `None` for a domain it does not know.
+pub fn domain_ops(domain: &str) -> Option<Vec<&'static str>> {
+    let (_, table) = DOMAINS.iter().find(|(d, _)| *d == domain)?;
+    let mut ops: Vec<&str> = table.iter().map(|(name, _)| *name).collect();
     ops.sort_unstable();
-    ops
+    Some(ops)
 }
 
 /// Every operator type dlc imports, sorted (for docs and `dlc-import --list-ops`): those of
-/// `ai.onnx`, then those of [`PREVIEW_DOMAIN`] with the domain as a prefix
-/// (`ai.onnx.preview.FlexAttention`).
+/// `ai.onnx`, then those of the other [`DOMAINS`] with the domain as a prefix
+/// (`ai.onnx.preview.FlexAttention`, `com.microsoft.QGemm`).
 pub fn supported_ops() -> Vec<String> {
     let mut ops: Vec<&str> = TABLES
         .iter()
@@ -100,11 +115,10 @@ pub fn supported_ops() -> Vec<String> {
         .collect();
     ops.sort_unstable();
     let mut out: Vec<String> = ops.into_iter().map(String::from).collect();
-    out.extend(
-        preview_ops()
-            .into_iter()
-            .map(|op| format!("{PREVIEW_DOMAIN}.{op}")),
-    );
+    for (domain, _) in DOMAINS {
+        let ops = domain_ops(domain).unwrap_or_default();
+        out.extend(ops.into_iter().map(|op| format!("{domain}.{op}")));
+    }
     out
 }
 

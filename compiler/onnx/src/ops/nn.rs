@@ -41,9 +41,13 @@ fn entries(shape: &[i64]) -> Vec<i64> {
         .collect()
 }
 
-/// numpy matmul, with rank-1 operands promoted and their dim dropped again.
 fn matmul(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let (a, b) = (cx.input(0)?, cx.input(1)?);
+    Ok(vec![matmul_of(cx, a, b)?])
+}
+
+/// numpy matmul, with rank-1 operands promoted and their dim dropped again.
+pub(super) fn matmul_of(cx: &mut NodeCx, a: Value, b: Value) -> NodeResult<Value> {
     let (sa, sb) = (cx.shape(a), cx.shape(b));
     if sa.is_empty() || sb.is_empty() {
         return Err("MatMul operands must have rank ≥ 1".into());
@@ -60,7 +64,7 @@ fn matmul(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     };
     let y = cx.op("graph.matmul", &[a2, b2], &[])?;
     if sa.len() > 1 && sb.len() > 1 {
-        return Ok(vec![y]);
+        return Ok(y);
     }
     let mut out = entries(&cx.shape(y));
     let n = out.len();
@@ -73,7 +77,7 @@ fn matmul(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     if out.iter().filter(|d| **d == -1).count() > 1 {
         return Err("MatMul of a rank-1 operand with more than one dynamic dim".into());
     }
-    Ok(vec![cx.reshape(y, &out)?])
+    cx.reshape(y, &out)
 }
 
 /// `alpha · A' · B' + beta · C`.
@@ -262,7 +266,24 @@ fn kernel_of(cx: &mut NodeCx, weights: &[i64]) -> NodeResult<Vec<i64>> {
 
 fn conv(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let (x, w) = (cx.input(0)?, cx.input(1)?);
-    let (xs, ws) = (cx.shape(x), cx.static_shape(w, "Conv's weights")?);
+    let mut y = conv_of(cx, x, w)?;
+    if let Some(b) = cx.opt_input(2) {
+        let (rank, channels) = (cx.shape(x).len(), cx.shape(w)[0]);
+        let mut shape = vec![1; rank];
+        shape[1] = channels;
+        let b = cx.reshape(b, &shape)?;
+        y = cx.binary("graph.add", y, b)?;
+    }
+    Ok(vec![y])
+}
+
+/// The convolution of `x` by `w` (no bias) with the node's window attributes (`kernel_shape`,
+/// `strides`, `dilations`, `pads`, `auto_pad`, `group`): 1-D or 2-D, as `graph.conv2d`.
+pub(super) fn conv_of(cx: &mut NodeCx, x: Value, w: Value) -> NodeResult<Value> {
+    let (xs, ws) = (
+        cx.shape(x),
+        cx.static_shape(w, "the convolution's weights")?,
+    );
     if xs.len() != ws.len() || !(3..=4).contains(&xs.len()) {
         return Err(format!(
             "only 1-D and 2-D convolutions are supported (input rank {}, weight rank {})",
@@ -284,14 +305,7 @@ fn conv(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
         ("groups", cx.int_attr(groups)),
     ];
     let y = cx.op("graph.conv2d", &[x4, w4], &attrs)?;
-    let mut y = from_nchw(cx, y, xs.len())?;
-    if let Some(b) = cx.opt_input(2) {
-        let mut shape = vec![1; xs.len()];
-        shape[1] = ws[0];
-        let b = cx.reshape(b, &shape)?;
-        y = cx.binary("graph.add", y, b)?;
-    }
-    Ok(vec![y])
+    from_nchw(cx, y, xs.len())
 }
 
 /// As a convolution: the input dilated by the strides (zeros between elements), padded by

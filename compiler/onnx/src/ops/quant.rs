@@ -1,0 +1,773 @@
+//! Quantization operators: QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear and the
+//! integer products MatMulInteger, ConvInteger, QLinearMatMul and QLinearConv, each a
+//! composition of graph ops that computes the spec's values exactly.
+//!
+//! - Quantizing divides in the scale's type (or `precision`), rounds half to even
+//!   (`graph.round`), then adds the zero point and clips to the output type's range in `f64`,
+//!   where every step is exact, and casts.
+//! - Dequantizing subtracts the zero point in a wide integer type, then multiplies by the scale
+//!   in `f32` (`f64` for 32-bit inputs, whose differences `f32` cannot hold), as the spec's
+//!   reference does, and casts to the output type.
+//! - The integer products widen to `i32` and subtract the zero points first. Matrix products
+//!   are `graph.matmul` on `i32` (wrapping as 32-bit accumulation does). `graph.conv2d` takes
+//!   floats only, so convolutions run on the shifted integers as floats where that is provably
+//!   exact: every product and partial sum is an integer no larger than the bound
+//!   [`exact_float`] computes (from the constant weights when they are known), which `f32`
+//!   holds below 2²⁴ and `f64` below 2⁵³; past that the node is refused.
+//! - The QLinear ops requantize as the reference does: the multiplier `a_scale · b_scale /
+//!   y_scale` in the scales' type, the product with the integer result in `f64`, then round,
+//!   add the zero point and saturate.
+//!
+//! Quantized types are the integers of at most 32 bits; float8, int4, int2 and float4 are
+//! refused by name (dlc has no such element types).
+
+use super::nn::{conv_of, matmul_of};
+use super::{axis, table, Handler};
+use crate::importer::{show_shape, NodeCx, NodeResult};
+use crate::proto::DataType;
+use crate::tensor::element_type;
+use dlc_ir::{Type, Value, DYNAMIC};
+use dlc_tensor::{DType, Tensor};
+
+pub(super) const OPS: &[(&str, Handler)] = &[
+    ("QuantizeLinear", quantize_linear),
+    ("DequantizeLinear", dequantize_linear),
+    ("DynamicQuantizeLinear", dynamic_quantize_linear),
+    ("MatMulInteger", matmul_integer),
+    ("QLinearMatMul", qlinear_matmul),
+    ("ConvInteger", conv_integer),
+    ("QLinearConv", qlinear_conv),
+];
+
+/// The range of quantized integer type `ty`, or `None` for a type dlc does not quantize to.
+fn int_range(ty: Type) -> Option<(f64, f64)> {
+    Some(match ty {
+        Type::I8 => (-128.0, 127.0),
+        Type::UI8 => (0.0, 255.0),
+        Type::I16 => (-32768.0, 32767.0),
+        Type::UI16 => (0.0, 65535.0),
+        Type::I32 => (i32::MIN as f64, i32::MAX as f64),
+        Type::UI32 => (0.0, u32::MAX as f64),
+        _ => return None,
+    })
+}
+
+/// The element type named by data type attribute `name` = `value`, which must be one of
+/// `allowed` (described by `what`); float8, int4 and the like are named in the error.
+fn dtype_attr(value: i64, name: &str, allowed: fn(Type) -> bool, what: &str) -> NodeResult<Type> {
+    let code = i32::try_from(value).map_err(|_| format!("{name} = {value} is not a data type"))?;
+    let spelled = DataType::try_from(code)
+        .map(|d| format!("{d:?}").to_ascii_uppercase())
+        .map_err(|_| format!("{name} = {value} is not a data type"))?;
+    match element_type(code) {
+        Ok(ty) if allowed(ty) => Ok(ty),
+        _ => Err(format!("{name} {spelled} is not supported ({what})").into()),
+    }
+}
+
+/// Quantized types, for messages.
+const QUANTIZED: &str = "dlc quantizes to int8, uint8, int16, uint16, int32 and uint32";
+
+fn is_float_type(ty: Type) -> bool {
+    matches!(ty, Type::F16 | Type::BF16 | Type::F32 | Type::F64)
+}
+
+/// dlc's spelling of `v`'s element type, for messages.
+fn elem_name(cx: &NodeCx, v: Value) -> &'static str {
+    super::dtype(cx.elem(v)).name()
+}
+
+/// Errors unless `v` (input `what`) has a float element type.
+fn expect_float(cx: &NodeCx, v: Value, what: &str) -> NodeResult<()> {
+    if cx.is_float(v) {
+        return Ok(());
+    }
+    Err(format!("{what} must be a float tensor, not {}", elem_name(cx, v)).into())
+}
+
+/// Errors unless `v` (input `what`) holds 8-bit integers, as the integer products require.
+fn expect_8bit(cx: &NodeCx, v: Value, what: &str) -> NodeResult<()> {
+    if matches!(cx.elem(v), Type::I8 | Type::UI8) {
+        return Ok(());
+    }
+    Err(format!(
+        "{what} must be an int8 or uint8 tensor, not {}",
+        elem_name(cx, v)
+    )
+    .into())
+}
+
+/// Errors unless zero point `zp` has the element type of `of` (its quantized tensor).
+fn same_type(cx: &NodeCx, zp: Value, of: Value, what: &str) -> NodeResult<()> {
+    if cx.elem(zp) == cx.elem(of) {
+        return Ok(());
+    }
+    Err(format!(
+        "{what} ({}) must have the type of the tensor it quantizes ({})",
+        elem_name(cx, zp),
+        elem_name(cx, of)
+    )
+    .into())
+}
+
+/// The number of elements of `shape`, if static.
+fn count(shape: &[i64]) -> Option<i64> {
+    shape
+        .iter()
+        .try_fold(1i64, |n, d| (*d != DYNAMIC).then(|| n.saturating_mul(*d)))
+}
+
+/// True if `v` holds exactly one element (a scalar, or any shape of ones).
+fn is_single(cx: &NodeCx, v: Value) -> bool {
+    count(&cx.shape(v)) == Some(1)
+}
+
+/// `v` as a rank-0 tensor (it holds one element).
+fn to_scalar(cx: &mut NodeCx, v: Value) -> NodeResult<Value> {
+    cx.reshape(v, &[])
+}
+
+/// Errors unless zero point `zp` has the shape of its scale `scale` (one element each counts
+/// as the same: both are per-tensor).
+fn same_shape(cx: &NodeCx, zp: Value, scale: Value, what: &str) -> NodeResult<()> {
+    let (zs, ss) = (cx.shape(zp), cx.shape(scale));
+    if zs == ss || (is_single(cx, zp) && is_single(cx, scale)) {
+        return Ok(());
+    }
+    Err(format!(
+        "{what} has shape {}, but its scale has shape {} (they must match)",
+        show_shape(&zs),
+        show_shape(&ss)
+    )
+    .into())
+}
+
+/// How a scale and its zero point apply to the tensor they quantize.
+#[derive(Clone, Copy, Debug)]
+enum Granularity {
+    /// One scale for the whole tensor.
+    Tensor,
+    /// One scale per index of the axis.
+    Axis(usize),
+    /// One scale per block of `block` consecutive indices of the axis.
+    Blocked { axis: usize, block: i64 },
+}
+
+/// The granularity of `scale` for `x`: per-tensor when it holds one element, blocked when
+/// `block_size` is positive, else per-axis (a vector as long as the axis). `per_axis` says
+/// whether the opset has per-axis and blocked forms at all.
+fn granularity(
+    cx: &NodeCx,
+    x: Value,
+    scale: Value,
+    axis_attr: i64,
+    block_size: i64,
+    per_axis: bool,
+) -> NodeResult<Granularity> {
+    let (xs, ss) = (cx.shape(x), cx.shape(scale));
+    if block_size < 0 {
+        return Err(format!("block_size = {block_size} must be positive (or 0: none)").into());
+    }
+    if is_single(cx, scale) {
+        return Ok(Granularity::Tensor);
+    }
+    if !per_axis {
+        return Err(format!(
+            "the scale has shape {}; this opset quantizes per tensor only (a scalar scale)",
+            show_shape(&ss)
+        )
+        .into());
+    }
+    let a = axis(axis_attr, xs.len())? as usize;
+    if block_size == 0 {
+        let fits = ss.len() == 1 && (ss[0] == xs[a] || ss[0] == DYNAMIC || xs[a] == DYNAMIC);
+        if !fits {
+            return Err(format!(
+                "a per-axis scale is a vector of the {} elements of axis {a} of the input ({}), but this one has shape {} (blocked quantization needs block_size)",
+                show_shape(&xs[a..=a]),
+                show_shape(&xs),
+                show_shape(&ss)
+            )
+            .into());
+        }
+        return Ok(Granularity::Axis(a));
+    }
+    let mismatch = || -> NodeResult<Granularity> {
+        Err(format!(
+            "a blocked scale has the input's shape ({}) except along axis {a}, where it has ⌈{}/{block_size}⌉ blocks; this one has shape {}",
+            show_shape(&xs),
+            show_shape(&xs[a..=a]),
+            show_shape(&ss)
+        )
+        .into())
+    };
+    if ss.len() != xs.len() || xs[a] == DYNAMIC || ss[a] == DYNAMIC {
+        return mismatch();
+    }
+    let others_fit = (0..xs.len())
+        .filter(|d| *d != a)
+        .all(|d| ss[d] == xs[d] || ss[d] == DYNAMIC || xs[d] == DYNAMIC);
+    let blocks = (xs[a] + block_size - 1) / block_size;
+    if !others_fit || blocks != ss[a] {
+        return mismatch();
+    }
+    Ok(Granularity::Blocked {
+        axis: a,
+        block: block_size,
+    })
+}
+
+/// `p` (a scale or zero point of granularity `g`) made to broadcast against `x`: a scalar, a
+/// vector reshaped onto its axis, or blocks repeated along theirs (a gather).
+fn spread(cx: &mut NodeCx, p: Value, x: Value, g: Granularity) -> NodeResult<Value> {
+    let rank = cx.shape(x).len();
+    match g {
+        Granularity::Tensor => to_scalar(cx, p),
+        Granularity::Axis(a) => {
+            let n = cx.shape(p)[0];
+            let mut shape = vec![1; rank];
+            shape[a] = if n == DYNAMIC { -1 } else { n };
+            cx.reshape(p, &shape)
+        }
+        Granularity::Blocked { axis, block } => {
+            let len = cx.shape(x)[axis];
+            let n = table(i128::from(len))?;
+            let index: Vec<i64> = (0..len).map(|i| i / block).collect();
+            let index = cx.constant(Tensor::from_i64(DType::I64, &[n], &index));
+            let a = cx.int_attr(axis as i64);
+            cx.op("graph.gather", &[p, index], &[("axis", a)])
+        }
+    }
+}
+
+/// `round(q) + zp`, clipped to the range of `out` and cast to it: the quantizers' shared tail.
+/// `q` is a float tensor; `zp` (if any) already broadcasts against it. The sum and the clip
+/// are in `f64`, where they are exact for any zero point of at most 32 bits.
+pub(super) fn saturate(
+    cx: &mut NodeCx,
+    q: Value,
+    zp: Option<Value>,
+    out: Type,
+) -> NodeResult<Value> {
+    let (lo, hi) = int_range(out).ok_or("the output is not a quantized integer type")?;
+    let r = cx.unary("graph.round", q)?;
+    let mut y = cx.cast(r, Type::F64)?;
+    if let Some(zp) = zp {
+        let z = cx.cast(zp, Type::F64)?;
+        y = cx.binary("graph.add", y, z)?;
+    }
+    let lo = cx.scalar_of(lo, Type::F64);
+    let hi = cx.scalar_of(hi, Type::F64);
+    let y = cx.binary("graph.max", y, lo)?;
+    let y = cx.binary("graph.min", y, hi)?;
+    cx.cast(y, out)
+}
+
+/// `y = saturate(round(x / y_scale) + y_zero_point)`, per tensor, per axis (opset 13) or
+/// blocked (opset 21), with `output_dtype` (21) and `precision` (23).
+fn quantize_linear(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let (x, scale) = (cx.input(0)?, cx.input(1)?);
+    let zp = cx.opt_input(2);
+    let axis_attr = if cx.opset >= 13 {
+        cx.int_or("axis", 1)
+    } else {
+        1
+    };
+    let block_size = if cx.opset >= 21 {
+        cx.int_or("block_size", 0)
+    } else {
+        0
+    };
+    if cx.opset >= 19 {
+        // Only float8 outputs saturate optionally; integer outputs always do.
+        cx.ignore("saturate");
+    }
+    let output_dtype = if cx.opset >= 21 {
+        cx.attr_int("output_dtype").filter(|d| *d != 0)
+    } else {
+        None
+    };
+    let precision = if cx.opset >= 23 {
+        cx.attr_int("precision").filter(|d| *d != 0)
+    } else {
+        None
+    };
+    let quantized = |ty: Type| int_range(ty).is_some();
+    let out = match (output_dtype, zp) {
+        (Some(d), zp) => {
+            let ty = dtype_attr(d, "output_dtype", quantized, QUANTIZED)?;
+            if let Some(zp) = zp.filter(|zp| cx.elem(*zp) != ty) {
+                return Err(format!(
+                    "output_dtype is {} but the zero point is {} (they must agree)",
+                    super::dtype(ty).name(),
+                    elem_name(cx, zp)
+                )
+                .into());
+            }
+            ty
+        }
+        (None, Some(zp)) => {
+            let ty = cx.elem(zp);
+            if !quantized(ty) {
+                return Err(format!(
+                    "the zero point's type {} is not a quantized type ({QUANTIZED})",
+                    elem_name(cx, zp)
+                )
+                .into());
+            }
+            ty
+        }
+        (None, None) => Type::UI8,
+    };
+    for (v, what) in [(x, "x"), (scale, "y_scale")] {
+        let ty = cx.elem(v);
+        if !is_float_type(ty) && ty != Type::I32 {
+            return Err(format!(
+                "{what} must be a float or int32 tensor, not {}",
+                elem_name(cx, v)
+            )
+            .into());
+        }
+    }
+    // The division is in `precision`'s type, else the scale's (the spec); an int32 scale
+    // divides in x's float type, and int32 by int32 in f64 (true division).
+    let compute = match precision {
+        Some(p) => dtype_attr(p, "precision", is_float_type, "a float type")?,
+        None if cx.is_float(scale) => cx.elem(scale),
+        None if cx.is_float(x) => cx.elem(x),
+        None => Type::F64,
+    };
+    let g = granularity(cx, x, scale, axis_attr, block_size, cx.opset >= 13)?;
+    if let Some(zp) = zp {
+        same_shape(cx, zp, scale, "the zero point")?;
+    }
+    let s = spread(cx, scale, x, g)?;
+    let s = cx.cast(s, compute)?;
+    let xf = cx.cast(x, compute)?;
+    let q = cx.binary("graph.div", xf, s)?;
+    let z = match zp {
+        Some(zp) => Some(spread(cx, zp, x, g)?),
+        None => None,
+    };
+    Ok(vec![saturate(cx, q, z, out)?])
+}
+
+/// `y = (x − x_zero_point) · x_scale`, per tensor, per axis (opset 13) or blocked (opset 21),
+/// with `output_dtype` (23).
+fn dequantize_linear(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let (x, scale) = (cx.input(0)?, cx.input(1)?);
+    let zp = cx.opt_input(2);
+    let axis_attr = if cx.opset >= 13 {
+        cx.int_or("axis", 1)
+    } else {
+        1
+    };
+    let block_size = if cx.opset >= 21 {
+        cx.int_or("block_size", 0)
+    } else {
+        0
+    };
+    let output_dtype = if cx.opset >= 23 {
+        cx.attr_int("output_dtype").filter(|d| *d != 0)
+    } else {
+        None
+    };
+    let xt = cx.elem(x);
+    if int_range(xt).is_none() {
+        return Err(format!(
+            "x must be a quantized integer tensor (int8, uint8, int16, uint16, int32 or uint32), not {}",
+            elem_name(cx, x)
+        )
+        .into());
+    }
+    expect_float(cx, scale, "x_scale")?;
+    let out = match output_dtype {
+        Some(d) => dtype_attr(
+            d,
+            "output_dtype",
+            is_float_type,
+            "the output is a float type",
+        )?,
+        None => cx.elem(scale),
+    };
+    let g = granularity(cx, x, scale, axis_attr, block_size, cx.opset >= 13)?;
+    // Differences of 32-bit integers need 33 bits, and f32 holds only 24 of them.
+    let wide32 = matches!(xt, Type::I32 | Type::UI32);
+    let (int, float) = if wide32 {
+        (Type::I64, Type::F64)
+    } else {
+        (Type::I32, Type::F32)
+    };
+    let float = if cx.elem(scale) == Type::F64 || out == Type::F64 {
+        Type::F64
+    } else {
+        float
+    };
+    let d = match zp {
+        Some(zp) => {
+            same_type(cx, zp, x, "the zero point")?;
+            same_shape(cx, zp, scale, "the zero point")?;
+            let z = spread(cx, zp, x, g)?;
+            let z = cx.cast(z, int)?;
+            let xi = cx.cast(x, int)?;
+            cx.binary("graph.sub", xi, z)?
+        }
+        None => x,
+    };
+    let d = cx.cast(d, float)?;
+    let s = spread(cx, scale, x, g)?;
+    let s = cx.cast(s, float)?;
+    let y = cx.binary("graph.mul", d, s)?;
+    Ok(vec![cx.cast(y, out)?])
+}
+
+/// uint8 quantization of `x` over its own range (extended to hold 0), as the spec's function
+/// body: `scale = (max − min) / 255` (1 when they are equal), `zero_point = round(clip(−min /
+/// scale, 0, 255))`, `y = saturate(round(x / scale) + zero_point)`; all in `f32`.
+fn dynamic_quantize_linear(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let x = cx.input(0)?;
+    expect_float(cx, x, "x")?;
+    let [y, scale, zp] = dynamic_quantize(cx, x)?;
+    let scale = cx.cast(scale, cx.elem(x))?;
+    Ok(vec![y, scale, zp])
+}
+
+/// DynamicQuantizeLinear's values: the uint8 tensor, its `f32` scale and its uint8 zero
+/// point.
+pub(super) fn dynamic_quantize(cx: &mut NodeCx, x0: Value) -> NodeResult<[Value; 3]> {
+    let x = cx.cast(x0, Type::F32)?;
+    let all: Vec<i64> = (0..cx.shape(x).len() as i64).collect();
+    let zero = cx.scalar_of(0.0, Type::F32);
+    let max = cx.reduce("graph.reduce_max", x, &all, false)?;
+    let min = cx.reduce("graph.reduce_min", x, &all, false)?;
+    let max = cx.binary("graph.max", max, zero)?;
+    let min = cx.binary("graph.min", min, zero)?;
+    let range = cx.binary("graph.sub", max, min)?;
+    let same = cx.cmp("eq", max, min)?;
+    let one = cx.scalar_of(1.0, Type::F32);
+    let range = cx.select(same, one, range)?;
+    let levels = cx.scalar_of(255.0, Type::F32);
+    let scale = cx.binary("graph.div", range, levels)?;
+    let m = cx.binary("graph.div", min, scale)?;
+    let zp = cx.binary("graph.sub", zero, m)?;
+    let zp = cx.binary("graph.max", zp, zero)?;
+    let zp = cx.binary("graph.min", zp, levels)?;
+    let zp = cx.unary("graph.round", zp)?;
+    let q = cx.binary("graph.div", x, scale)?;
+    let y = saturate(cx, q, Some(zp), Type::UI8)?;
+    let zp = cx.cast(zp, Type::UI8)?;
+    Ok([y, scale, zp])
+}
+
+/// Which operand of a matrix product a zero point or scale belongs to.
+#[derive(Clone, Copy, PartialEq)]
+pub(super) enum Side {
+    /// `a` (`[..., M, K]`): per-tensor or per-row (`[M]`, or `[..., M, 1]`).
+    Rows,
+    /// `b` (`[..., K, N]`): per-tensor or per-column (`[N]`, or `[..., 1, N]`).
+    Columns,
+    /// The product (`[..., M, N]`, or lower rank when an operand had rank 1): per-tensor or
+    /// per-column.
+    Output,
+}
+
+/// Quantization parameter `p` of matrix `m` (`what` names it) made to broadcast against `m`
+/// without changing its shape: a scalar, a per-row vector as a column, a per-column vector
+/// as is, or a tensor of `m`'s rank whose dims are 1 or `m`'s.
+pub(super) fn matrix_param(
+    cx: &mut NodeCx,
+    p: Value,
+    m: Value,
+    side: Side,
+    what: &str,
+) -> NodeResult<Value> {
+    let (ps, ms) = (cx.shape(p), cx.shape(m));
+    if is_single(cx, p) {
+        return to_scalar(cx, p);
+    }
+    let fits = |a: i64, b: i64| a == b || a == 1 || a == DYNAMIC || b == DYNAMIC;
+    let r = ms.len();
+    // The axis a vector runs along; a rank-1 operand has no rows or columns of its own.
+    let target = match side {
+        Side::Rows if r >= 2 => Some(r - 2),
+        Side::Columns if r >= 2 => Some(r - 1),
+        Side::Output if r >= 1 => Some(r - 1),
+        _ => None,
+    };
+    if let (Some(t), [n]) = (target, ps.as_slice()) {
+        if fits(*n, ms[t]) {
+            let mut shape = vec![1; r];
+            shape[t] = if *n == DYNAMIC { -1 } else { *n };
+            return cx.reshape(p, &shape);
+        }
+    } else if target.is_some() && ps.len() == r && ps.iter().zip(&ms).all(|(a, b)| fits(*a, *b)) {
+        return Ok(p);
+    }
+    let form = match side {
+        Side::Rows => "per-row ([M] or [..., M, 1])",
+        Side::Columns | Side::Output => "per-column ([N] or [..., 1, N])",
+    };
+    Err(format!(
+        "{what} has shape {}, which is neither a scalar nor {form} for a matrix of shape {}",
+        show_shape(&ps),
+        show_shape(&ms)
+    )
+    .into())
+}
+
+/// `m` as `i32` minus its zero point (if any).
+pub(super) fn shifted(
+    cx: &mut NodeCx,
+    m: Value,
+    zp: Option<Value>,
+    side: Side,
+    what: &str,
+) -> NodeResult<Value> {
+    let wide = cx.cast(m, Type::I32)?;
+    let Some(zp) = zp else {
+        return Ok(wide);
+    };
+    same_type(cx, zp, m, what)?;
+    let z = matrix_param(cx, zp, m, side, what)?;
+    let z = cx.cast(z, Type::I32)?;
+    cx.binary("graph.sub", wide, z)
+}
+
+/// `(A − a_zero_point) · (B − b_zero_point)` in `i32`.
+fn matmul_integer(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let (a, b) = (cx.input(0)?, cx.input(1)?);
+    expect_8bit(cx, a, "A")?;
+    expect_8bit(cx, b, "B")?;
+    let (za, zb) = (cx.opt_input(2), cx.opt_input(3));
+    let a = shifted(cx, a, za, Side::Rows, "a_zero_point")?;
+    let b = shifted(cx, b, zb, Side::Columns, "b_zero_point")?;
+    Ok(vec![matmul_of(cx, a, b)?])
+}
+
+/// The requantization of the QLinear ops:
+/// `saturate(round(acc · (x_scale · w_scale / y_scale)) + y_zero_point)`, the multiplier in the scales' type and the product in `f64`, as the
+/// reference does. `acc` is the exact integer result (an integer or float tensor); the scales
+/// already broadcast against it.
+pub(super) fn requantize(
+    cx: &mut NodeCx,
+    acc: Value,
+    scales: [Value; 3],
+    zp: Option<Value>,
+    out: Type,
+) -> NodeResult<Value> {
+    let [sa, sb, sy] = scales;
+    let ty = cx.elem(sa);
+    let sb = cx.cast(sb, ty)?;
+    let sy = cx.cast(sy, ty)?;
+    let ab = cx.binary("graph.mul", sa, sb)?;
+    let m = cx.binary("graph.div", ab, sy)?;
+    let m = cx.cast(m, Type::F64)?;
+    let acc = cx.cast(acc, Type::F64)?;
+    let d = cx.binary("graph.mul", acc, m)?;
+    saturate(cx, d, zp, out)
+}
+
+/// The output type of a QLinear op: its zero point's, or the input's when it has none.
+fn qlinear_output(cx: &NodeCx, zp: Option<Value>, input: Value) -> NodeResult<Type> {
+    let ty = zp.map_or(cx.elem(input), |z| cx.elem(z));
+    if matches!(ty, Type::I8 | Type::UI8) {
+        return Ok(ty);
+    }
+    Err(format!(
+        "y_zero_point must be an int8 or uint8 tensor, not {}",
+        super::dtype(ty).name()
+    )
+    .into())
+}
+
+/// A scale of a matrix product, checked and shaped like its zero point.
+fn matrix_scale(
+    cx: &mut NodeCx,
+    scale: Value,
+    zp: Option<Value>,
+    m: Value,
+    side: Side,
+    what: &str,
+) -> NodeResult<Value> {
+    expect_float(cx, scale, what)?;
+    if let Some(zp) = zp {
+        same_shape(cx, zp, scale, &format!("the zero point of {what}"))?;
+    }
+    matrix_param(cx, scale, m, side, what)
+}
+
+/// `saturate(round((A − a_zp) · (B − b_zp) · a_scale · b_scale / y_scale) + y_zp)`.
+fn qlinear_matmul(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let (a, b) = (cx.input(0)?, cx.input(3)?);
+    let (sa, sb, sy) = (cx.input(1)?, cx.input(4)?, cx.input(6)?);
+    let (za, zb, zy) = (cx.opt_input(2), cx.opt_input(5), cx.opt_input(7));
+    expect_8bit(cx, a, "a")?;
+    expect_8bit(cx, b, "b")?;
+    let out = qlinear_output(cx, zy, a)?;
+    let ai = shifted(cx, a, za, Side::Rows, "a_zero_point")?;
+    let bi = shifted(cx, b, zb, Side::Columns, "b_zero_point")?;
+    let acc = matmul_of(cx, ai, bi)?;
+    let sa = matrix_scale(cx, sa, za, a, Side::Rows, "a_scale")?;
+    let sb = matrix_scale(cx, sb, zb, b, Side::Columns, "b_scale")?;
+    let sy = matrix_scale(cx, sy, zy, acc, Side::Output, "y_scale")?;
+    let zy = match zy {
+        Some(z) => Some(matrix_param(cx, z, acc, Side::Output, "y_zero_point")?),
+        None => None,
+    };
+    // A rank-1 operand's dim is gone from the product: its per-row or per-column parameters
+    // are scalars (matrix_param allowed nothing else), and they broadcast as such.
+    Ok(vec![requantize(cx, acc, [sa, sb, sy], zy, out)?])
+}
+
+/// Checks that `p` (input `what` of a convolution) is one value (per tensor).
+fn conv_scalar(cx: &mut NodeCx, p: Value, what: &str) -> NodeResult<Value> {
+    if !is_single(cx, p) {
+        return Err(format!(
+            "{what} must be a scalar (per-tensor), but has shape {}",
+            show_shape(&cx.shape(p))
+        )
+        .into());
+    }
+    to_scalar(cx, p)
+}
+
+/// Weight parameter `p` of a convolution: a scalar, or one value per output channel (a
+/// vector of `channels` elements), shaped to broadcast against the weights or the output.
+fn per_channel(
+    cx: &mut NodeCx,
+    p: Value,
+    channels: i64,
+    rank: usize,
+    channel_axis: usize,
+    what: &str,
+) -> NodeResult<Value> {
+    if is_single(cx, p) {
+        return to_scalar(cx, p);
+    }
+    let ps = cx.shape(p);
+    if ps != [channels] {
+        return Err(format!(
+            "{what} must be a scalar or have one value per output channel ({channels}), but has shape {}",
+            show_shape(&ps)
+        )
+        .into());
+    }
+    let mut shape = vec![1; rank];
+    shape[channel_axis] = channels;
+    cx.reshape(p, &shape)
+}
+
+/// `x` and `w` minus their zero points (`x`'s per tensor, `w`'s per tensor or per output
+/// channel), convolved exactly (see [`exact_float`]): the float result holds the integers.
+fn conv_shifted(
+    cx: &mut NodeCx,
+    x: Value,
+    w: Value,
+    zx: Option<Value>,
+    zw: Option<Value>,
+) -> NodeResult<Value> {
+    expect_8bit(cx, x, "x")?;
+    expect_8bit(cx, w, "w")?;
+    let ws = cx.static_shape(w, "the convolution's weights")?;
+    if ws.len() < 3 {
+        return Err(format!(
+            "the weights have shape {}; a convolution needs M×C×kernel",
+            show_shape(&ws)
+        )
+        .into());
+    }
+    let mut xi = cx.cast(x, Type::I32)?;
+    if let Some(z) = zx {
+        same_type(cx, z, x, "x_zero_point")?;
+        let z = conv_scalar(cx, z, "x_zero_point")?;
+        let z = cx.cast(z, Type::I32)?;
+        xi = cx.binary("graph.sub", xi, z)?;
+    }
+    let mut wi = cx.cast(w, Type::I32)?;
+    if let Some(z) = zw {
+        same_type(cx, z, w, "w_zero_point")?;
+        let z = per_channel(cx, z, ws[0], ws.len(), 0, "w_zero_point")?;
+        let z = cx.cast(z, Type::I32)?;
+        wi = cx.binary("graph.sub", wi, z)?;
+    }
+    let float = exact_float(cx, wi, &ws)?;
+    let xf = cx.cast(xi, float)?;
+    let wf = cx.cast(wi, float)?;
+    conv_of(cx, xf, wf)
+}
+
+/// The float type in which a convolution by the shifted weights `w` (shape `ws`) of inputs
+/// shifted by their zero point (|x − zp| ≤ 255) is exact: every partial sum of an output is
+/// an integer of at most 255 · Σ|w| over its window (the weights' sums per output channel
+/// when they are constants, else 255 · 255 per term), which `f32` holds exactly below 2²⁴ and
+/// `f64` below 2⁵³.
+fn exact_float(cx: &mut NodeCx, w: Value, ws: &[i64]) -> NodeResult<Type> {
+    let per_channel: i128 = ws[1..].iter().map(|d| i128::from(*d)).product();
+    let bound: i128 = match cx.imp.constant_value(w) {
+        Some(t) if ws[0] > 0 && per_channel > 0 => {
+            let values = t.to_i64_vec();
+            values
+                .chunks(per_channel as usize)
+                .map(|c| c.iter().map(|v| i128::from(v.unsigned_abs())).sum::<i128>())
+                .max()
+                .unwrap_or(0)
+                * 255
+        }
+        _ => per_channel * 255 * 255,
+    };
+    if bound < 1 << 24 {
+        Ok(Type::F32)
+    } else if bound < 1 << 53 {
+        Ok(Type::F64)
+    } else {
+        Err(format!(
+            "the convolution's sums reach {bound}, past what dlc's float convolution computes exactly (2^53)"
+        )
+        .into())
+    }
+}
+
+/// `(x − x_zp) ⋆ (w − w_zp)` in `i32`.
+fn conv_integer(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let (x, w) = (cx.input(0)?, cx.input(1)?);
+    let (zx, zw) = (cx.opt_input(2), cx.opt_input(3));
+    let y = conv_shifted(cx, x, w, zx, zw)?;
+    // Sums past the i32 range wrap, as 32-bit accumulation does (f64 → i64 is exact).
+    let wide = cx.cast(y, Type::I64)?;
+    Ok(vec![cx.cast(wide, Type::I32)?])
+}
+
+/// `saturate(round(((x − x_zp) ⋆ (w − w_zp) + B) · x_scale · w_scale / y_scale) + y_zp)`,
+/// `w_scale` and `w_zp` per tensor or per output channel.
+fn qlinear_conv(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let (x, w) = (cx.input(0)?, cx.input(3)?);
+    let (sx, sw, sy) = (cx.input(1)?, cx.input(4)?, cx.input(6)?);
+    let (zx, zw, zy) = (cx.opt_input(2), cx.opt_input(5), cx.opt_input(7));
+    let out = qlinear_output(cx, zy, x)?;
+    let acc = conv_shifted(cx, x, w, zx, zw)?;
+    let rank = cx.shape(acc).len();
+    let channels = cx.shape(w)[0];
+    let mut acc = cx.cast(acc, Type::F64)?;
+    if let Some(b) = cx.opt_input(8) {
+        if cx.elem(b) != Type::I32 {
+            return Err(format!("B must be an int32 tensor, not {}", elem_name(cx, b)).into());
+        }
+        let b = per_channel(cx, b, channels, rank, 1, "B")?;
+        let b = cx.cast(b, Type::F64)?;
+        acc = cx.binary("graph.add", acc, b)?;
+    }
+    for (s, what) in [(sx, "x_scale"), (sw, "w_scale"), (sy, "y_scale")] {
+        expect_float(cx, s, what)?;
+    }
+    if let Some(z) = zw {
+        same_shape(cx, z, sw, "w_zero_point")?;
+    }
+    let sx = conv_scalar(cx, sx, "x_scale")?;
+    let sy = conv_scalar(cx, sy, "y_scale")?;
+    let sw = per_channel(cx, sw, channels, rank, 1, "w_scale")?;
+    let zy = match zy {
+        Some(z) => Some(conv_scalar(cx, z, "y_zero_point")?),
+        None => None,
+    };
+    Ok(vec![requantize(cx, acc, [sx, sw, sy], zy, out)?])
+}
