@@ -17,6 +17,8 @@
 //! - [`layout`]: DepthToSpace, SpaceToDepth, CenterCropPad, EyeLike.
 //! - [`indexing`]: GatherND, ScatterElements (Scatter), ScatterND.
 //! - [`einsum`]: Einsum, as diagonals, sums and batched matmuls.
+//! - [`signal`]: window generators, MelWeightMatrix, DFT and STFT.
+//! - [`sampling`]: GridSample and AffineGrid.
 
 mod attention;
 mod einsum;
@@ -29,6 +31,8 @@ mod nn;
 mod pool;
 mod reduce;
 mod resize;
+mod sampling;
+mod signal;
 
 use crate::importer::{NodeCx, NodeResult, MAX_FOLD_ELEMENTS};
 use dlc_ir::{Type, Value};
@@ -38,7 +42,7 @@ use dlc_tensor::{DType, Tensor};
 pub type Handler = fn(&mut NodeCx) -> NodeResult<Vec<Value>>;
 
 /// Every handler table, one per file.
-const TABLES: [&[(&str, Handler)]; 10] = [
+const TABLES: [&[(&str, Handler)]; 12] = [
     elementwise::OPS,
     movement::OPS,
     reduce::OPS,
@@ -49,6 +53,8 @@ const TABLES: [&[(&str, Handler)]; 10] = [
     layout::OPS,
     indexing::OPS,
     einsum::OPS,
+    signal::OPS,
+    sampling::OPS,
 ];
 
 /// The handler of ONNX operator `op_type` (domain `ai.onnx`), if dlc imports it.
