@@ -19,12 +19,17 @@
 //! - [`einsum`]: Einsum, as diagonals, sums and batched matmuls.
 //! - [`signal`]: window generators, MelWeightMatrix, DFT and STFT.
 //! - [`sampling`]: GridSample and AffineGrid.
+//! - [`blocks`]: RotaryEmbedding, SwiGLU, LRN, Col2Im.
+//! - [`sequence`]: ReverseSequence and TensorScatter.
+//! - [`linalg`]: Det.
 
 mod attention;
+mod blocks;
 mod einsum;
 mod elementwise;
 mod indexing;
 mod layout;
+mod linalg;
 mod loss;
 mod movement;
 mod nn;
@@ -32,6 +37,7 @@ mod pool;
 mod reduce;
 mod resize;
 mod sampling;
+mod sequence;
 mod signal;
 
 use crate::importer::{NodeCx, NodeResult, MAX_FOLD_ELEMENTS};
@@ -42,7 +48,7 @@ use dlc_tensor::{DType, Tensor};
 pub type Handler = fn(&mut NodeCx) -> NodeResult<Vec<Value>>;
 
 /// Every handler table, one per file.
-const TABLES: [&[(&str, Handler)]; 12] = [
+const TABLES: [&[(&str, Handler)]; 15] = [
     elementwise::OPS,
     movement::OPS,
     reduce::OPS,
@@ -55,6 +61,9 @@ const TABLES: [&[(&str, Handler)]; 12] = [
     einsum::OPS,
     signal::OPS,
     sampling::OPS,
+    blocks::OPS,
+    sequence::OPS,
+    linalg::OPS,
 ];
 
 /// The handler of ONNX operator `op_type` (domain `ai.onnx`), if dlc imports it.
