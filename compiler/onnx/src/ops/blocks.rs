@@ -218,8 +218,12 @@ fn lrn(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
 fn col2im(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let x = cx.input(0)?;
     let shape = cx.static_shape(x, "Col2Im")?;
-    let image = cx.ints_input(1)?.ok_or("input #1 (image_shape) is required")?;
-    let block = cx.ints_input(2)?.ok_or("input #2 (block_shape) is required")?;
+    let image = cx
+        .ints_input(1)?
+        .ok_or("input #1 (image_shape) is required")?;
+    let block = cx
+        .ints_input(2)?
+        .ok_or("input #2 (block_shape) is required")?;
     let k = image.len();
     let ones = vec![1; k];
     let dilations = cx.attr_ints("dilations").unwrap_or_else(|| ones.clone());
@@ -228,7 +232,11 @@ fn col2im(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let [n, cols, l] = shape[..] else {
         return Err(format!("the input must have rank 3, not {}", shape.len()).into());
     };
-    if k == 0 || block.len() != k || dilations.len() != k || strides.len() != k || pads.len() != 2 * k
+    if k == 0
+        || block.len() != k
+        || dilations.len() != k
+        || strides.len() != k
+        || pads.len() != 2 * k
     {
         return Err(format!(
             "image_shape ({k}), block_shape ({}), dilations ({}), strides ({}) and pads ({}, twice the others) must agree in length",
@@ -240,8 +248,7 @@ fn col2im(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
         .into());
     }
     let bad = |v: &[i64], low: i64| v.iter().any(|d| *d < low);
-    if bad(&image, 1) || bad(&block, 1) || bad(&dilations, 1) || bad(&strides, 1) || bad(&pads, 0)
-    {
+    if bad(&image, 1) || bad(&block, 1) || bad(&dilations, 1) || bad(&strides, 1) || bad(&pads, 0) {
         return Err(
             "image and block sizes, dilations and strides must be positive, pads not negative"
                 .into(),

@@ -343,7 +343,11 @@ fn cubic_weights(cx: &mut NodeCx, f: Value) -> NodeResult<Vec<Value>> {
     };
     // Near taps (distance s ≤ 1): ((A+2)·s − (A+3))·s·s + 1.
     let near = |cx: &mut NodeCx, s: Value| -> NodeResult<Value> {
-        let (c2, c3, one) = (cx.scalar(a + 2.0, s), cx.scalar(a + 3.0, s), cx.scalar(1.0, s));
+        let (c2, c3, one) = (
+            cx.scalar(a + 2.0, s),
+            cx.scalar(a + 3.0, s),
+            cx.scalar(1.0, s),
+        );
         let t = cx.binary("graph.mul", c2, s)?;
         let t = cx.binary("graph.sub", t, c3)?;
         let t = cx.binary("graph.mul", t, s)?;

@@ -144,14 +144,6 @@ fn tensor_scatter(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
         let r = cx.binary("graph.rem", j, mv)?;
         let r = cx.binary("graph.add", r, mv)?;
         j = cx.binary("graph.rem", r, mv)?;
-        if s > m {
-            // Later steps overwrite earlier ones: the last step ≡ j (mod m) below s.
-            let top = cx.scalar((s - 1) as f64, j);
-            let room = cx.binary("graph.sub", top, j)?;
-            let laps = cx.binary("graph.div", room, mv)?;
-            let ahead = cx.binary("graph.mul", laps, mv)?;
-            j = cx.binary("graph.add", j, ahead)?;
-        }
     }
     let zero = cx.scalar(0.0, j);
     let limit = cx.scalar(s as f64, j);
@@ -164,7 +156,11 @@ fn tensor_scatter(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     perm.extend((1..rank as i64).filter(|d| *d != a as i64));
     let moved = cx.transpose(update, &perm)?;
     let j = if cx.shape(j) == [1, m] {
-        let z = cx.constant(Tensor::from_i64(DType::I64, &[b as usize, 1], &vec![0; b as usize]));
+        let z = cx.constant(Tensor::from_i64(
+            DType::I64,
+            &[b as usize, 1],
+            &vec![0; b as usize],
+        ));
         cx.binary("graph.add", j, z)?
     } else {
         j
@@ -178,7 +174,10 @@ fn tensor_scatter(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     vshape[0] = b;
     vshape[a] = m;
     let valid = if cx.shape(valid) == [1, m] {
-        let t = cx.constant(Tensor::from_bools(&[b as usize, 1], &vec![true; b as usize]));
+        let t = cx.constant(Tensor::from_bools(
+            &[b as usize, 1],
+            &vec![true; b as usize],
+        ));
         cx.binary("graph.and", valid, t)?
     } else {
         valid
