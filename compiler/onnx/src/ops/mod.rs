@@ -21,7 +21,7 @@
 //! - [`sampling`]: GridSample and AffineGrid.
 //! - [`blocks`]: RotaryEmbedding, SwiGLU, LRN, Col2Im.
 //! - [`sequence`]: ReverseSequence and TensorScatter.
-//! - [`linalg`]: Det.
+//! - [`linalg`]: Det, by Gaussian elimination.
 
 mod attention;
 mod blocks;
