@@ -2855,3 +2855,714 @@ fn if_selects_or_folds() {
     let out = interpret(&ctx, imported.func, &[]).expect("the interpreter runs");
     assert_eq!(out[0].to_f64_vec(), vec![1.0, 1.0]);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Signal, sampling and sequence operators
+
+/// `m` with its `ai.onnx` opset set to `version`.
+fn at_opset(mut m: ModelProto, version: i64) -> ModelProto {
+    m.opset_import[0].version = version;
+    m
+}
+
+#[test]
+fn signal_sampling_and_sequence_ops_reject_bad_inputs() {
+    let f = |name: &str, dims: &[i64]| input(name, DataType::Float, dims);
+    let size = |v: i64| i64_tensor("size", &[], &[v]);
+    let signal = || vec![f("x", &[1, 8, 1])];
+    let scalar = |name: &str, v: i64| i64_tensor(name, &[], &[v]);
+    let image = || vec![f("x", &[1, 1, 2, 4]), f("g", &[1, 3, 3, 2])];
+    let cases: Vec<(ModelProto, &[&str])> = vec![
+        (
+            single(
+                "HannWindow",
+                vec![],
+                &["size"],
+                vec![input("size", DataType::Int64, &[])],
+                vec![],
+            ),
+            &["(HannWindow, opset 17)", "'size' must be a constant"],
+        ),
+        (
+            single("HannWindow", vec![], &["size"], vec![], vec![size(-1)]),
+            &["size -1 is negative"],
+        ),
+        (
+            single(
+                "BlackmanWindow",
+                vec![int_attr("periodic", 2)],
+                &["size"],
+                vec![],
+                vec![size(4)],
+            ),
+            &["periodic 2"],
+        ),
+        (
+            single(
+                "HammingWindow",
+                vec![],
+                &["size"],
+                vec![],
+                vec![size(1 << 40)],
+            ),
+            &["a constant table of 1099511627776 elements"],
+        ),
+        (
+            single(
+                "HammingWindow",
+                vec![int_attr("output_datatype", 9)],
+                &["size"],
+                vec![],
+                vec![size(4)],
+            ),
+            &["not a numeric type"],
+        ),
+        (
+            single(
+                "MelWeightMatrix",
+                vec![],
+                &["bins", "len", "rate", "lo", "hi"],
+                vec![],
+                vec![
+                    scalar("bins", 8),
+                    scalar("len", 16),
+                    scalar("rate", 8000),
+                    f32_tensor("lo", &[], &[0.0]),
+                    f32_tensor("hi", &[], &[16000.0]),
+                ],
+            ),
+            &["outside the 9 bins"],
+        ),
+        (
+            single("DFT", vec![int_attr("axis", -1)], &["x"], signal(), vec![]),
+            &["axis -1 is outside"],
+        ),
+        (
+            single("DFT", vec![], &["x"], vec![f("x", &[1, 8, 3])], vec![]),
+            &["last dim must be 1 (real) or 2 (complex)"],
+        ),
+        (
+            single("DFT", vec![], &["x", "n"], signal(), vec![scalar("n", 0)]),
+            &["dft_length 0"],
+        ),
+        (
+            single(
+                "DFT",
+                vec![],
+                &["x", "n"],
+                signal(),
+                vec![scalar("n", 1 << 20)],
+            ),
+            &["constant table"],
+        ),
+        (
+            single(
+                "DFT",
+                vec![int_attr("onesided", 3)],
+                &["x"],
+                signal(),
+                vec![],
+            ),
+            &["onesided 3"],
+        ),
+        (
+            single(
+                "STFT",
+                vec![],
+                &["x", "step"],
+                signal(),
+                vec![scalar("step", 0)],
+            ),
+            &["frame_step 0"],
+        ),
+        (
+            single(
+                "STFT",
+                vec![],
+                &["x", "step", "", "len"],
+                signal(),
+                vec![scalar("step", 1), scalar("len", 9)],
+            ),
+            &["frame_length 9"],
+        ),
+        (
+            single(
+                "STFT",
+                vec![],
+                &["x", "step", "w", "len"],
+                vec![f("x", &[1, 8, 1]), f("w", &[4])],
+                vec![scalar("step", 1), scalar("len", 3)],
+            ),
+            &["differs from the window's length 4"],
+        ),
+        (
+            single(
+                "GridSample",
+                vec![str_attr("mode", "area")],
+                &["x", "g"],
+                image(),
+                vec![],
+            ),
+            &["(GridSample, opset 17)", "mode 'area'"],
+        ),
+        (
+            single(
+                "GridSample",
+                vec![str_attr("padding_mode", "mirror")],
+                &["x", "g"],
+                image(),
+                vec![],
+            ),
+            &["padding_mode 'mirror'"],
+        ),
+        (
+            single(
+                "GridSample",
+                vec![int_attr("align_corners", 2)],
+                &["x", "g"],
+                image(),
+                vec![],
+            ),
+            &["align_corners 2"],
+        ),
+        (
+            single(
+                "GridSample",
+                vec![],
+                &["x", "g"],
+                vec![f("x", &[1, 1, 2, 4]), f("g", &[1, 3, 3, 3])],
+                vec![],
+            ),
+            &["the grid must have shape"],
+        ),
+        (
+            single(
+                "GridSample",
+                vec![],
+                &["x", "g"],
+                vec![
+                    input("x", DataType::Int32, &[1, 1, 2, 4]),
+                    f("g", &[1, 3, 3, 2]),
+                ],
+                vec![],
+            ),
+            &["need a float X"],
+        ),
+        (
+            single(
+                "AffineGrid",
+                vec![],
+                &["t", "size"],
+                vec![f("t", &[1, 2, 3])],
+                vec![i64_tensor("size", &[3], &[1, 1, 4])],
+            ),
+            &["size must have 4"],
+        ),
+        (
+            single(
+                "AffineGrid",
+                vec![],
+                &["t", "size"],
+                vec![f("t", &[1, 2, 3])],
+                vec![i64_tensor("size", &[5], &[1, 1, 2, 2, 2])],
+            ),
+            &["theta must have shape [1, 3, 4]"],
+        ),
+        (
+            single(
+                "RotaryEmbedding",
+                vec![],
+                &["x", "c", "s"],
+                vec![f("x", &[1, 2, 8]), f("c", &[1, 2, 4]), f("s", &[1, 2, 4])],
+                vec![],
+            ),
+            &["num_heads is required"],
+        ),
+        (
+            single(
+                "RotaryEmbedding",
+                vec![int_attr("rotary_embedding_dim", 3)],
+                &["x", "c", "s"],
+                vec![
+                    f("x", &[1, 1, 2, 8]),
+                    f("c", &[1, 2, 1]),
+                    f("s", &[1, 2, 1]),
+                ],
+                vec![],
+            ),
+            &["rotary_embedding_dim 3"],
+        ),
+        (
+            single(
+                "RotaryEmbedding",
+                vec![],
+                &["x", "c", "s"],
+                vec![
+                    f("x", &[1, 1, 2, 8]),
+                    f("c", &[1, 2, 3]),
+                    f("s", &[1, 2, 3]),
+                ],
+                vec![],
+            ),
+            &["cos_cache gives angles of shape [1, 2, 3]"],
+        ),
+        (
+            single(
+                "SwiGLU",
+                vec![],
+                &["a", "b"],
+                vec![f("a", &[2, 3]), f("b", &[1, 3])],
+                vec![],
+            ),
+            &["does not broadcast"],
+        ),
+        (
+            single(
+                "LRN",
+                vec![int_attr("size", 0)],
+                &["x"],
+                image()[..1].to_vec(),
+                vec![],
+            ),
+            &["size 0"],
+        ),
+        (
+            single("LRN", vec![], &["x"], image()[..1].to_vec(), vec![]),
+            &["'size' is required"],
+        ),
+        (
+            single(
+                "Col2Im",
+                vec![],
+                &["x", "img", "blk"],
+                vec![f("x", &[1, 4, 5])],
+                vec![
+                    i64_tensor("img", &[2], &[3, 3]),
+                    i64_tensor("blk", &[2], &[2, 2]),
+                ],
+            ),
+            &["must be [N, C·4, 4]"],
+        ),
+        (
+            single(
+                "Col2Im",
+                vec![ints_attr("strides", &[0, 1])],
+                &["x", "img", "blk"],
+                vec![f("x", &[1, 4, 4])],
+                vec![
+                    i64_tensor("img", &[2], &[3, 3]),
+                    i64_tensor("blk", &[2], &[2, 2]),
+                ],
+            ),
+            &["strides must be positive"],
+        ),
+        (
+            single(
+                "ReverseSequence",
+                vec![int_attr("time_axis", 2)],
+                &["x", "l"],
+                vec![f("x", &[2, 2, 2]), input("l", DataType::Int64, &[2])],
+                vec![],
+            ),
+            &["time_axis 2"],
+        ),
+        (
+            single(
+                "TensorScatter",
+                vec![int_attr("axis", 0)],
+                &["p", "u"],
+                vec![f("p", &[2, 4]), f("u", &[2, 2])],
+                vec![],
+            ),
+            &["axis must not be 0"],
+        ),
+        (
+            single(
+                "TensorScatter",
+                vec![str_attr("mode", "ring")],
+                &["p", "u"],
+                vec![f("p", &[2, 4]), f("u", &[2, 2])],
+                vec![],
+            ),
+            &["mode 'ring'"],
+        ),
+        (
+            single(
+                "TensorScatter",
+                vec![],
+                &["p", "u"],
+                vec![f("p", &[2, 4, 1]), f("u", &[2, 5, 1])],
+                vec![],
+            ),
+            &["at most as long"],
+        ),
+        (
+            single("Det", vec![], &["x"], vec![f("x", &[2, 3])], vec![]),
+            &["[..., n, n]"],
+        ),
+        (
+            single("Det", vec![], &["x"], vec![f("x", &[65, 65])], vec![]),
+            &["order 65"],
+        ),
+    ];
+    for (m, parts) in cases {
+        assert_mentions(&import_error(&m), parts);
+    }
+}
+
+/// The naive DFT of complex `x` (pairs) of `n` points (zero-padded or truncated), as f64.
+fn naive_dft(x: &[(f64, f64)], n: usize, inverse: bool) -> Vec<(f64, f64)> {
+    let sign = if inverse { 1.0 } else { -1.0 };
+    let scale = if inverse { 1.0 / n as f64 } else { 1.0 };
+    (0..n)
+        .map(|k| {
+            let (mut re, mut im) = (0.0, 0.0);
+            for (j, (xr, xi)) in x.iter().take(n).enumerate() {
+                let t = sign * 2.0 * std::f64::consts::PI * (j * k) as f64 / n as f64;
+                re += xr * t.cos() - xi * t.sin();
+                im += xr * t.sin() + xi * t.cos();
+            }
+            (re * scale, im * scale)
+        })
+        .collect()
+}
+
+/// DFT against a naive transform: complex and real input, zero-padding and truncation by
+/// dft_length, the inverse, onesided output, the axis as an input (opset 20), and an
+/// inverse of a onesided spectrum of odd length.
+#[test]
+fn dft_matches_the_naive_transform() {
+    let values: Vec<(f64, f64)> = (0..5)
+        .map(|i| (((i * 7) % 5) as f64 - 1.5, ((i * 3) % 4) as f64 * 0.5))
+        .collect();
+    let flat: Vec<f64> = values.iter().flat_map(|(r, i)| [*r, *i]).collect();
+    let complex = Tensor::from_f64(DType::F32, &[1, 5, 2], &flat);
+    let close = |got: &[f64], want: &[f64]| {
+        assert_eq!(got.len(), want.len(), "{got:?} vs {want:?}");
+        for (g, w) in got.iter().zip(want) {
+            assert!((g - w).abs() < 1e-4, "{got:?} vs {want:?}");
+        }
+    };
+    for (n, inverse, onesided) in [(5, 0, 0), (7, 0, 0), (3, 1, 0), (8, 0, 1), (6, 1, 0)] {
+        let m = single(
+            "DFT",
+            vec![int_attr("inverse", inverse), int_attr("onesided", onesided)],
+            &["x", "n"],
+            vec![input("x", DataType::Float, &[1, 5, 2])],
+            vec![i64_tensor("n", &[], &[n])],
+        );
+        let got = run(&m, std::slice::from_ref(&complex))[0].to_f64_vec();
+        let mut want = naive_dft(&values, n as usize, inverse == 1);
+        if onesided == 1 {
+            want.truncate(n as usize / 2 + 1);
+        }
+        let want: Vec<f64> = want.iter().flat_map(|(r, i)| [*r, *i]).collect();
+        close(&got, &want);
+    }
+    // Real input along axis 0 of [4, 2, 1], the axis given as an input (opset 20).
+    let real: Vec<f64> = (0..8).map(|i| (i as f64 * 1.3).sin()).collect();
+    let m = at_opset(
+        single(
+            "DFT",
+            vec![],
+            &["x", "", "axis"],
+            vec![input("x", DataType::Float, &[4, 2, 1])],
+            vec![i64_tensor("axis", &[], &[-3])],
+        ),
+        20,
+    );
+    let got = run(&m, &[Tensor::from_f64(DType::F32, &[4, 2, 1], &real)])[0].to_f64_vec();
+    for col in 0..2 {
+        let signal: Vec<(f64, f64)> = (0..4).map(|r| (real[r * 2 + col], 0.0)).collect();
+        let want = naive_dft(&signal, 4, false);
+        for (k, (re, im)) in want.iter().enumerate() {
+            let at = (k * 2 + col) * 2;
+            close(&got[at..at + 2], &[*re, *im]);
+        }
+    }
+    // The inverse of a onesided spectrum of 5 points (3 bins) is the real signal.
+    let signal: Vec<(f64, f64)> = (0..5).map(|i| ((i as f64 * 0.7).cos(), 0.0)).collect();
+    let spectrum: Vec<f64> = naive_dft(&signal, 5, false)[..3]
+        .iter()
+        .flat_map(|(r, i)| [*r, *i])
+        .collect();
+    let m = single(
+        "DFT",
+        vec![int_attr("inverse", 1), int_attr("onesided", 1)],
+        &["x", "n"],
+        vec![input("x", DataType::Float, &[1, 3, 2])],
+        vec![i64_tensor("n", &[], &[5])],
+    );
+    let got = run(&m, &[Tensor::from_f64(DType::F32, &[1, 3, 2], &spectrum)])[0].to_f64_vec();
+    let want: Vec<f64> = signal.iter().map(|(r, _)| *r).collect();
+    close(&got, &want);
+}
+
+/// The values of the ONNX reference (onnx 1.23 `ReferenceEvaluator`) for a 2×4 image
+/// (1…8) sampled at 7 points, inside, on the corners and far outside (several reflections),
+/// in every mode, padding mode and alignment.
+const GRID_SAMPLE_EXPECTED: [(&str, &str, i64, [f64; 7]); 18] = [
+    ("nearest", "zeros", 0, [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 5.0]),
+    ("nearest", "zeros", 1, [1.0, 8.0, 0.0, 0.0, 0.0, 0.0, 6.0]),
+    ("nearest", "border", 0, [1.0, 8.0, 8.0, 1.0, 8.0, 3.0, 5.0]),
+    ("nearest", "border", 1, [1.0, 8.0, 8.0, 1.0, 8.0, 3.0, 6.0]),
+    (
+        "nearest",
+        "reflection",
+        0,
+        [1.0, 8.0, 6.0, 4.0, 7.0, 7.0, 5.0],
+    ),
+    (
+        "nearest",
+        "reflection",
+        1,
+        [1.0, 8.0, 7.0, 4.0, 7.0, 7.0, 6.0],
+    ),
+    (
+        "linear",
+        "zeros",
+        0,
+        [0.25, 2.0, 0.0, 0.0, 0.0, 0.0, 3.240000009536743],
+    ),
+    (
+        "linear",
+        "zeros",
+        1,
+        [
+            1.0,
+            8.0,
+            0.0,
+            0.0,
+            0.0,
+            0.5900001525878906,
+            5.475000381469727,
+        ],
+    ),
+    (
+        "linear",
+        "border",
+        0,
+        [
+            1.0,
+            8.0,
+            7.199999809265137,
+            2.200000047683716,
+            8.0,
+            3.0999999046325684,
+            5.399999618530273,
+        ],
+    ),
+    (
+        "linear",
+        "border",
+        1,
+        [
+            1.0,
+            8.0,
+            6.599999904632568,
+            2.5999999046325684,
+            8.0,
+            2.950000047683716,
+            5.475000381469727,
+        ],
+    ),
+    (
+        "linear",
+        "reflection",
+        0,
+        [
+            1.0,
+            8.0,
+            5.699999809265137,
+            5.199999809265137,
+            5.699999809265137,
+            7.100000381469727,
+            5.399999618530273,
+        ],
+    ),
+    (
+        "linear",
+        "reflection",
+        1,
+        [
+            1.0,
+            8.0,
+            5.099999904632568,
+            5.600000381469727,
+            5.099999904632568,
+            6.149999618530273,
+            5.475000381469727,
+        ],
+    ),
+    (
+        "cubic",
+        "zeros",
+        0,
+        [0.015625, 2.234375, 0.0, 0.0, 0.0, 0.0, 4.062526702880859],
+    ),
+    (
+        "cubic",
+        "zeros",
+        1,
+        [
+            1.0,
+            8.0,
+            -0.7307226657867432,
+            0.0,
+            0.0,
+            0.4194403886795044,
+            5.885758876800537,
+        ],
+    ),
+    (
+        "cubic",
+        "border",
+        0,
+        [
+            0.53125,
+            8.46875,
+            7.296001434326172,
+            2.116000175476074,
+            8.0,
+            3.142749786376953,
+            5.7479963302612305,
+        ],
+    ),
+    (
+        "cubic",
+        "border",
+        1,
+        [
+            1.0,
+            8.0,
+            6.668251037597656,
+            2.5519986152648926,
+            8.0,
+            2.928624391555786,
+            5.425889015197754,
+        ],
+    ),
+    (
+        "cubic",
+        "reflection",
+        0,
+        [
+            0.0625,
+            8.9375,
+            5.796000957489014,
+            5.303501129150391,
+            5.796000957489014,
+            7.412749767303467,
+            6.03599739074707,
+        ],
+    ),
+    (
+        "cubic",
+        "reflection",
+        1,
+        [
+            1.0,
+            8.0,
+            5.3730010986328125,
+            5.407998561859131,
+            5.3730010986328125,
+            6.512624740600586,
+            5.500663757324219,
+        ],
+    ),
+];
+
+#[test]
+fn grid_sample_matches_the_reference_far_outside() {
+    let grid = [
+        -1.0, -1.0, 1.0, 1.0, 2.0, 0.3, -3.0, -0.2, 4.0, 1.7, 0.3, -2.6, -0.55, 0.9,
+    ];
+    let x: Vec<f64> = (1..=8).map(f64::from).collect();
+    for (mode, padding, align, want) in GRID_SAMPLE_EXPECTED {
+        let m = single(
+            "GridSample",
+            vec![
+                str_attr("mode", mode),
+                str_attr("padding_mode", padding),
+                int_attr("align_corners", align),
+            ],
+            &["x", "g"],
+            vec![
+                input("x", DataType::Float, &[1, 1, 2, 4]),
+                input("g", DataType::Float, &[1, 1, 7, 2]),
+            ],
+            vec![],
+        );
+        let got = run(
+            &m,
+            &[
+                Tensor::from_f64(DType::F32, &[1, 1, 2, 4], &x),
+                Tensor::from_f64(DType::F32, &[1, 1, 7, 2], &grid),
+            ],
+        )[0]
+        .to_f64_vec();
+        for (g, w) in got.iter().zip(want) {
+            assert!(
+                (g - w).abs() < 1e-4,
+                "{mode}/{padding}/align {align}: {got:?} vs {want:?}"
+            );
+        }
+    }
+}
+
+/// TensorScatter wraps a circular write past the end and drops nothing else; Det of a
+/// singular matrix is 0 (no NaN from the zero pivot) and of a permutation its sign;
+/// ReverseSequence treats a length past the axis as the axis.
+#[test]
+fn scatter_det_and_reverse_edge_cases() {
+    let scatter = |mode: &str, u: &[f64], w: &[i64]| {
+        let s = u.len() as i64 / 2;
+        let m = single(
+            "TensorScatter",
+            vec![str_attr("mode", mode), int_attr("axis", 1)],
+            &["p", "u", "w"],
+            vec![
+                input("p", DataType::Float, &[2, 4]),
+                input("u", DataType::Float, &[2, s]),
+            ],
+            vec![i64_tensor("w", &[2], w)],
+        );
+        let p = Tensor::from_f64(DType::F32, &[2, 4], &[0.0; 8]);
+        let u = Tensor::from_f64(DType::F32, &[2, s as usize], u);
+        run(&m, &[p, u])[0].to_f64_vec()
+    };
+    assert_eq!(
+        scatter("circular", &[1.0, 2.0, 3.0, 5.0, 6.0, 7.0], &[2, 5]),
+        [3.0, 0.0, 1.0, 2.0, 0.0, 5.0, 6.0, 7.0]
+    );
+    assert_eq!(
+        scatter("linear", &[1.0, 2.0, 5.0, 6.0], &[1, 0]),
+        [0.0, 1.0, 2.0, 0.0, 5.0, 6.0, 0.0, 0.0]
+    );
+    let det = |values: &[f64]| {
+        let m = single(
+            "Det",
+            vec![],
+            &["x"],
+            vec![input("x", DataType::Float, &[3, 3])],
+            vec![],
+        );
+        run(&m, &[Tensor::from_f64(DType::F32, &[3, 3], values)])[0].to_f64_vec()[0]
+    };
+    assert_eq!(det(&[1.0, 2.0, 3.0, 2.0, 4.0, 6.0, 0.0, 1.0, 5.0]), 0.0);
+    assert_eq!(det(&[0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0]), 1.0);
+    assert_eq!(det(&[0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0]), -1.0);
+    assert!((det(&[2.0, 1.0, 0.0, 1.0, 3.0, 1.0, 0.0, 1.0, 4.0]) - 18.0).abs() < 1e-5);
+    let m = single(
+        "ReverseSequence",
+        vec![int_attr("batch_axis", 0), int_attr("time_axis", 1)],
+        &["x", "l"],
+        vec![input("x", DataType::Float, &[2, 3])],
+        vec![i64_tensor("l", &[2], &[7, 2])],
+    );
+    let x = Tensor::from_f64(DType::F32, &[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    assert_eq!(
+        run(&m, &[x])[0].to_f64_vec(),
+        [3.0, 2.0, 1.0, 5.0, 4.0, 6.0]
+    );
+}

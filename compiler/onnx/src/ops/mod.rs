@@ -24,10 +24,16 @@
 //!   quantized products (MatMulInteger, ConvInteger, QLinearMatMul, QLinearConv).
 //! - [`flex_attention`]: FlexAttention, of domain `ai.onnx.preview`.
 //! - [`contrib`]: the onnxruntime `com.microsoft` quantized operators int8 models use.
+//! - [`signal`]: window generators, MelWeightMatrix, DFT and STFT.
+//! - [`sampling`]: GridSample and AffineGrid.
+//! - [`blocks`]: RotaryEmbedding, SwiGLU, LRN, Col2Im.
+//! - [`sequence`]: ReverseSequence and TensorScatter.
+//! - [`linalg`]: Det, by Gaussian elimination.
 //!
 //! Operators of other domains than `ai.onnx` are found by [`domain_handler`].
 
 mod attention;
+mod blocks;
 mod contrib;
 mod control;
 mod einsum;
@@ -35,6 +41,7 @@ mod elementwise;
 mod flex_attention;
 mod indexing;
 mod layout;
+mod linalg;
 mod loss;
 mod movement;
 mod nn;
@@ -42,6 +49,9 @@ mod pool;
 mod quant;
 mod reduce;
 mod resize;
+mod sampling;
+mod sequence;
+mod signal;
 mod stateful;
 mod topk;
 
@@ -53,7 +63,7 @@ use dlc_tensor::{DType, Tensor};
 pub type Handler = fn(&mut NodeCx) -> NodeResult<Vec<Value>>;
 
 /// Every handler table, one per file.
-const TABLES: [&[(&str, Handler)]; 14] = [
+const TABLES: [&[(&str, Handler)]; 19] = [
     elementwise::OPS,
     movement::OPS,
     reduce::OPS,
@@ -68,6 +78,11 @@ const TABLES: [&[(&str, Handler)]; 14] = [
     stateful::OPS,
     topk::OPS,
     quant::OPS,
+    signal::OPS,
+    sampling::OPS,
+    blocks::OPS,
+    sequence::OPS,
+    linalg::OPS,
 ];
 
 /// The handler of ONNX operator `op_type` (domain `ai.onnx`), if dlc imports it.
