@@ -13,12 +13,14 @@
 //! - [`resize`]: the Resize and Upsample operators.
 //! - [`attention`]: the Attention operator (heads, masks, caches).
 //! - [`loss`]: the NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss operators.
+//! - [`recurrent`]: the LSTM, GRU and RNN operators (a GEMM, then one `graph.rnn`).
 
 mod attention;
 mod elementwise;
 mod loss;
 mod movement;
 mod nn;
+mod recurrent;
 mod reduce;
 mod resize;
 
@@ -30,7 +32,7 @@ use dlc_tensor::{DType, Tensor};
 pub type Handler = fn(&mut NodeCx) -> NodeResult<Vec<Value>>;
 
 /// Every handler table, one per file.
-const TABLES: [&[(&str, Handler)]; 7] = [
+const TABLES: [&[(&str, Handler)]; 8] = [
     elementwise::OPS,
     movement::OPS,
     reduce::OPS,
@@ -38,6 +40,7 @@ const TABLES: [&[(&str, Handler)]; 7] = [
     resize::OPS,
     attention::OPS,
     loss::OPS,
+    recurrent::OPS,
 ];
 
 /// The handler of ONNX operator `op_type` (domain `ai.onnx`), if dlc imports it.

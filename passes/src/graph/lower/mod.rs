@@ -119,6 +119,7 @@ mod element;
 mod host;
 mod kernel;
 mod plan;
+mod recurrence;
 mod signature;
 
 use dlc_func::FuncOp;

@@ -1,0 +1,538 @@
+//! The kernel of a `graph.rnn` (`dlc_graph::recurrence`): the whole scan of every direction
+//! and batch entry in one `loop.kernel`, so a sequence of any length is one launch.
+//!
+//! For each direction `d` (unrolled: its activations and time order are constants) a parallel
+//! loop over the batch holds the scan of one sequence: the state `h` (and `c`) in `local`
+//! buffers of `H` elements, loaded from `h0`/`c0`; a serial loop over the steps `s < len`
+//! (`len` the entry's clamped `sequence_lens`, else `T`), at time `t = s` or `len − 1 − s`,
+//! holding
+//! - the recurrent matvec `g[j] = Σ_k r[d, j, k] · v[k]` over the gate rows, a reduction block
+//!   per row in the form `lower` gives a matmul (a rank-0 accumulator with an init region, then
+//!   a store block), which `vectorize` turns into SIMD dot products;
+//! - the cell block per hidden unit: projected input, recurrent bias, peepholes, clip, the
+//!   activations and the new state, stored into `h`, `c` and `y[t, d, b]`.
+//!
+//! A gru cell without `linear_before_reset` needs `r⊙h` before the candidate row's product:
+//! its step runs the z and r rows, a block storing `r⊙h` into a third local buffer, then the
+//! candidate rows over that. After the steps, `y[t ≥ len]` is zeroed and the states are stored
+//! into `y_h` (and `y_c`).
+
+use super::element::Emit;
+use super::kernel::global_buffer;
+use crate::loops::cpu::target::inherit_target_cpu;
+use dlc_arith::CmpFPredicate;
+use dlc_graph::recurrence::{Activation, ActivationKind, Cell, RnnSpec};
+use dlc_graph::shapes::SymbolicShapes;
+use dlc_graph::tensor_parts;
+use dlc_ir::{Block, Context, InsertPoint, Location, Op, Type, Value, DYNAMIC};
+use dlc_loop::{
+    before_terminator, buffer_type, build_alloc, build_for, build_kernel, build_load,
+    build_schedule_block, build_store, IterKind, LoopKind, MemorySpace,
+};
+
+/// A built kernel: the op, and which dims the host passes after the buffers (`(value, axis)`
+/// of the `graph.rnn`'s operand 0, for each of `T` and `B` that is `?`).
+pub(super) struct Built {
+    pub kernel: Op,
+    pub sizes: Vec<(Value, usize)>,
+}
+
+/// Builds the kernel `name` of `graph.rnn` `op` at `at`. Its arguments: a global buffer per
+/// operand and per result, then an `index` per `?` of `T` and `B`.
+pub(super) fn build(
+    ctx: &mut Context,
+    at: InsertPoint,
+    name: &str,
+    op: Op,
+    shapes: &SymbolicShapes,
+) -> Result<Built, String> {
+    let spec = RnnSpec::of(ctx, op)?;
+    let loc = ctx.op_loc(op);
+    let operands = ctx.operands(op).to_vec();
+    let results: Vec<Value> = ctx.results(op).collect();
+    let xp = tensor_parts(ctx, ctx.value_type(operands[0])).ok_or("xp is not a tensor")?;
+    let r = tensor_parts(ctx, ctx.value_type(operands[1])).ok_or("r is not a tensor")?;
+    let hidden = r.shape[2];
+    if hidden == DYNAMIC {
+        return Err("'lower' needs a static hidden size for 'graph.rnn'".into());
+    }
+    let mut types = Vec::new();
+    for &v in operands.iter().chain(&results) {
+        types.push(global_buffer(ctx, shapes, v)?);
+    }
+    let sizes: Vec<(Value, usize)> = [0, 1]
+        .into_iter()
+        .filter(|&a| xp.shape[a] == DYNAMIC)
+        .map(|a| (operands[0], a))
+        .collect();
+    types.extend(std::iter::repeat_n(Type::INDEX, sizes.len()));
+    let (kernel, entry) = build_kernel(ctx, at, name, &types, loc);
+    inherit_target_cpu(ctx, kernel.0);
+    let args = ctx.block_args(entry).to_vec();
+    let n = operands.len();
+    let m = results.len();
+    let e = Emit {
+        at: before_terminator(ctx, entry),
+        loc,
+    };
+    let mut extra = args[n + m..].iter().copied();
+    let mut size = |d: i64| match d {
+        DYNAMIC => extra.next().ok_or("a missing size argument"),
+        d => Ok(e.int(ctx, d, Type::INDEX)),
+    };
+    let steps = size(xp.shape[0])?;
+    let batch = size(xp.shape[1])?;
+    let base = spec.cell.operands();
+    let k = Scan {
+        spec: &spec,
+        loc,
+        elem: xp.element,
+        hidden: hidden as usize,
+        xp: args[0],
+        r: args[1],
+        rb: args[2],
+        h0: args[3],
+        c0: (spec.cell == Cell::Lstm).then(|| args[4]),
+        p: (spec.cell == Cell::Lstm).then(|| args[5]),
+        lens: (n > base).then(|| args[base]),
+        y: args[n],
+        y_h: args[n + 1],
+        y_c: (spec.cell == Cell::Lstm).then(|| args[n + 2]),
+        steps,
+        blocks: 0,
+    };
+    k.build(ctx, entry, batch)?;
+    Ok(Built {
+        kernel: kernel.0,
+        sizes,
+    })
+}
+
+/// The kernel arguments and what the builder needs to know of the op.
+struct Scan<'s> {
+    spec: &'s RnnSpec,
+    loc: Location,
+    elem: Type,
+    hidden: usize,
+    xp: Value,
+    r: Value,
+    rb: Value,
+    h0: Value,
+    c0: Option<Value>,
+    p: Option<Value>,
+    lens: Option<Value>,
+    y: Value,
+    y_h: Value,
+    y_c: Option<Value>,
+    steps: Value,
+    blocks: usize,
+}
+
+impl Scan<'_> {
+    fn emit(&self, ctx: &Context, block: Block) -> Emit {
+        Emit {
+            at: before_terminator(ctx, block),
+            loc: self.loc,
+        }
+    }
+
+    fn index(&self, ctx: &mut Context, block: Block, v: usize) -> Value {
+        self.emit(ctx, block).int(ctx, v as i64, Type::INDEX)
+    }
+
+    /// `loop.for kind %iv = lb to ub step 1` at the end of `block`.
+    fn for_loop(
+        &self,
+        ctx: &mut Context,
+        block: Block,
+        lb: Value,
+        ub: Value,
+        kind: LoopKind,
+    ) -> (Block, Value) {
+        let step = self.index(ctx, block, 1);
+        let at = before_terminator(ctx, block);
+        let (_, body, iv) = build_for(ctx, at, (lb, ub, step), kind, self.loc);
+        (body, iv)
+    }
+
+    /// A loop over `[0, n)`.
+    fn count(&self, ctx: &mut Context, block: Block, n: usize) -> (Block, Value) {
+        let zero = self.index(ctx, block, 0);
+        let ub = self.index(ctx, block, n);
+        self.for_loop(ctx, block, zero, ub, LoopKind::Serial)
+    }
+
+    /// A schedule block named `name` at the end of `block`, binding `iters` (spatial); returns
+    /// its body and the iter vars.
+    fn sblock(
+        &mut self,
+        ctx: &mut Context,
+        block: Block,
+        name: &str,
+        iters: &[Value],
+    ) -> (Block, Vec<Value>) {
+        let iters: Vec<(Value, IterKind)> = iters.iter().map(|v| (*v, IterKind::Spatial)).collect();
+        let at = before_terminator(ctx, block);
+        let label = format!("{name}_{}", self.blocks);
+        self.blocks += 1;
+        let (_, body, _) = build_schedule_block(ctx, at, &label, &iters, false, self.loc);
+        let vars = ctx.block_args(body).to_vec();
+        (body, vars)
+    }
+
+    fn local(&self, ctx: &mut Context, block: Block, n: usize) -> Value {
+        let ty = buffer_type(ctx, &[n as i64], self.elem, MemorySpace::Local);
+        build_alloc(ctx, before_terminator(ctx, block), ty, &[], self.loc)
+    }
+
+    fn load(&self, ctx: &mut Context, block: Block, buf: Value, idx: &[Value]) -> Value {
+        build_load(ctx, before_terminator(ctx, block), buf, idx, self.loc)
+    }
+
+    fn store(&self, ctx: &mut Context, block: Block, v: Value, buf: Value, idx: &[Value]) {
+        build_store(ctx, before_terminator(ctx, block), v, buf, idx, self.loc);
+    }
+
+    /// The whole kernel body: one batch loop per direction.
+    fn build(mut self, ctx: &mut Context, entry: Block, batch: Value) -> Result<(), String> {
+        let h = self.hidden;
+        for d in 0..self.spec.direction.count() {
+            let zero = self.index(ctx, entry, 0);
+            let (body, b) = self.for_loop(ctx, entry, zero, batch, LoopKind::Parallel);
+            let state = self.local(ctx, body, h);
+            let cell_state = self.c0.map(|_| self.local(ctx, body, h));
+            let gh = self.spec.cell.gates() * h;
+            let gates = self.local(ctx, body, gh);
+            let reset = (self.spec.cell == Cell::Gru && !self.spec.linear_before_reset)
+                .then(|| self.local(ctx, body, h));
+            let dv = self.index(ctx, body, d);
+            // Initial states.
+            let (l, i) = self.count(ctx, body, h);
+            let (sb, v) = self.sblock(ctx, l, "init", &[b, i]);
+            let x = self.load(ctx, sb, self.h0, &[dv, v[0], v[1]]);
+            self.store(ctx, sb, x, state, &[v[1]]);
+            if let (Some(c0), Some(cs)) = (self.c0, cell_state) {
+                let x = self.load(ctx, sb, c0, &[dv, v[0], v[1]]);
+                self.store(ctx, sb, x, cs, &[v[1]]);
+            }
+            let len = self.length(ctx, body, b);
+            // The steps.
+            let (step, s) = self.for_loop(ctx, body, zero, len, LoopKind::Serial);
+            let t = if self.spec.direction.is_reverse(d) {
+                let e = self.emit(ctx, step);
+                let one = e.int(ctx, 1, Type::INDEX);
+                let last = e.arith(ctx, "subi", &[len, one], Type::INDEX);
+                e.arith(ctx, "subi", &[last, s], Type::INDEX)
+            } else {
+                s
+            };
+            let st = State {
+                d,
+                dv,
+                b,
+                t,
+                h: state,
+                c: cell_state,
+                g: gates,
+            };
+            match reset {
+                Some(rh) => {
+                    self.matvec(ctx, step, &st, 0, 2 * h, state);
+                    self.reset_block(ctx, step, &st, rh);
+                    self.matvec(ctx, step, &st, 2 * h, 3 * h, rh);
+                }
+                None => self.matvec(ctx, step, &st, 0, gh, state),
+            }
+            self.cell_block(ctx, step, &st)?;
+            // Zeros after the sequence, then the final states.
+            if self.lens.is_some() {
+                let (l, t) = self.for_loop(ctx, body, len, self.steps, LoopKind::Serial);
+                let (l, i) = self.count(ctx, l, h);
+                let (sb, v) = self.sblock(ctx, l, "pad", &[t, b, i]);
+                let z = self.emit(ctx, sb).float(ctx, 0.0, self.elem);
+                self.store(ctx, sb, z, self.y, &[v[0], dv, v[1], v[2]]);
+            }
+            let (l, i) = self.count(ctx, body, h);
+            let (sb, v) = self.sblock(ctx, l, "final", &[b, i]);
+            let x = self.load(ctx, sb, state, &[v[1]]);
+            self.store(ctx, sb, x, self.y_h, &[dv, v[0], v[1]]);
+            if let (Some(y_c), Some(cs)) = (self.y_c, cell_state) {
+                let x = self.load(ctx, sb, cs, &[v[1]]);
+                self.store(ctx, sb, x, y_c, &[dv, v[0], v[1]]);
+            }
+        }
+        Ok(())
+    }
+
+    /// The steps of batch entry `b`: its `sequence_lens` entry clamped to `[0, T]`, or `T`.
+    fn length(&self, ctx: &mut Context, block: Block, b: Value) -> Value {
+        let Some(lens) = self.lens else {
+            return self.steps;
+        };
+        let raw = self.load(ctx, block, lens, &[b]);
+        let e = self.emit(ctx, block);
+        let n = e.arith(ctx, "index_cast", &[raw], Type::INDEX);
+        let zero = e.int(ctx, 0, Type::INDEX);
+        let n = e.arith(ctx, "maxsi", &[n, zero], Type::INDEX);
+        e.arith(ctx, "minsi", &[n, self.steps], Type::INDEX)
+    }
+
+    /// `g[j] = Σ_k r[d, j, k] · v[k]` for the rows `j` in `[from, to)`.
+    fn matvec(
+        &mut self,
+        ctx: &mut Context,
+        block: Block,
+        st: &State,
+        from: usize,
+        to: usize,
+        v: Value,
+    ) {
+        let lb = self.index(ctx, block, from);
+        let ub = self.index(ctx, block, to);
+        let (row, j) = self.for_loop(ctx, block, lb, ub, LoopKind::Serial);
+        let reg_ty = buffer_type(ctx, &[], self.elem, MemorySpace::Local);
+        let acc = build_alloc(ctx, before_terminator(ctx, row), reg_ty, &[], self.loc);
+        let (inner, k) = self.count(ctx, row, self.hidden);
+        let at = before_terminator(ctx, inner);
+        let label = format!("matvec_{}", self.blocks);
+        self.blocks += 1;
+        let iters = [(j, IterKind::Spatial), (k, IterKind::Reduce)];
+        let (_, body, init) = build_schedule_block(ctx, at, &label, &iters, true, self.loc);
+        let vars = ctx.block_args(body).to_vec();
+        if let Some(init) = init {
+            let zero = self.emit(ctx, init).float(ctx, 0.0, self.elem);
+            self.store(ctx, init, zero, acc, &[]);
+        }
+        let w = self.load(ctx, body, self.r, &[st.dv, vars[0], vars[1]]);
+        let x = self.load(ctx, body, v, &[vars[1]]);
+        let a = self.load(ctx, body, acc, &[]);
+        let e = self.emit(ctx, body);
+        let p = e.arith(ctx, "mulf", &[w, x], self.elem);
+        let sum = e.arith(ctx, "addf", &[a, p], self.elem);
+        self.store(ctx, body, sum, acc, &[]);
+        let (sb, vars) = self.sblock(ctx, row, "store", &[j]);
+        let a = self.load(ctx, sb, acc, &[]);
+        self.store(ctx, sb, a, st.g, &[vars[0]]);
+    }
+
+    /// Gate `q`'s pre-activation at hidden unit `i` (iter var), from the projected input, the
+    /// matvec and the recurrent bias: `xp[t, b, d·G·H + q·H + i] + g[q·H + i] + rb[d, q·H + i]`.
+    fn gate(&self, ctx: &mut Context, sb: Block, st: &State, v: &[Value], q: usize) -> Value {
+        let h = self.hidden;
+        let gh = self.spec.cell.gates() * h;
+        let e = self.emit(ctx, sb);
+        let col = e.int(ctx, (q * h) as i64, Type::INDEX);
+        let j = e.arith(ctx, "addi", &[v[0], col], Type::INDEX);
+        let base = e.int(ctx, (st.d * gh) as i64, Type::INDEX);
+        let xj = e.arith(ctx, "addi", &[j, base], Type::INDEX);
+        let x = self.load(ctx, sb, self.xp, &[v[1], v[2], xj]);
+        let g = self.load(ctx, sb, st.g, &[j]);
+        let rb = self.load(ctx, sb, self.rb, &[st.dv, j]);
+        let e = self.emit(ctx, sb);
+        let s = e.arith(ctx, "addf", &[x, g], self.elem);
+        e.arith(ctx, "addf", &[s, rb], self.elem)
+    }
+
+    /// gru without `linear_before_reset`: `rh[i] = f(r gate) · h[i]`.
+    fn reset_block(&mut self, ctx: &mut Context, block: Block, st: &State, rh: Value) {
+        let (l, i) = self.count(ctx, block, self.hidden);
+        let (sb, v) = self.sblock(ctx, l, "reset", &[i, st.t, st.b]);
+        let pre = self.gate(ctx, sb, st, &v, 1);
+        let r = self.activate(ctx, sb, st.d, 0, pre);
+        let h = self.load(ctx, sb, st.h, &[v[0]]);
+        let p = self.emit(ctx, sb).arith(ctx, "mulf", &[r, h], self.elem);
+        self.store(ctx, sb, p, rh, &[v[0]]);
+    }
+
+    /// The cell at each hidden unit: the new state into `h` (and `c`) and `y[t, d, b]`.
+    fn cell_block(&mut self, ctx: &mut Context, block: Block, st: &State) -> Result<(), String> {
+        let hsz = self.hidden;
+        let (l, i) = self.count(ctx, block, hsz);
+        let (sb, v) = self.sblock(ctx, l, "cell", &[i, st.t, st.b]);
+        let elem = self.elem;
+        let h_old = self.load(ctx, sb, st.h, &[v[0]]);
+        let new_h = match self.spec.cell {
+            Cell::Rnn => {
+                let pre = self.gate(ctx, sb, st, &v, 0);
+                self.activate(ctx, sb, st.d, 0, pre)
+            }
+            Cell::Gru => {
+                let pre_z = self.gate(ctx, sb, st, &v, 0);
+                let z = self.activate(ctx, sb, st.d, 0, pre_z);
+                let pre = if self.spec.linear_before_reset {
+                    let pre_r = self.gate(ctx, sb, st, &v, 1);
+                    let r = self.activate(ctx, sb, st.d, 0, pre_r);
+                    // xp_h + r ⊙ (g_h + rb_h)
+                    let e = self.emit(ctx, sb);
+                    let h2 = e.int(ctx, (2 * hsz) as i64, Type::INDEX);
+                    let j = e.arith(ctx, "addi", &[v[0], h2], Type::INDEX);
+                    let gh = (self.spec.cell.gates() * hsz * st.d) as i64;
+                    let base = e.int(ctx, gh, Type::INDEX);
+                    let xj = e.arith(ctx, "addi", &[j, base], Type::INDEX);
+                    let x = self.load(ctx, sb, self.xp, &[v[1], v[2], xj]);
+                    let g = self.load(ctx, sb, st.g, &[j]);
+                    let rb = self.load(ctx, sb, self.rb, &[st.dv, j]);
+                    let e = self.emit(ctx, sb);
+                    let s = e.arith(ctx, "addf", &[g, rb], elem);
+                    let s = e.arith(ctx, "mulf", &[r, s], elem);
+                    e.arith(ctx, "addf", &[x, s], elem)
+                } else {
+                    self.gate(ctx, sb, st, &v, 2)
+                };
+                let cand = self.activate(ctx, sb, st.d, 1, pre);
+                // (1 − z)·ĥ + z·h = ĥ + z·(h − ĥ)
+                let e = self.emit(ctx, sb);
+                let diff = e.arith(ctx, "subf", &[h_old, cand], elem);
+                let zd = e.arith(ctx, "mulf", &[z, diff], elem);
+                e.arith(ctx, "addf", &[cand, zd], elem)
+            }
+            Cell::Lstm => {
+                let (p, cs) = match (self.p, st.c) {
+                    (Some(p), Some(c)) => (p, c),
+                    _ => return Err("an lstm without peepholes or cell state".into()),
+                };
+                let c_old = self.load(ctx, sb, cs, &[v[0]]);
+                let peep = |this: &Self, ctx: &mut Context, q: usize, c: Value| -> Value {
+                    let e = this.emit(ctx, sb);
+                    let off = e.int(ctx, (q * hsz) as i64, Type::INDEX);
+                    let at = e.arith(ctx, "addi", &[v[0], off], Type::INDEX);
+                    let w = this.load(ctx, sb, p, &[st.dv, at]);
+                    this.emit(ctx, sb).arith(ctx, "mulf", &[w, c], elem)
+                };
+                let pre_i = self.gate(ctx, sb, st, &v, 0);
+                let pi = peep(self, ctx, 0, c_old);
+                let pre_i = self.emit(ctx, sb).arith(ctx, "addf", &[pre_i, pi], elem);
+                let ig = self.activate(ctx, sb, st.d, 0, pre_i);
+                let fg = if self.spec.input_forget {
+                    let e = self.emit(ctx, sb);
+                    let one = e.float(ctx, 1.0, elem);
+                    e.arith(ctx, "subf", &[one, ig], elem)
+                } else {
+                    let pre_f = self.gate(ctx, sb, st, &v, 2);
+                    let pf = peep(self, ctx, 2, c_old);
+                    let pre_f = self.emit(ctx, sb).arith(ctx, "addf", &[pre_f, pf], elem);
+                    self.activate(ctx, sb, st.d, 0, pre_f)
+                };
+                let pre_c = self.gate(ctx, sb, st, &v, 3);
+                let cand = self.activate(ctx, sb, st.d, 1, pre_c);
+                let e = self.emit(ctx, sb);
+                let fc = e.arith(ctx, "mulf", &[fg, c_old], elem);
+                let ic = e.arith(ctx, "mulf", &[ig, cand], elem);
+                let c_new = e.arith(ctx, "addf", &[fc, ic], elem);
+                self.store(ctx, sb, c_new, cs, &[v[0]]);
+                let pre_o = self.gate(ctx, sb, st, &v, 1);
+                let po = peep(self, ctx, 1, c_new);
+                let pre_o = self.emit(ctx, sb).arith(ctx, "addf", &[pre_o, po], elem);
+                let og = self.activate(ctx, sb, st.d, 0, pre_o);
+                let hc = self.activate(ctx, sb, st.d, 2, c_new);
+                self.emit(ctx, sb).arith(ctx, "mulf", &[og, hc], elem)
+            }
+        };
+        self.store(ctx, sb, new_h, st.h, &[v[0]]);
+        self.store(ctx, sb, new_h, self.y, &[v[1], st.dv, v[2], v[0]]);
+        Ok(())
+    }
+
+    /// Activation `k` of direction `d` at `x`, after the clip.
+    fn activate(&self, ctx: &mut Context, sb: Block, d: usize, k: usize, x: Value) -> Value {
+        let e = self.emit(ctx, sb);
+        let ty = self.elem;
+        let x = match self.spec.clip {
+            Some(c) => {
+                let hi = e.float(ctx, c, ty);
+                let lo = e.float(ctx, -c, ty);
+                let x = e.arith(ctx, "maximumf", &[x, lo], ty);
+                e.arith(ctx, "minimumf", &[x, hi], ty)
+            }
+            None => x,
+        };
+        activation(ctx, e, self.spec.activation(d, k), x, ty)
+    }
+}
+
+/// Where a step is: direction `d` (also as the index `dv`), batch entry `b`, time `t`, and the
+/// local buffers of the state and the gates.
+struct State {
+    d: usize,
+    dv: Value,
+    b: Value,
+    t: Value,
+    h: Value,
+    c: Option<Value>,
+    g: Value,
+}
+
+/// `act(x)` as scalar ops of float type `ty`, as `Activation::apply` computes it.
+fn activation(ctx: &mut Context, e: Emit, act: Activation, x: Value, ty: Type) -> Value {
+    use ActivationKind::*;
+    let alpha = |ctx: &mut Context| e.float(ctx, act.alpha, ty);
+    let beta = |ctx: &mut Context| e.float(ctx, act.beta, ty);
+    match act.kind {
+        Relu => {
+            let zero = e.float(ctx, 0.0, ty);
+            let keep = e.cmpf(ctx, CmpFPredicate::Ugt, x, zero);
+            e.select(ctx, keep, x, zero)
+        }
+        Tanh => e.math(ctx, "tanh", &[x]),
+        Sigmoid => {
+            let neg = e.arith(ctx, "negf", &[x], ty);
+            let exp = e.math(ctx, "exp", &[neg]);
+            let one = e.float(ctx, 1.0, ty);
+            let den = e.arith(ctx, "addf", &[one, exp], ty);
+            e.arith(ctx, "divf", &[one, den], ty)
+        }
+        Affine => {
+            let (a, b) = (alpha(ctx), beta(ctx));
+            let ax = e.arith(ctx, "mulf", &[a, x], ty);
+            e.arith(ctx, "addf", &[ax, b], ty)
+        }
+        LeakyRelu => {
+            let zero = e.float(ctx, 0.0, ty);
+            let a = alpha(ctx);
+            let ax = e.arith(ctx, "mulf", &[a, x], ty);
+            let pos = e.cmpf(ctx, CmpFPredicate::Oge, x, zero);
+            e.select(ctx, pos, x, ax)
+        }
+        ThresholdedRelu => {
+            let zero = e.float(ctx, 0.0, ty);
+            let a = alpha(ctx);
+            let keep = e.cmpf(ctx, CmpFPredicate::Ogt, x, a);
+            e.select(ctx, keep, x, zero)
+        }
+        ScaledTanh => {
+            let (a, b) = (alpha(ctx), beta(ctx));
+            let bx = e.arith(ctx, "mulf", &[b, x], ty);
+            let t = e.math(ctx, "tanh", &[bx]);
+            e.arith(ctx, "mulf", &[a, t], ty)
+        }
+        HardSigmoid => {
+            let (a, b) = (alpha(ctx), beta(ctx));
+            let ax = e.arith(ctx, "mulf", &[a, x], ty);
+            let v = e.arith(ctx, "addf", &[ax, b], ty);
+            let (zero, one) = (e.float(ctx, 0.0, ty), e.float(ctx, 1.0, ty));
+            let v = e.arith(ctx, "maximumf", &[v, zero], ty);
+            e.arith(ctx, "minimumf", &[v, one], ty)
+        }
+        Elu => {
+            let zero = e.float(ctx, 0.0, ty);
+            let (a, one) = (alpha(ctx), e.float(ctx, 1.0, ty));
+            let ex = e.math(ctx, "exp", &[x]);
+            let em1 = e.arith(ctx, "subf", &[ex, one], ty);
+            let neg = e.arith(ctx, "mulf", &[a, em1], ty);
+            let pos = e.cmpf(ctx, CmpFPredicate::Oge, x, zero);
+            e.select(ctx, pos, x, neg)
+        }
+        Softsign => {
+            let one = e.float(ctx, 1.0, ty);
+            let abs = e.math(ctx, "absf", &[x]);
+            let den = e.arith(ctx, "addf", &[one, abs], ty);
+            e.arith(ctx, "divf", &[x, den], ty)
+        }
+        Softplus => {
+            let one = e.float(ctx, 1.0, ty);
+            let ex = e.math(ctx, "exp", &[x]);
+            let s = e.arith(ctx, "addf", &[one, ex], ty);
+            e.math(ctx, "log", &[s])
+        }
+    }
+}
