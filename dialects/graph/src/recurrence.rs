@@ -23,7 +23,7 @@
 //!
 //! The step of direction `d` at time `t` computes `g = xp[t, :, d] + h·r[d]ᵀ + rb[d]` and then,
 //! with the direction's activations `f, g, h` (ONNX's names) and `clip` applied to every gate
-//! before its activation:
+//! before its activation (not to the cell state before `h`, as onnxruntime):
 //! - lstm: `i = f(g_i + p_i⊙c)`, `f = f(g_f + p_f⊙c)` (`1 − i` with `input_forget`),
 //!   `c' = f⊙c + i⊙g(g_c)`, `o = f(g_o + p_o⊙c')`, `h' = o⊙h(c')`;
 //! - gru: `z = f(g_z)`, `r = f(g_r)`, `ĥ = g(g_h)` where the `h` row of the matvec multiplies
@@ -32,8 +32,8 @@
 //!
 //! Forward directions walk `t = 0..len`, reverse ones `t = len−1..0` (`len` the batch entry's
 //! sequence length, `T` without `sequence_lens`, clamped to `[0, T]`); `y[t]` holds `h'` and
-//! is 0 at `t ≥ len`; `y_h`/`y_c` are the states after the last step (the initial ones when
-//! `len` is 0).
+//! is 0 at `t ≥ len`; `y_h`/`y_c` are the states after the last step (0 when `len` is 0, as
+//! onnxruntime has it).
 //!
 //! Attributes: `cell` (`"lstm"`, `"gru"`, `"rnn"`), `direction` (`"forward"` (default),
 //! `"reverse"`, `"bidirectional"`), `activations` (an array of names, one per cell function and

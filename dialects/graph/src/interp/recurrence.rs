@@ -98,7 +98,9 @@ pub fn rnn(spec: &RnnSpec, operands: &[&Tensor]) -> Result<Vec<Tensor>, String> 
                             let cn = fg * c[k] + i * cand;
                             let o = act(0, g(1) + pd[hidden + k] * cn);
                             // h is read by later k's gates: write the new values after the loop.
-                            y[((t * dirs + d) * batch + b) * hidden + k] = o * act(2, cn);
+                            // The cell state is no gate: h(c') takes it unclipped.
+                            let hc = spec.activation(d, 2).apply(cn);
+                            y[((t * dirs + d) * batch + b) * hidden + k] = o * hc;
                             y_c[state + k] = cn;
                         }
                         c.copy_from_slice(&y_c[state..state + hidden]);
@@ -129,9 +131,12 @@ pub fn rnn(spec: &RnnSpec, operands: &[&Tensor]) -> Result<Vec<Tensor>, String> 
                 let at = ((t * dirs + d) * batch + b) * hidden;
                 h.copy_from_slice(&y[at..at + hidden]);
             }
-            y_h[state..state + hidden].copy_from_slice(&h);
-            if cell == Cell::Lstm {
-                y_c[state..state + hidden].copy_from_slice(&c);
+            // An empty sequence leaves zero final states (as onnxruntime).
+            if len > 0 {
+                y_h[state..state + hidden].copy_from_slice(&h);
+                if cell == Cell::Lstm {
+                    y_c[state..state + hidden].copy_from_slice(&c);
+                }
             }
         }
     }

@@ -15,12 +15,12 @@
 //! A gru cell without `linear_before_reset` needs `r⊙h` before the candidate row's product:
 //! its step runs the z and r rows, a block storing `r⊙h` into a third local buffer, then the
 //! candidate rows over that. After the steps, `y[t ≥ len]` is zeroed and the states are stored
-//! into `y_h` (and `y_c`).
+//! into `y_h` (and `y_c`), zeros for an empty sequence.
 
 use super::element::Emit;
 use super::kernel::global_buffer;
 use crate::loops::cpu::target::inherit_target_cpu;
-use dlc_arith::CmpFPredicate;
+use dlc_arith::{CmpFPredicate, CmpIPredicate};
 use dlc_graph::recurrence::{Activation, ActivationKind, Cell, RnnSpec};
 use dlc_graph::shapes::SymbolicShapes;
 use dlc_graph::tensor_parts;
@@ -252,13 +252,19 @@ impl Scan<'_> {
                 let z = self.emit(ctx, sb).float(ctx, 0.0, self.elem);
                 self.store(ctx, sb, z, self.y, &[v[0], dv, v[1], v[2]]);
             }
+            // An empty sequence has zero final states (as onnxruntime).
+            let e = self.emit(ctx, body);
+            let ran = e.cmpi(ctx, CmpIPredicate::Sgt, len, zero);
             let (l, i) = self.count(ctx, body, h);
             let (sb, v) = self.sblock(ctx, l, "final", &[b, i]);
-            let x = self.load(ctx, sb, state, &[v[1]]);
-            self.store(ctx, sb, x, self.y_h, &[dv, v[0], v[1]]);
-            if let (Some(y_c), Some(cs)) = (self.y_c, cell_state) {
-                let x = self.load(ctx, sb, cs, &[v[1]]);
-                self.store(ctx, sb, x, y_c, &[dv, v[0], v[1]]);
+            let z = self.emit(ctx, sb).float(ctx, 0.0, self.elem);
+            let finals = [(Some(self.y_h), Some(state)), (self.y_c, cell_state)];
+            for (out, buf) in finals {
+                if let (Some(out), Some(buf)) = (out, buf) {
+                    let x = self.load(ctx, sb, buf, &[v[1]]);
+                    let x = self.emit(ctx, sb).select(ctx, ran, x, z);
+                    self.store(ctx, sb, x, out, &[dv, v[0], v[1]]);
+                }
             }
         }
         Ok(())
@@ -424,7 +430,9 @@ impl Scan<'_> {
                 let po = peep(self, ctx, 1, c_new);
                 let pre_o = self.emit(ctx, sb).arith(ctx, "addf", &[pre_o, po], elem);
                 let og = self.activate(ctx, sb, st.d, 0, pre_o);
-                let hc = self.activate(ctx, sb, st.d, 2, c_new);
+                // The cell state is no gate: h(c') takes it unclipped.
+                let act = self.spec.activation(st.d, 2);
+                let hc = activation(ctx, self.emit(ctx, sb), act, c_new, elem);
                 self.emit(ctx, sb).arith(ctx, "mulf", &[og, hc], elem)
             }
         };
