@@ -8,7 +8,7 @@
 //!
 //! ```text
 //! %y, %y_h, %y_c = graph.rnn %xp, %r, %rb, %h0, %c0, %p, %lens {cell = "lstm", direction = "forward"}
-//!     : (tensor<?x2x16xf32>, tensor<1x16x4xf32>, tensor<1x16xf32>, tensor<1x2x4xf32>,
+//!     : (tensor<?x2x16xf32>, tensor<1x4x16xf32>, tensor<1x16xf32>, tensor<1x2x4xf32>,
 //!        tensor<1x2x4xf32>, tensor<1x12xf32>, tensor<2xi32>)
 //!     -> (tensor<?x1x2x4xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>)
 //! ```
@@ -16,18 +16,19 @@
 //! With `T` steps, batch `B`, hidden size `H`, `D` directions (2 for `bidirectional`) and `G`
 //! gates per cell (lstm 4 in the order i, o, f, c; gru 3: z, r, h; rnn 1), the operands are:
 //! `xp: [T, B, D·G·H]` the projected inputs (direction `d` in columns `[d·G·H, (d+1)·G·H)`),
-//! `r: [D, G·H, H]` the recurrent weights, `rb: [D, G·H]` the recurrent bias, `h0: [D, B, H]` the
+//! `r: [D, H, G·H]` the recurrent weights as the right operand of the step's product (ONNX's
+//! `R` transposed, as `graph.linear` takes its weights), `rb: [D, G·H]` the recurrent bias, `h0: [D, B, H]` the
 //! initial state; for lstm also `c0: [D, B, H]` and the peepholes `p: [D, 3·H]` (i, o, f); and
 //! optionally last `sequence_lens: [B]` (i32 or i64). The results are `y: [T, D, B, H]`,
 //! `y_h: [D, B, H]` and for lstm `y_c: [D, B, H]`.
 //!
-//! The step of direction `d` at time `t` computes `g = xp[t, :, d] + h·r[d]ᵀ + rb[d]` and then,
+//! The step of direction `d` at time `t` computes `g = xp[t, :, d] + h·r[d] + rb[d]` and then,
 //! with the direction's activations `f, g, h` (ONNX's names) and `clip` applied to every gate
 //! before its activation (not to the cell state before `h`, as onnxruntime):
 //! - lstm: `i = f(g_i + p_i⊙c)`, `f = f(g_f + p_f⊙c)` (`1 − i` with `input_forget`),
 //!   `c' = f⊙c + i⊙g(g_c)`, `o = f(g_o + p_o⊙c')`, `h' = o⊙h(c')`;
 //! - gru: `z = f(g_z)`, `r = f(g_r)`, `ĥ = g(g_h)` where the `h` row of the matvec multiplies
-//!   `r⊙h` (with `linear_before_reset`, `r⊙(h·r_hᵀ + rb_h)` instead), `h' = (1 − z)⊙ĥ + z⊙h`;
+//!   `r⊙h` (with `linear_before_reset`, `r⊙(h·r_h + rb_h)` instead), `h' = (1 − z)⊙ĥ + z⊙h`;
 //! - rnn: `h' = f(g)`.
 //!
 //! Forward directions walk `t = 0..len`, reverse ones `t = len−1..0` (`len` the batch entry's
@@ -458,7 +459,7 @@ pub fn infer_rnn(
         rank(i, if i == 2 || i == 5 { 2 } else { 3 })?;
     }
     let (d, g) = (spec.direction.count() as i64, cell.gates() as i64);
-    let hidden = ts[1].shape[2];
+    let hidden = ts[1].shape[1];
     let (steps, batch) = (ts[0].shape[0], ts[0].shape[1]);
     let gh = if hidden == DYNAMIC {
         DYNAMIC
@@ -468,7 +469,7 @@ pub fn infer_rnn(
     let dgh = if hidden == DYNAMIC { DYNAMIC } else { d * gh };
     let mut expect = vec![
         (0, vec![steps, batch, dgh], "[T, B, D·G·H]"),
-        (1, vec![d, gh, hidden], "[D, G·H, H]"),
+        (1, vec![d, hidden, gh], "[D, H, G·H]"),
         (2, vec![d, gh], "[D, G·H]"),
         (3, vec![d, batch, hidden], "[D, B, H]"),
     ];

@@ -1,7 +1,8 @@
 //! The recurrent operators LSTM, GRU and RNN: the input projection of every time step as one
 //! `graph.matmul` (`X·Wᵀ + Wb`, a GEMM over `T·B` rows), then the scan as one `graph.rnn`
-//! (`dlc_graph::recurrence`), which takes the recurrent weights, the recurrent bias, the initial
-//! states (zeros when absent), the peepholes and `sequence_lens`. `layout = 1` transposes the
+//! (`dlc_graph::recurrence`), which takes the recurrent weights (transposed to `[D, H, G·H]`,
+//! folded for constant weights), the recurrent bias, the initial states (zeros when absent),
+//! the peepholes and `sequence_lens`. `layout = 1` transposes the
 //! batch-major inputs and outputs around it. The activations are resolved here: ONNX gives
 //! `activation_alpha`/`activation_beta` only to the functions that take them, in order; the op
 //! takes one value per function.
@@ -119,19 +120,8 @@ fn recurrent(cx: &mut NodeCx, cell: Cell) -> NodeResult<Vec<Value>> {
     // T and B is known, so it is one GEMM; a batched product otherwise.
     let w2 = cx.reshape(w, &[dirs * gh, input_size])?;
     let wt = cx.transpose(w2, &[1, 0])?;
-    let mut xp = if steps != DYNAMIC || batch != DYNAMIC {
-        let rows = cx.reshape(x, &[-1, input_size])?;
-        let y = cx.op("graph.matmul", &[rows, wt], &[])?;
-        let shape = if steps == DYNAMIC {
-            [-1, batch, dirs * gh]
-        } else {
-            [steps, -1, dirs * gh]
-        };
-        cx.reshape(y, &shape)?
-    } else {
-        cx.op("graph.matmul", &[x, wt], &[])?
-    };
-    let rb = match b {
+    // The input bias Wb, [D·G·H].
+    let wb = match b {
         Some(b) => {
             let bs = cx.shape(b);
             if bs != [dirs, 2 * gh] {
@@ -140,12 +130,34 @@ fn recurrent(cx: &mut NodeCx, cell: Cell) -> NodeResult<Vec<Value>> {
                 );
             }
             let wb = cx.slice(b, &[0, 0], &[dirs, gh], &[1, 1])?;
-            let wb = cx.reshape(wb, &[dirs * gh])?;
-            xp = cx.binary("graph.add", xp, wb)?;
-            cx.slice(b, &[0, gh], &[dirs, 2 * gh], &[1, 1])?
+            Some(cx.reshape(wb, &[dirs * gh])?)
         }
+        None => None,
+    };
+    let with_bias = |cx: &mut NodeCx, y: Value| match wb {
+        Some(wb) => cx.binary("graph.add", y, wb),
+        None => Ok(y),
+    };
+    let xp = if steps != DYNAMIC || batch != DYNAMIC {
+        let rows = cx.reshape(x, &[-1, input_size])?;
+        let y = cx.op("graph.matmul", &[rows, wt], &[])?;
+        // The bias before the reshape, so `fuse` makes it the GEMM's epilogue.
+        let y = with_bias(cx, y)?;
+        let shape = if steps == DYNAMIC {
+            [-1, batch, dirs * gh]
+        } else {
+            [steps, -1, dirs * gh]
+        };
+        cx.reshape(y, &shape)?
+    } else {
+        let y = cx.op("graph.matmul", &[x, wt], &[])?;
+        with_bias(cx, y)?
+    };
+    let rb = match b {
+        Some(b) => cx.slice(b, &[0, gh], &[dirs, 2 * gh], &[1, 1])?,
         None => zeros(cx, x, &[dirs, gh])?,
     };
+    let rt = cx.transpose(r, &[0, 2, 1])?;
     let state = |cx: &mut NodeCx, given: Option<Value>, what: &str| -> NodeResult<Value> {
         match given {
             Some(v) => {
@@ -157,7 +169,7 @@ fn recurrent(cx: &mut NodeCx, cell: Cell) -> NodeResult<Vec<Value>> {
             None => zeros(cx, x, &[dirs, batch, hidden]),
         }
     };
-    let mut operands = vec![xp, r, rb, state(cx, h0, "initial_h")?];
+    let mut operands = vec![xp, rt, rb, state(cx, h0, "initial_h")?];
     if cell == Cell::Lstm {
         operands.push(state(cx, c0, "initial_c")?);
         operands.push(match p {

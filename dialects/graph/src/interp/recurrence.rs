@@ -31,7 +31,7 @@ pub fn rnn(spec: &RnnSpec, operands: &[&Tensor]) -> Result<Vec<Tensor>, String> 
     let xs = operands[0].shape();
     let (steps, batch) = (xs[0], xs[1]);
     let dirs = spec.direction.count();
-    let hidden = operands[1].shape().get(2).copied().ok_or("r must be 3-D")?;
+    let hidden = operands[1].shape().get(1).copied().ok_or("r must be 3-D")?;
     let gh = cell.gates() * hidden;
     if xs[2] != dirs * gh || operands[3].shape() != [dirs, batch, hidden] {
         return Err("operand shapes do not agree".into());
@@ -59,14 +59,8 @@ pub fn rnn(spec: &RnnSpec, operands: &[&Tensor]) -> Result<Vec<Tensor>, String> 
         let act = |k: usize, x: f64| spec.activation(d, k).apply(clip(x));
         let w = &r[d * gh * hidden..(d + 1) * gh * hidden];
         let bias = &rb[d * gh..(d + 1) * gh];
-        // Row `j` of `r[d]` times `v`.
-        let dot = |j: usize, v: &[f64]| -> f64 {
-            w[j * hidden..(j + 1) * hidden]
-                .iter()
-                .zip(v)
-                .map(|(a, b)| a * b)
-                .sum()
-        };
+        // Column `j` of `v · r[d]`.
+        let dot = |j: usize, v: &[f64]| -> f64 { (0..hidden).map(|k| v[k] * w[k * gh + j]).sum() };
         for (b, &len) in lens.iter().enumerate() {
             let state = (d * batch + b) * hidden;
             let mut h = h0[state..state + hidden].to_vec();

@@ -6,9 +6,8 @@
 //! buffers of `H` elements, loaded from `h0`/`c0`; a serial loop over the steps `s < len`
 //! (`len` the entry's clamped `sequence_lens`, else `T`), at time `t = s` or `len − 1 − s`,
 //! holding
-//! - the recurrent matvec `g[j] = Σ_k r[d, j, k] · v[k]` over the gate rows, a reduction block
-//!   per row in the form `lower` gives a matmul (a rank-0 accumulator with an init region, then
-//!   a store block), which `vectorize` turns into SIMD dot products;
+//! - the recurrent product `g = v · r[d]` over the gate columns, in register strips (see
+//!   `Scan::matvec`), which `vectorize` turns into SIMD multiply-adds;
 //! - the cell block per hidden unit: projected input, recurrent bias, peepholes, clip, the
 //!   activations and the new state, stored into `h`, `c` and `y[t, d, b]`.
 //!
@@ -19,7 +18,7 @@
 
 use super::element::Emit;
 use super::kernel::global_buffer;
-use crate::loops::cpu::target::inherit_target_cpu;
+use crate::loops::cpu::target::{inherit_target_cpu, CpuInfo};
 use dlc_arith::{CmpFPredicate, CmpIPredicate};
 use dlc_graph::recurrence::{Activation, ActivationKind, Cell, RnnSpec};
 use dlc_graph::shapes::SymbolicShapes;
@@ -52,7 +51,7 @@ pub(super) fn build(
     let results: Vec<Value> = ctx.results(op).collect();
     let xp = tensor_parts(ctx, ctx.value_type(operands[0])).ok_or("xp is not a tensor")?;
     let r = tensor_parts(ctx, ctx.value_type(operands[1])).ok_or("r is not a tensor")?;
-    let hidden = r.shape[2];
+    let hidden = r.shape[1];
     if hidden == DYNAMIC {
         return Err("'lower' needs a static hidden size for 'graph.rnn'".into());
     }
@@ -99,6 +98,7 @@ pub(super) fn build(
         y_h: args[n + 1],
         y_c: (spec.cell == Cell::Lstm).then(|| args[n + 2]),
         steps,
+        lanes: CpuInfo::for_op(ctx, kernel.0, "")?.lanes(elem_bits(xp.element)) as usize,
         blocks: 0,
     };
     k.build(ctx, entry, batch)?;
@@ -125,6 +125,8 @@ struct Scan<'s> {
     y_h: Value,
     y_c: Option<Value>,
     steps: Value,
+    /// SIMD lanes of the target for the element type (the width of a matvec vector).
+    lanes: usize,
     blocks: usize,
 }
 
@@ -140,18 +142,16 @@ impl Scan<'_> {
         self.emit(ctx, block).int(ctx, v as i64, Type::INDEX)
     }
 
-    /// `loop.for kind %iv = lb to ub step 1` at the end of `block`.
+    /// `loop.for kind %iv = lb to ub step s` at the end of `block`.
     fn for_loop(
         &self,
         ctx: &mut Context,
         block: Block,
-        lb: Value,
-        ub: Value,
+        bounds: (Value, Value, Value),
         kind: LoopKind,
     ) -> (Block, Value) {
-        let step = self.index(ctx, block, 1);
         let at = before_terminator(ctx, block);
-        let (_, body, iv) = build_for(ctx, at, (lb, ub, step), kind, self.loc);
+        let (_, body, iv) = build_for(ctx, at, bounds, kind, self.loc);
         (body, iv)
     }
 
@@ -159,7 +159,8 @@ impl Scan<'_> {
     fn count(&self, ctx: &mut Context, block: Block, n: usize) -> (Block, Value) {
         let zero = self.index(ctx, block, 0);
         let ub = self.index(ctx, block, n);
-        self.for_loop(ctx, block, zero, ub, LoopKind::Serial)
+        let one = self.index(ctx, block, 1);
+        self.for_loop(ctx, block, (zero, ub, one), LoopKind::Serial)
     }
 
     /// A schedule block named `name` at the end of `block`, binding `iters` (spatial); returns
@@ -198,7 +199,8 @@ impl Scan<'_> {
         let h = self.hidden;
         for d in 0..self.spec.direction.count() {
             let zero = self.index(ctx, entry, 0);
-            let (body, b) = self.for_loop(ctx, entry, zero, batch, LoopKind::Parallel);
+            let one = self.index(ctx, entry, 1);
+            let (body, b) = self.for_loop(ctx, entry, (zero, batch, one), LoopKind::Parallel);
             let state = self.local(ctx, body, h);
             let cell_state = self.c0.map(|_| self.local(ctx, body, h));
             let gh = self.spec.cell.gates() * h;
@@ -217,7 +219,7 @@ impl Scan<'_> {
             }
             let len = self.length(ctx, body, b);
             // The steps.
-            let (step, s) = self.for_loop(ctx, body, zero, len, LoopKind::Serial);
+            let (step, s) = self.for_loop(ctx, body, (zero, len, one), LoopKind::Serial);
             let t = if self.spec.direction.is_reverse(d) {
                 let e = self.emit(ctx, step);
                 let one = e.int(ctx, 1, Type::INDEX);
@@ -246,7 +248,7 @@ impl Scan<'_> {
             self.cell_block(ctx, step, &st)?;
             // Zeros after the sequence, then the final states.
             if self.lens.is_some() {
-                let (l, t) = self.for_loop(ctx, body, len, self.steps, LoopKind::Serial);
+                let (l, t) = self.for_loop(ctx, body, (len, self.steps, one), LoopKind::Serial);
                 let (l, i) = self.count(ctx, l, h);
                 let (sb, v) = self.sblock(ctx, l, "pad", &[t, b, i]);
                 let z = self.emit(ctx, sb).float(ctx, 0.0, self.elem);
@@ -283,7 +285,12 @@ impl Scan<'_> {
         e.arith(ctx, "minsi", &[n, self.steps], Type::INDEX)
     }
 
-    /// `g[j] = Σ_k r[d, j, k] · v[k]` for the rows `j` in `[from, to)`.
+    /// `g[j] = Σ_k v[k] · r[d, k, j]` for the columns `j` in `[from, to)`: strips of
+    /// `vectors` SIMD registers' worth of columns (the target's lanes each), then one strip for
+    /// the columns left. A strip's sums stay in a local buffer while `k` runs, each `k` adding
+    /// `v[k]` times a contiguous piece of row `k` of `r`, so `r` is read once per step at one
+    /// multiply-add per element.
+    #[allow(clippy::too_many_arguments)]
     fn matvec(
         &mut self,
         ctx: &mut Context,
@@ -293,32 +300,83 @@ impl Scan<'_> {
         to: usize,
         v: Value,
     ) {
-        let lb = self.index(ctx, block, from);
-        let ub = self.index(ctx, block, to);
-        let (row, j) = self.for_loop(ctx, block, lb, ub, LoopKind::Serial);
-        let reg_ty = buffer_type(ctx, &[], self.elem, MemorySpace::Local);
-        let acc = build_alloc(ctx, before_terminator(ctx, row), reg_ty, &[], self.loc);
-        let (inner, k) = self.count(ctx, row, self.hidden);
-        let at = before_terminator(ctx, inner);
-        let label = format!("matvec_{}", self.blocks);
-        self.blocks += 1;
-        let iters = [(j, IterKind::Spatial), (k, IterKind::Reduce)];
-        let (_, body, init) = build_schedule_block(ctx, at, &label, &iters, true, self.loc);
-        let vars = ctx.block_args(body).to_vec();
-        if let Some(init) = init {
-            let zero = self.emit(ctx, init).float(ctx, 0.0, self.elem);
-            self.store(ctx, init, zero, acc, &[]);
+        let (vectors, lanes) = (4, self.lanes);
+        let whole = (to - from) / (vectors * lanes) * (vectors * lanes);
+        if whole > 0 {
+            self.strips(ctx, block, st, v, (from, from + whole), vectors, lanes);
         }
-        let w = self.load(ctx, body, self.r, &[st.dv, vars[0], vars[1]]);
-        let x = self.load(ctx, body, v, &[vars[1]]);
-        let a = self.load(ctx, body, acc, &[]);
-        let e = self.emit(ctx, body);
-        let p = e.arith(ctx, "mulf", &[w, x], self.elem);
-        let sum = e.arith(ctx, "addf", &[a, p], self.elem);
-        self.store(ctx, body, sum, acc, &[]);
-        let (sb, vars) = self.sblock(ctx, row, "store", &[j]);
-        let a = self.load(ctx, sb, acc, &[]);
-        self.store(ctx, sb, a, st.g, &[vars[0]]);
+        if from + whole < to {
+            self.strips(ctx, block, st, v, (from + whole, to), 1, to - from - whole);
+        }
+    }
+
+    /// The strips of `vectors · width` columns over `cols`: per strip, the sums in a local
+    /// buffer, zeroed; a loop over `k` holding one loop of `width` columns per vector (each
+    /// one SIMD multiply-add once `vectorize` is through, at a constant offset of the buffer,
+    /// which LLVM keeps in registers); then the sums stored into `g`.
+    #[allow(clippy::too_many_arguments)]
+    fn strips(
+        &mut self,
+        ctx: &mut Context,
+        block: Block,
+        st: &State,
+        v: Value,
+        cols: (usize, usize),
+        vectors: usize,
+        width: usize,
+    ) {
+        let size = vectors * width;
+        let lb = self.index(ctx, block, cols.0);
+        let ub = self.index(ctx, block, cols.1);
+        let step = self.index(ctx, block, size);
+        let (strip, jb) = self.for_loop(ctx, block, (lb, ub, step), LoopKind::Serial);
+        let acc = self.local(ctx, strip, size);
+        // Every access of `acc` is at a constant offset plus a vector loop's index, so LLVM's
+        // SROA can split it into registers once the loops are single vectors.
+        for q in 0..vectors {
+            let (l, jj) = self.count(ctx, strip, width);
+            let (sb, vars) = self.sblock(ctx, l, "zero", &[jj]);
+            let e = self.emit(ctx, sb);
+            let zero = e.float(ctx, 0.0, self.elem);
+            let offset = e.int(ctx, (q * width) as i64, Type::INDEX);
+            let at = e.arith(ctx, "addi", &[vars[0], offset], Type::INDEX);
+            self.store(ctx, sb, zero, acc, &[at]);
+        }
+        let (kl, k) = self.count(ctx, strip, self.hidden);
+        for q in 0..vectors {
+            let (l, jj) = self.count(ctx, kl, width);
+            let at = before_terminator(ctx, l);
+            let label = format!("matvec_{}", self.blocks);
+            self.blocks += 1;
+            let iters = [
+                (jj, IterKind::Spatial),
+                (k, IterKind::Reduce),
+                (jb, IterKind::Spatial),
+            ];
+            let (_, body, _) = build_schedule_block(ctx, at, &label, &iters, false, self.loc);
+            let vars = ctx.block_args(body).to_vec();
+            let e = self.emit(ctx, body);
+            let offset = e.int(ctx, (q * width) as i64, Type::INDEX);
+            let at = e.arith(ctx, "addi", &[vars[0], offset], Type::INDEX);
+            let col = e.arith(ctx, "addi", &[vars[2], at], Type::INDEX);
+            let w = self.load(ctx, body, self.r, &[st.dv, vars[1], col]);
+            let x = self.load(ctx, body, v, &[vars[1]]);
+            let a = self.load(ctx, body, acc, &[at]);
+            let e = self.emit(ctx, body);
+            let p = e.arith(ctx, "mulf", &[x, w], self.elem);
+            let sum = e.arith(ctx, "addf", &[a, p], self.elem);
+            self.store(ctx, body, sum, acc, &[at]);
+        }
+        for q in 0..vectors {
+            let (l, jj) = self.count(ctx, strip, width);
+            let (sb, vars) = self.sblock(ctx, l, "store", &[jj, jb]);
+            let e = self.emit(ctx, sb);
+            let offset = e.int(ctx, (q * width) as i64, Type::INDEX);
+            let at = e.arith(ctx, "addi", &[vars[0], offset], Type::INDEX);
+            let col = e.arith(ctx, "addi", &[vars[1], at], Type::INDEX);
+            let a = self.load(ctx, sb, acc, &[at]);
+            self.store(ctx, sb, a, st.g, &[col]);
+        }
     }
 
     /// Gate `q`'s pre-activation at hidden unit `i` (iter var), from the projected input, the
@@ -542,5 +600,14 @@ fn activation(ctx: &mut Context, e: Emit, act: Activation, x: Value, ty: Type) -
             let s = e.arith(ctx, "addf", &[one, ex], ty);
             e.math(ctx, "log", &[s])
         }
+    }
+}
+
+/// Bits of float type `ty`.
+fn elem_bits(ty: Type) -> u32 {
+    match ty {
+        Type::F16 | Type::BF16 => 16,
+        Type::F64 => 64,
+        _ => 32,
     }
 }
