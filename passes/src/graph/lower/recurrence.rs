@@ -28,6 +28,7 @@ use dlc_loop::{
     before_terminator, buffer_type, build_alloc, build_for, build_kernel, build_load,
     build_schedule_block, build_store, IterKind, LoopKind, MemorySpace,
 };
+use rustc_hash::FxHashMap;
 
 /// A built kernel: the op, and which dims the host passes after the buffers (`(value, axis)`
 /// of the `graph.rnn`'s operand 0, for each of `T` and `B` that is `?`).
@@ -98,6 +99,8 @@ pub(super) fn build(
         y_h: args[n + 1],
         y_c: (spec.cell == Cell::Lstm).then(|| args[n + 2]),
         steps,
+        entry,
+        consts: FxHashMap::default(),
         lanes: CpuInfo::for_op(ctx, kernel.0, "")?.lanes(elem_bits(xp.element)) as usize,
         blocks: 0,
     };
@@ -125,6 +128,9 @@ struct Scan<'s> {
     y_h: Value,
     y_c: Option<Value>,
     steps: Value,
+    /// The kernel's entry block, where [`Scan::index`] puts its constants.
+    entry: Block,
+    consts: FxHashMap<usize, Value>,
     /// SIMD lanes of the target for the element type (the width of a matvec vector).
     lanes: usize,
     blocks: usize,
@@ -138,8 +144,18 @@ impl Scan<'_> {
         }
     }
 
-    fn index(&self, ctx: &mut Context, block: Block, v: usize) -> Value {
-        self.emit(ctx, block).int(ctx, v as i64, Type::INDEX)
+    /// The `index` constant `v`, made once at the top of the kernel.
+    fn index(&mut self, ctx: &mut Context, v: usize) -> Value {
+        if let Some(&c) = self.consts.get(&v) {
+            return c;
+        }
+        let e = Emit {
+            at: InsertPoint::Start(self.entry),
+            loc: self.loc,
+        };
+        let c = e.int(ctx, v as i64, Type::INDEX);
+        self.consts.insert(v, c);
+        c
     }
 
     /// `loop.for kind %iv = lb to ub step s` at the end of `block`.
@@ -156,10 +172,10 @@ impl Scan<'_> {
     }
 
     /// A loop over `[0, n)`.
-    fn count(&self, ctx: &mut Context, block: Block, n: usize) -> (Block, Value) {
-        let zero = self.index(ctx, block, 0);
-        let ub = self.index(ctx, block, n);
-        let one = self.index(ctx, block, 1);
+    fn count(&mut self, ctx: &mut Context, block: Block, n: usize) -> (Block, Value) {
+        let zero = self.index(ctx, 0);
+        let ub = self.index(ctx, n);
+        let one = self.index(ctx, 1);
         self.for_loop(ctx, block, (zero, ub, one), LoopKind::Serial)
     }
 
@@ -198,8 +214,8 @@ impl Scan<'_> {
     fn build(mut self, ctx: &mut Context, entry: Block, batch: Value) -> Result<(), String> {
         let h = self.hidden;
         for d in 0..self.spec.direction.count() {
-            let zero = self.index(ctx, entry, 0);
-            let one = self.index(ctx, entry, 1);
+            let zero = self.index(ctx, 0);
+            let one = self.index(ctx, 1);
             let (body, b) = self.for_loop(ctx, entry, (zero, batch, one), LoopKind::Parallel);
             let state = self.local(ctx, body, h);
             let cell_state = self.c0.map(|_| self.local(ctx, body, h));
@@ -207,7 +223,7 @@ impl Scan<'_> {
             let gates = self.local(ctx, body, gh);
             let reset = (self.spec.cell == Cell::Gru && !self.spec.linear_before_reset)
                 .then(|| self.local(ctx, body, h));
-            let dv = self.index(ctx, body, d);
+            let dv = self.index(ctx, d);
             // Initial states.
             let (l, i) = self.count(ctx, body, h);
             let (sb, v) = self.sblock(ctx, l, "init", &[b, i]);
@@ -222,7 +238,6 @@ impl Scan<'_> {
             let (step, s) = self.for_loop(ctx, body, (zero, len, one), LoopKind::Serial);
             let t = if self.spec.direction.is_reverse(d) {
                 let e = self.emit(ctx, step);
-                let one = e.int(ctx, 1, Type::INDEX);
                 let last = e.arith(ctx, "subi", &[len, one], Type::INDEX);
                 e.arith(ctx, "subi", &[last, s], Type::INDEX)
             } else {
@@ -273,14 +288,14 @@ impl Scan<'_> {
     }
 
     /// The steps of batch entry `b`: its `sequence_lens` entry clamped to `[0, T]`, or `T`.
-    fn length(&self, ctx: &mut Context, block: Block, b: Value) -> Value {
+    fn length(&mut self, ctx: &mut Context, block: Block, b: Value) -> Value {
         let Some(lens) = self.lens else {
             return self.steps;
         };
+        let zero = self.index(ctx, 0);
         let raw = self.load(ctx, block, lens, &[b]);
         let e = self.emit(ctx, block);
         let n = e.arith(ctx, "index_cast", &[raw], Type::INDEX);
-        let zero = e.int(ctx, 0, Type::INDEX);
         let n = e.arith(ctx, "maxsi", &[n, zero], Type::INDEX);
         e.arith(ctx, "minsi", &[n, self.steps], Type::INDEX)
     }
@@ -326,9 +341,9 @@ impl Scan<'_> {
         width: usize,
     ) {
         let size = vectors * width;
-        let lb = self.index(ctx, block, cols.0);
-        let ub = self.index(ctx, block, cols.1);
-        let step = self.index(ctx, block, size);
+        let lb = self.index(ctx, cols.0);
+        let ub = self.index(ctx, cols.1);
+        let step = self.index(ctx, size);
         let (strip, jb) = self.for_loop(ctx, block, (lb, ub, step), LoopKind::Serial);
         let acc = self.local(ctx, strip, size);
         // Every access of `acc` is at a constant offset plus a vector loop's index, so LLVM's

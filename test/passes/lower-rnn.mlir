@@ -1,0 +1,49 @@
+// RUN: dlc-opt %s --split-input-file --pipeline=decompose,fuse,lower | FileCheck %s
+// RUN: dlc-opt %s --split-input-file --pipeline=decompose,fuse,lower,cpu-default | FileCheck %s --check-prefix=CPU
+
+// A reverse rnn over `?` steps with sequence lengths is one kernel: a parallel loop over the
+// batch holding the scan, a serial loop over the entry's steps (`len - 1 - s` backwards) with
+// the step's product and the cell, then the zeros after the sequence and the final state.
+// The host passes the step count (`loop.dim`), so one kernel serves every length.
+
+// CHECK-LABEL: loop.kernel @rnn_0_rnn(
+// CHECK-SAME: %arg7: index)
+// CHECK: loop.for parallel %[[B:.*]] = %c0 to %c2 step %c1 {
+// CHECK: loop.schedule_block "init_0"
+// CHECK: %[[RAW:.*]] = loop.load %arg4[%[[B]]] : !loop.buffer<2xi32, global>
+// CHECK: %[[N:.*]] = arith.index_cast %[[RAW]] : i32 to index
+// CHECK: %[[LEN:.*]] = arith.minsi %{{.*}}, %arg7 : index
+// CHECK: loop.for serial %[[S:.*]] = %c0 to %[[LEN]] step %c1 {
+// CHECK: %[[LAST:.*]] = arith.subi %[[LEN]], %c1 : index
+// CHECK: %[[T:.*]] = arith.subi %[[LAST]], %[[S]] : index
+// CHECK: loop.schedule_block "matvec_2" (%{{.*}}, %{{.*}} reduce, %{{.*}})
+// CHECK: loop.schedule_block "cell_4" (%{{.*}} = %{{.*}}, %{{.*}} = %[[T]], %{{.*}} = %[[B]])
+// CHECK: math.tanh
+// CHECK: loop.for serial %{{.*}} = %[[LEN]] to %arg7 step %c1 {
+// CHECK: loop.schedule_block "pad_5"
+// CHECK: loop.schedule_block "final_6"
+// CHECK: loop.return
+// CHECK-LABEL: func.func @rnn
+// CHECK: %[[T:.*]] = loop.dim %arg0, 0
+// CHECK: loop.alloc(%[[T]]) : !loop.buffer<?x1x2x4xf32, global>
+// CHECK: loop.launch @rnn_0_rnn({{.*}}, %[[T]])
+// CHECK-NOT: loop.launch
+
+// CPU-LABEL: loop.kernel @rnn_0_rnn(
+// CPU: math.tanh
+// CPU-LABEL: func.func @rnn
+func.func @rnn(%xp: tensor<?x2x4xf32>, %r: tensor<1x4x4xf32>, %rb: tensor<1x4xf32>, %h0: tensor<1x2x4xf32>, %lens: tensor<2xi32>) -> (tensor<?x1x2x4xf32>, tensor<1x2x4xf32>) {
+  %y, %h = graph.rnn %xp, %r, %rb, %h0, %lens {cell = "rnn", direction = "reverse"} : (tensor<?x2x4xf32>, tensor<1x4x4xf32>, tensor<1x4xf32>, tensor<1x2x4xf32>, tensor<2xi32>) -> (tensor<?x1x2x4xf32>, tensor<1x2x4xf32>)
+  return %y, %h : tensor<?x1x2x4xf32>, tensor<1x2x4xf32>
+}
+
+// -----
+
+// `fuse` keeps graph.rnn apart: the relu after it is a kernel of its own.
+// CHECK-LABEL: loop.kernel @rnn_relu_0_rnn(
+// CHECK-LABEL: loop.kernel @rnn_relu_1_relu(
+func.func @rnn_relu(%xp: tensor<3x1x4xf32>, %r: tensor<1x4x4xf32>, %rb: tensor<1x4xf32>, %h0: tensor<1x1x4xf32>) -> tensor<1x1x4xf32> {
+  %y, %h = graph.rnn %xp, %r, %rb, %h0 {cell = "rnn"} : (tensor<3x1x4xf32>, tensor<1x4x4xf32>, tensor<1x4xf32>, tensor<1x1x4xf32>) -> (tensor<3x1x1x4xf32>, tensor<1x1x4xf32>)
+  %0 = graph.relu %h : tensor<1x1x4xf32>
+  return %0 : tensor<1x1x4xf32>
+}
