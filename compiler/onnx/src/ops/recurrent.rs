@@ -214,15 +214,17 @@ fn recurrent(cx: &mut NodeCx, cell: Cell) -> NodeResult<Vec<Value>> {
     Ok(results)
 }
 
+/// An attribute of the op, by name.
+type NamedAttr = (&'static str, dlc_ir::Attribute);
+
 /// The `activations`, `activation_alpha` and `activation_beta` attributes of the op, or `None`
 /// for the defaults: ONNX names `functions` per direction (the first direction's repeated when
 /// only those are given) and gives α and β, in order, only to the functions that take them.
-#[allow(clippy::type_complexity)]
 fn activation_attrs(
     cx: &mut NodeCx,
     cell: Cell,
     dirs: usize,
-) -> NodeResult<Option<Vec<(&'static str, dlc_ir::Attribute)>>> {
+) -> NodeResult<Option<Vec<NamedAttr>>> {
     cx.ignore("activations");
     let names: Option<Vec<String>> = cx
         .node

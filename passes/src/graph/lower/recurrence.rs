@@ -327,7 +327,6 @@ impl Scan<'_> {
     /// the columns left. A strip's sums stay in a local buffer while `k` runs, each `k` adding
     /// `v[k]` times a contiguous piece of row `k` of `r`, so `r` is read once per step at one
     /// multiply-add per element.
-    #[allow(clippy::too_many_arguments)]
     fn matvec(
         &mut self,
         ctx: &mut Context,
