@@ -2,24 +2,26 @@
 //! and batch entry in one `loop.kernel`, so a sequence of any length is one launch.
 //!
 //! For each direction `d` (unrolled: its activations and time order are constants) a loop over
-//! the batch holds the scan of one sequence: the state `h` (and `c`) in `local` buffers of `H`
-//! elements, loaded from `h0`/`c0`; a serial loop over the steps `s < len` (`len` the entry's
-//! clamped `sequence_lens`, else `T`), at time `t = s` or `len − 1 − s`, holding
-//! - the recurrent product `g = v · r[d]` over the gate columns, in register strips (see
-//!   `Scan::matvec`), which `vectorize` turns into SIMD multiply-adds;
-//! - the cell block per hidden unit: projected input, recurrent bias, peepholes, clip, the
-//!   activations and the new state, stored into `h`, `c` and `y[t, d, b]`.
+//! the batch holds the scan of one sequence: the state `h` in two `local` buffers (a step reads
+//! one and writes the other) and `c` in a third, loaded from `h0`/`c0`; a serial loop over the
+//! steps `s < len` (`len` the entry's clamped `sequence_lens`, else `T`), two per iteration (the
+//! second in a `loop.if`, with the buffers swapped). Step `s`, at time `t = s` or `len − 1 − s`,
+//! is a loop over blocks of hidden units (`Scan::phase`): per block, the recurrent product
+//! `h · r[d]` at the block's columns of every gate, accumulated in SIMD registers (up to 4
+//! vectors per gate, half the register file) while `k` runs, so each row of `r` is read in
+//! contiguous pieces at one multiply-add per element; then the cell at each of the block's units:
+//! projected input, recurrent bias, peepholes, clip, the activations, the new state into `h`,
+//! `c` and `y[t, d, b]`.
 //!
-//! A gru cell without `linear_before_reset` needs `r⊙h` before the candidate row's product:
-//! its step runs the z and r rows, a block storing `r⊙h` into a third local buffer, then the
-//! candidate rows over that. After the steps, `y[t ≥ len]` is zeroed and the states are stored
-//! into `y_h` (and `y_c`), zeros for an empty sequence.
-//!
-//! Threads share the batch loop when the batch is `?` or large; for a few sequences they share
-//! each step's product instead (its strip loop is `parallel`: a launch per step, which pays off
-//! because the product streams all of `r` and each core reads its half from its own cache). On
-//! the LSTM of the issue (batch 1, 256 inputs and hidden units, 100 steps, 2 cores) the kernel
-//! took 1.3 ms on one thread and 1.05 ms this way.
+//! Threads share the batch loop when the batch is `?` or large, else each step's unit blocks
+//! (a launch per step, which pays off because the product streams all of `r` and each core
+//! reads its share from its own cache; the two state buffers keep the threads apart). On the
+//! LSTM of the issue (batch 1, 256 inputs and hidden units, 100 steps, 2 cores) this kernel took
+//! 1.1 ms where a gate-major version, its cell a serial loop after each step's product, took
+//! 1.4 ms. A gru cell without `linear_before_reset` needs all of `r⊙h` before the candidate's
+//! product: its step is two such loops, the z and r gates (storing `z` and `r⊙h`) then the
+//! candidate over `r⊙h`. After the steps, `y[t ≥ len]` is zeroed and the states are stored into
+//! `y_h` (and `y_c`), zeros for an empty sequence.
 
 use super::element::Emit;
 use super::kernel::global_buffer;
@@ -30,12 +32,12 @@ use dlc_graph::shapes::SymbolicShapes;
 use dlc_graph::tensor_parts;
 use dlc_ir::{Block, Context, InsertPoint, Location, Op, Type, Value, DYNAMIC};
 use dlc_loop::{
-    before_terminator, buffer_type, build_alloc, build_for, build_kernel, build_load,
+    before_terminator, buffer_type, build_alloc, build_for, build_if, build_kernel, build_load,
     build_schedule_block, build_store, IterKind, LoopKind, MemorySpace,
 };
 use rustc_hash::FxHashMap;
 
-/// The batch size from which threads take batch entries rather than the strips of each step's
+/// The batch size from which threads take batch entries rather than the columns of each step's
 /// product (onnxruntime's LSTM splits the batch from 4 up too).
 const PARALLEL_BATCH: i64 = 4;
 
@@ -112,6 +114,7 @@ pub(super) fn build(
         entry,
         consts: FxHashMap::default(),
         lanes: cpu.lanes(elem_bits(xp.element)) as usize,
+        registers: cpu.vector_registers as usize,
         fma: cpu.fma,
         batch_parallel: xp.shape[1] == DYNAMIC || xp.shape[1] >= PARALLEL_BATCH,
         blocks: 0,
@@ -145,10 +148,12 @@ struct Scan<'s> {
     consts: FxHashMap<usize, Value>,
     /// SIMD lanes of the target for the element type (the width of a matvec vector).
     lanes: usize,
-    /// Whether the target has fused multiply-add (the product uses `math.fma`).
+    /// SIMD registers of the target (a unit block's sums take at most half).
+    registers: usize,
+    /// Whether the target has fused multiply-add (the matvec uses `math.fma`).
     fma: bool,
-    /// Threads split the batch (`?` or at least [`PARALLEL_BATCH`] entries), else the strips
-    /// of each step's product (a few sequences: one step's work is what there is to share).
+    /// Threads split the batch (`?` or at least [`PARALLEL_BATCH`] entries), else each step's
+    /// product (a few sequences: one step's work is what there is to share).
     batch_parallel: bool,
     blocks: usize,
 }
@@ -239,50 +244,44 @@ impl Scan<'_> {
                 LoopKind::Serial
             };
             let (body, b) = self.for_loop(ctx, entry, (zero, batch, one), kind);
-            let state = self.local(ctx, body, h);
+            // The state in two buffers: even steps read `ha` and write `hb`, odd steps the
+            // other way, so the threads sharing a step never read what another one writes.
+            let ha = self.local(ctx, body, h);
+            let hb = self.local(ctx, body, h);
             let cell_state = self.c0.map(|_| self.local(ctx, body, h));
-            let gh = self.spec.cell.gates() * h;
-            let gates = self.local(ctx, body, gh);
-            let reset = (self.spec.cell == Cell::Gru && !self.spec.linear_before_reset)
-                .then(|| self.local(ctx, body, h));
+            let gru_halves = (self.spec.cell == Cell::Gru && !self.spec.linear_before_reset)
+                .then(|| (self.local(ctx, body, h), self.local(ctx, body, h)));
             let dv = self.index(ctx, d);
             // Initial states.
             let (l, i) = self.count(ctx, body, h);
             let (sb, v) = self.sblock(ctx, l, "init", &[b, i]);
             let x = self.load(ctx, sb, self.h0, &[dv, v[0], v[1]]);
-            self.store(ctx, sb, x, state, &[v[1]]);
+            self.store(ctx, sb, x, ha, &[v[1]]);
             if let (Some(c0), Some(cs)) = (self.c0, cell_state) {
                 let x = self.load(ctx, sb, c0, &[dv, v[0], v[1]]);
                 self.store(ctx, sb, x, cs, &[v[1]]);
             }
             let len = self.length(ctx, body, b);
-            // The steps.
-            let (step, s) = self.for_loop(ctx, body, (zero, len, one), LoopKind::Serial);
-            let t = if self.spec.direction.is_reverse(d) {
-                let e = self.emit(ctx, step);
-                let last = e.arith(ctx, "subi", &[len, one], Type::INDEX);
-                e.arith(ctx, "subi", &[last, s], Type::INDEX)
-            } else {
-                s
-            };
-            let st = State {
+            // The steps, two at a time: `s` (ha to hb), then `s + 1` (hb to ha) if there.
+            let two = self.index(ctx, 2);
+            let (pair, s) = self.for_loop(ctx, body, (zero, len, two), LoopKind::Serial);
+            let mut at = StepAt {
                 d,
                 dv,
                 b,
-                t,
-                h: state,
+                len,
+                s,
+                h: (ha, hb),
                 c: cell_state,
-                g: gates,
             };
-            match reset {
-                Some(rh) => {
-                    self.matvec(ctx, step, &st, 0, 2 * h, state);
-                    self.reset_block(ctx, step, &st, rh);
-                    self.matvec(ctx, step, &st, 2 * h, 3 * h, rh);
-                }
-                None => self.matvec(ctx, step, &st, 0, gh, state),
-            }
-            self.cell_block(ctx, step, &st)?;
+            self.step(ctx, pair, &at, gru_halves)?;
+            let e = self.emit(ctx, pair);
+            let s1 = e.arith(ctx, "addi", &[s, one], Type::INDEX);
+            let more = e.cmpi(ctx, CmpIPredicate::Ult, s1, len);
+            let (_, odd, _) = build_if(ctx, e.at, more, false, self.loc);
+            at.s = s1;
+            at.h = (hb, ha);
+            self.step(ctx, odd, &at, gru_halves)?;
             // Zeros after the sequence, then the final states.
             if self.lens.is_some() {
                 let (l, t) = self.for_loop(ctx, body, (len, self.steps, one), LoopKind::Serial);
@@ -291,19 +290,25 @@ impl Scan<'_> {
                 let z = self.emit(ctx, sb).float(ctx, 0.0, self.elem);
                 self.store(ctx, sb, z, self.y, &[v[0], dv, v[1], v[2]]);
             }
-            // An empty sequence has zero final states (as onnxruntime).
+            // The last state is in `hb` after an odd number of steps; an empty sequence has
+            // zero final states (as onnxruntime).
             let e = self.emit(ctx, body);
             let ran = e.cmpi(ctx, CmpIPredicate::Sgt, len, zero);
+            let half = e.arith(ctx, "andi", &[len, one], Type::INDEX);
+            let odd = e.cmpi(ctx, CmpIPredicate::Ne, half, zero);
             let (l, i) = self.count(ctx, body, h);
             let (sb, v) = self.sblock(ctx, l, "final", &[b, i]);
             let z = self.emit(ctx, sb).float(ctx, 0.0, self.elem);
-            let finals = [(Some(self.y_h), Some(state)), (self.y_c, cell_state)];
-            for (out, buf) in finals {
-                if let (Some(out), Some(buf)) = (out, buf) {
-                    let x = self.load(ctx, sb, buf, &[v[1]]);
-                    let x = self.emit(ctx, sb).select(ctx, ran, x, z);
-                    self.store(ctx, sb, x, out, &[dv, v[0], v[1]]);
-                }
+            let a = self.load(ctx, sb, ha, &[v[1]]);
+            let bv = self.load(ctx, sb, hb, &[v[1]]);
+            let e = self.emit(ctx, sb);
+            let last = e.select(ctx, odd, bv, a);
+            let last = e.select(ctx, ran, last, z);
+            self.store(ctx, sb, last, self.y_h, &[dv, v[0], v[1]]);
+            if let (Some(y_c), Some(cs)) = (self.y_c, cell_state) {
+                let x = self.load(ctx, sb, cs, &[v[1]]);
+                let x = self.emit(ctx, sb).select(ctx, ran, x, z);
+                self.store(ctx, sb, x, y_c, &[dv, v[0], v[1]]);
             }
         }
         Ok(())
@@ -322,69 +327,95 @@ impl Scan<'_> {
         e.arith(ctx, "minsi", &[n, self.steps], Type::INDEX)
     }
 
-    /// `g[j] = Σ_k v[k] · r[d, k, j]` for the columns `j` in `[from, to)`: strips of
-    /// `vectors` SIMD registers' worth of columns (the target's lanes each), then one strip for
-    /// the columns left. A strip's sums stay in a local buffer while `k` runs, each `k` adding
-    /// `v[k]` times a contiguous piece of row `k` of `r`, so `r` is read once per step at one
-    /// multiply-add per element.
-    fn matvec(
+    /// Step `at.s` at the end of `block`: its time, then its phases.
+    fn step(
         &mut self,
         ctx: &mut Context,
         block: Block,
-        st: &State,
-        from: usize,
-        to: usize,
-        v: Value,
-    ) {
-        let (vectors, lanes) = (4, self.lanes);
-        let whole = (to - from) / (vectors * lanes) * (vectors * lanes);
-        if whole > 0 {
-            self.strips(ctx, block, st, v, (from, from + whole), vectors, lanes);
-        }
-        if from + whole < to {
-            self.strips(ctx, block, st, v, (from + whole, to), 1, to - from - whole);
+        at: &StepAt,
+        gru_halves: Option<(Value, Value)>,
+    ) -> Result<(), String> {
+        let one = self.index(ctx, 1);
+        let e = self.emit(ctx, block);
+        let t = if self.spec.direction.is_reverse(at.d) {
+            let last = e.arith(ctx, "subi", &[at.len, one], Type::INDEX);
+            e.arith(ctx, "subi", &[last, at.s], Type::INDEX)
+        } else {
+            at.s
+        };
+        let st = State {
+            d: at.d,
+            dv: at.dv,
+            b: at.b,
+            t,
+            h: at.h.0,
+            next: at.h.1,
+            c: at.c,
+        };
+        match gru_halves {
+            Some((z, rh)) => {
+                self.phase(ctx, block, &st, &[0, 1], st.h, Phase::Reset { z, rh })?;
+                self.phase(ctx, block, &st, &[2], rh, Phase::Update { z })
+            }
+            None => {
+                let all: Vec<usize> = (0..self.spec.cell.gates()).collect();
+                self.phase(ctx, block, &st, &all, st.h, Phase::Cell)
+            }
         }
     }
 
-    /// The strips of `vectors · width` columns over `cols`: per strip, the sums in a local
-    /// buffer, zeroed; a loop over `k` holding one loop of `width` columns per vector (each
-    /// one SIMD multiply-add once `vectorize` is through, at a constant offset of the buffer,
-    /// which LLVM keeps in registers); then the sums stored into `g`.
-    #[allow(clippy::too_many_arguments)]
-    fn strips(
+    /// One phase of a step over blocks of `U` hidden units (`vectors` times the SIMD lanes, or
+    /// the largest power of two dividing `H`), shared by threads when the batch is not: for
+    /// each block, the product `v · r[d]` at the columns of `gates` for its units, accumulated
+    /// in a local buffer of `|gates|·U` elements (accessed only at constant offsets plus a
+    /// one-vector loop's index, so LLVM keeps it in registers while `k` runs), then `what` at
+    /// each unit of the block, a vector of units at a time.
+    fn phase(
         &mut self,
         ctx: &mut Context,
         block: Block,
         st: &State,
+        gates: &[usize],
         v: Value,
-        cols: (usize, usize),
-        vectors: usize,
-        width: usize,
-    ) {
+        what: Phase,
+    ) -> Result<(), String> {
+        let h = self.hidden;
+        let width = (0..=self.lanes.trailing_zeros())
+            .rev()
+            .map(|p| 1usize << p)
+            .find(|w| h.is_multiple_of(*w))
+            .unwrap_or(1);
+        // Vectors per gate: a block's sums use at most half the SIMD registers.
+        let vectors = [4, 2, 1]
+            .into_iter()
+            .find(|v| h.is_multiple_of(v * width) && gates.len() * v * 2 <= self.registers)
+            .unwrap_or(1);
         let size = vectors * width;
-        let lb = self.index(ctx, cols.0);
-        let ub = self.index(ctx, cols.1);
-        let step = self.index(ctx, size);
         let kind = if self.batch_parallel {
             LoopKind::Serial
         } else {
             LoopKind::Parallel
         };
-        let (strip, jb) = self.for_loop(ctx, block, (lb, ub, step), kind);
-        let acc = self.local(ctx, strip, size);
-        // Every access of `acc` is at a constant offset plus a vector loop's index, so LLVM's
-        // SROA can split it into registers once the loops are single vectors.
-        for q in 0..vectors {
-            let (l, jj) = self.count(ctx, strip, width);
+        let zero = self.index(ctx, 0);
+        let ub = self.index(ctx, h);
+        let step = self.index(ctx, size);
+        let (units, u0) = self.for_loop(ctx, block, (zero, ub, step), kind);
+        let acc = self.local(ctx, units, gates.len() * size);
+        for slot in 0..gates.len() * vectors {
+            let (l, jj) = self.count(ctx, units, width);
             let (sb, vars) = self.sblock(ctx, l, "zero", &[jj]);
             let e = self.emit(ctx, sb);
-            let zero = e.float(ctx, 0.0, self.elem);
-            let offset = e.int(ctx, (q * width) as i64, Type::INDEX);
+            let z = e.float(ctx, 0.0, self.elem);
+            let offset = e.int(ctx, (slot * width) as i64, Type::INDEX);
             let at = e.arith(ctx, "addi", &[vars[0], offset], Type::INDEX);
-            self.store(ctx, sb, zero, acc, &[at]);
+            self.store(ctx, sb, z, acc, &[at]);
         }
-        let (kl, k) = self.count(ctx, strip, self.hidden);
-        for q in 0..vectors {
+        let (kl, k) = self.count(ctx, units, h);
+        for (slot, (q, c)) in (0..gates.len())
+            .flat_map(|q| (0..vectors).map(move |c| (q, c)))
+            .enumerate()
+        {
+            let gate = gates[q];
             let (l, jj) = self.count(ctx, kl, width);
             let at = before_terminator(ctx, l);
             let label = format!("matvec_{}", self.blocks);
@@ -392,17 +423,19 @@ impl Scan<'_> {
             let iters = [
                 (jj, IterKind::Spatial),
                 (k, IterKind::Reduce),
-                (jb, IterKind::Spatial),
+                (u0, IterKind::Spatial),
             ];
             let (_, body, _) = build_schedule_block(ctx, at, &label, &iters, false, self.loc);
             let vars = ctx.block_args(body).to_vec();
             let e = self.emit(ctx, body);
-            let offset = e.int(ctx, (q * width) as i64, Type::INDEX);
-            let at = e.arith(ctx, "addi", &[vars[0], offset], Type::INDEX);
-            let col = e.arith(ctx, "addi", &[vars[2], at], Type::INDEX);
+            let offset = e.int(ctx, (slot * width) as i64, Type::INDEX);
+            let slot = e.arith(ctx, "addi", &[vars[0], offset], Type::INDEX);
+            let unit = e.arith(ctx, "addi", &[vars[2], vars[0]], Type::INDEX);
+            let base = e.int(ctx, (gate * h + c * width) as i64, Type::INDEX);
+            let col = e.arith(ctx, "addi", &[unit, base], Type::INDEX);
             let w = self.load(ctx, body, self.r, &[st.dv, vars[1], col]);
             let x = self.load(ctx, body, v, &[vars[1]]);
-            let a = self.load(ctx, body, acc, &[at]);
+            let a = self.load(ctx, body, acc, &[slot]);
             let e = self.emit(ctx, body);
             let sum = if self.fma {
                 e.math(ctx, "fma", &[x, w, a])
@@ -410,105 +443,139 @@ impl Scan<'_> {
                 let p = e.arith(ctx, "mulf", &[x, w], self.elem);
                 e.arith(ctx, "addf", &[a, p], self.elem)
             };
-            self.store(ctx, body, sum, acc, &[at]);
+            self.store(ctx, body, sum, acc, &[slot]);
         }
-        for q in 0..vectors {
-            let (l, jj) = self.count(ctx, strip, width);
-            let (sb, vars) = self.sblock(ctx, l, "store", &[jj, jb]);
+        // The units one vector at a time, so `acc` is read at constant offsets too.
+        for c in 0..vectors {
+            let (l, jj) = self.count(ctx, units, width);
+            let (sb, vars) = self.sblock(ctx, l, what.name(), &[jj, u0, st.t, st.b]);
             let e = self.emit(ctx, sb);
-            let offset = e.int(ctx, (q * width) as i64, Type::INDEX);
-            let at = e.arith(ctx, "addi", &[vars[0], offset], Type::INDEX);
-            let col = e.arith(ctx, "addi", &[vars[1], at], Type::INDEX);
-            let a = self.load(ctx, sb, acc, &[at]);
-            self.store(ctx, sb, a, st.g, &[col]);
+            let first = e.int(ctx, (c * width) as i64, Type::INDEX);
+            let lane = e.arith(ctx, "addi", &[vars[0], first], Type::INDEX);
+            let unit = Unit {
+                jj: vars[0],
+                i: e.arith(ctx, "addi", &[vars[1], lane], Type::INDEX),
+                t: vars[2],
+                b: vars[3],
+                acc,
+                width,
+                vector: c,
+                vectors,
+            };
+            self.unit_math(ctx, sb, st, gates, &unit, what)?;
         }
+        Ok(())
     }
 
-    /// Gate `q`'s pre-activation at hidden unit `i` (iter var), from the projected input, the
-    /// matvec and the recurrent bias: `xp[t, b, d·G·H + q·H + i] + g[q·H + i] + rb[d, q·H + i]`.
-    fn gate(&self, ctx: &mut Context, sb: Block, st: &State, v: &[Value], q: usize) -> Value {
+    /// The parts of gate `gate` (phase slot `q`) at a unit: the projected input, the product
+    /// and the recurrent bias.
+    fn parts(
+        &self,
+        ctx: &mut Context,
+        sb: Block,
+        st: &State,
+        u: &Unit,
+        q: usize,
+        gate: usize,
+    ) -> [Value; 3] {
         let h = self.hidden;
         let gh = self.spec.cell.gates() * h;
         let e = self.emit(ctx, sb);
-        let col = e.int(ctx, (q * h) as i64, Type::INDEX);
-        let j = e.arith(ctx, "addi", &[v[0], col], Type::INDEX);
-        let base = e.int(ctx, (st.d * gh) as i64, Type::INDEX);
-        let xj = e.arith(ctx, "addi", &[j, base], Type::INDEX);
-        let x = self.load(ctx, sb, self.xp, &[v[1], v[2], xj]);
-        let g = self.load(ctx, sb, st.g, &[j]);
+        let offset = e.int(
+            ctx,
+            ((q * u.vectors + u.vector) * u.width) as i64,
+            Type::INDEX,
+        );
+        let slot = e.arith(ctx, "addi", &[u.jj, offset], Type::INDEX);
+        let base = e.int(ctx, (gate * h) as i64, Type::INDEX);
+        let j = e.arith(ctx, "addi", &[u.i, base], Type::INDEX);
+        let dir = e.int(ctx, (st.d * gh) as i64, Type::INDEX);
+        let xj = e.arith(ctx, "addi", &[j, dir], Type::INDEX);
+        let x = self.load(ctx, sb, self.xp, &[u.t, u.b, xj]);
+        let m = self.load(ctx, sb, u.acc, &[slot]);
         let rb = self.load(ctx, sb, self.rb, &[st.dv, j]);
+        [x, m, rb]
+    }
+
+    /// Gate slot `q`'s pre-activation `x + m + rb`.
+    fn pre(
+        &self,
+        ctx: &mut Context,
+        sb: Block,
+        st: &State,
+        u: &Unit,
+        q: usize,
+        gate: usize,
+    ) -> Value {
+        let [x, m, rb] = self.parts(ctx, sb, st, u, q, gate);
         let e = self.emit(ctx, sb);
-        let s = e.arith(ctx, "addf", &[x, g], self.elem);
+        let s = e.arith(ctx, "addf", &[x, m], self.elem);
         e.arith(ctx, "addf", &[s, rb], self.elem)
     }
 
-    /// gru without `linear_before_reset`: `rh[i] = f(r gate) · h[i]`.
-    fn reset_block(&mut self, ctx: &mut Context, block: Block, st: &State, rh: Value) {
-        let (l, i) = self.count(ctx, block, self.hidden);
-        let (sb, v) = self.sblock(ctx, l, "reset", &[i, st.t, st.b]);
-        let pre = self.gate(ctx, sb, st, &v, 1);
-        let r = self.activate(ctx, sb, st.d, 0, pre);
-        let h = self.load(ctx, sb, st.h, &[v[0]]);
-        let p = self.emit(ctx, sb).arith(ctx, "mulf", &[r, h], self.elem);
-        self.store(ctx, sb, p, rh, &[v[0]]);
-    }
-
-    /// The cell at each hidden unit: the new state into `h` (and `c`) and `y[t, d, b]`.
-    fn cell_block(&mut self, ctx: &mut Context, block: Block, st: &State) -> Result<(), String> {
-        let hsz = self.hidden;
-        let (l, i) = self.count(ctx, block, hsz);
-        let (sb, v) = self.sblock(ctx, l, "cell", &[i, st.t, st.b]);
+    /// The math of a phase at one hidden unit: the cell (new state into `h`'s next half, `c`
+    /// and `y[t, d, b]`), or a gru's reset and update halves.
+    fn unit_math(
+        &mut self,
+        ctx: &mut Context,
+        sb: Block,
+        st: &State,
+        gates: &[usize],
+        u: &Unit,
+        what: Phase,
+    ) -> Result<(), String> {
         let elem = self.elem;
-        let h_old = self.load(ctx, sb, st.h, &[v[0]]);
-        let new_h = match self.spec.cell {
-            Cell::Rnn => {
-                let pre = self.gate(ctx, sb, st, &v, 0);
+        let hsz = self.hidden;
+        let h_old = self.load(ctx, sb, st.h, &[u.i]);
+        let new_h = match (what, self.spec.cell) {
+            (Phase::Reset { z, rh }, _) => {
+                let pz = self.pre(ctx, sb, st, u, 0, gates[0]);
+                let zg = self.activate(ctx, sb, st.d, 0, pz);
+                self.store(ctx, sb, zg, z, &[u.i]);
+                let pr = self.pre(ctx, sb, st, u, 1, gates[1]);
+                let r = self.activate(ctx, sb, st.d, 0, pr);
+                let p = self.emit(ctx, sb).arith(ctx, "mulf", &[r, h_old], elem);
+                self.store(ctx, sb, p, rh, &[u.i]);
+                return Ok(());
+            }
+            (Phase::Update { z }, _) => {
+                let pre = self.pre(ctx, sb, st, u, 0, gates[0]);
+                let cand = self.activate(ctx, sb, st.d, 1, pre);
+                let zg = self.load(ctx, sb, z, &[u.i]);
+                blend(ctx, self.emit(ctx, sb), zg, cand, h_old, elem)
+            }
+            (Phase::Cell, Cell::Rnn) => {
+                let pre = self.pre(ctx, sb, st, u, 0, 0);
                 self.activate(ctx, sb, st.d, 0, pre)
             }
-            Cell::Gru => {
-                let pre_z = self.gate(ctx, sb, st, &v, 0);
-                let z = self.activate(ctx, sb, st.d, 0, pre_z);
-                let pre = if self.spec.linear_before_reset {
-                    let pre_r = self.gate(ctx, sb, st, &v, 1);
-                    let r = self.activate(ctx, sb, st.d, 0, pre_r);
-                    // xp_h + r ⊙ (g_h + rb_h)
-                    let e = self.emit(ctx, sb);
-                    let h2 = e.int(ctx, (2 * hsz) as i64, Type::INDEX);
-                    let j = e.arith(ctx, "addi", &[v[0], h2], Type::INDEX);
-                    let gh = (self.spec.cell.gates() * hsz * st.d) as i64;
-                    let base = e.int(ctx, gh, Type::INDEX);
-                    let xj = e.arith(ctx, "addi", &[j, base], Type::INDEX);
-                    let x = self.load(ctx, sb, self.xp, &[v[1], v[2], xj]);
-                    let g = self.load(ctx, sb, st.g, &[j]);
-                    let rb = self.load(ctx, sb, self.rb, &[st.dv, j]);
-                    let e = self.emit(ctx, sb);
-                    let s = e.arith(ctx, "addf", &[g, rb], elem);
-                    let s = e.arith(ctx, "mulf", &[r, s], elem);
-                    e.arith(ctx, "addf", &[x, s], elem)
-                } else {
-                    self.gate(ctx, sb, st, &v, 2)
-                };
-                let cand = self.activate(ctx, sb, st.d, 1, pre);
-                // (1 − z)·ĥ + z·h = ĥ + z·(h − ĥ)
+            (Phase::Cell, Cell::Gru) => {
+                // linear_before_reset: xp_h + r ⊙ (g_h + rb_h).
+                let pz = self.pre(ctx, sb, st, u, 0, 0);
+                let zg = self.activate(ctx, sb, st.d, 0, pz);
+                let pr = self.pre(ctx, sb, st, u, 1, 1);
+                let r = self.activate(ctx, sb, st.d, 0, pr);
+                let [x, m, rb] = self.parts(ctx, sb, st, u, 2, 2);
                 let e = self.emit(ctx, sb);
-                let diff = e.arith(ctx, "subf", &[h_old, cand], elem);
-                let zd = e.arith(ctx, "mulf", &[z, diff], elem);
-                e.arith(ctx, "addf", &[cand, zd], elem)
+                let s = e.arith(ctx, "addf", &[m, rb], elem);
+                let s = e.arith(ctx, "mulf", &[r, s], elem);
+                let pre = e.arith(ctx, "addf", &[x, s], elem);
+                let cand = self.activate(ctx, sb, st.d, 1, pre);
+                blend(ctx, self.emit(ctx, sb), zg, cand, h_old, elem)
             }
-            Cell::Lstm => {
+            (Phase::Cell, Cell::Lstm) => {
                 let (p, cs) = match (self.p, st.c) {
                     (Some(p), Some(c)) => (p, c),
                     _ => return Err("an lstm without peepholes or cell state".into()),
                 };
-                let c_old = self.load(ctx, sb, cs, &[v[0]]);
+                let c_old = self.load(ctx, sb, cs, &[u.i]);
                 let peep = |this: &Self, ctx: &mut Context, q: usize, c: Value| -> Value {
                     let e = this.emit(ctx, sb);
                     let off = e.int(ctx, (q * hsz) as i64, Type::INDEX);
-                    let at = e.arith(ctx, "addi", &[v[0], off], Type::INDEX);
+                    let at = e.arith(ctx, "addi", &[u.i, off], Type::INDEX);
                     let w = this.load(ctx, sb, p, &[st.dv, at]);
                     this.emit(ctx, sb).arith(ctx, "mulf", &[w, c], elem)
                 };
-                let pre_i = self.gate(ctx, sb, st, &v, 0);
+                let pre_i = self.pre(ctx, sb, st, u, 0, 0);
                 let pi = peep(self, ctx, 0, c_old);
                 let pre_i = self.emit(ctx, sb).arith(ctx, "addf", &[pre_i, pi], elem);
                 let ig = self.activate(ctx, sb, st.d, 0, pre_i);
@@ -517,19 +584,19 @@ impl Scan<'_> {
                     let one = e.float(ctx, 1.0, elem);
                     e.arith(ctx, "subf", &[one, ig], elem)
                 } else {
-                    let pre_f = self.gate(ctx, sb, st, &v, 2);
+                    let pre_f = self.pre(ctx, sb, st, u, 2, 2);
                     let pf = peep(self, ctx, 2, c_old);
                     let pre_f = self.emit(ctx, sb).arith(ctx, "addf", &[pre_f, pf], elem);
                     self.activate(ctx, sb, st.d, 0, pre_f)
                 };
-                let pre_c = self.gate(ctx, sb, st, &v, 3);
+                let pre_c = self.pre(ctx, sb, st, u, 3, 3);
                 let cand = self.activate(ctx, sb, st.d, 1, pre_c);
                 let e = self.emit(ctx, sb);
                 let fc = e.arith(ctx, "mulf", &[fg, c_old], elem);
                 let ic = e.arith(ctx, "mulf", &[ig, cand], elem);
                 let c_new = e.arith(ctx, "addf", &[fc, ic], elem);
-                self.store(ctx, sb, c_new, cs, &[v[0]]);
-                let pre_o = self.gate(ctx, sb, st, &v, 1);
+                self.store(ctx, sb, c_new, cs, &[u.i]);
+                let pre_o = self.pre(ctx, sb, st, u, 1, 1);
                 let po = peep(self, ctx, 1, c_new);
                 let pre_o = self.emit(ctx, sb).arith(ctx, "addf", &[pre_o, po], elem);
                 let og = self.activate(ctx, sb, st.d, 0, pre_o);
@@ -539,8 +606,8 @@ impl Scan<'_> {
                 self.emit(ctx, sb).arith(ctx, "mulf", &[og, hc], elem)
             }
         };
-        self.store(ctx, sb, new_h, st.h, &[v[0]]);
-        self.store(ctx, sb, new_h, self.y, &[v[1], st.dv, v[2], v[0]]);
+        self.store(ctx, sb, new_h, st.next, &[u.i]);
+        self.store(ctx, sb, new_h, self.y, &[u.t, st.dv, u.b, u.i]);
         Ok(())
     }
 
@@ -561,16 +628,70 @@ impl Scan<'_> {
     }
 }
 
-/// Where a step is: direction `d` (also as the index `dv`), batch entry `b`, time `t`, and the
-/// local buffers of the state and the gates.
+/// Which step to build: direction `d` (also as the index `dv`), batch entry `b` with `len`
+/// steps, step number `s`, the state buffers `(read, written)` and the cell state.
+struct StepAt {
+    d: usize,
+    dv: Value,
+    b: Value,
+    len: Value,
+    s: Value,
+    h: (Value, Value),
+    c: Option<Value>,
+}
+
+/// Where a step is: direction `d` (also as the index `dv`), batch entry `b`, time `t`; the
+/// state buffer `h` it reads, the one it writes (`next`) and the cell state.
 struct State {
     d: usize,
     dv: Value,
     b: Value,
     t: Value,
     h: Value,
+    next: Value,
     c: Option<Value>,
-    g: Value,
+}
+
+/// What a phase computes at each unit once its gate products are done.
+#[derive(Copy, Clone)]
+enum Phase {
+    /// The cell: the new state.
+    Cell,
+    /// gru without `linear_before_reset`, first half: `z` into `z`, `r⊙h` into `rh`.
+    Reset { z: Value, rh: Value },
+    /// Its second half, over `r⊙h`: the candidate and the new state.
+    Update { z: Value },
+}
+
+impl Phase {
+    fn name(self) -> &'static str {
+        match self {
+            Phase::Cell => "cell",
+            Phase::Reset { .. } => "reset",
+            Phase::Update { .. } => "update",
+        }
+    }
+}
+
+/// One hidden unit in a phase's unit block: its lane `jj` in the block and number `i`, the
+/// step's time and batch entry as the block's iter vars, and the block's sums.
+struct Unit {
+    jj: Value,
+    i: Value,
+    t: Value,
+    b: Value,
+    acc: Value,
+    width: usize,
+    /// Which of the block's `vectors` vectors of `width` units this one is in.
+    vector: usize,
+    vectors: usize,
+}
+
+/// `(1 − z)·ĥ + z·h`, as `ĥ + z·(h − ĥ)`.
+fn blend(ctx: &mut Context, e: Emit, z: Value, cand: Value, h: Value, ty: Type) -> Value {
+    let diff = e.arith(ctx, "subf", &[h, cand], ty);
+    let zd = e.arith(ctx, "mulf", &[z, diff], ty);
+    e.arith(ctx, "addf", &[cand, zd], ty)
 }
 
 /// `act(x)` as scalar ops of float type `ty`, as `Activation::apply` computes it.
