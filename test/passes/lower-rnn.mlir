@@ -55,3 +55,20 @@ func.func @rnn_relu(%xp: tensor<3x1x4xf32>, %r: tensor<1x4x4xf32>, %rb: tensor<1
   %0 = graph.relu %h : tensor<1x1x4xf32>
   return %0 : tensor<1x1x4xf32>
 }
+
+// -----
+
+// A `?` batch: threads share the batch loop, and each step's unit blocks run serially.
+// CHECK-LABEL: loop.kernel @rnn_batch_0_rnn(
+// CHECK-SAME: %arg4: !loop.buffer<?x1x?x8xf32, global> {loop.noalias}, %arg5: !loop.buffer<1x?x8xf32, global> {loop.noalias}, %arg6: index, %arg7: index)
+// CHECK: loop.for parallel %{{.*}} = %c0 to %arg7 step %c1 {
+// CHECK: loop.for serial %{{.*}} = %c0 to %arg6 step %c2 {
+// CHECK: loop.for serial %{{.*}} = %c0 to %c8 step %c8 {
+// CHECK-LABEL: func.func @rnn_batch
+// CHECK-DAG: %[[T:.*]] = loop.dim %arg0, 0
+// CHECK-DAG: %[[B:.*]] = loop.dim %arg0, 1
+// CHECK: loop.launch @rnn_batch_0_rnn({{.*}}, %[[T]], %[[B]])
+func.func @rnn_batch(%xp: tensor<?x?x8xf32>, %r: tensor<1x8x8xf32>, %rb: tensor<1x8xf32>, %h0: tensor<1x?x8xf32>) -> tensor<?x1x?x8xf32> {
+  %y, %h = graph.rnn %xp, %r, %rb, %h0 {cell = "rnn"} : (tensor<?x?x8xf32>, tensor<1x8x8xf32>, tensor<1x8xf32>, tensor<1x?x8xf32>) -> (tensor<?x1x?x8xf32>, tensor<1x?x8xf32>)
+  return %y : tensor<?x1x?x8xf32>
+}
