@@ -913,6 +913,26 @@ impl<'i> NodeCx<'i, '_> {
         Ok(self.fold(op, operands))
     }
 
+    /// Builds `graph.rnn` (`dlc_graph::recurrence`) with its result types inferred, returning
+    /// every result; it is never folded.
+    pub fn rnn_op(
+        &mut self,
+        operands: &[Value],
+        attrs: &[(&str, Attribute)],
+    ) -> NodeResult<Vec<Value>> {
+        let at = InsertPoint::End(self.imp.block);
+        let op = dlc_graph::recurrence::build_rnn(self.imp.ctx, at, operands, attrs, self.loc)
+            .map_err(|d| d.message.clone())?;
+        let results: Vec<Value> = self.imp.ctx.results(op).collect();
+        for &r in &results {
+            if let Err(m) = check_size(&self.shape(r)) {
+                self.imp.ctx.erase_op(op);
+                return Err(m.into());
+            }
+        }
+        Ok(results)
+    }
+
     /// Replaces `op` by a constant when all `operands` are constants and the result is small
     /// or a splat; returns the value standing for its result.
     fn fold(&mut self, op: Op, operands: &[Value]) -> Value {

@@ -24,7 +24,7 @@ pub fn i64_attr(ctx: &mut Context, value: i64) -> Attribute {
     ctx.integer_attr(value as i128, Type::I64)
 }
 
-fn named(ctx: &mut Context, attrs: &[(&str, Attribute)]) -> Vec<NamedAttr> {
+pub(crate) fn named(ctx: &mut Context, attrs: &[(&str, Attribute)]) -> Vec<NamedAttr> {
     let mut list = Vec::with_capacity(attrs.len());
     for (name, value) in attrs {
         let name = ctx.ident(name);

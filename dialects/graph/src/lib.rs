@@ -1,6 +1,7 @@
 //! The `graph` dialect: tensor ops at the level of a model graph (PIR-like): elementwise ops with
 //! numpy broadcasting, data movement, reductions, matmul, constants, composite ops (softmax,
-//! layer_norm, conv2d, sdpa, ...) and `graph.fusion` to group ops into one kernel.
+//! layer_norm, conv2d, sdpa, ...), the recurrence of LSTM/GRU/RNN layers (`graph.rnn`) and
+//! `graph.fusion` to group ops into one kernel.
 //!
 //! Register it with `ctx.register_dialect(dlc_graph::dialect())` (which registers `func`, whose
 //! functions hold graph programs). Every op verifies its operand dtypes and shapes and checks
@@ -13,8 +14,9 @@
 //! Layout: [`ops`] defines each op once (family, traits, folder, decomposition) and lists them
 //! in [`GraphOps`], `syntax` the custom text form, [`verify`] shape and dtype inference and the
 //! verifier, [`fold`] the folders, `builders` the Rust construction API, [`shapes`] the symbolic
-//! shape analysis. The interpreter ([`interp`]), decompositions ([`decompose`]), random program
-//! generator ([`generate`]) and Graphviz export ([`dot`]) live in their own modules.
+//! shape analysis, [`recurrence`] the attributes and shape rule of `graph.rnn`. The interpreter
+//! ([`interp`]), decompositions ([`decompose`]), random program generator ([`generate`]) and
+//! Graphviz export ([`dot`]) live in their own modules.
 mod builders;
 pub mod decompose;
 pub mod dot;
@@ -22,6 +24,7 @@ pub mod fold;
 pub mod generate;
 pub mod interp;
 pub mod ops;
+pub mod recurrence;
 pub mod shapes;
 mod syntax;
 pub mod verify;

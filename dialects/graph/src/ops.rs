@@ -264,6 +264,13 @@ graph_ops! {
     /// Scaled dot-product attention: `softmax(q·kᵀ·scale + mask)·v` over the last two dims.
     SdpaOp = "graph.sdpa", Sdpa, PURE, * -> [result], [scale], decompose = decompose::sdpa;
 
+    /// The recurrence of an LSTM, GRU or simple RNN layer over projected inputs, as one op
+    /// (`cell` = "lstm", "gru" or "rnn"; see [`crate::recurrence`]): results `y`, `y_h` and,
+    /// for lstm, `y_c`.
+    RnnOp = "graph.rnn", Rnn, PURE, * -> *,
+        [cell, direction, activations, activation_alpha, activation_beta, clip,
+         linear_before_reset, input_forget];
+
     /// A fused group of ops: its operands are the group's inputs (the entry block arguments),
     /// its results the operands of the `graph.yield` that ends the body.
     FusionOp = "graph.fusion", Fusion, Traits::ISOLATED_FROM_ABOVE.union(Traits::SINGLE_BLOCK),
@@ -334,6 +341,8 @@ pub enum Family {
     /// max (`true`) or average pooling.
     Pool2d(bool),
     Sdpa,
+    /// `graph.rnn`: several results, each inferred by `recurrence::infer_rnn`.
+    Rnn,
     Fusion,
     Yield,
 }

@@ -309,6 +309,10 @@ impl SymbolicShapes {
             }
             self.walk_region(ctx, region);
         }
+        if fam == Some(Family::Rnn) {
+            self.visit_rnn(ctx, op);
+            return;
+        }
         if ctx.num_results(op) != 1 {
             for r in ctx.results(op) {
                 self.get(ctx, r);
@@ -351,6 +355,38 @@ impl SymbolicShapes {
                 None => self.shape_of_type(ctx, r).unwrap_or_default(),
             };
             self.shapes.insert(r, s);
+        }
+    }
+
+    /// `graph.rnn`: `y` is `[T, D, B, H]` and the states `[D, B, H]`, with `T` and `B` those of
+    /// the projected inputs.
+    fn visit_rnn(&mut self, ctx: &Context, op: Op) {
+        let xp = match ctx.operands(op).first() {
+            Some(v) => self.get(ctx, *v),
+            None => Vec::new(),
+        };
+        for (i, r) in ctx.results(op).enumerate() {
+            let Some(t) = tensor_parts(ctx, ctx.value_type(r)) else {
+                continue;
+            };
+            // Which dims of the result are xp's T (0) and B (1).
+            let from_xp: &[(usize, usize)] = if i == 0 { &[(0, 0), (2, 1)] } else { &[(1, 1)] };
+            let mut dims = Vec::with_capacity(t.shape.len());
+            for (axis, &d) in t.shape.iter().enumerate() {
+                let known = from_xp
+                    .iter()
+                    .find(|(a, _)| *a == axis)
+                    .and_then(|(_, x)| xp.get(*x).copied());
+                dims.push(match (d, known) {
+                    (DYNAMIC, Some(e)) => e,
+                    (DYNAMIC, None) => self.fresh(SymbolOrigin::Result {
+                        value: r,
+                        axis: axis as u32,
+                    }),
+                    (d, _) => DimExpr::Static(d),
+                });
+            }
+            self.shapes.insert(r, dims);
         }
     }
 

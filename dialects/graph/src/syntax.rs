@@ -8,6 +8,7 @@
 //! %6 = graph.iota {axis = 0 : i64} : tensor<4xi32>                 // no operands
 //! %c = graph.constant dense<1.0> : tensor<4xf32>
 //! %d = graph.dim %t, 1 : tensor<4x?xf32> -> index
+//! %y, %h = graph.rnn %xp, %r, %rb, %h0 {cell = "rnn"} : (XP, R, RB, H0) -> (Y, H)
 //! %r:2 = graph.fusion (%a, %b) : (tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
 //! ^bb0(%x: tensor<4xf32>, %y: tensor<4xf32>):
 //!   ...
@@ -15,7 +16,7 @@
 //! }
 //! ```
 //!
-//! Every op but those four uses one form: operands, the attribute dictionary, then `: T` when
+//! Every op but those five uses one form: operands, the attribute dictionary, then `: T` when
 //! every operand and the result have type `T` (for `graph.cmp`: the operands have type `T` and the
 //! result is `T` with `i1` elements), else `: operand types -> result type`.
 
@@ -36,6 +37,7 @@ fn parse_family(p: &mut Parser<'_>, spec: &mut OpSpec, fam: Family) -> PResult<(
         Family::Constant => parse_constant(p, spec),
         Family::Dim => parse_dim(p, spec),
         Family::Fusion => parse_fusion(p, spec),
+        Family::Rnn => parse_multi(p, spec),
         Family::Yield => parse_yield(p, spec),
         Family::Cmp => {
             let loc = p.current_loc();
@@ -161,6 +163,25 @@ fn parse_fusion(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
     Ok(())
 }
 
+/// `%a, %b {attrs} : (A, B) -> (R, S)`: an op with several results.
+fn parse_multi(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
+    let operands = p.parse_operand_list()?;
+    p.parse_optional_attr_dict(&mut spec.attrs)?;
+    p.expect(Tok::Colon, "':'")?;
+    let loc = p.current_loc();
+    let fn_ty = p.parse_type()?;
+    let Some((inputs, results)) = p.ctx().function_signature(fn_ty) else {
+        return Err(Diagnostic::error(
+            loc,
+            "expected a function type '(operand types) -> (result types)'",
+        ));
+    };
+    let (inputs, results) = (inputs.to_vec(), results.to_vec());
+    resolve(p, spec, &operands, &inputs, loc)?;
+    spec.result_types.extend(results);
+    Ok(())
+}
+
 /// `graph.yield %a, %b {attrs} : A, B` (or just `graph.yield`).
 fn parse_yield(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
     let operands = p.parse_operand_list()?;
@@ -239,6 +260,16 @@ fn print_family(p: &mut Printer<'_>, op: Op, fam: Family) {
                 p.write(" ");
                 p.print_region(r, true);
             }
+        }
+        Family::Rnn => {
+            p.write(" ");
+            p.print_operands(operands);
+            p.print_optional_attr_dict(op, &[]);
+            p.write(" : (");
+            p.print_type_list(&operand_types);
+            p.write(") -> (");
+            p.print_type_list(&result_types);
+            p.write(")");
         }
         Family::Yield => {
             if !operands.is_empty() {

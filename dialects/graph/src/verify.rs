@@ -825,6 +825,7 @@ fn infer_family(
             "the result shape of '{name}' is not determined by its operands; give the result type"
         )),
         Family::Dim => Err("'graph.dim' returns an index, not a tensor".to_string()),
+        Family::Rnn => crate::recurrence::infer_rnn(ctx, operands, attrs).map(|mut r| r.remove(0)),
         Family::Fusion | Family::Yield => Err(format!("'{name}' has no single inferred result")),
     }
 }
@@ -1255,6 +1256,7 @@ fn verify_family(ctx: &Context, op: Op, fam: Family) -> Result<(), Diagnostic> {
         Family::Fusion => return verify_fusion(ctx, op),
         Family::Yield => return Ok(()),
         Family::Dim => return verify_dim(ctx, op).map_err(err),
+        Family::Rnn => return crate::recurrence::verify_rnn(ctx, op).map_err(err),
         _ => {}
     }
     let operands: Vec<Type> = ctx

@@ -29,6 +29,7 @@
 //! - [`blocks`]: RotaryEmbedding, SwiGLU, LRN, Col2Im.
 //! - [`sequence`]: ReverseSequence and TensorScatter.
 //! - [`linalg`]: Det, by Gaussian elimination.
+//! - [`recurrent`]: the LSTM, GRU and RNN operators (a GEMM, then one `graph.rnn`).
 //!
 //! Operators of other domains than `ai.onnx` are found by [`domain_handler`].
 
@@ -47,6 +48,7 @@ mod movement;
 mod nn;
 mod pool;
 mod quant;
+mod recurrent;
 mod reduce;
 mod resize;
 mod sampling;
@@ -63,7 +65,7 @@ use dlc_tensor::{DType, Tensor};
 pub type Handler = fn(&mut NodeCx) -> NodeResult<Vec<Value>>;
 
 /// Every handler table, one per file.
-const TABLES: [&[(&str, Handler)]; 19] = [
+const TABLES: [&[(&str, Handler)]; 20] = [
     elementwise::OPS,
     movement::OPS,
     reduce::OPS,
@@ -83,6 +85,7 @@ const TABLES: [&[(&str, Handler)]; 19] = [
     blocks::OPS,
     sequence::OPS,
     linalg::OPS,
+    recurrent::OPS,
 ];
 
 /// The handler of ONNX operator `op_type` (domain `ai.onnx`), if dlc imports it.

@@ -396,6 +396,11 @@ impl OpEval<'_> {
         let Some(kind) = kind else {
             return Err("is not supported by the interpreter".into());
         };
+        if let GraphOps::RnnOp(_) = kind {
+            let spec = crate::recurrence::RnnSpec::of(self.ctx, self.op)?;
+            let results = super::recurrence::rnn(&spec, &tensors)?;
+            return Ok(results.into_iter().map(RuntimeValue::Tensor).collect());
+        }
         if let GraphOps::DimOp(_) = kind {
             let x = self.operand(&tensors, 0)?;
             let axis = primitives::normalize_axis(self.int("axis")?, x.rank())?;

@@ -12,10 +12,12 @@
 //!
 //! - [`primitives`]: semantics of the primitive ops as functions of tensors.
 //! - [`composites`]: semantics of the composite ops (softmax, norms, conv, pools, sdpa, ...).
+//! - [`recurrence`]: semantics of `graph.rnn`, the LSTM/GRU/RNN scan.
 //! - `eval`: [`interpret`], which walks a `func.func` and dispatches on the kind of each op.
 
 pub mod composites;
 mod eval;
 pub mod primitives;
+pub mod recurrence;
 
 pub use eval::{evaluate_op, interpret};

@@ -146,6 +146,7 @@ impl Host<'_> {
                 self.map.map(ctx.result(op, 0), v);
             }
             Some(GraphOps::FusionOp(_)) => self.lower_fusion(ctx, op)?,
+            Some(GraphOps::RnnOp(_)) => self.lower_rnn(ctx, op)?,
             Some(_) => {
                 let group = Group {
                     ops: vec![op],
@@ -327,6 +328,39 @@ impl Host<'_> {
             }
         }
         dlc_loop::build_launch(ctx, self.at(), &kernel_name, &args, loc);
+        Ok(())
+    }
+
+    /// Builds the one kernel of a `graph.rnn` (`recurrence`), allocates its results and
+    /// launches it with the `?` sizes of its time and batch dims.
+    fn lower_rnn(&mut self, ctx: &mut Context, op: Op) -> Result<(), Diagnostic> {
+        let loc = ctx.op_loc(op);
+        let name = format!("{}_{}_rnn", self.name, self.stats.kernels);
+        let at = InsertPoint::Before(self.func);
+        let built =
+            super::recurrence::build(ctx, at, &name, op, self.shapes).map_err(|m| err(loc, m))?;
+        self.stats.kernels += 1;
+        let mut args: Vec<Value> = ctx
+            .operands(op)
+            .iter()
+            .map(|v| self.map.lookup(*v))
+            .collect();
+        for r in ctx.results(op).collect::<Vec<_>>() {
+            let buf = self.allocate(ctx, r, loc).map_err(|m| err(loc, m))?;
+            self.map.map(r, buf);
+            args.push(buf);
+        }
+        for (v, axis) in built.sizes {
+            args.push(self.dim(ctx, v, axis, loc).map_err(|m| err(loc, m))?);
+        }
+        for (i, &a) in args.iter().enumerate() {
+            if dlc_loop::is_buffer(ctx, ctx.value_type(a))
+                && args.iter().filter(|&&b| b == a).count() == 1
+            {
+                KernelOp(built.kernel).set_noalias(ctx, i, true);
+            }
+        }
+        dlc_loop::build_launch(ctx, self.at(), &name, &args, loc);
         Ok(())
     }
 

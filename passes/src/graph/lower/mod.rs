@@ -28,6 +28,10 @@
 //!   the reduce axes). An op walking a reduce axis, or a reduction, goes in a nest; a value
 //!   computed from a finished reduction (`x - max(x)`) goes in the next one. So softmax is one
 //!   row loop holding three nests (max; exp and sum; divide).
+//! - **Recurrences.** A `graph.rnn` becomes one kernel of its own, `@<func>_<n>_rnn`: per
+//!   direction, a loop over the batch holding a serial loop over the steps, each step the
+//!   product of the state with the recurrent weights and the cell (`recurrence.rs`); its
+//!   arguments are its operands, its results, then the `?` sizes of its time and batch dims.
 //! - **Schedule blocks.** One `loop.schedule_block` per original op, named after it, binding
 //!   the loop variables in scope (reduce axes of a reduction as `reduce`). Results live in
 //!   rank-0 `local` buffers (registers); a value used in a later nest is kept in a `local`
@@ -119,6 +123,7 @@ mod element;
 mod host;
 mod kernel;
 mod plan;
+mod recurrence;
 mod signature;
 
 use dlc_func::FuncOp;
