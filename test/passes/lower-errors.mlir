@@ -9,10 +9,3 @@ func.func @composite(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   return %0 : tensor<4x8xf32>
 }
 
-// -----
-
-func.func @int_pow(%x: tensor<4xi32>) -> tensor<4xi32> {
-  // expected-error @+1 {{'graph.pow' has no scalar form for this dtype}}
-  %0 = graph.pow %x, %x : tensor<4xi32>
-  return %0 : tensor<4xi32>
-}

@@ -838,14 +838,14 @@ impl Compiler<'_> {
         let mut next_symbol = 0u32;
         let func = ctx.parent_op(op).unwrap_or(op);
         let declared = match source_dtypes(ctx, func)? {
-            Some((_, results)) if results.len() != ctx.operands(op).len() => {
+            Some(d) if d.results.len() != ctx.operands(op).len() => {
                 return Err(err(
                     ctx,
                     op,
                     "the source type does not have one result per value",
                 ))
             }
-            Some((_, results)) => Some(results),
+            Some(d) => Some(d.results),
             None => None,
         };
         for (i, &v) in ctx.operands(op).iter().enumerate() {

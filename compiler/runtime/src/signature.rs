@@ -54,31 +54,34 @@ pub(crate) fn type_parts(ctx: &Context, ty: Type) -> Option<(DType, Vec<i64>)> {
 }
 
 /// The dtypes of the arguments and results of `func` as its [`SOURCE_TYPE`] attribute gives
-/// them (the graph types whose signedness its buffers dropped), or `None` without one. Each
-/// must be the buffer's dtype or one of the same size (`ui8` for an `i8` buffer).
-pub(crate) fn source_dtypes(
-    ctx: &Context,
-    func: Op,
-) -> Result<Option<(Vec<DType>, Vec<DType>)>, Diagnostic> {
-    let Some(attr) = ctx.attr(func, SOURCE_TYPE) else {
+/// them (the graph types whose signedness its buffers dropped), or `None` without one; each
+/// must be a dtype the runtime passes.
+pub(crate) fn source_dtypes(ctx: &Context, func: Op) -> Result<Option<DTypes>, Diagnostic> {
+    let bad = |message: String| Diagnostic::error(ctx.op_loc(func), message);
+    let Some(source) = dlc_loop::source_dtypes(ctx, func).map_err(bad)? else {
         return Ok(None);
     };
-    let bad =
-        |message: &str| Diagnostic::error(ctx.op_loc(func), format!("'{SOURCE_TYPE}' {message}"));
-    let (inputs, results) = ctx
-        .attr_as_type(attr)
-        .and_then(|t| ctx.function_signature(t))
-        .ok_or_else(|| bad("must be a function type"))?;
-    let dtypes = |types: &[Type]| -> Result<Vec<DType>, Diagnostic> {
-        types
-            .iter()
-            .map(|&t| {
-                DType::from_type(ctx, ctx.element_type(t))
-                    .ok_or_else(|| bad("has an element type the runtime cannot pass"))
+    let all = |d: Vec<Option<DType>>| -> Result<Vec<DType>, Diagnostic> {
+        d.into_iter()
+            .map(|d| {
+                d.ok_or_else(|| {
+                    bad(format!(
+                        "'{SOURCE_TYPE}' has an element type the runtime cannot pass"
+                    ))
+                })
             })
             .collect()
     };
-    Ok(Some((dtypes(inputs)?, dtypes(results)?)))
+    Ok(Some(DTypes {
+        inputs: all(source.inputs)?,
+        results: all(source.results)?,
+    }))
+}
+
+/// One dtype per argument and per result of a host function.
+pub(crate) struct DTypes {
+    pub inputs: Vec<DType>,
+    pub results: Vec<DType>,
 }
 
 /// `declared` when it stands for the same bytes as `buffer` (a relabeling of its integers'
@@ -184,7 +187,10 @@ impl Signature {
             .map(|(_, dims)| dims.iter().filter(|&&d| d == DYNAMIC).count())
             .collect();
         let symbols = dim_symbols(ctx, func, &dynamic)?;
-        if let Some((declared, _)) = source_dtypes(ctx, func)? {
+        if let Some(DTypes {
+            inputs: declared, ..
+        }) = source_dtypes(ctx, func)?
+        {
             if declared.len() != parts.len() {
                 return Err(Diagnostic::error(
                     ctx.op_loc(func),

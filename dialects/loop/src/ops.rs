@@ -939,6 +939,37 @@ pub const DIM_SYMBOLS: &str = "loop.dim_symbols";
 /// the element types of the inputs they accept and the outputs they return from it.
 pub const SOURCE_TYPE: &str = "loop.source_type";
 
+/// The dtypes a host function's [`SOURCE_TYPE`] records: one per argument and one per result
+/// of the graph function it was lowered from (`None` where the type is not a tensor of a host
+/// dtype).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct SourceDTypes {
+    pub inputs: Vec<Option<dlc_tensor::DType>>,
+    pub results: Vec<Option<dlc_tensor::DType>>,
+}
+
+/// The [`SourceDTypes`] of host function `func`, `None` when it has no [`SOURCE_TYPE`], or
+/// an error when the attribute is not a function type.
+pub fn source_dtypes(ctx: &Context, func: Op) -> Result<Option<SourceDTypes>, String> {
+    let Some(attr) = ctx.attr(func, SOURCE_TYPE) else {
+        return Ok(None);
+    };
+    let (inputs, results) = ctx
+        .attr_as_type(attr)
+        .and_then(|t| ctx.function_signature(t))
+        .ok_or_else(|| format!("'{SOURCE_TYPE}' must be a function type"))?;
+    let dtypes = |types: &[Type]| {
+        types
+            .iter()
+            .map(|&t| dlc_tensor::DType::from_type(ctx, ctx.element_type(t)))
+            .collect()
+    };
+    Ok(Some(SourceDTypes {
+        inputs: dtypes(inputs),
+        results: dtypes(results),
+    }))
+}
+
 /// One precondition of a kernel's [`INDEX_CHECKS`].
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub struct IndexCheck {

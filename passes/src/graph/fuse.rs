@@ -67,7 +67,9 @@
 //!
 //! Statistics: `num-groups`, `num-fused-ops` (constants included), `bytes-saved`, the sum
 //! over non-constant values made internal of 2 × elements × element size (one write and one read
-//! avoided), counted for static shapes only, and `num-horizontal-merges`.
+//! avoided), counted for static shapes only, `num-horizontal-merges`, and
+//! `num-cyclic-groups-left`: groups left unfused because they and an earlier group feed each
+//! other (each is convex, but outlining both would need each before the other).
 //!
 //! # Performance impact
 //! Fewer kernels and less memory traffic: each value made internal saves a store and a load of
@@ -186,7 +188,7 @@ use dlc_ir::pass::{
 };
 use dlc_ir::{
     AttrKind, Block, Context, Diagnostic, InsertPoint, Location, Op, OpSpec, OpView, Type, Value,
-    DYNAMIC,
+    ValueMap, DYNAMIC,
 };
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -235,6 +237,10 @@ pub static INFO: PassInfo = PassInfo {
         (
             "num-horizontal-merges",
             "Number of independent groups merged into a sibling over the same loop nest",
+        ),
+        (
+            "num-cyclic-groups-left",
+            "Number of groups left unfused because they and another group feed each other",
         ),
     ],
     create,
@@ -288,6 +294,7 @@ impl Pass for Fuse {
         run.add_stat("num-fused-ops", stats.ops);
         run.add_stat("bytes-saved", stats.bytes);
         run.add_stat("num-horizontal-merges", stats.merges);
+        run.add_stat("num-cyclic-groups-left", stats.cyclic);
         if stats.groups == 0 {
             run.preserve_all();
         }
@@ -301,6 +308,7 @@ struct Stats {
     ops: u64,
     bytes: u64,
     merges: u64,
+    cyclic: u64,
 }
 
 /// How an op takes part in fusion.
@@ -735,6 +743,7 @@ fn same_dims(a: &[i64], b: &[i64]) -> bool {
 
 /// Replaces the ops of `group` (in block order, a convex set) with one `graph.fusion`.
 fn outline(ctx: &mut Context, group: &[Op], stats: &mut Stats) {
+    let group = &own_constants(ctx, group);
     let members: FxHashSet<Op> = group.iter().copied().collect();
     let inside = |ctx: &Context, user: Op| {
         let mut op = user;
@@ -769,10 +778,12 @@ fn outline(ctx: &mut Context, group: &[Op], stats: &mut Stats) {
 
     // The fusion op goes where the last member is; outside ops between the first and the last
     // member that depend on the group move after it (the group is convex, so none feeds it).
-    let last = *group.last().expect("a non-empty group");
+    // First and last are by the block's current order: outlining an earlier group may have
+    // moved members of this one after its fusion op.
+    let (first, last) = block_extent(ctx, &members, group[0]);
     let mut tainted: FxHashSet<Op> = members.clone();
     let mut to_move = Vec::new();
-    let mut cur = ctx.next_op(group[0]);
+    let mut cur = ctx.next_op(first);
     while let Some(op) = cur {
         if op == last {
             break;
@@ -789,6 +800,16 @@ fn outline(ctx: &mut Context, group: &[Op], stats: &mut Stats) {
             tainted.insert(op);
             to_move.push(op);
         }
+    }
+    // Each group is convex, but two groups can still feed each other (an op of one reads the
+    // other, and the other reads it back): the group outlined second then depends on an op
+    // that depends on it. Such a group stays unfused.
+    let feeds_back = to_move
+        .iter()
+        .any(|&op| ctx.results(op).any(|r| inputs.contains(&r)));
+    if feeds_back {
+        stats.cyclic += 1;
+        return;
     }
 
     let input_types: Vec<Type> = inputs.iter().map(|v| ctx.value_type(*v)).collect();
@@ -832,6 +853,55 @@ fn outline(ctx: &mut Context, group: &[Op], stats: &mut Stats) {
     ctx.build(InsertPoint::End(body), spec);
     stats.groups += 1;
     stats.ops += group.len() as u64;
+}
+
+/// `group` with each constant member that ops outside the group also use replaced by a copy
+/// of its own (inserted beside it): a constant shared with another group or an outside op
+/// would otherwise become an output of the fusion, making everything that reads it depend on
+/// the group, and two groups sharing one constant depend on each other.
+fn own_constants(ctx: &mut Context, group: &[Op]) -> Vec<Op> {
+    let members: FxHashSet<Op> = group.iter().copied().collect();
+    let mut out = Vec::with_capacity(group.len());
+    for &op in group {
+        let shared = kind(ctx, op) == Kind::Constant
+            && ctx
+                .results(op)
+                .any(|r| ctx.uses(r).iter().any(|u| !members.contains(&u.user)));
+        if !shared {
+            out.push(op);
+            continue;
+        }
+        let copy = ctx.clone_op(op, &mut ValueMap::new());
+        ctx.insert_op(InsertPoint::Before(op), copy);
+        let results: Vec<Value> = ctx.results(op).collect();
+        for (i, r) in results.into_iter().enumerate() {
+            let inside: Vec<(Op, u32)> = ctx
+                .uses(r)
+                .iter()
+                .filter(|u| members.contains(&u.user))
+                .map(|u| (u.user, u.operand))
+                .collect();
+            for (user, operand) in inside {
+                ctx.set_operand(user, operand as usize, ctx.result(copy, i));
+            }
+        }
+        out.push(copy);
+    }
+    out
+}
+
+/// The first and last of `members` in the current order of the block that holds `any` of them.
+fn block_extent(ctx: &Context, members: &FxHashSet<Op>, any: Op) -> (Op, Op) {
+    let (mut first, mut last) = (None, any);
+    let mut cur = ctx.op_block(any).and_then(|b| ctx.block_ops(b).next());
+    while let Some(op) = cur {
+        if members.contains(&op) {
+            first.get_or_insert(op);
+            last = op;
+        }
+        cur = ctx.next_op(op);
+    }
+    (first.unwrap_or(any), last)
 }
 
 /// The location of the fusion op: its first non-constant member's.

@@ -237,6 +237,43 @@ fn narrow_bf16(
     Ok((inputs, expected))
 }
 
+/// Why a case that fails does, by its name: every `fail` must have an explanation here (the
+/// test checks it), so a new failure is looked at rather than recorded.
+const FAILURE_EXPLANATIONS: &[(&str, &str)] = &[
+    (
+        "_fp16_expanded",
+        "The function body runs op by op in float16, and the reference's numpy float16 rounds \
+         its intermediate results (softmax, matmul accumulation, conv) differently from dlc's \
+         compiled or interpreted ops; a few elements differ by one or two f16 ulps, which the \
+         case's rtol of 1e-3 (about one f16 ulp) does not allow.",
+    ),
+    (
+        "_bf16",
+        "A few elements differ by one or two bf16 ulps: the reference rounds to bfloat16 after \
+         every numpy step of the attention, dlc computes it in f32 and rounds once (more \
+         accurate, not equal).",
+    ),
+    (
+        "test_dft_inverse",
+        "The expected output holds numpy's complex64 rounding noise (1.9e-7 where the exact \
+         inverse is about 1e-15), above the case's atol of 1e-7; dlc's result is the exact one.",
+    ),
+    (
+        "test_reduce_prod_empty_set",
+        "A lowering bug: a kernel initializes a reduction's accumulator in the first iteration \
+         of the reduced loops, which a reduction over an empty axis never runs, so the compiled \
+         code gives 0 where the identity 1 is due (the interpreter gives 1).",
+    ),
+];
+
+/// The explanation of failing case `name`, if [`FAILURE_EXPLANATIONS`] has one.
+fn failure_explanation(name: &str) -> Option<&'static str> {
+    FAILURE_EXPLANATIONS
+        .iter()
+        .find(|(pattern, _)| name.contains(pattern))
+        .map(|(_, why)| *why)
+}
+
 /// Exports the suite with the pinned onnx package (and runs onnxruntime on it).
 fn export(out: &Path) {
     let status = Command::new("python3")
@@ -348,6 +385,16 @@ fn write_report(path: &Path, cases: &[Case], results: &[Status], seconds: f64) {
         cases.len(),
         cpu_model()
     );
+    let _ = writeln!(md, "## Why the failing cases fail\n");
+    let _ = writeln!(md, "| case | explanation |");
+    let _ = writeln!(md, "|---|---|");
+    for (c, s) in cases.iter().zip(results) {
+        if s.kind == "fail" {
+            let why = failure_explanation(&c.name).unwrap_or("**not explained**");
+            let _ = writeln!(md, "| {} | {why} |", c.name);
+        }
+    }
+    let _ = writeln!(md);
     let _ = writeln!(md, "## Per operator\n");
     let _ = writeln!(
         md,
@@ -439,6 +486,16 @@ fn onnx_node_tests() {
             ));
         }
     }
+    let unexplained: Vec<&str> = cases
+        .iter()
+        .zip(&results)
+        .filter(|(c, s)| s.kind == "fail" && failure_explanation(&c.name).is_none())
+        .map(|(c, _)| c.name.as_str())
+        .collect();
+    assert!(
+        unexplained.is_empty(),
+        "failing cases without an explanation in FAILURE_EXPLANATIONS: {unexplained:?}"
+    );
     assert!(
         differences.is_empty(),
         "{} cases differ from {EXPECTATIONS} (rerun with DLC_UPDATE_ONNX=1 when intended):\n{}",

@@ -259,7 +259,7 @@ fn int_binary(op: Binary, x: i64, y: i64, dtype: DType) -> Result<i64, String> {
         Shr if dtype == DType::U64 => ((x as u64) >> y) as i64,
         Shr => x >> y,
         Xor => x ^ y,
-        Pow if y < 0 => return Err("integer power with a negative exponent".into()),
+        Pow if y < 0 && !unsigned => return Err("integer power with a negative exponent".into()),
         Pow => {
             let (mut base, mut exp, mut acc) = (x, y as u64, 1i64);
             while exp > 0 {
@@ -274,6 +274,21 @@ fn int_binary(op: Binary, x: i64, y: i64, dtype: DType) -> Result<i64, String> {
         And => x & y,
         Or => x | y,
     })
+}
+
+/// The largest (`max`) or smallest value of integer (or `i1`) `dtype`, as it is held (a
+/// `ui64`'s largest is all ones).
+fn int_limit(dtype: DType, max: bool) -> i64 {
+    if dtype.is_bool() {
+        return max as i64;
+    }
+    let width = dtype.int_width().unwrap_or(64);
+    match (dtype.is_unsigned(), max) {
+        (true, true) => dtype.wrap(-1),
+        (true, false) => 0,
+        (false, true) => i64::MAX >> (64 - width),
+        (false, false) => i64::MIN >> (64 - width),
+    }
 }
 
 /// The larger (`max`) or smaller of two integers of `dtype`, by [`int_key`].
@@ -573,7 +588,8 @@ pub enum Reduction {
 
 /// `graph.reduce_*` over `axes`. Floats: sum/prod/mean in `f64`, max/min propagate NaN.
 /// Integers: wrapping sum/prod, mean truncates toward zero. `i1` reduces as 0/1 integers and
-/// stores `result != 0` (sum/max = any, prod/min = all). Max/min of no elements is an error.
+/// stores `result != 0` (sum/max = any, prod/min = all). Over no elements each gives its
+/// identity: 0, 1, −∞ (or the integer minimum) for max, +∞ (the maximum) for min.
 pub fn reduce(kind: Reduction, x: &Tensor, axes: &[i64], keepdim: bool) -> OpResult {
     let rank = x.rank();
     let mut reduced = vec![false; rank];
@@ -585,9 +601,6 @@ pub fn reduce(kind: Reduction, x: &Tensor, axes: &[i64], keepdim: bool) -> OpRes
         .map(|a| x.shape()[a])
         .collect();
     let count = num_elements(&reduced_shape);
-    if count == 0 && matches!(kind, Reduction::Max | Reduction::Min) {
-        return Err("max/min reduction over no elements".into());
-    }
     let kept_shape: Vec<usize> = (0..rank)
         .map(|a| if reduced[a] { 1 } else { x.shape()[a] })
         .collect();
@@ -624,8 +637,15 @@ pub fn reduce(kind: Reduction, x: &Tensor, axes: &[i64], keepdim: bool) -> OpRes
                     return Err("integer mean of no elements".to_string())
                 }
                 Reduction::Mean => int_binary(Binary::Div, sum(), count as i64, dtype)?,
-                Reduction::Max => *values.iter().max_by_key(key).unwrap_or(&i64::MIN),
-                Reduction::Min => *values.iter().min_by_key(key).unwrap_or(&i64::MAX),
+                // Of no elements: the reduction's identity, the type's extreme.
+                Reduction::Max => match values.iter().max_by_key(key) {
+                    Some(v) => *v,
+                    None => int_limit(dtype, false),
+                },
+                Reduction::Min => match values.iter().min_by_key(key) {
+                    Some(v) => *v,
+                    None => int_limit(dtype, true),
+                },
             }))
         }
     })?;

@@ -24,7 +24,7 @@ use super::{run_kernel_with, ArgRef};
 use crate::{DimOp, KernelOp, LoopOps, MemorySpace, SOURCE_TYPE};
 use dlc_arith::ArithOps;
 use dlc_ir::symbol::SymbolTables;
-use dlc_ir::{AttrKind, Context, DenseValue, Diagnostic, Op, Traits, Type, Value};
+use dlc_ir::{AttrKind, Context, DenseValue, Diagnostic, Op, Traits, Value};
 use dlc_tensor::{DType, Tensor};
 use rustc_hash::FxHashMap as HashMap;
 
@@ -76,9 +76,9 @@ pub fn run_host(
         env: HashMap::default(),
         tables: SymbolTables::new(),
     };
-    let source = source_dtypes(ctx, func)?;
+    let source = crate::source_dtypes(ctx, func).map_err(|m| op_err(ctx, func, m))?;
     let args = match &source {
-        Some((inputs, _)) => relabel_all(ctx, func, args, inputs, ctx.block_args(entry), true)?,
+        Some(s) => relabel_all(ctx, func, args, &s.inputs, ctx.block_args(entry), true)?,
         None => args,
     };
     host.bind_arguments(func, ctx.block_args(entry), args)?;
@@ -87,9 +87,7 @@ pub fn run_host(
         if ctx.has_trait(op, Traits::RETURN_LIKE) {
             let results = host.results(op)?;
             return match &source {
-                Some((_, declared)) => {
-                    relabel_all(ctx, func, results, declared, ctx.operands(op), false)
-                }
+                Some(s) => relabel_all(ctx, func, results, &s.results, ctx.operands(op), false),
                 None => Ok(results),
             };
         }
@@ -100,34 +98,6 @@ pub fn run_host(
         func,
         "host function ends without a 'func.return'",
     ))
-}
-
-/// The dtype of each argument and of each result of a graph function (`None` for a non-tensor).
-type SourceDTypes = (Vec<Option<DType>>, Vec<Option<DType>>);
-
-/// The dtypes of the graph function's arguments and results that `func`'s [`SOURCE_TYPE`]
-/// attribute records (where its buffers hold unsigned integers signless), if it has one.
-fn source_dtypes(ctx: &Context, func: Op) -> Result<Option<SourceDTypes>, Diagnostic> {
-    let Some(attr) = ctx.attr(func, SOURCE_TYPE) else {
-        return Ok(None);
-    };
-    let (inputs, results) = ctx
-        .attr_as_type(attr)
-        .and_then(|t| ctx.function_signature(t))
-        .ok_or_else(|| {
-            op_err(
-                ctx,
-                func,
-                format!("'{SOURCE_TYPE}' must be a function type"),
-            )
-        })?;
-    let dtypes = |types: &[Type]| {
-        types
-            .iter()
-            .map(|&t| DType::from_type(ctx, ctx.element_type(t)))
-            .collect()
-    };
-    Ok(Some((dtypes(inputs), dtypes(results))))
 }
 
 /// `values`, the arguments (`inputs`) or results of host function `func`, relabeled between the

@@ -266,6 +266,7 @@ fn binary(
         (G::MaxOp(_), Class::Float) => "maximumf",
         (G::MinOp(_), Class::Float) => "minimumf",
         (G::PowOp(_), Class::Float) => return Ok(e.math(ctx, "powf", &[a, b])),
+        (G::PowOp(_), Class::Int) => return Ok(int_pow(ctx, e, a, b, unsigned)),
         (G::AddOp(_), Class::Int) => "addi",
         (G::SubOp(_), Class::Int) => "subi",
         (G::MulOp(_), Class::Int) => "muli",
@@ -284,6 +285,38 @@ fn binary(
         _ => return Err(no_scalar_form(ctx, op)),
     };
     Ok(e.arith(ctx, arith, &[a, b], ty))
+}
+
+/// Integer `graph.pow` of one element: square-and-multiply over every bit of the exponent
+/// (one step per bit of the width, products wrapping as the interpreter's do). A negative
+/// signed exponent, which the graph interpreter refuses, gives the truncated real power: 1 for
+/// a base of 1, ±1 for −1 (by the exponent's parity), 0 otherwise.
+fn int_pow(ctx: &mut Context, e: Emit, x: Value, n: Value, unsigned: bool) -> Value {
+    let ty = ctx.value_type(x);
+    let width = ctx.integer_width(ty).unwrap_or(64);
+    let (zero, one) = (e.int(ctx, 0, ty), e.int(ctx, 1, ty));
+    let (mut acc, mut base, mut exp) = (one, x, n);
+    for _ in 0..width {
+        let bit = e.arith(ctx, "andi", &[exp, one], ty);
+        let odd = e.cmpi(ctx, CmpIPredicate::Ne, bit, zero);
+        let product = e.arith(ctx, "muli", &[acc, base], ty);
+        acc = e.select(ctx, odd, product, acc);
+        base = e.arith(ctx, "muli", &[base, base], ty);
+        exp = e.arith(ctx, "shrui", &[exp, one], ty);
+    }
+    if unsigned {
+        return acc;
+    }
+    let minus_one = e.int(ctx, -1, ty);
+    let negative = e.cmpi(ctx, CmpIPredicate::Slt, n, zero);
+    let parity = e.arith(ctx, "andi", &[n, one], ty);
+    let odd = e.cmpi(ctx, CmpIPredicate::Ne, parity, zero);
+    let of_minus_one = e.select(ctx, odd, minus_one, one);
+    let is_one = e.cmpi(ctx, CmpIPredicate::Eq, x, one);
+    let is_minus_one = e.cmpi(ctx, CmpIPredicate::Eq, x, minus_one);
+    let small = e.select(ctx, is_minus_one, of_minus_one, zero);
+    let truncated = e.select(ctx, is_one, one, small);
+    e.select(ctx, negative, truncated, acc)
 }
 
 /// `graph.shl`/`graph.shr` of one element. LLVM's shifts by the width or more are poison, so
