@@ -25,6 +25,17 @@ pub(super) const OPS: &[(&str, Handler)] = &[
     ("ScatterND", scatter_nd),
 ];
 
+/// Index tuples `idx` (last axis: one component per dim of `indexed`) with negative
+/// components wrapped, and the mask of the tuples' components that are in range.
+fn wrapped_in_range(cx: &mut NodeCx, idx: Value, indexed: &[i64]) -> NodeResult<(Value, Value)> {
+    let dims_t = cx.constant(Tensor::from_i64(DType::I64, &[indexed.len()], indexed));
+    let idx = wrapped(cx, idx, dims_t)?;
+    let zero = cx.scalar(0.0, idx);
+    let ok_low = cx.cmp("ge", idx, zero)?;
+    let ok_high = cx.cmp("lt", idx, dims_t)?;
+    Ok((idx, cx.binary("graph.and", ok_low, ok_high)?))
+}
+
 /// `idx` (any integer type) as i64 with negative entries wrapped by `dims` (a constant that
 /// broadcasts against it).
 fn wrapped(cx: &mut NodeCx, idx: Value, dims: Value) -> NodeResult<Value> {
@@ -69,12 +80,7 @@ fn gather_nd(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
         .iter()
         .map(|s| ((rows + s - 1) / (*s).max(1)).max(1))
         .collect();
-    let dims_t = cx.constant(Tensor::from_i64(DType::I64, &[k], indexed));
-    let idx = wrapped(cx, idx, dims_t)?;
-    let zero = cx.scalar(0.0, idx);
-    let ok_low = cx.cmp("ge", idx, zero)?;
-    let ok_high = cx.cmp("lt", idx, dims_t)?;
-    let ok = cx.binary("graph.and", ok_low, ok_high)?;
+    let (idx, ok) = wrapped_in_range(cx, idx, indexed)?;
     let far = cx.constant(Tensor::from_i64(DType::I64, &[k], &far));
     let idx = cx.select(ok, idx, far)?;
     let strides_t = cx.constant(Tensor::from_i64(DType::I64, &[k], &strides));
@@ -329,12 +335,7 @@ fn scatter_nd(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     // The flat position of each tuple among the M indexed positions; a component out of range
     // makes it −1, which hits nothing.
     let strides: Vec<i64> = (0..k).map(|i| indexed[i + 1..].iter().product()).collect();
-    let dims_t = cx.constant(Tensor::from_i64(DType::I64, &[k], indexed));
-    let idx = wrapped(cx, idx, dims_t)?;
-    let zero = cx.scalar(0.0, idx);
-    let ok_low = cx.cmp("ge", idx, zero)?;
-    let ok_high = cx.cmp("lt", idx, dims_t)?;
-    let ok = cx.binary("graph.and", ok_low, ok_high)?;
+    let (idx, ok) = wrapped_in_range(cx, idx, indexed)?;
     let strides_t = cx.constant(Tensor::from_i64(DType::I64, &[k], &strides));
     let scaled = cx.binary("graph.mul", idx, strides_t)?;
     let flat = cx.reduce("graph.reduce_sum", scaled, &[q as i64 - 1], false)?;

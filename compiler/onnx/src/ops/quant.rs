@@ -263,12 +263,10 @@ pub(super) fn saturate(
     cx.cast(y, out)
 }
 
-/// `y = saturate(round(x / y_scale) + y_zero_point)`, per tensor, per axis (opset 13) or
-/// blocked (opset 21), with `output_dtype` (21) and `precision` (23).
-fn quantize_linear(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
-    let (x, scale) = (cx.input(0)?, cx.input(1)?);
-    let zp = cx.opt_input(2);
-    let axis_attr = if cx.opset >= 13 {
+/// QuantizeLinear's and DequantizeLinear's `axis` (from opset 13; 1 before) and `block_size`
+/// (from opset 21; 0, not blocked, before).
+fn axis_and_block(cx: &mut NodeCx) -> (i64, i64) {
+    let axis = if cx.opset >= 13 {
         cx.int_or("axis", 1)
     } else {
         1
@@ -278,6 +276,15 @@ fn quantize_linear(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     } else {
         0
     };
+    (axis, block_size)
+}
+
+/// `y = saturate(round(x / y_scale) + y_zero_point)`, per tensor, per axis (opset 13) or
+/// blocked (opset 21), with `output_dtype` (21) and `precision` (23).
+fn quantize_linear(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    let (x, scale) = (cx.input(0)?, cx.input(1)?);
+    let zp = cx.opt_input(2);
+    let (axis_attr, block_size) = axis_and_block(cx);
     if cx.opset >= 19 {
         // Only float8 outputs saturate optionally; integer outputs always do.
         cx.ignore("saturate");
@@ -357,16 +364,7 @@ fn quantize_linear(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
 fn dequantize_linear(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let (x, scale) = (cx.input(0)?, cx.input(1)?);
     let zp = cx.opt_input(2);
-    let axis_attr = if cx.opset >= 13 {
-        cx.int_or("axis", 1)
-    } else {
-        1
-    };
-    let block_size = if cx.opset >= 21 {
-        cx.int_or("block_size", 0)
-    } else {
-        0
-    };
+    let (axis_attr, block_size) = axis_and_block(cx);
     let output_dtype = if cx.opset >= 23 {
         cx.attr_int("output_dtype").filter(|d| *d != 0)
     } else {
