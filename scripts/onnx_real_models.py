@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
 """Export real-world ONNX models from public PyPI wheels with reference data.
 
-Two sources, neither of which is ever imported (their dependencies need not be installed):
+Three sources; neither package is ever imported (their dependencies need not be installed):
 
 * the rapidocr-onnxruntime wheel (1.4.4, installed with
   `python3 -m pip install --no-deps rapidocr-onnxruntime==1.4.4`): three PaddleOCR models, found in
   the installed package's models/ directory;
 * wheels downloaded by scripts/setup.sh with `python3 -m pip download --no-deps PIN -d WHEELS`
   (WHEELS is --wheels, default $DLC_WHEELS or ~/.cache/dlc-wheels): each model file is read
-  straight out of the wheel's zip and checked against its sha256.
+  straight out of the wheel's zip and checked against its sha256;
+* "generated": the benchmark bars' single-op workloads (an LSTM, a bidirectional GRU, integer and
+  float matrix products, a QDQ conv net), built here with onnx.helper from numpy default_rng
+  weights. They are not real models: dlc-bench times them beside the real ones (see BARS in
+  tools/bench/src/models.rs) and the real-model test leaves them out.
 
 It writes:
 
@@ -53,8 +57,8 @@ PACKAGE_PIN = "rapidocr-onnxruntime==1.4.4"
 #   ("int", lo, hi, dtype) integers uniform in [lo, hi)
 UNIT = ("uniform", -1.0, 1.0)
 # short name -> (source, file, inputs, sha256). source is "rapidocr" (the installed package's
-# models/ directory) or a pip pin whose wheel scripts/setup.sh downloads (file: the member path in
-# the wheel). Keep in step with MODELS in tools/bench/src/models.rs and the table in docs/onnx.md.
+# models/ directory), a pip pin whose wheel scripts/setup.sh downloads (file: the member path in
+# the wheel) or "generated" (file: the key of the model's builder in GENERATED). Keep in step with MODELS in tools/bench/src/models.rs and the table in docs/onnx.md.
 MODELS = {
     "ppocr_cls": ("rapidocr", "ch_ppocr_mobile_v2.0_cls_infer.onnx", [("x", (1, 3, 48, 192), UNIT)], None),
     "ppocr_rec": ("rapidocr", "ch_PP-OCRv4_rec_infer.onnx", [("x", (1, 3, 48, 320), UNIT)], None),
@@ -90,8 +94,104 @@ MODELS = {
         "magika==1.0.3", "magika/models/standard_v3_3/model.onnx",
         [("bytes", (1, 2048), ("int", 0, 257, "int32"))],
         "fe2d2eb49c5f88a9e0a6c048e15d6ffdf86235519c2afc535044de433169ec8c"),
+    # The bars' workloads (issue 33): batch 1, input 256, hidden 256, 100 steps.
+    "lstm_256": ("generated", "lstm", [("X", (100, 1, 256), UNIT)], None),
+    "bigru_256": ("generated", "bigru", [("X", (100, 1, 256), UNIT)], None),
+    # u8 x i8 -> i32, 1024^3, and its f32 twin.
+    "matmul_integer_1024": ("generated", "matmul_integer", [("A", (1024, 1024), ("int", 0, 256, "uint8"))], None),
+    "matmul_f32_1024": ("generated", "matmul_f32", [("A", (1024, 1024), UNIT)], None),
+    # A QDQ int8 conv net at 1x3x224x224: four 3x3 convs with per-channel int8 weights.
+    "qdq_convnet": ("generated", "qdq_convnet", [("x", (1, 3, 224, 224), ("uniform", 0.0, 1.0))], None),
 }
 WARMUP_RUNS = 3
+OPSET = [onnx.helper.make_opsetid("", 21)]
+
+
+def weights(rng: np.random.Generator, shape: tuple, scale: float) -> np.ndarray:
+    """Uniform float32 weights in [-scale, scale)."""
+    return (rng.random(shape, dtype=np.float32) * 2 - 1) * np.float32(scale)
+
+
+def single_node(op: str, x: tuple, y: tuple, consts: dict, inputs: list, **attrs) -> onnx.ModelProto:
+    """A one-node model: graph input x = (name, elem type, shape), output y likewise, the
+    constant inputs as initializers; `inputs` lists the node's input names ('' for absent)."""
+    nh, nt = onnx.helper, onnx.numpy_helper
+    node = nh.make_node(op, inputs, [y[0]], **attrs)
+    graph = nh.make_graph([node], op.lower(), [nh.make_tensor_value_info(*x)], [nh.make_tensor_value_info(*y)],
+                          [nt.from_array(v, k) for k, v in consts.items()])
+    return nh.make_model(graph, opset_imports=OPSET)
+
+
+def build_lstm() -> onnx.ModelProto:
+    rng, h = np.random.default_rng(1), 256
+    consts = {"W": weights(rng, (1, 4 * h, 256), 0.0625), "R": weights(rng, (1, 4 * h, h), 0.0625),
+              "B": weights(rng, (1, 8 * h), 0.1)}
+    return single_node("LSTM", ("X", onnx.TensorProto.FLOAT, [100, 1, 256]),
+                       ("Y", onnx.TensorProto.FLOAT, [100, 1, 1, h]), consts, ["X", "W", "R", "B"], hidden_size=h)
+
+
+def build_bigru() -> onnx.ModelProto:
+    rng, h = np.random.default_rng(2), 256
+    consts = {"W": weights(rng, (2, 3 * h, 256), 0.0625), "R": weights(rng, (2, 3 * h, h), 0.0625),
+              "B": weights(rng, (2, 6 * h), 0.1)}
+    return single_node("GRU", ("X", onnx.TensorProto.FLOAT, [100, 1, 256]),
+                       ("Y", onnx.TensorProto.FLOAT, [100, 2, 1, h]), consts, ["X", "W", "R", "B"], hidden_size=h,
+                       direction="bidirectional", linear_before_reset=1)
+
+
+def build_matmul_integer() -> onnx.ModelProto:
+    rng = np.random.default_rng(3)
+    consts = {"B": rng.integers(-128, 128, (1024, 1024)).astype(np.int8), "a_zero_point": np.array(128, np.uint8)}
+    return single_node("MatMulInteger", ("A", onnx.TensorProto.UINT8, [1024, 1024]),
+                       ("Y", onnx.TensorProto.INT32, [1024, 1024]), consts, ["A", "B", "a_zero_point"])
+
+
+def build_matmul_f32() -> onnx.ModelProto:
+    consts = {"B": weights(np.random.default_rng(3), (1024, 1024), 1.0)}
+    return single_node("MatMul", ("A", onnx.TensorProto.FLOAT, [1024, 1024]),
+                       ("Y", onnx.TensorProto.FLOAT, [1024, 1024]), consts, ["A", "B"])
+
+
+def build_qdq_convnet() -> onnx.ModelProto:
+    """x -> [Q, DQ, Conv (DQ of int8 per-channel weights, int32 bias), Relu] x 4 -> Q, DQ: the
+    pattern onnxruntime's static quantizer writes, with fixed activation scales."""
+    nh, nt = onnx.helper, onnx.numpy_helper
+    rng = np.random.default_rng(4)
+    nodes, inits = [], []
+    channels, x, x_scale = 3, "x", 1.0 / 255
+
+    def qdq(name: str, scale: float) -> str:
+        inits.extend([nt.from_array(np.array(scale, np.float32), f"{name}_s"),
+                      nt.from_array(np.array(0, np.uint8), f"{name}_z")])
+        nodes.append(nh.make_node("QuantizeLinear", [name, f"{name}_s", f"{name}_z"], [f"{name}_q"]))
+        nodes.append(nh.make_node("DequantizeLinear", [f"{name}_q", f"{name}_s", f"{name}_z"], [f"{name}_dq"]))
+        return f"{name}_dq"
+
+    for i, (out, stride) in enumerate([(32, 2), (64, 2), (128, 2), (128, 1)]):
+        x = qdq(x, x_scale)
+        w = weights(rng, (out, channels, 3, 3), 1.0 / np.sqrt(channels * 9))
+        w_scale = (np.abs(w).reshape(out, -1).max(axis=1) / 127).astype(np.float32)
+        w_q = np.round(w / w_scale[:, None, None, None]).astype(np.int8)
+        bias = np.round(weights(rng, (out,), 0.1) / (x_scale * w_scale)).astype(np.int32)
+        inits += [nt.from_array(w_q, f"w{i}"), nt.from_array(w_scale, f"w{i}_s"),
+                  nt.from_array(np.zeros(out, np.int8), f"w{i}_z"), nt.from_array(bias, f"b{i}"),
+                  nt.from_array((x_scale * w_scale).astype(np.float32), f"b{i}_s"),
+                  nt.from_array(np.zeros(out, np.int32), f"b{i}_z")]
+        nodes += [nh.make_node("DequantizeLinear", [f"w{i}", f"w{i}_s", f"w{i}_z"], [f"w{i}_dq"], axis=0),
+                  nh.make_node("DequantizeLinear", [f"b{i}", f"b{i}_s", f"b{i}_z"], [f"b{i}_dq"], axis=0),
+                  nh.make_node("Conv", [x, f"w{i}_dq", f"b{i}_dq"], [f"c{i}"], kernel_shape=[3, 3],
+                               strides=[stride, stride], pads=[1, 1, 1, 1]),
+                  nh.make_node("Relu", [f"c{i}"], [f"r{i}"])]
+        channels, x, x_scale = out, f"r{i}", 4.0 / 255
+    y = qdq(x, x_scale)
+    nodes.append(nh.make_node("Identity", [y], ["y"]))
+    graph = nh.make_graph(nodes, "qdq_convnet", [nh.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [1, 3, 224, 224])],
+                          [nh.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [1, 128, 28, 28])], inits)
+    return nh.make_model(graph, opset_imports=OPSET)
+
+
+GENERATED = {"lstm": build_lstm, "bigru": build_bigru, "matmul_integer": build_matmul_integer,
+             "matmul_f32": build_matmul_f32, "qdq_convnet": build_qdq_convnet}
 
 
 def log(message: str) -> None:
@@ -120,6 +220,10 @@ def wheel_file(wheels: Path, pin: str) -> Path:
 def model_bytes(short: str, wheels: Path) -> bytes:
     """The model file's bytes, from the rapidocr package or out of its wheel (sha256-checked)."""
     source, member, _, sha = MODELS[short]
+    if source == "generated":
+        model = GENERATED[member]()
+        onnx.checker.check_model(model, full_check=True)
+        return model.SerializeToString()
     if source == "rapidocr":
         path = rapidocr_dir() / member
         if not path.is_file():

@@ -6,7 +6,7 @@
 
 // The CPU is named so the schedule does not depend on the machine running the test.
 // STATS: tile
-// STATS-DAG: (S) 5 nests-tiled
+// STATS-DAG: (S) 6 nests-tiled
 // STATS-DAG: (S) 2 row-remainders
 
 // Doc example 1: 12 rows in 3 tiles of 4 (one tile per cache block: an eighth of the tiles,
@@ -373,6 +373,52 @@ loop.kernel @mm_narrow(%a: !loop.buffer<12x64xf32, global>, %b: !loop.buffer<64x
       loop.schedule_block "store" (%i0 = %i, %j0 = %j) {
         %v = loop.load %acc[] : !loop.buffer<f32, local>
         loop.store %v, %c[%i0, %j0] : !loop.buffer<12x48xf32, global>
+      }
+    }
+  }
+  loop.return
+}
+
+// -----
+
+// An integer product (MatMulInteger's shape): i8 operands widened to i32, the accumulator
+// i32. The tile holds 16 lanes of i32 with AVX-512; rows of `B` load as vectors of i8 and widen
+// as vectors; no `math.fma` for integers.
+// CHECK-LABEL: loop.kernel @mm_int
+// CHECK: loop.alloc : !loop.buffer<4x32xi32, local>
+// CHECK: %[[Y:.*]] = loop.vload %arg1[%{{.*}}, %{{.*}}] : !loop.buffer<64x32xi8, global> -> vector<16xi8>
+// CHECK: arith.extsi %[[Y]] : vector<16xi8> to vector<16xi32>
+// CHECK: arith.muli {{.*}} : vector<16xi32>
+// CHECK: arith.addi {{.*}} : vector<16xi32>
+// CHECK-NOT: math.fma
+// CHECK: loop.return
+loop.kernel @mm_int(%a: !loop.buffer<12x64xi8, global>, %b: !loop.buffer<64x32xi8, global>, %c: !loop.buffer<12x32xi32, global>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c12 = arith.constant 12 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  loop.for parallel %i = %c0 to %c12 step %c1 {
+    loop.for serial %j = %c0 to %c32 step %c1 {
+      %acc = loop.alloc : !loop.buffer<i32, local>
+      loop.for serial %k = %c0 to %c64 step %c1 {
+        loop.schedule_block "mm" (%i0 = %i, %j0 = %j, %k0 = %k reduce) init {
+          %z = arith.constant 0 : i32
+          loop.store %z, %acc[] : !loop.buffer<i32, local>
+        } {
+          %x = loop.load %a[%i0, %k0] : !loop.buffer<12x64xi8, global>
+          %y = loop.load %b[%k0, %j0] : !loop.buffer<64x32xi8, global>
+          %xw = arith.extsi %x : i8 to i32
+          %yw = arith.extsi %y : i8 to i32
+          %p = arith.muli %xw, %yw : i32
+          %s = loop.load %acc[] : !loop.buffer<i32, local>
+          %t = arith.addi %s, %p : i32
+          loop.store %t, %acc[] : !loop.buffer<i32, local>
+        }
+      }
+      loop.schedule_block "store" (%i0 = %i, %j0 = %j) {
+        %v = loop.load %acc[] : !loop.buffer<i32, local>
+        loop.store %v, %c[%i0, %j0] : !loop.buffer<12x32xi32, global>
       }
     }
   }

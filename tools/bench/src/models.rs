@@ -4,7 +4,9 @@
 //! classifier, Magika's int32-input CNN; docs/onnx.md lists the wheels), imported with `dlc-onnx`, compiled by dlc's default pipeline
 //! and timed, then timed by onnxruntime (`scripts/onnx_real_models.py --bench`) in the same
 //! process run, on the same input. The report also gives dlc's largest error against
-//! onnxruntime's outputs, relative to each output's largest magnitude.
+//! onnxruntime's outputs, relative to each output's largest magnitude. The same path times the
+//! bars' one-op models ([`BAR_MODELS`]: an LSTM, a bidirectional GRU, MatMulInteger and its f32
+//! twin, a QDQ conv net) and [`bars_markdown`] checks issue 33's bars on them.
 
 use dlc_run::onnx::{compare_expected, import_onnx, read_reference};
 use dlc_run::{inputs::npy_inputs, Model, ModelOptions};
@@ -45,6 +47,32 @@ pub const MODELS: [OnnxModel; 9] = [
     model("magika", &[("bytes", &[1, 2048])]),
 ];
 
+/// The issue's bar workloads, generated as one-op ONNX models by the script (its "generated"
+/// source): timed beside the real models, left out of the real-model test.
+pub const BAR_MODELS: [OnnxModel; 5] = [
+    model("lstm_256", &[("X", &[100, 1, 256])]),
+    model("bigru_256", &[("X", &[100, 1, 256])]),
+    model("matmul_integer_1024", &[("A", &[1024, 1024])]),
+    model("matmul_f32_1024", &[("A", &[1024, 1024])]),
+    model("qdq_convnet", &[("x", &[1, 3, 224, 224])]),
+];
+
+/// A bar on the rows: `Ort(model, f)`: dlc at least `f` times onnxruntime's speed;
+/// `Dlc(model, base, f)`: `model` at least `f` times dlc's own speed on `base`.
+enum Bar {
+    Ort(&'static str, f64),
+    Dlc(&'static str, &'static str, f64),
+}
+
+/// The bars of issue 33 (items 2 and 4).
+const BARS: [Bar; 5] = [
+    Bar::Ort("lstm_256", 1.0),
+    Bar::Ort("bigru_256", 1.0),
+    Bar::Dlc("matmul_integer_1024", "matmul_f32_1024", 1.5),
+    Bar::Ort("matmul_integer_1024", 1.0),
+    Bar::Ort("qdq_convnet", 0.8),
+];
+
 /// numpy `allclose` tolerances of dlc's outputs against onnxruntime's.
 pub const RTOL: f64 = 1e-3;
 pub const ATOL: f64 = 1e-4;
@@ -67,15 +95,22 @@ pub struct ModelRow {
     pub mismatches: usize,
 }
 
-/// Writes the models and their reference outputs to `dir` with onnxruntime, times dlc on each,
+/// Writes `models` and their reference outputs to `dir` with onnxruntime, times dlc on each,
 /// then onnxruntime, `runs` runs each after a warm-up.
-pub fn run(dir: &Path, python: &str, runs: usize) -> Result<Vec<ModelRow>, String> {
-    script(dir, python, None)?;
+pub fn run(
+    dir: &Path,
+    python: &str,
+    runs: usize,
+    models: &[OnnxModel],
+) -> Result<Vec<ModelRow>, String> {
+    let names: Vec<_> = models.iter().map(|m| m.name).collect();
+    let names = names.join(",");
+    script(dir, python, &names, None)?;
     let mut rows = Vec::new();
-    for m in &MODELS {
+    for m in models {
         rows.push(time_dlc(dir, m, runs)?);
     }
-    let ort = script(dir, python, Some(runs))?;
+    let ort = script(dir, python, &names, Some(runs))?;
     for line in ort.lines() {
         let v: serde_json::Value = serde_json::from_str(line)
             .map_err(|e| format!("onnx_real_models.py printed '{line}': {e}"))?;
@@ -88,11 +123,12 @@ pub fn run(dir: &Path, python: &str, runs: usize) -> Result<Vec<ModelRow>, Strin
     Ok(rows)
 }
 
-/// Runs scripts/onnx_real_models.py (with `--bench runs` when given) and returns its stdout.
-fn script(dir: &Path, python: &str, bench: Option<usize>) -> Result<String, String> {
+/// Runs scripts/onnx_real_models.py on the models `names` (comma-separated), with
+/// `--bench runs` when given, and returns its stdout.
+fn script(dir: &Path, python: &str, names: &str, bench: Option<usize>) -> Result<String, String> {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/onnx_real_models.py");
     let mut cmd = Command::new(python);
-    cmd.arg(&script).arg("--out").arg(dir);
+    cmd.arg(&script).arg("--out").arg(dir).arg("--only").arg(names);
     if let Some(runs) = bench {
         cmd.arg("--bench").arg(runs.to_string());
     }
@@ -161,6 +197,46 @@ fn time_dlc(dir: &Path, m: &OnnxModel, runs: usize) -> Result<ModelRow, String> 
     })
 }
 
+/// The bars' table (issue 33's LSTM/GRU and int8 bars) from the rows of [`BAR_MODELS`]: the
+/// bar, what was measured, and `pass`, `MISS` or `not measured` (a row missing). `vnni` says
+/// whether the machine has AVX-512 VNNI or AVX-VNNI, which the int8 bars presume.
+pub fn bars_markdown(rows: &[ModelRow], vnni: bool) -> String {
+    let find = |name: &str| rows.iter().find(|r| r.name == name);
+    let mut md = String::from("\n### Bars (issue 33: recurrent layers and int8)\n\n");
+    let _ = writeln!(
+        md,
+        "Speed is the inverse of the median time. This machine {} VNNI.\n",
+        if vnni { "has" } else { "lacks" }
+    );
+    md += "| bar | measured | result |\n|---|---|---|\n";
+    for bar in &BARS {
+        let (text, measured) = match *bar {
+            Bar::Ort(m, f) => (
+                format!("{m}: dlc ≥ {f}x onnxruntime's speed"),
+                find(m).map(|r| {
+                    let x = r.ort_ms[0] / r.dlc_ms[0];
+                    let s = format!("{:.3} ms vs {:.3} ms = {x:.2}x", r.dlc_ms[0], r.ort_ms[0]);
+                    (s, x >= f)
+                }),
+            ),
+            Bar::Dlc(m, base, f) => (
+                format!("{m}: ≥ {f}x dlc's speed on {base}"),
+                find(m).zip(find(base)).map(|(r, b)| {
+                    let x = b.dlc_ms[0] / r.dlc_ms[0];
+                    let s = format!("{:.3} ms vs {:.3} ms = {x:.2}x", r.dlc_ms[0], b.dlc_ms[0]);
+                    (s, x >= f)
+                }),
+            ),
+        };
+        let (measured, result) = match measured {
+            Some((s, ok)) => (s, if ok { "pass" } else { "MISS" }),
+            None => ("–".to_string(), "not measured"),
+        };
+        let _ = writeln!(md, "| {text} | {measured} | {result} |");
+    }
+    md
+}
+
 /// The markdown section of the rows.
 pub fn markdown(rows: &[ModelRow], runs: usize) -> String {
     let mut md = String::from("\n## ONNX models (real models from PyPI wheels)\n\n");
@@ -169,7 +245,8 @@ pub fn markdown(rows: &[ModelRow], runs: usize) -> String {
         "`dlc-bench --onnx-models DIR`: each model imported by dlc-onnx and compiled with the \
          default pipeline, then onnxruntime 1.32 (CPU, intra-op threads = cores) on the same \
          inputs (scripts/onnx_real_models.py, seed 0), {runs} timed runs each after warm-up, in one \
-         run. Shapes and wheels: docs/onnx.md. The error is max |dlc − onnxruntime| / \
+         run. Shapes and wheels: docs/onnx.md; the rows after the real models are the bars' \
+         one-op models the script generates. The error is max |dlc − onnxruntime| / \
          max |onnxruntime| over the outputs.\n"
     );
     md += "| model | dlc median ms (min–max) | onnxruntime median ms (min–max) | dlc / onnxruntime | compile ms (kernels) | error |\n";

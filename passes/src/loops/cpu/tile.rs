@@ -98,6 +98,12 @@
 //! 1.1-1.3 ms tiled (3 vectors of 16 and one of 8 per row) against 2.8-3.3 ms for the im2col
 //! gather, copy and matmul it replaced, and 57 ms untiled.
 //!
+//! Integer accumulators tile the same way (`arith.muli`/`addi` on vectors, no FMA): ONNX
+//! MatMulInteger, u8 x i8 -> i32 at 1024x1024x1024 (`dlc-bench`'s `matmul_integer_1024`), went
+//! from 1892 ms untiled to 26.6 ms, against 14.7 ms for the f32 product of the same size
+//! (`dlc-run --bench 10`, 2 cores of an "Intel(R) Xeon(R) Processor" with AVX-512 VNNI): 16
+//! `vpmulld` lanes per multiply, no `vpdpbusd` yet.
+//!
 //! Without reduction blocks and packing, the 1024-wide rows of `B` (4 KiB apart) all fall in
 //! a few cache sets and the tiles read `B` from L3 or memory at every step. The one-row and
 //! one-vector tiles replace scalar loops that cost as much as all the tiles (130 rows and a
@@ -113,6 +119,8 @@
 //! - `m` is sized for the threads of the machine that compiles (the JIT's own).
 //!
 //! # TODO
+//! - 8-bit integer products with the target's dot-product instructions (`vpdpbusd` with VNNI,
+//!   `vpmaddubsw`/`vpmaddwd` on AVX2), `B` packed in groups of four `k` steps.
 //! - Reduction blocks and packing for symbolic `k` ranges; masked vectors for the last
 //!   columns; packing `A` for strided rows.
 //! - Several reductions sharing one `k` loop (a fused QKV projection) and `j` loops nested in
@@ -515,8 +523,10 @@ fn body_ops(ctx: &Context, block: Block) -> Vec<Op> {
         .collect()
 }
 
-fn is_float(ctx: &Context, ty: Type) -> bool {
-    matches!(ctx.type_kind(ty), TypeKind::Float(_))
+/// Whether `ty` is an element type the tile holds in vector registers: a float or an integer
+/// (not `index`).
+fn is_numeric(ctx: &Context, ty: Type) -> bool {
+    matches!(ctx.type_kind(ty), TypeKind::Float(_) | TypeKind::Integer { .. })
 }
 
 fn is_loop(ctx: &Context, op: Op, kind: LoopKind) -> bool {
@@ -584,18 +594,18 @@ impl Tile {
         if outside.iter().any(|&v| defined_inside(ctx, i_loop, v)) {
             return None;
         }
-        // The accumulator: a rank-0 float local buffer.
+        // The accumulator: a rank-0 local buffer of floats or integers.
         if !ctx.operands(acc_alloc).is_empty() {
             return None;
         }
         let acc = ctx.result(acc_alloc, 0);
         let (dims, elem, space) = buffer_parts(ctx, ctx.value_type(acc))?;
-        if !dims.is_empty() || space != MemorySpace::Local || !is_float(ctx, elem) {
+        if !dims.is_empty() || space != MemorySpace::Local || !is_numeric(ctx, elem) {
             return None;
         }
         let width = self.width.unwrap_or_else(|| {
             self.cpu
-                .lanes(ctx.float_kind(elem).map_or(32, |k| k.width()))
+                .lanes(8 * elem_bytes(ctx, elem) as u32)
         });
         if const_trip_count(ctx, &i).is_some_and(|t| t < self.rows)
             || const_trip_count(ctx, &j).is_some_and(|t| t < width)
@@ -779,7 +789,7 @@ impl Analyzer<'_> {
         }
         let r = ctx.result(op, 0);
         if operands.iter().any(|v| self.vector.contains(v)) {
-            if !is_float(ctx, ctx.value_type(r)) {
+            if !is_numeric(ctx, ctx.value_type(r)) {
                 return None;
             }
             self.vector.insert(r);

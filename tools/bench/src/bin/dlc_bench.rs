@@ -40,8 +40,9 @@ struct Cli {
     /// Leave dlc out (a check of the harness and the peers alone).
     #[arg(long)]
     peers_only: bool,
-    /// Also time the PaddleOCR ONNX models against onnxruntime, with the models and their
-    /// inputs written to DIR (needs the rapidocr-onnxruntime wheel, see scripts/setup.sh).
+    /// Also time the real ONNX models (`models::MODELS`) and the bars' generated models
+    /// (`models::BAR_MODELS`) against onnxruntime, with the models and their inputs written to
+    /// DIR (needs the wheels scripts/setup.sh fetches).
     #[arg(long, value_name = "DIR")]
     onnx_models: Option<PathBuf>,
 }
@@ -76,10 +77,12 @@ fn main() -> anyhow::Result<()> {
     let report = suite::run(&options, runner).context("benchmark run")?;
     report::write(&report, &cli.md, &cli.png)?;
     if let Some(dir) = &cli.onnx_models {
-        let rows = models::run(dir, &cli.python, cli.runs)
+        let all: Vec<_> = models::MODELS.into_iter().chain(models::BAR_MODELS).collect();
+        let rows = models::run(dir, &cli.python, cli.runs, &all)
             .map_err(anyhow::Error::msg)
             .context("ONNX models")?;
-        let section = models::markdown(&rows, cli.runs);
+        let mut section = models::markdown(&rows, cli.runs);
+        section += &models::bars_markdown(&rows, has_vnni());
         print!("{section}");
         let mut md = std::fs::read_to_string(&cli.md)?;
         md += &section;
@@ -87,6 +90,19 @@ fn main() -> anyhow::Result<()> {
     }
     println!("{}", cli.md.display());
     Ok(())
+}
+
+/// Whether the host has AVX-512 VNNI or AVX-VNNI (the int8 bars presume one).
+fn has_vnni() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx512vnni")
+            || std::arch::is_x86_feature_detected!("avxvnni")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
 }
 
 /// Compiles `workload` with dlc's default CPU pipeline, once per backend, and times `runs` runs
