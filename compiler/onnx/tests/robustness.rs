@@ -2833,6 +2833,16 @@ fn if_selects_or_folds() {
     let c = Tensor::from_bools(&[], &[false]);
     let out = interpret(&ctx, imported.func, &[c]).expect("the interpreter runs");
     assert_eq!(out[0].to_f64_vec(), vec![2.0, 2.0]);
+    // A condition of several elements, or of a dynamic dim (found by the importer fuzzer: the
+    // element count overflowed), is an error.
+    for dims in [&[2][..], &[-1, 4]] {
+        let mut bad = m.clone();
+        bad.graph.as_mut().expect("a graph").input = vec![input("c", DataType::Bool, dims)];
+        assert_mentions(
+            &import_error(&bad),
+            &["node 'if'", "the condition must hold one element"],
+        );
+    }
     let folded = model(
         vec![with_attrs(
             node("If", "if", &["c"], &["y"]),

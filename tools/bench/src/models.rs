@@ -128,7 +128,11 @@ pub fn run(
 fn script(dir: &Path, python: &str, names: &str, bench: Option<usize>) -> Result<String, String> {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/onnx_real_models.py");
     let mut cmd = Command::new(python);
-    cmd.arg(&script).arg("--out").arg(dir).arg("--only").arg(names);
+    cmd.arg(&script)
+        .arg("--out")
+        .arg(dir)
+        .arg("--only")
+        .arg(names);
     if let Some(runs) = bench {
         cmd.arg("--bench").arg(runs.to_string());
     }

@@ -12,7 +12,8 @@ use std::path::Path;
 #[test]
 fn real_models_match_onnxruntime() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/onnx-models");
-    let rows = models::run(&dir, "python3", 1, &models::MODELS).expect("the models import, compile and run");
+    let rows = models::run(&dir, "python3", 1, &models::MODELS)
+        .expect("the models import, compile and run");
     assert_eq!(rows.len(), models::MODELS.len());
     for r in &rows {
         eprintln!(

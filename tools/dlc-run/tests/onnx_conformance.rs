@@ -258,12 +258,6 @@ const FAILURE_EXPLANATIONS: &[(&str, &str)] = &[
         "The expected output holds numpy's complex64 rounding noise (1.9e-7 where the exact \
          inverse is about 1e-15), above the case's atol of 1e-7; dlc's result is the exact one.",
     ),
-    (
-        "test_reduce_prod_empty_set",
-        "A lowering bug: a kernel initializes a reduction's accumulator in the first iteration \
-         of the reduced loops, which a reduction over an empty axis never runs, so the compiled \
-         code gives 0 where the identity 1 is due (the interpreter gives 1).",
-    ),
 ];
 
 /// The explanation of failing case `name`, if [`FAILURE_EXPLANATIONS`] has one.

@@ -1,20 +1,21 @@
 //! Fuzzes the ONNX importer: every input is decoded as a `ModelProto` and imported, and an
-//! input whose first byte is even also drives a sequence of edits to a small built-in model
-//! (dims, op types, attributes, inputs, initializer values, opset, element types), which is
-//! encoded, decoded and imported.
+//! input whose first byte is even also drives a sequence of edits to one of two small built-in
+//! models (dims, op types, attributes, inputs, initializer values, opset, element types, the
+//! same edits inside the subgraphs of If and Loop), which is encoded, decoded and imported.
 //!
 //! A `.onnx` file is what a user hands `dlc-import`, so no bytes may panic or abort the decoder
 //! or the importer. Raw bytes seldom get past the protobuf framing; the edits start from a
-//! model that imports (Conv → Relu → MaxPool → Pad → Slice → Transpose → Gather → Concat →
-//! Reshape → Softmax) and so reach the operator handlers, the shape rules and the constant
-//! folding. A model that imports must verify, and when its shapes are small it runs in the
+//! model that imports and so reach the operator handlers, the shape rules and the constant
+//! folding. The first seed is a CNN (Conv → Relu → MaxPool → Pad → Slice → Transpose → Gather →
+//! Concat → Reshape → Softmax); the second holds the recurrent, quantization and control-flow
+//! paths (LSTM, GRU, QuantizeLinear → DequantizeLinear, DynamicQuantizeLinear → MatMulInteger,
+//! BitShift, a Loop with a scan output and a trip count the edits can make 2^40, an If). A model that imports must verify, and when its shapes are small it runs in the
 //! graph interpreter on zero inputs. A finding is a panic, an abort, a module that does not
 //! verify, or a timeout; an `ImportError` or an interpreter error is how bad input must end.
 
 #![no_main]
 
 use dlc_graph::interp::interpret;
-use dlc_tensor::{DType, Scalar, Tensor};
 use dlc_ir::{print_op, Context, PrintOptions};
 use dlc_onnx::proto::{
     tensor_shape_proto::{dimension, Dimension},
@@ -22,6 +23,7 @@ use dlc_onnx::proto::{
     OperatorSetIdProto, TensorProto, TensorShapeProto, TypeProto, ValueInfoProto,
 };
 use dlc_onnx::{decode_model, import_model, ImportOptions};
+use dlc_tensor::{DType, Scalar, Tensor};
 use libfuzzer_sys::fuzz_target;
 use prost::Message;
 
@@ -80,6 +82,33 @@ const OPS: &[&str] = &[
     "Pow",
     "Mod",
     "Resize",
+    "LSTM",
+    "GRU",
+    "RNN",
+    "QuantizeLinear",
+    "DequantizeLinear",
+    "DynamicQuantizeLinear",
+    "MatMulInteger",
+    "ConvInteger",
+    "QLinearMatMul",
+    "QLinearConv",
+    "If",
+    "Loop",
+    "Scan",
+    "BitShift",
+    "BitwiseXor",
+    "BitCast",
+    "TopK",
+    "CumSum",
+    "GatherND",
+    "ScatterND",
+    "ScatterElements",
+    "Einsum",
+    "DFT",
+    "STFT",
+    "GridSample",
+    "Col2Im",
+    "ReverseSequence",
 ];
 
 /// Attribute names an edit may set.
@@ -102,6 +131,20 @@ const INT_ATTRS: &[&str] = &[
     "training_mode",
     "fmod",
     "noop_with_empty_axes",
+    "hidden_size",
+    "layout",
+    "linear_before_reset",
+    "input_forget",
+    "block_size",
+    "output_dtype",
+    "saturate",
+    "onesided",
+    "inverse",
+    "largest",
+    "sorted",
+    "num_scan_inputs",
+    "batch_axis",
+    "time_axis",
 ];
 const INTS_ATTRS: &[&str] = &[
     "axes",
@@ -124,6 +167,7 @@ const FLOAT_ATTRS: &[&str] = &[
     "min",
     "max",
     "ratio",
+    "clip",
 ];
 const STRING_ATTRS: &[(&str, &[&str])] = &[
     (
@@ -131,6 +175,15 @@ const STRING_ATTRS: &[(&str, &[&str])] = &[
         &["NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER", "BOGUS"],
     ),
     ("mode", &["constant", "reflect", "edge", "nearest", ""]),
+    (
+        "direction",
+        &["forward", "reverse", "bidirectional", "LEFT", "RIGHT", "up"],
+    ),
+    ("reduction", &["none", "add", "mul", "max", "min", "bogus"]),
+    (
+        "equation",
+        &["ij,jk->ik", "ii->i", "i,i", "...ij->...ji", "ab->"],
+    ),
 ];
 
 /// Integers edits draw from: small sizes and indices, and the edges of every width.
@@ -167,9 +220,9 @@ const FLOATS: &[f32] = &[
     f32::INFINITY,
     -0.0,
 ];
-/// ONNX element types: float, uint8, int8, uint16, int32, int64, bool, float16, double,
-/// bfloat16, and one that does not exist.
-const ELEM_TYPES: &[i32] = &[1, 2, 3, 4, 6, 7, 9, 10, 11, 16, 99];
+/// ONNX element types: float, uint8, int8, uint16, int16, int32, int64, string, bool, float16,
+/// double, uint32, uint64, bfloat16, float8e4m3fn, int4, and one that does not exist.
+const ELEM_TYPES: &[i32] = &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17, 22, 99];
 const OPSETS: &[i64] = &[1, 4, 5, 7, 9, 10, 11, 12, 13, 15, 17, 18, 21, 99];
 
 fuzz_target!(|data: &[u8]| {
@@ -178,7 +231,11 @@ fuzz_target!(|data: &[u8]| {
     }
     if let Some((first, edits)) = data.split_first() {
         if first.is_multiple_of(2) {
-            let mut model = seed_model();
+            let mut model = if first % 4 == 0 {
+                seed_model()
+            } else {
+                sequence_seed_model()
+            };
             edit(&mut model, &mut Bytes(edits));
             let bytes = model.encode_to_vec();
             // DLC_FUZZ_DUMP=file writes the edited model, to turn a finding into a test.
@@ -300,8 +357,28 @@ fn edit(model: &mut ModelProto, bytes: &mut Bytes) {
         let Some(graph) = model.graph.as_mut() else {
             return;
         };
+        // The high bit sends the edit into a subgraph (an If branch, a Loop body), when the
+        // graph has one.
+        if op >= 0x80 {
+            let mut subs = subgraphs(graph);
+            if !subs.is_empty() {
+                let i = bytes.below(subs.len());
+                edit_graph(subs.swap_remove(i), op % 16, bytes);
+                continue;
+            }
+        }
         edit_graph(graph, op % 16, bytes);
     }
+}
+
+/// The graph attributes of `graph`'s nodes (not their own subgraphs).
+fn subgraphs(graph: &mut GraphProto) -> Vec<&mut GraphProto> {
+    graph
+        .node
+        .iter_mut()
+        .flat_map(|n| n.attribute.iter_mut())
+        .filter_map(|a| a.g.as_mut())
+        .collect()
 }
 
 /// One edit of `graph`; `op` (below 15) says which.
@@ -433,7 +510,7 @@ fn edit_graph(graph: &mut GraphProto, op: u8, bytes: &mut Bytes) {
             }
         }
         // A new node at the end, on existing values, which becomes the output.
-        12 => {
+        12 if !names.is_empty() => {
             let op_type = bytes.pick(OPS);
             let inputs = (0..1 + bytes.below(3))
                 .map(|_| names[bytes.below(names.len())].clone())
@@ -449,7 +526,7 @@ fn edit_graph(graph: &mut GraphProto, op: u8, bytes: &mut Bytes) {
             graph.output = vec![output_info(&output)];
         }
         // The graph output: another value, or a second one.
-        13 => {
+        13 if !names.is_empty() => {
             let name = names[bytes.below(names.len())].clone();
             if bytes.byte().is_multiple_of(2) {
                 graph.output = vec![output_info(&name)];
@@ -575,6 +652,183 @@ fn f32_tensor(name: &str, dims: &[i64]) -> TensorProto {
         dims: dims.to_vec(),
         data_type: 1,
         float_data: (0..n).map(|i| (i % 7) as f32 / 7.0 - 0.4).collect(),
+        ..Default::default()
+    }
+}
+
+fn graph_attr(name: &str, graph: GraphProto) -> AttributeProto {
+    AttributeProto {
+        name: name.into(),
+        r#type: AttributeType::Graph as i32,
+        g: Some(graph),
+        ..Default::default()
+    }
+}
+
+fn string_attr(name: &str, s: &str) -> AttributeProto {
+    AttributeProto {
+        name: name.into(),
+        r#type: AttributeType::String as i32,
+        s: s.as_bytes().to_vec(),
+        ..Default::default()
+    }
+}
+
+/// A tensor of element type `data_type` stored in `int32_data` (int8, uint8, bool, ...).
+fn int32_tensor(name: &str, data_type: i32, dims: &[i64], values: &[i32]) -> TensorProto {
+    TensorProto {
+        name: name.into(),
+        dims: dims.to_vec(),
+        data_type,
+        int32_data: values.to_vec(),
+        ..Default::default()
+    }
+}
+
+/// A graph input or output of element type `elem` and shape `dims`.
+fn value_info(name: &str, elem: i32, dims: &[i64]) -> ValueInfoProto {
+    ValueInfoProto {
+        name: name.into(),
+        r#type: Some(TypeProto {
+            value: Some(type_proto::Value::TensorType(type_proto::Tensor {
+                elem_type: elem,
+                shape: Some(TensorShapeProto {
+                    dim: dims.iter().copied().map(dim).collect(),
+                }),
+            })),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+/// The second seed: recurrent layers, quantization, integer ops and control flow on a
+/// sequence `x` of 3 steps, batch 1, 4 features (opset 21). It imports, verifies and runs.
+fn sequence_seed_model() -> ModelProto {
+    // Loop body: (iteration, condition, carried v) -> (condition, v + 1, scan output v + 1).
+    let body = GraphProto {
+        name: "body".into(),
+        node: vec![
+            node("Add", &["v", "one"], "v1", vec![]),
+            node("Identity", &["cond"], "cond1", vec![]),
+            node("Identity", &["v1"], "scan", vec![]),
+        ],
+        initializer: vec![f32_tensor("one", &[])],
+        input: vec![
+            value_info("iter", 7, &[]),
+            value_info("cond", 9, &[]),
+            value_info("v", 1, &[1, 4]),
+        ],
+        output: vec![output_info("cond1"), output_info("v1"), output_info("scan")],
+        ..Default::default()
+    };
+    let branch = |name: &str, op: &str| GraphProto {
+        name: name.into(),
+        node: vec![node(op, &["last"], &format!("{name}_y"), vec![])],
+        output: vec![output_info(&format!("{name}_y"))],
+        ..Default::default()
+    };
+    let nodes = vec![
+        node(
+            "LSTM",
+            &["x", "lw", "lr", "lb"],
+            "lstm_y",
+            vec![int_attr("hidden_size", 2)],
+        ),
+        node(
+            "GRU",
+            &["x", "gw", "gr"],
+            "gru_y",
+            vec![
+                int_attr("hidden_size", 2),
+                int_attr("linear_before_reset", 1),
+                string_attr("direction", "bidirectional"),
+            ],
+        ),
+        node("QuantizeLinear", &["x", "s", "zp"], "xq", vec![]),
+        node("DequantizeLinear", &["xq", "s", "zp"], "xdq", vec![]),
+        NodeProto {
+            output: vec!["dq".into(), "dq_s".into(), "dq_z".into()],
+            ..node("DynamicQuantizeLinear", &["xdq"], "dq", vec![])
+        },
+        node("MatMulInteger", &["dq", "wq", "dq_z"], "mm", vec![]),
+        node(
+            "BitShift",
+            &["xq", "two"],
+            "sh",
+            vec![string_attr("direction", "RIGHT")],
+        ),
+        node("Gather", &["x", "zero"], "first", vec![int_attr("axis", 0)]),
+        NodeProto {
+            output: vec!["loop_v".into(), "loop_scan".into()],
+            ..node(
+                "Loop",
+                &["trips", "yes", "first"],
+                "loop",
+                vec![graph_attr("body", body)],
+            )
+        },
+        node(
+            "Gather",
+            &["loop_scan", "zero"],
+            "last",
+            vec![int_attr("axis", 0)],
+        ),
+        node(
+            "If",
+            &["yes"],
+            "if_y",
+            vec![
+                graph_attr("then_branch", branch("then", "Neg")),
+                graph_attr("else_branch", branch("else", "Abs")),
+            ],
+        ),
+    ];
+    let initializers = vec![
+        f32_tensor("lw", &[1, 8, 4]),
+        f32_tensor("lr", &[1, 8, 2]),
+        f32_tensor("lb", &[1, 16]),
+        f32_tensor("gw", &[2, 6, 4]),
+        f32_tensor("gr", &[2, 6, 2]),
+        TensorProto {
+            float_data: vec![0.05],
+            ..f32_tensor("s", &[])
+        },
+        int32_tensor("zp", 2, &[], &[128]),
+        int32_tensor(
+            "wq",
+            3,
+            &[4, 3],
+            &[1, -2, 3, -4, 5, -6, 7, -8, 9, -10, 11, -128],
+        ),
+        int32_tensor("two", 2, &[], &[2]),
+        int32_tensor("yes", 9, &[], &[1]),
+        TensorProto {
+            dims: vec![],
+            ..i64_tensor("trips", &[3])
+        },
+        TensorProto {
+            dims: vec![],
+            ..i64_tensor("zero", &[0])
+        },
+    ];
+    ModelProto {
+        ir_version: 10,
+        opset_import: vec![OperatorSetIdProto {
+            domain: String::new(),
+            version: 21,
+        }],
+        graph: Some(GraphProto {
+            node: nodes,
+            name: "sequence_seed".into(),
+            initializer: initializers,
+            input: vec![value_info("x", 1, &[3, 1, 4])],
+            output: ["lstm_y", "gru_y", "mm", "sh", "loop_v", "if_y"]
+                .into_iter()
+                .map(output_info)
+                .collect(),
+            ..Default::default()
+        }),
         ..Default::default()
     }
 }

@@ -68,7 +68,7 @@ fn if_op(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
         )
         .into());
     }
-    if cx.shape(cond).iter().product::<i64>() != 1 {
+    if cx.shape(cond).iter().any(|&d| d != 1) {
         return Err("the condition must hold one element".into());
     }
     let c = cx.reshape(cond, &[])?;

@@ -257,7 +257,63 @@ impl Kernel<'_> {
                     self.op_block(ctx, inner, op, &nest_point, true)?;
                 }
             }
+            let empty = plan
+                .reduce_axes()
+                .into_iter()
+                .any(|a| plan.domain[a] == DimExpr::Static(0));
+            if empty {
+                for &op in &computing {
+                    if plan.slot[&op] == Slot::Nest(stage) {
+                        self.empty_nest_init(ctx, body, op, &point)?;
+                    }
+                }
+            }
         }
+        Ok(())
+    }
+
+    /// The accumulator of reduction `op` when its nest is statically empty (a reduced dim of
+    /// size 0): the nest's loops never run, and with them the block's init, so a spatial block
+    /// after the nest stores what the init would have: a `reduce_*`'s identity, a matmul's or
+    /// convolution's zero. Arg-reductions over no elements have no result (ONNX rejects
+    /// them) and keep their empty nest, as do accumulators spilled along the reduced axes.
+    fn empty_nest_init(
+        &mut self,
+        ctx: &mut Context,
+        body: Block,
+        op: Op,
+        point: &Point,
+    ) -> Result<(), String> {
+        let r = ctx.result(op, 0);
+        let elem = element_type(ctx, r)?;
+        let value = match self.plan.kind[&op] {
+            Kind::Reduce => self.reduce_identity(ctx, op)?,
+            Kind::Matmul | Kind::Conv => DenseValue::Int(0),
+            _ => return Ok(()),
+        };
+        if self.plan.spilled.contains(&r) {
+            return Ok(());
+        }
+        let iters: Vec<(Value, IterKind)> = self
+            .plan
+            .point_axes()
+            .into_iter()
+            .map(|a| {
+                point[a]
+                    .map(|v| (v, IterKind::Spatial))
+                    .ok_or("a point axis is not in scope")
+            })
+            .collect::<Result<_, _>>()?;
+        let name = format!("{}_empty_{}", short_name(ctx, op), self.blocks);
+        let at = before_terminator(ctx, body);
+        let (_, sb_body, _) = build_schedule_block(ctx, at, &name, &iters, false, self.loc);
+        self.blocks += 1;
+        let e = Emit {
+            at: before_terminator(ctx, sb_body),
+            loc: ctx.op_loc(op),
+        };
+        let v = e.constant(ctx, value, elem);
+        build_store(ctx, e.at, v, self.storage[&r], &[], e.loc);
         Ok(())
     }
 
@@ -641,18 +697,8 @@ impl Kernel<'_> {
         let r = ctx.result(op, 0);
         let acc = self.storage[&r];
         let elem = element_type(ctx, r)?;
-        let Some(Family::Reduce(red)) = family(ctx.op_name(op)) else {
-            return Err("not a reduction".into());
-        };
-        let cls = class(ctx, elem);
-        let kind = reduce_kind(red, cls);
-        // `ReduceKind` gives `i1` no identity (its signed max and min are ambiguous); the
-        // identities of `and` and `or` are the same bits at every width, and an `i1` constant
-        // keeps the low bit.
-        let identity_ty = if cls == Class::Bool { Type::I8 } else { elem };
-        let identity = kind
-            .identity(ctx, identity_ty)
-            .ok_or("a reduction without an identity")?;
+        let identity = self.reduce_identity(ctx, op)?;
+        let (kind, cls) = self.reduce_kind_of(ctx, op)?;
         let ie = Emit {
             at: before_terminator(ctx, init),
             loc: e.loc,
@@ -668,6 +714,29 @@ impl Kernel<'_> {
         let new = e.arith(ctx, combiner(kind, cls), &[old, x], elem);
         build_store(ctx, e.at, new, acc, &[], e.loc);
         Ok(())
+    }
+
+    /// The combining kind of `reduce_*` op `op` and the class of its element type.
+    fn reduce_kind_of(&self, ctx: &Context, op: Op) -> Result<(ReduceKind, Class), String> {
+        let elem = element_type(ctx, ctx.result(op, 0))?;
+        let Some(Family::Reduce(red)) = family(ctx.op_name(op)) else {
+            return Err("not a reduction".into());
+        };
+        let cls = class(ctx, elem);
+        Ok((reduce_kind(red, cls), cls))
+    }
+
+    /// The value a `reduce_*` op's accumulator starts from (in the sign-flipped order of an
+    /// unsigned max or min).
+    fn reduce_identity(&self, ctx: &mut Context, op: Op) -> Result<DenseValue, String> {
+        let elem = element_type(ctx, ctx.result(op, 0))?;
+        let (kind, cls) = self.reduce_kind_of(ctx, op)?;
+        // `ReduceKind` gives `i1` no identity (its signed max and min are ambiguous); the
+        // identities of `and` and `or` are the same bits at every width, and an `i1` constant
+        // keeps the low bit.
+        let identity_ty = if cls == Class::Bool { Type::I8 } else { elem };
+        kind.identity(ctx, identity_ty)
+            .ok_or_else(|| "a reduction without an identity".to_string())
     }
 
     fn arg_reduce_block(

@@ -37,7 +37,9 @@
 //!   rank-0 `local` buffers (registers); a value used in a later nest is kept in a `local`
 //!   buffer over the reduce axes. A reduction accumulates in its register: the init region
 //!   stores the identity, the body combines; a reduction result that leaves the kernel gets a
-//!   `store_<n>` block after its nest. Splat constants become `arith.constant`s.
+//!   `store_<n>` block after its nest. A nest over a reduced dim of static size 0 never runs
+//!   its init, so a `<op>_empty_<n>` block after it stores the identity (a matmul's zero).
+//!   Splat constants become `arith.constant`s.
 //! - **Schedules** (`target`): `cpu` makes every point loop but the innermost `parallel`
 //!   (`parallelize` collapses them into one loop of tasks; a batched matmul's row loop is
 //!   parallel, as `tile` wants it) and the innermost `serial` (it walks the contiguous dim,
@@ -61,10 +63,10 @@
 //! - A fusion whose values would be read at a point other than where they are computed (a
 //!   broadcast across a different axis, a hand-written fusion mixing data movement) is split
 //!   into one kernel per op; `num-split-groups` counts these.
-//! - Reductions over an empty axis keep the register's initial zero instead of the identity
-//!   (the init region never runs); the graph interpreter calls max/min of nothing an error.
-//! - Integer `graph.pow` has no scalar form and is an error; composite ops must be
-//!   decomposed first (an error names `decompose`).
+//! - A reduced dim that is `?` and 0 at run time leaves the register at its allocation's
+//!   zero instead of the identity (the init region never runs, and no block tests the size);
+//!   static sizes of 0 get their identity. Arg-reductions over no elements are not defined.
+//! - Composite ops must be decomposed first (an error names `decompose`).
 //! - Buffers are allocated one per value; `plan-memory` reuses them.
 //! - Sizes an op creates are computed on the host only for reshape, concat, pad, slice and
 //!   fill; another op with a `?` result the shape rules cannot name is an error.

@@ -526,7 +526,10 @@ fn body_ops(ctx: &Context, block: Block) -> Vec<Op> {
 /// Whether `ty` is an element type the tile holds in vector registers: a float or an integer
 /// (not `index`).
 fn is_numeric(ctx: &Context, ty: Type) -> bool {
-    matches!(ctx.type_kind(ty), TypeKind::Float(_) | TypeKind::Integer { .. })
+    matches!(
+        ctx.type_kind(ty),
+        TypeKind::Float(_) | TypeKind::Integer { .. }
+    )
 }
 
 fn is_loop(ctx: &Context, op: Op, kind: LoopKind) -> bool {
@@ -603,10 +606,9 @@ impl Tile {
         if !dims.is_empty() || space != MemorySpace::Local || !is_numeric(ctx, elem) {
             return None;
         }
-        let width = self.width.unwrap_or_else(|| {
-            self.cpu
-                .lanes(8 * elem_bytes(ctx, elem) as u32)
-        });
+        let width = self
+            .width
+            .unwrap_or_else(|| self.cpu.lanes(8 * elem_bytes(ctx, elem) as u32));
         if const_trip_count(ctx, &i).is_some_and(|t| t < self.rows)
             || const_trip_count(ctx, &j).is_some_and(|t| t < width)
         {

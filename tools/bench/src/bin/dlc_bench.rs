@@ -77,7 +77,10 @@ fn main() -> anyhow::Result<()> {
     let report = suite::run(&options, runner).context("benchmark run")?;
     report::write(&report, &cli.md, &cli.png)?;
     if let Some(dir) = &cli.onnx_models {
-        let all: Vec<_> = models::MODELS.into_iter().chain(models::BAR_MODELS).collect();
+        let all: Vec<_> = models::MODELS
+            .into_iter()
+            .chain(models::BAR_MODELS)
+            .collect();
         let rows = models::run(dir, &cli.python, cli.runs, &all)
             .map_err(anyhow::Error::msg)
             .context("ONNX models")?;
