@@ -707,13 +707,20 @@ fn infer_family(
             expect_operands(operands, 2)?;
             let x = operand(ctx, operands, 0, DTypeClass::Numeric)?;
             let y = operand(ctx, operands, 1, DTypeClass::Numeric)?;
-            same_element(ctx, &x, 0, &y, 1)?;
-            infer_matmul(
+            let bytes = is_byte(x.element) && is_byte(y.element);
+            if !bytes {
+                same_element(ctx, &x, 0, &y, 1)?;
+            }
+            let mut t = infer_matmul(
                 &x,
                 &y,
                 a.flag("transpose_a")?,
                 a.flag("transpose_b")?,
-            )
+            )?;
+            if bytes {
+                t.element = Type::I32;
+            }
+            Ok(t)
         }
         Family::LayerNorm | Family::RmsNorm => {
             let n = if fam == Family::LayerNorm { 3 } else { 2 };
@@ -968,6 +975,12 @@ pub fn infer_reshape(input: &[i64], target: &[i64]) -> Result<Vec<i64>, String> 
         (None, _) => {}
     }
     Ok(shape)
+}
+
+/// Whether `ty` is an 8-bit integer type (`i8` or `ui8`): `graph.matmul` of two of them
+/// widens each (by its signedness) and accumulates in `i32`.
+pub fn is_byte(ty: Type) -> bool {
+    ty == Type::I8 || ty == Type::UI8
 }
 
 fn infer_matmul(
@@ -1581,6 +1594,9 @@ mod tests {
         ("graph.matmul", &["?x8xf32", "?x?xf32"], "{}", Ok("?x?xf32")),
         ("graph.matmul", &["8x4xf32", "5x8xf32"], "{transpose_a, transpose_b}", Ok("4x5xf32")),
         ("graph.matmul", &["4x8xf32", "7x5xf32"], "{}", Err("inner dims do not match")),
+        ("graph.matmul", &["4x8xui8", "8x5xi8"], "{}", Ok("4x5xi32")),
+        ("graph.matmul", &["4x8xi8", "8x5xi8"], "{}", Ok("4x5xi32")),
+        ("graph.matmul", &["4x8xi8", "8x5xi32"], "{}", Err("element type")),
         ("graph.softmax", &["2x8xf32"], "{axis = 1}", Ok("2x8xf32")),
         ("graph.softmax", &["2x8xf32"], "{axis = 2}", Err("axis 2 is out of bounds")),
         ("graph.layer_norm", &["2x8x16xf32", "8x16xf32", "8x16xf32"], "{axis = 1, epsilon = 1.0e-5}", Ok("2x8x16xf32")),

@@ -531,15 +531,83 @@ pub(super) fn shifted(
     cx.binary("graph.sub", wide, z)
 }
 
-/// `(A − a_zero_point) · (B − b_zero_point)` in `i32`.
+/// `(A − a_zero_point) · (B − b_zero_point)` in `i32`. Matrices (rank ≥ 2, static `K`) keep
+/// their bytes: `A` as `ui8` and `B` as `i8`, the operands of the CPU's 8-bit dot products
+/// (an operand of the other type moves by 128, its zero point with it), multiplied by a
+/// `graph.matmul` of bytes, then the zero points enter through row and column sums:
+/// `A·B − za·colsum(B) − zb·rowsum(A) + K·za·zb`, every step exact in wrapping `i32`. Vectors
+/// widen and subtract first.
 fn matmul_integer(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let (a, b) = (cx.input(0)?, cx.input(1)?);
     expect_8bit(cx, a, "A")?;
     expect_8bit(cx, b, "B")?;
     let (za, zb) = (cx.opt_input(2), cx.opt_input(3));
-    let a = shifted(cx, a, za, Side::Rows, "a_zero_point")?;
-    let b = shifted(cx, b, zb, Side::Columns, "b_zero_point")?;
-    Ok(vec![matmul_of(cx, a, b)?])
+    let (sa, sb) = (cx.shape(a), cx.shape(b));
+    let k = sa.last().copied().unwrap_or(DYNAMIC);
+    if sa.len() < 2 || sb.len() < 2 || k == DYNAMIC {
+        let a = shifted(cx, a, za, Side::Rows, "a_zero_point")?;
+        let b = shifted(cx, b, zb, Side::Columns, "b_zero_point")?;
+        return Ok(vec![matmul_of(cx, a, b)?]);
+    }
+    let (a, za) = as_byte_type(cx, a, za, (Type::UI8, Side::Rows), "a_zero_point")?;
+    let (b, zb) = as_byte_type(cx, b, zb, (Type::I8, Side::Columns), "b_zero_point")?;
+    let mut y = matmul_of(cx, a, b)?;
+    if let Some(za) = za {
+        let wide = cx.cast(b, Type::I32)?;
+        let colsum = cx.reduce("graph.reduce_sum", wide, &[sb.len() as i64 - 2], true)?;
+        let t = cx.binary("graph.mul", za, colsum)?;
+        y = cx.binary("graph.sub", y, t)?;
+    }
+    if let Some(zb) = zb {
+        let wide = cx.cast(a, Type::I32)?;
+        let rowsum = cx.reduce("graph.reduce_sum", wide, &[sa.len() as i64 - 1], true)?;
+        let t = cx.binary("graph.mul", zb, rowsum)?;
+        y = cx.binary("graph.sub", y, t)?;
+    }
+    if let (Some(za), Some(zb)) = (za, zb) {
+        let k = cx.constant(Tensor::from_i64(DType::I32, &[], &[k]));
+        let t = cx.binary("graph.mul", za, zb)?;
+        let t = cx.binary("graph.mul", t, k)?;
+        y = cx.binary("graph.add", y, t)?;
+    }
+    Ok(vec![y])
+}
+
+/// Matrix `m` of an 8-bit type as type `want` (`ui8` or `i8`), and its zero point `zp` as an
+/// `i32` shaped for `side` (`None` for none or a constant 0): the other 8-bit type moves by
+/// 128 into `want`'s range, and its zero point with it, so `m − zp` keeps its values.
+fn as_byte_type(
+    cx: &mut NodeCx,
+    m: Value,
+    zp: Option<Value>,
+    (want, side): (Type, Side),
+    what: &str,
+) -> NodeResult<(Value, Option<Value>)> {
+    let zp = match zp {
+        Some(z) => {
+            same_type(cx, z, m, what)?;
+            let z = matrix_param(cx, z, m, side, what)?;
+            Some(cx.cast(z, Type::I32)?)
+        }
+        None => None,
+    };
+    let (m, zp) = if cx.elem(m) == want {
+        (m, zp)
+    } else {
+        let shift = if want == Type::UI8 { 128 } else { -128 };
+        let shift = cx.constant(Tensor::from_i64(DType::I32, &[], &[shift]));
+        let wide = cx.cast(m, Type::I32)?;
+        let moved = cx.binary("graph.add", wide, shift)?;
+        let zp = match zp {
+            Some(z) => cx.binary("graph.add", z, shift)?,
+            None => shift,
+        };
+        (cx.cast(moved, want)?, Some(zp))
+    };
+    let zero = zp
+        .and_then(|z| cx.constant_of(z))
+        .is_some_and(|t| t.to_f64_vec().iter().all(|&x| x == 0.0));
+    Ok((m, if zero { None } else { zp }))
 }
 
 /// The requantization of the QLinear ops:

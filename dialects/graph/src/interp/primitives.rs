@@ -704,8 +704,13 @@ pub fn arg_reduce(max: bool, x: &Tensor, axis: i64, keepdim: bool) -> OpResult {
 }
 
 /// `graph.matmul`: numpy `matmul` for operands of rank ≥ 2 (batch dims broadcast). Floats
-/// accumulate in `f64`; integers wrap; `i1` is or-of-ands.
+/// accumulate in `f64`; integers wrap; `i1` is or-of-ands. Two 8-bit integer operands (`i8`,
+/// `u8`, mixed or not) are widened by their signedness and accumulate in `i32`.
 pub fn matmul(a: &Tensor, b: &Tensor) -> OpResult {
+    let byte = |t: &Tensor| matches!(t.dtype(), DType::I8 | DType::U8);
+    if byte(a) && byte(b) {
+        return matmul(&a.cast(DType::I32), &b.cast(DType::I32));
+    }
     same_dtype(a, b)?;
     if a.rank() < 2 || b.rank() < 2 {
         return Err("operands must have rank >= 2".into());

@@ -809,8 +809,22 @@ impl Kernel<'_> {
         let d = self.plan.domain.len();
         let vr = self.plan.value_rank;
         let (m, n, k) = (vr - 2, vr - 1, d - 1);
-        let a = self.matmul_operand(ctx, e, ctx.operand(op, 0), point, vr - 2, [m, k], ta)?;
-        let b = self.matmul_operand(ctx, e, ctx.operand(op, 1), point, vr - 2, [k, n], tb)?;
+        let (x, y) = (ctx.operand(op, 0), ctx.operand(op, 1));
+        let a = self.matmul_operand(ctx, e, x, point, vr - 2, [m, k], ta)?;
+        let b = self.matmul_operand(ctx, e, y, point, vr - 2, [k, n], tb)?;
+        // 8-bit integer operands widen to the `i32` result by their signedness.
+        let elem = element_type(ctx, ctx.result(op, 0))?;
+        let [a, b] = [(a, x), (b, y)].map(|(loaded, operand)| {
+            if ctx.value_type(loaded) == elem {
+                return loaded;
+            }
+            let ext = if is_unsigned(ctx, operand) {
+                "extui"
+            } else {
+                "extsi"
+            };
+            e.arith(ctx, ext, &[loaded], elem)
+        });
         self.multiply_accumulate(ctx, e, ctx.result(op, 0), init, &[(a, b)])
     }
 
