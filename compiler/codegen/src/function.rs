@@ -26,7 +26,7 @@ use inkwell::builder::Builder;
 use inkwell::context::Context as LlvmContext;
 use inkwell::intrinsics::Intrinsic;
 use inkwell::module::Module;
-use inkwell::types::{BasicMetadataTypeEnum, BasicType, BasicTypeEnum};
+use inkwell::types::{BasicMetadataTypeEnum, BasicType, BasicTypeEnum, VectorType};
 use inkwell::values::{
     BasicMetadataValueEnum, BasicValue, BasicValueEnum, FunctionValue, IntValue, PointerValue,
 };
@@ -37,8 +37,9 @@ use rustc_hash::FxHashMap;
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub(crate) enum Machine {
     /// The host CPU: parallel loops go to the runtime's thread pool; GPU ops are errors.
-    /// `avx512`: the target has AVX-512F, so math scales by powers of two with `vscalefps`.
-    Cpu { avx512: bool },
+    /// `avx512`: the target has AVX-512F, so math scales by powers of two with `vscalefps`;
+    /// `vnni`: it has AVX-512 VNNI, so `loop.dot4` on 16 lanes is one `vpdpbusd`.
+    Cpu { avx512: bool, vnni: bool },
     /// NVPTX: GPU loop kinds and ops map to PTX registers, barriers and shuffles.
     Nvptx,
 }
@@ -291,6 +292,7 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
             Some(L::ScheduleBlockOp(sb)) => self.lower_schedule_block(sb),
             Some(L::AllocOp(_)) => self.lower_alloc(op),
             Some(L::DimOp(dim)) => self.lower_dim(dim),
+            Some(L::Dot4Op(_)) => self.lower_dot4(op),
             Some(
                 gpu @ (L::BarrierOp(_)
                 | L::ThreadIdOp(_)
@@ -305,6 +307,56 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
             )
             .into()),
         }
+    }
+
+    /// `loop.dot4`: one `vpdpbusd` on 16 lanes with VNNI; elsewhere the bytes widened to
+    /// `i32` (`a` zero-extended, `b` sign-extended), multiplied, and the four products of each
+    /// lane (lanes `t, t + 4, ...` of the product, for `t < 4`) added to the accumulator.
+    fn lower_dot4(&mut self, op: Op) -> CgResult<()> {
+        let ctx = self.ctx;
+        let [acc, a, b] = [0, 1, 2].map(|i| self.value(ctx.operand(op, i)));
+        let (acc, a, b) = (
+            acc?.into_vector_value(),
+            a?.into_vector_value(),
+            b?.into_vector_value(),
+        );
+        let lanes = acc.get_type().get_size();
+        let value: BasicValueEnum<'ctx> = match self.machine {
+            Machine::Cpu { vnni: true, .. } if lanes == 16 => {
+                // The byte operands are `<64 x i8>` since LLVM 21 and were `<16 x i32>`
+                // before: cast them to what the declaration takes.
+                let f = intrinsic(self.module, "llvm.x86.avx512.vpdpbusd.512", &[])?;
+                let params = f.get_type().get_param_types();
+                let mut args = vec![acc.into()];
+                for (x, ty) in [a, b].into_iter().zip(params.iter().skip(1)) {
+                    let ty = BasicTypeEnum::try_from(*ty)
+                        .map_err(|_| "vpdpbusd takes a non-basic parameter")?;
+                    args.push(self.builder.build_bit_cast(x, ty, "")?.into());
+                }
+                let call = self.builder.build_call(f, &args, "")?;
+                call.try_as_basic_value()
+                    .basic()
+                    .ok_or("vpdpbusd returned nothing")?
+            }
+            _ => {
+                let wide = self.llvm.i32_type().vec_type(4 * lanes);
+                let a = self.builder.build_int_z_extend(a, wide, "")?;
+                let b = self.builder.build_int_s_extend(b, wide, "")?;
+                let p = self.builder.build_int_mul(a, b, "")?;
+                let mut sum = acc;
+                for t in 0..4 {
+                    let mask: Vec<_> = (0..lanes)
+                        .map(|i| self.llvm.i32_type().const_int(u64::from(4 * i + t), false))
+                        .collect();
+                    let mask = VectorType::const_vector(&mask);
+                    let part = self.builder.build_shuffle_vector(p, p, mask, "")?;
+                    sum = self.builder.build_int_add(sum, part, "")?;
+                }
+                sum.into()
+            }
+        };
+        self.values.insert(ctx.result(op, 0), value);
+        Ok(())
     }
 
     /// The LLVM value of a dlc scalar or vector value.

@@ -232,6 +232,7 @@ impl<'a> KernelCompiler<'a> {
         Ok(KernelCompiler {
             machine: Machine::Cpu {
                 avx512: options.cpu.has_avx512f(),
+                vnni: options.cpu.has_avx512vnni(),
             },
             spec,
             opt: options.opt,

@@ -398,7 +398,7 @@ impl<'ctx> FnLowering<'_, 'ctx> {
                 &this.builder,
                 f,
                 args[0],
-                matches!(this.machine, Machine::Cpu { avx512: true }),
+                matches!(this.machine, Machine::Cpu { avx512: true, .. }),
             )?)
         })
     }
@@ -414,7 +414,7 @@ impl<'ctx> FnLowering<'_, 'ctx> {
                 &this.builder,
                 args[0],
                 args[1],
-                matches!(this.machine, Machine::Cpu { avx512: true }),
+                matches!(this.machine, Machine::Cpu { avx512: true, .. }),
             )?)
         })
     }

@@ -117,19 +117,28 @@ impl fmt::Display for CpuTarget {
     }
 }
 
+/// Whether LLVM's host feature list has `+feature`.
+fn host_has(feature: &str) -> bool {
+    cfg!(target_arch = "x86_64")
+        && TargetMachine::get_host_cpu_features()
+            .to_string()
+            .split(',')
+            .any(|f| f.strip_prefix('+') == Some(feature))
+}
+
 impl CpuTarget {
     /// Whether code for this target may use AVX-512F: level 4, or a host that has it.
     pub(crate) fn has_avx512f(self) -> bool {
         match self {
             CpuTarget::X86_64 { level } => level >= 4,
-            CpuTarget::Host => {
-                cfg!(target_arch = "x86_64")
-                    && TargetMachine::get_host_cpu_features()
-                        .to_string()
-                        .split(',')
-                        .any(|f| f == "+avx512f")
-            }
+            CpuTarget::Host => host_has("avx512f"),
         }
+    }
+
+    /// Whether code for this target may use AVX-512 VNNI (`vpdpbusd` on 512-bit vectors): a
+    /// host that has it (no x86-64 level includes it).
+    pub(crate) fn has_avx512vnni(self) -> bool {
+        matches!(self, CpuTarget::Host) && host_has("avx512vnni")
     }
 
     /// The LLVM CPU name and feature string for this target on a host with `host_features`

@@ -133,6 +133,22 @@ dlc_ir::define_op! {
 }
 
 dlc_ir::define_op! {
+    /// A dot product of byte groups accumulated into 32-bit lanes:
+    /// `%r = loop.dot4 %acc, %a, %b : vector<Nxi32>, vector<4Nxi8>` gives
+    /// `r[i] = acc[i] + Σ_{t<4} zext(a[4i+t]) · sext(b[4i+t])`, wrapping: `a`'s bytes unsigned,
+    /// `b`'s signed. x86's `vpdpbusd` (AVX-512 VNNI, AVX-VNNI) computes it in one instruction;
+    /// elsewhere code generation widens, multiplies and adds. `tile` emits it for 8-bit
+    /// integer products on targets with VNNI.
+    pub struct Dot4Op = "loop.dot4";
+    traits = Traits::PURE;
+    operands = [acc, a, b];
+    results = [result];
+    verify = verify::verify_dot4;
+    parse = syntax::parse_dot4;
+    print = syntax::print_dot4;
+}
+
+dlc_ir::define_op! {
     /// Hints that the element of a global buffer at the indices will be read soon: code
     /// generation may fetch its cache line ahead (x86 `prefetcht1`). The indices must be in
     /// bounds, as a load's; nothing is read, and the code is correct without it.
@@ -305,6 +321,7 @@ dlc_ir::op_set! {
         StoreOp,
         VLoadOp,
         VStoreOp,
+        Dot4Op,
         PrefetchOp,
         IfOp,
         YieldOp,

@@ -481,6 +481,33 @@ pub(crate) fn print_store(p: &mut Printer<'_>, op: Op) {
     p.print_type(ctx.value_type(ops[1]));
 }
 
+/// `%acc, %a, %b attr-dict : vector<Nxi32>, vector<4Nxi8>`.
+pub(crate) fn parse_dot4(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
+    let loc = p.current_loc();
+    let operands = p.parse_operand_list()?;
+    p.parse_optional_attr_dict(&mut spec.attrs)?;
+    p.expect(Tok::Colon, "':'")?;
+    let acc = p.parse_type()?;
+    p.expect(Tok::Comma, "',' and the type of the byte operands")?;
+    let bytes = p.parse_type()?;
+    spec.operands
+        .extend(p.resolve_operands(&operands, &[acc, bytes, bytes], loc)?);
+    spec.result_types.push(acc);
+    Ok(())
+}
+
+pub(crate) fn print_dot4(p: &mut Printer<'_>, op: Op) {
+    let ctx = p.ctx();
+    let ops = ctx.operands(op);
+    p.write(" ");
+    p.print_operands(ops);
+    p.print_optional_attr_dict(op, &[]);
+    p.write(" : ");
+    p.print_type(ctx.value_type(ops[0]));
+    p.write(", ");
+    p.print_type(ctx.value_type(ops[1]));
+}
+
 pub(crate) fn parse_vload(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
     let buf = p.parse_operand()?;
     let indices = parse_indices(p)?;

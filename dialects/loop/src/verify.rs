@@ -634,6 +634,35 @@ pub(crate) fn verify_prefetch(ctx: &Context, op: Op) -> VResult {
     Ok(())
 }
 
+pub(crate) fn verify_dot4(ctx: &Context, op: Op) -> VResult {
+    let types: Vec<Type> = ctx
+        .operands(op)
+        .iter()
+        .map(|&v| ctx.value_type(v))
+        .collect();
+    let result = ctx.value_type(ctx.result(op, 0));
+    let lanes = |ty: Type, elem: Type| match ctx.type_kind(ty) {
+        TypeKind::Vector { shape, element } if *element == elem && shape.len() == 1 => {
+            Some(shape[0])
+        }
+        _ => None,
+    };
+    let ok = types.len() == 3
+        && types[0] == result
+        && types[1] == types[2]
+        && lanes(result, Type::I32)
+            .zip(lanes(types[1], Type::I8))
+            .is_some_and(|(n, m)| m == 4 * n);
+    if ok {
+        return Ok(());
+    }
+    Err(op_error(
+        ctx,
+        op,
+        "expects an accumulator and result of vector<Nxi32> and two operands of vector<4Nxi8>",
+    ))
+}
+
 pub(crate) fn verify_vload(ctx: &Context, op: Op) -> VResult {
     let (dims, elem) = check_access(ctx, op, 0)?;
     check_vector(ctx, op, ctx.value_type(ctx.result(op, 0)), &dims, elem)

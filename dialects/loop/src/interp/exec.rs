@@ -298,6 +298,35 @@ impl<'c> Machine<'c> {
             Some(LoopOps::BarrierOp(_) | LoopOps::WarpReduceOp(_) | LoopOps::BlockReduceOp(_)) => {
                 Ok(Flow::Wait)
             }
+            Some(LoopOps::Dot4Op(_)) => {
+                if let Some(p) = ctx.operands(op).iter().find_map(|v| th.poison.get(v)) {
+                    self.set_poison(th, op, p.clone())?;
+                    return Ok(Flow::Next);
+                }
+                let lanes = |i: usize| -> Result<Vec<i64>, Diagnostic> {
+                    match self.get(th, op, self.operand(op, i)?)? {
+                        Val::Vector(l) => l
+                            .iter()
+                            .map(|x| x.as_int().map_err(|m| op_err(ctx, op, m)))
+                            .collect(),
+                        _ => Err(op_err(ctx, op, "expected vector operands")),
+                    }
+                };
+                let (acc, a, b) = (lanes(0)?, lanes(1)?, lanes(2)?);
+                let out = acc
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &s)| {
+                        let dot = (0..4).fold(s, |s, t| {
+                            let (x, y) = (a[4 * i + t] as u8, b[4 * i + t] as i8);
+                            s.wrapping_add(i64::from(x) * i64::from(y))
+                        });
+                        Val::Int(i64::from(dot as i32))
+                    })
+                    .collect();
+                self.set_result(th, op, Val::Vector(out))?;
+                Ok(Flow::Next)
+            }
             _ => match ScalarOp::of(ctx, op) {
                 Some(scalar_op) if ctx.regions(op).is_empty() => {
                     // Poison propagates through pure ops; a select on a scalar condition

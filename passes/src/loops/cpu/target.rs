@@ -27,6 +27,9 @@ pub struct CpuInfo {
     pub fma: bool,
     /// Bytes of the per-core L2 cache (what a cache block of `B` should fit).
     pub l2_bytes: u64,
+    /// Whether AVX-512 VNNI's 8-bit dot products (`vpdpbusd`) exist (no x86-64 level has
+    /// them; a host may).
+    pub vnni: bool,
 }
 
 /// Names `cpu` as the CPU the kernels of `module` are scheduled for: the [`TARGET_CPU_ATTR`]
@@ -67,6 +70,7 @@ impl CpuInfo {
             vector_registers,
             fma,
             l2_bytes: LEVEL_L2_BYTES,
+            vnni: false,
         };
         match name {
             "" | "host" | "cpu" | "native" => Ok(CpuInfo::host()),
@@ -98,6 +102,7 @@ impl CpuInfo {
                 vector_registers: if avx512 { 32 } else { 16 },
                 fma: std::arch::is_x86_feature_detected!("fma"),
                 l2_bytes,
+                vnni: avx512 && std::arch::is_x86_feature_detected!("avx512vnni"),
             }
         }
         #[cfg(not(target_arch = "x86_64"))]
@@ -112,6 +117,7 @@ impl CpuInfo {
                 },
                 fma: cfg!(target_arch = "aarch64"),
                 l2_bytes,
+                vnni: false,
             }
         }
     }

@@ -273,6 +273,13 @@ pub static INFO: PassInfo = PassInfo {
             "true",
             "Contract a multiply feeding an add into math.fma (where the CPU has FMA)",
         ),
+        OptionSpec::new(
+            "vnni",
+            OptionKind::Str,
+            "",
+            "Compute 8-bit integer products four k steps at a time with loop.dot4: true, \
+             false, or empty (where the CPU has AVX-512 VNNI)",
+        ),
     ],
     statistics: &[
         ("nests-tiled", "Number of reduction nests register-tiled"),
@@ -304,7 +311,14 @@ fn create(options: &OptionValues) -> Result<Box<dyn Pass>, String> {
     }
     let cpu = options.str("cpu").to_string();
     CpuInfo::named(&cpu)?;
+    let vnni = match options.str("vnni") {
+        "" => None,
+        "true" => Some(true),
+        "false" => Some(false),
+        other => return Err(format!("vnni must be true, false or empty, not '{other}'")),
+    };
     Ok(Box::new(TilePass {
+        vnni,
         rows,
         vectors,
         width,
@@ -317,6 +331,7 @@ fn create(options: &OptionValues) -> Result<Box<dyn Pass>, String> {
 
 /// The pass with its options as given (0 and "" ask the target).
 struct TilePass {
+    vnni: Option<bool>,
     rows: i64,
     vectors: i64,
     width: i64,
@@ -342,6 +357,8 @@ struct Tile {
     cpu: CpuInfo,
     /// Whether `addf(mulf(a, b), c)` becomes `math.fma`.
     fma: bool,
+    /// Whether 8-bit integer products use `loop.dot4`.
+    vnni: bool,
 }
 
 impl Pass for TilePass {
@@ -359,6 +376,7 @@ impl Pass for TilePass {
             k_block: positive(self.k_block),
             cpu,
             fma: self.fma && cpu.fma,
+            vnni: self.vnni.unwrap_or(cpu.vnni),
         };
         tile.run(ctx, run)
     }
@@ -484,6 +502,17 @@ struct Nest {
     width: i64,
     /// The `k` loop's constant step.
     k_step: i64,
+    /// The 8-bit product `loop.dot4` computes, when it applies.
+    dot4: Option<Dot4>,
+}
+
+/// The loads of an 8-bit integer product `acc += extui(A[.., k]) · extsi(B[k, j])` into an
+/// `i32` accumulator: `loop.dot4` takes four `k` steps at once, four bytes of a row of `A`
+/// broadcast to every lane and `B` packed so that each lane's four bytes are consecutive.
+#[derive(Copy, Clone)]
+struct Dot4 {
+    a: Op,
+    b: Op,
 }
 
 /// What an iter var of the schedule block is bound to.
@@ -683,7 +712,7 @@ impl Tile {
         }
         let plan = analyzer.plan;
         let k_step = const_int(ctx, k.step)?;
-        Some(Nest {
+        let mut nest = Nest {
             i_loop,
             i,
             j_loop,
@@ -699,7 +728,81 @@ impl Tile {
             elem,
             width,
             k_step,
-        })
+            dot4: None,
+        };
+        nest.dot4 = self.dot4_of(ctx, &nest);
+        Some(nest)
+    }
+
+    /// The [`Dot4`] of `nest`, when `vnni` is on, the accumulator is `i32` in vectors of 16,
+    /// the `k` range a constant multiple of 4 from 0 in steps of 1, and the block body is
+    /// exactly `acc += extui(a) · extsi(b)` (either order of either op) for an `i8` load `a`
+    /// of a row whose last index is `k` (its other indices free of `k`) and an `i8` load `b`
+    /// contiguous in `j`, besides index arithmetic.
+    fn dot4_of(&self, ctx: &Context, nest: &Nest) -> Option<Dot4> {
+        let trips = const_trip_count(ctx, &nest.k)?;
+        if !self.vnni
+            || nest.elem != Type::I32
+            || nest.width != 16
+            || nest.k_step != 1
+            || const_int(ctx, nest.k.lb) != Some(0)
+            || trips % 4 != 0
+        {
+            return None;
+        }
+        let ops = body_ops(ctx, nest.body);
+        let class = |op: Op| nest.plan.get(&op).copied();
+        let count = |c: Class| ops.iter().filter(|&&op| class(op) == Some(c)).count();
+        if count(Class::AccStore) != 1 || count(Class::VLoad) != 1 || count(Class::Vector) != 3 {
+            return None;
+        }
+        let store = *ops.iter().find(|&&op| class(op) == Some(Class::AccStore))?;
+        let def = |v: Value, name: &str| {
+            ctx.defining_op(v)
+                .filter(|&d| ctx.op_name(d) == name && ctx.op_block(d) == Some(nest.body))
+        };
+        let add = def(ctx.operand(store, 0), "arith.addi")?;
+        let (x, y) = (ctx.operand(add, 0), ctx.operand(add, 1));
+        let acc_load = |v: Value| ctx.defining_op(v).and_then(class) == Some(Class::AccLoad);
+        let product = if acc_load(x) { y } else { x };
+        let mul = def(product, "arith.muli")?;
+        let (m0, m1) = (ctx.operand(mul, 0), ctx.operand(mul, 1));
+        let (ua, sb) = match (def(m0, "arith.extui"), def(m1, "arith.extsi")) {
+            (Some(u), Some(s)) => (u, s),
+            _ => (def(m1, "arith.extui")?, def(m0, "arith.extsi")?),
+        };
+        let byte_load = |ext: Op, c: Class| {
+            let v = ctx.operand(ext, 0);
+            let load = ctx.defining_op(v)?;
+            (ctx.op_name(load) == "loop.load"
+                && ctx.value_type(v) == Type::I8
+                && class(load) == Some(c))
+            .then_some(load)
+        };
+        let a = byte_load(ua, Class::Scalar)?;
+        let b = byte_load(sb, Class::VLoad)?;
+        // No other load: the block reads `A`, `B` and the accumulator only.
+        let loads = ops
+            .iter()
+            .filter(|&&op| ctx.op_name(op) == "loop.load")
+            .count();
+        if loads != 3 {
+            return None;
+        }
+        let args = ctx.block_args(nest.body);
+        let k_arg = args[nest.roles.iter().position(|r| matches!(r, Role::Reduce))?];
+        let (last, rest) = ctx.operands(a)[1..].split_last()?;
+        let free = |v: &Value| {
+            *v != k_arg
+                && ctx
+                    .defining_op(*v)
+                    .is_none_or(|d| ctx.op_block(d) != Some(nest.body))
+        };
+        if *last != k_arg || !rest.iter().all(free) {
+            return None;
+        }
+        nest.index_slice(ctx, b)?;
+        Some(Dot4 { a, b })
     }
 }
 
@@ -849,6 +952,27 @@ impl Tile {
         let trips = const_trip_count(ctx, &nest.i);
         let exact = trips.is_some_and(|t| t % rows == 0) && const_int(ctx, nest.i.lb).is_some();
         let m = self.row_blocks(ctx, nest, trips);
+        // `loop.dot4` reads `B` packed, so its nests always take reduction blocks (the whole
+        // `k` range when it is short), of a multiple of 4 iterations.
+        let cols = self.vectors * nest.width;
+        let partial_fits = m * rows * cols * elem_bytes(ctx, nest.elem) <= 64 * 1024;
+        let dot4_block = nest.dot4.and_then(|_| {
+            let kc = self
+                .k_block_size(ctx, nest)
+                .or_else(|| const_trip_count(ctx, &nest.k))?;
+            (kc % 4 == 0 && partial_fits).then_some(kc)
+        });
+        let dot4_nest;
+        let nest = if nest.dot4.is_some() && dot4_block.is_none() {
+            dot4_nest = Nest {
+                dot4: None,
+                ..nest.clone()
+            };
+            &dot4_nest
+        } else {
+            nest
+        };
+        let k_block = dot4_block.or_else(|| self.k_block(ctx, nest, m));
         // Row tiles, and cache blocks of `m` row tiles.
         let (tiles, groups) = match trips {
             Some(t) => {
@@ -902,7 +1026,7 @@ impl Tile {
         let (jb_loop, jb_body, jb) =
             build_for(ctx, inside, (nest.j.lb, end, step), LoopKind::Serial, loc);
         let jb_at = before_terminator(ctx, jb_body);
-        match self.k_block(ctx, nest, m) {
+        match k_block {
             None => {
                 let (tile_at, i0, _, _) = row_tile(ctx, jb_at, false);
                 self.tile_body(ctx, nest, tile_at, i0, jb, None);
@@ -933,10 +1057,14 @@ impl Tile {
                 let kc_at = before_terminator(ctx, kc_body);
                 let past = index_binary(ctx, kc_at, "arith.addi", kc, kc_step, loc);
                 let kend = index_binary(ctx, kc_at, "arith.minsi", past, nest.k.ub, loc);
-                let packs = if m > 1 {
-                    self.pack(ctx, nest, (jb_loop.0, kc_at), (kc, kend), jb, kc_trips)
-                } else {
-                    None
+                let packs = match nest.dot4 {
+                    Some(d) => {
+                        Some(self.pack4(ctx, nest, d, (jb_loop.0, kc_at), (kc, kend), jb, kc_trips))
+                    }
+                    None if m > 1 => {
+                        self.pack(ctx, nest, (jb_loop.0, kc_at), (kc, kend), jb, kc_trips)
+                    }
+                    None => None,
                 };
                 tiles(ctx, kc_at, Stage::Block { kc, kend, packs });
                 tiles(ctx, jb_at, Stage::WriteBack);
@@ -1077,10 +1205,17 @@ impl Tile {
             }
             Stage::Block { kc, kend, packs } => {
                 self.copy_tile(ctx, nest, at, (partial, slot), tile, true);
-                let mut emitter = self.emitter(ctx, nest, at, tile, i0, jb, packs);
-                let (_, k_body, k) =
-                    build_for(ctx, at, (kc, kend, nest.k.step), LoopKind::Serial, loc);
-                emitter.block(ctx, nest.body, k, before_terminator(ctx, k_body));
+                match (nest.dot4, packs) {
+                    (Some(d), Some(packs)) => {
+                        self.dot4_steps(ctx, nest, d, (at, tile, i0), (kc, kend), &packs);
+                    }
+                    (_, packs) => {
+                        let mut emitter = self.emitter(ctx, nest, at, tile, i0, jb, packs);
+                        let (_, k_body, k) =
+                            build_for(ctx, at, (kc, kend, nest.k.step), LoopKind::Serial, loc);
+                        emitter.block(ctx, nest.body, k, before_terminator(ctx, k_body));
+                    }
+                }
                 self.copy_tile(ctx, nest, at, (partial, slot), tile, false);
             }
             Stage::WriteBack => {
@@ -1192,6 +1327,152 @@ impl Tile {
             buffers.insert(load, buffer);
         }
         Some(Packs { kc, buffers })
+    }
+
+    /// Packs the block `kc .. kend` of `B` (the load `d.b`) for `loop.dot4` into a
+    /// `[Kc/4, 4*V*W]` `i8` buffer allocated before `jb_loop`, by a loop built at `at`: row
+    /// `q` holds `k = kc + 4q .. kc + 4q + 3` interleaved, `B[k, jb + c]` at `4c + (k - kc) % 4`,
+    /// so each 32-bit lane of a vector of it holds one column's four bytes. The column loop
+    /// is scalar with four loads of consecutive elements per column; LLVM's loop vectorizer
+    /// turns it into vector loads and shuffles.
+    #[allow(clippy::too_many_arguments)]
+    fn pack4(
+        &self,
+        ctx: &mut Context,
+        nest: &Nest,
+        d: Dot4,
+        (jb_loop, at): (Op, InsertPoint),
+        (kc, kend): (Value, Value),
+        jb: Value,
+        kc_trips: i64,
+    ) -> Packs {
+        let loc = ctx.op_loc(nest.j_loop);
+        let cols = self.vectors * nest.width;
+        let ty = buffer_type(ctx, &[kc_trips / 4, 4 * cols], Type::I8, MemorySpace::Local);
+        let buffer = build_alloc(ctx, InsertPoint::Before(jb_loop), ty, &[], loc);
+        let slice = nest.index_slice(ctx, d.b).unwrap_or_default();
+        let four = index_const(ctx, at, 4, loc);
+        let (_, q_body, k) = build_for(ctx, at, (kc, kend, four), LoopKind::Serial, loc);
+        let q_at = before_terminator(ctx, q_body);
+        let t = nest.pack_row(ctx, q_at, k, kc, loc);
+        let q = index_binary(ctx, q_at, "arith.divsi", t, four, loc);
+        let zero = index_const(ctx, q_at, 0, loc);
+        let one = index_const(ctx, q_at, 1, loc);
+        let width = index_const(ctx, q_at, cols, loc);
+        let (_, c_body, c) = build_for(ctx, q_at, (zero, width, one), LoopKind::Serial, loc);
+        let c_at = before_terminator(ctx, c_body);
+        let col = index_binary(ctx, c_at, "arith.addi", jb, c, loc);
+        let base = index_binary(ctx, c_at, "arith.muli", c, four, loc);
+        let args = ctx.block_args(nest.body).to_vec();
+        for step in 0..4 {
+            let offset = index_const(ctx, c_at, step, loc);
+            let kk = index_binary(ctx, c_at, "arith.addi", k, offset, loc);
+            let mut map = ValueMap::new();
+            for (&arg, role) in args.iter().zip(&nest.roles) {
+                match role {
+                    Role::Reduce => map.map(arg, kk),
+                    Role::Col => map.map(arg, col),
+                    Role::Fixed(value) => map.map(arg, *value),
+                    Role::Row => {}
+                }
+            }
+            for &op in &slice {
+                let copy = ctx.clone_op(op, &mut map);
+                ctx.insert_op(c_at, copy);
+            }
+            let operands: Vec<Value> = ctx.operands(d.b).iter().map(|&x| map.lookup(x)).collect();
+            let (&b_buf, b_idx) = operands.split_first().expect("a load has a buffer");
+            let byte = build_load(ctx, c_at, b_buf, b_idx, loc);
+            let at_lane = index_binary(ctx, c_at, "arith.addi", base, offset, loc);
+            build_store(ctx, c_at, byte, buffer, &[q, at_lane], loc);
+        }
+        let mut buffers = FxHashMap::default();
+        buffers.insert(d.b, buffer);
+        Packs { kc, buffers }
+    }
+
+    /// The reduction of one tile over `kc .. kend` with `loop.dot4`, four `k` steps at a time:
+    /// per row the four bytes `A[row, k .. k + 4]` broadcast to every lane (through a local
+    /// buffer LLVM turns into a broadcast), per vector a row of the packed `B`, then one
+    /// `loop.dot4` per accumulator of the tile.
+    fn dot4_steps(
+        &self,
+        ctx: &mut Context,
+        nest: &Nest,
+        d: Dot4,
+        (at, tile, i0): (InsertPoint, Value, Value),
+        (kc, kend): (Value, Value),
+        packs: &Packs,
+    ) {
+        let loc = ctx.op_loc(nest.j_loop);
+        let lanes = nest.width;
+        let bytes_ty = ctx.vector_type(&[4 * lanes], Type::I8);
+        let quad_ty = ctx.vector_type(&[4], Type::I8);
+        let acc_ty = ctx.vector_type(&[lanes], Type::I32);
+        let splat_at = ctx.defining_op(tile).map_or(at, InsertPoint::Before);
+        let splat_ty = buffer_type(ctx, &[4 * lanes], Type::I8, MemorySpace::Local);
+        let splats: Vec<Value> = (0..self.rows)
+            .map(|_| build_alloc(ctx, splat_at, splat_ty, &[], loc))
+            .collect();
+        let four = index_const(ctx, at, 4, loc);
+        let (_, k_body, k) = build_for(ctx, at, (kc, kend, four), LoopKind::Serial, loc);
+        let k_at = before_terminator(ctx, k_body);
+        let t = nest.pack_row(ctx, k_at, k, kc, loc);
+        let q = index_binary(ctx, k_at, "arith.divsi", t, four, loc);
+        let vload = |ctx: &mut Context, operands: &[Value], ty: Type| {
+            let spec = OpSpec::new(ctx, "loop.vload", loc)
+                .operands(operands)
+                .results(&[ty]);
+            let op = ctx.build(k_at, spec);
+            ctx.result(op, 0)
+        };
+        let vstore = |ctx: &mut Context, operands: &[Value]| {
+            let spec = OpSpec::new(ctx, "loop.vstore", loc).operands(operands);
+            ctx.build(k_at, spec);
+        };
+        let args = ctx.block_args(nest.body).to_vec();
+        let mut a_rows = Vec::with_capacity(self.rows as usize);
+        for (r, &splat) in splats.iter().enumerate() {
+            let off = index_const(ctx, k_at, r as i64, loc);
+            let row = index_binary(ctx, k_at, "arith.addi", i0, off, loc);
+            let mut map = ValueMap::new();
+            for (&arg, role) in args.iter().zip(&nest.roles) {
+                match role {
+                    Role::Reduce => map.map(arg, k),
+                    Role::Row => map.map(arg, row),
+                    Role::Fixed(value) => map.map(arg, *value),
+                    Role::Col => {}
+                }
+            }
+            let operands: Vec<Value> = ctx.operands(d.a).iter().map(|&x| map.lookup(x)).collect();
+            let quad = vload(ctx, &operands, quad_ty);
+            for lane in 0..lanes {
+                let at_lane = index_const(ctx, k_at, 4 * lane, loc);
+                vstore(ctx, &[quad, splat, at_lane]);
+            }
+            let zero = index_const(ctx, k_at, 0, loc);
+            a_rows.push(vload(ctx, &[splat, zero], bytes_ty));
+        }
+        let packed = packs.buffers[&d.b];
+        let b_vectors: Vec<Value> = (0..self.vectors)
+            .map(|v| {
+                let col = index_const(ctx, k_at, 4 * v * lanes, loc);
+                vload(ctx, &[packed, q, col], bytes_ty)
+            })
+            .collect();
+        for (r, &a) in a_rows.iter().enumerate() {
+            let row = index_const(ctx, k_at, r as i64, loc);
+            for (v, &b) in b_vectors.iter().enumerate() {
+                let col = index_const(ctx, k_at, v as i64 * lanes, loc);
+                let acc = vload(ctx, &[tile, row, col], acc_ty);
+                let spec = OpSpec::new(ctx, "loop.dot4", loc)
+                    .operands(&[acc, a, b])
+                    .results(&[acc_ty]);
+                let dot = ctx.build(k_at, spec);
+                let sum = ctx.result(dot, 0);
+                vstore(ctx, &[sum, tile, row, col]);
+            }
+        }
     }
 
     /// Copies the register tile from (`load`) or to the partial sums `partial[slot]`, one
