@@ -665,3 +665,11 @@ loop.kernel @prefetch_rank(%b: !loop.buffer<4x16xf32, global>, %i: index) {
   loop.prefetch %b[%i] : !loop.buffer<4x16xf32, global>
   loop.return
 }
+
+// -----
+
+func.func @dot4_lanes(%s: vector<8xi32>, %a: vector<64xi8>) -> vector<8xi32> {
+  // expected-error @+1 {{'loop.dot4' op expects an accumulator and result of vector<Nxi32> and two operands of vector<4Nxi8>}}
+  %d = loop.dot4 %s, %a, %a : vector<8xi32>, vector<64xi8>
+  return %d : vector<8xi32>
+}

@@ -297,3 +297,17 @@ func.func @math(%x: f32, %y: f32, %z: f32, %v: vector<4xf16>) -> f32 {
 // CHECK-NEXT: %17 = math.roundeven %arg0 : f32
 // CHECK-NEXT: return %13 : f32
 // CHECK-NEXT: }
+
+// A dot product of byte groups (what `tile` emits for 8-bit products on VNNI targets).
+loop.kernel @dot4(%a: !loop.buffer<64xi8, global>, %c: !loop.buffer<16xi32, global>) {
+  %c0 = arith.constant 0 : index
+  %x = loop.vload %a[%c0] : !loop.buffer<64xi8, global> -> vector<64xi8>
+  %s = loop.vload %c[%c0] : !loop.buffer<16xi32, global> -> vector<16xi32>
+  %d = loop.dot4 %s, %x, %x : vector<16xi32>, vector<64xi8>
+  loop.vstore %d, %c[%c0] : vector<16xi32>, !loop.buffer<16xi32, global>
+  loop.return
+}
+
+// CHECK-LABEL: loop.kernel @dot4
+// CHECK: %[[D:.*]] = loop.dot4 %{{.*}}, %[[X:.*]], %[[X]] : vector<16xi32>, vector<64xi8>
+// CHECK-NEXT: loop.vstore %[[D]]

@@ -307,9 +307,45 @@ impl<'c, 'm, 'd> FnExport<'c, 'm, 'd> {
             Some(L::ViewOp(view)) => self.lower_view(view, block),
             Some(L::ConstantOp(constant)) => self.lower_constant(constant, block),
             Some(L::LaunchOp(launch)) => self.lower_launch(launch, block),
+            Some(L::Dot4Op(_)) => self.lower_dot4(op, block),
             Some(gpu) if is_gpu_op(gpu) => self.lower_gpu_op(gpu, block),
             _ => Err(format!("'{}' has no MLIR export", ctx.op_name(op)).into()),
         }
+    }
+
+    /// `loop.dot4` in upstream ops: the bytes widened to `i32` (`a` by `arith.extui`, `b` by
+    /// `arith.extsi`), multiplied, and the four products of each lane (`vector.shuffle`s of
+    /// lanes `t, t + 4, ...`) added to the accumulator, as `dlc-codegen` does without VNNI.
+    fn lower_dot4(&mut self, op: Op, block: BlockRef<'c, 'm>) -> ExResult<()> {
+        let ctx = self.ctx;
+        let acc_ty = ctx.value_type(ctx.result(op, 0));
+        let lanes = ctx
+            .shape(acc_ty)
+            .and_then(|s| s.first().copied())
+            .ok_or("dot4 on a non-vector")?;
+        let acc_mty = self.ty(acc_ty)?;
+        let wide = MType::parse(self.mlir, &format!("vector<{}xi32>", 4 * lanes))
+            .ok_or("cannot build the widened vector type")?;
+        let [acc, a, b] = [0, 1, 2].map(|i| self.value(ctx.operand(op, i)));
+        let a = self.emit1(block, "arith.extui", &[a?], wide, &[])?;
+        let b = self.emit1(block, "arith.extsi", &[b?], wide, &[])?;
+        let product = self.emit1(block, "arith.muli", &[a, b], wide, &[])?;
+        let mut sum = acc?;
+        for t in 0..4 {
+            let mask: Vec<String> = (0..lanes).map(|i| (4 * i + t).to_string()).collect();
+            let mask = MAttribute::parse(self.mlir, &format!("array<i64: {}>", mask.join(", ")))
+                .ok_or("cannot build a vector.shuffle mask")?;
+            let part = self.emit1(
+                block,
+                "vector.shuffle",
+                &[product, product],
+                acc_mty,
+                &[("mask", mask)],
+            )?;
+            sum = self.emit1(block, "arith.addi", &[sum, part], acc_mty, &[])?;
+        }
+        self.values.insert(ctx.result(op, 0), sum);
+        Ok(())
     }
 
     /// Integer division or remainder with dlc's semantics, the ones `dlc-codegen` gives it: a

@@ -3,10 +3,11 @@
 // RUN: dlc-opt %s --pipeline='tile{cpu=x86-64-v3}' --split-input-file | FileCheck %s --check-prefix=V3
 // RUN: dlc-opt %s --pipeline='tile{cpu=x86-64-v4}' --split-input-file | FileCheck %s --check-prefix=V4
 // RUN: dlc-opt %s --pipeline='tile{rows=2 vectors=1 width=16 k-block=16 row-blocks=2}' --split-input-file | FileCheck %s --check-prefix=KB
+// RUN: dlc-opt %s --pipeline='tile{vnni=true cpu=x86-64-v4}' --split-input-file | FileCheck %s --check-prefix=DOT4
 
 // The CPU is named so the schedule does not depend on the machine running the test.
 // STATS: tile
-// STATS-DAG: (S) 6 nests-tiled
+// STATS-DAG: (S) 7 nests-tiled
 // STATS-DAG: (S) 2 row-remainders
 
 // Doc example 1: 12 rows in 3 tiles of 4 (one tile per cache block: an eighth of the tiles,
@@ -409,6 +410,68 @@ loop.kernel @mm_int(%a: !loop.buffer<12x64xi8, global>, %b: !loop.buffer<64x32xi
           %x = loop.load %a[%i0, %k0] : !loop.buffer<12x64xi8, global>
           %y = loop.load %b[%k0, %j0] : !loop.buffer<64x32xi8, global>
           %xw = arith.extsi %x : i8 to i32
+          %yw = arith.extsi %y : i8 to i32
+          %p = arith.muli %xw, %yw : i32
+          %s = loop.load %acc[] : !loop.buffer<i32, local>
+          %t = arith.addi %s, %p : i32
+          loop.store %t, %acc[] : !loop.buffer<i32, local>
+        }
+      }
+      loop.schedule_block "store" (%i0 = %i, %j0 = %j) {
+        %v = loop.load %acc[] : !loop.buffer<i32, local>
+        loop.store %v, %c[%i0, %j0] : !loop.buffer<12x32xi32, global>
+      }
+    }
+  }
+  loop.return
+}
+
+// -----
+
+// An 8-bit product with the u8 x s8 operands of `vpdpbusd` (MatMulInteger's form after
+// import). With `vnni` the tile takes four `k` steps per `loop.dot4`: `B` packed per block
+// of `k` (here the whole 64) into 16 rows of four interleaved bytes per column, four bytes of
+// each row of `A` broadcast through a 64-byte buffer; without it (the first RUN line) the
+// integer tile of `@mm_int`. The other 8-bit kernels above (both operands sign-extended) keep
+// the integer tile under `vnni` too.
+// CHECK-LABEL: loop.kernel @mm_u8s8
+// CHECK-NOT: loop.dot4
+// CHECK: loop.return
+// DOT4-LABEL: loop.kernel @mm_int
+// DOT4-NOT: loop.dot4
+// DOT4-LABEL: loop.kernel @mm_u8s8
+// DOT4: %[[PACK:.*]] = loop.alloc : !loop.buffer<16x128xi8, local>
+// DOT4: loop.for serial %{{.*}} = %{{.*}} to %{{.*}} step %c4{{.*}} {
+// DOT4: %[[BYTE:.*]] = loop.load %arg1[%{{.*}}, %{{.*}}] : !loop.buffer<64x32xi8, global>
+// DOT4: loop.store %[[BYTE]], %[[PACK]][%{{.*}}, %{{.*}}] : !loop.buffer<16x128xi8, local>
+// DOT4-COUNT-3: loop.store %{{.*}}, %[[PACK]]
+// DOT4: %[[SPLAT:.*]] = loop.alloc : !loop.buffer<64xi8, local>
+// DOT4: loop.for serial %{{.*}} = %{{.*}} to %{{.*}} step %c4{{.*}} {
+// DOT4: %[[QUAD:.*]] = loop.vload %arg0[%{{.*}}, %{{.*}}] : !loop.buffer<12x64xi8, global> -> vector<4xi8>
+// DOT4-COUNT-16: loop.vstore %[[QUAD]], %[[SPLAT]]
+// DOT4: %[[A:.*]] = loop.vload %[[SPLAT]][%{{.*}}] : !loop.buffer<64xi8, local> -> vector<64xi8>
+// DOT4: %[[B:.*]] = loop.vload %[[PACK]][%{{.*}}, %{{.*}}] : !loop.buffer<16x128xi8, local> -> vector<64xi8>
+// DOT4: %[[T:.*]] = loop.vload %{{.*}} : !loop.buffer<4x32xi32, local> -> vector<16xi32>
+// DOT4: loop.dot4 %[[T]], %[[A]], %[[B]] : vector<16xi32>, vector<64xi8>
+// DOT4-COUNT-7: loop.dot4
+// DOT4: loop.return
+loop.kernel @mm_u8s8(%a: !loop.buffer<12x64xi8, global>, %b: !loop.buffer<64x32xi8, global>, %c: !loop.buffer<12x32xi32, global>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c12 = arith.constant 12 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  loop.for parallel %i = %c0 to %c12 step %c1 {
+    loop.for serial %j = %c0 to %c32 step %c1 {
+      %acc = loop.alloc : !loop.buffer<i32, local>
+      loop.for serial %k = %c0 to %c64 step %c1 {
+        loop.schedule_block "mm" (%i0 = %i, %j0 = %j, %k0 = %k reduce) init {
+          %z = arith.constant 0 : i32
+          loop.store %z, %acc[] : !loop.buffer<i32, local>
+        } {
+          %x = loop.load %a[%i0, %k0] : !loop.buffer<12x64xi8, global>
+          %y = loop.load %b[%k0, %j0] : !loop.buffer<64x32xi8, global>
+          %xw = arith.extui %x : i8 to i32
           %yw = arith.extsi %y : i8 to i32
           %p = arith.muli %xw, %yw : i32
           %s = loop.load %acc[] : !loop.buffer<i32, local>
