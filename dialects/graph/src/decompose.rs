@@ -16,7 +16,7 @@
 //! flattened spatial axis (the gathered indices are a compile-time constant), which keeps batch
 //! and channel dims free to be dynamic; their spatial dims (and the weights) must be static.
 
-use crate::ops::{Conv2dOp, GraphOps};
+use crate::ops::{ConstantOp, Conv2dOp, GraphOps, ReshapeOp};
 use dlc_ir::attributes::{AttrKind, DenseValue};
 use dlc_ir::{Attribute, Context, InsertPoint, Location, Op, OpSpec, Type, Value, DYNAMIC};
 
@@ -283,7 +283,8 @@ pub(crate) fn linear(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
 /// im2col: pad, flatten the spatial axes, gather every window position with one constant index
 /// table (`[KH·KW, OH·OW]`; a 1x1 window with unit strides needs no gather), and multiply by
 /// the weights reshaped to `[G, O/G, C/G·KH·KW]`; groups fall out of the reshapes as a batch
-/// dim.
+/// dim. With several images and fewer than [`DIRECT_MIN_COLUMNS`] output pixels each, the
+/// images' columns go side by side (`[G, C/G·KH·KW, N·OH·OW]`) for one wide matmul.
 pub(crate) fn conv2d(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
     let (x, w) = (b.ctx.operand(op, 0), b.ctx.operand(op, 1));
     let Conv {
@@ -316,8 +317,80 @@ pub(crate) fn conv2d(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
     };
     let cols = b.reshape(cols, &[batch, groups, c / groups * kk, l]);
     let wr = b.reshape(w, &[groups, o / groups, c / groups * kk]);
-    let y = b.matmul(wr, cols); // [N, G, O/G, L]
+    if n != 1 && l < DIRECT_MIN_COLUMNS {
+        // Few output columns per image (a 1-D convolution over a short window: 5 columns
+        // for each of 32 frames): the images' columns side by side make one matmul of `N·L`
+        // columns that `tile` blocks, where `N` matmuls of `L` columns would run scalar.
+        let side = b.transpose(cols, &[1, 2, 0, 3]); // [G, C/G·KK, N, L]
+        let side = b.reshape(side, &[groups, c / groups * kk, -1]);
+        let columns = if n == DYNAMIC { DYNAMIC } else { n * l };
+        let y = narrow_matmul(b, wr, side, columns, o / groups); // [G, O/G, N·L]
+        let y = b.reshape(y, &[groups, o / groups, batch, l]);
+        let y = b.transpose(y, &[2, 0, 1, 3]); // [N, G, O/G, L]
+        return Some(vec![b.reshape(y, &[batch, o, window.oh, window.ow])]);
+    }
+    let y = narrow_matmul(b, wr, cols, l, o / groups); // [N, G, O/G, L]
     Some(vec![b.reshape(y, &[batch, o, window.oh, window.ow])])
+}
+
+/// The value of `v` when it is a `graph.constant`, or reshapes of one, with a static shape.
+fn constant_tensor(ctx: &Context, v: Value) -> Option<dlc_tensor::Tensor> {
+    let def = ctx.defining_op(v)?;
+    let shape: Vec<usize> = ctx
+        .shape(ctx.value_type(v))?
+        .iter()
+        .map(|&d| usize::try_from(d).ok())
+        .collect::<Option<_>>()?;
+    let t = if ctx.view::<ConstantOp>(def).is_some() {
+        dlc_tensor::Tensor::from_dense_attr(ctx, ctx.attr(def, "value")?).ok()?
+    } else if ctx.view::<ReshapeOp>(def).is_some() {
+        constant_tensor(ctx, ctx.operand(def, 0))?
+    } else {
+        return None;
+    };
+    t.reshaped(shape).ok()
+}
+
+/// `wr · cols` over the last two dims. With fewer `columns` than 16 (a vector of `f32` on
+/// AVX-512) and at least 16 `rows`, as `(colsᵀ · wrᵀ)ᵀ`: its 16 or more columns are what
+/// `tile` blocks, where the narrow product would run scalar (a short-time Fourier transform
+/// as a 1-D convolution: 257 frequencies by 8 frames).
+fn narrow_matmul(
+    b: &mut GraphBuilder<'_>,
+    wr: Value,
+    cols: Value,
+    columns: i64,
+    rows: i64,
+) -> Value {
+    if columns == DYNAMIC || columns >= 16 || rows < 16 {
+        return b.matmul(wr, cols);
+    }
+    let swap_last = |rank: usize| -> Vec<i64> {
+        let mut perm: Vec<i64> = (0..rank as i64).collect();
+        perm.swap(rank - 2, rank - 1);
+        perm
+    };
+    let (rc, rw) = (b.rank(cols), b.rank(wr));
+    let ct = b.transpose(cols, &swap_last(rc));
+    // Constant weights are transposed here, once, rather than by a kernel at every run.
+    let wt = match constant_tensor(b.ctx, wr)
+        .and_then(|t| crate::interp::primitives::transpose(&t, &swap_last(rw)).ok())
+    {
+        Some(t) => {
+            let shape: Vec<i64> = t.shape().iter().map(|&d| d as i64).collect();
+            let ty = b.tensor(&shape, b.elem(wr));
+            let value = t.to_dense_attr(b.ctx);
+            let wt = b.build_one("graph.constant", &[], vec![("value", value)], ty);
+            if let Some(dead) = b.ctx.defining_op(wr).filter(|_| b.ctx.uses(wr).is_empty()) {
+                b.ctx.erase_op(dead);
+            }
+            wt
+        }
+        None => b.transpose(wr, &swap_last(rw)),
+    };
+    let yt = b.matmul(ct, wt);
+    let ry = b.rank(yt);
+    b.transpose(yt, &swap_last(ry))
 }
 
 /// A `graph.conv2d` with static spatial dims, channels and weights that match them.

@@ -219,7 +219,10 @@ use super::util::{
     ceil_div, const_int, const_trip_count, constant_splat, defined_inside, index_binary,
     index_const, is_scalar_compute, whole_groups_end, whole_groups_end_of,
 };
-use dlc_arith::{build_cmpi, fastmath_attr, AddFOp, AddIOp, CmpIPredicate, FastMathFlags, MulFOp};
+use dlc_arith::{
+    build_cmpi, fastmath_attr, AddFOp, AddIOp, CmpIPredicate, ExtSIOp, ExtUIOp, FastMathFlags,
+    MulFOp, MulIOp,
+};
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
 use dlc_ir::{
     Block, Context, Diagnostic, InsertPoint, Location, Op, OpSpec, OpView, Traits, Type, TypeKind,
@@ -229,7 +232,7 @@ use dlc_loop::analysis::loops::{loop_parts, LoopParts};
 use dlc_loop::{
     before_terminator, buffer_parts, buffer_type, build_alloc, build_for, build_if, build_load,
     build_store, elem_size_bytes, is_gpu_kernel, AccessKind, AllocOp, ForOp, IterKind, KernelOp,
-    LoopKind, LoopOps, MemorySpace, ScheduleBlockOp,
+    LoadOp, LoopKind, LoopOps, MemorySpace, ScheduleBlockOp,
 };
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -770,34 +773,35 @@ impl Tile {
             return None;
         }
         let store = *ops.iter().find(|&&op| class(op) == Some(Class::AccStore))?;
-        let def = |v: Value, name: &str| {
+        // The op of the block defining `v`, as an `O`.
+        fn def<O: OpView>(ctx: &Context, nest: &Nest, v: Value) -> Option<Op> {
             ctx.defining_op(v)
-                .filter(|&d| ctx.op_name(d) == name && ctx.op_block(d) == Some(nest.body))
-        };
-        let add = def(ctx.operand(store, 0), "arith.addi")?;
+                .filter(|&d| ctx.view::<O>(d).is_some() && ctx.op_block(d) == Some(nest.body))
+        }
+        let add = def::<AddIOp>(ctx, nest, ctx.operand(store, 0))?;
         let (x, y) = (ctx.operand(add, 0), ctx.operand(add, 1));
         let acc_load = |v: Value| ctx.defining_op(v).and_then(class) == Some(Class::AccLoad);
         let product = if acc_load(x) { y } else { x };
-        let mul = def(product, "arith.muli")?;
+        let mul = def::<MulIOp>(ctx, nest, product)?;
         let (m0, m1) = (ctx.operand(mul, 0), ctx.operand(mul, 1));
-        let (ua, sb) = match (def(m0, "arith.extui"), def(m1, "arith.extsi")) {
+        let (ua, sb) = match (def::<ExtUIOp>(ctx, nest, m0), def::<ExtSIOp>(ctx, nest, m1)) {
             (Some(u), Some(s)) => (u, s),
-            _ => (def(m1, "arith.extui")?, def(m0, "arith.extsi")?),
+            _ => (
+                def::<ExtUIOp>(ctx, nest, m1)?,
+                def::<ExtSIOp>(ctx, nest, m0)?,
+            ),
         };
         let byte_load = |ext: Op, c: Class| {
             let v = ctx.operand(ext, 0);
-            let load = ctx.defining_op(v)?;
-            (ctx.op_name(load) == "loop.load"
-                && ctx.value_type(v) == Type::I8
-                && class(load) == Some(c))
-            .then_some(load)
+            let load = def::<LoadOp>(ctx, nest, v)?;
+            (ctx.value_type(v) == Type::I8 && class(load) == Some(c)).then_some(load)
         };
         let a = byte_load(ua, Class::Scalar)?;
         let b = byte_load(sb, Class::VLoad)?;
         // No other load: the block reads `A`, `B` and the accumulator only.
         let loads = ops
             .iter()
-            .filter(|&&op| ctx.op_name(op) == "loop.load")
+            .filter(|&&op| ctx.view::<LoadOp>(op).is_some())
             .count();
         if loads != 3 {
             return None;
