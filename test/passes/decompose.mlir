@@ -205,3 +205,36 @@ func.func @conv_column_stride(%x: tensor<1x2x4x5xf32>, %w: tensor<3x2x3x3xf32>) 
   %0 = graph.conv2d %x, %w {strides = array<i64: 1, 2>} : tensor<1x2x4x5xf32>, tensor<3x2x3x3xf32> -> tensor<1x3x2x2xf32>
   return %0 : tensor<1x3x2x2xf32>
 }
+
+// -----
+
+// Edge case: four images of 6 output pixels each (a 1-D convolution over short frames): the
+// images' columns go side by side, so one matmul has 24 columns (rather than four of 6), and
+// the result is transposed back to NCHW.
+
+// CHECK-LABEL: func.func @conv_batch_side_by_side
+// CHECK: %[[T:.*]] = graph.transpose %{{.*}} {perm = array<i64: 1, 2, 0, 3>} : tensor<4x1x6x6xf32> -> tensor<1x6x4x6xf32>
+// CHECK: %[[S:.*]] = graph.reshape %[[T]] {shape = array<i64: 1, 6, -1>} : tensor<1x6x4x6xf32> -> tensor<1x6x24xf32>
+// CHECK: %[[Y:.*]] = graph.matmul %{{.*}}, %[[S]] : tensor<1x20x6xf32>, tensor<1x6x24xf32> -> tensor<1x20x24xf32>
+// CHECK: graph.transpose %{{.*}} {perm = array<i64: 2, 0, 1, 3>} : tensor<1x20x4x6xf32> -> tensor<4x1x20x6xf32>
+func.func @conv_batch_side_by_side(%x: tensor<4x2x1x8xf32>, %w: tensor<20x2x1x3xf32>) -> tensor<4x20x1x6xf32> {
+  %0 = graph.conv2d %x, %w : tensor<4x2x1x8xf32>, tensor<20x2x1x3xf32> -> tensor<4x20x1x6xf32>
+  return %0 : tensor<4x20x1x6xf32>
+}
+
+// -----
+
+// Edge case: one image of 8 output pixels and 20 output channels: the product runs
+// transposed (8 rows by 20 columns, which `tile` blocks) with the constant weights transposed
+// here rather than at run time, then the result is transposed back.
+
+// CHECK-LABEL: func.func @conv_narrow_transposed
+// CHECK: %[[WT:.*]] = graph.constant dense<{{.*}}> : tensor<1x10x20xf32>
+// CHECK: %[[Y:.*]] = graph.matmul %{{.*}}, %[[WT]] : tensor<1x1x8x10xf32>, tensor<1x10x20xf32> -> tensor<1x1x8x20xf32>
+// CHECK: graph.transpose %[[Y]] {perm = array<i64: 0, 1, 3, 2>} : tensor<1x1x8x20xf32> -> tensor<1x1x20x8xf32>
+// CHECK-NOT: graph.transpose %{{.*}} : tensor<1x20x10xf32>
+func.func @conv_narrow_transposed(%x: tensor<1x2x1x12xf32>) -> tensor<1x20x1x8xf32> {
+  %w = graph.constant dense<0.5> : tensor<20x2x1x5xf32>
+  %0 = graph.conv2d %x, %w : tensor<1x2x1x12xf32>, tensor<20x2x1x5xf32> -> tensor<1x20x1x8xf32>
+  return %0 : tensor<1x20x1x8xf32>
+}

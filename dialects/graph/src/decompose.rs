@@ -843,10 +843,15 @@ impl<'a> GraphBuilder<'a> {
         self.binary("graph.div", e, s)
     }
 
-    /// `graph.matmul` with numpy semantics (batch dims broadcast).
+    /// `graph.matmul` with numpy semantics (batch dims broadcast); two 8-bit integer operands
+    /// give `i32`.
     pub fn matmul(&mut self, a: Value, b: Value) -> Value {
         let shape = matmul_shape(&self.shape(a), &self.shape(b));
-        let ty = self.tensor(&shape, self.elem(a));
+        let elem = match (self.elem(a), self.elem(b)) {
+            (x, y) if crate::verify::is_byte(x) && crate::verify::is_byte(y) => Type::I32,
+            (x, _) => x,
+        };
+        let ty = self.tensor(&shape, elem);
         self.build_one("graph.matmul", &[a, b], vec![], ty)
     }
 

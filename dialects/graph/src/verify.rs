@@ -1503,6 +1503,7 @@ mod tests {
             "f64" => Type::F64,
             "i1" => Type::I1,
             "i8" => Type::I8,
+            "ui8" => Type::UI8,
             "i16" => Type::I16,
             "i32" => Type::I32,
             "i64" => Type::I64,

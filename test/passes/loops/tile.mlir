@@ -7,7 +7,7 @@
 
 // The CPU is named so the schedule does not depend on the machine running the test.
 // STATS: tile
-// STATS-DAG: (S) 7 nests-tiled
+// STATS-DAG: (S) 8 nests-tiled
 // STATS-DAG: (S) 2 row-remainders
 
 // Doc example 1: 12 rows in 3 tiles of 4 (one tile per cache block: an eighth of the tiles,
@@ -482,6 +482,44 @@ loop.kernel @mm_u8s8(%a: !loop.buffer<12x64xi8, global>, %b: !loop.buffer<64x32x
       loop.schedule_block "store" (%i0 = %i, %j0 = %j) {
         %v = loop.load %acc[] : !loop.buffer<i32, local>
         loop.store %v, %c[%i0, %j0] : !loop.buffer<12x32xi32, global>
+      }
+    }
+  }
+  loop.return
+}
+
+// -----
+
+// A matrix-vector product (one row, a 1x1 convolution over a 1x1 map): the tile is one row
+// high, so the 32 columns still run as vectors.
+// CHECK-LABEL: loop.kernel @mv
+// CHECK: loop.alloc : !loop.buffer<1x32xf32, local>
+// CHECK: math.fma {{.*}} : vector<16xf32>
+// CHECK: loop.return
+loop.kernel @mv(%a: !loop.buffer<1x64xf32, global>, %b: !loop.buffer<64x32xf32, global>, %c: !loop.buffer<1x32xf32, global>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  loop.for parallel %i = %c0 to %c1 step %c1 {
+    loop.for serial %j = %c0 to %c32 step %c1 {
+      %acc = loop.alloc : !loop.buffer<f32, local>
+      loop.for serial %k = %c0 to %c64 step %c1 {
+        loop.schedule_block "mv" (%i0 = %i, %j0 = %j, %k0 = %k reduce) init {
+          %z = arith.constant 0.000000e+00 : f32
+          loop.store %z, %acc[] : !loop.buffer<f32, local>
+        } {
+          %x = loop.load %a[%i0, %k0] : !loop.buffer<1x64xf32, global>
+          %y = loop.load %b[%k0, %j0] : !loop.buffer<64x32xf32, global>
+          %p = arith.mulf %x, %y : f32
+          %s = loop.load %acc[] : !loop.buffer<f32, local>
+          %t = arith.addf %s, %p : f32
+          loop.store %t, %acc[] : !loop.buffer<f32, local>
+        }
+      }
+      loop.schedule_block "store" (%i0 = %i, %j0 = %j) {
+        %v = loop.load %acc[] : !loop.buffer<f32, local>
+        loop.store %v, %c[%i0, %j0] : !loop.buffer<1x32xf32, global>
       }
     }
   }

@@ -19,7 +19,8 @@
 //!   depend on `j` (`B[k, j]`: consecutive elements), the only store is to `%acc`, and the other
 //!   ops are loads and `arith`/`math` ops;
 //! - no buffer the block reads is stored by the epilogue;
-//! - the trip counts are at least `rows` (`i`) and `width` (`j`) when constant.
+//! - the `j` trip count is at least `width` when constant (a constant `i` trip count below
+//!   `rows` makes the tile that many rows high: a matrix-vector product is a one-row tile).
 //!
 //! Without the pass the `k` loop is innermost: one scalar multiply-add per element of `B`
 //! loaded with a stride of a whole row, which runs at about 1 GFLOP/s.
@@ -411,10 +412,18 @@ impl Pass for Tile {
                 candidates.push(op);
             }
         });
+        let wrapped = wrap_single_rows(ctx, kernel);
+        candidates.extend(wrapped.iter().map(|&(w, _)| w));
         let nests: Vec<Nest> = candidates
             .into_iter()
             .filter_map(|op| self.analyze(ctx, op))
             .collect();
+        for (w, j_loop) in wrapped {
+            if !nests.iter().any(|n| n.i_loop == w) {
+                ctx.move_op(j_loop, InsertPoint::Before(w));
+                ctx.erase_op(w);
+            }
+        }
         // A nest inside another one's epilogue goes away with the outer rewrite.
         let outer: Vec<Op> = nests.iter().map(|n| n.i_loop).collect();
         let nests: Vec<Nest> = nests
@@ -439,6 +448,42 @@ impl Pass for Tile {
         }
         Ok(())
     }
+}
+
+/// The nests of one row whose row loop `simplify` removed (a matrix-vector product): each
+/// `serial` loop at the top of `kernel` that holds a schedule block is put inside a new
+/// one-trip `parallel` loop, the row loop [`Tile::analyze`] looks for. Returns the new loops
+/// with the loops they hold; the caller unwraps those that are not tiled.
+fn wrap_single_rows(ctx: &mut Context, kernel: Op) -> Vec<(Op, Op)> {
+    let Some(&body) = ctx
+        .regions(kernel)
+        .first()
+        .and_then(|&r| ctx.blocks(r).first())
+    else {
+        return Vec::new();
+    };
+    let tops: Vec<Op> = ctx
+        .block_ops(body)
+        .filter(|&op| is_loop(ctx, op, LoopKind::Serial))
+        .collect();
+    let mut wrapped = Vec::new();
+    for j_loop in tops {
+        let mut blocks = false;
+        ctx.for_each_op(j_loop, &mut |op| {
+            blocks |= ctx.view::<ScheduleBlockOp>(op).is_some();
+        });
+        if !blocks {
+            continue;
+        }
+        let loc = ctx.op_loc(j_loop);
+        let at = InsertPoint::Before(j_loop);
+        let zero = index_const(ctx, at, 0, loc);
+        let one = index_const(ctx, at, 1, loc);
+        let (w, w_body, _) = build_for(ctx, at, (zero, one, one), LoopKind::Parallel, loc);
+        ctx.move_op(j_loop, before_terminator(ctx, w_body));
+        wrapped.push((w.0, j_loop));
+    }
+    wrapped
 }
 
 impl Nest {
@@ -654,7 +699,7 @@ impl Tile {
         let width = self
             .width
             .unwrap_or_else(|| self.cpu.lanes(8 * elem_bytes(ctx, elem) as u32));
-        if const_trip_count(ctx, &i).is_some_and(|t| t < self.rows)
+        if const_trip_count(ctx, &i).is_some_and(|t| t < 1)
             || const_trip_count(ctx, &j).is_some_and(|t| t < width)
         {
             return None;
@@ -953,12 +998,18 @@ impl Analyzer<'_> {
 }
 
 impl Tile {
-    /// This tiling with no more vectors per row than the columns of `nest` fill, when their
-    /// count is a constant (a convolution's 56-wide output rows take 3 of 4 vectors of 16).
+    /// This tiling with no more vectors per row than the columns of `nest` fill and no more
+    /// rows than it has, when their counts are constants (a convolution's 56-wide output rows
+    /// take 3 of 4 vectors of 16; a matrix-vector product takes one row).
     fn fitted(&self, ctx: &Context, nest: &Nest) -> Tile {
         let vectors = const_trip_count(ctx, &nest.j)
             .map_or(self.vectors, |t| self.vectors.min(t / nest.width).max(1));
-        Tile { vectors, ..*self }
+        let rows = const_trip_count(ctx, &nest.i).map_or(self.rows, |t| self.rows.min(t).max(1));
+        Tile {
+            vectors,
+            rows,
+            ..*self
+        }
     }
 
     /// Rewrites the nest; returns true when a path for the last rows was kept.
