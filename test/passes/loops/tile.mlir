@@ -491,26 +491,27 @@ loop.kernel @mm_u8s8(%a: !loop.buffer<12x64xi8, global>, %b: !loop.buffer<64x32x
 // -----
 
 // A matrix-vector product (one row, a 1x1 convolution over a 1x1 map): the tile is one row
-// high, so the 32 columns still run as vectors.
+// high, so the 512 columns still run as vectors (a product of 512 by 128 is large enough;
+// smaller ones with fewer rows than a tile are left alone).
 // CHECK-LABEL: loop.kernel @mv
 // CHECK: loop.alloc : !loop.buffer<1x32xf32, local>
 // CHECK: math.fma {{.*}} : vector<16xf32>
 // CHECK: loop.return
-loop.kernel @mv(%a: !loop.buffer<1x64xf32, global>, %b: !loop.buffer<64x32xf32, global>, %c: !loop.buffer<1x32xf32, global>) {
+loop.kernel @mv(%a: !loop.buffer<1x128xf32, global>, %b: !loop.buffer<128x512xf32, global>, %c: !loop.buffer<1x512xf32, global>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  %c32 = arith.constant 32 : index
-  %c64 = arith.constant 64 : index
+  %c512 = arith.constant 512 : index
+  %c128 = arith.constant 128 : index
   loop.for parallel %i = %c0 to %c1 step %c1 {
-    loop.for serial %j = %c0 to %c32 step %c1 {
+    loop.for serial %j = %c0 to %c512 step %c1 {
       %acc = loop.alloc : !loop.buffer<f32, local>
-      loop.for serial %k = %c0 to %c64 step %c1 {
+      loop.for serial %k = %c0 to %c128 step %c1 {
         loop.schedule_block "mv" (%i0 = %i, %j0 = %j, %k0 = %k reduce) init {
           %z = arith.constant 0.000000e+00 : f32
           loop.store %z, %acc[] : !loop.buffer<f32, local>
         } {
-          %x = loop.load %a[%i0, %k0] : !loop.buffer<1x64xf32, global>
-          %y = loop.load %b[%k0, %j0] : !loop.buffer<64x32xf32, global>
+          %x = loop.load %a[%i0, %k0] : !loop.buffer<1x128xf32, global>
+          %y = loop.load %b[%k0, %j0] : !loop.buffer<128x512xf32, global>
           %p = arith.mulf %x, %y : f32
           %s = loop.load %acc[] : !loop.buffer<f32, local>
           %t = arith.addf %s, %p : f32
@@ -519,7 +520,7 @@ loop.kernel @mv(%a: !loop.buffer<1x64xf32, global>, %b: !loop.buffer<64x32xf32, 
       }
       loop.schedule_block "store" (%i0 = %i, %j0 = %j) {
         %v = loop.load %acc[] : !loop.buffer<f32, local>
-        loop.store %v, %c[%i0, %j0] : !loop.buffer<1x32xf32, global>
+        loop.store %v, %c[%i0, %j0] : !loop.buffer<1x512xf32, global>
       }
     }
   }

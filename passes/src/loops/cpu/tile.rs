@@ -20,7 +20,8 @@
 //!   ops are loads and `arith`/`math` ops;
 //! - no buffer the block reads is stored by the epilogue;
 //! - the `j` trip count is at least `width` when constant (a constant `i` trip count below
-//!   `rows` makes the tile that many rows high: a matrix-vector product is a one-row tile).
+//!   `rows` makes the tile that many rows high, when the constant `j` and `k` trip counts
+//!   multiply to at least 2^16: a matrix-vector product is a one-row tile).
 //!
 //! Without the pass the `k` loop is innermost: one scalar multiply-add per element of `B`
 //! loaded with a stride of a whole row, which runs at about 1 GFLOP/s.
@@ -450,6 +451,11 @@ impl Pass for Tile {
     }
 }
 
+/// The columns times reduction steps from which a nest with fewer rows than a tile is tiled
+/// (a 1x1 convolution over a 1x1 map, 1280 by 512, is; the small products of generated test
+/// programs are not worth their code size and compile time).
+const MIN_SHORT_NEST_WORK: i64 = 1 << 16;
+
 /// The nests of one row whose row loop `simplify` removed (a matrix-vector product): each
 /// `serial` loop at the top of `kernel` that holds a schedule block is put inside a new
 /// one-trip `parallel` loop, the row loop [`Tile::analyze`] looks for. Returns the new loops
@@ -686,6 +692,13 @@ impl Tile {
         let outside = [j.lb, j.ub, k.lb, k.ub, k.step];
         if outside.iter().any(|&v| defined_inside(ctx, i_loop, v)) {
             return None;
+        }
+        // Fewer rows than a tile: worth the code only for a large product per row.
+        if const_trip_count(ctx, &i).is_some_and(|t| t < self.rows) {
+            let work = const_trip_count(ctx, &j).zip(const_trip_count(ctx, &k));
+            if work.is_none_or(|(n, kk)| n.saturating_mul(kk) < MIN_SHORT_NEST_WORK) {
+                return None;
+            }
         }
         // The accumulator: a rank-0 local buffer of floats or integers.
         if !ctx.operands(acc_alloc).is_empty() {
