@@ -492,7 +492,35 @@ fn wrap_single_rows(ctx: &mut Context, kernel: Op) -> Vec<(Op, Op)> {
     wrapped
 }
 
+/// Clones `ops` in order at `at`, mapping their operands through `map` (which learns the
+/// clones' results).
+fn clone_ops(ctx: &mut Context, ops: &[Op], map: &mut ValueMap, at: InsertPoint) {
+    for &op in ops {
+        let copy = ctx.clone_op(op, map);
+        ctx.insert_op(at, copy);
+    }
+}
+
 impl Nest {
+    /// A map from the block's iter vars to what they are bound to in a copy of the block: the
+    /// reduce one to `k`, the column and row ones to `col` and `row` (when given), the fixed
+    /// ones to their values.
+    fn bind(&self, ctx: &Context, k: Value, col: Option<Value>, row: Option<Value>) -> ValueMap {
+        let mut map = ValueMap::new();
+        for (&arg, role) in ctx.block_args(self.body).iter().zip(&self.roles) {
+            let to = match role {
+                Role::Reduce => Some(k),
+                Role::Col => col,
+                Role::Row => row,
+                Role::Fixed(value) => Some(*value),
+            };
+            if let Some(to) = to {
+                map.map(arg, to);
+            }
+        }
+        map
+    }
+
     /// The ops of the block body that the operands of `load` are computed by, in order, when
     /// none of them depends on the row or loads the accumulator (so the load reads the same
     /// for every row of a tile).
@@ -1378,28 +1406,16 @@ impl Tile {
         let (_, body, k) = build_for(ctx, at, (kc, kend, step), LoopKind::Serial, loc);
         let body_at = before_terminator(ctx, body);
         let t = nest.pack_row(ctx, body_at, k, kc, loc);
-        let args = ctx.block_args(nest.body).to_vec();
         let mut buffers = FxHashMap::default();
         for (load, slice) in loads {
             let elem = ctx.value_type(ctx.result(load, 0));
             let ty = buffer_type(ctx, &[kc_trips, cols], elem, MemorySpace::Local);
             let buffer = build_alloc(ctx, InsertPoint::Before(jb_loop), ty, &[], loc);
             for v in 0..self.vectors {
-                let mut map = ValueMap::new();
                 let off = index_const(ctx, body_at, v * nest.width, loc);
                 let col = index_binary(ctx, body_at, "arith.addi", jb, off, loc);
-                for (&arg, role) in args.iter().zip(&nest.roles) {
-                    match role {
-                        Role::Reduce => map.map(arg, k),
-                        Role::Col => map.map(arg, col),
-                        Role::Fixed(value) => map.map(arg, *value),
-                        Role::Row => {}
-                    }
-                }
-                for &op in &slice {
-                    let copy = ctx.clone_op(op, &mut map);
-                    ctx.insert_op(body_at, copy);
-                }
+                let mut map = nest.bind(ctx, k, Some(col), None);
+                clone_ops(ctx, &slice, &mut map, body_at);
                 let operands: Vec<Value> =
                     ctx.operands(load).iter().map(|&x| map.lookup(x)).collect();
                 let vty = ctx.vector_type(&[nest.width], elem);
@@ -1450,23 +1466,11 @@ impl Tile {
         let c_at = before_terminator(ctx, c_body);
         let col = index_binary(ctx, c_at, "arith.addi", jb, c, loc);
         let base = index_binary(ctx, c_at, "arith.muli", c, four, loc);
-        let args = ctx.block_args(nest.body).to_vec();
         for step in 0..4 {
             let offset = index_const(ctx, c_at, step, loc);
             let kk = index_binary(ctx, c_at, "arith.addi", k, offset, loc);
-            let mut map = ValueMap::new();
-            for (&arg, role) in args.iter().zip(&nest.roles) {
-                match role {
-                    Role::Reduce => map.map(arg, kk),
-                    Role::Col => map.map(arg, col),
-                    Role::Fixed(value) => map.map(arg, *value),
-                    Role::Row => {}
-                }
-            }
-            for &op in &slice {
-                let copy = ctx.clone_op(op, &mut map);
-                ctx.insert_op(c_at, copy);
-            }
+            let mut map = nest.bind(ctx, kk, Some(col), None);
+            clone_ops(ctx, &slice, &mut map, c_at);
             let operands: Vec<Value> = ctx.operands(d.b).iter().map(|&x| map.lookup(x)).collect();
             let (&b_buf, b_idx) = operands.split_first().expect("a load has a buffer");
             let byte = build_load(ctx, c_at, b_buf, b_idx, loc);
@@ -1517,20 +1521,11 @@ impl Tile {
             let spec = OpSpec::new(ctx, "loop.vstore", loc).operands(operands);
             ctx.build(k_at, spec);
         };
-        let args = ctx.block_args(nest.body).to_vec();
         let mut a_rows = Vec::with_capacity(self.rows as usize);
         for (r, &splat) in splats.iter().enumerate() {
             let off = index_const(ctx, k_at, r as i64, loc);
             let row = index_binary(ctx, k_at, "arith.addi", i0, off, loc);
-            let mut map = ValueMap::new();
-            for (&arg, role) in args.iter().zip(&nest.roles) {
-                match role {
-                    Role::Reduce => map.map(arg, k),
-                    Role::Row => map.map(arg, row),
-                    Role::Fixed(value) => map.map(arg, *value),
-                    Role::Col => {}
-                }
-            }
+            let map = nest.bind(ctx, k, None, Some(row));
             let operands: Vec<Value> = ctx.operands(d.a).iter().map(|&x| map.lookup(x)).collect();
             let quad = vload(ctx, &operands, quad_ty);
             for lane in 0..lanes {
