@@ -1246,7 +1246,12 @@ impl Tile {
             at = ctx.parent_op(op);
         }
         let threads = (threads + outer_tasks - 1) / outer_tasks;
-        let by_threads = trips.map_or(i64::MAX, |t| t / self.rows / threads);
+        // Rounded up, so the blocks split evenly over the threads (100 rows in tiles of 4 on 2
+        // threads: 2 blocks of 13 tiles, not 3 of 12, one thread doing two).
+        let by_threads = trips.map_or(i64::MAX, |t| {
+            let tiles = (t + self.rows - 1) / self.rows;
+            (tiles + threads - 1) / threads.max(1)
+        });
         by_cache.min(by_threads).clamp(1, 64)
     }
 
