@@ -6,7 +6,9 @@
 //! A CPU kernel holds the nest `lower` gives a contraction (matmul, batched matmul, the
 //! projections of attention and MLPs, the implicit GEMM of a convolution):
 //! `parallel i { serial j { allocs; <prologue>; serial k { schedule_block (.., k reduce)
-//! init {acc = ..} {acc = f(acc, ..)} }; <epilogue reading acc> } }`, where
+//! init {acc = ..} {acc = f(acc, ..)} }; <epilogue reading acc> } }` (a `serial j` loop at the
+//! top of the kernel is such a nest of one row whose `i` loop `simplify` removed: it is
+//! analyzed inside a new one-trip `parallel` loop, kept only if the nest is tiled), where
 //! - the `i` loop is `parallel` with step 1 and its body is only the `j` loop; the `j` loop is
 //!   `serial` with step 1, its body rank-0 allocs (`%acc`, the one the `k` loop uses, and the
 //!   registers of a fused epilogue), a prologue of elementwise blocks that do not feed the
