@@ -12,8 +12,8 @@
 //!
 //! Every other `com.microsoft` operator is refused by name.
 
-use super::quant::{dynamic_quantize, matrix_param, requantize, shifted, Side};
-use super::{nn::matmul_of, Handler};
+use super::quant::{dynamic_quantize, integer_product, matrix_param, requantize, shifted, Side};
+use super::Handler;
 use crate::importer::{NodeCx, NodeResult};
 use dlc_ir::{Type, Value};
 
@@ -80,9 +80,7 @@ fn matmul_integer_to_float(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     expect_8bit(cx, b, "B")?;
     expect_float(cx, sa, "a_scale")?;
     expect_float(cx, sb, "b_scale")?;
-    let ai = shifted(cx, a, za, Side::Rows, "a_zero_point")?;
-    let bi = shifted(cx, b, zb, Side::Columns, "b_zero_point")?;
-    let acc = matmul_of(cx, ai, bi)?;
+    let acc = integer_product(cx, (a, za), (b, zb))?;
     let sa = matrix_param(cx, sa, a, Side::Rows, "a_scale")?;
     let sb = matrix_param(cx, sb, acc, Side::Output, "b_scale")?;
     Ok(vec![scale_to_float(cx, acc, sa, sb, bias)?])
@@ -96,9 +94,7 @@ fn dynamic_quantize_matmul(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     expect_8bit(cx, b, "B")?;
     expect_float(cx, sb, "b_scale")?;
     let [aq, sa, za] = dynamic_quantize(cx, a)?;
-    let ai = shifted(cx, aq, Some(za), Side::Rows, "A's zero point")?;
-    let bi = shifted(cx, b, zb, Side::Columns, "b_zero_point")?;
-    let acc = matmul_of(cx, ai, bi)?;
+    let acc = integer_product(cx, (aq, Some(za)), (b, zb))?;
     let sb = matrix_param(cx, sb, acc, Side::Output, "b_scale")?;
     let sa = cx.cast(sa, cx.elem(a))?;
     Ok(vec![scale_to_float(cx, acc, sa, sb, bias)?])

@@ -542,12 +542,23 @@ fn matmul_integer(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     expect_8bit(cx, a, "A")?;
     expect_8bit(cx, b, "B")?;
     let (za, zb) = (cx.opt_input(2), cx.opt_input(3));
+    Ok(vec![integer_product(cx, (a, za), (b, zb))?])
+}
+
+/// `(A − za) · (B − zb)` in `i32` for 8-bit `A` and `B` with their optional zero points
+/// (named `a_zero_point` and `b_zero_point` in messages), as [`matmul_integer`] describes:
+/// the product of MatMulInteger, QLinearMatMul and the `com.microsoft` integer products.
+pub(super) fn integer_product(
+    cx: &mut NodeCx,
+    (a, za): (Value, Option<Value>),
+    (b, zb): (Value, Option<Value>),
+) -> NodeResult<Value> {
     let (sa, sb) = (cx.shape(a), cx.shape(b));
     let k = sa.last().copied().unwrap_or(DYNAMIC);
     if sa.len() < 2 || sb.len() < 2 || k == DYNAMIC {
         let a = shifted(cx, a, za, Side::Rows, "a_zero_point")?;
         let b = shifted(cx, b, zb, Side::Columns, "b_zero_point")?;
-        return Ok(vec![matmul_of(cx, a, b)?]);
+        return matmul_of(cx, a, b);
     }
     let (a, za) = as_byte_type(cx, a, za, (Type::UI8, Side::Rows), "a_zero_point")?;
     let (b, zb) = as_byte_type(cx, b, zb, (Type::I8, Side::Columns), "b_zero_point")?;
@@ -570,7 +581,7 @@ fn matmul_integer(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
         let t = cx.binary("graph.mul", t, k)?;
         y = cx.binary("graph.add", y, t)?;
     }
-    Ok(vec![y])
+    Ok(y)
 }
 
 /// Matrix `m` of an 8-bit type as type `want` (`ui8` or `i8`), and its zero point `zp` as an
@@ -670,9 +681,7 @@ fn qlinear_matmul(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     expect_8bit(cx, a, "a")?;
     expect_8bit(cx, b, "b")?;
     let out = qlinear_output(cx, zy, a)?;
-    let ai = shifted(cx, a, za, Side::Rows, "a_zero_point")?;
-    let bi = shifted(cx, b, zb, Side::Columns, "b_zero_point")?;
-    let acc = matmul_of(cx, ai, bi)?;
+    let acc = integer_product(cx, (a, za), (b, zb))?;
     let sa = matrix_scale(cx, sa, za, a, Side::Rows, "a_scale")?;
     let sb = matrix_scale(cx, sb, zb, b, Side::Columns, "b_scale")?;
     let sy = matrix_scale(cx, sy, zy, acc, Side::Output, "y_scale")?;
