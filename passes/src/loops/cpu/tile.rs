@@ -423,8 +423,7 @@ impl Pass for Tile {
             .collect();
         for (w, j_loop) in wrapped {
             if !nests.iter().any(|n| n.i_loop == w) {
-                ctx.move_op(j_loop, InsertPoint::Before(w));
-                ctx.erase_op(w);
+                unwrap_single_row(ctx, w, j_loop);
             }
         }
         // A nest inside another one's epilogue goes away with the outer rewrite.
@@ -492,6 +491,24 @@ fn wrap_single_rows(ctx: &mut Context, kernel: Op) -> Vec<(Op, Op)> {
         wrapped.push((w.0, j_loop));
     }
     wrapped
+}
+
+/// Undoes [`wrap_single_rows`] for the loop `w` holding `j_loop`: `j_loop` back in its place,
+/// `w` and its bound constants erased, so the kernel is as it was.
+fn unwrap_single_row(ctx: &mut Context, w: Op, j_loop: Op) {
+    let mut bounds: Vec<Op> = ctx
+        .operands(w)
+        .iter()
+        .filter_map(|&v| ctx.defining_op(v))
+        .collect();
+    bounds.dedup();
+    ctx.move_op(j_loop, InsertPoint::Before(w));
+    ctx.erase_op(w);
+    for op in bounds {
+        if ctx.results(op).all(|v| ctx.uses(v).is_empty()) {
+            ctx.erase_op(op);
+        }
+    }
 }
 
 /// Clones `ops` in order at `at`, mapping their operands through `map` (which learns the
@@ -1063,27 +1080,19 @@ impl Tile {
         let trips = const_trip_count(ctx, &nest.i);
         let exact = trips.is_some_and(|t| t % rows == 0) && const_int(ctx, nest.i.lb).is_some();
         let m = self.row_blocks(ctx, nest, trips);
-        // `loop.dot4` reads `B` packed, so its nests always take reduction blocks (the whole
-        // `k` range when it is short), of a multiple of 4 iterations.
-        let cols = self.vectors * nest.width;
-        let partial_fits = m * rows * cols * elem_bytes(ctx, nest.elem) <= 64 * 1024;
-        let dot4_block = nest.dot4.and_then(|_| {
-            let kc = self
-                .k_block_size(ctx, nest)
-                .or_else(|| const_trip_count(ctx, &nest.k))?;
-            (kc % 4 == 0 && partial_fits).then_some(kc)
-        });
-        let dot4_nest;
-        let nest = if nest.dot4.is_some() && dot4_block.is_none() {
-            dot4_nest = Nest {
+        // A `loop.dot4` nest that gets no reduction blocks is tiled without `loop.dot4`.
+        let mut k_block = self.k_block(ctx, nest, m);
+        let plain;
+        let nest = if nest.dot4.is_some() && k_block.is_none() {
+            plain = Nest {
                 dot4: None,
                 ..nest.clone()
             };
-            &dot4_nest
+            k_block = self.k_block(ctx, &plain, m);
+            &plain
         } else {
             nest
         };
-        let k_block = dot4_block.or_else(|| self.k_block(ctx, nest, m));
         // Row tiles, and cache blocks of `m` row tiles.
         let (tiles, groups) = match trips {
             Some(t) => {
@@ -1282,8 +1291,18 @@ impl Tile {
     fn k_block(&self, ctx: &Context, nest: &Nest, m: i64) -> Option<i64> {
         let cols = self.vectors * nest.width;
         let partial_bytes = m * self.rows * cols * elem_bytes(ctx, nest.elem);
-        self.k_block_size(ctx, nest)
-            .filter(|_| partial_bytes <= 64 * 1024)
+        if partial_bytes > 64 * 1024 {
+            return None;
+        }
+        match nest.dot4 {
+            None => self.k_block_size(ctx, nest),
+            // `loop.dot4` reads `B` packed, so its nests always take blocks (the whole `k`
+            // range when it is short), of a multiple of 4 iterations.
+            Some(_) => self
+                .k_block_size(ctx, nest)
+                .or_else(|| const_trip_count(ctx, &nest.k))
+                .filter(|kc| kc % 4 == 0),
+        }
     }
 
     /// The tile of rows `i0 .. i0 + R` and columns `jb .. jb + V*W`, built at `at`: init, the
