@@ -370,6 +370,22 @@ func.func @linear_bias(%x: tensor<2x16xf32>, %w: tensor<16x32xf32>, %b: tensor<1
 
 // -----
 
+func.func @conv_int32(%x: tensor<1x4x8x8xi32>, %w: tensor<8x4x3x3xi32>) -> tensor<1x8x6x6xi32> {
+  // expected-error @+1 {{'graph.conv2d' op operand #0 must be a tensor of f16, bf16, f32 or f64 values}}
+  %0 = graph.conv2d %x, %w : tensor<1x4x8x8xi32>, tensor<8x4x3x3xi32> -> tensor<1x8x6x6xi32>
+  return %0 : tensor<1x8x6x6xi32>
+}
+
+// -----
+
+func.func @conv_byte_by_float(%x: tensor<1x4x8x8xui8>, %w: tensor<8x4x3x3xf32>) -> tensor<1x8x6x6xf32> {
+  // expected-error @+1 {{'graph.conv2d' op operand #0 must be a tensor of f16, bf16, f32 or f64 values}}
+  %0 = graph.conv2d %x, %w : tensor<1x4x8x8xui8>, tensor<8x4x3x3xf32> -> tensor<1x8x6x6xf32>
+  return %0 : tensor<1x8x6x6xf32>
+}
+
+// -----
+
 func.func @conv_groups(%x: tensor<1x4x8x8xf32>, %w: tensor<8x3x3x3xf32>) -> tensor<1x8x6x6xf32> {
   // expected-error @+1 {{'graph.conv2d' op input channels (4) must equal weight input channels (3) × groups (1)}}
   %0 = graph.conv2d %x, %w : tensor<1x4x8x8xf32>, tensor<8x3x3x3xf32> -> tensor<1x8x6x6xf32>

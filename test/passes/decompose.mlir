@@ -208,6 +208,22 @@ func.func @conv_column_stride(%x: tensor<1x2x4x5xf32>, %w: tensor<3x2x3x3xf32>) 
 
 // -----
 
+// Counter-example: a convolution of bytes (`ui8` by `i8`, an `i32` result) with a column
+// stride of 1 and 40 output columns, which a float one would run direct: it takes im2col,
+// padding with the integer 0, its product a byte matmul.
+
+// CHECK-LABEL: func.func @conv_bytes
+// CHECK: graph.pad %{{.*}} {{.*}}value = 0 : ui8{{.*}} -> tensor<1x3x42x42xui8>
+// CHECK: graph.gather
+// CHECK: graph.matmul %{{.*}}, %{{.*}} : tensor<1x8x27xi8>, tensor<1x1x27x1600xui8> -> tensor<1x1x8x1600xi32>
+// CHECK-NOT: graph.conv2d
+func.func @conv_bytes(%x: tensor<1x3x40x40xui8>, %w: tensor<8x3x3x3xi8>) -> tensor<1x8x40x40xi32> {
+  %0 = graph.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>} : tensor<1x3x40x40xui8>, tensor<8x3x3x3xi8> -> tensor<1x8x40x40xi32>
+  return %0 : tensor<1x8x40x40xi32>
+}
+
+// -----
+
 // Edge case: four images of 6 output pixels each (a 1-D convolution over short frames): the
 // images' columns go side by side, so one matmul has 24 columns (rather than four of 6), and
 // the result is transposed back to NCHW.

@@ -239,6 +239,22 @@ pub struct Importer<'c> {
     /// Nodes imported from subgraphs so far (each branch, each unrolled iteration, each
     /// inlined modifier), bounded by [`MAX_SUBGRAPH_NODES`].
     subgraph_nodes: usize,
+    /// The 8-bit tensors that `DequantizeLinear` outputs came from, by output: a Conv or
+    /// MatMul of them runs on the bytes (the QDQ pattern of quantized models).
+    pub(crate) dequantized: HashMap<Value, Dequantized>,
+}
+
+/// A `DequantizeLinear` of an 8-bit tensor to `f32`, per tensor or per axis.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Dequantized {
+    /// The quantized tensor (`i8` or `ui8`).
+    pub q: Value,
+    /// Its scale: one element, or a vector along `axis`.
+    pub scale: Value,
+    /// Its zero point, of `q`'s type and `scale`'s shape.
+    pub zero_point: Option<Value>,
+    /// The axis a per-axis scale runs along; `None` per tensor.
+    pub axis: Option<usize>,
 }
 
 /// The most nodes branches and unrolled loop bodies may add to one import: a bound on the
@@ -259,6 +275,7 @@ impl<'c> Importer<'c> {
             constants: HashMap::new(),
             dim_names: Vec::new(),
             subgraph_nodes: 0,
+            dequantized: HashMap::new(),
         }
     }
 

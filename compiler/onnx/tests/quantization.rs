@@ -630,3 +630,120 @@ fn bad_quantization_parameters_are_named() {
     ));
     assert_mentions(&conv, &["one value per output channel (2)"]);
 }
+
+/// A graph of `nodes` over graph input `x` (uint8 of shape `dims`) and `initializers`,
+/// output "y": imported, verified, printed and run in the interpreter on `x`.
+fn run_graph(
+    nodes: Vec<NodeProto>,
+    dims: &[i64],
+    initializers: Vec<TensorProto>,
+    x: Tensor,
+) -> (String, Vec<f64>) {
+    let m = ModelProto {
+        ir_version: 9,
+        opset_import: vec![OperatorSetIdProto {
+            domain: String::new(),
+            version: 21,
+        }],
+        graph: Some(GraphProto {
+            node: nodes,
+            name: "g".into(),
+            initializer: initializers,
+            input: vec![input("x", DataType::Uint8, dims)],
+            output: vec![ValueInfoProto {
+                name: "y".into(),
+                ..Default::default()
+            }],
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let mut ctx = context();
+    let imported = import_model(&mut ctx, &m, None, &ImportOptions::default())
+        .unwrap_or_else(|e| panic!("the model does not import: {e}"));
+    let text = dlc_ir::print_op(&ctx, imported.module, Default::default());
+    let out = interpret(&ctx, imported.func, &[x])
+        .unwrap_or_else(|d| panic!("the interpreter fails: {}", d.message));
+    (text, out[0].to_f64_vec())
+}
+
+fn node(op: &str, inputs: &[&str], output: &str, attrs: Vec<AttributeProto>) -> NodeProto {
+    NodeProto {
+        input: inputs.iter().map(|s| s.to_string()).collect(),
+        output: vec![output.into()],
+        name: output.into(),
+        op_type: op.into(),
+        attribute: attrs,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn qdq_conv_and_matmul_run_on_the_bytes() {
+    // Conv(DQ(x), DQ(w per output channel)), a 1x1 kernel padded by 1: the padding is the
+    // dequantized 0, so the border is 0; inside, (x − 10) · 0.5 · w[o] · w_scale[o].
+    let nodes = vec![
+        node("DequantizeLinear", &["x", "sx", "zx"], "xd", vec![]),
+        node(
+            "DequantizeLinear",
+            &["w", "sw"],
+            "wd",
+            vec![int_attr("axis", 0)],
+        ),
+        node(
+            "Conv",
+            &["xd", "wd"],
+            "y",
+            vec![ints_attr("pads", &[1, 1, 1, 1])],
+        ),
+    ];
+    let inits = vec![
+        floats("sx", &[], &[0.5]),
+        ints("zx", DataType::Uint8, &[], &[10]),
+        ints("w", DataType::Int8, &[2, 1, 1, 1], &[2, -3]),
+        floats("sw", &[2], &[1.0, 0.25]),
+    ];
+    let x = Tensor::from_i64(DType::U8, &[1, 1, 2, 2], &[10, 12, 14, 255]);
+    let (text, y) = run_graph(nodes, &[1, 1, 2, 2], inits, x);
+    assert!(
+        text.contains("graph.conv2d")
+            && text.contains("xui8>, tensor<2x1x1x1xi8> -> tensor<1x2x4x4xi32>"),
+        "the convolution should run on the bytes:\n{text}"
+    );
+    let inner = |c: &[f64; 4]| {
+        let mut plane = vec![0.0; 16];
+        for (i, v) in c.iter().enumerate() {
+            plane[5 + (i / 2) * 4 + i % 2] = *v;
+        }
+        plane
+    };
+    let mut expected = inner(&[0.0, 2.0, 4.0, 245.0]);
+    expected.extend(inner(&[0.0, -0.75, -1.5, -91.875]));
+    assert_eq!(y, expected);
+
+    // MatMul(DQ(A), DQ(B per column)): (A − 1) · 0.5 times B · [1, 2].
+    let nodes = vec![
+        node("DequantizeLinear", &["x", "sa", "za"], "ad", vec![]),
+        node(
+            "DequantizeLinear",
+            &["b", "sb"],
+            "bd",
+            vec![int_attr("axis", 1)],
+        ),
+        node("MatMul", &["ad", "bd"], "y", vec![]),
+    ];
+    let inits = vec![
+        floats("sa", &[], &[0.5]),
+        ints("za", DataType::Uint8, &[], &[1]),
+        ints("b", DataType::Int8, &[2, 2], &[1, -1, 2, 3]),
+        floats("sb", &[2], &[1.0, 2.0]),
+    ];
+    let a = Tensor::from_i64(DType::U8, &[1, 2], &[3, 0]);
+    let (text, y) = run_graph(nodes, &[1, 2], inits, a);
+    assert!(
+        text.contains("tensor<1x2xui8>, tensor<2x2xi8> -> tensor<1x2xi32>"),
+        "the product should run on the bytes:\n{text}"
+    );
+    // A − 1 = [2, −1], · 0.5 = [1, −0.5]; B dequantized = [[1, −2], [2, 6]].
+    assert_eq!(y, [0.0, -5.0]);
+}

@@ -278,7 +278,7 @@ pub(crate) fn linear(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
     Some(vec![y])
 }
 
-/// conv2d (NCHW, weights OIHW). One that runs direct ([`Window::runs_direct`]) is a padding
+/// conv2d (NCHW, weights OIHW). A float one that runs direct ([`Window::runs_direct`]) is a padding
 /// (`graph.pad`) and an unpadded conv2d, which stays whole (see [`direct_conv`]). Otherwise
 /// im2col: pad, flatten the spatial axes, gather every window position with one constant index
 /// table (`[KH·KW, OH·OW]`; a 1x1 window with unit strides needs no gather), and multiply by
@@ -295,7 +295,7 @@ pub(crate) fn conv2d(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
     let [n, c, _, _] = window.input;
     let l = window.oh * window.ow;
     let kk = window.kh * window.kw;
-    if window.runs_direct(groups) {
+    if window.runs_direct(groups) && !is_byte_conv(b.ctx, op) {
         if window.padding == [0; 4] {
             return None;
         }
@@ -434,8 +434,19 @@ pub fn direct_conv(ctx: &Context, op: Op) -> Option<Conv> {
     if ctx.view::<Conv2dOp>(op).is_none() || ctx.operands(op).len() != 2 {
         return None;
     }
-    Conv::of(ctx, op)
-        .filter(|conv| conv.window.padding == [0; 4] && conv.window.runs_direct(conv.groups))
+    Conv::of(ctx, op).filter(|conv| {
+        conv.window.padding == [0; 4]
+            && conv.window.runs_direct(conv.groups)
+            && !is_byte_conv(ctx, op)
+    })
+}
+
+/// True for a convolution of 8-bit integers: it always runs as im2col, whose byte `matmul`
+/// `tile` computes with the CPU's dot-product instructions.
+fn is_byte_conv(ctx: &Context, op: Op) -> bool {
+    let byte =
+        |i: usize| crate::verify::is_byte(ctx.element_type(ctx.value_type(ctx.operand(op, i))));
+    ctx.operands(op).len() == 2 && byte(0) && byte(1)
 }
 
 /// Output columns from which a convolution runs direct: at least two vectors of AVX-512 (four

@@ -789,10 +789,19 @@ fn infer_family(
         }
         Family::Conv2d => {
             expect_operands(operands, 2)?;
-            let x = operand(ctx, operands, 0, DTypeClass::Float)?;
-            let w = operand(ctx, operands, 1, DTypeClass::Float)?;
-            same_element(ctx, &x, 0, &w, 1)?;
-            infer_conv2d(&x, &w, &a)
+            let x = operand(ctx, operands, 0, DTypeClass::Numeric)?;
+            let w = operand(ctx, operands, 1, DTypeClass::Numeric)?;
+            // Two 8-bit operands, each of its own signedness, give `i32`, as `graph.matmul`.
+            let bytes = is_byte(x.element) && is_byte(w.element);
+            if !bytes {
+                operand(ctx, operands, 0, DTypeClass::Float)?;
+                same_element(ctx, &x, 0, &w, 1)?;
+            }
+            let mut t = infer_conv2d(&x, &w, &a)?;
+            if bytes {
+                t.element = Type::I32;
+            }
+            Ok(t)
         }
         Family::Pool2d(is_max) => {
             expect_operands(operands, 1)?;
@@ -977,8 +986,8 @@ pub fn infer_reshape(input: &[i64], target: &[i64]) -> Result<Vec<i64>, String> 
     Ok(shape)
 }
 
-/// Whether `ty` is an 8-bit integer type (`i8` or `ui8`): `graph.matmul` of two of them
-/// widens each (by its signedness) and accumulates in `i32`.
+/// Whether `ty` is an 8-bit integer type (`i8` or `ui8`): `graph.matmul` and `graph.conv2d`
+/// of two of them widen each (by its signedness) and accumulate in `i32`.
 pub fn is_byte(ty: Type) -> bool {
     ty == Type::I8 || ty == Type::UI8
 }

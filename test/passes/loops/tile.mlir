@@ -7,7 +7,7 @@
 
 // The CPU is named so the schedule does not depend on the machine running the test.
 // STATS: tile
-// STATS-DAG: (S) 8 nests-tiled
+// STATS-DAG: (S) 9 nests-tiled
 // STATS-DAG: (S) 2 row-remainders
 
 // Doc example 1: 12 rows in 3 tiles of 4 (one tile per cache block: an eighth of the tiles,
@@ -473,6 +473,51 @@ loop.kernel @mm_u8s8(%a: !loop.buffer<12x64xi8, global>, %b: !loop.buffer<64x32x
           %y = loop.load %b[%k0, %j0] : !loop.buffer<64x32xi8, global>
           %xw = arith.extui %x : i8 to i32
           %yw = arith.extsi %y : i8 to i32
+          %p = arith.muli %xw, %yw : i32
+          %s = loop.load %acc[] : !loop.buffer<i32, local>
+          %t = arith.addi %s, %p : i32
+          loop.store %t, %acc[] : !loop.buffer<i32, local>
+        }
+      }
+      loop.schedule_block "store" (%i0 = %i, %j0 = %j) {
+        %v = loop.load %acc[] : !loop.buffer<i32, local>
+        loop.store %v, %c[%i0, %j0] : !loop.buffer<12x32xi32, global>
+      }
+    }
+  }
+  loop.return
+}
+
+// -----
+
+// The same product with the signedness swapped: `A` sign-extended and `B` zero-extended (an
+// im2col convolution of bytes, `i8` weights times `ui8` columns). `loop.dot4` takes the
+// packed row of `B` as its unsigned operand and the broadcast bytes of `A` as its signed one.
+// DOT4-LABEL: loop.kernel @mm_s8u8
+// DOT4: %[[SPLAT:.*]] = loop.alloc : !loop.buffer<64xi8, local>
+// DOT4: %[[A:.*]] = loop.vload %[[SPLAT]][%{{.*}}] : !loop.buffer<64xi8, local> -> vector<64xi8>
+// DOT4: %[[B:.*]] = loop.vload %{{.*}}[%{{.*}}, %{{.*}}] : !loop.buffer<16x128xi8, local> -> vector<64xi8>
+// DOT4: %[[T:.*]] = loop.vload %{{.*}} : !loop.buffer<4x32xi32, local> -> vector<16xi32>
+// DOT4: loop.dot4 %[[T]], %[[B]], %[[A]] : vector<16xi32>, vector<64xi8>
+// DOT4: loop.return
+loop.kernel @mm_s8u8(%a: !loop.buffer<12x64xi8, global>, %b: !loop.buffer<64x32xi8, global>, %c: !loop.buffer<12x32xi32, global>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c12 = arith.constant 12 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  loop.for parallel %i = %c0 to %c12 step %c1 {
+    loop.for serial %j = %c0 to %c32 step %c1 {
+      %acc = loop.alloc : !loop.buffer<i32, local>
+      loop.for serial %k = %c0 to %c64 step %c1 {
+        loop.schedule_block "mm" (%i0 = %i, %j0 = %j, %k0 = %k reduce) init {
+          %z = arith.constant 0 : i32
+          loop.store %z, %acc[] : !loop.buffer<i32, local>
+        } {
+          %x = loop.load %a[%i0, %k0] : !loop.buffer<12x64xi8, global>
+          %y = loop.load %b[%k0, %j0] : !loop.buffer<64x32xi8, global>
+          %xw = arith.extsi %x : i8 to i32
+          %yw = arith.extui %y : i8 to i32
           %p = arith.muli %xw, %yw : i32
           %s = loop.load %acc[] : !loop.buffer<i32, local>
           %t = arith.addi %s, %p : i32

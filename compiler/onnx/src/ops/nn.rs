@@ -43,6 +43,9 @@ fn entries(shape: &[i64]) -> Vec<i64> {
 
 fn matmul(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let (a, b) = (cx.input(0)?, cx.input(1)?);
+    if let Some(y) = super::quant::qdq_matmul(cx, a, b)? {
+        return Ok(vec![y]);
+    }
     Ok(vec![matmul_of(cx, a, b)?])
 }
 
@@ -266,7 +269,10 @@ fn kernel_of(cx: &mut NodeCx, weights: &[i64]) -> NodeResult<Vec<i64>> {
 
 fn conv(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let (x, w) = (cx.input(0)?, cx.input(1)?);
-    let mut y = conv_of(cx, x, w)?;
+    let mut y = match super::quant::qdq_conv(cx, x, w)? {
+        Some(y) => y,
+        None => conv_of(cx, x, w, 0.0)?,
+    };
     if let Some(b) = cx.opt_input(2) {
         let (rank, channels) = (cx.shape(x).len(), cx.shape(w)[0]);
         let mut shape = vec![1; rank];
@@ -279,7 +285,9 @@ fn conv(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
 
 /// The convolution of `x` by `w` (no bias) with the node's window attributes (`kernel_shape`,
 /// `strides`, `dilations`, `pads`, `auto_pad`, `group`): 1-D or 2-D, as `graph.conv2d`.
-pub(super) fn conv_of(cx: &mut NodeCx, x: Value, w: Value) -> NodeResult<Value> {
+/// `pad_value` is what the padding holds (an integer convolution's input zero point): other
+/// than 0, the padding is a `graph.pad` before an unpadded `graph.conv2d`.
+pub(super) fn conv_of(cx: &mut NodeCx, x: Value, w: Value, pad_value: f64) -> NodeResult<Value> {
     let (xs, ws) = (
         cx.shape(x),
         cx.static_shape(w, "the convolution's weights")?,
@@ -295,9 +303,14 @@ pub(super) fn conv_of(cx: &mut NodeCx, x: Value, w: Value) -> NodeResult<Value> 
     let kernel = kernel_of(cx, &ws)?;
     let window = Window::read(cx, &xs[2..], kernel, false)?;
     let groups = cx.int_or("group", 1);
-    let (_, strides, dilations, padding) = window.as_2d();
-    let x4 = to_nchw(cx, x)?;
+    let (_, strides, dilations, mut padding) = window.as_2d();
+    let mut x4 = to_nchw(cx, x)?;
     let w4 = to_nchw(cx, w)?;
+    if pad_value != 0.0 && padding != [0; 4] {
+        let [t, l, b, r] = padding;
+        x4 = cx.pad_or_crop(x4, &[0, 0, t, l], &[0, 0, b, r], pad_value)?;
+        padding = [0; 4];
+    }
     let attrs = [
         ("strides", cx.array_attr(&strides)),
         ("dilations", cx.array_attr(&dilations)),

@@ -8,12 +8,15 @@
 //! - Dequantizing subtracts the zero point in a wide integer type, then multiplies by the scale
 //!   in `f32` (`f64` for 32-bit inputs, whose differences `f32` cannot hold), as the spec's
 //!   reference does, and casts to the output type.
-//! - The integer products widen to `i32` and subtract the zero points first. Matrix products
-//!   are `graph.matmul` on `i32` (wrapping as 32-bit accumulation does). `graph.conv2d` takes
-//!   floats only, so convolutions run on the shifted integers as floats where that is provably
-//!   exact: every product and partial sum is an integer no larger than the bound
-//!   [`exact_float`] computes (from the constant weights when they are known), which `f32`
-//!   holds below 2²⁴ and `f64` below 2⁵³; past that the node is refused.
+//! - The integer products keep their bytes where they can: matrix products are a
+//!   `graph.matmul` of bytes with the zero points entering through row and column sums
+//!   ([`integer_product`]); convolutions by constant weights are a `graph.conv2d` of bytes
+//!   whose padding holds the input's zero point ([`byte_conv`]). Both give wrapping `i32`.
+//!   Other products widen to `i32` and subtract the zero points first; such a convolution
+//!   runs on the shifted integers as floats where that is provably exact: every product and
+//!   partial sum is an integer no larger than the bound [`exact_float`] computes (from the
+//!   constant weights when they are known), which `f32` holds below 2²⁴ and `f64` below
+//!   2⁵³; past that the node is refused.
 //! - The QLinear ops requantize as the reference does: the multiplier `a_scale · b_scale /
 //!   y_scale` in the scales' type, the product with the integer result in `f64`, then round,
 //!   add the zero point and saturate.
@@ -23,7 +26,7 @@
 
 use super::nn::{conv_of, matmul_of};
 use super::{axis, table, Handler};
-use crate::importer::{show_shape, NodeCx, NodeResult};
+use crate::importer::{show_shape, Dequantized, NodeCx, NodeResult};
 use crate::proto::DataType;
 use crate::tensor::element_type;
 use dlc_ir::{Type, Value, DYNAMIC};
@@ -416,7 +419,23 @@ fn dequantize_linear(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let s = spread(cx, scale, x, g)?;
     let s = cx.cast(s, float)?;
     let y = cx.binary("graph.mul", d, s)?;
-    Ok(vec![cx.cast(y, out)?])
+    let y = cx.cast(y, out)?;
+    let axis = match g {
+        Granularity::Tensor => Some(None),
+        Granularity::Axis(a) => Some(Some(a)),
+        Granularity::Blocked { .. } => None,
+    };
+    let f32_scale = out == Type::F32 && cx.elem(scale) == Type::F32;
+    if let (Some(axis), true, true) = (axis, matches!(xt, Type::I8 | Type::UI8), f32_scale) {
+        let q = Dequantized {
+            q: x,
+            scale,
+            zero_point: zp,
+            axis,
+        };
+        cx.imp.dequantized.insert(y, q);
+    }
+    Ok(vec![y])
 }
 
 /// uint8 quantization of `x` over its own range (extended to hold 0), as the spec's function
@@ -733,7 +752,9 @@ fn per_channel(
 }
 
 /// `x` and `w` minus their zero points (`x`'s per tensor, `w`'s per tensor or per output
-/// channel), convolved exactly (see [`exact_float`]): the float result holds the integers.
+/// channel), convolved: as a convolution of bytes ([`byte_conv`], an `i32` result) where it
+/// applies, else exactly in floats (see [`exact_float`]), the float result holding the
+/// integers.
 fn conv_shifted(
     cx: &mut NodeCx,
     x: Value,
@@ -751,16 +772,23 @@ fn conv_shifted(
         )
         .into());
     }
-    let mut xi = cx.cast(x, Type::I32)?;
     if let Some(z) = zx {
         same_type(cx, z, x, "x_zero_point")?;
+    }
+    if let Some(z) = zw {
+        same_type(cx, z, w, "w_zero_point")?;
+    }
+    if let Some(y) = byte_conv(cx, (x, zx), (w, zw), &ws)? {
+        return Ok(y);
+    }
+    let mut xi = cx.cast(x, Type::I32)?;
+    if let Some(z) = zx {
         let z = conv_scalar(cx, z, "x_zero_point")?;
         let z = cx.cast(z, Type::I32)?;
         xi = cx.binary("graph.sub", xi, z)?;
     }
     let mut wi = cx.cast(w, Type::I32)?;
     if let Some(z) = zw {
-        same_type(cx, z, w, "w_zero_point")?;
         let z = per_channel(cx, z, ws[0], ws.len(), 0, "w_zero_point")?;
         let z = cx.cast(z, Type::I32)?;
         wi = cx.binary("graph.sub", wi, z)?;
@@ -768,7 +796,142 @@ fn conv_shifted(
     let float = exact_float(cx, wi, &ws)?;
     let xf = cx.cast(xi, float)?;
     let wf = cx.cast(wi, float)?;
-    conv_of(cx, xf, wf)
+    conv_of(cx, xf, wf, 0.0)
+}
+
+/// `(x − x_zp) ⋆ (w − w_zp)` in wrapping `i32` as a `graph.conv2d` of bytes, which runs as an
+/// im2col byte product (the CPU's 8-bit dot products where it has them), for constant weights
+/// (of shape `ws`) and a constant or absent input zero point:
+/// - the weights minus their zero point (per tensor or per output channel), computed here,
+///   must fit `i8` (else `None`);
+/// - `x` is taken as `ui8`: an `i8` input moves by 128, and its zero point with it;
+/// - the padding holds the input's zero point `zx`, so every tap is `x − zx` after
+///   `zx · Σw` (per output channel, computed here) is subtracted from the product.
+///
+/// `None` when it does not apply; the caller then convolves in floats.
+fn byte_conv(
+    cx: &mut NodeCx,
+    (x, zx): (Value, Option<Value>),
+    (w, zw): (Value, Option<Value>),
+    ws: &[i64],
+) -> NodeResult<Option<Value>> {
+    let constant = |cx: &mut NodeCx, v: Option<Value>| match v {
+        None => Some(vec![0]),
+        Some(v) => cx.imp.constant_value(v).map(|t| t.to_i64_vec()),
+    };
+    let (Some(weights), Some(zw), Some(zx)) = (
+        cx.imp.constant_value(w).map(|t| t.to_i64_vec()),
+        constant(cx, zw),
+        constant(cx, zx),
+    ) else {
+        return Ok(None);
+    };
+    let channels = ws[0];
+    let per_channel = ws[1..].iter().try_fold(1i64, |n, &d| n.checked_mul(d));
+    let (Ok(channels_n), Some(Ok(per_channel_n))) =
+        (usize::try_from(channels), per_channel.map(usize::try_from))
+    else {
+        return Ok(None);
+    };
+    if zx.len() != 1 || !(zw.len() == 1 || zw.len() == channels_n) || per_channel_n == 0 {
+        return Ok(None);
+    }
+    let shifted: Vec<i64> = weights
+        .iter()
+        .enumerate()
+        .map(|(i, v)| v - zw[if zw.len() == 1 { 0 } else { i / per_channel_n }])
+        .collect();
+    if shifted.iter().any(|v| !(-128..=127).contains(v)) {
+        return Ok(None);
+    }
+    let dims: Vec<usize> = ws.iter().map(|&d| d as usize).collect();
+    let w8 = cx.constant(Tensor::from_i64(DType::I8, &dims, &shifted));
+    let (x8, zx) = if cx.elem(x) == Type::UI8 {
+        (x, zx[0])
+    } else {
+        let shift = cx.constant(Tensor::from_i64(DType::I32, &[], &[128]));
+        let wide = cx.cast(x, Type::I32)?;
+        let moved = cx.binary("graph.add", wide, shift)?;
+        (cx.cast(moved, Type::UI8)?, zx[0] + 128)
+    };
+    let y = conv_of(cx, x8, w8, zx as f64)?;
+    if zx == 0 {
+        return Ok(Some(y));
+    }
+    // zx · Σw per output channel, wrapping as the i32 accumulation does.
+    let sums: Vec<i64> = shifted
+        .chunks(per_channel_n)
+        .map(|c| i64::from(c.iter().sum::<i64>().wrapping_mul(zx) as i32))
+        .collect();
+    let mut shape = vec![1; cx.shape(y).len()];
+    shape[1] = channels_n;
+    let sums = cx.constant(Tensor::from_i64(DType::I32, &shape, &sums));
+    Ok(Some(cx.binary("graph.sub", y, sums)?))
+}
+
+/// A Conv of two `DequantizeLinear` outputs (the QDQ pattern: `x` per tensor, the weights
+/// per tensor or per output channel) as the byte convolution of the quantized tensors
+/// ([`byte_conv`]), scaled: `(x_scale · w_scale[o]) · ((xq − x_zp) ⋆ (wq − w_zp))`. That is
+/// the float convolution of the dequantized tensors with exact sums, rounded once. `None`
+/// when the pattern or [`byte_conv`] does not apply.
+pub(super) fn qdq_conv(cx: &mut NodeCx, x: Value, w: Value) -> NodeResult<Option<Value>> {
+    let (Some(dx), Some(dw)) = (
+        cx.imp.dequantized.get(&x).copied(),
+        cx.imp.dequantized.get(&w).copied(),
+    ) else {
+        return Ok(None);
+    };
+    let ws = cx.shape(w);
+    if dx.axis.is_some()
+        || !matches!(dw.axis, None | Some(0))
+        || ws.len() < 3
+        || ws.contains(&DYNAMIC)
+    {
+        return Ok(None);
+    }
+    let Some(acc) = byte_conv(cx, (dx.q, dx.zero_point), (dw.q, dw.zero_point), &ws)? else {
+        return Ok(None);
+    };
+    let sx = to_scalar(cx, dx.scale)?;
+    let sw = match dw.axis {
+        None => to_scalar(cx, dw.scale)?,
+        Some(_) => {
+            let mut shape = vec![1; ws.len()];
+            shape[1] = ws[0];
+            cx.reshape(dw.scale, &shape)?
+        }
+    };
+    let scale = cx.binary("graph.mul", sx, sw)?;
+    let acc = cx.cast(acc, Type::F32)?;
+    Ok(Some(cx.binary("graph.mul", acc, scale)?))
+}
+
+/// A MatMul of two `DequantizeLinear` outputs (`A` per tensor, `B` per tensor or, as a matrix,
+/// per column) as the byte product of the quantized tensors ([`integer_product`]), scaled:
+/// `(a_scale · b_scale[n]) · ((Aq − a_zp) · (Bq − b_zp))`. `None` when the pattern does not
+/// apply.
+pub(super) fn qdq_matmul(cx: &mut NodeCx, a: Value, b: Value) -> NodeResult<Option<Value>> {
+    let (Some(da), Some(db)) = (
+        cx.imp.dequantized.get(&a).copied(),
+        cx.imp.dequantized.get(&b).copied(),
+    ) else {
+        return Ok(None);
+    };
+    let rb = cx.shape(b).len();
+    let per_column = rb >= 2 && db.axis == Some(rb - 1);
+    if da.axis.is_some() || cx.shape(a).len() < 2 || !(db.axis.is_none() || per_column) {
+        return Ok(None);
+    }
+    let acc = integer_product(cx, (da.q, da.zero_point), (db.q, db.zero_point))?;
+    let sa = to_scalar(cx, da.scale)?;
+    let sb = if per_column {
+        db.scale
+    } else {
+        to_scalar(cx, db.scale)?
+    };
+    let scale = cx.binary("graph.mul", sa, sb)?;
+    let acc = cx.cast(acc, Type::F32)?;
+    Ok(Some(cx.binary("graph.mul", acc, scale)?))
 }
 
 /// The float type in which a convolution by the shifted weights `w` (shape `ws`) of inputs
@@ -807,6 +970,9 @@ fn conv_integer(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let (x, w) = (cx.input(0)?, cx.input(1)?);
     let (zx, zw) = (cx.opt_input(2), cx.opt_input(3));
     let y = conv_shifted(cx, x, w, zx, zw)?;
+    if cx.elem(y) == Type::I32 {
+        return Ok(vec![y]);
+    }
     // Sums past the i32 range wrap, as 32-bit accumulation does (f64 → i64 is exact).
     let wide = cx.cast(y, Type::I64)?;
     Ok(vec![cx.cast(wide, Type::I32)?])

@@ -239,9 +239,16 @@ fn nchw(x: &Tensor, what: &str) -> Result<[usize; 4], String> {
 }
 
 /// `graph.conv2d`: NCHW input, OIHW weights (`I = C / groups`), no bias; `window.kernel` is
-/// taken from the weights.
+/// taken from the weights. Two 8-bit operands widen by their own signedness and accumulate in
+/// wrapping `i32`, as `graph.matmul` of bytes does; padding is the integer 0.
 pub fn conv2d(x: &Tensor, w: &Tensor, window: &Window, groups: usize) -> OpResult {
-    let dtype = float_dtype(&[x, w])?;
+    let byte = |t: &Tensor| matches!(t.dtype(), DType::I8 | DType::U8);
+    let bytes = byte(x) && byte(w);
+    let dtype = if bytes {
+        DType::I32
+    } else {
+        float_dtype(&[x, w])?
+    };
     let [n, c, h, wd] = nchw(x, "input")?;
     let [o, ci, kh, kw] = nchw(w, "weight")?;
     if groups == 0 || c % groups != 0 || o % groups != 0 || ci != c / groups {
@@ -259,7 +266,7 @@ pub fn conv2d(x: &Tensor, w: &Tensor, window: &Window, groups: usize) -> OpResul
     Tensor::from_fn(dtype, &[n, o, oh, ow], |i| {
         let [b, oc, y, xo] = [i[0], i[1], i[2], i[3]];
         let group = oc / out_per_group;
-        let mut sum = 0.0;
+        let (mut sum, mut int_sum) = (0.0, 0i64);
         for ic in 0..ci {
             for ky in 0..kh {
                 let Some(iy) = window.input_position(0, y, ky, h) else {
@@ -269,12 +276,21 @@ pub fn conv2d(x: &Tensor, w: &Tensor, window: &Window, groups: usize) -> OpResul
                     let Some(ix) = window.input_position(1, xo, kx, wd) else {
                         continue;
                     };
-                    let input = x.at(&[b, group * ci + ic, iy, ix]).as_f64();
-                    sum += input * w.at(&[oc, ic, ky, kx]).as_f64();
+                    let (input, weight) =
+                        (x.at(&[b, group * ci + ic, iy, ix]), w.at(&[oc, ic, ky, kx]));
+                    if bytes {
+                        int_sum = int_sum.wrapping_add(input.as_i64() * weight.as_i64());
+                    } else {
+                        sum += input.as_f64() * weight.as_f64();
+                    }
                 }
             }
         }
-        Ok(Scalar::Float(sum))
+        Ok(if bytes {
+            Scalar::Int(i64::from(int_sum as i32))
+        } else {
+            Scalar::Float(sum)
+        })
     })
 }
 

@@ -82,7 +82,8 @@
 //!   their rows; the last, partial tile runs each of its rows as a one-row tile (`R = 1`, no
 //!   reduction blocks) over the column blocks, then the same column remainder.
 //! - **8-bit products** (`vnni`, on by default where the CPU has AVX-512 VNNI): a block body
-//!   `acc += extui(A[.., k]) · extsi(B[k, j])` of `i8` loads into an `i32` accumulator with
+//!   `acc += extui(A[.., k]) · extsi(B[k, j])` (or `extsi(A) · extui(B)`, an im2col
+//!   convolution's weights times its columns) of `i8` loads into an `i32` accumulator with
 //!   16 lanes, over a constant `k` range from 0 that 4 divides (MatMulInteger after import),
 //!   always takes reduction blocks (the whole `k` range when it is short) and takes four `k`
 //!   steps per `loop.dot4`: per block, `B` is packed into a local `[Kc/4, 4*V*W]` `i8`
@@ -620,13 +621,17 @@ struct Nest {
     dot4: Option<Dot4>,
 }
 
-/// The loads of an 8-bit integer product `acc += extui(A[.., k]) · extsi(B[k, j])` into an
-/// `i32` accumulator: `loop.dot4` takes four `k` steps at once, four bytes of a row of `A`
-/// broadcast to every lane and `B` packed so that each lane's four bytes are consecutive.
+/// The loads of an 8-bit integer product `acc += extui(A[.., k]) · extsi(B[k, j])` (or
+/// `extsi(A) · extui(B)`) into an `i32` accumulator: `loop.dot4` takes four `k` steps at
+/// once, four bytes of a row of `A` broadcast to every lane and `B` packed so that each lane's
+/// four bytes are consecutive.
 #[derive(Copy, Clone)]
 struct Dot4 {
     a: Op,
     b: Op,
+    /// `A` is the signed operand (an im2col convolution: `i8` weights times `ui8` columns),
+    /// so the vector of `B` is `loop.dot4`'s unsigned operand.
+    signed_a: bool,
 }
 
 /// What an iter var of the schedule block is bound to.
@@ -889,20 +894,27 @@ impl Tile {
         let product = if acc_load(x) { y } else { x };
         let mul = def::<MulIOp>(ctx, nest, product)?;
         let (m0, m1) = (ctx.operand(mul, 0), ctx.operand(mul, 1));
-        let (ua, sb) = match (def::<ExtUIOp>(ctx, nest, m0), def::<ExtSIOp>(ctx, nest, m1)) {
-            (Some(u), Some(s)) => (u, s),
-            _ => (
-                def::<ExtUIOp>(ctx, nest, m1)?,
-                def::<ExtSIOp>(ctx, nest, m0)?,
-            ),
-        };
-        let byte_load = |ext: Op, c: Class| {
+        // One factor zero-extends and the other sign-extends, each a load of bytes: the
+        // scalar load is `A`'s, the vector load `B`'s.
+        let (unsigned, signed) =
+            match (def::<ExtUIOp>(ctx, nest, m0), def::<ExtSIOp>(ctx, nest, m1)) {
+                (Some(u), Some(s)) => (u, s),
+                _ => (
+                    def::<ExtUIOp>(ctx, nest, m1)?,
+                    def::<ExtSIOp>(ctx, nest, m0)?,
+                ),
+            };
+        let byte_load = |ext: Op| {
             let v = ctx.operand(ext, 0);
             let load = def::<LoadOp>(ctx, nest, v)?;
-            (ctx.value_type(v) == Type::I8 && class(load) == Some(c)).then_some(load)
+            (ctx.value_type(v) == Type::I8).then_some(load)
         };
-        let a = byte_load(ua, Class::Scalar)?;
-        let b = byte_load(sb, Class::VLoad)?;
+        let (u, s) = (byte_load(unsigned)?, byte_load(signed)?);
+        let (a, b, signed_a) = match (class(u), class(s)) {
+            (Some(Class::Scalar), Some(Class::VLoad)) => (u, s, false),
+            (Some(Class::VLoad), Some(Class::Scalar)) => (s, u, true),
+            _ => return None,
+        };
         // No other load: the block reads `A`, `B` and the accumulator only.
         let loads = ops
             .iter()
@@ -924,7 +936,7 @@ impl Tile {
             return None;
         }
         nest.index_slice(ctx, b)?;
-        Some(Dot4 { a, b })
+        Some(Dot4 { a, b, signed_a })
     }
 }
 
@@ -1573,8 +1585,9 @@ impl Tile {
             for (v, &b) in b_vectors.iter().enumerate() {
                 let col = index_const(ctx, k_at, v as i64 * lanes, loc);
                 let acc = vload(ctx, &[tile, row, col], acc_ty);
+                let (unsigned, signed) = if d.signed_a { (b, a) } else { (a, b) };
                 let spec = OpSpec::new(ctx, "loop.dot4", loc)
-                    .operands(&[acc, a, b])
+                    .operands(&[acc, unsigned, signed])
                     .results(&[acc_ty]);
                 let dot = ctx.build(k_at, spec);
                 let sum = ctx.result(dot, 0);
