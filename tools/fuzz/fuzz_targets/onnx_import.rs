@@ -9,7 +9,7 @@
 //! folding. The first seed is a CNN (Conv → Relu → MaxPool → Pad → Slice → Transpose → Gather →
 //! Concat → Reshape → Softmax); the second holds the recurrent, quantization and control-flow
 //! paths (LSTM, GRU, QuantizeLinear → DequantizeLinear, DynamicQuantizeLinear → MatMulInteger,
-//! BitShift, a Loop with a scan output and a trip count the edits can make 2^40, an If). A model that imports must verify, and when its shapes are small it runs in the
+//! a MatMul and a Conv of DequantizeLinear outputs (the QDQ pattern, run on bytes), BitShift, a Loop with a scan output and a trip count the edits can make 2^40, an If). A model that imports must verify, and when its shapes are small it runs in the
 //! graph interpreter on zero inputs. A finding is a panic, an abort, a module that does not
 //! verify, or a timeout; an `ImportError` or an interpreter error is how bad input must end.
 
@@ -752,6 +752,21 @@ fn sequence_seed_model() -> ModelProto {
             ..node("DynamicQuantizeLinear", &["xdq"], "dq", vec![])
         },
         node("MatMulInteger", &["dq", "wq", "dq_z"], "mm", vec![]),
+        // The QDQ pattern: a MatMul and a 1-D Conv of DequantizeLinear outputs run on bytes.
+        node("DequantizeLinear", &["wq", "s"], "wqd", vec![]),
+        node("MatMul", &["xdq", "wqd"], "qmm", vec![]),
+        node(
+            "DequantizeLinear",
+            &["cw", "cs"],
+            "cwd",
+            vec![int_attr("axis", 0)],
+        ),
+        node(
+            "Conv",
+            &["xdq", "cwd"],
+            "qconv",
+            vec![ints_attr("pads", &[1, 1])],
+        ),
         node(
             "BitShift",
             &["xq", "two"],
@@ -801,6 +816,11 @@ fn sequence_seed_model() -> ModelProto {
             &[4, 3],
             &[1, -2, 3, -4, 5, -6, 7, -8, 9, -10, 11, -128],
         ),
+        int32_tensor("cw", 3, &[2, 1, 2], &[3, -5, 127, -128]),
+        TensorProto {
+            float_data: vec![0.1, 0.02],
+            ..f32_tensor("cs", &[2])
+        },
         int32_tensor("two", 2, &[], &[2]),
         int32_tensor("yes", 9, &[], &[1]),
         TensorProto {
@@ -823,10 +843,12 @@ fn sequence_seed_model() -> ModelProto {
             name: "sequence_seed".into(),
             initializer: initializers,
             input: vec![value_info("x", 1, &[3, 1, 4])],
-            output: ["lstm_y", "gru_y", "mm", "sh", "loop_v", "if_y"]
-                .into_iter()
-                .map(output_info)
-                .collect(),
+            output: [
+                "lstm_y", "gru_y", "mm", "qmm", "qconv", "sh", "loop_v", "if_y",
+            ]
+            .into_iter()
+            .map(output_info)
+            .collect(),
             ..Default::default()
         }),
         ..Default::default()

@@ -869,16 +869,19 @@ fn byte_conv(
     Ok(Some(cx.binary("graph.sub", y, sums)?))
 }
 
+/// The `DequantizeLinear`s that `a` and `b` are the outputs of, when both are.
+fn dequantized_pair(cx: &NodeCx, a: Value, b: Value) -> Option<(Dequantized, Dequantized)> {
+    let d = &cx.imp.dequantized;
+    Some((*d.get(&a)?, *d.get(&b)?))
+}
+
 /// A Conv of two `DequantizeLinear` outputs (the QDQ pattern: `x` per tensor, the weights
 /// per tensor or per output channel) as the byte convolution of the quantized tensors
 /// ([`byte_conv`]), scaled: `(x_scale · w_scale[o]) · ((xq − x_zp) ⋆ (wq − w_zp))`. That is
 /// the float convolution of the dequantized tensors with exact sums, rounded once. `None`
 /// when the pattern or [`byte_conv`] does not apply.
 pub(super) fn qdq_conv(cx: &mut NodeCx, x: Value, w: Value) -> NodeResult<Option<Value>> {
-    let (Some(dx), Some(dw)) = (
-        cx.imp.dequantized.get(&x).copied(),
-        cx.imp.dequantized.get(&w).copied(),
-    ) else {
+    let Some((dx, dw)) = dequantized_pair(cx, x, w) else {
         return Ok(None);
     };
     let ws = cx.shape(w);
@@ -911,10 +914,7 @@ pub(super) fn qdq_conv(cx: &mut NodeCx, x: Value, w: Value) -> NodeResult<Option
 /// `(a_scale · b_scale[n]) · ((Aq − a_zp) · (Bq − b_zp))`. `None` when the pattern does not
 /// apply.
 pub(super) fn qdq_matmul(cx: &mut NodeCx, a: Value, b: Value) -> NodeResult<Option<Value>> {
-    let (Some(da), Some(db)) = (
-        cx.imp.dequantized.get(&a).copied(),
-        cx.imp.dequantized.get(&b).copied(),
-    ) else {
+    let Some((da, db)) = dequantized_pair(cx, a, b) else {
         return Ok(None);
     };
     let rb = cx.shape(b).len();
