@@ -573,6 +573,57 @@ loop.kernel @view_in_kernel(%arena: !loop.buffer<64xi8, global>) {
 
 // -----
 
+loop.kernel @reshape_in_kernel(%x: !loop.buffer<16xf32, global>) {
+  // expected-error @+1 {{'loop.reshape' op is a host op and must not be nested in a 'loop.kernel'}}
+  %r = loop.reshape %x : !loop.buffer<16xf32, global> -> !loop.buffer<4x4xf32, global>
+  loop.return
+}
+
+// -----
+
+func.func @reshape_count(%x: !loop.buffer<16xf32, global>) {
+  // expected-error @+1 {{'loop.reshape' op the source has 16 elements but the result 15}}
+  %r = loop.reshape %x : !loop.buffer<16xf32, global> -> !loop.buffer<3x5xf32, global>
+  return
+}
+
+// -----
+
+func.func @reshape_elem(%x: !loop.buffer<16xf32, global>) {
+  // expected-error @+1 {{'loop.reshape' op result element type 'i32' differs from the source's 'f32'}}
+  %r = loop.reshape %x : !loop.buffer<16xf32, global> -> !loop.buffer<4x4xi32, global>
+  return
+}
+
+// -----
+
+func.func @reshape_sizes(%x: !loop.buffer<?xf32, global>, %n: index) {
+  // expected-error @+1 {{'loop.reshape' op expects one size operand per dynamic dimension (2), found 1}}
+  %r = loop.reshape %x(%n) : !loop.buffer<?xf32, global> -> !loop.buffer<?x?xf32, global>
+  return
+}
+
+// -----
+
+// A kernel that writes its first argument, launched with a buffer and a reshape of it: they
+// share memory, so the argument may not be `loop.noalias`.
+loop.kernel @k(%a: !loop.buffer<4xf32, global> {loop.noalias}, %b: !loop.buffer<4xf32, global>) {
+  %c0 = arith.constant 0 : index
+  %v = loop.load %b[%c0] : !loop.buffer<4xf32, global>
+  loop.store %v, %a[%c0] : !loop.buffer<4xf32, global>
+  loop.return
+}
+
+func.func @launch_noalias_reshape(%x: !loop.buffer<2x2xf32, global>) {
+  %a = loop.reshape %x : !loop.buffer<2x2xf32, global> -> !loop.buffer<4xf32, global>
+  %b = loop.reshape %a : !loop.buffer<4xf32, global> -> !loop.buffer<4xf32, global>
+  // expected-error @+1 {{'loop.launch' op arguments #0 and #1 share memory the kernel writes, but argument #0 of kernel 'k' is 'loop.noalias'}}
+  loop.launch @k(%a, %b) : (!loop.buffer<4xf32, global>, !loop.buffer<4xf32, global>) -> ()
+  return
+}
+
+// -----
+
 func.func @view_arena(%arena: !loop.buffer<16xf32, global>, %o: index) {
   // expected-error @+1 {{'loop.view' op arena must be a 1-D global i8 buffer, found '!loop.buffer<16xf32, global>'}}
   %v = loop.view %arena[%o] : !loop.buffer<16xf32, global> -> !loop.buffer<4xf32, global>

@@ -45,6 +45,14 @@ func.func @views(%n: index) -> (!loop.buffer<?x16xf32, global>, !loop.buffer<4xi
   return %v, %w : !loop.buffer<?x16xf32, global>, !loop.buffer<4xi32, global>
 }
 
+// Reshapes: a static one, and one whose `?` dim is an operand.
+func.func @reshapes(%x: !loop.buffer<?x16xf32, global>, %n: index) -> (!loop.buffer<2x8xi32, global>, !loop.buffer<?x4x4xf32, global>) {
+  %a = loop.alloc : !loop.buffer<16xi32, global>
+  %r = loop.reshape %a : !loop.buffer<16xi32, global> -> !loop.buffer<2x8xi32, global>
+  %s = loop.reshape %x(%n) : !loop.buffer<?x16xf32, global> -> !loop.buffer<?x4x4xf32, global>
+  return %r, %s : !loop.buffer<2x8xi32, global>, !loop.buffer<?x4x4xf32, global>
+}
+
 // math.roundeven, MLIR's round-half-to-even.
 func.func @roundeven(%x: f32) -> f32 {
   %r = math.roundeven %x : f32
@@ -70,6 +78,12 @@ func.func @roundeven(%x: f32) -> f32 {
 // CHECK-NEXT: %[[V:.*]] = loop.view %[[ARENA]][%c0](%arg0) : !loop.buffer<?xi8, global> -> !loop.buffer<?x16xf32, global>
 // CHECK-NEXT: %[[W:.*]] = loop.view %[[ARENA]][%c256] : !loop.buffer<?xi8, global> -> !loop.buffer<4xi32, global>
 // CHECK-NEXT: return %[[V]], %[[W]]
+
+// CHECK-LABEL: func.func @reshapes(%arg0: !loop.buffer<?x16xf32, global>, %arg1: index)
+// CHECK-NEXT: %[[A:.*]] = loop.alloc : !loop.buffer<16xi32, global>
+// CHECK-NEXT: %[[R:.*]] = loop.reshape %[[A]] : !loop.buffer<16xi32, global> -> !loop.buffer<2x8xi32, global>
+// CHECK-NEXT: %[[S:.*]] = loop.reshape %arg0(%arg1) : !loop.buffer<?x16xf32, global> -> !loop.buffer<?x4x4xf32, global>
+// CHECK-NEXT: return %[[R]], %[[S]]
 
 // CHECK-LABEL: func.func @roundeven(%arg0: f32) -> f32 {
 // CHECK-NEXT: %0 = math.roundeven %arg0 : f32

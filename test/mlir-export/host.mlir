@@ -41,3 +41,25 @@ func.func @main(%x: !loop.buffer<?x16xf32, global>) -> !loop.buffer<?x16xf32, gl
   loop.launch @add_bias(%t, %b) : (!loop.buffer<?x16xf32, global>, !loop.buffer<16xf32, global>) -> ()
   return %y : !loop.buffer<?x16xf32, global>
 }
+
+// loop.reshape is memref.reinterpret_cast to the result's sizes and row-major strides (here
+// static: only the leading dim is `?`), which the LLVM lowering turns into a descriptor.
+// CHECK-LABEL: func.func @reshape(%arg0: memref<?x16xf32>, %arg1: index) -> memref<?x4x4xf32> {
+// CHECK-NEXT: %[[R:.*]] = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg1, 4, 4], strides: [16, 4, 1] : memref<?x16xf32> to memref<?x4x4xf32>
+// CHECK-NEXT: return %[[R]]
+// LLVM-LABEL: llvm.func @reshape(
+// LLVM-NOT: memref.
+// LLVM: llvm.return
+func.func @reshape(%x: !loop.buffer<?x16xf32, global>, %n: index) -> !loop.buffer<?x4x4xf32, global> {
+  %r = loop.reshape %x(%n) : !loop.buffer<?x16xf32, global> -> !loop.buffer<?x4x4xf32, global>
+  return %r : !loop.buffer<?x4x4xf32, global>
+}
+
+// A `?` inner dim makes the strides before it products computed on the host.
+// CHECK-LABEL: func.func @reshape_inner(%arg0: memref<?xf32>, %arg1: index) -> memref<2x?x3xf32> {
+// CHECK: %[[S:.*]] = arith.muli %{{.*}}, %arg1 : index
+// CHECK: memref.reinterpret_cast %arg0 to offset: [0], sizes: [2, %arg1, 3], strides: [%[[S]], 3, 1] : memref<?xf32> to memref<2x?x3xf32>
+func.func @reshape_inner(%x: !loop.buffer<?xf32, global>, %n: index) -> !loop.buffer<2x?x3xf32, global> {
+  %r = loop.reshape %x(%n) : !loop.buffer<?xf32, global> -> !loop.buffer<2x?x3xf32, global>
+  return %r : !loop.buffer<2x?x3xf32, global>
+}

@@ -1,5 +1,6 @@
 // RUN: dlc-opt %s --pipeline=fuse,lower --split-input-file | FileCheck %s
 // RUN: dlc-opt %s --pipeline=fuse,lower{target=gpu} --split-input-file | FileCheck %s --check-prefix=GPU
+// RUN: dlc-opt %s --pipeline=fuse,lower --split-input-file --pass-statistics -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS
 
 // An elementwise fusion: one kernel, a parallel row loop and a serial column loop, one schedule
 // block per op; the intermediate lives in a register; the bias is read with its broadcast index.
@@ -93,27 +94,45 @@ func.func @matmul_bias(%x: tensor<?x16xf32>, %w: tensor<16x8xf32>, %b: tensor<8x
 
 // -----
 
-// Edge case: a reshape whose inferred dim is dynamic. The host computes it from the input's
-// size (rows * 6 / 3) and passes both sizes; the kernel maps each output index to the input's
-// through the linear offset.
+// Edge case: a reshape whose inferred dim is dynamic, between kernels: no kernel, a
+// `loop.reshape` of the argument's memory. The host computes the inferred size from the
+// input's (rows * 6 / 3).
 
-// CHECK-LABEL: loop.kernel @reshape_0_reshape(%arg0: !loop.buffer<?x6xf32, global> {loop.noalias}, %arg1: !loop.buffer<?x3xf32, global> {loop.noalias}, %arg2: index, %arg3: index) {
-// CHECK:             loop.schedule_block "reshape_0" (%arg6 = %arg4, %arg7 = %arg5) {
-// CHECK-NEXT:          %0 = arith.muli %arg6, %c3 : index
-// CHECK-NEXT:          %1 = arith.addi %0, %arg7 : index
-// CHECK-NEXT:          %2 = arith.remui %1, %c6 : index
-// CHECK-NEXT:          %3 = arith.divui %1, %c6 : index
-// CHECK-NEXT:          %4 = loop.load %arg0[%3, %2] : !loop.buffer<?x6xf32, global>
 // CHECK-LABEL: func.func @reshape(%arg0: !loop.buffer<?x6xf32, global>) -> !loop.buffer<?x3xf32, global> attributes {loop.dim_symbols = [array<i64: 0>]} {
 // CHECK-NEXT:    %0 = loop.dim %arg0, 0 : !loop.buffer<?x6xf32, global>
 // CHECK-NEXT:    %c6 = arith.constant 6 : index
 // CHECK-NEXT:    %1 = arith.muli %0, %c6 : index
 // CHECK-NEXT:    %c3 = arith.constant 3 : index
 // CHECK-NEXT:    %2 = arith.divui %1, %c3 : index
-// CHECK-NEXT:    %3 = loop.alloc(%2) : !loop.buffer<?x3xf32, global>
-// CHECK-NEXT:    loop.launch @reshape_0_reshape(%arg0, %3, %0, %2)
+// CHECK-NEXT:    %3 = loop.reshape %arg0(%2) : !loop.buffer<?x6xf32, global> -> !loop.buffer<?x3xf32, global>
+// CHECK-NEXT:    return %3
+// STATS: (S) 1 num-host-reshapes
 func.func @reshape(%x: tensor<?x6xf32>) -> tensor<?x3xf32> {
   %0 = graph.reshape %x {shape = array<i64: -1, 3>} : tensor<?x6xf32> -> tensor<?x3xf32>
+  return %0 : tensor<?x3xf32>
+}
+
+// -----
+
+// Edge case: the same reshape inside a fusion is a kernel, which maps each output index to
+// the input's through the linear offset.
+
+// CHECK-LABEL: loop.kernel @reshape_kernel_0_reshape(%arg0: !loop.buffer<?x6xf32, global> {loop.noalias}, %arg1: !loop.buffer<?x3xf32, global> {loop.noalias}, %arg2: index, %arg3: index) {
+// CHECK:             loop.schedule_block "reshape_0" (%arg6 = %arg4, %arg7 = %arg5) {
+// CHECK-NEXT:          %0 = arith.muli %arg6, %c3 : index
+// CHECK-NEXT:          %1 = arith.addi %0, %arg7 : index
+// CHECK-NEXT:          %2 = arith.remui %1, %c6 : index
+// CHECK-NEXT:          %3 = arith.divui %1, %c6 : index
+// CHECK-NEXT:          %4 = loop.load %arg0[%3, %2] : !loop.buffer<?x6xf32, global>
+// CHECK-LABEL: func.func @reshape_kernel
+// CHECK:         %3 = loop.alloc(%2) : !loop.buffer<?x3xf32, global>
+// CHECK-NEXT:    loop.launch @reshape_kernel_0_reshape(%arg0, %3, %0, %2)
+func.func @reshape_kernel(%x: tensor<?x6xf32>) -> tensor<?x3xf32> {
+  %0 = graph.fusion (%x) : (tensor<?x6xf32>) -> tensor<?x3xf32> {
+  ^bb0(%a: tensor<?x6xf32>):
+    %r = graph.reshape %a {shape = array<i64: -1, 3>} : tensor<?x6xf32> -> tensor<?x3xf32>
+    graph.yield %r : tensor<?x3xf32>
+  }
   return %0 : tensor<?x3xf32>
 }
 

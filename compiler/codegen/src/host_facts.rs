@@ -2,7 +2,8 @@
 //!
 //! Codegen sees the whole lowered module, so it can read every `loop.launch` of a kernel. A
 //! buffer operand traces back to a *root* — a host `loop.alloc`, a `loop.constant`, a function
-//! argument — plus a byte range when it is a `loop.view` with constant offset and sizes. An
+//! argument — plus a byte range when it is a `loop.view` with constant offset and sizes (a
+//! `loop.reshape` is where its source is). An
 //! argument is `noalias` when, in every launch, no other buffer operand may share bytes with it
 //! (a different root, or disjoint constant ranges of the same arena); `plan-memory`'s in-place
 //! reuse passes one view twice, and that pair keeps its aliasing. An argument's alignment is the
@@ -70,8 +71,10 @@ pub(crate) fn kernel_facts(ctx: &Context, module: Op) -> KernelFacts {
     facts
 }
 
-/// The place of a buffer value, or `None` for non-buffers.
+/// The place of a buffer value, or `None` for non-buffers. A `loop.reshape` is where its
+/// source is.
 fn place(ctx: &Context, v: Value) -> Option<Place> {
+    let v = dlc_loop::reshape_root(ctx, v);
     let (dims, elem, _) = buffer_parts(ctx, ctx.value_type(v))?;
     let Some(view) = ctx
         .defining_op(v)

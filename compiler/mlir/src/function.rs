@@ -305,6 +305,7 @@ impl<'c, 'm, 'd> FnExport<'c, 'm, 'd> {
             Some(L::AllocOp(_)) => self.lower_alloc(op, block),
             Some(L::DimOp(dim)) => self.lower_dim(dim, block),
             Some(L::ViewOp(view)) => self.lower_view(view, block),
+            Some(L::ReshapeOp(reshape)) => self.lower_reshape(reshape, block),
             Some(L::ConstantOp(constant)) => self.lower_constant(constant, block),
             Some(L::LaunchOp(launch)) => self.lower_launch(launch, block),
             Some(L::Dot4Op(_)) => self.lower_dot4(op, block),

@@ -2,6 +2,8 @@
 //!
 //! - `loop.alloc` (global) is `memref.alloc`, zero-filled as the loop dialect promises;
 //! - `loop.view` is `memref.view` on the `memref<?xi8>` arena, at the same byte offset;
+//! - `loop.reshape` is `memref.reinterpret_cast` of the source to the result's sizes and
+//!   row-major strides (computed on the host where a `?` dim follows);
 //! - `loop.constant` is a private constant `memref.global` read with `memref.get_global`;
 //! - `loop.launch` of a CPU kernel is `func.call`, with a `memref.cast` wherever the buffer's
 //!   static shape differs from the kernel's parameter (a kernel `?` accepts any size); of a GPU
@@ -11,8 +13,13 @@ use crate::error::ExResult;
 use crate::function::FnExport;
 use crate::types::mlir_type;
 use dlc_loop::{buffer_parts, LaunchDim, MemorySpace};
-use melior::ir::attribute::FlatSymbolRefAttribute;
-use melior::ir::{Attribute as MAttribute, BlockLike, BlockRef, ValueLike};
+use melior::ir::attribute::{DenseI64ArrayAttribute, FlatSymbolRefAttribute};
+use melior::ir::{
+    Attribute as MAttribute, BlockLike, BlockRef, Type as MType, Value as MValue, ValueLike,
+};
+
+/// MLIR's marker of a dynamic size or stride in static lists (`ShapedType::kDynamic`).
+const MLIR_DYNAMIC: i64 = i64::MIN;
 
 /// The nested symbol of GPU kernel `name`: `@dlc_kernels::@name`.
 fn gpu_kernel_symbol<'c>(mlir: &'c melior::Context, name: &str) -> ExResult<MAttribute<'c>> {
@@ -68,6 +75,84 @@ impl<'c, 'm> FnExport<'c, 'm, '_> {
         let result = view.result(ctx);
         let ty = self.ty(ctx.value_type(result))?;
         let v = self.emit1(block, "memref.view", &operands, ty, &[])?;
+        self.values.insert(result, v);
+        Ok(())
+    }
+
+    pub(crate) fn lower_reshape(
+        &mut self,
+        reshape: dlc_loop::ReshapeOp,
+        block: BlockRef<'c, 'm>,
+    ) -> ExResult<()> {
+        let ctx = self.ctx;
+        let result = reshape.result(ctx);
+        let (dims, _, _) =
+            buffer_parts(ctx, ctx.value_type(result)).ok_or("loop.reshape of a non-buffer type")?;
+        // The sizes (static, or the `?` operands in order) and the row-major strides, each
+        // static where the dims after it are.
+        let mut dynamic = reshape.dynamic_sizes(ctx).iter();
+        let mut sizes: Vec<Option<MValue<'c, 'm>>> = Vec::with_capacity(dims.len());
+        for &d in &dims {
+            sizes.push(if d == dlc_ir::DYNAMIC {
+                let v = *dynamic.next().ok_or("loop.reshape has too few sizes")?;
+                Some(self.value(v)?)
+            } else {
+                None
+            });
+        }
+        let mut strides: Vec<(i64, Option<MValue<'c, 'm>>)> = vec![(1, None); dims.len()];
+        for i in (0..dims.len().saturating_sub(1)).rev() {
+            let (inner, inner_value) = strides[i + 1];
+            strides[i] = match (inner_value, sizes[i + 1]) {
+                (None, None) => (inner.saturating_mul(dims[i + 1]), None),
+                (a, b) => {
+                    let a = match a {
+                        Some(a) => a,
+                        None => self.const_index(block, inner)?,
+                    };
+                    let b = match b {
+                        Some(b) => b,
+                        None => self.const_index(block, dims[i + 1])?,
+                    };
+                    let ty = MType::index(self.mlir);
+                    let product = self.emit1(block, "arith.muli", &[a, b], ty, &[])?;
+                    (MLIR_DYNAMIC, Some(product))
+                }
+            };
+        }
+        let dynamic_sizes: Vec<MValue<'c, 'm>> = sizes.iter().flatten().copied().collect();
+        let dynamic_strides: Vec<MValue<'c, 'm>> = strides.iter().filter_map(|s| s.1).collect();
+        let mut operands = vec![self.value(reshape.source(ctx))?];
+        operands.extend(&dynamic_sizes);
+        operands.extend(&dynamic_strides);
+        let static_strides: Vec<i64> = strides.iter().map(|s| s.0).collect();
+        let static_sizes: Vec<i64> = dims
+            .iter()
+            .map(|&d| {
+                if d == dlc_ir::DYNAMIC {
+                    MLIR_DYNAMIC
+                } else {
+                    d
+                }
+            })
+            .collect();
+        let attrs = [
+            self.segments(&[1, 0, dynamic_sizes.len(), dynamic_strides.len()])?,
+            (
+                "static_offsets",
+                DenseI64ArrayAttribute::new(self.mlir, &[0]).into(),
+            ),
+            (
+                "static_sizes",
+                DenseI64ArrayAttribute::new(self.mlir, &static_sizes).into(),
+            ),
+            (
+                "static_strides",
+                DenseI64ArrayAttribute::new(self.mlir, &static_strides).into(),
+            ),
+        ];
+        let ty = self.ty(ctx.value_type(result))?;
+        let v = self.emit1(block, "memref.reinterpret_cast", &operands, ty, &attrs)?;
         self.values.insert(result, v);
         Ok(())
     }

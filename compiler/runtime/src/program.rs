@@ -132,16 +132,24 @@ pub(crate) enum Instr {
         offset: u32,
         dims: Box<[Size]>,
     },
+    /// `loop.reshape`: `dst` is `src`'s memory with dims `dims` (the byte counts must agree).
+    Reshape {
+        dst: u32,
+        src: u32,
+        dims: Box<[Size]>,
+    },
     Launch(u32),
 }
 
 /// One argument of a launch.
 #[derive(Clone, Debug)]
 pub(crate) enum LaunchArg {
-    /// A buffer slot; `declared` holds the kernel's static dims (`None` for `?`).
+    /// A buffer slot; `declared` holds the kernel's static dims (`None` for `?`), `written`
+    /// whether the kernel may write it.
     Buffer {
         slot: u32,
         declared: Box<[Option<usize>]>,
+        written: bool,
     },
     /// A scalar slot, passed sign-extended.
     Scalar { slot: u32 },
@@ -221,6 +229,7 @@ impl HostProgram {
             kernels,
             tables: SymbolTables::new(),
             slots: FxHashMap::default(),
+            reshaped: FxHashMap::default(),
             p: HostProgram {
                 signature,
                 outputs: Vec::new(),
@@ -303,6 +312,8 @@ struct Compiler<'a> {
     kernels: &'a dyn KernelTable,
     tables: SymbolTables,
     slots: FxHashMap<Value, Slot>,
+    /// Per buffer slot made by `loop.reshape`: the slot whose memory it is.
+    reshaped: FxHashMap<u32, u32>,
     p: HostProgram,
 }
 
@@ -413,8 +424,12 @@ impl Compiler<'_> {
         }
     }
 
-    /// Marks buffer slot `b` as needing a private copy if it is a function argument.
-    fn mark_copy(&mut self, b: u32) {
+    /// Marks buffer slot `b` (or the slot a `loop.reshape` chain of it starts from) as needing
+    /// a private copy if it is a function argument.
+    fn mark_copy(&mut self, mut b: u32) {
+        while let Some(&src) = self.reshaped.get(&b) {
+            b = src;
+        }
         for p in &mut self.p.params {
             if let Param::Buffer { slot, copy } = p {
                 if *slot == b {
@@ -484,6 +499,7 @@ impl Compiler<'_> {
             Some(L::AllocOp(_)) => self.compile_alloc(op)?,
             Some(L::ConstantOp(_)) => self.compile_constant(op)?,
             Some(L::ViewOp(_)) => self.compile_view(op)?,
+            Some(L::ReshapeOp(_)) => self.compile_reshape(op)?,
             Some(L::LaunchOp(_)) => self.compile_launch(op)?,
             _ => return Err(unsupported(ctx, op)),
         }
@@ -728,6 +744,31 @@ impl Compiler<'_> {
         Ok(())
     }
 
+    fn compile_reshape(&mut self, op: Op) -> Result<(), Diagnostic> {
+        let ctx = self.ctx;
+        let src = self.buffer(op, self.operand(op, 0)?)?;
+        let (dims, dtype) = self.sizes(op, ctx.operands(op).get(1..).unwrap_or(&[]))?;
+        if dtype != self.p.buf_dtype[src as usize] {
+            return Err(err(
+                ctx,
+                op,
+                "the result's element type differs from the source's",
+            ));
+        }
+        let dst = self.buffer_slot(op, ctx.result(op, 0))?;
+        // Writing or returning the result touches the source's memory (see `mark_copy`).
+        self.reshaped.insert(dst, src);
+        self.push(
+            op,
+            Instr::Reshape {
+                dst,
+                src,
+                dims: dims.into(),
+            },
+        );
+        Ok(())
+    }
+
     fn compile_launch(&mut self, op: Op) -> Result<(), Diagnostic> {
         let ctx = self.ctx;
         let callee = ctx.attr(op, "callee").and_then(|a| ctx.attr_as_symbol(a));
@@ -778,7 +819,8 @@ impl Compiler<'_> {
                     if dtype != self.p.buf_dtype[b] || dims.len() != self.p.buf_rank[b] as usize {
                         return Err(bad("element type or rank differs from the kernel's"));
                     }
-                    if !read_only(ctx, param) {
+                    let written = !read_only(ctx, param);
+                    if written {
                         self.mark_copy(slot);
                     }
                     let declared = dims
@@ -786,7 +828,11 @@ impl Compiler<'_> {
                         .map(|&d| usize::try_from(d).ok().filter(|_| d != DYNAMIC))
                         .collect();
                     words += 1 + dims.len();
-                    args.push(LaunchArg::Buffer { slot, declared });
+                    args.push(LaunchArg::Buffer {
+                        slot,
+                        declared,
+                        written,
+                    });
                 }
                 Slot::Scalar { slot, .. } => {
                     if !ctx.is_integer_or_index(pty) {

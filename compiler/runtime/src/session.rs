@@ -317,6 +317,17 @@ impl<'p> Session<'p> {
                     bytes,
                 };
             }
+            Instr::Reshape { dst, src, dims } => {
+                let bytes = self.set_dims(*dst, dims).map_err(fail)?;
+                let src = self.bufs[*src as usize];
+                if bytes != src.bytes {
+                    return Err(fail(format!(
+                        "cannot reshape a buffer of {} bytes to one of {bytes} bytes",
+                        src.bytes
+                    )));
+                }
+                self.bufs[*dst as usize] = src;
+            }
             Instr::Launch(i) => self.launch(*i as usize, loc)?,
         }
         Ok(())
@@ -348,7 +359,11 @@ impl<'p> Session<'p> {
         let mut w = 0;
         for (i, arg) in launch.args.iter().enumerate() {
             match arg {
-                LaunchArg::Buffer { slot, declared } => {
+                LaunchArg::Buffer {
+                    slot,
+                    declared,
+                    written,
+                } => {
                     let buf = self.bufs[*slot as usize];
                     let at = self.program.buf_dims_at[*slot as usize] as usize;
                     let dims = &self.dims[at..at + declared.len()];
@@ -361,7 +376,7 @@ impl<'p> Session<'p> {
                             }
                         }
                     }
-                    self.check_overlap(launch.args.get(..i).unwrap_or(&[]), *slot, i)
+                    self.check_overlap(launch.args.get(..i).unwrap_or(&[]), (*slot, *written), i)
                         .map_err(fail)?;
                     self.words[w] = buf.ptr as u64;
                     w += 1;
@@ -424,14 +439,29 @@ impl<'p> Session<'p> {
         Ok(())
     }
 
-    /// Checks that buffer slot `slot` (argument `i`) is either the same view as, or disjoint
-    /// from, each buffer among `earlier`.
-    fn check_overlap(&self, earlier: &[LaunchArg], slot: u32, i: usize) -> Result<(), String> {
+    /// Checks that buffer slot `slot` (argument `i`, which the kernel writes if `written`) is
+    /// the same view as, or disjoint from, each buffer among `earlier` that either of them is
+    /// written through; buffers the kernel only reads may share bytes (a tensor and a reshape
+    /// of it).
+    fn check_overlap(
+        &self,
+        earlier: &[LaunchArg],
+        (slot, written): (u32, bool),
+        i: usize,
+    ) -> Result<(), String> {
         let a = self.bufs[slot as usize];
         for (j, arg) in earlier.iter().enumerate() {
-            let LaunchArg::Buffer { slot: other, .. } = arg else {
+            let LaunchArg::Buffer {
+                slot: other,
+                written: other_written,
+                ..
+            } = arg
+            else {
                 continue;
             };
+            if !written && !other_written {
+                continue;
+            }
             let b = self.bufs[*other as usize];
             let (a0, b0) = (a.ptr as usize, b.ptr as usize);
             let overlap = a.bytes > 0 && b.bytes > 0 && a0 < b0 + b.bytes && b0 < a0 + a.bytes;

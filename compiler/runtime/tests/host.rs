@@ -305,6 +305,41 @@ func.func @main(%x: !loop.buffer<?xf32, global>, %y: !loop.buffer<?xf32, global>
     );
 }
 
+#[test]
+fn reshapes_share_memory_and_inputs_stay_untouched() {
+    // `accumulate` writes a reshape of the input `x`, and a reshape of it is returned: both
+    // are the input's memory, so the program works on a private copy of `x`.
+    let program = compile(
+        r#"
+func.func @main(%x: !loop.buffer<2x2xf32, global>, %y: !loop.buffer<?xf32, global>) -> !loop.buffer<1x4xf32, global> {
+  %n = loop.dim %y, 0 : !loop.buffer<?xf32, global>
+  %flat = loop.reshape %x(%n) : !loop.buffer<2x2xf32, global> -> !loop.buffer<?xf32, global>
+  loop.launch @accumulate(%flat, %y, %n) : (!loop.buffer<?xf32, global>, !loop.buffer<?xf32, global>, index) -> ()
+  %row = loop.reshape %flat : !loop.buffer<?xf32, global> -> !loop.buffer<1x4xf32, global>
+  return %row : !loop.buffer<1x4xf32, global>
+}
+"#,
+    );
+    let mut session = Session::new(&program);
+    let x = Tensor::from_f32(&[2, 2], &[1.0, 2.0, 3.0, 4.0]).unwrap();
+    let y = f32s(&[10.0, 20.0, 30.0, 40.0]);
+    let out = session.run(&[&x, &y]).unwrap();
+    let got = out.get(0).unwrap();
+    assert_eq!(got.shape, &[1, 4]);
+    assert_eq!(got.to_f64_vec().unwrap(), [11.0, 22.0, 33.0, 44.0]);
+    assert_eq!(
+        x.to_f64_vec().unwrap(),
+        [1.0, 2.0, 3.0, 4.0],
+        "the caller's tensor is untouched"
+    );
+    // A `?` size that makes the element counts differ fails the run at the reshape.
+    let msg = run_err(&program, &[&x, &f32s(&[1.0, 2.0])]);
+    assert!(
+        msg.contains("cannot reshape a buffer of 16 bytes to one of 8 bytes"),
+        "{msg}"
+    );
+}
+
 fn run_err(program: &HostProgram, inputs: &[&Tensor]) -> String {
     let mut session = Session::new(program);
     session

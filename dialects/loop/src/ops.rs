@@ -308,6 +308,18 @@ dlc_ir::define_op! {
     print = syntax::print_view;
 }
 
+dlc_ir::define_op! {
+    /// A global buffer holding another one's elements in a new shape, in a host function: it
+    /// shares the source's memory (a `graph.reshape` between kernels, at no cost).
+    pub struct ReshapeOp = "loop.reshape";
+    traits = Traits::PURE;
+    operands = *;
+    results = [result];
+    verify = verify::verify_reshape;
+    parse = syntax::parse_reshape;
+    print = syntax::print_reshape;
+}
+
 dlc_ir::op_set! {
     /// Every op of the loop dialect: `LoopOps::of(ctx, op)` to dispatch on the kind of a
     /// loop op without comparing names, `LoopOps::defs()` for the dialect.
@@ -335,6 +347,7 @@ dlc_ir::op_set! {
         LaunchOp,
         ConstantOp,
         ViewOp,
+        ReshapeOp,
     }
 }
 
@@ -933,6 +946,18 @@ impl ViewOp {
     }
 }
 
+impl ReshapeOp {
+    /// The buffer whose elements the result holds.
+    pub fn source(self, ctx: &Context) -> Value {
+        ctx.operand(self.0, 0)
+    }
+
+    /// One size per `?` dim of the result, in order.
+    pub fn dynamic_sizes(self, ctx: &Context) -> &[Value] {
+        ctx.operands(self.0).get(1..).unwrap_or(&[])
+    }
+}
+
 /// The `loop.kernel` attribute that lists the kernel's index preconditions, as
 /// `array<i64: i, d, a, ...>`: triples saying that argument `i`, an integer buffer, holds
 /// indices into axis `a` of buffer argument `d`, each in `[-n, n)` for that axis' size `n`
@@ -1300,6 +1325,32 @@ pub fn build_view(
 ) -> Value {
     let spec = OpSpec::new(ctx, "loop.view", loc)
         .operands(&[arena, offset])
+        .operands(dynamic_sizes)
+        .results(&[ty]);
+    let op = ctx.build(at, spec);
+    ctx.result(op, 0)
+}
+
+/// The buffer whose memory `v` is: `v` itself, or the source at the start of its chain of
+/// `loop.reshape`s.
+pub fn reshape_root(ctx: &Context, mut v: Value) -> Value {
+    while let Some(r) = ctx.defining_op(v).and_then(|d| ctx.view::<ReshapeOp>(d)) {
+        v = r.source(ctx);
+    }
+    v
+}
+
+/// Builds `loop.reshape %source(sizes) : ... -> ty`, one size per `?` dim of `ty`.
+pub fn build_reshape(
+    ctx: &mut Context,
+    at: InsertPoint,
+    source: Value,
+    dynamic_sizes: &[Value],
+    ty: Type,
+    loc: Location,
+) -> Value {
+    let spec = OpSpec::new(ctx, "loop.reshape", loc)
+        .operands(&[source])
         .operands(dynamic_sizes)
         .results(&[ty]);
     let op = ctx.build(at, spec);

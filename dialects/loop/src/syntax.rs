@@ -850,13 +850,38 @@ pub(crate) fn print_constant(p: &mut Printer<'_>, op: Op) {
     p.print_type(result_ty);
 }
 
-/// `%arena[%offset](%d0, %d1) attr-dict : arena-type -> buffer-type`; the size list is left
-/// out when the result has no `?` dims.
+/// `loop.view %arena[%offset](%d0, %d1) attr-dict : arena-type -> buffer-type`.
 pub(crate) fn parse_view(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
-    let arena = p.parse_operand()?;
-    p.expect(Tok::LSquare, "'[' and a byte offset")?;
-    let offset = p.parse_operand()?;
-    p.expect(Tok::RSquare, "']'")?;
+    parse_host_buffer(p, spec, true)
+}
+
+pub(crate) fn print_view(p: &mut Printer<'_>, op: Op) {
+    print_host_buffer(p, op, true)
+}
+
+/// `loop.reshape %source(%d0, %d1) attr-dict : source-type -> buffer-type`.
+pub(crate) fn parse_reshape(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
+    parse_host_buffer(p, spec, false)
+}
+
+pub(crate) fn print_reshape(p: &mut Printer<'_>, op: Op) {
+    print_host_buffer(p, op, false)
+}
+
+/// The form of the host ops that make a buffer over another one's memory:
+/// `%source[%offset](%d0, %d1) attr-dict : source-type -> buffer-type`, the bracketed byte
+/// offset only `with_offset`, the size list (one per `?` dim of the result) left out when
+/// there are none.
+fn parse_host_buffer(p: &mut Parser<'_>, spec: &mut OpSpec, with_offset: bool) -> PResult<()> {
+    let source = p.parse_operand()?;
+    let offset = if with_offset {
+        p.expect(Tok::LSquare, "'[' and a byte offset")?;
+        let offset = p.parse_operand()?;
+        p.expect(Tok::RSquare, "']'")?;
+        Some(offset)
+    } else {
+        None
+    };
     let mut sizes = Vec::new();
     if p.peek() == Tok::LParen {
         p.parse_delimited(Tok::LParen, Tok::RParen, ")", |p| {
@@ -865,14 +890,12 @@ pub(crate) fn parse_view(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
         })?;
     }
     p.parse_optional_attr_dict(&mut spec.attrs)?;
-    let arena_ty = p.parse_colon_type()?;
+    let source_ty = p.parse_colon_type()?;
     p.expect(Tok::Arrow, "'->' and a buffer type")?;
     let ty = p.parse_type()?;
-    let arena = p.resolve_operand(&arena, arena_ty)?;
-    spec.operands.push(arena);
-    let offset = resolve_index(p, &offset)?;
-    spec.operands.push(offset);
-    for u in &sizes {
+    let source = p.resolve_operand(&source, source_ty)?;
+    spec.operands.push(source);
+    for u in offset.iter().chain(&sizes) {
         let v = resolve_index(p, u)?;
         spec.operands.push(v);
     }
@@ -880,29 +903,32 @@ pub(crate) fn parse_view(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
     Ok(())
 }
 
-pub(crate) fn print_view(p: &mut Printer<'_>, op: Op) {
+fn print_host_buffer(p: &mut Printer<'_>, op: Op, with_offset: bool) {
     let ctx = p.ctx();
     let ops = ctx.operands(op);
-    let (Some(&arena), Some(&offset)) = (ops.first(), ops.get(1)) else {
+    let fixed = if with_offset { 2 } else { 1 };
+    if ops.len() < fixed {
         // Too few operands for the custom form; the verifier rejects the op.
         p.print_optional_attr_dict(op, &[]);
         p.write(" : ");
         p.print_type(ctx.value_type(ctx.result(op, 0)));
         return;
-    };
+    }
     p.write(" ");
-    p.print_operand(arena);
-    p.write("[");
-    p.print_operand(offset);
-    p.write("]");
-    if ops.len() > 2 {
+    p.print_operand(ops[0]);
+    if with_offset {
+        p.write("[");
+        p.print_operand(ops[1]);
+        p.write("]");
+    }
+    if ops.len() > fixed {
         p.write("(");
-        p.print_operands(&ops[2..]);
+        p.print_operands(&ops[fixed..]);
         p.write(")");
     }
     p.print_optional_attr_dict(op, &[]);
     p.write(" : ");
-    p.print_type(ctx.value_type(arena));
+    p.print_type(ctx.value_type(ops[0]));
     p.write(" -> ");
     p.print_type(ctx.value_type(ctx.result(op, 0)));
 }

@@ -317,19 +317,7 @@ pub(crate) fn verify_alloc(ctx: &Context, op: Op) -> VResult {
             ),
         ));
     };
-    let dynamic = dims.iter().filter(|d| **d == dlc_ir::DYNAMIC).count();
-    let sizes = ctx.operands(op);
-    if sizes.len() != dynamic {
-        return Err(op_error(
-            ctx,
-            op,
-            format!(
-                "expects one size operand per dynamic dimension ({dynamic}), found {}",
-                sizes.len()
-            ),
-        ));
-    }
-    check_index_operands(ctx, op, sizes, "size operand")?;
+    check_dynamic_sizes(ctx, op, &dims, ctx.operands(op))?;
     // Inside a kernel: shared or local scratch. Outside: a host allocation, always global.
     let Some(kernel) = enclosing_kernel(ctx, op) else {
         if space != MemorySpace::Global {
@@ -948,9 +936,11 @@ pub(crate) fn verify_launch_symbols(
     Ok(())
 }
 
-/// Whether buffers `a` and `b` of a host function surely share bytes: the same value, or
-/// `loop.view`s of one arena at constant offsets whose static byte ranges overlap.
+/// Whether buffers `a` and `b` of a host function surely share bytes: the same value (or
+/// `loop.reshape`s of it), or `loop.view`s of one arena at constant offsets whose static byte
+/// ranges overlap.
 fn provably_overlap(ctx: &Context, a: Value, b: Value) -> bool {
+    let (a, b) = (crate::reshape_root(ctx, a), crate::reshape_root(ctx, b));
     if a == b {
         return true;
     }
@@ -1017,6 +1007,55 @@ pub(crate) fn verify_constant(ctx: &Context, op: Op) -> VResult {
     Ok(())
 }
 
+/// `loop.reshape`: a global source buffer of the result's element type, one index size per
+/// `?` dim of the result, and the same element count when both shapes are static (a dynamic
+/// one is checked when the program runs).
+pub(crate) fn verify_reshape(ctx: &Context, op: Op) -> VResult {
+    check_host_only(ctx, op)?;
+    let operands = ctx.operands(op);
+    let Some(&source) = operands.first() else {
+        return Err(op_error(ctx, op, "expects a source buffer operand"));
+    };
+    let source_ty = ctx.value_type(source);
+    let Some((source_dims, source_elem, MemorySpace::Global)) = buffer_parts(ctx, source_ty) else {
+        return Err(op_error(
+            ctx,
+            op,
+            format!(
+                "source must be a global buffer, found '{}'",
+                type_str(ctx, source_ty)
+            ),
+        ));
+    };
+    let (dims, elem) = global_result(ctx, op)?;
+    if elem != source_elem {
+        return Err(op_error(
+            ctx,
+            op,
+            format!(
+                "result element type '{}' differs from the source's '{}'",
+                type_str(ctx, elem),
+                type_str(ctx, source_elem)
+            ),
+        ));
+    }
+    let count = |d: &[i64]| {
+        d.iter().try_fold(1i64, |n, &x| {
+            (x != dlc_ir::DYNAMIC).then(|| n.checked_mul(x)).flatten()
+        })
+    };
+    if let (Some(a), Some(b)) = (count(&source_dims), count(&dims)) {
+        if a != b {
+            return Err(op_error(
+                ctx,
+                op,
+                format!("the source has {a} elements but the result {b}"),
+            ));
+        }
+    }
+    check_dynamic_sizes(ctx, op, &dims, &operands[1..])
+}
+
 pub(crate) fn verify_view(ctx: &Context, op: Op) -> VResult {
     check_host_only(ctx, op)?;
     let operands = ctx.operands(op);
@@ -1044,8 +1083,13 @@ pub(crate) fn verify_view(ctx: &Context, op: Op) -> VResult {
     }
     check_index_operands(ctx, op, &operands[1..2], "byte offset")?;
     let (dims, _) = global_result(ctx, op)?;
+    check_dynamic_sizes(ctx, op, &dims, &operands[2..])
+}
+
+/// Checks that `sizes` are one `index` operand per `?` dim of `dims`, the shape of the buffer
+/// `op` makes (`loop.alloc`, `loop.view`, `loop.reshape`).
+fn check_dynamic_sizes(ctx: &Context, op: Op, dims: &[i64], sizes: &[Value]) -> VResult {
     let dynamic = dims.iter().filter(|d| **d == dlc_ir::DYNAMIC).count();
-    let sizes = &operands[2..];
     if sizes.len() != dynamic {
         return Err(op_error(
             ctx,

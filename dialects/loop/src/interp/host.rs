@@ -334,6 +334,7 @@ impl Host<'_> {
             Some(LoopOps::AllocOp(_)) => self.exec_alloc(op)?,
             Some(LoopOps::ConstantOp(_)) => self.exec_constant(op)?,
             Some(LoopOps::ViewOp(_)) => self.exec_view(op)?,
+            Some(LoopOps::ReshapeOp(_)) => self.exec_reshape(op)?,
             Some(LoopOps::LaunchOp(_)) => return self.exec_launch(op),
             _ => self.exec_arith(op)?,
         };
@@ -514,6 +515,26 @@ impl Host<'_> {
         }))
     }
 
+    /// `loop.reshape`: the source's bytes in the result's shape, which must hold as many
+    /// elements.
+    fn exec_reshape(&mut self, op: Op) -> Result<HostVal, Diagnostic> {
+        let ctx = self.ctx;
+        let source = self.get_view(op, self.operand(op, 0)?)?;
+        let (shape, dtype) = self.result_shape(op, ctx.operands(op).get(1..).unwrap_or(&[]))?;
+        let numel: Option<usize> = shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
+        if numel != Some(source.numel()) || dtype != source.dtype {
+            return Err(op_err(
+                ctx,
+                op,
+                format!(
+                    "cannot reshape a {:?} buffer of shape {:?} to {:?} of shape {shape:?}",
+                    source.dtype, source.shape, dtype
+                ),
+            ));
+        }
+        Ok(HostVal::Buffer(View { shape, ..source }))
+    }
+
     /// `loop.launch`: runs the kernel on the views (one buffer per distinct view), then writes
     /// the buffers back.
     fn exec_launch(&mut self, op: Op) -> Result<(), Diagnostic> {
@@ -561,7 +582,11 @@ impl Host<'_> {
                         refs.push(ArgRef::Buffer(slot));
                         continue;
                     }
+                    // Different views of shared bytes (a buffer and a reshape of it) are
+                    // fine while the kernel only reads both: each is decoded on its own and
+                    // written back unchanged.
                     let r = view.byte_range();
+                    let kernel = KernelOp(kernel);
                     for (w, j) in &views {
                         let s = w.byte_range();
                         let overlap = w.storage == view.storage
@@ -569,7 +594,8 @@ impl Host<'_> {
                             && !s.is_empty()
                             && r.start < s.end
                             && s.start < r.end;
-                        if overlap {
+                        let written = kernel.may_write_arg(ctx, i) || kernel.may_write_arg(ctx, *j);
+                        if overlap && written {
                             return Err(op_err(
                                 ctx,
                                 op,

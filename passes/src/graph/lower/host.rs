@@ -147,6 +147,21 @@ impl Host<'_> {
             }
             Some(GraphOps::FusionOp(_)) => self.lower_fusion(ctx, op)?,
             Some(GraphOps::RnnOp(_)) => self.lower_rnn(ctx, op)?,
+            Some(GraphOps::ReshapeOp(_)) => {
+                // The same row-major elements in a new shape: the source's memory, no kernel.
+                let y = ctx.result(op, 0);
+                let ty = global_buffer(ctx, self.shapes, y).map_err(|m| err(loc, m))?;
+                let mut sizes = Vec::new();
+                for d in self.shapes.shape(y).unwrap_or(&[]).to_vec() {
+                    if let DimExpr::Symbol(s) = d {
+                        sizes.push(self.symbol(ctx, s, loc).map_err(|m| err(loc, m))?);
+                    }
+                }
+                let source = self.map.lookup(ctx.operand(op, 0));
+                let v = dlc_loop::build_reshape(ctx, e.at, source, &sizes, ty, loc);
+                self.stats.host_reshapes += 1;
+                self.map.map(y, v);
+            }
             Some(_) => {
                 let group = Group {
                     ops: vec![op],
@@ -318,11 +333,14 @@ impl Host<'_> {
         for &s in &built.symbols {
             args.push(self.symbol(ctx, s, loc).map_err(|m| err(loc, m))?);
         }
-        // Each tensor has its own buffer (an argument, a constant or a fresh allocation), so a
-        // buffer argument is `loop.noalias` unless the launch passes its buffer twice.
+        // Each tensor has its own buffer (an argument, a constant or a fresh allocation; a
+        // `loop.reshape` is its source's), so a buffer argument is `loop.noalias` unless the
+        // launch passes its buffer twice.
+        let root = |v: Value| dlc_loop::reshape_root(ctx, v);
+        let roots: Vec<Value> = args.iter().map(|&a| root(a)).collect();
         for (i, &a) in args.iter().enumerate() {
             if dlc_loop::is_buffer(ctx, ctx.value_type(a))
-                && args.iter().filter(|&&b| b == a).count() == 1
+                && roots.iter().filter(|&&b| b == roots[i]).count() == 1
             {
                 KernelOp(kernel).set_noalias(ctx, i, true);
             }

@@ -13,8 +13,11 @@
 //!   (dynamic dims are arguments, so one kernel serves every size). Every buffer argument is
 //!   `loop.noalias` (docs/dialects/loop.md, "Argument attributes"): each tensor has its own
 //!   buffer, so no other argument of the launch shares its memory; an argument whose buffer
-//!   the launch passes twice (a fusion reading one tensor through two of its arguments) stays
-//!   without it.
+//!   the launch passes twice (a fusion reading one tensor through two of its arguments, or a
+//!   tensor and a reshape of it) stays without it.
+//! - **Reshapes between kernels.** A `graph.reshape` that is not in a fusion becomes
+//!   `loop.reshape` in the host function: the source buffer's memory in the new shape, no
+//!   kernel and no copy (row-major order is unchanged by a reshape).
 //! - **Loops.** A kernel iterates a *domain*: the result shape of elementwise and
 //!   data-movement ops, the input shape of a reduction group with its reduce axes, and
 //!   `[..batch, M, N, K]` for a matmul group. A `graph.conv2d` that `decompose` left whole
@@ -48,12 +51,14 @@
 //! - **Host function.** The `func.func` keeps its name; tensor arguments and results become
 //!   `!loop.buffer<..., global>`. Its body: `loop.dim` of the arguments for each dynamic size,
 //!   index arithmetic for sizes ops create (reshape, concat, pad, slice, fill), a
-//!   `loop.alloc` per kernel output, `loop.constant` per non-splat constant, and a
-//!   `loop.launch` per kernel, in program order; `func.return` returns the buffers. Host ops
+//!   `loop.alloc` per kernel output, `loop.constant` per non-splat constant, `loop.reshape`
+//!   per unfused reshape, and a `loop.launch` per kernel, in program order; `func.return`
+//!   returns the buffers. Host ops
 //!   are part of the loop dialect (docs/dialects/loop.md, "Host functions").
 //!
 //! Statistics: `num-kernels`, `num-schedule-blocks`, `num-local-buffers`, `num-split-groups`
-//! (fusions whose ops could not share one loop structure and became one kernel each).
+//! (fusions whose ops could not share one loop structure and became one kernel each),
+//! `num-host-reshapes` (reshapes between kernels made `loop.reshape`s).
 //!
 //! # Performance impact
 //! One kernel per fusion group: intermediates of a group never touch global memory, which is
@@ -157,6 +162,10 @@ pub static INFO: PassInfo = PassInfo {
             "num-split-groups",
             "Number of fusions lowered one kernel per op because their ops cannot share loops",
         ),
+        (
+            "num-host-reshapes",
+            "Number of reshapes between kernels lowered to loop.reshape (no kernel)",
+        ),
     ],
     create,
 };
@@ -194,6 +203,7 @@ struct Stats {
     blocks: u64,
     locals: u64,
     split_groups: u64,
+    host_reshapes: u64,
 }
 
 impl Pass for Lower {
@@ -215,6 +225,7 @@ impl Pass for Lower {
         run.add_stat("num-schedule-blocks", stats.blocks);
         run.add_stat("num-local-buffers", stats.locals);
         run.add_stat("num-split-groups", stats.split_groups);
+        run.add_stat("num-host-reshapes", stats.host_reshapes);
         if funcs.is_empty() {
             run.preserve_all();
         }

@@ -72,14 +72,16 @@ fn find_pair(
         .and_then(|name| tables.resolve(ctx, launch.0, name))
         .and_then(|k| ctx.view::<KernelOp>(k))?;
     for (i, input) in args.iter().enumerate() {
-        let Some(input) = by_value.get(input).filter(|c| c.end == at && once(c.value)) else {
+        let Some(input) = by_value
+            .get(input)
+            .filter(|c| c.end == at && once(c.value) && !c.reshaped)
+        else {
             continue;
         };
         for (o, output) in args.iter().enumerate() {
-            let Some(output) = by_value
-                .get(output)
-                .filter(|c| c.start == at && c.value != input.value && once(c.value))
-            else {
+            let Some(output) = by_value.get(output).filter(|c| {
+                c.start == at && c.value != input.value && once(c.value) && !c.reshaped
+            }) else {
                 continue;
             };
             if input.ty == output.ty

@@ -10,7 +10,8 @@
 //!
 //! # Changes to the IR
 //! - **Candidates**: the global `loop.alloc`s of the function's block whose result is used only
-//!   as `loop.launch` operands (at least once) and `loop.dim` operands. Function arguments,
+//!   as `loop.launch` operands (at least once) and `loop.dim` operands, directly or through
+//!   `loop.reshape`s (whose uses count as the buffer's: they share its memory). Function arguments,
 //!   `loop.constant`s and returned buffers are never candidates: the caller owns them or they
 //!   outlive the call. A candidate lives from its first use to its last (op positions).
 //! - **In place** (option `in-place`): at a launch where candidate I has its last use and
@@ -21,7 +22,7 @@
 //!   indices once schedule-block iter vars are replaced by the values bound to them, are nested
 //!   in the same innermost `loop.for`, the loads before the store; those indices are the
 //!   induction variables of all the loops around the store, each once (so every iteration
-//!   writes its own element); and neither I nor O is passed twice. The launch then passes one
+//!   writes its own element); neither I nor O is passed twice; and neither is reshaped. The launch then passes one
 //!   buffer for both arguments, so the kernel's two arguments lose `loop.noalias`.
 //! - **Slots**: candidates are taken in order of their first use; each goes to a free slot (one
 //!   whose last occupant died before), preferring one of provably equal size (same static
@@ -135,7 +136,7 @@ mod in_place;
 
 use dlc_ir::pass::{Anchor, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
 use dlc_ir::{Block, Context, Diagnostic, Op, Type, Value};
-use dlc_loop::{AllocOp, LaunchOp, LoopOps, MemorySpace};
+use dlc_loop::{AllocOp, LaunchOp, LoopOps, MemorySpace, ReshapeOp};
 use rustc_hash::FxHashMap;
 
 /// The pass description.
@@ -241,9 +242,11 @@ struct Candidate {
     /// Its result.
     value: Value,
     ty: Type,
-    /// Position in the block of the first and the last use.
+    /// Position in the block of the first and the last use (through reshapes).
     start: usize,
     end: usize,
+    /// Whether a `loop.reshape` shares its memory: it is then never reused in place.
+    reshaped: bool,
 }
 
 /// The position of every op of `block`.
@@ -254,8 +257,25 @@ fn positions(ctx: &Context, block: Block) -> FxHashMap<Op, usize> {
         .collect()
 }
 
+/// The ops that use buffer `v` or a `loop.reshape` of it (the reshapes included), following
+/// chains of reshapes.
+fn users_through_reshapes(ctx: &Context, v: Value) -> Vec<Op> {
+    let mut users = Vec::new();
+    let mut todo = vec![v];
+    while let Some(v) = todo.pop() {
+        for u in ctx.uses(v) {
+            if ctx.view::<ReshapeOp>(u.user).is_some() && ctx.num_results(u.user) == 1 {
+                todo.push(ctx.result(u.user, 0));
+            }
+            users.push(u.user);
+        }
+    }
+    users
+}
+
 /// The candidates of `block` in program order: global `loop.alloc`s used only by `loop.launch`
-/// (at least once) and `loop.dim` ops of the block. A returned buffer, an argument or a
+/// (at least once) and `loop.dim` ops of the block, directly or through `loop.reshape`s (which
+/// share its memory, so they extend its interval). A returned buffer, an argument or a
 /// `loop.constant` is never one: the caller owns it or it outlives the call.
 fn candidates(ctx: &Context, block: Block, pos: &FxHashMap<Op, usize>) -> Vec<Candidate> {
     let mut found = Vec::new();
@@ -272,27 +292,29 @@ fn candidates(ctx: &Context, block: Block, pos: &FxHashMap<Op, usize>) -> Vec<Ca
         if !global {
             continue;
         }
-        let uses = ctx.uses(value);
-        let allowed = uses.iter().all(|u| {
-            pos.contains_key(&u.user)
+        let users = users_through_reshapes(ctx, value);
+        let allowed = users.iter().all(|&u| {
+            pos.contains_key(&u)
                 && matches!(
-                    LoopOps::of(ctx, u.user),
-                    Some(LoopOps::LaunchOp(_) | LoopOps::DimOp(_))
+                    LoopOps::of(ctx, u),
+                    Some(LoopOps::LaunchOp(_) | LoopOps::DimOp(_) | LoopOps::ReshapeOp(_))
                 )
         });
-        let launched = uses.iter().any(|u| ctx.view::<LaunchOp>(u.user).is_some());
+        let launched = users.iter().any(|&u| ctx.view::<LaunchOp>(u).is_some());
         if !allowed || !launched {
             continue;
         }
-        let at = uses.iter().map(|u| pos[&u.user]);
+        let at = users.iter().map(|u| pos[u]);
         let start = at.clone().min().unwrap_or(0);
         let end = at.max().unwrap_or(0);
+        let reshaped = users.iter().any(|&u| ctx.view::<ReshapeOp>(u).is_some());
         found.push(Candidate {
             alloc: op,
             value,
             ty,
             start,
             end,
+            reshaped,
         });
     }
     found
