@@ -2,6 +2,7 @@
 // RUN: dlc-opt %s --pipeline='fuse{elementwise=false}' | FileCheck %s --check-prefix=NOELT
 // RUN: dlc-opt %s --pipeline='fuse{reduction=false}' | FileCheck %s --check-prefix=NORED
 // RUN: dlc-opt %s --pipeline='fuse{matmul-epilogue=false}' | FileCheck %s --check-prefix=NOMM
+// RUN: dlc-opt %s --pipeline='fuse{sink-reshapes=false}' | FileCheck %s --check-prefix=NOSINK
 // RUN: dlc-opt %s --pipeline=fuse --pass-statistics -o %t 2>&1 | FileCheck %s --check-prefix=STATS
 
 // Rule 5: with max-group-size=3 the five-op chain splits into groups of 3 and 2.
@@ -48,14 +49,23 @@
 // NOMM-NEXT:      graph.relu
 // NOMM-NEXT:      graph.yield
 
-// Three groups of 13 ops. Each value made internal saves a write and a read (2 × elements × 4
+// With sink-reshapes=false (rule 0 off) the reshape is a boundary: exp and neg stay apart.
+// NOSINK-LABEL: func.func @reshaped_chain
+// NOSINK-NEXT:    %0 = graph.exp %arg0
+// NOSINK-NEXT:    %1 = graph.reshape %0
+// NOSINK-NEXT:    %2 = graph.neg %1
+// NOSINK-NEXT:    return %2
+
+// Four groups of 15 ops. Each value made internal saves a write and a read (2 × elements × 4
 // bytes): 4 of [4, 8] in @chain (1024), 2 of [4, 8] and 2 of [4, 1] in @softmax (512 + 64),
-// 2 of [4, 8] in @linear_relu (512).
+// 2 of [4, 8] in @linear_relu (512), 1 of [4, 8] in @reshaped_chain (256), whose neg moved
+// above its reshape.
 // STATS:      'func.func' Pipeline
 // STATS-NEXT:   fuse
-// STATS-NEXT:     (S) 3 num-groups
-// STATS-NEXT:     (S) 13 num-fused-ops
-// STATS-NEXT:     (S) 2112 bytes-saved
+// STATS-NEXT:     (S) 4 num-groups
+// STATS-NEXT:     (S) 15 num-fused-ops
+// STATS-NEXT:     (S) 2368 bytes-saved
+// STATS:          (S) 1 num-sunk-reshapes
 
 func.func @chain(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %0 = graph.exp %x : tensor<4x8xf32>
@@ -80,4 +90,11 @@ func.func @linear_relu(%x: tensor<4x16xf32>, %w: tensor<16x8xf32>, %b: tensor<8x
   %1 = graph.add %0, %b : tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
   %2 = graph.relu %1 : tensor<4x8xf32>
   return %2 : tensor<4x8xf32>
+}
+
+func.func @reshaped_chain(%x: tensor<4x8xf32>) -> tensor<32xf32> {
+  %0 = graph.exp %x : tensor<4x8xf32>
+  %1 = graph.reshape %0 {shape = array<i64: 32>} : tensor<4x8xf32> -> tensor<32xf32>
+  %2 = graph.neg %1 : tensor<32xf32>
+  return %2 : tensor<32xf32>
 }

@@ -198,22 +198,74 @@ func.func @would_be_cycle(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
 
 // -----
 
-// Rule 6: reshape is a boundary even between elementwise ops (index-map fusion is future work).
+// Rule 0: the elementwise ops after a reshape move above it (a reshape keeps row-major order),
+// so the chain is one group and the reshape comes last.
 
-// CHECK-LABEL: func.func @reshape_boundary
-// CHECK:         graph.fusion
-// CHECK:         graph.yield
-// CHECK:         graph.reshape
-// CHECK:         graph.fusion
-// CHECK:         graph.yield
-// CHECK:         return
-func.func @reshape_boundary(%x: tensor<4x4xf32>) -> tensor<16xf32> {
+// CHECK-LABEL: func.func @reshape_sinks
+// CHECK-NEXT:    %0 = graph.fusion (%arg0) : (tensor<4x4xf32>) -> tensor<4x4xf32> {
+// CHECK:           graph.exp
+// CHECK-NEXT:      graph.neg
+// CHECK-NEXT:      graph.tanh {{.*}} : tensor<4x4xf32>
+// CHECK-NEXT:      graph.abs {{.*}} : tensor<4x4xf32>
+// CHECK-NEXT:      graph.yield
+// CHECK:         %1 = graph.reshape %0 {shape = array<i64: 16>} : tensor<4x4xf32> -> tensor<16xf32>
+// CHECK-NEXT:    return %1
+func.func @reshape_sinks(%x: tensor<4x4xf32>) -> tensor<16xf32> {
   %0 = graph.exp %x : tensor<4x4xf32>
   %1 = graph.neg %0 : tensor<4x4xf32>
   %2 = graph.reshape %1 {shape = array<i64: 16>} : tensor<4x4xf32> -> tensor<16xf32>
   %3 = graph.tanh %2 : tensor<16xf32>
   %4 = graph.abs %3 : tensor<16xf32>
   return %4 : tensor<16xf32>
+}
+
+// -----
+
+// Rule 0 on an im2col convolution's product: the matmul's `[1, 1, 8, 12]` is reshaped to NCHW
+// `[1, 8, 3, 4]`; the per-channel bias `[1, 8, 1, 1]` becomes `[1, 1, 8, 1]` (a new constant)
+// and the add and relu join the matmul's epilogue.
+
+// CHECK-LABEL: func.func @reshape_sinks_into_epilogue
+// CHECK-NEXT:    %0 = graph.fusion (%arg0, %arg1) : (tensor<1x8x5xf32>, tensor<1x1x5x12xf32>) -> tensor<1x1x8x12xf32> {
+// CHECK:           graph.matmul
+// CHECK:           graph.constant dense<{{.*}}> : tensor<1x1x8x1xf32>
+// CHECK-NEXT:      graph.add {{.*}} : tensor<1x1x8x12xf32>, tensor<1x1x8x1xf32> -> tensor<1x1x8x12xf32>
+// CHECK-NEXT:      graph.relu {{.*}} : tensor<1x1x8x12xf32>
+// CHECK:         graph.reshape %0 {shape = array<i64: 1, 8, 3, 4>}
+// CHECK-NOT:     graph.constant
+func.func @reshape_sinks_into_epilogue(%w: tensor<1x8x5xf32>, %cols: tensor<1x1x5x12xf32>) -> tensor<1x8x3x4xf32> {
+  %0 = graph.matmul %w, %cols : tensor<1x8x5xf32>, tensor<1x1x5x12xf32> -> tensor<1x1x8x12xf32>
+  %1 = graph.reshape %0 {shape = array<i64: 1, 8, 3, 4>} : tensor<1x1x8x12xf32> -> tensor<1x8x3x4xf32>
+  %b = graph.constant dense<[[[[1.0]], [[2.0]], [[3.0]], [[4.0]], [[5.0]], [[6.0]], [[7.0]], [[8.0]]]]> : tensor<1x8x1x1xf32>
+  %2 = graph.add %1, %b : tensor<1x8x3x4xf32>, tensor<1x8x1x1xf32> -> tensor<1x8x3x4xf32>
+  %3 = graph.relu %2 : tensor<1x8x3x4xf32>
+  return %3 : tensor<1x8x3x4xf32>
+}
+
+// -----
+
+// Counter-example: `[6, 4]` reshaped to `[2, 3, 4]` (the groups `[6]~[2, 3]` and `[4]~[4]`).
+// The add's `[1, 1, 4]` is all ones over the split group, so the add sinks (its operand
+// becomes `[1, 4]`); the mul's `[1, 3, 1]` varies over part of the split group, which has no
+// form over `[6, 4]`, so the reshape stays a boundary there. A reshape of an argument is not
+// moved either: no group gains from it.
+
+// CHECK-LABEL: func.func @reshape_stays
+// CHECK:         graph.fusion
+// CHECK:           graph.exp {{.*}} : tensor<6x4xf32>
+// CHECK-NEXT:      graph.add {{.*}} : tensor<6x4xf32>, tensor<1x4xf32> -> tensor<6x4xf32>
+// CHECK:         %[[R:.*]] = graph.reshape {{.*}} : tensor<6x4xf32> -> tensor<2x3x4xf32>
+// CHECK:         graph.mul %[[R]], %{{.*}} : tensor<2x3x4xf32>, tensor<1x3x1xf32> -> tensor<2x3x4xf32>
+// CHECK:         %[[A:.*]] = graph.reshape %arg0 {{.*}} -> tensor<4x6xf32>
+// CHECK-NEXT:    graph.neg %[[A]] : tensor<4x6xf32>
+func.func @reshape_stays(%x: tensor<6x4xf32>, %c: tensor<1x1x4xf32>, %d: tensor<1x3x1xf32>) -> (tensor<2x3x4xf32>, tensor<4x6xf32>) {
+  %0 = graph.exp %x : tensor<6x4xf32>
+  %1 = graph.reshape %0 {shape = array<i64: 2, 3, 4>} : tensor<6x4xf32> -> tensor<2x3x4xf32>
+  %2 = graph.add %1, %c : tensor<2x3x4xf32>, tensor<1x1x4xf32> -> tensor<2x3x4xf32>
+  %3 = graph.mul %2, %d : tensor<2x3x4xf32>, tensor<1x3x1xf32> -> tensor<2x3x4xf32>
+  %4 = graph.reshape %x {shape = array<i64: 4, 6>} : tensor<6x4xf32> -> tensor<4x6xf32>
+  %5 = graph.neg %4 : tensor<4x6xf32>
+  return %3, %5 : tensor<2x3x4xf32>, tensor<4x6xf32>
 }
 
 // -----

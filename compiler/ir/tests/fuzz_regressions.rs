@@ -280,3 +280,19 @@ fn ui127_constants_read_back() {
         "{out}"
     );
 }
+
+/// Property test: a large `ui1` constant printed as packed hex (eight elements to a byte, as
+/// MLIR stores every 1-bit integer type) did not parse back: only `i1` hex was read packed.
+#[test]
+fn one_bit_hex_constants_of_every_signedness_read_back() {
+    for ty in ["i1", "ui1", "si1"] {
+        let src = format!(
+            r#""t.op"() {{a = dense<"0x01000000000000000000000000000000"> : vector<5x5x5x{ty}>}} : () -> ()"#
+        );
+        let out = round_trip(&src);
+        assert!(
+            out.contains(r#"dense<"0x01000000000000000000000000000000">"#),
+            "{ty}: {out}"
+        );
+    }
+}

@@ -8,7 +8,14 @@
 //! reduce-then-broadcast patterns of decomposed `softmax`, `layer_norm` and `rms_norm`. Run it
 //! after `decompose`: a composite op is a kernel of its own and is never grouped.
 //!
-//! The ops of each block are visited in order, and each elementwise or reduction op tries to
+//! First (rule 0, `sink-reshapes`), each elementwise op that reads a `graph.reshape` of a
+//! computed value at the reshape's result shape moves above it, onto the reshape's source, its
+//! other operands re-expressed against that shape (`sink_reshapes.rs` has the conditions: static
+//! shapes, and broadcast operands that are all ones or whole over each group of dims the
+//! reshape splits or merges); the reshape moves to its result. An im2col convolution's
+//! `matmul → reshape to NCHW → bias, activation` so becomes a matmul with its epilogue.
+//!
+//! Then the ops of each block are visited in order, and each elementwise or reduction op tries to
 //! join the groups of its operands' producers. An edge may be internal to a group by these rules:
 //! 1. Elementwise (`elementwise`): unary ops, `cast`, binary ops, `cmp`, `select` and
 //!    `broadcast_to` chain freely, numpy broadcasts included (`gelu(x * w + b)` is one group),
@@ -65,7 +72,8 @@
 //!   ones once), whose body is the earlier fusion's ops then the later one's, and whose results
 //!   are the earlier one's then the later one's.
 //!
-//! Statistics: `num-groups`, `num-fused-ops` (constants included), `bytes-saved`, the sum
+//! Statistics: `num-sunk-reshapes` (ops moved above a reshape by rule 0), `num-groups`,
+//! `num-fused-ops` (constants included), `bytes-saved`, the sum
 //! over non-constant values made internal of 2 × elements × element size (one write and one read
 //! avoided), counted for static shapes only, `num-horizontal-merges`, and
 //! `num-cyclic-groups-left`: groups left unfused because they and an earlier group feed each
@@ -104,7 +112,9 @@
 //!
 //! # TODO
 //! - Index-map fusion through `reshape` and `transpose` (CINN's ItersPermutation patterns):
-//!   both are boundaries now.
+//!   a reshape is a boundary unless rule 0 moves its elementwise consumers above it (dynamic
+//!   shapes, operands over part of a split group and other consumers keep it); a transpose
+//!   always is.
 //! - Reduction epilogues on matmuls (matmul + softmax), and reduce trees (a reduction of a
 //!   reduced value).
 //!
@@ -177,8 +187,12 @@
 //!    of two matmuls added together, only the first joins the add's group.
 //! 4. The size limit (test/passes/fuse-options.mlir): with `max-group-size=3` a chain of five
 //!    elementwise ops becomes groups of 3 and 2.
+//! 5. A reshape rule 0 leaves (`@reshape_stays`): an operand `[1, 3, 1]` against a reshape of
+//!    `[6, 4]` to `[2, 3, 4]` varies over part of the split `6`, and a reshape of an argument
+//!    gains nothing from moving.
 
 use super::horizontal::fuse_horizontally;
+use super::sink_reshapes::sink_reshapes;
 use dlc_func::FuncOp;
 use dlc_graph::decompose::direct_conv;
 use dlc_graph::shapes::{DimExpr, SymbolicShapes};
@@ -220,6 +234,11 @@ pub static INFO: PassInfo = PassInfo {
             true,
             "Merge independent groups over the same loop nest that read a common input (rule 7)",
         ),
+        OptionSpec::bool(
+            "sink-reshapes",
+            true,
+            "Move elementwise ops above the reshapes they read, into the producer's group (rule 0)",
+        ),
         OptionSpec::new(
             "max-group-size",
             OptionKind::Int,
@@ -242,6 +261,10 @@ pub static INFO: PassInfo = PassInfo {
             "num-cyclic-groups-left",
             "Number of groups left unfused because they and another group feed each other",
         ),
+        (
+            "num-sunk-reshapes",
+            "Number of elementwise ops moved above the reshape they read (rule 0)",
+        ),
     ],
     create,
 };
@@ -258,6 +281,7 @@ fn create(options: &OptionValues) -> Result<Box<dyn Pass>, String> {
         reduction: options.bool("reduction"),
         matmul_epilogue: options.bool("matmul-epilogue"),
         horizontal: options.bool("horizontal"),
+        sink_reshapes: options.bool("sink-reshapes"),
         max_group_size: max_group_size as usize,
     }))
 }
@@ -268,6 +292,7 @@ struct Fuse {
     reduction: bool,
     matmul_epilogue: bool,
     horizontal: bool,
+    sink_reshapes: bool,
     max_group_size: usize,
 }
 
@@ -281,6 +306,9 @@ impl Pass for Fuse {
             .flat_map(|r| ctx.blocks(*r).to_vec())
             .collect();
         for block in blocks {
+            if self.sink_reshapes {
+                stats.sunk += sink_reshapes(ctx, block);
+            }
             let shapes = SymbolicShapes::compute(ctx, func);
             let groups = Partition::build(self, ctx, block, &shapes);
             for group in groups {
@@ -295,7 +323,8 @@ impl Pass for Fuse {
         run.add_stat("bytes-saved", stats.bytes);
         run.add_stat("num-horizontal-merges", stats.merges);
         run.add_stat("num-cyclic-groups-left", stats.cyclic);
-        if stats.groups == 0 {
+        run.add_stat("num-sunk-reshapes", stats.sunk);
+        if stats.groups == 0 && stats.sunk == 0 {
             run.preserve_all();
         }
         Ok(())
@@ -309,6 +338,7 @@ struct Stats {
     bytes: u64,
     merges: u64,
     cyclic: u64,
+    sunk: u64,
 }
 
 /// How an op takes part in fusion.

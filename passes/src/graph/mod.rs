@@ -4,6 +4,7 @@ pub mod decompose;
 pub mod fuse;
 mod horizontal;
 pub mod lower;
+mod sink_reshapes;
 
 use dlc_ir::pass::PassRegistry;
 

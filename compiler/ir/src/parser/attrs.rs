@@ -439,9 +439,13 @@ impl<'a> Parser<'a> {
                 "dense attribute type has more elements than fit in 64 bits",
             ));
         };
-        if let (Some(bytes), TypeKind::Integer { width: 1 }) = (&hex, &elem_kind) {
-            // MLIR packs `i1` elements eight to a byte (element i is bit i % 8 of byte i / 8),
-            // and reads a single 0x00 or 0xFF byte as a splat.
+        let one_bit = matches!(
+            elem_kind,
+            TypeKind::Integer { width: 1 } | TypeKind::SignedInteger { width: 1, .. }
+        );
+        if let (Some(bytes), true) = (&hex, one_bit) {
+            // MLIR packs 1-bit elements (`i1`, `si1`, `ui1`) eight to a byte (element i is bit
+            // i % 8 of byte i / 8), and reads a single 0x00 or 0xFF byte as a splat.
             let needed = (count as usize).div_ceil(8);
             let data: Vec<u8> = match bytes[..] {
                 [b @ (0x00 | 0xff)] => vec![b & 1],

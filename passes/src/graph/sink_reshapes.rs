@@ -1,0 +1,230 @@
+//! Rule 0 of `fuse`: reshapes sink below their elementwise consumers, so the elementwise ops
+//! run at the shape of the value before the reshape and can join its producer's group.
+//!
+//! An elementwise op reading a `graph.reshape` of `y` (shape `S`) at the reshape's own result
+//! shape `T` computes the same elements whether it runs before or after the reshape, since a
+//! reshape keeps row-major order. Its other operands are broadcasts against `T`; each is
+//! re-expressed against `S` through the *groups* of the reshape: the shortest runs of dims of
+//! `S` and of `T` with equal products (`[1, 1, 128, 784] → [1, 128, 28, 28]` has the groups
+//! `[1]~[1]`, `[1, 128]~[128]`, `[784]~[28, 28]`). Within a group an operand must be all ones
+//! (it broadcasts there, and stays 1 on `S`'s side) or all `T`'s dims (it is then `S`'s dims on
+//! that side). So a bias `[1, 128, 1, 1]` becomes `[1, 1, 128, 1]` and the op runs on `y`; the
+//! reshape moves to its result, where the next elementwise op meets it again.
+//!
+//! This is what an im2col convolution needs: `decompose` leaves `matmul → reshape to NCHW`, and
+//! the bias, activation and (for QDQ models) requantization after it run in the matmul's
+//! epilogue instead of a kernel of their own. A reshape between kernels costs nothing
+//! (`lower` makes it a `loop.reshape`), so nothing is lost where no fusion follows.
+//!
+//! Only static shapes are rewritten, and only reshapes of values a kernel computes (an
+//! elementwise op, a reduction or a matmul): a reshape of an argument or a constant gains
+//! nothing from it.
+
+use dlc_graph::decompose::GraphBuilder;
+use dlc_graph::ops::{ConstantOp, ReshapeOp};
+use dlc_graph::{family, Family};
+use dlc_ir::attributes::{AttrKind, DenseElements};
+use dlc_ir::{Attribute, Block, Context, InsertPoint, Op, Value, ValueMap, DYNAMIC};
+
+/// Sinks every reshape of `block` below the elementwise ops that read it, in program order
+/// (the moved reshape meets the next consumer again); returns the number of ops moved above a
+/// reshape.
+pub(super) fn sink_reshapes(ctx: &mut Context, block: Block) -> u64 {
+    let mut moved = 0;
+    for op in ctx.block_ops(block).collect::<Vec<_>>() {
+        if let Some(plan) = plan(ctx, op) {
+            rewrite(ctx, op, plan);
+            moved += 1;
+        }
+    }
+    moved
+}
+
+/// How to run elementwise `op` before the reshape it reads.
+struct Sink {
+    /// The reshape's result, which `op` reads at its own shape.
+    reshaped: Value,
+    /// The reshape's source.
+    source: Value,
+    /// Per operand of `op`: `None` to keep it (or to read `source` for `reshaped`), else the
+    /// shape to reshape it to.
+    operands: Vec<Option<Vec<i64>>>,
+}
+
+/// The shape of `v`, when static and free of zero-size dims.
+fn static_shape(ctx: &Context, v: Value) -> Option<Vec<i64>> {
+    let shape = ctx.shape(ctx.value_type(v))?.to_vec();
+    shape
+        .iter()
+        .all(|&d| d != DYNAMIC && d > 0)
+        .then_some(shape)
+}
+
+fn is_elementwise(ctx: &Context, op: Op) -> bool {
+    matches!(
+        family(ctx.op_name(op)),
+        Some(Family::Unary(_) | Family::Cast | Family::Binary(_) | Family::Cmp | Family::Select)
+    )
+}
+
+/// Whether `v` is computed by an op a kernel's group could hold it with.
+fn computed(ctx: &Context, v: Value) -> bool {
+    ctx.defining_op(v).is_some_and(|d| {
+        is_elementwise(ctx, d)
+            || matches!(
+                family(ctx.op_name(d)),
+                Some(Family::Reduce(_) | Family::Matmul)
+            )
+    })
+}
+
+fn plan(ctx: &Context, op: Op) -> Option<Sink> {
+    if !is_elementwise(ctx, op) || ctx.num_results(op) != 1 {
+        return None;
+    }
+    let t = static_shape(ctx, ctx.result(op, 0))?;
+    let operands = ctx.operands(op);
+    let reshaped = *operands.iter().find(|&&v| {
+        ctx.defining_op(v)
+            .is_some_and(|d| ctx.view::<ReshapeOp>(d).is_some())
+            && static_shape(ctx, v).as_ref() == Some(&t)
+    })?;
+    let source = ctx.operand(ctx.defining_op(reshaped)?, 0);
+    let s = static_shape(ctx, source)?;
+    if !computed(ctx, source) {
+        return None;
+    }
+    let groups = groups(&s, &t)?;
+    let mut shapes = Vec::with_capacity(operands.len());
+    for &v in operands {
+        if v == reshaped {
+            shapes.push(None);
+            continue;
+        }
+        let c = static_shape(ctx, v)?;
+        if c.len() > t.len() {
+            return None;
+        }
+        let mut padded = vec![1; t.len() - c.len()];
+        padded.extend(&c);
+        if padded.iter().all(|&d| d == 1) && c.len() <= s.len() {
+            shapes.push(None); // broadcasts against `S` as it is
+            continue;
+        }
+        let mut shape = Vec::with_capacity(s.len());
+        for (sg, tg) in &groups {
+            let part = &padded[tg.clone()];
+            if part.iter().all(|&d| d == 1) {
+                shape.extend(std::iter::repeat_n(1, sg.len()));
+            } else if part == &t[tg.clone()] {
+                shape.extend(&s[sg.clone()]);
+            } else {
+                return None;
+            }
+        }
+        shapes.push(Some(shape));
+    }
+    Some(Sink {
+        reshaped,
+        source,
+        operands: shapes,
+    })
+}
+
+type Range = std::ops::Range<usize>;
+
+/// The groups of a reshape from `s` to `t` (static, no zero dims, equal element counts): pairs
+/// of dim ranges with equal products, covering both shapes in order. Trailing ones of either
+/// side form a group whose other side is empty.
+fn groups(s: &[i64], t: &[i64]) -> Option<Vec<(Range, Range)>> {
+    let mut out = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    while i < s.len() && j < t.len() {
+        let (i0, j0) = (i, j);
+        let (mut ps, mut pt) = (s[i], t[j]);
+        while ps != pt {
+            if ps < pt {
+                i += 1;
+                ps = ps.checked_mul(*s.get(i)?)?;
+            } else {
+                j += 1;
+                pt = pt.checked_mul(*t.get(j)?)?;
+            }
+        }
+        i += 1;
+        j += 1;
+        out.push((i0..i, j0..j));
+    }
+    let (rest_s, rest_t) = (&s[i..], &t[j..]);
+    if rest_s.iter().chain(rest_t).any(|&d| d != 1) {
+        return None;
+    }
+    if i < s.len() || j < t.len() {
+        out.push((i..s.len(), j..t.len()));
+    }
+    Some(out)
+}
+
+/// Replaces `op` by the same op on the reshape's source (its other operands reshaped as
+/// planned) followed by the reshape; erases the old reshape when nothing else reads it.
+fn rewrite(ctx: &mut Context, op: Op, sink: Sink) {
+    let loc = ctx.op_loc(op);
+    let reshape = ctx.defining_op(sink.reshaped);
+    let old = ctx.result(op, 0);
+    let t = ctx.shape(ctx.value_type(old)).unwrap_or(&[]).to_vec();
+    let s = ctx
+        .shape(ctx.value_type(sink.source))
+        .unwrap_or(&[])
+        .to_vec();
+    let ty = ctx.tensor_type(&s, ctx.element_type(ctx.value_type(old)));
+    let operands = ctx.operands(op).to_vec();
+    let mut map = ValueMap::new();
+    let mut b = GraphBuilder::new(ctx, InsertPoint::Before(op), loc);
+    for (&v, shape) in operands.iter().zip(&sink.operands) {
+        if v == sink.reshaped {
+            map.map(v, sink.source);
+        } else if let Some(shape) = shape {
+            let r = match reshaped_constant(b.ctx, v, shape) {
+                Some(value) => {
+                    let ty = b
+                        .ctx
+                        .tensor_type(shape, b.ctx.element_type(b.ctx.value_type(v)));
+                    b.build_one("graph.constant", &[], vec![("value", value)], ty)
+                }
+                None => b.reshape(v, shape),
+            };
+            map.map(v, r);
+        }
+    }
+    let moved = ctx.clone_op(op, &mut map);
+    ctx.insert_op(InsertPoint::Before(op), moved);
+    let result = ctx.result(moved, 0);
+    ctx.set_value_type(result, ty);
+    let back = GraphBuilder::new(ctx, InsertPoint::Before(op), loc).reshape(result, &t);
+    ctx.replace_all_uses(old, back);
+    ctx.erase_op(op);
+    // The reshape and the constants this op alone read are dead now.
+    let replaced = operands.iter().filter_map(|&v| ctx.defining_op(v));
+    let dead: Vec<Op> = reshape
+        .into_iter()
+        .chain(replaced.filter(|&d| ctx.view::<ConstantOp>(d).is_some()))
+        .filter(|&d| ctx.uses(ctx.result(d, 0)).is_empty())
+        .collect();
+    for d in dead {
+        if ctx.op_block(d).is_some() {
+            ctx.erase_op(d);
+        }
+    }
+}
+
+/// The value of `v` in `shape` when `v` is a `graph.constant`: a new constant rather than a
+/// reshape of one (the same row-major elements under the new type).
+fn reshaped_constant(ctx: &mut Context, v: Value, shape: &[i64]) -> Option<Attribute> {
+    let def = ctx.defining_op(v)?;
+    let value = ctx.view::<ConstantOp>(def)?.value(ctx)?;
+    let AttrKind::DenseElements(dense) = ctx.attr_kind(value).clone() else {
+        return None;
+    };
+    let ty = ctx.tensor_type(shape, ctx.element_type(dense.ty));
+    Some(ctx.intern_attr(AttrKind::DenseElements(DenseElements { ty, ..dense })))
+}
