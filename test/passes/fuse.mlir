@@ -244,6 +244,29 @@ func.func @reshape_sinks_into_epilogue(%w: tensor<1x8x5xf32>, %cols: tensor<1x1x
 
 // -----
 
+// Edge case: `x · f(x)` (a swish) where both factors come through the reshape: once `f`
+// has moved above it, the mul reads `x` and `f(x)` directly, and the whole activation joins
+// the matmul's epilogue; one reshape is left, of the result.
+
+// CHECK-LABEL: func.func @reshape_sinks_both_factors
+// CHECK-NEXT:    %0 = graph.fusion
+// CHECK:           graph.matmul
+// CHECK:           graph.sigmoid
+// CHECK-NEXT:      graph.mul {{.*}} : tensor<1x1x8x12xf32>
+// CHECK-NEXT:      graph.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %1 = graph.reshape %0
+// CHECK-NEXT:    return %1
+func.func @reshape_sinks_both_factors(%w: tensor<1x8x5xf32>, %cols: tensor<1x1x5x12xf32>) -> tensor<1x8x3x4xf32> {
+  %0 = graph.matmul %w, %cols : tensor<1x8x5xf32>, tensor<1x1x5x12xf32> -> tensor<1x1x8x12xf32>
+  %1 = graph.reshape %0 {shape = array<i64: 1, 8, 3, 4>} : tensor<1x1x8x12xf32> -> tensor<1x8x3x4xf32>
+  %2 = graph.sigmoid %1 : tensor<1x8x3x4xf32>
+  %3 = graph.mul %1, %2 : tensor<1x8x3x4xf32>
+  return %3 : tensor<1x8x3x4xf32>
+}
+
+// -----
+
 // Counter-example: `[6, 4]` reshaped to `[2, 3, 4]` (the groups `[6]~[2, 3]` and `[4]~[4]`).
 // The add's `[1, 1, 4]` is all ones over the split group, so the add sinks (its operand
 // becomes `[1, 4]`); the mul's `[1, 3, 1]` varies over part of the split group, which has no

@@ -184,14 +184,22 @@ fn rewrite(ctx: &mut Context, op: Op, sink: Sink) {
         if v == sink.reshaped {
             map.map(v, sink.source);
         } else if let Some(shape) = shape {
-            let r = match reshaped_constant(b.ctx, v, shape) {
-                Some(value) => {
-                    let ty = b
-                        .ctx
-                        .tensor_type(shape, b.ctx.element_type(b.ctx.value_type(v)));
+            // A reshape of a value of the wanted shape (the other operand of `x · f(x)` when
+            // both came through one reshape) reads that value; a constant is refolded.
+            let unreshaped = b
+                .ctx
+                .defining_op(v)
+                .filter(|&d| b.ctx.view::<ReshapeOp>(d).is_some())
+                .map(|d| b.ctx.operand(d, 0))
+                .filter(|&x| static_shape(b.ctx, x).as_deref() == Some(&shape[..]));
+            let r = match (unreshaped, reshaped_constant(b.ctx, v, shape)) {
+                (Some(x), _) => x,
+                (None, Some(value)) => {
+                    let elem = b.ctx.element_type(b.ctx.value_type(v));
+                    let ty = b.ctx.tensor_type(shape, elem);
                     b.build_one("graph.constant", &[], vec![("value", value)], ty)
                 }
-                None => b.reshape(v, shape),
+                (None, None) => b.reshape(v, shape),
             };
             map.map(v, r);
         }
@@ -203,13 +211,16 @@ fn rewrite(ctx: &mut Context, op: Op, sink: Sink) {
     let back = GraphBuilder::new(ctx, InsertPoint::Before(op), loc).reshape(result, &t);
     ctx.replace_all_uses(old, back);
     ctx.erase_op(op);
-    // The reshape and the constants this op alone read are dead now.
+    // The reshapes and constants this op alone read are dead now.
     let replaced = operands.iter().filter_map(|&v| ctx.defining_op(v));
-    let dead: Vec<Op> = reshape
-        .into_iter()
-        .chain(replaced.filter(|&d| ctx.view::<ConstantOp>(d).is_some()))
-        .filter(|&d| ctx.uses(ctx.result(d, 0)).is_empty())
-        .collect();
+    let dead: Vec<Op> =
+        reshape
+            .into_iter()
+            .chain(replaced.filter(|&d| {
+                ctx.view::<ConstantOp>(d).is_some() || ctx.view::<ReshapeOp>(d).is_some()
+            }))
+            .filter(|&d| ctx.uses(ctx.result(d, 0)).is_empty())
+            .collect();
     for d in dead {
         if ctx.op_block(d).is_some() {
             ctx.erase_op(d);
