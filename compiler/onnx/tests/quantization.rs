@@ -746,4 +746,42 @@ fn qdq_conv_and_matmul_run_on_the_bytes() {
     );
     // A − 1 = [2, −1], · 0.5 = [1, −0.5]; B dequantized = [[1, −2], [2, 6]].
     assert_eq!(y, [0.0, -5.0]);
+
+    // Gemm(DQ(A), DQ(B per output row, transB = 1), C) with alpha and beta: B is [N, K], its
+    // scale runs along N (axis 0), which is the product's columns.
+    let nodes = vec![
+        node("DequantizeLinear", &["x", "sa", "za"], "ad", vec![]),
+        node(
+            "DequantizeLinear",
+            &["b", "sb"],
+            "bd",
+            vec![int_attr("axis", 0)],
+        ),
+        node(
+            "Gemm",
+            &["ad", "bd", "c"],
+            "y",
+            vec![
+                int_attr("transB", 1),
+                float_attr("alpha", 2.0),
+                float_attr("beta", 0.5),
+            ],
+        ),
+    ];
+    let inits = vec![
+        floats("sa", &[], &[0.5]),
+        ints("za", DataType::Uint8, &[], &[1]),
+        ints("b", DataType::Int8, &[2, 2], &[1, 2, -1, 3]),
+        floats("sb", &[2], &[1.0, 2.0]),
+        floats("c", &[2], &[4.0, -4.0]),
+    ];
+    let a = Tensor::from_i64(DType::U8, &[1, 2], &[3, 0]);
+    let (text, y) = run_graph(nodes, &[1, 2], inits, a);
+    assert!(
+        text.contains("tensor<1x2xui8>, tensor<2x2xi8> -> tensor<1x2xi32>"),
+        "the product should run on the bytes:\n{text}"
+    );
+    // A = [1, −0.5]; Bᵀ dequantized = [[1, −2], [2, 6]] (rows of B scaled by [1, 2]);
+    // 2 · [0, −5] + 0.5 · [4, −4].
+    assert_eq!(y, [2.0, -12.0]);
 }

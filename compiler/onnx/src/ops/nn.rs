@@ -43,7 +43,7 @@ fn entries(shape: &[i64]) -> Vec<i64> {
 
 fn matmul(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let (a, b) = (cx.input(0)?, cx.input(1)?);
-    if let Some(y) = super::quant::qdq_matmul(cx, a, b)? {
+    if let Some(y) = super::quant::qdq_matmul(cx, a, b, false)? {
         return Ok(vec![y]);
     }
     Ok(vec![matmul_of(cx, a, b)?])
@@ -89,13 +89,23 @@ fn gemm(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let alpha = cx.float_or("alpha", 1.0);
     let beta = cx.float_or("beta", 1.0);
     cx.ignore("broadcast");
-    if cx.int_or("transA", 0) != 0 {
-        a = cx.transpose(a, &[1, 0])?;
-    }
-    if cx.int_or("transB", 0) != 0 {
-        b = cx.transpose(b, &[1, 0])?;
-    }
-    let mut y = cx.op("graph.matmul", &[a, b], &[])?;
+    let (trans_a, trans_b) = (cx.int_or("transA", 0) != 0, cx.int_or("transB", 0) != 0);
+    let qdq = match (trans_a, cx.shape(b).len()) {
+        (false, 2) => super::quant::qdq_matmul(cx, a, b, trans_b)?,
+        _ => None,
+    };
+    let mut y = match qdq {
+        Some(y) => y,
+        None => {
+            if trans_a {
+                a = cx.transpose(a, &[1, 0])?;
+            }
+            if trans_b {
+                b = cx.transpose(b, &[1, 0])?;
+            }
+            cx.op("graph.matmul", &[a, b], &[])?
+        }
+    };
     if alpha != 1.0 {
         let s = cx.scalar(alpha, y);
         y = cx.binary("graph.mul", y, s)?;

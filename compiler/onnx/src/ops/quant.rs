@@ -909,20 +909,38 @@ pub(super) fn qdq_conv(cx: &mut NodeCx, x: Value, w: Value) -> NodeResult<Option
     Ok(Some(cx.binary("graph.mul", acc, scale)?))
 }
 
-/// A MatMul of two `DequantizeLinear` outputs (`A` per tensor, `B` per tensor or, as a matrix,
-/// per column) as the byte product of the quantized tensors ([`integer_product`]), scaled:
+/// A MatMul (or Gemm, `B` transposed when `trans_b`) of two `DequantizeLinear` outputs (`A`
+/// per tensor, `B` per tensor or, as a matrix, per column of the product) as the byte product
+/// of the quantized tensors ([`integer_product`]), scaled:
 /// `(a_scale · b_scale[n]) · ((Aq − a_zp) · (Bq − b_zp))`. `None` when the pattern does not
 /// apply.
-pub(super) fn qdq_matmul(cx: &mut NodeCx, a: Value, b: Value) -> NodeResult<Option<Value>> {
+pub(super) fn qdq_matmul(
+    cx: &mut NodeCx,
+    a: Value,
+    b: Value,
+    trans_b: bool,
+) -> NodeResult<Option<Value>> {
     let Some((da, db)) = dequantized_pair(cx, a, b) else {
         return Ok(None);
     };
     let rb = cx.shape(b).len();
-    let per_column = rb >= 2 && db.axis == Some(rb - 1);
+    // The axis of `B` that becomes the product's columns.
+    let column_axis = if trans_b {
+        rb.checked_sub(2)
+    } else {
+        rb.checked_sub(1)
+    };
+    let per_column = rb >= 2 && db.axis.is_some() && db.axis == column_axis;
     if da.axis.is_some() || cx.shape(a).len() < 2 || !(db.axis.is_none() || per_column) {
         return Ok(None);
     }
-    let acc = integer_product(cx, (da.q, da.zero_point), (db.q, db.zero_point))?;
+    let (bq, zb) = if trans_b {
+        // Per tensor, the zero point is a scalar; per column, a vector: neither moves.
+        (cx.transpose(db.q, &[1, 0])?, db.zero_point)
+    } else {
+        (db.q, db.zero_point)
+    };
+    let acc = integer_product(cx, (da.q, da.zero_point), (bq, zb))?;
     let sa = to_scalar(cx, da.scale)?;
     let sb = if per_column {
         db.scale
