@@ -5,7 +5,9 @@
 //! Every composite computes in `f64` (operands are widened, intermediate tensors are `f64`) and
 //! rounds once, to the operand dtype, when it returns.
 
-use super::primitives::{binary, erf, int_key, matmul, normalize_axis, sigmoid, Binary, OpResult};
+use super::primitives::{
+    binary, byte_operands, erf, int_key, matmul, normalize_axis, sigmoid, Binary, OpResult,
+};
 use dlc_tensor::{
     broadcast_shapes, broadcast_source, indices, num_elements, DType, Scalar, Tensor,
 };
@@ -242,8 +244,7 @@ fn nchw(x: &Tensor, what: &str) -> Result<[usize; 4], String> {
 /// taken from the weights. Two 8-bit operands widen by their own signedness and accumulate in
 /// wrapping `i32`, as `graph.matmul` of bytes does; padding is the integer 0.
 pub fn conv2d(x: &Tensor, w: &Tensor, window: &Window, groups: usize) -> OpResult {
-    let byte = |t: &Tensor| matches!(t.dtype(), DType::I8 | DType::U8);
-    let bytes = byte(x) && byte(w);
+    let bytes = byte_operands(x, w);
     let dtype = if bytes {
         DType::I32
     } else {

@@ -703,12 +703,18 @@ pub fn arg_reduce(max: bool, x: &Tensor, axis: i64, keepdim: bool) -> OpResult {
     }
 }
 
+/// Whether `a` and `b` are both 8-bit integer tensors: the operands of a matmul or conv2d
+/// that widen (each by its signedness) and accumulate in wrapping `i32`.
+pub(crate) fn byte_operands(a: &Tensor, b: &Tensor) -> bool {
+    let byte = |t: &Tensor| matches!(t.dtype(), DType::I8 | DType::U8);
+    byte(a) && byte(b)
+}
+
 /// `graph.matmul`: numpy `matmul` for operands of rank ≥ 2 (batch dims broadcast). Floats
 /// accumulate in `f64`; integers wrap; `i1` is or-of-ands. Two 8-bit integer operands (`i8`,
 /// `u8`, mixed or not) are widened by their signedness and accumulate in `i32`.
 pub fn matmul(a: &Tensor, b: &Tensor) -> OpResult {
-    let byte = |t: &Tensor| matches!(t.dtype(), DType::I8 | DType::U8);
-    if byte(a) && byte(b) {
+    if byte_operands(a, b) {
         return matmul(&a.cast(DType::I32), &b.cast(DType::I32));
     }
     same_dtype(a, b)?;
