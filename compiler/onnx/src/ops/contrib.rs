@@ -12,7 +12,10 @@
 //!
 //! Every other `com.microsoft` operator is refused by name.
 
-use super::quant::{dynamic_quantize, integer_product, matrix_param, requantize, shifted, Side};
+use super::quant::{
+    dynamic_quantize, expect_8bit, expect_float, integer_product, matrix_param, requantize,
+    scale_to_float, shifted, Side,
+};
 use super::Handler;
 use crate::importer::{NodeCx, NodeResult};
 use dlc_ir::{Type, Value};
@@ -24,52 +27,6 @@ pub(super) const OPS: &[(&str, Handler)] = &[
     ("QLinearMul", qlinear_binary),
     ("QGemm", qgemm),
 ];
-
-/// Errors unless `v` (input `what`) holds 8-bit integers.
-fn expect_8bit(cx: &NodeCx, v: Value, what: &str) -> NodeResult<()> {
-    if matches!(cx.elem(v), Type::I8 | Type::UI8) {
-        return Ok(());
-    }
-    Err(format!(
-        "{what} must be an int8 or uint8 tensor, not {}",
-        super::dtype(cx.elem(v)).name()
-    )
-    .into())
-}
-
-/// Errors unless `v` (input `what`) is a float tensor.
-fn expect_float(cx: &NodeCx, v: Value, what: &str) -> NodeResult<()> {
-    if cx.is_float(v) {
-        return Ok(());
-    }
-    Err(format!(
-        "{what} must be a float tensor, not {}",
-        super::dtype(cx.elem(v)).name()
-    )
-    .into())
-}
-
-/// `f(acc) · a_scale · b_scale (+ bias)` in the scales' float type: the float tail of the
-/// integer matrix products. `acc` is the `i32` product; the scales broadcast against it.
-fn scale_to_float(
-    cx: &mut NodeCx,
-    acc: Value,
-    sa: Value,
-    sb: Value,
-    bias: Option<Value>,
-) -> NodeResult<Value> {
-    let ty = cx.elem(sa);
-    let sb = cx.cast(sb, ty)?;
-    let m = cx.binary("graph.mul", sa, sb)?;
-    let f = cx.cast(acc, ty)?;
-    let mut y = cx.binary("graph.mul", f, m)?;
-    if let Some(b) = bias {
-        expect_float(cx, b, "bias")?;
-        let b = cx.cast(b, ty)?;
-        y = cx.binary("graph.add", y, b)?;
-    }
-    Ok(y)
-}
 
 /// `(A − a_zp) · (B − b_zp) · a_scale · b_scale + bias`.
 fn matmul_integer_to_float(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {

@@ -81,7 +81,7 @@ fn elem_name(cx: &NodeCx, v: Value) -> &'static str {
 }
 
 /// Errors unless `v` (input `what`) has a float element type.
-fn expect_float(cx: &NodeCx, v: Value, what: &str) -> NodeResult<()> {
+pub(super) fn expect_float(cx: &NodeCx, v: Value, what: &str) -> NodeResult<()> {
     if cx.is_float(v) {
         return Ok(());
     }
@@ -89,7 +89,7 @@ fn expect_float(cx: &NodeCx, v: Value, what: &str) -> NodeResult<()> {
 }
 
 /// Errors unless `v` (input `what`) holds 8-bit integers, as the integer products require.
-fn expect_8bit(cx: &NodeCx, v: Value, what: &str) -> NodeResult<()> {
+pub(super) fn expect_8bit(cx: &NodeCx, v: Value, what: &str) -> NodeResult<()> {
     if matches!(cx.elem(v), Type::I8 | Type::UI8) {
         return Ok(());
     }
@@ -869,6 +869,29 @@ fn byte_conv(
     Ok(Some(cx.binary("graph.sub", y, sums)?))
 }
 
+/// `f(acc) · a_scale · b_scale (+ bias)` in the scales' float type: the float tail of the
+/// integer matrix products and convolutions. `acc` is the `i32` product; the scales broadcast
+/// against it.
+pub(super) fn scale_to_float(
+    cx: &mut NodeCx,
+    acc: Value,
+    sa: Value,
+    sb: Value,
+    bias: Option<Value>,
+) -> NodeResult<Value> {
+    let ty = cx.elem(sa);
+    let sb = cx.cast(sb, ty)?;
+    let m = cx.binary("graph.mul", sa, sb)?;
+    let f = cx.cast(acc, ty)?;
+    let mut y = cx.binary("graph.mul", f, m)?;
+    if let Some(b) = bias {
+        expect_float(cx, b, "bias")?;
+        let b = cx.cast(b, ty)?;
+        y = cx.binary("graph.add", y, b)?;
+    }
+    Ok(y)
+}
+
 /// The `DequantizeLinear`s that `a` and `b` are the outputs of, when both are.
 fn dequantized_pair(cx: &NodeCx, a: Value, b: Value) -> Option<(Dequantized, Dequantized)> {
     let d = &cx.imp.dequantized;
@@ -904,9 +927,7 @@ pub(super) fn qdq_conv(cx: &mut NodeCx, x: Value, w: Value) -> NodeResult<Option
             cx.reshape(dw.scale, &shape)?
         }
     };
-    let scale = cx.binary("graph.mul", sx, sw)?;
-    let acc = cx.cast(acc, Type::F32)?;
-    Ok(Some(cx.binary("graph.mul", acc, scale)?))
+    Ok(Some(scale_to_float(cx, acc, sx, sw, None)?))
 }
 
 /// A MatMul (or Gemm, `B` transposed when `trans_b`) of two `DequantizeLinear` outputs (`A`
@@ -947,9 +968,7 @@ pub(super) fn qdq_matmul(
     } else {
         to_scalar(cx, db.scale)?
     };
-    let scale = cx.binary("graph.mul", sa, sb)?;
-    let acc = cx.cast(acc, Type::F32)?;
-    Ok(Some(cx.binary("graph.mul", acc, scale)?))
+    Ok(Some(scale_to_float(cx, acc, sa, sb, None)?))
 }
 
 /// The float type in which a convolution by the shifted weights `w` (shape `ws`) of inputs
