@@ -229,7 +229,6 @@ impl HostProgram {
             kernels,
             tables: SymbolTables::new(),
             slots: FxHashMap::default(),
-            reshaped: FxHashMap::default(),
             p: HostProgram {
                 signature,
                 outputs: Vec::new(),
@@ -312,8 +311,6 @@ struct Compiler<'a> {
     kernels: &'a dyn KernelTable,
     tables: SymbolTables,
     slots: FxHashMap<Value, Slot>,
-    /// Per buffer slot made by `loop.reshape`: the slot whose memory it is.
-    reshaped: FxHashMap<u32, u32>,
     p: HostProgram,
 }
 
@@ -424,12 +421,12 @@ impl Compiler<'_> {
         }
     }
 
-    /// Marks buffer slot `b` (or the slot a `loop.reshape` chain of it starts from) as needing
-    /// a private copy if it is a function argument.
-    fn mark_copy(&mut self, mut b: u32) {
-        while let Some(&src) = self.reshaped.get(&b) {
-            b = src;
-        }
+    /// Marks buffer `v` (or the buffer a `loop.reshape` chain of it starts from) as needing a
+    /// private copy if it is a function argument.
+    fn mark_copy(&mut self, v: Value) {
+        let Some(&Slot::Buffer(b)) = self.slots.get(&dlc_loop::reshape_root(self.ctx, v)) else {
+            return;
+        };
         for p in &mut self.p.params {
             if let Param::Buffer { slot, copy } = p {
                 if *slot == b {
@@ -723,14 +720,15 @@ impl Compiler<'_> {
 
     fn compile_view(&mut self, op: Op) -> Result<(), Diagnostic> {
         let ctx = self.ctx;
-        let arena = self.buffer(op, self.operand(op, 0)?)?;
+        let arena_value = self.operand(op, 0)?;
+        let arena = self.buffer(op, arena_value)?;
         if self.p.buf_dtype[arena as usize] != DType::I8 || self.p.buf_rank[arena as usize] != 1 {
             return Err(err(ctx, op, "the arena must be a 1-D i8 buffer"));
         }
         let (offset, _) = self.scalar(op, self.operand(op, 1)?)?;
         let (dims, _) = self.sizes(op, ctx.operands(op).get(2..).unwrap_or(&[]))?;
         // A view shares its arena's bytes: writing or returning it touches the arena.
-        self.mark_copy(arena);
+        self.mark_copy(arena_value);
         let dst = self.buffer_slot(op, ctx.result(op, 0))?;
         self.push(
             op,
@@ -755,9 +753,9 @@ impl Compiler<'_> {
                 "the result's element type differs from the source's",
             ));
         }
+        // Writing or returning the result touches the source's memory (`mark_copy` follows
+        // the reshape to it).
         let dst = self.buffer_slot(op, ctx.result(op, 0))?;
-        // Writing or returning the result touches the source's memory (see `mark_copy`).
-        self.reshaped.insert(dst, src);
         self.push(
             op,
             Instr::Reshape {
@@ -821,7 +819,7 @@ impl Compiler<'_> {
                     }
                     let written = !read_only(ctx, param);
                     if written {
-                        self.mark_copy(slot);
+                        self.mark_copy(v);
                     }
                     let declared = dims
                         .iter()
@@ -903,7 +901,7 @@ impl Compiler<'_> {
                 ));
             };
             // Returned bytes must outlive the caller's inputs: never the caller's tensor.
-            self.mark_copy(slot);
+            self.mark_copy(v);
             let (mut dtype, dims) = type_parts(ctx, ctx.value_type(v))
                 .ok_or_else(|| err(ctx, op, format!("result #{i}: unsupported type")))?;
             if let Some(declared) = &declared {
