@@ -594,8 +594,10 @@ impl Host<'_> {
                             && !s.is_empty()
                             && r.start < s.end
                             && s.start < r.end;
-                        let written = kernel.may_write_arg(ctx, i) || kernel.may_write_arg(ctx, *j);
-                        if overlap && written {
+                        // Only overlapping views need the kernel walked for its writes.
+                        let written =
+                            || kernel.may_write_arg(ctx, i) || kernel.may_write_arg(ctx, *j);
+                        if overlap && written() {
                             return Err(op_err(
                                 ctx,
                                 op,
