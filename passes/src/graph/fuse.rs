@@ -346,7 +346,7 @@ struct Stats {
 
 /// How an op takes part in fusion.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
-enum Kind {
+pub(super) enum Kind {
     /// Elementwise or broadcasting: one loop nest over the result, fusible everywhere.
     Elementwise,
     /// A reduction (`reduce_*`).
@@ -360,7 +360,8 @@ enum Kind {
     Boundary,
 }
 
-fn kind(ctx: &Context, op: Op) -> Kind {
+/// How `op` takes part in fusion.
+pub(super) fn kind(ctx: &Context, op: Op) -> Kind {
     match family(ctx.op_name(op)) {
         Some(
             Family::Unary(_)

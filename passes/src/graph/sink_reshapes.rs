@@ -20,6 +20,7 @@
 //! elementwise op, a reduction or a matmul): a reshape of an argument or a constant gains
 //! nothing from it.
 
+use super::fuse::{kind, Kind};
 use dlc_graph::decompose::GraphBuilder;
 use dlc_graph::ops::{ConstantOp, ReshapeOp};
 use dlc_graph::{family, Family};
@@ -60,14 +61,14 @@ fn static_shape(ctx: &Context, v: Value) -> Option<Vec<i64>> {
         .then_some(shape)
 }
 
+/// An elementwise op whose result has its operands' broadcast shape (a `broadcast_to`, whose
+/// attribute names the shape, is not one to move).
 fn is_elementwise(ctx: &Context, op: Op) -> bool {
-    matches!(
-        family(ctx.op_name(op)),
-        Some(Family::Unary(_) | Family::Cast | Family::Binary(_) | Family::Cmp | Family::Select)
-    )
+    kind(ctx, op) == Kind::Elementwise && family(ctx.op_name(op)) != Some(Family::BroadcastTo)
 }
 
-/// Whether `v` is computed by an op a kernel's group could hold it with.
+/// Whether `v` is computed by an op whose group its consumers could join: an elementwise op
+/// (as above), a reduction or a `graph.matmul`.
 fn computed(ctx: &Context, v: Value) -> bool {
     ctx.defining_op(v).is_some_and(|d| {
         is_elementwise(ctx, d)
@@ -169,7 +170,6 @@ fn groups(s: &[i64], t: &[i64]) -> Option<Vec<(Range, Range)>> {
 /// planned) followed by the reshape; erases the old reshape when nothing else reads it.
 fn rewrite(ctx: &mut Context, op: Op, sink: Sink) {
     let loc = ctx.op_loc(op);
-    let reshape = ctx.defining_op(sink.reshaped);
     let old = ctx.result(op, 0);
     let t = ctx.shape(ctx.value_type(old)).unwrap_or(&[]).to_vec();
     let s = ctx
@@ -211,20 +211,17 @@ fn rewrite(ctx: &mut Context, op: Op, sink: Sink) {
     let back = GraphBuilder::new(ctx, InsertPoint::Before(op), loc).reshape(result, &t);
     ctx.replace_all_uses(old, back);
     ctx.erase_op(op);
-    // The reshapes and constants this op alone read are dead now.
-    let replaced = operands.iter().filter_map(|&v| ctx.defining_op(v));
-    let dead: Vec<Op> =
-        reshape
-            .into_iter()
-            .chain(replaced.filter(|&d| {
-                ctx.view::<ConstantOp>(d).is_some() || ctx.view::<ReshapeOp>(d).is_some()
-            }))
-            .filter(|&d| ctx.uses(ctx.result(d, 0)).is_empty())
-            .collect();
-    for d in dead {
-        if ctx.op_block(d).is_some() {
-            ctx.erase_op(d);
+    // The reshapes (the sunk one among them) and constants this op alone read are dead now;
+    // an operand read twice names its op twice.
+    let mut dead: Vec<Op> = Vec::new();
+    for d in operands.iter().filter_map(|&v| ctx.defining_op(v)) {
+        let foldable = ctx.view::<ConstantOp>(d).is_some() || ctx.view::<ReshapeOp>(d).is_some();
+        if foldable && !dead.contains(&d) && ctx.uses(ctx.result(d, 0)).is_empty() {
+            dead.push(d);
         }
+    }
+    for d in dead {
+        ctx.erase_op(d);
     }
 }
 
