@@ -466,7 +466,7 @@ func.func @fusion_isolated(%a: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 func.func @yield_outside_fusion(%a: tensor<4xf32>) {
-  // expected-error @+1 {{'graph.yield' op expects parent op 'graph.fusion'}}
+  // expected-error @+1 {{'graph.yield' op expects parent op to be one of 'graph.fusion', 'graph.if', 'graph.loop'}}
   graph.yield %a : tensor<4xf32>
 }
 

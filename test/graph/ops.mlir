@@ -291,3 +291,51 @@ func.func @fusion(%a: tensor<4xf32>, %b: tensor<4xf32>) -> (tensor<4xf32>, tenso
   }
   return %3, %0#1 : tensor<4xf32>, tensor<4xf32>
 }
+
+// Control flow: `graph.if` picks a region by a run-time condition (branches may yield
+// different sizes under a `?` result dim); `graph.loop` carries values and stacks scan
+// elements. Both regions see the values around them.
+// CHECK-LABEL: func.func @control(%arg0: tensor<i1>, %arg1: tensor<4xf32>, %arg2: tensor<i64>) -> (tensor<?xf32>, tensor<4xf32>, tensor<?x4xf32>) {
+// CHECK-NEXT: %0 = graph.if %arg0 : tensor<i1> -> tensor<?xf32> {
+// CHECK-NEXT:   %3 = graph.neg %arg1 : tensor<4xf32>
+// CHECK-NEXT:   graph.yield %3 : tensor<4xf32>
+// CHECK-NEXT: } else {
+// CHECK-NEXT:   %3 = graph.concat %arg1, %arg1 {axis = 0 : i64} : tensor<4xf32>, tensor<4xf32> -> tensor<8xf32>
+// CHECK-NEXT:   graph.yield %3 : tensor<8xf32>
+// CHECK-NEXT: }
+// CHECK-NEXT: %1 = graph.constant dense<true> : tensor<i1>
+// CHECK-NEXT: %2:2 = graph.loop (%arg2, %1, %arg1) : (tensor<i64>, tensor<i1>, tensor<4xf32>) -> (tensor<4xf32>, tensor<?x4xf32>) {
+// CHECK-NEXT: ^bb0(%arg3: tensor<i64>, %arg4: tensor<i1>, %arg5: tensor<4xf32>):
+// CHECK-NEXT:   %3 = graph.cast %arg3 : tensor<i64> -> tensor<f32>
+// CHECK-NEXT:   %4 = graph.add %arg5, %3 : tensor<4xf32>, tensor<f32> -> tensor<4xf32>
+// CHECK-NEXT:   graph.yield %arg4, %4, %4 : tensor<i1>, tensor<4xf32>, tensor<4xf32>
+// CHECK-NEXT: }
+// CHECK-NEXT: graph.if %arg0 : tensor<i1> -> () {
+// CHECK-NEXT:   graph.yield
+// CHECK-NEXT: } else {
+// CHECK-NEXT:   graph.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: return %0, %2#0, %2#1 : tensor<?xf32>, tensor<4xf32>, tensor<?x4xf32>
+// CHECK-NEXT: }
+func.func @control(%c: tensor<i1>, %x: tensor<4xf32>, %m: tensor<i64>) -> (tensor<?xf32>, tensor<4xf32>, tensor<?x4xf32>) {
+  %r = graph.if %c : tensor<i1> -> tensor<?xf32> {
+    %a = graph.neg %x : tensor<4xf32>
+    graph.yield %a : tensor<4xf32>
+  } else {
+    %b = graph.concat %x, %x {axis = 0 : i64} : tensor<4xf32>, tensor<4xf32> -> tensor<8xf32>
+    graph.yield %b : tensor<8xf32>
+  }
+  %t = graph.constant dense<true> : tensor<i1>
+  %y, %s = graph.loop (%m, %t, %x) : (tensor<i64>, tensor<i1>, tensor<4xf32>) -> (tensor<4xf32>, tensor<?x4xf32>) {
+  ^bb0(%i: tensor<i64>, %cond: tensor<i1>, %v: tensor<4xf32>):
+    %f = graph.cast %i : tensor<i64> -> tensor<f32>
+    %n = graph.add %v, %f : tensor<4xf32>, tensor<f32> -> tensor<4xf32>
+    graph.yield %cond, %n, %n : tensor<i1>, tensor<4xf32>, tensor<4xf32>
+  }
+  graph.if %c : tensor<i1> -> () {
+    graph.yield
+  } else {
+    graph.yield
+  }
+  func.return %r, %y, %s : tensor<?xf32>, tensor<4xf32>, tensor<?x4xf32>
+}

@@ -724,3 +724,338 @@ func.func @dot4_lanes(%s: vector<8xi32>, %a: vector<64xi8>) -> vector<8xi32> {
   %d = loop.dot4 %s, %a, %a : vector<8xi32>, vector<64xi8>
   return %d : vector<8xi32>
 }
+
+// -----
+
+// Host calls. The condition of loop.call_if is a one-element i1 buffer.
+
+func.func @f(%a: !loop.buffer<?xf32, global>) -> !loop.buffer<?xf32, global> {
+  return %a : !loop.buffer<?xf32, global>
+}
+
+func.func @call_if_cond(%c: !loop.buffer<2xi1, global>, %a: !loop.buffer<?xf32, global>) {
+  // expected-error @+1 {{'loop.call_if' op condition must be a global buffer of one i1 element (every dim 1), found '!loop.buffer<2xi1, global>'}}
+  %r = loop.call_if %c then @f else @f (%a) : (!loop.buffer<2xi1, global>, !loop.buffer<?xf32, global>) -> !loop.buffer<?xf32, global>
+  return
+}
+
+// -----
+
+func.func @f() {
+  return
+}
+
+func.func @call_if_scalar_cond(%c: i1) {
+  // expected-error @+1 {{'loop.call_if' op condition must be a global buffer of one i1 element (every dim 1), found 'i1'}}
+  loop.call_if %c then @f else @f () : (i1) -> ()
+  return
+}
+
+// -----
+
+func.func @f() {
+  return
+}
+
+func.func @call_if_no_else(%c: !loop.buffer<i1, global>) {
+  // expected-error @+1 {{'loop.call_if' op requires a 'else_callee' symbol reference attribute}}
+  "loop.call_if"(%c) <{then_callee = @f}> : (!loop.buffer<i1, global>) -> ()
+  return
+}
+
+// -----
+
+loop.kernel @call_if_in_kernel(%c: !loop.buffer<i1, global>) {
+  // expected-error @+1 {{'loop.call_if' op is a host op and must not be nested in a 'loop.kernel'}}
+  loop.call_if %c then @f else @f () : (!loop.buffer<i1, global>) -> ()
+  loop.return
+}
+
+// -----
+
+func.func @f() {
+  return
+}
+
+func.func @call_if_missing(%c: !loop.buffer<i1, global>) {
+  // expected-error @+1 {{'loop.call_if' op else callee 'nowhere' does not reference a 'func.func'}}
+  loop.call_if %c then @f else @nowhere () : (!loop.buffer<i1, global>) -> ()
+  return
+}
+
+// -----
+
+loop.kernel @k() {
+  loop.return
+}
+
+func.func @call_if_kernel(%c: !loop.buffer<i1, global>) {
+  // expected-error @+1 {{'loop.call_if' op then callee 'k' does not reference a 'func.func'}}
+  loop.call_if %c then @k else @k () : (!loop.buffer<i1, global>) -> ()
+  return
+}
+
+// -----
+
+func.func @f(%a: !loop.buffer<?xf32, global>, %n: index) {
+  return
+}
+
+func.func @call_if_arg_count(%c: !loop.buffer<i1, global>, %a: !loop.buffer<?xf32, global>) {
+  // expected-error @+1 {{'loop.call_if' op passes 1 arguments but then callee 'f' takes 2}}
+  loop.call_if %c then @f else @f (%a) : (!loop.buffer<i1, global>, !loop.buffer<?xf32, global>) -> ()
+  return
+}
+
+// -----
+
+// Types must fit: equal but for `?` dims (checked at run time), as for loop.launch.
+func.func @f(%a: !loop.buffer<4xf32, global>) {
+  return
+}
+
+func.func @g(%a: !loop.buffer<5xf32, global>) {
+  return
+}
+
+func.func @call_if_arg_type(%c: !loop.buffer<i1, global>, %a: !loop.buffer<4xf32, global>) {
+  // expected-error @+1 {{'loop.call_if' op argument #0 of type '!loop.buffer<4xf32, global>' does not fit parameter #0 of else callee 'g' ('!loop.buffer<5xf32, global>')}}
+  loop.call_if %c then @f else @g (%a) : (!loop.buffer<i1, global>, !loop.buffer<4xf32, global>) -> ()
+  return
+}
+
+// -----
+
+func.func @f() {
+  return
+}
+
+func.func @call_if_result_count(%c: !loop.buffer<i1, global>) {
+  // expected-error @+1 {{'loop.call_if' op has 1 results but then callee 'f' returns 0}}
+  %r = loop.call_if %c then @f else @f () : (!loop.buffer<i1, global>) -> index
+  return
+}
+
+// -----
+
+func.func @f() -> !loop.buffer<4xf32, global> {
+  %a = loop.alloc : !loop.buffer<4xf32, global>
+  return %a : !loop.buffer<4xf32, global>
+}
+
+func.func @call_if_result_type(%c: !loop.buffer<i1, global>) {
+  // expected-error @+1 {{'loop.call_if' op result #0 of type '!loop.buffer<?xi32, global>' does not fit result #0 of then callee 'f' ('!loop.buffer<4xf32, global>')}}
+  %r = loop.call_if %c then @f else @f () : (!loop.buffer<i1, global>) -> !loop.buffer<?xi32, global>
+  return
+}
+
+// -----
+
+// loop.call_loop: a one-element i64 trip count and i1 condition, num_carried in range.
+
+func.func @spin(%i: !loop.buffer<i64, global>, %c: !loop.buffer<i1, global>) -> !loop.buffer<i1, global> {
+  return %c : !loop.buffer<i1, global>
+}
+
+func.func @call_loop_trip_type(%m: !loop.buffer<i32, global>, %c: !loop.buffer<i1, global>) {
+  // expected-error @+1 {{'loop.call_loop' op trip count must be a global buffer of one i64 element (every dim 1), found '!loop.buffer<i32, global>'}}
+  loop.call_loop @spin (%m, %c) : (!loop.buffer<i32, global>, !loop.buffer<i1, global>) -> ()
+  return
+}
+
+// -----
+
+func.func @spin(%i: !loop.buffer<i64, global>, %c: !loop.buffer<i1, global>) -> !loop.buffer<i1, global> {
+  return %c : !loop.buffer<i1, global>
+}
+
+func.func @call_loop_cond_dims(%m: !loop.buffer<i64, global>, %c: !loop.buffer<?xi1, global>) {
+  // expected-error @+1 {{'loop.call_loop' op condition must be a global buffer of one i1 element (every dim 1), found '!loop.buffer<?xi1, global>'}}
+  loop.call_loop @spin (%m, %c) : (!loop.buffer<i64, global>, !loop.buffer<?xi1, global>) -> ()
+  return
+}
+
+// -----
+
+func.func @call_loop_num_carried(%m: !loop.buffer<i64, global>, %c: !loop.buffer<i1, global>, %x: index) {
+  // expected-error @+1 {{'loop.call_loop' op num_carried 2 is out of range: the op has 1 operands after the trip count and condition}}
+  %r:2 = "loop.call_loop"(%m, %c, %x) <{callee = @b, num_carried = 2 : i64}> : (!loop.buffer<i64, global>, !loop.buffer<i1, global>, index) -> (index, index)
+  return
+}
+
+// -----
+
+func.func @call_loop_negative_carried(%m: !loop.buffer<i64, global>, %c: !loop.buffer<i1, global>) {
+  // expected-error @+1 {{'loop.call_loop' op num_carried -1 is out of range: the op has 0 operands after the trip count and condition}}
+  "loop.call_loop"(%m, %c) <{callee = @b, num_carried = -1 : i64}> : (!loop.buffer<i64, global>, !loop.buffer<i1, global>) -> ()
+  return
+}
+
+// -----
+
+func.func @call_loop_no_num_carried(%m: !loop.buffer<i64, global>, %c: !loop.buffer<i1, global>) {
+  // expected-error @+1 {{'loop.call_loop' op requires an integer attribute 'num_carried'}}
+  "loop.call_loop"(%m, %c) <{callee = @b}> : (!loop.buffer<i64, global>, !loop.buffer<i1, global>) -> ()
+  return
+}
+
+// -----
+
+func.func @call_loop_one_operand(%m: !loop.buffer<i64, global>) {
+  // expected-error @+1 {{expected the trip count and the condition before the carried values}}
+  loop.call_loop @b (%m) : (!loop.buffer<i64, global>) -> ()
+  return
+}
+
+// -----
+
+func.func @call_loop_carried_result(%m: !loop.buffer<i64, global>, %c: !loop.buffer<i1, global>, %x: !loop.buffer<?xf32, global>) {
+  // expected-error @+1 {{'loop.call_loop' op result #0 of type '!loop.buffer<?x4xf32, global>' does not fit the type '!loop.buffer<?xf32, global>' of carried value #0}}
+  %r = loop.call_loop @b (%m, %c, %x) : (!loop.buffer<i64, global>, !loop.buffer<i1, global>, !loop.buffer<?xf32, global>) -> !loop.buffer<?x4xf32, global>
+  return
+}
+
+// -----
+
+func.func @call_loop_scan_rank(%m: !loop.buffer<i64, global>, %c: !loop.buffer<i1, global>) {
+  // expected-error @+1 {{'loop.call_loop' op scan output #0 (result #0) must be a global buffer of rank 1 or more, found '!loop.buffer<f32, global>'}}
+  %r = loop.call_loop @b (%m, %c) : (!loop.buffer<i64, global>, !loop.buffer<i1, global>) -> !loop.buffer<f32, global>
+  return
+}
+
+// -----
+
+// The body's signature: (iteration, condition, carried..., captures...) -> (condition,
+// carried..., scan elements...).
+
+func.func @call_loop_missing(%m: !loop.buffer<i64, global>, %c: !loop.buffer<i1, global>) {
+  // expected-error @+1 {{'loop.call_loop' op loop body 'nowhere' does not reference a 'func.func'}}
+  loop.call_loop @nowhere (%m, %c) : (!loop.buffer<i64, global>, !loop.buffer<i1, global>) -> ()
+  return
+}
+
+// -----
+
+func.func @b(%i: !loop.buffer<i64, global>, %c: !loop.buffer<i1, global>, %x: index) -> (!loop.buffer<i1, global>, index) {
+  return %c, %x : !loop.buffer<i1, global>, index
+}
+
+func.func @call_loop_arity(%m: !loop.buffer<i64, global>, %c: !loop.buffer<i1, global>, %x: index, %y: index) {
+  // expected-error @+1 {{'loop.call_loop' op loop body 'b' takes 3 arguments but the op passes 4 (the iteration number, the condition, 1 carried and 1 captured values)}}
+  %r = loop.call_loop @b (%m, %c, %x) captures (%y) : (!loop.buffer<i64, global>, !loop.buffer<i1, global>, index, index) -> index
+  return
+}
+
+// -----
+
+func.func @b(%i: !loop.buffer<1xi64, global>, %c: !loop.buffer<i1, global>) -> !loop.buffer<i1, global> {
+  return %c : !loop.buffer<i1, global>
+}
+
+func.func @call_loop_iteration_type(%m: !loop.buffer<i64, global>, %c: !loop.buffer<i1, global>) {
+  // expected-error @+1 {{'loop.call_loop' op parameter #0 (the iteration number) of loop body 'b' must be '!loop.buffer<i64, global>', found '!loop.buffer<1xi64, global>'}}
+  loop.call_loop @b (%m, %c) : (!loop.buffer<i64, global>, !loop.buffer<i1, global>) -> ()
+  return
+}
+
+// -----
+
+func.func @b(%i: !loop.buffer<i64, global>, %c: !loop.buffer<i1, global>, %x: !loop.buffer<4xf32, global>) -> (!loop.buffer<i1, global>, !loop.buffer<4xf32, global>) {
+  return %c, %x : !loop.buffer<i1, global>, !loop.buffer<4xf32, global>
+}
+
+func.func @call_loop_carried_param(%m: !loop.buffer<i64, global>, %c: !loop.buffer<i1, global>, %x: !loop.buffer<3xf32, global>) {
+  // expected-error @+1 {{'loop.call_loop' op carried value #0 of type '!loop.buffer<3xf32, global>' does not fit parameter #2 of loop body 'b' ('!loop.buffer<4xf32, global>')}}
+  %r = loop.call_loop @b (%m, %c, %x) : (!loop.buffer<i64, global>, !loop.buffer<i1, global>, !loop.buffer<3xf32, global>) -> !loop.buffer<3xf32, global>
+  return
+}
+
+// -----
+
+func.func @b(%i: !loop.buffer<i64, global>, %c: !loop.buffer<i1, global>, %y: i32) -> !loop.buffer<i1, global> {
+  return %c : !loop.buffer<i1, global>
+}
+
+func.func @call_loop_capture_param(%m: !loop.buffer<i64, global>, %c: !loop.buffer<i1, global>, %y: index) {
+  // expected-error @+1 {{'loop.call_loop' op captured value #0 of type 'index' does not fit parameter #2 of loop body 'b' ('i32')}}
+  loop.call_loop @b (%m, %c) captures (%y) : (!loop.buffer<i64, global>, !loop.buffer<i1, global>, index) -> ()
+  return
+}
+
+// -----
+
+func.func @b(%i: !loop.buffer<i64, global>, %c: !loop.buffer<i1, global>) -> !loop.buffer<i1, global> {
+  return %c : !loop.buffer<i1, global>
+}
+
+func.func @call_loop_body_results(%m: !loop.buffer<i64, global>, %c: !loop.buffer<i1, global>) {
+  // expected-error @+1 {{'loop.call_loop' op loop body 'b' returns 1 results but must return 2: the next condition, then one value per result of the op}}
+  %r = loop.call_loop @b (%m, %c) : (!loop.buffer<i64, global>, !loop.buffer<i1, global>) -> !loop.buffer<?xf32, global>
+  return
+}
+
+// -----
+
+func.func @b(%i: !loop.buffer<i64, global>, %c: !loop.buffer<i1, global>) -> !loop.buffer<1xi1, global> {
+  %d = loop.alloc : !loop.buffer<1xi1, global>
+  return %d : !loop.buffer<1xi1, global>
+}
+
+func.func @call_loop_next_cond(%m: !loop.buffer<i64, global>, %c: !loop.buffer<i1, global>) {
+  // expected-error @+1 {{'loop.call_loop' op result #0 (the next condition) of loop body 'b' must be '!loop.buffer<i1, global>', found '!loop.buffer<1xi1, global>'}}
+  loop.call_loop @b (%m, %c) : (!loop.buffer<i64, global>, !loop.buffer<i1, global>) -> ()
+  return
+}
+
+// -----
+
+func.func @b(%i: !loop.buffer<i64, global>, %c: !loop.buffer<i1, global>, %x: index) -> (!loop.buffer<i1, global>, i64) {
+  %y = arith.index_cast %x : index to i64
+  return %c, %y : !loop.buffer<i1, global>, i64
+}
+
+func.func @call_loop_carried_out(%m: !loop.buffer<i64, global>, %c: !loop.buffer<i1, global>, %x: index) {
+  // expected-error @+1 {{'loop.call_loop' op result #1 of loop body 'b' ('i64') does not fit the type 'index' of carried value #0}}
+  %r = loop.call_loop @b (%m, %c, %x) : (!loop.buffer<i64, global>, !loop.buffer<i1, global>, index) -> index
+  return
+}
+
+// -----
+
+func.func @b(%i: !loop.buffer<i64, global>, %c: !loop.buffer<i1, global>) -> (!loop.buffer<i1, global>, !loop.buffer<4x?xf32, global>) {
+  %c3 = arith.constant 3 : index
+  %e = loop.alloc(%c3) : !loop.buffer<4x?xf32, global>
+  return %c, %e : !loop.buffer<i1, global>, !loop.buffer<4x?xf32, global>
+}
+
+func.func @call_loop_scan_dims(%m: !loop.buffer<i64, global>, %c: !loop.buffer<i1, global>) {
+  // expected-error @+1 {{'loop.call_loop' op scan output #0 (result #0) of type '!loop.buffer<?x5x?xf32, global>' is not a stack of result #1 of loop body 'b' ('!loop.buffer<4x?xf32, global>'): it must be a global buffer of that element type with one more leading dim, the other dims equal (or '?' on either side)}}
+  %r = loop.call_loop @b (%m, %c) : (!loop.buffer<i64, global>, !loop.buffer<i1, global>) -> !loop.buffer<?x5x?xf32, global>
+  return
+}
+
+// -----
+
+func.func @b(%i: !loop.buffer<i64, global>, %c: !loop.buffer<i1, global>) -> (!loop.buffer<i1, global>, !loop.buffer<4xf32, global>) {
+  %e = loop.alloc : !loop.buffer<4xf32, global>
+  return %c, %e : !loop.buffer<i1, global>, !loop.buffer<4xf32, global>
+}
+
+func.func @call_loop_scan_rank_of_stack(%m: !loop.buffer<i64, global>, %c: !loop.buffer<i1, global>) {
+  // expected-error @+1 {{'loop.call_loop' op scan output #0 (result #0) of type '!loop.buffer<?xf32, global>' is not a stack of result #1 of loop body 'b'}}
+  %r = loop.call_loop @b (%m, %c) : (!loop.buffer<i64, global>, !loop.buffer<i1, global>) -> !loop.buffer<?xf32, global>
+  return
+}
+
+// -----
+
+func.func @b(%i: !loop.buffer<i64, global>, %c: !loop.buffer<i1, global>) -> (!loop.buffer<i1, global>, !loop.buffer<4xf32, global>) {
+  %e = loop.alloc : !loop.buffer<4xf32, global>
+  return %c, %e : !loop.buffer<i1, global>, !loop.buffer<4xf32, global>
+}
+
+func.func @call_loop_scan_element(%m: !loop.buffer<i64, global>, %c: !loop.buffer<i1, global>) {
+  // expected-error @+1 {{'loop.call_loop' op scan output #0 (result #0) of type '!loop.buffer<?x4xf16, global>' is not a stack of result #1 of loop body 'b'}}
+  %s = loop.call_loop @b (%m, %c) : (!loop.buffer<i64, global>, !loop.buffer<i1, global>) -> !loop.buffer<?x4xf16, global>
+  return
+}

@@ -2,20 +2,26 @@
 //!
 //! Codegen sees the whole lowered module, so it can read every `loop.launch` of a kernel. A
 //! buffer operand traces back to a *root* — a host `loop.alloc`, a `loop.constant`, a function
-//! argument — plus a byte range when it is a `loop.view` with constant offset and sizes (a
-//! `loop.reshape` is where its source is). An
+//! argument, the results of a host call — plus a byte range when it is a `loop.view` with
+//! constant offset and sizes (a `loop.reshape` is where its source is). An
 //! argument is `noalias` when, in every launch, no other buffer operand may share bytes with it
 //! (a different root, or disjoint constant ranges of the same arena); `plan-memory`'s in-place
 //! reuse passes one view twice, and that pair keeps its aliasing. An argument's alignment is the
-//! smallest over its launches: 64 bytes for roots (the runtime allocates every buffer 64-byte
-//! aligned, and takes inputs only in its own aligned tensors), and the power of two dividing a
-//! constant view offset, up to 64.
+//! smallest over its launches: 64 bytes for allocations, constants and arguments (the runtime
+//! allocates every buffer 64-byte aligned, and takes inputs only in its own aligned tensors),
+//! and the power of two dividing a constant view offset, up to 64.
+//!
+//! The results of `loop.call_if` and `loop.call_loop` never share bytes with the caller's
+//! buffers (the runtime runs a callee in its own memory, and copies what a loop carries), so
+//! they are roots. A `loop.call_if`'s results are one root together: its callee may return one
+//! buffer twice, or overlapping views. Their alignment is only the element size, since a callee
+//! may return a view at any offset of its arena.
 //!
 //! A kernel no host function launches gets no facts: nothing is assumed about its arguments.
 
 use crate::function::ArgFacts;
 use dlc_ir::{Context, Op, Value};
-use dlc_loop::{buffer_parts, elem_size_bytes};
+use dlc_loop::{buffer_parts, elem_size_bytes, LoopOps};
 use rustc_hash::FxHashMap;
 
 /// The alignment the runtime guarantees for every allocation and input tensor.
@@ -76,15 +82,21 @@ pub(crate) fn kernel_facts(ctx: &Context, module: Op) -> KernelFacts {
 fn place(ctx: &Context, v: Value) -> Option<Place> {
     let v = dlc_loop::reshape_root(ctx, v);
     let (dims, elem, _) = buffer_parts(ctx, ctx.value_type(v))?;
-    let Some(view) = ctx
-        .defining_op(v)
-        .and_then(|d| ctx.view::<dlc_loop::ViewOp>(d))
-    else {
-        return Some(Place {
-            root: v,
+    let root = |root: Value, align: u32| {
+        Some(Place {
+            root,
             range: None,
-            align: RUNTIME_ALIGNMENT,
-        });
+            align,
+        })
+    };
+    // A call result is aligned to its element (1 byte when that size is unknown).
+    let element_align =
+        || elem_size_bytes(ctx, elem).map_or(1, |n| n.min(u64::from(RUNTIME_ALIGNMENT)) as u32);
+    let view = match ctx.defining_op(v).and_then(|d| LoopOps::of(ctx, d)) {
+        Some(LoopOps::ViewOp(view)) => view,
+        Some(LoopOps::CallIfOp(call)) => return root(ctx.result(call.0, 0), element_align()),
+        Some(LoopOps::CallLoopOp(_)) => return root(v, element_align()),
+        _ => return root(v, RUNTIME_ALIGNMENT),
     };
     let arena = place(ctx, view.arena(ctx))?;
     let offset = constant_index(ctx, view.offset(ctx));
@@ -121,4 +133,55 @@ fn disjoint(a: Place, b: Place) -> bool {
 
 fn constant_index(ctx: &Context, v: Value) -> Option<u64> {
     u64::try_from(dlc_arith::constant_int(ctx, v)?).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{kernel_facts, RUNTIME_ALIGNMENT};
+    use dlc_ir::Context;
+
+    /// A call's results are roots apart from the caller's buffers, aligned to their element;
+    /// two results of one `loop.call_if` may be the same bytes.
+    #[test]
+    fn call_results_are_element_aligned_roots() {
+        let mut ctx = Context::new();
+        dlc_dialects::register_all_dialects(&mut ctx);
+        let src = r#"
+loop.kernel @k(%a: !loop.buffer<4xf32, global>, %b: !loop.buffer<4xf32, global>) {
+  loop.return
+}
+func.func @pair(%x: !loop.buffer<4xf32, global>) -> (!loop.buffer<4xf32, global>, !loop.buffer<4xf32, global>) {
+  return %x, %x : !loop.buffer<4xf32, global>, !loop.buffer<4xf32, global>
+}
+func.func @body(%i: !loop.buffer<i64, global>, %c: !loop.buffer<i1, global>, %x: !loop.buffer<4xf32, global>) -> (!loop.buffer<i1, global>, !loop.buffer<4xf32, global>) {
+  return %c, %x : !loop.buffer<i1, global>, !loop.buffer<4xf32, global>
+}
+func.func @main(%c: !loop.buffer<i1, global>, %m: !loop.buffer<i64, global>, %x: !loop.buffer<4xf32, global>) {
+  %p:2 = loop.call_if %c then @pair else @pair (%x) : (!loop.buffer<i1, global>, !loop.buffer<4xf32, global>) -> (!loop.buffer<4xf32, global>, !loop.buffer<4xf32, global>)
+  loop.launch @k(%p#0, %p#1) : (!loop.buffer<4xf32, global>, !loop.buffer<4xf32, global>) -> ()
+  %l = loop.call_loop @body (%m, %c, %x) : (!loop.buffer<i64, global>, !loop.buffer<i1, global>, !loop.buffer<4xf32, global>) -> !loop.buffer<4xf32, global>
+  loop.launch @k(%l, %x) : (!loop.buffer<4xf32, global>, !loop.buffer<4xf32, global>) -> ()
+  return
+}
+"#;
+        let module = dlc_ir::parse_source(&mut ctx, src, "facts.mlir", 1).expect("parses");
+        dlc_ir::verify(&ctx, module).expect("verifies");
+        let facts = kernel_facts(&ctx, module);
+        let k = &facts["k"];
+        // The call_if pair may alias; the loop's result does not alias the argument `%x`.
+        assert!(!k[0].noalias && !k[1].noalias);
+        assert_eq!(k[0].align, 4, "a call result: the f32 element size");
+        assert_eq!(k[1].align, 4, "min of a call result and an argument");
+
+        // Without the call_if launch, the loop's result and the argument are disjoint roots.
+        let src = src.replace(
+            "  loop.launch @k(%p#0, %p#1) : (!loop.buffer<4xf32, global>, !loop.buffer<4xf32, global>) -> ()\n",
+            "",
+        );
+        let module = dlc_ir::parse_source(&mut ctx, &src, "facts.mlir", 1).expect("parses");
+        let facts = kernel_facts(&ctx, module);
+        let k = &facts["k"];
+        assert!(k[0].noalias && k[1].noalias);
+        assert_eq!((k[0].align, k[1].align), (4, RUNTIME_ALIGNMENT));
+    }
 }

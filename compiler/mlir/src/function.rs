@@ -111,6 +111,20 @@ impl<'c, 'm, 'd> FnExport<'c, 'm, 'd> {
         attrs: &[(&str, MAttribute<'c>)],
         regions: &[Option<&[MType<'c>]>],
     ) -> ExResult<(OperationRef<'c, 'm>, Vec<Option<BlockRef<'c, 'm>>>)> {
+        self.emit_with_regions_and_results(block, name, operands, &[], attrs, regions)
+    }
+
+    /// [`Self::emit_with_regions`] for an op with results of types `results` (`scf.if` and
+    /// `scf.while` yielding values).
+    pub(crate) fn emit_with_regions_and_results(
+        &self,
+        block: BlockRef<'c, 'm>,
+        name: &str,
+        operands: &[MValue<'c, 'm>],
+        results: &[MType<'c>],
+        attrs: &[(&str, MAttribute<'c>)],
+        regions: &[Option<&[MType<'c>]>],
+    ) -> ExResult<(OperationRef<'c, 'm>, Vec<Option<BlockRef<'c, 'm>>>)> {
         let mut owned = Vec::with_capacity(regions.len());
         for spec in regions {
             let region = Region::new();
@@ -121,7 +135,7 @@ impl<'c, 'm, 'd> FnExport<'c, 'm, 'd> {
             owned.push(region);
         }
         let op = self
-            .builder(name, operands, &[], attrs)
+            .builder(name, operands, results, attrs)
             .add_regions_vec(owned)
             .build()?;
         let op = block.append_operation(op);
@@ -251,7 +265,8 @@ impl<'c, 'm, 'd> FnExport<'c, 'm, 'd> {
             .ok_or_else(|| "an operand has no converted value (defined after its use?)".into())
     }
 
-    fn values_of(&self, vs: &[Value]) -> ExResult<Vec<MValue<'c, 'm>>> {
+    /// The MLIR values of dlc values.
+    pub(crate) fn values_of(&self, vs: &[Value]) -> ExResult<Vec<MValue<'c, 'm>>> {
         vs.iter().map(|&v| self.value(v)).collect()
     }
 
@@ -308,6 +323,8 @@ impl<'c, 'm, 'd> FnExport<'c, 'm, 'd> {
             Some(L::ReshapeOp(reshape)) => self.lower_reshape(reshape, block),
             Some(L::ConstantOp(constant)) => self.lower_constant(constant, block),
             Some(L::LaunchOp(launch)) => self.lower_launch(launch, block),
+            Some(L::CallIfOp(call)) => self.lower_call_if(call, block),
+            Some(L::CallLoopOp(call)) => self.lower_call_loop(call, block),
             Some(L::Dot4Op(_)) => self.lower_dot4(op, block),
             Some(gpu) if is_gpu_op(gpu) => self.lower_gpu_op(gpu, block),
             _ => Err(format!("'{}' has no MLIR export", ctx.op_name(op)).into()),

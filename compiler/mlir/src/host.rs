@@ -7,13 +7,24 @@
 //! - `loop.constant` is a private constant `memref.global` read with `memref.get_global`;
 //! - `loop.launch` of a CPU kernel is `func.call`, with a `memref.cast` wherever the buffer's
 //!   static shape differs from the kernel's parameter (a kernel `?` accepts any size); of a GPU
-//!   kernel, `gpu.launch_func` with the kernel's `grid`/`block` attributes as launch sizes.
+//!   kernel, `gpu.launch_func` with the kernel's `grid`/`block` attributes as launch sizes;
+//! - `loop.call_if` is a `memref.load` of the condition and an `scf.if` whose branches
+//!   `func.call` the two callees and yield their results;
+//! - `loop.call_loop` is an `scf.while` over the iteration number, the condition and the carried
+//!   values: it continues while `i < max_trip` and the condition holds, and its body calls the
+//!   loop body on rank-0 memrefs of both and copies the carried results into fresh memrefs
+//!   (`memref.alloc` + `memref.copy`), so no iteration's body writes a buffer the loop keeps,
+//!   then frees the memrefs it made for the iteration before. A loop with scan outputs is not
+//!   exported: they grow by an element per iteration, which would need a buffer that grows.
 
 use crate::error::ExResult;
+use crate::function::first_block;
 use crate::function::FnExport;
-use crate::types::mlir_type;
+use crate::types::{memref_type, mlir_type};
+use dlc_ir::Type;
 use dlc_loop::{buffer_parts, LaunchDim, MemorySpace};
 use melior::ir::attribute::{DenseI64ArrayAttribute, FlatSymbolRefAttribute};
+use melior::ir::r#type::IntegerType;
 use melior::ir::{
     Attribute as MAttribute, BlockLike, BlockRef, Type as MType, Value as MValue, ValueLike,
 };
@@ -254,4 +265,208 @@ impl<'c, 'm> FnExport<'c, 'm, '_> {
         )?;
         Ok(())
     }
+
+    pub(crate) fn lower_call_if(
+        &mut self,
+        call: dlc_loop::CallIfOp,
+        block: BlockRef<'c, 'm>,
+    ) -> ExResult<()> {
+        let ctx = self.ctx;
+        let op = call.0;
+        let (Some(then_fn), Some(else_fn)) = (call.then_callee(ctx), call.else_callee(ctx)) else {
+            return Err("loop.call_if without its callees".into());
+        };
+        let cond = *ctx
+            .operands(op)
+            .first()
+            .ok_or("loop.call_if without a condition")?;
+        let cond = self.load_single(block, cond)?;
+        let args = self.values_of(call.args(ctx))?;
+        let results = ctx
+            .result_types(op)
+            .iter()
+            .map(|&t| self.ty(t))
+            .collect::<ExResult<Vec<_>>>()?;
+        let no_args: &[MType<'c>] = &[];
+        let (branch_op, blocks) = self.emit_with_regions_and_results(
+            block,
+            "scf.if",
+            &[cond],
+            &results,
+            &[],
+            &[Some(no_args), Some(no_args)],
+        )?;
+        for (i, callee) in [then_fn, else_fn].into_iter().enumerate() {
+            let branch = first_block(&blocks, i)?;
+            let outs = self.call_function(branch, callee, &args, &results)?;
+            self.emit(branch, "scf.yield", &outs, &[], &[])?;
+        }
+        for (k, r) in ctx.results(op).enumerate() {
+            self.values.insert(r, branch_op.result(k)?.into());
+        }
+        Ok(())
+    }
+
+    pub(crate) fn lower_call_loop(
+        &mut self,
+        call: dlc_loop::CallLoopOp,
+        block: BlockRef<'c, 'm>,
+    ) -> ExResult<()> {
+        let ctx = self.ctx;
+        let mlir = self.mlir;
+        let op = call.0;
+        let n = call
+            .num_carried(ctx)
+            .ok_or("loop.call_loop whose 'num_carried' does not fit its operands")?;
+        let body = call.callee(ctx).ok_or("loop.call_loop without a callee")?;
+        if ctx.num_results(op) > n {
+            return Err("a loop.call_loop with scan outputs has no MLIR export: a scan output grows by one element per iteration, and scf.while has no buffer that grows".into());
+        }
+        let i64t: MType<'c> = IntegerType::new(mlir, 64).into();
+        let i1: MType<'c> = IntegerType::new(mlir, 1).into();
+        let max_trip = self.load_single(block, call.max_trip(ctx))?;
+        let cond = self.load_single(block, call.cond(ctx))?;
+        let carried: Vec<Type> = call
+            .carried(ctx)
+            .iter()
+            .map(|&v| ctx.value_type(v))
+            .collect();
+        let mut inits = vec![self.const_int(block, i64t, 0)?, cond];
+        for (&v, &ty) in call.carried(ctx).iter().zip(&carried) {
+            let value = self.value(v)?;
+            inits.push(self.fresh_copy(block, value, ty)?);
+        }
+        let captures = self.values_of(call.captures(ctx))?;
+        let mut types = vec![i64t, i1];
+        for &ty in &carried {
+            types.push(self.ty(ty)?);
+        }
+        let (while_op, blocks) = self.emit_with_regions_and_results(
+            block,
+            "scf.while",
+            &inits,
+            &types,
+            &[],
+            &[Some(&types), Some(&types)],
+        )?;
+
+        // Before each iteration: go on while i < max_trip and the condition holds.
+        let before = first_block(&blocks, 0)?;
+        let state = block_arguments(before, types.len())?;
+        // MLIR's CmpIPredicate: slt = 2.
+        let below = self.cmpi(before, 2, state[0], max_trip)?;
+        let go = self.emit1(before, "arith.andi", &[below, state[1]], i1, &[])?;
+        let mut operands = vec![go];
+        operands.extend(&state);
+        self.emit(before, "scf.condition", &operands, &[], &[])?;
+
+        // An iteration: the body on rank-0 buffers of i and the condition, the carried values
+        // and the captures; the carried results copied out.
+        let after = first_block(&blocks, 1)?;
+        let state = block_arguments(after, types.len())?;
+        let iteration = self.scalar_memref(after, state[0], Type::I64)?;
+        let condition = self.scalar_memref(after, state[1], Type::I1)?;
+        let mut args = vec![iteration, condition];
+        args.extend(&state[2..]);
+        args.extend(&captures);
+        let mut body_results = vec![memref_type(ctx, mlir, &[], Type::I1, MemorySpace::Global)?];
+        body_results.extend(&types[2..]);
+        let outs = self.call_function(after, body, &args, &body_results)?;
+        let next_cond = self.emit1(after, "memref.load", &[outs[0]], i1, &[])?;
+        let one = self.const_int(after, i64t, 1)?;
+        let next_i = self.emit1(after, "arith.addi", &[state[0], one], i64t, &[])?;
+        let mut next = vec![next_i, next_cond];
+        for (k, &ty) in carried.iter().enumerate() {
+            next.push(self.fresh_copy(after, outs[1 + k], ty)?);
+        }
+        // What this iteration was given and the loop made is copied out now: free it.
+        let owned = [iteration, condition].into_iter().chain(
+            carried
+                .iter()
+                .zip(&state[2..])
+                .filter_map(|(&ty, &v)| buffer_parts(ctx, ty).map(|_| v)),
+        );
+        for buffer in owned {
+            self.emit(after, "memref.dealloc", &[buffer], &[], &[])?;
+        }
+        self.emit(after, "scf.yield", &next, &[], &[])?;
+        for (k, r) in ctx.results(op).enumerate() {
+            self.values.insert(r, while_op.result(2 + k)?.into());
+        }
+        Ok(())
+    }
+
+    /// `func.call @callee(args)` returning `results`; its results.
+    fn call_function(
+        &self,
+        block: BlockRef<'c, 'm>,
+        callee: &str,
+        args: &[MValue<'c, 'm>],
+        results: &[MType<'c>],
+    ) -> ExResult<Vec<MValue<'c, 'm>>> {
+        let symbol = FlatSymbolRefAttribute::new(self.mlir, callee).into();
+        let call = self.emit(block, "func.call", args, results, &[("callee", symbol)])?;
+        (0..results.len())
+            .map(|k| Ok(call.result(k)?.into()))
+            .collect()
+    }
+
+    /// The one element of the one-element buffer `v` (every dim 1), loaded.
+    fn load_single(&self, block: BlockRef<'c, 'm>, v: dlc_ir::Value) -> ExResult<MValue<'c, 'm>> {
+        let ctx = self.ctx;
+        let (dims, elem, _) =
+            buffer_parts(ctx, ctx.value_type(v)).ok_or("expected a one-element buffer")?;
+        let mut operands = vec![self.value(v)?];
+        if !dims.is_empty() {
+            let zero = self.const_index(block, 0)?;
+            operands.extend(std::iter::repeat_n(zero, dims.len()));
+        }
+        let elem = self.ty(elem)?;
+        self.emit1(block, "memref.load", &operands, elem, &[])
+    }
+
+    /// A new rank-0 memref of `elem` holding `v`.
+    fn scalar_memref(
+        &self,
+        block: BlockRef<'c, 'm>,
+        v: MValue<'c, 'm>,
+        elem: Type,
+    ) -> ExResult<MValue<'c, 'm>> {
+        let ty = memref_type(self.ctx, self.mlir, &[], elem, MemorySpace::Global)?;
+        let segments = self.segments(&[0, 0])?;
+        let memref = self.emit1(block, "memref.alloc", &[], ty, &[segments])?;
+        self.emit(block, "memref.store", &[v, memref], &[], &[])?;
+        Ok(memref)
+    }
+
+    /// A copy of `v`, a value of dlc type `ty`, in a new memref (`?` sizes read off `v`); a
+    /// scalar is its own copy.
+    fn fresh_copy(
+        &self,
+        block: BlockRef<'c, 'm>,
+        v: MValue<'c, 'm>,
+        ty: Type,
+    ) -> ExResult<MValue<'c, 'm>> {
+        let Some((dims, _, _)) = buffer_parts(self.ctx, ty) else {
+            return Ok(v);
+        };
+        let mut sizes = Vec::new();
+        for (axis, &d) in dims.iter().enumerate() {
+            if d == dlc_ir::DYNAMIC {
+                let axis = i64::try_from(axis).map_err(|_| "axis too large")?;
+                let axis = self.const_index(block, axis)?;
+                let index = MType::index(self.mlir);
+                sizes.push(self.emit1(block, "memref.dim", &[v, axis], index, &[])?);
+            }
+        }
+        let segments = self.segments(&[sizes.len(), 0])?;
+        let copy = self.emit1(block, "memref.alloc", &sizes, self.ty(ty)?, &[segments])?;
+        self.emit(block, "memref.copy", &[v, copy], &[], &[])?;
+        Ok(copy)
+    }
+}
+
+/// The first `n` arguments of `block`.
+fn block_arguments<'c, 'm>(block: BlockRef<'c, 'm>, n: usize) -> ExResult<Vec<MValue<'c, 'm>>> {
+    (0..n).map(|k| Ok(block.argument(k)?.into())).collect()
 }

@@ -17,8 +17,8 @@ use dlc_graph::interp::evaluate_op;
 use dlc_graph::ops::ConstantOp;
 use dlc_ir::location::CompositeLocKind;
 use dlc_ir::{
-    AttrKind, Attribute, Context, InsertPoint, Location, NamedAttr, Op, OpSpec, Type, Value,
-    DYNAMIC,
+    AttrKind, Attribute, Context, InsertPoint, Location, NamedAttr, Op, OpSpec, Region, Type,
+    Value, DYNAMIC,
 };
 use dlc_tensor::Tensor;
 use std::collections::{HashMap, HashSet};
@@ -491,20 +491,51 @@ impl<'c> Importer<'c> {
         Ok(())
     }
 
-    /// Ends the function with `func.return results`, erases the ops nothing uses (constants
-    /// whose users folded away, outputs of unused nodes), and wraps it in a module.
-    fn finish(self, name: &str, results: &[Value]) -> (Op, Op) {
-        let ctx = self.ctx;
-        let spec = OpSpec::new(ctx, "func.return", Location::Unknown).operands(results);
-        let ret = ctx.build(InsertPoint::End(self.block), spec);
-        // Graph ops are pure: one backward sweep erases every op whose results end unused.
-        let ops: Vec<Op> = ctx.block_ops(self.block).collect();
+    /// Erases the ops of `block` but its terminator `keep` whose results end unused
+    /// (constants whose users folded away, outputs of unused nodes): graph ops are pure, so
+    /// one backward sweep finds them all.
+    fn sweep(&mut self, block: dlc_ir::Block, keep: Op) {
+        let ops: Vec<Op> = self.ctx.block_ops(block).collect();
         for op in ops.into_iter().rev() {
-            let unused = op != ret && ctx.results(op).all(|r| ctx.uses(r).is_empty());
+            let unused = op != keep && self.ctx.results(op).all(|r| self.ctx.uses(r).is_empty());
             if unused {
-                ctx.erase_op(op);
+                self.forget(op);
+                self.ctx.erase_op(op);
             }
         }
+    }
+
+    /// Drops what the importer knows of `op`'s results, before `op` is erased.
+    fn forget(&mut self, op: Op) {
+        for r in self.ctx.results(op).collect::<Vec<_>>() {
+            self.constants.remove(&r);
+            self.dequantized.remove(&r);
+        }
+    }
+
+    /// Erases every op of `region` (one the importer built and will not use), last first.
+    fn discard(&mut self, region: Region) {
+        for block in self.ctx.blocks(region).to_vec() {
+            let ops: Vec<Op> = self.ctx.block_ops(block).collect();
+            for op in ops.into_iter().rev() {
+                self.ctx.for_each_op(op, &mut |inner| {
+                    for r in self.ctx.results(inner) {
+                        self.constants.remove(&r);
+                        self.dequantized.remove(&r);
+                    }
+                });
+                self.ctx.erase_op(op);
+            }
+        }
+    }
+
+    /// Ends the function with `func.return results`, erases the ops nothing uses, and wraps it
+    /// in a module.
+    fn finish(mut self, name: &str, results: &[Value]) -> (Op, Op) {
+        let spec = OpSpec::new(self.ctx, "func.return", Location::Unknown).operands(results);
+        let ret = self.ctx.build(InsertPoint::End(self.block), spec);
+        self.sweep(self.block, ret);
+        let ctx = self.ctx;
         let inputs: Vec<Type> = ctx
             .block_args(self.block)
             .iter()
@@ -734,6 +765,65 @@ impl<'i> NodeCx<'i, '_> {
     /// The value of `v` if it is a constant (or folded to one).
     pub fn constant_of(&mut self, v: Value) -> Option<Tensor> {
         self.imp.constant_value(v)
+    }
+
+    /// The value named `name` in scope, if it is a constant (or folded to one).
+    pub fn outer_constant(&mut self, name: &str) -> Option<Tensor> {
+        let v = *self.imp.values.get(name)?;
+        self.imp.constant_value(v)
+    }
+
+    /// Builds the one block of a new region (of a control-flow op) with arguments of
+    /// `arg_types`: `body` imports into it, given the arguments, and returns the values the
+    /// block yields; it ends with `graph.yield` of them, and its ops nothing uses are erased.
+    /// Returns the region and the yielded values; on an error the block is erased again.
+    pub fn region_block(
+        &mut self,
+        arg_types: &[Type],
+        body: impl FnOnce(&mut Self, &[Value]) -> NodeResult<Vec<Value>>,
+    ) -> NodeResult<(Region, Vec<Value>)> {
+        let (region, block) = self.imp.ctx.create_region_with_block(arg_types);
+        let args = self.imp.ctx.block_args(block).to_vec();
+        let outer = std::mem::replace(&mut self.imp.block, block);
+        let result = body(self, &args);
+        self.imp.block = outer;
+        match result {
+            Ok(values) => {
+                let spec = OpSpec::new(self.imp.ctx, "graph.yield", self.loc).operands(&values);
+                let term = self.imp.ctx.build(InsertPoint::End(block), spec);
+                self.imp.sweep(block, term);
+                Ok((region, values))
+            }
+            Err(e) => {
+                self.imp.discard(region);
+                Err(e)
+            }
+        }
+    }
+
+    /// Erases a region [`NodeCx::region_block`] built that ends up unused.
+    pub fn discard_region(&mut self, region: Region) {
+        self.imp.discard(region);
+    }
+
+    /// Builds control-flow op `name` (`graph.if`, `graph.loop`) here from its parts, and
+    /// returns its results. The caller makes the types right; the module is verified after
+    /// the import.
+    pub fn region_op(
+        &mut self,
+        name: &str,
+        operands: &[Value],
+        result_types: &[Type],
+        regions: Vec<Region>,
+    ) -> Vec<Value> {
+        let mut spec = OpSpec::new(self.imp.ctx, name, self.loc)
+            .operands(operands)
+            .results(result_types);
+        for r in regions {
+            spec = spec.region(r);
+        }
+        let op = self.imp.ctx.build(InsertPoint::End(self.imp.block), spec);
+        self.imp.ctx.results(op).collect()
     }
 
     /// Imports subgraph `g` (graph attribute `what`) here, its inputs bound to `inputs` in

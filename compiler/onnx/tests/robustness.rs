@@ -2738,13 +2738,17 @@ fn loop_unrolls_with_carried_values_and_scan_outputs() {
     assert_eq!(out[1].to_f64_vec(), vec![1.0, 12.0, 3.0, 15.0, 5.0, 18.0]);
 }
 
-/// Loops refuse what they cannot unroll, at the node: a body that does not match the node, a
-/// trip count far past the bound, a condition known only at run time.
+/// Loops that are not unrolled become `graph.loop`: a trip count of 2^40 costs nothing at
+/// import, and a condition known only at run time is read then. A body that does not match
+/// the node, or a carried value that changes rank, is an error at the node.
 #[test]
 fn loop_errors_are_clear() {
-    let body = |inputs: usize| {
+    let body = |inputs: usize, out: &[i64]| {
         subgraph(
-            vec![node("Identity", "keep", &["c"], &["c_next"])],
+            vec![
+                node("Identity", "keep", &["c"], &["c_next"]),
+                node("Identity", "same", &["a"], &["a_next"]),
+            ],
             [
                 input("i", DataType::Int64, &[]),
                 input("c", DataType::Bool, &[]),
@@ -2755,7 +2759,7 @@ fn loop_errors_are_clear() {
             .collect(),
             vec![
                 input("c_next", DataType::Bool, &[]),
-                input("a", DataType::Float, &[2]),
+                input("a_next", DataType::Float, out),
             ],
         )
     };
@@ -2774,22 +2778,60 @@ fn loop_errors_are_clear() {
         )
     };
     assert_mentions(
-        &import_error(&looped(2, body(2), None)),
+        &import_error(&looped(2, body(2, &[2]), None)),
         &["node 'loop'", "the body takes 2 inputs"],
     );
-    assert_mentions(
-        &import_error(&looped(1 << 40, body(3), None)),
-        &["node 'loop'", "more than 16384 iterations"],
+    let x = Tensor::from_f64(DType::F32, &[2], &[1.0, 2.0]);
+    for (m, cond) in [(1 << 40, None), (2, Some("c"))] {
+        let (ctx, imported) =
+            import_checked(&looped(m, body(3, &[2]), cond), &ImportOptions::default())
+                .expect("imports as graph.loop");
+        let mut loops = 0;
+        ctx.for_each_op(imported.func, &mut |op| {
+            loops += usize::from(ctx.op_name(op) == "graph.loop")
+        });
+        assert_eq!(loops, 1);
+        if cond.is_some() {
+            // A false condition runs no iteration.
+            let c = Tensor::from_bools(&[], &[false]);
+            let out = interpret(&ctx, imported.func, &[x.clone(), c]).expect("runs");
+            assert_eq!(out[0].to_f64_vec(), vec![1.0, 2.0]);
+        }
+    }
+    // A carried value whose rank changes cannot be a `graph.loop`; with more iterations than
+    // can be unrolled it is an error naming both types.
+    let reshaping = subgraph(
+        vec![
+            node("Identity", "keep", &["c"], &["c_next"]),
+            with_attrs(
+                node("Unsqueeze", "grow", &["a", "axes"], &["a_next"]),
+                vec![],
+            ),
+        ],
+        vec![
+            input("i", DataType::Int64, &[]),
+            input("c", DataType::Bool, &[]),
+            input("a", DataType::Float, &[2]),
+        ],
+        vec![
+            input("c_next", DataType::Bool, &[]),
+            input("a_next", DataType::Float, &[2, 1]),
+        ],
     );
-    // A condition that is a graph input can be specialized, as any shape operand.
+    let mut m = looped(1 << 40, reshaping, None);
+    m.graph
+        .as_mut()
+        .expect("a graph")
+        .initializer
+        .push(i64_tensor("axes", &[1], &[1]));
     assert_mentions(
-        &import_error(&looped(2, body(3), Some("c"))),
-        &["node 'loop'", "graph input 'c' must be a constant"],
+        &import_error(&m),
+        &["node 'loop'", "carried value #0 enters the body as 'tensor<2xf32>' and leaves it as 'tensor<2x1xf32>'"],
     );
 }
 
-/// An If whose condition is a graph input selects between both branches; one whose condition
-/// folds imports only the branch taken (the other may not even be importable).
+/// An If whose condition is a graph input becomes `graph.if`; one whose condition folds imports
+/// only the branch taken (the other may not even be importable).
 #[test]
 fn if_selects_or_folds() {
     let branch = |v: f32| {
@@ -2840,7 +2882,7 @@ fn if_selects_or_folds() {
         bad.graph.as_mut().expect("a graph").input = vec![input("c", DataType::Bool, dims)];
         assert_mentions(
             &import_error(&bad),
-            &["node 'if'", "the condition must hold one element"],
+            &["node 'if'", "the condition must be one boolean"],
         );
     }
     let folded = model(

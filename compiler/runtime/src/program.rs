@@ -8,9 +8,23 @@
 //! kernel declares are precomputed, so [`Session::run`](crate::Session::run) only does the
 //! arithmetic, the checks that depend on run-time sizes, and the calls.
 //!
+//! `loop.call_if` and `loop.call_loop` call other host functions of the module. Each callee is
+//! compiled into a `HostProgram` of its own, once per top-level compile however many calls name
+//! it (the calls share it through an [`Arc`]), and kept by its callers; a function that calls
+//! itself, directly or through others, is a [`Diagnostic`] at the call that closes the cycle, so
+//! compiling (and running) never recurses without end. A call's operands and results are
+//! checked against the callee's parameters and results here (element type, rank, static dims
+//! that disagree); what depends on run-time sizes is checked by the callee's [`Signature`] at
+//! each call.
+//!
+//! A `loop.call_if` result is the callee's output memory, which may be one of the callee's
+//! constants. Nothing may write a constant, so a result that may be one (through views and
+//! reshapes, and through nested calls) and that the caller may write (a kernel argument it
+//! writes, or the arena of a view) is marked to be copied into memory the call site owns.
+//!
 //! Anything the runtime cannot execute (float host arithmetic, an op outside the host-function
-//! subset, a kernel the table lacks, arguments that do not fit a kernel) is a [`Diagnostic`] at
-//! the op, before anything runs.
+//! subset, a kernel the table lacks, arguments that do not fit a kernel, a call whose types do
+//! not fit its callee) is a [`Diagnostic`] at the op, before anything runs.
 
 use crate::abi::{KernelFn, KernelTable};
 use crate::signature::{relabel, source_dtypes, type_parts, DimSpec, Signature, TensorSpec};
@@ -18,10 +32,15 @@ use crate::tensor::{byte_size, AlignedBytes};
 use dlc_arith::ArithOps;
 use dlc_func::FuncOp;
 use dlc_ir::symbol::SymbolTables;
-use dlc_ir::{AttrKind, Context, DenseValue, Diagnostic, Location, Op, Value, DYNAMIC};
-use dlc_loop::{access, AccessKind, DimOp, IndexCheck, KernelOp, MemorySpace};
+use dlc_ir::{
+    AttrKind, Context, DenseValue, Diagnostic, Ident, Location, Op, OpView, Value, DYNAMIC,
+};
+use dlc_loop::{
+    access, AccessKind, CallIfOp, CallLoopOp, DimOp, IndexCheck, KernelOp, MemorySpace,
+};
 use dlc_tensor::DType;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::sync::Arc;
 
 /// An integer binary op of `arith`, with MLIR's semantics at the operand width.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -139,6 +158,8 @@ pub(crate) enum Instr {
         dims: Box<[Size]>,
     },
     Launch(u32),
+    /// A `loop.call_if` or `loop.call_loop`: an index into the program's calls.
+    Call(u32),
 }
 
 /// One argument of a launch.
@@ -179,8 +200,68 @@ pub(crate) enum Param {
     /// A buffer; `copy` when the program may write it, return it or view into it, so the
     /// session works on its own copy and never writes the caller's tensor.
     Buffer { slot: u32, copy: bool },
-    /// An integer scalar, passed as a 0-d tensor.
-    Scalar { slot: u32 },
+    /// An integer scalar of `width` bits, passed as a 0-d tensor (or a caller's scalar slot).
+    Scalar { slot: u32, width: u32 },
+}
+
+/// A host function a call runs, compiled once per top-level compile and shared by its calls.
+#[derive(Clone, Debug)]
+pub(crate) struct Callee {
+    /// Its symbol, without `@`.
+    pub(crate) name: String,
+    pub(crate) program: Arc<HostProgram>,
+}
+
+/// A value a call passes to its callee: one of the caller's slots.
+#[derive(Copy, Clone, Debug)]
+pub(crate) enum CallArg {
+    Buffer(u32),
+    Scalar(u32),
+}
+
+/// A result of a call: the caller's buffer slot it binds and what the caller's type says.
+#[derive(Clone, Debug)]
+pub(crate) struct CallResult {
+    pub(crate) slot: u32,
+    /// The static dims of the result type (`None` for `?`), checked against what the callee
+    /// returns; for an empty scan output, the trailing dims (`?` ones are 0).
+    pub(crate) declared: Box<[Option<usize>]>,
+    /// For a `loop.call_if` result: whether it is copied into memory the call site owns,
+    /// because it may be a callee's constant and the caller may write it.
+    pub(crate) copy: bool,
+}
+
+/// A compiled `loop.call_if`.
+#[derive(Clone, Debug)]
+pub(crate) struct CallIf {
+    /// The one-element `i1` buffer that chooses the callee.
+    pub(crate) cond: u32,
+    /// The callees when the condition holds and when it does not.
+    pub(crate) branches: [Callee; 2],
+    pub(crate) args: Box<[CallArg]>,
+    pub(crate) results: Box<[CallResult]>,
+}
+
+/// A compiled `loop.call_loop`.
+#[derive(Clone, Debug)]
+pub(crate) struct CallLoop {
+    pub(crate) body: Callee,
+    /// The one-element 8-byte integer buffer holding the trip count.
+    pub(crate) max_trip: u32,
+    /// The one-element `i1` buffer holding the initial condition.
+    pub(crate) cond: u32,
+    /// The buffer slots of the carried values' initial values.
+    pub(crate) carried: Box<[u32]>,
+    pub(crate) captures: Box<[CallArg]>,
+    /// The final carried values (one per entry of `carried`), then the scan outputs.
+    pub(crate) results: Box<[CallResult]>,
+}
+
+/// A call of another host function.
+#[derive(Clone, Debug)]
+pub(crate) enum Call {
+    If(CallIf),
+    Loop(CallLoop),
 }
 
 /// A host function compiled for repeated runs; see the module docs.
@@ -200,7 +281,11 @@ pub struct HostProgram {
     pub(crate) num_dims: usize,
     pub(crate) num_allocs: usize,
     pub(crate) output_slots: Vec<u32>,
+    /// Per output: whether it may be bytes of a `loop.constant` (its own or a callee's).
+    pub(crate) output_constant: Vec<bool>,
     pub(crate) max_words: usize,
+    /// The `loop.call_if`s and `loop.call_loop`s, in program order.
+    pub(crate) calls: Vec<Call>,
     static_arena: Option<usize>,
 }
 
@@ -210,12 +295,14 @@ impl std::fmt::Debug for HostProgram {
             .field("signature", &self.signature)
             .field("outputs", &self.outputs)
             .field("launches", &self.kernel_names().collect::<Vec<_>>())
+            .field("calls", &self.callee_names().collect::<Vec<_>>())
             .finish_non_exhaustive()
     }
 }
 
 impl HostProgram {
-    /// Compiles host function `func_name` of `module`, looking its kernels up in `kernels`.
+    /// Compiles host function `func_name` of `module`, and every host function it calls,
+    /// looking their kernels up in `kernels`.
     pub fn compile(
         ctx: &Context,
         module: Op,
@@ -223,33 +310,8 @@ impl HostProgram {
         kernels: &dyn KernelTable,
     ) -> Result<HostProgram, Diagnostic> {
         let func = find_function(ctx, module, func_name)?;
-        let signature = Signature::from_host_function(ctx, func)?;
-        let mut c = Compiler {
-            ctx,
-            kernels,
-            tables: SymbolTables::new(),
-            slots: FxHashMap::default(),
-            p: HostProgram {
-                signature,
-                outputs: Vec::new(),
-                params: Vec::new(),
-                instrs: Vec::new(),
-                locs: Vec::new(),
-                launches: Vec::new(),
-                constants: Vec::new(),
-                num_scalars: 0,
-                buf_dtype: Vec::new(),
-                buf_rank: Vec::new(),
-                buf_dims_at: Vec::new(),
-                num_dims: 0,
-                num_allocs: 0,
-                output_slots: Vec::new(),
-                max_words: 0,
-                static_arena: Some(0),
-            },
-        };
-        c.compile(func)?;
-        Ok(c.p)
+        let mut callees = Callees::default();
+        compile_function(ctx, func, kernels, &mut callees)
     }
 
     /// The inputs the program accepts.
@@ -262,21 +324,96 @@ impl HostProgram {
         &self.outputs
     }
 
-    /// How many kernel launches one run makes.
+    /// How many kernel launches one run of this function's own body makes (the launches of
+    /// the host functions it calls are not counted).
     pub fn num_launches(&self) -> usize {
         self.launches.len()
     }
 
-    /// The kernel of each launch, in launch order.
+    /// The kernel of each launch of this function's own body, in launch order.
     pub fn kernel_names(&self) -> impl Iterator<Item = &str> + '_ {
         self.launches.iter().map(|l| l.name.as_str())
     }
 
+    /// The host functions this one calls, one per callee of each call in program order (a
+    /// `loop.call_if` names its then callee, then its else callee).
+    pub fn callee_names(&self) -> impl Iterator<Item = &str> + '_ {
+        self.calls.iter().flat_map(|call| {
+            let callees: &[Callee] = match call {
+                Call::If(c) => &c.branches,
+                Call::Loop(c) => std::slice::from_ref(&c.body),
+            };
+            callees.iter().map(|c| c.name.as_str())
+        })
+    }
+
     /// The bytes the program's `loop.alloc`s take when all their sizes are static (`None` when
-    /// some depend on input sizes; see [`Session::arena_bytes`](crate::Session::arena_bytes)).
+    /// some depend on input sizes, or when it calls other host functions, whose memory depends
+    /// on which run and how often; see [`Session::arena_bytes`](crate::Session::arena_bytes)).
     pub fn arena_bytes(&self) -> Option<usize> {
         self.static_arena
     }
+}
+
+/// The host functions compiled so far in one top-level compile, and the chain of functions
+/// being compiled (each calling the next), which a call must not lead back into.
+#[derive(Default)]
+struct Callees {
+    done: FxHashMap<Op, Arc<HostProgram>>,
+    active: Vec<Op>,
+}
+
+/// Compiles host function `func`, and the host functions it calls that `callees` does not hold
+/// yet.
+fn compile_function(
+    ctx: &Context,
+    func: Op,
+    kernels: &dyn KernelTable,
+    callees: &mut Callees,
+) -> Result<HostProgram, Diagnostic> {
+    let signature = Signature::from_host_function(ctx, func)?;
+    callees.active.push(func);
+    let mut c = Compiler {
+        ctx,
+        kernels,
+        tables: SymbolTables::new(),
+        slots: FxHashMap::default(),
+        callees,
+        constant_slots: FxHashSet::default(),
+        call_results: FxHashMap::default(),
+        p: HostProgram {
+            signature,
+            outputs: Vec::new(),
+            params: Vec::new(),
+            instrs: Vec::new(),
+            locs: Vec::new(),
+            launches: Vec::new(),
+            constants: Vec::new(),
+            num_scalars: 0,
+            buf_dtype: Vec::new(),
+            buf_rank: Vec::new(),
+            buf_dims_at: Vec::new(),
+            num_dims: 0,
+            num_allocs: 0,
+            output_slots: Vec::new(),
+            output_constant: Vec::new(),
+            max_words: 0,
+            calls: Vec::new(),
+            static_arena: Some(0),
+        },
+    };
+    let compiled = c.compile(func);
+    let p = c.p;
+    callees.active.pop();
+    compiled.map(|()| p)
+}
+
+/// The symbol name of function `func` (empty if it has none).
+fn function_name(ctx: &Context, func: Op) -> &str {
+    ctx.view::<FuncOp>(func)
+        .and_then(|f| f.sym_name(ctx))
+        .and_then(|a| ctx.attr_as_str(a))
+        .unwrap_or("")
 }
 
 /// The `func.func` named `name` in `module`.
@@ -306,11 +443,16 @@ enum Slot {
     Buffer(u32),
 }
 
-struct Compiler<'a> {
+struct Compiler<'a, 'c> {
     ctx: &'a Context,
     kernels: &'a dyn KernelTable,
     tables: SymbolTables,
     slots: FxHashMap<Value, Slot>,
+    callees: &'c mut Callees,
+    /// The buffer slots that may hold bytes of a `loop.constant`, this program's or a callee's.
+    constant_slots: FxHashSet<u32>,
+    /// For each `loop.call_if` result slot that is in `constant_slots`: its call and result.
+    call_results: FxHashMap<u32, (usize, usize)>,
     p: HostProgram,
 }
 
@@ -327,7 +469,7 @@ fn unsupported(ctx: &Context, op: Op) -> Diagnostic {
     )
 }
 
-impl Compiler<'_> {
+impl Compiler<'_, '_> {
     fn compile(&mut self, func: Op) -> Result<(), Diagnostic> {
         let ctx = self.ctx;
         let blocks = ctx
@@ -355,7 +497,7 @@ impl Compiler<'_> {
                 self.p.params.push(Param::Buffer { slot, copy: false });
             } else if let Some(width) = int_width(ctx, ty) {
                 let slot = self.scalar_slot(arg, width);
-                self.p.params.push(Param::Scalar { slot });
+                self.p.params.push(Param::Scalar { slot, width });
             } else {
                 return Err(bad());
             }
@@ -436,6 +578,23 @@ impl Compiler<'_> {
         }
     }
 
+    /// Marks buffer `v` as possibly written by this program: [`Self::mark_copy`], and a
+    /// `loop.call_if` result (or the one a reshape chain of `v` starts from) that may be a
+    /// callee's constant is copied by its call.
+    fn mark_written(&mut self, v: Value) {
+        self.mark_copy(v);
+        let Some(&Slot::Buffer(b)) = self.slots.get(&dlc_loop::reshape_root(self.ctx, v)) else {
+            return;
+        };
+        if let Some(&(call, result)) = self.call_results.get(&b) {
+            if let Some(Call::If(c)) = self.p.calls.get_mut(call) {
+                if let Some(r) = c.results.get_mut(result) {
+                    r.copy = true;
+                }
+            }
+        }
+    }
+
     fn push(&mut self, op: Op, instr: Instr) {
         self.p.instrs.push(instr);
         self.p.locs.push(self.ctx.op_loc(op));
@@ -498,6 +657,8 @@ impl Compiler<'_> {
             Some(L::ViewOp(_)) => self.compile_view(op)?,
             Some(L::ReshapeOp(_)) => self.compile_reshape(op)?,
             Some(L::LaunchOp(_)) => self.compile_launch(op)?,
+            Some(L::CallIfOp(call)) => self.compile_call_if(call)?,
+            Some(L::CallLoopOp(call)) => self.compile_call_loop(call)?,
             _ => return Err(unsupported(ctx, op)),
         }
         Ok(())
@@ -705,6 +866,7 @@ impl Compiler<'_> {
             out.copy_from_slice(&bits.to_le_bytes()[..n]);
         }
         let dst = self.buffer_slot(op, ctx.result(op, 0))?;
+        self.constant_slots.insert(dst);
         let constant = self.p.constants.len() as u32;
         self.p.constants.push(bytes);
         self.push(
@@ -728,8 +890,11 @@ impl Compiler<'_> {
         let (offset, _) = self.scalar(op, self.operand(op, 1)?)?;
         let (dims, _) = self.sizes(op, ctx.operands(op).get(2..).unwrap_or(&[]))?;
         // A view shares its arena's bytes: writing or returning it touches the arena.
-        self.mark_copy(arena_value);
+        self.mark_written(arena_value);
         let dst = self.buffer_slot(op, ctx.result(op, 0))?;
+        if self.constant_slots.contains(&arena) {
+            self.constant_slots.insert(dst);
+        }
         self.push(
             op,
             Instr::View {
@@ -756,6 +921,9 @@ impl Compiler<'_> {
         // Writing or returning the result touches the source's memory (`mark_copy` follows
         // the reshape to it).
         let dst = self.buffer_slot(op, ctx.result(op, 0))?;
+        if self.constant_slots.contains(&src) {
+            self.constant_slots.insert(dst);
+        }
         self.push(
             op,
             Instr::Reshape {
@@ -819,7 +987,7 @@ impl Compiler<'_> {
                     }
                     let written = !read_only(ctx, param);
                     if written {
-                        self.mark_copy(v);
+                        self.mark_written(v);
                     }
                     let declared = dims
                         .iter()
@@ -877,6 +1045,307 @@ impl Compiler<'_> {
         Ok(())
     }
 
+    /// The callee named by symbol `name` (`role` says which callee, in errors), compiled
+    /// unless an earlier call compiled it; an error if it is not a host function or if
+    /// compiling it would recurse into a function being compiled.
+    fn callee(&mut self, op: Op, name: Option<Ident>, role: &str) -> Result<Callee, Diagnostic> {
+        let ctx = self.ctx;
+        let Some(name) = name else {
+            return Err(err(ctx, op, format!("expected a symbol for the {role}")));
+        };
+        let text = ctx.ident_str(name).to_string();
+        let func = self
+            .tables
+            .resolve(ctx, op, name)
+            .filter(|&f| ctx.view::<FuncOp>(f).is_some())
+            .ok_or_else(|| {
+                err(
+                    ctx,
+                    op,
+                    format!("{role} '@{text}' does not reference a host function"),
+                )
+            })?;
+        if let Some(at) = self.callees.active.iter().position(|&f| f == func) {
+            let chain: Vec<String> = self.callees.active[at..]
+                .iter()
+                .chain([&func])
+                .map(|&f| format!("'@{}'", function_name(ctx, f)))
+                .collect();
+            return Err(err(
+                ctx,
+                op,
+                format!(
+                    "recursive call: {} (host functions cannot call themselves)",
+                    chain.join(" -> ")
+                ),
+            ));
+        }
+        let program = match self.callees.done.get(&func) {
+            Some(program) => Arc::clone(program),
+            None => {
+                let program = Arc::new(compile_function(ctx, func, self.kernels, self.callees)?);
+                self.callees.done.insert(func, Arc::clone(&program));
+                program
+            }
+        };
+        Ok(Callee {
+            name: text,
+            program,
+        })
+    }
+
+    /// Operand `i` of `op`, its `what`, which must be a buffer whose element type is `ok`
+    /// (`expected` names it in errors). How many elements it holds is checked at run time.
+    fn call_buffer(
+        &self,
+        op: Op,
+        i: usize,
+        (what, expected): (&str, &str),
+        ok: impl Fn(DType) -> bool,
+    ) -> Result<u32, Diagnostic> {
+        let b = self.buffer(op, self.operand(op, i)?)?;
+        if ok(self.p.buf_dtype[b as usize]) {
+            Ok(b)
+        } else {
+            Err(err(
+                self.ctx,
+                op,
+                format!("the {what} must be a buffer of {expected}"),
+            ))
+        }
+    }
+
+    /// `values` passed as parameters `first..` of `callee`, each checked against its parameter:
+    /// a buffer of the same element type and rank whose static dims agree, or an integer of the
+    /// same width.
+    fn call_args(
+        &self,
+        op: Op,
+        callee: &Callee,
+        first: usize,
+        values: &[Value],
+    ) -> Result<Vec<CallArg>, Diagnostic> {
+        let ctx = self.ctx;
+        let p = &callee.program;
+        let mut args = Vec::with_capacity(values.len());
+        for (i, &v) in values.iter().enumerate() {
+            let k = first + i;
+            let bad = |m: &str| {
+                err(
+                    ctx,
+                    op,
+                    format!("parameter #{k} of '@{}': {m}", callee.name),
+                )
+            };
+            let param = *p.params.get(k).ok_or_else(|| bad("missing"))?;
+            match (self.get(op, v)?, param) {
+                (Slot::Buffer(b), Param::Buffer { slot, .. }) => {
+                    let (b, slot) = (b as usize, slot as usize);
+                    if self.p.buf_dtype[b] != p.buf_dtype[slot]
+                        || self.p.buf_rank[b] != p.buf_rank[slot]
+                    {
+                        return Err(bad("element type or rank differs from the value passed"));
+                    }
+                    let declared = declared_dims(ctx, ctx.value_type(v));
+                    let spec = &p.signature.inputs[k].dims;
+                    let clash = declared.iter().zip(spec).any(
+                        |(d, s)| matches!((d, s), (Some(d), DimSpec::Static(s)) if *d as u64 != *s),
+                    );
+                    if clash {
+                        return Err(bad("a static dim differs from the value passed"));
+                    }
+                    args.push(CallArg::Buffer(b as u32));
+                }
+                (Slot::Scalar { slot, width }, Param::Scalar { width: w, .. }) if width == w => {
+                    args.push(CallArg::Scalar(slot));
+                }
+                _ => return Err(bad("the value passed is not of its kind or width")),
+            }
+        }
+        Ok(args)
+    }
+
+    /// A buffer slot for result `i` of `op`, of the element type and rank `(dtype, rank)`.
+    fn call_result(
+        &mut self,
+        op: Op,
+        i: usize,
+        (dtype, rank): (DType, u32),
+    ) -> Result<CallResult, Diagnostic> {
+        let ctx = self.ctx;
+        let v = ctx.result(op, i);
+        let slot = self.buffer_slot(op, v)?;
+        let s = slot as usize;
+        if self.p.buf_dtype[s] != dtype || self.p.buf_rank[s] != rank {
+            return Err(err(
+                ctx,
+                op,
+                format!("result #{i}: element type or rank differs from what the callee returns"),
+            ));
+        }
+        Ok(CallResult {
+            slot,
+            declared: declared_dims(ctx, ctx.value_type(v)),
+            copy: false,
+        })
+    }
+
+    fn compile_call_if(&mut self, call: CallIfOp) -> Result<(), Diagnostic> {
+        let ctx = self.ctx;
+        let op = call.op();
+        let cond = self.call_buffer(op, 0, ("condition", "i1"), |d| d == DType::I1)?;
+        let sym = |a: Option<dlc_ir::Attribute>| a.and_then(|a| ctx.attr_as_symbol(a));
+        let then = self.callee(op, sym(call.then_callee_attr(ctx)), "then callee")?;
+        let other = self.callee(op, sym(call.else_callee_attr(ctx)), "else callee")?;
+        let values = call.args(ctx);
+        let num_results = ctx.num_results(op);
+        for callee in [&then, &other] {
+            let p = &callee.program;
+            if p.params.len() != values.len() || p.output_slots.len() != num_results {
+                return Err(err(
+                    ctx,
+                    op,
+                    format!(
+                        "'@{}' takes {} arguments and returns {} results, but the call passes {} and has {}",
+                        callee.name,
+                        p.params.len(),
+                        p.output_slots.len(),
+                        values.len(),
+                        num_results
+                    ),
+                ));
+            }
+        }
+        let args = self.call_args(op, &then, 0, values)?;
+        self.call_args(op, &other, 0, values)?;
+        let index = self.p.calls.len();
+        let mut results = Vec::with_capacity(num_results);
+        for i in 0..num_results {
+            let kind = |p: &HostProgram| {
+                let s = p.output_slots[i] as usize;
+                (p.buf_dtype[s], p.buf_rank[s])
+            };
+            let (a, b) = (kind(&then.program), kind(&other.program));
+            if a != b {
+                return Err(err(
+                    ctx,
+                    op,
+                    format!("result #{i}: the callees return different element types or ranks"),
+                ));
+            }
+            let result = self.call_result(op, i, a)?;
+            if then.program.output_constant[i] || other.program.output_constant[i] {
+                self.constant_slots.insert(result.slot);
+                self.call_results.insert(result.slot, (index, i));
+            }
+            results.push(result);
+        }
+        self.p.calls.push(Call::If(CallIf {
+            cond,
+            branches: [then, other],
+            args: args.into(),
+            results: results.into(),
+        }));
+        self.p.static_arena = None;
+        self.push(op, Instr::Call(index as u32));
+        Ok(())
+    }
+
+    fn compile_call_loop(&mut self, call: CallLoopOp) -> Result<(), Diagnostic> {
+        let ctx = self.ctx;
+        let op = call.op();
+        let is_trip = |d: DType| d.is_int() && d.size_bytes() == 8;
+        let max_trip = self.call_buffer(op, 0, ("trip count", "i64"), is_trip)?;
+        let cond = self.call_buffer(op, 1, ("condition", "i1"), |d| d == DType::I1)?;
+        let n = call
+            .num_carried(ctx)
+            .ok_or_else(|| err(ctx, op, "expected a 'num_carried' in range"))?;
+        let sym = call.callee_attr(ctx).and_then(|a| ctx.attr_as_symbol(a));
+        let body = self.callee(op, sym, "loop body")?;
+        let (carried_values, capture_values) = (call.carried(ctx), call.captures(ctx));
+        let p = Arc::clone(&body.program);
+        let num_results = ctx.num_results(op);
+        if p.params.len() != 2 + n + capture_values.len()
+            || p.output_slots.len() != 1 + num_results
+            || num_results < n
+        {
+            return Err(err(
+                ctx,
+                op,
+                format!(
+                    "loop body '@{}' takes {} arguments and returns {} results, but the call passes {} ({n} carried) and has {num_results}",
+                    body.name,
+                    p.params.len(),
+                    p.output_slots.len(),
+                    2 + n + capture_values.len(),
+                ),
+            ));
+        }
+        let buffer_param = |k: usize| match p.params[k] {
+            Param::Buffer { slot, .. } => {
+                Some((p.buf_dtype[slot as usize], p.buf_rank[slot as usize]))
+            }
+            Param::Scalar { .. } => None,
+        };
+        let output = |k: usize| {
+            let s = p.output_slots[k] as usize;
+            (p.buf_dtype[s], p.buf_rank[s])
+        };
+        let iteration_ok = buffer_param(0).is_some_and(|(d, r)| is_trip(d) && r == 0);
+        let cond_ok = buffer_param(1) == Some((DType::I1, 0)) && output(0) == (DType::I1, 0);
+        if !iteration_ok || !cond_ok {
+            return Err(err(
+                ctx,
+                op,
+                format!(
+                    "loop body '@{}' must take an i64 and an i1 buffer of rank 0 first and return an i1 buffer of rank 0 first",
+                    body.name
+                ),
+            ));
+        }
+        let carried = self
+            .call_args(op, &body, 2, carried_values)?
+            .into_iter()
+            .map(|a| match a {
+                CallArg::Buffer(b) => Ok(b),
+                CallArg::Scalar(_) => Err(err(ctx, op, "carried values must be buffers")),
+            })
+            .collect::<Result<Vec<u32>, _>>()?;
+        let captures = self.call_args(op, &body, 2 + n, capture_values)?;
+        let mut results = Vec::with_capacity(num_results);
+        for (k, &b) in carried.iter().enumerate() {
+            let kind = (self.p.buf_dtype[b as usize], self.p.buf_rank[b as usize]);
+            if output(1 + k) != kind {
+                return Err(err(
+                    ctx,
+                    op,
+                    format!(
+                        "result #{} of loop body '@{}' differs in element type or rank from carried value #{k}",
+                        1 + k,
+                        body.name
+                    ),
+                ));
+            }
+            results.push(self.call_result(op, k, kind)?);
+        }
+        for i in n..num_results {
+            let (dtype, rank) = output(1 + i);
+            results.push(self.call_result(op, i, (dtype, rank + 1))?);
+        }
+        let index = self.p.calls.len();
+        self.p.calls.push(Call::Loop(CallLoop {
+            body,
+            max_trip,
+            cond,
+            carried: carried.into(),
+            captures: captures.into(),
+            results: results.into(),
+        }));
+        self.p.static_arena = None;
+        self.push(op, Instr::Call(index as u32));
+        Ok(())
+    }
+
     fn compile_return(&mut self, op: Op) -> Result<(), Diagnostic> {
         let ctx = self.ctx;
         let mut next_symbol = 0u32;
@@ -924,9 +1393,21 @@ impl Compiler<'_> {
                 dims,
             });
             self.p.output_slots.push(slot);
+            self.p
+                .output_constant
+                .push(self.constant_slots.contains(&slot));
         }
         Ok(())
     }
+}
+
+/// The static dims of buffer type `ty` (`None` for `?`; empty for other types).
+fn declared_dims(ctx: &Context, ty: dlc_ir::Type) -> Box<[Option<usize>]> {
+    dlc_loop::buffer_parts(ctx, ty).map_or_else(Box::default, |(dims, _, _)| {
+        dims.iter()
+            .map(|&d| usize::try_from(d).ok().filter(|_| d != DYNAMIC))
+            .collect()
+    })
 }
 
 /// True if kernel argument `param` is only read: every use is a read or prefetch access (a
@@ -959,9 +1440,74 @@ pub(crate) fn wrap(v: i64, width: u32) -> i64 {
 
 #[cfg(test)]
 mod tests {
-    use super::read_only;
+    use super::{read_only, Call, HostProgram};
+    use crate::abi::{KernelFn, KernelTable};
     use dlc_ir::Context;
     use dlc_loop::KernelOp;
+    use std::sync::Arc;
+
+    struct NoKernels;
+
+    impl KernelTable for NoKernels {
+        fn kernel(&self, _: &str) -> Option<KernelFn> {
+            None
+        }
+    }
+
+    /// A host function called from several places, directly and through another callee, is
+    /// compiled once: every call holds the same program.
+    #[test]
+    fn callees_are_compiled_once() {
+        let mut ctx = Context::new();
+        dlc_dialects::register_all_dialects(&mut ctx);
+        let src = r#"
+func.func @f(%c: !loop.buffer<i1, global>, %x: !loop.buffer<4xf32, global>) -> !loop.buffer<4xf32, global> {
+  return %x : !loop.buffer<4xf32, global>
+}
+func.func @g(%c: !loop.buffer<i1, global>, %x: !loop.buffer<4xf32, global>) -> !loop.buffer<4xf32, global> {
+  %r = loop.call_if %c then @f else @f (%c, %x) : (!loop.buffer<i1, global>, !loop.buffer<i1, global>, !loop.buffer<4xf32, global>) -> !loop.buffer<4xf32, global>
+  return %r : !loop.buffer<4xf32, global>
+}
+func.func @main(%c: !loop.buffer<i1, global>, %x: !loop.buffer<4xf32, global>) -> !loop.buffer<4xf32, global> {
+  %a = loop.call_if %c then @f else @g (%c, %x) : (!loop.buffer<i1, global>, !loop.buffer<i1, global>, !loop.buffer<4xf32, global>) -> !loop.buffer<4xf32, global>
+  %b = loop.call_if %c then @g else @f (%c, %a) : (!loop.buffer<i1, global>, !loop.buffer<i1, global>, !loop.buffer<4xf32, global>) -> !loop.buffer<4xf32, global>
+  return %b : !loop.buffer<4xf32, global>
+}
+"#;
+        // A callee whose parameters do not fit the call is a diagnostic at the call.
+        let bad = src.replace(
+            "func.func @f(%c: !loop.buffer<i1, global>, %x: !loop.buffer<4xf32, global>)",
+            "func.func @f(%x: !loop.buffer<4xf32, global>)",
+        );
+        let module = dlc_ir::parse_source(&mut ctx, &bad, "calls.mlir", 1).expect("parses");
+        let e = HostProgram::compile(&ctx, module, "main", &NoKernels).unwrap_err();
+        assert_eq!(
+            e.message,
+            "'@f' takes 1 arguments and returns 1 results, but the call passes 2 and has 1"
+        );
+        let module = dlc_ir::parse_source(&mut ctx, src, "calls.mlir", 1).expect("parses");
+        dlc_ir::verify(&ctx, module).expect("verifies");
+        let main = HostProgram::compile(&ctx, module, "main", &NoKernels).expect("compiles");
+        let callees = |p: &HostProgram| -> Vec<Arc<HostProgram>> {
+            p.calls
+                .iter()
+                .flat_map(|c| match c {
+                    Call::If(c) => c.branches.to_vec(),
+                    Call::Loop(c) => vec![c.body.clone()],
+                })
+                .map(|c| c.program)
+                .collect()
+        };
+        let direct = callees(&main);
+        let names: Vec<&str> = main.callee_names().collect();
+        assert_eq!(names, ["f", "g", "g", "f"]);
+        let (f, g) = (&direct[0], &direct[1]);
+        assert!(Arc::ptr_eq(f, &direct[3]));
+        assert!(Arc::ptr_eq(g, &direct[2]));
+        for inner in callees(g) {
+            assert!(Arc::ptr_eq(f, &inner), "@g's calls of @f share main's");
+        }
+    }
 
     /// A kernel argument that is only loaded and prefetched is read-only (the session does not
     /// copy it before each run); one that is stored to is not.

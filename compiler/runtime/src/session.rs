@@ -15,10 +15,28 @@
 //! Inputs are checked against the program's [`Signature`](crate::Signature) before anything
 //! runs; host arithmetic, sizes, views and launch arguments are checked as they execute. All
 //! failures are [`RuntimeError`]s, never panics or out-of-bounds kernels.
+//!
+//! **Calls.** Each `loop.call_if` and `loop.call_loop` site gets a session of its own for each
+//! host function it calls, made on first use and kept, so steady-state runs allocate nothing
+//! there either; it runs on the same pool worker as its caller. A callee's arguments are the
+//! caller's buffers and dims as they are, bound as a run binds tensors: checked against the
+//! callee's signature (an error naming the call), and copied when the callee may write or
+//! return them, so a callee never writes its caller's memory. Poison mode and profiling pass
+//! down to the callees. A `loop.call_if` result is the callee's output memory, valid until that site runs the
+//! callee again (a result that may be one of the callee's constants and that the caller writes
+//! is copied first; see [`HostProgram`]). A `loop.call_loop` site owns the memory of its loop:
+//! the carried values (copied in from the initial values, then from the body's outputs after
+//! each iteration, so the next iteration never writes what it reads), the iteration number and
+//! condition passed to the body, and the scan outputs, which grow geometrically and keep their
+//! contents. The runtime writes every byte of that memory before it is read, so poison mode
+//! leaves it alone; the callees' allocations are poisoned like the caller's.
 
 use crate::error::RuntimeError;
-use crate::program::{wrap, CheckedIndices, HostProgram, Instr, IntOp, LaunchArg, Param, Size};
-use crate::tensor::{byte_size, AlignedBytes, Tensor, TensorView};
+use crate::program::{
+    wrap, Call, CallArg, CallIf, CallLoop, CheckedIndices, HostProgram, Instr, IntOp, LaunchArg,
+    Param, Size,
+};
+use crate::tensor::{byte_size, AlignedBytes, Tensor, TensorView, ALIGN};
 use dlc_ir::Location;
 use dlc_tensor::unravel;
 
@@ -27,6 +45,28 @@ use dlc_tensor::unravel;
 struct Buf {
     ptr: *mut u8,
     bytes: usize,
+}
+
+impl Buf {
+    /// The bytes, read-only.
+    ///
+    /// # Safety
+    /// `ptr` must be valid for reads of `bytes` bytes (or `bytes` 0) while the slice lives,
+    /// and nothing may write them meanwhile.
+    unsafe fn slice<'a>(self) -> &'a [u8] {
+        if self.bytes == 0 || self.ptr.is_null() {
+            return &[];
+        }
+        // SAFETY: the caller's contract.
+        unsafe { std::slice::from_raw_parts(self.ptr.cast_const(), self.bytes) }
+    }
+}
+
+/// One argument of a run or a call: a buffer with its dims, or an integer.
+#[derive(Copy, Clone)]
+enum Arg<'a> {
+    Buffer(Buf, &'a [usize]),
+    Scalar(i64),
 }
 
 /// The memory and scratch space for running one [`HostProgram`] repeatedly.
@@ -39,11 +79,48 @@ pub struct Session<'p> {
     input_copies: Vec<Option<AlignedBytes>>,
     words: Vec<u64>,
     seen: Vec<Option<(usize, usize, usize)>>,
+    /// Per call of the program (index into its calls): what the call site keeps between runs.
+    sites: Vec<Site<'p>>,
     allocations: usize,
     poison: bool,
     ran: bool,
     /// Per launch (index into the program's launches): total time and count, when profiling.
     profile: Option<Vec<(std::time::Duration, u32)>>,
+}
+
+/// What one call site keeps between runs.
+enum Site<'p> {
+    If(IfSite<'p>),
+    Loop(Box<LoopSite<'p>>),
+}
+
+/// The memory of a `loop.call_if` site.
+struct IfSite<'p> {
+    /// The sessions of the then and else callees, made on first use.
+    branches: [Option<Box<Session<'p>>>; 2],
+    /// Per result: the site's copy of it, for results marked to be copied.
+    copies: Vec<Option<AlignedBytes>>,
+}
+
+/// The memory of a `loop.call_loop` site.
+struct LoopSite<'p> {
+    /// The session of the body, made on first use.
+    body: Option<Box<Session<'p>>>,
+    /// The iteration number (8 bytes) and condition (1 byte) passed to the body.
+    iteration: Option<AlignedBytes>,
+    cond: Option<AlignedBytes>,
+    /// Per carried value: its current value.
+    carried: Vec<Owned>,
+    /// Per scan output: the elements so far, and the dims of one.
+    scans: Vec<Owned>,
+}
+
+/// Memory a call site owns for one value: `mem` holds at least `bytes` bytes, the value's, and
+/// `dims` are its dims (for a scan output, those of one element).
+struct Owned {
+    mem: Option<AlignedBytes>,
+    bytes: usize,
+    dims: Vec<usize>,
 }
 
 /// The time one kernel took over the runs of a profiling session ([`Session::set_profile`]).
@@ -60,6 +137,30 @@ pub struct KernelTime {
 impl<'p> Session<'p> {
     /// A session with no memory yet (it is allocated by the first run).
     pub fn new(program: &'p HostProgram) -> Session<'p> {
+        let sites = program
+            .calls
+            .iter()
+            .map(|call| match call {
+                Call::If(c) => Site::If(IfSite {
+                    branches: [None, None],
+                    copies: c.results.iter().map(|_| None).collect(),
+                }),
+                Call::Loop(c) => {
+                    let rank = |slot: u32| program.buf_rank[slot as usize] as usize;
+                    let n = c.carried.len();
+                    Site::Loop(Box::new(LoopSite {
+                        body: None,
+                        iteration: None,
+                        cond: None,
+                        carried: c.carried.iter().map(|&b| Owned::new(rank(b))).collect(),
+                        scans: c.results[n..]
+                            .iter()
+                            .map(|r| Owned::new(rank(r.slot).saturating_sub(1)))
+                            .collect(),
+                    }))
+                }
+            })
+            .collect();
         Session {
             program,
             scalars: vec![0; program.num_scalars],
@@ -75,6 +176,7 @@ impl<'p> Session<'p> {
             input_copies: (0..program.params.len()).map(|_| None).collect(),
             words: vec![0; program.max_words],
             seen: vec![None; program.signature.num_symbols()],
+            sites,
             allocations: 0,
             poison: false,
             ran: false,
@@ -83,24 +185,33 @@ impl<'p> Session<'p> {
     }
 
     /// When on, every allocation is filled with `0xFF` bytes before each run (see the module
-    /// docs); off by default.
+    /// docs), the callees' included; off by default.
     pub fn set_poison(&mut self, poison: bool) {
         self.poison = poison;
+        for callee in self.callee_sessions_mut() {
+            callee.set_poison(poison);
+        }
     }
 
-    /// When on, each launch is timed (wall clock around the kernel call) and the times add up
-    /// until [`Session::kernel_times`] reads them; turning it on again starts from zero.
+    /// When on, each launch is timed (wall clock around the kernel call), the callees'
+    /// included, and the times add up until [`Session::kernel_times`] reads them; turning it
+    /// on again starts from zero.
     pub fn set_profile(&mut self, on: bool) {
         self.profile = on.then(|| vec![Default::default(); self.program.launches.len()]);
+        for callee in self.callee_sessions_mut() {
+            callee.set_profile(on);
+        }
     }
 
     /// The time of each launch site in program order, summed over the runs since profiling
-    /// was turned on (empty when it is off).
+    /// was turned on (empty when it is off); then those of each callee that has run, by call
+    /// site in program order (a `loop.call_if`'s then callee before its else callee).
     pub fn kernel_times(&self) -> Vec<KernelTime> {
         let Some(profile) = &self.profile else {
             return Vec::new();
         };
-        self.program
+        let own = self
+            .program
             .launches
             .iter()
             .zip(profile)
@@ -108,28 +219,81 @@ impl<'p> Session<'p> {
                 name: launch.name.clone(),
                 total,
                 launches,
-            })
+            });
+        own.chain(self.callee_sessions().flat_map(Session::kernel_times))
             .collect()
     }
 
-    /// How many allocations (arena slots and input copies) this session has made so far: a
-    /// run that reuses all its memory leaves it unchanged.
+    /// How many allocations (arena slots, input copies and the memory call sites own, the
+    /// callees' included) this session has made so far: a run that reuses all its memory
+    /// leaves it unchanged.
     pub fn allocation_count(&self) -> usize {
         self.allocations
+            + self
+                .callee_sessions()
+                .map(Session::allocation_count)
+                .sum::<usize>()
     }
 
-    /// The bytes currently held by the session's `loop.alloc` slots.
+    /// The bytes currently held for the program's buffers: its `loop.alloc` slots and the
+    /// memory its call sites own (carried values, scan outputs, copied results), with those of
+    /// the callees' sessions.
     pub fn arena_bytes(&self) -> usize {
-        self.allocs.iter().flatten().map(AlignedBytes::len).sum()
+        let len = |m: &Option<AlignedBytes>| m.as_ref().map_or(0, AlignedBytes::len);
+        let sites: usize = self
+            .sites
+            .iter()
+            .map(|site| match site {
+                Site::If(s) => s.copies.iter().map(len).sum::<usize>(),
+                Site::Loop(s) => s.carried.iter().chain(&s.scans).map(|o| len(&o.mem)).sum(),
+            })
+            .sum();
+        self.allocs.iter().map(len).sum::<usize>()
+            + sites
+            + self
+                .callee_sessions()
+                .map(Session::arena_bytes)
+                .sum::<usize>()
+    }
+
+    /// The sessions of the callees that have run.
+    fn callee_sessions(&self) -> impl Iterator<Item = &Session<'p>> + '_ {
+        self.sites.iter().flat_map(|site| {
+            let sessions: &[Option<Box<Session<'p>>>] = match site {
+                Site::If(s) => &s.branches,
+                Site::Loop(s) => std::slice::from_ref(&s.body),
+            };
+            sessions.iter().flatten().map(|s| &**s)
+        })
+    }
+
+    fn callee_sessions_mut(&mut self) -> impl Iterator<Item = &mut Session<'p>> + '_ {
+        self.sites.iter_mut().flat_map(|site| {
+            let sessions: &mut [Option<Box<Session<'p>>>] = match site {
+                Site::If(s) => &mut s.branches,
+                Site::Loop(s) => std::slice::from_mut(&mut s.body),
+            };
+            sessions.iter_mut().flatten().map(|s| &mut **s)
+        })
     }
 
     /// Runs the program on `inputs`, returning its outputs (borrowed until the next run).
     pub fn run(&mut self, inputs: &[&Tensor]) -> Result<Outputs<'_>, RuntimeError> {
         self.ran = false;
         crate::pool::num_threads()?;
-        let program = self.program;
-        program.signature.check(inputs, &mut self.seen)?;
-        self.bind(inputs)?;
+        let signature = &self.program.signature;
+        signature.check_count(inputs.len())?;
+        for (i, t) in inputs.iter().enumerate() {
+            signature.check_dtype(i, t.dtype())?;
+        }
+        self.bind(inputs.iter().map(|t| {
+            let buf = Buf {
+                // Written only when the parameter is bound to a private copy (`bind`).
+                ptr: t.as_ptr().cast_mut(),
+                bytes: t.bytes().len(),
+            };
+            Arg::Buffer(buf, t.shape())
+        }))?;
         let session = SendSession(self);
         // SAFETY: the session is used by the one pool thread that runs the closure while this
         // thread waits in `run_in_pool`, so access stays exclusive; its raw buffer pointers are
@@ -137,16 +301,48 @@ impl<'p> Session<'p> {
         // run.
         let result = crate::pool::run_in_pool(move || {
             let session = session;
-            let this = session.0;
-            program
-                .instrs
-                .iter()
-                .zip(&program.locs)
-                .try_for_each(|(instr, loc)| this.exec(instr, *loc))
+            session.0.exec_all()
         });
         result?;
         self.ran = true;
         Ok(Outputs { session: self })
+    }
+
+    /// Runs every instruction of the program, on the current thread.
+    fn exec_all(&mut self) -> Result<(), RuntimeError> {
+        let program = self.program;
+        program
+            .instrs
+            .iter()
+            .zip(&program.locs)
+            .try_for_each(|(instr, loc)| self.exec(instr, *loc))
+    }
+
+    /// Runs the program as the callee `callee` of the `op` at `loc`, on `args` (the caller's
+    /// memory, which it only reads), on the current thread: the caller's run is already on the
+    /// pool. A bad argument is an error at `loc` naming the call.
+    fn run_call<'a>(
+        &mut self,
+        (op, callee): (&str, &str),
+        loc: Location,
+        args: impl Iterator<Item = Arg<'a>>,
+    ) -> Result<(), RuntimeError> {
+        self.ran = false;
+        self.bind(args).map_err(|e| RuntimeError::Op {
+            location: loc,
+            message: format!("'{op}' of '@{callee}': {e}"),
+        })?;
+        self.exec_all()?;
+        self.ran = true;
+        Ok(())
+    }
+
+    /// Output `k` of the last run: its memory and dims.
+    fn output(&self, k: usize) -> Option<(Buf, &[usize])> {
+        let slot = *self.program.output_slots.get(k)? as usize;
+        let at = self.program.buf_dims_at[slot] as usize;
+        let rank = self.program.buf_rank[slot] as usize;
+        Some((self.bufs[slot], &self.dims[at..at + rank]))
     }
 
     /// The outputs of the last successful run (none before one).
@@ -154,39 +350,62 @@ impl<'p> Session<'p> {
         Outputs { session: self }
     }
 
-    /// Binds the (already checked) inputs to the argument slots.
-    fn bind(&mut self, inputs: &[&Tensor]) -> Result<(), RuntimeError> {
-        for (i, (param, t)) in self.program.params.iter().zip(inputs).enumerate() {
-            match *param {
-                Param::Scalar { slot } => {
-                    let n = t.dtype().size_bytes();
-                    self.scalars[slot as usize] = read_int(&t.bytes()[..n]);
+    /// Checks the shape of each argument (one per parameter; element types are checked by the
+    /// caller) against the signature and binds it to its parameter's slot, copying the buffers
+    /// the program may write or return.
+    fn bind<'a>(&mut self, args: impl Iterator<Item = Arg<'a>>) -> Result<(), RuntimeError> {
+        let program = self.program;
+        let signature = &program.signature;
+        self.seen.fill(None);
+        let mut count = 0;
+        for (i, arg) in args.enumerate() {
+            count += 1;
+            let Some(&param) = program.params.get(i) else {
+                continue;
+            };
+            match (param, arg) {
+                (Param::Scalar { slot, .. }, Arg::Scalar(v)) => self.scalars[slot as usize] = v,
+                (Param::Scalar { slot, .. }, Arg::Buffer(buf, dims)) => {
+                    signature.check_shape(i, dims, &mut self.seen)?;
+                    let n = signature.inputs[i].dtype.size_bytes();
+                    // SAFETY: an argument buffer is live memory of the caller's, only read here.
+                    let bytes = unsafe { buf.slice() };
+                    let bytes = bytes.get(..n).ok_or_else(|| {
+                        RuntimeError::Tensor(format!("input {i}: expected {n} bytes"))
+                    })?;
+                    self.scalars[slot as usize] = read_int(bytes);
                 }
-                Param::Buffer { slot, copy } => {
-                    let bytes = t.bytes();
+                (Param::Buffer { slot, copy }, Arg::Buffer(buf, dims)) => {
+                    signature.check_shape(i, dims, &mut self.seen)?;
                     let ptr = if copy {
-                        let buf = reserve(
-                            &mut self.input_copies[i],
-                            bytes.len(),
-                            &mut self.allocations,
-                        )
-                        .map_err(|e| RuntimeError::Tensor(format!("the copy of input {i}: {e}")))?;
-                        buf.as_mut_slice()[..bytes.len()].copy_from_slice(bytes);
-                        buf.as_mut_ptr()
+                        let mine =
+                            reserve(&mut self.input_copies[i], buf.bytes, &mut self.allocations)
+                                .map_err(|e| {
+                                    RuntimeError::Tensor(format!("the copy of input {i}: {e}"))
+                                })?;
+                        // SAFETY: an argument buffer is live memory of the caller's, only read
+                        // here, and never this session's own copy.
+                        mine.as_mut_slice()[..buf.bytes].copy_from_slice(unsafe { buf.slice() });
+                        mine.as_mut_ptr()
                     } else {
                         // Only read by the program (checked at compile time), never written.
-                        t.as_ptr().cast_mut()
+                        buf.ptr
                     };
                     self.bufs[slot as usize] = Buf {
                         ptr,
-                        bytes: bytes.len(),
+                        bytes: buf.bytes,
                     };
-                    let at = self.program.buf_dims_at[slot as usize] as usize;
-                    self.dims[at..at + t.shape().len()].copy_from_slice(t.shape());
+                    let at = program.buf_dims_at[slot as usize] as usize;
+                    self.dims[at..at + dims.len()].copy_from_slice(dims);
+                }
+                (Param::Buffer { .. }, Arg::Scalar(_)) => {
+                    return Err(RuntimeError::Tensor(format!(
+                        "input {i}: expected a buffer, got an integer"
+                    )))
                 }
             }
         }
-        Ok(())
+        signature.check_count(count)
     }
 
     fn exec(&mut self, instr: &Instr, loc: Location) -> Result<(), RuntimeError> {
@@ -329,6 +548,189 @@ impl<'p> Session<'p> {
                 self.bufs[*dst as usize] = src;
             }
             Instr::Launch(i) => self.launch(*i as usize, loc)?,
+            Instr::Call(i) => {
+                let i = *i as usize;
+                match &self.program.calls[i] {
+                    Call::If(call) => self.call_if(i, call, loc)?,
+                    Call::Loop(call) => self.call_loop(i, call, loc)?,
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs `loop.call_if` number `site` (`call`, at `loc`).
+    fn call_if(
+        &mut self,
+        site: usize,
+        call: &'p CallIf,
+        loc: Location,
+    ) -> Result<(), RuntimeError> {
+        const OP: &str = "loop.call_if";
+        let fail = |message: String| RuntimeError::Op {
+            location: loc,
+            message: format!("'{OP}': {message}"),
+        };
+        let taken = read_flag(self.bufs[call.cond as usize])
+            .map_err(|m| fail(format!("the condition {m}")))?;
+        let branch = usize::from(!taken);
+        let callee = &call.branches[branch];
+        let (poison, profile) = (self.poison, self.profile.is_some());
+        let program = self.program;
+        let Some(Site::If(state)) = self.sites.get_mut(site) else {
+            return Err(fail("the session does not fit the program".into()));
+        };
+        let session = state.branches[branch]
+            .get_or_insert_with(|| callee_session(&callee.program, poison, profile));
+        let (bufs, dims, scalars) = (&self.bufs, &self.dims, &self.scalars);
+        let args = call
+            .args
+            .iter()
+            .map(|&a| caller_arg(program, bufs, dims, scalars, a));
+        session.run_call((OP, &callee.name), loc, args)?;
+        for (k, result) in call.results.iter().enumerate() {
+            let bad = |m: String| fail(format!("result #{k} of '@{}': {m}", callee.name));
+            let (mut buf, out_dims) = session.output(k).ok_or_else(|| bad("missing".into()))?;
+            check_declared(&result.declared, out_dims).map_err(bad)?;
+            if result.copy {
+                let mine = reserve(&mut state.copies[k], buf.bytes, &mut self.allocations)
+                    .map_err(|e| bad(e.to_string()))?;
+                // SAFETY: the callee's output is live memory of its session or program, only
+                // read here; the copy is this site's own.
+                mine.as_mut_slice()[..buf.bytes].copy_from_slice(unsafe { buf.slice() });
+                buf.ptr = mine.as_mut_ptr();
+            }
+            let slot = result.slot as usize;
+            let at = program.buf_dims_at[slot] as usize;
+            self.dims[at..at + out_dims.len()].copy_from_slice(out_dims);
+            self.bufs[slot] = buf;
+        }
+        Ok(())
+    }
+
+    /// Runs `loop.call_loop` number `site` (`call`, at `loc`).
+    fn call_loop(
+        &mut self,
+        site: usize,
+        call: &'p CallLoop,
+        loc: Location,
+    ) -> Result<(), RuntimeError> {
+        const OP: &str = "loop.call_loop";
+        let name = call.body.name.as_str();
+        let fail = |message: String| RuntimeError::Op {
+            location: loc,
+            message: format!("'{OP}' of '@{name}': {message}"),
+        };
+        let trips = read_trip_count(self.bufs[call.max_trip as usize])
+            .map_err(|m| fail(format!("the trip count {m}")))?;
+        let mut cond = read_flag(self.bufs[call.cond as usize])
+            .map_err(|m| fail(format!("the condition {m}")))?;
+        let (poison, profile) = (self.poison, self.profile.is_some());
+        let program = self.program;
+        let n = call.carried.len();
+        let Some(Site::Loop(state)) = self.sites.get_mut(site) else {
+            return Err(fail("the session does not fit the program".into()));
+        };
+        let state = &mut **state;
+        for (k, &b) in call.carried.iter().enumerate() {
+            let (at, rank) = (
+                program.buf_dims_at[b as usize] as usize,
+                program.buf_rank[b as usize] as usize,
+            );
+            // SAFETY: a buffer of the caller's, live and only read here; never this site's own
+            // memory, which no value defined before the call can be.
+            let bytes = unsafe { self.bufs[b as usize].slice() };
+            state.carried[k]
+                .set(bytes, &self.dims[at..at + rank], &mut self.allocations)
+                .map_err(|e| fail(format!("carried value #{k}: {e}")))?;
+        }
+        for (scan, result) in state.scans.iter_mut().zip(&call.results[n..]) {
+            scan.bytes = 0;
+            // The dims of an empty scan's elements: the static ones, `?` ones 0.
+            for (d, declared) in scan.dims.iter_mut().zip(result.declared.iter().skip(1)) {
+                *d = declared.unwrap_or(0);
+            }
+            scan.reserve(&mut self.allocations)
+                .map_err(|e| fail(format!("a scan output: {e}")))?;
+        }
+        let iteration = small_buffer(&mut state.iteration, 8, &mut self.allocations)
+            .map_err(|e| fail(format!("the iteration number: {e}")))?;
+        let flag = small_buffer(&mut state.cond, 1, &mut self.allocations)
+            .map_err(|e| fail(format!("the condition: {e}")))?;
+        let mut i = 0i64;
+        while i < trips && cond {
+            iteration.copy_from_slice(&i.to_le_bytes());
+            flag[0] = 1;
+            let session = state
+                .body
+                .get_or_insert_with(|| callee_session(&call.body.program, poison, profile));
+            let fixed = [
+                Arg::Buffer(raw(iteration), &[]),
+                Arg::Buffer(raw(flag), &[]),
+            ];
+            let carried = state.carried.iter().map(|o| Arg::Buffer(o.buf(), &o.dims));
+            let (bufs, dims, scalars) = (&self.bufs, &self.dims, &self.scalars);
+            let captures = call
+                .captures
+                .iter()
+                .map(|&a| caller_arg(program, bufs, dims, scalars, a));
+            session.run_call(
+                (OP, name),
+                loc,
+                fixed.into_iter().chain(carried).chain(captures),
+            )?;
+            let out = |k: usize| {
+                session
+                    .output(k)
+                    .ok_or_else(|| fail(format!("the body returned no result #{k}")))
+            };
+            cond = read_flag(out(0)?.0)
+                .map_err(|m| fail(format!("the condition the body returned {m}")))?;
+            for (k, carried) in state.carried.iter_mut().enumerate() {
+                let (buf, dims) = out(1 + k)?;
+                // SAFETY: the body's output is live memory of its session or program, never
+                // this site's (the body copies the inputs it returns), only read here.
+                let bytes = unsafe { buf.slice() };
+                carried
+                    .set(bytes, dims, &mut self.allocations)
+                    .map_err(|e| fail(format!("carried value #{k}: {e}")))?;
+            }
+            for (s, scan) in state.scans.iter_mut().enumerate() {
+                let (buf, dims) = out(1 + n + s)?;
+                if i == 0 {
+                    scan.set_dims(dims)
+                        .map_err(|e| fail(format!("scan output #{s}: {e}")))?;
+                } else if scan.dims != dims {
+                    return Err(fail(format!(
+                        "scan output #{s}: iteration {i} returned an element of shape {dims:?}, but the earlier ones have shape {:?}",
+                        scan.dims
+                    )));
+                }
+                // SAFETY: as for the carried values.
+                let bytes = unsafe { buf.slice() };
+                scan.append(bytes, &mut self.allocations)
+                    .map_err(|e| fail(format!("scan output #{s}: {e}")))?;
+            }
+            i += 1;
+        }
+        let trips_run = usize::try_from(i).unwrap_or_default();
+        for (k, result) in call.results.iter().enumerate() {
+            let slot = result.slot as usize;
+            let at = program.buf_dims_at[slot] as usize;
+            let rank = program.buf_rank[slot] as usize;
+            let out = &mut self.dims[at..at + rank];
+            let owned = if k < n {
+                let owned = &state.carried[k];
+                out.copy_from_slice(&owned.dims);
+                owned
+            } else {
+                let owned = &state.scans[k - n];
+                out[0] = trips_run;
+                out[1..].copy_from_slice(&owned.dims);
+                owned
+            };
+            check_declared(&result.declared, out).map_err(|m| fail(format!("result #{k}: {m}")))?;
+            self.bufs[slot] = owned.buf();
         }
         Ok(())
     }
@@ -488,6 +890,180 @@ impl<'p> Session<'p> {
     }
 }
 
+/// A fresh session for a callee, with the caller's poison and profiling settings.
+fn callee_session(program: &HostProgram, poison: bool, profile: bool) -> Box<Session<'_>> {
+    let mut session = Box::new(Session::new(program));
+    session.poison = poison;
+    if profile {
+        session.set_profile(true);
+    }
+    session
+}
+
+/// The caller's `arg` (a slot of `program` in the tables `bufs`, `dims`, `scalars`) as an
+/// argument of a call.
+fn caller_arg<'a>(
+    program: &HostProgram,
+    bufs: &[Buf],
+    dims: &'a [usize],
+    scalars: &[i64],
+    arg: CallArg,
+) -> Arg<'a> {
+    match arg {
+        CallArg::Buffer(b) => {
+            let at = program.buf_dims_at[b as usize] as usize;
+            let rank = program.buf_rank[b as usize] as usize;
+            Arg::Buffer(bufs[b as usize], &dims[at..at + rank])
+        }
+        CallArg::Scalar(s) => Arg::Scalar(scalars[s as usize]),
+    }
+}
+
+/// The one `i1` element of `buf` (nonzero is true); an error ending "must hold ..." if it
+/// does not hold exactly one.
+fn read_flag(buf: Buf) -> Result<bool, String> {
+    // SAFETY: a live buffer of the session's, only read here.
+    match unsafe { buf.slice() } {
+        [b] => Ok(*b != 0),
+        bytes => Err(format!(
+            "must hold one i1 element, but holds {}",
+            bytes.len()
+        )),
+    }
+}
+
+/// The one 8-byte integer element of `buf`; an error ending "must hold ..." if it does not
+/// hold exactly one.
+fn read_trip_count(buf: Buf) -> Result<i64, String> {
+    // SAFETY: a live buffer of the session's, only read here.
+    let bytes = unsafe { buf.slice() };
+    match <[u8; 8]>::try_from(bytes) {
+        Ok(raw) => Ok(i64::from_le_bytes(raw)),
+        Err(_) => Err(format!(
+            "must hold one i64 element, but holds {} bytes",
+            bytes.len()
+        )),
+    }
+}
+
+/// Checks `dims` against the static dims of a result type.
+fn check_declared(declared: &[Option<usize>], dims: &[usize]) -> Result<(), String> {
+    let fits = declared.len() == dims.len()
+        && declared
+            .iter()
+            .zip(dims)
+            .all(|(d, &n)| d.is_none_or(|d| d == n));
+    if fits {
+        Ok(())
+    } else {
+        Err(format!(
+            "shape {dims:?} does not fit the result type's static dims"
+        ))
+    }
+}
+
+/// The first `bytes` bytes of the allocation in `slot`, allocated on first use.
+fn small_buffer<'a>(
+    slot: &'a mut Option<AlignedBytes>,
+    bytes: usize,
+    count: &mut usize,
+) -> Result<&'a mut [u8], RuntimeError> {
+    let buf = reserve(slot, bytes, count)?;
+    Ok(&mut buf.as_mut_slice()[..bytes])
+}
+
+/// `bytes` as a buffer value.
+fn raw(bytes: &mut [u8]) -> Buf {
+    Buf {
+        ptr: bytes.as_mut_ptr(),
+        bytes: bytes.len(),
+    }
+}
+
+impl Owned {
+    /// Nothing yet, for a value of rank `rank`.
+    fn new(rank: usize) -> Owned {
+        Owned {
+            mem: None,
+            bytes: 0,
+            dims: vec![0; rank],
+        }
+    }
+
+    /// The value as a buffer (null before any memory is held).
+    fn buf(&self) -> Buf {
+        Buf {
+            ptr: self
+                .mem
+                .as_ref()
+                .map_or(std::ptr::null_mut(), |m| m.as_ptr().cast_mut()),
+            bytes: self.bytes,
+        }
+    }
+
+    /// Sets `dims` (of the same rank).
+    fn set_dims(&mut self, dims: &[usize]) -> Result<(), RuntimeError> {
+        if dims.len() != self.dims.len() {
+            return Err(RuntimeError::Tensor(format!(
+                "expected rank {}, got shape {dims:?}",
+                self.dims.len()
+            )));
+        }
+        self.dims.copy_from_slice(dims);
+        Ok(())
+    }
+
+    /// Holds a copy of `src`, of dims `dims` (allocating only when it is larger than any value
+    /// held before; `src` must not be this memory).
+    fn set(&mut self, src: &[u8], dims: &[usize], count: &mut usize) -> Result<(), RuntimeError> {
+        self.set_dims(dims)?;
+        let mem = reserve(&mut self.mem, src.len(), count)?;
+        mem.as_mut_slice()[..src.len()].copy_from_slice(src);
+        self.bytes = src.len();
+        Ok(())
+    }
+
+    /// Makes sure some memory is held, so the value has a real address even when empty.
+    fn reserve(&mut self, count: &mut usize) -> Result<(), RuntimeError> {
+        reserve(&mut self.mem, 0, count).map(|_| ())
+    }
+
+    /// Appends `src` after the bytes held, growing the memory geometrically (at least
+    /// doubling, or exactly what is needed when doubling cannot be had) and keeping its bytes.
+    fn append(&mut self, src: &[u8], count: &mut usize) -> Result<(), RuntimeError> {
+        const LIMIT: usize = isize::MAX as usize - ALIGN;
+        let needed = self
+            .bytes
+            .checked_add(src.len())
+            .filter(|&n| n <= LIMIT)
+            .ok_or_else(|| {
+                RuntimeError::Tensor(format!(
+                    "{} bytes after {} are more than memory can hold",
+                    src.len(),
+                    self.bytes
+                ))
+            })?;
+        let capacity = self.mem.as_ref().map_or(0, AlignedBytes::len);
+        if self.mem.is_none() || needed > capacity {
+            let doubled = capacity.saturating_mul(2).clamp(needed, LIMIT);
+            let mut grown =
+                AlignedBytes::zeroed(doubled).or_else(|_| AlignedBytes::zeroed(needed))?;
+            if let Some(old) = &self.mem {
+                grown.as_mut_slice()[..self.bytes].copy_from_slice(&old.as_slice()[..self.bytes]);
+            }
+            self.mem = Some(grown);
+            *count += 1;
+        }
+        let mem = self
+            .mem
+            .as_mut()
+            .ok_or(RuntimeError::OutOfMemory { bytes: needed })?;
+        mem.as_mut_slice()[self.bytes..needed].copy_from_slice(src);
+        self.bytes = needed;
+        Ok(())
+    }
+}
+
 /// The allocation in `slot`, grown (fresh and zeroed) if it holds fewer than `bytes` bytes.
 fn reserve<'a>(
     slot: &'a mut Option<AlignedBytes>,
@@ -540,11 +1116,12 @@ impl<'s> Outputs<'s> {
         let buf = s.bufs[slot];
         let at = s.program.buf_dims_at[slot] as usize;
         let rank = s.program.buf_rank[slot] as usize;
-        // SAFETY: after a successful run, an output slot points into memory the session or
-        // the program owns (an allocation, a private input copy or a constant; never a
-        // caller's tensor), valid for `bytes` bytes and not written until the next run, which
-        // needs `&mut` access to the session this borrows.
-        let bytes = unsafe { std::slice::from_raw_parts(buf.ptr, buf.bytes) };
+        // SAFETY: after a successful run, an output slot points into memory the session, its
+        // call sites, its callees' sessions or the programs own (an allocation, a private
+        // input copy, a loop's memory or a constant; never a caller's tensor), valid for
+        // `bytes` bytes and not written until the next run, which needs `&mut` access to the
+        // session this borrows.
+        let bytes = unsafe { buf.slice() };
         Some(TensorView {
             dtype: s.program.outputs[i].dtype,
             shape: &s.dims[at..at + rank],
@@ -622,3 +1199,33 @@ struct SendSession<'a, 'p>(&'a mut Session<'p>);
 // SAFETY: `Session::run` moves the session to one pool thread and blocks until that thread is
 // done with it, so it is never used from two threads at once.
 unsafe impl Send for SendSession<'_, '_> {}
+
+#[cfg(test)]
+mod tests {
+    use super::Owned;
+    use crate::RuntimeError;
+
+    /// A scan output that cannot grow is an error, not an abort: sizes past the address space
+    /// are refused before allocating, and an allocation the system refuses is reported.
+    #[test]
+    fn scan_growth_that_cannot_be_had_is_an_error() {
+        let mut count = 0;
+        let mut scan = Owned::new(1);
+        scan.append(&[1, 2, 3, 4], &mut count).unwrap();
+        scan.append(&[5, 6, 7, 8], &mut count).unwrap();
+        let held = scan.mem.as_ref().map(|m| m.as_slice()[..8].to_vec());
+        assert_eq!(held.as_deref(), Some(&[1, 2, 3, 4, 5, 6, 7, 8][..]));
+        assert_eq!(scan.bytes, 8);
+
+        let mut huge = Owned::new(1);
+        huge.bytes = usize::MAX - 2;
+        let e = huge.append(&[0; 4], &mut count).unwrap_err();
+        assert!(e.to_string().contains("more than memory can hold"), "{e}");
+
+        // 2^62 bytes is a valid layout, but no system has that much address space.
+        let mut huge = Owned::new(1);
+        huge.bytes = 1 << 62;
+        let e = huge.append(&[0; 4], &mut count).unwrap_err();
+        assert!(matches!(e, RuntimeError::OutOfMemory { .. }), "{e}");
+    }
+}

@@ -9,7 +9,6 @@
 //! input determines (a reshape's inferred dim) cannot be checked before the run.
 
 use crate::error::RuntimeError;
-use crate::tensor::Tensor;
 use dlc_ir::{AttrKind, Context, Diagnostic, Op, Type, DYNAMIC};
 use dlc_loop::{DIM_SYMBOLS, SOURCE_TYPE};
 use dlc_tensor::DType;
@@ -238,64 +237,80 @@ impl Signature {
             .unwrap_or(0)
     }
 
-    /// Checks `inputs` against the signature. `seen` is scratch space of [`Self::num_symbols`]
-    /// entries: for each symbol, the (input, dim, size) that first gave it a value.
-    pub(crate) fn check(
+    /// Checks the number of inputs of a run.
+    pub(crate) fn check_count(&self, got: usize) -> Result<(), RuntimeError> {
+        if got == self.inputs.len() {
+            Ok(())
+        } else {
+            Err(RuntimeError::InputCount {
+                expected: self.inputs.len(),
+                got,
+            })
+        }
+    }
+
+    /// Checks the element type of input `index`.
+    pub(crate) fn check_dtype(&self, index: usize, dtype: DType) -> Result<(), RuntimeError> {
+        match self.inputs.get(index) {
+            Some(spec) if spec.dtype != dtype => Err(RuntimeError::InputDType {
+                index,
+                expected: spec.dtype.name(),
+                got: dtype.name(),
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    /// Checks the shape of input `index` (`shape`) against its spec and the dims of the inputs
+    /// before it. `seen` is scratch space of [`Self::num_symbols`] entries, cleared before the
+    /// first input: for each symbol, the (input, dim, size) that first gave it a value.
+    pub(crate) fn check_shape(
         &self,
-        inputs: &[&Tensor],
+        index: usize,
+        shape: &[usize],
         seen: &mut [Option<(usize, usize, usize)>],
     ) -> Result<(), RuntimeError> {
-        if inputs.len() != self.inputs.len() {
+        let Some(spec) = self.inputs.get(index) else {
             return Err(RuntimeError::InputCount {
                 expected: self.inputs.len(),
-                got: inputs.len(),
+                got: index + 1,
+            });
+        };
+        if shape.len() != spec.dims.len() {
+            return Err(RuntimeError::InputRank {
+                index,
+                name: spec.name.clone(),
+                expected: spec.dims.len(),
+                got: shape.to_vec(),
             });
         }
-        seen.fill(None);
-        for (index, (spec, t)) in self.inputs.iter().zip(inputs).enumerate() {
-            if t.dtype() != spec.dtype {
-                return Err(RuntimeError::InputDType {
-                    index,
-                    expected: spec.dtype.name(),
-                    got: t.dtype().name(),
-                });
-            }
-            if t.shape().len() != spec.dims.len() {
-                return Err(RuntimeError::InputRank {
-                    index,
-                    name: spec.name.clone(),
-                    expected: spec.dims.len(),
-                    got: t.shape().to_vec(),
-                });
-            }
-            for (dim, (&d, &got)) in spec.dims.iter().zip(t.shape()).enumerate() {
-                match d {
-                    DimSpec::Static(expected) if expected != got as u64 => {
-                        return Err(RuntimeError::InputStaticDim {
+        for (dim, (&d, &got)) in spec.dims.iter().zip(shape).enumerate() {
+            match d {
+                DimSpec::Static(expected) if expected != got as u64 => {
+                    return Err(RuntimeError::InputStaticDim {
+                        index,
+                        name: spec.name.clone(),
+                        dim,
+                        got,
+                        expected,
+                    })
+                }
+                DimSpec::Static(_) => {}
+                DimSpec::Symbol(s) => match seen.get_mut(s as usize) {
+                    Some(Some((other_index, other_dim, expected))) if *expected != got => {
+                        return Err(RuntimeError::InputDimMismatch {
                             index,
                             name: spec.name.clone(),
                             dim,
                             got,
-                            expected,
+                            other_index: *other_index,
+                            other_dim: *other_dim,
+                            expected: *expected,
                         })
                     }
-                    DimSpec::Static(_) => {}
-                    DimSpec::Symbol(s) => match seen.get_mut(s as usize) {
-                        Some(Some((other_index, other_dim, expected))) if *expected != got => {
-                            return Err(RuntimeError::InputDimMismatch {
-                                index,
-                                name: spec.name.clone(),
-                                dim,
-                                got,
-                                other_index: *other_index,
-                                other_dim: *other_dim,
-                                expected: *expected,
-                            })
-                        }
-                        Some(slot @ None) => *slot = Some((index, dim, got)),
-                        _ => {}
-                    },
-                }
+                    Some(slot @ None) => *slot = Some((index, dim, got)),
+                    _ => {}
+                },
             }
         }
         Ok(())

@@ -18,6 +18,7 @@
 //! ([`interp`]), decompositions ([`decompose`]), random program generator ([`generate`]) and
 //! Graphviz export ([`dot`]) live in their own modules.
 mod builders;
+pub mod control;
 pub mod decompose;
 pub mod dot;
 pub mod fold;

@@ -275,9 +275,18 @@ graph_ops! {
     /// its results the operands of the `graph.yield` that ends the body.
     FusionOp = "graph.fusion", Fusion, Traits::ISOLATED_FROM_ABOVE.union(Traits::SINGLE_BLOCK),
         * -> *, [], regions = 1;
-    /// Returns the results of a `graph.fusion`.
+    /// Runs one of two regions by a run-time condition (ONNX `If`): `cond` is an `i1` tensor of
+    /// one element; the `then` region runs when it is true, the `else` region otherwise, and
+    /// the results are what the region that ran yields (see [`crate::control`]).
+    IfOp = "graph.if", If, PURE, [cond] -> *, [], regions = 2;
+    /// A loop with carried values and stacked per-iteration outputs (ONNX `Loop`): operands
+    /// `max_trip` (`i64`), `cond` (`i1`) and the carried values' initial values; results the
+    /// final carried values, then one stacked *scan output* per further yielded value (see
+    /// [`crate::control`]).
+    LoopOp = "graph.loop", Loop, PURE.union(Traits::SINGLE_BLOCK), * -> *, [], regions = 1;
+    /// Returns the results of a `graph.fusion`, `graph.if` or `graph.loop` region.
     YieldOp = "graph.yield", Yield, Traits::TERMINATOR.union(Traits::RETURN_LIKE).union(PURE),
-        * -> [], [], parents = &[FusionOp::NAME];
+        * -> [], [], parents = &[FusionOp::NAME, IfOp::NAME, LoopOp::NAME];
 }
 
 /// The dtypes an op accepts on its tensor operands.
@@ -344,6 +353,10 @@ pub enum Family {
     /// `graph.rnn`: several results, each inferred by `recurrence::infer_rnn`.
     Rnn,
     Fusion,
+    /// `graph.if`: two regions, results yielded by the one that runs.
+    If,
+    /// `graph.loop`: a body region run while the trip count and condition allow.
+    Loop,
     Yield,
 }
 

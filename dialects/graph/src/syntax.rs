@@ -14,9 +14,11 @@
 //!   ...
 //!   graph.yield %p, %q : tensor<4xf32>, tensor<4xf32>
 //! }
+//! %s = graph.if %c : tensor<i1> -> tensor<4xf32> { ... } else { ... }
 //! ```
 //!
-//! Every op but those five uses one form: operands, the attribute dictionary, then `: T` when
+//! `graph.loop` is written as `graph.fusion` is (its body sees the values around it);
+//! `crate::control` has both control-flow ops. Every op but those seven uses one form: operands, the attribute dictionary, then `: T` when
 //! every operand and the result have type `T` (for `graph.cmp`: the operands have type `T` and the
 //! result is `T` with `i1` elements), else `: operand types -> result type`.
 
@@ -36,7 +38,9 @@ fn parse_family(p: &mut Parser<'_>, spec: &mut OpSpec, fam: Family) -> PResult<(
     match fam {
         Family::Constant => parse_constant(p, spec),
         Family::Dim => parse_dim(p, spec),
-        Family::Fusion => parse_fusion(p, spec),
+        Family::Fusion => parse_fusion(p, spec, true),
+        Family::Loop => parse_fusion(p, spec, false),
+        Family::If => parse_if(p, spec),
         Family::Rnn => parse_multi(p, spec),
         Family::Yield => parse_yield(p, spec),
         Family::Cmp => {
@@ -141,8 +145,9 @@ fn parse_dim(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
     Ok(())
 }
 
-/// `graph.fusion (%a, %b) {attrs} : (A, B) -> (R, S) { body }`.
-fn parse_fusion(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
+/// `graph.fusion (%a, %b) {attrs} : (A, B) -> (R, S) { body }`, and `graph.loop` in the same
+/// form with a body that is not `isolated` from the values around it.
+fn parse_fusion(p: &mut Parser<'_>, spec: &mut OpSpec, isolated: bool) -> PResult<()> {
     let mut operands = Vec::new();
     p.parse_delimited(Tok::LParen, Tok::RParen, ")", |p| {
         operands.push(p.parse_operand()?);
@@ -158,8 +163,40 @@ fn parse_fusion(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
     let (inputs, results) = (inputs.to_vec(), results.to_vec());
     resolve(p, spec, &operands, &inputs, loc)?;
     spec.result_types.extend(results);
-    let region = p.parse_region(&[], true)?;
+    let region = p.parse_region(&[], isolated)?;
     spec.regions.push(region);
+    Ok(())
+}
+
+/// `graph.if %c {attrs} : C -> R { then } else { else }`, or `-> (R, S)` for several
+/// results (`-> ()` for none).
+fn parse_if(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
+    let cond = p.parse_operand()?;
+    p.parse_optional_attr_dict(&mut spec.attrs)?;
+    let ty = p.parse_colon_type()?;
+    let v = p.resolve_operand(&cond, ty)?;
+    spec.operands.push(v);
+    p.expect(Tok::Arrow, "'->'")?;
+    if p.consume(Tok::LParen) {
+        if !p.consume(Tok::RParen) {
+            let types = p.parse_type_list()?;
+            spec.result_types.extend(types);
+            p.expect(Tok::RParen, "')'")?;
+        }
+    } else {
+        let ty = p.parse_type()?;
+        spec.result_types.push(ty);
+    }
+    spec.regions.push(p.parse_region(&[], false)?);
+    let loc = p.current_loc();
+    if p.peek() != Tok::BareIdent || p.peek_text() != "else" {
+        return Err(Diagnostic::error(
+            loc,
+            "expected 'else' and the else region",
+        ));
+    }
+    p.parse_keyword("'else'")?;
+    spec.regions.push(p.parse_region(&[], false)?);
     Ok(())
 }
 
@@ -239,7 +276,28 @@ fn print_family(p: &mut Printer<'_>, op: Op, fam: Family) {
             p.write(" -> ");
             p.print_type_list(&result_types);
         }
-        Family::Fusion => {
+        Family::If => {
+            p.write(" ");
+            p.print_operands(operands);
+            p.print_optional_attr_dict(op, &[]);
+            p.write(" : ");
+            p.print_type_list(&operand_types);
+            p.write(" -> ");
+            let single =
+                result_types.len() == 1 && ctx.function_signature(result_types[0]).is_none();
+            if single {
+                p.print_type(result_types[0]);
+            } else {
+                p.write("(");
+                p.print_type_list(&result_types);
+                p.write(")");
+            }
+            for (i, &r) in ctx.regions(op).iter().enumerate() {
+                p.write(if i == 0 { " " } else { " else " });
+                p.print_region(r, false);
+            }
+        }
+        Family::Fusion | Family::Loop => {
             p.write(" (");
             p.print_operands(operands);
             p.write(")");

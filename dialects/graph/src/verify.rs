@@ -842,7 +842,9 @@ fn infer_family(
         )),
         Family::Dim => Err("'graph.dim' returns an index, not a tensor".to_string()),
         Family::Rnn => crate::recurrence::infer_rnn(ctx, operands, attrs).map(|mut r| r.remove(0)),
-        Family::Fusion | Family::Yield => Err(format!("'{name}' has no single inferred result")),
+        Family::Fusion | Family::If | Family::Loop | Family::Yield => {
+            Err(format!("'{name}' has no single inferred result"))
+        }
     }
 }
 
@@ -1276,6 +1278,8 @@ fn verify_family(ctx: &Context, op: Op, fam: Family) -> Result<(), Diagnostic> {
     let err = |m: String| op_error(ctx, op, m);
     match fam {
         Family::Fusion => return verify_fusion(ctx, op),
+        Family::If => return crate::control::verify_if(ctx, op),
+        Family::Loop => return crate::control::verify_loop(ctx, op),
         Family::Yield => return Ok(()),
         Family::Dim => return verify_dim(ctx, op).map_err(err),
         Family::Rnn => return crate::recurrence::verify_rnn(ctx, op).map_err(err),

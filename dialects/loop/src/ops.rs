@@ -1,5 +1,5 @@
 //! The loop ops — kernel ops and the host ops `loop.dim`, `loop.launch`, `loop.constant`,
-//! `loop.view` — their definitions, typed accessors, the enums their attributes encode
+//! `loop.view`, `loop.reshape`, `loop.call_if` and `loop.call_loop` — their definitions, typed accessors, the enums their attributes encode
 //! ([`LoopKind`], [`IterKind`], [`ReduceMethod`], [`ReduceKind`], [`Dim`]) and builders.
 
 use crate::interfaces::{
@@ -320,6 +320,38 @@ dlc_ir::define_op! {
     print = syntax::print_reshape;
 }
 
+dlc_ir::define_op! {
+    /// Calls one of two host functions, chosen at run time by the one `i1` element of a global
+    /// buffer (`cond`, then the arguments): `then_callee` when it is nonzero, else
+    /// `else_callee`; the results are the callee's. The outlined branches of a graph `If`.
+    pub struct CallIfOp = "loop.call_if";
+    traits = Traits::empty();
+    operands = *;
+    results = *;
+    attributes = [then_callee_attr = "then_callee", else_callee_attr = "else_callee"];
+    verify = verify::verify_call_if;
+    verify_symbols = verify::verify_call_if_symbols;
+    parse = syntax::parse_call_if;
+    print = syntax::print_call_if;
+}
+
+dlc_ir::define_op! {
+    /// Calls a host function as the body of an ONNX `Loop` (operands: the trip count, the
+    /// condition, `num_carried` loop-carried values, then captures): the body runs while the
+    /// iteration number is below the trip count and the condition holds, and returns the next
+    /// condition, the next carried values and one scan element per extra result. The op's
+    /// results are the final carried values, then each scan output stacked on a new leading axis.
+    pub struct CallLoopOp = "loop.call_loop";
+    traits = Traits::empty();
+    operands = *;
+    results = *;
+    attributes = [callee_attr = "callee", num_carried_attr = "num_carried"];
+    verify = verify::verify_call_loop;
+    verify_symbols = verify::verify_call_loop_symbols;
+    parse = syntax::parse_call_loop;
+    print = syntax::print_call_loop;
+}
+
 dlc_ir::op_set! {
     /// Every op of the loop dialect: `LoopOps::of(ctx, op)` to dispatch on the kind of a
     /// loop op without comparing names, `LoopOps::defs()` for the dialect.
@@ -348,6 +380,8 @@ dlc_ir::op_set! {
         ConstantOp,
         ViewOp,
         ReshapeOp,
+        CallIfOp,
+        CallLoopOp,
     }
 }
 
@@ -958,6 +992,72 @@ impl ReshapeOp {
     }
 }
 
+/// The name a symbol reference attribute holds.
+fn symbol_str(ctx: &Context, a: Option<Attribute>) -> Option<&str> {
+    Some(ctx.ident_str(ctx.attr_as_symbol(a?)?))
+}
+
+impl CallIfOp {
+    /// The condition: a global `i1` buffer of one element (the first operand, which a
+    /// verified op has).
+    pub fn cond(self, ctx: &Context) -> Value {
+        ctx.operand(self.0, 0)
+    }
+
+    /// The arguments passed to the callee, in order.
+    pub fn args(self, ctx: &Context) -> &[Value] {
+        ctx.operands(self.0).get(1..).unwrap_or(&[])
+    }
+
+    /// The host function called when the condition holds.
+    pub fn then_callee(self, ctx: &Context) -> Option<&str> {
+        symbol_str(ctx, self.then_callee_attr(ctx))
+    }
+
+    /// The host function called when it does not.
+    pub fn else_callee(self, ctx: &Context) -> Option<&str> {
+        symbol_str(ctx, self.else_callee_attr(ctx))
+    }
+}
+
+impl CallLoopOp {
+    /// The trip count: a global `i64` buffer of one element (operand 0, which a verified op
+    /// has).
+    pub fn max_trip(self, ctx: &Context) -> Value {
+        ctx.operand(self.0, 0)
+    }
+
+    /// The initial condition: a global `i1` buffer of one element (operand 1).
+    pub fn cond(self, ctx: &Context) -> Value {
+        ctx.operand(self.0, 1)
+    }
+
+    /// How many loop-carried values the op has: its `num_carried` attribute, if that is an
+    /// integer from 0 to the number of operands after the trip count and condition.
+    pub fn num_carried(self, ctx: &Context) -> Option<usize> {
+        let n = usize::try_from(ctx.attr_as_int(self.num_carried_attr(ctx)?)?).ok()?;
+        (n <= ctx.operands(self.0).len().checked_sub(2)?).then_some(n)
+    }
+
+    /// The initial values of the loop-carried values (empty when [`CallLoopOp::num_carried`]
+    /// is `None`, which the verifier rejects).
+    pub fn carried(self, ctx: &Context) -> &[Value] {
+        let n = self.num_carried(ctx).unwrap_or(0);
+        ctx.operands(self.0).get(2..2 + n).unwrap_or(&[])
+    }
+
+    /// The values every iteration of the body reads unchanged, after the carried ones.
+    pub fn captures(self, ctx: &Context) -> &[Value] {
+        let n = self.num_carried(ctx).unwrap_or(0);
+        ctx.operands(self.0).get(2 + n..).unwrap_or(&[])
+    }
+
+    /// The host function run as the loop body.
+    pub fn callee(self, ctx: &Context) -> Option<&str> {
+        symbol_str(ctx, self.callee_attr(ctx))
+    }
+}
+
 /// The `loop.kernel` attribute that lists the kernel's index preconditions, as
 /// `array<i64: i, d, a, ...>`: triples saying that argument `i`, an integer buffer, holds
 /// indices into axis `a` of buffer argument `d`, each in `[-n, n)` for that axis' size `n`
@@ -1355,6 +1455,57 @@ pub fn build_reshape(
         .results(&[ty]);
     let op = ctx.build(at, spec);
     ctx.result(op, 0)
+}
+
+/// Builds `loop.call_if %cond then @then_fn else @else_fn (args)` with results of
+/// `result_types`; returns the op.
+#[allow(clippy::too_many_arguments)]
+pub fn build_call_if(
+    ctx: &mut Context,
+    at: InsertPoint,
+    cond: Value,
+    args: &[Value],
+    then_fn: &str,
+    else_fn: &str,
+    result_types: &[Type],
+    loc: Location,
+) -> Op {
+    let then_ref = ctx.symbol_ref_attr(then_fn);
+    let else_ref = ctx.symbol_ref_attr(else_fn);
+    let spec = OpSpec::new(ctx, "loop.call_if", loc)
+        .operands(&[cond])
+        .operands(args)
+        .attr(ctx, "then_callee", then_ref)
+        .attr(ctx, "else_callee", else_ref)
+        .results(result_types);
+    ctx.build(at, spec)
+}
+
+/// Builds `loop.call_loop @body (max_trip, cond, carried...) captures (captures...)` with
+/// results of `result_types` (the carried types, then one stacked type per scan output);
+/// returns the op.
+#[allow(clippy::too_many_arguments)]
+pub fn build_call_loop(
+    ctx: &mut Context,
+    at: InsertPoint,
+    max_trip: Value,
+    cond: Value,
+    carried: &[Value],
+    captures: &[Value],
+    body: &str,
+    result_types: &[Type],
+    loc: Location,
+) -> Op {
+    let callee = ctx.symbol_ref_attr(body);
+    let num_carried = ctx.integer_attr(carried.len() as i128, Type::I64);
+    let spec = OpSpec::new(ctx, "loop.call_loop", loc)
+        .operands(&[max_trip, cond])
+        .operands(carried)
+        .operands(captures)
+        .attr(ctx, "callee", callee)
+        .attr(ctx, "num_carried", num_carried)
+        .results(result_types);
+    ctx.build(at, spec)
 }
 
 #[cfg(test)]

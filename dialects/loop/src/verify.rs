@@ -2,18 +2,23 @@
 //! element types, memory spaces stay where they belong (shared buffers only in GPU-bound
 //! kernels, shared/local buffers never escape), loop kinds are well formed and each GPU binding
 //! appears at most once per loop nest, schedule blocks agree on their iter vars, and barriers
-//! only appear in GPU kernels. Host ops (`loop.launch`, `loop.constant`, `loop.view`) stay out
-//! of kernels, and a launch matches its kernel's signature (checked with the symbol tables) and
-//! passes no buffer twice, or two overlapping views, where a kernel argument is `loop.noalias`.
+//! only appear in GPU kernels. Host ops (`loop.launch`, `loop.constant`, `loop.view`,
+//! `loop.reshape`, `loop.call_if`, `loop.call_loop`) stay out of kernels; a launch matches its
+//! kernel's signature (checked with the symbol tables) and passes no buffer twice, or two
+//! overlapping views, where a kernel argument is `loop.noalias`; and the host calls match the
+//! signatures of the host functions they call.
 
 use crate::analysis::loops::loop_kind;
 use crate::ops::{
-    launch_dims, ForOp, IterKind, KernelOp, LoopKind, ReduceKind, ReduceMethod, ScheduleBlockOp,
-    VStoreOp,
+    launch_dims, CallLoopOp, ForOp, IterKind, KernelOp, LoopKind, ReduceKind, ReduceMethod,
+    ScheduleBlockOp, VStoreOp,
 };
 use crate::syntax::string_array;
 use crate::types::{buffer_parts, MemorySpace};
-use dlc_ir::{op_error, AttrKind, Context, Diagnostic, Op, Printer, Traits, Type, TypeKind, Value};
+use dlc_ir::symbol::SymbolTables;
+use dlc_ir::{
+    op_error, AttrKind, Context, Diagnostic, Ident, Op, Printer, Traits, Type, TypeKind, Value,
+};
 
 type VResult = Result<(), Diagnostic>;
 
@@ -1101,4 +1106,398 @@ fn check_dynamic_sizes(ctx: &Context, op: Op, dims: &[i64], sizes: &[Value]) -> 
         ));
     }
     check_index_operands(ctx, op, sizes, "size operand")
+}
+
+// ---------------------------------------------------------------------------------------------
+// Host calls: loop.call_if, loop.call_loop (host functions only)
+
+/// The symbol attribute `key` of `op`, or an error saying it is required.
+fn callee_symbol(ctx: &Context, op: Op, key: &str) -> Result<Ident, Diagnostic> {
+    ctx.attr(op, key)
+        .and_then(|a| ctx.attr_as_symbol(a))
+        .ok_or_else(|| {
+            op_error(
+                ctx,
+                op,
+                format!("requires a '{key}' symbol reference attribute"),
+            )
+        })
+}
+
+/// Whether `ty` is a global buffer of `elem` holding one element: every dim a static 1 (rank 0
+/// included), or with `rank0`, no dim at all.
+fn is_one_element(ctx: &Context, ty: Type, elem: Type, rank0: bool) -> bool {
+    matches!(
+        buffer_parts(ctx, ty),
+        Some((dims, e, MemorySpace::Global))
+            if e == elem && dims.iter().all(|&d| d == 1) && (!rank0 || dims.is_empty())
+    )
+}
+
+/// Checks that operand `i` of `op`, its `what`, is a one-element global buffer of `elem`.
+fn check_one_element(ctx: &Context, op: Op, i: usize, what: &str, elem: Type) -> VResult {
+    let Some(&v) = ctx.operands(op).get(i) else {
+        return Err(op_error(ctx, op, format!("expects a {what} operand")));
+    };
+    let ty = ctx.value_type(v);
+    if !is_one_element(ctx, ty, elem, false) {
+        return Err(op_error(
+            ctx,
+            op,
+            format!(
+                "{what} must be a global buffer of one {} element (every dim 1), found '{}'",
+                type_str(ctx, elem),
+                type_str(ctx, ty)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The signature of the `func.func` that `callee` names as seen from `op`; `role` says which
+/// callee it is in the error.
+fn callee_signature(
+    ctx: &Context,
+    op: Op,
+    tables: &mut SymbolTables,
+    callee: Ident,
+    role: &str,
+) -> Result<(Vec<Type>, Vec<Type>), Diagnostic> {
+    tables
+        .resolve(ctx, op, callee)
+        .and_then(|f| ctx.view::<dlc_func::FuncOp>(f))
+        .and_then(|f| f.signature(ctx))
+        .ok_or_else(|| {
+            op_error(
+                ctx,
+                op,
+                format!(
+                    "{role} '{}' does not reference a 'func.func'",
+                    ctx.ident_str(callee)
+                ),
+            )
+        })
+}
+
+/// `loop.call_if`: a host op with both callees and a one-element `i1` condition.
+pub(crate) fn verify_call_if(ctx: &Context, op: Op) -> VResult {
+    check_host_only(ctx, op)?;
+    callee_symbol(ctx, op, "then_callee")?;
+    callee_symbol(ctx, op, "else_callee")?;
+    check_one_element(ctx, op, 0, "condition", Type::I1)
+}
+
+/// Both callees of a `loop.call_if` are `func.func`s taking the types of its arguments and
+/// returning the types of its results, up to `?` dims ([`compatible`]).
+pub(crate) fn verify_call_if_symbols(ctx: &Context, op: Op, tables: &mut SymbolTables) -> VResult {
+    let args: Vec<Type> = ctx
+        .operands(op)
+        .iter()
+        .skip(1)
+        .map(|&v| ctx.value_type(v))
+        .collect();
+    let results = ctx.result_types(op);
+    for (key, role) in [
+        ("then_callee", "then callee"),
+        ("else_callee", "else callee"),
+    ] {
+        let callee = callee_symbol(ctx, op, key)?;
+        let name = ctx.ident_str(callee);
+        let (inputs, outputs) = callee_signature(ctx, op, tables, callee, role)?;
+        if inputs.len() != args.len() {
+            return Err(op_error(
+                ctx,
+                op,
+                format!(
+                    "passes {} arguments but {role} '{name}' takes {}",
+                    args.len(),
+                    inputs.len()
+                ),
+            ));
+        }
+        for (i, (&a, &p)) in args.iter().zip(&inputs).enumerate() {
+            if !compatible(ctx, a, p) {
+                return Err(op_error(
+                    ctx,
+                    op,
+                    format!(
+                        "argument #{i} of type '{}' does not fit parameter #{i} of {role} '{name}' ('{}')",
+                        type_str(ctx, a),
+                        type_str(ctx, p)
+                    ),
+                ));
+            }
+        }
+        if outputs.len() != results.len() {
+            return Err(op_error(
+                ctx,
+                op,
+                format!(
+                    "has {} results but {role} '{name}' returns {}",
+                    results.len(),
+                    outputs.len()
+                ),
+            ));
+        }
+        for (i, (&r, &o)) in results.iter().zip(&outputs).enumerate() {
+            if !compatible(ctx, r, o) {
+                return Err(op_error(
+                    ctx,
+                    op,
+                    format!(
+                        "result #{i} of type '{}' does not fit result #{i} of {role} '{name}' ('{}')",
+                        type_str(ctx, r),
+                        type_str(ctx, o)
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `loop.call_loop`: a host op with a callee, a one-element `i64` trip count and `i1`
+/// condition, a `num_carried` in range, a result of the same type for each carried value, and
+/// a global buffer of rank one or more for each scan output.
+pub(crate) fn verify_call_loop(ctx: &Context, op: Op) -> VResult {
+    check_host_only(ctx, op)?;
+    callee_symbol(ctx, op, "callee")?;
+    let operands = ctx.operands(op);
+    if operands.len() < 2 {
+        return Err(op_error(
+            ctx,
+            op,
+            "expects a trip count and a condition operand",
+        ));
+    }
+    let Some(n) = CallLoopOp(op)
+        .num_carried_attr(ctx)
+        .and_then(|a| ctx.attr_as_int(a))
+    else {
+        return Err(op_error(
+            ctx,
+            op,
+            "requires an integer attribute 'num_carried'",
+        ));
+    };
+    let after = operands.len() - 2;
+    let Some(n) = usize::try_from(n).ok().filter(|&n| n <= after) else {
+        return Err(op_error(
+            ctx,
+            op,
+            format!(
+                "num_carried {n} is out of range: the op has {after} operands after the trip count and condition"
+            ),
+        ));
+    };
+    check_one_element(ctx, op, 0, "trip count", Type::I64)?;
+    check_one_element(ctx, op, 1, "condition", Type::I1)?;
+    let results = ctx.result_types(op);
+    if results.len() < n {
+        return Err(op_error(
+            ctx,
+            op,
+            format!(
+                "has {} results but {n} carried values, each of which is a result",
+                results.len()
+            ),
+        ));
+    }
+    for (k, (&r, &v)) in results.iter().zip(&operands[2..2 + n]).enumerate() {
+        let t = ctx.value_type(v);
+        if !compatible(ctx, r, t) {
+            return Err(op_error(
+                ctx,
+                op,
+                format!(
+                    "result #{k} of type '{}' does not fit the type '{}' of carried value #{k}",
+                    type_str(ctx, r),
+                    type_str(ctx, t)
+                ),
+            ));
+        }
+    }
+    for (k, &r) in results[n..].iter().enumerate() {
+        let ok = matches!(buffer_parts(ctx, r), Some((dims, _, MemorySpace::Global)) if !dims.is_empty());
+        if !ok {
+            return Err(op_error(
+                ctx,
+                op,
+                format!(
+                    "scan output #{k} (result #{}) must be a global buffer of rank 1 or more, found '{}'",
+                    n + k,
+                    type_str(ctx, r)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The body of a `loop.call_loop` is a `func.func` of signature `(iteration: i64 buffer,
+/// condition: i1 buffer, carried..., captures...) -> (condition: i1 buffer, carried...,
+/// scan elements...)`, the two buffers of rank 0, the carried and captured types the
+/// op's, and each scan output of the op a stack of its scan element (see [`stacks`]).
+pub(crate) fn verify_call_loop_symbols(
+    ctx: &Context,
+    op: Op,
+    tables: &mut SymbolTables,
+) -> VResult {
+    let callee = callee_symbol(ctx, op, "callee")?;
+    let name = ctx.ident_str(callee);
+    let (inputs, outputs) = callee_signature(ctx, op, tables, callee, "loop body")?;
+    let call = CallLoopOp(op);
+    // Checked by `verify_call_loop`, which runs first.
+    let Some(n) = call.num_carried(ctx) else {
+        return Ok(());
+    };
+    let carried: Vec<Type> = call
+        .carried(ctx)
+        .iter()
+        .map(|&v| ctx.value_type(v))
+        .collect();
+    let captures: Vec<Type> = call
+        .captures(ctx)
+        .iter()
+        .map(|&v| ctx.value_type(v))
+        .collect();
+    if inputs.len() != 2 + n + captures.len() {
+        return Err(op_error(
+            ctx,
+            op,
+            format!(
+                "loop body '{name}' takes {} arguments but the op passes {} (the iteration number, the condition, {n} carried and {} captured values)",
+                inputs.len(),
+                2 + n + captures.len(),
+                captures.len()
+            ),
+        ));
+    }
+    let roles = [
+        (Type::I64, "parameter #0 (the iteration number)"),
+        (Type::I1, "parameter #1 (the condition)"),
+    ];
+    for (&ty, (elem, role)) in inputs.iter().zip(roles) {
+        if !is_one_element(ctx, ty, elem, true) {
+            return Err(op_error(
+                ctx,
+                op,
+                format!(
+                    "{role} of loop body '{name}' must be '!loop.buffer<{}, global>', found '{}'",
+                    type_str(ctx, elem),
+                    type_str(ctx, ty)
+                ),
+            ));
+        }
+    }
+    let passed = carried
+        .iter()
+        .map(|t| (t, "carried"))
+        .chain(captures.iter().map(|t| (t, "captured")));
+    for (i, ((&t, what), &p)) in passed.zip(&inputs[2..]).enumerate() {
+        if !compatible(ctx, t, p) {
+            let k = if i < n { i } else { i - n };
+            return Err(op_error(
+                ctx,
+                op,
+                format!(
+                    "{what} value #{k} of type '{}' does not fit parameter #{} of loop body '{name}' ('{}')",
+                    type_str(ctx, t),
+                    i + 2,
+                    type_str(ctx, p)
+                ),
+            ));
+        }
+    }
+    let results = ctx.result_types(op);
+    if outputs.len() != 1 + results.len() {
+        return Err(op_error(
+            ctx,
+            op,
+            format!(
+                "loop body '{name}' returns {} results but must return {}: the next condition, then one value per result of the op",
+                outputs.len(),
+                1 + results.len()
+            ),
+        ));
+    }
+    if !is_one_element(ctx, outputs[0], Type::I1, true) {
+        return Err(op_error(
+            ctx,
+            op,
+            format!(
+                "result #0 (the next condition) of loop body '{name}' must be '!loop.buffer<i1, global>', found '{}'",
+                type_str(ctx, outputs[0])
+            ),
+        ));
+    }
+    for (k, (&t, &o)) in carried.iter().zip(&outputs[1..]).enumerate() {
+        if !compatible(ctx, t, o) {
+            return Err(op_error(
+                ctx,
+                op,
+                format!(
+                    "result #{} of loop body '{name}' ('{}') does not fit the type '{}' of carried value #{k}",
+                    k + 1,
+                    type_str(ctx, o),
+                    type_str(ctx, t)
+                ),
+            ));
+        }
+    }
+    for (k, (&stacked, &elem)) in results[n..].iter().zip(&outputs[1 + n..]).enumerate() {
+        if !stacks(ctx, stacked, elem) {
+            return Err(op_error(
+                ctx,
+                op,
+                format!(
+                    "scan output #{k} (result #{}) of type '{}' is not a stack of result #{} of loop body '{name}' ('{}'): it must be a global buffer of that element type with one more leading dim, the other dims equal (or '?' on either side)",
+                    n + k,
+                    type_str(ctx, stacked),
+                    1 + n + k,
+                    type_str(ctx, elem)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Whether a buffer of type `a` may stand where type `b` is declared across a call: the same
+/// element type, memory space and rank, and equal dims where both are static (a `?` on either
+/// side is checked at run time, as a launch's `?` operand for a static kernel dim is). Other
+/// types must be equal.
+fn compatible(ctx: &Context, a: Type, b: Type) -> bool {
+    match (buffer_parts(ctx, a), buffer_parts(ctx, b)) {
+        (Some((a_dims, a_elem, a_space)), Some((b_dims, b_elem, b_space))) => {
+            a_elem == b_elem
+                && a_space == b_space
+                && a_dims.len() == b_dims.len()
+                && a_dims
+                    .iter()
+                    .zip(&b_dims)
+                    .all(|(&x, &y)| x == y || x == dlc_ir::DYNAMIC || y == dlc_ir::DYNAMIC)
+        }
+        _ => a == b,
+    }
+}
+
+/// Whether the global buffer type `stacked` can hold buffers of type `elem` stacked along a
+/// new leading axis: the same element type, one more dim, and the trailing dims equal to
+/// `elem`'s where both are static.
+fn stacks(ctx: &Context, stacked: Type, elem: Type) -> bool {
+    match (buffer_parts(ctx, stacked), buffer_parts(ctx, elem)) {
+        (
+            Some((s_dims, s_elem, MemorySpace::Global)),
+            Some((e_dims, e_elem, MemorySpace::Global)),
+        ) => {
+            s_elem == e_elem
+                && s_dims.len() == e_dims.len() + 1
+                && s_dims[1..]
+                    .iter()
+                    .zip(&e_dims)
+                    .all(|(&s, &e)| s == e || s == dlc_ir::DYNAMIC || e == dlc_ir::DYNAMIC)
+        }
+        _ => false,
+    }
 }

@@ -199,7 +199,7 @@ use super::sink_reshapes::sink_reshapes;
 use dlc_func::FuncOp;
 use dlc_graph::decompose::direct_conv;
 use dlc_graph::shapes::{DimExpr, SymbolicShapes};
-use dlc_graph::{family, tensor_parts, Family};
+use dlc_graph::{family, tensor_parts, Family, GraphOps};
 use dlc_ir::pass::{
     Analysis, Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun,
 };
@@ -299,15 +299,32 @@ struct Fuse {
     max_group_size: usize,
 }
 
+/// The blocks of `region` and, inside them, of every `graph.if` and `graph.loop` region (whose
+/// ops fuse among themselves like a function's), in program order.
+fn control_blocks(ctx: &Context, region: dlc_ir::Region, out: &mut Vec<Block>) {
+    for &block in ctx.blocks(region) {
+        out.push(block);
+        for op in ctx.block_ops(block) {
+            if matches!(
+                GraphOps::of(ctx, op),
+                Some(GraphOps::IfOp(_) | GraphOps::LoopOp(_))
+            ) {
+                for &r in ctx.regions(op) {
+                    control_blocks(ctx, r, out);
+                }
+            }
+        }
+    }
+}
+
 impl Pass for Fuse {
     fn run(&self, ctx: &mut Context, run: &mut PassRun<'_>) -> Result<(), Diagnostic> {
         let func = run.op();
         let mut stats = Stats::default();
-        let blocks: Vec<Block> = ctx
-            .regions(func)
-            .iter()
-            .flat_map(|r| ctx.blocks(*r).to_vec())
-            .collect();
+        let mut blocks = Vec::new();
+        for &r in ctx.regions(func) {
+            control_blocks(ctx, r, &mut blocks);
+        }
         for block in blocks {
             if self.sink_reshapes {
                 stats.sunk += sink_reshapes(ctx, block);

@@ -215,8 +215,14 @@ fn run(cli: Cli) -> Result<bool> {
     let cache = c.cache.as_ref().map_or(String::new(), |s| {
         format!("; cache: {} hits, {} misses", s.hits, s.misses)
     });
+    // Launches of the entry function; its calls (`If`, `Loop`) launch more at run time.
+    let calls = model.program().callee_names().count();
+    let calls = match calls {
+        0 => String::new(),
+        n => format!(" and calls of {n} host functions"),
+    };
     out!(
-        "{name}: {} kernels ({} launches), compiled in {} (parse {}, passes {}{}, {backend}{cache})",
+        "{name}: {} kernels ({} launches{calls}), compiled in {} (parse {}, passes {}{}, {backend}{cache})",
         model.num_kernels(),
         model.program().num_launches(),
         ms(t.total()),

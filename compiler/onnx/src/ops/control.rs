@@ -1,31 +1,56 @@
-//! Control flow: `If`, `Loop` and `Scan`, imported inline into the one graph function.
+//! Control flow: `If`, `Loop` and `Scan`.
 //!
 //! - **If** whose condition is a constant (a shape test, as exporters and ONNX function bodies
-//!   write them) imports only the branch taken. A condition known only at run time imports
-//!   both branches and picks each output with `graph.select` (if-conversion), which needs the
-//!   branches' outputs to have the same type; both branches then run, so a branch that would
-//!   fail at run time (an integer division by zero) fails the model even when not taken.
-//! - **Loop** and **Scan** are unrolled: the body is imported once per iteration with that
-//!   iteration's values bound to its inputs, loop-carried values threaded through, and scan
-//!   outputs stacked. The trip count must be known at import time: `Loop`'s `M` and `cond` must
-//!   be constants (or fold to them) and each iteration's `cond` output must fold; `Scan`'s
-//!   sequence axis must be static. Iterations are bounded by [`MAX_TRIPS`] and all subgraphs
-//!   together by the importer's node budget, so a 2^40-step loop is an error, not a hang.
+//!   write them) imports only the branch taken. A condition known only at run time becomes
+//!   `graph.if`, each branch imported into its region: only the branch taken runs. The
+//!   branches must give their outputs in one element type and rank; where their sizes differ
+//!   the result dim is `?`.
+//! - **Loop** with a constant trip count of at most [`UNROLL_TRIPS`] iterations (and at most
+//!   [`UNROLL_NODES`] nodes in all), whose `cond` is a constant and whose body computes its
+//!   next `cond` from constants and the iteration number only, is unrolled: the body is
+//!   imported once per iteration, carried values threaded through and scan outputs stacked, so
+//!   the iterations fuse like any other ops. Every other Loop becomes `graph.loop`, its body
+//!   imported once into its region: the trip count and condition are then read at run time.
+//!   A carried value whose size changes between iterations gets a `?` dim. A body that needs
+//!   its iteration number at import (a Slice by it) is unrolled after all when the trip count
+//!   is known, up to [`MAX_TRIPS`] iterations.
+//! - **Scan** over a static sequence axis is unrolled under the same bounds, or becomes a
+//!   `graph.loop` over the sequence (each iteration gathers its slice of every scan input;
+//!   reversed and non-leading scan outputs are flipped and transposed after it). A `?`
+//!   sequence axis is refused.
+//!
+//! Unrolled iterations and subgraphs together are bounded by the importer's node budget, so a
+//! model cannot make the IR grow without bound; a `graph.loop`'s trip count costs nothing at
+//! import.
 //!
 //! Subgraphs see the enclosing graphs' values (captured outer values) by name, as ONNX scopes
 //! them; their own names end with them.
 
 use super::{dtype, Handler};
-use crate::importer::{NodeCx, NodeResult};
+use crate::importer::{NodeCx, NodeError, NodeResult};
 use crate::proto::{type_proto, GraphProto, ValueInfoProto};
 use crate::tensor::element_type;
-use dlc_ir::Value;
+use dlc_graph::control::{fits, loop_arg_types};
+use dlc_graph::tensor_parts;
+use dlc_ir::{Type, Value, DYNAMIC};
 use dlc_tensor::{DType, Tensor};
+use std::collections::HashSet;
 
 pub(super) const OPS: &[(&str, Handler)] = &[("If", if_op), ("Loop", loop_op), ("Scan", scan)];
 
-/// The most iterations an unrolled `Loop` or `Scan` may take.
+/// The most iterations a `Loop` or `Scan` is unrolled for; longer ones become `graph.loop`.
+pub const UNROLL_TRIPS: i64 = 16;
+
+/// The most body nodes all iterations of an unrolled `Loop` or `Scan` may import together.
+pub const UNROLL_NODES: usize = 512;
+
+/// The most iterations a `Loop` whose body cannot be a `graph.loop` region is unrolled for.
 pub const MAX_TRIPS: i64 = 1 << 14;
+
+/// Whether a loop of `trips` iterations over `g` is unrolled.
+fn unrolls(trips: i64, g: &GraphProto) -> bool {
+    trips <= UNROLL_TRIPS && (trips.max(0) as usize).saturating_mul(g.node.len()) <= UNROLL_NODES
+}
 
 /// The graph attribute `name`, which the operator requires.
 fn body<'i>(cx: &mut NodeCx<'i, '_>, name: &str) -> NodeResult<&'i GraphProto> {
@@ -58,55 +83,99 @@ fn if_op(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
         };
         return cx.inline_graph(name, taken, &[]);
     }
-    let then_values = cx.inline_graph("then_branch", then_branch, &[])?;
-    let else_values = cx.inline_graph("else_branch", else_branch, &[])?;
-    if then_values.len() != else_values.len() {
-        return Err(format!(
+    let c = condition(cx, cond, "the condition")?;
+    let (then_region, then_values) = cx.region_block(&[], |cx, _| {
+        cx.inline_graph("then_branch", then_branch, &[])
+    })?;
+    let (else_region, else_values) = match cx.region_block(&[], |cx, _| {
+        cx.inline_graph("else_branch", else_branch, &[])
+    }) {
+        Ok(r) => r,
+        Err(e) => {
+            cx.discard_region(then_region);
+            return Err(e);
+        }
+    };
+    let joined = if then_values.len() != else_values.len() {
+        Err(format!(
             "the branches have {} and {} outputs",
             then_values.len(),
             else_values.len()
         )
-        .into());
-    }
-    if cx.shape(cond).iter().any(|&d| d != 1) {
-        return Err("the condition must hold one element".into());
-    }
-    let c = cx.reshape(cond, &[])?;
-    let mut out = Vec::with_capacity(then_values.len());
-    for (i, (&a, &b)) in then_values.iter().zip(&else_values).enumerate() {
-        let (ta, tb) = (cx.ctx().value_type(a), cx.ctx().value_type(b));
-        if ta != tb {
-            let p = dlc_ir::Printer::new(cx.ctx());
-            let (ta, tb) = (p.type_to_string(ta), p.type_to_string(tb));
-            return Err(format!(
-                "output #{i} is '{ta}' in one branch and '{tb}' in the other; with a condition \
-                 known only at run time dlc needs branches of one type"
-            )
-            .into());
+        .into())
+    } else {
+        then_values
+            .iter()
+            .zip(&else_values)
+            .enumerate()
+            .map(|(i, (&a, &b))| {
+                let (ta, tb) = (cx.ctx().value_type(a), cx.ctx().value_type(b));
+                join(cx, ta, tb).ok_or_else(|| {
+                    let p = dlc_ir::Printer::new(cx.ctx());
+                    let (ta, tb) = (p.type_to_string(ta), p.type_to_string(tb));
+                    format!(
+                        "output #{i} is '{ta}' in one branch and '{tb}' in the other; dlc needs \
+                         one element type and rank"
+                    )
+                    .into()
+                })
+            })
+            .collect::<NodeResult<Vec<Type>>>()
+    };
+    match joined {
+        Ok(types) => Ok(cx.region_op("graph.if", &[c], &types, vec![then_region, else_region])),
+        Err(e) => {
+            cx.discard_region(then_region);
+            cx.discard_region(else_region);
+            Err(e)
         }
-        out.push(cx.select(c, a, b)?);
     }
-    Ok(out)
+}
+
+/// `cond` as the one-element `i1` tensor of rank 0 that `graph.if` and `graph.loop` take.
+fn condition(cx: &mut NodeCx, cond: Value, what: &str) -> NodeResult<Value> {
+    if cx.shape(cond).iter().any(|&d| d != 1) || cx.elem(cond) != Type::I1 {
+        return Err(format!("{what} must be one boolean").into());
+    }
+    cx.reshape(cond, &[])
+}
+
+/// The type both `a` and `b` fit: their element type and rank, `?` where their dims differ;
+/// `None` when they have different element types or ranks.
+fn join(cx: &mut NodeCx, a: Type, b: Type) -> Option<Type> {
+    let (ta, tb) = (tensor_parts(cx.ctx(), a)?, tensor_parts(cx.ctx(), b)?);
+    if ta.element != tb.element || ta.shape.len() != tb.shape.len() {
+        return None;
+    }
+    let dims: Vec<i64> = ta
+        .shape
+        .iter()
+        .zip(&tb.shape)
+        .map(|(&x, &y)| if x == y { x } else { DYNAMIC })
+        .collect();
+    Some(cx.ctx().tensor_type(&dims, ta.element))
 }
 
 fn loop_op(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let graph = body(cx, "body")?;
-    let trips = match cx.const_input(0)? {
-        Some(m) if m.len() == 1 && m.dtype().is_int() => Some(m.get(0).as_i64()),
-        Some(_) => return Err("'M' must be one integer".into()),
+    let known = |cx: &mut NodeCx, i: usize| cx.opt_input(i).map(|v| (v, cx.constant_of(v)));
+    let trips = match known(cx, 0) {
+        Some((_, Some(m))) if m.len() == 1 && m.dtype().is_int() => Some(Some(m.get(0).as_i64())),
+        Some((_, Some(_))) => return Err("'M' must be one integer".into()),
+        Some((_, None)) => Some(None),
         None => None,
     };
     // A `cond` input makes the body's `cond` output decide; without one it is ignored.
-    let mut cond = match cx.const_input(1)? {
-        Some(c) => Some(truth(&c, "'cond'")?),
+    let cond = match known(cx, 1) {
+        Some((_, Some(c))) => Some(Some(truth(&c, "'cond'")?)),
+        Some((_, None)) => Some(None),
         None => None,
     };
-    let limit = trips.unwrap_or(i64::MAX);
     if trips.is_none() && cond.is_none() {
         return Err("a Loop with neither 'M' nor 'cond' never ends".into());
     }
     let carried_count = cx.num_inputs().saturating_sub(2);
-    let mut carried = (2..cx.num_inputs())
+    let carried = (2..cx.num_inputs())
         .map(|i| cx.input(i))
         .collect::<NodeResult<Vec<_>>>()?;
     let outputs = graph.output.len();
@@ -119,26 +188,48 @@ fn loop_op(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
         )
         .into());
     }
+    let unrolled = match (trips, cond) {
+        (Some(Some(m)), None | Some(Some(_))) => {
+            unrolls(m, graph) && (cond.is_none() || cond_known_at_import(cx, graph))
+        }
+        _ => false,
+    };
+    if !unrolled {
+        let err = match rolled_loop(cx, graph, cond.is_some(), carried.clone()) {
+            Ok(results) => return Ok(results),
+            Err(e) => e,
+        };
+        // A body that needs its iteration number at import (a Slice by it, say) is unrolled
+        // instead when the trip count is known, up to `MAX_TRIPS`; one given by a graph input
+        // may be pinned (`--const`, `--inputs`) to get there.
+        for (i, given) in [(0, trips), (1, cond.map(|c| c.map(i64::from)))] {
+            if matches!(given, Some(None)) {
+                return Err(match cx.const_input(i) {
+                    Err(needs @ NodeError::NeedsConstant(_)) => needs,
+                    _ => err,
+                });
+            }
+        }
+        if trips.flatten().is_none_or(|m| m > MAX_TRIPS) {
+            return Err(err);
+        }
+    }
+    let limit = trips.flatten().unwrap_or(i64::MAX);
+    let mut cond = cond.flatten();
+    let mut carried = carried;
     let scan_count = outputs - 1 - carried_count;
     let mut scans: Vec<Vec<Value>> = vec![Vec::new(); scan_count];
     let mut i = 0i64;
     while i < limit && cond != Some(false) {
-        if i >= MAX_TRIPS {
-            return Err(format!(
-                "the loop runs more than {MAX_TRIPS} iterations (dlc unrolls loops at import)"
-            )
-            .into());
-        }
         let iteration = cx.constant(Tensor::from_i64(DType::I64, &[], &[i]));
         let cond_in = cx.constant(Tensor::from_bools(&[], &[cond.unwrap_or(true)]));
         let mut inputs = vec![iteration, cond_in];
         inputs.extend(&carried);
         let out = cx.inline_graph("body", graph, &inputs)?;
         if cond.is_some() {
-            let c = cx.constant_of(out[0]).ok_or(
-                "the body's 'cond' output depends on the graph inputs; dlc unrolls loops at \
-                 import and needs it to be known then",
-            )?;
+            let c = cx
+                .constant_of(out[0])
+                .ok_or("the body's 'cond' output did not fold to a constant")?;
             cond = Some(truth(&c, "the body's 'cond' output")?);
         }
         carried = out[1..1 + carried_count].to_vec();
@@ -153,6 +244,136 @@ fn loop_op(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
         results.push(stack(cx, &values, 0, false, info)?);
     }
     Ok(results)
+}
+
+/// Whether the body's `cond` output is computed from constants, the iteration number and the
+/// incoming `cond` only (so each unrolled iteration folds it to a constant): every node on the
+/// way reads only such values (initializers, `Constant` nodes, outer values that are
+/// constants), and none holds a subgraph.
+fn cond_known_at_import(cx: &mut NodeCx, g: &GraphProto) -> bool {
+    let mut known: HashSet<&str> = g.input.iter().take(2).map(|i| i.name.as_str()).collect();
+    known.extend(g.initializer.iter().map(|t| t.name.as_str()));
+    let locals: HashSet<&str> = g
+        .input
+        .iter()
+        .map(|i| i.name.as_str())
+        .chain(
+            g.node
+                .iter()
+                .flat_map(|n| n.output.iter().map(String::as_str)),
+        )
+        .collect();
+    for node in &g.node {
+        let has_graph = node
+            .attribute
+            .iter()
+            .any(|a| a.g.is_some() || !a.graphs.is_empty());
+        let inputs_known = node.input.iter().all(|i| {
+            i.is_empty()
+                || known.contains(i.as_str())
+                || (!locals.contains(i.as_str()) && cx.outer_constant(i).is_some())
+        });
+        if inputs_known && !has_graph {
+            known.extend(node.output.iter().map(String::as_str));
+        }
+    }
+    g.output
+        .first()
+        .is_some_and(|o| known.contains(o.name.as_str()))
+}
+
+/// A `Loop` as `graph.loop`: `M` and `cond` are read at run time (absent ones become `i64::MAX`
+/// and `true`; without a `cond` input the body's `cond` output is ignored, as ONNX has it).
+fn rolled_loop(
+    cx: &mut NodeCx,
+    graph: &GraphProto,
+    has_cond: bool,
+    init: Vec<Value>,
+) -> NodeResult<Vec<Value>> {
+    let max_trip = match cx.opt_input(0) {
+        Some(m) => {
+            if cx.shape(m).iter().any(|&d| d != 1) || cx.elem(m) != Type::I64 {
+                return Err("'M' must be one int64".into());
+            }
+            cx.reshape(m, &[])?
+        }
+        None => cx.constant(Tensor::from_i64(DType::I64, &[], &[i64::MAX])),
+    };
+    let cond = match cx.opt_input(1) {
+        Some(c) => condition(cx, c, "'cond'")?,
+        None => cx.constant(Tensor::from_bools(&[], &[true])),
+    };
+    let body = |cx: &mut NodeCx, args: &[Value]| -> NodeResult<Vec<Value>> {
+        let mut out = cx.inline_graph("body", graph, args)?;
+        out[0] = if has_cond {
+            condition(cx, out[0], "the body's 'cond' output")?
+        } else {
+            cx.constant(Tensor::from_bools(&[], &[true]))
+        };
+        Ok(out)
+    };
+    loop_of(cx, max_trip, cond, init, body)
+}
+
+/// Builds a `graph.loop` on `max_trip`, `cond` and the carried values `init`, its body made by
+/// `body` (given the body's arguments, returning the next condition, the carried values and
+/// the scan elements). A carried value the body gives in another size than it gets has its
+/// type widened to `?` there and the body is imported again, until the types settle.
+fn loop_of(
+    cx: &mut NodeCx,
+    max_trip: Value,
+    cond: Value,
+    init: Vec<Value>,
+    body: impl Fn(&mut NodeCx, &[Value]) -> NodeResult<Vec<Value>>,
+) -> NodeResult<Vec<Value>> {
+    let n = init.len();
+    let mut carried: Vec<Type> = init.iter().map(|v| cx.ctx().value_type(*v)).collect();
+    // Each pass widens at least one dim to `?`, so the dims bound the passes.
+    let dims: usize = init.iter().map(|v| cx.shape(*v).len()).sum();
+    for _ in 0..=dims {
+        let args = loop_arg_types(cx.ctx(), &carried);
+        let (region, out) = cx.region_block(&args, &body)?;
+        let mut widened = false;
+        for k in 0..n {
+            let got = cx.ctx().value_type(out[1 + k]);
+            if fits(cx.ctx(), got, carried[k]) {
+                continue;
+            }
+            match join(cx, carried[k], got) {
+                Some(t) => {
+                    carried[k] = t;
+                    widened = true;
+                }
+                None => {
+                    cx.discard_region(region);
+                    let p = dlc_ir::Printer::new(cx.ctx());
+                    return Err(format!(
+                        "carried value #{k} enters the body as '{}' and leaves it as '{}'; dlc \
+                         needs one element type and rank",
+                        p.type_to_string(carried[k]),
+                        p.type_to_string(got)
+                    )
+                    .into());
+                }
+            }
+        }
+        if widened {
+            cx.discard_region(region);
+            continue;
+        }
+        let mut types = carried.clone();
+        for &e in &out[1 + n..] {
+            let ty = cx.ctx().value_type(e);
+            let t = tensor_parts(cx.ctx(), ty).ok_or("a scan element must be a tensor")?;
+            let mut dims = vec![DYNAMIC];
+            dims.extend(&t.shape);
+            types.push(cx.ctx().tensor_type(&dims, t.element));
+        }
+        let mut operands = vec![max_trip, cond];
+        operands.extend(&init);
+        return Ok(cx.region_op("graph.loop", &operands, &types, vec![region]));
+    }
+    Err("the carried values' types do not settle".into())
 }
 
 fn scan(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
@@ -298,11 +519,8 @@ fn scan_once(
         axes.push(a);
     }
     let length = length.unwrap_or(0);
-    if length > MAX_TRIPS {
-        return Err(format!(
-            "the scan runs {length} iterations, more than {MAX_TRIPS} (dlc unrolls scans at import)"
-        )
-        .into());
+    if !unrolls(length, graph) {
+        return rolled_scan(cx, graph, plan, states, xs, &axes, length);
     }
     let k = graph.output.len() - n;
     let mut outs: Vec<Vec<Value>> = vec![Vec::new(); k];
@@ -324,6 +542,59 @@ fn scan_once(
         let rank = 1 + value_rank(cx, values.first().copied(), info)?;
         let axis = super::axis(plan.out_axes[j], rank)? as usize;
         results.push(stack(cx, &values, axis, plan.out_reverse[j], info)?);
+    }
+    Ok(results)
+}
+
+/// A scan of `length` steps as `graph.loop`: each iteration gathers its element of every scan
+/// input (the iteration number, or `length − 1 −` it for a reversed input), and the stacked
+/// scan outputs are flipped and moved to their axes after the loop.
+fn rolled_scan(
+    cx: &mut NodeCx,
+    graph: &GraphProto,
+    plan: &Plan,
+    states: Vec<Value>,
+    xs: &[Value],
+    axes: &[usize],
+    length: i64,
+) -> NodeResult<Vec<Value>> {
+    let n = states.len();
+    let max_trip = cx.constant(Tensor::from_i64(DType::I64, &[], &[length]));
+    let cond = cx.constant(Tensor::from_bools(&[], &[true]));
+    let body = |cx: &mut NodeCx, args: &[Value]| -> NodeResult<Vec<Value>> {
+        let i = args[0];
+        let mut inputs = args[2..].to_vec();
+        for ((&x, &a), &rev) in xs.iter().zip(axes).zip(&plan.in_reverse) {
+            let at = if rev {
+                let last = cx.constant(Tensor::from_i64(DType::I64, &[], &[length - 1]));
+                cx.op("graph.sub", &[last, i], &[])?
+            } else {
+                i
+            };
+            let axis = cx.int_attr(a as i64);
+            inputs.push(cx.op("graph.gather", &[x, at], &[("axis", axis)])?);
+        }
+        let mut out = vec![args[1]];
+        out.extend(cx.inline_graph("body", graph, &inputs)?);
+        Ok(out)
+    };
+    let mut results = loop_of(cx, max_trip, cond, states, body)?;
+    for (j, r) in results.iter_mut().enumerate().skip(n) {
+        let k = j - n;
+        if plan.out_reverse[k] {
+            let order: Vec<i64> = (0..length).rev().collect();
+            let idx = cx.constant(Tensor::from_i64(DType::I64, &[length as usize], &order));
+            let axis = cx.int_attr(0);
+            *r = cx.op("graph.gather", &[*r, idx], &[("axis", axis)])?;
+        }
+        let rank = cx.shape(*r).len();
+        let axis = super::axis(plan.out_axes[k], rank)? as usize;
+        if axis != 0 {
+            // The stacked axis 0 moves to `axis`, the element's axes keep their order.
+            let mut perm: Vec<i64> = (1..rank as i64).collect();
+            perm.insert(axis, 0);
+            *r = cx.transpose(*r, &perm)?;
+        }
     }
     Ok(results)
 }

@@ -1,7 +1,8 @@
 //! The evaluator: runs a `func.func` body op by op on concrete tensors.
 //!
-//! Values live in a map from SSA value to runtime value, one map per region being executed
-//! (`func.func` and `graph.fusion` are isolated from above). Ops are recognised by their typed
+//! Values live in a map from SSA value to runtime value, one map per region being executed,
+//! each seeing its parents' (`func.func` and `graph.fusion` are isolated from above and start
+//! afresh; the regions of `graph.if` and `graph.loop` see the values around them). Ops are recognised by their typed
 //! views (`GraphOps::of`, `ctx.view`), which go by the op's name and so also recognise IR parsed
 //! with unregistered (generic-form) ops, and read their attributes by the names the spec gives
 //! them. Every result
@@ -10,7 +11,7 @@
 
 use super::composites::{self, Window};
 use super::primitives::{self, Binary, Reduction, Unary};
-use crate::ops::{FusionOp, GraphOps, YieldOp};
+use crate::ops::{FusionOp, GraphOps, IfOp, LoopOp, YieldOp};
 use dlc_func::{CallOp, FuncOp, ReturnOp};
 use dlc_ir::symbol::SymbolTables;
 use dlc_ir::{
@@ -77,6 +78,60 @@ pub fn evaluate_op(ctx: &Context, op: Op, operands: &[Tensor]) -> Result<Vec<Ten
         .collect()
 }
 
+/// The values of one region being run, and the scope around it.
+struct Scope<'a> {
+    values: HashMap<Value, RuntimeValue>,
+    outer: Option<&'a Scope<'a>>,
+}
+
+impl Scope<'_> {
+    /// The value of `v` here or in an enclosing scope.
+    fn get(&self, v: Value) -> Option<&RuntimeValue> {
+        let mut scope = Some(self);
+        while let Some(s) = scope {
+            if let Some(found) = s.values.get(&v) {
+                return Some(found);
+            }
+            scope = s.outer;
+        }
+        None
+    }
+}
+
+/// The truth of the one-element `i1` tensor `values[i]` (a condition).
+fn truth(values: &[RuntimeValue], i: usize) -> Result<bool, String> {
+    match values.get(i) {
+        Some(RuntimeValue::Tensor(t)) if t.len() == 1 && t.dtype() == DType::I1 => {
+            Ok(t.get(0).as_bool())
+        }
+        _ => Err("expects a condition of one i1 element".to_string()),
+    }
+}
+
+/// `elements` (one per iteration, of one shape) stacked along a new leading axis, as a tensor of
+/// the scan result type `ty`; with no elements, an empty tensor whose `?` dims are 0.
+fn stack(ctx: &Context, ty: Type, elements: &[Tensor]) -> Result<Tensor, String> {
+    let TypeKind::Tensor { shape, element } = ctx.type_kind(ty) else {
+        return Err("a scan result must be a tensor".to_string());
+    };
+    let dtype = DType::from_type(ctx, *element).ok_or("a scan result of an unknown dtype")?;
+    let Some(first) = elements.first() else {
+        let mut dims: Vec<usize> = shape.iter().map(|&d| d.max(0) as usize).collect();
+        if let Some(d) = dims.first_mut() {
+            *d = 0;
+        }
+        return Ok(Tensor::zeros(dtype, &dims));
+    };
+    let mut dims = vec![elements.len()];
+    dims.extend(first.shape());
+    check_size(&dims)?;
+    let mut bytes = Vec::new();
+    for e in elements {
+        bytes.extend(e.to_le_bytes());
+    }
+    Tensor::from_le_bytes(dtype, &dims, &bytes)
+}
+
 struct Interpreter<'c> {
     ctx: &'c Context,
     symbols: SymbolTables,
@@ -126,7 +181,7 @@ impl Interpreter<'_> {
                 format!("calls nest deeper than {MAX_CALL_DEPTH}"),
             ))
         } else {
-            self.run_region(func, ctx.region(func, 0), args)
+            self.run_region(func, ctx.region(func, 0), args, None)
         };
         self.depth -= 1;
         let results = results?;
@@ -150,11 +205,13 @@ impl Interpreter<'_> {
 
     /// Runs the single block of `region` (of op `owner`) with its arguments bound to `args`,
     /// up to its terminator (`func.return` or `graph.yield`), whose operands are the results.
+    /// The ops see the values of `outer` (the scope around a region that is not isolated).
     fn run_region(
         &mut self,
         owner: Op,
         region: Region,
         args: Vec<RuntimeValue>,
+        outer: Option<&Scope<'_>>,
     ) -> Result<Vec<RuntimeValue>, Diagnostic> {
         let ctx = self.ctx;
         let [block] = ctx.blocks(region) else {
@@ -176,23 +233,26 @@ impl Interpreter<'_> {
                 ),
             ));
         }
-        let mut env: HashMap<Value, RuntimeValue> = HashMap::new();
+        let mut scope = Scope {
+            values: HashMap::new(),
+            outer,
+        };
         for (param, arg) in params.iter().zip(args) {
             self.check_type(&arg, ctx.value_type(*param))
                 .map_err(|m| op_error(ctx, owner, format!("region argument: {m}")))?;
-            env.insert(*param, arg);
+            scope.values.insert(*param, arg);
         }
         for op in ctx.block_ops(*block) {
             let operands = ctx
                 .operands(op)
                 .iter()
-                .map(|v| env.get(v).cloned())
+                .map(|v| scope.get(*v).cloned())
                 .collect::<Option<Vec<_>>>()
                 .ok_or_else(|| op_error(ctx, op, "uses a value not defined in its region"))?;
             if ctx.view::<ReturnOp>(op).is_some() || ctx.view::<YieldOp>(op).is_some() {
                 return Ok(operands);
             }
-            let results = self.eval(op, operands)?;
+            let results = self.eval(op, operands, &scope)?;
             if results.len() != ctx.num_results(op) {
                 return Err(op_error(
                     ctx,
@@ -209,10 +269,89 @@ impl Interpreter<'_> {
                     .map_err(|m| {
                         op_error(ctx, op, format!("result #{i} does not match its type: {m}"))
                     })?;
-                env.insert(value, result);
+                scope.values.insert(value, result);
             }
         }
         Err(op_error(ctx, owner, "region ends without a terminator"))
+    }
+
+    /// Runs a `graph.if`: the region its condition picks, in `scope`.
+    fn run_if(
+        &mut self,
+        op: Op,
+        operands: Vec<RuntimeValue>,
+        scope: &Scope<'_>,
+    ) -> Result<Vec<RuntimeValue>, Diagnostic> {
+        let ctx = self.ctx;
+        let cond = truth(&operands, 0).map_err(|m| op_error(ctx, op, m))?;
+        let Some(&region) = ctx.regions(op).get(usize::from(!cond)) else {
+            return Err(op_error(ctx, op, "has no region for this condition"));
+        };
+        self.run_region(op, region, Vec::new(), Some(scope))
+    }
+
+    /// Runs a `graph.loop` (`crate::control` has its semantics) in `scope`.
+    fn run_loop(
+        &mut self,
+        op: Op,
+        operands: Vec<RuntimeValue>,
+        scope: &Scope<'_>,
+    ) -> Result<Vec<RuntimeValue>, Diagnostic> {
+        let ctx = self.ctx;
+        let fail = |m: String| op_error(ctx, op, m);
+        let max_trip = match operands.first() {
+            Some(RuntimeValue::Tensor(t)) if t.len() == 1 => t.get(0).as_i64(),
+            _ => return Err(fail("expects 'max_trip' to be one integer".into())),
+        };
+        let mut cond = truth(&operands, 1).map_err(fail)?;
+        let Some(&region) = ctx.regions(op).first() else {
+            return Err(fail("has no body".into()));
+        };
+        let mut carried: Vec<RuntimeValue> = operands.into_iter().skip(2).collect();
+        let n = carried.len();
+        let scans = ctx.num_results(op).saturating_sub(n);
+        let mut elements: Vec<Vec<Tensor>> = vec![Vec::new(); scans];
+        let mut i = 0i64;
+        while i < max_trip && cond {
+            let mut args = vec![
+                RuntimeValue::Tensor(Tensor::from_i64(DType::I64, &[], &[i])),
+                RuntimeValue::Tensor(Tensor::from_bools(&[], &[cond])),
+            ];
+            args.extend(carried);
+            let out = self.run_region(op, region, args, Some(scope))?;
+            if out.len() != 1 + n + scans {
+                return Err(fail(format!(
+                    "body yields {} values, expected {}",
+                    out.len(),
+                    1 + n + scans
+                )));
+            }
+            cond = truth(&out, 0).map_err(fail)?;
+            let mut out = out.into_iter().skip(1);
+            carried = out.by_ref().take(n).collect();
+            for (k, v) in out.enumerate() {
+                let RuntimeValue::Tensor(t) = v else {
+                    return Err(fail("yields an index as a scan element".into()));
+                };
+                if let Some(first) = elements[k].first() {
+                    if first.shape() != t.shape() {
+                        return Err(fail(format!(
+                            "scan element #{k} has shape {:?} in iteration {i}, but {:?} before",
+                            t.shape(),
+                            first.shape()
+                        )));
+                    }
+                }
+                elements[k].push(t);
+            }
+            i += 1;
+        }
+        let mut results = carried;
+        for (k, values) in elements.into_iter().enumerate() {
+            let ty = ctx.value_type(ctx.result(op, n + k));
+            results.push(RuntimeValue::Tensor(stack(ctx, ty, &values).map_err(fail)?));
+        }
+        Ok(results)
     }
 
     /// Evaluates one non-terminator op.
@@ -220,6 +359,7 @@ impl Interpreter<'_> {
         &mut self,
         op: Op,
         operands: Vec<RuntimeValue>,
+        scope: &Scope<'_>,
     ) -> Result<Vec<RuntimeValue>, Diagnostic> {
         let ctx = self.ctx;
         if ctx.view::<CallOp>(op).is_some() {
@@ -242,7 +382,13 @@ impl Interpreter<'_> {
             let Some(&region) = ctx.regions(op).first() else {
                 return Err(op_error(ctx, op, "has no region"));
             };
-            return self.run_region(op, region, operands);
+            return self.run_region(op, region, operands, None);
+        }
+        if ctx.view::<IfOp>(op).is_some() {
+            return self.run_if(op, operands, scope);
+        }
+        if ctx.view::<LoopOp>(op).is_some() {
+            return self.run_loop(op, operands, scope);
         }
         OpEval { ctx, op }
             .eval(operands)

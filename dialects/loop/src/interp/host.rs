@@ -14,8 +14,11 @@
 //! kernel interpreter and encodes the buffers back. Two arguments that are the same view share
 //! one buffer, so an in-place kernel sees real aliasing, unless one of them is `loop.noalias`,
 //! which is an error; views that overlap only partially cannot be expressed as kernel buffers
-//! and are an error. Everything a host function can get
-//! wrong at run time (sizes, offsets, bounds, arguments) comes back as a diagnostic at the op.
+//! and are an error. `loop.call_if` and `loop.call_loop` run other host functions in the same
+//! memory (`calls`). Everything a host function can get wrong at run time (sizes, offsets,
+//! bounds, arguments, calls) comes back as a diagnostic at the op.
+
+mod calls;
 
 use super::buffer::{buffer_type, store, KernelArg};
 use super::exec::op_err;
@@ -24,7 +27,7 @@ use super::{run_kernel_with, ArgRef};
 use crate::{DimOp, KernelOp, LoopOps, MemorySpace, SOURCE_TYPE};
 use dlc_arith::ArithOps;
 use dlc_ir::symbol::SymbolTables;
-use dlc_ir::{AttrKind, Context, DenseValue, Diagnostic, Op, Traits, Value};
+use dlc_ir::{AttrKind, Block, Context, DenseValue, Diagnostic, Op, Traits, Type, Value};
 use dlc_tensor::{DType, Tensor};
 use rustc_hash::FxHashMap as HashMap;
 
@@ -38,81 +41,78 @@ const MAX_STORAGE_BYTES: usize = 1 << 32;
 /// checks a kernel's: a global [`KernelArg::Buffer`] of the declared element type, rank and
 /// static sizes for every `!loop.buffer` parameter, a [`KernelArg::Index`] for every `index` or
 /// integer parameter. The body must be one block of `arith` ops, `loop.dim`, `loop.alloc`,
-/// `loop.constant`, `loop.view`, `loop.launch` and `func.return`. Returned buffers come back as
-/// owned [`Tensor`]s, integers as [`KernelArg::Index`].
+/// `loop.constant`, `loop.view`, `loop.reshape`, `loop.launch`, `loop.call_if`,
+/// `loop.call_loop` and `func.return`; the host functions it calls obey the same rules.
+/// Returned buffers come back as owned [`Tensor`]s, integers as [`KernelArg::Index`].
 pub fn run_host(
     ctx: &Context,
     func: Op,
     args: Vec<KernelArg>,
 ) -> Result<Vec<KernelArg>, Diagnostic> {
-    if ctx.view::<dlc_func::FuncOp>(func).is_none() {
+    let Some(signature) = ctx.view::<dlc_func::FuncOp>(func).map(|f| f.signature(ctx)) else {
         return Err(op_err(
             ctx,
             func,
             format!("expected a 'func.func', got '{}'", ctx.op_name(func)),
         ));
-    }
-    let blocks = ctx
-        .regions(func)
-        .first()
-        .map_or(&[][..], |&r| ctx.blocks(r));
-    let entry = match blocks {
-        [entry] => *entry,
-        [] => return Err(op_err(ctx, func, "host function has no body")),
-        _ => {
-            return Err(op_err(
-                ctx,
-                func,
-                format!(
-                    "host functions must have a single block, found {}",
-                    blocks.len()
-                ),
-            ))
-        }
     };
+    let (inputs, outputs) =
+        signature.ok_or_else(|| op_err(ctx, func, "host function without a function type"))?;
+    let entry = host_entry(ctx, func)?;
     let mut host = Host {
         ctx,
         storages: Vec::new(),
         env: HashMap::default(),
         tables: SymbolTables::new(),
+        depth: 0,
     };
     let source = crate::source_dtypes(ctx, func).map_err(|m| op_err(ctx, func, m))?;
     let args = match &source {
-        Some(s) => relabel_all(ctx, func, args, &s.inputs, ctx.block_args(entry), true)?,
+        Some(s) => relabel_all(ctx, func, args, &s.inputs, &inputs, true)?,
         None => args,
     };
-    host.bind_arguments(func, ctx.block_args(entry), args)?;
-    for op in ctx.block_ops(entry) {
-        // In a verified `func.func` the one return-like op of the body is its `func.return`.
-        if ctx.has_trait(op, Traits::RETURN_LIKE) {
-            let results = host.results(op)?;
-            return match &source {
-                Some(s) => relabel_all(ctx, func, results, &s.results, ctx.operands(op), false),
-                None => Ok(results),
-            };
-        }
-        host.exec(op)?;
+    let args = host.host_arguments(func, ctx.block_args(entry), args)?;
+    let results = host.call(func, args)?;
+    let results = host.kernel_args(func, &results)?;
+    match &source {
+        Some(s) => relabel_all(ctx, func, results, &s.results, &outputs, false),
+        None => Ok(results),
     }
-    Err(op_err(
-        ctx,
-        func,
-        "host function ends without a 'func.return'",
-    ))
+}
+
+/// The single block of host function `func`.
+fn host_entry(ctx: &Context, func: Op) -> Result<Block, Diagnostic> {
+    let blocks = ctx
+        .regions(func)
+        .first()
+        .map_or(&[][..], |&r| ctx.blocks(r));
+    match blocks {
+        [entry] => Ok(*entry),
+        [] => Err(op_err(ctx, func, "host function has no body")),
+        _ => Err(op_err(
+            ctx,
+            func,
+            format!(
+                "host functions must have a single block, found {}",
+                blocks.len()
+            ),
+        )),
+    }
 }
 
 /// `values`, the arguments (`inputs`) or results of host function `func`, relabeled between the
-/// graph dtypes `declared` and the signless dtypes of its buffers (`host_values`' types): an
-/// argument must come as its graph dtype and is bit cast to its buffer's, a result is bit cast
-/// from its buffer's to its graph dtype.
+/// graph dtypes `declared` and the signless dtypes of its buffers (`host_types`): an argument
+/// must come as its graph dtype and is bit cast to its buffer's, a result is bit cast from its
+/// buffer's to its graph dtype.
 fn relabel_all(
     ctx: &Context,
     func: Op,
     values: Vec<KernelArg>,
     declared: &[Option<DType>],
-    host_values: &[Value],
+    host_types: &[Type],
     inputs: bool,
 ) -> Result<Vec<KernelArg>, Diagnostic> {
-    if declared.len() != values.len() || host_values.len() != values.len() {
+    if declared.len() != values.len() || host_types.len() != values.len() {
         return Err(op_err(
             ctx,
             func,
@@ -122,11 +122,10 @@ fn relabel_all(
     let mut out = Vec::with_capacity(values.len());
     for (i, (v, (&declared, &host))) in values
         .into_iter()
-        .zip(declared.iter().zip(host_values))
+        .zip(declared.iter().zip(host_types))
         .enumerate()
     {
-        let buffer =
-            buffer_type(ctx, ctx.value_type(host)).and_then(|b| DType::from_type(ctx, b.elem));
+        let buffer = buffer_type(ctx, host).and_then(|b| DType::from_type(ctx, b.elem));
         out.push(match (v, declared, buffer) {
             (KernelArg::Buffer(t), Some(d), Some(b)) if d != b => {
                 if inputs && t.dtype() != d {
@@ -178,8 +177,11 @@ enum HostVal {
 struct Host<'c> {
     ctx: &'c Context,
     storages: Vec<Vec<u8>>,
+    /// The values of the function running now; a call swaps in the callee's and back.
     env: HashMap<Value, HostVal>,
     tables: SymbolTables,
+    /// How many host calls enclose the function running now.
+    depth: usize,
 }
 
 /// The byte size of a `shape` buffer of `dtype`, if it is below [`MAX_STORAGE_BYTES`].
@@ -196,13 +198,13 @@ fn byte_size(shape: &[usize], dtype: DType) -> Result<usize, String> {
 }
 
 impl Host<'_> {
-    /// Binds the function's parameters to `args`, one storage per buffer argument.
-    fn bind_arguments(
+    /// The values of `args` for parameters `params` of `func`, one storage per buffer argument.
+    fn host_arguments(
         &mut self,
         func: Op,
         params: &[Value],
         args: Vec<KernelArg>,
-    ) -> Result<(), Diagnostic> {
+    ) -> Result<Vec<HostVal>, Diagnostic> {
         let ctx = self.ctx;
         if params.len() != args.len() {
             return Err(op_err(
@@ -215,6 +217,7 @@ impl Host<'_> {
                 ),
             ));
         }
+        let mut values = Vec::with_capacity(args.len());
         for (i, (&param, arg)) in params.iter().zip(args).enumerate() {
             let ty = ctx.value_type(param);
             let bad = |msg: String| op_err(ctx, func, format!("argument #{i}: {msg}"));
@@ -239,9 +242,90 @@ impl Host<'_> {
                 }
                 (None, _) => return Err(bad("unsupported argument type".into())),
             };
-            self.env.insert(param, value);
+            values.push(value);
         }
-        Ok(())
+        Ok(values)
+    }
+
+    /// Runs host function `func` on `args` with values of its own, and returns what its
+    /// `func.return` returns. Buffers pass as views: a callee reads and writes its caller's
+    /// bytes, as a compiled call passes pointers.
+    fn call(&mut self, func: Op, args: Vec<HostVal>) -> Result<Vec<HostVal>, Diagnostic> {
+        let ctx = self.ctx;
+        let entry = host_entry(ctx, func)?;
+        let params = ctx.block_args(entry);
+        if params.len() != args.len() {
+            return Err(op_err(
+                ctx,
+                func,
+                format!(
+                    "host function takes {} arguments but {} were given",
+                    params.len(),
+                    args.len()
+                ),
+            ));
+        }
+        let mut env = HashMap::default();
+        for (i, (&param, arg)) in params.iter().zip(args).enumerate() {
+            self.check_fits(ctx.value_type(param), &arg)
+                .map_err(|m| op_err(ctx, func, format!("argument #{i}: {m}")))?;
+            env.insert(param, arg);
+        }
+        let caller = std::mem::replace(&mut self.env, env);
+        let outcome = self.run_body(func, entry);
+        self.env = caller;
+        outcome
+    }
+
+    /// Runs the ops of `entry`, the body of `func`, up to its `func.return`.
+    fn run_body(&mut self, func: Op, entry: Block) -> Result<Vec<HostVal>, Diagnostic> {
+        let ctx = self.ctx;
+        for op in ctx.block_ops(entry) {
+            // In a verified `func.func` the one return-like op of the body is its `func.return`.
+            if ctx.has_trait(op, Traits::RETURN_LIKE) {
+                return ctx
+                    .operands(op)
+                    .iter()
+                    .map(|&v| self.get(op, v).cloned())
+                    .collect();
+            }
+            self.exec(op)?;
+        }
+        Err(op_err(
+            ctx,
+            func,
+            "host function ends without a 'func.return'",
+        ))
+    }
+
+    /// Checks that `value` can be a value of type `ty`: a buffer of its element type, rank and
+    /// static sizes, or a scalar for a scalar type.
+    fn check_fits(&self, ty: Type, value: &HostVal) -> Result<(), String> {
+        let ctx = self.ctx;
+        let fits = match (buffer_type(ctx, ty), value) {
+            (Some(bt), HostVal::Buffer(view)) => {
+                DType::from_type(ctx, bt.elem) == Some(view.dtype)
+                    && bt.dims.len() == view.shape.len()
+                    && bt
+                        .dims
+                        .iter()
+                        .zip(&view.shape)
+                        .all(|(&d, &n)| d == dlc_ir::DYNAMIC || usize::try_from(d) == Ok(n))
+            }
+            (None, HostVal::Scalar(_)) => true,
+            _ => false,
+        };
+        if fits {
+            return Ok(());
+        }
+        let what = match value {
+            HostVal::Buffer(view) => format!("a {:?} buffer of shape {:?}", view.dtype, view.shape),
+            HostVal::Scalar(v) => format!("the scalar {v:?}"),
+        };
+        Err(format!(
+            "{what} is not a value of type '{}'",
+            dlc_ir::Printer::new(ctx).type_to_string(ty)
+        ))
     }
 
     /// A new zero-filled storage holding one `shape` buffer of `dtype`; its whole view.
@@ -336,6 +420,8 @@ impl Host<'_> {
             Some(LoopOps::ViewOp(_)) => self.exec_view(op)?,
             Some(LoopOps::ReshapeOp(_)) => self.exec_reshape(op)?,
             Some(LoopOps::LaunchOp(_)) => return self.exec_launch(op),
+            Some(LoopOps::CallIfOp(call)) => return self.exec_call_if(call),
+            Some(LoopOps::CallLoopOp(call)) => return self.exec_call_loop(call),
             _ => self.exec_arith(op)?,
         };
         self.set_result(op, value)
@@ -624,21 +710,22 @@ impl Host<'_> {
         Ok(())
     }
 
-    /// The values `func.return` returns: buffers decoded, integers as indices.
-    fn results(&self, op: Op) -> Result<Vec<KernelArg>, Diagnostic> {
+    /// The values host function `func` returned, as run results: buffers decoded, integers as
+    /// indices.
+    fn kernel_args(&self, func: Op, values: &[HostVal]) -> Result<Vec<KernelArg>, Diagnostic> {
         let ctx = self.ctx;
-        ctx.operands(op)
+        values
             .iter()
             .enumerate()
-            .map(|(i, &v)| match self.get(op, v)? {
+            .map(|(i, v)| match v {
                 HostVal::Buffer(view) => self
                     .decode(view)
                     .map(KernelArg::Buffer)
-                    .map_err(|m| op_err(ctx, op, m)),
+                    .map_err(|m| op_err(ctx, func, m)),
                 HostVal::Scalar(Val::Int(x)) => Ok(KernelArg::Index(*x)),
                 HostVal::Scalar(other) => Err(op_err(
                     ctx,
-                    op,
+                    func,
                     format!(
                         "result #{i}: host functions return buffers and integers, got {other:?}"
                     ),

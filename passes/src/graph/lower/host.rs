@@ -7,6 +7,7 @@
 //! size operand) is computed from its operands' sizes with index arithmetic, the way the shape
 //! rule defines it. Each size is computed once, where it is first needed.
 
+use super::control;
 use super::kernel::{self, global_buffer};
 use super::plan::{self, i64_array, int_attr, normalize_axis, Group, Kind};
 use super::{Stats, Target};
@@ -146,6 +147,8 @@ impl Host<'_> {
                 self.map.map(ctx.result(op, 0), v);
             }
             Some(GraphOps::FusionOp(_)) => self.lower_fusion(ctx, op)?,
+            Some(GraphOps::IfOp(_)) => self.lower_if(ctx, op)?,
+            Some(GraphOps::LoopOp(_)) => self.lower_loop(ctx, op)?,
             Some(GraphOps::RnnOp(_)) => self.lower_rnn(ctx, op)?,
             Some(GraphOps::ReshapeOp(_)) => {
                 // The same row-major elements in a new shape: the source's memory, no kernel.
@@ -183,6 +186,101 @@ impl Host<'_> {
                     ),
                 ))
             }
+        }
+        Ok(())
+    }
+
+    /// Moves each region of control-flow op `op` into a function of its own, lowered to a
+    /// host function (`control.rs`), named after this function and its `labels`; returns the
+    /// names and the host values of the captures every one of them takes.
+    fn callees(
+        &mut self,
+        ctx: &mut Context,
+        op: Op,
+        labels: &[&str],
+    ) -> Result<(Vec<String>, Vec<Value>), Diagnostic> {
+        let loc = ctx.op_loc(op);
+        let mut captured = Vec::new();
+        for &region in ctx.regions(op) {
+            control::captures(ctx, region, &mut captured);
+        }
+        let module_block = ctx
+            .op_block(self.func)
+            .ok_or_else(|| err(loc, "a graph function outside a module"))?;
+        let mut names = Vec::new();
+        for (index, label) in labels.iter().enumerate() {
+            let name = control::fresh_name(ctx, module_block, &format!("{}_{label}", self.name));
+            let func = control::outline(ctx, op, index, name.clone(), self.func, &captured)?;
+            let shapes = <SymbolicShapes as dlc_ir::pass::Analysis>::compute(ctx, func);
+            lower_function(ctx, func, &shapes, self.target, self.stats)?;
+            names.push(name);
+        }
+        self.stats.host_calls += 1;
+        let args = captured.iter().map(|v| self.map.lookup(*v)).collect();
+        Ok((names, args))
+    }
+
+    /// The host types of `op`'s results.
+    fn result_types(&self, ctx: &mut Context, op: Op) -> Result<Vec<Type>, Diagnostic> {
+        let loc = ctx.op_loc(op);
+        ctx.results(op)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .map(|r| global_buffer(ctx, self.shapes, r).map_err(|m| err(loc, m)))
+            .collect()
+    }
+
+    /// `graph.if` → `loop.call_if` of its two outlined branches.
+    fn lower_if(&mut self, ctx: &mut Context, op: Op) -> Result<(), Diagnostic> {
+        let loc = ctx.op_loc(op);
+        let types = self.result_types(ctx, op)?;
+        let (names, args) = self.callees(ctx, op, &["then", "else"])?;
+        let cond = self.map.lookup(ctx.operand(op, 0));
+        let call = dlc_loop::build_call_if(
+            ctx,
+            self.at(),
+            cond,
+            &args,
+            &names[0],
+            &names[1],
+            &types,
+            loc,
+        );
+        for (old, new) in ctx.results(op).zip(ctx.results(call)).collect::<Vec<_>>() {
+            self.map.map(old, new);
+        }
+        Ok(())
+    }
+
+    /// `graph.loop` → `loop.call_loop` of its outlined body.
+    fn lower_loop(&mut self, ctx: &mut Context, op: Op) -> Result<(), Diagnostic> {
+        let loc = ctx.op_loc(op);
+        let types = self.result_types(ctx, op)?;
+        let (names, captures) = self.callees(ctx, op, &["body"])?;
+        let operands: Vec<Value> = ctx
+            .operands(op)
+            .iter()
+            .map(|v| self.map.lookup(*v))
+            .collect();
+        let [max_trip, cond, carried @ ..] = &operands[..] else {
+            return Err(err(
+                loc,
+                "a 'graph.loop' without its trip count and condition",
+            ));
+        };
+        let call = dlc_loop::build_call_loop(
+            ctx,
+            self.at(),
+            *max_trip,
+            *cond,
+            carried,
+            &captures,
+            &names[0],
+            &types,
+            loc,
+        );
+        for (old, new) in ctx.results(op).zip(ctx.results(call)).collect::<Vec<_>>() {
+            self.map.map(old, new);
         }
         Ok(())
     }
@@ -517,6 +615,14 @@ impl Host<'_> {
                 Ok(self.map.lookup(size))
             }
             Some(GraphOps::BroadcastToOp(_)) => Ok(e.int(ctx, 1, Type::INDEX)),
+            // Known once the call returns: the size of the buffer it gave.
+            Some(GraphOps::IfOp(_) | GraphOps::LoopOp(_)) => Ok(dlc_loop::build_dim(
+                ctx,
+                e.at,
+                self.map.lookup(value),
+                axis,
+                loc,
+            )),
             _ => Err(format!(
                 "'lower' cannot compute dim {axis} of '{}' on the host",
                 ctx.op_name(op)

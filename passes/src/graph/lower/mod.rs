@@ -58,7 +58,8 @@
 //!
 //! Statistics: `num-kernels`, `num-schedule-blocks`, `num-local-buffers`, `num-split-groups`
 //! (fusions whose ops could not share one loop structure and became one kernel each),
-//! `num-host-reshapes` (reshapes between kernels made `loop.reshape`s).
+//! `num-host-reshapes` (reshapes between kernels made `loop.reshape`s), `num-host-calls`
+//! (`graph.if` and `graph.loop` ops made calls).
 //!
 //! # Performance impact
 //! One kernel per fusion group: intermediates of a group never touch global memory, which is
@@ -131,6 +132,7 @@
 //! 1. A function with no graph ops (already loop level) is unchanged.
 
 mod access;
+mod control;
 mod element;
 mod host;
 mod kernel;
@@ -171,6 +173,10 @@ pub static INFO: PassInfo = PassInfo {
             "num-host-reshapes",
             "Number of reshapes between kernels lowered to loop.reshape (no kernel)",
         ),
+        (
+            "num-host-calls",
+            "Number of graph.if and graph.loop ops lowered to host calls of their outlined regions",
+        ),
     ],
     create,
 };
@@ -209,6 +215,7 @@ struct Stats {
     locals: u64,
     split_groups: u64,
     host_reshapes: u64,
+    host_calls: u64,
 }
 
 impl Pass for Lower {
@@ -231,6 +238,7 @@ impl Pass for Lower {
         run.add_stat("num-local-buffers", stats.locals);
         run.add_stat("num-split-groups", stats.split_groups);
         run.add_stat("num-host-reshapes", stats.host_reshapes);
+        run.add_stat("num-host-calls", stats.host_calls);
         if funcs.is_empty() {
             run.preserve_all();
         }
