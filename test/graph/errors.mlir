@@ -307,7 +307,7 @@ func.func @constant_type() -> tensor<4xf32> {
 // -----
 
 func.func @iota_dynamic(%d: index) -> tensor<?xi32> {
-  // expected-error @+1 {{'graph.iota' op the result must have a static shape}}
+  // expected-error @+1 {{'graph.iota' op expects one index operand per '?' dim of the result (1), but has 0}}
   %0 = graph.iota {axis = 0 : i64} : tensor<?xi32>
   return %0 : tensor<?xi32>
 }
@@ -476,4 +476,20 @@ func.func @short_form_needs_arrow(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tenso
   // expected-error @+1 {{expected one type, or operand types followed by '->' and the result type}}
   %0 = graph.add %a, %b : tensor<4xf32>, tensor<4xf32>
   return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @read_size_of_two(%a: tensor<2xi64>) -> index {
+  // expected-error @+1 {{'graph.read_size' op operand #0 must hold one element, but has shape 2}}
+  %n = graph.read_size %a : tensor<2xi64> -> index
+  return %n : index
+}
+
+// -----
+
+func.func @read_size_of_float(%a: tensor<f32>) -> index {
+  // expected-error @+1 {{'graph.read_size' op operand #0 must be}}
+  %n = graph.read_size %a : tensor<f32> -> index
+  return %n : index
 }

@@ -214,6 +214,17 @@ func.func @sources(%x: tensor<?x3xf32>) -> (tensor<4xf32>, tensor<2x2xi32>, tens
   return %0, %1, %2, %3, %5, %4 : tensor<4xf32>, tensor<2x2xi32>, tensor<2x3xi64>, tensor<2x3xf32>, tensor<?x3xf32>, index
 }
 
+// A size from data: graph.read_size of a count sizes an iota.
+// CHECK-LABEL: func.func @data_sizes(%arg0: tensor<i64>) -> tensor<?x2xi32> {
+// CHECK-NEXT: %0 = graph.read_size %arg0 : tensor<i64> -> index
+// CHECK-NEXT: %1 = graph.iota %0 {axis = 0 : i64} : index -> tensor<?x2xi32>
+// CHECK-NEXT: return %1 : tensor<?x2xi32>
+func.func @data_sizes(%count: tensor<i64>) -> tensor<?x2xi32> {
+  %n = graph.read_size %count : tensor<i64> -> index
+  %i = graph.iota %n {axis = 0 : i64} : index -> tensor<?x2xi32>
+  return %i : tensor<?x2xi32>
+}
+
 // CHECK-LABEL: func.func @composites(%arg0: tensor<2x8x16xf32>, %arg1: tensor<16xf32>, %arg2: tensor<16x32xf32>, %arg3: tensor<32xf32>) -> (tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<2x8x32xf32>) {
 // CHECK-NEXT: %0 = graph.softmax %arg0 {axis = 2 : i64} : tensor<2x8x16xf32>
 // CHECK-NEXT: %1 = graph.log_softmax %arg0 {axis = 1 : i64} : tensor<2x8x16xf32>

@@ -1059,3 +1059,51 @@ func.func @call_loop_scan_element(%m: !loop.buffer<i64, global>, %c: !loop.buffe
   %s = loop.call_loop @b (%m, %c) : (!loop.buffer<i64, global>, !loop.buffer<i1, global>) -> !loop.buffer<?x4xf16, global>
   return
 }
+
+// -----
+
+func.func @read_size_of_floats(%a: !loop.buffer<f32, global>) -> index {
+  // expected-error @+1 {{'loop.read_size' op operand must be a global buffer of one i8, i16, i32 or i64 element (every dim 1), found '!loop.buffer<f32, global>'}}
+  %n = loop.read_size %a : !loop.buffer<f32, global>
+  return %n : index
+}
+
+// -----
+
+func.func @read_size_of_i1(%a: !loop.buffer<1xi1, global>) -> index {
+  // expected-error @+1 {{'loop.read_size' op operand must be a global buffer of one i8, i16, i32 or i64 element (every dim 1), found '!loop.buffer<1xi1, global>'}}
+  %n = loop.read_size %a : !loop.buffer<1xi1, global>
+  return %n : index
+}
+
+// -----
+
+func.func @read_size_of_two_elements(%a: !loop.buffer<1x2xi64, global>) -> index {
+  // expected-error @+1 {{'loop.read_size' op operand must be a global buffer of one i8, i16, i32 or i64 element (every dim 1), found '!loop.buffer<1x2xi64, global>'}}
+  %n = loop.read_size %a : !loop.buffer<1x2xi64, global>
+  return %n : index
+}
+
+// -----
+
+func.func @read_size_of_dynamic_dim(%a: !loop.buffer<?xi64, global>) -> index {
+  // expected-error @+1 {{'loop.read_size' op operand must be a global buffer of one i8, i16, i32 or i64 element (every dim 1), found '!loop.buffer<?xi64, global>'}}
+  %n = loop.read_size %a : !loop.buffer<?xi64, global>
+  return %n : index
+}
+
+// -----
+
+loop.kernel @read_size_in_kernel(%a: !loop.buffer<i64, global>) {
+  // expected-error @+1 {{'loop.read_size' op is a host op and must not be nested in a 'loop.kernel'}}
+  %n = loop.read_size %a : !loop.buffer<i64, global>
+  loop.return
+}
+
+// -----
+
+func.func @read_size_result_type(%a: !loop.buffer<i64, global>) -> i64 {
+  // expected-error @+1 {{'loop.read_size' op result must be of type index}}
+  %n = "loop.read_size"(%a) : (!loop.buffer<i64, global>) -> i64
+  return %n : i64
+}

@@ -8,7 +8,7 @@
 // RUN: not dlc-import %t/missing.onnx 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: not dlc-run %t/unsupported.onnx 2>&1 | FileCheck %s --check-prefix=OP
 
-// OP: unsupported.onnx: error: node 'nz' (NonZero, opset 17): operator NonZero is not supported
+// OP: unsupported.onnx: error: node 'unpool' (MaxUnpool, opset 17): operator MaxUnpool is not supported
 // ATTR: error: node #0 (unnamed, output 'y') (Relu, opset 17): attribute 'foo' is not supported
 // CYCLE: error: node 'first' (Relu, opset 17): input 'b' is produced by a later node (the graph has a cycle or is not topologically sorted)
 // TRUNC: error: not a valid ONNX model: {{.*}}(the field at byte offset 2 is malformed or truncated)

@@ -1,6 +1,8 @@
 //! Host-function ops as `memref` and `func` ops.
 //!
 //! - `loop.alloc` (global) is `memref.alloc`, zero-filled as the loop dialect promises;
+//! - `loop.read_size` is a `memref.load` of the one element and an `arith.index_cast` to
+//!   `index`; a negative size is not checked (the interpreter and the runtime check it);
 //! - `loop.view` is `memref.view` on the `memref<?xi8>` arena, at the same byte offset;
 //! - `loop.reshape` is `memref.reinterpret_cast` of the source to the result's sizes and
 //!   row-major strides (computed on the host where a `?` dim follows);
@@ -70,6 +72,22 @@ impl<'c, 'm> FnExport<'c, 'm, '_> {
         let memref = self.emit1(block, "memref.alloc", &sizes, ty, &[segments])?;
         self.zero_fill(block, memref, elem, &dims, &sizes)?;
         self.values.insert(result, memref);
+        Ok(())
+    }
+
+    /// `loop.read_size` as a `memref.load` of the one element and an `arith.index_cast` of it
+    /// to `index` (signed, as the loop dialect reads it). A negative value is not checked here
+    /// (the interpreter and the runtime report it): it reaches what it sizes as it is.
+    pub(crate) fn lower_read_size(
+        &mut self,
+        read: dlc_loop::ReadSizeOp,
+        block: BlockRef<'c, 'm>,
+    ) -> ExResult<()> {
+        let ctx = self.ctx;
+        let element = self.load_single(block, read.buffer(ctx))?;
+        let index = MType::index(self.mlir);
+        let size = self.emit1(block, "arith.index_cast", &[element], index, &[])?;
+        self.values.insert(read.result(ctx), size);
         Ok(())
     }
 

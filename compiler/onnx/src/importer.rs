@@ -1020,6 +1020,21 @@ impl<'i> NodeCx<'i, '_> {
         Ok(self.fold(op, operands))
     }
 
+    /// Builds graph op `name` with an `index` result (`graph.read_size`); it is never folded.
+    pub fn index_op(&mut self, name: &str, operands: &[Value]) -> Value {
+        let at = InsertPoint::End(self.imp.block);
+        let op = dlc_graph::build_with_type(
+            self.imp.ctx,
+            at,
+            name,
+            operands,
+            &[],
+            Type::INDEX,
+            self.loc,
+        );
+        self.imp.ctx.result(op, 0)
+    }
+
     /// Builds `graph.rnn` (`dlc_graph::recurrence`) with its result types inferred, returning
     /// every result; it is never folded.
     pub fn rnn_op(

@@ -3618,3 +3618,71 @@ fn scatter_det_and_reverse_edge_cases() {
         [3.0, 2.0, 1.0, 5.0, 4.0, 6.0]
     );
 }
+
+/// NonZero, Compress and Unique have outputs sized by the data: they need static input shapes
+/// (a clear error otherwise), and a condition longer than the axis, or not boolean, is refused.
+/// What imports runs in the interpreter with the run-time sizes.
+#[test]
+fn data_dependent_sizes_need_static_inputs() {
+    let f = |name: &str, dims: &[i64]| input(name, DataType::Float, dims);
+    let cond = |dims: &[i64]| input("c", DataType::Bool, dims);
+    let cases: Vec<(ModelProto, &[&str])> = vec![
+        (
+            single("NonZero", vec![], &["x"], vec![f("x", &[-1, 3])], vec![]),
+            &["(NonZero, opset 17)", "the input must have a static shape"],
+        ),
+        (
+            single("Unique", vec![], &["x"], vec![f("x", &[2, -1])], vec![]),
+            &["(Unique, opset 17)", "the input must have a static shape"],
+        ),
+        (
+            single(
+                "Compress",
+                vec![int_attr("axis", 0)],
+                &["x", "c"],
+                vec![f("x", &[2, 3]), cond(&[3])],
+                vec![],
+            ),
+            &["the condition has 3 entries, more than the 2 slices along the axis"],
+        ),
+        (
+            single(
+                "Compress",
+                vec![int_attr("axis", 1)],
+                &["x", "c"],
+                vec![f("x", &[2, 3]), f("c", &[3])],
+                vec![],
+            ),
+            &["the condition must be boolean"],
+        ),
+        (
+            single(
+                "Compress",
+                vec![int_attr("axis", 1)],
+                &["x", "c"],
+                vec![f("x", &[2, 3]), cond(&[-1])],
+                vec![],
+            ),
+            &["the condition must be a 1-D tensor of static length"],
+        ),
+    ];
+    for (m, parts) in cases {
+        assert_mentions(&import_error(&m), parts);
+    }
+    // A condition shorter than the axis drops the slices past it.
+    let m = single(
+        "Compress",
+        vec![int_attr("axis", 1)],
+        &["x", "c"],
+        vec![f("x", &[2, 3]), cond(&[2])],
+        vec![],
+    );
+    let x = Tensor::from_f64(DType::F32, &[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    let out = run(&m, &[x, Tensor::from_bools(&[2], &[false, true])]);
+    assert_eq!(out[0].shape(), &[2, 1]);
+    assert_eq!(out[0].to_f64_vec(), vec![2.0, 5.0]);
+    // No element nonzero: an empty [rank, 0] result.
+    let m = single("NonZero", vec![], &["x"], vec![f("x", &[2, 2])], vec![]);
+    let out = run(&m, &[Tensor::from_f64(DType::F32, &[2, 2], &[0.0; 4])]);
+    assert_eq!(out[0].shape(), &[2, 0]);
+}

@@ -1,13 +1,14 @@
 //! The dlc runtime: runs a lowered program whose kernels have been compiled to native code.
 //!
 //! Lowering turns a graph program into a *host function* (a straight-line `func.func` that
-//! computes sizes, allocates buffers, makes constants and arena views and launches kernels)
-//! plus `loop.kernel`s; `dlc-codegen` compiles the kernels. This crate is the other half: it
-//! compiles the host function (and the host functions it calls through `loop.call_if` and
-//! `loop.call_loop`) once into flat instruction lists ([`HostProgram`]), runs it many times
-//! with reused memory ([`Session`]), and calls the kernels through a fixed C ABI
-//! ([`KernelFn`], [`KernelTable`]). The reference for its meaning is the host interpreter
-//! `dlc_loop::interp::run_host`; this is the fast version, with the same checks.
+//! computes sizes, allocates buffers, makes constants and arena views, launches kernels and
+//! reads back the sizes they count) plus `loop.kernel`s; `dlc-codegen` compiles the kernels.
+//! This crate is the other half: it compiles the host function (and the host functions it
+//! calls through `loop.call_if` and `loop.call_loop`) once into flat instruction lists
+//! ([`HostProgram`]), runs it many times with reused memory ([`Session`]), and calls the
+//! kernels through a fixed C ABI ([`KernelFn`], [`KernelTable`]). The reference for its
+//! meaning is the host interpreter `dlc_loop::interp::run_host`; this is the fast version, with
+//! the same checks.
 //!
 //! It also provides what compiled code and tools need around that: the thread pool parallel
 //! loops run on ([`dlc_parallel_for`]), [`Tensor`]s with exact conversions to the interpreters'

@@ -6,7 +6,9 @@
 //! becomes one [`Instr`] over slots; constants are materialized here, kernels are looked up in
 //! the [`KernelTable`] here, and each launch's argument-word layout and the static dims its
 //! kernel declares are precomputed, so [`Session::run`](crate::Session::run) only does the
-//! arithmetic, the checks that depend on run-time sizes, and the calls.
+//! arithmetic, the reads of sizes kernels wrote (`loop.read_size`: a one-element integer buffer
+//! read into a scalar slot, which sizes what is allocated after it), the checks that depend on
+//! run-time sizes, and the calls.
 //!
 //! `loop.call_if` and `loop.call_loop` call other host functions of the module. Each callee is
 //! compiled into a `HostProgram` of its own, once per top-level compile however many calls name
@@ -134,6 +136,12 @@ pub(crate) enum Instr {
         dst: u32,
         buf: u32,
         axis: u32,
+    },
+    /// `loop.read_size`: the one integer element of buffer `buf` (sign-extended, zero-extended
+    /// for an unsigned dtype), which must be a size, into scalar slot `dst`.
+    ReadSize {
+        dst: u32,
+        buf: u32,
     },
     Alloc {
         dst: u32,
@@ -651,6 +659,21 @@ impl Compiler<'_, '_> {
                         axis: axis as u32,
                     },
                 );
+            }
+            Some(L::ReadSizeOp(read)) => {
+                let buf = self.buffer(op, read.buffer(ctx))?;
+                let dtype = self.p.buf_dtype[buf as usize];
+                let static_one = dlc_loop::buffer_parts(ctx, ctx.value_type(read.buffer(ctx)))
+                    .is_some_and(|(dims, _, _)| dims.iter().all(|&d| d == 1));
+                if !dtype.is_int() || !static_one {
+                    return Err(err(
+                        ctx,
+                        op,
+                        "expects a buffer of one integer element (every dim 1)",
+                    ));
+                }
+                let dst = self.int_result(op)?;
+                self.push(op, Instr::ReadSize { dst, buf });
             }
             Some(L::AllocOp(_)) => self.compile_alloc(op)?,
             Some(L::ConstantOp(_)) => self.compile_constant(op)?,

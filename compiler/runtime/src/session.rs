@@ -13,8 +13,10 @@
 //! reads memory it did not write.
 //!
 //! Inputs are checked against the program's [`Signature`](crate::Signature) before anything
-//! runs; host arithmetic, sizes, views and launch arguments are checked as they execute. All
-//! failures are [`RuntimeError`]s, never panics or out-of-bounds kernels.
+//! runs; host arithmetic, sizes, views and launch arguments are checked as they execute, and so
+//! is a size `loop.read_size` reads out of a buffer a kernel wrote (negative, or past
+//! `i64::MAX`, is an error naming it). All failures are [`RuntimeError`]s, never panics or
+//! out-of-bounds kernels.
 //!
 //! **Calls.** Each `loop.call_if` and `loop.call_loop` site gets a session of its own for each
 //! host function it calls, made on first use and kept, so steady-state runs allocate nothing
@@ -38,7 +40,7 @@ use crate::program::{
 };
 use crate::tensor::{byte_size, AlignedBytes, Tensor, TensorView, ALIGN};
 use dlc_ir::Location;
-use dlc_tensor::unravel;
+use dlc_tensor::{unravel, DType};
 
 /// A buffer value during a run: where its bytes are and how many there are.
 #[derive(Copy, Clone)]
@@ -471,6 +473,10 @@ impl<'p> Session<'p> {
             Instr::Dim { dst, buf, axis } => {
                 let at = self.program.buf_dims_at[*buf as usize] as usize;
                 s[*dst as usize] = self.dims[at + *axis as usize] as i64;
+            }
+            Instr::ReadSize { dst, buf } => {
+                let dtype = self.program.buf_dtype[*buf as usize];
+                s[*dst as usize] = read_size(self.bufs[*buf as usize], dtype).map_err(fail)?;
             }
             Instr::Alloc { dst, alloc, dims } => {
                 let bytes = self.set_dims(*dst, dims).map_err(fail)?;
@@ -946,6 +952,35 @@ fn read_trip_count(buf: Buf) -> Result<i64, String> {
     }
 }
 
+/// The one integer element of `buf`, of `dtype`, as a size: sign-extended (zero-extended for
+/// an unsigned dtype), and an error naming it when it is negative or past `i64::MAX`.
+fn read_size(buf: Buf, dtype: DType) -> Result<i64, String> {
+    // SAFETY: a live buffer of the session's, only read here.
+    let bytes = unsafe { buf.slice() };
+    let width = dtype
+        .int_width()
+        .filter(|_| bytes.len() == dtype.size_bytes());
+    let Some(width) = width else {
+        return Err(format!(
+            "expected one integer element, but the {} buffer holds {} bytes",
+            dtype.name(),
+            bytes.len()
+        ));
+    };
+    let mut raw = [0u8; 8];
+    raw[..bytes.len()].copy_from_slice(bytes);
+    let bits = u64::from_le_bytes(raw);
+    let value = if dtype.is_unsigned() {
+        i128::from(bits)
+    } else {
+        i128::from(wrap(bits as i64, width))
+    };
+    if value < 0 {
+        return Err(format!("a size read from memory is negative: {value}"));
+    }
+    i64::try_from(value).map_err(|_| format!("a size read from memory is too large: {value}"))
+}
+
 /// Checks `dims` against the static dims of a result type.
 fn check_declared(declared: &[Option<usize>], dims: &[usize]) -> Result<(), String> {
     let fits = declared.len() == dims.len()
@@ -1202,8 +1237,52 @@ unsafe impl Send for SendSession<'_, '_> {}
 
 #[cfg(test)]
 mod tests {
-    use super::Owned;
+    use super::{raw, read_size, Owned};
     use crate::RuntimeError;
+    use dlc_tensor::DType;
+
+    /// `loop.read_size` reads signed elements sign-extended and unsigned ones zero-extended,
+    /// and refuses what is not a size, or a buffer that does not hold one element.
+    #[test]
+    fn sizes_read_from_memory() {
+        let cases: [(DType, &[u8], Result<i64, &str>); 8] = [
+            (DType::I8, &[0x7F], Ok(127)),
+            (
+                DType::I8,
+                &[0xFD],
+                Err("a size read from memory is negative: -3"),
+            ),
+            (DType::U8, &[0xFD], Ok(253)),
+            (DType::I16, &[0x34, 0x12], Ok(0x1234)),
+            (
+                DType::I32,
+                &[0, 0, 0, 0x80],
+                Err("a size read from memory is negative: -2147483648"),
+            ),
+            (
+                DType::U64,
+                &[0xFF; 8],
+                Err("a size read from memory is too large: 18446744073709551615"),
+            ),
+            (
+                DType::I64,
+                &[0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F],
+                Ok(i64::MAX),
+            ),
+            (
+                DType::I64,
+                &[1, 0, 0, 0],
+                Err("expected one integer element, but the i64 buffer holds 4 bytes"),
+            ),
+        ];
+        for (dtype, bytes, want) in cases {
+            let mut bytes = bytes.to_vec();
+            let got = read_size(raw(&mut bytes), dtype);
+            assert_eq!(got, want.map_err(str::to_string), "{dtype:?} {bytes:?}");
+        }
+        let mut float = 1.0f32.to_le_bytes();
+        assert!(read_size(raw(&mut float), DType::F32).is_err());
+    }
 
     /// A scan output that cannot grow is an error, not an abort: sizes past the address space
     /// are refused before allocating, and an allocation the system refuses is reported.

@@ -221,12 +221,16 @@ graph_ops! {
     /// A dense tensor constant.
     ConstantOp = "graph.constant", Constant, PURE.union(Traits::CONSTANT_LIKE),
         [] -> [result], [value];
-    /// A tensor whose elements are their index along `axis`.
-    IotaOp = "graph.iota", Iota, PURE, [] -> [result], [axis];
+    /// A tensor whose elements are their index along `axis`; one index operand per `?` dim of
+    /// the result.
+    IotaOp = "graph.iota", Iota, PURE, * -> [result], [axis];
     /// A tensor filled with `value`; one index operand per `?` dim of the result.
     FillOp = "graph.fill", Fill, PURE, * -> [result], [value];
     /// A dimension of a tensor as an `index`.
     DimOp = "graph.dim", Dim, PURE, [operand] -> [result], [axis];
+    /// The value of a one-element integer tensor as an `index`: a size computed from data
+    /// (how many elements are nonzero), for the `?` dims of a `graph.fill` or `graph.iota`.
+    ReadSizeOp = "graph.read_size", ReadSize, PURE, [operand] -> [result], [];
 
     /// Softmax along `axis`.
     SoftmaxOp = "graph.softmax", Softmax(false), PURE, [operand] -> [result], [axis],
@@ -339,6 +343,8 @@ pub enum Family {
     Iota,
     Fill,
     Dim,
+    /// `graph.read_size`: a one-element integer tensor's value as an `index`.
+    ReadSize,
     /// softmax (`false`) or log_softmax (`true`).
     Softmax(bool),
     LayerNorm,

@@ -840,7 +840,7 @@ fn infer_family(
         Family::Constant | Family::Iota | Family::Fill => Err(format!(
             "the result shape of '{name}' is not determined by its operands; give the result type"
         )),
-        Family::Dim => Err("'graph.dim' returns an index, not a tensor".to_string()),
+        Family::Dim | Family::ReadSize => Err(format!("'{name}' returns an index, not a tensor")),
         Family::Rnn => crate::recurrence::infer_rnn(ctx, operands, attrs).map(|mut r| r.remove(0)),
         Family::Fusion | Family::If | Family::Loop | Family::Yield => {
             Err(format!("'{name}' has no single inferred result"))
@@ -1282,6 +1282,7 @@ fn verify_family(ctx: &Context, op: Op, fam: Family) -> Result<(), Diagnostic> {
         Family::Loop => return crate::control::verify_loop(ctx, op),
         Family::Yield => return Ok(()),
         Family::Dim => return verify_dim(ctx, op).map_err(err),
+        Family::ReadSize => return verify_read_size(ctx, op).map_err(err),
         Family::Rnn => return crate::recurrence::verify_rnn(ctx, op).map_err(err),
         _ => {}
     }
@@ -1360,9 +1361,6 @@ fn verify_family(ctx: &Context, op: Op, fam: Family) -> Result<(), Diagnostic> {
         Family::Iota => {
             let axis = attrs.req_int("axis").map_err(err)?;
             check_axis(axis, result.rank(), "the result").map_err(err)?;
-            if result.shape.contains(&DYNAMIC) {
-                return Err(err("the result must have a static shape".to_string()));
-            }
             if !DTypeClass::Numeric.contains(result.element) {
                 return Err(err(format!(
                     "result #0 must be {}, but got '{}'",
@@ -1370,27 +1368,14 @@ fn verify_family(ctx: &Context, op: Op, fam: Family) -> Result<(), Diagnostic> {
                     type_str(ctx, result_ty)
                 )));
             }
-            Ok(())
+            check_size_operands(ctx, &operands, &result).map_err(err)
         }
         Family::Fill => {
             let Some(value) = attrs.get("value") else {
                 return Err(err("requires attribute 'value'".to_string()));
             };
             check_scalar_for(ctx, "value", value, result.element).map_err(err)?;
-            let dynamic = result.shape.iter().filter(|d| **d == DYNAMIC).count();
-            if operands.len() != dynamic {
-                return Err(err(format!(
-                    "expects one index operand per '?' dim of the result ({dynamic}), but has {}",
-                    operands.len()
-                )));
-            }
-            if let Some(i) = operands.iter().position(|t| *t != Type::INDEX) {
-                return Err(err(format!(
-                    "operand #{i} must be 'index', but got '{}'",
-                    type_str(ctx, operands[i])
-                )));
-            }
-            Ok(())
+            check_size_operands(ctx, &operands, &result).map_err(err)
         }
         _ => {
             let Some(inferred) = inferred else {
@@ -1415,6 +1400,49 @@ fn inferred_str(ctx: &Context, t: &TensorType) -> String {
     } else {
         format!("tensor<{}x{elem}>", shape_str(&t.shape))
     }
+}
+
+/// Checks that `operands` are one `index` per `?` dim of `result` (the sizes of a fill or
+/// iota).
+fn check_size_operands(
+    ctx: &Context,
+    operands: &[Type],
+    result: &TensorType,
+) -> Result<(), String> {
+    let dynamic = result.shape.iter().filter(|d| **d == DYNAMIC).count();
+    if operands.len() != dynamic {
+        return Err(format!(
+            "expects one index operand per '?' dim of the result ({dynamic}), but has {}",
+            operands.len()
+        ));
+    }
+    if let Some(i) = operands.iter().position(|t| *t != Type::INDEX) {
+        return Err(format!(
+            "operand #{i} must be 'index', but got '{}'",
+            type_str(ctx, operands[i])
+        ));
+    }
+    Ok(())
+}
+
+/// `graph.read_size`: a one-element integer tensor, an `index` result.
+fn verify_read_size(ctx: &Context, op: Op) -> Result<(), String> {
+    let ty = ctx.value_type(ctx.operand(op, 0));
+    let x = operand(ctx, &[ty], 0, DTypeClass::Integer)?;
+    if x.shape.iter().any(|&d| d != 1) {
+        return Err(format!(
+            "operand #0 must hold one element, but has shape {}",
+            shape_str(&x.shape)
+        ));
+    }
+    let result = ctx.value_type(ctx.result(op, 0));
+    if result != Type::INDEX {
+        return Err(format!(
+            "result #0 must be 'index', but got '{}'",
+            type_str(ctx, result)
+        ));
+    }
+    Ok(())
 }
 
 fn verify_dim(ctx: &Context, op: Op) -> Result<(), String> {

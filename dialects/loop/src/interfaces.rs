@@ -125,6 +125,20 @@ impl MemoryEffects for Allocates {
     }
 }
 
+/// `loop.read_size`: reads its one operand, a buffer a kernel wrote, so it stays after that
+/// kernel's launch and is not merged with another read across one.
+pub(crate) struct ReadsOperand;
+
+impl MemoryEffects for ReadsOperand {
+    fn effects(&self, ctx: &Context, op: Op, out: &mut Vec<Effect>) {
+        // A malformed op (no operand) may read anything.
+        out.push(Effect {
+            kind: EffectKind::Read,
+            on: ctx.operands(op).first().copied(),
+        });
+    }
+}
+
 /// `loop.barrier`: makes every thread's writes visible, so it orders like a read and a write
 /// of any memory.
 pub(crate) struct Synchronizes;

@@ -6,10 +6,10 @@
 //! iter vars, loads and stores on `!loop.buffer` values, conditionals, and the GPU primitives
 //! (thread/block ids, barriers, warp and block reductions). Scalar arithmetic uses `arith` and
 //! the small [`math_dialect`] defined here. Host functions (plain `func.func`s) use the host
-//! ops `loop.alloc` (global), `loop.constant`, `loop.view`, `loop.reshape`, `loop.dim` and
-//! `loop.launch`, and call other host functions with `loop.call_if` and `loop.call_loop` (the
-//! outlined regions of graph `If` and `Loop` ops), so one interpreter runs a whole lowered
-//! program.
+//! ops `loop.alloc` (global), `loop.constant`, `loop.view`, `loop.reshape`, `loop.dim`,
+//! `loop.read_size` (a size a kernel wrote, read back) and `loop.launch`, and call other host
+//! functions with `loop.call_if` and `loop.call_loop` (the outlined regions of graph `If` and
+//! `Loop` ops), so one interpreter runs a whole lowered program.
 //!
 //! Layout: [`types`] the buffer type, [`ops`] the op definitions (each op's hooks and
 //! interfaces in its `define_op!`), typed accessors and builders, [`interfaces`] the memory
@@ -35,13 +35,13 @@ pub use math::math_dialect;
 pub use ops::{
     before_terminator, build_alloc, build_barrier, build_call_if, build_call_loop, build_constant,
     build_dim, build_for, build_if, build_kernel, build_launch, build_load, build_prefetch,
-    build_reshape, build_schedule_block, build_store, build_view, gpu_dim, index_checks,
-    launch_dims, module_kernels, reduce_kind, reshape_root, source_dtypes, AllocOp, BarrierOp,
-    BlockDimOp, BlockIdOp, BlockReduceOp, CallIfOp, CallLoopOp, ConstantOp, Dim, DimOp, ForOp,
-    IfOp, IndexCheck, IterKind, KernelOp, LaunchDim, LaunchOp, LoadOp, LoopKind, LoopOps,
-    PrefetchOp, ReduceKind, ReduceMethod, ReshapeOp, ReturnOp, ScheduleBlockOp, SourceDTypes,
-    StoreOp, ThreadIdOp, VLoadOp, VStoreOp, ViewOp, WarpReduceOp, YieldOp, DIM_SYMBOLS,
-    INDEX_CHECKS, MAX_BLOCK_THREADS, NOALIAS, SOURCE_TYPE,
+    build_read_size, build_reshape, build_schedule_block, build_store, build_view, gpu_dim,
+    index_checks, launch_dims, module_kernels, reduce_kind, reshape_root, source_dtypes, AllocOp,
+    BarrierOp, BlockDimOp, BlockIdOp, BlockReduceOp, CallIfOp, CallLoopOp, ConstantOp, Dim, DimOp,
+    ForOp, IfOp, IndexCheck, IterKind, KernelOp, LaunchDim, LaunchOp, LoadOp, LoopKind, LoopOps,
+    PrefetchOp, ReadSizeOp, ReduceKind, ReduceMethod, ReshapeOp, ReturnOp, ScheduleBlockOp,
+    SourceDTypes, StoreOp, ThreadIdOp, VLoadOp, VStoreOp, ViewOp, WarpReduceOp, YieldOp,
+    DIM_SYMBOLS, INDEX_CHECKS, MAX_BLOCK_THREADS, NOALIAS, SOURCE_TYPE,
 };
 pub use types::{buffer_parts, buffer_type, elem_size_bytes, is_buffer, MemorySpace};
 pub use verify::{is_gpu_kernel, launch_compatible};

@@ -1,9 +1,11 @@
-//! The loop ops — kernel ops and the host ops `loop.dim`, `loop.launch`, `loop.constant`,
-//! `loop.view`, `loop.reshape`, `loop.call_if` and `loop.call_loop` — their definitions, typed accessors, the enums their attributes encode
+//! The loop ops — kernel ops and the host ops `loop.dim`, `loop.read_size`, `loop.launch`,
+//! `loop.constant`, `loop.view`, `loop.reshape`, `loop.call_if` and `loop.call_loop` — their
+//! definitions, typed accessors, the enums their attributes encode
 //! ([`LoopKind`], [`IterKind`], [`ReduceMethod`], [`ReduceKind`], [`Dim`]) and builders.
 
 use crate::interfaces::{
-    Allocates, ForLoop, MemoryAccess, NoEffects, Synchronizes, LOAD, PREFETCH, STORE, VLOAD, VSTORE,
+    Allocates, ForLoop, MemoryAccess, NoEffects, ReadsOperand, Synchronizes, LOAD, PREFETCH, STORE,
+    VLOAD, VSTORE,
 };
 use crate::types::buffer_parts;
 use crate::{syntax, verify};
@@ -273,6 +275,20 @@ dlc_ir::define_op! {
 }
 
 dlc_ir::define_op! {
+    /// The one element of a one-element integer buffer, as an `index`: a size a kernel computed
+    /// (how many elements it found, say), read on the host to size what it allocates next. A
+    /// read of the buffer, so never moved across the launch that writes it.
+    pub struct ReadSizeOp = "loop.read_size";
+    traits = Traits::empty();
+    operands = [buffer];
+    results = [result];
+    interfaces = [dyn MemoryEffects => ReadsOperand];
+    verify = verify::verify_read_size;
+    parse = syntax::parse_read_size;
+    print = syntax::print_read_size;
+}
+
+dlc_ir::define_op! {
     /// Runs a `loop.kernel` from a host function on buffers and scalars.
     pub struct LaunchOp = "loop.launch";
     traits = Traits::empty();
@@ -376,6 +392,7 @@ dlc_ir::op_set! {
         WarpReduceOp,
         BlockReduceOp,
         DimOp,
+        ReadSizeOp,
         LaunchOp,
         ConstantOp,
         ViewOp,
@@ -1378,6 +1395,16 @@ pub fn build_dim(
     let spec = OpSpec::new(ctx, "loop.dim", loc)
         .operands(&[buffer])
         .attr(ctx, "axis", axis)
+        .results(&[Type::INDEX]);
+    let op = ctx.build(at, spec);
+    ctx.result(op, 0)
+}
+
+/// Builds `loop.read_size %buffer`, the element of a one-element integer buffer; the result is
+/// an `index`.
+pub fn build_read_size(ctx: &mut Context, at: InsertPoint, buffer: Value, loc: Location) -> Value {
+    let spec = OpSpec::new(ctx, "loop.read_size", loc)
+        .operands(&[buffer])
         .results(&[Type::INDEX]);
     let op = ctx.build(at, spec);
     ctx.result(op, 0)

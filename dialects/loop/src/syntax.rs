@@ -717,6 +717,31 @@ pub(crate) fn print_dim(p: &mut Printer<'_>, op: Op) {
     p.print_type(ctx.value_type(buf));
 }
 
+/// `%buf attr-dict : type` of `loop.read_size`; the result is an `index`.
+pub(crate) fn parse_read_size(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
+    let buf = p.parse_operand()?;
+    p.parse_optional_attr_dict(&mut spec.attrs)?;
+    let ty = p.parse_colon_type()?;
+    let buf = p.resolve_operand(&buf, ty)?;
+    spec.operands.push(buf);
+    spec.result_types.push(Type::INDEX);
+    Ok(())
+}
+
+pub(crate) fn print_read_size(p: &mut Printer<'_>, op: Op) {
+    let ctx = p.ctx();
+    let Some(&buf) = ctx.operands(op).first() else {
+        // No buffer to print; the verifier rejects the op.
+        p.print_optional_attr_dict(op, &[]);
+        return;
+    };
+    p.write(" ");
+    p.print_operand(buf);
+    p.print_optional_attr_dict(op, &[]);
+    p.write(" : ");
+    p.print_type(ctx.value_type(buf));
+}
+
 /// `@kernel(%a, %n) attr-dict : (types) -> ()`.
 pub(crate) fn parse_launch(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
     let name = p.parse_symbol_name()?;

@@ -2,11 +2,12 @@
 //! element types, memory spaces stay where they belong (shared buffers only in GPU-bound
 //! kernels, shared/local buffers never escape), loop kinds are well formed and each GPU binding
 //! appears at most once per loop nest, schedule blocks agree on their iter vars, and barriers
-//! only appear in GPU kernels. Host ops (`loop.launch`, `loop.constant`, `loop.view`,
-//! `loop.reshape`, `loop.call_if`, `loop.call_loop`) stay out of kernels; a launch matches its
-//! kernel's signature (checked with the symbol tables) and passes no buffer twice, or two
-//! overlapping views, where a kernel argument is `loop.noalias`; and the host calls match the
-//! signatures of the host functions they call.
+//! only appear in GPU kernels. Host ops (`loop.read_size`, `loop.launch`, `loop.constant`,
+//! `loop.view`, `loop.reshape`, `loop.call_if`, `loop.call_loop`) stay out of kernels; a
+//! launch matches its kernel's signature (checked with the symbol tables) and passes no buffer
+//! twice, or two overlapping views, where a kernel argument is `loop.noalias`; `loop.read_size`
+//! reads a one-element integer buffer; and the host calls match the signatures of the host
+//! functions they call.
 
 use crate::analysis::loops::loop_kind;
 use crate::ops::{
@@ -767,7 +768,8 @@ pub(crate) fn verify_reduce(ctx: &Context, op: Op) -> VResult {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Host ops: loop.dim (anywhere), loop.launch, loop.constant, loop.view (host functions only)
+// Host ops: loop.dim (anywhere), loop.read_size, loop.launch, loop.constant, loop.view (host
+// functions only)
 
 /// Fails if `op` is nested in a `loop.kernel`: host ops run outside kernels.
 fn check_host_only(ctx: &Context, op: Op) -> VResult {
@@ -823,6 +825,34 @@ pub(crate) fn verify_dim(ctx: &Context, op: Op) -> VResult {
             format!(
                 "axis {axis} is out of range for a rank-{} buffer",
                 dims.len()
+            ),
+        ));
+    }
+    if ctx.value_type(ctx.result(op, 0)) != Type::INDEX {
+        return Err(op_error(ctx, op, "result must be of type index"));
+    }
+    Ok(())
+}
+
+/// `loop.read_size`: a host op reading a one-element global buffer of `i8`..`i64` (every dim a
+/// static 1, rank 0 allowed) into an `index`.
+pub(crate) fn verify_read_size(ctx: &Context, op: Op) -> VResult {
+    check_host_only(ctx, op)?;
+    let ty = ctx.value_type(ctx.operand(op, 0));
+    let fits = match buffer_parts(ctx, ty) {
+        Some((dims, elem, MemorySpace::Global)) => {
+            matches!(ctx.integer_width(elem), Some(8 | 16 | 32 | 64))
+                && dims.iter().all(|&d| d == 1)
+        }
+        _ => false,
+    };
+    if !fits {
+        return Err(op_error(
+            ctx,
+            op,
+            format!(
+                "operand must be a global buffer of one i8, i16, i32 or i64 element (every dim 1), found '{}'",
+                type_str(ctx, ty)
             ),
         ));
     }

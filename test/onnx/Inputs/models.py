@@ -60,8 +60,9 @@ def reshape_by_input():
 
 
 def unsupported_op():
-    nodes = [h.make_node("NonZero", ["x"], ["y"], name="nz")]
-    return model(nodes, [value("x", T.FLOAT, [4])], [value("y", T.INT64, None)])
+    nodes = [h.make_node("MaxUnpool", ["x", "i"], ["y"], name="unpool", kernel_shape=[2])]
+    inputs = [value("x", T.FLOAT, [1, 1, 2]), value("i", T.INT64, [1, 1, 2])]
+    return model(nodes, inputs, [value("y", T.FLOAT, None)])
 
 
 def unknown_attribute():

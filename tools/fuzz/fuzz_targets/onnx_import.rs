@@ -9,9 +9,12 @@
 //! folding. The first seed is a CNN (Conv → Relu → MaxPool → Pad → Slice → Transpose → Gather →
 //! Concat → Reshape → Softmax); the second holds the recurrent, quantization and control-flow
 //! paths (LSTM, GRU, QuantizeLinear → DequantizeLinear, DynamicQuantizeLinear → MatMulInteger,
-//! a MatMul and a Conv of DequantizeLinear outputs (the QDQ pattern, run on bytes), BitShift, a Loop with a scan output and a trip count the edits can make 2^40, an If). A model that imports must verify, and when its shapes are small it runs in the
-//! graph interpreter on zero inputs. A finding is a panic, an abort, a module that does not
-//! verify, or a timeout; an `ImportError` or an interpreter error is how bad input must end.
+//! a MatMul and a Conv of DequantizeLinear outputs (the QDQ pattern, run on bytes), BitShift, a
+//! Loop with a scan output, a condition known only at run time and a trip count the edits can
+//! make 2^40, an If on a run-time condition: `graph.loop` and `graph.if`; NonZero and Unique,
+//! sized by the data). A model that imports must verify, and when its shapes are small it runs
+//! in the graph interpreter on zero inputs. A finding is a panic, an abort, a module that does
+//! not verify, or a timeout; an `ImportError` or an interpreter error is how bad input must end.
 
 #![no_main]
 
@@ -31,6 +34,8 @@ use prost::Message;
 const MAX_RUN_DIM: i64 = 64;
 /// ...and no value (argument or op result) with more elements than this.
 const MAX_RUN_ELEMENTS: i64 = 1 << 16;
+/// The most iterations a `graph.loop` of a model that is run may have.
+const MAX_RUN_TRIPS: i64 = 64;
 
 /// Operator types an edit may give a node: the seed model's and their neighbours.
 const OPS: &[&str] = &[
@@ -100,6 +105,9 @@ const OPS: &[&str] = &[
     "BitCast",
     "TopK",
     "CumSum",
+    "NonZero",
+    "Compress",
+    "Unique",
     "GatherND",
     "ScatterND",
     "ScatterElements",
@@ -266,8 +274,32 @@ fn check(model: &ModelProto) {
     let Some(args) = zero_arguments(&ctx, imported.func) else {
         return;
     };
+    if long_loop(&ctx, imported.func) {
+        return;
+    }
     // An interpreter error (an op it rejects at run time) is not a finding; a panic is.
     let _ = interpret(&ctx, imported.func, &args);
+}
+
+/// Whether `func` holds a `graph.loop` whose trip count may be large (a constant past
+/// [`MAX_RUN_TRIPS`], or anything else): running it could take as long as its trip count says.
+fn long_loop(ctx: &Context, func: dlc_ir::Op) -> bool {
+    let mut long = false;
+    ctx.for_each_op(func, &mut |op| {
+        if ctx.op_name(op) != "graph.loop" {
+            return;
+        }
+        let trips = ctx
+            .operands(op)
+            .first()
+            .and_then(|&m| ctx.defining_op(m))
+            .and_then(|d| ctx.attr(d, "value"))
+            .and_then(|a| Tensor::from_dense_attr(ctx, a).ok())
+            .filter(|t| t.len() == 1)
+            .map(|t| t.get(0).as_i64());
+        long |= trips.is_none_or(|m| m > MAX_RUN_TRIPS);
+    });
+    long
 }
 
 /// Zero tensors for `func`'s arguments, or `None` when a value of the function is too large
@@ -705,15 +737,23 @@ fn value_info(name: &str, elem: i32, dims: &[i64]) -> ValueInfoProto {
 /// The second seed: recurrent layers, quantization, integer ops and control flow on a
 /// sequence `x` of 3 steps, batch 1, 4 features (opset 21). It imports, verifies and runs.
 fn sequence_seed_model() -> ModelProto {
-    // Loop body: (iteration, condition, carried v) -> (condition, v + 1, scan output v + 1).
+    // Loop body: (iteration, condition, carried v) -> (sum(v + 1) < 100, v + 1, scan output
+    // v + 1): a condition known only at run time, so the Loop is a `graph.loop`.
     let body = GraphProto {
         name: "body".into(),
         node: vec![
             node("Add", &["v", "one"], "v1", vec![]),
-            node("Identity", &["cond"], "cond1", vec![]),
+            node("ReduceSum", &["v1"], "total", vec![int_attr("keepdims", 0)]),
+            node("Less", &["total", "hundred"], "cond1", vec![]),
             node("Identity", &["v1"], "scan", vec![]),
         ],
-        initializer: vec![f32_tensor("one", &[])],
+        initializer: vec![
+            f32_tensor("one", &[]),
+            TensorProto {
+                float_data: vec![100.0],
+                ..f32_tensor("hundred", &[])
+            },
+        ],
         input: vec![
             value_info("iter", 7, &[]),
             value_info("cond", 9, &[]),
@@ -789,9 +829,15 @@ fn sequence_seed_model() -> ModelProto {
             "last",
             vec![int_attr("axis", 0)],
         ),
+        // Outputs sized by the data.
+        node("NonZero", &["x"], "nz", vec![]),
+        node("Unique", &["x"], "uq", vec![int_attr("axis", 2)]),
+        // An If on a condition known only at run time: a `graph.if`.
+        node("ReduceSum", &["x"], "x_sum", vec![int_attr("keepdims", 0)]),
+        node("Greater", &["x_sum", "zero_f"], "positive", vec![]),
         node(
             "If",
-            &["yes"],
+            &["positive"],
             "if_y",
             vec![
                 graph_attr("then_branch", branch("then", "Neg")),
@@ -822,6 +868,10 @@ fn sequence_seed_model() -> ModelProto {
             ..f32_tensor("cs", &[2])
         },
         int32_tensor("two", 2, &[], &[2]),
+        TensorProto {
+            float_data: vec![0.0],
+            ..f32_tensor("zero_f", &[])
+        },
         int32_tensor("yes", 9, &[], &[1]),
         TensorProto {
             dims: vec![],
@@ -844,7 +894,7 @@ fn sequence_seed_model() -> ModelProto {
             initializer: initializers,
             input: vec![value_info("x", 1, &[3, 1, 4])],
             output: [
-                "lstm_y", "gru_y", "mm", "qmm", "qconv", "sh", "loop_v", "if_y",
+                "lstm_y", "gru_y", "mm", "qmm", "qconv", "sh", "loop_v", "if_y", "nz", "uq",
             ]
             .into_iter()
             .map(output_info)

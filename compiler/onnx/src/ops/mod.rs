@@ -35,6 +35,7 @@
 
 mod attention;
 mod blocks;
+mod compact;
 mod contrib;
 mod control;
 mod einsum;
@@ -65,7 +66,7 @@ use dlc_tensor::{DType, Tensor};
 pub type Handler = fn(&mut NodeCx) -> NodeResult<Vec<Value>>;
 
 /// Every handler table, one per file.
-const TABLES: [&[(&str, Handler)]; 20] = [
+const TABLES: [&[(&str, Handler)]; 21] = [
     elementwise::OPS,
     movement::OPS,
     reduce::OPS,
@@ -77,6 +78,7 @@ const TABLES: [&[(&str, Handler)]; 20] = [
     indexing::OPS,
     einsum::OPS,
     control::OPS,
+    compact::OPS,
     stateful::OPS,
     topk::OPS,
     quant::OPS,

@@ -117,31 +117,44 @@ fn arg_reduce(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     Ok(vec![cx.binary("graph.sub", top, i)?])
 }
 
-/// Running sums (CumSum) or products (CumProd) along `axis` by a log-step scan
-/// (Hillis–Steele): `y ⊕= y` shifted by 1, 2, 4, ... positions (a pad with the identity, 0 or
-/// 1, and a crop), `⌈log₂ n⌉` adds or multiplies. `exclusive` shifts the input by one first,
-/// `reverse` shifts the other way. Every output combines exactly its own inputs, so
-/// infinities and NaNs stay where they belong.
+/// Running sums (CumSum) or products (CumProd) along `axis` ([`running`]).
 fn cumulative(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let x = cx.input(0)?;
     let shape = cx.shape(x);
-    let op_type = cx.node.op_type.clone();
-    let (combine, identity) = if op_type == "CumProd" {
-        ("graph.mul", 1.0)
-    } else {
-        ("graph.add", 0.0)
-    };
+    let product = cx.node.op_type == "CumProd";
     let a = cx.const_input(1)?.ok_or("input #1 (axis) is required")?;
     if a.len() != 1 || !a.dtype().is_int() {
         return Err("axis must be an integer scalar".into());
     }
     let a = axis(a.get(0).as_i64(), shape.len())? as usize;
-    let n = shape[a];
-    if n == dlc_ir::DYNAMIC {
-        return Err(format!("{op_type} along a dynamic axis is not supported").into());
-    }
     let exclusive = cx.int_or("exclusive", 0) != 0;
     let reverse = cx.int_or("reverse", 0) != 0;
+    Ok(vec![running(cx, x, a, product, exclusive, reverse)?])
+}
+
+/// Running sums (or products) of `x` along its static `axis` by a log-step scan
+/// (Hillis–Steele): `y ⊕= y` shifted by 1, 2, 4, ... positions (a pad with the identity, 0 or
+/// 1, and a crop), `⌈log₂ n⌉` adds or multiplies. `exclusive` shifts the input by one first,
+/// `reverse` shifts the other way. Every output combines exactly its own inputs, so
+/// infinities and NaNs stay where they belong.
+pub(super) fn running(
+    cx: &mut NodeCx,
+    x: Value,
+    a: usize,
+    product: bool,
+    exclusive: bool,
+    reverse: bool,
+) -> NodeResult<Value> {
+    let shape = cx.shape(x);
+    let (combine, identity, what) = if product {
+        ("graph.mul", 1.0, "a running product")
+    } else {
+        ("graph.add", 0.0, "a running sum")
+    };
+    let n = shape[a];
+    if n == dlc_ir::DYNAMIC {
+        return Err(format!("{what} along a dynamic axis is not supported").into());
+    }
     let rank = shape.len();
     // `y` moved `k` positions along the axis, toward the end (or the start when reversed).
     let shift = |cx: &mut NodeCx, y: Value, k: i64| -> NodeResult<Value> {
@@ -160,5 +173,5 @@ fn cumulative(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
         y = cx.binary(combine, y, moved)?;
         k *= 2;
     }
-    Ok(vec![y])
+    Ok(y)
 }

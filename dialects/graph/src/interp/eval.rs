@@ -18,7 +18,7 @@ use dlc_ir::{
     op_error, AttrKind, Attribute, Context, DenseValue, Diagnostic, Op, Printer, Region, Type,
     TypeKind, Value, DYNAMIC,
 };
-use dlc_tensor::{check_size, static_shape, DType, Scalar, Tensor};
+use dlc_tensor::{check_size, DType, Scalar, Tensor};
 use std::collections::HashMap;
 
 /// How deep `func.call`s may nest before the interpreter reports runaway recursion.
@@ -529,8 +529,11 @@ impl OpEval<'_> {
             None => {}
         }
         let kind = GraphOps::of(self.ctx, self.op);
-        if let Some(GraphOps::FillOp(_)) = kind {
-            return self.fill(&operands);
+        match kind {
+            Some(GraphOps::FillOp(_)) => return self.fill(&operands),
+            Some(GraphOps::IotaOp(_)) => return self.iota(&operands),
+            Some(GraphOps::ReadSizeOp(_)) => return self.read_size(&operands),
+            _ => {}
         }
         let tensors: Vec<&Tensor> = operands
             .iter()
@@ -619,11 +622,6 @@ impl OpEval<'_> {
                 let value = self.attr("value")?;
                 Tensor::from_dense_attr(self.ctx, value)
             }
-            G::IotaOp(_) => primitives::iota(
-                self.result_dtype()?,
-                &self.static_result_shape()?,
-                self.int("axis")?,
-            ),
             G::SoftmaxOp(_) => composites::softmax(arg(0)?, self.int("axis")?),
             G::LogSoftmaxOp(_) => composites::log_softmax(arg(0)?, self.int("axis")?),
             G::LayerNormOp(_) => composites::layer_norm(
@@ -737,15 +735,42 @@ impl OpEval<'_> {
         DType::from_type(self.ctx, elem).ok_or_else(|| "unsupported result element type".into())
     }
 
-    fn static_result_shape(&self) -> Result<Vec<usize>, String> {
-        let ty = self.result_type()?;
-        let dims = self.ctx.shape(ty).ok_or("result is not a tensor")?;
-        static_shape(dims).ok_or_else(|| "result shape must be static".into())
-    }
-
     /// `graph.fill`: the value attribute everywhere; `?` dims of the result type come from the
     /// index operands, in order.
     fn fill(&self, operands: &[RuntimeValue]) -> Eval {
+        let shape = self.sized_result_shape(operands)?;
+        let value = self.scalar_or("value", Scalar::Int(0))?;
+        Ok(vec![RuntimeValue::Tensor(Tensor::splat(
+            self.result_dtype()?,
+            &shape,
+            value,
+        ))])
+    }
+
+    /// `graph.iota` with its `?` dims from the index operands, as `graph.fill` has them.
+    fn iota(&self, operands: &[RuntimeValue]) -> Eval {
+        let shape = self.sized_result_shape(operands)?;
+        let t = primitives::iota(self.result_dtype()?, &shape, self.int("axis")?)?;
+        Ok(vec![RuntimeValue::Tensor(t)])
+    }
+
+    /// `graph.read_size`: the one element of an integer tensor, which must not be negative.
+    fn read_size(&self, operands: &[RuntimeValue]) -> Eval {
+        match operands {
+            [RuntimeValue::Tensor(t)] if t.len() == 1 && t.dtype().is_int() => {
+                let n = t.get(0).as_i64();
+                // A `ui64` past `i64::MAX` is held wrapped, so it is negative here too.
+                if n < 0 {
+                    return Err(format!("reads a size that is negative or too large: {n}"));
+                }
+                Ok(vec![RuntimeValue::Index(n)])
+            }
+            _ => Err("expects one integer tensor of one element".into()),
+        }
+    }
+
+    /// The result type's shape, each `?` dim taken from the index operands in order.
+    fn sized_result_shape(&self, operands: &[RuntimeValue]) -> Result<Vec<usize>, String> {
         let ty = self.result_type()?;
         let dims = self.ctx.shape(ty).ok_or("result is not a tensor")?;
         let mut sizes = operands.iter();
@@ -765,12 +790,7 @@ impl OpEval<'_> {
             return Err("has more index operands than dynamic dims".into());
         }
         check_size(&shape)?;
-        let value = self.scalar_or("value", Scalar::Int(0))?;
-        Ok(vec![RuntimeValue::Tensor(Tensor::splat(
-            self.result_dtype()?,
-            &shape,
-            value,
-        ))])
+        Ok(shape)
     }
 
     fn arith_constant(&self) -> Eval {

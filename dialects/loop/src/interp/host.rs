@@ -14,7 +14,8 @@
 //! kernel interpreter and encodes the buffers back. Two arguments that are the same view share
 //! one buffer, so an in-place kernel sees real aliasing, unless one of them is `loop.noalias`,
 //! which is an error; views that overlap only partially cannot be expressed as kernel buffers
-//! and are an error. `loop.call_if` and `loop.call_loop` run other host functions in the same
+//! and are an error. `loop.read_size` reads a size a kernel wrote back out of memory (a negative
+//! one is an error). `loop.call_if` and `loop.call_loop` run other host functions in the same
 //! memory (`calls`). Everything a host function can get wrong at run time (sizes, offsets,
 //! bounds, arguments, calls) comes back as a diagnostic at the op.
 
@@ -40,9 +41,10 @@ const MAX_STORAGE_BYTES: usize = 1 << 32;
 /// Arguments are checked against the function's signature as [`run_kernel`](super::run_kernel)
 /// checks a kernel's: a global [`KernelArg::Buffer`] of the declared element type, rank and
 /// static sizes for every `!loop.buffer` parameter, a [`KernelArg::Index`] for every `index` or
-/// integer parameter. The body must be one block of `arith` ops, `loop.dim`, `loop.alloc`,
-/// `loop.constant`, `loop.view`, `loop.reshape`, `loop.launch`, `loop.call_if`,
-/// `loop.call_loop` and `func.return`; the host functions it calls obey the same rules.
+/// integer parameter. The body must be one block of `arith` ops, `loop.dim`,
+/// `loop.read_size`, `loop.alloc`, `loop.constant`, `loop.view`, `loop.reshape`,
+/// `loop.launch`, `loop.call_if`, `loop.call_loop` and `func.return`; the host functions it
+/// calls obey the same rules.
 /// Returned buffers come back as owned [`Tensor`]s, integers as [`KernelArg::Index`].
 pub fn run_host(
     ctx: &Context,
@@ -195,6 +197,15 @@ fn byte_size(shape: &[usize], dtype: DType) -> Result<usize, String> {
                 "a {dtype:?} buffer of shape {shape:?} exceeds the host limit of {MAX_STORAGE_BYTES} bytes"
             )
         })
+}
+
+/// `value`, an integer read from memory by `loop.read_size`, as a size: an error naming it
+/// when it is negative or does not fit an `index`.
+fn size_from(value: i128) -> Result<i64, String> {
+    if value < 0 {
+        return Err(format!("a size read from memory is negative: {value}"));
+    }
+    i64::try_from(value).map_err(|_| format!("a size read from memory is too large: {value}"))
 }
 
 impl Host<'_> {
@@ -415,6 +426,7 @@ impl Host<'_> {
     fn exec(&mut self, op: Op) -> Result<(), Diagnostic> {
         let value = match LoopOps::of(self.ctx, op) {
             Some(LoopOps::DimOp(dim)) => self.exec_dim(dim)?,
+            Some(LoopOps::ReadSizeOp(_)) => self.exec_read_size(op)?,
             Some(LoopOps::AllocOp(_)) => self.exec_alloc(op)?,
             Some(LoopOps::ConstantOp(_)) => self.exec_constant(op)?,
             Some(LoopOps::ViewOp(_)) => self.exec_view(op)?,
@@ -472,6 +484,33 @@ impl Host<'_> {
             )
         })?;
         Ok(HostVal::Scalar(Val::Int(*n as i64)))
+    }
+
+    /// `loop.read_size`: the one element of an integer buffer (sign-extended, or zero-extended
+    /// for an unsigned dtype), which must be a size: in `[0, i64::MAX]`.
+    fn exec_read_size(&mut self, op: Op) -> Result<HostVal, Diagnostic> {
+        let ctx = self.ctx;
+        let view = self.get_view(op, self.operand(op, 0)?)?;
+        let width = view.dtype.int_width().filter(|_| view.numel() == 1);
+        let Some(width) = width else {
+            return Err(op_err(
+                ctx,
+                op,
+                format!(
+                    "expected a buffer of one integer element, got a {:?} buffer of shape {:?}",
+                    view.dtype, view.shape
+                ),
+            ));
+        };
+        let bytes = &self.storages[view.storage][view.byte_range()];
+        let mut raw = [0u8; 16];
+        raw[..bytes.len()].copy_from_slice(bytes);
+        let mut value = i128::from_le_bytes(raw);
+        if !view.dtype.is_unsigned() {
+            value = dlc_ir::attributes::sign_extend(value, width);
+        }
+        let size = size_from(value).map_err(|m| op_err(ctx, op, m))?;
+        Ok(HostVal::Scalar(Val::Int(size)))
     }
 
     /// The shape and dtype of `op`'s global buffer result, `?` dims taken from `sizes`.

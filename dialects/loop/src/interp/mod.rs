@@ -37,8 +37,9 @@
 //!   reductions, warp lockstep).
 //! - `memcheck`: initialised elements of scratch buffers and shared-memory races.
 //! - `host`: [`run_host`], host functions (`func.func` with `loop.alloc`, `loop.constant`,
-//!   `loop.view`, `loop.reshape`, `loop.dim`, `loop.launch`) over byte storages, launching
-//!   kernels here, and calling one another with `loop.call_if` and `loop.call_loop`.
+//!   `loop.view`, `loop.reshape`, `loop.dim`, `loop.read_size`, `loop.launch`) over byte
+//!   storages, launching kernels here, and calling one another with `loop.call_if` and
+//!   `loop.call_loop`.
 
 pub mod buffer;
 mod exec;

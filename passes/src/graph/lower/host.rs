@@ -3,9 +3,11 @@
 //! one `loop.kernel` per fusion group (or unfused op), in program order.
 //!
 //! Sizes are per symbol of [`SymbolicShapes`]: a symbol of an argument is a `loop.dim` of it;
-//! a symbol an op creates (a reshape's inferred dim, a concat or pad of a `?` axis, a fill's
-//! size operand) is computed from its operands' sizes with index arithmetic, the way the shape
-//! rule defines it. Each size is computed once, where it is first needed.
+//! a symbol an op creates (a reshape's inferred dim, a concat or pad of a `?` axis, a fill's or
+//! iota's size operand) is computed from its operands' sizes with index arithmetic, the way the
+//! shape rule defines it; a size from data (`graph.read_size`) is a `loop.read_size` of the
+//! buffer a kernel computed it in, and a dim of a call's result a `loop.dim` of it. Each size
+//! is computed once, where it is first needed.
 
 use super::control;
 use super::kernel::{self, global_buffer};
@@ -144,6 +146,12 @@ impl Host<'_> {
                 let axis = normalize_axis(int_attr(ctx, op, "axis").unwrap_or(0), rank)
                     .map_err(|m| err(loc, m))?;
                 let v = dlc_loop::build_dim(ctx, e.at, self.map.lookup(x), axis, loc);
+                self.map.map(ctx.result(op, 0), v);
+            }
+            Some(GraphOps::ReadSizeOp(_)) => {
+                // A size from data: read on the host once the kernel computing it has run.
+                let x = self.map.lookup(ctx.operand(op, 0));
+                let v = dlc_loop::build_read_size(ctx, e.at, x, loc);
                 self.map.map(ctx.result(op, 0), v);
             }
             Some(GraphOps::FusionOp(_)) => self.lower_fusion(ctx, op)?,
@@ -601,7 +609,7 @@ impl Host<'_> {
                 let step = e.int(ctx, step, Type::INDEX);
                 Ok(e.arith(ctx, "divui", &[diff, step], Type::INDEX))
             }
-            Some(GraphOps::FillOp(_)) => {
+            Some(GraphOps::FillOp(_) | GraphOps::IotaOp(_)) => {
                 let ty = dlc_graph::tensor_parts(ctx, ctx.value_type(value))
                     .ok_or("fill of a non-tensor")?;
                 let k = ty.shape[..axis]
