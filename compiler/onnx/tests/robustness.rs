@@ -784,23 +784,21 @@ fn external_data_without_a_directory_is_rejected() {
 #[test]
 fn unsupported_op_names_node_op_and_opset() {
     let m = model(
-        vec![node(
-            "NonMaxSuppression",
-            "nms",
-            &["boxes", "scores"],
-            &["selected"],
+        vec![with_attrs(
+            node("MaxUnpool", "unpool", &["x", "i"], &["y"]),
+            vec![ints_attr("kernel_shape", &[2])],
         )],
         vec![
-            input("boxes", DataType::Float, &[1, 4, 4]),
-            input("scores", DataType::Float, &[1, 1, 4]),
+            input("x", DataType::Float, &[1, 1, 2]),
+            input("i", DataType::Int64, &[1, 1, 2]),
         ],
-        &["selected"],
+        &["y"],
         vec![],
     );
     assert_mentions(
         &import_error(&m),
         &[
-            "node 'nms' (NonMaxSuppression, opset 17): ",
+            "node 'unpool' (MaxUnpool, opset 17): ",
             "not supported",
         ],
     );
@@ -3685,4 +3683,72 @@ fn data_dependent_sizes_need_static_inputs() {
     let m = single("NonZero", vec![], &["x"], vec![f("x", &[2, 2])], vec![]);
     let out = run(&m, &[Tensor::from_f64(DType::F32, &[2, 2], &[0.0; 4])]);
     assert_eq!(out[0].shape(), &[2, 0]);
+}
+
+/// NonMaxSuppression needs static boxes and scores of matching shapes, float data and scalar
+/// thresholds; a model without a maximum output count selects nothing.
+#[test]
+fn non_max_suppression_rejects_bad_inputs() {
+    let f = |name: &str, dims: &[i64]| input(name, DataType::Float, dims);
+    let nms = |inputs: Vec<ValueInfoProto>, names: &[&str], attrs: Vec<AttributeProto>| {
+        single("NonMaxSuppression", attrs, names, inputs, vec![])
+    };
+    let cases: Vec<(ModelProto, &[&str])> = vec![
+        (
+            nms(
+                vec![f("b", &[1, -1, 4]), f("s", &[1, 2, 3])],
+                &["b", "s"],
+                vec![],
+            ),
+            &["boxes must have the static shape [batches, boxes, 4]"],
+        ),
+        (
+            nms(
+                vec![f("b", &[1, 3, 4]), f("s", &[1, 2, 4])],
+                &["b", "s"],
+                vec![],
+            ),
+            &["scores must have the static shape [1, classes, 3]"],
+        ),
+        (
+            nms(
+                vec![f("b", &[1, 3, 4]), f("s", &[1, 2, 3])],
+                &["b", "s"],
+                vec![int_attr("center_point_box", 2)],
+            ),
+            &["attribute 'center_point_box' must be 0 or 1, not 2"],
+        ),
+        (
+            nms(
+                vec![f("b", &[1, 3, 4]), f("s", &[1, 2, 3]), f("m", &[2])],
+                &["b", "s", "m"],
+                vec![],
+            ),
+            &["input #2 must hold one value"],
+        ),
+        (
+            nms(
+                vec![f("b", &[1, 3, 4]), f("s", &[1, 2, 3]), f("m", &[1])],
+                &["b", "s", "m"],
+                vec![],
+            ),
+            &["input #2 has the wrong element type"],
+        ),
+    ];
+    for (m, parts) in cases {
+        assert_mentions(&import_error(&m), parts);
+    }
+    let m = nms(
+        vec![f("b", &[1, 2, 4]), f("s", &[1, 1, 2])],
+        &["b", "s"],
+        vec![],
+    );
+    let boxes = Tensor::from_f64(
+        DType::F32,
+        &[1, 2, 4],
+        &[0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 2.0, 2.0],
+    );
+    let scores = Tensor::from_f64(DType::F32, &[1, 1, 2], &[0.9, 0.8]);
+    let out = run(&m, &[boxes, scores]);
+    assert_eq!(out[0].shape(), &[0, 3]);
 }

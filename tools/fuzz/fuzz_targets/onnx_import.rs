@@ -108,6 +108,7 @@ const OPS: &[&str] = &[
     "NonZero",
     "Compress",
     "Unique",
+    "NonMaxSuppression",
     "GatherND",
     "ScatterND",
     "ScatterElements",

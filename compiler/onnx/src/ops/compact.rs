@@ -6,9 +6,9 @@
 //! reduction, in a kernel), `graph.read_size` of it (read on the host after that kernel ran),
 //! and a result sized by it: `graph.iota` over the `n` output positions, each the index of the
 //! `j`-th true position, then a gather. The `j`-th true position is the number of positions
-//! whose running count of trues is at most `j` (the running count is a log-step scan), which
-//! compares the `n` output positions with all `N` mask positions: `n·N` work, like TopK's `n²`,
-//! so very long masks are slow. The mask must have a static length.
+//! whose running count of trues is at most `j`: the running count is a log-step scan
+//! (`N log N`), and as it never decreases, each output position finds its place by a binary
+//! search over it (`n log N`). The mask must have a static length.
 //!
 //! Unique compares every slice along its axis (every element without one) with every other:
 //! equal slices, and for `sorted` their lexicographic order (the first differing element
@@ -28,7 +28,7 @@ pub(super) const OPS: &[(&str, Handler)] = &[
 
 /// The indices of the true elements of the 1-D `i1` tensor `mask`, in order, as an `i64`
 /// vector of `?` length (see the module docs).
-fn true_positions(cx: &mut NodeCx, mask: Value, what: &str) -> NodeResult<Value> {
+pub(super) fn true_positions(cx: &mut NodeCx, mask: Value, what: &str) -> NodeResult<Value> {
     let len = match cx.shape(mask)[..] {
         [n] if n != DYNAMIC => n,
         _ => return Err(format!("{what} must have a static length").into()),
@@ -39,13 +39,30 @@ fn true_positions(cx: &mut NodeCx, mask: Value, what: &str) -> NodeResult<Value>
     let ty = cx.ctx().tensor_type(&[DYNAMIC], Type::I64);
     let zero = cx.int_attr(0);
     let j = cx.op_typed("graph.iota", &[n], &[("axis", zero)], ty)?;
-    // running[i] = trues in mask[0..=i]; position(j) = #{i : running[i] <= j}.
+    // running[i] = trues in mask[0..=i], which never decreases; position(j) = #{i :
+    // running[i] <= j}, found by a binary search for each j: ⌈log₂ N⌉ steps, each a gather.
     let counts = running(cx, ones, 0, false, false, false)?;
-    let counts = cx.reshape(counts, &[1, len])?;
-    let j = cx.reshape(j, &[-1, 1])?;
-    let before = cx.cmp("le", counts, j)?;
-    let before = cx.cast(before, Type::I64)?;
-    cx.reduce("graph.reduce_sum", before, &[1], false)
+    let one = cx.scalar_of(1.0, Type::I64);
+    let target = cx.binary("graph.add", j, one)?;
+    let size = cx.scalar_of(len as f64, Type::I64);
+    let nothing = cx.scalar_of(0.0, Type::I64);
+    let mut at = cx.binary("graph.mul", j, nothing)?;
+    let mut step = 1i64 << (63 - (len.max(1) as u64).leading_zeros());
+    while step > 0 {
+        // Move to `at + step` when that many running counts are still below `j + 1`.
+        let s = cx.scalar_of(step as f64, Type::I64);
+        let cand = cx.binary("graph.add", at, s)?;
+        let inside = cx.cmp("le", cand, size)?;
+        let clipped = cx.binary("graph.min", cand, size)?;
+        let probe = cx.binary("graph.sub", clipped, one)?;
+        let axis = cx.int_attr(0);
+        let value = cx.op("graph.gather", &[counts, probe], &[("axis", axis)])?;
+        let below = cx.cmp("lt", value, target)?;
+        let further = cx.binary("graph.and", inside, below)?;
+        at = cx.select(further, cand, at)?;
+        step /= 2;
+    }
+    Ok(at)
 }
 
 /// The static shape of `x`, or an error naming `what`.

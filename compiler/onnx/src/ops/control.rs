@@ -319,7 +319,7 @@ fn rolled_loop(
 /// `body` (given the body's arguments, returning the next condition, the carried values and
 /// the scan elements). A carried value the body gives in another size than it gets has its
 /// type widened to `?` there and the body is imported again, until the types settle.
-fn loop_of(
+pub(super) fn loop_of(
     cx: &mut NodeCx,
     max_trip: Value,
     cond: Value,

@@ -46,6 +46,7 @@ mod layout;
 mod linalg;
 mod loss;
 mod movement;
+mod nms;
 mod nn;
 mod pool;
 mod quant;
@@ -66,7 +67,7 @@ use dlc_tensor::{DType, Tensor};
 pub type Handler = fn(&mut NodeCx) -> NodeResult<Vec<Value>>;
 
 /// Every handler table, one per file.
-const TABLES: [&[(&str, Handler)]; 21] = [
+const TABLES: [&[(&str, Handler)]; 22] = [
     elementwise::OPS,
     movement::OPS,
     reduce::OPS,
@@ -79,6 +80,7 @@ const TABLES: [&[(&str, Handler)]; 21] = [
     einsum::OPS,
     control::OPS,
     compact::OPS,
+    nms::OPS,
     stateful::OPS,
     topk::OPS,
     quant::OPS,
