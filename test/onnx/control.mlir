@@ -2,11 +2,13 @@
 // give 3 and 6 elements), a Loop whose trip count is a graph input and whose body decides when
 // to stop becomes graph.loop (an If inside its body), and a Scan of 40 steps (past the unroll
 // bound) becomes a graph.loop gathering each step. One compiled model each runs every case,
-// matching onnxruntime's outputs (zero trips included).
+// matching onnxruntime's outputs (zero trips included); the If also through the MLIR backend
+// (whose export casts the branches' static results to the If's `?` one).
 // RUN: rm -rf %t && python3 %S/Inputs/control.py %t
 // RUN: dlc-import %t/loop.onnx | FileCheck %s
 // RUN: dlc-run %t/if.onnx --inputs %t/if_then_c.npy,%t/if_then_x.npy --expected %t/if_then_y0.npy --check | FileCheck %s --check-prefix=IF-THEN
 // RUN: dlc-run %t/if.onnx --inputs %t/if_else_c.npy,%t/if_else_x.npy --expected %t/if_else_y0.npy --check | FileCheck %s --check-prefix=IF-ELSE
+// RUN: dlc-run %t/if.onnx --inputs %t/if_else_c.npy,%t/if_else_x.npy --expected %t/if_else_y0.npy --backend mlir | FileCheck %s --check-prefix=IF-MLIR
 // RUN: dlc-run %t/loop.onnx --inputs %t/loop_m10_m.npy,%t/loop_m10_x.npy --expected %t/loop_m10_y0.npy,%t/loop_m10_y1.npy --check | FileCheck %s --check-prefix=LOOP10
 // RUN: dlc-run %t/loop.onnx --inputs %t/loop_m2_m.npy,%t/loop_m2_x.npy --expected %t/loop_m2_y0.npy,%t/loop_m2_y1.npy | FileCheck %s --check-prefix=LOOP2
 // RUN: dlc-run %t/loop.onnx --inputs %t/loop_m0_m.npy,%t/loop_m0_x.npy --expected %t/loop_m0_y0.npy,%t/loop_m0_y1.npy --check | FileCheck %s --check-prefix=LOOP0
@@ -26,6 +28,8 @@
 // IF-ELSE: output 0: f32 [6]
 // IF-ELSE: check output 0: {{.*}}: ok
 // IF-ELSE: expected output 0 ({{.*}}): {{.*}}: ok
+// IF-MLIR: output 0: f32 [6]
+// IF-MLIR: expected output 0 ({{.*}}): {{.*}}: ok
 
 // The sum passes 40 after four iterations of ten.
 // LOOP10: output 1: f32 [4, 2, 3]

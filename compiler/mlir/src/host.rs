@@ -11,7 +11,9 @@
 //!   static shape differs from the kernel's parameter (a kernel `?` accepts any size); of a GPU
 //!   kernel, `gpu.launch_func` with the kernel's `grid`/`block` attributes as launch sizes;
 //! - `loop.call_if` is a `memref.load` of the condition and an `scf.if` whose branches
-//!   `func.call` the two callees and yield their results;
+//!   `func.call` the two callees and yield their results; a call's types only fit its callee's
+//!   (a `?` dim may stand for a static one), so arguments and results get a `memref.cast` where
+//!   the types differ (this holds for `loop.call_loop`'s body too);
 //! - `loop.call_loop` is an `scf.while` over the iteration number, the condition and the carried
 //!   values: it continues while `i < max_trip` and the condition holds, and its body calls the
 //!   loop body on rank-0 memrefs of both and copies the carried results into fresh memrefs
@@ -23,7 +25,8 @@ use crate::error::ExResult;
 use crate::function::first_block;
 use crate::function::FnExport;
 use crate::types::{memref_type, mlir_type};
-use dlc_ir::Type;
+use dlc_func::FuncOp;
+use dlc_ir::{Op, Type};
 use dlc_loop::{buffer_parts, LaunchDim, MemorySpace};
 use melior::ir::attribute::{DenseI64ArrayAttribute, FlatSymbolRefAttribute};
 use melior::ir::r#type::IntegerType;
@@ -316,7 +319,7 @@ impl<'c, 'm> FnExport<'c, 'm, '_> {
         )?;
         for (i, callee) in [then_fn, else_fn].into_iter().enumerate() {
             let branch = first_block(&blocks, i)?;
-            let outs = self.call_function(branch, callee, &args, &results)?;
+            let outs = self.call_function(branch, op, callee, &args, &results)?;
             self.emit(branch, "scf.yield", &outs, &[], &[])?;
         }
         for (k, r) in ctx.results(op).enumerate() {
@@ -389,7 +392,7 @@ impl<'c, 'm> FnExport<'c, 'm, '_> {
         args.extend(&captures);
         let mut body_results = vec![memref_type(ctx, mlir, &[], Type::I1, MemorySpace::Global)?];
         body_results.extend(&types[2..]);
-        let outs = self.call_function(after, body, &args, &body_results)?;
+        let outs = self.call_function(after, op, body, &args, &body_results)?;
         let next_cond = self.emit1(after, "memref.load", &[outs[0]], i1, &[])?;
         let one = self.const_int(after, i64t, 1)?;
         let next_i = self.emit1(after, "arith.addi", &[state[0], one], i64t, &[])?;
@@ -414,19 +417,79 @@ impl<'c, 'm> FnExport<'c, 'm, '_> {
         Ok(())
     }
 
-    /// `func.call @callee(args)` returning `results`; its results.
+    /// `func.call @callee(args)` from call op `site`, returning `results`; its results. The
+    /// call op's types only fit the callee's (`?` dims may stand for static ones either way),
+    /// so arguments and results whose memref types differ get a `memref.cast`.
     fn call_function(
         &self,
         block: BlockRef<'c, 'm>,
+        site: Op,
         callee: &str,
         args: &[MValue<'c, 'm>],
         results: &[MType<'c>],
     ) -> ExResult<Vec<MValue<'c, 'm>>> {
+        let (params, outs) = self.callee_signature(site, callee)?;
+        if params.len() != args.len() || outs.len() != results.len() {
+            return Err(format!("the call of '{callee}' does not match its signature").into());
+        }
+        let mut passed = Vec::with_capacity(args.len());
+        for (&a, &p) in args.iter().zip(&params) {
+            let want = self.ty(p)?;
+            passed.push(if a.r#type() == want {
+                a
+            } else {
+                self.emit1(block, "memref.cast", &[a], want, &[])?
+            });
+        }
+        let declared = outs
+            .iter()
+            .map(|&t| self.ty(t))
+            .collect::<ExResult<Vec<_>>>()?;
         let symbol = FlatSymbolRefAttribute::new(self.mlir, callee).into();
-        let call = self.emit(block, "func.call", args, results, &[("callee", symbol)])?;
-        (0..results.len())
-            .map(|k| Ok(call.result(k)?.into()))
-            .collect()
+        let call = self.emit(
+            block,
+            "func.call",
+            &passed,
+            &declared,
+            &[("callee", symbol)],
+        )?;
+        let mut values = Vec::with_capacity(results.len());
+        for (k, (&have, &want)) in declared.iter().zip(results).enumerate() {
+            let v: MValue<'c, 'm> = call.result(k)?.into();
+            values.push(if have == want {
+                v
+            } else {
+                self.emit1(block, "memref.cast", &[v], want, &[])?
+            });
+        }
+        Ok(values)
+    }
+
+    /// The input and result types of host function `callee`, looked up in the module holding
+    /// `site`.
+    fn callee_signature(&self, site: Op, callee: &str) -> ExResult<(Vec<Type>, Vec<Type>)> {
+        let ctx = self.ctx;
+        let mut module = site;
+        while let Some(parent) = ctx.parent_op(module) {
+            module = parent;
+        }
+        let func = ctx
+            .regions(module)
+            .first()
+            .and_then(|&r| ctx.blocks(r).first().copied())
+            .and_then(|b| {
+                ctx.block_ops(b).find(|&op| {
+                    ctx.view::<FuncOp>(op).is_some()
+                        && ctx.attr(op, "sym_name").and_then(|a| ctx.attr_as_str(a)) == Some(callee)
+                })
+            })
+            .ok_or_else(|| format!("no host function '{callee}' to call"))?;
+        let (inputs, outputs) = ctx
+            .attr(func, "function_type")
+            .and_then(|a| ctx.attr_as_type(a))
+            .and_then(|t| ctx.function_signature(t))
+            .ok_or_else(|| format!("host function '{callee}' has no function type"))?;
+        Ok((inputs.to_vec(), outputs.to_vec()))
     }
 
     /// The one element of the one-element buffer `v` (every dim 1), loaded.

@@ -797,10 +797,7 @@ fn unsupported_op_names_node_op_and_opset() {
     );
     assert_mentions(
         &import_error(&m),
-        &[
-            "node 'unpool' (MaxUnpool, opset 17): ",
-            "not supported",
-        ],
+        &["node 'unpool' (MaxUnpool, opset 17): ", "not supported"],
     );
 }
 
