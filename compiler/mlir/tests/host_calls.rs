@@ -13,8 +13,11 @@ use melior::ExecutionEngine;
 /// `loop.call_loop` of trip count `m` whose body adds one in place to a carried `1xi64` buffer
 /// (starting at 0), adds one to a carried index (starting at `p`), and continues while
 /// `i + 1 < k` (`k` captured). `out` gets the carried buffer's element and the initial
-/// buffer's; `main` returns the carried index.
-const PROGRAM: &str = r#"
+/// buffer's; `main` returns the carried index. The kernels `@less` (`c = i + 1 < k`) and the
+/// others of tools/fixtures/host/kernels.mlir come first.
+const PROGRAM: &str = concat!(
+    include_str!("../../../tools/fixtures/host/kernels.mlir"),
+    r#"
 loop.kernel @set(%b: !loop.buffer<i64, global>, %v: index) {
   %x = arith.index_cast %v : index to i64
   loop.store %x, %b[] : !loop.buffer<i64, global>
@@ -34,16 +37,6 @@ loop.kernel @inc(%x: !loop.buffer<1xi64, global>) {
   %v = loop.load %x[%c0] : !loop.buffer<1xi64, global>
   %w = arith.addi %v, %one : i64
   loop.store %w, %x[%c0] : !loop.buffer<1xi64, global>
-  loop.return
-}
-
-loop.kernel @less(%i: !loop.buffer<i64, global>, %k: index, %c: !loop.buffer<i1, global>) {
-  %v = loop.load %i[] : !loop.buffer<i64, global>
-  %one = arith.constant 1 : i64
-  %next = arith.addi %v, %one : i64
-  %kk = arith.index_cast %k : index to i64
-  %b = arith.cmpi slt, %next, %kk : i64
-  loop.store %b, %c[] : !loop.buffer<i1, global>
   loop.return
 }
 
@@ -96,7 +89,8 @@ func.func @main(%out: !loop.buffer<2xi64, global>, %v: index, %m: index, %k: ind
   loop.launch @report(%r#0, %x0, %out) : (!loop.buffer<1xi64, global>, !loop.buffer<1xi64, global>, !loop.buffer<2xi64, global>) -> ()
   return %r#1 : index
 }
-"#;
+"#
+);
 
 /// `main` after lowering: the `memref<2xi64>` descriptor (allocated and aligned pointers,
 /// offset, size, stride), then `v`, `m`, `k`.

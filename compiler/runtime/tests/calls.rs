@@ -9,32 +9,15 @@ use dlc_loop::interp::{run_host, KernelArg};
 use dlc_runtime::{HostProgram, KernelFn, KernelTable, Session, Tensor};
 use dlc_tensor::DType;
 
-/// The kernels, in MLIR (for the interpreter and the runtime's checks) ...
-const KERNELS: &str = r#"
-loop.kernel @add(%a: !loop.buffer<?xf32, global>, %b: !loop.buffer<?xf32, global>, %c: !loop.buffer<?xf32, global>, %n: index) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  loop.for serial %i = %c0 to %n step %c1 {
-    %x = loop.load %a[%i] : !loop.buffer<?xf32, global>
-    %y = loop.load %b[%i] : !loop.buffer<?xf32, global>
-    %s = arith.addf %x, %y : f32
-    loop.store %s, %c[%i] : !loop.buffer<?xf32, global>
-  }
-  loop.return
-}
+#[path = "../../../tools/fixtures/host/kernels.rs"]
+mod fixture_kernels;
 
-loop.kernel @accumulate(%x: !loop.buffer<?xf32, global>, %y: !loop.buffer<?xf32, global>, %n: index) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  loop.for serial %i = %c0 to %n step %c1 {
-    %a = loop.load %x[%i] : !loop.buffer<?xf32, global>
-    %b = loop.load %y[%i] : !loop.buffer<?xf32, global>
-    %s = arith.addf %a, %b : f32
-    loop.store %s, %x[%i] : !loop.buffer<?xf32, global>
-  }
-  loop.return
-}
-
+/// The kernels, in MLIR (for the interpreter and the runtime's checks): those of
+/// tools/fixtures/host/kernels.mlir (`@add`, `@accumulate`), then `@below` (`out = a[0] <
+/// limit`), `@is_even` and `@grow` (`out` is `a` and a one) ...
+const KERNELS: &str = concat!(
+    include_str!("../../../tools/fixtures/host/kernels.mlir"),
+    r#"
 loop.kernel @below(%a: !loop.buffer<?xf32, global>, %limit: !loop.buffer<f32, global>, %out: !loop.buffer<i1, global>) {
   %c0 = arith.constant 0 : index
   %x = loop.load %a[%c0] : !loop.buffer<?xf32, global>
@@ -65,36 +48,13 @@ loop.kernel @grow(%a: !loop.buffer<?xf32, global>, %out: !loop.buffer<?xf32, glo
   loop.store %one, %out[%n] : !loop.buffer<?xf32, global>
   loop.return
 }
-"#;
+"#
+);
 
-/// ... and in Rust, over the slot ABI.
+/// ... and in Rust, over the slot ABI (kernels.mlir's in tools/fixtures/host/kernels.rs).
 ///
 /// # Safety
-/// `w` holds the words of `@add`'s arguments.
-unsafe extern "C" fn add(w: *const u64) {
-    // SAFETY: 7 words: (ptr, n) for a, b, c, then n; the buffers hold n f32s.
-    unsafe {
-        let w = std::slice::from_raw_parts(w, 7);
-        let n = w[6] as usize;
-        let (a, b, c) = (w[0] as *const f32, w[2] as *const f32, w[4] as *mut f32);
-        for i in 0..n {
-            *c.add(i) = *a.add(i) + *b.add(i);
-        }
-    }
-}
-
-unsafe extern "C" fn accumulate(w: *const u64) {
-    // SAFETY: 5 words: (ptr, n) for x and y, then n; x and y are the same view or disjoint.
-    unsafe {
-        let w = std::slice::from_raw_parts(w, 5);
-        let n = w[4] as usize;
-        let (x, y) = (w[0] as *mut f32, w[2] as *const f32);
-        for i in 0..n {
-            *x.add(i) += *y.add(i);
-        }
-    }
-}
-
+/// `w` holds the words of `@below`'s arguments.
 unsafe extern "C" fn below(w: *const u64) {
     // SAFETY: 4 words: (ptr, n) for a, then the pointers of the rank-0 limit and out.
     unsafe {
@@ -136,12 +96,10 @@ struct Kernels;
 impl KernelTable for Kernels {
     fn kernel(&self, name: &str) -> Option<KernelFn> {
         let kernel: KernelFn = match name {
-            "add" => add,
-            "accumulate" => accumulate,
             "below" => below,
             "is_even" => is_even,
             "grow" => grow,
-            _ => return None,
+            _ => return fixture_kernels::kernel(name),
         };
         Some(kernel)
     }
@@ -237,8 +195,10 @@ fn values(t: &Tensor) -> Vec<f64> {
     t.to_f64_vec().unwrap()
 }
 
-/// `then` adds the arguments, `else` doubles the first; `main` picks one by a run-time flag.
-const IF: &str = r#"
+/// The callees of [`IF`] and [`NESTED`]: `@then` adds the arguments, `@else` doubles the first.
+macro_rules! branches {
+    () => {
+        r#"
 func.func @then(%x: !loop.buffer<?xf32, global>, %y: !loop.buffer<?xf32, global>) -> !loop.buffer<?xf32, global> {
   %n = loop.dim %x, 0 : !loop.buffer<?xf32, global>
   %out = loop.alloc(%n) : !loop.buffer<?xf32, global>
@@ -252,12 +212,20 @@ func.func @else(%x: !loop.buffer<?xf32, global>, %y: !loop.buffer<?xf32, global>
   loop.launch @add(%x, %x, %out, %n) : (!loop.buffer<?xf32, global>, !loop.buffer<?xf32, global>, !loop.buffer<?xf32, global>, index) -> ()
   return %out : !loop.buffer<?xf32, global>
 }
+"#
+    };
+}
 
+/// `main` picks `@then` or `@else` by a run-time flag.
+const IF: &str = concat!(
+    branches!(),
+    r#"
 func.func @main(%c: !loop.buffer<i1, global>, %x: !loop.buffer<?xf32, global>, %y: !loop.buffer<?xf32, global>) -> !loop.buffer<?xf32, global> {
   %r = loop.call_if %c then @then else @else (%x, %y) : (!loop.buffer<i1, global>, !loop.buffer<?xf32, global>, !loop.buffer<?xf32, global>) -> !loop.buffer<?xf32, global>
   return %r : !loop.buffer<?xf32, global>
 }
-"#;
+"#
+);
 
 #[test]
 fn call_if_takes_the_branch_the_condition_chooses() {
@@ -464,21 +432,9 @@ fn carried_values_may_change_size() {
 }
 
 /// A loop whose body calls `@then` on even iterations and `@else` on odd ones.
-const NESTED: &str = r#"
-func.func @then(%x: !loop.buffer<?xf32, global>, %y: !loop.buffer<?xf32, global>) -> !loop.buffer<?xf32, global> {
-  %n = loop.dim %x, 0 : !loop.buffer<?xf32, global>
-  %out = loop.alloc(%n) : !loop.buffer<?xf32, global>
-  loop.launch @add(%x, %y, %out, %n) : (!loop.buffer<?xf32, global>, !loop.buffer<?xf32, global>, !loop.buffer<?xf32, global>, index) -> ()
-  return %out : !loop.buffer<?xf32, global>
-}
-
-func.func @else(%x: !loop.buffer<?xf32, global>, %y: !loop.buffer<?xf32, global>) -> !loop.buffer<?xf32, global> {
-  %n = loop.dim %x, 0 : !loop.buffer<?xf32, global>
-  %out = loop.alloc(%n) : !loop.buffer<?xf32, global>
-  loop.launch @add(%x, %x, %out, %n) : (!loop.buffer<?xf32, global>, !loop.buffer<?xf32, global>, !loop.buffer<?xf32, global>, index) -> ()
-  return %out : !loop.buffer<?xf32, global>
-}
-
+const NESTED: &str = concat!(
+    branches!(),
+    r#"
 func.func @body(%i: !loop.buffer<i64, global>, %c: !loop.buffer<i1, global>, %acc: !loop.buffer<?xf32, global>, %y: !loop.buffer<?xf32, global>) -> (!loop.buffer<i1, global>, !loop.buffer<?xf32, global>, !loop.buffer<?xf32, global>) {
   %even = loop.alloc : !loop.buffer<i1, global>
   loop.launch @is_even(%i, %even) : (!loop.buffer<i64, global>, !loop.buffer<i1, global>) -> ()
@@ -491,7 +447,8 @@ func.func @main(%m: !loop.buffer<i64, global>, %x: !loop.buffer<?xf32, global>, 
   %r:2 = loop.call_loop @body (%m, %t, %x) captures (%y) : (!loop.buffer<i64, global>, !loop.buffer<i1, global>, !loop.buffer<?xf32, global>, !loop.buffer<?xf32, global>) -> (!loop.buffer<?xf32, global>, !loop.buffer<?x?xf32, global>)
   return %r#0, %r#1 : !loop.buffer<?xf32, global>, !loop.buffer<?x?xf32, global>
 }
-"#;
+"#
+);
 
 #[test]
 fn an_if_inside_a_loop_body() {
@@ -611,21 +568,23 @@ func.func @main(%c: !loop.buffer<i1, global>, %x: !loop.buffer<?xf32, global>) -
     }
 }
 
-fn run_err(host: &str, inputs: &[&Tensor]) -> String {
+/// What running `@main` of `host` (unverified) on `inputs` fails with.
+fn run_err(host: &str, inputs: &[Tensor]) -> String {
     let (ctx, module) = parse(host, false);
     let program = compile(&ctx, module);
     let mut session = Session::new(&program);
     session
-        .run(inputs)
+        .run(&inputs.iter().collect::<Vec<_>>())
         .expect_err("expected a run error")
         .to_string()
 }
 
 #[test]
 fn run_time_errors_name_the_call() {
-    // A condition of two elements (which the verifier rejects; the runtime checks anyway).
-    let e = run_err(
-        r#"
+    let cases = [
+        // A condition of two elements (which the verifier rejects; the runtime checks anyway).
+        (
+            r#"
 func.func @id(%x: !loop.buffer<?xf32, global>) -> !loop.buffer<?xf32, global> {
   return %x : !loop.buffer<?xf32, global>
 }
@@ -634,51 +593,45 @@ func.func @main(%c: !loop.buffer<?xi1, global>, %x: !loop.buffer<?xf32, global>)
   %r = loop.call_if %c then @id else @id (%x) : (!loop.buffer<?xi1, global>, !loop.buffer<?xf32, global>) -> !loop.buffer<?xf32, global>
   return %r : !loop.buffer<?xf32, global>
 }
-"#,
-        &[
-            &Tensor::from_bytes(DType::I1, &[2], &[1, 0]).unwrap(),
-            &f32s(&[1.0]),
-        ],
-    );
-    assert_eq!(
-        e,
-        "'loop.call_if': the condition must hold one i1 element, but holds 2"
-    );
-
-    // A trip count of two elements.
-    let e = run_err(
-        &LOOP.replace(
-            "%m: !loop.buffer<i64, global>",
-            "%m: !loop.buffer<?xi64, global>",
-        )
-        .replace(
-            "(!loop.buffer<i64, global>, !loop.buffer<i1, global>, !loop.buffer<?xf32, global>, !loop.buffer<?xf32, global>) -> (!loop.buffer<?xf32, global>, !loop.buffer<?x?xf32, global>)",
-            "(!loop.buffer<?xi64, global>, !loop.buffer<i1, global>, !loop.buffer<?xf32, global>, !loop.buffer<?xf32, global>) -> (!loop.buffer<?xf32, global>, !loop.buffer<?x?xf32, global>)",
+"#
+            .to_string(),
+            vec![
+                Tensor::from_bytes(DType::I1, &[2], &[1, 0]).unwrap(),
+                f32s(&[1.0]),
+            ],
+            "'loop.call_if': the condition must hold one i1 element, but holds 2",
         ),
-        &[
-            &Tensor::from_bytes(DType::I64, &[2], &[0; 16]).unwrap(),
-            &flag(true),
-            &f32s(&[1.0]),
-            &f32s(&[1.0]),
-        ],
-    );
-    assert_eq!(
-        e,
-        "'loop.call_loop' of '@body': the trip count must hold one i64 element, but holds 16 bytes"
-    );
-
-    // The callee's signature says its two arguments have the same size; these do not.
-    let e = run_err(
-        &IF.replace(
-            "func.func @then(%x: !loop.buffer<?xf32, global>, %y: !loop.buffer<?xf32, global>) -> !loop.buffer<?xf32, global> {",
-            "func.func @then(%x: !loop.buffer<?xf32, global>, %y: !loop.buffer<?xf32, global>) -> !loop.buffer<?xf32, global> attributes {loop.dim_symbols = [array<i64: 0>, array<i64: 0>]} {",
+        // A trip count of two elements.
+        (
+            LOOP.replace(
+                "%m: !loop.buffer<i64, global>",
+                "%m: !loop.buffer<?xi64, global>",
+            )
+            .replace(
+                "(!loop.buffer<i64, global>, !loop.buffer<i1, global>, !loop.buffer<?xf32, global>, !loop.buffer<?xf32, global>) -> (!loop.buffer<?xf32, global>, !loop.buffer<?x?xf32, global>)",
+                "(!loop.buffer<?xi64, global>, !loop.buffer<i1, global>, !loop.buffer<?xf32, global>, !loop.buffer<?xf32, global>) -> (!loop.buffer<?xf32, global>, !loop.buffer<?x?xf32, global>)",
+            ),
+            vec![
+                Tensor::from_bytes(DType::I64, &[2], &[0; 16]).unwrap(),
+                flag(true),
+                f32s(&[1.0]),
+                f32s(&[1.0]),
+            ],
+            "'loop.call_loop' of '@body': the trip count must hold one i64 element, but holds 16 bytes",
         ),
-        &[&flag(true), &f32s(&[1.0, 2.0]), &f32s(&[1.0])],
-    );
-    assert_eq!(
-        e,
-        "'loop.call_if' of '@then': input 1 ('%arg1'): dim 0 is 1 but must equal dim 0 of input 0 (2)"
-    );
+        // The callee's signature says its two arguments have the same size; these do not.
+        (
+            IF.replace(
+                "func.func @then(%x: !loop.buffer<?xf32, global>, %y: !loop.buffer<?xf32, global>) -> !loop.buffer<?xf32, global> {",
+                "func.func @then(%x: !loop.buffer<?xf32, global>, %y: !loop.buffer<?xf32, global>) -> !loop.buffer<?xf32, global> attributes {loop.dim_symbols = [array<i64: 0>, array<i64: 0>]} {",
+            ),
+            vec![flag(true), f32s(&[1.0, 2.0]), f32s(&[1.0])],
+            "'loop.call_if' of '@then': input 1 ('%arg1'): dim 0 is 1 but must equal dim 0 of input 0 (2)",
+        ),
+    ];
+    for (host, inputs, want) in cases {
+        assert_eq!(run_err(&host, &inputs), want);
+    }
 }
 
 #[test]

@@ -9,32 +9,15 @@ use dlc_runtime::{
 };
 use dlc_tensor::{DType, Tensor as HostTensor};
 
-/// The kernels, in MLIR (for the interpreter and the runtime's checks) ...
-const KERNELS: &str = r#"
-loop.kernel @add(%a: !loop.buffer<?xf32, global>, %b: !loop.buffer<?xf32, global>, %c: !loop.buffer<?xf32, global>, %n: index) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  loop.for serial %i = %c0 to %n step %c1 {
-    %x = loop.load %a[%i] : !loop.buffer<?xf32, global>
-    %y = loop.load %b[%i] : !loop.buffer<?xf32, global>
-    %s = arith.addf %x, %y : f32
-    loop.store %s, %c[%i] : !loop.buffer<?xf32, global>
-  }
-  loop.return
-}
+#[path = "../../../tools/fixtures/host/kernels.rs"]
+mod fixture_kernels;
 
-loop.kernel @accumulate(%x: !loop.buffer<?xf32, global>, %y: !loop.buffer<?xf32, global>, %n: index) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  loop.for serial %i = %c0 to %n step %c1 {
-    %a = loop.load %x[%i] : !loop.buffer<?xf32, global>
-    %b = loop.load %y[%i] : !loop.buffer<?xf32, global>
-    %s = arith.addf %a, %b : f32
-    loop.store %s, %x[%i] : !loop.buffer<?xf32, global>
-  }
-  loop.return
-}
-
+/// The kernels, in MLIR (for the interpreter and the runtime's checks): those of
+/// tools/fixtures/host/kernels.mlir (`@add`, `@accumulate`), then `@fill4`, which sets its four
+/// elements to one ...
+const KERNELS: &str = concat!(
+    include_str!("../../../tools/fixtures/host/kernels.mlir"),
+    r#"
 loop.kernel @fill4(%x: !loop.buffer<4xf32, global>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -45,36 +28,13 @@ loop.kernel @fill4(%x: !loop.buffer<4xf32, global>) {
   }
   loop.return
 }
-"#;
+"#
+);
 
-/// ... and in Rust, over the slot ABI.
+/// ... and in Rust, over the slot ABI (kernels.mlir's in tools/fixtures/host/kernels.rs).
 ///
 /// # Safety
-/// `w` holds the words of `@add`'s arguments.
-unsafe extern "C" fn add(w: *const u64) {
-    // SAFETY: the runtime passes 7 words: (ptr, n) for a, b, c, then n; buffers hold n f32s.
-    unsafe {
-        let w = std::slice::from_raw_parts(w, 7);
-        let n = w[6] as usize;
-        let (a, b, c) = (w[0] as *const f32, w[2] as *const f32, w[4] as *mut f32);
-        for i in 0..n {
-            *c.add(i) = *a.add(i) + *b.add(i);
-        }
-    }
-}
-
-unsafe extern "C" fn accumulate(w: *const u64) {
-    // SAFETY: 5 words: (ptr, n) for x and y, then n; x and y are the same view or disjoint.
-    unsafe {
-        let w = std::slice::from_raw_parts(w, 5);
-        let n = w[4] as usize;
-        let (x, y) = (w[0] as *mut f32, w[2] as *const f32);
-        for i in 0..n {
-            *x.add(i) += *y.add(i);
-        }
-    }
-}
-
+/// `w` holds the words of `@fill4`'s arguments.
 unsafe extern "C" fn fill4(w: *const u64) {
     // SAFETY: 2 words: the pointer and the static dim 4, checked by the runtime.
     unsafe {
@@ -92,10 +52,8 @@ struct Kernels;
 impl KernelTable for Kernels {
     fn kernel(&self, name: &str) -> Option<KernelFn> {
         match name {
-            "add" => Some(add),
-            "accumulate" => Some(accumulate),
             "fill4" => Some(fill4),
-            _ => None,
+            _ => fixture_kernels::kernel(name),
         }
     }
 }

@@ -60,8 +60,11 @@ fn shape(arg: &KernelArg) -> Vec<usize> {
     }
 }
 
-/// `out[i, j] = x[i, j] * 2 + b[j]` on `[n, 4]` buffers, and an in-place `x[i] += y[i]`.
-const KERNELS: &str = r#"
+/// The kernels of tools/fixtures/host/kernels.mlir (among them `@accumulate`, an in-place
+/// `x[i] += y[i]`), then `@scale_bias`: `out[i, j] = x[i, j] * 2 + b[j]` on `[n, 4]` buffers.
+const KERNELS: &str = concat!(
+    include_str!("../../../tools/fixtures/host/kernels.mlir"),
+    r#"
 loop.kernel @scale_bias(%x: !loop.buffer<?x4xf32, global>, %b: !loop.buffer<4xf32, global>, %out: !loop.buffer<?x4xf32, global>, %n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -78,19 +81,8 @@ loop.kernel @scale_bias(%x: !loop.buffer<?x4xf32, global>, %b: !loop.buffer<4xf3
   }
   loop.return
 }
-
-loop.kernel @accumulate(%x: !loop.buffer<?xf32, global>, %y: !loop.buffer<?xf32, global>, %n: index) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  loop.for serial %i = %c0 to %n step %c1 {
-    %a = loop.load %x[%i] : !loop.buffer<?xf32, global>
-    %b = loop.load %y[%i] : !loop.buffer<?xf32, global>
-    %s = arith.addf %a, %b : f32
-    loop.store %s, %x[%i] : !loop.buffer<?xf32, global>
-  }
-  loop.return
-}
-"#;
+"#
+);
 
 fn program(host: &str) -> String {
     format!("{KERNELS}\n{host}")

@@ -80,38 +80,18 @@ fn tensor(arg: &KernelArg) -> &Tensor {
     }
 }
 
-/// Kernels on `?xf32` buffers: `y = x * 2`, `y = -x`, `y = x + 1`, `x += 1` in place, `y[j] =
-/// x[j]` for the first `n` elements; `c = i + 1 < k` on rank-0 buffers; `out[0] = float(i)`.
-const KERNELS: &str = r#"
-loop.kernel @double(%x: !loop.buffer<?xf32, global>, %y: !loop.buffer<?xf32, global>, %n: index) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  loop.for serial %j = %c0 to %n step %c1 {
-    %v = loop.load %x[%j] : !loop.buffer<?xf32, global>
-    %r = arith.addf %v, %v : f32
-    loop.store %r, %y[%j] : !loop.buffer<?xf32, global>
-  }
-  loop.return
-}
-
+/// The kernels of tools/fixtures/host/kernels.mlir (`@add`, `@copy`, `@less`), then `@negate`
+/// (`y = -x`) and `@add_one_in_place` (`x += 1`) on `?xf32` buffers and `@iteration`
+/// (`out[0] = float(i)`); and the host functions the calls name (`@twice` is `x + x`).
+const KERNELS: &str = concat!(
+    include_str!("../../../tools/fixtures/host/kernels.mlir"),
+    r#"
 loop.kernel @negate(%x: !loop.buffer<?xf32, global>, %y: !loop.buffer<?xf32, global>, %n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   loop.for serial %j = %c0 to %n step %c1 {
     %v = loop.load %x[%j] : !loop.buffer<?xf32, global>
     %r = arith.negf %v : f32
-    loop.store %r, %y[%j] : !loop.buffer<?xf32, global>
-  }
-  loop.return
-}
-
-loop.kernel @add_one(%x: !loop.buffer<?xf32, global>, %y: !loop.buffer<?xf32, global>, %n: index) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %one = arith.constant 1.0 : f32
-  loop.for serial %j = %c0 to %n step %c1 {
-    %v = loop.load %x[%j] : !loop.buffer<?xf32, global>
-    %r = arith.addf %v, %one : f32
     loop.store %r, %y[%j] : !loop.buffer<?xf32, global>
   }
   loop.return
@@ -129,26 +109,6 @@ loop.kernel @add_one_in_place(%x: !loop.buffer<?xf32, global>, %n: index) {
   loop.return
 }
 
-loop.kernel @copy(%x: !loop.buffer<?xf32, global>, %y: !loop.buffer<?xf32, global>, %n: index) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  loop.for serial %j = %c0 to %n step %c1 {
-    %v = loop.load %x[%j] : !loop.buffer<?xf32, global>
-    loop.store %v, %y[%j] : !loop.buffer<?xf32, global>
-  }
-  loop.return
-}
-
-loop.kernel @less(%i: !loop.buffer<i64, global>, %k: index, %c: !loop.buffer<i1, global>) {
-  %v = loop.load %i[] : !loop.buffer<i64, global>
-  %one = arith.constant 1 : i64
-  %next = arith.addi %v, %one : i64
-  %kk = arith.index_cast %k : index to i64
-  %b = arith.cmpi slt, %next, %kk : i64
-  loop.store %b, %c[] : !loop.buffer<i1, global>
-  loop.return
-}
-
 loop.kernel @iteration(%i: !loop.buffer<i64, global>, %out: !loop.buffer<1xf32, global>) {
   %c0 = arith.constant 0 : index
   %v = loop.load %i[] : !loop.buffer<i64, global>
@@ -160,7 +120,7 @@ loop.kernel @iteration(%i: !loop.buffer<i64, global>, %out: !loop.buffer<1xf32, 
 func.func @twice(%x: !loop.buffer<?xf32, global>) -> !loop.buffer<?xf32, global> {
   %n = loop.dim %x, 0 : !loop.buffer<?xf32, global>
   %y = loop.alloc(%n) : !loop.buffer<?xf32, global>
-  loop.launch @double(%x, %y, %n) : (!loop.buffer<?xf32, global>, !loop.buffer<?xf32, global>, index) -> ()
+  loop.launch @add(%x, %x, %y, %n) : (!loop.buffer<?xf32, global>, !loop.buffer<?xf32, global>, !loop.buffer<?xf32, global>, index) -> ()
   return %y : !loop.buffer<?xf32, global>
 }
 
@@ -186,7 +146,8 @@ func.func @step(%i: !loop.buffer<i64, global>, %c: !loop.buffer<i1, global>, %ac
 func.func @until(%i: !loop.buffer<i64, global>, %c: !loop.buffer<i1, global>, %acc: !loop.buffer<?xf32, global>, %k: index) -> (!loop.buffer<i1, global>, !loop.buffer<?xf32, global>) {
   %n = loop.dim %acc, 0 : !loop.buffer<?xf32, global>
   %next = loop.alloc(%n) : !loop.buffer<?xf32, global>
-  loop.launch @add_one(%acc, %next, %n) : (!loop.buffer<?xf32, global>, !loop.buffer<?xf32, global>, index) -> ()
+  loop.launch @copy(%acc, %next, %n) : (!loop.buffer<?xf32, global>, !loop.buffer<?xf32, global>, index) -> ()
+  loop.launch @add_one_in_place(%next, %n) : (!loop.buffer<?xf32, global>, index) -> ()
   %go = loop.alloc : !loop.buffer<i1, global>
   loop.launch @less(%i, %k, %go) : (!loop.buffer<i64, global>, index, !loop.buffer<i1, global>) -> ()
   return %go, %next : !loop.buffer<i1, global>, !loop.buffer<?xf32, global>
@@ -201,7 +162,8 @@ func.func @grow(%i: !loop.buffer<i64, global>, %c: !loop.buffer<i1, global>, %x:
   loop.launch @copy(%x, %y, %n) : (!loop.buffer<?xf32, global>, !loop.buffer<?xf32, global>, index) -> ()
   return %c, %y, %y : !loop.buffer<i1, global>, !loop.buffer<?xf32, global>, !loop.buffer<?xf32, global>
 }
-"#;
+"#
+);
 
 #[test]
 fn call_if_picks_the_branch_at_run_time() {

@@ -7,106 +7,24 @@ use dlc_loop::interp::{run_host, KernelArg};
 use dlc_loop::{buffer_type, MemorySpace, ReadSizeOp};
 use dlc_tensor::{DType, Tensor};
 
-/// `@count_positive` writes how many elements of `x` are positive into a rank-0 `i64` buffer;
-/// `@keep_positive` writes them, in order, to the front of `y`; `@set_i8` / `@set_i32` store an
-/// index, truncated, into a one-element buffer.
-const KERNELS: &str = r#"
-loop.kernel @count_positive(%x: !loop.buffer<?xf32, global>, %count: !loop.buffer<i64, global>, %n: index) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %zero = arith.constant 0.0 : f32
-  %z = arith.constant 0 : i64
-  %one = arith.constant 1 : i64
-  loop.store %z, %count[] : !loop.buffer<i64, global>
-  loop.for serial %i = %c0 to %n step %c1 {
-    %v = loop.load %x[%i] : !loop.buffer<?xf32, global>
-    %positive = arith.cmpf ogt, %v, %zero : f32
-    %inc = arith.select %positive, %one, %z : i64
-    %c = loop.load %count[] : !loop.buffer<i64, global>
-    %s = arith.addi %c, %inc : i64
-    loop.store %s, %count[] : !loop.buffer<i64, global>
-  }
-  loop.return
-}
+/// tools/fixtures/host/read_size.mlir, after kernels.mlir.
+const PROGRAM: &str = concat!(
+    include_str!("../../../tools/fixtures/host/kernels.mlir"),
+    include_str!("../../../tools/fixtures/host/read_size.mlir"),
+);
 
-loop.kernel @keep_positive(%x: !loop.buffer<?xf32, global>, %y: !loop.buffer<?xf32, global>, %n: index) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %zero = arith.constant 0.0 : f32
-  %z = arith.constant 0 : i64
-  %one = arith.constant 1 : i64
-  %at = loop.alloc : !loop.buffer<i64, local>
-  loop.store %z, %at[] : !loop.buffer<i64, local>
-  loop.for serial %i = %c0 to %n step %c1 {
-    %v = loop.load %x[%i] : !loop.buffer<?xf32, global>
-    %positive = arith.cmpf ogt, %v, %zero : f32
-    loop.if %positive {
-      %k = loop.load %at[] : !loop.buffer<i64, local>
-      %j = arith.index_cast %k : i64 to index
-      loop.store %v, %y[%j] : !loop.buffer<?xf32, global>
-      %k1 = arith.addi %k, %one : i64
-      loop.store %k1, %at[] : !loop.buffer<i64, local>
-    }
-  }
-  loop.return
-}
-
-loop.kernel @set_i8(%b: !loop.buffer<1xi8, global>, %v: index) {
-  %c0 = arith.constant 0 : index
-  %x = arith.index_cast %v : index to i8
-  loop.store %x, %b[%c0] : !loop.buffer<1xi8, global>
-  loop.return
-}
-
-loop.kernel @set_i32(%b: !loop.buffer<1x1xi32, global>, %v: index) {
-  %c0 = arith.constant 0 : index
-  %x = arith.index_cast %v : index to i32
-  loop.store %x, %b[%c0, %c0] : !loop.buffer<1x1xi32, global>
-  loop.return
-}
-"#;
-
-/// The positive elements of `%x`, in a buffer sized by what `@count_positive` counted.
-const FILTER: &str = r#"
-func.func @main(%x: !loop.buffer<?xf32, global>) -> (!loop.buffer<?xf32, global>, index) {
-  %n = loop.dim %x, 0 : !loop.buffer<?xf32, global>
-  %count = loop.alloc : !loop.buffer<i64, global>
-  loop.launch @count_positive(%x, %count, %n) : (!loop.buffer<?xf32, global>, !loop.buffer<i64, global>, index) -> ()
-  %k = loop.read_size %count : !loop.buffer<i64, global>
-  %y = loop.alloc(%k) : !loop.buffer<?xf32, global>
-  loop.launch @keep_positive(%x, %y, %n) : (!loop.buffer<?xf32, global>, !loop.buffer<?xf32, global>, index) -> ()
-  return %y, %k : !loop.buffer<?xf32, global>, index
-}
-"#;
-
-/// `%v` stored in a `1xi8` and a `1x1xi32` buffer and read back as sizes.
-const NARROW: &str = r#"
-func.func @main(%v: index) -> (index, index) {
-  %a = loop.alloc : !loop.buffer<1xi8, global>
-  loop.launch @set_i8(%a, %v) : (!loop.buffer<1xi8, global>, index) -> ()
-  %b = loop.alloc : !loop.buffer<1x1xi32, global>
-  loop.launch @set_i32(%b, %v) : (!loop.buffer<1x1xi32, global>, index) -> ()
-  %n32 = loop.read_size %b : !loop.buffer<1x1xi32, global>
-  %n8 = loop.read_size %a : !loop.buffer<1xi8, global>
-  return %n8, %n32 : index, index
-}
-"#;
-
-fn context() -> Context {
+/// Parses the program; verified unless the caller adds to it.
+fn parse(verify: bool) -> (Context, Op) {
     let mut ctx = Context::new();
     ctx.register_dialect(dlc_arith::dialect());
     ctx.register_dialect(dlc_func::dialect());
     ctx.register_dialect(dlc_loop::dialect());
     ctx.register_dialect(dlc_loop::math_dialect());
-    ctx
-}
-
-/// Parses and verifies the kernels and `host`.
-fn parse(host: &str) -> (Context, Op) {
-    let mut ctx = context();
-    let module = dlc_ir::parse_source(&mut ctx, &format!("{KERNELS}\n{host}"), "test.mlir", 1)
+    let module = dlc_ir::parse_source(&mut ctx, PROGRAM, "read_size.mlir", 1)
         .unwrap_or_else(|d| panic!("parse error: {d:?}"));
-    dlc_ir::verify(&ctx, module).unwrap_or_else(|d| panic!("verify error: {d:?}"));
+    if verify {
+        dlc_ir::verify(&ctx, module).unwrap_or_else(|d| panic!("verify error: {d:?}"));
+    }
     (ctx, module)
 }
 
@@ -121,10 +39,10 @@ fn symbol(ctx: &Context, module: Op, name: &str) -> Op {
     found.unwrap_or_else(|| panic!("no symbol @{name}"))
 }
 
-/// Runs `@main` of the kernels and `host` on `args`.
-fn run(host: &str, args: Vec<KernelArg>) -> Result<Vec<KernelArg>, Diagnostic> {
-    let (ctx, module) = parse(host);
-    run_host(&ctx, symbol(&ctx, module, "main"), args)
+/// Runs host function `name` of the program on `args`.
+fn run(name: &str, args: Vec<KernelArg>) -> Result<Vec<KernelArg>, Diagnostic> {
+    let (ctx, module) = parse(true);
+    run_host(&ctx, symbol(&ctx, module, name), args)
 }
 
 fn f32_buf(values: &[f64]) -> KernelArg {
@@ -148,42 +66,45 @@ fn a_counted_size_sizes_the_next_allocation() {
     ];
     for x in cases {
         let kept: Vec<f64> = x.iter().copied().filter(|&v| v > 0.0).collect();
-        let r = run(FILTER, vec![f32_buf(x)]).unwrap_or_else(|d| panic!("{x:?}: {d:?}"));
+        let r = run("filter", vec![f32_buf(x)]).unwrap_or_else(|d| panic!("{x:?}: {d:?}"));
         assert_eq!(tensor(&r[0]).shape(), [kept.len()], "{x:?}");
         assert_eq!(tensor(&r[0]).to_f64_vec(), kept, "{x:?}");
-        assert_eq!(r[1], KernelArg::Index(kept.len() as i64), "{x:?}");
+        // The size read is an index like any other: `@filter_into` returns it.
+        let out = f32_buf(&vec![0.0; x.len()]);
+        let r = run("filter_into", vec![f32_buf(x), out]).unwrap_or_else(|d| panic!("{d:?}"));
+        assert_eq!(r, [KernelArg::Index(kept.len() as i64)], "{x:?}");
     }
 }
 
 #[test]
 fn narrow_elements_are_sign_extended() {
-    let r = run(NARROW, vec![KernelArg::Index(100)]).unwrap();
-    assert_eq!(r, [KernelArg::Index(100), KernelArg::Index(100)]);
+    let r = run("narrow", vec![KernelArg::Index(100)]).unwrap();
+    assert_eq!(tensor(&r[0]).shape(), [100, 100]);
     // 300 wraps to 44 in an i8.
-    let r = run(NARROW, vec![KernelArg::Index(300)]).unwrap();
-    assert_eq!(r, [KernelArg::Index(44), KernelArg::Index(300)]);
+    let r = run("narrow", vec![KernelArg::Index(300)]).unwrap();
+    assert_eq!(tensor(&r[0]).shape(), [44, 300]);
 }
 
 #[test]
 fn a_negative_size_is_an_error_at_the_op() {
-    let e = run(NARROW, vec![KernelArg::Index(-3)]).unwrap_err();
+    let e = run("narrow", vec![KernelArg::Index(-3)]).unwrap_err();
     assert_eq!(e.message, "a size read from memory is negative: -3");
-    // The i32 read is the first: line 8 of `NARROW`, after the kernels.
-    let line = KERNELS.lines().count() + 8;
-    let (ctx, _) = parse(NARROW);
+    // The i32 read is the first.
+    let at = PROGRAM.find("%n32 = loop.read_size").unwrap();
+    let line = PROGRAM[..at].matches('\n').count() + 1;
+    let (ctx, _) = parse(true);
     assert_eq!(
         ctx.file_position(e.location).map(|(_, l, _)| l as usize),
         Some(line)
     );
     // 200 fits the i32 but is -56 in the i8.
-    let e = run(NARROW, vec![KernelArg::Index(200)]).unwrap_err();
+    let e = run("narrow", vec![KernelArg::Index(200)]).unwrap_err();
     assert_eq!(e.message, "a size read from memory is negative: -56");
 }
 
 #[test]
 fn builder_makes_a_runnable_read() {
-    let mut ctx = context();
-    let module = dlc_ir::parse_source(&mut ctx, KERNELS, "kernels.mlir", 1).unwrap();
+    let (mut ctx, module) = parse(false);
     let top = ctx.blocks(ctx.region(module, 0))[0];
     let loc = Location::Unknown;
     let count_ty = buffer_type(&mut ctx, &[1, 1], Type::I32, MemorySpace::Global);
