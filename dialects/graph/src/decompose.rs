@@ -159,6 +159,51 @@ pub(crate) fn softmax(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
     Some(vec![b.softmax(x, axis)])
 }
 
+/// argmax(x) = the first index along `axis` where `x` equals its maximum, or is NaN (the
+/// maximum then is NaN, and the first NaN wins, as numpy has it); argmin likewise with the
+/// minimum: `reduce_min(select(x == max(x) | x != x, position, i64::MAX))`. The index nest
+/// reads the finished maximum as softmax's second nest does, so both reductions share one
+/// kernel and vectorize, where a fused compare-and-select chain per element would not.
+pub(crate) fn arg_reduction(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
+    let x = b.ctx.operand(op, 0);
+    let rank = b.rank(x);
+    let axis = b.axis_attr(op, "axis", rank, 0)?;
+    let keepdim = b.rank(b.ctx.result(op, 0)) == rank;
+    let max = matches!(GraphOps::of(b.ctx, op), Some(GraphOps::ArgMaxOp(_)));
+    let extreme = if max {
+        "graph.reduce_max"
+    } else {
+        "graph.reduce_min"
+    };
+    let m = b.reduce(extreme, x, &[axis], true);
+    let mut hit = b.cmp("eq", x, m);
+    if b.is_float(x) {
+        let nan = b.cmp("ne", x, x);
+        hit = b.binary("graph.or", hit, nan);
+    }
+    // The positions along the axis, `[1, .., D, .., 1]`.
+    let d = b.shape(x)[axis as usize];
+    let mut dims = vec![1; rank];
+    dims[axis as usize] = d;
+    let ty = b.ctx.tensor_type(&dims, Type::I64);
+    let a = b.i64_attr(axis);
+    let sizes = if d == DYNAMIC {
+        vec![b.build_one("graph.dim", &[x], vec![("axis", a)], Type::INDEX)]
+    } else {
+        Vec::new()
+    };
+    let at = b.build_one("graph.iota", &sizes, vec![("axis", a)], ty);
+    let scalar = b.ctx.tensor_type(&[], Type::I64);
+    let none = b.constant(scalar, &[DenseValue::Int(i64::MAX as i128)]);
+    let candidates = b.select(hit, at, none);
+    Some(vec![b.reduce(
+        "graph.reduce_min",
+        candidates,
+        &[axis],
+        keepdim,
+    )])
+}
+
 /// log_softmax(x) = (x - max) - log(sum(exp(x - max))).
 pub(crate) fn log_softmax(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
     let x = b.ctx.operand(op, 0);

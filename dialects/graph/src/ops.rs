@@ -211,10 +211,12 @@ graph_ops! {
     /// Mean over `axes`.
     ReduceMeanOp = "graph.reduce_mean", Reduce(Reduction::Mean), PURE,
         [operand] -> [result], [axes, keepdim];
-    /// Index (i64) of the first maximum along `axis`.
-    ArgMaxOp = "graph.argmax", ArgReduce(true), PURE, [operand] -> [result], [axis, keepdim];
-    /// Index (i64) of the first minimum along `axis`.
-    ArgMinOp = "graph.argmin", ArgReduce(false), PURE, [operand] -> [result], [axis, keepdim];
+    /// Index (i64) of the first maximum along `axis` (of the first NaN, if any).
+    ArgMaxOp = "graph.argmax", ArgReduce(true), PURE, [operand] -> [result], [axis, keepdim],
+        decompose = decompose::arg_reduction;
+    /// Index (i64) of the first minimum along `axis` (of the first NaN, if any).
+    ArgMinOp = "graph.argmin", ArgReduce(false), PURE, [operand] -> [result], [axis, keepdim],
+        decompose = decompose::arg_reduction;
     /// Batched matrix product with numpy `matmul` semantics (rank ≥ 2).
     MatmulOp = "graph.matmul", Matmul, PURE, [lhs, rhs] -> [result], [transpose_a, transpose_b];
 
@@ -372,6 +374,7 @@ impl Family {
         matches!(
             self,
             Family::Softmax(_)
+                | Family::ArgReduce(_)
                 | Family::LayerNorm
                 | Family::RmsNorm
                 | Family::Gelu

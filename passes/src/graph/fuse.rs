@@ -40,7 +40,7 @@
 //!    and comes back (a forward search from the set's outside users, bounded by its last op).
 //! 5. Size: a group holds at most `max-group-size` ops (default 64).
 //! 6. Everything else is a boundary: `reshape`, `transpose`, `slice`, `concat`, `pad`,
-//!    `gather`, argmax/argmin, `iota`, `fill`, `dim`, composites, `graph.rnn` (a kernel of its
+//!    `gather`, `iota`, `fill`, `dim`, composites (argmax/argmin among them), `graph.rnn` (a kernel of its
 //!    own, whose results are read across its time loop) and existing `graph.fusion`s.
 //! 7. Horizontal (`horizontal`): after the groups above are outlined, two independent fusions
 //!    that read a common input over the same loop nest merge into one multi-output fusion

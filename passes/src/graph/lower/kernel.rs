@@ -91,7 +91,6 @@ pub(super) fn build(
             .zip(args[nbuf..].iter().copied())
             .collect(),
         storage: FxHashMap::default(),
-        best: FxHashMap::default(),
         scratch: FxHashMap::default(),
         index_checks: Vec::new(),
         blocks: 0,
@@ -183,8 +182,6 @@ pub(super) struct Kernel<'p> {
     symbols: FxHashMap<u32, Value>,
     /// Member result -> its register or spill buffer.
     storage: FxHashMap<Value, Value>,
-    /// Arg-reduction result -> the register of its best value.
-    best: FxHashMap<Value, Value>,
     /// Movement op -> a register its branches write.
     scratch: FxHashMap<Op, Value>,
     /// The kernel's `index_checks` (see [`dlc_loop::INDEX_CHECKS`]): triples of the argument
@@ -373,19 +370,8 @@ impl Kernel<'_> {
                 self.storage.insert(r, buf);
                 self.locals += 1;
             } else if reduction || read.contains(&r) {
-                let ty = if matches!(kind, Kind::ArgReduce(_)) {
-                    Type::I64
-                } else {
-                    elem
-                };
-                let reg = self.register(ctx, at, ty);
+                let reg = self.register(ctx, at, elem);
                 self.storage.insert(r, reg);
-            }
-            if let Kind::ArgReduce(_) = kind {
-                let x = ctx.operand(op, 0);
-                let xelem = element_type(ctx, x)?;
-                let reg = self.register(ctx, at, xelem);
-                self.best.insert(r, reg);
             }
             if matches!(
                 GraphOps::of(ctx, op),
@@ -470,11 +456,6 @@ impl Kernel<'_> {
             Kind::Reduce => {
                 let init = init.expect("reductions have an init block");
                 self.reduce_block(ctx, e, op, init, &point)?
-            }
-            Kind::ArgReduce(max) => {
-                let init = init.expect("reductions have an init block");
-                let init_point = block_point(ctx, plan.domain.len(), &axes, init);
-                self.arg_reduce_block(ctx, e, op, (init, &init_point), &point, max)?
             }
             Kind::Matmul => {
                 let init = init.expect("reductions have an init block");
@@ -737,64 +718,6 @@ impl Kernel<'_> {
         let identity_ty = if cls == Class::Bool { Type::I8 } else { elem };
         kind.identity(ctx, identity_ty)
             .ok_or_else(|| "a reduction without an identity".to_string())
-    }
-
-    fn arg_reduce_block(
-        &mut self,
-        ctx: &mut Context,
-        e: Emit,
-        op: Op,
-        (init, init_point): (Block, &Point),
-        point: &Point,
-        max: bool,
-    ) -> Result<(), String> {
-        let r = ctx.result(op, 0);
-        let (index_reg, best_reg) = (self.storage[&r], self.best[&r]);
-        let x = ctx.operand(op, 0);
-        let identity_axes: Vec<usize> = (0..self.plan.domain.len()).collect();
-        // Init: the first element is the best so far.
-        let ie = Emit {
-            at: before_terminator(ctx, init),
-            loc: e.loc,
-        };
-        let first = self.read(ctx, ie, x, &identity_axes, init_point)?;
-        build_store(ctx, ie.at, first, best_reg, &[], e.loc);
-        let zero = ie.int(ctx, 0, Type::I64);
-        build_store(ctx, ie.at, zero, index_reg, &[], e.loc);
-        // Body: a candidate replaces the best if it is strictly better, or NaN over a number.
-        let v = self.read(ctx, e, x, &identity_axes, point)?;
-        let best = build_load(ctx, e.at, best_reg, &[], e.loc);
-        let ty = ctx.value_type(v);
-        let better = match class(ctx, ty) {
-            Class::Float => {
-                use dlc_arith::CmpFPredicate as P;
-                let strict = e.cmpf(ctx, if max { P::Ogt } else { P::Olt }, v, best);
-                let v_nan = e.cmpf(ctx, P::Uno, v, v);
-                let best_num = e.cmpf(ctx, P::Ord, best, best);
-                let wins = e.arith(ctx, "ori", &[strict, v_nan], Type::I1);
-                e.arith(ctx, "andi", &[wins, best_num], Type::I1)
-            }
-            cls => {
-                use dlc_arith::CmpIPredicate as P;
-                let signed = cls == Class::Int && !is_unsigned(ctx, x);
-                let pred = match (max, signed) {
-                    (true, true) => P::Sgt,
-                    (false, true) => P::Slt,
-                    (true, false) => P::Ugt,
-                    (false, false) => P::Ult,
-                };
-                e.cmpi(ctx, pred, v, best)
-            }
-        };
-        let axis = self.plan.reduce_axes()[0];
-        let k = point[axis].ok_or("the reduce axis is not in scope")?;
-        let k = e.arith(ctx, "index_cast", &[k], Type::I64);
-        let old_index = build_load(ctx, e.at, index_reg, &[], e.loc);
-        let new_best = e.select(ctx, better, v, best);
-        let new_index = e.select(ctx, better, k, old_index);
-        build_store(ctx, e.at, new_best, best_reg, &[], e.loc);
-        build_store(ctx, e.at, new_index, index_reg, &[], e.loc);
-        Ok(())
     }
 
     fn matmul_block(

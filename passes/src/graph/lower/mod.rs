@@ -76,7 +76,8 @@
 //!   into one kernel per op; `num-split-groups` counts these.
 //! - A reduced dim that is `?` and 0 at run time leaves the register at its allocation's
 //!   zero instead of the identity (the init region never runs, and no block tests the size);
-//!   static sizes of 0 get their identity. Arg-reductions over no elements are not defined.
+//!   static sizes of 0 get their identity. Arg-reductions (composites of a reduction and a
+//!   `reduce_min` of positions) over no elements give `i64::MAX`.
 //! - Composite ops must be decomposed first (an error names `decompose`).
 //! - Buffers are allocated one per value; `plan-memory` reuses them.
 //! - Sizes an op creates are computed on the host only for reshape, concat, pad, slice and

@@ -18,7 +18,7 @@
 
 use dlc_graph::decompose::direct_conv;
 use dlc_graph::shapes::{DimExpr, SymbolicShapes};
-use dlc_graph::{family, Family, GraphOps};
+use dlc_graph::{family, Family};
 use dlc_ir::{AttrKind, Context, Op, Value};
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -41,8 +41,6 @@ pub(super) enum Kind {
     Elementwise,
     /// `reduce_*` over the domain's reduce axes.
     Reduce,
-    /// `argmax` (`true`) / `argmin` over the one reduce axis.
-    ArgReduce(bool),
     /// `matmul` over the last (K) domain axis.
     Matmul,
     /// A `conv2d` run as an implicit GEMM ([`direct_conv`]) over the last domain axis, the
@@ -56,10 +54,7 @@ impl Kind {
     /// True for the kinds whose result is complete only after their reduce nest: reductions
     /// and contractions.
     pub fn is_reduction(self) -> bool {
-        matches!(
-            self,
-            Kind::Reduce | Kind::ArgReduce(_) | Kind::Matmul | Kind::Conv
-        )
+        matches!(self, Kind::Reduce | Kind::Matmul | Kind::Conv)
     }
 }
 
@@ -123,7 +118,6 @@ pub(super) fn kind_of(ctx: &Context, op: Op) -> Result<Kind, String> {
         | Family::Select
         | Family::BroadcastTo => Kind::Elementwise,
         Family::Reduce(_) => Kind::Reduce,
-        Family::ArgReduce(max) => Kind::ArgReduce(max),
         Family::Matmul => Kind::Matmul,
         Family::Conv2d if direct_conv(ctx, op).is_some() => Kind::Conv,
         Family::Constant if is_splat(ctx, op) => Kind::Splat,
@@ -181,16 +175,10 @@ pub(super) fn normalize_axis(axis: i64, rank: usize) -> Result<usize, String> {
         .ok_or_else(|| format!("axis {axis} is out of range for rank {rank}"))
 }
 
-/// The reduced axes of reduction or arg-reduction `op` over an operand of `rank`.
+/// The reduced axes of reduction `op` over an operand of `rank`.
 pub(super) fn reduced_axes(ctx: &Context, op: Op, rank: usize) -> Result<Vec<bool>, String> {
     let mut reduced = vec![false; rank];
-    let list = match GraphOps::of(ctx, op) {
-        Some(GraphOps::ArgMaxOp(_) | GraphOps::ArgMinOp(_)) => {
-            vec![int_attr(ctx, op, "axis").unwrap_or(0)]
-        }
-        _ => i64_array(ctx, op, "axes"),
-    };
-    for a in list {
+    for a in i64_array(ctx, op, "axes") {
         reduced[normalize_axis(a, rank)?] = true;
     }
     Ok(reduced)
@@ -291,10 +279,7 @@ fn domain(
         reduce[dims.len() - 1] = true;
         return Ok((dims, reduce));
     }
-    if let Some(&r) = computing
-        .iter()
-        .find(|op| matches!(kind[op], Kind::Reduce | Kind::ArgReduce(_)))
-    {
+    if let Some(&r) = computing.iter().find(|op| kind[op] == Kind::Reduce) {
         let dims = shape_of(shapes, ctx.operand(r, 0))?;
         let reduce = reduced_axes(ctx, r, dims.len())?;
         return Ok((dims, reduce));
@@ -327,7 +312,7 @@ impl Plan {
         let rshape = shape_of(shapes, result)?;
         let identity: Vec<usize> = (0..d).collect();
         let axes = match self.kind[&op] {
-            Kind::Reduce | Kind::ArgReduce(_) => {
+            Kind::Reduce => {
                 let x = ctx.operand(op, 0);
                 if shape_of(shapes, x)?.len() != d
                     || reduced_axes(ctx, op, d)? != self.reduce
