@@ -241,6 +241,18 @@ pub(crate) fn print<T: GraphOp>(p: &mut Printer<'_>, op: Op) {
     print_family(p, op, T::FAMILY);
 }
 
+/// Result types after `->`: one bare (unless it is a function type), else a parenthesized list.
+fn print_results(p: &mut Printer<'_>, types: &[Type]) {
+    match types {
+        [one] if p.ctx().function_signature(*one).is_none() => p.print_type(*one),
+        _ => {
+            p.write("(");
+            p.print_type_list(types);
+            p.write(")");
+        }
+    }
+}
+
 /// Prints the custom syntax of an op of family `fam`.
 fn print_family(p: &mut Printer<'_>, op: Op, fam: Family) {
     let ctx = p.ctx();
@@ -283,15 +295,7 @@ fn print_family(p: &mut Printer<'_>, op: Op, fam: Family) {
             p.write(" : ");
             p.print_type_list(&operand_types);
             p.write(" -> ");
-            let single =
-                result_types.len() == 1 && ctx.function_signature(result_types[0]).is_none();
-            if single {
-                p.print_type(result_types[0]);
-            } else {
-                p.write("(");
-                p.print_type_list(&result_types);
-                p.write(")");
-            }
+            print_results(p, &result_types);
             for (i, &r) in ctx.regions(op).iter().enumerate() {
                 p.write(if i == 0 { " " } else { " else " });
                 p.print_region(r, false);
@@ -305,15 +309,7 @@ fn print_family(p: &mut Printer<'_>, op: Op, fam: Family) {
             p.write(" : (");
             p.print_type_list(&operand_types);
             p.write(") -> ");
-            let single =
-                result_types.len() == 1 && ctx.function_signature(result_types[0]).is_none();
-            if single {
-                p.print_type(result_types[0]);
-            } else {
-                p.write("(");
-                p.print_type_list(&result_types);
-                p.write(")");
-            }
+            print_results(p, &result_types);
             if let Some(&r) = ctx.regions(op).first() {
                 p.write(" ");
                 p.print_region(r, true);
