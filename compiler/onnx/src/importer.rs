@@ -1020,15 +1020,21 @@ impl<'i> NodeCx<'i, '_> {
         Ok(self.fold(op, operands))
     }
 
-    /// Builds graph op `name` with an `index` result (`graph.read_size`); it is never folded.
-    pub fn index_op(&mut self, name: &str, operands: &[Value]) -> Value {
+    /// Builds graph op `name` with an `index` result (`graph.read_size`, `graph.dim`); it is
+    /// never folded.
+    pub fn index_op(
+        &mut self,
+        name: &str,
+        operands: &[Value],
+        attrs: &[(&str, Attribute)],
+    ) -> Value {
         let at = InsertPoint::End(self.imp.block);
         let op = dlc_graph::build_with_type(
             self.imp.ctx,
             at,
             name,
             operands,
-            &[],
+            attrs,
             Type::INDEX,
             self.loc,
         );

@@ -76,9 +76,9 @@ def loop_by_input():
         [value("v_final", T.FLOAT, [2, 3]), value("vs", T.FLOAT, ["trips", 2, 3])])
 
 
-def long_scan():
-    """A Scan over 40 steps (past the unroll bound): a running sum of a reversed input, its
-    outputs stacked along axis 1 in reverse."""
+def long_scan(steps=40):
+    """A Scan over `steps` steps (40: past the unroll bound; a name: a dynamic length): a
+    running sum of a reversed input, its outputs stacked along axis 1 in reverse."""
     body = h.make_graph(
         [
             h.make_node("Add", ["s", "xt"], ["s2"]),
@@ -93,8 +93,8 @@ def long_scan():
                        scan_output_directions=[1], name="scan")
     return model(
         [node],
-        [value("s0", T.FLOAT, [4]), value("x", T.FLOAT, [40, 4])],
-        [value("s_final", T.FLOAT, [4]), value("ys", T.FLOAT, [4, 40])])
+        [value("s0", T.FLOAT, [4]), value("x", T.FLOAT, [steps, 4])],
+        [value("s_final", T.FLOAT, [4]), value("ys", T.FLOAT, [4, steps])])
 
 
 def main():
@@ -126,6 +126,11 @@ def main():
     save("scan", long_scan(), {
         "run": {"s0": rng.standard_normal(4).astype(np.float32),
                 "x": rng.standard_normal((40, 4)).astype(np.float32)},
+    })
+    save("scan_dyn", long_scan("steps"), {
+        f"t{t}": {"s0": rng.standard_normal(4).astype(np.float32),
+                  "x": rng.standard_normal((t, 4)).astype(np.float32)}
+        for t in (3, 25)
     })
 
 

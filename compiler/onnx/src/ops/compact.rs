@@ -35,7 +35,7 @@ pub(super) fn true_positions(cx: &mut NodeCx, mask: Value, what: &str) -> NodeRe
     };
     let ones = cx.cast(mask, Type::I64)?;
     let count = cx.reduce("graph.reduce_sum", ones, &[0], false)?;
-    let n = cx.index_op("graph.read_size", &[count]);
+    let n = cx.index_op("graph.read_size", &[count], &[]);
     let ty = cx.ctx().tensor_type(&[DYNAMIC], Type::I64);
     let zero = cx.int_attr(0);
     let j = cx.op_typed("graph.iota", &[n], &[("axis", zero)], ty)?;
@@ -222,7 +222,7 @@ fn unique(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     };
     // The output positions j gather the first occurrence of rank j.
     let count = cx.reduce("graph.reduce_sum", first, &[0], false)?;
-    let n = cx.index_op("graph.read_size", &[count]);
+    let n = cx.index_op("graph.read_size", &[count], &[]);
     let jty = cx.ctx().tensor_type(&[DYNAMIC], Type::I64);
     let j = cx.op_typed("graph.iota", &[n], &[("axis", zero)], jty)?;
     let j = cx.reshape(j, &[-1, 1])?;

@@ -511,15 +511,20 @@ fn scan_once(
     let mut axes = Vec::with_capacity(xs.len());
     let mut length = None;
     for (&x, &a) in xs.iter().zip(&plan.in_axes) {
-        let shape = cx.static_shape(x, "a scan input")?;
+        let shape = cx.shape(x);
         let a = super::axis(a, shape.len())? as usize;
-        if *length.get_or_insert(shape[a]) != shape[a] {
-            return Err("the scan inputs have different sequence lengths".into());
+        // A static length wins over a `?` one (equal at run time, or a gather out of range).
+        match length {
+            Some(l) if l != DYNAMIC && shape[a] != DYNAMIC && l != shape[a] => {
+                return Err("the scan inputs have different sequence lengths".into())
+            }
+            Some(l) if l != DYNAMIC => {}
+            _ => length = Some(shape[a]),
         }
         axes.push(a);
     }
     let length = length.unwrap_or(0);
-    if !unrolls(length, graph) {
+    if length == DYNAMIC || !unrolls(length, graph) {
         return rolled_scan(cx, graph, plan, states, xs, &axes, length);
     }
     let k = graph.output.len() - n;
@@ -546,9 +551,10 @@ fn scan_once(
     Ok(results)
 }
 
-/// A scan of `length` steps as `graph.loop`: each iteration gathers its element of every scan
-/// input (the iteration number, or `length − 1 −` it for a reversed input), and the stacked
-/// scan outputs are flipped and moved to their axes after the loop.
+/// A scan of `length` steps (`?` when the sequence axis is dynamic) as `graph.loop`: each
+/// iteration gathers its element of every scan input (the iteration number, or `length − 1 −`
+/// it for a reversed input), and the stacked scan outputs are flipped and moved to their axes
+/// after the loop.
 fn rolled_scan(
     cx: &mut NodeCx,
     graph: &GraphProto,
@@ -559,14 +565,37 @@ fn rolled_scan(
     length: i64,
 ) -> NodeResult<Vec<Value>> {
     let n = states.len();
-    let max_trip = cx.constant(Tensor::from_i64(DType::I64, &[], &[length]));
+    // The length as a tensor (a count of positions when it is known only at run time), and as
+    // an `index` for the positions of a reversed output.
+    let (max_trip, size) = if length == DYNAMIC {
+        let (x, a) = xs
+            .iter()
+            .zip(axes)
+            .find(|(x, a)| cx.shape(**x)[**a] == DYNAMIC)
+            .ok_or("a dynamic scan length without a dynamic scan axis")?;
+        let axis = cx.int_attr(*a as i64);
+        let size = cx.index_op("graph.dim", &[*x], &[("axis", axis)]);
+        let ty = cx.ctx().tensor_type(&[DYNAMIC], Type::I64);
+        let value = cx.ctx().integer_attr(1, Type::I64);
+        let ones = cx.op_typed("graph.fill", &[size], &[("value", value)], ty)?;
+        (
+            cx.reduce("graph.reduce_sum", ones, &[0], false)?,
+            Some(size),
+        )
+    } else {
+        (
+            cx.constant(Tensor::from_i64(DType::I64, &[], &[length])),
+            None,
+        )
+    };
+    let one = cx.constant(Tensor::from_i64(DType::I64, &[], &[1]));
+    let last = cx.binary("graph.sub", max_trip, one)?;
     let cond = cx.constant(Tensor::from_bools(&[], &[true]));
     let body = |cx: &mut NodeCx, args: &[Value]| -> NodeResult<Vec<Value>> {
         let i = args[0];
         let mut inputs = args[2..].to_vec();
         for ((&x, &a), &rev) in xs.iter().zip(axes).zip(&plan.in_reverse) {
             let at = if rev {
-                let last = cx.constant(Tensor::from_i64(DType::I64, &[], &[length - 1]));
                 cx.op("graph.sub", &[last, i], &[])?
             } else {
                 i
@@ -582,8 +611,18 @@ fn rolled_scan(
     for (j, r) in results.iter_mut().enumerate().skip(n) {
         let k = j - n;
         if plan.out_reverse[k] {
-            let order: Vec<i64> = (0..length).rev().collect();
-            let idx = cx.constant(Tensor::from_i64(DType::I64, &[length as usize], &order));
+            let idx = match size {
+                Some(size) => {
+                    let ty = cx.ctx().tensor_type(&[DYNAMIC], Type::I64);
+                    let zero = cx.int_attr(0);
+                    let forward = cx.op_typed("graph.iota", &[size], &[("axis", zero)], ty)?;
+                    cx.binary("graph.sub", last, forward)?
+                }
+                None => {
+                    let order: Vec<i64> = (0..length).rev().collect();
+                    cx.constant(Tensor::from_i64(DType::I64, &[length as usize], &order))
+                }
+            };
             let axis = cx.int_attr(0);
             *r = cx.op("graph.gather", &[*r, idx], &[("axis", axis)])?;
         }
