@@ -604,15 +604,7 @@ impl<'a> Printer<'a> {
         self.print_type_list(&types);
         self.out.push_str(") -> ");
         let results = self.ctx.result_types(op);
-        if results.len() == 1
-            && !matches!(self.ctx.type_kind(results[0]), TypeKind::Function { .. })
-        {
-            self.print_type(results[0]);
-        } else {
-            self.out.push('(');
-            self.print_type_list(&results);
-            self.out.push(')');
-        }
+        self.print_function_result_types(&results);
     }
 
     /// Prints `{` blocks `}`. With `print_entry_args` false the entry block's label and
@@ -872,15 +864,7 @@ impl<'a> Printer<'a> {
                 self.out.push('(');
                 self.print_type_list(inputs);
                 self.out.push_str(") -> ");
-                if results.len() == 1
-                    && !matches!(self.ctx.type_kind(results[0]), TypeKind::Function { .. })
-                {
-                    self.print_type(results[0]);
-                } else {
-                    self.out.push('(');
-                    self.print_type_list(results);
-                    self.out.push(')');
-                }
+                self.print_function_result_types(results);
             }
             TypeKind::Dialect { dialect, .. } => {
                 let dname = self.ctx.ident_str(*dialect);
@@ -942,6 +926,22 @@ impl<'a> Printer<'a> {
         for d in shape {
             self.print_dim(*d);
             self.out.push('x');
+        }
+    }
+
+    /// A function result list after `->`: one type bare (unless it is a function type, which
+    /// would read back as one), any other number in parentheses; what
+    /// `Parser::parse_function_result_types` reads.
+    pub fn print_function_result_types(&mut self, results: &[Type]) {
+        match results {
+            [one] if !matches!(self.ctx.type_kind(*one), TypeKind::Function { .. }) => {
+                self.print_type(*one)
+            }
+            _ => {
+                self.out.push('(');
+                self.print_type_list(results);
+                self.out.push(')');
+            }
         }
     }
 

@@ -26,6 +26,7 @@ use crate::function::first_block;
 use crate::function::FnExport;
 use crate::types::{memref_type, mlir_type};
 use dlc_func::FuncOp;
+use dlc_ir::symbol::SymbolTables;
 use dlc_ir::{Op, Type};
 use dlc_loop::{buffer_parts, LaunchDim, MemorySpace};
 use melior::ir::attribute::{DenseI64ArrayAttribute, FlatSymbolRefAttribute};
@@ -465,31 +466,15 @@ impl<'c, 'm> FnExport<'c, 'm, '_> {
         Ok(values)
     }
 
-    /// The input and result types of host function `callee`, looked up in the module holding
-    /// `site`.
+    /// The input and result types of host function `callee`, resolved from `site` as the
+    /// verifier resolves it.
     fn callee_signature(&self, site: Op, callee: &str) -> ExResult<(Vec<Type>, Vec<Type>)> {
         let ctx = self.ctx;
-        let mut module = site;
-        while let Some(parent) = ctx.parent_op(module) {
-            module = parent;
-        }
-        let func = ctx
-            .regions(module)
-            .first()
-            .and_then(|&r| ctx.blocks(r).first().copied())
-            .and_then(|b| {
-                ctx.block_ops(b).find(|&op| {
-                    ctx.view::<FuncOp>(op).is_some()
-                        && ctx.attr(op, "sym_name").and_then(|a| ctx.attr_as_str(a)) == Some(callee)
-                })
-            })
-            .ok_or_else(|| format!("no host function '{callee}' to call"))?;
-        let (inputs, outputs) = ctx
-            .attr(func, "function_type")
-            .and_then(|a| ctx.attr_as_type(a))
-            .and_then(|t| ctx.function_signature(t))
-            .ok_or_else(|| format!("host function '{callee}' has no function type"))?;
-        Ok((inputs.to_vec(), outputs.to_vec()))
+        ctx.find_ident(callee)
+            .and_then(|name| SymbolTables::new().resolve(ctx, site, name))
+            .and_then(|f| ctx.view::<FuncOp>(f))
+            .and_then(|f| f.signature(ctx))
+            .ok_or_else(|| format!("no host function '{callee}' to call").into())
     }
 
     /// The one element of the one-element buffer `v` (every dim 1), loaded.

@@ -308,13 +308,7 @@ pub(crate) fn print_call(p: &mut Printer<'_>, op: Op) {
     p.write("(");
     p.print_type_list(&inputs);
     p.write(") -> ");
-    if results.len() == 1 && !matches!(ctx.type_kind(results[0]), TypeKind::Function { .. }) {
-        p.print_type(results[0]);
-    } else {
-        p.write("(");
-        p.print_type_list(&results);
-        p.write(")");
-    }
+    p.print_function_result_types(&results);
 }
 
 /// `func.constant {attrs} @name : type`.

@@ -177,16 +177,8 @@ fn parse_if(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
     let v = p.resolve_operand(&cond, ty)?;
     spec.operands.push(v);
     p.expect(Tok::Arrow, "'->'")?;
-    if p.consume(Tok::LParen) {
-        if !p.consume(Tok::RParen) {
-            let types = p.parse_type_list()?;
-            spec.result_types.extend(types);
-            p.expect(Tok::RParen, "')'")?;
-        }
-    } else {
-        let ty = p.parse_type()?;
-        spec.result_types.push(ty);
-    }
+    let results = p.parse_function_result_types()?;
+    spec.result_types.extend(results);
     spec.regions.push(p.parse_region(&[], false)?);
     let loc = p.current_loc();
     if p.peek() != Tok::BareIdent || p.peek_text() != "else" {
@@ -241,18 +233,6 @@ pub(crate) fn print<T: GraphOp>(p: &mut Printer<'_>, op: Op) {
     print_family(p, op, T::FAMILY);
 }
 
-/// Result types after `->`: one bare (unless it is a function type), else a parenthesized list.
-fn print_results(p: &mut Printer<'_>, types: &[Type]) {
-    match types {
-        [one] if p.ctx().function_signature(*one).is_none() => p.print_type(*one),
-        _ => {
-            p.write("(");
-            p.print_type_list(types);
-            p.write(")");
-        }
-    }
-}
-
 /// Prints the custom syntax of an op of family `fam`.
 fn print_family(p: &mut Printer<'_>, op: Op, fam: Family) {
     let ctx = p.ctx();
@@ -295,7 +275,7 @@ fn print_family(p: &mut Printer<'_>, op: Op, fam: Family) {
             p.write(" : ");
             p.print_type_list(&operand_types);
             p.write(" -> ");
-            print_results(p, &result_types);
+            p.print_function_result_types(&result_types);
             for (i, &r) in ctx.regions(op).iter().enumerate() {
                 p.write(if i == 0 { " " } else { " else " });
                 p.print_region(r, false);
@@ -309,7 +289,7 @@ fn print_family(p: &mut Printer<'_>, op: Op, fam: Family) {
             p.write(" : (");
             p.print_type_list(&operand_types);
             p.write(") -> ");
-            print_results(p, &result_types);
+            p.print_function_result_types(&result_types);
             if let Some(&r) = ctx.regions(op).first() {
                 p.write(" ");
                 p.print_region(r, true);

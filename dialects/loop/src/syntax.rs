@@ -1023,13 +1023,7 @@ fn print_call_tail(p: &mut Printer<'_>, op: Op, elided: &[&str]) {
     p.print_type_list(&inputs);
     p.write(") -> ");
     let results = ctx.result_types(op);
-    if results.len() == 1 && ctx.function_signature(results[0]).is_none() {
-        p.print_type(results[0]);
-    } else {
-        p.write("(");
-        p.print_type_list(&results);
-        p.write(")");
-    }
+    p.print_function_result_types(&results);
 }
 
 /// `%cond then @f else @g (%a, %b) attr-dict : (cond-type, arg-types) -> results`.

@@ -65,19 +65,22 @@ pub(super) fn true_positions(cx: &mut NodeCx, mask: Value, what: &str) -> NodeRe
     Ok(at)
 }
 
-/// The static shape of `x`, or an error naming `what`.
-fn static_dims(cx: &NodeCx, x: Value, what: &str) -> NodeResult<Vec<i64>> {
-    let shape = cx.shape(x);
-    if shape.contains(&DYNAMIC) {
-        return Err(format!("{what} must have a static shape").into());
+/// `x` and the node's normalized `axis` attribute, or without one `x` flattened (which needs a
+/// static shape; `what` names the operator) and axis 0.
+fn along_axis(cx: &mut NodeCx, x: Value, what: &str) -> NodeResult<(Value, usize)> {
+    match cx.attr_int("axis") {
+        Some(a) => Ok((x, axis(a, cx.shape(x).len())? as usize)),
+        None => {
+            cx.static_shape(x, what)?;
+            Ok((cx.reshape(x, &[-1])?, 0))
+        }
     }
-    Ok(shape)
 }
 
 /// NonZero: the indices of the nonzero elements of `x`, as `[rank, n]` (row-major order).
 fn nonzero(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let x = cx.input(0)?;
-    let shape = static_dims(cx, x, "the input")?;
+    let shape = cx.static_shape(x, "NonZero")?;
     let shape = if shape.is_empty() { vec![1] } else { shape };
     let flat = cx.reshape(x, &[-1])?;
     let mask = if cx.elem(x) == Type::I1 {
@@ -115,16 +118,7 @@ fn nonzero(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
 fn compress(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let x = cx.input(0)?;
     let condition = cx.input(1)?;
-    let (x, a) = match cx.attr_int("axis") {
-        Some(a) => {
-            let a = axis(a, cx.shape(x).len())? as usize;
-            (x, a)
-        }
-        None => {
-            static_dims(cx, x, "the input (flattened without an axis)")?;
-            (cx.reshape(x, &[-1])?, 0)
-        }
-    };
+    let (x, a) = along_axis(cx, x, "Compress without an axis")?;
     let length = cx.shape(x)[a];
     let kept = match cx.shape(condition)[..] {
         [l] if l != DYNAMIC => l,
@@ -178,14 +172,8 @@ fn pairwise(cx: &mut NodeCx, a: Value, predicate: &str) -> NodeResult<(Value, Va
 fn unique(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let x = cx.input(0)?;
     let sorted = cx.int_or("sorted", 1) != 0;
-    static_dims(cx, x, "the input")?;
-    let (x, a) = match cx.attr_int("axis") {
-        Some(a) => {
-            let a = axis(a, cx.shape(x).len())? as usize;
-            (x, a)
-        }
-        None => (cx.reshape(x, &[-1])?, 0),
-    };
+    cx.static_shape(x, "Unique")?;
+    let (x, a) = along_axis(cx, x, "Unique")?;
     let s = slices(cx, x, a)?;
     let d = cx.shape(s)[0];
     // eq[i, k]: slice i equals slice k.

@@ -208,6 +208,18 @@ fn size_from(value: i128) -> Result<i64, String> {
     i64::try_from(value).map_err(|_| format!("a size read from memory is too large: {value}"))
 }
 
+/// Checks that host function `func`, taking `params` arguments, is given `given`.
+fn check_arity(ctx: &Context, func: Op, params: usize, given: usize) -> Result<(), Diagnostic> {
+    if params == given {
+        return Ok(());
+    }
+    Err(op_err(
+        ctx,
+        func,
+        format!("host function takes {params} arguments but {given} were given"),
+    ))
+}
+
 impl Host<'_> {
     /// The values of `args` for parameters `params` of `func`, one storage per buffer argument.
     fn host_arguments(
@@ -217,17 +229,7 @@ impl Host<'_> {
         args: Vec<KernelArg>,
     ) -> Result<Vec<HostVal>, Diagnostic> {
         let ctx = self.ctx;
-        if params.len() != args.len() {
-            return Err(op_err(
-                ctx,
-                func,
-                format!(
-                    "host function takes {} arguments but {} were given",
-                    params.len(),
-                    args.len()
-                ),
-            ));
-        }
+        check_arity(ctx, func, params.len(), args.len())?;
         let mut values = Vec::with_capacity(args.len());
         for (i, (&param, arg)) in params.iter().zip(args).enumerate() {
             let ty = ctx.value_type(param);
@@ -265,17 +267,7 @@ impl Host<'_> {
         let ctx = self.ctx;
         let entry = host_entry(ctx, func)?;
         let params = ctx.block_args(entry);
-        if params.len() != args.len() {
-            return Err(op_err(
-                ctx,
-                func,
-                format!(
-                    "host function takes {} arguments but {} were given",
-                    params.len(),
-                    args.len()
-                ),
-            ));
-        }
+        check_arity(ctx, func, params.len(), args.len())?;
         let mut env = HashMap::default();
         for (i, (&param, arg)) in params.iter().zip(args).enumerate() {
             self.check_fits(ctx.value_type(param), &arg)

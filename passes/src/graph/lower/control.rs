@@ -120,11 +120,8 @@ pub(super) fn captures(ctx: &Context, region: Region, found: &mut Vec<Value>) {
 /// has.
 pub(super) fn fresh_name(ctx: &Context, module_block: Block, base: &str) -> String {
     let taken = |n: &str| {
-        ctx.block_ops(module_block).any(|op| {
-            ctx.attr(op, "sym_name")
-                .and_then(|a| ctx.attr_as_str(a))
-                .is_some_and(|s| s == n)
-        })
+        ctx.block_ops(module_block)
+            .any(|op| dlc_ir::symbol::symbol_name(ctx, op) == Some(n))
     };
     if !taken(base) {
         return base.to_string();
