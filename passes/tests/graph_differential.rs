@@ -40,7 +40,7 @@ use pipeline::{context, registry, repo_root, run};
 
 /// Random functions per pipeline in the default tier; seeds `0..scaled(GENERATED)`
 /// (`dlc_testkit`).
-const GENERATED: u64 = 500;
+const GENERATED: u64 = 250;
 /// The size given to every `?` dim of an example's arguments.
 const EXAMPLE_DYNAMIC_SIZE: usize = 3;
 
