@@ -314,6 +314,14 @@ func.func @iota_dynamic(%d: index) -> tensor<?xi32> {
 
 // -----
 
+func.func @reshape_sizes(%x: tensor<?x32xf32>, %d: index) -> tensor<?x?x8xf32> {
+  // expected-error @+1 {{'graph.reshape' op expects one index operand per -1 entry of 'shape' (2), but has 1}}
+  %0 = graph.reshape %x, %d {shape = array<i64: -1, -1, 8>} : tensor<?x32xf32>, index -> tensor<?x?x8xf32>
+  return %0 : tensor<?x?x8xf32>
+}
+
+// -----
+
 func.func @fill_operands(%d: index) -> tensor<?x?xf32> {
   // expected-error @+1 {{'graph.fill' op expects one index operand per '?' dim of the result (2), but has 1}}
   %0 = graph.fill %d {value = 0.0 : f32} : index -> tensor<?x?xf32>

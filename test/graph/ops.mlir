@@ -214,6 +214,18 @@ func.func @sources(%x: tensor<?x3xf32>) -> (tensor<4xf32>, tensor<2x2xi32>, tens
   return %0, %1, %2, %3, %5, %4 : tensor<4xf32>, tensor<2x2xi32>, tensor<2x3xi64>, tensor<2x3xf32>, tensor<?x3xf32>, index
 }
 
+// A reshape whose `?` dims are index operands: two dims of %x split the last into heads.
+// CHECK-LABEL: func.func @sized_reshape(%arg0: tensor<?x?x32xf32>) -> tensor<?x?x4x8xf32> {
+// CHECK-NEXT: %0 = graph.dim %arg0, 0 : tensor<?x?x32xf32> -> index
+// CHECK-NEXT: %1 = graph.dim %arg0, 1 : tensor<?x?x32xf32> -> index
+// CHECK-NEXT: %2 = graph.reshape %arg0, %0, %1 {shape = array<i64: -1, -1, 4, 8>} : tensor<?x?x32xf32>, index, index -> tensor<?x?x4x8xf32>
+func.func @sized_reshape(%x: tensor<?x?x32xf32>) -> tensor<?x?x4x8xf32> {
+  %b = graph.dim %x, 0 : tensor<?x?x32xf32> -> index
+  %s = graph.dim %x, 1 : tensor<?x?x32xf32> -> index
+  %r = graph.reshape %x, %b, %s {shape = array<i64: -1, -1, 4, 8>} : tensor<?x?x32xf32>, index, index -> tensor<?x?x4x8xf32>
+  return %r : tensor<?x?x4x8xf32>
+}
+
 // A size from data: graph.read_size of a count sizes an iota.
 // CHECK-LABEL: func.func @data_sizes(%arg0: tensor<i64>) -> tensor<?x2xi32> {
 // CHECK-NEXT: %0 = graph.read_size %arg0 : tensor<i64> -> index

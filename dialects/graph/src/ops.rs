@@ -181,8 +181,10 @@ graph_ops! {
     /// Broadcasts to the static `shape` (-1 entries: the result type's dim), numpy rules.
     BroadcastToOp = "graph.broadcast_to", BroadcastTo, PURE, [operand] -> [result], [shape],
         fold = fold::fold;
-    /// Reshapes to `shape` (one -1 entry is inferred from the element count).
-    ReshapeOp = "graph.reshape", Reshape, PURE, [operand] -> [result], [shape], fold = fold::fold;
+    /// Reshapes its first operand to `shape`. Without further operands one -1 entry is
+    /// inferred from the element count; otherwise every -1 entry (a `?` dim of the result) is
+    /// the next `index` operand.
+    ReshapeOp = "graph.reshape", Reshape, PURE, * -> [result], [shape], fold = fold::fold;
     /// Permutes the axes: result dim `i` is operand dim `perm[i]`.
     TransposeOp = "graph.transpose", Transpose, PURE, [operand] -> [result], [perm],
         fold = fold::fold;

@@ -250,6 +250,19 @@ impl SymbolicShapes {
         s
     }
 
+    /// The dim an `index` value is when it reads one: `graph.dim %t, axis` or a constant.
+    fn index_dim(&mut self, ctx: &Context, v: Value) -> Option<DimExpr> {
+        let def = ctx.defining_op(v)?;
+        if let Some(GraphOps::DimOp(_)) = GraphOps::of(ctx, def) {
+            let x = ctx.operand(def, 0);
+            let shape = self.get(ctx, x);
+            let axis = usize::try_from(Attrs::new(ctx, ctx.attrs(def)).int("axis").ok()??).ok()?;
+            return shape.get(axis).copied();
+        }
+        let n = dlc_arith::constant_int(ctx, v)?;
+        Some(DimExpr::Static(i64::try_from(n).ok()?))
+    }
+
     fn constrain(&mut self, a: u32, b: u32) {
         let pair = (a.min(b), a.max(b));
         if a != b && !self.constraints.contains(&pair) {
@@ -460,6 +473,30 @@ impl SymbolicShapes {
                         }),
                         (-1, d) => d,
                         (t, _) => DimExpr::Static(t),
+                    });
+                }
+                out
+            }
+            Family::Reshape | Family::Fill | Family::Iota
+                if operands.len() > 1 || fam != Family::Reshape =>
+            {
+                // `?` dims given by index operands (after a reshape's source): the symbol of a
+                // `graph.dim` they read, else their own.
+                let ty = tensor_parts(ctx, ctx.value_type(ctx.result(op, 0)))?;
+                let skip = usize::from(fam == Family::Reshape);
+                let mut sizes = operands.get(skip..)?.iter();
+                let mut out = Vec::with_capacity(ty.shape.len());
+                for (axis, &d) in ty.shape.iter().enumerate() {
+                    out.push(if d != DYNAMIC {
+                        DimExpr::Static(d)
+                    } else {
+                        let size = *sizes.next()?;
+                        self.index_dim(ctx, size).unwrap_or_else(|| {
+                            self.fresh(SymbolOrigin::Result {
+                                value: ctx.result(op, 0),
+                                axis: axis as u32,
+                            })
+                        })
                     });
                 }
                 out

@@ -518,11 +518,23 @@ fn infer_family(
             infer_broadcast_to(&x, &target)
         }
         Family::Reshape => {
-            expect_operands(operands, 1)?;
             let x = operand(ctx, operands, 0, DTypeClass::Any)?;
             let target = a.req_array("shape")?;
+            let sizes = &operands[1..];
+            if let Some(i) = sizes.iter().position(|t| *t != Type::INDEX) {
+                return Err(format!(
+                    "operand #{} must be a size of type 'index', but got '{}'",
+                    i + 1,
+                    type_str(ctx, sizes[i])
+                ));
+            }
+            let shape = if sizes.is_empty() {
+                infer_reshape(&x.shape, &target)?
+            } else {
+                sized_reshape(&x.shape, &target, sizes.len())?
+            };
             Ok(TensorType {
-                shape: infer_reshape(&x.shape, &target)?,
+                shape,
                 element: x.element,
             })
         }
@@ -986,6 +998,39 @@ pub fn infer_reshape(input: &[i64], target: &[i64]) -> Result<Vec<i64>, String> 
         (None, _) => {}
     }
     Ok(shape)
+}
+
+/// The result shape of a reshape of `input` to `target` whose `sizes` -1 entries are given by
+/// as many `index` operands: a `?` dim each.
+fn sized_reshape(input: &[i64], target: &[i64], sizes: usize) -> Result<Vec<i64>, String> {
+    if let Some(t) = target.iter().find(|&&t| t < -1) {
+        return Err(format!("attribute 'shape' has invalid entry {t}"));
+    }
+    let given = target.iter().filter(|&&t| t == -1).count();
+    if given != sizes {
+        return Err(format!(
+            "expects one index operand per -1 entry of 'shape' ({given}), but has {sizes}"
+        ));
+    }
+    let known = target
+        .iter()
+        .filter(|&&t| t >= 0)
+        .try_fold(1i64, |n, &t| n.checked_mul(t))
+        .ok_or("attribute 'shape' has too many elements")?;
+    let total = (!input.contains(&DYNAMIC))
+        .then(|| input.iter().try_fold(1i64, |n, &d| n.checked_mul(d)))
+        .flatten();
+    if let Some(total) = total.filter(|&t| known > 0 && t % known != 0) {
+        return Err(format!(
+            "cannot reshape {} ({total} elements) into {}: the -1 entries have no integer sizes",
+            shape_str(input),
+            shape_str(target)
+        ));
+    }
+    Ok(target
+        .iter()
+        .map(|&t| if t == -1 { DYNAMIC } else { t })
+        .collect())
 }
 
 /// Whether `ty` is an 8-bit integer type (`i8` or `ui8`): `graph.matmul` and `graph.conv2d`
@@ -1536,6 +1581,9 @@ mod tests {
 
     /// `tensor<4x?x8xf32>` from `"4x?x8xf32"` (`"f32"` for rank 0).
     fn ty(ctx: &mut Context, text: &str) -> Type {
+        if text == "index" {
+            return Type::INDEX;
+        }
         let mut parts: Vec<&str> = text.split('x').collect();
         let elem = match parts.pop().unwrap() {
             "f16" => Type::F16,
@@ -1610,6 +1658,10 @@ mod tests {
         ("graph.reshape", &["2x3xf32"], "{shape = array<i64: 4, -1>}", Err("no integer size")),
         ("graph.reshape", &["2x3xf32"], "{shape = array<i64: 7>}", Err("(6 elements) into 7 (7 elements)")),
         ("graph.reshape", &["0x3xf32"], "{shape = array<i64: 0, -1>}", Err("no integer size")),
+        ("graph.reshape", &["?x?x32xf32", "index", "index"], "{shape = array<i64: -1, -1, 4, 8>}", Ok("?x?x4x8xf32")),
+        ("graph.reshape", &["?x32xf32", "index"], "{shape = array<i64: -1, -1, 8>}", Err("one index operand per -1 entry of 'shape' (2), but has 1")),
+        ("graph.reshape", &["?x32xf32", "i64"], "{shape = array<i64: -1, 32>}", Err("operand #1 must be a size of type 'index'")),
+        ("graph.reshape", &["6x5xf32", "index"], "{shape = array<i64: -1, 4>}", Err("the -1 entries have no integer sizes")),
         ("graph.transpose", &["2x3x4xf32"], "{perm = array<i64: 1, 2, 0>}", Ok("3x4x2xf32")),
         ("graph.transpose", &["2x3xf32"], "{perm = array<i64: 0>}", Err("has 1 entries")),
         ("graph.slice", &["10xf32"], "{starts = array<i64: 1>, ends = array<i64: 8>, steps = array<i64: 3>}", Ok("3xf32")),

@@ -533,6 +533,9 @@ impl OpEval<'_> {
             Some(GraphOps::FillOp(_)) => return self.fill(&operands),
             Some(GraphOps::IotaOp(_)) => return self.iota(&operands),
             Some(GraphOps::ReadSizeOp(_)) => return self.read_size(&operands),
+            Some(GraphOps::ReshapeOp(_)) if operands.len() > 1 => {
+                return self.sized_reshape(&operands)
+            }
             _ => {}
         }
         let tensors: Vec<&Tensor> = operands
@@ -752,6 +755,26 @@ impl OpEval<'_> {
         let shape = self.sized_result_shape(operands)?;
         let t = primitives::iota(self.result_dtype()?, &shape, self.int("axis")?)?;
         Ok(vec![RuntimeValue::Tensor(t)])
+    }
+
+    /// `graph.reshape` with its `?` dims (the -1 entries of `shape`) from the index operands.
+    fn sized_reshape(&self, operands: &[RuntimeValue]) -> Eval {
+        let Some((RuntimeValue::Tensor(x), sizes)) = operands.split_first() else {
+            return Err("expects a tensor to reshape".into());
+        };
+        let mut sizes = sizes.iter();
+        let mut target = self.array("shape")?;
+        for d in target.iter_mut().filter(|d| **d == -1) {
+            *d = match sizes.next() {
+                Some(RuntimeValue::Index(n)) if *n >= 0 => *n,
+                Some(RuntimeValue::Index(n)) => return Err(format!("negative size {n}")),
+                _ => return Err("expects one index operand per -1 entry of 'shape'".into()),
+            };
+        }
+        if sizes.next().is_some() {
+            return Err("has more index operands than -1 entries of 'shape'".into());
+        }
+        Ok(vec![RuntimeValue::Tensor(primitives::reshape(x, &target)?)])
     }
 
     /// `graph.read_size`: the one element of an integer tensor, which must not be negative.

@@ -552,6 +552,19 @@ impl Host<'_> {
         let op = ctx.defining_op(value).ok_or("a size of a block argument")?;
         let e = Emit { at: self.at(), loc };
         match GraphOps::of(ctx, op) {
+            Some(GraphOps::ReshapeOp(_)) if ctx.operands(op).len() > 1 => {
+                // Given: the operand after the source for each -1 entry of `shape` up to `axis`.
+                let k = i64_array(ctx, op, "shape")
+                    .iter()
+                    .take(axis)
+                    .filter(|&&t| t == -1)
+                    .count();
+                let size = *ctx
+                    .operands(op)
+                    .get(1 + k)
+                    .ok_or("reshape without its size operand")?;
+                Ok(self.map.lookup(size))
+            }
             Some(GraphOps::ReshapeOp(_)) => {
                 let x = ctx.operand(op, 0);
                 let rank = self.shapes.shape(x).map_or(0, <[_]>::len);
