@@ -12,6 +12,7 @@
 
 use crate::ops;
 use crate::proto::{type_proto, AttributeProto, GraphProto, ModelProto, NodeProto, TensorProto};
+use crate::shape_values::{Dim, Monomial};
 use crate::tensor::{element_type, tensor_attr};
 use dlc_graph::interp::evaluate_op;
 use dlc_graph::ops::ConstantOp;
@@ -225,7 +226,7 @@ fn check_order(graph: &GraphProto, opset: i64) -> Result<(), ImportError> {
 /// The state of one import.
 pub struct Importer<'c> {
     pub(crate) ctx: &'c mut Context,
-    block: dlc_ir::Block,
+    pub(crate) block: dlc_ir::Block,
     region: dlc_ir::Region,
     pub(crate) opset: i64,
     base: Option<std::path::PathBuf>,
@@ -242,6 +243,13 @@ pub struct Importer<'c> {
     /// The 8-bit tensors that `DequantizeLinear` outputs came from, by output: a Conv or
     /// MatMul of them runs on the bytes (the QDQ pattern of quantized models).
     pub(crate) dequantized: HashMap<Value, Dequantized>,
+    /// The elements of the small integer tensors computed from shapes with `?` dims
+    /// ([`crate::shape_values`]).
+    pub(crate) shape_values: HashMap<Value, Vec<Dim>>,
+    /// The `graph.dim` of each tensor, axis and block read so far.
+    pub(crate) dim_values: HashMap<(Value, usize, dlc_ir::Block), Value>,
+    /// The `index` values that are products of sizes, as monomials.
+    pub(crate) monomials: HashMap<Value, Monomial>,
 }
 
 /// A `DequantizeLinear` of an 8-bit tensor to `f32`, per tensor or per axis.
@@ -276,6 +284,9 @@ impl<'c> Importer<'c> {
             dim_names: Vec::new(),
             subgraph_nodes: 0,
             dequantized: HashMap::new(),
+            shape_values: HashMap::new(),
+            dim_values: HashMap::new(),
+            monomials: HashMap::new(),
         }
     }
 
@@ -642,7 +653,7 @@ fn input_type(
 pub struct NodeCx<'i, 'c> {
     pub(crate) imp: &'i mut Importer<'c>,
     pub(crate) node: &'i NodeProto,
-    loc: Location,
+    pub(crate) loc: Location,
     /// The model's `ai.onnx` opset.
     pub opset: i64,
     used: HashSet<&'i str>,
@@ -1073,6 +1084,7 @@ impl<'i> NodeCx<'i, '_> {
             .map(|v| self.imp.constant_value(*v))
             .collect();
         let Some(values) = values else {
+            self.record_shape_value(op, operands);
             return result;
         };
         let Ok(mut folded) = evaluate_op(self.imp.ctx, op, &values) else {

@@ -17,6 +17,7 @@
 pub mod importer;
 pub mod ops;
 pub mod proto;
+pub mod shape_values;
 pub mod tensor;
 
 pub use importer::{import_model, ImportError, ImportOptions, Imported};

@@ -573,15 +573,8 @@ fn rolled_scan(
             .zip(axes)
             .find(|(x, a)| cx.shape(**x)[**a] == DYNAMIC)
             .ok_or("a dynamic scan length without a dynamic scan axis")?;
-        let axis = cx.int_attr(*a as i64);
-        let size = cx.index_op("graph.dim", &[*x], &[("axis", axis)]);
-        let ty = cx.ctx().tensor_type(&[DYNAMIC], Type::I64);
-        let value = cx.ctx().integer_attr(1, Type::I64);
-        let ones = cx.op_typed("graph.fill", &[size], &[("value", value)], ty)?;
-        (
-            cx.reduce("graph.reduce_sum", ones, &[0], false)?,
-            Some(size),
-        )
+        let size = cx.dim_size(*x, *a);
+        (cx.size_tensor(size, false)?, Some(size))
     } else {
         (
             cx.constant(Tensor::from_i64(DType::I64, &[], &[length])),

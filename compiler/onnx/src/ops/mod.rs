@@ -60,6 +60,7 @@ mod stateful;
 mod topk;
 
 use crate::importer::{NodeCx, NodeResult, MAX_FOLD_ELEMENTS};
+use crate::shape_values::Dim;
 use dlc_ir::{Type, Value};
 use dlc_tensor::{DType, Tensor};
 
@@ -354,6 +355,28 @@ impl NodeCx<'_, '_> {
         }
         let s = dlc_graph::i64_array(self.ctx(), shape);
         self.op("graph.reshape", &[x], &[("shape", s)])
+    }
+
+    /// `graph.reshape` to `dims`, each known size static and each run-time one a `?` dim
+    /// given by an `index` operand.
+    pub fn sized_reshape(&mut self, x: Value, dims: &[Dim]) -> NodeResult<Value> {
+        let mut shape = Vec::with_capacity(dims.len());
+        let mut operands = vec![x];
+        for &d in dims {
+            match d {
+                Dim::Known(k) if k >= 0 => shape.push(k),
+                Dim::Known(k) => return Err(format!("a reshape to a negative dim {k}").into()),
+                Dim::Size { value, .. } => {
+                    shape.push(-1);
+                    operands.push(value);
+                }
+            }
+        }
+        if operands.len() == 1 {
+            return self.reshape(x, &shape);
+        }
+        let s = dlc_graph::i64_array(self.ctx(), &shape);
+        self.op("graph.reshape", &operands, &[("shape", s)])
     }
 
     /// `graph.transpose` by `perm`.

@@ -8,6 +8,7 @@
 
 use super::{axes, axis, table, Handler};
 use crate::importer::{show_shape, NodeCx, NodeResult};
+use crate::shape_values::{known, Dim};
 use dlc_ir::{Value, DYNAMIC};
 use dlc_tensor::{DType, Scalar, Tensor};
 
@@ -70,9 +71,9 @@ fn sizes(values: &[i64]) -> NodeResult<Vec<usize>> {
         .collect()
 }
 
+/// A shape computed from `?` dims gives a `graph.fill` with its sizes as operands.
 fn constant_of_shape(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
-    let dims = cx.ints_input(0)?.ok_or("input #0 (shape) is required")?;
-    sizes(&dims)?;
+    let dims = cx.dims_input(0)?.ok_or("input #0 (shape) is required")?;
     let value = match cx.attr_tensor("value") {
         Some(t) => {
             let v = cx.tensor_constant(t)?;
@@ -83,6 +84,35 @@ fn constant_of_shape(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     if value.len() != 1 {
         return Err("attribute 'value' must hold one element".into());
     }
+    let Some(dims) = known(&dims) else {
+        let mut shape = Vec::with_capacity(dims.len());
+        let mut operands = Vec::new();
+        for d in dims {
+            match d {
+                Dim::Known(k) if k < 0 => {
+                    return Err(format!("shape has a negative dim {k}").into())
+                }
+                Dim::Known(k) => shape.push(k),
+                Dim::Size { value, .. } => {
+                    shape.push(DYNAMIC);
+                    operands.push(value);
+                }
+            }
+        }
+        let ty = cx.ctx().tensor_type(&shape, value.dtype().to_type());
+        let attr = match value.get(0) {
+            Scalar::Float(v) => cx.ctx().float_attr(v, value.dtype().to_type()),
+            Scalar::Int(v) => cx.ctx().integer_attr(v as i128, value.dtype().to_type()),
+            Scalar::Bool(b) => cx.ctx().integer_attr(b as i128, dlc_ir::Type::I1),
+        };
+        return Ok(vec![cx.op_typed(
+            "graph.fill",
+            &operands,
+            &[("value", attr)],
+            ty,
+        )?]);
+    };
+    sizes(&dims)?;
     Ok(vec![cx.splat_constant(&value, &dims)?])
 }
 
@@ -95,59 +125,112 @@ impl NodeCx<'_, '_> {
     }
 }
 
-/// Opset 15's `start`/`end` clamp like Python slices.
+/// Opset 15's `start`/`end` clamp like Python slices. A `?` dim makes the result a shape
+/// computation (`crate::shape_values`).
 fn shape(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let x = cx.input(0)?;
-    let dims = cx.static_shape(x, "Shape")?;
-    let r = dims.len() as i64;
+    let r = cx.shape(x).len() as i64;
     let clamp = |v: i64| (if v < 0 { v + r } else { v }).clamp(0, r) as usize;
     let start = clamp(cx.int_or("start", 0));
     let end = clamp(cx.int_or("end", r));
+    let dims = cx.dims(x);
     let part = if start < end { &dims[start..end] } else { &[] };
-    Ok(vec![cx.i64_vector(part)])
+    Ok(vec![cx.dims_tensor(part)?])
 }
 
 fn size(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let x = cx.input(0)?;
-    let dims = cx.static_shape(x, "Size")?;
-    let n: i64 = dims.iter().product();
-    Ok(vec![cx.constant(Tensor::from_i64(DType::I64, &[], &[n]))])
+    let dims = cx.dims(x);
+    let shape = cx.dims_tensor(&dims)?;
+    Ok(vec![cx.reduce("graph.reduce_prod", shape, &[0], false)?])
 }
 
 /// Opset < 5: the `shape` attribute; later an input. A 0 copies the input's dim (unless
-/// `allowzero`), one −1 is inferred.
+/// `allowzero`), one −1 is inferred. A shape computed from `?` dims gives a `graph.reshape`
+/// with its sizes as operands.
 fn reshape(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let x = cx.input(0)?;
     let target = if cx.opset < 5 {
-        cx.attr_ints("shape")
-            .ok_or("attribute 'shape' is required")?
+        let ints = cx
+            .attr_ints("shape")
+            .ok_or("attribute 'shape' is required")?;
+        ints.into_iter().map(Dim::Known).collect()
     } else {
-        cx.ints_input(1)?.ok_or("input #1 (shape) is required")?
+        cx.dims_input(1)?.ok_or("input #1 (shape) is required")?
     };
     let allowzero = cx.int_or("allowzero", 0) != 0;
     let input = cx.shape(x);
+    let shown = || {
+        let t: Vec<String> = target.iter().map(show_dim).collect();
+        format!("[{}]", t.join(", "))
+    };
     let mut out = Vec::with_capacity(target.len());
     for (i, d) in target.iter().enumerate() {
-        let d = match *d {
-            0 if !allowzero => *input.get(i).ok_or_else(|| {
-                format!(
-                    "shape {target:?} copies dim {i}, which the input (rank {}) lacks",
-                    input.len()
-                )
-            })?,
-            d if d < -1 => return Err(format!("shape {target:?} has a negative dim").into()),
+        out.push(match *d {
+            Dim::Known(0) if !allowzero => match input.get(i) {
+                Some(&DYNAMIC) => Dim::Size {
+                    value: cx.dim_size(x, i),
+                    nonneg: true,
+                },
+                Some(&d) => Dim::Known(d),
+                None => {
+                    return Err(format!(
+                        "shape {} copies dim {i}, which the input (rank {}) lacks",
+                        shown(),
+                        input.len()
+                    )
+                    .into())
+                }
+            },
+            Dim::Known(d) if d < -1 => {
+                return Err(format!("shape {} has a negative dim", shown()).into())
+            }
             d => d,
-        };
-        out.push(if d == DYNAMIC { -1 } else { d });
+        });
     }
-    if out.iter().filter(|d| **d == -1).count() > 1 {
+    if out.iter().filter(|d| **d == Dim::Known(-1)).count() > 1 {
         return Err(format!(
-            "shape {target:?} of an input of shape {} leaves more than one dim unknown (give the sizes with --dim or --input-shape)",
+            "shape {} of an input of shape {} has more than one -1",
+            shown(),
             show_shape(&input)
         )
         .into());
     }
-    Ok(vec![cx.reshape(x, &out)?])
+    let sized = out.iter().any(|d| matches!(d, Dim::Size { .. }))
+        || (out.contains(&Dim::Known(-1)) && input.iter().filter(|d| **d == DYNAMIC).count() > 1);
+    if !sized {
+        let shape: Vec<i64> = out
+            .iter()
+            .map(|d| match d {
+                Dim::Known(DYNAMIC) | Dim::Size { .. } => -1,
+                Dim::Known(k) => *k,
+            })
+            .collect();
+        return Ok(vec![cx.reshape(x, &shape)?]);
+    }
+    // Sizes for every `?` dim of the result: the −1 one is the element count over the rest.
+    if let Some(at) = out.iter().position(|d| *d == Dim::Known(-1)) {
+        let dims = cx.dims(x);
+        let rest: Vec<Dim> = out
+            .iter()
+            .filter(|d| **d != Dim::Known(-1))
+            .copied()
+            .collect();
+        let inferred = cx
+            .dims_product(&dims)
+            .zip(cx.dims_product(&rest))
+            .and_then(|(total, rest)| cx.dims_quotient(total, rest))
+            .ok_or_else(|| format!("shape {} has no size for its -1 entry", shown()))?;
+        out[at] = inferred;
+    }
+    Ok(vec![cx.sized_reshape(x, &out)?])
+}
+
+fn show_dim(d: &Dim) -> String {
+    match d {
+        Dim::Known(k) => k.to_string(),
+        Dim::Size { .. } => "?".to_string(),
+    }
 }
 
 fn flatten(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
@@ -168,7 +251,13 @@ fn flatten(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     };
     let (outer, inner) = (product(&shape[..a]), product(&shape[a..]));
     if outer == -1 && inner == -1 {
-        return Err("both halves of the flattened shape are dynamic".into());
+        // Both halves dynamic: their sizes as operands.
+        let dims = cx.dims(x);
+        let halves = cx
+            .dims_product(&dims[..a])
+            .zip(cx.dims_product(&dims[a..]))
+            .ok_or("the flattened sizes overflow")?;
+        return Ok(vec![cx.sized_reshape(x, &[halves.0, halves.1])?]);
     }
     Ok(vec![cx.reshape(x, &[outer, inner])?])
 }
@@ -425,7 +514,10 @@ fn gather(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
 /// one (a 1 in the given shape keeps the input's dim).
 fn expand(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let x = cx.input(0)?;
-    let target = cx.ints_input(1)?.ok_or("input #1 (shape) is required")?;
+    let target = cx.dims_input(1)?.ok_or("input #1 (shape) is required")?;
+    let Some(target) = known(&target) else {
+        return Ok(vec![expand_to_sizes(cx, x, &target)?]);
+    };
     let input = cx.shape(x);
     let rank = input.len().max(target.len());
     let mut out = Vec::with_capacity(rank);
@@ -461,6 +553,52 @@ fn expand(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     }
     let s = cx.array_attr(&out);
     Ok(vec![cx.op("graph.broadcast_to", &[x], &[("shape", s)])?])
+}
+
+/// Expand to a shape computed from `?` dims: `x` combined with a `graph.fill` of the target's
+/// new sizes (1 where `x` keeps its dim), so the op's own broadcasting gives the result.
+fn expand_to_sizes(cx: &mut NodeCx, x: Value, target: &[Dim]) -> NodeResult<Value> {
+    let input = cx.shape(x);
+    let rank = input.len().max(target.len());
+    let mut shape = Vec::with_capacity(rank);
+    let mut sizes = Vec::new();
+    for i in 0..rank {
+        let from_end = rank - i;
+        let a = (from_end <= input.len()).then(|| input[input.len() - from_end]);
+        let t = if from_end <= target.len() {
+            target[target.len() - from_end]
+        } else {
+            Dim::Known(1)
+        };
+        match (a, t) {
+            (_, Dim::Known(1)) => shape.push(1),
+            (Some(a), Dim::Known(k)) if a == k => shape.push(1),
+            (None | Some(1), Dim::Known(k)) if k >= 0 => shape.push(k),
+            (Some(DYNAMIC), Dim::Known(k)) if k >= 0 => shape.push(k),
+            (a, Dim::Known(k)) => {
+                let a = a.map_or("no dim".to_string(), |a| format!("a dim of {a}"));
+                return Err(format!("cannot expand {a} to {k}").into());
+            }
+            // A run-time size against a static dim other than 1: that dim (the size must be 1
+            // or equal to it).
+            (Some(a), Dim::Size { .. }) if a != 1 && a != DYNAMIC => shape.push(1),
+            (_, Dim::Size { value, .. }) => {
+                shape.push(DYNAMIC);
+                sizes.push(value);
+            }
+        }
+    }
+    let elem = cx.elem(x);
+    let ty = cx.ctx().tensor_type(&shape, elem);
+    let (zero, combine) = if elem == dlc_ir::Type::I1 {
+        (cx.ctx().integer_attr(0, elem), "graph.or")
+    } else if cx.is_float(x) {
+        (cx.ctx().float_attr(0.0, elem), "graph.add")
+    } else {
+        (cx.ctx().integer_attr(0, elem), "graph.add")
+    };
+    let fill = cx.op_typed("graph.fill", &sizes, &[("value", zero)], ty)?;
+    cx.binary(combine, x, fill)
 }
 
 /// Repeats along each axis: `x` with a new axis of size 1 before each repeated one, broadcast

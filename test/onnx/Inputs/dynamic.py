@@ -1,0 +1,127 @@
+"""Writes the dynamic-shape ONNX models and .npy data test/onnx/dynamic.mlir uses, into DIR,
+with reference outputs from onnxruntime: shapes computed from `Shape` of inputs whose dims are
+`dim_param`s, as exporters write them.
+
+- mha.onnx: multi-head self-attention over x [batch, seq, 32] with 4 heads, splitting and
+  merging the heads with Reshapes whose targets are Concats of Gathers of Shape(x) (and a
+  Reshape to [0, 0, -1]); run at (batch, seq) = (1, 1), (2, 7), (1, 128).
+- shapes.onnx: Flatten of [a, b, c, 4] at axis 2 (both halves dynamic), Expand of a
+  [1, c] row to Shape(x)[0:2] + [c]-style targets, ConstantOfShape(Shape(x)), Size, and a
+  Reshape to [-1] of a tensor with three dynamic dims, and Shape(x) used as data (cast to
+  float and squared); run at two sizes.
+
+Usage: python3 dynamic.py DIR
+"""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import TensorProto as T
+from onnx import helper as h
+import onnxruntime
+
+
+def value(name, dtype, shape):
+    return h.make_tensor_value_info(name, dtype, shape)
+
+
+def model(nodes, inputs, outputs, initializers=()):
+    graph = h.make_graph(nodes, "g", inputs, outputs, initializer=list(initializers))
+    return h.make_model(graph, opset_imports=[h.make_opsetid("", 17)])
+
+
+def const(name, array):
+    return h.make_node("Constant", [], [name], value=onnx.numpy_helper.from_array(array, name))
+
+
+def mha():
+    """Self-attention with 4 heads of 8 over a hidden size of 32."""
+    rng = np.random.default_rng(7)
+    weights = {n: (rng.standard_normal((32, 32)) / 6).astype(np.float32)
+               for n in ("wq", "wk", "wv", "wo")}
+    inits = [onnx.numpy_helper.from_array(w, n) for n, w in weights.items()]
+    nodes = [
+        h.make_node("Shape", ["x"], ["shape"]),
+        const("i0", np.array(0, np.int64)),
+        const("i1", np.array(1, np.int64)),
+        const("ax0", np.array([0], np.int64)),
+        const("heads", np.array([4, 8], np.int64)),
+        const("merged", np.array([0, 0, -1], np.int64)),
+        const("scale", np.array(np.sqrt(8.0), np.float32)),
+        h.make_node("Gather", ["shape", "i0"], ["b"], axis=0),
+        h.make_node("Gather", ["shape", "i1"], ["s"], axis=0),
+        h.make_node("Unsqueeze", ["b", "ax0"], ["b1"]),
+        h.make_node("Unsqueeze", ["s", "ax0"], ["s1"]),
+        h.make_node("Concat", ["b1", "s1", "heads"], ["split"], axis=0),
+    ]
+    for n in ("q", "k", "v"):
+        nodes += [
+            h.make_node("MatMul", ["x", "w" + n], [n + "_p"]),
+            h.make_node("Reshape", [n + "_p", "split"], [n + "_h"]),
+            h.make_node("Transpose", [n + "_h"], [n + "_t"], perm=[0, 2, 1, 3]),
+        ]
+    nodes += [
+        h.make_node("Transpose", ["k_h"], ["k_tt"], perm=[0, 2, 3, 1]),
+        h.make_node("MatMul", ["q_t", "k_tt"], ["scores"]),
+        h.make_node("Div", ["scores", "scale"], ["scaled"]),
+        h.make_node("Softmax", ["scaled"], ["p"], axis=-1),
+        h.make_node("MatMul", ["p", "v_t"], ["o_t"]),
+        h.make_node("Transpose", ["o_t"], ["o_h"], perm=[0, 2, 1, 3]),
+        h.make_node("Reshape", ["o_h", "merged"], ["o"]),
+        h.make_node("MatMul", ["o", "wo"], ["y"]),
+    ]
+    return model(nodes, [value("x", T.FLOAT, ["batch", "seq", 32])],
+                 [value("y", T.FLOAT, ["batch", "seq", 32])], inits)
+
+
+def shapes():
+    """Flatten, Expand, ConstantOfShape, Size and Reshape over dynamic dims."""
+    nodes = [
+        h.make_node("Flatten", ["x"], ["flat"], axis=2),
+        h.make_node("Shape", ["x"], ["shape"]),
+        const("start", np.array([0], np.int64)),
+        const("stop", np.array([3], np.int64)),
+        h.make_node("Slice", ["shape", "start", "stop"], ["lead"]),
+        h.make_node("Expand", ["row", "lead"], ["expanded"]),
+        h.make_node("ConstantOfShape", ["lead"], ["ones"],
+                    value=onnx.numpy_helper.from_array(np.array([1.5], np.float32))),
+        h.make_node("Add", ["expanded", "ones"], ["filled"]),
+        h.make_node("Size", ["x"], ["count"]),
+        const("all", np.array([-1], np.int64)),
+        h.make_node("Reshape", ["x", "all"], ["line"]),
+        h.make_node("Cast", ["shape"], ["shape_f"], to=T.FLOAT),
+        h.make_node("Mul", ["shape_f", "shape_f"], ["squares"]),
+    ]
+    return model(nodes, [value("x", T.FLOAT, ["a", "b", "c", 4]), value("row", T.FLOAT, [1, 1, "c"])],
+                 [value("flat", T.FLOAT, ["ab", "c4"]), value("filled", T.FLOAT, ["a", "b", "c"]),
+                  value("count", T.INT64, []), value("line", T.FLOAT, ["n"]),
+                  value("squares", T.FLOAT, [4])])
+
+
+def main():
+    out = Path(sys.argv[1])
+    out.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(0)
+    cases = {
+        "mha": (mha(), [{"x": (1, 1, 32)}, {"x": (2, 7, 32)}, {"x": (1, 128, 32)}]),
+        "shapes": (shapes(), [{"x": (2, 3, 5, 4), "row": (1, 1, 5)},
+                              {"x": (1, 6, 2, 4), "row": (1, 1, 2)}]),
+    }
+    for name, (m, runs) in cases.items():
+        onnx.checker.check_model(m)
+        path = out / f"{name}.onnx"
+        onnx.save(m, path)
+        session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+        for feeds in runs:
+            tag = "_".join("x".join(map(str, s)) for s in feeds.values())
+            arrays = {k: rng.standard_normal(s).astype(np.float32) for k, s in feeds.items()}
+            for k, a in arrays.items():
+                np.save(out / f"{name}_{tag}_{k}.npy", a)
+            for i, y in enumerate(session.run(None, arrays)):
+                np.save(out / f"{name}_{tag}_y{i}.npy", y)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,42 @@
+// Shapes computed from `?` dims (docs/onnx.md, "Dynamic dims"): the Reshapes of a multi-head
+// attention block whose targets are Concats of Gathers of Shape(x) import as graph.reshapes
+// sized by graph.dim (the merge to [0, 0, -1] works out as 32), and the model, compiled once,
+// runs at three (batch, seq) sizes, the later runs from the kernel cache, matching
+// onnxruntime. Flatten, Expand, ConstantOfShape, Size and Reshape to [-1] over dynamic dims,
+// and Shape used as data, match too, through both backends.
+// RUN: rm -rf %t && python3 %S/Inputs/dynamic.py %t
+// RUN: dlc-import %t/mha.onnx | FileCheck %s
+// RUN: rm -rf %t/cache && env DLC_CACHE_DIR=%t/cache dlc-run %t/mha.onnx --inputs %t/mha_1x1x32_x.npy --expected %t/mha_1x1x32_y0.npy --check | FileCheck %s --check-prefix=MHA1
+// RUN: env DLC_CACHE_DIR=%t/cache dlc-run %t/mha.onnx --inputs %t/mha_2x7x32_x.npy --expected %t/mha_2x7x32_y0.npy --check | FileCheck %s --check-prefix=MHA7
+// RUN: env DLC_CACHE_DIR=%t/cache dlc-run %t/mha.onnx --inputs %t/mha_1x128x32_x.npy --expected %t/mha_1x128x32_y0.npy | FileCheck %s --check-prefix=MHA128
+// RUN: dlc-run %t/shapes.onnx --no-cache --inputs %t/shapes_2x3x5x4_1x1x5_x.npy,%t/shapes_2x3x5x4_1x1x5_row.npy --expected %t/shapes_2x3x5x4_1x1x5_y0.npy,%t/shapes_2x3x5x4_1x1x5_y1.npy,%t/shapes_2x3x5x4_1x1x5_y2.npy,%t/shapes_2x3x5x4_1x1x5_y3.npy,%t/shapes_2x3x5x4_1x1x5_y4.npy --check | FileCheck %s --check-prefix=SHAPES
+// RUN: dlc-run %t/shapes.onnx --no-cache --backend mlir --inputs %t/shapes_1x6x2x4_1x1x2_x.npy,%t/shapes_1x6x2x4_1x1x2_row.npy --expected %t/shapes_1x6x2x4_1x1x2_y0.npy,%t/shapes_1x6x2x4_1x1x2_y1.npy,%t/shapes_1x6x2x4_1x1x2_y2.npy,%t/shapes_1x6x2x4_1x1x2_y3.npy,%t/shapes_1x6x2x4_1x1x2_y4.npy | FileCheck %s --check-prefix=SHAPES-MLIR
+
+// CHECK-LABEL: func.func @main(%arg0: tensor<?x?x32xf32> {graph.dim_names = ["batch", "seq", ""]}) -> tensor<?x?x32xf32>
+// CHECK: %[[B:.*]] = graph.dim %arg0, 0 : tensor<?x?x32xf32> -> index
+// CHECK: %[[S:.*]] = graph.dim %arg0, 1 : tensor<?x?x32xf32> -> index
+// CHECK: graph.reshape %{{.*}}, %[[B]], %[[S]] {shape = array<i64: -1, -1, 4, 8>} : tensor<?x?x32xf32>, index, index -> tensor<?x?x4x8xf32>
+// CHECK: %[[O:.*]] = graph.transpose %{{.*}} {perm = array<i64: 0, 2, 1, 3>} : tensor<?x4x?x8xf32> -> tensor<?x?x4x8xf32>
+// CHECK: graph.reshape %[[O]], %{{.*}}, %{{.*}} {shape = array<i64: -1, -1, 32>} : tensor<?x?x4x8xf32>, index, index -> tensor<?x?x32xf32>
+// CHECK-NOT: arith.divsi
+
+// MHA1: cache: 0 hits
+// MHA1: output 0: f32 [1, 1, 32]
+// MHA1: check output 0: {{.*}}: ok
+// MHA1: expected output 0 ({{.*}}): {{.*}}: ok
+// MHA7: cache: {{[1-9][0-9]*}} hits, 0 misses
+// MHA7: output 0: f32 [2, 7, 32]
+// MHA7: check output 0: {{.*}}: ok
+// MHA7: expected output 0 ({{.*}}): {{.*}}: ok
+// MHA128: cache: {{[1-9][0-9]*}} hits, 0 misses
+// MHA128: output 0: f32 [1, 128, 32]
+// MHA128: expected output 0 ({{.*}}): {{.*}}: ok
+
+// SHAPES: output 0: f32 [6, 20]
+// SHAPES: output 1: f32 [2, 3, 5]
+// SHAPES: output 2: i64 []
+// SHAPES: output 3: f32 [120]
+// SHAPES: output 4: f32 [4]
+// SHAPES-COUNT-5: check output {{[0-4]}}: {{.*}}: ok
+// SHAPES-COUNT-5: expected output {{[0-4]}} ({{.*}}): {{.*}}: ok
+// SHAPES-MLIR-COUNT-5: expected output {{[0-4]}} ({{.*}}): {{.*}}: ok
