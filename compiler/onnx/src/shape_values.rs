@@ -79,8 +79,15 @@ impl NodeCx<'_, '_> {
         if let Some(dims) = self.imp.shape_values.get(&v) {
             return Some(dims.clone());
         }
+        let ctx = &*self.imp.ctx;
+        let small = ctx.shape(ctx.value_type(v)).is_some_and(|s| {
+            s.len() <= 1 && s.iter().all(|&d| (0..=MAX_ELEMENTS as i64).contains(&d))
+        });
+        if !small {
+            return None;
+        }
         let t = self.imp.constant_value(v)?;
-        if t.shape().len() > 1 || !(t.dtype().is_int() || t.dtype().is_bool()) {
+        if !(t.dtype().is_int() || t.dtype().is_bool()) {
             return None;
         }
         Some(t.to_i64_vec().into_iter().map(Dim::Known).collect())

@@ -3755,3 +3755,93 @@ fn non_max_suppression_rejects_bad_inputs() {
     let out = run(&m, &[boxes, scores]);
     assert_eq!(out[0].shape(), &[0, 3]);
 }
+
+/// Shapes computed from `?` dims (`Shape` of a dynamic input feeding Reshape, Expand and
+/// ConstantOfShape) import with run-time sizes; what cannot be computed that way is an error
+/// at the node: two −1 entries, a static dim that cannot be expanded, a negative dim, and a
+/// shape read from a graph input's data. What imports runs in the interpreter at two sizes.
+#[test]
+fn shapes_computed_from_dynamic_dims() {
+    let f = |name: &str, dims: &[i64]| input(name, DataType::Float, dims);
+    // `op(x, Concat(Shape(x), tail))`.
+    let shape_then = |op: &str, x_dims: &[i64], tail: &[i64]| {
+        model(
+            vec![
+                node("Shape", "shape", &["x"], &["s"]),
+                with_attrs(
+                    node("Concat", "cat", &["s", "tail"], &["t"]),
+                    vec![int_attr("axis", 0)],
+                ),
+                node(op, "n", &["x", "t"], &["y"]),
+            ],
+            vec![f("x", x_dims)],
+            &["y"],
+            vec![i64_tensor("tail", &[tail.len() as i64], tail)],
+        )
+    };
+    let cases: Vec<(ModelProto, &[&str])> = vec![
+        (
+            shape_then("Reshape", &[-1, 4], &[-1, -1]),
+            &[
+                "(Reshape, opset 17)",
+                "shape [?, 4, -1, -1]",
+                "more than one -1",
+            ],
+        ),
+        (
+            shape_then("Expand", &[-1, 3], &[5]),
+            &["(Expand, opset 17)", "cannot expand a dim of 3 to 5"],
+        ),
+        (
+            single(
+                "Reshape",
+                vec![],
+                &["x", "s"],
+                vec![f("x", &[-1, 4]), input("s", DataType::Int64, &[2])],
+                vec![],
+            ),
+            &["(Reshape, opset 17)", "'s'"],
+        ),
+    ];
+    for (m, parts) in cases {
+        assert_mentions(&import_error(&m), parts);
+    }
+    let negative = model(
+        vec![
+            node("Shape", "shape", &["x"], &["s"]),
+            with_attrs(
+                node("Concat", "cat", &["s", "tail"], &["t"]),
+                vec![int_attr("axis", 0)],
+            ),
+            node("ConstantOfShape", "n", &["t"], &["y"]),
+        ],
+        vec![f("x", &[-1])],
+        &["y"],
+        vec![i64_tensor("tail", &[1], &[-2])],
+    );
+    assert_mentions(
+        &import_error(&negative),
+        &["(ConstantOfShape, opset 17)", "negative dim -2"],
+    );
+    // Reshape(x, Concat(Shape(x), [1])) and Expand(row, Shape(x)) at two sizes.
+    for n in [1usize, 5] {
+        let m = shape_then("Reshape", &[-1, 4], &[1]);
+        let x = Tensor::from_f64(DType::F32, &[n, 4], &vec![1.5; n * 4]);
+        let y = run(&m, &[x]);
+        assert_eq!(y[0].shape(), [n, 4, 1]);
+        let m = model(
+            vec![
+                node("Shape", "shape", &["x"], &["s"]),
+                node("Expand", "n", &["row", "s"], &["y"]),
+            ],
+            vec![f("x", &[-1, 3]), f("row", &[1, 3])],
+            &["y"],
+            vec![],
+        );
+        let x = Tensor::from_f64(DType::F32, &[n, 3], &vec![0.0; n * 3]);
+        let row = Tensor::from_f64(DType::F32, &[1, 3], &[1.0, 2.0, 3.0]);
+        let y = run(&m, &[x, row]);
+        assert_eq!(y[0].shape(), [n, 3]);
+        assert_eq!(y[0].to_f64_vec()[..3], [1.0, 2.0, 3.0]);
+    }
+}

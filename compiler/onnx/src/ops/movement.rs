@@ -4,7 +4,9 @@
 //!
 //! Shape-valued inputs (Reshape's shape, Slice's bounds, axes, pads, repeats) must be constants
 //! or fold to constants during import; `Shape` of a static tensor is a constant, so the usual
-//! `Shape → Gather → Concat → Reshape` chains fold away.
+//! `Shape → Gather → Concat → Reshape` chains fold away. Over `?` dims, Reshape, Flatten,
+//! Expand and ConstantOfShape also take shapes computed from run-time sizes
+//! ([`crate::shape_values`]).
 
 use super::{axes, axis, table, Handler};
 use crate::importer::{show_shape, NodeCx, NodeResult};
