@@ -631,6 +631,7 @@ fn input_type(
         .map(|d| {
             let (size, name) = match &d.value {
                 Some(Dim::DimValue(n)) if *n >= 0 => (*n, ""),
+                Some(Dim::DimParam(name)) if anonymous_dim(name) => (DYNAMIC, ""),
                 Some(Dim::DimParam(name)) => (
                     options.dims.get(name).copied().unwrap_or(DYNAMIC),
                     name.as_str(),
@@ -646,6 +647,14 @@ fn input_type(
         })
         .collect();
     Ok((dims, elem, names))
+}
+
+/// Whether `dim_param` names no dim but says "unknown": `?` (as paddle2onnx writes every
+/// free dim, which are not one size), empty, or a number. onnxruntime runs such models with
+/// those dims differing, so they are not made equal.
+fn anonymous_dim(name: &str) -> bool {
+    let name = name.trim();
+    name.chars().all(|c| c == '?') || name.parse::<i64>().is_ok()
 }
 
 /// What a handler sees of the node it imports: its inputs and attributes, and the way to build

@@ -337,9 +337,9 @@ pub(crate) fn conv2d(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
         groups,
         outputs: o,
     } = Conv::of(b.ctx, op)?;
-    let [n, c, _, _] = window.input;
-    let l = window.oh * window.ow;
-    let kk = window.kh * window.kw;
+    if window.dynamic() && is_byte_conv(b.ctx, op) {
+        return None; // im2col needs static windows
+    }
     if window.runs_direct(groups) && !is_byte_conv(b.ctx, op) {
         if window.padding == [0; 4] {
             return None;
@@ -353,6 +353,9 @@ pub(crate) fn conv2d(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
         let ty = b.ctx.value_type(b.ctx.result(op, 0));
         return Some(vec![b.build_one("graph.conv2d", &[xp, w], attrs, ty)]);
     }
+    let [n, c, _, _] = window.input;
+    let l = window.oh * window.ow;
+    let kk = window.kh * window.kw;
     let xp = window.pad(b, x, 0.0);
     let batch = if n == DYNAMIC { -1 } else { n };
     let cols = if kk == 1 && window.strides == [1, 1] {
@@ -510,9 +513,20 @@ pub(crate) fn max_pool2d(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>>
         Some((bits, false)) => -(2f64.powi(bits as i32 - 1)),
     };
     let xp = window.pad(b, x, low);
+    if window.dynamic() {
+        let slices = window.slices(b, xp);
+        return Some(vec![fold_binary(b, "graph.max", slices)]);
+    }
     let cols = window.gather(b, xp);
     let m = b.reduce("graph.reduce_max", cols, &[2], false);
     window.unflatten(b, m)
+}
+
+/// `op(op(v0, v1), v2)...` over `values` (at least one).
+fn fold_binary(b: &mut GraphBuilder<'_>, op: &str, values: Vec<Value>) -> Value {
+    let mut values = values.into_iter();
+    let first = values.next().expect("a window has at least one position");
+    values.fold(first, |acc, v| b.binary(op, acc, v))
 }
 
 /// avg_pool2d: the sum over each window divided by the number of unpadded elements in it,
@@ -521,6 +535,30 @@ pub(crate) fn avg_pool2d(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>>
     let x = b.ctx.operand(op, 0);
     let window = Window::of(b.ctx, op, x, None)?;
     let xp = window.pad(b, x, 0.0);
+    if window.dynamic() {
+        let slices = window.slices(b, xp);
+        let sum = fold_binary(b, "graph.add", slices);
+        let count = if window.padding == [0; 4] {
+            b.splat((window.kh * window.kw) as f64, b.elem(x), &[])
+        } else {
+            // The unpadded elements of each window: the same sum over a padded mask of ones.
+            let [_, _, h, w] = window.input;
+            let mut sizes = Vec::new();
+            for (axis, d) in [(2, h), (3, w)] {
+                if d == DYNAMIC {
+                    let a = b.i64_attr(axis);
+                    sizes.push(b.build_one("graph.dim", &[x], vec![("axis", a)], Type::INDEX));
+                }
+            }
+            let one = b.scalar_attr(1.0, b.elem(x));
+            let ty = b.ctx.tensor_type(&[1, 1, h, w], b.elem(x));
+            let ones = b.build_one("graph.fill", &sizes, vec![("value", one)], ty);
+            let mask = window.pad(b, ones, 0.0);
+            let slices = window.slices(b, mask);
+            fold_binary(b, "graph.add", slices)
+        };
+        return Some(vec![b.binary("graph.div", sum, count)]);
+    }
     let cols = window.gather(b, xp);
     let sum = b.reduce("graph.reduce_sum", cols, &[2], false); // [N, C, L]
     let [_, _, h, w] = window.input;
@@ -564,9 +602,9 @@ pub(crate) fn sdpa(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
     Some(vec![b.matmul(p, v)])
 }
 
-/// The geometry of a 2-d window op (conv or pool) over a static-spatial NCHW input.
+/// The geometry of a 2-d window op (conv or pool) over an NCHW input.
 pub struct Window {
-    /// The input shape (batch and channels may be [`DYNAMIC`]).
+    /// The input shape (any dim may be [`DYNAMIC`]).
     pub input: [i64; 4],
     /// The window's height and width.
     pub kh: i64,
@@ -577,14 +615,14 @@ pub struct Window {
     pub dilations: [i64; 2],
     /// top, left, bottom, right.
     pub padding: [i64; 4],
-    /// The output's height and width.
+    /// The output's height and width ([`DYNAMIC`] over a dynamic input dim).
     pub oh: i64,
     pub ow: i64,
 }
 
 impl Window {
     /// Reads the attributes of `op`; the kernel comes from `weights` (OIHW) or the `kernel`
-    /// attribute. `None` for dynamic spatial dims or malformed attributes.
+    /// attribute. `None` for a dynamic kernel or malformed attributes.
     fn of(ctx: &Context, op: Op, x: Value, weights: Option<Value>) -> Option<Window> {
         let input: [i64; 4] = shape(ctx, x).try_into().ok()?;
         let (kh, kw) = match weights {
@@ -619,13 +657,16 @@ impl Window {
             Some(_) => return None,
         };
         let [_, _, h, w] = input;
-        if h == DYNAMIC || w == DYNAMIC || kh == DYNAMIC || kw == DYNAMIC {
+        if kh == DYNAMIC || kw == DYNAMIC {
             return None;
         }
         if strides.iter().chain(&dilations).any(|s| *s < 1) || padding.iter().any(|p| *p < 0) {
             return None;
         }
         let out = |size: i64, lo: i64, hi: i64, k: i64, s: i64, d: i64| {
+            if size == DYNAMIC {
+                return Some(DYNAMIC);
+            }
             let span = size + lo + hi - d * (k - 1) - 1;
             (span >= 0).then(|| span / s + 1)
         };
@@ -648,7 +689,39 @@ impl Window {
     /// (depthwise: as im2col, each group would be a one-row matmul) or output rows of at least
     /// [`DIRECT_MIN_COLUMNS`].
     pub fn runs_direct(&self, groups: i64) -> bool {
-        self.strides[1] == 1 && (groups == self.input[1] || self.ow >= DIRECT_MIN_COLUMNS)
+        self.dynamic()
+            || (self.strides[1] == 1 && (groups == self.input[1] || self.ow >= DIRECT_MIN_COLUMNS))
+    }
+
+    /// True when an output dim is known only at run time: no index table can list the
+    /// windows, so a conv runs direct (any stride) and a pool reads strided slices.
+    pub fn dynamic(&self) -> bool {
+        self.oh == DYNAMIC || self.ow == DYNAMIC
+    }
+
+    /// The `KH·KW` window positions of the padded `xp` as strided slices `[N, C, OH, OW]`, for
+    /// dynamic output dims: position `(i, j)` starts at `(i·dh, j·dw)` and ends as many
+    /// elements before the end as the window reaches past it, so every slice has `OH` rows
+    /// and `OW` columns whatever the size.
+    fn slices(&self, b: &mut GraphBuilder<'_>, xp: Value) -> Vec<Value> {
+        let (reach_h, reach_w) = (
+            self.dilations[0] * (self.kh - 1),
+            self.dilations[1] * (self.kw - 1),
+        );
+        let end = |reach: i64, at: i64| if reach == at { i64::MAX } else { at - reach };
+        let mut out = Vec::with_capacity((self.kh * self.kw) as usize);
+        for i in 0..self.kh {
+            for j in 0..self.kw {
+                let (y, x) = (i * self.dilations[0], j * self.dilations[1]);
+                out.push(b.slice(
+                    xp,
+                    &[0, 0, y, x],
+                    &[i64::MAX, i64::MAX, end(reach_h, y), end(reach_w, x)],
+                    &[1, 1, self.strides[0], self.strides[1]],
+                ));
+            }
+        }
+        out
     }
 
     fn padded(&self) -> (i64, i64) {

@@ -292,9 +292,17 @@ fn squeeze(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
             return Err(format!("cannot squeeze axis {a} of size {}", shape[*a as usize]).into());
         }
     }
-    let out: Vec<i64> = (0..shape.len())
+    let kept: Vec<usize> = (0..shape.len())
         .filter(|i| !list.contains(&(*i as i64)))
-        .map(|i| if shape[i] == DYNAMIC { -1 } else { shape[i] })
+        .collect();
+    if kept.iter().filter(|&&i| shape[i] == DYNAMIC).count() > 1 {
+        let dims = cx.dims(x);
+        let out: Vec<Dim> = kept.iter().map(|&i| dims[i]).collect();
+        return Ok(vec![cx.sized_reshape(x, &out)?]);
+    }
+    let out: Vec<i64> = kept
+        .iter()
+        .map(|&i| if shape[i] == DYNAMIC { -1 } else { shape[i] })
         .collect();
     Ok(vec![cx.reshape(x, &out)?])
 }
@@ -305,6 +313,19 @@ fn unsqueeze(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let list = axes_operand(cx)?.ok_or("axes are required")?;
     let rank = shape.len() + list.len();
     let list = axes(&list, rank)?;
+    if shape.iter().filter(|&&d| d == DYNAMIC).count() > 1 {
+        let mut dims = cx.dims(x).into_iter();
+        let out: Vec<Dim> = (0..rank as i64)
+            .map(|i| {
+                if list.contains(&i) {
+                    Dim::Known(1)
+                } else {
+                    dims.next().unwrap_or(Dim::Known(1))
+                }
+            })
+            .collect();
+        return Ok(vec![cx.sized_reshape(x, &out)?]);
+    }
     let mut dims = shape.iter().map(|d| if *d == DYNAMIC { -1 } else { *d });
     let out: Vec<i64> = (0..rank as i64)
         .map(|i| {

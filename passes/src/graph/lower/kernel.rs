@@ -781,8 +781,9 @@ impl Kernel<'_> {
         let rows: Vec<Value> = (0..window.kh)
             .map(|kh| self.offset(ctx, e, row, kh * window.dilations[0]))
             .collect();
+        let col = self.scaled(ctx, e, ow, window.strides[1]);
         let cols: Vec<Value> = (0..window.kw)
-            .map(|kw| self.offset(ctx, e, ow, kw * window.dilations[1]))
+            .map(|kw| self.offset(ctx, e, col, kw * window.dilations[1]))
             .collect();
         let mut products = Vec::new();
         for (kh, &ih) in rows.iter().enumerate() {
