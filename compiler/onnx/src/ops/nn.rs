@@ -9,6 +9,7 @@
 
 use super::pool::Reduction;
 use super::{axis, table, Handler};
+use crate::shape_values::Dim;
 use crate::importer::{NodeCx, NodeResult};
 use dlc_ir::{Type, Value, DYNAMIC};
 
@@ -331,6 +332,63 @@ pub(super) fn conv_of(cx: &mut NodeCx, x: Value, w: Value, pad_value: f64) -> No
     from_nchw(cx, y, xs.len())
 }
 
+/// A 2-D ConvTranspose over dynamic dims whose kernel equals its strides (no padding, no
+/// dilation, one group: the upsampling of U-Nets and FPNs), where the dilate-and-convolve
+/// form would need static sizes: each input pixel becomes a `KH×KW` block of outputs,
+/// `y[n, o, h·KH + a, w·KW + b] = Σ_c x[n, c, h, w] · W[c, o, a, b]`, one matmul of the
+/// weights `[O·KH·KW, C]` by the pixels `[N, C, H·W]`, then the blocks interleaved by a
+/// transpose between sized reshapes.
+fn upsample_by_kernel(cx: &mut NodeCx, x: Value, w: Value) -> NodeResult<Value> {
+    let ws = cx.static_shape(w, "ConvTranspose's weights")?;
+    let xs = cx.shape(x);
+    let ones = |v: Option<Vec<i64>>, one: i64| v.is_none_or(|v| v.iter().all(|&d| d == one));
+    let (kh, kw) = match ws[..] {
+        [_, _, kh, kw] if xs.len() == 4 => (kh, kw),
+        _ => return Err("ConvTranspose over dynamic dims must be 2-D".into()),
+    };
+    let strides = cx.attr_ints("strides").unwrap_or_else(|| vec![1, 1]);
+    let kernel = cx.attr_ints("kernel_shape").unwrap_or_else(|| vec![kh, kw]);
+    let simple = strides == [kh, kw]
+        && kernel == [kh, kw]
+        && cx.int_or("group", 1) == 1
+        && ones(cx.attr_ints("dilations"), 1)
+        && ones(cx.attr_ints("pads"), 0)
+        && ones(cx.attr_ints("output_padding"), 0)
+        && cx.attr_ints("output_shape").is_none()
+        && matches!(
+            cx.attr_string("auto_pad").as_deref(),
+            None | Some("NOTSET") | Some("VALID")
+        );
+    if !simple || xs[1] != ws[0] {
+        return Err(format!(
+            "ConvTranspose of an input with dynamic dims ({}) is supported only with kernel =              strides, one group, no padding or dilation; give the sizes with --dim or              --input-shape",
+            crate::importer::show_shape(&xs)
+        )
+        .into());
+    }
+    let (c, o) = (ws[0], ws[1]);
+    let dims = cx.dims(x);
+    let (n, h, wd) = (dims[0], dims[2], dims[3]);
+    let pixels = cx.dims_product(&[h, wd]).ok_or("too many pixels")?;
+    let flat = cx.sized_reshape(x, &[n, Dim::Known(c), pixels])?;
+    let wt = cx.reshape(w, &[c, o * kh * kw])?;
+    let wt = cx.transpose(wt, &[1, 0])?;
+    let y = cx.op("graph.matmul", &[wt, flat], &[])?; // [N, O·KH·KW, H·W]
+    let blocks = [n, Dim::Known(o), Dim::Known(kh), Dim::Known(kw), h, wd];
+    let y = cx.sized_reshape(y, &blocks)?;
+    let y = cx.transpose(y, &[0, 1, 4, 2, 5, 3])?; // [N, O, H, KH, W, KW]
+    let (oh, ow) = (
+        cx.dims_product(&[h, Dim::Known(kh)]).ok_or("too many rows")?,
+        cx.dims_product(&[wd, Dim::Known(kw)]).ok_or("too many columns")?,
+    );
+    let mut y = cx.sized_reshape(y, &[n, Dim::Known(o), oh, ow])?;
+    if let Some(b) = cx.opt_input(2) {
+        let b = cx.reshape(b, &[1, o, 1, 1])?;
+        y = cx.binary("graph.add", y, b)?;
+    }
+    Ok(y)
+}
+
 /// As a convolution: the input dilated by the strides (zeros between elements), padded by
 /// `dilation·(k − 1) − pad` on each side (cropped where that is negative) plus
 /// `output_padding` at the end, convolved at stride 1 with the kernel flipped and its channel
@@ -338,6 +396,9 @@ pub(super) fn conv_of(cx: &mut NodeCx, x: Value, w: Value, pad_value: f64) -> No
 /// does.
 fn conv_transpose(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let (x, w) = (cx.input(0)?, cx.input(1)?);
+    if cx.shape(x).contains(&DYNAMIC) {
+        return upsample_by_kernel(cx, x, w).map(|y| vec![y]);
+    }
     let xs = cx.static_shape(x, "ConvTranspose")?;
     let ws = cx.static_shape(w, "ConvTranspose's weights")?;
     let n = xs.len().saturating_sub(2);

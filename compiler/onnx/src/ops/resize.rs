@@ -12,6 +12,7 @@
 
 use super::{axes, table, Handler};
 use crate::importer::{NodeCx, NodeResult};
+use crate::shape_values::Dim;
 use dlc_ir::{Value, DYNAMIC};
 use dlc_tensor::Tensor;
 
@@ -41,6 +42,9 @@ struct Modes {
 
 fn resize(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let x = cx.input(0)?;
+    if cx.shape(x).contains(&DYNAMIC) {
+        return repeat_dynamic(cx, x).map(|y| vec![y]);
+    }
     let shape = cx.static_shape(x, "Resize")?;
     let rank = shape.len();
     let legacy = cx.node.op_type == "Upsample" || cx.opset < 11;
@@ -111,6 +115,81 @@ fn resize(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
         y = resample_axis(cx, y, a, plan, &modes)?;
     }
     Ok(vec![y])
+}
+
+/// Resize of a tensor with `?` dims, where no table can be built: nearest upsampling by whole
+/// scales whose source index is `⌊i / k⌋` (`asymmetric` with `floor`, or `half_pixel` /
+/// `pytorch_half_pixel` with a `round_prefer_*` mode, whose source coordinates then stay
+/// within half a pixel of it), as each element repeated `k` times: a new axis of 1 after the
+/// resized one, broadcast to `k`, merged back.
+fn repeat_dynamic(cx: &mut NodeCx, x: Value) -> NodeResult<Value> {
+    let legacy = cx.node.op_type == "Upsample" || cx.opset < 11;
+    let scales = if cx.node.op_type == "Upsample" && cx.opset < 9 {
+        cx.attr_floats("scales")
+            .map(|s| s.iter().map(|v| *v as f64).collect())
+    } else {
+        float_input(cx, if legacy { 1 } else { 2 })?
+    };
+    let mode = cx.attr_string("mode").unwrap_or_else(|| "nearest".into());
+    let (transform, nearest) = if legacy {
+        ("asymmetric".to_string(), "floor".to_string())
+    } else {
+        (
+            cx.attr_string("coordinate_transformation_mode")
+                .unwrap_or_else(|| "half_pixel".into()),
+            cx.attr_string("nearest_mode")
+                .unwrap_or_else(|| "round_prefer_floor".into()),
+        )
+    };
+    let repeats = matches!(
+        (transform.as_str(), nearest.as_str()),
+        ("asymmetric", "floor")
+            | ("half_pixel" | "pytorch_half_pixel", "round_prefer_floor" | "round_prefer_ceil")
+    );
+    let rank = cx.shape(x).len();
+    let all_axes = cx.attr_ints("axes").is_none();
+    let factors: Option<Vec<i64>> = scales.filter(|s| all_axes && s.len() == rank).and_then(|s| {
+        s.iter()
+            .map(|&k| (k >= 1.0 && k.fract() == 0.0 && k <= 1024.0).then_some(k as i64))
+            .collect()
+    });
+    let (Some(factors), true, true) = (factors, mode == "nearest", repeats) else {
+        return Err(format!(
+            "Resize of an input with dynamic dims ({}) is supported only as nearest upsampling              by whole scales (asymmetric with floor, or half_pixel with round_prefer_*); give              the sizes with --dim or --input-shape",
+            crate::importer::show_shape(&cx.shape(x))
+        )
+        .into());
+    };
+    // Only used by other modes, by downsampling, or with sizes.
+    for unused in [
+        "cubic_coeff_a",
+        "exclude_outside",
+        "extrapolation_value",
+        "antialias",
+        "keep_aspect_ratio_policy",
+    ] {
+        cx.ignore(unused);
+    }
+    let mut y = x;
+    for (a, &k) in factors.iter().enumerate() {
+        if k == 1 {
+            continue;
+        }
+        let dims = cx.dims(y);
+        let mut split = dims.clone();
+        split.insert(a + 1, Dim::Known(1));
+        let v = cx.sized_reshape(y, &split)?;
+        let mut target = vec![-1; rank + 1];
+        target[a + 1] = k;
+        let t = cx.array_attr(&target);
+        let b = cx.op("graph.broadcast_to", &[v], &[("shape", t)])?;
+        let mut merged = dims;
+        merged[a] = cx
+            .dims_product(&[merged[a], Dim::Known(k)])
+            .ok_or("the resized axis is too large")?;
+        y = cx.sized_reshape(b, &merged)?;
+    }
+    Ok(y)
 }
 
 /// A float-list input, when present and not empty (an empty `roi` or `scales` means absent).
