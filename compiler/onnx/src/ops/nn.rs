@@ -247,11 +247,12 @@ fn to_nchw(cx: &mut NodeCx, x: Value) -> NodeResult<Value> {
     let s = cx.shape(x);
     match s.len() {
         4 => Ok(x),
+        3 if s.iter().filter(|&&d| d == DYNAMIC).count() > 1 => {
+            let d = cx.dims(x);
+            cx.sized_reshape(x, &[d[0], d[1], Dim::Known(1), d[2]])
+        }
         3 => {
             let e = entries(&s);
-            if e.iter().filter(|d| **d == -1).count() > 1 {
-                return Err("1-D windows with more than one dynamic dim are not supported".into());
-            }
             cx.reshape(x, &[e[0], e[1], 1, e[2]])
         }
         r => Err(format!("only 1-D and 2-D windows are supported (input rank {r})").into()),
@@ -263,7 +264,12 @@ fn from_nchw(cx: &mut NodeCx, y: Value, rank: usize) -> NodeResult<Value> {
     if rank == 4 {
         return Ok(y);
     }
-    let e = entries(&cx.shape(y));
+    let s = cx.shape(y);
+    if s.iter().filter(|&&d| d == DYNAMIC).count() > 1 {
+        let d = cx.dims(y);
+        return cx.sized_reshape(y, &[d[0], d[1], d[3]]);
+    }
+    let e = entries(&s);
     cx.reshape(y, &[e[0], e[1], e[3]])
 }
 
