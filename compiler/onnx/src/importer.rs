@@ -519,9 +519,17 @@ impl<'c> Importer<'c> {
     /// Drops what the importer knows of `op`'s results, before `op` is erased.
     fn forget(&mut self, op: Op) {
         for r in self.ctx.results(op).collect::<Vec<_>>() {
-            self.constants.remove(&r);
-            self.dequantized.remove(&r);
+            self.forget_value(r);
         }
+    }
+
+    /// Drops what the importer knows of value `v` (its op is being erased).
+    fn forget_value(&mut self, v: Value) {
+        self.constants.remove(&v);
+        self.dequantized.remove(&v);
+        self.shape_values.remove(&v);
+        self.monomials.remove(&v);
+        self.dim_values.retain(|_, d| *d != v);
     }
 
     /// Erases every op of `region` (one the importer built and will not use), last first.
@@ -529,12 +537,12 @@ impl<'c> Importer<'c> {
         for block in self.ctx.blocks(region).to_vec() {
             let ops: Vec<Op> = self.ctx.block_ops(block).collect();
             for op in ops.into_iter().rev() {
-                self.ctx.for_each_op(op, &mut |inner| {
-                    for r in self.ctx.results(inner) {
-                        self.constants.remove(&r);
-                        self.dequantized.remove(&r);
-                    }
-                });
+                let mut results = Vec::new();
+                self.ctx
+                    .for_each_op(op, &mut |inner| results.extend(self.ctx.results(inner)));
+                for r in results {
+                    self.forget_value(r);
+                }
                 self.ctx.erase_op(op);
             }
         }
