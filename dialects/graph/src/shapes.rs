@@ -561,20 +561,148 @@ impl SymbolicShapes {
                 out.extend([q[r - 2], v[r - 1]]);
                 out
             }
+            Family::Pool2d(_) => {
+                // Batch and channels from the input; the spatial dims are static or their own
+                // symbols.
+                let x = shapes.first()?;
+                let result = ctx.result(op, 0);
+                let ty =
+                    tensor_parts(ctx, ctx.value_type(result)).filter(|t| t.shape.len() == 4)?;
+                let mut out = x.get(..2)?.to_vec();
+                for axis in 2..4 {
+                    out.push(match ty.shape[axis] {
+                        DYNAMIC => self.fresh(SymbolOrigin::Result {
+                            value: result,
+                            axis: axis as u32,
+                        }),
+                        d => DimExpr::Static(d),
+                    });
+                }
+                out
+            }
             Family::Conv2d => {
                 // Batch from the input, channels from the weights; the spatial dims are static
                 // or their own symbols.
                 let (x, w) = (shapes.first()?, shapes.get(1)?);
-                let mut out = self.shape_of_type(ctx, ctx.result(op, 0))?;
-                if out.len() != 4 {
-                    return None;
+                let result = ctx.result(op, 0);
+                let ty =
+                    tensor_parts(ctx, ctx.value_type(result)).filter(|t| t.shape.len() == 4)?;
+                let mut out = vec![*x.first()?, *w.first()?];
+                let pair = |name: &str| match attrs.array(name).ok().flatten().as_deref() {
+                    None => Some([1, 1]),
+                    Some(&[v]) => Some([v, v]),
+                    Some(&[a, b]) => Some([a, b]),
+                    Some(_) => None,
+                };
+                let (strides, dilations) = (pair("strides")?, pair("dilations")?);
+                let padding = match attrs.array("padding").ok().flatten().as_deref() {
+                    None => [0; 4],
+                    Some(&[p]) => [p; 4],
+                    Some(&[h, w]) => [h, w, h, w],
+                    Some(&[t, l, b, r]) => [t, l, b, r],
+                    Some(_) => return None,
+                };
+                for axis in 2..4 {
+                    let s = axis - 2;
+                    let k = *w.get(axis)?;
+                    // Stride 1 with padding of the window's reach keeps the size.
+                    let same = strides[s] == 1
+                        && matches!(k, DimExpr::Static(k)
+                            if padding[s] + padding[s + 2] == dilations[s] * (k - 1));
+                    out.push(match ty.shape[axis] {
+                        DYNAMIC if same => *x.get(axis)?,
+                        DYNAMIC => self.fresh(SymbolOrigin::Result {
+                            value: result,
+                            axis: axis as u32,
+                        }),
+                        d => DimExpr::Static(d),
+                    });
                 }
-                out[0] = *x.first()?;
-                out[1] = *w.first()?;
                 out
             }
             _ => return None,
         })
+    }
+}
+
+/// The attribute [`annotate`] sets on each op with tensor results: their symbolic shapes, as
+/// Paddle PIR's `sym_shape_str` (`"shape[s0, 32]"`; several results separated by `; `).
+pub const SYM_SHAPE: &str = "sym_shape_str";
+
+/// The attribute [`annotate`] sets on each function: where each symbol comes from, then the
+/// runtime constraints between symbols.
+pub const SYM_SYMBOLS: &str = "sym_symbols";
+
+impl SymbolicShapes {
+    /// `"shape[s0, 32]"` for tensor value `v`.
+    pub fn shape_str(&self, v: Value) -> Option<String> {
+        let dims: Vec<String> = self
+            .shape(v)?
+            .iter()
+            .map(|d| match d {
+                DimExpr::Static(n) => n.to_string(),
+                DimExpr::Symbol(s) => format!("s{s}"),
+            })
+            .collect();
+        Some(format!("shape[{}]", dims.join(", ")))
+    }
+
+    /// What symbol `s` is: `"s0 = dim 0 of argument 0"`, `"s3 = dim 1 of a graph.reshape"`.
+    pub fn symbol_str(&self, ctx: &Context, s: u32) -> String {
+        match self.origin(s) {
+            Some(SymbolOrigin::Arg { arg, axis }) => format!("s{s} = dim {axis} of argument {arg}"),
+            Some(SymbolOrigin::Result { value, axis }) => {
+                let op = ctx
+                    .defining_op(value)
+                    .map_or("a block argument", |o| ctx.op_name(o));
+                format!("s{s} = dim {axis} of a {op}")
+            }
+            None => format!("s{s}"),
+        }
+    }
+}
+
+/// Writes the symbolic shapes of every `func.func` under `root` into the IR, for reading: each
+/// op with tensor results gets [`SYM_SHAPE`], each function [`SYM_SYMBOLS`]
+/// (`dlc-opt --print-symbolic-shapes`).
+pub fn annotate(ctx: &mut Context, root: Op) {
+    let mut funcs = Vec::new();
+    ctx.for_each_op(root, &mut |op| {
+        if ctx.op_name(op) == "func.func" {
+            funcs.push(op);
+        }
+    });
+    for func in funcs {
+        let shapes = SymbolicShapes::compute(ctx, func);
+        let mut ops = Vec::new();
+        ctx.for_each_op(func, &mut |op| {
+            if op != func {
+                ops.push(op);
+            }
+        });
+        for op in ops {
+            let parts: Vec<String> = ctx
+                .results(op)
+                .filter(|&r| tensor_parts(ctx, ctx.value_type(r)).is_some())
+                .filter_map(|r| shapes.shape_str(r))
+                .collect();
+            if !parts.is_empty() {
+                let text = ctx.string_attr(&parts.join("; "));
+                ctx.set_attr(op, SYM_SHAPE, text);
+            }
+        }
+        let mut lines: Vec<String> = (0..shapes.num_symbols() as u32)
+            .map(|s| shapes.symbol_str(ctx, s))
+            .collect();
+        lines.extend(
+            shapes
+                .constraints()
+                .iter()
+                .map(|(a, b)| format!("s{a} == s{b} at run time")),
+        );
+        let elements: Vec<_> = lines.iter().map(|l| ctx.string_attr(l)).collect();
+        let list = ctx.array_attr(&elements);
+        ctx.set_attr(func, SYM_SYMBOLS, list);
     }
 }
 

@@ -7,11 +7,15 @@
 //! onnxruntime's outputs, relative to each output's largest magnitude. The same path times the
 //! bars' one-op models ([`BAR_MODELS`]: an LSTM, a bidirectional GRU, MatMulInteger and its f32
 //! twin, a QDQ conv net) and [`bars_markdown`] checks issue 33's bars on them.
+//!
+//! [`run_dynamic`] is issue 34's dynamic-shapes comparison ([`DYNAMIC`]): the PaddleOCR
+//! recognizer and detector compiled once with their dynamic input dims left symbolic and run at
+//! several sizes, beside a build pinned to each size and onnxruntime at that size.
 
 use dlc_run::onnx::{compare_expected, import_onnx, read_reference};
 use dlc_run::{inputs::npy_inputs, Model, ModelOptions};
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
@@ -55,6 +59,34 @@ pub const BAR_MODELS: [OnnxModel; 5] = [
     model("matmul_integer_1024", &[("A", &[1024, 1024])]),
     model("matmul_f32_1024", &[("A", &[1024, 1024])]),
     model("qdq_convnet", &[("x", &[1, 3, 224, 224])]),
+];
+
+/// A model of the dynamic-shapes comparison: its short name (as in [`MODELS`]), the graph input
+/// whose shape varies and the shapes it is run at.
+pub struct DynamicCase {
+    pub name: &'static str,
+    pub input: &'static str,
+    pub shapes: &'static [&'static [i64]],
+}
+
+/// Issue 34's sizes: the PaddleOCR recognizer over text lines of growing width and the detector
+/// over growing square pages. Both ONNX files declare the input `x` as `[?, 3, ?, ?]`.
+pub const DYNAMIC: [DynamicCase; 2] = [
+    DynamicCase {
+        name: "ppocr_rec",
+        input: "x",
+        shapes: &[
+            &[1, 3, 48, 160],
+            &[1, 3, 48, 320],
+            &[1, 3, 48, 640],
+            &[1, 3, 48, 1280],
+        ],
+    },
+    DynamicCase {
+        name: "ppocr_det",
+        input: "x",
+        shapes: &[&[1, 3, 320, 320], &[1, 3, 640, 640], &[1, 3, 960, 960]],
+    },
 ];
 
 /// A bar on the rows: `Ort(model, f)`: dlc at least `f` times onnxruntime's speed;
@@ -105,12 +137,12 @@ pub fn run(
 ) -> Result<Vec<ModelRow>, String> {
     let names: Vec<_> = models.iter().map(|m| m.name).collect();
     let names = names.join(",");
-    script(dir, python, &names, None)?;
+    script(dir, python, &names, None, &[])?;
     let mut rows = Vec::new();
     for m in models {
         rows.push(time_dlc(dir, m, runs)?);
     }
-    let ort = script(dir, python, &names, Some(runs))?;
+    let ort = script(dir, python, &names, Some(runs), &[])?;
     for line in ort.lines() {
         let v: serde_json::Value = serde_json::from_str(line)
             .map_err(|e| format!("onnx_real_models.py printed '{line}': {e}"))?;
@@ -124,8 +156,14 @@ pub fn run(
 }
 
 /// Runs scripts/onnx_real_models.py on the models `names` (comma-separated), with
-/// `--bench runs` when given, and returns its stdout.
-fn script(dir: &Path, python: &str, names: &str, bench: Option<usize>) -> Result<String, String> {
+/// `--bench runs` when given and `--shape NAME=DxD` for each of `shapes`, and returns its stdout.
+fn script(
+    dir: &Path,
+    python: &str,
+    names: &str,
+    bench: Option<usize>,
+    shapes: &[(&str, &[i64])],
+) -> Result<String, String> {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/onnx_real_models.py");
     let mut cmd = Command::new(python);
     cmd.arg(&script)
@@ -135,6 +173,10 @@ fn script(dir: &Path, python: &str, names: &str, bench: Option<usize>) -> Result
         .arg(names);
     if let Some(runs) = bench {
         cmd.arg("--bench").arg(runs.to_string());
+    }
+    for (name, shape) in shapes {
+        cmd.arg("--shape")
+            .arg(format!("{name}={}", shape_text(shape)));
     }
     let out = cmd
         .output()
@@ -149,32 +191,46 @@ fn script(dir: &Path, python: &str, names: &str, bench: Option<usize>) -> Result
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
-fn time_dlc(dir: &Path, m: &OnnxModel, runs: usize) -> Result<ModelRow, String> {
-    let file = |suffix: String| dir.join(format!("{}{suffix}", m.name));
-    let input_files: Vec<_> = (0..m.inputs.len())
-        .map(|i| file(format!(".input_{i}.npy")))
-        .collect();
-    let given = npy_inputs(&input_files)?;
-    let options = dlc_onnx::ImportOptions {
-        input_shapes: m
-            .inputs
-            .iter()
-            .map(|(name, shape)| (name.to_string(), shape.to_vec()))
-            .collect(),
-        ..Default::default()
-    };
-    let imported = import_onnx(&file(".onnx".into()), options, Some(&given))?;
-    let model = Model::compile(&imported.text, m.name, &ModelOptions::default())?;
+/// A shape as the script writes it in file names and `--shape`: `1x3x48x320`.
+fn shape_text(shape: &[i64]) -> String {
+    let dims: Vec<_> = shape.iter().map(i64::to_string).collect();
+    dims.join("x")
+}
+
+/// A build's check and timing: [`check_and_time`]'s result.
+struct Measured {
+    /// Median, min and max over the timed runs, ms.
+    ms: [f64; 3],
+    /// The largest, over the outputs, of max |dlc − reference| / max |reference|.
+    rel_err: f64,
+    /// Elements, over all outputs, outside `allclose(rtol = RTOL, atol = ATOL)`.
+    mismatches: usize,
+}
+
+/// Runs `model` once on the inputs in `input_files`, compares its outputs with the reference
+/// files (`output_file(i)` for output `i`), then times `runs` more runs (at least one).
+fn check_and_time(
+    model: &Model,
+    name: &str,
+    input_files: &[PathBuf],
+    output_file: impl Fn(usize) -> PathBuf,
+    runs: usize,
+) -> Result<Measured, String> {
+    let given = npy_inputs(input_files).map_err(|e| format!("{name}: {e}"))?;
     let refs: Vec<_> = given.iter().collect();
     let mut session = model.session();
-    let outputs = session.run(&refs).map_err(|e| e.to_string())?;
+    let outputs = session
+        .run(&refs)
+        .map_err(|e| format!("{name}: run: {e}"))?;
     if outputs.is_empty() {
-        return Err(format!("{}: the model has no output", m.name));
+        return Err(format!("{name}: the model has no output"));
     }
     let (mut rel_err, mut mismatches) = (0.0f64, 0usize);
     for (i, output) in outputs.iter().enumerate() {
-        let actual = output.to_host_tensor().map_err(|e| e.to_string())?;
-        let expected = read_reference(&file(format!(".output_{i}.npy")))?;
+        let actual = output
+            .to_host_tensor()
+            .map_err(|e| format!("{name}: output {i}: {e}"))?;
+        let expected = read_reference(&output_file(i)).map_err(|e| format!("{name}: {e}"))?;
         let r = compare_expected(&actual, &expected, RTOL, ATOL);
         let scale = expected
             .to_f64_vec()
@@ -186,19 +242,166 @@ fn time_dlc(dir: &Path, m: &OnnxModel, runs: usize) -> Result<ModelRow, String> 
     let mut times = Vec::with_capacity(runs.max(1));
     for _ in 0..runs.max(1) {
         let start = Instant::now();
-        session.run(&refs).map_err(|e| e.to_string())?;
+        session
+            .run(&refs)
+            .map_err(|e| format!("{name}: run: {e}"))?;
         times.push(start.elapsed().as_secs_f64() * 1e3);
     }
     times.sort_by(f64::total_cmp);
-    Ok(ModelRow {
-        name: m.name,
-        dlc_ms: [times[times.len() / 2], times[0], times[times.len() - 1]],
-        ort_ms: [f64::NAN; 3],
-        compile_ms: model.timings.total().as_secs_f64() * 1e3,
-        kernels: model.num_kernels(),
+    Ok(Measured {
+        ms: [times[times.len() / 2], times[0], times[times.len() - 1]],
         rel_err,
         mismatches,
     })
+}
+
+/// Imports `path` with the graph inputs pinned to `inputs`' shapes (inputs that must be constant
+/// specialized on the values in `input_files`) and compiles it with the default pipeline.
+fn compile_pinned(
+    path: &Path,
+    name: &str,
+    inputs: &[(&str, &[i64])],
+    input_files: &[PathBuf],
+) -> Result<Model, String> {
+    let given = npy_inputs(input_files).map_err(|e| format!("{name}: {e}"))?;
+    let options = dlc_onnx::ImportOptions {
+        input_shapes: inputs
+            .iter()
+            .map(|(input, shape)| (input.to_string(), shape.to_vec()))
+            .collect(),
+        ..Default::default()
+    };
+    let imported = import_onnx(path, options, Some(&given))?;
+    Model::compile(&imported.text, name, &ModelOptions::default())
+}
+
+/// A model's compile time (import excluded), ms.
+fn compile_ms(model: &Model) -> f64 {
+    model.timings.total().as_secs_f64() * 1e3
+}
+
+/// Compiles `m` pinned to its shapes, checks it against the script's reference outputs and times
+/// it.
+fn time_dlc(dir: &Path, m: &OnnxModel, runs: usize) -> Result<ModelRow, String> {
+    let file = |suffix: String| dir.join(format!("{}{suffix}", m.name));
+    let input_files: Vec<_> = (0..m.inputs.len())
+        .map(|i| file(format!(".input_{i}.npy")))
+        .collect();
+    let model = compile_pinned(&file(".onnx".into()), m.name, m.inputs, &input_files)?;
+    let measured = check_and_time(
+        &model,
+        m.name,
+        &input_files,
+        |i| file(format!(".output_{i}.npy")),
+        runs,
+    )?;
+    Ok(ModelRow {
+        name: m.name,
+        dlc_ms: measured.ms,
+        ort_ms: [f64::NAN; 3],
+        compile_ms: compile_ms(&model),
+        kernels: model.num_kernels(),
+        rel_err: measured.rel_err,
+        mismatches: measured.mismatches,
+    })
+}
+
+/// One size of a [`DynamicCase`].
+#[derive(Clone, Debug)]
+pub struct DynamicRow {
+    pub name: &'static str,
+    /// The input's shape at this row.
+    pub shape: Vec<i64>,
+    /// The build compiled once without input shapes: median, min and max, ms.
+    pub symbolic_ms: [f64; 3],
+    /// The build pinned to this shape: median, min and max, ms.
+    pub static_ms: [f64; 3],
+    /// onnxruntime at this shape: median, min and max, ms.
+    pub ort_ms: [f64; 3],
+    /// The symbolic build's one compile (import excluded), ms: the same on every row of a model.
+    pub symbolic_compile_ms: f64,
+    /// This row's pinned build's compile (import excluded), ms.
+    pub static_compile_ms: f64,
+    /// Kernel counts of the two builds.
+    pub kernels_symbolic: usize,
+    pub kernels_static: usize,
+    /// The larger of the two builds' errors: max over the outputs of
+    /// max |dlc − onnxruntime| / max |onnxruntime|.
+    pub rel_err: f64,
+    /// Elements outside `allclose(rtol = RTOL, atol = ATOL)` of onnxruntime's outputs, both
+    /// builds together.
+    pub mismatches: usize,
+}
+
+/// Issue 34's dynamic shapes: for each case of [`DYNAMIC`], compiles the model once with no
+/// input shapes (its dynamic dims stay symbolic), then at each shape writes the inputs and
+/// onnxruntime's outputs with the script (`--shape`, files tagged with the shape) and times
+/// onnxruntime there, checks and times the symbolic build on them, and compiles, checks and
+/// times a build pinned to the shape; `runs` timed runs each after a checked first run.
+pub fn run_dynamic(dir: &Path, python: &str, runs: usize) -> Result<Vec<DynamicRow>, String> {
+    let mut rows = Vec::new();
+    for case in &DYNAMIC {
+        let path = dir.join(format!("{}.onnx", case.name));
+        let mut symbolic: Option<Model> = None;
+        for &shape in case.shapes {
+            let pinned = [(case.input, shape)];
+            let tag = shape_text(shape);
+            // The script writes the .onnx too, so the symbolic build waits for the first call.
+            let ort = script(dir, python, case.name, Some(runs), &pinned)?;
+            let ort_ms = ort_times(&ort, case.name, &tag)?;
+            let file = |suffix: String| dir.join(format!("{}.{tag}{suffix}", case.name));
+            let input_files = [file(".input_0.npy".into())];
+            let output_file = |i: usize| file(format!(".output_{i}.npy"));
+            let model = match &mut symbolic {
+                Some(model) => model,
+                slot => {
+                    let imported = import_onnx(&path, dlc_onnx::ImportOptions::default(), None)?;
+                    slot.insert(Model::compile(
+                        &imported.text,
+                        case.name,
+                        &ModelOptions::default(),
+                    )?)
+                }
+            };
+            let sym = check_and_time(model, case.name, &input_files, output_file, runs)?;
+            let (symbolic_compile_ms, kernels_symbolic) = (compile_ms(model), model.num_kernels());
+            let fixed = compile_pinned(&path, case.name, &pinned, &input_files)?;
+            let pin = check_and_time(&fixed, case.name, &input_files, output_file, runs)?;
+            rows.push(DynamicRow {
+                name: case.name,
+                shape: shape.to_vec(),
+                symbolic_ms: sym.ms,
+                static_ms: pin.ms,
+                ort_ms,
+                symbolic_compile_ms,
+                static_compile_ms: compile_ms(&fixed),
+                kernels_symbolic,
+                kernels_static: fixed.num_kernels(),
+                rel_err: sym.rel_err.max(pin.rel_err),
+                mismatches: sym.mismatches + pin.mismatches,
+            });
+        }
+    }
+    Ok(rows)
+}
+
+/// onnxruntime's median, min and max from the script's `--bench` output: the JSON line of
+/// `model` at shape `tag`.
+fn ort_times(stdout: &str, model: &str, tag: &str) -> Result<[f64; 3], String> {
+    for line in stdout.lines() {
+        let v: serde_json::Value = serde_json::from_str(line)
+            .map_err(|e| format!("onnx_real_models.py printed '{line}': {e}"))?;
+        if v["model"].as_str() == Some(model) && v["shape"].as_str() == Some(tag) {
+            let get = |k: &str| {
+                v[k].as_f64()
+                    .ok_or_else(|| format!("onnx_real_models.py printed no {k} in '{line}'"))
+            };
+            return Ok([get("median_ms")?, get("min_ms")?, get("max_ms")?]);
+        }
+    }
+    Err(format!(
+        "onnx_real_models.py printed no timing of {model} at {tag}: '{stdout}'"
+    ))
 }
 
 /// The bars' table (issue 33's LSTM/GRU and int8 bars) from the rows of [`BAR_MODELS`]: the
@@ -270,6 +473,68 @@ pub fn markdown(rows: &[ModelRow], runs: usize) -> String {
             r.compile_ms,
             r.kernels,
             r.rel_err
+        );
+    }
+    md
+}
+
+/// The dynamic-shapes section of the rows of [`run_dynamic`].
+pub fn dynamic_markdown(rows: &[DynamicRow], runs: usize) -> String {
+    let mut md = String::from("\n## Dynamic shapes (issue 34)\n\n");
+    let _ = writeln!(
+        md,
+        "`dlc-bench --dynamic-shapes DIR`: each model imported by dlc-onnx with no input shapes \
+         (its dynamic dims stay symbolic) and compiled once, then run at every size, beside a \
+         build compiled with the input pinned to that size (`ImportOptions::input_shapes`) and \
+         onnxruntime 1.32 (CPU, intra-op threads = cores) at that size, all on the same inputs \
+         (scripts/onnx_real_models.py --shape, seed 0), {runs} timed runs each after a checked \
+         first run. Times are medians; the error is the larger of the two dlc builds' \
+         max |dlc − onnxruntime| / max |onnxruntime| over the outputs.\n"
+    );
+    md += "| model | input shape | symbolic ms (min–max) | pinned ms (min–max) | symbolic / pinned | onnxruntime ms | symbolic / onnxruntime | error |\n";
+    md += "|---|---|---|---|---|---|---|---|\n";
+    for r in rows {
+        let mismatches = if r.mismatches == 0 {
+            String::new()
+        } else {
+            format!(" ({} mismatches)", r.mismatches)
+        };
+        let _ = writeln!(
+            md,
+            "| {} | {} | {:.3} ({:.3}–{:.3}) | {:.3} ({:.3}–{:.3}) | {:.2}× | {:.3} ({:.3}–{:.3}) | {:.2}× | {:.1e}{mismatches} |",
+            r.name,
+            shape_text(&r.shape),
+            r.symbolic_ms[0],
+            r.symbolic_ms[1],
+            r.symbolic_ms[2],
+            r.static_ms[0],
+            r.static_ms[1],
+            r.static_ms[2],
+            r.symbolic_ms[0] / r.static_ms[0],
+            r.ort_ms[0],
+            r.ort_ms[1],
+            r.ort_ms[2],
+            r.symbolic_ms[0] / r.ort_ms[0],
+            r.rel_err
+        );
+    }
+    md += "\n";
+    let mut seen: Vec<&str> = Vec::new();
+    for r in rows {
+        if seen.contains(&r.name) {
+            continue;
+        }
+        seen.push(r.name);
+        let _ = writeln!(
+            md,
+            "- {}: the symbolic build compiled once in {:.0} ms ({} kernels); pinned to {}, \
+             {:.0} ms ({} kernels).",
+            r.name,
+            r.symbolic_compile_ms,
+            r.kernels_symbolic,
+            shape_text(&r.shape),
+            r.static_compile_ms,
+            r.kernels_static
         );
     }
     md

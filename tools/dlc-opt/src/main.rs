@@ -59,6 +59,12 @@ struct Cli {
     #[arg(long = "mlir-print-local-scope")]
     _print_local_scope: bool,
 
+    /// Annotate the printed IR with the symbolic shape of every tensor value, as Paddle PIR's
+    /// `sym_shape_str` (`"shape[s0, 32]"`), and each function with where its symbols come from
+    /// and the runtime constraints between them (`dlc_graph::shapes::annotate`).
+    #[arg(long)]
+    print_symbolic_shapes: bool,
+
     /// What to print: the IR ('ir'), each function as a Graphviz graph ('dot'), the program
     /// in upstream MLIR dialects ('mlir': func, scf, memref, vector, gpu, ...), or the kernels
     /// as LLVM IR ('llvm') or PTX assembly ('ptx') for --target.
@@ -457,6 +463,9 @@ fn run(cli: &Cli, registry: &PassRegistry) -> anyhow::Result<bool> {
             }
             printed_any = true;
             let _timer = instruments.timing.as_ref().map(|t| t.start("Output"));
+            if cli.print_symbolic_shapes {
+                dlc_graph::shapes::annotate(&mut ctx, module);
+            }
             match cli.emit {
                 Emit::Ir => {
                     print_op_to(&ctx, module, options, &mut out).map_err(output_error)?;

@@ -9,8 +9,8 @@
 
 use super::pool::Reduction;
 use super::{axis, table, Handler};
-use crate::shape_values::Dim;
 use crate::importer::{NodeCx, NodeResult};
+use crate::shape_values::Dim;
 use dlc_ir::{Type, Value, DYNAMIC};
 
 pub(super) const OPS: &[(&str, Handler)] = &[
@@ -384,8 +384,10 @@ fn upsample_by_kernel(cx: &mut NodeCx, x: Value, w: Value) -> NodeResult<Value> 
     let y = cx.sized_reshape(y, &blocks)?;
     let y = cx.transpose(y, &[0, 1, 4, 2, 5, 3])?; // [N, O, H, KH, W, KW]
     let (oh, ow) = (
-        cx.dims_product(&[h, Dim::Known(kh)]).ok_or("too many rows")?,
-        cx.dims_product(&[wd, Dim::Known(kw)]).ok_or("too many columns")?,
+        cx.dims_product(&[h, Dim::Known(kh)])
+            .ok_or("too many rows")?,
+        cx.dims_product(&[wd, Dim::Known(kw)])
+            .ok_or("too many columns")?,
     );
     let mut y = cx.sized_reshape(y, &[n, Dim::Known(o), oh, ow])?;
     if let Some(b) = cx.opt_input(2) {

@@ -144,15 +144,20 @@ fn repeat_dynamic(cx: &mut NodeCx, x: Value) -> NodeResult<Value> {
     let repeats = matches!(
         (transform.as_str(), nearest.as_str()),
         ("asymmetric", "floor")
-            | ("half_pixel" | "pytorch_half_pixel", "round_prefer_floor" | "round_prefer_ceil")
+            | (
+                "half_pixel" | "pytorch_half_pixel",
+                "round_prefer_floor" | "round_prefer_ceil"
+            )
     );
     let rank = cx.shape(x).len();
     let all_axes = cx.attr_ints("axes").is_none();
-    let factors: Option<Vec<i64>> = scales.filter(|s| all_axes && s.len() == rank).and_then(|s| {
-        s.iter()
-            .map(|&k| (k >= 1.0 && k.fract() == 0.0 && k <= 1024.0).then_some(k as i64))
-            .collect()
-    });
+    let factors: Option<Vec<i64>> = scales
+        .filter(|s| all_axes && s.len() == rank)
+        .and_then(|s| {
+            s.iter()
+                .map(|&k| (k >= 1.0 && k.fract() == 0.0 && k <= 1024.0).then_some(k as i64))
+                .collect()
+        });
     let (Some(factors), true, true) = (factors, mode == "nearest", repeats) else {
         return Err(format!(
             "Resize of an input with dynamic dims ({}) is supported only as nearest upsampling              by whole scales (asymmetric with floor, or half_pixel with round_prefer_*); give              the sizes with --dim or --input-shape",

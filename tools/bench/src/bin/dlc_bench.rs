@@ -4,7 +4,7 @@
 //!
 //! `cargo run --release -p dlc-bench --bin dlc-bench -- --md docs/benchmarks.md
 //! --png docs/img/benchmarks.png [--size full|smoke] [--workloads a,b] [--runs 10] [--peers-only]
-//! [--onnx-models DIR]`
+//! [--onnx-models DIR] [--dynamic-shapes DIR]`
 
 use anyhow::{bail, Context as _};
 use clap::Parser;
@@ -45,6 +45,12 @@ struct Cli {
     /// DIR (needs the wheels scripts/setup.sh fetches).
     #[arg(long, value_name = "DIR")]
     onnx_models: Option<PathBuf>,
+    /// Also run issue 34's dynamic shapes (`models::DYNAMIC`): the PaddleOCR recognizer and
+    /// detector compiled once without input shapes and run at several sizes, beside a build
+    /// pinned to each size and onnxruntime, with the models and their inputs written to DIR
+    /// (needs the rapidocr wheel scripts/setup.sh installs).
+    #[arg(long, value_name = "DIR")]
+    dynamic_shapes: Option<PathBuf>,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -86,13 +92,25 @@ fn main() -> anyhow::Result<()> {
             .context("ONNX models")?;
         let mut section = models::markdown(&rows, cli.runs);
         section += &models::bars_markdown(&rows, has_vnni());
-        print!("{section}");
-        let mut md = std::fs::read_to_string(&cli.md)?;
-        md += &section;
-        std::fs::write(&cli.md, md)?;
+        append(&cli.md, &section)?;
+    }
+    if let Some(dir) = &cli.dynamic_shapes {
+        let rows = models::run_dynamic(dir, &cli.python, cli.runs)
+            .map_err(anyhow::Error::msg)
+            .context("dynamic shapes")?;
+        append(&cli.md, &models::dynamic_markdown(&rows, cli.runs))?;
     }
     println!("{}", cli.md.display());
     Ok(())
+}
+
+/// Prints `section` and appends it to the markdown report at `md`.
+fn append(md: &std::path::Path, section: &str) -> anyhow::Result<()> {
+    print!("{section}");
+    let mut text =
+        std::fs::read_to_string(md).with_context(|| format!("cannot read {}", md.display()))?;
+    text += section;
+    std::fs::write(md, text).with_context(|| format!("cannot write {}", md.display()))
 }
 
 /// Whether the host has AVX-512 VNNI or AVX-VNNI (the int8 bars presume one).
