@@ -668,7 +668,7 @@ impl SymbolicShapes {
 pub fn annotate(ctx: &mut Context, root: Op) {
     let mut funcs = Vec::new();
     ctx.for_each_op(root, &mut |op| {
-        if ctx.op_name(op) == "func.func" {
+        if ctx.view::<dlc_func::FuncOp>(op).is_some() {
             funcs.push(op);
         }
     });
