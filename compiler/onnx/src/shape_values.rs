@@ -197,6 +197,15 @@ impl NodeCx<'_, '_> {
         self.arith(Arith::Div, a, b)
     }
 
+    /// The length of `Range(start, limit, delta)` for a positive `delta`:
+    /// `max(limit − start + delta − 1, 0) / delta`.
+    pub(crate) fn range_count(&mut self, start: Dim, limit: Dim, delta: i64) -> Option<Dim> {
+        let span = self.arith(Arith::Sub, limit, start)?;
+        let span = self.arith(Arith::Add, span, Dim::Known(delta - 1))?;
+        let span = self.arith(Arith::Max, span, Dim::Known(0))?;
+        self.arith(Arith::Div, span, Dim::Known(delta))
+    }
+
     /// `a op b`, folded when both are known (and for the identities of `+`, `*`, `/`), else
     /// an `arith` op on `index` values.
     fn arith(&mut self, op: Arith, a: Dim, b: Dim) -> Option<Dim> {
@@ -211,6 +220,11 @@ impl NodeCx<'_, '_> {
                 return Some(Dim::Known(0))
             }
             (Arith::Div, _, Dim::Known(k)) if k <= 0 => return None,
+            (Arith::Max, d, Dim::Known(k)) | (Arith::Max, Dim::Known(k), d)
+                if k <= 0 && nonneg(d) =>
+            {
+                return Some(d)
+            }
             _ => {}
         }
         // Products of sizes are tracked as monomials, so `b·s·32 / (b·s)` is 32.

@@ -12,6 +12,8 @@ with reference outputs from onnxruntime: shapes computed from `Shape` of inputs 
 - windows.onnx: Conv (strided, padded; depthwise), MaxPool, AveragePool, nearest Resize by 2
   and a ConvTranspose with kernel = strides over [1, 3, ?, ?] (both `?`: paddle2onnx's way of
   writing unknown dims, which are not one size); run at 9x14 and 32x20.
+- positions.onnx: token plus position embeddings with the position ids a Range up to
+  Shape(ids)[1], and a strided Range from 1; run at (batch, seq) = (2, 5) and (1, 1).
 
 Usage: python3 dynamic.py DIR
 """
@@ -132,6 +134,32 @@ def windows():
                  inits)
 
 
+def positions():
+    """Token and position embeddings as GPT-2 exports them: the position ids are
+    Range(0, Shape(ids)[1], 1), gathered from a table of 64 rows; a second Range with a start
+    and a stride counts the odd positions."""
+    rng = np.random.default_rng(5)
+    inits = [
+        onnx.numpy_helper.from_array(rng.standard_normal((50, 8)).astype(np.float32), "wte"),
+        onnx.numpy_helper.from_array(rng.standard_normal((64, 8)).astype(np.float32), "wpe"),
+    ]
+    nodes = [
+        h.make_node("Shape", ["ids"], ["shape"]),
+        const("one", np.array(1, np.int64)),
+        const("zero", np.array(0, np.int64)),
+        const("two", np.array(2, np.int64)),
+        h.make_node("Gather", ["shape", "one"], ["seq"], axis=0),
+        h.make_node("Range", ["zero", "seq", "one"], ["pos"]),
+        h.make_node("Gather", ["wte", "ids"], ["tok"], axis=0),
+        h.make_node("Gather", ["wpe", "pos"], ["pe"], axis=0),
+        h.make_node("Add", ["tok", "pe"], ["y"]),
+        h.make_node("Range", ["one", "seq", "two"], ["odd"]),
+    ]
+    return model(nodes, [value("ids", T.INT64, ["batch", "seq"])],
+                 [value("y", T.FLOAT, ["batch", "seq", 8]), value("odd", T.INT64, ["half"])],
+                 inits)
+
+
 def main():
     out = Path(sys.argv[1])
     out.mkdir(parents=True, exist_ok=True)
@@ -141,6 +169,7 @@ def main():
         "shapes": (shapes(), [{"x": (2, 3, 5, 4), "row": (1, 1, 5)},
                               {"x": (1, 6, 2, 4), "row": (1, 1, 2)}]),
         "windows": (windows(), [{"x": (1, 3, 9, 14)}, {"x": (1, 3, 32, 20)}]),
+        "positions": (positions(), [{"ids": (2, 5)}, {"ids": (1, 1)}]),
     }
     for name, (m, runs) in cases.items():
         onnx.checker.check_model(m)
@@ -149,7 +178,8 @@ def main():
         session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
         for feeds in runs:
             tag = "_".join("x".join(map(str, s)) for s in feeds.values())
-            arrays = {k: rng.standard_normal(s).astype(np.float32) for k, s in feeds.items()}
+            arrays = {k: rng.integers(0, 50, s) if k == "ids" else
+                      rng.standard_normal(s).astype(np.float32) for k, s in feeds.items()}
             for k, a in arrays.items():
                 np.save(out / f"{name}_{tag}_{k}.npy", a)
             for i, y in enumerate(session.run(None, arrays)):

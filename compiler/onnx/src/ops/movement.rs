@@ -763,6 +763,9 @@ fn pad(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
 
 /// `start, start + delta, ...` below `limit`: all three must be constants.
 fn range(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
+    if let Some(y) = range_to_size(cx)? {
+        return Ok(vec![y]);
+    }
     let scalar = |cx: &mut NodeCx, i: usize| -> NodeResult<Tensor> {
         let t = cx
             .const_input(i)?
@@ -816,6 +819,52 @@ fn range(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
         vec![len],
         values,
     ))])
+}
+
+/// An integer Range whose limit is a size known at run time (`Range(0, Shape(x)[1], 1)`, the
+/// position ids of a transformer) and whose start and positive delta are constants: a
+/// `graph.iota` of `max(limit − start + delta − 1, 0) / delta` elements, scaled and shifted.
+/// `None` for any other Range.
+fn range_to_size(cx: &mut NodeCx) -> NodeResult<Option<Value>> {
+    let single = |dims: Option<Vec<Dim>>| match dims.as_deref() {
+        Some(&[d]) => Some(d),
+        _ => None,
+    };
+    let Some(limit @ Dim::Size { .. }) = cx.opt_input(1).and_then(|v| single(cx.dims_of(v))) else {
+        return Ok(None);
+    };
+    let known =
+        |cx: &mut NodeCx, i: usize| match cx.opt_input(i).and_then(|v| single(cx.dims_of(v))) {
+            Some(Dim::Known(k)) => Some(k),
+            _ => None,
+        };
+    let (Some(start), Some(delta)) = (known(cx, 0), known(cx, 2)) else {
+        return Err(
+            "a Range whose limit is a run-time size needs a constant start and delta".into(),
+        );
+    };
+    if delta <= 0 {
+        return Err(
+            format!("a Range up to a run-time size needs a positive delta, not {delta}").into(),
+        );
+    }
+    let elem = cx.elem(cx.input(1)?);
+    let count = cx
+        .range_count(Dim::Known(start), limit, delta)
+        .ok_or("the Range's bounds overflow")?;
+    let n = cx.size_value(count);
+    let ty = cx.ctx().tensor_type(&[DYNAMIC], elem);
+    let axis = cx.int_attr(0);
+    let mut y = cx.op_typed("graph.iota", &[n], &[("axis", axis)], ty)?;
+    if delta != 1 {
+        let d = cx.scalar(delta as f64, y);
+        y = cx.binary("graph.mul", y, d)?;
+    }
+    if start != 0 {
+        let s = cx.scalar(start as f64, y);
+        y = cx.binary("graph.add", y, s)?;
+    }
+    Ok(Some(y))
 }
 
 /// Inference mode: the identity. A requested mask output is all true.
