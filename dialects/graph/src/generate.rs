@@ -6,7 +6,9 @@
 //! tracked symbolically while generating: every `?` dim of a function argument is a symbol with
 //! a concrete size chosen for it, an op only combines dims that are provably equal (the same
 //! static size or the same symbol, or a static 1 under broadcasting), and an op that makes a new
-//! dynamic size (padding a `?` axis) makes a new symbol. So every generated function verifies,
+//! dynamic size (padding a `?` axis, a reshape flattening `?` dims, whose size operand is the
+//! product of their `graph.dim`s) makes a new symbol; a reshape sized by `graph.dim`s keeps the
+//! symbols. So every generated function verifies,
 //! and runs on inputs of the shapes in [`Generated::arg_shapes`] without a shape error.
 //!
 //! Values stay runnable too: integer divisors are clamped to at least 1, gather indices are in
@@ -93,6 +95,9 @@ pub struct Generated {
     pub func: Op,
     /// The concrete shape of each argument: its static dims, and the size chosen for each `?`.
     pub arg_shapes: Vec<Vec<usize>>,
+    /// The same shapes with every `?` two larger: a second size at which to run the function
+    /// compiled once (gather indices and windows stay in range as the axes grow).
+    pub grown_shapes: Vec<Vec<usize>>,
 }
 
 impl GraphGen {
@@ -127,6 +132,7 @@ impl GraphGen {
             block: entry,
             pool: Vec::new(),
             sizes: Vec::new(),
+            derivations: Vec::new(),
             args: Vec::new(),
         };
         let mut made = 0;
@@ -142,11 +148,18 @@ impl GraphGen {
             state.arg(dims, Type::F32);
         }
         let outputs = state.outputs();
-        let arg_shapes = state
-            .args
-            .iter()
-            .map(|dims| dims.iter().map(|d| state.size(*d) as usize).collect())
-            .collect();
+        let shapes = |grow: i64| -> Vec<Vec<usize>> {
+            state
+                .args
+                .iter()
+                .map(|dims| {
+                    dims.iter()
+                        .map(|d| state.grown(*d, grow) as usize)
+                        .collect()
+                })
+                .collect()
+        };
+        let (arg_shapes, grown_shapes) = (shapes(0), shapes(2));
         let ctx = state.ctx;
 
         let spec = OpSpec::new(ctx, "func.return", loc).operands(&outputs);
@@ -168,6 +181,7 @@ impl GraphGen {
         Generated {
             module,
             func,
+            grown_shapes,
             arg_shapes,
         }
     }
@@ -231,6 +245,19 @@ const REDUCTIONS: &[&str] = &[
 ];
 const PREDICATES: &[&str] = &["eq", "ne", "lt", "le", "gt", "ge"];
 
+/// How a symbol's size follows from other dims.
+#[derive(Clone, Debug)]
+enum Derivation {
+    /// A `?` dim of an argument.
+    Base,
+    /// The sum of the dims (a concat).
+    Sum(Vec<Dim>),
+    /// The dim plus a constant (a pad).
+    Plus(Dim, i64),
+    /// The product of the dims times a constant (a reshape flattening them).
+    Product(Vec<Dim>, i64),
+}
+
 /// The generator's working state for one function.
 struct State<'g, 'c> {
     cfg: &'g GraphGen,
@@ -240,6 +267,8 @@ struct State<'g, 'c> {
     pool: Vec<Node>,
     /// The concrete size of each symbol.
     sizes: Vec<i64>,
+    /// How each symbol's size follows from others.
+    derivations: Vec<Derivation>,
     /// The dims of each function argument.
     args: Vec<Vec<Dim>>,
 }
@@ -315,9 +344,31 @@ impl State<'_, '_> {
             .collect()
     }
 
+    /// A new argument symbol of size `size`.
     fn new_sym(&mut self, size: i64) -> Dim {
+        self.derived(Derivation::Base, size)
+    }
+
+    /// A new symbol of size `size`, computed from others as `how` says.
+    fn derived(&mut self, how: Derivation, size: i64) -> Dim {
         self.sizes.push(size);
+        self.derivations.push(how);
         Dim::Sym(self.sizes.len() - 1)
+    }
+
+    /// The size of `d` when every argument symbol is `grow` larger.
+    fn grown(&self, d: Dim, grow: i64) -> i64 {
+        let Dim::Sym(s) = d else {
+            return self.size(d);
+        };
+        match &self.derivations[s] {
+            Derivation::Base => self.sizes[s] + grow,
+            Derivation::Sum(parts) => parts.iter().map(|p| self.grown(*p, grow)).sum(),
+            Derivation::Plus(x, k) => self.grown(*x, grow) + k,
+            Derivation::Product(parts, k) => {
+                parts.iter().map(|p| self.grown(*p, grow)).product::<i64>() * k
+            }
+        }
     }
 
     /// A random dim: static, or (for arguments with `dynamic`) a new or an existing symbol.
@@ -653,11 +704,13 @@ impl State<'_, '_> {
 
     /// Regroups the static dims; a single `?` dim survives as the inferred (-1) entry.
     fn gen_reshape(&mut self) -> bool {
-        let Some(x) = self.pick_node(&[Kind::Float, Kind::Int, Kind::Bool], |n| {
-            n.dims.iter().filter(|d| matches!(d, Dim::Sym(_))).count() <= 1
-        }) else {
+        let Some(x) = self.pick_node(&[Kind::Float, Kind::Int, Kind::Bool], |_| true) else {
             return false;
         };
+        let symbols = x.dims.iter().filter(|d| matches!(d, Dim::Sym(_))).count();
+        if symbols > 1 || (symbols == 1 && self.rng.chance(0.4)) {
+            return self.gen_sized_reshape(&x);
+        }
         let sym = x.dims.iter().copied().find(|d| matches!(d, Dim::Sym(_)));
         let mut total: i64 = x
             .dims
@@ -699,6 +752,93 @@ impl State<'_, '_> {
         }
         let v = self.builder().reshape(x.value, &target);
         self.push(v, dims);
+        true
+    }
+
+    /// A `graph.reshape` of a value with `?` dims whose sizes are `index` operands: either each
+    /// symbol kept (its `graph.dim` as the size, a shared symbol) among the static dims
+    /// refactored, or everything flattened into one dim, the product of the sizes (a derived
+    /// symbol).
+    fn gen_sized_reshape(&mut self, x: &Node) -> bool {
+        let mut b = GraphBuilder::new(self.ctx, InsertPoint::End(self.block), Location::Unknown);
+        let mut sizes = Vec::new();
+        let mut dims = Vec::new();
+        for (axis, d) in x.dims.iter().enumerate() {
+            if let Dim::Sym(_) = d {
+                let a = b.i64_attr(axis as i64);
+                sizes.push(b.build_one("graph.dim", &[x.value], vec![("axis", a)], Type::INDEX));
+                dims.push(*d);
+            }
+        }
+        let count: i64 = x
+            .dims
+            .iter()
+            .map(|d| match d {
+                Dim::Static(n) => *n,
+                Dim::Sym(_) => 1,
+            })
+            .product();
+        if self.rng.chance(0.3) {
+            // Flatten: one dim of every element.
+            let value = b.ctx.integer_attr(count as i128, Type::INDEX);
+            let mut total = b.build_one("arith.constant", &[], vec![("value", value)], Type::INDEX);
+            let mut size = count;
+            for (&v, d) in sizes.iter().zip(&dims) {
+                total = b.build_one("arith.muli", &[total, v], vec![], Type::INDEX);
+                if let Dim::Sym(s) = d {
+                    size *= self.sizes[*s];
+                }
+            }
+            let shape = b.i64_array(&[-1]);
+            let ty = b.ctx.tensor_type(&[DYNAMIC], x.elem);
+            let v = b.build_one(
+                "graph.reshape",
+                &[x.value, total],
+                vec![("shape", shape)],
+                ty,
+            );
+            let sym = self.derived(Derivation::Product(dims, count), size);
+            self.push(v, vec![sym]);
+            return true;
+        }
+        // The static count split into random factors, the symbols placed among them in order.
+        let mut out: Vec<Dim> = Vec::new();
+        let mut rest = count;
+        while rest > 1 {
+            let divisors: Vec<i64> = (2..=rest).filter(|d| rest % d == 0).collect();
+            let d = if out.len() == 2 {
+                rest // at most three static dims: the last takes what is left
+            } else {
+                self.rng.pick(&divisors)
+            };
+            out.push(Dim::Static(d));
+            rest /= d;
+        }
+        for d in dims {
+            let at = self.rng.below(out.len() + 1);
+            let at = out
+                .iter()
+                .rposition(|e| matches!(e, Dim::Sym(_)))
+                .map_or(at, |last| at.max(last + 1));
+            out.insert(at, d);
+        }
+        let shape: Vec<i64> = out
+            .iter()
+            .map(|d| match d {
+                Dim::Static(n) => *n,
+                Dim::Sym(_) => -1,
+            })
+            .collect();
+        let mut b = self.builder();
+        let attr = b.i64_array(&shape);
+        let ty = b.ctx.tensor_type(&Self::ir_shape(&out), x.elem);
+        let v = b.build_one(
+            "graph.reshape",
+            &[&[x.value][..], &sizes].concat(),
+            vec![("shape", attr)],
+            ty,
+        );
+        self.push(v, out);
         true
     }
 
@@ -762,7 +902,8 @@ impl State<'_, '_> {
         dims[axis] = if parts.iter().all(|p| i_static(p.dims[axis])) {
             Dim::Static(total)
         } else {
-            self.new_sym(total)
+            let sum = parts.iter().map(|p| p.dims[axis]).collect();
+            self.derived(Derivation::Sum(sum), total)
         };
         if !self.fits(&dims) {
             return false;
@@ -784,7 +925,7 @@ impl State<'_, '_> {
             dims.push(match x.dims[i] {
                 Dim::Static(n) => Dim::Static(n + grow),
                 d @ Dim::Sym(_) if grow == 0 => d,
-                Dim::Sym(s) => self.new_sym(self.sizes[s] + grow),
+                d @ Dim::Sym(s) => self.derived(Derivation::Plus(d, grow), self.sizes[s] + grow),
             });
         }
         if !self.fits(&dims) {

@@ -13,6 +13,7 @@ use dlc_testkit::{par_cases, report, scaled};
 fn context() -> Context {
     let mut ctx = Context::new();
     ctx.register_dialect(dlc_func::dialect());
+    ctx.register_dialect(dlc_arith::dialect());
     ctx.register_dialect(dlc_graph::dialect());
     ctx
 }
@@ -41,12 +42,14 @@ fn thousand_seeds_verify_round_trip_and_run() {
     report("generate", seeds.len());
     let mut ops = 0usize;
     let mut composites = 0usize;
+    let mut sized = 0usize;
     let mut failures = Vec::new();
     for (seed, outcome) in seeds.iter().zip(outcomes) {
         match outcome {
-            Ok((o, c)) => {
+            Ok((o, c, r)) => {
                 ops += o;
                 composites += c;
+                sized += r;
             }
             Err(e) => failures.push(format!("seed {seed}: {e}")),
         }
@@ -59,17 +62,28 @@ fn thousand_seeds_verify_round_trip_and_run() {
         composites > n / 2,
         "only {composites} composites in {n} functions"
     );
+    assert!(
+        sized > n / 20,
+        "only {sized} reshapes sized by index operands in {n} functions"
+    );
 }
 
 /// The function of `seed` verifies, round-trips through text, runs, and keeps its result
-/// shapes when decomposed; returns its op and composite counts. Panics on a failure.
-fn check_seed(seed: u64) -> (usize, usize) {
+/// shapes when decomposed; returns its op, composite and sized-reshape counts. Panics on a
+/// failure.
+fn check_seed(seed: u64) -> (usize, usize, usize) {
     let mut ops = 0usize;
+    let mut sized = 0usize;
     let mut ctx = context();
     let g = GraphGen::new(seed).generate(&mut ctx);
     let text = print_op(&ctx, g.module, PrintOptions::default());
     verify(&ctx, g.module).unwrap_or_else(|d| panic!("seed {seed}: {d:?}\n{text}"));
-    ctx.for_each_op(g.func, &mut |_| ops += 1);
+    ctx.for_each_op(g.func, &mut |op| {
+        ops += 1;
+        if ctx.op_name(op) == "graph.reshape" && ctx.operands(op).len() > 1 {
+            sized += 1;
+        }
+    });
 
     // Text round trip.
     let mut ctx2 = context();
@@ -109,7 +123,7 @@ fn check_seed(seed: u64) -> (usize, usize) {
         assert_eq!(b.shape(), a.shape(), "seed {seed}");
         assert_eq!(b.dtype(), a.dtype(), "seed {seed}");
     }
-    (ops, composites)
+    (ops, composites, sized)
 }
 
 #[test]

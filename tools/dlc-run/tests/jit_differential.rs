@@ -1,7 +1,8 @@
 //! The JIT differential test: every graph example in docs/examples (each `func.func` in it) and
 //! the random functions of `dlc_graph::generate::GraphGen` (seeds `0..GENERATED`) are compiled
 //! by [`Model`] with the default pipeline (`decompose,fuse,lower,cpu-default`) and run on random
-//! inputs, and the compiled outputs must agree with
+//! inputs (a generated function with `?` dims compiled once and run at two sizes: the
+//! generator's, then every `?` two larger), and the compiled outputs must agree with
 //! - the graph interpreter on the program as written ([`check::reference`]), and
 //! - the loop interpreter on the lowered module (the host function the JIT's host program was
 //!   built from), so a mismatch points at either the passes or the code generator;
@@ -137,7 +138,8 @@ fn check_generated_graphs(cpu: CpuTarget, count: u64, test: &str) {
         let g = GraphGen::new(seed).generate(&mut ctx);
         let text = print_op(&ctx, g.module, PrintOptions::default());
         let values = !discontinuous_after_composite(&ctx, g.func);
-        let checked = guarded(|| check_generated(&text, seed, &g.arg_shapes, values, cpu));
+        let shapes = [g.arg_shapes.clone(), g.grown_shapes.clone()];
+        let checked = guarded(|| check_generated(&text, seed, &shapes, values, cpu));
         Ok((values, checked.map_err(|message| (message, text))))
     });
     report_count(test, seeds.len());
@@ -163,13 +165,14 @@ fn check_generated_graphs(cpu: CpuTarget, count: u64, test: &str) {
     report(&failures, seeds.len());
 }
 
-/// Compiles the generated function `text` (of `seed`, arguments of `shapes`) for `cpu`, runs it
-/// on random inputs and checks it against the interpreters; and, for the host CPU and if
+/// Compiles the generated function `text` (of `seed`) once for `cpu`, runs it on random
+/// inputs of each set of argument shapes in `sizes` (the generator's, then every `?` grown)
+/// and checks it against the interpreters; and, at the first sizes, for the host CPU and if
 /// `values`, against the MLIR backend.
 fn check_generated(
     text: &str,
     seed: u64,
-    shapes: &[Vec<usize>],
+    sizes: &[Vec<Vec<usize>>],
     values: bool,
     cpu: CpuTarget,
 ) -> Result<(), String> {
@@ -180,22 +183,28 @@ fn check_generated(
     };
     let model = Model::compile(text, &label, &options)?;
     let specs = &model.program().signature().inputs;
-    if specs.len() != shapes.len() {
-        return Err(format!(
-            "the signature has {} inputs, the generator {}",
-            specs.len(),
-            shapes.len()
-        ));
-    }
     let mut rng = Rng::new(seed ^ 0x1D1F);
-    let inputs = specs
-        .iter()
-        .zip(shapes)
-        .map(|(spec, shape)| inputs::random_tensor(spec.dtype, shape, &mut rng))
-        .collect::<Result<Vec<_>, _>>()?;
-    let jit = check_model(&model, &inputs, values)?;
-    if values && cpu == CpuTarget::Host {
-        twin(text, &label, &options, &inputs, &jit)?;
+    for (run, shapes) in sizes.iter().enumerate() {
+        if specs.len() != shapes.len() {
+            return Err(format!(
+                "the signature has {} inputs, the generator {}",
+                specs.len(),
+                shapes.len()
+            ));
+        }
+        if run > 0 && shapes == &sizes[0] {
+            continue; // no `?` dim: the same sizes again
+        }
+        let inputs = specs
+            .iter()
+            .zip(shapes)
+            .map(|(spec, shape)| inputs::random_tensor(spec.dtype, shape, &mut rng))
+            .collect::<Result<Vec<_>, _>>()?;
+        let jit = check_model(&model, &inputs, values)
+            .map_err(|e| format!("at argument shapes {shapes:?}: {e}"))?;
+        if run == 0 && values && cpu == CpuTarget::Host {
+            twin(text, &label, &options, &inputs, &jit)?;
+        }
     }
     Ok(())
 }
