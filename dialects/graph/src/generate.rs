@@ -245,6 +245,16 @@ const REDUCTIONS: &[&str] = &[
 ];
 const PREDICATES: &[&str] = &["eq", "ne", "lt", "le", "gt", "ge"];
 
+/// The product of the static dims of `dims` (the element count per combination of symbols).
+fn static_count(dims: &[Dim]) -> i64 {
+    dims.iter()
+        .map(|d| match d {
+            Dim::Static(n) => *n,
+            Dim::Sym(_) => 1,
+        })
+        .product()
+}
+
 /// How a symbol's size follows from other dims.
 #[derive(Clone, Debug)]
 enum Derivation {
@@ -712,14 +722,7 @@ impl State<'_, '_> {
             return self.gen_sized_reshape(&x);
         }
         let sym = x.dims.iter().copied().find(|d| matches!(d, Dim::Sym(_)));
-        let mut total: i64 = x
-            .dims
-            .iter()
-            .map(|d| match d {
-                Dim::Static(n) => *n,
-                Dim::Sym(_) => 1,
-            })
-            .product();
+        let mut total = static_count(&x.dims);
         // Factor the static element count into random dims.
         let mut dims = Vec::new();
         while total > 1 && dims.len() < 4 {
@@ -770,14 +773,7 @@ impl State<'_, '_> {
                 dims.push(*d);
             }
         }
-        let count: i64 = x
-            .dims
-            .iter()
-            .map(|d| match d {
-                Dim::Static(n) => *n,
-                Dim::Sym(_) => 1,
-            })
-            .product();
+        let count = static_count(&x.dims);
         if self.rng.chance(0.3) {
             // Flatten: one dim of every element.
             let value = b.ctx.integer_attr(count as i128, Type::INDEX);
