@@ -367,7 +367,9 @@ fn upsample_by_kernel(cx: &mut NodeCx, x: Value, w: Value) -> NodeResult<Value> 
         );
     if !simple || xs[1] != ws[0] {
         return Err(format!(
-            "ConvTranspose of an input with dynamic dims ({}) is supported only with kernel =              strides, one group, no padding or dilation; give the sizes with --dim or              --input-shape",
+            "ConvTranspose of an input with dynamic dims ({}) is supported only with kernel = \
+             strides, one group, no padding or dilation; give the sizes with --dim or \
+             --input-shape",
             crate::importer::show_shape(&xs)
         )
         .into());
