@@ -621,9 +621,9 @@ pub struct Window {
 }
 
 impl Window {
-    /// Reads the attributes of `op`; the kernel comes from `weights` (OIHW) or the `kernel`
-    /// attribute. `None` for a dynamic kernel or malformed attributes.
-    fn of(ctx: &Context, op: Op, x: Value, weights: Option<Value>) -> Option<Window> {
+    /// Reads the attributes of `op` over input `x`; the kernel comes from `weights` (OIHW) or
+    /// the `kernel` attribute. `None` for a dynamic kernel or malformed attributes.
+    pub fn of(ctx: &Context, op: Op, x: Value, weights: Option<Value>) -> Option<Window> {
         let input: [i64; 4] = shape(ctx, x).try_into().ok()?;
         let (kh, kw) = match weights {
             Some(w) => {

@@ -588,27 +588,15 @@ impl SymbolicShapes {
                 let ty =
                     tensor_parts(ctx, ctx.value_type(result)).filter(|t| t.shape.len() == 4)?;
                 let mut out = vec![*x.first()?, *w.first()?];
-                let pair = |name: &str| match attrs.array(name).ok().flatten().as_deref() {
-                    None => Some([1, 1]),
-                    Some(&[v]) => Some([v, v]),
-                    Some(&[a, b]) => Some([a, b]),
-                    Some(_) => None,
-                };
-                let (strides, dilations) = (pair("strides")?, pair("dilations")?);
-                let padding = match attrs.array("padding").ok().flatten().as_deref() {
-                    None => [0; 4],
-                    Some(&[p]) => [p; 4],
-                    Some(&[h, w]) => [h, w, h, w],
-                    Some(&[t, l, b, r]) => [t, l, b, r],
-                    Some(_) => return None,
-                };
+                let (input, weights) = (ctx.operand(op, 0), ctx.operand(op, 1));
+                let window = crate::decompose::Window::of(ctx, op, input, Some(weights))?;
                 for axis in 2..4 {
                     let s = axis - 2;
-                    let k = *w.get(axis)?;
+                    let k = [window.kh, window.kw][s];
                     // Stride 1 with padding of the window's reach keeps the size.
-                    let same = strides[s] == 1
-                        && matches!(k, DimExpr::Static(k)
-                            if padding[s] + padding[s + 2] == dilations[s] * (k - 1));
+                    let same = window.strides[s] == 1
+                        && window.padding[s] + window.padding[s + 2]
+                            == window.dilations[s] * (k - 1);
                     out.push(match ty.shape[axis] {
                         DYNAMIC if same => *x.get(axis)?,
                         DYNAMIC => self.fresh(SymbolOrigin::Result {

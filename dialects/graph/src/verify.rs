@@ -1480,14 +1480,7 @@ fn verify_read_size(ctx: &Context, op: Op) -> Result<(), String> {
             shape_str(&x.shape)
         ));
     }
-    let result = ctx.value_type(ctx.result(op, 0));
-    if result != Type::INDEX {
-        return Err(format!(
-            "result #0 must be 'index', but got '{}'",
-            type_str(ctx, result)
-        ));
-    }
-    Ok(())
+    index_result(ctx, op)
 }
 
 fn verify_dim(ctx: &Context, op: Op) -> Result<(), String> {
@@ -1495,6 +1488,11 @@ fn verify_dim(ctx: &Context, op: Op) -> Result<(), String> {
     let x = operand(ctx, &[ty], 0, DTypeClass::Any)?;
     let axis = Attrs::new(ctx, ctx.attrs(op)).req_int("axis")?;
     check_axis(axis, x.rank(), "operand #0")?;
+    index_result(ctx, op)
+}
+
+/// Checks that the result of `op` is an `index`.
+fn index_result(ctx: &Context, op: Op) -> Result<(), String> {
     let result = ctx.value_type(ctx.result(op, 0));
     if result != Type::INDEX {
         return Err(format!(

@@ -680,9 +680,19 @@ pub(crate) fn parse_dim(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
     let axis = parse_int(p, "integer axis")?;
     let axis = p.ctx().integer_attr(axis.into(), Type::I64);
     set_attr(p, spec, "axis", axis);
+    parse_buffer_to_index(p, spec, &buf)
+}
+
+/// The `attr-dict : buffer-type` tail of `loop.dim` and `loop.read_size`: the buffer operand
+/// `buf` resolved against the type, and the `index` result.
+fn parse_buffer_to_index<'a>(
+    p: &mut Parser<'a>,
+    spec: &mut OpSpec,
+    buf: &UnresolvedOperand<'a>,
+) -> PResult<()> {
     p.parse_optional_attr_dict(&mut spec.attrs)?;
     let ty = p.parse_colon_type()?;
-    let buf = p.resolve_operand(&buf, ty)?;
+    let buf = p.resolve_operand(buf, ty)?;
     spec.operands.push(buf);
     spec.result_types.push(Type::INDEX);
     Ok(())
@@ -720,12 +730,7 @@ pub(crate) fn print_dim(p: &mut Printer<'_>, op: Op) {
 /// `%buf attr-dict : type` of `loop.read_size`; the result is an `index`.
 pub(crate) fn parse_read_size(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
     let buf = p.parse_operand()?;
-    p.parse_optional_attr_dict(&mut spec.attrs)?;
-    let ty = p.parse_colon_type()?;
-    let buf = p.resolve_operand(&buf, ty)?;
-    spec.operands.push(buf);
-    spec.result_types.push(Type::INDEX);
-    Ok(())
+    parse_buffer_to_index(p, spec, &buf)
 }
 
 pub(crate) fn print_read_size(p: &mut Printer<'_>, op: Op) {

@@ -200,14 +200,7 @@ fn reshape(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     }
     let sized = out.iter().any(|d| matches!(d, Dim::Size { .. }))
         || (out.contains(&Dim::Known(-1)) && input.iter().filter(|d| **d == DYNAMIC).count() > 1);
-    if !sized {
-        let shape: Vec<i64> = out
-            .iter()
-            .map(|d| match d {
-                Dim::Known(DYNAMIC) | Dim::Size { .. } => -1,
-                Dim::Known(k) => *k,
-            })
-            .collect();
+    if let (false, Some(shape)) = (sized, known(&out)) {
         return Ok(vec![cx.reshape(x, &shape)?]);
     }
     // Sizes for every `?` dim of the result: the −1 one is the element count over the rest.

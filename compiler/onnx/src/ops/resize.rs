@@ -42,10 +42,8 @@ struct Modes {
 
 fn resize(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let x = cx.input(0)?;
-    if cx.shape(x).contains(&DYNAMIC) {
-        return repeat_dynamic(cx, x).map(|y| vec![y]);
-    }
-    let shape = cx.static_shape(x, "Resize")?;
+    let shape = cx.shape(x);
+    let dynamic = shape.contains(&DYNAMIC);
     let rank = shape.len();
     let legacy = cx.node.op_type == "Upsample" || cx.opset < 11;
     let (roi, scales, sizes) = if cx.node.op_type == "Upsample" && cx.opset < 9 {
@@ -60,7 +58,9 @@ fn resize(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     } else if legacy {
         (None, float_input(cx, 1)?, None)
     } else {
-        (float_input(cx, 1)?, float_input(cx, 2)?, cx.ints_input(3)?)
+        // Over dynamic dims only scales can be followed.
+        let sizes = if dynamic { None } else { cx.ints_input(3)? };
+        (float_input(cx, 1)?, float_input(cx, 2)?, sizes)
     };
     let list = match cx.attr_ints("axes") {
         Some(l) => axes(&l, rank)?,
@@ -88,6 +88,11 @@ fn resize(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
         .attr_string("keep_aspect_ratio_policy")
         .unwrap_or_else(|| "stretch".into());
     let antialias = cx.int_or("antialias", 0) != 0;
+    if dynamic {
+        let all_axes = list.iter().copied().eq(0..rank as i64);
+        return repeat_dynamic(cx, x, scales.filter(|_| all_axes).as_deref(), &modes)
+            .map(|y| vec![y]);
+    }
     let plans = plan_axes(
         &shape,
         &list,
@@ -122,27 +127,14 @@ fn resize(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
 /// `pytorch_half_pixel` with a `round_prefer_*` mode, whose source coordinates then stay
 /// within half a pixel of it), as each element repeated `k` times: a new axis of 1 after the
 /// resized one, broadcast to `k`, merged back.
-fn repeat_dynamic(cx: &mut NodeCx, x: Value) -> NodeResult<Value> {
-    let legacy = cx.node.op_type == "Upsample" || cx.opset < 11;
-    let scales = if cx.node.op_type == "Upsample" && cx.opset < 9 {
-        cx.attr_floats("scales")
-            .map(|s| s.iter().map(|v| *v as f64).collect())
-    } else {
-        float_input(cx, if legacy { 1 } else { 2 })?
-    };
-    let mode = cx.attr_string("mode").unwrap_or_else(|| "nearest".into());
-    let (transform, nearest) = if legacy {
-        ("asymmetric".to_string(), "floor".to_string())
-    } else {
-        (
-            cx.attr_string("coordinate_transformation_mode")
-                .unwrap_or_else(|| "half_pixel".into()),
-            cx.attr_string("nearest_mode")
-                .unwrap_or_else(|| "round_prefer_floor".into()),
-        )
-    };
+fn repeat_dynamic(
+    cx: &mut NodeCx,
+    x: Value,
+    scales: Option<&[f64]>,
+    modes: &Modes,
+) -> NodeResult<Value> {
     let repeats = matches!(
-        (transform.as_str(), nearest.as_str()),
+        (modes.transform.as_str(), modes.nearest.as_str()),
         ("asymmetric", "floor")
             | (
                 "half_pixel" | "pytorch_half_pixel",
@@ -150,31 +142,20 @@ fn repeat_dynamic(cx: &mut NodeCx, x: Value) -> NodeResult<Value> {
             )
     );
     let rank = cx.shape(x).len();
-    let all_axes = cx.attr_ints("axes").is_none();
-    let factors: Option<Vec<i64>> = scales
-        .filter(|s| all_axes && s.len() == rank)
-        .and_then(|s| {
-            s.iter()
-                .map(|&k| (k >= 1.0 && k.fract() == 0.0 && k <= 1024.0).then_some(k as i64))
-                .collect()
-        });
-    let (Some(factors), true, true) = (factors, mode == "nearest", repeats) else {
+    let factors: Option<Vec<i64>> = scales.filter(|s| s.len() == rank).and_then(|s| {
+        s.iter()
+            .map(|&k| (k >= 1.0 && k.fract() == 0.0 && k <= 1024.0).then_some(k as i64))
+            .collect()
+    });
+    let (Some(factors), true, true) = (factors, modes.mode == "nearest", repeats) else {
         return Err(format!(
-            "Resize of an input with dynamic dims ({}) is supported only as nearest upsampling              by whole scales (asymmetric with floor, or half_pixel with round_prefer_*); give              the sizes with --dim or --input-shape",
+            "Resize of an input with dynamic dims ({}) is supported only as nearest upsampling \
+             by whole scales (asymmetric with floor, or half_pixel with round_prefer_*); give \
+             the sizes with --dim or --input-shape",
             crate::importer::show_shape(&cx.shape(x))
         )
         .into());
     };
-    // Only used by other modes, by downsampling, or with sizes.
-    for unused in [
-        "cubic_coeff_a",
-        "exclude_outside",
-        "extrapolation_value",
-        "antialias",
-        "keep_aspect_ratio_policy",
-    ] {
-        cx.ignore(unused);
-    }
     let mut y = x;
     for (a, &k) in factors.iter().enumerate() {
         if k == 1 {

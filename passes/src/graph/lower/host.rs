@@ -623,34 +623,19 @@ impl Host<'_> {
                 Ok(e.arith(ctx, "divui", &[diff, step], Type::INDEX))
             }
             Some(GraphOps::Conv2dOp(_)) => {
-                // (size + padding − dilation·(k − 1) − 1) / stride + 1 along a spatial axis.
+                // (size + padding − dilation·(k − 1) − 1) / stride + 1 along a spatial axis,
+                // as max(span + stride, 0) / stride: no window fits an input smaller than one.
                 let (x, w) = (ctx.operand(op, 0), ctx.operand(op, 1));
+                let window = dlc_graph::decompose::Window::of(ctx, op, x, Some(w))
+                    .ok_or("a conv2d with malformed window attributes")?;
                 let s = axis
                     .checked_sub(2)
                     .filter(|&s| s < 2)
                     .ok_or("a conv2d dim")?;
+                let k = [window.kh, window.kw][s];
+                let (stride, dilation) = (window.strides[s], window.dilations[s]);
+                let pad = window.padding[s] + window.padding[s + 2];
                 let d = self.dim(ctx, x, axis, loc)?;
-                let k = dlc_graph::tensor_parts(ctx, ctx.value_type(w))
-                    .and_then(|t| t.shape.get(axis).copied())
-                    .filter(|&k| k > 0)
-                    .ok_or("a conv2d of dynamic kernel size")?;
-                let pair = |n: &str, default: i64| {
-                    let v = i64_array(ctx, op, n);
-                    match v.len() {
-                        1 => v[0],
-                        2 => v[s],
-                        _ => default,
-                    }
-                };
-                let (stride, dilation) = (pair("strides", 1), pair("dilations", 1));
-                let padding = i64_array(ctx, op, "padding");
-                let pad = match padding.len() {
-                    1 => 2 * padding[0],
-                    2 => 2 * padding[s],
-                    4 => padding[s] + padding[s + 2],
-                    _ => 0,
-                };
-                // As max(span + stride, 0) / stride: no window fits an input smaller than one.
                 let bias = e.int(ctx, pad - dilation * (k - 1) - 1 + stride, Type::INDEX);
                 let span = e.arith(ctx, "addi", &[d, bias], Type::INDEX);
                 let zero = e.int(ctx, 0, Type::INDEX);
