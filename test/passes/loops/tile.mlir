@@ -91,8 +91,8 @@ loop.kernel @mm(%a: !loop.buffer<12x64xf32, global>, %b: !loop.buffer<64x32xf32,
 
 // Doc example 2: 13 rows and 40 columns. Four row tiles; a loop.if skips the last, partial
 // one in the tiled loop; then per tile, the full ones run the 8 columns left (less than a
-// vector) as one tile of 8-lane vectors, then the original j loop from 40 to 40 for their 4
-// rows, and the partial one runs one-row tiles (and the same column remainder).
+// vector) as one tile of 8-lane vectors, which leaves no column to the original j loop, and
+// the partial one runs one-row tiles (and the same column remainder).
 // CHECK-LABEL: loop.kernel @mm_rem
 // CHECK: loop.for parallel %{{.*}} = %{{.*}} to %{{.*}} step
 // CHECK: %[[END:.*]] = arith.constant 32 : index
@@ -116,17 +116,15 @@ loop.kernel @mm(%a: !loop.buffer<12x64xf32, global>, %b: !loop.buffer<64x32xf32,
 // CHECK: math.fma {{.*}} : vector<8xf32>
 // CHECK: loop.load %{{.*}}[%{{.*}}, %{{.*}}] : !loop.buffer<4x8xf32, local>
 // CHECK: loop.schedule_block "store"
-// CHECK: loop.for serial %[[R:.*]] = %{{.*}} to %{{.*}} step
-// CHECK: %[[I:.*]] = arith.addi %[[I0]], %[[R]] : index
-// CHECK: loop.for serial %[[J:.*]] = %{{.*}} to %c40 step %c1 {
-// CHECK: loop.schedule_block "mm" (%{{.*}} = %[[I]], %{{.*}} = %[[J]], %{{.*}} = %{{.*}} reduce) init {
+// CHECK-NOT: loop.schedule_block "mm"
 // CHECK: } else {
 // CHECK: loop.for serial %[[II:.*]] = %[[I0]] to %c13 step
 // CHECK: loop.for serial %{{.*}} = %c0 to %[[END]] step
 // CHECK: loop.alloc : !loop.buffer<1x32xf32, local>
 // CHECK: math.fma
-// CHECK: loop.for serial %[[J2:.*]] = %{{.*}} to %c40 step %c1 {
-// CHECK: loop.schedule_block "mm" (%{{.*}} = %{{.*}}, %{{.*}} = %[[J2]], %{{.*}} = %{{.*}} reduce) init {
+// CHECK: loop.for serial %{{.*}} = %c32 to %c40{{.*}} step %c8
+// CHECK: loop.alloc : !loop.buffer<1x8xf32, local>
+// CHECK-NOT: loop.schedule_block "mm"
 loop.kernel @mm_rem(%a: !loop.buffer<13x8xf32, global>, %b: !loop.buffer<8x40xf32, global>, %c: !loop.buffer<13x40xf32, global>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -161,7 +159,9 @@ loop.kernel @mm_rem(%a: !loop.buffer<13x8xf32, global>, %b: !loop.buffer<8x40xf3
 // -----
 
 // Symbolic extents: the row-tile and cache-block counts are computed before the loop, the
-// column blocks end at the last whole block, and both remainders stay.
+// column blocks end at the last whole block, and both remainders stay. The columns after the
+// blocks of 2x16 lanes run as tiles of 16, 8, 4, 2 and 1 lanes, each at most once, so no
+// column is left to a scalar reduction.
 // CHECK-LABEL: loop.kernel @mm_dyn
 // CHECK: %[[D:.*]] = arith.subi %arg3, %c0 : index
 // CHECK: %[[N:.*]] = arith.maxsi %[[D]], %{{.*}} : index
@@ -171,6 +171,14 @@ loop.kernel @mm_rem(%a: !loop.buffer<13x8xf32, global>, %b: !loop.buffer<8x40xf3
 // CHECK: loop.if
 // CHECK: loop.vload %arg1[%{{.*}}, %{{.*}}] : !loop.buffer<?x?xf32, global> -> vector<16xf32>
 // CHECK: math.fma
+// CHECK: loop.alloc : !loop.buffer<4x16xf32, local>
+// CHECK: loop.alloc : !loop.buffer<4x8xf32, local>
+// CHECK: math.fma {{.*}} : vector<8xf32>
+// CHECK: loop.alloc : !loop.buffer<4x4xf32, local>
+// CHECK: loop.alloc : !loop.buffer<4x2xf32, local>
+// CHECK: loop.alloc : !loop.buffer<4x1xf32, local>
+// CHECK: math.fma {{.*}} : vector<1xf32>
+// CHECK-NOT: loop.schedule_block "mm"
 // CHECK: } else {
 loop.kernel @mm_dyn(%a: !loop.buffer<?x?xf32, global>, %b: !loop.buffer<?x?xf32, global>, %c: !loop.buffer<?x?xf32, global>, %m: index, %n: index, %kk: index) {
   %c0 = arith.constant 0 : index
@@ -345,10 +353,10 @@ loop.kernel @mm_kblock(%a: !loop.buffer<8x64xf32, global>, %b: !loop.buffer<64x1
 // so no column is left to the scalar loop.
 // CHECK-LABEL: loop.kernel @mm_narrow
 // CHECK: loop.alloc : !loop.buffer<4x32xf32, local>
-// CHECK: loop.for serial %[[JB:.*]] = %[[END:.*]] to %[[END2:.*]] step %c16
+// CHECK: loop.for serial %[[JB:.*]] = %{{.*}} to %{{.*}} step %c16
 // CHECK: loop.alloc : !loop.buffer<4x16xf32, local>
 // CHECK: math.fma
-// CHECK: loop.for serial %{{.*}} = %[[END2]] to %c48 step %c1
+// CHECK-NOT: loop.schedule_block "mm"
 loop.kernel @mm_narrow(%a: !loop.buffer<12x64xf32, global>, %b: !loop.buffer<64x48xf32, global>, %c: !loop.buffer<12x48xf32, global>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

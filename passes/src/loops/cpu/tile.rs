@@ -76,11 +76,13 @@
 //!   buffer by a loop over the block before the row tiles (the ops computing its indices
 //!   cloned), and the tiles read the packed copy (at most 256 KiB of packed buffers);
 //! - then, per row tile of the cache block: unless the blocks cover a constant `j` range,
-//!   whole tiles run the columns after the whole blocks as tiles one vector wide (`V = 1`, no
-//!   reduction blocks) while a whole vector is left, then at most one tile of `W/2` lanes,
-//!   one of `W/4`, ... while a vector keeps 16 bytes, then the original `j` loop for each of
-//!   their rows; the last, partial tile runs each of its rows as a one-row tile (`R = 1`, no
-//!   reduction blocks) over the column blocks, then the same column remainder.
+//!   whole tiles run the columns after the whole blocks (no reduction blocks) as at most one
+//!   tile of `V/2` vectors, one of `V/4`, ... one of one vector, then at most one tile of
+//!   `W/2` lanes, one of `W/4`, ... one of one lane: every column left runs in a tile whose
+//!   `R` rows accumulate side by side (a symbolic row of 10 columns is an 8-lane and a 2-lane
+//!   tile, not 2 scalar reductions per row one after another, which took 4x as long); the
+//!   last, partial tile runs each of its rows as a one-row tile (`R = 1`, no reduction
+//!   blocks) over the column blocks, then the same column remainder.
 //! - **8-bit products** (`vnni`, on by default where the CPU has AVX-512 VNNI): a block body
 //!   `acc += extui(A[.., k]) · extsi(B[k, j])` (or `extsi(A) · extui(B)`, an im2col
 //!   convolution's weights times its columns) of `i8` loads into an `i32` accumulator with
@@ -205,9 +207,8 @@
 //!            loop.vstore %22, %9[%c0_36, %c0_37] : vector<16xf32>, !loop.buffer<4x32xf32, local>
 //!    ```
 //! 2. The same matmul with 13 rows and 40 columns: the tiled loop skips the last, partial row
-//!    tile with a `loop.if`; after it, the whole tiles run a column remainder `loop.for serial`
-//!    from 32 to 40 per row and the partial tile runs its row as a `1 x 32` tile plus the same
-//!    remainder.
+//!    tile with a `loop.if`; after it, the whole tiles run the columns from 32 to 40 as a
+//!    `4 x 8` tile and the partial tile runs its row as a `1 x 32` tile plus a `1 x 8` one.
 //! 3. With a `k` range longer than a reduction block (`tile{rows=2 vectors=1 width=16
 //!    k-block=16 row-blocks=2}` on an 8x64 by 64x16 matmul): a `[2, 2, 16]` partial-sum buffer
 //!    and a `[16, 16]` packed block of `B` per cache block; per column block, the init of both
@@ -1643,27 +1644,32 @@ impl Tile {
         end: Value,
     ) {
         let loc = ctx.op_loc(nest.j_loop);
-        // Tiles one vector wide over the whole vectors left: of `W` lanes after tiles of
-        // several vectors, then of half as many lanes while a vector keeps 16 bytes (the last
-        // 8 of 56 columns run as one 8-lane vector, not as 8 scalar reductions).
-        let min_lanes = (16 / elem_bytes(ctx, nest.elem)).max(2);
-        let mut widths = Vec::new();
-        if self.vectors > 1 {
-            widths.push(nest.width);
+        // Tiles over the whole vectors left, of half as many vectors as the whole blocks,
+        // then half that, down to one (each runs at most once: 40 columns after blocks of
+        // four 16-lane vectors are one tile of two vectors, 8 accumulators, and 8 columns),
+        // then of half as many lanes down to one (the last 2 of 10 columns run as one
+        // 2-lane vector per row, the rows' chains of multiply-adds side by side, not as
+        // scalar reductions one after another).
+        let mut shapes = Vec::new();
+        let mut vectors = self.vectors / 2;
+        while vectors >= 1 {
+            shapes.push((vectors, nest.width));
+            vectors /= 2;
         }
         let mut width = nest.width;
-        while width % 2 == 0 && width / 2 >= min_lanes {
+        while width % 2 == 0 {
             width /= 2;
-            widths.push(width);
+            shapes.push((1, width));
         }
         let mut end = end;
-        for width in widths {
-            let end2 = whole_groups_end_of(ctx, at, (end, nest.j.ub), 1, width, loc);
+        for (vectors, width) in shapes {
+            let cols = vectors * width;
+            let end2 = whole_groups_end_of(ctx, at, (end, nest.j.ub), 1, cols, loc);
             if const_int(ctx, end).is_some() && const_int(ctx, end) == const_int(ctx, end2) {
                 continue;
             }
             let narrow = Tile {
-                vectors: 1,
+                vectors,
                 width: Some(width),
                 row_blocks: Some(1),
                 k_block: None,
@@ -1673,11 +1679,14 @@ impl Tile {
                 width,
                 ..nest.clone()
             };
-            let w = index_const(ctx, at, width, loc);
-            let (_, jb_body, jb) = build_for(ctx, at, (end, end2, w), LoopKind::Serial, loc);
+            let step = index_const(ctx, at, cols, loc);
+            let (_, jb_body, jb) = build_for(ctx, at, (end, end2, step), LoopKind::Serial, loc);
             let jb_at = before_terminator(ctx, jb_body);
             narrow.tile_body(ctx, &narrow_nest, jb_at, i0, jb, None);
             end = end2;
+        }
+        if width == 1 {
+            return; // the one-lane tiles took every column left
         }
         let zero = index_const(ctx, at, 0, loc);
         let rows = index_const(ctx, at, self.rows, loc);
