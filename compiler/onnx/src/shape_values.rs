@@ -174,6 +174,41 @@ impl NodeCx<'_, '_> {
         Ok(v)
     }
 
+    /// `d` as a rank-0 `i64` tensor: a constant when known, else computed at run time
+    /// ([`Self::size_tensor`]).
+    pub fn dim_scalar(&mut self, d: Dim) -> NodeResult<Value> {
+        match d {
+            Dim::Known(k) => Ok(self.scalar_of(k as f64, Type::I64)),
+            Dim::Size { value, .. } => self.size_tensor(value, false),
+        }
+    }
+
+    /// The positions `0 .. n` as an `i64` tensor of rank `rank`, along `axis` (every other
+    /// dim 1, so it broadcasts): a constant when `n` is known, else a `graph.iota` sized at
+    /// run time. Masks and index tables over `?` dims are built from these.
+    pub fn positions(&mut self, n: Dim, rank: usize, axis: usize) -> NodeResult<Value> {
+        let mut shape = vec![1; rank];
+        match n {
+            Dim::Known(k) => {
+                let len = usize::try_from(k).map_err(|_| format!("a negative size {k}"))?;
+                shape[axis] = len;
+                let values: Vec<i64> = (0..k).collect();
+                Ok(self.constant(dlc_tensor::Tensor::from_i64(
+                    dlc_tensor::DType::I64,
+                    &shape,
+                    &values,
+                )))
+            }
+            Dim::Size { value, .. } => {
+                let mut dims = vec![1; rank];
+                dims[axis] = DYNAMIC;
+                let ty = self.ctx().tensor_type(&dims, Type::I64);
+                let a = self.int_attr(axis as i64);
+                self.op_typed("graph.iota", &[value], &[("axis", a)], ty)
+            }
+        }
+    }
+
     /// The `index` value of `d`.
     pub(crate) fn size_value(&mut self, d: Dim) -> Value {
         match d {

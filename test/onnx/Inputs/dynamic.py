@@ -14,6 +14,13 @@ with reference outputs from onnxruntime: shapes computed from `Shape` of inputs 
   writing unknown dims, which are not one size); run at 9x14 and 32x20.
 - positions.onnx: token plus position embeddings with the position ids a Range up to
   Shape(ids)[1], and a strided Range from 1; run at (batch, seq) = (2, 5) and (1, 1).
+- kernels.onnx: over x [a, s]: Tile by constant repeats and by repeats from Shape(x), Trilu
+  with a k given at run time, CumSum forward and reversed exclusive along the `?` axis,
+  GatherElements with indices [a, t] (negative ones too), and a Range from −s to s by 2;
+  run at (a, s, t) = (2, 5, 3) and (3, 9, 11).
+- attention.onnx: opset-23 Attention over 3-D q [b, s, 32] and k, v [b, s, 16] (4 query heads
+  sharing 2 key heads), causal, with a past key/value cache of p positions; run at
+  (b, s, p) = (1, 1, 3) and (2, 6, 4).
 
 Usage: python3 dynamic.py DIR
 """
@@ -160,6 +167,64 @@ def positions():
                  inits)
 
 
+def kernels():
+    """Tile, Trilu, CumSum, GatherElements and Range over `?` dims."""
+    nodes = [
+        h.make_node("Shape", ["x"], ["shape"]),
+        const("zero", np.array(0, np.int64)),
+        const("one", np.array(1, np.int64)),
+        const("two", np.array(2, np.int64)),
+        const("first", np.array([0], np.int64)),
+        const("second", np.array([1], np.int64)),
+        const("twice", np.array([2, 1], np.int64)),
+        h.make_node("Tile", ["x", "twice"], ["tiled"]),
+        h.make_node("Slice", ["shape", "first", "second"], ["a"]),
+        h.make_node("Concat", ["second", "a"], ["reps"], axis=0),
+        h.make_node("Tile", ["x", "reps"], ["wide"]),
+        h.make_node("Trilu", ["x", "diag"], ["lower"], upper=0),
+        h.make_node("CumSum", ["x", "one"], ["sums"]),
+        h.make_node("CumSum", ["x", "one"], ["rsums"], exclusive=1, reverse=1),
+        h.make_node("GatherElements", ["x", "idx"], ["picked"], axis=1),
+        h.make_node("Gather", ["shape", "one"], ["s"], axis=0),
+        h.make_node("Sub", ["zero", "s"], ["start"]),
+        h.make_node("Range", ["start", "s", "two"], ["steps"]),
+    ]
+    outputs = [value(n, T.FLOAT, [f"{n}0", f"{n}1"])
+               for n in ("tiled", "wide", "lower", "sums", "rsums", "picked")]
+    return model(nodes,
+                 [value("x", T.FLOAT, ["a", "s"]), value("diag", T.INT64, []),
+                  value("idx", T.INT64, ["a", "t"])],
+                 outputs + [value("steps", T.INT64, ["n"])])
+
+
+def attention():
+    """Grouped-query causal self-attention with a past cache, as the opset-23 op."""
+    nodes = [h.make_node("Attention", ["q", "k", "v", "", "past_k", "past_v"],
+                         ["y", "present_k", "present_v"], q_num_heads=4, kv_num_heads=2,
+                         is_causal=1)]
+    inputs = [value("q", T.FLOAT, ["b", "s", 32]), value("k", T.FLOAT, ["b", "s", 16]),
+              value("v", T.FLOAT, ["b", "s", 16]), value("past_k", T.FLOAT, ["b", 2, "p", 8]),
+              value("past_v", T.FLOAT, ["b", 2, "p", 8])]
+    outputs = [value("y", T.FLOAT, ["b", "s", 32]),
+               value("present_k", T.FLOAT, ["b", 2, "total", 8]),
+               value("present_v", T.FLOAT, ["b", 2, "total", 8])]
+    graph = h.make_graph(nodes, "g", inputs, outputs)
+    return h.make_model(graph, opset_imports=[h.make_opsetid("", 23)])
+
+
+def data(rng, name, shape, feeds):
+    """The input `name` of `shape`: token ids, a Trilu diagonal, indices into x's last axis
+    (from −s to s − 1), or floats."""
+    if name == "ids":
+        return rng.integers(0, 50, shape)
+    if name == "diag":
+        return np.array(rng.integers(-2, 3), np.int64)
+    if name == "idx":
+        s = feeds["x"][-1]
+        return rng.integers(-s, s, shape)
+    return rng.standard_normal(shape).astype(np.float32)
+
+
 def main():
     out = Path(sys.argv[1])
     out.mkdir(parents=True, exist_ok=True)
@@ -170,6 +235,13 @@ def main():
                               {"x": (1, 6, 2, 4), "row": (1, 1, 2)}]),
         "windows": (windows(), [{"x": (1, 3, 9, 14)}, {"x": (1, 3, 32, 20)}]),
         "positions": (positions(), [{"ids": (2, 5)}, {"ids": (1, 1)}]),
+        "kernels": (kernels(), [{"x": (2, 5), "diag": (), "idx": (2, 3)},
+                                {"x": (3, 9), "diag": (), "idx": (3, 11)}]),
+        "attention": (attention(), [
+            {"tag": "b1s1p3", "q": (1, 1, 32), "k": (1, 1, 16), "v": (1, 1, 16),
+             "past_k": (1, 2, 3, 8), "past_v": (1, 2, 3, 8)},
+            {"tag": "b2s6p4", "q": (2, 6, 32), "k": (2, 6, 16), "v": (2, 6, 16),
+             "past_k": (2, 2, 4, 8), "past_v": (2, 2, 4, 8)}]),
     }
     for name, (m, runs) in cases.items():
         onnx.checker.check_model(m)
@@ -177,9 +249,9 @@ def main():
         onnx.save(m, path)
         session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
         for feeds in runs:
-            tag = "_".join("x".join(map(str, s)) for s in feeds.values())
-            arrays = {k: rng.integers(0, 50, s) if k == "ids" else
-                      rng.standard_normal(s).astype(np.float32) for k, s in feeds.items()}
+            tag = feeds.pop("tag", None) or "_".join(
+                "x".join(map(str, s)) for s in feeds.values() if s)
+            arrays = {k: data(rng, k, s, feeds) for k, s in feeds.items()}
             for k, a in arrays.items():
                 np.save(out / f"{name}_{tag}_{k}.npy", a)
             for i, y in enumerate(session.run(None, arrays)):

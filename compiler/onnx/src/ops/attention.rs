@@ -8,19 +8,25 @@
 
 use super::{table, Handler};
 use crate::importer::{NodeCx, NodeResult};
+use crate::shape_values::Dim;
 use crate::tensor::element_type;
 use dlc_ir::{Type, Value, DYNAMIC};
-use dlc_tensor::{DType, Tensor};
 
 pub(super) const OPS: &[(&str, Handler)] = &[("Attention", attention)];
 
-/// `[B, S, H·D]` → `[B, H, S, D]`.
+/// `[B, S, H·D]` → `[B, H, S, D]` (`B` and `S` may be `?`; the hidden size is static).
 fn split_heads(cx: &mut NodeCx, x: Value, heads: i64) -> NodeResult<Value> {
-    let s = cx.shape(x);
-    if heads <= 0 || s[2] % heads != 0 {
-        return Err(format!("{heads} heads do not divide the hidden size {}", s[2]).into());
+    let s = cx.dims(x);
+    let Dim::Known(hidden) = s[2] else {
+        return Err("the hidden size must be static".into());
+    };
+    if heads <= 0 || hidden % heads != 0 {
+        return Err(format!("{heads} heads do not divide the hidden size {hidden}").into());
     }
-    let r = cx.reshape(x, &[s[0], s[1], heads, s[2] / heads])?;
+    let r = cx.sized_reshape(
+        x,
+        &[s[0], s[1], Dim::Known(heads), Dim::Known(hidden / heads)],
+    )?;
     cx.transpose(r, &[0, 2, 1, 3])
 }
 
@@ -29,9 +35,6 @@ fn attention(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let rank = cx.shape(q).len();
     if !(3..=4).contains(&rank) || cx.shape(k).len() != rank || cx.shape(v).len() != rank {
         return Err("Q, K and V must all be 3-D or all 4-D".into());
-    }
-    if [q, k, v].iter().any(|x| cx.shape(*x).contains(&DYNAMIC)) {
-        return Err("Attention needs static shapes".into());
     }
     let q_heads = cx.attr_int("q_num_heads");
     let kv_heads = cx.attr_int("kv_num_heads");
@@ -45,6 +48,9 @@ fn attention(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
         v = split_heads(cx, v, kh)?;
     }
     let qs = cx.shape(q);
+    if [q, k, v].iter().any(|x| cx.shape(*x)[1] == DYNAMIC) || qs[3] == DYNAMIC {
+        return Err("the head counts and the head size must be static".into());
+    }
     let head = qs[3];
     let scale = cx.float_or("scale", 1.0 / (head as f64).sqrt());
     let root = cx.scalar(scale.sqrt(), q);
@@ -59,7 +65,10 @@ fn attention(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     if past_k.is_some() != past_v.is_some() {
         return Err("past_key and past_value must be given together".into());
     }
-    let past_len = past_k.map_or(0, |p| cx.shape(p)[2]);
+    let past_len = match past_k {
+        Some(p) => cx.dims(p)[2],
+        None => Dim::Known(0),
+    };
     let concat_seq = |cx: &mut NodeCx, past: Option<Value>, x: Value| -> NodeResult<Value> {
         match past {
             Some(p) => {
@@ -82,7 +91,7 @@ fn attention(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let q = cx.cast(q, compute)?;
     let root = cx.cast(root, compute)?;
     let (mut k, mut v) = (cx.cast(present_k, compute)?, cx.cast(present_v, compute)?);
-    let (q_len, kv_len) = (qs[2], cx.shape(k)[2]);
+    let (q_len, kv_len) = (cx.dims(q)[2], cx.dims(k)[2]);
     let (hq, hk) = (qs[1], cx.shape(k)[1]);
     if hq != hk {
         if hk == 0 || hq % hk != 0 {
@@ -104,8 +113,21 @@ fn attention(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
         }))
     };
     if let Some(mask) = cx.opt_input(3) {
+        let mut md = cx.dims(mask);
+        let mask_len = md.last().copied().unwrap_or(kv_len);
+        // A mask shorter than the keys is padded with −∞; with run-time lengths it must be
+        // as long as the keys (a sized reshape checks it when the kernels run).
+        let pad = match (kv_len, mask_len) {
+            (Dim::Known(kv), Dim::Known(m)) => kv - m,
+            _ => 0,
+        };
+        let mask = if mask_len != kv_len && pad == 0 && !md.is_empty() {
+            *md.last_mut().unwrap_or(&mut Dim::Known(0)) = kv_len;
+            cx.sized_reshape(mask, &md)?
+        } else {
+            mask
+        };
         let ms = cx.shape(mask);
-        let pad = kv_len - ms.last().copied().unwrap_or(kv_len);
         let mut m = if cx.elem(mask) == Type::I1 {
             let zero = cx.scalar(0.0, q);
             let ninf = cx.scalar(f64::NEG_INFINITY, q);
@@ -138,20 +160,17 @@ fn attention(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     };
     let offset = match nonpad {
         Some(n) => {
-            let ql = cx.scalar(q_len as f64, n);
+            let ql = cx.dim_scalar(q_len)?;
             cx.binary("graph.sub", n, ql)?
         }
-        None => cx.scalar_of(past_len as f64, Type::I64),
+        None => cx.dim_scalar(past_len)?,
     };
-    table(q_len as i128 * kv_len as i128)?;
-    let diagonal: Vec<i64> = (0..q_len)
-        .flat_map(|i| (0..kv_len).map(move |j| j - i))
-        .collect();
-    let d = cx.constant(Tensor::from_i64(
-        DType::I64,
-        &[q_len as usize, kv_len as usize],
-        &diagonal,
-    ));
+    if let (Dim::Known(q), Dim::Known(kv)) = (q_len, kv_len) {
+        table(q as i128 * kv as i128)?;
+    }
+    let rows = cx.positions(q_len, 2, 0)?;
+    let columns = cx.positions(kv_len, 2, 1)?;
+    let d = cx.binary("graph.sub", columns, rows)?;
     let mut allowed: Option<Value> = None;
     let mut limit = |cx: &mut NodeCx, pred: &str, bound: Value| -> NodeResult<()> {
         let ok = cx.cmp(pred, d, bound)?;
@@ -176,8 +195,7 @@ fn attention(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     }
     if let Some(n) = nonpad {
         // Keys at or past a batch's length are masked: j < n[b].
-        let positions: Vec<i64> = (0..kv_len).collect();
-        let iota = cx.constant(Tensor::from_i64(DType::I64, &[kv_len as usize], &positions));
+        let iota = cx.positions(kv_len, 1, 0)?;
         let keep = cx.cmp("lt", iota, n)?;
         allowed = Some(match allowed {
             Some(a) => cx.binary("graph.and", a, keep)?,
@@ -237,8 +255,11 @@ fn attention(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let mut y = cx.cast(y, elem)?;
     if rank == 3 {
         let t = cx.transpose(y, &[0, 2, 1, 3])?;
-        let ts = cx.shape(t);
-        y = cx.reshape(t, &[ts[0], ts[1], ts[2] * ts[3]])?;
+        let ts = cx.dims(t);
+        let merged = cx
+            .dims_product(&ts[2..])
+            .ok_or("the hidden size overflows")?;
+        y = cx.sized_reshape(t, &[ts[0], ts[1], merged])?;
     }
     let qk_out = match mode {
         0 => qk,

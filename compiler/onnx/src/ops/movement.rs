@@ -619,41 +619,53 @@ fn expand_to_sizes(cx: &mut NodeCx, x: Value, target: &[Dim]) -> NodeResult<Valu
 
 /// Repeats along each axis: `x` with a new axis of size 1 before each repeated one, broadcast
 /// to the repeat count, and merged back (`[.., d, ..]` → `[.., r, d, ..]` → `[.., r·d, ..]`).
+/// `?` dims and repeats computed from `Shape`s ([`Dim`]s) give sized reshapes, and run-time
+/// repeats an expand against a sized fill.
 fn tile(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let x = cx.input(0)?;
-    let repeats = cx.ints_input(1)?.ok_or("input #1 (repeats) is required")?;
-    let shape = cx.shape(x);
-    if repeats.len() != shape.len() {
+    let repeats = cx.dims_input(1)?.ok_or("input #1 (repeats) is required")?;
+    let dims = cx.dims(x);
+    if repeats.len() != dims.len() {
         return Err("repeats must have one entry per axis".into());
     }
-    if repeats.iter().any(|r| *r < 0) {
+    if repeats.iter().any(|r| matches!(r, Dim::Known(k) if *k < 0)) {
         return Err("repeats must be non-negative".into());
     }
-    if repeats.iter().all(|r| *r == 1) {
+    if repeats.iter().all(|r| *r == Dim::Known(1)) {
         return Ok(vec![x]);
-    }
-    let dims: Vec<i64> = shape
-        .iter()
-        .map(|d| if *d == DYNAMIC { -1 } else { *d })
-        .collect();
-    if dims.contains(&-1) {
-        return Err("Tile of a dynamic shape is not supported".into());
     }
     let mut out = Vec::with_capacity(dims.len());
     for (d, r) in dims.iter().zip(&repeats) {
-        out.push(d.checked_mul(*r).ok_or("the tiled shape overflows")?);
+        out.push(
+            cx.dims_product(&[*d, *r])
+                .ok_or("the tiled shape overflows")?,
+        );
     }
-    crate::importer::check_size(&out)?;
-    let lifted: Vec<i64> = dims.iter().flat_map(|d| [1, *d]).collect();
-    let spread: Vec<i64> = dims
-        .iter()
-        .zip(&repeats)
-        .flat_map(|(d, r)| [*r, *d])
-        .collect();
-    let y = cx.reshape(x, &lifted)?;
-    let s = cx.array_attr(&spread);
-    let y = cx.op("graph.broadcast_to", &[y], &[("shape", s)])?;
-    Ok(vec![cx.reshape(y, &out)?])
+    if let Some(sizes) = known(&out) {
+        crate::importer::check_size(&sizes)?;
+    }
+    let lifted: Vec<Dim> = dims.iter().flat_map(|d| [Dim::Known(1), *d]).collect();
+    let y = cx.sized_reshape(x, &lifted)?;
+    let y = match known(&repeats) {
+        Some(counts) => {
+            // `broadcast_to`'s −1 keeps the input's `?` dim.
+            let spread: Vec<i64> = counts
+                .iter()
+                .zip(&dims)
+                .flat_map(|(r, d)| match d {
+                    Dim::Known(k) => [*r, *k],
+                    Dim::Size { .. } => [*r, -1],
+                })
+                .collect();
+            let s = cx.array_attr(&spread);
+            cx.op("graph.broadcast_to", &[y], &[("shape", s)])?
+        }
+        None => {
+            let target: Vec<Dim> = repeats.iter().flat_map(|r| [*r, Dim::Known(1)]).collect();
+            expand_to_sizes(cx, y, &target)?
+        }
+    };
+    Ok(vec![cx.sized_reshape(y, &out)?])
 }
 
 /// Opset < 11: `pads` and `value` attributes (opset < 2: `paddings`); later inputs `pads`,
@@ -814,37 +826,32 @@ fn range(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     ))])
 }
 
-/// An integer Range whose limit is a size known at run time (`Range(0, Shape(x)[1], 1)`, the
-/// position ids of a transformer) and whose start and positive delta are constants: a
-/// `graph.iota` of `max(limit − start + delta − 1, 0) / delta` elements, scaled and shifted.
-/// `None` for any other Range.
+/// An integer Range whose start or limit is a size computed at run time
+/// (`Range(0, Shape(x)[1], 1)`, the position ids of a transformer; `Range(−s, 0, 1)`) with a
+/// constant delta: a `graph.iota` of `⌈(limit − start) / delta⌉` elements (at least 0), scaled
+/// by the delta and shifted by the start (the start's own tensor when it is computed). `None`
+/// for any other Range.
 fn range_to_size(cx: &mut NodeCx) -> NodeResult<Option<Value>> {
-    let single = |dims: Option<Vec<Dim>>| match dims.as_deref() {
-        Some(&[d]) => Some(d),
+    let single = |cx: &mut NodeCx, i: usize| match cx.opt_input(i).map(|v| cx.dims_of(v)) {
+        Some(Some(dims)) if dims.len() == 1 => Some(dims[0]),
         _ => None,
     };
-    let Some(limit @ Dim::Size { .. }) = cx.opt_input(1).and_then(|v| single(cx.dims_of(v))) else {
+    let (Some(start), Some(limit)) = (single(cx, 0), single(cx, 1)) else {
         return Ok(None);
     };
-    let known =
-        |cx: &mut NodeCx, i: usize| match cx.opt_input(i).and_then(|v| single(cx.dims_of(v))) {
-            Some(Dim::Known(k)) => Some(k),
-            _ => None,
-        };
-    let (Some(start), Some(delta)) = (known(cx, 0), known(cx, 2)) else {
-        return Err(
-            "a Range whose limit is a run-time size needs a constant start and delta".into(),
-        );
-    };
-    if delta <= 0 {
-        return Err(
-            format!("a Range up to a run-time size needs a positive delta, not {delta}").into(),
-        );
+    if known(&[start, limit]).is_some() {
+        return Ok(None);
     }
+    let Some(Dim::Known(delta)) = single(cx, 2) else {
+        return Err("a Range whose bounds are run-time sizes needs a constant delta".into());
+    };
+    let count = match delta {
+        0 => return Err("delta is 0".into()),
+        d if d > 0 => cx.range_count(start, limit, d),
+        d => cx.range_count(limit, start, -d),
+    }
+    .ok_or("the Range's bounds overflow")?;
     let elem = cx.elem(cx.input(1)?);
-    let count = cx
-        .range_count(Dim::Known(start), limit, delta)
-        .ok_or("the Range's bounds overflow")?;
     let n = cx.size_value(count);
     let ty = cx.ctx().tensor_type(&[DYNAMIC], elem);
     let axis = cx.int_attr(0);
@@ -853,9 +860,17 @@ fn range_to_size(cx: &mut NodeCx) -> NodeResult<Option<Value>> {
         let d = cx.scalar(delta as f64, y);
         y = cx.binary("graph.mul", y, d)?;
     }
-    if start != 0 {
-        let s = cx.scalar(start as f64, y);
-        y = cx.binary("graph.add", y, s)?;
+    match start {
+        Dim::Known(0) => {}
+        Dim::Known(k) => {
+            let s = cx.scalar(k as f64, y);
+            y = cx.binary("graph.add", y, s)?;
+        }
+        Dim::Size { .. } => {
+            let s = cx.input(0)?;
+            let s = cx.reshape(s, &[])?;
+            y = cx.binary("graph.add", y, s)?;
+        }
     }
     Ok(Some(y))
 }
@@ -886,30 +901,33 @@ fn dropout(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
 }
 
 /// Keeps the upper (`upper = 1`) or lower triangle of the last two axes, from diagonal `k`: a
-/// select with a constant mask.
+/// select with the mask `j − i ≥ k` (`≤ k` for the lower one) over the positions `i`, `j` of
+/// the two axes. Static axes and a constant `k` fold it to a constant; `?` axes and a `k`
+/// given at run time compute it.
 fn trilu(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let x = cx.input(0)?;
-    let shape = cx.shape(x);
-    if shape.len() < 2 {
+    let dims = cx.dims(x);
+    let rank = dims.len();
+    if rank < 2 {
         return Err("Trilu needs rank ≥ 2".into());
     }
-    let (n, m) = (shape[shape.len() - 2], shape[shape.len() - 1]);
-    if n == DYNAMIC || m == DYNAMIC {
-        return Err("Trilu needs static last two dims".into());
-    }
-    let k = match cx.const_input(1)? {
-        Some(t) if t.len() == 1 => t.get(0).as_i64(),
-        Some(_) => return Err("k must be a scalar".into()),
-        None => 0,
+    let k = match cx.opt_input(1) {
+        Some(k) => {
+            if cx.shape(k).iter().product::<i64>() != 1 {
+                return Err("k must be a scalar".into());
+            }
+            let k = cx.cast(k, dlc_ir::Type::I64)?;
+            cx.reshape(k, &[])?
+        }
+        None => cx.scalar_of(0.0, dlc_ir::Type::I64),
     };
     let upper = cx.int_or("upper", 1) != 0;
-    table(n as i128 * m as i128)?;
-    let keep: Vec<bool> = (0..n)
-        .flat_map(|i| (0..m).map(move |j| if upper { j - i >= k } else { j - i <= k }))
-        .collect();
-    let mask = cx.constant(Tensor::from_bools(&[n as usize, m as usize], &keep));
+    let i = cx.positions(dims[rank - 2], 2, 0)?;
+    let j = cx.positions(dims[rank - 1], 2, 1)?;
+    let diagonal = cx.binary("graph.sub", j, i)?;
+    let keep = cx.cmp(if upper { "ge" } else { "le" }, diagonal, k)?;
     let zero = cx.scalar(0.0, x);
-    Ok(vec![cx.select(mask, x, zero)?])
+    Ok(vec![cx.select(keep, x, zero)?])
 }
 
 /// `values[1]` where the index (wrapped when negative) equals the position along the new axis,
@@ -964,9 +982,11 @@ fn gather_elements(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
 }
 
 /// GatherElements' semantics: a gather from the flattened data at
-/// `index · stride(axis) + (the other coordinates' offset)`, the latter a constant. Negative
-/// indices count from the end; an index still out of range is sent past the flat range (to the
-/// element count, which times a stride stays in i64), so
+/// `index · stride(axis) + (the other coordinates' offset)`, the offset a sum of positions
+/// times strides (a constant table when the shapes are static; computed over `?` dims).
+/// Negative indices count from the end; an index still out of range, or a position past the
+/// data's dim on another axis (only possible with `?` dims), is sent past the flat range (to
+/// the product of the dims up to the axis, which times the stride is the element count), so
 /// the gather reports it instead of reading another row.
 pub(super) fn gather_along(
     cx: &mut NodeCx,
@@ -974,51 +994,59 @@ pub(super) fn gather_along(
     idx: Value,
     a: usize,
 ) -> NodeResult<Value> {
-    let ds = cx.static_shape(data, "GatherElements")?;
-    let is = cx.static_shape(idx, "GatherElements")?;
+    let ds = cx.dims(data);
+    let is = cx.dims(idx);
     if ds.len() != is.len() {
         return Err("data and indices must have the same rank".into());
     }
-    let strides: Vec<i64> = (0..ds.len())
-        .map(|d| ds[d + 1..].iter().product())
-        .collect();
-    let dims: Vec<usize> = is.iter().map(|d| *d as usize).collect();
-    if let Some(bad) = (0..ds.len()).find(|d| *d != a && is[*d] > ds[*d]) {
-        return Err(format!(
-            "indices dim {bad} ({}) exceeds the data's ({})",
-            is[bad], ds[bad]
-        )
-        .into());
+    let rank = ds.len();
+    let overflow = "the data's element count overflows";
+    let mut strides = Vec::with_capacity(rank);
+    for d in 0..rank {
+        strides.push(cx.dims_product(&ds[d + 1..]).ok_or(overflow)?);
     }
-    let offsets = Tensor::from_fn(DType::I64, &dims, |index| {
-        let flat: i64 = index
-            .iter()
-            .enumerate()
-            .filter(|(d, _)| *d != a)
-            .map(|(d, i)| *i as i64 * strides[d])
-            .sum();
-        Ok(Scalar::Int(flat))
-    })?;
+    let far = cx.dims_product(&ds[..=a]).ok_or(overflow)?;
     let idx = cx.cast(idx, dlc_ir::Type::I64)?;
+    let n = cx.dim_scalar(ds[a])?;
     let zero = cx.scalar(0.0, idx);
-    let n = cx.scalar(ds[a] as f64, idx);
     let neg = cx.cmp("lt", idx, zero)?;
     let wrapped = cx.binary("graph.add", idx, n)?;
     let idx = cx.select(neg, wrapped, idx)?;
-    let in_range = cx.cmp("lt", idx, n)?;
-    // An index of ceil(total / stride) lands past the flat range: times the stride it is at
-    // most total + stride, so it cannot overflow back in.
-    let total: i64 = ds.iter().product();
-    let far = cx.scalar(
-        ((total + strides[a] - 1) / strides[a].max(1)).max(1) as f64,
-        idx,
-    );
+    let below = cx.cmp("lt", idx, n)?;
+    let above = cx.cmp("ge", idx, zero)?;
+    let mut in_range = cx.binary("graph.and", below, above)?;
+    let mut offsets: Option<Value> = None;
+    for d in (0..rank).filter(|d| *d != a) {
+        match (is[d], ds[d]) {
+            (Dim::Known(i), Dim::Known(x)) if i > x => {
+                return Err(format!("indices dim {d} ({i}) exceeds the data's ({x})").into())
+            }
+            (Dim::Known(_), Dim::Known(_)) => {}
+            (i, x) if i == x => {}
+            (_, x) => {
+                let p = cx.positions(is[d], rank, d)?;
+                let limit = cx.dim_scalar(x)?;
+                let fits = cx.cmp("lt", p, limit)?;
+                in_range = cx.binary("graph.and", in_range, fits)?;
+            }
+        }
+        let p = cx.positions(is[d], rank, d)?;
+        let stride = cx.dim_scalar(strides[d])?;
+        let term = cx.binary("graph.mul", p, stride)?;
+        offsets = Some(match offsets {
+            Some(o) => cx.binary("graph.add", o, term)?,
+            None => term,
+        });
+    }
+    let far = cx.dim_scalar(far)?;
     let idx = cx.select(in_range, idx, far)?;
-    let stride = cx.scalar(strides[a] as f64, idx);
-    let scaled = cx.binary("graph.mul", idx, stride)?;
-    let offsets = cx.constant(offsets);
-    let flat_idx = cx.binary("graph.add", scaled, offsets)?;
-    let flat = cx.reshape(data, &[-1])?;
+    let stride = cx.dim_scalar(strides[a])?;
+    let mut flat_idx = cx.binary("graph.mul", idx, stride)?;
+    if let Some(o) = offsets {
+        flat_idx = cx.binary("graph.add", flat_idx, o)?;
+    }
+    let total = cx.dims_product(&ds).ok_or(overflow)?;
+    let flat = cx.sized_reshape(data, &[total])?;
     let attr = cx.int_attr(0);
     cx.op("graph.gather", &[flat, flat_idx], &[("axis", attr)])
 }

@@ -7,6 +7,7 @@
 
 use super::{axes, axis, table, Handler};
 use crate::importer::{NodeCx, NodeResult};
+use crate::shape_values::Dim;
 use dlc_ir::Value;
 
 pub(super) const OPS: &[(&str, Handler)] = &[
@@ -132,6 +133,43 @@ fn cumulative(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     Ok(vec![running(cx, x, a, product, exclusive, reverse)?])
 }
 
+/// Running sums (or products) along a `?` axis of `n` elements, whose scan would need
+/// `⌈log₂ n⌉` steps known at compile time: output `j` reduces the inputs `i` its mask keeps
+/// (`i ≤ j`; `i < j` exclusive; `≥`, `>` reversed), the others replaced by the identity. The
+/// `[.., n, n, ..]` select feeds the reduction in one kernel; `n²` work per row, where the
+/// scan does `n log n`.
+fn masked_running(
+    cx: &mut NodeCx,
+    x: Value,
+    a: usize,
+    product: bool,
+    exclusive: bool,
+    reverse: bool,
+) -> NodeResult<Value> {
+    let mut dims = cx.dims(x);
+    let rank = dims.len();
+    let n = dims[a];
+    let sources = cx.positions(n, rank + 1, a)?;
+    let outputs = cx.positions(n, rank + 1, a + 1)?;
+    let predicate = match (reverse, exclusive) {
+        (false, false) => "le",
+        (false, true) => "lt",
+        (true, false) => "ge",
+        (true, true) => "gt",
+    };
+    let keep = cx.cmp(predicate, sources, outputs)?;
+    dims.insert(a + 1, Dim::Known(1));
+    let lifted = cx.sized_reshape(x, &dims)?;
+    let (reduce, identity) = if product {
+        ("graph.reduce_prod", 1.0)
+    } else {
+        ("graph.reduce_sum", 0.0)
+    };
+    let identity = cx.scalar(identity, x);
+    let kept = cx.select(keep, lifted, identity)?;
+    cx.reduce(reduce, kept, &[a as i64], false)
+}
+
 /// Running sums (or products) of `x` along its static `axis` by a log-step scan
 /// (Hillis–Steele): `y ⊕= y` shifted by 1, 2, 4, ... positions (a pad with the identity, 0 or
 /// 1, and a crop), `⌈log₂ n⌉` adds or multiplies. `exclusive` shifts the input by one first,
@@ -146,14 +184,14 @@ pub(super) fn running(
     reverse: bool,
 ) -> NodeResult<Value> {
     let shape = cx.shape(x);
-    let (combine, identity, what) = if product {
-        ("graph.mul", 1.0, "a running product")
+    let (combine, identity) = if product {
+        ("graph.mul", 1.0)
     } else {
-        ("graph.add", 0.0, "a running sum")
+        ("graph.add", 0.0)
     };
     let n = shape[a];
     if n == dlc_ir::DYNAMIC {
-        return Err(format!("{what} along a dynamic axis is not supported").into());
+        return masked_running(cx, x, a, product, exclusive, reverse);
     }
     let rank = shape.len();
     // `y` moved `k` positions along the axis, toward the end (or the start when reversed).
