@@ -18,10 +18,11 @@
 // RUN: env DLC_CACHE_DIR=%t/cache dlc-run %t/mha.onnx --inputs %t/mha_1x128x32_x.npy --expected %t/mha_1x128x32_y0.npy | FileCheck %s --check-prefix=MHA128
 // RUN: dlc-run %t/shapes.onnx --no-cache --inputs %t/shapes_2x3x5x4_1x1x5_x.npy,%t/shapes_2x3x5x4_1x1x5_row.npy --expected %t/shapes_2x3x5x4_1x1x5_y0.npy,%t/shapes_2x3x5x4_1x1x5_y1.npy,%t/shapes_2x3x5x4_1x1x5_y2.npy,%t/shapes_2x3x5x4_1x1x5_y3.npy,%t/shapes_2x3x5x4_1x1x5_y4.npy --check | FileCheck %s --check-prefix=SHAPES
 // RUN: dlc-run %t/shapes.onnx --no-cache --backend mlir --inputs %t/shapes_1x6x2x4_1x1x2_x.npy,%t/shapes_1x6x2x4_1x1x2_row.npy --expected %t/shapes_1x6x2x4_1x1x2_y0.npy,%t/shapes_1x6x2x4_1x1x2_y1.npy,%t/shapes_1x6x2x4_1x1x2_y2.npy,%t/shapes_1x6x2x4_1x1x2_y3.npy,%t/shapes_1x6x2x4_1x1x2_y4.npy | FileCheck %s --check-prefix=SHAPES-MLIR
-// RUN: rm -rf %t/kcache && env DLC_CACHE_DIR=%t/kcache dlc-run %t/kernels.onnx --inputs %t/kernels_2x5_2x3_x.npy,%t/kernels_2x5_2x3_diag.npy,%t/kernels_2x5_2x3_idx.npy --expected %t/kernels_2x5_2x3_y0.npy,%t/kernels_2x5_2x3_y1.npy,%t/kernels_2x5_2x3_y2.npy,%t/kernels_2x5_2x3_y3.npy,%t/kernels_2x5_2x3_y4.npy,%t/kernels_2x5_2x3_y5.npy,%t/kernels_2x5_2x3_y6.npy --check | FileCheck %s --check-prefix=KER5
-// RUN: env DLC_CACHE_DIR=%t/kcache dlc-run %t/kernels.onnx --inputs %t/kernels_3x9_3x11_x.npy,%t/kernels_3x9_3x11_diag.npy,%t/kernels_3x9_3x11_idx.npy --expected %t/kernels_3x9_3x11_y0.npy,%t/kernels_3x9_3x11_y1.npy,%t/kernels_3x9_3x11_y2.npy,%t/kernels_3x9_3x11_y3.npy,%t/kernels_3x9_3x11_y4.npy,%t/kernels_3x9_3x11_y5.npy,%t/kernels_3x9_3x11_y6.npy | FileCheck %s --check-prefix=KER9
 // RUN: rm -rf %t/acache && env DLC_CACHE_DIR=%t/acache dlc-run %t/attention.onnx --inputs %t/attention_b1s1p3_q.npy,%t/attention_b1s1p3_k.npy,%t/attention_b1s1p3_v.npy,%t/attention_b1s1p3_past_k.npy,%t/attention_b1s1p3_past_v.npy --expected %t/attention_b1s1p3_y0.npy,%t/attention_b1s1p3_y1.npy,%t/attention_b1s1p3_y2.npy --check | FileCheck %s --check-prefix=ATT1
 // RUN: env DLC_CACHE_DIR=%t/acache dlc-run %t/attention.onnx --inputs %t/attention_b2s6p4_q.npy,%t/attention_b2s6p4_k.npy,%t/attention_b2s6p4_v.npy,%t/attention_b2s6p4_past_k.npy,%t/attention_b2s6p4_past_v.npy --expected %t/attention_b2s6p4_y0.npy,%t/attention_b2s6p4_y1.npy,%t/attention_b2s6p4_y2.npy | FileCheck %s --check-prefix=ATT6
+// RUN: rm -rf %t/kcache && env DLC_CACHE_DIR=%t/kcache dlc-run %t/kernels.onnx --inputs %t/kernels_2x5_2x3_x.npy,%t/kernels_2x5_2x3_diag.npy,%t/kernels_2x5_2x3_idx.npy --expected %t/kernels_2x5_2x3_y0.npy,%t/kernels_2x5_2x3_y1.npy,%t/kernels_2x5_2x3_y2.npy,%t/kernels_2x5_2x3_y3.npy,%t/kernels_2x5_2x3_y4.npy,%t/kernels_2x5_2x3_y5.npy,%t/kernels_2x5_2x3_y6.npy,%t/kernels_2x5_2x3_y7.npy,%t/kernels_2x5_2x3_y8.npy,%t/kernels_2x5_2x3_y9.npy --check | FileCheck %s --check-prefix=KER5
+// RUN: env DLC_CACHE_DIR=%t/kcache dlc-run %t/kernels.onnx --inputs %t/kernels_3x9_3x11_x.npy,%t/kernels_3x9_3x11_diag.npy,%t/kernels_3x9_3x11_idx.npy --expected %t/kernels_3x9_3x11_y0.npy,%t/kernels_3x9_3x11_y1.npy,%t/kernels_3x9_3x11_y2.npy,%t/kernels_3x9_3x11_y3.npy,%t/kernels_3x9_3x11_y4.npy,%t/kernels_3x9_3x11_y5.npy,%t/kernels_3x9_3x11_y6.npy,%t/kernels_3x9_3x11_y7.npy,%t/kernels_3x9_3x11_y8.npy,%t/kernels_3x9_3x11_y9.npy | FileCheck %s --check-prefix=KER9
+// RUN: env DLC_CACHE_DIR=%t/kcache dlc-run %t/kernels.onnx --inputs %t/kernels_1x1_1x2_x.npy,%t/kernels_1x1_1x2_diag.npy,%t/kernels_1x1_1x2_idx.npy --expected %t/kernels_1x1_1x2_y0.npy,%t/kernels_1x1_1x2_y1.npy,%t/kernels_1x1_1x2_y2.npy,%t/kernels_1x1_1x2_y3.npy,%t/kernels_1x1_1x2_y4.npy,%t/kernels_1x1_1x2_y5.npy,%t/kernels_1x1_1x2_y6.npy,%t/kernels_1x1_1x2_y7.npy,%t/kernels_1x1_1x2_y8.npy,%t/kernels_1x1_1x2_y9.npy | FileCheck %s --check-prefix=KER1
 
 // CHECK-LABEL: func.func @main(%arg0: tensor<?x?x32xf32> {graph.dim_names = ["batch", "seq", ""]}) -> tensor<?x?x32xf32>
 // CHECK: %[[B:.*]] = graph.dim %arg0, 0 : tensor<?x?x32xf32> -> index
@@ -69,20 +70,29 @@
 // POS1-COUNT-2: expected output {{[01]}} ({{.*}}): {{.*}}: ok
 
 // Tile (constant repeats and repeats from Shape(x)), Trilu with a run-time k, CumSum
-// (forward, and reversed exclusive: a masked sum over the `?` axis), GatherElements and a
-// Range from -s, compiled once for both sizes.
+// (forward, and reversed exclusive: a masked sum over the `?` axis), GatherElements, a Range
+// from -s, Slices bounded by s - 1 and s - 3, and a Pad by s - 2 (a crop at s = 1), compiled
+// once for all three sizes.
 // KER5: cache: 0 hits
 // KER5: output 0: f32 [4, 5]
 // KER5: output 1: f32 [2, 10]
 // KER5: output 6: i64 [5]
-// KER5-COUNT-7: check output {{[0-6]}}: {{.*}}: ok
-// KER5-COUNT-7: expected output {{[0-6]}} ({{.*}}): {{.*}}: ok
+// KER5: output 7: f32 [2, 3]
+// KER5: output 8: f32 [2, 2]
+// KER5: output 9: f32 [3, 10]
+// KER5-COUNT-10: check output {{[0-9]}}: {{.*}}: ok
+// KER5-COUNT-10: expected output {{[0-9]}} ({{.*}}): {{.*}}: ok
 // KER9: cache: {{[1-9][0-9]*}} hits, 0 misses
 // KER9: output 0: f32 [6, 9]
 // KER9: output 1: f32 [3, 27]
 // KER9: output 5: f32 [3, 11]
 // KER9: output 6: i64 [9]
-// KER9-COUNT-7: expected output {{[0-6]}} ({{.*}}): {{.*}}: ok
+// KER9: output 9: f32 [4, 18]
+// KER9-COUNT-10: expected output {{[0-9]}} ({{.*}}): {{.*}}: ok
+// KER1: cache: {{[1-9][0-9]*}} hits, 0 misses
+// KER1: output 7: f32 [1, 0]
+// KER1: output 9: f32 [2, 2]
+// KER1-COUNT-10: expected output {{[0-9]}} ({{.*}}): {{.*}}: ok
 
 // Opset-23 Attention over `?` batch, sequence and past lengths (grouped-query, causal, with
 // a past cache), compiled once.

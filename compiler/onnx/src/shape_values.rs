@@ -227,6 +227,44 @@ impl NodeCx<'_, '_> {
             .try_fold(Dim::Known(1), |p, &d| self.arith(Arith::Mul, p, d))
     }
 
+    /// `a − b` over shape elements; `None` when known ones overflow.
+    pub(crate) fn dims_difference(&mut self, a: Dim, b: Dim) -> Option<Dim> {
+        self.arith(Arith::Sub, a, b)
+    }
+
+    /// The larger of `a` and `b`.
+    pub(crate) fn dims_max(&mut self, a: Dim, b: Dim) -> Option<Dim> {
+        self.arith(Arith::Max, a, b)
+    }
+
+    /// The smaller of `a` and `b`.
+    pub(crate) fn dims_min(&mut self, a: Dim, b: Dim) -> Option<Dim> {
+        self.arith(Arith::Min, a, b)
+    }
+
+    /// A `graph.fill` of `value` (converted to `elem`) of shape `dims`, sized at run time
+    /// where they are sizes.
+    pub fn sized_fill(&mut self, dims: &[Dim], elem: Type, value: f64) -> NodeResult<Value> {
+        let mut shape = Vec::with_capacity(dims.len());
+        let mut sizes = Vec::new();
+        for &d in dims {
+            match d {
+                Dim::Known(k) => shape.push(k),
+                Dim::Size { value, .. } => {
+                    shape.push(DYNAMIC);
+                    sizes.push(value);
+                }
+            }
+        }
+        let fill = if self.imp.ctx.float_kind(elem).is_some() {
+            self.ctx().float_attr(value, elem)
+        } else {
+            self.ctx().integer_attr(value as i128, elem)
+        };
+        let ty = self.ctx().tensor_type(&shape, elem);
+        self.op_typed("graph.fill", &sizes, &[("value", fill)], ty)
+    }
+
     /// `a / b` over shape elements (truncating); `None` for a known divisor ≤ 0.
     pub(crate) fn dims_quotient(&mut self, a: Dim, b: Dim) -> Option<Dim> {
         self.arith(Arith::Div, a, b)
@@ -239,6 +277,35 @@ impl NodeCx<'_, '_> {
         let span = self.arith(Arith::Add, span, Dim::Known(delta - 1))?;
         let span = self.arith(Arith::Max, span, Dim::Known(0))?;
         self.arith(Arith::Div, span, Dim::Known(delta))
+    }
+
+    /// Where a Slice bound `v` (for a positive step) falls on an axis of `size` elements: a
+    /// negative bound counts from the end, then it is clamped to `0 ..= size`. A run-time
+    /// bound of unknown sign picks its case arithmetically (`[v ≥ 0]` is
+    /// `min(max(v + 1, 0), 1)`), so the sizes stay `arith` ops on `index` values.
+    pub(crate) fn slice_bound(&mut self, v: Dim, size: Dim) -> Option<Dim> {
+        let zero = Dim::Known(0);
+        match v {
+            Dim::Known(k) if k >= 0 => self.arith(Arith::Min, v, size),
+            Dim::Known(_) => {
+                let from_end = self.arith(Arith::Add, size, v)?;
+                self.arith(Arith::Max, from_end, zero)
+            }
+            d if nonneg(d) => self.arith(Arith::Min, d, size),
+            d => {
+                let positive = self.arith(Arith::Max, d, zero)?;
+                let ahead = self.arith(Arith::Min, positive, size)?;
+                let negative = self.arith(Arith::Min, d, zero)?;
+                let from_end = self.arith(Arith::Add, negative, size)?;
+                let behind = self.arith(Arith::Max, from_end, zero)?;
+                let next = self.arith(Arith::Add, d, Dim::Known(1))?;
+                let at_least = self.arith(Arith::Max, next, zero)?;
+                let is_ahead = self.arith(Arith::Min, at_least, Dim::Known(1))?;
+                let sum = self.arith(Arith::Add, ahead, behind)?;
+                let extra = self.arith(Arith::Mul, size, is_ahead)?;
+                self.arith(Arith::Sub, sum, extra)
+            }
+        }
     }
 
     /// `a op b`, folded when both are known (and for the identities of `+`, `*`, `/`), else

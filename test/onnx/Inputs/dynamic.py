@@ -16,8 +16,9 @@ with reference outputs from onnxruntime: shapes computed from `Shape` of inputs 
   Shape(ids)[1], and a strided Range from 1; run at (batch, seq) = (2, 5) and (1, 1).
 - kernels.onnx: over x [a, s]: Tile by constant repeats and by repeats from Shape(x), Trilu
   with a k given at run time, CumSum forward and reversed exclusive along the `?` axis,
-  GatherElements with indices [a, t] (negative ones too), and a Range from −s to s by 2;
-  run at (a, s, t) = (2, 5, 3) and (3, 9, 11).
+  GatherElements with indices [a, t] (negative ones too), a Range from −s to s by 2, Slices
+  and a Pad whose bounds and amounts are computed from s; run at (a, s, t) = (2, 5, 3),
+  (3, 9, 11) and (1, 1, 2).
 - attention.onnx: opset-23 Attention over 3-D q [b, s, 32] and k, v [b, s, 16] (4 query heads
   sharing 2 key heads), causal, with a past key/value cache of p positions; run at
   (b, s, p) = (1, 1, 3) and (2, 6, 4).
@@ -168,7 +169,9 @@ def positions():
 
 
 def kernels():
-    """Tile, Trilu, CumSum, GatherElements and Range over `?` dims."""
+    """Tile, Trilu, CumSum, GatherElements, Range, Slice and Pad over `?` dims: the Slices
+    are x[:, 1 : s − 1] and x[:, s − 3 :: 2] (a start of either sign), the Pad adds s − 2
+    columns before (crops when negative) and 2 after, and one row below, with 2.5."""
     nodes = [
         h.make_node("Shape", ["x"], ["shape"]),
         const("zero", np.array(0, np.int64)),
@@ -188,13 +191,27 @@ def kernels():
         h.make_node("Gather", ["shape", "one"], ["s"], axis=0),
         h.make_node("Sub", ["zero", "s"], ["start"]),
         h.make_node("Range", ["start", "s", "two"], ["steps"]),
+        const("big", np.array([100], np.int64)),
+        const("pairs", np.array([2], np.int64)),
+        const("three", np.array([3], np.int64)),
+        const("pad_value", np.array(2.5, np.float32)),
+        h.make_node("Unsqueeze", ["s", "first"], ["s1"]),
+        h.make_node("Sub", ["s1", "second"], ["inner_end"]),
+        h.make_node("Slice", ["x", "second", "inner_end", "second"], ["inner"]),
+        h.make_node("Sub", ["s1", "three"], ["tail_start"]),
+        h.make_node("Slice", ["x", "tail_start", "big", "second", "pairs"], ["tail"]),
+        h.make_node("Sub", ["s1", "pairs"], ["low"]),
+        h.make_node("Concat", ["first", "low", "second", "pairs"], ["pads"], axis=0),
+        h.make_node("Pad", ["x", "pads", "pad_value"], ["padded"]),
     ]
     outputs = [value(n, T.FLOAT, [f"{n}0", f"{n}1"])
                for n in ("tiled", "wide", "lower", "sums", "rsums", "picked")]
+    outputs.append(value("steps", T.INT64, ["n"]))
+    outputs += [value(n, T.FLOAT, [f"{n}0", f"{n}1"]) for n in ("inner", "tail", "padded")]
     return model(nodes,
                  [value("x", T.FLOAT, ["a", "s"]), value("diag", T.INT64, []),
                   value("idx", T.INT64, ["a", "t"])],
-                 outputs + [value("steps", T.INT64, ["n"])])
+                 outputs)
 
 
 def attention():
@@ -236,7 +253,8 @@ def main():
         "windows": (windows(), [{"x": (1, 3, 9, 14)}, {"x": (1, 3, 32, 20)}]),
         "positions": (positions(), [{"ids": (2, 5)}, {"ids": (1, 1)}]),
         "kernels": (kernels(), [{"x": (2, 5), "diag": (), "idx": (2, 3)},
-                                {"x": (3, 9), "diag": (), "idx": (3, 11)}]),
+                                {"x": (3, 9), "diag": (), "idx": (3, 11)},
+                                {"x": (1, 1), "diag": (), "idx": (1, 2)}]),
         "attention": (attention(), [
             {"tag": "b1s1p3", "q": (1, 1, 32), "k": (1, 1, 16), "v": (1, 1, 16),
              "past_k": (1, 2, 3, 8), "past_v": (1, 2, 3, 8)},

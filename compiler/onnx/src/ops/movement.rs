@@ -453,12 +453,13 @@ fn slice(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
             None,
         )
     } else {
-        (
-            cx.ints_input(1)?.ok_or("input #1 (starts) is required")?,
-            cx.ints_input(2)?.ok_or("input #2 (ends) is required")?,
-            cx.ints_input(3)?,
-            cx.ints_input(4)?,
-        )
+        let starts = cx.dims_input(1)?.ok_or("input #1 (starts) is required")?;
+        let ends = cx.dims_input(2)?.ok_or("input #2 (ends) is required")?;
+        if let (Some(starts), Some(ends)) = (known(&starts), known(&ends)) {
+            (starts, ends, cx.ints_input(3)?, cx.ints_input(4)?)
+        } else {
+            return sized_slice(cx, x, &starts, &ends).map(|y| vec![y]);
+        }
     };
     let list = list.unwrap_or_else(|| (0..starts.len() as i64).collect());
     let list = axes(&list, rank)?;
@@ -490,6 +491,131 @@ fn slice(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
         y = cx.op("graph.gather", &[y, idx], &[("axis", attr)])?;
     }
     Ok(vec![y])
+}
+
+/// A constant-mode Pad whose amounts are sizes computed at run time: per padded axis, the
+/// positive parts as sized `graph.fill`s concatenated on either side, then the negative parts
+/// cropped by a gather of the positions kept.
+fn sized_pad(
+    cx: &mut NodeCx,
+    x: Value,
+    list: Option<Vec<i64>>,
+    pads: &[Dim],
+    value: f64,
+) -> NodeResult<Value> {
+    let rank = cx.shape(x).len();
+    let list = match list {
+        Some(l) => axes(&l, rank)?,
+        None => (0..rank as i64).collect(),
+    };
+    if pads.len() != 2 * list.len() {
+        return Err(format!(
+            "pads has {} entries, expected {}",
+            pads.len(),
+            2 * list.len()
+        )
+        .into());
+    }
+    let overflow = "the pads overflow";
+    let mut y = x;
+    for (k, &a) in list.iter().enumerate() {
+        let a = a as usize;
+        let (low, high) = (pads[k], pads[k + list.len()]);
+        if low == Dim::Known(0) && high == Dim::Known(0) {
+            continue;
+        }
+        let grow = |cx: &mut NodeCx, p: Dim| cx.dims_max(p, Dim::Known(0)).ok_or(overflow);
+        let (grow_low, grow_high) = (grow(cx, low)?, grow(cx, high)?);
+        let mut pieces = Vec::new();
+        for (side, amount) in [(0, grow_low), (1, grow_high)] {
+            if amount == Dim::Known(0) {
+                continue;
+            }
+            let mut dims = cx.dims(y);
+            dims[a] = amount;
+            let fill = cx.sized_fill(&dims, cx.elem(y), value)?;
+            pieces.insert(if side == 0 { 0 } else { pieces.len() }, fill);
+        }
+        if !pieces.is_empty() {
+            let at = usize::from(grow_low != Dim::Known(0));
+            pieces.insert(at, y);
+            let attr = cx.int_attr(a as i64);
+            y = cx.op("graph.concat", &pieces, &[("axis", attr)])?;
+        }
+        let crop = |cx: &mut NodeCx, p: Dim| {
+            let negated = cx.dims_difference(Dim::Known(0), p).ok_or(overflow)?;
+            cx.dims_max(negated, Dim::Known(0)).ok_or(overflow)
+        };
+        let (crop_low, crop_high) = (crop(cx, low)?, crop(cx, high)?);
+        if crop_low == Dim::Known(0) && crop_high == Dim::Known(0) {
+            continue;
+        }
+        let size = cx.dims(y)[a];
+        let first = cx.dims_min(crop_low, size).ok_or(overflow)?;
+        let end = cx.dims_difference(size, crop_high).ok_or(overflow)?;
+        let count = cx.range_count(first, end, 1).ok_or(overflow)?;
+        let mut idx = cx.positions(count, 1, 0)?;
+        if first != Dim::Known(0) {
+            let f = cx.dim_scalar(first)?;
+            idx = cx.binary("graph.add", idx, f)?;
+        }
+        let attr = cx.int_attr(a as i64);
+        y = cx.op("graph.gather", &[y, idx], &[("axis", attr)])?;
+    }
+    Ok(y)
+}
+
+/// A Slice whose starts or ends are sizes computed at run time (`x[:, 1 : Shape(x)[1] − 1]`):
+/// an axis with constant bounds is a `graph.slice`; one with a run-time bound (positive step)
+/// gathers the positions `first + i·step` for `i < count`, `first` and `count` computed on the
+/// host from the clamped bounds ([`NodeCx::slice_bound`]).
+fn sized_slice(cx: &mut NodeCx, x: Value, starts: &[Dim], ends: &[Dim]) -> NodeResult<Value> {
+    let rank = cx.shape(x).len();
+    let list = cx.ints_input(3)?;
+    let list = list.unwrap_or_else(|| (0..starts.len() as i64).collect());
+    let list = axes(&list, rank)?;
+    let steps = cx.ints_input(4)?.unwrap_or_else(|| vec![1; starts.len()]);
+    if ends.len() != starts.len() || list.len() != starts.len() || steps.len() != starts.len() {
+        return Err("starts, ends, axes and steps must have the same length".into());
+    }
+    let dims = cx.dims(x);
+    let mut y = x;
+    for (k, &a) in list.iter().enumerate() {
+        let a = a as usize;
+        let step = steps[k];
+        if step == 0 {
+            return Err("a slice step is 0".into());
+        }
+        if let (Dim::Known(start), Dim::Known(end)) = (starts[k], ends[k]) {
+            if step > 0 {
+                y = slice_axis(cx, y, a, start, end, step)?;
+                continue;
+            }
+        }
+        if step < 0 {
+            return Err(
+                "a negative slice step with bounds computed at run time is not \
+                        supported"
+                    .into(),
+            );
+        }
+        let overflow = "the slice bounds overflow";
+        let first = cx.slice_bound(starts[k], dims[a]).ok_or(overflow)?;
+        let last = cx.slice_bound(ends[k], dims[a]).ok_or(overflow)?;
+        let count = cx.range_count(first, last, step).ok_or(overflow)?;
+        let mut idx = cx.positions(count, 1, 0)?;
+        if step != 1 {
+            let s = cx.scalar(step as f64, idx);
+            idx = cx.binary("graph.mul", idx, s)?;
+        }
+        if first != Dim::Known(0) {
+            let f = cx.dim_scalar(first)?;
+            idx = cx.binary("graph.add", idx, f)?;
+        }
+        let attr = cx.int_attr(a as i64);
+        y = cx.op("graph.gather", &[y, idx], &[("axis", attr)])?;
+    }
+    Ok(y)
 }
 
 /// Negative indices count from the end: constant ones are normalized here, runtime ones by a
@@ -705,13 +831,23 @@ fn pad(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
             .ok_or("attribute 'pads' is required")?;
         (pads, cx.float_or("value", 0.0), None)
     } else {
-        let pads = cx.ints_input(1)?.ok_or("input #1 (pads) is required")?;
+        let pads = cx.dims_input(1)?.ok_or("input #1 (pads) is required")?;
         let value = match cx.const_input(2)? {
             Some(t) if t.len() == 1 => t.get(0).as_f64(),
             Some(_) => return Err("constant_value must hold one element".into()),
             None => 0.0,
         };
-        (pads, value, cx.ints_input(3)?)
+        let list = cx.ints_input(3)?;
+        match known(&pads) {
+            Some(pads) => (pads, value, list),
+            None if source.is_some() => {
+                return Err(format!(
+                    "mode '{mode}' needs constant pads (these are computed at run time)"
+                )
+                .into())
+            }
+            None => return sized_pad(cx, x, list, &pads, value).map(|y| vec![y]),
+        }
     };
     let list = match list {
         Some(l) => axes(&l, rank)?,

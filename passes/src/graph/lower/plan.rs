@@ -356,6 +356,14 @@ impl Plan {
         if axes.len() != rshape.len() {
             return Err("a result whose rank does not fit the kernel's domain".into());
         }
+        // Its dims must be the domain's at its axes (or broadcast ones): a result of another
+        // `?` size than the nest it would share (a sum over one length added to a vector of
+        // another) needs its own loops.
+        if axes.iter().zip(&rshape).any(|(&a, &dim)| {
+            dim != DimExpr::Static(1) && !shapes.equal_under_constraints(dim, self.domain[a])
+        }) {
+            return Err("a result whose dims differ from the kernel's domain".into());
+        }
         let walks_reduce_axis = axes
             .iter()
             .zip(&rshape)
