@@ -27,6 +27,7 @@ pub mod interp;
 pub mod ops;
 pub mod recurrence;
 pub mod shapes;
+pub mod sym_expr;
 mod syntax;
 pub mod verify;
 

@@ -5,18 +5,25 @@
 //! with the verifier's shape rules. Broadcasting a static 1 takes the other side; equal symbols
 //! stay; two different symbols meeting where the op needs them equal (broadcasting, matmul's
 //! inner dims, concat's other dims) record a *runtime equality constraint* and the first is kept.
-//! A `?` no rule can name (a reshape's inferred dim, a concat of dynamic dims) gets a fresh
-//! symbol, and a dim the result type makes static is static.
+//! A `?` computed from other dims is a *derived* symbol, defined by an expression of them
+//! ([`crate::sym_expr`]): a reshape's inferred dim is the element count over the known dims
+//! (`s0 * s1` after merging two), a concat's the sum, a pad's the dim plus the padding, a
+//! slice's and a window's (conv, pool) their clamped length, and a size given by an `index`
+//! operand the `arith` computation over `graph.dim`s it is. Each distinct definition is one
+//! symbol, so the same size reached two ways is one symbol, and the host computes every
+//! derived size from its definition. A `?` no rule can name (a size read from data, a
+//! control-flow result) gets a fresh symbol, and a dim the result type makes static is static.
 //!
-//! So two `?` dims derived from the same argument dim carry the same symbol and are provably
-//! equal ([`SymbolicShapes::provably_equal`]); lowering uses this to pass one size to a kernel
-//! for several buffers, and the constraints are the checks a runtime must make.
+//! So two `?` dims derived from the same argument dims the same way carry the same symbol and
+//! are provably equal ([`SymbolicShapes::provably_equal`]); lowering uses this to pass one size
+//! to a kernel for several buffers, and the constraints are the checks a runtime must make.
 //!
 //! Argument dims can also be named: an argument attribute [`DIM_NAMES`] (`["batch", "", ...]`,
 //! one string per dim, `""` for none, as the ONNX importer writes `dim_param`s) makes the `?`
 //! dims of the same name one size, by a runtime constraint recorded up front.
 
 use crate::ops::{Family, GraphOps, YieldOp};
+use crate::sym_expr::{Def, Poly};
 use crate::verify::{tensor_parts, Attrs};
 use dlc_ir::pass::Analysis;
 use dlc_ir::{AttrKind, Context, Op, Type, Value, DYNAMIC};
@@ -35,12 +42,14 @@ pub enum DimExpr {
 }
 
 /// Where a symbol comes from.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug)]
 pub enum SymbolOrigin {
     /// The `?` dim `axis` of entry block argument `arg`.
     Arg { arg: u32, axis: u32 },
     /// A `?` dim `axis` of an op result no rule relates to its operands.
     Result { value: Value, axis: u32 },
+    /// An expression of other symbols.
+    Derived(Def),
 }
 
 /// The symbolic shape of every tensor value under an op (usually a `func.func`).
@@ -49,6 +58,8 @@ pub struct SymbolicShapes {
     shapes: FxHashMap<Value, Vec<DimExpr>>,
     origins: Vec<SymbolOrigin>,
     constraints: Vec<(u32, u32)>,
+    /// The symbol of each derived definition.
+    derived: FxHashMap<Def, u32>,
 }
 
 impl Analysis for SymbolicShapes {
@@ -121,8 +132,30 @@ impl SymbolicShapes {
     }
 
     /// Where symbol `s` comes from.
-    pub fn origin(&self, s: u32) -> Option<SymbolOrigin> {
-        self.origins.get(s as usize).copied()
+    pub fn origin(&self, s: u32) -> Option<&SymbolOrigin> {
+        self.origins.get(s as usize)
+    }
+
+    /// Dim `d` as a polynomial: a constant, a symbol, or a derived polynomial's definition.
+    pub fn poly(&self, d: DimExpr) -> Poly {
+        match d {
+            DimExpr::Static(n) => Poly::constant(n),
+            DimExpr::Symbol(s) => match self.origins.get(s as usize) {
+                Some(SymbolOrigin::Derived(Def::Poly(p))) => p.clone(),
+                _ => Poly::symbol(s),
+            },
+        }
+    }
+
+    /// True when `p` is never negative: its coefficients are positive and its symbols sizes
+    /// (every symbol but a quotient, `max` or `min` of something that may be negative).
+    pub fn nonneg(&self, p: &Poly) -> bool {
+        p.nonneg(|s| match self.origins.get(s as usize) {
+            Some(SymbolOrigin::Derived(Def::Quotient(q, _))) => self.nonneg(q),
+            Some(SymbolOrigin::Derived(Def::Max(a, b))) => self.nonneg(a) || self.nonneg(b),
+            Some(SymbolOrigin::Derived(Def::Min(a, b))) => self.nonneg(a) && self.nonneg(b),
+            _ => true,
+        })
     }
 
     /// How many symbols there are.
@@ -158,6 +191,139 @@ impl SymbolicShapes {
     fn fresh(&mut self, origin: SymbolOrigin) -> DimExpr {
         self.origins.push(origin);
         DimExpr::Symbol(self.origins.len() as u32 - 1)
+    }
+
+    /// The symbol defined by `def` (one per distinct definition), as a polynomial.
+    fn define(&mut self, def: Def) -> Poly {
+        if let Some(&s) = self.derived.get(&def) {
+            return Poly::symbol(s);
+        }
+        self.origins.push(SymbolOrigin::Derived(def.clone()));
+        let s = self.origins.len() as u32 - 1;
+        self.derived.insert(def, s);
+        Poly::symbol(s)
+    }
+
+    /// The dim polynomial `p` is: static, a symbol, or the derived symbol it defines.
+    fn dim_of(&mut self, p: Poly) -> DimExpr {
+        if let Some(c) = p.as_constant() {
+            return DimExpr::Static(c);
+        }
+        if let Some(s) = p.as_symbol() {
+            return DimExpr::Symbol(s);
+        }
+        match self.define(Def::Poly(p)).as_symbol() {
+            Some(s) => DimExpr::Symbol(s),
+            None => unreachable!("a defined symbol is one atom"),
+        }
+    }
+
+    /// `p / k` truncated (`arith.divsi`), `k > 0`: a polynomial when exact.
+    fn quotient(&mut self, p: Poly, k: i64) -> Poly {
+        if let Some(q) = p.exact_div(k) {
+            return q;
+        }
+        // `(k·X + c) / k` is `X + c / k` when nothing is negative.
+        let c = p
+            .terms()
+            .iter()
+            .find(|(atoms, _)| atoms.is_empty())
+            .map_or(0, |t| t.1);
+        if let Some(rest) = p.sub(&Poly::constant(c)) {
+            if c > 0 && self.nonneg(&rest) {
+                if let Some(q) = rest
+                    .exact_div(k)
+                    .and_then(|q| q.add(&Poly::constant(c / k)))
+                {
+                    return q;
+                }
+            }
+        }
+        match p.as_constant() {
+            Some(c) => Poly::constant(c / k),
+            None => self.define(Def::Quotient(p, k)),
+        }
+    }
+
+    /// True when `a ≥ b` whatever the symbols are.
+    fn at_least(&self, a: &Poly, b: &Poly) -> bool {
+        a.sub(b).is_some_and(|d| self.nonneg(&d))
+    }
+
+    /// The larger of `a` and `b`: one of them when provably larger.
+    fn max(&mut self, a: Poly, b: Poly) -> Poly {
+        if self.at_least(&a, &b) {
+            return a;
+        }
+        if self.at_least(&b, &a) {
+            return b;
+        }
+        match (a.as_constant(), b.as_constant()) {
+            (Some(x), Some(y)) => Poly::constant(x.max(y)),
+            _ if a <= b => self.define(Def::Max(a, b)),
+            _ => self.define(Def::Max(b, a)),
+        }
+    }
+
+    /// The smaller of `a` and `b`: one of them when provably smaller.
+    fn min(&mut self, a: Poly, b: Poly) -> Poly {
+        if self.at_least(&b, &a) {
+            return a;
+        }
+        if self.at_least(&a, &b) {
+            return b;
+        }
+        match (a.as_constant(), b.as_constant()) {
+            (Some(x), Some(y)) => Poly::constant(x.min(y)),
+            _ if a <= b => self.define(Def::Min(a, b)),
+            _ => self.define(Def::Min(b, a)),
+        }
+    }
+
+    /// The length of `graph.slice`'s range `start .. end` by `step` (> 0) over a dim `d`, as
+    /// the host computes it: each bound counted from the end when negative and clamped to
+    /// `0 ..= d`, then `(max(end − start, 0) + step − 1) / step`.
+    fn slice_len(&mut self, d: DimExpr, start: i64, end: i64, step: i64) -> Option<DimExpr> {
+        let dp = self.poly(d);
+        let mut bound = |b: i64| -> Option<Poly> {
+            // Bounds beyond any size clamp to an end of the dim.
+            const FAR: i64 = i64::MAX / 4;
+            Some(match b {
+                b if b >= FAR => dp.clone(),
+                b if b <= -FAR => Poly::default(),
+                b if b >= 0 => self.min(Poly::constant(b), dp.clone()),
+                b => {
+                    let from_end = dp.add(&Poly::constant(b))?;
+                    self.max(from_end, Poly::default())
+                }
+            })
+        };
+        let (s, t) = (bound(start)?, bound(end)?);
+        let span = self.max(t.sub(&s)?, Poly::default());
+        let span = span.add(&Poly::constant(step - 1))?;
+        let len = self.quotient(span, step);
+        Some(self.dim_of(len))
+    }
+
+    /// The output size of a window along a spatial axis of size `d`, as the host computes it:
+    /// `max(d + padding − dilation·(k − 1) − 1 + stride, 0) / stride`.
+    fn window_len(
+        &mut self,
+        d: DimExpr,
+        k: i64,
+        stride: i64,
+        dilation: i64,
+        padding: i64,
+    ) -> Option<DimExpr> {
+        let reach = dilation.checked_mul(k.checked_sub(1)?)?;
+        let bias = padding
+            .checked_sub(reach)?
+            .checked_sub(1)?
+            .checked_add(stride)?;
+        let span = self.poly(d).add(&Poly::constant(bias))?;
+        let span = self.max(span, Poly::default());
+        let len = self.quotient(span, stride);
+        Some(self.dim_of(len))
     }
 
     fn define_arg(&mut self, ctx: &Context, v: Value, arg: u32) {
@@ -259,8 +425,35 @@ impl SymbolicShapes {
             let axis = usize::try_from(Attrs::new(ctx, ctx.attrs(def)).int("axis").ok()??).ok()?;
             return shape.get(axis).copied();
         }
-        let n = dlc_arith::constant_int(ctx, v)?;
-        Some(DimExpr::Static(i64::try_from(n).ok()?))
+        if let Some(n) = dlc_arith::constant_int(ctx, v) {
+            return Some(DimExpr::Static(i64::try_from(n).ok()?));
+        }
+        // `arith` on `index` values: the importer's shape arithmetic.
+        let operand = |i: usize| ctx.operands(def).get(i).copied();
+        let (a, b) = (operand(0)?, operand(1)?);
+        let (a, b) = (self.index_dim(ctx, a)?, self.index_dim(ctx, b)?);
+        let (pa, pb) = (self.poly(a), self.poly(b));
+        Some(match dlc_arith::ArithOps::of(ctx, def)? {
+            dlc_arith::ArithOps::AddIOp(_) => self.dim_of(pa.add(&pb)?),
+            dlc_arith::ArithOps::SubIOp(_) => self.dim_of(pa.sub(&pb)?),
+            dlc_arith::ArithOps::MulIOp(_) => self.dim_of(pa.mul(&pb)?),
+            dlc_arith::ArithOps::DivSIOp(_) => match b {
+                DimExpr::Static(k) if k > 0 => {
+                    let q = self.quotient(pa, k);
+                    self.dim_of(q)
+                }
+                _ => return None,
+            },
+            dlc_arith::ArithOps::MaxSIOp(_) => {
+                let m = self.max(pa, pb);
+                self.dim_of(m)
+            }
+            dlc_arith::ArithOps::MinSIOp(_) => {
+                let m = self.min(pa, pb);
+                self.dim_of(m)
+            }
+            _ => return None,
+        })
     }
 
     fn constrain(&mut self, a: u32, b: u32) {
@@ -501,6 +694,54 @@ impl SymbolicShapes {
                 }
                 out
             }
+            Family::Reshape => {
+                // One inferred dim: the element count over the known dims.
+                let ty = tensor_parts(ctx, ctx.value_type(ctx.result(op, 0)))?;
+                let x = shapes.first()?;
+                let mut count = Poly::constant(1);
+                for &d in x {
+                    count = count.mul(&self.poly(d))?;
+                }
+                let known: i64 = ty.shape.iter().filter(|&&d| d != DYNAMIC).product();
+                let mut out = Vec::with_capacity(ty.shape.len());
+                for &d in &ty.shape {
+                    out.push(match d {
+                        DYNAMIC => {
+                            let q = self.quotient(count.clone(), known.max(1));
+                            self.dim_of(q)
+                        }
+                        d => DimExpr::Static(d),
+                    });
+                }
+                out
+            }
+            Family::Pad => {
+                let x = shapes.first()?;
+                let (low, high) = (attrs.array("low").ok()??, attrs.array("high").ok()??);
+                let mut out = Vec::with_capacity(x.len());
+                for (k, &d) in x.iter().enumerate() {
+                    let grow = low.get(k)?.checked_add(*high.get(k)?)?;
+                    out.push(self.dim_of(self.poly(d).add(&Poly::constant(grow))?));
+                }
+                out
+            }
+            Family::Slice => {
+                let x = shapes.first()?;
+                let ty = tensor_parts(ctx, ctx.value_type(ctx.result(op, 0)))?;
+                let (starts, ends) = (attrs.array("starts").ok()??, attrs.array("ends").ok()??);
+                let steps = attrs.array("steps").ok().flatten();
+                let mut out = Vec::with_capacity(x.len());
+                for (k, &d) in x.iter().enumerate() {
+                    out.push(match *ty.shape.get(k)? {
+                        DYNAMIC => {
+                            let step = steps.as_ref().and_then(|s| s.get(k).copied()).unwrap_or(1);
+                            self.slice_len(d, *starts.get(k)?, *ends.get(k)?, step.max(1))?
+                        }
+                        n => DimExpr::Static(n),
+                    });
+                }
+                out
+            }
             Family::Gather => {
                 let axis = attrs.int("axis").ok()?? as usize;
                 let (x, idx) = (shapes.first()?, shapes.get(1)?);
@@ -512,29 +753,20 @@ impl SymbolicShapes {
             Family::Concat => {
                 let axis = attrs.int("axis").ok()?? as usize;
                 let mut out = shapes.first()?.clone();
-                let mut total = Some(0i64);
+                let mut total = Poly::default();
                 for s in &shapes {
                     if s.len() != out.len() || axis >= s.len() {
                         return None;
                     }
                     for k in 0..s.len() {
                         if k == axis {
-                            total = match (total, s[k]) {
-                                (Some(t), DimExpr::Static(d)) => Some(t + d),
-                                _ => None,
-                            };
+                            total = total.add(&self.poly(s[k]))?;
                         } else {
                             out[k] = self.unify(out[k], s[k]);
                         }
                     }
                 }
-                out[axis] = match total {
-                    Some(t) => DimExpr::Static(t),
-                    None => self.fresh(SymbolOrigin::Result {
-                        value: ctx.result(op, 0),
-                        axis: axis as u32,
-                    }),
-                };
+                out[axis] = self.dim_of(total);
                 out
             }
             Family::Linear => {
@@ -561,48 +793,35 @@ impl SymbolicShapes {
                 out.extend([q[r - 2], v[r - 1]]);
                 out
             }
-            Family::Pool2d(_) => {
-                // Batch and channels from the input; the spatial dims are static or their own
-                // symbols.
+            Family::Pool2d(_) | Family::Conv2d => {
+                // Batch from the input, channels from the input (pools) or the weights; each
+                // spatial dim static, or the window's length over the input's.
                 let x = shapes.first()?;
                 let result = ctx.result(op, 0);
                 let ty =
                     tensor_parts(ctx, ctx.value_type(result)).filter(|t| t.shape.len() == 4)?;
-                let mut out = x.get(..2)?.to_vec();
-                for axis in 2..4 {
-                    out.push(match ty.shape[axis] {
-                        DYNAMIC => self.fresh(SymbolOrigin::Result {
-                            value: result,
-                            axis: axis as u32,
-                        }),
-                        d => DimExpr::Static(d),
-                    });
-                }
-                out
-            }
-            Family::Conv2d => {
-                // Batch from the input, channels from the weights; the spatial dims are static
-                // or their own symbols.
-                let (x, w) = (shapes.first()?, shapes.get(1)?);
-                let result = ctx.result(op, 0);
-                let ty =
-                    tensor_parts(ctx, ctx.value_type(result)).filter(|t| t.shape.len() == 4)?;
-                let mut out = vec![*x.first()?, *w.first()?];
-                let (input, weights) = (ctx.operand(op, 0), ctx.operand(op, 1));
-                let window = crate::decompose::Window::of(ctx, op, input, Some(weights))?;
+                let input = ctx.operand(op, 0);
+                let (window, channels) = if fam == Family::Conv2d {
+                    let w = ctx.operand(op, 1);
+                    let window = crate::decompose::Window::of(ctx, op, input, Some(w))?;
+                    (window, *shapes.get(1)?.first()?)
+                } else {
+                    (
+                        crate::decompose::Window::of(ctx, op, input, None)?,
+                        *x.get(1)?,
+                    )
+                };
+                let mut out = vec![*x.first()?, channels];
                 for axis in 2..4 {
                     let s = axis - 2;
-                    let k = [window.kh, window.kw][s];
-                    // Stride 1 with padding of the window's reach keeps the size.
-                    let same = window.strides[s] == 1
-                        && window.padding[s] + window.padding[s + 2]
-                            == window.dilations[s] * (k - 1);
                     out.push(match ty.shape[axis] {
-                        DYNAMIC if same => *x.get(axis)?,
-                        DYNAMIC => self.fresh(SymbolOrigin::Result {
-                            value: result,
-                            axis: axis as u32,
-                        }),
+                        DYNAMIC => self.window_len(
+                            *x.get(axis)?,
+                            [window.kh, window.kw][s],
+                            window.strides[s],
+                            window.dilations[s],
+                            window.padding[s] + window.padding[s + 2],
+                        )?,
                         d => DimExpr::Static(d),
                     });
                 }
@@ -635,16 +854,18 @@ impl SymbolicShapes {
         Some(format!("shape[{}]", dims.join(", ")))
     }
 
-    /// What symbol `s` is: `"s0 = dim 0 of argument 0"`, `"s3 = dim 1 of a graph.reshape"`.
+    /// What symbol `s` is: `"s0 = dim 0 of argument 0"`, `"s3 = dim 0 of a graph.iota"`,
+    /// `"s4 = s0 * s1"`.
     pub fn symbol_str(&self, ctx: &Context, s: u32) -> String {
         match self.origin(s) {
             Some(SymbolOrigin::Arg { arg, axis }) => format!("s{s} = dim {axis} of argument {arg}"),
             Some(SymbolOrigin::Result { value, axis }) => {
                 let op = ctx
-                    .defining_op(value)
+                    .defining_op(*value)
                     .map_or("a block argument", |o| ctx.op_name(o));
                 format!("s{s} = dim {axis} of a {op}")
             }
+            Some(SymbolOrigin::Derived(def)) => format!("s{s} = {def}"),
             None => format!("s{s}"),
         }
     }
@@ -745,8 +966,8 @@ func.func @f(%a: tensor<?x4xf32>, %b: tensor<4x?xf32>, %c: tensor<1x4xf32>)
 "#,
         );
         let (a0, b1) = (DimExpr::Symbol(0), DimExpr::Symbol(1));
-        assert_eq!(s.origin(0), Some(SymbolOrigin::Arg { arg: 0, axis: 0 }));
-        assert_eq!(s.origin(1), Some(SymbolOrigin::Arg { arg: 1, axis: 1 }));
+        assert_eq!(s.origin(0), Some(&SymbolOrigin::Arg { arg: 0, axis: 0 }));
+        assert_eq!(s.origin(1), Some(&SymbolOrigin::Arg { arg: 1, axis: 1 }));
         assert_eq!(returned(&ctx, func, &s, 0), [a0, DimExpr::Static(4)]);
         assert_eq!(returned(&ctx, func, &s, 1), [a0, DimExpr::Static(4)]);
         assert_eq!(returned(&ctx, func, &s, 2), [DimExpr::Static(4), a0]);

@@ -17,6 +17,7 @@ use dlc_arith::ArithOps;
 use dlc_func::ReturnOp;
 use dlc_graph::ops::{ConstantOp, YieldOp};
 use dlc_graph::shapes::{DimExpr, SymbolOrigin, SymbolicShapes};
+use dlc_graph::sym_expr::{Def, Poly};
 use dlc_graph::GraphOps;
 use dlc_ir::{
     Block, Context, Diagnostic, InsertPoint, Location, Op, OpSpec, Type, Value, ValueMap,
@@ -24,7 +25,7 @@ use dlc_ir::{
 use dlc_loop::KernelOp;
 use rustc_hash::FxHashMap;
 
-use super::element::{slice_bound, Emit};
+use super::element::Emit;
 
 /// Lowers one graph function: builds the host function after it and its kernels before it,
 /// then erases it.
@@ -524,7 +525,12 @@ impl Host<'_> {
         if let Some(&v) = self.sizes.get(&s) {
             return Ok(v);
         }
-        let v = match self.shapes.origin(s).ok_or("an unknown size symbol")? {
+        let v = match self
+            .shapes
+            .origin(s)
+            .ok_or("an unknown size symbol")?
+            .clone()
+        {
             SymbolOrigin::Arg { arg, axis } => {
                 let buf = *self
                     .args
@@ -535,9 +541,59 @@ impl Host<'_> {
             SymbolOrigin::Result { value, axis } => {
                 self.result_size(ctx, value, axis as usize, loc)?
             }
+            SymbolOrigin::Derived(def) => {
+                let e = Emit { at: self.at(), loc };
+                match &def {
+                    Def::Poly(p) => self.poly_size(ctx, p, loc)?,
+                    Def::Quotient(p, k) => {
+                        let n = self.poly_size(ctx, p, loc)?;
+                        let k = e.int(ctx, *k, Type::INDEX);
+                        e.arith(ctx, "divsi", &[n, k], Type::INDEX)
+                    }
+                    Def::Max(a, b) | Def::Min(a, b) => {
+                        let op = if matches!(def, Def::Max(..)) {
+                            "maxsi"
+                        } else {
+                            "minsi"
+                        };
+                        let (a, b) = (self.poly_size(ctx, a, loc)?, self.poly_size(ctx, b, loc)?);
+                        e.arith(ctx, op, &[a, b], Type::INDEX)
+                    }
+                }
+            }
         };
         self.sizes.insert(s, v);
         Ok(v)
+    }
+
+    /// The value of polynomial `p` over the symbols' sizes.
+    fn poly_size(&mut self, ctx: &mut Context, p: &Poly, loc: Location) -> Result<Value, String> {
+        let mut total: Option<Value> = None;
+        for (atoms, c) in p.terms() {
+            let mut term: Option<Value> = None;
+            for &a in atoms {
+                let v = self.symbol(ctx, a, loc)?;
+                let e = Emit { at: self.at(), loc };
+                term = Some(match term {
+                    Some(t) => e.arith(ctx, "muli", &[t, v], Type::INDEX),
+                    None => v,
+                });
+            }
+            let e = Emit { at: self.at(), loc };
+            let term = match term {
+                Some(t) if *c == 1 => t,
+                Some(t) => {
+                    let k = e.int(ctx, *c, Type::INDEX);
+                    e.arith(ctx, "muli", &[t, k], Type::INDEX)
+                }
+                None => e.int(ctx, *c, Type::INDEX),
+            };
+            total = Some(match total {
+                Some(t) => e.arith(ctx, "addi", &[t, term], Type::INDEX),
+                None => term,
+            });
+        }
+        Ok(total.unwrap_or_else(|| Emit { at: self.at(), loc }.int(ctx, 0, Type::INDEX)))
     }
 
     /// Dim `axis` of op result `value`, which the shape rule could not relate to its operands'
@@ -564,84 +620,6 @@ impl Host<'_> {
                     .get(1 + k)
                     .ok_or("reshape without its size operand")?;
                 Ok(self.map.lookup(size))
-            }
-            Some(GraphOps::ReshapeOp(_)) => {
-                let x = ctx.operand(op, 0);
-                let rank = self.shapes.shape(x).map_or(0, <[_]>::len);
-                let mut numel = None;
-                for a in 0..rank {
-                    let d = self.dim(ctx, x, a, loc)?;
-                    numel = Some(match numel {
-                        Some(n) => e.arith(ctx, "muli", &[n, d], Type::INDEX),
-                        None => d,
-                    });
-                }
-                let numel = match numel {
-                    Some(n) => n,
-                    None => e.int(ctx, 1, Type::INDEX),
-                };
-                let known: i64 = i64_array(ctx, op, "shape")
-                    .iter()
-                    .enumerate()
-                    .filter(|&(a, &t)| a != axis && t >= 0)
-                    .map(|(_, &t)| t)
-                    .product();
-                let known = e.int(ctx, known.max(1), Type::INDEX);
-                Ok(e.arith(ctx, "divui", &[numel, known], Type::INDEX))
-            }
-            Some(GraphOps::ConcatOp(_)) => {
-                let mut total = e.int(ctx, 0, Type::INDEX);
-                for x in ctx.operands(op).to_vec() {
-                    let d = self.dim(ctx, x, axis, loc)?;
-                    total = e.arith(ctx, "addi", &[total, d], Type::INDEX);
-                }
-                Ok(total)
-            }
-            Some(GraphOps::PadOp(_)) => {
-                let x = ctx.operand(op, 0);
-                let d = self.dim(ctx, x, axis, loc)?;
-                let low = i64_array(ctx, op, "low").get(axis).copied().unwrap_or(0);
-                let high = i64_array(ctx, op, "high").get(axis).copied().unwrap_or(0);
-                let grow = e.int(ctx, low + high, Type::INDEX);
-                Ok(e.arith(ctx, "addi", &[d, grow], Type::INDEX))
-            }
-            Some(GraphOps::SliceOp(_)) => {
-                let x = ctx.operand(op, 0);
-                let d = self.dim(ctx, x, axis, loc)?;
-                let at = |n: &str| i64_array(ctx, op, n).get(axis).copied().unwrap_or(0);
-                let (start, end, step) = (at("starts"), at("ends"), at("steps").max(1));
-                let zero = e.int(ctx, 0, Type::INDEX);
-                let (start, end) = (e.int(ctx, start, Type::INDEX), e.int(ctx, end, Type::INDEX));
-                let s = slice_bound(ctx, e, start, d, zero);
-                let t = slice_bound(ctx, e, end, d, zero);
-                // (max(0, t - s) + step - 1) / step
-                let diff = e.arith(ctx, "subi", &[t, s], Type::INDEX);
-                let diff = e.arith(ctx, "maxsi", &[diff, zero], Type::INDEX);
-                let bump = e.int(ctx, step - 1, Type::INDEX);
-                let diff = e.arith(ctx, "addi", &[diff, bump], Type::INDEX);
-                let step = e.int(ctx, step, Type::INDEX);
-                Ok(e.arith(ctx, "divui", &[diff, step], Type::INDEX))
-            }
-            Some(GraphOps::Conv2dOp(_)) => {
-                // (size + padding − dilation·(k − 1) − 1) / stride + 1 along a spatial axis,
-                // as max(span + stride, 0) / stride: no window fits an input smaller than one.
-                let (x, w) = (ctx.operand(op, 0), ctx.operand(op, 1));
-                let window = dlc_graph::decompose::Window::of(ctx, op, x, Some(w))
-                    .ok_or("a conv2d with malformed window attributes")?;
-                let s = axis
-                    .checked_sub(2)
-                    .filter(|&s| s < 2)
-                    .ok_or("a conv2d dim")?;
-                let k = [window.kh, window.kw][s];
-                let (stride, dilation) = (window.strides[s], window.dilations[s]);
-                let pad = window.padding[s] + window.padding[s + 2];
-                let d = self.dim(ctx, x, axis, loc)?;
-                let bias = e.int(ctx, pad - dilation * (k - 1) - 1 + stride, Type::INDEX);
-                let span = e.arith(ctx, "addi", &[d, bias], Type::INDEX);
-                let zero = e.int(ctx, 0, Type::INDEX);
-                let span = e.arith(ctx, "maxsi", &[span, zero], Type::INDEX);
-                let stride = e.int(ctx, stride, Type::INDEX);
-                Ok(e.arith(ctx, "divsi", &[span, stride], Type::INDEX))
             }
             Some(GraphOps::FillOp(_) | GraphOps::IotaOp(_)) => {
                 let ty = dlc_graph::tensor_parts(ctx, ctx.value_type(value))
