@@ -106,6 +106,9 @@ fn float_to_int(ctx: &Context, op: Op) -> bool {
 pub fn decompose_op(ctx: &mut Context, op: Op) -> Option<Vec<Value>> {
     let f = decomposition_of(ctx, op)?;
     let loc = ctx.op_loc(op);
+    if let Some(empty) = empty_results(ctx, op) {
+        return Some(empty);
+    }
     let mut b = GraphBuilder::new(ctx, InsertPoint::Before(op), loc);
     let mut values = f(&mut b, op)?;
     // The op's declared result types are at least as precise as the ones the builder inferred
@@ -127,6 +130,32 @@ pub fn decompose_op(ctx: &mut Context, op: Op) -> Option<Vec<Value>> {
                 *v = b.build_one("graph.reshape", &[*v], vec![("shape", attr)], declared);
             }
         }
+    }
+    Some(values)
+}
+
+/// When every result of `op` is a tensor of static shape with no element (a window larger than
+/// its padded input), `graph.fill`s of those shapes: nothing to compute, whatever the op.
+fn empty_results(ctx: &mut Context, op: Op) -> Option<Vec<Value>> {
+    let types: Vec<Type> = ctx.results(op).map(|r| ctx.value_type(r)).collect();
+    let empty = |t: &Type| {
+        ctx.shape(*t)
+            .is_some_and(|s| !s.contains(&DYNAMIC) && s.contains(&0))
+    };
+    if types.is_empty() || !types.iter().all(empty) {
+        return None;
+    }
+    let loc = ctx.op_loc(op);
+    let mut values = Vec::with_capacity(types.len());
+    for ty in types {
+        let elem = ctx.element_type(ty);
+        let zero = if ctx.float_kind(elem).is_some() {
+            ctx.float_attr(0.0, elem)
+        } else {
+            ctx.integer_attr(0, elem)
+        };
+        let mut b = GraphBuilder::new(ctx, InsertPoint::Before(op), loc);
+        values.push(b.build_one("graph.fill", &[], vec![("value", zero)], ty));
     }
     Some(values)
 }

@@ -1119,14 +1119,26 @@ fn non_negative(name: &str, v: &[i64]) -> Result<(), String> {
     }
 }
 
-/// The output size of a window of `k` (after dilation) over `d` padded by `lo`/`hi`.
-fn window_out(d: i64, lo: i64, hi: i64, k: i64, stride: i64, what: &str) -> Result<i64, String> {
+/// The output size of a window of `k` (after dilation) over `d` padded by `lo`/`hi`. A window
+/// larger than the padded input is an error for a convolution and an empty output for a pool
+/// (`empty_ok`), as onnxruntime has them (ONNX's pool output-size formula gives 0).
+fn window_out(
+    d: i64,
+    (lo, hi): (i64, i64),
+    k: i64,
+    stride: i64,
+    what: &str,
+    empty_ok: bool,
+) -> Result<i64, String> {
     if d == DYNAMIC || k == DYNAMIC {
         return Ok(DYNAMIC);
     }
     let padded = d as i128 + lo as i128 + hi as i128;
     let span = padded - k as i128;
     if span < 0 {
+        if empty_ok {
+            return Ok(0);
+        }
         return Err(format!(
             "the {what} window ({k}) is larger than the padded input ({padded})"
         ));
@@ -1176,19 +1188,19 @@ fn infer_conv2d(x: &TensorType, w: &TensorType, a: &Attrs<'_>) -> Result<TensorT
     };
     let h = window_out(
         x.shape[2],
-        padding[0],
-        padding[2],
+        (padding[0], padding[2]),
         eff(w.shape[2], dilations[0])?,
         strides[0],
         "kernel",
+        false,
     )?;
     let wd = window_out(
         x.shape[3],
-        padding[1],
-        padding[3],
+        (padding[1], padding[3]),
         eff(w.shape[3], dilations[1])?,
         strides[1],
         "kernel",
+        false,
     )?;
     Ok(TensorType {
         shape: vec![x.shape[0], o, h, wd],
@@ -1218,10 +1230,20 @@ fn infer_pool2d(x: &TensorType, a: &Attrs<'_>) -> Result<TensorType, String> {
         }
     }
     let h = window_out(
-        x.shape[2], padding[0], padding[2], kernel[0], strides[0], "pooling",
+        x.shape[2],
+        (padding[0], padding[2]),
+        kernel[0],
+        strides[0],
+        "pooling",
+        true,
     )?;
     let w = window_out(
-        x.shape[3], padding[1], padding[3], kernel[1], strides[1], "pooling",
+        x.shape[3],
+        (padding[1], padding[3]),
+        kernel[1],
+        strides[1],
+        "pooling",
+        true,
     )?;
     Ok(TensorType {
         shape: vec![x.shape[0], x.shape[1], h, w],
@@ -1701,6 +1723,7 @@ mod tests {
         ("graph.conv2d", &["1x6x8x8xf32", "6x2x1x1xf32"], "{groups = 3}", Ok("1x6x8x8xf32")),
         ("graph.conv2d", &["1x6x8x8xf32", "4x2x1x1xf32"], "{groups = 3}", Err("divisible by groups")),
         ("graph.conv2d", &["1x3x2x2xf32", "4x3x3x3xf32"], "{}", Err("larger than the padded input")),
+        ("graph.max_pool2d", &["1x4x2x2xf32"], "{kernel = array<i64: 3, 3>, strides = array<i64: 1, 1>}", Ok("1x4x0x0xf32")),
         ("graph.conv2d", &["?x3x?x32xf32", "16x3x3x3xf32"], "{}", Ok("?x16x?x30xf32")),
         ("graph.max_pool2d", &["1x4x7x7xf32"], "{kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>}", Ok("1x4x3x3xf32")),
         ("graph.avg_pool2d", &["1x4x7x7xf32"], "{kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>}", Ok("1x4x4x4xf32")),

@@ -204,8 +204,9 @@ pub struct Window {
 }
 
 impl Window {
-    /// The output size along spatial dim `d` (0 = height, 1 = width) of an input of size `n`.
-    fn output_size(&self, d: usize, n: usize) -> Result<usize, String> {
+    /// The output size along spatial dim `d` (0 = height, 1 = width) of an input of size `n`;
+    /// a window larger than the padded input gives none (`empty_ok`, pools) or an error.
+    fn output_size(&self, d: usize, n: usize, empty_ok: bool) -> Result<usize, String> {
         if self.strides[d] == 0 || self.kernel[d] == 0 {
             return Err("kernel sizes and strides must be positive".into());
         }
@@ -219,6 +220,9 @@ impl Window {
             .and_then(|s| s.checked_add(1))
             .ok_or_else(too_large)?;
         if padded < span {
+            if empty_ok {
+                return Ok(0);
+            }
             return Err(format!(
                 "window of extent {span} is larger than the padded input ({padded})"
             ));
@@ -262,7 +266,10 @@ pub fn conv2d(x: &Tensor, w: &Tensor, window: &Window, groups: usize) -> OpResul
         kernel: [kh, kw],
         ..window.clone()
     };
-    let (oh, ow) = (window.output_size(0, h)?, window.output_size(1, wd)?);
+    let (oh, ow) = (
+        window.output_size(0, h, false)?,
+        window.output_size(1, wd, false)?,
+    );
     let out_per_group = o / groups;
     Tensor::from_fn(dtype, &[n, o, oh, ow], |i| {
         let [b, oc, y, xo] = [i[0], i[1], i[2], i[3]];
@@ -305,7 +312,10 @@ pub fn pool2d(x: &Tensor, window: &Window, max: bool) -> OpResult {
         float_dtype(&[x])?
     };
     let [n, c, h, wd] = nchw(x, "input")?;
-    let (oh, ow) = (window.output_size(0, h)?, window.output_size(1, wd)?);
+    let (oh, ow) = (
+        window.output_size(0, h, true)?,
+        window.output_size(1, wd, true)?,
+    );
     Tensor::from_fn(dtype, &[n, c, oh, ow], |i| {
         let mut taps = Vec::new();
         for ky in 0..window.kernel[0] {
