@@ -158,7 +158,8 @@ loop.kernel @mm_rem(%a: !loop.buffer<13x8xf32, global>, %b: !loop.buffer<8x40xf3
 
 // -----
 
-// Symbolic extents: the row-tile and cache-block counts are computed before the loop, the
+// Symbolic extents: the row-tile and cache-block counts are computed before the loop (a block
+// is the row tiles per thread, at most what the cache allows: chosen at run time), the
 // column blocks end at the last whole block, and both remainders stay. The columns after the
 // blocks of 2x16 lanes run as tiles of 16, 8, 4, 2 and 1 lanes, each at most once, so no
 // column is left to a scalar reduction.
@@ -166,8 +167,12 @@ loop.kernel @mm_rem(%a: !loop.buffer<13x8xf32, global>, %b: !loop.buffer<8x40xf3
 // CHECK: %[[D:.*]] = arith.subi %arg3, %c0 : index
 // CHECK: %[[N:.*]] = arith.maxsi %[[D]], %{{.*}} : index
 // CHECK: %[[TILES:.*]] = arith.divsi
-// CHECK: %[[BLOCKS:.*]] = arith.divsi
+// CHECK: %[[PER:.*]] = arith.divsi
+// CHECK: %[[ONE:.*]] = arith.maxsi %[[PER]], %{{.*}} : index
+// CHECK: %[[BLOCK:.*]] = arith.minsi %[[ONE]], %c{{[0-9]+}} : index
+// CHECK: %[[BLOCKS:.*]] = arith.divsi %{{.*}}, %[[BLOCK]] : index
 // CHECK: loop.for parallel %{{.*}} = %{{.*}} to %[[BLOCKS]] step
+// CHECK: arith.muli %{{.*}}, %[[BLOCK]] : index
 // CHECK: loop.if
 // CHECK: loop.vload %arg1[%{{.*}}, %{{.*}}] : !loop.buffer<?x?xf32, global> -> vector<16xf32>
 // CHECK: math.fma

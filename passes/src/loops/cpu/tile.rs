@@ -46,7 +46,10 @@
 //!   allow, so a `parallel` nest around it still collapses). `m` keeps the rows of `A` one
 //!   reduction block reads within a quarter of the L2 cache, at most the row tiles per thread
 //!   of this machine (the threads left once the parallel loops around the nest, a
-//!   convolution's output rows, have one task each) and at most 64;
+//!   convolution's output rows, have one task each) and at most 64. Over a symbolic row count
+//!   the block size is chosen at run time, `min(m, ⌈tiles / threads⌉)` (160 rows of a `?`
+//!   sequence make a block per thread, not one block of 64 tiles that one thread runs), `m`
+//!   still sizing the partial sums;
 //! - in the block, a `serial` loop over whole column blocks `jb` (step `V*W`) holds a `serial`
 //!   loop over the block's row tiles `b` (row `i0 = lb + b*R`), so each block of `B` columns
 //!   is reused from the cache by all `m` tiles; a row tile that is not whole (a `loop.if` on
@@ -1092,7 +1095,7 @@ impl Tile {
         let hoist = hoist_point(ctx, nest.i_loop, &[nest.i.lb, nest.i.ub]);
         let trips = const_trip_count(ctx, &nest.i);
         let exact = trips.is_some_and(|t| t % rows == 0) && const_int(ctx, nest.i.lb).is_some();
-        let m = self.row_blocks(ctx, nest, trips);
+        let (m, threads) = self.row_blocks(ctx, nest, trips);
         // A `loop.dot4` nest that gets no reduction blocks is tiled without `loop.dot4`.
         let mut k_block = self.k_block(ctx, nest, m);
         let plain;
@@ -1106,13 +1109,16 @@ impl Tile {
         } else {
             nest
         };
-        // Row tiles, and cache blocks of `m` row tiles.
-        let (tiles, groups) = match trips {
+        // Row tiles, and cache blocks of `m` row tiles. Over a symbolic row count the blocks'
+        // size is chosen at run time: the row tiles per thread, at most `m` (which sizes the
+        // partial sums), so 160 rows still make a block per thread, not one block of 64 tiles.
+        let (tiles, groups, block) = match trips {
             Some(t) => {
                 let tiles = (t + rows - 1) / rows;
                 (
                     index_const(ctx, hoist, tiles, loc),
                     index_const(ctx, hoist, (tiles + m - 1) / m, loc),
+                    index_const(ctx, hoist, m, loc),
                 )
             }
             None => {
@@ -1120,7 +1126,22 @@ impl Tile {
                 let diff = index_binary(ctx, hoist, "arith.subi", nest.i.ub, nest.i.lb, loc);
                 let n = index_binary(ctx, hoist, "arith.maxsi", diff, zero, loc);
                 let tiles = ceil_div(ctx, hoist, n, rows, loc);
-                (tiles, ceil_div(ctx, hoist, tiles, m, loc))
+                let block = match threads {
+                    Some(threads) if m > 1 => {
+                        let per_thread = ceil_div(ctx, hoist, tiles, threads, loc);
+                        let one = index_const(ctx, hoist, 1, loc);
+                        let at_least =
+                            index_binary(ctx, hoist, "arith.maxsi", per_thread, one, loc);
+                        let cap = index_const(ctx, hoist, m, loc);
+                        index_binary(ctx, hoist, "arith.minsi", at_least, cap, loc)
+                    }
+                    _ => index_const(ctx, hoist, m, loc),
+                };
+                let one = index_const(ctx, hoist, 1, loc);
+                let bump = index_binary(ctx, hoist, "arith.subi", block, one, loc);
+                let up = index_binary(ctx, hoist, "arith.addi", tiles, bump, loc);
+                let groups = index_binary(ctx, hoist, "arith.divsi", up, block, loc);
+                (tiles, groups, block)
             }
         };
         let at = InsertPoint::Before(nest.i_loop);
@@ -1128,9 +1149,8 @@ impl Tile {
         let one = index_const(ctx, at, 1, loc);
         let (_, body, g) = build_for(ctx, at, (zero, groups, one), LoopKind::Parallel, loc);
         let inside = before_terminator(ctx, body);
-        let mc = index_const(ctx, inside, m, loc);
-        let first = index_binary(ctx, inside, "arith.muli", g, mc, loc);
-        let past = index_binary(ctx, inside, "arith.addi", first, mc, loc);
+        let first = index_binary(ctx, inside, "arith.muli", g, block, loc);
+        let past = index_binary(ctx, inside, "arith.addi", first, block, loc);
         let last = index_binary(ctx, inside, "arith.minsi", past, tiles, loc);
         let r = index_const(ctx, inside, rows, loc);
         // The row tile `b` of the block starts at `i0 = lb + b * R`; it is whole when exact or
@@ -1244,10 +1264,11 @@ impl Tile {
     /// range) within a quarter of the L2 cache, leaving the rest to the block of `B` they
     /// share; at most the row tiles per thread of this machine (the threads the parallel loops
     /// around the nest do not already occupy), so the parallel loops have work for every
-    /// thread, and at most 64.
-    fn row_blocks(&self, ctx: &Context, nest: &Nest, trips: Option<i64>) -> i64 {
+    /// thread, and at most 64. Also those threads, by which a symbolic row count is divided at
+    /// run time (`None` when the option fixes the blocks).
+    fn row_blocks(&self, ctx: &Context, nest: &Nest, trips: Option<i64>) -> (i64, Option<i64>) {
         if let Some(m) = self.row_blocks {
-            return m;
+            return (m, None);
         }
         let elem_bytes = elem_bytes(ctx, nest.elem);
         let k = self
@@ -1276,7 +1297,7 @@ impl Tile {
             let tiles = (t + self.rows - 1) / self.rows;
             (tiles + threads - 1) / threads.max(1)
         });
-        by_cache.min(by_threads).clamp(1, 64)
+        (by_cache.min(by_threads).clamp(1, 64), Some(threads.max(1)))
     }
 
     /// The `k` iterations per block when the reduction is blocked: a constant `k` range longer
