@@ -252,31 +252,33 @@ impl SymbolicShapes {
 
     /// The larger of `a` and `b`: one of them when provably larger.
     fn max(&mut self, a: Poly, b: Poly) -> Poly {
-        if self.at_least(&a, &b) {
-            return a;
-        }
-        if self.at_least(&b, &a) {
-            return b;
-        }
-        match (a.as_constant(), b.as_constant()) {
-            (Some(x), Some(y)) => Poly::constant(x.max(y)),
-            _ if a <= b => self.define(Def::Max(a, b)),
-            _ => self.define(Def::Max(b, a)),
-        }
+        self.extremum(a, b, true)
     }
 
     /// The smaller of `a` and `b`: one of them when provably smaller.
     fn min(&mut self, a: Poly, b: Poly) -> Poly {
-        if self.at_least(&b, &a) {
-            return a;
-        }
-        if self.at_least(&a, &b) {
-            return b;
-        }
-        match (a.as_constant(), b.as_constant()) {
-            (Some(x), Some(y)) => Poly::constant(x.min(y)),
-            _ if a <= b => self.define(Def::Min(a, b)),
-            _ => self.define(Def::Min(b, a)),
+        self.extremum(a, b, false)
+    }
+
+    /// `max(a, b)` (`larger`) or `min(a, b)`: a side that provably wins, a constant, or the
+    /// symbol of the definition (its operands in a fixed order).
+    fn extremum(&mut self, a: Poly, b: Poly, larger: bool) -> Poly {
+        let (hi, lo) = if self.at_least(&a, &b) {
+            (a, b)
+        } else if self.at_least(&b, &a) {
+            (b, a)
+        } else {
+            let (x, y) = if a <= b { (a, b) } else { (b, a) };
+            return match (x.as_constant(), y.as_constant()) {
+                (Some(p), Some(q)) => Poly::constant(if larger { p.max(q) } else { p.min(q) }),
+                _ if larger => self.define(Def::Max(x, y)),
+                _ => self.define(Def::Min(x, y)),
+            };
+        };
+        if larger {
+            hi
+        } else {
+            lo
         }
     }
 

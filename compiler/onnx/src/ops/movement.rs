@@ -493,6 +493,19 @@ fn slice(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     Ok(vec![y])
 }
 
+/// The axes a Pad's `pads` cover (all, or its `axes` input normalized), checked against the
+/// number of pads (two per axis).
+fn pad_axes(list: Option<Vec<i64>>, rank: usize, pads: usize) -> NodeResult<Vec<i64>> {
+    let list = match list {
+        Some(l) => axes(&l, rank)?,
+        None => (0..rank as i64).collect(),
+    };
+    if pads != 2 * list.len() {
+        return Err(format!("pads has {pads} entries, expected {}", 2 * list.len()).into());
+    }
+    Ok(list)
+}
+
 /// A constant-mode Pad whose amounts are sizes computed at run time: per padded axis, the
 /// positive parts as sized `graph.fill`s concatenated on either side, then the negative parts
 /// cropped by a gather of the positions kept.
@@ -504,18 +517,7 @@ fn sized_pad(
     value: f64,
 ) -> NodeResult<Value> {
     let rank = cx.shape(x).len();
-    let list = match list {
-        Some(l) => axes(&l, rank)?,
-        None => (0..rank as i64).collect(),
-    };
-    if pads.len() != 2 * list.len() {
-        return Err(format!(
-            "pads has {} entries, expected {}",
-            pads.len(),
-            2 * list.len()
-        )
-        .into());
-    }
+    let list = pad_axes(list, rank, pads.len())?;
     let overflow = "the pads overflow";
     let mut y = x;
     for (k, &a) in list.iter().enumerate() {
@@ -554,13 +556,7 @@ fn sized_pad(
         let first = cx.dims_min(crop_low, size).ok_or(overflow)?;
         let end = cx.dims_difference(size, crop_high).ok_or(overflow)?;
         let count = cx.range_count(first, end, 1).ok_or(overflow)?;
-        let mut idx = cx.positions(count, 1, 0)?;
-        if first != Dim::Known(0) {
-            let f = cx.dim_scalar(first)?;
-            idx = cx.binary("graph.add", idx, f)?;
-        }
-        let attr = cx.int_attr(a as i64);
-        y = cx.op("graph.gather", &[y, idx], &[("axis", attr)])?;
+        y = gather_positions(cx, y, a, first, count, 1)?;
     }
     Ok(y)
 }
@@ -593,29 +589,39 @@ fn sized_slice(cx: &mut NodeCx, x: Value, starts: &[Dim], ends: &[Dim]) -> NodeR
             }
         }
         if step < 0 {
-            return Err(
-                "a negative slice step with bounds computed at run time is not \
-                        supported"
-                    .into(),
-            );
+            let what = "a negative slice step with bounds computed at run time";
+            return Err(format!("{what} is not supported").into());
         }
         let overflow = "the slice bounds overflow";
         let first = cx.slice_bound(starts[k], dims[a]).ok_or(overflow)?;
         let last = cx.slice_bound(ends[k], dims[a]).ok_or(overflow)?;
         let count = cx.range_count(first, last, step).ok_or(overflow)?;
-        let mut idx = cx.positions(count, 1, 0)?;
-        if step != 1 {
-            let s = cx.scalar(step as f64, idx);
-            idx = cx.binary("graph.mul", idx, s)?;
-        }
-        if first != Dim::Known(0) {
-            let f = cx.dim_scalar(first)?;
-            idx = cx.binary("graph.add", idx, f)?;
-        }
-        let attr = cx.int_attr(a as i64);
-        y = cx.op("graph.gather", &[y, idx], &[("axis", attr)])?;
+        y = gather_positions(cx, y, a, first, count, step)?;
     }
     Ok(y)
+}
+
+/// `y` gathered along axis `a` at the positions `first + i·step`, `i < count` (sizes known at
+/// run time or not).
+fn gather_positions(
+    cx: &mut NodeCx,
+    y: Value,
+    a: usize,
+    first: Dim,
+    count: Dim,
+    step: i64,
+) -> NodeResult<Value> {
+    let mut idx = cx.positions(count, 1, 0)?;
+    if step != 1 {
+        let s = cx.scalar(step as f64, idx);
+        idx = cx.binary("graph.mul", idx, s)?;
+    }
+    if first != Dim::Known(0) {
+        let f = cx.dim_scalar(first)?;
+        idx = cx.binary("graph.add", idx, f)?;
+    }
+    let attr = cx.int_attr(a as i64);
+    cx.op("graph.gather", &[y, idx], &[("axis", attr)])
 }
 
 /// Negative indices count from the end: constant ones are normalized here, runtime ones by a
@@ -849,18 +855,7 @@ fn pad(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
             None => return sized_pad(cx, x, list, &pads, value).map(|y| vec![y]),
         }
     };
-    let list = match list {
-        Some(l) => axes(&l, rank)?,
-        None => (0..rank as i64).collect(),
-    };
-    if pads.len() != 2 * list.len() {
-        return Err(format!(
-            "pads has {} entries, expected {}",
-            pads.len(),
-            2 * list.len()
-        )
-        .into());
-    }
+    let list = pad_axes(list, rank, pads.len())?;
     if pads
         .iter()
         .any(|p| p.unsigned_abs() > crate::importer::MAX_TENSOR_ELEMENTS as u64)
