@@ -4,10 +4,10 @@
 //! dlc's own passes for a model it compiled before.
 //!
 //! An entry is keyed by a [`Key`], a BLAKE3 hash (LLVM's implementation) of everything the
-//! value depends on. For a kernel, `jit.rs` builds it from the kernel's printed IR, the facts
-//! its launches give, the target triple, CPU and features, the LLVM version, dlc's version and
-//! [`CODEGEN_FORMAT`], a hash of this crate's source, and the optimization options; the value
-//! is the object file, in a file `<key>.dlco`. For a model, `dlc-run` keys the source text and
+//! value depends on. For a kernel, `jit.rs` builds it from the kernel's printed IR (its name
+//! left out), the facts its launches give, the target triple, CPU and features, the LLVM
+//! version, dlc's version and [`CODEGEN_FORMAT`], a hash of this crate's source, and the
+//! optimization options; the value is the object file, in a file `<key>.dlco`. For a model, `dlc-run` keys the source text and
 //! everything its pass pipeline depends on; the value is the lowered module's text, in a file
 //! `<key>.dlcm` ([`EntryKind`]). Both kinds have one layout:
 //!

@@ -1,7 +1,9 @@
 //! The CPU JIT: a lowered module's kernels compiled for the host CPU, in parallel, through the
 //! kernel cache, and linked into this process.
 //!
-//! Each kernel is compiled on its own, on the runtime's thread pool
+//! Kernels that differ only in name (and have the same launch facts) are one *distinct*
+//! kernel, compiled once under a symbol named by a hash of its content. Each distinct kernel is
+//! compiled on its own, on the runtime's thread pool
 //! ([`dlc_runtime::pool::map_on_pool`]): its own LLVM context and module, tuned for the host or
 //! an x86-64 level the host supports ([`CpuTarget`]: `target-cpu` and `target-features` on
 //! every function, so AVX-512 machines get 512-bit vectors and `x86-64-v3` gets AVX2's 256-bit
@@ -46,6 +48,9 @@ pub struct CompileOptions {
 pub struct CompileStats {
     /// Kernels in the module.
     pub kernels: usize,
+    /// Distinct kernels among them, each compiled (or loaded) once: kernels that differ only
+    /// in name share one object.
+    pub distinct: usize,
     /// Threads the kernels were compiled on.
     pub threads: usize,
     /// The kernel cache's part, when there is a cache.
@@ -102,15 +107,36 @@ impl CpuModule {
         let fail = |msg: String| Diagnostic::error(ctx.op_loc(module), msg);
         let compiler = KernelCompiler::new(options).map_err(fail)?;
         let facts = kernel_facts(ctx, module);
-        let jobs: Vec<(Op, Vec<ArgFacts>)> = dlc_loop::module_kernels(ctx, module)
-            .into_iter()
-            .map(|k| (k, arg_facts(ctx, &facts, k)))
-            .collect();
-        let compiled = dlc_runtime::pool::map_on_pool(jobs, |(kernel, facts)| {
-            compiler.object(ctx, kernel, &facts)
-        });
+        // Kernels that differ only in name (the same block of a network at each of its uses)
+        // compile once, under a symbol named by their content.
+        let kernels = dlc_loop::module_kernels(ctx, module);
+        let mut distinct: Vec<Distinct> = Vec::new();
+        let mut index: FxHashMap<[u8; 32], usize> = FxHashMap::default();
+        let mut symbol_of: Vec<(String, usize)> = Vec::with_capacity(kernels.len());
+        for &kernel in &kernels {
+            let facts = arg_facts(ctx, &facts, kernel);
+            let name = dlc_loop::KernelOp(kernel).name(ctx).to_string();
+            let ir = dlc_ir::print_op(ctx, kernel, PrintOptions::default());
+            let body = ir.replacen(&format!("@{name}("), "@kernel(", 1);
+            let content = KeyHasher::new()
+                .field("facts", format!("{facts:?}").as_bytes())
+                .field("kernel", body.as_bytes())
+                .finish()
+                .0;
+            let i = *index.entry(content).or_insert_with(|| {
+                distinct.push(Distinct {
+                    kernel,
+                    facts,
+                    content,
+                });
+                distinct.len() - 1
+            });
+            symbol_of.push((name, i));
+        }
+        let compiled = dlc_runtime::pool::map_on_pool(distinct, |d| compiler.object(ctx, &d));
         let mut stats = CompileStats {
-            kernels: compiled.len(),
+            kernels: kernels.len(),
+            distinct: compiled.len(),
             threads: dlc_runtime::num_threads().unwrap_or(1),
             cache: options.cache.as_ref().map(|_| CacheStats::default()),
             ..CompileStats::default()
@@ -151,17 +177,20 @@ impl CpuModule {
             jit.add_object(&object.bytes, &object.name)
                 .map_err(|e| fail(format!("LLVM JIT, kernel '{}': {e}", object.name)))?;
         }
-        let mut kernels = FxHashMap::default();
-        for object in objects {
+        let mut entries = Vec::with_capacity(objects.len());
+        for object in &objects {
             let address = jit
                 .lookup(&object.name)
                 .map_err(|e| fail(format!("LLVM JIT, kernel '{}': {e}", object.name)))?;
             // SAFETY: `address` is the entry thunk `module.rs` generated for this kernel, of
             // type `void(ptr)`, i.e. `KernelFn`; the machine code lives as long as `jit`, which
             // the returned module owns.
-            let entry = unsafe { std::mem::transmute::<usize, KernelFn>(address) };
-            kernels.insert(object.name, entry);
+            entries.push(unsafe { std::mem::transmute::<usize, KernelFn>(address) });
         }
+        let kernels = symbol_of
+            .into_iter()
+            .map(|(name, i)| (name, entries[i]))
+            .collect();
         stats.load = load.elapsed();
         stats.wall = start.elapsed();
         Ok(CpuModule {
@@ -184,6 +213,26 @@ impl KernelTable for CpuModule {
 }
 
 /// One kernel's object file.
+/// One distinct kernel of a compilation: the first of the kernels with its content.
+struct Distinct {
+    kernel: Op,
+    facts: Vec<ArgFacts>,
+    /// A hash of its IR (its name left out) and argument facts.
+    content: [u8; 32],
+}
+
+impl Distinct {
+    /// The entry symbol of its object: named by its content, so an object from the cache
+    /// fits any kernel with that content.
+    fn symbol(&self) -> String {
+        let hex: String = self.content[..12]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        format!("dlc_kernel_{hex}")
+    }
+}
+
 struct KernelObject {
     name: String,
     bytes: Vec<u8>,
@@ -241,22 +290,16 @@ impl<'a> KernelCompiler<'a> {
         })
     }
 
-    /// The object of `kernel`, whose arguments have `facts`: from the cache when it has one,
-    /// else compiled (and stored).
-    fn object(
-        &self,
-        ctx: &Context,
-        kernel: Op,
-        facts: &[ArgFacts],
-    ) -> Result<KernelObject, Diagnostic> {
-        let name = dlc_loop::KernelOp(kernel).name(ctx).to_string();
+    /// The object of distinct kernel `d`: from the cache when it has one, else compiled (and
+    /// stored). Its entry is the symbol [`Distinct::symbol`], whatever the kernel's name.
+    fn object(&self, ctx: &Context, d: &Distinct) -> Result<KernelObject, Diagnostic> {
+        let (kernel, facts) = (d.kernel, d.facts.as_slice());
+        let name = d.symbol();
         let mut notes = Vec::new();
         let key = self.cache.map(|_| {
-            let ir = dlc_ir::print_op(ctx, kernel, PrintOptions::default());
             KeyHasher::new()
                 .field("common", &self.common_key)
-                .field("facts", format!("{facts:?}").as_bytes())
-                .field("kernel", ir.as_bytes())
+                .field("content", &d.content)
                 .finish()
         });
         if let (Some(cache), Some(key)) = (self.cache, &key) {
@@ -279,7 +322,7 @@ impl<'a> KernelCompiler<'a> {
         let llvm = LlvmContext::create();
         let start = Instant::now();
         let module = llvm.create_module(&name);
-        lower_kernel(ctx, &llvm, &module, kernel, facts, self.machine)?;
+        lower_kernel(ctx, &llvm, &module, kernel, &name, facts, self.machine)?;
         let lowered = start.elapsed();
         let (optimized, bytes, emitted) = self
             .spec

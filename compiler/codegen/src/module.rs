@@ -40,11 +40,13 @@ pub(crate) fn lower_module<'ctx>(
     let out = llvm.create_module(module_name);
     let facts = kernel_facts(ctx, module);
     for kernel in dlc_loop::module_kernels(ctx, module) {
+        let name = dlc_loop::KernelOp(kernel).name(ctx);
         lower_kernel(
             ctx,
             llvm,
             &out,
             kernel,
+            name,
             &arg_facts(ctx, &facts, kernel),
             machine,
         )?;
@@ -67,16 +69,17 @@ pub(crate) fn arg_facts(ctx: &Context, facts: &KernelFacts, kernel: Op) -> Vec<A
     arg_facts
 }
 
-/// Lowers `kernel`, whose arguments have `facts`, into `module`; errors are at the kernel.
+/// Lowers `kernel`, whose arguments have `facts`, into `module` as the function `name`;
+/// errors are at the kernel.
 pub(crate) fn lower_kernel<'ctx>(
     ctx: &Context,
     llvm: &'ctx LlvmContext,
     module: &Module<'ctx>,
     kernel: Op,
+    name: &str,
     facts: &[ArgFacts],
     machine: Machine,
 ) -> Result<(), Diagnostic> {
-    let name = dlc_loop::KernelOp(kernel).name(ctx);
     lower_kernel_named(ctx, llvm, module, kernel, name, facts, machine)
         .map_err(|e| e.into_diagnostic(ctx, kernel))
 }
