@@ -3,7 +3,8 @@
 //! from the cache and computes the same outputs; a different CPU target or LLVM configuration
 //! misses; a corrupted entry of either kind is discarded, rebuilt and reported; compiles racing
 //! on one cache directory all succeed; no cache touches no directory; compiling on the pool or
-//! on one thread stores byte-identical entries. (The entry format's own checks are unit tests
+//! on one thread stores byte-identical entries; two kernels differing only in name compile to
+//! one entry and both run it. (The entry format's own checks are unit tests
 //! in compiler/codegen/src/cache.rs.)
 
 use dlc_codegen::{EntryKind, Key};
@@ -293,5 +294,46 @@ fn compiling_in_parallel_or_not_gives_the_same_entries() {
     assert!(
         a == b,
         "the same keys and byte-identical objects and modules"
+    );
+}
+
+/// The same computation twice on different arguments: two kernels differing only in name.
+const REPEATED: &str = r#"
+func.func @f(%a: tensor<8x16xf32>, %b: tensor<8x16xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %ta = graph.tanh %a : tensor<8x16xf32>
+  %sa = graph.reduce_sum %ta {axes = array<i64: 1>} : tensor<8x16xf32> -> tensor<8xf32>
+  %tb = graph.tanh %b : tensor<8x16xf32>
+  %sb = graph.reduce_sum %tb {axes = array<i64: 1>} : tensor<8x16xf32> -> tensor<8xf32>
+  return %sa, %sb : tensor<8xf32>, tensor<8xf32>
+}
+"#;
+
+#[test]
+fn kernels_differing_only_in_name_compile_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = Model::compile(REPEATED, "repeated.mlir", &options(dir.path())).expect("compiles");
+    let codegen = &model.timings.codegen;
+    assert_eq!((codegen.kernels, codegen.distinct), (2, 1));
+    let stats = codegen.cache.clone().unwrap_or_default();
+    assert_eq!((stats.hits, stats.misses), (0, 1));
+    assert_eq!(entries(dir.path(), "dlco").len(), 1);
+    // Both kernels run the one object, each on its own arguments.
+    let a = dlc_runtime::Tensor::from_f32(&[8, 16], &[0.5; 128]).expect("a");
+    let b = dlc_runtime::Tensor::from_f32(&[8, 16], &[-1.0; 128]).expect("b");
+    let mut session = model.session();
+    let outputs = session.run(&[&a, &b]).expect("runs");
+    let first = |i: usize| {
+        let bytes = &outputs.get(i).expect("two outputs").bytes;
+        f32::from_le_bytes(bytes[..4].try_into().expect("four bytes"))
+    };
+    assert!(
+        (first(0) - 16.0 * 0.5f32.tanh()).abs() < 1e-4,
+        "{}",
+        first(0)
+    );
+    assert!(
+        (first(1) - 16.0 * (-1.0f32).tanh()).abs() < 1e-4,
+        "{}",
+        first(1)
     );
 }
