@@ -23,6 +23,8 @@
 // RUN: rm -rf %t/kcache && env DLC_CACHE_DIR=%t/kcache dlc-run %t/kernels.onnx --inputs %t/kernels_2x5_2x3_x.npy,%t/kernels_2x5_2x3_diag.npy,%t/kernels_2x5_2x3_idx.npy --expected %t/kernels_2x5_2x3_y0.npy,%t/kernels_2x5_2x3_y1.npy,%t/kernels_2x5_2x3_y2.npy,%t/kernels_2x5_2x3_y3.npy,%t/kernels_2x5_2x3_y4.npy,%t/kernels_2x5_2x3_y5.npy,%t/kernels_2x5_2x3_y6.npy,%t/kernels_2x5_2x3_y7.npy,%t/kernels_2x5_2x3_y8.npy,%t/kernels_2x5_2x3_y9.npy --check | FileCheck %s --check-prefix=KER5
 // RUN: env DLC_CACHE_DIR=%t/kcache dlc-run %t/kernels.onnx --inputs %t/kernels_3x9_3x11_x.npy,%t/kernels_3x9_3x11_diag.npy,%t/kernels_3x9_3x11_idx.npy --expected %t/kernels_3x9_3x11_y0.npy,%t/kernels_3x9_3x11_y1.npy,%t/kernels_3x9_3x11_y2.npy,%t/kernels_3x9_3x11_y3.npy,%t/kernels_3x9_3x11_y4.npy,%t/kernels_3x9_3x11_y5.npy,%t/kernels_3x9_3x11_y6.npy,%t/kernels_3x9_3x11_y7.npy,%t/kernels_3x9_3x11_y8.npy,%t/kernels_3x9_3x11_y9.npy | FileCheck %s --check-prefix=KER9
 // RUN: env DLC_CACHE_DIR=%t/kcache dlc-run %t/kernels.onnx --inputs %t/kernels_1x1_1x2_x.npy,%t/kernels_1x1_1x2_diag.npy,%t/kernels_1x1_1x2_idx.npy --expected %t/kernels_1x1_1x2_y0.npy,%t/kernels_1x1_1x2_y1.npy,%t/kernels_1x1_1x2_y2.npy,%t/kernels_1x1_1x2_y3.npy,%t/kernels_1x1_1x2_y4.npy,%t/kernels_1x1_1x2_y5.npy,%t/kernels_1x1_1x2_y6.npy,%t/kernels_1x1_1x2_y7.npy,%t/kernels_1x1_1x2_y8.npy,%t/kernels_1x1_1x2_y9.npy | FileCheck %s --check-prefix=KER1
+// RUN: rm -rf %t/rcache && env DLC_CACHE_DIR=%t/rcache dlc-run %t/resize.onnx --inputs %t/resize_up_x.npy,%t/resize_up_skip.npy --expected %t/resize_up_y0.npy,%t/resize_up_y1.npy --check | FileCheck %s --check-prefix=RSZUP
+// RUN: env DLC_CACHE_DIR=%t/rcache dlc-run %t/resize.onnx --inputs %t/resize_mixed_x.npy,%t/resize_mixed_skip.npy --expected %t/resize_mixed_y0.npy,%t/resize_mixed_y1.npy | FileCheck %s --check-prefix=RSZMIX
 
 // CHECK-LABEL: func.func @main(%arg0: tensor<?x?x32xf32> {graph.dim_names = ["batch", "seq", ""]}) -> tensor<?x?x32xf32>
 // CHECK: %[[B:.*]] = graph.dim %arg0, 0 : tensor<?x?x32xf32> -> index
@@ -93,6 +95,16 @@
 // KER1: output 7: f32 [1, 0]
 // KER1: output 9: f32 [2, 2]
 // KER1-COUNT-10: expected output {{[0-9]}} ({{.*}}): {{.*}}: ok
+
+// Resize to sizes computed from another tensor's Shape: the source coordinates, rounding and
+// weights computed at run time, compiled once.
+// RSZUP: cache: 0 hits
+// RSZUP: output 0: f32 [1, 2, 10, 14]
+// RSZUP-COUNT-2: check output {{[01]}}: {{.*}}: ok
+// RSZUP-COUNT-2: expected output {{[01]}} ({{.*}}): {{.*}}: ok
+// RSZMIX: cache: {{[1-9][0-9]*}} hits, 0 misses
+// RSZMIX: output 1: f32 [1, 2, 4, 13]
+// RSZMIX-COUNT-2: expected output {{[01]}} ({{.*}}): {{.*}}: ok
 
 // Opset-23 Attention over `?` batch, sequence and past lengths (grouped-query, causal, with
 // a past cache), compiled once.

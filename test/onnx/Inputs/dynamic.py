@@ -19,6 +19,9 @@ with reference outputs from onnxruntime: shapes computed from `Shape` of inputs 
   GatherElements with indices [a, t] (negative ones too), a Range from −s to s by 2, Slices
   and a Pad whose bounds and amounts are computed from s; run at (a, s, t) = (2, 5, 3),
   (3, 9, 11) and (1, 1, 2).
+- resize.onnx: x [1, 2, h, w] resized to Shape(skip)[2:4] (an FPN's upsample-to-match), nearest
+  (half_pixel, round_prefer_floor) and bilinear (align_corners); run at (h, w, H, W) =
+  (5, 7, 10, 14) and (6, 9, 4, 13) (down one axis, up the other).
 - attention.onnx: opset-23 Attention over 3-D q [b, s, 32] and k, v [b, s, 16] (4 query heads
   sharing 2 key heads), causal, with a past key/value cache of p positions; run at
   (b, s, p) = (1, 1, 3) and (2, 6, 4).
@@ -214,6 +217,24 @@ def kernels():
                  outputs)
 
 
+def resize():
+    """Resizes to sizes computed from another tensor's Shape."""
+    nodes = [
+        h.make_node("Shape", ["skip"], ["shape"]),
+        const("from", np.array([2], np.int64)),
+        const("to", np.array([4], np.int64)),
+        const("nc", np.array([1, 2], np.int64)),
+        h.make_node("Slice", ["shape", "from", "to"], ["hw"]),
+        h.make_node("Concat", ["nc", "hw"], ["sizes"], axis=0),
+        h.make_node("Resize", ["x", "", "", "sizes"], ["near"], mode="nearest"),
+        h.make_node("Resize", ["x", "", "", "sizes"], ["bilinear"], mode="linear",
+                    coordinate_transformation_mode="align_corners"),
+    ]
+    out = [value(n, T.FLOAT, [1, 2, "H", "W"]) for n in ("near", "bilinear")]
+    return model(nodes, [value("x", T.FLOAT, [1, 2, "h", "w"]),
+                         value("skip", T.FLOAT, [1, 2, "H", "W"])], out)
+
+
 def attention():
     """Grouped-query causal self-attention with a past cache, as the opset-23 op."""
     nodes = [h.make_node("Attention", ["q", "k", "v", "", "past_k", "past_v"],
@@ -255,6 +276,8 @@ def main():
         "kernels": (kernels(), [{"x": (2, 5), "diag": (), "idx": (2, 3)},
                                 {"x": (3, 9), "diag": (), "idx": (3, 11)},
                                 {"x": (1, 1), "diag": (), "idx": (1, 2)}]),
+        "resize": (resize(), [{"tag": "up", "x": (1, 2, 5, 7), "skip": (1, 2, 10, 14)},
+                              {"tag": "mixed", "x": (1, 2, 6, 9), "skip": (1, 2, 4, 13)}]),
         "attention": (attention(), [
             {"tag": "b1s1p3", "q": (1, 1, 32), "k": (1, 1, 16), "v": (1, 1, 16),
              "past_k": (1, 2, 3, 8), "past_v": (1, 2, 3, 8)},

@@ -9,11 +9,13 @@
 //! outside the axis are clamped to its edge, as onnxruntime does; with `exclude_outside` their
 //! cubic weights are dropped and the rest renormalized. `tf_crop_and_resize` reads the
 //! constant `roi` and writes `extrapolation_value` where a position falls outside the input.
+//! Sizes known only at run time (computed from `Shape`s) resample at run time instead
+//! ([`resize_sized`]), and a tensor with `?` dims resized by whole scales repeats elements.
 
 use super::{axes, table, Handler};
 use crate::importer::{NodeCx, NodeResult};
-use crate::shape_values::Dim;
-use dlc_ir::{Value, DYNAMIC};
+use crate::shape_values::{known, Dim};
+use dlc_ir::{Type, Value, DYNAMIC};
 use dlc_tensor::Tensor;
 
 pub(super) const OPS: &[(&str, Handler)] = &[("Resize", resize), ("Upsample", resize)];
@@ -58,9 +60,15 @@ fn resize(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     } else if legacy {
         (None, float_input(cx, 1)?, None)
     } else {
-        // Over dynamic dims only scales can be followed.
-        let sizes = if dynamic { None } else { cx.ints_input(3)? };
-        (float_input(cx, 1)?, float_input(cx, 2)?, sizes)
+        // Sizes may be computed from `Shape`s: run-time sizes resample at run time.
+        let sizes = cx.dims_input(3)?.filter(|s| !s.is_empty());
+        let scales = float_input(cx, 2)?;
+        match sizes {
+            Some(dims) if scales.is_none() && (dynamic || known(&dims).is_none()) => {
+                return resize_sized(cx, x, &dims).map(|y| vec![y]);
+            }
+            sizes => (float_input(cx, 1)?, scales, sizes.and_then(|d| known(&d))),
+        }
     };
     let list = match cx.attr_ints("axes") {
         Some(l) => axes(&l, rank)?,
@@ -120,6 +128,142 @@ fn resize(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
         y = resample_axis(cx, y, a, plan, &modes)?;
     }
     Ok(vec![y])
+}
+
+/// Resize to `sizes` known only at run time (`F.interpolate(x, size=skip.shape[2:])` in an
+/// FPN or U-Net export), `nearest` or `linear`, as the static tables compute it but at run
+/// time, per resized axis: the source coordinate of each output position (in f64, by the
+/// coordinate transform, with the scale `out / in`), then the nearest rounding and a gather,
+/// or the two neighbours' gather weighted by the fraction. The stretch policy only, no `roi`.
+fn resize_sized(cx: &mut NodeCx, x: Value, sizes: &[Dim]) -> NodeResult<Value> {
+    let rank = cx.shape(x).len();
+    let list = match cx.attr_ints("axes") {
+        Some(l) => axes(&l, rank)?,
+        None => (0..rank as i64).collect(),
+    };
+    if sizes.len() != list.len() {
+        return Err(format!("{} sizes for {} axes", sizes.len(), list.len()).into());
+    }
+    let mode = cx.attr_string("mode").unwrap_or_else(|| "nearest".into());
+    let transform = cx
+        .attr_string("coordinate_transformation_mode")
+        .unwrap_or_else(|| "half_pixel".into());
+    let nearest = cx
+        .attr_string("nearest_mode")
+        .unwrap_or_else(|| "round_prefer_floor".into());
+    let policy = cx
+        .attr_string("keep_aspect_ratio_policy")
+        .unwrap_or_else(|| "stretch".into());
+    let unsupported = |what: String| -> NodeResult<Value> {
+        Err(format!("Resize to sizes computed at run time: {what} is not supported").into())
+    };
+    if policy != "stretch" {
+        return unsupported(format!("keep_aspect_ratio_policy '{policy}'"));
+    }
+    match mode.as_str() {
+        "nearest" => {}
+        "linear" if cx.is_float(x) => {}
+        other => return unsupported(format!("mode '{other}' on this element type")),
+    }
+    if !matches!(
+        transform.as_str(),
+        "half_pixel" | "pytorch_half_pixel" | "align_corners" | "asymmetric"
+    ) {
+        return unsupported(format!("coordinate_transformation_mode '{transform}'"));
+    }
+    if !matches!(
+        nearest.as_str(),
+        "round_prefer_floor" | "round_prefer_ceil" | "floor" | "ceil"
+    ) {
+        return unsupported(format!("nearest_mode '{nearest}'"));
+    }
+    let mut y = x;
+    for (&a, &out) in list.iter().zip(sizes) {
+        let a = a as usize;
+        let input = cx.dims(y)[a];
+        if input == out {
+            continue; // the identity for every transform supported here
+        }
+        if matches!(out, Dim::Known(k) if k < 0) {
+            return Err(format!("size {out:?} is negative").into());
+        }
+        let f64_of = |cx: &mut NodeCx, v: Value| cx.cast(v, Type::F64);
+        let positions = cx.positions(out, 1, 0)?;
+        let p = f64_of(cx, positions)?;
+        let n_in = cx.dim_scalar(input)?;
+        let n_in = f64_of(cx, n_in)?;
+        let n_out = cx.dim_scalar(out)?;
+        let n_out = f64_of(cx, n_out)?;
+        let scale = cx.binary("graph.div", n_out, n_in)?;
+        let half = cx.scalar(0.5, p);
+        let one = cx.scalar(1.0, p);
+        let zero = cx.scalar(0.0, p);
+        let centred = |cx: &mut NodeCx| -> NodeResult<Value> {
+            let shifted = cx.binary("graph.add", p, half)?;
+            let scaled = cx.binary("graph.div", shifted, scale)?;
+            cx.binary("graph.sub", scaled, half)
+        };
+        let several = cx.cmp("gt", n_out, one)?;
+        let source = match transform.as_str() {
+            "half_pixel" => centred(cx)?,
+            "pytorch_half_pixel" => {
+                let c = centred(cx)?;
+                cx.select(several, c, zero)?
+            }
+            "align_corners" => {
+                let span_in = cx.binary("graph.sub", n_in, one)?;
+                let span_out = cx.binary("graph.sub", n_out, one)?;
+                let t = cx.binary("graph.mul", p, span_in)?;
+                let t = cx.binary("graph.div", t, span_out)?;
+                cx.select(several, t, zero)?
+            }
+            _ => cx.binary("graph.div", p, scale)?,
+        };
+        let last = cx.binary("graph.sub", n_in, one)?;
+        let clamp = |cx: &mut NodeCx, v: Value| -> NodeResult<Value> {
+            let v = cx.binary("graph.min", v, last)?;
+            cx.binary("graph.max", v, zero)
+        };
+        let attr = cx.int_attr(a as i64);
+        if mode == "nearest" {
+            let rounded = match nearest.as_str() {
+                "floor" => cx.unary("graph.floor", source)?,
+                "ceil" => cx.unary("graph.ceil", source)?,
+                // Halves go down: ceil(v − ½); up: floor(v + ½).
+                "round_prefer_floor" => {
+                    let v = cx.binary("graph.sub", source, half)?;
+                    cx.unary("graph.ceil", v)?
+                }
+                _ => {
+                    let v = cx.binary("graph.add", source, half)?;
+                    cx.unary("graph.floor", v)?
+                }
+            };
+            let index = clamp(cx, rounded)?;
+            let index = cx.cast(index, Type::I64)?;
+            y = cx.op("graph.gather", &[y, index], &[("axis", attr)])?;
+            continue;
+        }
+        let v = clamp(cx, source)?;
+        let low = cx.unary("graph.floor", v)?;
+        let fraction = cx.binary("graph.sub", v, low)?;
+        let next = cx.binary("graph.add", low, one)?;
+        let high = cx.binary("graph.min", next, last)?;
+        let (low, high) = (cx.cast(low, Type::I64)?, cx.cast(high, Type::I64)?);
+        let below = cx.op("graph.gather", &[y, low], &[("axis", attr)])?;
+        let above = cx.op("graph.gather", &[y, high], &[("axis", attr)])?;
+        // The weights along the axis: [.., out, ..] with ones elsewhere.
+        let mut dims = vec![Dim::Known(1); rank];
+        dims[a] = out;
+        let t = cx.cast(fraction, cx.elem(x))?;
+        let t = cx.sized_reshape(t, &dims)?;
+        let unit = cx.scalar(1.0, t);
+        let complement = cx.binary("graph.sub", unit, t)?;
+        let below = cx.binary("graph.mul", below, complement)?;
+        let above = cx.binary("graph.mul", above, t)?;
+        y = cx.binary("graph.add", below, above)?;
+    }
+    Ok(y)
 }
 
 /// Resize of a tensor with `?` dims, where no table can be built: nearest upsampling by whole
