@@ -1107,3 +1107,27 @@ func.func @read_size_result_type(%a: !loop.buffer<i64, global>) -> i64 {
   %n = "loop.read_size"(%a) : (!loop.buffer<i64, global>) -> i64
   return %n : i64
 }
+
+// -----
+
+func.func @check_of_an_index(%n: index) {
+  // expected-error @+1 {{'loop.check' op operand must be an i1 condition, found 'index'}}
+  "loop.check"(%n) <{message = "positive"}> : (index) -> ()
+  return
+}
+
+// -----
+
+func.func @check_without_message(%c: i1) {
+  // expected-error @+1 {{'loop.check' op requires a string attribute 'message'}}
+  "loop.check"(%c) : (i1) -> ()
+  return
+}
+
+// -----
+
+loop.kernel @check_in_a_kernel(%c: i1) {
+  // expected-error @+1 {{'loop.check' op is a host op and must not be nested in a 'loop.kernel'}}
+  loop.check %c, "never"
+  loop.return
+}

@@ -320,6 +320,9 @@ impl<'c, 'm, 'd> FnExport<'c, 'm, 'd> {
             Some(L::AllocOp(_)) => self.lower_alloc(op, block),
             Some(L::DimOp(dim)) => self.lower_dim(dim, block),
             Some(L::ReadSizeOp(read)) => self.lower_read_size(read, block),
+            // Not checked in the export (as a negative `read_size`): the interpreter and the
+            // runtime stop at it.
+            Some(L::CheckOp(_)) => Ok(()),
             Some(L::ViewOp(view)) => self.lower_view(view, block),
             Some(L::ReshapeOp(reshape)) => self.lower_reshape(reshape, block),
             Some(L::ConstantOp(constant)) => self.lower_constant(constant, block),

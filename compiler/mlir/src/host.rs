@@ -3,6 +3,8 @@
 //! - `loop.alloc` (global) is `memref.alloc`, zero-filled as the loop dialect promises;
 //! - `loop.read_size` is a `memref.load` of the one element and an `arith.index_cast` to
 //!   `index`; a negative size is not checked (the interpreter and the runtime check it);
+//! - `loop.check` is dropped: like a negative size, a failed check is the interpreter's and
+//!   the runtime's to report;
 //! - `loop.view` is `memref.view` on the `memref<?xi8>` arena, at the same byte offset;
 //! - `loop.reshape` is `memref.reinterpret_cast` of the source to the result's sizes and
 //!   row-major strides (computed on the host where a `?` dim follows);

@@ -143,6 +143,11 @@ pub(crate) enum Instr {
         dst: u32,
         buf: u32,
     },
+    /// `loop.check`: the run stops with `message` when scalar slot `cond` is 0.
+    Check {
+        cond: u32,
+        message: Box<str>,
+    },
     Alloc {
         dst: u32,
         alloc: u32,
@@ -674,6 +679,15 @@ impl Compiler<'_, '_> {
                 }
                 let dst = self.int_result(op)?;
                 self.push(op, Instr::ReadSize { dst, buf });
+            }
+            Some(L::CheckOp(check)) => {
+                let (cond, _) = self.scalar(op, check.condition(ctx))?;
+                let message = ctx
+                    .attr(op, "message")
+                    .and_then(|a| ctx.attr_as_str(a))
+                    .ok_or_else(|| err(ctx, op, "requires a string attribute 'message'"))?;
+                let message = message.into();
+                self.push(op, Instr::Check { cond, message });
             }
             Some(L::AllocOp(_)) => self.compile_alloc(op)?,
             Some(L::ConstantOp(_)) => self.compile_constant(op)?,

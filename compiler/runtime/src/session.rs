@@ -478,6 +478,11 @@ impl<'p> Session<'p> {
                 let dtype = self.program.buf_dtype[*buf as usize];
                 s[*dst as usize] = read_size(self.bufs[*buf as usize], dtype).map_err(fail)?;
             }
+            Instr::Check { cond, message } => {
+                if s[*cond as usize] == 0 {
+                    return Err(fail(message.to_string()));
+                }
+            }
             Instr::Alloc { dst, alloc, dims } => {
                 let bytes = self.set_dims(*dst, dims).map_err(fail)?;
                 let buf = reserve(

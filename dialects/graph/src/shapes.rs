@@ -917,6 +917,26 @@ pub fn annotate(ctx: &mut Context, root: Op) {
     }
 }
 
+/// The name [`DIM_NAMES`] gives dim `axis` of argument `arg` of function `func`, if any.
+pub fn arg_dim_name(ctx: &Context, func: Op, arg: usize, axis: usize) -> Option<String> {
+    let AttrKind::Array(per_arg) = ctx.attr_kind(ctx.attr(func, "arg_attrs")?) else {
+        return None;
+    };
+    let AttrKind::Dict(entries) = ctx.attr_kind(*per_arg.get(arg)?) else {
+        return None;
+    };
+    let names = entries
+        .iter()
+        .find(|e| ctx.ident_str(e.name) == DIM_NAMES)?;
+    let AttrKind::Array(names) = ctx.attr_kind(names.value) else {
+        return None;
+    };
+    match ctx.attr_kind(*names.get(axis)?) {
+        AttrKind::String(name) if !name.is_empty() => Some(name.to_string()),
+        _ => None,
+    }
+}
+
 /// The symbolic shape of `ty` with every `?` as `None` (for callers without an analysis).
 pub fn static_dims(ctx: &Context, ty: Type) -> Option<Vec<Option<i64>>> {
     let t = tensor_parts(ctx, ty)?;

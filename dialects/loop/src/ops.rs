@@ -289,6 +289,20 @@ dlc_ir::define_op! {
 }
 
 dlc_ir::define_op! {
+    /// Stops the run with an error at its location, saying `message`, when its `i1` operand is
+    /// false: a fact the kernels after it rely on (two sizes a broadcast made one) checked on
+    /// the host before they run. Not a read or write of memory, but never moved or removed.
+    pub struct CheckOp = "loop.check";
+    traits = Traits::empty();
+    operands = [condition];
+    results = [];
+    attributes = [message];
+    verify = verify::verify_check;
+    parse = syntax::parse_check;
+    print = syntax::print_check;
+}
+
+dlc_ir::define_op! {
     /// Runs a `loop.kernel` from a host function on buffers and scalars.
     pub struct LaunchOp = "loop.launch";
     traits = Traits::empty();
@@ -393,6 +407,7 @@ dlc_ir::op_set! {
         BlockReduceOp,
         DimOp,
         ReadSizeOp,
+        CheckOp,
         LaunchOp,
         ConstantOp,
         ViewOp,
@@ -1398,6 +1413,22 @@ pub fn build_dim(
         .results(&[Type::INDEX]);
     let op = ctx.build(at, spec);
     ctx.result(op, 0)
+}
+
+/// Builds `loop.check %condition {message}`: the run stops with `message` where `condition`
+/// (an `i1`) is false.
+pub fn build_check(
+    ctx: &mut Context,
+    at: InsertPoint,
+    condition: Value,
+    message: &str,
+    loc: Location,
+) -> Op {
+    let message = ctx.string_attr(message);
+    let spec = OpSpec::new(ctx, "loop.check", loc)
+        .operands(&[condition])
+        .attr(ctx, "message", message);
+    ctx.build(at, spec)
 }
 
 /// Builds `loop.read_size %buffer`, the element of a one-element integer buffer; the result is

@@ -747,6 +747,34 @@ pub(crate) fn print_read_size(p: &mut Printer<'_>, op: Op) {
     p.print_type(ctx.value_type(buf));
 }
 
+/// `%condition, "message" attr-dict` of `loop.check`; the condition is an `i1`.
+pub(crate) fn parse_check(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
+    let condition = p.parse_operand()?;
+    p.expect(Tok::Comma, ",")?;
+    let message = p.parse_attribute()?;
+    set_attr(p, spec, "message", message);
+    p.parse_optional_attr_dict(&mut spec.attrs)?;
+    let condition = p.resolve_operand(&condition, Type::I1)?;
+    spec.operands.push(condition);
+    Ok(())
+}
+
+pub(crate) fn print_check(p: &mut Printer<'_>, op: Op) {
+    let ctx = p.ctx();
+    let message = ctx.attr(op, "message").and_then(|a| ctx.attr_as_str(a));
+    let (Some(&condition), Some(message)) = (ctx.operands(op).first(), message) else {
+        // Not the custom form's parts; the verifier rejects the op.
+        p.print_optional_attr_dict(op, &[]);
+        return;
+    };
+    let message = message.to_string();
+    p.write(" ");
+    p.print_operand(condition);
+    p.write(", ");
+    p.print_string(&message);
+    p.print_optional_attr_dict(op, &["message"]);
+}
+
 /// `@kernel(%a, %n) attr-dict : (types) -> ()`.
 pub(crate) fn parse_launch(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
     let name = p.parse_symbol_name()?;

@@ -768,8 +768,8 @@ pub(crate) fn verify_reduce(ctx: &Context, op: Op) -> VResult {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Host ops: loop.dim (anywhere), loop.read_size, loop.launch, loop.constant, loop.view (host
-// functions only)
+// Host ops: loop.dim (anywhere), loop.read_size, loop.check, loop.launch, loop.constant,
+// loop.view (host functions only)
 
 /// Fails if `op` is nested in a `loop.kernel`: host ops run outside kernels.
 fn check_host_only(ctx: &Context, op: Op) -> VResult {
@@ -836,6 +836,29 @@ pub(crate) fn verify_dim(ctx: &Context, op: Op) -> VResult {
 
 /// `loop.read_size`: a host op reading a one-element global buffer of `i8`..`i64` (every dim a
 /// static 1, rank 0 allowed) into an `index`.
+pub(crate) fn verify_check(ctx: &Context, op: Op) -> VResult {
+    check_host_only(ctx, op)?;
+    let ty = ctx.value_type(ctx.operand(op, 0));
+    if ty != Type::I1 {
+        return Err(op_error(
+            ctx,
+            op,
+            format!(
+                "operand must be an i1 condition, found '{}'",
+                type_str(ctx, ty)
+            ),
+        ));
+    }
+    if ctx
+        .attr(op, "message")
+        .and_then(|a| ctx.attr_as_str(a))
+        .is_none()
+    {
+        return Err(op_error(ctx, op, "requires a string attribute 'message'"));
+    }
+    Ok(())
+}
+
 pub(crate) fn verify_read_size(ctx: &Context, op: Op) -> VResult {
     check_host_only(ctx, op)?;
     let ty = ctx.value_type(ctx.operand(op, 0));

@@ -423,6 +423,16 @@ impl Host<'_> {
             Some(LoopOps::ConstantOp(_)) => self.exec_constant(op)?,
             Some(LoopOps::ViewOp(_)) => self.exec_view(op)?,
             Some(LoopOps::ReshapeOp(_)) => self.exec_reshape(op)?,
+            Some(LoopOps::CheckOp(check)) => {
+                if self.get_int(op, check.condition(self.ctx))? == 0 {
+                    let message = self
+                        .ctx
+                        .attr(op, "message")
+                        .and_then(|a| self.ctx.attr_as_str(a));
+                    return Err(op_err(self.ctx, op, message.unwrap_or("a check failed")));
+                }
+                return Ok(());
+            }
             Some(LoopOps::LaunchOp(_)) => return self.exec_launch(op),
             Some(LoopOps::CallIfOp(call)) => return self.exec_call_if(call),
             Some(LoopOps::CallLoopOp(call)) => return self.exec_call_loop(call),

@@ -13,7 +13,7 @@ use super::control;
 use super::kernel::{self, global_buffer};
 use super::plan::{self, i64_array, int_attr, normalize_axis, Group, Kind};
 use super::{Stats, Target};
-use dlc_arith::ArithOps;
+use dlc_arith::{ArithOps, CmpIPredicate};
 use dlc_func::ReturnOp;
 use dlc_graph::ops::{ConstantOp, YieldOp};
 use dlc_graph::shapes::{DimExpr, SymbolOrigin, SymbolicShapes};
@@ -68,6 +68,7 @@ pub(super) fn lower_function(
     for (&old, &new) in ctx.block_args(entry).to_vec().iter().zip(&host.args) {
         host.map.map(old, new);
     }
+    host.check_constraints(ctx, loc).map_err(|m| err(loc, m))?;
     let mut result_types = Vec::new();
     for op in ctx.block_ops(entry).collect::<Vec<_>>() {
         if ctx.view::<ReturnOp>(op).is_some() {
@@ -564,6 +565,81 @@ impl Host<'_> {
         };
         self.sizes.insert(s, v);
         Ok(v)
+    }
+
+    /// Checks, before any kernel runs, the runtime equality constraints the kernels rely on
+    /// whose sides are derived from the arguments' dims (`(h + 1) / 2` against `2 * ((h + 3) /
+    /// 4)` where an FPN adds two levels): a `loop.check` of each. Those between two argument
+    /// dims the runtime checks on the inputs (`loop.dim_symbols`), and sides that depend on a
+    /// size read from data are not known here.
+    fn check_constraints(&mut self, ctx: &mut Context, loc: Location) -> Result<(), String> {
+        for (a, b) in self.shapes.constraints().to_vec() {
+            let argument = |s: u32| matches!(self.shapes.origin(s), Some(SymbolOrigin::Arg { .. }));
+            if argument(a) && argument(b)
+                || !self.computed_from_arguments(a)
+                || !self.computed_from_arguments(b)
+            {
+                continue;
+            }
+            let (x, y) = (self.symbol(ctx, a, loc)?, self.symbol(ctx, b, loc)?);
+            let equal = Emit { at: self.at(), loc }.cmpi(ctx, CmpIPredicate::Eq, x, y);
+            let mut definitions = Vec::new();
+            self.describe(ctx, a, &mut definitions);
+            self.describe(ctx, b, &mut definitions);
+            let message = format!(
+                "the input sizes do not fit the model: s{a} and s{b} must be equal ({})",
+                definitions.join(", ")
+            );
+            dlc_loop::build_check(ctx, self.at(), equal, &message, loc);
+        }
+        Ok(())
+    }
+
+    /// True when symbol `s` is computed from the arguments' dims alone.
+    fn computed_from_arguments(&self, s: u32) -> bool {
+        match self.shapes.origin(s) {
+            Some(SymbolOrigin::Arg { .. }) => true,
+            Some(SymbolOrigin::Derived(def)) => {
+                let polys: Vec<&Poly> = match def {
+                    Def::Poly(p) | Def::Quotient(p, _) => vec![p],
+                    Def::Max(p, q) | Def::Min(p, q) => vec![p, q],
+                };
+                polys
+                    .into_iter()
+                    .flat_map(Poly::symbols)
+                    .all(|t| self.computed_from_arguments(t))
+            }
+            _ => false,
+        }
+    }
+
+    /// `"s3 = (s1 + 1) / 2"` for `s` and the symbols it is defined by, down to the arguments'
+    /// dims (with their `graph.dim_names`), each once, into `out`.
+    fn describe(&self, ctx: &Context, s: u32, out: &mut Vec<String>) {
+        let mut line = self.shapes.symbol_str(ctx, s);
+        if let Some(&SymbolOrigin::Arg { arg, axis }) = self.shapes.origin(s) {
+            let name = dlc_graph::shapes::arg_dim_name(ctx, self.func, arg as usize, axis as usize);
+            if let Some(name) = name {
+                line += &format!(" ('{name}')");
+            }
+        }
+        if out.contains(&line) {
+            return;
+        }
+        out.push(line);
+        if let Some(SymbolOrigin::Derived(def)) = self.shapes.origin(s) {
+            let polys: Vec<&Poly> = match def {
+                Def::Poly(p) | Def::Quotient(p, _) => vec![p],
+                Def::Max(p, q) | Def::Min(p, q) => vec![p, q],
+            };
+            for t in polys
+                .into_iter()
+                .flat_map(Poly::symbols)
+                .collect::<Vec<_>>()
+            {
+                self.describe(ctx, t, out);
+            }
+        }
     }
 
     /// The value of polynomial `p` over the symbols' sizes.
