@@ -203,6 +203,21 @@ pub enum Def {
     Min(Poly, Poly),
 }
 
+impl Def {
+    /// The symbols it is defined by.
+    pub fn symbols(&self) -> Vec<u32> {
+        let polys: [Option<&Poly>; 2] = match self {
+            Def::Poly(p) | Def::Quotient(p, _) => [Some(p), None],
+            Def::Max(p, q) | Def::Min(p, q) => [Some(p), Some(q)],
+        };
+        polys
+            .into_iter()
+            .flatten()
+            .flat_map(Poly::symbols)
+            .collect()
+    }
+}
+
 impl fmt::Display for Def {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
