@@ -599,16 +599,10 @@ impl Host<'_> {
     fn computed_from_arguments(&self, s: u32) -> bool {
         match self.shapes.origin(s) {
             Some(SymbolOrigin::Arg { .. }) => true,
-            Some(SymbolOrigin::Derived(def)) => {
-                let polys: Vec<&Poly> = match def {
-                    Def::Poly(p) | Def::Quotient(p, _) => vec![p],
-                    Def::Max(p, q) | Def::Min(p, q) => vec![p, q],
-                };
-                polys
-                    .into_iter()
-                    .flat_map(Poly::symbols)
-                    .all(|t| self.computed_from_arguments(t))
-            }
+            Some(SymbolOrigin::Derived(def)) => def
+                .symbols()
+                .into_iter()
+                .all(|t| self.computed_from_arguments(t)),
             _ => false,
         }
     }
@@ -628,15 +622,7 @@ impl Host<'_> {
         }
         out.push(line);
         if let Some(SymbolOrigin::Derived(def)) = self.shapes.origin(s) {
-            let polys: Vec<&Poly> = match def {
-                Def::Poly(p) | Def::Quotient(p, _) => vec![p],
-                Def::Max(p, q) | Def::Min(p, q) => vec![p, q],
-            };
-            for t in polys
-                .into_iter()
-                .flat_map(Poly::symbols)
-                .collect::<Vec<_>>()
-            {
+            for t in def.symbols() {
                 self.describe(ctx, t, out);
             }
         }
