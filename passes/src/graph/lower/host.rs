@@ -61,6 +61,7 @@ pub(super) fn lower_function(
         entry: host_entry,
         map: ValueMap::new(),
         sizes: FxHashMap::default(),
+        pending: Vec::new(),
         args: ctx.block_args(host_entry).to_vec(),
         name,
         stats,
@@ -68,6 +69,7 @@ pub(super) fn lower_function(
     for (&old, &new) in ctx.block_args(entry).to_vec().iter().zip(&host.args) {
         host.map.map(old, new);
     }
+    host.pending = shapes.constraints().to_vec();
     host.check_constraints(ctx, loc).map_err(|m| err(loc, m))?;
     let mut result_types = Vec::new();
     for op in ctx.block_ops(entry).collect::<Vec<_>>() {
@@ -82,6 +84,7 @@ pub(super) fn lower_function(
             ctx.build(InsertPoint::End(host_entry), spec);
         } else {
             host.lower_op(ctx, op)?;
+            host.check_constraints(ctx, loc).map_err(|m| err(loc, m))?;
         }
     }
     let fn_ty = ctx.function_type(&arg_types, &result_types);
@@ -124,6 +127,8 @@ struct Host<'a> {
     map: ValueMap,
     /// Symbol sizes computed so far.
     sizes: FxHashMap<u32, Value>,
+    /// Runtime equalities of symbols not yet checked: a side is not computed yet.
+    pending: Vec<(u32, u32)>,
     args: Vec<Value>,
     name: String,
     stats: &'a mut Stats,
@@ -567,20 +572,26 @@ impl Host<'_> {
         Ok(v)
     }
 
-    /// Checks, before any kernel runs, the runtime equality constraints the kernels rely on
-    /// whose sides are derived from the arguments' dims (`(h + 1) / 2` against `2 * ((h + 3) /
-    /// 4)` where an FPN adds two levels): a `loop.check` of each. Those between two argument
-    /// dims the runtime checks on the inputs (`loop.dim_symbols`), and sides that depend on a
-    /// size read from data are not known here.
+    /// Checks the runtime equality constraints the kernels rely on as soon as both sides are
+    /// known on the host: before any kernel runs for sizes derived from the arguments' dims
+    /// (`(h + 1) / 2` against `2 * ((h + 3) / 4)` where an FPN adds two levels), right after
+    /// the op that gives one for a size read from data. A `loop.check` of each; those between
+    /// two argument dims the runtime checks on the inputs (`loop.dim_symbols`).
     fn check_constraints(&mut self, ctx: &mut Context, loc: Location) -> Result<(), String> {
-        for (a, b) in self.shapes.constraints().to_vec() {
+        let mut pending = std::mem::take(&mut self.pending);
+        let mut i = 0;
+        while i < pending.len() {
+            let (a, b) = pending[i];
             let argument = |s: u32| matches!(self.shapes.origin(s), Some(SymbolOrigin::Arg { .. }));
-            if argument(a) && argument(b)
-                || !self.computed_from_arguments(a)
-                || !self.computed_from_arguments(b)
-            {
+            if argument(a) && argument(b) {
+                pending.swap_remove(i);
                 continue;
             }
+            if !self.known(a) || !self.known(b) {
+                i += 1;
+                continue;
+            }
+            pending.swap_remove(i);
             let (x, y) = (self.symbol(ctx, a, loc)?, self.symbol(ctx, b, loc)?);
             let equal = Emit { at: self.at(), loc }.cmpi(ctx, CmpIPredicate::Eq, x, y);
             let mut definitions = Vec::new();
@@ -592,18 +603,18 @@ impl Host<'_> {
             );
             dlc_loop::build_check(ctx, self.at(), equal, &message, loc);
         }
+        self.pending = pending;
         Ok(())
     }
 
-    /// True when symbol `s` is computed from the arguments' dims alone.
-    fn computed_from_arguments(&self, s: u32) -> bool {
+    /// True when the host can compute symbol `s` here: an argument's dim, the dim of a value
+    /// already lowered, or a definition over such symbols.
+    fn known(&self, s: u32) -> bool {
         match self.shapes.origin(s) {
             Some(SymbolOrigin::Arg { .. }) => true,
-            Some(SymbolOrigin::Derived(def)) => def
-                .symbols()
-                .into_iter()
-                .all(|t| self.computed_from_arguments(t)),
-            _ => false,
+            Some(SymbolOrigin::Result { value, .. }) => self.map.lookup(*value) != *value,
+            Some(SymbolOrigin::Derived(def)) => def.symbols().into_iter().all(|t| self.known(t)),
+            None => false,
         }
     }
 
