@@ -20,7 +20,8 @@ with reference outputs from onnxruntime: shapes computed from `Shape` of inputs 
   and a Pad whose bounds and amounts are computed from s; run at (a, s, t) = (2, 5, 3),
   (3, 9, 11) and (1, 1, 2).
 - resize.onnx: x [1, 2, h, w] resized to Shape(skip)[2:4] (an FPN's upsample-to-match), nearest
-  (half_pixel, round_prefer_floor) and bilinear (align_corners); run at (h, w, H, W) =
+  (half_pixel, round_prefer_floor) and bilinear (align_corners, antialias = 0 written out as
+  opset-18 exporters do); run at (h, w, H, W) =
   (5, 7, 10, 14) and (6, 9, 4, 13) (down one axis, up the other).
 - attention.onnx: opset-23 Attention over 3-D q [b, s, 32] and k, v [b, s, 16] (4 query heads
   sharing 2 key heads), causal, with a past key/value cache of p positions; run at
@@ -228,11 +229,13 @@ def resize():
         h.make_node("Concat", ["nc", "hw"], ["sizes"], axis=0),
         h.make_node("Resize", ["x", "", "", "sizes"], ["near"], mode="nearest"),
         h.make_node("Resize", ["x", "", "", "sizes"], ["bilinear"], mode="linear",
-                    coordinate_transformation_mode="align_corners"),
+                    coordinate_transformation_mode="align_corners", antialias=0),
     ]
     out = [value(n, T.FLOAT, [1, 2, "H", "W"]) for n in ("near", "bilinear")]
-    return model(nodes, [value("x", T.FLOAT, [1, 2, "h", "w"]),
-                         value("skip", T.FLOAT, [1, 2, "H", "W"])], out)
+    graph = h.make_graph(nodes, "g", [value("x", T.FLOAT, [1, 2, "h", "w"]),
+                                      value("skip", T.FLOAT, [1, 2, "H", "W"])], out)
+    # Opset 18, whose exporters write antialias = 0 explicitly.
+    return h.make_model(graph, opset_imports=[h.make_opsetid("", 18)])
 
 
 def attention():

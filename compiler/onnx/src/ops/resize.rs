@@ -48,6 +48,7 @@ fn resize(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let dynamic = shape.contains(&DYNAMIC);
     let rank = shape.len();
     let legacy = cx.node.op_type == "Upsample" || cx.opset < 11;
+    let mut run_time_sizes = None;
     let (roi, scales, sizes) = if cx.node.op_type == "Upsample" && cx.opset < 9 {
         let s = cx
             .attr_floats("scales")
@@ -65,7 +66,8 @@ fn resize(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
         let scales = float_input(cx, 2)?;
         match sizes {
             Some(dims) if scales.is_none() && (dynamic || known(&dims).is_none()) => {
-                return resize_sized(cx, x, &dims).map(|y| vec![y]);
+                run_time_sizes = Some(dims);
+                (None, None, None)
             }
             sizes => (float_input(cx, 1)?, scales, sizes.and_then(|d| known(&d))),
         }
@@ -96,6 +98,9 @@ fn resize(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
         .attr_string("keep_aspect_ratio_policy")
         .unwrap_or_else(|| "stretch".into());
     let antialias = cx.int_or("antialias", 0) != 0;
+    if let Some(sizes) = run_time_sizes {
+        return resize_sized(cx, x, &list, &sizes, &modes, &policy, antialias).map(|y| vec![y]);
+    }
     if dynamic {
         let all_axes = list.iter().copied().eq(0..rank as i64);
         return repeat_dynamic(cx, x, scales.filter(|_| all_axes).as_deref(), &modes)
@@ -134,31 +139,30 @@ fn resize(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
 /// FPN or U-Net export), `nearest` or `linear`, as the static tables compute it but at run
 /// time, per resized axis: the source coordinate of each output position (in f64, by the
 /// coordinate transform, with the scale `out / in`), then the nearest rounding and a gather,
-/// or the two neighbours' gather weighted by the fraction. The stretch policy only, no `roi`.
-fn resize_sized(cx: &mut NodeCx, x: Value, sizes: &[Dim]) -> NodeResult<Value> {
+/// or the two neighbours' gather weighted by the fraction. The stretch policy only, no `roi`,
+/// no antialiasing (whether it would downsample is known only at run time).
+fn resize_sized(
+    cx: &mut NodeCx,
+    x: Value,
+    list: &[i64],
+    sizes: &[Dim],
+    modes: &Modes,
+    policy: &str,
+    antialias: bool,
+) -> NodeResult<Value> {
     let rank = cx.shape(x).len();
-    let list = match cx.attr_ints("axes") {
-        Some(l) => axes(&l, rank)?,
-        None => (0..rank as i64).collect(),
-    };
     if sizes.len() != list.len() {
         return Err(format!("{} sizes for {} axes", sizes.len(), list.len()).into());
     }
-    let mode = cx.attr_string("mode").unwrap_or_else(|| "nearest".into());
-    let transform = cx
-        .attr_string("coordinate_transformation_mode")
-        .unwrap_or_else(|| "half_pixel".into());
-    let nearest = cx
-        .attr_string("nearest_mode")
-        .unwrap_or_else(|| "round_prefer_floor".into());
-    let policy = cx
-        .attr_string("keep_aspect_ratio_policy")
-        .unwrap_or_else(|| "stretch".into());
+    let (mode, transform, nearest) = (&modes.mode, &modes.transform, &modes.nearest);
     let unsupported = |what: String| -> NodeResult<Value> {
         Err(format!("Resize to sizes computed at run time: {what} is not supported").into())
     };
     if policy != "stretch" {
         return unsupported(format!("keep_aspect_ratio_policy '{policy}'"));
+    }
+    if antialias {
+        return unsupported("antialias = 1".into());
     }
     match mode.as_str() {
         "nearest" => {}
