@@ -444,22 +444,25 @@ fn slice(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let x = cx.input(0)?;
     let shape = cx.shape(x);
     let rank = shape.len();
+    let known_dims = |v: Vec<i64>| v.into_iter().map(Dim::Known).collect::<Vec<_>>();
     let (starts, ends, list, steps) = if cx.opset < 10 {
         (
-            cx.attr_ints("starts")
-                .ok_or("attribute 'starts' is required")?,
-            cx.attr_ints("ends").ok_or("attribute 'ends' is required")?,
+            known_dims(
+                cx.attr_ints("starts")
+                    .ok_or("attribute 'starts' is required")?,
+            ),
+            known_dims(cx.attr_ints("ends").ok_or("attribute 'ends' is required")?),
             cx.attr_ints("axes"),
             None,
         )
     } else {
-        let starts = cx.dims_input(1)?.ok_or("input #1 (starts) is required")?;
-        let ends = cx.dims_input(2)?.ok_or("input #2 (ends) is required")?;
-        if let (Some(starts), Some(ends)) = (known(&starts), known(&ends)) {
-            (starts, ends, cx.ints_input(3)?, cx.ints_input(4)?)
-        } else {
-            return sized_slice(cx, x, &starts, &ends).map(|y| vec![y]);
-        }
+        // Bounds may be sizes computed from `Shape`s.
+        (
+            cx.dims_input(1)?.ok_or("input #1 (starts) is required")?,
+            cx.dims_input(2)?.ok_or("input #2 (ends) is required")?,
+            cx.ints_input(3)?,
+            cx.ints_input(4)?,
+        )
     };
     let list = list.unwrap_or_else(|| (0..starts.len() as i64).collect());
     let list = axes(&list, rank)?;
@@ -469,12 +472,20 @@ fn slice(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     }
     let (mut s, mut e, mut t) = (vec![0; rank], vec![i64::MAX; rank], vec![1; rank]);
     let mut reversed = Vec::new();
+    let mut sized = Vec::new();
     for (k, &a) in list.iter().enumerate() {
         let a = a as usize;
-        match steps[k] {
-            0 => return Err("a slice step is 0".into()),
-            step if step > 0 => (s[a], e[a], t[a]) = (starts[k], ends[k], step),
-            step => reversed.push((a, starts[k], ends[k], step)),
+        match (steps[k], starts[k], ends[k]) {
+            (0, _, _) => return Err("a slice step is 0".into()),
+            (step, Dim::Known(start), Dim::Known(end)) if step > 0 => {
+                (s[a], e[a], t[a]) = (start, end, step)
+            }
+            (step, Dim::Known(start), Dim::Known(end)) => reversed.push((a, start, end, step)),
+            (step, start, end) if step > 0 => sized.push((a, start, end, step)),
+            _ => {
+                let what = "a negative slice step with bounds computed at run time";
+                return Err(format!("{what} is not supported").into());
+            }
         }
     }
     let mut y = cx.slice(x, &s, &e, &t)?;
@@ -489,6 +500,21 @@ fn slice(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
         let idx = cx.i64_vector(&idx);
         let attr = cx.int_attr(a as i64);
         y = cx.op("graph.gather", &[y, idx], &[("axis", attr)])?;
+    }
+    // Bounds known at run time (`x[:, 1 : Shape(x)[1] − 1]`): the positions
+    // `first + i·step`, `i < count`, `first` and `count` computed on the host from the clamped
+    // bounds ([`NodeCx::slice_bound`]).
+    let dims = if sized.is_empty() {
+        Vec::new()
+    } else {
+        cx.dims(x)
+    };
+    for (a, start, end, step) in sized {
+        let overflow = "the slice bounds overflow";
+        let first = cx.slice_bound(start, dims[a]).ok_or(overflow)?;
+        let last = cx.slice_bound(end, dims[a]).ok_or(overflow)?;
+        let count = cx.range_count(first, last, step).ok_or(overflow)?;
+        y = gather_positions(cx, y, a, first, count, step)?;
     }
     Ok(vec![y])
 }
@@ -557,46 +583,6 @@ fn sized_pad(
         let end = cx.dims_difference(size, crop_high).ok_or(overflow)?;
         let count = cx.range_count(first, end, 1).ok_or(overflow)?;
         y = gather_positions(cx, y, a, first, count, 1)?;
-    }
-    Ok(y)
-}
-
-/// A Slice whose starts or ends are sizes computed at run time (`x[:, 1 : Shape(x)[1] − 1]`):
-/// an axis with constant bounds is a `graph.slice`; one with a run-time bound (positive step)
-/// gathers the positions `first + i·step` for `i < count`, `first` and `count` computed on the
-/// host from the clamped bounds ([`NodeCx::slice_bound`]).
-fn sized_slice(cx: &mut NodeCx, x: Value, starts: &[Dim], ends: &[Dim]) -> NodeResult<Value> {
-    let rank = cx.shape(x).len();
-    let list = cx.ints_input(3)?;
-    let list = list.unwrap_or_else(|| (0..starts.len() as i64).collect());
-    let list = axes(&list, rank)?;
-    let steps = cx.ints_input(4)?.unwrap_or_else(|| vec![1; starts.len()]);
-    if ends.len() != starts.len() || list.len() != starts.len() || steps.len() != starts.len() {
-        return Err("starts, ends, axes and steps must have the same length".into());
-    }
-    let dims = cx.dims(x);
-    let mut y = x;
-    for (k, &a) in list.iter().enumerate() {
-        let a = a as usize;
-        let step = steps[k];
-        if step == 0 {
-            return Err("a slice step is 0".into());
-        }
-        if let (Dim::Known(start), Dim::Known(end)) = (starts[k], ends[k]) {
-            if step > 0 {
-                y = slice_axis(cx, y, a, start, end, step)?;
-                continue;
-            }
-        }
-        if step < 0 {
-            let what = "a negative slice step with bounds computed at run time";
-            return Err(format!("{what} is not supported").into());
-        }
-        let overflow = "the slice bounds overflow";
-        let first = cx.slice_bound(starts[k], dims[a]).ok_or(overflow)?;
-        let last = cx.slice_bound(ends[k], dims[a]).ok_or(overflow)?;
-        let count = cx.range_count(first, last, step).ok_or(overflow)?;
-        y = gather_positions(cx, y, a, first, count, step)?;
     }
     Ok(y)
 }
