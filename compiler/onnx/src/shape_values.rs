@@ -282,7 +282,8 @@ impl NodeCx<'_, '_> {
     /// Where a Slice bound `v` (for a positive step) falls on an axis of `size` elements: a
     /// negative bound counts from the end, then it is clamped to `0 ..= size`. A run-time
     /// bound of unknown sign picks its case arithmetically (`[v ≥ 0]` is
-    /// `min(max(v + 1, 0), 1)`), so the sizes stay `arith` ops on `index` values.
+    /// `min(max(v + 1, 0), 1)`), so the sizes stay the `index` arithmetic the graph interpreter
+    /// and `SymbolicShapes` read (neither takes `arith.cmpi`/`select` on `index` values).
     pub(crate) fn slice_bound(&mut self, v: Dim, size: Dim) -> Option<Dim> {
         let zero = Dim::Known(0);
         match v {

@@ -488,7 +488,12 @@ fn slice(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
             }
         }
     }
-    let mut y = cx.slice(x, &s, &e, &t)?;
+    // Every axis with run-time bounds: no static slice to take.
+    let mut y = if sized.len() == list.len() {
+        x
+    } else {
+        cx.slice(x, &s, &e, &t)?
+    };
     for (a, start, end, step) in reversed {
         let dim = shape[a];
         if dim == DYNAMIC {
