@@ -69,7 +69,14 @@ pub(super) fn lower_function(
     for (&old, &new) in ctx.block_args(entry).to_vec().iter().zip(&host.args) {
         host.map.map(old, new);
     }
-    host.pending = shapes.constraints().to_vec();
+    // Those between two argument dims the runtime checks on the inputs (`loop.dim_symbols`).
+    let argument = |s: u32| matches!(shapes.origin(s), Some(SymbolOrigin::Arg { .. }));
+    host.pending = shapes
+        .constraints()
+        .iter()
+        .copied()
+        .filter(|&(a, b)| !(argument(a) && argument(b)))
+        .collect();
     host.check_constraints(ctx, loc).map_err(|m| err(loc, m))?;
     let mut result_types = Vec::new();
     for op in ctx.block_ops(entry).collect::<Vec<_>>() {
@@ -127,7 +134,8 @@ struct Host<'a> {
     map: ValueMap,
     /// Symbol sizes computed so far.
     sizes: FxHashMap<u32, Value>,
-    /// Runtime equalities of symbols not yet checked: a side is not computed yet.
+    /// Runtime equalities of symbols still to check (a side is not computed yet); those
+    /// between two argument dims are the runtime's.
     pending: Vec<(u32, u32)>,
     args: Vec<Value>,
     name: String,
@@ -575,18 +583,12 @@ impl Host<'_> {
     /// Checks the runtime equality constraints the kernels rely on as soon as both sides are
     /// known on the host: before any kernel runs for sizes derived from the arguments' dims
     /// (`(h + 1) / 2` against `2 * ((h + 3) / 4)` where an FPN adds two levels), right after
-    /// the op that gives one for a size read from data. A `loop.check` of each; those between
-    /// two argument dims the runtime checks on the inputs (`loop.dim_symbols`).
+    /// the op that gives one for a size read from data: a `loop.check` of each pending one.
     fn check_constraints(&mut self, ctx: &mut Context, loc: Location) -> Result<(), String> {
         let mut pending = std::mem::take(&mut self.pending);
         let mut i = 0;
         while i < pending.len() {
             let (a, b) = pending[i];
-            let argument = |s: u32| matches!(self.shapes.origin(s), Some(SymbolOrigin::Arg { .. }));
-            if argument(a) && argument(b) {
-                pending.swap_remove(i);
-                continue;
-            }
             if !self.known(a) || !self.known(b) {
                 i += 1;
                 continue;
