@@ -352,32 +352,17 @@ impl SymbolicShapes {
 
     /// Records `a == b` for `?` argument dims that share a name in [`DIM_NAMES`].
     fn constrain_named_dims(&mut self, ctx: &Context, func: Op, args: &[Value]) {
-        let Some(AttrKind::Array(per_arg)) = ctx.attr(func, "arg_attrs").map(|a| ctx.attr_kind(a))
-        else {
-            return;
-        };
         let mut first: FxHashMap<&str, u32> = FxHashMap::default();
-        for (dict, arg) in per_arg.iter().zip(args) {
-            let AttrKind::Dict(entries) = ctx.attr_kind(*dict) else {
-                continue;
-            };
-            let names = entries
-                .iter()
-                .find(|e| ctx.ident_str(e.name) == DIM_NAMES)
-                .map(|e| ctx.attr_kind(e.value));
-            let (Some(AttrKind::Array(names)), Some(shape)) = (names, self.shapes.get(arg)) else {
+        for (i, arg) in args.iter().enumerate() {
+            let Some(shape) = self.shapes.get(arg) else {
                 continue;
             };
             let mut found = Vec::new();
-            for (name, dim) in names.iter().zip(shape) {
-                let (AttrKind::String(name), DimExpr::Symbol(sym)) = (ctx.attr_kind(*name), dim)
-                else {
+            for (name, dim) in dim_names(ctx, func, i).into_iter().zip(shape) {
+                let (Some(name), DimExpr::Symbol(sym)) = (name, dim) else {
                     continue;
                 };
-                if name.is_empty() {
-                    continue;
-                }
-                match first.get(&**name) {
+                match first.get(name) {
                     Some(&f) => found.push((f, *sym)),
                     None => {
                         first.insert(name, *sym);
@@ -919,21 +904,38 @@ pub fn annotate(ctx: &mut Context, root: Op) {
 
 /// The name [`DIM_NAMES`] gives dim `axis` of argument `arg` of function `func`, if any.
 pub fn arg_dim_name(ctx: &Context, func: Op, arg: usize, axis: usize) -> Option<String> {
-    let AttrKind::Array(per_arg) = ctx.attr_kind(ctx.attr(func, "arg_attrs")?) else {
-        return None;
-    };
-    let AttrKind::Dict(entries) = ctx.attr_kind(*per_arg.get(arg)?) else {
-        return None;
-    };
-    let names = entries
-        .iter()
-        .find(|e| ctx.ident_str(e.name) == DIM_NAMES)?;
-    let AttrKind::Array(names) = ctx.attr_kind(names.value) else {
-        return None;
-    };
-    match ctx.attr_kind(*names.get(axis)?) {
-        AttrKind::String(name) if !name.is_empty() => Some(name.to_string()),
-        _ => None,
+    dim_names(ctx, func, arg)
+        .get(axis)
+        .copied()
+        .flatten()
+        .map(str::to_string)
+}
+
+/// Per dim of argument `arg` of `func`, the name [`DIM_NAMES`] gives it (`None` for `""` or
+/// none).
+fn dim_names(ctx: &Context, func: Op, arg: usize) -> Vec<Option<&str>> {
+    let names = ctx
+        .attr(func, "arg_attrs")
+        .and_then(|a| match ctx.attr_kind(a) {
+            AttrKind::Array(per_arg) => per_arg.get(arg).copied(),
+            _ => None,
+        })
+        .and_then(|dict| match ctx.attr_kind(dict) {
+            AttrKind::Dict(entries) => entries
+                .iter()
+                .find(|e| ctx.ident_str(e.name) == DIM_NAMES)
+                .map(|e| e.value),
+            _ => None,
+        });
+    match names.map(|n| ctx.attr_kind(n)) {
+        Some(AttrKind::Array(names)) => names
+            .iter()
+            .map(|n| match ctx.attr_kind(*n) {
+                AttrKind::String(name) if !name.is_empty() => Some(&**name),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
     }
 }
 
