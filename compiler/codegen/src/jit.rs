@@ -14,7 +14,7 @@
 //! back into `dlc_runtime::dlc_parallel_for`, whose address is defined in the JIT. The result
 //! implements `dlc_runtime::KernelTable`, so the runtime's host program can launch the kernels.
 
-use crate::cache::{EntryKind, KernelCache, KeyHasher, Lookup, CODEGEN_FORMAT};
+use crate::cache::{EntryKind, KernelCache, Key, KeyHasher, Lookup, CODEGEN_FORMAT};
 use crate::function::{ArgFacts, Machine};
 use crate::host_facts::kernel_facts;
 use crate::module::{arg_facts, lower_kernel};
@@ -109,11 +109,9 @@ impl CpuModule {
         let facts = kernel_facts(ctx, module);
         // Kernels that differ only in name (the same block of a network at each of its uses)
         // compile once, under a symbol named by their content.
+        // Their IR is printed and hashed on the pool, as compiling them is.
         let kernels = dlc_loop::module_kernels(ctx, module);
-        let mut distinct: Vec<Distinct> = Vec::new();
-        let mut index: FxHashMap<[u8; 32], usize> = FxHashMap::default();
-        let mut symbol_of: Vec<(String, usize)> = Vec::with_capacity(kernels.len());
-        for &kernel in &kernels {
+        let hashed = dlc_runtime::pool::map_on_pool(kernels.clone(), |kernel| {
             let facts = arg_facts(ctx, &facts, kernel);
             let name = dlc_loop::KernelOp(kernel).name(ctx).to_string();
             let ir = dlc_ir::print_op(ctx, kernel, PrintOptions::default());
@@ -121,14 +119,22 @@ impl CpuModule {
             let content = KeyHasher::new()
                 .field("facts", format!("{facts:?}").as_bytes())
                 .field("kernel", body.as_bytes())
-                .finish()
-                .0;
-            let i = *index.entry(content).or_insert_with(|| {
-                distinct.push(Distinct {
+                .finish();
+            (
+                name,
+                Distinct {
                     kernel,
                     facts,
                     content,
-                });
+                },
+            )
+        });
+        let mut distinct: Vec<Distinct> = Vec::new();
+        let mut index: FxHashMap<Key, usize> = FxHashMap::default();
+        let mut symbol_of: Vec<(String, usize)> = Vec::with_capacity(kernels.len());
+        for (name, d) in hashed {
+            let i = *index.entry(d.content).or_insert_with(|| {
+                distinct.push(d);
                 distinct.len() - 1
             });
             symbol_of.push((name, i));
@@ -218,18 +224,15 @@ struct Distinct {
     kernel: Op,
     facts: Vec<ArgFacts>,
     /// A hash of its IR (its name left out) and argument facts.
-    content: [u8; 32],
+    content: Key,
 }
 
 impl Distinct {
     /// The entry symbol of its object: named by its content, so an object from the cache
     /// fits any kernel with that content.
     fn symbol(&self) -> String {
-        let hex: String = self.content[..12]
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
-        format!("dlc_kernel_{hex}")
+        let hex = self.content.to_string();
+        format!("dlc_kernel_{}", &hex[..24])
     }
 }
 
@@ -299,7 +302,7 @@ impl<'a> KernelCompiler<'a> {
         let key = self.cache.map(|_| {
             KeyHasher::new()
                 .field("common", &self.common_key)
-                .field("content", &d.content)
+                .field("content", &d.content.0)
                 .finish()
         });
         if let (Some(cache), Some(key)) = (self.cache, &key) {
