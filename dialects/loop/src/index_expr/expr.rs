@@ -12,6 +12,7 @@
 
 use dlc_ir::Value;
 use std::fmt;
+use std::sync::Arc;
 
 /// A leaf of an index expression: an SSA value (loop induction variable, symbolic dim, kernel
 /// index argument) or a free symbol numbered by the caller (tests, analyses without IR).
@@ -29,13 +30,13 @@ pub enum Atom {
     /// A symbol.
     Sym(Symbol),
     /// `floor(lhs / rhs)`; `rhs` is positive wherever the expression is evaluated.
-    FloorDiv(Box<IndexExpr>, Box<IndexExpr>),
+    FloorDiv(Arc<IndexExpr>, Arc<IndexExpr>),
     /// `lhs - rhs * floor(lhs / rhs)`: in `[0, rhs)` for a positive `rhs`.
-    Mod(Box<IndexExpr>, Box<IndexExpr>),
+    Mod(Arc<IndexExpr>, Arc<IndexExpr>),
     /// The smaller operand; operands sorted.
-    Min(Box<IndexExpr>, Box<IndexExpr>),
+    Min(Arc<IndexExpr>, Arc<IndexExpr>),
     /// The larger operand; operands sorted.
-    Max(Box<IndexExpr>, Box<IndexExpr>),
+    Max(Arc<IndexExpr>, Arc<IndexExpr>),
 }
 
 /// A product of atoms, sorted (a repeated atom is a power). The empty product is 1.
@@ -164,8 +165,8 @@ impl IndexExpr {
             (Some(0), _) => Self::constant(0),
             (Some(a), Some(b)) if b > 0 => Self::constant(a.div_euclid(b)),
             _ => Self::atom(Atom::FloorDiv(
-                Box::new(self.clone()),
-                Box::new(rhs.clone()),
+                Arc::new(self.clone()),
+                Arc::new(rhs.clone()),
             )),
         }
     }
@@ -175,7 +176,7 @@ impl IndexExpr {
         match (self.as_constant(), rhs.as_constant()) {
             (_, Some(1)) | (Some(0), _) => Self::constant(0),
             (Some(a), Some(b)) if b > 0 => Self::constant(a.rem_euclid(b)),
-            _ => Self::atom(Atom::Mod(Box::new(self.clone()), Box::new(rhs.clone()))),
+            _ => Self::atom(Atom::Mod(Arc::new(self.clone()), Arc::new(rhs.clone()))),
         }
     }
 
@@ -281,11 +282,11 @@ impl Atom {
     }
 }
 
-fn sorted(a: &IndexExpr, b: &IndexExpr) -> (Box<IndexExpr>, Box<IndexExpr>) {
+fn sorted(a: &IndexExpr, b: &IndexExpr) -> (Arc<IndexExpr>, Arc<IndexExpr>) {
     if a <= b {
-        (Box::new(a.clone()), Box::new(b.clone()))
+        (Arc::new(a.clone()), Arc::new(b.clone()))
     } else {
-        (Box::new(b.clone()), Box::new(a.clone()))
+        (Arc::new(b.clone()), Arc::new(a.clone()))
     }
 }
 

@@ -39,25 +39,32 @@ pub fn from_ir(ctx: &Context, value: Value) -> IndexExpr {
 
 /// The expression computing `value`, with the division policy of `options`.
 pub fn from_ir_with(ctx: &Context, value: Value, options: FromIr<'_>) -> IndexExpr {
-    let none = Bounds::new();
-    let mut reader = Reader {
-        ctx,
-        bounds: options.bounds.unwrap_or(&none),
-        assume: options.assume_non_negative,
-        memo: HashMap::new(),
-    };
-    reader.read(value)
+    Reader::new(ctx, options).read(value)
 }
 
-struct Reader<'a> {
+/// [`from_ir_with`] for many values: each value's expression is read once and remembered, so
+/// values sharing subexpressions cost their union, not their sum. The IR must not change while
+/// a reader is in use.
+pub struct Reader<'a> {
     ctx: &'a Context,
-    bounds: &'a Bounds,
+    bounds: Option<&'a Bounds>,
     assume: bool,
     memo: HashMap<Value, IndexExpr>,
 }
 
-impl Reader<'_> {
-    fn read(&mut self, v: Value) -> IndexExpr {
+impl<'a> Reader<'a> {
+    /// A reader of `ctx`'s values with the division policy of `options`.
+    pub fn new(ctx: &'a Context, options: FromIr<'a>) -> Self {
+        Reader {
+            ctx,
+            bounds: options.bounds,
+            assume: options.assume_non_negative,
+            memo: HashMap::new(),
+        }
+    }
+
+    /// The expression computing `v`.
+    pub fn read(&mut self, v: Value) -> IndexExpr {
         if let Some(e) = self.memo.get(&v) {
             return e.clone();
         }
@@ -104,7 +111,9 @@ impl Reader<'_> {
 
     /// Whether truncating division of `a` by `b` equals floor division.
     fn floors(&self, a: &IndexExpr, b: &IndexExpr) -> bool {
-        self.assume || (range_of(a, self.bounds).0 >= 0 && range_of(b, self.bounds).0 > 0)
+        let none = Bounds::new();
+        let bounds = self.bounds.unwrap_or(&none);
+        self.assume || (range_of(a, bounds).0 >= 0 && range_of(b, bounds).0 > 0)
     }
 }
 

@@ -33,6 +33,8 @@ pub mod simplify;
 
 pub use bounds::{equal, prove_eq, prove_le, prove_lt, range_of, Bounds};
 pub use expr::{Atom, IndexExpr, Monomial, Symbol};
-pub use ir::{erase_dead_index_ops, from_ir, from_ir_with, to_ir, to_ir_with, Emitter, FromIr};
+pub use ir::{
+    erase_dead_index_ops, from_ir, from_ir_with, to_ir, to_ir_with, Emitter, FromIr, Reader,
+};
 pub use parse::parse;
 pub use simplify::{simplify, simplify_at, Level};

@@ -144,7 +144,7 @@ use dlc_ir::{
 };
 use dlc_loop::index_expr::{
     equal, erase_dead_index_ops, from_ir_with, prove_le, prove_lt, range_of, simplify, Atom,
-    Bounds, Emitter, FromIr, IndexExpr, Symbol,
+    Bounds, Emitter, FromIr, IndexExpr, Reader, Symbol,
 };
 use dlc_loop::{gpu_dim, ForOp, IfOp, KernelOp, LaunchDim, LoopOps, ScheduleBlockOp};
 use std::collections::{HashMap, HashSet};
@@ -508,11 +508,11 @@ fn simplify_indices(ctx: &mut Context, root: Op) -> u64 {
             let Some(def) = ctx.defining_op(v) else {
                 continue;
             };
-            let read = read_index(ctx, v, bounds);
-            let simple = simplify(&read, bounds);
-            // `read` is already canonical (like terms merged), so it is the IR that the
+            let mut reader = Reader::new(ctx, read_options(bounds));
+            let simple = simplify(&reader.read(v), bounds);
+            // What was read is already canonical (like terms merged), so it is the IR that the
             // rewrite must beat: `i*4 - i*2` reads as `i*2`, one op where the IR has three.
-            let before = ir_cost(ctx, v, bounds);
+            let before = ir_cost(ctx, &mut reader, v);
             if cost(&simple) >= before {
                 continue;
             }
@@ -528,7 +528,7 @@ fn simplify_indices(ctx: &mut Context, root: Op) -> u64 {
                 continue;
             }
             // The emitter may build a form longer than `cost` counts; keep the old one then.
-            if ir_cost(ctx, new, bounds) >= before {
+            if ir_cost(ctx, &mut Reader::new(ctx, read_options(bounds)), new) >= before {
                 erase_dead_index_ops(ctx, new);
                 continue;
             }
@@ -562,9 +562,9 @@ fn cost(e: &IndexExpr) -> usize {
     n
 }
 
-/// The number of distinct `arith` ops that compute `v` as [`read_index`] reads it: ops it
-/// looks through, not constants, not the values it takes as symbols.
-fn ir_cost(ctx: &Context, v: Value, bounds: &Bounds) -> usize {
+/// The number of distinct `arith` ops that compute `v` as `reader` reads it: ops it looks
+/// through, not constants, not the values it takes as symbols.
+fn ir_cost(ctx: &Context, reader: &mut Reader<'_>, v: Value) -> usize {
     let mut seen = HashSet::new();
     let mut work = vec![v];
     let mut n = 0;
@@ -575,7 +575,7 @@ fn ir_cost(ctx: &Context, v: Value, bounds: &Bounds) -> usize {
         if !seen.insert(def) || ctx.view::<ConstantOp>(def).is_some() {
             continue;
         }
-        if read_index(ctx, v, bounds) == IndexExpr::value(v) {
+        if reader.read(v) == IndexExpr::value(v) {
             continue;
         }
         n += 1;
@@ -584,15 +584,16 @@ fn ir_cost(ctx: &Context, v: Value, bounds: &Bounds) -> usize {
     n
 }
 
+/// How the pass reads index values: divisions only where `bounds` prove they floor.
+fn read_options(bounds: &Bounds) -> FromIr<'_> {
+    FromIr {
+        bounds: Some(bounds),
+        assume_non_negative: false,
+    }
+}
+
 fn read_index(ctx: &Context, v: Value, bounds: &Bounds) -> IndexExpr {
-    from_ir_with(
-        ctx,
-        v,
-        FromIr {
-            bounds: Some(bounds),
-            assume_non_negative: false,
-        },
-    )
+    from_ir_with(ctx, v, read_options(bounds))
 }
 
 /// Replaces an `index` `arith.cmpi` whose outcome the ranges decide by an `i1` constant.
