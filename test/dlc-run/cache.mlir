@@ -1,7 +1,9 @@
 // The cache of dlc-run: misses, then hits (the lowered model and its kernels) with the same
 // results; --no-cache and DLC_CACHE=0 neither read nor write it; a bad DLC_CACHE is an error;
 // truncated entries of either kind are discarded with a warning, rebuilt, and the results stay
-// right; another LLVM configuration reuses the model but not the kernels.
+// right; another LLVM configuration reuses the model but not the kernels. A cold compile runs
+// quick code first and caches the optimized code the background makes (the tiers); a warm one
+// runs optimized code from the first run; --no-tiers compiles optimized code only.
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: env DLC_CACHE_DIR=%t/c dlc-run %s --check | FileCheck %s --check-prefix=COLD
 // RUN: env DLC_CACHE_DIR=%t/c dlc-run %s --check | FileCheck %s --check-prefix=WARM
@@ -14,11 +16,17 @@
 // RUN: truncate -s 90 %t/c/*.dlcm
 // RUN: env DLC_CACHE_DIR=%t/c dlc-run %s --check 2>&1 | FileCheck %s --check-prefix=MODEL
 // RUN: env DLC_CACHE_DIR=%t/c dlc-run %s --check --llvm-opt=O1 | FileCheck %s --check-prefix=O1
+// RUN: env DLC_CACHE_DIR=%t/e dlc-run %s --check --no-tiers | FileCheck %s --check-prefix=FULL
 
 // COLD: 1 kernels (1 launches), compiled in {{.*}}, passes {{[0-9.]+}} ms, LLVM {{.*}}; cache: 0 hits, 1 misses)
+// COLD-NEXT: 1 kernels compiled quick, their optimized code (lean) follows in the background
+// COLD-NEXT: first result {{[0-9.]+}} ms after start ({{[01]}} of 1 kernels optimized)
 // COLD: check output 0: {{.*}}: ok
+// COLD: tier-up: 1 kernels optimized in the background
 // WARM: 1 kernels (1 launches), compiled in {{.*}}, passes {{[0-9.]+}} ms (cached), LLVM {{.*}}; cache: 1 hits, 0 misses)
+// WARM-NEXT: first result {{[0-9.]+}} ms after start (1 of 1 kernels optimized)
 // WARM: check output 0: {{.*}}: ok
+// WARM-NOT: tier-up
 // OFF: compiled in
 // OFF-NOT: cache:
 // OFF: output 0: f32 [4, 8]
@@ -35,3 +43,6 @@ func.func @softmax(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %y = graph.softmax %x {axis = 1 : i64} : tensor<4x8xf32>
   return %y : tensor<4x8xf32>
 }
+// FULL: cache: 0 hits, 1 misses)
+// FULL-NEXT: first result {{[0-9.]+}} ms after start (1 of 1 kernels optimized)
+// FULL-NOT: tier-up

@@ -13,6 +13,15 @@
 //! (`orc.rs`), so the result does not depend on which thread finished first. Parallel loops call
 //! back into `dlc_runtime::dlc_parallel_for`, whose address is defined in the JIT. The result
 //! implements `dlc_runtime::KernelTable`, so the runtime's host program can launch the kernels.
+//!
+//! **Tiers.** With [`CompileOptions::tiered`], a kernel the cache does not hold is first compiled
+//! with [`LlvmOpt::Quick`] (a few IR passes and LLVM's fast instruction selector at `-O0`,
+//! about a quarter of the time) and the module is returned at once; a background thread
+//! compiles the same LLVM IR (kept as bitcode) with [`CompileOptions::opt`], stores it in the
+//! cache and swaps each kernel's [`KernelEntry`] to it as it is done. A launch reads its entry
+//! when it starts, so a running program moves to the optimized code kernel by kernel; the
+//! quick code stays loaded until the module is dropped. Kernels found in the cache are the
+//! optimized tier already, so a warm start never runs quick code.
 
 use crate::cache::{EntryKind, KernelCache, Key, KeyHasher, Lookup, CODEGEN_FORMAT};
 use crate::function::{ArgFacts, Machine};
@@ -23,13 +32,17 @@ use crate::orc::ObjectJit;
 use crate::parallel::PARALLEL_FOR;
 use crate::target::{CpuSpec, CpuTarget};
 use dlc_ir::{Context, Diagnostic, Op, PrintOptions};
-use dlc_runtime::{KernelFn, KernelTable};
+use dlc_runtime::{KernelEntry, KernelFn, KernelTable};
 use inkwell::attributes::AttributeLoc;
 use inkwell::context::Context as LlvmContext;
+use inkwell::memory_buffer::MemoryBuffer;
 use inkwell::module::Module;
 use inkwell::passes::PassBuilderOptions;
 use inkwell::targets::{FileType, TargetMachine};
 use rustc_hash::FxHashMap;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 /// How to compile a module's kernels for the CPU.
@@ -41,6 +54,9 @@ pub struct CompileOptions {
     pub opt: LlvmOpt,
     /// Where compiled kernels are kept between runs; `None` compiles every kernel.
     pub cache: Option<KernelCache>,
+    /// Compile kernels missing from the cache with [`LlvmOpt::Quick`] first and with `opt` in
+    /// the background ([`CpuModule::wait_optimized`]); `false` compiles them with `opt` only.
+    pub tiered: bool,
 }
 
 /// Where the time of one compilation went.
@@ -48,6 +64,9 @@ pub struct CompileOptions {
 pub struct CompileStats {
     /// Kernels in the module.
     pub kernels: usize,
+    /// Distinct kernels compiled with [`LlvmOpt::Quick`] by a tiered compilation, whose
+    /// optimized code follows in the background.
+    pub quick: usize,
     /// Distinct kernels among them, each compiled (or loaded) once: kernels that differ only
     /// in name share one object.
     pub distinct: usize,
@@ -87,10 +106,47 @@ impl CompileStats {
 
 /// The kernels of a module, compiled for this CPU and callable through [`KernelTable`].
 pub struct CpuModule {
-    kernels: FxHashMap<String, KernelFn>,
+    kernels: FxHashMap<String, KernelEntry>,
     stats: CompileStats,
+    /// The optimized tier being compiled in the background, for a tiered compilation.
+    tier_up: Option<TierUp>,
     /// Keeps the machine code alive; dropped after `kernels`, which point into it.
     _jit: ObjectJit,
+}
+
+/// The background compilation of a tiered module's optimized kernels.
+struct TierUp {
+    /// Its thread until joined, then what it did.
+    thread: Mutex<Joined>,
+    /// Asks the thread to stop after the kernels it is compiling.
+    cancel: Arc<AtomicBool>,
+    /// Distinct kernels whose entries hold optimized code.
+    optimized: Arc<AtomicUsize>,
+    /// Distinct kernels compiled quick, to be optimized.
+    pending: usize,
+    /// The optimized code; shared with the thread, which adds to it.
+    _jit: Arc<Mutex<ObjectJit>>,
+}
+
+/// A thread, then its result.
+enum Joined {
+    Running(JoinHandle<TierUpStats>),
+    Done(TierUpStats),
+}
+
+/// What the background compilation of a tiered module did.
+#[derive(Clone, Debug, Default)]
+pub struct TierUpStats {
+    /// Distinct kernels compiled with the full configuration and swapped in.
+    pub kernels: usize,
+    /// The IR pipeline and machine code generation, summed over the kernels (thread time).
+    pub compile: Duration,
+    /// From the start of the module's compilation to the last swap (wall time).
+    pub wall: Duration,
+    /// Kernels the cache stored.
+    pub stored: usize,
+    /// Problems met; a kernel that failed to compile keeps its quick code.
+    pub notes: Vec<String>,
 }
 
 impl CpuModule {
@@ -139,7 +195,9 @@ impl CpuModule {
             });
             symbol_of.push((name, i));
         }
-        let compiled = dlc_runtime::pool::map_on_pool(distinct, |d| compiler.object(ctx, &d));
+        let tiered = options.tiered;
+        let compiled =
+            dlc_runtime::pool::map_on_pool(distinct, |d| compiler.object(ctx, &d, tiered));
         let mut stats = CompileStats {
             kernels: kernels.len(),
             distinct: compiled.len(),
@@ -148,9 +206,10 @@ impl CpuModule {
             ..CompileStats::default()
         };
         let mut objects = Vec::with_capacity(compiled.len());
+        let mut pending = Vec::new();
         let mut stored = false;
-        for object in compiled {
-            let mut object = object?;
+        for (index, object) in compiled.into_iter().enumerate() {
+            let (mut object, bitcode) = object?;
             stats.lower += object.times[0];
             stats.optimize += object.times[1];
             stats.codegen += object.times[2];
@@ -163,6 +222,15 @@ impl CpuModule {
                 cache.notes.append(&mut object.notes);
             }
             stored |= object.stored;
+            if let Some((bitcode, key)) = bitcode {
+                stats.quick += 1;
+                pending.push(Pending {
+                    index,
+                    name: object.name.clone(),
+                    bitcode,
+                    key,
+                });
+            }
             objects.push(object);
         }
         if let (Some(cache), Some(cache_stats)) = (&options.cache, &mut stats.cache) {
@@ -174,36 +242,55 @@ impl CpuModule {
         }
 
         let load = Instant::now();
-        let jit = ObjectJit::new(&[(
-            PARALLEL_FOR,
-            dlc_runtime::dlc_parallel_for as *const () as usize,
-        )])
-        .map_err(|e| fail(format!("LLVM JIT: {e}")))?;
+        let jit = new_jit().map_err(fail)?;
         for object in &objects {
             jit.add_object(&object.bytes, &object.name)
                 .map_err(|e| fail(format!("LLVM JIT, kernel '{}': {e}", object.name)))?;
         }
         let mut entries = Vec::with_capacity(objects.len());
         for object in &objects {
-            let address = jit
-                .lookup(&object.name)
+            let entry = entry(&jit, &object.name)
                 .map_err(|e| fail(format!("LLVM JIT, kernel '{}': {e}", object.name)))?;
-            // SAFETY: `address` is the entry thunk `module.rs` generated for this kernel, of
-            // type `void(ptr)`, i.e. `KernelFn`; the machine code lives as long as `jit`, which
-            // the returned module owns.
-            entries.push(unsafe { std::mem::transmute::<usize, KernelFn>(address) });
+            entries.push(KernelEntry::new(entry));
         }
         let kernels = symbol_of
             .into_iter()
-            .map(|(name, i)| (name, entries[i]))
+            .map(|(name, i)| (name, entries[i].clone()))
             .collect();
+        let tier_up = if pending.is_empty() {
+            None
+        } else {
+            let optimizer = Optimizer {
+                spec: compiler.spec.clone(),
+                opt: options.opt,
+                cache: options.cache.clone(),
+            };
+            Some(TierUp::start(optimizer, pending, entries, start).map_err(fail)?)
+        };
         stats.load = load.elapsed();
         stats.wall = start.elapsed();
         Ok(CpuModule {
             kernels,
             stats,
+            tier_up,
             _jit: jit,
         })
+    }
+
+    /// How many of the distinct kernels run optimized code now; the others, of a tiered
+    /// compilation, run their quick code until the background swaps them.
+    pub fn optimized(&self) -> usize {
+        match &self.tier_up {
+            None => self.stats.distinct,
+            Some(t) => self.stats.distinct - t.pending + t.optimized.load(Ordering::Acquire),
+        }
+    }
+
+    /// Waits for the background compilation of a tiered module and returns what it did
+    /// (`None` for a module with nothing to optimize); afterwards every kernel that compiled
+    /// runs its optimized code.
+    pub fn wait_optimized(&self) -> Option<TierUpStats> {
+        self.tier_up.as_ref().map(TierUp::join)
     }
 
     /// Where the compile time went.
@@ -214,7 +301,206 @@ impl CpuModule {
 
 impl KernelTable for CpuModule {
     fn kernel(&self, name: &str) -> Option<KernelFn> {
-        self.kernels.get(name).copied()
+        self.kernels.get(name).map(KernelEntry::get)
+    }
+
+    fn entry(&self, name: &str) -> Option<KernelEntry> {
+        self.kernels.get(name).cloned()
+    }
+}
+
+impl Drop for CpuModule {
+    fn drop(&mut self) {
+        if let Some(tier_up) = &self.tier_up {
+            tier_up.cancel.store(true, Ordering::Relaxed);
+            tier_up.join();
+        }
+    }
+}
+
+/// A JIT for kernel objects, with `dlc_parallel_for` defined.
+fn new_jit() -> Result<ObjectJit, String> {
+    ObjectJit::new(&[(
+        PARALLEL_FOR,
+        dlc_runtime::dlc_parallel_for as *const () as usize,
+    )])
+    .map_err(|e| format!("LLVM JIT: {e}"))
+}
+
+/// The entry of the kernel object added to `jit` under `symbol`.
+fn entry(jit: &ObjectJit, symbol: &str) -> Result<KernelFn, String> {
+    let address = jit.lookup(symbol)?;
+    // SAFETY: `address` is the entry thunk `module.rs` generated for this kernel, of type
+    // `void(ptr)`, i.e. `KernelFn`; the machine code lives as long as `jit`, which the module
+    // owns (directly, or shared with its tier-up thread).
+    Ok(unsafe { std::mem::transmute::<usize, KernelFn>(address) })
+}
+
+/// The tier-up thread's work: the pending kernels, on as many threads as the host has cores.
+struct Background {
+    optimizer: Optimizer,
+    pending: Vec<Pending>,
+    total: usize,
+    entries: Vec<KernelEntry>,
+    jit: Arc<Mutex<ObjectJit>>,
+    cancel: Arc<AtomicBool>,
+    optimized: Arc<AtomicUsize>,
+}
+
+impl Background {
+    /// Optimizes every pending kernel (until cancelled); `start` began the module's compile.
+    fn run(self, start: Instant) -> TierUpStats {
+        let next = AtomicUsize::new(0);
+        let stats = Mutex::new(TierUpStats::default());
+        let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+        std::thread::scope(|scope| {
+            for _ in 0..workers.min(self.total) {
+                scope.spawn(|| {
+                    yield_to_runs();
+                    while let Some(p) = self.pending.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        if self.cancel.load(Ordering::Relaxed) {
+                            break;
+                        }
+                        let outcome = self.optimize(p);
+                        let mut stats = stats.lock().unwrap_or_else(|e| e.into_inner());
+                        match outcome {
+                            Ok((time, stored)) => {
+                                stats.kernels += 1;
+                                stats.compile += time;
+                                match stored {
+                                    Ok(true) => stats.stored += 1,
+                                    Ok(false) => {}
+                                    Err(e) => stats
+                                        .notes
+                                        .push(format!("could not store kernel '{}': {e}", p.name)),
+                                }
+                            }
+                            Err(e) => stats
+                                .notes
+                                .push(format!("kernel '{}' keeps its quick code: {e}", p.name)),
+                        }
+                    }
+                });
+            }
+        });
+        let mut stats = stats.into_inner().unwrap_or_else(|e| e.into_inner());
+        if let (Some(cache), true) = (&self.optimizer.cache, stats.stored > 0) {
+            if let Err(e) = cache.evict() {
+                stats.notes.push(e);
+            }
+        }
+        stats.wall = start.elapsed();
+        stats
+    }
+
+    /// Compiles `p` fully, stores it in the cache and swaps its entry to it: the compile time
+    /// and whether the cache stored it.
+    fn optimize(&self, p: &Pending) -> Result<(Duration, Result<bool, String>), String> {
+        let (bytes, time) = self.optimizer.compile(p)?;
+        let stored = match (&self.optimizer.cache, &p.key) {
+            (Some(cache), Some(key)) => cache.put(EntryKind::Kernel, key, &bytes).map(|()| true),
+            _ => Ok(false),
+        };
+        let jit = self.jit.lock().unwrap_or_else(|e| e.into_inner());
+        jit.add_object(&bytes, &p.name)?;
+        self.entries[p.index].set(entry(&jit, &p.name)?);
+        self.optimized.fetch_add(1, Ordering::Release);
+        Ok((time, stored))
+    }
+}
+
+/// Lowers the calling thread's scheduling priority (Linux: its nice value, by 10), so that a
+/// background compile takes the cores the program's runs leave idle rather than slowing them.
+fn yield_to_runs() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: `setpriority` with `PRIO_PROCESS` and id 0 changes the calling thread's nice
+    // value (Linux threads have their own); it reads and writes no memory of ours.
+    unsafe {
+        libc::setpriority(libc::PRIO_PROCESS, 0, 10);
+    }
+}
+
+/// A distinct kernel compiled quick, waiting for its optimized compile.
+struct Pending {
+    /// Its index among the distinct kernels (and their entries).
+    index: usize,
+    /// Its entry symbol.
+    name: String,
+    /// Its LLVM IR as lowered, before any pass.
+    bitcode: Vec<u8>,
+    /// Its key in the cache, when there is one.
+    key: Option<Key>,
+}
+
+/// What the background compilation needs of the module's [`KernelCompiler`], owned.
+struct Optimizer {
+    spec: CpuSpec,
+    opt: LlvmOpt,
+    cache: Option<KernelCache>,
+}
+
+impl Optimizer {
+    /// The object of `p` compiled with the full configuration, and the thread time it took.
+    fn compile(&self, p: &Pending) -> Result<(Vec<u8>, Duration), String> {
+        let start = Instant::now();
+        let llvm = LlvmContext::create();
+        let buffer = MemoryBuffer::create_from_memory_range(&p.bitcode, &p.name);
+        let module = Module::parse_bitcode_from_buffer(&buffer, &llvm)
+            .map_err(|e| format!("reading back kernel '{}': {e}", p.name))?;
+        let (_, bytes, _) = emit(&module, &self.spec, self.opt)?;
+        Ok((bytes, start.elapsed()))
+    }
+}
+
+impl TierUp {
+    /// Starts compiling `pending` with `optimizer` on background threads, swapping `entries`
+    /// as kernels finish. `start` is when the module's compilation began.
+    fn start(
+        optimizer: Optimizer,
+        pending: Vec<Pending>,
+        entries: Vec<KernelEntry>,
+        start: Instant,
+    ) -> Result<TierUp, String> {
+        let work = Background {
+            optimizer,
+            total: pending.len(),
+            pending,
+            entries,
+            jit: Arc::new(Mutex::new(new_jit()?)),
+            cancel: Arc::new(AtomicBool::new(false)),
+            optimized: Arc::new(AtomicUsize::new(0)),
+        };
+        let (jit, cancel, optimized) = (
+            work.jit.clone(),
+            work.cancel.clone(),
+            work.optimized.clone(),
+        );
+        let pending = work.total;
+        let thread = std::thread::Builder::new()
+            .name("dlc-tier-up".to_string())
+            .spawn(move || work.run(start))
+            .map_err(|e| format!("could not start the tier-up thread: {e}"))?;
+        Ok(TierUp {
+            thread: Mutex::new(Joined::Running(thread)),
+            cancel,
+            optimized,
+            pending,
+            _jit: jit,
+        })
+    }
+
+    /// Waits for the thread (once) and returns what it did.
+    fn join(&self) -> TierUpStats {
+        let mut state = self.thread.lock().unwrap_or_else(|e| e.into_inner());
+        let stats = match std::mem::replace(&mut *state, Joined::Done(TierUpStats::default())) {
+            Joined::Running(thread) => thread.join().unwrap_or_else(|_| TierUpStats {
+                notes: vec!["the tier-up thread panicked (a dlc bug)".to_string()],
+                ..TierUpStats::default()
+            }),
+            Joined::Done(stats) => stats,
+        };
+        *state = Joined::Done(stats.clone());
+        stats
     }
 }
 
@@ -295,7 +581,15 @@ impl<'a> KernelCompiler<'a> {
 
     /// The object of distinct kernel `d`: from the cache when it has one, else compiled (and
     /// stored). Its entry is the symbol [`Distinct::symbol`], whatever the kernel's name.
-    fn object(&self, ctx: &Context, d: &Distinct) -> Result<KernelObject, Diagnostic> {
+    /// `quick` compiles a kernel the cache lacks with [`LlvmOpt::Quick`], stores nothing, and
+    /// returns its LLVM IR (as bitcode) and cache key for the optimized compile.
+    #[allow(clippy::type_complexity)]
+    fn object(
+        &self,
+        ctx: &Context,
+        d: &Distinct,
+        quick: bool,
+    ) -> Result<(KernelObject, Option<(Vec<u8>, Option<Key>)>), Diagnostic> {
         let (kernel, facts) = (d.kernel, d.facts.as_slice());
         let name = d.symbol();
         let mut notes = Vec::new();
@@ -308,14 +602,15 @@ impl<'a> KernelCompiler<'a> {
         if let (Some(cache), Some(key)) = (self.cache, &key) {
             match cache.get(EntryKind::Kernel, key) {
                 Lookup::Hit(bytes) => {
-                    return Ok(KernelObject {
+                    let object = KernelObject {
                         name,
                         bytes,
                         cached: true,
                         times: [Duration::ZERO; 3],
                         notes,
                         stored: false,
-                    })
+                    };
+                    return Ok((object, None));
                 }
                 Lookup::Miss => {}
                 Lookup::Corrupt(why) => notes.push(format!("discarded a corrupted entry: {why}")),
@@ -327,36 +622,46 @@ impl<'a> KernelCompiler<'a> {
         let module = llvm.create_module(&name);
         lower_kernel(ctx, &llvm, &module, kernel, &name, facts, self.machine)?;
         let lowered = start.elapsed();
-        let (optimized, bytes, emitted) = self
-            .spec
-            .with_machine(self.opt.codegen_level(), |machine| {
-                let start = Instant::now();
-                optimize(&module, &self.spec, machine, self.opt)?;
-                let optimized = start.elapsed();
-                let start = Instant::now();
-                let buffer = machine
-                    .write_to_memory_buffer(&module, FileType::Object)
-                    .map_err(|e| format!("LLVM code generation: {e}"))?;
-                Ok::<_, String>((optimized, buffer.as_slice().to_vec(), start.elapsed()))
-            })
-            .and_then(|r| r)
-            .map_err(fail)?;
+        let later = quick.then(|| (module.write_bitcode_to_memory().as_slice().to_vec(), key));
+        let opt = if quick { LlvmOpt::Quick } else { self.opt };
+        let (optimized, bytes, emitted) = emit(&module, &self.spec, opt).map_err(fail)?;
         let mut stored = false;
-        if let (Some(cache), Some(key)) = (self.cache, &key) {
+        if let (Some(cache), Some(key), false) = (self.cache, &key, quick) {
             match cache.put(EntryKind::Kernel, key, &bytes) {
                 Ok(()) => stored = true,
                 Err(e) => notes.push(format!("could not store kernel '{name}': {e}")),
             }
         }
-        Ok(KernelObject {
+        let object = KernelObject {
             name,
             bytes,
             cached: false,
             times: [lowered, optimized, emitted],
             notes,
             stored,
-        })
+        };
+        Ok((object, later))
     }
+}
+
+/// Optimizes `module` for `spec` with `opt` and generates its object file: the time of the IR
+/// pipeline, the object, and the time of machine code generation.
+fn emit(
+    module: &Module<'_>,
+    spec: &CpuSpec,
+    opt: LlvmOpt,
+) -> Result<(Duration, Vec<u8>, Duration), String> {
+    spec.with_machine(opt.codegen_level(), |machine| {
+        let start = Instant::now();
+        optimize(module, spec, machine, opt)?;
+        let optimized = start.elapsed();
+        let start = Instant::now();
+        let buffer = machine
+            .write_to_memory_buffer(module, FileType::Object)
+            .map_err(|e| format!("LLVM code generation: {e}"))?;
+        Ok((optimized, buffer.as_slice().to_vec(), start.elapsed()))
+    })
+    .and_then(|r| r)
 }
 
 /// Tunes `module` for `spec` (its triple, data layout, and the CPU and features on every

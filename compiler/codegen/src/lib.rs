@@ -37,7 +37,7 @@ pub use cache::{
     CODEGEN_FORMAT, DEFAULT_MAX_BYTES,
 };
 pub use host_facts::RUNTIME_ALIGNMENT;
-pub use jit::{CacheStats, CompileOptions, CompileStats, CpuModule};
+pub use jit::{CacheStats, CompileOptions, CompileStats, CpuModule, TierUpStats};
 pub use opt::{LlvmOpt, LEAN_PIPELINE};
 pub use ptx::emit_ptx;
 pub use target::{CpuTarget, Target, DEFAULT_SM};

@@ -27,6 +27,9 @@ pub const LEAN_PIPELINE: &str = "always-inline,function(sroa,early-cse<memssa>,\
 instcombine<no-verify-fixpoint>,simplifycfg,loop-mssa(loop-rotate,licm),loop-vectorize,\
 loop-unroll<O2>,gvn,instcombine<no-verify-fixpoint>,simplifycfg)";
 
+/// The new pass manager's pipeline of [`LlvmOpt::Quick`].
+pub const QUICK_PIPELINE: &str = "always-inline,function(sroa,instcombine<no-verify-fixpoint>)";
+
 /// An LLVM configuration: a new-pass-manager pipeline for the IR and an optimization level for
 /// machine code generation. It is part of the kernel cache's key.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
@@ -41,6 +44,8 @@ pub enum LlvmOpt {
     /// workload, in about half the time (docs/codegen.md has the measurements).
     #[default]
     Lean,
+    /// [`QUICK_PIPELINE`], codegen at `-O0`: the cheap tier.
+    Quick,
 }
 
 impl LlvmOpt {
@@ -51,6 +56,7 @@ impl LlvmOpt {
             LlvmOpt::O2 => "default<O2>",
             LlvmOpt::O1 => "default<O1>",
             LlvmOpt::Lean => LEAN_PIPELINE,
+            LlvmOpt::Quick => QUICK_PIPELINE,
         }
     }
 
@@ -61,6 +67,7 @@ impl LlvmOpt {
             LlvmOpt::O2 => OptimizationLevel::Default,
             LlvmOpt::O1 => OptimizationLevel::Less,
             LlvmOpt::Lean => OptimizationLevel::Default,
+            LlvmOpt::Quick => OptimizationLevel::None,
         }
     }
 }
@@ -74,6 +81,7 @@ impl FromStr for LlvmOpt {
             "O2" | "o2" => Ok(LlvmOpt::O2),
             "O1" | "o1" => Ok(LlvmOpt::O1),
             "lean" => Ok(LlvmOpt::Lean),
+            "quick" => Ok(LlvmOpt::Quick),
             _ => Err(format!(
                 "unknown LLVM optimization '{s}' (expected 'lean', 'O1', 'O2' or 'O3')"
             )),
@@ -88,6 +96,7 @@ impl fmt::Display for LlvmOpt {
             LlvmOpt::O2 => "O2",
             LlvmOpt::O1 => "O1",
             LlvmOpt::Lean => "lean",
+            LlvmOpt::Quick => "quick",
         })
     }
 }

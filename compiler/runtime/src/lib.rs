@@ -34,7 +34,7 @@ mod session;
 mod signature;
 pub mod tensor;
 
-pub use abi::{KernelFn, KernelTable};
+pub use abi::{KernelEntry, KernelFn, KernelTable};
 pub use error::RuntimeError;
 pub use npy::{read_npy, write_npy};
 pub use pool::{dlc_parallel_for, num_threads, parse_num_threads, ParallelBody};

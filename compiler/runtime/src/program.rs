@@ -28,7 +28,7 @@
 //! subset, a kernel the table lacks, arguments that do not fit a kernel, a call whose types do
 //! not fit its callee) is a [`Diagnostic`] at the op, before anything runs.
 
-use crate::abi::{KernelFn, KernelTable};
+use crate::abi::{KernelEntry, KernelTable};
 use crate::signature::{relabel, source_dtypes, type_parts, DimSpec, Signature, TensorSpec};
 use crate::tensor::{byte_size, AlignedBytes};
 use dlc_arith::ArithOps;
@@ -193,7 +193,7 @@ pub(crate) enum LaunchArg {
 #[derive(Clone, Debug)]
 pub(crate) struct Launch {
     pub(crate) name: String,
-    pub(crate) kernel: KernelFn,
+    pub(crate) kernel: KernelEntry,
     pub(crate) args: Box<[LaunchArg]>,
     /// The kernel's index preconditions (`dlc_loop::INDEX_CHECKS`), checked before each launch.
     pub(crate) index_checks: Box<[CheckedIndices]>,
@@ -988,7 +988,7 @@ impl Compiler<'_, '_> {
         };
         let kernel = self
             .kernels
-            .kernel(&name)
+            .entry(&name)
             .ok_or_else(|| err(ctx, op, format!("no compiled code for kernel '@{name}'")))?;
         let params = ctx
             .regions(kernel_op)

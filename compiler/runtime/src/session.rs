@@ -813,7 +813,7 @@ impl<'p> Session<'p> {
         // either the same view or disjoint, and every index the kernel loads at unchecked is in
         // range (its index checks, just above). Inputs the kernel may write are private copies.
         let start = self.profile.is_some().then(std::time::Instant::now);
-        unsafe { (launch.kernel)(self.words.as_ptr()) };
+        unsafe { (launch.kernel.get())(self.words.as_ptr()) };
         if let (Some(start), Some(profile)) = (start, self.profile.as_mut()) {
             let entry = &mut profile[index];
             entry.0 += start.elapsed();

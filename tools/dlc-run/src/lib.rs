@@ -17,5 +17,5 @@ mod model;
 mod model_cache;
 pub mod onnx;
 
-pub use dlc_codegen::{CpuTarget, KernelCache, LlvmOpt};
+pub use dlc_codegen::{CpuTarget, KernelCache, LlvmOpt, TierUpStats};
 pub use model::{new_context, Backend, Model, ModelOptions, Timings};

@@ -13,7 +13,7 @@ use clap::Parser;
 use dlc_run::check::{compare, loosest, reference};
 use dlc_run::inputs::{npy_inputs, random_inputs};
 use dlc_run::onnx::{compare_expected, import_onnx, read_reference};
-use dlc_run::{Backend, CpuTarget, KernelCache, LlvmOpt, Model, ModelOptions};
+use dlc_run::{Backend, CpuTarget, KernelCache, LlvmOpt, Model, ModelOptions, TierUpStats};
 use dlc_runtime::{write_npy, Tensor};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -105,6 +105,13 @@ struct Cli {
     /// 'O2' or 'O3'.
     #[arg(long, default_value_t = LlvmOpt::default())]
     llvm_opt: LlvmOpt,
+    /// Compile every kernel the cache lacks with --llvm-opt before the first run. By default
+    /// such kernels are compiled quick ('quick': few IR passes, LLVM's fast instruction
+    /// selector) so that the first result comes sooner, and with --llvm-opt in the background;
+    /// each kernel switches to its optimized code when that is ready, and only optimized code
+    /// is cached. --bench waits for the optimized code before timing.
+    #[arg(long)]
+    no_tiers: bool,
     /// The function to run (default: the first func.func).
     #[arg(long)]
     entry: Option<String>,
@@ -136,6 +143,7 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<bool> {
+    let process_start = Instant::now();
     let given = if cli.inputs.is_empty() {
         None
     } else {
@@ -186,6 +194,7 @@ fn run(cli: Cli) -> Result<bool> {
             cpu: cli.cpu,
             opt: cli.llvm_opt,
             cache,
+            tiered: !cli.no_tiers && cli.llvm_opt != LlvmOpt::Quick,
         },
     );
     if let Some(p) = progress {
@@ -215,6 +224,7 @@ fn run(cli: Cli) -> Result<bool> {
     let cache = c.cache.as_ref().map_or(String::new(), |s| {
         format!("; cache: {} hits, {} misses", s.hits, s.misses)
     });
+
     // Launches of the entry function; its calls (`If`, `Loop`) launch more at run time.
     let calls = model.program().callee_names().count();
     let calls = match calls {
@@ -235,6 +245,13 @@ fn run(cli: Cli) -> Result<bool> {
         ms(t.passes),
         if t.passes_cached { " (cached)" } else { "" },
     );
+    if c.quick > 0 {
+        out!(
+            "{name}: {} kernels compiled quick, their optimized code ({}) follows in the background",
+            c.quick,
+            cli.llvm_opt
+        );
+    }
     for note in c.cache.iter().flat_map(|s| &s.notes) {
         eprintln!("warning: kernel cache: {note}");
     }
@@ -266,6 +283,11 @@ fn run(cli: Cli) -> Result<bool> {
             .collect::<Result<_, _>>()
             .map_err(|e| anyhow::anyhow!("{e}"))?
     };
+    let (optimized, distinct) = model.optimized_kernels();
+    out!(
+        "first result {} after start ({optimized} of {distinct} kernels optimized)",
+        ms(process_start.elapsed())
+    );
     for (i, o) in outputs.iter().enumerate() {
         out!("output {i}: {} {:?}", o.dtype(), o.shape());
     }
@@ -298,6 +320,9 @@ fn run(cli: Cli) -> Result<bool> {
         if runs == 0 {
             bail!("--bench needs at least one run");
         }
+        if let Some(t) = model.wait_optimized() {
+            print_tier_up(&t)?;
+        }
         let mut times = Vec::with_capacity(runs);
         session
             .run(&input_refs)
@@ -328,10 +353,33 @@ fn run(cli: Cli) -> Result<bool> {
                 flops as f64 / median.as_secs_f64() / 1e9
             );
         }
-        out!("{line}");
+        let (optimized, distinct) = model.optimized_kernels();
+        out!("{line}; {optimized} of {distinct} kernels optimized");
         print_profile(&session.kernel_times(), runs)?;
     }
+    // Only optimized code is cached: the background finishes before the process ends.
+    if cli.bench.is_none() && !cli.no_cache {
+        if let Some(t) = model.wait_optimized() {
+            print_tier_up(&t)?;
+        }
+    }
     Ok(ok)
+}
+
+/// What the background did for a tiered compilation.
+fn print_tier_up(t: &TierUpStats) -> Result<()> {
+    if t.kernels > 0 {
+        out!(
+        "tier-up: {} kernels optimized in the background ({} of LLVM), done {} after compiling began",
+        t.kernels,
+        ms(t.compile),
+        ms(t.wall)
+        );
+    }
+    for note in &t.notes {
+        eprintln!("warning: tier-up: {note}");
+    }
+    Ok(())
 }
 
 /// `--profile`: each launch site's time per run, longest first, with its share of the total.

@@ -1,12 +1,16 @@
 //! A model compiled for this CPU, with what is needed to check and time it.
 
-use dlc_codegen::{CompileOptions, CompileStats, CpuModule, CpuTarget, KernelCache, LlvmOpt};
+use dlc_codegen::{
+    CompileOptions, CompileStats, CpuModule, CpuTarget, KernelCache, LlvmOpt, TierUpStats,
+};
 use dlc_ir::pass::{parse_pipeline, PassRegistry};
 use dlc_ir::{parse_source, verify, Context, Diagnostic, Op, SourceMap};
 use dlc_passes::loops::cpu::target::set_target_cpu;
 use dlc_runtime::{HostProgram, KernelTable, Session};
 
 use crate::model_cache;
+use dlc_codegen::Key;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// The pipeline for graph programs when none is given.
@@ -42,6 +46,9 @@ pub struct ModelOptions {
     /// The LLVM backend's kernel cache, which also keeps each model's module after the
     /// pipeline; `None` runs the pipeline and compiles every kernel.
     pub cache: Option<KernelCache>,
+    /// The LLVM backend compiles the kernels the cache lacks in two tiers: quick code first,
+    /// optimized code in the background ([`Model::wait_optimized`]).
+    pub tiered: bool,
 }
 
 /// Where compile time went.
@@ -76,9 +83,26 @@ pub struct Model {
     pub graph_level: bool,
     pub pipeline: String,
     pub backend: Backend,
-    kernels: Box<dyn KernelTable>,
+    kernels: Kernels,
     program: HostProgram,
     pub timings: Timings,
+    /// The model-cache entry a tiered compile has still to write ([`Model::wait_optimized`]).
+    deferred_store: Mutex<Option<(KernelCache, Key)>>,
+}
+
+/// The compiled kernels, by backend.
+enum Kernels {
+    Llvm(CpuModule),
+    Mlir(dlc_mlir::MlirCpuModule),
+}
+
+impl Kernels {
+    fn table(&self) -> &dyn KernelTable {
+        match self {
+            Kernels::Llvm(m) => m,
+            Kernels::Mlir(m) => m,
+        }
+    }
 }
 
 /// A context with every dialect dlc knows.
@@ -112,6 +136,7 @@ impl Model {
         let start = Instant::now();
         let mut copy_parse = Duration::ZERO;
         let mut cache_notes = Vec::new();
+        let mut deferred_store = None;
         // The model cache serves the LLVM backend, whose kernel cache it shares.
         let model_cache = options
             .cache
@@ -143,8 +168,15 @@ impl Model {
                         ds.iter().map(|d| sources.render(&ctx, d)).collect()
                     }
                 })?;
-                if let Some((cache, key)) = model_cache {
-                    model_cache::store(cache, &key, &ctx, module, &mut cache_notes);
+                match model_cache {
+                    // A tiered compile stores the module after the first run can start.
+                    Some((cache, key)) if options.tiered => {
+                        deferred_store = Some((cache.clone(), key));
+                    }
+                    Some((cache, key)) => {
+                        model_cache::store(cache, &key, &ctx, module, &mut cache_notes);
+                    }
+                    None => {}
                 }
                 (ctx, module)
             }
@@ -160,7 +192,7 @@ impl Model {
         let func_name = function_name(&source_ctx, source_func);
         // The host function's signature: for a graph program, `lower` recorded on it which `?`
         // dims must agree, so the runtime checks the inputs against what lowering assumed.
-        let program = HostProgram::compile(&ctx, module, &func_name, kernels.as_ref())
+        let program = HostProgram::compile(&ctx, module, &func_name, kernels.table())
             .map_err(|d| sources.render(&ctx, &d))?;
         let timings = Timings {
             parse: parse + copy_parse,
@@ -179,6 +211,7 @@ impl Model {
             kernels,
             program,
             timings,
+            deferred_store: Mutex::new(deferred_store),
         })
     }
 
@@ -199,7 +232,44 @@ impl Model {
 
     /// The compiled kernels.
     pub fn kernels(&self) -> &dyn KernelTable {
-        self.kernels.as_ref()
+        self.kernels.table()
+    }
+
+    /// How many of the distinct kernels run optimized code now, of how many: fewer while a
+    /// tiered compilation is still optimizing in the background.
+    pub fn optimized_kernels(&self) -> (usize, usize) {
+        match &self.kernels {
+            Kernels::Llvm(m) => (m.optimized(), m.stats().distinct),
+            Kernels::Mlir(_) => (self.timings.codegen.kernels, self.timings.codegen.kernels),
+        }
+    }
+
+    /// Finishes a tiered compilation: waits until every kernel runs optimized code (stored in
+    /// the kernel cache), and stores the lowered module in the model cache. What the
+    /// background did, or `None` when there was nothing to optimize.
+    pub fn wait_optimized(&self) -> Option<TierUpStats> {
+        let stored = self
+            .deferred_store
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+            .map(|(cache, key)| {
+                let mut notes = Vec::new();
+                let (ctx, module) = (&self.lowered_ctx, self.lowered_module);
+                model_cache::store(&cache, &key, ctx, module, &mut notes);
+                notes
+            });
+        let mut stats = match &self.kernels {
+            Kernels::Llvm(m) => m.wait_optimized(),
+            Kernels::Mlir(_) => None,
+        };
+        if let Some(notes) = stored {
+            stats
+                .get_or_insert_with(TierUpStats::default)
+                .notes
+                .extend(notes);
+        }
+        stats
     }
 }
 
@@ -208,7 +278,7 @@ fn compile_kernels(
     ctx: &Context,
     module: Op,
     options: &ModelOptions,
-) -> Result<(Box<dyn KernelTable>, CompileStats), Diagnostic> {
+) -> Result<(Kernels, CompileStats), Diagnostic> {
     let cpu = options.cpu;
     Ok(match options.backend {
         Backend::Llvm => {
@@ -216,10 +286,11 @@ fn compile_kernels(
                 cpu,
                 opt: options.opt,
                 cache: options.cache.clone(),
+                tiered: options.tiered,
             };
             let kernels = CpuModule::compile(ctx, module, &compile)?;
             let stats = kernels.stats().clone();
-            (Box::new(kernels), stats)
+            (Kernels::Llvm(kernels), stats)
         }
         Backend::Mlir => {
             if cpu != CpuTarget::Host {
@@ -239,7 +310,7 @@ fn compile_kernels(
                 wall: s.export + s.lower + s.codegen,
                 ..CompileStats::default()
             };
-            (Box::new(kernels), stats)
+            (Kernels::Mlir(kernels), stats)
         }
     })
 }
