@@ -166,9 +166,7 @@ impl<'a> Printer<'a> {
             self.out.push_str("      ");
             self.print_symbol_key(name);
             self.out.push_str(": \"0x");
-            for b in blob.iter() {
-                let _ = write!(self.out, "{b:02X}");
-            }
+            crate::hex::push_hex(&mut self.out, blob);
             self.out.push('"');
         }
         self.out.push_str("\n    }\n  }\n#-}");
@@ -1169,9 +1167,7 @@ impl<'a> Printer<'a> {
             d.data.to_vec()
         };
         self.out.push_str("\"0x");
-        for b in bytes {
-            let _ = write!(self.out, "{b:02X}");
-        }
+        crate::hex::push_hex(&mut self.out, &bytes);
         self.out.push('"');
     }
 

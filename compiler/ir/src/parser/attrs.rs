@@ -372,23 +372,18 @@ impl<'a> Parser<'a> {
                 let digits = s.strip_prefix("0x").ok_or_else(|| {
                     Diagnostic::error(loc, "expected a hex string '0x...' in dense attribute")
                 })?;
-                // Checked up front: slicing pairs out of non-ASCII text would split a character.
                 if !digits.bytes().all(|c| c.is_ascii_hexdigit()) {
                     return Err(Diagnostic::error(
                         loc,
                         "invalid hex digit in dense attribute",
                     ));
                 }
-                if digits.len() % 2 != 0 {
-                    return Err(Diagnostic::error(
+                let bytes = crate::hex::decode_hex(digits).ok_or_else(|| {
+                    Diagnostic::error(
                         loc,
                         "hex string in dense attribute has an odd number of digits",
-                    ));
-                }
-                let bytes = (0..digits.len() / 2)
-                    .map(|i| u8::from_str_radix(&digits[2 * i..2 * i + 2], 16))
-                    .collect::<Result<Vec<u8>, _>>()
-                    .map_err(|_| Diagnostic::error(loc, "invalid hex digit in dense attribute"))?;
+                    )
+                })?;
                 hex = Some(bytes);
             }
             Tok::LSquare => {

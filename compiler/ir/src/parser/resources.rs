@@ -101,15 +101,10 @@ impl<'a> Parser<'a> {
         let t = self.advance();
         let text = self.lex.text(t.start + 1, t.end - 1);
         let digits = text.strip_prefix("0x").ok_or_else(bad)?;
-        if digits.len() % 2 != 0
-            || digits.len() < 8
-            || !digits.bytes().all(|c| c.is_ascii_hexdigit())
-        {
+        if digits.len() < 8 {
             return Err(bad());
         }
-        let bytes: Vec<u8> = (0..digits.len() / 2)
-            .map(|i| u8::from_str_radix(&digits[2 * i..2 * i + 2], 16).map_err(|_| bad()))
-            .collect::<PResult<_>>()?;
+        let bytes = crate::hex::decode_hex(digits).ok_or_else(bad)?;
         self.ctx.set_resource_blob(&key, &bytes);
         Ok(())
     }

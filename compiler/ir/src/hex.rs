@@ -1,0 +1,62 @@
+//! Hex text of byte payloads (`dense<"0x...">`, `dialect_resources` blobs): the one encoder
+//! the printer uses and the one decoder the parser uses. Weights travel through these, so both
+//! work a byte at a time through tables rather than through `fmt` and `from_str_radix`.
+
+const DIGITS: &[u8; 16] = b"0123456789ABCDEF";
+
+/// Appends `bytes` as upper-case hex digits, two per byte.
+pub(crate) fn push_hex(out: &mut String, bytes: &[u8]) {
+    let mut text = Vec::with_capacity(2 * bytes.len());
+    for &b in bytes {
+        text.push(DIGITS[usize::from(b >> 4)]);
+        text.push(DIGITS[usize::from(b & 15)]);
+    }
+    // Every byte pushed is an ASCII hex digit.
+    out.push_str(std::str::from_utf8(&text).unwrap_or_default());
+}
+
+/// The bytes that the hex digits `digits` (either case, two per byte) spell; `None` for an
+/// odd count or a character that is not a hex digit.
+pub(crate) fn decode_hex(digits: &str) -> Option<Vec<u8>> {
+    let digits = digits.as_bytes();
+    if !digits.len().is_multiple_of(2) {
+        return None;
+    }
+    digits
+        .chunks_exact(2)
+        .map(|pair| Some(nibble(pair[0])? << 4 | nibble(pair[1])?))
+        .collect()
+}
+
+fn nibble(c: u8) -> Option<u8> {
+    match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        b'A'..=b'F' => Some(c - b'A' + 10),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_every_byte() {
+        let bytes: Vec<u8> = (0..=255).collect();
+        let mut text = String::new();
+        push_hex(&mut text, &bytes);
+        assert_eq!(&text[..6], "000102");
+        assert_eq!(&text[text.len() - 2..], "FF");
+        assert_eq!(decode_hex(&text), Some(bytes.clone()));
+        assert_eq!(decode_hex(&text.to_lowercase()), Some(bytes));
+    }
+
+    #[test]
+    fn refuses_odd_counts_and_other_characters() {
+        assert_eq!(decode_hex("ABC"), None);
+        assert_eq!(decode_hex("0G"), None);
+        assert_eq!(decode_hex("é0"), None);
+        assert_eq!(decode_hex(""), Some(Vec::new()));
+    }
+}
