@@ -6,12 +6,13 @@
 // and Shape used as data, match too, through both backends; so do windows over a dynamic
 // height and width (convolutions, pools, nearest Resize, ConvTranspose; through the LLVM
 // backend only: MLIR's takes seconds to compile their symbolic loops), and position ids that
-// are a Range up to Shape(ids)[1] (an empty strided Range at length 1 included).
+// are a Range up to Shape(ids)[1] (an empty strided Range at length 1 included), and a float
+// Range up to that length cast to float (a detector's anchor grid).
 // RUN: rm -rf %t && python3 %S/Inputs/dynamic.py %t
 // RUN: dlc-import %t/mha.onnx | FileCheck %s
 // RUN: dlc-run %t/windows.onnx --no-cache --inputs %t/windows_1x3x9x14_x.npy --expected %t/windows_1x3x9x14_y0.npy,%t/windows_1x3x9x14_y1.npy --check | FileCheck %s --check-prefix=WIN9
-// RUN: dlc-run %t/positions.onnx --no-cache --inputs %t/positions_2x5_ids.npy --expected %t/positions_2x5_y0.npy,%t/positions_2x5_y1.npy --check | FileCheck %s --check-prefix=POS5
-// RUN: dlc-run %t/positions.onnx --no-cache --inputs %t/positions_1x1_ids.npy --expected %t/positions_1x1_y0.npy,%t/positions_1x1_y1.npy | FileCheck %s --check-prefix=POS1
+// RUN: dlc-run %t/positions.onnx --no-cache --inputs %t/positions_2x5_ids.npy --expected %t/positions_2x5_y0.npy,%t/positions_2x5_y1.npy,%t/positions_2x5_y2.npy --check | FileCheck %s --check-prefix=POS5
+// RUN: dlc-run %t/positions.onnx --no-cache --inputs %t/positions_1x1_ids.npy --expected %t/positions_1x1_y0.npy,%t/positions_1x1_y1.npy,%t/positions_1x1_y2.npy | FileCheck %s --check-prefix=POS1
 // RUN: dlc-run %t/windows.onnx --no-cache --inputs %t/windows_1x3x32x20_x.npy --expected %t/windows_1x3x32x20_y0.npy,%t/windows_1x3x32x20_y1.npy | FileCheck %s --check-prefix=WIN32
 // RUN: rm -rf %t/cache && env DLC_CACHE_DIR=%t/cache dlc-run %t/mha.onnx --inputs %t/mha_1x1x32_x.npy --expected %t/mha_1x1x32_y0.npy --check | FileCheck %s --check-prefix=MHA1
 // RUN: env DLC_CACHE_DIR=%t/cache dlc-run %t/mha.onnx --inputs %t/mha_2x7x32_x.npy --expected %t/mha_2x7x32_y0.npy --check | FileCheck %s --check-prefix=MHA7
@@ -63,13 +64,17 @@
 // WIN32: output 1: f32 [1, 2, 32, 20]
 // WIN32-COUNT-2: expected output {{[01]}} ({{.*}}): {{.*}}: ok
 
+// POS5-NOT: specialized
 // POS5: output 0: f32 [2, 5, 8]
 // POS5: output 1: i64 [2]
-// POS5-COUNT-2: check output {{[01]}}: {{.*}}: ok
-// POS5-COUNT-2: expected output {{[01]}} ({{.*}}): {{.*}}: ok
+// POS5: output 2: f32 [5]
+// POS5-COUNT-3: check output {{[0-2]}}: {{.*}}: ok
+// POS5-COUNT-3: expected output {{[0-2]}} ({{.*}}): {{.*}}: ok
+// POS1-NOT: specialized
 // POS1: output 0: f32 [1, 1, 8]
 // POS1: output 1: i64 [0]
-// POS1-COUNT-2: expected output {{[01]}} ({{.*}}): {{.*}}: ok
+// POS1: output 2: f32 [1]
+// POS1-COUNT-3: expected output {{[0-2]}} ({{.*}}): {{.*}}: ok
 
 // Tile (constant repeats and repeats from Shape(x)), Trilu with a run-time k, CumSum
 // (forward, and reversed exclusive: a masked sum over the `?` axis), GatherElements, a Range

@@ -18,6 +18,7 @@
 
 use crate::importer::{NodeCx, NodeResult};
 use dlc_arith::{AddIOp, DivSIOp, MaxSIOp, MinSIOp, MulIOp, SubIOp};
+use dlc_graph::ops::CastOp;
 use dlc_graph::GraphOps;
 use dlc_ir::{AttrKind, InsertPoint, Op, Type, Value, DYNAMIC};
 
@@ -91,6 +92,35 @@ impl NodeCx<'_, '_> {
             return None;
         }
         Some(t.to_i64_vec().into_iter().map(Dim::Known).collect())
+    }
+
+    /// The elements of rank-0 or rank-1 tensor `v` of any number type when they are whole
+    /// numbers known up to run-time sizes: [`Self::dims_of`] for integers; for floats, a
+    /// constant of whole values or a cast of integer shape elements (`Cast(Shape(x)[3])` to
+    /// float, how exporters write `arange` over a size).
+    pub(crate) fn whole_dims_of(&mut self, v: Value) -> Option<Vec<Dim>> {
+        if !self.is_float(v) {
+            return self.dims_of(v);
+        }
+        let ctx = &*self.imp.ctx;
+        if let Some(cast) = ctx.defining_op(v).and_then(|op| ctx.view::<CastOp>(op)) {
+            let source = ctx.operand(cast.0, 0);
+            return self.dims_of(source);
+        }
+        if ctx.shape(ctx.value_type(v))?.len() > 1 {
+            return None;
+        }
+        let t = self.imp.constant_value(v)?;
+        if t.len() > MAX_ELEMENTS {
+            return None;
+        }
+        (0..t.len())
+            .map(|i| {
+                let x = t.get(i).as_f64();
+                // Whole and exact in an i64 (and in an f64's mantissa).
+                (x.fract() == 0.0 && x.abs() < 9.0e15).then_some(Dim::Known(x as i64))
+            })
+            .collect()
     }
 
     /// Input `i` as shape elements (Reshape's shape, Expand's, ConstantOfShape's), when

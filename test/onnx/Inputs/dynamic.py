@@ -149,7 +149,8 @@ def windows():
 def positions():
     """Token and position embeddings as GPT-2 exports them: the position ids are
     Range(0, Shape(ids)[1], 1), gathered from a table of 64 rows; a second Range with a start
-    and a stride counts the odd positions."""
+    and a stride counts the odd positions; a float Range up to the length cast to float, plus
+    0.5, makes the cell centres of a detector's anchor grid."""
     rng = np.random.default_rng(5)
     inits = [
         onnx.numpy_helper.from_array(rng.standard_normal((50, 8)).astype(np.float32), "wte"),
@@ -166,9 +167,16 @@ def positions():
         h.make_node("Gather", ["wpe", "pos"], ["pe"], axis=0),
         h.make_node("Add", ["tok", "pe"], ["y"]),
         h.make_node("Range", ["one", "seq", "two"], ["odd"]),
+        h.make_node("Cast", ["seq"], ["seqf"], to=T.FLOAT),
+        const("zerof", np.array(0.0, np.float32)),
+        const("onef", np.array(1.0, np.float32)),
+        const("halff", np.array(0.5, np.float32)),
+        h.make_node("Range", ["zerof", "seqf", "onef"], ["cells"]),
+        h.make_node("Add", ["cells", "halff"], ["centres"]),
     ]
     return model(nodes, [value("ids", T.INT64, ["batch", "seq"])],
-                 [value("y", T.FLOAT, ["batch", "seq", 8]), value("odd", T.INT64, ["half"])],
+                 [value("y", T.FLOAT, ["batch", "seq", 8]), value("odd", T.INT64, ["half"]),
+                  value("centres", T.FLOAT, ["seq"])],
                  inits)
 
 

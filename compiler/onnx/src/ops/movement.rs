@@ -948,13 +948,14 @@ fn range(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     ))])
 }
 
-/// An integer Range whose start or limit is a size computed at run time
-/// (`Range(0, Shape(x)[1], 1)`, the position ids of a transformer; `Range(−s, 0, 1)`) with a
-/// constant delta: a `graph.iota` of `⌈(limit − start) / delta⌉` elements (at least 0), scaled
+/// A Range whose start or limit is a size computed at run time (`Range(0, Shape(x)[1], 1)`,
+/// the position ids of a transformer; `Range(−s, 0, 1)`; in floats, `Range(0.0,
+/// Cast(Shape(x)[3]), 1.0)`, a detector's anchor grid) with a constant whole delta: a
+/// `graph.iota` of `⌈(limit − start) / delta⌉` elements (at least 0), scaled
 /// by the delta and shifted by the start (the start's own tensor when it is computed). `None`
 /// for any other Range.
 fn range_to_size(cx: &mut NodeCx) -> NodeResult<Option<Value>> {
-    let single = |cx: &mut NodeCx, i: usize| match cx.opt_input(i).map(|v| cx.dims_of(v)) {
+    let single = |cx: &mut NodeCx, i: usize| match cx.opt_input(i).map(|v| cx.whole_dims_of(v)) {
         Some(Some(dims)) if dims.len() == 1 => Some(dims[0]),
         _ => None,
     };
