@@ -17,6 +17,10 @@
 //!   also unrolls loops dlc left alone, partially: without that (`no-partial;no-runtime`) the
 //!   code was a third smaller and LLVM's time per kernel fell by a fifth, but matmul, mlp,
 //!   attention, rms_norm and the GPT-2 block ran 5-7% slower than under `O3`.
+//!
+//! [`LlvmOpt::Quick`] is the first tier of a tiered compilation (`jit.rs`): FastISel at `-O0`
+//! after `sroa` and `instcombine`, a quarter of `Lean`'s time for code about 6x slower
+//! (docs/codegen.md, "Tiers").
 
 use inkwell::OptimizationLevel;
 use std::fmt;
@@ -44,7 +48,8 @@ pub enum LlvmOpt {
     /// workload, in about half the time (docs/codegen.md has the measurements).
     #[default]
     Lean,
-    /// [`QUICK_PIPELINE`], codegen at `-O0`: the cheap tier.
+    /// [`QUICK_PIPELINE`], codegen at `-O0` (FastISel): the first tier, compiled in about a
+    /// quarter of [`LlvmOpt::Lean`]'s time and running about 6x slower.
     Quick,
 }
 
