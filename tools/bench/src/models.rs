@@ -272,7 +272,7 @@ fn compile_pinned(
         ..Default::default()
     };
     let imported = import_onnx(path, options, Some(&given))?;
-    Model::compile(&imported.text, name, &ModelOptions::default())
+    imported.compile(name, &ModelOptions::default())
 }
 
 /// A model's compile time (import excluded), ms.
@@ -356,11 +356,7 @@ pub fn run_dynamic(dir: &Path, python: &str, runs: usize) -> Result<Vec<DynamicR
                 Some(model) => model,
                 slot => {
                     let imported = import_onnx(&path, dlc_onnx::ImportOptions::default(), None)?;
-                    slot.insert(Model::compile(
-                        &imported.text,
-                        case.name,
-                        &ModelOptions::default(),
-                    )?)
+                    slot.insert(imported.compile(case.name, &ModelOptions::default())?)
                 }
             };
             let sym = check_and_time(model, case.name, &input_files, output_file, runs)?;

@@ -120,6 +120,14 @@ struct Cli {
     print_kernels: bool,
 }
 
+/// What dlc-run compiles.
+enum Source {
+    /// An .mlir file's text.
+    Text(String),
+    /// An imported ONNX model.
+    Onnx(Box<dlc_run::onnx::OnnxImport>),
+}
+
 /// `--backend`.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 enum BackendArg {
@@ -149,7 +157,8 @@ fn run(cli: Cli) -> Result<bool> {
     } else {
         Some(npy_inputs(&cli.inputs).map_err(anyhow::Error::msg)?)
     };
-    let (name, text, given) = if cli.input.ends_with(".onnx") {
+    // An ONNX model stays in memory from the import to the compile; an .mlir is text.
+    let (name, source, given) = if cli.input.ends_with(".onnx") {
         let options = dlc_onnx::ImportOptions {
             dims: cli.dim.iter().cloned().collect(),
             input_shapes: cli.input_shape.iter().cloned().collect(),
@@ -167,13 +176,13 @@ fn run(cli: Cli) -> Result<bool> {
                 .filter_map(|i| g.get(*i).cloned())
                 .collect::<Vec<_>>()
         });
-        (cli.input.clone(), imported.text, given)
+        (cli.input.clone(), Source::Onnx(Box::new(imported)), given)
     } else {
         if !cli.dim.is_empty() || !cli.input_shape.is_empty() {
             bail!("--dim and --input-shape apply to ONNX models only");
         }
         let (name, text) = read_input(&cli.input)?;
-        (name, text, given)
+        (name, Source::Text(text), given)
     };
     let cache = if cli.no_cache {
         None
@@ -181,22 +190,22 @@ fn run(cli: Cli) -> Result<bool> {
         KernelCache::from_env().map_err(anyhow::Error::msg)?
     };
     let progress = spinner(&format!("compiling {name}"));
-    let compiled = Model::compile(
-        &text,
-        &name,
-        &ModelOptions {
-            pipeline: cli.pipeline.clone(),
-            entry: cli.entry.clone(),
-            backend: match cli.backend {
-                BackendArg::Llvm => Backend::Llvm,
-                BackendArg::Mlir => Backend::Mlir,
-            },
-            cpu: cli.cpu,
-            opt: cli.llvm_opt,
-            cache,
-            tiered: !cli.no_tiers && cli.llvm_opt != LlvmOpt::Quick,
+    let options = ModelOptions {
+        pipeline: cli.pipeline.clone(),
+        entry: cli.entry.clone(),
+        backend: match cli.backend {
+            BackendArg::Llvm => Backend::Llvm,
+            BackendArg::Mlir => Backend::Mlir,
         },
-    );
+        cpu: cli.cpu,
+        opt: cli.llvm_opt,
+        cache,
+        tiered: !cli.no_tiers && cli.llvm_opt != LlvmOpt::Quick,
+    };
+    let (compiled, text) = match source {
+        Source::Text(text) => (Model::compile(&text, &name, &options), text),
+        Source::Onnx(imported) => (imported.compile(&name, &options), String::new()),
+    };
     if let Some(p) = progress {
         p.finish_and_clear();
     }

@@ -119,8 +119,49 @@ impl Model {
         let mut sources = SourceMap::new();
         sources.add(file, source);
         let start = Instant::now();
-        let (source_ctx, source_module) = parse_checked(source, file, &sources)?;
+        let (ctx, module) = parse_checked(source, file, &sources)?;
         let parse = start.elapsed();
+        let source = Source {
+            file,
+            key: source.as_bytes(),
+            sources,
+            parse,
+        };
+        Model::build(ctx, module, source, options)
+    }
+
+    /// Compiles `module`, built and verified in `ctx` (an ONNX import: its weights never go
+    /// through text), as [`Model::compile`] compiles a text. `file` names it in diagnostics;
+    /// `key` stands for it in the model cache's key and must determine it (for an import, the
+    /// model file and the import options: [`crate::onnx::OnnxImport::key`]).
+    pub fn compile_module(
+        ctx: Context,
+        module: Op,
+        file: &str,
+        key: &[u8],
+        options: &ModelOptions,
+    ) -> Result<Model, String> {
+        let source = Source {
+            file,
+            key,
+            sources: SourceMap::new(),
+            parse: Duration::ZERO,
+        };
+        Model::build(ctx, module, source, options)
+    }
+
+    fn build(
+        source_ctx: Context,
+        source_module: Op,
+        source: Source<'_>,
+        options: &ModelOptions,
+    ) -> Result<Model, String> {
+        let Source {
+            file,
+            key,
+            sources,
+            parse,
+        } = source;
         let source_func = entry_function(&source_ctx, source_module, options.entry.as_deref())
             .map_err(|d| sources.render(&source_ctx, &d))?;
         let graph_level = has_graph_ops(&source_ctx, source_module);
@@ -145,7 +186,7 @@ impl Model {
             .and_then(|cache| {
                 Some((
                     cache,
-                    model_cache::model_key(source, file, &pipeline, options)?,
+                    model_cache::model_key(key, file, &pipeline, options)?,
                 ))
             });
         let loaded =
@@ -156,7 +197,8 @@ impl Model {
             None => {
                 // The pipeline works on a copy of its own; `source_ctx` stays as written.
                 let copy = Instant::now();
-                let (mut ctx, module) = parse_checked(source, file, &sources)?;
+                let mut ctx = source_ctx.fork();
+                let module = ctx.transplant_op(&source_ctx, source_module);
                 copy_parse = copy.elapsed();
                 if options.cpu != CpuTarget::Host {
                     // The schedule (`tile`, `vectorize`) is for the same CPU as the code.
@@ -271,6 +313,18 @@ impl Model {
         }
         stats
     }
+}
+
+/// What a model is compiled from, besides its module.
+struct Source<'a> {
+    /// Its name in diagnostics.
+    file: &'a str,
+    /// What determines it, for the model cache's key.
+    key: &'a [u8],
+    /// Its text, when it was parsed, for rendering diagnostics.
+    sources: SourceMap,
+    /// The time parsing it took.
+    parse: Duration,
 }
 
 /// Compiles the kernels of `module` as `options` say.

@@ -31,10 +31,11 @@ const ENTRY_PRINT: PrintOptions = PrintOptions {
     debuginfo: true,
 };
 
-/// The key of the module `pipeline` makes of `source` (named `file`) under `options`, or
-/// `None` when the running executable cannot be named.
+/// The key of the module `pipeline` makes of the module `source` determines (its text, or an
+/// import's key), named `file`, under `options`, or `None` when the running executable cannot
+/// be named.
 pub(crate) fn model_key(
-    source: &str,
+    source: &[u8],
     file: &str,
     pipeline: &str,
     options: &ModelOptions,
@@ -57,7 +58,7 @@ pub(crate) fn model_key(
             .field("exe-size", &meta.len().to_le_bytes())
             .field("exe-modified", &modified.as_nanos().to_le_bytes())
             .field("file", file.as_bytes())
-            .field("source", source.as_bytes())
+            .field("source", source)
             .field("pipeline", pipeline.as_bytes())
             .field("entry", options.entry.as_deref().unwrap_or("").as_bytes())
             .field("cpu", cpu.as_bytes())

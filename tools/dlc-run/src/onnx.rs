@@ -6,18 +6,26 @@
 //! Slice bounds, pads, axes) cannot stay an argument. When its value is known — given with
 //! `--inputs` — the import is repeated with that input frozen to its value, as tract and
 //! onnx-mlir do in their constant-input modes, and a note says so.
+//!
+//! The imported module stays in memory for [`crate::Model::compile_module`]: its weights are
+//! never printed as text and parsed back.
 
 use crate::model::new_context;
+use dlc_ir::{Context, Op};
 use dlc_onnx::{ImportError, ImportOptions};
 use dlc_runtime::Tensor;
 use dlc_tensor::Tensor as HostTensor;
 use std::path::Path;
 
-/// An imported ONNX model, as graph IR text for [`crate::Model::compile`].
-#[derive(Debug)]
+/// An imported ONNX model, for [`crate::Model::compile_module`].
 pub struct OnnxImport {
-    /// The module in dlc's text format.
-    pub text: String,
+    /// The context holding the module.
+    pub ctx: Context,
+    /// The `builtin.module`, verified.
+    pub module: Op,
+    /// What determines the module, for the model cache's key: a hash of the model file's
+    /// bytes and the import options.
+    pub key: Vec<u8>,
     /// For each argument of the function, the index of its ONNX graph input.
     pub arguments: Vec<usize>,
     /// The ONNX graph inputs, in order.
@@ -47,14 +55,15 @@ pub fn import_onnx(
                         d.message
                     )
                 })?;
-                let text = dlc_ir::print_op(&ctx, imported.module, dlc_ir::PrintOptions::default());
                 let arguments = imported
                     .inputs
                     .iter()
                     .map(|n| graph_inputs.iter().position(|g| g == n).unwrap_or(0))
                     .collect();
                 return Ok(OnnxImport {
-                    text,
+                    key: import_key(&bytes, &options),
+                    ctx,
+                    module: imported.module,
                     arguments,
                     graph_inputs,
                     notes: imported.notes,
@@ -74,6 +83,47 @@ pub fn import_onnx(
             Err(e) => return Err(format!("{name}: error: {e}\n")),
         }
     }
+}
+
+impl OnnxImport {
+    /// Compiles the module ([`crate::Model::compile_module`]), named `file` in diagnostics.
+    pub fn compile(
+        self,
+        file: &str,
+        options: &crate::ModelOptions,
+    ) -> Result<crate::Model, String> {
+        crate::Model::compile_module(self.ctx, self.module, file, &self.key, options)
+    }
+}
+
+/// The model cache's stand-in for the module imported from `bytes` with `options`: the file's
+/// hash and the options, maps sorted so that the same import gives the same key.
+fn import_key(bytes: &[u8], options: &ImportOptions) -> Vec<u8> {
+    let mut dims: Vec<_> = options.dims.iter().collect();
+    dims.sort();
+    let mut shapes: Vec<_> = options.input_shapes.iter().collect();
+    shapes.sort();
+    let mut constants: Vec<_> = options
+        .constants
+        .iter()
+        .map(|(name, t)| {
+            (
+                name,
+                t.dtype().to_string(),
+                t.shape().to_vec(),
+                t.to_le_bytes(),
+            )
+        })
+        .collect();
+    constants.sort_by(|a, b| a.0.cmp(b.0));
+    let options = format!("{dims:?} {shapes:?} {constants:?} {:?}", options.func_name);
+    let mut key = dlc_codegen::KeyHasher::new()
+        .field("onnx", bytes)
+        .finish()
+        .0
+        .to_vec();
+    key.extend_from_slice(options.as_bytes());
+    key
 }
 
 /// The names of the graph inputs that are not initializers, in order.

@@ -128,7 +128,7 @@ fn run_case(dir: &Path, case: &Case) -> Status {
         Ok(e) => e,
         Err(e) => return Status::new("unsupported", format!("output data: {}", local(e))),
     };
-    let model = match Model::compile(&imported.text, &case.name, &ModelOptions::default()) {
+    let model = match imported.compile(&case.name, &ModelOptions::default()) {
         Ok(m) => m,
         Err(e) => return Status::new("fail", format!("compile: {e}")),
     };

@@ -372,17 +372,13 @@ impl<'a> Parser<'a> {
                 let digits = s.strip_prefix("0x").ok_or_else(|| {
                     Diagnostic::error(loc, "expected a hex string '0x...' in dense attribute")
                 })?;
-                if !digits.bytes().all(|c| c.is_ascii_hexdigit()) {
-                    return Err(Diagnostic::error(
-                        loc,
-                        "invalid hex digit in dense attribute",
-                    ));
-                }
                 let bytes = crate::hex::decode_hex(digits).ok_or_else(|| {
-                    Diagnostic::error(
-                        loc,
-                        "hex string in dense attribute has an odd number of digits",
-                    )
+                    let message = if digits.bytes().all(|c| c.is_ascii_hexdigit()) {
+                        "hex string in dense attribute has an odd number of digits"
+                    } else {
+                        "invalid hex digit in dense attribute"
+                    };
+                    Diagnostic::error(loc, message)
                 })?;
                 hex = Some(bytes);
             }
