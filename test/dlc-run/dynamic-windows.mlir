@@ -9,6 +9,7 @@
 // RUN: dlc-run %s --dynamic-size 17 --check --no-cache | FileCheck %s --check-prefix=RUN17
 // RUN: dlc-run %s --entry dilated --dynamic-size 5 --check --no-cache | FileCheck %s --check-prefix=DIL5
 // RUN: dlc-run %s --entry dilated --dynamic-size 17 --check --no-cache | FileCheck %s --check-prefix=DIL17
+// RUN: dlc-run %s --entry long_window --dynamic-size 17 --check --no-cache | FileCheck %s --check-prefix=LONG
 
 // CHECK-LABEL: func.func @windows
 // CHECK: %[[P:.*]] = graph.pad %arg0 {high = array<i64: 0, 0, 1, 1>, low = array<i64: 0, 0, 1, 1>
@@ -58,4 +59,16 @@ func.func @dilated(%x: tensor<2x2x?x?xf32>) -> tensor<2x3x?x?xf32> {
   %w = graph.constant dense<[[[[1.0, -2.0], [0.5, 3.0]], [[-1.5, 2.5], [4.0, -0.25]]], [[[0.75, 1.25], [-3.0, 2.0]], [[1.0, 0.0], [-0.5, 1.5]]], [[[2.0, -1.0], [1.0, 1.0]], [[0.0, 3.5], [-2.0, 0.125]]]]> : tensor<3x2x2x2xf32>
   %y = graph.conv2d %x, %w {dilations = array<i64: 3, 2>, groups = 1 : i64, strides = array<i64: 2, 3>} : tensor<2x2x?x?xf32>, tensor<3x2x2x2xf32> -> tensor<2x3x?x?xf32>
   return %y : tensor<2x3x?x?xf32>
+}
+
+// A window of more than 9 positions (an STFT's) runs direct: one slice per position would cost
+// more than the strided reads.
+// CHECK-LABEL: func.func @long_window
+// CHECK-NOT: graph.slice
+// CHECK: graph.conv2d %arg0, %{{.*}} {dilations = array<i64: 1, 1>, groups = 1 : i64, strides = array<i64: 1, 4>} : tensor<1x1x1x?xf32>, tensor<5x1x1x12xf32> -> tensor<1x5x1x?xf32>
+// LONG: output 0: f32 [1, 5, 1, 2]
+// LONG: check output 0: {{.*}}: ok
+func.func @long_window(%x: tensor<1x1x1x?xf32>, %w: tensor<5x1x1x12xf32>) -> tensor<1x5x1x?xf32> {
+  %y = graph.conv2d %x, %w {dilations = array<i64: 1, 1>, groups = 1 : i64, strides = array<i64: 1, 4>} : tensor<1x1x1x?xf32>, tensor<5x1x1x12xf32> -> tensor<1x5x1x?xf32>
+  return %y : tensor<1x5x1x?xf32>
 }
