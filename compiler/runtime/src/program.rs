@@ -891,7 +891,7 @@ impl Compiler<'_, '_> {
         // attributes are packed little-endian): copied whole, or repeated for a splat. Booleans
         // are normalized to 0 or 1 element by element.
         let stored_width =
-            dlc_ir::attributes::dense_element_bytes(&ctx.type_kind(ctx.element_type(dense.ty)));
+            dlc_ir::attributes::dense_element_bytes(ctx.type_kind(ctx.element_type(dense.ty)));
         if dtype != DType::I1 && stored_width == Some(n) {
             let out = bytes.as_mut_slice();
             if dense.splat {
