@@ -424,8 +424,9 @@ pub(crate) fn conv2d(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
 const STRIDED_WINDOWS_MAX_POSITIONS: i64 = 9;
 
 /// A float conv2d with one group, a column stride above 1, a window of at most
-/// [`STRIDED_WINDOWS_MAX_POSITIONS`] positions and output dims known only at run time, where no index table can list the windows (im2col) and a direct conv would read
-/// strided columns one element at a time: the `KH·KW` window positions of the padded input as
+/// [`STRIDED_WINDOWS_MAX_POSITIONS`] positions and output dims known only at run time, where
+/// no index table can list the windows (im2col) and a direct conv would read strided columns
+/// one element at a time: the `KH·KW` window positions of the padded input as
 /// strided slices (`[N, C, OH, OW]` each) side by side along the channels, then one 1x1 conv
 /// with unit strides (which runs direct, as an implicit GEMM) over them with the weights
 /// reordered to match (`[O, C, KH, KW]` → `[O, KH·KW·C, 1, 1]`). YOLOv8n over `?` dims:
@@ -436,27 +437,10 @@ fn strided_windows_conv(b: &mut GraphBuilder<'_>, op: Op, window: &Window) -> Va
     let (x, w) = (b.ctx.operand(op, 0), b.ctx.operand(op, 1));
     let xp = window.pad(b, x, 0.0);
     let positions = window.slices(b, xp);
-    let columns = b.concat(&positions, 1); // [N, KH·KW·C, OH, OW]
-    let ws = b.shape(w);
-    let perm = [0, 2, 3, 1]; // [O, KH, KW, C]
-                             // Constant weights are reordered here, once, rather than by a kernel at every run.
-    let wr = match constant_tensor(b.ctx, w)
-        .and_then(|t| crate::interp::primitives::transpose(&t, &perm).ok())
-        .and_then(|t| {
-            t.reshaped(vec![ws[0] as usize, t.len() / ws[0] as usize, 1, 1])
-                .ok()
-        }) {
-        Some(t) => {
-            let shape: Vec<i64> = t.shape().iter().map(|&d| d as i64).collect();
-            let ty = b.tensor(&shape, b.elem(w));
-            let value = t.to_dense_attr(b.ctx);
-            b.build_one("graph.constant", &[], vec![("value", value)], ty)
-        }
-        None => {
-            let wt = b.transpose(w, &perm);
-            b.reshape(wt, &[ws[0], -1, 1, 1])
-        }
-    };
+    // [N, KH·KW·C, OH, OW], and the weights [O, C, KH, KW] → [O, KH, KW, C] → [O, KH·KW·C, 1, 1]
+    let columns = b.concat(&positions, 1);
+    let o = b.shape(w)[0];
+    let wr = reordered(b, w, &[0, 2, 3, 1], Some(&[o, -1, 1, 1]));
     let attrs = vec![
         ("strides", b.i64_array(&[1, 1])),
         ("dilations", b.i64_array(&[1, 1])),
@@ -464,6 +448,38 @@ fn strided_windows_conv(b: &mut GraphBuilder<'_>, op: Op, window: &Window) -> Va
     ];
     let ty = b.ctx.value_type(b.ctx.result(op, 0));
     b.build_one("graph.conv2d", &[columns, wr], attrs, ty)
+}
+
+/// `x` transposed by `perm`, then reshaped to `shape` (one -1 allowed) when given. A constant
+/// `x` is reordered here, once, into a new constant, rather than by a kernel at every run (its
+/// own op is erased when nothing else uses it); anything else gets `graph.transpose` (and
+/// `graph.reshape`) ops.
+fn reordered(b: &mut GraphBuilder<'_>, x: Value, perm: &[i64], shape: Option<&[i64]>) -> Value {
+    let folded = constant_tensor(b.ctx, x)
+        .and_then(|t| crate::interp::primitives::transpose(&t, perm).ok())
+        .and_then(|t| match shape {
+            None => Some(t),
+            Some(shape) => {
+                let dims: Vec<i64> = t.shape().iter().map(|&d| d as i64).collect();
+                let target = reshape_shape(&dims, shape)
+                    .iter()
+                    .map(|&d| usize::try_from(d).ok())
+                    .collect::<Option<Vec<_>>>()?;
+                t.reshaped(target).ok()
+            }
+        });
+    let Some(t) = folded else {
+        let xt = b.transpose(x, perm);
+        return shape.map_or(xt, |shape| b.reshape(xt, shape));
+    };
+    let dims: Vec<i64> = t.shape().iter().map(|&d| d as i64).collect();
+    let ty = b.tensor(&dims, b.elem(x));
+    let value = t.to_dense_attr(b.ctx);
+    let folded = b.build_one("graph.constant", &[], vec![("value", value)], ty);
+    if let Some(dead) = b.ctx.defining_op(x).filter(|_| b.ctx.uses(x).is_empty()) {
+        b.ctx.erase_op(dead);
+    }
+    folded
 }
 
 /// The value of `v` when it is a `graph.constant`, or reshapes of one, with a static shape.
@@ -505,22 +521,7 @@ fn narrow_matmul(
     };
     let (rc, rw) = (b.rank(cols), b.rank(wr));
     let ct = b.transpose(cols, &swap_last(rc));
-    // Constant weights are transposed here, once, rather than by a kernel at every run.
-    let wt = match constant_tensor(b.ctx, wr)
-        .and_then(|t| crate::interp::primitives::transpose(&t, &swap_last(rw)).ok())
-    {
-        Some(t) => {
-            let shape: Vec<i64> = t.shape().iter().map(|&d| d as i64).collect();
-            let ty = b.tensor(&shape, b.elem(wr));
-            let value = t.to_dense_attr(b.ctx);
-            let wt = b.build_one("graph.constant", &[], vec![("value", value)], ty);
-            if let Some(dead) = b.ctx.defining_op(wr).filter(|_| b.ctx.uses(wr).is_empty()) {
-                b.ctx.erase_op(dead);
-            }
-            wt
-        }
-        None => b.transpose(wr, &swap_last(rw)),
-    };
+    let wt = reordered(b, wr, &swap_last(rw), None);
     let yt = b.matmul(ct, wt);
     let ry = b.rank(yt);
     b.transpose(yt, &swap_last(ry))
