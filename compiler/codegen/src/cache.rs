@@ -7,8 +7,9 @@
 //! value depends on. For a kernel, `jit.rs` builds it from the kernel's printed IR (its name
 //! left out), the facts its launches give, the target triple, CPU and features, the LLVM
 //! version, dlc's version and [`CODEGEN_FORMAT`], a hash of this crate's source, and the
-//! optimization options; the value is the object file, in a file `<key>.dlco`. For a model, `dlc-run` keys the source text and
-//! everything its pass pipeline depends on; the value is the lowered module's text, in a file
+//! optimization options; the value is the object file, in a file `<key>.dlco`. For a model,
+//! `dlc-run` keys the source text (for an ONNX import, the model file and the import options)
+//! and everything its pass pipeline depends on; the value is the lowered module's text, in a file
 //! `<key>.dlcm` ([`EntryKind`]). Both kinds have one layout:
 //!
 //! | bytes | field |

@@ -209,7 +209,7 @@ impl CpuModule {
         let mut pending = Vec::new();
         let mut stored = false;
         for (index, object) in compiled.into_iter().enumerate() {
-            let (mut object, bitcode) = object?;
+            let (mut object, later) = object?;
             stats.lower += object.times[0];
             stats.optimize += object.times[1];
             stats.codegen += object.times[2];
@@ -222,14 +222,9 @@ impl CpuModule {
                 cache.notes.append(&mut object.notes);
             }
             stored |= object.stored;
-            if let Some((bitcode, key)) = bitcode {
+            if let Some(p) = later {
                 stats.quick += 1;
-                pending.push(Pending {
-                    index,
-                    name: object.name.clone(),
-                    bitcode,
-                    key,
-                });
+                pending.push((index, p));
             }
             objects.push(object);
         }
@@ -339,8 +334,8 @@ fn entry(jit: &ObjectJit, symbol: &str) -> Result<KernelFn, String> {
 /// The tier-up thread's work: the pending kernels, on as many threads as the host has cores.
 struct Background {
     optimizer: Optimizer,
-    pending: Vec<Pending>,
-    total: usize,
+    /// Each with the index of its entry.
+    pending: Vec<(usize, Pending)>,
     entries: Vec<KernelEntry>,
     jit: Arc<Mutex<ObjectJit>>,
     cancel: Arc<AtomicBool>,
@@ -354,14 +349,16 @@ impl Background {
         let stats = Mutex::new(TierUpStats::default());
         let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
         std::thread::scope(|scope| {
-            for _ in 0..workers.min(self.total) {
+            for _ in 0..workers.min(self.pending.len()) {
                 scope.spawn(|| {
                     yield_to_runs();
-                    while let Some(p) = self.pending.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    while let Some((index, p)) =
+                        self.pending.get(next.fetch_add(1, Ordering::Relaxed))
+                    {
                         if self.cancel.load(Ordering::Relaxed) {
                             break;
                         }
-                        let outcome = self.optimize(p);
+                        let outcome = self.optimize(*index, p);
                         let mut stats = stats.lock().unwrap_or_else(|e| e.into_inner());
                         match outcome {
                             Ok((time, stored)) => {
@@ -393,9 +390,13 @@ impl Background {
         stats
     }
 
-    /// Compiles `p` fully, stores it in the cache and swaps its entry to it: the compile time
-    /// and whether the cache stored it.
-    fn optimize(&self, p: &Pending) -> Result<(Duration, Result<bool, String>), String> {
+    /// Compiles `p` fully, stores it in the cache and swaps entry `index` to it: the compile
+    /// time and whether the cache stored it.
+    fn optimize(
+        &self,
+        index: usize,
+        p: &Pending,
+    ) -> Result<(Duration, Result<bool, String>), String> {
         let (bytes, time) = self.optimizer.compile(p)?;
         let stored = match (&self.optimizer.cache, &p.key) {
             (Some(cache), Some(key)) => cache.put(EntryKind::Kernel, key, &bytes).map(|()| true),
@@ -403,7 +404,7 @@ impl Background {
         };
         let jit = self.jit.lock().unwrap_or_else(|e| e.into_inner());
         jit.add_object(&bytes, &p.name)?;
-        self.entries[p.index].set(entry(&jit, &p.name)?);
+        self.entries[index].set(entry(&jit, &p.name)?);
         self.optimized.fetch_add(1, Ordering::Release);
         Ok((time, stored))
     }
@@ -422,8 +423,6 @@ fn yield_to_runs() {
 
 /// A distinct kernel compiled quick, waiting for its optimized compile.
 struct Pending {
-    /// Its index among the distinct kernels (and their entries).
-    index: usize,
     /// Its entry symbol.
     name: String,
     /// Its LLVM IR as lowered, before any pass.
@@ -453,17 +452,16 @@ impl Optimizer {
 }
 
 impl TierUp {
-    /// Starts compiling `pending` with `optimizer` on background threads, swapping `entries`
-    /// as kernels finish. `start` is when the module's compilation began.
+    /// Starts compiling `pending` (each with the index of its entry) with `optimizer` on
+    /// background threads, swapping `entries` as kernels finish. `start` is when the module's compilation began.
     fn start(
         optimizer: Optimizer,
-        pending: Vec<Pending>,
+        pending: Vec<(usize, Pending)>,
         entries: Vec<KernelEntry>,
         start: Instant,
     ) -> Result<TierUp, String> {
         let work = Background {
             optimizer,
-            total: pending.len(),
             pending,
             entries,
             jit: Arc::new(Mutex::new(new_jit()?)),
@@ -475,7 +473,7 @@ impl TierUp {
             work.cancel.clone(),
             work.optimized.clone(),
         );
-        let pending = work.total;
+        let pending = work.pending.len();
         let thread = std::thread::Builder::new()
             .name("dlc-tier-up".to_string())
             .spawn(move || work.run(start))
@@ -504,7 +502,6 @@ impl TierUp {
     }
 }
 
-/// One kernel's object file.
 /// One distinct kernel of a compilation: the first of the kernels with its content.
 struct Distinct {
     kernel: Op,
@@ -522,6 +519,7 @@ impl Distinct {
     }
 }
 
+/// One kernel's object file.
 struct KernelObject {
     name: String,
     bytes: Vec<u8>,
@@ -582,14 +580,13 @@ impl<'a> KernelCompiler<'a> {
     /// The object of distinct kernel `d`: from the cache when it has one, else compiled (and
     /// stored). Its entry is the symbol [`Distinct::symbol`], whatever the kernel's name.
     /// `quick` compiles a kernel the cache lacks with [`LlvmOpt::Quick`], stores nothing, and
-    /// returns its LLVM IR (as bitcode) and cache key for the optimized compile.
-    #[allow(clippy::type_complexity)]
+    /// returns what its optimized compile needs.
     fn object(
         &self,
         ctx: &Context,
         d: &Distinct,
         quick: bool,
-    ) -> Result<(KernelObject, Option<(Vec<u8>, Option<Key>)>), Diagnostic> {
+    ) -> Result<(KernelObject, Option<Pending>), Diagnostic> {
         let (kernel, facts) = (d.kernel, d.facts.as_slice());
         let name = d.symbol();
         let mut notes = Vec::new();
@@ -622,7 +619,11 @@ impl<'a> KernelCompiler<'a> {
         let module = llvm.create_module(&name);
         lower_kernel(ctx, &llvm, &module, kernel, &name, facts, self.machine)?;
         let lowered = start.elapsed();
-        let later = quick.then(|| (module.write_bitcode_to_memory().as_slice().to_vec(), key));
+        let later = quick.then(|| Pending {
+            name: name.clone(),
+            bitcode: module.write_bitcode_to_memory().as_slice().to_vec(),
+            key,
+        });
         let opt = if quick { LlvmOpt::Quick } else { self.opt };
         let (optimized, bytes, emitted) = emit(&module, &self.spec, opt).map_err(fail)?;
         let mut stored = false;

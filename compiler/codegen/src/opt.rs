@@ -88,7 +88,7 @@ impl FromStr for LlvmOpt {
             "lean" => Ok(LlvmOpt::Lean),
             "quick" => Ok(LlvmOpt::Quick),
             _ => Err(format!(
-                "unknown LLVM optimization '{s}' (expected 'lean', 'O1', 'O2' or 'O3')"
+                "unknown LLVM optimization '{s}' (expected 'lean', 'quick', 'O1', 'O2' or 'O3')"
             )),
         }
     }

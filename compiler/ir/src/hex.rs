@@ -6,13 +6,11 @@ const DIGITS: &[u8; 16] = b"0123456789ABCDEF";
 
 /// Appends `bytes` as upper-case hex digits, two per byte.
 pub(crate) fn push_hex(out: &mut String, bytes: &[u8]) {
-    let mut text = Vec::with_capacity(2 * bytes.len());
+    out.reserve(2 * bytes.len());
     for &b in bytes {
-        text.push(DIGITS[usize::from(b >> 4)]);
-        text.push(DIGITS[usize::from(b & 15)]);
+        out.push(char::from(DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(DIGITS[usize::from(b & 15)]));
     }
-    // Every byte pushed is an ASCII hex digit.
-    out.push_str(std::str::from_utf8(&text).unwrap_or_default());
 }
 
 /// The bytes that the hex digits `digits` (either case, two per byte) spell; `None` for an

@@ -834,8 +834,7 @@ pub(crate) fn verify_dim(ctx: &Context, op: Op) -> VResult {
     Ok(())
 }
 
-/// `loop.read_size`: a host op reading a one-element global buffer of `i8`..`i64` (every dim a
-/// static 1, rank 0 allowed) into an `index`.
+/// `loop.check`: a host op on an `i1` condition with a string `message`.
 pub(crate) fn verify_check(ctx: &Context, op: Op) -> VResult {
     check_host_only(ctx, op)?;
     let ty = ctx.value_type(ctx.operand(op, 0));
@@ -859,6 +858,8 @@ pub(crate) fn verify_check(ctx: &Context, op: Op) -> VResult {
     Ok(())
 }
 
+/// `loop.read_size`: a host op reading a one-element global buffer of `i8`..`i64` (every dim a
+/// static 1, rank 0 allowed) into an `index`.
 pub(crate) fn verify_read_size(ctx: &Context, op: Op) -> VResult {
     check_host_only(ctx, op)?;
     let ty = ctx.value_type(ctx.operand(op, 0));

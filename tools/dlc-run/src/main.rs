@@ -102,7 +102,7 @@ struct Cli {
     #[arg(long)]
     no_cache: bool,
     /// LLVM's optimization for the LLVM backend: 'lean' (the passes dlc's kernels need), 'O1',
-    /// 'O2' or 'O3'.
+    /// 'O2', 'O3', or 'quick' (the first tier's: no tiers then).
     #[arg(long, default_value_t = LlvmOpt::default())]
     llvm_opt: LlvmOpt,
     /// Compile every kernel the cache lacks with --llvm-opt before the first run. By default
@@ -233,7 +233,6 @@ fn run(cli: Cli) -> Result<bool> {
     let cache = c.cache.as_ref().map_or(String::new(), |s| {
         format!("; cache: {} hits, {} misses", s.hits, s.misses)
     });
-
     // Launches of the entry function; its calls (`If`, `Loop`) launch more at run time.
     let calls = model.program().callee_names().count();
     let calls = match calls {
@@ -366,8 +365,9 @@ fn run(cli: Cli) -> Result<bool> {
         out!("{line}; {optimized} of {distinct} kernels optimized");
         print_profile(&session.kernel_times(), runs)?;
     }
-    // Only optimized code is cached: the background finishes before the process ends.
-    if cli.bench.is_none() && !cli.no_cache {
+    // Only optimized code is cached: the background finishes before the process ends (--bench
+    // waited for it already).
+    if cli.bench.is_none() && options.cache.is_some() {
         if let Some(t) = model.wait_optimized() {
             print_tier_up(&t)?;
         }
@@ -378,12 +378,8 @@ fn run(cli: Cli) -> Result<bool> {
 /// What the background did for a tiered compilation.
 fn print_tier_up(t: &TierUpStats) -> Result<()> {
     if t.kernels > 0 {
-        out!(
-        "tier-up: {} kernels optimized in the background ({} of LLVM), done {} after compiling began",
-        t.kernels,
-        ms(t.compile),
-        ms(t.wall)
-        );
+        let (kernels, llvm, done) = (t.kernels, ms(t.compile), ms(t.wall));
+        out!("tier-up: {kernels} kernels optimized in the background ({llvm} of LLVM), done {done} after compiling began");
     }
     for note in &t.notes {
         eprintln!("warning: tier-up: {note}");

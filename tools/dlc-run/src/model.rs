@@ -1,7 +1,7 @@
 //! A model compiled for this CPU, with what is needed to check and time it.
 
 use dlc_codegen::{
-    CompileOptions, CompileStats, CpuModule, CpuTarget, KernelCache, LlvmOpt, TierUpStats,
+    CompileOptions, CompileStats, CpuModule, CpuTarget, KernelCache, Key, LlvmOpt, TierUpStats,
 };
 use dlc_ir::pass::{parse_pipeline, PassRegistry};
 use dlc_ir::{parse_source, verify, Context, Diagnostic, Op, SourceMap};
@@ -9,7 +9,6 @@ use dlc_passes::loops::cpu::target::set_target_cpu;
 use dlc_runtime::{HostProgram, KernelTable, Session};
 
 use crate::model_cache;
-use dlc_codegen::Key;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -54,6 +53,8 @@ pub struct ModelOptions {
 /// Where compile time went.
 #[derive(Clone, Debug, Default)]
 pub struct Timings {
+    /// Parsing the source (none for a module compiled in memory) and copying it for the
+    /// pipeline.
     pub parse: Duration,
     /// The pass pipeline, or loading its output from the model cache.
     pub passes: Duration,
@@ -175,7 +176,7 @@ impl Model {
         });
 
         let start = Instant::now();
-        let mut copy_parse = Duration::ZERO;
+        let mut copy_time = Duration::ZERO;
         let mut cache_notes = Vec::new();
         let mut deferred_store = None;
         // The model cache serves the LLVM backend, whose kernel cache it shares.
@@ -199,7 +200,7 @@ impl Model {
                 let copy = Instant::now();
                 let mut ctx = source_ctx.fork();
                 let module = ctx.transplant_op(&source_ctx, source_module);
-                copy_parse = copy.elapsed();
+                copy_time = copy.elapsed();
                 if options.cpu != CpuTarget::Host {
                     // The schedule (`tile`, `vectorize`) is for the same CPU as the code.
                     set_target_cpu(&mut ctx, module, &options.cpu.to_string())?;
@@ -223,7 +224,7 @@ impl Model {
                 (ctx, module)
             }
         };
-        let passes = start.elapsed().saturating_sub(copy_parse);
+        let passes = start.elapsed().saturating_sub(copy_time);
 
         let (kernels, mut codegen) =
             compile_kernels(&ctx, module, options).map_err(|d| sources.render(&ctx, &d))?;
@@ -237,7 +238,7 @@ impl Model {
         let program = HostProgram::compile(&ctx, module, &func_name, kernels.table())
             .map_err(|d| sources.render(&ctx, &d))?;
         let timings = Timings {
-            parse: parse + copy_parse,
+            parse: parse + copy_time,
             passes,
             passes_cached,
             codegen,
