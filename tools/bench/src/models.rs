@@ -171,7 +171,7 @@ impl ModelRow {
                 "{} elements outside allclose(rtol {RTOL}, atol {ATOL})",
                 self.mismatches
             )),
-            Check::SqnrDb(min) if !(self.sqnr_db >= min) => Err(format!(
+            Check::SqnrDb(min) if self.sqnr_db.is_nan() || self.sqnr_db < min => Err(format!(
                 "signal-to-noise ratio {:.1} dB, below {min} dB",
                 self.sqnr_db
             )),
