@@ -408,25 +408,28 @@ impl Context {
     /// [`Context::dense_element_bits`].
     pub fn dense_element(&self, dense: &DenseElements, i: usize) -> DenseValue {
         let kind = self.type_kind(self.element_type(dense.ty));
-        let bits = self.dense_element_bits(dense, i);
-        match kind {
-            TypeKind::Float(f) => DenseValue::Float(f.from_bits(bits as u64)),
-            TypeKind::Integer { .. } | TypeKind::SignedInteger { .. } => {
-                DenseValue::Int(normalize_int(kind, bits as i128))
-            }
-            TypeKind::ExtFloat(_) => DenseValue::Int(bits as i128),
-            _ => DenseValue::Int(bits as i64 as i128),
-        }
+        decode_dense_value(kind, self.dense_element_bits(dense, i))
+    }
+
+    /// Elements `0..count` of a dense constant, decoded as [`Context::dense_element`] does
+    /// (a splat repeats its one element), reading the element type once.
+    pub fn dense_values<'d>(
+        &'d self,
+        dense: &'d DenseElements,
+        count: usize,
+    ) -> impl Iterator<Item = DenseValue> + 'd {
+        let kind = self.type_kind(self.element_type(dense.ty));
+        let n = dense_element_bytes(kind).unwrap_or(1);
+        (0..count).map(move |i| {
+            let at = if dense.splat { 0 } else { i * n };
+            decode_dense_value(kind, packed_bits(&dense.data[at..at + n]))
+        })
     }
 
     /// The stored bits of element `i` of a dense constant (any `i` for a splat); an element
     /// wider than 128 bits contributes its low 16 bytes.
     pub fn dense_element_bits(&self, dense: &DenseElements, i: usize) -> u128 {
-        let bytes = self.dense_element_data(dense, i);
-        let held = bytes.len().min(16);
-        let mut raw = [0u8; 16];
-        raw[..held].copy_from_slice(&bytes[..held]);
-        u128::from_le_bytes(raw)
+        packed_bits(self.dense_element_data(dense, i))
     }
 
     /// The stored little-endian bytes of element `i` of a dense constant (any `i` for a splat).
@@ -436,7 +439,6 @@ impl Context {
         &dense.data[at..at + n]
     }
 
-    /// Builds a dense constant of shaped type `ty` from decoded values: one value makes a splat.
     /// A dense elements attribute with its element type made signless (`ui8` → `i8`) and the
     /// same packed bytes, which stand for the same bits at every width; any other attribute is
     /// returned as it is.
@@ -454,21 +456,61 @@ impl Context {
         self.intern_attr(AttrKind::DenseElements(DenseElements { ty, splat, data }))
     }
 
+    /// Builds a dense constant of shaped type `ty` from decoded values: one value makes a splat.
     pub fn dense_attr(&mut self, ty: Type, values: &[DenseValue]) -> Attribute {
+        self.dense_attr_from(ty, values.iter().copied())
+    }
+
+    /// [`Context::dense_attr`] of the values `values` yields, encoded as they come.
+    pub fn dense_attr_from(
+        &mut self,
+        ty: Type,
+        values: impl ExactSizeIterator<Item = DenseValue>,
+    ) -> Attribute {
         let elem = self.element_type(ty);
         let kind = self.type_kind(elem).clone();
         let n = dense_element_bytes(&kind).unwrap_or(1);
+        let splat = values.len() == 1;
         let mut data = Vec::with_capacity(values.len() * n);
         for v in values {
-            encode_dense_value(&kind, *v, n, &mut data);
+            encode_dense_value(&kind, v, n, &mut data);
         }
-        let splat = values.len() == 1;
         self.intern_attr(AttrKind::DenseElements(DenseElements {
             ty,
             splat,
             data: data.into(),
         }))
     }
+}
+
+/// The value of one element of type `kind` whose stored bits are `bits`.
+fn decode_dense_value(kind: &TypeKind, bits: u128) -> DenseValue {
+    match kind {
+        TypeKind::Float(f) => DenseValue::Float(f.from_bits(bits as u64)),
+        TypeKind::Integer { .. } | TypeKind::SignedInteger { .. } => {
+            DenseValue::Int(normalize_int(kind, bits as i128))
+        }
+        TypeKind::ExtFloat(_) => DenseValue::Int(bits as i128),
+        _ => DenseValue::Int(bits as i64 as i128),
+    }
+}
+
+/// The little-endian bits of one stored element; an element wider than 128 bits contributes its
+/// low 16 bytes.
+fn packed_bits(bytes: &[u8]) -> u128 {
+    match *bytes {
+        [b] => return b as u128,
+        [b0, b1] => return u16::from_le_bytes([b0, b1]) as u128,
+        [b0, b1, b2, b3] => return u32::from_le_bytes([b0, b1, b2, b3]) as u128,
+        _ => {}
+    }
+    if let Ok(b) = <[u8; 8]>::try_from(bytes) {
+        return u64::from_le_bytes(b) as u128;
+    }
+    let held = bytes.len().min(16);
+    let mut raw = [0u8; 16];
+    raw[..held].copy_from_slice(&bytes[..held]);
+    u128::from_le_bytes(raw)
 }
 
 /// Appends the packed bytes of `v` as an element of type `kind` (`n` bytes wide) to `out`.
@@ -488,7 +530,12 @@ pub(crate) fn encode_dense_value(kind: &TypeKind, v: DenseValue, n: usize, out: 
     };
     // Elements wider than 128 bits (`i200`) take the sign of the 128-bit value in their high
     // bytes.
-    let fill = if (bits as i128) < 0 { 0xff } else { 0 };
     let bytes = bits.to_le_bytes();
-    out.extend((0..n).map(|i| bytes.get(i).copied().unwrap_or(fill)));
+    if n <= bytes.len() {
+        out.extend_from_slice(&bytes[..n]);
+    } else {
+        let fill = if (bits as i128) < 0 { 0xff } else { 0 };
+        out.extend_from_slice(&bytes);
+        out.resize(out.len() + n - bytes.len(), fill);
+    }
 }

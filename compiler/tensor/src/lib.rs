@@ -13,6 +13,6 @@ mod tensor;
 
 pub use dtype::DType;
 pub use tensor::{
-    broadcast_shapes, broadcast_source, check_size, indices, num_elements, ravel, static_shape,
-    ulp_distance, unravel, wrap_int, Elements, Scalar, Tensor, MAX_ELEMENTS,
+    broadcast_shapes, broadcast_source, check_size, indices, next_index, num_elements, ravel,
+    static_shape, ulp_distance, unravel, wrap_int, Elements, Scalar, Tensor, MAX_ELEMENTS,
 };

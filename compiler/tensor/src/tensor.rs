@@ -233,9 +233,13 @@ impl Tensor {
         mut f: impl FnMut(&[usize]) -> Result<Scalar, String>,
     ) -> Result<Tensor, String> {
         check_size(shape)?;
-        let values = indices(shape)
-            .map(|index| f(&index))
-            .collect::<Result<Vec<_>, _>>()?;
+        let count = num_elements(shape);
+        let mut values = Vec::with_capacity(count);
+        let mut index = vec![0; shape.len()];
+        for _ in 0..count {
+            values.push(f(&index)?);
+            next_index(&mut index, shape);
+        }
         Ok(Tensor::from_scalars(dtype, shape.to_vec(), values))
     }
 
@@ -248,14 +252,26 @@ impl Tensor {
             .ok_or("unsupported element type in dense attribute")?;
         let shape = static_shape(ctx.shape(dense.ty).unwrap_or(&[]))
             .ok_or("dense attribute of a dynamically shaped type")?;
-        let values = (0..num_elements(&shape))
-            .map(|i| match ctx.dense_element(dense, i) {
-                DenseValue::Float(v) => Scalar::Float(v),
-                DenseValue::Int(v) if dtype.is_bool() => Scalar::Bool(v != 0),
-                DenseValue::Int(v) => Scalar::Int(v as i64),
-            })
-            .collect();
-        Ok(Tensor::from_scalars(dtype, shape, values))
+        let values = ctx.dense_values(dense, num_elements(&shape));
+        let int = |v: DenseValue| match v {
+            DenseValue::Int(i) => i as i64,
+            DenseValue::Float(x) => x as i64,
+        };
+        let data = if dtype.is_bool() {
+            Elements::Bool(values.map(|v| int(v) != 0).collect())
+        } else if dtype.is_float() {
+            Elements::Float(
+                values
+                    .map(|v| match v {
+                        DenseValue::Float(x) => x,
+                        DenseValue::Int(i) => i as f64,
+                    })
+                    .collect(),
+            )
+        } else {
+            Elements::Int(values.map(int).collect())
+        };
+        Tensor::new(dtype, shape, data)
     }
 
     /// The `dense<...>` attribute holding this tensor (the inverse of
@@ -263,16 +279,18 @@ impl Tensor {
     pub fn to_dense_attr(&self, ctx: &mut Context) -> Attribute {
         let dims: Vec<i64> = self.shape.iter().map(|d| *d as i64).collect();
         let ty = ctx.tensor_type(&dims, self.dtype.to_type());
-        let values: Vec<DenseValue> = match &self.data {
-            Elements::Float(v) => v.iter().map(|x| DenseValue::Float(*x)).collect(),
-            Elements::Int(v) if self.dtype == DType::U64 => v
-                .iter()
-                .map(|x| DenseValue::Int(*x as u64 as i128))
-                .collect(),
-            Elements::Int(v) => v.iter().map(|x| DenseValue::Int(*x as i128)).collect(),
-            Elements::Bool(v) => v.iter().map(|x| DenseValue::Int(*x as i128)).collect(),
-        };
-        ctx.dense_attr(ty, &values)
+        match &self.data {
+            Elements::Float(v) => ctx.dense_attr_from(ty, v.iter().map(|x| DenseValue::Float(*x))),
+            Elements::Int(v) if self.dtype == DType::U64 => {
+                ctx.dense_attr_from(ty, v.iter().map(|x| DenseValue::Int(*x as u64 as i128)))
+            }
+            Elements::Int(v) => {
+                ctx.dense_attr_from(ty, v.iter().map(|x| DenseValue::Int(*x as i128)))
+            }
+            Elements::Bool(v) => {
+                ctx.dense_attr_from(ty, v.iter().map(|x| DenseValue::Int(*x as i128)))
+            }
+        }
     }
 
     pub fn dtype(&self) -> DType {
@@ -449,6 +467,15 @@ impl Tensor {
 
     /// `graph.cast`: every element converted with [`Scalar::cast_from`].
     pub fn cast(&self, dtype: DType) -> Tensor {
+        if let (Elements::Int(v), true) = (&self.data, dtype.is_int()) {
+            // Int to int wraps (`Scalar::cast`), whatever the source's signedness.
+            let data = Elements::Int(v.iter().map(|&x| dtype.wrap(x)).collect());
+            return Tensor {
+                dtype,
+                shape: self.shape.clone(),
+                data,
+            };
+        }
         let values = (0..self.len())
             .map(|i| self.get(i).cast_from(self.dtype, dtype))
             .collect();
@@ -578,6 +605,18 @@ pub fn unravel(mut flat: usize, shape: &[usize]) -> Vec<usize> {
     index
 }
 
+/// Advances `index` to the next multi-index of `shape` in row-major order (the last wraps to all
+/// zeros).
+pub fn next_index(index: &mut [usize], shape: &[usize]) {
+    for axis in (0..index.len()).rev() {
+        index[axis] += 1;
+        if index[axis] < shape[axis] {
+            return;
+        }
+        index[axis] = 0;
+    }
+}
+
 /// Every multi-index of `shape` in row-major order.
 pub fn indices(shape: &[usize]) -> impl Iterator<Item = Vec<usize>> + '_ {
     (0..num_elements(shape)).map(move |flat| unravel(flat, shape))
@@ -605,10 +644,7 @@ pub fn broadcast_shapes(shapes: &[&[usize]]) -> Option<Vec<usize>> {
 /// index into a shape that `source` broadcasts to).
 pub fn broadcast_source(index: &[usize], source: &[usize]) -> usize {
     let offset = index.len() - source.len();
-    let aligned: Vec<usize> = source
-        .iter()
-        .enumerate()
-        .map(|(axis, &n)| if n == 1 { 0 } else { index[offset + axis] })
-        .collect();
-    ravel(&aligned, source)
+    source.iter().enumerate().fold(0, |flat, (axis, &n)| {
+        flat * n + if n == 1 { 0 } else { index[offset + axis] }
+    })
 }

@@ -29,6 +29,7 @@ use super::{axis, table, Handler};
 use crate::importer::{show_shape, Dequantized, NodeCx, NodeResult};
 use crate::proto::DataType;
 use crate::tensor::element_type;
+use dlc_graph::interp::primitives::{reduce, Reduction};
 use dlc_ir::{Type, Value, DYNAMIC};
 use dlc_tensor::{DType, Tensor};
 
@@ -583,14 +584,12 @@ pub(super) fn integer_product(
     let (b, zb) = as_byte_type(cx, b, zb, (Type::I8, Side::Columns), "b_zero_point")?;
     let mut y = matmul_of(cx, a, b)?;
     if let Some(za) = za {
-        let wide = cx.cast(b, Type::I32)?;
-        let colsum = cx.reduce("graph.reduce_sum", wide, &[sb.len() as i64 - 2], true)?;
+        let colsum = sum_i32(cx, b, sb.len() as i64 - 2)?;
         let t = cx.binary("graph.mul", za, colsum)?;
         y = cx.binary("graph.sub", y, t)?;
     }
     if let Some(zb) = zb {
-        let wide = cx.cast(a, Type::I32)?;
-        let rowsum = cx.reduce("graph.reduce_sum", wide, &[sa.len() as i64 - 1], true)?;
+        let rowsum = sum_i32(cx, a, sa.len() as i64 - 1)?;
         let t = cx.binary("graph.mul", zb, rowsum)?;
         y = cx.binary("graph.sub", y, t)?;
     }
@@ -601,6 +600,22 @@ pub(super) fn integer_product(
         y = cx.binary("graph.add", y, t)?;
     }
     Ok(y)
+}
+
+/// The sums of the 8-bit matrix `m` along `axis`, in `i32`, the axis kept. A constant `m` (a
+/// weight) is summed here with the interpreter's `reduce_sum`, so the IR never holds its
+/// widened `i32` copy.
+fn sum_i32(cx: &mut NodeCx, m: Value, axis: i64) -> NodeResult<Value> {
+    match cx.constant_of(m) {
+        Some(t) => {
+            let sums = reduce(Reduction::Sum, &t.cast(DType::I32), &[axis], true)?;
+            Ok(cx.constant(sums))
+        }
+        None => {
+            let wide = cx.cast(m, Type::I32)?;
+            cx.reduce("graph.reduce_sum", wide, &[axis], true)
+        }
+    }
 }
 
 /// Matrix `m` of an 8-bit type as type `want` (`ui8` or `i8`), and its zero point `zp` as an

@@ -6,7 +6,7 @@
 //! wrapped to its dtype when stored (see [`dlc_tensor::Tensor`]).
 
 use dlc_tensor::{
-    broadcast_shapes, broadcast_source, indices, num_elements, DType, Scalar, Tensor,
+    broadcast_shapes, broadcast_source, next_index, num_elements, DType, Scalar, Tensor,
 };
 
 /// A runtime failure of one op, described for the user.
@@ -604,17 +604,26 @@ pub fn reduce(kind: Reduction, x: &Tensor, axes: &[i64], keepdim: bool) -> OpRes
     let kept_shape: Vec<usize> = (0..rank)
         .map(|a| if reduced[a] { 1 } else { x.shape()[a] })
         .collect();
+    // The flat offset, from an output's element, of each element it reduces, in row-major
+    // order over the reduced axes (the order the terms are accumulated in).
+    let mut strides = vec![1usize; rank];
+    for a in (0..rank.saturating_sub(1)).rev() {
+        strides[a] = strides[a + 1] * x.shape()[a + 1];
+    }
+    let reduced_strides: Vec<usize> = (0..rank)
+        .filter(|&a| reduced[a])
+        .map(|a| strides[a])
+        .collect();
+    let mut offsets = Vec::with_capacity(count);
+    let mut r = vec![0; reduced_shape.len()];
+    for _ in 0..count {
+        offsets.push(r.iter().zip(&reduced_strides).map(|(i, s)| i * s).sum());
+        next_index(&mut r, &reduced_shape);
+    }
     let result = Tensor::from_fn(x.dtype(), &kept_shape, |out| {
-        let values = indices(&reduced_shape).map(|r| {
-            let mut src = out.to_vec();
-            let mut next = r.iter();
-            for a in 0..rank {
-                if reduced[a] {
-                    src[a] = *next.next().unwrap_or(&0);
-                }
-            }
-            x.at(&src)
-        });
+        // `out` is 0 on the reduced axes.
+        let base: usize = out.iter().zip(&strides).map(|(i, s)| i * s).sum();
+        let values = offsets.iter().map(|&o: &usize| x.get(base + o));
         if x.dtype().is_float() {
             let values: Vec<f64> = values.map(Scalar::as_f64).collect();
             Ok(Scalar::Float(match kind {
