@@ -93,6 +93,8 @@ pub struct Parser<'a> {
     pending_alias: Option<(&'a str, Location)>,
     /// Full custom op names already resolved to their definitions.
     custom_op_cache: names::NameTable<'a, Option<OpDefId>>,
+    /// Registered dialect types already parsed, by their spelling (`!loop.buffer<...>`).
+    dialect_types: FxHashMap<&'a str, Type>,
     /// How deeply regions, attributes, types and locations are nested at this point.
     depth: u32,
 }
@@ -124,6 +126,7 @@ impl<'a> Parser<'a> {
             default_dialects: Vec::new(),
             pending_alias: None,
             custom_op_cache: names::NameTable::new(),
+            dialect_types: FxHashMap::default(),
             depth: 0,
         }
     }

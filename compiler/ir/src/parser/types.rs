@@ -443,8 +443,7 @@ impl<'a> Parser<'a> {
             .dialect(dialect_id)
             .and_then(|d| d.parse_type)
         {
-            self.advance();
-            return parse(self, mnemonic);
+            return self.parse_registered_type(parse, mnemonic);
         }
         if !self.ctx.allow_unregistered {
             return Err(Diagnostic::error(
@@ -461,6 +460,40 @@ impl<'a> Parser<'a> {
             dialect: dialect_id,
             body: body.into(),
         }))
+    }
+
+    /// A registered dialect's type, the current token its `!dialect.mnemonic`: `parse` reads
+    /// it. A type with a `<...>` body is often spelled many times in one file (a buffer type at
+    /// each access), so its text parses once and later spellings reuse the type.
+    fn parse_registered_type(
+        &mut self,
+        parse: crate::dialect::ParseTypeFn,
+        mnemonic: &str,
+    ) -> PResult<Type> {
+        let tok = self.tok;
+        let mut text = None;
+        if self.lex.text(tok.end, tok.end + 1) == "<" {
+            self.lex.reset_to(&tok);
+            let _ = self.lex.next_token();
+            let _ = self.lex.next_token(); // the '<'
+            if let Some(end) = self.lex.skip_angle_body() {
+                let spelled = self.lex.text(tok.start, end as u32 + 1);
+                if let Some(&ty) = self.dialect_types.get(spelled) {
+                    self.tok = self.lex.next_token();
+                    return Ok(ty);
+                }
+                text = Some(spelled);
+            }
+            // Back to the type's first token, for `parse`.
+            self.lex.reset_to(&tok);
+            self.tok = self.lex.next_token();
+        }
+        self.advance();
+        let ty = parse(self, mnemonic)?;
+        if let Some(text) = text {
+            self.dialect_types.insert(text, ty);
+        }
+        Ok(ty)
     }
 
     /// Reads `mnemonic` plus an optional balanced `<...>` suffix as raw text; the current token
