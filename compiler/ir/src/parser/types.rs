@@ -472,11 +472,8 @@ impl<'a> Parser<'a> {
     ) -> PResult<Type> {
         let tok = self.tok;
         let mut text = None;
-        if self.lex.text(tok.end, tok.end + 1) == "<" {
-            self.lex.reset_to(&tok);
-            let _ = self.lex.next_token();
-            let _ = self.lex.next_token(); // the '<'
-            if let Some(end) = self.lex.skip_angle_body() {
+        if let Some(scanned) = self.angle_suffix_end() {
+            if let Some(end) = scanned {
                 let spelled = self.lex.text(tok.start, end as u32 + 1);
                 if let Some(&ty) = self.dialect_types.get(spelled) {
                     self.tok = self.lex.next_token();
@@ -501,22 +498,32 @@ impl<'a> Parser<'a> {
     pub(crate) fn opaque_body(&mut self, mnemonic: &str) -> PResult<String> {
         let tok = self.tok;
         let mut body = mnemonic.to_string();
-        // Look at the raw character right after the identifier.
-        let next = self.lex.text(tok.end, tok.end + 1);
-        if next == "<" {
-            self.lex.reset_to(&tok);
-            let _ = self.lex.next_token();
-            let _ = self.lex.next_token(); // the '<'
-            let start = tok.end as usize;
-            let Some(end) = self.lex.skip_angle_body() else {
-                return Err(self.error("unbalanced '<' in dialect type or attribute"));
-            };
-            body.push_str(self.lex.text(start as u32, end as u32 + 1));
-            self.tok = self.lex.next_token();
-        } else {
-            self.advance();
+        match self.angle_suffix_end() {
+            Some(Some(end)) => {
+                body.push_str(self.lex.text(tok.end, end as u32 + 1));
+                self.tok = self.lex.next_token();
+            }
+            Some(None) => return Err(self.error("unbalanced '<' in dialect type or attribute")),
+            None => {
+                self.advance();
+            }
         }
         Ok(body)
+    }
+
+    /// Whether the current `!`/`#` identifier token is followed right away by a `<`: `None`
+    /// when it is not (the lexer untouched); otherwise the lexer has read the balanced
+    /// `<...>` and this is the offset of its closing `>` (`Some(None)` when it is unbalanced).
+    fn angle_suffix_end(&mut self) -> Option<Option<usize>> {
+        let tok = self.tok;
+        // Look at the raw character right after the identifier.
+        if self.lex.text(tok.end, tok.end + 1) != "<" {
+            return None;
+        }
+        self.lex.reset_to(&tok);
+        let _ = self.lex.next_token();
+        let _ = self.lex.next_token(); // the '<'
+        Some(self.lex.skip_angle_body())
     }
 
     /// Parses a float type keyword, for ops that need one.
