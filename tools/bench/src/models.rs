@@ -139,6 +139,8 @@ const BARS: [Bar; 5] = [
 /// numpy `allclose` tolerances of dlc's outputs against onnxruntime's.
 pub const RTOL: f64 = 1e-3;
 pub const ATOL: f64 = 1e-4;
+/// [`Check::AllClose`]'s bound on the largest error relative to the output's largest magnitude.
+pub const MAX_REL_ERR: f64 = 1e-3;
 
 /// One model's row.
 #[derive(Clone, Debug)]
@@ -171,6 +173,12 @@ impl ModelRow {
                 "{} elements outside allclose(rtol {RTOL}, atol {ATOL})",
                 self.mismatches
             )),
+            Check::AllClose if self.rel_err.is_nan() || self.rel_err >= MAX_REL_ERR => {
+                Err(format!(
+                    "relative error {:.2e}, not below {MAX_REL_ERR}",
+                    self.rel_err
+                ))
+            }
             Check::SqnrDb(min) if self.sqnr_db.is_nan() || self.sqnr_db < min => Err(format!(
                 "signal-to-noise ratio {:.1} dB, below {min} dB",
                 self.sqnr_db

