@@ -92,7 +92,10 @@ fn smoke_sizes_match_the_interpreter_through_the_jit() {
             .collect::<Result<_, _>>()
             .map_err(|e| e.to_string())?;
         let reference = check::reference(&model, &inputs)?;
-        let floor = check::loosest(&model.source_ctx, model.source_func);
+        let floor = {
+            let (ctx, func) = model.source().expect("compiled from source");
+            check::loosest(ctx, func)
+        };
         let reports = check::compare(&reference, &jit, floor)?;
         match reports.iter().position(|r| !r.ok) {
             None => Ok(()),

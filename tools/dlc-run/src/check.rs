@@ -44,15 +44,14 @@ pub fn tolerance(dtype: DType) -> Option<(f64, f64)> {
 
 /// The reference interpreter's outputs for `inputs`.
 pub fn reference(model: &Model, inputs: &[Tensor]) -> Result<Vec<HostTensor>, String> {
-    let ctx = &model.source_ctx;
+    let (ctx, func) = model.source()?;
     let inputs = inputs.iter().map(Tensor::to_host_tensor);
     if model.graph_level {
         let inputs: Vec<HostTensor> = inputs.collect();
-        interpret(ctx, model.source_func, &inputs)
-            .map_err(|d| format!("graph interpreter: {}", d.message))
+        interpret(ctx, func, &inputs).map_err(|d| format!("graph interpreter: {}", d.message))
     } else {
         let args = inputs.map(KernelArg::Buffer).collect();
-        run_host(ctx, model.source_func, args)
+        run_host(ctx, func, args)
             .map_err(|d| format!("loop interpreter: {}", d.message))?
             .into_iter()
             .map(|r| match r {
@@ -175,11 +174,14 @@ fn float_error(r: &[f64], a: &[f64]) -> (f64, f64) {
 }
 
 /// The floating-point operations of the model's matmuls (2·M·N·K per batch), for GFLOP/s;
-/// 0 for models without a static matmul or loop-level models.
+/// 0 for models without a static matmul, loop-level models, and models whose source cannot be
+/// made again ([`Model::source`]).
 pub fn matmul_flops(model: &Model) -> u64 {
-    let ctx = &model.source_ctx;
+    let Ok((ctx, func)) = model.source() else {
+        return 0;
+    };
     let mut flops = 0u64;
-    ctx.for_each_op(model.source_func, &mut |op| {
+    ctx.for_each_op(func, &mut |op| {
         if ctx.view::<MatmulOp>(op).is_none() {
             return;
         }

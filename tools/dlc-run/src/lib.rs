@@ -6,16 +6,18 @@
 //!   for graph programs), JIT the kernels and prepare the host program. With a cache, the
 //!   module after the pipeline is kept too (`model_cache.rs`), so a warm compile skips it.
 //! - [`inputs`]: random inputs for a signature, or `.npy` files.
-//! - [`onnx`]: ONNX models: import (specializing inputs that must be constant) and the
-//!   comparison with reference outputs (`--expected`).
+//! - [`onnx`]: ONNX models: import (specializing inputs that must be constant), a compile that
+//!   skips the import when the model cache holds the model, and the comparison with reference
+//!   outputs (`--expected`).
 //! - [`check`]: the reference run (graph interpreter, or the loop interpreter on the program
 //!   as written) and the error report.
 
 pub mod check;
+mod import_plan;
 pub mod inputs;
 mod model;
 mod model_cache;
 pub mod onnx;
 
 pub use dlc_codegen::{CpuTarget, KernelCache, LlvmOpt, TierUpStats};
-pub use model::{new_context, Backend, Model, ModelOptions, Timings};
+pub use model::{new_context, Backend, Model, ModelOptions, Recreate, Timings};

@@ -12,7 +12,7 @@ use anyhow::{bail, Context as _, Result};
 use clap::Parser;
 use dlc_run::check::{compare, loosest, reference};
 use dlc_run::inputs::{npy_inputs, random_inputs};
-use dlc_run::onnx::{compare_expected, import_onnx, read_reference};
+use dlc_run::onnx::{compare_expected, compile_onnx, read_reference};
 use dlc_run::{Backend, CpuTarget, KernelCache, LlvmOpt, Model, ModelOptions, TierUpStats};
 use dlc_runtime::{write_npy, Tensor};
 use std::io::IsTerminal;
@@ -120,14 +120,6 @@ struct Cli {
     print_kernels: bool,
 }
 
-/// What dlc-run compiles.
-enum Source {
-    /// An .mlir file's text.
-    Text(String),
-    /// An imported ONNX model.
-    Onnx(Box<dlc_run::onnx::OnnxImport>),
-}
-
 /// `--backend`.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 enum BackendArg {
@@ -157,39 +149,11 @@ fn run(cli: Cli) -> Result<bool> {
     } else {
         Some(npy_inputs(&cli.inputs).map_err(anyhow::Error::msg)?)
     };
-    // An ONNX model stays in memory from the import to the compile; an .mlir is text.
-    let (name, source, given) = if cli.input.ends_with(".onnx") {
-        let options = dlc_onnx::ImportOptions {
-            dims: cli.dim.iter().cloned().collect(),
-            input_shapes: cli.input_shape.iter().cloned().collect(),
-            ..Default::default()
-        };
-        let imported = import_onnx(cli.input.as_ref(), options, given.as_deref())
-            .map_err(anyhow::Error::msg)?;
-        for note in &imported.notes {
-            out!("note: {note}");
-        }
-        let given = given.map(|g| {
-            imported
-                .arguments
-                .iter()
-                .filter_map(|i| g.get(*i).cloned())
-                .collect::<Vec<_>>()
-        });
-        (cli.input.clone(), Source::Onnx(Box::new(imported)), given)
-    } else {
-        if !cli.dim.is_empty() || !cli.input_shape.is_empty() {
-            bail!("--dim and --input-shape apply to ONNX models only");
-        }
-        let (name, text) = read_input(&cli.input)?;
-        (name, Source::Text(text), given)
-    };
     let cache = if cli.no_cache {
         None
     } else {
         KernelCache::from_env().map_err(anyhow::Error::msg)?
     };
-    let progress = spinner(&format!("compiling {name}"));
     let options = ModelOptions {
         pipeline: cli.pipeline.clone(),
         entry: cli.entry.clone(),
@@ -202,9 +166,49 @@ fn run(cli: Cli) -> Result<bool> {
         cache,
         tiered: !cli.no_tiers && cli.llvm_opt != LlvmOpt::Quick,
     };
-    let (compiled, text) = match source {
-        Source::Text(text) => (Model::compile(&text, &name, &options), text),
-        Source::Onnx(imported) => (imported.compile(&name, &options), String::new()),
+    let (name, text) = if cli.input.ends_with(".onnx") {
+        (cli.input.clone(), None)
+    } else {
+        if !cli.dim.is_empty() || !cli.input_shape.is_empty() {
+            bail!("--dim and --input-shape apply to ONNX models only");
+        }
+        let (name, text) = read_input(&cli.input)?;
+        (name, Some(text))
+    };
+    let progress = spinner(&format!("compiling {name}"));
+    // An ONNX model stays in memory from the import to the compile (or is not imported at
+    // all when the model cache holds it); an .mlir is text.
+    let (compiled, text, given) = if let Some(text) = text {
+        (Model::compile(&text, &name, &options), text, given)
+    } else {
+        let import = dlc_onnx::ImportOptions {
+            dims: cli.dim.iter().cloned().collect(),
+            input_shapes: cli.input_shape.iter().cloned().collect(),
+            ..Default::default()
+        };
+        match compile_onnx(
+            cli.input.as_ref(),
+            import,
+            given.as_deref(),
+            &name,
+            &options,
+        ) {
+            Ok(c) => {
+                for note in &c.notes {
+                    out!("note: {note}");
+                }
+                // The given inputs follow the graph's inputs; the function's arguments may
+                // be fewer (specialized inputs) or in another order.
+                let given = given.map(|g| {
+                    c.arguments
+                        .iter()
+                        .filter_map(|i| g.get(*i).cloned())
+                        .collect::<Vec<_>>()
+                });
+                (Ok(c.model), String::new(), given)
+            }
+            Err(e) => (Err(e), String::new(), None),
+        }
     };
     if let Some(p) = progress {
         p.finish_and_clear();
@@ -309,7 +313,8 @@ fn run(cli: Cli) -> Result<bool> {
     if cli.check {
         let expected = reference(&model, &inputs).map_err(anyhow::Error::msg)?;
         let actual: Vec<_> = outputs.iter().map(Tensor::to_host_tensor).collect();
-        let floor = loosest(&model.source_ctx, model.source_func);
+        let (source_ctx, source_func) = model.source().map_err(anyhow::Error::msg)?;
+        let floor = loosest(source_ctx, source_func);
         let reports = compare(&expected, &actual, floor).map_err(anyhow::Error::msg)?;
         for (i, r) in reports.iter().enumerate() {
             out!(

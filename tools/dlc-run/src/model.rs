@@ -9,7 +9,7 @@ use dlc_passes::loops::cpu::target::set_target_cpu;
 use dlc_runtime::{HostProgram, KernelTable, Session};
 
 use crate::model_cache;
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// The pipeline for graph programs when none is given.
@@ -72,11 +72,17 @@ impl Timings {
     }
 }
 
+/// Recreates the program as written (its context and entry function) for a model loaded
+/// from the model cache without it.
+pub type Recreate = Box<dyn Fn() -> Result<(Context, Op), String> + Send + Sync>;
+
 /// A compiled model.
 pub struct Model {
-    /// The program as written (the reference for `--check`).
-    pub source_ctx: Context,
-    pub source_func: Op,
+    /// The program as written: kept from the compile, or recreated on first use.
+    written: OnceLock<Result<(Context, Op), String>>,
+    recreate: Option<Recreate>,
+    /// The name of the function the model runs.
+    pub entry: String,
     /// The program after the pipeline.
     pub lowered_ctx: Context,
     pub lowered_module: Op,
@@ -151,6 +157,58 @@ impl Model {
         Model::build(ctx, module, source, options)
     }
 
+    /// The model whose lowered module the model cache holds under the key `compile_module`
+    /// would use for `key`, or `None` when it holds none (or `options` have no cache): the
+    /// source is not needed for it. `entry` names the function to run and `graph_level` says
+    /// whether the source is graph-level, as a compile of the source found; `recreate` makes
+    /// the source again when [`Model::source`] is asked for it.
+    pub fn from_model_cache(
+        file: &str,
+        key: &[u8],
+        entry: &str,
+        graph_level: bool,
+        options: &ModelOptions,
+        recreate: Recreate,
+    ) -> Result<Option<Model>, String> {
+        let pipeline = default_pipeline(options, graph_level);
+        let start = Instant::now();
+        let mut notes = Vec::new();
+        let Some((ctx, module)) = options
+            .cache
+            .as_ref()
+            .filter(|_| options.backend == Backend::Llvm)
+            .and_then(|cache| {
+                let key = model_cache::model_key(key, file, &pipeline, options)?;
+                model_cache::load(cache, &key, &mut notes)
+            })
+        else {
+            return Ok(None);
+        };
+        let lowered = Lowered {
+            ctx,
+            module,
+            passes: start.elapsed(),
+            cached: true,
+            notes,
+            deferred_store: None,
+        };
+        let written = Written {
+            program: OnceLock::new(),
+            recreate: Some(recreate),
+            graph_level,
+            entry: entry.to_string(),
+        };
+        Model::finish(
+            written,
+            lowered,
+            pipeline,
+            Duration::ZERO,
+            &SourceMap::new(),
+            options,
+        )
+        .map(Some)
+    }
+
     fn build(
         source_ctx: Context,
         source_module: Op,
@@ -166,18 +224,11 @@ impl Model {
         let source_func = entry_function(&source_ctx, source_module, options.entry.as_deref())
             .map_err(|d| sources.render(&source_ctx, &d))?;
         let graph_level = has_graph_ops(&source_ctx, source_module);
-        let pipeline = options.pipeline.clone().unwrap_or_else(|| {
-            if graph_level {
-                GRAPH_PIPELINE
-            } else {
-                LOOP_PIPELINE
-            }
-            .to_string()
-        });
+        let pipeline = default_pipeline(options, graph_level);
 
         let start = Instant::now();
         let mut copy_time = Duration::ZERO;
-        let mut cache_notes = Vec::new();
+        let mut notes = Vec::new();
         let mut deferred_store = None;
         // The model cache serves the LLVM backend, whose kernel cache it shares.
         let model_cache = options
@@ -191,8 +242,8 @@ impl Model {
                 ))
             });
         let loaded =
-            model_cache.and_then(|(cache, key)| model_cache::load(cache, &key, &mut cache_notes));
-        let passes_cached = loaded.is_some();
+            model_cache.and_then(|(cache, key)| model_cache::load(cache, &key, &mut notes));
+        let cached = loaded.is_some();
         let (ctx, module) = match loaded {
             Some(lowered) => lowered,
             None => {
@@ -217,38 +268,77 @@ impl Model {
                         deferred_store = Some((cache.clone(), key));
                     }
                     Some((cache, key)) => {
-                        model_cache::store(cache, &key, &ctx, module, &mut cache_notes);
+                        model_cache::store(cache, &key, &ctx, module, &mut notes);
                     }
                     None => {}
                 }
                 (ctx, module)
             }
         };
-        let passes = start.elapsed().saturating_sub(copy_time);
+        let lowered = Lowered {
+            ctx,
+            module,
+            passes: start.elapsed().saturating_sub(copy_time),
+            cached,
+            notes,
+            deferred_store,
+        };
+        let written = Written {
+            entry: function_name(&source_ctx, source_func),
+            program: OnceLock::from(Ok((source_ctx, source_func))),
+            recreate: None,
+            graph_level,
+        };
+        Model::finish(
+            written,
+            lowered,
+            pipeline,
+            parse + copy_time,
+            &sources,
+            options,
+        )
+    }
 
+    /// Compiles the kernels of `lowered` and the host program of `written`'s entry function.
+    fn finish(
+        written: Written,
+        lowered: Lowered,
+        pipeline: String,
+        parse: Duration,
+        sources: &SourceMap,
+        options: &ModelOptions,
+    ) -> Result<Model, String> {
+        let Lowered {
+            ctx,
+            module,
+            passes,
+            cached,
+            mut notes,
+            deferred_store,
+        } = lowered;
         let (kernels, mut codegen) =
             compile_kernels(&ctx, module, options).map_err(|d| sources.render(&ctx, &d))?;
         if let Some(stats) = &mut codegen.cache {
-            cache_notes.append(&mut stats.notes);
-            stats.notes = cache_notes;
+            notes.append(&mut stats.notes);
+            stats.notes = notes;
         }
-        let func_name = function_name(&source_ctx, source_func);
         // The host function's signature: for a graph program, `lower` recorded on it which `?`
         // dims must agree, so the runtime checks the inputs against what lowering assumed.
-        let program = HostProgram::compile(&ctx, module, &func_name, kernels.table())
+        let program = HostProgram::compile(&ctx, module, &written.entry, kernels.table())
             .map_err(|d| sources.render(&ctx, &d))?;
         let timings = Timings {
-            parse: parse + copy_time,
+            parse,
             passes,
-            passes_cached,
+            passes_cached: cached,
             codegen,
         };
         Ok(Model {
-            source_ctx,
-            source_func,
+            written: written.program,
+            recreate: written.recreate,
+            entry: written.entry,
             lowered_ctx: ctx,
             lowered_module: module,
-            graph_level,
+            graph_level: written.graph_level,
             pipeline,
             backend: options.backend,
             kernels,
@@ -256,6 +346,21 @@ impl Model {
             timings,
             deferred_store: Mutex::new(deferred_store),
         })
+    }
+
+    /// The program as written, the reference for `--check`: its context and the function the
+    /// model runs. A model loaded from the model cache without its source
+    /// ([`Model::from_model_cache`]) makes it again on the first call; an error then (the
+    /// source changed or is gone) comes back from every call.
+    pub fn source(&self) -> Result<(&Context, Op), String> {
+        let made = self.written.get_or_init(|| match &self.recreate {
+            Some(recreate) => recreate(),
+            None => Err("the model has no source program".to_string()),
+        });
+        match made {
+            Ok((ctx, func)) => Ok((ctx, *func)),
+            Err(e) => Err(e.clone()),
+        }
     }
 
     /// The host program (signature, outputs, launches).
@@ -314,6 +419,41 @@ impl Model {
         }
         stats
     }
+}
+
+/// The program as written, or what is known of it without it.
+struct Written {
+    program: OnceLock<Result<(Context, Op), String>>,
+    recreate: Option<Recreate>,
+    /// The function the model runs.
+    entry: String,
+    graph_level: bool,
+}
+
+/// The module after the pipeline, run or loaded.
+struct Lowered {
+    ctx: Context,
+    module: Op,
+    /// The time the pipeline (or loading its output) took.
+    passes: Duration,
+    /// Whether it came from the model cache.
+    cached: bool,
+    /// The model cache's notes for the user.
+    notes: Vec<String>,
+    /// The model-cache entry a tiered compile has still to write.
+    deferred_store: Option<(KernelCache, Key)>,
+}
+
+/// The pipeline `options` name, or the default for a graph-level or loop-level source.
+fn default_pipeline(options: &ModelOptions, graph_level: bool) -> String {
+    options.pipeline.clone().unwrap_or_else(|| {
+        if graph_level {
+            GRAPH_PIPELINE
+        } else {
+            LOOP_PIPELINE
+        }
+        .to_string()
+    })
 }
 
 /// What a model is compiled from, besides its module.
@@ -380,7 +520,11 @@ fn parse_checked(source: &str, file: &str, sources: &SourceMap) -> Result<(Conte
 }
 
 /// The `func.func` named `entry`, or the first one.
-fn entry_function(ctx: &Context, module: Op, entry: Option<&str>) -> Result<Op, Diagnostic> {
+pub(crate) fn entry_function(
+    ctx: &Context,
+    module: Op,
+    entry: Option<&str>,
+) -> Result<Op, Diagnostic> {
     let funcs: Vec<Op> = ctx
         .regions(module)
         .iter()

@@ -1,7 +1,9 @@
 //! The model cache: a model's module after dlc's pass pipeline, kept as text in the kernel
 //! cache's directory ([`EntryKind::Model`]), so that compiling a model compiled before skips
 //! the pipeline. The kernels of the loaded module then hit the kernel cache as usual, since
-//! their printed IR is the same.
+//! their printed IR is the same. Beside it, under a key of another kind ([`facts_key`]), a
+//! front end may keep what it learned of the model before lowering it, so that a warm compile
+//! skips the front end too (`import_plan.rs`).
 //!
 //! The key is a hash of everything the pipeline's output depends on: the source text and its
 //! file name (the module keeps source locations), the pipeline, the entry function, the CPU the
@@ -40,6 +42,23 @@ pub(crate) fn model_key(
     pipeline: &str,
     options: &ModelOptions,
 ) -> Option<Key> {
+    entry_key("model", source, file, pipeline, options)
+}
+
+/// The key of what a front end learned about the model `source` determines before lowering it
+/// (an ONNX import's [`crate::import_plan::ImportPlan`]), under the same conditions as
+/// [`model_key`]'s: entries of the same executable only.
+pub(crate) fn facts_key(source: &[u8], file: &str, options: &ModelOptions) -> Option<Key> {
+    entry_key("front-end facts", source, file, "", options)
+}
+
+fn entry_key(
+    kind: &str,
+    source: &[u8],
+    file: &str,
+    pipeline: &str,
+    options: &ModelOptions,
+) -> Option<Key> {
     let exe = std::env::current_exe().ok()?;
     let meta = std::fs::metadata(&exe).ok()?;
     let modified = meta
@@ -53,6 +72,7 @@ pub(crate) fn model_key(
     Some(
         KeyHasher::new()
             .field("format", &MODEL_FORMAT.to_le_bytes())
+            .field("kind", kind.as_bytes())
             .field("dlc", env!("CARGO_PKG_VERSION").as_bytes())
             .field("exe", exe.as_os_str().as_encoded_bytes())
             .field("exe-size", &meta.len().to_le_bytes())

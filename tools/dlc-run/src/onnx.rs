@@ -1,6 +1,6 @@
 //! ONNX models in `dlc-run`: import to graph IR, specializing graph inputs that must be
-//! constants on the values given for them, and compare outputs with reference tensors
-//! (`--expected`).
+//! constants on the values given for them, compile with the model cache's help, and compare
+//! outputs with reference tensors (`--expected`).
 //!
 //! An input that feeds an operand the graph dialect needs as an attribute (a Reshape shape,
 //! Slice bounds, pads, axes) cannot stay an argument. When its value is known — given with
@@ -8,9 +8,12 @@
 //! onnx-mlir do in their constant-input modes, and a note says so.
 //!
 //! The imported module stays in memory for [`crate::Model::compile_module`]: its weights are
-//! never printed as text and parsed back.
+//! never printed as text and parsed back. [`compile_onnx`] skips the import altogether when the
+//! model cache holds the model's lowered module (`import_plan.rs`).
 
-use crate::model::new_context;
+use crate::import_plan::ImportPlan;
+use crate::model::{entry_function, new_context, Recreate};
+use crate::{model_cache, Model, ModelOptions};
 use dlc_ir::{Context, Op};
 use dlc_onnx::{ImportError, ImportOptions};
 use dlc_runtime::Tensor;
@@ -30,6 +33,8 @@ pub struct OnnxImport {
     pub arguments: Vec<usize>,
     /// The ONNX graph inputs, in order.
     pub graph_inputs: Vec<String>,
+    /// The graph inputs specialized on their given values, in the order the import met them.
+    pub specialized: Vec<String>,
     /// Notes for the user (specialized inputs).
     pub notes: Vec<String>,
 }
@@ -38,13 +43,28 @@ pub struct OnnxImport {
 /// `--inputs`): inputs that must be constant are specialized on theirs.
 pub fn import_onnx(
     path: &Path,
+    options: ImportOptions,
+    given: Option<&[Tensor]>,
+) -> Result<OnnxImport, String> {
+    let bytes = read_model(path)?;
+    import_bytes(path, &bytes, options, given)
+}
+
+fn read_model(path: &Path) -> Result<Vec<u8>, String> {
+    std::fs::read(path).map_err(|e| format!("{}: error: cannot read: {e}\n", path.display()))
+}
+
+/// [`import_onnx`] of the model file `path` holding `bytes`.
+fn import_bytes(
+    path: &Path,
+    bytes: &[u8],
     mut options: ImportOptions,
     given: Option<&[Tensor]>,
 ) -> Result<OnnxImport, String> {
     let name = path.display();
-    let bytes = std::fs::read(path).map_err(|e| format!("{name}: error: cannot read: {e}\n"))?;
-    let model = dlc_onnx::decode_model(&bytes).map_err(|e| format!("{name}: error: {e}\n"))?;
+    let model = dlc_onnx::decode_model(bytes).map_err(|e| format!("{name}: error: {e}\n"))?;
     let graph_inputs = graph_input_names(&model);
+    let mut specialized = Vec::new();
     loop {
         let mut ctx = new_context();
         match dlc_onnx::import_model(&mut ctx, &model, path.parent(), &options) {
@@ -61,11 +81,12 @@ pub fn import_onnx(
                     .map(|n| graph_inputs.iter().position(|g| g == n).unwrap_or(0))
                     .collect();
                 return Ok(OnnxImport {
-                    key: import_key(&bytes, &options),
+                    key: import_key(bytes, &options),
                     ctx,
                     module: imported.module,
                     arguments,
                     graph_inputs,
+                    specialized,
                     notes: imported.notes,
                 });
             }
@@ -78,11 +99,125 @@ pub fn import_onnx(
                     .ok_or_else(|| {
                         format!("{name}: error: no value given for graph input '{input}'\n")
                     })?;
-                options.constants.insert(input, value.to_host_tensor());
+                options
+                    .constants
+                    .insert(input.clone(), value.to_host_tensor());
+                specialized.push(input);
             }
             Err(e) => return Err(format!("{name}: error: {e}\n")),
         }
     }
+}
+
+/// An ONNX model compiled by [`compile_onnx`], with what is needed to feed it.
+pub struct CompiledOnnx {
+    pub model: Model,
+    /// For each argument of the model's function, the index of its ONNX graph input.
+    pub arguments: Vec<usize>,
+    /// The ONNX graph inputs, in order.
+    pub graph_inputs: Vec<String>,
+    /// Notes for the user: specialized inputs, and model-cache problems met.
+    pub notes: Vec<String>,
+}
+
+/// Imports `path` as [`import_onnx`] does and compiles it, named `file` in diagnostics. With a
+/// model cache, a model compiled before from the same file under the same options (and the
+/// same values of the inputs the import specialized) is loaded without being imported; its
+/// [`Model::source`] imports it on demand.
+pub fn compile_onnx(
+    path: &Path,
+    import: ImportOptions,
+    given: Option<&[Tensor]>,
+    file: &str,
+    options: &ModelOptions,
+) -> Result<CompiledOnnx, String> {
+    let bytes = read_model(path)?;
+    let mut notes = Vec::new();
+    let plan_key = options.cache.as_ref().and_then(|cache| {
+        let key = model_cache::facts_key(&import_key(&bytes, &import), file, options)?;
+        Some((cache, key))
+    });
+    if let Some((cache, key)) = &plan_key {
+        if let Some(plan) = ImportPlan::load(cache, key, &mut notes) {
+            if let Some(model) = load_planned(path, &bytes, &import, given, file, options, &plan)? {
+                notes.extend(plan.notes);
+                return Ok(CompiledOnnx {
+                    model,
+                    arguments: plan.arguments,
+                    graph_inputs: plan.graph_inputs,
+                    notes,
+                });
+            }
+        }
+    }
+    let imported = import_bytes(path, &bytes, import, given)?;
+    let (arguments, graph_inputs, specialized) = (
+        imported.arguments.clone(),
+        imported.graph_inputs.clone(),
+        imported.specialized.clone(),
+    );
+    notes.extend(imported.notes.iter().cloned());
+    let import_notes = imported.notes.clone();
+    let model = imported.compile(file, options)?;
+    if let Some((cache, key)) = &plan_key {
+        let plan = ImportPlan {
+            entry: model.entry.clone(),
+            graph_level: model.graph_level,
+            specialized,
+            arguments: arguments.clone(),
+            graph_inputs: graph_inputs.clone(),
+            notes: import_notes,
+        };
+        plan.store(cache, key, &mut notes);
+    }
+    Ok(CompiledOnnx {
+        model,
+        arguments,
+        graph_inputs,
+        notes,
+    })
+}
+
+/// The model `plan` says an import of `bytes` under `import` (its specialized inputs given
+/// their values in `given`) lowers to, from the model cache; `None` when the cache lacks it or
+/// `given` lacks a specialized input's value.
+fn load_planned(
+    path: &Path,
+    bytes: &[u8],
+    import: &ImportOptions,
+    given: Option<&[Tensor]>,
+    file: &str,
+    options: &ModelOptions,
+    plan: &ImportPlan,
+) -> Result<Option<Model>, String> {
+    let mut import = import.clone();
+    for input in &plan.specialized {
+        let index = plan.graph_inputs.iter().position(|g| g == input);
+        let Some(value) = index.and_then(|i| given.and_then(|g| g.get(i))) else {
+            return Ok(None);
+        };
+        import
+            .constants
+            .insert(input.clone(), value.to_host_tensor());
+    }
+    let key = import_key(bytes, &import);
+    let recreate: Recreate = {
+        let (path, key, entry) = (path.to_owned(), key.clone(), options.entry.clone());
+        Box::new(move || {
+            let bytes = read_model(&path)?;
+            let imported = import_bytes(&path, &bytes, import.clone(), None)?;
+            if imported.key != key {
+                return Err(format!(
+                    "{}: error: the model file changed after it was compiled\n",
+                    path.display()
+                ));
+            }
+            let func = entry_function(&imported.ctx, imported.module, entry.as_deref())
+                .map_err(|d| format!("{}: error: {}\n", path.display(), d.message))?;
+            Ok((imported.ctx, func))
+        })
+    };
+    Model::from_model_cache(file, &key, &plan.entry, plan.graph_level, options, recreate)
 }
 
 impl OnnxImport {

@@ -257,7 +257,10 @@ fn check_model(model: &Model, inputs: &[Tensor], values: bool) -> Result<Vec<Hos
     let first = run(&mut session, &refs).map_err(|e| format!("JIT run: {e}"))?;
     let jit: Vec<HostTensor> = first.iter().map(Tensor::to_host_tensor).collect();
 
-    let floor = check::loosest(&model.source_ctx, model.source_func);
+    let floor = {
+        let (ctx, func) = model.source().expect("compiled from source");
+        check::loosest(ctx, func)
+    };
     let graph = check::reference(model, inputs)?;
     compare(&graph, &jit, values, floor).map_err(|e| format!("JIT vs graph interpreter: {e}"))?;
 
@@ -387,11 +390,10 @@ fn run(session: &mut Session<'_>, inputs: &[&Tensor]) -> Result<Vec<Tensor>, Str
 /// The loop interpreter on the host function of the lowered module.
 fn loop_interpreter(model: &Model, inputs: &[Tensor]) -> Result<Vec<HostTensor>, String> {
     let ctx = &model.lowered_ctx;
-    let name = func_name(&model.source_ctx, model.source_func);
     let host = funcs(ctx, model.lowered_module)
         .into_iter()
-        .find(|&f| func_name(ctx, f) == name)
-        .ok_or_else(|| format!("the lowered module has no host function '{name}'"))?;
+        .find(|&f| func_name(ctx, f) == model.entry)
+        .ok_or_else(|| format!("the lowered module has no host function '{}'", model.entry))?;
     let args = inputs
         .iter()
         .map(|t| KernelArg::Buffer(t.to_host_tensor()))

@@ -4,8 +4,9 @@
 //! misses; a corrupted entry of either kind is discarded, rebuilt and reported; compiles racing
 //! on one cache directory all succeed; no cache touches no directory; compiling on the pool or
 //! on one thread stores byte-identical entries; two kernels differing only in name compile to
-//! one entry and both run it. (The entry format's own checks are unit tests
-//! in compiler/codegen/src/cache.rs.)
+//! one entry and both run it; an ONNX model compiled before loads without being imported, and
+//! misses when the value of an input it specialized or the file changes. (The entry format's
+//! own checks are unit tests in compiler/codegen/src/cache.rs.)
 
 use dlc_codegen::{EntryKind, Key};
 use dlc_run::{inputs, CpuTarget, KernelCache, LlvmOpt, Model, ModelOptions};
@@ -336,4 +337,131 @@ fn kernels_differing_only_in_name_compile_once() {
         "{}",
         first(1)
     );
+}
+
+/// Reshape(x: 2x3 f32, s: 2 i64): the shape `s` must be a constant, so the import specializes it.
+fn reshape_by_input(then_negate: bool) -> Vec<u8> {
+    use dlc_onnx::proto::tensor_shape_proto::{dimension, Dimension};
+    use dlc_onnx::proto::*;
+    let input = |name: &str, elem: i32, dims: &[i64]| ValueInfoProto {
+        name: name.into(),
+        r#type: Some(TypeProto {
+            value: Some(type_proto::Value::TensorType(type_proto::Tensor {
+                elem_type: elem,
+                shape: Some(TensorShapeProto {
+                    dim: dims
+                        .iter()
+                        .map(|&d| Dimension {
+                            value: Some(dimension::Value::DimValue(d)),
+                            ..Default::default()
+                        })
+                        .collect(),
+                }),
+            })),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let node = |op: &str, inputs: &[&str], output: &str| NodeProto {
+        input: inputs.iter().map(|s| s.to_string()).collect(),
+        output: vec![output.into()],
+        op_type: op.into(),
+        ..Default::default()
+    };
+    let mut nodes = vec![node("Reshape", &["x", "s"], "r")];
+    nodes.push(if then_negate {
+        node("Neg", &["r"], "y")
+    } else {
+        node("Identity", &["r"], "y")
+    });
+    let model = ModelProto {
+        ir_version: 8,
+        opset_import: vec![OperatorSetIdProto {
+            domain: String::new(),
+            version: 17,
+        }],
+        graph: Some(GraphProto {
+            node: nodes,
+            name: "g".into(),
+            input: vec![
+                input("x", DataType::Float as i32, &[2, 3]),
+                input("s", DataType::Int64 as i32, &[2]),
+            ],
+            output: vec![ValueInfoProto {
+                name: "y".into(),
+                ..Default::default()
+            }],
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    prost::Message::encode_to_vec(&model)
+}
+
+#[test]
+fn an_onnx_model_compiled_before_loads_without_being_imported() {
+    use dlc_run::onnx::compile_onnx;
+    use dlc_runtime::Tensor;
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let path = dir.path().join("reshape.onnx");
+    std::fs::write(&path, reshape_by_input(false)).expect("model written");
+    let cache = dir.path().join("cache");
+    let x = Tensor::from_f32(&[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).expect("x");
+    let shape = |dims: &[i64]| {
+        let t = dlc_tensor::Tensor::from_i64(dlc_tensor::DType::I64, &[2], dims);
+        Tensor::from_host_tensor(&t).expect("s")
+    };
+    // (whether the lowered module came from the cache, the notes, the output's shape and bytes)
+    let compile = |given: &[Tensor]| {
+        let c = compile_onnx(
+            &path,
+            Default::default(),
+            Some(given),
+            "m",
+            &options(&cache),
+        )
+        .expect("compiles");
+        let args: Vec<&Tensor> = c.arguments.iter().map(|&i| &given[i]).collect();
+        let mut session = c.model.session();
+        let outputs = session.run(&args).expect("runs");
+        let out = outputs.get(0).expect("one output");
+        let (shape, bytes) = (out.shape.to_vec(), out.bytes.to_vec());
+        let (ctx, func) = c.model.source().expect("the source is made again");
+        let arguments = ctx
+            .attr(func, "function_type")
+            .and_then(|a| ctx.attr_as_type(a))
+            .and_then(|t| ctx.function_signature(t))
+            .map(|(a, _)| a.len());
+        assert_eq!(arguments, Some(1), "the specialized input is no argument");
+        let passes_cached = c.model.timings.passes_cached;
+        (passes_cached, c.notes, shape, bytes)
+    };
+    let cold = compile(&[x.clone(), shape(&[3, 2])]);
+    assert!(!cold.0);
+    assert!(cold.1.iter().any(|n| n.contains("'s'")), "{:?}", cold.1);
+    let warm = compile(&[x.clone(), shape(&[3, 2])]);
+    assert_eq!(warm, (true, cold.1.clone(), cold.2.clone(), cold.3.clone()));
+    // The warm compile did not import the model: its source is made only when asked for.
+    let given = [x.clone(), shape(&[3, 2])];
+    let c = compile_onnx(
+        &path,
+        Default::default(),
+        Some(&given),
+        "m",
+        &options(&cache),
+    )
+    .expect("compiles");
+    let moved = dir.path().join("moved.onnx");
+    std::fs::rename(&path, &moved).expect("model moved");
+    let error = c.model.source().err().expect("no file to import");
+    assert!(error.contains("cannot read"), "{error}");
+    std::fs::rename(&moved, &path).expect("model moved back");
+    // Another value of the specialized input is another model.
+    let other = compile(&[x.clone(), shape(&[6, 1])]);
+    assert_eq!((other.0, other.2.as_slice()), (false, &[6, 1][..]));
+    // So is another file at the same path.
+    std::fs::write(&path, reshape_by_input(true)).expect("model rewritten");
+    let negated = compile(&[x.clone(), shape(&[3, 2])]);
+    assert!(!negated.0);
+    assert_ne!(negated.3, cold.3);
 }

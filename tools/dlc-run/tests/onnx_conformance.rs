@@ -206,9 +206,9 @@ fn narrow_bf16(
     inputs: Vec<dlc_runtime::Tensor>,
     expected: Vec<HostTensor>,
 ) -> Result<(Vec<dlc_runtime::Tensor>, Vec<HostTensor>), String> {
-    let ctx = &model.source_ctx;
+    let (ctx, func) = model.source()?;
     let Some((args, results)) = ctx
-        .attr(model.source_func, "function_type")
+        .attr(func, "function_type")
         .and_then(|a| ctx.attr_as_type(a))
         .and_then(|t| ctx.function_signature(t))
     else {

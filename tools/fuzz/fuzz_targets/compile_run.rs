@@ -103,7 +103,10 @@ fuzz_target!(|data: &[u8]| {
     let Ok(reference) = check::reference(&model, &inputs) else {
         return;
     };
-    let floor = check::loosest(&model.source_ctx, model.source_func);
+    let floor = {
+        let (ctx, func) = model.source().expect("compiled from source");
+        check::loosest(ctx, func)
+    };
     let first: Vec<_> = first.iter().map(Tensor::to_host_tensor).collect();
     let reports =
         check::compare(&reference, &first, floor).unwrap_or_else(|e| panic!("{e}\n{text}"));
