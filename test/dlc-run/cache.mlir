@@ -1,7 +1,8 @@
 // The cache of dlc-run: misses, then hits (the lowered model and its kernels) with the same
 // results; --no-cache and DLC_CACHE=0 neither read nor write it; a bad DLC_CACHE is an error;
 // truncated entries of either kind are discarded with a warning, rebuilt, and the results stay
-// right; another LLVM configuration reuses the model but not the kernels. A cold compile runs
+// right (a model entry whose kernel objects are gone is discarded and rebuilt too); another LLVM
+// configuration is another model entry, since an entry names the kernel objects of one. A cold compile runs
 // quick code first and caches the optimized code the background makes (the tiers); a warm one
 // runs optimized code from the first run; --no-tiers compiles optimized code only.
 // RUN: rm -rf %t && mkdir -p %t
@@ -32,12 +33,12 @@
 // OFF: output 0: f32 [4, 8]
 // BAD: invalid DLC_CACHE='maybe' (expected 0/off/false or 1/on/true)
 // CORRUPT: cache: 0 hits, 1 misses)
-// CORRUPT: warning: kernel cache: discarded a corrupted entry: {{.*}}.dlco: truncated entry
+// CORRUPT: warning: kernel cache: discarded a model entry whose kernels do not load: {{.*}}discarded a corrupted entry: {{.*}}.dlco: truncated entry
 // CORRUPT: check output 0: {{.*}}: ok
 // MODEL: passes {{[0-9.]+}} ms, LLVM {{.*}}; cache: 1 hits, 0 misses)
 // MODEL: warning: kernel cache: discarded a corrupted model entry: {{.*}}.dlcm: truncated entry
 // MODEL: check output 0: {{.*}}: ok
-// O1: passes {{[0-9.]+}} ms (cached), LLVM {{.*}}; cache: 0 hits, 1 misses)
+// O1: passes {{[0-9.]+}} ms, LLVM {{.*}}; cache: 0 hits, 1 misses)
 // O1: check output 0: {{.*}}: ok
 func.func @softmax(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %y = graph.softmax %x {axis = 1 : i64} : tensor<4x8xf32>

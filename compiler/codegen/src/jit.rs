@@ -32,6 +32,7 @@ use crate::orc::ObjectJit;
 use crate::parallel::PARALLEL_FOR;
 use crate::target::{CpuSpec, CpuTarget};
 use dlc_ir::{Context, Diagnostic, Op, PrintOptions};
+use dlc_loop::CompiledKernelOp;
 use dlc_runtime::{KernelEntry, KernelFn, KernelTable};
 use inkwell::attributes::AttributeLoc;
 use inkwell::context::Context as LlvmContext;
@@ -107,6 +108,8 @@ impl CompileStats {
 /// The kernels of a module, compiled for this CPU and callable through [`KernelTable`].
 pub struct CpuModule {
     kernels: FxHashMap<String, KernelEntry>,
+    /// Each kernel's content hash (see [`CpuModule::content`]).
+    contents: FxHashMap<String, Key>,
     stats: CompileStats,
     /// The optimized tier being compiled in the background, for a tiered compilation.
     tier_up: Option<TierUp>,
@@ -167,7 +170,7 @@ impl CpuModule {
         // compile once, under a symbol named by their content.
         // Their IR is printed and hashed on the pool, as compiling them is.
         let kernels = dlc_loop::module_kernels(ctx, module);
-        let hashed = dlc_runtime::pool::map_on_pool(kernels.clone(), |kernel| {
+        let mut hashed = dlc_runtime::pool::map_on_pool(kernels, |kernel| {
             let facts = arg_facts(ctx, &facts, kernel);
             let name = dlc_loop::KernelOp(kernel).name(ctx).to_string();
             let ir = dlc_ir::print_op(ctx, kernel, PrintOptions::default());
@@ -185,10 +188,29 @@ impl CpuModule {
                 },
             )
         });
+        // Kernels compiled before and left out (`loop.compiled_kernel`) bring their hash.
+        for compiled in dlc_loop::compiled::module_compiled_kernels(ctx, module) {
+            let op = compiled.0;
+            let content = compiled.content_hash(ctx).map(Key).ok_or_else(|| {
+                Diagnostic::error(ctx.op_loc(op), "compiled kernel without a content hash")
+            })?;
+            let name = dlc_ir::symbol::symbol_name(ctx, op)
+                .unwrap_or("")
+                .to_string();
+            let d = Distinct {
+                kernel: op,
+                facts: Vec::new(),
+                content,
+            };
+            hashed.push((name, d));
+        }
         let mut distinct: Vec<Distinct> = Vec::new();
         let mut index: FxHashMap<Key, usize> = FxHashMap::default();
-        let mut symbol_of: Vec<(String, usize)> = Vec::with_capacity(kernels.len());
+        let mut symbol_of: Vec<(String, usize)> = Vec::with_capacity(hashed.len());
+        let mut contents = FxHashMap::default();
+        let num_kernels = hashed.len();
         for (name, d) in hashed {
+            contents.insert(name.clone(), d.content);
             let i = *index.entry(d.content).or_insert_with(|| {
                 distinct.push(d);
                 distinct.len() - 1
@@ -199,7 +221,7 @@ impl CpuModule {
         let compiled =
             dlc_runtime::pool::map_on_pool(distinct, |d| compiler.object(ctx, &d, tiered));
         let mut stats = CompileStats {
-            kernels: kernels.len(),
+            kernels: num_kernels,
             distinct: compiled.len(),
             threads: dlc_runtime::num_threads().unwrap_or(1),
             cache: options.cache.as_ref().map(|_| CacheStats::default()),
@@ -266,6 +288,7 @@ impl CpuModule {
         stats.wall = start.elapsed();
         Ok(CpuModule {
             kernels,
+            contents,
             stats,
             tier_up,
             _jit: jit,
@@ -286,6 +309,12 @@ impl CpuModule {
     /// runs its optimized code.
     pub fn wait_optimized(&self) -> Option<TierUpStats> {
         self.tier_up.as_ref().map(TierUp::join)
+    }
+
+    /// The hash of kernel `name`'s body and argument facts, which names its object in the
+    /// kernel cache: what a `loop.compiled_kernel` standing for it holds as `content`.
+    pub fn content(&self, name: &str) -> Option<[u8; 32]> {
+        self.contents.get(name).map(|k| k.0)
     }
 
     /// Where the compile time went.
@@ -614,6 +643,17 @@ impl<'a> KernelCompiler<'a> {
             }
         }
         let fail = |msg: String| Diagnostic::error(ctx.op_loc(kernel), msg);
+        if ctx.view::<CompiledKernelOp>(kernel).is_some() {
+            let symbol = dlc_ir::symbol::symbol_name(ctx, kernel).unwrap_or("");
+            let why = match notes.as_slice() {
+                [] => String::new(),
+                notes => format!(": {}", notes.join("; ")),
+            };
+            return Err(fail(format!(
+                "the kernel cache holds no object for compiled kernel '@{symbol}' (content {}){why}",
+                d.content
+            )));
+        }
         let llvm = LlvmContext::create();
         let start = Instant::now();
         let module = llvm.create_module(&name);

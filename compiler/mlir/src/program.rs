@@ -67,6 +67,12 @@ pub(crate) fn export_module<'c>(
         if ctx.view::<FuncOp>(op).is_some() {
             continue;
         }
+        if ctx.view::<dlc_loop::CompiledKernelOp>(op).is_some() {
+            return Err(Diagnostic::error(
+                ctx.op_loc(op),
+                "a 'loop.compiled_kernel' has no body to export (compile the source, not a model-cache entry)",
+            ));
+        }
         let Some(k) = ctx.view::<KernelOp>(op) else {
             return Err(Diagnostic::error(
                 ctx.op_loc(op),

@@ -37,9 +37,7 @@ use dlc_ir::symbol::SymbolTables;
 use dlc_ir::{
     AttrKind, Context, DenseValue, Diagnostic, Ident, Location, Op, OpView, Value, DYNAMIC,
 };
-use dlc_loop::{
-    access, AccessKind, CallIfOp, CallLoopOp, DimOp, IndexCheck, KernelOp, MemorySpace,
-};
+use dlc_loop::{CallIfOp, CallLoopOp, IndexCheck, KernelSymbol, MemorySpace};
 use dlc_tensor::DType;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::Arc;
@@ -991,27 +989,24 @@ impl Compiler<'_, '_> {
     fn compile_launch(&mut self, op: Op) -> Result<(), Diagnostic> {
         let ctx = self.ctx;
         let callee = ctx.attr(op, "callee").and_then(|a| ctx.attr_as_symbol(a));
-        let kernel_op = callee
+        let symbol = callee
             .and_then(|c| self.tables.resolve(ctx, op, c))
-            .filter(|&k| ctx.view::<KernelOp>(k).is_some());
+            .and_then(|k| KernelSymbol::of(ctx, k));
         let name = callee.map_or("", |c| ctx.ident_str(c)).to_string();
-        let Some(kernel_op) = kernel_op else {
+        let Some(symbol) = symbol else {
             return Err(err(
                 ctx,
                 op,
-                format!("'@{name}' does not reference a 'loop.kernel'"),
+                format!("'@{name}' does not reference a 'loop.kernel' or 'loop.compiled_kernel'"),
             ));
         };
         let kernel = self
             .kernels
             .entry(&name)
             .ok_or_else(|| err(ctx, op, format!("no compiled code for kernel '@{name}'")))?;
-        let params = ctx
-            .regions(kernel_op)
-            .first()
-            .and_then(|&r| ctx.blocks(r).first())
-            .map(|&b| ctx.block_args(b))
-            .ok_or_else(|| err(ctx, op, format!("kernel '@{name}' has no body")))?;
+        let params = symbol
+            .argument_types(ctx)
+            .ok_or_else(|| err(ctx, op, format!("kernel '@{name}' has no signature")))?;
         let operands = ctx.operands(op);
         if params.len() != operands.len() {
             return Err(err(
@@ -1026,8 +1021,7 @@ impl Compiler<'_, '_> {
         }
         let mut args = Vec::with_capacity(operands.len());
         let mut words = 0;
-        for (i, (&param, &v)) in params.iter().zip(operands).enumerate() {
-            let pty = ctx.value_type(param);
+        for (i, (&pty, &v)) in params.iter().zip(operands).enumerate() {
             let bad = |m: &str| err(ctx, op, format!("argument #{i} of '@{name}': {m}"));
             match self.get(op, v)? {
                 Slot::Buffer(slot) => {
@@ -1038,7 +1032,7 @@ impl Compiler<'_, '_> {
                     if dtype != self.p.buf_dtype[b] || dims.len() != self.p.buf_rank[b] as usize {
                         return Err(bad("element type or rank differs from the kernel's"));
                     }
-                    let written = !read_only(ctx, param);
+                    let written = symbol.may_write_arg(ctx, i);
                     if written {
                         self.mark_written(v);
                     }
@@ -1066,7 +1060,7 @@ impl Compiler<'_, '_> {
             Some(LaunchArg::Buffer { slot, .. }) => Some(*slot),
             _ => None,
         };
-        let index_checks = dlc_loop::index_checks(ctx, kernel_op)
+        let index_checks = dlc_loop::index_checks(ctx, symbol.op())
             .and_then(|checks| {
                 checks
                     .into_iter()
@@ -1463,15 +1457,6 @@ fn declared_dims(ctx: &Context, ty: dlc_ir::Type) -> Box<[Option<usize>]> {
     })
 }
 
-/// True if kernel argument `param` is only read: every use is a read or prefetch access (a
-/// load) or a `loop.dim`.
-fn read_only(ctx: &Context, param: Value) -> bool {
-    ctx.uses(param).iter().all(|u| {
-        ctx.view::<DimOp>(u.user).is_some()
-            || access(ctx, u.user).is_some_and(|a| a.kind != AccessKind::Write)
-    })
-}
-
 /// The width of an integer or `index` type.
 fn int_width(ctx: &Context, ty: dlc_ir::Type) -> Option<u32> {
     match ctx.type_kind(ty) {
@@ -1493,10 +1478,10 @@ pub(crate) fn wrap(v: i64, width: u32) -> i64 {
 
 #[cfg(test)]
 mod tests {
-    use super::{read_only, Call, HostProgram};
+    use super::{Call, HostProgram};
     use crate::abi::{KernelFn, KernelTable};
     use dlc_ir::Context;
-    use dlc_loop::KernelOp;
+    use dlc_loop::{KernelOp, KernelSymbol};
     use std::sync::Arc;
 
     struct NoKernels;
@@ -1585,10 +1570,8 @@ loop.kernel @k(%x: !loop.buffer<4xf32, global>, %y: !loop.buffer<4xf32, global>)
                 kernel = Some(op);
             }
         });
-        let body = ctx.regions(kernel.expect("a kernel"))[0];
-        let entry = ctx.blocks(body)[0];
-        let args = ctx.block_args(entry).to_vec();
-        assert!(read_only(&ctx, args[0]));
-        assert!(!read_only(&ctx, args[1]));
+        let kernel = KernelSymbol::Body(KernelOp(kernel.expect("a kernel")));
+        assert!(!kernel.may_write_arg(&ctx, 0));
+        assert!(kernel.may_write_arg(&ctx, 1));
     }
 }

@@ -12,7 +12,8 @@
 //! `Loop` ops), so one interpreter runs a whole lowered program.
 //!
 //! Layout: [`types`] the buffer type, [`ops`] the op definitions (each op's hooks and
-//! interfaces in its `define_op!`), typed accessors and builders, [`interfaces`] the memory
+//! interfaces in its `define_op!`), typed accessors and builders, [`compiled`] the
+//! `loop.compiled_kernel` that stands for a kernel compiled and left out, [`interfaces`] the memory
 //! access interface and the ops' interface implementations, `syntax` the custom text form, [`verify`] the verifier rules, [`math`] the math dialect,
 //! [`index_expr`] the index-expression library, [`regions`] the buffers each schedule block
 //! reads and writes, [`analysis`] the analyses loop passes share (accesses, memory effects,
@@ -20,6 +21,7 @@
 //! docs/dialects/loop.md describes the ops and their rules.
 
 pub mod analysis;
+pub mod compiled;
 pub mod index_expr;
 pub mod interfaces;
 pub mod interp;
@@ -30,6 +32,7 @@ mod syntax;
 pub mod types;
 pub mod verify;
 
+pub use compiled::{replace_with_compiled, CompiledKernelOp, KernelSymbol};
 pub use interfaces::{access, Access, AccessKind, MemoryAccess};
 pub use math::math_dialect;
 pub use ops::{

@@ -3,6 +3,7 @@
 //! definitions, typed accessors, the enums their attributes encode
 //! ([`LoopKind`], [`IterKind`], [`ReduceMethod`], [`ReduceKind`], [`Dim`]) and builders.
 
+use crate::compiled::CompiledKernelOp;
 use crate::interfaces::{
     Allocates, ForLoop, MemoryAccess, NoEffects, ReadsOperand, Synchronizes, LOAD, PREFETCH, STORE,
     VLOAD, VSTORE,
@@ -387,6 +388,7 @@ dlc_ir::op_set! {
     /// loop op without comparing names, `LoopOps::defs()` for the dialect.
     pub enum LoopOps {
         KernelOp,
+        CompiledKernelOp,
         ReturnOp,
         AllocOp,
         ForOp,
@@ -682,6 +684,17 @@ fn str_attr(ctx: &Context, a: Option<Attribute>) -> Option<&str> {
     ctx.attr_as_str(a?)
 }
 
+/// The attribute dictionary of argument `i` of kernel `op` (an entry of its `arg_attrs`).
+pub(crate) fn arg_attr_dict(ctx: &Context, op: Op, i: usize) -> Option<&[dlc_ir::NamedAttr]> {
+    let AttrKind::Array(dicts) = ctx.attr_kind(ctx.attr(op, "arg_attrs")?) else {
+        return None;
+    };
+    match ctx.attr_kind(*dicts.get(i)?) {
+        AttrKind::Dict(entries) => Some(entries),
+        _ => None,
+    }
+}
+
 /// The single block of region `i` of `op`, if it has one.
 fn region_block(ctx: &Context, op: Op, i: usize) -> Option<Block> {
     ctx.regions(op)
@@ -708,13 +721,7 @@ impl KernelOp {
 
     /// The attribute dictionary of argument `i` (an entry of `arg_attrs`), if it has one.
     pub fn arg_attr_dict(self, ctx: &Context, i: usize) -> Option<&[dlc_ir::NamedAttr]> {
-        let AttrKind::Array(dicts) = ctx.attr_kind(self.arg_attrs(ctx)?) else {
-            return None;
-        };
-        match ctx.attr_kind(*dicts.get(i)?) {
-            AttrKind::Dict(entries) => Some(entries),
-            _ => None,
-        }
+        arg_attr_dict(ctx, self.0, i)
     }
 
     /// Whether the kernel may write memory through its argument `i`: an op in it with a write

@@ -830,6 +830,16 @@ pub(crate) fn print_launch(p: &mut Printer<'_>, op: Op) {
 pub(crate) fn parse_constant(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
     p.parse_optional_attr_dict(&mut spec.attrs)?;
     let loc = p.current_loc();
+    if p.peek() == Tok::BareIdent && p.peek_text() == "dense_resource" {
+        // Elements held outside the IR, with their type: `dense_resource<name> : tensor<...>`
+        // (the verifier asks for them to be put back as `dense<...>` before it runs).
+        let value = p.parse_attribute()?;
+        p.expect(Tok::Colon, "':'")?;
+        let ty = p.parse_type()?;
+        set_attr(p, spec, "value", value);
+        spec.result_types.push(ty);
+        return Ok(());
+    }
     if p.peek() != Tok::BareIdent || p.peek_text() != "dense" {
         return Err(p.error("expected a dense elements attribute 'dense<...>'"));
     }

@@ -10,6 +10,7 @@
 //! functions they call.
 
 use crate::analysis::loops::loop_kind;
+use crate::compiled::KernelSymbol;
 use crate::ops::{
     launch_dims, CallLoopOp, ForOp, IterKind, KernelOp, LoopKind, ReduceKind, ReduceMethod,
     ScheduleBlockOp, VStoreOp,
@@ -196,7 +197,7 @@ pub(crate) fn verify_kernel(ctx: &Context, op: Op) -> VResult {
 
 /// A kernel's `arg_attrs` holds one dictionary per argument, and [`crate::NOALIAS`] is a unit
 /// attribute on buffer arguments only.
-fn verify_arg_attrs(ctx: &Context, op: Op, inputs: &[Type]) -> VResult {
+pub(crate) fn verify_arg_attrs(ctx: &Context, op: Op, inputs: &[Type]) -> VResult {
     let Some(attr) = ctx.attr(op, "arg_attrs") else {
         return Ok(());
     };
@@ -257,7 +258,7 @@ fn verify_arg_attrs(ctx: &Context, op: Op, inputs: &[Type]) -> VResult {
 
 /// A kernel's `index_checks` name an integer buffer argument and a buffer argument with the
 /// axis (see [`crate::INDEX_CHECKS`]).
-fn verify_index_checks(ctx: &Context, op: Op, inputs: &[Type]) -> VResult {
+pub(crate) fn verify_index_checks(ctx: &Context, op: Op, inputs: &[Type]) -> VResult {
     let Some(checks) = crate::index_checks(ctx, op) else {
         return Err(op_error(
             ctx,
@@ -938,12 +939,12 @@ pub(crate) fn verify_launch_symbols(
     let name = ctx.ident_str(callee);
     let kernel = tables
         .resolve(ctx, op, callee)
-        .filter(|&k| ctx.view::<KernelOp>(k).is_some());
-    let Some(inputs) = kernel.and_then(|k| KernelOp(k).argument_types(ctx)) else {
+        .and_then(|k| KernelSymbol::of(ctx, k));
+    let Some(inputs) = kernel.and_then(|k| k.argument_types(ctx)) else {
         return Err(op_error(
             ctx,
             op,
-            format!("'{name}' does not reference a 'loop.kernel'"),
+            format!("'{name}' does not reference a 'loop.kernel' or 'loop.compiled_kernel'"),
         ));
     };
     let operands = ctx.operands(op);
@@ -972,7 +973,7 @@ pub(crate) fn verify_launch_symbols(
             ));
         }
     }
-    let Some(kernel) = kernel.map(KernelOp) else {
+    let Some(kernel) = kernel else {
         return Ok(());
     };
     for (j, &b) in operands.iter().enumerate() {

@@ -14,6 +14,7 @@
 //! count and its items. A payload that does not decode (a dlc bug, or a file edited by hand) is
 //! reported, deleted and rebuilt by the next import.
 
+use crate::byte_reader::Reader;
 use dlc_codegen::{EntryKind, KernelCache, Key, Lookup};
 
 /// Bumped when the payload's layout changes.
@@ -106,7 +107,7 @@ impl ImportPlan {
             notes,
         };
         let inputs = plan.graph_inputs.len();
-        let consistent = r.0.is_empty()
+        let consistent = r.is_empty()
             && plan.arguments.iter().all(|&a| a < inputs)
             && plan
                 .specialized
@@ -130,33 +131,6 @@ fn put_strs(out: &mut Vec<u8>, items: &[String]) {
     put_len(out, items.len());
     for s in items {
         put_str(out, s);
-    }
-}
-
-/// Reads a payload front to back; every read is bounds-checked.
-struct Reader<'a>(&'a [u8]);
-
-impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
-        if n > self.0.len() {
-            return None;
-        }
-        let (head, rest) = self.0.split_at(n);
-        self.0 = rest;
-        Some(head)
-    }
-
-    fn u32(&mut self) -> Option<u32> {
-        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
-    }
-
-    fn string(&mut self) -> Option<String> {
-        let n = self.u32()? as usize;
-        String::from_utf8(self.take(n)?.to_vec()).ok()
-    }
-
-    fn strings(&mut self) -> Option<Vec<String>> {
-        (0..self.u32()?).map(|_| self.string()).collect()
     }
 }
 

@@ -12,11 +12,13 @@
 //! - [`check`]: the reference run (graph interpreter, or the loop interpreter on the program
 //!   as written) and the error report.
 
+mod byte_reader;
 pub mod check;
 mod import_plan;
 pub mod inputs;
 mod model;
 mod model_cache;
+mod model_entry;
 pub mod onnx;
 
 pub use dlc_codegen::{CpuTarget, KernelCache, LlvmOpt, TierUpStats};

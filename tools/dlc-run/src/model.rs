@@ -1,7 +1,8 @@
 //! A model compiled for this CPU, with what is needed to check and time it.
 
 use dlc_codegen::{
-    CompileOptions, CompileStats, CpuModule, CpuTarget, KernelCache, Key, LlvmOpt, TierUpStats,
+    CompileOptions, CompileStats, CpuModule, CpuTarget, EntryKind, KernelCache, Key, LlvmOpt,
+    TierUpStats,
 };
 use dlc_ir::pass::{parse_pipeline, PassRegistry};
 use dlc_ir::{parse_source, verify, Context, Diagnostic, Op, SourceMap};
@@ -99,15 +100,23 @@ pub struct Model {
 
 /// The compiled kernels, by backend.
 enum Kernels {
-    Llvm(CpuModule),
+    Llvm(Box<CpuModule>),
     Mlir(dlc_mlir::MlirCpuModule),
 }
 
 impl Kernels {
     fn table(&self) -> &dyn KernelTable {
         match self {
-            Kernels::Llvm(m) => m,
+            Kernels::Llvm(m) => m.as_ref(),
             Kernels::Mlir(m) => m,
+        }
+    }
+
+    /// The content hash of kernel `name` (see [`CpuModule::content`]).
+    fn content(&self, name: &str) -> Option<[u8; 32]> {
+        match self {
+            Kernels::Llvm(m) => m.content(name),
+            Kernels::Mlir(_) => None,
         }
     }
 }
@@ -161,7 +170,8 @@ impl Model {
     /// would use for `key`, or `None` when it holds none (or `options` have no cache): the
     /// source is not needed for it. `entry` names the function to run and `graph_level` says
     /// whether the source is graph-level, as a compile of the source found; `recreate` makes
-    /// the source again when [`Model::source`] is asked for it.
+    /// the source again when [`Model::source`] is asked for it. An entry that does not load
+    /// is deleted, and `notes` says why.
     pub fn from_model_cache(
         file: &str,
         key: &[u8],
@@ -169,28 +179,14 @@ impl Model {
         graph_level: bool,
         options: &ModelOptions,
         recreate: Recreate,
+        notes: &mut Vec<String>,
     ) -> Result<Option<Model>, String> {
         let pipeline = default_pipeline(options, graph_level);
-        let start = Instant::now();
-        let mut notes = Vec::new();
-        let Some((ctx, module)) = options
-            .cache
-            .as_ref()
-            .filter(|_| options.backend == Backend::Llvm)
-            .and_then(|cache| {
-                let key = model_cache::model_key(key, file, &pipeline, options)?;
-                model_cache::load(cache, &key, &mut notes)
-            })
-        else {
+        let Some((cache, key)) = model_cache_entry(key, file, &pipeline, options) else {
             return Ok(None);
         };
-        let lowered = Lowered {
-            ctx,
-            module,
-            passes: start.elapsed(),
-            cached: true,
-            notes,
-            deferred_store: None,
+        let Some(built) = load_built(cache, &key, entry, options, notes) else {
+            return Ok(None);
         };
         let written = Written {
             program: OnceLock::new(),
@@ -198,15 +194,7 @@ impl Model {
             graph_level,
             entry: entry.to_string(),
         };
-        Model::finish(
-            written,
-            lowered,
-            pipeline,
-            Duration::ZERO,
-            &SourceMap::new(),
-            options,
-        )
-        .map(Some)
+        Ok(Some(Model::assemble(written, built, pipeline, options)))
     }
 
     fn build(
@@ -225,33 +213,24 @@ impl Model {
             .map_err(|d| sources.render(&source_ctx, &d))?;
         let graph_level = has_graph_ops(&source_ctx, source_module);
         let pipeline = default_pipeline(options, graph_level);
+        let entry = function_name(&source_ctx, source_func);
 
-        let start = Instant::now();
-        let mut copy_time = Duration::ZERO;
         let mut notes = Vec::new();
-        let mut deferred_store = None;
-        // The model cache serves the LLVM backend, whose kernel cache it shares.
-        let model_cache = options
-            .cache
+        let model_cache = model_cache_entry(key, file, &pipeline, options);
+        let loaded = model_cache
             .as_ref()
-            .filter(|_| options.backend == Backend::Llvm)
-            .and_then(|cache| {
-                Some((
-                    cache,
-                    model_cache::model_key(key, file, &pipeline, options)?,
-                ))
-            });
-        let loaded =
-            model_cache.and_then(|(cache, key)| model_cache::load(cache, &key, &mut notes));
-        let cached = loaded.is_some();
-        let (ctx, module) = match loaded {
-            Some(lowered) => lowered,
+            .and_then(|(cache, key)| load_built(cache, key, &entry, options, &mut notes));
+        let built = match loaded {
+            Some(mut built) => {
+                built.timings.parse = parse;
+                built
+            }
             None => {
                 // The pipeline works on a copy of its own; `source_ctx` stays as written.
-                let copy = Instant::now();
+                let start = Instant::now();
                 let mut ctx = source_ctx.fork();
                 let module = ctx.transplant_op(&source_ctx, source_module);
-                copy_time = copy.elapsed();
+                let copy_time = start.elapsed();
                 if options.cpu != CpuTarget::Host {
                     // The schedule (`tile`, `vectorize`) is for the same CPU as the code.
                     set_target_cpu(&mut ctx, module, &options.cpu.to_string())?;
@@ -262,90 +241,60 @@ impl Model {
                         ds.iter().map(|d| sources.render(&ctx, d)).collect()
                     }
                 })?;
+                let passes = start.elapsed().saturating_sub(copy_time);
+                let mut built = compile_lowered(ctx, module, &entry, options, &sources, notes)?;
+                built.timings.parse = parse + copy_time;
+                built.timings.passes = passes;
                 match model_cache {
-                    // A tiered compile stores the module after the first run can start.
+                    // A tiered compile stores the module once its optimized kernels are in
+                    // the kernel cache (`wait_optimized`).
                     Some((cache, key)) if options.tiered => {
-                        deferred_store = Some((cache.clone(), key));
+                        built.store = Some((cache.clone(), key));
                     }
                     Some((cache, key)) => {
-                        model_cache::store(cache, &key, &ctx, module, &mut notes);
+                        let mut notes = Vec::new();
+                        let content = |name: &str| built.kernels.content(name);
+                        model_cache::store(
+                            cache,
+                            &key,
+                            &built.ctx,
+                            built.module,
+                            &content,
+                            &mut notes,
+                        );
+                        if let Some(stats) = &mut built.timings.codegen.cache {
+                            stats.notes.append(&mut notes);
+                        }
                     }
                     None => {}
                 }
-                (ctx, module)
+                built
             }
         };
-        let lowered = Lowered {
-            ctx,
-            module,
-            passes: start.elapsed().saturating_sub(copy_time),
-            cached,
-            notes,
-            deferred_store,
-        };
         let written = Written {
-            entry: function_name(&source_ctx, source_func),
+            entry,
             program: OnceLock::from(Ok((source_ctx, source_func))),
             recreate: None,
             graph_level,
         };
-        Model::finish(
-            written,
-            lowered,
-            pipeline,
-            parse + copy_time,
-            &sources,
-            options,
-        )
+        Ok(Model::assemble(written, built, pipeline, options))
     }
 
-    /// Compiles the kernels of `lowered` and the host program of `written`'s entry function.
-    fn finish(
-        written: Written,
-        lowered: Lowered,
-        pipeline: String,
-        parse: Duration,
-        sources: &SourceMap,
-        options: &ModelOptions,
-    ) -> Result<Model, String> {
-        let Lowered {
-            ctx,
-            module,
-            passes,
-            cached,
-            mut notes,
-            deferred_store,
-        } = lowered;
-        let (kernels, mut codegen) =
-            compile_kernels(&ctx, module, options).map_err(|d| sources.render(&ctx, &d))?;
-        if let Some(stats) = &mut codegen.cache {
-            notes.append(&mut stats.notes);
-            stats.notes = notes;
-        }
-        // The host function's signature: for a graph program, `lower` recorded on it which `?`
-        // dims must agree, so the runtime checks the inputs against what lowering assumed.
-        let program = HostProgram::compile(&ctx, module, &written.entry, kernels.table())
-            .map_err(|d| sources.render(&ctx, &d))?;
-        let timings = Timings {
-            parse,
-            passes,
-            passes_cached: cached,
-            codegen,
-        };
-        Ok(Model {
+    fn assemble(written: Written, built: Built, pipeline: String, options: &ModelOptions) -> Model {
+        Model {
             written: written.program,
             recreate: written.recreate,
             entry: written.entry,
-            lowered_ctx: ctx,
-            lowered_module: module,
+            lowered_ctx: built.ctx,
+            lowered_module: built.module,
             graph_level: written.graph_level,
             pipeline,
             backend: options.backend,
-            kernels,
-            program,
-            timings,
-            deferred_store: Mutex::new(deferred_store),
-        })
+            kernels: built.kernels,
+            program: built.program,
+            timings: built.timings,
+            deferred_store: Mutex::new(built.store),
+        }
     }
 
     /// The program as written, the reference for `--check`: its context and the function the
@@ -396,22 +345,21 @@ impl Model {
     /// the kernel cache), and stores the lowered module in the model cache. What the
     /// background did, or `None` when there was nothing to optimize.
     pub fn wait_optimized(&self) -> Option<TierUpStats> {
-        let stored = self
-            .deferred_store
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take()
-            .map(|(cache, key)| {
-                let mut notes = Vec::new();
-                let (ctx, module) = (&self.lowered_ctx, self.lowered_module);
-                model_cache::store(&cache, &key, ctx, module, &mut notes);
-                notes
-            });
         let mut stats = match &self.kernels {
             Kernels::Llvm(m) => m.wait_optimized(),
             Kernels::Mlir(_) => None,
         };
-        if let Some(notes) = stored {
+        // The entry names the kernels' objects: it is stored once they are in the cache.
+        let store = self
+            .deferred_store
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        if let Some((cache, key)) = store {
+            let mut notes = Vec::new();
+            let content = |name: &str| self.kernels.content(name);
+            let (ctx, module) = (&self.lowered_ctx, self.lowered_module);
+            model_cache::store(&cache, &key, ctx, module, &content, &mut notes);
             stats
                 .get_or_insert_with(TierUpStats::default)
                 .notes
@@ -430,18 +378,94 @@ struct Written {
     graph_level: bool,
 }
 
-/// The module after the pipeline, run or loaded.
-struct Lowered {
+/// The module after the pipeline (run or loaded), its kernels compiled and its host program.
+struct Built {
     ctx: Context,
     module: Op,
-    /// The time the pipeline (or loading its output) took.
-    passes: Duration,
-    /// Whether it came from the model cache.
-    cached: bool,
-    /// The model cache's notes for the user.
-    notes: Vec<String>,
+    kernels: Kernels,
+    program: HostProgram,
+    timings: Timings,
     /// The model-cache entry a tiered compile has still to write.
-    deferred_store: Option<(KernelCache, Key)>,
+    store: Option<(KernelCache, Key)>,
+}
+
+/// The model cache and the key of the compile of `key` named `file` with `pipeline` under
+/// `options`, when there is one to ask: it serves the LLVM backend, whose kernel cache it
+/// shares.
+fn model_cache_entry<'a>(
+    key: &[u8],
+    file: &str,
+    pipeline: &str,
+    options: &'a ModelOptions,
+) -> Option<(&'a KernelCache, Key)> {
+    let cache = options
+        .cache
+        .as_ref()
+        .filter(|_| options.backend == Backend::Llvm)?;
+    Some((cache, model_cache::model_key(key, file, pipeline, options)?))
+}
+
+/// The lowered module the model cache holds under `key`, its kernels loaded from the kernel
+/// cache; `None` on a miss, or for an entry whose kernels do not load (an object evicted from
+/// the kernel cache), which is deleted and reported in `notes`.
+fn load_built(
+    cache: &KernelCache,
+    key: &Key,
+    entry: &str,
+    options: &ModelOptions,
+    notes: &mut Vec<String>,
+) -> Option<Built> {
+    let start = Instant::now();
+    let (ctx, module) = model_cache::load(cache, key, notes)?;
+    let passes = start.elapsed();
+    match compile_lowered(ctx, module, entry, options, &SourceMap::new(), Vec::new()) {
+        Ok(mut built) => {
+            built.timings.passes = passes;
+            built.timings.passes_cached = true;
+            Some(built)
+        }
+        Err(why) => {
+            cache.remove(EntryKind::Model, key);
+            notes.push(format!(
+                "discarded a model entry whose kernels do not load: {}",
+                why.trim_end()
+            ));
+            None
+        }
+    }
+}
+
+/// Compiles the kernels of the lowered `module` and the host program of its function `entry`;
+/// `notes` join the kernel cache's.
+fn compile_lowered(
+    ctx: Context,
+    module: Op,
+    entry: &str,
+    options: &ModelOptions,
+    sources: &SourceMap,
+    mut notes: Vec<String>,
+) -> Result<Built, String> {
+    let (kernels, mut codegen) =
+        compile_kernels(&ctx, module, options).map_err(|d| sources.render(&ctx, &d))?;
+    if let Some(stats) = &mut codegen.cache {
+        notes.append(&mut stats.notes);
+        stats.notes = notes;
+    }
+    // The host function's signature: for a graph program, `lower` recorded on it which `?`
+    // dims must agree, so the runtime checks the inputs against what lowering assumed.
+    let program = HostProgram::compile(&ctx, module, entry, kernels.table())
+        .map_err(|d| sources.render(&ctx, &d))?;
+    Ok(Built {
+        ctx,
+        module,
+        kernels,
+        program,
+        timings: Timings {
+            codegen,
+            ..Timings::default()
+        },
+        store: None,
+    })
 }
 
 /// The pipeline `options` name, or the default for a graph-level or loop-level source.
@@ -485,7 +509,7 @@ fn compile_kernels(
             };
             let kernels = CpuModule::compile(ctx, module, &compile)?;
             let stats = kernels.stats().clone();
-            (Kernels::Llvm(kernels), stats)
+            (Kernels::Llvm(Box::new(kernels)), stats)
         }
         Backend::Mlir => {
             if cpu != CpuTarget::Host {

@@ -138,8 +138,11 @@ pub fn compile_onnx(
         Some((cache, key))
     });
     if let Some((cache, key)) = &plan_key {
-        if let Some(plan) = ImportPlan::load(cache, key, &mut notes) {
-            if let Some(model) = load_planned(path, &bytes, &import, given, file, options, &plan)? {
+        let plan = ImportPlan::load(cache, key, &mut notes);
+        let planned = plan.and_then(|plan| Some((planned_import(&import, given, &plan)?, plan)));
+        if let Some((planned, plan)) = planned {
+            let loaded = load_planned(path, &bytes, planned, file, options, &plan, &mut notes)?;
+            if let Some(model) = loaded {
                 notes.extend(plan.notes);
                 return Ok(CompiledOnnx {
                     model,
@@ -178,28 +181,36 @@ pub fn compile_onnx(
     })
 }
 
-/// The model `plan` says an import of `bytes` under `import` (its specialized inputs given
-/// their values in `given`) lowers to, from the model cache; `None` when the cache lacks it or
-/// `given` lacks a specialized input's value.
-fn load_planned(
-    path: &Path,
-    bytes: &[u8],
+/// `import` with the inputs `plan` says the import specializes given their values in
+/// `given`; `None` when `given` lacks one.
+fn planned_import(
     import: &ImportOptions,
     given: Option<&[Tensor]>,
-    file: &str,
-    options: &ModelOptions,
     plan: &ImportPlan,
-) -> Result<Option<Model>, String> {
+) -> Option<ImportOptions> {
     let mut import = import.clone();
     for input in &plan.specialized {
-        let index = plan.graph_inputs.iter().position(|g| g == input);
-        let Some(value) = index.and_then(|i| given.and_then(|g| g.get(i))) else {
-            return Ok(None);
-        };
+        let index = plan.graph_inputs.iter().position(|g| g == input)?;
+        let value = given?.get(index)?;
         import
             .constants
             .insert(input.clone(), value.to_host_tensor());
     }
+    Some(import)
+}
+
+/// The model `plan` says an import of `bytes` (the file `path`) under `import` lowers to, from
+/// the model cache; `None` when the cache lacks it (`notes` says why when an entry was
+/// discarded).
+fn load_planned(
+    path: &Path,
+    bytes: &[u8],
+    import: ImportOptions,
+    file: &str,
+    options: &ModelOptions,
+    plan: &ImportPlan,
+    notes: &mut Vec<String>,
+) -> Result<Option<Model>, String> {
     let key = import_key(bytes, &import);
     let recreate: Recreate = {
         let (path, key, entry) = (path.to_owned(), key.clone(), options.entry.clone());
@@ -217,7 +228,8 @@ fn load_planned(
             Ok((imported.ctx, func))
         })
     };
-    Model::from_model_cache(file, &key, &plan.entry, plan.graph_level, options, recreate)
+    let (entry, graph_level) = (&plan.entry, plan.graph_level);
+    Model::from_model_cache(file, &key, entry, graph_level, options, recreate, notes)
 }
 
 impl OnnxImport {

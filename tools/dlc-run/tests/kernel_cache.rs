@@ -3,7 +3,8 @@
 //! from the cache and computes the same outputs; a different CPU target or LLVM configuration
 //! misses; a corrupted entry of either kind is discarded, rebuilt and reported; compiles racing
 //! on one cache directory all succeed; no cache touches no directory; compiling on the pool or
-//! on one thread stores byte-identical entries; two kernels differing only in name compile to
+//! on one thread stores byte-identical entries; a model entry whose kernel objects are gone is
+//! discarded and rebuilt; two kernels differing only in name compile to
 //! one entry and both run it; an ONNX model compiled before loads without being imported, and
 //! misses when the value of an input it specialized or the file changes. (The entry format's
 //! own checks are unit tests in compiler/codegen/src/cache.rs.)
@@ -96,17 +97,42 @@ fn the_model_entry_holds_the_module_the_pipeline_makes() {
     let cold = Model::compile(PROGRAM, "cache.mlir", &options(dir.path())).unwrap();
     let warm = Model::compile(PROGRAM, "cache.mlir", &options(dir.path())).unwrap();
     assert!(warm.timings.passes_cached);
-    let print = |m: &Model| {
+    // The host function as the pipeline made it, locations included; each kernel as the
+    // `loop.compiled_kernel` standing for it, with the kernel's name and signature.
+    let print_host = |m: &Model| {
         let options = dlc_ir::PrintOptions {
             debuginfo: true,
             ..Default::default()
         };
-        dlc_ir::print_op(&m.lowered_ctx, m.lowered_module, options)
+        let ctx = &m.lowered_ctx;
+        let mut host = Vec::new();
+        let mut kernels = Vec::new();
+        for op in ctx.block_ops(ctx.blocks(ctx.regions(m.lowered_module)[0])[0]) {
+            match dlc_loop::KernelSymbol::of(ctx, op) {
+                Some(k) => kernels.push((
+                    dlc_ir::symbol::symbol_name(ctx, op).map(str::to_string),
+                    k.argument_types(ctx).map(|t| t.len()),
+                    ctx.view::<dlc_loop::CompiledKernelOp>(op).is_some(),
+                )),
+                None => host.push(dlc_ir::print_op(ctx, op, options)),
+            }
+        }
+        (host, kernels)
     };
-    assert_eq!(
-        print(&cold),
-        print(&warm),
-        "the same IR, locations included"
+    let (cold_host, cold_kernels) = print_host(&cold);
+    let (warm_host, warm_kernels) = print_host(&warm);
+    assert_eq!(cold_host, warm_host, "the same host IR, locations included");
+    let names = |ks: &[(Option<String>, Option<usize>, bool)]| {
+        ks.iter().map(|k| (k.0.clone(), k.1)).collect::<Vec<_>>()
+    };
+    assert_eq!(names(&cold_kernels), names(&warm_kernels));
+    assert!(
+        cold_kernels.iter().all(|k| !k.2),
+        "the cold module has the kernels' bodies"
+    );
+    assert!(
+        warm_kernels.iter().all(|k| k.2),
+        "the entry holds compiled kernels"
     );
     // Another pipeline, entry or file name is another model.
     let other = ModelOptions {
@@ -146,9 +172,12 @@ fn another_target_or_llvm_configuration_misses() {
     };
     let run = compile_and_run(&o3);
     assert_eq!((run.hits, run.misses), (0, 2), "another LLVM configuration");
-    assert!(run.passes_cached, "dlc's passes do not depend on LLVM's");
+    assert!(
+        !run.passes_cached,
+        "a model entry names the objects of one LLVM configuration"
+    );
     assert_eq!(entries(dir.path(), "dlco").len(), 6);
-    assert_eq!(entries(dir.path(), "dlcm").len(), 2);
+    assert_eq!(entries(dir.path(), "dlcm").len(), 3);
     let run = compile_and_run(&v2);
     assert_eq!(run.hits, 2, "each configuration keeps its own entries");
     assert!(run.passes_cached);
@@ -158,6 +187,10 @@ fn another_target_or_llvm_configuration_misses() {
 fn a_corrupted_entry_is_discarded_and_rebuilt() {
     let dir = tempfile::tempdir().unwrap();
     let expected = compile_and_run(&options(dir.path())).out;
+    // Without the model entry, whose loading would stop at the first bad object.
+    for entry in entries(dir.path(), "dlcm") {
+        std::fs::remove_file(entry).unwrap();
+    }
     let files = entries(dir.path(), "dlco");
     // One entry truncated, the other with a flipped byte in its object code.
     let truncated = std::fs::read(&files[0]).unwrap();
@@ -179,6 +212,26 @@ fn a_corrupted_entry_is_discarded_and_rebuilt() {
         (2, 0),
         "the entries were rewritten"
     );
+}
+
+#[test]
+fn a_model_entry_whose_objects_are_gone_is_discarded_and_rebuilt() {
+    let dir = tempfile::tempdir().unwrap();
+    let expected = compile_and_run(&options(dir.path())).out;
+    let files = entries(dir.path(), "dlco");
+    std::fs::remove_file(&files[0]).unwrap();
+    let run = compile_and_run(&options(dir.path()));
+    assert!(!run.passes_cached, "{run:?}");
+    assert_eq!((run.hits, run.misses), (1, 1), "{run:?}");
+    assert!(
+        run.notes.len() == 1 && run.notes[0].contains("kernels do not load"),
+        "{:?}",
+        run.notes
+    );
+    assert_eq!(run.out, expected);
+    let run = compile_and_run(&options(dir.path()));
+    assert_eq!((run.hits, run.passes_cached, run.notes.len()), (2, true, 0));
+    assert_eq!(run.out, expected);
 }
 
 #[test]

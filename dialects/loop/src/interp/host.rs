@@ -667,16 +667,17 @@ impl Host<'_> {
     fn exec_launch(&mut self, op: Op) -> Result<(), Diagnostic> {
         let ctx = self.ctx;
         let callee = ctx.attr(op, "callee").and_then(|a| ctx.attr_as_symbol(a));
-        let kernel = callee
-            .and_then(|c| self.tables.resolve(ctx, op, c))
-            .filter(|&k| ctx.view::<KernelOp>(k).is_some());
+        let symbol = callee.and_then(|c| self.tables.resolve(ctx, op, c));
+        let kernel = symbol.filter(|&k| ctx.view::<KernelOp>(k).is_some());
         let Some(kernel) = kernel else {
             let name = callee.map_or("", |c| ctx.ident_str(c));
-            return Err(op_err(
-                ctx,
-                op,
-                format!("'{name}' does not reference a 'loop.kernel'"),
-            ));
+            let compiled = symbol.is_some_and(|k| ctx.view::<crate::CompiledKernelOp>(k).is_some());
+            let why = if compiled {
+                format!("'{name}' is a 'loop.compiled_kernel': the interpreter needs its body")
+            } else {
+                format!("'{name}' does not reference a 'loop.kernel'")
+            };
+            return Err(op_err(ctx, op, why));
         };
         // Distinct views with the argument that first passed each.
         let mut views: Vec<(View, usize)> = Vec::new();

@@ -1,0 +1,204 @@
+//! `loop.compiled_kernel`: a kernel whose body was compiled to machine code and left out of the
+//! module, and [`KernelSymbol`], what a host function sees of a kernel of either form.
+//!
+//! A lowered module whose kernels have been compiled keeps only what its host functions need
+//! of them: the signature (`function_type`, `arg_attrs` with [`crate::NOALIAS`]), which
+//! arguments the kernel writes (`written`), its [`crate::INDEX_CHECKS`], and `content`, the
+//! hash of the body the code generator compiled (it names the kernel's object in the kernel
+//! cache). It is the analogue of MLIR's `gpu.binary` replacing a `gpu.module` once its kernels
+//! are serialized: a model cache entry stores the module in this form, so that loading it
+//! parses the host program and not the kernels' loop nests. Passes and interpreters see no
+//! kernel in it; only a code generator that can find the object by `content` runs it.
+//!
+//! ```text
+//! "loop.compiled_kernel"() {sym_name = "k", function_type = (!loop.buffer<4xf32, global>) -> (),
+//!                           written = array<i64: 0>, content = "<64 hex digits>"} : () -> ()
+//! ```
+
+use crate::ops::KernelOp;
+use crate::types::buffer_parts;
+use crate::verify::{verify_arg_attrs, verify_index_checks};
+use dlc_ir::{op_error, AttrKind, Context, Op, OpSpec, OpView, Traits, Type};
+
+/// The number of hex digits of `content`.
+const CONTENT_DIGITS: usize = 64;
+
+dlc_ir::define_op! {
+    /// A kernel compiled and left out: its signature, the arguments it writes and the hash of
+    /// its compiled body.
+    pub struct CompiledKernelOp = "loop.compiled_kernel";
+    traits = Traits::SYMBOL;
+    operands = [];
+    results = [];
+    attributes = [sym_name, function_type, arg_attrs, written, content];
+    verify = verify_compiled_kernel;
+}
+
+/// A kernel as a host function's `loop.launch` sees it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum KernelSymbol {
+    /// A `loop.kernel` with its body.
+    Body(KernelOp),
+    /// A `loop.compiled_kernel`.
+    Compiled(CompiledKernelOp),
+}
+
+impl KernelSymbol {
+    /// `op` as a kernel of either form.
+    pub fn of(ctx: &Context, op: Op) -> Option<KernelSymbol> {
+        if let Some(k) = ctx.view::<KernelOp>(op) {
+            return Some(KernelSymbol::Body(k));
+        }
+        ctx.view::<CompiledKernelOp>(op).map(KernelSymbol::Compiled)
+    }
+
+    /// The op.
+    pub fn op(self) -> Op {
+        match self {
+            KernelSymbol::Body(k) => k.0,
+            KernelSymbol::Compiled(k) => k.0,
+        }
+    }
+
+    /// The argument types from `function_type`.
+    pub fn argument_types(self, ctx: &Context) -> Option<Vec<Type>> {
+        let ty = ctx.attr_as_type(ctx.attr(self.op(), "function_type")?)?;
+        Some(ctx.function_signature(ty)?.0.to_vec())
+    }
+
+    /// Whether the kernel may write memory through its argument `i`.
+    pub fn may_write_arg(self, ctx: &Context, i: usize) -> bool {
+        match self {
+            KernelSymbol::Body(k) => k.may_write_arg(ctx, i),
+            KernelSymbol::Compiled(k) => k.written_args(ctx).contains(&i),
+        }
+    }
+
+    /// Whether argument `i` carries [`crate::NOALIAS`].
+    pub fn is_noalias(self, ctx: &Context, i: usize) -> bool {
+        crate::ops::arg_attr_dict(ctx, self.op(), i)
+            .is_some_and(|d| d.iter().any(|a| ctx.ident_str(a.name) == crate::NOALIAS))
+    }
+
+    /// Whether passing overlapping memory for arguments `i` and `j` breaks a
+    /// [`crate::NOALIAS`] promise (see [`KernelOp::noalias_conflict`]); the marked argument.
+    pub fn noalias_conflict(self, ctx: &Context, i: usize, j: usize) -> Option<usize> {
+        let marked = [i, j].into_iter().find(|&k| self.is_noalias(ctx, k))?;
+        (self.may_write_arg(ctx, i) || self.may_write_arg(ctx, j)).then_some(marked)
+    }
+}
+
+impl CompiledKernelOp {
+    /// The arguments listed in `written`, in order; empty when the attribute is malformed
+    /// (the verifier rejects that).
+    pub fn written_args(self, ctx: &Context) -> Vec<usize> {
+        match self.written(ctx).map(|a| ctx.attr_kind(a)) {
+            Some(AttrKind::DenseArray { values, .. }) => values
+                .iter()
+                .filter_map(|&v| usize::try_from(v).ok())
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The hash of the compiled body, as 32 bytes.
+    pub fn content_hash(self, ctx: &Context) -> Option<[u8; 32]> {
+        let text = ctx.attr_as_str(self.content(ctx)?)?;
+        if text.len() != CONTENT_DIGITS {
+            return None;
+        }
+        let mut out = [0u8; 32];
+        for (i, byte) in out.iter_mut().enumerate() {
+            *byte = u8::from_str_radix(text.get(2 * i..2 * i + 2)?, 16).ok()?;
+        }
+        Some(out)
+    }
+}
+
+/// The `loop.compiled_kernel` ops directly in `module` (a `builtin.module`), in order.
+pub fn module_compiled_kernels(ctx: &Context, module: Op) -> Vec<CompiledKernelOp> {
+    ctx.regions(module)
+        .iter()
+        .flat_map(|&r| ctx.blocks(r).iter())
+        .flat_map(|&b| ctx.block_ops(b))
+        .filter_map(|op| ctx.view::<CompiledKernelOp>(op))
+        .collect()
+}
+
+/// Builds, before `kernel`, the `loop.compiled_kernel` standing for it with body hash
+/// `content`, and erases `kernel`.
+pub fn replace_with_compiled(ctx: &mut Context, kernel: KernelOp, content: &[u8; 32]) {
+    let op = kernel.0;
+    let args = kernel.argument_types(ctx).map_or(0, |a| a.len());
+    let written: Vec<i64> = (0..args)
+        .filter(|&i| kernel.may_write_arg(ctx, i))
+        .map(|i| i as i64)
+        .collect();
+    let hex: String = content.iter().map(|b| format!("{b:02x}")).collect();
+    let loc = ctx.op_loc(op);
+    let mut spec = OpSpec::new(ctx, CompiledKernelOp::NAME, loc);
+    // The kernel's attributes (its name, signature, argument attributes, index checks, launch
+    // geometry) carry over.
+    spec.attrs = ctx.attrs(op).to_vec();
+    let written = ctx.intern_attr(AttrKind::DenseArray {
+        element: Type::I64,
+        values: written.into(),
+    });
+    let content = ctx.string_attr(&hex);
+    spec = spec
+        .attr(ctx, "written", written)
+        .attr(ctx, "content", content);
+    ctx.build(dlc_ir::InsertPoint::Before(op), spec);
+    ctx.erase_op(op);
+}
+
+fn verify_compiled_kernel(ctx: &Context, op: Op) -> Result<(), dlc_ir::Diagnostic> {
+    let kernel = CompiledKernelOp(op);
+    let signature = kernel
+        .function_type(ctx)
+        .and_then(|a| ctx.attr_as_type(a))
+        .and_then(|t| ctx.function_signature(t));
+    let Some((inputs, results)) = signature else {
+        return Err(op_error(
+            ctx,
+            op,
+            "requires attribute 'function_type' holding a function type",
+        ));
+    };
+    if !results.is_empty() {
+        return Err(op_error(ctx, op, "kernels return no values"));
+    }
+    let written = match kernel.written(ctx).map(|a| ctx.attr_kind(a)) {
+        Some(AttrKind::DenseArray { values, .. }) => values,
+        _ => {
+            return Err(op_error(
+                ctx,
+                op,
+                "requires attribute 'written' holding an array<i64> of argument numbers",
+            ))
+        }
+    };
+    let increasing = written.windows(2).all(|w| w[0] < w[1]);
+    let buffers = written.iter().all(|&i| {
+        usize::try_from(i)
+            .ok()
+            .and_then(|i| inputs.get(i))
+            .is_some_and(|t| buffer_parts(ctx, *t).is_some())
+    });
+    if !increasing || !buffers {
+        return Err(op_error(
+            ctx,
+            op,
+            "'written' must list buffer arguments in increasing order",
+        ));
+    }
+    if kernel.content_hash(ctx).is_none() {
+        return Err(op_error(
+            ctx,
+            op,
+            format!("'content' must be a string of {CONTENT_DIGITS} hex digits"),
+        ));
+    }
+    verify_arg_attrs(ctx, op, inputs)?;
+    verify_index_checks(ctx, op, inputs)
+}
