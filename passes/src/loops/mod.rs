@@ -20,9 +20,15 @@ use dlc_ir::pass::{NamedPipeline, PassRegistry};
 /// size, vectors, the next row prefetched, small loops unrolled), dissolve
 /// the schedule blocks, narrow index math, and plan the host's memory. docs/pipelines.md gives
 /// the reasons for the order.
-pub const CPU_DEFAULT: &str = "schedule-block-dce,simplify,invariant-loop-elim,common-read-elim,\
-tile,parallelize,vectorize,prefetch,unroll,remove-schedule-block,simplify,cse,long-to-int,\
-plan-memory";
+///
+/// Written nested: every kernel runs its whole list in one nested pipeline, so the parallel
+/// pass manager copies each kernel into a worker's context and back once, not once per run of
+/// passes of one anchor (flat, `simplify` and `cse` between the kernel passes split it into
+/// five such segments). Kernels and host functions are isolated from each other, so the
+/// result is the flat order's (the same IR for PaddleOCR det, in 0.45 s instead of 0.63–0.78 s).
+pub const CPU_DEFAULT: &str = "loop.kernel(schedule-block-dce,simplify,invariant-loop-elim,\
+common-read-elim,tile,parallelize,vectorize,prefetch,unroll,remove-schedule-block,simplify,cse,\
+long-to-int),func.func(simplify,cse,plan-memory)";
 
 /// The default GPU pipeline after `lower{target=gpu}`, in the order of CINN's default GPU pass
 /// pipeline where a pass applies (docs/pipelines.md maps each step): map loops to blocks and

@@ -599,7 +599,17 @@ fn run_pipeline(ctx: &mut Context, module: Op, pipeline: &str) -> Result<(), Pip
     let mut pm = registry
         .build(&spec, "builtin.module")
         .map_err(|e| PipelineError::Text(e.render("--pipeline", pipeline)))?;
+    // The module is verified once, after the pipeline: verifying after every pass (what
+    // `dlc-opt --verify-each` does, and the lit and differential tests with it) took a quarter
+    // of the pipeline's time on PaddleOCR det.
+    pm.options.verify_each = false;
     pm.run(ctx, module)
-        .map(|_| ())
-        .map_err(|f| PipelineError::Diagnostics(f.diagnostics))
+        .map_err(|f| PipelineError::Diagnostics(f.diagnostics))?;
+    dlc_ir::verify(ctx, module).map_err(|d| {
+        let note = format!(
+            "the IR is invalid after the pipeline '{pipeline}' (a dlc bug: `dlc-opt \
+             --pipeline='{pipeline}' --verify-each` names the pass)"
+        );
+        PipelineError::Diagnostics(vec![d.with_note(ctx.op_loc(module), note)])
+    })
 }
