@@ -10,7 +10,10 @@ NAME.input_<i>.npy), three times each, median reported:
 - onnxruntime: a fresh Python process per measurement, timing InferenceSession creation plus
   the first run (imports and input loading left out), CPU provider, intra-op threads = cores.
 With --steady RUNS it also times `dlc-run --bench RUNS` after the tier-up against
-`dlc-run --no-tiers --no-cache --bench RUNS` (the full compile).
+`dlc-run --no-tiers --no-cache --bench RUNS` (the full compile). Every row also counts dlc's
+kernels (launches of the entry function), the model's ONNX nodes and the nodes of the model
+onnxruntime saves after its own graph optimizations (ORT_ENABLE_ALL,
+`optimized_model_filepath`; layout reorders it inserts count as nodes).
 
 Usage: python3 scripts/time_to_first.py --models target/onnx-models [--only a,b]
        [--dlc-run target/release/dlc-run] [--steady 30]
@@ -53,15 +56,38 @@ def models(directory: Path, only: set[str] | None) -> list[tuple[str, Path, list
     return found
 
 
-def dlc_first(dlc_run: str, onnx: Path, inputs: list[Path], cache: str) -> float:
-    """dlc-run's "first result" time, ms, with the cache in `cache`."""
+ORT_NODES = """
+import os, sys, tempfile
+import onnx, onnxruntime as ort
+path = sys.argv[1]
+with tempfile.TemporaryDirectory() as d:
+    out = os.path.join(d, "optimized.onnx")
+    options = ort.SessionOptions()
+    options.optimized_model_filepath = out
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+    optimized = onnx.load(out, load_external_data=False)
+print(len(onnx.load(path, load_external_data=False).graph.node), len(optimized.graph.node))
+"""
+
+
+def ort_nodes(python: str, onnx: Path) -> tuple[int, int]:
+    """The model's ONNX nodes, and onnxruntime's after its graph optimizations."""
+    cmd = [python, "-c", ORT_NODES, str(onnx)]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.split()
+    return int(out[-2]), int(out[-1])
+
+
+def dlc_first(dlc_run: str, onnx: Path, inputs: list[Path], cache: str) -> tuple[float, int]:
+    """dlc-run's "first result" time, ms, with the cache in `cache`, and its kernel count."""
     env = dict(os.environ, DLC_CACHE_DIR=cache)
     cmd = [dlc_run, str(onnx), "--inputs", ",".join(map(str, inputs))]
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout
     found = re.search(r"first result ([0-9.]+) ms after start", out)
-    if not found:
-        raise RuntimeError(f"no first-result line in: {out}")
-    return float(found.group(1))
+    kernels = re.search(r": ([0-9]+) kernels \(", out)
+    if not found or not kernels:
+        raise RuntimeError(f"no first-result or kernel line in: {out}")
+    return float(found.group(1)), int(kernels.group(1))
 
 
 def dlc_bench(dlc_run: str, onnx: Path, inputs: list[Path], runs: int, extra: list[str],
@@ -98,7 +124,8 @@ def main() -> int:
     only = set(args.only.split(",")) if args.only else None
     print(f"`lscpu`: \"{cpu_model()}\", {os.cpu_count()} cores; {REPEATS} measurements each, "
           "median\n")
-    header = "| model | dlc cold ms | dlc warm ms | onnxruntime ms | cold / ort | warm / ort |"
+    header = ("| model | dlc cold ms | dlc warm ms | onnxruntime ms | cold / ort | warm / ort |"
+              " kernels | ONNX nodes | ort nodes |")
     if args.steady:
         header += " steady tiered ms | steady full ms | tiered / full |"
     print(header)
@@ -107,11 +134,14 @@ def main() -> int:
         cold, warm = [], []
         for _ in range(REPEATS):
             with tempfile.TemporaryDirectory() as cache:
-                cold.append(dlc_first(args.dlc_run, onnx, inputs, cache))
-                warm.append(dlc_first(args.dlc_run, onnx, inputs, cache))
+                ms, kernels = dlc_first(args.dlc_run, onnx, inputs, cache)
+                cold.append(ms)
+                warm.append(dlc_first(args.dlc_run, onnx, inputs, cache)[0])
         ort = [ort_first(args.python, onnx, inputs) for _ in range(REPEATS)]
+        nodes, optimized = ort_nodes(args.python, onnx)
         c, w, o = (statistics.median(v) for v in (cold, warm, ort))
-        row = f"| {name} | {c:.0f} | {w:.0f} | {o:.0f} | {c / o:.1f}x | {w / o:.1f}x |"
+        row = (f"| {name} | {c:.0f} | {w:.0f} | {o:.0f} | {c / o:.1f}x | {w / o:.1f}x |"
+               f" {kernels} | {nodes} | {optimized} |")
         if args.steady:
             with tempfile.TemporaryDirectory() as cache:
                 tiered = dlc_bench(args.dlc_run, onnx, inputs, args.steady, [], cache)
