@@ -81,7 +81,9 @@ impl KernelSymbol {
     }
 
     /// Whether passing overlapping memory for arguments `i` and `j` breaks a
-    /// [`crate::NOALIAS`] promise (see [`KernelOp::noalias_conflict`]); the marked argument.
+    /// [`crate::NOALIAS`] promise: one of them carries it and the kernel may write through one
+    /// of them (as with LLVM's `noalias`, memory that is only read may be shared). Returns the
+    /// marked argument.
     pub fn noalias_conflict(self, ctx: &Context, i: usize, j: usize) -> Option<usize> {
         let marked = [i, j].into_iter().find(|&k| self.is_noalias(ctx, k))?;
         (self.may_write_arg(ctx, i) || self.may_write_arg(ctx, j)).then_some(marked)

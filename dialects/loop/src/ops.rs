@@ -749,14 +749,12 @@ impl KernelOp {
     /// promise: one of them carries it and the kernel may write through one of them (as with
     /// LLVM's `noalias`, memory that is only read may be shared). Returns the marked argument.
     pub fn noalias_conflict(self, ctx: &Context, i: usize, j: usize) -> Option<usize> {
-        let marked = [i, j].into_iter().find(|&k| self.is_noalias(ctx, k))?;
-        (self.may_write_arg(ctx, i) || self.may_write_arg(ctx, j)).then_some(marked)
+        crate::KernelSymbol::Body(self).noalias_conflict(ctx, i, j)
     }
 
     /// Whether argument `i` carries [`NOALIAS`].
     pub fn is_noalias(self, ctx: &Context, i: usize) -> bool {
-        self.arg_attr_dict(ctx, i)
-            .is_some_and(|d| d.iter().any(|a| ctx.ident_str(a.name) == NOALIAS))
+        crate::KernelSymbol::Body(self).is_noalias(ctx, i)
     }
 
     /// The attribute dictionaries of the first `n` arguments, empty where there is none.
