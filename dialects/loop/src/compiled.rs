@@ -17,7 +17,7 @@
 
 use crate::ops::KernelOp;
 use crate::types::buffer_parts;
-use crate::verify::{verify_arg_attrs, verify_index_checks};
+use crate::verify::{kernel_inputs, verify_arg_attrs, verify_index_checks};
 use dlc_ir::{op_error, AttrKind, Context, Op, OpSpec, OpView, Traits, Type};
 
 /// The number of hex digits of `content`.
@@ -156,20 +156,7 @@ pub fn replace_with_compiled(ctx: &mut Context, kernel: KernelOp, content: &[u8;
 
 fn verify_compiled_kernel(ctx: &Context, op: Op) -> Result<(), dlc_ir::Diagnostic> {
     let kernel = CompiledKernelOp(op);
-    let signature = kernel
-        .function_type(ctx)
-        .and_then(|a| ctx.attr_as_type(a))
-        .and_then(|t| ctx.function_signature(t));
-    let Some((inputs, results)) = signature else {
-        return Err(op_error(
-            ctx,
-            op,
-            "requires attribute 'function_type' holding a function type",
-        ));
-    };
-    if !results.is_empty() {
-        return Err(op_error(ctx, op, "kernels return no values"));
-    }
+    let inputs = kernel_inputs(ctx, op)?;
     let written = match kernel.written(ctx).map(|a| ctx.attr_kind(a)) {
         Some(AttrKind::DenseArray { values, .. }) => values,
         _ => {

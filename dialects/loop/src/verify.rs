@@ -111,16 +111,14 @@ fn check_index_operands(ctx: &Context, op: Op, values: &[Value], what: &str) -> 
 // ---------------------------------------------------------------------------------------------
 // loop.kernel
 
-pub(crate) fn verify_kernel(ctx: &Context, op: Op) -> VResult {
-    let kernel = KernelOp(op);
-    let Some(ty) = kernel.function_type(ctx).and_then(|a| ctx.attr_as_type(a)) else {
-        return Err(op_error(
-            ctx,
-            op,
-            "requires attribute 'function_type' holding a function type",
-        ));
-    };
-    let Some((inputs, results)) = ctx.function_signature(ty) else {
+/// The argument types of kernel `op` (a `loop.kernel` or `loop.compiled_kernel`): its
+/// `function_type` must be a function type without results.
+pub(crate) fn kernel_inputs(ctx: &Context, op: Op) -> Result<&[Type], Diagnostic> {
+    let signature = ctx
+        .attr(op, "function_type")
+        .and_then(|a| ctx.attr_as_type(a))
+        .and_then(|t| ctx.function_signature(t));
+    let Some((inputs, results)) = signature else {
         return Err(op_error(
             ctx,
             op,
@@ -130,6 +128,12 @@ pub(crate) fn verify_kernel(ctx: &Context, op: Op) -> VResult {
     if !results.is_empty() {
         return Err(op_error(ctx, op, "kernels return no values"));
     }
+    Ok(inputs)
+}
+
+pub(crate) fn verify_kernel(ctx: &Context, op: Op) -> VResult {
+    let kernel = KernelOp(op);
+    let inputs = kernel_inputs(ctx, op)?;
     let Some(entry) = kernel.body(ctx) else {
         return Err(op_error(ctx, op, "expects a body"));
     };
