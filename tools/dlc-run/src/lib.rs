@@ -22,4 +22,4 @@ mod model_entry;
 pub mod onnx;
 
 pub use dlc_codegen::{CpuTarget, KernelCache, LlvmOpt, TierUpStats};
-pub use model::{new_context, Backend, Model, ModelOptions, Recreate, Timings};
+pub use model::{Backend, Model, ModelOptions, Recreate, Timings};

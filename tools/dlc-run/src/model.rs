@@ -121,13 +121,6 @@ impl Kernels {
     }
 }
 
-/// A context with every dialect dlc knows.
-pub fn new_context() -> Context {
-    let mut ctx = Context::new();
-    dlc_dialects::register_all_dialects(&mut ctx);
-    ctx
-}
-
 impl Model {
     /// Compiles `source` (named `file` in diagnostics). Errors come back rendered:
     /// `file:line:col: error: ...` with the source line and a caret.
@@ -536,7 +529,7 @@ fn compile_kernels(
 
 /// Parses and verifies `source`; errors come back rendered.
 fn parse_checked(source: &str, file: &str, sources: &SourceMap) -> Result<(Context, Op), String> {
-    let mut ctx = new_context();
+    let mut ctx = dlc_dialects::context();
     match parse_source(&mut ctx, source, file, 1).and_then(|m| verify(&ctx, m).map(|()| m)) {
         Ok(module) => Ok((ctx, module)),
         Err(d) => Err(sources.render(&ctx, &d)),

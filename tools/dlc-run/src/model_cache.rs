@@ -29,7 +29,7 @@ use dlc_ir::{parse_source, print_op, verify, Context, Op, PrintOptions};
 use dlc_loop::KernelOp;
 use dlc_passes::loops::cpu::target::CpuInfo;
 
-use crate::model::{new_context, ModelOptions};
+use crate::model::ModelOptions;
 use crate::model_entry;
 
 /// Bumped when what a model entry holds changes meaning.
@@ -113,7 +113,7 @@ pub(crate) fn load(
         }
     };
     let path = cache.entry_path(EntryKind::Model, key);
-    let mut ctx = new_context();
+    let mut ctx = dlc_dialects::context();
     let parsed = model_entry::decode(&bytes)
         .ok_or_else(|| "the payload does not fit the entry layout".to_string())
         .and_then(|(text, blobs)| parse_entry(&mut ctx, text, &blobs, &path.to_string_lossy()));
@@ -156,7 +156,7 @@ pub(crate) fn store(
     }
     let blobs = model_entry::outline_constants(&mut compiled, copy);
     let text = print_op(&compiled, copy, ENTRY_PRINT);
-    let mut again = new_context();
+    let mut again = dlc_dialects::context();
     let reparsed = parse_source(&mut again, &text, "<model cache>", 1)
         .map(|m| (print_op(&again, m, ENTRY_PRINT), m));
     let round_trips = match reparsed {

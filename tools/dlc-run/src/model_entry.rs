@@ -185,7 +185,7 @@ func.func @f() -> (!loop.buffer<512xf32, global>, !loop.buffer<512xf32, global>,
 
     #[test]
     fn large_constants_go_out_of_line_and_come_back() {
-        let mut ctx = crate::new_context();
+        let mut ctx = dlc_dialects::context();
         let module = dlc_ir::parse_source(&mut ctx, MODULE, "m.mlir", 1).expect("parses");
         // A splat is one element: make the large constant a full one.
         let mut large = None;
@@ -212,14 +212,14 @@ func.func @f() -> (!loop.buffer<512xf32, global>, !loop.buffer<512xf32, global>,
         assert!(text.contains("dense_resource<dlc_blob_0>"), "{text}");
         assert!(text.contains("dense<2.000000e+00>"), "{text}");
 
-        let mut again = crate::new_context();
+        let mut again = dlc_dialects::context();
         let m = dlc_ir::parse_source(&mut again, &text, "entry", 1).expect("parses back");
         let refs: Vec<&[u8]> = blobs.iter().map(|b| &b[..]).collect();
         inline_constants(&mut again, m, &refs).expect("blobs fit");
         dlc_ir::verify(&again, m).expect("verifies");
         assert_eq!(dlc_ir::print_op(&again, m, Default::default()), before);
 
-        let mut short = crate::new_context();
+        let mut short = dlc_dialects::context();
         let m = dlc_ir::parse_source(&mut short, &text, "entry", 1).expect("parses back");
         let error = inline_constants(&mut short, m, &[&refs[0][..8]]).expect_err("too short");
         assert!(error.contains("holds 8 bytes"), "{error}");

@@ -12,7 +12,7 @@
 //! model cache holds the model's lowered module (`import_plan.rs`).
 
 use crate::import_plan::ImportPlan;
-use crate::model::{entry_function, new_context, Recreate};
+use crate::model::{entry_function, Recreate};
 use crate::{model_cache, Model, ModelOptions};
 use dlc_ir::{Context, Op};
 use dlc_onnx::{ImportError, ImportOptions};
@@ -66,7 +66,7 @@ fn import_bytes(
     let graph_inputs = graph_input_names(&model);
     let mut specialized = Vec::new();
     loop {
-        let mut ctx = new_context();
+        let mut ctx = dlc_dialects::context();
         match dlc_onnx::import_model(&mut ctx, &model, path.parent(), &options) {
             Ok(imported) => {
                 dlc_ir::verify(&ctx, imported.module).map_err(|d| {
