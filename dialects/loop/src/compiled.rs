@@ -15,7 +15,7 @@
 //!                           written = array<i64: 0>, content = "<64 hex digits>"} : () -> ()
 //! ```
 
-use crate::ops::KernelOp;
+use crate::ops::{kernel_signature, module_ops, KernelOp};
 use crate::types::buffer_parts;
 use crate::verify::{kernel_inputs, verify_arg_attrs, verify_index_checks};
 use dlc_ir::{op_error, AttrKind, Context, Op, OpSpec, OpView, Traits, Type};
@@ -62,15 +62,23 @@ impl KernelSymbol {
 
     /// The argument types from `function_type`.
     pub fn argument_types(self, ctx: &Context) -> Option<Vec<Type>> {
-        let ty = ctx.attr_as_type(ctx.attr(self.op(), "function_type")?)?;
-        Some(ctx.function_signature(ty)?.0.to_vec())
+        Some(kernel_signature(ctx, self.op())?.0.to_vec())
     }
 
-    /// Whether the kernel may write memory through its argument `i`.
-    pub fn may_write_arg(self, ctx: &Context, i: usize) -> bool {
+    /// For each argument, whether the kernel may write memory through it.
+    pub fn written_args(self, ctx: &Context) -> Vec<bool> {
         match self {
-            KernelSymbol::Body(k) => k.may_write_arg(ctx, i),
-            KernelSymbol::Compiled(k) => k.written_args(ctx).contains(&i),
+            KernelSymbol::Body(k) => k.written_args(ctx),
+            KernelSymbol::Compiled(k) => {
+                let n = kernel_signature(ctx, k.0).map_or(0, |(inputs, _)| inputs.len());
+                let mut written = vec![false; n];
+                for i in k.written_list(ctx) {
+                    if let Some(w) = written.get_mut(i) {
+                        *w = true;
+                    }
+                }
+                written
+            }
         }
     }
 
@@ -86,14 +94,16 @@ impl KernelSymbol {
     /// marked argument.
     pub fn noalias_conflict(self, ctx: &Context, i: usize, j: usize) -> Option<usize> {
         let marked = [i, j].into_iter().find(|&k| self.is_noalias(ctx, k))?;
-        (self.may_write_arg(ctx, i) || self.may_write_arg(ctx, j)).then_some(marked)
+        let written = self.written_args(ctx);
+        let writes = |k: usize| written.get(k).copied().unwrap_or(false);
+        (writes(i) || writes(j)).then_some(marked)
     }
 }
 
 impl CompiledKernelOp {
     /// The arguments listed in `written`, in order; empty when the attribute is malformed
     /// (the verifier rejects that).
-    pub fn written_args(self, ctx: &Context) -> Vec<usize> {
+    pub fn written_list(self, ctx: &Context) -> Vec<usize> {
         match self.written(ctx).map(|a| ctx.attr_kind(a)) {
             Some(AttrKind::DenseArray { values, .. }) => values
                 .iter()
@@ -119,10 +129,7 @@ impl CompiledKernelOp {
 
 /// The `loop.compiled_kernel` ops directly in `module` (a `builtin.module`), in order.
 pub fn module_compiled_kernels(ctx: &Context, module: Op) -> Vec<CompiledKernelOp> {
-    ctx.regions(module)
-        .iter()
-        .flat_map(|&r| ctx.blocks(r).iter())
-        .flat_map(|&b| ctx.block_ops(b))
+    module_ops(ctx, module)
         .filter_map(|op| ctx.view::<CompiledKernelOp>(op))
         .collect()
 }
@@ -131,10 +138,9 @@ pub fn module_compiled_kernels(ctx: &Context, module: Op) -> Vec<CompiledKernelO
 /// `content`, and erases `kernel`.
 pub fn replace_with_compiled(ctx: &mut Context, kernel: KernelOp, content: &[u8; 32]) {
     let op = kernel.0;
-    let args = kernel.argument_types(ctx).map_or(0, |a| a.len());
-    let written: Vec<i64> = (0..args)
-        .filter(|&i| kernel.may_write_arg(ctx, i))
-        .map(|i| i as i64)
+    let written: Vec<i64> = (kernel.written_args(ctx).into_iter().enumerate())
+        .filter(|&(_, w)| w)
+        .map(|(i, _)| i as i64)
         .collect();
     let hex: String = content.iter().map(|b| format!("{b:02x}")).collect();
     let loc = ctx.op_loc(op);

@@ -710,8 +710,7 @@ impl KernelOp {
 
     /// The argument types from `function_type`.
     pub fn argument_types(self, ctx: &Context) -> Option<Vec<Type>> {
-        let ty = ctx.attr_as_type(self.function_type(ctx)?)?;
-        Some(ctx.function_signature(ty)?.0.to_vec())
+        Some(kernel_signature(ctx, self.0)?.0.to_vec())
     }
 
     /// The kernel's name.
@@ -727,22 +726,32 @@ impl KernelOp {
     /// Whether the kernel may write memory through its argument `i`: an op in it with a write
     /// effect on that argument, or with effects it does not declare.
     pub fn may_write_arg(self, ctx: &Context, i: usize) -> bool {
-        let Some(arg) = self
-            .body(ctx)
-            .and_then(|b| ctx.block_args(b).get(i).copied())
-        else {
-            return false;
+        self.written_args(ctx).get(i).copied().unwrap_or(false)
+    }
+
+    /// [`KernelOp::may_write_arg`] for every argument, in one walk of the body.
+    pub fn written_args(self, ctx: &Context) -> Vec<bool> {
+        let Some(args) = self.body(ctx).map(|b| ctx.block_args(b)) else {
+            return Vec::new();
         };
-        let mut writes = false;
-        ctx.for_each_op(self.0, &mut |op| {
-            writes |= match ctx.memory_effects(op) {
-                None => op != self.0,
-                Some(effects) => effects
+        let mut written = vec![false; args.len()];
+        ctx.for_each_op(self.0, &mut |op| match ctx.memory_effects(op) {
+            None if op != self.0 => written.fill(true),
+            None => {}
+            Some(effects) => {
+                for e in effects
                     .iter()
-                    .any(|e| e.kind == dlc_ir::EffectKind::Write && e.on.is_none_or(|b| b == arg)),
-            };
+                    .filter(|e| e.kind == dlc_ir::EffectKind::Write)
+                {
+                    match e.on.map(|b| args.iter().position(|&a| a == b)) {
+                        None => written.fill(true),
+                        Some(Some(i)) => written[i] = true,
+                        Some(None) => {}
+                    }
+                }
+            }
         });
-        writes
+        written
     }
 
     /// Whether passing overlapping memory for arguments `i` and `j` breaks a [`NOALIAS`]
@@ -1186,12 +1195,23 @@ pub fn index_checks(ctx: &Context, op: Op) -> Option<Vec<IndexCheck>> {
 
 /// The `loop.kernel` ops directly in `module` (a `builtin.module`), in order.
 pub fn module_kernels(ctx: &Context, module: Op) -> Vec<Op> {
+    module_ops(ctx, module)
+        .filter(|&op| ctx.op_name(op) == "loop.kernel")
+        .collect()
+}
+
+/// The ops directly in the regions of `module`, in order.
+pub(crate) fn module_ops(ctx: &Context, module: Op) -> impl Iterator<Item = Op> + '_ {
     ctx.regions(module)
         .iter()
         .flat_map(|&r| ctx.blocks(r).iter())
         .flat_map(|&b| ctx.block_ops(b))
-        .filter(|&op| ctx.op_name(op) == "loop.kernel")
-        .collect()
+}
+
+/// The (inputs, results) of kernel `op`'s `function_type` (a `loop.kernel` or a
+/// `loop.compiled_kernel`), when it is a function type.
+pub(crate) fn kernel_signature(ctx: &Context, op: Op) -> Option<(&[Type], &[Type])> {
+    ctx.function_signature(ctx.attr_as_type(ctx.attr(op, "function_type")?)?)
 }
 
 /// The axis of loop.thread_id, loop.block_id or loop.block_dim.

@@ -114,11 +114,7 @@ fn check_index_operands(ctx: &Context, op: Op, values: &[Value], what: &str) -> 
 /// The argument types of kernel `op` (a `loop.kernel` or `loop.compiled_kernel`): its
 /// `function_type` must be a function type without results.
 pub(crate) fn kernel_inputs(ctx: &Context, op: Op) -> Result<&[Type], Diagnostic> {
-    let signature = ctx
-        .attr(op, "function_type")
-        .and_then(|a| ctx.attr_as_type(a))
-        .and_then(|t| ctx.function_signature(t));
-    let Some((inputs, results)) = signature else {
+    let Some((inputs, results)) = crate::ops::kernel_signature(ctx, op) else {
         return Err(op_error(
             ctx,
             op,

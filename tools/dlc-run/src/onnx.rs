@@ -47,17 +47,18 @@ pub fn import_onnx(
     given: Option<&[Tensor]>,
 ) -> Result<OnnxImport, String> {
     let bytes = read_model(path)?;
-    import_bytes(path, &bytes, options, given)
+    import_bytes(path, &bytes, &file_hash(&bytes), options, given)
 }
 
 fn read_model(path: &Path) -> Result<Vec<u8>, String> {
     std::fs::read(path).map_err(|e| format!("{}: error: cannot read: {e}\n", path.display()))
 }
 
-/// [`import_onnx`] of the model file `path` holding `bytes`.
+/// [`import_onnx`] of the model file `path` holding `bytes`, whose [`file_hash`] is `hash`.
 fn import_bytes(
     path: &Path,
     bytes: &[u8],
+    hash: &[u8; 32],
     mut options: ImportOptions,
     given: Option<&[Tensor]>,
 ) -> Result<OnnxImport, String> {
@@ -81,7 +82,7 @@ fn import_bytes(
                     .map(|n| graph_inputs.iter().position(|g| g == n).unwrap_or(0))
                     .collect();
                 return Ok(OnnxImport {
-                    key: import_key(bytes, &options),
+                    key: import_key(hash, &options),
                     ctx,
                     module: imported.module,
                     arguments,
@@ -132,16 +133,17 @@ pub fn compile_onnx(
     options: &ModelOptions,
 ) -> Result<CompiledOnnx, String> {
     let bytes = read_model(path)?;
+    let hash = file_hash(&bytes);
     let mut notes = Vec::new();
     let plan_key = options.cache.as_ref().and_then(|cache| {
-        let key = model_cache::facts_key(&import_key(&bytes, &import), file, options)?;
+        let key = model_cache::facts_key(&import_key(&hash, &import), file, options)?;
         Some((cache, key))
     });
     if let Some((cache, key)) = &plan_key {
         let plan = ImportPlan::load(cache, key, &mut notes);
         let planned = plan.and_then(|plan| Some((planned_import(&import, given, &plan)?, plan)));
         if let Some((planned, plan)) = planned {
-            let loaded = load_planned(path, &bytes, planned, file, options, &plan, &mut notes)?;
+            let loaded = load_planned(path, &hash, planned, file, options, &plan, &mut notes)?;
             if let Some(model) = loaded {
                 notes.extend(plan.notes);
                 return Ok(CompiledOnnx {
@@ -153,7 +155,7 @@ pub fn compile_onnx(
             }
         }
     }
-    let imported = import_bytes(path, &bytes, import, given)?;
+    let imported = import_bytes(path, &bytes, &hash, import, given)?;
     let (arguments, graph_inputs, specialized) = (
         imported.arguments.clone(),
         imported.graph_inputs.clone(),
@@ -199,24 +201,24 @@ fn planned_import(
     Some(import)
 }
 
-/// The model `plan` says an import of `bytes` (the file `path`) under `import` lowers to, from
-/// the model cache; `None` when the cache lacks it (`notes` says why when an entry was
-/// discarded).
+/// The model `plan` says an import of the file `path` (its [`file_hash`] `hash`) under
+/// `import` lowers to, from the model cache; `None` when the cache lacks it (`notes` says why
+/// when an entry was discarded).
 fn load_planned(
     path: &Path,
-    bytes: &[u8],
+    hash: &[u8; 32],
     import: ImportOptions,
     file: &str,
     options: &ModelOptions,
     plan: &ImportPlan,
     notes: &mut Vec<String>,
 ) -> Result<Option<Model>, String> {
-    let key = import_key(bytes, &import);
+    let key = import_key(hash, &import);
     let recreate: Recreate = {
         let (path, key, entry) = (path.to_owned(), key.clone(), options.entry.clone());
         Box::new(move || {
             let bytes = read_model(&path)?;
-            let imported = import_bytes(&path, &bytes, import.clone(), None)?;
+            let imported = import_bytes(&path, &bytes, &file_hash(&bytes), import.clone(), None)?;
             if imported.key != key {
                 return Err(format!(
                     "{}: error: the model file changed after it was compiled\n",
@@ -243,9 +245,10 @@ impl OnnxImport {
     }
 }
 
-/// The model cache's stand-in for the module imported from `bytes` with `options`: the file's
-/// hash and the options, maps sorted so that the same import gives the same key.
-fn import_key(bytes: &[u8], options: &ImportOptions) -> Vec<u8> {
+/// The model cache's stand-in for the module imported with `options` from the file whose hash
+/// is `file_hash`: the hash and the options, maps sorted so that the same import gives the
+/// same key.
+fn import_key(file_hash: &[u8; 32], options: &ImportOptions) -> Vec<u8> {
     let mut dims: Vec<_> = options.dims.iter().collect();
     dims.sort();
     let mut shapes: Vec<_> = options.input_shapes.iter().collect();
@@ -264,13 +267,17 @@ fn import_key(bytes: &[u8], options: &ImportOptions) -> Vec<u8> {
         .collect();
     constants.sort_by(|a, b| a.0.cmp(b.0));
     let options = format!("{dims:?} {shapes:?} {constants:?} {:?}", options.func_name);
-    let mut key = dlc_codegen::KeyHasher::new()
+    let mut key = file_hash.to_vec();
+    key.extend_from_slice(options.as_bytes());
+    key
+}
+
+/// The hash of a model file's bytes, computed once per read of the file.
+fn file_hash(bytes: &[u8]) -> [u8; 32] {
+    dlc_codegen::KeyHasher::new()
         .field("onnx", bytes)
         .finish()
         .0
-        .to_vec();
-    key.extend_from_slice(options.as_bytes());
-    key
 }
 
 /// The names of the graph inputs that are not initializers, in order.
