@@ -7,25 +7,27 @@
 // height and width (convolutions, pools, nearest Resize, ConvTranspose; through the LLVM
 // backend only: MLIR's takes seconds to compile their symbolic loops), and position ids that
 // are a Range up to Shape(ids)[1] (an empty strided Range at length 1 included), and a float
-// Range up to that length cast to float (a detector's anchor grid).
+// Range up to that length cast to float (a detector's anchor grid). All of these run with
+// --keep-dynamic; without it, dlc-run compiles for the given inputs' shapes (MHA-STATIC).
 // RUN: rm -rf %t && python3 %S/Inputs/dynamic.py %t
 // RUN: dlc-import %t/mha.onnx | FileCheck %s
-// RUN: dlc-run %t/windows.onnx --no-cache --inputs %t/windows_1x3x9x14_x.npy --expected %t/windows_1x3x9x14_y0.npy,%t/windows_1x3x9x14_y1.npy --check | FileCheck %s --check-prefix=WIN9
-// RUN: dlc-run %t/positions.onnx --no-cache --inputs %t/positions_2x5_ids.npy --expected %t/positions_2x5_y0.npy,%t/positions_2x5_y1.npy,%t/positions_2x5_y2.npy --check | FileCheck %s --check-prefix=POS5
-// RUN: dlc-run %t/positions.onnx --no-cache --inputs %t/positions_1x1_ids.npy --expected %t/positions_1x1_y0.npy,%t/positions_1x1_y1.npy,%t/positions_1x1_y2.npy | FileCheck %s --check-prefix=POS1
-// RUN: dlc-run %t/windows.onnx --no-cache --inputs %t/windows_1x3x32x20_x.npy --expected %t/windows_1x3x32x20_y0.npy,%t/windows_1x3x32x20_y1.npy | FileCheck %s --check-prefix=WIN32
-// RUN: rm -rf %t/cache && env DLC_CACHE_DIR=%t/cache dlc-run %t/mha.onnx --inputs %t/mha_1x1x32_x.npy --expected %t/mha_1x1x32_y0.npy --check | FileCheck %s --check-prefix=MHA1
-// RUN: env DLC_CACHE_DIR=%t/cache dlc-run %t/mha.onnx --inputs %t/mha_2x7x32_x.npy --expected %t/mha_2x7x32_y0.npy --check | FileCheck %s --check-prefix=MHA7
-// RUN: env DLC_CACHE_DIR=%t/cache dlc-run %t/mha.onnx --inputs %t/mha_1x128x32_x.npy --expected %t/mha_1x128x32_y0.npy | FileCheck %s --check-prefix=MHA128
-// RUN: dlc-run %t/shapes.onnx --no-cache --inputs %t/shapes_2x3x5x4_1x1x5_x.npy,%t/shapes_2x3x5x4_1x1x5_row.npy --expected %t/shapes_2x3x5x4_1x1x5_y0.npy,%t/shapes_2x3x5x4_1x1x5_y1.npy,%t/shapes_2x3x5x4_1x1x5_y2.npy,%t/shapes_2x3x5x4_1x1x5_y3.npy,%t/shapes_2x3x5x4_1x1x5_y4.npy --check | FileCheck %s --check-prefix=SHAPES
-// RUN: dlc-run %t/shapes.onnx --no-cache --backend mlir --inputs %t/shapes_1x6x2x4_1x1x2_x.npy,%t/shapes_1x6x2x4_1x1x2_row.npy --expected %t/shapes_1x6x2x4_1x1x2_y0.npy,%t/shapes_1x6x2x4_1x1x2_y1.npy,%t/shapes_1x6x2x4_1x1x2_y2.npy,%t/shapes_1x6x2x4_1x1x2_y3.npy,%t/shapes_1x6x2x4_1x1x2_y4.npy | FileCheck %s --check-prefix=SHAPES-MLIR
-// RUN: rm -rf %t/acache && env DLC_CACHE_DIR=%t/acache dlc-run %t/attention.onnx --inputs %t/attention_b1s1p3_q.npy,%t/attention_b1s1p3_k.npy,%t/attention_b1s1p3_v.npy,%t/attention_b1s1p3_past_k.npy,%t/attention_b1s1p3_past_v.npy --expected %t/attention_b1s1p3_y0.npy,%t/attention_b1s1p3_y1.npy,%t/attention_b1s1p3_y2.npy --check | FileCheck %s --check-prefix=ATT1
-// RUN: env DLC_CACHE_DIR=%t/acache dlc-run %t/attention.onnx --inputs %t/attention_b2s6p4_q.npy,%t/attention_b2s6p4_k.npy,%t/attention_b2s6p4_v.npy,%t/attention_b2s6p4_past_k.npy,%t/attention_b2s6p4_past_v.npy --expected %t/attention_b2s6p4_y0.npy,%t/attention_b2s6p4_y1.npy,%t/attention_b2s6p4_y2.npy | FileCheck %s --check-prefix=ATT6
-// RUN: rm -rf %t/kcache && env DLC_CACHE_DIR=%t/kcache dlc-run %t/kernels.onnx --inputs %t/kernels_2x5_2x3_x.npy,%t/kernels_2x5_2x3_diag.npy,%t/kernels_2x5_2x3_idx.npy --expected %t/kernels_2x5_2x3_y0.npy,%t/kernels_2x5_2x3_y1.npy,%t/kernels_2x5_2x3_y2.npy,%t/kernels_2x5_2x3_y3.npy,%t/kernels_2x5_2x3_y4.npy,%t/kernels_2x5_2x3_y5.npy,%t/kernels_2x5_2x3_y6.npy,%t/kernels_2x5_2x3_y7.npy,%t/kernels_2x5_2x3_y8.npy,%t/kernels_2x5_2x3_y9.npy --check | FileCheck %s --check-prefix=KER5
-// RUN: env DLC_CACHE_DIR=%t/kcache dlc-run %t/kernels.onnx --inputs %t/kernels_3x9_3x11_x.npy,%t/kernels_3x9_3x11_diag.npy,%t/kernels_3x9_3x11_idx.npy --expected %t/kernels_3x9_3x11_y0.npy,%t/kernels_3x9_3x11_y1.npy,%t/kernels_3x9_3x11_y2.npy,%t/kernels_3x9_3x11_y3.npy,%t/kernels_3x9_3x11_y4.npy,%t/kernels_3x9_3x11_y5.npy,%t/kernels_3x9_3x11_y6.npy,%t/kernels_3x9_3x11_y7.npy,%t/kernels_3x9_3x11_y8.npy,%t/kernels_3x9_3x11_y9.npy | FileCheck %s --check-prefix=KER9
-// RUN: env DLC_CACHE_DIR=%t/kcache dlc-run %t/kernels.onnx --inputs %t/kernels_1x1_1x2_x.npy,%t/kernels_1x1_1x2_diag.npy,%t/kernels_1x1_1x2_idx.npy --expected %t/kernels_1x1_1x2_y0.npy,%t/kernels_1x1_1x2_y1.npy,%t/kernels_1x1_1x2_y2.npy,%t/kernels_1x1_1x2_y3.npy,%t/kernels_1x1_1x2_y4.npy,%t/kernels_1x1_1x2_y5.npy,%t/kernels_1x1_1x2_y6.npy,%t/kernels_1x1_1x2_y7.npy,%t/kernels_1x1_1x2_y8.npy,%t/kernels_1x1_1x2_y9.npy | FileCheck %s --check-prefix=KER1
-// RUN: rm -rf %t/rcache && env DLC_CACHE_DIR=%t/rcache dlc-run %t/resize.onnx --inputs %t/resize_up_x.npy,%t/resize_up_skip.npy --expected %t/resize_up_y0.npy,%t/resize_up_y1.npy --check | FileCheck %s --check-prefix=RSZUP
-// RUN: env DLC_CACHE_DIR=%t/rcache dlc-run %t/resize.onnx --inputs %t/resize_mixed_x.npy,%t/resize_mixed_skip.npy --expected %t/resize_mixed_y0.npy,%t/resize_mixed_y1.npy | FileCheck %s --check-prefix=RSZMIX
+// RUN: dlc-run %t/windows.onnx --keep-dynamic --no-cache --inputs %t/windows_1x3x9x14_x.npy --expected %t/windows_1x3x9x14_y0.npy,%t/windows_1x3x9x14_y1.npy --check | FileCheck %s --check-prefix=WIN9
+// RUN: dlc-run %t/positions.onnx --keep-dynamic --no-cache --inputs %t/positions_2x5_ids.npy --expected %t/positions_2x5_y0.npy,%t/positions_2x5_y1.npy,%t/positions_2x5_y2.npy --check | FileCheck %s --check-prefix=POS5
+// RUN: dlc-run %t/positions.onnx --keep-dynamic --no-cache --inputs %t/positions_1x1_ids.npy --expected %t/positions_1x1_y0.npy,%t/positions_1x1_y1.npy,%t/positions_1x1_y2.npy | FileCheck %s --check-prefix=POS1
+// RUN: dlc-run %t/windows.onnx --keep-dynamic --no-cache --inputs %t/windows_1x3x32x20_x.npy --expected %t/windows_1x3x32x20_y0.npy,%t/windows_1x3x32x20_y1.npy | FileCheck %s --check-prefix=WIN32
+// RUN: rm -rf %t/cache && env DLC_CACHE_DIR=%t/cache dlc-run %t/mha.onnx --keep-dynamic --inputs %t/mha_1x1x32_x.npy --expected %t/mha_1x1x32_y0.npy --check | FileCheck %s --check-prefix=MHA1
+// RUN: env DLC_CACHE_DIR=%t/cache dlc-run %t/mha.onnx --keep-dynamic --inputs %t/mha_2x7x32_x.npy --expected %t/mha_2x7x32_y0.npy --check | FileCheck %s --check-prefix=MHA7
+// RUN: env DLC_CACHE_DIR=%t/cache dlc-run %t/mha.onnx --keep-dynamic --inputs %t/mha_1x128x32_x.npy --expected %t/mha_1x128x32_y0.npy | FileCheck %s --check-prefix=MHA128
+// RUN: dlc-run %t/mha.onnx --no-cache --inputs %t/mha_2x7x32_x.npy --expected %t/mha_2x7x32_y0.npy --print-kernels | FileCheck %s --check-prefix=MHA-STATIC
+// RUN: dlc-run %t/shapes.onnx --keep-dynamic --no-cache --inputs %t/shapes_2x3x5x4_1x1x5_x.npy,%t/shapes_2x3x5x4_1x1x5_row.npy --expected %t/shapes_2x3x5x4_1x1x5_y0.npy,%t/shapes_2x3x5x4_1x1x5_y1.npy,%t/shapes_2x3x5x4_1x1x5_y2.npy,%t/shapes_2x3x5x4_1x1x5_y3.npy,%t/shapes_2x3x5x4_1x1x5_y4.npy --check | FileCheck %s --check-prefix=SHAPES
+// RUN: dlc-run %t/shapes.onnx --keep-dynamic --no-cache --backend mlir --inputs %t/shapes_1x6x2x4_1x1x2_x.npy,%t/shapes_1x6x2x4_1x1x2_row.npy --expected %t/shapes_1x6x2x4_1x1x2_y0.npy,%t/shapes_1x6x2x4_1x1x2_y1.npy,%t/shapes_1x6x2x4_1x1x2_y2.npy,%t/shapes_1x6x2x4_1x1x2_y3.npy,%t/shapes_1x6x2x4_1x1x2_y4.npy | FileCheck %s --check-prefix=SHAPES-MLIR
+// RUN: rm -rf %t/acache && env DLC_CACHE_DIR=%t/acache dlc-run %t/attention.onnx --keep-dynamic --inputs %t/attention_b1s1p3_q.npy,%t/attention_b1s1p3_k.npy,%t/attention_b1s1p3_v.npy,%t/attention_b1s1p3_past_k.npy,%t/attention_b1s1p3_past_v.npy --expected %t/attention_b1s1p3_y0.npy,%t/attention_b1s1p3_y1.npy,%t/attention_b1s1p3_y2.npy --check | FileCheck %s --check-prefix=ATT1
+// RUN: env DLC_CACHE_DIR=%t/acache dlc-run %t/attention.onnx --keep-dynamic --inputs %t/attention_b2s6p4_q.npy,%t/attention_b2s6p4_k.npy,%t/attention_b2s6p4_v.npy,%t/attention_b2s6p4_past_k.npy,%t/attention_b2s6p4_past_v.npy --expected %t/attention_b2s6p4_y0.npy,%t/attention_b2s6p4_y1.npy,%t/attention_b2s6p4_y2.npy | FileCheck %s --check-prefix=ATT6
+// RUN: rm -rf %t/kcache && env DLC_CACHE_DIR=%t/kcache dlc-run %t/kernels.onnx --keep-dynamic --inputs %t/kernels_2x5_2x3_x.npy,%t/kernels_2x5_2x3_diag.npy,%t/kernels_2x5_2x3_idx.npy --expected %t/kernels_2x5_2x3_y0.npy,%t/kernels_2x5_2x3_y1.npy,%t/kernels_2x5_2x3_y2.npy,%t/kernels_2x5_2x3_y3.npy,%t/kernels_2x5_2x3_y4.npy,%t/kernels_2x5_2x3_y5.npy,%t/kernels_2x5_2x3_y6.npy,%t/kernels_2x5_2x3_y7.npy,%t/kernels_2x5_2x3_y8.npy,%t/kernels_2x5_2x3_y9.npy --check | FileCheck %s --check-prefix=KER5
+// RUN: env DLC_CACHE_DIR=%t/kcache dlc-run %t/kernels.onnx --keep-dynamic --inputs %t/kernels_3x9_3x11_x.npy,%t/kernels_3x9_3x11_diag.npy,%t/kernels_3x9_3x11_idx.npy --expected %t/kernels_3x9_3x11_y0.npy,%t/kernels_3x9_3x11_y1.npy,%t/kernels_3x9_3x11_y2.npy,%t/kernels_3x9_3x11_y3.npy,%t/kernels_3x9_3x11_y4.npy,%t/kernels_3x9_3x11_y5.npy,%t/kernels_3x9_3x11_y6.npy,%t/kernels_3x9_3x11_y7.npy,%t/kernels_3x9_3x11_y8.npy,%t/kernels_3x9_3x11_y9.npy | FileCheck %s --check-prefix=KER9
+// RUN: env DLC_CACHE_DIR=%t/kcache dlc-run %t/kernels.onnx --keep-dynamic --inputs %t/kernels_1x1_1x2_x.npy,%t/kernels_1x1_1x2_diag.npy,%t/kernels_1x1_1x2_idx.npy --expected %t/kernels_1x1_1x2_y0.npy,%t/kernels_1x1_1x2_y1.npy,%t/kernels_1x1_1x2_y2.npy,%t/kernels_1x1_1x2_y3.npy,%t/kernels_1x1_1x2_y4.npy,%t/kernels_1x1_1x2_y5.npy,%t/kernels_1x1_1x2_y6.npy,%t/kernels_1x1_1x2_y7.npy,%t/kernels_1x1_1x2_y8.npy,%t/kernels_1x1_1x2_y9.npy | FileCheck %s --check-prefix=KER1
+// RUN: rm -rf %t/rcache && env DLC_CACHE_DIR=%t/rcache dlc-run %t/resize.onnx --keep-dynamic --inputs %t/resize_up_x.npy,%t/resize_up_skip.npy --expected %t/resize_up_y0.npy,%t/resize_up_y1.npy --check | FileCheck %s --check-prefix=RSZUP
+// RUN: env DLC_CACHE_DIR=%t/rcache dlc-run %t/resize.onnx --keep-dynamic --inputs %t/resize_mixed_x.npy,%t/resize_mixed_skip.npy --expected %t/resize_mixed_y0.npy,%t/resize_mixed_y1.npy | FileCheck %s --check-prefix=RSZMIX
 
 // CHECK-LABEL: func.func @main(%arg0: tensor<?x?x32xf32> {graph.dim_names = ["batch", "seq", ""]}) -> tensor<?x?x32xf32>
 // CHECK: %[[B:.*]] = graph.dim %arg0, 0 : tensor<?x?x32xf32> -> index
@@ -46,6 +48,9 @@
 // MHA128: cache: {{[1-9][0-9]*}} hits, 0 misses
 // MHA128: output 0: f32 [1, 128, 32]
 // MHA128: expected output 0 ({{.*}}): {{.*}}: ok
+
+// MHA-STATIC: func.func @main(%arg0: !loop.buffer<2x7x32xf32, global>) -> !loop.buffer<2x7x32xf32, global>
+// MHA-STATIC: expected output 0 ({{.*}}): {{.*}}: ok
 
 // SHAPES: output 0: f32 [6, 20]
 // SHAPES: output 1: f32 [2, 3, 5]

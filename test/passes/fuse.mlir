@@ -293,6 +293,53 @@ func.func @reshape_stays(%x: tensor<6x4xf32>, %c: tensor<1x1x4xf32>, %d: tensor<
 
 // -----
 
+// Rule 0 on a squeeze-excitation block's 1x1 convolution over a pooled `[1, 8, 1, 1]`: the
+// transposes around its narrow matmul move only dims of size 1, so they are reshapes (no copy
+// kernel), the reshape chain collapses, and the bias and relu sink into the matmul's epilogue.
+
+// CHECK-LABEL: func.func @unit_transposes_are_reshapes
+// CHECK-NOT:     graph.transpose
+// CHECK:         %[[R:.*]] = graph.reshape %arg0 {shape = array<i64: 1, 1, 1, 8>} : tensor<1x8x1x1xf32> -> tensor<1x1x1x8xf32>
+// CHECK-NEXT:    %[[F:.*]] = graph.fusion (%[[R]], %arg1)
+// CHECK:           graph.matmul
+// CHECK:           graph.add {{.*}} : tensor<1x1x1x4xf32>
+// CHECK-NEXT:      graph.relu {{.*}} : tensor<1x1x1x4xf32>
+// CHECK:         graph.reshape %[[F]] {shape = array<i64: 1, 4, 1, 1>} : tensor<1x1x1x4xf32> -> tensor<1x4x1x1xf32>
+// CHECK-NOT:     graph.transpose
+func.func @unit_transposes_are_reshapes(%p: tensor<1x8x1x1xf32>, %w: tensor<1x8x4xf32>) -> tensor<1x4x1x1xf32> {
+  %0 = graph.reshape %p {shape = array<i64: 1, 1, 8, 1>} : tensor<1x8x1x1xf32> -> tensor<1x1x8x1xf32>
+  %1 = graph.transpose %0 {perm = array<i64: 0, 1, 3, 2>} : tensor<1x1x8x1xf32> -> tensor<1x1x1x8xf32>
+  %2 = graph.matmul %1, %w : tensor<1x1x1x8xf32>, tensor<1x8x4xf32> -> tensor<1x1x1x4xf32>
+  %3 = graph.transpose %2 {perm = array<i64: 0, 1, 3, 2>} : tensor<1x1x1x4xf32> -> tensor<1x1x4x1xf32>
+  %4 = graph.reshape %3 {shape = array<i64: 1, 4, 1, 1>} : tensor<1x1x4x1xf32> -> tensor<1x4x1x1xf32>
+  %b = graph.constant dense<[[[[1.0]], [[2.0]], [[3.0]], [[4.0]]]]> : tensor<1x4x1x1xf32>
+  %5 = graph.add %4, %b : tensor<1x4x1x1xf32>, tensor<1x4x1x1xf32> -> tensor<1x4x1x1xf32>
+  %6 = graph.relu %5 : tensor<1x4x1x1xf32>
+  return %6 : tensor<1x4x1x1xf32>
+}
+
+// -----
+
+// Counter-examples: a transpose that swaps two dims larger than 1 reorders the elements and
+// stays; so does one over a dynamic dim (its order is unknown when the dim is 1 at run time).
+// Edge case: a reshape of a reshape to the first one's source shape is no reshape at all.
+
+// CHECK-LABEL: func.func @transposes_stay
+// CHECK:         graph.transpose %arg0 {perm = array<i64: 0, 2, 1>} : tensor<1x2x3xf32> -> tensor<1x3x2xf32>
+// CHECK:         graph.transpose %arg1 {perm = array<i64: 1, 0>} : tensor<?x1xf32> -> tensor<1x?xf32>
+// CHECK-NOT:     graph.reshape
+// CHECK:         graph.neg %arg2 : tensor<2x3xf32>
+func.func @transposes_stay(%x: tensor<1x2x3xf32>, %y: tensor<?x1xf32>, %z: tensor<2x3xf32>) -> (tensor<1x3x2xf32>, tensor<1x?xf32>, tensor<2x3xf32>) {
+  %0 = graph.transpose %x {perm = array<i64: 0, 2, 1>} : tensor<1x2x3xf32> -> tensor<1x3x2xf32>
+  %1 = graph.transpose %y {perm = array<i64: 1, 0>} : tensor<?x1xf32> -> tensor<1x?xf32>
+  %2 = graph.reshape %z {shape = array<i64: 6>} : tensor<2x3xf32> -> tensor<6xf32>
+  %3 = graph.reshape %2 {shape = array<i64: 2, 3>} : tensor<6xf32> -> tensor<2x3xf32>
+  %4 = graph.neg %3 : tensor<2x3xf32>
+  return %0, %1, %4 : tensor<1x3x2xf32>, tensor<1x?xf32>, tensor<2x3xf32>
+}
+
+// -----
+
 // A multi-output group: %0 is used inside the group and by the return, so the fusion yields it
 // too. An outside op between the members that reads the group moves after the fusion.
 

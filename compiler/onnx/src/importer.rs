@@ -44,6 +44,11 @@ pub struct ImportOptions {
     pub input_shapes: HashMap<String, Vec<i64>>,
     /// Graph inputs specialized to a known value: they become constants, not arguments.
     pub constants: HashMap<String, Tensor>,
+    /// The shapes of the values the graph inputs will be run with, in graph input order
+    /// (initializers skipped), when the caller knows them: a dim the model leaves dynamic takes
+    /// the size given here, so the function is compiled for these shapes. `input_shapes` and
+    /// `dims` come first; a shape of another rank than the declared one is ignored.
+    pub given_shapes: Vec<Vec<i64>>,
     /// The name of the function (default `main`).
     pub func_name: Option<String>,
 }
@@ -300,19 +305,25 @@ impl<'c> Importer<'c> {
             graph.initializer.iter().map(|t| t.name.as_str()).collect();
         let mut names = Vec::new();
         let mut notes = Vec::new();
-        for input in &graph.input {
-            if initializers.contains(input.name.as_str()) {
-                continue;
-            }
+        let inputs = graph
+            .input
+            .iter()
+            .filter(|i| !initializers.contains(i.name.as_str()));
+        // The size each named dim took from `given_shapes`, and the input it came from.
+        let mut named: HashMap<String, (i64, String)> = HashMap::new();
+        for (position, input) in inputs.enumerate() {
             if self.values.contains_key(&input.name) {
                 return Err(ImportError::Model {
                     message: format!("graph input '{}' is declared twice", input.name),
                 });
             }
-            let (dims, elem, dim_names) =
+            let (mut dims, elem, mut dim_names) =
                 input_type(input, options).map_err(|m| ImportError::Model {
                     message: format!("graph input '{}': {m}", input.name),
                 })?;
+            if let Some(given) = options.given_shapes.get(position) {
+                given_sizes(&input.name, &mut dims, &mut dim_names, given, &mut named)?;
+            }
             check_size(&dims).map_err(|m| ImportError::Model {
                 message: format!("graph input '{}': {m}", input.name),
             })?;
@@ -655,6 +666,41 @@ fn input_type(
         })
         .collect();
     Ok((dims, elem, names))
+}
+
+/// Gives the dims of graph input `input` left dynamic (`dims`, named `names`) the sizes of
+/// `given`, the shape of the value it will be run with, when the ranks agree. A named dim takes
+/// one size in every input that has it: `named` holds the sizes taken so far.
+fn given_sizes(
+    input: &str,
+    dims: &mut [i64],
+    names: &mut [String],
+    given: &[i64],
+    named: &mut HashMap<String, (i64, String)>,
+) -> Result<(), ImportError> {
+    if given.len() != dims.len() {
+        return Ok(()); // the run reports the mismatch against the declared rank
+    }
+    for (i, &size) in given.iter().enumerate() {
+        if dims[i] != DYNAMIC || size < 0 {
+            continue;
+        }
+        let name = std::mem::take(&mut names[i]);
+        if !name.is_empty() {
+            let (first, from) = named
+                .entry(name.clone())
+                .or_insert_with(|| (size, input.to_string()));
+            if *first != size {
+                return Err(ImportError::Model {
+                    message: format!(
+                        "graph input '{input}': dim {i} ('{name}') is {size} in the given value, but {first} in graph input '{from}'"
+                    ),
+                });
+            }
+        }
+        dims[i] = size;
+    }
+    Ok(())
 }
 
 /// Whether `dim_param` names no dim but says "unknown": `?` (as paddle2onnx writes every

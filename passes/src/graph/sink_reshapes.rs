@@ -19,10 +19,17 @@
 //! Only static shapes are rewritten, and only reshapes of values a kernel computes (an
 //! elementwise op, a reduction or a matmul): a reshape of an argument or a constant gains
 //! nothing from it.
+//!
+//! Before that, a `graph.transpose` that moves only dims of size 1 (the other dims keep their
+//! order, so the elements keep their row-major order: `[1, 1, 256, 1] → [1, 1, 1, 256]`) becomes
+//! the `graph.reshape` it is, and a reshape of a reshape one reshape of the first's source. A
+//! squeeze-excitation block's 1x1 convolutions over a pooled `[N, C, 1, 1]` decompose to such
+//! transposes around a narrow matmul: as copy kernels they cost a kernel each, as reshapes
+//! nothing, and the bias and activation after the matmul then sink into its epilogue.
 
 use super::fuse::{kind, Kind};
 use dlc_graph::decompose::GraphBuilder;
-use dlc_graph::ops::{ConstantOp, ReshapeOp};
+use dlc_graph::ops::{ConstantOp, ReshapeOp, TransposeOp};
 use dlc_graph::{family, Family};
 use dlc_ir::attributes::{AttrKind, DenseElements};
 use dlc_ir::{Attribute, Block, Context, InsertPoint, Op, Value, ValueMap, DYNAMIC};
@@ -31,7 +38,7 @@ use dlc_ir::{Attribute, Block, Context, InsertPoint, Op, Value, ValueMap, DYNAMI
 /// (the moved reshape meets the next consumer again); returns the number of ops moved above a
 /// reshape.
 pub(super) fn sink_reshapes(ctx: &mut Context, block: Block) -> u64 {
-    let mut moved = 0;
+    let mut moved = unit_transposes_to_reshapes(ctx, block);
     for op in ctx.block_ops(block).collect::<Vec<_>>() {
         if let Some(plan) = plan(ctx, op) {
             rewrite(ctx, op, plan);
@@ -39,6 +46,67 @@ pub(super) fn sink_reshapes(ctx: &mut Context, block: Block) -> u64 {
         }
     }
     moved
+}
+
+/// Rewrites every transpose of `block` that keeps the row-major order of its elements into a
+/// reshape, then every reshape of a reshape into one reshape; returns the number of ops
+/// rewritten.
+fn unit_transposes_to_reshapes(ctx: &mut Context, block: Block) -> u64 {
+    let mut rewritten = 0;
+    for op in ctx.block_ops(block).collect::<Vec<_>>() {
+        if ctx.view::<TransposeOp>(op).is_none() || !keeps_order(ctx, op) {
+            continue;
+        }
+        let (x, old) = (ctx.operand(op, 0), ctx.result(op, 0));
+        let Some(t) = static_shape(ctx, old) else {
+            continue;
+        };
+        let loc = ctx.op_loc(op);
+        let r = GraphBuilder::new(ctx, InsertPoint::Before(op), loc).reshape(x, &t);
+        ctx.replace_all_uses(old, r);
+        ctx.erase_op(op);
+        rewritten += 1;
+    }
+    for op in ctx.block_ops(block).collect::<Vec<_>>() {
+        if ctx.view::<ReshapeOp>(op).is_none() {
+            continue;
+        }
+        let inner = ctx
+            .defining_op(ctx.operand(op, 0))
+            .filter(|&d| ctx.view::<ReshapeOp>(d).is_some());
+        let (Some(inner), Some(t)) = (inner, static_shape(ctx, ctx.result(op, 0))) else {
+            continue;
+        };
+        let source = ctx.operand(inner, 0);
+        if static_shape(ctx, source).as_ref() == Some(&t) {
+            ctx.replace_all_uses(ctx.result(op, 0), source);
+            ctx.erase_op(op);
+        } else {
+            ctx.set_operand(op, 0, source);
+        }
+        if ctx.uses(ctx.result(inner, 0)).is_empty() {
+            ctx.erase_op(inner);
+        }
+        rewritten += 1;
+    }
+    rewritten
+}
+
+/// Whether transpose `op` (static input shape) leaves every dim larger than 1 in its order.
+fn keeps_order(ctx: &Context, op: Op) -> bool {
+    let Some(s) = static_shape(ctx, ctx.operand(op, 0)) else {
+        return false;
+    };
+    let perm = ctx.view::<TransposeOp>(op).and_then(|t| t.perm(ctx));
+    let Some(AttrKind::DenseArray { values: perm, .. }) = perm.map(|a| ctx.attr_kind(a)) else {
+        return false;
+    };
+    let moved: Vec<i64> = perm
+        .iter()
+        .filter(|&&p| s.get(p as usize).is_some_and(|&d| d != 1))
+        .copied()
+        .collect();
+    moved.windows(2).all(|w| w[0] < w[1])
 }
 
 /// How to run elementwise `op` before the reshape it reads.

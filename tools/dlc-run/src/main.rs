@@ -3,8 +3,10 @@
 //! ```text
 //! dlc-run model.mlir|model.onnx [--inputs a.npy,b.npy | --random --seed N] [--outputs DIR]
 //!                    [--check] [--expected r0.npy,r1.pb] [--bench N] [--pipeline ...]
-//!                    [--dim NAME=SIZE] [--input-shape NAME=1x3x48x192] [--print-kernels]
+//!                    [--dim NAME=SIZE] [--input-shape NAME=1x3x48x192] [--keep-dynamic]
+//!                    [--print-kernels]
 //! ```
+//! An ONNX model run on given inputs is compiled for their shapes unless `--keep-dynamic`.
 //! Errors (parse, verify, unsupported ops, wrong input shapes) are printed as diagnostics and
 //! exit with code 1; a `--check` or `--expected` outside the tolerance exits with 1 too.
 
@@ -77,6 +79,12 @@ struct Cli {
     /// ONNX: the shape of a graph input, e.g. --input-shape x=1x3x48x192 (repeatable).
     #[arg(long, value_name = "NAME=SHAPE", value_parser = dlc_onnx::parse_shape_arg)]
     input_shape: Vec<(String, Vec<i64>)>,
+    /// ONNX with --inputs: compile for every size of the model's dynamic dims rather than for
+    /// the given inputs' shapes (by default a dim the model leaves dynamic takes the size of
+    /// the given input, as --input-shape would set it: static shapes compile to fewer, faster
+    /// kernels, and another shape is another entry of the model cache).
+    #[arg(long)]
+    keep_dynamic: bool,
     /// Time N runs (after one warm-up) and print median/min/max and throughput.
     #[arg(long, value_name = "N")]
     bench: Option<usize>,
@@ -169,8 +177,8 @@ fn run(cli: Cli) -> Result<bool> {
     let (name, text) = if cli.input.ends_with(".onnx") {
         (cli.input.clone(), None)
     } else {
-        if !cli.dim.is_empty() || !cli.input_shape.is_empty() {
-            bail!("--dim and --input-shape apply to ONNX models only");
+        if !cli.dim.is_empty() || !cli.input_shape.is_empty() || cli.keep_dynamic {
+            bail!("--dim, --input-shape and --keep-dynamic apply to ONNX models only");
         }
         let (name, text) = read_input(&cli.input)?;
         (name, Some(text))
@@ -184,6 +192,13 @@ fn run(cli: Cli) -> Result<bool> {
         let import = dlc_onnx::ImportOptions {
             dims: cli.dim.iter().cloned().collect(),
             input_shapes: cli.input_shape.iter().cloned().collect(),
+            given_shapes: match &given {
+                Some(given) if !cli.keep_dynamic => given
+                    .iter()
+                    .map(|t| t.shape().iter().map(|&d| d as i64).collect())
+                    .collect(),
+                _ => Vec::new(),
+            },
             ..Default::default()
         };
         match compile_onnx(

@@ -266,7 +266,10 @@ fn import_key(file_hash: &[u8; 32], options: &ImportOptions) -> Vec<u8> {
         })
         .collect();
     constants.sort_by(|a, b| a.0.cmp(b.0));
-    let options = format!("{dims:?} {shapes:?} {constants:?} {:?}", options.func_name);
+    let options = format!(
+        "{dims:?} {shapes:?} {:?} {constants:?} {:?}",
+        options.given_shapes, options.func_name
+    );
     let mut key = file_hash.to_vec();
     key.extend_from_slice(options.as_bytes());
     key

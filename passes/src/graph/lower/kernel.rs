@@ -601,7 +601,7 @@ impl Kernel<'_> {
             .ok_or_else(|| "a kernel operand that is neither an input nor computed".into())
     }
 
-    /// Loads element `idx` of kernel input `v`.
+    /// Loads element `idx` of kernel input `v` (the value of a splat constant member).
     pub(super) fn load_input(
         &mut self,
         ctx: &mut Context,
@@ -609,6 +609,12 @@ impl Kernel<'_> {
         v: Value,
         idx: &[Value],
     ) -> Result<Value, String> {
+        // A splat constant in the group (a matmul's constant weights) is its value, not a load.
+        if let Some(def) = ctx.defining_op(v) {
+            if self.plan.kind.get(&def) == Some(&Kind::Splat) {
+                return self.splat(ctx, def);
+            }
+        }
         let buf = self.input_buffer(v)?;
         Ok(build_load(ctx, e.at, buf, idx, e.loc))
     }
