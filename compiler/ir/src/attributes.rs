@@ -95,6 +95,47 @@ pub struct DenseElements {
     pub data: Box<[u8]>,
 }
 
+/// For a row-major tensor of shape `shape` transposed by `perm` (result dim `i` is input dim
+/// `perm[i]`), the input position of each result element, in result order; `None` when `perm`
+/// is not a permutation of the dims.
+pub fn transpose_order(shape: &[usize], perm: &[usize]) -> Option<Vec<usize>> {
+    let rank = shape.len();
+    let mut seen = vec![false; rank];
+    for &p in perm {
+        if p >= rank || std::mem::replace(&mut seen[p], true) {
+            return None;
+        }
+    }
+    if perm.len() != rank {
+        return None;
+    }
+    let mut in_strides = vec![1usize; rank];
+    for k in (0..rank.saturating_sub(1)).rev() {
+        in_strides[k] = in_strides[k + 1] * shape[k + 1];
+    }
+    let out_shape: Vec<usize> = perm.iter().map(|&p| shape[p]).collect();
+    let strides: Vec<usize> = perm.iter().map(|&p| in_strides[p]).collect();
+    let count: usize = out_shape.iter().product();
+    let mut order = Vec::with_capacity(count);
+    // An odometer over the result index: the input position moves by the stride of the dim
+    // that steps, and back over the dims that wrap.
+    let mut index = vec![0usize; rank];
+    let mut at = 0usize;
+    for _ in 0..count {
+        order.push(at);
+        for j in (0..rank).rev() {
+            index[j] += 1;
+            at += strides[j];
+            if index[j] < out_shape[j] {
+                break;
+            }
+            at -= strides[j] * out_shape[j];
+            index[j] = 0;
+        }
+    }
+    Some(order)
+}
+
 /// The storage width in bytes of one dense element of type `element`, or `None` if dense
 /// attributes cannot hold it (a zero-width integer among them).
 pub fn dense_element_bytes(kind: &TypeKind) -> Option<usize> {
@@ -456,6 +497,46 @@ impl Context {
         self.intern_attr(AttrKind::DenseElements(DenseElements { ty, splat, data }))
     }
 
+    /// Dense elements attribute `attr` of static shape `shape` transposed by `perm` (result dim
+    /// `i` is input dim `perm[i]`) into shaped type `ty` (which may also reshape the result),
+    /// moving the stored bytes without decoding them. `None` for other attributes, or a `perm`
+    /// or `ty` that does not fit.
+    pub fn dense_transposed(
+        &mut self,
+        attr: Attribute,
+        shape: &[usize],
+        perm: &[usize],
+        ty: Type,
+    ) -> Option<Attribute> {
+        let AttrKind::DenseElements(dense) = self.attr_kind(attr) else {
+            return None;
+        };
+        let elem = self.element_type(dense.ty);
+        let width = dense_element_bytes(self.type_kind(elem))?;
+        let count = shape.iter().product::<usize>();
+        let fits = self.element_type(ty) == elem
+            && self.shape(ty).is_some_and(|s| {
+                s.iter()
+                    .map(|&d| usize::try_from(d).ok())
+                    .product::<Option<usize>>()
+                    == Some(count)
+            });
+        if !fits || (!dense.splat && dense.data.len() != count * width) {
+            return None;
+        }
+        let data: Box<[u8]> = if dense.splat {
+            dense.data.clone()
+        } else {
+            let mut out = Vec::with_capacity(dense.data.len());
+            for at in transpose_order(shape, perm)? {
+                out.extend_from_slice(&dense.data[at * width..(at + 1) * width]);
+            }
+            out.into()
+        };
+        let splat = dense.splat;
+        Some(self.intern_attr(AttrKind::DenseElements(DenseElements { ty, splat, data })))
+    }
+
     /// Builds a dense constant of shaped type `ty` from decoded values: one value makes a splat.
     pub fn dense_attr(&mut self, ty: Type, values: &[DenseValue]) -> Attribute {
         self.dense_attr_from(ty, values.iter().copied())
@@ -537,5 +618,78 @@ pub(crate) fn encode_dense_value(kind: &TypeKind, v: DenseValue, n: usize, out: 
         let fill = if (bits as i128) < 0 { 0xff } else { 0 };
         out.extend_from_slice(&bytes);
         out.resize(out.len() + n - bytes.len(), fill);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The input position of every result element, computed the slow way.
+    fn naive(shape: &[usize], perm: &[usize]) -> Vec<usize> {
+        let out: Vec<usize> = perm.iter().map(|&p| shape[p]).collect();
+        let count: usize = out.iter().product();
+        (0..count)
+            .map(|mut i| {
+                let mut index = vec![0; out.len()];
+                for j in (0..out.len()).rev() {
+                    index[j] = i % out[j];
+                    i /= out[j];
+                }
+                let mut source = vec![0; shape.len()];
+                for (j, &p) in perm.iter().enumerate() {
+                    source[p] = index[j];
+                }
+                source
+                    .iter()
+                    .zip(shape)
+                    .fold(0, |acc, (&x, &d)| acc * d + x)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn transpose_order_matches_the_index_formula() {
+        assert_eq!(
+            transpose_order(&[2, 3], &[1, 0]),
+            Some(vec![0, 3, 1, 4, 2, 5])
+        );
+        for perm in [[0, 1, 2], [2, 0, 1], [1, 2, 0], [2, 1, 0], [0, 2, 1]] {
+            assert_eq!(
+                transpose_order(&[2, 3, 4], &perm),
+                Some(naive(&[2, 3, 4], &perm))
+            );
+        }
+        assert_eq!(transpose_order(&[3, 0, 2], &[2, 1, 0]), Some(vec![]));
+        assert_eq!(transpose_order(&[], &[]), Some(vec![0]));
+        assert_eq!(transpose_order(&[2, 3], &[0, 0]), None);
+        assert_eq!(transpose_order(&[2, 3], &[0, 2]), None);
+        assert_eq!(transpose_order(&[2, 3], &[0]), None);
+    }
+
+    #[test]
+    fn dense_transposed_moves_whole_elements() {
+        let mut ctx = Context::new();
+        let i16 = ctx.integer_type(16);
+        let (t23, t32, t6) = (
+            ctx.tensor_type(&[2, 3], i16),
+            ctx.tensor_type(&[3, 2], i16),
+            ctx.tensor_type(&[6], i16),
+        );
+        let values: Vec<DenseValue> = (0..6).map(|v| DenseValue::Int(v * 300 - 700)).collect();
+        let a = ctx.dense_attr(t23, &values);
+        let t = ctx.dense_transposed(a, &[2, 3], &[1, 0], t32).unwrap();
+        let order = [0, 3, 1, 4, 2, 5].map(|i| values[i]);
+        assert_eq!(t, ctx.dense_attr(t32, &order));
+        // Into a reshaped type, and a splat stays one.
+        let flat = ctx.dense_transposed(a, &[2, 3], &[1, 0], t6).unwrap();
+        assert_eq!(flat, ctx.dense_attr(t6, &order));
+        let splat = ctx.dense_attr(t23, &[DenseValue::Int(9)]);
+        let ts = ctx.dense_transposed(splat, &[2, 3], &[1, 0], t32).unwrap();
+        assert_eq!(ts, ctx.dense_attr(t32, &[DenseValue::Int(9)]));
+        // A type of another element count, or a shape the data does not have.
+        let t4 = ctx.tensor_type(&[4], i16);
+        assert_eq!(ctx.dense_transposed(a, &[2, 3], &[1, 0], t4), None);
+        assert_eq!(ctx.dense_transposed(a, &[3, 3], &[1, 0], t32), None);
     }
 }

@@ -451,30 +451,30 @@ fn strided_windows_conv(b: &mut GraphBuilder<'_>, op: Op, window: &Window) -> Va
 }
 
 /// `x` transposed by `perm`, then reshaped to `shape` (one -1 allowed) when given. A constant
-/// `x` is reordered here, once, into a new constant, rather than by a kernel at every run (its
-/// own op is erased when nothing else uses it); anything else gets `graph.transpose` (and
-/// `graph.reshape`) ops.
+/// `x` is reordered here, once, into a new constant (its bytes moved, not decoded), rather than
+/// by a kernel at every run (its own op is erased when nothing else uses it); anything else
+/// gets `graph.transpose` (and `graph.reshape`) ops.
 fn reordered(b: &mut GraphBuilder<'_>, x: Value, perm: &[i64], shape: Option<&[i64]>) -> Value {
-    let folded = constant_tensor(b.ctx, x)
-        .and_then(|t| crate::interp::primitives::transpose(&t, perm).ok())
-        .and_then(|t| match shape {
-            None => Some(t),
-            Some(shape) => {
-                let dims: Vec<i64> = t.shape().iter().map(|&d| d as i64).collect();
-                let target = reshape_shape(&dims, shape)
-                    .iter()
-                    .map(|&d| usize::try_from(d).ok())
-                    .collect::<Option<Vec<_>>>()?;
-                t.reshaped(target).ok()
-            }
-        });
-    let Some(t) = folded else {
+    let dims = b.shape(x);
+    let transposed: Vec<i64> = perm.iter().map(|&p| dims[p as usize]).collect();
+    let target = match shape {
+        Some(shape) => reshape_shape(&transposed, shape),
+        None => transposed,
+    };
+    let folded = constant_value(b.ctx, x).and_then(|value| {
+        let shape = dims
+            .iter()
+            .map(|&d| usize::try_from(d).ok())
+            .collect::<Option<Vec<_>>>()?;
+        let perm: Vec<usize> = perm.iter().map(|&p| p as usize).collect();
+        let ty = b.tensor(&target, b.elem(x));
+        b.ctx.dense_transposed(value, &shape, &perm, ty)
+    });
+    let Some(value) = folded else {
         let xt = b.transpose(x, perm);
         return shape.map_or(xt, |shape| b.reshape(xt, shape));
     };
-    let dims: Vec<i64> = t.shape().iter().map(|&d| d as i64).collect();
-    let ty = b.tensor(&dims, b.elem(x));
-    let value = t.to_dense_attr(b.ctx);
+    let ty = b.tensor(&target, b.elem(x));
     let folded = b.build_one("graph.constant", &[], vec![("value", value)], ty);
     if let Some(dead) = b.ctx.defining_op(x).filter(|_| b.ctx.uses(x).is_empty()) {
         b.ctx.erase_op(dead);
@@ -482,22 +482,17 @@ fn reordered(b: &mut GraphBuilder<'_>, x: Value, perm: &[i64], shape: Option<&[i
     folded
 }
 
-/// The value of `v` when it is a `graph.constant`, or reshapes of one, with a static shape.
-fn constant_tensor(ctx: &Context, v: Value) -> Option<dlc_tensor::Tensor> {
+/// The dense value of `v` when it is a `graph.constant`, or reshapes of one (a reshape keeps
+/// the row-major bytes).
+fn constant_value(ctx: &Context, v: Value) -> Option<Attribute> {
     let def = ctx.defining_op(v)?;
-    let shape: Vec<usize> = ctx
-        .shape(ctx.value_type(v))?
-        .iter()
-        .map(|&d| usize::try_from(d).ok())
-        .collect::<Option<_>>()?;
-    let t = if ctx.view::<ConstantOp>(def).is_some() {
-        dlc_tensor::Tensor::from_dense_attr(ctx, ctx.attr(def, "value")?).ok()?
+    if ctx.view::<ConstantOp>(def).is_some() {
+        ctx.attr(def, "value")
     } else if ctx.view::<ReshapeOp>(def).is_some() {
-        constant_tensor(ctx, ctx.operand(def, 0))?
+        constant_value(ctx, ctx.operand(def, 0))
     } else {
-        return None;
-    };
-    t.reshaped(shape).ok()
+        None
+    }
 }
 
 /// `wr · cols` over the last two dims. With fewer `columns` than 16 (a vector of `f32` on

@@ -363,31 +363,18 @@ fn fold_constant(
         Family::Transpose => {
             let perm = Attrs::new(ctx, ctx.attrs(op)).array("perm").ok()??;
             let (vals, shape, _) = &inputs[0];
-            transpose_values(vals, shape, &perm)
+            transpose_values(vals, shape, &perm)?
         }
         _ => return None,
     };
     build(ctx, result_ty, values)
 }
 
-fn transpose_values(vals: &[DenseValue], shape: &[i64], perm: &[i64]) -> Vec<DenseValue> {
-    let rank = shape.len();
-    let mut in_strides = vec![1usize; rank];
-    for k in (0..rank.saturating_sub(1)).rev() {
-        in_strides[k] = in_strides[k + 1] * shape[k + 1] as usize;
-    }
-    let out_shape: Vec<usize> = perm.iter().map(|p| shape[*p as usize] as usize).collect();
-    let count: usize = out_shape.iter().product();
-    (0..count)
-        .map(|mut i| {
-            let mut at = 0;
-            for j in (0..rank).rev() {
-                at += (i % out_shape[j]) * in_strides[perm[j] as usize];
-                i /= out_shape[j];
-            }
-            vals[at]
-        })
-        .collect()
+fn transpose_values(vals: &[DenseValue], shape: &[i64], perm: &[i64]) -> Option<Vec<DenseValue>> {
+    let shape: Vec<usize> = shape.iter().map(|&d| d as usize).collect();
+    let perm: Vec<usize> = perm.iter().map(|&p| p as usize).collect();
+    let order = dlc_ir::attributes::transpose_order(&shape, &perm)?;
+    Some(order.into_iter().map(|at| vals[at]).collect())
 }
 
 /// Evaluates one element of an elementwise op; `None` where the op does not fold.
