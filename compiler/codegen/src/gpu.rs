@@ -22,8 +22,8 @@
 
 use crate::error::CgResult;
 use crate::function::{alignment_of, FnLowering, LoopHint, Machine};
-use dlc_ir::Block;
-use dlc_loop::{Dim, LoopKind, LoopOps, ReduceKind};
+use dlc_ir::{Block, DenseValue};
+use dlc_loop::{Dim, LoopKind, LoopOps, ReduceKind, ReduceScalar};
 use inkwell::module::Linkage;
 use inkwell::types::{BasicType, BasicTypeEnum};
 use inkwell::values::{BasicValueEnum, InstructionOpcode as Opc, IntValue, PointerValue};
@@ -442,42 +442,19 @@ impl Shuffle {
     }
 }
 
-/// The identity of `kind` for values of type `ty`.
+/// The identity of `kind` for values of type `ty` ([`ReduceKind::identity_of`]).
 fn identity(kind: ReduceKind, ty: BasicTypeEnum<'_>) -> CgResult<BasicValueEnum<'_>> {
-    Ok(match ty {
-        BasicTypeEnum::FloatType(t) => t
-            .const_float(match kind {
-                ReduceKind::Add => 0.0,
-                ReduceKind::Mul => 1.0,
-                ReduceKind::Max => f64::NEG_INFINITY,
-                ReduceKind::Min => f64::INFINITY,
-                _ => return Err("this reduction kind does not apply to floats".into()),
-            })
-            .into(),
-        BasicTypeEnum::IntType(t) => {
-            let bits = t.get_bit_width();
-            let min = if bits >= 64 {
-                i64::MIN
-            } else {
-                -(1i64 << (bits - 1))
-            };
-            let max = if bits >= 64 {
-                i64::MAX
-            } else {
-                (1i64 << (bits - 1)) - 1
-            };
-            t.const_int(
-                match kind {
-                    ReduceKind::Add | ReduceKind::Or => 0,
-                    ReduceKind::Mul => 1,
-                    ReduceKind::Max => min,
-                    ReduceKind::Min => max,
-                    ReduceKind::And => -1,
-                } as u64,
-                true,
-            )
-            .into()
-        }
-        _ => return Err("reductions take scalars".into()),
+    let scalar = match ty {
+        BasicTypeEnum::FloatType(_) => ReduceScalar::Float,
+        BasicTypeEnum::IntType(t) => ReduceScalar::Int(t.get_bit_width()),
+        _ => return Err("a reduction over a type that is not a scalar".into()),
+    };
+    let value = kind
+        .identity_of(scalar)
+        .ok_or("this reduction kind has no identity on this type")?;
+    Ok(match (ty, value) {
+        (BasicTypeEnum::FloatType(t), DenseValue::Float(x)) => t.const_float(x).into(),
+        (BasicTypeEnum::IntType(t), DenseValue::Int(x)) => t.const_int(x as u64, true).into(),
+        _ => return Err("a reduction identity of the wrong class".into()),
     })
 }

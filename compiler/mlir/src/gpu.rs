@@ -17,7 +17,7 @@
 
 use crate::error::ExResult;
 use crate::function::{FnExport, FnKind};
-use dlc_ir::{Context, Op, Type, TypeKind};
+use dlc_ir::{Context, DenseValue, Op, Type, TypeKind};
 use dlc_loop::{buffer_parts, Dim, LoopKind, LoopOps, MemorySpace, ReduceKind};
 use melior::ir::r#type::IntegerType;
 use melior::ir::{Attribute as MAttribute, BlockRef, Type as MType, Value as MValue, ValueLike};
@@ -353,7 +353,8 @@ impl<'c, 'm> FnExport<'c, 'm, '_> {
         Ok(total)
     }
 
-    /// The identity of `kind` for values of the dlc type `elem` (MLIR type `ty`).
+    /// The identity of `kind` for values of the dlc type `elem` (MLIR type `ty`):
+    /// [`ReduceKind::identity`].
     fn identity(
         &self,
         block: BlockRef<'c, 'm>,
@@ -361,36 +362,10 @@ impl<'c, 'm> FnExport<'c, 'm, '_> {
         elem: Type,
         ty: MType<'c>,
     ) -> ExResult<MValue<'c, 'm>> {
-        match self.ctx.type_kind(elem) {
-            TypeKind::Float(_) => {
-                let v = match kind {
-                    ReduceKind::Add => 0.0,
-                    ReduceKind::Mul => 1.0,
-                    ReduceKind::Max => f64::NEG_INFINITY,
-                    ReduceKind::Min => f64::INFINITY,
-                    _ => return Err("this reduction kind does not apply to floats".into()),
-                };
-                self.const_float(block, ty, v)
-            }
-            kind_of => {
-                let bits = match kind_of {
-                    TypeKind::Integer { width } => *width,
-                    _ => 64,
-                };
-                let (min, max) = if bits >= 64 {
-                    (i64::MIN, i64::MAX)
-                } else {
-                    (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1)
-                };
-                let v = match kind {
-                    ReduceKind::Add | ReduceKind::Or => 0,
-                    ReduceKind::Mul => 1,
-                    ReduceKind::Max => min,
-                    ReduceKind::Min => max,
-                    ReduceKind::And => -1,
-                };
-                self.const_int(block, ty, v)
-            }
+        match kind.identity(self.ctx, elem) {
+            Some(DenseValue::Float(x)) => self.const_float(block, ty, x),
+            Some(DenseValue::Int(x)) => self.const_int(block, ty, x as i64),
+            None => Err("this reduction kind has no identity on this type".into()),
         }
     }
 }

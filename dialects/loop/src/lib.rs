@@ -42,9 +42,10 @@ pub use ops::{
     gpu_dim, index_checks, launch_dims, module_kernels, reduce_kind, reshape_root, source_dtypes,
     AllocOp, BarrierOp, BlockDimOp, BlockIdOp, BlockReduceOp, CallIfOp, CallLoopOp, CheckOp,
     ConstantOp, Dim, DimOp, ForOp, IfOp, IndexCheck, IterKind, KernelOp, LaunchDim, LaunchOp,
-    LoadOp, LoopKind, LoopOps, PrefetchOp, ReadSizeOp, ReduceKind, ReduceMethod, ReshapeOp,
-    ReturnOp, ScheduleBlockOp, SourceDTypes, StoreOp, ThreadIdOp, VLoadOp, VStoreOp, ViewOp,
-    WarpReduceOp, YieldOp, DIM_SYMBOLS, INDEX_CHECKS, MAX_BLOCK_THREADS, NOALIAS, SOURCE_TYPE,
+    LoadOp, LoopKind, LoopOps, PrefetchOp, ReadSizeOp, ReduceKind, ReduceMethod, ReduceScalar,
+    ReshapeOp, ReturnOp, ScheduleBlockOp, SourceDTypes, StoreOp, ThreadIdOp, VLoadOp, VStoreOp,
+    ViewOp, WarpReduceOp, YieldOp, DIM_SYMBOLS, INDEX_CHECKS, MAX_BLOCK_THREADS, NOALIAS,
+    SOURCE_TYPE,
 };
 pub use types::{buffer_parts, buffer_type, elem_size_bytes, is_buffer, MemorySpace};
 pub use verify::{is_gpu_kernel, launch_compatible};

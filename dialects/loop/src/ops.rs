@@ -571,6 +571,15 @@ impl ReduceMethod {
     }
 }
 
+/// The scalar classes a reduction identity is defined on ([`ReduceKind::identity_of`]).
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum ReduceScalar {
+    /// Any float type.
+    Float,
+    /// A signless integer of this width.
+    Int(u32),
+}
+
 /// The combining function of loop.warp_reduce / loop.block_reduce.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub enum ReduceKind {
@@ -626,19 +635,33 @@ impl ReduceKind {
     /// The identity of this reduction on the scalar type `ty` (signed for integer max/min):
     /// `0`, `1`, `∓∞` for floats, all ones for `and`; `None` for a type without one.
     pub fn identity(self, ctx: &Context, ty: Type) -> Option<DenseValue> {
-        if ctx.float_kind(ty).is_some() {
-            return Some(DenseValue::Float(match self {
-                ReduceKind::Add => 0.0,
-                ReduceKind::Mul => 1.0,
-                ReduceKind::Max => f64::NEG_INFINITY,
-                ReduceKind::Min => f64::INFINITY,
-                ReduceKind::And | ReduceKind::Or => return None,
-            }));
-        }
-        let width = match ctx.type_kind(ty) {
-            TypeKind::Integer { width } if *width > 1 && *width <= 64 => *width,
-            TypeKind::Index => 64,
+        let scalar = match ctx.type_kind(ty) {
+            TypeKind::Float(_) => ReduceScalar::Float,
+            TypeKind::Integer { width } => ReduceScalar::Int(*width),
+            TypeKind::Index => ReduceScalar::Int(64),
             _ => return None,
+        };
+        self.identity_of(scalar)
+    }
+
+    /// [`ReduceKind::identity`] for a scalar class, the one definition the code generators
+    /// share: `0` for `add` and `or`, `1` for `mul`, all ones for `and`, `-∞`/`+∞` or the
+    /// signed minimum/maximum for `max`/`min`; floats have none for `and` and `or`. `i1` has
+    /// none: its signed `max` and `min` (true is -1) reverse the boolean order, so no pass
+    /// builds an `i1` reduction that needs one (a boolean reduction is lowered on `i8`).
+    pub fn identity_of(self, scalar: ReduceScalar) -> Option<DenseValue> {
+        let width = match scalar {
+            ReduceScalar::Float => {
+                return Some(DenseValue::Float(match self {
+                    ReduceKind::Add => 0.0,
+                    ReduceKind::Mul => 1.0,
+                    ReduceKind::Max => f64::NEG_INFINITY,
+                    ReduceKind::Min => f64::INFINITY,
+                    ReduceKind::And | ReduceKind::Or => return None,
+                }))
+            }
+            ReduceScalar::Int(width) if (2..=64).contains(&width) => width,
+            ReduceScalar::Int(_) => return None,
         };
         let min = -(1i128 << (width - 1));
         Some(DenseValue::Int(match self {
