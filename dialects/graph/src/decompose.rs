@@ -1224,32 +1224,10 @@ fn array_attr(ctx: &Context, op: Op, name: &str) -> Option<Vec<i64>> {
 // ---------------------------------------------------------------------------------------------
 // Shape rules (the verifier's, on `DYNAMIC`-marked static shapes).
 
-/// Merges two dims of a broadcast: a static 1 takes the other side; `?` against a static size
-/// takes the static size.
-fn broadcast_dim(a: i64, b: i64) -> i64 {
-    match (a, b) {
-        _ if a == b => a,
-        (1, _) => b,
-        (_, 1) => a,
-        (DYNAMIC, _) => b,
-        _ => a,
-    }
-}
-
-/// Numpy broadcasting of two shapes.
+/// Numpy broadcasting of two shapes: the verifier's rule (`crate::verify::broadcast_shapes`);
+/// shapes that do not broadcast keep `a`, and the op built with it fails to verify.
 pub fn broadcast_shapes(a: &[i64], b: &[i64]) -> Vec<i64> {
-    let rank = a.len().max(b.len());
-    let at = |s: &[i64], i: usize| {
-        let pad = rank - s.len();
-        if i < pad {
-            1
-        } else {
-            s[i - pad]
-        }
-    };
-    (0..rank)
-        .map(|i| broadcast_dim(at(a, i), at(b, i)))
-        .collect()
+    crate::verify::broadcast_shapes(&[(0, a), (1, b)]).unwrap_or_else(|_| a.to_vec())
 }
 
 /// The shape of a reduction over `axes`.
