@@ -201,7 +201,7 @@ pub fn reproducer_flags(path: &str) -> anyhow::Result<Vec<String>> {
 
 /// Logs to stderr as `DLC_LOG` asks (`DLC_LOG=debug`, `DLC_LOG=dlc_ir=trace`); off without it.
 /// Each pass runs in a `pass{name=...}` span, reported with its time when it closes.
-pub fn init_logging() {
+pub fn init_logging(tool: &str) {
     use std::io::IsTerminal;
     let Ok(directives) = std::env::var("DLC_LOG") else {
         return;
@@ -209,7 +209,7 @@ pub fn init_logging() {
     let filter = match tracing_subscriber::EnvFilter::builder().parse(&directives) {
         Ok(f) => f,
         Err(e) => {
-            eprintln!("dlc-opt: warning: ignoring DLC_LOG='{directives}': {e}");
+            eprintln!("{tool}: warning: ignoring DLC_LOG='{directives}': {e}");
             return;
         }
     };

@@ -1,8 +1,8 @@
 // Bad act ops are diagnosed at their location, and the tool exits with 1.
 // RUN: split-file --leading-lines %s %t
-// RUN: not act-opt %t/clamp.mlir '' 2>&1 | FileCheck %s --check-prefix=CLAMP
-// RUN: not act-opt %t/int.mlir '' 2>&1 | FileCheck %s --check-prefix=INT
-// RUN: not act-opt %t/syntax.mlir '' 2>&1 | FileCheck %s --check-prefix=SYNTAX
+// RUN: not act-opt %t/clamp.mlir 2>&1 | FileCheck %s --check-prefix=CLAMP
+// RUN: not act-opt %t/int.mlir 2>&1 | FileCheck %s --check-prefix=INT
+// RUN: not act-opt %t/syntax.mlir 2>&1 | FileCheck %s --check-prefix=SYNTAX
 
 //--- clamp.mlir
 func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {

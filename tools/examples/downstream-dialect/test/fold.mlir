@@ -1,5 +1,5 @@
 // act.scale by 1 folds to its operand; any other factor stays.
-// RUN: act-opt %s canonicalize | FileCheck %s
+// RUN: act-opt %s --pipeline=canonicalize | FileCheck %s
 
 // CHECK-LABEL: func.func @unit_factor
 func.func @unit_factor(%x: tensor<4xf32>) -> tensor<4xf32> {

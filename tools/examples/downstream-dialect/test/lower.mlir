@@ -1,7 +1,7 @@
 // lower-act rewrites act ops into graph ops, which dlc then compiles and runs like any graph
 // program: the compiled code agrees with dlc's interpreter on the lowered program.
-// RUN: act-opt %s lower-act | FileCheck %s
-// RUN: act-opt %s lower-act | dlc-run - --check | FileCheck %s --check-prefix=EXEC
+// RUN: act-opt %s --pipeline=lower-act | FileCheck %s
+// RUN: act-opt %s --pipeline=lower-act | dlc-run - --check | FileCheck %s --check-prefix=EXEC
 
 // CHECK-LABEL: func.func @hard_swish
 // CHECK-NOT: act.

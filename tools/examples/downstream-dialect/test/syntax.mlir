@@ -1,6 +1,6 @@
 // The act ops' custom syntax prints back as it parses; a number may be written as an integer.
-// RUN: act-opt %s '' | FileCheck %s
-// RUN: act-opt %s '' | act-opt /dev/stdin '' | FileCheck %s
+// RUN: act-opt %s | FileCheck %s
+// RUN: act-opt %s | act-opt - | FileCheck %s
 
 // CHECK-LABEL: func.func @all_three
 func.func @all_three(%x: tensor<2x?xf32>) -> tensor<2x?xf32> {

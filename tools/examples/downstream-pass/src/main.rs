@@ -1,58 +1,10 @@
-//! downstream-opt: parses a file, runs a pipeline of dlc's passes and this crate's, and prints
-//! the result (`downstream-opt input.mlir 'cse,tag-functions'`).
+//! downstream-opt: dlc-opt with this crate's pass, on dlc's driver ([`dlc_opt::opt_main`]):
+//! `downstream-opt input.mlir --pass-pipeline='builtin.module(func.func(tag-functions))'`.
 
-use dlc_ir::pass::{parse_pipeline, PassRegistry};
-use dlc_ir::{parse_source, print_op, verify, Context, SourceMap};
-use std::io::Write;
-use std::process::ExitCode;
-
-fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().collect();
-    let [_, path, pipeline] = &args[..] else {
-        eprintln!("usage: downstream-opt <input.mlir> <pipeline>");
-        return ExitCode::from(2);
-    };
-    let mut registry = PassRegistry::new();
-    dlc_passes::register_all(&mut registry);
-    downstream_pass::register(&mut registry);
-
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) => {
-            eprintln!("downstream-opt: could not read '{path}': {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let mut pm = match parse_pipeline(pipeline).and_then(|s| registry.build(&s, "builtin.module")) {
-        Ok(pm) => pm,
-        Err(e) => {
-            eprint!("{}", e.render("pipeline", pipeline));
-            return ExitCode::FAILURE;
-        }
-    };
-    let mut ctx = Context::new();
-    dlc_dialects::register_all_dialects(&mut ctx);
-    let mut sources = SourceMap::new();
-    sources.add(path, &text);
-    let result = parse_source(&mut ctx, &text, path, 1)
-        .and_then(|m| verify(&ctx, m).map(|()| m))
-        .map_err(|d| vec![d])
-        .and_then(|m| pm.run(&mut ctx, m).map(|_| m).map_err(|f| f.diagnostics));
-    match result {
-        Ok(module) => {
-            // A closed pipe (`| head`) is not an error of the tool.
-            let _ = writeln!(
-                std::io::stdout(),
-                "{}",
-                print_op(&ctx, module, Default::default())
-            );
-            ExitCode::SUCCESS
-        }
-        Err(diagnostics) => {
-            for d in &diagnostics {
-                eprint!("{}", sources.render(&ctx, d));
-            }
-            ExitCode::FAILURE
-        }
-    }
+fn main() -> std::process::ExitCode {
+    dlc_opt::opt_main(&dlc_opt::OptTool {
+        name: "downstream-opt",
+        dialects: |_| {},
+        passes: downstream_pass::register,
+    })
 }

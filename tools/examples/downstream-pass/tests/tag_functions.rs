@@ -71,7 +71,7 @@ fn downstream_opt_runs_it() {
     std::fs::write(&input, INPUT).expect("write input");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_downstream-opt"))
         .arg(&input)
-        .arg("builtin.module(func.func(tag-functions))")
+        .arg("--pass-pipeline=builtin.module(func.func(tag-functions))")
         .output()
         .expect("downstream-opt runs");
     let _ = std::fs::remove_dir_all(&dir);
