@@ -24,7 +24,7 @@
 
 use crate::ops::{Family, GraphOps, YieldOp};
 use crate::sym_expr::{Def, Poly};
-use crate::verify::{tensor_parts, Attrs};
+use crate::verify::{tensor_parts, Attrs, InferShapes};
 use dlc_ir::pass::Analysis;
 use dlc_ir::{AttrKind, Context, Op, Type, Value, DYNAMIC};
 use rustc_hash::FxHashMap;
@@ -516,7 +516,15 @@ impl SymbolicShapes {
         let Some(ty) = tensor_parts(ctx, ctx.value_type(result)) else {
             return;
         };
-        let rule = fam.and_then(|f| self.rule(ctx, op, f));
+        let rule = match fam {
+            Some(f) => self.rule(ctx, op, f),
+            // Another dialect's op: its `InferShapes`, when it gives a symbolic rule.
+            None => ctx.interface::<dyn InferShapes>(op).and_then(|rule| {
+                let shapes: Vec<Vec<DimExpr>> =
+                    ctx.operands(op).iter().map(|&v| self.get(ctx, v)).collect();
+                rule.infer_symbolic(&shapes, ctx.attrs(op))
+            }),
+        };
         let dims = match rule {
             Some(dims) if dims.len() == ty.shape.len() => dims
                 .into_iter()

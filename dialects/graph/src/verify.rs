@@ -392,6 +392,18 @@ pub trait InferShapes: Sync {
         operands: &[Type],
         attrs: &[NamedAttr],
     ) -> Result<TensorType, String>;
+
+    /// The result's symbolic shape from the operands' ([`crate::shapes::SymbolicShapes`] asks
+    /// this of ops outside the graph dialect, whose rules it knows): a dim equal to an
+    /// operand's dim names the same symbol, so a `?` flows through the op. `None`, the
+    /// default, leaves each `?` of the result type a symbol of its own.
+    fn infer_symbolic(
+        &self,
+        _operands: &[Vec<crate::shapes::DimExpr>],
+        _attrs: &[NamedAttr],
+    ) -> Option<Vec<crate::shapes::DimExpr>> {
+        None
+    }
 }
 
 /// The [`InferShapes`] implementation of a graph op: the shape rule of its family.

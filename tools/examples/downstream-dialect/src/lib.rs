@@ -17,6 +17,7 @@
 #[doc = include_str!("../../../../docs/tutorial.md")]
 pub struct Tutorial;
 
+use dlc_graph::shapes::DimExpr;
 use dlc_graph::{build_binary, build_splat, tensor_parts, InferShapes, TensorType};
 use dlc_ir::parser::lexer::Tok;
 use dlc_ir::pass::{Anchor, OptionValues, Pass, PassInfo, PassRegistry, PassRun};
@@ -155,8 +156,9 @@ fn fold_scale(
     (factor == 1.0).then(|| SmallVec::from_elem(FoldResult::Value(ctx.operand(op, 0)), 1))
 }
 
-/// Every `act` op's result has its operand's type: graph builders and shape analyses that ask
-/// [`InferShapes`] see through `act` ops.
+/// Every `act` op's result has its operand's type, and its operand's symbolic shape: the
+/// result-type check of graph ops that read it and dlc's symbolic shape analysis
+/// (`dlc_graph::shapes::SymbolicShapes`) see through `act` ops.
 struct SameShape;
 
 impl InferShapes for SameShape {
@@ -168,6 +170,10 @@ impl InferShapes for SameShape {
     ) -> Result<TensorType, String> {
         let input = operands.first().ok_or("expects one operand")?;
         tensor_parts(ctx, *input).ok_or_else(|| "operand must be a tensor".into())
+    }
+
+    fn infer_symbolic(&self, operands: &[Vec<DimExpr>], _: &[NamedAttr]) -> Option<Vec<DimExpr>> {
+        operands.first().cloned()
     }
 }
 
