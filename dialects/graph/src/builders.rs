@@ -1,11 +1,12 @@
 //! Building graph ops from Rust, for passes, decompositions and generators.
 //!
-//! Builders infer the result type with the verifier's rules ([`crate::infer_result_type`]), so
+//! Builders infer the result type with the op's [`InferShapes`] (for graph ops, the verifier's
+//! rules: [`crate::infer_result_type`]; an op of another dialect that implements it too), so
 //! a built op verifies by construction, and shape errors come back as diagnostics at the given
 //! location instead of producing invalid IR. Ops whose result type is not determined by their
 //! operands (`graph.cast`, `graph.constant`, `graph.fill`, `graph.iota`) take it explicitly.
 
-use crate::verify::infer;
+use crate::verify::{infer, InferShapes};
 use dlc_ir::{
     AttrKind, Attribute, Context, DenseValue, Diagnostic, InsertPoint, Location, NamedAttr, Op,
     OpSpec, Type, Value,
@@ -51,8 +52,15 @@ pub fn build(
 ) -> Result<Op, Diagnostic> {
     let list = named(ctx, attrs);
     let types: Vec<Type> = operands.iter().map(|v| ctx.value_type(*v)).collect();
-    let inferred = infer(ctx, name, &types, &list)
-        .map_err(|m| Diagnostic::error(loc, format!("'{name}' op {m}")))?;
+    // The op's `InferShapes`, which every graph op has and another dialect's op may have.
+    let rule = ctx
+        .op_def_by_name(name)
+        .and_then(|def| def.interfaces.get::<dyn InferShapes>());
+    let inferred = match rule {
+        Some(rule) => rule.infer(ctx, &types, &list),
+        None => infer(ctx, name, &types, &list),
+    }
+    .map_err(|m| Diagnostic::error(loc, format!("'{name}' op {m}")))?;
     let ty = inferred.to_type(ctx);
     Ok(build_with_type(ctx, at, name, operands, attrs, ty, loc))
 }
