@@ -6,7 +6,7 @@
 //! location instead of producing invalid IR. Ops whose result type is not determined by their
 //! operands (`graph.cast`, `graph.constant`, `graph.fill`, `graph.iota`) take it explicitly.
 
-use crate::verify::{infer, InferShapes};
+use crate::infer::{infer, InferShapes};
 use dlc_ir::{
     AttrKind, Attribute, Context, DenseValue, Diagnostic, InsertPoint, Location, NamedAttr, Op,
     OpSpec, Type, Value,

@@ -574,7 +574,7 @@ pub fn direct_conv(ctx: &Context, op: Op) -> Option<Conv> {
 /// `tile` computes with the CPU's dot-product instructions.
 fn is_byte_conv(ctx: &Context, op: Op) -> bool {
     let byte =
-        |i: usize| crate::verify::is_byte(ctx.element_type(ctx.value_type(ctx.operand(op, i))));
+        |i: usize| crate::infer::is_byte(ctx.element_type(ctx.value_type(ctx.operand(op, i))));
     ctx.operands(op).len() == 2 && byte(0) && byte(1)
 }
 
@@ -1058,7 +1058,7 @@ impl<'a> GraphBuilder<'a> {
     pub fn matmul(&mut self, a: Value, b: Value) -> Value {
         let shape = matmul_shape(&self.shape(a), &self.shape(b));
         let elem = match (self.elem(a), self.elem(b)) {
-            (x, y) if crate::verify::is_byte(x) && crate::verify::is_byte(y) => Type::I32,
+            (x, y) if crate::infer::is_byte(x) && crate::infer::is_byte(y) => Type::I32,
             (x, _) => x,
         };
         let ty = self.tensor(&shape, elem);
@@ -1224,10 +1224,10 @@ fn array_attr(ctx: &Context, op: Op, name: &str) -> Option<Vec<i64>> {
 // ---------------------------------------------------------------------------------------------
 // Shape rules (the verifier's, on `DYNAMIC`-marked static shapes).
 
-/// Numpy broadcasting of two shapes: the verifier's rule (`crate::verify::broadcast_shapes`);
+/// Numpy broadcasting of two shapes: the verifier's rule (`crate::infer::broadcast_shapes`);
 /// shapes that do not broadcast keep `a`, and the op built with it fails to verify.
 pub fn broadcast_shapes(a: &[i64], b: &[i64]) -> Vec<i64> {
-    crate::verify::broadcast_shapes(&[(0, a), (1, b)]).unwrap_or_else(|_| a.to_vec())
+    crate::infer::broadcast_shapes(&[(0, a), (1, b)]).unwrap_or_else(|_| a.to_vec())
 }
 
 /// The shape of a reduction over `axes`.

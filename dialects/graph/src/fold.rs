@@ -18,8 +18,9 @@
 //! `x + 0.0` does not (it turns `-0.0` into `+0.0`), and `x * 0` never folds for floats (NaN, inf
 //! and the sign of zero).
 
+use crate::infer::slice_bound;
 use crate::ops::{Family, GraphOps, NegOp, ReshapeOp, TransposeOp};
-use crate::verify::{slice_bound, tensor_parts, Attrs};
+use crate::verify::{tensor_parts, Attrs};
 use dlc_ir::attributes::sign_extend;
 use dlc_ir::{
     AttrKind, Attribute, Context, DenseValue, FloatKind, FoldResult, Op, Type, TypeKind, Value,

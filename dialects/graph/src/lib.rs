@@ -23,6 +23,7 @@ pub mod decompose;
 pub mod dot;
 pub mod fold;
 pub mod generate;
+pub mod infer;
 pub mod interp;
 pub mod ops;
 pub mod recurrence;
@@ -36,8 +37,9 @@ pub use builders::{
     build_reduce, build_reshape, build_select, build_splat, build_transpose, build_unary,
     build_with_type, constant_spec, i64_array, i64_attr,
 };
+pub use infer::{infer, infer_result_type, InferShapes, ShapeRule};
 pub use ops::{family, DTypeClass, Family, GraphOp, GraphOps, Reduction};
-pub use verify::{infer, infer_result_type, tensor_parts, InferShapes, ShapeRule, TensorType};
+pub use verify::{tensor_parts, TensorType};
 
 use dlc_ir::{AttrKind, Attribute, Context, Dialect, Location, OpSpec, Type};
 

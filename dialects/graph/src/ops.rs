@@ -8,7 +8,7 @@
 //! [`GraphOp::FAMILY`], and its [`InferShapes`] implementation is the family's shape rule.
 
 use crate::decompose::{self, DecomposeFn};
-use crate::verify::{InferShapes, ShapeRule};
+use crate::infer::{InferShapes, ShapeRule};
 use crate::{fold, syntax, verify};
 use dlc_ir::{define_op, OpView, Traits};
 use DTypeClass::*;

@@ -22,9 +22,10 @@
 //! one string per dim, `""` for none, as the ONNX importer writes `dim_param`s) makes the `?`
 //! dims of the same name one size, by a runtime constraint recorded up front.
 
+use crate::infer::InferShapes;
 use crate::ops::{Family, GraphOps, YieldOp};
 use crate::sym_expr::{Def, Poly};
-use crate::verify::{tensor_parts, Attrs, InferShapes};
+use crate::verify::{tensor_parts, Attrs};
 use dlc_ir::pass::Analysis;
 use dlc_ir::{AttrKind, Context, Op, Type, Value, DYNAMIC};
 use rustc_hash::FxHashMap;
