@@ -1176,3 +1176,51 @@ loop.kernel @wide(%y: !loop.buffer<64xf32, global>) attributes {grid = [1 : inde
     assert_eq!(line(&err), line_of(src, "loop.kernel"));
     assert_eq!(line(&err.notes[0]), line_of(src, "16384xf32"));
 }
+
+/// `arith.maximumf` and `arith.minimumf` elementwise, as the CPU code runs them
+/// (`llvm.maximum`/`llvm.minimum`): +0 is above -0, and a NaN wins.
+const MAX_MIN: &str = r#"
+loop.kernel @max_min(%a: !loop.buffer<4xf32, global>, %b: !loop.buffer<4xf32, global>, %hi: !loop.buffer<4xf32, global>, %lo: !loop.buffer<4xf32, global>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  loop.for serial %i = %c0 to %c4 step %c1 {
+    %x = loop.load %a[%i] : !loop.buffer<4xf32, global>
+    %y = loop.load %b[%i] : !loop.buffer<4xf32, global>
+    %h = arith.maximumf %x, %y : f32
+    %l = arith.minimumf %x, %y : f32
+    loop.store %h, %hi[%i] : !loop.buffer<4xf32, global>
+    loop.store %l, %lo[%i] : !loop.buffer<4xf32, global>
+  }
+  loop.return
+}
+"#;
+
+#[test]
+fn maximumf_and_minimumf_order_signed_zeros_and_propagate_nan() {
+    let a = [-0.0, 0.0, f64::NAN, 1.0];
+    let b = [0.0, -0.0, 2.0, f64::NAN];
+    let mut args = [
+        f32_buf(&[4], &a),
+        f32_buf(&[4], &b),
+        f32_buf(&[4], &[7.0; 4]),
+        f32_buf(&[4], &[7.0; 4]),
+    ];
+    run(MAX_MIN, "max_min", &mut args).unwrap();
+    let (hi, lo) = (floats(&args[2]), floats(&args[3]));
+    let bits = |v: &[f64]| v[..2].iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert_eq!(
+        bits(&hi),
+        [0.0f64.to_bits(); 2],
+        "max(-0, +0) is +0: {hi:?}"
+    );
+    assert_eq!(
+        bits(&lo),
+        [(-0.0f64).to_bits(); 2],
+        "min(-0, +0) is -0: {lo:?}"
+    );
+    assert!(
+        hi[2..].iter().chain(&lo[2..]).all(|x| x.is_nan()),
+        "{hi:?} {lo:?}"
+    );
+}

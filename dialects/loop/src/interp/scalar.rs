@@ -6,7 +6,9 @@
 //! mode). Ops on `vector<...>` values apply lane by lane. Errors are messages; the caller attaches the op's location.
 
 use crate::math::MathOps;
-use dlc_arith::fold::{ceil_div_signed, floor_div_signed, ieee_maxnum, ieee_minnum};
+use dlc_arith::fold::{
+    ceil_div_signed, floor_div_signed, ieee_maximum, ieee_maxnum, ieee_minimum, ieee_minnum,
+};
 use dlc_arith::{round_to_format, rounding_mode, ArithOps, ConstantOp, RoundingMode};
 use dlc_ir::attributes::sign_extend;
 use dlc_ir::{AttrKind, Context, DenseValue, FloatKind, Op, Type, TypeKind};
@@ -208,8 +210,8 @@ fn eval_scalar(
             A::MulFOp(_) => binary(|a, b| a * b)?,
             A::DivFOp(_) => binary(|a, b| a / b)?,
             A::RemFOp(_) => binary(|a, b| a % b)?,
-            A::MaximumFOp(_) => binary(maximumf)?,
-            A::MinimumFOp(_) => binary(minimumf)?,
+            A::MaximumFOp(_) => binary(ieee_maximum)?,
+            A::MinimumFOp(_) => binary(ieee_minimum)?,
             A::MaxNumFOp(_) => binary(ieee_maxnum)?,
             A::MinNumFOp(_) => binary(ieee_minnum)?,
             A::NegFOp(_) => unary(|x| -x)?,
@@ -347,24 +349,6 @@ fn int_binary(op: ArithOps, a: i128, b: i128, w: u32) -> Result<i128, String> {
     })
 }
 
-/// `arith.maximumf`: the larger value, NaN if either is NaN.
-fn maximumf(a: f64, b: f64) -> f64 {
-    if a.is_nan() || b.is_nan() {
-        f64::NAN
-    } else {
-        a.max(b)
-    }
-}
-
-/// `arith.minimumf`: the smaller value, NaN if either is NaN.
-fn minimumf(a: f64, b: f64) -> f64 {
-    if a.is_nan() || b.is_nan() {
-        f64::NAN
-    } else {
-        a.min(b)
-    }
-}
-
 /// The error function to about 1e-13 relative: its Maclaurin series below 3, a continued
 /// fraction for `erfc` above.
 pub(crate) fn erf(x: f64) -> f64 {
@@ -487,8 +471,8 @@ fn combine2(kind: &str, a: &Val, b: &Val) -> Result<Val, String> {
         (Val::Float(x), Val::Float(y)) => Val::Float(match kind {
             "add" => x + y,
             "mul" => x * y,
-            "max" => maximumf(*x, *y),
-            "min" => minimumf(*x, *y),
+            "max" => ieee_maximum(*x, *y),
+            "min" => ieee_minimum(*x, *y),
             _ => return Err(format!("reduction kind '{kind}' does not apply to floats")),
         }),
         (Val::Vector(x), Val::Vector(y)) if x.len() == y.len() => Val::Vector(
