@@ -32,7 +32,7 @@ use dlc_graph::decompose::GraphBuilder;
 use dlc_graph::ops::{ConstantOp, ReshapeOp, TransposeOp};
 use dlc_graph::{family, Family};
 use dlc_ir::attributes::{AttrKind, DenseElements};
-use dlc_ir::{Attribute, Block, Context, InsertPoint, Op, Value, ValueMap, DYNAMIC};
+use dlc_ir::{Attribute, Block, Context, FoldResult, InsertPoint, Op, Value, ValueMap, DYNAMIC};
 
 /// Sinks every reshape of `block` below the elementwise ops that read it, in program order
 /// (the moved reshape meets the next consumer again); returns the number of ops moved above a
@@ -68,21 +68,26 @@ fn unit_transposes_to_reshapes(ctx: &mut Context, block: Block) -> u64 {
         rewritten += 1;
     }
     for op in ctx.block_ops(block).collect::<Vec<_>>() {
-        if ctx.view::<ReshapeOp>(op).is_none() {
-            continue;
-        }
         let inner = ctx
-            .defining_op(ctx.operand(op, 0))
+            .view::<ReshapeOp>(op)
+            .and_then(|_| ctx.defining_op(ctx.operand(op, 0)))
             .filter(|&d| ctx.view::<ReshapeOp>(d).is_some());
-        let (Some(inner), Some(t)) = (inner, static_shape(ctx, ctx.result(op, 0))) else {
+        let Some(inner) = inner else {
             continue;
         };
-        let source = ctx.operand(inner, 0);
-        if static_shape(ctx, source).as_ref() == Some(&t) {
-            ctx.replace_all_uses(ctx.result(op, 0), source);
-            ctx.erase_op(op);
-        } else {
-            ctx.set_operand(op, 0, source);
+        // The graph folder's rule: the pair becomes one reshape of the inner one's source (in
+        // place), and a reshape that is then the identity goes.
+        // Anything else (a constant, when the chain starts at a graph.constant) stays.
+        loop {
+            match ctx.fold(op).as_deref() {
+                Some([]) => {}
+                Some(&[FoldResult::Value(v)]) => {
+                    ctx.replace_all_uses(ctx.result(op, 0), v);
+                    ctx.erase_op(op);
+                    break;
+                }
+                _ => break,
+            }
         }
         if ctx.uses(ctx.result(inner, 0)).is_empty() {
             ctx.erase_op(inner);
