@@ -746,13 +746,8 @@ impl KernelOp {
         arg_attr_dict(ctx, self.0, i)
     }
 
-    /// Whether the kernel may write memory through its argument `i`: an op in it with a write
-    /// effect on that argument, or with effects it does not declare.
-    pub fn may_write_arg(self, ctx: &Context, i: usize) -> bool {
-        self.written_args(ctx).get(i).copied().unwrap_or(false)
-    }
-
-    /// [`KernelOp::may_write_arg`] for every argument, in one walk of the body.
+    /// For each argument, whether the kernel may write memory through it: an op in it with a
+    /// write effect on that argument, or with effects it does not declare. One walk of the body.
     pub fn written_args(self, ctx: &Context) -> Vec<bool> {
         let Some(args) = self.body(ctx).map(|b| ctx.block_args(b)) else {
             return Vec::new();

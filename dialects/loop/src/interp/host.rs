@@ -723,8 +723,12 @@ impl Host<'_> {
                             && r.start < s.end
                             && s.start < r.end;
                         // Only overlapping views need the kernel walked for its writes.
-                        let written =
-                            || kernel.may_write_arg(ctx, i) || kernel.may_write_arg(ctx, *j);
+                        let written = || {
+                            let args = kernel.written_args(ctx);
+                            [i, *j]
+                                .iter()
+                                .any(|&k| args.get(k).copied().unwrap_or(false))
+                        };
                         if overlap && written() {
                             return Err(op_err(
                                 ctx,
