@@ -461,20 +461,19 @@ fn reordered(b: &mut GraphBuilder<'_>, x: Value, perm: &[i64], shape: Option<&[i
         Some(shape) => reshape_shape(&transposed, shape),
         None => transposed,
     };
+    let ty = b.tensor(&target, b.elem(x));
     let folded = constant_value(b.ctx, x).and_then(|value| {
         let shape = dims
             .iter()
             .map(|&d| usize::try_from(d).ok())
             .collect::<Option<Vec<_>>>()?;
         let perm: Vec<usize> = perm.iter().map(|&p| p as usize).collect();
-        let ty = b.tensor(&target, b.elem(x));
         b.ctx.dense_transposed(value, &shape, &perm, ty)
     });
     let Some(value) = folded else {
         let xt = b.transpose(x, perm);
         return shape.map_or(xt, |shape| b.reshape(xt, shape));
     };
-    let ty = b.tensor(&target, b.elem(x));
     let folded = b.build_one("graph.constant", &[], vec![("value", value)], ty);
     if let Some(dead) = b.ctx.defining_op(x).filter(|_| b.ctx.uses(x).is_empty()) {
         b.ctx.erase_op(dead);
