@@ -36,7 +36,7 @@ use std::path::{Path, PathBuf};
 
 /// Random graphs in the corpus in the default tier; seeds `0..scaled(GENERATED)`
 /// (`dlc_testkit`).
-const GENERATED: u64 = 60;
+const GENERATED: u64 = 30;
 /// The size of a `?` dim of an example or corpus program's argument.
 const DYNAMIC_SIZE: usize = 3;
 
