@@ -457,3 +457,65 @@ func.func @conv_padded(%x: tensor<1x2x4x5xf32>, %w: tensor<3x2x3x3xf32>, %b: ten
   %y = graph.relu %s : tensor<1x3x4x5xf32>
   return %y : tensor<1x3x4x5xf32>
 }
+
+// -----
+
+// Rule 8: an im2col chain, `pad → reshape → gather` with constant indices in range, is one
+// fusion (one kernel: the gather reads the unpadded input through the reshape and the pad),
+// and the constant indices move in with it; the trailing reshape stays out, a view of the
+// kernel's result.
+// CHECK-LABEL: func.func @movement_chain
+// CHECK-NEXT:    %0 = graph.fusion (%arg0) : (tensor<1x2x3x3xf32>) -> tensor<1x2x4x4xf32> {
+// CHECK-NEXT:    ^bb0(%arg1: tensor<1x2x3x3xf32>):
+// CHECK-NEXT:      %2 = graph.pad %arg1
+// CHECK-NEXT:      %3 = graph.reshape %2
+// CHECK-NEXT:      %4 = graph.constant
+// CHECK-NEXT:      %5 = graph.gather %3, %4
+// CHECK-NEXT:      graph.yield %5 : tensor<1x2x4x4xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %1 = graph.reshape %0
+// CHECK-NEXT:    return %1
+func.func @movement_chain(%x: tensor<1x2x3x3xf32>) -> tensor<1x8x4xf32> {
+  %p = graph.pad %x {high = array<i64: 0, 0, 1, 1>, low = array<i64: 0, 0, 1, 1>, value = 0.0 : f32} : tensor<1x2x3x3xf32> -> tensor<1x2x5x5xf32>
+  %f = graph.reshape %p {shape = array<i64: 1, 2, 25>} : tensor<1x2x5x5xf32> -> tensor<1x2x25xf32>
+  %i = graph.constant dense<[[0, 2, 10, 12], [1, 3, 11, 13], [5, 7, 15, 17], [-1, -25, 24, 6]]> : tensor<4x4xi64>
+  %g = graph.gather %f, %i {axis = 2 : i64} : tensor<1x2x25xf32>, tensor<4x4xi64> -> tensor<1x2x4x4xf32>
+  %y = graph.reshape %g {shape = array<i64: 1, 8, 4>} : tensor<1x2x4x4xf32> -> tensor<1x8x4xf32>
+  return %y : tensor<1x8x4xf32>
+}
+
+// -----
+
+// Counter-examples to rule 8: indices the runtime must check against the gathered buffer
+// (an argument, or a constant out of range) keep the gather's data in memory, so each op
+// stays a kernel of its own; so does a pad that a second op reads too.
+// CHECK-LABEL: func.func @movement_chain_breaks
+// CHECK-NOT: graph.fusion
+// CHECK: return
+func.func @movement_chain_breaks(%x: tensor<2x3xf32>, %i: tensor<4xi64>) -> (tensor<2x4xf32>, tensor<2x2xf32>, tensor<4x3xf32>, tensor<3x4xf32>) {
+  %p = graph.pad %x {high = array<i64: 0, 1>, low = array<i64: 0, 0>, value = 0.0 : f32} : tensor<2x3xf32> -> tensor<2x4xf32>
+  %g = graph.gather %p, %i {axis = 1 : i64} : tensor<2x4xf32>, tensor<4xi64> -> tensor<2x4xf32>
+  %q = graph.pad %x {high = array<i64: 0, 1>, low = array<i64: 0, 0>, value = 0.0 : f32} : tensor<2x3xf32> -> tensor<2x4xf32>
+  %c = graph.constant dense<[0, 4]> : tensor<2xi64>
+  %h = graph.gather %q, %c {axis = 1 : i64} : tensor<2x4xf32>, tensor<2xi64> -> tensor<2x2xf32>
+  %r = graph.pad %x {high = array<i64: 2, 0>, low = array<i64: 0, 0>, value = 1.0 : f32} : tensor<2x3xf32> -> tensor<4x3xf32>
+  %t = graph.transpose %r {perm = array<i64: 1, 0>} : tensor<4x3xf32> -> tensor<3x4xf32>
+  return %g, %h, %r, %t : tensor<2x4xf32>, tensor<2x2xf32>, tensor<4x3xf32>, tensor<3x4xf32>
+}
+
+// -----
+
+// Edge case of rule 8: a chain over a `?` dim (a transpose of a slice of a concat) is one
+// fusion; the dims come from the shapes at run time.
+// CHECK-LABEL: func.func @movement_chain_dynamic
+// CHECK-NEXT:    %0 = graph.fusion (%arg0, %arg1) : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<2x?xf32> {
+// CHECK:           graph.concat
+// CHECK-NEXT:      graph.slice
+// CHECK-NEXT:      graph.transpose
+// CHECK-NEXT:      graph.yield
+func.func @movement_chain_dynamic(%a: tensor<?x4xf32>, %b: tensor<?x4xf32>) -> tensor<2x?xf32> {
+  %c = graph.concat %a, %b {axis = 0 : i64} : tensor<?x4xf32>, tensor<?x4xf32> -> tensor<?x4xf32>
+  %s = graph.slice %c {starts = array<i64: 0, 1>, ends = array<i64: 9223372036854775807, 3>, steps = array<i64: 1, 1>} : tensor<?x4xf32> -> tensor<?x2xf32>
+  %t = graph.transpose %s {perm = array<i64: 1, 0>} : tensor<?x2xf32> -> tensor<2x?xf32>
+  return %t : tensor<2x?xf32>
+}

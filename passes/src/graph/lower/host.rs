@@ -417,18 +417,15 @@ impl Host<'_> {
     fn launch(&mut self, ctx: &mut Context, group: &Group, anchor: Op) -> Result<(), Diagnostic> {
         let loc = ctx.op_loc(anchor);
         let plan = plan::plan(ctx, group, self.shapes).map_err(|m| err(loc, m))?;
-        let computing = group
-            .ops
-            .iter()
-            .filter(|op| plan.kind[op] != Kind::Splat)
-            .count();
-        let label = if computing > 1 {
+        // A data-movement chain is named for its last op, the one with loops.
+        let looping = |op: &&Op| !matches!(plan.kind[*op], Kind::Splat | Kind::Inlined);
+        let label = if group.ops.iter().filter(looping).count() > 1 {
             "fusion".to_string()
         } else {
             group
                 .ops
                 .iter()
-                .find(|op| plan.kind[op] != Kind::Splat)
+                .find(looping)
                 .map_or("op".into(), |&op| plan::short_name(ctx, op).to_string())
         };
         let kernel_name = format!("{}_{}_{}", self.name, self.stats.kernels, label);

@@ -221,7 +221,7 @@ impl Kernel<'_> {
             .ops
             .iter()
             .copied()
-            .filter(|op| plan.kind[op] != Kind::Splat)
+            .filter(|op| !matches!(plan.kind[op], Kind::Splat | Kind::Inlined))
             .collect();
         for stage in 0..=plan.nests {
             // Write-backs of the reductions the previous nest finished.
@@ -369,7 +369,7 @@ impl Kernel<'_> {
                 let buf = build_alloc(ctx, at, ty, &sizes, self.loc);
                 self.storage.insert(r, buf);
                 self.locals += 1;
-            } else if reduction || read.contains(&r) {
+            } else if kind != Kind::Inlined && (reduction || read.contains(&r)) {
                 let reg = self.register(ctx, at, elem);
                 self.storage.insert(r, reg);
             }
@@ -465,7 +465,7 @@ impl Kernel<'_> {
                 let init = init.expect("reductions have an init block");
                 self.conv_block(ctx, e, op, init, &point)?
             }
-            Kind::Splat => {}
+            Kind::Splat | Kind::Inlined => {}
         }
         Ok(())
     }
@@ -609,10 +609,13 @@ impl Kernel<'_> {
         v: Value,
         idx: &[Value],
     ) -> Result<Value, String> {
-        // A splat constant in the group (a matmul's constant weights) is its value, not a load.
+        // A splat constant in the group (a matmul's constant weights) is its value, not a load;
+        // an op of a data-movement chain is its element at `idx`.
         if let Some(def) = ctx.defining_op(v) {
-            if self.plan.kind.get(&def) == Some(&Kind::Splat) {
-                return self.splat(ctx, def);
+            match self.plan.kind.get(&def) {
+                Some(Kind::Splat) => return self.splat(ctx, def),
+                Some(Kind::Inlined) => return self.element_at(ctx, e, def, idx),
+                _ => {}
             }
         }
         let buf = self.input_buffer(v)?;
