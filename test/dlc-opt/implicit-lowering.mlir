@@ -14,15 +14,15 @@
 // CHECK-NOT: graph.
 // CHECK: loop.launch @block_0_fusion
 
-// PIPE: Pass Manager with builtin.module(decompose{{.*}},func.func(fuse{{.*}}),lower{target=gpu},any(simplify{{.*}}),gpu-map{{.*}})
+// PIPE: Pass Manager with builtin.module(decompose{{.*}},func.func(fuse{{.*}}),lower{target=gpu{{.*}}},any(simplify{{.*}}),gpu-map{{.*}})
 
 // A CPU pipeline lowers for the CPU.
 // CPU: inserted 'decompose' before 'fuse' and 'lower{target=cpu}' before 'cpu-default'
-// CPU: Pass Manager with builtin.module(decompose{{.*}},func.func(fuse{{.*}}),lower{target=cpu},
+// CPU: Pass Manager with builtin.module(decompose{{.*}},func.func(fuse{{.*}}),lower{target=cpu{{.*}}},
 
 // Counter-example: passes the pipeline names itself win, and nothing is inserted.
 // EXPLICIT-NOT: remark
-// EXPLICIT: Pass Manager with builtin.module(decompose{{.*}},func.func(fuse{{.*}}),lower{target=cpu},any(simplify
+// EXPLICIT: Pass Manager with builtin.module(decompose{{.*}},func.func(fuse{{.*}}),lower{target=cpu{{.*}}},any(simplify
 
 // Edge case: --no-implicit-lowering runs the pipeline as written, which leaves the graph
 // program alone (with the warning that says why).

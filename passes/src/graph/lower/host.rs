@@ -11,11 +11,12 @@
 
 use super::control;
 use super::kernel::{self, global_buffer};
+use super::padded::Padded;
 use super::plan::{self, i64_array, int_attr, normalize_axis, Group, Kind};
 use super::{Stats, Target};
 use dlc_arith::{ArithOps, CmpIPredicate};
 use dlc_func::ReturnOp;
-use dlc_graph::ops::{ConstantOp, YieldOp};
+use dlc_graph::ops::{ConstantOp, FusionOp, YieldOp};
 use dlc_graph::shapes::{DimExpr, SymbolOrigin, SymbolicShapes};
 use dlc_graph::sym_expr::{Def, Poly};
 use dlc_graph::GraphOps;
@@ -23,9 +24,17 @@ use dlc_ir::{
     Block, Context, Diagnostic, InsertPoint, Location, Op, OpSpec, Type, Value, ValueMap,
 };
 use dlc_loop::KernelOp;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::element::Emit;
+
+/// How `lower` builds kernels: the pass's options.
+#[derive(Copy, Clone, Debug)]
+pub(super) struct Options {
+    pub target: Target,
+    /// Write a result that is only padded into the pad's buffer (`padded.rs`).
+    pub padded_outputs: bool,
+}
 
 /// Lowers one graph function: builds the host function after it and its kernels before it,
 /// then erases it.
@@ -33,7 +42,7 @@ pub(super) fn lower_function(
     ctx: &mut Context,
     func: Op,
     shapes: &SymbolicShapes,
-    target: Target,
+    options: Options,
     stats: &mut Stats,
 ) -> Result<(), Diagnostic> {
     let loc = ctx.op_loc(func);
@@ -56,7 +65,7 @@ pub(super) fn lower_function(
     let (host_region, host_entry) = ctx.create_region_with_block(&arg_types);
     let mut host = Host {
         shapes,
-        target,
+        options,
         func,
         entry: host_entry,
         map: ValueMap::new(),
@@ -65,6 +74,7 @@ pub(super) fn lower_function(
         args: ctx.block_args(host_entry).to_vec(),
         name,
         stats,
+        absorbed: FxHashSet::default(),
     };
     for (&old, &new) in ctx.block_args(entry).to_vec().iter().zip(&host.args) {
         host.map.map(old, new);
@@ -126,7 +136,7 @@ fn host_type(ctx: &mut Context, shapes: &SymbolicShapes, v: Value) -> Result<Typ
 
 struct Host<'a> {
     shapes: &'a SymbolicShapes,
-    target: Target,
+    options: Options,
     /// The graph function (kernels go before it).
     func: Op,
     entry: Block,
@@ -140,6 +150,9 @@ struct Host<'a> {
     args: Vec<Value>,
     name: String,
     stats: &'a mut Stats,
+    /// Pads (and reshapes before them) whose kernel's producer writes the padded buffer
+    /// (`padded.rs`): nothing left to lower.
+    absorbed: FxHashSet<Op>,
 }
 
 impl Host<'_> {
@@ -148,6 +161,9 @@ impl Host<'_> {
     }
 
     fn lower_op(&mut self, ctx: &mut Context, op: Op) -> Result<(), Diagnostic> {
+        if self.absorbed.contains(&op) {
+            return Ok(());
+        }
         let loc = ctx.op_loc(op);
         let e = Emit { at: self.at(), loc };
         match GraphOps::of(ctx, op) {
@@ -235,7 +251,7 @@ impl Host<'_> {
             let name = control::fresh_name(ctx, module_block, &format!("{}_{label}", self.name));
             let func = control::outline(ctx, op, index, name.clone(), self.func, &captured)?;
             let shapes = <SymbolicShapes as dlc_ir::pass::Analysis>::compute(ctx, func);
-            lower_function(ctx, func, &shapes, self.target, self.stats)?;
+            lower_function(ctx, func, &shapes, self.options, self.stats)?;
             names.push(name);
         }
         self.stats.host_calls += 1;
@@ -429,13 +445,15 @@ impl Host<'_> {
                 .map_or("op".into(), |&op| plan::short_name(ctx, op).to_string())
         };
         let kernel_name = format!("{}_{}_{}", self.name, self.stats.kernels, label);
+        let padded = self.padded_outputs(ctx, group, anchor);
         let request = kernel::Request {
             name: &kernel_name,
             group,
             plan: &plan,
             shapes: self.shapes,
-            target: self.target,
+            target: self.options.target,
             loc,
+            padded: &padded,
         };
         let (kernel, built) = kernel::build(ctx, InsertPoint::Before(self.func), &request)
             .map_err(|m| err(loc, m))?;
@@ -444,8 +462,16 @@ impl Host<'_> {
         self.stats.locals += built.locals;
         let mut args: Vec<Value> = group.inputs.iter().map(|v| self.map.lookup(*v)).collect();
         for &out in &group.outputs {
-            let buf = self.allocate(ctx, out, loc).map_err(|m| err(loc, m))?;
+            // A padded result's buffer is its pad's, and the pad has no kernel of its own.
+            let (tensor, absorbed) = match padded.get(&out) {
+                Some(p) => (ctx.result(p.pad, 0), p.absorbed().collect()),
+                None => (out, Vec::new()),
+            };
+            let buf = self.allocate(ctx, tensor, loc).map_err(|m| err(loc, m))?;
             self.map.map(out, buf);
+            self.map.map(tensor, buf);
+            self.stats.padded_outputs += u64::from(!absorbed.is_empty());
+            self.absorbed.extend(absorbed);
             args.push(buf);
         }
         for &s in &built.symbols {
@@ -465,6 +491,40 @@ impl Host<'_> {
         }
         dlc_loop::build_launch(ctx, self.at(), &kernel_name, &args, loc);
         Ok(())
+    }
+
+    /// The outputs of `group` (launched for `anchor`) that are written into the buffer of the
+    /// pad that consumes them ([`Padded::of`]), if the options ask for it.
+    fn padded_outputs(&self, ctx: &Context, group: &Group, anchor: Op) -> FxHashMap<Value, Padded> {
+        let mut padded = FxHashMap::default();
+        if !self.options.padded_outputs {
+            return padded;
+        }
+        // The value outside the kernel: the fusion's result that yields it, or itself.
+        let yielded = ctx.view::<FusionOp>(anchor).map(|_| {
+            let body = ctx.blocks(ctx.region(anchor, 0))[0];
+            let term = ctx
+                .block_ops(body)
+                .last()
+                .expect("a fusion body ends in its yield");
+            ctx.operands(term).to_vec()
+        });
+        for &out in &group.outputs {
+            let outside = match &yielded {
+                Some(values) => {
+                    let mut at = values.iter().enumerate().filter(|(_, &v)| v == out);
+                    match (at.next(), at.next()) {
+                        (Some((i, _)), None) => ctx.result(anchor, i),
+                        _ => continue,
+                    }
+                }
+                None => out,
+            };
+            if let Some(p) = Padded::of(ctx, self.shapes, outside) {
+                padded.insert(out, p);
+            }
+        }
+        padded
     }
 
     /// Builds the one kernel of a `graph.rnn` (`recurrence`), allocates its results and

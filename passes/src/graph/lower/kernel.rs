@@ -8,6 +8,7 @@
 //! region stores the identity at the first reduce point, the body combines.
 
 use super::element::{self, class, Class, Emit};
+use super::padded::Padded;
 use super::plan::{is_splat, matmul_transposes, short_name, Group, Kind, Plan, Slot};
 use super::Target;
 use crate::loops::cpu::target::inherit_target_cpu;
@@ -40,6 +41,8 @@ pub(super) struct Request<'a> {
     pub shapes: &'a SymbolicShapes,
     pub target: Target,
     pub loc: Location,
+    /// Results written into the buffer of the pad that is their only consumer.
+    pub padded: &'a FxHashMap<Value, Padded>,
 }
 
 /// Builds the kernel `req` describes at `at` (in the module).
@@ -55,11 +58,13 @@ pub(super) fn build(
         shapes,
         target,
         loc,
+        padded,
     } = *req;
     let symbols = kernel_symbols(ctx, group, plan, shapes);
     let mut arg_types = Vec::new();
     for &v in group.inputs.iter().chain(&group.outputs) {
-        arg_types.push(global_buffer(ctx, shapes, v)?);
+        let buffer = padded.get(&v).map_or(v, |p| ctx.result(p.pad, 0));
+        arg_types.push(global_buffer(ctx, shapes, buffer)?);
     }
     arg_types.extend(std::iter::repeat_n(Type::INDEX, symbols.len()));
     let (kernel, entry) = build_kernel(ctx, at, name, &arg_types, loc);
@@ -93,10 +98,21 @@ pub(super) fn build(
         storage: FxHashMap::default(),
         scratch: FxHashMap::default(),
         index_checks: Vec::new(),
+        padded,
         blocks: 0,
         locals: 0,
     };
-    match k.body(ctx, group, target) {
+    let built = k.body(ctx, group, target).and_then(|()| {
+        for (&r, p) in padded {
+            let out = *k
+                .outputs
+                .get(&r)
+                .ok_or("a padded value that is no output")?;
+            k.fill_border(ctx, entry, out, p)?;
+        }
+        Ok(())
+    });
+    match built {
         Ok(()) => {
             if !k.index_checks.is_empty() {
                 let checks = ctx.intern_attr(AttrKind::DenseArray {
@@ -171,6 +187,8 @@ fn kernel_symbols(ctx: &Context, group: &Group, plan: &Plan, shapes: &SymbolicSh
 
 /// The kernel under construction.
 pub(super) struct Kernel<'p> {
+    /// Results written into the buffer of the pad that is their only consumer.
+    padded: &'p FxHashMap<Value, Padded>,
     pub plan: &'p Plan,
     pub shapes: &'p SymbolicShapes,
     pub loc: Location,
@@ -187,7 +205,7 @@ pub(super) struct Kernel<'p> {
     /// The kernel's `index_checks` (see [`dlc_loop::INDEX_CHECKS`]): triples of the argument
     /// numbers of an index buffer and the buffer it indexes, and the indexed axis.
     index_checks: Vec<i64>,
-    blocks: u64,
+    pub(super) blocks: u64,
     locals: u64,
 }
 
@@ -447,11 +465,11 @@ impl Kernel<'_> {
                 };
                 let v =
                     element::elementwise(ctx, e, graph_op, &args, (elem, signs), pred.as_deref())?;
-                self.store_result(ctx, e, r, v, &point);
+                self.store_result(ctx, e, r, v, &point)?;
             }
             Kind::Movement => {
                 let v = self.movement(ctx, e, op, &point)?;
-                self.store_result(ctx, e, r, v, &point);
+                self.store_result(ctx, e, r, v, &point)?;
             }
             Kind::Reduce => {
                 let init = init.expect("reductions have an init block");
@@ -471,7 +489,14 @@ impl Kernel<'_> {
     }
 
     /// Stores result `r` of value `v` to its register or spill and to its output buffer.
-    fn store_result(&mut self, ctx: &mut Context, e: Emit, r: Value, v: Value, point: &Point) {
+    fn store_result(
+        &mut self,
+        ctx: &mut Context,
+        e: Emit,
+        r: Value,
+        v: Value,
+        point: &Point,
+    ) -> Result<(), String> {
         if let Some(&buf) = self.storage.get(&r) {
             let idx = if self.plan.spilled.contains(&r) {
                 self.plan
@@ -485,13 +510,21 @@ impl Kernel<'_> {
             build_store(ctx, e.at, v, buf, &idx, e.loc);
         }
         if let Some(&out) = self.outputs.get(&r) {
-            let idx = self.result_index(ctx, r, point);
+            let idx = self.result_index(ctx, e, r, point)?;
             build_store(ctx, e.at, v, out, &idx, e.loc);
         }
+        Ok(())
     }
 
-    /// The output index of member result `r` at `point`.
-    fn result_index(&mut self, ctx: &mut Context, r: Value, point: &Point) -> Vec<Value> {
+    /// The output index of member result `r` at `point` (in the pad's buffer, for a padded
+    /// result).
+    fn result_index(
+        &mut self,
+        ctx: &mut Context,
+        e: Emit,
+        r: Value,
+        point: &Point,
+    ) -> Result<Vec<Value>, String> {
         let axes = self.plan.axes[&r].clone();
         let shape = self.shapes.shape(r).unwrap_or(&[]).to_vec();
         let mut idx = Vec::with_capacity(axes.len());
@@ -501,7 +534,10 @@ impl Kernel<'_> {
                 (_, Some(iv)) => iv,
             });
         }
-        idx
+        match self.padded.get(&r) {
+            Some(p) => self.padded_index(ctx, e, r, p, idx),
+            None => Ok(idx),
+        }
     }
 
     /// A block after a reduction's nest storing its result to the output buffer.
@@ -533,7 +569,7 @@ impl Kernel<'_> {
         };
         let v = self.read_member(ctx, e, r, &point)?;
         let out = self.outputs[&r];
-        let idx = self.result_index(ctx, r, &point);
+        let idx = self.result_index(ctx, e, r, &point)?;
         build_store(ctx, e.at, v, out, &idx, e.loc);
         Ok(())
     }

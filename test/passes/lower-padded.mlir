@@ -1,0 +1,63 @@
+// RUN: dlc-opt %s --pipeline=lower --split-input-file | FileCheck %s
+// RUN: dlc-opt %s --pipeline=lower{padded-outputs=false} --split-input-file | FileCheck %s --check-prefix=OFF
+// RUN: dlc-opt %s --pipeline=lower{target=gpu} --split-input-file | FileCheck %s --check-prefix=OFF
+// RUN: dlc-opt %s --pipeline=lower --split-input-file --pass-statistics -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS
+
+// A result that is only padded, through a reshape, is written into the pad's buffer: the
+// kernel stores each element at its place inside the padding (the reshape's row-major index,
+// shifted by `low`) and a second nest stores the pad value on the border; the pad is no kernel.
+// With padded-outputs=false, or for the GPU, the pad is a kernel of its own.
+
+// CHECK-LABEL: loop.kernel @relu_pad_0_relu(%arg0: !loop.buffer<2x6xf32, global> {loop.noalias}, %arg1: !loop.buffer<2x4x5xf32, global> {loop.noalias}) {
+// CHECK:         loop.schedule_block "relu_0"
+// CHECK:           arith.divui
+// CHECK:           loop.store %{{.*}}, %arg1[%{{.*}}, %{{.*}}, %{{.*}}] : !loop.buffer<2x4x5xf32, global>
+// CHECK:         loop.schedule_block "pad_border_1"
+// CHECK:           loop.if
+// CHECK-NEXT:        loop.store %{{.*}}, %arg1[%{{.*}}, %{{.*}}, %{{.*}}] : !loop.buffer<2x4x5xf32, global>
+// CHECK-NOT:   loop.kernel
+// CHECK-LABEL: func.func @relu_pad(
+// CHECK-NEXT:    %0 = loop.alloc : !loop.buffer<2x4x5xf32, global>
+// CHECK-NEXT:    loop.launch @relu_pad_0_relu(%arg0, %0)
+// CHECK-NEXT:    return %0 : !loop.buffer<2x4x5xf32, global>
+// OFF-LABEL: func.func @relu_pad(
+// OFF:           loop.launch @relu_pad_0_relu
+// OFF:           loop.launch @relu_pad_1_pad
+// The statistic counts over the splits: one padded output in each of two.
+// STATS: (S) 2 num-padded-outputs
+func.func @relu_pad(%x: tensor<2x6xf32>) -> tensor<2x4x5xf32> {
+  %r = graph.relu %x : tensor<2x6xf32>
+  %s = graph.reshape %r {shape = array<i64: 2, 2, 3>} : tensor<2x6xf32> -> tensor<2x2x3xf32>
+  %p = graph.pad %s {high = array<i64: 0, 1, 1>, low = array<i64: 0, 1, 1>, value = -1.0 : f32} : tensor<2x2x3xf32> -> tensor<2x4x5xf32>
+  return %p : tensor<2x4x5xf32>
+}
+
+// -----
+
+// Counter-examples: a result the pad shares with another use, a pad of an argument and a
+// pad of a `?` dim keep their pad kernels.
+// CHECK-LABEL: func.func @pads_stay(
+// CHECK-COUNT-3: loop.launch @pads_stay_{{[0-9]+}}_pad
+// CHECK-NOT: loop.launch @pads_stay_{{[0-9]+}}_pad
+func.func @pads_stay(%x: tensor<4xf32>, %d: tensor<?xf32>) -> (tensor<4xf32>, tensor<6xf32>, tensor<6xf32>, tensor<?xf32>) {
+  %e = graph.exp %x : tensor<4xf32>
+  %p = graph.pad %e {high = array<i64: 1>, low = array<i64: 1>, value = 0.0 : f32} : tensor<4xf32> -> tensor<6xf32>
+  %q = graph.pad %x {high = array<i64: 1>, low = array<i64: 1>, value = 0.0 : f32} : tensor<4xf32> -> tensor<6xf32>
+  %n = graph.neg %d : tensor<?xf32>
+  %r = graph.pad %n {high = array<i64: 1>, low = array<i64: 1>, value = 0.0 : f32} : tensor<?xf32> -> tensor<?xf32>
+  return %e, %p, %q, %r : tensor<4xf32>, tensor<6xf32>, tensor<6xf32>, tensor<?xf32>
+}
+
+// -----
+
+// Edge case: an empty result (a dim of 0) runs no iteration of its own nest; the border nest
+// writes every element of the padded buffer.
+// CHECK-LABEL: loop.kernel @empty_0_neg
+// CHECK:         loop.schedule_block "pad_border_1"
+// CHECK-LABEL: func.func @empty(
+// CHECK-NOT:     loop.launch @empty_{{[0-9]+}}_pad
+func.func @empty(%x: tensor<0x3xf32>) -> tensor<2x3xf32> {
+  %n = graph.neg %x : tensor<0x3xf32>
+  %p = graph.pad %n {high = array<i64: 1, 0>, low = array<i64: 1, 0>, value = 7.0 : f32} : tensor<0x3xf32> -> tensor<2x3xf32>
+  return %p : tensor<2x3xf32>
+}
