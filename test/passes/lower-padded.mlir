@@ -3,18 +3,24 @@
 // RUN: dlc-opt %s --pipeline=lower{target=gpu} --split-input-file | FileCheck %s --check-prefix=OFF
 // RUN: dlc-opt %s --pipeline=lower --split-input-file --pass-statistics -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS
 
-// A result that is only padded, through a reshape, is written into the pad's buffer: the
-// kernel stores each element at its place inside the padding (the reshape's row-major index,
-// shifted by `low`) and a second nest stores the pad value on the border; the pad is no kernel.
-// With padded-outputs=false, or for the GPU, the pad is a kernel of its own.
+// A result that is only padded is written into the pad's buffer: the kernel stores each
+// element at its place inside the padding (shifted by `low`) and a second nest stores the pad
+// value on the border (whole rows of the border, the columns before and after the inner part
+// of the others); the pad is no kernel. With padded-outputs=false, or for the GPU, the pad is
+// a kernel of its own.
 
-// CHECK-LABEL: loop.kernel @relu_pad_0_relu(%arg0: !loop.buffer<2x6xf32, global> {loop.noalias}, %arg1: !loop.buffer<2x4x5xf32, global> {loop.noalias}) {
+// CHECK-LABEL: loop.kernel @relu_pad_0_relu(%arg0: !loop.buffer<2x2x3xf32, global> {loop.noalias}, %arg1: !loop.buffer<2x4x5xf32, global> {loop.noalias}) {
 // CHECK:         loop.schedule_block "relu_0"
-// CHECK:           arith.divui
-// CHECK:           loop.store %{{.*}}, %arg1[%{{.*}}, %{{.*}}, %{{.*}}] : !loop.buffer<2x4x5xf32, global>
+// CHECK:           %[[Y:.*]] = arith.addi %{{.*}}, %c1 : index
+// CHECK:           %[[X:.*]] = arith.addi %{{.*}}, %c1 : index
+// CHECK:           loop.store %{{.*}}, %arg1[%{{.*}}, %[[Y]], %[[X]]] : !loop.buffer<2x4x5xf32, global>
 // CHECK:         loop.schedule_block "pad_border_1"
 // CHECK:           loop.if
-// CHECK-NEXT:        loop.store %{{.*}}, %arg1[%{{.*}}, %{{.*}}, %{{.*}}] : !loop.buffer<2x4x5xf32, global>
+// CHECK-NEXT:        loop.for serial %{{.*}} = %c0 to %c5
+// CHECK-NEXT:          loop.store %{{.*}}, %arg1[%{{.*}}, %{{.*}}, %{{.*}}] : !loop.buffer<2x4x5xf32, global>
+// CHECK:           } else {
+// CHECK-NEXT:        loop.for serial %{{.*}} = %c0 to %c1
+// CHECK:             loop.for serial %{{.*}} = %c4 to %c5
 // CHECK-NOT:   loop.kernel
 // CHECK-LABEL: func.func @relu_pad(
 // CHECK-NEXT:    %0 = loop.alloc : !loop.buffer<2x4x5xf32, global>
@@ -25,27 +31,29 @@
 // OFF:           loop.launch @relu_pad_1_pad
 // The statistic counts over the splits: one padded output in each of two.
 // STATS: (S) 2 num-padded-outputs
-func.func @relu_pad(%x: tensor<2x6xf32>) -> tensor<2x4x5xf32> {
-  %r = graph.relu %x : tensor<2x6xf32>
-  %s = graph.reshape %r {shape = array<i64: 2, 2, 3>} : tensor<2x6xf32> -> tensor<2x2x3xf32>
+func.func @relu_pad(%x: tensor<2x2x3xf32>) -> tensor<2x4x5xf32> {
+  %s = graph.relu %x : tensor<2x2x3xf32>
   %p = graph.pad %s {high = array<i64: 0, 1, 1>, low = array<i64: 0, 1, 1>, value = -1.0 : f32} : tensor<2x2x3xf32> -> tensor<2x4x5xf32>
   return %p : tensor<2x4x5xf32>
 }
 
 // -----
 
-// Counter-examples: a result the pad shares with another use, a pad of an argument and a
-// pad of a `?` dim keep their pad kernels.
+// Counter-examples: a result the pad shares with another use, a pad of an argument, a pad of
+// a `?` dim and a pad of a reshape (the store would divide per element) keep their pads.
 // CHECK-LABEL: func.func @pads_stay(
-// CHECK-COUNT-3: loop.launch @pads_stay_{{[0-9]+}}_pad
+// CHECK-COUNT-4: loop.launch @pads_stay_{{[0-9]+}}_pad
 // CHECK-NOT: loop.launch @pads_stay_{{[0-9]+}}_pad
-func.func @pads_stay(%x: tensor<4xf32>, %d: tensor<?xf32>) -> (tensor<4xf32>, tensor<6xf32>, tensor<6xf32>, tensor<?xf32>) {
+func.func @pads_stay(%x: tensor<4xf32>, %d: tensor<?xf32>) -> (tensor<4xf32>, tensor<6xf32>, tensor<6xf32>, tensor<?xf32>, tensor<4x4xf32>) {
   %e = graph.exp %x : tensor<4xf32>
   %p = graph.pad %e {high = array<i64: 1>, low = array<i64: 1>, value = 0.0 : f32} : tensor<4xf32> -> tensor<6xf32>
   %q = graph.pad %x {high = array<i64: 1>, low = array<i64: 1>, value = 0.0 : f32} : tensor<4xf32> -> tensor<6xf32>
   %n = graph.neg %d : tensor<?xf32>
   %r = graph.pad %n {high = array<i64: 1>, low = array<i64: 1>, value = 0.0 : f32} : tensor<?xf32> -> tensor<?xf32>
-  return %e, %p, %q, %r : tensor<4xf32>, tensor<6xf32>, tensor<6xf32>, tensor<?xf32>
+  %a = graph.abs %x : tensor<4xf32>
+  %s = graph.reshape %a {shape = array<i64: 2, 2>} : tensor<4xf32> -> tensor<2x2xf32>
+  %t = graph.pad %s {high = array<i64: 1, 1>, low = array<i64: 1, 1>, value = 0.0 : f32} : tensor<2x2xf32> -> tensor<4x4xf32>
+  return %e, %p, %q, %r, %t : tensor<4xf32>, tensor<6xf32>, tensor<6xf32>, tensor<?xf32>, tensor<4x4xf32>
 }
 
 // -----

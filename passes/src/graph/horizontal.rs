@@ -12,8 +12,7 @@
 //! `k` loop, which `tile` cannot register-block, so it would run scalar. A matmul is bound by
 //! its `B` operand and its FLOPs, not by the shared `A` that merging reads once (the q, k and v
 //! projections of a GPT-2-sized block, S=256, E=768: one merged kernel took 692 ms, three tiled
-//! ones a few ms each; `dlc-run --bench 5 --profile`). Nor do chains of data movement
-//! (rule 8): their kernel computes each element of its one result through the chain.
+//! ones a few ms each; `dlc-run --bench 5 --profile`).
 
 use dlc_graph::ops::{FusionOp, YieldOp};
 use dlc_graph::shapes::{DimExpr, SymbolicShapes};
@@ -109,21 +108,8 @@ fn nest_of(ctx: &Context, fusion: Op, shapes: &SymbolicShapes) -> Option<Nest> {
     let mut reduce = None;
     for op in ctx.block_ops(body) {
         match family(ctx.op_name(op)) {
-            // See the module doc: a merged matmul nest cannot be tiled. A data-movement chain
-            // (rule 8) is a kernel over its own result's index space.
-            Some(
-                Family::Matmul
-                | Family::Conv2d
-                | Family::ArgReduce(_)
-                | Family::Reshape
-                | Family::Transpose
-                | Family::Slice
-                | Family::Concat
-                | Family::Pad
-                | Family::Gather
-                | Family::Iota
-                | Family::Fill,
-            ) => return None,
+            // See the module doc: a merged matmul nest cannot be tiled.
+            Some(Family::Matmul | Family::Conv2d | Family::ArgReduce(_)) => return None,
             Some(Family::Reduce(_)) if reduce.is_none() => {
                 let input = shape(ctx.operand(op, 0))?;
                 let rank = input.len() as i64;

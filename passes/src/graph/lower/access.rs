@@ -1,14 +1,10 @@
 //! Data movement as index arithmetic: the element of a reshape, transpose, slice, concat, pad,
 //! gather, iota or fill at an output point, loaded from the input buffers at the index the op
-//! maps that point to. Each of these ops is a kernel of its own, whose point is the output
-//! index, or the last op of a chain of them (`fuse` rule 8): then an operand computed by an
-//! earlier op of the chain ([`Kind::Inlined`](super::plan::Kind::Inlined)) is that op's element
-//! at the index, computed in place of the load, so `pad → reshape → gather` (a convolution's
-//! im2col) reads the unpadded input directly.
+//! maps that point to. Each of these ops is a kernel of its own, so its inputs are global
+//! buffers and its point is the output index.
 //!
 //! Branches (`pad` outside the input, the operand of `concat` that covers a point) are
-//! `loop.if`s writing one scratch register, so no load ever leaves its buffer, and an inlined
-//! operand is computed inside the branch that reads it.
+//! `loop.if`s writing one scratch register, so no load ever leaves its buffer.
 
 use super::element::{cast, scalar_attr, slice_bound, Emit, Signs};
 use super::kernel::{element_type, Kernel, Point};
@@ -31,17 +27,6 @@ impl Kernel<'_> {
             .iter()
             .map(|p| p.ok_or("an output axis out of scope"))
             .collect::<Result<_, _>>()?;
-        self.element_at(ctx, e, op, &out)
-    }
-
-    /// One element of movement op `op` at output index `out`.
-    pub(super) fn element_at(
-        &mut self,
-        ctx: &mut Context,
-        e: Emit,
-        op: Op,
-        out: &[Value],
-    ) -> Result<Value, String> {
         let elem = element_type(ctx, ctx.result(op, 0))?;
         match GraphOps::of(ctx, op) {
             Some(GraphOps::TransposeOp(_)) => {
@@ -54,14 +39,14 @@ impl Kernel<'_> {
             }
             Some(GraphOps::ReshapeOp(_)) => {
                 let x = ctx.operand(op, 0);
-                let linear = self.linearize(ctx, e, ctx.result(op, 0), out);
+                let linear = self.linearize(ctx, e, ctx.result(op, 0), &out);
                 let idx = self.delinearize(ctx, e, x, linear);
                 self.load_input(ctx, e, x, &idx)
             }
-            Some(GraphOps::SliceOp(_)) => self.slice(ctx, e, op, out),
-            Some(GraphOps::PadOp(_)) => self.pad(ctx, e, op, out, elem),
-            Some(GraphOps::ConcatOp(_)) => self.concat(ctx, e, op, out),
-            Some(GraphOps::GatherOp(_)) => self.gather(ctx, e, op, out),
+            Some(GraphOps::SliceOp(_)) => self.slice(ctx, e, op, &out),
+            Some(GraphOps::PadOp(_)) => self.pad(ctx, e, op, &out, elem),
+            Some(GraphOps::ConcatOp(_)) => self.concat(ctx, e, op, &out),
+            Some(GraphOps::GatherOp(_)) => self.gather(ctx, e, op, &out),
             Some(GraphOps::IotaOp(_)) => {
                 let axis = normalize_axis(int_attr(ctx, op, "axis").unwrap_or(0), out.len())?;
                 let i = e.arith(ctx, "index_cast", &[out[axis]], Type::I64);
@@ -169,11 +154,7 @@ impl Kernel<'_> {
         };
         let (_, then_block, else_block) = build_if(ctx, e.at, cond, true, e.loc);
         let then_at = before_terminator(ctx, then_block);
-        let inside = Emit {
-            at: then_at,
-            loc: e.loc,
-        };
-        let v = self.load_input(ctx, inside, x, &idx)?;
+        let v = build_load(ctx, then_at, self.input_buffer(x)?, &idx, e.loc);
         build_store(ctx, then_at, v, reg, &[], e.loc);
         let else_block = else_block.ok_or("an if without an else block")?;
         let else_at = before_terminator(ctx, else_block);
@@ -202,8 +183,9 @@ impl Kernel<'_> {
             let local = here.arith(ctx, "subi", &[out[axis], offset], Type::INDEX);
             let mut idx = out.to_vec();
             idx[axis] = local;
+            let buf = self.input_buffer(x)?;
             if n + 1 == inputs.len() {
-                let v = self.load_input(ctx, here, x, &idx)?;
+                let v = build_load(ctx, at, buf, &idx, e.loc);
                 build_store(ctx, at, v, reg, &[], e.loc);
                 break;
             }
@@ -211,11 +193,7 @@ impl Kernel<'_> {
             let cond = here.cmpi(ctx, CmpIPredicate::Slt, local, size);
             let (_, then_block, else_block) = build_if(ctx, at, cond, true, e.loc);
             let then_at = before_terminator(ctx, then_block);
-            let inside = Emit {
-                at: then_at,
-                loc: e.loc,
-            };
-            let v = self.load_input(ctx, inside, x, &idx)?;
+            let v = build_load(ctx, then_at, buf, &idx, e.loc);
             build_store(ctx, then_at, v, reg, &[], e.loc);
             at = before_terminator(ctx, else_block.ok_or("an if without an else block")?);
             offset = Emit { at, loc: e.loc }.arith(ctx, "addi", &[offset, size], Type::INDEX);
@@ -241,11 +219,8 @@ impl Kernel<'_> {
             .get(axis..axis + r)
             .ok_or("gather ranks do not add up")?;
         // The runtime checks every index against the dim before the launch, so the load below
-        // stays in its buffer, unless they are constants known in range (as in every chain:
-        // `plan` refuses one otherwise).
-        if !crate::graph::gather_indices_known_in_range(ctx, op) {
-            self.check_indices(ctx, indices, x, axis)?;
-        }
+        // stays in its buffer.
+        self.check_indices(ctx, indices, x, axis)?;
         let i = self.load_input(ctx, e, indices, position)?;
         let i = e.arith(ctx, "index_cast", &[i], Type::INDEX);
         let n = self.dim_of(ctx, x, axis);

@@ -150,8 +150,8 @@ struct Host<'a> {
     args: Vec<Value>,
     name: String,
     stats: &'a mut Stats,
-    /// Pads (and reshapes before them) whose kernel's producer writes the padded buffer
-    /// (`padded.rs`): nothing left to lower.
+    /// Pads whose producer's kernel writes the padded buffer (`padded.rs`): nothing left to
+    /// lower.
     absorbed: FxHashSet<Op>,
 }
 
@@ -433,15 +433,18 @@ impl Host<'_> {
     fn launch(&mut self, ctx: &mut Context, group: &Group, anchor: Op) -> Result<(), Diagnostic> {
         let loc = ctx.op_loc(anchor);
         let plan = plan::plan(ctx, group, self.shapes).map_err(|m| err(loc, m))?;
-        // A data-movement chain is named for its last op, the one with loops.
-        let looping = |op: &&Op| !matches!(plan.kind[*op], Kind::Splat | Kind::Inlined);
-        let label = if group.ops.iter().filter(looping).count() > 1 {
+        let computing = group
+            .ops
+            .iter()
+            .filter(|op| plan.kind[op] != Kind::Splat)
+            .count();
+        let label = if computing > 1 {
             "fusion".to_string()
         } else {
             group
                 .ops
                 .iter()
-                .find(looping)
+                .find(|op| plan.kind[op] != Kind::Splat)
                 .map_or("op".into(), |&op| plan::short_name(ctx, op).to_string())
         };
         let kernel_name = format!("{}_{}_{}", self.name, self.stats.kernels, label);
@@ -463,15 +466,15 @@ impl Host<'_> {
         let mut args: Vec<Value> = group.inputs.iter().map(|v| self.map.lookup(*v)).collect();
         for &out in &group.outputs {
             // A padded result's buffer is its pad's, and the pad has no kernel of its own.
-            let (tensor, absorbed) = match padded.get(&out) {
-                Some(p) => (ctx.result(p.pad, 0), p.absorbed().collect()),
-                None => (out, Vec::new()),
-            };
+            let pad = padded.get(&out).map(|p| p.pad);
+            let tensor = pad.map_or(out, |p| ctx.result(p, 0));
             let buf = self.allocate(ctx, tensor, loc).map_err(|m| err(loc, m))?;
             self.map.map(out, buf);
             self.map.map(tensor, buf);
-            self.stats.padded_outputs += u64::from(!absorbed.is_empty());
-            self.absorbed.extend(absorbed);
+            if let Some(pad) = pad {
+                self.stats.padded_outputs += 1;
+                self.absorbed.insert(pad);
+            }
             args.push(buf);
         }
         for &s in &built.symbols {

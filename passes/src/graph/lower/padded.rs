@@ -1,17 +1,20 @@
-//! Padding written by the producer: a kernel whose result is only padded (`graph.pad`, maybe
-//! through one `graph.reshape`) writes each element straight into the padded tensor's
-//! buffer, at its place inside the padding, and fills the border with the pad value in a
-//! second loop nest of its own, so the pad is no kernel. The convolutions `decompose` leaves
-//! direct read a padded input: with this, the kernel before them writes it, and the pad's
-//! copy of the whole tensor goes away.
+//! Padding written by the producer: a kernel whose result is only padded (`graph.pad`) writes
+//! each element straight into the padded tensor's buffer, at its place inside the padding,
+//! and fills the border with the pad value in a second loop nest of its own, so the pad is no
+//! kernel. The convolutions `decompose` leaves direct read a padded input: with this, the
+//! kernel before them writes it, and the pad's copy of the whole tensor goes away.
 //!
-//! Only on the CPU (`gpu-map` maps one nest per kernel) and over static shapes.
+//! Only on the CPU (`gpu-map` maps one nest per kernel), over static shapes, and not through
+//! a reshape: storing a `[C, H·W]` matmul result at its padded `[C, H, W]` place takes a
+//! division per element in the epilogue, which then no longer vectorizes; a QDQ conv net's
+//! 1x1-as-matmul kernels took 0.1–0.2 ms longer each that way, where the pad kernels they
+//! replaced took 0.01–0.03 ms (`dlc-run --bench 30 --profile`, "AMD EPYC").
 
 use super::element::{scalar_attr, Emit};
-use super::kernel::{element_type, Kernel, Point};
+use super::kernel::{element_type, Kernel};
 use super::plan::i64_array;
 use dlc_arith::CmpIPredicate;
-use dlc_graph::ops::{PadOp, ReshapeOp};
+use dlc_graph::ops::PadOp;
 use dlc_graph::shapes::{DimExpr, SymbolicShapes};
 use dlc_ir::{Block, Context, DenseValue, Op, Type, Value};
 use dlc_loop::{
@@ -21,44 +24,25 @@ use dlc_loop::{
 /// Where a kernel result goes when its only consumer pads it.
 #[derive(Clone, Debug)]
 pub(super) struct Padded {
-    /// The `graph.pad` op; its result's buffer is the kernel's output argument.
+    /// The `graph.pad` op; its result's buffer is the kernel's output argument, and it needs
+    /// no kernel of its own.
     pub pad: Op,
-    /// The `graph.reshape` between the result and the pad, if any.
-    pub reshape: Option<Op>,
 }
 
 impl Padded {
     /// The padding of `v`, a value computed by a kernel, if its one use is a constant-value
-    /// `graph.pad`, directly or through a `graph.reshape` used only there, all over static
-    /// shapes.
+    /// `graph.pad`, both over static shapes.
     pub(super) fn of(ctx: &Context, shapes: &SymbolicShapes, v: Value) -> Option<Padded> {
-        let only_user = |v: Value| match ctx.uses(v) {
-            [u] => Some(u.user),
-            _ => None,
+        let [u] = ctx.uses(v) else {
+            return None;
         };
-        let mut user = only_user(v)?;
-        let mut reshape = None;
-        if ctx.view::<ReshapeOp>(user).is_some() {
-            reshape = Some(user);
-            user = only_user(ctx.result(user, 0))?;
-        }
-        ctx.view::<PadOp>(user)?;
-        scalar_attr(ctx, user, "value")?;
-        let values = [
-            Some(v),
-            reshape.map(|r| ctx.result(r, 0)),
-            Some(ctx.result(user, 0)),
-        ];
-        let all_static = values
+        let pad = u.user;
+        ctx.view::<PadOp>(pad)?;
+        scalar_attr(ctx, pad, "value")?;
+        let all_static = [v, ctx.result(pad, 0)]
             .into_iter()
-            .flatten()
             .all(|x| static_shape(shapes, x).is_some());
-        all_static.then_some(Padded { pad: user, reshape })
-    }
-
-    /// The ops whose work the producing kernel takes over: the reshape and the pad.
-    pub(super) fn absorbed(&self) -> impl Iterator<Item = Op> {
-        self.reshape.into_iter().chain([self.pad])
+        all_static.then_some(Padded { pad })
     }
 }
 
@@ -74,35 +58,15 @@ fn static_shape(shapes: &SymbolicShapes, v: Value) -> Option<Vec<i64>> {
 }
 
 impl Kernel<'_> {
-    /// The index in the padded buffer of element `idx` of the kernel's result `r`: through
-    /// the reshape (row-major order kept), then shifted by the padding before it.
+    /// The index in the padded buffer of element `idx` of the kernel's result: shifted by the
+    /// padding before it.
     pub(super) fn padded_index(
         &mut self,
         ctx: &mut Context,
         e: Emit,
-        r: Value,
         padded: &Padded,
         idx: Vec<Value>,
     ) -> Result<Vec<Value>, String> {
-        let shape = |v| static_shape(self.shapes, v).ok_or("a padded output of dynamic shape");
-        let mut idx = idx;
-        if let Some(reshape) = padded.reshape {
-            let from = shape(r)?;
-            let to = shape(ctx.result(reshape, 0))?;
-            let mut linear = self.index(ctx, 0);
-            for (&i, &d) in idx.iter().zip(&from) {
-                let dv = self.index(ctx, d);
-                let scaled = e.arith(ctx, "muli", &[linear, dv], Type::INDEX);
-                linear = e.arith(ctx, "addi", &[scaled, i], Type::INDEX);
-            }
-            let mut out = vec![linear; to.len()];
-            for (axis, &d) in to.iter().enumerate().rev() {
-                let dv = self.index(ctx, d);
-                out[axis] = e.arith(ctx, "remui", &[linear, dv], Type::INDEX);
-                linear = e.arith(ctx, "divui", &[linear, dv], Type::INDEX);
-            }
-            idx = out;
-        }
         let low = i64_array(ctx, padded.pad, "low");
         idx.iter()
             .zip(&low)
@@ -117,7 +81,9 @@ impl Kernel<'_> {
     }
 
     /// A loop nest after the kernel's own that stores the pad value everywhere in `out`
-    /// outside the part the kernel writes.
+    /// outside the part the kernel writes, visiting only those elements: over each row (all
+    /// dims but the last), the whole row where the row is in the border, else the columns
+    /// before and after the inner part.
     pub(super) fn fill_border(
         &mut self,
         ctx: &mut Context,
@@ -127,24 +93,25 @@ impl Kernel<'_> {
     ) -> Result<(), String> {
         let pad = padded.pad;
         let result = ctx.result(pad, 0);
-        let dims = static_shape(self.shapes, result).ok_or("a padded output of dynamic shape")?;
-        let inner = static_shape(self.shapes, ctx.operand(pad, 0))
-            .ok_or("a padded output of dynamic shape")?;
+        let dynamic = "a padded output of dynamic shape";
+        let dims = static_shape(self.shapes, result).ok_or(dynamic)?;
+        let inner = static_shape(self.shapes, ctx.operand(pad, 0)).ok_or(dynamic)?;
         let low = i64_array(ctx, pad, "low");
+        if dims == inner {
+            return Ok(()); // no padding: the kernel wrote every element
+        }
+        let Some(last) = dims.len().checked_sub(1) else {
+            return Ok(());
+        };
         let elem = element_type(ctx, result)?;
         let value = scalar_attr(ctx, pad, "value").unwrap_or(DenseValue::Int(0));
+        // The row loops, parallel as the kernel's own, and a block binding them.
         let mut body = entry;
-        let mut ivs = Vec::with_capacity(dims.len());
-        for (n, &d) in dims.iter().enumerate() {
-            // As the kernel's own nest: parallel but the innermost loop.
-            let kind = if n > 0 && n + 1 == dims.len() {
-                LoopKind::Serial
-            } else {
-                LoopKind::Parallel
-            };
+        let mut ivs = Vec::with_capacity(last);
+        for &d in &dims[..last] {
             let bounds = (self.index(ctx, 0), self.index(ctx, d), self.index(ctx, 1));
             let at = before_terminator(ctx, body);
-            let (_, b, iv) = build_for(ctx, at, bounds, kind, self.loc);
+            let (_, b, iv) = build_for(ctx, at, bounds, LoopKind::Parallel, self.loc);
             body = b;
             ivs.push(iv);
         }
@@ -153,18 +120,18 @@ impl Kernel<'_> {
         let name = format!("pad_border_{}", self.blocks);
         let (_, sb, _) = build_schedule_block(ctx, at, &name, &iters, false, self.loc);
         self.blocks += 1;
-        let point: Point = ctx.block_args(sb).iter().map(|&a| Some(a)).collect();
+        let row: Vec<Value> = ctx.block_args(sb).to_vec();
         let e = Emit {
             at: before_terminator(ctx, sb),
             loc: ctx.op_loc(pad),
         };
+        let fill = self.constant(ctx, value, elem);
         let mut outside = None;
-        for (axis, i) in point.iter().enumerate() {
+        for (axis, &i) in row.iter().enumerate() {
             let (l, n) = (low[axis], inner[axis]);
             if l == 0 && n == dims[axis] {
                 continue;
             }
-            let i = i.ok_or("a border axis out of scope")?;
             let (lv, hv) = (self.index(ctx, l), self.index(ctx, l + n));
             let before = e.cmpi(ctx, CmpIPredicate::Ult, i, lv);
             let after = e.cmpi(ctx, CmpIPredicate::Uge, i, hv);
@@ -174,20 +141,50 @@ impl Kernel<'_> {
                 None => here,
             });
         }
-        let Some(cond) = outside else {
-            return Ok(()); // no padding: the kernel wrote every element
+        let (l, n, d) = (low[last], inner[last], dims[last]);
+        let mut columns = |ctx: &mut Context, at: Block, from: i64, to: i64| {
+            if from < to {
+                self.fill_columns(ctx, at, (out, fill), &row, (from, to));
+            }
         };
-        let fill = self.constant(ctx, value, elem);
-        let idx: Vec<Value> = point.into_iter().flatten().collect();
-        let (_, then_block, _) = build_if(ctx, e.at, cond, false, e.loc);
-        build_store(
-            ctx,
-            before_terminator(ctx, then_block),
-            fill,
-            out,
-            &idx,
-            e.loc,
-        );
+        match outside {
+            Some(cond) => {
+                let (_, whole, part) = build_if(ctx, e.at, cond, true, e.loc);
+                columns(ctx, whole, 0, d);
+                let part = part.ok_or("an if without an else block")?;
+                columns(ctx, part, 0, l);
+                columns(ctx, part, l + n, d);
+            }
+            None => {
+                columns(ctx, sb, 0, l);
+                columns(ctx, sb, l + n, d);
+            }
+        }
         Ok(())
+    }
+
+    /// A serial loop in `at` storing `fill` into `out` at `row` and each column in `range`.
+    fn fill_columns(
+        &mut self,
+        ctx: &mut Context,
+        at: Block,
+        (out, fill): (Value, Value),
+        row: &[Value],
+        (from, to): (i64, i64),
+    ) {
+        let bounds = (
+            self.index(ctx, from),
+            self.index(ctx, to),
+            self.index(ctx, 1),
+        );
+        let (_, body, j) = build_for(
+            ctx,
+            before_terminator(ctx, at),
+            bounds,
+            LoopKind::Serial,
+            self.loc,
+        );
+        let idx: Vec<Value> = row.iter().copied().chain([j]).collect();
+        build_store(ctx, before_terminator(ctx, body), fill, out, &idx, self.loc);
     }
 }

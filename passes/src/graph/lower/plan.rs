@@ -12,15 +12,11 @@
 //! (max), nest 1 (exp and sum), nest 2 (divide). A nest value read in a later nest is *spilled*
 //! to a local buffer over the reduce axes; every other value lives in a register.
 //!
-//! A chain of data movement (`fuse` rule 8) plans as its last op alone; the ops before it are
-//! [`Kind::Inlined`], computed where the next one reads them.
-//!
 //! Planning fails (and the caller lowers the group's ops one kernel each) when a value would be
 //! read at a point other than the one it was computed at, which the fuse rules never produce
 //! but hand-written fusions may.
 
 use dlc_graph::decompose::direct_conv;
-use dlc_graph::ops::GatherOp;
 use dlc_graph::shapes::{DimExpr, SymbolicShapes};
 use dlc_graph::{family, Family};
 use dlc_ir::{AttrKind, Context, Op, Value};
@@ -50,12 +46,8 @@ pub(super) enum Kind {
     /// A `conv2d` run as an implicit GEMM ([`direct_conv`]) over the last domain axis, the
     /// input channels of one group; the window's taps are unrolled in its block.
     Conv,
-    /// Reshape, transpose, slice, concat, pad, gather, iota, fill: alone in a kernel, or the
-    /// last op of a data-movement chain ([`Kind::Inlined`]).
+    /// Reshape, transpose, slice, concat, pad, gather, iota, fill: alone in a kernel.
     Movement,
-    /// A data-movement op of a chain (`fuse` rule 8) whose element is computed where the next
-    /// op of the chain reads it, at that op's index: no loops, register or store of its own.
-    Inlined,
 }
 
 impl Kind {
@@ -211,20 +203,14 @@ pub(super) fn plan(ctx: &Context, group: &Group, shapes: &SymbolicShapes) -> Res
     for &op in &group.ops {
         kind.insert(op, kind_of(ctx, op)?);
     }
-    let mut computing: Vec<Op> = group
+    let computing: Vec<Op> = group
         .ops
         .iter()
         .copied()
         .filter(|op| kind[op] != Kind::Splat)
         .collect();
     if computing.len() > 1 && computing.iter().any(|op| kind[op] == Kind::Movement) {
-        let last = chain_end(ctx, group, &computing, &kind)?;
-        for &op in &computing {
-            if op != last {
-                kind.insert(op, Kind::Inlined);
-            }
-        }
-        computing = vec![last];
+        return Err("data-movement ops are lowered one kernel each".into());
     }
     let contractions = computing
         .iter()
@@ -254,42 +240,6 @@ pub(super) fn plan(ctx: &Context, group: &Group, shapes: &SymbolicShapes) -> Res
         plan.place(ctx, op, shapes)?;
     }
     Ok(plan)
-}
-
-/// The last op of a data-movement chain: the one op of `computing` whose result the kernel
-/// writes. Every other op must be data movement read only inside the group, and a gather must
-/// have its indices known in range: the runtime could check others only against buffers, and
-/// in a chain its data or its indices (a constant moved in) may be none.
-fn chain_end(
-    ctx: &Context,
-    group: &Group,
-    computing: &[Op],
-    kind: &FxHashMap<Op, Kind>,
-) -> Result<Op, String> {
-    let refuse = || Err("data movement shares a kernel only with the rest of its chain".into());
-    if computing.iter().any(|op| kind[op] != Kind::Movement) {
-        return refuse();
-    }
-    let [out] = group.outputs[..] else {
-        return refuse();
-    };
-    let last = ctx
-        .defining_op(out)
-        .ok_or("a kernel output that is not an op result")?;
-    let members: FxHashSet<Op> = computing.iter().copied().collect();
-    for &op in computing {
-        let result = ctx.result(op, 0);
-        let uses = ctx.uses(result);
-        if op != last && (uses.is_empty() || uses.iter().any(|u| !members.contains(&u.user))) {
-            return refuse();
-        }
-        if ctx.view::<GatherOp>(op).is_some()
-            && !crate::graph::gather_indices_known_in_range(ctx, op)
-        {
-            return refuse();
-        }
-    }
-    Ok(last)
 }
 
 /// `[3, 5]`, `[?, 4]`: a shape for a message.
@@ -401,7 +351,7 @@ impl Plan {
             }
             Kind::Movement => identity,
             Kind::Elementwise => self.elementwise_axes(ctx, op, rshape.len(), shapes)?,
-            Kind::Splat | Kind::Inlined => return Ok(()),
+            Kind::Splat => return Ok(()),
         };
         if axes.len() != rshape.len() {
             return Err("a result whose rank does not fit the kernel's domain".into());
