@@ -15,6 +15,7 @@ use dlc_arith::ArithOps;
 use dlc_ir::{Block, Context, Diagnostic, Op, Value};
 use dlc_tensor::{DType, Tensor};
 use rustc_hash::FxHashMap as HashMap;
+use smallvec::SmallVec;
 
 /// The most static shared memory a block may use, in bytes (48 KiB, as on CUDA devices).
 pub(crate) const MAX_SHARED_BYTES: usize = 48 * 1024;
@@ -138,21 +139,22 @@ impl<'c> Machine<'c> {
             let Some(frame) = th.frames.last_mut() else {
                 return Ok(Status::Done);
             };
-            let op = match frame.next {
-                Some(op)
-                    if !matches!(
-                        LoopOps::of(ctx, op),
-                        Some(LoopOps::YieldOp(_) | LoopOps::ReturnOp(_))
-                    ) =>
-                {
-                    op
-                }
-                _ => {
-                    self.end_frame(th);
-                    continue;
-                }
+            let Some(op) = frame.next else {
+                self.end_frame(th);
+                continue;
             };
-            frame.next = ctx.next_op(op);
+            let next = ctx.next_op(op);
+            // Only a block's last op can be its terminator (asked once per block run, not per op).
+            if next.is_none()
+                && matches!(
+                    LoopOps::of(ctx, op),
+                    Some(LoopOps::YieldOp(_) | LoopOps::ReturnOp(_))
+                )
+            {
+                self.end_frame(th);
+                continue;
+            }
+            frame.next = next;
             match self.exec(th, op)? {
                 Flow::Next => {}
                 Flow::Push(f) => th.frames.push(f),
@@ -197,7 +199,8 @@ impl<'c> Machine<'c> {
 
     /// The value of `v` for `op`; poison is an error here.
     fn get(&self, th: &Thread, op: Op, v: Value) -> Result<Val, Diagnostic> {
-        if let Some(p) = th.poison.get(&v) {
+        // Most threads never hold poison: skip hashing for them.
+        if let Some(p) = (!th.poison.is_empty()).then(|| th.poison.get(&v)).flatten() {
             return Err(self.poison_use(th, op, p));
         }
         th.env.get(&v).cloned().ok_or_else(|| {
@@ -220,7 +223,9 @@ impl<'c> Machine<'c> {
             return Err(op_err(self.ctx, op, "expected exactly one result"));
         }
         let result = self.ctx.result(op, 0);
-        th.poison.remove(&result);
+        if !th.poison.is_empty() {
+            th.poison.remove(&result);
+        }
         th.env.insert(result, v);
         Ok(())
     }
@@ -344,16 +349,18 @@ impl<'c> Machine<'c> {
                         }
                         return Ok(Flow::Next);
                     }
-                    let poisoned = ctx.operands(op).iter().find_map(|v| th.poison.get(v));
-                    if let Some(p) = poisoned.cloned() {
-                        self.set_poison(th, op, p)?;
-                        return Ok(Flow::Next);
+                    if !th.poison.is_empty() {
+                        let poisoned = ctx.operands(op).iter().find_map(|v| th.poison.get(v));
+                        if let Some(p) = poisoned.cloned() {
+                            self.set_poison(th, op, p)?;
+                            return Ok(Flow::Next);
+                        }
                     }
                     let args = ctx
                         .operands(op)
                         .iter()
                         .map(|&v| self.get(th, op, v))
-                        .collect::<Result<Vec<_>, _>>()?;
+                        .collect::<Result<SmallVec<[Val; 3]>, _>>()?;
                     let v = scalar::eval(ctx, scalar_op, &args).map_err(|m| op_err(ctx, op, m))?;
                     self.set_result(th, op, v)?;
                     Ok(Flow::Next)
@@ -537,7 +544,7 @@ impl<'c> Machine<'c> {
             .indices
             .iter()
             .map(|&v| self.get_int(th, op, v))
-            .collect::<Result<Vec<_>, _>>()?;
+            .collect::<Result<SmallVec<[i64; 6]>, _>>()?;
         let buf = &self.mem[id];
         if idx.len() != buf.rank() {
             return Err(op_err(
@@ -628,8 +635,8 @@ impl<'c> Machine<'c> {
             .ok_or_else(|| op_err(ctx, op, "expected a stored value"))?;
         let value = self.get(th, op, value)?;
         let lanes = match (&value, vector) {
-            (Val::Vector(l), true) => l.clone(),
-            (v @ (Val::Int(_) | Val::Float(_)), false) => vec![v.clone()],
+            (Val::Vector(l), true) => &l[..],
+            (Val::Int(_) | Val::Float(_), false) => std::slice::from_ref(&value),
             _ => {
                 return Err(op_err(
                     ctx,

@@ -131,7 +131,19 @@ pub(crate) fn run_kernel_with(
             ),
         ));
     }
-    let mut env = HashMap::default();
+    // Room for every value the kernel defines, so a thread's environment (a clone of this
+    // one) never grows by rehashing.
+    let mut values = params.len();
+    ctx.for_each_op(kernel, &mut |op| {
+        values += ctx.num_results(op)
+            + ctx
+                .regions(op)
+                .iter()
+                .flat_map(|&r| ctx.blocks(r))
+                .map(|&b| ctx.block_args(b).len())
+                .sum::<usize>();
+    });
+    let mut env = HashMap::with_capacity_and_hasher(values, Default::default());
     for (i, (&param, arg)) in params.iter().zip(args).enumerate() {
         let ty = ctx.value_type(param);
         let bad = |msg: String| op_err(ctx, kernel, format!("argument #{i}: {msg}"));
