@@ -9,6 +9,14 @@
 //! programs in passes/tests/loop_corpus/ (kernels the lowering does not produce, for passes
 //! that need them). Inputs are random; a `?` dim of an example or corpus program is 3.
 //!
+//! The GPU cases run every program in the loop interpreter's grid simulation, a thread at a
+//! time: the three largest examples ([`GRID_LONG_TIER`]) took 41 of the test's 105 CPU
+//! seconds there, as much as every other case and program together, so the GPU corpus holds
+//! them only in the long tier (`DLC_TEST_SCALE` of 2 or more). The CPU cases run them in
+//! every tier, and the GPU cases keep the other examples (a matmul with odd sizes in
+//! convolutions.mlir, the dynamic transformer block, softmax, layer_norm, the MLP) and the
+//! random graphs.
+//!
 //! # Tolerance
 //! Integers and `i1` must match exactly. Floats: |after − before| ≤ atol + rtol·max|before|
 //! per result, with (rtol, atol) = (1e-4, 1e-5) for f32, (1e-12, 1e-12) for f64, (1e-2, 1e-2)
@@ -30,7 +38,7 @@ use dlc_loop::interp::{run_host, KernelArg};
 use dlc_passes::graph::lower::Target;
 use dlc_passes::loops::{differential_cases, DifferentialCase};
 use dlc_tensor::{DType, Elements, Scalar, Tensor};
-use dlc_testkit::{par_cases, par_map, report, scaled};
+use dlc_testkit::{par_cases, par_map, report, scale, scaled};
 use pipeline::{context, registry, repo_root, run};
 use std::path::{Path, PathBuf};
 
@@ -39,6 +47,12 @@ use std::path::{Path, PathBuf};
 const GENERATED: u64 = 30;
 /// The size of a `?` dim of an example or corpus program's argument.
 const DYNAMIC_SIZE: usize = 3;
+/// Examples the GPU cases run only in the long tier (see the module doc).
+const GRID_LONG_TIER: &[&str] = &[
+    "gelu_linear.mlir",
+    "linear_blocked.mlir",
+    "transformer_block.mlir",
+];
 
 /// Ops after which a last-bit difference may become a large one.
 const DISCONTINUOUS: &[&str] = &[
@@ -186,6 +200,9 @@ fn corpus(registry: &PassRegistry, target: Target) -> Vec<Program> {
             .unwrap_or_default()
             .to_string_lossy()
             .to_string();
+        if target == Target::Gpu && scale() < 2 && GRID_LONG_TIER.contains(&label.as_str()) {
+            continue;
+        }
         programs.push(Program {
             text: lower(registry, &text, &label, lowering),
             label,
