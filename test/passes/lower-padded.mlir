@@ -16,11 +16,11 @@
 // CHECK:           loop.store %{{.*}}, %arg1[%{{.*}}, %[[Y]], %[[X]]] : !loop.buffer<2x4x5xf32, global>
 // CHECK:         loop.schedule_block "pad_border_1"
 // CHECK:           loop.if
-// CHECK-NEXT:        loop.for serial %{{.*}} = %c0 to %c5
-// CHECK-NEXT:          loop.store %{{.*}}, %arg1[%{{.*}}, %{{.*}}, %{{.*}}] : !loop.buffer<2x4x5xf32, global>
-// CHECK:           } else {
 // CHECK-NEXT:        loop.for serial %{{.*}} = %c0 to %c1
+// CHECK-NEXT:          loop.store %{{.*}}, %arg1[%{{.*}}, %{{.*}}, %{{.*}}] : !loop.buffer<2x4x5xf32, global>
 // CHECK:             loop.for serial %{{.*}} = %c4 to %c5
+// CHECK:           } else {
+// CHECK-NEXT:        loop.for serial %{{.*}} = %c0 to %c5
 // CHECK-NOT:   loop.kernel
 // CHECK-LABEL: func.func @relu_pad(
 // CHECK-NEXT:    %0 = loop.alloc : !loop.buffer<2x4x5xf32, global>

@@ -128,10 +128,35 @@ impl Kernel<'_> {
         elem: Type,
     ) -> Result<Value, String> {
         let x = ctx.operand(op, 0);
-        let low = i64_array(ctx, op, "low");
         let reg = self.scratch(op).ok_or("pad without a scratch register")?;
         let value = scalar_attr(ctx, op, "value").unwrap_or(DenseValue::Int(0));
         let fill = self.constant(ctx, value, elem);
+        let (inside, idx) = self.pad_source(ctx, e, op, out)?;
+        let Some(cond) = inside else {
+            // Rank 0: nothing to pad.
+            return self.load_input(ctx, e, x, &[]);
+        };
+        let (_, then_block, else_block) = build_if(ctx, e.at, cond, true, e.loc);
+        let then_at = before_terminator(ctx, then_block);
+        let v = build_load(ctx, then_at, self.input_buffer(x)?, &idx, e.loc);
+        build_store(ctx, then_at, v, reg, &[], e.loc);
+        let else_block = else_block.ok_or("an if without an else block")?;
+        let else_at = before_terminator(ctx, else_block);
+        build_store(ctx, else_at, fill, reg, &[], e.loc);
+        Ok(build_load(ctx, e.at, reg, &[], e.loc))
+    }
+
+    /// For point `out` of pad `op`'s result (its first `out.len()` dims): whether it lies
+    /// inside the padded input (`None` for no dims), and the input index there, `out - low`.
+    pub(super) fn pad_source(
+        &mut self,
+        ctx: &mut Context,
+        e: Emit,
+        op: Op,
+        out: &[Value],
+    ) -> Result<(Option<Value>, Vec<Value>), String> {
+        let x = ctx.operand(op, 0);
+        let low = i64_array(ctx, op, "low");
         let mut inside = None;
         let mut idx = Vec::with_capacity(out.len());
         for (axis, &i) in out.iter().enumerate() {
@@ -148,18 +173,7 @@ impl Kernel<'_> {
             });
             idx.push(j);
         }
-        let Some(cond) = inside else {
-            // Rank 0: nothing to pad.
-            return self.load_input(ctx, e, x, &[]);
-        };
-        let (_, then_block, else_block) = build_if(ctx, e.at, cond, true, e.loc);
-        let then_at = before_terminator(ctx, then_block);
-        let v = build_load(ctx, then_at, self.input_buffer(x)?, &idx, e.loc);
-        build_store(ctx, then_at, v, reg, &[], e.loc);
-        let else_block = else_block.ok_or("an if without an else block")?;
-        let else_at = before_terminator(ctx, else_block);
-        build_store(ctx, else_at, fill, reg, &[], e.loc);
-        Ok(build_load(ctx, e.at, reg, &[], e.loc))
+        Ok((inside, idx))
     }
 
     /// `graph.concat`: the operand whose range along the axis covers the point, at the point

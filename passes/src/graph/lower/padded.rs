@@ -13,7 +13,6 @@
 use super::element::{scalar_attr, Emit};
 use super::kernel::{element_type, Kernel};
 use super::plan::i64_array;
-use dlc_arith::CmpIPredicate;
 use dlc_graph::ops::PadOp;
 use dlc_graph::shapes::{DimExpr, SymbolicShapes};
 use dlc_ir::{Block, Context, DenseValue, Op, Type, Value};
@@ -126,34 +125,20 @@ impl Kernel<'_> {
             loc: ctx.op_loc(pad),
         };
         let fill = self.constant(ctx, value, elem);
-        let mut outside = None;
-        for (axis, &i) in row.iter().enumerate() {
-            let (l, n) = (low[axis], inner[axis]);
-            if l == 0 && n == dims[axis] {
-                continue;
-            }
-            let (lv, hv) = (self.index(ctx, l), self.index(ctx, l + n));
-            let before = e.cmpi(ctx, CmpIPredicate::Ult, i, lv);
-            let after = e.cmpi(ctx, CmpIPredicate::Uge, i, hv);
-            let here = e.arith(ctx, "ori", &[before, after], Type::I1);
-            outside = Some(match outside {
-                Some(c) => e.arith(ctx, "ori", &[c, here], Type::I1),
-                None => here,
-            });
-        }
+        let (inside, _) = self.pad_source(ctx, e, pad, &row)?;
         let (l, n, d) = (low[last], inner[last], dims[last]);
         let mut columns = |ctx: &mut Context, at: Block, from: i64, to: i64| {
             if from < to {
                 self.fill_columns(ctx, at, (out, fill), &row, (from, to));
             }
         };
-        match outside {
+        match inside {
             Some(cond) => {
-                let (_, whole, part) = build_if(ctx, e.at, cond, true, e.loc);
-                columns(ctx, whole, 0, d);
-                let part = part.ok_or("an if without an else block")?;
+                let (_, part, whole) = build_if(ctx, e.at, cond, true, e.loc);
                 columns(ctx, part, 0, l);
                 columns(ctx, part, l + n, d);
+                let whole = whole.ok_or("an if without an else block")?;
+                columns(ctx, whole, 0, d);
             }
             None => {
                 columns(ctx, sb, 0, l);
