@@ -488,7 +488,7 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
         let property = self
             .llvm
             .metadata_node(&[self.llvm.metadata_string(name).into(), value.into()]);
-        crate::loop_md::attach(self.llvm, branch, &[property.into()]);
+        crate::loop_metadata::attach(self.llvm, branch, &[property.into()]);
     }
 
     fn lower_if(&mut self, if_op: dlc_loop::IfOp) -> CgResult<()> {

@@ -21,7 +21,7 @@ mod function;
 mod gpu;
 mod host_facts;
 mod jit;
-mod loop_md;
+mod loop_metadata;
 mod math;
 mod module;
 mod opt;

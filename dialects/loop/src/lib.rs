@@ -32,6 +32,7 @@ mod syntax;
 pub mod types;
 pub mod verify;
 
+pub use analysis::loops::is_gpu_kernel;
 pub use compiled::{replace_with_compiled, CompiledKernelOp, KernelSymbol};
 pub use interfaces::{access, Access, AccessKind, MemoryAccess};
 pub use math::math_dialect;
@@ -48,7 +49,7 @@ pub use ops::{
     SOURCE_TYPE,
 };
 pub use types::{buffer_parts, buffer_type, elem_size_bytes, is_buffer, MemorySpace};
-pub use verify::{is_gpu_kernel, launch_compatible};
+pub use verify::launch_compatible;
 
 use dlc_ir::Dialect;
 

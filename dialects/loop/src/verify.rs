@@ -9,7 +9,7 @@
 //! reads a one-element integer buffer; and the host calls match the signatures of the host
 //! functions they call.
 
-use crate::analysis::loops::loop_kind;
+use crate::analysis::loops::{is_gpu_kernel, loop_kind};
 use crate::compiled::KernelSymbol;
 use crate::ops::{
     launch_dims, CallLoopOp, ForOp, IterKind, KernelOp, LoopKind, ReduceKind, ReduceMethod,
@@ -38,18 +38,6 @@ fn enclosing_kernel(ctx: &Context, op: Op) -> Option<Op> {
         cur = ctx.parent_op(p);
     }
     None
-}
-
-/// True if `kernel` is GPU-bound: it has launch attributes or contains a block/thread loop.
-pub fn is_gpu_kernel(ctx: &Context, kernel: Op) -> bool {
-    if ctx.attr(kernel, "grid").is_some() || ctx.attr(kernel, "block").is_some() {
-        return true;
-    }
-    let mut found = false;
-    ctx.for_each_op(kernel, &mut |op| {
-        found |= loop_kind(ctx, op).is_some_and(LoopKind::is_gpu);
-    });
-    found
 }
 
 /// True if `op` runs in a GPU context: under a GPU-bound loop, or in a GPU-bound kernel.

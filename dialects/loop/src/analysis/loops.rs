@@ -1,5 +1,6 @@
-//! Facts about `loop.for` ops: their operands and body ([`LoopParts`]), their kind, bounds that
-//! are constants ([`const_range`]), and the ranges induction variables and index values take
+//! Facts about `loop.for` ops: their operands and body ([`LoopParts`]), their kind (and so
+//! whether a kernel is GPU-bound, [`is_gpu_kernel`]), bounds that are constants
+//! ([`const_range`]), and the ranges induction variables and index values take
 //! ([`loop_bounds`], [`value_range`]).
 
 use crate::index_expr::{from_ir, from_ir_with, range_of, simplify, Bounds, FromIr, Symbol};
@@ -39,6 +40,18 @@ pub fn loop_parts(ctx: &Context, op: Op) -> Option<LoopParts> {
 /// The kind of a `loop.for`, `None` for other ops.
 pub fn loop_kind(ctx: &Context, op: Op) -> Option<LoopKind> {
     ctx.view::<ForOp>(op)?.loop_kind(ctx)
+}
+
+/// True if `kernel` is GPU-bound: it has launch attributes or contains a block/thread loop.
+pub fn is_gpu_kernel(ctx: &Context, kernel: Op) -> bool {
+    if ctx.attr(kernel, "grid").is_some() || ctx.attr(kernel, "block").is_some() {
+        return true;
+    }
+    let mut found = false;
+    ctx.for_each_op(kernel, &mut |op| {
+        found |= loop_kind(ctx, op).is_some_and(LoopKind::is_gpu);
+    });
+    found
 }
 
 /// The bounds of a `loop.for` whose bounds and step are constants, as [`const_range`] reads
