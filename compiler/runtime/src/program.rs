@@ -31,7 +31,7 @@
 use crate::abi::{KernelEntry, KernelTable};
 use crate::signature::{relabel, source_dtypes, type_parts, DimSpec, Signature, TensorSpec};
 use crate::tensor::{byte_size, AlignedBytes};
-use dlc_arith::ArithOps;
+use dlc_arith::{ArithOps, IntBinary};
 use dlc_func::FuncOp;
 use dlc_ir::symbol::SymbolTables;
 use dlc_ir::{
@@ -41,51 +41,6 @@ use dlc_loop::{CallIfOp, CallLoopOp, IndexCheck, KernelSymbol, MemorySpace};
 use dlc_tensor::DType;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::Arc;
-
-/// An integer binary op of `arith`, with MLIR's semantics at the operand width.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub(crate) enum IntOp {
-    Add,
-    Sub,
-    Mul,
-    DivS,
-    DivU,
-    RemS,
-    RemU,
-    And,
-    Or,
-    Xor,
-    Shl,
-    ShrS,
-    ShrU,
-    MaxS,
-    MinS,
-}
-
-impl IntOp {
-    /// The integer binary op `op` is, if it is one.
-    fn of(op: ArithOps) -> Option<IntOp> {
-        use ArithOps as A;
-        Some(match op {
-            A::AddIOp(_) => IntOp::Add,
-            A::SubIOp(_) => IntOp::Sub,
-            A::MulIOp(_) => IntOp::Mul,
-            A::DivSIOp(_) => IntOp::DivS,
-            A::DivUIOp(_) => IntOp::DivU,
-            A::RemSIOp(_) => IntOp::RemS,
-            A::RemUIOp(_) => IntOp::RemU,
-            A::AndIOp(_) => IntOp::And,
-            A::OrIOp(_) => IntOp::Or,
-            A::XOrIOp(_) => IntOp::Xor,
-            A::ShLIOp(_) => IntOp::Shl,
-            A::ShRSIOp(_) => IntOp::ShrS,
-            A::ShRUIOp(_) => IntOp::ShrU,
-            A::MaxSIOp(_) => IntOp::MaxS,
-            A::MinSIOp(_) => IntOp::MinS,
-            _ => return None,
-        })
-    }
-}
 
 /// A size operand of an allocation or view: static, or read from a scalar slot.
 #[derive(Copy, Clone, Debug)]
@@ -102,7 +57,7 @@ pub(crate) enum Instr {
         value: i64,
     },
     Binary {
-        op: IntOp,
+        op: IntBinary,
         width: u32,
         dst: u32,
         a: u32,
@@ -765,7 +720,7 @@ impl Compiler<'_, '_> {
                 );
             }
             _ => {
-                let int_op = IntOp::of(arith).ok_or_else(|| unsupported(ctx, op))?;
+                let int_op = IntBinary::of(arith).ok_or_else(|| unsupported(ctx, op))?;
                 let (a, width) = self.scalar(op, self.operand(op, 0)?)?;
                 let (b, _) = self.scalar(op, self.operand(op, 1)?)?;
                 let dst = self.int_result(op)?;

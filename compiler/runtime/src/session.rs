@@ -35,10 +35,11 @@
 
 use crate::error::RuntimeError;
 use crate::program::{
-    wrap, Call, CallArg, CallIf, CallLoop, CheckedIndices, HostProgram, Instr, IntOp, LaunchArg,
-    Param, Size,
+    wrap, Call, CallArg, CallIf, CallLoop, CheckedIndices, HostProgram, Instr, LaunchArg, Param,
+    Size,
 };
 use crate::tensor::{byte_size, AlignedBytes, Tensor, TensorView, ALIGN};
+use dlc_arith::IntBinary;
 use dlc_ir::Location;
 use dlc_tensor::{unravel, DType};
 
@@ -1192,44 +1193,10 @@ fn unsigned(x: i64, width: u32) -> u64 {
     }
 }
 
-/// An integer binary op at `width` bits on sign-extended operands, wrapped to the width.
-fn int_binary(op: IntOp, a: i64, b: i64, width: u32) -> Result<i64, String> {
-    let (a, b) = (i128::from(a), i128::from(b));
-    let (ua, ub) = (
-        i128::from(unsigned(a as i64, width)),
-        i128::from(unsigned(b as i64, width)),
-    );
-    let nonzero = |d: i128| {
-        if d == 0 {
-            Err("division by zero".to_string())
-        } else {
-            Ok(d)
-        }
-    };
-    let v = match op {
-        IntOp::Add => a + b,
-        IntOp::Sub => a - b,
-        IntOp::Mul => a.wrapping_mul(b),
-        IntOp::DivS => a / nonzero(b)?,
-        IntOp::RemS => a % nonzero(b)?,
-        IntOp::DivU => ua / nonzero(ub)?,
-        IntOp::RemU => ua % nonzero(ub)?,
-        IntOp::And => a & b,
-        IntOp::Or => a | b,
-        IntOp::Xor => a ^ b,
-        IntOp::Shl | IntOp::ShrS | IntOp::ShrU => {
-            if ub >= i128::from(width) {
-                return Err(format!("shift amount {ub} is not below the width {width}"));
-            }
-            match op {
-                IntOp::Shl => a << ub,
-                IntOp::ShrS => a >> ub,
-                _ => ua >> ub,
-            }
-        }
-        IntOp::MaxS => a.max(b),
-        IntOp::MinS => a.min(b),
-    };
+/// An integer binary op at `width` bits on sign-extended operands, wrapped to the width
+/// (dlc_arith's one definition of integer arithmetic).
+fn int_binary(op: IntBinary, a: i64, b: i64, width: u32) -> Result<i64, String> {
+    let v = op.eval(i128::from(a), i128::from(b), width)?;
     Ok(crate::program::wrap(v as i64, width))
 }
 

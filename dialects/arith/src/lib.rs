@@ -21,6 +21,7 @@ mod builders;
 mod canonicalize;
 mod cmpf_of_int;
 pub mod fold;
+mod int_binary;
 pub mod ops;
 pub mod rounding;
 mod syntax;
@@ -37,6 +38,7 @@ pub use builders::{
     build_negf, build_op, build_select, constant_int, constant_result_name, constant_spec,
     set_fastmath_flags, set_overflow_flags, splat_attr, BinaryOp, CastOp,
 };
+pub use int_binary::IntBinary;
 pub use ops::{
     AddFOp, AddIOp, AddUIExtendedOp, AndIOp, ArithOps, BitcastOp, CeilDivSIOp, CeilDivUIOp, CmpFOp,
     CmpIOp, ConstantOp, DivFOp, DivSIOp, DivUIOp, ExtFOp, ExtSIOp, ExtUIOp, FPToSIOp, FPToUIOp,

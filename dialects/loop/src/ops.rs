@@ -673,6 +673,31 @@ impl ReduceKind {
         }))
     }
 
+    /// Two integer elements (sign-extended) combined, before wrapping to their width; signed
+    /// `max` and `min`, as `loop.warp_reduce` and `loop.block_reduce` define them.
+    pub fn combine_int(self, a: i64, b: i64) -> i64 {
+        match self {
+            ReduceKind::Add => a.wrapping_add(b),
+            ReduceKind::Mul => a.wrapping_mul(b),
+            ReduceKind::Max => a.max(b),
+            ReduceKind::Min => a.min(b),
+            ReduceKind::And => a & b,
+            ReduceKind::Or => a | b,
+        }
+    }
+
+    /// Two float elements combined (`max` and `min` propagate NaN and order -0 below +0, as
+    /// `arith.maximumf` does); `None` for `and` and `or`, which floats do not have.
+    pub fn combine_float(self, a: f64, b: f64) -> Option<f64> {
+        Some(match self {
+            ReduceKind::Add => a + b,
+            ReduceKind::Mul => a * b,
+            ReduceKind::Max => dlc_arith::fold::ieee_maximum(a, b),
+            ReduceKind::Min => dlc_arith::fold::ieee_minimum(a, b),
+            ReduceKind::And | ReduceKind::Or => return None,
+        })
+    }
+
     /// Whether the scalar attribute `value` of type `ty` is this reduction's identity.
     pub fn is_identity_attr(self, ctx: &Context, value: Attribute, ty: Type) -> bool {
         match self.identity(ctx, ty) {

@@ -15,7 +15,7 @@
 
 use super::exec::{dim_index, op_err, Launch, Machine, Status, Thread, MAX_SHARED_BYTES};
 use super::scalar::{self, ScalarOp, Val};
-use crate::{AllocOp, ForOp, LoopOps, MemorySpace, WarpReduceOp};
+use crate::{AllocOp, ForOp, LoopOps, MemorySpace, ReduceKind, WarpReduceOp};
 use dlc_ir::{AttrKind, Context, Diagnostic, Op, Value};
 use rustc_hash::FxHashMap as HashMap;
 
@@ -449,10 +449,12 @@ impl Machine<'_> {
             .operands(op)
             .first()
             .ok_or_else(|| op_err(ctx, op, "reduction without an operand"))?;
-        let kind = ctx
+        let name = ctx
             .attr(op, "kind")
             .and_then(|a| ctx.attr_as_str(a))
             .ok_or_else(|| op_err(ctx, op, "reduction without a 'kind' attribute"))?;
+        let kind = ReduceKind::from_name(name)
+            .ok_or_else(|| op_err(ctx, op, format!("unknown reduction kind '{name}'")))?;
         if ctx.num_results(op) != 1 {
             return Err(op_err(ctx, op, "expected exactly one result"));
         }

@@ -6,10 +6,9 @@
 //! mode). Ops on `vector<...>` values apply lane by lane. Errors are messages; the caller attaches the op's location.
 
 use crate::math::MathOps;
-use dlc_arith::fold::{
-    ceil_div_signed, floor_div_signed, ieee_maximum, ieee_maxnum, ieee_minimum, ieee_minnum,
-};
-use dlc_arith::{round_to_format, rounding_mode, ArithOps, ConstantOp, RoundingMode};
+use crate::ReduceKind;
+use dlc_arith::fold::{ieee_maximum, ieee_maxnum, ieee_minimum, ieee_minnum};
+use dlc_arith::{round_to_format, rounding_mode, ArithOps, ConstantOp, IntBinary, RoundingMode};
 use dlc_ir::attributes::sign_extend;
 use dlc_ir::{AttrKind, Context, DenseValue, FloatKind, Op, Type, TypeKind};
 
@@ -180,31 +179,6 @@ fn eval_scalar(
     };
     let v = match op {
         ScalarOp::Arith(a) => match a {
-            // Integer binary ops (also on index and i1).
-            A::AddIOp(_)
-            | A::SubIOp(_)
-            | A::MulIOp(_)
-            | A::DivSIOp(_)
-            | A::DivUIOp(_)
-            | A::RemSIOp(_)
-            | A::RemUIOp(_)
-            | A::AndIOp(_)
-            | A::OrIOp(_)
-            | A::XOrIOp(_)
-            | A::ShLIOp(_)
-            | A::ShRSIOp(_)
-            | A::ShRUIOp(_)
-            | A::MaxSIOp(_)
-            | A::MinSIOp(_)
-            | A::MaxUIOp(_)
-            | A::MinUIOp(_)
-            | A::CeilDivSIOp(_)
-            | A::CeilDivUIOp(_)
-            | A::FloorDivSIOp(_) => {
-                let w = int_width(ctx, opd_ty).ok_or("integer op on a non-integer type")?;
-                let (x, y) = (arg(0)?.as_int()? as i128, arg(1)?.as_int()? as i128);
-                Val::Int(wrap_int(int_binary(a, x, y, w)?, w))
-            }
             A::AddFOp(_) => binary(|a, b| a + b)?,
             A::SubFOp(_) => binary(|a, b| a - b)?,
             A::MulFOp(_) => binary(|a, b| a * b)?,
@@ -271,6 +245,13 @@ fn eval_scalar(
             | A::AddUIExtendedOp(_)
             | A::MulSIExtendedOp(_)
             | A::MulUIExtendedOp(_) => return Err(format!("unsupported op '{name}'")),
+            // The integer binary ops (also on index and i1): dlc_arith's one definition.
+            _ => {
+                let int_op = IntBinary::of(a).ok_or_else(|| format!("unsupported op '{name}'"))?;
+                let w = int_width(ctx, opd_ty).ok_or("integer op on a non-integer type")?;
+                let (x, y) = (arg(0)?.as_int()? as i128, arg(1)?.as_int()? as i128);
+                Val::Int(wrap_int(int_op.eval(x, y, w)?, w))
+            }
         },
         ScalarOp::Math(m) => match m {
             M::ExpOp(_) => unary(f64::exp)?,
@@ -300,53 +281,10 @@ fn eval_scalar(
     Ok(normalize(ctx, res_ty, v))
 }
 
+/// `x`'s low `w` bits, read as an unsigned integer.
 fn unsigned(x: i64, w: u32) -> u128 {
     let mask = if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
     ((x as u64) & mask) as u128
-}
-
-/// An integer binary `arith` op on `w`-bit operands, before wrapping to `w` bits.
-fn int_binary(op: ArithOps, a: i128, b: i128, w: u32) -> Result<i128, String> {
-    use ArithOps as A;
-    let (ua, ub) = (unsigned(a as i64, w) as i128, unsigned(b as i64, w) as i128);
-    let nonzero = |d: i128| {
-        if d == 0 {
-            Err("division by zero".to_string())
-        } else {
-            Ok(d)
-        }
-    };
-    Ok(match op {
-        A::AddIOp(_) => a + b,
-        A::SubIOp(_) => a - b,
-        A::MulIOp(_) => a.wrapping_mul(b),
-        A::DivSIOp(_) => a / nonzero(b)?,
-        A::RemSIOp(_) => a % nonzero(b)?,
-        A::DivUIOp(_) => ua / nonzero(ub)?,
-        A::RemUIOp(_) => ua % nonzero(ub)?,
-        A::AndIOp(_) => a & b,
-        A::OrIOp(_) => a | b,
-        A::XOrIOp(_) => a ^ b,
-        A::ShLIOp(_) | A::ShRSIOp(_) | A::ShRUIOp(_) => {
-            if ub >= w as i128 {
-                // MLIR: poison; the interpreter is strict.
-                return Err(format!("shift amount {ub} is not below the width {w}"));
-            }
-            match op {
-                A::ShLIOp(_) => a << ub,
-                A::ShRSIOp(_) => a >> ub,
-                _ => ua >> ub,
-            }
-        }
-        A::MaxSIOp(_) => a.max(b),
-        A::MinSIOp(_) => a.min(b),
-        A::MaxUIOp(_) => ua.max(ub),
-        A::MinUIOp(_) => ua.min(ub),
-        A::CeilDivSIOp(_) => ceil_div_signed(a, nonzero(b)?).ok_or("division overflow")?,
-        A::CeilDivUIOp(_) => ua.unsigned_abs().div_ceil(nonzero(ub)?.unsigned_abs()) as i128,
-        A::FloorDivSIOp(_) => floor_div_signed(a, nonzero(b)?).ok_or("division overflow")?,
-        _ => return Err(format!("unsupported integer op {op:?}")),
-    })
 }
 
 /// The error function to about 1e-13 relative: its Maclaurin series below 3, a continued
@@ -444,7 +382,12 @@ fn bitcast(ctx: &Context, v: &Val, from: Type, to: Type) -> Result<Val, String> 
 }
 
 /// Combines the values of a warp or block reduction in lane order.
-pub(crate) fn combine(ctx: &Context, kind: &str, ty: Type, vals: &[Val]) -> Result<Val, String> {
+pub(crate) fn combine(
+    ctx: &Context,
+    kind: ReduceKind,
+    ty: Type,
+    vals: &[Val],
+) -> Result<Val, String> {
     let elem = ctx.element_type(ty);
     let mut acc = vals.first().cloned().ok_or("reduction over no threads")?;
     for v in &vals[1..] {
@@ -457,24 +400,14 @@ pub(crate) fn combine(ctx: &Context, kind: &str, ty: Type, vals: &[Val]) -> Resu
     Ok(acc)
 }
 
-fn combine2(kind: &str, a: &Val, b: &Val) -> Result<Val, String> {
+fn combine2(kind: ReduceKind, a: &Val, b: &Val) -> Result<Val, String> {
     Ok(match (a, b) {
-        (Val::Int(x), Val::Int(y)) => Val::Int(match kind {
-            "add" => x.wrapping_add(*y),
-            "mul" => x.wrapping_mul(*y),
-            "max" => *x.max(y),
-            "min" => *x.min(y),
-            "and" => x & y,
-            "or" => x | y,
-            _ => return Err(format!("unknown reduction kind '{kind}'")),
-        }),
-        (Val::Float(x), Val::Float(y)) => Val::Float(match kind {
-            "add" => x + y,
-            "mul" => x * y,
-            "max" => ieee_maximum(*x, *y),
-            "min" => ieee_minimum(*x, *y),
-            _ => return Err(format!("reduction kind '{kind}' does not apply to floats")),
-        }),
+        (Val::Int(x), Val::Int(y)) => Val::Int(kind.combine_int(*x, *y)),
+        (Val::Float(x), Val::Float(y)) => {
+            Val::Float(kind.combine_float(*x, *y).ok_or_else(|| {
+                format!("reduction kind '{}' does not apply to floats", kind.name())
+            })?)
+        }
         (Val::Vector(x), Val::Vector(y)) if x.len() == y.len() => Val::Vector(
             x.iter()
                 .zip(y)
