@@ -13,8 +13,8 @@
 //! recognizer and detector compiled once with their dynamic input dims left symbolic and run at
 //! several sizes, beside a build pinned to each size and onnxruntime at that size.
 
-use dlc_run::onnx::{compare_expected, import_onnx, read_reference};
-use dlc_run::{inputs::npy_inputs, Model, ModelOptions};
+use dlc_driver::onnx::{compare_expected, import_onnx, read_reference};
+use dlc_driver::{inputs::npy_inputs, Model, ModelOptions};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -61,7 +61,7 @@ fn full_sizes_verify() {
 /// tolerance `dlc-run --check` uses.
 #[test]
 fn smoke_sizes_match_the_interpreter_through_the_jit() {
-    use dlc_run::{check, inputs, CpuTarget, Model, ModelOptions};
+    use dlc_driver::{check, inputs, CpuTarget, Model, ModelOptions};
     let mut cpus = vec![CpuTarget::Host];
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {

@@ -12,10 +12,10 @@
 
 use anyhow::{bail, Context as _, Result};
 use clap::Parser;
-use dlc_run::check::{compare, loosest, reference};
-use dlc_run::inputs::{npy_inputs, random_inputs};
-use dlc_run::onnx::{compare_expected, compile_onnx, read_reference};
-use dlc_run::{Backend, CpuTarget, KernelCache, LlvmOpt, Model, ModelOptions, TierUpStats};
+use dlc_driver::check::{compare, loosest, reference};
+use dlc_driver::inputs::{npy_inputs, random_inputs};
+use dlc_driver::onnx::{compare_expected, compile_onnx, read_reference};
+use dlc_driver::{Backend, CpuTarget, KernelCache, LlvmOpt, Model, ModelOptions, TierUpStats};
 use dlc_runtime::{write_npy, Tensor};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -367,7 +367,7 @@ fn run(cli: Cli) -> Result<bool> {
         let median = times[times.len() / 2];
         let bytes: usize = inputs.iter().map(|t| t.bytes().len()).sum::<usize>()
             + outputs.iter().map(|t| t.bytes().len()).sum::<usize>();
-        let flops = dlc_run::check::matmul_flops(&model);
+        let flops = dlc_driver::check::matmul_flops(&model);
         let mut line = format!(
             "bench: {runs} runs, median {}, min {}, max {}, {:.2} GB/s (inputs + outputs)",
             ms(median),

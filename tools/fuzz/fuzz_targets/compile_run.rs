@@ -5,7 +5,7 @@
 //! twice (the second time on poisoned memory), and is compared with the graph interpreter.
 //!
 //! A finding is a panic, a signal, a run whose outputs differ between the two runs, or outputs
-//! outside the documented tolerance (`dlc_run::check`) of the interpreter's, when the inputs
+//! outside the documented tolerance (`dlc_driver::check`) of the interpreter's, when the inputs
 //! are finite and no op turns a last-bit difference into a large one (the policy of the JIT
 //! differential test). An error that the compiler or runtime reports is not a finding: it is
 //! how bad input must end.
@@ -15,7 +15,7 @@
 use dlc_graph::decompose::discontinuous_after_composite;
 use dlc_graph::generate::{GraphGen, Rng};
 use dlc_ir::{print_op, Context, PrintOptions};
-use dlc_run::{check, inputs, Model, ModelOptions};
+use dlc_driver::{check, inputs, Model, ModelOptions};
 use dlc_runtime::{DimSpec, Outputs, Tensor};
 use dlc_tensor::{DType, Scalar};
 use libfuzzer_sys::fuzz_target;

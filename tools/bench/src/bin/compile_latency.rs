@@ -16,7 +16,7 @@
 use anyhow::{bail, Context as _};
 use clap::Parser;
 use dlc_bench::workloads::{self, Size};
-use dlc_run::{KernelCache, LlvmOpt, Model, ModelOptions};
+use dlc_driver::{KernelCache, LlvmOpt, Model, ModelOptions};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -261,7 +261,7 @@ fn speed(programs: &[Program], cli: &Cli) -> Result<String, String> {
                 Model::compile(&p.ir, &p.name, &options).map_err(|e| format!("{}: {e}", p.name))
             })
             .collect::<Result<_, _>>()?;
-        let inputs = dlc_run::inputs::random_inputs(models[0].program().signature(), 0, 1)?;
+        let inputs = dlc_driver::inputs::random_inputs(models[0].program().signature(), 0, 1)?;
         let refs: Vec<_> = inputs.iter().collect();
         let mut sessions: Vec<_> = models.iter().map(|m| m.session()).collect();
         let mut times = vec![Vec::new(); models.len()];

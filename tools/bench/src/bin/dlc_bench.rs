@@ -1,5 +1,5 @@
 //! The benchmark: the triad ceiling, then each workload compiled and run by dlc (through
-//! `dlc_run::Model`, the path `dlc-run` takes), then by numpy and onnxruntime, all in one run;
+//! `dlc_driver::Model`, the path `dlc-run` takes), then by numpy and onnxruntime, all in one run;
 //! writes the markdown report and the PNG chart.
 //!
 //! `cargo run --release -p dlc-bench --bin dlc-bench -- --md docs/benchmarks.md
@@ -135,8 +135,8 @@ fn dlc_runner(
 ) -> Result<Vec<report::Measurement>, String> {
     let ir = workload.ir(size).map_err(|e| e.to_string())?;
     [
-        (dlc_run::Backend::Llvm, report::Tool::Dlc),
-        (dlc_run::Backend::Mlir, report::Tool::DlcMlir),
+        (dlc_driver::Backend::Llvm, report::Tool::Dlc),
+        (dlc_driver::Backend::Mlir, report::Tool::DlcMlir),
     ]
     .into_iter()
     .map(|(backend, tool)| measure(workload, &ir, backend, tool, runs))
@@ -147,16 +147,16 @@ fn dlc_runner(
 fn measure(
     workload: &'static workloads::Workload,
     ir: &str,
-    backend: dlc_run::Backend,
+    backend: dlc_driver::Backend,
     tool: report::Tool,
     runs: usize,
 ) -> Result<report::Measurement, String> {
-    let options = dlc_run::ModelOptions {
+    let options = dlc_driver::ModelOptions {
         backend,
-        ..dlc_run::ModelOptions::default()
+        ..dlc_driver::ModelOptions::default()
     };
-    let model = dlc_run::Model::compile(ir, workload.name, &options)?;
-    let inputs = dlc_run::inputs::random_inputs(model.program().signature(), 0, 1)?;
+    let model = dlc_driver::Model::compile(ir, workload.name, &options)?;
+    let inputs = dlc_driver::inputs::random_inputs(model.program().signature(), 0, 1)?;
     let refs: Vec<_> = inputs.iter().collect();
     let mut session = model.session();
     session.run(&refs).map_err(|e| e.to_string())?;

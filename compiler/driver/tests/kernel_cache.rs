@@ -10,7 +10,7 @@
 //! own checks are unit tests in compiler/codegen/src/cache.rs.)
 
 use dlc_codegen::{EntryKind, Key};
-use dlc_run::{inputs, CpuTarget, KernelCache, LlvmOpt, Model, ModelOptions};
+use dlc_driver::{inputs, CpuTarget, KernelCache, LlvmOpt, Model, ModelOptions};
 use std::path::{Path, PathBuf};
 
 /// Two kernels: a matmul and a fused elementwise-plus-reduction.
@@ -453,7 +453,7 @@ fn reshape_by_input(then_negate: bool) -> Vec<u8> {
 
 #[test]
 fn an_onnx_model_compiled_before_loads_without_being_imported() {
-    use dlc_run::onnx::compile_onnx;
+    use dlc_driver::onnx::compile_onnx;
     use dlc_runtime::Tensor;
     let dir = tempfile::tempdir().expect("temporary directory");
     let path = dir.path().join("reshape.onnx");

@@ -6,7 +6,7 @@
 
 #![cfg(target_os = "linux")]
 
-use dlc_run::{inputs, Model, ModelOptions};
+use dlc_driver::{inputs, Model, ModelOptions};
 use dlc_runtime::Tensor;
 use dlc_testkit::{report, scaled};
 use std::path::PathBuf;

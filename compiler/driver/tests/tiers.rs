@@ -5,7 +5,7 @@
 //! runs during the swap compute the right values; a model dropped before its tier-up is done
 //! stops it cleanly.
 
-use dlc_run::{inputs, KernelCache, Model, ModelOptions};
+use dlc_driver::{inputs, KernelCache, Model, ModelOptions};
 use std::path::Path;
 
 /// Three distinct kernels: a matmul, a fused elementwise-plus-reduction, a softmax.

@@ -12,7 +12,7 @@
 //! run. This is the acceptance test of the CPU JIT: docs/testing.md states the policy.
 //!
 //! # Tolerance
-//! The one of `dlc-run --check` ([`check::compare`], documented in tools/dlc-run/src/check.rs):
+//! The one of `dlc-run --check` ([`check::compare`], documented in compiler/driver/src/check.rs):
 //! same count, dtypes and shapes; integers and `i1` exactly; floats within
 //! `atol + rtol · max|reference|`, with (rtol, atol) the loosest of the output's dtype and every
 //! dtype in the function, as docs/testing.md asks (an f32 result cast from f16 math is only as
@@ -45,11 +45,11 @@
 //! the generated functions. Failures are collected, not raised at once, so one run lists every
 //! broken case.
 
+use dlc_driver::{check, inputs, Backend, CpuTarget, Model, ModelOptions};
 use dlc_graph::decompose::discontinuous_after_composite;
 use dlc_graph::generate::{GraphGen, Rng};
 use dlc_ir::{parse_source, print_op, verify, Context, Op, PrintOptions};
 use dlc_loop::interp::{run_host, KernelArg};
-use dlc_run::{check, inputs, Backend, CpuTarget, Model, ModelOptions};
 use dlc_runtime::{Session, Tensor};
 use dlc_tensor::{DType, Elements, Tensor as HostTensor};
 use dlc_testkit::{guarded, par_cases, report as report_count, scaled};
