@@ -10,7 +10,7 @@
 use super::buffer::{buffer_type, load, store};
 use super::memcheck::{Poison, Scratch};
 use super::scalar::{self, ScalarOp, Val};
-use crate::{Access, LoopOps, MemorySpace};
+use crate::{Access, ForOp, LoopKind, LoopOps, MemorySpace};
 use dlc_arith::ArithOps;
 use dlc_ir::{Block, Context, Diagnostic, Op, Value};
 use dlc_tensor::{DType, Tensor};
@@ -411,28 +411,29 @@ impl<'c> Machine<'c> {
                 format!("loop step must be positive, got {step}"),
             ));
         }
-        let kind = ctx
-            .attr(op, "kind")
-            .and_then(|a| ctx.attr_as_str(a))
-            .unwrap_or("serial");
-        let (start, stride) = match kind.split_once('.') {
-            Some((level @ ("block" | "thread"), d)) => {
-                let d = dim_index(d)
-                    .ok_or_else(|| op_err(ctx, op, format!("unknown loop kind '{kind}'")))?;
-                let (id, n) = if level == "block" {
-                    (self.block_id[d], self.launch.grid[d])
-                } else {
-                    (th.tid[d], self.launch.block[d])
-                };
-                (
-                    lb.saturating_add(id.saturating_mul(step)),
-                    step.saturating_mul(n),
-                )
-            }
-            _ => match kind {
-                "serial" | "parallel" | "vectorize" | "unroll" => (lb, step),
-                _ => return Err(op_err(ctx, op, format!("unknown loop kind '{kind}'"))),
-            },
+        // A loop without a kind is serial.
+        let kind = match ctx.attr(op, "kind") {
+            None => LoopKind::Serial,
+            Some(a) => ForOp(op).loop_kind(ctx).ok_or_else(|| {
+                let name = ctx.attr_as_str(a).unwrap_or("?");
+                op_err(ctx, op, format!("unknown loop kind '{name}'"))
+            })?,
+        };
+        // A GPU-bound loop starts at this block's or thread's index and strides by the grid's
+        // or block's extent along its axis.
+        let bound = |id: i64, n: i64| {
+            (
+                lb.saturating_add(id.saturating_mul(step)),
+                step.saturating_mul(n),
+            )
+        };
+        let (start, stride) = match kind {
+            LoopKind::Block(d) => bound(self.block_id[d.index()], self.launch.grid[d.index()]),
+            LoopKind::Thread(d) => bound(th.tid[d.index()], self.launch.block[d.index()]),
+            LoopKind::Serial
+            | LoopKind::Parallel
+            | LoopKind::Vectorize(_)
+            | LoopKind::Unroll(_) => (lb, step),
         };
         let body = ctx
             .regions(op)

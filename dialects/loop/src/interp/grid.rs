@@ -13,9 +13,10 @@
 //! mismatch is barrier divergence, reported at the op.
 //! Shared buffers live for one block, local ones per thread.
 
-use super::exec::{dim_index, op_err, Launch, Machine, Status, Thread, MAX_SHARED_BYTES};
+use super::exec::{op_err, Launch, Machine, Status, Thread, MAX_SHARED_BYTES};
 use super::scalar::{self, ScalarOp, Val};
-use crate::{AllocOp, ForOp, LoopOps, MemorySpace, ReduceKind, WarpReduceOp};
+use crate::analysis::loops::loop_kind;
+use crate::{AllocOp, LoopKind, LoopOps, MemorySpace, ReduceKind, WarpReduceOp};
 use dlc_ir::{AttrKind, Context, Diagnostic, Op, Value};
 use rustc_hash::FxHashMap as HashMap;
 
@@ -48,15 +49,10 @@ pub(crate) fn launch_shape(
         }
     } else {
         let mut bound = Vec::new();
-        ctx.for_each_op(kernel, &mut |op| {
-            if ctx.view::<ForOp>(op).is_some() {
-                let kind = ctx.attr(op, "kind").and_then(|a| ctx.attr_as_str(a));
-                if let Some((level, d)) = kind.and_then(|k| k.split_once('.')) {
-                    if let (Some(d), "block" | "thread") = (dim_index(d), level) {
-                        bound.push((op, level == "block", d));
-                    }
-                }
-            }
+        ctx.for_each_op(kernel, &mut |op| match loop_kind(ctx, op) {
+            Some(LoopKind::Block(d)) => bound.push((op, true, d.index())),
+            Some(LoopKind::Thread(d)) => bound.push((op, false, d.index())),
+            _ => {}
         });
         for (op, is_block, d) in bound {
             let value = |i: usize| -> Result<i64, Diagnostic> {
