@@ -10,7 +10,7 @@
 use super::buffer::{buffer_type, load, store};
 use super::memcheck::{Poison, Scratch};
 use super::scalar::{self, ScalarOp, Val};
-use crate::{Access, ForOp, LoopKind, LoopOps, MemorySpace};
+use crate::{Access, Dim, ForOp, LoopKind, LoopOps, MemorySpace};
 use dlc_arith::ArithOps;
 use dlc_ir::{Block, Context, Diagnostic, Op, Value};
 use dlc_tensor::{DType, Tensor};
@@ -98,16 +98,6 @@ enum Flow {
 /// A diagnostic at `op`'s location.
 pub(crate) fn op_err(ctx: &Context, op: Op, msg: impl Into<String>) -> Diagnostic {
     Diagnostic::error(ctx.op_loc(op), msg.into())
-}
-
-/// The index (0, 1, 2) named by a `dim` attribute: "x"/"y"/"z" or an integer.
-pub(crate) fn dim_index(s: &str) -> Option<usize> {
-    match s {
-        "x" => Some(0),
-        "y" => Some(1),
-        "z" => Some(2),
-        _ => None,
-    }
 }
 
 impl Thread {
@@ -390,7 +380,7 @@ impl<'c> Machine<'c> {
         let ctx = self.ctx;
         let attr = ctx.attr(op, "dim");
         attr.and_then(|a| match ctx.attr_as_str(a) {
-            Some(s) => dim_index(s),
+            Some(s) => Dim::from_keyword(s).map(Dim::index),
             None => ctx.attr_as_int(a).and_then(|i| usize::try_from(i).ok()),
         })
         .filter(|&d| d < 3)
