@@ -465,11 +465,11 @@ impl Kernel<'_> {
                 };
                 let v =
                     element::elementwise(ctx, e, graph_op, &args, (elem, signs), pred.as_deref())?;
-                self.store_result(ctx, e, r, v, &point)?;
+                self.store_result(ctx, e, r, v, &point);
             }
             Kind::Movement => {
                 let v = self.movement(ctx, e, op, &point)?;
-                self.store_result(ctx, e, r, v, &point)?;
+                self.store_result(ctx, e, r, v, &point);
             }
             Kind::Reduce => {
                 let init = init.expect("reductions have an init block");
@@ -489,14 +489,7 @@ impl Kernel<'_> {
     }
 
     /// Stores result `r` of value `v` to its register or spill and to its output buffer.
-    fn store_result(
-        &mut self,
-        ctx: &mut Context,
-        e: Emit,
-        r: Value,
-        v: Value,
-        point: &Point,
-    ) -> Result<(), String> {
+    fn store_result(&mut self, ctx: &mut Context, e: Emit, r: Value, v: Value, point: &Point) {
         if let Some(&buf) = self.storage.get(&r) {
             let idx = if self.plan.spilled.contains(&r) {
                 self.plan
@@ -510,21 +503,14 @@ impl Kernel<'_> {
             build_store(ctx, e.at, v, buf, &idx, e.loc);
         }
         if let Some(&out) = self.outputs.get(&r) {
-            let idx = self.result_index(ctx, e, r, point)?;
+            let idx = self.result_index(ctx, e, r, point);
             build_store(ctx, e.at, v, out, &idx, e.loc);
         }
-        Ok(())
     }
 
     /// The output index of member result `r` at `point` (in the pad's buffer, for a padded
     /// result).
-    fn result_index(
-        &mut self,
-        ctx: &mut Context,
-        e: Emit,
-        r: Value,
-        point: &Point,
-    ) -> Result<Vec<Value>, String> {
+    fn result_index(&mut self, ctx: &mut Context, e: Emit, r: Value, point: &Point) -> Vec<Value> {
         let axes = self.plan.axes[&r].clone();
         let shape = self.shapes.shape(r).unwrap_or(&[]).to_vec();
         let mut idx = Vec::with_capacity(axes.len());
@@ -535,8 +521,8 @@ impl Kernel<'_> {
             });
         }
         match self.padded.get(&r) {
-            Some(p) => self.padded_index(ctx, e, p, idx),
-            None => Ok(idx),
+            Some(p) => self.padded_index(ctx, e, p, &idx),
+            None => idx,
         }
     }
 
@@ -569,7 +555,7 @@ impl Kernel<'_> {
         };
         let v = self.read_member(ctx, e, r, &point)?;
         let out = self.outputs[&r];
-        let idx = self.result_index(ctx, e, r, &point)?;
+        let idx = self.result_index(ctx, e, r, &point);
         build_store(ctx, e.at, v, out, &idx, e.loc);
         Ok(())
     }
@@ -840,7 +826,7 @@ impl Kernel<'_> {
     }
 
     /// `v + d` on indices, without an op when `d` is 0.
-    fn offset(&mut self, ctx: &mut Context, e: Emit, v: Value, d: i64) -> Value {
+    pub(super) fn offset(&mut self, ctx: &mut Context, e: Emit, v: Value, d: i64) -> Value {
         if d == 0 {
             return v;
         }

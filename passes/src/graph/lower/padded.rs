@@ -15,7 +15,7 @@ use super::kernel::{element_type, Kernel};
 use super::plan::i64_array;
 use dlc_graph::ops::PadOp;
 use dlc_graph::shapes::{DimExpr, SymbolicShapes};
-use dlc_ir::{Block, Context, DenseValue, Op, Type, Value};
+use dlc_ir::{Block, Context, DenseValue, Op, Value};
 use dlc_loop::{
     before_terminator, build_for, build_if, build_schedule_block, build_store, IterKind, LoopKind,
 };
@@ -64,18 +64,12 @@ impl Kernel<'_> {
         ctx: &mut Context,
         e: Emit,
         padded: &Padded,
-        idx: Vec<Value>,
-    ) -> Result<Vec<Value>, String> {
+        idx: &[Value],
+    ) -> Vec<Value> {
         let low = i64_array(ctx, padded.pad, "low");
         idx.iter()
             .zip(&low)
-            .map(|(&i, &l)| {
-                if l == 0 {
-                    return Ok(i);
-                }
-                let lv = self.index(ctx, l);
-                Ok(e.arith(ctx, "addi", &[i, lv], Type::INDEX))
-            })
+            .map(|(&i, &l)| self.offset(ctx, e, i, l))
             .collect()
     }
 
