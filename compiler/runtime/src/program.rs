@@ -31,7 +31,7 @@
 use crate::abi::{KernelEntry, KernelTable};
 use crate::signature::{relabel, source_dtypes, type_parts, DimSpec, Signature, TensorSpec};
 use crate::tensor::{byte_size, AlignedBytes};
-use dlc_arith::{ArithOps, IntBinary};
+use dlc_arith::{ArithOps, CmpIPredicate, IntBinary};
 use dlc_func::FuncOp;
 use dlc_ir::symbol::SymbolTables;
 use dlc_ir::{
@@ -63,9 +63,9 @@ pub(crate) enum Instr {
         a: u32,
         b: u32,
     },
-    /// `arith.cmpi` with MLIR's predicate numbering (eq, ne, slt, sle, sgt, sge, ult, ...).
+    /// `arith.cmpi`.
     Cmp {
-        pred: u8,
+        pred: CmpIPredicate,
         width: u32,
         dst: u32,
         a: u32,
@@ -681,8 +681,8 @@ impl Compiler<'_, '_> {
                 let pred = cmp
                     .predicate(ctx)
                     .and_then(|a| ctx.attr_as_int(a))
-                    .and_then(|p| u8::try_from(p).ok())
-                    .filter(|&p| p <= 9)
+                    .and_then(|p| i64::try_from(p).ok())
+                    .and_then(CmpIPredicate::from_i64)
                     .ok_or_else(|| err(ctx, op, "expected a cmpi 'predicate' in 0..=9"))?;
                 let dst = self.int_result(op)?;
                 self.push(

@@ -39,6 +39,7 @@ use crate::program::{
     Size,
 };
 use crate::tensor::{byte_size, AlignedBytes, Tensor, TensorView, ALIGN};
+use dlc_arith::fold::eval_cmpi;
 use dlc_arith::IntBinary;
 use dlc_ir::Location;
 use dlc_tensor::{unravel, DType};
@@ -436,20 +437,8 @@ impl<'p> Session<'p> {
                 a,
                 b,
             } => {
-                let (x, y) = (s[*a as usize], s[*b as usize]);
-                let (ux, uy) = (unsigned(x, *width), unsigned(y, *width));
-                let r = match pred {
-                    0 => x == y,
-                    1 => x != y,
-                    2 => x < y,
-                    3 => x <= y,
-                    4 => x > y,
-                    5 => x >= y,
-                    6 => ux < uy,
-                    7 => ux <= uy,
-                    8 => ux > uy,
-                    _ => ux >= uy,
-                };
+                let (x, y) = (i128::from(s[*a as usize]), i128::from(s[*b as usize]));
+                let r = eval_cmpi(*pred, x, y, *width);
                 // An i1 true is held sign-extended, as -1.
                 s[*dst as usize] = -i64::from(r);
             }

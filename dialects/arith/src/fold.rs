@@ -81,7 +81,7 @@ fn signed(v: i128, w: u32) -> i128 {
 }
 
 /// The value of `v` read as an unsigned `w`-bit integer.
-fn unsigned(v: i128, w: u32) -> u128 {
+pub(crate) fn unsigned(v: i128, w: u32) -> u128 {
     (v as u128) & mask(w)
 }
 

@@ -9,7 +9,7 @@
 //! generators' `sdiv` gives on the machines dlc targets (x86 traps, so they guard it; the
 //! interpreters follow the wrapped value).
 
-use crate::fold::{ceil_div_signed, floor_div_signed};
+use crate::fold::{ceil_div_signed, floor_div_signed, unsigned};
 use crate::ops::ArithOps;
 
 /// An integer binary `arith` op.
@@ -88,7 +88,7 @@ impl IntBinary {
 
     /// The op on `w`-bit operands `a` and `b` (sign-extended), before wrapping to `w` bits.
     pub fn eval(self, a: i128, b: i128, w: u32) -> Result<i128, String> {
-        let (ua, ub) = (unsigned(a, w), unsigned(b, w));
+        let (ua, ub) = (unsigned(a, w) as i128, unsigned(b, w) as i128);
         let nonzero = |d: i128| {
             if d == 0 {
                 Err("division by zero".to_string())
@@ -127,15 +127,6 @@ impl IntBinary {
             I::CeilDivU => ua.unsigned_abs().div_ceil(nonzero(ub)?.unsigned_abs()) as i128,
             I::FloorDivS => floor_div_signed(a, nonzero(b)?).ok_or("division overflow")?,
         })
-    }
-}
-
-/// `x`'s low `w` bits, read as an unsigned integer.
-fn unsigned(x: i128, w: u32) -> i128 {
-    if w >= 127 {
-        x
-    } else {
-        x & ((1i128 << w) - 1)
     }
 }
 

@@ -7,8 +7,10 @@
 
 use crate::math::MathOps;
 use crate::ReduceKind;
-use dlc_arith::fold::{ieee_maximum, ieee_maxnum, ieee_minimum, ieee_minnum};
-use dlc_arith::{round_to_format, rounding_mode, ArithOps, ConstantOp, IntBinary, RoundingMode};
+use dlc_arith::fold::{eval_cmpi, ieee_maximum, ieee_maxnum, ieee_minimum, ieee_minnum};
+use dlc_arith::{
+    round_to_format, rounding_mode, ArithOps, CmpIPredicate, ConstantOp, IntBinary, RoundingMode,
+};
 use dlc_ir::attributes::sign_extend;
 use dlc_ir::{AttrKind, Context, DenseValue, FloatKind, Op, Type, TypeKind};
 
@@ -192,7 +194,10 @@ fn eval_scalar(
             A::CmpIOp(_) => {
                 let w = int_width(ctx, opd_ty).ok_or("cmpi on a non-integer type")?;
                 let (x, y) = (arg(0)?.as_int()?, arg(1)?.as_int()?);
-                Val::Int(-(cmpi(predicate(ctx, a.op())?, x, y, w)? as i64))
+                let p = predicate(ctx, a.op())?;
+                let pred =
+                    CmpIPredicate::from_i64(p).ok_or(format!("unknown cmpi predicate {p}"))?;
+                Val::Int(-i64::from(eval_cmpi(pred, i128::from(x), i128::from(y), w)))
             }
             A::CmpFOp(_) => {
                 let (x, y) = (arg(0)?.as_float()?, arg(1)?.as_float()?);
@@ -323,24 +328,6 @@ fn predicate(ctx: &Context, op: Op) -> Result<i64, String> {
         .and_then(|a| ctx.attr_as_int(a))
         .map(|v| v as i64)
         .ok_or_else(|| "comparison without an integer 'predicate' attribute".to_string())
-}
-
-/// `arith.cmpi` with MLIR's predicate numbering.
-fn cmpi(p: i64, a: i64, b: i64, w: u32) -> Result<bool, String> {
-    let (ua, ub) = (unsigned(a, w), unsigned(b, w));
-    Ok(match p {
-        0 => a == b,
-        1 => a != b,
-        2 => a < b,
-        3 => a <= b,
-        4 => a > b,
-        5 => a >= b,
-        6 => ua < ub,
-        7 => ua <= ub,
-        8 => ua > ub,
-        9 => ua >= ub,
-        _ => return Err(format!("unknown cmpi predicate {p}")),
-    })
 }
 
 /// `arith.cmpf` with MLIR's predicate numbering (ordered: false if either is NaN).
