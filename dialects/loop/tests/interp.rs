@@ -456,6 +456,41 @@ loop.kernel @warps(%out: !loop.buffer<64xf32, global>, %mx: !loop.buffer<64xi32,
 }
 
 #[test]
+fn warp_reduce_combines_in_the_shuffle_tree_order() {
+    // In f16, 2048 + 1 rounds back to 2048 (ties to even), so adding the 31 ones to lane 0's
+    // 2048 one at a time, in lane order, would leave 2048. The shuffle tree pairs lane l with
+    // lane l + 16, 8, 4, 2, 1: the ones add up among themselves (2, 4, 8, 16) before they meet
+    // 2048, giving 2048 + 2 + 4 + 8 + 16 = 2078, what the GPU computes. A block reduction
+    // over 64 threads combines the two warps' totals the same way.
+    let src = r#"
+loop.kernel @tree(%x: !loop.buffer<64xf32, global>, %w: !loop.buffer<64xf32, global>, %b: !loop.buffer<64xf32, global>) attributes {grid = [1 : index, 1 : index, 1 : index], block = [64 : index, 1 : index, 1 : index]} {
+  %t = loop.thread_id x
+  %v = loop.load %x[%t] : !loop.buffer<64xf32, global>
+  %h = arith.truncf %v : f32 to f16
+  %s = loop.warp_reduce %h {kind = "add"} : f16
+  %sw = arith.extf %s : f16 to f32
+  loop.store %sw, %w[%t] : !loop.buffer<64xf32, global>
+  %r = loop.block_reduce %h {kind = "add"} : f16
+  %rb = arith.extf %r : f16 to f32
+  loop.store %rb, %b[%t] : !loop.buffer<64xf32, global>
+  loop.return
+}
+"#;
+    let x: Vec<f64> = (0..64)
+        .map(|t| if t % 32 == 0 { 2048.0 } else { 1.0 })
+        .collect();
+    let mut args = [
+        f32_buf(&[64], &x),
+        f32_buf(&[64], &[0.0; 64]),
+        f32_buf(&[64], &[0.0; 64]),
+    ];
+    run(src, "tree", &mut args).unwrap();
+    assert!(floats(&args[1]).iter().all(|&v| v == 2078.0));
+    // 2078 + 2078 = 4156, an f16 (its ulp at 4096 is 4).
+    assert!(floats(&args[2]).iter().all(|&v| v == 4156.0));
+}
+
+#[test]
 fn block_reduce_max_reaches_every_thread() {
     let src = r#"
 loop.kernel @bmax(%x: !loop.buffer<48xf32, global>, %out: !loop.buffer<48xf32, global>) attributes {grid = [1 : index, 1 : index, 1 : index], block = [48 : index, 1 : index, 1 : index]} {

@@ -467,7 +467,14 @@ impl Machine<'_> {
             })
             .collect::<Result<Vec<_>, _>>()?;
         let result = ctx.result(op, 0);
-        let combined = scalar::combine(ctx, kind, ctx.value_type(result), &vals)
+        let ty = ctx.value_type(result);
+        // A warp's lanes combine in a shuffle tree; a block reduction combines each warp's
+        // total, then the warps' totals in warp 0, as the GPU code does.
+        let combined = vals
+            .chunks(WARP_SIZE)
+            .map(|warp| scalar::combine_lanes(ctx, kind, ty, warp))
+            .collect::<Result<Vec<_>, _>>()
+            .and_then(|warps| scalar::combine_lanes(ctx, kind, ty, &warps))
             .map_err(|m| op_err(ctx, op, m))?;
         for t in threads {
             t.env.insert(result, combined.clone());

@@ -368,23 +368,36 @@ fn bitcast(ctx: &Context, v: &Val, from: Type, to: Type) -> Result<Val, String> 
     })
 }
 
-/// Combines the values of a warp or block reduction in lane order.
-pub(crate) fn combine(
+/// Combines one value per lane of a warp (at most 32) in the order of the GPU code's shuffle
+/// tree (compiler/codegen/src/gpu.rs): steps with offsets 16, 8, 4, 2, 1 in which lane `l`
+/// combines lane `l + offset`'s value when that lane exists, each result rounded to the
+/// element type; the total is lane 0's. (The butterfly a full warp runs gives every lane that
+/// same total, each combine being commutative.) The order matters for floats, an `f16` sum most.
+pub(crate) fn combine_lanes(
     ctx: &Context,
     kind: ReduceKind,
     ty: Type,
     vals: &[Val],
 ) -> Result<Val, String> {
     let elem = ctx.element_type(ty);
-    let mut acc = vals.first().cloned().ok_or("reduction over no threads")?;
-    for v in &vals[1..] {
-        acc = combine2(kind, &acc, v)?;
-        acc = match acc {
-            Val::Vector(l) => Val::Vector(l.into_iter().map(|x| normalize(ctx, elem, x)).collect()),
-            s => normalize(ctx, elem, s),
-        };
+    let mut acc = vals.to_vec();
+    if acc.is_empty() {
+        return Err("reduction over no threads".into());
     }
-    Ok(acc)
+    let mut offset = 16;
+    while offset > 0 {
+        // Lane `l + offset` is still unchanged in this step when lane `l` reads it.
+        for l in 0..acc.len().saturating_sub(offset) {
+            acc[l] = match combine2(kind, &acc[l], &acc[l + offset])? {
+                Val::Vector(x) => {
+                    Val::Vector(x.into_iter().map(|x| normalize(ctx, elem, x)).collect())
+                }
+                v => normalize(ctx, elem, v),
+            };
+        }
+        offset /= 2;
+    }
+    Ok(acc.swap_remove(0))
 }
 
 fn combine2(kind: ReduceKind, a: &Val, b: &Val) -> Result<Val, String> {

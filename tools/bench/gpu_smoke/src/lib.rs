@@ -7,12 +7,15 @@
 //! loop interpreter ran it ([`KernelCase::expected`]). `gpu-smoke` ([`cuda`]) loads the
 //! module's PTX with the CUDA driver, runs each kernel on the same inputs and compares.
 //! Without a GPU it prepares the cases (so the compile and interpreter side is always checked)
-//! and reports that it skipped the device runs.
+//! and reports that it skipped the device runs. Other programs can be given as text, among
+//! them the random graph generator's ([`random_program`]).
 
 pub mod cuda;
 
+use dlc_driver::check;
+use dlc_graph::generate::GraphGen;
 use dlc_ir::pass::{parse_pipeline, PassRegistry};
-use dlc_ir::{parse_source, Context, Op};
+use dlc_ir::{parse_source, print_op, Context, Op, PrintOptions};
 use dlc_loop::interp::{run_kernel, KernelArg};
 use dlc_loop::{buffer_parts, module_kernels, KernelOp, LaunchDim};
 use dlc_tensor::{DType, Scalar, Tensor};
@@ -59,6 +62,19 @@ pub const PROGRAMS: &[(&str, &str)] = &[
     ),
 ];
 
+/// The text of random graph program `seed`: `dlc_graph::generate::GraphGen`'s function for
+/// that seed with static shapes only (so every kernel's launch dims are constant).
+pub fn random_program(seed: u64) -> String {
+    let mut ctx = Context::new();
+    dlc_dialects::register_all_dialects(&mut ctx);
+    let generator = GraphGen {
+        dynamic: false,
+        ..GraphGen::new(seed)
+    };
+    let generated = generator.generate(&mut ctx);
+    print_op(&ctx, generated.module, PrintOptions::default())
+}
+
 /// One kernel to run on the device: its inputs and what the interpreter made of them.
 pub struct KernelCase {
     /// `program/kernel`.
@@ -76,7 +92,7 @@ pub struct KernelCase {
 
 /// A compiled program: its PTX for `sm` and its kernel cases.
 pub struct Compiled {
-    pub name: &'static str,
+    pub name: String,
     pub ptx: String,
     pub cases: Vec<KernelCase>,
     /// Kernels left out, with the reason (symbolic launch dims, index arguments, ...).
@@ -84,7 +100,7 @@ pub struct Compiled {
 }
 
 /// Compiles program `text` with [`PIPELINE`] for `sm` and prepares its kernel cases.
-pub fn compile(name: &'static str, text: &str, sm: u32) -> Result<Compiled, String> {
+pub fn compile(name: &str, text: &str, sm: u32) -> Result<Compiled, String> {
     let mut ctx = Context::new();
     dlc_dialects::register_all_dialects(&mut ctx);
     let module = parse_source(&mut ctx, text, name, 1).map_err(|d| d.message.clone())?;
@@ -110,7 +126,7 @@ pub fn compile(name: &'static str, text: &str, sm: u32) -> Result<Compiled, Stri
         }
     }
     Ok(Compiled {
-        name,
+        name: name.to_string(),
         ptx,
         cases,
         skipped,
@@ -125,8 +141,11 @@ fn kernel_case(
     seed: u64,
 ) -> Result<KernelCase, String> {
     let k = ctx.view::<KernelOp>(kernel).ok_or("not a kernel")?;
-    let grid = constant_dims(k.grid_dims(ctx)).ok_or("the grid is not constant")?;
-    let block = constant_dims(k.block_dims(ctx)).ok_or("the block is not constant")?;
+    // A kernel without launch dims (every point loop had extent 1 and is gone) runs as one
+    // thread, as the host launches it.
+    let grid = launch(ctx, kernel, "grid", k.grid_dims(ctx)).ok_or("the grid is not constant")?;
+    let block =
+        launch(ctx, kernel, "block", k.block_dims(ctx)).ok_or("the block is not constant")?;
     let entry = k.body(ctx).ok_or("kernel without a body")?;
     let mut random = Lcg(0x9e37_79b9_7f4a_7c15 ^ seed);
     let mut inputs = Vec::new();
@@ -156,8 +175,13 @@ fn kernel_case(
     })
 }
 
-fn constant_dims(dims: Option<[LaunchDim; 3]>) -> Option<[u32; 3]> {
+/// The launch dims `name` (`grid` or `block`) of `kernel` when they are constant: `dims`, or
+/// one when the kernel has no such attribute.
+fn launch(ctx: &Context, kernel: Op, name: &str, dims: Option<[LaunchDim; 3]>) -> Option<[u32; 3]> {
     let mut out = [1u32; 3];
+    if ctx.attr(kernel, name).is_none() {
+        return Some(out);
+    }
     for (slot, d) in out.iter_mut().zip(dims?) {
         match d {
             LaunchDim::Const(n) => *slot = u32::try_from(n).ok()?,
@@ -192,30 +216,37 @@ impl Lcg {
     }
 }
 
-/// Compares the device's buffers with the interpreter's: integers exactly, floats within
-/// `1e-4` relative plus `1e-5` absolute (tree reductions reassociate; the math expansions
-/// are the same code on both). Returns the first mismatch.
+/// Compares the device's buffers with the interpreter's by `dlc-run --check`'s rule
+/// ([`dlc_driver::check`]): integers exactly; floats normwise, the largest difference within
+/// `atol + rtol · max|reference|`, with the loosest `(rtol, atol)` of the kernel's buffer
+/// dtypes (a float result computed from `f16` values is only as precise as `f16`); infinities
+/// and NaNs must match. Returns the first buffer that differs.
 pub fn compare(got: &[KernelArg], expected: &[KernelArg]) -> Result<(), String> {
-    for (i, (g, e)) in got.iter().zip(expected).enumerate() {
-        let (KernelArg::Buffer(g), KernelArg::Buffer(e)) = (g, e) else {
-            continue;
-        };
-        for j in 0..e.len() {
-            let (a, b) = (g.get(j), e.get(j));
-            let same = if e.dtype().is_float() {
-                let (a, b) = (a.as_f64(), b.as_f64());
-                (a.is_nan() && b.is_nan()) || (a - b).abs() <= 1e-5 + 1e-4 * b.abs()
-            } else {
-                a.as_i64() == b.as_i64()
-            };
-            if !same {
-                return Err(format!(
-                    "argument {i}, element {j}: device {a:?}, interpreter {b:?}"
-                ));
-            }
-        }
+    let pairs: Vec<(usize, &Tensor, &Tensor)> = got
+        .iter()
+        .zip(expected)
+        .enumerate()
+        .filter_map(|(i, pair)| match pair {
+            (KernelArg::Buffer(g), KernelArg::Buffer(e)) => Some((i, g, e)),
+            _ => None,
+        })
+        .collect();
+    let floor = pairs
+        .iter()
+        .filter_map(|(_, _, e)| check::tolerance(e.dtype()))
+        .fold((0.0f64, 0.0f64), |(r, a), (rtol, atol)| {
+            (r.max(rtol), a.max(atol))
+        });
+    let reference: Vec<Tensor> = pairs.iter().map(|(_, _, e)| (*e).clone()).collect();
+    let actual: Vec<Tensor> = pairs.iter().map(|(_, g, _)| (*g).clone()).collect();
+    let reports = check::compare(&reference, &actual, floor)?;
+    match pairs.iter().zip(&reports).find(|(_, r)| !r.ok) {
+        Some(((i, _, _), r)) => Err(format!(
+            "argument {i} ({:?} {:?}): max |error| {:e} (relative {:e}), over the tolerance",
+            r.dtype, r.shape, r.max_abs, r.max_rel
+        )),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// The PTX target for a device of compute capability `cc` (`major * 10 + minor`): the newest

@@ -2,19 +2,50 @@
 //! them with the loop interpreter (see the library docs).
 //!
 //! ```text
-//! gpu-smoke [--require-gpu]
+//! gpu-smoke [--require-gpu] [--random N] [PROGRAM.mlir ...]
 //! ```
 //!
-//! Without a GPU it compiles every program, runs the interpreter side, prints
+//! With program files or `--random N` (the random graph generator's programs for seeds
+//! `0..N`, with static shapes) it runs those graph programs instead of the built-in ones;
+//! kernels with symbolic launch dims or index arguments are listed as not run. Without a GPU it compiles every program, runs the interpreter side, prints
 //! `skipped: <why>` and exits 0 (`--require-gpu` makes that exit 2). With one it prints a line
 //! per kernel and exits 1 on any mismatch or CUDA error.
 
 use dlc_gpu_smoke::cuda::{Cuda, Unavailable};
-use dlc_gpu_smoke::{compare, compile, sm_for, PROGRAMS};
+use dlc_gpu_smoke::{compare, compile, random_program, sm_for, PROGRAMS};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let require_gpu = std::env::args().any(|a| a == "--require-gpu");
+    let mut require_gpu = false;
+    let mut programs: Vec<(String, String)> = Vec::new();
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        if arg == "--require-gpu" {
+            require_gpu = true;
+            continue;
+        }
+        if arg == "--random" {
+            let Some(n) = args.next().and_then(|n| n.parse::<u64>().ok()) else {
+                eprintln!("error: --random takes a number of programs");
+                return ExitCode::FAILURE;
+            };
+            programs.extend((0..n).map(|seed| (format!("random_{seed}"), random_program(seed))));
+            continue;
+        }
+        match std::fs::read_to_string(&arg) {
+            Ok(text) => programs.push((arg, text)),
+            Err(e) => {
+                eprintln!("error: {arg}: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    if programs.is_empty() {
+        programs = PROGRAMS
+            .iter()
+            .map(|&(name, text)| (name.to_string(), text.to_string()))
+            .collect();
+    }
     let device = Cuda::open();
     let sm = match &device {
         Ok(cuda) => match cuda.compute_capability() {
@@ -29,7 +60,7 @@ fn main() -> ExitCode {
     let mut failures = 0;
     let mut ran = 0;
     let mut prepared = 0;
-    for &(name, text) in PROGRAMS {
+    for (name, text) in &programs {
         let compiled = match compile(name, text, sm) {
             Ok(c) => c,
             Err(e) => {
@@ -67,7 +98,7 @@ fn main() -> ExitCode {
         Err(Unavailable(why)) => {
             println!(
                 "skipped: {why} ({prepared} kernels of {} programs compiled and ran in the interpreter)",
-                PROGRAMS.len()
+                programs.len()
             );
             if failures > 0 {
                 ExitCode::FAILURE

@@ -1,7 +1,7 @@
 //! The smoke programs compile for both PTX targets and every kernel gets a case the
 //! interpreter ran (what `gpu-smoke` compares on a GPU), and the binary skips cleanly here.
 
-use dlc_gpu_smoke::{compare, compile, PROGRAMS};
+use dlc_gpu_smoke::{compare, compile, random_program, PROGRAMS};
 use std::process::Command;
 
 #[test]
@@ -41,4 +41,21 @@ fn the_binary_runs_or_skips_cleanly() {
         stdout.contains("skipped:") || stdout.contains("kernels match the interpreter"),
         "{stdout}"
     );
+}
+
+#[test]
+fn random_programs_have_static_launches() {
+    // `--random N`: the generator's programs with static shapes, so every kernel has constant
+    // launch dims (one without any runs as a single thread); only a kernel whose random index
+    // data is out of range is left out (the interpreter refuses it).
+    let mut cases = 0;
+    for seed in 0..20 {
+        let name = format!("random_{seed}");
+        let compiled = compile(&name, &random_program(seed), 90).unwrap_or_else(|e| panic!("{e}"));
+        cases += compiled.cases.len();
+        for why in &compiled.skipped {
+            assert!(why.contains("out-of-bounds"), "{why}");
+        }
+    }
+    assert!(cases > 100, "only {cases} kernel cases");
 }
