@@ -4,7 +4,7 @@
 //! views, overlapping launch arguments, wrong arguments), which must come back as diagnostics.
 
 use dlc_ir::{Context, Diagnostic, Op};
-use dlc_loop::interp::{run_host, KernelArg};
+use dlc_loop::interp::{run_host, run_host_traced, KernelArg};
 use dlc_tensor::{DType, Tensor};
 
 /// Parses and verifies `src`; returns the context and the module.
@@ -209,6 +209,45 @@ func.func @main(%x: !loop.buffer<?xf32, global>) -> !loop.buffer<?xf32, global> 
     );
     let r = run(&src, "main", vec![f32_buf(&[3], &[1.0, -2.0, 0.5])]).unwrap();
     assert_eq!(floats(&r[0]), [4.0, -8.0, 2.0]);
+}
+
+#[test]
+fn a_traced_run_reports_every_launch() {
+    // The three launches of `same_view_twice_aliases`, each with what the kernel got and left;
+    // the first and the last name one buffer twice.
+    let src = program(
+        r#"
+func.func @main(%x: !loop.buffer<?xf32, global>) -> !loop.buffer<?xf32, global> {
+  %n = loop.dim %x, 0 : !loop.buffer<?xf32, global>
+  loop.launch @accumulate(%x, %x, %n) : (!loop.buffer<?xf32, global>, !loop.buffer<?xf32, global>, index) -> ()
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %bytes = arith.muli %n, %c4 : index
+  %arena = loop.alloc(%bytes) : !loop.buffer<?xi8, global>
+  %v = loop.view %arena[%c0](%n) : !loop.buffer<?xi8, global> -> !loop.buffer<?xf32, global>
+  %w = loop.view %arena[%c0](%n) : !loop.buffer<?xi8, global> -> !loop.buffer<?xf32, global>
+  loop.launch @accumulate(%v, %x, %n) : (!loop.buffer<?xf32, global>, !loop.buffer<?xf32, global>, index) -> ()
+  loop.launch @accumulate(%v, %w, %n) : (!loop.buffer<?xf32, global>, !loop.buffer<?xf32, global>, index) -> ()
+  return %w : !loop.buffer<?xf32, global>
+}
+"#,
+    );
+    let (ctx, module) = parse(&src);
+    let f = symbol(&ctx, module, "main");
+    let mut launches = Vec::new();
+    let r = run_host_traced(&ctx, f, vec![f32_buf(&[3], &[1.0, -2.0, 0.5])], &mut |l| {
+        launches.push(l)
+    })
+    .unwrap();
+    assert_eq!(floats(&r[0]), [4.0, -8.0, 2.0]);
+    let aliased: Vec<bool> = launches.iter().map(|l| l.aliased).collect();
+    assert_eq!(aliased, [true, false, true]);
+    assert_eq!(launches[1].kernel, symbol(&ctx, module, "accumulate"));
+    // The second launch: v (zeros) += x (doubled by the first).
+    assert_eq!(floats(&launches[1].before[0]), [0.0, 0.0, 0.0]);
+    assert_eq!(floats(&launches[1].after[0]), [2.0, -4.0, 1.0]);
+    assert_eq!(floats(&launches[1].after[1]), [2.0, -4.0, 1.0]);
+    assert_eq!(launches[1].after[2], KernelArg::Index(3));
 }
 
 #[test]

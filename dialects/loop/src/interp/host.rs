@@ -17,7 +17,9 @@
 //! and are an error. `loop.read_size` reads a size a kernel wrote back out of memory (a negative
 //! one is an error). `loop.call_if` and `loop.call_loop` run other host functions in the same
 //! memory (`calls`). Everything a host function can get wrong at run time (sizes, offsets,
-//! bounds, arguments, calls) comes back as a diagnostic at the op.
+//! bounds, arguments, calls) comes back as a diagnostic at the op. [`run_host_traced`] also
+//! reports each launch's arguments before and after the kernel, for tools that repeat the
+//! launches elsewhere (`gpu-smoke` on a GPU).
 
 mod calls;
 
@@ -51,6 +53,42 @@ pub fn run_host(
     func: Op,
     args: Vec<KernelArg>,
 ) -> Result<Vec<KernelArg>, Diagnostic> {
+    run(ctx, func, args, None)
+}
+
+/// One kernel launch of a host function, as [`run_host_traced`] reports it.
+#[derive(Clone, Debug)]
+pub struct Launch {
+    /// The `loop.kernel` launched.
+    pub kernel: Op,
+    /// The launch's arguments before the kernel ran: a buffer for each buffer argument (its
+    /// own copy, also where two arguments name the same buffer), an index for each integer.
+    pub before: Vec<KernelArg>,
+    /// The same arguments after the kernel ran.
+    pub after: Vec<KernelArg>,
+    /// Whether two arguments named the same buffer (an in-place kernel), so running the
+    /// kernel on `before`'s separate copies is not the same launch.
+    pub aliased: bool,
+}
+
+/// [`run_host`], calling `on_launch` after every kernel launch (nested host calls included)
+/// with what the kernel was given and what it left: a tool that runs kernels elsewhere (a GPU,
+/// another backend) gets each kernel's real arguments from a run of the whole program.
+pub fn run_host_traced(
+    ctx: &Context,
+    func: Op,
+    args: Vec<KernelArg>,
+    on_launch: &mut dyn FnMut(Launch),
+) -> Result<Vec<KernelArg>, Diagnostic> {
+    run(ctx, func, args, Some(on_launch))
+}
+
+fn run<'c>(
+    ctx: &'c Context,
+    func: Op,
+    args: Vec<KernelArg>,
+    trace: Option<&'c mut dyn FnMut(Launch)>,
+) -> Result<Vec<KernelArg>, Diagnostic> {
     let Some(signature) = ctx.view::<dlc_func::FuncOp>(func).map(|f| f.signature(ctx)) else {
         return Err(op_err(
             ctx,
@@ -67,6 +105,7 @@ pub fn run_host(
         env: HashMap::default(),
         tables: SymbolTables::new(),
         depth: 0,
+        trace,
     };
     let source = crate::source_dtypes(ctx, func).map_err(|m| op_err(ctx, func, m))?;
     let args = match &source {
@@ -184,6 +223,8 @@ struct Host<'c> {
     tables: SymbolTables,
     /// How many host calls enclose the function running now.
     depth: usize,
+    /// Told of every launch ([`run_host_traced`]).
+    trace: Option<&'c mut dyn FnMut(Launch)>,
 }
 
 /// The byte size of a `shape` buffer of `dtype`, if it is below [`MAX_STORAGE_BYTES`].
@@ -749,7 +790,28 @@ impl Host<'_> {
             .map(|(w, _)| self.decode(w))
             .collect::<Result<Vec<_>, _>>()
             .map_err(|m| op_err(ctx, op, m))?;
+        let arguments = |buffers: &[Tensor]| -> Vec<KernelArg> {
+            refs.iter()
+                .map(|r| match *r {
+                    ArgRef::Buffer(slot) => KernelArg::Buffer(buffers[slot].clone()),
+                    ArgRef::Index(x) => KernelArg::Index(x),
+                })
+                .collect()
+        };
+        let before = self.trace.is_some().then(|| arguments(&buffers));
         run_kernel_with(ctx, kernel, &mut buffers, &refs)?;
+        if let (Some(trace), Some(before)) = (self.trace.as_mut(), before) {
+            let slots = refs
+                .iter()
+                .filter(|r| matches!(r, ArgRef::Buffer(_)))
+                .count();
+            trace(Launch {
+                kernel,
+                before,
+                after: arguments(&buffers),
+                aliased: slots > buffers.len(),
+            });
+        }
         for ((view, _), buf) in views.iter().zip(&buffers) {
             self.encode(view, buf).map_err(|m| op_err(ctx, op, m))?;
         }

@@ -49,7 +49,7 @@ mod memcheck;
 mod scalar;
 
 pub use buffer::KernelArg;
-pub use host::run_host;
+pub use host::{run_host, run_host_traced, Launch};
 
 use crate::{KernelOp, MemorySpace};
 use buffer::buffer_type;

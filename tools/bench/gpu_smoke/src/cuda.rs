@@ -33,6 +33,7 @@ type CuLaunchKernel = unsafe extern "C" fn(
 const CUDA_SUCCESS: CuResult = 0;
 const ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: c_int = 75;
 const ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: c_int = 76;
+const LIMIT_STACK_SIZE: c_int = 0;
 
 /// Why the GPU cannot be used: the tool then skips rather than fails.
 #[derive(Debug)]
@@ -117,6 +118,14 @@ impl Cuda {
             )?;
         }
         Ok((major * 10 + minor) as u32)
+    }
+
+    /// Sets the stack every thread of later launches gets, in bytes (`cuCtxSetLimit` of
+    /// `CU_LIMIT_STACK_SIZE`; CUDA's default is 1 KiB).
+    pub fn set_stack_bytes(&self, bytes: u64) -> Result<(), String> {
+        let bytes = usize::try_from(bytes).map_err(|_| "stack size too large".to_string())?;
+        // SAFETY: cuCtxSetLimit takes a limit kind and a size; the context is current.
+        unsafe { self.call2::<c_int, usize>("cuCtxSetLimit", LIMIT_STACK_SIZE, bytes) }
     }
 
     /// Loads `ptx`, runs its kernel `name` on a `grid` of `block`s with `args` (the kernel ABI

@@ -1,23 +1,26 @@
 //! The GPU smoke test: dlc's PTX run on a real GPU and compared with the loop interpreter.
 //!
-//! A few graph programs with static shapes (the shapes that found GPU bugs: a 16-thread block
-//! reduction, a reduction wider than a block, a layer norm, an elementwise map) go through
-//! `decompose,fuse,lower{target=gpu},gpu-default`. Every kernel with constant launch dims
-//! becomes a [`KernelCase`]: random contents for all its buffers, and the buffers after the
-//! loop interpreter ran it ([`KernelCase::expected`]). `gpu-smoke` ([`cuda`]) loads the
-//! module's PTX with the CUDA driver, runs each kernel on the same inputs and compares.
+//! A few graph programs (the shapes that found GPU bugs: a 16-thread block reduction, a
+//! reduction wider than a block, a layer norm, an elementwise map), or any given ones, among
+//! them the random graph generator's ([`Program::random`]), go through
+//! `decompose,fuse,lower{target=gpu},gpu-default`. The loop interpreter then runs each host
+//! function on random inputs, and every kernel launch becomes a [`KernelCase`]: the arguments
+//! the program gave the kernel (launch dims and sizes of `?` dims included) and the buffers
+//! after the interpreter ran it ([`KernelCase::expected`]). `gpu-smoke` ([`cuda`]) loads the
+//! module's PTX with the CUDA driver, runs each kernel on the same arguments and compares.
 //! Without a GPU it prepares the cases (so the compile and interpreter side is always checked)
-//! and reports that it skipped the device runs. Other programs can be given as text, among
-//! them the random graph generator's ([`random_program`]).
+//! and reports that it skipped the device runs.
 
 pub mod cuda;
 
 use dlc_driver::check;
-use dlc_graph::generate::GraphGen;
+use dlc_func::FuncOp;
+use dlc_graph::generate::{GraphGen, Rng};
 use dlc_ir::pass::{parse_pipeline, PassRegistry};
+use dlc_ir::DYNAMIC;
 use dlc_ir::{parse_source, print_op, Context, Op, PrintOptions};
-use dlc_loop::interp::{run_kernel, KernelArg};
-use dlc_loop::{buffer_parts, module_kernels, KernelOp, LaunchDim};
+use dlc_loop::interp::{run_host_traced, KernelArg, Launch};
+use dlc_loop::{buffer_parts, AllocOp, KernelOp, LaunchDim, LaunchOp, MemorySpace};
 use dlc_tensor::{DType, Scalar, Tensor};
 
 /// The pipeline the programs are compiled with: the default GPU pipeline after lowering.
@@ -62,20 +65,43 @@ pub const PROGRAMS: &[(&str, &str)] = &[
     ),
 ];
 
-/// The text of random graph program `seed`: `dlc_graph::generate::GraphGen`'s function for
-/// that seed with static shapes only (so every kernel's launch dims are constant).
-pub fn random_program(seed: u64) -> String {
-    let mut ctx = Context::new();
-    dlc_dialects::register_all_dialects(&mut ctx);
-    let generator = GraphGen {
-        dynamic: false,
-        ..GraphGen::new(seed)
-    };
-    let generated = generator.generate(&mut ctx);
-    print_op(&ctx, generated.module, PrintOptions::default())
+/// A graph program to compile and run: its text and, where known, the concrete shape of each
+/// argument (else a `?` dim is [`DYNAMIC_SIZE`]).
+pub struct Program {
+    pub name: String,
+    pub text: String,
+    pub shapes: Option<Vec<Vec<usize>>>,
 }
 
-/// One kernel to run on the device: its inputs and what the interpreter made of them.
+/// The size a `?` dim of an argument gets when the program says nothing else.
+pub const DYNAMIC_SIZE: usize = 3;
+
+impl Program {
+    /// A program whose `?` dims are [`DYNAMIC_SIZE`].
+    pub fn new(name: impl Into<String>, text: impl Into<String>) -> Self {
+        Program {
+            name: name.into(),
+            text: text.into(),
+            shapes: None,
+        }
+    }
+
+    /// The random graph generator's program for `seed` (`dlc_graph::generate::GraphGen`'s
+    /// defaults, `?` dims included), with the argument shapes it chose.
+    pub fn random(seed: u64) -> Self {
+        let mut ctx = Context::new();
+        dlc_dialects::register_all_dialects(&mut ctx);
+        let generated = GraphGen::new(seed).generate(&mut ctx);
+        Program {
+            name: format!("random_{seed}"),
+            text: print_op(&ctx, generated.module, PrintOptions::default()),
+            shapes: Some(generated.arg_shapes),
+        }
+    }
+}
+
+/// One kernel launch to repeat on the device: the arguments the program gave it and what the
+/// interpreter's kernel made of them.
 pub struct KernelCase {
     /// `program/kernel`.
     pub label: String,
@@ -88,6 +114,9 @@ pub struct KernelCase {
     pub inputs: Vec<KernelArg>,
     /// The arguments after the interpreter ran the kernel on `inputs`.
     pub expected: Vec<KernelArg>,
+    /// The bytes a thread allocates on its stack for local buffers of dynamic size
+    /// ([`dynamic_local_bytes`]).
+    pub stack_bytes: u64,
 }
 
 /// A compiled program: its PTX for `sm` and its kernel cases.
@@ -95,15 +124,19 @@ pub struct Compiled {
     pub name: String,
     pub ptx: String,
     pub cases: Vec<KernelCase>,
-    /// Kernels left out, with the reason (symbolic launch dims, index arguments, ...).
+    /// Launches left out, with the reason (an in-place launch, a host function the
+    /// interpreter refused, ...).
     pub skipped: Vec<String>,
 }
 
-/// Compiles program `text` with [`PIPELINE`] for `sm` and prepares its kernel cases.
-pub fn compile(name: &str, text: &str, sm: u32) -> Result<Compiled, String> {
+/// Compiles `program` with [`PIPELINE`] for `sm`, runs each host function in the loop
+/// interpreter on random inputs, and makes a case of every kernel launch, with the arguments
+/// the run gave it.
+pub fn compile(program: &Program, sm: u32) -> Result<Compiled, String> {
+    let name = &program.name;
     let mut ctx = Context::new();
     dlc_dialects::register_all_dialects(&mut ctx);
-    let module = parse_source(&mut ctx, text, name, 1).map_err(|d| d.message.clone())?;
+    let module = parse_source(&mut ctx, &program.text, name, 1).map_err(|d| d.message.clone())?;
     let mut registry = PassRegistry::new();
     dlc_passes::register_all(&mut registry);
     let spec = parse_pipeline(PIPELINE).map_err(|e| e.message)?;
@@ -115,14 +148,30 @@ pub fn compile(name: &str, text: &str, sm: u32) -> Result<Compiled, String> {
     let ptx = dlc_codegen::emit_ptx(&ctx, module, sm).map_err(|d| d.message)?;
     let mut cases = Vec::new();
     let mut skipped = Vec::new();
-    for (i, kernel) in module_kernels(&ctx, module).into_iter().enumerate() {
-        let symbol = dlc_ir::symbol::symbol_name(&ctx, kernel)
-            .unwrap_or_default()
-            .to_string();
-        let label = format!("{name}/{symbol}");
-        match kernel_case(&ctx, kernel, label.clone(), symbol, i as u64) {
-            Ok(case) => cases.push(case),
-            Err(why) => skipped.push(format!("{label}: {why}")),
+    for (i, func) in host_functions(&ctx, module).into_iter().enumerate() {
+        let mut rng = Rng::new(i as u64);
+        let args = match random_args(&ctx, func, program.shapes.as_deref(), &mut rng) {
+            Ok(args) => args,
+            Err(why) => {
+                skipped.push(format!("{name}: a host function: {why}"));
+                continue;
+            }
+        };
+        let mut launches = Vec::new();
+        let run = run_host_traced(&ctx, func, args, &mut |launch| launches.push(launch));
+        if let Err(d) = run {
+            skipped.push(format!("{name}: the interpreter: {}", d.message));
+            continue;
+        }
+        for launch in launches {
+            let symbol = dlc_ir::symbol::symbol_name(&ctx, launch.kernel)
+                .unwrap_or_default()
+                .to_string();
+            let label = format!("{name}/{symbol}");
+            match kernel_case(&ctx, launch, label.clone(), symbol) {
+                Ok(case) => cases.push(case),
+                Err(why) => skipped.push(format!("{label}: {why}")),
+            }
         }
     }
     Ok(Compiled {
@@ -133,87 +182,177 @@ pub fn compile(name: &str, text: &str, sm: u32) -> Result<Compiled, String> {
     })
 }
 
-fn kernel_case(
+/// The host functions of `module`: `func.func`s that launch kernels.
+fn host_functions(ctx: &Context, module: Op) -> Vec<Op> {
+    let Some(&body) = ctx
+        .regions(module)
+        .first()
+        .and_then(|&r| ctx.blocks(r).first())
+    else {
+        return Vec::new();
+    };
+    ctx.block_ops(body)
+        .filter(|&op| {
+            let mut launches = false;
+            ctx.for_each_op(op, &mut |o| launches |= ctx.view::<LaunchOp>(o).is_some());
+            ctx.view::<FuncOp>(op).is_some() && launches
+        })
+        .collect()
+}
+
+/// Random buffers for host function `func`'s arguments: floats in [-2, 2), integers in
+/// [-8, 8), booleans.
+fn random_args(
     ctx: &Context,
-    kernel: Op,
-    label: String,
-    symbol: String,
-    seed: u64,
-) -> Result<KernelCase, String> {
-    let k = ctx.view::<KernelOp>(kernel).ok_or("not a kernel")?;
-    // A kernel without launch dims (every point loop had extent 1 and is gone) runs as one
-    // thread, as the host launches it.
-    let grid = launch(ctx, kernel, "grid", k.grid_dims(ctx)).ok_or("the grid is not constant")?;
-    let block =
-        launch(ctx, kernel, "block", k.block_dims(ctx)).ok_or("the block is not constant")?;
-    let entry = k.body(ctx).ok_or("kernel without a body")?;
-    let mut random = Lcg(0x9e37_79b9_7f4a_7c15 ^ seed);
-    let mut inputs = Vec::new();
-    for &arg in ctx.block_args(entry) {
+    func: Op,
+    shapes: Option<&[Vec<usize>]>,
+    rng: &mut Rng,
+) -> Result<Vec<KernelArg>, String> {
+    let entry = ctx
+        .regions(func)
+        .first()
+        .and_then(|&r| ctx.blocks(r).first())
+        .copied()
+        .ok_or("a function without a body")?;
+    let mut args = Vec::new();
+    for (i, &arg) in ctx.block_args(entry).iter().enumerate() {
         let (dims, elem, _) =
             buffer_parts(ctx, ctx.value_type(arg)).ok_or("a non-buffer argument")?;
-        let shape: Vec<usize> = dims
-            .iter()
-            .map(|&d| usize::try_from(d).map_err(|_| "a dynamic buffer dim"))
-            .collect::<Result<_, _>>()?;
+        let shape: Vec<usize> = match shapes.and_then(|s| s.get(i)) {
+            Some(shape) => shape.clone(),
+            None => dims
+                .iter()
+                .map(|&d| usize::try_from(d).unwrap_or(DYNAMIC_SIZE))
+                .collect(),
+        };
         let dtype = DType::from_type(ctx, elem).ok_or("an unsupported element type")?;
         let n: usize = shape.iter().product();
-        let values: Vec<Scalar> = (0..n).map(|_| random.scalar(dtype)).collect();
-        inputs.push(KernelArg::Buffer(Tensor::from_scalars(
+        let values: Vec<Scalar> = (0..n)
+            .map(|_| {
+                if dtype.is_float() {
+                    Scalar::Float(rng.unit() * 4.0 - 2.0)
+                } else if dtype == DType::I1 {
+                    Scalar::Bool(rng.chance(0.5))
+                } else {
+                    Scalar::Int(rng.range(-8, 7))
+                }
+            })
+            .collect();
+        args.push(KernelArg::Buffer(Tensor::from_scalars(
             dtype, shape, values,
         )));
     }
-    let mut expected = inputs.clone();
-    run_kernel(ctx, kernel, &mut expected).map_err(|d| format!("interpreter: {}", d.message))?;
+    Ok(args)
+}
+
+fn kernel_case(
+    ctx: &Context,
+    launch: Launch,
+    label: String,
+    symbol: String,
+) -> Result<KernelCase, String> {
+    if launch.aliased {
+        return Err("an in-place launch (two arguments are one buffer)".into());
+    }
+    let k = ctx.view::<KernelOp>(launch.kernel).ok_or("not a kernel")?;
+    // A kernel without launch dims (every point loop had extent 1 and is gone) runs as one
+    // thread, as the host launches it.
+    let grid = launch_dims(ctx, launch.kernel, "grid", k.grid_dims(ctx), &launch.before)
+        .ok_or("the grid does not fit")?;
+    let block = launch_dims(
+        ctx,
+        launch.kernel,
+        "block",
+        k.block_dims(ctx),
+        &launch.before,
+    )
+    .ok_or("the block does not fit")?;
     Ok(KernelCase {
         label,
         kernel: symbol,
         grid,
         block,
-        inputs,
-        expected,
+        stack_bytes: dynamic_local_bytes(ctx, launch.kernel, &launch.before),
+        inputs: launch.before,
+        expected: launch.after,
     })
 }
 
-/// The launch dims `name` (`grid` or `block`) of `kernel` when they are constant: `dims`, or
-/// one when the kernel has no such attribute.
-fn launch(ctx: &Context, kernel: Op, name: &str, dims: Option<[LaunchDim; 3]>) -> Option<[u32; 3]> {
+/// The bytes of `kernel`'s local buffers of dynamic size in a launch with `args`. The code
+/// generator makes them stack allocations (docs/codegen.md, "NVPTX"), and CUDA gives a thread
+/// 1 KiB of stack unless the launcher asks for more, so the launcher must size the stack from
+/// them. A `?` size that is an index argument of the kernel is read from `args`; any other
+/// counts as [`UNKNOWN_LOCAL_BYTES`] for its buffer.
+pub fn dynamic_local_bytes(ctx: &Context, kernel: Op, args: &[KernelArg]) -> u64 {
+    let entry_args = ctx
+        .regions(kernel)
+        .first()
+        .and_then(|&r| ctx.blocks(r).first())
+        .map(|&b| ctx.block_args(b).to_vec())
+        .unwrap_or_default();
+    let size_of = |v| {
+        let i = entry_args.iter().position(|&a| a == v)?;
+        match args.get(i)? {
+            KernelArg::Index(n) => u64::try_from(*n).ok(),
+            KernelArg::Buffer(_) => None,
+        }
+    };
+    let mut bytes = 0u64;
+    ctx.for_each_op(kernel, &mut |op| {
+        if ctx.view::<AllocOp>(op).is_none() {
+            return;
+        }
+        let Some((dims, elem, MemorySpace::Local)) =
+            buffer_parts(ctx, ctx.value_type(ctx.result(op, 0)))
+        else {
+            return;
+        };
+        if !dims.contains(&DYNAMIC) {
+            return;
+        }
+        let elem_bytes = DType::from_type(ctx, elem).map_or(8, |d| d.size_bytes() as u64);
+        let mut sizes = ctx.operands(op).iter().map(|&v| size_of(v));
+        let count = dims.iter().try_fold(1u64, |n, &d| {
+            let d = if d == DYNAMIC {
+                sizes.next().flatten()?
+            } else {
+                d as u64
+            };
+            n.checked_mul(d)
+        });
+        let buffer = count.and_then(|c| c.checked_mul(elem_bytes));
+        bytes = bytes.saturating_add(buffer.unwrap_or(UNKNOWN_LOCAL_BYTES));
+    });
+    bytes
+}
+
+/// What [`dynamic_local_bytes`] counts for a local buffer whose size it cannot read.
+pub const UNKNOWN_LOCAL_BYTES: u64 = 16 << 10;
+
+/// The launch dims `name` (`grid` or `block`) of `kernel` for a launch with `args`: `dims`,
+/// a symbolic one read from its index argument, or one when the kernel has no such attribute.
+fn launch_dims(
+    ctx: &Context,
+    kernel: Op,
+    name: &str,
+    dims: Option<[LaunchDim; 3]>,
+    args: &[KernelArg],
+) -> Option<[u32; 3]> {
     let mut out = [1u32; 3];
     if ctx.attr(kernel, name).is_none() {
         return Some(out);
     }
     for (slot, d) in out.iter_mut().zip(dims?) {
-        match d {
-            LaunchDim::Const(n) => *slot = u32::try_from(n).ok()?,
-            LaunchDim::Arg(_) => return None,
-        }
+        let n = match d {
+            LaunchDim::Const(n) => n,
+            LaunchDim::Arg(i) => match args.get(i)? {
+                KernelArg::Index(n) => *n,
+                KernelArg::Buffer(_) => return None,
+            },
+        };
+        *slot = u32::try_from(n).ok()?;
     }
     Some(out)
-}
-
-/// A small deterministic generator (the smoke inputs must not depend on a seed crate).
-struct Lcg(u64);
-
-impl Lcg {
-    fn next(&mut self) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        self.0 >> 11
-    }
-
-    /// Floats in [-2, 2), integers in [-8, 8), booleans.
-    fn scalar(&mut self, dtype: DType) -> Scalar {
-        let r = self.next();
-        if dtype.is_float() {
-            Scalar::Float((r as f64 / (1u64 << 53) as f64) * 4.0 - 2.0)
-        } else if dtype == DType::I1 {
-            Scalar::Bool(r & 1 == 1)
-        } else {
-            Scalar::Int((r % 16) as i64 - 8)
-        }
-    }
 }
 
 /// Compares the device's buffers with the interpreter's by `dlc-run --check`'s rule

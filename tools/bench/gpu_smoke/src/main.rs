@@ -2,22 +2,30 @@
 //! them with the loop interpreter (see the library docs).
 //!
 //! ```text
-//! gpu-smoke [--require-gpu] [--random N] [PROGRAM.mlir ...]
+//! gpu-smoke [--require-gpu] [--random N] [--seeds A,B,...] [PROGRAM.mlir ...]
 //! ```
 //!
-//! With program files or `--random N` (the random graph generator's programs for seeds
-//! `0..N`, with static shapes) it runs those graph programs instead of the built-in ones;
-//! kernels with symbolic launch dims or index arguments are listed as not run. Without a GPU it compiles every program, runs the interpreter side, prints
-//! `skipped: <why>` and exits 0 (`--require-gpu` makes that exit 2). With one it prints a line
-//! per kernel and exits 1 on any mismatch or CUDA error.
+//! With program files, `--random N` (the random graph generator's programs for seeds `0..N`)
+//! or `--seeds` (the generator's programs for those seeds) it runs those graph programs
+//! instead of the built-in ones (a `?` dim of a file's argument is 3); in-place launches are
+//! listed as not run. Without a GPU it compiles every program, runs the interpreter side,
+//! prints `skipped: <why>` and exits 0 (`--require-gpu` makes that exit 2). With one it
+//! prints a line per kernel and exits 1 on any mismatch or CUDA error; after an error that
+//! leaves the CUDA context unusable (an illegal address) it stops there.
 
 use dlc_gpu_smoke::cuda::{Cuda, Unavailable};
-use dlc_gpu_smoke::{compare, compile, random_program, sm_for, PROGRAMS};
+use dlc_gpu_smoke::{compare, compile, sm_for, Program, PROGRAMS};
 use std::process::ExitCode;
+
+/// `CUDA_ERROR_ILLEGAL_ADDRESS`: the context cannot run anything after it.
+const CUDA_ERROR_ILLEGAL_ADDRESS: i32 = 700;
+
+/// CUDA's default stack for a thread, in bytes.
+const DEFAULT_STACK_BYTES: u64 = 1024;
 
 fn main() -> ExitCode {
     let mut require_gpu = false;
-    let mut programs: Vec<(String, String)> = Vec::new();
+    let mut programs: Vec<Program> = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         if arg == "--require-gpu" {
@@ -29,11 +37,22 @@ fn main() -> ExitCode {
                 eprintln!("error: --random takes a number of programs");
                 return ExitCode::FAILURE;
             };
-            programs.extend((0..n).map(|seed| (format!("random_{seed}"), random_program(seed))));
+            programs.extend((0..n).map(Program::random));
+            continue;
+        }
+        if arg == "--seeds" {
+            let seeds: Option<Vec<u64>> = args
+                .next()
+                .and_then(|list| list.split(',').map(|s| s.trim().parse().ok()).collect());
+            let Some(seeds) = seeds else {
+                eprintln!("error: --seeds takes a comma-separated list of seeds");
+                return ExitCode::FAILURE;
+            };
+            programs.extend(seeds.into_iter().map(Program::random));
             continue;
         }
         match std::fs::read_to_string(&arg) {
-            Ok(text) => programs.push((arg, text)),
+            Ok(text) => programs.push(Program::new(arg, text)),
             Err(e) => {
                 eprintln!("error: {arg}: {e}");
                 return ExitCode::FAILURE;
@@ -43,7 +62,7 @@ fn main() -> ExitCode {
     if programs.is_empty() {
         programs = PROGRAMS
             .iter()
-            .map(|&(name, text)| (name.to_string(), text.to_string()))
+            .map(|&(name, text)| Program::new(name, text))
             .collect();
     }
     let device = Cuda::open();
@@ -60,11 +79,12 @@ fn main() -> ExitCode {
     let mut failures = 0;
     let mut ran = 0;
     let mut prepared = 0;
-    for (name, text) in &programs {
-        let compiled = match compile(name, text, sm) {
+    let mut stack = DEFAULT_STACK_BYTES;
+    'programs: for program in &programs {
+        let compiled = match compile(program, sm) {
             Ok(c) => c,
             Err(e) => {
-                eprintln!("{name}: FAILED to compile: {e}");
+                eprintln!("{}: FAILED to compile: {e}", program.name);
                 failures += 1;
                 continue;
             }
@@ -78,8 +98,18 @@ fn main() -> ExitCode {
         };
         for case in &compiled.cases {
             let mut got = case.inputs.clone();
-            let result = cuda
-                .run(&compiled.ptx, &case.kernel, case.grid, case.block, &mut got)
+            // The default stack plus the kernel's dynamically sized local buffers.
+            let want = DEFAULT_STACK_BYTES + case.stack_bytes;
+            let sized = if want == stack {
+                Ok(())
+            } else {
+                stack = want;
+                cuda.set_stack_bytes(want)
+            };
+            let result = sized
+                .and_then(|()| {
+                    cuda.run(&compiled.ptx, &case.kernel, case.grid, case.block, &mut got)
+                })
                 .and_then(|()| compare(&got, &case.expected));
             ran += 1;
             match result {
@@ -90,6 +120,10 @@ fn main() -> ExitCode {
                 Err(e) => {
                     println!("{}: FAILED: {e}", case.label);
                     failures += 1;
+                    if e.contains(&format!("CUDA error {CUDA_ERROR_ILLEGAL_ADDRESS}:")) {
+                        println!("the CUDA context is lost after an illegal address: stopping");
+                        break 'programs;
+                    }
                 }
             }
         }
