@@ -123,8 +123,8 @@ fn input(rng: &mut Rng, ty: Ty) -> Scalar {
     match ty {
         Ty::I32 | Ty::I64 => {
             let width = if ty == Ty::I32 { 32 } else { 64 };
-            let value = if rng.chance(50) {
-                *rng.pick(&[
+            let value = if rng.chance(0.50) {
+                rng.pick(&[
                     0,
                     1,
                     -1,
@@ -135,12 +135,12 @@ fn input(rng: &mut Rng, ty: Ty) -> Scalar {
                     i32::MIN as i64,
                 ])
             } else {
-                rng.next() as i64 >> rng.below(64)
+                rng.next_u64() as i64 >> rng.below(64)
             };
             Scalar::int(width, value)
         }
-        Ty::F32 => Scalar::F32(if rng.chance(50) {
-            *rng.pick(&[
+        Ty::F32 => Scalar::F32(if rng.chance(0.50) {
+            rng.pick(&[
                 0.0,
                 -0.0,
                 1.0,
@@ -153,7 +153,7 @@ fn input(rng: &mut Rng, ty: Ty) -> Scalar {
                 f32::MAX,
             ])
         } else {
-            (rng.next() as i64 >> rng.below(64)) as f32 / 1024.0
+            (rng.next_u64() as i64 >> rng.below(64)) as f32 / 1024.0
         }),
     }
 }

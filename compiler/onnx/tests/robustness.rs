@@ -19,6 +19,7 @@ use dlc_onnx::proto::{
 };
 use dlc_onnx::{decode_model, import_file, import_model, ImportError, ImportOptions, Imported};
 use dlc_tensor::{DType, Tensor};
+use dlc_testkit::Rng;
 use prost::Message;
 use std::path::PathBuf;
 use std::process::Command;
@@ -173,22 +174,6 @@ fn assert_mentions(message: &str, parts: &[&str]) {
     }
 }
 
-/// A fixed-seed xorshift generator: the same bytes on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 /// The environment variable that marks a child process of [`isolated`].
 const CHILD_VAR: &str = "DLC_ONNX_ROBUSTNESS_CHILD";
 
@@ -238,7 +223,7 @@ fn temp_dir(test: &str) -> PathBuf {
 /// Conv(3→4, 3×3, pad 1) → Relu → GlobalAveragePool → Reshape [1, 4] → Gemm (4→5) → Softmax,
 /// on a 1×3×8×8 input.
 fn classifier() -> ModelProto {
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
     let mut values = |n: usize| -> Vec<f32> {
         (0..n)
             .map(|_| (rng.below(2001) as f32 - 1000.0) / 2000.0)
@@ -337,11 +322,11 @@ fn truncated_model_names_the_byte_offset() {
 
 #[test]
 fn random_bytes_are_rejected_without_panicking() {
-    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let mut rng = Rng::new(0x2545_f491_4f6c_dd1d);
     let mut panics = Vec::new();
     for i in 0..4000 {
         let len = rng.below(300) as usize;
-        let bytes: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
+        let bytes: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8).collect();
         if let Err(e) = dlc_testkit::guarded(|| import_bytes(&bytes).map_err(|e| e.to_string())) {
             if e.starts_with("panicked") {
                 panics.push(format!("case {i}, bytes {bytes:02x?}: {e}"));
@@ -355,13 +340,13 @@ fn random_bytes_are_rejected_without_panicking() {
 #[test]
 fn corrupted_models_are_rejected_without_panicking() {
     let good = classifier().encode_to_vec();
-    let mut rng = Rng(0xd1b5_4a32_d192_ed03);
+    let mut rng = Rng::new(0xd1b5_4a32_d192_ed03);
     let mut panics = Vec::new();
     for i in 0..3000 {
         let mut bytes = good.clone();
         for _ in 0..=rng.below(4) {
-            let at = rng.below(bytes.len() as u64) as usize;
-            bytes[at] = rng.next() as u8;
+            let at = rng.below(bytes.len());
+            bytes[at] = rng.next_u64() as u8;
         }
         if let Err(e) = dlc_testkit::guarded(|| import_bytes(&bytes).map_err(|e| e.to_string())) {
             if e.starts_with("panicked") {
@@ -2153,7 +2138,7 @@ fn causal_conv_with_state_rejects_bad_attributes_and_shapes() {
 #[test]
 fn causal_conv_with_state_matches_its_definition() {
     let (b, c, l, k) = (2usize, 3usize, 4usize, 3usize);
-    let mut rng = Rng(0x5eed_c0a1);
+    let mut rng = Rng::new(0x5eed_c0a1);
     let (x, w) = (values(&mut rng, b * c * l), values(&mut rng, c * k));
     let (bias, past) = (values(&mut rng, c), values(&mut rng, b * c * (k - 1)));
     for silu in [false, true] {
@@ -2391,7 +2376,7 @@ fn linear_attention_reference(
 #[test]
 fn linear_attention_gated_delta_matches_the_recurrence() {
     let dims @ (b, t, hq, hkv, dk, dv) = (2usize, 3usize, 4usize, 2usize, 3usize, 2usize);
-    let mut rng = Rng(0x11ea_a77e);
+    let mut rng = Rng::new(0x11ea_a77e);
     let q = values(&mut rng, b * t * hq * dk);
     let k = values(&mut rng, b * t * hkv * dk);
     let v = values(&mut rng, b * t * hkv * dv);
@@ -2556,7 +2541,7 @@ fn preview_domain_and_flex_attention_reject_bad_models() {
 #[test]
 fn flex_attention_applies_its_modifiers_and_gqa() {
     let (b, hq, hkv, l, s, e, ev) = (1usize, 4usize, 2usize, 3usize, 5usize, 4usize, 2usize);
-    let mut rng = Rng(0xf1e8);
+    let mut rng = Rng::new(0xf1e8);
     let q = values(&mut rng, b * hq * l * e);
     let k = values(&mut rng, b * hkv * s * e);
     let v = values(&mut rng, b * hkv * s * ev);

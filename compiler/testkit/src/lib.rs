@@ -11,7 +11,10 @@
 //! parallel loops run on the same pool (`dlc_runtime`'s pool module), so a test that JIT-runs
 //! its cases in parallel still has one thread per core.
 
+mod rng;
+
 use rayon::prelude::*;
+pub use rng::Rng;
 use std::io::Write;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 

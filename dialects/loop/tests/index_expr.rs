@@ -8,6 +8,7 @@ use dlc_loop::index_expr::{
     equal, from_ir, from_ir_with, parse, prove_eq, prove_le, prove_lt, range_of, simplify,
     simplify_at, to_ir, to_ir_with, Bounds, FromIr, IndexExpr, Level, Symbol,
 };
+use dlc_testkit::Rng;
 
 /// Symbol names of the tables: `Symbol::Free(i)` is `NAMES[i]`.
 const NAMES: [&str; 9] = ["i", "j", "k", "x", "y", "a", "b", "n", "m"];
@@ -501,27 +502,12 @@ fn to_ir_reuses_constants_and_rejects_free_symbols() {
 // ---------------------------------------------------------------------------------------------
 // Brute force: simplification keeps the value on every point of the bounds.
 
-/// A small deterministic generator (xorshift), so failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 fn random_expr(rng: &mut Rng, depth: u32, nsyms: u32) -> IndexExpr {
     if depth == 0 || rng.below(4) == 0 {
         return if rng.below(3) == 0 {
             IndexExpr::constant(rng.below(19) as i64 - 6)
         } else {
-            IndexExpr::free(rng.below(nsyms as u64) as u32)
+            IndexExpr::free(rng.below(nsyms as usize) as u32)
         };
     }
     let a = random_expr(rng, depth - 1, nsyms);
@@ -548,7 +534,7 @@ fn divisor(rng: &mut Rng) -> IndexExpr {
 
 #[test]
 fn simplification_preserves_values() {
-    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let mut rng = Rng::new(0x2545_f491_4f6c_dd1d);
     let mut changed = 0;
     for case in 0..600 {
         // Symbols i, j, k with random small ranges (some negative), n in 1..=5.
@@ -612,7 +598,7 @@ fn simplification_preserves_values() {
 
 #[test]
 fn simplify_is_idempotent() {
-    let mut rng = Rng(7);
+    let mut rng = Rng::new(7);
     for _ in 0..300 {
         let e = random_expr(&mut rng, 4, 3);
         let b = Bounds::new()

@@ -11,33 +11,8 @@
 
 use std::fmt::Write as _;
 
-/// A small deterministic generator (xorshift64*), so a failing seed reproduces anywhere.
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Self {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-
-    pub fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    pub fn chance(&mut self, percent: usize) -> bool {
-        self.below(100) < percent
-    }
-
-    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-}
+/// The tests' one deterministic generator, so a failing seed reproduces anywhere.
+pub use dlc_testkit::Rng;
 
 /// The value types programs compute with.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -97,9 +72,9 @@ pub fn program(seed: u64) -> Program {
             } else {
                 format!("f{i}")
             },
-            public: i == 0 || rng.chance(30),
-            params: (0..1 + rng.below(3)).map(|_| *rng.pick(&TYPES)).collect(),
-            results: (0..1 + rng.below(2)).map(|_| *rng.pick(&TYPES)).collect(),
+            public: i == 0 || rng.chance(0.30),
+            params: (0..1 + rng.below(3)).map(|_| rng.pick(&TYPES)).collect(),
+            results: (0..1 + rng.below(2)).map(|_| rng.pick(&TYPES)).collect(),
         })
         .collect();
     let mut text = String::new();
@@ -107,14 +82,14 @@ pub fn program(seed: u64) -> Program {
         let body = FunctionGen::new(&mut rng, sig, &signatures[i + 1..]).generate();
         text.push_str(&body);
     }
-    if rng.chance(30) {
+    if rng.chance(0.30) {
         text.push_str(
             "func.func private @recursive(%a: i32) -> i32 {\n  \
              %0 = func.call @recursive(%a) : (i32) -> i32\n  \
              %1 = arith.addi %0, %a : i32\n  \
              return %1 : i32\n}\n",
         );
-        if rng.chance(50) {
+        if rng.chance(0.50) {
             text.push_str(
                 "func.func private @calls_recursive(%a: i32) -> i32 {\n  \
                  %0 = func.call @recursive(%a) : (i32) -> i32\n  \
@@ -201,7 +176,7 @@ impl<'a> FunctionGen<'a> {
             let rhs = match ty {
                 Ty::F32 => format!("arith.addf {acc}, {next} : f32"),
                 _ => {
-                    let op = *self.rng.pick(&["addi", "xori", "muli"]);
+                    let op = self.rng.pick(&["addi", "xori", "muli"]);
                     format!("arith.{op} {acc}, {next} : {}", ty.text())
                 }
             };
@@ -228,11 +203,11 @@ impl<'a> FunctionGen<'a> {
     /// An existing value of type `ty` (recent ones more often), or a new constant.
     fn value(&mut self, ty: Ty) -> String {
         let pool = &self.pools[ty as usize];
-        if pool.is_empty() || self.rng.chance(10) {
+        if pool.is_empty() || self.rng.chance(0.10) {
             return self.constant(ty);
         }
         let window = pool.len().min(8);
-        let i = if self.rng.chance(70) {
+        let i = if self.rng.chance(0.70) {
             pool.len() - 1 - self.rng.below(window)
         } else {
             self.rng.below(pool.len())
@@ -243,13 +218,13 @@ impl<'a> FunctionGen<'a> {
     fn constant(&mut self, ty: Ty) -> String {
         let rhs = match ty {
             Ty::F32 => {
-                let v = *self
+                let v = self
                     .rng
                     .pick(&["0.0", "-0.0", "1.0", "-1.5", "2.5", "1.0e+30", "3.25"]);
                 format!("arith.constant {v} : f32")
             }
             _ => {
-                let v = *self
+                let v = self
                     .rng
                     .pick(&[0i64, 1, -1, 2, 7, 255, 1 << 31, i64::MIN, -12345]);
                 let v = if ty == Ty::I32 { v as i32 as i64 } else { v };
@@ -261,11 +236,11 @@ impl<'a> FunctionGen<'a> {
 
     /// One random statement.
     fn statement(&mut self) {
-        let ty = *self.rng.pick(&TYPES);
+        let ty = self.rng.pick(&TYPES);
         match self.rng.below(100) {
             // Repeat an earlier right-hand side: CSE material.
             0..=11 if !self.written.is_empty() => {
-                let (rhs, ty) = self.rng.pick(&self.written).clone();
+                let (rhs, ty) = self.written[self.rng.below(self.written.len())].clone();
                 self.define(rhs, ty);
             }
             12..=17 => {
@@ -284,20 +259,20 @@ impl<'a> FunctionGen<'a> {
     /// A binary op, written twice with swapped operands now and then (commutative ops merge).
     fn binary(&mut self, ty: Ty) {
         let op = if ty.is_int() {
-            *self.rng.pick(&[
+            self.rng.pick(&[
                 "addi", "subi", "muli", "andi", "ori", "xori", "maxsi", "minsi", "maxui", "minui",
             ])
         } else {
-            *self.rng.pick(&[
+            self.rng.pick(&[
                 "addf", "subf", "mulf", "divf", "maximumf", "minimumf", "maxnumf", "minnumf",
             ])
         };
         let (a, b) = (self.value(ty), self.value(ty));
         self.define(format!("arith.{op} {a}, {b} : {}", ty.text()), ty);
-        if self.rng.chance(20) {
+        if self.rng.chance(0.20) {
             self.define(format!("arith.{op} {b}, {a} : {}", ty.text()), ty);
         }
-        if !ty.is_int() && self.rng.chance(10) {
+        if !ty.is_int() && self.rng.chance(0.10) {
             let a = self.value(ty);
             self.define(format!("arith.negf {a} : f32"), ty);
         }
@@ -347,12 +322,12 @@ impl<'a> FunctionGen<'a> {
         let t = ty.text();
         let cond = self.fresh();
         let rhs = if ty.is_int() {
-            let p = *self.rng.pick(&[
+            let p = self.rng.pick(&[
                 "eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge",
             ]);
             format!("arith.cmpi {p}, {a}, {b} : {t}")
         } else {
-            let p = *self.rng.pick(&[
+            let p = self.rng.pick(&[
                 "false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge",
                 "ult", "ule", "une", "uno", "true",
             ]);
@@ -361,7 +336,7 @@ impl<'a> FunctionGen<'a> {
         let _ = writeln!(self.out, "  {cond} = {rhs}");
         let (x, y) = (self.value(ty), self.value(ty));
         self.define(format!("arith.select {cond}, {x}, {y} : {t}"), ty);
-        if ty.is_int() && self.rng.chance(30) {
+        if ty.is_int() && self.rng.chance(0.30) {
             self.define(format!("arith.extui {cond} : i1 to {t}"), ty);
         }
     }
@@ -381,7 +356,7 @@ impl<'a> FunctionGen<'a> {
                 self.define(format!("arith.trunci {x} : i64 to i32"), Ty::I32);
             }
             3 => {
-                let t = *self.rng.pick(&[Ty::I32, Ty::I64]);
+                let t = self.rng.pick(&[Ty::I32, Ty::I64]);
                 let x = self.value(t);
                 self.define(format!("arith.sitofp {x} : {} to f32", t.text()), Ty::F32);
             }
@@ -401,13 +376,13 @@ impl<'a> FunctionGen<'a> {
         let t = ty.text();
         let x = self.value(ty);
         let (op, amount) = match self.rng.below(10) {
-            0 => ("divsi", *self.rng.pick(&[1i64, 2, 3, 7, -5])),
-            7 => ("ceildivsi", *self.rng.pick(&[1i64, 2, 3, 7, -5])),
-            8 => ("floordivsi", *self.rng.pick(&[1i64, 2, 3, 7, -5])),
-            9 => ("ceildivui", *self.rng.pick(&[1i64, 2, 3, 16])),
-            1 => ("remsi", *self.rng.pick(&[1i64, 2, 3, 7, -5])),
-            2 => ("divui", *self.rng.pick(&[1i64, 2, 3, 16])),
-            3 => ("remui", *self.rng.pick(&[1i64, 2, 3, 16])),
+            0 => ("divsi", self.rng.pick(&[1i64, 2, 3, 7, -5])),
+            7 => ("ceildivsi", self.rng.pick(&[1i64, 2, 3, 7, -5])),
+            8 => ("floordivsi", self.rng.pick(&[1i64, 2, 3, 7, -5])),
+            9 => ("ceildivui", self.rng.pick(&[1i64, 2, 3, 16])),
+            1 => ("remsi", self.rng.pick(&[1i64, 2, 3, 7, -5])),
+            2 => ("divui", self.rng.pick(&[1i64, 2, 3, 16])),
+            3 => ("remui", self.rng.pick(&[1i64, 2, 3, 16])),
             4 => ("shli", self.rng.below(ty.width() as usize) as i64),
             5 => ("shrsi", self.rng.below(ty.width() as usize) as i64),
             _ => ("shrui", self.rng.below(ty.width() as usize) as i64),
@@ -418,7 +393,7 @@ impl<'a> FunctionGen<'a> {
 
     /// A call to a later function; its results join the pools.
     fn call(&mut self) {
-        let callee = self.rng.pick(self.callees).clone();
+        let callee = self.callees[self.rng.below(self.callees.len())].clone();
         let args: Vec<String> = callee.params.iter().map(|t| self.value(*t)).collect();
         let params: Vec<&str> = callee.params.iter().map(|t| t.text()).collect();
         let results: Vec<&str> = callee.results.iter().map(|t| t.text()).collect();

@@ -7,24 +7,9 @@
 //!
 //! Usage: `gen-arith <ops> [output]` (standard output when no path is given).
 
+use dlc_testkit::Rng;
 use std::fmt::Write as _;
 use std::io::Write as _;
-
-/// A tiny deterministic generator (xorshift) so the file is the same on every machine.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 /// Values of one type defined so far, by SSA name.
 struct Pool {
@@ -57,7 +42,7 @@ fn main() {
 }
 
 fn generate(ops: usize) -> String {
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut rng = Rng::new(0x9E37_79B9_7F4A_7C15);
     let mut out = String::with_capacity(ops * 48);
     out.push_str("func.func @main(%a0: i32, %a1: i32, %f0: f32, %f1: f32) -> (i32, f32) {\n");
     let mut ints = Pool {
