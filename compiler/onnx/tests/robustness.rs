@@ -325,7 +325,7 @@ fn random_bytes_are_rejected_without_panicking() {
     let mut rng = Rng::new(0x2545_f491_4f6c_dd1d);
     let mut panics = Vec::new();
     for i in 0..4000 {
-        let len = rng.below(300) as usize;
+        let len = rng.below(300);
         let bytes: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8).collect();
         if let Err(e) = dlc_testkit::guarded(|| import_bytes(&bytes).map_err(|e| e.to_string())) {
             if e.starts_with("panicked") {

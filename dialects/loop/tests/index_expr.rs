@@ -528,7 +528,7 @@ fn divisor(rng: &mut Rng) -> IndexExpr {
     if rng.below(5) == 0 {
         IndexExpr::free(7)
     } else {
-        IndexExpr::constant([2, 3, 4, 8, 16][rng.below(5) as usize])
+        IndexExpr::constant([2, 3, 4, 8, 16][rng.below(5)])
     }
 }
 
