@@ -185,13 +185,9 @@ func.func @main(%x: !loop.buffer<4xf32, global>) -> (!loop.buffer<?xf32, global>
     assert!(bytes[16..32].iter().all(|&v| v == 0));
 }
 
-#[test]
-fn same_view_twice_aliases() {
-    // x += x with both arguments the same buffer doubles x; with two copies, writing the
-    // unchanged second copy back would undo it. Then two identical views of one arena (distinct
-    // values, same bytes) are also one buffer: v = x, v += w doubles again.
-    let src = program(
-        r#"
+/// `x += x` with both arguments the same buffer, then `v += x` and `v += w` where `v` and `w`
+/// are identical views of one arena.
+const ALIASING: &str = r#"
 func.func @main(%x: !loop.buffer<?xf32, global>) -> !loop.buffer<?xf32, global> {
   %n = loop.dim %x, 0 : !loop.buffer<?xf32, global>
   loop.launch @accumulate(%x, %x, %n) : (!loop.buffer<?xf32, global>, !loop.buffer<?xf32, global>, index) -> ()
@@ -205,33 +201,23 @@ func.func @main(%x: !loop.buffer<?xf32, global>) -> !loop.buffer<?xf32, global> 
   loop.launch @accumulate(%v, %w, %n) : (!loop.buffer<?xf32, global>, !loop.buffer<?xf32, global>, index) -> ()
   return %w : !loop.buffer<?xf32, global>
 }
-"#,
-    );
+"#;
+
+#[test]
+fn same_view_twice_aliases() {
+    // x += x with both arguments the same buffer doubles x; with two copies, writing the
+    // unchanged second copy back would undo it. Then two identical views of one arena (distinct
+    // values, same bytes) are also one buffer: v = x, v += w doubles again.
+    let src = program(ALIASING);
     let r = run(&src, "main", vec![f32_buf(&[3], &[1.0, -2.0, 0.5])]).unwrap();
     assert_eq!(floats(&r[0]), [4.0, -8.0, 2.0]);
 }
 
 #[test]
 fn a_traced_run_reports_every_launch() {
-    // The three launches of `same_view_twice_aliases`, each with what the kernel got and left;
+    // The three launches of `ALIASING`, each with what the kernel got and left;
     // the first and the last name one buffer twice.
-    let src = program(
-        r#"
-func.func @main(%x: !loop.buffer<?xf32, global>) -> !loop.buffer<?xf32, global> {
-  %n = loop.dim %x, 0 : !loop.buffer<?xf32, global>
-  loop.launch @accumulate(%x, %x, %n) : (!loop.buffer<?xf32, global>, !loop.buffer<?xf32, global>, index) -> ()
-  %c0 = arith.constant 0 : index
-  %c4 = arith.constant 4 : index
-  %bytes = arith.muli %n, %c4 : index
-  %arena = loop.alloc(%bytes) : !loop.buffer<?xi8, global>
-  %v = loop.view %arena[%c0](%n) : !loop.buffer<?xi8, global> -> !loop.buffer<?xf32, global>
-  %w = loop.view %arena[%c0](%n) : !loop.buffer<?xi8, global> -> !loop.buffer<?xf32, global>
-  loop.launch @accumulate(%v, %x, %n) : (!loop.buffer<?xf32, global>, !loop.buffer<?xf32, global>, index) -> ()
-  loop.launch @accumulate(%v, %w, %n) : (!loop.buffer<?xf32, global>, !loop.buffer<?xf32, global>, index) -> ()
-  return %w : !loop.buffer<?xf32, global>
-}
-"#,
-    );
+    let src = program(ALIASING);
     let (ctx, module) = parse(&src);
     let f = symbol(&ctx, module, "main");
     let mut launches = Vec::new();
