@@ -1,0 +1,905 @@
+//! The rewrite of a matched nest ([`Tile::rewrite`]): cache blocks of row tiles, each tile's
+//! registers, init, reduction and write-back, the packing of `B` ([`Packs`]), `loop.dot4`
+//! steps, and the loops for the rows and columns that do not fill a tile.
+
+use super::analysis::{Class, Dot4, Nest, Role};
+use super::{clone_ops, elem_bytes, Tile};
+use crate::loops::cpu::util::{
+    ceil_div, const_int, const_trip_count, constant_splat, defined_inside, index_binary,
+    index_const, whole_groups_end, whole_groups_end_of,
+};
+use dlc_arith::{build_cmpi, fastmath_attr, CmpIPredicate, FastMathFlags};
+use dlc_ir::{Block, Context, InsertPoint, Location, Op, OpSpec, Type, Value, ValueMap};
+use dlc_loop::{
+    before_terminator, buffer_type, build_alloc, build_for, build_if, build_load, build_store,
+    ForOp, LoopKind, MemorySpace,
+};
+use rustc_hash::FxHashMap;
+
+impl Nest {
+    /// The row of a packed block that `k` reads: `(k - kc) / step`.
+    pub(super) fn pack_row(
+        &self,
+        ctx: &mut Context,
+        at: InsertPoint,
+        k: Value,
+        kc: Value,
+        loc: Location,
+    ) -> Value {
+        let t = index_binary(ctx, at, "arith.subi", k, kc, loc);
+        if self.k_step == 1 {
+            return t;
+        }
+        let step = index_const(ctx, at, self.k_step, loc);
+        index_binary(ctx, at, "arith.divsi", t, step, loc)
+    }
+}
+
+impl Tile {
+    /// Rewrites the nest; returns true when a path for the last rows was kept.
+    pub(super) fn rewrite(&self, ctx: &mut Context, nest: &Nest) -> bool {
+        let loc = ctx.op_loc(nest.i_loop);
+        let rows = self.rows;
+        let hoist = hoist_point(ctx, nest.i_loop, &[nest.i.lb, nest.i.ub]);
+        let trips = const_trip_count(ctx, &nest.i);
+        let exact = trips.is_some_and(|t| t % rows == 0) && const_int(ctx, nest.i.lb).is_some();
+        let (m, threads) = self.row_blocks(ctx, nest, trips);
+        // A `loop.dot4` nest that gets no reduction blocks is tiled without `loop.dot4`.
+        let mut k_block = self.k_block(ctx, nest, m);
+        let plain;
+        let nest = if nest.dot4.is_some() && k_block.is_none() {
+            plain = Nest {
+                dot4: None,
+                ..nest.clone()
+            };
+            k_block = self.k_block(ctx, &plain, m);
+            &plain
+        } else {
+            nest
+        };
+        // Row tiles, and cache blocks of `m` row tiles. Over a symbolic row count the blocks'
+        // size is chosen at run time: the row tiles per thread, at most `m` (which sizes the
+        // partial sums), so 160 rows still make a block per thread, not one block of 64 tiles.
+        let (tiles, groups, block) = match trips {
+            Some(t) => {
+                let tiles = (t + rows - 1) / rows;
+                (
+                    index_const(ctx, hoist, tiles, loc),
+                    index_const(ctx, hoist, (tiles + m - 1) / m, loc),
+                    index_const(ctx, hoist, m, loc),
+                )
+            }
+            None => {
+                let zero = index_const(ctx, hoist, 0, loc);
+                let diff = index_binary(ctx, hoist, "arith.subi", nest.i.ub, nest.i.lb, loc);
+                let n = index_binary(ctx, hoist, "arith.maxsi", diff, zero, loc);
+                let tiles = ceil_div(ctx, hoist, n, rows, loc);
+                let block = match threads {
+                    Some(threads) if m > 1 => {
+                        let per_thread = ceil_div(ctx, hoist, tiles, threads, loc);
+                        let one = index_const(ctx, hoist, 1, loc);
+                        let at_least =
+                            index_binary(ctx, hoist, "arith.maxsi", per_thread, one, loc);
+                        let cap = index_const(ctx, hoist, m, loc);
+                        index_binary(ctx, hoist, "arith.minsi", at_least, cap, loc)
+                    }
+                    _ => index_const(ctx, hoist, m, loc),
+                };
+                let one = index_const(ctx, hoist, 1, loc);
+                let bump = index_binary(ctx, hoist, "arith.subi", block, one, loc);
+                let up = index_binary(ctx, hoist, "arith.addi", tiles, bump, loc);
+                let groups = index_binary(ctx, hoist, "arith.divsi", up, block, loc);
+                (tiles, groups, block)
+            }
+        };
+        let at = InsertPoint::Before(nest.i_loop);
+        let zero = index_const(ctx, at, 0, loc);
+        let one = index_const(ctx, at, 1, loc);
+        let (_, body, g) = build_for(ctx, at, (zero, groups, one), LoopKind::Parallel, loc);
+        let inside = before_terminator(ctx, body);
+        let first = index_binary(ctx, inside, "arith.muli", g, block, loc);
+        let past = index_binary(ctx, inside, "arith.addi", first, block, loc);
+        let last = index_binary(ctx, inside, "arith.minsi", past, tiles, loc);
+        let r = index_const(ctx, inside, rows, loc);
+        // The row tile `b` of the block starts at `i0 = lb + b * R`; it is whole when exact or
+        // when `i0 + R <= ub`.
+        let row_tile = |ctx: &mut Context, at: InsertPoint, with_else: bool| {
+            let one = index_const(ctx, at, 1, loc);
+            let (_, b_body, b) = build_for(ctx, at, (first, last, one), LoopKind::Serial, loc);
+            let b_at = before_terminator(ctx, b_body);
+            let offset = index_binary(ctx, b_at, "arith.muli", b, r, loc);
+            let i0 = index_binary(ctx, b_at, "arith.addi", nest.i.lb, offset, loc);
+            if exact {
+                return (b_at, i0, b, None);
+            }
+            let i1 = index_binary(ctx, b_at, "arith.addi", i0, r, loc);
+            let cmp = build_cmpi(ctx, b_at, CmpIPredicate::Sle, i1, nest.i.ub, loc);
+            let full = ctx.result(cmp, 0);
+            let (_, then_block, else_block) = build_if(ctx, b_at, full, with_else, loc);
+            let else_at = else_block.map(|b| before_terminator(ctx, b));
+            (before_terminator(ctx, then_block), i0, b, else_at)
+        };
+        // The whole column blocks outside, the row tiles of the block inside: each block of
+        // `B` columns is reused from the cache by all `m` row tiles.
+        let cols = self.vectors * nest.width;
+        let end = whole_groups_end(ctx, inside, &nest.j, 1, cols, loc);
+        let step = index_const(ctx, inside, cols, loc);
+        let (jb_loop, jb_body, jb) =
+            build_for(ctx, inside, (nest.j.lb, end, step), LoopKind::Serial, loc);
+        let jb_at = before_terminator(ctx, jb_body);
+        match k_block {
+            None => {
+                let (tile_at, i0, _, _) = row_tile(ctx, jb_at, false);
+                self.tile_body(ctx, nest, tile_at, i0, jb, None);
+            }
+            Some(kc_trips) => {
+                // Blocks of the `k` range, each shared by the row tiles of the cache block;
+                // the tiles' partial sums wait in `partial[b - first]` between blocks. Three
+                // loops over the row tiles (init; per block; write-back) rather than branches
+                // on the first and last block, which LLVM would unswitch into four copies.
+                let elem_ty = nest.elem;
+                let partial_ty = buffer_type(ctx, &[m, rows, cols], elem_ty, MemorySpace::Local);
+                let partial =
+                    build_alloc(ctx, InsertPoint::Before(jb_loop.0), partial_ty, &[], loc);
+                let tiles = |ctx: &mut Context, at: InsertPoint, stage: Stage| {
+                    let (tile_at, i0, b, _) = row_tile(ctx, at, false);
+                    let slot = index_binary(ctx, tile_at, "arith.subi", b, first, loc);
+                    self.tile_body(ctx, nest, tile_at, i0, jb, Some((stage, partial, slot)));
+                };
+                tiles(ctx, jb_at, Stage::Init);
+                let kc_step = index_const(ctx, jb_at, kc_trips * nest.k_step, loc);
+                let (_, kc_body, kc) = build_for(
+                    ctx,
+                    jb_at,
+                    (nest.k.lb, nest.k.ub, kc_step),
+                    LoopKind::Serial,
+                    loc,
+                );
+                let kc_at = before_terminator(ctx, kc_body);
+                let past = index_binary(ctx, kc_at, "arith.addi", kc, kc_step, loc);
+                let kend = index_binary(ctx, kc_at, "arith.minsi", past, nest.k.ub, loc);
+                let packs = match nest.dot4 {
+                    Some(d) => {
+                        Some(self.pack4(ctx, nest, d, (jb_loop.0, kc_at), (kc, kend), jb, kc_trips))
+                    }
+                    None if m > 1 => {
+                        self.pack(ctx, nest, (jb_loop.0, kc_at), (kc, kend), jb, kc_trips)
+                    }
+                    None => None,
+                };
+                tiles(ctx, kc_at, Stage::Block { kc, kend, packs });
+                tiles(ctx, jb_at, Stage::WriteBack);
+            }
+        }
+        // Per row tile: the columns after the whole blocks, or the last rows.
+        let covered = const_trip_count(ctx, &nest.j).is_some_and(|t| t % cols == 0)
+            && const_int(ctx, nest.j.lb).is_some();
+        if !exact || !covered {
+            let (tile_at, i0, _, else_at) = row_tile(ctx, inside, true);
+            if !covered {
+                self.column_remainder(ctx, nest, tile_at, i0, end);
+            }
+            if let Some(else_at) = else_at {
+                // The last rows, each a one-row tile (the scalar loop would cost as much as
+                // all the tiles when `K` and `N` are large).
+                let one_row = Tile {
+                    rows: 1,
+                    width: Some(nest.width),
+                    row_blocks: Some(1),
+                    k_block: None,
+                    ..*self
+                };
+                let step = index_const(ctx, else_at, 1, loc);
+                let (_, rest, ii) =
+                    build_for(ctx, else_at, (i0, nest.i.ub, step), LoopKind::Serial, loc);
+                let rest_at = before_terminator(ctx, rest);
+                let step = index_const(ctx, rest_at, cols, loc);
+                let (_, jb_body, jb) =
+                    build_for(ctx, rest_at, (nest.j.lb, end, step), LoopKind::Serial, loc);
+                let jb_at = before_terminator(ctx, jb_body);
+                one_row.tile_body(ctx, nest, jb_at, ii, jb, None);
+                if !covered {
+                    one_row.column_remainder(ctx, nest, rest_at, ii, end);
+                }
+            }
+        }
+        ctx.erase_op(nest.i_loop);
+        !exact
+    }
+
+    /// The tile of rows `i0 .. i0 + R` and columns `jb .. jb + V*W`, built at `at`: init, the
+    /// reduction, the write-back; with `staged`, only one stage of a blocked reduction, on the
+    /// partial sums `partial[slot]`.
+    pub(super) fn tile_body(
+        &self,
+        ctx: &mut Context,
+        nest: &Nest,
+        at: InsertPoint,
+        i0: Value,
+        jb: Value,
+        staged: Option<(Stage, Value, Value)>,
+    ) {
+        let loc = ctx.op_loc(nest.j_loop);
+        let cols = self.vectors * nest.width;
+        let tile_ty = buffer_type(ctx, &[self.rows, cols], nest.elem, MemorySpace::Local);
+        let tile = build_alloc(ctx, at, tile_ty, &[], loc);
+        let Some((stage, partial, slot)) = staged else {
+            let mut emitter = self.emitter(ctx, nest, at, tile, i0, jb, None);
+            // Init (the reduce iter var is 0 there), then the reduction over the tile.
+            let k0 = index_const(ctx, at, 0, loc);
+            emitter.block(ctx, nest.init, k0, at);
+            let (_, k_body, k) = build_for(
+                ctx,
+                at,
+                (nest.k.lb, nest.k.ub, nest.k.step),
+                LoopKind::Serial,
+                loc,
+            );
+            emitter.block(ctx, nest.body, k, before_terminator(ctx, k_body));
+            self.write_back(ctx, nest, at, tile, i0, jb);
+            return;
+        };
+        match stage {
+            Stage::Init => {
+                let mut emitter = self.emitter(ctx, nest, at, tile, i0, jb, None);
+                let k0 = index_const(ctx, at, 0, loc);
+                emitter.block(ctx, nest.init, k0, at);
+                self.copy_tile(ctx, nest, at, (partial, slot), tile, false);
+            }
+            Stage::Block { kc, kend, packs } => {
+                self.copy_tile(ctx, nest, at, (partial, slot), tile, true);
+                match (nest.dot4, packs) {
+                    (Some(d), Some(packs)) => {
+                        self.dot4_steps(ctx, nest, d, (at, tile, i0), (kc, kend), &packs);
+                    }
+                    (_, packs) => {
+                        let mut emitter = self.emitter(ctx, nest, at, tile, i0, jb, packs);
+                        let (_, k_body, k) =
+                            build_for(ctx, at, (kc, kend, nest.k.step), LoopKind::Serial, loc);
+                        emitter.block(ctx, nest.body, k, before_terminator(ctx, k_body));
+                    }
+                }
+                self.copy_tile(ctx, nest, at, (partial, slot), tile, false);
+            }
+            Stage::WriteBack => {
+                self.copy_tile(ctx, nest, at, (partial, slot), tile, true);
+                self.write_back(ctx, nest, at, tile, i0, jb);
+            }
+        }
+    }
+
+    /// An emitter of the block unrolled over the tile `tile` of rows `i0 ..` and columns
+    /// `jb ..`, its splat buffers allocated before the tile.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn emitter<'n>(
+        &'n self,
+        ctx: &mut Context,
+        nest: &'n Nest,
+        at: InsertPoint,
+        tile: Value,
+        i0: Value,
+        jb: Value,
+        packs: Option<Packs>,
+    ) -> Emitter<'n> {
+        let loc = ctx.op_loc(nest.j_loop);
+        let mut rows = vec![i0];
+        for r in 1..self.rows {
+            let c = index_const(ctx, at, r, loc);
+            rows.push(index_binary(ctx, at, "arith.addi", i0, c, loc));
+        }
+        let splat_at = match ctx.defining_op(tile) {
+            Some(op) => InsertPoint::Before(op),
+            None => at,
+        };
+        Emitter {
+            cfg: self,
+            nest,
+            tile_buf: tile,
+            splat_at,
+            rows,
+            jb,
+            loc,
+            packs,
+            k: None,
+        }
+    }
+
+    /// Packs the block `kc .. kend` of each load of `B` the block body makes (contiguous in
+    /// `j`, independent of the row) into a `[Kc, V*W]` buffer allocated before `jb_loop`, by a
+    /// loop built at `at`; `None` when nothing is packable or the buffers would pass 256 KiB.
+    /// Rows of `B` a power of two apart all fall in a few cache sets, so the row tiles would
+    /// read the block from L2 or beyond at every step; packed, they stream it from L1.
+    pub(super) fn pack(
+        &self,
+        ctx: &mut Context,
+        nest: &Nest,
+        (jb_loop, at): (Op, InsertPoint),
+        (kc, kend): (Value, Value),
+        jb: Value,
+        kc_trips: i64,
+    ) -> Option<Packs> {
+        let loc = ctx.op_loc(nest.j_loop);
+        let cols = self.vectors * nest.width;
+        let elem_bytes = elem_bytes(ctx, nest.elem);
+        let loads: Vec<(Op, Vec<Op>)> = ctx
+            .block_ops(nest.body)
+            .filter(|op| nest.plan.get(op) == Some(&Class::VLoad))
+            .filter_map(|op| Some((op, nest.index_slice(ctx, op)?)))
+            .collect();
+        let bytes = loads.len() as i64 * kc_trips * cols * elem_bytes;
+        if loads.is_empty() || bytes > 256 * 1024 {
+            return None;
+        }
+        let step = index_const(ctx, at, nest.k_step, loc);
+        let (_, body, k) = build_for(ctx, at, (kc, kend, step), LoopKind::Serial, loc);
+        let body_at = before_terminator(ctx, body);
+        let t = nest.pack_row(ctx, body_at, k, kc, loc);
+        let mut buffers = FxHashMap::default();
+        for (load, slice) in loads {
+            let elem = ctx.value_type(ctx.result(load, 0));
+            let ty = buffer_type(ctx, &[kc_trips, cols], elem, MemorySpace::Local);
+            let buffer = build_alloc(ctx, InsertPoint::Before(jb_loop), ty, &[], loc);
+            for v in 0..self.vectors {
+                let off = index_const(ctx, body_at, v * nest.width, loc);
+                let col = index_binary(ctx, body_at, "arith.addi", jb, off, loc);
+                let mut map = nest.bind(ctx, k, Some(col), None);
+                clone_ops(ctx, &slice, &mut map, body_at);
+                let operands: Vec<Value> =
+                    ctx.operands(load).iter().map(|&x| map.lookup(x)).collect();
+                let vty = ctx.vector_type(&[nest.width], elem);
+                let spec = OpSpec::new(ctx, "loop.vload", loc)
+                    .operands(&operands)
+                    .results(&[vty]);
+                let vload = ctx.build(body_at, spec);
+                let value = ctx.result(vload, 0);
+                let spec = OpSpec::new(ctx, "loop.vstore", loc).operands(&[value, buffer, t, off]);
+                ctx.build(body_at, spec);
+            }
+            buffers.insert(load, buffer);
+        }
+        Some(Packs { kc, buffers })
+    }
+
+    /// Packs the block `kc .. kend` of `B` (the load `d.b`) for `loop.dot4` into a
+    /// `[Kc/4, 4*V*W]` `i8` buffer allocated before `jb_loop`, by a loop built at `at`: row
+    /// `q` holds `k = kc + 4q .. kc + 4q + 3` interleaved, `B[k, jb + c]` at `4c + (k - kc) % 4`,
+    /// so each 32-bit lane of a vector of it holds one column's four bytes. The column loop
+    /// is scalar with four loads of consecutive elements per column; LLVM's loop vectorizer
+    /// turns it into vector loads and shuffles.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn pack4(
+        &self,
+        ctx: &mut Context,
+        nest: &Nest,
+        d: Dot4,
+        (jb_loop, at): (Op, InsertPoint),
+        (kc, kend): (Value, Value),
+        jb: Value,
+        kc_trips: i64,
+    ) -> Packs {
+        let loc = ctx.op_loc(nest.j_loop);
+        let cols = self.vectors * nest.width;
+        let ty = buffer_type(ctx, &[kc_trips / 4, 4 * cols], Type::I8, MemorySpace::Local);
+        let buffer = build_alloc(ctx, InsertPoint::Before(jb_loop), ty, &[], loc);
+        let slice = nest.index_slice(ctx, d.b).unwrap_or_default();
+        let four = index_const(ctx, at, 4, loc);
+        let (_, q_body, k) = build_for(ctx, at, (kc, kend, four), LoopKind::Serial, loc);
+        let q_at = before_terminator(ctx, q_body);
+        let t = nest.pack_row(ctx, q_at, k, kc, loc);
+        let q = index_binary(ctx, q_at, "arith.divsi", t, four, loc);
+        let zero = index_const(ctx, q_at, 0, loc);
+        let one = index_const(ctx, q_at, 1, loc);
+        let width = index_const(ctx, q_at, cols, loc);
+        let (_, c_body, c) = build_for(ctx, q_at, (zero, width, one), LoopKind::Serial, loc);
+        let c_at = before_terminator(ctx, c_body);
+        let col = index_binary(ctx, c_at, "arith.addi", jb, c, loc);
+        let base = index_binary(ctx, c_at, "arith.muli", c, four, loc);
+        for step in 0..4 {
+            let offset = index_const(ctx, c_at, step, loc);
+            let kk = index_binary(ctx, c_at, "arith.addi", k, offset, loc);
+            let mut map = nest.bind(ctx, kk, Some(col), None);
+            clone_ops(ctx, &slice, &mut map, c_at);
+            let operands: Vec<Value> = ctx.operands(d.b).iter().map(|&x| map.lookup(x)).collect();
+            let (&b_buf, b_idx) = operands.split_first().expect("a load has a buffer");
+            let byte = build_load(ctx, c_at, b_buf, b_idx, loc);
+            let at_lane = index_binary(ctx, c_at, "arith.addi", base, offset, loc);
+            build_store(ctx, c_at, byte, buffer, &[q, at_lane], loc);
+        }
+        let mut buffers = FxHashMap::default();
+        buffers.insert(d.b, buffer);
+        Packs { kc, buffers }
+    }
+
+    /// The reduction of one tile over `kc .. kend` with `loop.dot4`, four `k` steps at a time:
+    /// per row the four bytes `A[row, k .. k + 4]` broadcast to every lane (through a local
+    /// buffer LLVM turns into a broadcast), per vector a row of the packed `B`, then one
+    /// `loop.dot4` per accumulator of the tile.
+    pub(super) fn dot4_steps(
+        &self,
+        ctx: &mut Context,
+        nest: &Nest,
+        d: Dot4,
+        (at, tile, i0): (InsertPoint, Value, Value),
+        (kc, kend): (Value, Value),
+        packs: &Packs,
+    ) {
+        let loc = ctx.op_loc(nest.j_loop);
+        let lanes = nest.width;
+        let bytes_ty = ctx.vector_type(&[4 * lanes], Type::I8);
+        let quad_ty = ctx.vector_type(&[4], Type::I8);
+        let acc_ty = ctx.vector_type(&[lanes], Type::I32);
+        let splat_at = ctx.defining_op(tile).map_or(at, InsertPoint::Before);
+        let splat_ty = buffer_type(ctx, &[4 * lanes], Type::I8, MemorySpace::Local);
+        let splats: Vec<Value> = (0..self.rows)
+            .map(|_| build_alloc(ctx, splat_at, splat_ty, &[], loc))
+            .collect();
+        let four = index_const(ctx, at, 4, loc);
+        let (_, k_body, k) = build_for(ctx, at, (kc, kend, four), LoopKind::Serial, loc);
+        let k_at = before_terminator(ctx, k_body);
+        let t = nest.pack_row(ctx, k_at, k, kc, loc);
+        let q = index_binary(ctx, k_at, "arith.divsi", t, four, loc);
+        let vload = |ctx: &mut Context, operands: &[Value], ty: Type| {
+            let spec = OpSpec::new(ctx, "loop.vload", loc)
+                .operands(operands)
+                .results(&[ty]);
+            let op = ctx.build(k_at, spec);
+            ctx.result(op, 0)
+        };
+        let vstore = |ctx: &mut Context, operands: &[Value]| {
+            let spec = OpSpec::new(ctx, "loop.vstore", loc).operands(operands);
+            ctx.build(k_at, spec);
+        };
+        let mut a_rows = Vec::with_capacity(self.rows as usize);
+        for (r, &splat) in splats.iter().enumerate() {
+            let off = index_const(ctx, k_at, r as i64, loc);
+            let row = index_binary(ctx, k_at, "arith.addi", i0, off, loc);
+            let map = nest.bind(ctx, k, None, Some(row));
+            let operands: Vec<Value> = ctx.operands(d.a).iter().map(|&x| map.lookup(x)).collect();
+            let quad = vload(ctx, &operands, quad_ty);
+            for lane in 0..lanes {
+                let at_lane = index_const(ctx, k_at, 4 * lane, loc);
+                vstore(ctx, &[quad, splat, at_lane]);
+            }
+            let zero = index_const(ctx, k_at, 0, loc);
+            a_rows.push(vload(ctx, &[splat, zero], bytes_ty));
+        }
+        let packed = packs.buffers[&d.b];
+        let b_vectors: Vec<Value> = (0..self.vectors)
+            .map(|v| {
+                let col = index_const(ctx, k_at, 4 * v * lanes, loc);
+                vload(ctx, &[packed, q, col], bytes_ty)
+            })
+            .collect();
+        for (r, &a) in a_rows.iter().enumerate() {
+            let row = index_const(ctx, k_at, r as i64, loc);
+            for (v, &b) in b_vectors.iter().enumerate() {
+                let col = index_const(ctx, k_at, v as i64 * lanes, loc);
+                let acc = vload(ctx, &[tile, row, col], acc_ty);
+                let (unsigned, signed) = if d.signed_a { (b, a) } else { (a, b) };
+                let spec = OpSpec::new(ctx, "loop.dot4", loc)
+                    .operands(&[acc, unsigned, signed])
+                    .results(&[acc_ty]);
+                let dot = ctx.build(k_at, spec);
+                let sum = ctx.result(dot, 0);
+                vstore(ctx, &[sum, tile, row, col]);
+            }
+        }
+    }
+
+    /// Copies the register tile from (`load`) or to the partial sums `partial[slot]`, one
+    /// vector per row and vector, at constant tile indices (so the tile stays in registers).
+    pub(super) fn copy_tile(
+        &self,
+        ctx: &mut Context,
+        nest: &Nest,
+        at: InsertPoint,
+        (partial, slot): (Value, Value),
+        tile: Value,
+        load: bool,
+    ) {
+        let loc = ctx.op_loc(nest.j_loop);
+        let ty = ctx.vector_type(&[nest.width], nest.elem);
+        for r in 0..self.rows {
+            let row = index_const(ctx, at, r, loc);
+            for v in 0..self.vectors {
+                let col = index_const(ctx, at, v * nest.width, loc);
+                let (from, to): (Vec<Value>, Vec<Value>) = if load {
+                    (vec![partial, slot, row, col], vec![tile, row, col])
+                } else {
+                    (vec![tile, row, col], vec![partial, slot, row, col])
+                };
+                let spec = OpSpec::new(ctx, "loop.vload", loc)
+                    .operands(&from)
+                    .results(&[ty]);
+                let vload = ctx.build(at, spec);
+                let value = ctx.result(vload, 0);
+                let mut operands = vec![value];
+                operands.extend(to);
+                let spec = OpSpec::new(ctx, "loop.vstore", loc).operands(&operands);
+                ctx.build(at, spec);
+            }
+        }
+    }
+
+    /// The columns from `end` on for the rows `i0 .. i0 + R`: tiles one vector wide while a
+    /// whole vector of columns is left (a 480-wide matmul has 32 columns after its 7 blocks of
+    /// 64), then the rest row by row, as before.
+    pub(super) fn column_remainder(
+        &self,
+        ctx: &mut Context,
+        nest: &Nest,
+        at: InsertPoint,
+        i0: Value,
+        end: Value,
+    ) {
+        let loc = ctx.op_loc(nest.j_loop);
+        // Tiles over the whole vectors left, of half as many vectors as the whole blocks,
+        // then half that, down to one (each runs at most once: 40 columns after blocks of
+        // four 16-lane vectors are one tile of two vectors, 8 accumulators, and 8 columns),
+        // then of half as many lanes down to one (the last 2 of 10 columns run as one
+        // 2-lane vector per row, the rows' chains of multiply-adds side by side, not as
+        // scalar reductions one after another).
+        let mut shapes = Vec::new();
+        let mut vectors = self.vectors / 2;
+        while vectors >= 1 {
+            shapes.push((vectors, nest.width));
+            vectors /= 2;
+        }
+        let mut width = nest.width;
+        while width % 2 == 0 {
+            width /= 2;
+            shapes.push((1, width));
+        }
+        let mut end = end;
+        for (vectors, width) in shapes {
+            let cols = vectors * width;
+            let end2 = whole_groups_end_of(ctx, at, (end, nest.j.ub), 1, cols, loc);
+            if const_int(ctx, end).is_some() && const_int(ctx, end) == const_int(ctx, end2) {
+                continue;
+            }
+            let narrow = Tile {
+                vectors,
+                width: Some(width),
+                row_blocks: Some(1),
+                k_block: None,
+                ..*self
+            };
+            let narrow_nest = Nest {
+                width,
+                ..nest.clone()
+            };
+            let step = index_const(ctx, at, cols, loc);
+            let (_, jb_body, jb) = build_for(ctx, at, (end, end2, step), LoopKind::Serial, loc);
+            let jb_at = before_terminator(ctx, jb_body);
+            narrow.tile_body(ctx, &narrow_nest, jb_at, i0, jb, None);
+            end = end2;
+        }
+        if width == 1 {
+            return; // the one-lane tiles took every column left
+        }
+        let zero = index_const(ctx, at, 0, loc);
+        let rows = index_const(ctx, at, self.rows, loc);
+        let one = index_const(ctx, at, 1, loc);
+        let (_, r_body, r) = build_for(ctx, at, (zero, rows, one), LoopKind::Serial, loc);
+        let r_at = before_terminator(ctx, r_body);
+        let ii = index_binary(ctx, r_at, "arith.addi", i0, r, loc);
+        let mut map = ValueMap::new();
+        map.map(nest.i.iv, ii);
+        let copy = ctx.clone_op(nest.j_loop, &mut map);
+        ctx.insert_op(r_at, copy);
+        ctx.set_operand(copy, 0, end);
+    }
+
+    /// The epilogue for every element of the tile: `serial` loops over rows and columns that
+    /// load the element into a fresh accumulator and run the original epilogue on it.
+    pub(super) fn write_back(
+        &self,
+        ctx: &mut Context,
+        nest: &Nest,
+        at: InsertPoint,
+        tile: Value,
+        i0: Value,
+        jb: Value,
+    ) {
+        let loc = ctx.op_loc(nest.j_loop);
+        let mut map = ValueMap::new();
+        let acc = ctx.clone_op(nest.acc_alloc, &mut map);
+        ctx.insert_op(at, acc);
+        let zero = index_const(ctx, at, 0, loc);
+        let one = index_const(ctx, at, 1, loc);
+        let rows = index_const(ctx, at, self.rows, loc);
+        let cols = index_const(ctx, at, self.vectors * nest.width, loc);
+        let (_, r_body, r) = build_for(ctx, at, (zero, rows, one), LoopKind::Serial, loc);
+        let r_at = before_terminator(ctx, r_body);
+        let ii = index_binary(ctx, r_at, "arith.addi", i0, r, loc);
+        let (_, c_body, c) = build_for(ctx, r_at, (zero, cols, one), LoopKind::Serial, loc);
+        let c_at = before_terminator(ctx, c_body);
+        let jj = index_binary(ctx, c_at, "arith.addi", jb, c, loc);
+        let value = build_load(ctx, c_at, tile, &[r, c], loc);
+        let acc = ctx.result(acc, 0);
+        build_store(ctx, c_at, value, acc, &[], loc);
+        map.map(nest.acc, acc);
+        map.map(nest.i.iv, ii);
+        map.map(nest.j.iv, jj);
+        for &op in &nest.epilogue {
+            let copy = ctx.clone_op(op, &mut map);
+            ctx.insert_op(c_at, copy);
+        }
+    }
+}
+
+/// Before the outermost loop around `op` (or `op` itself) outside which all of `values` are
+/// defined, so that a parallel nest around `op` keeps a body of one loop.
+pub(super) fn hoist_point(ctx: &Context, op: Op, values: &[Value]) -> InsertPoint {
+    let mut cur = op;
+    while let Some(p) = ctx.parent_op(cur) {
+        if ctx.view::<ForOp>(p).is_none() || values.iter().any(|&v| defined_inside(ctx, p, v)) {
+            break;
+        }
+        cur = p;
+    }
+    InsertPoint::Before(cur)
+}
+
+/// What one tile emission does when the reduction is blocked ([`Tile::k_block`]).
+pub(super) enum Stage {
+    /// The init, into the partial sums.
+    Init,
+    /// The `k` block `kc .. kend`, from and back to the partial sums, reading `B` from
+    /// `packs` where it was packed.
+    Block {
+        kc: Value,
+        kend: Value,
+        packs: Option<Packs>,
+    },
+    /// The epilogue, from the partial sums.
+    WriteBack,
+}
+
+/// The packed copies of the block of `B` the row tiles of a cache block share: for each load
+/// contiguous in `j` that does not depend on the row, a `[Kc, V*W]` local buffer holding what
+/// it loads for `k = kc + t * step` at row `t`.
+pub(super) struct Packs {
+    pub(super) kc: Value,
+    pub(super) buffers: FxHashMap<Op, Value>,
+}
+
+/// Emits the schedule block's init or body unrolled over the tile.
+pub(super) struct Emitter<'n> {
+    pub(super) cfg: &'n Tile,
+    pub(super) nest: &'n Nest,
+    /// The local tile buffer.
+    pub(super) tile_buf: Value,
+    /// Where splat buffers are allocated (outside the reduction loop).
+    pub(super) splat_at: InsertPoint,
+    /// The row index of each tile row.
+    pub(super) rows: Vec<Value>,
+    /// The first column of the tile.
+    pub(super) jb: Value,
+    pub(super) loc: Location,
+    /// Packed blocks of `B`, read instead of the loads they copy.
+    pub(super) packs: Option<Packs>,
+    /// The reduce iter var's value in the block being emitted.
+    pub(super) k: Option<Value>,
+}
+
+/// The values of one row (scalars) and one vector (vectors, column indices).
+pub(super) struct Maps {
+    pub(super) scalar: ValueMap,
+    pub(super) vector: FxHashMap<Value, Value>,
+    /// Splats of scalars, shared by the vectors of a row.
+    pub(super) splats: FxHashMap<Value, Value>,
+}
+
+impl Maps {
+    pub(super) fn get(&self, v: Value) -> Value {
+        self.vector
+            .get(&v)
+            .copied()
+            .unwrap_or_else(|| self.scalar.lookup(v))
+    }
+}
+
+impl Emitter<'_> {
+    /// Emits `block` (init or body) at `at` for every row and vector, with the reduce iter var
+    /// bound to `k`.
+    pub(super) fn block(&mut self, ctx: &mut Context, block: Block, k: Value, at: InsertPoint) {
+        let nest = self.nest;
+        self.k = Some(k);
+        let width = self.nest.width;
+        let ops: Vec<Op> = ctx.block_ops(block).collect();
+        let args = ctx.block_args(block).to_vec();
+        for r in 0..self.cfg.rows {
+            let mut maps = Maps {
+                scalar: ValueMap::new(),
+                vector: FxHashMap::default(),
+                splats: FxHashMap::default(),
+            };
+            let row = self.rows[r as usize];
+            for (&arg, role) in args.iter().zip(&nest.roles) {
+                match role {
+                    Role::Row => maps.scalar.map(arg, row),
+                    Role::Reduce => maps.scalar.map(arg, k),
+                    Role::Fixed(v) => maps.scalar.map(arg, *v),
+                    Role::Col => {}
+                }
+            }
+            let row_index = index_const(ctx, at, r, self.loc);
+            for v in 0..self.cfg.vectors {
+                let col = if v == 0 {
+                    self.jb
+                } else {
+                    let off = index_const(ctx, at, v * width, self.loc);
+                    index_binary(ctx, at, "arith.addi", self.jb, off, self.loc)
+                };
+                maps.vector.clear();
+                for (&arg, role) in args.iter().zip(&nest.roles) {
+                    if matches!(role, Role::Col) {
+                        maps.vector.insert(arg, col);
+                    }
+                }
+                let tile_col = index_const(ctx, at, v * width, self.loc);
+                for &op in &ops {
+                    self.op(ctx, op, v, &mut maps, at, [row_index, tile_col]);
+                }
+            }
+        }
+    }
+
+    /// Emits one op for row map `maps` and vector `v`; `tile_at` indexes the tile.
+    pub(super) fn op(
+        &mut self,
+        ctx: &mut Context,
+        op: Op,
+        v: i64,
+        maps: &mut Maps,
+        at: InsertPoint,
+        tile_at: [Value; 2],
+    ) {
+        let loc = ctx.op_loc(op);
+        let class = self.nest.plan.get(&op).copied().unwrap_or(Class::Skip);
+        match class {
+            Class::Skip => {}
+            Class::Scalar => {
+                if v == 0 {
+                    let copy = ctx.clone_op(op, &mut maps.scalar);
+                    ctx.insert_op(at, copy);
+                }
+            }
+            Class::ColIndex => {
+                let operands: Vec<Value> = ctx.operands(op).iter().map(|&x| maps.get(x)).collect();
+                let spec = OpSpec::with_name(ctx.op_name_id(op), loc)
+                    .operands(&operands)
+                    .results(&[Type::INDEX]);
+                let new = ctx.build(at, spec);
+                maps.vector.insert(ctx.result(op, 0), ctx.result(new, 0));
+            }
+            Class::VLoad => {
+                let packed = self.packs.as_ref().and_then(|p| {
+                    let buffer = *p.buffers.get(&op)?;
+                    Some((buffer, p.kc, self.k?))
+                });
+                let operands: Vec<Value> = match packed {
+                    Some((buffer, kc, k)) => {
+                        let t = self.nest.pack_row(ctx, at, k, kc, loc);
+                        let col = index_const(ctx, at, v * self.nest.width, loc);
+                        vec![buffer, t, col]
+                    }
+                    None => ctx.operands(op).iter().map(|&x| maps.get(x)).collect(),
+                };
+                let value = self.vload(ctx, op, &operands, at);
+                maps.vector.insert(ctx.result(op, 0), value);
+            }
+            Class::AccLoad => {
+                let value = self.vload(ctx, op, &[self.tile_buf, tile_at[0], tile_at[1]], at);
+                maps.vector.insert(ctx.result(op, 0), value);
+            }
+            Class::AccStore => {
+                let value = self.vector_of(ctx, ctx.operands(op)[0], maps, at);
+                let spec = OpSpec::new(ctx, "loop.vstore", loc).operands(&[
+                    value,
+                    self.tile_buf,
+                    tile_at[0],
+                    tile_at[1],
+                ]);
+                ctx.build(at, spec);
+            }
+            Class::Vector => {
+                let operands: Vec<Value> = ctx
+                    .operands(op)
+                    .to_vec()
+                    .into_iter()
+                    .map(|x| self.vector_of(ctx, x, maps, at))
+                    .collect();
+                let ty = self.vector_type(ctx, ctx.value_type(ctx.result(op, 0)));
+                let mut spec = OpSpec::with_name(ctx.op_name_id(op), loc)
+                    .operands(&operands)
+                    .results(&[ty]);
+                spec.attrs = ctx.attrs(op).to_vec();
+                let new = ctx.build(at, spec);
+                maps.vector.insert(ctx.result(op, 0), ctx.result(new, 0));
+            }
+            Class::Fma(mul) => {
+                let product = ctx.result(mul, 0);
+                let addend = ctx
+                    .operands(op)
+                    .iter()
+                    .copied()
+                    .find(|&x| x != product)
+                    .unwrap_or(product);
+                let mut factors = ctx.operands(mul).to_vec();
+                factors.push(addend);
+                let operands: Vec<Value> = factors
+                    .into_iter()
+                    .map(|x| self.vector_of(ctx, x, maps, at))
+                    .collect();
+                let ty = self.vector_type(ctx, ctx.value_type(ctx.result(op, 0)));
+                let flags = fastmath_attr(ctx, FastMathFlags::empty());
+                let spec = OpSpec::new(ctx, "math.fma", loc)
+                    .operands(&operands)
+                    .results(&[ty])
+                    .attr(ctx, "fastmath", flags);
+                let new = ctx.build(at, spec);
+                maps.vector.insert(ctx.result(op, 0), ctx.result(new, 0));
+            }
+        }
+    }
+
+    pub(super) fn vector_type(&self, ctx: &mut Context, elem: Type) -> Type {
+        ctx.vector_type(&[self.nest.width], elem)
+    }
+
+    /// A `loop.vload` of the element type of load `op`, from `operands` (buffer, indices).
+    pub(super) fn vload(
+        &self,
+        ctx: &mut Context,
+        op: Op,
+        operands: &[Value],
+        at: InsertPoint,
+    ) -> Value {
+        let ty = self.vector_type(ctx, ctx.value_type(ctx.result(op, 0)));
+        let spec = OpSpec::new(ctx, "loop.vload", ctx.op_loc(op))
+            .operands(operands)
+            .results(&[ty]);
+        let new = ctx.build(at, spec);
+        ctx.result(new, 0)
+    }
+
+    /// The vector of original value `v`: its vector form, or a splat of its scalar clone.
+    pub(super) fn vector_of(
+        &self,
+        ctx: &mut Context,
+        v: Value,
+        maps: &mut Maps,
+        at: InsertPoint,
+    ) -> Value {
+        if let Some(&vec) = maps.vector.get(&v).or_else(|| maps.splats.get(&v)) {
+            return vec;
+        }
+        let scalar = maps.scalar.lookup(v);
+        let elem = ctx.value_type(scalar);
+        let ty = self.vector_type(ctx, elem);
+        let splat = if let Some(attr) = constant_splat(ctx, scalar, ty) {
+            let spec = dlc_arith::constant_spec(ctx, attr, ty, self.loc);
+            let op = ctx.build(at, spec);
+            ctx.result(op, 0)
+        } else {
+            // No broadcast op: the scalar goes to every lane of a local buffer, read back as one
+            // vector (LLVM turns this into a broadcast).
+            let buf_ty = buffer_type(ctx, &[self.nest.width], elem, MemorySpace::Local);
+            let buf = build_alloc(ctx, self.splat_at, buf_ty, &[], self.loc);
+            for lane in 0..self.nest.width {
+                let i = index_const(ctx, at, lane, self.loc);
+                build_store(ctx, at, scalar, buf, &[i], self.loc);
+            }
+            let zero = index_const(ctx, at, 0, self.loc);
+            let spec = OpSpec::new(ctx, "loop.vload", self.loc)
+                .operands(&[buf, zero])
+                .results(&[ty]);
+            let op = ctx.build(at, spec);
+            ctx.result(op, 0)
+        };
+        maps.splats.insert(v, splat);
+        splat
+    }
+}

@@ -1,0 +1,525 @@
+//! Register-tiles matmul-like reductions on the CPU, with the tile, the cache blocks and the
+//! packing sized for the target: an `R x (V*W)` block of outputs is accumulated in vector
+//! registers while the reduction loop runs innermost over it.
+//!
+//! # Applies when
+//! A CPU kernel holds the nest `lower` gives a contraction (matmul, batched matmul, the
+//! projections of attention and MLPs, the implicit GEMM of a convolution):
+//! `parallel i { serial j { allocs; <prologue>; serial k { schedule_block (.., k reduce)
+//! init {acc = ..} {acc = f(acc, ..)} }; <epilogue reading acc> } }` (a `serial j` loop at the
+//! top of the kernel is such a nest of one row whose `i` loop `simplify` removed: it is
+//! analyzed inside a new one-trip `parallel` loop, kept only if the nest is tiled), where
+//! - the `i` loop is `parallel` with step 1 and its body is only the `j` loop; the `j` loop is
+//!   `serial` with step 1, its body rank-0 allocs (`%acc`, the one the `k` loop uses, and the
+//!   registers of a fused epilogue), a prologue of elementwise blocks that do not feed the
+//!   reduction (an attention mask the epilogue adds: they move into the epilogue), the `k`
+//!   loop, then the epilogue; the `k` loop starts at 0 with a constant positive step, its body
+//!   is only the schedule block, and the bounds of `j` and `k` are defined outside the `i` loop;
+//! - the block binds one reduce iter var to `k`, its other iter vars to `i`, `j` or values
+//!   defined outside the nest, and has an init region;
+//! - in the block, `j` is only the last index of loads, alone or plus a value that does not
+//!   depend on `j` (`B[k, j]`: consecutive elements), the only store is to `%acc`, and the other
+//!   ops are loads and `arith`/`math` ops;
+//! - no buffer the block reads is stored by the epilogue;
+//! - the `j` trip count is at least `width` when constant (a constant `i` trip count below
+//!   `rows` makes the tile that many rows high, when the constant `j` and `k` trip counts
+//!   multiply to at least 2^16: a matrix-vector product is a one-row tile).
+//!
+//! Without the pass the `k` loop is innermost: one scalar multiply-add per element of `B`
+//! loaded with a stride of a whole row, which runs at about 1 GFLOP/s.
+//!
+//! # The target
+//! `R`, `V`, `W` and the cache blocks come from the CPU (`passes/src/loops/cpu/target.rs`): the
+//! `cpu` option, else the kernel's `dlc.target_cpu` attribute (`dlc-run --cpu`, `dlc-opt
+//! --target`), else the host. `W` is one register of the element type (16 f32 lanes with
+//! AVX-512, 8 with AVX2); `R x V` fits the register file with `V` registers of `B` and one
+//! broadcast of `A`: 4x4 with 32 registers (21 used), 6x2 with 16 (15 used). Options override
+//! each (`rows`, `vectors`, `width`, `row-blocks`, `k-block`); `fma` applies only where the CPU
+//! has FMA.
+//!
+//! # Changes to the IR
+//! With `R` = `rows`, `V` = `vectors` (at most the whole vectors a constant `j` range holds: a
+//! convolution's 56 output columns take 3 vectors of 16), `W` = `width`, `T` the accumulator's
+//! element type and `m` row tiles per cache block:
+//! - the `i` loop becomes a loop of the same kind over cache blocks of `m` row tiles (`R` rows
+//!   each; the counts are computed before the outermost loop around the nest that its bounds
+//!   allow, so a `parallel` nest around it still collapses). `m` keeps the rows of `A` one
+//!   reduction block reads within a quarter of the L2 cache, at most the row tiles per thread
+//!   of this machine (the threads left once the parallel loops around the nest, a
+//!   convolution's output rows, have one task each) and at most 64. Over a symbolic row count
+//!   the block size is chosen at run time, `min(m, ⌈tiles / threads⌉)` (160 rows of a `?`
+//!   sequence make a block per thread, not one block of 64 tiles that one thread runs), `m`
+//!   still sizing the partial sums;
+//! - in the block, a `serial` loop over whole column blocks `jb` (step `V*W`) holds a `serial`
+//!   loop over the block's row tiles `b` (row `i0 = lb + b*R`), so each block of `B` columns
+//!   is reused from the cache by all `m` tiles; a row tile that is not whole (a `loop.if` on
+//!   `i0 + R <= ub`, when `R` does not divide a constant trip count or the count is symbolic)
+//!   is skipped there;
+//! - each tile: a local `R x (V*W)` tile; the init region cloned for each row `r` and vector
+//!   `v`, its store to `%acc` as a `loop.vstore` of `vector<WxT>` to `tile[r, v*W]`; a copy of
+//!   the `k` loop whose body is the block's body unrolled over `r` and `v`: ops that do not
+//!   depend on `j` cloned once per row (with `i` = `i0 + r`), loads contiguous in `j` as
+//!   `loop.vload` at `j` = `jb + v*W`, loads and stores of `%acc` as `loop.vload` /
+//!   `loop.vstore` of `tile[r, v*W]`, the other `arith`/`math` ops on vectors (scalar operands
+//!   splat through a `W`-element local buffer, constants as dense splats); with `fma`, an
+//!   `arith.addf` of a vector `arith.mulf` used only there becomes `math.fma`; then the
+//!   write-back: `serial` loops over `r < R` and `jj < V*W` that load `tile[r, jj]` into a
+//!   fresh rank-0 `%acc` and run the epilogue (its allocs first) at `i = i0 + r`, `j = jb + jj`;
+//! - **reduction blocks**: when the `k` range is a constant longer than `Kc` (what keeps a
+//!   `Kc x V*W` block of `B`, its rows a row of `B` apart, in a 32nd of the L2 cache: a power
+//!   of two from 64 to 512), and the partial sums of a cache block fit in 64 KiB, a local
+//!   `[m, R, V*W]` buffer holds the partial sums of the block's row tiles and the column block
+//!   holds three loops over the row tiles: the init (into the partial sums); a `serial` loop
+//!   over blocks `kc` of `Kc` iterations whose row tiles load their partial sums, run the `k`
+//!   loop over `kc .. min(kc + Kc, ub)` and store them back; the write-back (from the partial
+//!   sums). No branch tests for the first or last block, which LLVM would unswitch into four
+//!   copies of the tile;
+//! - **packing**: with reduction blocks and `m > 1`, each load contiguous in `j` that does not
+//!   depend on the row (the `B` operand) is copied, per `(jb, kc)`, into a local `[Kc, V*W]`
+//!   buffer by a loop over the block before the row tiles (the ops computing its indices
+//!   cloned), and the tiles read the packed copy (at most 256 KiB of packed buffers);
+//! - then, per row tile of the cache block: unless the blocks cover a constant `j` range,
+//!   whole tiles run the columns after the whole blocks (no reduction blocks) as at most one
+//!   tile of `V/2` vectors, one of `V/4`, ... one of one vector, then at most one tile of
+//!   `W/2` lanes, one of `W/4`, ... one of one lane: every column left runs in a tile whose
+//!   `R` rows accumulate side by side (a symbolic row of 10 columns is an 8-lane and a 2-lane
+//!   tile, not 2 scalar reductions per row one after another, which took 4x as long); the
+//!   last, partial tile runs each of its rows as a one-row tile (`R = 1`, no reduction
+//!   blocks) over the column blocks, then the same column remainder.
+//! - **8-bit products** (`vnni`, on by default where the CPU has AVX-512 VNNI): a block body
+//!   `acc += extui(A[.., k]) · extsi(B[k, j])` (or `extsi(A) · extui(B)`, an im2col
+//!   convolution's weights times its columns) of `i8` loads into an `i32` accumulator with
+//!   16 lanes, over a constant `k` range from 0 that 4 divides (MatMulInteger after import),
+//!   always takes reduction blocks (the whole `k` range when it is short) and takes four `k`
+//!   steps per `loop.dot4`: per block, `B` is packed into a local `[Kc/4, 4*V*W]` `i8`
+//!   buffer whose row `q` holds, for each column, its bytes of `k = kc + 4q .. kc + 4q + 3`
+//!   side by side (a scalar copy loop LLVM vectorizes); per step, each row's four bytes of
+//!   `A` are broadcast to the 64 bytes of a vector (16 `loop.vstore`s of `vector<4xi8>` into a
+//!   local buffer and one `loop.vload`, which LLVM turns into a broadcast), each vector of
+//!   the packed row is loaded once, and each accumulator of the tile gets one `loop.dot4`.
+//!   Remainder rows and columns keep the integer tile.
+//!
+//! The pass counts the nests it tiled and the row-remainder paths it kept.
+//!
+//! # Performance impact
+//! Each `k` step loads `R` elements of `A` and `V` vectors of `B` for `R*V` vector FMAs, all
+//! accumulators staying in registers (LLVM's SROA promotes the tile and turns the splat
+//! buffers into broadcasts). Measured with `dlc-run --bench 15` (best of 3) on 2 cores of an
+//! "Intel(R) Xeon(R) Processor" (AVX-512) VM, numpy/OpenBLAS about 176 GFLOP/s there:
+//!
+//! | f32 matmul | before (4x4x16, no blocks) | AVX-512 (4x4x16) | AVX2 (`--cpu=x86-64-v3`, 6x2x8) |
+//! |---|---:|---:|---:|
+//! | 1024x1024x1024 | 72 GFLOP/s | 175-200 GFLOP/s | 84-124 GFLOP/s |
+//! | 256x3072x768 | | 140-185 GFLOP/s | |
+//! | 130x3072x768 | 37 GFLOP/s | 96-112 GFLOP/s | 38 GFLOP/s |
+//! | 480x480x480 | 43 GFLOP/s | 147 GFLOP/s | |
+//!
+//! A 3x3 convolution, 64 to 64 channels over 56x56 with bias and relu (dlc-bench's `conv`,
+//! whose `lower` makes the implicit GEMM: rows the output channels, columns an output row):
+//! 1.1-1.3 ms tiled (3 vectors of 16 and one of 8 per row) against 2.8-3.3 ms for the im2col
+//! gather, copy and matmul it replaced, and 57 ms untiled.
+//!
+//! Integer accumulators tile the same way (`arith.muli`/`addi` on vectors, no FMA): ONNX
+//! MatMulInteger, u8 x i8 -> i32 at 1024x1024x1024 (`dlc-bench`'s `matmul_integer_1024`, its
+//! operands widened to `i32` by the importer then), went from 1892 ms untiled to 26.6 ms, 16
+//! `vpmulld` lanes per multiply; with the operands kept as bytes and `loop.dot4` (one
+//! `vpdpbusd`: 64 products per instruction) 8.2 ms, 263 GOP/s, and 4.4 ms (487 GOP/s) with `k`
+//! blocks sized for bytes, against 14.7 ms for the f32 product of the same size (`dlc-run --bench 10`, 2 cores of an "Intel(R) Xeon(R)
+//! Processor" with AVX-512 VNNI).
+//!
+//! Without reduction blocks and packing, the 1024-wide rows of `B` (4 KiB apart) all fall in
+//! a few cache sets and the tiles read `B` from L3 or memory at every step. The one-row and
+//! one-vector tiles replace scalar loops that cost as much as all the tiles (130 rows and a
+//! long `k`; the 32 last of 480 columns).
+//!
+//! # Risks and limitations
+//! - `math.fma` rounds once where `mulf` + `addf` rounded twice; results move within the float
+//!   tolerance (turn it off with `fma=false` for bit-identical results).
+//! - Distinct buffer arguments are assumed not to overlap partially (as `vectorize` assumes).
+//! - When the `k` range is empty the tile starts from the init value, where the original left
+//!   the accumulator as allocated.
+//! - The packed and partial buffers live on the stack (up to 256 + 64 KiB per thread).
+//! - `m` is sized for the threads of the machine that compiles (the JIT's own).
+//!
+//! # TODO
+//! - 8-bit products on AVX2 and AVX-VNNI (256-bit `vpdpbusd`, or `vpmaddubsw`/`vpmaddwd`
+//!   pairs), and with AMX tiles where the CPU has them; `B` packed once when it is a constant.
+//! - Reduction blocks and packing for symbolic `k` ranges; masked vectors for the last
+//!   columns; packing `A` for strided rows.
+//! - Several reductions sharing one `k` loop (a fused QKV projection) and `j` loops nested in
+//!   a serial batch loop are left alone (`fuse` does not merge matmuls horizontally, and
+//!   `lower` makes a batched matmul's batch and row loops parallel, so their nests do tile).
+//!
+//! # Examples
+//! 1. A 12x64 by 64x32 matmul with `tile{rows=4 vectors=2 cpu=x86-64-v4}`:
+//!    ```text
+//!    loop.kernel @mm(%a: !loop.buffer<12x64xf32, global>, %b: !loop.buffer<64x32xf32, global>, %c: !loop.buffer<12x32xf32, global>) {
+//!      %c0 = arith.constant 0 : index
+//!      %c1 = arith.constant 1 : index
+//!      %c12 = arith.constant 12 : index
+//!      %c32 = arith.constant 32 : index
+//!      %c64 = arith.constant 64 : index
+//!      loop.for parallel %i = %c0 to %c12 step %c1 {
+//!        loop.for serial %j = %c0 to %c32 step %c1 {
+//!          %acc = loop.alloc : !loop.buffer<f32, local>
+//!          loop.for serial %k = %c0 to %c64 step %c1 {
+//!            loop.schedule_block "mm" (%i0 = %i, %j0 = %j, %k0 = %k reduce) init {
+//!              %z = arith.constant 0.000000e+00 : f32
+//!              loop.store %z, %acc[] : !loop.buffer<f32, local>
+//!            } {
+//!              %x = loop.load %a[%i0, %k0] : !loop.buffer<12x64xf32, global>
+//!              %y = loop.load %b[%k0, %j0] : !loop.buffer<64x32xf32, global>
+//!              %p = arith.mulf %x, %y : f32
+//!              %s = loop.load %acc[] : !loop.buffer<f32, local>
+//!              %t = arith.addf %s, %p : f32
+//!              loop.store %t, %acc[] : !loop.buffer<f32, local>
+//!            }
+//!          }
+//!          loop.schedule_block "store" (%i0 = %i, %j0 = %j) {
+//!            %v = loop.load %acc[] : !loop.buffer<f32, local>
+//!            loop.store %v, %c[%i0, %j0] : !loop.buffer<12x32xf32, global>
+//!          }
+//!        }
+//!      }
+//!      loop.return
+//!    }
+//!    ```
+//!    becomes, on a 2-core machine, a parallel loop over 3 cache blocks of one row tile each
+//!    (3 tiles for 2 threads: one tile per block), the column blocks, the row tiles of the
+//!    block (a splat buffer per row, the tile), and a `k` loop of 4x2 vector FMAs:
+//!    ```text
+//!    loop.for parallel %arg3 = %c0_1 to %c3_0 step %c1_2 {
+//!      %0 = arith.muli %arg3, %c1_3 : index
+//!      %1 = arith.addi %0, %c1_3 : index
+//!      %2 = arith.minsi %1, %c3 : index
+//!      loop.for serial %arg4 = %c0 to %c32_4 step %c32_5 {
+//!        loop.for serial %arg5 = %0 to %2 step %c1_6 {
+//!          %3 = arith.muli %arg5, %c4 : index
+//!          %4 = arith.addi %c0, %3 : index
+//!          %5 = loop.alloc : !loop.buffer<16xf32, local>
+//!          ...
+//!          %9 = loop.alloc : !loop.buffer<4x32xf32, local>
+//!          ...
+//!          loop.for serial %arg6 = %c0 to %c64 step %c1 {
+//!            %18 = loop.load %arg0[%4, %arg6] : !loop.buffer<12x64xf32, global>
+//!            %19 = loop.vload %arg1[%arg6, %arg4] : !loop.buffer<64x32xf32, global> -> vector<16xf32>
+//!            %20 = loop.vload %9[%c0_36, %c0_37] : !loop.buffer<4x32xf32, local> -> vector<16xf32>
+//!            ...
+//!            %21 = loop.vload %5[%c0_44] : !loop.buffer<16xf32, local> -> vector<16xf32>
+//!            %22 = math.fma %21, %19, %20 : vector<16xf32>
+//!            loop.vstore %22, %9[%c0_36, %c0_37] : vector<16xf32>, !loop.buffer<4x32xf32, local>
+//!    ```
+//! 2. The same matmul with 13 rows and 40 columns: the tiled loop skips the last, partial row
+//!    tile with a `loop.if`; after it, the whole tiles run the columns from 32 to 40 as a
+//!    `4 x 8` tile and the partial tile runs its row as a `1 x 32` tile plus a `1 x 8` one.
+//! 3. With a `k` range longer than a reduction block (`tile{rows=2 vectors=1 width=16
+//!    k-block=16 row-blocks=2}` on an 8x64 by 64x16 matmul): a `[2, 2, 16]` partial-sum buffer
+//!    and a `[16, 16]` packed block of `B` per cache block; per column block, the init of both
+//!    row tiles into the partial sums, a loop over `kc` in steps of 16 (pack, then each tile
+//!    from and back to its partial sums), and the write-back; test/passes/loops/tile.mlir.
+//!
+//! # Counter-examples
+//! 1. A reduction along the last index (`acc += x[i, k]`, a row sum) has no `j` loop over
+//!    consecutive elements, so nothing is tiled.
+//! 2. `B` read as `b[j, k]` (a transposed operand): `j` is not the last index, the loads are
+//!    strided, so the nest is left alone.
+
+// The pass in three parts: analysis.rs finds and classifies the nests, plan.rs sizes the
+// tiling for the target, emit.rs rewrites them.
+mod analysis;
+mod emit;
+mod plan;
+
+use super::target::CpuInfo;
+use super::util::index_const;
+use analysis::{is_loop, Nest};
+use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
+use dlc_ir::Type;
+use dlc_ir::{Context, Diagnostic, InsertPoint, Op, OpView, ValueMap};
+use dlc_loop::{
+    before_terminator, build_for, elem_size_bytes, is_gpu_kernel, KernelOp, LoopKind,
+    ScheduleBlockOp,
+};
+
+/// The pass description.
+pub static INFO: PassInfo = PassInfo {
+    argument: "tile",
+    summary: "Register-tiles matmul-like reductions on the CPU, with the tile, the cache blocks \
+              and the packing sized for the target: an `R x (V*W)` block of outputs is \
+              accumulated in vector registers while the reduction loop runs innermost over it.",
+    anchor: Anchor::Op(KernelOp::NAME),
+    options: &[
+        OptionSpec::new(
+            "rows",
+            OptionKind::Int,
+            "0",
+            "Rows of the tile (R; 0: from the target's register file)",
+        ),
+        OptionSpec::new(
+            "vectors",
+            OptionKind::Int,
+            "0",
+            "Vectors per tile row (V; 0: from the target's register file)",
+        ),
+        OptionSpec::new(
+            "width",
+            OptionKind::Int,
+            "0",
+            "Lanes per vector (W; 0: one register of the target for the element type)",
+        ),
+        OptionSpec::new(
+            "row-blocks",
+            OptionKind::Int,
+            "0",
+            "Row tiles per cache block (0: from the target's L2 size and the K extent)",
+        ),
+        OptionSpec::new(
+            "k-block",
+            OptionKind::Int,
+            "0",
+            "Reduction iterations per cache block (0: from the target's L2 size)",
+        ),
+        OptionSpec::new(
+            "cpu",
+            OptionKind::Str,
+            "",
+            "The CPU to schedule for (host, x86-64-v3, ...; empty: the module's dlc.target_cpu, \
+             else the host)",
+        ),
+        OptionSpec::new(
+            "fma",
+            OptionKind::Bool,
+            "true",
+            "Contract a multiply feeding an add into math.fma (where the CPU has FMA)",
+        ),
+        OptionSpec::new(
+            "vnni",
+            OptionKind::Str,
+            "",
+            "Compute 8-bit integer products four k steps at a time with loop.dot4: true, \
+             false, or empty (where the CPU has AVX-512 VNNI)",
+        ),
+    ],
+    statistics: &[
+        ("nests-tiled", "Number of reduction nests register-tiled"),
+        (
+            "row-remainders",
+            "Number of tiled nests that keep a path for the last rows",
+        ),
+    ],
+    create,
+};
+
+fn create(options: &OptionValues) -> Result<Box<dyn Pass>, String> {
+    let rows = options.int("rows");
+    let vectors = options.int("vectors");
+    let width = options.int("width");
+    let row_blocks = options.int("row-blocks");
+    let k_block = options.int("k-block");
+    if !(0..=64).contains(&rows)
+        || !(0..=64).contains(&vectors)
+        || !(width == 0 || (2..=256).contains(&width))
+        || !(0..=4096).contains(&row_blocks)
+        || k_block < 0
+    {
+        return Err(format!(
+            "options need 0 <= rows <= 64, 0 <= vectors <= 64, width 0 or 2..=256, \
+             0 <= row-blocks <= 4096, k-block >= 0 (0: from the target); got rows={rows}, \
+             vectors={vectors}, width={width}, row-blocks={row_blocks}, k-block={k_block}"
+        ));
+    }
+    let cpu = options.str("cpu").to_string();
+    CpuInfo::named(&cpu)?;
+    let vnni = match options.str("vnni") {
+        "" => None,
+        "true" => Some(true),
+        "false" => Some(false),
+        other => return Err(format!("vnni must be true, false or empty, not '{other}'")),
+    };
+    Ok(Box::new(TilePass {
+        vnni,
+        rows,
+        vectors,
+        width,
+        row_blocks,
+        k_block,
+        cpu,
+        fma: options.bool("fma"),
+    }))
+}
+
+/// The pass with its options as given (0 and "" ask the target).
+struct TilePass {
+    vnni: Option<bool>,
+    rows: i64,
+    vectors: i64,
+    width: i64,
+    row_blocks: i64,
+    k_block: i64,
+    cpu: String,
+    fma: bool,
+}
+
+/// The tiling of one kernel: the options resolved against its CPU.
+#[derive(Copy, Clone)]
+struct Tile {
+    /// Rows per tile (R).
+    rows: i64,
+    /// Vectors per tile row (V).
+    vectors: i64,
+    /// Lanes per vector (W) when given; else one register of the element type.
+    width: Option<i64>,
+    /// Row tiles per cache block when given; else from the L2 size.
+    row_blocks: Option<i64>,
+    /// Reduction iterations per cache block when given; else from the L2 size.
+    k_block: Option<i64>,
+    cpu: CpuInfo,
+    /// Whether `addf(mulf(a, b), c)` becomes `math.fma`.
+    fma: bool,
+    /// Whether 8-bit integer products use `loop.dot4`.
+    vnni: bool,
+}
+
+impl Pass for TilePass {
+    fn run(&self, ctx: &mut Context, run: &mut PassRun<'_>) -> Result<(), Diagnostic> {
+        let kernel = run.op();
+        let cpu = CpuInfo::for_op(ctx, kernel, &self.cpu)
+            .map_err(|e| Diagnostic::error(ctx.op_loc(kernel), e))?;
+        let (rows, vectors) = cpu.register_tile();
+        let positive = |v: i64| (v > 0).then_some(v);
+        let tile = Tile {
+            rows: positive(self.rows).unwrap_or(rows),
+            vectors: positive(self.vectors).unwrap_or(vectors),
+            width: positive(self.width),
+            row_blocks: positive(self.row_blocks),
+            k_block: positive(self.k_block),
+            cpu,
+            fma: self.fma && cpu.fma,
+            vnni: self.vnni.unwrap_or(cpu.vnni),
+        };
+        tile.run(ctx, run)
+    }
+}
+
+impl Pass for Tile {
+    fn run(&self, ctx: &mut Context, run: &mut PassRun<'_>) -> Result<(), Diagnostic> {
+        let kernel = run.op();
+        if is_gpu_kernel(ctx, kernel) {
+            run.preserve_all();
+            return Ok(());
+        }
+        let mut candidates = Vec::new();
+        ctx.for_each_op(kernel, &mut |op| {
+            if is_loop(ctx, op, LoopKind::Parallel) {
+                candidates.push(op);
+            }
+        });
+        let wrapped = wrap_single_rows(ctx, kernel);
+        candidates.extend(wrapped.iter().map(|&(w, _)| w));
+        let nests: Vec<Nest> = candidates
+            .into_iter()
+            .filter_map(|op| self.analyze(ctx, op))
+            .collect();
+        for (w, j_loop) in wrapped {
+            if !nests.iter().any(|n| n.i_loop == w) {
+                unwrap_single_row(ctx, w, j_loop);
+            }
+        }
+        // A nest inside another one's epilogue goes away with the outer rewrite.
+        let outer: Vec<Op> = nests.iter().map(|n| n.i_loop).collect();
+        let nests: Vec<Nest> = nests
+            .into_iter()
+            .filter(|n| {
+                !outer
+                    .iter()
+                    .any(|&o| o != n.i_loop && ctx.is_ancestor(o, n.i_loop))
+            })
+            .collect();
+        let (mut tiled, mut remainders) = (0, 0);
+        for nest in nests {
+            if self.fitted(ctx, &nest).rewrite(ctx, &nest) {
+                remainders += 1;
+            }
+            tiled += 1;
+        }
+        run.add_stat("nests-tiled", tiled);
+        run.add_stat("row-remainders", remainders);
+        if tiled == 0 {
+            run.preserve_all();
+        }
+        Ok(())
+    }
+}
+
+/// The columns times reduction steps from which a nest with fewer rows than a tile is tiled
+/// (a 1x1 convolution over a 1x1 map, 1280 by 512, is; the small products of generated test
+/// programs are not worth their code size and compile time).
+const MIN_SHORT_NEST_WORK: i64 = 1 << 16;
+
+/// The nests of one row whose row loop `simplify` removed (a matrix-vector product): each
+/// `serial` loop at the top of `kernel` that holds a schedule block is put inside a new
+/// one-trip `parallel` loop, the row loop [`Tile::analyze`] looks for. Returns the new loops
+/// with the loops they hold; the caller unwraps those that are not tiled.
+fn wrap_single_rows(ctx: &mut Context, kernel: Op) -> Vec<(Op, Op)> {
+    let Some(&body) = ctx
+        .regions(kernel)
+        .first()
+        .and_then(|&r| ctx.blocks(r).first())
+    else {
+        return Vec::new();
+    };
+    let tops: Vec<Op> = ctx
+        .block_ops(body)
+        .filter(|&op| is_loop(ctx, op, LoopKind::Serial))
+        .collect();
+    let mut wrapped = Vec::new();
+    for j_loop in tops {
+        let mut blocks = false;
+        ctx.for_each_op(j_loop, &mut |op| {
+            blocks |= ctx.view::<ScheduleBlockOp>(op).is_some();
+        });
+        if !blocks {
+            continue;
+        }
+        let loc = ctx.op_loc(j_loop);
+        let at = InsertPoint::Before(j_loop);
+        let zero = index_const(ctx, at, 0, loc);
+        let one = index_const(ctx, at, 1, loc);
+        let (w, w_body, _) = build_for(ctx, at, (zero, one, one), LoopKind::Parallel, loc);
+        ctx.move_op(j_loop, before_terminator(ctx, w_body));
+        wrapped.push((w.0, j_loop));
+    }
+    wrapped
+}
+
+/// Undoes [`wrap_single_rows`] for the loop `w` holding `j_loop`: `j_loop` back in its place,
+/// `w` and its bound constants erased, so the kernel is as it was.
+fn unwrap_single_row(ctx: &mut Context, w: Op, j_loop: Op) {
+    let mut bounds: Vec<Op> = ctx
+        .operands(w)
+        .iter()
+        .filter_map(|&v| ctx.defining_op(v))
+        .collect();
+    bounds.dedup();
+    ctx.move_op(j_loop, InsertPoint::Before(w));
+    ctx.erase_op(w);
+    for op in bounds {
+        if ctx.results(op).all(|v| ctx.uses(v).is_empty()) {
+            ctx.erase_op(op);
+        }
+    }
+}
+
+/// Clones `ops` in order at `at`, mapping their operands through `map` (which learns the
+/// clones' results).
+fn clone_ops(ctx: &mut Context, ops: &[Op], map: &mut ValueMap, at: InsertPoint) {
+    for &op in ops {
+        let copy = ctx.clone_op(op, map);
+        ctx.insert_op(at, copy);
+    }
+}
+
+/// Bytes of one element of the accumulator's float type (`dlc_loop::elem_size_bytes`).
+fn elem_bytes(ctx: &Context, elem: Type) -> i64 {
+    elem_size_bytes(ctx, elem).map_or(4, |b| b as i64)
+}

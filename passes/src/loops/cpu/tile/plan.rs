@@ -1,0 +1,111 @@
+//! How large the tiling of one nest is: the tile fitted to the nest's constant extents
+//! ([`Tile::fitted`]), the row tiles per cache block ([`Tile::row_blocks`]) and the reduction
+//! block ([`Tile::k_block`]), sized from the target's caches and threads.
+
+use super::analysis::{is_loop, Nest};
+use super::{elem_bytes, Tile};
+use crate::loops::cpu::util::const_trip_count;
+use dlc_ir::Context;
+use dlc_loop::analysis::loops::loop_parts;
+use dlc_loop::LoopKind;
+
+impl Tile {
+    /// This tiling with no more vectors per row than the columns of `nest` fill and no more
+    /// rows than it has, when their counts are constants (a convolution's 56-wide output rows
+    /// take 3 of 4 vectors of 16; a matrix-vector product takes one row).
+    pub(super) fn fitted(&self, ctx: &Context, nest: &Nest) -> Tile {
+        let vectors = const_trip_count(ctx, &nest.j)
+            .map_or(self.vectors, |t| self.vectors.min(t / nest.width).max(1));
+        let rows = const_trip_count(ctx, &nest.i).map_or(self.rows, |t| self.rows.min(t).max(1));
+        Tile {
+            vectors,
+            rows,
+            ..*self
+        }
+    }
+
+    /// Row tiles per cache block: the option, else as many as keep the rows of `A` one block
+    /// of the reduction reads (`m * R * Kc` elements, `Kc` the `k` block or the whole `k`
+    /// range) within a quarter of the L2 cache, leaving the rest to the block of `B` they
+    /// share; at most the row tiles per thread of this machine (the threads the parallel loops
+    /// around the nest do not already occupy), so the parallel loops have work for every
+    /// thread, and at most 64. Also those threads, by which a symbolic row count is divided at
+    /// run time (`None` when the option fixes the blocks).
+    pub(super) fn row_blocks(
+        &self,
+        ctx: &Context,
+        nest: &Nest,
+        trips: Option<i64>,
+    ) -> (i64, Option<i64>) {
+        if let Some(m) = self.row_blocks {
+            return (m, None);
+        }
+        let elem_bytes = elem_bytes(ctx, nest.elem);
+        let k = self
+            .k_block_size(ctx, nest)
+            .or_else(|| const_trip_count(ctx, &nest.k))
+            .unwrap_or(1024)
+            .max(1);
+        let budget = i64::try_from(self.cpu.l2_bytes / 4).unwrap_or(i64::MAX);
+        let by_cache = budget / (self.rows * k * elem_bytes).max(1);
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get() as i64);
+        // The parallel loops around the nest (a convolution's output rows) share the work out
+        // too: only the tasks they do not make need row blocks of their own.
+        let mut outer_tasks = 1i64;
+        let mut at = ctx.parent_op(nest.i_loop);
+        while let Some(op) = at {
+            if is_loop(ctx, op, LoopKind::Parallel) {
+                let trips = loop_parts(ctx, op).and_then(|p| const_trip_count(ctx, &p));
+                outer_tasks = outer_tasks.saturating_mul(trips.unwrap_or(1));
+            }
+            at = ctx.parent_op(op);
+        }
+        let threads = (threads + outer_tasks - 1) / outer_tasks;
+        // Rounded up, so the blocks split evenly over the threads (100 rows in tiles of 4 on 2
+        // threads: 2 blocks of 13 tiles, not 3 of 12, one thread doing two).
+        let by_threads = trips.map_or(i64::MAX, |t| {
+            let tiles = (t + self.rows - 1) / self.rows;
+            (tiles + threads - 1) / threads.max(1)
+        });
+        (by_cache.min(by_threads).clamp(1, 64), Some(threads.max(1)))
+    }
+
+    /// The `k` iterations per block when the reduction is blocked: a constant `k` range longer
+    /// than what keeps a block of `B` (`Kc x V*W` elements, its rows a whole row of `B` apart)
+    /// in a 32nd of the L2 cache; power-of-two row strides use only some of the cache's sets,
+    /// and a 32nd still fits then on a 16-way L2. A power of two from 64 to 512 (to 2048 for
+    /// `loop.dot4`, whose `B` is bytes: 1024x1024x1024 took 4.4 ms with blocks of 1024 against
+    /// 6.3 ms with 256); the `k-block` option overrides it.
+    pub(super) fn k_block_size(&self, ctx: &Context, nest: &Nest) -> Option<i64> {
+        let trips = const_trip_count(ctx, &nest.k)?;
+        let cols = self.vectors * nest.width;
+        let budget = i64::try_from(self.cpu.l2_bytes / 32).unwrap_or(i64::MAX);
+        let b_bytes = if nest.dot4.is_some() {
+            1
+        } else {
+            elem_bytes(ctx, nest.elem)
+        };
+        let fit = (budget / (cols * b_bytes).max(1)).clamp(64, 2048 / b_bytes);
+        let kc = self.k_block.unwrap_or(1i64 << (63 - fit.leading_zeros()));
+        (trips > kc).then_some(kc)
+    }
+
+    /// [`Tile::k_block_size`] when the partial sums of a cache block of `m` row tiles stay
+    /// small (at most 64 KiB of local memory).
+    pub(super) fn k_block(&self, ctx: &Context, nest: &Nest, m: i64) -> Option<i64> {
+        let cols = self.vectors * nest.width;
+        let partial_bytes = m * self.rows * cols * elem_bytes(ctx, nest.elem);
+        if partial_bytes > 64 * 1024 {
+            return None;
+        }
+        match nest.dot4 {
+            None => self.k_block_size(ctx, nest),
+            // `loop.dot4` reads `B` packed, so its nests always take blocks (the whole `k`
+            // range when it is short), of a multiple of 4 iterations.
+            Some(_) => self
+                .k_block_size(ctx, nest)
+                .or_else(|| const_trip_count(ctx, &nest.k))
+                .filter(|kc| kc % 4 == 0),
+        }
+    }
+}
