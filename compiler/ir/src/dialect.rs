@@ -11,6 +11,7 @@ use crate::interfaces::Interfaces;
 use crate::intern::Ident;
 use crate::ir::{Op, OpSpec, Value};
 use crate::location::Location;
+use crate::op_id::OpNameId;
 use crate::parser::{PResult, Parser};
 use crate::printer::Printer;
 use crate::symbol::SymbolTables;
@@ -203,6 +204,8 @@ pub(crate) struct DialectId(u32);
 pub(crate) struct Registry {
     ops: Vec<(OpDef, DialectId)>,
     op_names: Vec<Ident>,
+    /// The process-wide id of each registered op's name.
+    name_ids: Vec<OpNameId>,
     by_name: FxHashMap<Ident, OpDefId>,
     dialects: Vec<Dialect>,
     dialects_by_name: FxHashMap<Ident, DialectId>,
@@ -212,6 +215,11 @@ impl Registry {
     #[inline]
     pub(crate) fn lookup(&self, name: Ident) -> Option<OpDefId> {
         self.by_name.get(&name).copied()
+    }
+
+    /// The process-wide id of a registered op's name.
+    pub(crate) fn name_id(&self, id: OpDefId) -> OpNameId {
+        self.name_ids[id.0 as usize]
     }
 
     /// The interned name of a registered op.
@@ -253,6 +261,7 @@ impl Context {
         let did = DialectId(registry.dialects.len() as u32);
         for (def, name) in std::mem::take(&mut dialect.ops).into_iter().zip(names) {
             let id = OpDefId(registry.ops.len() as u32);
+            registry.name_ids.push(OpNameId::intern(def.name));
             registry.ops.push((def, did));
             registry.op_names.push(name);
             registry.by_name.insert(name, id);
@@ -302,7 +311,13 @@ impl Context {
 
     /// Views `op` as the typed wrapper `T` if it is that op.
     pub fn view<T: OpView>(&self, op: Op) -> Option<T> {
-        (self.op_name(op) == T::NAME).then(|| T::wrap(op))
+        let id = self.op_name_global_id(op);
+        let is = if id == OpNameId::UNKNOWN {
+            self.op_name(op) == T::NAME
+        } else {
+            id == T::name_id()
+        };
+        is.then(|| T::wrap(op))
     }
 
     /// Folds `op` with its dialect's folder, feeding it the `value` attribute of each operand
@@ -344,6 +359,8 @@ impl Context {
 pub trait OpView: Copy {
     /// The op's full name.
     const NAME: &'static str;
+    /// The process-wide id of [`OpView::NAME`] (`define_op!` caches it).
+    fn name_id() -> OpNameId;
     /// Wraps an op known to be of this kind.
     fn wrap(op: Op) -> Self;
     /// The underlying op.
@@ -431,6 +448,10 @@ macro_rules! define_op {
 
         impl $crate::OpView for $name {
             const NAME: &'static str = $opname;
+            fn name_id() -> $crate::OpNameId {
+                static ID: ::std::sync::OnceLock<$crate::OpNameId> = ::std::sync::OnceLock::new();
+                *ID.get_or_init(|| $crate::OpNameId::intern($opname))
+            }
             fn wrap(op: $crate::Op) -> Self {
                 $name(op)
             }
@@ -550,13 +571,33 @@ macro_rules! op_set {
         impl $set {
             /// `op` as one of these ops, or `None` if it is of another kind.
             pub fn of(ctx: &$crate::Context, op: $crate::Op) -> Option<Self> {
-                let name = ctx.op_name(op);
-                $(
-                    if name == <$op as $crate::OpView>::NAME {
-                        return Some($set::$op($op(op)));
+                // By the op's name id, through a table from ids to these ops (built once);
+                // an op whose name had no id when it was made compares its name.
+                type Make = fn($crate::Op) -> $set;
+                static TABLE: ::std::sync::OnceLock<Vec<Option<Make>>> =
+                    ::std::sync::OnceLock::new();
+                let id = ctx.op_name_global_id(op);
+                if id == $crate::OpNameId::UNKNOWN {
+                    let name = ctx.op_name(op);
+                    $(
+                        if name == <$op as $crate::OpView>::NAME {
+                            return Some($set::$op($op(op)));
+                        }
+                    )*
+                    return None;
+                }
+                let table = TABLE.get_or_init(|| {
+                    let makes: Vec<($crate::OpNameId, Make)> = vec![
+                        $((<$op as $crate::OpView>::name_id(), |op| $set::$op($op(op)))),*
+                    ];
+                    let len = makes.iter().map(|(id, _)| id.index() + 1).max().unwrap_or(0);
+                    let mut table = vec![None; len];
+                    for (id, make) in makes {
+                        table[id.index()] = Some(make);
                     }
-                )*
-                None
+                    table
+                });
+                table.get(id.index()).copied().flatten().map(|make| make(op))
             }
 
             /// The underlying op.

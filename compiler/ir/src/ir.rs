@@ -9,6 +9,7 @@ use crate::attributes::{Attribute, NamedAttr};
 use crate::dialect::{OpDefId, Traits};
 use crate::intern::Ident;
 use crate::location::Location;
+use crate::op_id::OpNameId;
 use crate::types::Type;
 use crate::Context;
 use smallvec::SmallVec;
@@ -56,6 +57,8 @@ pub(crate) struct ValueData {
 
 pub(crate) struct OpData {
     pub(crate) name: Ident,
+    /// The process-wide id of `name` when it had one at creation ([`OpNameId`]).
+    pub(crate) name_id: OpNameId,
     pub(crate) def: Option<OpDefId>,
     pub(crate) operands: SmallVec<[Value; 3]>,
     /// For operand `i`, its index in the used value's use list.
@@ -298,8 +301,13 @@ impl Context {
             self.regions[r.index()].parent = Some(op);
         }
         let def = self.registry.lookup(spec.name);
+        let name_id = match def {
+            Some(d) => self.registry.name_id(d),
+            None => OpNameId::find(self.ident_str(spec.name)).unwrap_or(OpNameId::UNKNOWN),
+        };
         self.ops.push(OpData {
             name: spec.name,
+            name_id,
             def,
             operands: spec.operands,
             use_slots,
@@ -328,6 +336,13 @@ impl Context {
     #[inline]
     pub fn op_name(&self, op: Op) -> &str {
         self.ident_str(self.ops[op.index()].name)
+    }
+
+    /// The process-wide id of `op`'s name ([`OpNameId::UNKNOWN`] when its name had none when
+    /// it was made: an unregistered op that no view names).
+    #[inline]
+    pub fn op_name_global_id(&self, op: Op) -> OpNameId {
+        self.ops[op.index()].name_id
     }
 
     /// The interned name of `op`.
