@@ -92,6 +92,7 @@
 //!    stays a call (test/passes/inline.mlir).
 
 use dlc_func::{CallOp, FuncOp, ReturnOp};
+use dlc_ir::builtin::ModuleOp;
 use dlc_ir::location::CompositeLocKind;
 use dlc_ir::pass::{
     Anchor, NestedPipeline, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun,
@@ -105,7 +106,7 @@ use smallvec::SmallVec;
 pub static INFO: PassInfo = PassInfo {
     argument: "inline",
     summary: "Inlines calls to single-block, non-recursive functions defined in the module.",
-    anchor: Anchor::Op("builtin.module"),
+    anchor: Anchor::op::<ModuleOp>(),
     options: &[
         OptionSpec::new(
             "default-pipeline",

@@ -71,7 +71,7 @@ use rustc_hash::FxHashSet;
 pub static INFO: PassInfo = PassInfo {
     argument: "symbol-dce",
     summary: "Erases private symbols (functions, globals) of a module that no live op references.",
-    anchor: Anchor::Op("builtin.module"),
+    anchor: Anchor::op::<ModuleOp>(),
     options: &[],
     statistics: &[("num-dce", "Number of symbols DCE'd")],
     create,

@@ -216,8 +216,8 @@ use dlc_ir::pass::{
     Analysis, Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun,
 };
 use dlc_ir::{
-    AttrKind, Block, Context, Diagnostic, InsertPoint, Location, Op, OpSpec, OpView, Type, Value,
-    ValueMap, DYNAMIC,
+    AttrKind, Block, Context, Diagnostic, InsertPoint, Location, Op, OpSpec, Type, Value, ValueMap,
+    DYNAMIC,
 };
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -227,7 +227,7 @@ pub static INFO: PassInfo = PassInfo {
     summary: "Groups graph ops that can run as one kernel into `graph.fusion` ops: elementwise \
               chains, reductions with their elementwise producers and consumers, and matmuls \
               with their epilogues.",
-    anchor: Anchor::Op(FuncOp::NAME),
+    anchor: Anchor::op::<FuncOp>(),
     options: &[
         OptionSpec::bool(
             "elementwise",

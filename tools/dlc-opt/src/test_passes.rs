@@ -3,6 +3,7 @@
 //! invalid, for `--verify-each`, and a named pipeline. They are registered by dlc-opt only, not
 //! by `dlc-passes`.
 
+use dlc_func::FuncOp;
 use dlc_ir::pass::{
     Anchor, NamedPipeline, OptionSpec, OptionValues, Pass, PassInfo, PassRegistry, PassRun,
 };
@@ -58,7 +59,7 @@ impl Pass for Failure {
 static INVALID_IR: PassInfo = PassInfo {
     argument: "test-invalid-ir",
     summary: "Test pass that leaves a function invalid: it erases the terminators of its blocks.",
-    anchor: Anchor::Op("func.func"),
+    anchor: Anchor::op::<FuncOp>(),
     options: &[],
     statistics: &[],
     create: |_: &OptionValues| Ok(Box::new(InvalidIr)),

@@ -6,6 +6,7 @@ use super::options::{OptionSpec, OptionValues};
 use crate::diagnostics::Diagnostic;
 use crate::ir::Op;
 use crate::Context;
+use crate::OpView;
 use std::any::TypeId;
 
 /// The ops a pass runs on.
@@ -22,6 +23,12 @@ pub enum Anchor {
 }
 
 impl Anchor {
+    /// Ops of `T`'s kind: `Anchor::op::<KernelOp>()` (the op's type, never its name as a
+    /// string).
+    pub const fn op<T: OpView>() -> Anchor {
+        Anchor::Op(T::NAME)
+    }
+
     /// Whether a pass with this anchor may run on an op named `name`.
     pub fn accepts(&self, name: &str) -> bool {
         match self {

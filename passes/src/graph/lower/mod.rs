@@ -172,14 +172,14 @@ use dlc_ir::builtin::ModuleOp;
 use dlc_ir::pass::{
     Analysis, Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun,
 };
-use dlc_ir::{Context, Diagnostic, Op, OpView};
+use dlc_ir::{Context, Diagnostic, Op};
 
 /// The pass description.
 pub static INFO: PassInfo = PassInfo {
     argument: "lower",
     summary: "Lowers graph functions to loop kernels, one per fusion group or unfused op, and \
               a host function that allocates buffers and launches them.",
-    anchor: Anchor::Op(ModuleOp::NAME),
+    anchor: Anchor::op::<ModuleOp>(),
     options: &[
         OptionSpec::new(
             "target",

@@ -90,12 +90,13 @@ use dlc_ir::pass::{Anchor, OptionValues, Pass, PassInfo, PassRun};
 use dlc_ir::{Block, Context, Diagnostic, InsertPoint, Op, OpSpec, Traits, Value};
 use dlc_loop::analysis::effects::{may_write, touch, Touch};
 use dlc_loop::ops::{before_terminator, IfOp};
+use dlc_loop::KernelOp;
 
 /// The pass description.
 pub static INFO: PassInfo = PassInfo {
     argument: "if-fusion",
     summary: "Merges consecutive `loop.if`s of a block that test the same condition into one.",
-    anchor: Anchor::Op("loop.kernel"),
+    anchor: Anchor::op::<KernelOp>(),
     options: &[],
     statistics: &[(
         "ifs-fused",

@@ -93,13 +93,14 @@ use dlc_arith::{build_binary, build_cmpi, build_index_constant, AndIOp, CmpIPred
 use dlc_ir::pass::{Anchor, OptionValues, Pass, PassInfo, PassRun};
 use dlc_ir::{Block, Context, Diagnostic, InsertPoint, Location, Op, Traits, Type, Value};
 use dlc_loop::ops::{before_terminator, build_if, IterKind, ScheduleBlockOp};
+use dlc_loop::KernelOp;
 
 /// The pass description.
 pub static INFO: PassInfo = PassInfo {
     argument: "remove-schedule-block",
     summary: "Replaces every schedule block of a kernel by its body spliced in place, with the \
               iter vars replaced by the iter values and the init region guarded by a `loop.if`.",
-    anchor: Anchor::Op("loop.kernel"),
+    anchor: Anchor::op::<KernelOp>(),
     options: &[],
     statistics: &[(
         "blocks-removed",

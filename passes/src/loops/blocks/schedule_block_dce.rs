@@ -97,6 +97,7 @@ use dlc_ir::pass::{Anchor, OptionValues, Pass, PassInfo, PassRun};
 use dlc_ir::{Context, Diagnostic, Op, Value, WalkOrder, WalkResult};
 use dlc_loop::analysis::access::accesses_of;
 use dlc_loop::analysis::effects::{is_kernel_scratch, touch, Touch};
+use dlc_loop::KernelOp;
 use dlc_loop::{AllocOp, LoopOps, ScheduleBlockOp};
 use rustc_hash::FxHashSet;
 
@@ -105,7 +106,7 @@ pub static INFO: PassInfo = PassInfo {
     argument: "schedule-block-dce",
     summary: "Removes the schedule blocks of a kernel whose stores no live computation reads, \
               then the scratch buffers and loops they leave unused.",
-    anchor: Anchor::Op("loop.kernel"),
+    anchor: Anchor::op::<KernelOp>(),
     options: &[],
     statistics: &[
         ("blocks-removed", "Number of dead schedule blocks erased"),

@@ -65,7 +65,7 @@
 
 use super::util::{const_int, const_trip_count, index_binary};
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
-use dlc_ir::{Context, Diagnostic, InsertPoint, Op, OpView, Traits, ValueMap};
+use dlc_ir::{Context, Diagnostic, InsertPoint, Op, Traits, ValueMap};
 use dlc_loop::analysis::loops::{loop_parts, LoopParts};
 use dlc_loop::{before_terminator, build_for, is_gpu_kernel, ForOp, KernelOp, LoopKind};
 
@@ -74,7 +74,7 @@ pub static INFO: PassInfo = PassInfo {
     argument: "parallelize",
     summary: "Shapes a CPU kernel's parallel loops for threads: collapses perfect parallel nests \
               into one parallel loop and makes parallel loops with too little work serial.",
-    anchor: Anchor::Op(KernelOp::NAME),
+    anchor: Anchor::op::<KernelOp>(),
     options: &[OptionSpec::new(
         "grain-size",
         OptionKind::Int,

@@ -72,7 +72,7 @@
 
 use super::util::{const_int, index_binary, index_const};
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
-use dlc_ir::{Block, Context, Diagnostic, InsertPoint, Op, OpView, Value};
+use dlc_ir::{Block, Context, Diagnostic, InsertPoint, Op, Value};
 use dlc_loop::analysis::loops::{loop_parts, LoopParts};
 use dlc_loop::{
     buffer_parts, build_prefetch, is_gpu_kernel, ForOp, KernelOp, LoopKind, LoopOps, MemorySpace,
@@ -83,7 +83,7 @@ use dlc_loop::{
 pub static INFO: PassInfo = PassInfo {
     argument: "prefetch",
     summary: "Prefetches the next row of a row-wise kernel while the current row computes.",
-    anchor: Anchor::Op(KernelOp::NAME),
+    anchor: Anchor::op::<KernelOp>(),
     options: &[OptionSpec::new(
         "rows-ahead",
         OptionKind::Int,

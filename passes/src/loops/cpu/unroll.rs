@@ -64,7 +64,7 @@ use super::util::{
     clone_body_at, const_int, const_trip_count, index_binary, index_const, whole_groups_end,
 };
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
-use dlc_ir::{Context, Diagnostic, InsertPoint, Op, OpView};
+use dlc_ir::{Context, Diagnostic, InsertPoint, Op};
 use dlc_loop::analysis::loops::{loop_parts, LoopParts};
 use dlc_loop::{before_terminator, build_for, ForOp, KernelOp, LoopKind};
 
@@ -72,7 +72,7 @@ use dlc_loop::{before_terminator, build_for, ForOp, KernelOp, LoopKind};
 pub static INFO: PassInfo = PassInfo {
     argument: "unroll",
     summary: "Unrolls small constant loops fully and `unroll(f)`-marked loops by their factor.",
-    anchor: Anchor::Op(KernelOp::NAME),
+    anchor: Anchor::op::<KernelOp>(),
     options: &[
         OptionSpec::new(
             "max-extent",

@@ -178,8 +178,7 @@ use super::util::{
 };
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
 use dlc_ir::{
-    Block, Context, Diagnostic, InsertPoint, Location, Op, OpSpec, OpView, Type, TypeKind, Value,
-    ValueMap,
+    Block, Context, Diagnostic, InsertPoint, Location, Op, OpSpec, Type, TypeKind, Value, ValueMap,
 };
 use dlc_loop::analysis::loops::{loop_parts, LoopParts};
 use dlc_loop::index_expr::divisor::offset_divisor;
@@ -201,7 +200,7 @@ pub static INFO: PassInfo = PassInfo {
     summary: "Vectorizes innermost CPU loops over contiguous elements into `width`-lane vector \
               loads, stores and arithmetic, with a scalar loop for the tail; reductions along \
               the loop accumulate lane by lane.",
-    anchor: Anchor::Op(KernelOp::NAME),
+    anchor: Anchor::op::<KernelOp>(),
     options: &[
         OptionSpec::new(
             "width",

@@ -142,13 +142,13 @@ use super::mapping::{
 };
 use dlc_ir::builtin::ModuleOp;
 use dlc_ir::pass::{Anchor, OptionValues, Pass, PassInfo, PassRun};
-use dlc_ir::{Context, Diagnostic, OpView};
+use dlc_ir::{Context, Diagnostic};
 
 /// The pass description.
 pub static INFO: PassInfo = PassInfo {
     argument: "gpu-map",
     summary: "Maps each kernel's outermost nest of parallel loops to GPU blocks and threads.",
-    anchor: Anchor::Op(ModuleOp::NAME),
+    anchor: Anchor::op::<ModuleOp>(),
     options: OPTIONS,
     statistics: &STATISTICS,
     create,

@@ -127,6 +127,7 @@ use dlc_loop::analysis::effects::{has_barrier, stores_global};
 use dlc_loop::analysis::loops::{const_range, loop_kind};
 use dlc_loop::index_expr::erase_dead_index_ops;
 use dlc_loop::index_expr::{Emitter, IndexExpr, Symbol};
+use dlc_loop::KernelOp;
 use dlc_loop::{
     before_terminator, buffer_parts, buffer_type, build_alloc, build_for, build_load,
     build_schedule_block, build_store, IterKind, LoadOp, LoopKind, LoopOps, MemorySpace,
@@ -138,7 +139,7 @@ pub static INFO: PassInfo = PassInfo {
     summary: "Reads a global element that several schedule blocks of one loop body load only \
               once, into a register or a small local buffer, and lets the blocks read that \
               instead.",
-    anchor: Anchor::Op("loop.kernel"),
+    anchor: Anchor::op::<KernelOp>(),
     options: &[OptionSpec::new(
         "max-local-elements",
         OptionKind::Int,

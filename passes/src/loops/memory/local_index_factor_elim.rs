@@ -86,6 +86,7 @@ use dlc_ir::{Context, Diagnostic, InsertPoint, DYNAMIC};
 use dlc_loop::analysis::access::{accesses_of, first_index_operand, is_vector_access, Resolver};
 use dlc_loop::index_expr::erase_dead_index_ops;
 use dlc_loop::index_expr::{from_ir_with, range_of, Emitter, FromIr, IndexExpr};
+use dlc_loop::KernelOp;
 use dlc_loop::{buffer_parts, buffer_type, AllocOp, MemorySpace};
 
 /// The pass description.
@@ -93,7 +94,7 @@ pub static INFO: PassInfo = PassInfo {
     argument: "local-index-factor-elim",
     summary: "Divides the indices of a local buffer by their common factor and subtracts their \
               common constant offset, dim by dim, and shrinks the buffer to match.",
-    anchor: Anchor::Op("loop.kernel"),
+    anchor: Anchor::op::<KernelOp>(),
     options: &[],
     statistics: &[(
         "buffers-rewritten",

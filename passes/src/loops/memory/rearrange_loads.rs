@@ -99,6 +99,7 @@ use dlc_loop::analysis::effects::{has_barrier, may_clobber, stored_globals};
 use dlc_loop::analysis::loops::loop_kind;
 use dlc_loop::index_expr::erase_dead_index_ops;
 use dlc_loop::index_expr::{Emitter, IndexExpr};
+use dlc_loop::KernelOp;
 use dlc_loop::{buffer_parts, build_load, ForOp, LoadOp, MemorySpace, ScheduleBlockOp};
 
 /// The pass description.
@@ -106,7 +107,7 @@ pub static INFO: PassInfo = PassInfo {
     argument: "rearrange-loads",
     summary: "Hoists the global loads of the schedule blocks in an innermost loop body to the \
               start of the body, so they issue back to back.",
-    anchor: Anchor::Op("loop.kernel"),
+    anchor: Anchor::op::<KernelOp>(),
     options: &[OptionSpec::new(
         "max-loads",
         OptionKind::Int,

@@ -91,6 +91,7 @@ use dlc_ir::{Context, Diagnostic, InsertPoint, Op, DYNAMIC};
 use dlc_loop::analysis::access::{accesses_of, first_index_operand, is_vector_access, Resolver};
 use dlc_loop::index_expr::erase_dead_index_ops;
 use dlc_loop::index_expr::IndexExpr;
+use dlc_loop::KernelOp;
 use dlc_loop::{buffer_parts, buffer_type, AllocOp, MemorySpace};
 
 /// The pass description.
@@ -98,7 +99,7 @@ pub static INFO: PassInfo = PassInfo {
     argument: "update-buffer-axis",
     summary: "Replaces an axis of a shared or local buffer that every access indexes with the \
               same expression by 0, and shrinks that dim to 1.",
-    anchor: Anchor::Op("loop.kernel"),
+    anchor: Anchor::op::<KernelOp>(),
     options: &[],
     statistics: &[(
         "axes-removed",

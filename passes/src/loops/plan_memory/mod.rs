@@ -134,6 +134,7 @@
 mod arena;
 mod in_place;
 
+use dlc_func::FuncOp;
 use dlc_ir::pass::{Anchor, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
 use dlc_ir::{Block, Context, Diagnostic, Op, Type, Value};
 use dlc_loop::{AllocOp, LaunchOp, LoopOps, MemorySpace, ReshapeOp};
@@ -146,7 +147,7 @@ pub static INFO: PassInfo = PassInfo {
         "Places the intermediate buffers of a host function in one arena, reusing the bytes of \
               buffers that are dead and letting a kernel write its output over an input that \
               dies there.",
-    anchor: Anchor::Op("func.func"),
+    anchor: Anchor::op::<FuncOp>(),
     options: &[OptionSpec::bool(
         "in-place",
         true,

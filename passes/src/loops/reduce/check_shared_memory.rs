@@ -52,7 +52,7 @@
 use dlc_arith::ArithOps;
 use dlc_ir::builtin::ModuleOp;
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
-use dlc_ir::{Context, Diagnostic, Op, OpView, DYNAMIC};
+use dlc_ir::{Context, Diagnostic, Op, DYNAMIC};
 use dlc_loop::analysis::access::scalar_access;
 use dlc_loop::analysis::loops::{loop_bounds, value_range};
 use dlc_loop::index_expr::Bounds;
@@ -63,7 +63,7 @@ pub static INFO: PassInfo = PassInfo {
     argument: "check-shared-memory",
     summary: "Gives dynamically sized `shared` and `local` buffers their constant upper bound \
               as a static size, and checks that each kernel's shared memory fits the device.",
-    anchor: Anchor::Op(ModuleOp::NAME),
+    anchor: Anchor::op::<ModuleOp>(),
     options: &[OptionSpec::new(
         "max-shared-bytes",
         OptionKind::Int,

@@ -126,7 +126,7 @@ use dlc_arith::{
 };
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
 use dlc_ir::{
-    Block, Context, Diagnostic, EffectKind, InsertPoint, Op, OpSpec, OpView, Type, Value, ValueMap,
+    Block, Context, Diagnostic, EffectKind, InsertPoint, Op, OpSpec, Type, Value, ValueMap,
 };
 use dlc_loop::analysis::kernel::static_block_dims;
 use dlc_loop::analysis::loops::{const_range, loop_kind, ConstRange};
@@ -150,7 +150,7 @@ pub static INFO: PassInfo = PassInfo {
     summary: "Turns reductions whose reduce axis is bound to GPU threads into warp and block \
               reductions, and expands every `loop.block_reduce` into warp shuffles and a \
               shared-memory exchange.",
-    anchor: Anchor::Op(KernelOp::NAME),
+    anchor: Anchor::op::<KernelOp>(),
     options: &[OptionSpec::new(
         "expand-block-reduce",
         OptionKind::Bool,

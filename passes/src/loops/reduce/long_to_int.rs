@@ -78,8 +78,7 @@
 use dlc_arith::{ArithOps, ConstantOp};
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
 use dlc_ir::{
-    Context, Diagnostic, InsertPoint, Location, Op, OpView, Type, TypeKind, Value, ValueDef,
-    DYNAMIC,
+    Context, Diagnostic, InsertPoint, Location, Op, Type, TypeKind, Value, ValueDef, DYNAMIC,
 };
 use dlc_loop::analysis::loops::{loop_bounds, value_range};
 use dlc_loop::index_expr::{Bounds, Symbol};
@@ -91,7 +90,7 @@ pub static INFO: PassInfo = PassInfo {
     argument: "long-to-int",
     summary: "Computes a kernel's buffer index arithmetic in 32-bit integers when every loop \
               trip count and buffer size is known to fit.",
-    anchor: Anchor::Op(KernelOp::NAME),
+    anchor: Anchor::op::<KernelOp>(),
     options: &[OptionSpec::new(
         "assume-symbols-below",
         OptionKind::Int,

@@ -90,6 +90,7 @@ use dlc_arith::{build_cmpi, CmpIPredicate};
 use dlc_ir::pass::{Anchor, OptionValues, Pass, PassInfo, PassRun};
 use dlc_ir::{Context, Diagnostic, InsertPoint, Op, Traits};
 use dlc_loop::index_expr::{from_ir, prove_le, prove_lt, Bounds};
+use dlc_loop::KernelOp;
 use dlc_loop::{build_if, AccessKind, ForOp, IterKind, LoopKind, LoopOps};
 use std::collections::HashSet;
 
@@ -98,7 +99,7 @@ pub static INFO: PassInfo = PassInfo {
     argument: "invariant-loop-elim",
     summary: "Removes serial loops whose induction variable is unused and whose body gives the \
               same result however often it runs, keeping one copy of the body.",
-    anchor: Anchor::Op("loop.kernel"),
+    anchor: Anchor::op::<KernelOp>(),
     options: &[],
     statistics: &[("loops-removed", "Number of invariant loops removed")],
     create,

@@ -17,6 +17,7 @@
 #[doc = include_str!("../../../../docs/tutorial.md")]
 pub struct Tutorial;
 
+use dlc_func::FuncOp;
 use dlc_graph::shapes::DimExpr;
 use dlc_graph::{build_binary, build_splat, tensor_parts, InferShapes, TensorType};
 use dlc_ir::parser::lexer::Tok;
@@ -181,7 +182,7 @@ impl InferShapes for SameShape {
 pub static LOWER_ACT: PassInfo = PassInfo {
     argument: "lower-act",
     summary: "Rewrites act ops into graph ops.",
-    anchor: Anchor::Op("func.func"),
+    anchor: Anchor::op::<FuncOp>(),
     options: &[],
     statistics: &[("lowered", "Number of act ops rewritten")],
     create: |_: &OptionValues| Ok(Box::new(LowerAct)),

@@ -11,6 +11,7 @@
 //!
 #![doc = include_str!("../../../../docs/pass-manager.md")]
 
+use dlc_func::FuncOp;
 use dlc_ir::pass::{Anchor, OptionValues, Pass, PassInfo, PassRegistry, PassRun};
 use dlc_ir::{Context, Diagnostic};
 
@@ -18,7 +19,7 @@ use dlc_ir::{Context, Diagnostic};
 pub static TAG_FUNCTIONS: PassInfo = PassInfo {
     argument: "tag-functions",
     summary: "Adds the unit attribute `tagged` to every function.",
-    anchor: Anchor::Op("func.func"),
+    anchor: Anchor::op::<FuncOp>(),
     options: &[],
     statistics: &[("tagged", "Number of functions tagged")],
     create: |_: &OptionValues| Ok(Box::new(TagFunctions)),

@@ -1,6 +1,7 @@
 //! `tag-functions` run through the registry API, as a downstream tool runs it, and through the
 //! `downstream-opt` binary; and what `verify-each` does with a pass that breaks the IR.
 
+use dlc_func::FuncOp;
 use dlc_ir::pass::{parse_pipeline, Anchor, OptionValues, Pass, PassInfo, PassRegistry, PassRun};
 use dlc_ir::{parse_source, print_op, Context, Diagnostic};
 
@@ -59,7 +60,7 @@ fn tags_every_function_and_counts_them() {
 fn is_listed_with_dlc_passes() {
     let registry = registry();
     let info = registry.pass("tag-functions").expect("registered");
-    assert_eq!(info.anchor, Anchor::Op("func.func"));
+    assert_eq!(info.anchor, Anchor::op::<FuncOp>());
     assert!(registry.pass("strip-debuginfo").is_some());
 }
 
@@ -88,7 +89,7 @@ fn downstream_opt_runs_it() {
 static BREAK_TERMINATOR: PassInfo = PassInfo {
     argument: "break-terminator",
     summary: "Erases the terminator of every function's entry block.",
-    anchor: Anchor::Op("func.func"),
+    anchor: Anchor::op::<FuncOp>(),
     options: &[],
     statistics: &[],
     create: |_: &OptionValues| Ok(Box::new(BreakTerminator)),

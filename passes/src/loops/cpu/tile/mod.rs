@@ -235,7 +235,7 @@ use super::util::index_const;
 use analysis::{is_loop, Nest};
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
 use dlc_ir::Type;
-use dlc_ir::{Context, Diagnostic, InsertPoint, Op, OpView, ValueMap};
+use dlc_ir::{Context, Diagnostic, InsertPoint, Op, ValueMap};
 use dlc_loop::{
     before_terminator, build_for, elem_size_bytes, is_gpu_kernel, KernelOp, LoopKind,
     ScheduleBlockOp,
@@ -247,7 +247,7 @@ pub static INFO: PassInfo = PassInfo {
     summary: "Register-tiles matmul-like reductions on the CPU, with the tile, the cache blocks \
               and the packing sized for the target: an `R x (V*W)` block of outputs is \
               accumulated in vector registers while the reduction loop runs innermost over it.",
-    anchor: Anchor::Op(KernelOp::NAME),
+    anchor: Anchor::op::<KernelOp>(),
     options: &[
         OptionSpec::new(
             "rows",

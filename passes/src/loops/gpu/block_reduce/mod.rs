@@ -101,7 +101,7 @@ use super::mapping::{
 };
 use dlc_ir::builtin::ModuleOp;
 use dlc_ir::pass::{Anchor, OptionValues, Pass, PassInfo, PassRun};
-use dlc_ir::{Context, Diagnostic, OpView};
+use dlc_ir::{Context, Diagnostic};
 
 /// The pass description.
 pub static INFO: PassInfo = PassInfo {
@@ -109,7 +109,7 @@ pub static INFO: PassInfo = PassInfo {
     summary: "Maps each kernel whose points each reduce along one axis to one GPU block per \
               point, its threads splitting the reduce axis and combining their partial results \
               with `loop.block_reduce`.",
-    anchor: Anchor::Op(ModuleOp::NAME),
+    anchor: Anchor::op::<ModuleOp>(),
     options: OPTIONS,
     statistics: &[
         STATISTICS[0],
