@@ -28,6 +28,7 @@ use crate::ops::{
     AddIOp, AndIOp, BitcastOp, CmpFOp, CmpIOp, ExtFOp, ExtSIOp, ExtUIOp, MulIOp, NegFOp, SubIOp,
     TruncFOp, TruncIOp, XOrIOp,
 };
+use crate::FloatBinary;
 use dlc_ir::attributes::dense_element_bytes;
 use dlc_ir::attributes::sign_extend;
 use dlc_ir::{
@@ -991,27 +992,6 @@ fn float_binary(
     })
 }
 
-/// `+ - * /` with APFloat's NaN rules rather than the host's: a NaN operand propagates (made
-/// quiet), and an invalid operation (`0/0`, `inf - inf`) gives the positive default NaN
-/// (`0x7FC00000` for f32; x86 would give a negative one).
-fn ieee_arith(f: fn(f64, f64) -> f64) -> impl Fn(f64, f64) -> f64 {
-    const QUIET: u64 = 1 << 51;
-    move |a, b| {
-        if a.is_nan() {
-            f64::from_bits(a.to_bits() | QUIET)
-        } else if b.is_nan() {
-            f64::from_bits(b.to_bits() | QUIET)
-        } else {
-            let r = f(a, b);
-            if r.is_nan() {
-                f64::NAN
-            } else {
-                r
-            }
-        }
-    }
-}
-
 fn is_zero(x: f64, negative: bool) -> bool {
     x == 0.0 && x.is_sign_negative() == negative
 }
@@ -1021,7 +1001,7 @@ pub(crate) fn addf(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded
     if uniform_float(ctx, c[1]).is_some_and(|v| is_zero(v, true)) {
         return to_value(lhs);
     }
-    if let Some(r) = float_binary(ctx, op, c, ieee_arith(|a, b| a + b)) {
+    if let Some(r) = float_binary(ctx, op, c, |a, b| FloatBinary::Add.eval(a, b)) {
         return to_const(Some(r));
     }
     // x + -0.0 is x for every x (+0.0 would turn -0.0 into +0.0).
@@ -1038,7 +1018,7 @@ pub(crate) fn subf(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded
     if uniform_float(ctx, c[1]).is_some_and(|v| is_zero(v, false)) {
         return to_value(lhs);
     }
-    if let Some(r) = float_binary(ctx, op, c, ieee_arith(|a, b| a - b)) {
+    if let Some(r) = float_binary(ctx, op, c, |a, b| FloatBinary::Sub.eval(a, b)) {
         return to_const(Some(r));
     }
     if uniform_float(ctx, c[1]).is_some_and(|v| is_zero(v, false)) {
@@ -1052,7 +1032,7 @@ pub(crate) fn mulf(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded
     if uniform_float(ctx, c[1]) == Some(1.0) {
         return to_value(lhs);
     }
-    if let Some(r) = float_binary(ctx, op, c, ieee_arith(|a, b| a * b)) {
+    if let Some(r) = float_binary(ctx, op, c, |a, b| FloatBinary::Mul.eval(a, b)) {
         return to_const(Some(r));
     }
     for (x, cy) in [(lhs, c[1]), (rhs, c[0])] {
@@ -1068,7 +1048,7 @@ pub(crate) fn divf(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded
     if uniform_float(ctx, c[1]) == Some(1.0) {
         return to_value(lhs);
     }
-    if let Some(r) = float_binary(ctx, op, c, ieee_arith(|a, b| a / b)) {
+    if let Some(r) = float_binary(ctx, op, c, |a, b| FloatBinary::Div.eval(a, b)) {
         return to_const(Some(r));
     }
     if uniform_float(ctx, c[1]) == Some(1.0) {
@@ -1080,7 +1060,7 @@ pub(crate) fn divf(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded
 pub(crate) fn remf(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
     binary(ctx, op, c)?;
     // `%` is C's `fmod` (exact, with the sign of the dividend), as APFloat's `mod`.
-    to_const(float_binary(ctx, op, c, ieee_arith(|a, b| a % b)))
+    to_const(float_binary(ctx, op, c, |a, b| FloatBinary::Rem.eval(a, b)))
 }
 
 /// IEEE 754-2019 `maximum` (as `llvm::maximum`): NaN wins, and +0 is above -0.
@@ -1132,8 +1112,12 @@ fn min_maxf(ctx: &mut Context, op: Op, c: &[Option<Attribute>], is_max: bool) ->
     if uniform_float(ctx, c[1]) == Some(neutral) {
         return to_value(lhs);
     }
-    let f = if is_max { ieee_maximum } else { ieee_minimum };
-    if let Some(r) = float_binary(ctx, op, c, f) {
+    let f = if is_max {
+        FloatBinary::Maximum
+    } else {
+        FloatBinary::Minimum
+    };
+    if let Some(r) = float_binary(ctx, op, c, |a, b| f.eval(a, b)) {
         return to_const(Some(r));
     }
     // maximum(x, -inf) and minimum(x, +inf) are x, NaN included.
@@ -1208,8 +1192,12 @@ fn num_minmax(ctx: &mut Context, op: Op, c: &[Option<Attribute>], is_max: bool) 
             return to_value(x);
         }
     }
-    let f = if is_max { ieee_maxnum } else { ieee_minnum };
-    to_const(float_binary(ctx, op, c, f))
+    let f = if is_max {
+        FloatBinary::MaxNum
+    } else {
+        FloatBinary::MinNum
+    };
+    to_const(float_binary(ctx, op, c, |a, b| f.eval(a, b)))
 }
 
 pub(crate) fn maxnumf(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {
@@ -1681,9 +1669,9 @@ mod tests {
 
     #[test]
     fn nan_results_follow_apfloat() {
-        let div = ieee_arith(|a, b| a / b);
+        let div = |a, b| FloatBinary::Div.eval(a, b);
         assert_eq!(div(0.0, 0.0).to_bits(), f64::NAN.to_bits());
-        let sub = ieee_arith(|a, b| a - b);
+        let sub = |a, b| FloatBinary::Sub.eval(a, b);
         assert_eq!(
             sub(f64::INFINITY, f64::INFINITY).to_bits(),
             f64::NAN.to_bits()

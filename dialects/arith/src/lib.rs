@@ -20,6 +20,7 @@ pub mod attrs;
 mod builders;
 mod canonicalize;
 mod cmpf_of_int;
+mod float_binary;
 pub mod fold;
 mod int_binary;
 pub mod ops;
@@ -38,6 +39,7 @@ pub use builders::{
     build_negf, build_op, build_select, constant_int, constant_result_name, constant_spec,
     set_fastmath_flags, set_overflow_flags, splat_attr, BinaryOp, CastOp,
 };
+pub use float_binary::FloatBinary;
 pub use int_binary::IntBinary;
 pub use ops::{
     AddFOp, AddIOp, AddUIExtendedOp, AndIOp, ArithOps, BitcastOp, CeilDivSIOp, CeilDivUIOp, CmpFOp,

@@ -5,6 +5,7 @@
 //! location. Floats compute in `f64`, integers in wrapping `i64`, and the result is rounded or
 //! wrapped to its dtype when stored (see [`dlc_tensor::Tensor`]).
 
+use dlc_arith::FloatBinary;
 use dlc_tensor::{
     broadcast_shapes, broadcast_source, next_index, num_elements, DType, Scalar, Tensor,
 };
@@ -204,21 +205,22 @@ pub fn binary(op: Binary, a: &Tensor, b: &Tensor) -> OpResult {
     })
 }
 
+/// One element of a float binary op: the `arith` op it lowers to (`addf` ... `remf`,
+/// `maximumf`, `minimumf`: [`FloatBinary`]'s one definition), or `powf`.
 fn float_binary(op: Binary, x: f64, y: f64) -> Result<f64, String> {
     use Binary::*;
-    Ok(match op {
-        Add => x + y,
-        Sub => x - y,
-        Mul => x * y,
-        Div => x / y,
-        Pow => x.powf(y),
-        Rem => x % y,
-        Max if x.is_nan() || y.is_nan() => f64::NAN,
-        Max => x.max(y),
-        Min if x.is_nan() || y.is_nan() => f64::NAN,
-        Min => x.min(y),
+    let f = match op {
+        Add => FloatBinary::Add,
+        Sub => FloatBinary::Sub,
+        Mul => FloatBinary::Mul,
+        Div => FloatBinary::Div,
+        Rem => FloatBinary::Rem,
+        Max => FloatBinary::Maximum,
+        Min => FloatBinary::Minimum,
+        Pow => return Ok(x.powf(y)),
         And | Or | Xor | Shl | Shr => return Err("is not defined on floats".into()),
-    })
+    };
+    Ok(f.eval(x, y))
 }
 
 /// An integer's value for ordering: a `ui64` element is held as its bit pattern, so it is

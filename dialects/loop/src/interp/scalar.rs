@@ -7,9 +7,10 @@
 
 use crate::math::MathOps;
 use crate::ReduceKind;
-use dlc_arith::fold::{eval_cmpi, ieee_maximum, ieee_maxnum, ieee_minimum, ieee_minnum};
+use dlc_arith::fold::eval_cmpi;
 use dlc_arith::{
-    round_to_format, rounding_mode, ArithOps, CmpIPredicate, ConstantOp, IntBinary, RoundingMode,
+    round_to_format, rounding_mode, ArithOps, CmpIPredicate, ConstantOp, FloatBinary, IntBinary,
+    RoundingMode,
 };
 use dlc_ir::attributes::sign_extend;
 use dlc_ir::{AttrKind, Context, DenseValue, FloatKind, Op, Type, TypeKind};
@@ -181,15 +182,18 @@ fn eval_scalar(
     };
     let v = match op {
         ScalarOp::Arith(a) => match a {
-            A::AddFOp(_) => binary(|a, b| a + b)?,
-            A::SubFOp(_) => binary(|a, b| a - b)?,
-            A::MulFOp(_) => binary(|a, b| a * b)?,
-            A::DivFOp(_) => binary(|a, b| a / b)?,
-            A::RemFOp(_) => binary(|a, b| a % b)?,
-            A::MaximumFOp(_) => binary(ieee_maximum)?,
-            A::MinimumFOp(_) => binary(ieee_minimum)?,
-            A::MaxNumFOp(_) => binary(ieee_maxnum)?,
-            A::MinNumFOp(_) => binary(ieee_minnum)?,
+            A::AddFOp(_)
+            | A::SubFOp(_)
+            | A::MulFOp(_)
+            | A::DivFOp(_)
+            | A::RemFOp(_)
+            | A::MaximumFOp(_)
+            | A::MinimumFOp(_)
+            | A::MaxNumFOp(_)
+            | A::MinNumFOp(_) => {
+                let f = FloatBinary::of(a).ok_or("not a float binary op")?;
+                Val::Float(f.eval(arg(0)?.as_float()?, arg(1)?.as_float()?))
+            }
             A::NegFOp(_) => unary(|x| -x)?,
             A::CmpIOp(_) => {
                 let w = int_width(ctx, opd_ty).ok_or("cmpi on a non-integer type")?;
