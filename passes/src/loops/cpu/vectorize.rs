@@ -397,7 +397,7 @@ enum Action {
 }
 
 /// One load or store of a non-register buffer: the buffer, whether it stores, the indices.
-struct Access {
+struct IndexedAccess {
     buffer: Value,
     store: bool,
     indices: Vec<IndexExpr>,
@@ -435,7 +435,7 @@ struct Analyzer<'a> {
     vector: FxHashSet<Value>,
     registers: FxHashSet<Value>,
     actions: FxHashMap<Op, Action>,
-    accesses: Vec<Access>,
+    accesses: Vec<IndexedAccess>,
     reductions: Vec<LaneReduction>,
 }
 
@@ -749,7 +749,7 @@ impl Analyzer<'_> {
         }
         let indices = self.indices(op, 1)?;
         let contiguous = self.contiguous(&indices)?;
-        self.accesses.push(Access {
+        self.accesses.push(IndexedAccess {
             buffer,
             store: false,
             indices,
@@ -780,7 +780,7 @@ impl Analyzer<'_> {
             return None;
         }
         let streams = self.streams(buffer);
-        self.accesses.push(Access {
+        self.accesses.push(IndexedAccess {
             buffer,
             store: true,
             indices,

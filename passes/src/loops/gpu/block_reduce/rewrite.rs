@@ -46,7 +46,9 @@ enum Place {
     Nest(usize),
 }
 
-struct Access {
+/// One access to a buffer the rewrite may move, as the reduction's placement sees it (the
+/// loop dialect's own `Access` describes the op; this records where it is).
+struct BufferUse {
     place: Place,
     store: bool,
     /// The schedule block the access is in, if any.
@@ -130,7 +132,7 @@ pub(super) fn plan(ctx: &Context, ops: &[Op], block_size: i64) -> Option<BlockPl
     if nests.is_empty() {
         return None;
     }
-    let mut accesses: FxHashMap<Value, Vec<Access>> = FxHashMap::default();
+    let mut accesses: FxHashMap<Value, Vec<BufferUse>> = FxHashMap::default();
     let mut reductions = Vec::new();
     let mut guarded = Vec::new();
     // Segments: schedule blocks without reduce iter vars or nested regions.
@@ -153,7 +155,7 @@ pub(super) fn plan(ctx: &Context, ops: &[Op], block_size: i64) -> Option<BlockPl
                 {
                     guarded.push(op);
                 }
-                accesses.entry(access.buffer).or_default().push(Access {
+                accesses.entry(access.buffer).or_default().push(BufferUse {
                     place: Place::Outside,
                     store,
                     block: Some(seg),
@@ -211,7 +213,7 @@ pub(super) fn plan(ctx: &Context, ops: &[Op], block_size: i64) -> Option<BlockPl
                         return None;
                     }
                 }
-                accesses.entry(access.buffer).or_default().push(Access {
+                accesses.entry(access.buffer).or_default().push(BufferUse {
                     place: Place::Nest(n),
                     store: access.kind == AccessKind::Write,
                     block: Some(op),
