@@ -428,7 +428,7 @@ macro_rules! define_op {
         traits = $traits:expr;
         operands = $operands:tt;
         results = $results:tt;
-        $(attributes = [$($attr:ident $(= $attr_name:literal)?),* $(,)?];)?
+        $(attributes = [$($attr:ident $(= $attr_name:literal)? $(: $attr_ty:ty)?),* $(,)?];)?
         $(regions = $regions:expr;)?
         $(parents = $parents:expr;)?
         $(interfaces = [$(dyn $iface:path => $imp:expr),* $(,)?];)?
@@ -488,11 +488,24 @@ macro_rules! define_op {
             $crate::define_op!(@values operand $operands);
             $crate::define_op!(@values result $results);
             $($(
-                /// The inherent attribute of this name.
-                pub fn $attr(self, ctx: &$crate::Context) -> Option<$crate::Attribute> {
-                    ctx.attr(self.0, $crate::define_op!(@attr_name $attr $($attr_name)?))
-                }
+                $crate::define_op!(@attr_accessor $attr [$($attr_name)?] [$($attr_ty)?]);
             )*)?
+        }
+    };
+    (@attr_accessor $attr:ident [$($attr_name:literal)?] []) => {
+        /// The inherent attribute of this name.
+        pub fn $attr(self, ctx: &$crate::Context) -> Option<$crate::Attribute> {
+            ctx.attr(self.0, $crate::define_op!(@attr_name $attr $($attr_name)?))
+        }
+    };
+    (@attr_accessor $attr:ident [$($attr_name:literal)?] [$attr_ty:ty]) => {
+        /// The inherent attribute of this name, as its Rust value ([`AttrValue`]); `None`
+        /// when it is missing or of another kind (the verifier's to report).
+        ///
+        /// [`AttrValue`]: $crate::AttrValue
+        pub fn $attr(self, ctx: &$crate::Context) -> Option<$attr_ty> {
+            let attr = ctx.attr(self.0, $crate::define_op!(@attr_name $attr $($attr_name)?))?;
+            <$attr_ty as $crate::AttrValue>::from_attr(ctx, attr)
         }
     };
     (@attr_name $attr:ident) => { stringify!($attr) };

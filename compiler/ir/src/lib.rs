@@ -31,7 +31,7 @@ pub mod verifier;
 mod walk;
 pub mod wide_int;
 
-pub use attributes::{AttrKind, Attribute, DenseValue, NamedAttr};
+pub use attributes::{AttrKind, AttrValue, Attribute, DenseValue, NamedAttr};
 pub use clone::ValueMap;
 pub use context::Context;
 pub use diagnostics::{Diagnostic, Severity, SourceMap};

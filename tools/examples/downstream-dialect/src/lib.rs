@@ -39,7 +39,7 @@ define_op! {
     traits = ACT;
     operands = [input];
     results = [result];
-    attributes = [factor];
+    attributes = [factor: f64];
     interfaces = [dyn InferShapes => SameShape];
     verify = verify_float_input;
     parse = parse_act;
@@ -53,7 +53,7 @@ define_op! {
     traits = ACT;
     operands = [input];
     results = [result];
-    attributes = [low, high];
+    attributes = [low: f64, high: f64];
     interfaces = [dyn InferShapes => SameShape];
     verify = verify_clamp;
     parse = parse_act;
@@ -144,7 +144,7 @@ fn verify_clamp(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
 }
 
 fn clamp_bounds(ctx: &Context, op: ClampOp) -> [f64; 2] {
-    [op.low(ctx), op.high(ctx)].map(|a| a.and_then(|a| ctx.attr_as_float(a)).unwrap_or(f64::NAN))
+    [op.low(ctx), op.high(ctx)].map(|v| v.unwrap_or(f64::NAN))
 }
 
 /// `act.scale %x, 1.0` is `%x`.
@@ -153,7 +153,7 @@ fn fold_scale(
     op: Op,
     _: &[Option<Attribute>],
 ) -> Option<SmallVec<[FoldResult; 1]>> {
-    let factor = ScaleOp(op).factor(ctx).and_then(|a| ctx.attr_as_float(a))?;
+    let factor = ScaleOp(op).factor(ctx)?;
     (factor == 1.0).then(|| SmallVec::from_elem(FoldResult::Value(ctx.operand(op, 0)), 1))
 }
 
@@ -249,10 +249,7 @@ fn lower(ctx: &mut Context, act: ActOps) -> Result<Value, Diagnostic> {
     };
     match act {
         ActOps::ScaleOp(s) => {
-            let factor = s
-                .factor(ctx)
-                .and_then(|a| ctx.attr_as_float(a))
-                .unwrap_or(f64::NAN);
+            let factor = s.factor(ctx).unwrap_or(f64::NAN);
             let factor = scalar(ctx, factor);
             build_binary(ctx, at, "graph.mul", x, factor, loc)
         }
