@@ -621,6 +621,62 @@ pub(crate) fn encode_dense_value(kind: &TypeKind, v: DenseValue, n: usize, out: 
     }
 }
 
+/// A Rust value an attribute holds: what the typed attribute accessors of
+/// [`define_op!`](crate::define_op) return (`attributes = [axis: i64, factor: f64]` gives
+/// `op.axis(ctx) -> Option<i64>`), instead of an [`Attribute`] to decode at every use.
+pub trait AttrValue: Sized {
+    /// The value of `attr`, when it is an attribute of this kind.
+    fn from_attr(ctx: &Context, attr: Attribute) -> Option<Self>;
+}
+
+/// An integer attribute whose value fits an `i64`.
+impl AttrValue for i64 {
+    fn from_attr(ctx: &Context, attr: Attribute) -> Option<Self> {
+        ctx.attr_as_int(attr).and_then(|v| i64::try_from(v).ok())
+    }
+}
+
+/// A float attribute, widened to `f64`.
+impl AttrValue for f64 {
+    fn from_attr(ctx: &Context, attr: Attribute) -> Option<Self> {
+        ctx.attr_as_float(attr)
+    }
+}
+
+/// An `i1` integer attribute (`true`, `false`).
+impl AttrValue for bool {
+    fn from_attr(ctx: &Context, attr: Attribute) -> Option<Self> {
+        match ctx.attr_kind(attr) {
+            AttrKind::Integer { value, ty } if *ty == Type::I1 => Some(*value != 0),
+            _ => None,
+        }
+    }
+}
+
+/// A string attribute.
+impl AttrValue for String {
+    fn from_attr(ctx: &Context, attr: Attribute) -> Option<Self> {
+        ctx.attr_as_str(attr).map(str::to_string)
+    }
+}
+
+/// A dense array attribute (`array<i64: 0, 2>`).
+impl AttrValue for Vec<i64> {
+    fn from_attr(ctx: &Context, attr: Attribute) -> Option<Self> {
+        match ctx.attr_kind(attr) {
+            AttrKind::DenseArray { values, .. } => Some(values.to_vec()),
+            _ => None,
+        }
+    }
+}
+
+/// A type attribute.
+impl AttrValue for Type {
+    fn from_attr(ctx: &Context, attr: Attribute) -> Option<Self> {
+        ctx.attr_as_type(attr)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -691,61 +747,5 @@ mod tests {
         let t4 = ctx.tensor_type(&[4], i16);
         assert_eq!(ctx.dense_transposed(a, &[2, 3], &[1, 0], t4), None);
         assert_eq!(ctx.dense_transposed(a, &[3, 3], &[1, 0], t32), None);
-    }
-}
-
-/// A Rust value an attribute holds: what the typed attribute accessors of
-/// [`define_op!`](crate::define_op) return (`attributes = [axis: i64, factor: f64]` gives
-/// `op.axis(ctx) -> Option<i64>`), instead of an [`Attribute`] to decode at every use.
-pub trait AttrValue: Sized {
-    /// The value of `attr`, when it is an attribute of this kind.
-    fn from_attr(ctx: &Context, attr: Attribute) -> Option<Self>;
-}
-
-/// An integer attribute whose value fits an `i64`.
-impl AttrValue for i64 {
-    fn from_attr(ctx: &Context, attr: Attribute) -> Option<Self> {
-        ctx.attr_as_int(attr).and_then(|v| i64::try_from(v).ok())
-    }
-}
-
-/// A float attribute, widened to `f64`.
-impl AttrValue for f64 {
-    fn from_attr(ctx: &Context, attr: Attribute) -> Option<Self> {
-        ctx.attr_as_float(attr)
-    }
-}
-
-/// An `i1` integer attribute (`true`, `false`).
-impl AttrValue for bool {
-    fn from_attr(ctx: &Context, attr: Attribute) -> Option<Self> {
-        match ctx.attr_kind(attr) {
-            AttrKind::Integer { value, ty } if *ty == Type::I1 => Some(*value != 0),
-            _ => None,
-        }
-    }
-}
-
-/// A string attribute.
-impl AttrValue for String {
-    fn from_attr(ctx: &Context, attr: Attribute) -> Option<Self> {
-        ctx.attr_as_str(attr).map(str::to_string)
-    }
-}
-
-/// A dense array attribute (`array<i64: 0, 2>`).
-impl AttrValue for Vec<i64> {
-    fn from_attr(ctx: &Context, attr: Attribute) -> Option<Self> {
-        match ctx.attr_kind(attr) {
-            AttrKind::DenseArray { values, .. } => Some(values.to_vec()),
-            _ => None,
-        }
-    }
-}
-
-/// A type attribute.
-impl AttrValue for Type {
-    fn from_attr(ctx: &Context, attr: Attribute) -> Option<Self> {
-        ctx.attr_as_type(attr)
     }
 }
