@@ -11,6 +11,7 @@
 //! does on a 64-bit target.
 
 use dlc_ir::Value;
+use smallvec::{smallvec, SmallVec};
 use std::fmt;
 use std::sync::Arc;
 
@@ -40,7 +41,7 @@ pub enum Atom {
 }
 
 /// A product of atoms, sorted (a repeated atom is a power). The empty product is 1.
-pub type Monomial = Vec<Atom>;
+pub type Monomial = SmallVec<[Atom; 1]>;
 
 /// An integer expression in canonical sum-of-products form.
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug, Default)]
@@ -78,7 +79,7 @@ impl IndexExpr {
     /// The single atom `a` with coefficient 1.
     pub fn atom(a: Atom) -> Self {
         IndexExpr {
-            terms: vec![(vec![a], 1)],
+            terms: vec![(smallvec![a], 1)],
             constant: 0,
         }
     }
@@ -292,7 +293,7 @@ fn sorted(a: &IndexExpr, b: &IndexExpr) -> (Arc<IndexExpr>, Arc<IndexExpr>) {
 
 /// The product of a monomial's atoms as an expression.
 pub(crate) fn monomial_expr(m: &[Atom], coefficient: i64) -> IndexExpr {
-    IndexExpr::from_terms(vec![(m.to_vec(), coefficient)], 0)
+    IndexExpr::from_terms(vec![(m.iter().cloned().collect(), coefficient)], 0)
 }
 
 impl From<i64> for IndexExpr {
@@ -333,7 +334,7 @@ impl std::ops::Mul for &IndexExpr {
             .terms
             .iter()
             .cloned()
-            .chain(std::iter::once((Vec::new(), self.constant)));
+            .chain(std::iter::once((Monomial::new(), self.constant)));
         for (lm, lc) in lhs_all {
             if lc == 0 {
                 continue;
@@ -342,7 +343,7 @@ impl std::ops::Mul for &IndexExpr {
                 .terms
                 .iter()
                 .cloned()
-                .chain(std::iter::once((Vec::new(), rhs.constant)))
+                .chain(std::iter::once((Monomial::new(), rhs.constant)))
             {
                 if rc == 0 {
                     continue;

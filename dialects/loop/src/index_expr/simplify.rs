@@ -11,7 +11,7 @@
 //! the rules at each node; passes repeat until nothing changes (at most [`MAX_PASSES`]).
 
 use super::bounds::{range_of, Bounds};
-use super::expr::{monomial_expr, Atom, IndexExpr};
+use super::expr::{monomial_expr, Atom, IndexExpr, Monomial};
 
 /// How much simplification to do; each level includes the previous ones.
 #[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Debug)]
@@ -226,8 +226,8 @@ fn split(x: &IndexExpr, d: &IndexExpr) -> Option<(IndexExpr, IndexExpr)> {
 }
 
 /// `m` without the factors of `f` (both sorted multisets), if `f` divides `m`.
-fn remove_factors(m: &[Atom], f: &[Atom]) -> Option<Vec<Atom>> {
-    let mut rest = m.to_vec();
+fn remove_factors(m: &[Atom], f: &[Atom]) -> Option<Monomial> {
+    let mut rest: Monomial = m.iter().cloned().collect();
     for a in f {
         let i = rest.iter().position(|x| x == a)?;
         rest.remove(i);
