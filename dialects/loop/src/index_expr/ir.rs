@@ -63,6 +63,26 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// A reader that starts from what an earlier reader of the same values learned
+    /// ([`Reader::into_memo`]), for a caller that reads, changes the IR and reads again: the
+    /// entries stay right while every change keeps each value's meaning (new ops, uses
+    /// replaced by equal values), not after an op is changed in place.
+    pub fn with_memo(
+        ctx: &'a Context,
+        options: FromIr<'a>,
+        memo: HashMap<Value, IndexExpr>,
+    ) -> Self {
+        Reader {
+            memo,
+            ..Reader::new(ctx, options)
+        }
+    }
+
+    /// What this reader learned, for [`Reader::with_memo`].
+    pub fn into_memo(self) -> HashMap<Value, IndexExpr> {
+        self.memo
+    }
+
     /// The expression computing `v`.
     pub fn read(&mut self, v: Value) -> IndexExpr {
         if let Some(e) = self.memo.get(&v) {

@@ -479,6 +479,9 @@ fn simplify_indices(ctx: &mut Context, root: Op) -> u64 {
     ctx.for_each_op(root, &mut |o| ops.push(o));
     let mut changes = 0;
     let mut done = HashSet::new();
+    // What the readers learned, shared by the values of this sweep: its changes only add ops
+    // and replace values by equal ones, so an expression read once stays right.
+    let mut memo = HashMap::new();
     for op in ops {
         if !ctx.is_alive(op) {
             continue;
@@ -508,11 +511,13 @@ fn simplify_indices(ctx: &mut Context, root: Op) -> u64 {
             let Some(def) = ctx.defining_op(v) else {
                 continue;
             };
-            let mut reader = Reader::new(ctx, read_options(bounds));
+            let mut reader =
+                Reader::with_memo(ctx, read_options(bounds), std::mem::take(&mut memo));
             let simple = simplify(&reader.read(v), bounds);
             // What was read is already canonical (like terms merged), so it is the IR that the
             // rewrite must beat: `i*4 - i*2` reads as `i*2`, one op where the IR has three.
             let before = ir_cost(ctx, &mut reader, v);
+            memo = reader.into_memo();
             if cost(&simple) >= before {
                 continue;
             }
