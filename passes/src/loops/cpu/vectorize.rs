@@ -173,7 +173,7 @@
 //! 2. `y[j, i]` stored in a loop over `j`: the accesses are strided, not contiguous.
 
 use super::util::{
-    const_int, const_trip_count, constant_splat, defined_inside, index_binary, index_const,
+    self, const_int, const_trip_count, defined_inside, index_binary, index_const,
     is_scalar_compute, whole_groups_end,
 };
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
@@ -1328,23 +1328,7 @@ impl Emitter<'_> {
     fn splat(&mut self, ctx: &mut Context, scalar: Value, at: InsertPoint) -> Value {
         let elem = ctx.value_type(scalar);
         let ty = self.vector_type(ctx, elem);
-        if let Some(attr) = constant_splat(ctx, scalar, ty) {
-            let spec = dlc_arith::constant_spec(ctx, attr, ty, self.loc);
-            let op = ctx.build(at, spec);
-            return ctx.result(op, 0);
-        }
-        // No broadcast op: write the scalar to every lane of a local buffer and load it back.
-        let buf_ty = buffer_type(ctx, &[self.width], elem, MemorySpace::Local);
-        let buf = build_alloc(ctx, InsertPoint::Before(self.main), buf_ty, &[], self.loc);
-        for lane in 0..self.width {
-            let i = index_const(ctx, at, lane, self.loc);
-            dlc_loop::build_store(ctx, at, scalar, buf, &[i], self.loc);
-        }
-        let zero = index_const(ctx, at, 0, self.loc);
-        let spec = OpSpec::new(ctx, "loop.vload", self.loc)
-            .operands(&[buf, zero])
-            .results(&[ty]);
-        let op = ctx.build(at, spec);
-        ctx.result(op, 0)
+        let alloc_at = InsertPoint::Before(self.main);
+        util::splat(ctx, scalar, ty, self.width, (alloc_at, at), self.loc)
     }
 }

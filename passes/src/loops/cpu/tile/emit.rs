@@ -5,8 +5,8 @@
 use super::analysis::{Class, Dot4, Nest, Role};
 use super::{clone_ops, elem_bytes, Tile};
 use crate::loops::cpu::util::{
-    ceil_div, const_int, const_trip_count, constant_splat, defined_inside, index_binary,
-    index_const, whole_groups_end, whole_groups_end_of,
+    ceil_div, const_int, const_trip_count, defined_inside, index_binary, index_const, splat,
+    whole_groups_end, whole_groups_end_of,
 };
 use dlc_arith::{build_cmpi, fastmath_attr, CmpIPredicate, FastMathFlags};
 use dlc_ir::{Block, Context, InsertPoint, Location, Op, OpSpec, Type, Value, ValueMap};
@@ -879,26 +879,8 @@ impl Emitter<'_> {
         let scalar = maps.scalar.lookup(v);
         let elem = ctx.value_type(scalar);
         let ty = self.vector_type(ctx, elem);
-        let splat = if let Some(attr) = constant_splat(ctx, scalar, ty) {
-            let spec = dlc_arith::constant_spec(ctx, attr, ty, self.loc);
-            let op = ctx.build(at, spec);
-            ctx.result(op, 0)
-        } else {
-            // No broadcast op: the scalar goes to every lane of a local buffer, read back as one
-            // vector (LLVM turns this into a broadcast).
-            let buf_ty = buffer_type(ctx, &[self.nest.width], elem, MemorySpace::Local);
-            let buf = build_alloc(ctx, self.splat_at, buf_ty, &[], self.loc);
-            for lane in 0..self.nest.width {
-                let i = index_const(ctx, at, lane, self.loc);
-                build_store(ctx, at, scalar, buf, &[i], self.loc);
-            }
-            let zero = index_const(ctx, at, 0, self.loc);
-            let spec = OpSpec::new(ctx, "loop.vload", self.loc)
-                .operands(&[buf, zero])
-                .results(&[ty]);
-            let op = ctx.build(at, spec);
-            ctx.result(op, 0)
-        };
+        let width = self.nest.width;
+        let splat = splat(ctx, scalar, ty, width, (self.splat_at, at), self.loc);
         maps.splats.insert(v, splat);
         splat
     }
