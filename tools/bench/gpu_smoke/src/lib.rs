@@ -20,7 +20,7 @@ use dlc_ir::pass::{parse_pipeline, PassRegistry};
 use dlc_ir::DYNAMIC;
 use dlc_ir::{parse_source, print_op, Context, Op, PrintOptions};
 use dlc_loop::interp::{run_host_traced, KernelArg, Launch};
-use dlc_loop::{buffer_parts, AllocOp, KernelOp, LaunchDim, LaunchOp, MemorySpace};
+use dlc_loop::{buffer_parts, is_gpu_kernel, AllocOp, KernelOp, LaunchDim, LaunchOp, MemorySpace};
 use dlc_tensor::{DType, Scalar, Tensor};
 
 /// The pipeline the programs are compiled with: the default GPU pipeline after lowering.
@@ -255,8 +255,14 @@ fn kernel_case(
         return Err("an in-place launch (two arguments are one buffer)".into());
     }
     let k = ctx.view::<KernelOp>(launch.kernel).ok_or("not a kernel")?;
-    // A kernel without launch dims (every point loop had extent 1 and is gone) runs as one
-    // thread, as the host launches it.
+    // A kernel without launch dims runs as one thread (every point loop had extent 1 and is
+    // gone), unless it has `block.*`/`thread.*` loops: their extents size its launch in the
+    // interpreter and the code generator, which this tool does not compute.
+    let has_launch =
+        ctx.attr(launch.kernel, "grid").is_some() || ctx.attr(launch.kernel, "block").is_some();
+    if !has_launch && is_gpu_kernel(ctx, launch.kernel) {
+        return Err("a launch sized by its GPU loops' extents (no grid or block attribute)".into());
+    }
     let grid = launch_dims(ctx, launch.kernel, "grid", k.grid_dims(ctx), &launch.before)
         .ok_or("the grid does not fit")?;
     let block = launch_dims(
