@@ -28,10 +28,12 @@
 #[path = "support/pipeline.rs"]
 mod pipeline;
 
+use dlc_func::module_funcs;
 use dlc_graph::decompose::discontinuous_after_composite;
 use dlc_graph::generate::{GraphGen, Rng};
 use dlc_graph::interp::interpret;
 use dlc_ir::pass::PassRegistry;
+use dlc_ir::symbol::symbol_name;
 use dlc_ir::{parse_source, print_op, verify, Context, Op, PrintOptions, Value, DYNAMIC};
 use dlc_loop::interp::{run_host, KernelArg};
 use dlc_tensor::{DType, Tensor};
@@ -73,7 +75,7 @@ fn docs_examples_keep_their_values() {
         }
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let (ctx, module) = parse(&text, &name);
-        for func in funcs(&ctx, module) {
+        for func in module_funcs(&ctx, module) {
             let mut rng = Rng::new(tested as u64);
             let inputs = example_inputs(&ctx, func, &mut rng);
             let label = format!("{name} @{}", func_name(&ctx, func));
@@ -83,7 +85,7 @@ fn docs_examples_keep_their_values() {
                 let (mut ctx, module) = parse(&text, &name);
                 run(&registry, &mut ctx, module, pipeline)
                     .unwrap_or_else(|e| panic!("{label}: '{pipeline}' failed: {e}"));
-                let func = funcs(&ctx, module)[tested_index(&ctx, module, &label)];
+                let func = module_funcs(&ctx, module)[tested_index(&ctx, module, &label)];
                 let after = interpret(&ctx, func, &inputs).unwrap_or_else(|d| {
                     panic!(
                         "{label}: after '{pipeline}': {d:?}\n{}",
@@ -182,7 +184,7 @@ fn check_generated(
             .map_err(|e| format!("'{pipeline}' failed: {e}\n{text}"))?;
         let output = print(&ctx, module);
         changed.push(output != text);
-        let func = funcs(&ctx, module)[0];
+        let func = module_funcs(&ctx, module)[0];
         let after = interpret(&ctx, func, &inputs).map_err(|d| {
             format!("after '{pipeline}': {d:?}\n--- before:\n{text}\n--- after:\n{output}")
         })?;
@@ -236,7 +238,7 @@ fn lowered(
     run(registry, &mut ctx, module, lowering).map_err(|e| format!("'{lowering}' failed: {e}"))?;
     let output = print(&ctx, module);
     verify(&ctx, module).map_err(|d| format!("'{lowering}' made invalid IR: {d:?}\n{output}"))?;
-    let funcs = funcs(&ctx, module);
+    let funcs = module_funcs(&ctx, module);
     let func = match label.rsplit_once('@') {
         Some((_, name)) => funcs.iter().copied().find(|&f| func_name(&ctx, f) == name),
         None => funcs.first().copied(),
@@ -426,24 +428,15 @@ fn print(ctx: &Context, module: Op) -> String {
     print_op(ctx, module, PrintOptions::default())
 }
 
-/// The `func.func` ops of `module`, in order.
-fn funcs(ctx: &Context, module: Op) -> Vec<Op> {
-    let body = ctx.blocks(ctx.region(module, 0))[0];
-    ctx.block_ops(body)
-        .filter(|&op| ctx.op_name(op) == "func.func")
-        .collect()
-}
-
-fn func_name(ctx: &Context, func: Op) -> String {
-    ctx.attr(func, "sym_name")
-        .and_then(|a| ctx.attr_as_str(a).map(str::to_string))
-        .unwrap_or_default()
+/// The name of function `func` ("" when it has none).
+fn func_name(ctx: &Context, func: Op) -> &str {
+    symbol_name(ctx, func).unwrap_or_default()
 }
 
 /// The index among `module`'s functions of the one `label` names (`file @name`).
 fn tested_index(ctx: &Context, module: Op, label: &str) -> usize {
     let name = label.rsplit('@').next().unwrap_or_default();
-    funcs(ctx, module)
+    module_funcs(ctx, module)
         .iter()
         .position(|&f| func_name(ctx, f) == name)
         .unwrap_or_else(|| panic!("{label}: the function is gone after the pipeline"))

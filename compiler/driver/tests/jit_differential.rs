@@ -46,8 +46,10 @@
 //! broken case.
 
 use dlc_driver::{check, inputs, Backend, CpuTarget, Model, ModelOptions};
+use dlc_func::module_funcs;
 use dlc_graph::decompose::discontinuous_after_composite;
 use dlc_graph::generate::{GraphGen, Rng};
+use dlc_ir::symbol::symbol_name;
 use dlc_ir::{parse_source, print_op, verify, Context, Op, PrintOptions};
 use dlc_loop::interp::{run_host, KernelArg};
 use dlc_runtime::{Session, Tensor};
@@ -77,8 +79,12 @@ fn docs_examples_match_the_interpreters() {
     for (name, text) in graph_examples() {
         match parse(&text, &name) {
             Ok((ctx, module)) => {
-                for func in funcs(&ctx, module) {
-                    cases.push((name.clone(), text.clone(), func_name(&ctx, func)));
+                for func in module_funcs(&ctx, module) {
+                    cases.push((
+                        name.clone(),
+                        text.clone(),
+                        func_name(&ctx, func).to_string(),
+                    ));
                 }
             }
             Err(message) => failures.push(Failure::new(&name, message, &text)),
@@ -390,7 +396,7 @@ fn run(session: &mut Session<'_>, inputs: &[&Tensor]) -> Result<Vec<Tensor>, Str
 /// The loop interpreter on the host function of the lowered module.
 fn loop_interpreter(model: &Model, inputs: &[Tensor]) -> Result<Vec<HostTensor>, String> {
     let ctx = &model.lowered_ctx;
-    let host = funcs(ctx, model.lowered_module)
+    let host = module_funcs(ctx, model.lowered_module)
         .into_iter()
         .find(|&f| func_name(ctx, f) == model.entry)
         .ok_or_else(|| format!("the lowered module has no host function '{}'", model.entry))?;
@@ -516,16 +522,7 @@ fn parse(text: &str, label: &str) -> Result<(Context, Op), String> {
     Ok((ctx, module))
 }
 
-/// The `func.func` ops of `module`, in order.
-fn funcs(ctx: &Context, module: Op) -> Vec<Op> {
-    let body = ctx.blocks(ctx.region(module, 0))[0];
-    ctx.block_ops(body)
-        .filter(|&op| ctx.op_name(op) == "func.func")
-        .collect()
-}
-
-fn func_name(ctx: &Context, func: Op) -> String {
-    ctx.attr(func, "sym_name")
-        .and_then(|a| ctx.attr_as_str(a).map(str::to_string))
-        .unwrap_or_default()
+/// The name of function `func` ("" when it has none).
+fn func_name(ctx: &Context, func: Op) -> &str {
+    symbol_name(ctx, func).unwrap_or_default()
 }
