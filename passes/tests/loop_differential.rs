@@ -34,6 +34,7 @@ mod pipeline;
 use dlc_graph::generate::{GraphGen, Rng};
 use dlc_ir::pass::PassRegistry;
 use dlc_ir::{parse_source, print_op, verify, Context, Op, PrintOptions, DYNAMIC};
+use dlc_loop::host_functions;
 use dlc_loop::interp::{run_host, KernelArg};
 use dlc_passes::graph::lower::Target;
 use dlc_passes::loops::{differential_cases, DifferentialCase};
@@ -271,18 +272,6 @@ fn lower(registry: &PassRegistry, text: &str, label: &str, lowering: &str) -> St
     run(registry, &mut ctx, module, lowering)
         .unwrap_or_else(|e| panic!("{label}: '{lowering}' failed: {e}"));
     print_op(&ctx, module, PrintOptions::default())
-}
-
-/// The host functions of `module`: `func.func`s that launch kernels.
-fn host_functions(ctx: &Context, module: Op) -> Vec<Op> {
-    let body = ctx.blocks(ctx.region(module, 0))[0];
-    ctx.block_ops(body)
-        .filter(|&op| {
-            let mut launches = false;
-            ctx.for_each_op(op, &mut |o| launches |= ctx.op_name(o) == "loop.launch");
-            ctx.op_name(op) == "func.func" && launches
-        })
-        .collect()
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1243,6 +1243,17 @@ pub fn module_kernels(ctx: &Context, module: Op) -> Vec<Op> {
         .collect()
 }
 
+/// The host functions of `module`: its `func.func` ops that launch a kernel, in order.
+pub fn host_functions(ctx: &Context, module: Op) -> Vec<Op> {
+    module_ops(ctx, module)
+        .filter(|&op| {
+            let mut launches = false;
+            ctx.for_each_op(op, &mut |o| launches |= ctx.view::<LaunchOp>(o).is_some());
+            ctx.view::<dlc_func::FuncOp>(op).is_some() && launches
+        })
+        .collect()
+}
+
 /// The ops directly in the regions of `module`, in order.
 pub(crate) fn module_ops(ctx: &Context, module: Op) -> impl Iterator<Item = Op> + '_ {
     ctx.regions(module)

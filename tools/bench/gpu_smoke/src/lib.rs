@@ -14,13 +14,14 @@
 pub mod cuda;
 
 use dlc_driver::check;
-use dlc_func::FuncOp;
 use dlc_graph::generate::{GraphGen, Rng};
 use dlc_ir::pass::{parse_pipeline, PassRegistry};
 use dlc_ir::DYNAMIC;
 use dlc_ir::{parse_source, print_op, Context, Op, PrintOptions};
 use dlc_loop::interp::{run_host_traced, KernelArg, Launch};
-use dlc_loop::{buffer_parts, is_gpu_kernel, AllocOp, KernelOp, LaunchDim, LaunchOp, MemorySpace};
+use dlc_loop::{
+    buffer_parts, host_functions, is_gpu_kernel, AllocOp, KernelOp, LaunchDim, MemorySpace,
+};
 use dlc_tensor::{DType, Scalar, Tensor};
 
 /// The pipeline the programs are compiled with: the default GPU pipeline after lowering.
@@ -180,24 +181,6 @@ pub fn compile(program: &Program, sm: u32) -> Result<Compiled, String> {
         cases,
         skipped,
     })
-}
-
-/// The host functions of `module`: `func.func`s that launch kernels.
-fn host_functions(ctx: &Context, module: Op) -> Vec<Op> {
-    let Some(&body) = ctx
-        .regions(module)
-        .first()
-        .and_then(|&r| ctx.blocks(r).first())
-    else {
-        return Vec::new();
-    };
-    ctx.block_ops(body)
-        .filter(|&op| {
-            let mut launches = false;
-            ctx.for_each_op(op, &mut |o| launches |= ctx.view::<LaunchOp>(o).is_some());
-            ctx.view::<FuncOp>(op).is_some() && launches
-        })
-        .collect()
 }
 
 /// Random buffers for host function `func`'s arguments: floats in [-2, 2), integers in
