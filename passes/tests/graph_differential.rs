@@ -66,7 +66,8 @@ fn docs_examples_keep_their_values() {
         .filter(|p| p.extension().is_some_and(|e| e == "mlir"))
         .collect();
     paths.sort();
-    let mut tested = 0;
+    // One case per function, its seed its position among all of them.
+    let mut funcs = Vec::new();
     for path in paths {
         let text = std::fs::read_to_string(&path).expect("readable example");
         // The graph examples; the loop and arith ones are tested elsewhere.
@@ -76,42 +77,58 @@ fn docs_examples_keep_their_values() {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let (ctx, module) = parse(&text, &name);
         for func in module_funcs(&ctx, module) {
-            let mut rng = Rng::new(tested as u64);
-            let inputs = example_inputs(&ctx, func, &mut rng);
             let label = format!("{name} @{}", func_name(&ctx, func));
-            let before =
-                interpret(&ctx, func, &inputs).unwrap_or_else(|d| panic!("{label}: {d:?}"));
-            for pipeline in pipelines(&registry) {
-                let (mut ctx, module) = parse(&text, &name);
-                run(&registry, &mut ctx, module, pipeline)
-                    .unwrap_or_else(|e| panic!("{label}: '{pipeline}' failed: {e}"));
-                let func = module_funcs(&ctx, module)[tested_index(&ctx, module, &label)];
-                let after = interpret(&ctx, func, &inputs).unwrap_or_else(|d| {
-                    panic!(
-                        "{label}: after '{pipeline}': {d:?}\n{}",
-                        print(&ctx, module)
-                    )
-                });
-                compare(&before, &after, true, loosest(&ctx, func)).unwrap_or_else(|e| {
-                    panic!(
-                        "{label}: '{pipeline}' changed the result: {e}\n{}",
-                        print(&ctx, module)
-                    )
-                });
-            }
-            for lowering in LOWERINGS {
-                let after = lowered(&registry, lowering, &text, &label, &inputs)
-                    .unwrap_or_else(|e| panic!("{label}: {e}"));
-                compare(&before, &after, true, lowered_tolerance(&ctx, func)).unwrap_or_else(|e| {
-                    panic!("{label}: the program lowered by '{lowering}' differs: {e}")
-                });
-            }
-            tested += 1;
+            funcs.push((label, text.clone()));
         }
     }
+    // Each function's inputs and reference results, then every pipeline and lowering of every
+    // function, all on the pool: one example's many checks would otherwise run on one core.
+    let seeded: Vec<(u64, &(String, String))> = (0..).zip(&funcs).collect();
+    let references = par_cases(&seeded, |&(seed, (label, text))| {
+        let (ctx, module) = parse(text, label);
+        let func = module_funcs(&ctx, module)[tested_index(&ctx, module, label)];
+        let inputs = example_inputs(&ctx, func, &mut Rng::new(seed));
+        let before = interpret(&ctx, func, &inputs).map_err(|d| format!("{label}: {d:?}"))?;
+        Ok((inputs, before))
+    });
+    let references: Vec<_> = references
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|e| panic!("{e}")))
+        .collect();
+    let pipelines = pipelines(&registry);
+    let checks: Vec<(usize, &str)> = (0..funcs.len())
+        .flat_map(|f| {
+            let steps = pipelines.iter().chain(LOWERINGS).copied();
+            steps.map(move |step| (f, step))
+        })
+        .collect();
+    let outcomes = par_cases(&checks, |&(f, step)| {
+        let (label, text) = &funcs[f];
+        let (inputs, before) = &references[f];
+        if LOWERINGS.contains(&step) {
+            let after = lowered(&registry, step, text, label, inputs)
+                .map_err(|e| format!("{label}: {e}"))?;
+            let (ctx, module) = parse(text, label);
+            let func = module_funcs(&ctx, module)[tested_index(&ctx, module, label)];
+            return compare(before, &after, true, lowered_tolerance(&ctx, func))
+                .map_err(|e| format!("{label}: the program lowered by '{step}' differs: {e}"));
+        }
+        let (mut ctx, module) = parse(text, label);
+        run(&registry, &mut ctx, module, step)
+            .map_err(|e| format!("{label}: '{step}' failed: {e}"))?;
+        let func = module_funcs(&ctx, module)[tested_index(&ctx, module, label)];
+        let printed = || print(&ctx, module);
+        let after = interpret(&ctx, func, inputs)
+            .map_err(|d| format!("{label}: after '{step}': {d:?}\n{}", printed()))?;
+        compare(before, &after, true, loosest(&ctx, func))
+            .map_err(|e| format!("{label}: '{step}' changed the result: {e}\n{}", printed()))
+    });
+    let failures: Vec<String> = outcomes.into_iter().filter_map(Result::err).collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     assert!(
-        tested >= 5,
-        "only {tested} graph functions in docs/examples"
+        funcs.len() >= 5,
+        "only {} graph functions in docs/examples",
+        funcs.len()
     );
 }
 

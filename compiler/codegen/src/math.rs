@@ -1314,19 +1314,23 @@ mod tests {
 
     #[test]
     fn accuracy_all() {
+        let avx512 = host_avx512f().then_some(Kind::V16F32Avx512);
+        let kinds: Vec<Kind> = [Kind::F32, Kind::F64, Kind::V8F32]
+            .into_iter()
+            .chain(avx512)
+            .collect();
+        let cases: Vec<(MathFn, Kind)> = ALL
+            .iter()
+            .flat_map(|&f| kinds.iter().map(move |&kind| (f, kind)))
+            .collect();
+        // Every function and kind compiles and sweeps its inputs on its own: on the pool.
+        let checked = dlc_testkit::par_map(&cases, |&(f, kind)| check(f, kind));
         let mut failures = Vec::new();
-        for f in ALL {
-            let avx512 = host_avx512f().then_some(Kind::V16F32Avx512);
-            for kind in [Kind::F32, Kind::F64, Kind::V8F32]
-                .into_iter()
-                .chain(avx512)
-            {
-                let (err, at) = check(f, kind);
-                let claim = claimed_error(f, kind == Kind::F64);
-                println!("{f:?} {kind:?}: max error {err:.3e} at x = {at:e} (claim {claim:e})");
-                if err.is_nan() || err > claim {
-                    failures.push(format!("{f:?} {kind:?}: {err:e} at {at:e} > {claim:e}"));
-                }
+        for (&(f, kind), (err, at)) in cases.iter().zip(checked) {
+            let claim = claimed_error(f, kind == Kind::F64);
+            println!("{f:?} {kind:?}: max error {err:.3e} at x = {at:e} (claim {claim:e})");
+            if err.is_nan() || err > claim {
+                failures.push(format!("{f:?} {kind:?}: {err:e} at {at:e} > {claim:e}"));
             }
         }
         assert!(failures.is_empty(), "{failures:#?}");

@@ -10,6 +10,7 @@
 use dlc_ir::pass::{parse_pipeline, PassRegistry};
 use dlc_ir::{parse_source, verify, Context, Op};
 use dlc_mlir::{emit_mlir, mlir_context, to_mlir, ExportOptions};
+use dlc_testkit::par_cases;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -122,7 +123,10 @@ fn run_tool(tool: &str, args: &[&str], input: &str, label: &str) -> Result<Strin
         .args(args)
         .arg(&file)
         .output()
-        .map_err(|e| format!("cannot run {tool}: {e}"))?;
+        .map_err(|e| format!("cannot run {tool}: {e}"));
+    // The input was only for the tool; a failure prints it below.
+    let _ = std::fs::remove_file(&file);
+    let out = out?;
     if out.status.success() {
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     } else {
@@ -240,32 +244,32 @@ const ACCEPTED_LIMITS: &[&str] = &[
 #[test]
 fn every_lit_kernel_exports_and_lowers() {
     let options = ExportOptions { slot_entries: true };
-    let mut failures = Vec::new();
-    let mut lowered = 0;
-    for (label, text) in lit_kernels() {
+    // Each kernel is exported and lowered by its own mlir-opt process: on the pool.
+    let outcomes = par_cases(&lit_kernels(), |(label, text)| {
         let mut ctx = context();
-        let Ok(module) = parse_source(&mut ctx, &text, &label, 1) else {
-            continue;
+        let Ok(module) = parse_source(&mut ctx, text, label, 1) else {
+            return Ok(false);
         };
         if verify(&ctx, module).is_err() {
-            continue;
+            return Ok(false);
         }
         let text = match emit_mlir(&ctx, module, &options) {
             Ok(t) => t,
-            Err(d) => {
-                if !ACCEPTED_LIMITS.iter().any(|l| d.message.contains(l)) {
-                    failures.push(format!("{label}: export: {}", d.message));
-                }
-                continue;
-            }
+            Err(d) if ACCEPTED_LIMITS.iter().any(|l| d.message.contains(l)) => return Ok(false),
+            Err(d) => return Err(format!("{label}: export: {}", d.message)),
         };
         let lowering = if text.contains("gpu.module") {
             GPU_LOWERING
         } else {
             CPU_LOWERING
         };
-        match run_tool("mlir-opt-22", lowering, &text, &label) {
-            Ok(_) => lowered += 1,
+        run_tool("mlir-opt-22", lowering, &text, label).map(|_| true)
+    });
+    let mut failures = Vec::new();
+    let mut lowered = 0;
+    for outcome in outcomes {
+        match outcome {
+            Ok(done) => lowered += usize::from(done),
             Err(e) => failures.push(e),
         }
     }
