@@ -113,8 +113,9 @@ slowest_binaries() {
 
 summary() {
   echo "== timings ($(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores, DLC_TEST_SCALE=${DLC_TEST_SCALE:-1})"
-  awk -F'\t' '$3 == "beside" { printf "%8.1f s    of which %s\n", $2 / 1e9, $1; next }
-    { printf "%8.1f s  %s\n", $2 / 1e9, $1; total += $2 }
+  # A part run beside a stage is recorded before the stage ends: print it after the stage.
+  awk -F'\t' '$3 == "beside" { parts = parts sprintf("%8.1f s    beside it: %s\n", $2 / 1e9, $1); next }
+    { printf "%8.1f s  %s\n%s", $2 / 1e9, $1, parts; parts = ""; total += $2 }
     END { printf "%8.1f s  total\n", total / 1e9 }' "$stages"
   if [ -s "$cargo_log" ]; then
     echo "slowest test binaries:"

@@ -6,7 +6,10 @@
 
 use crate::affine::{AffineMap, IntegerSet};
 use crate::intern::Ident;
-use crate::types::{ExtFloatKind, Type, TypeKind};
+use crate::parser::lexer::Tok;
+use crate::parser::{PResult, Parser};
+use crate::printer::Printer;
+use crate::types::{ExtFloatKind, FloatKind, Type, TypeKind};
 use crate::Context;
 
 crate::entity::entity!(
@@ -623,27 +626,49 @@ pub(crate) fn encode_dense_value(kind: &TypeKind, v: DenseValue, n: usize, out: 
 
 /// A Rust value an attribute holds: what the typed attribute accessors of
 /// [`define_op!`](crate::define_op) return (`attributes = [axis: i64, factor: f64]` gives
-/// `op.axis(ctx) -> Option<i64>`), instead of an [`Attribute`] to decode at every use.
+/// `op.axis(ctx) -> Option<i64>`), instead of an [`Attribute`] to decode at every use; and how
+/// the value is written in an op's declarative format ([`crate::format`]): as a bare literal,
+/// without the `: type` of the generic attribute syntax.
 pub trait AttrValue: Sized {
     /// The value of `attr`, when it is an attribute of this kind.
     fn from_attr(ctx: &Context, attr: Attribute) -> Option<Self>;
+    /// Parses the value's literal into the attribute that holds it.
+    fn parse_value(p: &mut Parser<'_>) -> PResult<Attribute>;
+    /// Prints the literal of `attr`, an attribute of this kind.
+    fn print_value(p: &mut Printer<'_>, attr: Attribute);
 }
 
-/// An integer attribute whose value fits an `i64`.
+/// An integer attribute whose value fits an `i64`; written `3`, `-1` (an `i64` attribute).
 impl AttrValue for i64 {
     fn from_attr(ctx: &Context, attr: Attribute) -> Option<Self> {
         ctx.attr_as_int(attr).and_then(|v| i64::try_from(v).ok())
     }
+    fn parse_value(p: &mut Parser<'_>) -> PResult<Attribute> {
+        let value = parse_i64(p)?;
+        Ok(p.ctx().integer_attr(value.into(), Type::I64))
+    }
+    fn print_value(p: &mut Printer<'_>, attr: Attribute) {
+        let value = Self::from_attr(p.ctx(), attr).unwrap_or_default();
+        p.write(&value.to_string());
+    }
 }
 
-/// A float attribute, widened to `f64`.
+/// A float attribute, widened to `f64`; written `0.5`, `6` (an `f64` attribute).
 impl AttrValue for f64 {
     fn from_attr(ctx: &Context, attr: Attribute) -> Option<Self> {
         ctx.attr_as_float(attr)
     }
+    fn parse_value(p: &mut Parser<'_>) -> PResult<Attribute> {
+        let value = p.parse_float()?;
+        Ok(p.ctx().float_attr(value, Type::F64))
+    }
+    fn print_value(p: &mut Printer<'_>, attr: Attribute) {
+        let value = Self::from_attr(p.ctx(), attr).unwrap_or(f64::NAN);
+        p.print_float(value, FloatKind::F64);
+    }
 }
 
-/// An `i1` integer attribute (`true`, `false`).
+/// An `i1` integer attribute; written `true`, `false`.
 impl AttrValue for bool {
     fn from_attr(ctx: &Context, attr: Attribute) -> Option<Self> {
         match ctx.attr_kind(attr) {
@@ -651,16 +676,36 @@ impl AttrValue for bool {
             _ => None,
         }
     }
+    fn parse_value(p: &mut Parser<'_>) -> PResult<Attribute> {
+        let value = match p.peek_text() {
+            "true" if p.consume_keyword("true") => true,
+            "false" if p.consume_keyword("false") => false,
+            _ => return Err(p.error("expected 'true' or 'false'")),
+        };
+        Ok(p.ctx().bool_attr(value))
+    }
+    fn print_value(p: &mut Printer<'_>, attr: Attribute) {
+        let value = Self::from_attr(p.ctx(), attr).unwrap_or_default();
+        p.write(if value { "true" } else { "false" });
+    }
 }
 
-/// A string attribute.
+/// A string attribute; written `"text"`.
 impl AttrValue for String {
     fn from_attr(ctx: &Context, attr: Attribute) -> Option<Self> {
         ctx.attr_as_str(attr).map(str::to_string)
     }
+    fn parse_value(p: &mut Parser<'_>) -> PResult<Attribute> {
+        let value = p.parse_string_literal()?;
+        Ok(p.ctx().string_attr(&value))
+    }
+    fn print_value(p: &mut Printer<'_>, attr: Attribute) {
+        let value = Self::from_attr(p.ctx(), attr).unwrap_or_default();
+        p.print_string(&value);
+    }
 }
 
-/// A dense array attribute (`array<i64: 0, 2>`).
+/// A dense array attribute (`array<i64: 0, 2>`); written `[0, 2]`.
 impl AttrValue for Vec<i64> {
     fn from_attr(ctx: &Context, attr: Attribute) -> Option<Self> {
         match ctx.attr_kind(attr) {
@@ -668,13 +713,55 @@ impl AttrValue for Vec<i64> {
             _ => None,
         }
     }
+    fn parse_value(p: &mut Parser<'_>) -> PResult<Attribute> {
+        let mut values = Vec::new();
+        p.parse_delimited(Tok::LSquare, Tok::RSquare, "']'", |p| {
+            values.push(parse_i64(p)?);
+            Ok(())
+        })?;
+        Ok(p.ctx().intern_attr(AttrKind::DenseArray {
+            element: Type::I64,
+            values: values.into(),
+        }))
+    }
+    fn print_value(p: &mut Printer<'_>, attr: Attribute) {
+        let values = Self::from_attr(p.ctx(), attr).unwrap_or_default();
+        let items: Vec<String> = values.iter().map(i64::to_string).collect();
+        p.write(&format!("[{}]", items.join(", ")));
+    }
 }
 
-/// A type attribute.
+/// A type attribute; written as the type.
 impl AttrValue for Type {
     fn from_attr(ctx: &Context, attr: Attribute) -> Option<Self> {
         ctx.attr_as_type(attr)
     }
+    fn parse_value(p: &mut Parser<'_>) -> PResult<Attribute> {
+        let ty = p.parse_type()?;
+        Ok(p.ctx().type_attr(ty))
+    }
+    fn print_value(p: &mut Printer<'_>, attr: Attribute) {
+        let ty = Self::from_attr(p.ctx(), attr).unwrap_or(Type::NONE);
+        p.print_type(ty);
+    }
+}
+
+/// A decimal integer literal with an optional `-`, as an `i64`.
+fn parse_i64(p: &mut Parser<'_>) -> PResult<i64> {
+    let negative = p.consume(Tok::Minus);
+    let text = p.peek_text();
+    let magnitude = match p.peek() {
+        Tok::Integer => text.parse::<i128>().ok(),
+        _ => None,
+    };
+    let value = magnitude
+        .map(|m| if negative { -m } else { m })
+        .and_then(|v| i64::try_from(v).ok());
+    let Some(value) = value else {
+        return Err(p.error("expected an integer that fits 64 bits"));
+    };
+    p.consume(Tok::Integer);
+    Ok(value)
 }
 
 #[cfg(test)]

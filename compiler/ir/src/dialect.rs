@@ -7,6 +7,7 @@
 
 use crate::attributes::Attribute;
 use crate::diagnostics::Diagnostic;
+use crate::format::{AsmFormat, AttrSyntax};
 use crate::interfaces::Interfaces;
 use crate::intern::Ident;
 use crate::ir::{Op, OpSpec, Value};
@@ -114,6 +115,11 @@ pub struct OpDef {
     pub parents: &'static [&'static str],
     /// Attributes that belong to the op (printed in `<{...}>` in generic form).
     pub inherent_attrs: &'static [&'static str],
+    /// For each inherent attribute declared with a Rust type, how a format writes it.
+    pub attr_syntax: &'static [Option<AttrSyntax>],
+    /// The declarative assembly format ([`crate::format`]), which parses and prints the op
+    /// when it has no `parse`/`print` hooks.
+    pub format: Option<Arc<AsmFormat>>,
     /// Dialect whose ops may be written without their prefix inside this op (`return` inside
     /// `func.func`), as MLIR's `getDefaultDialect`.
     pub default_dialect: Option<&'static str>,
@@ -145,6 +151,8 @@ impl OpDef {
             regions: Arity::Exact(0),
             parents: &[],
             inherent_attrs: &[],
+            attr_syntax: &[],
+            format: None,
             default_dialect: None,
             verify: None,
             verify_symbols: None,
@@ -414,6 +422,8 @@ pub const fn position(name: &str, names: &[&str]) -> usize {
 /// - `parents = &["dialect.op"];` the ops it may be nested in directly;
 /// - `interfaces = [dyn MemoryEffects => LoadEffects, ...];` the op interfaces it implements
 ///   ([`crate::interfaces`]), each a `'static` implementation value;
+/// - `format = "$input `,` $factor attr-dict `:` type($input)";` the op's custom syntax as a
+///   declarative assembly format ([`crate::format`]), in place of `parse` and `print` hooks;
 /// - the hooks, the `Option` fields of [`OpDef`] given without `Some`: `verify`,
 ///   `verify_symbols`, `parse`, `print`, `fold`, `canonicalize`, `result_name`,
 ///   `default_dialect`, and `result_names = &["low", "high"];` ([`OpDef::result_names`]).
@@ -432,6 +442,7 @@ macro_rules! define_op {
         $(regions = $regions:expr;)?
         $(parents = $parents:expr;)?
         $(interfaces = [$(dyn $iface:path => $imp:expr),* $(,)?];)?
+        $(format = $format:literal;)?
         $(verify = $verify:expr;)?
         $(verify_symbols = $verify_symbols:expr;)?
         $(parse = $parse:expr;)?
@@ -470,10 +481,28 @@ macro_rules! define_op {
                 def.traits = $traits;
                 def.operands = $crate::define_op!(@arity $operands);
                 def.results = $crate::define_op!(@arity $results);
-                $(def.inherent_attrs = &[$($crate::define_op!(@attr_name $attr $($attr_name)?)),*];)?
+                $(
+                    def.inherent_attrs = &[$($crate::define_op!(@attr_name $attr $($attr_name)?)),*];
+                    const SYNTAX: &[Option<$crate::format::AttrSyntax>] =
+                        &[$($crate::define_op!(@attr_syntax [$($attr_ty)?])),*];
+                    def.attr_syntax = SYNTAX;
+                )?
                 $(def.regions = $crate::Arity::Exact($regions);)?
                 $(def.parents = $parents;)?
                 $($(def.interfaces.add::<dyn $iface>(&$imp);)*)?
+                $(
+                    let format = $crate::format::AsmFormat::new(
+                        $format,
+                        &$crate::define_op!(@names_of $operands),
+                        &$crate::define_op!(@names_of $results),
+                        def.inherent_attrs,
+                        def.attr_syntax,
+                        def.traits,
+                    );
+                    // A malformed format is a bug in this definition, found when it is built.
+                    let format = format.unwrap_or_else(|e| panic!("{}: format: {e}", $opname));
+                    def.format = Some(::std::sync::Arc::new(format));
+                )?
                 $(def.verify = Some($verify);)?
                 $(def.verify_symbols = Some($verify_symbols);)?
                 $(def.parse = Some($parse);)?
@@ -508,6 +537,10 @@ macro_rules! define_op {
             <$attr_ty as $crate::AttrValue>::from_attr(ctx, attr)
         }
     };
+    (@attr_syntax []) => { None };
+    (@attr_syntax [$attr_ty:ty]) => { Some($crate::format::AttrSyntax::of::<$attr_ty>()) };
+    (@names_of *) => { [] as [&str; 0] };
+    (@names_of [$($y:ident),* $(,)?]) => { [$(stringify!($y)),*] };
     (@attr_name $attr:ident) => { stringify!($attr) };
     (@attr_name $attr:ident $name:literal) => { $name };
     (@summary $first:literal $($rest:literal)*) => { $first.trim_ascii() };

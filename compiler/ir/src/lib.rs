@@ -14,6 +14,7 @@ pub mod diagnostics;
 pub mod dialect;
 pub mod dominance;
 mod entity;
+pub mod format;
 mod hex;
 pub mod interfaces;
 mod intern;

@@ -436,8 +436,16 @@ impl<'a> Printer<'a> {
                 && d.results.accepts(n)
                 && d.regions.accepts(self.ctx.regions(op).len())
         });
-        match def.and_then(|d| d.print).filter(|_| !self.options.generic) {
-            Some(print) => {
+        // A format prints the op only when its attributes are there to print.
+        let custom = def
+            .filter(|_| !self.options.generic)
+            .and_then(|d| match &d.format {
+                _ if d.print.is_some() => d.print.map(Custom::Hook),
+                Some(format) if format.can_print(self.ctx, op) => Some(Custom::Format(format)),
+                _ => None,
+            });
+        match custom {
+            Some(custom) => {
                 let name = self.ctx.op_name(op);
                 // MLIR's rule: the prefix is elided only for the dialect the enclosing op names
                 // as its default (`builtin` at the top level and in a module's body, `func` in a
@@ -451,7 +459,10 @@ impl<'a> Printer<'a> {
                 self.out.push_str(short);
                 self.default_dialects
                     .push(def.and_then(|d| d.default_dialect).unwrap_or(""));
-                print(self, op);
+                match custom {
+                    Custom::Hook(print) => print(self, op),
+                    Custom::Format(format) => format.print(self, op),
+                }
                 self.default_dialects.pop();
             }
             None => self.print_generic(op),
@@ -1628,4 +1639,10 @@ impl BigUint {
         let top = self.0.iter().rposition(|l| *l != 0);
         top.map_or(0, |i| 32 * i as u32 + 32 - self.0[i].leading_zeros())
     }
+}
+
+/// How an op's custom form is printed: by its definition's hook or its format.
+enum Custom<'a> {
+    Hook(crate::dialect::PrintFn),
+    Format(&'a crate::format::AsmFormat),
 }

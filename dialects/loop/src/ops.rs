@@ -243,11 +243,10 @@ dlc_ir::define_op! {
     traits = Traits::SAME_OPERANDS_AND_RESULT_TYPE;
     operands = [value];
     results = [result];
-    attributes = [kind];
+    attributes = [kind: String];
     interfaces = [dyn MemoryEffects => NoEffects];
+    format = "$value attr-dict `:` type($result)";
     verify = verify::verify_reduce;
-    parse = syntax::parse_reduce;
-    print = syntax::print_reduce;
 }
 
 dlc_ir::define_op! {
@@ -256,11 +255,10 @@ dlc_ir::define_op! {
     traits = Traits::SAME_OPERANDS_AND_RESULT_TYPE;
     operands = [value];
     results = [result];
-    attributes = [kind];
+    attributes = [kind: String];
     interfaces = [dyn MemoryEffects => NoEffects];
+    format = "$value attr-dict `:` type($result)";
     verify = verify::verify_reduce;
-    parse = syntax::parse_reduce;
-    print = syntax::print_reduce;
 }
 
 dlc_ir::define_op! {

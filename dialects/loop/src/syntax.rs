@@ -641,26 +641,7 @@ pub(crate) fn print_gpu_index(p: &mut Printer<'_>, op: Op) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// loop.warp_reduce / loop.block_reduce
-
-pub(crate) fn parse_reduce(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
-    let v = p.parse_operand()?;
-    p.parse_optional_attr_dict(&mut spec.attrs)?;
-    let ty = p.parse_colon_type()?;
-    let v = p.resolve_operand(&v, ty)?;
-    spec.operands.push(v);
-    spec.result_types.push(ty);
-    Ok(())
-}
-
-pub(crate) fn print_reduce(p: &mut Printer<'_>, op: Op) {
-    let ctx = p.ctx();
-    p.write(" ");
-    p.print_operand(ctx.operand(op, 0));
-    p.print_optional_attr_dict(op, &[]);
-    p.write(" : ");
-    p.print_type(ctx.value_type(ctx.result(op, 0)));
-}
+// Attribute helpers
 
 /// Reads an array-of-strings attribute.
 pub(crate) fn string_array(ctx: &dlc_ir::Context, a: Attribute) -> Option<Vec<&str>> {

@@ -164,6 +164,17 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Parses a string literal (`"text"`, MLIR's escapes decoded), without the optional
+    /// `: type` of a string attribute: for a custom syntax that takes a bare string.
+    pub fn parse_string_literal(&mut self) -> PResult<String> {
+        let loc = self.current_loc();
+        if self.tok.kind != Tok::String {
+            return Err(self.error("expected a string"));
+        }
+        let t = self.advance();
+        unescape(self.lex.text(t.start + 1, t.end - 1)).map_err(|m| Diagnostic::error(loc, m))
+    }
+
     /// Parses a float written as a decimal literal, optionally negative (`0.5`, `-3`, `1e-5`),
     /// as MLIR's `parseFloat`: for a custom syntax that takes a bare number.
     pub fn parse_float(&mut self) -> PResult<f64> {

@@ -554,15 +554,20 @@ impl<'a> Parser<'a> {
         };
         let def = self.ctx.registry.op(def_id);
         let (parse, name, default_dialect) = (def.parse, def.name, def.default_dialect);
-        let Some(parse) = parse else {
+        let format = def.format.clone();
+        if parse.is_none() && format.is_none() {
             return Err(Diagnostic::error(
                 loc,
                 format!("'{name}' has no custom syntax; write it in the generic form"),
             ));
-        };
+        }
         let mut spec = OpSpec::with_name(self.ctx.registry.op_name(def_id), loc);
         self.default_dialects.push(default_dialect.unwrap_or(""));
-        let parsed = parse(self, &mut spec);
+        let parsed = match (parse, format) {
+            (Some(parse), _) => parse(self, &mut spec),
+            (None, Some(format)) => format.parse(self, &mut spec),
+            (None, None) => Ok(()),
+        };
         self.default_dialects.pop();
         parsed?;
         spec.loc = self.parse_trailing_loc(loc)?;

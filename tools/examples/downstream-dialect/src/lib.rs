@@ -1,5 +1,5 @@
 //! A dialect written outside dlc: `act`, three activation functions on float tensors, with a
-//! custom syntax, a verifier, a folder, an interface implementation and a pass that lowers
+//! custom syntax (declarative formats), a verifier, a folder, an interface implementation and a pass that lowers
 //! them to graph ops (a dialect conversion), so that everything dlc does with a graph program (fusion, lowering,
 //! code generation) then applies.
 //!
@@ -20,13 +20,12 @@ pub struct Tutorial;
 use dlc_func::FuncOp;
 use dlc_graph::shapes::DimExpr;
 use dlc_graph::{build_binary, build_splat, tensor_parts, InferShapes, TensorType};
-use dlc_ir::parser::lexer::Tok;
 use dlc_ir::pass::{Anchor, OptionValues, Pass, PassInfo, PassRegistry, PassRun};
 use dlc_ir::rewrite::TypeConverter;
 use dlc_ir::rewrite::{apply_conversion, ConversionTarget, PatternSet, RewritePattern, Rewriter};
 use dlc_ir::NamedAttr;
 use dlc_ir::{define_op, op_error, op_set, Attribute, Context, DenseValue, Diagnostic, Dialect};
-use dlc_ir::{FoldResult, InsertPoint, Op, OpSpec, PResult, Parser, Printer, Traits};
+use dlc_ir::{FoldResult, InsertPoint, Op, Traits};
 use dlc_ir::{Type, Value};
 use smallvec::SmallVec;
 
@@ -41,9 +40,8 @@ define_op! {
     results = [result];
     attributes = [factor: f64];
     interfaces = [dyn InferShapes => SameShape];
+    format = "$input `,` $factor attr-dict `:` type($input)";
     verify = verify_float_input;
-    parse = parse_act;
-    print = print_act;
     fold = fold_scale;
 }
 
@@ -55,9 +53,8 @@ define_op! {
     results = [result];
     attributes = [low: f64, high: f64];
     interfaces = [dyn InferShapes => SameShape];
+    format = "$input `,` $low `,` $high attr-dict `:` type($input)";
     verify = verify_clamp;
-    parse = parse_act;
-    print = print_act;
 }
 
 define_op! {
@@ -67,9 +64,8 @@ define_op! {
     operands = [input];
     results = [result];
     interfaces = [dyn InferShapes => SameShape];
+    format = "$input attr-dict `:` type($input)";
     verify = verify_float_input;
-    parse = parse_act;
-    print = print_act;
 }
 
 op_set! {
@@ -82,43 +78,6 @@ pub fn dialect() -> Dialect {
     let mut dialect = Dialect::new("act", ActOps::defs());
     dialect.dependencies = vec![dlc_graph::dialect];
     dialect
-}
-
-/// The syntax of every `act` op: `%x, <float attrs in declaration order> : type`.
-fn parse_act(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
-    let input = p.parse_operand()?;
-    let names = {
-        let ctx = p.ctx();
-        let def = ctx.op_def_by_name(ctx.ident_str(spec.name));
-        def.map_or(&[][..], |d| d.inherent_attrs)
-    };
-    for name in names {
-        p.expect(Tok::Comma, "','")?;
-        let value = p.parse_float()?;
-        let attr = p.ctx().float_attr(value, Type::F64);
-        spec.set_attr(p.ctx(), name, attr);
-    }
-    p.expect(Tok::Colon, "':'")?;
-    let ty = p.parse_type()?;
-    spec.operands.push(p.resolve_operand(&input, ty)?);
-    spec.result_types.push(ty);
-    Ok(())
-}
-
-fn print_act(p: &mut Printer<'_>, op: Op) {
-    let ctx = p.ctx();
-    p.write(" ");
-    p.print_operand(ctx.operand(op, 0));
-    for name in ctx.op_def(op).map_or(&[][..], |d| d.inherent_attrs) {
-        p.write(", ");
-        let value = ctx
-            .attr(op, name)
-            .and_then(|a| ctx.attr_as_float(a))
-            .unwrap_or(f64::NAN);
-        p.print_float(value, dlc_ir::FloatKind::F64);
-    }
-    p.write(" : ");
-    p.print_type(ctx.value_type(ctx.operand(op, 0)));
 }
 
 /// The operand must be a tensor of floats.

@@ -1,0 +1,213 @@
+//! Declarative assembly formats (`format = "..."` in `define_op!`, `dlc_ir::format`): ops
+//! parse and print through their format, typed attributes are written as bare values, the
+//! attributes a format does not name go in the attribute dict, bad input is a located error,
+//! and a malformed format is refused with the rule it breaks.
+
+use dlc_ir::format::{AsmFormat, AttrSyntax};
+use dlc_ir::{define_op, parse_source, print_op, verify, Context, Dialect, PrintOptions, Traits};
+use dlc_ir::{Op, Type};
+
+define_op! {
+    /// Two values for the ops under test (generic syntax: no format).
+    pub struct SourceOp = "fmt.source";
+    traits = Traits::empty();
+    operands = [];
+    results = [x, y];
+}
+
+define_op! {
+    /// Scales its operand: a typed attribute between an operand and a type.
+    pub struct ScaleOp = "fmt.scale";
+    traits = Traits::PURE.union(Traits::SAME_OPERANDS_AND_RESULT_TYPE);
+    operands = [input];
+    results = [result];
+    attributes = [factor: f64];
+    format = "$input `,` $factor attr-dict `:` type($input)";
+}
+
+define_op! {
+    /// A conversion with a keyword, two types and every other attribute kind.
+    pub struct ConvertOp = "fmt.convert";
+    traits = Traits::PURE;
+    operands = [input, other];
+    results = [result];
+    attributes = [axis: i64, flag: bool, label: String, perm: Vec<i64>, ty: Type, raw];
+    format = "$input `,` $other `to` type($result) `[` $axis `]` `(` $perm `,` $flag `,` $label `,` $ty `,` $raw `)` attr-dict `:` type($input) `,` type($other)";
+}
+
+fn context() -> Context {
+    let mut ctx = Context::new();
+    let ops = vec![SourceOp::def(), ScaleOp::def(), ConvertOp::def()];
+    ctx.register_dialect(Dialect::new("fmt", ops));
+    ctx
+}
+
+/// `body` after an op defining `%x: f32` and `%y: i32`.
+fn program(body: &str) -> String {
+    format!("%x:2 = \"fmt.source\"() : () -> (f32, i32)\n{body}\n")
+}
+
+/// The ops of `module`'s body.
+fn ops(ctx: &Context, module: Op) -> Vec<Op> {
+    let body = ctx.blocks(ctx.region(module, 0))[0];
+    ctx.block_ops(body).collect()
+}
+
+fn round_trip(body: &str) -> String {
+    let mut ctx = context();
+    let src = program(body);
+    let module = parse_source(&mut ctx, &src, "fmt.mlir", 1)
+        .unwrap_or_else(|d| panic!("{body}: does not parse: {d:?}"));
+    verify(&ctx, module).unwrap_or_else(|d| panic!("{body}: invalid: {d:?}"));
+    let printed = print_op(&ctx, module, PrintOptions::default());
+    // Printed text parses back to the same text.
+    let mut again = context();
+    let reparsed = parse_source(&mut again, &printed, "printed.mlir", 1)
+        .unwrap_or_else(|d| panic!("printed form does not parse: {d:?}\n{printed}"));
+    assert_eq!(print_op(&again, reparsed, PrintOptions::default()), printed);
+    printed
+}
+
+#[test]
+fn ops_parse_and_print_through_their_format() {
+    let printed = round_trip("%s = fmt.scale %x#0, 0.5 : f32");
+    assert!(
+        printed.contains("%1 = fmt.scale %0#0, 5.000000e-01 : f32"),
+        "{printed}"
+    );
+    let printed = round_trip(
+        "%c = fmt.convert %x#0, %x#1 to i8 [-3] ([1, 0], true, \"a\\\"b\", f16, 7 : i32) {note = 1 : i64} : f32, i32",
+    );
+    assert!(
+        printed.contains(
+            "fmt.convert %0#0, %0#1 to i8 [-3] ([1, 0], true, \"a\\22b\", f16, 7 : i32) {note = 1 : i64} : f32, i32"
+        ),
+        "{printed}"
+    );
+}
+
+#[test]
+fn typed_attributes_hold_their_rust_values() {
+    let mut ctx = context();
+    let src = program(
+        "%s = fmt.scale %x#0, 6 : f32\n%c = fmt.convert %x#0, %x#1 to i8 [2] ([], false, \"\", index, unit) : f32, i32",
+    );
+    let module = parse_source(&mut ctx, &src, "fmt.mlir", 1).expect("parses");
+    let ops = ops(&ctx, module);
+    let scale = ops.iter().find_map(|&op| ctx.view::<ScaleOp>(op));
+    let convert = ops.iter().find_map(|&op| ctx.view::<ConvertOp>(op));
+    let (scale, convert) = (scale.expect("a scale"), convert.expect("a convert"));
+    assert_eq!(scale.factor(&ctx), Some(6.0));
+    assert_eq!(
+        ctx.value_type(scale.result(&ctx)),
+        ctx.value_type(scale.input(&ctx))
+    );
+    assert_eq!(convert.axis(&ctx), Some(2));
+    assert_eq!(convert.flag(&ctx), Some(false));
+    assert_eq!(convert.label(&ctx).as_deref(), Some(""));
+    assert_eq!(convert.perm(&ctx), Some(vec![]));
+    assert_eq!(convert.ty(&ctx), Some(Type::INDEX));
+    assert_eq!(ctx.value_type(convert.result(&ctx)), Type::I8);
+}
+
+#[test]
+fn bad_input_is_a_located_error() {
+    // Each body with the text the error must point at: the unexpected token, or for a missing
+    // punctuation the end of the token before it, as MLIR's parser reports.
+    let cases = [
+        ("%s = fmt.scale %x#0, abc : f32", "abc"),
+        ("%s = fmt.scale %x#0 0.5 : f32", " 0.5"),
+        ("%s = fmt.scale %x#0, 0.5 f32", " f32"),
+        ("%c = fmt.convert %x#0, %x#1 into i8 [0] ([], true, \"\", f16, 1) : f32, i32", "into"),
+        ("%c = fmt.convert %x#0, %x#1 to i8 [99999999999999999999] ([], true, \"\", f16, 1) : f32, i32", "9999"),
+        ("%c = fmt.convert %x#0, %x#1 to i8 [0] ([], maybe, \"\", f16, 1) : f32, i32", "maybe"),
+        ("%c = fmt.convert %x#0, %x#1 to i8 [0] ([], true, 3, f16, 1) : f32, i32", "3,"),
+        // Parsed, then refused by the verifier: the operand is not the result's f32.
+        ("%s = fmt.scale %x#1, 0.5 : f32", "%x#1"),
+    ];
+    for (body, token) in cases {
+        let mut ctx = context();
+        let err = match parse_source(&mut ctx, &program(body), "bad.mlir", 1) {
+            Ok(module) => verify(&ctx, module).expect_err(body),
+            Err(d) => d,
+        };
+        let col = body.find(token).expect("the token is in the body") + 1;
+        let rendered = format!("{err:?}");
+        let at = format!("line: 2, col: {col} }}");
+        assert!(
+            rendered.contains(&at),
+            "{body}: expected an error at {at}: {rendered}"
+        );
+    }
+}
+
+#[test]
+fn an_op_its_format_cannot_write_prints_generically() {
+    let mut ctx = context();
+    // A scale whose factor is a string: the format's f64 cannot hold it.
+    let src = program("%s = \"fmt.scale\"(%x) {factor = \"half\"} : (f32) -> f32");
+    let module = parse_source(&mut ctx, &src, "generic.mlir", 1).expect("parses");
+    let printed = print_op(&ctx, module, PrintOptions::default());
+    assert!(
+        printed.contains("\"fmt.scale\"(%0#0) <{factor = \"half\"}> : (f32) -> f32"),
+        "{printed}"
+    );
+}
+
+#[test]
+fn malformed_formats_are_refused_with_the_rule() {
+    const ATTRS: &[&str] = &["factor"];
+    const SYNTAX: &[Option<AttrSyntax>] = &[Some(AttrSyntax::of::<f64>())];
+    let same = Traits::SAME_OPERANDS_AND_RESULT_TYPE;
+    let cases = [
+        ("$input `:` type($input)", same, "'attr-dict' is missing"),
+        (
+            "$input $input attr-dict `:` type($input)",
+            same,
+            "appears twice",
+        ),
+        (
+            "$nope attr-dict `:` type($input)",
+            same,
+            "'$nope' is neither",
+        ),
+        (
+            "attr-dict `:` type($input)",
+            same,
+            "operand 'input' is not in the format",
+        ),
+        ("$input attr-dict", same, "'input' has no type"),
+        (
+            "$input attr-dict `:` type($input)",
+            Traits::empty(),
+            "'result' has no type",
+        ),
+        ("$input attr-dict `:` type($input", same, "needs its ')'"),
+        (
+            "$input attr-dict `;` type($input)",
+            same,
+            "neither punctuation nor a keyword",
+        ),
+        (
+            "$input attr-dict `: type($input)",
+            same,
+            "unterminated literal",
+        ),
+        (
+            "$input attr-dict : type($input)",
+            same,
+            "unknown format element ':'",
+        ),
+        (
+            "$input attr-dict `:` type($other)",
+            same,
+            "names no operand or result",
+        ),
+    ];
+    for (text, traits, rule) in cases {
+        let err = AsmFormat::new(text, &["input"], &["result"], ATTRS, SYNTAX, traits)
+            .err()
+            .unwrap_or_else(|| panic!("'{text}' was accepted"));
+        assert!(err.contains(rule), "'{text}': {err}");
+    }
+}
