@@ -422,6 +422,8 @@ pub const fn position(name: &str, names: &[&str]) -> usize {
 /// - `parents = &["dialect.op"];` the ops it may be nested in directly;
 /// - `interfaces = [dyn MemoryEffects => LoadEffects, ...];` the op interfaces it implements
 ///   ([`crate::interfaces`]), each a `'static` implementation value;
+/// - `fixed_types = [size: Type::INDEX];` operands and results whose type is always the same,
+///   which a format then does not write;
 /// - `format = "$input `,` $factor attr-dict `:` type($input)";` the op's custom syntax as a
 ///   declarative assembly format ([`crate::format`]), in place of `parse` and `print` hooks;
 /// - the hooks, the `Option` fields of [`OpDef`] given without `Some`: `verify`,
@@ -442,6 +444,7 @@ macro_rules! define_op {
         $(regions = $regions:expr;)?
         $(parents = $parents:expr;)?
         $(interfaces = [$(dyn $iface:path => $imp:expr),* $(,)?];)?
+        $(fixed_types = [$($fixed:ident : $fixed_ty:expr),* $(,)?];)?
         $(format = $format:literal;)?
         $(verify = $verify:expr;)?
         $(verify_symbols = $verify_symbols:expr;)?
@@ -490,6 +493,10 @@ macro_rules! define_op {
                 $(def.regions = $crate::Arity::Exact($regions);)?
                 $(def.parents = $parents;)?
                 $($(def.interfaces.add::<dyn $iface>(&$imp);)*)?
+                // Read by the format, when there is one.
+                #[allow(unused_variables)]
+                let fixed_types: &[(&str, $crate::Type)] =
+                    &[$($((stringify!($fixed), $fixed_ty)),*)?];
                 $(
                     let format = $crate::format::AsmFormat::new(
                         $format,
@@ -497,6 +504,7 @@ macro_rules! define_op {
                         &$crate::define_op!(@names_of $results),
                         def.inherent_attrs,
                         def.attr_syntax,
+                        fixed_types,
                         def.traits,
                     );
                     // A malformed format is a bug in this definition, found when it is built.

@@ -15,8 +15,9 @@
 //! - `` `lit` ``: a punctuation token (`,` `:` `(` `)` `[` `]` `<` `>` `=` `->`) or a keyword.
 //!
 //! Every operand appears once, and every operand and result gets its type: from its
-//! `type(...)` element or, in an op with `SAME_OPERANDS_AND_RESULT_TYPE`, from the one such
-//! element of any of them. An attribute appears at most once; those the format does not name
+//! `type(...)` element, from the definition's `fixed_types` (an `index` result, an `i1`
+//! condition: MLIR's buildable types) or, in an op with `SAME_OPERANDS_AND_RESULT_TYPE`, from
+//! the one `type(...)` element of any of them. An attribute appears at most once; those the format does not name
 //! go in `attr-dict`, as in MLIR. A format that breaks these rules is a bug in the op's definition:
 //! [`AsmFormat::new`] says which rule, and `define_op!` panics with that message when the
 //! definition is built (every dialect's registration in its tests builds them).
@@ -89,7 +90,9 @@ pub struct AsmFormat {
     syntax: &'static [Option<AttrSyntax>],
     /// The attributes the format writes, which `attr-dict` leaves out.
     written: Vec<&'static str>,
-    results: usize,
+    /// Per operand and per result, the type it always has, if the definition fixes one.
+    fixed_operands: Vec<Option<Type>>,
+    fixed_results: Vec<Option<Type>>,
 }
 
 /// Punctuation a format may hold, with its token.
@@ -108,14 +111,15 @@ const PUNCTUATION: &[(&str, Tok)] = &[
 
 impl AsmFormat {
     /// Parses `text` for an op with these operand, result and attribute names (`syntax` the
-    /// typed syntax of each attribute that has a Rust type) and traits; the error names the
-    /// rule the format breaks.
+    /// typed syntax of each attribute that has a Rust type), the operands and results whose
+    /// type is `fixed`, and traits; the error names the rule the format breaks.
     pub fn new(
         text: &'static str,
         operands: &[&str],
         results: &[&str],
         attrs: &'static [&'static str],
         syntax: &'static [Option<AttrSyntax>],
+        fixed: &[(&str, Type)],
         traits: Traits,
     ) -> Result<AsmFormat, String> {
         let mut elements = Vec::new();
@@ -136,6 +140,18 @@ impl AsmFormat {
             rest = tail.trim_start();
         }
         let same_type = traits.contains(Traits::SAME_OPERANDS_AND_RESULT_TYPE);
+        for (name, _) in fixed {
+            if !operands.contains(name) && !results.contains(name) {
+                return Err(format!(
+                    "fixed type of '{name}', which is no operand or result"
+                ));
+            }
+        }
+        let fixed_at = |names: &[&str]| -> Vec<Option<Type>> {
+            let type_of = |n: &&str| fixed.iter().find(|(f, _)| f == n).map(|(_, t)| *t);
+            names.iter().map(type_of).collect()
+        };
+        let (fixed_operands, fixed_results) = (fixed_at(operands), fixed_at(results));
         let written = (0..attrs.len())
             .filter(|&i| elements.contains(&Element::Attr(i)))
             .map(|i| attrs[i])
@@ -145,7 +161,8 @@ impl AsmFormat {
             attrs,
             syntax,
             written,
-            results: results.len(),
+            fixed_operands,
+            fixed_results,
         };
         if !format.elements.contains(&Element::AttrDict) {
             return Err(
@@ -161,8 +178,12 @@ impl AsmFormat {
         }
         let typed = |e: &Element| matches!(e, Element::OperandType(_) | Element::ResultType(_));
         let any_type = format.elements.iter().any(typed);
-        let typed_operand = |i| format.elements.contains(&Element::OperandType(i));
-        let typed_result = |i| format.elements.contains(&Element::ResultType(i));
+        let typed_operand = |i: usize| {
+            format.fixed_operands[i].is_some() || format.elements.contains(&Element::OperandType(i))
+        };
+        let typed_result = |i: usize| {
+            format.fixed_results[i].is_some() || format.elements.contains(&Element::ResultType(i))
+        };
         let untyped = (0..operands.len())
             .filter(|&i| !typed_operand(i))
             .map(|i| operands[i])
@@ -195,11 +216,10 @@ impl AsmFormat {
 
     /// Parses the op's custom form after its name into `spec`.
     pub fn parse(&self, p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
-        let operand_count = self.count(|e| matches!(e, Element::Operand(_)));
-        let result_count = self.results;
-        let mut operands: Vec<Option<UnresolvedOperand<'_>>> = vec![None; operand_count];
-        let mut operand_types: Vec<Option<Type>> = vec![None; operand_count];
-        let mut result_types: Vec<Option<Type>> = vec![None; result_count];
+        let mut operands: Vec<Option<UnresolvedOperand<'_>>> =
+            vec![None; self.fixed_operands.len()];
+        let mut operand_types = self.fixed_operands.clone();
+        let mut result_types = self.fixed_results.clone();
         for element in &self.elements {
             match element {
                 Element::Operand(i) => operands[*i] = Some(p.parse_operand()?),
@@ -268,10 +288,6 @@ impl AsmFormat {
                 Element::Punct(_, text) | Element::Keyword(text) => p.write(text),
             }
         }
-    }
-
-    fn count(&self, f: impl Fn(&Element) -> bool) -> usize {
-        self.elements.iter().filter(|e| f(e)).count()
     }
 
     fn syntax_of(&self, attr: usize) -> Option<AttrSyntax> {

@@ -204,8 +204,21 @@ fn malformed_formats_are_refused_with_the_rule() {
             "names no operand or result",
         ),
     ];
+    let fixed = [("nothing", Type::INDEX)];
+    let err = AsmFormat::new(
+        "$input attr-dict",
+        &["input"],
+        &[],
+        ATTRS,
+        SYNTAX,
+        &fixed,
+        same,
+    );
+    assert!(err
+        .err()
+        .is_some_and(|e| e.contains("no operand or result")));
     for (text, traits, rule) in cases {
-        let err = AsmFormat::new(text, &["input"], &["result"], ATTRS, SYNTAX, traits)
+        let err = AsmFormat::new(text, &["input"], &["result"], ATTRS, SYNTAX, &[], traits)
             .err()
             .unwrap_or_else(|| panic!("'{text}' was accepted"));
         assert!(err.contains(rule), "'{text}': {err}");

@@ -38,8 +38,7 @@ dlc_ir::define_op! {
     operands = [];
     results = [];
     parents = &["loop.kernel"];
-    parse = syntax::parse_bare;
-    print = syntax::print_bare;
+    format = "attr-dict";
 }
 
 dlc_ir::define_op! {
@@ -185,8 +184,7 @@ dlc_ir::define_op! {
     operands = [];
     results = [];
     parents = &["loop.for", "loop.schedule_block", "loop.if"];
-    parse = syntax::parse_bare;
-    print = syntax::print_bare;
+    format = "attr-dict";
 }
 
 dlc_ir::define_op! {
@@ -196,9 +194,8 @@ dlc_ir::define_op! {
     operands = [];
     results = [];
     interfaces = [dyn MemoryEffects => Synchronizes];
+    format = "attr-dict";
     verify = verify::verify_barrier;
-    parse = syntax::parse_bare;
-    print = syntax::print_bare;
 }
 
 dlc_ir::define_op! {
@@ -267,10 +264,10 @@ dlc_ir::define_op! {
     traits = Traits::PURE;
     operands = [buffer];
     results = [result];
-    attributes = [axis];
+    attributes = [axis: i64];
+    fixed_types = [result: Type::INDEX];
+    format = "$buffer `,` $axis attr-dict `:` type($buffer)";
     verify = verify::verify_dim;
-    parse = syntax::parse_dim;
-    print = syntax::print_dim;
 }
 
 dlc_ir::define_op! {
@@ -282,9 +279,9 @@ dlc_ir::define_op! {
     operands = [buffer];
     results = [result];
     interfaces = [dyn MemoryEffects => ReadsOperand];
+    fixed_types = [result: Type::INDEX];
+    format = "$buffer attr-dict `:` type($buffer)";
     verify = verify::verify_read_size;
-    parse = syntax::parse_read_size;
-    print = syntax::print_read_size;
 }
 
 dlc_ir::define_op! {
@@ -295,10 +292,10 @@ dlc_ir::define_op! {
     traits = Traits::empty();
     operands = [condition];
     results = [];
-    attributes = [message];
+    attributes = [message: String];
+    fixed_types = [condition: Type::I1];
+    format = "$condition `,` $message attr-dict";
     verify = verify::verify_check;
-    parse = syntax::parse_check;
-    print = syntax::print_check;
 }
 
 dlc_ir::define_op! {
@@ -1031,9 +1028,7 @@ impl IfOp {
 impl DimOp {
     /// The dimension queried, if the `axis` attribute is a non-negative integer.
     pub fn axis_index(self, ctx: &Context) -> Option<usize> {
-        self.axis(ctx)
-            .and_then(|a| ctx.attr_as_int(a))
-            .and_then(|v| usize::try_from(v).ok())
+        self.axis(ctx).and_then(|v| usize::try_from(v).ok())
     }
 }
 

@@ -24,6 +24,12 @@
 //! %r = loop.call_if %c then @f else @g (%a) : (!loop.buffer<i1, global>, index) -> index
 //! %s:2 = loop.call_loop @body (%m, %c, %x) captures (%y) : (...) -> (...)
 //! ```
+//!
+//! These are the ops whose syntax a declarative format (`format = "..."` in their definition,
+//! `dlc_ir::format`) cannot say: regions with argument lists, an elided terminator, optional
+//! groups (`else`, sizes), one type written for several operands, keywords that are attribute
+//! values. The others (`loop.dim`, `loop.check`, `loop.warp_reduce`, the terminators, ...) have
+//! a format.
 
 use crate::ops::{IterKind, LoopKind, ReturnOp, ScheduleBlockOp, YieldOp};
 use crate::types::buffer_parts;
@@ -178,15 +184,6 @@ pub(crate) fn print_kernel(p: &mut Printer<'_>, op: Op) {
     p.print_optional_attr_dict_with_keyword(op, &["sym_name", "function_type", "arg_attrs"]);
     p.write(" ");
     p.print_region(region, false);
-}
-
-/// Parses an op with no operands, results or regions: only an optional attribute dict.
-pub(crate) fn parse_bare(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
-    p.parse_optional_attr_dict(&mut spec.attrs)
-}
-
-pub(crate) fn print_bare(p: &mut Printer<'_>, op: Op) {
-    p.print_optional_attr_dict(op, &[]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -653,108 +650,6 @@ pub(crate) fn string_array(ctx: &dlc_ir::Context, a: Attribute) -> Option<Vec<&s
 
 // ---------------------------------------------------------------------------------------------
 // Host ops: loop.dim, loop.launch, loop.constant, loop.view
-
-/// `%buf, axis attr-dict : buffer-type`.
-pub(crate) fn parse_dim(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
-    let buf = p.parse_operand()?;
-    p.expect(Tok::Comma, "','")?;
-    let axis = parse_int(p, "integer axis")?;
-    let axis = p.ctx().integer_attr(axis.into(), Type::I64);
-    set_attr(p, spec, "axis", axis);
-    parse_buffer_to_index(p, spec, &buf)
-}
-
-/// The `attr-dict : buffer-type` tail of `loop.dim` and `loop.read_size`: the buffer operand
-/// `buf` resolved against the type, and the `index` result.
-fn parse_buffer_to_index<'a>(
-    p: &mut Parser<'a>,
-    spec: &mut OpSpec,
-    buf: &UnresolvedOperand<'a>,
-) -> PResult<()> {
-    p.parse_optional_attr_dict(&mut spec.attrs)?;
-    let ty = p.parse_colon_type()?;
-    let buf = p.resolve_operand(buf, ty)?;
-    spec.operands.push(buf);
-    spec.result_types.push(Type::INDEX);
-    Ok(())
-}
-
-pub(crate) fn print_dim(p: &mut Printer<'_>, op: Op) {
-    let ctx = p.ctx();
-    let axis = ctx.attr(op, "axis").and_then(|a| match ctx.attr_kind(a) {
-        AttrKind::Integer { value, ty } if *ty == Type::I64 => Some(*value),
-        _ => None,
-    });
-    let Some(&buf) = ctx.operands(op).first() else {
-        // No buffer to print; the verifier rejects the op.
-        p.print_optional_attr_dict(op, &[]);
-        return;
-    };
-    p.write(" ");
-    p.print_operand(buf);
-    // A malformed axis cannot be written in the custom form; keep it in the attribute dict.
-    let elided: &[&str] = match axis {
-        Some(a) => {
-            p.write(&format!(", {a}"));
-            &["axis"]
-        }
-        None => {
-            p.write(", 0");
-            &[]
-        }
-    };
-    p.print_optional_attr_dict(op, elided);
-    p.write(" : ");
-    p.print_type(ctx.value_type(buf));
-}
-
-/// `%buf attr-dict : type` of `loop.read_size`; the result is an `index`.
-pub(crate) fn parse_read_size(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
-    let buf = p.parse_operand()?;
-    parse_buffer_to_index(p, spec, &buf)
-}
-
-pub(crate) fn print_read_size(p: &mut Printer<'_>, op: Op) {
-    let ctx = p.ctx();
-    let Some(&buf) = ctx.operands(op).first() else {
-        // No buffer to print; the verifier rejects the op.
-        p.print_optional_attr_dict(op, &[]);
-        return;
-    };
-    p.write(" ");
-    p.print_operand(buf);
-    p.print_optional_attr_dict(op, &[]);
-    p.write(" : ");
-    p.print_type(ctx.value_type(buf));
-}
-
-/// `%condition, "message" attr-dict` of `loop.check`; the condition is an `i1`.
-pub(crate) fn parse_check(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
-    let condition = p.parse_operand()?;
-    p.expect(Tok::Comma, ",")?;
-    let message = p.parse_attribute()?;
-    set_attr(p, spec, "message", message);
-    p.parse_optional_attr_dict(&mut spec.attrs)?;
-    let condition = p.resolve_operand(&condition, Type::I1)?;
-    spec.operands.push(condition);
-    Ok(())
-}
-
-pub(crate) fn print_check(p: &mut Printer<'_>, op: Op) {
-    let ctx = p.ctx();
-    let message = ctx.attr(op, "message").and_then(|a| ctx.attr_as_str(a));
-    let (Some(&condition), Some(message)) = (ctx.operands(op).first(), message) else {
-        // Not the custom form's parts; the verifier rejects the op.
-        p.print_optional_attr_dict(op, &[]);
-        return;
-    };
-    let message = message.to_string();
-    p.write(" ");
-    p.print_operand(condition);
-    p.write(", ");
-    p.print_string(&message);
-    p.print_optional_attr_dict(op, &["message"]);
-}
 
 /// `@kernel(%a, %n) attr-dict : (types) -> ()`.
 pub(crate) fn parse_launch(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
