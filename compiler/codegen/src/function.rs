@@ -17,9 +17,9 @@
 //!   the end of their block. Shared buffers are `addrspace(3)` globals.
 
 use crate::error::{CgError, CgResult};
-use crate::scalar::ScalarOp;
 use crate::types::{storage_type, value_type};
 use dlc_ir::{Block, Context, Op, Type, Value, DYNAMIC};
+use dlc_loop::math::ScalarOp;
 use dlc_loop::{buffer_parts, Access, AccessKind, LoopKind, MemorySpace};
 use inkwell::basic_block::BasicBlock;
 use inkwell::builder::Builder;

@@ -22,34 +22,11 @@ use crate::function::{FnLowering, Machine};
 use crate::math::{emit_math, emit_powf, MathFn};
 use crate::types::value_type;
 use dlc_arith::{rounding_mode, ArithOps, RoundingMode};
-use dlc_ir::{AttrKind, Context, DenseValue, Op};
-use dlc_loop::math::MathOps;
+use dlc_ir::{AttrKind, DenseValue, Op};
+use dlc_loop::math::{MathOps, ScalarOp};
 use inkwell::types::BasicTypeEnum;
 use inkwell::values::{BasicValueEnum, FastMathFlags, InstructionOpcode as Opc};
 use inkwell::{FloatPredicate, IntPredicate};
-
-/// An op this file lowers: one of the `arith` or the `math` dialect.
-#[derive(Copy, Clone, Debug)]
-pub(crate) enum ScalarOp {
-    Arith(ArithOps),
-    Math(MathOps),
-}
-
-impl ScalarOp {
-    /// `op` as an `arith` or `math` op, `None` for an op of another dialect.
-    pub(crate) fn of(ctx: &Context, op: Op) -> Option<Self> {
-        ArithOps::of(ctx, op)
-            .map(ScalarOp::Arith)
-            .or_else(|| MathOps::of(ctx, op).map(ScalarOp::Math))
-    }
-
-    fn op(self) -> Op {
-        match self {
-            ScalarOp::Arith(a) => a.op(),
-            ScalarOp::Math(m) => m.op(),
-        }
-    }
-}
 
 /// The lowered operands of an op, read by position.
 struct Operands<'a, 'ctx> {

@@ -80,6 +80,31 @@ dlc_ir::op_set! {
     }
 }
 
+/// A scalar op: one of `arith` or of `math`, the ops the loop interpreter evaluates and the
+/// code generators lower one value at a time.
+#[derive(Copy, Clone, Debug)]
+pub enum ScalarOp {
+    Arith(dlc_arith::ArithOps),
+    Math(MathOps),
+}
+
+impl ScalarOp {
+    /// `op` as an `arith` or `math` op, `None` for an op of another dialect.
+    pub fn of(ctx: &Context, op: Op) -> Option<Self> {
+        dlc_arith::ArithOps::of(ctx, op)
+            .map(ScalarOp::Arith)
+            .or_else(|| MathOps::of(ctx, op).map(ScalarOp::Math))
+    }
+
+    /// The underlying op.
+    pub fn op(self) -> Op {
+        match self {
+            ScalarOp::Arith(a) => a.op(),
+            ScalarOp::Math(m) => m.op(),
+        }
+    }
+}
+
 /// The `math` dialect, ready for [`Context::register_dialect`].
 pub fn math_dialect() -> Dialect {
     Dialect::new("math", MathOps::defs())

@@ -9,7 +9,8 @@
 
 use super::buffer::{buffer_type, load, store};
 use super::memcheck::{Poison, Scratch};
-use super::scalar::{self, ScalarOp, Val};
+use super::scalar::{self, Val};
+use crate::math::ScalarOp;
 use crate::{Access, Dim, ForOp, LoopKind, LoopOps, MemorySpace};
 use dlc_arith::ArithOps;
 use dlc_ir::{Block, Context, Diagnostic, Op, Value};

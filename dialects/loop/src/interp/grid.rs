@@ -14,8 +14,9 @@
 //! Shared buffers live for one block, local ones per thread.
 
 use super::exec::{op_err, Launch, Machine, Status, Thread, MAX_SHARED_BYTES};
-use super::scalar::{self, ScalarOp, Val};
+use super::scalar::{self, Val};
 use crate::analysis::loops::loop_kind;
+use crate::math::ScalarOp;
 use crate::{AllocOp, LoopKind, LoopOps, MemorySpace, ReduceKind, WarpReduceOp};
 use dlc_ir::{AttrKind, Context, Diagnostic, Op, Value};
 use rustc_hash::FxHashMap as HashMap;

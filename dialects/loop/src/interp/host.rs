@@ -25,8 +25,9 @@ mod calls;
 
 use super::buffer::{buffer_type, store, KernelArg};
 use super::exec::op_err;
-use super::scalar::{self, ScalarOp, Val};
+use super::scalar::{self, Val};
 use super::{run_kernel_with, ArgRef};
+use crate::math::ScalarOp;
 use crate::{DimOp, KernelOp, LoopOps, MemorySpace, SOURCE_TYPE};
 use dlc_arith::ArithOps;
 use dlc_ir::symbol::SymbolTables;

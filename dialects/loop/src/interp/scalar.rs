@@ -5,7 +5,7 @@
 //! and rounded to the result type's format after every op (`truncf` rounds in its own rounding
 //! mode). Ops on `vector<...>` values apply lane by lane. Errors are messages; the caller attaches the op's location.
 
-use crate::math::MathOps;
+use crate::math::{MathOps, ScalarOp};
 use crate::ReduceKind;
 use dlc_arith::fold::eval_cmpi;
 use dlc_arith::{
@@ -71,29 +71,6 @@ pub(crate) fn normalize(ctx: &Context, ty: Type, v: Val) -> Val {
             None => Val::Int(x),
         },
         (v, _) => v,
-    }
-}
-
-/// An op this interpreter evaluates as scalar math: an `arith` or a `math` op.
-#[derive(Copy, Clone, Debug)]
-pub(crate) enum ScalarOp {
-    Arith(ArithOps),
-    Math(MathOps),
-}
-
-impl ScalarOp {
-    /// `op` as an `arith` or `math` op, or `None` for any other op.
-    pub(crate) fn of(ctx: &Context, op: Op) -> Option<Self> {
-        ArithOps::of(ctx, op)
-            .map(ScalarOp::Arith)
-            .or_else(|| MathOps::of(ctx, op).map(ScalarOp::Math))
-    }
-
-    fn op(self) -> Op {
-        match self {
-            ScalarOp::Arith(a) => a.op(),
-            ScalarOp::Math(m) => m.op(),
-        }
     }
 }
 
