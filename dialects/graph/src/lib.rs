@@ -38,7 +38,7 @@ pub use builders::{
     build_with_type, constant_spec, i64_array, i64_attr,
 };
 pub use infer::{infer, infer_result_type, InferShapes, ShapeRule};
-pub use ops::{family, DTypeClass, Family, GraphOp, GraphOps, Reduction};
+pub use ops::{family, family_of, DTypeClass, Family, GraphOp, GraphOps, Reduction};
 pub use verify::{tensor_parts, TensorType};
 
 use dlc_ir::{AttrKind, Attribute, Context, Dialect, Location, OpSpec, Type};

@@ -10,7 +10,7 @@
 use crate::decompose::{self, DecomposeFn};
 use crate::infer::{InferShapes, ShapeRule};
 use crate::{fold, syntax, verify};
-use dlc_ir::{define_op, OpView, Traits};
+use dlc_ir::{define_op, Context, Op, OpView, Traits};
 use DTypeClass::*;
 use Family::*;
 
@@ -87,8 +87,13 @@ macro_rules! graph_ops {
             pub const DECOMPOSITIONS: &[(&str, DecomposeFn)] = &[$($(($opname, $decompose),)?)*];
         }
 
+        /// The family of `op` if it is a graph op: [`GraphOps::family`], by the op's id.
+        pub fn family_of(ctx: &Context, op: Op) -> Option<Family> {
+            GraphOps::of(ctx, op).map(GraphOps::family)
+        }
+
         /// The family of the graph op called `name`, for code that has a name rather than an
-        /// op (parsers, builders, pass options); [`GraphOps::family`] for an op.
+        /// op (parsers, builders, pass options); [`family_of`] for an op.
         pub fn family(name: &str) -> Option<Family> {
             match name {
                 $($opname => Some($family),)*
@@ -371,6 +376,37 @@ pub enum Family {
 }
 
 impl Family {
+    /// True for the elementwise ops: each result element is computed from the elements of the
+    /// (broadcast) operands at the same position (unary, binary, cast, compare, select,
+    /// broadcast_to). Fusion groups them freely; lowering computes them in one loop nest.
+    pub fn is_elementwise(self) -> bool {
+        matches!(
+            self,
+            Family::Unary(_)
+                | Family::Cast
+                | Family::Binary(_)
+                | Family::Cmp
+                | Family::Select
+                | Family::BroadcastTo
+        )
+    }
+
+    /// True for the ops that only move or produce data without arithmetic on it (reshape,
+    /// transpose, slice, concat, pad, gather, iota, fill): a kernel of their own.
+    pub fn is_data_movement(self) -> bool {
+        matches!(
+            self,
+            Family::Reshape
+                | Family::Transpose
+                | Family::Slice
+                | Family::Concat
+                | Family::Pad
+                | Family::Gather
+                | Family::Iota
+                | Family::Fill
+        )
+    }
+
     /// True for the composite ops, which have a decomposition into primitives.
     pub fn is_composite(self) -> bool {
         matches!(

@@ -211,7 +211,7 @@ use super::sink_reshapes::sink_reshapes;
 use dlc_func::FuncOp;
 use dlc_graph::decompose::direct_conv;
 use dlc_graph::shapes::{DimExpr, SymbolicShapes};
-use dlc_graph::{family, tensor_parts, Family, GraphOps};
+use dlc_graph::{family_of, tensor_parts, Family, GraphOps};
 use dlc_ir::pass::{
     Analysis, Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun,
 };
@@ -391,15 +391,8 @@ pub(super) enum Kind {
 
 /// How `op` takes part in fusion.
 pub(super) fn kind(ctx: &Context, op: Op) -> Kind {
-    match family(ctx.op_name(op)) {
-        Some(
-            Family::Unary(_)
-            | Family::Cast
-            | Family::Binary(_)
-            | Family::Cmp
-            | Family::Select
-            | Family::BroadcastTo,
-        ) => Kind::Elementwise,
+    match family_of(ctx, op) {
+        Some(f) if f.is_elementwise() => Kind::Elementwise,
         Some(Family::Reduce(_)) => Kind::Reduce,
         Some(Family::Matmul) => Kind::Matmul,
         Some(Family::Conv2d) if direct_conv(ctx, op).is_some() => Kind::Matmul,

@@ -16,7 +16,7 @@
 
 use dlc_graph::ops::{FusionOp, YieldOp};
 use dlc_graph::shapes::{DimExpr, SymbolicShapes};
-use dlc_graph::{family, Family};
+use dlc_graph::{family_of, Family};
 use dlc_ir::pass::Analysis;
 use dlc_ir::{AttrKind, Block, Context, InsertPoint, Op, OpSpec, Type, Value};
 
@@ -107,7 +107,7 @@ fn nest_of(ctx: &Context, fusion: Op, shapes: &SymbolicShapes) -> Option<Nest> {
     let shape = |v: Value| shapes.shape(v).map(<[DimExpr]>::to_vec);
     let mut reduce = None;
     for op in ctx.block_ops(body) {
-        match family(ctx.op_name(op)) {
+        match family_of(ctx, op) {
             // See the module doc: a merged matmul nest cannot be tiled.
             Some(Family::Matmul | Family::Conv2d | Family::ArgReduce(_)) => return None,
             Some(Family::Reduce(_)) if reduce.is_none() => {

@@ -30,7 +30,7 @@
 use super::fuse::{kind, Kind};
 use dlc_graph::decompose::GraphBuilder;
 use dlc_graph::ops::{ConstantOp, ReshapeOp, TransposeOp};
-use dlc_graph::{family, Family};
+use dlc_graph::{family_of, Family};
 use dlc_ir::attributes::{AttrKind, DenseElements};
 use dlc_ir::{Attribute, Block, Context, FoldResult, InsertPoint, Op, Value, ValueMap, DYNAMIC};
 
@@ -137,7 +137,7 @@ fn static_shape(ctx: &Context, v: Value) -> Option<Vec<i64>> {
 /// An elementwise op whose result has its operands' broadcast shape (a `broadcast_to`, whose
 /// attribute names the shape, is not one to move).
 fn is_elementwise(ctx: &Context, op: Op) -> bool {
-    kind(ctx, op) == Kind::Elementwise && family(ctx.op_name(op)) != Some(Family::BroadcastTo)
+    kind(ctx, op) == Kind::Elementwise && family_of(ctx, op) != Some(Family::BroadcastTo)
 }
 
 /// Whether `v` is computed by an op whose group its consumers could join: an elementwise op
@@ -145,10 +145,7 @@ fn is_elementwise(ctx: &Context, op: Op) -> bool {
 fn computed(ctx: &Context, v: Value) -> bool {
     ctx.defining_op(v).is_some_and(|d| {
         is_elementwise(ctx, d)
-            || matches!(
-                family(ctx.op_name(d)),
-                Some(Family::Reduce(_) | Family::Matmul)
-            )
+            || matches!(family_of(ctx, d), Some(Family::Reduce(_) | Family::Matmul))
     })
 }
 

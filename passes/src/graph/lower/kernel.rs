@@ -15,7 +15,7 @@ use crate::loops::cpu::target::inherit_target_cpu;
 use dlc_graph::decompose::direct_conv;
 use dlc_graph::ops::{ConstantOp, ReduceMaxOp, ReduceMeanOp, ReduceMinOp};
 use dlc_graph::shapes::{DimExpr, SymbolicShapes};
-use dlc_graph::{family, tensor_parts, Family, GraphOps, Reduction};
+use dlc_graph::{family_of, tensor_parts, Family, GraphOps, Reduction};
 use dlc_ir::{AttrKind, Block, Context, DenseValue, InsertPoint, Location, Op, Type, Value};
 use dlc_loop::{
     before_terminator, buffer_type, build_alloc, build_for, build_kernel, build_load,
@@ -728,7 +728,7 @@ impl Kernel<'_> {
     /// The combining kind of `reduce_*` op `op` and the class of its element type.
     fn reduce_kind_of(&self, ctx: &Context, op: Op) -> Result<(ReduceKind, Class), String> {
         let elem = element_type(ctx, ctx.result(op, 0))?;
-        let Some(Family::Reduce(red)) = family(ctx.op_name(op)) else {
+        let Some(Family::Reduce(red)) = family_of(ctx, op) else {
             return Err("not a reduction".into());
         };
         let cls = class(ctx, elem);

@@ -18,7 +18,7 @@
 
 use dlc_graph::decompose::direct_conv;
 use dlc_graph::shapes::{DimExpr, SymbolicShapes};
-use dlc_graph::{family, Family};
+use dlc_graph::{family_of, Family};
 use dlc_ir::{AttrKind, Context, Op, Value};
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -109,26 +109,14 @@ impl Plan {
 /// The kind of graph op `op`.
 pub(super) fn kind_of(ctx: &Context, op: Op) -> Result<Kind, String> {
     let name = ctx.op_name(op);
-    let fam = family(name).ok_or_else(|| format!("'{name}' is not a graph op"))?;
+    let fam = family_of(ctx, op).ok_or_else(|| format!("'{name}' is not a graph op"))?;
     Ok(match fam {
-        Family::Unary(_)
-        | Family::Binary(_)
-        | Family::Cast
-        | Family::Cmp
-        | Family::Select
-        | Family::BroadcastTo => Kind::Elementwise,
+        f if f.is_elementwise() => Kind::Elementwise,
         Family::Reduce(_) => Kind::Reduce,
         Family::Matmul => Kind::Matmul,
         Family::Conv2d if direct_conv(ctx, op).is_some() => Kind::Conv,
         Family::Constant if is_splat(ctx, op) => Kind::Splat,
-        Family::Reshape
-        | Family::Transpose
-        | Family::Slice
-        | Family::Concat
-        | Family::Pad
-        | Family::Gather
-        | Family::Iota
-        | Family::Fill => Kind::Movement,
+        f if f.is_data_movement() => Kind::Movement,
         f if f.is_composite() => {
             return Err(format!(
                 "'{name}' is a composite op; run 'decompose' before 'lower'"
