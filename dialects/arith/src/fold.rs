@@ -28,7 +28,7 @@ use crate::ops::{
     AddIOp, AndIOp, BitcastOp, CmpFOp, CmpIOp, ExtFOp, ExtSIOp, ExtUIOp, MulIOp, NegFOp, SubIOp,
     TruncFOp, TruncIOp, XOrIOp,
 };
-use crate::FloatBinary;
+use crate::{int_to_float, magnitude_to_float, FloatBinary};
 use dlc_ir::attributes::dense_element_bytes;
 use dlc_ir::attributes::sign_extend;
 use dlc_ir::{
@@ -1410,52 +1410,6 @@ pub(crate) fn trunci(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Fold
         return skip_inner_cast(ctx, op, inner);
     }
     to_const(int_cast(ctx, op, c, |x, _| x))
-}
-
-/// The `kind` float nearest to the integer `x` (ties to even), rounded once.
-fn int_to_float(x: i128, kind: FloatKind) -> f64 {
-    let v = magnitude_to_float(x.unsigned_abs(), kind);
-    if x < 0 {
-        -v
-    } else {
-        v
-    }
-}
-
-/// The `kind` float nearest to the non-negative integer `m` (ties to even), rounded once.
-fn magnitude_to_float(m: u128, kind: FloatKind) -> f64 {
-    match kind {
-        // Rust's integer-to-float casts round correctly.
-        FloatKind::F64 => m as f64,
-        FloatKind::F32 => m as f32 as f64,
-        // Going through f32 or f64 would round twice; round to the format's precision here.
-        FloatKind::F16 | FloatKind::BF16 => {
-            let precision = if kind == FloatKind::F16 { 11 } else { 8 };
-            let v = round_to_precision(m, precision);
-            // Beyond the largest finite value, round-to-nearest gives infinity.
-            if kind == FloatKind::F16 && v > 65504.0 {
-                f64::INFINITY
-            } else {
-                v
-            }
-        }
-    }
-}
-
-/// `m` rounded to `precision` significant bits, ties to even (exact in an f64).
-fn round_to_precision(m: u128, precision: u32) -> f64 {
-    let bits = 128 - m.leading_zeros();
-    if bits <= precision {
-        return m as f64;
-    }
-    let shift = bits - precision;
-    let mut mantissa = m >> shift;
-    let rest = m & ((1u128 << shift) - 1);
-    let half = 1u128 << (shift - 1);
-    if rest > half || (rest == half && mantissa & 1 == 1) {
-        mantissa += 1;
-    }
-    mantissa as f64 * 2f64.powi(shift as i32)
 }
 
 pub(crate) fn sitofp(ctx: &mut Context, op: Op, c: &[Option<Attribute>]) -> Folded {

@@ -23,6 +23,7 @@ mod cmpf_of_int;
 mod float_binary;
 pub mod fold;
 mod int_binary;
+mod int_float;
 pub mod ops;
 pub mod rounding;
 mod syntax;
@@ -41,6 +42,7 @@ pub use builders::{
 };
 pub use float_binary::FloatBinary;
 pub use int_binary::IntBinary;
+pub use int_float::{int_to_float, magnitude_to_float};
 pub use ops::{
     AddFOp, AddIOp, AddUIExtendedOp, AndIOp, ArithOps, BitcastOp, CeilDivSIOp, CeilDivUIOp, CmpFOp,
     CmpIOp, ConstantOp, DivFOp, DivSIOp, DivUIOp, ExtFOp, ExtSIOp, ExtUIOp, FPToSIOp, FPToUIOp,

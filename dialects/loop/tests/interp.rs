@@ -632,6 +632,39 @@ loop.kernel @conv(%x: !loop.buffer<3xf32, global>, %d: !loop.buffer<3xf16, globa
 }
 
 #[test]
+fn int_to_float_rounds_once() {
+    let src = r#"
+loop.kernel @conv(%x: !loop.buffer<2xi64, global>, %s: !loop.buffer<2xf32, global>, %u: !loop.buffer<2xf16, global>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  loop.for serial %i = %c0 to %c2 step %c1 {
+    %v = loop.load %x[%i] : !loop.buffer<2xi64, global>
+    %f = arith.sitofp %v : i64 to f32
+    loop.store %f, %s[%i] : !loop.buffer<2xf32, global>
+    %h = arith.uitofp %v : i64 to f16
+    loop.store %h, %u[%i] : !loop.buffer<2xf16, global>
+    loop.yield
+  }
+  loop.return
+}
+"#;
+    // Just above the midpoint of two f32 values: through f64 it would land on the midpoint
+    // and tie down; rounded once, as LLVM's sitofp does, it goes up. -1 is 2^64 - 1 unsigned,
+    // beyond f16's range.
+    let x = (1i64 << 60) + (1 << 36) + 1;
+    let mut args = [
+        KernelArg::Buffer(Tensor::from_i64(DType::I64, &[2], &[x, -1])),
+        f32_buf(&[2], &[0.0, 0.0]),
+        KernelArg::Buffer(Tensor::zeros(DType::F16, &[2])),
+    ];
+    run(src, "conv", &mut args).unwrap();
+    assert_eq!(floats(&args[1]), [x as f32 as f64, -1.0]);
+    assert_ne!(floats(&args[1])[0], x as f64 as f32 as f64);
+    assert_eq!(floats(&args[2])[1], f64::INFINITY);
+}
+
+#[test]
 fn math_ops_evaluate_in_f64() {
     let src = r#"
 loop.kernel @math(%x: !loop.buffer<5xf64, global>, %erf: !loop.buffer<5xf64, global>, %mix: !loop.buffer<5xf64, global>) {

@@ -9,8 +9,8 @@ use crate::math::{MathOps, ScalarOp};
 use crate::ReduceKind;
 use dlc_arith::fold::eval_cmpi;
 use dlc_arith::{
-    round_to_format, rounding_mode, ArithOps, CmpIPredicate, ConstantOp, FloatBinary, IntBinary,
-    RoundingMode,
+    int_to_float, magnitude_to_float, round_to_format, rounding_mode, ArithOps, CmpIPredicate,
+    ConstantOp, FloatBinary, IntBinary, RoundingMode,
 };
 use dlc_ir::attributes::sign_extend;
 use dlc_ir::{AttrKind, Context, DenseValue, FloatKind, Op, Type, TypeKind};
@@ -198,10 +198,15 @@ fn eval_scalar(
                 let w = int_width(ctx, opd_ty).ok_or("cast from a non-integer type")?;
                 Val::Int(unsigned(x, w) as i64)
             }
-            A::SIToFPOp(_) => Val::Float(arg(0)?.as_int()? as f64),
+            // Rounded once to the result's format (dlc_arith's one definition).
+            A::SIToFPOp(_) => {
+                let kind = float_kind(ctx, res_ty).ok_or("sitofp to a non-float type")?;
+                Val::Float(int_to_float(arg(0)?.as_int()?.into(), kind))
+            }
             A::UIToFPOp(_) => {
                 let w = int_width(ctx, opd_ty).ok_or("cast from a non-integer type")?;
-                Val::Float(unsigned(arg(0)?.as_int()?, w) as f64)
+                let kind = float_kind(ctx, res_ty).ok_or("uitofp to a non-float type")?;
+                Val::Float(magnitude_to_float(unsigned(arg(0)?.as_int()?, w), kind))
             }
             A::FPToUIOp(_) => {
                 let x = arg(0)?.as_float()?;
