@@ -308,7 +308,8 @@ impl<'ctx> FnLowering<'_, 'ctx> {
     ) -> CgResult<BasicValueEnum<'ctx>> {
         let ty = x.get_type();
         let i64t = self.llvm.i64_type();
-        let slots = self.shared_global(ty, 32)?;
+        // One slot per warp, and slot 32 for the block's total.
+        let slots = self.shared_global(ty, 33)?;
         let tid = self.linear_thread_id()?;
         let c32 = i64t.const_int(32, false);
         let lane = self.builder.build_int_unsigned_rem(tid, c32, "lane")?;
@@ -324,8 +325,9 @@ impl<'ctx> FnLowering<'_, 'ctx> {
             None::<fn(&mut Self) -> CgResult<()>>,
         )?;
         self.barrier()?;
-        // Every warp reads the warp results (identity past the last warp) and reduces them, so
-        // no second broadcast is needed; the closing barrier lets the slots be reused.
+        // Warp 0 combines the warp results (identity past the last warp) and lane 0 stores the
+        // total. Warp 0 has a lane for every warp's slot (a block of more than 32 threads fills
+        // it); a partial last warp does not, so it cannot combine the slots itself.
         let threads = self.block_size()?;
         let warps = self.builder.build_int_unsigned_div(
             self.builder
@@ -333,16 +335,34 @@ impl<'ctx> FnLowering<'_, 'ctx> {
             c32,
             "warps",
         )?;
-        let have = self
+        let is_warp0 = self
             .builder
-            .build_int_compare(IntPredicate::ULT, lane, warps, "")?;
-        let addr = self.slot_ptr(slots, ty, lane)?;
-        let loaded = self.builder.build_load(ty, addr, "")?;
-        let identity = identity(kind, ty)?;
-        let v = self.builder.build_select(have, loaded, identity, "")?;
-        let total = self.warp_reduce(kind, v)?;
+            .build_int_compare(IntPredicate::EQ, warp, zero, "")?;
+        self.emit_if(
+            is_warp0,
+            |this| {
+                let have = this
+                    .builder
+                    .build_int_compare(IntPredicate::ULT, lane, warps, "")?;
+                let addr = this.slot_ptr(slots, ty, lane)?;
+                let loaded = this.builder.build_load(ty, addr, "")?;
+                let v = this
+                    .builder
+                    .build_select(have, loaded, identity(kind, ty)?, "")?;
+                let total = this.warp_reduce(kind, v)?;
+                this.emit_if(
+                    is_lane0,
+                    |this| this.store_slot(slots, ty, c32, total),
+                    None::<fn(&mut Self) -> CgResult<()>>,
+                )
+            },
+            None::<fn(&mut Self) -> CgResult<()>>,
+        )?;
+        // Every thread reads the total; the next block_reduce's first barrier keeps its stores
+        // from overtaking these reads.
         self.barrier()?;
-        Ok(total)
+        let addr = self.slot_ptr(slots, ty, c32)?;
+        Ok(self.builder.build_load(ty, addr, "total")?)
     }
 
     fn store_slot(
@@ -363,7 +383,7 @@ impl<'ctx> FnLowering<'_, 'ctx> {
         ty: BasicTypeEnum<'ctx>,
         i: IntValue<'ctx>,
     ) -> CgResult<PointerValue<'ctx>> {
-        // SAFETY: `i` is a lane number (< 32) and the shared buffer has 32 slots.
+        // SAFETY: `i` is a lane number (< 32) or 32, and the shared buffer has 33 slots.
         Ok(unsafe { self.builder.build_in_bounds_gep(ty, slots, &[i], "slot")? })
     }
 
