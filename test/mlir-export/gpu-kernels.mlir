@@ -48,14 +48,19 @@ loop.kernel @row_sum(%x: !loop.buffer<?x128xf32, global>, %out: !loop.buffer<?xf
 }
 
 // CHECK-LABEL: gpu.func @block_max(
-// CHECK-SAME: %arg0: memref<?xi64>, %arg1: memref<1xi64>) workgroup(%[[SLOTS:.*]] : memref<32xi64, #gpu.address_space<workgroup>>) kernel
+// CHECK-SAME: %arg0: memref<?xi64>, %arg1: memref<1xi64>) workgroup(%[[SLOTS:.*]] : memref<33xi64, #gpu.address_space<workgroup>>) kernel
 // CHECK: %[[TID:.*]] = gpu.thread_id x
 // 64-bit values are shuffled as two 32-bit halves.
 // CHECK-COUNT-10: gpu.shuffle xor %{{.*}} : i32
 // CHECK: arith.maxsi
-// CHECK: memref.store %{{.*}}, %[[SLOTS]][%{{.*}}] : memref<32xi64, #gpu.address_space<workgroup>>
+// CHECK: memref.store %{{.*}}, %[[SLOTS]][%{{.*}}] : memref<33xi64, #gpu.address_space<workgroup>>
 // CHECK: gpu.barrier
+// Warp 0 combines the slots and stores the total in slot 32, which every thread reads.
+// CHECK: scf.if
 // CHECK: memref.load %[[SLOTS]]
+// CHECK: memref.store %{{.*}}, %[[SLOTS]][%[[C32:.*]]] : memref<33xi64
+// CHECK: gpu.barrier
+// CHECK: memref.load %[[SLOTS]][%[[C32]]]
 loop.kernel @block_max(%x: !loop.buffer<?xi64, global>, %out: !loop.buffer<1xi64, global>) attributes {block = [256 : index, 1 : index, 1 : index], grid = [1 : index, 1 : index, 1 : index]} {
   %c0 = arith.constant 0 : index
   %t = loop.thread_id x

@@ -36,7 +36,7 @@ pub(crate) struct WorkgroupBuffer {
 }
 
 /// The workgroup buffers of a GPU kernel, in program order: one per static shared `loop.alloc`
-/// and one 32-slot buffer per `loop.block_reduce`.
+/// and one 33-slot buffer per `loop.block_reduce` (a slot per warp, and one for the total).
 pub(crate) fn workgroup_buffers(ctx: &Context, kernel: Op) -> Vec<WorkgroupBuffer> {
     let mut found = Vec::new();
     ctx.for_each_op(kernel, &mut |op| match LoopOps::of(ctx, op) {
@@ -53,7 +53,7 @@ pub(crate) fn workgroup_buffers(ctx: &Context, kernel: Op) -> Vec<WorkgroupBuffe
             found.push(WorkgroupBuffer {
                 op,
                 elem,
-                dims: vec![32],
+                dims: vec![33],
             });
         }
         _ => {}
@@ -292,7 +292,7 @@ impl<'c, 'm> FnExport<'c, 'm, '_> {
         self.emit1(block, name, &[a, b], a.r#type(), &[])
     }
 
-    /// Combines `x` over all threads of the block through the op's 32-slot workgroup buffer.
+    /// Combines `x` over all threads of the block through the op's 33-slot workgroup buffer.
     fn block_reduce(
         &self,
         block: BlockRef<'c, 'm>,
@@ -333,24 +333,37 @@ impl<'c, 'm> FnExport<'c, 'm, '_> {
         self.emit(then, "memref.store", &[partial, slots, warp], &[], &[])?;
         self.scf_yield(then)?;
         self.emit(block, "gpu.barrier", &[], &[], &[])?;
-        // Every warp reads the warp results (the identity past the last warp) and reduces them,
-        // so no broadcast is needed; the closing barrier lets the slots be reused.
+        // Warp 0 combines the warp results (the identity past the last warp) and lane 0 stores
+        // the total in slot 32. Warp 0 has a lane for every warp's slot; a partial last warp
+        // does not, so it cannot combine the slots itself.
         let threads = bin("arith.muli", nx, bin("arith.muli", ny, nz)?)?;
         let c31 = self.const_index(block, 31)?;
         let warps = bin("arith.divui", bin("arith.addi", threads, c31)?, c32)?;
-        let have = self.cmpi(block, 6, lane, warps)?; // ult
-        let loaded = self.emit1(block, "memref.load", &[slots, lane], x.r#type(), &[])?;
-        let identity = self.identity(block, kind, elem, x.r#type())?;
+        let is_warp0 = self.cmpi(block, 0, warp, c0)?;
+        let (_, blocks) =
+            self.emit_with_regions(block, "scf.if", &[is_warp0], &[], &[Some(no_args), None])?;
+        let first = crate::function::first_block(&blocks, 0)?;
+        let have = self.cmpi(first, 6, lane, warps)?; // ult
+        let loaded = self.emit1(first, "memref.load", &[slots, lane], x.r#type(), &[])?;
+        let identity = self.identity(first, kind, elem, x.r#type())?;
         let v = self.emit1(
-            block,
+            first,
             "arith.select",
             &[have, loaded, identity],
             x.r#type(),
             &[],
         )?;
-        let total = self.warp_reduce(block, kind, elem, v)?;
+        let total = self.warp_reduce(first, kind, elem, v)?;
+        let (_, blocks) =
+            self.emit_with_regions(first, "scf.if", &[is_lane0], &[], &[Some(no_args), None])?;
+        let store = crate::function::first_block(&blocks, 0)?;
+        self.emit(store, "memref.store", &[total, slots, c32], &[], &[])?;
+        self.scf_yield(store)?;
+        self.scf_yield(first)?;
+        // Every thread reads the total; the next block_reduce's first barrier keeps its stores
+        // from overtaking these reads.
         self.emit(block, "gpu.barrier", &[], &[], &[])?;
-        Ok(total)
+        self.emit1(block, "memref.load", &[slots, c32], x.r#type(), &[])
     }
 
     /// The identity of `kind` for values of the dlc type `elem` (MLIR type `ty`):
