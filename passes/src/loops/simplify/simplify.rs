@@ -149,6 +149,7 @@ use dlc_loop::index_expr::{
     Bounds, Emitter, FromIr, IndexExpr, Reader, Symbol,
 };
 use dlc_loop::{gpu_dim, ForOp, IfOp, KernelOp, LaunchDim, LoopOps, ScheduleBlockOp};
+use std::cell::OnceCell;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -739,7 +740,7 @@ fn collect_bounds(ctx: &Context, root: Op) -> Ranges {
                 let lo = range_of(&read_index(ctx, *lb, &bounds), &bounds).0;
                 let ub_expr = read_index(ctx, *ub, &bounds);
                 let hi = range_of(&ub_expr, &bounds).1;
-                upper.insert(iv, simplify(&ub_expr, &bounds));
+                upper.insert(iv, (ub_expr, OnceCell::new()));
                 let hi = if hi == i64::MAX { hi } else { hi - 1 };
                 bounds.insert(Symbol::Value(iv), lo, hi.max(lo));
             }
@@ -762,10 +763,12 @@ fn collect_bounds(ctx: &Context, root: Op) -> Ranges {
 }
 
 /// What the pass knows about index values: interval bounds, and the exclusive upper bound of
-/// each induction variable as an expression (`iv < ub` holds even when `ub` is symbolic).
+/// each induction variable as an expression (`iv < ub` holds even when `ub` is symbolic),
+/// simplified when first asked for (most never are; simplifying every loop's bound up front
+/// was most of the time this analysis took).
 struct Ranges {
     bounds: Bounds,
-    upper: HashMap<Value, IndexExpr>,
+    upper: HashMap<Value, (IndexExpr, OnceCell<IndexExpr>)>,
 }
 
 impl Ranges {
@@ -775,8 +778,13 @@ impl Ranges {
             return Some(out);
         }
         // iv < ub <= y.
+        // The bound's symbols are those of the loops around it, whose ranges `bounds` held
+        // already when the bound was read: simplifying it now gives what it gave then.
         let ub = match x.as_symbol() {
-            Some(Symbol::Value(v)) => self.upper.get(&v)?,
+            Some(Symbol::Value(v)) => {
+                let (read, simplified) = self.upper.get(&v)?;
+                simplified.get_or_init(|| simplify(read, &self.bounds))
+            }
             _ => return None,
         };
         let proven = if strict {
