@@ -149,11 +149,17 @@ fn is_narrowable(ctx: &Context, op: Op) -> bool {
 impl Pass for LongToInt {
     fn run(&self, ctx: &mut Context, run: &mut PassRun<'_>) -> Result<(), Diagnostic> {
         let kernel = run.op();
+        // The buffer sizes first: they need no ranges, which take most of the pass's time, and
+        // most kernels with a `?` dim stop there.
+        if !buffers_fit_i32(ctx, kernel, self.symbols_below) {
+            run.preserve_all();
+            return Ok(());
+        }
         let Some(bounds) = self.kernel_bounds(ctx, kernel) else {
             run.preserve_all();
             return Ok(());
         };
-        if !fits_i32(ctx, kernel, &bounds, self.symbols_below) {
+        if !nest_fits(ctx, kernel, 1, &bounds) {
             run.preserve_all();
             return Ok(());
         }
@@ -213,11 +219,10 @@ impl LongToInt {
     }
 }
 
-/// The safety check: nested trip counts and buffer sizes fit in `i32`.
-fn fits_i32(ctx: &Context, kernel: Op, bounds: &Bounds, symbols_below: i64) -> bool {
-    if !nest_fits(ctx, kernel, 1, bounds) {
-        return false;
-    }
+/// Half of the safety check: every buffer's element count fits in `i32` (a `?` dim counting
+/// as `symbols_below - 1`, and failing the check without the option). [`nest_fits`] is the
+/// other half.
+fn buffers_fit_i32(ctx: &Context, kernel: Op, symbols_below: i64) -> bool {
     let mut ok = true;
     let mut check = |ty: Type| {
         if let Some((dims, _, _)) = buffer_parts(ctx, ty) {
