@@ -65,7 +65,7 @@
 
 use super::util::{const_int, const_trip_count, index_binary};
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
-use dlc_ir::{Context, Diagnostic, InsertPoint, Op, Traits, ValueMap};
+use dlc_ir::{Context, Diagnostic, InsertPoint, Op, Traits};
 use dlc_loop::analysis::loops::{loop_parts, LoopParts};
 use dlc_loop::{before_terminator, build_for, is_gpu_kernel, ForOp, KernelOp, LoopKind};
 
@@ -197,16 +197,14 @@ fn collapse_once(ctx: &mut Context, outer: Op) -> Option<Op> {
     let inside = before_terminator(ctx, body);
     let i = index_binary(ctx, inside, "arith.divui", iv, in_parts.ub, loc);
     let j = index_binary(ctx, inside, "arith.remui", iv, in_parts.ub, loc);
-    let mut map = ValueMap::new();
-    map.map(op_parts.iv, i);
-    map.map(in_parts.iv, j);
+    // The inner body moves into the merged loop (no copy of what may be a large nest).
+    ctx.replace_all_uses(op_parts.iv, i);
+    ctx.replace_all_uses(in_parts.iv, j);
     let inner_ops: Vec<Op> = ctx.block_ops(in_parts.body).collect();
     for op in inner_ops {
-        if ctx.has_trait(op, Traits::TERMINATOR) {
-            continue;
+        if !ctx.has_trait(op, Traits::TERMINATOR) {
+            ctx.move_op(op, inside);
         }
-        let new = ctx.clone_op(op, &mut map);
-        ctx.insert_op(inside, new);
     }
     ctx.erase_op(outer);
     Some(merged.0)
