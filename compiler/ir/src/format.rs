@@ -17,10 +17,11 @@
 //! Every operand appears once, and every operand and result gets its type: from its
 //! `type(...)` element, from the definition's `fixed_types` (an `index` result, an `i1`
 //! condition: MLIR's buildable types) or, in an op with `SAME_OPERANDS_AND_RESULT_TYPE`, from
-//! the one `type(...)` element of any of them. An attribute appears at most once; those the format does not name
-//! go in `attr-dict`, as in MLIR. A format that breaks these rules is a bug in the op's definition:
-//! [`AsmFormat::new`] says which rule, and `define_op!` panics with that message when the
-//! definition is built (every dialect's registration in its tests builds them).
+//! the one `type(...)` element of any of them. An attribute appears at most once; those the
+//! format does not name go in `attr-dict`, as in MLIR. A format that breaks these rules is a
+//! bug in the op's definition: [`AsmFormat::new`] says which rule, and `define_op!` panics with
+//! that message when the definition is built (every dialect's registration in its tests
+//! builds them).
 //!
 //! # Printing
 //! Elements are separated by one space, except before `,` `)` `]` `>` and after `(` `[` `<`;
@@ -75,9 +76,11 @@ enum Element {
     OperandType(usize),
     /// The type of the result at this position.
     ResultType(usize),
+    /// `attr-dict`.
     AttrDict,
-    /// A punctuation token.
+    /// A punctuation token and its text.
     Punct(Tok, &'static str),
+    /// A bare word.
     Keyword(&'static str),
 }
 

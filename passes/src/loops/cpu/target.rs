@@ -84,8 +84,13 @@ impl CpuInfo {
         }
     }
 
-    /// The CPU this process runs on.
+    /// The CPU this process runs on (detected once: every CPU kernel pass asks).
     pub fn host() -> CpuInfo {
+        static HOST: std::sync::OnceLock<CpuInfo> = std::sync::OnceLock::new();
+        *HOST.get_or_init(CpuInfo::detect_host)
+    }
+
+    fn detect_host() -> CpuInfo {
         let l2_bytes = host_l2_bytes().unwrap_or(LEVEL_L2_BYTES);
         #[cfg(target_arch = "x86_64")]
         {
