@@ -275,19 +275,11 @@ impl<'c, 'm> FnExport<'c, 'm, '_> {
         a: MValue<'c, 'm>,
         b: MValue<'c, 'm>,
     ) -> ExResult<MValue<'c, 'm>> {
-        let float = matches!(self.ctx.type_kind(elem), TypeKind::Float(_));
-        let name = match (kind, float) {
-            (ReduceKind::Add, true) => "arith.addf",
-            (ReduceKind::Add, false) => "arith.addi",
-            (ReduceKind::Mul, true) => "arith.mulf",
-            (ReduceKind::Mul, false) => "arith.muli",
-            (ReduceKind::Max, true) => "arith.maximumf",
-            (ReduceKind::Max, false) => "arith.maxsi",
-            (ReduceKind::Min, true) => "arith.minimumf",
-            (ReduceKind::Min, false) => "arith.minsi",
-            (ReduceKind::And, false) => "arith.andi",
-            (ReduceKind::Or, false) => "arith.ori",
-            _ => return Err("this reduction kind does not apply to floats".into()),
+        let name = if matches!(self.ctx.type_kind(elem), TypeKind::Float(_)) {
+            kind.float_combiner()
+                .ok_or("this reduction kind does not apply to floats")?
+        } else {
+            kind.int_combiner()
         };
         self.emit1(block, name, &[a, b], a.r#type(), &[])
     }

@@ -612,6 +612,32 @@ impl ReduceKind {
         })
     }
 
+    /// The `arith` op that combines two integers under this reduction (`arith.addi`,
+    /// `arith.maxsi`: integer max and min are signed): the inverse of
+    /// [`ReduceKind::of_combiner`], for code that builds or names the combining op.
+    pub fn int_combiner(self) -> &'static str {
+        match self {
+            ReduceKind::Add => "arith.addi",
+            ReduceKind::Mul => "arith.muli",
+            ReduceKind::Max => "arith.maxsi",
+            ReduceKind::Min => "arith.minsi",
+            ReduceKind::And => "arith.andi",
+            ReduceKind::Or => "arith.ori",
+        }
+    }
+
+    /// The `arith` op that combines two floats under this reduction (`arith.addf`,
+    /// `arith.maximumf`: NaN-propagating max and min); `None` for `and` and `or`.
+    pub fn float_combiner(self) -> Option<&'static str> {
+        Some(match self {
+            ReduceKind::Add => "arith.addf",
+            ReduceKind::Mul => "arith.mulf",
+            ReduceKind::Max => "arith.maximumf",
+            ReduceKind::Min => "arith.minimumf",
+            ReduceKind::And | ReduceKind::Or => return None,
+        })
+    }
+
     /// The reduction a combining `arith` op performs (`arith.addf` adds, `arith.maximumf` takes
     /// the maximum, ...): the ops a reduction's body may combine its accumulator with.
     pub fn of_combiner(ctx: &Context, op: Op) -> Option<Self> {

@@ -1006,21 +1006,14 @@ fn reduce_kind(red: Reduction, cls: Class) -> ReduceKind {
 }
 
 /// The arith op (its name after `arith.`) that combines two elements of class `cls` under
-/// `kind`: the op [`ReduceKind::of_combiner`] maps back to `kind` (integers signed).
+/// `kind` ([`ReduceKind::float_combiner`], [`ReduceKind::int_combiner`]; booleans reduce as
+/// integers).
 fn combiner(kind: ReduceKind, cls: Class) -> &'static str {
-    let float = cls == Class::Float;
-    match kind {
-        ReduceKind::Add if float => "addf",
-        ReduceKind::Add => "addi",
-        ReduceKind::Mul if float => "mulf",
-        ReduceKind::Mul => "muli",
-        ReduceKind::Max if float => "maximumf",
-        ReduceKind::Max => "maxsi",
-        ReduceKind::Min if float => "minimumf",
-        ReduceKind::Min => "minsi",
-        ReduceKind::And => "andi",
-        ReduceKind::Or => "ori",
-    }
+    let float = (cls == Class::Float)
+        .then(|| kind.float_combiner())
+        .flatten();
+    let name = float.unwrap_or_else(|| kind.int_combiner());
+    name.trim_start_matches("arith.")
 }
 
 /// True for an unsigned max or min reduction, which `lower` computes as the signed one on
