@@ -17,7 +17,7 @@ use super::exec::{op_err, Launch, Machine, Status, Thread, MAX_SHARED_BYTES};
 use super::scalar::{self, Val};
 use crate::analysis::loops::loop_kind;
 use crate::math::ScalarOp;
-use crate::{AllocOp, LoopKind, LoopOps, MemorySpace, ReduceKind, WarpReduceOp};
+use crate::{AllocOp, LoopKind, LoopOps, MemorySpace, WarpReduceOp};
 use dlc_ir::{AttrKind, Context, Diagnostic, Op, Value};
 use rustc_hash::FxHashMap as HashMap;
 
@@ -446,12 +446,13 @@ impl Machine<'_> {
             .operands(op)
             .first()
             .ok_or_else(|| op_err(ctx, op, "reduction without an operand"))?;
-        let name = ctx
-            .attr(op, "kind")
-            .and_then(|a| ctx.attr_as_str(a))
-            .ok_or_else(|| op_err(ctx, op, "reduction without a 'kind' attribute"))?;
-        let kind = ReduceKind::from_name(name)
-            .ok_or_else(|| op_err(ctx, op, format!("unknown reduction kind '{name}'")))?;
+        let kind = crate::ops::reduce_kind(ctx, op).ok_or_else(|| {
+            op_err(
+                ctx,
+                op,
+                "reduction without a 'kind' of add, mul, max, min, and or or",
+            )
+        })?;
         if ctx.num_results(op) != 1 {
             return Err(op_err(ctx, op, "expected exactly one result"));
         }
