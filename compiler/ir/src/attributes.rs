@@ -634,8 +634,12 @@ pub trait AttrValue: Sized {
     fn from_attr(ctx: &Context, attr: Attribute) -> Option<Self>;
     /// Parses the value's literal into the attribute that holds it.
     fn parse_value(p: &mut Parser<'_>) -> PResult<Attribute>;
-    /// Prints the literal of `attr`, an attribute of this kind.
+    /// Prints the literal of `attr`, an attribute that [`AttrValue::is_written_form`] accepts.
     fn print_value(p: &mut Printer<'_>, attr: Attribute);
+    /// True when `attr` is exactly what [`AttrValue::parse_value`] builds (an `i64` attribute,
+    /// not an `i32` one that [`AttrValue::from_attr`] also reads), so that printing its literal
+    /// and parsing it back gives the same attribute.
+    fn is_written_form(ctx: &Context, attr: Attribute) -> bool;
 }
 
 /// An integer attribute whose value fits an `i64`; written `3`, `-1` (an `i64` attribute).
@@ -651,6 +655,10 @@ impl AttrValue for i64 {
         let value = Self::from_attr(p.ctx(), attr).unwrap_or_default();
         p.write(&value.to_string());
     }
+    fn is_written_form(ctx: &Context, attr: Attribute) -> bool {
+        matches!(ctx.attr_kind(attr), AttrKind::Integer { ty, .. } if *ty == Type::I64)
+            && Self::from_attr(ctx, attr).is_some()
+    }
 }
 
 /// A float attribute, widened to `f64`; written `0.5`, `6` (an `f64` attribute).
@@ -659,12 +667,17 @@ impl AttrValue for f64 {
         ctx.attr_as_float(attr)
     }
     fn parse_value(p: &mut Parser<'_>) -> PResult<Attribute> {
-        let value = p.parse_float()?;
+        // The printer writes infinities and NaNs (and decimals that would not read back) as
+        // hex bits.
+        let value = p.parse_float_of(FloatKind::F64)?;
         Ok(p.ctx().float_attr(value, Type::F64))
     }
     fn print_value(p: &mut Printer<'_>, attr: Attribute) {
         let value = Self::from_attr(p.ctx(), attr).unwrap_or(f64::NAN);
         p.print_float(value, FloatKind::F64);
+    }
+    fn is_written_form(ctx: &Context, attr: Attribute) -> bool {
+        matches!(ctx.attr_kind(attr), AttrKind::Float { ty, .. } if *ty == Type::F64)
     }
 }
 
@@ -688,6 +701,9 @@ impl AttrValue for bool {
         let value = Self::from_attr(p.ctx(), attr).unwrap_or_default();
         p.write(if value { "true" } else { "false" });
     }
+    fn is_written_form(ctx: &Context, attr: Attribute) -> bool {
+        Self::from_attr(ctx, attr).is_some()
+    }
 }
 
 /// A string attribute; written `"text"`.
@@ -702,6 +718,9 @@ impl AttrValue for String {
     fn print_value(p: &mut Printer<'_>, attr: Attribute) {
         let value = Self::from_attr(p.ctx(), attr).unwrap_or_default();
         p.print_string(&value);
+    }
+    fn is_written_form(ctx: &Context, attr: Attribute) -> bool {
+        matches!(ctx.attr_kind(attr), AttrKind::String(_))
     }
 }
 
@@ -729,6 +748,9 @@ impl AttrValue for Vec<i64> {
         let items: Vec<String> = values.iter().map(i64::to_string).collect();
         p.write(&format!("[{}]", items.join(", ")));
     }
+    fn is_written_form(ctx: &Context, attr: Attribute) -> bool {
+        matches!(ctx.attr_kind(attr), AttrKind::DenseArray { element, .. } if *element == Type::I64)
+    }
 }
 
 /// A type attribute; written as the type.
@@ -743,6 +765,9 @@ impl AttrValue for Type {
     fn print_value(p: &mut Printer<'_>, attr: Attribute) {
         let ty = Self::from_attr(p.ctx(), attr).unwrap_or(Type::NONE);
         p.print_type(ty);
+    }
+    fn is_written_form(ctx: &Context, attr: Attribute) -> bool {
+        Self::from_attr(ctx, attr).is_some()
     }
 }
 

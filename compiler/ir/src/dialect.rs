@@ -500,12 +500,10 @@ macro_rules! define_op {
                 $(
                     let format = $crate::format::AsmFormat::new(
                         $format,
+                        &def,
                         &$crate::define_op!(@names_of $operands),
                         &$crate::define_op!(@names_of $results),
-                        def.inherent_attrs,
-                        def.attr_syntax,
                         fixed_types,
-                        def.traits,
                     );
                     // A malformed format is a bug in this definition, found when it is built.
                     let format = format.unwrap_or_else(|e| panic!("{}: format: {e}", $opname));

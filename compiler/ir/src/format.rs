@@ -30,7 +30,8 @@
 //! as one that does not match its operand or result counts does.
 
 use crate::attributes::{AttrValue, Attribute};
-use crate::dialect::Traits;
+use crate::diagnostics::Diagnostic;
+use crate::dialect::{Arity, OpDef, Traits};
 use crate::ir::{Op, OpSpec};
 use crate::parser::lexer::Tok;
 use crate::parser::{PResult, Parser, UnresolvedOperand};
@@ -46,7 +47,7 @@ pub struct AttrSyntax {
     parse: fn(&mut Parser<'_>) -> PResult<Attribute>,
     /// Prints the value of an attribute that [`AttrSyntax::accepts`].
     print: fn(&mut Printer<'_>, Attribute),
-    /// True when the attribute holds a value of the type.
+    /// True when the attribute is the one its printed value parses back as.
     accepts: fn(&Context, Attribute) -> bool,
 }
 
@@ -56,13 +57,9 @@ impl AttrSyntax {
         AttrSyntax {
             parse: T::parse_value,
             print: T::print_value,
-            accepts: holds::<T>,
+            accepts: T::is_written_form,
         }
     }
-}
-
-fn holds<T: AttrValue>(ctx: &Context, attr: Attribute) -> bool {
-    T::from_attr(ctx, attr).is_some()
 }
 
 /// One element of a format.
@@ -113,18 +110,32 @@ const PUNCTUATION: &[(&str, Tok)] = &[
 ];
 
 impl AsmFormat {
-    /// Parses `text` for an op with these operand, result and attribute names (`syntax` the
-    /// typed syntax of each attribute that has a Rust type), the operands and results whose
-    /// type is `fixed`, and traits; the error names the rule the format breaks.
+    /// Parses `text` for the op `def` (its attributes, their typed syntax, its traits and
+    /// counts) whose operands and results have these names, and these of them the type
+    /// `fixed`; the error names the rule the format breaks.
     pub fn new(
         text: &'static str,
+        def: &OpDef,
         operands: &[&str],
         results: &[&str],
-        attrs: &'static [&'static str],
-        syntax: &'static [Option<AttrSyntax>],
         fixed: &[(&str, Type)],
-        traits: Traits,
     ) -> Result<AsmFormat, String> {
+        let (attrs, syntax, traits) = (def.inherent_attrs, def.attr_syntax, def.traits);
+        let named = |arity: Arity, names: &[&str]| arity == Arity::Exact(names.len() as u32);
+        if !named(def.operands, operands) || !named(def.results, results) {
+            return Err(
+                "a format needs named operands and results (`operands = *` and \
+                        `results = *` keep hand-written syntax)"
+                    .into(),
+            );
+        }
+        if def.regions != Arity::Exact(0) {
+            return Err(
+                "a format cannot write regions (ops with regions keep hand-written \
+                        syntax)"
+                    .into(),
+            );
+        }
         let mut elements = Vec::new();
         let mut rest = text.trim_start();
         while !rest.is_empty() {
@@ -141,6 +152,17 @@ impl AsmFormat {
             }
             elements.push(element);
             rest = tail.trim_start();
+        }
+        for pair in elements.windows(2) {
+            if let [Element::Attr(i), Element::Punct(Tok::Colon, _)] = pair {
+                if syntax.get(*i).copied().flatten().is_none() {
+                    return Err(format!(
+                        "the untyped attribute '{}' before `:` would take the `:` as its type: \
+                         declare it with a Rust type",
+                        attrs[*i]
+                    ));
+                }
+            }
         }
         let same_type = traits.contains(Traits::SAME_OPERANDS_AND_RESULT_TYPE);
         for (name, _) in fixed {
@@ -236,7 +258,25 @@ impl AsmFormat {
                 }
                 Element::OperandType(i) => operand_types[*i] = Some(p.parse_type()?),
                 Element::ResultType(i) => result_types[*i] = Some(p.parse_type()?),
-                Element::AttrDict => p.parse_optional_attr_dict(&mut spec.attrs)?,
+                Element::AttrDict => {
+                    let loc = p.current_loc();
+                    let mut dict = Vec::new();
+                    p.parse_optional_attr_dict(&mut dict)?;
+                    for entry in dict {
+                        let name = p.ctx().ident_str(entry.name);
+                        if self.written.contains(&name) {
+                            return Err(Diagnostic::error(
+                                loc,
+                                format!(
+                                    "'{name}' is written in the op's syntax, not in its \
+                                     attribute dictionary"
+                                ),
+                            ));
+                        }
+                        let name = name.to_string();
+                        spec.set_attr(p.ctx(), &name, entry.value);
+                    }
+                }
                 Element::Punct(tok, text) => {
                     p.expect(*tok, &format!("'{text}'"))?;
                 }

@@ -5,7 +5,7 @@
 
 use dlc_ir::format::{AsmFormat, AttrSyntax};
 use dlc_ir::{define_op, parse_source, print_op, verify, Context, Dialect, PrintOptions, Traits};
-use dlc_ir::{Op, Type};
+use dlc_ir::{Arity, Op, OpDef, Type};
 
 define_op! {
     /// Two values for the ops under test (generic syntax: no format).
@@ -142,6 +142,34 @@ fn bad_input_is_a_located_error() {
 }
 
 #[test]
+fn values_without_a_decimal_form_round_trip() {
+    // Infinity and NaN print as their bits in hex, which the format's f64 reads back.
+    let printed = round_trip("%s = fmt.scale %x#0, 0x7FF0000000000000 : f32");
+    assert!(
+        printed.contains("fmt.scale %0#0, 0x7FF0000000000000 : f32"),
+        "{printed}"
+    );
+    // 12345678 has no six-digit form that reads back and no '.' in its shortest one: hex too.
+    let printed = round_trip("%s = fmt.scale %x#0, 12345678.0 : f32");
+    assert!(
+        printed.contains("fmt.scale %0#0, 0x41678C29C0000000 : f32"),
+        "{printed}"
+    );
+}
+
+#[test]
+fn a_written_attribute_cannot_come_again_in_the_dictionary() {
+    let mut ctx = context();
+    let src = program("%s = fmt.scale %x#0, 0.5 {factor = 2.0 : f64} : f32");
+    let err = parse_source(&mut ctx, &src, "twice.mlir", 1).expect_err("refused");
+    assert!(
+        err.message
+            .contains("'factor' is written in the op's syntax"),
+        "{err:?}"
+    );
+}
+
+#[test]
 fn an_op_its_format_cannot_write_prints_generically() {
     let mut ctx = context();
     // A scale whose factor is a string: the format's f64 cannot hold it.
@@ -204,21 +232,61 @@ fn malformed_formats_are_refused_with_the_rule() {
             "names no operand or result",
         ),
     ];
+    let def = |traits: Traits, operands: Arity, regions: u32| {
+        let mut def = OpDef::new("fmt.test");
+        def.inherent_attrs = ATTRS;
+        def.attr_syntax = SYNTAX;
+        def.traits = traits;
+        def.operands = operands;
+        def.results = Arity::Exact(1);
+        def.regions = Arity::Exact(regions);
+        def
+    };
+    let one = Arity::Exact(1);
     let fixed = [("nothing", Type::INDEX)];
     let err = AsmFormat::new(
         "$input attr-dict",
+        &def(same, one, 0),
         &["input"],
         &[],
-        ATTRS,
-        SYNTAX,
         &fixed,
-        same,
+    );
+    assert!(err.err().is_some_and(|e| e.contains("named operands")));
+    let err = AsmFormat::new(
+        "$input attr-dict",
+        &def(same, one, 0),
+        &["input"],
+        &["result"],
+        &fixed,
     );
     assert!(err
         .err()
         .is_some_and(|e| e.contains("no operand or result")));
+    let shapes = [
+        (def(same, Arity::AtLeast(0), 0), &[][..], "named operands"),
+        (def(same, one, 1), &["input"][..], "cannot write regions"),
+    ];
+    for (def, operands, rule) in shapes {
+        let err = AsmFormat::new("attr-dict", &def, operands, &["result"], &[]);
+        assert!(err.err().is_some_and(|e| e.contains(rule)), "{rule}");
+    }
+    // An untyped attribute before `:` would read the `:` as its own type.
+    const RAW: &[&str] = &["raw"];
+    let mut raw = def(same, one, 0);
+    raw.inherent_attrs = RAW;
+    raw.attr_syntax = &[None];
+    let err = AsmFormat::new(
+        "$input `,` $raw `:` type($input) attr-dict",
+        &raw,
+        &["input"],
+        &["result"],
+        &[],
+    );
+    assert!(err
+        .err()
+        .is_some_and(|e| e.contains("untyped attribute 'raw'")));
     for (text, traits, rule) in cases {
-        let err = AsmFormat::new(text, &["input"], &["result"], ATTRS, SYNTAX, &[], traits)
+        let err = AsmFormat::new(text, &def(traits, one, 0), &["input"], &["result"], &[])
             .err()
             .unwrap_or_else(|| panic!("'{text}' was accepted"));
         assert!(err.contains(rule), "'{text}': {err}");

@@ -197,6 +197,46 @@ impl<'a> Parser<'a> {
         Ok(if negative { -v } else { v })
     }
 
+    /// [`Parser::parse_float`], and also the bit pattern a printer writes in hex for a value of
+    /// `kind` that no decimal form reads back as (infinities, NaNs: `0x7FF0000000000000`).
+    pub fn parse_float_of(&mut self, kind: FloatKind) -> PResult<f64> {
+        let (n, loc) = self.parse_number()?;
+        match n {
+            Number::Float(v) => Ok(v),
+            Number::Int {
+                negative: false,
+                magnitude: IntMagnitude::Small(bits),
+                hex: true,
+            } => match u64::try_from(bits) {
+                Ok(bits) if kind.width() >= 64 || bits >> kind.width() == 0 => {
+                    Ok(kind.from_bits(bits))
+                }
+                _ => Err(Diagnostic::error(
+                    loc,
+                    format!(
+                        "hex float has more than the {} bits of its type",
+                        kind.width()
+                    ),
+                )),
+            },
+            Number::Int {
+                negative,
+                magnitude,
+                hex: false,
+            } => {
+                let v = match magnitude {
+                    IntMagnitude::Small(m) => m as f64,
+                    IntMagnitude::Wide(m) => m.to_decimal().parse().unwrap_or(f64::INFINITY),
+                };
+                Ok(if negative { -v } else { v })
+            }
+            Number::Int { .. } | Number::Bool(_) => Err(Diagnostic::error(
+                loc,
+                "expected a decimal number or hex bits",
+            )),
+        }
+    }
+
     /// Parses an integer or float literal, optionally negative, and returns it with the location
     /// of its digits (where MLIR reports a bad value).
     fn parse_number(&mut self) -> PResult<(Number, Location)> {
