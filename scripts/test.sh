@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs every dlc test: the cargo tests of the workspace, the lit/FileCheck suites in test/ and
-# tools/examples/downstream-dialect/test/ against the freshly built tools (beside the cargo
-# tests, which leave part of the cores idle), and a smoke run of the benchmark. Installs what
-# is missing first (scripts/setup.sh).
+# tools/examples/downstream-dialect/test/ against the freshly built tools, and a smoke run of
+# the benchmark (those two beside the cargo tests, which leave part of the cores idle).
+# Installs what is missing first (scripts/setup.sh).
 #
 # Everything is built once, with the `checked` profile (Cargo.toml): optimized code, with debug
 # assertions and overflow checks still on, so the differential tests do not run the interpreters
@@ -74,25 +74,37 @@ lit_tests() {
   return "$status"
 }
 
-# The cargo tests keep the two cores only about 80% busy (binaries that start one after
-# another, the ONNX export, the last cases of a binary): the lit suite runs beside them and
-# fills the gaps (docs/testing.md has the measurement). Its output follows theirs.
-lit_log=target/test-lit.log
-tests_and_lit() {
-  local lit_pid status=0 lit_status=0
-  beside "lit" "$lit_log" lit_tests &
-  lit_pid=$!
-  cargo_tests || status=$?
-  wait "$lit_pid" || lit_status=$?
-  echo "== lit (ran beside the cargo tests)"
-  cat "$lit_log"
-  [ "$status" -ne 0 ] || status=$lit_status
-  return "$status"
-}
-
 bench_smoke() {
   "$BIN_DIR/dlc-bench" --size smoke --runs 2 \
     --md target/bench/benchmarks.md --png target/bench/benchmarks.png
+}
+
+# The cargo tests keep the two cores only about 80% busy (binaries that start one after
+# another, the ONNX export, the last cases of a binary): the lit suite, then the benchmark's
+# smoke run (it checks that every workload runs; its times are not a measurement), run beside
+# them and fill the gaps (docs/testing.md has the measurement). Their output follows.
+lit_log=target/test-lit.log
+bench_log=target/test-bench-smoke.log
+beside_tests() {
+  local status=0
+  beside "lit" "$lit_log" lit_tests || status=$?
+  beside "benchmark smoke (the full run: docs/benchmarks.md)" "$bench_log" bench_smoke \
+    || status=$?
+  return "$status"
+}
+
+tests_and_the_rest() {
+  local pid status=0 beside_status=0
+  beside_tests &
+  pid=$!
+  cargo_tests || status=$?
+  wait "$pid" || beside_status=$?
+  echo "== lit (ran beside the cargo tests)"
+  cat "$lit_log"
+  echo "== benchmark smoke (ran beside the cargo tests)"
+  cat "$bench_log"
+  [ "$status" -ne 0 ] || status=$beside_status
+  return "$status"
 }
 
 # The slowest test binaries: each "Running" line names a binary, the next "test result" line
@@ -127,5 +139,4 @@ trap summary EXIT
 stage "setup" bash scripts/setup.sh
 stage "op-name comparisons (docs/architecture.md, Finding ops)" python3 scripts/op_name_comparisons.py
 stage "cargo build" build
-stage "cargo test, lit beside it" tests_and_lit
-stage "benchmark smoke (the full run: docs/benchmarks.md)" bench_smoke
+stage "cargo test, lit and the benchmark smoke beside it" tests_and_the_rest
