@@ -17,8 +17,8 @@ use melior::ExecutionEngine;
 /// and copies it to the front of `out`; it returns the count. `@read_i32(%v) -> index` stores
 /// `v` in a `1x1xi32` buffer and reads it back.
 const PROGRAM: &str = concat!(
-    include_str!("../../../tools/fixtures/host/kernels.mlir"),
-    include_str!("../../../tools/fixtures/host/read_size.mlir"),
+    include_str!("../../../../tools/fixtures/host/kernels.mlir"),
+    include_str!("../../../../tools/fixtures/host/read_size.mlir"),
 );
 
 /// `filter_into` after lowering: two `memref<?xf32>` descriptors (allocated and aligned pointers,

@@ -16,7 +16,7 @@ use melior::ExecutionEngine;
 /// buffer's; `main` returns the carried index. The kernels `@less` (`c = i + 1 < k`) and the
 /// others of tools/fixtures/host/kernels.mlir come first.
 const PROGRAM: &str = concat!(
-    include_str!("../../../tools/fixtures/host/kernels.mlir"),
+    include_str!("../../../../tools/fixtures/host/kernels.mlir"),
     r#"
 loop.kernel @set(%b: !loop.buffer<i64, global>, %v: index) {
   %x = arith.index_cast %v : index to i64
