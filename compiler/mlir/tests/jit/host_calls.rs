@@ -3,7 +3,8 @@
 //! included), a condition that stops the loop early, and a carried buffer the body writes in
 //! place, which must leave the caller's initial value as it was.
 
-use dlc_ir::{parse_source, Context, Op};
+use super::symbol;
+use dlc_ir::{Context, Op};
 use dlc_loop::interp::{run_host, KernelArg};
 use dlc_mlir::{mlir_context, to_mlir, ExportOptions, LLVM_PIPELINE};
 use melior::pass::PassManager;
@@ -97,22 +98,7 @@ func.func @main(%out: !loop.buffer<2xi64, global>, %v: index, %m: index, %k: ind
 type MainFn = unsafe extern "C" fn(*mut i64, *mut i64, i64, i64, i64, i64, i64, i64) -> i64;
 
 fn parse() -> (Context, Op) {
-    let mut ctx = Context::new();
-    dlc_dialects::register_all_dialects(&mut ctx);
-    let module = parse_source(&mut ctx, PROGRAM, "host_calls.mlir", 1).expect("parses");
-    dlc_ir::verify(&ctx, module).expect("verifies");
-    (ctx, module)
-}
-
-/// The symbol `name` of `module`.
-fn symbol(ctx: &Context, module: Op, name: &str) -> Op {
-    let mut found = None;
-    ctx.for_each_op(module, &mut |op| {
-        if dlc_ir::symbol::symbol_name(ctx, op) == Some(name) {
-            found = Some(op);
-        }
-    });
-    found.unwrap_or_else(|| panic!("no symbol @{name}"))
+    super::parse(PROGRAM, "host_calls.mlir")
 }
 
 /// The value `main` returns and the two elements of `out`, for the inputs `(v, m, k)`.

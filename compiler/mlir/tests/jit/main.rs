@@ -6,3 +6,25 @@
 mod host_calls;
 mod read_size;
 mod slots;
+
+use dlc_ir::{parse_source, Context, Op};
+
+/// `text` parsed (as `name`) and verified, with every dlc dialect registered.
+fn parse(text: &str, name: &str) -> (Context, Op) {
+    let mut ctx = Context::new();
+    dlc_dialects::register_all_dialects(&mut ctx);
+    let module = parse_source(&mut ctx, text, name, 1).expect("parses");
+    dlc_ir::verify(&ctx, module).expect("verifies");
+    (ctx, module)
+}
+
+/// The symbol `name` of `module`.
+fn symbol(ctx: &Context, module: Op, name: &str) -> Op {
+    let mut found = None;
+    ctx.for_each_op(module, &mut |op| {
+        if dlc_ir::symbol::symbol_name(ctx, op) == Some(name) {
+            found = Some(op);
+        }
+    });
+    found.unwrap_or_else(|| panic!("no symbol @{name}"))
+}

@@ -4,7 +4,8 @@
 //! not checked by the export (the interpreter and the runtime report it): it comes out as the
 //! negative index it is.
 
-use dlc_ir::{parse_source, Context, Op};
+use super::symbol;
+use dlc_ir::{Context, Op};
 use dlc_loop::interp::{run_host, KernelArg};
 use dlc_mlir::{mlir_context, to_mlir, ExportOptions, LLVM_PIPELINE};
 use melior::pass::PassManager;
@@ -40,22 +41,7 @@ type FilterFn = unsafe extern "C" fn(
 type ReadI32Fn = unsafe extern "C" fn(i64) -> i64;
 
 fn parse() -> (Context, Op) {
-    let mut ctx = Context::new();
-    dlc_dialects::register_all_dialects(&mut ctx);
-    let module = parse_source(&mut ctx, PROGRAM, "read_size.mlir", 1).expect("parses");
-    dlc_ir::verify(&ctx, module).expect("verifies");
-    (ctx, module)
-}
-
-/// The symbol `name` of `module`.
-fn symbol(ctx: &Context, module: Op, name: &str) -> Op {
-    let mut found = None;
-    ctx.for_each_op(module, &mut |op| {
-        if dlc_ir::symbol::symbol_name(ctx, op) == Some(name) {
-            found = Some(op);
-        }
-    });
-    found.unwrap_or_else(|| panic!("no symbol @{name}"))
+    super::parse(PROGRAM, "read_size.mlir")
 }
 
 #[test]
