@@ -6,9 +6,7 @@
 use super::symbol;
 use dlc_ir::{Context, Op};
 use dlc_loop::interp::{run_host, KernelArg};
-use dlc_mlir::{mlir_context, to_mlir, ExportOptions, LLVM_PIPELINE};
-use melior::pass::PassManager;
-use melior::ExecutionEngine;
+use dlc_mlir::{mlir_context, ExportOptions};
 
 /// `@main(%out, %v, %m, %k) -> index`: `p = v != 0 ? 1 : 2` by `loop.call_if`; then a
 /// `loop.call_loop` of trip count `m` whose body adds one in place to a carried `1xi64` buffer
@@ -112,13 +110,7 @@ fn expected(v: i64, m: i64, k: i64) -> (i64, [i64; 2]) {
 fn exported_calls_run_as_the_interpreter_does() {
     let (ctx, module) = parse();
     let mlir = mlir_context();
-    melior::utility::register_all_passes();
-    let mut exported = to_mlir(&ctx, module, &mlir, &ExportOptions::default()).expect("exports");
-    let pm = PassManager::new(&mlir);
-    melior::utility::parse_pass_pipeline(pm.as_operation_pass_manager(), LLVM_PIPELINE)
-        .expect("pipeline parses");
-    pm.run(&mut exported).expect("lowers to the LLVM dialect");
-    let engine = ExecutionEngine::new(&exported, 2, &[], false, false);
+    let engine = super::engine(&ctx, module, &mlir, &ExportOptions::default());
     let entry = engine.lookup("main");
     assert!(!entry.is_null(), "no symbol main");
     // SAFETY: `main` lowers to exactly `MainFn` (a rank-1 memref is five scalars, an index an

@@ -8,6 +8,9 @@ mod read_size;
 mod slots;
 
 use dlc_ir::{parse_source, Context, Op};
+use dlc_mlir::{to_mlir, ExportOptions, LLVM_PIPELINE};
+use melior::pass::PassManager;
+use melior::ExecutionEngine;
 
 /// `text` parsed (as `name`) and verified, with every dlc dialect registered.
 fn parse(text: &str, name: &str) -> (Context, Op) {
@@ -27,4 +30,21 @@ fn symbol(ctx: &Context, module: Op, name: &str) -> Op {
         }
     });
     found.unwrap_or_else(|| panic!("no symbol @{name}"))
+}
+
+/// `module` exported into `mlir` with `options`, lowered by MLIR's LLVM pipeline (the one an
+/// MLIR execution backend runs) and JIT-compiled (the engine translates the module when made).
+fn engine(
+    ctx: &Context,
+    module: Op,
+    mlir: &melior::Context,
+    options: &ExportOptions,
+) -> ExecutionEngine {
+    melior::utility::register_all_passes();
+    let mut exported = to_mlir(ctx, module, mlir, options).expect("exports");
+    let pm = PassManager::new(mlir);
+    melior::utility::parse_pass_pipeline(pm.as_operation_pass_manager(), LLVM_PIPELINE)
+        .expect("pipeline parses");
+    pm.run(&mut exported).expect("lowers to the LLVM dialect");
+    ExecutionEngine::new(&exported, 2, &[], false, false)
 }

@@ -7,9 +7,7 @@
 use super::symbol;
 use dlc_ir::{Context, Op};
 use dlc_loop::interp::{run_host, KernelArg};
-use dlc_mlir::{mlir_context, to_mlir, ExportOptions, LLVM_PIPELINE};
-use melior::pass::PassManager;
-use melior::ExecutionEngine;
+use dlc_mlir::{mlir_context, ExportOptions};
 
 /// tools/fixtures/host/read_size.mlir, after kernels.mlir. `@ramp(%n)` makes the `n` inputs
 /// `x[i] = (7i mod 5) - 2` (the interpreter's buffers are tensors this crate does not name, so a
@@ -48,13 +46,7 @@ fn parse() -> (Context, Op) {
 fn exported_reads_run_as_the_interpreter_does() {
     let (ctx, module) = parse();
     let mlir = mlir_context();
-    melior::utility::register_all_passes();
-    let mut exported = to_mlir(&ctx, module, &mlir, &ExportOptions::default()).expect("exports");
-    let pm = PassManager::new(&mlir);
-    melior::utility::parse_pass_pipeline(pm.as_operation_pass_manager(), LLVM_PIPELINE)
-        .expect("pipeline parses");
-    pm.run(&mut exported).expect("lowers to the LLVM dialect");
-    let engine = ExecutionEngine::new(&exported, 2, &[], false, false);
+    let engine = super::engine(&ctx, module, &mlir, &ExportOptions::default());
     let (filter, read_i32) = (engine.lookup("filter_into"), engine.lookup("read_i32"));
     assert!(!filter.is_null() && !read_i32.is_null(), "no symbols");
     // SAFETY: `filter_into` and `read_i32` lower to exactly these types (a rank-1 memref is five

@@ -2,13 +2,8 @@
 //! dlc runtime calls kernels: one array of 8-byte slots (`dlc_runtime::abi`).
 
 use dlc_ir::{parse_source, Context};
-use dlc_mlir::{mlir_context, to_mlir, ExportOptions};
-use melior::pass::PassManager;
-use melior::ExecutionEngine;
+use dlc_mlir::{mlir_context, ExportOptions};
 use std::path::{Path, PathBuf};
-
-/// The lowering an MLIR execution backend runs before the ExecutionEngine.
-const PIPELINE: &str = dlc_mlir::LLVM_PIPELINE;
 
 /// The runtime's kernel entry type.
 type KernelFn = unsafe extern "C" fn(*const u64);
@@ -25,14 +20,8 @@ fn run_example(example: &str, kernel: &str, slots: &[u64]) {
         .expect("example exists");
     let module = parse_source(&mut ctx, &text, example, 1).expect("parses");
     let mlir = mlir_context();
-    melior::utility::register_all_passes();
     let options = ExportOptions { slot_entries: true };
-    let mut exported = to_mlir(&ctx, module, &mlir, &options).expect("exports");
-    let pm = PassManager::new(&mlir);
-    melior::utility::parse_pass_pipeline(pm.as_operation_pass_manager(), PIPELINE)
-        .expect("pipeline parses");
-    pm.run(&mut exported).expect("lowers to the LLVM dialect");
-    let engine = ExecutionEngine::new(&exported, 2, &[], false, false);
+    let engine = super::engine(&ctx, module, &mlir, &options);
     let entry = engine.lookup(&format!("{kernel}_slots"));
     assert!(!entry.is_null(), "no symbol {kernel}_slots");
     // SAFETY: `<kernel>_slots` is the `void (ptr)` function slots.rs builds; the slot array
