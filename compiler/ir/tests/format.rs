@@ -172,12 +172,20 @@ fn a_written_attribute_cannot_come_again_in_the_dictionary() {
 #[test]
 fn an_op_its_format_cannot_write_prints_generically() {
     let mut ctx = context();
-    // A scale whose factor is a string: the format's f64 cannot hold it.
-    let src = program("%s = \"fmt.scale\"(%x) {factor = \"half\"} : (f32) -> f32");
+    // A scale whose factor is a string, and one whose factor is an f32: the format writes an
+    // f64, which neither would read back as.
+    let src = program(concat!(
+        "%s = \"fmt.scale\"(%x#0) {factor = \"half\"} : (f32) -> f32\n",
+        "%t = \"fmt.scale\"(%x#0) {factor = 0.5 : f32} : (f32) -> f32",
+    ));
     let module = parse_source(&mut ctx, &src, "generic.mlir", 1).expect("parses");
     let printed = print_op(&ctx, module, PrintOptions::default());
     assert!(
         printed.contains("\"fmt.scale\"(%0#0) <{factor = \"half\"}> : (f32) -> f32"),
+        "{printed}"
+    );
+    assert!(
+        printed.contains("\"fmt.scale\"(%0#0) <{factor = 5.000000e-01 : f32}> : (f32) -> f32"),
         "{printed}"
     );
 }

@@ -157,20 +157,16 @@ fn eval_scalar(
     let binary = |f: fn(f64, f64) -> f64| -> Result<Val, String> {
         Ok(Val::Float(f(arg(0)?.as_float()?, arg(1)?.as_float()?)))
     };
+    // The float binary ops: dlc_arith's one definition, which also says which ops they are.
+    if let Some(f) = match op {
+        ScalarOp::Arith(a) => FloatBinary::of(a),
+        ScalarOp::Math(_) => None,
+    } {
+        let v = Val::Float(f.eval(arg(0)?.as_float()?, arg(1)?.as_float()?));
+        return Ok(normalize(ctx, res_ty, v));
+    }
     let v = match op {
         ScalarOp::Arith(a) => match a {
-            A::AddFOp(_)
-            | A::SubFOp(_)
-            | A::MulFOp(_)
-            | A::DivFOp(_)
-            | A::RemFOp(_)
-            | A::MaximumFOp(_)
-            | A::MinimumFOp(_)
-            | A::MaxNumFOp(_)
-            | A::MinNumFOp(_) => {
-                let f = FloatBinary::of(a).ok_or("not a float binary op")?;
-                Val::Float(f.eval(arg(0)?.as_float()?, arg(1)?.as_float()?))
-            }
             A::NegFOp(_) => unary(|x| -x)?,
             A::CmpIOp(_) => {
                 let w = int_width(ctx, opd_ty).ok_or("cmpi on a non-integer type")?;
