@@ -437,13 +437,15 @@ impl<'a> Printer<'a> {
                 && d.regions.accepts(self.ctx.regions(op).len())
         });
         // A format prints the op only when its attributes are there to print.
-        let custom = def
-            .filter(|_| !self.options.generic)
-            .and_then(|d| match &d.format {
-                _ if d.print.is_some() => d.print.map(Custom::Hook),
-                Some(format) if format.can_print(self.ctx, op) => Some(Custom::Format(format)),
-                _ => None,
-            });
+        let custom =
+            def.filter(|_| !self.options.generic)
+                .and_then(|d| match (d.print, &d.format) {
+                    (Some(print), _) => Some(Custom::Hook(print)),
+                    (None, Some(format)) if format.can_print(self.ctx, op) => {
+                        Some(Custom::Format(format))
+                    }
+                    _ => None,
+                });
         match custom {
             Some(custom) => {
                 let name = self.ctx.op_name(op);

@@ -179,22 +179,7 @@ impl<'a> Parser<'a> {
     /// as MLIR's `parseFloat`: for a custom syntax that takes a bare number.
     pub fn parse_float(&mut self) -> PResult<f64> {
         let (n, loc) = self.parse_number()?;
-        let (negative, magnitude) = match n {
-            Number::Float(v) => return Ok(v),
-            Number::Int {
-                negative,
-                magnitude,
-                hex: false,
-            } => (negative, magnitude),
-            Number::Int { hex: true, .. } | Number::Bool(_) => {
-                return Err(Diagnostic::error(loc, "expected a decimal number"))
-            }
-        };
-        let v = match magnitude {
-            IntMagnitude::Small(m) => m as f64,
-            IntMagnitude::Wide(m) => m.to_decimal().parse().unwrap_or(f64::INFINITY),
-        };
-        Ok(if negative { -v } else { v })
+        decimal_value(n).ok_or_else(|| Diagnostic::error(loc, "expected a decimal number"))
     }
 
     /// [`Parser::parse_float`], and also the bit pattern a printer writes in hex for a value of
@@ -202,7 +187,6 @@ impl<'a> Parser<'a> {
     pub fn parse_float_of(&mut self, kind: FloatKind) -> PResult<f64> {
         let (n, loc) = self.parse_number()?;
         match n {
-            Number::Float(v) => Ok(v),
             Number::Int {
                 negative: false,
                 magnitude: IntMagnitude::Small(bits),
@@ -219,21 +203,8 @@ impl<'a> Parser<'a> {
                     ),
                 )),
             },
-            Number::Int {
-                negative,
-                magnitude,
-                hex: false,
-            } => {
-                let v = match magnitude {
-                    IntMagnitude::Small(m) => m as f64,
-                    IntMagnitude::Wide(m) => m.to_decimal().parse().unwrap_or(f64::INFINITY),
-                };
-                Ok(if negative { -v } else { v })
-            }
-            Number::Int { .. } | Number::Bool(_) => Err(Diagnostic::error(
-                loc,
-                "expected a decimal number or hex bits",
-            )),
+            n => decimal_value(n)
+                .ok_or_else(|| Diagnostic::error(loc, "expected a decimal number or hex bits")),
         }
     }
 
@@ -1023,4 +994,23 @@ fn join(dims: &[i64]) -> String {
         .map(|d| d.to_string())
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// The value of a decimal literal (`0.5`, `-3`, `1e-5`); `None` for hex and booleans.
+fn decimal_value(n: Number) -> Option<f64> {
+    match n {
+        Number::Float(v) => Some(v),
+        Number::Int {
+            negative,
+            magnitude,
+            hex: false,
+        } => {
+            let v = match magnitude {
+                IntMagnitude::Small(m) => m as f64,
+                IntMagnitude::Wide(m) => m.to_decimal().parse().unwrap_or(f64::INFINITY),
+            };
+            Some(if negative { -v } else { v })
+        }
+        Number::Int { hex: true, .. } | Number::Bool(_) => None,
+    }
 }

@@ -235,13 +235,14 @@ impl Pass for Simplify {
             };
             let stats = greedy_rewrite(ctx, root, &patterns, config);
             folded += stats.folded + stats.erased;
+            changed |= stats.changed;
             let rewrote = stats.patterns_applied + stats.folded + stats.erased > 0;
             if swept && !rewrote {
                 break;
             }
             let n = simplify_indices(ctx, root);
             indices += n;
-            changed |= stats.changed || n > 0;
+            changed |= n > 0;
             if !(rewrote || n > 0) {
                 break;
             }
