@@ -10,7 +10,7 @@ use dlc_graph::generate::{GraphGen, Rng};
 use dlc_graph::interp::interpret;
 use dlc_ir::pass::{parse_pipeline, PassRegistry};
 use dlc_ir::{parse_source, print_op, verify, Context, Op, PrintOptions};
-use dlc_tensor::{DType, Tensor};
+use dlc_tensor::{DType, Literal};
 
 const SEEDS: u64 = 200;
 
@@ -31,22 +31,22 @@ fn run(ctx: &mut Context, module: Op, pipeline: &str) {
         .unwrap_or_else(|f| panic!("pass '{}': {:?}", f.pass, f.diagnostics));
 }
 
-fn random_tensor(dtype: DType, shape: &[usize], rng: &mut Rng) -> Tensor {
+fn random_literal(dtype: DType, shape: &[usize], rng: &mut Rng) -> Literal {
     let n: usize = shape.iter().product();
     if dtype.is_float() {
         let values: Vec<f64> = (0..n).map(|_| rng.unit() * 4.0 - 2.0).collect();
-        Tensor::from_f64(dtype, shape, &values)
+        Literal::from_f64(dtype, shape, &values)
     } else if dtype.is_bool() {
         let values: Vec<bool> = (0..n).map(|_| rng.chance(0.5)).collect();
-        Tensor::from_bools(shape, &values)
+        Literal::from_bools(shape, &values)
     } else {
         let values: Vec<i64> = (0..n).map(|_| rng.range(-4, 4)).collect();
-        Tensor::from_i64(dtype, shape, &values)
+        Literal::from_i64(dtype, shape, &values)
     }
 }
 
 /// Floats equal within 1e-5 relative (NaN equals NaN, infinities must match); others exactly.
-fn close(a: &Tensor, b: &Tensor) -> Result<(), String> {
+fn close(a: &Literal, b: &Literal) -> Result<(), String> {
     if a.dtype() != b.dtype() || a.shape() != b.shape() {
         return Err(format!(
             "{:?} {:?} vs {:?} {:?}",
@@ -102,14 +102,14 @@ fn fuse_preserves_semantics_of_random_graphs() {
             let text = print_op(&ctx, g.module, PrintOptions::default());
             let entry = ctx.blocks(ctx.region(g.func, 0))[0];
             let mut rng = Rng::new(seed);
-            let inputs: Vec<Tensor> = ctx
+            let inputs: Vec<Literal> = ctx
                 .block_args(entry)
                 .iter()
                 .zip(&g.arg_shapes)
                 .map(|(&arg, shape)| {
                     let elem = ctx.element_type(ctx.value_type(arg));
                     let dtype = DType::from_type(&ctx, elem).expect("generated dtype");
-                    random_tensor(dtype, shape, &mut rng)
+                    random_literal(dtype, shape, &mut rng)
                 })
                 .collect();
             let before = interpret(&ctx, g.func, &inputs)
@@ -171,7 +171,7 @@ fn transformer_block_kernel_count() {
         .expect("a function");
     let entry = ctx.blocks(ctx.region(func, 0))[0];
     let mut rng = Rng::new(6);
-    let inputs: Vec<Tensor> = ctx
+    let inputs: Vec<Literal> = ctx
         .block_args(entry)
         .iter()
         .map(|&arg| {
@@ -181,7 +181,7 @@ fn transformer_block_kernel_count() {
                 .iter()
                 .map(|d| if *d < 0 { 2 } else { *d as usize })
                 .collect();
-            random_tensor(DType::F32, &shape, &mut rng)
+            random_literal(DType::F32, &shape, &mut rng)
         })
         .collect();
     let before = interpret(&ctx, func, &inputs).expect("runs");

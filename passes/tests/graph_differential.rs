@@ -36,7 +36,7 @@ use dlc_ir::pass::PassRegistry;
 use dlc_ir::symbol::symbol_name;
 use dlc_ir::{parse_source, print_op, verify, Context, Op, PrintOptions, Value, DYNAMIC};
 use dlc_loop::interp::{run_host, KernelArg};
-use dlc_tensor::{DType, Tensor};
+use dlc_tensor::{DType, Literal};
 use dlc_testkit::{par_cases, report, scaled};
 use pipeline::{context, registry, repo_root, run};
 
@@ -187,10 +187,10 @@ fn check_generated(
     let text = print(&ctx, g.module);
     let label = format!("seed {seed}");
     let mut rng = Rng::new(seed ^ 0xD1FF);
-    let inputs: Vec<Tensor> = args(&ctx, g.func)
+    let inputs: Vec<Literal> = args(&ctx, g.func)
         .into_iter()
         .zip(&g.arg_shapes)
-        .map(|(dtype, shape)| random_tensor(dtype, shape, &mut rng))
+        .map(|(dtype, shape)| random_literal(dtype, shape, &mut rng))
         .collect();
     let before = interpret(&ctx, g.func, &inputs).map_err(|d| format!("{d:?}\n{text}"))?;
     let values_compared = !discontinuous_after_composite(&ctx, g.func);
@@ -249,8 +249,8 @@ fn lowered(
     lowering: &str,
     text: &str,
     label: &str,
-    inputs: &[Tensor],
-) -> Result<Vec<Tensor>, String> {
+    inputs: &[Literal],
+) -> Result<Vec<Literal>, String> {
     let (mut ctx, module) = parse(text, label);
     run(registry, &mut ctx, module, lowering).map_err(|e| format!("'{lowering}' failed: {e}"))?;
     let output = print(&ctx, module);
@@ -300,8 +300,8 @@ fn tolerance(dtype: DType) -> Option<(f64, f64)> {
 
 /// Checks `after` against `before`: count, dtypes and shapes, and the values if `values`.
 fn compare(
-    before: &[Tensor],
-    after: &[Tensor],
+    before: &[Literal],
+    after: &[Literal],
     values: bool,
     floor: (f64, f64),
 ) -> Result<(), String> {
@@ -380,7 +380,7 @@ fn close(want: f64, got: f64, bound: f64) -> bool {
 // Inputs.
 
 /// Random inputs for an example function; `?` dims take [`EXAMPLE_DYNAMIC_SIZE`].
-fn example_inputs(ctx: &Context, func: Op, rng: &mut Rng) -> Vec<Tensor> {
+fn example_inputs(ctx: &Context, func: Op, rng: &mut Rng) -> Vec<Literal> {
     let entry = ctx.blocks(ctx.region(func, 0))[0];
     ctx.block_args(entry)
         .iter()
@@ -398,7 +398,7 @@ fn example_inputs(ctx: &Context, func: Op, rng: &mut Rng) -> Vec<Tensor> {
                     }
                 })
                 .collect();
-            random_tensor(dtype, &shape, rng)
+            random_literal(dtype, &shape, rng)
         })
         .collect()
 }
@@ -415,17 +415,17 @@ fn args(ctx: &Context, func: Op) -> Vec<DType> {
 }
 
 /// Floats in [-2, 2), integers in [-4, 4], booleans fair.
-fn random_tensor(dtype: DType, shape: &[usize], rng: &mut Rng) -> Tensor {
+fn random_literal(dtype: DType, shape: &[usize], rng: &mut Rng) -> Literal {
     let n: usize = shape.iter().product();
     if dtype.is_float() {
         let values: Vec<f64> = (0..n).map(|_| rng.unit() * 4.0 - 2.0).collect();
-        Tensor::from_f64(dtype, shape, &values)
+        Literal::from_f64(dtype, shape, &values)
     } else if dtype.is_bool() {
         let values: Vec<bool> = (0..n).map(|_| rng.chance(0.5)).collect();
-        Tensor::from_bools(shape, &values)
+        Literal::from_bools(shape, &values)
     } else {
         let values: Vec<i64> = (0..n).map(|_| rng.range(-4, 4)).collect();
-        Tensor::from_i64(dtype, shape, &values)
+        Literal::from_i64(dtype, shape, &values)
     }
 }
 

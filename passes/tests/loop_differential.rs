@@ -38,7 +38,7 @@ use dlc_loop::host_functions;
 use dlc_loop::interp::{run_host, KernelArg};
 use dlc_passes::graph::lower::Target;
 use dlc_passes::loops::{differential_cases, DifferentialCase};
-use dlc_tensor::{DType, Elements, Scalar, Tensor};
+use dlc_tensor::{DType, Elements, Literal, Scalar};
 use dlc_testkit::{par_cases, par_map, report, scale, scaled};
 use pipeline::{context, registry, repo_root, run};
 use std::path::{Path, PathBuf};
@@ -319,7 +319,7 @@ fn random_args(
                 }
             })
             .collect();
-        args.push(KernelArg::Buffer(Tensor::from_scalars(
+        args.push(KernelArg::Buffer(Literal::from_scalars(
             dtype, shape, values,
         )));
     }

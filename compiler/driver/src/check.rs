@@ -15,7 +15,7 @@ use dlc_graph::ops::MatmulOp;
 use dlc_ir::{Context, Op, Value};
 use dlc_loop::interp::{run_host, KernelArg};
 use dlc_runtime::Tensor;
-use dlc_tensor::{DType, Elements, Tensor as HostTensor};
+use dlc_tensor::{DType, Elements, Literal};
 
 /// How one output compares with the reference.
 #[derive(Clone, Debug)]
@@ -43,11 +43,11 @@ pub fn tolerance(dtype: DType) -> Option<(f64, f64)> {
 }
 
 /// The reference interpreter's outputs for `inputs`.
-pub fn reference(model: &Model, inputs: &[Tensor]) -> Result<Vec<HostTensor>, String> {
+pub fn reference(model: &Model, inputs: &[Tensor]) -> Result<Vec<Literal>, String> {
     let (ctx, func) = model.source()?;
-    let inputs = inputs.iter().map(Tensor::to_host_tensor);
+    let inputs = inputs.iter().map(Tensor::to_literal);
     if model.graph_level {
-        let inputs: Vec<HostTensor> = inputs.collect();
+        let inputs: Vec<Literal> = inputs.collect();
         interpret(ctx, func, &inputs).map_err(|d| format!("graph interpreter: {}", d.message))
     } else {
         let args = inputs.map(KernelArg::Buffer).collect();
@@ -90,8 +90,8 @@ pub fn loosest(ctx: &Context, func: Op) -> (f64, f64) {
 /// (usually [`loosest`] of the source function). Count, dtype or shape differences are an
 /// error; value differences are reported per output.
 pub fn compare(
-    reference: &[HostTensor],
-    actual: &[HostTensor],
+    reference: &[Literal],
+    actual: &[Literal],
     floor: (f64, f64),
 ) -> Result<Vec<OutputReport>, String> {
     if reference.len() != actual.len() {
@@ -120,7 +120,7 @@ pub fn compare(
         .collect()
 }
 
-fn compare_one(r: &HostTensor, a: &HostTensor, floor: (f64, f64)) -> OutputReport {
+fn compare_one(r: &Literal, a: &Literal, floor: (f64, f64)) -> OutputReport {
     let (max_abs, scale) = match (r.elements(), a.elements()) {
         (Elements::Float(x), Elements::Float(y)) => float_error(x, y),
         (Elements::Int(x), Elements::Int(y)) => {

@@ -6,7 +6,7 @@
 
 use dlc_graph::generate::Rng;
 use dlc_runtime::{read_npy, DimSpec, Signature, Tensor};
-use dlc_tensor::{DType, Scalar, Tensor as HostTensor};
+use dlc_tensor::{DType, Literal, Scalar};
 use std::path::Path;
 
 /// Random inputs for `signature`, with every dynamic dim of size `dynamic_size`.
@@ -58,7 +58,7 @@ pub fn random_tensor(dtype: DType, shape: &[usize], rng: &mut Rng) -> Result<Ten
                 _ => Scalar::Int(rng.range(-4, 4)),
             })
             .collect();
-        let chunk = HostTensor::from_scalars(dtype, vec![len], values).to_le_bytes();
+        let chunk = Literal::from_scalars(dtype, vec![len], values).to_le_bytes();
         tensor.bytes_mut()[at * width..(at + len) * width].copy_from_slice(&chunk);
         at += len;
     }

@@ -17,7 +17,7 @@ use crate::{model_cache, Model, ModelOptions};
 use dlc_ir::{Context, Op};
 use dlc_onnx::{ImportError, ImportOptions};
 use dlc_runtime::Tensor;
-use dlc_tensor::Tensor as HostTensor;
+use dlc_tensor::Literal;
 use std::path::Path;
 
 /// An imported ONNX model, for [`crate::Model::compile_module`].
@@ -100,9 +100,7 @@ fn import_bytes(
                     .ok_or_else(|| {
                         format!("{name}: error: no value given for graph input '{input}'\n")
                     })?;
-                options
-                    .constants
-                    .insert(input.clone(), value.to_host_tensor());
+                options.constants.insert(input.clone(), value.to_literal());
                 specialized.push(input);
             }
             Err(e) => return Err(format!("{name}: error: {e}\n")),
@@ -194,9 +192,7 @@ fn planned_import(
     for input in &plan.specialized {
         let index = plan.graph_inputs.iter().position(|g| g == input)?;
         let value = given?.get(index)?;
-        import
-            .constants
-            .insert(input.clone(), value.to_host_tensor());
+        import.constants.insert(input.clone(), value.to_literal());
     }
     Some(import)
 }
@@ -297,11 +293,11 @@ fn graph_input_names(model: &dlc_onnx::proto::ModelProto) -> Vec<String> {
 }
 
 /// Reads a reference tensor: `.npy`, or `.pb` (a serialized ONNX `TensorProto`).
-pub fn read_reference(path: &Path) -> Result<HostTensor, String> {
+pub fn read_reference(path: &Path) -> Result<Literal, String> {
     if path.extension().is_some_and(|e| e == "pb") {
         return dlc_onnx::read_tensor_pb(path);
     }
-    HostTensor::read_npy(path).map_err(|e| format!("cannot read '{}': {e}", path.display()))
+    Literal::read_npy(path).map_err(|e| format!("cannot read '{}': {e}", path.display()))
 }
 
 /// How an output compares with its reference under numpy's `allclose`:
@@ -318,8 +314,8 @@ pub struct ExpectedReport {
 
 /// Compares `actual` with `expected` element by element.
 pub fn compare_expected(
-    actual: &HostTensor,
-    expected: &HostTensor,
+    actual: &Literal,
+    expected: &Literal,
     rtol: f64,
     atol: f64,
 ) -> ExpectedReport {

@@ -53,7 +53,7 @@ use dlc_ir::symbol::symbol_name;
 use dlc_ir::{parse_source, print_op, verify, Context, Op, PrintOptions};
 use dlc_loop::interp::{run_host, KernelArg};
 use dlc_runtime::{Session, Tensor};
-use dlc_tensor::{DType, Elements, Tensor as HostTensor};
+use dlc_tensor::{DType, Elements, Literal};
 use dlc_testkit::{guarded, par_cases, report as report_count, scaled};
 use std::path::PathBuf;
 
@@ -257,11 +257,11 @@ fn wrong_inputs_are_errors() {
 
 /// Runs `model` on `inputs` and checks it against both interpreters and a poisoned rerun;
 /// returns its outputs.
-fn check_model(model: &Model, inputs: &[Tensor], values: bool) -> Result<Vec<HostTensor>, String> {
+fn check_model(model: &Model, inputs: &[Tensor], values: bool) -> Result<Vec<Literal>, String> {
     let refs: Vec<&Tensor> = inputs.iter().collect();
     let mut session = model.session();
     let first = run(&mut session, &refs).map_err(|e| format!("JIT run: {e}"))?;
-    let jit: Vec<HostTensor> = first.iter().map(Tensor::to_host_tensor).collect();
+    let jit: Vec<Literal> = first.iter().map(Tensor::to_literal).collect();
 
     let floor = {
         let (ctx, func) = model.source().expect("compiled from source");
@@ -286,8 +286,8 @@ fn check_model(model: &Model, inputs: &[Tensor], values: bool) -> Result<Vec<Hos
         None => Ok(jit),
         Some(i) => Err(format!(
             "output {i} differs bit for bit when memory is poisoned: {:?} became {:?}",
-            first[i].to_host_tensor().elements(),
-            second[i].to_host_tensor().elements()
+            first[i].to_literal().elements(),
+            second[i].to_literal().elements()
         )),
     }
 }
@@ -299,7 +299,7 @@ fn twin(
     name: &str,
     options: &ModelOptions,
     inputs: &[Tensor],
-    jit: &[HostTensor],
+    jit: &[Literal],
 ) -> Result<(), String> {
     let options = ModelOptions {
         backend: Backend::Mlir,
@@ -316,12 +316,7 @@ fn twin(
             jit.len()
         ));
     }
-    for (i, (m, l)) in outputs
-        .iter()
-        .map(Tensor::to_host_tensor)
-        .zip(jit)
-        .enumerate()
-    {
+    for (i, (m, l)) in outputs.iter().map(Tensor::to_literal).zip(jit).enumerate() {
         if m.dtype() != l.dtype() || m.shape() != l.shape() {
             return Err(format!(
                 "output {i}: MLIR {:?} {:?}, LLVM {:?} {:?}",
@@ -394,7 +389,7 @@ fn run(session: &mut Session<'_>, inputs: &[&Tensor]) -> Result<Vec<Tensor>, Str
 }
 
 /// The loop interpreter on the host function of the lowered module.
-fn loop_interpreter(model: &Model, inputs: &[Tensor]) -> Result<Vec<HostTensor>, String> {
+fn loop_interpreter(model: &Model, inputs: &[Tensor]) -> Result<Vec<Literal>, String> {
     let ctx = &model.lowered_ctx;
     let host = module_funcs(ctx, model.lowered_module)
         .into_iter()
@@ -402,7 +397,7 @@ fn loop_interpreter(model: &Model, inputs: &[Tensor]) -> Result<Vec<HostTensor>,
         .ok_or_else(|| format!("the lowered module has no host function '{}'", model.entry))?;
     let args = inputs
         .iter()
-        .map(|t| KernelArg::Buffer(t.to_host_tensor()))
+        .map(|t| KernelArg::Buffer(t.to_literal()))
         .collect();
     run_host(ctx, host, args)
         .map_err(|d| format!("loop interpreter: {}", d.message))?
@@ -417,8 +412,8 @@ fn loop_interpreter(model: &Model, inputs: &[Tensor]) -> Result<Vec<HostTensor>,
 /// Count, dtypes and shapes always; the values if `values`, each output within
 /// [`check::tolerance`] of its dtype widened to `floor` ([`check::loosest`]).
 fn compare(
-    reference: &[HostTensor],
-    actual: &[HostTensor],
+    reference: &[Literal],
+    actual: &[Literal],
     values: bool,
     floor: (f64, f64),
 ) -> Result<(), String> {

@@ -461,8 +461,8 @@ fn an_onnx_model_compiled_before_loads_without_being_imported() {
     let cache = dir.path().join("cache");
     let x = Tensor::from_f32(&[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).expect("x");
     let shape = |dims: &[i64]| {
-        let t = dlc_tensor::Tensor::from_i64(dlc_tensor::DType::I64, &[2], dims);
-        Tensor::from_host_tensor(&t).expect("s")
+        let t = dlc_tensor::Literal::from_i64(dlc_tensor::DType::I64, &[2], dims);
+        Tensor::from_literal(&t).expect("s")
     };
     // (whether the lowered module came from the cache, the notes, the output's shape and bytes)
     let compile = |given: &[Tensor]| {

@@ -21,7 +21,7 @@ use dlc_driver::check::reference;
 use dlc_driver::inputs::npy_inputs;
 use dlc_driver::onnx::{compare_expected, import_onnx, read_reference};
 use dlc_driver::{Model, ModelOptions};
-use dlc_tensor::{DType, Tensor as HostTensor};
+use dlc_tensor::{DType, Literal};
 use dlc_testkit::{par_cases, report};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -136,7 +136,7 @@ fn run_case(dir: &Path, case: &Case) -> Status {
         Ok(data) => data,
         Err(e) => return Status::new("fail", format!("bf16 data: {e}")),
     };
-    let compare = |what: &str, outputs: Vec<HostTensor>| -> Option<Status> {
+    let compare = |what: &str, outputs: Vec<Literal>| -> Option<Status> {
         if outputs.len() != expected.len() {
             return Some(Status::new(
                 "fail",
@@ -177,7 +177,7 @@ fn run_case(dir: &Path, case: &Case) -> Status {
         .map_err(|e| e.to_string())
         .and_then(|outs| {
             outs.iter()
-                .map(|v| v.to_host_tensor().map_err(|e| e.to_string()))
+                .map(|v| v.to_literal().map_err(|e| e.to_string()))
                 .collect::<Result<Vec<_>, _>>()
         });
     match outputs {
@@ -204,8 +204,8 @@ fn output_rtol(dtype: DType, rtol: f64) -> f64 {
 fn narrow_bf16(
     model: &Model,
     inputs: Vec<dlc_runtime::Tensor>,
-    expected: Vec<HostTensor>,
-) -> Result<(Vec<dlc_runtime::Tensor>, Vec<HostTensor>), String> {
+    expected: Vec<Literal>,
+) -> Result<(Vec<dlc_runtime::Tensor>, Vec<Literal>), String> {
     let (ctx, func) = model.source()?;
     let Some((args, results)) = ctx
         .attr(func, "function_type")
@@ -220,7 +220,7 @@ fn narrow_bf16(
         .zip(args.iter().map(bf16).chain(std::iter::repeat(false)))
         .map(|(t, narrow)| match (narrow, t.dtype()) {
             (true, DType::F32) => {
-                dlc_runtime::Tensor::from_host_tensor(&t.to_host_tensor().cast(DType::BF16))
+                dlc_runtime::Tensor::from_literal(&t.to_literal().cast(DType::BF16))
                     .map_err(|e| e.to_string())
             }
             _ => Ok(t),

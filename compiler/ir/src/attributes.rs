@@ -630,8 +630,12 @@ pub(crate) fn encode_dense_value(kind: &TypeKind, v: DenseValue, n: usize, out: 
 /// the value is written in an op's declarative format ([`crate::format`]): as a bare literal,
 /// without the `: type` of the generic attribute syntax.
 pub trait AttrValue: Sized {
+    /// What the verifier says the attribute must be, after "requires": `an i64`, `a string`.
+    const DESCRIPTION: &'static str;
     /// The value of `attr`, when it is an attribute of this kind.
     fn from_attr(ctx: &Context, attr: Attribute) -> Option<Self>;
+    /// The attribute holding this value, in the form [`AttrValue::parse_value`] builds.
+    fn to_attr(&self, ctx: &mut Context) -> Attribute;
     /// Parses the value's literal into the attribute that holds it.
     fn parse_value(p: &mut Parser<'_>) -> PResult<Attribute>;
     /// Prints the literal of `attr`, an attribute that [`AttrValue::is_written_form`] accepts.
@@ -644,8 +648,12 @@ pub trait AttrValue: Sized {
 
 /// An integer attribute whose value fits an `i64`; written `3`, `-1` (an `i64` attribute).
 impl AttrValue for i64 {
+    const DESCRIPTION: &'static str = "an i64";
     fn from_attr(ctx: &Context, attr: Attribute) -> Option<Self> {
         ctx.attr_as_int(attr).and_then(|v| i64::try_from(v).ok())
+    }
+    fn to_attr(&self, ctx: &mut Context) -> Attribute {
+        ctx.integer_attr((*self).into(), Type::I64)
     }
     fn parse_value(p: &mut Parser<'_>) -> PResult<Attribute> {
         let value = parse_i64(p)?;
@@ -663,8 +671,12 @@ impl AttrValue for i64 {
 
 /// A float attribute, widened to `f64`; written `0.5`, `6` (an `f64` attribute).
 impl AttrValue for f64 {
+    const DESCRIPTION: &'static str = "an f64";
     fn from_attr(ctx: &Context, attr: Attribute) -> Option<Self> {
         ctx.attr_as_float(attr)
+    }
+    fn to_attr(&self, ctx: &mut Context) -> Attribute {
+        ctx.float_attr(*self, Type::F64)
     }
     fn parse_value(p: &mut Parser<'_>) -> PResult<Attribute> {
         // The printer writes infinities and NaNs (and decimals that would not read back) as
@@ -683,11 +695,15 @@ impl AttrValue for f64 {
 
 /// An `i1` integer attribute; written `true`, `false`.
 impl AttrValue for bool {
+    const DESCRIPTION: &'static str = "an i1";
     fn from_attr(ctx: &Context, attr: Attribute) -> Option<Self> {
         match ctx.attr_kind(attr) {
             AttrKind::Integer { value, ty } if *ty == Type::I1 => Some(*value != 0),
             _ => None,
         }
+    }
+    fn to_attr(&self, ctx: &mut Context) -> Attribute {
+        ctx.bool_attr(*self)
     }
     fn parse_value(p: &mut Parser<'_>) -> PResult<Attribute> {
         let value = match p.peek_text() {
@@ -708,8 +724,12 @@ impl AttrValue for bool {
 
 /// A string attribute; written `"text"`.
 impl AttrValue for String {
+    const DESCRIPTION: &'static str = "a string";
     fn from_attr(ctx: &Context, attr: Attribute) -> Option<Self> {
         ctx.attr_as_str(attr).map(str::to_string)
+    }
+    fn to_attr(&self, ctx: &mut Context) -> Attribute {
+        ctx.string_attr(self)
     }
     fn parse_value(p: &mut Parser<'_>) -> PResult<Attribute> {
         let value = p.parse_string_literal()?;
@@ -726,11 +746,18 @@ impl AttrValue for String {
 
 /// A dense array attribute (`array<i64: 0, 2>`); written `[0, 2]`.
 impl AttrValue for Vec<i64> {
+    const DESCRIPTION: &'static str = "an array<i64>";
     fn from_attr(ctx: &Context, attr: Attribute) -> Option<Self> {
         match ctx.attr_kind(attr) {
             AttrKind::DenseArray { values, .. } => Some(values.to_vec()),
             _ => None,
         }
+    }
+    fn to_attr(&self, ctx: &mut Context) -> Attribute {
+        ctx.intern_attr(AttrKind::DenseArray {
+            element: Type::I64,
+            values: self.as_slice().into(),
+        })
     }
     fn parse_value(p: &mut Parser<'_>) -> PResult<Attribute> {
         let mut values = Vec::new();
@@ -755,8 +782,12 @@ impl AttrValue for Vec<i64> {
 
 /// A type attribute; written as the type.
 impl AttrValue for Type {
+    const DESCRIPTION: &'static str = "a type";
     fn from_attr(ctx: &Context, attr: Attribute) -> Option<Self> {
         ctx.attr_as_type(attr)
+    }
+    fn to_attr(&self, ctx: &mut Context) -> Attribute {
+        ctx.type_attr(*self)
     }
     fn parse_value(p: &mut Parser<'_>) -> PResult<Attribute> {
         let ty = p.parse_type()?;

@@ -5,6 +5,7 @@
 //! [`define_op!`](crate::define_op) macro writes the typed wrapper and the `OpDef` skeleton in a
 //! few lines, which is the API downstream dialects are written with.
 
+use crate::attr_def::AttrDef;
 use crate::attributes::Attribute;
 use crate::diagnostics::Diagnostic;
 use crate::format::{AsmFormat, AttrSyntax};
@@ -80,7 +81,14 @@ pub type ParseFn = fn(&mut Parser<'_>, &mut OpSpec) -> PResult<()>;
 pub type PrintFn = fn(&mut Printer<'_>, Op);
 /// Folds an op given its operands' constant values (None where not constant). An empty list
 /// (or the op's own results) means the folder updated the op in place.
-pub type FoldFn = fn(&mut Context, Op, &[Option<Attribute>]) -> Option<SmallVec<[FoldResult; 1]>>;
+pub type FoldFn = fn(&mut Context, Op, &[Option<Attribute>]) -> Folded;
+/// What a folder returns: one [`FoldResult`] per result, or `None` when the op does not fold.
+pub type Folded = Option<SmallVec<[FoldResult; 1]>>;
+
+/// The fold of a one-result op to an existing value.
+pub fn fold_to_value(v: Value) -> Folded {
+    Some(SmallVec::from_elem(FoldResult::Value(v), 1))
+}
 /// Parses a dialect type or attribute body after `!dialect.mnemonic` or `#dialect.mnemonic`.
 pub type ParseTypeFn = fn(&mut Parser<'_>, &str) -> PResult<Type>;
 pub type ParseAttrFn = fn(&mut Parser<'_>, &str) -> PResult<Attribute>;
@@ -176,6 +184,9 @@ pub struct Dialect {
     pub print_type: Option<PrintTypeFn>,
     pub parse_attr: Option<ParseAttrFn>,
     pub print_attr: Option<PrintAttrFn>,
+    /// Attributes defined with [`define_attr!`](crate::define_attr), which the parser and the
+    /// printer handle without `parse_attr`/`print_attr` hooks (the hooks, when set, come first).
+    pub attrs: Vec<AttrDef>,
     pub materialize_constant: Option<MaterializeFn>,
     /// Dialects whose ops this one's ops use or produce (the loop dialect's kernels hold
     /// `arith` and `math` ops): registering this dialect registers them first, as MLIR's
@@ -193,9 +204,18 @@ impl Dialect {
             print_type: None,
             parse_attr: None,
             print_attr: None,
+            attrs: Vec::new(),
             materialize_constant: None,
             dependencies: Vec::new(),
         }
+    }
+
+    /// The definition of the attribute `#name.mnemonic`, if the dialect lists one.
+    pub fn attr_def(&self, mnemonic: &str) -> Option<AttrDef> {
+        self.attrs
+            .iter()
+            .find(|d| d.mnemonic() == mnemonic)
+            .copied()
     }
 }
 
@@ -317,6 +337,11 @@ impl Context {
         self.registry.ops.iter().map(|(d, _)| d)
     }
 
+    /// The op that defines `v`, when it is a `T` (MLIR's `Value::getDefiningOp<T>`).
+    pub fn defining<T: OpView>(&self, v: Value) -> Option<T> {
+        self.view(self.defining_op(v)?)
+    }
+
     /// Views `op` as the typed wrapper `T` if it is that op.
     pub fn view<T: OpView>(&self, op: Op) -> Option<T> {
         let id = self.op_name_global_id(op);
@@ -330,7 +355,7 @@ impl Context {
 
     /// Folds `op` with its dialect's folder, feeding it the `value` attribute of each operand
     /// defined by a constant-like op. Returns `None` when the op does not fold.
-    pub fn fold(&mut self, op: Op) -> Option<SmallVec<[FoldResult; 1]>> {
+    pub fn fold(&mut self, op: Op) -> Folded {
         let fold = self.op_def(op)?.fold?;
         let constants: SmallVec<[Option<Attribute>; 3]> = self
             .operands(op)

@@ -44,11 +44,13 @@ use crate::Context;
 #[derive(Copy, Clone)]
 pub struct AttrSyntax {
     /// Parses the value (the current token starts it).
-    parse: fn(&mut Parser<'_>) -> PResult<Attribute>,
+    pub(crate) parse: fn(&mut Parser<'_>) -> PResult<Attribute>,
     /// Prints the value of an attribute that [`AttrSyntax::accepts`].
-    print: fn(&mut Printer<'_>, Attribute),
+    pub(crate) print: fn(&mut Printer<'_>, Attribute),
     /// True when the attribute is the one its printed value parses back as.
-    accepts: fn(&Context, Attribute) -> bool,
+    pub(crate) accepts: fn(&Context, Attribute) -> bool,
+    /// What the attribute must be, for the verifier's message.
+    pub(crate) description: &'static str,
 }
 
 impl AttrSyntax {
@@ -58,6 +60,7 @@ impl AttrSyntax {
             parse: T::parse_value,
             print: T::print_value,
             accepts: T::is_written_form,
+            description: T::DESCRIPTION,
         }
     }
 }

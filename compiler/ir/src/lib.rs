@@ -6,6 +6,7 @@
 //! itself through [`Context::register_dialect`] with [`OpDef`]s written with [`define_op!`].
 
 pub mod affine;
+pub mod attr_def;
 pub mod attributes;
 pub mod builtin;
 mod clone;
@@ -32,11 +33,12 @@ pub mod verifier;
 mod walk;
 pub mod wide_int;
 
+pub use attr_def::AttrDef;
 pub use attributes::{AttrKind, AttrValue, Attribute, DenseValue, NamedAttr};
 pub use clone::ValueMap;
 pub use context::Context;
 pub use diagnostics::{Diagnostic, Severity, SourceMap};
-pub use dialect::{Arity, Dialect, FoldResult, OpDef, OpView, Traits};
+pub use dialect::{fold_to_value, Arity, Dialect, FoldResult, Folded, OpDef, OpView, Traits};
 pub use interfaces::{Effect, EffectKind, LoopLike, MemoryEffects};
 pub use intern::Ident;
 pub use ir::{Block, BlockOps, InsertPoint, Op, OpSpec, Region, Use, Value, ValueDef};

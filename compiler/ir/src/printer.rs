@@ -1117,17 +1117,34 @@ impl<'a> Printer<'a> {
                     _ => {}
                 }
             }
-            AttrKind::Dialect { dialect, .. } => {
+            AttrKind::Dialect {
+                dialect,
+                mnemonic,
+                params,
+            } => {
                 self.out.push('#');
                 self.out.push_str(self.ctx.ident_str(*dialect));
                 self.out.push('.');
-                if let Some(print) = self
-                    .ctx
-                    .registry
-                    .dialect(*dialect)
-                    .and_then(|d| d.print_attr)
-                {
+                let registered = self.ctx.registry.dialect(*dialect);
+                let mnemonic = self.ctx.ident_str(*mnemonic);
+                if let Some(print) = registered.and_then(|d| d.print_attr) {
                     print(self, attr);
+                } else if let Some(def) = registered
+                    .and_then(|d| d.attr_def(mnemonic))
+                    .filter(|def| def.is_written_form(self.ctx, attr))
+                {
+                    def.print_value(self, attr);
+                } else {
+                    // No definition says how (or the parameters are not of its kinds, in
+                    // invalid IR): the mnemonic and the parameters in generic form.
+                    self.out.push_str(mnemonic);
+                    for (i, &param) in params.iter().enumerate() {
+                        self.out.push_str(if i == 0 { "<" } else { ", " });
+                        self.print_attr(param);
+                    }
+                    if !params.is_empty() {
+                        self.out.push('>');
+                    }
                 }
             }
             AttrKind::Opaque { dialect, body, ty } => {

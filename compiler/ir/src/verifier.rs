@@ -7,7 +7,7 @@
 //! integer compare, and dominator trees are only built for regions with cross-block uses.
 
 use crate::diagnostics::Diagnostic;
-use crate::dialect::{Arity, Traits};
+use crate::dialect::{Arity, OpDef, Traits};
 use crate::dominance::RegionDominators;
 use crate::ir::{Block, Op, Region, Value, ValueDef};
 use crate::symbol::{symbol_name, SymbolTables};
@@ -140,6 +140,9 @@ impl<'a> Verifier<'a> {
             self.verify_region(op, region, traits, def.is_some())?;
         }
         self.symbol_tables_entered -= table;
+        if let Some(def) = def {
+            verify_typed_attrs(ctx, op, def)?;
+        }
         if let Some(verify) = def.and_then(|d| d.verify) {
             verify(ctx, op)?;
         }
@@ -426,4 +429,23 @@ impl<'a> Verifier<'a> {
         }
         Ok(())
     }
+}
+
+/// Every inherent attribute declared with a Rust type (`attributes = [axis: i64]` in
+/// [`define_op!`](crate::define_op)) is present and of that kind, in the form its syntax writes
+/// (an `f64` attribute for an `f64`), as MLIR's ODS attribute constraints are checked before an
+/// op's own verifier.
+fn verify_typed_attrs(ctx: &Context, op: Op, def: &OpDef) -> Result<(), Diagnostic> {
+    for (name, syntax) in def.inherent_attrs.iter().zip(def.attr_syntax) {
+        let Some(syntax) = syntax else { continue };
+        if !ctx.attr(op, name).is_some_and(|a| (syntax.accepts)(ctx, a)) {
+            let what = syntax.description;
+            return Err(op_error(
+                ctx,
+                op,
+                format!("requires {what} attribute '{name}'"),
+            ));
+        }
+    }
+    Ok(())
 }

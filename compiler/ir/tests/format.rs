@@ -1,11 +1,12 @@
 //! Declarative assembly formats (`format = "..."` in `define_op!`, `dlc_ir::format`): ops
 //! parse and print through their format, typed attributes are written as bare values, the
 //! attributes a format does not name go in the attribute dict, bad input is a located error,
-//! and a malformed format is refused with the rule it breaks.
+//! and a malformed format is refused with the rule it breaks. Dialect attributes defined with
+//! `define_attr!` (`dlc_ir::attr_def`) parse and print in generic syntax and in formats.
 
 use dlc_ir::format::{AsmFormat, AttrSyntax};
-use dlc_ir::{define_op, parse_source, print_op, verify, Context, Dialect, PrintOptions, Traits};
-use dlc_ir::{Arity, Op, OpDef, Type};
+use dlc_ir::{define_attr, define_op, parse_source, print_op, verify, Context, Dialect};
+use dlc_ir::{Arity, AttrValue, Op, OpDef, PrintOptions, Traits, Type};
 
 define_op! {
     /// Two values for the ops under test (generic syntax: no format).
@@ -35,10 +36,39 @@ define_op! {
     format = "$input `,` $other `to` type($result) `[` $axis `]` `(` $perm `,` $flag `,` $label `,` $ty `,` $raw `)` attr-dict `:` type($input) `,` type($other)";
 }
 
+define_attr! {
+    /// A dialect attribute with two parameters: `#fmt.range<0.0, 6.0>`.
+    pub struct Range = "fmt.range";
+    params = [low: f64, high: f64];
+}
+
+define_attr! {
+    /// A dialect attribute without parameters: `#fmt.marker`.
+    pub struct Marker = "fmt.marker";
+    params = [];
+}
+
+define_op! {
+    /// Limits its operand to a range: a dialect attribute in a format.
+    pub struct ClampOp = "fmt.clamp";
+    traits = Traits::PURE.union(Traits::SAME_OPERANDS_AND_RESULT_TYPE);
+    operands = [input];
+    results = [result];
+    attributes = [range: Range];
+    format = "$input `,` $range attr-dict `:` type($input)";
+}
+
 fn context() -> Context {
     let mut ctx = Context::new();
-    let ops = vec![SourceOp::def(), ScaleOp::def(), ConvertOp::def()];
-    ctx.register_dialect(Dialect::new("fmt", ops));
+    let ops = vec![
+        SourceOp::def(),
+        ScaleOp::def(),
+        ConvertOp::def(),
+        ClampOp::def(),
+    ];
+    let mut dialect = Dialect::new("fmt", ops);
+    dialect.attrs = vec![Range::DEF, Marker::DEF];
+    ctx.register_dialect(dialect);
     ctx
 }
 
@@ -188,6 +218,89 @@ fn an_op_its_format_cannot_write_prints_generically() {
         printed.contains("\"fmt.scale\"(%0#0) <{factor = 5.000000e-01 : f32}> : (f32) -> f32"),
         "{printed}"
     );
+}
+
+#[test]
+fn dialect_attributes_parse_and_print() {
+    // In a format: without the dialect prefix; the generic spelling is accepted too.
+    let printed = round_trip("%c = fmt.clamp %x#0, range<0.5, 6> {m = #fmt.marker} : f32");
+    assert!(
+        printed.contains(
+            "%1 = fmt.clamp %0#0, range<5.000000e-01, 6.000000e+00> {m = #fmt.marker} : f32"
+        ),
+        "{printed}"
+    );
+    let printed = round_trip("%c = fmt.clamp %x#0, #fmt.range<-1.0, 1.0> : f32");
+    assert!(
+        printed.contains("fmt.clamp %0#0, range<-1.000000e+00, 1.000000e+00> : f32"),
+        "{printed}"
+    );
+    // In generic syntax and in attribute dictionaries: with it.
+    let printed =
+        round_trip("%s = fmt.scale %x#0, 0.5 {r = #fmt.range<1.0, 2.0>, a = [#fmt.marker]} : f32");
+    assert!(
+        printed.contains("{a = [#fmt.marker], r = #fmt.range<1.000000e+00, 2.000000e+00>}"),
+        "{printed}"
+    );
+    // The typed accessor and the Rust value's attribute.
+    let mut ctx = context();
+    let src = program("%c = fmt.clamp %x#0, range<0.0, 6.0> : f32");
+    let module = parse_source(&mut ctx, &src, "fmt.mlir", 1).expect("parses");
+    let clamp = ops(&ctx, module)
+        .into_iter()
+        .find_map(|op| ctx.view::<ClampOp>(op))
+        .expect("a clamp");
+    let range = Range {
+        low: 0.0,
+        high: 6.0,
+    };
+    assert_eq!(clamp.range(&ctx), Some(range.clone()));
+    let attr = range.to_attr(&mut ctx);
+    assert_eq!(ctx.attr(clamp.0, "range"), Some(attr));
+    assert_eq!(Marker::from_attr(&ctx, attr), None);
+    let marker = Marker {}.to_attr(&mut ctx);
+    assert_eq!(Marker::from_attr(&ctx, marker), Some(Marker {}));
+}
+
+#[test]
+fn bad_dialect_attributes_are_located_errors() {
+    let cases = [
+        (
+            "%c = fmt.clamp %x#0, range<1.0> : f32",
+            "> :",
+            "expected ','",
+        ),
+        (
+            "%c = fmt.clamp %x#0, range<1.0, \"a\"> : f32",
+            "\"a\"",
+            "float",
+        ),
+        (
+            "%c = fmt.clamp %x#0, span<1.0, 2.0> : f32",
+            " span",
+            "expected 'range'",
+        ),
+        (
+            "%c = fmt.clamp %x#0, #fmt.marker : f32",
+            "#fmt",
+            "expected a #fmt.range",
+        ),
+        (
+            "%s = fmt.scale %x#0, 1.0 {r = #fmt.range<1.0 2.0>} : f32",
+            " 2.0",
+            "expected ','",
+        ),
+    ];
+    for (body, token, message) in cases {
+        let mut ctx = context();
+        let err = parse_source(&mut ctx, &program(body), "bad.mlir", 1).expect_err(body);
+        let col = body.find(token).expect("the token is in the body") + 1;
+        let rendered = format!("{err:?}");
+        assert!(
+            rendered.contains(&format!("line: 2, col: {col} }}")) && err.message.contains(message),
+            "{body}: expected '{message}' at column {col}: {rendered}"
+        );
+    }
 }
 
 #[test]

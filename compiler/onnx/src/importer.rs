@@ -21,7 +21,7 @@ use dlc_ir::{
     AttrKind, Attribute, Context, InsertPoint, Location, NamedAttr, Op, OpSpec, Region, Type,
     Value, DYNAMIC,
 };
-use dlc_tensor::Tensor;
+use dlc_tensor::Literal;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::path::Path;
@@ -43,7 +43,7 @@ pub struct ImportOptions {
     /// The full shape of a graph input, overriding its declared shape.
     pub input_shapes: HashMap<String, Vec<i64>>,
     /// Graph inputs specialized to a known value: they become constants, not arguments.
-    pub constants: HashMap<String, Tensor>,
+    pub constants: HashMap<String, Literal>,
     /// The shapes of the values the graph inputs will be run with, in graph input order
     /// (initializers skipped), when the caller knows them: a dim the model leaves dynamic takes
     /// the size given here, so the function is compiled for these shapes. `input_shapes` and
@@ -239,7 +239,7 @@ pub struct Importer<'c> {
     /// Graph arguments by value, to name them in "must be constant" errors.
     arg_names: HashMap<Value, String>,
     /// Decoded constants, by the value of their `graph.constant`.
-    constants: HashMap<Value, Tensor>,
+    constants: HashMap<Value, Literal>,
     /// Per argument, the `dim_param` name of each dim left dynamic (`""`: none).
     dim_names: Vec<Vec<String>>,
     /// Nodes imported from subgraphs so far (each branch, each unrolled iteration, each
@@ -390,7 +390,7 @@ impl<'c> Importer<'c> {
     }
 
     /// A `graph.constant` holding `t`.
-    pub(crate) fn constant(&mut self, t: Tensor) -> Value {
+    pub(crate) fn constant(&mut self, t: Literal) -> Value {
         let attr = t.to_dense_attr(self.ctx);
         let v = self.constant_attr(attr);
         self.constants.insert(v, t);
@@ -418,7 +418,7 @@ impl<'c> Importer<'c> {
     }
 
     /// The value of `v` if it is a constant.
-    pub(crate) fn constant_value(&mut self, v: Value) -> Option<Tensor> {
+    pub(crate) fn constant_value(&mut self, v: Value) -> Option<Literal> {
         if let Some(t) = self.constants.get(&v) {
             return Some(t.clone());
         }
@@ -427,7 +427,7 @@ impl<'c> Importer<'c> {
         if !foldable(self.ctx, self.ctx.attr_type(attr)?) {
             return None;
         }
-        let t = Tensor::from_dense_attr(self.ctx, attr).ok()?;
+        let t = Literal::from_dense_attr(self.ctx, attr).ok()?;
         self.constants.insert(v, t.clone());
         Some(t)
     }
@@ -751,7 +751,7 @@ impl<'i> NodeCx<'i, '_> {
     }
 
     /// The value of input `i` when it is present: it must be a constant (or foldable to one).
-    pub fn const_input(&mut self, i: usize) -> NodeResult<Option<Tensor>> {
+    pub fn const_input(&mut self, i: usize) -> NodeResult<Option<Literal>> {
         let Some(v) = self.opt_input(i) else {
             return Ok(None);
         };
@@ -837,12 +837,12 @@ impl<'i> NodeCx<'i, '_> {
     }
 
     /// The value of `v` if it is a constant (or folded to one).
-    pub fn constant_of(&mut self, v: Value) -> Option<Tensor> {
+    pub fn constant_of(&mut self, v: Value) -> Option<Literal> {
         self.imp.constant_value(v)
     }
 
     /// The value named `name` in scope, if it is a constant (or folded to one).
-    pub fn outer_constant(&mut self, name: &str) -> Option<Tensor> {
+    pub fn outer_constant(&mut self, name: &str) -> Option<Literal> {
         let v = *self.imp.values.get(name)?;
         self.imp.constant_value(v)
     }
@@ -1142,7 +1142,7 @@ impl<'i> NodeCx<'i, '_> {
         if !foldable(self.imp.ctx, self.imp.ctx.value_type(result)) {
             return result;
         }
-        let values: Option<Vec<Tensor>> = operands
+        let values: Option<Vec<Literal>> = operands
             .iter()
             .map(|v| self.imp.constant_value(*v))
             .collect();
@@ -1161,13 +1161,13 @@ impl<'i> NodeCx<'i, '_> {
     }
 
     /// A constant of `t`.
-    pub fn constant(&mut self, t: Tensor) -> Value {
+    pub fn constant(&mut self, t: Literal) -> Value {
         self.imp.constant(t)
     }
 
     /// A splat constant of static shape `dims` holding `value` (one element), without
     /// materializing its elements.
-    pub fn splat_constant(&mut self, value: &Tensor, dims: &[i64]) -> NodeResult<Value> {
+    pub fn splat_constant(&mut self, value: &Literal, dims: &[i64]) -> NodeResult<Value> {
         check_size(dims)?;
         let ty = self.imp.ctx.tensor_type(dims, value.dtype().to_type());
         let element = match value.get(0) {
@@ -1190,7 +1190,7 @@ impl<'i> NodeCx<'i, '_> {
     }
 }
 
-/// Whether a tensor of type `ty` is small enough to hold as a [`Tensor`]: a static shape of
+/// Whether a tensor of type `ty` is small enough to hold as a [`Literal`]: a static shape of
 /// at most [`MAX_FOLD_ELEMENTS`] elements.
 fn foldable(ctx: &Context, ty: Type) -> bool {
     ctx.shape(ty)

@@ -23,7 +23,7 @@ pub mod tensor;
 pub use importer::{import_model, ImportError, ImportOptions, Imported};
 
 use dlc_ir::Context;
-use dlc_tensor::Tensor;
+use dlc_tensor::Literal;
 use prost::Message;
 use std::path::Path;
 
@@ -57,7 +57,7 @@ pub fn import_file(
 }
 
 /// Reads a serialized `TensorProto` (`.pb`, as the ONNX test data sets store tensors).
-pub fn read_tensor_pb(path: &Path) -> Result<Tensor, String> {
+pub fn read_tensor_pb(path: &Path) -> Result<Literal, String> {
     let bytes =
         std::fs::read(path).map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
     let t = proto::TensorProto::decode(bytes.as_slice())
@@ -65,7 +65,7 @@ pub fn read_tensor_pb(path: &Path) -> Result<Tensor, String> {
     let mut ctx = Context::new();
     let attr = tensor::tensor_attr(&mut ctx, &t, path.parent())
         .map_err(|e| format!("'{}': {e}", path.display()))?;
-    Tensor::from_dense_attr(&ctx, attr).map_err(|e| format!("'{}': {e}", path.display()))
+    Literal::from_dense_attr(&ctx, attr).map_err(|e| format!("'{}': {e}", path.display()))
 }
 
 /// Parses a `--dim` argument, `NAME=SIZE`.

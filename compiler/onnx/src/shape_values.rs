@@ -223,7 +223,7 @@ impl NodeCx<'_, '_> {
                 let len = usize::try_from(k).map_err(|_| format!("a negative size {k}"))?;
                 shape[axis] = len;
                 let values: Vec<i64> = (0..k).collect();
-                Ok(self.constant(dlc_tensor::Tensor::from_i64(
+                Ok(self.constant(dlc_tensor::Literal::from_i64(
                     dlc_tensor::DType::I64,
                     &shape,
                     &values,

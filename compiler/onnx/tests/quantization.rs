@@ -12,7 +12,7 @@ use dlc_onnx::proto::{
     OperatorSetIdProto, TensorProto, TensorShapeProto, TypeProto, ValueInfoProto,
 };
 use dlc_onnx::{import_model, ImportOptions};
-use dlc_tensor::{DType, Tensor};
+use dlc_tensor::{DType, Literal};
 
 /// One node `op` of domain `domain` at `opset`, inputs `names` (graph inputs first, then
 /// initializers), output "y".
@@ -146,7 +146,7 @@ fn context() -> Context {
 
 /// Imports `m` (verifying the module) and runs it in the interpreter on `args`; returns the
 /// output's dtype and values.
-fn run(m: &ModelProto, args: &[Tensor]) -> (DType, Vec<f64>) {
+fn run(m: &ModelProto, args: &[Literal]) -> (DType, Vec<f64>) {
     let mut ctx = context();
     let imported = import_model(&mut ctx, m, None, &ImportOptions::default())
         .unwrap_or_else(|e| panic!("the model does not import: {e}"));
@@ -176,8 +176,8 @@ fn assert_mentions(message: &str, parts: &[&str]) {
     }
 }
 
-fn f32s(shape: &[usize], v: &[f64]) -> Tensor {
-    Tensor::from_f64(DType::F32, shape, v)
+fn f32s(shape: &[usize], v: &[f64]) -> Literal {
+    Literal::from_f64(DType::F32, shape, v)
 }
 
 /// QuantizeLinear of `x` (f32 `[n]`) by a scalar scale and a zero point of type `dt`.
@@ -285,18 +285,18 @@ fn dequantize_widens_before_subtracting() {
             vec![floats("s", &[], &[0.5]), ints("z", dt, &[], &[zp])],
         )
     };
-    let x = Tensor::from_i64(DType::U16, &[3], &[0, 65535, 30000]);
+    let x = Literal::from_i64(DType::U16, &[3], &[0, 65535, 30000]);
     assert_eq!(
         run(&m(DataType::Uint16, 65535), &[x]).1,
         [-32767.5, 0.0, -17767.5]
     );
-    let x = Tensor::from_i64(DType::I16, &[3], &[-32768, 32767, 0]);
+    let x = Literal::from_i64(DType::I16, &[3], &[-32768, 32767, 0]);
     assert_eq!(
         run(&m(DataType::Int16, 32767), &[x]).1,
         [-32767.5, 0.0, -16383.5]
     );
     // int32: the difference needs 33 bits.
-    let x = Tensor::from_i64(DType::I32, &[3], &[i32::MIN as i64, i32::MAX as i64, 0]);
+    let x = Literal::from_i64(DType::I32, &[3], &[i32::MIN as i64, i32::MAX as i64, 0]);
     let (dt, y) = run(&m(DataType::Int32, i32::MAX as i64), &[x]);
     assert_eq!(dt, DType::F32);
     assert_eq!(
@@ -344,7 +344,7 @@ fn integer_products_subtract_zero_points_per_row_and_column() {
             ints("zb", DataType::Int8, &[2], &[0, -1]),
         ],
     );
-    let a = Tensor::from_i64(DType::U8, &[2, 2], &[255, 1, 2, 0]);
+    let a = Literal::from_i64(DType::U8, &[2, 2], &[255, 1, 2, 0]);
     // A − za = [[254, 0], [0, −2]]; B − zb = [[1, 3], [3, 5]].
     assert_eq!(run(&m, &[a]), (DType::I32, vec![254.0, 762.0, -6.0, -10.0]));
     // ConvInteger pads with the zero point (0 after the shift).
@@ -360,7 +360,7 @@ fn integer_products_subtract_zero_points_per_row_and_column() {
             ints("zx", DataType::Uint8, &[], &[10]),
         ],
     );
-    let x = Tensor::from_i64(DType::U8, &[1, 1, 2, 2], &[11, 12, 13, 255]);
+    let x = Literal::from_i64(DType::U8, &[1, 1, 2, 2], &[11, 12, 13, 255]);
     let (dt, y) = run(&m, &[x]);
     assert_eq!(dt, DType::I32);
     assert_eq!(y, [1.0, 3.0, 2.0, 4.0, 251.0, 247.0, 3.0, 248.0, 245.0]);
@@ -386,7 +386,7 @@ fn qlinear_conv_requantizes_per_channel() {
             ints("b", DataType::Int32, &[2], &[1, -4]),
         ],
     );
-    let x = Tensor::from_i64(DType::I8, &[1, 1, 1, 2], &[0, 127]);
+    let x = Literal::from_i64(DType::I8, &[1, 1, 1, 2], &[0, 127]);
     // Channel 0: round(((x+1)·2 + 1)·0.5) + 2 = [round(1.5) + 2, round(128.5) + 2 → 127];
     // channel 1: round(((x+1)·−3 − 4)·0.125) + 2 = [round(−0.875) + 2, round(−48.5) + 2].
     assert_eq!(run(&m, &[x]), (DType::I8, vec![4.0, 127.0, 1.0, -46.0]));
@@ -411,7 +411,7 @@ fn contrib_ops_follow_onnxruntime() {
             ints("zc", DataType::Uint8, &[], &[100]),
         ],
     );
-    let a = Tensor::from_i64(DType::U8, &[3], &[11, 13, 255]);
+    let a = Literal::from_i64(DType::U8, &[3], &[11, 13, 255]);
     // 0.5 − 5 = −4.5 → −4; 1.5 + 0 = 1.5 → 2; 122.5 + 58.75 = 181.25 → 181, then + 100.
     assert_eq!(run(&m, &[a]), (DType::U8, vec![96.0, 102.0, 255.0]));
     let m = model(
@@ -429,7 +429,7 @@ fn contrib_ops_follow_onnxruntime() {
             floats("bias", &[2], &[0.25, -0.25]),
         ],
     );
-    let a = Tensor::from_i64(DType::U8, &[1, 2], &[3, 0]);
+    let a = Literal::from_i64(DType::U8, &[1, 2], &[3, 0]);
     // (A − 1) = [2, −1]; · B = [0, −5]; · [0.5, 1.0] + bias.
     assert_eq!(run(&m, &[a]), (DType::F32, vec![0.25, -5.25]));
     let unknown = model(
@@ -463,7 +463,7 @@ fn contrib_ops_follow_onnxruntime() {
             ints("zy", DataType::Int8, &[], &[-1]),
         ],
     );
-    let a = Tensor::from_i64(DType::U8, &[1, 2], &[2, 3]);
+    let a = Literal::from_i64(DType::U8, &[1, 2], &[2, 3]);
     // (5 + 1) · 0.5 · 2 / 4 = 1.5 → 2, − 1.
     assert_eq!(run(&gemm, &[a]), (DType::I8, vec![1.0]));
 }
@@ -637,7 +637,7 @@ fn run_graph(
     nodes: Vec<NodeProto>,
     dims: &[i64],
     initializers: Vec<TensorProto>,
-    x: Tensor,
+    x: Literal,
 ) -> (String, Vec<f64>) {
     let m = ModelProto {
         ir_version: 9,
@@ -703,7 +703,7 @@ fn qdq_conv_and_matmul_run_on_the_bytes() {
         ints("w", DataType::Int8, &[2, 1, 1, 1], &[2, -3]),
         floats("sw", &[2], &[1.0, 0.25]),
     ];
-    let x = Tensor::from_i64(DType::U8, &[1, 1, 2, 2], &[10, 12, 14, 255]);
+    let x = Literal::from_i64(DType::U8, &[1, 1, 2, 2], &[10, 12, 14, 255]);
     let (text, y) = run_graph(nodes, &[1, 1, 2, 2], inits, x);
     assert!(
         text.contains("graph.conv2d")
@@ -738,7 +738,7 @@ fn qdq_conv_and_matmul_run_on_the_bytes() {
         ints("b", DataType::Int8, &[2, 2], &[1, -1, 2, 3]),
         floats("sb", &[2], &[1.0, 2.0]),
     ];
-    let a = Tensor::from_i64(DType::U8, &[1, 2], &[3, 0]);
+    let a = Literal::from_i64(DType::U8, &[1, 2], &[3, 0]);
     let (text, y) = run_graph(nodes, &[1, 2], inits, a);
     assert!(
         text.contains("tensor<1x2xui8>, tensor<2x2xi8> -> tensor<1x2xi32>"),
@@ -775,7 +775,7 @@ fn qdq_conv_and_matmul_run_on_the_bytes() {
         floats("sb", &[2], &[1.0, 2.0]),
         floats("c", &[2], &[4.0, -4.0]),
     ];
-    let a = Tensor::from_i64(DType::U8, &[1, 2], &[3, 0]);
+    let a = Literal::from_i64(DType::U8, &[1, 2], &[3, 0]);
     let (text, y) = run_graph(nodes, &[1, 2], inits, a);
     assert!(
         text.contains("tensor<1x2xui8>, tensor<2x2xi8> -> tensor<1x2xi32>"),

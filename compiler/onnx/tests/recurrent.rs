@@ -11,7 +11,7 @@ use dlc_onnx::proto::{
     OperatorSetIdProto, TensorProto, TensorShapeProto, TypeProto, ValueInfoProto,
 };
 use dlc_onnx::{import_model, ImportOptions, Imported};
-use dlc_tensor::{DType, Tensor};
+use dlc_tensor::{DType, Literal};
 
 fn context() -> Context {
     let mut ctx = Context::new();
@@ -168,7 +168,7 @@ fn each_cell_imports_verifies_and_runs() {
             "{op_type}: {names:?}"
         );
         assert!(names.iter().any(|n| n == "graph.matmul"), "{op_type}");
-        let x = Tensor::from_f64(DType::F32, &[5, 2, 3], &[0.5; 30]);
+        let x = Literal::from_f64(DType::F32, &[5, 2, 3], &[0.5; 30]);
         let outs = interpret(&ctx, imported.func, &[x]).expect("runs");
         assert_eq!(outs[0].shape(), [5, 1, 2, 4], "{op_type}");
         assert_eq!(outs[1].shape(), [1, 2, 4], "{op_type}");

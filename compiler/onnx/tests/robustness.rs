@@ -18,7 +18,7 @@ use dlc_onnx::proto::{
     TypeProto, ValueInfoProto,
 };
 use dlc_onnx::{decode_model, import_file, import_model, ImportError, ImportOptions, Imported};
-use dlc_tensor::{DType, Tensor};
+use dlc_tensor::{DType, Literal};
 use dlc_testkit::Rng;
 use prost::Message;
 use std::path::PathBuf;
@@ -274,7 +274,7 @@ fn classifier_imports_verifies_and_runs() {
     let x: Vec<f64> = (0..192)
         .map(|i| ((i * 37) % 23) as f64 / 23.0 - 0.5)
         .collect();
-    let x = Tensor::from_f64(DType::F32, &[1, 3, 8, 8], &x);
+    let x = Literal::from_f64(DType::F32, &[1, 3, 8, 8], &x);
     let out = interpret(&ctx, imported.func, &[x])
         .unwrap_or_else(|d| panic!("the interpreter fails: {}", d.message));
     assert_eq!(out.len(), 1);
@@ -568,7 +568,7 @@ fn cumsum_keeps_infinities_in_place() {
         );
         let (ctx, imported) = import_checked(&m, &ImportOptions::default())
             .unwrap_or_else(|e| panic!("CumSum does not import: {e}"));
-        let x = Tensor::from_f64(DType::F32, &[3], &[1.0, f64::INFINITY, 1.0]);
+        let x = Literal::from_f64(DType::F32, &[3], &[1.0, f64::INFINITY, 1.0]);
         let out = interpret(&ctx, imported.func, &[x])
             .unwrap_or_else(|d| panic!("the interpreter fails: {}", d.message));
         assert_eq!(out[0].to_f64_vec(), expected, "reverse = {reverse}");
@@ -747,7 +747,7 @@ fn external_data_in_range_imports() {
     let imported = import_file(&mut ctx, &path, &ImportOptions::default())
         .unwrap_or_else(|e| panic!("the model does not import: {e}"));
     dlc_ir::verify(&ctx, imported.module).expect("the module verifies");
-    let x = Tensor::from_f64(DType::F32, &[4], &[10.0, 20.0, 30.0, 40.0]);
+    let x = Literal::from_f64(DType::F32, &[4], &[10.0, 20.0, 30.0, 40.0]);
     let out = interpret(&ctx, imported.func, &[x]).expect("the interpreter runs");
     assert_eq!(out[0].to_f64_vec(), [11.0, 22.0, 33.0, 44.0]);
 }
@@ -973,7 +973,7 @@ fn reshape_by_a_shape_computed_from_a_graph_input_needs_its_value() {
     let mut options = ImportOptions::default();
     options
         .constants
-        .insert("s".into(), Tensor::from_i64(DType::I64, &[2], &[3, 2]));
+        .insert("s".into(), Literal::from_i64(DType::I64, &[2], &[3, 2]));
     assert!(import_checked(&m, &options).is_ok());
 }
 
@@ -982,12 +982,12 @@ fn reshape_by_a_given_constant_imports() {
     let mut options = ImportOptions::default();
     options
         .constants
-        .insert("s".into(), Tensor::from_i64(DType::I64, &[2], &[3, 2]));
+        .insert("s".into(), Literal::from_i64(DType::I64, &[2], &[3, 2]));
     let (ctx, imported) = import_checked(&reshape_by_input(), &options)
         .unwrap_or_else(|e| panic!("the reshape does not import: {e}"));
     assert_eq!(imported.inputs, ["x"]);
     assert!(!imported.notes.is_empty());
-    let x = Tensor::from_f64(DType::F32, &[2, 3], &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
+    let x = Literal::from_f64(DType::F32, &[2, 3], &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
     let out = interpret(&ctx, imported.func, &[x]).expect("the interpreter runs");
     assert_eq!(out[0].shape(), [3, 2]);
 }
@@ -997,7 +997,7 @@ fn given_constant_of_the_wrong_type_is_rejected() {
     let mut options = ImportOptions::default();
     options
         .constants
-        .insert("s".into(), Tensor::from_i64(DType::I64, &[3], &[3, 2, 1]));
+        .insert("s".into(), Literal::from_i64(DType::I64, &[3], &[3, 2, 1]));
     let error = import_checked(&reshape_by_input(), &options)
         .map(|_| ())
         .expect_err("the value does not fit")
@@ -1077,7 +1077,7 @@ fn single(
 }
 
 /// Imports `m` and runs it in the interpreter on `args`.
-fn run(m: &ModelProto, args: &[Tensor]) -> Vec<Tensor> {
+fn run(m: &ModelProto, args: &[Literal]) -> Vec<Literal> {
     let (ctx, imported) = import_checked(m, &ImportOptions::default())
         .unwrap_or_else(|e| panic!("the model does not import: {e}"));
     interpret(&ctx, imported.func, args)
@@ -1443,7 +1443,7 @@ fn pad_modes_follow_numpy() {
             vec![input("x", DataType::Float, &[3])],
             vec![i64_tensor("pads", &[2], pads)],
         );
-        let x = Tensor::from_f64(DType::F32, &[3], &[1.0, 2.0, 3.0]);
+        let x = Literal::from_f64(DType::F32, &[3], &[1.0, 2.0, 3.0]);
         run(&m, &[x])[0].to_f64_vec()
     };
     assert_eq!(pad("edge", &[2, 1]), [1.0, 1.0, 1.0, 2.0, 3.0, 3.0]);
@@ -1468,7 +1468,7 @@ fn cumprod_is_exact_around_zero_and_infinity() {
         vec![input("x", DataType::Float, &[4])],
         vec![i64_tensor("axis", &[], &[0])],
     );
-    let x = Tensor::from_f64(DType::F32, &[4], &[2.0, 0.0, f64::INFINITY, 3.0]);
+    let x = Literal::from_f64(DType::F32, &[4], &[2.0, 0.0, f64::INFINITY, 3.0]);
     let y = run(&m, &[x])[0].to_f64_vec();
     assert!(y[0].is_nan(), "0 · ∞ · 3 is NaN: {y:?}");
     assert_eq!(y[1..], [f64::INFINITY, 3.0, 1.0]);
@@ -1478,7 +1478,7 @@ fn cumprod_is_exact_around_zero_and_infinity() {
 /// values computed by hand.
 #[test]
 fn einsum_diagonals_ellipses_and_chains() {
-    let x = Tensor::from_f64(DType::F32, &[2, 2], &[1.0, 2.0, 3.0, 4.0]);
+    let x = Literal::from_f64(DType::F32, &[2, 2], &[1.0, 2.0, 3.0, 4.0]);
     let one = |eq: &str| {
         let m = single(
             "Einsum",
@@ -1514,7 +1514,7 @@ fn einsum_diagonals_ellipses_and_chains() {
         &["y", "z"],
         vec![],
     );
-    let r = Tensor::from_f64(DType::F32, &[1, 2], &[1.0, 10.0]);
+    let r = Literal::from_f64(DType::F32, &[1, 2], &[1.0, 10.0]);
     let out = run(&m, &[x.clone(), r]);
     assert_eq!(out[0].to_f64_vec(), [37.0, 54.0, 81.0, 118.0]);
     assert_eq!(out[1].to_f64_vec(), [21.0, 43.0]);
@@ -1535,8 +1535,8 @@ fn scatter_duplicates_and_gather_nd_batches() {
             ],
             vec![i64_tensor("i", idx_dims, idx)],
         );
-        let x = Tensor::from_f64(DType::F32, &[3], &[1.0, 2.0, 3.0]);
-        let u = Tensor::from_f64(DType::F32, &[3], &[10.0, 20.0, 30.0])
+        let x = Literal::from_f64(DType::F32, &[3], &[1.0, 2.0, 3.0]);
+        let u = Literal::from_f64(DType::F32, &[3], &[10.0, 20.0, 30.0])
             .reshaped(upd_dims.iter().map(|d| *d as usize).collect())
             .expect("updates reshape");
         run(&m, &[x, u])[0].to_f64_vec()
@@ -1564,7 +1564,7 @@ fn scatter_duplicates_and_gather_nd_batches() {
         vec![input("x", DataType::Float, &[2, 2, 2])],
         vec![i64_tensor("i", &[2, 1, 2], &[0, 1, -1, 0])],
     );
-    let x = Tensor::from_f64(
+    let x = Literal::from_f64(
         DType::F32,
         &[2, 2, 2],
         &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0],
@@ -1591,7 +1591,7 @@ fn max_pool_indices_follow_storage_order() {
             vec![],
         );
         let values = [0.0, 5.0, 4.0, 2.0, 5.0, 3.0, 9.0, 1.0, 1.0, 1.0, 1.0, 1.0];
-        let x = Tensor::from_f64(DType::F32, &[1, 2, 2, 3], &values);
+        let x = Literal::from_f64(DType::F32, &[1, 2, 2, 3], &values);
         let out = run(&m, &[x]);
         (out[0].to_f64_vec(), out[1].to_i64_vec())
     };
@@ -1828,7 +1828,7 @@ fn fuzz_slice_with_negative_step_on_a_huge_axis() {
 }
 
 /// ConstantOfShape of a shape folded from Shape → Sum → Sum (eight dims of 6 to 9, about 10^9
-/// elements): `Tensor::splat` allocates 16 GiB (`ops::movement::constant_of_shape`).
+/// elements): `Literal::splat` allocates 16 GiB (`ops::movement::constant_of_shape`).
 #[test]
 fn fuzz_constant_of_shape_of_folded_sums() {
     fuzz_case(
@@ -2160,10 +2160,10 @@ fn causal_conv_with_state_matches_its_definition() {
         let out = run(
             &m,
             &[
-                Tensor::from_f64(DType::F32, &[b, c, l], &x),
-                Tensor::from_f64(DType::F32, &[c, 1, k], &w),
-                Tensor::from_f64(DType::F32, &[c], &bias),
-                Tensor::from_f64(DType::F32, &[b, c, k - 1], &past),
+                Literal::from_f64(DType::F32, &[b, c, l], &x),
+                Literal::from_f64(DType::F32, &[c, 1, k], &w),
+                Literal::from_f64(DType::F32, &[c], &bias),
+                Literal::from_f64(DType::F32, &[b, c, k - 1], &past),
             ],
         );
         let (mut y, mut state) = (Vec::new(), Vec::new());
@@ -2408,12 +2408,12 @@ fn linear_attention_gated_delta_matches_the_recurrence() {
     let out = run(
         &m,
         &[
-            Tensor::from_f64(DType::F32, &[b, t, hq * dk], &q),
-            Tensor::from_f64(DType::F32, &[b, t, hkv * dk], &k),
-            Tensor::from_f64(DType::F32, &[b, t, hkv * dv], &v),
-            Tensor::from_f64(DType::F32, &[b, hkv, dk, dv], &past),
-            Tensor::from_f64(DType::F32, &[b, t, hkv * dk], &decay),
-            Tensor::from_f64(DType::F32, &[b, t, hkv], &beta),
+            Literal::from_f64(DType::F32, &[b, t, hq * dk], &q),
+            Literal::from_f64(DType::F32, &[b, t, hkv * dk], &k),
+            Literal::from_f64(DType::F32, &[b, t, hkv * dv], &v),
+            Literal::from_f64(DType::F32, &[b, hkv, dk, dv], &past),
+            Literal::from_f64(DType::F32, &[b, t, hkv * dk], &decay),
+            Literal::from_f64(DType::F32, &[b, t, hkv], &beta),
         ],
     );
     assert_close(&out[0].to_f64_vec(), &want_y, "output");
@@ -2562,9 +2562,9 @@ fn flex_attention_applies_its_modifiers_and_gqa() {
     let out = run(
         &m,
         &[
-            Tensor::from_f64(DType::F32, &[b, hq, l, e], &q),
-            Tensor::from_f64(DType::F32, &[b, hkv, s, e], &k),
-            Tensor::from_f64(DType::F32, &[b, hkv, s, ev], &v),
+            Literal::from_f64(DType::F32, &[b, hq, l, e], &q),
+            Literal::from_f64(DType::F32, &[b, hkv, s, e], &k),
+            Literal::from_f64(DType::F32, &[b, hkv, s, ev], &v),
         ],
     );
     let mut want = Vec::new();
@@ -2620,7 +2620,7 @@ fn topk_orders_ties_by_index_and_rejects_bad_k() {
         &import_error(&topk(vec![int_attr("axis", 2)], 2)),
         &["axis 2"],
     );
-    let x = Tensor::from_f64(
+    let x = Literal::from_f64(
         DType::F32,
         &[2, 5],
         &[
@@ -2711,7 +2711,7 @@ fn loop_unrolls_with_carried_values_and_scan_outputs() {
         ],
     );
     let (ctx, imported) = import_checked(&m, &ImportOptions::default()).expect("imports");
-    let x = Tensor::from_f64(DType::F32, &[2], &[1.0, 2.0]);
+    let x = Literal::from_f64(DType::F32, &[2], &[1.0, 2.0]);
     let out = interpret(&ctx, imported.func, &[x]).expect("the interpreter runs");
     assert_eq!(out[0].to_f64_vec(), vec![3.0, 16.0]);
     assert_eq!(out[1].shape(), &[3, 2]);
@@ -2761,7 +2761,7 @@ fn loop_errors_are_clear() {
         &import_error(&looped(2, body(2, &[2]), None)),
         &["node 'loop'", "the body takes 2 inputs"],
     );
-    let x = Tensor::from_f64(DType::F32, &[2], &[1.0, 2.0]);
+    let x = Literal::from_f64(DType::F32, &[2], &[1.0, 2.0]);
     for (m, cond) in [(1 << 40, None), (2, Some("c"))] {
         let (ctx, imported) =
             import_checked(&looped(m, body(3, &[2]), cond), &ImportOptions::default())
@@ -2773,7 +2773,7 @@ fn loop_errors_are_clear() {
         assert_eq!(loops, 1);
         if cond.is_some() {
             // A false condition runs no iteration.
-            let c = Tensor::from_bools(&[], &[false]);
+            let c = Literal::from_bools(&[], &[false]);
             let out = interpret(&ctx, imported.func, &[x.clone(), c]).expect("runs");
             assert_eq!(out[0].to_f64_vec(), vec![1.0, 2.0]);
         }
@@ -2852,7 +2852,7 @@ fn if_selects_or_folds() {
         vec![],
     );
     let (ctx, imported) = import_checked(&m, &ImportOptions::default()).expect("imports");
-    let c = Tensor::from_bools(&[], &[false]);
+    let c = Literal::from_bools(&[], &[false]);
     let out = interpret(&ctx, imported.func, &[c]).expect("the interpreter runs");
     assert_eq!(out[0].to_f64_vec(), vec![2.0, 2.0]);
     // A condition of several elements, or of a dynamic dim (found by the importer fuzzer: the
@@ -3268,7 +3268,7 @@ fn dft_matches_the_naive_transform() {
         .map(|i| (((i * 7) % 5) as f64 - 1.5, ((i * 3) % 4) as f64 * 0.5))
         .collect();
     let flat: Vec<f64> = values.iter().flat_map(|(r, i)| [*r, *i]).collect();
-    let complex = Tensor::from_f64(DType::F32, &[1, 5, 2], &flat);
+    let complex = Literal::from_f64(DType::F32, &[1, 5, 2], &flat);
     let close = |got: &[f64], want: &[f64]| {
         assert_eq!(got.len(), want.len(), "{got:?} vs {want:?}");
         for (g, w) in got.iter().zip(want) {
@@ -3303,7 +3303,7 @@ fn dft_matches_the_naive_transform() {
         ),
         20,
     );
-    let got = run(&m, &[Tensor::from_f64(DType::F32, &[4, 2, 1], &real)])[0].to_f64_vec();
+    let got = run(&m, &[Literal::from_f64(DType::F32, &[4, 2, 1], &real)])[0].to_f64_vec();
     for col in 0..2 {
         let signal: Vec<(f64, f64)> = (0..4).map(|r| (real[r * 2 + col], 0.0)).collect();
         let want = naive_dft(&signal, 4, false);
@@ -3325,7 +3325,7 @@ fn dft_matches_the_naive_transform() {
         vec![input("x", DataType::Float, &[1, 3, 2])],
         vec![i64_tensor("n", &[], &[5])],
     );
-    let got = run(&m, &[Tensor::from_f64(DType::F32, &[1, 3, 2], &spectrum)])[0].to_f64_vec();
+    let got = run(&m, &[Literal::from_f64(DType::F32, &[1, 3, 2], &spectrum)])[0].to_f64_vec();
     let want: Vec<f64> = signal.iter().map(|(r, _)| *r).collect();
     close(&got, &want);
 }
@@ -3528,8 +3528,8 @@ fn grid_sample_matches_the_reference_far_outside() {
         let got = run(
             &m,
             &[
-                Tensor::from_f64(DType::F32, &[1, 1, 2, 4], &x),
-                Tensor::from_f64(DType::F32, &[1, 1, 7, 2], &grid),
+                Literal::from_f64(DType::F32, &[1, 1, 2, 4], &x),
+                Literal::from_f64(DType::F32, &[1, 1, 7, 2], &grid),
             ],
         )[0]
         .to_f64_vec();
@@ -3559,8 +3559,8 @@ fn scatter_det_and_reverse_edge_cases() {
             ],
             vec![i64_tensor("w", &[2], w)],
         );
-        let p = Tensor::from_f64(DType::F32, &[2, 4], &[0.0; 8]);
-        let u = Tensor::from_f64(DType::F32, &[2, s as usize], u);
+        let p = Literal::from_f64(DType::F32, &[2, 4], &[0.0; 8]);
+        let u = Literal::from_f64(DType::F32, &[2, s as usize], u);
         run(&m, &[p, u])[0].to_f64_vec()
     };
     assert_eq!(
@@ -3579,7 +3579,7 @@ fn scatter_det_and_reverse_edge_cases() {
             vec![input("x", DataType::Float, &[3, 3])],
             vec![],
         );
-        run(&m, &[Tensor::from_f64(DType::F32, &[3, 3], values)])[0].to_f64_vec()[0]
+        run(&m, &[Literal::from_f64(DType::F32, &[3, 3], values)])[0].to_f64_vec()[0]
     };
     assert_eq!(det(&[1.0, 2.0, 3.0, 2.0, 4.0, 6.0, 0.0, 1.0, 5.0]), 0.0);
     assert_eq!(det(&[0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0]), 1.0);
@@ -3592,7 +3592,7 @@ fn scatter_det_and_reverse_edge_cases() {
         vec![input("x", DataType::Float, &[2, 3])],
         vec![i64_tensor("l", &[2], &[7, 2])],
     );
-    let x = Tensor::from_f64(DType::F32, &[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    let x = Literal::from_f64(DType::F32, &[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
     assert_eq!(
         run(&m, &[x])[0].to_f64_vec(),
         [3.0, 2.0, 1.0, 5.0, 4.0, 6.0]
@@ -3663,13 +3663,13 @@ fn data_dependent_sizes_need_static_inputs() {
         vec![f("x", &[2, 3]), cond(&[2])],
         vec![],
     );
-    let x = Tensor::from_f64(DType::F32, &[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
-    let out = run(&m, &[x, Tensor::from_bools(&[2], &[false, true])]);
+    let x = Literal::from_f64(DType::F32, &[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    let out = run(&m, &[x, Literal::from_bools(&[2], &[false, true])]);
     assert_eq!(out[0].shape(), &[2, 1]);
     assert_eq!(out[0].to_f64_vec(), vec![2.0, 5.0]);
     // No element nonzero: an empty [rank, 0] result.
     let m = single("NonZero", vec![], &["x"], vec![f("x", &[2, 2])], vec![]);
-    let out = run(&m, &[Tensor::from_f64(DType::F32, &[2, 2], &[0.0; 4])]);
+    let out = run(&m, &[Literal::from_f64(DType::F32, &[2, 2], &[0.0; 4])]);
     assert_eq!(out[0].shape(), &[2, 0]);
 }
 
@@ -3731,12 +3731,12 @@ fn non_max_suppression_rejects_bad_inputs() {
         &["b", "s"],
         vec![],
     );
-    let boxes = Tensor::from_f64(
+    let boxes = Literal::from_f64(
         DType::F32,
         &[1, 2, 4],
         &[0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 2.0, 2.0],
     );
-    let scores = Tensor::from_f64(DType::F32, &[1, 1, 2], &[0.9, 0.8]);
+    let scores = Literal::from_f64(DType::F32, &[1, 1, 2], &[0.9, 0.8]);
     let out = run(&m, &[boxes, scores]);
     assert_eq!(out[0].shape(), &[0, 3]);
 }
@@ -3811,7 +3811,7 @@ fn shapes_computed_from_dynamic_dims() {
     // Reshape(x, Concat(Shape(x), [1])) and Expand(row, Shape(x)) at two sizes.
     for n in [1usize, 5] {
         let m = shape_then("Reshape", &[-1, 4], &[1]);
-        let x = Tensor::from_f64(DType::F32, &[n, 4], &vec![1.5; n * 4]);
+        let x = Literal::from_f64(DType::F32, &[n, 4], &vec![1.5; n * 4]);
         let y = run(&m, &[x]);
         assert_eq!(y[0].shape(), [n, 4, 1]);
         let m = model(
@@ -3823,8 +3823,8 @@ fn shapes_computed_from_dynamic_dims() {
             &["y"],
             vec![],
         );
-        let x = Tensor::from_f64(DType::F32, &[n, 3], &vec![0.0; n * 3]);
-        let row = Tensor::from_f64(DType::F32, &[1, 3], &[1.0, 2.0, 3.0]);
+        let x = Literal::from_f64(DType::F32, &[n, 3], &vec![0.0; n * 3]);
+        let row = Literal::from_f64(DType::F32, &[1, 3], &[1.0, 2.0, 3.0]);
         let y = run(&m, &[x, row]);
         assert_eq!(y[0].shape(), [n, 3]);
         assert_eq!(y[0].to_f64_vec()[..3], [1.0, 2.0, 3.0]);

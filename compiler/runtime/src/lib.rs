@@ -11,9 +11,9 @@
 //! the same checks.
 //!
 //! It also provides what compiled code and tools need around that: the thread pool parallel
-//! loops run on ([`dlc_parallel_for`]), [`Tensor`]s with exact conversions to the interpreters'
-//! host tensors (`dlc_tensor`, whose `DType` and `.npy` codec it uses), and `.npy` input and
-//! output. It does not depend on LLVM: kernels arrive as function
+//! loops run on ([`dlc_parallel_for`]), [`Tensor`]s with exact conversions to and from the
+//! interpreters' values (`dlc_tensor::Literal`; it also uses that crate's `DType` and `.npy`
+//! codec), and `.npy` input and output. It does not depend on LLVM: kernels arrive as function
 //! pointers, so tests can supply hand-written ones.
 //!
 //! - `abi`: the kernel calling convention and the kernel table.

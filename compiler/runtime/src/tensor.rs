@@ -3,14 +3,14 @@
 //! A [`Tensor`] is a dtype, a shape and row-major bytes in a 64-byte aligned allocation (what
 //! the kernel ABI promises compiled code, so vector loads of the first element are aligned).
 //! Elements are stored little-endian at their natural size: `i1` as one byte 0/1, `index` as an
-//! i64, `f16`/`bf16` as their 16-bit patterns: the byte form of `dlc_tensor`'s host
-//! [`HostTensor`]s, so the conversions to and from the interpreters' values
-//! ([`Tensor::from_host_tensor`], [`Tensor::to_host_tensor`]) are exact, and a compiled run can
-//! be compared with an interpreted one.
+//! i64, `f16`/`bf16` as their 16-bit patterns: the byte form of `dlc_tensor`'s [`Literal`]s
+//! (the host values of constants and the interpreters), so the conversions to and from them
+//! ([`Tensor::from_literal`], [`Tensor::to_literal`]) are exact, and a compiled run can be
+//! compared with an interpreted one.
 
 use crate::error::RuntimeError;
 use dlc_ir::FloatKind;
-use dlc_tensor::{DType, Tensor as HostTensor};
+use dlc_tensor::{DType, Literal};
 use std::alloc::Layout;
 use std::ptr::NonNull;
 
@@ -159,7 +159,7 @@ impl Tensor {
     }
 
     /// A tensor holding `t`'s elements, in their little-endian byte form.
-    pub fn from_host_tensor(t: &HostTensor) -> Result<Tensor, RuntimeError> {
+    pub fn from_literal(t: &Literal) -> Result<Tensor, RuntimeError> {
         Tensor::from_bytes(t.dtype(), t.shape(), &t.to_le_bytes())
     }
 
@@ -203,9 +203,9 @@ impl Tensor {
         }
     }
 
-    /// The elements as a host tensor, the interpreters' values.
-    pub fn to_host_tensor(&self) -> HostTensor {
-        HostTensor::from_le_bytes(self.dtype, &self.shape, self.bytes())
+    /// The elements as a [`Literal`], the interpreters' value.
+    pub fn to_literal(&self) -> Literal {
+        Literal::from_le_bytes(self.dtype, &self.shape, self.bytes())
             .unwrap_or_else(|e| unreachable!("a tensor's bytes fill its shape: {e}"))
     }
 
@@ -234,10 +234,10 @@ impl TensorView<'_> {
         Ok(t)
     }
 
-    /// The elements as a host tensor, the interpreters' values; an error if the bytes do not
-    /// fill the shape.
-    pub fn to_host_tensor(&self) -> Result<HostTensor, RuntimeError> {
-        HostTensor::from_le_bytes(self.dtype, self.shape, self.bytes).map_err(RuntimeError::Tensor)
+    /// The elements as a [`Literal`], the interpreters' value; an error if the bytes do not fill
+    /// the shape.
+    pub fn to_literal(&self) -> Result<Literal, RuntimeError> {
+        Literal::from_le_bytes(self.dtype, self.shape, self.bytes).map_err(RuntimeError::Tensor)
     }
 
     /// The elements widened to `f64` (floats only).

@@ -176,13 +176,13 @@ fn run_checked(
     let got: Vec<Tensor> = outputs.iter().map(|v| v.to_tensor().unwrap()).collect();
     let args = inputs
         .iter()
-        .map(|t| KernelArg::Buffer(t.to_host_tensor()))
+        .map(|t| KernelArg::Buffer(t.to_literal()))
         .collect();
     let expected = run_host(ctx, main_function(ctx, module), args)
         .unwrap_or_else(|d| panic!("interpreter error: {d:?}"));
     let got_host: Vec<KernelArg> = got
         .iter()
-        .map(|t| KernelArg::Buffer(t.to_host_tensor()))
+        .map(|t| KernelArg::Buffer(t.to_literal()))
         .collect();
     assert_eq!(
         got_host, expected,

@@ -7,7 +7,7 @@ use dlc_loop::interp::{run_host, KernelArg};
 use dlc_runtime::{
     DimSpec, HostProgram, KernelFn, KernelTable, RuntimeError, Session, Signature, Tensor,
 };
-use dlc_tensor::{DType, Tensor as HostTensor};
+use dlc_tensor::{DType, Literal};
 
 #[path = "../../../tools/fixtures/host/kernels.rs"]
 mod fixture_kernels;
@@ -125,7 +125,7 @@ fn matches_the_interpreter() {
     let mut session = Session::new(&program);
     let out = session.run(&[&x, &y]).unwrap();
     assert_eq!(out.len(), 1);
-    let got = out.get(0).unwrap().to_host_tensor().unwrap();
+    let got = out.get(0).unwrap().to_literal().unwrap();
 
     let mut func = None;
     ctx.for_each_op(module, &mut |op| {
@@ -134,8 +134,8 @@ fn matches_the_interpreter() {
         }
     });
     let args = vec![
-        KernelArg::Buffer(x.to_host_tensor()),
-        KernelArg::Buffer(y.to_host_tensor()),
+        KernelArg::Buffer(x.to_literal()),
+        KernelArg::Buffer(y.to_literal()),
     ];
     let expected = run_host(&ctx, func.unwrap(), args).unwrap();
     assert_eq!(expected, vec![KernelArg::Buffer(got)]);
@@ -510,10 +510,10 @@ func.func @main() -> (!loop.buffer<3xi1, global>, !loop.buffer<2xf16, global>, !
     let mut session = Session::new(&program);
     let out = session.run(&[]).unwrap();
     assert_eq!(out.get(0).unwrap().bytes, &[1, 0, 1]);
-    let h = out.get(1).unwrap().to_host_tensor().unwrap();
-    assert_eq!(h, HostTensor::from_f64(DType::F16, &[2], &[0.1, -2.5]));
-    let i = out.get(2).unwrap().to_host_tensor().unwrap();
-    assert_eq!(i, HostTensor::from_i64(DType::Index, &[2], &[-7, 9]));
+    let h = out.get(1).unwrap().to_literal().unwrap();
+    assert_eq!(h, Literal::from_f64(DType::F16, &[2], &[0.1, -2.5]));
+    let i = out.get(2).unwrap().to_literal().unwrap();
+    assert_eq!(i, Literal::from_i64(DType::Index, &[2], &[-7, 9]));
     assert_eq!(session.allocation_count(), 0);
 }
 

@@ -119,7 +119,7 @@ fn index(v: i64) -> Tensor {
 }
 
 /// What the interpreter returns for `func` on `args`: its one buffer.
-fn interpreted(ctx: &Context, func: Op, args: Vec<KernelArg>) -> dlc_tensor::Tensor {
+fn interpreted(ctx: &Context, func: Op, args: Vec<KernelArg>) -> dlc_tensor::Literal {
     match run_host(ctx, func, args).unwrap_or_else(|d| panic!("interpreter: {d:?}")) {
         r if r.len() == 1 => match r.into_iter().next() {
             Some(KernelArg::Buffer(b)) => b,
@@ -137,8 +137,8 @@ fn check_runs(ctx: &Context, func: Op, session: &mut Session<'_>, inputs: &[&[f3
     for x in inputs {
         let x = Tensor::from_f32(&[x.len()], x).unwrap();
         let out = session.run(&[&x]).unwrap_or_else(|e| panic!("{e}"));
-        let got = out.get(0).unwrap().to_host_tensor().unwrap();
-        let want = interpreted(ctx, func, vec![KernelArg::Buffer(x.to_host_tensor())]);
+        let got = out.get(0).unwrap().to_literal().unwrap();
+        let want = interpreted(ctx, func, vec![KernelArg::Buffer(x.to_literal())]);
         assert_eq!(got, want);
     }
 }

@@ -1,37 +1,37 @@
-//! Tensors: alignment, exact conversion to and from host tensors (the interpreters' values) for
+//! Tensors: alignment, exact conversion to and from literals (the interpreters' values) for
 //! every dtype, and the f16/bf16 bit conversions (round to nearest even).
 
 use dlc_runtime::tensor::{bf16_bits_to_f32, f16_bits_to_f32, f32_to_bf16_bits, f32_to_f16_bits};
 use dlc_runtime::Tensor;
-use dlc_tensor::{DType, Tensor as HostTensor};
+use dlc_tensor::{DType, Literal};
 
 #[test]
-fn host_tensor_round_trip() {
+fn literal_round_trip() {
     let floats = [0.0, -1.5, 3.25, 1e-3, f64::INFINITY, 65504.0];
     for dtype in [DType::F16, DType::BF16, DType::F32, DType::F64] {
-        let h = HostTensor::from_f64(dtype, &[2, 3], &floats);
-        let t = Tensor::from_host_tensor(&h).unwrap();
+        let h = Literal::from_f64(dtype, &[2, 3], &floats);
+        let t = Tensor::from_literal(&h).unwrap();
         assert_eq!(t.as_ptr() as usize % 64, 0);
-        assert_eq!(t.to_host_tensor(), h, "{dtype}");
-        assert_eq!(t.view().to_host_tensor(), Ok(h), "{dtype}");
+        assert_eq!(t.to_literal(), h, "{dtype}");
+        assert_eq!(t.view().to_literal(), Ok(h), "{dtype}");
     }
     let ints = [0, -1, 127, -128, 1 << 40, i64::MIN];
     for dtype in [DType::I8, DType::I32, DType::I64, DType::Index] {
-        let h = HostTensor::from_i64(dtype, &[6], &ints);
-        let t = Tensor::from_host_tensor(&h).unwrap();
-        assert_eq!(t.to_host_tensor(), h, "{dtype}");
+        let h = Literal::from_i64(dtype, &[6], &ints);
+        let t = Tensor::from_literal(&h).unwrap();
+        assert_eq!(t.to_literal(), h, "{dtype}");
     }
-    let h = HostTensor::from_bools(&[3], &[true, false, true]);
-    let t = Tensor::from_host_tensor(&h).unwrap();
+    let h = Literal::from_bools(&[3], &[true, false, true]);
+    let t = Tensor::from_literal(&h).unwrap();
     assert_eq!(t.bytes(), &[1, 0, 1]);
-    assert_eq!(t.to_host_tensor(), h);
+    assert_eq!(t.to_literal(), h);
     // A view whose bytes do not fill its shape is an error, not a panic.
     let view = dlc_runtime::TensorView {
         dtype: DType::F32,
         shape: &[2],
         bytes: &[0; 4],
     };
-    assert!(view.to_host_tensor().is_err());
+    assert!(view.to_literal().is_err());
 }
 
 #[test]

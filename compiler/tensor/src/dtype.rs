@@ -1,11 +1,12 @@
-//! [`DType`]: the element types a host tensor holds, with their IR type and storage size.
+//! [`DType`]: the element types a literal or a runtime tensor holds, with their IR type and
+//! storage size.
 
 use dlc_ir::{Context, FloatKind, Type, TypeKind};
 use std::fmt;
 
-/// The element types of host tensors: the floats and integers dlc executes, and `index`
-/// (a 64-bit integer, for the buffers of host programs). `iN` are signed integers (ONNX's
-/// INT8..INT64), `uiN` unsigned ones (UINT8..UINT64).
+/// The element types of literals and runtime tensors: the floats and integers dlc executes, and
+/// `index` (a 64-bit integer, for the buffers of host programs). `iN` are signed integers
+/// (ONNX's INT8..INT64), `uiN` unsigned ones (UINT8..UINT64).
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub enum DType {
     F16,

@@ -1,11 +1,16 @@
-//! Host tensors, the one definition of them in dlc: the element types ([`DType`]), tensors of
-//! values in host memory ([`Tensor`]: a dtype, a shape and row-major elements), their
+//! Literals, dlc's host values: the element types ([`DType`]), tensor values in host memory
+//! ([`Literal`]: a dtype, a shape and row-major elements, held as `f64`/`i64`/`bool`), their
 //! little-endian byte form (what compiled code reads and writes) and the `.npy` codec ([`npy`]).
 //!
-//! The graph interpreter computes on these tensors, the loop interpreter keeps its buffers in
-//! them, and the runtime converts them to and from its aligned ABI buffers through the byte
-//! form, so a value moves between numpy, the interpreters and compiled code without a second
-//! codec to disagree with.
+//! A [`Literal`] is a value to compute on — a constant, an interpreter's operand or result, an
+//! expected output — like XLA's `Literal`; the runtime's `dlc_runtime::Tensor` is the other
+//! kind, the 64-byte aligned byte buffer compiled code reads and writes, and converts to and
+//! from a `Literal` exactly through the byte form.
+//!
+//! Constant folding and the ONNX importer make literals, the graph interpreter computes on
+//! them, the loop interpreter keeps its buffers in them, and the runtime converts them to and
+//! from its tensors, so a value moves between numpy, the interpreters and compiled code without
+//! a second codec to disagree with.
 
 mod dtype;
 pub mod npy;
@@ -14,5 +19,5 @@ mod tensor;
 pub use dtype::DType;
 pub use tensor::{
     broadcast_shapes, broadcast_source, check_size, indices, next_index, num_elements, ravel,
-    static_shape, ulp_distance, unravel, wrap_int, Elements, Scalar, Tensor, MAX_ELEMENTS,
+    static_shape, ulp_distance, unravel, wrap_int, Elements, Literal, Scalar, MAX_ELEMENTS,
 };

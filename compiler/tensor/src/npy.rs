@@ -6,13 +6,13 @@
 //! numpy writes for a transposed array), which is reordered to C order on load; they are always
 //! written in C order. numpy has no bfloat16 and no index type: a `bf16` tensor is written as
 //! `<f4` (exactly: every bf16 value is an f32) and an `index` tensor as `<i8`;
-//! [`Tensor::read_npy_as`] reads them back. Anything else — big-endian data, a truncated file —
+//! [`Literal::read_npy_as`] reads them back. Anything else — big-endian data, a truncated file —
 //! is an error, never a panic.
 //!
 //! [`decode`] and [`encode`] work on the little-endian bytes of the elements, so the runtime
-//! fills its aligned buffers without going through [`Tensor`]'s element classes.
+//! fills its aligned buffers without going through [`Literal`]'s element classes.
 
-use crate::{num_elements, DType, Tensor};
+use crate::{num_elements, DType, Literal};
 use dlc_ir::FloatKind;
 use std::borrow::Cow;
 use std::io;
@@ -149,16 +149,16 @@ fn invalid(message: impl Into<String>) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, message.into())
 }
 
-impl Tensor {
+impl Literal {
     /// Reads a `.npy` file.
-    pub fn read_npy(path: impl AsRef<Path>) -> io::Result<Tensor> {
-        Tensor::from_npy_bytes(&std::fs::read(path)?)
+    pub fn read_npy(path: impl AsRef<Path>) -> io::Result<Literal> {
+        Literal::from_npy_bytes(&std::fs::read(path)?)
     }
 
     /// Reads a `.npy` file as a tensor of `dtype`: the file's dtype must be `dtype`, except that
     /// a `bf16` tensor is read from `<f4` data (rounded to bf16) and an `index` one from `<i8`.
-    pub fn read_npy_as(path: impl AsRef<Path>, dtype: DType) -> io::Result<Tensor> {
-        let t = Tensor::read_npy(path)?;
+    pub fn read_npy_as(path: impl AsRef<Path>, dtype: DType) -> io::Result<Literal> {
+        let t = Literal::read_npy(path)?;
         match (t.dtype(), dtype) {
             (have, want) if have == want => Ok(t),
             (DType::F32, DType::BF16) | (DType::I64, DType::Index) => Ok(t.cast(dtype)),
@@ -172,9 +172,9 @@ impl Tensor {
     }
 
     /// Parses the bytes of a `.npy` file.
-    pub fn from_npy_bytes(bytes: &[u8]) -> io::Result<Tensor> {
+    pub fn from_npy_bytes(bytes: &[u8]) -> io::Result<Literal> {
         let array = decode(bytes).map_err(invalid)?;
-        Tensor::from_le_bytes(array.dtype, &array.shape, &array.data).map_err(invalid)
+        Literal::from_le_bytes(array.dtype, &array.shape, &array.data).map_err(invalid)
     }
 
     /// The bytes of a `.npy` file holding this tensor.

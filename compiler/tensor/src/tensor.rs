@@ -1,13 +1,16 @@
-//! [`Tensor`]: a dtype, a shape and the elements in row-major (C) order, with the helpers on
-//! shapes and multi-indices that code computing on tensors needs.
+//! [`Literal`]: a tensor value in host memory — a dtype, a shape and the elements in row-major
+//! (C) order — with the helpers on shapes and multi-indices that code computing on literals
+//! needs. It is the value of constants and the interpreters, not the runtime's
+//! `dlc_runtime::Tensor` (an aligned byte buffer for compiled code), which converts to and from
+//! it exactly through [`Literal::from_le_bytes`] and [`Literal::to_le_bytes`].
 //!
 //! Elements are kept in one of three classes — floats as `f64`, integers as `i64`, `i1` as
 //! `bool` — rather than one vector type per dtype, so code has one path per class. The class
 //! never loses information: every stored value is exactly representable in the tensor's dtype,
-//! because [`Tensor::new`] rounds floats to the dtype's format (`FloatKind::round`: an
+//! because [`Literal::new`] rounds floats to the dtype's format (`FloatKind::round`: an
 //! `f16`/`bf16`/`f32` tensor holds only `f16`/`bf16`/`f32` values) and wraps integers to its
-//! width, and every constructor and [`Tensor::set`] go through that rule. The little-endian byte
-//! form ([`Tensor::from_le_bytes`], [`Tensor::to_le_bytes`]) is exact both ways.
+//! width, and every constructor and [`Literal::set`] go through that rule. The little-endian byte
+//! form ([`Literal::from_le_bytes`], [`Literal::to_le_bytes`]) is exact both ways.
 
 use crate::DType;
 use dlc_ir::{AttrKind, Attribute, Context, DenseValue, FloatKind};
@@ -140,19 +143,21 @@ impl Elements {
     }
 }
 
-/// A dense tensor value. Fields are private so the invariants hold: the element class matches
-/// the dtype, there are `product(shape)` elements, and each is representable in the dtype.
+/// A dense tensor value in host memory: a constant, or an interpreter's operand or result (the
+/// runtime's buffers are `dlc_runtime::Tensor`). Fields are private so the invariants hold: the
+/// element class matches the dtype, there are `product(shape)` elements, and each is
+/// representable in the dtype.
 #[derive(Clone, PartialEq, Debug)]
-pub struct Tensor {
+pub struct Literal {
     dtype: DType,
     shape: Vec<usize>,
     data: Elements,
 }
 
-impl Tensor {
+impl Literal {
     /// A tensor from elements of the dtype's class; floats are rounded to the dtype's format and
     /// integers wrapped to its width.
-    pub fn new(dtype: DType, shape: Vec<usize>, data: Elements) -> Result<Tensor, String> {
+    pub fn new(dtype: DType, shape: Vec<usize>, data: Elements) -> Result<Literal, String> {
         let count = num_elements(&shape);
         if data.len() != count {
             return Err(format!(
@@ -170,12 +175,12 @@ impl Tensor {
             (Elements::Bool(v), None, false) => Elements::Bool(v),
             (_, _, _) => return Err(format!("elements of the wrong class for {dtype}")),
         };
-        Ok(Tensor { dtype, shape, data })
+        Ok(Literal { dtype, shape, data })
     }
 
     /// A tensor from elements of any class, each converted with [`Scalar::cast`]; `values` must
     /// fill `shape` (callers build them from it).
-    pub fn from_scalars(dtype: DType, shape: Vec<usize>, values: Vec<Scalar>) -> Tensor {
+    pub fn from_scalars(dtype: DType, shape: Vec<usize>, values: Vec<Scalar>) -> Literal {
         let data = if dtype.is_float() {
             Elements::Float(values.iter().map(|s| s.cast(dtype).as_f64()).collect())
         } else if dtype.is_int() {
@@ -189,7 +194,7 @@ impl Tensor {
             "values must fill the shape"
         );
         // Casting made every element representable in `dtype`.
-        Tensor { dtype, shape, data }
+        Literal { dtype, shape, data }
     }
 
     /// A float tensor.
@@ -197,32 +202,32 @@ impl Tensor {
     /// # Panics
     /// If `dtype` is not a float type or `values` does not fill `shape` (a programming error in
     /// the caller, e.g. a test).
-    pub fn from_f64(dtype: DType, shape: &[usize], values: &[f64]) -> Tensor {
-        Tensor::new(dtype, shape.to_vec(), Elements::Float(values.to_vec()))
-            .unwrap_or_else(|e| panic!("Tensor::from_f64: {e}"))
+    pub fn from_f64(dtype: DType, shape: &[usize], values: &[f64]) -> Literal {
+        Literal::new(dtype, shape.to_vec(), Elements::Float(values.to_vec()))
+            .unwrap_or_else(|e| panic!("Literal::from_f64: {e}"))
     }
 
     /// An integer tensor (`i8`, `i32`, `i64`).
     ///
     /// # Panics
-    /// As [`Tensor::from_f64`].
-    pub fn from_i64(dtype: DType, shape: &[usize], values: &[i64]) -> Tensor {
-        Tensor::new(dtype, shape.to_vec(), Elements::Int(values.to_vec()))
-            .unwrap_or_else(|e| panic!("Tensor::from_i64: {e}"))
+    /// As [`Literal::from_f64`].
+    pub fn from_i64(dtype: DType, shape: &[usize], values: &[i64]) -> Literal {
+        Literal::new(dtype, shape.to_vec(), Elements::Int(values.to_vec()))
+            .unwrap_or_else(|e| panic!("Literal::from_i64: {e}"))
     }
 
     /// An `i1` tensor.
     ///
     /// # Panics
-    /// As [`Tensor::from_f64`].
-    pub fn from_bools(shape: &[usize], values: &[bool]) -> Tensor {
-        Tensor::new(DType::I1, shape.to_vec(), Elements::Bool(values.to_vec()))
-            .unwrap_or_else(|e| panic!("Tensor::from_bools: {e}"))
+    /// As [`Literal::from_f64`].
+    pub fn from_bools(shape: &[usize], values: &[bool]) -> Literal {
+        Literal::new(DType::I1, shape.to_vec(), Elements::Bool(values.to_vec()))
+            .unwrap_or_else(|e| panic!("Literal::from_bools: {e}"))
     }
 
     /// A tensor with every element `value`.
-    pub fn splat(dtype: DType, shape: &[usize], value: Scalar) -> Tensor {
-        Tensor::from_scalars(dtype, shape.to_vec(), vec![value; num_elements(shape)])
+    pub fn splat(dtype: DType, shape: &[usize], value: Scalar) -> Literal {
+        Literal::from_scalars(dtype, shape.to_vec(), vec![value; num_elements(shape)])
     }
 
     /// A tensor whose element at each multi-index is `f(index)`; fails on the first error of
@@ -231,7 +236,7 @@ impl Tensor {
         dtype: DType,
         shape: &[usize],
         mut f: impl FnMut(&[usize]) -> Result<Scalar, String>,
-    ) -> Result<Tensor, String> {
+    ) -> Result<Literal, String> {
         check_size(shape)?;
         let count = num_elements(shape);
         let mut values = Vec::with_capacity(count);
@@ -240,11 +245,11 @@ impl Tensor {
             values.push(f(&index)?);
             next_index(&mut index, shape);
         }
-        Ok(Tensor::from_scalars(dtype, shape.to_vec(), values))
+        Ok(Literal::from_scalars(dtype, shape.to_vec(), values))
     }
 
     /// The value of a `dense<...>` attribute whose type is a static tensor of a supported dtype.
-    pub fn from_dense_attr(ctx: &Context, attr: Attribute) -> Result<Tensor, String> {
+    pub fn from_dense_attr(ctx: &Context, attr: Attribute) -> Result<Literal, String> {
         let AttrKind::DenseElements(dense) = ctx.attr_kind(attr) else {
             return Err("expected a dense elements attribute".into());
         };
@@ -271,11 +276,11 @@ impl Tensor {
         } else {
             Elements::Int(values.map(int).collect())
         };
-        Tensor::new(dtype, shape, data)
+        Literal::new(dtype, shape, data)
     }
 
     /// The `dense<...>` attribute holding this tensor (the inverse of
-    /// [`Tensor::from_dense_attr`]); a tensor whose elements are all equal becomes a splat.
+    /// [`Literal::from_dense_attr`]); a tensor whose elements are all equal becomes a splat.
     pub fn to_dense_attr(&self, ctx: &mut Context) -> Attribute {
         let dims: Vec<i64> = self.shape.iter().map(|d| *d as i64).collect();
         let ty = ctx.tensor_type(&dims, self.dtype.to_type());
@@ -355,7 +360,7 @@ impl Tensor {
     }
 
     /// A tensor of zeros (`false` for `i1`).
-    pub fn zeros(dtype: DType, shape: &[usize]) -> Tensor {
+    pub fn zeros(dtype: DType, shape: &[usize]) -> Literal {
         let n = num_elements(shape);
         let data = if dtype.is_float() {
             Elements::Float(vec![0.0; n])
@@ -364,7 +369,7 @@ impl Tensor {
         } else {
             Elements::Bool(vec![false; n])
         };
-        Tensor {
+        Literal {
             dtype,
             shape: shape.to_vec(),
             data,
@@ -373,7 +378,7 @@ impl Tensor {
 
     /// A tensor from its little-endian bytes, [`DType::size_bytes`] per element (`i1` one byte,
     /// nonzero is true; `f16`/`bf16` their 16-bit patterns).
-    pub fn from_le_bytes(dtype: DType, shape: &[usize], bytes: &[u8]) -> Result<Tensor, String> {
+    pub fn from_le_bytes(dtype: DType, shape: &[usize], bytes: &[u8]) -> Result<Literal, String> {
         let width = dtype.size_bytes();
         let count = num_elements(shape);
         if count.checked_mul(width) != Some(bytes.len()) {
@@ -405,14 +410,14 @@ impl Tensor {
                 Elements::Float(chunks.map(|c| kind.from_bits(word(c))).collect())
             }
         };
-        Ok(Tensor {
+        Ok(Literal {
             dtype,
             shape: shape.to_vec(),
             data,
         })
     }
 
-    /// The little-endian bytes of the elements (the inverse of [`Tensor::from_le_bytes`]).
+    /// The little-endian bytes of the elements (the inverse of [`Literal::from_le_bytes`]).
     pub fn to_le_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.len() * self.dtype.size_bytes());
         match (&self.data, self.dtype) {
@@ -437,12 +442,12 @@ impl Tensor {
 
     /// The same bytes read as `dtype`, which must have elements of the same size (`ui8` as
     /// `i8`, `f32` as `i32`): a bit cast.
-    pub fn bitcast(&self, dtype: DType) -> Result<Tensor, String> {
+    pub fn bitcast(&self, dtype: DType) -> Result<Literal, String> {
         if dtype.size_bytes() != self.dtype.size_bytes() || dtype.is_bool() != self.dtype.is_bool()
         {
             return Err(format!("cannot bit cast {} to {dtype}", self.dtype));
         }
-        Tensor::from_le_bytes(dtype, &self.shape, &self.to_le_bytes())
+        Literal::from_le_bytes(dtype, &self.shape, &self.to_le_bytes())
     }
 
     /// The elements as floats (integers converted, `true` as 1).
@@ -461,16 +466,16 @@ impl Tensor {
     }
 
     /// The same elements under another shape with as many elements.
-    pub fn reshaped(&self, shape: Vec<usize>) -> Result<Tensor, String> {
-        Tensor::new(self.dtype, shape, self.data.clone())
+    pub fn reshaped(&self, shape: Vec<usize>) -> Result<Literal, String> {
+        Literal::new(self.dtype, shape, self.data.clone())
     }
 
     /// `graph.cast`: every element converted with [`Scalar::cast_from`].
-    pub fn cast(&self, dtype: DType) -> Tensor {
+    pub fn cast(&self, dtype: DType) -> Literal {
         if let (Elements::Int(v), true) = (&self.data, dtype.is_int()) {
             // Int to int wraps (`Scalar::cast`), whatever the source's signedness.
             let data = Elements::Int(v.iter().map(|&x| dtype.wrap(x)).collect());
-            return Tensor {
+            return Literal {
                 dtype,
                 shape: self.shape.clone(),
                 data,
@@ -479,23 +484,23 @@ impl Tensor {
         let values = (0..self.len())
             .map(|i| self.get(i).cast_from(self.dtype, dtype))
             .collect();
-        Tensor::from_scalars(dtype, self.shape.clone(), values)
+        Literal::from_scalars(dtype, self.shape.clone(), values)
     }
 
     /// Applies `f` elementwise over the numpy broadcast of `inputs`' shapes, building a tensor
     /// of `dtype`.
     pub fn broadcast_map(
-        inputs: &[&Tensor],
+        inputs: &[&Literal],
         dtype: DType,
         mut f: impl FnMut(&[Scalar]) -> Result<Scalar, String>,
-    ) -> Result<Tensor, String> {
+    ) -> Result<Literal, String> {
         let shapes: Vec<&[usize]> = inputs.iter().map(|t| t.shape()).collect();
         let shape = broadcast_shapes(&shapes).ok_or_else(|| {
             let list: Vec<String> = shapes.iter().map(|s| format!("{s:?}")).collect();
             format!("shapes {} do not broadcast", list.join(" and "))
         })?;
         let mut args = Vec::with_capacity(inputs.len());
-        Tensor::from_fn(dtype, &shape, |index| {
+        Literal::from_fn(dtype, &shape, |index| {
             args.clear();
             for t in inputs {
                 args.push(t.get(broadcast_source(index, t.shape())));
@@ -508,7 +513,7 @@ impl Tensor {
     /// within `ulps` units in the last place of the dtype's format, or within `abs` of it
     /// (results near zero carry the absolute error of the terms that cancelled). Integers and
     /// `i1` must be equal; NaN matches NaN. The error names the first element that differs.
-    pub fn check_close(&self, expected: &Tensor, ulps: u64, abs: f64) -> Result<(), String> {
+    pub fn check_close(&self, expected: &Literal, ulps: u64, abs: f64) -> Result<(), String> {
         if self.dtype != expected.dtype || self.shape != expected.shape {
             return Err(format!(
                 "got {} {:?}, expected {} {:?}",

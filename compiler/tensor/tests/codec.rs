@@ -3,10 +3,10 @@
 //! codec does not read.
 
 use dlc_tensor::npy::{decode, encode};
-use dlc_tensor::{DType, Elements, Scalar, Tensor};
+use dlc_tensor::{DType, Elements, Literal, Scalar};
 
 /// A tensor of `dtype` whose elements differ, including values that round in narrow formats.
-fn sample(dtype: DType, shape: &[usize]) -> Tensor {
+fn sample(dtype: DType, shape: &[usize]) -> Literal {
     let n: usize = shape.iter().product();
     let values = (0..n)
         .map(|i| match dtype {
@@ -15,7 +15,7 @@ fn sample(dtype: DType, shape: &[usize]) -> Tensor {
             _ => Scalar::Int(i as i64 * 977 - 300),
         })
         .collect();
-    Tensor::from_scalars(dtype, shape.to_vec(), values)
+    Literal::from_scalars(dtype, shape.to_vec(), values)
 }
 
 #[test]
@@ -25,12 +25,12 @@ fn le_bytes_round_trip_every_dtype() {
         let bytes = t.to_le_bytes();
         assert_eq!(bytes.len(), 6 * dtype.size_bytes(), "{dtype}");
         assert_eq!(
-            Tensor::from_le_bytes(dtype, &[2, 3], &bytes),
+            Literal::from_le_bytes(dtype, &[2, 3], &bytes),
             Ok(t),
             "{dtype}"
         );
     }
-    let err = Tensor::from_le_bytes(DType::F32, &[2], &[0; 7]).unwrap_err();
+    let err = Literal::from_le_bytes(DType::F32, &[2], &[0; 7]).unwrap_err();
     assert!(err.contains("7 bytes"), "{err}");
 }
 
@@ -39,7 +39,7 @@ fn npy_round_trip_every_dtype() {
     for dtype in DType::ALL.into_iter().chain([DType::Index]) {
         for shape in [&[][..], &[5][..], &[2, 3][..], &[0, 4][..]] {
             let t = sample(dtype, shape);
-            let back = Tensor::from_npy_bytes(&t.to_npy_bytes()).unwrap();
+            let back = Literal::from_npy_bytes(&t.to_npy_bytes()).unwrap();
             // numpy has no bf16 or index: they come back as f32 and i64, with the same values.
             let stored = match dtype {
                 DType::BF16 => DType::F32,
@@ -60,9 +60,9 @@ fn read_as_restores_bf16_and_index() {
         let t = sample(dtype, &[4]);
         let path = dir.join(format!("{dtype}.npy"));
         t.write_npy(&path).unwrap();
-        assert_eq!(Tensor::read_npy_as(&path, dtype).unwrap(), t);
+        assert_eq!(Literal::read_npy_as(&path, dtype).unwrap(), t);
     }
-    let err = Tensor::read_npy_as(dir.join("bf16.npy"), DType::I32).unwrap_err();
+    let err = Literal::read_npy_as(dir.join("bf16.npy"), DType::I32).unwrap_err();
     assert!(
         err.to_string().contains("file holds f32, expected i32"),
         "{err}"
@@ -97,8 +97,8 @@ fn npy(version: u8, header: &str, data: &[u8]) -> Vec<u8> {
 fn reads_numpy_variants() {
     // Version 2, a 1-tuple shape, double quotes and keys in another order.
     let header = "{\"shape\": (3,), \"fortran_order\": False, \"descr\": \"|i1\"}\n";
-    let t = Tensor::from_npy_bytes(&npy(2, header, &[1, 2, 255])).unwrap();
-    assert_eq!(t, Tensor::from_i64(DType::I8, &[3], &[1, 2, -1]));
+    let t = Literal::from_npy_bytes(&npy(2, header, &[1, 2, 255])).unwrap();
+    assert_eq!(t, Literal::from_i64(DType::I8, &[3], &[1, 2, -1]));
 }
 
 /// What `np.save` writes for `np.arange(6, dtype=np.int8).reshape(2, 3).T`: a (3, 2) array in
@@ -125,20 +125,20 @@ fn fortran_order_is_reordered_to_c_order() {
         }
     }
     let header = "{'descr': '<i4', 'fortran_order': True, 'shape': (2, 3, 4), }\n";
-    let t = Tensor::from_npy_bytes(&npy(1, header, &data)).unwrap();
+    let t = Literal::from_npy_bytes(&npy(1, header, &data)).unwrap();
     let want: Vec<i64> = (0..d0)
         .flat_map(|i| {
             (0..d1).flat_map(move |j| (0..d2).map(move |k| (100 * i + 10 * j + k) as i64))
         })
         .collect();
-    assert_eq!(t, Tensor::from_i64(DType::I32, &[2, 3, 4], &want));
+    assert_eq!(t, Literal::from_i64(DType::I32, &[2, 3, 4], &want));
 
     // Zero-size and scalar arrays.
     let header = "{'descr': '<f4', 'fortran_order': True, 'shape': (0, 3), }\n";
     assert_eq!(decode(&npy(1, header, &[])).unwrap().shape, [0, 3]);
     let header = "{'descr': '<f4', 'fortran_order': True, 'shape': (), }\n";
-    let t = Tensor::from_npy_bytes(&npy(1, header, &1.5f32.to_le_bytes())).unwrap();
-    assert_eq!(t, Tensor::from_f64(DType::F32, &[], &[1.5]));
+    let t = Literal::from_npy_bytes(&npy(1, header, &1.5f32.to_le_bytes())).unwrap();
+    assert_eq!(t, Literal::from_f64(DType::F32, &[], &[1.5]));
 }
 
 #[test]
@@ -195,7 +195,7 @@ fn errors() {
 
 #[test]
 fn encode_writes_bf16_as_f32() {
-    let t = Tensor::from_f64(DType::BF16, &[2], &[1.5, -3.0]);
+    let t = Literal::from_f64(DType::BF16, &[2], &[1.5, -3.0]);
     let bytes = encode(DType::BF16, &[2], &t.to_le_bytes());
     let array = decode(&bytes).unwrap();
     assert_eq!(array.dtype, DType::F32);
@@ -208,13 +208,13 @@ fn encode_writes_bf16_as_f32() {
 
 #[test]
 fn bf16_read_rounds_f32_data() {
-    let f32_data = Tensor::from_f64(DType::F32, &[2], &[1.0 + 1.0 / 256.0 + 1e-6, 3.0]);
+    let f32_data = Literal::from_f64(DType::F32, &[2], &[1.0 + 1.0 / 256.0 + 1e-6, 3.0]);
     let path = std::env::temp_dir().join(format!("dlc-tensor-bf16-{}.npy", std::process::id()));
     f32_data.write_npy(&path).expect("write");
-    let t = Tensor::read_npy_as(&path, DType::BF16).expect("read");
+    let t = Literal::read_npy_as(&path, DType::BF16).expect("read");
     assert_eq!(t.dtype(), DType::BF16);
     assert_eq!(t.to_f64_vec(), vec![1.0078125, 3.0]);
-    assert!(Tensor::read_npy_as(&path, DType::F16).is_err());
+    assert!(Literal::read_npy_as(&path, DType::F16).is_err());
     std::fs::remove_file(&path).ok();
 }
 
@@ -239,6 +239,6 @@ fn malformed_npy_is_an_error() {
         ("shape larger than data", huge),
     ];
     for (what, bytes) in cases {
-        assert!(Tensor::from_npy_bytes(&bytes).is_err(), "{what}");
+        assert!(Literal::from_npy_bytes(&bytes).is_err(), "{what}");
     }
 }

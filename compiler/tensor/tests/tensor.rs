@@ -2,7 +2,7 @@
 //! (constructors, `set`, `cast`), and the tolerance helpers tests compare with.
 
 use dlc_ir::FloatKind;
-use dlc_tensor::{broadcast_shapes, broadcast_source, ulp_distance, DType, Scalar, Tensor};
+use dlc_tensor::{broadcast_shapes, broadcast_source, ulp_distance, DType, Literal, Scalar};
 
 #[test]
 fn broadcast_shapes_follow_numpy() {
@@ -30,18 +30,18 @@ fn broadcast_shapes_follow_numpy() {
 
 #[test]
 fn broadcast_map_combines_elements() {
-    let col = Tensor::from_i64(DType::I32, &[3, 1], &[0, 10, 20]);
-    let row = Tensor::from_i64(DType::I32, &[2], &[1, 2]);
-    let sum = Tensor::broadcast_map(&[&col, &row], DType::I32, |a| {
+    let col = Literal::from_i64(DType::I32, &[3, 1], &[0, 10, 20]);
+    let row = Literal::from_i64(DType::I32, &[2], &[1, 2]);
+    let sum = Literal::broadcast_map(&[&col, &row], DType::I32, |a| {
         Ok(Scalar::Int(a[0].as_i64() + a[1].as_i64()))
     })
     .expect("broadcasts");
     assert_eq!(
         sum,
-        Tensor::from_i64(DType::I32, &[3, 2], &[1, 2, 11, 12, 21, 22])
+        Literal::from_i64(DType::I32, &[3, 2], &[1, 2, 11, 12, 21, 22])
     );
-    let bad = Tensor::broadcast_map(
-        &[&row, &Tensor::from_i64(DType::I32, &[3], &[0; 3])],
+    let bad = Literal::broadcast_map(
+        &[&row, &Literal::from_i64(DType::I32, &[3], &[0; 3])],
         DType::I32,
         |a| Ok(a[0]),
     );
@@ -50,14 +50,14 @@ fn broadcast_map_combines_elements() {
 
 #[test]
 fn stored_values_are_rounded_and_wrapped() {
-    let h = Tensor::from_f64(DType::F16, &[2], &[0.1, 70000.0]);
+    let h = Literal::from_f64(DType::F16, &[2], &[0.1, 70000.0]);
     assert_eq!(
         h.to_f64_vec(),
         vec![FloatKind::F16.round(0.1), f64::INFINITY]
     );
-    let b = Tensor::from_f64(DType::BF16, &[1], &[1.0 + 1.0 / 512.0]);
+    let b = Literal::from_f64(DType::BF16, &[1], &[1.0 + 1.0 / 512.0]);
     assert_eq!(b.to_f64_vec(), vec![1.0]);
-    let i = Tensor::from_i64(DType::I8, &[2], &[200, -129]);
+    let i = Literal::from_i64(DType::I8, &[2], &[200, -129]);
     assert_eq!(i.to_i64_vec(), vec![-56, 127]);
     assert_eq!(Scalar::Float(-2.9).cast(DType::I32), Scalar::Int(-2));
     assert_eq!(Scalar::Float(1e10).cast(DType::I8), Scalar::Int(127));
@@ -70,20 +70,20 @@ fn stored_values_are_rounded_and_wrapped() {
 
 #[test]
 fn set_converts_to_the_dtype() {
-    let mut t = Tensor::zeros(DType::I8, &[3]);
-    assert_eq!(t, Tensor::from_i64(DType::I8, &[3], &[0, 0, 0]));
+    let mut t = Literal::zeros(DType::I8, &[3]);
+    assert_eq!(t, Literal::from_i64(DType::I8, &[3], &[0, 0, 0]));
     t.set(0, Scalar::Int(300));
     t.set(1, Scalar::Float(-2.9));
     t.set(2, Scalar::Bool(true));
     assert_eq!(t.to_i64_vec(), [44, -2, 1]);
-    let mut h = Tensor::zeros(DType::F16, &[1]);
+    let mut h = Literal::zeros(DType::F16, &[1]);
     h.set(0, Scalar::Float(0.1));
     assert_eq!(h.to_f64_vec(), [FloatKind::F16.round(0.1)]);
-    let mut b = Tensor::zeros(DType::I1, &[2]);
+    let mut b = Literal::zeros(DType::I1, &[2]);
     assert_eq!(b.to_bool_vec(), [false, false]);
     b.set(1, Scalar::Int(-1));
     assert_eq!(b.to_bool_vec(), [false, true]);
-    let mut i = Tensor::zeros(DType::Index, &[1]);
+    let mut i = Literal::zeros(DType::Index, &[1]);
     i.set(0, Scalar::Int(i64::MIN));
     assert_eq!(i.to_i64_vec(), [i64::MIN]);
 }
@@ -99,11 +99,11 @@ fn ulp_tolerance_helpers() {
     assert_eq!(ulp_distance(FloatKind::F16, 1.0, 1.0 + 2.0 / 1024.0), 2);
     assert_eq!(ulp_distance(FloatKind::F64, f64::NAN, f64::NAN), 0);
     assert_eq!(ulp_distance(FloatKind::F64, f64::NAN, 1.0), u64::MAX);
-    let a = Tensor::from_f64(DType::F32, &[2], &[1.0, 1e-9]);
-    let b = Tensor::from_f64(DType::F32, &[2], &[next_f32, 0.0]);
+    let a = Literal::from_f64(DType::F32, &[2], &[1.0, 1e-9]);
+    let b = Literal::from_f64(DType::F32, &[2], &[next_f32, 0.0]);
     assert!(a.check_close(&b, 1, 1e-8).is_ok());
     assert!(a.check_close(&b, 0, 1e-8).is_err());
     assert!(a.check_close(&b, 1, 0.0).is_err());
-    let ints = Tensor::from_i64(DType::I32, &[2], &[1, 2]);
+    let ints = Literal::from_i64(DType::I32, &[2], &[1, 2]);
     assert!(ints.check_close(&ints.cast(DType::I64), 0, 0.0).is_err());
 }

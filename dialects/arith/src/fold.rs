@@ -31,21 +31,15 @@ use crate::ops::{
 use crate::{int_to_float, magnitude_to_float, FloatBinary};
 use dlc_ir::attributes::dense_element_bytes;
 use dlc_ir::attributes::sign_extend;
+use dlc_ir::{fold_to_value as to_value, Folded};
 use dlc_ir::{
     AttrKind, Attribute, Context, DenseValue, FloatKind, FoldResult, Op, OpView, Type, TypeKind,
     Value, DYNAMIC,
 };
 use smallvec::{smallvec, SmallVec};
 
-/// What a folder returns: one result, or nothing.
-pub(crate) type Folded = Option<SmallVec<[FoldResult; 1]>>;
-
 fn to_const(attr: Option<Attribute>) -> Folded {
     attr.map(|a| smallvec![FoldResult::Constant(a)])
-}
-
-fn to_value(v: Value) -> Folded {
-    Some(smallvec![FoldResult::Value(v)])
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ use crate::infer::slice_bound;
 use crate::ops::{Family, GraphOps, NegOp, ReshapeOp, TransposeOp};
 use crate::verify::{tensor_parts, Attrs};
 use dlc_ir::attributes::sign_extend;
+use dlc_ir::{fold_to_value as to_value, Folded};
 use dlc_ir::{
     AttrKind, Attribute, Context, DenseValue, FloatKind, FoldResult, Op, Type, TypeKind, Value,
     DYNAMIC,
@@ -30,12 +31,6 @@ use smallvec::{smallvec, SmallVec};
 
 /// Constants with more elements than this are not folded.
 pub const MAX_FOLD_ELEMENTS: usize = 1024;
-
-type Folded = Option<SmallVec<[FoldResult; 1]>>;
-
-fn to_value(v: Value) -> Folded {
-    Some(smallvec![FoldResult::Value(v)])
-}
 
 /// The element type of a folded value.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]

@@ -136,6 +136,33 @@ pub trait InferShapes: Sync {
     }
 }
 
+/// The shape rule of an op whose result has its one operand's type and shape (a unary
+/// elementwise op), symbolic dims included: for other dialects' ops
+/// (`interfaces = [dyn InferShapes => SameShape]`).
+pub struct SameShape;
+
+impl InferShapes for SameShape {
+    fn infer(
+        &self,
+        ctx: &Context,
+        operands: &[Type],
+        _: &[NamedAttr],
+    ) -> Result<TensorType, String> {
+        let [input] = operands else {
+            return Err(format!("expects one operand, not {}", operands.len()));
+        };
+        crate::tensor_parts(ctx, *input).ok_or_else(|| "operand must be a tensor".into())
+    }
+
+    fn infer_symbolic(
+        &self,
+        operands: &[Vec<crate::shapes::DimExpr>],
+        _: &[NamedAttr],
+    ) -> Option<Vec<crate::shapes::DimExpr>> {
+        operands.first().cloned()
+    }
+}
+
 /// The [`InferShapes`] implementation of a graph op: the shape rule of its family.
 pub struct ShapeRule {
     /// The op's name, for messages.

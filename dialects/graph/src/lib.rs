@@ -37,7 +37,7 @@ pub use builders::{
     build_reduce, build_reshape, build_select, build_splat, build_transpose, build_unary,
     build_with_type, constant_spec, i64_array, i64_attr,
 };
-pub use infer::{infer, infer_result_type, InferShapes, ShapeRule};
+pub use infer::{infer, infer_result_type, InferShapes, SameShape, ShapeRule};
 pub use ops::{family, family_of, DTypeClass, Family, GraphOp, GraphOps, Reduction};
 pub use verify::{tensor_parts, TensorType};
 

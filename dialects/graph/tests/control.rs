@@ -5,7 +5,7 @@
 
 use dlc_graph::interp::interpret;
 use dlc_ir::{parse_source, verify, Context, Op, PrintOptions};
-use dlc_tensor::{DType, Tensor};
+use dlc_tensor::{DType, Literal};
 
 fn context() -> Context {
     let mut ctx = Context::new();
@@ -45,15 +45,15 @@ func.func @main(%c: tensor<i1>, %x: tensor<4xf32>, %m: tensor<i64>) -> (tensor<?
 }
 "#;
 
-fn inputs(cond: bool, trips: i64) -> Vec<Tensor> {
+fn inputs(cond: bool, trips: i64) -> Vec<Literal> {
     vec![
-        Tensor::from_bools(&[], &[cond]),
-        Tensor::from_f64(DType::F32, &[4], &[1.0, 2.0, 3.0, 4.0]),
-        Tensor::from_i64(DType::I64, &[], &[trips]),
+        Literal::from_bools(&[], &[cond]),
+        Literal::from_f64(DType::F32, &[4], &[1.0, 2.0, 3.0, 4.0]),
+        Literal::from_i64(DType::I64, &[], &[trips]),
     ]
 }
 
-fn values(t: &Tensor) -> Vec<f64> {
+fn values(t: &Literal) -> Vec<f64> {
     (0..t.len()).map(|i| t.get(i).as_f64()).collect()
 }
 
@@ -130,11 +130,11 @@ func.func @main(%m: tensor<i64>, %x: tensor<4xf32>) -> tensor<?x?xf32> {
 "#;
     let mut ctx = context();
     let (_, func) = parse(&mut ctx, src);
-    let x = Tensor::from_f64(DType::F32, &[4], &[1.0, 2.0, 3.0, 4.0]);
-    let one = Tensor::from_i64(DType::I64, &[], &[1]);
+    let x = Literal::from_f64(DType::F32, &[4], &[1.0, 2.0, 3.0, 4.0]);
+    let one = Literal::from_i64(DType::I64, &[], &[1]);
     let out = interpret(&ctx, func, &[one, x.clone()]).expect("one trip runs");
     assert_eq!(out[0].shape(), [1, 4]);
-    let two = Tensor::from_i64(DType::I64, &[], &[2]);
+    let two = Literal::from_i64(DType::I64, &[], &[2]);
     let err = interpret(&ctx, func, &[two, x]).expect_err("the second element is longer");
     assert!(
         err.message

@@ -10,7 +10,7 @@ use dlc_graph::decompose::{decompose_all, direct_conv, is_composite, DIRECT_MIN_
 use dlc_graph::generate::Rng;
 use dlc_graph::interp::interpret;
 use dlc_ir::{parse_source, verify, Context, Op, PrintOptions, DYNAMIC};
-use dlc_tensor::{DType, Tensor};
+use dlc_tensor::{DType, Literal};
 
 fn context() -> Context {
     let mut ctx = Context::new();
@@ -26,7 +26,7 @@ fn first_func(ctx: &Context, module: Op) -> Op {
 }
 
 /// Random inputs for the arguments of `func`; `?` dims take `dynamic_size`.
-fn random_inputs(ctx: &Context, func: Op, dynamic_size: usize, rng: &mut Rng) -> Vec<Tensor> {
+fn random_inputs(ctx: &Context, func: Op, dynamic_size: usize, rng: &mut Rng) -> Vec<Literal> {
     let entry = ctx.blocks(ctx.region(func, 0))[0];
     ctx.block_args(entry)
         .iter()
@@ -45,22 +45,22 @@ fn random_inputs(ctx: &Context, func: Op, dynamic_size: usize, rng: &mut Rng) ->
                 })
                 .collect();
             let dtype = DType::from_type(ctx, ctx.element_type(ty)).expect("known dtype");
-            random_tensor(dtype, &shape, rng)
+            random_literal(dtype, &shape, rng)
         })
         .collect()
 }
 
-fn random_tensor(dtype: DType, shape: &[usize], rng: &mut Rng) -> Tensor {
+fn random_literal(dtype: DType, shape: &[usize], rng: &mut Rng) -> Literal {
     let n: usize = shape.iter().product();
     if dtype.is_float() {
         let values: Vec<f64> = (0..n).map(|_| rng.unit() * 4.0 - 2.0).collect();
-        Tensor::from_f64(dtype, shape, &values)
+        Literal::from_f64(dtype, shape, &values)
     } else if dtype.is_bool() {
         let values: Vec<bool> = (0..n).map(|_| rng.chance(0.5)).collect();
-        Tensor::from_bools(shape, &values)
+        Literal::from_bools(shape, &values)
     } else {
         let values: Vec<i64> = (0..n).map(|_| rng.range(-4, 4)).collect();
-        Tensor::from_i64(dtype, shape, &values)
+        Literal::from_i64(dtype, shape, &values)
     }
 }
 
@@ -101,7 +101,7 @@ fn check(name: &str, src: &str, dynamic_size: usize) {
     }
 }
 
-fn assert_close(name: &str, got: &Tensor, want: &Tensor, text: &str) {
+fn assert_close(name: &str, got: &Literal, want: &Literal, text: &str) {
     assert_eq!(got.shape(), want.shape(), "{name}: shapes differ\n{text}");
     assert_eq!(got.dtype(), want.dtype(), "{name}: dtypes differ");
     let tol = if want.dtype() == DType::F64 {

@@ -7,7 +7,7 @@ use dlc_graph::decompose::decompose_all;
 use dlc_graph::generate::{GraphGen, Rng};
 use dlc_graph::interp::interpret;
 use dlc_ir::{parse_source, print_op, verify, Context, PrintOptions};
-use dlc_tensor::{DType, Tensor};
+use dlc_tensor::{DType, Literal};
 use dlc_testkit::{par_cases, report, scaled};
 
 fn context() -> Context {
@@ -18,17 +18,17 @@ fn context() -> Context {
     ctx
 }
 
-fn random_tensor(dtype: DType, shape: &[usize], rng: &mut Rng) -> Tensor {
+fn random_literal(dtype: DType, shape: &[usize], rng: &mut Rng) -> Literal {
     let n: usize = shape.iter().product();
     if dtype.is_float() {
         let values: Vec<f64> = (0..n).map(|_| rng.unit() * 4.0 - 2.0).collect();
-        Tensor::from_f64(dtype, shape, &values)
+        Literal::from_f64(dtype, shape, &values)
     } else if dtype.is_bool() {
         let values: Vec<bool> = (0..n).map(|_| rng.chance(0.5)).collect();
-        Tensor::from_bools(shape, &values)
+        Literal::from_bools(shape, &values)
     } else {
         let values: Vec<i64> = (0..n).map(|_| rng.range(-4, 4)).collect();
-        Tensor::from_i64(dtype, shape, &values)
+        Literal::from_i64(dtype, shape, &values)
     }
 }
 
@@ -99,14 +99,14 @@ fn check_seed(seed: u64) -> (usize, usize, usize) {
     // Interpretation on random inputs.
     let entry = ctx.blocks(ctx.region(g.func, 0))[0];
     let mut rng = Rng::new(seed);
-    let inputs: Vec<Tensor> = ctx
+    let inputs: Vec<Literal> = ctx
         .block_args(entry)
         .iter()
         .zip(&g.arg_shapes)
         .map(|(&arg, shape)| {
             let elem = ctx.element_type(ctx.value_type(arg));
             let dtype = DType::from_type(&ctx, elem).expect("generated dtype");
-            random_tensor(dtype, shape, &mut rng)
+            random_literal(dtype, shape, &mut rng)
         })
         .collect();
     let before =

@@ -4,7 +4,7 @@
 
 use dlc_graph::interp::interpret;
 use dlc_ir::{parse_source, Context, Location, Op};
-use dlc_tensor::{DType, Tensor};
+use dlc_tensor::{DType, Literal};
 
 /// Parses `src` (generic form, unregistered dialects allowed) and returns the context and @main.
 fn load(src: &str) -> (Context, Op) {
@@ -40,7 +40,7 @@ fn function(args: &[&str], result: &str, ops: &[&str]) -> String {
 }
 
 /// Runs `src` on `inputs` and returns the error message and its line (the run must fail).
-fn error_of(src: &str, inputs: &[Tensor]) -> (String, u32) {
+fn error_of(src: &str, inputs: &[Literal]) -> (String, u32) {
     let (ctx, main) = load(src);
     match interpret(&ctx, main, inputs) {
         Ok(r) => panic!("expected an error, got {r:?}"),
@@ -54,12 +54,12 @@ fn error_of(src: &str, inputs: &[Tensor]) -> (String, u32) {
     }
 }
 
-fn f32s(shape: &[usize], values: &[f64]) -> Tensor {
-    Tensor::from_f64(DType::F32, shape, values)
+fn f32s(shape: &[usize], values: &[f64]) -> Literal {
+    Literal::from_f64(DType::F32, shape, values)
 }
 
-fn i32s(shape: &[usize], values: &[i64]) -> Tensor {
-    Tensor::from_i64(DType::I32, shape, values)
+fn i32s(shape: &[usize], values: &[i64]) -> Literal {
+    Literal::from_i64(DType::I32, shape, values)
 }
 
 #[test]
@@ -96,14 +96,14 @@ fn runtime_errors_are_diagnostics_at_the_op() {
             r#"%0 = "graph.gather"(%arg0, %arg1) {axis = 0 : i64} : (tensor<3xf32>, tensor<2xi64>) -> tensor<2xf32>"#,
         ],
     );
-    let idx = Tensor::from_i64(DType::I64, &[2], &[0, 3]);
+    let idx = Literal::from_i64(DType::I64, &[2], &[0, 3]);
     let (msg, line) = error_of(&gather, &[f32s(&[3], &[1.0, 2.0, 3.0]), idx]);
     assert_eq!(
         msg,
         "'graph.gather' op index 3 is out of range for axis 0 of size 3"
     );
     assert_eq!(line, 3);
-    let idx = Tensor::from_i64(DType::I64, &[2], &[-4, 0]);
+    let idx = Literal::from_i64(DType::I64, &[2], &[-4, 0]);
     assert!(error_of(&gather, &[f32s(&[3], &[1.0, 2.0, 3.0]), idx])
         .0
         .contains("index -4"));
@@ -151,7 +151,7 @@ fn runtime_errors_are_diagnostics_at_the_op() {
 
 #[test]
 fn malformed_ops_are_diagnostics() {
-    let one = |op: &str, arg: &str, result: &str, input: Tensor| -> String {
+    let one = |op: &str, arg: &str, result: &str, input: Literal| -> String {
         error_of(&function(&[arg], result, &[op]), &[input]).0
     };
     let x = || f32s(&[2, 2], &[1.0, 2.0, 3.0, 4.0]);
@@ -315,11 +315,11 @@ fn signature_and_call_errors() {
     let (ctx, main) = load(&identity);
     // `?` accepts any size.
     assert!(interpret(&ctx, main, &[f32s(&[2, 5], &[0.0; 10])]).is_ok());
-    let msg = |inputs: &[Tensor]| interpret(&ctx, main, inputs).unwrap_err().message;
+    let msg = |inputs: &[Literal]| interpret(&ctx, main, inputs).unwrap_err().message;
     assert_eq!(msg(&[]), "'func.func' op expects 1 inputs, got 0");
     assert!(msg(&[f32s(&[3, 5], &[0.0; 15])])
         .contains("input #0: a f32 tensor of shape [3, 5] is not a tensor<2x?xf32>"));
-    assert!(msg(&[Tensor::from_f64(DType::F64, &[2, 1], &[0.0; 2])]).contains("input #0"));
+    assert!(msg(&[Literal::from_f64(DType::F64, &[2, 1], &[0.0; 2])]).contains("input #0"));
     assert!(msg(&[f32s(&[2], &[0.0; 2])]).contains("input #0"));
     let (ctx2, _) = load(&identity);
     let module_op = ctx2.parent_op(main).expect("module");

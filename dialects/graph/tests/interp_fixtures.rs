@@ -15,7 +15,7 @@
 
 use dlc_graph::interp::interpret;
 use dlc_ir::{parse_source, Context, Op};
-use dlc_tensor::{DType, Tensor};
+use dlc_tensor::{DType, Literal};
 use std::path::{Path, PathBuf};
 
 fn tolerance(dtype: DType) -> (u64, f64) {
@@ -83,7 +83,7 @@ fn run_case(dir: &Path, dialects: Dialects) -> Result<(), String> {
     let inputs = in_dtypes
         .iter()
         .enumerate()
-        .map(|(i, d)| Tensor::read_npy_as(dir.join(format!("in{i}.npy")), *d))
+        .map(|(i, d)| Literal::read_npy_as(dir.join(format!("in{i}.npy")), *d))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| e.to_string())?;
     let results =
@@ -96,7 +96,7 @@ fn run_case(dir: &Path, dialects: Dialects) -> Result<(), String> {
         ));
     }
     for (i, (got, dtype)) in results.iter().zip(&out_dtypes).enumerate() {
-        let expected = Tensor::read_npy_as(dir.join(format!("out{i}.npy")), *dtype)
+        let expected = Literal::read_npy_as(dir.join(format!("out{i}.npy")), *dtype)
             .map_err(|e| e.to_string())?;
         let (ulps, abs) = tolerance(*dtype);
         got.check_close(&expected, ulps, abs)

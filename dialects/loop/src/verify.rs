@@ -800,14 +800,9 @@ pub(crate) fn verify_dim(ctx: &Context, op: Op) -> VResult {
             ),
         ));
     };
-    let axis = ctx.attr(op, "axis").and_then(|a| match ctx.attr_kind(a) {
-        AttrKind::Integer { value, ty } if *ty == Type::I64 => Some(*value),
-        _ => None,
-    });
-    let Some(axis) = axis else {
-        return Err(op_error(ctx, op, "requires an i64 attribute 'axis'"));
-    };
-    if axis < 0 || axis >= dims.len() as i128 {
+    // The verifier has checked that `axis` is an i64 (the definition declares it one).
+    let axis = crate::ops::DimOp(op).axis(ctx).unwrap_or_default();
+    if axis < 0 || axis >= dims.len() as i64 {
         return Err(op_error(
             ctx,
             op,
@@ -823,7 +818,8 @@ pub(crate) fn verify_dim(ctx: &Context, op: Op) -> VResult {
     Ok(())
 }
 
-/// `loop.check`: a host op on an `i1` condition with a string `message`.
+/// `loop.check`: a host op on an `i1` condition (its string `message` is checked with the
+/// definition's typed attributes).
 pub(crate) fn verify_check(ctx: &Context, op: Op) -> VResult {
     check_host_only(ctx, op)?;
     let ty = ctx.value_type(ctx.operand(op, 0));
@@ -836,13 +832,6 @@ pub(crate) fn verify_check(ctx: &Context, op: Op) -> VResult {
                 type_str(ctx, ty)
             ),
         ));
-    }
-    if ctx
-        .attr(op, "message")
-        .and_then(|a| ctx.attr_as_str(a))
-        .is_none()
-    {
-        return Err(op_error(ctx, op, "requires a string attribute 'message'"));
     }
     Ok(())
 }

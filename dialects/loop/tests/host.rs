@@ -5,7 +5,7 @@
 
 use dlc_ir::{Context, Diagnostic, Op};
 use dlc_loop::interp::{run_host, run_host_traced, KernelArg};
-use dlc_tensor::{DType, Tensor};
+use dlc_tensor::{DType, Literal};
 
 /// Parses and verifies `src`; returns the context and the module.
 fn parse(src: &str) -> (Context, Op) {
@@ -43,7 +43,7 @@ fn run(src: &str, name: &str, args: Vec<KernelArg>) -> Result<Vec<KernelArg>, Di
 }
 
 fn f32_buf(shape: &[usize], values: &[f64]) -> KernelArg {
-    KernelArg::Buffer(Tensor::from_f64(DType::F32, shape, values))
+    KernelArg::Buffer(Literal::from_f64(DType::F32, shape, values))
 }
 
 fn floats(arg: &KernelArg) -> Vec<f64> {
@@ -445,7 +445,7 @@ func.func @main(%x: !loop.buffer<?x4xf32, global>, %n: index) {
 "#;
     let msg = error(host, vec![f32_buf(&[2, 3], &[0.0; 6]), KernelArg::Index(1)]);
     assert!(msg.contains("argument #0: buffer of shape [2, 3]"), "{msg}");
-    let f64_buf = Tensor::from_f64(DType::F64, &[2, 4], &[0.0; 8]);
+    let f64_buf = Literal::from_f64(DType::F64, &[2, 4], &[0.0; 8]);
     let msg = error(host, vec![KernelArg::Buffer(f64_buf), KernelArg::Index(1)]);
     assert!(
         msg.contains("argument #0: expected Some(F32) elements"),

@@ -7,7 +7,7 @@
 use dlc_ir::{Context, Diagnostic, InsertPoint, Location, Op, PrintOptions, Type, DYNAMIC};
 use dlc_loop::interp::{run_host, KernelArg};
 use dlc_loop::{buffer_type, MemorySpace};
-use dlc_tensor::{DType, Scalar, Tensor};
+use dlc_tensor::{DType, Literal, Scalar};
 
 fn context() -> Context {
     let mut ctx = Context::new();
@@ -56,24 +56,24 @@ fn error(host: &str, args: Vec<KernelArg>) -> String {
 }
 
 fn f32_buf(shape: &[usize], values: &[f64]) -> KernelArg {
-    KernelArg::Buffer(Tensor::from_f64(DType::F32, shape, values))
+    KernelArg::Buffer(Literal::from_f64(DType::F32, shape, values))
 }
 
 /// A rank-0 `i1` buffer.
 fn flag(value: bool) -> KernelArg {
-    let mut t = Tensor::zeros(DType::I1, &[]);
+    let mut t = Literal::zeros(DType::I1, &[]);
     t.set(0, Scalar::Bool(value));
     KernelArg::Buffer(t)
 }
 
 /// A rank-0 `i64` buffer.
 fn count(value: i64) -> KernelArg {
-    let mut t = Tensor::zeros(DType::I64, &[]);
+    let mut t = Literal::zeros(DType::I64, &[]);
     t.set(0, Scalar::Int(value));
     KernelArg::Buffer(t)
 }
 
-fn tensor(arg: &KernelArg) -> &Tensor {
+fn literal(arg: &KernelArg) -> &Literal {
     match arg {
         KernelArg::Buffer(b) => b,
         KernelArg::Index(_) => panic!("not a buffer"),
@@ -175,9 +175,9 @@ func.func @main(%c: !loop.buffer<i1, global>, %x: !loop.buffer<?xf32, global>) -
 "#;
     let x = [1.0, -2.0, 3.5];
     let r = run(host, vec![flag(true), f32_buf(&[3], &x)]).unwrap();
-    assert_eq!(tensor(&r[0]).to_f64_vec(), [2.0, -4.0, 7.0]);
+    assert_eq!(literal(&r[0]).to_f64_vec(), [2.0, -4.0, 7.0]);
     let r = run(host, vec![flag(false), f32_buf(&[3], &x)]).unwrap();
-    assert_eq!(tensor(&r[0]).to_f64_vec(), [-1.0, 2.0, -3.5]);
+    assert_eq!(literal(&r[0]).to_f64_vec(), [-1.0, 2.0, -3.5]);
 }
 
 /// `@step` under a loop of trip count `%m`: the carried value, both scans and the input.
@@ -193,26 +193,26 @@ func.func @main(%m: !loop.buffer<i64, global>, %x: !loop.buffer<?xf32, global>) 
 fn call_loop_carries_and_scans() {
     let x = [10.0, 20.0];
     let r = run(STEP_LOOP, vec![count(3), f32_buf(&[2], &x)]).unwrap();
-    assert_eq!(tensor(&r[0]).to_f64_vec(), [13.0, 23.0]);
-    assert_eq!(tensor(&r[1]).shape(), [3, 2]);
+    assert_eq!(literal(&r[0]).to_f64_vec(), [13.0, 23.0]);
+    assert_eq!(literal(&r[1]).shape(), [3, 2]);
     assert_eq!(
-        tensor(&r[1]).to_f64_vec(),
+        literal(&r[1]).to_f64_vec(),
         [11.0, 21.0, 12.0, 22.0, 13.0, 23.0]
     );
-    assert_eq!(tensor(&r[2]).shape(), [3, 1]);
-    assert_eq!(tensor(&r[2]).to_f64_vec(), [0.0, 1.0, 2.0]);
+    assert_eq!(literal(&r[2]).shape(), [3, 1]);
+    assert_eq!(literal(&r[2]).to_f64_vec(), [0.0, 1.0, 2.0]);
     // The body writes its carried value in place; the caller's initial value is untouched.
-    assert_eq!(tensor(&r[3]).to_f64_vec(), x);
+    assert_eq!(literal(&r[3]).to_f64_vec(), x);
 }
 
 #[test]
 fn zero_trip_loop_returns_the_initial_values_and_empty_scans() {
     for m in [0, -4] {
         let r = run(STEP_LOOP, vec![count(m), f32_buf(&[2], &[1.0, 2.0])]).unwrap();
-        assert_eq!(tensor(&r[0]).to_f64_vec(), [1.0, 2.0]);
+        assert_eq!(literal(&r[0]).to_f64_vec(), [1.0, 2.0]);
         // A `?` trailing dim of an empty scan is 0; a static one stays.
-        assert_eq!(tensor(&r[1]).shape(), [0, 0]);
-        assert_eq!(tensor(&r[2]).shape(), [0, 1]);
+        assert_eq!(literal(&r[1]).shape(), [0, 0]);
+        assert_eq!(literal(&r[2]).shape(), [0, 1]);
     }
 }
 
@@ -229,10 +229,10 @@ func.func @main(%c: !loop.buffer<i1, global>, %x: !loop.buffer<?xf32, global>, %
     // Iteration i continues while i + 1 < k: k iterations (at least one), at most 10.
     for (k, iterations) in [(2, 2.0), (1, 1.0), (5, 5.0), (50, 10.0)] {
         let r = run(host, args(true, k)).unwrap();
-        assert_eq!(tensor(&r[0]).to_f64_vec(), [iterations], "k = {k}");
+        assert_eq!(literal(&r[0]).to_f64_vec(), [iterations], "k = {k}");
     }
     let r = run(host, args(false, 5)).unwrap();
-    assert_eq!(tensor(&r[0]).to_f64_vec(), [0.0]);
+    assert_eq!(literal(&r[0]).to_f64_vec(), [0.0]);
 }
 
 #[test]
@@ -250,7 +250,7 @@ func.func @main(%m: !loop.buffer<i64, global>, %c: !loop.buffer<i1, global>, %x:
     let args = |m: i64| vec![count(m), flag(true), f32_buf(&[1], &[7.0])];
     // One iteration: the scan has one element, whatever its shape.
     let r = run(&host("!loop.buffer<?x?xf32, global>"), args(1)).unwrap();
-    assert_eq!(tensor(&r[0]).to_f64_vec(), [7.0, 0.0]);
+    assert_eq!(literal(&r[0]).to_f64_vec(), [7.0, 0.0]);
     // More: the carried value grows, and the scan elements no longer stack.
     let msg = error(&host("!loop.buffer<?x?xf32, global>"), args(3));
     assert!(
@@ -372,7 +372,7 @@ fn builders_make_runnable_calls() {
         KernelArg::Index(3),
     ];
     let r = run_host(&ctx, main, args).unwrap();
-    assert_eq!(tensor(&r[0]).to_f64_vec(), [2.0, 4.0]);
+    assert_eq!(literal(&r[0]).to_f64_vec(), [2.0, 4.0]);
     // `@until` runs while i + 1 < 3: three iterations.
-    assert_eq!(tensor(&r[1]).to_f64_vec(), [5.0, 7.0]);
+    assert_eq!(literal(&r[1]).to_f64_vec(), [5.0, 7.0]);
 }

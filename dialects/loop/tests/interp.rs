@@ -7,7 +7,7 @@
 
 use dlc_ir::{Context, Diagnostic, FloatKind, Location, Op};
 use dlc_loop::interp::{run_kernel, KernelArg};
-use dlc_tensor::{DType, Tensor};
+use dlc_tensor::{DType, Literal};
 
 /// Parses and verifies `src`; returns the context and the module.
 fn parse(src: &str) -> (Context, Op) {
@@ -47,7 +47,7 @@ fn run(src: &str, name: &str, args: &mut [KernelArg]) -> Result<(), Diagnostic> 
 }
 
 fn f32_buf(shape: &[usize], values: &[f64]) -> KernelArg {
-    KernelArg::Buffer(Tensor::from_f64(DType::F32, shape, values))
+    KernelArg::Buffer(Literal::from_f64(DType::F32, shape, values))
 }
 
 fn floats(arg: &KernelArg) -> Vec<f64> {
@@ -318,7 +318,7 @@ loop.kernel @grid2d(%out: !loop.buffer<?x8xindex, global>, %m: index) {
 "#;
     let m = 3;
     let mut args = [
-        KernelArg::Buffer(Tensor::zeros(DType::Index, &[m, 8])),
+        KernelArg::Buffer(Literal::zeros(DType::Index, &[m, 8])),
         KernelArg::Index(m as i64),
     ];
     run(src, "grid2d", &mut args).unwrap();
@@ -371,7 +371,7 @@ loop.kernel @kinds(%out: !loop.buffer<4x?xindex, global>, %n: index) {
 "#;
     let n = 10;
     let mut args = [
-        KernelArg::Buffer(Tensor::zeros(DType::Index, &[4, n])),
+        KernelArg::Buffer(Literal::zeros(DType::Index, &[4, n])),
         KernelArg::Index(n as i64),
     ];
     run(src, "kinds", &mut args).unwrap();
@@ -440,7 +440,7 @@ loop.kernel @warps(%out: !loop.buffer<64xf32, global>, %mx: !loop.buffer<64xi32,
 "#;
     let mut args = [
         f32_buf(&[64], &[0.0; 64]),
-        KernelArg::Buffer(Tensor::zeros(DType::I32, &[64])),
+        KernelArg::Buffer(Literal::zeros(DType::I32, &[64])),
     ];
     run(src, "warps", &mut args).unwrap();
     let sums = floats(&args[0]);
@@ -585,7 +585,7 @@ loop.kernel @conv(%x: !loop.buffer<4xf32, global>, %y: !loop.buffer<4xf16, globa
     let x = [0.1, -1.7, 2.5, 1e-3];
     let mut args = [
         f32_buf(&[4], &x),
-        KernelArg::Buffer(Tensor::zeros(DType::F16, &[4])),
+        KernelArg::Buffer(Literal::zeros(DType::F16, &[4])),
     ];
     run(src, "conv", &mut args).unwrap();
     let halves: Vec<f64> = x
@@ -622,7 +622,7 @@ loop.kernel @conv(%x: !loop.buffer<3xf32, global>, %d: !loop.buffer<3xf16, globa
     let (below, above) = (0.0999755859375, 0.10003662109375);
     let (one, next) = (1.0, 1.0009765625);
     let x = [0.1, -0.1, 1.00048828125];
-    let half = || KernelArg::Buffer(Tensor::zeros(DType::F16, &[3]));
+    let half = || KernelArg::Buffer(Literal::zeros(DType::F16, &[3]));
     let mut args = [f32_buf(&[3], &x), half(), half(), half(), half()];
     run(src, "conv", &mut args).unwrap();
     assert_eq!(floats(&args[1]), [below, -above, one]);
@@ -654,9 +654,9 @@ loop.kernel @conv(%x: !loop.buffer<2xi64, global>, %s: !loop.buffer<2xf32, globa
     // beyond f16's range.
     let x = (1i64 << 60) + (1 << 36) + 1;
     let mut args = [
-        KernelArg::Buffer(Tensor::from_i64(DType::I64, &[2], &[x, -1])),
+        KernelArg::Buffer(Literal::from_i64(DType::I64, &[2], &[x, -1])),
         f32_buf(&[2], &[0.0, 0.0]),
-        KernelArg::Buffer(Tensor::zeros(DType::F16, &[2])),
+        KernelArg::Buffer(Literal::zeros(DType::F16, &[2])),
     ];
     run(src, "conv", &mut args).unwrap();
     assert_eq!(floats(&args[1]), [x as f32 as f64, -1.0]);
@@ -696,7 +696,7 @@ loop.kernel @math(%x: !loop.buffer<5xf64, global>, %erf: !loop.buffer<5xf64, glo
         0.999_999_256_901_627_7,
         0.999_999_999_803_383_9,
     ];
-    let buf = |v: &[f64]| KernelArg::Buffer(Tensor::from_f64(DType::F64, &[5], v));
+    let buf = |v: &[f64]| KernelArg::Buffer(Literal::from_f64(DType::F64, &[5], v));
     let mut args = [buf(&x), buf(&[0.0; 5]), buf(&[0.0; 5])];
     run(src, "math", &mut args).unwrap();
     assert_close(&floats(&args[1]), &erf, 1e-12);
@@ -791,7 +791,7 @@ fn wrong_arguments_are_reported() {
     assert!(err.message.contains("expected a buffer"), "{}", err.message);
 
     let mut dtype = ok();
-    dtype[0] = KernelArg::Buffer(Tensor::zeros(DType::F64, &[4]));
+    dtype[0] = KernelArg::Buffer(Literal::zeros(DType::F64, &[4]));
     let err = run(COPY, "copy", &mut dtype).unwrap_err();
     assert!(err.message.contains("argument #0"), "{}", err.message);
 
@@ -870,7 +870,7 @@ loop.kernel @div(%y: !loop.buffer<1xindex, global>, %d: index) {
   loop.return
 }
 "#;
-    let buf = || KernelArg::Buffer(Tensor::zeros(DType::Index, &[1]));
+    let buf = || KernelArg::Buffer(Literal::zeros(DType::Index, &[1]));
     let mut args = [buf(), KernelArg::Index(2)];
     run(src, "div", &mut args).unwrap();
     let KernelArg::Buffer(b) = &args[0] else {
@@ -925,7 +925,7 @@ loop.kernel @ops(%y: !loop.buffer<7xindex, global>, %f: !loop.buffer<3xf32, glob
 }
 "#;
     let mut args = [
-        KernelArg::Buffer(Tensor::zeros(DType::Index, &[7])),
+        KernelArg::Buffer(Literal::zeros(DType::Index, &[7])),
         f32_buf(&[3], &[0.0; 3]),
         KernelArg::Index(7),
         KernelArg::Index(2),

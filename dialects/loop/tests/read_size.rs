@@ -5,7 +5,7 @@
 use dlc_ir::{Context, Diagnostic, InsertPoint, Location, Op, PrintOptions, Type, DYNAMIC};
 use dlc_loop::interp::{run_host, KernelArg};
 use dlc_loop::{buffer_type, MemorySpace, ReadSizeOp};
-use dlc_tensor::{DType, Tensor};
+use dlc_tensor::{DType, Literal};
 
 /// tools/fixtures/host/read_size.mlir, after kernels.mlir.
 const PROGRAM: &str = concat!(
@@ -46,10 +46,10 @@ fn run(name: &str, args: Vec<KernelArg>) -> Result<Vec<KernelArg>, Diagnostic> {
 }
 
 fn f32_buf(values: &[f64]) -> KernelArg {
-    KernelArg::Buffer(Tensor::from_f64(DType::F32, &[values.len()], values))
+    KernelArg::Buffer(Literal::from_f64(DType::F32, &[values.len()], values))
 }
 
-fn tensor(arg: &KernelArg) -> &Tensor {
+fn literal(arg: &KernelArg) -> &Literal {
     match arg {
         KernelArg::Buffer(b) => b,
         KernelArg::Index(_) => panic!("not a buffer"),
@@ -67,8 +67,8 @@ fn a_counted_size_sizes_the_next_allocation() {
     for x in cases {
         let kept: Vec<f64> = x.iter().copied().filter(|&v| v > 0.0).collect();
         let r = run("filter", vec![f32_buf(x)]).unwrap_or_else(|d| panic!("{x:?}: {d:?}"));
-        assert_eq!(tensor(&r[0]).shape(), [kept.len()], "{x:?}");
-        assert_eq!(tensor(&r[0]).to_f64_vec(), kept, "{x:?}");
+        assert_eq!(literal(&r[0]).shape(), [kept.len()], "{x:?}");
+        assert_eq!(literal(&r[0]).to_f64_vec(), kept, "{x:?}");
         // The size read is an index like any other: `@filter_into` returns it.
         let out = f32_buf(&vec![0.0; x.len()]);
         let r = run("filter_into", vec![f32_buf(x), out]).unwrap_or_else(|d| panic!("{d:?}"));
@@ -79,10 +79,10 @@ fn a_counted_size_sizes_the_next_allocation() {
 #[test]
 fn narrow_elements_are_sign_extended() {
     let r = run("narrow", vec![KernelArg::Index(100)]).unwrap();
-    assert_eq!(tensor(&r[0]).shape(), [100, 100]);
+    assert_eq!(literal(&r[0]).shape(), [100, 100]);
     // 300 wraps to 44 in an i8.
     let r = run("narrow", vec![KernelArg::Index(300)]).unwrap();
-    assert_eq!(tensor(&r[0]).shape(), [44, 300]);
+    assert_eq!(literal(&r[0]).shape(), [44, 300]);
 }
 
 #[test]
@@ -138,9 +138,9 @@ fn builder_makes_a_runnable_read() {
         "{text}"
     );
 
-    let mut c = Tensor::zeros(DType::I32, &[1, 1]);
+    let mut c = Literal::zeros(DType::I32, &[1, 1]);
     c.set(0, dlc_tensor::Scalar::Int(3));
     let main = symbol(&ctx, module, "main");
     let r = run_host(&ctx, main, vec![KernelArg::Buffer(c)]).unwrap();
-    assert_eq!(tensor(&r[0]).shape(), [3]);
+    assert_eq!(literal(&r[0]).shape(), [3]);
 }

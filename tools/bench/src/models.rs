@@ -291,7 +291,7 @@ fn check_and_time(
     let (mut rel_err, mut mismatches, mut sqnr_db) = (0.0f64, 0usize, f64::INFINITY);
     for (i, output) in outputs.iter().enumerate() {
         let actual = output
-            .to_host_tensor()
+            .to_literal()
             .map_err(|e| format!("{name}: output {i}: {e}"))?;
         let expected = read_reference(&output_file(i)).map_err(|e| format!("{name}: {e}"))?;
         let r = compare_expected(&actual, &expected, RTOL, ATOL);

@@ -88,7 +88,7 @@ fn smoke_sizes_match_the_interpreter_through_the_jit() {
         let outputs = session.run(&refs).map_err(|e| e.to_string())?;
         let jit: Vec<_> = outputs
             .iter()
-            .map(|v| v.to_host_tensor())
+            .map(|v| v.to_literal())
             .collect::<Result<_, _>>()
             .map_err(|e| e.to_string())?;
         let reference = check::reference(&model, &inputs)?;

@@ -11,7 +11,7 @@
 
 use clap::Parser;
 use dlc_onnx::{import_file, parse_dim_arg, parse_shape_arg, ImportOptions};
-use dlc_tensor::Tensor;
+use dlc_tensor::Literal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -81,7 +81,7 @@ fn run(cli: Cli) -> Result<(), String> {
         let (name, file) = arg
             .split_once('=')
             .ok_or_else(|| format!("dlc-import: error: --const '{arg}' is not NAME=FILE"))?;
-        let value = Tensor::read_npy(file)
+        let value = Literal::read_npy(file)
             .map_err(|e| format!("dlc-import: error: cannot read '{file}': {e}"))?;
         options.constants.insert(name.to_string(), value);
     }

@@ -327,7 +327,7 @@ fn run(cli: Cli) -> Result<bool> {
     }
     if cli.check {
         let expected = reference(&model, &inputs).map_err(anyhow::Error::msg)?;
-        let actual: Vec<_> = outputs.iter().map(Tensor::to_host_tensor).collect();
+        let actual: Vec<_> = outputs.iter().map(Tensor::to_literal).collect();
         let (source_ctx, source_func) = model.source().map_err(anyhow::Error::msg)?;
         let floor = loosest(source_ctx, source_func);
         let reports = compare(&expected, &actual, floor).map_err(anyhow::Error::msg)?;
@@ -436,7 +436,7 @@ fn check_expected(cli: &Cli, outputs: &[Tensor]) -> Result<bool> {
     let mut ok = true;
     for (i, (path, out)) in cli.expected.iter().zip(outputs).enumerate() {
         let reference = read_reference(path).map_err(anyhow::Error::msg)?;
-        let r = compare_expected(&out.to_host_tensor(), &reference, cli.rtol, cli.atol);
+        let r = compare_expected(&out.to_literal(), &reference, cli.rtol, cli.atol);
         let verdict = match &r.problem {
             None => "ok".to_string(),
             Some(p) => format!("MISMATCH ({} elements; {p})", r.mismatches),

@@ -107,7 +107,7 @@ fuzz_target!(|data: &[u8]| {
         let (ctx, func) = model.source().expect("compiled from source");
         check::loosest(ctx, func)
     };
-    let first: Vec<_> = first.iter().map(Tensor::to_host_tensor).collect();
+    let first: Vec<_> = first.iter().map(Tensor::to_literal).collect();
     let reports =
         check::compare(&reference, &first, floor).unwrap_or_else(|e| panic!("{e}\n{text}"));
     for (i, r) in reports.iter().enumerate() {
@@ -149,7 +149,7 @@ impl Bytes<'_> {
 /// their dtype's extremes, which wrap the same way in compiled code and the interpreter, so
 /// they stay comparable.
 fn sprinkle(t: Tensor, bytes: &mut Bytes<'_>) -> (Tensor, bool) {
-    let mut values = t.to_host_tensor();
+    let mut values = t.to_literal();
     let (min, max) = match values.dtype() {
         DType::I8 => (i64::from(i8::MIN), i64::from(i8::MAX)),
         DType::I32 => (i64::from(i32::MIN), i64::from(i32::MAX)),
@@ -169,6 +169,6 @@ fn sprinkle(t: Tensor, bytes: &mut Bytes<'_>) -> (Tensor, bool) {
         };
         values.set(i, special);
     }
-    let t = Tensor::from_host_tensor(&values).expect("same shape and dtype");
+    let t = Tensor::from_literal(&values).expect("same shape and dtype");
     (t, plain)
 }

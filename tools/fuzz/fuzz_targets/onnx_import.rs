@@ -26,7 +26,7 @@ use dlc_onnx::proto::{
     OperatorSetIdProto, TensorProto, TensorShapeProto, TypeProto, ValueInfoProto,
 };
 use dlc_onnx::{decode_model, import_model, ImportOptions};
-use dlc_tensor::{DType, Scalar, Tensor};
+use dlc_tensor::{DType, Scalar, Literal};
 use libfuzzer_sys::fuzz_target;
 use prost::Message;
 
@@ -295,7 +295,7 @@ fn long_loop(ctx: &Context, func: dlc_ir::Op) -> bool {
             .first()
             .and_then(|&m| ctx.defining_op(m))
             .and_then(|d| ctx.attr(d, "value"))
-            .and_then(|a| Tensor::from_dense_attr(ctx, a).ok())
+            .and_then(|a| Literal::from_dense_attr(ctx, a).ok())
             .filter(|t| t.len() == 1)
             .map(|t| t.get(0).as_i64());
         long |= trips.is_none_or(|m| m > MAX_RUN_TRIPS);
@@ -305,7 +305,7 @@ fn long_loop(ctx: &Context, func: dlc_ir::Op) -> bool {
 
 /// Zero tensors for `func`'s arguments, or `None` when a value of the function is too large
 /// (or dynamic) to run cheaply.
-fn zero_arguments(ctx: &Context, func: dlc_ir::Op) -> Option<Vec<Tensor>> {
+fn zero_arguments(ctx: &Context, func: dlc_ir::Op) -> Option<Vec<Literal>> {
     let block = *ctx.blocks(*ctx.regions(func).first()?).first()?;
     let small = |ty: dlc_ir::Type| {
         ctx.shape(ty).is_none_or(|dims| {
@@ -334,7 +334,7 @@ fn zero_arguments(ctx: &Context, func: dlc_ir::Op) -> Option<Vec<Tensor>> {
             }
             let shape: Vec<usize> = dims.iter().map(|d| *d as usize).collect();
             let dtype = DType::from_type(ctx, ctx.element_type(ty))?;
-            Some(Tensor::splat(dtype, &shape, Scalar::Int(0).cast(dtype)))
+            Some(Literal::splat(dtype, &shape, Scalar::Int(0).cast(dtype)))
         })
         .collect()
 }

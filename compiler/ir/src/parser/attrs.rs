@@ -350,6 +350,13 @@ impl<'a> Parser<'a> {
             self.parse_optional_attr_type()?;
             return Ok(attr);
         }
+        let def = (self.ctx.registry.dialect(dialect_id)).and_then(|d| d.attr_def(mnemonic));
+        if let Some(def) = def {
+            self.advance();
+            let attr = def.parse_params(self)?;
+            self.parse_optional_attr_type()?;
+            return Ok(attr);
+        }
         if !self.ctx.allow_unregistered && !self.ctx.is_dialect_registered(dialect) {
             return Err(Diagnostic::error(
                 loc,

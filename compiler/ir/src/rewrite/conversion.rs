@@ -177,14 +177,15 @@ impl RewriteListener for Created {
 
 /// Rewrites every illegal op nested in `root` (not `root` itself) with `patterns`; fails at the
 /// first illegal op left, in program order. Patterns reach `converter` through
-/// [`Rewriter::type_converter`] and [`Rewriter::convert_type`].
+/// [`Rewriter::type_converter`] and [`Rewriter::convert_type`]. Returns how many ops a pattern
+/// rewrote (for a pass's statistics).
 pub fn apply_conversion(
     ctx: &mut Context,
     root: Op,
     target: &ConversionTarget,
     patterns: &PatternSet,
     converter: &TypeConverter,
-) -> Result<(), Diagnostic> {
+) -> Result<usize, Diagnostic> {
     let mut pending = Vec::new();
     ctx.for_each_op(root, &mut |o| {
         if o != root {
@@ -194,7 +195,7 @@ pub fn apply_conversion(
     // A pattern set that keeps producing illegal ops would never finish; this bound is far
     // above what any real lowering needs (a few new ops per converted op).
     let budget = 16 * (pending.len() + 16);
-    let mut i = 0;
+    let (mut i, mut rewritten) = (0, 0);
     while i < pending.len() {
         let op = pending[i];
         i += 1;
@@ -215,7 +216,11 @@ pub fn apply_conversion(
         rewriter.set_type_converter(converter);
         for pattern in patterns.for_op_name(rewriter.ctx().op_name(op)) {
             rewriter.set_insertion_point(InsertPoint::Before(op));
-            if pattern.match_and_rewrite(op, &mut rewriter) || !rewriter.ctx().is_alive(op) {
+            if pattern.match_and_rewrite(op, &mut rewriter) {
+                rewritten += 1;
+                break;
+            }
+            if !rewriter.ctx().is_alive(op) {
                 break;
             }
         }
@@ -236,7 +241,7 @@ pub fn apply_conversion(
             ctx.op_loc(op),
             format!("failed to legalize operation '{}'{why}", ctx.op_name(op)),
         )),
-        None => Ok(()),
+        None => Ok(rewritten),
     }
 }
 
@@ -331,7 +336,8 @@ mod tests {
         // Block arguments are converted by the pass, not the driver.
         assert_eq!(converter.convert_block_args(&mut ctx, block), Ok(()));
         let result = apply_conversion(&mut ctx, root, &target, &patterns, &converter);
-        assert_eq!(result.map_err(|d| d.message), Ok(()));
+        // Two ops rewritten: toy.neg and toy.add.
+        assert_eq!(result.map_err(|d| d.message), Ok(2));
         assert_eq!(names(&ctx, block), ["lo.neg", "t.other", "lo.add", "t.use"]);
         let add = ctx.block_ops(block).nth(2).expect("lo.add");
         assert_eq!(ctx.value_type(ctx.result(add, 0)), Type::I64);

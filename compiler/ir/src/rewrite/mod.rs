@@ -18,5 +18,5 @@ mod rewriter;
 pub use conversion::{apply_conversion, ConversionTarget, Legality, TypeConverter};
 pub use fold::{fold_op, is_trivially_dead, FoldOutcome};
 pub use greedy::{apply_patterns_greedily, greedy_rewrite, GreedyConfig, GreedyStats, RewriteRoot};
-pub use pattern::{CanonicalizeFn, PatternSet, RewritePattern};
+pub use pattern::{CanonicalizeFn, FnPattern, OpPattern, PatternSet, RewritePattern};
 pub use rewriter::{RewriteListener, Rewriter};

@@ -5,11 +5,13 @@
 //! it — its own plus the ones that match any op — already ordered by benefit, so a driver finds
 //! the candidates for an op with one hash lookup. Ops declare their canonicalization patterns in
 //! [`OpDef::canonicalize`](crate::OpDef::canonicalize); [`PatternSet::from_canonicalizers`]
-//! gathers those of every registered op.
+//! gathers those of every registered op. [`OpPattern`] and [`FnPattern`] make a pattern of a
+//! function.
 
 use super::rewriter::Rewriter;
 use crate::ir::Op;
 use crate::Context;
+use crate::OpView;
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
@@ -35,6 +37,60 @@ pub trait RewritePattern: Send + Sync {
     /// Rewrites `op` if it matches; returns true if the IR changed. The rewriter's insertion
     /// point is just before `op`.
     fn match_and_rewrite(&self, op: Op, rewriter: &mut Rewriter<'_>) -> bool;
+}
+
+/// A pattern written as a function of one kind of op, as MLIR's `RewritePatternSet::add`
+/// takes a function: `OpPattern::new("ClampOfClamp", clamp_of_clamp)` with
+/// `fn clamp_of_clamp(op: ClampOp, rewriter: &mut Rewriter) -> bool`. Its root is `T`'s name.
+pub struct OpPattern<T> {
+    name: &'static str,
+    rewrite: fn(T, &mut Rewriter<'_>) -> bool,
+}
+
+impl<T: OpView> OpPattern<T> {
+    /// The pattern `name` that runs `rewrite` on every op of kind `T`.
+    pub fn new(name: &'static str, rewrite: fn(T, &mut Rewriter<'_>) -> bool) -> Self {
+        OpPattern { name, rewrite }
+    }
+}
+
+impl<T: OpView + Send + Sync> RewritePattern for OpPattern<T> {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn root(&self) -> Option<&'static str> {
+        Some(T::NAME)
+    }
+    fn match_and_rewrite(&self, op: Op, rewriter: &mut Rewriter<'_>) -> bool {
+        let view = rewriter.ctx().view::<T>(op);
+        view.is_some_and(|view| (self.rewrite)(view, rewriter))
+    }
+}
+
+/// A pattern written as a function of any op (its root is `None`): for rewrites that pick
+/// their ops themselves, such as a conversion of a whole dialect.
+pub struct FnPattern {
+    name: &'static str,
+    rewrite: fn(Op, &mut Rewriter<'_>) -> bool,
+}
+
+impl FnPattern {
+    /// The pattern `name` that runs `rewrite` on every op.
+    pub fn new(name: &'static str, rewrite: fn(Op, &mut Rewriter<'_>) -> bool) -> Self {
+        FnPattern { name, rewrite }
+    }
+}
+
+impl RewritePattern for FnPattern {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn root(&self) -> Option<&'static str> {
+        None
+    }
+    fn match_and_rewrite(&self, op: Op, rewriter: &mut Rewriter<'_>) -> bool {
+        (self.rewrite)(op, rewriter)
+    }
 }
 
 /// Builds an op's canonicalization patterns (the hook in [`OpDef`](crate::OpDef)).

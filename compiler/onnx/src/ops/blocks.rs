@@ -13,7 +13,7 @@
 use super::{table, Handler};
 use crate::importer::{NodeCx, NodeResult};
 use dlc_ir::Value;
-use dlc_tensor::{DType, Tensor};
+use dlc_tensor::{DType, Literal};
 
 pub(super) const OPS: &[(&str, Handler)] = &[
     ("RotaryEmbedding", rotary_embedding),
@@ -325,7 +325,7 @@ fn col2im(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
         &[flat],
         &[("low", low), ("high", high), ("value", fill)],
     )?;
-    let table_v = cx.constant(Tensor::from_i64(DType::I64, &[pixels, most], &idx));
+    let table_v = cx.constant(Literal::from_i64(DType::I64, &[pixels, most], &idx));
     let a2 = cx.int_attr(2);
     let picked = cx.op("graph.gather", &[padded, table_v], &[("axis", a2)])?;
     let sum = cx.reduce("graph.reduce_sum", picked, &[3], false)?;

@@ -33,7 +33,7 @@ use crate::tensor::element_type;
 use dlc_graph::control::{fits, loop_arg_types};
 use dlc_graph::tensor_parts;
 use dlc_ir::{Type, Value, DYNAMIC};
-use dlc_tensor::{DType, Tensor};
+use dlc_tensor::{DType, Literal};
 use std::collections::HashSet;
 
 pub(super) const OPS: &[(&str, Handler)] = &[("If", if_op), ("Loop", loop_op), ("Scan", scan)];
@@ -59,7 +59,7 @@ fn body<'i>(cx: &mut NodeCx<'i, '_>, name: &str) -> NodeResult<&'i GraphProto> {
 }
 
 /// The single boolean of a condition tensor.
-fn truth(t: &Tensor, what: &str) -> NodeResult<bool> {
+fn truth(t: &Literal, what: &str) -> NodeResult<bool> {
     if t.len() != 1 {
         return Err(format!("{what} must hold one element, not {}", t.len()).into());
     }
@@ -221,8 +221,8 @@ fn loop_op(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let mut scans: Vec<Vec<Value>> = vec![Vec::new(); scan_count];
     let mut i = 0i64;
     while i < limit && cond != Some(false) {
-        let iteration = cx.constant(Tensor::from_i64(DType::I64, &[], &[i]));
-        let cond_in = cx.constant(Tensor::from_bools(&[], &[cond.unwrap_or(true)]));
+        let iteration = cx.constant(Literal::from_i64(DType::I64, &[], &[i]));
+        let cond_in = cx.constant(Literal::from_bools(&[], &[cond.unwrap_or(true)]));
         let mut inputs = vec![iteration, cond_in];
         inputs.extend(&carried);
         let out = cx.inline_graph("body", graph, &inputs)?;
@@ -297,18 +297,18 @@ fn rolled_loop(
             }
             cx.reshape(m, &[])?
         }
-        None => cx.constant(Tensor::from_i64(DType::I64, &[], &[i64::MAX])),
+        None => cx.constant(Literal::from_i64(DType::I64, &[], &[i64::MAX])),
     };
     let cond = match cx.opt_input(1) {
         Some(c) => condition(cx, c, "'cond'")?,
-        None => cx.constant(Tensor::from_bools(&[], &[true])),
+        None => cx.constant(Literal::from_bools(&[], &[true])),
     };
     let body = |cx: &mut NodeCx, args: &[Value]| -> NodeResult<Vec<Value>> {
         let mut out = cx.inline_graph("body", graph, args)?;
         out[0] = if has_cond {
             condition(cx, out[0], "the body's 'cond' output")?
         } else {
-            cx.constant(Tensor::from_bools(&[], &[true]))
+            cx.constant(Literal::from_bools(&[], &[true]))
         };
         Ok(out)
     };
@@ -577,13 +577,13 @@ fn rolled_scan(
         (cx.size_tensor(size, false)?, Some(size))
     } else {
         (
-            cx.constant(Tensor::from_i64(DType::I64, &[], &[length])),
+            cx.constant(Literal::from_i64(DType::I64, &[], &[length])),
             None,
         )
     };
-    let one = cx.constant(Tensor::from_i64(DType::I64, &[], &[1]));
+    let one = cx.constant(Literal::from_i64(DType::I64, &[], &[1]));
     let last = cx.binary("graph.sub", max_trip, one)?;
-    let cond = cx.constant(Tensor::from_bools(&[], &[true]));
+    let cond = cx.constant(Literal::from_bools(&[], &[true]));
     let body = |cx: &mut NodeCx, args: &[Value]| -> NodeResult<Vec<Value>> {
         let i = args[0];
         let mut inputs = args[2..].to_vec();
@@ -613,7 +613,7 @@ fn rolled_scan(
                 }
                 None => {
                     let order: Vec<i64> = (0..length).rev().collect();
-                    cx.constant(Tensor::from_i64(DType::I64, &[length as usize], &order))
+                    cx.constant(Literal::from_i64(DType::I64, &[length as usize], &order))
                 }
             };
             let axis = cx.int_attr(0);
@@ -696,7 +696,7 @@ fn stack(
         let (dt, mut shape) = declared(info)?;
         shape.insert(axis.min(shape.len()), 0);
         let dims: Vec<usize> = shape.iter().map(|&d| d as usize).collect();
-        return Ok(cx.constant(Tensor::zeros(dt, &dims)));
+        return Ok(cx.constant(Literal::zeros(dt, &dims)));
     };
     let shape = cx.static_shape(first, "a scan output")?;
     let mut grown = shape.clone();

@@ -15,7 +15,7 @@
 use super::Handler;
 use crate::importer::{NodeCx, NodeResult};
 use dlc_ir::Value;
-use dlc_tensor::{DType, Tensor};
+use dlc_tensor::{DType, Literal};
 
 pub(super) const OPS: &[(&str, Handler)] = &[("Einsum", einsum)];
 
@@ -288,7 +288,7 @@ fn diagonal(cx: &mut NodeCx, x: Value, p: usize, q: usize) -> NodeResult<Value> 
     let flat = cx.reshape(moved, &merged)?;
     let len = super::table(n.into())?;
     let idx: Vec<i64> = (0..n).map(|i| i * (n + 1)).collect();
-    let idx = cx.constant(Tensor::from_i64(DType::I64, &[len], &idx));
+    let idx = cx.constant(Literal::from_i64(DType::I64, &[len], &idx));
     let attr = cx.int_attr(rank as i64 - 2);
     let d = cx.op("graph.gather", &[flat, idx], &[("axis", attr)])?;
     // Back to axis p: the diagonal is last among the rank − 1 remaining axes.

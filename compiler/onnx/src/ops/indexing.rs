@@ -16,7 +16,7 @@
 use super::{axis, table, Handler};
 use crate::importer::{NodeCx, NodeResult};
 use dlc_ir::{Type, Value};
-use dlc_tensor::{DType, Tensor};
+use dlc_tensor::{DType, Literal};
 
 pub(super) const OPS: &[(&str, Handler)] = &[
     ("GatherND", gather_nd),
@@ -28,7 +28,7 @@ pub(super) const OPS: &[(&str, Handler)] = &[
 /// Index tuples `idx` (last axis: one component per dim of `indexed`) with negative
 /// components wrapped, and the mask of the tuples' components that are in range.
 fn wrapped_in_range(cx: &mut NodeCx, idx: Value, indexed: &[i64]) -> NodeResult<(Value, Value)> {
-    let dims_t = cx.constant(Tensor::from_i64(DType::I64, &[indexed.len()], indexed));
+    let dims_t = cx.constant(Literal::from_i64(DType::I64, &[indexed.len()], indexed));
     let idx = wrapped(cx, idx, dims_t)?;
     let zero = cx.scalar(0.0, idx);
     let ok_low = cx.cmp("ge", idx, zero)?;
@@ -81,9 +81,9 @@ fn gather_nd(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
         .map(|s| ((rows + s - 1) / (*s).max(1)).max(1))
         .collect();
     let (idx, ok) = wrapped_in_range(cx, idx, indexed)?;
-    let far = cx.constant(Tensor::from_i64(DType::I64, &[k], &far));
+    let far = cx.constant(Literal::from_i64(DType::I64, &[k], &far));
     let idx = cx.select(ok, idx, far)?;
-    let strides_t = cx.constant(Tensor::from_i64(DType::I64, &[k], &strides));
+    let strides_t = cx.constant(Literal::from_i64(DType::I64, &[k], &strides));
     let scaled = cx.binary("graph.mul", idx, strides_t)?;
     let mut flat = cx.reduce("graph.reduce_sum", scaled, &[q as i64 - 1], false)?;
     if b > 0 {
@@ -92,7 +92,7 @@ fn gather_nd(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
         let starts: Vec<i64> = (0..batch).map(|i| i * m).collect();
         let mut shape: Vec<usize> = ds[..b].iter().map(|d| *d as usize).collect();
         shape.extend(vec![1; q - 1 - b]);
-        let starts = cx.constant(Tensor::from_i64(DType::I64, &shape, &starts));
+        let starts = cx.constant(Literal::from_i64(DType::I64, &shape, &starts));
         flat = cx.binary("graph.add", flat, starts)?;
     }
     let r_len: i64 = rest.iter().product();
@@ -174,7 +174,7 @@ fn identity(cx: &mut NodeCx, id: Identity, like: Value) -> Value {
     };
     if ty == Type::I64 && id == Identity::Highest {
         // i64::MAX is not an f64.
-        return cx.constant(Tensor::from_i64(DType::I64, &[], &[i64::MAX]));
+        return cx.constant(Literal::from_i64(DType::I64, &[], &[i64::MAX]));
     }
     cx.scalar(v, like)
 }
@@ -185,7 +185,7 @@ fn iota(cx: &mut NodeCx, rank: usize, a: usize, n: i64) -> NodeResult<Value> {
     let mut shape = vec![1usize; rank];
     shape[a] = len;
     let values: Vec<i64> = (0..n).collect();
-    Ok(cx.constant(Tensor::from_i64(DType::I64, &shape, &values)))
+    Ok(cx.constant(Literal::from_i64(DType::I64, &shape, &values)))
 }
 
 /// True where some entry of boolean `hit` along `axes` is true.
@@ -336,7 +336,7 @@ fn scatter_nd(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     // makes it −1, which hits nothing.
     let strides: Vec<i64> = (0..k).map(|i| indexed[i + 1..].iter().product()).collect();
     let (idx, ok) = wrapped_in_range(cx, idx, indexed)?;
-    let strides_t = cx.constant(Tensor::from_i64(DType::I64, &[k], &strides));
+    let strides_t = cx.constant(Literal::from_i64(DType::I64, &[k], &strides));
     let scaled = cx.binary("graph.mul", idx, strides_t)?;
     let flat = cx.reduce("graph.reduce_sum", scaled, &[q as i64 - 1], false)?;
     let ok = all_along(cx, ok, q as i64 - 1)?;

@@ -6,7 +6,7 @@ use super::{axes, Handler};
 use crate::importer::{NodeCx, NodeResult};
 use crate::tensor::element_type;
 use dlc_ir::{Value, DYNAMIC};
-use dlc_tensor::{DType, Tensor};
+use dlc_tensor::{DType, Literal};
 
 pub(super) const OPS: &[(&str, Handler)] = &[
     ("DepthToSpace", depth_to_space),
@@ -134,9 +134,9 @@ fn eye_like(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let shifted: Vec<i64> = (0..n)
         .map(|i| (i128::from(i) + i128::from(k)).clamp(-1, i128::from(m)) as i64)
         .collect();
-    let row = cx.constant(Tensor::from_i64(DType::I64, &[rows, 1], &shifted));
+    let row = cx.constant(Literal::from_i64(DType::I64, &[rows, 1], &shifted));
     let iota: Vec<i64> = (0..m).collect();
-    let col = cx.constant(Tensor::from_i64(DType::I64, &[1, cols], &iota));
+    let col = cx.constant(Literal::from_i64(DType::I64, &[1, cols], &iota));
     let hit = cx.cmp("eq", col, row)?;
     Ok(vec![cx.cast(hit, ty)?])
 }

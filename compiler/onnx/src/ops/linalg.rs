@@ -11,7 +11,7 @@
 use super::Handler;
 use crate::importer::{NodeCx, NodeResult};
 use dlc_ir::{Type, Value};
-use dlc_tensor::{DType, Tensor};
+use dlc_tensor::{DType, Literal};
 
 pub(super) const OPS: &[(&str, Handler)] = &[("Det", det)];
 
@@ -39,15 +39,15 @@ fn det(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let batch: i64 = batch_shape.iter().product();
     let bu = super::table(batch.into())?;
     if n == 0 || batch == 0 {
-        let one = Tensor::from_f64(super::dtype(cx.elem(x)), &[], &[1.0]);
+        let one = Literal::from_f64(super::dtype(cx.elem(x)), &[], &[1.0]);
         return Ok(vec![cx.splat_constant(&one, batch_shape)?]);
     }
     let mut a = cx.reshape(x, &[batch, n, n])?;
     let mut det: Option<Value> = None;
     let row_base: Vec<i64> = (0..batch).map(|b| b * n).collect();
-    let base = cx.constant(Tensor::from_i64(DType::I64, &[bu, 1], &row_base));
+    let base = cx.constant(Literal::from_i64(DType::I64, &[bu, 1], &row_base));
     let rows: Vec<i64> = (0..n).collect();
-    let iota = cx.constant(Tensor::from_i64(DType::I64, &[1, n as usize], &rows));
+    let iota = cx.constant(Literal::from_i64(DType::I64, &[1, n as usize], &rows));
     let zero_f = cx.scalar(0.0, x);
     let one_f = cx.scalar(1.0, x);
     for k in 0..n {

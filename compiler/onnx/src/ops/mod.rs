@@ -62,7 +62,7 @@ mod topk;
 use crate::importer::{NodeCx, NodeResult, MAX_FOLD_ELEMENTS};
 use crate::shape_values::Dim;
 use dlc_ir::{Type, Value};
-use dlc_tensor::{DType, Tensor};
+use dlc_tensor::{DType, Literal};
 
 /// A handler: builds the node's ops and returns its outputs.
 pub type Handler = fn(&mut NodeCx) -> NodeResult<Vec<Value>>;
@@ -193,10 +193,10 @@ impl NodeCx<'_, '_> {
     pub fn float_table(&mut self, like: Value, shape: &[usize], values: &[f64]) -> Value {
         let dt = dtype(self.elem(like));
         let t = if dt.is_float() {
-            Tensor::from_f64(dt, shape, values)
+            Literal::from_f64(dt, shape, values)
         } else {
             let ints: Vec<i64> = values.iter().map(|v| *v as i64).collect();
-            Tensor::from_i64(dt, shape, &ints)
+            Literal::from_i64(dt, shape, &ints)
         };
         self.constant(t)
     }
@@ -297,11 +297,11 @@ impl NodeCx<'_, '_> {
     pub fn scalar_of(&mut self, v: f64, ty: Type) -> Value {
         let dt = dtype(ty);
         let t = if dt.is_float() {
-            Tensor::from_f64(dt, &[], &[v])
+            Literal::from_f64(dt, &[], &[v])
         } else if dt.is_bool() {
-            Tensor::from_bools(&[], &[v != 0.0])
+            Literal::from_bools(&[], &[v != 0.0])
         } else {
-            Tensor::from_i64(dt, &[], &[v as i64])
+            Literal::from_i64(dt, &[], &[v as i64])
         };
         self.constant(t)
     }
@@ -314,7 +314,7 @@ impl NodeCx<'_, '_> {
 
     /// An `i64` constant of shape `[values.len()]`.
     pub fn i64_vector(&mut self, values: &[i64]) -> Value {
-        self.constant(Tensor::from_i64(DType::I64, &[values.len()], values))
+        self.constant(Literal::from_i64(DType::I64, &[values.len()], values))
     }
 
     /// A unary op.

@@ -12,7 +12,7 @@ use super::{axes, axis, table, Handler};
 use crate::importer::{show_shape, NodeCx, NodeResult};
 use crate::shape_values::{known, Dim};
 use dlc_ir::{Value, DYNAMIC};
-use dlc_tensor::{DType, Scalar, Tensor};
+use dlc_tensor::{DType, Literal, Scalar};
 
 pub(super) const OPS: &[(&str, Handler)] = &[
     ("Constant", constant),
@@ -44,18 +44,18 @@ fn constant(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     }
     if cx.has_attr("value_float") {
         let v = cx.float_or("value_float", 0.0);
-        return Ok(vec![cx.constant(Tensor::from_f64(DType::F32, &[], &[v]))]);
+        return Ok(vec![cx.constant(Literal::from_f64(DType::F32, &[], &[v]))]);
     }
     if let Some(v) = cx.attr_floats("value_floats") {
         let v: Vec<f64> = v.iter().map(|x| *x as f64).collect();
-        return Ok(vec![cx.constant(Tensor::from_f64(
+        return Ok(vec![cx.constant(Literal::from_f64(
             DType::F32,
             &[v.len()],
             &v,
         ))]);
     }
     if let Some(v) = cx.attr_int("value_int") {
-        return Ok(vec![cx.constant(Tensor::from_i64(DType::I64, &[], &[v]))]);
+        return Ok(vec![cx.constant(Literal::from_i64(DType::I64, &[], &[v]))]);
     }
     if let Some(v) = cx.attr_ints("value_ints") {
         return Ok(vec![cx.i64_vector(&v)]);
@@ -81,7 +81,7 @@ fn constant_of_shape(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
             let v = cx.tensor_constant(t)?;
             cx.const_value(v)?
         }
-        None => Tensor::from_f64(DType::F32, &[1], &[0.0]),
+        None => Literal::from_f64(DType::F32, &[1], &[0.0]),
     };
     if value.len() != 1 {
         return Err("attribute 'value' must hold one element".into());
@@ -120,7 +120,7 @@ fn constant_of_shape(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
 
 impl NodeCx<'_, '_> {
     /// The value of constant `v` (made by this handler).
-    fn const_value(&mut self, v: Value) -> NodeResult<Tensor> {
+    fn const_value(&mut self, v: Value) -> NodeResult<Literal> {
         self.imp
             .constant_value(v)
             .ok_or_else(|| "expected a constant".into())
@@ -634,7 +634,7 @@ fn gather(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
                 .iter()
                 .map(|i| if *i < 0 { i + dim } else { *i })
                 .collect();
-            cx.constant(Tensor::from_i64(t.dtype(), t.shape(), &fixed))
+            cx.constant(Literal::from_i64(t.dtype(), t.shape(), &fixed))
         }
         _ if dim != DYNAMIC => {
             let zero = cx.scalar(0.0, idx);
@@ -881,7 +881,7 @@ fn pad(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
         }
         let len = table(i128::from(end) - i128::from(first))?;
         let idx: Vec<i64> = (first..end).map(|j| source(j, n)).collect();
-        let idx = cx.constant(Tensor::from_i64(DType::I64, &[len], &idx));
+        let idx = cx.constant(Literal::from_i64(DType::I64, &[len], &idx));
         let attr = cx.int_attr(a as i64);
         y = cx.op("graph.gather", &[y, idx], &[("axis", attr)])?;
     }
@@ -893,7 +893,7 @@ fn range(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     if let Some(y) = range_to_size(cx)? {
         return Ok(vec![y]);
     }
-    let scalar = |cx: &mut NodeCx, i: usize| -> NodeResult<Tensor> {
+    let scalar = |cx: &mut NodeCx, i: usize| -> NodeResult<Literal> {
         let t = cx
             .const_input(i)?
             .ok_or_else(|| format!("input #{i} is required"))?;
@@ -941,7 +941,7 @@ fn range(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
             .collect()
     };
     let len = values.len();
-    Ok(vec![cx.constant(Tensor::from_scalars(
+    Ok(vec![cx.constant(Literal::from_scalars(
         dtype,
         vec![len],
         values,
@@ -1014,9 +1014,9 @@ fn dropout(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
         let shape = cx.static_shape(x, "Dropout's mask")?;
         // A boolean mask from opset 10; before, the mask had the input's type.
         let one = if cx.opset >= 10 {
-            Tensor::from_bools(&[1], &[true])
+            Literal::from_bools(&[1], &[true])
         } else {
-            Tensor::splat(super::dtype(cx.elem(x)), &[1], Scalar::Float(1.0))
+            Literal::splat(super::dtype(cx.elem(x)), &[1], Scalar::Float(1.0))
         };
         out.push(cx.splat_constant(&one, &shape)?);
     }
@@ -1087,7 +1087,7 @@ fn one_hot(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let mut iota_shape = vec![1usize; rank];
     iota_shape[a] = depth as usize;
     let positions: Vec<i64> = (0..depth).collect();
-    let iota = cx.constant(Tensor::from_i64(DType::I64, &iota_shape, &positions));
+    let iota = cx.constant(Literal::from_i64(DType::I64, &iota_shape, &positions));
     let hit = cx.cmp("eq", idx, iota)?;
     let off = cx.slice(values, &[0], &[1], &[1])?;
     let on = cx.slice(values, &[1], &[2], &[1])?;

@@ -15,13 +15,13 @@
 use super::{compact::true_positions, control::loop_of, Handler};
 use crate::importer::{NodeCx, NodeResult};
 use dlc_ir::{Type, Value, DYNAMIC};
-use dlc_tensor::{DType, Tensor};
+use dlc_tensor::{DType, Literal};
 
 pub(super) const OPS: &[(&str, Handler)] = &[("NonMaxSuppression", nms)];
 
 /// The one element of optional input `i` as a rank-0 tensor of element type `ty`, or
 /// `default`.
-fn scalar_input(cx: &mut NodeCx, i: usize, ty: Type, default: Tensor) -> NodeResult<Value> {
+fn scalar_input(cx: &mut NodeCx, i: usize, ty: Type, default: Literal) -> NodeResult<Value> {
     let Some(v) = cx.opt_input(i) else {
         return Ok(cx.constant(default));
     };
@@ -53,9 +53,9 @@ fn nms(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     if !cx.is_float(boxes) || cx.elem(scores) != float {
         return Err("boxes and scores must be floats of one type".into());
     }
-    let max_out = scalar_input(cx, 2, Type::I64, Tensor::from_i64(DType::I64, &[], &[0]))?;
+    let max_out = scalar_input(cx, 2, Type::I64, Literal::from_i64(DType::I64, &[], &[0]))?;
     let dt = super::dtype(float);
-    let iou_threshold = scalar_input(cx, 3, float, Tensor::from_f64(dt, &[], &[0.0]))?;
+    let iou_threshold = scalar_input(cx, 3, float, Literal::from_f64(dt, &[], &[0.0]))?;
     // The box edges and areas, each [B, N].
     let column = |cx: &mut NodeCx, k: i64| -> NodeResult<Value> {
         let s = cx.slice(boxes, &[0, 0, k], &[b, n, k + 1], &[1, 1, 1])?;
@@ -92,17 +92,17 @@ fn nms(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     // The candidates: every box, or those scoring above the threshold.
     let alive = match cx.opt_input(4) {
         Some(_) => {
-            let t = scalar_input(cx, 4, float, Tensor::from_f64(dt, &[], &[0.0]))?;
+            let t = scalar_input(cx, 4, float, Literal::from_f64(dt, &[], &[0.0]))?;
             cx.cmp("gt", scores, t)?
         }
-        None => cx.splat_constant(&Tensor::from_bools(&[], &[true]), &[b, c, n])?,
+        None => cx.splat_constant(&Literal::from_bools(&[], &[true]), &[b, c, n])?,
     };
-    let count = cx.splat_constant(&Tensor::from_i64(DType::I64, &[], &[0]), &[b, c])?;
-    let sel = cx.splat_constant(&Tensor::from_i64(DType::I64, &[], &[0]), &[b, c, n])?;
-    let kept = cx.splat_constant(&Tensor::from_bools(&[], &[false]), &[b, c, n])?;
-    let boxes_n = cx.constant(Tensor::from_i64(DType::I64, &[], &[n]));
+    let count = cx.splat_constant(&Literal::from_i64(DType::I64, &[], &[0]), &[b, c])?;
+    let sel = cx.splat_constant(&Literal::from_i64(DType::I64, &[], &[0]), &[b, c, n])?;
+    let kept = cx.splat_constant(&Literal::from_bools(&[], &[false]), &[b, c, n])?;
+    let boxes_n = cx.constant(Literal::from_i64(DType::I64, &[], &[n]));
     let trips = cx.binary("graph.min", max_out, boxes_n)?;
-    let go = cx.constant(Tensor::from_bools(&[], &[true]));
+    let go = cx.constant(Literal::from_bools(&[], &[true]));
     let positions = cx.i64_vector(&(0..n).collect::<Vec<_>>());
     let positions = cx.reshape(positions, &[1, 1, n])?;
     let offsets = cx.i64_vector(&(0..b).map(|k| k * n).collect::<Vec<_>>());

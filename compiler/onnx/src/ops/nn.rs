@@ -895,7 +895,7 @@ fn hardmax(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let mut iota_shape = vec![1usize; xs.len()];
     iota_shape[a as usize] = n as usize;
     let positions: Vec<i64> = (0..n).collect();
-    let iota = cx.constant(dlc_tensor::Tensor::from_i64(
+    let iota = cx.constant(dlc_tensor::Literal::from_i64(
         dlc_tensor::DType::I64,
         &iota_shape,
         &positions,

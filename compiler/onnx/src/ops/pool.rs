@@ -13,7 +13,7 @@ use super::nn::Window;
 use super::table;
 use crate::importer::{NodeCx, NodeResult};
 use dlc_ir::{Type, Value};
-use dlc_tensor::{DType, Scalar, Tensor};
+use dlc_tensor::{DType, Literal, Scalar};
 
 /// What a pool computes over each window.
 #[derive(Clone, Copy, PartialEq)]
@@ -112,7 +112,7 @@ impl Unfold {
             let positions: Vec<i64> = (0..a.out)
                 .flat_map(|o| (0..a.kernel).map(move |j| a.at(o, j)))
                 .collect();
-            let idx = cx.constant(Tensor::from_i64(
+            let idx = cx.constant(Literal::from_i64(
                 DType::I64,
                 &[a.out as usize, a.kernel as usize],
                 &positions,
@@ -297,11 +297,11 @@ pub(super) fn max_pool_with_indices(
             table_values.push(spatial);
         }
     }
-    let lookup = cx.constant(Tensor::from_i64(DType::I64, &[positions], &table_values));
+    let lookup = cx.constant(Literal::from_i64(DType::I64, &[positions], &table_values));
     // Window o's entries start at o·K in the table.
     let mut base_shape = vec![1usize; 2];
     base_shape.extend(&outs);
-    let base = Tensor::from_fn(DType::I64, &base_shape, |index| {
+    let base = Literal::from_fn(DType::I64, &base_shape, |index| {
         let mut flat = 0i64;
         for (i, o) in index[2..].iter().enumerate() {
             flat = flat * outs[i] as i64 + *o as i64;
@@ -319,7 +319,7 @@ pub(super) fn max_pool_with_indices(
     let offsets: Vec<i64> = (0..planes as i64).map(|p| p * plane).collect();
     let mut offset_shape = vec![batch as usize, channels as usize];
     offset_shape.extend(vec![1; n]);
-    let offsets = cx.constant(Tensor::from_i64(DType::I64, &offset_shape, &offsets));
+    let offsets = cx.constant(Literal::from_i64(DType::I64, &offset_shape, &offsets));
     let indices = cx.binary("graph.add", spatial, offsets)?;
     Ok([y, indices])
 }

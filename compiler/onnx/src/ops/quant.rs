@@ -31,7 +31,7 @@ use crate::proto::DataType;
 use crate::tensor::element_type;
 use dlc_graph::interp::primitives::{reduce, Reduction};
 use dlc_ir::{Type, Value, DYNAMIC};
-use dlc_tensor::{DType, Tensor};
+use dlc_tensor::{DType, Literal};
 
 pub(super) const OPS: &[(&str, Handler)] = &[
     ("QuantizeLinear", quantize_linear),
@@ -237,7 +237,7 @@ fn spread(cx: &mut NodeCx, p: Value, x: Value, g: Granularity) -> NodeResult<Val
             let len = cx.shape(x)[axis];
             let n = table(i128::from(len))?;
             let index: Vec<i64> = (0..len).map(|i| i / block).collect();
-            let index = cx.constant(Tensor::from_i64(DType::I64, &[n], &index));
+            let index = cx.constant(Literal::from_i64(DType::I64, &[n], &index));
             let a = cx.int_attr(axis as i64);
             cx.op("graph.gather", &[p, index], &[("axis", a)])
         }
@@ -594,7 +594,7 @@ pub(super) fn integer_product(
         y = cx.binary("graph.sub", y, t)?;
     }
     if let (Some(za), Some(zb)) = (za, zb) {
-        let k = cx.constant(Tensor::from_i64(DType::I32, &[], &[k]));
+        let k = cx.constant(Literal::from_i64(DType::I32, &[], &[k]));
         let t = cx.binary("graph.mul", za, zb)?;
         let t = cx.binary("graph.mul", t, k)?;
         y = cx.binary("graph.add", y, t)?;
@@ -640,7 +640,7 @@ fn as_byte_type(
         (m, zp)
     } else {
         let shift = if want == Type::UI8 { 128 } else { -128 };
-        let shift = cx.constant(Tensor::from_i64(DType::I32, &[], &[shift]));
+        let shift = cx.constant(Literal::from_i64(DType::I32, &[], &[shift]));
         let wide = cx.cast(m, Type::I32)?;
         let moved = cx.binary("graph.add", wide, shift)?;
         let zp = match zp {
@@ -860,11 +860,11 @@ fn byte_conv(
         return Ok(None);
     }
     let dims: Vec<usize> = ws.iter().map(|&d| d as usize).collect();
-    let w8 = cx.constant(Tensor::from_i64(DType::I8, &dims, &shifted));
+    let w8 = cx.constant(Literal::from_i64(DType::I8, &dims, &shifted));
     let (x8, zx) = if cx.elem(x) == Type::UI8 {
         (x, zx[0])
     } else {
-        let shift = cx.constant(Tensor::from_i64(DType::I32, &[], &[128]));
+        let shift = cx.constant(Literal::from_i64(DType::I32, &[], &[128]));
         let wide = cx.cast(x, Type::I32)?;
         let moved = cx.binary("graph.add", wide, shift)?;
         (cx.cast(moved, Type::UI8)?, zx[0] + 128)
@@ -880,7 +880,7 @@ fn byte_conv(
         .collect();
     let mut shape = vec![1; cx.shape(y).len()];
     shape[1] = channels_n;
-    let sums = cx.constant(Tensor::from_i64(DType::I32, &shape, &sums));
+    let sums = cx.constant(Literal::from_i64(DType::I32, &shape, &sums));
     Ok(Some(cx.binary("graph.sub", y, sums)?))
 }
 

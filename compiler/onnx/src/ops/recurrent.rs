@@ -304,7 +304,7 @@ fn activation_attrs(
 fn zeros(cx: &mut NodeCx, x: Value, dims: &[i64]) -> NodeResult<Value> {
     let elem = cx.elem(x);
     if !dims.contains(&DYNAMIC) {
-        let t = dlc_tensor::Tensor::zeros(super::dtype(elem), &[]);
+        let t = dlc_tensor::Literal::zeros(super::dtype(elem), &[]);
         return cx.splat_constant(&t, dims);
     }
     let axis = cx.int_attr(1);

@@ -16,7 +16,7 @@ use super::{axes, table, Handler};
 use crate::importer::{NodeCx, NodeResult};
 use crate::shape_values::{known, Dim};
 use dlc_ir::{Type, Value, DYNAMIC};
-use dlc_tensor::Tensor;
+use dlc_tensor::Literal;
 
 pub(super) const OPS: &[(&str, Handler)] = &[("Resize", resize), ("Upsample", resize)];
 
@@ -584,7 +584,7 @@ fn extrapolate(
     let rank = cx.shape(y).len();
     let mut shape = vec![1usize; rank];
     shape[a] = outside.len();
-    let mask = cx.constant(Tensor::from_bools(&shape, outside));
+    let mask = cx.constant(Literal::from_bools(&shape, outside));
     let v = cx.scalar(value, y);
     cx.select(mask, v, y)
 }

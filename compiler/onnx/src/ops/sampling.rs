@@ -17,7 +17,7 @@
 use super::{table, Handler};
 use crate::importer::{NodeCx, NodeResult};
 use dlc_ir::{Type, Value};
-use dlc_tensor::{DType, Tensor};
+use dlc_tensor::{DType, Literal};
 
 pub(super) const OPS: &[(&str, Handler)] =
     &[("GridSample", grid_sample), ("AffineGrid", affine_grid)];
@@ -126,7 +126,7 @@ fn grid_sample(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
         .collect::<Result<_, _>>()?;
     let mut oshape = vec![rows];
     oshape.extend(vec![1; k]);
-    let base = cx.constant(Tensor::from_i64(DType::I64, &oshape, &offsets));
+    let base = cx.constant(Literal::from_i64(DType::I64, &oshape, &offsets));
     // X as [N·P, C] rows.
     let mut perm: Vec<i64> = vec![0];
     perm.extend(2..k as i64 + 2);

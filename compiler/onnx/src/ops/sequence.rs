@@ -9,7 +9,7 @@
 use super::{axis, Handler};
 use crate::importer::{NodeCx, NodeResult};
 use dlc_ir::{Type, Value};
-use dlc_tensor::{DType, Tensor};
+use dlc_tensor::{DType, Literal};
 
 pub(super) const OPS: &[(&str, Handler)] = &[
     ("ReverseSequence", reverse_sequence),
@@ -24,7 +24,7 @@ fn gather_rows(cx: &mut NodeCx, source: Value, pos: Value) -> NodeResult<Value> 
     let rest: i64 = shape[2..].iter().product();
     let rows = cx.reshape(source, &[b * t, rest])?;
     let starts: Vec<i64> = (0..b).map(|i| i * t).collect();
-    let base = cx.constant(Tensor::from_i64(DType::I64, &[b as usize, 1], &starts));
+    let base = cx.constant(Literal::from_i64(DType::I64, &[b as usize, 1], &starts));
     let flat = cx.binary("graph.add", pos, base)?;
     let attr = cx.int_attr(0);
     let picked = cx.op("graph.gather", &[rows, flat], &[("axis", attr)])?;
@@ -37,7 +37,7 @@ fn gather_rows(cx: &mut NodeCx, source: Value, pos: Value) -> NodeResult<Value> 
 fn iota_row(cx: &mut NodeCx, n: i64) -> NodeResult<Value> {
     let len = super::table(n.into())?;
     let v: Vec<i64> = (0..n).collect();
-    Ok(cx.constant(Tensor::from_i64(DType::I64, &[1, len], &v)))
+    Ok(cx.constant(Literal::from_i64(DType::I64, &[1, len], &v)))
 }
 
 /// `v` clamped to `[lo, hi]` (i64).
@@ -156,7 +156,7 @@ fn tensor_scatter(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     perm.extend((1..rank as i64).filter(|d| *d != a as i64));
     let moved = cx.transpose(update, &perm)?;
     let j = if cx.shape(j) == [1, m] {
-        let z = cx.constant(Tensor::from_i64(
+        let z = cx.constant(Literal::from_i64(
             DType::I64,
             &[b as usize, 1],
             &vec![0; b as usize],
@@ -174,7 +174,7 @@ fn tensor_scatter(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     vshape[0] = b;
     vshape[a] = m;
     let valid = if cx.shape(valid) == [1, m] {
-        let t = cx.constant(Tensor::from_bools(
+        let t = cx.constant(Literal::from_bools(
             &[b as usize, 1],
             &vec![true; b as usize],
         ));

@@ -15,7 +15,7 @@ use super::{table, Handler};
 use crate::importer::{NodeCx, NodeResult};
 use crate::tensor::element_type;
 use dlc_ir::{Type, Value};
-use dlc_tensor::{DType, Tensor};
+use dlc_tensor::{DType, Literal};
 use std::f64::consts::PI;
 
 pub(super) const OPS: &[(&str, Handler)] = &[
@@ -65,10 +65,10 @@ fn output_type(cx: &mut NodeCx) -> NodeResult<Type> {
 fn typed_table(cx: &mut NodeCx, ty: Type, shape: &[usize], values: &[f64]) -> Value {
     let dt = super::dtype(ty);
     let t = if dt.is_float() {
-        Tensor::from_f64(dt, shape, values)
+        Literal::from_f64(dt, shape, values)
     } else {
         let ints: Vec<i64> = values.iter().map(|v| *v as i64).collect();
-        Tensor::from_i64(dt, shape, &ints)
+        Literal::from_i64(dt, shape, &ints)
     };
     cx.constant(t)
 }
@@ -389,7 +389,7 @@ fn stft(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     for f in 0..frames {
         starts.extend((0..frame).map(|j| f * step + j));
     }
-    let idx = cx.constant(Tensor::from_i64(
+    let idx = cx.constant(Literal::from_i64(
         DType::I64,
         &[frames as usize, frame as usize],
         &starts,

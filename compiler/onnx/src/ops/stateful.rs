@@ -317,7 +317,7 @@ fn linear_attention(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     };
     // The state: the past one, or zeros (multiplied like any other, so an infinite decay or
     // key gives the reference's NaN).
-    let zero = dlc_tensor::Tensor::from_f64(dlc_tensor::DType::F32, &[], &[0.0]);
+    let zero = dlc_tensor::Literal::from_f64(dlc_tensor::DType::F32, &[], &[0.0]);
     let mut state = match past {
         Some(p) => cx.cast(p, Type::F32)?,
         None => cx.splat_constant(&zero, &[b, hkv, dk, dv])?,

@@ -12,7 +12,7 @@
 use super::{axis, table, Handler};
 use crate::importer::{NodeCx, NodeResult};
 use dlc_ir::{Type, Value};
-use dlc_tensor::{DType, Tensor};
+use dlc_tensor::{DType, Literal};
 
 pub(super) const OPS: &[(&str, Handler)] = &[("TopK", topk)];
 
@@ -50,8 +50,8 @@ fn topk(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
         let mut dims = shape.clone();
         dims[a] = 0;
         let elem = super::dtype(cx.elem(x));
-        let v = cx.splat_constant(&Tensor::zeros(elem, &[1]), &dims)?;
-        let i = cx.splat_constant(&Tensor::zeros(DType::I64, &[1]), &dims)?;
+        let v = cx.splat_constant(&Literal::zeros(elem, &[1]), &dims)?;
+        let i = cx.splat_constant(&Literal::zeros(DType::I64, &[1]), &dims)?;
         return Ok(vec![v, i]);
     }
     let (nu, ku) = (n as usize, k as usize);
@@ -71,7 +71,7 @@ fn topk(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     let better = cx.cmp(if largest == 1 { "gt" } else { "lt" }, xj, xi)?;
     let equal = cx.cmp("eq", xj, xi)?;
     let earlier: Vec<bool> = (0..nu).flat_map(|i| (0..nu).map(move |j| j < i)).collect();
-    let earlier = cx.constant(Tensor::from_bools(&[nu, nu], &earlier));
+    let earlier = cx.constant(Literal::from_bools(&[nu, nu], &earlier));
     let tie = cx.binary("graph.and", equal, earlier)?;
     let before = cx.binary("graph.or", better, tie)?;
     let count = cx.cast(before, Type::I64)?;
@@ -81,13 +81,13 @@ fn topk(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
     // [.., r, i]: element i has rank r.
     let ranks = cx.reshape(ranks, &with(&[1, n]))?;
     let wanted: Vec<i64> = (0..k).collect();
-    let wanted = cx.constant(Tensor::from_i64(DType::I64, &[ku, 1], &wanted));
+    let wanted = cx.constant(Literal::from_i64(DType::I64, &[ku, 1], &wanted));
     let hit = cx.cmp("eq", ranks, wanted)?;
     let floor = cx.reduce("graph.reduce_min", xj, &[last], true)?;
     let masked = cx.select(hit, xj, floor)?;
     let values = cx.reduce("graph.reduce_max", masked, &[last], false)?;
     let positions: Vec<i64> = (0..n).collect();
-    let positions = cx.constant(Tensor::from_i64(DType::I64, &[nu], &positions));
+    let positions = cx.constant(Literal::from_i64(DType::I64, &[nu], &positions));
     let zero = cx.scalar_of(0.0, Type::I64);
     let picked = cx.select(hit, positions, zero)?;
     let indices = cx.reduce("graph.reduce_sum", picked, &[last], false)?;

@@ -9,11 +9,11 @@ use super::primitives::{
     binary, byte_operands, erf, int_key, matmul, normalize_axis, sigmoid, Binary, OpResult,
 };
 use dlc_tensor::{
-    broadcast_shapes, broadcast_source, indices, num_elements, DType, Scalar, Tensor,
+    broadcast_shapes, broadcast_source, indices, num_elements, DType, Literal, Scalar,
 };
 
 /// Checks that every operand is a float tensor of one dtype, and returns it.
-fn float_dtype(operands: &[&Tensor]) -> Result<DType, String> {
+fn float_dtype(operands: &[&Literal]) -> Result<DType, String> {
     let dtype = operands
         .first()
         .map(|t| t.dtype())
@@ -31,7 +31,7 @@ fn float_dtype(operands: &[&Tensor]) -> Result<DType, String> {
 }
 
 /// `x` with `f` applied to every 1-D lane along `axis` (each lane's values in order).
-fn map_lanes(x: &Tensor, axis: usize, f: impl Fn(&[f64]) -> Vec<f64>) -> Tensor {
+fn map_lanes(x: &Literal, axis: usize, f: impl Fn(&[f64]) -> Vec<f64>) -> Literal {
     let n = x.shape()[axis];
     let mut out = vec![0.0; x.len()];
     let mut outer = x.shape().to_vec();
@@ -49,7 +49,7 @@ fn map_lanes(x: &Tensor, axis: usize, f: impl Fn(&[f64]) -> Vec<f64>) -> Tensor 
             out[*p] = v;
         }
     }
-    Tensor::from_f64(DType::F64, x.shape(), &out)
+    Literal::from_f64(DType::F64, x.shape(), &out)
 }
 
 fn softmax_lane(lane: &[f64]) -> Vec<f64> {
@@ -60,14 +60,14 @@ fn softmax_lane(lane: &[f64]) -> Vec<f64> {
 }
 
 /// `graph.softmax`: `exp(x − max) / Σ exp(x − max)` along `axis`.
-pub fn softmax(x: &Tensor, axis: i64) -> OpResult {
+pub fn softmax(x: &Literal, axis: i64) -> OpResult {
     let dtype = float_dtype(&[x])?;
     let axis = normalize_axis(axis, x.rank())?;
     Ok(map_lanes(x, axis, softmax_lane).cast(dtype))
 }
 
 /// `graph.log_softmax`: `x − max − log Σ exp(x − max)` along `axis`.
-pub fn log_softmax(x: &Tensor, axis: i64) -> OpResult {
+pub fn log_softmax(x: &Literal, axis: i64) -> OpResult {
     let dtype = float_dtype(&[x])?;
     let axis = normalize_axis(axis, x.rank())?;
     let lanes = map_lanes(x, axis, |lane| {
@@ -81,10 +81,10 @@ pub fn log_softmax(x: &Tensor, axis: i64) -> OpResult {
 /// `x` normalized over the trailing axes from `axis` with `f(group) -> values`, then multiplied
 /// by `scale` and shifted by `shift` (both broadcast against `x`, which must keep its shape).
 fn normalize_trailing(
-    x: &Tensor,
+    x: &Literal,
     axis: i64,
-    scale: &Tensor,
-    shift: Option<&Tensor>,
+    scale: &Literal,
+    shift: Option<&Literal>,
     f: impl Fn(&[f64]) -> Vec<f64>,
 ) -> OpResult {
     let axis = normalize_axis(axis, x.rank())?;
@@ -110,12 +110,18 @@ fn normalize_trailing(
         let b = shift.map_or(0.0, |t| t.get(broadcast_source(&index, t.shape())).as_f64());
         out.push(normalized[flat] * g + b);
     }
-    Ok(Tensor::from_f64(DType::F64, x.shape(), &out).cast(x.dtype()))
+    Ok(Literal::from_f64(DType::F64, x.shape(), &out).cast(x.dtype()))
 }
 
 /// `graph.layer_norm`: over the axes from `axis` on, `(x − mean) / sqrt(var + ε) · γ + β`
 /// with the population variance.
-pub fn layer_norm(x: &Tensor, gamma: &Tensor, beta: &Tensor, axis: i64, epsilon: f64) -> OpResult {
+pub fn layer_norm(
+    x: &Literal,
+    gamma: &Literal,
+    beta: &Literal,
+    axis: i64,
+    epsilon: f64,
+) -> OpResult {
     float_dtype(&[x, gamma, beta])?;
     normalize_trailing(x, axis, gamma, Some(beta), |group| {
         let n = group.len() as f64;
@@ -127,7 +133,7 @@ pub fn layer_norm(x: &Tensor, gamma: &Tensor, beta: &Tensor, axis: i64, epsilon:
 }
 
 /// `graph.rms_norm`: over the axes from `axis` on, `x / sqrt(mean(x²) + ε) · γ`.
-pub fn rms_norm(x: &Tensor, gamma: &Tensor, axis: i64, epsilon: f64) -> OpResult {
+pub fn rms_norm(x: &Literal, gamma: &Literal, axis: i64, epsilon: f64) -> OpResult {
     float_dtype(&[x, gamma])?;
     normalize_trailing(x, axis, gamma, None, |group| {
         let mean_square = group.iter().map(|v| v * v).sum::<f64>() / group.len() as f64;
@@ -138,7 +144,7 @@ pub fn rms_norm(x: &Tensor, gamma: &Tensor, axis: i64, epsilon: f64) -> OpResult
 
 /// `graph.gelu`: `x/2 · (1 + erf(x/√2))`, or with `approximate = "tanh"`
 /// `x/2 · (1 + tanh(√(2/π) · (x + 0.044715 x³)))`.
-pub fn gelu(x: &Tensor, approximate: &str) -> OpResult {
+pub fn gelu(x: &Literal, approximate: &str) -> OpResult {
     float_dtype(&[x])?;
     let f: fn(f64) -> f64 = match approximate {
         "none" => |v| 0.5 * v * (1.0 + erf(v / std::f64::consts::SQRT_2)),
@@ -148,15 +154,15 @@ pub fn gelu(x: &Tensor, approximate: &str) -> OpResult {
         },
         other => return Err(format!("unknown approximation '{other}'")),
     };
-    Tensor::from_fn(x.dtype(), x.shape(), |i| {
+    Literal::from_fn(x.dtype(), x.shape(), |i| {
         Ok(Scalar::Float(f(x.at(i).as_f64())))
     })
 }
 
 /// `graph.silu`: `x · sigmoid(x)`.
-pub fn silu(x: &Tensor) -> OpResult {
+pub fn silu(x: &Literal) -> OpResult {
     float_dtype(&[x])?;
-    Tensor::from_fn(x.dtype(), x.shape(), |i| {
+    Literal::from_fn(x.dtype(), x.shape(), |i| {
         let v = x.at(i).as_f64();
         Ok(Scalar::Float(v * sigmoid(v)))
     })
@@ -164,7 +170,7 @@ pub fn silu(x: &Tensor) -> OpResult {
 
 /// `graph.linear`: `x · w + b` with `x: [..., K]`, `w: [K, N]` and `b` broadcast against
 /// `[..., N]` (no bias when `b` is absent).
-pub fn linear(x: &Tensor, w: &Tensor, b: Option<&Tensor>) -> OpResult {
+pub fn linear(x: &Literal, w: &Literal, b: Option<&Literal>) -> OpResult {
     let dtype = float_dtype(&[&[x, w][..], b.as_slice()].concat())?;
     if x.rank() == 0 || w.rank() != 2 {
         return Err(format!(
@@ -239,7 +245,7 @@ impl Window {
     }
 }
 
-fn nchw(x: &Tensor, what: &str) -> Result<[usize; 4], String> {
+fn nchw(x: &Literal, what: &str) -> Result<[usize; 4], String> {
     <[usize; 4]>::try_from(x.shape())
         .map_err(|_| format!("{what} must have rank 4, got shape {:?}", x.shape()))
 }
@@ -247,7 +253,7 @@ fn nchw(x: &Tensor, what: &str) -> Result<[usize; 4], String> {
 /// `graph.conv2d`: NCHW input, OIHW weights (`I = C / groups`), no bias; `window.kernel` is
 /// taken from the weights. Two 8-bit operands widen by their own signedness and accumulate in
 /// wrapping `i32`, as `graph.matmul` of bytes does; padding is the integer 0.
-pub fn conv2d(x: &Tensor, w: &Tensor, window: &Window, groups: usize) -> OpResult {
+pub fn conv2d(x: &Literal, w: &Literal, window: &Window, groups: usize) -> OpResult {
     let bytes = byte_operands(x, w);
     let dtype = if bytes {
         DType::I32
@@ -271,7 +277,7 @@ pub fn conv2d(x: &Tensor, w: &Tensor, window: &Window, groups: usize) -> OpResul
         window.output_size(1, wd, false)?,
     );
     let out_per_group = o / groups;
-    Tensor::from_fn(dtype, &[n, o, oh, ow], |i| {
+    Literal::from_fn(dtype, &[n, o, oh, ow], |i| {
         let [b, oc, y, xo] = [i[0], i[1], i[2], i[3]];
         let group = oc / out_per_group;
         let (mut sum, mut int_sum) = (0.0, 0i64);
@@ -304,7 +310,7 @@ pub fn conv2d(x: &Tensor, w: &Tensor, window: &Window, groups: usize) -> OpResul
 
 /// `graph.max_pool2d` (`max`) or `graph.avg_pool2d`: over each NCHW window; padding never wins
 /// a max, and an average divides by the number of taps inside the input (padding excluded).
-pub fn pool2d(x: &Tensor, window: &Window, max: bool) -> OpResult {
+pub fn pool2d(x: &Literal, window: &Window, max: bool) -> OpResult {
     // Max pooling is defined on integers too (it only compares); averaging on floats.
     let dtype = if max && x.dtype().is_int() {
         x.dtype()
@@ -316,7 +322,7 @@ pub fn pool2d(x: &Tensor, window: &Window, max: bool) -> OpResult {
         window.output_size(0, h, true)?,
         window.output_size(1, wd, true)?,
     );
-    Tensor::from_fn(dtype, &[n, c, oh, ow], |i| {
+    Literal::from_fn(dtype, &[n, c, oh, ow], |i| {
         let mut taps = Vec::new();
         for ky in 0..window.kernel[0] {
             for kx in 0..window.kernel[1] {
@@ -353,10 +359,10 @@ pub fn pool2d(x: &Tensor, window: &Window, max: bool) -> OpResult {
 /// broadcast as in matmul); `scale` defaults to `1/√d` with `d` the last dim of `q`, and the
 /// mask is additive.
 pub fn sdpa(
-    q: &Tensor,
-    k: &Tensor,
-    v: &Tensor,
-    mask: Option<&Tensor>,
+    q: &Literal,
+    k: &Literal,
+    v: &Literal,
+    mask: Option<&Literal>,
     scale: Option<f64>,
 ) -> OpResult {
     let dtype = float_dtype(&[&[q, k, v][..], mask.as_slice()].concat())?;
@@ -370,7 +376,7 @@ pub fn sdpa(
     perm.swap(rank - 2, rank - 1);
     let kt = super::primitives::transpose(&k.cast(DType::F64), &perm)?;
     let mut scores = matmul(&q.cast(DType::F64), &kt)?;
-    let scale = Tensor::from_f64(DType::F64, &[], &[scale]);
+    let scale = Literal::from_f64(DType::F64, &[], &[scale]);
     scores = binary(Binary::Mul, &scores, &scale)?;
     if let Some(mask) = mask {
         let shape = scores.shape().to_vec();

@@ -18,7 +18,7 @@ use dlc_ir::{
     op_error, AttrKind, Attribute, Context, DenseValue, Diagnostic, Op, Printer, Region, Type,
     TypeKind, Value, DYNAMIC,
 };
-use dlc_tensor::{check_size, DType, Scalar, Tensor};
+use dlc_tensor::{check_size, DType, Literal, Scalar};
 use std::collections::HashMap;
 
 /// How deep `func.call`s may nest before the interpreter reports runaway recursion.
@@ -27,7 +27,7 @@ const MAX_CALL_DEPTH: usize = 64;
 /// A runtime value: a tensor (scalars of a tensor dtype are rank-0 tensors) or an `index`.
 #[derive(Clone, Debug, PartialEq)]
 enum RuntimeValue {
-    Tensor(Tensor),
+    Tensor(Literal),
     Index(i64),
 }
 
@@ -37,7 +37,7 @@ enum RuntimeValue {
 /// dims (a `?` dim accepts any size). Runtime failures — shapes that do not agree, integer
 /// division by zero, gather indices out of range, ops the interpreter does not know — are
 /// returned as a [`Diagnostic`] at the failing op's location.
-pub fn interpret(ctx: &Context, func: Op, inputs: &[Tensor]) -> Result<Vec<Tensor>, Diagnostic> {
+pub fn interpret(ctx: &Context, func: Op, inputs: &[Literal]) -> Result<Vec<Literal>, Diagnostic> {
     let args = inputs.iter().cloned().map(RuntimeValue::Tensor).collect();
     let mut interpreter = Interpreter {
         ctx,
@@ -61,7 +61,11 @@ pub fn interpret(ctx: &Context, func: Op, inputs: &[Tensor]) -> Result<Vec<Tenso
 /// Evaluates one op without regions (`graph.fusion` and `func.call` are refused) on tensor
 /// operands, as [`interpret`] would inside a function: for importers and folders that evaluate
 /// a freshly built op on constant operands. Errors are diagnostics at the op.
-pub fn evaluate_op(ctx: &Context, op: Op, operands: &[Tensor]) -> Result<Vec<Tensor>, Diagnostic> {
+pub fn evaluate_op(
+    ctx: &Context,
+    op: Op,
+    operands: &[Literal],
+) -> Result<Vec<Literal>, Diagnostic> {
     if !ctx.regions(op).is_empty() || ctx.view::<CallOp>(op).is_some() {
         return Err(op_error(ctx, op, "cannot be evaluated on its own"));
     }
@@ -110,7 +114,7 @@ fn truth(values: &[RuntimeValue], i: usize) -> Result<bool, String> {
 
 /// `elements` (one per iteration, of one shape) stacked along a new leading axis, as a tensor of
 /// the scan result type `ty`; with no elements, an empty tensor whose `?` dims are 0.
-fn stack(ctx: &Context, ty: Type, elements: &[Tensor]) -> Result<Tensor, String> {
+fn stack(ctx: &Context, ty: Type, elements: &[Literal]) -> Result<Literal, String> {
     let TypeKind::Tensor { shape, element } = ctx.type_kind(ty) else {
         return Err("a scan result must be a tensor".to_string());
     };
@@ -120,7 +124,7 @@ fn stack(ctx: &Context, ty: Type, elements: &[Tensor]) -> Result<Tensor, String>
         if let Some(d) = dims.first_mut() {
             *d = 0;
         }
-        return Ok(Tensor::zeros(dtype, &dims));
+        return Ok(Literal::zeros(dtype, &dims));
     };
     let mut dims = vec![elements.len()];
     dims.extend(first.shape());
@@ -129,7 +133,7 @@ fn stack(ctx: &Context, ty: Type, elements: &[Tensor]) -> Result<Tensor, String>
     for e in elements {
         bytes.extend(e.to_le_bytes());
     }
-    Tensor::from_le_bytes(dtype, &dims, &bytes)
+    Literal::from_le_bytes(dtype, &dims, &bytes)
 }
 
 struct Interpreter<'c> {
@@ -310,12 +314,12 @@ impl Interpreter<'_> {
         let mut carried: Vec<RuntimeValue> = operands.into_iter().skip(2).collect();
         let n = carried.len();
         let scans = ctx.num_results(op).saturating_sub(n);
-        let mut elements: Vec<Vec<Tensor>> = vec![Vec::new(); scans];
+        let mut elements: Vec<Vec<Literal>> = vec![Vec::new(); scans];
         let mut i = 0i64;
         while i < max_trip && cond {
             let mut args = vec![
-                RuntimeValue::Tensor(Tensor::from_i64(DType::I64, &[], &[i])),
-                RuntimeValue::Tensor(Tensor::from_bools(&[], &[cond])),
+                RuntimeValue::Tensor(Literal::from_i64(DType::I64, &[], &[i])),
+                RuntimeValue::Tensor(Literal::from_bools(&[], &[cond])),
             ];
             args.extend(carried);
             let out = self.run_region(op, region, args, Some(scope))?;
@@ -538,7 +542,7 @@ impl OpEval<'_> {
             }
             _ => {}
         }
-        let tensors: Vec<&Tensor> = operands
+        let tensors: Vec<&Literal> = operands
             .iter()
             .map(|v| match v {
                 RuntimeValue::Tensor(t) => Ok(t),
@@ -563,7 +567,7 @@ impl OpEval<'_> {
     }
 
     /// The graph ops whose operands and single result are tensors.
-    fn eval_tensor_op(&self, kind: GraphOps, x: &[&Tensor]) -> Result<Tensor, String> {
+    fn eval_tensor_op(&self, kind: GraphOps, x: &[&Literal]) -> Result<Literal, String> {
         use GraphOps as G;
         let arg = |i| self.operand(x, i);
         if let Some(f) = unary_of(kind) {
@@ -623,7 +627,7 @@ impl OpEval<'_> {
             }
             G::ConstantOp(_) => {
                 let value = self.attr("value")?;
-                Tensor::from_dense_attr(self.ctx, value)
+                Literal::from_dense_attr(self.ctx, value)
             }
             G::SoftmaxOp(_) => composites::softmax(arg(0)?, self.int("axis")?),
             G::LogSoftmaxOp(_) => composites::log_softmax(arg(0)?, self.int("axis")?),
@@ -663,13 +667,13 @@ impl OpEval<'_> {
         }
     }
 
-    fn operand<'t>(&self, x: &[&'t Tensor], i: usize) -> Result<&'t Tensor, String> {
+    fn operand<'t>(&self, x: &[&'t Literal], i: usize) -> Result<&'t Literal, String> {
         x.get(i)
             .copied()
             .ok_or_else(|| format!("expects an operand #{i}"))
     }
 
-    fn arity(&self, x: &[&Tensor], n: usize) -> Result<(), String> {
+    fn arity(&self, x: &[&Literal], n: usize) -> Result<(), String> {
         if x.len() == n {
             Ok(())
         } else {
@@ -678,7 +682,7 @@ impl OpEval<'_> {
     }
 
     /// `x`, with its last two dims swapped when the unit attribute `name` is present.
-    fn maybe_transposed(&self, x: &Tensor, name: &str) -> Result<Tensor, String> {
+    fn maybe_transposed(&self, x: &Literal, name: &str) -> Result<Literal, String> {
         if !self.flag(name) {
             return Ok(x.clone());
         }
@@ -743,7 +747,7 @@ impl OpEval<'_> {
     fn fill(&self, operands: &[RuntimeValue]) -> Eval {
         let shape = self.sized_result_shape(operands)?;
         let value = self.scalar_or("value", Scalar::Int(0))?;
-        Ok(vec![RuntimeValue::Tensor(Tensor::splat(
+        Ok(vec![RuntimeValue::Tensor(Literal::splat(
             self.result_dtype()?,
             &shape,
             value,
@@ -827,12 +831,12 @@ impl OpEval<'_> {
             return Ok(vec![RuntimeValue::Index(v as i64)]);
         }
         if let AttrKind::DenseElements(_) = self.ctx.attr_kind(value) {
-            return Ok(vec![RuntimeValue::Tensor(Tensor::from_dense_attr(
+            return Ok(vec![RuntimeValue::Tensor(Literal::from_dense_attr(
                 self.ctx, value,
             )?)]);
         }
         let dtype = DType::from_type(self.ctx, ty).ok_or("unsupported constant type")?;
-        Ok(vec![RuntimeValue::Tensor(Tensor::splat(
+        Ok(vec![RuntimeValue::Tensor(Literal::splat(
             dtype,
             &[],
             self.scalar_of(value)?,
@@ -843,8 +847,8 @@ impl OpEval<'_> {
         match operands {
             [RuntimeValue::Index(a), RuntimeValue::Index(b)] => {
                 let (a, b) = (
-                    Tensor::from_i64(DType::I64, &[], &[*a]),
-                    Tensor::from_i64(DType::I64, &[], &[*b]),
+                    Literal::from_i64(DType::I64, &[], &[*a]),
+                    Literal::from_i64(DType::I64, &[], &[*b]),
                 );
                 let r = primitives::binary(f, &a, &b)?;
                 Ok(vec![RuntimeValue::Index(r.get(0).as_i64())])
@@ -860,7 +864,7 @@ impl OpEval<'_> {
         match operands {
             [RuntimeValue::Index(v)] => {
                 let dtype = self.result_dtype()?;
-                Ok(vec![RuntimeValue::Tensor(Tensor::splat(
+                Ok(vec![RuntimeValue::Tensor(Literal::splat(
                     dtype,
                     &[],
                     Scalar::Int(*v),

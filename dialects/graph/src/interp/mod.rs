@@ -5,7 +5,7 @@
 //! It is written to be obviously right, not fast: ops are evaluated element by element through
 //! multi-indices, floats in `f64` rounded to the tensor's format after each op, and composite
 //! ops by their own formulas rather than their decompositions. Values are `dlc_tensor`'s
-//! [`Tensor`](dlc_tensor::Tensor)s, whose constructors round or wrap each element to the dtype
+//! [`Literal`](dlc_tensor::Literal)s, whose constructors round or wrap each element to the dtype
 //! once, when a result is stored: for `f16` and `bf16` that is at least as accurate as computing
 //! in `f32`, and it is what "rounded to the format after each op" means. `.npy` fixtures are
 //! read and written by `dlc_tensor::npy`.

@@ -3,15 +3,15 @@
 //! Each function checks what the verifier cannot (runtime sizes, integer division by zero,
 //! gather indices) and returns the problem as a message; the evaluator attaches the op's
 //! location. Floats compute in `f64`, integers in wrapping `i64`, and the result is rounded or
-//! wrapped to its dtype when stored (see [`dlc_tensor::Tensor`]).
+//! wrapped to its dtype when stored (see [`dlc_tensor::Literal`]).
 
 use dlc_arith::FloatBinary;
 use dlc_tensor::{
-    broadcast_shapes, broadcast_source, next_index, num_elements, DType, Scalar, Tensor,
+    broadcast_shapes, broadcast_source, next_index, num_elements, DType, Literal, Scalar,
 };
 
 /// A runtime failure of one op, described for the user.
-pub type OpResult = Result<Tensor, String>;
+pub type OpResult = Result<Literal, String>;
 
 /// An axis attribute resolved against `rank`; negative axes count from the end, as in numpy.
 pub fn normalize_axis(axis: i64, rank: usize) -> Result<usize, String> {
@@ -106,7 +106,7 @@ impl Unary {
 
 /// A unary elementwise op. `Round` rounds half to even (numpy's rule); `Sign` is −1, 0 or 1
 /// (NaN stays NaN); `Not` is logical on `i1` and bitwise on integers.
-pub fn unary(op: Unary, x: &Tensor) -> OpResult {
+pub fn unary(op: Unary, x: &Literal) -> OpResult {
     use Unary::*;
     let dtype = x.dtype();
     if op.float_only() && !dtype.is_float() {
@@ -145,7 +145,7 @@ pub fn unary(op: Unary, x: &Tensor) -> OpResult {
                 Sign => v.signum(),
                 Not => return Err(format!("is not defined on {dtype}")),
             }),
-            // Results are wrapped to the dtype by `Tensor::from_fn`.
+            // Results are wrapped to the dtype by `Literal::from_fn`.
             (Abs | Relu, Scalar::Int(v)) if unsigned => Scalar::Int(v),
             (Sign, Scalar::Int(v)) if unsigned => Scalar::Int((v != 0) as i64),
             (_, Scalar::Int(v)) => Scalar::Int(match op {
@@ -158,7 +158,7 @@ pub fn unary(op: Unary, x: &Tensor) -> OpResult {
             (_, Scalar::Bool(_)) => return Err(format!("is not defined on {dtype}")),
         })
     };
-    Tensor::from_fn(dtype, x.shape(), |i| f(x.at(i)))
+    Literal::from_fn(dtype, x.shape(), |i| f(x.at(i)))
 }
 
 fn wrap(v: i64, width: u32) -> i64 {
@@ -189,10 +189,10 @@ pub enum Binary {
 /// shift right arithmetically; a shift by the width or more gives 0 (or −1 for a negative
 /// signed value shifted right), as numpy's. Float `Max`/`Min` propagate NaN. On `i1` only
 /// `And`, `Or`, `Xor`, `Max` (or) and `Min` (and) are defined.
-pub fn binary(op: Binary, a: &Tensor, b: &Tensor) -> OpResult {
+pub fn binary(op: Binary, a: &Literal, b: &Literal) -> OpResult {
     same_dtype(a, b)?;
     let dtype = a.dtype();
-    Tensor::broadcast_map(&[a, b], dtype, |args| match (args[0], args[1]) {
+    Literal::broadcast_map(&[a, b], dtype, |args| match (args[0], args[1]) {
         (Scalar::Float(x), Scalar::Float(y)) => float_binary(op, x, y).map(Scalar::Float),
         (Scalar::Int(x), Scalar::Int(y)) => int_binary(op, x, y, dtype).map(Scalar::Int),
         (Scalar::Bool(x), Scalar::Bool(y)) => match op {
@@ -302,7 +302,7 @@ fn int_extreme(x: i64, y: i64, dtype: DType, max: bool) -> i64 {
     }
 }
 
-fn same_dtype(a: &Tensor, b: &Tensor) -> Result<(), String> {
+fn same_dtype(a: &Literal, b: &Literal) -> Result<(), String> {
     if a.dtype() == b.dtype() {
         Ok(())
     } else {
@@ -316,10 +316,10 @@ fn same_dtype(a: &Tensor, b: &Tensor) -> Result<(), String> {
 
 /// `graph.cmp`: an `i1` tensor, with numpy broadcasting. Comparisons with NaN are false except
 /// `ne`; unsigned integers compare as unsigned.
-pub fn cmp(predicate: &str, a: &Tensor, b: &Tensor) -> OpResult {
+pub fn cmp(predicate: &str, a: &Literal, b: &Literal) -> OpResult {
     same_dtype(a, b)?;
     let dtype = a.dtype();
-    Tensor::broadcast_map(&[a, b], DType::I1, |args| {
+    Literal::broadcast_map(&[a, b], DType::I1, |args| {
         let ordering = match (args[0], args[1]) {
             (Scalar::Float(x), Scalar::Float(y)) => x.partial_cmp(&y),
             (x, y) => Some(int_key(dtype, x.as_i64()).cmp(&int_key(dtype, y.as_i64()))),
@@ -339,19 +339,19 @@ pub fn cmp(predicate: &str, a: &Tensor, b: &Tensor) -> OpResult {
 }
 
 /// `graph.select`: `cond ? a : b` elementwise, the three broadcast together.
-pub fn select(cond: &Tensor, a: &Tensor, b: &Tensor) -> OpResult {
+pub fn select(cond: &Literal, a: &Literal, b: &Literal) -> OpResult {
     if !cond.dtype().is_bool() {
         return Err(format!("condition must be i1, not {}", cond.dtype()));
     }
     same_dtype(a, b)?;
-    Tensor::broadcast_map(&[cond, a, b], a.dtype(), |args| {
+    Literal::broadcast_map(&[cond, a, b], a.dtype(), |args| {
         Ok(if args[0].as_bool() { args[1] } else { args[2] })
     })
 }
 
 /// `graph.broadcast_to`: numpy broadcasting to `target`; a −1 entry keeps the size of the
 /// input's aligned dim (the `?` of the result type).
-pub fn broadcast_to(x: &Tensor, target: &[i64]) -> OpResult {
+pub fn broadcast_to(x: &Literal, target: &[i64]) -> OpResult {
     if target.len() < x.rank() {
         return Err(format!(
             "cannot broadcast rank {} to rank {}",
@@ -380,13 +380,13 @@ pub fn broadcast_to(x: &Tensor, target: &[i64]) -> OpResult {
         }
         shape.push(size);
     }
-    Tensor::from_fn(x.dtype(), &shape, |i| {
+    Literal::from_fn(x.dtype(), &shape, |i| {
         Ok(x.get(broadcast_source(i, x.shape())))
     })
 }
 
 /// `graph.reshape`: the same elements in row-major order; one −1 entry is inferred.
-pub fn reshape(x: &Tensor, target: &[i64]) -> OpResult {
+pub fn reshape(x: &Literal, target: &[i64]) -> OpResult {
     let known = target
         .iter()
         .filter(|&&d| d >= 0)
@@ -416,7 +416,7 @@ pub fn reshape(x: &Tensor, target: &[i64]) -> OpResult {
 }
 
 /// `graph.transpose`: result dim `i` is input dim `perm[i]`.
-pub fn transpose(x: &Tensor, perm: &[i64]) -> OpResult {
+pub fn transpose(x: &Literal, perm: &[i64]) -> OpResult {
     let rank = x.rank();
     let mut seen = vec![false; rank];
     let perm: Vec<usize> = perm
@@ -435,7 +435,7 @@ pub fn transpose(x: &Tensor, perm: &[i64]) -> OpResult {
         ));
     }
     let shape: Vec<usize> = perm.iter().map(|&p| x.shape()[p]).collect();
-    Tensor::from_fn(x.dtype(), &shape, |out| {
+    Literal::from_fn(x.dtype(), &shape, |out| {
         let mut src = vec![0; rank];
         for (i, &p) in perm.iter().enumerate() {
             src[p] = out[i];
@@ -446,7 +446,7 @@ pub fn transpose(x: &Tensor, perm: &[i64]) -> OpResult {
 
 /// `graph.slice`: numpy's `x[start:end:step]` per axis (negative bounds count from the end,
 /// bounds are clamped, steps are positive).
-pub fn slice(x: &Tensor, starts: &[i64], ends: &[i64], steps: &[i64]) -> OpResult {
+pub fn slice(x: &Literal, starts: &[i64], ends: &[i64], steps: &[i64]) -> OpResult {
     let rank = x.rank();
     if starts.len() != rank || ends.len() != rank || steps.len() != rank {
         return Err(format!("starts, ends and steps must have {rank} entries"));
@@ -475,7 +475,7 @@ pub fn slice(x: &Tensor, starts: &[i64], ends: &[i64], steps: &[i64]) -> OpResul
         first.push(start as usize);
         shape.push(len as usize);
     }
-    Tensor::from_fn(x.dtype(), &shape, |out| {
+    Literal::from_fn(x.dtype(), &shape, |out| {
         let src: Vec<usize> = (0..rank)
             .map(|a| first[a] + out[a] * steps[a] as usize)
             .collect();
@@ -484,7 +484,7 @@ pub fn slice(x: &Tensor, starts: &[i64], ends: &[i64], steps: &[i64]) -> OpResul
 }
 
 /// `graph.concat` along `axis`; the other dims must agree.
-pub fn concat(inputs: &[&Tensor], axis: i64) -> OpResult {
+pub fn concat(inputs: &[&Literal], axis: i64) -> OpResult {
     let first = inputs.first().ok_or("needs at least one operand")?;
     let axis = normalize_axis(axis, first.rank())?;
     for t in inputs {
@@ -501,7 +501,7 @@ pub fn concat(inputs: &[&Tensor], axis: i64) -> OpResult {
     }
     let mut shape = first.shape().to_vec();
     shape[axis] = inputs.iter().map(|t| t.shape()[axis]).sum();
-    Tensor::from_fn(first.dtype(), &shape, |out| {
+    Literal::from_fn(first.dtype(), &shape, |out| {
         let mut src = out.to_vec();
         for t in inputs {
             if src[axis] < t.shape()[axis] {
@@ -514,7 +514,7 @@ pub fn concat(inputs: &[&Tensor], axis: i64) -> OpResult {
 }
 
 /// `graph.pad`: `low[i]`/`high[i]` elements of `value` before/after axis `i`.
-pub fn pad(x: &Tensor, low: &[i64], high: &[i64], value: Scalar) -> OpResult {
+pub fn pad(x: &Literal, low: &[i64], high: &[i64], value: Scalar) -> OpResult {
     let rank = x.rank();
     if low.len() != rank || high.len() != rank {
         return Err(format!("low and high must have {rank} entries"));
@@ -532,7 +532,7 @@ pub fn pad(x: &Tensor, low: &[i64], high: &[i64], value: Scalar) -> OpResult {
         })
         .collect::<Result<_, _>>()?;
     let value = value.cast(x.dtype());
-    Tensor::from_fn(x.dtype(), &shape, |out| {
+    Literal::from_fn(x.dtype(), &shape, |out| {
         let mut src = Vec::with_capacity(rank);
         for a in 0..rank {
             match out[a].checked_sub(low[a] as usize) {
@@ -546,7 +546,7 @@ pub fn pad(x: &Tensor, low: &[i64], high: &[i64], value: Scalar) -> OpResult {
 
 /// `graph.gather`: numpy `take(x, indices, axis)`. Indices in `[-n, n)` are valid (negative
 /// count from the end, as in numpy); others are an error.
-pub fn gather(x: &Tensor, idx: &Tensor, axis: i64) -> OpResult {
+pub fn gather(x: &Literal, idx: &Literal, axis: i64) -> OpResult {
     if !matches!(idx.dtype(), DType::I32 | DType::I64) {
         return Err(format!("indices must be i32 or i64, not {}", idx.dtype()));
     }
@@ -555,7 +555,7 @@ pub fn gather(x: &Tensor, idx: &Tensor, axis: i64) -> OpResult {
     let mut shape = x.shape()[..axis].to_vec();
     shape.extend(idx.shape());
     shape.extend(&x.shape()[axis + 1..]);
-    Tensor::from_fn(x.dtype(), &shape, |out| {
+    Literal::from_fn(x.dtype(), &shape, |out| {
         let index_pos = &out[axis..axis + idx.rank()];
         let i = idx.at(index_pos).as_i64();
         let resolved = if i < 0 { i + n as i64 } else { i };
@@ -592,7 +592,7 @@ pub enum Reduction {
 /// Integers: wrapping sum/prod, mean truncates toward zero. `i1` reduces as 0/1 integers and
 /// stores `result != 0` (sum/max = any, prod/min = all). Over no elements each gives its
 /// identity: 0, 1, −∞ (or the integer minimum) for max, +∞ (the maximum) for min.
-pub fn reduce(kind: Reduction, x: &Tensor, axes: &[i64], keepdim: bool) -> OpResult {
+pub fn reduce(kind: Reduction, x: &Literal, axes: &[i64], keepdim: bool) -> OpResult {
     let rank = x.rank();
     let mut reduced = vec![false; rank];
     for &a in axes {
@@ -622,7 +622,7 @@ pub fn reduce(kind: Reduction, x: &Tensor, axes: &[i64], keepdim: bool) -> OpRes
         offsets.push(r.iter().zip(&reduced_strides).map(|(i, s)| i * s).sum());
         next_index(&mut r, &reduced_shape);
     }
-    let result = Tensor::from_fn(x.dtype(), &kept_shape, |out| {
+    let result = Literal::from_fn(x.dtype(), &kept_shape, |out| {
         // `out` is 0 on the reduced axes.
         let base: usize = out.iter().zip(&strides).map(|(i, s)| i * s).sum();
         let values = offsets.iter().map(|&o: &usize| x.get(base + o));
@@ -673,7 +673,7 @@ pub fn reduce(kind: Reduction, x: &Tensor, axes: &[i64], keepdim: bool) -> OpRes
 
 /// `graph.argmax` / `graph.argmin` (`max` selects which): the `i64` position of the first
 /// extreme along `axis`; a NaN counts as the extreme (numpy's rule).
-pub fn arg_reduce(max: bool, x: &Tensor, axis: i64, keepdim: bool) -> OpResult {
+pub fn arg_reduce(max: bool, x: &Literal, axis: i64, keepdim: bool) -> OpResult {
     let axis = normalize_axis(axis, x.rank())?;
     let n = x.shape()[axis];
     if n == 0 {
@@ -681,7 +681,7 @@ pub fn arg_reduce(max: bool, x: &Tensor, axis: i64, keepdim: bool) -> OpResult {
     }
     let mut kept = x.shape().to_vec();
     kept[axis] = 1;
-    let result = Tensor::from_fn(DType::I64, &kept, |out| {
+    let result = Literal::from_fn(DType::I64, &kept, |out| {
         let mut src = out.to_vec();
         let mut best = 0;
         let mut best_value = x.at(&src);
@@ -716,15 +716,15 @@ pub fn arg_reduce(max: bool, x: &Tensor, axis: i64, keepdim: bool) -> OpResult {
 
 /// Whether `a` and `b` are both 8-bit integer tensors: the operands of a matmul or conv2d
 /// that widen (each by its signedness) and accumulate in wrapping `i32`.
-pub(crate) fn byte_operands(a: &Tensor, b: &Tensor) -> bool {
-    let byte = |t: &Tensor| matches!(t.dtype(), DType::I8 | DType::U8);
+pub(crate) fn byte_operands(a: &Literal, b: &Literal) -> bool {
+    let byte = |t: &Literal| matches!(t.dtype(), DType::I8 | DType::U8);
     byte(a) && byte(b)
 }
 
 /// `graph.matmul`: numpy `matmul` for operands of rank ≥ 2 (batch dims broadcast). Floats
 /// accumulate in `f64`; integers wrap; `i1` is or-of-ands. Two 8-bit integer operands (`i8`,
 /// `u8`, mixed or not) are widened by their signedness and accumulate in `i32`.
-pub fn matmul(a: &Tensor, b: &Tensor) -> OpResult {
+pub fn matmul(a: &Literal, b: &Literal) -> OpResult {
     if byte_operands(a, b) {
         return matmul(&a.cast(DType::I32), &b.cast(DType::I32));
     }
@@ -753,7 +753,7 @@ pub fn matmul(a: &Tensor, b: &Tensor) -> OpResult {
     let mut shape = batch.clone();
     shape.extend([m, n]);
     let float = a.dtype().is_float();
-    Tensor::from_fn(a.dtype(), &shape, |out| {
+    Literal::from_fn(a.dtype(), &shape, |out| {
         let (batch_index, ij) = out.split_at(batch.len());
         let base_a = broadcast_source(batch_index, &a.shape()[..ra - 2]) * m * k;
         let base_b = broadcast_source(batch_index, &b.shape()[..rb - 2]) * k * n;
@@ -772,5 +772,5 @@ pub fn matmul(a: &Tensor, b: &Tensor) -> OpResult {
 /// `graph.iota`: the index along `axis` at every position of `shape`.
 pub fn iota(dtype: DType, shape: &[usize], axis: i64) -> OpResult {
     let axis = normalize_axis(axis, shape.len())?;
-    Tensor::from_fn(dtype, shape, |i| Ok(Scalar::Int(i[axis] as i64)))
+    Literal::from_fn(dtype, shape, |i| Ok(Scalar::Int(i[axis] as i64)))
 }

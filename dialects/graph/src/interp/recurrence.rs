@@ -3,11 +3,11 @@
 //! at the end.
 
 use crate::recurrence::{Cell, RnnSpec};
-use dlc_tensor::{DType, Tensor};
+use dlc_tensor::{DType, Literal};
 
 /// The results `y`, `y_h` (and `y_c` for lstm) of `graph.rnn` with `spec` on `operands`
 /// (`xp, r, rb, h0`, for lstm `c0, p`, then the optional `sequence_lens`).
-pub fn rnn(spec: &RnnSpec, operands: &[&Tensor]) -> Result<Vec<Tensor>, String> {
+pub fn rnn(spec: &RnnSpec, operands: &[&Literal]) -> Result<Vec<Literal>, String> {
     let cell = spec.cell;
     let n = cell.operands();
     if operands.len() != n && operands.len() != n + 1 {
@@ -134,7 +134,7 @@ pub fn rnn(spec: &RnnSpec, operands: &[&Tensor]) -> Result<Vec<Tensor>, String> 
             }
         }
     }
-    let round = |shape: &[usize], v: &[f64]| Tensor::from_f64(DType::F64, shape, v).cast(dtype);
+    let round = |shape: &[usize], v: &[f64]| Literal::from_f64(DType::F64, shape, v).cast(dtype);
     let mut out = vec![
         round(&[steps, dirs, batch, hidden], &y),
         round(&[dirs, batch, hidden], &y_h),

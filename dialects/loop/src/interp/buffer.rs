@@ -1,8 +1,8 @@
 //! Kernel arguments and the decoding of `!loop.buffer` types the interpreter needs to check and
 //! allocate them.
 //!
-//! A buffer is a [`Tensor`] of `dlc_tensor`: every stored value is exactly representable in its
-//! dtype, since [`store`] rounds floats and wraps integers through [`Tensor::set`], so an `f16`
+//! A buffer is a [`Literal`] of `dlc_tensor`: every stored value is exactly representable in its
+//! dtype, since [`store`] rounds floats and wraps integers through [`Literal::set`], so an `f16`
 //! buffer only ever holds `f16` values. [`load`] and [`store`] are where the interpreter's
 //! values meet the buffer's elements: `index` is a 64-bit integer, `i1` a boolean read as 0 or
 //! -1 (MLIR's sign-extended reading of true).
@@ -10,11 +10,11 @@
 use super::scalar::Val;
 use crate::MemorySpace;
 use dlc_ir::{Context, Type};
-use dlc_tensor::{DType, Scalar, Tensor};
+use dlc_tensor::{DType, Literal, Scalar};
 
 /// Element `i` of `buf` as an interpreter value (`i1` true reads as -1, its sign-extended
 /// value).
-pub(crate) fn load(buf: &Tensor, i: usize) -> Val {
+pub(crate) fn load(buf: &Literal, i: usize) -> Val {
     match buf.get(i) {
         Scalar::Float(x) => Val::Float(x),
         Scalar::Int(x) => Val::Int(x),
@@ -24,7 +24,7 @@ pub(crate) fn load(buf: &Tensor, i: usize) -> Val {
 
 /// Writes `v` as element `i` of `buf`, rounding or wrapping to the dtype. Only a float goes
 /// into a float buffer and an integer into an integer or `i1` one (nonzero is true).
-pub(crate) fn store(buf: &mut Tensor, i: usize, v: &Val) -> Result<(), String> {
+pub(crate) fn store(buf: &mut Literal, i: usize, v: &Val) -> Result<(), String> {
     let dtype = buf.dtype();
     let value = match v {
         Val::Float(x) if dtype.is_float() => Scalar::Float(*x),
@@ -39,7 +39,7 @@ pub(crate) fn store(buf: &mut Tensor, i: usize, v: &Val) -> Result<(), String> {
 #[derive(Clone, PartialEq, Debug)]
 pub enum KernelArg {
     /// A `!loop.buffer` argument; the kernel reads and writes it in place.
-    Buffer(Tensor),
+    Buffer(Literal),
     /// An `index` (or integer) argument.
     Index(i64),
 }
@@ -87,7 +87,7 @@ impl BufferType {
     /// Checks that `buf` can be passed where this type is declared: of the
     /// declared element type and rank, and of every static size. The memory space is the
     /// caller's to check.
-    pub(crate) fn accepts(&self, ctx: &Context, buf: &Tensor) -> Result<(), String> {
+    pub(crate) fn accepts(&self, ctx: &Context, buf: &Literal) -> Result<(), String> {
         if DType::from_type(ctx, self.elem) != Some(buf.dtype()) {
             return Err(format!(
                 "expected {:?} elements, got a {:?} buffer",

@@ -14,7 +14,7 @@ use crate::math::ScalarOp;
 use crate::{Access, Dim, ForOp, LoopKind, LoopOps, MemorySpace};
 use dlc_arith::ArithOps;
 use dlc_ir::{Block, Context, Diagnostic, Op, Value};
-use dlc_tensor::{DType, Tensor};
+use dlc_tensor::{DType, Literal};
 use rustc_hash::FxHashMap as HashMap;
 use smallvec::SmallVec;
 
@@ -33,7 +33,7 @@ pub(crate) struct Machine<'c> {
     pub ctx: &'c Context,
     /// Global buffers (the kernel arguments, first) then the current block's shared and local
     /// allocations.
-    pub mem: Vec<Tensor>,
+    pub mem: Vec<Literal>,
     pub n_global: usize,
     /// `loop.alloc` ops in shared memory → their buffer for the current block.
     pub shared: HashMap<Op, usize>,
@@ -675,7 +675,7 @@ impl<'c> Machine<'c> {
                     bt.shape_with(ctx, op, ctx.operands(op), |v| self.get_int(th, op, v))?;
                 let dtype = DType::from_type(ctx, bt.elem)
                     .ok_or_else(|| op_err(ctx, op, "unsupported buffer element type"))?;
-                let buf = Tensor::zeros(dtype, &shape);
+                let buf = Literal::zeros(dtype, &shape);
                 let scratch = Scratch::new(op, bt.space, buf.len());
                 if bt.space == MemorySpace::Shared {
                     self.check_shared_size(op, buf.len() * dtype.size_bytes())?;

@@ -7,10 +7,10 @@
 //! dtype) into one, and `loop.view` makes further views into an arena's storage. Elements are
 //! stored little-endian at their natural size (`index` as an i64, `i1` as one byte 0/1, floats
 //! through [`FloatKind::to_bits`](dlc_ir::FloatKind::to_bits): the byte form of
-//! [`Tensor::to_le_bytes`]), so two views of the same bytes see each other's writes exactly as
+//! [`Literal::to_le_bytes`]), so two views of the same bytes see each other's writes exactly as
 //! on a device.
 //!
-//! `loop.launch` decodes the views it passes into [`Tensor`]s, runs the kernel with the
+//! `loop.launch` decodes the views it passes into [`Literal`]s, runs the kernel with the
 //! kernel interpreter and encodes the buffers back. Two arguments that are the same view share
 //! one buffer, so an in-place kernel sees real aliasing, unless one of them is `loop.noalias`,
 //! which is an error; views that overlap only partially cannot be expressed as kernel buffers
@@ -32,7 +32,7 @@ use crate::{DimOp, KernelOp, LoopOps, MemorySpace, SOURCE_TYPE};
 use dlc_arith::ArithOps;
 use dlc_ir::symbol::SymbolTables;
 use dlc_ir::{AttrKind, Block, Context, DenseValue, Diagnostic, Op, Traits, Type, Value};
-use dlc_tensor::{DType, Tensor};
+use dlc_tensor::{DType, Literal};
 use rustc_hash::FxHashMap as HashMap;
 
 /// The largest byte storage a host function may create (4 GiB): a guard against sizes computed
@@ -48,7 +48,7 @@ const MAX_STORAGE_BYTES: usize = 1 << 32;
 /// `loop.read_size`, `loop.alloc`, `loop.constant`, `loop.view`, `loop.reshape`,
 /// `loop.launch`, `loop.call_if`, `loop.call_loop` and `func.return`; the host functions it
 /// calls obey the same rules.
-/// Returned buffers come back as owned [`Tensor`]s, integers as [`KernelArg::Index`].
+/// Returned buffers come back as owned [`Literal`]s, integers as [`KernelArg::Index`].
 pub fn run_host(
     ctx: &Context,
     func: Op,
@@ -391,13 +391,13 @@ impl Host<'_> {
     }
 
     /// The elements `view` covers, as an owned buffer.
-    fn decode(&self, view: &View) -> Result<Tensor, String> {
+    fn decode(&self, view: &View) -> Result<Literal, String> {
         let bytes = &self.storages[view.storage][view.byte_range()];
-        Tensor::from_le_bytes(view.dtype, &view.shape, bytes)
+        Literal::from_le_bytes(view.dtype, &view.shape, bytes)
     }
 
     /// Writes `buf` into the bytes `view` covers.
-    fn encode(&mut self, view: &View, buf: &Tensor) -> Result<(), String> {
+    fn encode(&mut self, view: &View, buf: &Literal) -> Result<(), String> {
         if buf.shape() != view.shape || buf.dtype() != view.dtype {
             return Err(format!(
                 "a {:?} buffer of shape {:?} does not fit a {:?} view of shape {:?}",
@@ -619,7 +619,7 @@ impl Host<'_> {
             ));
         }
         // The stored elements (one for a splat), repeated over the storage.
-        let mut value = Tensor::zeros(dtype, &[stored]);
+        let mut value = Literal::zeros(dtype, &[stored]);
         for i in 0..stored {
             let v = match ctx.dense_element(dense, i) {
                 DenseValue::Int(x) => Val::Int(x as i64),
@@ -791,7 +791,7 @@ impl Host<'_> {
             .map(|(w, _)| self.decode(w))
             .collect::<Result<Vec<_>, _>>()
             .map_err(|m| op_err(ctx, op, m))?;
-        let arguments = |buffers: &[Tensor]| -> Vec<KernelArg> {
+        let arguments = |buffers: &[Literal]| -> Vec<KernelArg> {
             refs.iter()
                 .map(|r| match *r {
                     ArgRef::Buffer(slot) => KernelArg::Buffer(buffers[slot].clone()),

@@ -27,8 +27,9 @@
 //!   makes an error. A local `loop.alloc` makes a fresh buffer each time it runs. Integers read from
 //!   `i1` buffers are 0 or -1 (MLIR's sign-extended reading of true).
 //!
-//! Buffers are `dlc_tensor`'s [`Tensor`](dlc_tensor::Tensor)s, the host tensors the graph
-//! interpreter and the runtime use too, so values pass between them without conversion.
+//! Buffers are `dlc_tensor`'s [`Literal`](dlc_tensor::Literal)s, the host values the graph
+//! interpreter computes on too (and the runtime's tensors convert to and from exactly), so
+//! values pass between them without conversion.
 //!
 //! - [`buffer`]: [`KernelArg`], element loads and stores, and `!loop.buffer` type decoding.
 //! - `scalar`: `arith` and `math` semantics on scalars and vector lanes.
@@ -54,7 +55,7 @@ pub use host::{run_host, run_host_traced, Launch};
 use crate::{KernelOp, MemorySpace};
 use buffer::buffer_type;
 use dlc_ir::{Context, Diagnostic, Op};
-use dlc_tensor::Tensor;
+use dlc_tensor::Literal;
 use exec::{op_err, Machine};
 use rustc_hash::FxHashMap as HashMap;
 use scalar::Val;
@@ -74,7 +75,7 @@ pub fn run_kernel(ctx: &Context, kernel: Op, args: &mut [KernelArg]) -> Result<(
         .enumerate()
         .map(|(i, arg)| match arg {
             KernelArg::Buffer(buf) => {
-                let empty = Tensor::zeros(buf.dtype(), &[0]);
+                let empty = Literal::zeros(buf.dtype(), &[0]);
                 buffers.push(std::mem::replace(buf, empty));
                 slots.push(i);
                 ArgRef::Buffer(buffers.len() - 1)
@@ -104,7 +105,7 @@ pub(crate) enum ArgRef {
 pub(crate) fn run_kernel_with(
     ctx: &Context,
     kernel: Op,
-    buffers: &mut [Tensor],
+    buffers: &mut [Literal],
     args: &[ArgRef],
 ) -> Result<(), Diagnostic> {
     if ctx.view::<KernelOp>(kernel).is_none() {
@@ -171,10 +172,10 @@ pub(crate) fn run_kernel_with(
         }
     }
     // The machine owns its memory for the run: the global buffers first, then allocations.
-    let mem: Vec<Tensor> = buffers
+    let mem: Vec<Literal> = buffers
         .iter_mut()
         .map(|b| {
-            let empty = Tensor::zeros(b.dtype(), &[0]);
+            let empty = Literal::zeros(b.dtype(), &[0]);
             std::mem::replace(b, empty)
         })
         .collect();

@@ -229,7 +229,7 @@ impl Cuda {
                         bytes.len(),
                     )?
                 };
-                *t = dlc_tensor::Tensor::from_le_bytes(t.dtype(), t.shape(), &bytes)?;
+                *t = dlc_tensor::Literal::from_le_bytes(t.dtype(), t.shape(), &bytes)?;
             }
         }
         Ok(())

@@ -22,7 +22,7 @@ use dlc_loop::interp::{run_host_traced, KernelArg, Launch};
 use dlc_loop::{
     buffer_parts, host_functions, is_gpu_kernel, AllocOp, KernelOp, LaunchDim, MemorySpace,
 };
-use dlc_tensor::{DType, Scalar, Tensor};
+use dlc_tensor::{DType, Literal, Scalar};
 
 /// The pipeline the programs are compiled with: the default GPU pipeline after lowering.
 pub const PIPELINE: &str = "decompose,fuse,lower{target=gpu},gpu-default";
@@ -221,7 +221,7 @@ fn random_args(
                 }
             })
             .collect();
-        args.push(KernelArg::Buffer(Tensor::from_scalars(
+        args.push(KernelArg::Buffer(Literal::from_scalars(
             dtype, shape, values,
         )));
     }
@@ -350,7 +350,7 @@ fn launch_dims(
 /// dtypes (a float result computed from `f16` values is only as precise as `f16`); infinities
 /// and NaNs must match. Returns the first buffer that differs.
 pub fn compare(got: &[KernelArg], expected: &[KernelArg]) -> Result<(), String> {
-    let pairs: Vec<(usize, &Tensor, &Tensor)> = got
+    let pairs: Vec<(usize, &Literal, &Literal)> = got
         .iter()
         .zip(expected)
         .enumerate()
@@ -365,8 +365,8 @@ pub fn compare(got: &[KernelArg], expected: &[KernelArg]) -> Result<(), String> 
         .fold((0.0f64, 0.0f64), |(r, a), (rtol, atol)| {
             (r.max(rtol), a.max(atol))
         });
-    let reference: Vec<Tensor> = pairs.iter().map(|(_, _, e)| (*e).clone()).collect();
-    let actual: Vec<Tensor> = pairs.iter().map(|(_, g, _)| (*g).clone()).collect();
+    let reference: Vec<Literal> = pairs.iter().map(|(_, _, e)| (*e).clone()).collect();
+    let actual: Vec<Literal> = pairs.iter().map(|(_, g, _)| (*g).clone()).collect();
     let reports = check::compare(&reference, &actual, floor)?;
     match pairs.iter().zip(&reports).find(|(_, r)| !r.ok) {
         Some(((i, _, _), r)) => Err(format!(

@@ -1,36 +1,40 @@
 //! A dialect written outside dlc: `act`, three activation functions on float tensors, with a
-//! custom syntax (declarative formats), a verifier, a folder, an interface implementation and a pass that lowers
-//! them to graph ops (a dialect conversion), so that everything dlc does with a graph program (fusion, lowering,
-//! code generation) then applies.
+//! custom syntax (declarative formats), a dialect attribute, a verifier, a folder, a
+//! canonicalization pattern, a shape interface and a pass that lowers them to graph ops (a
+//! dialect conversion), after which dlc fuses, lowers and compiles them like any graph program.
 //!
 //! ```text
-//! %y = act.scale %x, 0.5 : tensor<4xf32>        // x * 0.5
-//! %y = act.clamp %x, 0.0, 6.0 : tensor<4xf32>   // min(max(x, 0), 6)
-//! %y = act.hard_swish %x : tensor<4xf32>        // x * clamp(x + 3, 0, 6) / 6
+//! %y = act.scale %x, 0.5 : tensor<4xf32>               // x * 0.5
+//! %y = act.clamp %x, range<0.0, 6.0> : tensor<4xf32>   // min(max(x, 0), 6)
+//! %y = act.hard_swish %x : tensor<4xf32>               // x * clamp(x + 3, 0, 6) / 6
 //! ```
 //!
-//! `src/main.rs` is `act-opt`, a dlc-opt-like tool that knows dlc's dialects and passes and this
-//! crate's (`act-opt input.mlir 'lower-act,canonicalize'`); `test/` holds its lit tests.
-//! docs/tutorial.md builds this dialect step by step; its snippets are this crate's doctests.
+//! `src/main.rs` is the tool `act-opt`; `test/` holds its lit tests. docs/tutorial.md builds
+//! this dialect step by step; its snippets are this crate's doctests.
 
 #[cfg(doctest)]
 #[doc = include_str!("../../../../docs/tutorial.md")]
 pub struct Tutorial;
 
 use dlc_func::FuncOp;
-use dlc_graph::shapes::DimExpr;
-use dlc_graph::{build_binary, build_splat, tensor_parts, InferShapes, TensorType};
+use dlc_graph::{build_binary, build_splat, InferShapes, SameShape};
 use dlc_ir::pass::{Anchor, OptionValues, Pass, PassInfo, PassRegistry, PassRun};
-use dlc_ir::rewrite::TypeConverter;
-use dlc_ir::rewrite::{apply_conversion, ConversionTarget, PatternSet, RewritePattern, Rewriter};
-use dlc_ir::NamedAttr;
-use dlc_ir::{define_op, op_error, op_set, Attribute, Context, DenseValue, Diagnostic, Dialect};
-use dlc_ir::{FoldResult, InsertPoint, Op, Traits};
-use dlc_ir::{Type, Value};
-use smallvec::SmallVec;
+use dlc_ir::rewrite::{apply_conversion, ConversionTarget, FnPattern, OpPattern, PatternSet};
+use dlc_ir::rewrite::{Rewriter, TypeConverter};
+use dlc_ir::{define_attr, define_op, fold_to_value, op_error, op_set, AttrValue, Attribute};
+use dlc_ir::{Context, DenseValue, Diagnostic, Dialect, Folded, InsertPoint, Op, Traits, Value};
 
 /// The traits every `act` op has: pure, and its result has its operand's type.
 const ACT: Traits = Traits::PURE.union(Traits::SAME_OPERANDS_AND_RESULT_TYPE);
+
+define_attr! {
+    /// `#act.range<low, high>`: the closed interval a clamp keeps.
+    pub struct Range = "act.range";
+    params = [low: f64, high: f64];
+}
+
+/// The range of ReLU6, and of the gate in hard swish.
+const RELU6: Range = Range::new(0.0, 6.0);
 
 define_op! {
     /// Multiplies every element by the float attribute `factor`.
@@ -46,15 +50,16 @@ define_op! {
 }
 
 define_op! {
-    /// Limits every element to `[low, high]`.
+    /// Limits every element to a range.
     pub struct ClampOp = "act.clamp";
     traits = ACT;
     operands = [input];
     results = [result];
-    attributes = [low: f64, high: f64];
+    attributes = [range: Range];
     interfaces = [dyn InferShapes => SameShape];
-    format = "$input `,` $low `,` $high attr-dict `:` type($input)";
+    format = "$input `,` $range attr-dict `:` type($input)";
     verify = verify_clamp;
+    canonicalize = || vec![Box::new(OpPattern::new("ClampOfClamp", clamp_of_clamp))];
 }
 
 define_op! {
@@ -76,6 +81,7 @@ op_set! {
 /// The `act` dialect; registering it registers the graph dialect it lowers to.
 pub fn dialect() -> Dialect {
     let mut dialect = Dialect::new("act", ActOps::defs());
+    dialect.attrs = vec![Range::DEF];
     dialect.dependencies = vec![dlc_graph::dialect];
     dialect
 }
@@ -89,52 +95,40 @@ fn verify_float_input(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
     }
 }
 
+/// The range must not be empty (the verifier checks that there is one, from `range: Range`).
 fn verify_clamp(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
     verify_float_input(ctx, op)?;
-    let [low, high] = clamp_bounds(ctx, ClampOp(op));
-    if low.is_nan() || high.is_nan() || low > high {
-        return Err(op_error(
-            ctx,
-            op,
-            format!("low {low} must not exceed high {high}"),
-        ));
-    }
-    Ok(())
-}
-
-fn clamp_bounds(ctx: &Context, op: ClampOp) -> [f64; 2] {
-    [op.low(ctx), op.high(ctx)].map(|v| v.unwrap_or(f64::NAN))
+    let Range { low, high } = ClampOp(op).range(ctx).unwrap_or(RELU6);
+    let ordered = low <= high;
+    let error = (!ordered).then(|| op_error(ctx, op, format!("low {low} exceeds high {high}")));
+    error.map_or(Ok(()), Err)
 }
 
 /// `act.scale %x, 1.0` is `%x`.
-fn fold_scale(
-    ctx: &mut Context,
-    op: Op,
-    _: &[Option<Attribute>],
-) -> Option<SmallVec<[FoldResult; 1]>> {
+fn fold_scale(ctx: &mut Context, op: Op, _: &[Option<Attribute>]) -> Folded {
     let factor = ScaleOp(op).factor(ctx)?;
-    (factor == 1.0).then(|| SmallVec::from_elem(FoldResult::Value(ctx.operand(op, 0)), 1))
+    let input = ctx.operand(op, 0);
+    fold_to_value(input).filter(|_| factor == 1.0)
 }
 
-/// Every `act` op's result has its operand's type, and its operand's symbolic shape: the
-/// result-type check of graph ops that read it and dlc's symbolic shape analysis
-/// (`dlc_graph::shapes::SymbolicShapes`) see through `act` ops.
-struct SameShape;
-
-impl InferShapes for SameShape {
-    fn infer(
-        &self,
-        ctx: &Context,
-        operands: &[Type],
-        _: &[NamedAttr],
-    ) -> Result<TensorType, String> {
-        let input = operands.first().ok_or("expects one operand")?;
-        tensor_parts(ctx, *input).ok_or_else(|| "operand must be a tensor".into())
+/// A clamp of a clamp whose ranges overlap is one clamp to their intersection.
+fn clamp_of_clamp(outer: ClampOp, rewriter: &mut Rewriter<'_>) -> bool {
+    let ctx = rewriter.ctx();
+    let inner = ctx.defining::<ClampOp>(outer.input(ctx));
+    let ranges = inner.and_then(|inner| Some((inner.input(ctx), inner.range(ctx)?)));
+    let Some(((input, a), b)) = ranges.zip(outer.range(ctx)) else {
+        return false;
+    };
+    let (low, high) = (a.low.max(b.low), a.high.min(b.high));
+    if low > high {
+        return false;
     }
-
-    fn infer_symbolic(&self, operands: &[Vec<DimExpr>], _: &[NamedAttr]) -> Option<Vec<DimExpr>> {
-        operands.first().cloned()
-    }
+    let range = Range { low, high }.to_attr(rewriter.ctx_mut());
+    rewriter.modify_in_place(outer.0, |ctx| {
+        ctx.set_operand(outer.0, 0, input);
+        ctx.set_attr(outer.0, "range", range)
+    });
+    true
 }
 
 /// `lower-act`: rewrites every `act` op into graph ops.
@@ -151,46 +145,20 @@ struct LowerAct;
 
 impl Pass for LowerAct {
     fn run(&self, ctx: &mut Context, run: &mut PassRun<'_>) -> Result<(), Diagnostic> {
-        let mut count = 0;
-        ctx.for_each_op(run.op(), &mut |op| {
-            count += ActOps::of(ctx, op).is_some() as u64
-        });
         // A dialect conversion: every act op must go, and the driver says where one is left.
         let mut target = ConversionTarget::new();
         target.add_illegal_dialect("act");
         let mut patterns = PatternSet::new();
-        patterns.add(LowerActOp);
-        apply_conversion(ctx, run.op(), &target, &patterns, &TypeConverter::new())?;
-        run.add_stat("lowered", count);
+        patterns.add(FnPattern::new("LowerActOp", |op, rewriter| {
+            let act = ActOps::of(rewriter.ctx(), op);
+            let lowered = act.and_then(|act| lower(rewriter.ctx_mut(), act).ok());
+            lowered
+                .map(|value| rewriter.replace_op(op, &[value]))
+                .is_some()
+        }));
+        let lowered = apply_conversion(ctx, run.op(), &target, &patterns, &TypeConverter::new())?;
+        run.add_stat("lowered", lowered as u64);
         Ok(())
-    }
-}
-
-/// The conversion pattern: any act op becomes the graph ops [`lower`] builds.
-struct LowerActOp;
-
-impl RewritePattern for LowerActOp {
-    fn name(&self) -> &str {
-        "LowerActOp"
-    }
-
-    fn root(&self) -> Option<&'static str> {
-        None
-    }
-
-    fn match_and_rewrite(&self, op: Op, rewriter: &mut Rewriter<'_>) -> bool {
-        let Some(act) = ActOps::of(rewriter.ctx(), op) else {
-            return false;
-        };
-        // The builders fail only on shapes that do not broadcast, which a verified act op
-        // cannot have (its constants are scalars); the op then stays and the driver reports it.
-        match lower(rewriter.ctx_mut(), act) {
-            Ok(value) => {
-                rewriter.replace_op(op, &[value]);
-                true
-            }
-            Err(_) => false,
-        }
     }
 }
 
@@ -201,22 +169,24 @@ fn lower(ctx: &mut Context, act: ActOps) -> Result<Value, Diagnostic> {
     let scalar_ty = ctx.tensor_type(&[], ctx.element_type(ctx.value_type(x)));
     let scalar =
         |ctx: &mut Context, v: f64| build_splat(ctx, at, scalar_ty, DenseValue::Float(v), loc);
-    let clamp = |ctx: &mut Context, x: Value, [low, high]: [f64; 2]| {
+    let clamp = |ctx: &mut Context, x: Value, Range { low, high }| {
         let (low, high) = (scalar(ctx, low), scalar(ctx, high));
         let above = build_binary(ctx, at, "graph.max", x, low, loc)?;
         build_binary(ctx, at, "graph.min", above, high, loc)
     };
     match act {
         ActOps::ScaleOp(s) => {
-            let factor = s.factor(ctx).unwrap_or(f64::NAN);
-            let factor = scalar(ctx, factor);
+            let factor = scalar(ctx, s.factor(ctx).unwrap_or(f64::NAN));
             build_binary(ctx, at, "graph.mul", x, factor, loc)
         }
-        ActOps::ClampOp(c) => clamp(ctx, x, clamp_bounds(ctx, c)),
+        ActOps::ClampOp(c) => match c.range(ctx) {
+            Some(range) => clamp(ctx, x, range),
+            None => Err(op_error(ctx, op, "has no range")),
+        },
         ActOps::HardSwishOp(_) => {
             let three = scalar(ctx, 3.0);
             let shifted = build_binary(ctx, at, "graph.add", x, three, loc)?;
-            let gate = clamp(ctx, shifted, [0.0, 6.0])?;
+            let gate = clamp(ctx, shifted, RELU6)?;
             let gated = build_binary(ctx, at, "graph.mul", x, gate, loc)?;
             let six = scalar(ctx, 6.0);
             build_binary(ctx, at, "graph.div", gated, six, loc)

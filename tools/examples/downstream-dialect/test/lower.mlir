@@ -15,7 +15,7 @@
 // EXEC-COUNT-2: check output {{[0-9]}}: max abs err {{.*}}: ok
 func.func @hard_swish(%x: tensor<3x5xf32>) -> (tensor<3x5xf32>, tensor<3x5xf32>) {
   %y = act.hard_swish %x : tensor<3x5xf32>
-  %z = act.clamp %x, -0.5, 0.5 : tensor<3x5xf32>
+  %z = act.clamp %x, range<-0.5, 0.5> : tensor<3x5xf32>
   return %y, %z : tensor<3x5xf32>, tensor<3x5xf32>
 }
 

@@ -17,7 +17,7 @@ use crate::interp::exec::op_err;
 use crate::interp::scalar::Val;
 use crate::{CallIfOp, CallLoopOp};
 use dlc_ir::{Diagnostic, Op, Value};
-use dlc_tensor::{DType, Scalar, Tensor};
+use dlc_tensor::{DType, Literal, Scalar};
 
 /// How deep host calls may nest.
 const MAX_CALL_DEPTH: usize = 64;
@@ -25,7 +25,7 @@ const MAX_CALL_DEPTH: usize = 64;
 /// A loop-carried value between iterations: a copy that no storage holds.
 enum Carried {
     Scalar(Val),
-    Buffer(Tensor),
+    Buffer(Literal),
 }
 
 impl super::Host<'_> {
@@ -62,7 +62,7 @@ impl super::Host<'_> {
         let captures = self.values(op, call.captures(ctx))?;
         let result_types = ctx.result_types(op);
         let n_scans = result_types.len().saturating_sub(n);
-        let mut scans: Vec<Vec<Tensor>> = (0..n_scans).map(|_| Vec::new()).collect();
+        let mut scans: Vec<Vec<Literal>> = (0..n_scans).map(|_| Vec::new()).collect();
         let mut i = 0i64;
         while i < max_trip && cond {
             let base = self.storages.len();
@@ -232,7 +232,7 @@ impl super::Host<'_> {
 
     /// A new rank-0 buffer of `dtype` holding `value`.
     fn scalar_buffer(&mut self, op: Op, dtype: DType, value: i64) -> Result<HostVal, Diagnostic> {
-        let mut t = Tensor::zeros(dtype, &[]);
+        let mut t = Literal::zeros(dtype, &[]);
         store(&mut t, 0, &Val::Int(value)).map_err(|m| op_err(self.ctx, op, m))?;
         self.uncarry(op, &Carried::Buffer(t))
     }
@@ -264,7 +264,7 @@ impl super::Host<'_> {
     /// The elements of `scan` stacked along a new leading axis into a new buffer of type `ty`,
     /// the scan output's. Without elements, its `?` trailing dims are 0.
     /// Every element has the first one's shape (see [`push_scan`]), so each fits its place.
-    fn stack(&mut self, scan: &[Tensor], ty: dlc_ir::Type) -> Result<HostVal, String> {
+    fn stack(&mut self, scan: &[Literal], ty: dlc_ir::Type) -> Result<HostVal, String> {
         let bt = buffer_type(self.ctx, ty).ok_or("the scan output is not a buffer")?;
         let dtype = DType::from_type(self.ctx, bt.elem).ok_or("unsupported element type")?;
         let element_shape: Vec<usize> = match scan.first() {
@@ -297,7 +297,7 @@ impl super::Host<'_> {
 
 /// Appends `element` to `scan` if it has the shape of the elements before it and the stack
 /// stays within the host limit on a storage.
-fn push_scan(scan: &mut Vec<Tensor>, element: Tensor) -> Result<(), String> {
+fn push_scan(scan: &mut Vec<Literal>, element: Literal) -> Result<(), String> {
     if let Some(first) = scan.first() {
         if first.shape() != element.shape() {
             return Err(format!(
