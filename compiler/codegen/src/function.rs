@@ -301,7 +301,27 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
                 | L::WarpReduceOp(_)
                 | L::BlockReduceOp(_)),
             ) => self.lower_gpu_op(gpu),
-            _ => Err(format!(
+            // Every loop op is placed here (no catch-all), so that a new one does not build
+            // until it has a rule: the accesses went to the access interface above; the rest
+            // are host ops, which the runtime's host program runs, or kernels themselves.
+            Some(
+                L::LoadOp(_)
+                | L::StoreOp(_)
+                | L::VLoadOp(_)
+                | L::VStoreOp(_)
+                | L::PrefetchOp(_)
+                | L::KernelOp(_)
+                | L::CompiledKernelOp(_)
+                | L::LaunchOp(_)
+                | L::ReadSizeOp(_)
+                | L::CheckOp(_)
+                | L::ConstantOp(_)
+                | L::ViewOp(_)
+                | L::ReshapeOp(_)
+                | L::CallIfOp(_)
+                | L::CallLoopOp(_),
+            )
+            | None => Err(format!(
                 "'{}' cannot be code-generated inside a kernel",
                 ctx.op_name(op)
             )

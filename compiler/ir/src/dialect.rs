@@ -51,6 +51,16 @@ bitflags::bitflags! {
         const GRAPH_REGION = 1 << 10;
         /// A terminator that returns control to the parent op (func.return, yield).
         const RETURN_LIKE = 1 << 11;
+        /// Each result element is computed from the operands' elements at the same position
+        /// (after broadcasting, where the dialect broadcasts): MLIR's `Elementwise`. Fusion
+        /// may put such ops into any loop nest over their result.
+        const ELEMENTWISE = 1 << 12;
+        /// Combines the elements of its operand along some axes into fewer elements (a sum, a
+        /// maximum): its result is complete only after a loop over the reduced axes.
+        const REDUCTION = 1 << 13;
+        /// Multiplies two operands and sums the products over shared axes (a matmul, a
+        /// convolution): MLIR's `ContractionOpInterface`.
+        const CONTRACTION = 1 << 14;
     }
 }
 

@@ -43,7 +43,7 @@ macro_rules! graph_ops {
             define_op! {
                 $(#[doc = $doc])*
                 pub struct $name = $opname;
-                traits = $traits;
+                traits = $traits.union($family.traits());
                 operands = $operands;
                 results = $results;
                 attributes = [$($attr),*];
@@ -376,6 +376,18 @@ pub enum Family {
 }
 
 impl Family {
+    /// The traits the family gives its ops, which passes ask instead of the family:
+    /// `ELEMENTWISE` ([`Family::is_elementwise`]), `REDUCTION` (the `reduce_*` ops) and
+    /// `CONTRACTION` (matmul, conv2d).
+    pub fn traits(self) -> Traits {
+        match self {
+            Family::Reduce(_) => Traits::REDUCTION,
+            Family::Matmul | Family::Conv2d => Traits::CONTRACTION,
+            f if f.is_elementwise() => Traits::ELEMENTWISE,
+            _ => Traits::empty(),
+        }
+    }
+
     /// True for the elementwise ops: each result element is computed from the elements of the
     /// (broadcast) operands at the same position (unary, binary, cast, compare, select,
     /// broadcast_to). Fusion groups them freely; lowering computes them in one loop nest.

@@ -210,14 +210,15 @@ use super::horizontal::fuse_horizontally;
 use super::sink_reshapes::sink_reshapes;
 use dlc_func::FuncOp;
 use dlc_graph::decompose::direct_conv;
+use dlc_graph::ops::MatmulOp;
 use dlc_graph::shapes::{DimExpr, SymbolicShapes};
-use dlc_graph::{family_of, tensor_parts, Family, GraphOps};
+use dlc_graph::{tensor_parts, GraphOps};
 use dlc_ir::pass::{
     Analysis, Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun,
 };
 use dlc_ir::{
-    AttrKind, Block, Context, Diagnostic, InsertPoint, Location, Op, OpSpec, Type, Value, ValueMap,
-    DYNAMIC,
+    AttrKind, Block, Context, Diagnostic, InsertPoint, Location, Op, OpSpec, Traits, Type, Value,
+    ValueMap, DYNAMIC,
 };
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -389,15 +390,25 @@ pub(super) enum Kind {
     Boundary,
 }
 
-/// How `op` takes part in fusion.
+/// How `op` takes part in fusion: what its traits say it is. Only graph ops fuse (`lower`
+/// computes their elements); a convolution is an anchor when `lower` runs it as an implicit
+/// GEMM.
 pub(super) fn kind(ctx: &Context, op: Op) -> Kind {
-    match family_of(ctx, op) {
-        Some(f) if f.is_elementwise() => Kind::Elementwise,
-        Some(Family::Reduce(_)) => Kind::Reduce,
-        Some(Family::Matmul) => Kind::Matmul,
-        Some(Family::Conv2d) if direct_conv(ctx, op).is_some() => Kind::Matmul,
-        Some(Family::Constant) => Kind::Constant,
-        _ => Kind::Boundary,
+    if GraphOps::of(ctx, op).is_none() {
+        return Kind::Boundary;
+    }
+    let traits = ctx.traits(op);
+    let direct = || ctx.view::<MatmulOp>(op).is_some() || direct_conv(ctx, op).is_some();
+    if traits.contains(Traits::ELEMENTWISE) {
+        Kind::Elementwise
+    } else if traits.contains(Traits::REDUCTION) {
+        Kind::Reduce
+    } else if traits.contains(Traits::CONTRACTION) && direct() {
+        Kind::Matmul
+    } else if traits.contains(Traits::CONSTANT_LIKE) {
+        Kind::Constant
+    } else {
+        Kind::Boundary
     }
 }
 

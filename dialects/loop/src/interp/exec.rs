@@ -323,7 +323,24 @@ impl<'c> Machine<'c> {
                 self.set_result(th, op, Val::Vector(out))?;
                 Ok(Flow::Next)
             }
-            _ => match ScalarOp::of(ctx, op) {
+            // Every loop op is placed (no catch-all), so that a new one does not build until
+            // it has a rule: these are host ops (interp/host.rs runs them), kernels, and the
+            // terminators `run` handles at a block's end.
+            Some(
+                LoopOps::YieldOp(_)
+                | LoopOps::ReturnOp(_)
+                | LoopOps::KernelOp(_)
+                | LoopOps::CompiledKernelOp(_)
+                | LoopOps::LaunchOp(_)
+                | LoopOps::ReadSizeOp(_)
+                | LoopOps::CheckOp(_)
+                | LoopOps::ConstantOp(_)
+                | LoopOps::ViewOp(_)
+                | LoopOps::ReshapeOp(_)
+                | LoopOps::CallIfOp(_)
+                | LoopOps::CallLoopOp(_),
+            ) => Err(unsupported(ctx, op)),
+            None => match ScalarOp::of(ctx, op) {
                 Some(scalar_op) if ctx.regions(op).is_empty() => {
                     // Poison propagates through pure ops; a select on a scalar condition
                     // passes on the operand it chooses, so discarding poison is fine.
@@ -356,14 +373,7 @@ impl<'c> Machine<'c> {
                     self.set_result(th, op, v)?;
                     Ok(Flow::Next)
                 }
-                _ => Err(op_err(
-                    ctx,
-                    op,
-                    format!(
-                        "the loop interpreter does not support '{}'",
-                        ctx.op_name(op)
-                    ),
-                )),
+                _ => Err(unsupported(ctx, op)),
             },
         }
     }
@@ -743,4 +753,14 @@ fn schedule_block_regions(ctx: &Context, op: Op) -> Option<(Block, Option<Block>
         (None, Some(body)) => Some((body, None)),
         (None, None) => None,
     }
+}
+
+/// The error for an op the kernel interpreter has no rule for.
+fn unsupported(ctx: &Context, op: Op) -> Diagnostic {
+    let name = ctx.op_name(op);
+    op_err(
+        ctx,
+        op,
+        format!("the loop interpreter does not support '{name}'"),
+    )
 }

@@ -157,16 +157,21 @@ fn eval_scalar(
     let binary = |f: fn(f64, f64) -> f64| -> Result<Val, String> {
         Ok(Val::Float(f(arg(0)?.as_float()?, arg(1)?.as_float()?)))
     };
-    // The float binary ops: dlc_arith's one definition, which also says which ops they are.
-    if let Some(f) = match op {
-        ScalarOp::Arith(a) => FloatBinary::of(a),
-        ScalarOp::Math(_) => None,
-    } {
-        let v = Val::Float(f.eval(arg(0)?.as_float()?, arg(1)?.as_float()?));
-        return Ok(normalize(ctx, res_ty, v));
-    }
     let v = match op {
         ScalarOp::Arith(a) => match a {
+            // The float binary ops: dlc_arith's one definition.
+            A::AddFOp(_)
+            | A::SubFOp(_)
+            | A::MulFOp(_)
+            | A::DivFOp(_)
+            | A::RemFOp(_)
+            | A::MaximumFOp(_)
+            | A::MinimumFOp(_)
+            | A::MaxNumFOp(_)
+            | A::MinNumFOp(_) => {
+                let f = FloatBinary::of(a).ok_or_else(|| format!("unsupported op '{name}'"))?;
+                Val::Float(f.eval(arg(0)?.as_float()?, arg(1)?.as_float()?))
+            }
             A::NegFOp(_) => unary(|x| -x)?,
             A::CmpIOp(_) => {
                 let w = int_width(ctx, opd_ty).ok_or("cmpi on a non-integer type")?;
@@ -232,8 +237,28 @@ fn eval_scalar(
             | A::AddUIExtendedOp(_)
             | A::MulSIExtendedOp(_)
             | A::MulUIExtendedOp(_) => return Err(format!("unsupported op '{name}'")),
-            // The integer binary ops (also on index and i1): dlc_arith's one definition.
-            _ => {
+            // The integer binary ops (also on index and i1): dlc_arith's one definition. Listed
+            // (no catch-all), so that a new arith op does not build until it has a rule here.
+            A::AddIOp(_)
+            | A::SubIOp(_)
+            | A::MulIOp(_)
+            | A::DivSIOp(_)
+            | A::DivUIOp(_)
+            | A::CeilDivSIOp(_)
+            | A::CeilDivUIOp(_)
+            | A::FloorDivSIOp(_)
+            | A::RemSIOp(_)
+            | A::RemUIOp(_)
+            | A::MaxSIOp(_)
+            | A::MinSIOp(_)
+            | A::MaxUIOp(_)
+            | A::MinUIOp(_)
+            | A::AndIOp(_)
+            | A::OrIOp(_)
+            | A::XOrIOp(_)
+            | A::ShLIOp(_)
+            | A::ShRSIOp(_)
+            | A::ShRUIOp(_) => {
                 let int_op = IntBinary::of(a).ok_or_else(|| format!("unsupported op '{name}'"))?;
                 let w = int_width(ctx, opd_ty).ok_or("integer op on a non-integer type")?;
                 let (x, y) = (arg(0)?.as_int()? as i128, arg(1)?.as_int()? as i128);

@@ -19,7 +19,7 @@
 use dlc_graph::decompose::direct_conv;
 use dlc_graph::shapes::{DimExpr, SymbolicShapes};
 use dlc_graph::{family_of, Family};
-use dlc_ir::{AttrKind, Context, Op, Value};
+use dlc_ir::{AttrKind, Context, Op, Traits, Value};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// The ops of one kernel.
@@ -110,9 +110,11 @@ impl Plan {
 pub(super) fn kind_of(ctx: &Context, op: Op) -> Result<Kind, String> {
     let name = ctx.op_name(op);
     let fam = family_of(ctx, op).ok_or_else(|| format!("'{name}' is not a graph op"))?;
+    // The kinds the ops' traits say, then the graph dialect's own distinctions.
+    let traits = ctx.traits(op);
     Ok(match fam {
-        f if f.is_elementwise() => Kind::Elementwise,
-        Family::Reduce(_) => Kind::Reduce,
+        _ if traits.contains(Traits::ELEMENTWISE) => Kind::Elementwise,
+        _ if traits.contains(Traits::REDUCTION) => Kind::Reduce,
         Family::Matmul => Kind::Matmul,
         Family::Conv2d if direct_conv(ctx, op).is_some() => Kind::Conv,
         Family::Constant if is_splat(ctx, op) => Kind::Splat,
