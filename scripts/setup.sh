@@ -2,9 +2,9 @@
 # Installs what dlc needs on a Debian 12 machine, idempotently: LLVM/MLIR 22 (FileCheck,
 # mlir-opt-22, and the libraries dlc-codegen links), lit, ptxas (the nvidia-cuda-nvcc wheel, for
 # the PTX tests), numpy, onnx 1.23.2 and onnxruntime 1.32.0 (benchmark peers, the ONNX
-# conformance suite), the rapidocr-onnxruntime wheel's PaddleOCR models and the wheels of the other
-# real ONNX models (scripts/onnx_real_models.py). Runs as root or
-# through sudo.
+# conformance suite), maturin and pytest (the Python package in python/: scripts/test.sh builds
+# its wheel and runs its tests), the rapidocr-onnxruntime wheel's PaddleOCR models and the wheels
+# of the other real ONNX models (scripts/onnx_real_models.py). Runs as root or through sudo.
 set -euo pipefail
 
 SUDO=""
@@ -31,6 +31,8 @@ python3 -c "import nvidia, os, sys; sys.exit(0 if os.path.exists(os.path.join(li
 python3 -c "import numpy" >/dev/null 2>&1 || py_missing="$py_missing numpy"
 python3 -c "import onnx, sys; sys.exit(onnx.__version__ != '1.23.2')" >/dev/null 2>&1 || py_missing="$py_missing onnx==1.23.2"
 python3 -c "import onnxruntime, sys; sys.exit(onnxruntime.__version__ != '1.32.0')" >/dev/null 2>&1 || py_missing="$py_missing onnxruntime==1.32.0"
+python3 -c "import maturin" >/dev/null 2>&1 || py_missing="$py_missing maturin>=1.9,<2"
+python3 -c "import pytest" >/dev/null 2>&1 || py_missing="$py_missing pytest"
 if [ -n "$py_missing" ]; then
   echo "setup: installing Python packages:$py_missing"
   python3 -m pip install -q --root-user-action=ignore $py_missing

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs every dlc test: the cargo tests of the workspace, the lit/FileCheck suites in test/ and
-# tools/examples/downstream-dialect/test/ against the freshly built tools, and a smoke run of
-# the benchmark (those two beside the cargo tests, which leave part of the cores idle).
-# Installs what is missing first (scripts/setup.sh).
+# tools/examples/downstream-dialect/test/ against the freshly built tools, a smoke run of the
+# benchmark, and the Python package's pytest suite (python/tests) against its wheel, built from
+# the cargo build and installed — all but the cargo tests beside them, which leave part of the
+# cores idle. Installs what is missing first (scripts/setup.sh).
 #
 # Everything is built once, with the `checked` profile (Cargo.toml): optimized code, with debug
 # assertions and overflow checks still on, so the differential tests do not run the interpreters
@@ -15,6 +16,14 @@ cd "$(dirname "$0")/.."
 
 PROFILE=checked
 BIN_DIR="$PWD/target/$PROFILE"
+
+# maturin builds the Python extension (python/) with these set, and pyo3's build scripts rerun
+# when they change: the cargo build sets them the same way, so that pyo3 is built once for both
+# and maturin finds the whole workspace build fresh (docs/python.md).
+PYO3_PYTHON=$(python3 -c 'import sys; print(sys.executable)')
+PYO3_ENVIRONMENT_SIGNATURE=$(python3 -c 'import struct, sys; v = sys.version_info
+print("%s-%d.%d-%dbit" % (sys.implementation.name, v[0], v[1], struct.calcsize("P") * 8))')
+export PYO3_PYTHON PYO3_ENVIRONMENT_SIGNATURE PYO3_BUILD_EXTENSION_MODULE=1
 mkdir -p target
 stages=target/test-stages.txt
 : >"$stages"
@@ -51,6 +60,24 @@ build() {
   cargo build --workspace --profile "$PROFILE" --all-targets --quiet
 }
 
+# The Python package: its wheel, from the cargo build's artifacts (the same profile and target
+# directory: maturin only packs the extension module, which the cargo build linked), installed
+# over any earlier one. The wheel is stored uncompressed: it only travels to pip here, and
+# deflating the 250 MB module (LLVM and MLIR are linked in) took longer than building and
+# installing the rest. Its cargo run waits for the lock the cargo tests hold while they build,
+# which they release before they run.
+python_wheel() {
+  rm -f target/wheels/dlc-*.whl
+  python3 -m maturin build --quiet --profile "$PROFILE" -m python/Cargo.toml -o target/wheels \
+    --auditwheel skip --compression-method stored &&
+    python3 -m pip install -q --root-user-action=ignore --force-reinstall --no-deps \
+      target/wheels/dlc-*.whl
+}
+
+python_tests() {
+  python3 -m pytest -q python/tests
+}
+
 # The cargo tests, with cargo's "Running <binary>" lines kept so each binary's time can be read
 # from its "test result: ... finished in Ns" line.
 cargo_log=target/test-cargo.log
@@ -80,13 +107,22 @@ bench_smoke() {
 }
 
 # The cargo tests keep the two cores only about 80% busy (binaries that start one after
-# another, the ONNX export, the last cases of a binary): the lit suite, then the benchmark's
-# smoke run (it checks that every workload runs; its times are not a measurement), run beside
-# them and fill the gaps (docs/testing.md has the measurement). Their output follows.
+# another, the ONNX export, the last cases of a binary): the Python wheel and tests, the lit
+# suite, then the benchmark's smoke run (it checks that every workload runs; its times are not a
+# measurement) run beside them and fill the gaps (docs/testing.md has the measurement). Their
+# output follows.
+wheel_log=target/test-python-wheel.log
+pytest_log=target/test-pytest.log
 lit_log=target/test-lit.log
 bench_log=target/test-bench-smoke.log
 beside_tests() {
   local status=0
+  if beside "Python wheel (maturin) and its install" "$wheel_log" python_wheel; then
+    beside "pytest (python/tests)" "$pytest_log" python_tests || status=$?
+  else
+    status=1
+    echo "not run: the wheel did not build or install" >"$pytest_log"
+  fi
   beside "lit" "$lit_log" lit_tests || status=$?
   beside "benchmark smoke (the full run: docs/benchmarks.md)" "$bench_log" bench_smoke \
     || status=$?
@@ -99,6 +135,10 @@ tests_and_the_rest() {
   pid=$!
   cargo_tests || status=$?
   wait "$pid" || beside_status=$?
+  echo "== Python wheel (built and installed beside the cargo tests)"
+  cat "$wheel_log"
+  echo "== pytest (ran beside the cargo tests)"
+  cat "$pytest_log"
   echo "== lit (ran beside the cargo tests)"
   cat "$lit_log"
   echo "== benchmark smoke (ran beside the cargo tests)"
@@ -139,4 +179,5 @@ trap summary EXIT
 stage "setup" bash scripts/setup.sh
 stage "op-name comparisons (docs/architecture.md, Finding ops)" python3 scripts/op_name_comparisons.py
 stage "cargo build" build
-stage "cargo test, lit and the benchmark smoke beside it" tests_and_the_rest
+stage "cargo test; the Python wheel and tests, lit and the benchmark smoke beside it" \
+  tests_and_the_rest

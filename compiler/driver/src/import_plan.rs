@@ -18,7 +18,7 @@ use crate::byte_reader::Reader;
 use dlc_codegen::{EntryKind, KernelCache, Key, Lookup};
 
 /// Bumped when the payload's layout changes.
-const PLAN_FORMAT: u32 = 1;
+const PLAN_FORMAT: u32 = 2;
 
 /// What an import of one model under one set of options learned.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33,6 +33,8 @@ pub(crate) struct ImportPlan {
     pub arguments: Vec<usize>,
     /// The ONNX graph inputs, in order.
     pub graph_inputs: Vec<String>,
+    /// The ONNX graph outputs, in order.
+    pub graph_outputs: Vec<String>,
     /// The import's notes for the user.
     pub notes: Vec<String>,
 }
@@ -77,6 +79,7 @@ impl ImportPlan {
             put_len(&mut out, a);
         }
         put_strs(&mut out, &self.graph_inputs);
+        put_strs(&mut out, &self.graph_outputs);
         put_strs(&mut out, &self.notes);
         out
     }
@@ -97,6 +100,7 @@ impl ImportPlan {
             .map(|_| r.u32().map(|a| a as usize))
             .collect::<Option<Vec<_>>>()?;
         let graph_inputs = r.strings()?;
+        let graph_outputs = r.strings()?;
         let notes = r.strings()?;
         let plan = ImportPlan {
             entry,
@@ -104,6 +108,7 @@ impl ImportPlan {
             specialized,
             arguments,
             graph_inputs,
+            graph_outputs,
             notes,
         };
         let inputs = plan.graph_inputs.len();
@@ -145,6 +150,7 @@ mod tests {
             specialized: vec!["shape".into()],
             arguments: vec![0, 2],
             graph_inputs: vec!["x".into(), "shape".into(), "y".into()],
+            graph_outputs: vec!["out".into()],
             notes: vec!["specialized input 'shape'\non its value".into()],
         }
     }

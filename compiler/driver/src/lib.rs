@@ -1,7 +1,8 @@
 //! dlc's compile API, the driver every front end shares: compile a model for this CPU, feed it
 //! inputs, check it against the reference interpreter and time it. The `dlc-run` binary
-//! (tools/dlc-run), the benchmarks (`tools/bench`), the fuzzers and the JIT differential tests
-//! all go through [`Model`], so they measure and test the same path.
+//! (tools/dlc-run), the benchmarks (`tools/bench`), the fuzzers, the JIT differential tests and
+//! the Python package (`python/`) all go through [`Model`], so they measure and test the same
+//! path.
 //!
 //! - [`Model::compile`]: parse, verify, run the pass pipeline (`decompose,fuse,lower,cpu-default`
 //!   for graph programs), JIT the kernels and prepare the host program. With a cache, the

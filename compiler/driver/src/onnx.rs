@@ -9,7 +9,8 @@
 //!
 //! The imported module stays in memory for [`crate::Model::compile_module`]: its weights are
 //! never printed as text and parsed back. [`compile_onnx`] skips the import altogether when the
-//! model cache holds the model's lowered module (`import_plan.rs`).
+//! model cache holds the model's lowered module (`import_plan.rs`). [`compile_onnx_bytes`] does
+//! the same for a model held in memory (the Python package's `onnx.ModelProto` and `bytes`).
 
 use crate::import_plan::ImportPlan;
 use crate::model::{entry_function, Recreate};
@@ -18,7 +19,9 @@ use dlc_ir::{Context, Op};
 use dlc_onnx::{ImportError, ImportOptions};
 use dlc_runtime::Tensor;
 use dlc_tensor::Literal;
-use std::path::Path;
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// An imported ONNX model, for [`crate::Model::compile_module`].
 pub struct OnnxImport {
@@ -33,6 +36,8 @@ pub struct OnnxImport {
     pub arguments: Vec<usize>,
     /// The ONNX graph inputs, in order.
     pub graph_inputs: Vec<String>,
+    /// The ONNX graph outputs, in order: the function's results.
+    pub graph_outputs: Vec<String>,
     /// The graph inputs specialized on their given values, in the order the import met them.
     pub specialized: Vec<String>,
     /// Notes for the user (specialized inputs).
@@ -46,29 +51,63 @@ pub fn import_onnx(
     options: ImportOptions,
     given: Option<&[Tensor]>,
 ) -> Result<OnnxImport, String> {
-    let bytes = read_model(path)?;
-    import_bytes(path, &bytes, &file_hash(&bytes), options, given)
+    let origin = Origin::File(path.to_owned());
+    let bytes = origin.read()?;
+    import_bytes(&origin, &bytes, &file_hash(&bytes), options, given)
 }
 
-fn read_model(path: &Path) -> Result<Vec<u8>, String> {
-    std::fs::read(path).map_err(|e| format!("{}: error: cannot read: {e}\n", path.display()))
+/// Where an ONNX model's bytes come from.
+#[derive(Clone)]
+enum Origin {
+    /// A model file; its external data (weights in files of their own) is read beside it.
+    File(PathBuf),
+    /// A model in memory, named `name` in diagnostics; it cannot have external data.
+    Bytes { name: String, bytes: Arc<[u8]> },
 }
 
-/// [`import_onnx`] of the model file `path` holding `bytes`, whose [`file_hash`] is `hash`.
+impl Origin {
+    /// The name in diagnostics.
+    fn name(&self) -> String {
+        match self {
+            Origin::File(path) => path.display().to_string(),
+            Origin::Bytes { name, .. } => name.clone(),
+        }
+    }
+
+    /// The directory external data is read from.
+    fn dir(&self) -> Option<&Path> {
+        match self {
+            Origin::File(path) => path.parent(),
+            Origin::Bytes { .. } => None,
+        }
+    }
+
+    /// The model's bytes.
+    fn read(&self) -> Result<Cow<'_, [u8]>, String> {
+        match self {
+            Origin::File(path) => std::fs::read(path)
+                .map(Cow::Owned)
+                .map_err(|e| format!("{}: error: cannot read: {e}\n", path.display())),
+            Origin::Bytes { bytes, .. } => Ok(Cow::Borrowed(bytes)),
+        }
+    }
+}
+
+/// [`import_onnx`] of the model `origin` holding `bytes`, whose [`file_hash`] is `hash`.
 fn import_bytes(
-    path: &Path,
+    origin: &Origin,
     bytes: &[u8],
     hash: &[u8; 32],
     mut options: ImportOptions,
     given: Option<&[Tensor]>,
 ) -> Result<OnnxImport, String> {
-    let name = path.display();
+    let name = origin.name();
     let model = dlc_onnx::decode_model(bytes).map_err(|e| format!("{name}: error: {e}\n"))?;
     let graph_inputs = graph_input_names(&model);
     let mut specialized = Vec::new();
     loop {
         let mut ctx = dlc_dialects::context();
-        match dlc_onnx::import_model(&mut ctx, &model, path.parent(), &options) {
+        match dlc_onnx::import_model(&mut ctx, &model, origin.dir(), &options) {
             Ok(imported) => {
                 dlc_ir::verify(&ctx, imported.module).map_err(|d| {
                     format!(
@@ -87,6 +126,7 @@ fn import_bytes(
                     module: imported.module,
                     arguments,
                     graph_inputs,
+                    graph_outputs: imported.outputs,
                     specialized,
                     notes: imported.notes,
                 });
@@ -115,6 +155,8 @@ pub struct CompiledOnnx {
     pub arguments: Vec<usize>,
     /// The ONNX graph inputs, in order.
     pub graph_inputs: Vec<String>,
+    /// The ONNX graph outputs, in order: the names of the model's outputs.
+    pub graph_outputs: Vec<String>,
     /// Notes for the user: specialized inputs, and model-cache problems met.
     pub notes: Vec<String>,
 }
@@ -130,8 +172,39 @@ pub fn compile_onnx(
     file: &str,
     options: &ModelOptions,
 ) -> Result<CompiledOnnx, String> {
-    let bytes = read_model(path)?;
-    let hash = file_hash(&bytes);
+    let origin = Origin::File(path.to_owned());
+    let bytes = origin.read()?;
+    compile_origin(&origin, &bytes, import, given, file, options)
+}
+
+/// [`compile_onnx`] of a model held in memory: `bytes` are the model file's, and `file` names
+/// it in diagnostics and in the model cache's key (the bytes' hash is in the key too). The
+/// model cannot have external data. [`Model::source`] imports it again from a copy of the
+/// bytes.
+pub fn compile_onnx_bytes(
+    bytes: &[u8],
+    import: ImportOptions,
+    given: Option<&[Tensor]>,
+    file: &str,
+    options: &ModelOptions,
+) -> Result<CompiledOnnx, String> {
+    let origin = Origin::Bytes {
+        name: file.to_string(),
+        bytes: Arc::from(bytes),
+    };
+    compile_origin(&origin, bytes, import, given, file, options)
+}
+
+/// [`compile_onnx`] of the model `origin` holding `bytes`.
+fn compile_origin(
+    origin: &Origin,
+    bytes: &[u8],
+    import: ImportOptions,
+    given: Option<&[Tensor]>,
+    file: &str,
+    options: &ModelOptions,
+) -> Result<CompiledOnnx, String> {
+    let hash = file_hash(bytes);
     let mut notes = Vec::new();
     let plan_key = options.cache.as_ref().and_then(|cache| {
         let key = model_cache::facts_key(&import_key(&hash, &import), file, options)?;
@@ -141,22 +214,24 @@ pub fn compile_onnx(
         let plan = ImportPlan::load(cache, key, &mut notes);
         let planned = plan.and_then(|plan| Some((planned_import(&import, given, &plan)?, plan)));
         if let Some((planned, plan)) = planned {
-            let loaded = load_planned(path, &hash, planned, file, options, &plan, &mut notes)?;
+            let loaded = load_planned(origin, &hash, planned, file, options, &plan, &mut notes)?;
             if let Some(model) = loaded {
                 notes.extend(plan.notes);
                 return Ok(CompiledOnnx {
                     model,
                     arguments: plan.arguments,
                     graph_inputs: plan.graph_inputs,
+                    graph_outputs: plan.graph_outputs,
                     notes,
                 });
             }
         }
     }
-    let imported = import_bytes(path, &bytes, &hash, import, given)?;
-    let (arguments, graph_inputs, specialized) = (
+    let imported = import_bytes(origin, bytes, &hash, import, given)?;
+    let (arguments, graph_inputs, graph_outputs, specialized) = (
         imported.arguments.clone(),
         imported.graph_inputs.clone(),
+        imported.graph_outputs.clone(),
         imported.specialized.clone(),
     );
     notes.extend(imported.notes.iter().cloned());
@@ -169,6 +244,7 @@ pub fn compile_onnx(
             specialized,
             arguments: arguments.clone(),
             graph_inputs: graph_inputs.clone(),
+            graph_outputs: graph_outputs.clone(),
             notes: import_notes,
         };
         plan.store(cache, key, &mut notes);
@@ -177,6 +253,7 @@ pub fn compile_onnx(
         model,
         arguments,
         graph_inputs,
+        graph_outputs,
         notes,
     })
 }
@@ -197,11 +274,11 @@ fn planned_import(
     Some(import)
 }
 
-/// The model `plan` says an import of the file `path` (its [`file_hash`] `hash`) under
+/// The model `plan` says an import of the model `origin` (its [`file_hash`] `hash`) under
 /// `import` lowers to, from the model cache; `None` when the cache lacks it (`notes` says why
 /// when an entry was discarded).
 fn load_planned(
-    path: &Path,
+    origin: &Origin,
     hash: &[u8; 32],
     import: ImportOptions,
     file: &str,
@@ -211,18 +288,19 @@ fn load_planned(
 ) -> Result<Option<Model>, String> {
     let key = import_key(hash, &import);
     let recreate: Recreate = {
-        let (path, key, entry) = (path.to_owned(), key.clone(), options.entry.clone());
+        let (origin, key, entry) = (origin.clone(), key.clone(), options.entry.clone());
         Box::new(move || {
-            let bytes = read_model(&path)?;
-            let imported = import_bytes(&path, &bytes, &file_hash(&bytes), import.clone(), None)?;
+            let bytes = origin.read()?;
+            let hash = file_hash(&bytes);
+            let imported = import_bytes(&origin, &bytes, &hash, import.clone(), None)?;
+            let name = origin.name();
             if imported.key != key {
                 return Err(format!(
-                    "{}: error: the model file changed after it was compiled\n",
-                    path.display()
+                    "{name}: error: the model file changed after it was compiled\n"
                 ));
             }
             let func = entry_function(&imported.ctx, imported.module, entry.as_deref())
-                .map_err(|d| format!("{}: error: {}\n", path.display(), d.message))?;
+                .map_err(|d| format!("{name}: error: {}\n", d.message))?;
             Ok((imported.ctx, func))
         })
     };

@@ -518,3 +518,51 @@ fn an_onnx_model_compiled_before_loads_without_being_imported() {
     assert!(!negated.0);
     assert_ne!(negated.3, cold.3);
 }
+
+#[test]
+fn an_onnx_model_in_memory_compiles_and_loads_like_a_file() {
+    use dlc_driver::onnx::compile_onnx_bytes;
+    use dlc_runtime::Tensor;
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let cache = dir.path().join("cache");
+    let bytes = reshape_by_input(false);
+    let x = Tensor::from_f32(&[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).expect("x");
+    let s = dlc_tensor::Literal::from_i64(dlc_tensor::DType::I64, &[2], &[3, 2]);
+    let given = [x, Tensor::from_literal(&s).expect("s")];
+    // (whether the lowered module came from the cache, the names, the output's shape)
+    let compile = || {
+        let c = compile_onnx_bytes(
+            &bytes,
+            Default::default(),
+            Some(&given),
+            "<bytes>",
+            &options(&cache),
+        )
+        .expect("compiles");
+        let args: Vec<&Tensor> = c.arguments.iter().map(|&i| &given[i]).collect();
+        let mut session = c.model.session();
+        let outputs = session.run(&args).expect("runs");
+        let shape = outputs.get(0).expect("one output").shape.to_vec();
+        // A warm compile did not import the model: its source is imported from the bytes.
+        c.model.source().expect("imported from the bytes");
+        let names = (c.graph_inputs.clone(), c.graph_outputs.clone());
+        (c.model.timings.passes_cached, names, shape)
+    };
+    let cold = compile();
+    let names = (
+        vec!["x".to_string(), "s".to_string()],
+        vec!["y".to_string()],
+    );
+    assert_eq!(cold, (false, names.clone(), vec![3, 2]));
+    assert_eq!(compile(), (true, names, vec![3, 2]));
+    let error = compile_onnx_bytes(
+        b"\xff",
+        Default::default(),
+        None,
+        "<bytes>",
+        &options(&cache),
+    )
+    .err()
+    .expect("not a model");
+    assert!(error.starts_with("<bytes>: error: "), "{error}");
+}

@@ -43,6 +43,15 @@ pub struct MlirCpuModule {
     _context: melior::Context,
 }
 
+// SAFETY: after `compile` the engine and the context are never used again, only dropped (the
+// engine first, from whichever thread drops the module: neither has thread affinity), and the
+// kernels are plain function pointers into the engine's code, which run on any thread (the
+// runtime's pool calls them from its workers). Moving the module moves owning handles only.
+unsafe impl Send for MlirCpuModule {}
+// SAFETY: `&MlirCpuModule` reaches only `kernels` and `stats`, immutable plain data; the
+// engine and context are private and not reachable through a shared reference.
+unsafe impl Sync for MlirCpuModule {}
+
 impl MlirCpuModule {
     /// Compiles every `loop.kernel` of `module` through MLIR. Errors are diagnostics at the
     /// dlc op that could not be exported, or at `module` when MLIR's pipeline fails.

@@ -477,53 +477,6 @@ impl ArithEval {
     }
 }
 
-/// The elementwise primitive a unary graph op runs.
-fn unary_of(kind: GraphOps) -> Option<Unary> {
-    use GraphOps as G;
-    Some(match kind {
-        G::NegOp(_) => Unary::Neg,
-        G::AbsOp(_) => Unary::Abs,
-        G::ExpOp(_) => Unary::Exp,
-        G::LogOp(_) => Unary::Log,
-        G::SqrtOp(_) => Unary::Sqrt,
-        G::RsqrtOp(_) => Unary::Rsqrt,
-        G::ReciprocalOp(_) => Unary::Reciprocal,
-        G::TanhOp(_) => Unary::Tanh,
-        G::SigmoidOp(_) => Unary::Sigmoid,
-        G::ReluOp(_) => Unary::Relu,
-        G::ErfOp(_) => Unary::Erf,
-        G::SinOp(_) => Unary::Sin,
-        G::CosOp(_) => Unary::Cos,
-        G::FloorOp(_) => Unary::Floor,
-        G::CeilOp(_) => Unary::Ceil,
-        G::RoundOp(_) => Unary::Round,
-        G::SignOp(_) => Unary::Sign,
-        G::NotOp(_) => Unary::Not,
-        _ => return None,
-    })
-}
-
-/// The elementwise primitive a binary graph op runs.
-fn binary_of(kind: GraphOps) -> Option<Binary> {
-    use GraphOps as G;
-    Some(match kind {
-        G::AddOp(_) => Binary::Add,
-        G::SubOp(_) => Binary::Sub,
-        G::MulOp(_) => Binary::Mul,
-        G::DivOp(_) => Binary::Div,
-        G::PowOp(_) => Binary::Pow,
-        G::MaxOp(_) => Binary::Max,
-        G::MinOp(_) => Binary::Min,
-        G::RemOp(_) => Binary::Rem,
-        G::AndOp(_) => Binary::And,
-        G::OrOp(_) => Binary::Or,
-        G::XorOp(_) => Binary::Xor,
-        G::ShlOp(_) => Binary::Shl,
-        G::ShrOp(_) => Binary::Shr,
-        _ => return None,
-    })
-}
-
 impl OpEval<'_> {
     fn eval(&self, operands: Vec<RuntimeValue>) -> Eval {
         match ArithEval::of(self.ctx, self.op) {
@@ -570,32 +523,58 @@ impl OpEval<'_> {
     fn eval_tensor_op(&self, kind: GraphOps, x: &[&Literal]) -> Result<Literal, String> {
         use GraphOps as G;
         let arg = |i| self.operand(x, i);
-        if let Some(f) = unary_of(kind) {
+        let unary = |f: Unary| {
             self.arity(x, 1)?;
-            return primitives::unary(f, arg(0)?);
-        }
-        if let Some(f) = binary_of(kind) {
-            self.arity(x, 2)?;
-            return primitives::binary(f, arg(0)?, arg(1)?);
-        }
-        let reduction = match kind {
-            G::ReduceSumOp(_) => Some(Reduction::Sum),
-            G::ReduceProdOp(_) => Some(Reduction::Prod),
-            G::ReduceMaxOp(_) => Some(Reduction::Max),
-            G::ReduceMinOp(_) => Some(Reduction::Min),
-            G::ReduceMeanOp(_) => Some(Reduction::Mean),
-            _ => None,
+            primitives::unary(f, arg(0)?)
         };
-        if let Some(reduction) = reduction {
+        let binary = |f: Binary| {
+            self.arity(x, 2)?;
+            primitives::binary(f, arg(0)?, arg(1)?)
+        };
+        let reduce = |r: Reduction| {
             self.arity(x, 1)?;
-            return primitives::reduce(
-                reduction,
-                arg(0)?,
-                &self.array("axes")?,
-                self.flag("keepdim"),
-            );
-        }
+            let (axes, keepdim) = (self.array("axes")?, self.flag("keepdim"));
+            primitives::reduce(r, arg(0)?, &axes, keepdim)
+        };
+        // One arm per graph op (no catch-all), so that a new op does not build until it has a
+        // rule here or is listed with the ops evaluated elsewhere.
         match kind {
+            G::NegOp(_) => unary(Unary::Neg),
+            G::AbsOp(_) => unary(Unary::Abs),
+            G::ExpOp(_) => unary(Unary::Exp),
+            G::LogOp(_) => unary(Unary::Log),
+            G::SqrtOp(_) => unary(Unary::Sqrt),
+            G::RsqrtOp(_) => unary(Unary::Rsqrt),
+            G::ReciprocalOp(_) => unary(Unary::Reciprocal),
+            G::TanhOp(_) => unary(Unary::Tanh),
+            G::SigmoidOp(_) => unary(Unary::Sigmoid),
+            G::ReluOp(_) => unary(Unary::Relu),
+            G::ErfOp(_) => unary(Unary::Erf),
+            G::SinOp(_) => unary(Unary::Sin),
+            G::CosOp(_) => unary(Unary::Cos),
+            G::FloorOp(_) => unary(Unary::Floor),
+            G::CeilOp(_) => unary(Unary::Ceil),
+            G::RoundOp(_) => unary(Unary::Round),
+            G::SignOp(_) => unary(Unary::Sign),
+            G::NotOp(_) => unary(Unary::Not),
+            G::AddOp(_) => binary(Binary::Add),
+            G::SubOp(_) => binary(Binary::Sub),
+            G::MulOp(_) => binary(Binary::Mul),
+            G::DivOp(_) => binary(Binary::Div),
+            G::PowOp(_) => binary(Binary::Pow),
+            G::MaxOp(_) => binary(Binary::Max),
+            G::MinOp(_) => binary(Binary::Min),
+            G::RemOp(_) => binary(Binary::Rem),
+            G::AndOp(_) => binary(Binary::And),
+            G::OrOp(_) => binary(Binary::Or),
+            G::XorOp(_) => binary(Binary::Xor),
+            G::ShlOp(_) => binary(Binary::Shl),
+            G::ShrOp(_) => binary(Binary::Shr),
+            G::ReduceSumOp(_) => reduce(Reduction::Sum),
+            G::ReduceProdOp(_) => reduce(Reduction::Prod),
+            G::ReduceMaxOp(_) => reduce(Reduction::Max),
+            G::ReduceMinOp(_) => reduce(Reduction::Min),
+            G::ReduceMeanOp(_) => reduce(Reduction::Mean),
             G::CastOp(_) => Ok(arg(0)?.cast(self.result_dtype()?)),
             G::BitcastOp(_) => arg(0)?.bitcast(self.result_dtype()?),
             G::CmpOp(_) => primitives::cmp(&self.string("predicate", None)?, arg(0)?, arg(1)?),
@@ -663,7 +642,17 @@ impl OpEval<'_> {
                 };
                 composites::sdpa(arg(0)?, arg(1)?, arg(2)?, x.get(3).copied(), scale)
             }
-            _ => Err("is not supported by the interpreter".into()),
+            // Evaluated before this by `eval` (index operands or results, several results) or
+            // by the control-flow interpreter (regions).
+            G::FillOp(_)
+            | G::IotaOp(_)
+            | G::ReadSizeOp(_)
+            | G::DimOp(_)
+            | G::RnnOp(_)
+            | G::FusionOp(_)
+            | G::IfOp(_)
+            | G::LoopOp(_)
+            | G::YieldOp(_) => Err("is not evaluated as a tensor op".into()),
         }
     }
 

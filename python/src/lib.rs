@@ -1,0 +1,553 @@
+//! `dlc._dlc`, the native half of the `dlc` Python package (python/dlc/__init__.py is the
+//! other): compiles a model through `dlc_driver` (the path `dlc-run` takes) and runs it on
+//! numpy arrays.
+//!
+//! Arrays cross the boundary through numpy's `__array_interface__` (data pointer, shape,
+//! typestr), not rust-numpy, which does not support the abi3 wheel: an input must be
+//! C-contiguous (the Python layer makes it so) and is copied into a runtime [`Tensor`]; an
+//! output is a `numpy.empty` array the result's bytes are copied into. The GIL is released
+//! while a model compiles and while it runs; each run makes its own runtime [`Session`], so one
+//! model can run on several Python threads at once.
+//!
+//! The functions and the `Model` class here are private (`_dlc`): `dlc.compile` and
+//! `dlc.CompiledModel` are the API, and say what the arguments may be.
+
+use dlc_driver::onnx::{compile_onnx, compile_onnx_bytes};
+use dlc_driver::{KernelCache, LlvmOpt, Model, ModelOptions};
+use dlc_runtime::{DimSpec, RuntimeError, Tensor, TensorSpec};
+use dlc_tensor::DType;
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyTuple};
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+create_exception!(
+    dlc,
+    Error,
+    PyException,
+    "The base class of the errors dlc raises."
+);
+create_exception!(
+    dlc,
+    CompileError,
+    Error,
+    "A model did not compile: it does not parse, verify or import, or a pass or the code \
+generator failed. The message is dlc's diagnostic, located (`file:line:col: error: ...` with \
+the source line for IR; the model's name for ONNX)."
+);
+create_exception!(
+    dlc,
+    InputError,
+    Error,
+    "The inputs of a run do not fit the model: their number, a dtype, a shape, or an input \
+that is not a numpy array."
+);
+create_exception!(
+    dlc,
+    ExecutionError,
+    Error,
+    "A run failed inside the compiled model (the runtime's error, e.g. a size computed at run \
+time that is negative, or memory that cannot be allocated), located like a CompileError when \
+the program says where."
+);
+
+// The Python class is `frozen` and shared between threads: the compiled model must be.
+const _: fn() = || {
+    fn shared<T: Send + Sync>() {}
+    shared::<Model>();
+};
+
+/// One input or output: its name, dtype and dims (`None` for a `?` dim).
+struct Info {
+    name: String,
+    dtype: DType,
+    dims: Vec<Option<u64>>,
+}
+
+impl Info {
+    fn new(name: String, spec: &TensorSpec) -> Info {
+        let dims = spec
+            .dims
+            .iter()
+            .map(|d| match d {
+                DimSpec::Static(n) => Some(*n),
+                DimSpec::Symbol(_) => None,
+            })
+            .collect();
+        Info {
+            name,
+            dtype: spec.dtype,
+            dims,
+        }
+    }
+}
+
+/// numpy's `typestr` of a dtype's elements (little-endian, as the runtime stores them), and
+/// the dtype's numpy name for messages. `bf16` is ml_dtypes' `bfloat16`, a 2-byte void to
+/// numpy itself.
+fn numpy_dtype(dtype: DType) -> (&'static str, &'static str) {
+    match dtype {
+        DType::F16 => ("<f2", "float16"),
+        DType::BF16 => ("<V2", "bfloat16"),
+        DType::F32 => ("<f4", "float32"),
+        DType::F64 => ("<f8", "float64"),
+        DType::I1 => ("|b1", "bool"),
+        DType::I8 => ("|i1", "int8"),
+        DType::I16 => ("<i2", "int16"),
+        DType::I32 => ("<i4", "int32"),
+        DType::I64 | DType::Index => ("<i8", "int64"),
+        DType::U8 => ("|u1", "uint8"),
+        DType::U16 => ("<u2", "uint16"),
+        DType::U32 => ("<u4", "uint32"),
+        DType::U64 => ("<u8", "uint64"),
+    }
+}
+
+/// A typestr's numpy name when it is one of [`numpy_dtype`]'s, else the typestr itself.
+fn typestr_name(typestr: &str) -> String {
+    DType::ALL
+        .iter()
+        .map(|&d| numpy_dtype(d))
+        .find(|(t, _)| *t == typestr)
+        .map_or_else(|| format!("'{typestr}'"), |(_, name)| name.to_string())
+}
+
+/// A compiled model (private: `dlc.CompiledModel` wraps it).
+#[pyclass(frozen, module = "dlc._dlc", name = "Model")]
+struct PyModel {
+    model: Model,
+    /// The name of the model in diagnostics (its path, `<string>`, `<bytes>`).
+    file: String,
+    /// The IR text compiled (empty for ONNX), to show the source line of a runtime error.
+    text: String,
+    inputs: Vec<Info>,
+    outputs: Vec<Info>,
+    notes: Vec<String>,
+}
+
+/// The options of a compile: `opt` is an [`LlvmOpt`] name, `cache_dir` a kernel cache's
+/// directory. The compile is not tiered: every kernel is optimized before it returns.
+fn options(opt: Option<&str>, cache_dir: Option<PathBuf>) -> PyResult<ModelOptions> {
+    let opt = match opt {
+        None => LlvmOpt::default(),
+        Some(name) => name.parse::<LlvmOpt>().map_err(PyValueError::new_err)?,
+    };
+    Ok(ModelOptions {
+        opt,
+        cache: cache_dir.map(KernelCache::new),
+        tiered: false,
+        ..ModelOptions::default()
+    })
+}
+
+fn compile_error(message: String) -> PyErr {
+    CompileError::new_err(message.trim_end().to_string())
+}
+
+/// The notes of a compile: the kernel cache's (a cache directory that cannot be written, an
+/// entry that was corrupt).
+fn cache_notes(model: &Model) -> Vec<String> {
+    let stats = model.timings.codegen.cache.as_ref();
+    stats
+        .map(|s| {
+            s.notes
+                .iter()
+                .map(|n| format!("kernel cache: {n}"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The model's inputs named by the runtime (`%arg0`) and its outputs (`result 0`).
+fn spec_infos(model: &Model) -> (Vec<Info>, Vec<Info>) {
+    let program = model.program();
+    let inputs = program.signature().inputs.iter();
+    let outputs = program.outputs().iter();
+    (
+        inputs.map(|s| Info::new(s.name.clone(), s)).collect(),
+        outputs.map(|s| Info::new(s.name.clone(), s)).collect(),
+    )
+}
+
+/// Compiles IR text (graph- or loop-level), named `file` in diagnostics.
+#[pyfunction]
+#[pyo3(signature = (text, file, opt=None, cache_dir=None))]
+fn compile_ir(
+    py: Python<'_>,
+    text: String,
+    file: String,
+    opt: Option<&str>,
+    cache_dir: Option<PathBuf>,
+) -> PyResult<PyModel> {
+    let options = options(opt, cache_dir)?;
+    let model = py
+        .detach(|| Model::compile(&text, &file, &options))
+        .map_err(compile_error)?;
+    let (inputs, outputs) = spec_infos(&model);
+    let notes = cache_notes(&model);
+    Ok(PyModel {
+        model,
+        file,
+        text,
+        inputs,
+        outputs,
+        notes,
+    })
+}
+
+/// Compiles an ONNX model: a file (`path`) or its bytes (`data`, named `file`). `input_shapes`
+/// gives graph inputs their shapes, as `dlc-run --input-shape` does.
+#[pyfunction]
+#[pyo3(signature = (file, path=None, data=None, input_shapes=None, opt=None, cache_dir=None))]
+fn compile_onnx_model(
+    py: Python<'_>,
+    file: String,
+    path: Option<PathBuf>,
+    data: Option<&[u8]>,
+    input_shapes: Option<HashMap<String, Vec<i64>>>,
+    opt: Option<&str>,
+    cache_dir: Option<PathBuf>,
+) -> PyResult<PyModel> {
+    let options = options(opt, cache_dir)?;
+    let import = dlc_onnx::ImportOptions {
+        input_shapes: input_shapes.unwrap_or_default(),
+        ..Default::default()
+    };
+    // The bytes belong to a Python `bytes` object that the caller holds and nobody can
+    // change: reading them without the GIL is fine.
+    let compiled = py
+        .detach(|| match (&path, data) {
+            (Some(path), None) => compile_onnx(path, import, None, &file, &options),
+            (None, Some(data)) => compile_onnx_bytes(data, import, None, &file, &options),
+            _ => Err("give an ONNX model's path or its bytes".to_string()),
+        })
+        .map_err(compile_error)?;
+    let model = compiled.model;
+    let program = model.program();
+    let inputs = program.signature().inputs.iter().enumerate();
+    let inputs = inputs
+        .map(|(i, spec)| {
+            let name = compiled
+                .arguments
+                .get(i)
+                .and_then(|&g| compiled.graph_inputs.get(g))
+                .map_or_else(|| spec.name.clone(), Clone::clone);
+            Info::new(name, spec)
+        })
+        .collect();
+    let same_count = compiled.graph_outputs.len() == program.outputs().len();
+    let outputs = program.outputs().iter().enumerate();
+    let outputs = outputs
+        .map(|(i, spec)| {
+            let name = compiled
+                .graph_outputs
+                .get(i)
+                .filter(|_| same_count)
+                .map_or_else(|| spec.name.clone(), Clone::clone);
+            Info::new(name, spec)
+        })
+        .collect();
+    let mut notes = compiled.notes;
+    notes.extend(cache_notes(&model));
+    Ok(PyModel {
+        model,
+        file,
+        text: String::new(),
+        inputs,
+        outputs,
+        notes,
+    })
+}
+
+/// `(name, dtype name, dims)` per input or output, a `?` dim as `None`.
+fn info_list<'py>(py: Python<'py>, infos: &[Info]) -> PyResult<Bound<'py, PyList>> {
+    let items = infos
+        .iter()
+        .map(|i| (i.name.as_str(), i.dtype.name(), i.dims.clone()).into_pyobject(py))
+        .collect::<PyResult<Vec<_>>>()?;
+    PyList::new(py, items)
+}
+
+/// An input array read through `__array_interface__`: where its bytes are, their count, the
+/// shape and the typestr.
+struct ArrayParts {
+    ptr: usize,
+    bytes: usize,
+    shape: Vec<usize>,
+    typestr: String,
+    readonly: bool,
+}
+
+/// The parts of a numpy array (or anything with numpy's `__array_interface__`, version 3),
+/// which must be C-contiguous; its byte count is the elements' (its typestr's size) times the
+/// shape's, checked against numpy's `nbytes` when the object has one.
+fn array_parts(array: &Bound<'_, PyAny>, what: &str) -> PyResult<ArrayParts> {
+    let bad = |why: &str| InputError::new_err(format!("{what}: {why}"));
+    let interface = array
+        .getattr("__array_interface__")
+        .map_err(|_| bad("not a numpy array (it has no __array_interface__)"))?;
+    let interface = interface
+        .cast::<PyDict>()
+        .map_err(|_| bad("its __array_interface__ is not a dict"))?;
+    let item = |key: &str| -> PyResult<Bound<'_, PyAny>> {
+        interface
+            .get_item(key)?
+            .ok_or_else(|| bad(&format!("its __array_interface__ has no '{key}'")))
+    };
+    let strides = interface.get_item("strides")?;
+    if strides.is_some_and(|s| !s.is_none()) {
+        return Err(bad(
+            "not C-contiguous (numpy.ascontiguousarray makes it so)",
+        ));
+    }
+    let typestr: String = item("typestr")?
+        .extract()
+        .map_err(|_| bad("its typestr is not a string"))?;
+    let shape: Vec<usize> = item("shape")?
+        .extract()
+        .map_err(|_| bad("its shape is not a tuple of sizes"))?;
+    let (ptr, readonly): (usize, bool) = item("data")?
+        .extract()
+        .map_err(|_| bad("its data is not a (pointer, read-only) pair"))?;
+    let element: usize = typestr
+        .get(2..)
+        .and_then(|n| n.parse().ok())
+        .ok_or_else(|| bad(&format!("unknown typestr '{typestr}'")))?;
+    let bytes = shape
+        .iter()
+        .try_fold(element, |n, &d| n.checked_mul(d))
+        .ok_or_else(|| bad(&format!("shape {shape:?} is too large")))?;
+    if let Ok(nbytes) = array.getattr("nbytes") {
+        if nbytes.extract::<usize>().ok() != Some(bytes) {
+            return Err(bad(&format!(
+                "nbytes is not the {bytes} bytes of its shape and dtype"
+            )));
+        }
+    }
+    if ptr == 0 && bytes > 0 {
+        return Err(bad("its data pointer is null"));
+    }
+    Ok(ArrayParts {
+        ptr,
+        bytes,
+        shape,
+        typestr,
+        readonly,
+    })
+}
+
+/// A tuple of a shape's dims, `?` as `?`, for messages.
+fn shape_text(dims: &[Option<u64>]) -> String {
+    let dims: Vec<String> = dims
+        .iter()
+        .map(|d| d.map_or_else(|| "?".to_string(), |n| n.to_string()))
+        .collect();
+    match dims.len() {
+        1 => format!("({},)", dims[0]),
+        _ => format!("({})", dims.join(", ")),
+    }
+}
+
+#[pymethods]
+impl PyModel {
+    /// `(name, dtype, dims)` of each input.
+    fn inputs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        info_list(py, &self.inputs)
+    }
+
+    /// `(name, dtype, dims)` of each output.
+    fn outputs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        info_list(py, &self.outputs)
+    }
+
+    /// What the compile has to say (specialized inputs, kernel-cache problems).
+    fn notes(&self) -> Vec<String> {
+        self.notes.clone()
+    }
+
+    /// The number of kernels compiled.
+    fn num_kernels(&self) -> usize {
+        self.model.num_kernels()
+    }
+
+    /// Runs the model on `arrays` (C-contiguous numpy arrays, one per input, in order) and
+    /// returns its outputs as new numpy arrays of the dtypes `out_dtypes` (numpy dtypes, one
+    /// per output, matching the outputs' dtypes).
+    fn run<'py>(
+        &self,
+        py: Python<'py>,
+        arrays: Vec<Bound<'py, PyAny>>,
+        out_dtypes: Vec<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        if arrays.len() != self.inputs.len() {
+            return Err(InputError::new_err(format!(
+                "{}: expected {} inputs, got {}",
+                self.file,
+                self.inputs.len(),
+                arrays.len()
+            )));
+        }
+        let mut tensors = Vec::with_capacity(arrays.len());
+        for (i, (array, info)) in arrays.iter().zip(&self.inputs).enumerate() {
+            let what = format!("input {i} ('{}')", info.name);
+            tensors.push(self.input_tensor(array, info, &what)?);
+        }
+        let model = &self.model;
+        let outputs = py.detach(|| {
+            let refs: Vec<&Tensor> = tensors.iter().collect();
+            let mut session = model.session();
+            let outputs = session.run(&refs)?;
+            outputs
+                .iter()
+                .map(|v| v.to_tensor())
+                .collect::<Result<Vec<Tensor>, RuntimeError>>()
+        });
+        let outputs = outputs.map_err(|e| self.run_error(&e))?;
+        if out_dtypes.len() != outputs.len() {
+            return Err(PyValueError::new_err(format!(
+                "{} output dtypes for {} outputs",
+                out_dtypes.len(),
+                outputs.len()
+            )));
+        }
+        let numpy = py.import("numpy")?;
+        let empty = numpy.getattr("empty")?;
+        let arrays = outputs
+            .iter()
+            .zip(&out_dtypes)
+            .enumerate()
+            .map(|(k, (t, dtype))| {
+                let shape = PyTuple::new(py, t.shape())?;
+                let array = empty.call1((shape, dtype))?;
+                write_output(&array, t, k)?;
+                Ok(array)
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        PyList::new(py, arrays)
+    }
+}
+
+impl PyModel {
+    /// Input `array` as a tensor, after checking its dtype and shape against `info`.
+    fn input_tensor(&self, array: &Bound<'_, PyAny>, info: &Info, what: &str) -> PyResult<Tensor> {
+        let parts = array_parts(array, what)?;
+        let (typestr, name) = numpy_dtype(info.dtype);
+        if parts.typestr != typestr {
+            return Err(InputError::new_err(format!(
+                "{what}: expected dtype {name}, got {}",
+                typestr_name(&parts.typestr)
+            )));
+        }
+        let fits = parts.shape.len() == info.dims.len()
+            && parts
+                .shape
+                .iter()
+                .zip(&info.dims)
+                .all(|(&got, &d)| d.is_none_or(|d| d == got as u64));
+        if !fits {
+            let got: Vec<Option<u64>> = parts.shape.iter().map(|&d| Some(d as u64)).collect();
+            return Err(InputError::new_err(format!(
+                "{what}: expected shape {}, got {}",
+                shape_text(&info.dims),
+                shape_text(&got)
+            )));
+        }
+        let bytes: &[u8] = if parts.bytes == 0 {
+            &[]
+        } else {
+            // SAFETY: `array` is alive (the caller holds it) and the GIL is held, so no Python
+            // code can free or resize it while the slice lives (it is copied below, before
+            // anything else runs); `array_parts` checked that its data is C-contiguous, not
+            // null, and holds `bytes` bytes: its typestr's element size (which is the
+            // expected dtype's) times its shape, the same as numpy's `nbytes`.
+            unsafe { std::slice::from_raw_parts(parts.ptr as *const u8, parts.bytes) }
+        };
+        Tensor::from_bytes(info.dtype, &parts.shape, bytes)
+            .map_err(|e| InputError::new_err(format!("{what}: {e}")))
+    }
+
+    /// A runtime error as a Python exception: the input checks' as `InputError` (with the
+    /// inputs' names), the rest as `ExecutionError`, located in the source when the error is
+    /// an op's.
+    fn run_error(&self, e: &RuntimeError) -> PyErr {
+        match e {
+            RuntimeError::InputCount { .. }
+            | RuntimeError::InputDType { .. }
+            | RuntimeError::InputRank { .. }
+            | RuntimeError::InputStaticDim { .. }
+            | RuntimeError::InputDimMismatch { .. } => {
+                let mut message = e.to_string();
+                // The runtime names inputs `%argN`; an ONNX model's have names of their own.
+                if let RuntimeError::InputRank { index, name, .. }
+                | RuntimeError::InputStaticDim { index, name, .. }
+                | RuntimeError::InputDimMismatch { index, name, .. } = e
+                {
+                    if let Some(info) = self.inputs.get(*index) {
+                        message =
+                            message.replace(&format!("'{name}'"), &format!("'{}'", info.name));
+                    }
+                }
+                InputError::new_err(format!("{}: {message}", self.file))
+            }
+            RuntimeError::Op { .. } => {
+                let mut sources = dlc_ir::SourceMap::new();
+                sources.add(&self.file, &self.text);
+                let text = sources.render(&self.model.lowered_ctx, &e.to_diagnostic());
+                ExecutionError::new_err(text.trim_end().to_string())
+            }
+            _ => ExecutionError::new_err(format!("{}: error: {e}", self.file)),
+        }
+    }
+}
+
+/// Copies output `k`'s bytes into `array`, a new numpy array of its shape and dtype.
+fn write_output(array: &Bound<'_, PyAny>, t: &Tensor, k: usize) -> PyResult<()> {
+    let what = format!("output {k}");
+    let parts = array_parts(array, &what)?;
+    let (typestr, _) = numpy_dtype(t.dtype());
+    if parts.typestr != typestr || parts.bytes != t.bytes().len() || parts.readonly {
+        return Err(PyValueError::new_err(format!(
+            "{what}: the array made for it is not a writable {typestr} array of {} bytes",
+            t.bytes().len()
+        )));
+    }
+    if parts.bytes > 0 {
+        // SAFETY: `array` is a new numpy array that only this function holds, alive and with
+        // the GIL held; `array_parts` checked that its data is C-contiguous, not null,
+        // writable and `parts.bytes` long, which is the tensor's byte count: the copy stays
+        // inside both, which are distinct allocations.
+        unsafe {
+            std::ptr::copy_nonoverlapping(t.as_ptr(), parts.ptr as *mut u8, parts.bytes);
+        }
+    }
+    Ok(())
+}
+
+/// The native module of the `dlc` package.
+#[pymodule]
+fn _dlc(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("Error", py.get_type::<Error>())?;
+    m.add("CompileError", py.get_type::<CompileError>())?;
+    m.add("InputError", py.get_type::<InputError>())?;
+    m.add("ExecutionError", py.get_type::<ExecutionError>())?;
+    m.add_class::<PyModel>()?;
+    m.add_function(wrap_pyfunction!(compile_ir, m)?)?;
+    m.add_function(wrap_pyfunction!(compile_onnx_model, m)?)?;
+    m.add(
+        "LLVM_OPTS",
+        [
+            LlvmOpt::Lean,
+            LlvmOpt::Quick,
+            LlvmOpt::O1,
+            LlvmOpt::O2,
+            LlvmOpt::O3,
+        ]
+        .map(|o| o.to_string())
+        .to_vec(),
+    )?;
+    m.add("DEFAULT_LLVM_OPT", LlvmOpt::default().to_string())?;
+    Ok(())
+}

@@ -1,0 +1,285 @@
+"""The `dlc` Python package: compile and run IR and ONNX models, metadata, threads, errors.
+
+Run by scripts/test.sh after it installs the wheel (`python3 -m pytest -q python/tests`).
+"""
+
+import os
+import pathlib
+import re
+import threading
+
+import numpy as np
+import pytest
+
+import dlc
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "docs" / "examples"
+
+
+def rng(seed=0):
+    return np.random.default_rng(seed)
+
+
+def random_inputs(model, batch=2, seed=0):
+    r = rng(seed)
+    return [
+        r.uniform(-1, 1, [batch if d is None else d for d in i.shape]).astype(i.dtype)
+        for i in model.inputs
+    ]
+
+
+def onnx_mlp(dim="N"):
+    """relu(x @ w + b) with x: [dim, 4], w: [4, 3] and b: [3] initializers."""
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper, numpy_helper
+
+    r = rng(1)
+    w = r.uniform(-1, 1, (4, 3)).astype(np.float32)
+    b = r.uniform(-1, 1, (3,)).astype(np.float32)
+    graph = helper.make_graph(
+        [
+            helper.make_node("MatMul", ["x", "w"], ["xw"]),
+            helper.make_node("Add", ["xw", "b"], ["xwb"]),
+            helper.make_node("Relu", ["xwb"], ["y"]),
+        ],
+        "mlp",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [dim, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [dim, 3])],
+        initializer=[numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    onnx.checker.check_model(model)
+    return model, lambda x: np.maximum(x @ w + b, 0)
+
+
+@pytest.fixture(scope="module")
+def mlp_ir():
+    return dlc.compile(EXAMPLES / "mlp.mlir")
+
+
+@pytest.fixture(scope="module")
+def onnx_model():
+    model, reference = onnx_mlp()
+    return dlc.compile(model, opt="quick"), reference
+
+
+def test_transformer_block_runs_at_its_dynamic_batch():
+    m = dlc.compile(str(EXAMPLES / "transformer_block.mlir"))
+    assert len(m.inputs) == 17 and len(m.outputs) == 1
+    assert m.inputs[0].shape == (None, 16, 32)
+    assert m.inputs[0].dtype == np.float32
+    (out,) = m(*random_inputs(m, batch=3))
+    assert out.shape == (3, 16, 32) and out.dtype == np.float32
+    assert np.isfinite(out).all()
+    # The one-liner of docs/python.md.
+    (ones,) = m(*[np.ones([d or 1 for d in i.shape], i.dtype) for i in m.inputs])
+    assert ones.shape == (1, 16, 32)
+
+
+def test_mlp_file_matches_numpy(mlp_ir):
+    m = mlp_ir
+    assert [i.name for i in m.inputs] == [f"%arg{i}" for i in range(5)]
+    assert [o.name for o in m.outputs] == ["result 0"]
+    assert m.outputs[0].shape == (8, 10)
+    x, w1, b1, w2, b2 = random_inputs(m)
+    (y,) = m(x, w1, b1, w2, b2)
+    expected = np.maximum(x @ w1 + b1, 0) @ w2 + b2
+    assert y.shape == (8, 10) and y.flags.c_contiguous and y.flags.owndata
+    np.testing.assert_allclose(y, expected, rtol=1e-5, atol=1e-5)
+    # A non-contiguous input is copied into C order first.
+    wt = np.asfortranarray(w1)
+    np.testing.assert_allclose(m(x, wt, b1, w2, b2)[0], expected, rtol=1e-5, atol=1e-5)
+
+
+def test_ir_text_with_a_dynamic_dim_and_two_outputs():
+    text = (EXAMPLES / "softmax.mlir").read_text()
+    m = dlc.compile(text)
+    assert [i.shape for i in m.inputs] == [(None, 16)]
+    assert [o.shape for o in m.outputs] == [(None, 16), (None, 16)]
+    for rows in (3, 7):
+        x = rng(rows).uniform(-3, 3, (rows, 16)).astype(np.float32)
+        p, log_p = m(x)
+        e = np.exp(x - x.max(axis=1, keepdims=True))
+        expected = e / e.sum(axis=1, keepdims=True)
+        assert p.shape == (rows, 16)
+        np.testing.assert_allclose(p, expected, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(log_p, np.log(expected), rtol=1e-5, atol=1e-5)
+    named = m.run({"%arg0": x})
+    assert list(named) == ["result 0", "result 1"]
+    np.testing.assert_array_equal(named["result 0"], p)
+
+
+def test_onnx_model_proto_names_and_two_sizes(onnx_model):
+    m, reference = onnx_model
+    assert [(i.name, i.dtype, i.shape) for i in m.inputs] == [("x", np.float32, (None, 4))]
+    assert [(o.name, o.dtype, o.shape) for o in m.outputs] == [("y", np.float32, (None, 3))]
+    for n in (1, 5):
+        x = rng(n).uniform(-1, 1, (n, 4)).astype(np.float32)
+        (y,) = m(x)
+        np.testing.assert_allclose(y, reference(x), rtol=1e-5, atol=1e-6)
+        out = m.run({"x": x})
+        assert list(out) == ["y"]
+        np.testing.assert_allclose(out["y"], reference(x), rtol=1e-5, atol=1e-6)
+
+
+def test_onnx_as_bytes_and_as_a_path(tmp_path):
+    model, reference = onnx_mlp()
+    x = rng(2).uniform(-1, 1, (6, 4)).astype(np.float32)
+    data = model.SerializeToString()
+    path = tmp_path / "mlp.onnx"
+    path.write_bytes(data)
+    for source in (data, path, str(path)):
+        m = dlc.compile(source, opt="quick")
+        assert [i.name for i in m.inputs] == ["x"]
+        np.testing.assert_allclose(m(x)[0], reference(x), rtol=1e-5, atol=1e-6)
+
+
+def test_onnx_input_shapes_compile_static_shapes():
+    model, reference = onnx_mlp()
+    m = dlc.compile(model, input_shapes={"x": (2, 4)}, opt="quick")
+    assert m.inputs[0].shape == (2, 4) and m.outputs[0].shape == (2, 3)
+    x = rng(3).uniform(-1, 1, (2, 4)).astype(np.float32)
+    np.testing.assert_allclose(m(x)[0], reference(x), rtol=1e-5, atol=1e-6)
+    with pytest.raises(dlc.InputError, match="shape"):
+        m(np.zeros((3, 4), np.float32))
+
+
+def test_cache_dir_is_used(tmp_path):
+    text = (EXAMPLES / "softmax.mlir").read_text()
+    first = dlc.compile(text, cache_dir=tmp_path, opt="quick")
+    assert any(tmp_path.iterdir()), "the kernel cache stays empty"
+    second = dlc.compile(text, cache_dir=tmp_path, opt="quick")
+    x = np.ones((2, 16), np.float32)
+    np.testing.assert_array_equal(first(x)[0], second(x)[0])
+
+
+def test_eight_threads_call_one_model(onnx_model):
+    m, reference = onnx_model
+    barrier = threading.Barrier(8)
+    failures = []
+
+    def work(k):
+        try:
+            barrier.wait()
+            for i in range(20):
+                n = 1 + (k + i) % 9
+                x = np.full((n, 4), k - 3.5 + i / 10, np.float32)
+                x[:, 1] = -x[:, 1]
+                (y,) = m(x)
+                if y.shape != (n, 3) or not np.allclose(y, reference(x), rtol=1e-5, atol=1e-6):
+                    failures.append((k, i))
+        except Exception as e:  # reported below
+            failures.append((k, repr(e)))
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not failures
+
+
+def test_errors_are_dlc_errors():
+    for e in (dlc.CompileError, dlc.InputError, dlc.ExecutionError):
+        assert issubclass(e, dlc.Error)
+    assert issubclass(dlc.Error, Exception)
+    assert dlc.CompileError.__module__ == "dlc"
+
+
+def test_bad_ir_text_is_a_located_compile_error():
+    text = "func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {\n  %y = graph.nope %x : tensor<4xf32>\n  return %y : tensor<4xf32>\n}\n"
+    with pytest.raises(dlc.CompileError) as e:
+        dlc.compile(text)
+    assert re.search(r"<string>:2:\d+: error: ", str(e.value)), str(e.value)
+
+
+def test_an_ir_file_that_does_not_verify(tmp_path):
+    path = tmp_path / "bad.mlir"
+    path.write_text("func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {\n  return\n}\n")
+    with pytest.raises(dlc.CompileError) as e:
+        dlc.compile(path)
+    assert re.search(r"bad\.mlir:\d+:\d+: error: ", str(e.value)), str(e.value)
+
+
+def test_a_malformed_onnx_file(tmp_path):
+    path = tmp_path / "broken.onnx"
+    path.write_bytes(b"\x0a\xff\xff\xff\x0fnot a model")
+    with pytest.raises(dlc.CompileError, match="broken.onnx: error: "):
+        dlc.compile(path)
+    with pytest.raises(dlc.CompileError, match="<bytes>: error: "):
+        dlc.compile(b"\x0a\xff\xff\xff\x0fnot a model")
+
+
+def test_input_errors(mlp_ir):
+    m = mlp_ir
+    args = random_inputs(m)
+    with pytest.raises(dlc.InputError, match="expected 5 inputs, got 4"):
+        m(*args[:4])
+    with pytest.raises(dlc.InputError, match=r"input 0 \('%arg0'\): expected dtype float32, got float64"):
+        m(args[0].astype(np.float64), *args[1:])
+    with pytest.raises(dlc.InputError, match=r"input 1 .*expected shape \(16, 32\), got \(32, 16\)"):
+        m(args[0], args[1].T.copy(), *args[2:])
+    with pytest.raises(dlc.InputError, match="expected shape"):
+        m(args[0][None], *args[1:])
+    with pytest.raises(dlc.InputError, match="expected a numpy array of dtype float32, got list"):
+        m(args[0].tolist(), *args[1:])
+    with pytest.raises(dlc.InputError, match="missing inputs"):
+        m.run({"%arg0": args[0]})
+    with pytest.raises(dlc.InputError, match="unknown inputs"):
+        m.run({**{i.name: a for i, a in zip(m.inputs, args)}, "z": args[0]})
+
+
+def test_option_errors(tmp_path):
+    path = EXAMPLES / "mlp.mlir"
+    with pytest.raises(ValueError, match="unknown opt 'O4'"):
+        dlc.compile(path, opt="O4")
+    with pytest.raises(ValueError, match="unknown target 'cuda'.*CPU only"):
+        dlc.compile(path, target="cuda")
+    with pytest.raises(ValueError, match="ONNX models only"):
+        dlc.compile(path, input_shapes={"x": [1]})
+    with pytest.raises(ValueError, match="neither an existing file nor IR text"):
+        dlc.compile("no such model")
+    with pytest.raises(FileNotFoundError):
+        dlc.compile(tmp_path / "missing.onnx")
+    with pytest.raises(TypeError):
+        dlc.compile(42)
+
+
+def test_public_names_are_documented():
+    for name in dlc.__all__:
+        assert getattr(dlc, name).__doc__, name
+    for name in ("run", "__call__"):
+        assert getattr(dlc.CompiledModel, name).__doc__, name
+    assert "input_shapes" in dlc.compile.__doc__
+    assert os.path.basename(dlc._dlc.__file__).startswith("_dlc")
+
+
+def test_dynamic_dims_that_must_agree():
+    m = dlc.compile(
+        "func.func @f(%a: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<?xf32> {\n"
+        "  %c = graph.add %a, %b : tensor<?xf32>\n"
+        "  return %c : tensor<?xf32>\n"
+        "}\n"
+    )
+    a = np.arange(3, dtype=np.float32)
+    np.testing.assert_array_equal(m(a, a)[0], a + a)
+    with pytest.raises(dlc.InputError, match=r"input 1 \('%arg1'\): dim 0 is 4 but must equal dim 0 of input 0 \(3\)"):
+        m(a, np.zeros(4, np.float32))
+
+
+def test_a_failed_run_is_a_located_execution_error():
+    # An outer product of three vectors: its one buffer (the fused kernels write it
+    # directly) would take 2^48 floats, more than the address space.
+    m = dlc.compile(
+        "func.func @outer(%a: tensor<?x1x1xf32>, %b: tensor<1x?x1xf32>, %c: tensor<1x1x?xf32>) -> tensor<?x?x?xf32> {\n"
+        "  %ab = graph.mul %a, %b : tensor<?x1x1xf32>, tensor<1x?x1xf32> -> tensor<?x?x1xf32>\n"
+        "  %abc = graph.mul %ab, %c : tensor<?x?x1xf32>, tensor<1x1x?xf32> -> tensor<?x?x?xf32>\n"
+        "  return %abc : tensor<?x?x?xf32>\n"
+        "}\n"
+    )
+    ones = lambda *shape: np.ones(shape, np.float32)  # noqa: E731
+    assert m(ones(2, 1, 1), ones(1, 3, 1), ones(1, 1, 4))[0].shape == (2, 3, 4)
+    n = 1 << 16
+    with pytest.raises(dlc.ExecutionError, match=r"<string>:\d+:\d+: error: .*cannot allocate"):
+        m(ones(n, 1, 1), ones(1, n, 1), ones(1, 1, n))
