@@ -17,13 +17,6 @@ cd "$(dirname "$0")/.."
 PROFILE=checked
 BIN_DIR="$PWD/target/$PROFILE"
 
-# maturin builds the Python extension (python/) with these set, and pyo3's build scripts rerun
-# when they change: the cargo build sets them the same way, so that pyo3 is built once for both
-# and maturin finds the whole workspace build fresh (docs/python.md).
-PYO3_PYTHON=$(python3 -c 'import sys; print(sys.executable)')
-PYO3_ENVIRONMENT_SIGNATURE=$(python3 -c 'import struct, sys; v = sys.version_info
-print("%s-%d.%d-%dbit" % (sys.implementation.name, v[0], v[1], struct.calcsize("P") * 8))')
-export PYO3_PYTHON PYO3_ENVIRONMENT_SIGNATURE PYO3_BUILD_EXTENSION_MODULE=1
 mkdir -p target
 stages=target/test-stages.txt
 : >"$stages"
@@ -60,16 +53,12 @@ build() {
   cargo build --workspace --profile "$PROFILE" --all-targets --quiet
 }
 
-# The Python package: its wheel, from the cargo build's artifacts (the same profile and target
-# directory: maturin only packs the extension module, which the cargo build linked), installed
-# over any earlier one. The wheel is stored uncompressed: it only travels to pip here, and
-# deflating the 250 MB module (LLVM and MLIR are linked in) took longer than building and
-# installing the rest. Its cargo run waits for the lock the cargo tests hold while they build,
-# which they release before they run.
+# The Python package: its wheel, packed from the extension module the cargo build linked
+# (scripts/python_wheel.py says why not `maturin build`, which would link it again), installed
+# over any earlier one.
 python_wheel() {
   rm -f target/wheels/dlc-*.whl
-  python3 -m maturin build --quiet --profile "$PROFILE" -m python/Cargo.toml -o target/wheels \
-    --auditwheel skip --compression-method stored &&
+  python3 scripts/python_wheel.py --module "target/$PROFILE/lib_dlc.so" --out target/wheels &&
     python3 -m pip install -q --root-user-action=ignore --force-reinstall --no-deps \
       target/wheels/dlc-*.whl
 }
@@ -117,7 +106,7 @@ lit_log=target/test-lit.log
 bench_log=target/test-bench-smoke.log
 beside_tests() {
   local status=0
-  if beside "Python wheel (maturin) and its install" "$wheel_log" python_wheel; then
+  if beside "Python wheel and its install" "$wheel_log" python_wheel; then
     beside "pytest (python/tests)" "$pytest_log" python_tests || status=$?
   else
     status=1
