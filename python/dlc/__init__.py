@@ -12,6 +12,10 @@ Errors are :class:`dlc.Error` subclasses: :class:`CompileError` (the model does 
 verify, import or compile; the message is dlc's located diagnostic), :class:`InputError`
 (the inputs of a call do not fit) and :class:`ExecutionError` (a run failed inside the
 compiled code). docs/python.md has the walkthrough.
+
+The IR and passes, as MLIR's Python bindings have them: :mod:`dlc.ir` (``Module.parse``,
+printing, verifying, walking ops), :mod:`dlc.passmanager` (``PassManager.parse(pipeline)
+.run(module)``) and :func:`dlc.passes` (the pass registry with each pass's documentation).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import numpy as np
 
 from . import _dlc
 from ._dlc import CompileError, Error, ExecutionError, InputError
+from .passmanager import passes
 
 __all__ = [
     "compile",
@@ -34,6 +39,7 @@ __all__ = [
     "InputError",
     "ExecutionError",
     "OPT_LEVELS",
+    "passes",
 ]
 
 #: The names ``opt`` takes: LLVM configurations of dlc's code generator (``lean``, the
@@ -111,7 +117,8 @@ class CompiledModel:
     Call it with one numpy array per input, in order, to get a list of numpy arrays (one per
     output, each owning its memory), or use :meth:`run` with a dict keyed by input name.
     Inputs must have exactly the dtype and shape of :attr:`inputs` (no casting); arrays that
-    are not C-contiguous are copied into C order first. The GIL is released while the model
+    are not C-contiguous are copied into C order first, and arrays whose memory starts at a
+    multiple of 64 bytes are read in place (others are copied). The GIL is released while the model
     runs, and each call runs in its own session, so one model may be called from several
     threads at once.
 

@@ -4,17 +4,22 @@
 //!
 //! Arrays cross the boundary through numpy's `__array_interface__` (data pointer, shape,
 //! typestr), not rust-numpy, which does not support the abi3 wheel: an input must be
-//! C-contiguous (the Python layer makes it so) and is copied into a runtime [`Tensor`]; an
-//! output is a `numpy.empty` array the result's bytes are copied into. The GIL is released
+//! C-contiguous (the Python layer makes it so) and is read in place by the compiled code
+//! when it is aligned as that code assumes ([`ALIGN`]), else copied into a runtime [`Tensor`];
+//! an output is a `numpy.empty` array the result's bytes are copied into. The GIL is released
 //! while a model compiles and while it runs; each run makes its own runtime [`Session`], so one
 //! model can run on several Python threads at once.
 //!
 //! The functions and the `Model` class here are private (`_dlc`): `dlc.compile` and
 //! `dlc.CompiledModel` are the API, and say what the arguments may be.
 
+mod ir;
+mod passes;
+mod passmanager;
+
 use dlc_driver::onnx::{compile_onnx, compile_onnx_bytes};
 use dlc_driver::{KernelCache, LlvmOpt, Model, ModelOptions};
-use dlc_runtime::{DimSpec, RuntimeError, Tensor, TensorSpec};
+use dlc_runtime::{DimSpec, RuntimeError, Tensor, TensorSpec, TensorView, ALIGN};
 use dlc_tensor::DType;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyValueError};
@@ -381,24 +386,12 @@ impl PyModel {
         arrays: Vec<Bound<'py, PyAny>>,
         out_dtypes: Vec<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyList>> {
-        if arrays.len() != self.inputs.len() {
-            return Err(InputError::new_err(format!(
-                "{}: expected {} inputs, got {}",
-                self.file,
-                self.inputs.len(),
-                arrays.len()
-            )));
-        }
-        let mut tensors = Vec::with_capacity(arrays.len());
-        for (i, (array, info)) in arrays.iter().zip(&self.inputs).enumerate() {
-            let what = format!("input {i} ('{}')", info.name);
-            tensors.push(self.input_tensor(array, info, &what)?);
-        }
+        let inputs = self.inputs_of(&arrays)?;
         let model = &self.model;
         let outputs = py.detach(|| {
-            let refs: Vec<&Tensor> = tensors.iter().collect();
+            let views: Vec<TensorView<'_>> = inputs.iter().map(Input::view).collect();
             let mut session = model.session();
-            let outputs = session.run(&refs)?;
+            let outputs = session.run_views(&views)?;
             outputs
                 .iter()
                 .map(|v| v.to_tensor())
@@ -427,11 +420,83 @@ impl PyModel {
             .collect::<PyResult<Vec<_>>>()?;
         PyList::new(py, arrays)
     }
+
+    /// Runs the model on `arrays` as [`PyModel::run`] does and returns the address the
+    /// compiled code read each input from (`None` for an input passed as a number): the
+    /// array's own memory when it was read in place. For the tests of zero-copy inputs.
+    fn input_addresses(
+        &self,
+        py: Python<'_>,
+        arrays: Vec<Bound<'_, PyAny>>,
+    ) -> PyResult<Vec<Option<usize>>> {
+        let inputs = self.inputs_of(&arrays)?;
+        let model = &self.model;
+        let addresses = py.detach(|| {
+            let views: Vec<TensorView<'_>> = inputs.iter().map(Input::view).collect();
+            let mut session = model.session();
+            session.run_views(&views)?;
+            Ok(session.input_addresses())
+        });
+        addresses.map_err(|e: RuntimeError| self.run_error(&e))
+    }
+}
+
+/// One input of a run: a numpy array's memory, read in place, or a copy of it in a runtime
+/// tensor when it does not start at a multiple of [`ALIGN`] bytes, as compiled code assumes of
+/// every buffer (numpy aligns small arrays to 16 bytes only).
+enum Input<'a> {
+    InPlace {
+        dtype: DType,
+        shape: Vec<usize>,
+        bytes: &'a [u8],
+    },
+    Copied(Tensor),
+}
+
+impl Input<'_> {
+    fn view(&self) -> TensorView<'_> {
+        match self {
+            Input::InPlace {
+                dtype,
+                shape,
+                bytes,
+            } => TensorView {
+                dtype: *dtype,
+                shape,
+                bytes,
+            },
+            Input::Copied(t) => t.view(),
+        }
+    }
 }
 
 impl PyModel {
-    /// Input `array` as a tensor, after checking its dtype and shape against `info`.
-    fn input_tensor(&self, array: &Bound<'_, PyAny>, info: &Info, what: &str) -> PyResult<Tensor> {
+    /// The inputs of a run on `arrays`, one per model input, each checked.
+    fn inputs_of<'a>(&self, arrays: &'a [Bound<'_, PyAny>]) -> PyResult<Vec<Input<'a>>> {
+        if arrays.len() != self.inputs.len() {
+            return Err(InputError::new_err(format!(
+                "{}: expected {} inputs, got {}",
+                self.file,
+                self.inputs.len(),
+                arrays.len()
+            )));
+        }
+        (arrays.iter().zip(&self.inputs).enumerate())
+            .map(|(i, (array, info))| {
+                let what = format!("input {i} ('{}')", info.name);
+                self.input(array, info, &what)
+            })
+            .collect()
+    }
+
+    /// Input `array`, after checking its dtype and shape against `info`: its memory, or a
+    /// copy of it when that is not aligned for compiled code.
+    fn input<'a>(
+        &self,
+        array: &'a Bound<'_, PyAny>,
+        info: &Info,
+        what: &str,
+    ) -> PyResult<Input<'a>> {
         let parts = array_parts(array, what)?;
         let (typestr, name) = numpy_dtype(info.dtype);
         if parts.typestr != typestr {
@@ -454,17 +519,28 @@ impl PyModel {
                 shape_text(&got)
             )));
         }
-        let bytes: &[u8] = if parts.bytes == 0 {
+        let bytes: &'a [u8] = if parts.bytes == 0 {
             &[]
         } else {
-            // SAFETY: `array` is alive (the caller holds it) and the GIL is held, so no Python
-            // code can free or resize it while the slice lives (it is copied below, before
-            // anything else runs); `array_parts` checked that its data is C-contiguous, not
-            // null, and holds `bytes` bytes: its typestr's element size (which is the
-            // expected dtype's) times its shape, the same as numpy's `nbytes`.
+            // SAFETY: `array_parts` checked that the data is C-contiguous, not null, and holds
+            // `bytes` bytes: its typestr's element size (the expected dtype's) times its shape,
+            // as numpy's `nbytes`. The slice lives as long as the borrow of `array`, a strong
+            // reference the caller keeps for the whole run, and a numpy array's memory is
+            // neither freed nor moved while a reference to it exists (`ndarray.resize` refuses
+            // then, unless told `refcheck=False`, which numpy documents as unsafe). The compiled
+            // code only reads it; the caller must not write to it while a run reads it, as with
+            // any zero-copy API (docs/python.md).
             unsafe { std::slice::from_raw_parts(parts.ptr as *const u8, parts.bytes) }
         };
+        if bytes.as_ptr().align_offset(ALIGN) == 0 || bytes.is_empty() {
+            return Ok(Input::InPlace {
+                dtype: info.dtype,
+                shape: parts.shape,
+                bytes,
+            });
+        }
         Tensor::from_bytes(info.dtype, &parts.shape, bytes)
+            .map(Input::Copied)
             .map_err(|e| InputError::new_err(format!("{what}: {e}")))
     }
 
@@ -536,6 +612,8 @@ fn _dlc(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyModel>()?;
     m.add_function(wrap_pyfunction!(compile_ir, m)?)?;
     m.add_function(wrap_pyfunction!(compile_onnx_model, m)?)?;
+    ir::register(m)?;
+    passmanager::register(m)?;
     m.add(
         "LLVM_OPTS",
         [

@@ -45,7 +45,7 @@ pub use ir::{Block, BlockOps, InsertPoint, Op, OpSpec, Region, Use, Value, Value
 pub use location::Location;
 pub use op_id::OpNameId;
 pub use parser::{parse_source, PResult, Parser};
-pub use printer::{print_op, print_op_to, PrintOptions, Printer};
+pub use printer::{print_op, print_op_in, print_op_to, value_name, PrintOptions, Printer};
 pub use types::{FloatKind, Type, TypeKind, DYNAMIC};
 pub use verifier::{op_error, verify};
 pub use walk::{WalkOrder, WalkResult};

@@ -120,6 +120,29 @@ pub fn print_op(ctx: &Context, op: Op, options: PrintOptions) -> String {
     p.out
 }
 
+/// Prints `op` as it reads inside `root`, an op that contains it (usually its module): its
+/// results and the values it uses have the names that printing `root` gives them, as MLIR
+/// names a nested op's values from its top-level op. A value defined outside `root` prints as
+/// `%<<UNKNOWN ...>>`.
+pub fn print_op_in(ctx: &Context, root: Op, op: Op, options: PrintOptions) -> String {
+    let mut p = Printer::new(ctx);
+    p.options = options;
+    p.print_alias_definitions(op);
+    p.number_scope_of(root);
+    p.print_operation(op);
+    p.print_resources();
+    p.out
+}
+
+/// The name `v` has when `root`, an op that contains its definition, is printed: `%0`,
+/// `%arg1`, `%2#1`, or a name a dialect suggests (`%c0`).
+pub fn value_name(ctx: &Context, root: Op, v: Value) -> String {
+    let mut p = Printer::new(ctx);
+    p.number_scope_of(root);
+    p.print_operand(v);
+    p.out
+}
+
 impl<'a> Printer<'a> {
     /// A printer with default options and no names assigned (for types and attributes).
     pub fn new(ctx: &'a Context) -> Self {
@@ -256,6 +279,13 @@ impl<'a> Printer<'a> {
     pub fn attr_to_string(&self, attr: Attribute) -> String {
         let mut p = Printer::new(self.ctx);
         p.print_attr(attr);
+        p.out
+    }
+
+    /// The text of a location: `loc("file":3:5)`.
+    pub fn location_to_string(&self, loc: Location) -> String {
+        let mut p = Printer::new(self.ctx);
+        p.print_location(loc);
         p.out
     }
 

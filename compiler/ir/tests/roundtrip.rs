@@ -79,3 +79,24 @@ fn errors_have_positions() {
     let pos = ctx.file_position(err.location).unwrap();
     assert_eq!((pos.1, pos.2), (1, 12));
 }
+
+#[test]
+fn nested_ops_and_values_print_with_their_names_in_the_module() {
+    use dlc_ir::{print_op_in, value_name, Printer};
+    let mut ctx = Context::new();
+    ctx.allow_unregistered = true;
+    let src = "\"t.f\"() ({\n^bb0(%a: i32):\n  %x = \"t.def\"(%a) : (i32) -> f32\n  \"t.use\"(%x, %a) : (f32, i32) -> ()\n}) : () -> ()\n";
+    let m = parse_source(&mut ctx, src, "n.mlir", 1).unwrap_or_else(|d| panic!("{}", d.message));
+    let f = ctx.first_op(ctx.blocks(ctx.region(m, 0))[0]).expect("t.f");
+    let body = ctx.blocks(ctx.region(f, 0))[0];
+    let ops: Vec<_> = ctx.block_ops(body).collect();
+    let options = PrintOptions::default();
+    assert_eq!(
+        print_op_in(&ctx, m, ops[1], options),
+        "\"t.use\"(%0, %arg0) : (f32, i32) -> ()"
+    );
+    assert_eq!(value_name(&ctx, m, ctx.result(ops[0], 0)), "%0");
+    assert_eq!(value_name(&ctx, m, ctx.block_args(body)[0]), "%arg0");
+    let loc = Printer::new(&ctx).location_to_string(ctx.op_loc(ops[0]));
+    assert_eq!(loc, "loc(\"n.mlir\":3:8)");
+}

@@ -41,4 +41,4 @@ pub use pool::{dlc_parallel_for, num_threads, parse_num_threads, ParallelBody};
 pub use program::HostProgram;
 pub use session::{KernelTime, Outputs, Session};
 pub use signature::{DimSpec, Signature, TensorSpec};
-pub use tensor::{Tensor, TensorView};
+pub use tensor::{Tensor, TensorView, ALIGN};

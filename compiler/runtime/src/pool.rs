@@ -18,7 +18,10 @@
 //! A session runs its whole program on one pool worker ([`run_in_pool`]), so each parallel loop
 //! splits from inside the pool, the worker taking a share, instead of handing every loop to the
 //! pool from outside and sleeping until it ends (a cross-thread wake-up per launch, which cost
-//! more than the kernels of small models: docs/benchmarks.md).
+//! more than the kernels of small models: docs/benchmarks.md). A program none of whose kernels
+//! has a parallel loop runs on the caller's thread instead: handing it to a worker would cost
+//! that one wake-up per run and gain nothing (a one-op model called from Python spent most of
+//! its 25 µs there).
 
 use crate::error::RuntimeError;
 use std::cell::Cell;

@@ -283,21 +283,52 @@ impl<'p> Session<'p> {
 
     /// Runs the program on `inputs`, returning its outputs (borrowed until the next run).
     pub fn run(&mut self, inputs: &[&Tensor]) -> Result<Outputs<'_>, RuntimeError> {
+        let views: Vec<TensorView<'_>> = inputs.iter().map(|t| t.view()).collect();
+        self.run_views(&views)
+    }
+
+    /// Runs the program on borrowed inputs, read in place: memory of the caller's (a numpy
+    /// array's), not copied into a [`Tensor`] first. Only an input the program may write or
+    /// return is copied, as with [`Session::run`]. Compiled code assumes every buffer starts at
+    /// a multiple of [`ALIGN`] bytes, so an input that does not (and is not empty) is an
+    /// error, as is one whose byte count is not its shape's.
+    pub fn run_views(&mut self, inputs: &[TensorView<'_>]) -> Result<Outputs<'_>, RuntimeError> {
         self.ran = false;
         crate::pool::num_threads()?;
         let signature = &self.program.signature;
         signature.check_count(inputs.len())?;
         for (i, t) in inputs.iter().enumerate() {
-            signature.check_dtype(i, t.dtype())?;
+            signature.check_dtype(i, t.dtype)?;
+            let expected = byte_size(t.shape, t.dtype)?;
+            if t.bytes.len() != expected {
+                return Err(RuntimeError::Tensor(format!(
+                    "input {i}: {} bytes for shape {:?} of {} ({expected} expected)",
+                    t.bytes.len(),
+                    t.shape,
+                    t.dtype
+                )));
+            }
+            if expected > 0 && t.bytes.as_ptr().align_offset(ALIGN) != 0 {
+                return Err(RuntimeError::Tensor(format!(
+                    "input {i}: its memory does not start at a multiple of {ALIGN} bytes"
+                )));
+            }
         }
         self.bind(inputs.iter().map(|t| {
             let buf = Buf {
                 // Written only when the parameter is bound to a private copy (`bind`).
-                ptr: t.as_ptr().cast_mut(),
-                bytes: t.bytes().len(),
+                ptr: t.bytes.as_ptr().cast_mut(),
+                bytes: t.bytes.len(),
             };
-            Arg::Buffer(buf, t.shape())
+            Arg::Buffer(buf, t.shape)
         }))?;
+        if !self.program.parallel {
+            // No kernel reaches the pool: handing the run to a pool thread would only add a
+            // cross-thread wake-up (most of a small model's call).
+            self.exec_all()?;
+            self.ran = true;
+            return Ok(Outputs { session: self });
+        }
         let session = SendSession(self);
         // SAFETY: the session is used by the one pool thread that runs the closure while this
         // thread waits in `run_in_pool`, so access stays exclusive; its raw buffer pointers are
@@ -352,6 +383,19 @@ impl<'p> Session<'p> {
     /// The outputs of the last successful run (none before one).
     pub fn outputs(&self) -> Outputs<'_> {
         Outputs { session: self }
+    }
+
+    /// The address each input was read from in the last run: the caller's memory, or the
+    /// session's copy of an input the program may write or return (`None` for an input passed
+    /// as a scalar). What shows that [`Session::run_views`] reads its inputs in place.
+    pub fn input_addresses(&self) -> Vec<Option<usize>> {
+        let program = self.program;
+        (program.params.iter())
+            .map(|param| match *param {
+                Param::Buffer { slot, .. } => Some(self.bufs[slot as usize].ptr as usize),
+                Param::Scalar { .. } => None,
+            })
+            .collect()
     }
 
     /// Checks the shape of each argument (one per parameter; element types are checked by the

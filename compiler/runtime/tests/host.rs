@@ -1,6 +1,7 @@
 //! Host programs run by the runtime with hand-written kernels (no JIT here): results against
 //! the reference host interpreter, arena reuse and poisoning, input validation, launch checks,
-//! run-time arithmetic errors and compile-time diagnostics.
+//! run-time arithmetic errors and compile-time diagnostics; inputs borrowed as views, read in
+//! place.
 
 use dlc_ir::{Context, Op};
 use dlc_loop::interp::{run_host, KernelArg};
@@ -36,6 +37,7 @@ loop.kernel @fill4(%x: !loop.buffer<4xf32, global>) {
 /// # Safety
 /// `w` holds the words of `@fill4`'s arguments.
 unsafe extern "C" fn fill4(w: *const u64) {
+    FILL4_RAN_HERE.set(true);
     // SAFETY: 2 words: the pointer and the static dim 4, checked by the runtime.
     unsafe {
         let w = std::slice::from_raw_parts(w, 2);
@@ -45,6 +47,11 @@ unsafe extern "C" fn fill4(w: *const u64) {
             *x.add(i) = 1.0;
         }
     }
+}
+
+thread_local! {
+    /// Set on the thread that runs `@fill4`.
+    static FILL4_RAN_HERE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 struct Kernels;
@@ -260,6 +267,97 @@ func.func @main(%x: !loop.buffer<?xf32, global>, %y: !loop.buffer<?xf32, global>
         x.to_f64_vec().unwrap(),
         [1.0, 2.0],
         "the caller's tensor is untouched"
+    );
+}
+
+#[test]
+fn views_are_read_in_place_and_written_inputs_copied() {
+    // ADD_TWICE only reads its inputs: both are read where the caller keeps them.
+    let program = compile(ADD_TWICE);
+    let (x, y) = (ramp(8, 0.5), ramp(8, 0.25));
+    let mut session = Session::new(&program);
+    let want = session.run(&[&x, &y]).unwrap().get(0).unwrap().to_literal();
+    let got = session.run_views(&[x.view(), y.view()]).unwrap();
+    assert_eq!(got.get(0).unwrap().to_literal(), want);
+    let addresses = [x.as_ptr() as usize, y.as_ptr() as usize].map(Some);
+    assert_eq!(session.input_addresses(), addresses);
+
+    // `@accumulate` writes %x: the program reads a copy of it, and %y in place.
+    let program = compile(
+        r#"
+func.func @main(%x: !loop.buffer<?xf32, global>, %y: !loop.buffer<?xf32, global>) -> !loop.buffer<?xf32, global> {
+  %n = loop.dim %x, 0 : !loop.buffer<?xf32, global>
+  loop.launch @accumulate(%x, %y, %n) : (!loop.buffer<?xf32, global>, !loop.buffer<?xf32, global>, index) -> ()
+  return %x : !loop.buffer<?xf32, global>
+}
+"#,
+    );
+    let mut session = Session::new(&program);
+    let (x, y) = (f32s(&[1.0, 2.0]), f32s(&[10.0, 20.0]));
+    let out = session.run_views(&[x.view(), y.view()]).unwrap();
+    assert_eq!(out.get(0).unwrap().to_f64_vec().unwrap(), [11.0, 22.0]);
+    let [a, b] = session.input_addresses()[..] else {
+        panic!("two inputs")
+    };
+    assert_ne!(a, Some(x.as_ptr() as usize));
+    assert_eq!(b, Some(y.as_ptr() as usize));
+    assert_eq!(
+        x.to_f64_vec().unwrap(),
+        [1.0, 2.0],
+        "the caller's memory is untouched"
+    );
+}
+
+#[test]
+fn a_program_without_parallel_loops_runs_on_the_callers_thread() {
+    // No kernel of the module has a parallel loop: the run does not go through the pool.
+    let program = compile(
+        r#"
+func.func @main(%x: !loop.buffer<4xf32, global>) -> !loop.buffer<4xf32, global> {
+  loop.launch @fill4(%x) : (!loop.buffer<4xf32, global>) -> ()
+  return %x : !loop.buffer<4xf32, global>
+}
+"#,
+    );
+    let x = ramp(4, 1.0);
+    FILL4_RAN_HERE.set(false);
+    Session::new(&program).run(&[&x]).unwrap();
+    assert!(FILL4_RAN_HERE.get(), "the kernel ran on another thread");
+}
+
+#[test]
+fn views_must_be_aligned_and_sized() {
+    let program = compile(ADD_TWICE);
+    let mut session = Session::new(&program);
+    let big = ramp(9, 1.0);
+    // The 8 elements after the first start 4 bytes past a 64-byte boundary.
+    let shape = [8];
+    let misaligned = dlc_runtime::TensorView {
+        dtype: DType::F32,
+        shape: &shape,
+        bytes: &big.bytes()[4..],
+    };
+    let y = ramp(8, 1.0);
+    let err = session
+        .run_views(&[misaligned, y.view()])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("input 0: its memory does not start at a multiple of 64 bytes"),
+        "{err}"
+    );
+    let short = dlc_runtime::TensorView {
+        dtype: DType::F32,
+        shape: &shape,
+        bytes: &y.bytes()[..28],
+    };
+    let err = session
+        .run_views(&[y.view(), short])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("input 1: 28 bytes for shape [8] of f32 (32 expected)"),
+        "{err}"
     );
 }
 

@@ -5,7 +5,8 @@
 //! of them: the signature (`function_type`, `arg_attrs` with [`crate::NOALIAS`]), which
 //! arguments the kernel writes (`written`), its [`crate::INDEX_CHECKS`], and `content`, the
 //! hash of the body the code generator compiled (it names the kernel's object in the kernel
-//! cache). It is the analogue of MLIR's `gpu.binary` replacing a `gpu.module` once its kernels
+//! cache), and `serial` when the body has no `parallel` loop (the runtime then runs the
+//! program without its thread pool). It is the analogue of MLIR's `gpu.binary` replacing a `gpu.module` once its kernels
 //! are serialized: a model cache entry stores the module in this form, so that loading it
 //! parses the host program and not the kernels' loop nests. Passes and interpreters see no
 //! kernel in it; only a code generator that can find the object by `content` runs it.
@@ -19,6 +20,10 @@ use crate::ops::{kernel_signature, module_ops, KernelOp};
 use crate::types::buffer_parts;
 use crate::verify::{kernel_inputs, verify_arg_attrs, verify_index_checks};
 use dlc_ir::{op_error, AttrKind, Context, Op, OpSpec, OpView, Traits, Type};
+
+/// The unit attribute of a compiled kernel whose body had no `parallel` loop: it never runs
+/// work on the thread pool. A compiled kernel without it may.
+pub const SERIAL: &str = "serial";
 
 /// The number of hex digits of `content`.
 const CONTENT_DIGITS: usize = 64;
@@ -156,6 +161,14 @@ pub fn replace_with_compiled(ctx: &mut Context, kernel: KernelOp, content: &[u8;
     spec = spec
         .attr(ctx, "written", written)
         .attr(ctx, "content", content);
+    let mut parallel = false;
+    ctx.for_each_op(op, &mut |o| {
+        parallel |= crate::analysis::loops::loop_kind(ctx, o) == Some(crate::LoopKind::Parallel)
+    });
+    if !parallel {
+        let unit = ctx.unit_attr();
+        spec = spec.attr(ctx, SERIAL, unit);
+    }
     ctx.build(dlc_ir::InsertPoint::Before(op), spec);
     ctx.erase_op(op);
 }
