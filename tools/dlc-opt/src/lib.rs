@@ -339,20 +339,30 @@ fn split_chunks(text: &str, split: bool) -> Vec<Chunk<'_>> {
     chunks
 }
 
-/// Runs the tool; `Ok(false)` means a reported failure (exit code 1).
 /// Prints `--list-passes`: each pass with its summary and options, then named pipelines.
-fn list_passes(registry: &PassRegistry) {
-    println!("Passes:");
+fn list_passes(registry: &PassRegistry) -> std::io::Result<()> {
+    let mut text = String::from("Passes:\n");
     for p in registry.passes() {
-        println!("  --{:<28} {}", p.argument, p.summary);
+        text += &format!("  --{:<28} {}\n", p.argument, p.summary);
         for o in p.options {
             let opt = format!("{}=<{}>", o.name, o.kind.type_name());
-            println!("      {opt:<30} {} (default: {})", o.help, o.default);
+            text += &format!("      {opt:<30} {} (default: {})\n", o.help, o.default);
         }
     }
-    println!("Pipelines:");
+    text += "Pipelines:\n";
     for p in registry.pipelines() {
-        println!("  --{:<28} {} ({})", p.name, p.summary, p.pipeline);
+        text += &format!("  --{:<28} {} ({})\n", p.name, p.summary, p.pipeline);
+    }
+    print_listing(&text)
+}
+
+/// Writes a listing to stdout. A reader that stops early (`dlc-opt --list-passes | head`)
+/// closes the pipe: the rest is dropped quietly, where `println!` would panic.
+fn print_listing(text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    match std::io::stdout().lock().write_all(text.as_bytes()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        written => written,
     }
 }
 
@@ -424,11 +434,11 @@ fn run(cli: &Cli, registry: &PassRegistry) -> anyhow::Result<bool> {
         // Sorted, as mlir-opt lists them.
         let mut names = ctx.dialect_names();
         names.sort_unstable();
-        println!("Available Dialects: {}", names.join(", "));
+        print_listing(&format!("Available Dialects: {}\n", names.join(", ")))?;
         return Ok(true);
     }
     if cli.list_passes {
-        list_passes(registry);
+        list_passes(registry)?;
         return Ok(true);
     }
     // Not locked: IR dumps and logs come from worker threads while the pipeline runs.
