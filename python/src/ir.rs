@@ -113,11 +113,25 @@ fn check_value(ctx: &Context, v: Value) -> PyResult<Op> {
     }
 }
 
-/// A hash of a handle: its context's identity and its id.
-fn handle_hash(context: &Py<IrContext>, index: usize) -> u64 {
+/// A hash of a handle: of its [`Handle::key`], so that equal handles hash alike.
+fn handle_hash(handle: &impl Handle) -> u64 {
     let mut h = DefaultHasher::new();
-    (context.as_ptr() as usize, index).hash(&mut h);
+    handle.key().hash(&mut h);
     h.finish()
+}
+
+/// A handle to one piece of IR: its context and the piece's index there, which say whether two
+/// handles are the same IR (`__eq__`, `__hash__`).
+trait Handle {
+    fn key(&self) -> (usize, usize);
+}
+
+/// `other` is a handle of the same class to the same IR as `this`.
+fn same_handle<T>(this: &T, other: &Bound<'_, PyAny>) -> bool
+where
+    T: Handle + pyo3::PyClass<Frozen = pyo3::pyclass::boolean_struct::True> + Sync,
+{
+    other.cast::<T>().is_ok_and(|o| o.get().key() == this.key())
 }
 
 /// Owns IR: the modules parsed into it and everything in them, with all of dlc's dialects
@@ -327,6 +341,12 @@ pub(crate) enum WalkResult {
 pub(crate) struct IrOperation {
     context: Py<IrContext>,
     op: Op,
+}
+
+impl Handle for IrOperation {
+    fn key(&self) -> (usize, usize) {
+        (self.context.as_ptr() as usize, self.op.index())
+    }
 }
 
 impl IrOperation {
@@ -544,14 +564,11 @@ impl IrOperation {
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other.cast::<IrOperation>().is_ok_and(|o| {
-            let o = o.get();
-            o.op == self.op && o.context.as_ptr() == self.context.as_ptr()
-        })
+        same_handle(self, other)
     }
 
     fn __hash__(&self) -> u64 {
-        handle_hash(&self.context, self.op.index())
+        handle_hash(self)
     }
 }
 
@@ -560,6 +577,12 @@ impl IrOperation {
 pub(crate) struct IrRegion {
     context: Py<IrContext>,
     region: Region,
+}
+
+impl Handle for IrRegion {
+    fn key(&self) -> (usize, usize) {
+        (self.context.as_ptr() as usize, self.region.index())
+    }
 }
 
 #[pymethods]
@@ -604,14 +627,11 @@ impl IrRegion {
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other.cast::<IrRegion>().is_ok_and(|o| {
-            let o = o.get();
-            o.region == self.region && o.context.as_ptr() == self.context.as_ptr()
-        })
+        same_handle(self, other)
     }
 
     fn __hash__(&self) -> u64 {
-        handle_hash(&self.context, self.region.index())
+        handle_hash(self)
     }
 }
 
@@ -620,6 +640,12 @@ impl IrRegion {
 pub(crate) struct IrBlock {
     context: Py<IrContext>,
     block: Block,
+}
+
+impl Handle for IrBlock {
+    fn key(&self) -> (usize, usize) {
+        (self.context.as_ptr() as usize, self.block.index())
+    }
 }
 
 #[pymethods]
@@ -682,14 +708,11 @@ impl IrBlock {
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other.cast::<IrBlock>().is_ok_and(|o| {
-            let o = o.get();
-            o.block == self.block && o.context.as_ptr() == self.context.as_ptr()
-        })
+        same_handle(self, other)
     }
 
     fn __hash__(&self) -> u64 {
-        handle_hash(&self.context, self.block.index())
+        handle_hash(self)
     }
 }
 
@@ -700,6 +723,12 @@ impl IrBlock {
 pub(crate) struct IrValue {
     context: Py<IrContext>,
     value: Value,
+}
+
+impl Handle for IrValue {
+    fn key(&self) -> (usize, usize) {
+        (self.context.as_ptr() as usize, self.value.index())
+    }
 }
 
 impl IrValue {
@@ -760,14 +789,11 @@ impl IrValue {
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other.cast::<IrValue>().is_ok_and(|o| {
-            let o = o.get();
-            o.value == self.value && o.context.as_ptr() == self.context.as_ptr()
-        })
+        same_handle(self, other)
     }
 
     fn __hash__(&self) -> u64 {
-        handle_hash(&self.context, self.value.index())
+        handle_hash(self)
     }
 }
 
