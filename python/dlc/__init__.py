@@ -118,7 +118,8 @@ class CompiledModel:
     output, each owning its memory), or use :meth:`run` with a dict keyed by input name.
     Inputs must have exactly the dtype and shape of :attr:`inputs` (no casting); arrays that
     are not C-contiguous are copied into C order first, and arrays whose memory starts at a
-    multiple of 64 bytes are read in place (others are copied). The GIL is released while the model
+    multiple of 64 bytes are read in place (others are copied): do not write to an input while
+    a call reads it (the GIL is released meanwhile). The GIL is released while the model
     runs, and each call runs in its own session, so one model may be called from several
     threads at once.
 
@@ -196,11 +197,18 @@ def _prepare(array: Any, index: int, info: TensorInfo) -> np.ndarray:
             f"input {index} ('{info.name}'): expected a numpy array of dtype "
             f"{info.dtype.name}, got {type(array).__name__}"
         )
+    # A subclass (np.matrix, a masked array, one that overrides __array_interface__) is read
+    # as the plain ndarray it is a view of.
+    array = np.asarray(array)
     if array.dtype != info.dtype:
-        raise InputError(
-            f"input {index} ('{info.name}'): expected dtype {info.dtype.name}, "
-            f"got {array.dtype.name}"
-        )
+        want, got = info.dtype.name, array.dtype.name
+        if want == got:
+            # Only the byte order differs (`>f4` is not this machine's float32).
+            want, got = info.dtype.str, array.dtype.str
+        raise InputError(f"input {index} ('{info.name}'): expected dtype {want}, got {got}")
+    if info.dtype == np.bool_ and array.size and array.view(np.uint8).max() > 1:
+        # numpy's bool is any nonzero byte; compiled code reads exactly 0 or 1.
+        array = array != 0
     if not array.flags.c_contiguous:
         # Not numpy.ascontiguousarray: it makes a 0-d array 1-d.
         array = array.copy(order="C")

@@ -17,6 +17,7 @@ use dlc_ir::{
 };
 use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
+use pyo3::sync::MutexExt;
 use pyo3::types::PyDict;
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -148,8 +149,10 @@ pub(crate) struct IrContext {
 
 impl IrContext {
     /// The context's IR, locked; an error if a pass panicked while holding it.
+    /// Waiting for it does not hold the GIL (pyo3's `lock_py_attached`): a thread that reads IR
+    /// while another runs a pipeline on it does not stop every other Python thread meanwhile.
     pub(crate) fn lock(&self) -> PyResult<MutexGuard<'_, State>> {
-        self.state.lock().map_err(|_| {
+        Python::attach(|py| self.state.lock_py_attached(py)).map_err(|_| {
             PyRuntimeError::new_err(
                 "this dlc.ir.Context cannot be used: a pass panicked while running on its IR",
             )
@@ -461,12 +464,24 @@ impl IrOperation {
     /// (a function's ``sym_name`` and ``function_type``).
     #[getter]
     fn attributes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let state = self.state()?;
-        let ctx = &state.ctx;
-        let printer = Printer::new(ctx);
+        // Read under the lock, turned into Python objects after it: making them may run Python
+        // code (the garbage collector's finalizers), which must not find the context locked.
+        let attrs: Vec<(String, String)> = {
+            let state = self.state()?;
+            let ctx = &state.ctx;
+            let printer = Printer::new(ctx);
+            (ctx.attrs(self.op).iter())
+                .map(|a| {
+                    (
+                        ctx.ident_str(a.name).to_string(),
+                        printer.attr_to_string(a.value),
+                    )
+                })
+                .collect()
+        };
         let dict = PyDict::new(py);
-        for a in ctx.attrs(self.op) {
-            dict.set_item(ctx.ident_str(a.name), printer.attr_to_string(a.value))?;
+        for (name, text) in attrs {
+            dict.set_item(name, text)?;
         }
         py.import("types")?
             .getattr("MappingProxyType")?
@@ -757,10 +772,13 @@ impl IrValue {
     /// :class:`Block` it is an argument of.
     #[getter]
     fn owner<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let state = self.context.get().lock()?;
-        check_value(&state.ctx, self.value)?;
+        let def = {
+            let state = self.context.get().lock()?;
+            check_value(&state.ctx, self.value)?;
+            state.ctx.value_def(self.value)
+        };
         let context = self.context.clone_ref(py);
-        match state.ctx.value_def(self.value) {
+        match def {
             ValueDef::Result { op, .. } => {
                 Ok(IrOperation { context, op }.into_pyobject(py)?.into_any())
             }

@@ -285,11 +285,17 @@ struct ArrayParts {
     readonly: bool,
 }
 
-/// The parts of a numpy array (or anything with numpy's `__array_interface__`, version 3),
-/// which must be C-contiguous; its byte count is the elements' (its typestr's size) times the
-/// shape's, checked against numpy's `nbytes` when the object has one.
+/// The parts of a `numpy.ndarray` (exactly that type) from its `__array_interface__`
+/// (version 3); it must be C-contiguous, and its byte count, the elements' (its typestr's size)
+/// times the shape's, is checked against its `nbytes`.
 fn array_parts(array: &Bound<'_, PyAny>, what: &str) -> PyResult<ArrayParts> {
     let bad = |why: &str| InputError::new_err(format!("{what}: {why}"));
+    // Exactly a numpy.ndarray: a subclass could report an interface that is not its memory,
+    // and the sizes below would then be checked against claims, not against the allocation.
+    let ndarray = array.py().import("numpy")?.getattr("ndarray")?;
+    if !array.get_type().is(&ndarray) {
+        return Err(bad("not a numpy.ndarray (numpy.asarray makes one)"));
+    }
     let interface = array
         .getattr("__array_interface__")
         .map_err(|_| bad("not a numpy array (it has no __array_interface__)"))?;

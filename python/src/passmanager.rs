@@ -13,6 +13,7 @@ use dlc_ir::pass::{parse_pipeline, PassManager, PipelineError};
 use dlc_ir::{verify, Diagnostic};
 use pyo3::exceptions::{PyRuntimeError, PyUserWarning, PyValueError};
 use pyo3::prelude::*;
+use pyo3::sync::MutexExt;
 use std::ffi::CString;
 use std::sync::{Mutex, MutexGuard};
 
@@ -28,8 +29,9 @@ pub(crate) struct PyPassManager {
 }
 
 impl PyPassManager {
+    /// Waiting for it does not hold the GIL, as [`IrContext::lock`].
     fn lock(&self) -> PyResult<MutexGuard<'_, PassManager>> {
-        self.pm.lock().map_err(|_| {
+        Python::attach(|py| self.pm.lock_py_attached(py)).map_err(|_| {
             PyRuntimeError::new_err("this PassManager cannot be used: one of its passes panicked")
         })
     }

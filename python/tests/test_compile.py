@@ -312,3 +312,42 @@ def test_a_failed_run_is_a_located_execution_error():
     n = 1 << 16
     with pytest.raises(dlc.ExecutionError, match=r"<string>:\d+:\d+: error: .*cannot allocate"):
         m(ones(n, 1, 1), ones(1, n, 1), ones(1, 1, n))
+
+
+class _LyingArray(np.ndarray):
+    """An ndarray subclass whose __array_interface__ claims 2**24 elements."""
+
+    @property
+    def __array_interface__(self):
+        interface = dict(np.asarray(self).__array_interface__)
+        interface["shape"] = (1 << 24,)
+        return interface
+
+    @property
+    def nbytes(self):
+        return 4 << 24
+
+
+def test_an_array_cannot_lie_about_its_memory():
+    m = dlc.compile("func.func @f(%x: tensor<?xf32>) -> tensor<?xf32> {\n"
+                    "  %y = graph.neg %x : tensor<?xf32>\n  return %y : tensor<?xf32>\n}")
+    lying = np.arange(4, dtype=np.float32).view(_LyingArray)
+    # The public call reads the plain ndarray the subclass views: its 4 real elements.
+    np.testing.assert_array_equal(m(lying)[0], -np.arange(4, dtype=np.float32))
+    # The native layer takes exactly numpy.ndarray, whatever it is handed.
+    with pytest.raises(dlc.InputError, match="not a numpy.ndarray"):
+        m._model.run([lying], [np.dtype(np.float32)])
+
+
+def test_bool_inputs_follow_numpy_whatever_their_bytes():
+    m = dlc.compile("func.func @f(%x: tensor<4xi1>) -> tensor<4xi1> {\n"
+                    "  %y = graph.not %x : tensor<4xi1>\n  return %y : tensor<4xi1>\n}")
+    x = np.array([2, 0, 1, 255], np.uint8).view(np.bool_)
+    for array in (x, aligned(x), aligned(x, offset=1)):
+        np.testing.assert_array_equal(m(array)[0], [False, True, False, False])
+
+
+def test_a_byte_order_mismatch_says_so(mlp_ir):
+    x, w1, b1, w2, b2 = random_inputs(mlp_ir)
+    with pytest.raises(dlc.InputError, match=r"expected dtype <f4, got >f4"):
+        mlp_ir(x.astype(">f4"), w1, b1, w2, b2)

@@ -25,3 +25,7 @@ pub mod onnx;
 
 pub use dlc_codegen::{CpuTarget, KernelCache, LlvmOpt, TierUpStats};
 pub use model::{Backend, Model, ModelOptions, Recreate, Timings};
+
+// The code generator's alignment facts assume the runtime's: inputs read in place
+// (`Session::run_views`) are checked against the one, compiled code relies on the other.
+const _: () = assert!(dlc_codegen::RUNTIME_ALIGNMENT as usize == dlc_runtime::ALIGN);

@@ -290,6 +290,11 @@ fn bad_dialect_attributes_are_located_errors() {
             " 2.0",
             "expected ','",
         ),
+        (
+            "%s = fmt.scale %x#0, 1.0 {r = #fmt.rnge<1.0, 2.0>} : f32",
+            "#fmt",
+            "unknown attribute 'rnge' of dialect 'fmt'",
+        ),
     ];
     for (body, token, message) in cases {
         let mut ctx = context();

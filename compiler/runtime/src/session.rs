@@ -20,7 +20,8 @@
 //!
 //! **Calls.** Each `loop.call_if` and `loop.call_loop` site gets a session of its own for each
 //! host function it calls, made on first use and kept, so steady-state runs allocate nothing
-//! there either; it runs on the same pool worker as its caller. A callee's arguments are the
+//! there either; it runs on its caller's thread (a pool worker, or the thread that called
+//! [`Session::run_views`] for a program without parallel loops). A callee's arguments are the
 //! caller's buffers and dims as they are, bound as a run binds tensors: checked against the
 //! callee's signature (an error naming the call), and copied when the callee may write or
 //! return them, so a callee never writes its caller's memory. Poison mode and profiling pass
@@ -291,7 +292,8 @@ impl<'p> Session<'p> {
     /// array's), not copied into a [`Tensor`] first. Only an input the program may write or
     /// return is copied, as with [`Session::run`]. Compiled code assumes every buffer starts at
     /// a multiple of [`ALIGN`] bytes, so an input that does not (and is not empty) is an
-    /// error, as is one whose byte count is not its shape's.
+    /// error, as is one whose byte count is not its shape's, or an `i1` one with a byte other
+    /// than 0 or 1 (as [`Tensor::from_bytes`] refuses).
     pub fn run_views(&mut self, inputs: &[TensorView<'_>]) -> Result<Outputs<'_>, RuntimeError> {
         self.ran = false;
         crate::pool::num_threads()?;
@@ -306,6 +308,11 @@ impl<'p> Session<'p> {
                     t.bytes.len(),
                     t.shape,
                     t.dtype
+                )));
+            }
+            if t.dtype == DType::I1 && t.bytes.iter().any(|&b| b > 1) {
+                return Err(RuntimeError::Tensor(format!(
+                    "input {i}: i1 elements must be 0 or 1"
                 )));
             }
             if expected > 0 && t.bytes.as_ptr().align_offset(ALIGN) != 0 {

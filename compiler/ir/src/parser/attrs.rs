@@ -350,12 +350,20 @@ impl<'a> Parser<'a> {
             self.parse_optional_attr_type()?;
             return Ok(attr);
         }
-        let def = (self.ctx.registry.dialect(dialect_id)).and_then(|d| d.attr_def(mnemonic));
-        if let Some(def) = def {
+        let registered = self.ctx.registry.dialect(dialect_id);
+        if let Some(def) = registered.and_then(|d| d.attr_def(mnemonic)) {
             self.advance();
             let attr = def.parse_params(self)?;
             self.parse_optional_attr_type()?;
             return Ok(attr);
+        }
+        if registered.is_some_and(|d| !d.attrs.is_empty()) {
+            // A dialect that defines its attributes knows them all: a misspelling is an error,
+            // not an opaque attribute.
+            return Err(Diagnostic::error(
+                loc,
+                format!("unknown attribute '{mnemonic}' of dialect '{dialect}'"),
+            ));
         }
         if !self.ctx.allow_unregistered && !self.ctx.is_dialect_registered(dialect) {
             return Err(Diagnostic::error(
