@@ -38,9 +38,10 @@ create_exception!(
     dlc,
     CompileError,
     Error,
-    "A model did not compile: it does not parse, verify or import, or a pass or the code \
-generator failed. The message is dlc's diagnostic, located (`file:line:col: error: ...` with \
-the source line for IR; the model's name for ONNX)."
+    "A model or IR did not compile: it does not parse, verify or import, or a pass or the code \
+generator failed (dlc.compile, dlc.ir.Module.parse, Operation.verify, PassManager.run). The \
+message is dlc's diagnostic, located (`file:line:col: error: ...` with the source line for \
+IR; the model's name for ONNX)."
 );
 create_exception!(
     dlc,

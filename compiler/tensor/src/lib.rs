@@ -13,11 +13,11 @@
 //! a second codec to disagree with.
 
 mod dtype;
+mod literal;
 pub mod npy;
-mod tensor;
 
 pub use dtype::DType;
-pub use tensor::{
+pub use literal::{
     broadcast_shapes, broadcast_source, check_size, indices, next_index, num_elements, ravel,
     static_shape, ulp_distance, unravel, wrap_int, Elements, Literal, Scalar, MAX_ELEMENTS,
 };
