@@ -37,9 +37,7 @@ use dlc_ir::symbol::SymbolTables;
 use dlc_ir::{
     AttrKind, Context, DenseValue, Diagnostic, Ident, Location, Op, OpView, Value, DYNAMIC,
 };
-use dlc_loop::{
-    CallIfOp, CallLoopOp, CompiledKernelOp, IndexCheck, KernelSymbol, LoopKind, MemorySpace, SERIAL,
-};
+use dlc_loop::{CallIfOp, CallLoopOp, IndexCheck, KernelSymbol, MemorySpace};
 use dlc_tensor::DType;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::Arc;
@@ -254,9 +252,8 @@ pub struct HostProgram {
     pub(crate) max_words: usize,
     /// The `loop.call_if`s and `loop.call_loop`s, in program order.
     pub(crate) calls: Vec<Call>,
-    /// Whether a kernel of the module may run a parallel loop on the pool: one with a
-    /// `parallel` `loop.for`, or a compiled kernel, whose body the module no longer shows.
-    /// A run of a program without one stays on the caller's thread ([`Session::run_views`]).
+    /// Whether a kernel of the module may run work on the pool ([`dlc_loop::may_use_pool`]);
+    /// a run of a program without one stays on the caller's thread ([`Session::run_views`]).
     ///
     /// [`Session::run_views`]: crate::Session::run_views
     pub(crate) parallel: bool,
@@ -286,7 +283,7 @@ impl HostProgram {
         let func = find_function(ctx, module, func_name)?;
         let mut callees = Callees::default();
         let mut program = compile_function(ctx, func, kernels, &mut callees)?;
-        program.parallel = may_run_parallel_loops(ctx, module);
+        program.parallel = dlc_loop::may_use_pool(ctx, module);
         Ok(program)
     }
 
@@ -383,17 +380,6 @@ fn compile_function(
     let p = c.p;
     callees.active.pop();
     compiled.map(|()| p)
-}
-
-/// True when a kernel of `module` has a `parallel` loop, or is a `loop.compiled_kernel`
-/// (its body left out of the module) not marked [`SERIAL`].
-fn may_run_parallel_loops(ctx: &Context, module: Op) -> bool {
-    let mut parallel = false;
-    ctx.for_each_op(module, &mut |op| {
-        parallel |= ctx.view::<CompiledKernelOp>(op).is_some() && ctx.attr(op, SERIAL).is_none()
-            || dlc_loop::analysis::loops::loop_kind(ctx, op) == Some(LoopKind::Parallel);
-    });
-    parallel
 }
 
 /// The symbol name of function `func` (empty if it has none).

@@ -242,17 +242,18 @@ func.func @main(%x: !loop.buffer<?xf32, global>) -> !loop.buffer<?xf32, global> 
     assert!(out.iter().all(|v| v.is_nan()));
 }
 
-#[test]
-fn inputs_are_not_written_and_returned_inputs_are_copied() {
-    let program = compile(
-        r#"
+/// `@accumulate` adds `%y` into `%x` and returns `%x`: an input the program writes and returns.
+const ACCUMULATE_X: &str = r#"
 func.func @main(%x: !loop.buffer<?xf32, global>, %y: !loop.buffer<?xf32, global>) -> !loop.buffer<?xf32, global> {
   %n = loop.dim %x, 0 : !loop.buffer<?xf32, global>
   loop.launch @accumulate(%x, %y, %n) : (!loop.buffer<?xf32, global>, !loop.buffer<?xf32, global>, index) -> ()
   return %x : !loop.buffer<?xf32, global>
 }
-"#,
-    );
+"#;
+
+#[test]
+fn inputs_are_not_written_and_returned_inputs_are_copied() {
+    let program = compile(ACCUMULATE_X);
     let mut session = Session::new(&program);
     let (x, y) = (f32s(&[1.0, 2.0]), f32s(&[10.0, 20.0]));
     let out = session
@@ -283,15 +284,7 @@ fn views_are_read_in_place_and_written_inputs_copied() {
     assert_eq!(session.input_addresses(), addresses);
 
     // `@accumulate` writes %x: the program reads a copy of it, and %y in place.
-    let program = compile(
-        r#"
-func.func @main(%x: !loop.buffer<?xf32, global>, %y: !loop.buffer<?xf32, global>) -> !loop.buffer<?xf32, global> {
-  %n = loop.dim %x, 0 : !loop.buffer<?xf32, global>
-  loop.launch @accumulate(%x, %y, %n) : (!loop.buffer<?xf32, global>, !loop.buffer<?xf32, global>, index) -> ()
-  return %x : !loop.buffer<?xf32, global>
-}
-"#,
-    );
+    let program = compile(ACCUMULATE_X);
     let mut session = Session::new(&program);
     let (x, y) = (f32s(&[1.0, 2.0]), f32s(&[10.0, 20.0]));
     let out = session.run_views(&[x.view(), y.view()]).unwrap();

@@ -25,6 +25,17 @@ use dlc_ir::{op_error, AttrKind, Context, Op, OpSpec, OpView, Traits, Type};
 /// work on the thread pool. A compiled kernel without it may.
 pub const SERIAL: &str = "serial";
 
+/// True when `op` or an op nested in it may run work on the thread pool: a `parallel` loop, or
+/// a compiled kernel not marked [`SERIAL`] (its body, left out, may hold one).
+pub fn may_use_pool(ctx: &Context, op: Op) -> bool {
+    let mut pool = false;
+    ctx.for_each_op(op, &mut |o| {
+        pool |= crate::analysis::loops::loop_kind(ctx, o) == Some(crate::LoopKind::Parallel)
+            || ctx.view::<CompiledKernelOp>(o).is_some() && ctx.attr(o, SERIAL).is_none();
+    });
+    pool
+}
+
 /// The number of hex digits of `content`.
 const CONTENT_DIGITS: usize = 64;
 
@@ -161,11 +172,7 @@ pub fn replace_with_compiled(ctx: &mut Context, kernel: KernelOp, content: &[u8;
     spec = spec
         .attr(ctx, "written", written)
         .attr(ctx, "content", content);
-    let mut parallel = false;
-    ctx.for_each_op(op, &mut |o| {
-        parallel |= crate::analysis::loops::loop_kind(ctx, o) == Some(crate::LoopKind::Parallel)
-    });
-    if !parallel {
+    if !may_use_pool(ctx, op) {
         let unit = ctx.unit_attr();
         spec = spec.attr(ctx, SERIAL, unit);
     }

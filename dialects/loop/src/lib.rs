@@ -33,7 +33,7 @@ pub mod types;
 pub mod verify;
 
 pub use analysis::loops::is_gpu_kernel;
-pub use compiled::{replace_with_compiled, CompiledKernelOp, KernelSymbol, SERIAL};
+pub use compiled::{may_use_pool, replace_with_compiled, CompiledKernelOp, KernelSymbol, SERIAL};
 pub use interfaces::{access, Access, AccessKind, MemoryAccess};
 pub use math::math_dialect;
 pub use ops::{
