@@ -117,9 +117,10 @@ class CompiledModel:
     Call it with one numpy array per input, in order, to get a list of numpy arrays (one per
     output, each owning its memory), or use :meth:`run` with a dict keyed by input name.
     Inputs must have exactly the dtype and shape of :attr:`inputs` (no casting); arrays that
-    are not C-contiguous are copied into C order first, and arrays whose memory starts at a
-    multiple of 64 bytes are read in place (others are copied): do not write to an input while
-    a call reads it (the GIL is released meanwhile). The GIL is released while the model
+    are not C-contiguous are copied into C order first, and the compiled code reads the
+    others in place, with no copy (unless their elements are misaligned, as in an array made
+    from a buffer at an odd offset): do not write to an input while a call reads it (the GIL
+    is released meanwhile). The GIL is released while the model
     runs, and each call runs in its own session, so one model may be called from several
     threads at once.
 
@@ -226,6 +227,7 @@ def compile(
     *,
     target: str = "cpu",
     input_shapes: Optional[Mapping[str, Sequence[int]]] = None,
+    example_inputs: Optional[Sequence[np.ndarray]] = None,
     cache_dir: Optional[Union[str, "os.PathLike[str]"]] = None,
     opt: Optional[str] = None,
 ) -> CompiledModel:
@@ -244,6 +246,13 @@ def compile(
         input_shapes: ONNX only: a dict from graph input name to its full shape, overriding
             the declared one (as ``dlc-run --input-shape``): dynamic dims given a size compile
             to static, usually faster, kernels.
+        example_inputs: ONNX only: one numpy array per graph input, in order, that the model
+            will be called with. An input the model needs as a constant (a Reshape's shape,
+            Slice bounds, pads or axes given as a graph input) is specialized on its value
+            here, as ``dlc-run --inputs`` does: it becomes part of the compiled model and is
+            left out of :attr:`CompiledModel.inputs` (the other inputs keep their declared,
+            possibly dynamic, shapes). Without it, such a model is a CompileError naming the
+            input.
         cache_dir: a directory for dlc's kernel cache (compiled kernels and lowered models,
             as ``dlc-run``'s ``DLC_CACHE_DIR``): a model compiled before under the same options
             loads from it. ``None`` (the default) uses no cache.
@@ -255,7 +264,8 @@ def compile(
     Raises:
         CompileError: the model does not parse, verify or import, or does not compile; the
             message is dlc's diagnostic (``file:line:col: error: ...`` for IR, with the line).
-        ValueError: an unknown ``target`` or ``opt``, ``input_shapes`` for IR, a string that
+        InputError: an example input that is not a numpy array of a dtype dlc has.
+        ValueError: an unknown ``target`` or ``opt``, ``input_shapes`` or ``example_inputs`` for IR, a string that
             is neither a file nor IR text, or a file that is neither ``.onnx`` nor ``.mlir``.
         FileNotFoundError: a path that does not exist.
         TypeError: ``model`` of another type.
@@ -272,16 +282,18 @@ def compile(
     if opt is not None and opt not in OPT_LEVELS:
         raise ValueError(f"unknown opt {opt!r}: expected None or one of {list(OPT_LEVELS)}")
     shapes = _input_shapes(input_shapes)
+    examples = _example_inputs(example_inputs)
     cache = None if cache_dir is None else os.fspath(cache_dir)
+    onnx_options = dict(shapes=shapes, examples=examples, opt=opt, cache=cache)
 
     if _is_onnx_proto(model):
         data = model.SerializeToString()
         name = f"<onnx.ModelProto {model.graph.name}>" if model.graph.name else "<onnx.ModelProto>"
-        return _compile_onnx(name, data=data, shapes=shapes, opt=opt, cache=cache)
+        return _compile_onnx(name, data=data, **onnx_options)
     if isinstance(model, (bytes, bytearray, memoryview)):
-        return _compile_onnx("<bytes>", data=bytes(model), shapes=shapes, opt=opt, cache=cache)
+        return _compile_onnx("<bytes>", data=bytes(model), **onnx_options)
     if isinstance(model, str) and not os.path.exists(model) and "func.func" in model:
-        return _compile_ir(model, "<string>", shapes, opt, cache)
+        return _compile_ir(model, "<string>", shapes, examples, opt, cache)
     if isinstance(model, (str, os.PathLike)):
         path = os.fspath(model)
         if not isinstance(path, str):
@@ -300,10 +312,10 @@ def compile(
         if not os.path.exists(path):
             raise FileNotFoundError(f"{path}: no such file")
         if suffix == ".onnx":
-            return _compile_onnx(path, path=path, shapes=shapes, opt=opt, cache=cache)
+            return _compile_onnx(path, path=path, **onnx_options)
         with open(path, encoding="utf-8") as f:
             text = f.read()
-        return _compile_ir(text, path, shapes, opt, cache)
+        return _compile_ir(text, path, shapes, examples, opt, cache)
     raise TypeError(
         "model must be a path (str or os.PathLike), an onnx.ModelProto, bytes or IR text, "
         f"not {type(model).__name__}"
@@ -324,14 +336,38 @@ def _input_shapes(input_shapes) -> Optional[Dict[str, List[int]]]:
     return shapes
 
 
-def _compile_ir(text: str, name: str, shapes, opt, cache) -> CompiledModel:
+def _example_inputs(example_inputs) -> Optional[List[np.ndarray]]:
+    if example_inputs is None:
+        return None
+    if isinstance(example_inputs, (np.ndarray, Mapping, str, bytes)):
+        raise TypeError("example_inputs must be a sequence of numpy arrays, one per graph input")
+    arrays = []
+    for i, a in enumerate(example_inputs):
+        if isinstance(a, np.generic):
+            a = np.asarray(a)
+        if not isinstance(a, np.ndarray):
+            raise InputError(f"example input {i}: expected a numpy array, got {type(a).__name__}")
+        a = np.asarray(a)
+        arrays.append(a if a.flags.c_contiguous else a.copy(order="C"))
+    return arrays
+
+
+def _compile_ir(text: str, name: str, shapes, examples, opt, cache) -> CompiledModel:
     if shapes is not None:
         raise ValueError("input_shapes applies to ONNX models only (IR has its types)")
+    if examples is not None:
+        raise ValueError("example_inputs applies to ONNX models only (IR has its types)")
     return CompiledModel(_dlc.compile_ir(text, name, opt=opt, cache_dir=cache), name)
 
 
-def _compile_onnx(name: str, *, path=None, data=None, shapes, opt, cache) -> CompiledModel:
+def _compile_onnx(name: str, *, path=None, data=None, shapes, examples, opt, cache) -> CompiledModel:
     model = _dlc.compile_onnx_model(
-        name, path=path, data=data, input_shapes=shapes, opt=opt, cache_dir=cache
+        name,
+        path=path,
+        data=data,
+        input_shapes=shapes,
+        example_inputs=examples,
+        opt=opt,
+        cache_dir=cache,
     )
     return CompiledModel(model, name)

@@ -5,10 +5,11 @@
 //! Arrays cross the boundary through numpy's `__array_interface__` (data pointer, shape,
 //! typestr), not rust-numpy, which does not support the abi3 wheel: an input must be
 //! C-contiguous (the Python layer makes it so) and is read in place by the compiled code
-//! when it is aligned as that code assumes ([`ALIGN`]), else copied into a runtime [`Tensor`];
-//! an output is a `numpy.empty` array the result's bytes are copied into. The GIL is released
-//! while a model compiles and while it runs; each run makes its own runtime [`Session`], so one
-//! model can run on several Python threads at once.
+//! when its elements are aligned (an address that is a multiple of the element size, as numpy
+//! allocates), else copied into a runtime [`Tensor`];
+//! an output is a `numpy.empty` array the result's bytes are copied into, from the session's
+//! memory. The GIL is released while a model compiles and while it runs; each run makes its
+//! own runtime [`Session`], so one model can run on several Python threads at once.
 //!
 //! The functions and the `Model` class here are private (`_dlc`): `dlc.compile` and
 //! `dlc.CompiledModel` are the API, and say what the arguments may be.
@@ -19,12 +20,14 @@ mod passmanager;
 
 use dlc_driver::onnx::{compile_onnx, compile_onnx_bytes};
 use dlc_driver::{KernelCache, LlvmOpt, Model, ModelOptions};
-use dlc_runtime::{DimSpec, RuntimeError, Tensor, TensorSpec, TensorView, ALIGN};
+use dlc_runtime::{DimSpec, RuntimeError, Session, Tensor, TensorSpec, TensorView};
 use dlc_tensor::DType;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyValueError};
+use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyTuple};
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyList, PyString, PyTuple, PyType};
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -204,19 +207,30 @@ fn compile_ir(
 }
 
 /// Compiles an ONNX model: a file (`path`) or its bytes (`data`, named `file`). `input_shapes`
-/// gives graph inputs their shapes, as `dlc-run --input-shape` does.
+/// gives graph inputs their shapes, as `dlc-run --input-shape` does; `example_inputs` (C-contiguous
+/// numpy arrays, one per graph input, in order) the values it will run on, on which the inputs
+/// that must be constants are specialized, as `dlc-run --inputs` does.
 #[pyfunction]
-#[pyo3(signature = (file, path=None, data=None, input_shapes=None, opt=None, cache_dir=None))]
+#[pyo3(signature = (file, path=None, data=None, input_shapes=None, example_inputs=None, opt=None, cache_dir=None))]
+#[allow(clippy::too_many_arguments)]
 fn compile_onnx_model(
     py: Python<'_>,
     file: String,
     path: Option<PathBuf>,
     data: Option<&[u8]>,
     input_shapes: Option<HashMap<String, Vec<i64>>>,
+    example_inputs: Option<Vec<Bound<'_, PyAny>>>,
     opt: Option<&str>,
     cache_dir: Option<PathBuf>,
 ) -> PyResult<PyModel> {
     let options = options(opt, cache_dir)?;
+    let given = example_inputs
+        .map(|arrays| {
+            (arrays.iter().enumerate())
+                .map(|(i, a)| example_tensor(a, &|| format!("example input {i}")))
+                .collect::<PyResult<Vec<Tensor>>>()
+        })
+        .transpose()?;
     let import = dlc_onnx::ImportOptions {
         input_shapes: input_shapes.unwrap_or_default(),
         ..Default::default()
@@ -225,8 +239,10 @@ fn compile_onnx_model(
     // change: reading them without the GIL is fine.
     let compiled = py
         .detach(|| match (&path, data) {
-            (Some(path), None) => compile_onnx(path, import, None, &file, &options),
-            (None, Some(data)) => compile_onnx_bytes(data, import, None, &file, &options),
+            (Some(path), None) => compile_onnx(path, import, given.as_deref(), &file, &options),
+            (None, Some(data)) => {
+                compile_onnx_bytes(data, import, given.as_deref(), &file, &options)
+            }
             _ => Err("give an ONNX model's path or its bytes".to_string()),
         })
         .map_err(compile_error)?;
@@ -276,6 +292,10 @@ fn info_list<'py>(py: Python<'py>, infos: &[Info]) -> PyResult<Bound<'py, PyList
     PyList::new(py, items)
 }
 
+/// `numpy.ndarray` and `numpy.empty`, looked up once.
+static NDARRAY: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static EMPTY: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
 /// An input array read through `__array_interface__`: where its bytes are, their count, the
 /// shape and the typestr.
 struct ArrayParts {
@@ -288,39 +308,41 @@ struct ArrayParts {
 
 /// The parts of a `numpy.ndarray` (exactly that type) from its `__array_interface__`
 /// (version 3); it must be C-contiguous, and its byte count, the elements' (its typestr's size)
-/// times the shape's, is checked against its `nbytes`.
-fn array_parts(array: &Bound<'_, PyAny>, what: &str) -> PyResult<ArrayParts> {
-    let bad = |why: &str| InputError::new_err(format!("{what}: {why}"));
+/// times the shape's, is checked against its `nbytes`. `what` names it in errors (made only
+/// for one: a call's every input goes through here).
+fn array_parts<'py>(array: &Bound<'py, PyAny>, what: &dyn Fn() -> String) -> PyResult<ArrayParts> {
+    let py = array.py();
+    let bad = |why: &str| InputError::new_err(format!("{}: {why}", what()));
     // Exactly a numpy.ndarray: a subclass could report an interface that is not its memory,
     // and the sizes below would then be checked against claims, not against the allocation.
-    let ndarray = array.py().import("numpy")?.getattr("ndarray")?;
-    if !array.get_type().is(&ndarray) {
+    let ndarray = NDARRAY.import(py, "numpy", "ndarray")?;
+    if !array.get_type().is(ndarray) {
         return Err(bad("not a numpy.ndarray (numpy.asarray makes one)"));
     }
     let interface = array
-        .getattr("__array_interface__")
+        .getattr(intern!(py, "__array_interface__"))
         .map_err(|_| bad("not a numpy array (it has no __array_interface__)"))?;
     let interface = interface
         .cast::<PyDict>()
         .map_err(|_| bad("its __array_interface__ is not a dict"))?;
-    let item = |key: &str| -> PyResult<Bound<'_, PyAny>> {
+    let item = |key: &Bound<'py, PyString>| -> PyResult<Bound<'py, PyAny>> {
         interface
             .get_item(key)?
             .ok_or_else(|| bad(&format!("its __array_interface__ has no '{key}'")))
     };
-    let strides = interface.get_item("strides")?;
+    let strides = interface.get_item(intern!(py, "strides"))?;
     if strides.is_some_and(|s| !s.is_none()) {
         return Err(bad(
             "not C-contiguous (numpy.ascontiguousarray makes it so)",
         ));
     }
-    let typestr: String = item("typestr")?
+    let typestr: String = item(intern!(py, "typestr"))?
         .extract()
         .map_err(|_| bad("its typestr is not a string"))?;
-    let shape: Vec<usize> = item("shape")?
+    let shape: Vec<usize> = item(intern!(py, "shape"))?
         .extract()
         .map_err(|_| bad("its shape is not a tuple of sizes"))?;
-    let (ptr, readonly): (usize, bool) = item("data")?
+    let (ptr, readonly): (usize, bool) = item(intern!(py, "data"))?
         .extract()
         .map_err(|_| bad("its data is not a (pointer, read-only) pair"))?;
     let element: usize = typestr
@@ -331,7 +353,7 @@ fn array_parts(array: &Bound<'_, PyAny>, what: &str) -> PyResult<ArrayParts> {
         .iter()
         .try_fold(element, |n, &d| n.checked_mul(d))
         .ok_or_else(|| bad(&format!("shape {shape:?} is too large")))?;
-    if let Ok(nbytes) = array.getattr("nbytes") {
+    if let Ok(nbytes) = array.getattr(intern!(py, "nbytes")) {
         if nbytes.extract::<usize>().ok() != Some(bytes) {
             return Err(bad(&format!(
                 "nbytes is not the {bytes} bytes of its shape and dtype"
@@ -348,6 +370,40 @@ fn array_parts(array: &Bound<'_, PyAny>, what: &str) -> PyResult<ArrayParts> {
         typestr,
         readonly,
     })
+}
+
+/// The memory of `array`, whose parts `array_parts` read, borrowed as long as `array` is.
+fn array_bytes<'a>(_array: &'a Bound<'_, PyAny>, parts: &ArrayParts) -> &'a [u8] {
+    if parts.bytes == 0 {
+        return &[];
+    }
+    // SAFETY: `array_parts` checked that the data is C-contiguous, not null, and holds
+    // `parts.bytes` bytes: its typestr's element size times its shape, as numpy's `nbytes`.
+    // The slice lives as long as the borrow of `array`, a strong reference the caller keeps
+    // meanwhile, and a numpy array's memory is neither freed nor moved while a reference to it
+    // exists (`ndarray.resize` refuses then, unless told `refcheck=False`, which numpy
+    // documents as unsafe). dlc only reads it; the caller must not write to it while a run
+    // reads it, as with any zero-copy API (docs/python.md).
+    unsafe { std::slice::from_raw_parts(parts.ptr as *const u8, parts.bytes) }
+}
+
+/// A numpy array (C-contiguous) copied into a runtime tensor of its own dtype.
+fn example_tensor(array: &Bound<'_, PyAny>, what: &dyn Fn() -> String) -> PyResult<Tensor> {
+    let parts = array_parts(array, what)?;
+    let dtype = DType::ALL
+        .iter()
+        .copied()
+        .filter(|&d| d != DType::Index)
+        .find(|&d| numpy_dtype(d).0 == parts.typestr)
+        .ok_or_else(|| {
+            InputError::new_err(format!(
+                "{}: dlc has no dtype for numpy's {}",
+                what(),
+                typestr_name(&parts.typestr)
+            ))
+        })?;
+    Tensor::from_bytes(dtype, &parts.shape, array_bytes(array, &parts))
+        .map_err(|e| InputError::new_err(format!("{}: {e}", what())))
 }
 
 /// A tuple of a shape's dims, `?` as `?`, for messages.
@@ -393,37 +449,17 @@ impl PyModel {
         arrays: Vec<Bound<'py, PyAny>>,
         out_dtypes: Vec<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let inputs = self.inputs_of(&arrays)?;
-        let model = &self.model;
-        let outputs = py.detach(|| {
-            let views: Vec<TensorView<'_>> = inputs.iter().map(Input::view).collect();
-            let mut session = model.session();
-            let outputs = session.run_views(&views)?;
-            outputs
-                .iter()
-                .map(|v| v.to_tensor())
-                .collect::<Result<Vec<Tensor>, RuntimeError>>()
-        });
-        let outputs = outputs.map_err(|e| self.run_error(&e))?;
-        if out_dtypes.len() != outputs.len() {
+        if out_dtypes.len() != self.outputs.len() {
             return Err(PyValueError::new_err(format!(
                 "{} output dtypes for {} outputs",
                 out_dtypes.len(),
-                outputs.len()
+                self.outputs.len()
             )));
         }
-        let numpy = py.import("numpy")?;
-        let empty = numpy.getattr("empty")?;
-        let arrays = outputs
-            .iter()
-            .zip(&out_dtypes)
-            .enumerate()
-            .map(|(k, (t, dtype))| {
-                let shape = PyTuple::new(py, t.shape())?;
-                let array = empty.call1((shape, dtype))?;
-                write_output(&array, t, k)?;
-                Ok(array)
-            })
+        let session = self.run_session(py, &arrays)?;
+        let outputs = session.outputs();
+        let arrays = (outputs.iter().zip(&out_dtypes).enumerate())
+            .map(|(k, (view, dtype))| new_output(py, &view, dtype, k))
             .collect::<PyResult<Vec<_>>>()?;
         PyList::new(py, arrays)
     }
@@ -436,21 +472,13 @@ impl PyModel {
         py: Python<'_>,
         arrays: Vec<Bound<'_, PyAny>>,
     ) -> PyResult<Vec<Option<usize>>> {
-        let inputs = self.inputs_of(&arrays)?;
-        let model = &self.model;
-        let addresses = py.detach(|| {
-            let views: Vec<TensorView<'_>> = inputs.iter().map(Input::view).collect();
-            let mut session = model.session();
-            session.run_views(&views)?;
-            Ok(session.input_addresses())
-        });
-        addresses.map_err(|e: RuntimeError| self.run_error(&e))
+        Ok(self.run_session(py, &arrays)?.input_addresses())
     }
 }
 
 /// One input of a run: a numpy array's memory, read in place, or a copy of it in a runtime
-/// tensor when it does not start at a multiple of [`ALIGN`] bytes, as compiled code assumes of
-/// every buffer (numpy aligns small arrays to 16 bytes only).
+/// tensor when its elements are not aligned as compiled code assumes (an array numpy made
+/// from a buffer at an odd offset, say).
 enum Input<'a> {
     InPlace {
         dtype: DType,
@@ -478,6 +506,19 @@ impl Input<'_> {
 }
 
 impl PyModel {
+    /// A new session that ran the model on `arrays`, without the GIL: its outputs are the
+    /// run's.
+    fn run_session(&self, py: Python<'_>, arrays: &[Bound<'_, PyAny>]) -> PyResult<Session<'_>> {
+        let inputs = self.inputs_of(arrays)?;
+        let mut session = self.model.session();
+        let ran = py.detach(|| {
+            let views: Vec<TensorView<'_>> = inputs.iter().map(Input::view).collect();
+            session.run_views(&views).map(|_| ())
+        });
+        ran.map_err(|e| self.run_error(&e))?;
+        Ok(session)
+    }
+
     /// The inputs of a run on `arrays`, one per model input, each checked.
     fn inputs_of<'a>(&self, arrays: &'a [Bound<'_, PyAny>]) -> PyResult<Vec<Input<'a>>> {
         if arrays.len() != self.inputs.len() {
@@ -490,25 +531,25 @@ impl PyModel {
         }
         (arrays.iter().zip(&self.inputs).enumerate())
             .map(|(i, (array, info))| {
-                let what = format!("input {i} ('{}')", info.name);
-                self.input(array, info, &what)
+                self.input(array, info, &|| format!("input {i} ('{}')", info.name))
             })
             .collect()
     }
 
     /// Input `array`, after checking its dtype and shape against `info`: its memory, or a
-    /// copy of it when that is not aligned for compiled code.
+    /// copy of it when its elements are not aligned.
     fn input<'a>(
         &self,
         array: &'a Bound<'_, PyAny>,
         info: &Info,
-        what: &str,
+        what: &dyn Fn() -> String,
     ) -> PyResult<Input<'a>> {
         let parts = array_parts(array, what)?;
         let (typestr, name) = numpy_dtype(info.dtype);
         if parts.typestr != typestr {
             return Err(InputError::new_err(format!(
-                "{what}: expected dtype {name}, got {}",
+                "{}: expected dtype {name}, got {}",
+                what(),
                 typestr_name(&parts.typestr)
             )));
         }
@@ -521,25 +562,14 @@ impl PyModel {
         if !fits {
             let got: Vec<Option<u64>> = parts.shape.iter().map(|&d| Some(d as u64)).collect();
             return Err(InputError::new_err(format!(
-                "{what}: expected shape {}, got {}",
+                "{}: expected shape {}, got {}",
+                what(),
                 shape_text(&info.dims),
                 shape_text(&got)
             )));
         }
-        let bytes: &'a [u8] = if parts.bytes == 0 {
-            &[]
-        } else {
-            // SAFETY: `array_parts` checked that the data is C-contiguous, not null, and holds
-            // `bytes` bytes: its typestr's element size (the expected dtype's) times its shape,
-            // as numpy's `nbytes`. The slice lives as long as the borrow of `array`, a strong
-            // reference the caller keeps for the whole run, and a numpy array's memory is
-            // neither freed nor moved while a reference to it exists (`ndarray.resize` refuses
-            // then, unless told `refcheck=False`, which numpy documents as unsafe). The compiled
-            // code only reads it; the caller must not write to it while a run reads it, as with
-            // any zero-copy API (docs/python.md).
-            unsafe { std::slice::from_raw_parts(parts.ptr as *const u8, parts.bytes) }
-        };
-        if bytes.as_ptr().align_offset(ALIGN) == 0 || bytes.is_empty() {
+        let bytes = array_bytes(array, &parts);
+        if bytes.as_ptr().align_offset(info.dtype.size_bytes().max(1)) == 0 || bytes.is_empty() {
             return Ok(Input::InPlace {
                 dtype: info.dtype,
                 shape: parts.shape,
@@ -548,7 +578,7 @@ impl PyModel {
         }
         Tensor::from_bytes(info.dtype, &parts.shape, bytes)
             .map(Input::Copied)
-            .map_err(|e| InputError::new_err(format!("{what}: {e}")))
+            .map_err(|e| InputError::new_err(format!("{}: {e}", what())))
     }
 
     /// A runtime error as a Python exception: the input checks' as `InputError` (with the
@@ -585,27 +615,34 @@ impl PyModel {
     }
 }
 
-/// Copies output `k`'s bytes into `array`, a new numpy array of its shape and dtype.
-fn write_output(array: &Bound<'_, PyAny>, t: &Tensor, k: usize) -> PyResult<()> {
-    let what = format!("output {k}");
-    let parts = array_parts(array, &what)?;
-    let (typestr, _) = numpy_dtype(t.dtype());
-    if parts.typestr != typestr || parts.bytes != t.bytes().len() || parts.readonly {
+/// Output `k` of a run, `view`, as a new numpy array of dtype `dtype` (its dtype as numpy's):
+/// `numpy.empty` of its shape, its bytes copied in.
+fn new_output<'py>(
+    py: Python<'py>,
+    view: &TensorView<'_>,
+    dtype: &Bound<'py, PyAny>,
+    k: usize,
+) -> PyResult<Bound<'py, PyAny>> {
+    let empty = EMPTY.import(py, "numpy", "empty")?;
+    let array = empty.call1((PyTuple::new(py, view.shape)?, dtype))?;
+    let parts = array_parts(&array, &|| format!("output {k}"))?;
+    let (typestr, _) = numpy_dtype(view.dtype);
+    if parts.typestr != typestr || parts.bytes != view.bytes.len() || parts.readonly {
         return Err(PyValueError::new_err(format!(
-            "{what}: the array made for it is not a writable {typestr} array of {} bytes",
-            t.bytes().len()
+            "output {k}: the array made for it is not a writable {typestr} array of {} bytes",
+            view.bytes.len()
         )));
     }
     if parts.bytes > 0 {
         // SAFETY: `array` is a new numpy array that only this function holds, alive and with
         // the GIL held; `array_parts` checked that its data is C-contiguous, not null,
-        // writable and `parts.bytes` long, which is the tensor's byte count: the copy stays
-        // inside both, which are distinct allocations.
+        // writable and `parts.bytes` long, which is the output's byte count: the copy stays
+        // inside both, which are distinct allocations (the output is the session's memory).
         unsafe {
-            std::ptr::copy_nonoverlapping(t.as_ptr(), parts.ptr as *mut u8, parts.bytes);
+            std::ptr::copy_nonoverlapping(view.bytes.as_ptr(), parts.ptr as *mut u8, parts.bytes);
         }
     }
-    Ok(())
+    Ok(array)
 }
 
 /// The native module of the `dlc` package.

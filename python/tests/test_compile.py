@@ -105,19 +105,22 @@ def address(array):
     return array.__array_interface__["data"][0]
 
 
-def test_aligned_inputs_are_read_in_place(mlp_ir):
+def test_inputs_are_read_in_place(mlp_ir):
     m = mlp_ir
     arrays = random_inputs(m)
     expected = m(*arrays)[0]
-    inputs = [aligned(a) for a in arrays]
-    # The compiled code reads each 64-byte aligned input where numpy keeps it.
-    assert m._model.input_addresses(inputs) == [address(a) for a in inputs]
-    np.testing.assert_array_equal(m(*inputs)[0], expected)
-    # One that is not aligned as compiled code assumes is copied first, with the same result.
-    shifted = list(inputs)
-    shifted[0] = aligned(arrays[0], offset=4)
+    # The compiled code reads each input where numpy keeps it, at any element-aligned address:
+    # numpy's own allocation, 64-byte aligned memory, or 4 and 20 bytes past it.
+    for offset in (None, 0, 4, 20):
+        inputs = arrays if offset is None else [aligned(a, offset) for a in arrays]
+        assert m._model.input_addresses(inputs) == [address(a) for a in inputs], offset
+        np.testing.assert_array_equal(m(*inputs)[0], expected)
+    # One whose float32 elements are not aligned (2 bytes off) is copied first, with the same
+    # result.
+    shifted = list(arrays)
+    shifted[0] = aligned(arrays[0], offset=2)
     got = m._model.input_addresses(shifted)
-    assert got[0] != address(shifted[0]) and got[1:] == [address(a) for a in inputs[1:]]
+    assert got[0] != address(shifted[0]) and got[1:] == [address(a) for a in arrays[1:]]
     np.testing.assert_array_equal(m(*shifted)[0], expected)
 
 

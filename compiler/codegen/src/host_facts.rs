@@ -7,9 +7,11 @@
 //! argument is `noalias` when, in every launch, no other buffer operand may share bytes with it
 //! (a different root, or disjoint constant ranges of the same arena); `plan-memory`'s in-place
 //! reuse passes one view twice, and that pair keeps its aliasing. An argument's alignment is the
-//! smallest over its launches: 64 bytes for allocations, constants and arguments (the runtime
-//! allocates every buffer 64-byte aligned, and takes inputs only in its own aligned tensors),
-//! and the power of two dividing a constant view offset, up to 64.
+//! smallest over its launches: 64 bytes for allocations and constants (the runtime allocates
+//! every buffer 64-byte aligned), the element size for the function's own arguments (the
+//! runtime reads an input in place wherever its caller's memory is, a numpy array's say, as long
+//! as its elements are aligned), and the power of two dividing a constant view offset, up to
+//! the alignment of the buffer viewed.
 //!
 //! The results of `loop.call_if` and `loop.call_loop` never share bytes with the caller's
 //! buffers (the runtime runs a callee in its own memory, and copies what a loop carries), so
@@ -24,7 +26,8 @@ use dlc_ir::{Context, Op, Value};
 use dlc_loop::{buffer_parts, elem_size_bytes, LoopOps};
 use rustc_hash::FxHashMap;
 
-/// The alignment the runtime guarantees for every allocation and input tensor.
+/// The alignment the runtime guarantees for every allocation and constant. Inputs are only
+/// element-aligned (`Session::run_views` reads them in place).
 pub const RUNTIME_ALIGNMENT: u32 = 64;
 
 /// Facts per kernel name: one entry per kernel argument.
@@ -92,7 +95,11 @@ fn place(ctx: &Context, v: Value) -> Option<Place> {
     // A call result is aligned to its element (1 byte when that size is unknown).
     let element_align =
         || elem_size_bytes(ctx, elem).map_or(1, |n| n.min(u64::from(RUNTIME_ALIGNMENT)) as u32);
-    let view = match ctx.defining_op(v).and_then(|d| LoopOps::of(ctx, d)) {
+    let Some(def) = ctx.defining_op(v) else {
+        // A function argument: the caller's memory, element-aligned.
+        return root(v, element_align());
+    };
+    let view = match LoopOps::of(ctx, def) {
         Some(LoopOps::ViewOp(view)) => view,
         Some(LoopOps::CallIfOp(call)) => return root(ctx.result(call.0, 0), element_align()),
         Some(LoopOps::CallLoopOp(_)) => return root(v, element_align()),
@@ -140,10 +147,11 @@ mod tests {
     use super::{kernel_facts, RUNTIME_ALIGNMENT};
     use dlc_ir::Context;
 
-    /// A call's results are roots apart from the caller's buffers, aligned to their element;
-    /// two results of one `loop.call_if` may be the same bytes.
+    /// A call's results are roots apart from the caller's buffers, aligned to their element,
+    /// as function arguments are; two results of one `loop.call_if` may be the same bytes, and
+    /// only allocations are aligned to the runtime's 64 bytes.
     #[test]
-    fn call_results_are_element_aligned_roots() {
+    fn arguments_and_call_results_are_element_aligned() {
         let mut ctx = Context::new();
         dlc_dialects::register_all_dialects(&mut ctx);
         let src = r#"
@@ -182,6 +190,22 @@ func.func @main(%c: !loop.buffer<i1, global>, %m: !loop.buffer<i64, global>, %x:
         let facts = kernel_facts(&ctx, module);
         let k = &facts["k"];
         assert!(k[0].noalias && k[1].noalias);
-        assert_eq!((k[0].align, k[1].align), (4, RUNTIME_ALIGNMENT));
+        assert_eq!(
+            (k[0].align, k[1].align),
+            (4, 4),
+            "an argument: the f32 element size"
+        );
+
+        // An allocation launched beside the argument is 64-byte aligned.
+        let src = src.replace(
+            "  loop.launch @k(%l, %x)",
+            "  %a = loop.alloc : !loop.buffer<4xf32, global>\n  loop.launch @k(%a, %x)",
+        );
+        let module = dlc_ir::parse_source(&mut ctx, &src, "facts.mlir", 1).expect("parses");
+        let facts = kernel_facts(&ctx, module);
+        assert_eq!(
+            (facts["k"][0].align, facts["k"][1].align),
+            (RUNTIME_ALIGNMENT, 4)
+        );
     }
 }

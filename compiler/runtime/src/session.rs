@@ -290,10 +290,11 @@ impl<'p> Session<'p> {
 
     /// Runs the program on borrowed inputs, read in place: memory of the caller's (a numpy
     /// array's), not copied into a [`Tensor`] first. Only an input the program may write or
-    /// return is copied, as with [`Session::run`]. Compiled code assumes every buffer starts at
-    /// a multiple of [`ALIGN`] bytes, so an input that does not (and is not empty) is an
-    /// error, as is one whose byte count is not its shape's, or an `i1` one with a byte other
-    /// than 0 or 1 (as [`Tensor::from_bytes`] refuses).
+    /// return is copied, as with [`Session::run`]. Compiled code assumes an input's elements
+    /// are aligned (an address that is a multiple of the element size; the code generator
+    /// assumes more only of the runtime's own buffers), so an input that is not (and is not
+    /// empty) is an error, as is one whose byte count is not its shape's, or an `i1` one with a
+    /// byte other than 0 or 1 (as [`Tensor::from_bytes`] refuses).
     pub fn run_views(&mut self, inputs: &[TensorView<'_>]) -> Result<Outputs<'_>, RuntimeError> {
         self.ran = false;
         crate::pool::num_threads()?;
@@ -315,9 +316,12 @@ impl<'p> Session<'p> {
                     "input {i}: i1 elements must be 0 or 1"
                 )));
             }
-            if expected > 0 && t.bytes.as_ptr().align_offset(ALIGN) != 0 {
+            let align = t.dtype.size_bytes().max(1);
+            if expected > 0 && t.bytes.as_ptr().align_offset(align) != 0 {
                 return Err(RuntimeError::Tensor(format!(
-                    "input {i}: its memory does not start at a multiple of {ALIGN} bytes"
+                    "input {i}: its memory does not start at a multiple of {align} bytes (the \
+                     size of its {} elements)",
+                    t.dtype
                 )));
             }
         }
@@ -336,16 +340,8 @@ impl<'p> Session<'p> {
             self.ran = true;
             return Ok(Outputs { session: self });
         }
-        let session = SendSession(self);
-        // SAFETY: the session is used by the one pool thread that runs the closure while this
-        // thread waits in `run_in_pool`, so access stays exclusive; its raw buffer pointers are
-        // what make it `!Send`, and they point to memory this session owns or borrows for the
-        // run.
-        let result = crate::pool::run_in_pool(move || {
-            let session = session;
-            session.0.exec_all()
-        });
-        result?;
+        // One pool thread runs the closure while this thread waits in `run_in_pool`.
+        crate::pool::run_in_pool(|| self.exec_all())?;
         self.ran = true;
         Ok(Outputs { session: self })
     }
@@ -1240,12 +1236,18 @@ fn int_binary(op: IntBinary, a: i64, b: i64, width: u32) -> Result<i64, String> 
     Ok(crate::program::wrap(v as i64, width))
 }
 
-/// A session handed to the pool thread that runs a program (see [`Session::run`]).
-struct SendSession<'a, 'p>(&'a mut Session<'p>);
+// SAFETY: a session's raw pointers (`Buf`) point to memory it owns (its allocations, input
+// copies, call sites and callees' sessions), to the program's constants, or to a caller's
+// inputs lent for the length of one run; nothing in it belongs to the thread that made it. Every
+// run takes `&mut self`, so one thread at a time uses it: moving it to another thread (the pool
+// thread that runs it, a caller that hands it across while Python's GIL is released) is sound.
+// The program it borrows is shared between threads, hence `Sync` (checked below).
+unsafe impl Send for Session<'_> {}
 
-// SAFETY: `Session::run` moves the session to one pool thread and blocks until that thread is
-// done with it, so it is never used from two threads at once.
-unsafe impl Send for SendSession<'_, '_> {}
+const _: fn() = || {
+    fn shared<T: Sync>() {}
+    shared::<HostProgram>();
+};
 
 #[cfg(test)]
 mod tests {
