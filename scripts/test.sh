@@ -47,10 +47,12 @@ beside() {
   return "$status"
 }
 
-# Every target at once (libraries, binaries, tests), so the dev-dependencies' features are
-# unified the way `cargo test` sees them and the test stage reuses all of it.
+# Every target at once (libraries, binaries, tests, examples), so the dev-dependencies' features
+# are unified the way `cargo test` sees them and the test stage reuses all of it. Not
+# `--all-targets`, which also builds a unit-test binary of every library and binary marked
+# `test = false` (those without unit tests: scripts/check_test_targets.py).
 build() {
-  cargo build --workspace --profile "$PROFILE" --all-targets --quiet
+  cargo build --workspace --profile "$PROFILE" --lib --bins --tests --examples --quiet
 }
 
 # The Python package: its wheel, packed from the extension module the cargo build linked
@@ -167,6 +169,7 @@ trap summary EXIT
 
 stage "setup" bash scripts/setup.sh
 stage "op-name comparisons (docs/architecture.md, Finding ops)" python3 scripts/op_name_comparisons.py
+stage "crates marked without unit tests have none" python3 scripts/check_test_targets.py
 stage "cargo build" build
 stage "cargo test; the Python wheel and tests, lit and the benchmark smoke beside it" \
   tests_and_the_rest

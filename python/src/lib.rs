@@ -671,5 +671,15 @@ fn _dlc(m: &Bound<'_, PyModule>) -> PyResult<()> {
         .to_vec(),
     )?;
     m.add("DEFAULT_LLVM_OPT", LlvmOpt::default().to_string())?;
+    // How this module was built: "release" (maturin's wheel), or "checked" (scripts/test.sh's,
+    // with debug assertions): benchmarks say which they timed.
+    m.add(
+        "BUILD",
+        if cfg!(debug_assertions) {
+            "checked"
+        } else {
+            "release"
+        },
+    )?;
     Ok(())
 }

@@ -6,8 +6,11 @@ For each model: the median of many calls of each (after warm-up), and the ratio 
 The tiny model (one Add of two 1x8 float tensors) measures the per-call overhead, which the issue
 bounds at 2x onnxruntime's; the real models (scripts/onnx_real_models.py writes them with their
 inputs to target/onnx-models) measure calls that do work. Both run on 2 threads (onnxruntime's
-intra-op threads, dlc's pool on this 2-core machine). Prints a markdown table and `lscpu`'s
-model line.
+intra-op threads, dlc's pool on this 2-core machine). Prints a markdown table, `lscpu`'s model
+line and which build of dlc's module it timed: time the release build, the wheel users install
+(`maturin build --release`, or `cargo build --release -p dlc-python` and
+`scripts/python_wheel.py --module target/release/lib_dlc.so`), not the `checked` build that
+scripts/test.sh installs.
 
 Usage: python3 tools/bench/python_calls.py [--models target/onnx-models] [--only a,b] [--calls N]
 """
@@ -93,7 +96,10 @@ def main() -> int:
         if only is not None and name not in only:
             continue
         rows.append(measure(name, model, inputs, args.calls))
-    print(f"`lscpu`: \"{cpu_model()}\", {os.cpu_count()} cores; median of {args.calls} calls each")
+    print(
+        f"`lscpu`: \"{cpu_model()}\", {os.cpu_count()} cores; median of {args.calls} calls each; "
+        f"dlc's {dlc._dlc.BUILD} build"
+    )
     print()
     print("| model | dlc call ms | onnxruntime run ms | dlc / onnxruntime |")
     print("|---|---|---|---|")
