@@ -2,7 +2,7 @@
 """Pack the dlc Python package into a wheel from the extension module the cargo build linked.
 
 scripts/test.sh builds the whole workspace once (`cargo build --workspace --profile checked
---all-targets`), which links the `dlc-python` crate's cdylib, `target/checked/lib_dlc.so`, too.
+--lib --bins --tests --examples`), which links the `dlc-python` crate's cdylib, `target/checked/lib_dlc.so`, too.
 `maturin build` would link it again, and, since cargo resolves features for the one crate it
 builds rather than for the workspace, rebuild about thirty crates to do so (130 s measured
 beside the tests on the 2-core machine). This script instead writes the wheel maturin would
@@ -43,6 +43,17 @@ def metadata() -> str:
     return "\n".join(lines) + "\n"
 
 
+def entry_points_txt() -> str:
+    """entry_points.txt from python/pyproject.toml's [project.entry-points] tables (the
+    `torch_dynamo_backends` group that makes `torch.compile(m, backend="dlc")` find dlc)."""
+    project = tomllib.loads((ROOT / "python/pyproject.toml").read_text())["project"]
+    groups = project.get("entry-points", {})
+    return "".join(
+        f"[{group}]\n" + "".join(f"{k} = {v}\n" for k, v in entries.items()) + "\n"
+        for group, entries in groups.items()
+    )
+
+
 def record_line(name: str, data: bytes) -> str:
     digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
     return f"{name},sha256={digest},{len(data)}"
@@ -65,6 +76,9 @@ def main() -> int:
     files = [(f"dlc/{p.name}", p.read_bytes()) for p in sorted((ROOT / "python/dlc").glob("*.py"))]
     files.append(("dlc/_dlc.abi3.so", args.module.read_bytes()))
     files.append((f"{dist_info}/METADATA", meta.encode()))
+    entry_points = entry_points_txt()
+    if entry_points:
+        files.append((f"{dist_info}/entry_points.txt", entry_points.encode()))
     wheel = f"Wheel-Version: 1.0\nGenerator: dlc scripts/python_wheel.py\nRoot-Is-Purelib: false\nTag: {tag}\n"
     files.append((f"{dist_info}/WHEEL", wheel.encode()))
     record = [record_line(n, d) for n, d in files] + [f"{dist_info}/RECORD,,"]

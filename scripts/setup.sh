@@ -3,7 +3,8 @@
 # mlir-opt-22, and the libraries dlc-codegen links), lit, ptxas (the nvidia-cuda-nvcc wheel, for
 # the PTX tests), numpy, onnx 1.23.2 and onnxruntime 1.32.0 (benchmark peers, the ONNX
 # conformance suite), maturin and pytest (the Python package in python/: scripts/test.sh builds
-# its wheel and runs its tests), the rapidocr-onnxruntime wheel's PaddleOCR models and the wheels
+# its wheel and runs its tests), torch (its torch.compile backend's tests), the
+# rapidocr-onnxruntime wheel's PaddleOCR models and the wheels
 # of the other real ONNX models (scripts/onnx_real_models.py). Runs as root or through sudo.
 set -euo pipefail
 
@@ -33,6 +34,10 @@ python3 -c "import onnx, sys; sys.exit(onnx.__version__ != '1.23.2')" >/dev/null
 python3 -c "import onnxruntime, sys; sys.exit(onnxruntime.__version__ != '1.32.0')" >/dev/null 2>&1 || py_missing="$py_missing onnxruntime==1.32.0"
 python3 -c "import maturin" >/dev/null 2>&1 || py_missing="$py_missing maturin>=1.9,<2"
 python3 -c "import pytest" >/dev/null 2>&1 || py_missing="$py_missing pytest"
+# torch for the torch.compile backend's tests (python/tests/test_torch_backend.py): PyPI's Linux
+# wheel brings its CUDA libraries, about 2.8 GB, installed once. Checked by its metadata, which
+# is quicker than importing it.
+python3 -c "import importlib.metadata as m, sys; sys.exit(m.version('torch') != '2.15.0')" >/dev/null 2>&1 || py_missing="$py_missing torch==2.15.0"
 if [ -n "$py_missing" ]; then
   echo "setup: installing Python packages:$py_missing"
   python3 -m pip install -q --root-user-action=ignore $py_missing

@@ -1,0 +1,98 @@
+"""``torch.compile(module, backend="dlc")`` against eager PyTorch on the same inputs (issue 36):
+an MLP, a small CNN with BatchNorm in eval mode, ``nn.TransformerEncoderLayer``, a model with an
+op dlc does not map (a graph break: that op runs in PyTorch), and dynamic dims."""
+
+import pytest
+
+torch = pytest.importorskip("torch")
+import torch.nn as nn  # noqa: E402
+
+import dlc.torch_backend as backend  # noqa: E402
+
+RTOL = 1e-4
+
+
+def check(model, *inputs, dynamic=False):
+    """Compiles `model` with dlc, checks it against eager PyTorch and returns the report."""
+    torch._dynamo.reset()
+    model.eval()
+    with torch.no_grad():
+        expected = model(*inputs)
+        compiled = torch.compile(model, backend="dlc", dynamic=dynamic)
+        got = compiled(*inputs)
+    torch.testing.assert_close(got, expected, rtol=RTOL, atol=1e-5)
+    return list(backend.last_report), compiled
+
+
+def compiled_partitions(report):
+    return [line for line in report if "compiled by dlc" in line]
+
+
+def test_mlp():
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 32), nn.GELU(), nn.Linear(32, 4))
+    report, _ = check(model, torch.randn(8, 16))
+    assert len(compiled_partitions(report)) == 1 and not any("left" in r for r in report), report
+
+
+def test_cnn_with_batch_norm():
+    torch.manual_seed(1)
+    model = nn.Sequential(
+        nn.Conv2d(3, 8, 3, padding=1),
+        nn.BatchNorm2d(8),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Conv2d(8, 16, 3, stride=2, padding=1, bias=False),
+        nn.BatchNorm2d(16),
+        nn.ReLU(),
+        nn.Flatten(),
+        nn.Linear(16 * 4 * 4, 10),
+    )
+    # Running statistics that are not the initial 0 and 1.
+    for m in model.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            m.running_mean.uniform_(-0.5, 0.5)
+            m.running_var.uniform_(0.5, 2.0)
+    report, _ = check(model, torch.randn(2, 3, 16, 16))
+    assert len(compiled_partitions(report)) == 1 and not any("left" in r for r in report), report
+
+
+def test_transformer_encoder_layer():
+    torch.manual_seed(2)
+    model = nn.TransformerEncoderLayer(d_model=32, nhead=4, dim_feedforward=64, batch_first=True)
+    report, _ = check(model, torch.randn(2, 10, 32))
+    assert compiled_partitions(report), report
+
+
+class WithCumsum(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a, self.b = nn.Linear(8, 8), nn.Linear(8, 8)
+
+    def forward(self, x):
+        return self.b(torch.cumsum(torch.relu(self.a(x)), dim=1))
+
+
+def test_an_unsupported_op_runs_in_pytorch():
+    torch.manual_seed(3)
+    report, _ = check(WithCumsum(), torch.randn(4, 8))
+    assert any("left to PyTorch: aten.cumsum" in r for r in report), report
+    assert len(compiled_partitions(report)) == 2, report
+
+
+def test_dynamic_batch():
+    torch.manual_seed(4)
+    model = nn.Sequential(nn.Linear(16, 32), nn.Tanh(), nn.Linear(32, 4)).eval()
+    torch._dynamo.reset()
+    with torch.no_grad():
+        compiled = torch.compile(model, backend="dlc", dynamic=True)
+        for batch in (3, 7, 12):
+            x = torch.randn(batch, 16)
+            torch.testing.assert_close(compiled(x), model(x), rtol=RTOL, atol=1e-5)
+    assert compiled_partitions(backend.last_report), backend.last_report
+
+
+def test_inputs_cross_without_copies():
+    # A compiled partition reads a contiguous CPU tensor's memory in place (Tensor.numpy()).
+    x = torch.randn(4, 8)
+    assert x.numpy().__array_interface__["data"][0] == x.data_ptr()
