@@ -302,6 +302,16 @@ graph_ops! {
         * -> [], [], parents = &[FusionOp::NAME, IfOp::NAME, LoopOp::NAME];
 }
 
+impl MatmulOp {
+    /// Its `transpose_a` and `transpose_b` flags: each absent (false), a unit attribute (true)
+    /// or a bool, as the verifier and shape inference read them; every pass reads them here.
+    pub fn transposes(self, ctx: &Context) -> (bool, bool) {
+        let attrs = verify::Attrs::new(ctx, ctx.attrs(self.0));
+        let flag = |name| attrs.flag(name).unwrap_or(false);
+        (flag("transpose_a"), flag("transpose_b"))
+    }
+}
+
 /// The dtypes an op accepts on its tensor operands.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub enum DTypeClass {

@@ -174,10 +174,11 @@ pub(super) fn reduced_axes(ctx: &Context, op: Op, rank: usize) -> Result<Vec<boo
     Ok(reduced)
 }
 
-/// Matmul flags `transpose_a`, `transpose_b`.
+/// Matmul flags `transpose_a`, `transpose_b` ([`dlc_graph::ops::MatmulOp::transposes`]; false for
+/// another op).
 pub(super) fn matmul_transposes(ctx: &Context, op: Op) -> (bool, bool) {
-    let flag = |n| int_attr(ctx, op, n).is_some_and(|v| v != 0);
-    (flag("transpose_a"), flag("transpose_b"))
+    ctx.view::<dlc_graph::ops::MatmulOp>(op)
+        .map_or((false, false), |m| m.transposes(ctx))
 }
 
 fn shape_of(shapes: &SymbolicShapes, v: Value) -> Result<Vec<DimExpr>, String> {
