@@ -361,13 +361,21 @@ def _compile_ir(text: str, name: str, shapes, examples, opt, cache) -> CompiledM
 
 
 def _compile_onnx(name: str, *, path=None, data=None, shapes, examples, opt, cache) -> CompiledModel:
-    model = _dlc.compile_onnx_model(
-        name,
-        path=path,
-        data=data,
-        input_shapes=shapes,
-        example_inputs=examples,
-        opt=opt,
-        cache_dir=cache,
-    )
+    try:
+        model = _dlc.compile_onnx_model(
+            name,
+            path=path,
+            data=data,
+            input_shapes=shapes,
+            example_inputs=examples,
+            opt=opt,
+            cache_dir=cache,
+        )
+    except CompileError as e:
+        if examples is None and "must be a constant here" in str(e):
+            # The importer names dlc-run's way of giving the value; this is Python's.
+            raise CompileError(
+                f"{e}\n(from Python: dlc.compile(model, example_inputs=[...]) gives the values)"
+            ) from None
+        raise
     return CompiledModel(model, name)
