@@ -1,11 +1,12 @@
 //! Loop passes: the cpu group. Passes that shape loop kernels for CPU code generation:
-//! register tiling of matmul-like reductions, SIMD vectorization, unrolling, thread-level
-//! parallel loops and the prefetch of a row kernel's next row.
+//! register tiling of matmul-like reductions, cache tiling of transposes, SIMD vectorization,
+//! unrolling, thread-level parallel loops and the prefetch of a row kernel's next row.
 
 mod parallelize;
 mod prefetch;
 pub mod target;
 mod tile;
+mod tile_transpose;
 mod unroll;
 mod util;
 mod vectorize;
@@ -17,6 +18,7 @@ use dlc_ir::pass::PassRegistry;
 /// Registers the passes of this group.
 pub(super) fn register(registry: &mut PassRegistry) {
     registry.register(&tile::INFO);
+    registry.register(&tile_transpose::INFO);
     registry.register(&vectorize::INFO);
     registry.register(&unroll::INFO);
     registry.register(&parallelize::INFO);
@@ -31,6 +33,10 @@ pub(super) const CASES: &[DifferentialCase] = &[
     },
     DifferentialCase {
         pipeline: "tile{rows=2 vectors=1 width=2 row-blocks=2 k-block=3}",
+        target: Target::Cpu,
+    },
+    DifferentialCase {
+        pipeline: "tile-transpose{tile=2}",
         target: Target::Cpu,
     },
     DifferentialCase {
