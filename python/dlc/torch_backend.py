@@ -264,6 +264,27 @@ def _map_node(w: _Writer, node: torch.fx.Node, operand: Callable[[Any], Any]) ->
         common = a.dtype if isinstance(a, _Value) else b.dtype
         a, b = _tensor(w, a, common), _tensor(w, b, common)
         return _cmp(w, _CMP[t], a, b, dims)
+    if t in (aten.clamp.default, aten.hardtanh.default):
+        x = _cast(w, args[0], dtype)
+        if t == aten.hardtanh.default:
+            low = args[1] if len(args) > 1 else kwargs.get("min_val", -1.0)
+            high = args[2] if len(args) > 2 else kwargs.get("max_val", 1.0)
+        else:
+            low = args[1] if len(args) > 1 else kwargs.get("min")
+            high = args[2] if len(args) > 2 else kwargs.get("max")
+        if isinstance(low, _Value) or isinstance(high, _Value):
+            raise Unsupported("a clamp to tensor bounds")
+        if low is not None:
+            x = w.op("max", [x, w.constant(low, dtype)], dims, dtype)
+        if high is not None:
+            x = w.op("min", [x, w.constant(high, dtype)], dims, dtype)
+        return x
+    if t == aten.leaky_relu.default:
+        x = args[0]
+        slope = args[1] if len(args) > 1 else kwargs.get("negative_slope", 0.01)
+        positive = _cmp(w, "gt", x, w.constant(0.0, dtype), dims)
+        scaled = w.op("mul", [x, w.constant(slope, dtype)], dims, dtype)
+        return w.op("select", [positive, x, scaled], dims, dtype)
     if t == aten.where.self:
         cond = args[0]
         a, b = (_tensor(w, x, dtype) for x in args[1:3])

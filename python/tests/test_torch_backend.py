@@ -57,6 +57,29 @@ def test_cnn_with_batch_norm():
     assert len(compiled_partitions(report)) == 1 and not any("left" in r for r in report), report
 
 
+class MobileBlock(nn.Module):
+    """ReLU6, a depthwise convolution, hardswish, a residual add, leaky ReLU, adaptive average
+    pooling and a clamp: the activations of MobileNet-style models."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1, self.b1 = nn.Conv2d(8, 8, 3, padding=1), nn.BatchNorm2d(8)
+        self.c2, self.b2 = nn.Conv2d(8, 8, 3, padding=1, groups=8), nn.BatchNorm2d(8)
+
+    def forward(self, x):
+        y = nn.functional.relu6(self.b1(self.c1(x)))
+        y = nn.functional.hardswish(self.b2(self.c2(y)))
+        y = nn.functional.leaky_relu(y + x, 0.1)
+        y = nn.functional.adaptive_avg_pool2d(y, 1).flatten(1)
+        return torch.clamp(y, -1.0, 1.0) * 2.0 + 1.0
+
+
+def test_mobilenet_style_block():
+    torch.manual_seed(5)
+    report, _ = check(MobileBlock(), torch.randn(2, 8, 16, 16))
+    assert len(compiled_partitions(report)) == 1 and not any("left" in r for r in report), report
+
+
 def test_transformer_encoder_layer():
     torch.manual_seed(2)
     model = nn.TransformerEncoderLayer(d_model=32, nhead=4, dim_feedforward=64, batch_first=True)
