@@ -190,6 +190,15 @@ _BINARY = {
     aten.pow.Tensor_Scalar: "pow",
     aten.pow.Tensor_Tensor: "pow",
 }
+# The `.Scalar` overloads: a tensor and a number.
+_BINARY.update(
+    {
+        aten.add.Scalar: "add",
+        aten.sub.Scalar: "sub",
+        aten.mul.Scalar: "mul",
+        aten.div.Scalar: "div",
+    }
+)
 _CMP = {
     aten.gt.Tensor: "gt",
     aten.gt.Scalar: "gt",
@@ -252,8 +261,15 @@ def _map_node(w: _Writer, node: torch.fx.Node, operand: Callable[[Any], Any]) ->
         return args[0]
     if t in _UNARY:
         return w.op(_UNARY[t], [_cast(w, args[0], dtype)], dims, dtype)
+    if t == aten.rsub.Scalar:
+        if kwargs.get("alpha", 1) != 1:
+            raise Unsupported("alpha")
+        a, b = (_tensor(w, v, dtype) for v in args[:2])
+        return w.op("sub", [b, a], dims, dtype)
     if t in _BINARY:
-        if t in (aten.add.Tensor, aten.sub.Tensor) and kwargs.get("alpha", 1) != 1:
+        if t in (aten.add.Tensor, aten.sub.Tensor, aten.add.Scalar, aten.sub.Scalar) and kwargs.get(
+            "alpha", 1
+        ) != 1:
             raise Unsupported("alpha")
         if t == aten.div.Tensor and kwargs.get("rounding_mode") is not None:
             raise Unsupported("rounding_mode")
@@ -285,6 +301,29 @@ def _map_node(w: _Writer, node: torch.fx.Node, operand: Callable[[Any], Any]) ->
         positive = _cmp(w, "gt", x, w.constant(0.0, dtype), dims)
         scaled = w.op("mul", [x, w.constant(slope, dtype)], dims, dtype)
         return w.op("select", [positive, x, scaled], dims, dtype)
+    if t == aten.embedding.default:
+        weight, indices = args[:2]
+        if any(isinstance(v, bool) and v for v in args[3:]):
+            raise Unsupported("an embedding with scale_grad_by_freq or sparse")
+        return w.op("gather", [weight, indices], dims, dtype, "axis = 0 : i64")
+    if t == aten.index_select.default:
+        x, axis, index = args[:3]
+        return w.op("gather", [x, index], dims, dtype, f"axis = {_axis(axis, len(x.dims))} : i64")
+    if t == aten.constant_pad_nd.default:
+        x, pad = args[0], list(args[1])
+        value = args[2] if len(args) > 2 else kwargs.get("value", 0)
+        rank = len(x.dims)
+        if len(pad) % 2 or len(pad) > 2 * rank or any(p < 0 for p in pad):
+            raise Unsupported("a pad that crops")
+        low, high = [0] * rank, [0] * rank
+        for k in range(len(pad) // 2):
+            low[rank - 1 - k], high[rank - 1 - k] = pad[2 * k], pad[2 * k + 1]
+        scalar = _float(value) if dtype.is_floating_point else str(int(value))
+        attrs = (
+            f"high = {_array(high)}, low = {_array(low)}, "
+            f"value = {scalar} : {_DTYPES[dtype]}"
+        )
+        return w.op("pad", [x], dims, dtype, attrs)
     if t == aten.where.self:
         cond = args[0]
         a, b = (_tensor(w, x, dtype) for x in args[1:3])
@@ -293,6 +332,12 @@ def _map_node(w: _Writer, node: torch.fx.Node, operand: Callable[[Any], Any]) ->
         if set(kwargs) - {"dtype", "layout", "device", "memory_format"}:
             raise Unsupported("_to_copy options")
         return _cast(w, args[0], dtype)
+    if t in (aten.sum.default, aten.mean.default):
+        x = args[0]
+        if kwargs.get("dtype") is not None:
+            raise Unsupported("a reduction's dtype")
+        name = "reduce_sum" if t == aten.sum.default else "reduce_mean"
+        return w.op(name, [x], dims, dtype, f"axes = {_array(range(len(x.dims)))}")
     if t in _REDUCE:
         x = args[0]
         axes = args[1] if len(args) > 1 else list(range(len(x.dims)))

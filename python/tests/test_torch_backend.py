@@ -87,6 +87,29 @@ def test_transformer_encoder_layer():
     assert compiled_partitions(report), report
 
 
+class TinyLM(nn.Module):
+    """Token and position embeddings, a pre-norm encoder layer, a final norm, a pad, the head
+    and a log-softmax: a small language model's forward."""
+
+    def __init__(self, vocab=50, d=32, seq=12):
+        super().__init__()
+        self.tok = nn.Embedding(vocab, d)
+        self.pos = nn.Parameter(torch.randn(seq, d) * 0.02)
+        self.enc = nn.TransformerEncoderLayer(d, 4, 64, batch_first=True, norm_first=True)
+        self.ln, self.head = nn.LayerNorm(d), nn.Linear(d, vocab)
+
+    def forward(self, ids):
+        h = self.enc(self.tok(ids) + self.pos)
+        h = nn.functional.pad(self.ln(h), (0, 0, 1, 0), value=0.5)
+        return torch.log_softmax(self.head(h), dim=-1).sum(dim=1) * 0.5 - 1.0
+
+
+def test_tiny_language_model():
+    torch.manual_seed(6)
+    report, _ = check(TinyLM(), torch.randint(0, 50, (2, 12)))
+    assert len(compiled_partitions(report)) == 1 and not any("left" in r for r in report), report
+
+
 class WithCumsum(nn.Module):
     def __init__(self):
         super().__init__()
