@@ -1055,13 +1055,32 @@ impl<'a> GraphBuilder<'a> {
     /// `graph.matmul` with numpy semantics (batch dims broadcast); two 8-bit integer operands
     /// give `i32`.
     pub fn matmul(&mut self, a: Value, b: Value) -> Value {
-        let shape = matmul_shape(&self.shape(a), &self.shape(b));
+        self.matmul_of(a, b, false)
+    }
+
+    /// [`Self::matmul`] reading `b` transposed (`transpose_b`: `b` is `[.., N, K]`).
+    pub fn matmul_transposed_b(&mut self, a: Value, b: Value) -> Value {
+        self.matmul_of(a, b, true)
+    }
+
+    fn matmul_of(&mut self, a: Value, b: Value, transpose_b: bool) -> Value {
+        let mut b_shape = self.shape(b);
+        let rank = b_shape.len();
+        if transpose_b && rank >= 2 {
+            b_shape.swap(rank - 2, rank - 1);
+        }
+        let shape = matmul_shape(&self.shape(a), &b_shape);
         let elem = match (self.elem(a), self.elem(b)) {
             (x, y) if crate::infer::is_byte(x) && crate::infer::is_byte(y) => Type::I32,
             (x, _) => x,
         };
         let ty = self.tensor(&shape, elem);
-        self.build_one("graph.matmul", &[a, b], vec![], ty)
+        let attrs = if transpose_b {
+            vec![("transpose_b", self.ctx.unit_attr())]
+        } else {
+            vec![]
+        };
+        self.build_one("graph.matmul", &[a, b], attrs, ty)
     }
 
     /// `graph.transpose` by `perm` (result dim i = input dim perm[i]).

@@ -645,13 +645,21 @@ impl State<'_, '_> {
         } else {
             Vec::new()
         };
-        b_dims.extend([k, n]);
+        // About a quarter of them read `b` transposed (`transpose_b`, `b` as [.., n, k]),
+        // chosen from `n` rather than by a new draw, so that the random stream, and with it
+        // every other op of every seed's program, stays what it was.
+        let transposed = matches!(n, Dim::Static(size) if size % 4 == 3);
+        b_dims.extend(if transposed { [n, k] } else { [k, n] });
         let dims: Vec<Dim> = a.dims[..r - 1].iter().copied().chain([n]).collect();
         if !self.fits(&dims) {
             return false;
         }
         let b = self.arg(b_dims, a.elem);
-        let v = self.builder().matmul(a.value, b.value);
+        let v = if transposed {
+            self.builder().matmul_transposed_b(a.value, b.value)
+        } else {
+            self.builder().matmul(a.value, b.value)
+        };
         self.push(v, dims);
         true
     }

@@ -631,17 +631,24 @@ impl SymbolicShapes {
             }
             Family::Matmul => {
                 let (a, b) = (shapes.first()?, shapes.get(1)?);
-                if a.len() < 2
-                    || b.len() < 2
-                    || attrs.flag("transpose_a").ok()?
-                    || attrs.flag("transpose_b").ok()?
-                {
+                if a.len() < 2 || b.len() < 2 {
                     return None;
                 }
+                let (ta, tb) = crate::ops::MatmulOp(op).transposes(ctx);
                 let (ar, br) = (a.len(), b.len());
-                self.unify(a[ar - 1], b[br - 2]);
+                let (m, ka) = if ta {
+                    (a[ar - 1], a[ar - 2])
+                } else {
+                    (a[ar - 2], a[ar - 1])
+                };
+                let (kb, n) = if tb {
+                    (b[br - 1], b[br - 2])
+                } else {
+                    (b[br - 2], b[br - 1])
+                };
+                self.unify(ka, kb);
                 let mut out = self.broadcast(&[a[..ar - 2].to_vec(), b[..br - 2].to_vec()]);
-                out.extend([a[ar - 2], b[br - 1]]);
+                out.extend([m, n]);
                 out
             }
             Family::BroadcastTo => {
