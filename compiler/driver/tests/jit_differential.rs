@@ -59,11 +59,11 @@ use std::path::PathBuf;
 
 /// Random functions compiled and run in the default tier; seeds `0..scaled(GENERATED)`
 /// (`dlc_testkit`).
-const GENERATED: u64 = 125;
+const GENERATED: u64 = 100;
 /// Random functions also compiled for `x86-64-v3` in the default tier; seeds
 /// `0..scaled(GENERATED_X86_64_V3)`. A subset of [`GENERATED`]: the code generator is the same,
 /// only the vector width and instruction set differ.
-const GENERATED_X86_64_V3: u64 = 50;
+const GENERATED_X86_64_V3: u64 = 40;
 /// The size given to every `?` dim of an example's arguments.
 const EXAMPLE_DYNAMIC_SIZE: usize = 3;
 /// How far the two backends' float outputs may be apart, in ulps of the output's largest
