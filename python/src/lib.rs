@@ -114,13 +114,16 @@ fn numpy_dtype(dtype: DType) -> (&'static str, &'static str) {
     }
 }
 
+/// The dtype whose [`numpy_dtype`] typestr is `typestr` (`<i8` is `i64`, not `index`).
+fn typestr_dtype(typestr: &str) -> Option<DType> {
+    (DType::ALL.iter().copied())
+        .filter(|&d| d != DType::Index)
+        .find(|&d| numpy_dtype(d).0 == typestr)
+}
+
 /// A typestr's numpy name when it is one of [`numpy_dtype`]'s, else the typestr itself.
 fn typestr_name(typestr: &str) -> String {
-    DType::ALL
-        .iter()
-        .map(|&d| numpy_dtype(d))
-        .find(|(t, _)| *t == typestr)
-        .map_or_else(|| format!("'{typestr}'"), |(_, name)| name.to_string())
+    typestr_dtype(typestr).map_or_else(|| format!("'{typestr}'"), |d| numpy_dtype(d).1.into())
 }
 
 /// A compiled model (private: `dlc.CompiledModel` wraps it).
@@ -390,18 +393,13 @@ fn array_bytes<'a>(_array: &'a Bound<'_, PyAny>, parts: &ArrayParts) -> &'a [u8]
 /// A numpy array (C-contiguous) copied into a runtime tensor of its own dtype.
 fn example_tensor(array: &Bound<'_, PyAny>, what: &dyn Fn() -> String) -> PyResult<Tensor> {
     let parts = array_parts(array, what)?;
-    let dtype = DType::ALL
-        .iter()
-        .copied()
-        .filter(|&d| d != DType::Index)
-        .find(|&d| numpy_dtype(d).0 == parts.typestr)
-        .ok_or_else(|| {
-            InputError::new_err(format!(
-                "{}: dlc has no dtype for numpy's {}",
-                what(),
-                typestr_name(&parts.typestr)
-            ))
-        })?;
+    let dtype = typestr_dtype(&parts.typestr).ok_or_else(|| {
+        InputError::new_err(format!(
+            "{}: dlc has no dtype for numpy's {}",
+            what(),
+            typestr_name(&parts.typestr)
+        ))
+    })?;
     Tensor::from_bytes(dtype, &parts.shape, array_bytes(array, &parts))
         .map_err(|e| InputError::new_err(format!("{}: {e}", what())))
 }
@@ -569,7 +567,12 @@ impl PyModel {
             )));
         }
         let bytes = array_bytes(array, &parts);
-        if bytes.as_ptr().align_offset(info.dtype.size_bytes().max(1)) == 0 || bytes.is_empty() {
+        let view = TensorView {
+            dtype: info.dtype,
+            shape: &parts.shape,
+            bytes,
+        };
+        if view.is_aligned() {
             return Ok(Input::InPlace {
                 dtype: info.dtype,
                 shape: parts.shape,

@@ -316,11 +316,11 @@ impl<'p> Session<'p> {
                     "input {i}: i1 elements must be 0 or 1"
                 )));
             }
-            let align = t.dtype.size_bytes().max(1);
-            if expected > 0 && t.bytes.as_ptr().align_offset(align) != 0 {
+            if !t.is_aligned() {
                 return Err(RuntimeError::Tensor(format!(
-                    "input {i}: its memory does not start at a multiple of {align} bytes (the \
-                     size of its {} elements)",
+                    "input {i}: its memory does not start at a multiple of {} bytes (the size \
+                     of its {} elements)",
+                    t.alignment(),
                     t.dtype
                 )));
             }

@@ -227,6 +227,18 @@ pub struct TensorView<'a> {
 }
 
 impl TensorView<'_> {
+    /// The alignment compiled code assumes of an input read in place: its element size (see
+    /// `Session::run_views`).
+    pub fn alignment(&self) -> usize {
+        self.dtype.size_bytes().max(1)
+    }
+
+    /// Whether compiled code may read these bytes in place: they are empty, or start at a
+    /// multiple of [`TensorView::alignment`].
+    pub fn is_aligned(&self) -> bool {
+        self.bytes.is_empty() || self.bytes.as_ptr().align_offset(self.alignment()) == 0
+    }
+
     /// An owned copy.
     pub fn to_tensor(&self) -> Result<Tensor, RuntimeError> {
         let mut t = Tensor::zeros(self.dtype, self.shape)?;

@@ -599,9 +599,10 @@ impl OpEval<'_> {
                 self.int("axis")?,
                 self.flag("keepdim"),
             ),
-            G::MatmulOp(_) => {
-                let a = self.maybe_transposed(arg(0)?, "transpose_a")?;
-                let b = self.maybe_transposed(arg(1)?, "transpose_b")?;
+            G::MatmulOp(m) => {
+                let (ta, tb) = m.transposes(self.ctx);
+                let a = maybe_transposed(arg(0)?, ta, "transpose_a")?;
+                let b = maybe_transposed(arg(1)?, tb, "transpose_b")?;
                 primitives::matmul(&a, &b)
             }
             G::ConstantOp(_) => {
@@ -668,20 +669,6 @@ impl OpEval<'_> {
         } else {
             Err(format!("expects {n} operands, got {}", x.len()))
         }
-    }
-
-    /// `x`, with its last two dims swapped when the unit attribute `name` is present.
-    fn maybe_transposed(&self, x: &Literal, name: &str) -> Result<Literal, String> {
-        if !self.flag(name) {
-            return Ok(x.clone());
-        }
-        let rank = x.rank();
-        if rank < 2 {
-            return Err(format!("{name} needs rank >= 2"));
-        }
-        let mut perm: Vec<i64> = (0..rank as i64).collect();
-        perm.swap(rank - 2, rank - 1);
-        primitives::transpose(x, &perm)
     }
 
     /// The window of a conv or pool: `kernel` (pools; conv takes it from the weights),
@@ -966,4 +953,18 @@ impl OpEval<'_> {
             _ => Err("expects a scalar attribute".into()),
         }
     }
+}
+
+/// `x`, with its last two dims swapped when `transposed` (the matmul flag `name`).
+fn maybe_transposed(x: &Literal, transposed: bool, name: &str) -> Result<Literal, String> {
+    if !transposed {
+        return Ok(x.clone());
+    }
+    let rank = x.rank();
+    if rank < 2 {
+        return Err(format!("{name} needs rank >= 2"));
+    }
+    let mut perm: Vec<i64> = (0..rank as i64).collect();
+    perm.swap(rank - 2, rank - 1);
+    primitives::transpose(x, &perm)
 }

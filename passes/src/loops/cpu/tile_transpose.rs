@@ -109,18 +109,17 @@ impl Pass for TileTranspose {
             run.preserve_all();
             return Ok(());
         }
+        // Every nest is found before any is rewritten. Two never overlap: a nest's inner body
+        // holds no loop, so neither loop of one is a loop of another.
         let mut nests = Vec::new();
         ctx.for_each_op(kernel, &mut |op| {
-            if ctx.view::<ForOp>(op).is_some() {
-                nests.push(op);
+            if let Some(nest) = transposing_nest(ctx, op, self.tile) {
+                nests.push(nest);
             }
         });
-        let mut tiled = 0;
-        for outer in nests {
-            if let Some((outer_parts, inner, tile)) = transposing_nest(ctx, outer, self.tile) {
-                tile_nest(ctx, outer, &outer_parts, inner, tile);
-                tiled += 1;
-            }
+        let tiled = nests.len() as u64;
+        for nest in nests {
+            tile_nest(ctx, nest);
         }
         run.add_stat("nests-tiled", tiled);
         if tiled == 0 {
@@ -130,9 +129,18 @@ impl Pass for TileTranspose {
     }
 }
 
-/// `outer`'s parts, its inner loop and the tile edge when `outer` is the outer loop of a
-/// transposing nest the pass tiles (see the module doc).
-fn transposing_nest(ctx: &Context, outer: Op, tile: i64) -> Option<(LoopParts, Op, i64)> {
+/// A transposing nest the pass tiles.
+struct Nest {
+    outer: Op,
+    outer_parts: LoopParts,
+    inner_parts: LoopParts,
+    /// The tile edge in elements.
+    tile: i64,
+}
+
+/// The nest whose outer loop is `outer`, when it is one the pass tiles (see the module doc).
+fn transposing_nest(ctx: &Context, outer: Op, tile: i64) -> Option<Nest> {
+    ctx.view::<ForOp>(outer)?;
     let outer_parts = loop_parts(ctx, outer)?;
     let inner = only_loop(ctx, &outer_parts)?;
     if ctx.view::<ForOp>(inner)?.loop_kind(ctx) != Some(LoopKind::Serial) {
@@ -182,7 +190,12 @@ fn transposing_nest(ctx: &Context, outer: Op, tile: i64) -> Option<(LoopParts, O
             && const_int(ctx, p.step) == Some(1)
             && const_trip_count(ctx, p).is_some_and(|n| n >= 2 * tile && n % tile == 0)
     };
-    (tile > 1 && whole(&outer_parts) && whole(&inner_parts)).then_some((outer_parts, inner, tile))
+    (tile > 1 && whole(&outer_parts) && whole(&inner_parts)).then_some(Nest {
+        outer,
+        outer_parts,
+        inner_parts,
+        tile,
+    })
 }
 
 /// The one loop `parts`' body holds besides its terminator.
@@ -212,11 +225,14 @@ fn bound_to(ctx: &Context, v: Value) -> Value {
         .map_or(v, |bound| bound_to(ctx, bound))
 }
 
-/// Replaces the nest `outer` { `inner` } by its `tile` x `tile` tiled form.
-fn tile_nest(ctx: &mut Context, outer: Op, outer_parts: &LoopParts, inner: Op, tile: i64) {
-    let Some(inner_parts) = loop_parts(ctx, inner) else {
-        return;
-    };
+/// Replaces `nest` by its `tile` x `tile` tiled form.
+fn tile_nest(ctx: &mut Context, nest: Nest) {
+    let Nest {
+        outer,
+        outer_parts,
+        inner_parts,
+        tile,
+    } = nest;
     let kind = ctx
         .view::<ForOp>(outer)
         .and_then(|f| f.loop_kind(ctx))
