@@ -3,7 +3,8 @@
 # mlir-opt-22, and the libraries dlc-codegen links), lit, ptxas (the nvidia-cuda-nvcc wheel, for
 # the PTX tests), numpy, onnx 1.23.2 and onnxruntime 1.32.0 (benchmark peers, the ONNX
 # conformance suite), maturin and pytest (the Python package in python/: scripts/test.sh builds
-# its wheel and runs its tests), torch (its torch.compile backend's tests), the
+# its wheel and runs its tests), torch (its torch.compile backend's tests), scikit-learn (the
+# digits of the training example), the
 # rapidocr-onnxruntime wheel's PaddleOCR models and the wheels
 # of the other real ONNX models (scripts/onnx_real_models.py). Runs as root or through sudo.
 set -euo pipefail
@@ -47,6 +48,13 @@ if ! python3 -c "import importlib.metadata as m, sys; sys.exit(m.version('torch'
   echo "setup: installing torch 2.15.0"
   python3 -m pip install -q --root-user-action=ignore torch==2.15.0 ||
     echo "setup: warning: torch did not install; python/tests/test_torch_backend.py will be skipped"
+fi
+
+# scikit-learn for its handwritten digits (load_digits ships them: no download), which the
+# training example and its test read (tools/bench/digits.py).
+if ! python3 -c "import importlib.metadata as m, sys; sys.exit(m.version('scikit-learn') != '1.9.1')" >/dev/null 2>&1; then
+  echo "setup: installing scikit-learn 1.9.1"
+  python3 -m pip install -q --root-user-action=ignore scikit-learn==1.9.1
 fi
 
 # PaddleOCR models for scripts/onnx_real_models.py. Only the wheel's model files are needed, so it is

@@ -447,8 +447,8 @@ impl<'c> Importer<'c> {
                 Some(_) => ops::domain_handler(other, &node.op_type),
                 None => {
                     return Err(error(format!(
-                        "operator domain '{other}' is not supported (dlc imports ai.onnx, \
-                         ai.onnx.preview and com.microsoft operators)"
+                        "operator domain '{other}' is not supported (dlc imports {} operators)",
+                        ops::domain_list()
                     )))
                 }
             },

@@ -2471,7 +2471,13 @@ fn preview_domain_and_flex_attention_reject_bad_models() {
             preview("Frobnicate", vec![], shapes()),
             &["operator ai.onnx.preview.Frobnicate is not supported"],
         ),
-        (other_domain, &["domain 'ai.onnx.ml'", "ai.onnx.preview"]),
+        (
+            other_domain,
+            &[
+                "domain 'ai.onnx.ml'",
+                "dlc imports ai.onnx, ai.onnx.preview, ai.onnx.preview.training and com.microsoft operators",
+            ],
+        ),
         (
             preview(
                 "FlexAttention",
@@ -2591,6 +2597,267 @@ fn flex_attention_applies_its_modifiers_and_gqa() {
         }
     }
     assert_close(&out[0].to_f64_vec(), &want, "Y");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The ai.onnx.preview.training optimizers
+
+/// One `ai.onnx.preview.training` node `op` named "opt", with `attrs`, over graph inputs R
+/// (f32 scalar), T (i64 scalar) and, for each of `groups` (Adagrad: X, G, H), `n` f32 `[2, 3]`
+/// tensors named `X1`, `X2`, ...; its outputs are `X1_new`, ... for each of `outputs`.
+fn optimizer(
+    op: &str,
+    attrs: Vec<AttributeProto>,
+    groups: &[&str],
+    outputs: &[&str],
+    n: usize,
+) -> ModelProto {
+    let mut inputs = vec![
+        input("R", DataType::Float, &[]),
+        input("T", DataType::Int64, &[]),
+    ];
+    for g in groups {
+        inputs.extend((1..=n).map(|i| input(&format!("{g}{i}"), DataType::Float, &[2, 3])));
+    }
+    let names: Vec<String> = inputs.iter().map(|i| i.name.clone()).collect();
+    let outs: Vec<String> = outputs
+        .iter()
+        .flat_map(|o| (1..=n).map(move |i| format!("{o}{i}_new")))
+        .collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let outs: Vec<&str> = outs.iter().map(String::as_str).collect();
+    let mut opt = with_attrs(node(op, "opt", &names, &outs), attrs);
+    opt.domain = "ai.onnx.preview.training".into();
+    let mut m = model(vec![opt], inputs, &outs, vec![]);
+    m.opset_import.push(OperatorSetIdProto {
+        domain: "ai.onnx.preview.training".into(),
+        version: 1,
+    });
+    m
+}
+
+fn momentum_attrs(mode: &str) -> Vec<AttributeProto> {
+    vec![
+        float_attr("alpha", 0.9),
+        float_attr("beta", 0.5),
+        float_attr("norm_coefficient", 0.01),
+        str_attr("mode", mode),
+    ]
+}
+
+#[test]
+fn training_optimizers_reject_bad_nodes() {
+    let momentum = |attrs, n| optimizer("Momentum", attrs, &["X", "G", "V"], &["X", "V"], n);
+    let mut extra_input = momentum(momentum_attrs("standard"), 1);
+    extra_input.graph.as_mut().unwrap().node[0]
+        .input
+        .push("X1".into());
+    let with_input = |mut m: ModelProto, name: &str, elem: DataType, dims: &[i64]| {
+        let g = m.graph.as_mut().unwrap();
+        let i = g.input.iter().position(|i| i.name == name).unwrap();
+        g.input[i] = input(name, elem, dims);
+        m
+    };
+    let cases: Vec<(ModelProto, &[&str])> = vec![
+        (
+            extra_input,
+            &[
+                "node 'opt' (Momentum, opset 17)",
+                "the inputs must be R, T, then n of each of X, G, V (2 + 3·n inputs, n ≥ 1), not 6",
+            ],
+        ),
+        (
+            momentum(momentum_attrs("heavy-ball"), 2),
+            &[
+                "node 'opt' (Momentum, opset 17)",
+                "attribute 'mode' must be standard or nesterov, not 'heavy-ball'",
+            ],
+        ),
+        (
+            momentum(momentum_attrs("standard")[1..].to_vec(), 1),
+            &["node 'opt' (Momentum, opset 17)", "attribute 'alpha' is required"],
+        ),
+        (
+            with_input(
+                optimizer("Adagrad", vec![], &["X", "G", "H"], &["X", "H"], 1),
+                "R",
+                DataType::Float,
+                &[1],
+            ),
+            &[
+                "node 'opt' (Adagrad, opset 17)",
+                "R (input #0) must be a rank-0 float or double tensor, not f32 of shape [1]",
+            ],
+        ),
+        (
+            with_input(
+                optimizer("Adam", vec![], &["X", "G", "V", "H"], &["X", "V", "H"], 2),
+                "T",
+                DataType::Float,
+                &[],
+            ),
+            &["(Adam, opset 17)", "T (input #1) must be a rank-0 int64 tensor, not f32"],
+        ),
+        (
+            with_input(
+                optimizer("Adam", vec![], &["X", "G", "V", "H"], &["X", "V", "H"], 2),
+                "H2",
+                DataType::Double,
+                &[2, 3],
+            ),
+            &[
+                "(Adam, opset 17)",
+                "input #9 ('H2') is f64; X, G, V, H must be float or double tensors of one type (input #2 is f32)",
+            ],
+        ),
+        (
+            optimizer(
+                "Adagrad",
+                vec![float_attr("learning_rate", 0.1)],
+                &["X", "G", "H"],
+                &["X", "H"],
+                1,
+            ),
+            &["(Adagrad, opset 17)", "attribute 'learning_rate' is not supported"],
+        ),
+    ];
+    for (m, parts) in cases {
+        assert_mentions(&import_error(&m), parts);
+    }
+}
+
+/// Runs optimizer model `m` (n = 2) on R = 0.1, T = `t` and, per input group, tensors from
+/// `rng` (the last group non-negative: H, or V for Momentum, where it does not matter);
+/// returns the groups given and the outputs.
+fn run_optimizer(
+    m: &ModelProto,
+    groups: usize,
+    t: i64,
+    rng: &mut Rng,
+) -> (Vec<Vec<f64>>, Vec<Vec<f64>>) {
+    let mut given = Vec::new();
+    let mut args = vec![
+        Literal::from_f64(DType::F32, &[], &[0.1]),
+        Literal::from_i64(DType::I64, &[], &[t]),
+    ];
+    for g in 0..groups * 2 {
+        let mut v = values(rng, 6);
+        if g >= (groups - 1) * 2 {
+            v.iter_mut().for_each(|x| *x = x.abs());
+        }
+        args.push(Literal::from_f64(DType::F32, &[2, 3], &v));
+        given.push(v);
+    }
+    let outs = run(m, &args).iter().map(Literal::to_f64_vec).collect();
+    (given, outs)
+}
+
+#[test]
+fn training_optimizers_follow_the_spec_with_runtime_r_and_t() {
+    let mut rng = Rng::new(0x0971);
+    let r = 0.1f32 as f64;
+    let f = |v: f32| v as f64;
+    for t in [0i64, 3] {
+        let tf = t as f64;
+        // Adagrad.
+        let (decay, eps, norm) = (0.1f32, 1e-5f32, 0.01f32);
+        let m = optimizer(
+            "Adagrad",
+            vec![
+                float_attr("decay_factor", decay),
+                float_attr("epsilon", eps),
+                float_attr("norm_coefficient", norm),
+            ],
+            &["X", "G", "H"],
+            &["X", "H"],
+            2,
+        );
+        let (g, out) = run_optimizer(&m, 3, t, &mut rng);
+        for i in 0..2 {
+            let (mut xn, mut hn) = (Vec::new(), Vec::new());
+            for ((&x, &gr), &h) in g[i].iter().zip(&g[2 + i]).zip(&g[4 + i]) {
+                let gr = f(norm) * x + gr;
+                let h = h + gr * gr;
+                hn.push(h);
+                xn.push(x - r / (1.0 + tf * f(decay)) * gr / (h.sqrt() + f(eps)));
+            }
+            assert_close(&out[i], &xn, &format!("Adagrad T={t} X{}_new", i + 1));
+            assert_close(&out[2 + i], &hn, &format!("Adagrad T={t} H{}_new", i + 1));
+        }
+        // Adam.
+        let (alpha, beta, eps, norm, post) = (0.9f32, 0.75f32, 1e-3f32, 0.01f32, 0.05f32);
+        let m = optimizer(
+            "Adam",
+            vec![
+                float_attr("alpha", alpha),
+                float_attr("beta", beta),
+                float_attr("epsilon", eps),
+                float_attr("norm_coefficient", norm),
+                float_attr("norm_coefficient_post", post),
+            ],
+            &["X", "G", "V", "H"],
+            &["X", "V", "H"],
+            2,
+        );
+        let (g, out) = run_optimizer(&m, 4, t, &mut rng);
+        let (a, b) = (f(alpha), f(beta));
+        let rate = if t > 0 {
+            r * (1.0 - b.powi(t as i32)).sqrt() / (1.0 - a.powi(t as i32))
+        } else {
+            r
+        };
+        for i in 0..2 {
+            let (mut xn, mut vn, mut hn) = (Vec::new(), Vec::new(), Vec::new());
+            let states = g[4 + i].iter().zip(&g[6 + i]);
+            for ((&x, &gr), (&v, &h)) in g[i].iter().zip(&g[2 + i]).zip(states) {
+                let gr = f(norm) * x + gr;
+                let v = a * v + (1.0 - a) * gr;
+                let h = b * h + (1.0 - b) * gr * gr;
+                xn.push((1.0 - f(post)) * (x - rate * v / (h.sqrt() + f(eps))));
+                vn.push(v);
+                hn.push(h);
+            }
+            assert_close(&out[i], &xn, &format!("Adam T={t} X{}_new", i + 1));
+            assert_close(&out[2 + i], &vn, &format!("Adam T={t} V{}_new", i + 1));
+            assert_close(&out[4 + i], &hn, &format!("Adam T={t} H{}_new", i + 1));
+        }
+        // Momentum, both modes: the gradient's coefficient is 1 at T = 0, beta after.
+        for mode in ["standard", "nesterov"] {
+            let m = optimizer(
+                "Momentum",
+                momentum_attrs(mode),
+                &["X", "G", "V"],
+                &["X", "V"],
+                2,
+            );
+            let (g, out) = run_optimizer(&m, 3, t, &mut rng);
+            let (alpha, beta) = (f(0.9), if t > 0 { f(0.5) } else { 1.0 });
+            for i in 0..2 {
+                let (mut xn, mut vn) = (Vec::new(), Vec::new());
+                for ((&x, &gr), &v) in g[i].iter().zip(&g[2 + i]).zip(&g[4 + i]) {
+                    let gr = f(0.01) * x + gr;
+                    let v = alpha * v + beta * gr;
+                    let direction = if mode == "nesterov" {
+                        gr + alpha * v
+                    } else {
+                        v
+                    };
+                    xn.push(x - r * direction);
+                    vn.push(v);
+                }
+                assert_close(
+                    &out[i],
+                    &xn,
+                    &format!("Momentum {mode} T={t} X{}_new", i + 1),
+                );
+                assert_close(
+                    &out[2 + i],
+                    &vn,
+                    &format!("Momentum {mode} T={t} V{}_new", i + 1),
+                );
+            }
+        }
+    }
 }
 
 #[test]

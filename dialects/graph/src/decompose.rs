@@ -534,7 +534,7 @@ pub struct Conv {
 impl Conv {
     /// The geometry of conv2d `op`; `None` for dynamic spatial dims, channels or weights,
     /// groups that do not divide them, or malformed attributes.
-    fn of(ctx: &Context, op: Op) -> Option<Conv> {
+    pub(crate) fn of(ctx: &Context, op: Op) -> Option<Conv> {
         let (x, w) = (ctx.operand(op, 0), ctx.operand(op, 1));
         let window = Window::of(ctx, op, x, Some(w))?;
         let groups = int_attr(ctx, op, "groups").unwrap_or(1);
@@ -804,14 +804,15 @@ impl Window {
         out
     }
 
-    fn padded(&self) -> (i64, i64) {
+    /// The padded input's height and width.
+    pub(crate) fn padded(&self) -> (i64, i64) {
         let [_, _, h, w] = self.input;
         let p = self.padding;
         (h + p[0] + p[2], w + p[1] + p[3])
     }
 
     /// `x` padded with `value` on the spatial axes (`x` itself without padding).
-    fn pad(&self, b: &mut GraphBuilder<'_>, x: Value, value: f64) -> Value {
+    pub(crate) fn pad(&self, b: &mut GraphBuilder<'_>, x: Value, value: f64) -> Value {
         let [t, l, bo, r] = self.padding;
         if self.padding == [0; 4] {
             return x;
@@ -820,13 +821,29 @@ impl Window {
     }
 
     /// Gathers the windows of the padded `xp` ([N, C, Hp, Wp]) into [N, C, KH·KW, OH·OW].
-    fn gather(&self, b: &mut GraphBuilder<'_>, xp: Value) -> Value {
+    pub(crate) fn gather(&self, b: &mut GraphBuilder<'_>, xp: Value) -> Value {
         let (hp, wp) = self.padded();
         let s = b.shape(xp);
         let lead = |d: i64| if d == DYNAMIC { -1 } else { d };
         // At most one of N and C is dynamic (checked by `unflatten`'s callers through shapes);
         // the reshape infers it.
         let flat = b.reshape(xp, &[lead(s[0]), lead(s[1]), hp * wp]);
+        let indices: Vec<DenseValue> = self
+            .indices()
+            .into_iter()
+            .map(|i| DenseValue::Int(i as i128))
+            .collect();
+        let idx_ty = b
+            .ctx
+            .tensor_type(&[self.kh * self.kw, self.oh * self.ow], Type::I64);
+        let idx = b.constant(idx_ty, &indices);
+        b.gather(flat, idx, 2)
+    }
+
+    /// The index table of [`Window::gather`], row-major `[KH·KW, OH·OW]`: for each window
+    /// position and output pixel, the flattened padded input pixel it reads.
+    pub(crate) fn indices(&self) -> Vec<i64> {
+        let wp = self.padded().1;
         let mut indices = Vec::with_capacity((self.kh * self.kw * self.oh * self.ow) as usize);
         for i in 0..self.kh {
             for j in 0..self.kw {
@@ -834,16 +851,12 @@ impl Window {
                     for ox in 0..self.ow {
                         let y = i * self.dilations[0] + oy * self.strides[0];
                         let x = j * self.dilations[1] + ox * self.strides[1];
-                        indices.push(DenseValue::Int((y * wp + x) as i128));
+                        indices.push(y * wp + x);
                     }
                 }
             }
         }
-        let idx_ty = b
-            .ctx
-            .tensor_type(&[self.kh * self.kw, self.oh * self.ow], Type::I64);
-        let idx = b.constant(idx_ty, &indices);
-        b.gather(flat, idx, 2)
+        indices
     }
 
     /// Reshapes a pooled [N, C, OH·OW] back to [N, C, OH, OW].

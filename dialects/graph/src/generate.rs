@@ -41,6 +41,12 @@ pub struct GraphGen {
     pub max_outputs: usize,
     /// Skip an op whose result would have more elements than this.
     pub max_elements: i64,
+    /// Makes every float type the generator chooses this one (the gradient check forces
+    /// `f64`); `None` keeps the random choice. The type is still drawn and then replaced, so
+    /// with `None` every seed gives the program it always gave. (With a type forced, a seed's
+    /// program may differ in more than its types: values of once different float types can now
+    /// be combined.)
+    pub float: Option<Type>,
 }
 
 /// A generated function.
@@ -70,6 +76,7 @@ impl GraphGen {
             composites: true,
             max_outputs: 3,
             max_elements: 4096,
+            float: None,
         }
     }
 
@@ -102,7 +109,8 @@ impl GraphGen {
         }
         if state.pool.is_empty() {
             let dims = state.random_dims(2);
-            state.arg(dims, Type::F32);
+            let elem = state.float(Type::F32);
+            state.arg(dims, elem);
         }
         let outputs = state.outputs();
         let shapes = |grow: i64| -> Vec<Vec<usize>> {
@@ -368,10 +376,18 @@ impl State<'_, '_> {
 
     fn random_elem(&mut self, kind: Kind) -> Type {
         match kind {
-            Kind::Float => self.rng.pick(&FLOATS),
+            Kind::Float => {
+                let drawn = self.rng.pick(&FLOATS);
+                self.float(drawn)
+            }
             Kind::Int => self.rng.pick(&INTS),
             Kind::Bool => Type::I1,
         }
+    }
+
+    /// The float type to use where `drawn` was drawn: the configured one, if any.
+    fn float(&self, drawn: Type) -> Type {
+        self.cfg.float.unwrap_or(drawn)
     }
 
     fn kind(&self, elem: Type) -> Kind {
@@ -695,6 +711,13 @@ impl State<'_, '_> {
             let d = self.rng.pick(&divisors);
             dims.push(Dim::Static(d));
             total /= d;
+        }
+        // A count with more prime factors than four dims hold: the last dim takes the rest
+        // (without a draw, so that every other program keeps its random stream).
+        if total > 1 {
+            if let Some(Dim::Static(last)) = dims.last_mut() {
+                *last *= total;
+            }
         }
         if self.rng.chance(0.3) || dims.is_empty() {
             dims.push(Dim::Static(1));
@@ -1111,11 +1134,12 @@ impl State<'_, '_> {
         let c = Dim::Static(self.rng.range(1, 4));
         let h = Dim::Static(self.rng.range(3, 6));
         let w = Dim::Static(self.rng.range(3, 6));
-        let elem = if self.rng.chance(0.8) {
+        let drawn = if self.rng.chance(0.8) {
             Type::F32
         } else {
             Type::F64
         };
+        let elem = self.float(drawn);
         self.arg(vec![batch, c, h, w], elem)
     }
 

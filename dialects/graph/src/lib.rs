@@ -11,12 +11,14 @@
 //! constants and removes identities; folded constants become `graph.constant`.
 //! [`shapes::SymbolicShapes`] tells which `?` dims are provably the same size.
 //!
-//! Layout: [`ops`] defines each op once (family, traits, folder, decomposition) and lists them
+//! Layout: [`ops`] defines each op once (family, traits, folder, decomposition, derivative
+//! rule) and lists them
 //! in [`GraphOps`], `syntax` the custom text form, [`verify`] shape and dtype inference and the
 //! verifier, [`fold`] the folders, `builders` the Rust construction API, [`shapes`] the symbolic
 //! shape analysis, [`recurrence`] the attributes and shape rule of `graph.rnn`. The interpreter
-//! ([`interp`]), decompositions ([`decompose`]), random program generator ([`generate`]) and
-//! Graphviz export ([`dot`]) live in their own modules.
+//! ([`interp`]), decompositions ([`decompose`]), derivative rules ([`autodiff`]), random
+//! program generator ([`generate`]) and Graphviz export ([`dot`]) live in their own modules.
+pub mod autodiff;
 mod builders;
 pub mod control;
 pub mod decompose;

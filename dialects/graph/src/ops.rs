@@ -7,6 +7,7 @@
 //! print and verify hooks are one generic function each, instantiated per op with its
 //! [`GraphOp::FAMILY`], and its [`InferShapes`] implementation is the family's shape rule.
 
+use crate::autodiff::{rules, Differentiable, Rule};
 use crate::decompose::{self, DecomposeFn};
 use crate::infer::{InferShapes, ShapeRule};
 use crate::{fold, syntax, verify};
@@ -28,16 +29,18 @@ pub trait GraphOp: OpView {
 
 /// Defines the graph ops from one entry each,
 /// `Name = "graph.name", family, traits, operands -> results, [attributes], hooks;`, where the
-/// hooks are any of `regions = n`, `parents = [...]`, `fold = f`, `decompose = f`, in this
-/// order. Every op gets the graph parse, print and verify hooks and an [`InferShapes`]
-/// implementation; the list becomes [`GraphOps`] with its family and decomposition lookups.
+/// hooks are any of `regions = n`, `parents = [...]`, `fold = f`, `decompose = f`, `vjp = f`,
+/// in this order. Every op gets the graph parse, print and verify hooks and an [`InferShapes`]
+/// implementation, and an op with `vjp` its [`Differentiable`] rule (a function of
+/// [`crate::autodiff::rules`]); the list becomes [`GraphOps`] with its family and
+/// decomposition lookups.
 macro_rules! graph_ops {
     ($(
         $(#[doc = $doc:literal])*
         $name:ident = $opname:literal, $family:expr, $traits:expr,
             $operands:tt -> $results:tt, [$($attr:ident),*]
             $(, regions = $regions:expr)? $(, parents = $parents:expr)?
-            $(, fold = $fold:expr)? $(, decompose = $decompose:expr)?;
+            $(, fold = $fold:expr)? $(, decompose = $decompose:expr)? $(, vjp = $vjp:expr)?;
     )*) => {
         $(
             define_op! {
@@ -49,7 +52,10 @@ macro_rules! graph_ops {
                 attributes = [$($attr),*];
                 $(regions = $regions;)?
                 $(parents = $parents;)?
-                interfaces = [dyn InferShapes => ShapeRule { name: $opname, family: $family }];
+                interfaces = [
+                    dyn InferShapes => ShapeRule { name: $opname, family: $family }
+                    $(, dyn Differentiable => Rule($vjp))?
+                ];
                 verify = verify::verify::<$name>;
                 parse = syntax::parse::<$name>;
                 print = syntax::print::<$name>;
@@ -107,64 +113,64 @@ macro_rules! graph_ops {
 
 graph_ops! {
     /// Elementwise negation.
-    NegOp = "graph.neg", Unary(Numeric), SAME, [operand] -> [result], [], fold = fold::fold;
+    NegOp = "graph.neg", Unary(Numeric), SAME, [operand] -> [result], [], fold = fold::fold, vjp = rules::neg;
     /// Elementwise absolute value.
-    AbsOp = "graph.abs", Unary(Numeric), SAME, [operand] -> [result], [], fold = fold::fold;
+    AbsOp = "graph.abs", Unary(Numeric), SAME, [operand] -> [result], [], fold = fold::fold, vjp = rules::abs;
     /// Elementwise `e^x`.
-    ExpOp = "graph.exp", Unary(Float), SAME, [operand] -> [result], [], fold = fold::fold;
+    ExpOp = "graph.exp", Unary(Float), SAME, [operand] -> [result], [], fold = fold::fold, vjp = rules::exp;
     /// Elementwise natural logarithm.
-    LogOp = "graph.log", Unary(Float), SAME, [operand] -> [result], [], fold = fold::fold;
+    LogOp = "graph.log", Unary(Float), SAME, [operand] -> [result], [], fold = fold::fold, vjp = rules::log;
     /// Elementwise square root.
-    SqrtOp = "graph.sqrt", Unary(Float), SAME, [operand] -> [result], [], fold = fold::fold;
+    SqrtOp = "graph.sqrt", Unary(Float), SAME, [operand] -> [result], [], fold = fold::fold, vjp = rules::sqrt;
     /// Elementwise `1 / sqrt(x)`.
-    RsqrtOp = "graph.rsqrt", Unary(Float), SAME, [operand] -> [result], [], fold = fold::fold;
+    RsqrtOp = "graph.rsqrt", Unary(Float), SAME, [operand] -> [result], [], fold = fold::fold, vjp = rules::rsqrt;
     /// Elementwise `1 / x`.
     ReciprocalOp = "graph.reciprocal", Unary(Float), SAME, [operand] -> [result], [],
-        fold = fold::fold;
+        fold = fold::fold, vjp = rules::reciprocal;
     /// Elementwise hyperbolic tangent.
-    TanhOp = "graph.tanh", Unary(Float), SAME, [operand] -> [result], [], fold = fold::fold;
+    TanhOp = "graph.tanh", Unary(Float), SAME, [operand] -> [result], [], fold = fold::fold, vjp = rules::tanh;
     /// Elementwise logistic function `1 / (1 + e^-x)`.
-    SigmoidOp = "graph.sigmoid", Unary(Float), SAME, [operand] -> [result], [], fold = fold::fold;
+    SigmoidOp = "graph.sigmoid", Unary(Float), SAME, [operand] -> [result], [], fold = fold::fold, vjp = rules::sigmoid;
     /// Elementwise `max(x, 0)`.
-    ReluOp = "graph.relu", Unary(Numeric), SAME, [operand] -> [result], [], fold = fold::fold;
+    ReluOp = "graph.relu", Unary(Numeric), SAME, [operand] -> [result], [], fold = fold::fold, vjp = rules::relu;
     /// Elementwise Gauss error function.
-    ErfOp = "graph.erf", Unary(Float), SAME, [operand] -> [result], [], fold = fold::fold;
+    ErfOp = "graph.erf", Unary(Float), SAME, [operand] -> [result], [], fold = fold::fold, vjp = rules::erf;
     /// Elementwise sine.
-    SinOp = "graph.sin", Unary(Float), SAME, [operand] -> [result], [], fold = fold::fold;
+    SinOp = "graph.sin", Unary(Float), SAME, [operand] -> [result], [], fold = fold::fold, vjp = rules::sin;
     /// Elementwise cosine.
-    CosOp = "graph.cos", Unary(Float), SAME, [operand] -> [result], [], fold = fold::fold;
+    CosOp = "graph.cos", Unary(Float), SAME, [operand] -> [result], [], fold = fold::fold, vjp = rules::cos;
     /// Elementwise rounding toward negative infinity.
-    FloorOp = "graph.floor", Unary(Float), SAME, [operand] -> [result], [], fold = fold::fold;
+    FloorOp = "graph.floor", Unary(Float), SAME, [operand] -> [result], [], fold = fold::fold, vjp = rules::zero;
     /// Elementwise rounding toward positive infinity.
-    CeilOp = "graph.ceil", Unary(Float), SAME, [operand] -> [result], [], fold = fold::fold;
+    CeilOp = "graph.ceil", Unary(Float), SAME, [operand] -> [result], [], fold = fold::fold, vjp = rules::zero;
     /// Elementwise rounding to nearest, ties to even.
-    RoundOp = "graph.round", Unary(Float), SAME, [operand] -> [result], [], fold = fold::fold;
+    RoundOp = "graph.round", Unary(Float), SAME, [operand] -> [result], [], fold = fold::fold, vjp = rules::zero;
     /// Elementwise sign: -1, 0 or 1.
-    SignOp = "graph.sign", Unary(Numeric), SAME, [operand] -> [result], [], fold = fold::fold;
+    SignOp = "graph.sign", Unary(Numeric), SAME, [operand] -> [result], [], fold = fold::fold, vjp = rules::zero;
     /// Elementwise logical (i1) or bitwise (integers) not.
     NotOp = "graph.not", Unary(IntOrBool), SAME, [operand] -> [result], [], fold = fold::fold;
     /// Elementwise dtype conversion (float→int truncates toward zero; to i1 is `x != 0`).
-    CastOp = "graph.cast", Cast, PURE, [operand] -> [result], [], fold = fold::fold;
+    CastOp = "graph.cast", Cast, PURE, [operand] -> [result], [], fold = fold::fold, vjp = rules::cast;
     /// Elementwise reinterpretation of the bits as another element type of the same width
     /// (`f32` ↔ `i32`/`ui32`, `i8` ↔ `ui8`, ...; not `i1`).
     BitcastOp = "graph.bitcast", Cast, PURE, [operand] -> [result], [];
 
     /// Elementwise addition with numpy broadcasting.
-    AddOp = "graph.add", Binary(Numeric), COMM, [lhs, rhs] -> [result], [], fold = fold::fold;
+    AddOp = "graph.add", Binary(Numeric), COMM, [lhs, rhs] -> [result], [], fold = fold::fold, vjp = rules::add;
     /// Elementwise subtraction with numpy broadcasting.
-    SubOp = "graph.sub", Binary(Numeric), PURE, [lhs, rhs] -> [result], [], fold = fold::fold;
+    SubOp = "graph.sub", Binary(Numeric), PURE, [lhs, rhs] -> [result], [], fold = fold::fold, vjp = rules::sub;
     /// Elementwise multiplication with numpy broadcasting.
-    MulOp = "graph.mul", Binary(Numeric), COMM, [lhs, rhs] -> [result], [], fold = fold::fold;
+    MulOp = "graph.mul", Binary(Numeric), COMM, [lhs, rhs] -> [result], [], fold = fold::fold, vjp = rules::mul;
     /// Elementwise division with numpy broadcasting (integers truncate toward zero).
-    DivOp = "graph.div", Binary(Numeric), PURE, [lhs, rhs] -> [result], [], fold = fold::fold;
+    DivOp = "graph.div", Binary(Numeric), PURE, [lhs, rhs] -> [result], [], fold = fold::fold, vjp = rules::div;
     /// Elementwise power with numpy broadcasting.
-    PowOp = "graph.pow", Binary(Numeric), PURE, [lhs, rhs] -> [result], [], fold = fold::fold;
+    PowOp = "graph.pow", Binary(Numeric), PURE, [lhs, rhs] -> [result], [], fold = fold::fold, vjp = rules::pow;
     /// Elementwise maximum with numpy broadcasting.
-    MaxOp = "graph.max", Binary(Numeric), COMM, [lhs, rhs] -> [result], [], fold = fold::fold;
+    MaxOp = "graph.max", Binary(Numeric), COMM, [lhs, rhs] -> [result], [], fold = fold::fold, vjp = rules::max;
     /// Elementwise minimum with numpy broadcasting.
-    MinOp = "graph.min", Binary(Numeric), COMM, [lhs, rhs] -> [result], [], fold = fold::fold;
+    MinOp = "graph.min", Binary(Numeric), COMM, [lhs, rhs] -> [result], [], fold = fold::fold, vjp = rules::min;
     /// Elementwise remainder with the sign of the dividend (C `fmod`, `%`).
-    RemOp = "graph.rem", Binary(Numeric), PURE, [lhs, rhs] -> [result], [], fold = fold::fold;
+    RemOp = "graph.rem", Binary(Numeric), PURE, [lhs, rhs] -> [result], [], fold = fold::fold, vjp = rules::rem;
     /// Elementwise logical/bitwise and with numpy broadcasting.
     AndOp = "graph.and", Binary(IntOrBool), COMM, [lhs, rhs] -> [result], [], fold = fold::fold;
     /// Elementwise logical/bitwise or with numpy broadcasting.
@@ -181,43 +187,43 @@ graph_ops! {
     CmpOp = "graph.cmp", Cmp, PURE, [lhs, rhs] -> [result], [predicate], fold = fold::fold;
     /// Elementwise `cond ? a : b`, broadcasting all three.
     SelectOp = "graph.select", Select, PURE, [condition, true_value, false_value] -> [result], [],
-        fold = fold::fold;
+        fold = fold::fold, vjp = rules::select;
 
     /// Broadcasts to the static `shape` (-1 entries: the result type's dim), numpy rules.
     BroadcastToOp = "graph.broadcast_to", BroadcastTo, PURE, [operand] -> [result], [shape],
-        fold = fold::fold;
+        fold = fold::fold, vjp = rules::broadcast_to;
     /// Reshapes its first operand to `shape`. Without further operands one -1 entry is
     /// inferred from the element count; otherwise every -1 entry (a `?` dim of the result) is
     /// the next `index` operand.
-    ReshapeOp = "graph.reshape", Reshape, PURE, * -> [result], [shape], fold = fold::fold;
+    ReshapeOp = "graph.reshape", Reshape, PURE, * -> [result], [shape], fold = fold::fold, vjp = rules::reshape;
     /// Permutes the axes: result dim `i` is operand dim `perm[i]`.
     TransposeOp = "graph.transpose", Transpose, PURE, [operand] -> [result], [perm],
-        fold = fold::fold;
+        fold = fold::fold, vjp = rules::transpose;
     /// Strided slice per axis, numpy semantics (negative starts/ends count from the end).
     SliceOp = "graph.slice", Slice, PURE, [operand] -> [result], [starts, ends, steps],
-        fold = fold::fold;
+        fold = fold::fold, vjp = rules::slice;
     /// Concatenation along `axis`.
-    ConcatOp = "graph.concat", Concat, PURE, * -> [result], [axis];
+    ConcatOp = "graph.concat", Concat, PURE, * -> [result], [axis], vjp = rules::concat;
     /// Constant padding by `low`/`high` elements per axis with `value` (default 0).
-    PadOp = "graph.pad", Pad, PURE, [operand] -> [result], [low, high, value];
+    PadOp = "graph.pad", Pad, PURE, [operand] -> [result], [low, high, value], vjp = rules::pad;
     /// numpy `take` along `axis`.
-    GatherOp = "graph.gather", Gather, PURE, [operand, indices] -> [result], [axis];
+    GatherOp = "graph.gather", Gather, PURE, [operand, indices] -> [result], [axis], vjp = rules::gather;
 
     /// Sum over `axes`.
     ReduceSumOp = "graph.reduce_sum", Reduce(Reduction::Sum), PURE,
-        [operand] -> [result], [axes, keepdim];
+        [operand] -> [result], [axes, keepdim], vjp = rules::reduce_sum;
     /// Maximum over `axes`.
     ReduceMaxOp = "graph.reduce_max", Reduce(Reduction::Max), PURE,
-        [operand] -> [result], [axes, keepdim];
+        [operand] -> [result], [axes, keepdim], vjp = rules::reduce_extremum;
     /// Minimum over `axes`.
     ReduceMinOp = "graph.reduce_min", Reduce(Reduction::Min), PURE,
-        [operand] -> [result], [axes, keepdim];
+        [operand] -> [result], [axes, keepdim], vjp = rules::reduce_extremum;
     /// Product over `axes`.
     ReduceProdOp = "graph.reduce_prod", Reduce(Reduction::Prod), PURE,
-        [operand] -> [result], [axes, keepdim];
+        [operand] -> [result], [axes, keepdim], vjp = rules::reduce_prod;
     /// Mean over `axes`.
     ReduceMeanOp = "graph.reduce_mean", Reduce(Reduction::Mean), PURE,
-        [operand] -> [result], [axes, keepdim];
+        [operand] -> [result], [axes, keepdim], vjp = rules::reduce_mean;
     /// Index (i64) of the first maximum along `axis` (of the first NaN, if any).
     ArgMaxOp = "graph.argmax", ArgReduce(true), PURE, [operand] -> [result], [axis, keepdim],
         decompose = decompose::arg_reduction;
@@ -225,7 +231,7 @@ graph_ops! {
     ArgMinOp = "graph.argmin", ArgReduce(false), PURE, [operand] -> [result], [axis, keepdim],
         decompose = decompose::arg_reduction;
     /// Batched matrix product with numpy `matmul` semantics (rank ≥ 2).
-    MatmulOp = "graph.matmul", Matmul, PURE, [lhs, rhs] -> [result], [transpose_a, transpose_b];
+    MatmulOp = "graph.matmul", Matmul, PURE, [lhs, rhs] -> [result], [transpose_a, transpose_b], vjp = rules::matmul;
 
     /// A dense tensor constant.
     ConstantOp = "graph.constant", Constant, PURE.union(Traits::CONSTANT_LIKE),
@@ -243,10 +249,10 @@ graph_ops! {
 
     /// Softmax along `axis`.
     SoftmaxOp = "graph.softmax", Softmax(false), PURE, [operand] -> [result], [axis],
-        decompose = decompose::softmax;
+        decompose = decompose::softmax, vjp = rules::softmax;
     /// Log-softmax along `axis`.
     LogSoftmaxOp = "graph.log_softmax", Softmax(true), PURE, [operand] -> [result], [axis],
-        decompose = decompose::log_softmax;
+        decompose = decompose::log_softmax, vjp = rules::log_softmax;
     /// Layer normalization over the axes from `axis` on, scaled by gamma and shifted by beta.
     LayerNormOp = "graph.layer_norm", LayerNorm, PURE,
         [operand, gamma, beta] -> [result], [axis, epsilon],
@@ -258,14 +264,14 @@ graph_ops! {
     GeluOp = "graph.gelu", Gelu, SAME, [operand] -> [result], [approximate],
         decompose = decompose::gelu;
     /// SiLU: `x * sigmoid(x)`.
-    SiluOp = "graph.silu", Silu, SAME, [operand] -> [result], [], decompose = decompose::silu;
+    SiluOp = "graph.silu", Silu, SAME, [operand] -> [result], [], decompose = decompose::silu, vjp = rules::silu;
     /// `x · w + b` with `w: [K, N]`, `b: [N]`.
     LinearOp = "graph.linear", Linear, PURE, [operand, weight, bias] -> [result], [],
         decompose = decompose::linear;
     /// 2-D convolution, NCHW input and OIHW weights.
     Conv2dOp = "graph.conv2d", Conv2d, PURE,
         [operand, weight] -> [result], [strides, padding, dilations, groups],
-        decompose = decompose::conv2d;
+        decompose = decompose::conv2d, vjp = rules::conv2d;
     /// 2-D max pooling over NCHW.
     MaxPool2dOp = "graph.max_pool2d", Pool2d(true), PURE,
         [operand] -> [result], [kernel, strides, padding],

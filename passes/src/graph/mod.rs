@@ -2,6 +2,7 @@
 
 pub mod decompose;
 pub mod fuse;
+pub mod grad;
 mod horizontal;
 pub mod lower;
 mod sink_reshapes;
@@ -12,5 +13,6 @@ use dlc_ir::pass::PassRegistry;
 pub fn register(registry: &mut PassRegistry) {
     registry.register(&decompose::INFO);
     registry.register(&fuse::INFO);
+    registry.register(&grad::INFO);
     registry.register(&lower::INFO);
 }

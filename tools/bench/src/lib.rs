@@ -6,11 +6,12 @@
 //! dlc itself: [`workloads`] gives each program's IR at a full or smoke size with its byte and
 //! FLOP counts, [`peers`] runs `peers.py` and reads its timings, [`triad`] measures the
 //! bandwidth ceiling, and [`report`] writes the markdown table, the bars and the chart. [`suite`] runs them in order; the benchmark binary only adds the function timing dlc
-//! ([`suite::DlcRunner`]).
+//! ([`suite::DlcRunner`]). [`training`] trains a digits classifier with dlc for issue 38.
 
 pub mod models;
 pub mod peers;
 pub mod report;
 pub mod suite;
+pub mod training;
 pub mod triad;
 pub mod workloads;

@@ -449,7 +449,13 @@ pub fn bars(rows: &[Row]) -> Vec<BarCheck> {
 const FONT: &[u8] = include_bytes!("../assets/DejaVuSans-subset.ttf");
 
 /// The family name the chart's text styles ask for.
-const FONT_FAMILY: &str = "dlc-bench-sans";
+pub(crate) const FONT_FAMILY: &str = "dlc-bench-sans";
+
+/// Registers the embedded font as [`FONT_FAMILY`], for every chart this crate draws.
+pub(crate) fn register_font() -> Result<(), &'static str> {
+    plotters::style::register_font(FONT_FAMILY, FontStyle::Normal, FONT)
+        .map_err(|_| "the embedded font does not parse")
+}
 
 /// Draws the grouped bar chart of speed relative to numpy to `png_path`.
 pub fn chart(report: &Report, png_path: &Path) -> Result<(), ReportError> {
@@ -457,8 +463,7 @@ pub fn chart(report: &Report, png_path: &Path) -> Result<(), ReportError> {
         path: png_path.to_path_buf(),
         message: e.to_string(),
     };
-    plotters::style::register_font(FONT_FAMILY, FontStyle::Normal, FONT)
-        .map_err(|_| chart_error(&"the embedded font does not parse"))?;
+    register_font().map_err(|e| chart_error(&e))?;
     let mut workloads: Vec<&'static str> = Vec::new();
     for r in &report.rows {
         if !workloads.contains(&r.workload) {

@@ -45,6 +45,7 @@ fuzz_target!(|data: &[u8]| {
         composites: bytes.byte() % 2 == 0,
         max_outputs: 1 + usize::from(bytes.byte() % 3),
         max_elements: 4096,
+        float: None,
     };
     let mut ctx = Context::new();
     dlc_dialects::register_all_dialects(&mut ctx);

@@ -23,6 +23,8 @@
 //! - [`quant`]: QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear and the integer and
 //!   quantized products (MatMulInteger, ConvInteger, QLinearMatMul, QLinearConv).
 //! - [`flex_attention`]: FlexAttention, of domain `ai.onnx.preview`.
+//! - [`training`]: the optimizers Adagrad, Adam and Momentum, of domain
+//!   `ai.onnx.preview.training`.
 //! - [`contrib`]: the onnxruntime `com.microsoft` quantized operators int8 models use.
 //! - [`signal`]: window generators, MelWeightMatrix, DFT and STFT.
 //! - [`sampling`]: GridSample and AffineGrid.
@@ -58,6 +60,7 @@ mod sequence;
 mod signal;
 mod stateful;
 mod topk;
+mod training;
 
 use crate::importer::{NodeCx, NodeResult, MAX_FOLD_ELEMENTS};
 use crate::shape_values::Dim;
@@ -103,8 +106,9 @@ pub fn handler(op_type: &str) -> Option<Handler> {
 }
 
 /// The domains besides `ai.onnx` dlc imports operators of, with their handlers.
-const DOMAINS: [(&str, &[(&str, Handler)]); 2] = [
+const DOMAINS: [(&str, &[(&str, Handler)]); 3] = [
     ("ai.onnx.preview", flex_attention::OPS),
+    ("ai.onnx.preview.training", training::OPS),
     ("com.microsoft", contrib::OPS),
 ];
 
@@ -117,6 +121,18 @@ pub fn domain_handler(domain: &str, op_type: &str) -> Option<Handler> {
         .iter()
         .find(|(n, _)| *n == op_type)
         .map(|(_, h)| *h)
+}
+
+/// The domains dlc imports operators of, `ai.onnx` first, for messages: "ai.onnx,
+/// ai.onnx.preview, ai.onnx.preview.training and com.microsoft".
+pub fn domain_list() -> String {
+    let names: Vec<&str> = std::iter::once("ai.onnx")
+        .chain(DOMAINS.iter().map(|(d, _)| *d))
+        .collect();
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => names.join(""),
+    }
 }
 
 /// The operator types of `domain` dlc imports, sorted; `None` for a domain it does not know.

@@ -4,7 +4,7 @@
 //!
 //! `cargo run --release -p dlc-bench --bin dlc-bench -- --md docs/benchmarks.md
 //! --png docs/img/benchmarks.png [--size full|smoke] [--workloads a,b] [--runs 10] [--peers-only]
-//! [--onnx-models DIR] [--dynamic-shapes DIR]`
+//! [--onnx-models DIR] [--dynamic-shapes DIR] [--training DIR]`
 
 use anyhow::{bail, Context as _};
 use clap::Parser;
@@ -51,6 +51,11 @@ struct Cli {
     /// (needs the rapidocr wheel scripts/setup.sh installs).
     #[arg(long, value_name = "DIR")]
     dynamic_shapes: Option<PathBuf>,
+    /// Also train issue 38's digits classifiers with dlc and PyTorch eager (`training`), the
+    /// data written to DIR by `digits.py` (needs scikit-learn and torch), and draw the loss
+    /// curves to docs/img/digits_loss.png.
+    #[arg(long, value_name = "DIR")]
+    training: Option<PathBuf>,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -99,6 +104,13 @@ fn main() -> anyhow::Result<()> {
             .map_err(anyhow::Error::msg)
             .context("dynamic shapes")?;
         append(&cli.md, &models::dynamic_markdown(&rows, cli.runs))?;
+    }
+    if let Some(dir) = &cli.training {
+        let png = cli.png.with_file_name("digits_loss.png");
+        let section = dlc_bench::training::compare(&cli.python, dir, &png)
+            .map_err(anyhow::Error::msg)
+            .context("training")?;
+        append(&cli.md, &section)?;
     }
     println!("{}", cli.md.display());
     Ok(())

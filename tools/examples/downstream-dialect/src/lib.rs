@@ -1,7 +1,9 @@
 //! A dialect written outside dlc: `act`, three activation functions on float tensors, with a
 //! custom syntax (declarative formats), a dialect attribute, a verifier, a folder, a
-//! canonicalization pattern, a shape interface and a pass that lowers them to graph ops (a
-//! dialect conversion), after which dlc fuses, lowers and compiles them like any graph program.
+//! canonicalization pattern, a shape interface, derivative rules (`act.scale` and `act.clamp`
+//! implement `Differentiable`, so dlc's `grad` pass differentiates through them) and a pass
+//! that lowers them to graph ops (a dialect conversion), after which dlc fuses, lowers and
+//! compiles them like any graph program.
 //!
 //! ```text
 //! %y = act.scale %x, 0.5 : tensor<4xf32>               // x * 0.5
@@ -17,6 +19,7 @@
 pub struct Tutorial;
 
 use dlc_func::FuncOp;
+use dlc_graph::autodiff::{Differentiable, Vjp, VjpResult};
 use dlc_graph::{build_binary, build_splat, InferShapes, SameShape};
 use dlc_ir::pass::{Anchor, OptionValues, Pass, PassInfo, PassRegistry, PassRun};
 use dlc_ir::rewrite::{apply_conversion, ConversionTarget, FnPattern, OpPattern, PatternSet};
@@ -43,7 +46,7 @@ define_op! {
     operands = [input];
     results = [result];
     attributes = [factor: f64];
-    interfaces = [dyn InferShapes => SameShape];
+    interfaces = [dyn InferShapes => SameShape, dyn Differentiable => ScaleVjp];
     format = "$input `,` $factor attr-dict `:` type($input)";
     verify = verify_float_input;
     fold = fold_scale;
@@ -56,7 +59,7 @@ define_op! {
     operands = [input];
     results = [result];
     attributes = [range: Range];
-    interfaces = [dyn InferShapes => SameShape];
+    interfaces = [dyn InferShapes => SameShape, dyn Differentiable => ClampVjp];
     format = "$input `,` $range attr-dict `:` type($input)";
     verify = verify_clamp;
     canonicalize = || vec![Box::new(OpPattern::new("ClampOfClamp", clamp_of_clamp))];
@@ -102,6 +105,34 @@ fn verify_clamp(ctx: &Context, op: Op) -> Result<(), Diagnostic> {
     let ordered = low <= high;
     let error = (!ordered).then(|| op_error(ctx, op, format!("low {low} exceeds high {high}")));
     error.map_or(Ok(()), Err)
+}
+
+/// The derivative of `act.scale`: `g · factor`.
+struct ScaleVjp;
+
+impl Differentiable for ScaleVjp {
+    fn vjp(&self, v: &mut Vjp<'_, '_>) -> VjpResult {
+        let factor = ScaleOp(v.op).factor(v.b.ctx).ok_or("needs a 'factor'")?;
+        let g = v.g();
+        let f = v.scalar(factor, g);
+        Ok(vec![Some(v.mul(g, f))])
+    }
+}
+
+/// The derivative of `act.clamp`: `g` where the input is inside the range (its ends included,
+/// as PyTorch's `clamp`), 0 where the clamp cut it.
+struct ClampVjp;
+
+impl Differentiable for ClampVjp {
+    fn vjp(&self, v: &mut Vjp<'_, '_>) -> VjpResult {
+        let Range { low, high } = ClampOp(v.op).range(v.b.ctx).unwrap_or(RELU6);
+        let (g, x) = (v.g(), v.x(0));
+        let (lo, hi) = (v.scalar(low, x), v.scalar(high, x));
+        let above = v.b.cmp("ge", x, lo);
+        let below = v.b.cmp("le", x, hi);
+        let inside = v.bin("graph.and", above, below);
+        Ok(vec![Some(v.where_else_zero(inside, g))])
+    }
 }
 
 /// `act.scale %x, 1.0` is `%x`.

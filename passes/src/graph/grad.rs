@@ -1,0 +1,575 @@
+//! Differentiates a graph function in reverse mode: adds `@f_grad`, which returns what `@f`
+//! returns and then the gradients of one of its results with respect to the chosen arguments.
+//!
+//! # Applies when
+//! Training: a function computing a loss from parameters and data (`@loss(%w, %b, %x, %y)`)
+//! needs the loss's gradients with respect to the parameters, which this pass derives from the
+//! forward program instead of a user writing them out. `grad{func=loss wrt=0,1}` asks for the
+//! gradients of result 0 of `@loss` with respect to arguments 0 and 1.
+//!
+//! # Changes to the IR
+//! - A copy of `@func` named `name` (default `<func>_grad`) is inserted after it; `@func`
+//!   itself is unchanged. A declaration of that name (`func.func private @f_grad(...)`, so
+//!   that other functions of the module can call the gradient before it exists) is replaced
+//!   by the copy, which takes its visibility; its type must be the copy's. In the copy:
+//! - Composite ops on the gradient's path that state no derivative rule of their own
+//!   (`layer_norm`, `gelu`, `sdpa`, `linear`, pools, ...) are replaced by their decomposition
+//!   (`dlc_graph::decompose::decompose_op`), repeatedly; composites with a rule (`softmax`,
+//!   `log_softmax`, `silu`, `conv2d`) stay whole.
+//! - A value is *active* when it is a float tensor computed from a `wrt` argument. Walking the
+//!   ops backwards from the differentiated result, each op with a cotangent on a result and an
+//!   active operand builds its operands' cotangents with its `Differentiable` rule
+//!   (`dlc_graph::autodiff`), just before the `func.return`, at its own location; cotangents of
+//!   a value used several times are added. Forward values the rules read are reused, not
+//!   recomputed.
+//! - The differentiated result's cotangent (the seed) is 1 when it has one element and static
+//!   dims; otherwise the function takes one more argument, the seed, of the result's type.
+//! - The return gains one value per `wrt` argument, its gradient, of the argument's type:
+//!   zeros when the result does not depend on it. `res_attrs` are dropped, and `arg_attrs`
+//!   when a seed argument is added.
+//!
+//! The pass counts the ops it differentiated and the composites it decomposed. A missing
+//! function, an index out of range, a non-float argument or result, a name taken by a function
+//! with a body, or a declaration of another type is an error at the function. An op on the gradient's path without a rule (`graph.rnn`,
+//! `graph.if`, `graph.loop`, `graph.bitcast`, an op of another dialect without
+//! `Differentiable`), a rule refusing its instance (a `conv2d` over `?` spatial dims) or a
+//! result that depends on a `wrt` argument only through integer values (a cast to `i32`, an
+//! `argmax`) is an error at that op. Through `graph.dim` (a shape) a gradient is zero, not an
+//! error.
+//!
+//! # Risks and limitations
+//! - Derivatives at points where they are not defined follow PyTorch: `relu` and `abs` give 0
+//!   at 0, ties of `max`/`min` and of `reduce_max`/`reduce_min` share the cotangent, `floor`,
+//!   `ceil`, `round` and `sign` give 0; `sqrt` at 0 gives an infinite gradient.
+//! - Only the function's entry block is walked; an op with regions on the path is refused.
+//! - A broadcast of a `?` dim that is 1 at run time against a larger one is not seen: a `?` dim
+//!   is taken to have the other operand's size.
+//!
+//! # Examples
+//! 1. The gradient of a sum of squares:
+//!    ```text
+//!    func.func @f(%x: tensor<3xf32>) -> tensor<f32> {
+//!      %0 = graph.mul %x, %x : tensor<3xf32>, tensor<3xf32> -> tensor<3xf32>
+//!      %1 = graph.reduce_sum %0 {axes = array<i64: 0>, keepdim = false} : tensor<3xf32> -> tensor<f32>
+//!      return %1 : tensor<f32>
+//!    }
+//!    ```
+//!    with `grad{func=f}` gains
+//!    ```text
+//!    func.func @f_grad(%arg0: tensor<3xf32>) -> (tensor<f32>, tensor<3xf32>) {
+//!      %0 = graph.mul %arg0, %arg0 : tensor<3xf32>
+//!      %1 = graph.reduce_sum %0 {axes = array<i64: 0>, keepdim = false} : tensor<3xf32> -> tensor<f32>
+//!      %2 = graph.constant dense<1.000000e+00> : tensor<f32>
+//!      %3 = graph.reshape %2 {shape = array<i64: 1>} : tensor<f32> -> tensor<1xf32>
+//!      %4 = graph.broadcast_to %3 {shape = array<i64: 3>} : tensor<1xf32> -> tensor<3xf32>
+//!      %5 = graph.mul %4, %arg0 : tensor<3xf32>
+//!      %6 = graph.mul %4, %arg0 : tensor<3xf32>
+//!      %7 = graph.add %5, %6 : tensor<3xf32>
+//!      return %1, %7 : tensor<f32>, tensor<3xf32>
+//!    }
+//!    ```
+//! 2. A result that is not a scalar takes its seed as an argument: with `grad{func=g wrt=1}`,
+//!    ```text
+//!    func.func @g(%a: tensor<2x3xf32>, %b: tensor<3xf32>) -> tensor<2x3xf32> {
+//!      %0 = graph.add %a, %b : tensor<2x3xf32>, tensor<3xf32> -> tensor<2x3xf32>
+//!      return %0 : tensor<2x3xf32>
+//!    }
+//!    ```
+//!    gains
+//!    ```text
+//!    func.func @g_grad(%arg0: tensor<2x3xf32>, %arg1: tensor<3xf32>, %arg2: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<3xf32>) {
+//!      %0 = graph.add %arg0, %arg1 : tensor<2x3xf32>, tensor<3xf32> -> tensor<2x3xf32>
+//!      %1 = graph.reduce_sum %arg2 {axes = array<i64: 0>, keepdim = true} : tensor<2x3xf32> -> tensor<1x3xf32>
+//!      %2 = graph.reshape %1 {shape = array<i64: 3>} : tensor<1x3xf32> -> tensor<3xf32>
+//!      return %0, %2 : tensor<2x3xf32>, tensor<3xf32>
+//!    }
+//!    ```
+//!
+//! # Counter-examples
+//! 1. `%i = graph.cast %x : tensor<4xf32> -> tensor<4xi32>` followed by a cast back and a sum:
+//!    the result depends on `%x` only through integers, so no gradient flows; the pass
+//!    reports the cast instead of returning zeros.
+
+use dlc_func::{module_funcs, FuncOp};
+use dlc_graph::autodiff::{Differentiable, Vjp};
+use dlc_graph::decompose::{decompose_op, GraphBuilder};
+use dlc_graph::ops::DimOp;
+use dlc_graph::GraphOps;
+use dlc_ir::builtin::ModuleOp;
+use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
+use dlc_ir::symbol::symbol_name;
+use dlc_ir::{op_error, Block, Context, Diagnostic, InsertPoint, Op, Value, ValueMap};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// The pass description.
+pub static INFO: PassInfo = PassInfo {
+    argument: "grad",
+    summary: "Differentiates a graph function in reverse mode: adds `@f_grad`, which returns \
+              what `@f` returns and then the gradients of one of its results with respect to \
+              the chosen arguments.",
+    anchor: Anchor::op::<ModuleOp>(),
+    options: &[
+        OptionSpec::new("func", OptionKind::Str, "", "The function to differentiate"),
+        OptionSpec::new(
+            "wrt",
+            OptionKind::IntList,
+            "",
+            "The arguments to differentiate with respect to (default: every float argument)",
+        ),
+        OptionSpec::new(
+            "result",
+            OptionKind::Int,
+            "0",
+            "The result to differentiate",
+        ),
+        OptionSpec::new(
+            "name",
+            OptionKind::Str,
+            "",
+            "The new function's name (default: the function's name with `_grad`)",
+        ),
+    ],
+    statistics: &[
+        (
+            "ops-differentiated",
+            "Number of ops whose derivative rule ran",
+        ),
+        (
+            "composites-decomposed",
+            "Number of composite ops decomposed to be differentiated",
+        ),
+    ],
+    create,
+};
+
+fn create(options: &OptionValues) -> Result<Box<dyn Pass>, String> {
+    let func = options.str("func").to_string();
+    if func.is_empty() {
+        return Err("option 'func' is required: the function to differentiate".into());
+    }
+    let result = usize::try_from(options.int("result"))
+        .map_err(|_| "option 'result' must not be negative".to_string())?;
+    let wrt = options
+        .int_list("wrt")
+        .iter()
+        .map(|&i| usize::try_from(i).map_err(|_| format!("option 'wrt': {i} is negative")))
+        .collect::<Result<Vec<_>, _>>()?;
+    let name = match options.str("name") {
+        "" => format!("{func}_grad"),
+        n => n.to_string(),
+    };
+    Ok(Box::new(Grad {
+        func,
+        wrt,
+        result,
+        name,
+    }))
+}
+
+struct Grad {
+    func: String,
+    /// Empty: every float argument.
+    wrt: Vec<usize>,
+    result: usize,
+    name: String,
+}
+
+impl Pass for Grad {
+    fn run(&self, ctx: &mut Context, run: &mut PassRun<'_>) -> Result<(), Diagnostic> {
+        let module = run.op();
+        let funcs = module_funcs(ctx, module);
+        let named = |name: &str| {
+            funcs
+                .iter()
+                .copied()
+                .find(|f| symbol_name(ctx, *f) == Some(name))
+        };
+        let Some(func) = named(&self.func) else {
+            return Err(op_error(
+                ctx,
+                module,
+                format!("grad: no function named @{}", self.func),
+            ));
+        };
+        // A declaration of the name is what the new function defines (so a function written
+        // beside `@func` can call the gradient); anything else of that name is a clash.
+        let declared = named(&self.name);
+        if let Some(existing) = declared.filter(|f| !FuncOp(*f).is_declaration(ctx)) {
+            return Err(op_error(
+                ctx,
+                existing,
+                format!("grad: a function named @{} already exists", self.name),
+            ));
+        }
+        if FuncOp(func).is_declaration(ctx) || ctx.blocks(ctx.region(func, 0)).len() != 1 {
+            return Err(op_error(
+                ctx,
+                func,
+                "grad: the function must have a body of one block",
+            ));
+        }
+        let mut map = ValueMap::new();
+        let copy = ctx.clone_op(func, &mut map);
+        ctx.insert_op(InsertPoint::After(func), copy);
+        let name = ctx.string_attr(&self.name);
+        ctx.set_attr(copy, "sym_name", name);
+        let stats = match self.differentiate(ctx, copy) {
+            Ok(stats) => stats,
+            Err(e) => {
+                ctx.erase_op(copy);
+                return Err(e);
+            }
+        };
+        if let Some(declaration) = declared {
+            let (want, have) = (
+                FuncOp(declaration).function_type(ctx),
+                FuncOp(copy).function_type(ctx),
+            );
+            if want != have {
+                let text = |t: Option<dlc_ir::Attribute>| {
+                    t.and_then(|t| ctx.attr_as_type(t))
+                        .map_or_else(String::new, |t| type_text(ctx, t))
+                };
+                let message = format!(
+                    "grad: @{} is declared as {}, but the gradient function is {}",
+                    self.name,
+                    text(want),
+                    text(have)
+                );
+                ctx.erase_op(copy);
+                return Err(op_error(ctx, declaration, message));
+            }
+            if let Some(visibility) = ctx.attr(declaration, "sym_visibility") {
+                ctx.set_attr(copy, "sym_visibility", visibility);
+            }
+            ctx.erase_op(declaration);
+        }
+        run.add_stat("ops-differentiated", stats.0 as u64);
+        run.add_stat("composites-decomposed", stats.1 as u64);
+        Ok(())
+    }
+}
+
+impl Grad {
+    /// Turns `func` (the copy) into the gradient function; the counts of ops differentiated
+    /// and composites decomposed.
+    fn differentiate(&self, ctx: &mut Context, func: Op) -> Result<(usize, usize), Diagnostic> {
+        let entry = ctx.blocks(ctx.region(func, 0))[0];
+        let args = ctx.block_args(entry).to_vec();
+        let ret = ctx
+            .last_op(entry)
+            .filter(|op| ctx.num_results(*op) == 0 && !ctx.operands(*op).is_empty())
+            .ok_or_else(|| op_error(ctx, func, "grad: the function returns nothing"))?;
+        let Some(&result) = ctx.operands(ret).get(self.result) else {
+            return Err(op_error(
+                ctx,
+                func,
+                format!(
+                    "grad: option 'result' is {}, but the function returns {} value(s)",
+                    self.result,
+                    ctx.operands(ret).len()
+                ),
+            ));
+        };
+        if !is_float_tensor(ctx, result) {
+            return Err(op_error(
+                ctx,
+                func,
+                format!(
+                    "grad: result #{} has type {}; only a float tensor can be differentiated",
+                    self.result,
+                    type_text(ctx, ctx.value_type(result))
+                ),
+            ));
+        }
+        let wrt = self.wrt_args(ctx, func, &args)?;
+        let decomposed = expand_composites(ctx, entry, &wrt);
+        // The result again: a decomposed composite's value was replaced.
+        let result = ctx.operand(ret, self.result);
+        let active = active_values(ctx, entry, &wrt);
+        if !active.contains(&result) {
+            if let Some(op) = lost_on_the_way(ctx, entry, &active, result) {
+                return Err(op_error(
+                    ctx,
+                    op,
+                    "grad: the differentiated result depends on a 'wrt' argument only through \
+                     this op's non-float result, which carries no gradient",
+                ));
+            }
+        }
+        let seed = self.seed(ctx, func, entry, ret, result);
+        let mut cotangents: FxHashMap<Value, Value> = FxHashMap::default();
+        cotangents.insert(result, seed);
+        let mut count = 0;
+        if active.contains(&result) {
+            let ops: Vec<Op> = ctx.block_ops(entry).collect();
+            for &op in ops.iter().rev() {
+                if op == ret {
+                    continue;
+                }
+                let outs: Vec<Option<Value>> = ctx
+                    .results(op)
+                    .map(|r| cotangents.get(&r).copied())
+                    .collect();
+                let wanted: Vec<bool> = ctx
+                    .operands(op)
+                    .iter()
+                    .map(|v| active.contains(v))
+                    .collect();
+                if outs.iter().all(Option::is_none) || !wanted.iter().any(|w| *w) {
+                    continue;
+                }
+                let grads = apply_rule(ctx, op, ret, &outs, &wanted)?;
+                count += 1;
+                let operands = ctx.operands(op).to_vec();
+                for ((v, g), want) in operands.into_iter().zip(grads).zip(wanted) {
+                    let (Some(g), true) = (g, want) else { continue };
+                    let loc = ctx.op_loc(op);
+                    let total = match cotangents.get(&v) {
+                        Some(&old) => {
+                            let mut b = GraphBuilder::new(ctx, InsertPoint::Before(ret), loc);
+                            b.binary("graph.add", old, g)
+                        }
+                        None => g,
+                    };
+                    cotangents.insert(v, total);
+                }
+            }
+        }
+        let loc = ctx.op_loc(func);
+        let mut returned = ctx.operands(ret).to_vec();
+        for &arg in &wrt {
+            let mut b = GraphBuilder::new(ctx, InsertPoint::Before(ret), loc);
+            let mut v = Vjp::new(&mut b, ret, &[], &[]);
+            let grad = match cotangents.get(&arg) {
+                Some(&g) => v.reshape_like(g, arg),
+                None => v.zeros_like(arg),
+            };
+            returned.push(grad);
+        }
+        ctx.set_operands(ret, &returned);
+        let inputs: Vec<_> = ctx
+            .block_args(entry)
+            .iter()
+            .map(|a| ctx.value_type(*a))
+            .collect();
+        let results: Vec<_> = returned.iter().map(|v| ctx.value_type(*v)).collect();
+        let ty = ctx.function_type(&inputs, &results);
+        let attr = ctx.type_attr(ty);
+        ctx.set_attr(func, "function_type", attr);
+        ctx.remove_attr(func, "res_attrs");
+        if inputs.len() != args.len() {
+            ctx.remove_attr(func, "arg_attrs");
+        }
+        Ok((count, decomposed))
+    }
+
+    /// The arguments to differentiate with respect to, each a float tensor.
+    fn wrt_args(&self, ctx: &Context, func: Op, args: &[Value]) -> Result<Vec<Value>, Diagnostic> {
+        if self.wrt.is_empty() {
+            return Ok(args
+                .iter()
+                .copied()
+                .filter(|a| is_float_tensor(ctx, *a))
+                .collect());
+        }
+        self.wrt
+            .iter()
+            .map(|&i| {
+                let arg = *args.get(i).ok_or_else(|| {
+                    op_error(
+                        ctx,
+                        func,
+                        format!(
+                            "grad: option 'wrt' names argument #{i}, but the function has {} \
+                             argument(s)",
+                            args.len()
+                        ),
+                    )
+                })?;
+                if !is_float_tensor(ctx, arg) {
+                    return Err(op_error(
+                        ctx,
+                        func,
+                        format!(
+                            "grad: argument #{i} has type {}; only float tensors can be \
+                             differentiated",
+                            type_text(ctx, ctx.value_type(arg))
+                        ),
+                    ));
+                }
+                Ok(arg)
+            })
+            .collect()
+    }
+
+    /// The cotangent of the differentiated result: a constant 1 for one element, otherwise a
+    /// new last argument of the function.
+    fn seed(&self, ctx: &mut Context, func: Op, entry: Block, ret: Op, result: Value) -> Value {
+        let ty = ctx.value_type(result);
+        let shape = ctx.shape(ty).unwrap_or(&[]).to_vec();
+        if shape.iter().all(|d| *d == 1) {
+            let loc = ctx.op_loc(func);
+            let mut b = GraphBuilder::new(ctx, InsertPoint::Before(ret), loc);
+            let elem = b.elem(result);
+            return b.splat(1.0, elem, &shape);
+        }
+        ctx.add_block_arg(entry, ty)
+    }
+}
+
+/// Runs `op`'s derivative rule with its builder before `ret`; an error at `op` when it has no
+/// rule, the rule refuses, or a cotangent does not have its operand's shape.
+fn apply_rule(
+    ctx: &mut Context,
+    op: Op,
+    ret: Op,
+    outs: &[Option<Value>],
+    wanted: &[bool],
+) -> Result<Vec<Option<Value>>, Diagnostic> {
+    let name = ctx.op_name(op).to_string();
+    let Some(rule) = ctx.interface::<dyn Differentiable>(op) else {
+        return Err(op_error(
+            ctx,
+            op,
+            "grad: no derivative rule (the Differentiable interface) for this op, and the \
+             gradient flows through it",
+        ));
+    };
+    let loc = ctx.op_loc(op);
+    let mut b = GraphBuilder::new(ctx, InsertPoint::Before(ret), loc);
+    let mut v = Vjp::new(&mut b, op, outs, wanted);
+    let grads = rule
+        .vjp(&mut v)
+        .map_err(|m| op_error(ctx, op, format!("grad: this op {m}")))?;
+    for (i, g) in grads.iter().enumerate() {
+        let Some(g) = g else { continue };
+        let operand = ctx.operand(op, i);
+        let (gs, xs) = (
+            ctx.shape(ctx.value_type(*g)),
+            ctx.shape(ctx.value_type(operand)),
+        );
+        let fits = match (gs, xs) {
+            (Some(gs), Some(xs)) => {
+                gs.len() == xs.len()
+                    && gs
+                        .iter()
+                        .zip(xs)
+                        .all(|(a, b)| a == b || *a == dlc_ir::DYNAMIC || *b == dlc_ir::DYNAMIC)
+            }
+            _ => false,
+        };
+        if !fits {
+            return Err(op_error(
+                ctx,
+                op,
+                format!(
+                    "grad: the derivative rule of '{name}' gave operand #{i} a cotangent of \
+                     type {}, not of its type {}",
+                    type_text(ctx, ctx.value_type(*g)),
+                    type_text(ctx, ctx.value_type(operand))
+                ),
+            ));
+        }
+    }
+    Ok(grads)
+}
+
+/// The text of `ty`, for messages.
+fn type_text(ctx: &Context, ty: dlc_ir::Type) -> String {
+    dlc_ir::printer::Printer::new(ctx).type_to_string(ty)
+}
+
+/// True for a tensor of a float element type.
+fn is_float_tensor(ctx: &Context, v: Value) -> bool {
+    let ty = ctx.value_type(v);
+    ctx.shape(ty).is_some() && ctx.float_kind(ctx.element_type(ty)).is_some()
+}
+
+/// The values used by `op`, its operands and the outer values its regions read.
+fn uses(ctx: &Context, op: Op) -> Vec<Value> {
+    let mut used = ctx.operands(op).to_vec();
+    if !ctx.regions(op).is_empty() {
+        ctx.for_each_op(op, &mut |inner| {
+            if inner != op {
+                used.extend_from_slice(ctx.operands(inner));
+            }
+        });
+    }
+    used
+}
+
+/// The float values of `entry` computed from the `wrt` arguments.
+fn active_values(ctx: &Context, entry: Block, wrt: &[Value]) -> FxHashSet<Value> {
+    let mut active: FxHashSet<Value> = wrt.iter().copied().collect();
+    for op in ctx.block_ops(entry) {
+        if uses(ctx, op).iter().any(|v| active.contains(v)) {
+            active.extend(ctx.results(op).filter(|r| is_float_tensor(ctx, *r)));
+        }
+    }
+    active
+}
+
+/// When `result` is not active but depends on an active value, the first op that takes an
+/// active operand and gives a non-float result on the way to `result` (not `graph.dim`, whose
+/// result depends on a shape only).
+fn lost_on_the_way(
+    ctx: &Context,
+    entry: Block,
+    active: &FxHashSet<Value>,
+    result: Value,
+) -> Option<Op> {
+    let ops: Vec<Op> = ctx.block_ops(entry).collect();
+    let mut needed: FxHashSet<Value> = [result].into_iter().collect();
+    let mut found = None;
+    for &op in ops.iter().rev() {
+        if !ctx.results(op).any(|r| needed.contains(&r)) {
+            continue;
+        }
+        let used = uses(ctx, op);
+        // `graph.dim` reads a shape, not values: through it the gradient is truly zero.
+        let loses = ctx.view::<DimOp>(op).is_none()
+            && ctx
+                .results(op)
+                .any(|r| needed.contains(&r) && !active.contains(&r));
+        if loses && used.iter().any(|v| active.contains(v)) {
+            found = Some(op);
+        }
+        needed.extend(used);
+    }
+    found
+}
+
+/// Replaces the composites of `entry` that read an active value and have no derivative rule
+/// of their own by their decompositions, until none is left (or one cannot be decomposed:
+/// the sweep then reports it); the count.
+fn expand_composites(ctx: &mut Context, entry: Block, wrt: &[Value]) -> usize {
+    let mut count = 0;
+    let mut declined = FxHashSet::default();
+    loop {
+        let active = active_values(ctx, entry, wrt);
+        let found: Vec<Op> = ctx
+            .block_ops(entry)
+            .filter(|op| {
+                !declined.contains(op)
+                    && ctx.interface::<dyn Differentiable>(*op).is_none()
+                    && GraphOps::of(ctx, *op).is_some_and(|g| g.decomposition().is_some())
+                    && ctx.operands(*op).iter().any(|v| active.contains(v))
+            })
+            .collect();
+        if found.is_empty() {
+            return count;
+        }
+        for op in found {
+            match decompose_op(ctx, op) {
+                Some(values) => {
+                    ctx.replace_op(op, &values);
+                    count += 1;
+                }
+                None => {
+                    declined.insert(op);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,651 @@
+//! Numerical gradient check of the `grad` pass: the derivative rules of the graph ops
+//! (`dlc_graph::autodiff::rules`) and the pass that chains them, against central finite
+//! differences in `f64`, as `torch.autograd.gradcheck` checks PyTorch's.
+//!
+//! Each random function of `dlc_graph::generate::GraphGen` (seeds `0..GENERATED`, times
+//! `DLC_TEST_SCALE`), generated with every float forced to `f64` and, for odd seeds, with `?`
+//! dims, is differentiated with `grad{func=graph result=K}`, `K` its first float result, with
+//! respect to every float argument. At random inputs `x`, a random direction `d` (one tensor per
+//! float argument) and a random cotangent `u` of the result (the seed argument of `@graph_grad`;
+//! 1 when the pass takes none), the directional derivative of `f(x) = <u, F_K(x)>` is computed
+//! both ways:
+//! - numerically, `(f(x + h·d) − f(x − h·d)) / 2h` with `h` = [`EPS`];
+//! - by the pass, `Σ_i <grad_i, d_i>` from the gradients `@graph_grad` returns;
+//!
+//! and must agree within [`RTOL`] of the larger plus [`ATOL`].
+//!
+//! # Skipped programs
+//! A program is skipped (counted, not failed) only when the finite difference is not reliable
+//! there, judged from the forward function alone (a copy of `@graph` returning every value on
+//! the path), never from the analytic gradient:
+//! - a value the result depends on is NaN or infinite at `x` (a `log` or `sqrt` of a negative,
+//!   a division by 0; the inputs are drawn from [-2, 2] and, when that happens, once more from
+//!   [0.25, 2]), or `f` is at `x ± h·d`;
+//! - a piecewise-constant op on the path (`floor`, `ceil`, `round`, `sign`, `cmp`, `argmax`,
+//!   `argmin`, a cast to an integer, the quotient of a `rem`) has another value at one of
+//!   `x ± h·d`, `x ± 10h·d` than at `x`: the difference spans a jump (where the jumps are
+//!   denser than `h`, as in a `ceil` of a huge value, both estimates see a smooth average slope
+//!   and agree with each other, but not with the derivative);
+//! - the estimates at `h` and `10·h` differ by more than a tenth of the tolerance (a `relu`,
+//!   `abs`, `max` or `reduce_max` kink within `10·h` of `x`, or rounding noise larger than the
+//!   derivative);
+//! - the path evaluates an op where it has no derivative although its value is finite: a
+//!   `sqrt` or a `pow` at 0 (the operand, the base), or a `pow` of a negative base with an
+//!   exponent computed from the arguments (a negative base has a power only at integer
+//!   exponents, so the derivative in the exponent, `y · ln a`, is NaN). The chain rule then
+//!   multiplies an infinity or a NaN by the zero derivative of what made the value (a window of
+//!   `conv2d` padding, an `x − x`), while the function is constant there, as PyTorch does.
+//!
+//! # Refused programs
+//! A program the pass refuses with a diagnostic (the result depends on the arguments only
+//! through an integer cast or an `argmax`, an op without a rule on the path) counts as refused
+//! by the op the diagnostic names. Any other error, an invalid `@graph_grad` or a panic fails.
+//!
+//! # Coverage
+//! The test prints, per op, how many programs with it on the gradient's path (an active
+//! operand and a result the differentiated one depends on) passed, were skipped or were refused
+//! by it, and requires [`MIN_PASSED`] passes for every op with a derivative rule and every
+//! composite differentiated through its decomposition.
+
+#[allow(dead_code)] // shared plumbing; this test runs the pass itself to read its diagnostics
+#[path = "support/pipeline.rs"]
+mod pipeline;
+
+use dlc_func::module_funcs;
+use dlc_graph::autodiff::Differentiable;
+use dlc_graph::decompose::GraphBuilder;
+use dlc_graph::generate::{GraphGen, Rng};
+use dlc_graph::interp::interpret;
+use dlc_graph::GraphOps;
+use dlc_ir::pass::{parse_pipeline, PassRegistry};
+use dlc_ir::symbol::symbol_name;
+use dlc_ir::{
+    print_op, verify, Block, Context, InsertPoint, Location, Op, PrintOptions, Type, Value,
+    ValueMap,
+};
+use dlc_tensor::{DType, Literal};
+use dlc_testkit::{par_cases, report, scaled};
+use pipeline::{context, registry};
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+
+/// Random functions in the default tier; seeds `0..scaled(GENERATED)` (`dlc_testkit`).
+const GENERATED: u64 = 10000;
+/// Passing programs each differentiable op needs in the default tier.
+const MIN_PASSED: u64 = 50;
+/// The finite-difference step.
+const EPS: f64 = 1e-6;
+/// Relative tolerance of the directional derivative.
+const RTOL: f64 = 1e-3;
+/// Absolute tolerance of the directional derivative.
+const ATOL: f64 = 1e-6;
+
+#[test]
+fn gradients_match_finite_differences() {
+    let registry = registry();
+    let seeds: Vec<u64> = (0..scaled(GENERATED)).collect();
+    let outcomes = par_cases(&seeds, |&seed| check(&registry, seed));
+    report("grad_check", seeds.len());
+    let mut table: BTreeMap<String, [u64; 3]> = BTreeMap::new();
+    let mut differentiable: BTreeSet<String> = BTreeSet::new();
+    let mut totals = [0u64; 4];
+    let mut skips: BTreeMap<&str, u64> = BTreeMap::new();
+    let mut failures = Vec::new();
+    for (seed, outcome) in seeds.iter().zip(outcomes) {
+        let outcome = match outcome {
+            Ok(outcome) => outcome,
+            Err(e) => {
+                failures.push(format!("seed {seed}: {e}"));
+                continue;
+            }
+        };
+        differentiable.extend(outcome.differentiable.iter().cloned());
+        let column = match &outcome.verdict {
+            Verdict::Passed => 0,
+            Verdict::Skipped(why) => {
+                *skips.entry(why).or_default() += 1;
+                1
+            }
+            Verdict::Refused(op) => {
+                table.entry(op.clone()).or_default()[2] += 1;
+                totals[2] += 1;
+                continue;
+            }
+            Verdict::NoFloatResult => {
+                totals[3] += 1;
+                continue;
+            }
+        };
+        totals[column] += 1;
+        for op in &outcome.path {
+            table.entry(op.clone()).or_default()[column] += 1;
+        }
+    }
+    let mut text = format!(
+        "grad_check: {} programs: {} passed, {} skipped, {} refused, {} without a float \
+         result\n{:<24} {:>7} {:>7} {:>7}\n",
+        seeds.len(),
+        totals[0],
+        totals[1],
+        totals[2],
+        totals[3],
+        "op",
+        "passed",
+        "skipped",
+        "refused"
+    );
+    for (why, n) in &skips {
+        text += &format!("  skipped {n}: {why}\n");
+    }
+    for (op, [passed, skipped, refused]) in &table {
+        text += &format!("{op:<24} {passed:>7} {skipped:>7} {refused:>7}\n");
+    }
+    let _ = std::io::stderr().write_all(text.as_bytes());
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    let short: Vec<String> = differentiable
+        .iter()
+        .filter(|op| table.get(*op).map_or(0, |row| row[0]) < MIN_PASSED)
+        .cloned()
+        .collect();
+    assert!(
+        short.is_empty(),
+        "fewer than {MIN_PASSED} passing programs for {short:?}"
+    );
+}
+
+/// What one program showed.
+struct Outcome {
+    verdict: Verdict,
+    /// The names of the ops on the gradient's path.
+    path: BTreeSet<String>,
+    /// Those of them with a derivative rule or a decomposition.
+    differentiable: BTreeSet<String>,
+}
+
+enum Verdict {
+    Passed,
+    /// Why the finite difference was not reliable.
+    Skipped(&'static str),
+    /// The op the pass's diagnostic names.
+    Refused(String),
+    NoFloatResult,
+}
+
+/// The generator's configuration for `seed`: every float `f64`, `?` dims for odd seeds.
+fn config(seed: u64) -> GraphGen {
+    GraphGen {
+        float: Some(Type::F64),
+        dynamic: seed % 2 == 1,
+        ..GraphGen::new(seed)
+    }
+}
+
+/// Generates the function of `seed`, differentiates it and checks the directional derivative.
+fn check(registry: &PassRegistry, seed: u64) -> Result<Outcome, String> {
+    let mut ctx = context();
+    let g = config(seed).generate(&mut ctx);
+    let outputs = ctx.operands(ret(&ctx, g.func)).to_vec();
+    let Some(k) = outputs.iter().position(|v| is_float(&ctx, *v)) else {
+        return Ok(Outcome {
+            verdict: Verdict::NoFloatResult,
+            path: BTreeSet::new(),
+            differentiable: BTreeSet::new(),
+        });
+    };
+    let path = GradientPath::of(&ctx, g.func, outputs[k]);
+    let names = |keep: &dyn Fn(Op) -> bool| -> BTreeSet<String> {
+        let kept = path.ops.iter().filter(|op| keep(**op));
+        kept.map(|op| ctx.op_name(*op).to_string()).collect()
+    };
+    let on_path = names(&|_| true);
+    let differentiable = names(&|op| {
+        ctx.interface::<dyn Differentiable>(op).is_some()
+            || GraphOps::of(&ctx, op).is_some_and(|g| g.decomposition().is_some())
+    });
+    let outcome = |verdict| Outcome {
+        verdict,
+        path: on_path.clone(),
+        differentiable: differentiable.clone(),
+    };
+    let probe = Probe::add(&mut ctx, g.func, &path);
+    if let Err(diagnostics) = run_pass(
+        registry,
+        &mut ctx,
+        g.module,
+        &format!("grad{{func=graph result={k}}}"),
+    ) {
+        // The op a diagnostic is about: `'graph.cast' op grad: ...`.
+        let op = diagnostics
+            .iter()
+            .find_map(|m| m.split('\'').nth(1))
+            .unwrap_or_default()
+            .to_string();
+        // A refusal is the pass's `grad:` diagnostic at a graph op, but for a rule that built
+        // a cotangent of the wrong type, which is a bug of that rule.
+        let refusal = op.starts_with("graph.")
+            && diagnostics
+                .iter()
+                .all(|m| m.contains("grad: ") && !m.contains("gave operand"));
+        if !refusal {
+            return Err(format!(
+                "grad failed: {}\n{}",
+                diagnostics.join("\n"),
+                print(&ctx, g.func)
+            ));
+        }
+        return Ok(outcome(Verdict::Refused(op)));
+    }
+    verify(&ctx, g.module)
+        .map_err(|d| format!("@graph_grad is invalid: {d:?}\n{}", print(&ctx, g.module)))?;
+    let grad = module_funcs(&ctx, g.module)
+        .into_iter()
+        .find(|f| symbol_name(&ctx, *f) == Some("graph_grad"))
+        .ok_or_else(|| format!("no @graph_grad\n{}", print(&ctx, g.module)))?;
+    let checker = Checker {
+        ctx: &ctx,
+        func: g.func,
+        grad,
+        probe,
+        k,
+        shapes: &g.arg_shapes,
+        dtypes: arg_dtypes(&ctx, g.func),
+    };
+    checker.run(seed).map(outcome)
+}
+
+/// The gradient check of one differentiated program.
+struct Checker<'a> {
+    ctx: &'a Context,
+    func: Op,
+    grad: Op,
+    probe: Probe,
+    /// The differentiated result.
+    k: usize,
+    shapes: &'a [Vec<usize>],
+    dtypes: Vec<DType>,
+}
+
+impl Checker<'_> {
+    fn run(&self, seed: u64) -> Result<Verdict, String> {
+        let mut rng = Rng::new(seed ^ 0x6AAD);
+        // Inputs in [-2, 2]; where they make a value on the path NaN or infinite, in [0.25, 2].
+        let mut x = self.inputs(&mut rng, -2.0, 2.0);
+        let mut at_x = self.point(&x)?;
+        if !at_x.finite {
+            x = self.inputs(&mut rng, 0.25, 2.0);
+            at_x = self.point(&x)?;
+            if !at_x.finite {
+                return Ok(Verdict::Skipped("a value on the path is not finite"));
+            }
+        }
+        if at_x.singular {
+            return Ok(Verdict::Skipped(
+                "a sqrt or pow at 0, or a pow of a negative base with a varying exponent",
+            ));
+        }
+        let d: Vec<Option<Vec<f64>>> = x
+            .iter()
+            .map(|t| {
+                t.dtype()
+                    .is_float()
+                    .then(|| (0..t.len()).map(|_| rng.unit() * 2.0 - 1.0).collect())
+            })
+            .collect();
+        let takes_seed = self.ctx.block_args(entry(self.ctx, self.grad)).len() > x.len();
+        let fx = &at_x.result;
+        let u: Vec<f64> = if takes_seed {
+            (0..fx.len()).map(|_| rng.unit() * 2.0 - 1.0).collect()
+        } else {
+            vec![1.0; fx.len()]
+        };
+        // The central differences at h and 10h.
+        let mut estimates = [0.0; 2];
+        for (estimate, h) in estimates.iter_mut().zip([EPS, 10.0 * EPS]) {
+            let mut f = [0.0; 2];
+            for (f, sign) in f.iter_mut().zip([1.0, -1.0]) {
+                let moved: Vec<Literal> = x
+                    .iter()
+                    .zip(&d)
+                    .map(|(t, d)| match d {
+                        Some(d) => {
+                            let v: Vec<f64> = t
+                                .to_f64_vec()
+                                .iter()
+                                .zip(d)
+                                .map(|(a, b)| a + sign * h * b)
+                                .collect();
+                            Literal::from_f64(t.dtype(), t.shape(), &v)
+                        }
+                        None => t.clone(),
+                    })
+                    .collect();
+                let at = self.point(&moved)?;
+                if at.steps != at_x.steps {
+                    return Ok(Verdict::Skipped(
+                        "a piecewise-constant op on the path (floor, round, sign, cmp, rem, \
+                         ...) changes within 10h",
+                    ));
+                }
+                *f = dot(&u, &at.result);
+            }
+            *estimate = (f[0] - f[1]) / (2.0 * h);
+        }
+        let [fd, fd10] = estimates;
+        if !fd.is_finite() || !fd10.is_finite() {
+            return Ok(Verdict::Skipped("f is not finite at x ± h·d"));
+        }
+        if (fd - fd10).abs() > 0.1 * (RTOL * fd.abs().max(fd10.abs()) + ATOL) {
+            return Ok(Verdict::Skipped(
+                "the estimates at h and 10h differ (a kink nearby, or rounding)",
+            ));
+        }
+        // The analytic directional derivative.
+        let mut args = x.clone();
+        if takes_seed {
+            args.push(Literal::from_f64(DType::F64, fx.shape(), &u));
+        }
+        let outs = interpret(self.ctx, self.grad, &args)
+            .map_err(|e| format!("@graph_grad failed: {e:?}\n{}", self.text()))?;
+        let results = self.ctx.operands(ret(self.ctx, self.func)).len();
+        let wrt: Vec<usize> = (0..x.len()).filter(|i| d[*i].is_some()).collect();
+        if outs.len() != results + wrt.len() {
+            return Err(format!(
+                "@graph_grad returns {} values, not {results} results and {} gradients\n{}",
+                outs.len(),
+                wrt.len(),
+                self.text()
+            ));
+        }
+        // The forward result, computed again (its composites decomposed): the same up to
+        // rounding.
+        let (want, got) = (fx.to_f64_vec(), outs[self.k].to_f64_vec());
+        let scale = want.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        if outs[self.k].shape() != fx.shape()
+            || want
+                .iter()
+                .zip(&got)
+                .any(|(a, b)| (a - b).abs() > 1e-9 * scale + 1e-12)
+        {
+            return Err(format!(
+                "@graph_grad's result #{} differs from @graph's: {got:?}, not {want:?}\n{}",
+                self.k,
+                self.text()
+            ));
+        }
+        let mut analytic = 0.0;
+        for (grad, i) in outs[results..].iter().zip(&wrt) {
+            if grad.shape() != x[*i].shape() {
+                return Err(format!(
+                    "the gradient of argument #{i} has shape {:?}, the argument {:?}\n{}",
+                    grad.shape(),
+                    x[*i].shape(),
+                    self.text()
+                ));
+            }
+            analytic += dot(d[*i].as_deref().unwrap_or_default(), grad);
+        }
+        let tolerance = RTOL * fd.abs().max(analytic.abs()) + ATOL;
+        if (fd - analytic).abs() <= tolerance {
+            return Ok(Verdict::Passed);
+        }
+        Err(format!(
+            "the directional derivative of result #{} is {analytic} by @graph_grad and {fd} by \
+             finite differences ({fd10} with 10h)\n{}",
+            self.k,
+            self.text()
+        ))
+    }
+
+    /// Random inputs: floats uniform in [lo, hi), integers in [-4, 4], booleans fair.
+    fn inputs(&self, rng: &mut Rng, lo: f64, hi: f64) -> Vec<Literal> {
+        self.dtypes
+            .iter()
+            .zip(self.shapes)
+            .map(|(dtype, shape)| {
+                let n: usize = shape.iter().product();
+                if dtype.is_float() {
+                    let values: Vec<f64> = (0..n).map(|_| lo + rng.unit() * (hi - lo)).collect();
+                    Literal::from_f64(*dtype, shape, &values)
+                } else if dtype.is_bool() {
+                    let values: Vec<bool> = (0..n).map(|_| rng.chance(0.5)).collect();
+                    Literal::from_bools(shape, &values)
+                } else {
+                    let values: Vec<i64> = (0..n).map(|_| rng.range(-4, 4)).collect();
+                    Literal::from_i64(*dtype, shape, &values)
+                }
+            })
+            .collect()
+    }
+
+    /// The path's values at `x`, through `@graph_probe`.
+    fn point(&self, x: &[Literal]) -> Result<Point, String> {
+        let mut values = interpret(self.ctx, self.probe.func, x)
+            .map_err(|e| format!("@graph failed: {e:?}\n{}", self.text()))?;
+        let [path, nonzero, positive, steps] = self.probe.ends;
+        let finite = values[..path]
+            .iter()
+            .all(|v| v.to_f64_vec().iter().all(|e| e.is_finite()));
+        let singular = values[path..nonzero]
+            .iter()
+            .any(|v| v.to_f64_vec().contains(&0.0))
+            || values[nonzero..positive]
+                .iter()
+                .any(|v| v.to_f64_vec().iter().any(|e| *e <= 0.0));
+        let mut marks: Vec<Vec<f64>> = values[positive..steps]
+            .iter()
+            .map(Literal::to_f64_vec)
+            .collect();
+        marks.extend(
+            values[steps..]
+                .iter()
+                .map(|q| q.to_f64_vec().iter().map(|e| e.trunc()).collect()),
+        );
+        Ok(Point {
+            result: values.swap_remove(0),
+            finite,
+            singular,
+            steps: marks,
+        })
+    }
+
+    /// `@graph` and `@graph_grad`, for messages.
+    fn text(&self) -> String {
+        format!(
+            "{}\n{}",
+            print(self.ctx, self.func),
+            print(self.ctx, self.grad)
+        )
+    }
+}
+
+/// What the probe shows at one point.
+struct Point {
+    /// `F_K`.
+    result: Literal,
+    /// Every float value `F_K` depends on is finite.
+    finite: bool,
+    /// A `sqrt` or `pow` on the path is at a point where it has no derivative.
+    singular: bool,
+    /// The results of the piecewise-constant ops on the path, and the truncated quotients of
+    /// its `rem`s.
+    steps: Vec<Vec<f64>>,
+}
+
+/// `Σ a_i · b_i` over the elements of `b`.
+fn dot(a: &[f64], b: &Literal) -> f64 {
+    a.iter().zip(b.to_f64_vec()).map(|(x, y)| x * y).sum()
+}
+
+/// What the differentiated result of a function depends on.
+struct GradientPath {
+    /// The ops on the gradient's path: an operand computed from a float argument (active) and
+    /// an active result the differentiated one depends on.
+    ops: Vec<Op>,
+    /// The float values the differentiated result depends on, itself first.
+    values: Vec<Value>,
+    /// Operands that must not be 0: those of `sqrt`, the bases of `pow` with a constant
+    /// exponent.
+    nonzero: Vec<Value>,
+    /// Operands that must be positive: the bases of `pow` with an active exponent (where a
+    /// negative base has a value only at integer exponents).
+    positive: Vec<Value>,
+    /// The results of the piecewise-constant ops with an active operand the differentiated
+    /// result depends on: `floor`, `ceil`, `round`, `sign`, `cmp`, `argmax`, `argmin` and
+    /// casts from a float to an integer.
+    steps: Vec<Value>,
+    /// The operands `(a, b)` of the `rem`s with an active operand the result depends on,
+    /// which jump where `a / b` crosses an integer.
+    rems: Vec<(Value, Value)>,
+}
+
+impl GradientPath {
+    /// The path of `result` in `func`.
+    fn of(ctx: &Context, func: Op, result: Value) -> GradientPath {
+        let entry = entry(ctx, func);
+        let mut active: BTreeSet<Value> = ctx
+            .block_args(entry)
+            .iter()
+            .copied()
+            .filter(|a| is_float(ctx, *a))
+            .collect();
+        let ops: Vec<Op> = ctx.block_ops(entry).collect();
+        for &op in &ops {
+            if ctx.operands(op).iter().any(|v| active.contains(v)) {
+                active.extend(ctx.results(op).filter(|r| is_float(ctx, *r)));
+            }
+        }
+        let mut needed: BTreeSet<Value> = [result].into_iter().collect();
+        let mut path = GradientPath {
+            ops: Vec::new(),
+            values: vec![result],
+            nonzero: Vec::new(),
+            positive: Vec::new(),
+            steps: Vec::new(),
+            rems: Vec::new(),
+        };
+        for &op in ops.iter().rev() {
+            let results: Vec<Value> = ctx.results(op).filter(|r| needed.contains(r)).collect();
+            if results.is_empty() {
+                continue;
+            }
+            let operands = ctx.operands(op).to_vec();
+            needed.extend(operands.iter().copied());
+            path.values.extend(
+                results
+                    .iter()
+                    .copied()
+                    .filter(|r| *r != result && is_float(ctx, *r)),
+            );
+            let is_active = |v: &Value| active.contains(v);
+            if !operands.iter().any(is_active) {
+                continue;
+            }
+            if results.iter().any(is_active) {
+                path.ops.push(op);
+            }
+            match ctx.op_name(op) {
+                "graph.sqrt" => path.nonzero.push(operands[0]),
+                "graph.pow" if is_active(&operands[1]) => path.positive.push(operands[0]),
+                "graph.pow" => path.nonzero.push(operands[0]),
+                "graph.floor" | "graph.ceil" | "graph.round" | "graph.sign" | "graph.cmp"
+                | "graph.argmax" | "graph.argmin" => path.steps.extend(&results),
+                "graph.cast" if !is_float(ctx, results[0]) => path.steps.extend(&results),
+                "graph.rem" => path.rems.push((operands[0], operands[1])),
+                _ => {}
+            }
+        }
+        path
+    }
+}
+
+/// `@graph_probe`: a copy of `@graph` that returns the values of a [`GradientPath`] in groups:
+/// its `values` (the differentiated result first), `nonzero`, `positive`, `steps`, and the
+/// quotient `a / b` of each of its `rems`.
+struct Probe {
+    func: Op,
+    /// Where each group but the last ends among the results.
+    ends: [usize; 4],
+}
+
+impl Probe {
+    /// Adds the probe of `path` after `func`.
+    fn add(ctx: &mut Context, func: Op, path: &GradientPath) -> Probe {
+        let mut map = ValueMap::new();
+        let copy = ctx.clone_op(func, &mut map);
+        ctx.insert_op(InsertPoint::After(func), copy);
+        let name = ctx.string_attr("graph_probe");
+        ctx.set_attr(copy, "sym_name", name);
+        let entry = entry(ctx, copy);
+        let ret = ctx.last_op(entry).expect("a return");
+        let mut returned = Vec::new();
+        let mut ends = [0; 4];
+        for (end, group) in
+            ends.iter_mut()
+                .zip([&path.values, &path.nonzero, &path.positive, &path.steps])
+        {
+            returned.extend(group.iter().map(|v| map.lookup(*v)));
+            *end = returned.len();
+        }
+        let mut b = GraphBuilder::new(ctx, InsertPoint::Before(ret), Location::Unknown);
+        for (a, d) in &path.rems {
+            returned.push(b.binary("graph.div", map.lookup(*a), map.lookup(*d)));
+        }
+        ctx.set_operands(ret, &returned);
+        let inputs: Vec<Type> = ctx
+            .block_args(entry)
+            .iter()
+            .map(|a| ctx.value_type(*a))
+            .collect();
+        let results: Vec<Type> = returned.iter().map(|v| ctx.value_type(*v)).collect();
+        let ty = ctx.function_type(&inputs, &results);
+        let attr = ctx.type_attr(ty);
+        ctx.set_attr(copy, "function_type", attr);
+        Probe { func: copy, ends }
+    }
+}
+
+/// Runs `pipeline` on `module`; the messages of the diagnostics when it fails.
+fn run_pass(
+    registry: &PassRegistry,
+    ctx: &mut Context,
+    module: Op,
+    pipeline: &str,
+) -> Result<(), Vec<String>> {
+    let spec = parse_pipeline(pipeline).map_err(|e| vec![e.render("--pipeline", pipeline)])?;
+    let mut pm = registry
+        .build(&spec, "builtin.module")
+        .map_err(|e| vec![e.render("--pipeline", pipeline)])?;
+    pm.run(ctx, module)
+        .map(|_| ())
+        .map_err(|f| f.diagnostics.iter().map(|d| d.message.clone()).collect())
+}
+
+/// True for a tensor of a float element type.
+fn is_float(ctx: &Context, v: Value) -> bool {
+    let ty = ctx.value_type(v);
+    ctx.shape(ty).is_some() && ctx.float_kind(ctx.element_type(ty)).is_some()
+}
+
+/// The dtypes of `func`'s arguments.
+fn arg_dtypes(ctx: &Context, func: Op) -> Vec<DType> {
+    ctx.block_args(entry(ctx, func))
+        .iter()
+        .map(|&arg| {
+            DType::from_type(ctx, ctx.element_type(ctx.value_type(arg))).expect("a graph dtype")
+        })
+        .collect()
+}
+
+/// The entry block of `func`.
+fn entry(ctx: &Context, func: Op) -> Block {
+    ctx.blocks(ctx.region(func, 0))[0]
+}
+
+/// The `func.return` of `func`.
+fn ret(ctx: &Context, func: Op) -> Op {
+    ctx.last_op(entry(ctx, func)).expect("a return")
+}
+
+fn print(ctx: &Context, module: Op) -> String {
+    print_op(ctx, module, PrintOptions::default())
+}

@@ -1,0 +1,58 @@
+// RUN: not dlc-opt %s --pipeline='grad{func=through_int}' 2>&1 | FileCheck %s --check-prefix=INT
+// RUN: not dlc-opt %s --pipeline='grad{func=calls}' 2>&1 | FileCheck %s --check-prefix=CALL
+// RUN: not dlc-opt %s --pipeline=grad 2>&1 | FileCheck %s --check-prefix=FUNC
+// RUN: not dlc-opt %s --pipeline='grad{func=nope}' 2>&1 | FileCheck %s --check-prefix=NOPE
+// RUN: not dlc-opt %s --pipeline='grad{func=int_arg wrt=0}' 2>&1 | FileCheck %s --check-prefix=INTARG
+// RUN: not dlc-opt %s --pipeline='grad{func=int_arg wrt=5}' 2>&1 | FileCheck %s --check-prefix=RANGE
+// RUN: not dlc-opt %s --pipeline='grad{func=int_arg result=1}' 2>&1 | FileCheck %s --check-prefix=RESULT
+// RUN: not dlc-opt %s --pipeline='grad{func=int_arg name=calls}' 2>&1 | FileCheck %s --check-prefix=TAKEN
+// RUN: not dlc-opt %s --pipeline='grad{func=conv_dyn wrt=1}' 2>&1 | FileCheck %s --check-prefix=CONV
+// RUN: not dlc-opt %s --pipeline='grad{func=rnn}' 2>&1 | FileCheck %s --check-prefix=RNN
+
+// What `grad` refuses, each at a location: a result that depends on the argument only through
+// integers (the counter-example of the pass doc), an op without a derivative rule, a rule
+// refusing its instance, and bad options.
+
+// FUNC: error: pass 'grad': option 'func' is required: the function to differentiate
+// NOPE: error: 'builtin.module' op grad: no function named @nope
+// INTARG: grad-errors.mlir:[[@LINE+5]]:1: error: 'func.func' op grad: argument #0 has type tensor<4xi32>; only float tensors can be differentiated
+// RANGE: error: 'func.func' op grad: option 'wrt' names argument #5, but the function has 2 argument(s)
+// RESULT: error: 'func.func' op grad: option 'result' is 1, but the function returns 1 value(s)
+// TAKEN: error: 'func.func' op grad: a function named @calls already exists
+
+func.func @int_arg(%x: tensor<4xi32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = graph.cast %x : tensor<4xi32> -> tensor<4xf32>
+  %1 = graph.add %0, %y : tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+
+func.func @through_int(%x: tensor<4xf32>) -> tensor<f32> {
+  // INT: grad-errors.mlir:[[@LINE+1]]:8: error: 'graph.cast' op grad: the differentiated result depends on a 'wrt' argument only through this op's non-float result, which carries no gradient
+  %0 = graph.cast %x : tensor<4xf32> -> tensor<4xi32>
+  %1 = graph.cast %0 : tensor<4xi32> -> tensor<4xf32>
+  %2 = graph.reduce_sum %1 {axes = array<i64: 0>, keepdim = false} : tensor<4xf32> -> tensor<f32>
+  return %2 : tensor<f32>
+}
+
+func.func @callee(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+
+func.func @calls(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // CALL: grad-errors.mlir:[[@LINE+1]]:8: error: 'func.call' op grad: no derivative rule (the Differentiable interface) for this op, and the gradient flows through it
+  %0 = func.call @callee(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// CONV: grad-errors.mlir:[[@LINE+2]]:8: error: 'graph.conv2d' op grad: this op has spatial dims, channels or weights known only at run time; its gradient needs them static
+func.func @conv_dyn(%x: tensor<1x2x?x?xf32>, %w: tensor<3x2x3x3xf32>) -> tensor<1x3x?x?xf32> {
+  %0 = graph.conv2d %x, %w {strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64} : tensor<1x2x?x?xf32>, tensor<3x2x3x3xf32> -> tensor<1x3x?x?xf32>
+  return %0 : tensor<1x3x?x?xf32>
+}
+
+// RNN: grad-errors.mlir:[[@LINE+2]]:12: error: 'graph.rnn' op grad: no derivative rule (the Differentiable interface) for this op, and the gradient flows through it
+func.func @rnn(%xp: tensor<3x1x4xf32>, %r: tensor<1x4x4xf32>, %rb: tensor<1x4xf32>, %h0: tensor<1x1x4xf32>) -> tensor<f32> {
+  %y, %h = graph.rnn %xp, %r, %rb, %h0 {cell = "rnn"} : (tensor<3x1x4xf32>, tensor<1x4x4xf32>, tensor<1x4xf32>, tensor<1x1x4xf32>) -> (tensor<3x1x1x4xf32>, tensor<1x1x4xf32>)
+  %s = graph.reduce_sum %h {axes = array<i64: 0, 1, 2>, keepdim = false} : tensor<1x1x4xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}
