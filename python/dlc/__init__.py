@@ -230,6 +230,8 @@ def compile(
     example_inputs: Optional[Sequence[np.ndarray]] = None,
     cache_dir: Optional[Union[str, "os.PathLike[str]"]] = None,
     opt: Optional[str] = None,
+    pipeline: Optional[str] = None,
+    entry: Optional[str] = None,
 ) -> CompiledModel:
     """Compiles ``model`` for this CPU and returns a callable :class:`CompiledModel`.
 
@@ -257,6 +259,11 @@ def compile(
             as ``dlc-run``'s ``DLC_CACHE_DIR``): a model compiled before under the same options
             loads from it. ``None`` (the default) uses no cache.
         opt: LLVM's optimization, one of :data:`OPT_LEVELS`; ``None`` is ``"lean"``.
+        pipeline: IR only: the pass pipeline, as ``dlc-run --pipeline`` takes it; ``None`` is
+            ``decompose,fuse,lower,cpu-default`` for graph IR. A training step, for one:
+            ``"grad{func=loss wrt=0,1},inline,symbol-dce,decompose,fuse,lower,cpu-default"``
+            (docs/autodiff.md).
+        entry: IR only: the function to run; ``None`` is the first ``func.func``.
 
     Returns:
         A :class:`CompiledModel`.
@@ -265,7 +272,8 @@ def compile(
         CompileError: the model does not parse, verify or import, or does not compile; the
             message is dlc's diagnostic (``file:line:col: error: ...`` for IR, with the line).
         InputError: an example input that is not a numpy array of a dtype dlc has.
-        ValueError: an unknown ``target`` or ``opt``, ``input_shapes`` or ``example_inputs`` for IR, a string that
+        ValueError: an unknown ``target`` or ``opt``, ``input_shapes`` or ``example_inputs`` for IR,
+            ``pipeline`` or ``entry`` for ONNX, a string that
             is neither a file nor IR text, or a file that is neither ``.onnx`` nor ``.mlir``.
         FileNotFoundError: a path that does not exist.
         TypeError: ``model`` of another type.
@@ -285,6 +293,13 @@ def compile(
     examples = _example_inputs(example_inputs)
     cache = None if cache_dir is None else os.fspath(cache_dir)
     onnx_options = dict(shapes=shapes, examples=examples, opt=opt, cache=cache)
+    ir_options = dict(opt=opt, cache=cache, pipeline=pipeline, entry=entry)
+    if (pipeline is not None or entry is not None) and (
+        _is_onnx_proto(model)
+        or isinstance(model, (bytes, bytearray, memoryview))
+        or (isinstance(model, (str, os.PathLike)) and os.fspath(model).lower().endswith(".onnx"))
+    ):
+        raise ValueError("pipeline and entry apply to IR only (an ONNX model compiles its graph)")
 
     if _is_onnx_proto(model):
         data = model.SerializeToString()
@@ -293,7 +308,7 @@ def compile(
     if isinstance(model, (bytes, bytearray, memoryview)):
         return _compile_onnx("<bytes>", data=bytes(model), **onnx_options)
     if isinstance(model, str) and not os.path.exists(model) and "func.func" in model:
-        return _compile_ir(model, "<string>", shapes, examples, opt, cache)
+        return _compile_ir(model, "<string>", shapes, examples, **ir_options)
     if isinstance(model, (str, os.PathLike)):
         path = os.fspath(model)
         if not isinstance(path, str):
@@ -315,7 +330,7 @@ def compile(
             return _compile_onnx(path, path=path, **onnx_options)
         with open(path, encoding="utf-8") as f:
             text = f.read()
-        return _compile_ir(text, path, shapes, examples, opt, cache)
+        return _compile_ir(text, path, shapes, examples, **ir_options)
     raise TypeError(
         "model must be a path (str or os.PathLike), an onnx.ModelProto, bytes or IR text, "
         f"not {type(model).__name__}"
@@ -352,12 +367,15 @@ def _example_inputs(example_inputs) -> Optional[List[np.ndarray]]:
     return arrays
 
 
-def _compile_ir(text: str, name: str, shapes, examples, opt, cache) -> CompiledModel:
+def _compile_ir(text: str, name: str, shapes, examples, *, opt, cache, pipeline, entry) -> CompiledModel:
     if shapes is not None:
         raise ValueError("input_shapes applies to ONNX models only (IR has its types)")
     if examples is not None:
         raise ValueError("example_inputs applies to ONNX models only (IR has its types)")
-    return CompiledModel(_dlc.compile_ir(text, name, opt=opt, cache_dir=cache), name)
+    model = _dlc.compile_ir(
+        text, name, opt=opt, cache_dir=cache, pipeline=pipeline, entry=entry
+    )
+    return CompiledModel(model, name)
 
 
 def _compile_onnx(name: str, *, path=None, data=None, shapes, examples, opt, cache) -> CompiledModel:

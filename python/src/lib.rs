@@ -183,17 +183,24 @@ fn spec_infos(model: &Model) -> (Vec<Info>, Vec<Info>) {
     )
 }
 
-/// Compiles IR text (graph- or loop-level), named `file` in diagnostics.
+/// Compiles IR text (graph- or loop-level), named `file` in diagnostics, with `pipeline` (the
+/// default for its level when `None`) and running `entry` (the first function when `None`).
 #[pyfunction]
-#[pyo3(signature = (text, file, opt=None, cache_dir=None))]
+#[pyo3(signature = (text, file, opt=None, cache_dir=None, pipeline=None, entry=None))]
 fn compile_ir(
     py: Python<'_>,
     text: String,
     file: String,
     opt: Option<&str>,
     cache_dir: Option<PathBuf>,
+    pipeline: Option<String>,
+    entry: Option<String>,
 ) -> PyResult<PyModel> {
-    let options = options(opt, cache_dir)?;
+    let options = ModelOptions {
+        pipeline,
+        entry,
+        ..options(opt, cache_dir)?
+    };
     let model = py
         .detach(|| Model::compile(&text, &file, &options))
         .map_err(compile_error)?;

@@ -354,3 +354,49 @@ def test_a_byte_order_mismatch_says_so(mlp_ir):
     x, w1, b1, w2, b2 = random_inputs(mlp_ir)
     with pytest.raises(dlc.InputError, match=r"expected dtype <f4, got >f4"):
         mlp_ir(x.astype(">f4"), w1, b1, w2, b2)
+
+
+# A least-squares step: the gradient from the `grad` pass, the update beside it, one program.
+REGRESSION_STEP = """
+func.func private @loss(%w: tensor<3x1xf32>, %x: tensor<8x3xf32>, %y: tensor<8x1xf32>) -> tensor<f32> {
+  %p = graph.matmul %x, %w : tensor<8x3xf32>, tensor<3x1xf32> -> tensor<8x1xf32>
+  %d = graph.sub %p, %y : tensor<8x1xf32>
+  %s = graph.mul %d, %d : tensor<8x1xf32>
+  %l = graph.reduce_mean %s {axes = array<i64: 0, 1>, keepdim = false} : tensor<8x1xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+func.func private @loss_grad(tensor<3x1xf32>, tensor<8x3xf32>, tensor<8x1xf32>) -> (tensor<f32>, tensor<3x1xf32>)
+func.func @step(%w: tensor<3x1xf32>, %x: tensor<8x3xf32>, %y: tensor<8x1xf32>) -> (tensor<f32>, tensor<3x1xf32>, tensor<3x1xf32>) {
+  %l, %g = func.call @loss_grad(%w, %x, %y) : (tensor<3x1xf32>, tensor<8x3xf32>, tensor<8x1xf32>) -> (tensor<f32>, tensor<3x1xf32>)
+  %lr = graph.constant dense<1.000000e-01> : tensor<1x1xf32>
+  %u = graph.mul %g, %lr : tensor<3x1xf32>, tensor<1x1xf32> -> tensor<3x1xf32>
+  %w2 = graph.sub %w, %u : tensor<3x1xf32>
+  return %l, %g, %w2 : tensor<f32>, tensor<3x1xf32>, tensor<3x1xf32>
+}
+"""
+
+
+def test_a_training_step_compiles_with_grad():
+    step = dlc.compile(
+        REGRESSION_STEP,
+        pipeline="grad{func=loss wrt=0},inline,symbol-dce,decompose,fuse,lower,cpu-default",
+        entry="step",
+    )
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((8, 3)).astype(np.float32)
+    w_true = np.array([[1.5], [-2.0], [0.5]], np.float32)
+    y = x @ w_true
+    w = np.zeros((3, 1), np.float32)
+    losses = []
+    for _ in range(300):
+        loss, g, w_next = step(w, x, y)
+        # The gradient of mean((xw - y)^2) is 2/n xᵀ(xw - y).
+        np.testing.assert_allclose(g, 2.0 / 8 * x.T @ (x @ w - y), rtol=1e-4, atol=1e-6)
+        losses.append(float(loss))
+        w = w_next
+    assert losses[-1] < 1e-6 * losses[0]
+    np.testing.assert_allclose(w, w_true, rtol=1e-2)
+    with pytest.raises(ValueError, match="apply to IR only"):
+        dlc.compile(b"not onnx", pipeline="decompose")
+    with pytest.raises(dlc.CompileError, match="no function named"):
+        dlc.compile(REGRESSION_STEP, entry="nope")
