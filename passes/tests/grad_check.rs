@@ -649,3 +649,298 @@ fn ret(ctx: &Context, func: Op) -> Op {
 fn print(ctx: &Context, module: Op) -> String {
     print_op(ctx, module, PrintOptions::default())
 }
+
+/// An activation of `graph.rnn`: its name, `α` and `β`.
+type RnnActivation = (&'static str, f64, f64);
+
+/// The activation sets of [`recurrences_match_finite_differences`], per cell function (cycled
+/// over the functions of every direction): ONNX's defaults (`None`), smooth functions, and
+/// functions with kinks or a jump, with their own `α`, `β`.
+const RNN_ACTIVATIONS: [Option<&[RnnActivation]>; 3] = [
+    None,
+    Some(&[
+        ("softsign", 0.0, 0.0),
+        ("scaled_tanh", 0.8, 1.3),
+        ("softplus", 0.0, 0.0),
+        ("elu", 1.0, 0.0),
+        ("affine", 0.7, 0.2),
+        ("sigmoid", 0.0, 0.0),
+        ("tanh", 0.0, 0.0),
+    ]),
+    Some(&[
+        ("hard_sigmoid", 0.3, 0.4),
+        ("leaky_relu", 0.2, 0.0),
+        ("thresholded_relu", 0.1, 0.0),
+        ("relu", 0.0, 0.0),
+        ("elu", 0.6, 0.0),
+    ]),
+];
+
+/// The gradients of `graph.rnn` (unrolled by the `grad` pass into ops with rules), against
+/// central finite differences: for each cell, direction and activation set of
+/// [`RNN_ACTIVATIONS`] (the kinked set with `clip`), with and without `sequence_lens` (with a
+/// full, a partial and an empty sequence), an f64 function `@loss` of the op's operands,
+/// `Σ y⊙U + Σ y_h⊙V (+ Σ y_c⊙W)` with random constants `U, V, W`, is differentiated with
+/// respect to every float operand; each gradient's directional derivative along a random
+/// direction must agree with the central difference as in
+/// [`gradients_match_finite_differences`] (skipped, and counted, only where the estimates at
+/// `h` and `10h` disagree: a kink). Odd configurations leave the batch dim `?`.
+#[test]
+fn recurrences_match_finite_differences() {
+    let registry = registry();
+    let cells = ["lstm", "gru", "rnn"];
+    let directions = ["forward", "reverse", "bidirectional"];
+    let mut configs = Vec::new();
+    for cell in cells {
+        for direction in directions {
+            for set in 0..RNN_ACTIVATIONS.len() {
+                for lens in [false, true] {
+                    configs.push((cell, direction, set, lens));
+                }
+            }
+        }
+    }
+    let (mut checked, mut skipped) = (0, 0);
+    let mut failures = Vec::new();
+    for (i, &(cell, direction, set, lens)) in configs.iter().enumerate() {
+        let name = format!(
+            "{cell} {direction} activations #{set}{}{}",
+            if lens { " sequence_lens" } else { "" },
+            if i % 2 == 1 { " ?-batch" } else { "" }
+        );
+        match check_rnn(&registry, i as u64, cell, direction, set, lens) {
+            Ok((c, s)) => {
+                checked += c;
+                skipped += s;
+            }
+            Err(e) => failures.push(format!("{name}: {e}")),
+        }
+    }
+    let _ = writeln!(
+        std::io::stderr(),
+        "grad_check rnn: {} programs, {checked} gradients checked, {skipped} skipped (a kink)",
+        configs.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    assert!(
+        skipped * 20 <= checked,
+        "{skipped} of {} gradients skipped",
+        checked + skipped
+    );
+}
+
+/// Builds `@loss` for one configuration of [`recurrences_match_finite_differences`] (`T` = 3,
+/// `B` = 3, `H` = 2), differentiates it and checks each gradient; the gradients checked and
+/// skipped.
+fn check_rnn(
+    registry: &PassRegistry,
+    seed: u64,
+    cell: &str,
+    direction: &str,
+    set: usize,
+    with_lens: bool,
+) -> Result<(usize, usize), String> {
+    let mut ctx = context();
+    let mut rng = Rng::new(seed ^ 0x2AA);
+    let (t, b, h) = (3usize, 3usize, 2usize);
+    let (gates, functions) = match cell {
+        "lstm" => (4, 3),
+        "gru" => (3, 2),
+        _ => (1, 1),
+    };
+    let d = if direction == "bidirectional" { 2 } else { 1 };
+    let mut shapes = vec![
+        vec![t, b, d * gates * h],
+        vec![d, h, gates * h],
+        vec![d, gates * h],
+        vec![d, b, h],
+    ];
+    if cell == "lstm" {
+        shapes.push(vec![d, b, h]);
+        shapes.push(vec![d, 3 * h]);
+    }
+    let floats = shapes.len();
+    if with_lens {
+        shapes.push(vec![b]);
+    }
+    // Odd seeds: the batch dim `?` in the types.
+    let batch = if seed % 2 == 1 {
+        dlc_ir::DYNAMIC
+    } else {
+        b as i64
+    };
+    let types: Vec<Type> = shapes
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let mut dims: Vec<i64> = s.iter().map(|d| *d as i64).collect();
+            match i {
+                _ if i == floats => dims[0] = batch,
+                0 | 3 | 4 => dims[1] = batch,
+                _ => {}
+            }
+            let elem = if i == floats { Type::I32 } else { Type::F64 };
+            ctx.tensor_type(&dims, elem)
+        })
+        .collect();
+    let mut attrs = vec![
+        ("cell", ctx.string_attr(cell)),
+        ("direction", ctx.string_attr(direction)),
+    ];
+    if let Some(list) = RNN_ACTIVATIONS[set] {
+        let chosen: Vec<RnnActivation> = (0..functions * d)
+            .map(|k| list[(k + seed as usize) % list.len()])
+            .collect();
+        let names: Vec<_> = chosen.iter().map(|(n, _, _)| ctx.string_attr(n)).collect();
+        attrs.push(("activations", ctx.array_attr(&names)));
+        for (attr, pick) in [("activation_alpha", 1), ("activation_beta", 2)] {
+            let values: Vec<i64> = chosen
+                .iter()
+                .map(|c| if pick == 1 { c.1 } else { c.2 }.to_bits() as i64)
+                .collect();
+            let value = ctx.intern_attr(dlc_ir::AttrKind::DenseArray {
+                element: Type::F64,
+                values: values.into(),
+            });
+            attrs.push((attr, value));
+        }
+    }
+    if set == 2 {
+        attrs.push(("clip", ctx.float_attr(1.5, Type::F64)));
+    }
+    if cell == "gru" && seed % 4 < 2 {
+        attrs.push(("linear_before_reset", ctx.bool_attr(true)));
+    }
+    if cell == "lstm" && seed % 4 >= 2 {
+        attrs.push(("input_forget", ctx.bool_attr(true)));
+    }
+    let loc = Location::Unknown;
+    let (module_region, module_block) = ctx.create_region_with_block(&[]);
+    let spec = dlc_ir::OpSpec::new(&mut ctx, "builtin.module", loc).region(module_region);
+    let module = ctx.create_op(spec);
+    let (body, entry) = ctx.create_region_with_block(&types);
+    let args = ctx.block_args(entry).to_vec();
+    let op =
+        dlc_graph::recurrence::build_rnn(&mut ctx, InsertPoint::End(entry), &args, &attrs, loc)
+            .map_err(|e| e.message)?;
+    let results: Vec<Value> = ctx.results(op).collect();
+    let mut gb = GraphBuilder::new(&mut ctx, InsertPoint::End(entry), loc);
+    let mut loss = None;
+    for r in results {
+        // A random weight per element (broadcast over a `?` batch).
+        let shape: Vec<i64> = gb.shape(r).iter().map(|d| (*d).max(1)).collect();
+        let n: i64 = shape.iter().product();
+        let values: Vec<dlc_ir::attributes::DenseValue> = (0..n)
+            .map(|_| dlc_ir::attributes::DenseValue::Float(rng.unit() * 2.0 - 1.0))
+            .collect();
+        let ty = gb.ctx.tensor_type(&shape, Type::F64);
+        let weights = gb.constant(ty, &values);
+        let product = gb.binary("graph.mul", r, weights);
+        let axes: Vec<i64> = (0..shape.len() as i64).collect();
+        let sum = gb.reduce("graph.reduce_sum", product, &axes, false);
+        loss = Some(match loss {
+            Some(l) => gb.binary("graph.add", l, sum),
+            None => sum,
+        });
+    }
+    let loss = loss.expect("a result");
+    let loss_ty = ctx.value_type(loss);
+    let spec = dlc_ir::OpSpec::new(&mut ctx, "func.return", loc).operands(&[loss]);
+    ctx.build(InsertPoint::End(entry), spec);
+    let fn_ty = ctx.function_type(&types, &[loss_ty]);
+    let name = ctx.string_attr("loss");
+    let ty = ctx.type_attr(fn_ty);
+    let spec = dlc_ir::OpSpec::new(&mut ctx, "func.func", loc)
+        .attr(&mut ctx, "sym_name", name)
+        .attr(&mut ctx, "function_type", ty)
+        .region(body);
+    let func = ctx.build(InsertPoint::End(module_block), spec);
+    verify(&ctx, module).map_err(|e| format!("@loss is invalid: {e:?}"))?;
+    run_pass(registry, &mut ctx, module, "grad{func=loss}")
+        .map_err(|d| format!("grad failed: {}\n{}", d.join("\n"), print(&ctx, func)))?;
+    verify(&ctx, module)
+        .map_err(|e| format!("@loss_grad is invalid: {e:?}\n{}", print(&ctx, module)))?;
+    let grad = module_funcs(&ctx, module)
+        .into_iter()
+        .find(|f| symbol_name(&ctx, *f) == Some("loss_grad"))
+        .ok_or("no @loss_grad")?;
+    // Inputs: the recurrent weights in [-0.8, 0.8), the others in [-1.5, 1.5); a full, a
+    // partial and an empty sequence.
+    let x: Vec<Literal> = shapes
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            if i == floats {
+                return Literal::from_i64(DType::I32, s, &[t as i64, 1, 0]);
+            }
+            let scale = if i == 1 { 0.8 } else { 1.5 };
+            let n: usize = s.iter().product();
+            let v: Vec<f64> = (0..n).map(|_| (rng.unit() * 2.0 - 1.0) * scale).collect();
+            Literal::from_f64(DType::F64, s, &v)
+        })
+        .collect();
+    let text = || format!("{}\n{}", print(&ctx, func), print(&ctx, grad));
+    let f = |args: &[Literal]| -> Result<f64, String> {
+        let out = interpret(&ctx, func, args).map_err(|e| format!("@loss failed: {e:?}"))?;
+        Ok(out[0].to_f64_vec()[0])
+    };
+    let outs =
+        interpret(&ctx, grad, &x).map_err(|e| format!("@loss_grad failed: {e:?}\n{}", text()))?;
+    if outs.len() != 1 + floats {
+        return Err(format!(
+            "@loss_grad returns {} values, not {}",
+            outs.len(),
+            1 + floats
+        ));
+    }
+    let (want, got) = (f(&x)?, outs[0].to_f64_vec()[0]);
+    if (want - got).abs() > 1e-9 * want.abs() + 1e-12 {
+        return Err(format!(
+            "@loss_grad's loss is {got}, @loss's {want}\n{}",
+            text()
+        ));
+    }
+    let (mut checked, mut skipped) = (0, 0);
+    for i in 0..floats {
+        let g = &outs[1 + i];
+        if g.shape() != x[i].shape() {
+            return Err(format!(
+                "the gradient of operand #{i} has shape {:?}, the operand {:?}",
+                g.shape(),
+                x[i].shape()
+            ));
+        }
+        let dir: Vec<f64> = (0..x[i].len()).map(|_| rng.unit() * 2.0 - 1.0).collect();
+        let mut estimates = [0.0; 2];
+        for (estimate, h) in estimates.iter_mut().zip([EPS, 10.0 * EPS]) {
+            let mut at = [0.0; 2];
+            for (value, sign) in at.iter_mut().zip([1.0, -1.0]) {
+                let mut moved = x.clone();
+                let v: Vec<f64> = x[i]
+                    .to_f64_vec()
+                    .iter()
+                    .zip(&dir)
+                    .map(|(a, b)| a + sign * h * b)
+                    .collect();
+                moved[i] = Literal::from_f64(DType::F64, x[i].shape(), &v);
+                *value = f(&moved)?;
+            }
+            *estimate = (at[0] - at[1]) / (2.0 * h);
+        }
+        let [fd, fd10] = estimates;
+        if (fd - fd10).abs() > 0.1 * (RTOL * fd.abs().max(fd10.abs()) + ATOL) {
+            skipped += 1;
+            continue;
+        }
+        let analytic = dot(&dir, g);
+        if (fd - analytic).abs() > RTOL * fd.abs().max(analytic.abs()) + ATOL {
+            return Err(format!(
+                "operand #{i}: the directional derivative is {analytic} by @loss_grad and {fd} \
+                 by finite differences ({fd10} with 10h)\n{}",
+                text()
+            ));
+        }
+        checked += 1;
+    }
+    Ok((checked, skipped))
+}

@@ -1,11 +1,13 @@
 // RUN: dlc-opt %s --pipeline='grad{func=mlp wrt=1,2}' | dlc-run - --entry mlp_grad --check --seed 3 | FileCheck %s --check-prefix=MLP
 // RUN: dlc-opt %s --pipeline='grad{func=cnn}' | dlc-run - --entry cnn_grad --check --seed 4 | FileCheck %s --check-prefix=CNN
 // RUN: dlc-opt %s --pipeline='grad{func=dyn}' | dlc-run - --entry dyn_grad --check --dynamic-size 5 | FileCheck %s --check-prefix=DYN
+// RUN: dlc-opt %s --pipeline='grad{func=lstm}' | dlc-run - --entry lstm_grad --check --seed 5 | FileCheck %s --check-prefix=LSTM
 
 // Gradient functions from `grad` compile and run like any graph program: the compiled
 // gradients match the graph interpreter's on the same inputs (`--check`). The functions are
 // a linear layer under tanh and a log-softmax cross-entropy, a strided padded convolution
-// under a max pool and a mean, and a `?` batch through softmax.
+// under a max pool and a mean, a `?` batch through softmax, and an LSTM layer (its recurrence
+// unrolled by `grad`).
 
 // MLP: output 0: f32 []
 // MLP: output 1: f32 [3, 5]
@@ -44,4 +46,16 @@ func.func @dyn(%x: tensor<?x8xf32>, %s: tensor<8xf32>) -> tensor<f32> {
   %1 = graph.softmax %0 {axis = 1 : i64} : tensor<?x8xf32>
   %2 = graph.reduce_mean %1 {axes = array<i64: 0, 1>, keepdim = false} : tensor<?x8xf32> -> tensor<f32>
   return %2 : tensor<f32>
+}
+
+// LSTM: output 0: f32 []
+// LSTM: output 1: f32 [4, 2, 24]
+// LSTM: output 2: f32 [1, 6, 24]
+// LSTM-COUNT-6: check output {{[0-9]}}: {{.*}}: ok
+func.func @lstm(%xp: tensor<4x2x24xf32>, %r: tensor<1x6x24xf32>, %rb: tensor<1x24xf32>, %h0: tensor<1x2x6xf32>, %c0: tensor<1x2x6xf32>, %p: tensor<1x18xf32>) -> tensor<f32> {
+  %y, %h, %c = graph.rnn %xp, %r, %rb, %h0, %c0, %p {cell = "lstm"} : (tensor<4x2x24xf32>, tensor<1x6x24xf32>, tensor<1x24xf32>, tensor<1x2x6xf32>, tensor<1x2x6xf32>, tensor<1x18xf32>) -> (tensor<4x1x2x6xf32>, tensor<1x2x6xf32>, tensor<1x2x6xf32>)
+  %s = graph.reduce_sum %y {axes = array<i64: 0, 1, 2, 3>, keepdim = false} : tensor<4x1x2x6xf32> -> tensor<f32>
+  %t = graph.reduce_sum %c {axes = array<i64: 0, 1, 2>, keepdim = false} : tensor<1x2x6xf32> -> tensor<f32>
+  %l = graph.add %s, %t : tensor<f32>
+  return %l : tensor<f32>
 }

@@ -15,7 +15,10 @@
 //! - Composite ops on the gradient's path that state no derivative rule of their own
 //!   (`layer_norm`, `gelu`, `sdpa`, `linear`, pools, ...) are replaced by their decomposition
 //!   (`dlc_graph::decompose::decompose_op`), repeatedly; composites with a rule (`softmax`,
-//!   `log_softmax`, `silu`, `conv2d`) stay whole.
+//!   `log_softmax`, `silu`, `conv2d`) stay whole. A `graph.rnn` on the path is replaced by its
+//!   time loop unrolled into primitives (`dlc_graph::autodiff::unroll::unroll_rnn`: one slice,
+//!   matmul and gate computation per step and direction, `sequence_lens` as masks), which needs
+//!   a static number of steps.
 //! - A value is *active* when it is a float tensor computed from a `wrt` argument. Walking the
 //!   ops backwards from the differentiated result, each op with a cotangent on a result and an
 //!   active operand builds its operands' cotangents with its `Differentiable` rule
@@ -28,11 +31,12 @@
 //!   zeros when the result does not depend on it. `res_attrs` are dropped, and `arg_attrs`
 //!   when a seed argument is added.
 //!
-//! The pass counts the ops it differentiated and the composites it decomposed. A missing
-//! function, an index out of range, a non-float argument or result, a name taken by a function
-//! with a body, or a declaration of another type is an error at the function. An op on the gradient's path without a rule (`graph.rnn`,
-//! `graph.if`, `graph.loop`, `graph.bitcast`, an op of another dialect without
-//! `Differentiable`), a rule refusing its instance (a `conv2d` over `?` spatial dims) or a
+//! The pass counts the ops it differentiated, the composites it decomposed and the recurrences
+//! it unrolled. A missing function, an index out of range, a non-float argument or result, a
+//! name taken by a function with a body, or a declaration of another type is an error at the
+//! function. An op on the gradient's path without a rule (`graph.if`, `graph.loop`,
+//! `graph.bitcast`, an op of another dialect without `Differentiable`), a rule refusing its
+//! instance (a `conv2d` over `?` spatial dims, a `graph.rnn` over a `?` number of steps) or a
 //! result that depends on a `wrt` argument only through integer values (a cast to `i32`, an
 //! `argmax`) is an error at that op. Through `graph.dim` (a shape) a gradient is zero, not an
 //! error.
@@ -91,10 +95,12 @@
 //!    reports the cast instead of returning zeros.
 
 use dlc_func::{module_funcs, FuncOp};
+use dlc_graph::autodiff::unroll::unroll_rnn;
 use dlc_graph::autodiff::{Differentiable, Vjp};
 use dlc_graph::decompose::{decompose_op, GraphBuilder};
-use dlc_graph::ops::DimOp;
-use dlc_graph::GraphOps;
+use dlc_graph::ops::{DimOp, RnnOp};
+use dlc_graph::verify::types_compatible;
+use dlc_graph::{tensor_parts, GraphOps};
 use dlc_ir::builtin::ModuleOp;
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
 use dlc_ir::symbol::symbol_name;
@@ -138,6 +144,10 @@ pub static INFO: PassInfo = PassInfo {
             "composites-decomposed",
             "Number of composite ops decomposed to be differentiated",
         ),
+        (
+            "recurrences-unrolled",
+            "Number of graph.rnn ops unrolled to be differentiated",
+        ),
     ],
     create,
 };
@@ -164,6 +174,13 @@ fn create(options: &OptionValues) -> Result<Box<dyn Pass>, String> {
         result,
         name,
     }))
+}
+
+/// What one run counted.
+struct Counts {
+    differentiated: usize,
+    decomposed: usize,
+    unrolled: usize,
 }
 
 struct Grad {
@@ -244,16 +261,16 @@ impl Pass for Grad {
             }
             ctx.erase_op(declaration);
         }
-        run.add_stat("ops-differentiated", stats.0 as u64);
-        run.add_stat("composites-decomposed", stats.1 as u64);
+        run.add_stat("ops-differentiated", stats.differentiated as u64);
+        run.add_stat("composites-decomposed", stats.decomposed as u64);
+        run.add_stat("recurrences-unrolled", stats.unrolled as u64);
         Ok(())
     }
 }
 
 impl Grad {
-    /// Turns `func` (the copy) into the gradient function; the counts of ops differentiated
-    /// and composites decomposed.
-    fn differentiate(&self, ctx: &mut Context, func: Op) -> Result<(usize, usize), Diagnostic> {
+    /// Turns `func` (the copy) into the gradient function; what it counted.
+    fn differentiate(&self, ctx: &mut Context, func: Op) -> Result<Counts, Diagnostic> {
         let entry = ctx.blocks(ctx.region(func, 0))[0];
         let args = ctx.block_args(entry).to_vec();
         let ret = ctx
@@ -283,7 +300,7 @@ impl Grad {
             ));
         }
         let wrt = self.wrt_args(ctx, func, &args)?;
-        let decomposed = expand_composites(ctx, entry, &wrt);
+        let expanded = expand(ctx, entry, &wrt)?;
         // The result again: a decomposed composite's value was replaced.
         let result = ctx.operand(ret, self.result);
         let active = active_values(ctx, entry, &wrt);
@@ -361,7 +378,11 @@ impl Grad {
         if inputs.len() != args.len() {
             ctx.remove_attr(func, "arg_attrs");
         }
-        Ok((count, decomposed))
+        Ok(Counts {
+            differentiated: count,
+            decomposed: expanded.0,
+            unrolled: expanded.1,
+        })
     }
 
     /// The arguments to differentiate with respect to, each a float tensor.
@@ -445,18 +466,9 @@ fn apply_rule(
     for (i, g) in grads.iter().enumerate() {
         let Some(g) = g else { continue };
         let operand = ctx.operand(op, i);
-        let (gs, xs) = (
-            ctx.shape(ctx.value_type(*g)),
-            ctx.shape(ctx.value_type(operand)),
-        );
-        let fits = match (gs, xs) {
-            (Some(gs), Some(xs)) => {
-                gs.len() == xs.len()
-                    && gs
-                        .iter()
-                        .zip(xs)
-                        .all(|(a, b)| a == b || *a == dlc_ir::DYNAMIC || *b == dlc_ir::DYNAMIC)
-            }
+        let parts = |v: Value| tensor_parts(ctx, ctx.value_type(v));
+        let fits = match (parts(*g), parts(operand)) {
+            (Some(gt), Some(xt)) => types_compatible(&xt, &gt),
             _ => false,
         };
         if !fits {
@@ -540,11 +552,13 @@ fn lost_on_the_way(
     found
 }
 
-/// Replaces the composites of `entry` that read an active value and have no derivative rule
-/// of their own by their decompositions, until none is left (or one cannot be decomposed:
-/// the sweep then reports it); the count.
-fn expand_composites(ctx: &mut Context, entry: Block, wrt: &[Value]) -> usize {
-    let mut count = 0;
+/// Replaces the ops of `entry` that read an active value and have no derivative rule of their
+/// own by the primitives that compute them, until none is left: a composite by its
+/// decomposition (one that cannot be decomposed stays, and the sweep reports it), `graph.rnn`
+/// by its time loop unrolled (`dlc_graph::autodiff::unroll::unroll_rnn`; an error at the op
+/// when it cannot be). The counts of composites decomposed and recurrences unrolled.
+fn expand(ctx: &mut Context, entry: Block, wrt: &[Value]) -> Result<(usize, usize), Diagnostic> {
+    let (mut decomposed, mut unrolled) = (0, 0);
     let mut declined = FxHashSet::default();
     loop {
         let active = active_values(ctx, entry, wrt);
@@ -553,22 +567,32 @@ fn expand_composites(ctx: &mut Context, entry: Block, wrt: &[Value]) -> usize {
             .filter(|op| {
                 !declined.contains(op)
                     && ctx.interface::<dyn Differentiable>(*op).is_none()
-                    && GraphOps::of(ctx, *op).is_some_and(|g| g.decomposition().is_some())
+                    && (GraphOps::of(ctx, *op).is_some_and(|g| g.decomposition().is_some())
+                        || ctx.view::<RnnOp>(*op).is_some())
                     && ctx.operands(*op).iter().any(|v| active.contains(v))
             })
             .collect();
         if found.is_empty() {
-            return count;
+            return Ok((decomposed, unrolled));
         }
         for op in found {
-            match decompose_op(ctx, op) {
-                Some(values) => {
-                    ctx.replace_op(op, &values);
-                    count += 1;
-                }
-                None => {
-                    declined.insert(op);
-                }
+            if ctx.view::<RnnOp>(op).is_some() {
+                let loc = ctx.op_loc(op);
+                let mut b = GraphBuilder::new(ctx, InsertPoint::Before(op), loc);
+                let values = unroll_rnn(&mut b, op).map_err(|m| {
+                    op_error(
+                        ctx,
+                        op,
+                        format!("grad: this op {m} (a recurrence is differentiated unrolled)"),
+                    )
+                })?;
+                ctx.replace_op(op, &values);
+                unrolled += 1;
+            } else if let Some(values) = decompose_op(ctx, op) {
+                ctx.replace_op(op, &values);
+                decomposed += 1;
+            } else {
+                declined.insert(op);
             }
         }
     }

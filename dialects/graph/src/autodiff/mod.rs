@@ -17,6 +17,7 @@
 //! what it refuses.
 
 pub mod rules;
+pub mod unroll;
 
 use crate::decompose::GraphBuilder;
 use dlc_ir::{Op, Type, Value, DYNAMIC};

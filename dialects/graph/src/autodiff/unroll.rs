@@ -1,0 +1,908 @@
+//! `graph.rnn` unrolled into primitive graph ops, so that the `grad` pass can differentiate a
+//! recurrent layer: [`unroll_rnn`] spells the time loop of [`crate::recurrence`] step by step
+//! with slices, matmuls, elementwise ops and selects, all of which have derivative rules.
+//!
+//! The semantics are the interpreter's (`crate::interp::recurrence`), the math the same though
+//! not the order of every operation: per direction `d` the state is kept as `[1, B, H]`, each
+//! step reads `xp[t, :, d·G·H..(d+1)·G·H]` (a `[1, B, G·H]` slice), adds `h·r[d]` (a batched
+//! `graph.matmul`) and `rb[d]`, and applies the cell's gate math with the direction's
+//! activations, `clip` clamping every gate before its activation (not the cell state before
+//! lstm's `h`). With `sequence_lens`, every step is masked: a batch entry with `t ≥ len` keeps
+//! its state and gets `y[t] = 0`. A reverse direction walks `t = T−1..0` under the same mask,
+//! so each entry's walk starts at its own `len − 1` with the initial state, as the
+//! interpreter's `t = len−1..0` does. The final states are zeroed where `len ≤ 0`.
+//!
+//! The number of steps `T` and the hidden size `H` must be static; the batch may be `?`. The
+//! unrolled program has `O(T·D)` ops (about 30 per step of an lstm direction).
+//!
+//! The tests compare the interpreter on random `graph.rnn`s (every cell, direction and
+//! activation, `clip`, the cell flags, `sequence_lens`, `?` dims) with the interpreter on their
+//! unrolling; passes/tests/grad_check.rs checks the gradients through it.
+
+use crate::decompose::GraphBuilder;
+use crate::ops::RnnOp;
+use crate::recurrence::{Activation, ActivationKind, Cell, RnnSpec};
+use dlc_ir::{Op, Type, Value, DYNAMIC};
+
+/// graph.rnn's time loop unrolled into primitive graph ops (built through `b`, positioned
+/// before `op`), returning the values that replace op's results (y, y_h, and y_c for lstm), or
+/// why it cannot be unrolled.
+///
+/// The values have exactly the types of `op`'s results (a `graph.reshape` adjusts a `?` the
+/// op's types know statically or the other way round), so `ctx.replace_op(op, &values)` keeps
+/// the function valid. Every op built has a derivative rule or carries no gradient
+/// (`graph.constant`, `graph.cmp`, `graph.dim`, `graph.fill`). Refused, before anything is
+/// built: an op that is not a well-formed `graph.rnn`, a `?` number of steps, a hidden size `?`
+/// in every operand that gives it. With no steps (`T` = 0) the results are zeros.
+pub fn unroll_rnn(b: &mut GraphBuilder<'_>, op: Op) -> Result<Vec<Value>, String> {
+    if b.ctx.view::<RnnOp>(op).is_none() {
+        return Err(format!(
+            "is '{}', not 'graph.rnn': only a recurrence can be unrolled",
+            b.ctx.op_name(op)
+        ));
+    }
+    let spec = RnnSpec::of(b.ctx, op)?;
+    let cell = spec.cell;
+    let operands = b.ctx.operands(op).to_vec();
+    let n = cell.operands();
+    if operands.len() != n && operands.len() != n + 1 {
+        return Err(format!(
+            "has {} operands; a {} cell takes {n} and an optional sequence_lens",
+            operands.len(),
+            cell.name()
+        ));
+    }
+    let declared: Vec<Type> = b.ctx.results(op).map(|r| b.ctx.value_type(r)).collect();
+    if declared.len() != cell.results() {
+        return Err(format!(
+            "has {} results; a {} cell has {}",
+            declared.len(),
+            cell.name(),
+            cell.results()
+        ));
+    }
+    let shapes: Vec<Vec<i64>> = operands.iter().map(|v| b.shape(*v)).collect();
+    let mut ranks = vec![3, 3, 2, 3];
+    if cell == Cell::Lstm {
+        ranks.extend([3, 2]);
+    }
+    ranks.push(1);
+    if let Some(i) = (0..operands.len()).find(|&i| shapes[i].len() != ranks[i]) {
+        return Err(format!("has operand #{i} of rank {}", shapes[i].len()));
+    }
+    let steps = shapes[0][0];
+    if steps == DYNAMIC {
+        return Err(
+            "needs a static number of steps to be unrolled, but the time dim of xp is ?".into(),
+        );
+    }
+    if steps == 0 {
+        return Ok(zeros(b, op, operands[0], operands[3]));
+    }
+    let (dirs, gates) = (spec.direction.count() as i64, cell.gates() as i64);
+    let hidden = hidden_size(&shapes, dirs, gates).ok_or(
+        "needs a static hidden size to be unrolled, but it is ? in every operand (r, h0, rb, xp)",
+    )?;
+    // The batch: the first operand that knows it.
+    let mut batch_dims = vec![shapes[0][1], shapes[3][1]];
+    if cell == Cell::Lstm {
+        batch_dims.push(shapes[4][1]);
+    }
+    if let Some(lens) = shapes.get(n) {
+        batch_dims.push(lens[0]);
+    }
+    let batch = batch_dims
+        .into_iter()
+        .find(|d| *d != DYNAMIC)
+        .unwrap_or(DYNAMIC);
+    let gh = gates * hidden;
+    // Every operand with the shape the unrolling slices, `?` only for the batch.
+    let mut wants = vec![
+        vec![steps, batch, dirs * gh],
+        vec![dirs, hidden, gh],
+        vec![dirs, gh],
+        vec![dirs, batch, hidden],
+    ];
+    if cell == Cell::Lstm {
+        wants.push(vec![dirs, batch, hidden]);
+        wants.push(vec![dirs, 3 * hidden]);
+    }
+    wants.push(vec![batch]);
+    let values: Vec<Value> = operands
+        .iter()
+        .zip(&wants)
+        .map(|(v, want)| shaped(b, *v, want))
+        .collect();
+    let lens = values.get(n).map(|l| {
+        let lead = if batch == DYNAMIC { -1 } else { batch };
+        b.reshape(*l, &[1, lead, 1])
+    });
+    let mut u = Unroll {
+        b,
+        spec: &spec,
+        like: values[3],
+        constants: Vec::new(),
+        hidden,
+        steps,
+        lens,
+    };
+    let mut ys = Vec::new();
+    let mut finals: Vec<Vec<Value>> = vec![Vec::new(); cell.results() - 1];
+    for d in 0..dirs {
+        let (y, states) = u.direction(d, &values);
+        ys.push(y);
+        for (list, s) in finals.iter_mut().zip(states) {
+            list.push(s);
+        }
+    }
+    let mut results = vec![concat(u.b, &ys, 1)];
+    for list in &finals {
+        results.push(concat(u.b, list, 0));
+    }
+    Ok(results
+        .into_iter()
+        .zip(declared)
+        .map(|(v, ty)| retype(b, v, ty))
+        .collect())
+}
+
+/// `H`, from the first operand that knows it (`r`'s dim 1, `h0`'s dim 2, or a gate-sized dim
+/// divided by the gates).
+fn hidden_size(shapes: &[Vec<i64>], dirs: i64, gates: i64) -> Option<i64> {
+    let known = |d: i64, per: i64| (d != DYNAMIC).then_some(d / per);
+    known(shapes[1][1], 1)
+        .or_else(|| known(shapes[3][2], 1))
+        .or_else(|| known(shapes[1][2], gates))
+        .or_else(|| known(shapes[2][1], gates))
+        .or_else(|| known(shapes[0][2], dirs * gates))
+}
+
+/// `v` with the shape `want` (whose only `?` is the batch): itself when it has it, else a
+/// `graph.reshape` to it (an operand whose types left a static dim `?`).
+fn shaped(b: &mut GraphBuilder<'_>, v: Value, want: &[i64]) -> Value {
+    if b.shape(v) == want {
+        return v;
+    }
+    let target: Vec<i64> = want
+        .iter()
+        .map(|d| if *d == DYNAMIC { -1 } else { *d })
+        .collect();
+    b.reshape(v, &target)
+}
+
+/// `xs` concatenated along `axis`; the one value itself.
+fn concat(b: &mut GraphBuilder<'_>, xs: &[Value], axis: i64) -> Value {
+    if xs.len() == 1 {
+        xs[0]
+    } else {
+        b.concat(xs, axis)
+    }
+}
+
+/// `v` with type `ty` (a shape compatible with its own): itself, or a `graph.reshape` whose
+/// `?` dims are `v`'s (`graph.dim`).
+fn retype(b: &mut GraphBuilder<'_>, v: Value, ty: Type) -> Value {
+    if b.ctx.value_type(v) == ty {
+        return v;
+    }
+    let shape = b.ctx.shape(ty).map(<[i64]>::to_vec).unwrap_or_default();
+    let mut operands = vec![v];
+    for (axis, d) in shape.iter().enumerate() {
+        if *d == DYNAMIC {
+            operands.push(dim(b, v, axis));
+        }
+    }
+    let attr = b.shape_array(&shape);
+    b.build_one("graph.reshape", &operands, vec![("shape", attr)], ty)
+}
+
+/// Dim `axis` of `v` as an `index`.
+fn dim(b: &mut GraphBuilder<'_>, v: Value, axis: usize) -> Value {
+    let a = b.i64_attr(axis as i64);
+    b.build_one("graph.dim", &[v], vec![("axis", a)], Type::INDEX)
+}
+
+/// The results of a recurrence of no steps: zeros (`y` is empty, and the final states are 0 as
+/// for an empty sequence). A `?` dim is read from `xp` (`y`'s dim 0) or `h0` (`[D, B, H]`,
+/// `y`'s dims 1.. and the states').
+fn zeros(b: &mut GraphBuilder<'_>, op: Op, xp: Value, h0: Value) -> Vec<Value> {
+    let types: Vec<Type> = b.ctx.results(op).map(|r| b.ctx.value_type(r)).collect();
+    let mut out = Vec::new();
+    for (i, ty) in types.into_iter().enumerate() {
+        let shape = b.ctx.shape(ty).map(<[i64]>::to_vec).unwrap_or_default();
+        let skip = usize::from(i == 0);
+        let mut sizes = Vec::new();
+        for (axis, d) in shape.iter().enumerate() {
+            if *d == DYNAMIC {
+                let size = if axis < skip {
+                    dim(b, xp, 0)
+                } else {
+                    dim(b, h0, axis - skip)
+                };
+                sizes.push(size);
+            }
+        }
+        let zero = b.scalar_attr(0.0, b.ctx.element_type(ty));
+        out.push(b.build_one("graph.fill", &sizes, vec![("value", zero)], ty));
+    }
+    out
+}
+
+/// The state of one unrolling: the builder, the spec, the shared constants.
+struct Unroll<'s, 'b, 'c> {
+    b: &'b mut GraphBuilder<'c>,
+    spec: &'s RnnSpec,
+    /// A rank-3 value, for the rank of the constants.
+    like: Value,
+    /// The `[1, 1, 1]` float constants built so far, by their bits.
+    constants: Vec<(u64, Value)>,
+    /// `H`.
+    hidden: i64,
+    /// `T`.
+    steps: i64,
+    /// `sequence_lens` as `[1, B, 1]`.
+    lens: Option<Value>,
+}
+
+/// The weights of one direction, sliced once.
+struct Weights {
+    /// `r[d]`: `[1, H, G·H]`.
+    r: Value,
+    /// `rb[d]`: `[1, G·H]`.
+    rb: Value,
+    /// lstm: the peepholes `p_i, p_o, p_f`, each `[1, H]`.
+    peepholes: Vec<Value>,
+    /// gru: `r[d]` and `rb[d]` split by gates.
+    gru: Option<GruWeights>,
+}
+
+/// A gru direction's weights split into the columns of the z and r gates and those of the h
+/// gate. Without `linear_before_reset` all four are built; with it only `rb_h` (the product
+/// `h·r[d]` is taken whole).
+struct GruWeights {
+    /// `[1, H, 2·H]`.
+    r_zr: Option<Value>,
+    /// `[1, 2·H]`.
+    rb_zr: Option<Value>,
+    /// `[1, H, H]`.
+    r_h: Option<Value>,
+    /// `[1, H]`.
+    rb_h: Value,
+}
+
+impl Unroll<'_, '_, '_> {
+    /// A float constant `c`, `[1, 1, 1]` (broadcasts against the `[1, B, H]` states).
+    fn c(&mut self, c: f64) -> Value {
+        if let Some((_, v)) = self.constants.iter().find(|(bits, _)| *bits == c.to_bits()) {
+            return *v;
+        }
+        let v = self.b.scalar_like(c, self.like);
+        self.constants.push((c.to_bits(), v));
+        v
+    }
+
+    /// Binary op `name` with broadcasting.
+    fn bin(&mut self, name: &str, a: Value, b: Value) -> Value {
+        self.b.binary(name, a, b)
+    }
+
+    /// `a + b`.
+    fn add(&mut self, a: Value, b: Value) -> Value {
+        self.bin("graph.add", a, b)
+    }
+
+    /// `a · b`.
+    fn mul(&mut self, a: Value, b: Value) -> Value {
+        self.bin("graph.mul", a, b)
+    }
+
+    /// Columns `[lo, hi)` of the last dim of a rank-3 `[1, B, N]` or rank-2 `[1, N]` value.
+    fn columns(&mut self, x: Value, lo: i64, hi: i64) -> Value {
+        let rank = self.b.rank(x);
+        let mut starts = vec![0; rank];
+        let mut ends = vec![i64::MAX; rank];
+        starts[rank - 1] = lo;
+        ends[rank - 1] = hi;
+        self.b.slice(x, &starts, &ends, &vec![1; rank])
+    }
+
+    /// Gate `q` (`[q·H, (q+1)·H)`) of a `[1, B, k·H]` value.
+    fn gate(&mut self, x: Value, q: i64) -> Value {
+        let h = self.hidden;
+        self.columns(x, q * h, (q + 1) * h)
+    }
+
+    /// Entry `i` of the leading dim of `x`, kept as a dim of 1.
+    fn lead(&mut self, x: Value, i: i64) -> Value {
+        let rank = self.b.rank(x);
+        let mut starts = vec![0; rank];
+        let mut ends = vec![i64::MAX; rank];
+        starts[0] = i;
+        ends[0] = i + 1;
+        self.b.slice(x, &starts, &ends, &vec![1; rank])
+    }
+
+    /// `clip(x)`: clamped to `[−clip, clip]`, or `x`.
+    fn clip(&mut self, x: Value) -> Value {
+        let Some(c) = self.spec.clip else {
+            return x;
+        };
+        let hi = self.c(c);
+        let lo = self.c(-c);
+        let m = self.bin("graph.min", x, hi);
+        self.bin("graph.max", m, lo)
+    }
+
+    /// Gate activation `k` of direction `d` at `x`, clipped first.
+    fn act(&mut self, d: usize, k: usize, x: Value) -> Value {
+        let x = self.clip(x);
+        self.activate(self.spec.activation(d, k), x)
+    }
+
+    /// The activation `a` at `x`, in graph ops.
+    fn activate(&mut self, a: Activation, x: Value) -> Value {
+        use ActivationKind::*;
+        match a.kind {
+            Relu => self.b.unary("graph.relu", x),
+            Tanh => self.b.unary("graph.tanh", x),
+            Sigmoid => self.b.unary("graph.sigmoid", x),
+            Affine => {
+                let alpha = self.c(a.alpha);
+                let ax = self.mul(alpha, x);
+                let beta = self.c(a.beta);
+                self.add(ax, beta)
+            }
+            LeakyRelu => {
+                let zero = self.c(0.0);
+                let pos = self.b.cmp("ge", x, zero);
+                let alpha = self.c(a.alpha);
+                let ax = self.mul(alpha, x);
+                self.b.select(pos, x, ax)
+            }
+            ThresholdedRelu => {
+                let alpha = self.c(a.alpha);
+                let above = self.b.cmp("gt", x, alpha);
+                let zero = self.c(0.0);
+                self.b.select(above, x, zero)
+            }
+            ScaledTanh => {
+                let beta = self.c(a.beta);
+                let bx = self.mul(beta, x);
+                let t = self.b.unary("graph.tanh", bx);
+                let alpha = self.c(a.alpha);
+                self.mul(alpha, t)
+            }
+            HardSigmoid => {
+                let alpha = self.c(a.alpha);
+                let ax = self.mul(alpha, x);
+                let beta = self.c(a.beta);
+                let v = self.add(ax, beta);
+                let one = self.c(1.0);
+                let m = self.bin("graph.min", v, one);
+                let zero = self.c(0.0);
+                self.bin("graph.max", m, zero)
+            }
+            Elu => {
+                // `exp(min(x, 0))`: the branch not taken stays finite, so its zero cotangent
+                // stays zero (an `exp` overflowing to ∞ would make it NaN).
+                let zero = self.c(0.0);
+                let pos = self.b.cmp("ge", x, zero);
+                let neg = self.bin("graph.min", x, zero);
+                let e = self.b.unary("graph.exp", neg);
+                let one = self.c(1.0);
+                let em1 = self.bin("graph.sub", e, one);
+                let alpha = self.c(a.alpha);
+                let ae = self.mul(alpha, em1);
+                self.b.select(pos, x, ae)
+            }
+            Softsign => {
+                let abs = self.b.unary("graph.abs", x);
+                let one = self.c(1.0);
+                let den = self.add(one, abs);
+                self.bin("graph.div", x, den)
+            }
+            Softplus => {
+                // `log(1 + eˣ) = max(x, 0) + log(1 + e^−|x|)`: no overflow, and `max`'s tie
+                // at 0 gives the derivative ½ there.
+                let zero = self.c(0.0);
+                let pos = self.bin("graph.max", x, zero);
+                let abs = self.b.unary("graph.abs", x);
+                let neg = self.b.unary("graph.neg", abs);
+                let e = self.b.unary("graph.exp", neg);
+                let one = self.c(1.0);
+                let s = self.add(one, e);
+                let l = self.b.unary("graph.log", s);
+                self.add(pos, l)
+            }
+        }
+    }
+
+    /// `cond ? a : b` where a mask applies (`sequence_lens`), else `a`.
+    fn masked(&mut self, mask: Option<Value>, a: Value, b: Value) -> Value {
+        match mask {
+            Some(m) => self.b.select(m, a, b),
+            None => a,
+        }
+    }
+
+    /// Direction `d` of the recurrence on the (reshaped) operands: `y[:, d]` as `[T, 1, B, H]`
+    /// and the final states (`y_h`, and `y_c` for lstm), each `[1, B, H]`.
+    fn direction(&mut self, d: i64, ops: &[Value]) -> (Value, Vec<Value>) {
+        let spec = self.spec;
+        let cell = spec.cell;
+        let (h, gh) = (self.hidden, cell.gates() as i64 * self.hidden);
+        let r = self.lead(ops[1], d);
+        let rb = self.lead(ops[2], d);
+        let mut state = self.lead(ops[3], d);
+        let mut cstate = None;
+        let mut peepholes = Vec::new();
+        if cell == Cell::Lstm {
+            cstate = Some(self.lead(ops[4], d));
+            let p = self.lead(ops[5], d);
+            for q in 0..3 {
+                peepholes.push(self.columns(p, q * h, (q + 1) * h));
+            }
+        }
+        let gru = (cell == Cell::Gru).then(|| {
+            let split = !spec.linear_before_reset;
+            GruWeights {
+                r_zr: split.then(|| self.columns(r, 0, 2 * h)),
+                rb_zr: split.then(|| self.columns(rb, 0, 2 * h)),
+                r_h: split.then(|| self.columns(r, 2 * h, 3 * h)),
+                rb_h: self.columns(rb, 2 * h, 3 * h),
+            }
+        });
+        let w = Weights {
+            r,
+            rb,
+            peepholes,
+            gru,
+        };
+        let order: Vec<i64> = if spec.direction.is_reverse(d as usize) {
+            (0..self.steps).rev().collect()
+        } else {
+            (0..self.steps).collect()
+        };
+        let mut ys: Vec<Option<Value>> = vec![None; self.steps as usize];
+        for t in order {
+            // `xp[t, :, d·G·H..(d+1)·G·H]`.
+            let x = self.b.slice(
+                ops[0],
+                &[t, 0, d * gh],
+                &[t + 1, i64::MAX, (d + 1) * gh],
+                &[1, 1, 1],
+            );
+            // `t < len`: the step runs for the entry (`[1, B, 1]`).
+            let mask = self.lens.map(|lens| {
+                let elem = self.b.elem(lens);
+                let at = self.b.splat(t as f64, elem, &[1, 1, 1]);
+                self.b.cmp("lt", at, lens)
+            });
+            let (hn, cn) = self.step(d as usize, &w, x, state, cstate);
+            let zero = self.c(0.0);
+            ys[t as usize] = Some(self.masked(mask, hn, zero));
+            state = self.masked(mask, hn, state);
+            if let (Some(cn), Some(c)) = (cn, cstate) {
+                cstate = Some(self.masked(mask, cn, c));
+            }
+        }
+        // The final states: 0 for an empty sequence.
+        let nonempty = self.lens.map(|lens| {
+            let elem = self.b.elem(lens);
+            let zero = self.b.splat(0.0, elem, &[1, 1, 1]);
+            self.b.cmp("gt", lens, zero)
+        });
+        let zero = self.c(0.0);
+        let mut finals = vec![self.masked(nonempty, state, zero)];
+        if let Some(c) = cstate {
+            finals.push(self.masked(nonempty, c, zero));
+        }
+        let ys: Vec<Value> = ys.into_iter().flatten().collect();
+        let y = concat(self.b, &ys, 0);
+        let batch = self.b.shape(y)[1];
+        let batch = if batch == DYNAMIC { -1 } else { batch };
+        (self.b.reshape(y, &[self.steps, 1, batch, h]), finals)
+    }
+
+    /// `x + h·r + rb` (in the interpreter's order of the sums), and `h·r`.
+    fn preactivation(&mut self, x: Value, h: Value, r: Value, rb: Value) -> (Value, Value) {
+        let hr = self.b.matmul(h, r);
+        let xh = self.add(x, hr);
+        (self.add(xh, rb), hr)
+    }
+
+    /// One step of direction `d` on the inputs `x` (`[1, B, G·H]`, this step's part of `xp`)
+    /// from the state `h` (and `c` for lstm): the new `h` and `c`.
+    fn step(
+        &mut self,
+        d: usize,
+        w: &Weights,
+        x: Value,
+        h: Value,
+        c: Option<Value>,
+    ) -> (Value, Option<Value>) {
+        let spec = self.spec;
+        match spec.cell {
+            Cell::Lstm => {
+                let c = c.expect("an lstm has a cell state");
+                let (pre, _) = self.preactivation(x, h, w.r, w.rb);
+                let gi = self.gate(pre, 0);
+                let pc = self.mul(w.peepholes[0], c);
+                let pi = self.add(gi, pc);
+                let i = self.act(d, 0, pi);
+                let f = if spec.input_forget {
+                    let one = self.c(1.0);
+                    self.bin("graph.sub", one, i)
+                } else {
+                    let gf = self.gate(pre, 2);
+                    let pc = self.mul(w.peepholes[2], c);
+                    let pf = self.add(gf, pc);
+                    self.act(d, 0, pf)
+                };
+                let gc = self.gate(pre, 3);
+                let cand = self.act(d, 1, gc);
+                let fc = self.mul(f, c);
+                let ic = self.mul(i, cand);
+                let cn = self.add(fc, ic);
+                let go = self.gate(pre, 1);
+                let pc = self.mul(w.peepholes[1], cn);
+                let po = self.add(go, pc);
+                let o = self.act(d, 0, po);
+                // The cell state is no gate: h(c') takes it unclipped.
+                let hc = self.activate(spec.activation(d, 2), cn);
+                (self.mul(o, hc), Some(cn))
+            }
+            Cell::Gru => {
+                let g = w.gru.as_ref().expect("gru weights");
+                let x_h = self.gate(x, 2);
+                let (z, pre_h) = match (g.r_zr, g.rb_zr, g.r_h) {
+                    (Some(r_zr), Some(rb_zr), Some(r_h)) => {
+                        // `x_h + (r⊙h)·r_h + rb_h`.
+                        let hd = self.hidden;
+                        let x_zr = self.columns(x, 0, 2 * hd);
+                        let (pre, _) = self.preactivation(x_zr, h, r_zr, rb_zr);
+                        let (z, r) = (self.gate(pre, 0), self.gate(pre, 1));
+                        let (z, r) = (self.act(d, 0, z), self.act(d, 0, r));
+                        let rh = self.mul(r, h);
+                        let (pre_h, _) = self.preactivation(x_h, rh, r_h, g.rb_h);
+                        (z, pre_h)
+                    }
+                    _ => {
+                        // `x_h + r⊙(h·r_h + rb_h)`.
+                        let (pre, hr) = self.preactivation(x, h, w.r, w.rb);
+                        let (z, r) = (self.gate(pre, 0), self.gate(pre, 1));
+                        let (z, r) = (self.act(d, 0, z), self.act(d, 0, r));
+                        let hr_h = self.gate(hr, 2);
+                        let inner = self.add(hr_h, g.rb_h);
+                        let ri = self.mul(r, inner);
+                        (z, self.add(x_h, ri))
+                    }
+                };
+                let cand = self.act(d, 1, pre_h);
+                let one = self.c(1.0);
+                let keep = self.bin("graph.sub", one, z);
+                let a = self.mul(keep, cand);
+                let zh = self.mul(z, h);
+                (self.add(a, zh), None)
+            }
+            Cell::Rnn => {
+                let (pre, _) = self.preactivation(x, h, w.r, w.rb);
+                (self.act(d, 0, pre), None)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::autodiff::Differentiable;
+    use crate::generate::Rng;
+    use crate::interp::interpret;
+    use crate::recurrence::{build_rnn, Direction};
+    use dlc_ir::{
+        verify, AttrKind, Attribute, Context, InsertPoint, Location, OpSpec, PrintOptions,
+    };
+    use dlc_tensor::{DType, Literal};
+
+    /// Random configurations checked against the interpreter.
+    const CASES: u64 = 60;
+
+    /// One random `graph.rnn`: its attributes, sizes and operand types.
+    struct Case {
+        cell: Cell,
+        direction: Direction,
+        attrs: Vec<(&'static str, Attribute)>,
+        /// `T, B, H`.
+        sizes: [usize; 3],
+        /// Per operand, the dims its type leaves `?`.
+        erased: Vec<Vec<usize>>,
+        /// `sequence_lens` (and its dtype), if any.
+        lens: Option<(DType, Vec<i64>)>,
+        /// Describes the case, for messages.
+        text: String,
+    }
+
+    fn context() -> Context {
+        let mut ctx = Context::new();
+        ctx.register_dialect(dlc_func::dialect());
+        ctx.register_dialect(crate::dialect());
+        ctx
+    }
+
+    /// The case of `seed`: every cell, direction and activation, `clip`, the cell flags,
+    /// `sequence_lens` (entries from −1 to `T + 1`, so clamping is seen), `T ≤ 5`, and `?` dims
+    /// in the operand types (but `xp`'s time dim and `h0`'s hidden dim).
+    fn case(ctx: &mut Context, seed: u64) -> Case {
+        let mut rng = Rng::new(seed);
+        let cell = [Cell::Lstm, Cell::Gru, Cell::Rnn][seed as usize % 3];
+        let direction = [
+            Direction::Forward,
+            Direction::Reverse,
+            Direction::Bidirectional,
+        ][(seed / 3) as usize % 3];
+        let sizes = [
+            rng.range(1, 5) as usize,
+            rng.range(1, 3) as usize,
+            rng.range(1, 3) as usize,
+        ];
+        let mut attrs = vec![
+            ("cell", ctx.string_attr(cell.name())),
+            (
+                "direction",
+                ctx.string_attr(["forward", "reverse", "bidirectional"][(seed / 3) as usize % 3]),
+            ),
+        ];
+        let mut text = format!("seed {seed}: {cell:?} {direction:?} T, B, H = {sizes:?}");
+        if rng.chance(0.8) {
+            let count = cell.functions() * direction.count();
+            let kinds: Vec<ActivationKind> = (0..count)
+                .map(|_| rng.pick(&ActivationKind::ALL).1)
+                .collect();
+            let names: Vec<Attribute> = kinds.iter().map(|k| ctx.string_attr(k.name())).collect();
+            attrs.push(("activations", ctx.array_attr(&names)));
+            text += &format!(" activations {kinds:?}");
+            if rng.chance(0.7) {
+                let mut params = |lo: f64, hi: f64| -> Vec<f64> {
+                    (0..count).map(|_| lo + rng.unit() * (hi - lo)).collect()
+                };
+                let (alphas, betas) = (params(0.1, 1.5), params(-0.5, 0.5));
+                text += &format!(" alpha {alphas:?} beta {betas:?}");
+                for (name, values) in [("activation_alpha", alphas), ("activation_beta", betas)] {
+                    let attr = ctx.intern_attr(AttrKind::DenseArray {
+                        element: Type::F64,
+                        values: values.iter().map(|f| f.to_bits() as i64).collect(),
+                    });
+                    attrs.push((name, attr));
+                }
+            }
+        }
+        if rng.chance(0.4) {
+            let clip = 0.3 + rng.unit() * 2.0;
+            attrs.push(("clip", ctx.float_attr(clip, Type::F64)));
+            text += &format!(" clip {clip}");
+        }
+        if cell == Cell::Gru && rng.chance(0.5) {
+            attrs.push(("linear_before_reset", ctx.bool_attr(true)));
+            text += " linear_before_reset";
+        }
+        if cell == Cell::Lstm && rng.chance(0.4) {
+            attrs.push(("input_forget", ctx.bool_attr(true)));
+            text += " input_forget";
+        }
+        let lens = rng.chance(0.5).then(|| {
+            let dtype = if rng.chance(0.5) {
+                DType::I32
+            } else {
+                DType::I64
+            };
+            let t = sizes[0] as i64;
+            (dtype, (0..sizes[1]).map(|_| rng.range(-1, t + 1)).collect())
+        });
+        if let Some((_, l)) = &lens {
+            text += &format!(" sequence_lens {l:?}");
+        }
+        let ranks = [3, 3, 2, 3, 3, 2, 1];
+        let erased = (0..cell.operands() + usize::from(lens.is_some()))
+            .map(|i| {
+                let rank = if i == cell.operands() { 1 } else { ranks[i] };
+                (0..rank)
+                    .filter(|&axis| (i, axis) != (0, 0) && (i, axis) != (3, 2) && rng.chance(0.15))
+                    .collect()
+            })
+            .collect();
+        Case {
+            cell,
+            direction,
+            attrs,
+            sizes,
+            erased,
+            lens,
+            text,
+        }
+    }
+
+    impl Case {
+        /// The operand shapes: `xp, r, rb, h0`, for lstm `c0, p`, then `sequence_lens`.
+        fn shapes(&self) -> Vec<Vec<usize>> {
+            let [t, b, h] = self.sizes;
+            let (d, g) = (self.direction.count(), self.cell.gates());
+            let mut shapes = vec![
+                vec![t, b, d * g * h],
+                vec![d, h, g * h],
+                vec![d, g * h],
+                vec![d, b, h],
+            ];
+            if self.cell == Cell::Lstm {
+                shapes.push(vec![d, b, h]);
+                shapes.push(vec![d, 3 * h]);
+            }
+            if self.lens.is_some() {
+                shapes.push(vec![b]);
+            }
+            shapes
+        }
+
+        /// A module with `@main` applying the op to its arguments and returning its results,
+        /// and the op.
+        fn build(&self, ctx: &mut Context) -> (Op, Op, Op) {
+            let loc = Location::Unknown;
+            let types: Vec<Type> = self
+                .shapes()
+                .iter()
+                .enumerate()
+                .map(|(i, shape)| {
+                    let dims: Vec<i64> = shape
+                        .iter()
+                        .enumerate()
+                        .map(|(axis, d)| {
+                            if self.erased[i].contains(&axis) {
+                                DYNAMIC
+                            } else {
+                                *d as i64
+                            }
+                        })
+                        .collect();
+                    let elem = match (&self.lens, i == self.cell.operands()) {
+                        (Some((DType::I32, _)), true) => Type::I32,
+                        (Some(_), true) => Type::I64,
+                        _ => Type::F64,
+                    };
+                    ctx.tensor_type(&dims, elem)
+                })
+                .collect();
+            let (module_region, module_block) = ctx.create_region_with_block(&[]);
+            let spec = OpSpec::new(ctx, "builtin.module", loc).region(module_region);
+            let module = ctx.create_op(spec);
+            let (body, entry) = ctx.create_region_with_block(&types);
+            let args = ctx.block_args(entry).to_vec();
+            let op = build_rnn(ctx, InsertPoint::End(entry), &args, &self.attrs, loc)
+                .unwrap_or_else(|d| panic!("{}: {}", self.text, d.message));
+            let results: Vec<Value> = ctx.results(op).collect();
+            let spec = OpSpec::new(ctx, "func.return", loc).operands(&results);
+            ctx.build(InsertPoint::End(entry), spec);
+            let result_types: Vec<Type> = results.iter().map(|v| ctx.value_type(*v)).collect();
+            let fn_ty = ctx.function_type(&types, &result_types);
+            let name = ctx.string_attr("main");
+            let ty = ctx.type_attr(fn_ty);
+            let spec = OpSpec::new(ctx, "func.func", loc)
+                .attr(ctx, "sym_name", name)
+                .attr(ctx, "function_type", ty)
+                .region(body);
+            let func = ctx.build(InsertPoint::End(module_block), spec);
+            (module, func, op)
+        }
+
+        /// Random inputs: floats in [-1.5, 1.5) (the recurrent weights in [-0.8, 0.8)).
+        fn inputs(&self, rng: &mut Rng) -> Vec<Literal> {
+            self.shapes()
+                .iter()
+                .enumerate()
+                .map(|(i, shape)| {
+                    if let (true, Some((dtype, lens))) = (i == self.cell.operands(), &self.lens) {
+                        return Literal::from_i64(*dtype, shape, lens);
+                    }
+                    let scale = if i == 1 { 0.8 } else { 1.5 };
+                    let n: usize = shape.iter().product();
+                    let v: Vec<f64> = (0..n).map(|_| (rng.unit() * 2.0 - 1.0) * scale).collect();
+                    Literal::from_f64(DType::F64, shape, &v)
+                })
+                .collect()
+        }
+    }
+
+    /// Unrolls `op` in place; the error if it refuses.
+    fn unroll(ctx: &mut Context, op: Op) -> Result<(), String> {
+        let loc = ctx.op_loc(op);
+        let mut b = GraphBuilder::new(ctx, InsertPoint::Before(op), loc);
+        let values = unroll_rnn(&mut b, op)?;
+        ctx.replace_op(op, &values);
+        Ok(())
+    }
+
+    #[test]
+    fn unrolled_recurrences_match_the_interpreter() {
+        for seed in 0..CASES {
+            let mut ctx = context();
+            let case = case(&mut ctx, seed);
+            check(&mut ctx, &case, seed);
+        }
+    }
+
+    /// Checks the unrolling of `case` against the interpreter on random inputs; also that every
+    /// op it builds has a derivative rule or carries no gradient.
+    fn check(ctx: &mut Context, case: &Case, seed: u64) {
+        let (module, func, op) = case.build(ctx);
+        verify(ctx, module).unwrap_or_else(|d| panic!("{}: {d:?}", case.text));
+        let mut rng = Rng::new(seed ^ 0x5eed);
+        let inputs = case.inputs(&mut rng);
+        let want = interpret(ctx, func, &inputs).unwrap_or_else(|d| panic!("{}: {d:?}", case.text));
+        unroll(ctx, op).unwrap_or_else(|m| panic!("{}: refused: {m}", case.text));
+        let text = dlc_ir::print_op(ctx, func, PrintOptions::default());
+        verify(ctx, module).unwrap_or_else(|d| panic!("{}: {d:?}\n{text}", case.text));
+        let inert = [
+            "func.func",
+            "func.return",
+            "graph.constant",
+            "graph.cmp",
+            "graph.dim",
+            "graph.fill",
+        ];
+        ctx.for_each_op(func, &mut |inner| {
+            let name = ctx.op_name(inner);
+            assert!(
+                inert.contains(&name) || ctx.interface::<dyn Differentiable>(inner).is_some(),
+                "{}: {name} has no derivative rule\n{text}",
+                case.text
+            );
+        });
+        let got = interpret(ctx, func, &inputs)
+            .unwrap_or_else(|d| panic!("{}: {d:?}\n{text}", case.text));
+        assert_eq!(got.len(), want.len());
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert_eq!(g.shape(), w.shape(), "{}: result #{i}\n{text}", case.text);
+            let close = g
+                .to_f64_vec()
+                .iter()
+                .zip(w.to_f64_vec())
+                .all(|(a, b)| (a - b).abs() <= 1e-9 * (1.0 + b.abs()));
+            assert!(
+                close,
+                "{}: result #{i}: got {:?}, want {:?}\n{text}",
+                case.text,
+                g.to_f64_vec(),
+                w.to_f64_vec()
+            );
+        }
+    }
+
+    #[test]
+    fn refusals_and_empty_sequences() {
+        let mut ctx = context();
+        let mut base = case(&mut ctx, 4);
+        // A `?` number of steps.
+        base.erased[0] = vec![0];
+        let (_, _, op) = base.build(&mut ctx);
+        let err = unroll(&mut ctx, op).unwrap_err();
+        assert!(err.contains("needs a static number of steps"), "{err}");
+        // A hidden size `?` everywhere.
+        base.erased = vec![vec![2], vec![1, 2], vec![1], vec![2]];
+        if base.cell == Cell::Lstm {
+            base.erased.extend([vec![2], vec![1]]);
+        }
+        base.erased.resize(base.shapes().len(), Vec::new());
+        let (_, _, op) = base.build(&mut ctx);
+        let err = unroll(&mut ctx, op).unwrap_err();
+        assert!(err.contains("needs a static hidden size"), "{err}");
+        // No steps: zeros, `?` dims included.
+        for seed in 0..6 {
+            let mut ctx = context();
+            let mut case = case(&mut ctx, seed);
+            case.sizes[0] = 0;
+            if let Some((_, lens)) = &mut case.lens {
+                lens.iter_mut().for_each(|l| *l = (*l).min(0));
+            }
+            check(&mut ctx, &case, seed);
+        }
+    }
+}
