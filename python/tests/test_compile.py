@@ -400,3 +400,52 @@ def test_a_training_step_compiles_with_grad():
         dlc.compile(b"not onnx", pipeline="decompose")
     with pytest.raises(dlc.CompileError, match="no function named"):
         dlc.compile(REGRESSION_STEP, entry="nope")
+
+
+# A `graph.if` on the gradient's path: its regions are recomputed and differentiated in a
+# `graph.if` on the same condition (the else branch's softmax keeps its rule, its layer_norm is
+# decomposed inside the region).
+BRANCH = """
+func.func @branch(%x: tensor<4xf64>, %w: tensor<4xf64>, %c: tensor<i1>) -> tensor<f64> {
+  %s = graph.mul %x, %w : tensor<4xf64>
+  %r = graph.if %c : tensor<i1> -> tensor<4xf64> {
+    %a = graph.mul %s, %s : tensor<4xf64>
+    graph.yield %a : tensor<4xf64>
+  } else {
+    %b = graph.softmax %x {axis = 0 : i64} : tensor<4xf64>
+    %e = graph.layer_norm %b, %w, %w {axis = 0 : i64, epsilon = 1.0e-5 : f64} : tensor<4xf64>, tensor<4xf64>, tensor<4xf64> -> tensor<4xf64>
+    %t = graph.tanh %e : tensor<4xf64>
+    graph.yield %t : tensor<4xf64>
+  }
+  %l = graph.reduce_sum %r {axes = array<i64: 0>, keepdim = false} : tensor<4xf64> -> tensor<f64>
+  return %l : tensor<f64>
+}
+"""
+# What `grad{func=branch}` defines, declared so that it can be the entry.
+BRANCH_GRAD = """
+func.func private @branch_grad(tensor<4xf64>, tensor<4xf64>, tensor<i1>) -> (tensor<f64>, tensor<4xf64>, tensor<4xf64>)
+"""
+
+
+def test_gradients_through_a_branch_match_finite_differences():
+    f = dlc.compile(BRANCH, entry="branch")
+    grad = dlc.compile(
+        BRANCH + BRANCH_GRAD,
+        pipeline="grad{func=branch wrt=0,1},decompose,fuse,lower,cpu-default",
+        entry="branch_grad",
+    )
+    rng = np.random.default_rng(1)
+    x, w = rng.standard_normal(4), rng.standard_normal(4)
+    for c in (True, False):
+        cond = np.array(c)
+        loss, gx, gw = grad(x, w, cond)
+        np.testing.assert_allclose(loss, f(x, w, cond)[0], rtol=1e-12)
+        for arg, g in ((0, gx), (1, gw)):
+            d = rng.standard_normal(4)
+            h = 1e-6
+            plus = [x, w]
+            minus = [x, w]
+            plus[arg] = plus[arg] + h * d
+            minus[arg] = minus[arg] - h * d
+            fd = (f(*plus, cond)[0] - f(*minus, cond)[0]) / (2 * h)
+            np.testing.assert_allclose(float(g @ d), float(fd), rtol=1e-6, atol=1e-9)

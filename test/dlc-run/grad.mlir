@@ -2,12 +2,14 @@
 // RUN: dlc-opt %s --pipeline='grad{func=cnn}' | dlc-run - --entry cnn_grad --check --seed 4 | FileCheck %s --check-prefix=CNN
 // RUN: dlc-opt %s --pipeline='grad{func=dyn}' | dlc-run - --entry dyn_grad --check --dynamic-size 5 | FileCheck %s --check-prefix=DYN
 // RUN: dlc-opt %s --pipeline='grad{func=lstm}' | dlc-run - --entry lstm_grad --check --seed 5 | FileCheck %s --check-prefix=LSTM
+// RUN: dlc-opt %s --pipeline='grad{func=branch wrt=0,1}' | dlc-run - --entry branch_grad --check --seed 1 | FileCheck %s --check-prefix=BRANCH
+// RUN: dlc-opt %s --pipeline='grad{func=branch wrt=0,1}' | dlc-run - --entry branch_grad --check --seed 2 | FileCheck %s --check-prefix=BRANCH
 
 // Gradient functions from `grad` compile and run like any graph program: the compiled
 // gradients match the graph interpreter's on the same inputs (`--check`). The functions are
 // a linear layer under tanh and a log-softmax cross-entropy, a strided padded convolution
-// under a max pool and a mean, a `?` batch through softmax, and an LSTM layer (its recurrence
-// unrolled by `grad`).
+// under a max pool and a mean, a `?` batch through softmax, an LSTM layer (its recurrence
+// unrolled by `grad`) and a `graph.if` (two seeds, so that both branches run).
 
 // MLP: output 0: f32 []
 // MLP: output 1: f32 [3, 5]
@@ -57,5 +59,21 @@ func.func @lstm(%xp: tensor<4x2x24xf32>, %r: tensor<1x6x24xf32>, %rb: tensor<1x2
   %s = graph.reduce_sum %y {axes = array<i64: 0, 1, 2, 3>, keepdim = false} : tensor<4x1x2x6xf32> -> tensor<f32>
   %t = graph.reduce_sum %c {axes = array<i64: 0, 1, 2>, keepdim = false} : tensor<1x2x6xf32> -> tensor<f32>
   %l = graph.add %s, %t : tensor<f32>
+  return %l : tensor<f32>
+}
+
+// BRANCH: output 1: f32 [4]
+// BRANCH-COUNT-3: check output {{[0-9]}}: {{.*}}: ok
+func.func @branch(%x: tensor<4xf32>, %w: tensor<4xf32>, %c: tensor<i1>) -> tensor<f32> {
+  %s = graph.mul %x, %w : tensor<4xf32>
+  %r = graph.if %c : tensor<i1> -> tensor<4xf32> {
+    %a = graph.mul %s, %s : tensor<4xf32>
+    graph.yield %a : tensor<4xf32>
+  } else {
+    %b = graph.softmax %x {axis = 0 : i64} : tensor<4xf32>
+    %e = graph.layer_norm %b, %w, %w {axis = 0 : i64, epsilon = 1.0e-5 : f32} : tensor<4xf32>, tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+    graph.yield %e : tensor<4xf32>
+  }
+  %l = graph.reduce_sum %r {axes = array<i64: 0>, keepdim = false} : tensor<4xf32> -> tensor<f32>
   return %l : tensor<f32>
 }

@@ -4,6 +4,7 @@
 // RUN: dlc-opt %s --pipeline='grad{func=dyn}' | FileCheck %s --check-prefix=DYN
 // RUN: dlc-opt %s --pipeline='grad{func=norm wrt=1 name=dnorm}' | FileCheck %s --check-prefix=NORM
 // RUN: dlc-opt %s --pipeline='grad{func=unused wrt=1}' | FileCheck %s --check-prefix=UNUSED
+// RUN: dlc-opt %s --pipeline='grad{func=branch wrt=0,1}' | FileCheck %s --check-prefix=IF
 
 // `grad` adds `@<func>_grad`, returning the function's results and then the gradients of the
 // chosen result with respect to the `wrt` arguments; the function itself stays.
@@ -103,4 +104,30 @@ func.func @norm(%x: tensor<2x4xf32>, %g: tensor<4xf32>, %b: tensor<4xf32>) -> te
 func.func @unused(%x: tensor<4xf32>, %y: tensor<2x?xf32>) -> tensor<f32> {
   %0 = graph.reduce_sum %x {axes = array<i64: 0>, keepdim = false} : tensor<4xf32> -> tensor<f32>
   return %0 : tensor<f32>
+}
+
+// A `graph.if` on the path: a second `graph.if` on the same condition recomputes each region
+// and yields the cotangents of the outer values the regions read (%0 in one, %arg0 in the
+// other: zeros where a region does not read one); %0's goes on to %arg0 and %arg1 outside.
+
+// IF-LABEL: func.func @branch_grad(
+// IF: %[[BACK:.*]]:2 = graph.if %arg2 : tensor<i1> -> (tensor<4xf32>, tensor<4xf32>) {
+// IF: graph.fill {value = 0.000000e+00 : f32} : tensor<4xf32>
+// IF: graph.yield
+// IF: } else {
+// IF: graph.exp
+// IF: graph.yield
+// IF: graph.mul %[[BACK]]#0, %arg1
+// IF: return
+func.func @branch(%x: tensor<4xf32>, %w: tensor<4xf32>, %c: tensor<i1>) -> tensor<f32> {
+  %s = graph.mul %x, %w : tensor<4xf32>
+  %r = graph.if %c : tensor<i1> -> tensor<4xf32> {
+    %a = graph.mul %s, %s : tensor<4xf32>
+    graph.yield %a : tensor<4xf32>
+  } else {
+    %b = graph.log_softmax %x {axis = 0 : i64} : tensor<4xf32>
+    graph.yield %b : tensor<4xf32>
+  }
+  %l = graph.reduce_sum %r {axes = array<i64: 0>, keepdim = false} : tensor<4xf32> -> tensor<f32>
+  return %l : tensor<f32>
 }

@@ -25,6 +25,11 @@
 //!   (`dlc_graph::autodiff`), just before the `func.return`, at its own location; cotangents of
 //!   a value used several times are added. Forward values the rules read are reused, not
 //!   recomputed.
+//! - A `graph.if` on the path is differentiated by a second `graph.if` on the same condition,
+//!   built before the `func.return`: each of its regions recomputes the forward region (cloned,
+//!   composites on the path expanded in it), differentiates it back from the result
+//!   cotangents, and yields the cotangents of the outer values the forward regions read (zeros
+//!   from a region that does not read one).
 //! - The differentiated result's cotangent (the seed) is 1 when it has one element and static
 //!   dims; otherwise the function takes one more argument, the seed, of the result's type.
 //! - The return gains one value per `wrt` argument, its gradient, of the argument's type:
@@ -34,8 +39,9 @@
 //! The pass counts the ops it differentiated, the composites it decomposed and the recurrences
 //! it unrolled. A missing function, an index out of range, a non-float argument or result, a
 //! name taken by a function with a body, or a declaration of another type is an error at the
-//! function. An op on the gradient's path without a rule (`graph.if`, `graph.loop`,
-//! `graph.bitcast`, an op of another dialect without `Differentiable`), a rule refusing its
+//! function. An op on the gradient's path without a rule (`graph.loop`, `graph.bitcast`, an
+//! op of another dialect without `Differentiable`; an op whose regions read an active value
+//! counts as on the path), a rule refusing its
 //! instance (a `conv2d` over `?` spatial dims, a `graph.rnn` over a `?` number of steps) or a
 //! result that depends on a `wrt` argument only through integer values (a cast to `i32`, an
 //! `argmax`) is an error at that op. Through `graph.dim` (a shape) a gradient is zero, not an
@@ -45,7 +51,9 @@
 //! - Derivatives at points where they are not defined follow PyTorch: `relu` and `abs` give 0
 //!   at 0, ties of `max`/`min` and of `reduce_max`/`reduce_min` share the cotangent, `floor`,
 //!   `ceil`, `round` and `sign` give 0; `sqrt` at 0 gives an infinite gradient.
-//! - Only the function's entry block is walked; an op with regions on the path is refused.
+//! - The function's entry block is walked, and the regions of each `graph.if` on the path;
+//!   any other op with regions on the path is refused. A `graph.if`'s forward region runs
+//!   again in its backward `graph.if` (recomputed, not stored).
 //! - A broadcast of a `?` dim that is 1 at run time against a larger one is not seen: a `?` dim
 //!   is taken to have the other operand's size.
 //!
@@ -97,14 +105,17 @@
 use dlc_func::{module_funcs, FuncOp};
 use dlc_graph::autodiff::unroll::unroll_rnn;
 use dlc_graph::autodiff::{Differentiable, Vjp};
+use dlc_graph::control::build_if;
 use dlc_graph::decompose::{decompose_op, GraphBuilder};
-use dlc_graph::ops::{DimOp, RnnOp};
+use dlc_graph::ops::{DimOp, IfOp, RnnOp, YieldOp};
 use dlc_graph::verify::types_compatible;
 use dlc_graph::{tensor_parts, GraphOps};
 use dlc_ir::builtin::ModuleOp;
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
 use dlc_ir::symbol::symbol_name;
-use dlc_ir::{op_error, Block, Context, Diagnostic, InsertPoint, Op, Value, ValueMap};
+use dlc_ir::{
+    op_error, Block, Context, Diagnostic, InsertPoint, Op, OpSpec, OpView, Value, ValueMap,
+};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// The pass description.
@@ -319,39 +330,8 @@ impl Grad {
         cotangents.insert(result, seed);
         let mut count = 0;
         if active.contains(&result) {
-            let ops: Vec<Op> = ctx.block_ops(entry).collect();
-            for &op in ops.iter().rev() {
-                if op == ret {
-                    continue;
-                }
-                let outs: Vec<Option<Value>> = ctx
-                    .results(op)
-                    .map(|r| cotangents.get(&r).copied())
-                    .collect();
-                let wanted: Vec<bool> = ctx
-                    .operands(op)
-                    .iter()
-                    .map(|v| active.contains(v))
-                    .collect();
-                if outs.iter().all(Option::is_none) || !wanted.iter().any(|w| *w) {
-                    continue;
-                }
-                let grads = apply_rule(ctx, op, ret, &outs, &wanted)?;
-                count += 1;
-                let operands = ctx.operands(op).to_vec();
-                for ((v, g), want) in operands.into_iter().zip(grads).zip(wanted) {
-                    let (Some(g), true) = (g, want) else { continue };
-                    let loc = ctx.op_loc(op);
-                    let total = match cotangents.get(&v) {
-                        Some(&old) => {
-                            let mut b = GraphBuilder::new(ctx, InsertPoint::Before(ret), loc);
-                            b.binary("graph.add", old, g)
-                        }
-                        None => g,
-                    };
-                    cotangents.insert(v, total);
-                }
-            }
+            let ops: Vec<Op> = ctx.block_ops(entry).filter(|op| *op != ret).collect();
+            count = backprop(ctx, &ops, ret, &active, &mut cotangents)?;
         }
         let loc = ctx.op_loc(func);
         let mut returned = ctx.operands(ret).to_vec();
@@ -439,12 +419,191 @@ impl Grad {
     }
 }
 
-/// Runs `op`'s derivative rule with its builder before `ret`; an error at `op` when it has no
+/// Walks `ops` backwards, building before `end` each one's operand cotangents from its results'
+/// cotangents in `cotangents` (for the `active` operands only) and adding them there; the
+/// number of ops differentiated. A `graph.if` is differentiated by [`if_vjp`].
+fn backprop(
+    ctx: &mut Context,
+    ops: &[Op],
+    end: Op,
+    active: &FxHashSet<Value>,
+    cotangents: &mut FxHashMap<Value, Value>,
+) -> Result<usize, Diagnostic> {
+    let mut count = 0;
+    for &op in ops.iter().rev() {
+        let outs: Vec<Option<Value>> = ctx
+            .results(op)
+            .map(|r| cotangents.get(&r).copied())
+            .collect();
+        if outs.iter().all(Option::is_none) {
+            continue;
+        }
+        if ctx.view::<IfOp>(op).is_some() {
+            let captured = captured_active(ctx, op, active);
+            if captured.is_empty() {
+                continue;
+            }
+            let (grads, inner) = if_vjp(ctx, op, end, &outs, &captured, active)?;
+            count += 1 + inner;
+            for (v, g) in captured.into_iter().zip(grads) {
+                accumulate(ctx, end, op, cotangents, v, g);
+            }
+            continue;
+        }
+        let wanted: Vec<bool> = ctx
+            .operands(op)
+            .iter()
+            .map(|v| active.contains(v))
+            .collect();
+        // An op with regions (`graph.loop`) may read active values there rather than as
+        // operands: the gradient flows through it all the same, and it has no rule.
+        let reads_active =
+            !ctx.regions(op).is_empty() && !captured_active(ctx, op, active).is_empty();
+        if !wanted.iter().any(|w| *w) && !reads_active {
+            continue;
+        }
+        let grads = apply_rule(ctx, op, end, &outs, &wanted)?;
+        count += 1;
+        let operands = ctx.operands(op).to_vec();
+        for ((v, g), want) in operands.into_iter().zip(grads).zip(wanted) {
+            if let (Some(g), true) = (g, want) {
+                accumulate(ctx, end, op, cotangents, v, g);
+            }
+        }
+    }
+    Ok(count)
+}
+
+/// Adds cotangent `g` of `v` (from `op`'s rule) to `cotangents`, with a `graph.add` before
+/// `end` when `v` has one already.
+fn accumulate(
+    ctx: &mut Context,
+    end: Op,
+    op: Op,
+    cotangents: &mut FxHashMap<Value, Value>,
+    v: Value,
+    g: Value,
+) {
+    let total = match cotangents.get(&v) {
+        Some(&old) => {
+            let loc = ctx.op_loc(op);
+            let mut b = GraphBuilder::new(ctx, InsertPoint::Before(end), loc);
+            b.binary("graph.add", old, g)
+        }
+        None => g,
+    };
+    cotangents.insert(v, total);
+}
+
+/// The active values defined outside `op` that ops nested in its regions read, in order of
+/// first use.
+fn captured_active(ctx: &Context, op: Op, active: &FxHashSet<Value>) -> Vec<Value> {
+    let mut inside: FxHashSet<Value> = FxHashSet::default();
+    let mut used = Vec::new();
+    ctx.for_each_op(op, &mut |inner| {
+        if inner == op {
+            return;
+        }
+        inside.extend(ctx.results(inner));
+        for &region in ctx.regions(inner) {
+            for &block in ctx.blocks(region) {
+                inside.extend(ctx.block_args(block));
+            }
+        }
+        used.extend_from_slice(ctx.operands(inner));
+    });
+    let mut captured: Vec<Value> = Vec::new();
+    for v in used {
+        if active.contains(&v) && !inside.contains(&v) && !captured.contains(&v) {
+            captured.push(v);
+        }
+    }
+    captured
+}
+
+/// The cotangents of the active outer values `captured` that the regions of `if_op` read,
+/// given the cotangents `outs` of its results: a `graph.if` on the same condition, built before
+/// `end`, whose regions recompute the forward region (its ops cloned, composites on the path
+/// expanded) and differentiate it back to `captured` (zeros for one that region does not read).
+/// Also the number of ops differentiated inside.
+fn if_vjp(
+    ctx: &mut Context,
+    if_op: Op,
+    end: Op,
+    outs: &[Option<Value>],
+    captured: &[Value],
+    active: &FxHashSet<Value>,
+) -> Result<(Vec<Value>, usize), Diagnostic> {
+    let loc = ctx.op_loc(if_op);
+    // The results' cotangents, zeros where none flows, defined before the new `graph.if`.
+    let mut seeds = Vec::with_capacity(outs.len());
+    for (i, out) in outs.iter().enumerate() {
+        let seed = match out {
+            Some(g) => *g,
+            None => {
+                let y = ctx.result(if_op, i);
+                let mut b = GraphBuilder::new(ctx, InsertPoint::Before(end), loc);
+                Vjp::new(&mut b, if_op, &[], &[]).zeros_like(y)
+            }
+        };
+        seeds.push(seed);
+    }
+    let types: Vec<_> = captured.iter().map(|v| ctx.value_type(*v)).collect();
+    let cond = ctx.operand(if_op, 0);
+    let (back, then_block, else_block) = build_if(ctx, InsertPoint::Before(end), cond, &types, loc);
+    let mut count = 0;
+    for (index, block) in [(0, then_block), (1, else_block)] {
+        let source = ctx.blocks(ctx.region(if_op, index))[0];
+        let body: Vec<Op> = ctx.block_ops(source).collect();
+        let Some((&terminator, body)) = body.split_last() else {
+            continue;
+        };
+        // The forward region again, ending in its own yield (kept current by the expansion's
+        // replacements), then differentiated back before that yield.
+        let mut map = ValueMap::new();
+        for &op in body {
+            let copy = ctx.clone_op(op, &mut map);
+            ctx.insert_op(InsertPoint::End(block), copy);
+        }
+        let yielded: Vec<Value> = ctx
+            .operands(terminator)
+            .iter()
+            .map(|v| map.lookup(*v))
+            .collect();
+        let spec = OpSpec::new(ctx, YieldOp::NAME, loc).operands(&yielded);
+        let yield_op = ctx.build(InsertPoint::End(block), spec);
+        expand(ctx, block, captured)?;
+        let yielded = ctx.operands(yield_op).to_vec();
+        let mut inner_active = active_values(ctx, block, captured);
+        inner_active.extend(active.iter().copied());
+        let mut inner: FxHashMap<Value, Value> = FxHashMap::default();
+        for (&v, &seed) in yielded.iter().zip(&seeds) {
+            if inner_active.contains(&v) {
+                accumulate(ctx, yield_op, if_op, &mut inner, v, seed);
+            }
+        }
+        let ops: Vec<Op> = ctx.block_ops(block).filter(|op| *op != yield_op).collect();
+        count += backprop(ctx, &ops, yield_op, &inner_active, &mut inner)?;
+        let mut grads = Vec::with_capacity(captured.len());
+        for &c in captured {
+            let mut b = GraphBuilder::new(ctx, InsertPoint::Before(yield_op), loc);
+            let mut v = Vjp::new(&mut b, if_op, &[], &[]);
+            grads.push(match inner.get(&c) {
+                Some(&g) => v.reshape_like(g, c),
+                None => v.zeros_like(c),
+            });
+        }
+        ctx.set_operands(yield_op, &grads);
+    }
+    Ok((ctx.results(back).collect(), count))
+}
+
+/// Runs `op`'s derivative rule with its builder before `end`; an error at `op` when it has no
 /// rule, the rule refuses, or a cotangent does not have its operand's shape.
 fn apply_rule(
     ctx: &mut Context,
     op: Op,
-    ret: Op,
+    end: Op,
     outs: &[Option<Value>],
     wanted: &[bool],
 ) -> Result<Vec<Option<Value>>, Diagnostic> {
@@ -458,7 +617,7 @@ fn apply_rule(
         ));
     };
     let loc = ctx.op_loc(op);
-    let mut b = GraphBuilder::new(ctx, InsertPoint::Before(ret), loc);
+    let mut b = GraphBuilder::new(ctx, InsertPoint::Before(end), loc);
     let mut v = Vjp::new(&mut b, op, outs, wanted);
     let grads = rule
         .vjp(&mut v)
