@@ -449,3 +449,50 @@ def test_gradients_through_a_branch_match_finite_differences():
             minus[arg] = minus[arg] - h * d
             fd = (f(*plus, cond)[0] - f(*minus, cond)[0]) / (2 * h)
             np.testing.assert_allclose(float(g @ d), float(fd), rtol=1e-6, atol=1e-9)
+
+
+def _check_gradients(text, name, arg_shapes, seed=0):
+    """Holds `grad`'s gradients of @name w.r.t. every argument to central differences (f64)."""
+    rng = np.random.default_rng(seed)
+    f = dlc.compile(text, entry=name)
+    n = len(arg_shapes)
+    results = "tensor<f64>, " + ", ".join(f"tensor<{'x'.join(map(str, s))}xf64>" if s else "tensor<f64>" for s in arg_shapes)
+    args = ", ".join(f"tensor<{'x'.join(map(str, s))}xf64>" if s else "tensor<f64>" for s in arg_shapes)
+    decl = f"func.func private @{name}_grad({args}) -> ({results})\n"
+    grad = dlc.compile(
+        text + decl,
+        pipeline=f"grad{{func={name}}},decompose,fuse,lower,cpu-default",
+        entry=f"{name}_grad",
+    )
+    xs = [rng.uniform(0.5, 1.5, s) * rng.choice([-1.0, 1.0], s) for s in arg_shapes]
+    out = grad(*xs)
+    np.testing.assert_allclose(out[0], f(*xs)[0], rtol=1e-12)
+    for i in range(n):
+        d = rng.standard_normal(arg_shapes[i])
+        h = 1e-6
+        plus, minus = list(xs), list(xs)
+        plus[i] = xs[i] + h * d
+        minus[i] = xs[i] - h * d
+        fd = (f(*plus)[0] - f(*minus)[0]) / (2 * h)
+        analytic = float(np.sum(out[1 + i] * d))
+        np.testing.assert_allclose(analytic, float(fd), rtol=1e-6, atol=1e-9, err_msg=f"argument {i}")
+
+
+def test_gradients_of_strided_slices_empty_reductions_and_powers():
+    # A strided slice whose result type says `?` where the size is known, a slice to a negative
+    # end, a reduction over no axes (the identity), a power and a reduction over one axis.
+    text = """
+func.func @f(%x: tensor<9x4xf64>, %p: tensor<4xf64>) -> tensor<f64> {
+  %a = graph.slice %x {starts = array<i64: 1, 0>, ends = array<i64: 8, 4>, steps = array<i64: 3, 1>} : tensor<9x4xf64> -> tensor<?x4xf64>
+  %b = graph.slice %x {starts = array<i64: 2, 1>, ends = array<i64: -1, 4>, steps = array<i64: 1, 2>} : tensor<9x4xf64> -> tensor<6x2xf64>
+  %c = graph.reduce_sum %a {axes = array<i64>, keepdim = false} : tensor<?x4xf64> -> tensor<?x4xf64>
+  %ap = graph.abs %c : tensor<?x4xf64>
+  %d = graph.pow %ap, %p : tensor<?x4xf64>, tensor<4xf64> -> tensor<?x4xf64>
+  %e = graph.reduce_sum %d {axes = array<i64: 0, 1>, keepdim = false} : tensor<?x4xf64> -> tensor<f64>
+  %g = graph.reduce_max %b {axes = array<i64: 1>, keepdim = false} : tensor<6x2xf64> -> tensor<6xf64>
+  %h = graph.reduce_sum %g {axes = array<i64: 0>, keepdim = false} : tensor<6xf64> -> tensor<f64>
+  %l = graph.add %e, %h : tensor<f64>
+  return %l : tensor<f64>
+}
+"""
+    _check_gradients(text, "f", [(9, 4), (4,)])

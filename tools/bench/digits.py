@@ -4,7 +4,7 @@
 8x8 images, no download) split 80/20 with a fixed seed, images scaled to [0, 1]:
 `x_train.npy` (f32 [n, 64]), `y_train.npy` (i64 [n]), `x_test.npy`, `y_test.npy`.
 
-With `--torch mlp|cnn --batch B --steps N` it also trains the network `tools/bench/src/training.rs`
+With `--torch mlp|cnn --batch B --epochs E` it also trains the network `tools/bench/src/training.rs`
 defines, with the same initialisation scheme, loss and update (SGD with momentum, ONNX's
 `Momentum` in standard mode: v = alpha*v + g, w = w - lr*v), in PyTorch eager on the CPU with
 2 threads, and prints one JSON line: the median step time in ms (batch copy, forward, loss,

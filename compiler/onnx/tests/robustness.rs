@@ -2711,6 +2711,18 @@ fn training_optimizers_reject_bad_nodes() {
             ],
         ),
         (
+            with_input(
+                optimizer("Adagrad", vec![], &["X", "G", "H"], &["X", "H"], 1),
+                "G1",
+                DataType::Float,
+                &[3],
+            ),
+            &[
+                "(Adagrad, opset 17)",
+                "input #3 ('G1') has shape [3], input #2 ('X1') [2, 3]: X, G, H of one tensor must have one shape",
+            ],
+        ),
+        (
             optimizer(
                 "Adagrad",
                 vec![float_attr("learning_rate", 0.1)],

@@ -624,10 +624,9 @@ pub(crate) fn avg_pool2d(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>>
             // The unpadded elements of each window: the same sum over a padded mask of ones.
             let [_, _, h, w] = window.input;
             let mut sizes = Vec::new();
-            for (axis, d) in [(2, h), (3, w)] {
+            for (axis, d) in [(2usize, h), (3, w)] {
                 if d == DYNAMIC {
-                    let a = b.i64_attr(axis);
-                    sizes.push(b.build_one("graph.dim", &[x], vec![("axis", a)], Type::INDEX));
+                    sizes.push(b.dim(x, axis));
                 }
             }
             let one = b.scalar_attr(1.0, b.elem(x));
@@ -1193,6 +1192,12 @@ impl<'a> GraphBuilder<'a> {
         self.build_one("graph.gather", &[x, indices], vec![("axis", ax)], ty)
     }
 
+    /// Dim `axis` of `v` as an `index` (`graph.dim`).
+    pub fn dim(&mut self, v: Value, axis: usize) -> Value {
+        let a = self.i64_attr(axis as i64);
+        self.build_one("graph.dim", &[v], vec![("axis", a)], Type::INDEX)
+    }
+
     /// `graph.broadcast_to` the target `shape` ([`DYNAMIC`] entries are written -1).
     pub fn broadcast_to(&mut self, x: Value, shape: &[i64]) -> Value {
         let ty = self.tensor(shape, self.elem(x));
@@ -1307,18 +1312,9 @@ pub fn reshape_shape(input: &[i64], target: &[i64]) -> Vec<i64> {
         .collect()
 }
 
-/// The size of one axis of a numpy slice.
+/// The size of one axis of a numpy slice: the verifier's rule ([`crate::infer::slice_size`]).
 pub fn slice_dim(dim: i64, start: i64, end: i64, step: i64) -> i64 {
-    if dim == DYNAMIC {
-        return DYNAMIC;
-    }
-    let norm = |v: i64| if v < 0 { (v + dim).max(0) } else { v.min(dim) };
-    let (s, e) = (norm(start), norm(end));
-    if e <= s {
-        0
-    } else {
-        (e - s + step - 1) / step
-    }
+    crate::infer::slice_size(dim, start, end, step)
 }
 
 #[cfg(test)]

@@ -32,7 +32,7 @@ pub trait GraphOp: OpView {
 /// hooks are any of `regions = n`, `parents = [...]`, `fold = f`, `decompose = f`, `vjp = f`,
 /// in this order. Every op gets the graph parse, print and verify hooks and an [`InferShapes`]
 /// implementation, and an op with `vjp` its [`Differentiable`] rule (a function of
-/// [`crate::autodiff::rules`]); the list becomes [`GraphOps`] with its family and
+/// `autodiff/rules.rs`); the list becomes [`GraphOps`] with its family and
 /// decomposition lookups.
 macro_rules! graph_ops {
     ($(

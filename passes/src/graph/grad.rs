@@ -311,12 +311,16 @@ impl Grad {
             ));
         }
         let wrt = self.wrt_args(ctx, func, &args)?;
-        let expanded = expand(ctx, entry, &wrt)?;
+        let expanded = expand(ctx, entry, &wrt, &[result])?;
         // The result again: a decomposed composite's value was replaced.
         let result = ctx.operand(ret, self.result);
         let active = active_values(ctx, entry, &wrt);
-        if !active.contains(&result) {
-            if let Some(op) = lost_on_the_way(ctx, entry, &active, result) {
+        // Each argument on its own: one that reaches the result only through integers would
+        // get zeros, silently, while another keeps the result active.
+        let needed = needed_values(ctx, entry, &[result]);
+        for &arg in &wrt {
+            let reach = active_values(ctx, entry, &[arg]);
+            if let Some(op) = lost_on_the_way(ctx, entry, &reach, &needed, result) {
                 return Err(op_error(
                     ctx,
                     op,
@@ -572,7 +576,7 @@ fn if_vjp(
             .collect();
         let spec = OpSpec::new(ctx, YieldOp::NAME, loc).operands(&yielded);
         let yield_op = ctx.build(InsertPoint::End(block), spec);
-        expand(ctx, block, captured)?;
+        expand(ctx, block, captured, &yielded)?;
         let yielded = ctx.operands(yield_op).to_vec();
         let mut inner_active = active_values(ctx, block, captured);
         inner_active.extend(active.iter().copied());
@@ -622,6 +626,17 @@ fn apply_rule(
     let grads = rule
         .vjp(&mut v)
         .map_err(|m| op_error(ctx, op, format!("grad: this op {m}")))?;
+    if grads.len() != ctx.operands(op).len() {
+        return Err(op_error(
+            ctx,
+            op,
+            format!(
+                "grad: the derivative rule of '{name}' gave {} cotangent(s) for {} operand(s)",
+                grads.len(),
+                ctx.operands(op).len()
+            ),
+        ));
+    }
     for (i, g) in grads.iter().enumerate() {
         let Some(g) = g else { continue };
         let operand = ctx.operand(op, i);
@@ -681,50 +696,75 @@ fn active_values(ctx: &Context, entry: Block, wrt: &[Value]) -> FxHashSet<Value>
     active
 }
 
-/// When `result` is not active but depends on an active value, the first op that takes an
-/// active operand and gives a non-float result on the way to `result` (not `graph.dim`, whose
-/// result depends on a shape only).
+/// Replaces, in `targets`, each result of `op` by its replacement in `values`.
+fn retarget(ctx: &Context, op: Op, values: &[Value], targets: &mut [Value]) {
+    for (old, &new) in ctx.results(op).zip(values) {
+        for t in targets.iter_mut().filter(|t| **t == old) {
+            *t = new;
+        }
+    }
+}
+
+/// The values of `block` that `targets` depend on (themselves included), through operands
+/// and the values nested regions read.
+fn needed_values(ctx: &Context, block: Block, targets: &[Value]) -> FxHashSet<Value> {
+    let ops: Vec<Op> = ctx.block_ops(block).collect();
+    let mut needed: FxHashSet<Value> = targets.iter().copied().collect();
+    for &op in ops.iter().rev() {
+        if ctx.results(op).any(|r| needed.contains(&r)) {
+            needed.extend(uses(ctx, op));
+        }
+    }
+    needed
+}
+
+/// When `result` depends on an active value but is not active itself, the first op that takes
+/// an active value and gives a non-float result on the way to `result` (not `graph.dim`, whose
+/// result depends on a shape only). `needed`: what `result` depends on ([`needed_values`]).
 fn lost_on_the_way(
     ctx: &Context,
     entry: Block,
     active: &FxHashSet<Value>,
+    needed: &FxHashSet<Value>,
     result: Value,
 ) -> Option<Op> {
-    let ops: Vec<Op> = ctx.block_ops(entry).collect();
-    let mut needed: FxHashSet<Value> = [result].into_iter().collect();
-    let mut found = None;
-    for &op in ops.iter().rev() {
-        if !ctx.results(op).any(|r| needed.contains(&r)) {
-            continue;
-        }
-        let used = uses(ctx, op);
+    if active.contains(&result) {
+        return None;
+    }
+    ctx.block_ops(entry).find(|&op| {
         // `graph.dim` reads a shape, not values: through it the gradient is truly zero.
-        let loses = ctx.view::<DimOp>(op).is_none()
+        ctx.view::<DimOp>(op).is_none()
             && ctx
                 .results(op)
-                .any(|r| needed.contains(&r) && !active.contains(&r));
-        if loses && used.iter().any(|v| active.contains(v)) {
-            found = Some(op);
-        }
-        needed.extend(used);
-    }
-    found
+                .any(|r| needed.contains(&r) && !active.contains(&r))
+            && uses(ctx, op).iter().any(|v| active.contains(v))
+    })
 }
 
-/// Replaces the ops of `entry` that read an active value and have no derivative rule of their
-/// own by the primitives that compute them, until none is left: a composite by its
+/// Replaces the ops of `entry` that read an active value, that `targets` depend on, and that
+/// have no derivative rule of their own by the primitives that compute them, until none is
+/// left: a composite by its
 /// decomposition (one that cannot be decomposed stays, and the sweep reports it), `graph.rnn`
 /// by its time loop unrolled (`dlc_graph::autodiff::unroll::unroll_rnn`; an error at the op
 /// when it cannot be). The counts of composites decomposed and recurrences unrolled.
-fn expand(ctx: &mut Context, entry: Block, wrt: &[Value]) -> Result<(usize, usize), Diagnostic> {
+fn expand(
+    ctx: &mut Context,
+    entry: Block,
+    wrt: &[Value],
+    targets: &[Value],
+) -> Result<(usize, usize), Diagnostic> {
     let (mut decomposed, mut unrolled) = (0, 0);
     let mut declined = FxHashSet::default();
+    // The targets, kept current as the ops computing them are replaced.
+    let mut targets = targets.to_vec();
     loop {
         let active = active_values(ctx, entry, wrt);
+        let needed = needed_values(ctx, entry, &targets);
         let found: Vec<Op> = ctx
             .block_ops(entry)
             .filter(|op| {
                 !declined.contains(op)
+                    && ctx.results(*op).any(|r| needed.contains(&r))
                     && ctx.interface::<dyn Differentiable>(*op).is_none()
                     && (GraphOps::of(ctx, *op).is_some_and(|g| g.decomposition().is_some())
                         || ctx.view::<RnnOp>(*op).is_some())
@@ -745,9 +785,11 @@ fn expand(ctx: &mut Context, entry: Block, wrt: &[Value]) -> Result<(usize, usiz
                         format!("grad: this op {m} (a recurrence is differentiated unrolled)"),
                     )
                 })?;
+                retarget(ctx, op, &values, &mut targets);
                 ctx.replace_op(op, &values);
                 unrolled += 1;
             } else if let Some(values) = decompose_op(ctx, op) {
+                retarget(ctx, op, &values, &mut targets);
                 ctx.replace_op(op, &values);
                 decomposed += 1;
             } else {

@@ -289,6 +289,16 @@ fn compile(text: &str, entry: &str, pipeline: Option<&str>) -> Result<Model, Str
 
 /// Trains `options.net` on `data` and measures it.
 pub fn train(data: &Digits, options: &TrainOptions) -> Result<Trained, String> {
+    if options.batch == 0 || options.epochs == 0 {
+        return Err("the batch and the number of epochs must be at least 1".into());
+    }
+    if options.batch > data.y_train.len() {
+        return Err(format!(
+            "a batch of {} is more than the {} training images",
+            options.batch,
+            data.y_train.len()
+        ));
+    }
     let start = Instant::now();
     let net = options.net;
     let b = options.batch;

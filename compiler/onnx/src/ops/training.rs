@@ -12,6 +12,7 @@
 
 use super::{dtype, Handler};
 use crate::importer::{NodeCx, NodeResult};
+use dlc_graph::verify::dims_compatible;
 use dlc_ir::{Type, Value, DYNAMIC};
 
 pub(super) const OPS: &[(&str, Handler)] =
@@ -89,6 +90,28 @@ fn optimizer_inputs<const K: usize>(
                 .into());
             }
             group.push(v);
+        }
+    }
+    // The i-th tensor of every group is one tensor's value, gradient and state: one shape.
+    for i in 0..n {
+        let first = groups[0][i];
+        for (k, group) in groups.iter().enumerate().skip(1) {
+            let (a, b) = (cx.shape(group[i]), cx.shape(first));
+            let same = a.len() == b.len() && a.iter().zip(&b).all(|(x, y)| dims_compatible(*x, *y));
+            if !same {
+                let index = 2 + k * n + i;
+                return Err(format!(
+                    "input #{index} ('{}') has shape {:?}, input #{} ('{}') {:?}: {} of one \
+                     tensor must have one shape",
+                    cx.node.input[index],
+                    cx.shape(group[i]),
+                    2 + i,
+                    cx.node.input[2 + i],
+                    cx.shape(first),
+                    names.join(", ")
+                )
+                .into());
+            }
         }
     }
     Ok((r, t, groups, ty))

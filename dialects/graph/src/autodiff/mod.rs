@@ -7,7 +7,7 @@
 //! with graph ops: `d(exp x) = g · exp x` is `v.mul(g, y)`. Rules read forward values (the
 //! op's operands and results) where the derivative needs them, so nothing is recomputed. The
 //! graph ops name their rule where they are defined (`vjp = ...` in [`crate::ops`]; the rules
-//! are in [`rules`]); a downstream dialect attaches [`Differentiable`] to its own op with
+//! are in `rules.rs`); a downstream dialect attaches [`Differentiable`] to its own op with
 //! `interfaces = [dyn Differentiable => MyRule]` in `define_op!`, or to an op it does not own
 //! with `Context::register_interface`.
 //!
@@ -16,11 +16,11 @@
 //! `grad` pass (dlc-passes) runs the rules over a function in reverse; docs/autodiff.md says
 //! what it refuses.
 
-pub mod rules;
+pub(crate) mod rules;
 pub mod unroll;
 
 use crate::decompose::GraphBuilder;
-use dlc_ir::{Op, Type, Value, DYNAMIC};
+use dlc_ir::{Op, Value, DYNAMIC};
 
 /// What a rule returns: one entry per operand, its cotangent (`None`: no gradient, or a zero
 /// one), or a message saying why this instance cannot be differentiated (the `grad` pass
@@ -151,9 +151,7 @@ impl<'a, 'c> Vjp<'a, 'c> {
 
     /// Dim `axis` of `v` as an `index` (`graph.dim`).
     pub fn dim(&mut self, v: Value, axis: usize) -> Value {
-        let a = self.b.i64_attr(axis as i64);
-        self.b
-            .build_one("graph.dim", &[v], vec![("axis", a)], Type::INDEX)
+        self.b.dim(v, axis)
     }
 
     /// Zeros of `like`'s type (`graph.fill`, sized by `like`'s dims where they are `?`).

@@ -10,7 +10,8 @@
 //! differentiated through their decomposition by the `grad` pass.
 
 use super::{Vjp, VjpResult};
-use crate::decompose::{slice_dim, Conv};
+use crate::decompose::Conv;
+use crate::infer::{slice_bound, slice_size};
 use crate::ops::MatmulOp;
 use dlc_ir::attributes::{AttrKind, DenseValue};
 use dlc_ir::{Type, Value, DYNAMIC};
@@ -21,6 +22,7 @@ fn unary(v: &mut Vjp<'_, '_>, f: impl FnOnce(&mut Vjp<'_, '_>, Value) -> Value) 
     Ok(vec![Some(f(v, g))])
 }
 
+/// `−g`.
 pub(crate) fn neg(v: &mut Vjp<'_, '_>) -> VjpResult {
     unary(v, |v, g| v.un("graph.neg", g))
 }
@@ -38,6 +40,7 @@ pub(crate) fn exp(v: &mut Vjp<'_, '_>) -> VjpResult {
     unary(v, |v, g| v.mul(g, v.y(0)))
 }
 
+/// `g / x`.
 pub(crate) fn log(v: &mut Vjp<'_, '_>) -> VjpResult {
     unary(v, |v, g| v.bin("graph.div", g, v.x(0)))
 }
@@ -112,6 +115,7 @@ pub(crate) fn erf(v: &mut Vjp<'_, '_>) -> VjpResult {
     })
 }
 
+/// `g · cos x`.
 pub(crate) fn sin(v: &mut Vjp<'_, '_>) -> VjpResult {
     unary(v, |v, g| {
         let c = v.un("graph.cos", v.x(0));
@@ -119,6 +123,7 @@ pub(crate) fn sin(v: &mut Vjp<'_, '_>) -> VjpResult {
     })
 }
 
+/// `−g · sin x`.
 pub(crate) fn cos(v: &mut Vjp<'_, '_>) -> VjpResult {
     unary(v, |v, g| {
         let s = v.un("graph.sin", v.x(0));
@@ -154,17 +159,20 @@ fn binary(v: &mut Vjp<'_, '_>, da: Option<Value>, db: Option<Value>) -> VjpResul
     Ok(vec![da, db])
 }
 
+/// `g` to both operands.
 pub(crate) fn add(v: &mut Vjp<'_, '_>) -> VjpResult {
     let g = v.g();
     binary(v, Some(g), Some(g))
 }
 
+/// `g` to the left operand, `−g` to the right.
 pub(crate) fn sub(v: &mut Vjp<'_, '_>) -> VjpResult {
     let g = v.g();
     let db = v.wants(1).then(|| v.un("graph.neg", g));
     binary(v, Some(g), db)
 }
 
+/// `g · b` to `a`, `g · a` to `b`.
 pub(crate) fn mul(v: &mut Vjp<'_, '_>) -> VjpResult {
     let g = v.g();
     let (a, b) = (v.x(0), v.x(1));
@@ -186,7 +194,8 @@ pub(crate) fn div(v: &mut Vjp<'_, '_>) -> VjpResult {
     binary(v, da, db)
 }
 
-/// `da = g · b · a^(b−1)` (0 where `b` is 0), `db = g · y · ln a` (0 where `a` is 0).
+/// `da = g · b · a^(b−1)` (0 where `b` is 0), `db = g · y · ln a` (0 where `a` is 0 and `b ≥ 0`,
+/// as PyTorch has it).
 pub(crate) fn pow(v: &mut Vjp<'_, '_>) -> VjpResult {
     let g = v.g();
     let (a, b, y) = (v.x(0), v.x(1), v.y(0));
@@ -205,8 +214,12 @@ pub(crate) fn pow(v: &mut Vjp<'_, '_>) -> VjpResult {
         let gy = v.mul(g, y);
         let d = v.mul(gy, ln);
         let zero = v.scalar(0.0, a);
-        let nonzero = v.b.cmp("ne", a, zero);
-        v.where_else_zero(nonzero, d)
+        let base_zero = v.b.cmp("eq", a, zero);
+        let zero_b = v.scalar(0.0, b);
+        let exponent_nonneg = v.b.cmp("ge", b, zero_b);
+        let masked = v.bin("graph.and", base_zero, exponent_nonneg);
+        let kept = v.scalar(0.0, d);
+        v.b.select(masked, kept, d)
     });
     binary(v, da, db)
 }
@@ -229,10 +242,12 @@ fn extremum(v: &mut Vjp<'_, '_>, wins: &str) -> VjpResult {
     binary(v, da, db)
 }
 
+/// [`extremum`] with `gt`.
 pub(crate) fn max(v: &mut Vjp<'_, '_>) -> VjpResult {
     extremum(v, "gt")
 }
 
+/// [`extremum`] with `lt`.
 pub(crate) fn min(v: &mut Vjp<'_, '_>) -> VjpResult {
     extremum(v, "lt")
 }
@@ -267,9 +282,22 @@ pub(crate) fn select(v: &mut Vjp<'_, '_>) -> VjpResult {
     Ok(vec![None, da, db])
 }
 
+/// `g` summed back over the broadcast dims. A dim of `?` size broadcast to a static size (1 at
+/// run time, or that size: nothing says which) is refused.
 pub(crate) fn broadcast_to(v: &mut Vjp<'_, '_>) -> VjpResult {
+    let (x, y) = (v.x(0), v.y(0));
+    let (xs, ys) = (v.b.shape(x), v.b.shape(y));
+    let lead = ys.len().saturating_sub(xs.len());
+    if let Some(axis) = (0..xs.len())
+        .find(|&i| xs[i] == DYNAMIC && ys.get(lead + i).is_some_and(|&d| d != DYNAMIC && d != 1))
+    {
+        return Err(format!(
+            "broadcasts axis {axis}, of a size known only at run time, to {}: its gradient \
+             needs to know whether that axis is 1",
+            ys[lead + axis]
+        ));
+    }
     let g = v.g();
-    let x = v.x(0);
     Ok(vec![Some(v.unbroadcast(g, x))])
 }
 
@@ -300,8 +328,9 @@ pub(crate) fn transpose(v: &mut Vjp<'_, '_>) -> VjpResult {
 
 /// `g` put back where the slice read: along each sliced axis, zeros between the strided
 /// elements (each element given `step − 1` zeros after it on a new axis, then flattened) and
-/// padding before and after. A sliced axis must be static, but one read from a non-negative
-/// start to its end with step 1 (only padded before).
+/// padding before and after. `g` is first given the slice's static shape (its type may say `?`
+/// where the size is known). A sliced axis of `?` size must be read with step 1 from a
+/// non-negative start to its end or to a negative end (padding before and after).
 pub(crate) fn slice(v: &mut Vjp<'_, '_>) -> VjpResult {
     let x = v.x(0);
     let shape = v.b.shape(x);
@@ -312,44 +341,58 @@ pub(crate) fn slice(v: &mut Vjp<'_, '_>) -> VjpResult {
         (Some(s), Some(e), None) => (s, e, vec![1; rank]),
         _ => return Err("needs 'starts' and 'ends' with one entry per axis".into()),
     };
-    let mut g = v.g();
+    if let Some(axis) = (0..rank).find(|&a| steps[a] < 1) {
+        return Err(format!("has step {} on axis {axis}", steps[axis]));
+    }
+    let g = v.g();
+    let mut sliced = v.b.shape(g);
+    if sliced.len() != rank {
+        return Err("has a result whose rank is not its operand's".into());
+    }
+    let mut dynamic = Vec::new();
+    for axis in 0..rank {
+        if shape[axis] != DYNAMIC {
+            sliced[axis] = slice_size(shape[axis], starts[axis], ends[axis], steps[axis]);
+        } else if sliced[axis] == DYNAMIC {
+            dynamic.push(v.dim(g, axis));
+        }
+    }
+    let mut g = v.reshape_to(g, &sliced, &dynamic);
     for axis in 0..rank {
         let (start, end, step, dim) = (starts[axis], ends[axis], steps[axis], shape[axis]);
-        if step < 1 {
-            return Err(format!("has step {step} on axis {axis}"));
-        }
         if dim == DYNAMIC {
-            if start < 0 || end < i64::MAX / 2 || step != 1 {
+            let to_end = end >= i64::MAX / 2;
+            if start < 0 || step != 1 || !(to_end || end < 0) {
                 return Err(format!(
                     "slices axis {axis}, whose size is known only at run time: its gradient \
-                     is supported only from a non-negative start to the end with step 1"
+                     is supported only with step 1 from a non-negative start to the end or to \
+                     a negative end"
                 ));
             }
-            if start > 0 {
-                g = pad_axis(v, g, axis, start, 0);
+            let high = if to_end { 0 } else { end.saturating_neg() };
+            if start > 0 || high > 0 {
+                g = pad_axis(v, g, axis, start, high);
             }
             continue;
         }
-        let n = slice_dim(dim, start, end, step);
-        let first = if start < 0 {
-            (start + dim).max(0)
-        } else {
-            start.min(dim)
-        };
+        let n = sliced[axis];
         if n == 0 {
             return zero_cotangent(v);
         }
-        if step > 1 {
+        // The span from the first element read to the last: `(n − 1)·step + 1 ≤ dim`.
+        let span = if n > 1 && step > 1 {
             g = interleave_zeros(v, g, axis, step);
-            // n·step elements; the last `step − 1` zeros may run past the end.
             let keep = (n - 1) * step + 1;
             let mut e = vec![i64::MAX; rank];
             e[axis] = keep;
             g = v.b.slice(g, &vec![0; rank], &e, &vec![1; rank]);
-        }
-        let len = v.b.shape(g)[axis];
-        if first > 0 || first + len < dim {
-            g = pad_axis(v, g, axis, first, dim - first - len);
+            keep
+        } else {
+            n
+        };
+        let first = slice_bound(start, dim);
+        if first > 0 || first + span < dim {
+            g = pad_axis(v, g, axis, first, dim - first - span);
         }
     }
     Ok(vec![Some(g)])
@@ -378,9 +421,8 @@ fn interleave_zeros(v: &mut Vjp<'_, '_>, g: Value, axis: usize, step: i64) -> Va
     split.insert(axis + 1, 1);
     let dynamic: Vec<Value> = v.dynamic_dims(g);
     let g = v.reshape_to(g, &split, &dynamic);
-    let (mut lo, mut hi) = (vec![0; rank + 1], vec![0; rank + 1]);
+    let (lo, mut hi) = (vec![0; rank + 1], vec![0; rank + 1]);
     hi[axis + 1] = step - 1;
-    lo[axis + 1] = 0;
     let padded = v.b.pad(g, &lo, &hi, 0.0);
     let mut merged = shape;
     merged[axis] *= step;
@@ -470,7 +512,7 @@ pub(crate) fn gather(v: &mut Vjp<'_, '_>) -> VjpResult {
         ));
     }
     let g = v.g();
-    if let Some(indices) = constant_indices(v, idx, n) {
+    if let Some(indices) = constant_indices(v, idx, n)? {
         // g: [pre.., I.., post..] → [pre.., M, post..], the other `?` dims read from g.
         let idx_rank = v.b.rank(idx);
         let gs = v.b.shape(g);
@@ -485,7 +527,7 @@ pub(crate) fn gather(v: &mut Vjp<'_, '_>) -> VjpResult {
             }
         }
         let g_flat = v.reshape_to(g, &flat, &dynamic);
-        let dx = scatter_add_constant(v, g_flat, &indices, n, axis);
+        let dx = scatter_add_constant(v, g_flat, &indices, n, axis)?;
         return Ok(vec![Some(v.reshape_like(dx, x)), None]);
     }
     let idx_shape = v.b.shape(idx);
@@ -497,6 +539,13 @@ pub(crate) fn gather(v: &mut Vjp<'_, '_>) -> VjpResult {
         );
     }
     let m: i64 = idx_shape.iter().product();
+    if m.saturating_mul(n) > MAX_SCATTER_ENTRIES {
+        return Err(format!(
+            "gathers {m} rows of {n} by indices computed at run time: its gradient would need a \
+             one-hot matrix of {} entries",
+            m.saturating_mul(n)
+        ));
+    }
     let pre: i64 = xs[..axis].iter().product();
     let post: i64 = xs[axis + 1..].iter().product();
     let g3 = v.reshape_to(g, &[pre, m, post], &[]);
@@ -507,30 +556,41 @@ pub(crate) fn gather(v: &mut Vjp<'_, '_>) -> VjpResult {
     Ok(vec![Some(v.reshape_like(back, x)), None])
 }
 
-/// The values of `idx` when it is a constant, each in `0..n` (negative ones counted from the
-/// end); `None` otherwise or when one is out of range.
-fn constant_indices(v: &Vjp<'_, '_>, idx: Value, n: i64) -> Option<Vec<i64>> {
+/// The values of `idx` when it is a constant (`None` otherwise), each in `0..n` (negative
+/// ones counted from the end); an error for one out of range.
+fn constant_indices(v: &Vjp<'_, '_>, idx: Value, n: i64) -> Result<Option<Vec<i64>>, String> {
     let ctx = &*v.b.ctx;
-    let def = ctx.defining_op(idx)?;
-    ctx.view::<crate::ops::ConstantOp>(def)?;
-    let AttrKind::DenseElements(dense) = ctx.attr_kind(ctx.attr(def, "value")?) else {
-        return None;
+    let dense = ctx
+        .defining_op(idx)
+        .filter(|def| ctx.view::<crate::ops::ConstantOp>(*def).is_some())
+        .and_then(|def| ctx.attr(def, "value"))
+        .and_then(|value| match ctx.attr_kind(value) {
+            AttrKind::DenseElements(dense) => Some(dense),
+            _ => None,
+        });
+    let (Some(dense), Some(shape)) = (dense, ctx.shape(ctx.value_type(idx))) else {
+        return Ok(None);
     };
-    let count: i64 = ctx.shape(ctx.value_type(idx))?.iter().product();
-    let mut out = Vec::with_capacity(count as usize);
-    for value in ctx.dense_values(dense, count as usize) {
+    let count = shape.iter().product::<i64>().max(0) as usize;
+    let mut out = Vec::with_capacity(count);
+    for value in ctx.dense_values(dense, count) {
         let DenseValue::Int(i) = value else {
-            return None;
+            return Ok(None);
         };
-        let i = i as i64;
-        let i = if i < 0 { i + n } else { i };
-        if !(0..n).contains(&i) {
-            return None;
+        let resolved = if i < 0 { i + n as i128 } else { i };
+        if !(0..n as i128).contains(&resolved) {
+            return Err(format!(
+                "gathers with the constant index {i}, out of range for a size of {n}"
+            ));
         }
-        out.push(i);
+        out.push(resolved as i64);
     }
-    Some(out)
+    Ok(Some(out))
 }
+
+/// The most entries the gradient of a `gather` may build: its inverted index table (a
+/// compile-time constant) or its one-hot matrix (a run-time tensor).
+const MAX_SCATTER_ENTRIES: i64 = 1 << 24;
 
 /// The sum, for each of the `n` rows along `axis` of the result, of the rows of `src` that
 /// `indices` (one per row of `src` along `axis`) sends there: a gather through the inverted
@@ -542,13 +602,25 @@ fn scatter_add_constant(
     indices: &[i64],
     n: i64,
     axis: usize,
-) -> Value {
+) -> Result<Value, String> {
     let m = indices.len() as i64;
+    let mut reads = vec![0usize; n as usize];
+    for &i in indices {
+        reads[i as usize] += 1;
+    }
+    let width = reads.iter().copied().max().unwrap_or(0).max(1);
+    // A row read very often (every index the same) would make a table of mostly padding.
+    let entries = n.saturating_mul(width as i64);
+    if entries > MAX_SCATTER_ENTRIES || entries > 16 * (m + n) {
+        return Err(format!(
+            "gathers {m} rows of {n}, one of them {width} times: its gradient would need an \
+             index table of {entries} entries"
+        ));
+    }
     let mut sources: Vec<Vec<i64>> = vec![Vec::new(); n as usize];
     for (j, &i) in indices.iter().enumerate() {
         sources[i as usize].push(j as i64);
     }
-    let width = sources.iter().map(Vec::len).max().unwrap_or(0).max(1);
     let mut table = Vec::with_capacity(n as usize * width);
     for row in &sources {
         for k in 0..width {
@@ -559,11 +631,11 @@ fn scatter_add_constant(
     let ty = v.b.ctx.tensor_type(&[n, width as i64], Type::I64);
     let table = v.b.constant(ty, &table);
     let gathered = v.b.gather(src, table, axis as i64);
-    v.b.reduce("graph.reduce_sum", gathered, &[axis as i64 + 1], false)
+    Ok(v.b.reduce("graph.reduce_sum", gathered, &[axis as i64 + 1], false))
 }
 
-/// `[M, N]` for the `M` static indices `idx`: row `j` is 1 at the (end-counted when negative) index `idx[j]`, in `like`'s
-/// float type.
+/// `[M, N]` for the `M` static indices `idx`: row `j` is 1 at the (end-counted when negative)
+/// index `idx[j]`, in `like`'s float type.
 fn one_hot(v: &mut Vjp<'_, '_>, idx: Value, m: i64, n: i64, like: Value) -> Value {
     let idx_elem = v.b.elem(idx);
     let flat = v.reshape_to(idx, &[m, 1], &[]);
@@ -580,15 +652,13 @@ fn one_hot(v: &mut Vjp<'_, '_>, idx: Value, m: i64, n: i64, like: Value) -> Valu
     v.b.cast(hot, elem)
 }
 
-/// The reduced axes of a `reduce_*` op, normalized.
+/// The reduced axes of a `reduce_*` op, normalized (none when `axes` is empty: the reduction
+/// is then the identity, as the verifier and the interpreter read it).
 fn reduced_axes(v: &Vjp<'_, '_>) -> Result<Vec<usize>, String> {
     let rank = v.b.rank(v.x(0)) as i64;
-    let axes = v.b.array_attr(v.op, "axes").unwrap_or_default();
-    let axes: Vec<i64> = if axes.is_empty() {
-        (0..rank).collect()
-    } else {
-        axes
-    };
+    let axes =
+        v.b.array_attr(v.op, "axes")
+            .ok_or("needs an 'axes' attribute")?;
     axes.iter()
         .map(|&a| {
             let a = if a < 0 { a + rank } else { a };
@@ -600,6 +670,7 @@ fn reduced_axes(v: &Vjp<'_, '_>) -> Result<Vec<usize>, String> {
         .collect()
 }
 
+/// `g` spread back over the reduced axes.
 pub(crate) fn reduce_sum(v: &mut Vjp<'_, '_>) -> VjpResult {
     let axes = reduced_axes(v)?;
     let (g, x) = (v.g(), v.x(0));
@@ -750,14 +821,21 @@ pub(crate) fn conv2d(v: &mut Vjp<'_, '_>) -> VjpResult {
         window,
         groups,
         outputs: o,
-    }) = Conv::of(v.b.ctx, v.op).filter(|conv| !conv.window.dynamic())
+    }) = Conv::of(v.b.ctx, v.op)
     else {
         return Err(
-            "has spatial dims, channels or weights known only at run time; its \
-                    gradient needs them static"
+            "has channels, weights or attributes its gradient cannot read: it needs \
+                    static channels and weights, and groups dividing them"
                 .into(),
         );
     };
+    if window.dynamic() {
+        return Err(
+            "has an output height or width known only at run time; its gradient needs them \
+             static"
+                .into(),
+        );
+    }
     let g = v.g();
     let [n, c, _, _] = window.input;
     let batch = if n == DYNAMIC { -1 } else { n };
@@ -774,7 +852,7 @@ pub(crate) fn conv2d(v: &mut Vjp<'_, '_>) -> VjpResult {
         let summed = v.b.reduce("graph.reduce_sum", per_image, &[0], false);
         v.reshape_like(summed, w)
     });
-    let dx = v.wants(0).then(|| {
+    let dx = if v.wants(0) {
         let wr = v.b.reshape(w, &[groups, o / groups, cg]);
         let wt = v.b.transpose(wr, &[0, 2, 1]); // [G, C/G·KK, O/G]
         let dcols = v.b.matmul(wt, gr); // [N, G, C/G·KK, L]
@@ -783,7 +861,7 @@ pub(crate) fn conv2d(v: &mut Vjp<'_, '_>) -> VjpResult {
             v.b.reshape(dcols, &[batch, c, hp, wp])
         } else {
             let flat = v.b.reshape(dcols, &[batch, c, kk * l]);
-            let back = scatter_add_constant(v, flat, &window.indices(), hp * wp, 2);
+            let back = scatter_add_constant(v, flat, &window.indices(), hp * wp, 2)?;
             v.b.reshape(back, &[batch, c, hp, wp])
         };
         let [t, left, bottom, right] = window.padding;
@@ -794,7 +872,9 @@ pub(crate) fn conv2d(v: &mut Vjp<'_, '_>) -> VjpResult {
             &[i64::MAX, i64::MAX, end(bottom), end(right)],
             &[1; 4],
         );
-        v.reshape_like(inner, x)
-    });
+        Some(v.reshape_like(inner, x))
+    } else {
+        None
+    };
     Ok(vec![dx, dw])
 }

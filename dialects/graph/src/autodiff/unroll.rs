@@ -24,6 +24,10 @@ use crate::ops::RnnOp;
 use crate::recurrence::{Activation, ActivationKind, Cell, RnnSpec};
 use dlc_ir::{Op, Type, Value, DYNAMIC};
 
+/// The most time steps [`unroll_rnn`] unrolls (per direction): beyond, the program it builds
+/// (about 30 ops a step of an lstm direction) is too large to compile in reasonable time.
+pub const MAX_STEPS: i64 = 4096;
+
 /// graph.rnn's time loop unrolled into primitive graph ops (built through `b`, positioned
 /// before `op`), returning the values that replace op's results (y, y_h, and y_c for lstm), or
 /// why it cannot be unrolled.
@@ -32,8 +36,9 @@ use dlc_ir::{Op, Type, Value, DYNAMIC};
 /// op's types know statically or the other way round), so `ctx.replace_op(op, &values)` keeps
 /// the function valid. Every op built has a derivative rule or carries no gradient
 /// (`graph.constant`, `graph.cmp`, `graph.dim`, `graph.fill`). Refused, before anything is
-/// built: an op that is not a well-formed `graph.rnn`, a `?` number of steps, a hidden size `?`
-/// in every operand that gives it. With no steps (`T` = 0) the results are zeros.
+/// built: an op that is not a well-formed `graph.rnn`, a `?` number of steps or more than
+/// [`MAX_STEPS`], a hidden size `?` in every operand that gives it. With no steps (`T` = 0)
+/// the results are zeros.
 pub fn unroll_rnn(b: &mut GraphBuilder<'_>, op: Op) -> Result<Vec<Value>, String> {
     if b.ctx.view::<RnnOp>(op).is_none() {
         return Err(format!(
@@ -75,6 +80,12 @@ pub fn unroll_rnn(b: &mut GraphBuilder<'_>, op: Op) -> Result<Vec<Value>, String
         return Err(
             "needs a static number of steps to be unrolled, but the time dim of xp is ?".into(),
         );
+    }
+    if steps > MAX_STEPS {
+        return Err(format!(
+            "has {steps} steps: unrolled, it would build some 30 ops for each of them; at most \
+             {MAX_STEPS} are unrolled"
+        ));
     }
     if steps == 0 {
         return Ok(zeros(b, op, operands[0], operands[3]));
@@ -189,17 +200,11 @@ fn retype(b: &mut GraphBuilder<'_>, v: Value, ty: Type) -> Value {
     let mut operands = vec![v];
     for (axis, d) in shape.iter().enumerate() {
         if *d == DYNAMIC {
-            operands.push(dim(b, v, axis));
+            operands.push(b.dim(v, axis));
         }
     }
     let attr = b.shape_array(&shape);
     b.build_one("graph.reshape", &operands, vec![("shape", attr)], ty)
-}
-
-/// Dim `axis` of `v` as an `index`.
-fn dim(b: &mut GraphBuilder<'_>, v: Value, axis: usize) -> Value {
-    let a = b.i64_attr(axis as i64);
-    b.build_one("graph.dim", &[v], vec![("axis", a)], Type::INDEX)
 }
 
 /// The results of a recurrence of no steps: zeros (`y` is empty, and the final states are 0 as
@@ -215,9 +220,9 @@ fn zeros(b: &mut GraphBuilder<'_>, op: Op, xp: Value, h0: Value) -> Vec<Value> {
         for (axis, d) in shape.iter().enumerate() {
             if *d == DYNAMIC {
                 let size = if axis < skip {
-                    dim(b, xp, 0)
+                    b.dim(xp, 0)
                 } else {
-                    dim(b, h0, axis - skip)
+                    b.dim(h0, axis - skip)
                 };
                 sizes.push(size);
             }
