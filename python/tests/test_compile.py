@@ -451,29 +451,34 @@ def test_gradients_through_a_branch_match_finite_differences():
             np.testing.assert_allclose(float(g @ d), float(fd), rtol=1e-6, atol=1e-9)
 
 
-def _check_gradients(text, name, arg_shapes, seed=0):
-    """Holds `grad`'s gradients of @name w.r.t. every argument to central differences (f64)."""
+def _check_gradients(text, name, arg_shapes, seed=0, fixed=()):
+    """Holds `grad`'s gradients of @name w.r.t. its f64 arguments (shapes `arg_shapes`) to
+    central differences; `fixed` are further, non-float arguments (arrays), passed last."""
     rng = np.random.default_rng(seed)
     f = dlc.compile(text, entry=name)
-    n = len(arg_shapes)
-    results = "tensor<f64>, " + ", ".join(f"tensor<{'x'.join(map(str, s))}xf64>" if s else "tensor<f64>" for s in arg_shapes)
-    args = ", ".join(f"tensor<{'x'.join(map(str, s))}xf64>" if s else "tensor<f64>" for s in arg_shapes)
-    decl = f"func.func private @{name}_grad({args}) -> ({results})\n"
+
+    def ty(shape, elem="f64"):
+        return f"tensor<{'x'.join(map(str, shape))}x{elem}>" if shape else f"tensor<{elem}>"
+
+    elem = {np.dtype(np.int64): "i64", np.dtype(np.bool_): "i1"}
+    args = [ty(s) for s in arg_shapes] + [ty(a.shape, elem[a.dtype]) for a in fixed]
+    results = ["tensor<f64>"] + [ty(s) for s in arg_shapes]
+    decl = f"func.func private @{name}_grad({', '.join(args)}) -> ({', '.join(results)})\n"
     grad = dlc.compile(
         text + decl,
         pipeline=f"grad{{func={name}}},decompose,fuse,lower,cpu-default",
         entry=f"{name}_grad",
     )
     xs = [rng.uniform(0.5, 1.5, s) * rng.choice([-1.0, 1.0], s) for s in arg_shapes]
-    out = grad(*xs)
-    np.testing.assert_allclose(out[0], f(*xs)[0], rtol=1e-12)
-    for i in range(n):
+    out = grad(*xs, *fixed)
+    np.testing.assert_allclose(out[0], f(*xs, *fixed)[0], rtol=1e-12)
+    for i in range(len(arg_shapes)):
         d = rng.standard_normal(arg_shapes[i])
         h = 1e-6
         plus, minus = list(xs), list(xs)
         plus[i] = xs[i] + h * d
         minus[i] = xs[i] - h * d
-        fd = (f(*plus)[0] - f(*minus)[0]) / (2 * h)
+        fd = (f(*plus, *fixed)[0] - f(*minus, *fixed)[0]) / (2 * h)
         analytic = float(np.sum(out[1 + i] * d))
         np.testing.assert_allclose(analytic, float(fd), rtol=1e-6, atol=1e-9, err_msg=f"argument {i}")
 
@@ -496,3 +501,25 @@ func.func @f(%x: tensor<9x4xf64>, %p: tensor<4xf64>) -> tensor<f64> {
 }
 """
     _check_gradients(text, "f", [(9, 4), (4,)])
+
+
+def test_gradients_through_a_loop_match_finite_differences():
+    # The carried value, a scan output, and a parameter read from above the body.
+    text = """
+func.func @looped(%x: tensor<3xf64>, %w: tensor<3xf64>, %m: tensor<i64>) -> tensor<f64> {
+  %c = graph.constant dense<true> : tensor<i1>
+  %r, %s = graph.loop (%m, %c, %x) : (tensor<i64>, tensor<i1>, tensor<3xf64>) -> (tensor<3xf64>, tensor<?x3xf64>) {
+  ^bb0(%i: tensor<i64>, %cond: tensor<i1>, %acc: tensor<3xf64>):
+    %t = graph.tanh %acc : tensor<3xf64>
+    %n = graph.mul %t, %w : tensor<3xf64>
+    %e = graph.sin %acc : tensor<3xf64>
+    graph.yield %cond, %n, %e : tensor<i1>, tensor<3xf64>, tensor<3xf64>
+  }
+  %a = graph.reduce_sum %r {axes = array<i64: 0>, keepdim = false} : tensor<3xf64> -> tensor<f64>
+  %b = graph.reduce_sum %s {axes = array<i64: 0, 1>, keepdim = false} : tensor<?x3xf64> -> tensor<f64>
+  %l = graph.add %a, %b : tensor<f64>
+  return %l : tensor<f64>
+}
+"""
+    for trips in (0, 1, 4):
+        _check_gradients(text, "looped", [(3,), (3,)], seed=trips, fixed=(np.array(trips, np.int64),))

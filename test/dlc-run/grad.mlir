@@ -4,12 +4,14 @@
 // RUN: dlc-opt %s --pipeline='grad{func=lstm}' | dlc-run - --entry lstm_grad --check --seed 5 | FileCheck %s --check-prefix=LSTM
 // RUN: dlc-opt %s --pipeline='grad{func=branch wrt=0,1}' | dlc-run - --entry branch_grad --check --seed 1 | FileCheck %s --check-prefix=BRANCH
 // RUN: dlc-opt %s --pipeline='grad{func=branch wrt=0,1}' | dlc-run - --entry branch_grad --check --seed 2 | FileCheck %s --check-prefix=BRANCH
+// RUN: dlc-opt %s --pipeline='grad{func=looped}' | dlc-run - --entry looped_grad --check | FileCheck %s --check-prefix=LOOP
 
 // Gradient functions from `grad` compile and run like any graph program: the compiled
 // gradients match the graph interpreter's on the same inputs (`--check`). The functions are
 // a linear layer under tanh and a log-softmax cross-entropy, a strided padded convolution
 // under a max pool and a mean, a `?` batch through softmax, an LSTM layer (its recurrence
-// unrolled by `grad`) and a `graph.if` (two seeds, so that both branches run).
+// unrolled by `grad`), a `graph.if` (two seeds, so that both branches run) and a `graph.loop`
+// of three iterations carrying a value and scanning another, its body reading a parameter.
 
 // MLP: output 0: f32 []
 // MLP: output 1: f32 [3, 5]
@@ -75,5 +77,23 @@ func.func @branch(%x: tensor<4xf32>, %w: tensor<4xf32>, %c: tensor<i1>) -> tenso
     graph.yield %e : tensor<4xf32>
   }
   %l = graph.reduce_sum %r {axes = array<i64: 0>, keepdim = false} : tensor<4xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// LOOP: output 1: f32 [3]
+// LOOP-COUNT-3: check output {{[0-9]}}: {{.*}}: ok
+func.func @looped(%x: tensor<3xf32>, %w: tensor<3xf32>) -> tensor<f32> {
+  %m = graph.constant dense<3> : tensor<i64>
+  %c = graph.constant dense<true> : tensor<i1>
+  %r, %s = graph.loop (%m, %c, %x) : (tensor<i64>, tensor<i1>, tensor<3xf32>) -> (tensor<3xf32>, tensor<?x3xf32>) {
+  ^bb0(%i: tensor<i64>, %cond: tensor<i1>, %acc: tensor<3xf32>):
+    %t = graph.tanh %acc : tensor<3xf32>
+    %n = graph.mul %t, %w : tensor<3xf32>
+    %e = graph.sin %acc : tensor<3xf32>
+    graph.yield %cond, %n, %e : tensor<i1>, tensor<3xf32>, tensor<3xf32>
+  }
+  %a = graph.reduce_sum %r {axes = array<i64: 0>, keepdim = false} : tensor<3xf32> -> tensor<f32>
+  %b = graph.reduce_sum %s {axes = array<i64: 0, 1>, keepdim = false} : tensor<?x3xf32> -> tensor<f32>
+  %l = graph.add %a, %b : tensor<f32>
   return %l : tensor<f32>
 }

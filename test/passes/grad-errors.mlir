@@ -8,7 +8,7 @@
 // RUN: not dlc-opt %s --pipeline='grad{func=int_arg name=calls}' 2>&1 | FileCheck %s --check-prefix=TAKEN
 // RUN: not dlc-opt %s --pipeline='grad{func=conv_dyn wrt=1}' 2>&1 | FileCheck %s --check-prefix=CONV
 // RUN: not dlc-opt %s --pipeline='grad{func=rnn}' 2>&1 | FileCheck %s --check-prefix=RNN
-// RUN: not dlc-opt %s --pipeline='grad{func=loop wrt=0}' 2>&1 | FileCheck %s --check-prefix=LOOP
+// RUN: not dlc-opt %s --pipeline='grad{func=fused}' 2>&1 | FileCheck %s --check-prefix=FUSION
 // RUN: not dlc-opt %s --pipeline='grad{func=mixed}' 2>&1 | FileCheck %s --check-prefix=MIXED
 // RUN: not dlc-opt %s --pipeline='grad{func=bcast}' 2>&1 | FileCheck %s --check-prefix=BCAST
 // RUN: dlc-opt %s --pipeline='grad{func=off_path}' | FileCheck %s --check-prefix=OFFPATH
@@ -61,16 +61,14 @@ func.func @rnn(%xp: tensor<?x1x4xf32>, %r: tensor<1x4x4xf32>, %rb: tensor<1x4xf3
   return %s : tensor<f32>
 }
 
-// LOOP: grad-errors.mlir:[[@LINE+4]]:8: error: 'graph.loop' op grad: no derivative rule (the Differentiable interface) for this op, and the gradient flows through it
-func.func @loop(%w: tensor<4xf32>, %m: tensor<i64>, %c: tensor<i1>) -> tensor<f32> {
-  %z = graph.constant dense<0.0> : tensor<4xf32>
-  // The body reads %w from above: a gradient flows through the loop although no operand is %w.
-  %x = graph.loop (%m, %c, %z) : (tensor<i64>, tensor<i1>, tensor<4xf32>) -> tensor<4xf32> {
-  ^bb0(%i: tensor<i64>, %cond: tensor<i1>, %acc: tensor<4xf32>):
-    %next = graph.add %acc, %w : tensor<4xf32>
-    graph.yield %cond, %next : tensor<i1>, tensor<4xf32>
+// FUSION: grad-errors.mlir:[[@LINE+2]]:8: error: 'graph.fusion' op grad: no derivative rule (the Differentiable interface) for this op, and the gradient flows through it
+func.func @fused(%x: tensor<4xf32>) -> tensor<f32> {
+  %0 = graph.fusion (%x) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    %1 = graph.exp %a : tensor<4xf32>
+    graph.yield %1 : tensor<4xf32>
   }
-  %s = graph.reduce_sum %x {axes = array<i64: 0>, keepdim = false} : tensor<4xf32> -> tensor<f32>
+  %s = graph.reduce_sum %0 {axes = array<i64: 0>, keepdim = false} : tensor<4xf32> -> tensor<f32>
   return %s : tensor<f32>
 }
 

@@ -30,6 +30,13 @@
 //!   composites on the path expanded in it), differentiates it back from the result
 //!   cotangents, and yields the cotangents of the outer values the forward regions read (zeros
 //!   from a region that does not read one).
+//! - A `graph.loop` on the path is replaced, where it stands, by a *tape* loop: the same body,
+//!   which also counts its iterations and stacks each iteration's carried values as scan
+//!   results. Before the `func.return`, a backward `graph.loop` runs as many iterations;
+//!   iteration `j` reads the state of forward iteration `n − 1 − j` from the stacks, recomputes
+//!   the body on it and differentiates it back, carrying the carried values' cotangents and
+//!   summing those of the outer values the body reads. Its results are the cotangents of the
+//!   initial carried values and of those outer values.
 //! - The differentiated result's cotangent (the seed) is 1 when it has one element and static
 //!   dims; otherwise the function takes one more argument, the seed, of the result's type.
 //! - The return gains one value per `wrt` argument, its gradient, of the argument's type:
@@ -39,7 +46,7 @@
 //! The pass counts the ops it differentiated, the composites it decomposed and the recurrences
 //! it unrolled. A missing function, an index out of range, a non-float argument or result, a
 //! name taken by a function with a body, or a declaration of another type is an error at the
-//! function. An op on the gradient's path without a rule (`graph.loop`, `graph.bitcast`, an
+//! function. An op on the gradient's path without a rule (`graph.bitcast`, `graph.fusion`, an
 //! op of another dialect without `Differentiable`; an op whose regions read an active value
 //! counts as on the path), a rule refusing its
 //! instance (a `conv2d` over `?` spatial dims, a `graph.rnn` over a `?` number of steps) or a
@@ -51,9 +58,13 @@
 //! - Derivatives at points where they are not defined follow PyTorch: `relu` and `abs` give 0
 //!   at 0, ties of `max`/`min` and of `reduce_max`/`reduce_min` share the cotangent, `floor`,
 //!   `ceil`, `round` and `sign` give 0; `sqrt` at 0 gives an infinite gradient.
-//! - The function's entry block is walked, and the regions of each `graph.if` on the path;
-//!   any other op with regions on the path is refused. A `graph.if`'s forward region runs
-//!   again in its backward `graph.if` (recomputed, not stored).
+//! - The function's entry block is walked, and the regions of each `graph.if` and
+//!   `graph.loop` on the path; any other op with regions on the path is refused. A
+//!   `graph.if`'s forward region runs again in its backward `graph.if` (recomputed, not
+//!   stored); a loop stores each iteration's carried values (memory grows with the trip count)
+//!   and recomputes the rest of its body. Every float carried value of a loop is taken as
+//!   active. A carried value whose size changes between iterations cannot be stacked: a
+//!   run-time error, as for any scan of such a value.
 //! - A broadcast of a `?` dim that is 1 at run time against a larger one is not seen: a `?` dim
 //!   is taken to have the other operand's size.
 //!
@@ -105,16 +116,17 @@
 use dlc_func::{module_funcs, FuncOp};
 use dlc_graph::autodiff::unroll::unroll_rnn;
 use dlc_graph::autodiff::{Differentiable, Vjp};
-use dlc_graph::control::build_if;
+use dlc_graph::control::{build_if, build_loop};
 use dlc_graph::decompose::{decompose_op, GraphBuilder};
-use dlc_graph::ops::{DimOp, IfOp, RnnOp, YieldOp};
+use dlc_graph::ops::{DimOp, IfOp, LoopOp, RnnOp, YieldOp};
 use dlc_graph::verify::types_compatible;
 use dlc_graph::{tensor_parts, GraphOps};
 use dlc_ir::builtin::ModuleOp;
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
 use dlc_ir::symbol::symbol_name;
 use dlc_ir::{
-    op_error, Block, Context, Diagnostic, InsertPoint, Op, OpSpec, OpView, Value, ValueMap,
+    op_error, Block, Context, DenseValue, Diagnostic, InsertPoint, Op, OpSpec, OpView, Type, Value,
+    ValueMap, DYNAMIC,
 };
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -454,6 +466,22 @@ fn backprop(
             }
             continue;
         }
+        if ctx.view::<LoopOp>(op).is_some() {
+            let captured = captured_active(ctx, op, active);
+            let init: Vec<Value> = ctx.operands(op)[2..].to_vec();
+            if captured.is_empty() && !init.iter().any(|v| active.contains(v)) {
+                continue;
+            }
+            let (grads, inner) = loop_vjp(ctx, op, end, &outs, &captured, active)?;
+            count += 1 + inner;
+            let targets = init.into_iter().chain(captured);
+            for (v, g) in targets.zip(grads) {
+                if active.contains(&v) {
+                    accumulate(ctx, end, op, cotangents, v, g);
+                }
+            }
+            continue;
+        }
         let wanted: Vec<bool> = ctx
             .operands(op)
             .iter()
@@ -599,6 +627,224 @@ fn if_vjp(
         }
         ctx.set_operands(yield_op, &grads);
     }
+    Ok((ctx.results(back).collect(), count))
+}
+
+/// The cotangents of a `graph.loop`'s initial carried values, then of the active outer values
+/// `captured` its body reads, given the cotangents `outs` of its results; and the number of
+/// ops differentiated inside. The loop is first replaced, where it stands, by a *tape* loop
+/// that also counts its iterations and stacks each iteration's carried values (as scan
+/// results). Before `end`, a backward `graph.loop` then runs as many iterations, iteration `j`
+/// reading the state of forward iteration `k = n − 1 − j` from the stacks, recomputing the body
+/// on it (cloned; composites on the path expanded) and differentiating it back: it carries the
+/// carried values' cotangents and sums the captured values'. Every float carried value is taken
+/// as active. A carried value whose size changes between iterations cannot be stacked (a
+/// run-time error, as for any scan).
+fn loop_vjp(
+    ctx: &mut Context,
+    loop_op: Op,
+    end: Op,
+    outs: &[Option<Value>],
+    captured: &[Value],
+    active: &FxHashSet<Value>,
+) -> Result<(Vec<Value>, usize), Diagnostic> {
+    let loc = ctx.op_loc(loop_op);
+    let operands = ctx.operands(loop_op).to_vec();
+    let (max_trip, cond, init) = (operands[0], operands[1], operands[2..].to_vec());
+    let carried = init.len();
+    let result_types: Vec<Type> = ctx.results(loop_op).map(|r| ctx.value_type(r)).collect();
+    let scan_types = result_types[carried..].to_vec();
+    let carried_types = result_types[..carried].to_vec();
+    let source = ctx.blocks(ctx.region(loop_op, 0))[0];
+    let body: Vec<Op> = ctx.block_ops(source).collect();
+    let Some((&terminator, body)) = body.split_last() else {
+        return Err(op_error(ctx, loop_op, "grad: the loop has an empty body"));
+    };
+    let body_args = ctx.block_args(source).to_vec();
+    let i64_scalar = ctx.tensor_type(&[], Type::I64);
+
+    // The tape loop: the original body, a counter, and each iteration's carried values stacked.
+    let stacked: Vec<Type> = carried_types
+        .iter()
+        .map(|t| {
+            let mut shape = vec![DYNAMIC];
+            shape.extend_from_slice(ctx.shape(*t).unwrap_or(&[]));
+            ctx.tensor_type(&shape, ctx.element_type(*t))
+        })
+        .collect();
+    let mut tape_types = carried_types.clone();
+    tape_types.push(i64_scalar);
+    tape_types.extend(&scan_types);
+    tape_types.extend(&stacked);
+    let zero = {
+        let mut b = GraphBuilder::new(ctx, InsertPoint::Before(loop_op), loc);
+        b.splat(0.0, Type::I64, &[])
+    };
+    let mut tape_init = init.clone();
+    tape_init.push(zero);
+    let (tape, tape_block) = build_loop(
+        ctx,
+        InsertPoint::Before(loop_op),
+        max_trip,
+        cond,
+        &tape_init,
+        &tape_types,
+        loc,
+    );
+    let tape_args = ctx.block_args(tape_block).to_vec();
+    let mut map = ValueMap::new();
+    for (old, new) in body_args.iter().zip(&tape_args) {
+        map.map(*old, *new);
+    }
+    for &op in body {
+        let copy = ctx.clone_op(op, &mut map);
+        ctx.insert_op(InsertPoint::End(tape_block), copy);
+    }
+    let yielded: Vec<Value> = ctx
+        .operands(terminator)
+        .iter()
+        .map(|v| map.lookup(*v))
+        .collect();
+    let counter = tape_args[2 + carried];
+    let next_count = {
+        let mut b = GraphBuilder::new(ctx, InsertPoint::End(tape_block), loc);
+        let one = b.splat(1.0, Type::I64, &[]);
+        b.binary("graph.add", counter, one)
+    };
+    let mut tape_yield = yielded[..1 + carried].to_vec();
+    tape_yield.push(next_count);
+    tape_yield.extend_from_slice(&yielded[1 + carried..]);
+    tape_yield.extend_from_slice(&tape_args[2..2 + carried]);
+    let spec = OpSpec::new(ctx, YieldOp::NAME, loc).operands(&tape_yield);
+    ctx.build(InsertPoint::End(tape_block), spec);
+    let tape_results: Vec<Value> = ctx.results(tape).collect();
+    let mut replacing = tape_results[..carried].to_vec();
+    replacing.extend_from_slice(&tape_results[carried + 1..carried + 1 + scan_types.len()]);
+    let trips = tape_results[carried];
+    let stacks = tape_results[carried + 1 + scan_types.len()..].to_vec();
+
+    // The backward loop, before `end`: it carries the carried values' cotangents and the
+    // captured values' sums.
+    let mut seeds = Vec::with_capacity(carried + captured.len());
+    {
+        let mut b = GraphBuilder::new(ctx, InsertPoint::Before(end), loc);
+        let mut v = Vjp::new(&mut b, tape, &[], &[]);
+        for (i, out) in outs.iter().enumerate().take(carried) {
+            let r = replacing[i];
+            seeds.push(match out {
+                Some(g) => v.reshape_like(*g, r),
+                None => v.zeros_like(r),
+            });
+        }
+        for &c in captured {
+            seeds.push(v.zeros_like(c));
+        }
+    }
+    let true_cond = {
+        let mut b = GraphBuilder::new(ctx, InsertPoint::Before(end), loc);
+        let ty = b.ctx.tensor_type(&[], Type::I1);
+        b.constant(ty, &[DenseValue::Int(1)])
+    };
+    let back_types: Vec<Type> = seeds.iter().map(|v| ctx.value_type(*v)).collect();
+    let (back, block) = build_loop(
+        ctx,
+        InsertPoint::Before(end),
+        trips,
+        true_cond,
+        &seeds,
+        &back_types,
+        loc,
+    );
+    let args = ctx.block_args(block).to_vec();
+    let (j, ct_carried, sums) = (args[0], &args[2..2 + carried], &args[2 + carried..]);
+    // k = n − 1 − j, the forward iteration this one undoes, and its state from the stacks.
+    let (k, states) = {
+        let mut b = GraphBuilder::new(ctx, InsertPoint::End(block), loc);
+        let one = b.splat(1.0, Type::I64, &[]);
+        let last = b.binary("graph.sub", trips, one);
+        let k = b.binary("graph.sub", last, j);
+        let states: Vec<Value> = stacks.iter().map(|s| b.gather(*s, k, 0)).collect();
+        (k, states)
+    };
+    // The body again on that state, ending in a yield kept current by the expansion.
+    let mut map = ValueMap::new();
+    map.map(body_args[0], k);
+    map.map(body_args[1], true_cond);
+    for (old, new) in body_args[2..].iter().zip(&states) {
+        map.map(*old, *new);
+    }
+    for &op in body {
+        let copy = ctx.clone_op(op, &mut map);
+        ctx.insert_op(InsertPoint::End(block), copy);
+    }
+    let forward: Vec<Value> = ctx
+        .operands(terminator)
+        .iter()
+        .map(|v| map.lookup(*v))
+        .collect();
+    let spec = OpSpec::new(ctx, YieldOp::NAME, loc).operands(&forward);
+    let yield_op = ctx.build(InsertPoint::End(block), spec);
+    let mut seeds_in: Vec<Value> = states
+        .iter()
+        .copied()
+        .filter(|s| is_float_tensor(ctx, *s))
+        .collect();
+    seeds_in.extend_from_slice(captured);
+    expand(ctx, block, &seeds_in, &forward[1..])?;
+    let forward = ctx.operands(yield_op).to_vec();
+    let mut inner_active = active_values(ctx, block, &seeds_in);
+    inner_active.extend(active.iter().copied());
+    let mut inner: FxHashMap<Value, Value> = FxHashMap::default();
+    // The next carried values' cotangents are what this iteration carries in; a scan element's
+    // is row k of its result's cotangent.
+    for (i, &v) in forward[1..1 + carried].iter().enumerate() {
+        if inner_active.contains(&v) {
+            accumulate(ctx, yield_op, loop_op, &mut inner, v, ct_carried[i]);
+        }
+    }
+    for (s, &v) in forward[1 + carried..].iter().enumerate() {
+        if let (Some(g), true) = (outs[carried + s], inner_active.contains(&v)) {
+            let row = {
+                let mut b = GraphBuilder::new(ctx, InsertPoint::Before(yield_op), loc);
+                b.gather(g, k, 0)
+            };
+            accumulate(ctx, yield_op, loop_op, &mut inner, v, row);
+        }
+    }
+    let ops: Vec<Op> = ctx.block_ops(block).filter(|op| *op != yield_op).collect();
+    let count = backprop(ctx, &ops, yield_op, &inner_active, &mut inner)?;
+    let mut next = vec![true_cond];
+    {
+        let mut b = GraphBuilder::new(ctx, InsertPoint::Before(yield_op), loc);
+        let mut v = Vjp::new(&mut b, loop_op, &[], &[]);
+        for &state in &states {
+            next.push(match inner.get(&state) {
+                Some(&g) => v.reshape_like(g, state),
+                None => v.zeros_like(state),
+            });
+        }
+        for (&c, &sum) in captured.iter().zip(sums) {
+            next.push(match inner.get(&c) {
+                Some(&g) => {
+                    let g = v.reshape_like(g, c);
+                    v.bin("graph.add", sum, g)
+                }
+                None => sum,
+            });
+        }
+    }
+    // Yielded carried values must have the carried types exactly.
+    for (i, value) in next.iter_mut().enumerate().skip(1) {
+        let want = back_types[i - 1];
+        if ctx.value_type(*value) != want {
+            let mut b = GraphBuilder::new(ctx, InsertPoint::Before(yield_op), loc);
+            let like = args[1 + i];
+            *value = Vjp::new(&mut b, loop_op, &[], &[]).reshape_like(*value, like);
+        }
+    }
+    ctx.set_operands(yield_op, &next);
+    // The tape loop takes the original's place (its body was the source of both copies).
+    ctx.replace_op(loop_op, &replacing);
     Ok((ctx.results(back).collect(), count))
 }
 
