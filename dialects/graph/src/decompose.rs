@@ -1198,6 +1198,51 @@ impl<'a> GraphBuilder<'a> {
         self.build_one("graph.dim", &[v], vec![("axis", a)], Type::INDEX)
     }
 
+    /// The `index` values of the `?` dims of `like`, in order (`graph.dim`).
+    pub fn dynamic_dims(&mut self, like: Value) -> Vec<Value> {
+        let shape = self.shape(like);
+        let mut dims = Vec::new();
+        for (axis, d) in shape.iter().enumerate() {
+            if *d == DYNAMIC {
+                dims.push(self.dim(like, axis));
+            }
+        }
+        dims
+    }
+
+    /// Zeros of `like`'s type (`graph.fill`, sized by `like`'s dims where they are `?`).
+    pub fn zeros_like(&mut self, like: Value) -> Value {
+        let ty = self.ctx.value_type(like);
+        let sizes = self.dynamic_dims(like);
+        let zero = self.scalar_attr(0.0, self.elem(like));
+        self.build_one("graph.fill", &sizes, vec![("value", zero)], ty)
+    }
+
+    /// `x` reshaped to `shape`, whose `?` entries take the sizes `dynamic` in order (one size
+    /// per `?`; none at all lets a single `?` be inferred); `x` itself when its shape is
+    /// already `shape`.
+    pub fn reshape_to(&mut self, x: Value, shape: &[i64], dynamic: &[Value]) -> Value {
+        if self.shape(x) == shape {
+            return x;
+        }
+        let ty = self.tensor(shape, self.elem(x));
+        let attr = self.shape_array(shape);
+        let mut operands = vec![x];
+        operands.extend_from_slice(dynamic);
+        self.build_one("graph.reshape", &operands, vec![("shape", attr)], ty)
+    }
+
+    /// `x` reshaped to `like`'s shape (its `?` dims read from `like`); `x` when the types
+    /// already agree.
+    pub fn reshape_like(&mut self, x: Value, like: Value) -> Value {
+        if self.ctx.value_type(x) == self.ctx.value_type(like) {
+            return x;
+        }
+        let shape = self.shape(like);
+        let dynamic = self.dynamic_dims(like);
+        self.reshape_to(x, &shape, &dynamic)
+    }
+
     /// `graph.broadcast_to` the target `shape` ([`DYNAMIC`] entries are written -1).
     pub fn broadcast_to(&mut self, x: Value, shape: &[i64]) -> Value {
         let ty = self.tensor(shape, self.elem(x));

@@ -353,10 +353,9 @@ impl Grad {
         let mut returned = ctx.operands(ret).to_vec();
         for &arg in &wrt {
             let mut b = GraphBuilder::new(ctx, InsertPoint::Before(ret), loc);
-            let mut v = Vjp::new(&mut b, ret, &[], &[]);
             let grad = match cotangents.get(&arg) {
-                Some(&g) => v.reshape_like(g, arg),
-                None => v.zeros_like(arg),
+                Some(&g) => b.reshape_like(g, arg),
+                None => b.zeros_like(arg),
             };
             returned.push(grad);
         }
@@ -575,7 +574,7 @@ fn if_vjp(
             None => {
                 let y = ctx.result(if_op, i);
                 let mut b = GraphBuilder::new(ctx, InsertPoint::Before(end), loc);
-                Vjp::new(&mut b, if_op, &[], &[]).zeros_like(y)
+                b.zeros_like(y)
             }
         };
         seeds.push(seed);
@@ -593,10 +592,7 @@ fn if_vjp(
         // The forward region again, ending in its own yield (kept current by the expansion's
         // replacements), then differentiated back before that yield.
         let mut map = ValueMap::new();
-        for &op in body {
-            let copy = ctx.clone_op(op, &mut map);
-            ctx.insert_op(InsertPoint::End(block), copy);
-        }
+        clone_into(ctx, body, block, &mut map);
         let yielded: Vec<Value> = ctx
             .operands(terminator)
             .iter()
@@ -619,15 +615,22 @@ fn if_vjp(
         let mut grads = Vec::with_capacity(captured.len());
         for &c in captured {
             let mut b = GraphBuilder::new(ctx, InsertPoint::Before(yield_op), loc);
-            let mut v = Vjp::new(&mut b, if_op, &[], &[]);
             grads.push(match inner.get(&c) {
-                Some(&g) => v.reshape_like(g, c),
-                None => v.zeros_like(c),
+                Some(&g) => b.reshape_like(g, c),
+                None => b.zeros_like(c),
             });
         }
         ctx.set_operands(yield_op, &grads);
     }
     Ok((ctx.results(back).collect(), count))
+}
+
+/// Copies of `ops`, in order, at the end of `block`, their operands mapped through `map`.
+fn clone_into(ctx: &mut Context, ops: &[Op], block: Block, map: &mut ValueMap) {
+    for &op in ops {
+        let copy = ctx.clone_op(op, map);
+        ctx.insert_op(InsertPoint::End(block), copy);
+    }
 }
 
 /// The cotangents of a `graph.loop`'s initial carried values, then of the active outer values
@@ -696,10 +699,7 @@ fn loop_vjp(
     for (old, new) in body_args.iter().zip(&tape_args) {
         map.map(*old, *new);
     }
-    for &op in body {
-        let copy = ctx.clone_op(op, &mut map);
-        ctx.insert_op(InsertPoint::End(tape_block), copy);
-    }
+    clone_into(ctx, body, tape_block, &mut map);
     let yielded: Vec<Value> = ctx
         .operands(terminator)
         .iter()
@@ -728,16 +728,15 @@ fn loop_vjp(
     let mut seeds = Vec::with_capacity(carried + captured.len());
     {
         let mut b = GraphBuilder::new(ctx, InsertPoint::Before(end), loc);
-        let mut v = Vjp::new(&mut b, tape, &[], &[]);
         for (i, out) in outs.iter().enumerate().take(carried) {
             let r = replacing[i];
             seeds.push(match out {
-                Some(g) => v.reshape_like(*g, r),
-                None => v.zeros_like(r),
+                Some(g) => b.reshape_like(*g, r),
+                None => b.zeros_like(r),
             });
         }
         for &c in captured {
-            seeds.push(v.zeros_like(c));
+            seeds.push(b.zeros_like(c));
         }
     }
     let true_cond = {
@@ -773,10 +772,7 @@ fn loop_vjp(
     for (old, new) in body_args[2..].iter().zip(&states) {
         map.map(*old, *new);
     }
-    for &op in body {
-        let copy = ctx.clone_op(op, &mut map);
-        ctx.insert_op(InsertPoint::End(block), copy);
-    }
+    clone_into(ctx, body, block, &mut map);
     let forward: Vec<Value> = ctx
         .operands(terminator)
         .iter()
@@ -816,18 +812,17 @@ fn loop_vjp(
     let mut next = vec![true_cond];
     {
         let mut b = GraphBuilder::new(ctx, InsertPoint::Before(yield_op), loc);
-        let mut v = Vjp::new(&mut b, loop_op, &[], &[]);
         for &state in &states {
             next.push(match inner.get(&state) {
-                Some(&g) => v.reshape_like(g, state),
-                None => v.zeros_like(state),
+                Some(&g) => b.reshape_like(g, state),
+                None => b.zeros_like(state),
             });
         }
         for (&c, &sum) in captured.iter().zip(sums) {
             next.push(match inner.get(&c) {
                 Some(&g) => {
-                    let g = v.reshape_like(g, c);
-                    v.bin("graph.add", sum, g)
+                    let g = b.reshape_like(g, c);
+                    b.binary("graph.add", sum, g)
                 }
                 None => sum,
             });
@@ -839,7 +834,7 @@ fn loop_vjp(
         if ctx.value_type(*value) != want {
             let mut b = GraphBuilder::new(ctx, InsertPoint::Before(yield_op), loc);
             let like = args[1 + i];
-            *value = Vjp::new(&mut b, loop_op, &[], &[]).reshape_like(*value, like);
+            *value = b.reshape_like(*value, like);
         }
     }
     ctx.set_operands(yield_op, &next);

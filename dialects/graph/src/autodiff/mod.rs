@@ -137,16 +137,9 @@ impl<'a, 'c> Vjp<'a, 'c> {
         self.b.select(cond, a, zero)
     }
 
-    /// The `index` values of the `?` dims of `like`, in order (`graph.dim`).
+    /// The `index` values of the `?` dims of `like` ([`GraphBuilder::dynamic_dims`]).
     pub fn dynamic_dims(&mut self, like: Value) -> Vec<Value> {
-        let shape = self.b.shape(like);
-        let mut dims = Vec::new();
-        for (axis, d) in shape.iter().enumerate() {
-            if *d == DYNAMIC {
-                dims.push(self.dim(like, axis));
-            }
-        }
-        dims
+        self.b.dynamic_dims(like)
     }
 
     /// Dim `axis` of `v` as an `index` (`graph.dim`).
@@ -154,40 +147,19 @@ impl<'a, 'c> Vjp<'a, 'c> {
         self.b.dim(v, axis)
     }
 
-    /// Zeros of `like`'s type (`graph.fill`, sized by `like`'s dims where they are `?`).
+    /// Zeros of `like`'s type ([`GraphBuilder::zeros_like`]).
     pub fn zeros_like(&mut self, like: Value) -> Value {
-        let ty = self.b.ctx.value_type(like);
-        let sizes = self.dynamic_dims(like);
-        let zero = self.b.scalar_attr(0.0, self.b.elem(like));
-        self.b
-            .build_one("graph.fill", &sizes, vec![("value", zero)], ty)
+        self.b.zeros_like(like)
     }
 
-    /// `x` reshaped to `shape`, whose `?` entries take the sizes `dynamic` in order (one size
-    /// per `?`; none at all lets a single `?` be inferred); `x` itself when its shape is
-    /// already `shape`.
+    /// `x` reshaped to `shape` ([`GraphBuilder::reshape_to`]).
     pub fn reshape_to(&mut self, x: Value, shape: &[i64], dynamic: &[Value]) -> Value {
-        if self.b.shape(x) == shape {
-            return x;
-        }
-        let ty = self.b.ctx.tensor_type(shape, self.b.elem(x));
-        let attr = self.b.shape_array(shape);
-        let mut operands = vec![x];
-        operands.extend_from_slice(dynamic);
-        self.b
-            .build_one("graph.reshape", &operands, vec![("shape", attr)], ty)
+        self.b.reshape_to(x, shape, dynamic)
     }
 
-    /// `x` reshaped to `like`'s shape (its `?` dims read from `like`); `x` when the types
-    /// already agree.
+    /// `x` reshaped to `like`'s type ([`GraphBuilder::reshape_like`]).
     pub fn reshape_like(&mut self, x: Value, like: Value) -> Value {
-        let (xt, lt) = (self.b.ctx.value_type(x), self.b.ctx.value_type(like));
-        if xt == lt {
-            return x;
-        }
-        let shape = self.b.shape(like);
-        let dynamic = self.dynamic_dims(like);
-        self.reshape_to(x, &shape, &dynamic)
+        self.b.reshape_like(x, like)
     }
 
     /// `g` (a cotangent of a broadcast result) summed over the dims that broadcasting gave
