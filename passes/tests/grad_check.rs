@@ -46,6 +46,13 @@
 //! operand and a result the differentiated one depends on) passed, were skipped or were refused
 //! by it, and requires [`MIN_PASSED`] passes for every op with a derivative rule and every
 //! composite differentiated through its decomposition.
+//!
+//! # Control flow
+//! `GraphGen` generates neither `graph.if` nor `graph.loop`: a third test wraps generated
+//! functions in them (a `graph.if` on a condition argument with a copy of the body in each
+//! region, a `graph.loop` of 0 to 3 iterations recomputing the body and carrying an
+//! accumulator, with a scan output) and checks the wrappers the same way, the skips judged on
+//! the generated function's path ([`control_flow_matches_finite_differences`]).
 
 #[allow(dead_code)] // shared plumbing; this test runs the pass itself to read its diagnostics
 #[path = "support/pipeline.rs"]
@@ -53,15 +60,17 @@ mod pipeline;
 
 use dlc_func::module_funcs;
 use dlc_graph::autodiff::Differentiable;
+use dlc_graph::control::{build_if, build_loop};
 use dlc_graph::decompose::GraphBuilder;
 use dlc_graph::generate::{GraphGen, Rng};
 use dlc_graph::interp::interpret;
 use dlc_graph::GraphOps;
+use dlc_ir::attributes::DenseValue;
 use dlc_ir::pass::{parse_pipeline, PassRegistry};
 use dlc_ir::symbol::symbol_name;
 use dlc_ir::{
-    print_op, verify, Block, Context, InsertPoint, Location, Op, PrintOptions, Type, Value,
-    ValueMap,
+    print_op, verify, Block, Context, InsertPoint, Location, Op, OpSpec, PrintOptions, Type, Value,
+    ValueMap, DYNAMIC,
 };
 use dlc_tensor::{DType, Literal};
 use dlc_testkit::{par_cases, report, scaled};
@@ -214,26 +223,14 @@ fn check(registry: &PassRegistry, seed: u64) -> Result<Outcome, String> {
         g.module,
         &format!("grad{{func=graph result={k}}}"),
     ) {
-        // The op a diagnostic is about: `'graph.cast' op grad: ...`.
-        let op = diagnostics
-            .iter()
-            .find_map(|m| m.split('\'').nth(1))
-            .unwrap_or_default()
-            .to_string();
-        // A refusal is the pass's `grad:` diagnostic at a graph op, but for a rule that built
-        // a cotangent of the wrong type, which is a bug of that rule.
-        let refusal = op.starts_with("graph.")
-            && diagnostics
-                .iter()
-                .all(|m| m.contains("grad: ") && !m.contains("gave operand"));
-        if !refusal {
-            return Err(format!(
+        return match refusal(&diagnostics) {
+            Some(op) => Ok(outcome(Verdict::Refused(op))),
+            None => Err(format!(
                 "grad failed: {}\n{}",
                 diagnostics.join("\n"),
                 print(&ctx, g.func)
-            ));
-        }
-        return Ok(outcome(Verdict::Refused(op)));
+            )),
+        };
     }
     verify(&ctx, g.module)
         .map_err(|d| format!("@graph_grad is invalid: {d:?}\n{}", print(&ctx, g.module)))?;
@@ -249,20 +246,48 @@ fn check(registry: &PassRegistry, seed: u64) -> Result<Outcome, String> {
         k,
         shapes: &g.arg_shapes,
         dtypes: arg_dtypes(&ctx, g.func),
+        extra: Vec::new(),
+        wrapped: false,
     };
     checker.run(seed).map(outcome)
+}
+
+/// The op a refusal of the pass names, or `None` when the diagnostics are no refusal.
+fn refusal(diagnostics: &[String]) -> Option<String> {
+    // The op a diagnostic is about: `'graph.cast' op grad: ...`.
+    let op = diagnostics
+        .iter()
+        .find_map(|m| m.split('\'').nth(1))
+        .unwrap_or_default()
+        .to_string();
+    // A refusal is the pass's `grad:` diagnostic at a graph op, but for a rule that built a
+    // cotangent of the wrong type, which is a bug of that rule.
+    let refused = op.starts_with("graph.")
+        && diagnostics
+            .iter()
+            .all(|m| m.contains("grad: ") && !m.contains("gave operand"));
+    refused.then_some(op)
 }
 
 /// The gradient check of one differentiated program.
 struct Checker<'a> {
     ctx: &'a Context,
+    /// The differentiated function: `@graph`, or a wrapper of it taking its arguments and then
+    /// [`Checker::extra`].
     func: Op,
     grad: Op,
+    /// The probe of `@graph`, whose path decides the skips (a wrapper evaluates the same
+    /// values).
     probe: Probe,
     /// The differentiated result.
     k: usize,
+    /// The shapes and dtypes of `@graph`'s arguments.
     shapes: &'a [Vec<usize>],
     dtypes: Vec<DType>,
+    /// Fixed non-float arguments of a wrapper after `@graph`'s (a `graph.if`'s condition).
+    extra: Vec<Literal>,
+    /// Whether `func` wraps `@graph`: the result is `func`'s, not the probe's first value.
+    wrapped: bool,
 }
 
 impl Checker<'_> {
@@ -291,7 +316,8 @@ impl Checker<'_> {
                     .then(|| (0..t.len()).map(|_| rng.unit() * 2.0 - 1.0).collect())
             })
             .collect();
-        let takes_seed = self.ctx.block_args(entry(self.ctx, self.grad)).len() > x.len();
+        let takes_seed =
+            self.ctx.block_args(entry(self.ctx, self.grad)).len() > x.len() + self.extra.len();
         let fx = &at_x.result;
         let u: Vec<f64> = if takes_seed {
             (0..fx.len()).map(|_| rng.unit() * 2.0 - 1.0).collect()
@@ -341,6 +367,7 @@ impl Checker<'_> {
         }
         // The analytic directional derivative.
         let mut args = x.clone();
+        args.extend(self.extra.iter().cloned());
         if takes_seed {
             args.push(Literal::from_f64(DType::F64, fx.shape(), &u));
         }
@@ -440,8 +467,17 @@ impl Checker<'_> {
                 .iter()
                 .map(|q| q.to_f64_vec().iter().map(|e| e.trunc()).collect()),
         );
+        let result = if self.wrapped {
+            let mut args = x.to_vec();
+            args.extend(self.extra.iter().cloned());
+            let mut outs = interpret(self.ctx, self.func, &args)
+                .map_err(|e| format!("the wrapper failed: {e:?}\n{}", self.text()))?;
+            outs.swap_remove(self.k)
+        } else {
+            values.swap_remove(0)
+        };
         Ok(Point {
-            result: values.swap_remove(0),
+            result,
             finite,
             singular,
             steps: marks,
@@ -561,6 +597,7 @@ impl GradientPath {
 /// `@graph_probe`: a copy of `@graph` that returns the values of a [`GradientPath`] in groups:
 /// its `values` (the differentiated result first), `nonzero`, `positive`, `steps`, and the
 /// quotient `a / b` of each of its `rems`.
+#[derive(Clone, Copy)]
 struct Probe {
     func: Op,
     /// Where each group but the last ends among the results.
@@ -648,6 +685,306 @@ fn ret(ctx: &Context, func: Op) -> Op {
 
 fn print(ctx: &Context, module: Op) -> String {
     print_op(ctx, module, PrintOptions::default())
+}
+
+/// Seeds of [`control_flow_matches_finite_differences`] in the default tier, times
+/// `DLC_TEST_SCALE`.
+const WRAPPED: u64 = 500;
+
+/// How [`control_flow_matches_finite_differences`] wraps a generated function.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Wrap {
+    /// A `graph.if` on a condition argument: the function's result `K` on one side, `-K` or
+    /// `tanh(K)` on the other.
+    If,
+    /// A `graph.loop` of a constant trip count recomputing `K` in its body.
+    Loop,
+}
+
+/// The gradients through `graph.if` and `graph.loop` (which `GraphGen` never generates),
+/// against central finite differences as in [`gradients_match_finite_differences`]: each
+/// random function of seeds `0..WRAPPED` (times `DLC_TEST_SCALE`, with the same configuration,
+/// inputs and directions), with `K` its first float result, is wrapped in a new function
+/// `@wrapped`, differentiated with `grad{func=wrapped}` and checked:
+/// - `graph.if`: `@graph`'s arguments and a `tensor<i1>` condition; the then-region holds a copy
+///   of `@graph`'s body (reading the arguments from above) and yields `K`, the else-region
+///   another copy yielding `-K` (even `seed / 2`) or `tanh(K)`. Checked with the condition
+///   true and false.
+/// - `graph.loop`: `(seed / 2) % 4` iterations (a constant trip count, condition true)
+///   carrying `acc`, initialised from an argument of `K`'s type (even `seed / 8`, where there
+///   is one) or zeros of it; the body recomputes `K` from the arguments read from above and
+///   yields `acc·tanh(K) + tanh(K)` and the scan element `K` (its result's leading dim static
+///   for even `seed / 16`, `?` otherwise). The function returns the carried result plus the
+///   scan result summed over its leading axis.
+///
+/// The skip policy is that of the generated program: its probe judges the values on its path
+/// at the perturbed points (the wrapper evaluates the same values, then smooth ops); a wrapper
+/// whose `f` is not finite at `x ± h·d` is skipped too. A refusal of the wrapper counts as
+/// refused when the pass refuses `@graph` itself as well (and fails otherwise). The test
+/// prints the counts per branch and trip count and requires [`MIN_PASSED`] passes for each
+/// branch of `graph.if` and for `graph.loop`.
+#[test]
+fn control_flow_matches_finite_differences() {
+    let registry = registry();
+    let seeds: Vec<u64> = (0..scaled(WRAPPED)).collect();
+    let mut cases = Vec::new();
+    for &seed in &seeds {
+        cases.push((seed, Wrap::If));
+        cases.push((seed, Wrap::Loop));
+    }
+    let outcomes = par_cases(&cases, |&(seed, wrap)| check_wrapped(&registry, seed, wrap));
+    report("grad_check control flow", cases.len());
+    // Per label: passed, skipped, refused, without a float result.
+    let mut table: BTreeMap<String, [u64; 4]> = BTreeMap::new();
+    let mut skips: BTreeMap<&str, u64> = BTreeMap::new();
+    let mut refusals: BTreeMap<String, u64> = BTreeMap::new();
+    let mut failures = Vec::new();
+    for (&(seed, wrap), outcome) in cases.iter().zip(outcomes) {
+        let checks = match outcome {
+            Ok(checks) => checks,
+            Err(e) => {
+                failures.push(format!("seed {seed}, {wrap:?}: {e}"));
+                continue;
+            }
+        };
+        // A refused program: every check of it refused, counted once here.
+        if let Some((_, Verdict::Refused(op))) = checks.first() {
+            *refusals.entry(format!("{wrap:?} by {op}")).or_default() += 1;
+        }
+        for (label, verdict) in checks {
+            let column = match verdict {
+                Verdict::Passed => 0,
+                Verdict::Skipped(why) => {
+                    *skips.entry(why).or_default() += 1;
+                    1
+                }
+                Verdict::Refused(_) => 2,
+                Verdict::NoFloatResult => 3,
+            };
+            table.entry(label).or_default()[column] += 1;
+        }
+    }
+    let mut text = format!(
+        "grad_check control flow: {} programs\n{:<28} {:>7} {:>7} {:>7} {:>9}\n",
+        cases.len(),
+        "wrapper",
+        "passed",
+        "skipped",
+        "refused",
+        "no float"
+    );
+    for (label, [passed, skipped, refused, none]) in &table {
+        text += &format!("{label:<28} {passed:>7} {skipped:>7} {refused:>7} {none:>9}\n");
+    }
+    for (why, n) in &skips {
+        text += &format!("  skipped {n}: {why}\n");
+    }
+    for (what, n) in &refusals {
+        text += &format!("  refused {n}: {what}\n");
+    }
+    let _ = std::io::stderr().write_all(text.as_bytes());
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    let passed = |prefix: &str| -> u64 {
+        let rows = table.iter().filter(|(label, _)| label.starts_with(prefix));
+        rows.map(|(_, row)| row[0]).sum()
+    };
+    for wrapper in ["graph.if then", "graph.if else", "graph.loop"] {
+        let n = passed(wrapper);
+        assert!(
+            n >= MIN_PASSED,
+            "{n} passing programs for {wrapper}, fewer than {MIN_PASSED}"
+        );
+    }
+}
+
+/// Generates the function of `seed`, wraps it as `wrap` says, differentiates the wrapper and
+/// checks it: a verdict per check, labelled (`graph.if then`, `graph.loop 2 trips`, ...).
+fn check_wrapped(
+    registry: &PassRegistry,
+    seed: u64,
+    wrap: Wrap,
+) -> Result<Vec<(String, Verdict)>, String> {
+    let mut ctx = context();
+    let g = config(seed).generate(&mut ctx);
+    let outputs = ctx.operands(ret(&ctx, g.func)).to_vec();
+    let trips = (seed / 2) % 4;
+    let labels: Vec<String> = match wrap {
+        Wrap::If => vec!["graph.if then".into(), "graph.if else".into()],
+        Wrap::Loop => vec![format!("graph.loop {trips} trips")],
+    };
+    let all =
+        |verdict: &dyn Fn() -> Verdict| labels.iter().map(|l| (l.clone(), verdict())).collect();
+    let Some(k) = outputs.iter().position(|v| is_float(&ctx, *v)) else {
+        return Ok(all(&|| Verdict::NoFloatResult));
+    };
+    let path = GradientPath::of(&ctx, g.func, outputs[k]);
+    let probe = Probe::add(&mut ctx, g.func, &path);
+    let wrapper = build_wrapper(&mut ctx, g.module, g.func, k, wrap, seed);
+    verify(&ctx, g.module)
+        .map_err(|d| format!("@wrapped is invalid: {d:?}\n{}", print(&ctx, wrapper)))?;
+    if let Err(diagnostics) = run_pass(registry, &mut ctx, g.module, "grad{func=wrapped}") {
+        let failed = || {
+            format!(
+                "grad failed: {}\n{}",
+                diagnostics.join("\n"),
+                print(&ctx, wrapper)
+            )
+        };
+        let op = refusal(&diagnostics).ok_or_else(failed)?;
+        // The wrapper is refused where `@graph` itself is.
+        let mut base = context();
+        let b = config(seed).generate(&mut base);
+        let pipeline = format!("grad{{func=graph result={k}}}");
+        if run_pass(registry, &mut base, b.module, &pipeline).is_ok() {
+            return Err(format!("{}\n(@graph itself is not refused)", failed()));
+        }
+        return Ok(all(&|| Verdict::Refused(op.clone())));
+    }
+    verify(&ctx, g.module)
+        .map_err(|d| format!("@wrapped_grad is invalid: {d:?}\n{}", print(&ctx, g.module)))?;
+    let grad = module_funcs(&ctx, g.module)
+        .into_iter()
+        .find(|f| symbol_name(&ctx, *f) == Some("wrapped_grad"))
+        .ok_or_else(|| format!("no @wrapped_grad\n{}", print(&ctx, g.module)))?;
+    let extras: Vec<Vec<Literal>> = match wrap {
+        Wrap::If => [true, false]
+            .iter()
+            .map(|c| vec![Literal::from_bools(&[], &[*c])])
+            .collect(),
+        Wrap::Loop => vec![Vec::new()],
+    };
+    let mut checks = Vec::new();
+    for (label, extra) in labels.into_iter().zip(extras) {
+        let checker = Checker {
+            ctx: &ctx,
+            func: wrapper,
+            grad,
+            probe,
+            k: 0,
+            shapes: &g.arg_shapes,
+            dtypes: arg_dtypes(&ctx, g.func),
+            extra,
+            wrapped: true,
+        };
+        checks.push((label, checker.run(seed)?));
+    }
+    Ok(checks)
+}
+
+/// Adds `@wrapped` to `module`: result `k` of `func` wrapped as [`Wrap`] and
+/// [`control_flow_matches_finite_differences`] say.
+fn build_wrapper(ctx: &mut Context, module: Op, func: Op, k: usize, wrap: Wrap, seed: u64) -> Op {
+    let loc = Location::Unknown;
+    let source = entry(ctx, func);
+    let params = ctx.block_args(source).to_vec();
+    let ops: Vec<Op> = ctx.block_ops(source).collect();
+    let (ret_op, body) = ops.split_last().expect("a return");
+    let result = ctx.operand(*ret_op, k);
+    let ty = ctx.value_type(result);
+    let mut types: Vec<Type> = params.iter().map(|a| ctx.value_type(*a)).collect();
+    if wrap == Wrap::If {
+        types.push(ctx.tensor_type(&[], Type::I1));
+    }
+    let (region, block) = ctx.create_region_with_block(&types);
+    let args = ctx.block_args(block).to_vec();
+    // A copy of `@graph`'s body at the end of `at`, reading the new arguments; its `K`.
+    let copy = |ctx: &mut Context, at: Block| -> Value {
+        let mut map = ValueMap::new();
+        for (p, a) in params.iter().zip(&args) {
+            map.map(*p, *a);
+        }
+        for &op in body {
+            let c = ctx.clone_op(op, &mut map);
+            ctx.insert_op(InsertPoint::End(at), c);
+        }
+        map.lookup(result)
+    };
+    let end_with = |ctx: &mut Context, at: Block, name: &str, values: &[Value]| {
+        let spec = OpSpec::new(ctx, name, loc).operands(values);
+        ctx.build(InsertPoint::End(at), spec);
+    };
+    let out = match wrap {
+        Wrap::If => {
+            let cond = args[params.len()];
+            let (op, then_block, else_block) =
+                build_if(ctx, InsertPoint::End(block), cond, &[ty], loc);
+            let then_k = copy(ctx, then_block);
+            end_with(ctx, then_block, "graph.yield", &[then_k]);
+            let else_k = copy(ctx, else_block);
+            let name = if (seed / 2).is_multiple_of(2) {
+                "graph.neg"
+            } else {
+                "graph.tanh"
+            };
+            let other =
+                GraphBuilder::new(ctx, InsertPoint::End(else_block), loc).unary(name, else_k);
+            end_with(ctx, else_block, "graph.yield", &[other]);
+            ctx.result(op, 0)
+        }
+        Wrap::Loop => {
+            let trips = (seed / 2) % 4;
+            // An argument of `K`'s type has `K`'s sizes only when the type has no `?` dim.
+            let shape = ctx.shape(ty).expect("a tensor").to_vec();
+            let dynamic = shape.contains(&DYNAMIC);
+            let same = params.iter().position(|p| ctx.value_type(*p) == ty);
+            let init = match same.filter(|_| !dynamic) {
+                Some(i) if (seed / 8).is_multiple_of(2) => args[i],
+                _ => {
+                    let outer = copy(ctx, block);
+                    GraphBuilder::new(ctx, InsertPoint::End(block), loc).zeros_like(outer)
+                }
+            };
+            let mut b = GraphBuilder::new(ctx, InsertPoint::End(block), loc);
+            let max_trip = b.splat(trips as f64, Type::I64, &[]);
+            let i1 = b.ctx.tensor_type(&[], Type::I1);
+            let cond = b.constant(i1, &[DenseValue::Int(1)]);
+            let lead = if (seed / 16).is_multiple_of(2) {
+                trips as i64
+            } else {
+                DYNAMIC
+            };
+            let mut dims = vec![lead];
+            dims.extend_from_slice(&shape);
+            let scan_ty = ctx.tensor_type(&dims, ctx.element_type(ty));
+            let (op, body_block) = build_loop(
+                ctx,
+                InsertPoint::End(block),
+                max_trip,
+                cond,
+                &[init],
+                &[ty, scan_ty],
+                loc,
+            );
+            let inner = ctx.block_args(body_block).to_vec();
+            let k = copy(ctx, body_block);
+            let mut b = GraphBuilder::new(ctx, InsertPoint::End(body_block), loc);
+            let t = b.unary("graph.tanh", k);
+            let scaled = b.binary("graph.mul", inner[2], t);
+            let next = b.binary("graph.add", scaled, t);
+            end_with(ctx, body_block, "graph.yield", &[inner[1], next, k]);
+            let (carried, scan) = (ctx.result(op, 0), ctx.result(op, 1));
+            let mut b = GraphBuilder::new(ctx, InsertPoint::End(block), loc);
+            // Summed over its leading axis, or over all where `K` has a `?` dim (with no
+            // iteration, each `?` dim of the scan result is 0: it does not broadcast to `K`).
+            let axes: Vec<i64> = if dynamic {
+                (0..=shape.len() as i64).collect()
+            } else {
+                vec![0]
+            };
+            let summed = b.reduce("graph.reduce_sum", scan, &axes, false);
+            b.binary("graph.add", carried, summed)
+        }
+    };
+    end_with(ctx, block, "func.return", &[out]);
+    let fn_ty = ctx.function_type(&types, &[ctx.value_type(out)]);
+    let name = ctx.string_attr("wrapped");
+    let fn_ty = ctx.type_attr(fn_ty);
+    let spec = OpSpec::new(ctx, "func.func", loc)
+        .attr(ctx, "sym_name", name)
+        .attr(ctx, "function_type", fn_ty)
+        .region(region);
+    let module_block = entry(ctx, module);
+    ctx.build(InsertPoint::End(module_block), spec)
 }
 
 /// An activation of `graph.rnn`: its name, `α` and `β`.
