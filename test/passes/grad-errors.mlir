@@ -8,7 +8,6 @@
 // RUN: not dlc-opt %s --pipeline='grad{func=int_arg name=calls}' 2>&1 | FileCheck %s --check-prefix=TAKEN
 // RUN: not dlc-opt %s --pipeline='grad{func=conv_dyn wrt=1}' 2>&1 | FileCheck %s --check-prefix=CONV
 // RUN: not dlc-opt %s --pipeline='grad{func=rnn}' 2>&1 | FileCheck %s --check-prefix=RNN
-// RUN: not dlc-opt %s --pipeline='grad{func=fused}' 2>&1 | FileCheck %s --check-prefix=FUSION
 // RUN: not dlc-opt %s --pipeline='grad{func=mixed}' 2>&1 | FileCheck %s --check-prefix=MIXED
 // RUN: not dlc-opt %s --pipeline='grad{func=bcast}' 2>&1 | FileCheck %s --check-prefix=BCAST
 // RUN: dlc-opt %s --pipeline='grad{func=off_path}' | FileCheck %s --check-prefix=OFFPATH
@@ -58,17 +57,6 @@ func.func @conv_dyn(%x: tensor<1x2x?x?xf32>, %w: tensor<3x2x3x3xf32>) -> tensor<
 func.func @rnn(%xp: tensor<?x1x4xf32>, %r: tensor<1x4x4xf32>, %rb: tensor<1x4xf32>, %h0: tensor<1x1x4xf32>) -> tensor<f32> {
   %y, %h = graph.rnn %xp, %r, %rb, %h0 {cell = "rnn"} : (tensor<?x1x4xf32>, tensor<1x4x4xf32>, tensor<1x4xf32>, tensor<1x1x4xf32>) -> (tensor<?x1x1x4xf32>, tensor<1x1x4xf32>)
   %s = graph.reduce_sum %h {axes = array<i64: 0, 1, 2>, keepdim = false} : tensor<1x1x4xf32> -> tensor<f32>
-  return %s : tensor<f32>
-}
-
-// FUSION: grad-errors.mlir:[[@LINE+2]]:8: error: 'graph.fusion' op grad: no derivative rule (the Differentiable interface) for this op, and the gradient flows through it
-func.func @fused(%x: tensor<4xf32>) -> tensor<f32> {
-  %0 = graph.fusion (%x) : (tensor<4xf32>) -> tensor<4xf32> {
-  ^bb0(%a: tensor<4xf32>):
-    %1 = graph.exp %a : tensor<4xf32>
-    graph.yield %1 : tensor<4xf32>
-  }
-  %s = graph.reduce_sum %0 {axes = array<i64: 0>, keepdim = false} : tensor<4xf32> -> tensor<f32>
   return %s : tensor<f32>
 }
 

@@ -5,6 +5,7 @@
 // RUN: dlc-opt %s --pipeline='grad{func=norm wrt=1 name=dnorm}' | FileCheck %s --check-prefix=NORM
 // RUN: dlc-opt %s --pipeline='grad{func=unused wrt=1}' | FileCheck %s --check-prefix=UNUSED
 // RUN: dlc-opt %s --pipeline='grad{func=branch wrt=0,1}' | FileCheck %s --check-prefix=IF
+// RUN: dlc-opt %s --pipeline='grad{func=fused}' | FileCheck %s --check-prefix=FUSED
 
 // `grad` adds `@<func>_grad`, returning the function's results and then the gradients of the
 // chosen result with respect to the `wrt` arguments; the function itself stays.
@@ -130,4 +131,22 @@ func.func @branch(%x: tensor<4xf32>, %w: tensor<4xf32>, %c: tensor<i1>) -> tenso
   }
   %l = graph.reduce_sum %r {axes = array<i64: 0>, keepdim = false} : tensor<4xf32> -> tensor<f32>
   return %l : tensor<f32>
+}
+
+// A `graph.fusion` (grad run after fuse) is differentiated through the ops it groups: the
+// copy has them in its place.
+
+// FUSED-LABEL: func.func @fused_grad(%arg0: tensor<4xf32>) -> (tensor<f32>, tensor<4xf32>) {
+// FUSED-NOT: graph.fusion
+// FUSED: %[[E:.*]] = graph.exp %arg0 : tensor<4xf32>
+// FUSED: graph.mul %{{.*}}, %[[E]] : tensor<4xf32>
+// FUSED: return
+func.func @fused(%x: tensor<4xf32>) -> tensor<f32> {
+  %0 = graph.fusion (%x) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    %1 = graph.exp %a : tensor<4xf32>
+    graph.yield %1 : tensor<4xf32>
+  }
+  %s = graph.reduce_sum %0 {axes = array<i64: 0>, keepdim = false} : tensor<4xf32> -> tensor<f32>
+  return %s : tensor<f32>
 }

@@ -15,7 +15,8 @@
 //! - Composite ops on the gradient's path that state no derivative rule of their own
 //!   (`layer_norm`, `gelu`, `sdpa`, `linear`, pools, ...) are replaced by their decomposition
 //!   (`dlc_graph::decompose::decompose_op`), repeatedly; composites with a rule (`softmax`,
-//!   `log_softmax`, `silu`, `conv2d`) stay whole. A `graph.rnn` on the path is replaced by its
+//!   `log_softmax`, `silu`, `conv2d`) stay whole. A `graph.fusion` on the path is replaced by
+//!   the ops it groups. A `graph.rnn` on the path is replaced by its
 //!   time loop unrolled into primitives (`dlc_graph::autodiff::unroll::unroll_rnn`: one slice,
 //!   matmul and gate computation per step and direction, `sequence_lens` as masks), which needs
 //!   a static number of steps.
@@ -46,9 +47,9 @@
 //! The pass counts the ops it differentiated, the composites it decomposed and the recurrences
 //! it unrolled. A missing function, an index out of range, a non-float argument or result, a
 //! name taken by a function with a body, or a declaration of another type is an error at the
-//! function. An op on the gradient's path without a rule (`graph.bitcast`, `graph.fusion`, an
-//! op of another dialect without `Differentiable`; an op whose regions read an active value
-//! counts as on the path), a rule refusing its
+//! function. An op on the gradient's path without a rule (`graph.bitcast`, an op of another
+//! dialect without `Differentiable`; an op whose regions read an active value counts as on the
+//! path), a rule refusing its
 //! instance (a `conv2d` over `?` spatial dims, a `graph.rnn` over a `?` number of steps) or a
 //! result that depends on a `wrt` argument only through integer values (a cast to `i32`, an
 //! `argmax`) is an error at that op. Through `graph.dim` (a shape) a gradient is zero, not an
@@ -118,7 +119,7 @@ use dlc_graph::autodiff::unroll::unroll_rnn;
 use dlc_graph::autodiff::{Differentiable, Vjp};
 use dlc_graph::control::{build_if, build_loop};
 use dlc_graph::decompose::{decompose_op, GraphBuilder};
-use dlc_graph::ops::{DimOp, IfOp, LoopOp, RnnOp, YieldOp};
+use dlc_graph::ops::{DimOp, FusionOp, IfOp, LoopOp, RnnOp, YieldOp};
 use dlc_graph::verify::types_compatible;
 use dlc_graph::{tensor_parts, GraphOps};
 use dlc_ir::builtin::ModuleOp;
@@ -937,6 +938,28 @@ fn active_values(ctx: &Context, entry: Block, wrt: &[Value]) -> FxHashSet<Value>
     active
 }
 
+/// The ops of `graph.fusion` `op` copied before it, its block arguments mapped to its
+/// operands; the values its `graph.yield` returns.
+fn ungroup(ctx: &mut Context, op: Op) -> Vec<Value> {
+    let body = ctx.blocks(ctx.region(op, 0))[0];
+    let mut map = ValueMap::new();
+    for (arg, operand) in ctx.block_args(body).iter().zip(ctx.operands(op)) {
+        map.map(*arg, *operand);
+    }
+    let ops: Vec<Op> = ctx.block_ops(body).collect();
+    let Some((&terminator, ops)) = ops.split_last() else {
+        return Vec::new();
+    };
+    for &inner in ops {
+        let copy = ctx.clone_op(inner, &mut map);
+        ctx.insert_op(InsertPoint::Before(op), copy);
+    }
+    ctx.operands(terminator)
+        .iter()
+        .map(|v| map.lookup(*v))
+        .collect()
+}
+
 /// Replaces, in `targets`, each result of `op` by its replacement in `values`.
 fn retarget(ctx: &Context, op: Op, values: &[Value], targets: &mut [Value]) {
     for (old, &new) in ctx.results(op).zip(values) {
@@ -1008,7 +1031,8 @@ fn expand(
                     && ctx.results(*op).any(|r| needed.contains(&r))
                     && ctx.interface::<dyn Differentiable>(*op).is_none()
                     && (GraphOps::of(ctx, *op).is_some_and(|g| g.decomposition().is_some())
-                        || ctx.view::<RnnOp>(*op).is_some())
+                        || ctx.view::<RnnOp>(*op).is_some()
+                        || ctx.view::<FusionOp>(*op).is_some())
                     && ctx.operands(*op).iter().any(|v| active.contains(v))
             })
             .collect();
@@ -1029,6 +1053,14 @@ fn expand(
                 retarget(ctx, op, &values, &mut targets);
                 ctx.replace_op(op, &values);
                 unrolled += 1;
+            } else if ctx.view::<FusionOp>(op).is_some() {
+                let values = ungroup(ctx, op);
+                if values.len() != ctx.num_results(op) {
+                    declined.insert(op);
+                    continue;
+                }
+                retarget(ctx, op, &values, &mut targets);
+                ctx.replace_op(op, &values);
             } else if let Some(values) = decompose_op(ctx, op) {
                 retarget(ctx, op, &values, &mut targets);
                 ctx.replace_op(op, &values);
