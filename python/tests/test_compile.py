@@ -421,7 +421,7 @@ func.func @branch(%x: tensor<4xf64>, %w: tensor<4xf64>, %c: tensor<i1>) -> tenso
   return %l : tensor<f64>
 }
 """
-# What `grad{func=branch}` defines, declared so that it can be the entry.
+# What `grad{func=branch}` defines, declared: the pass defines the declaration.
 BRANCH_GRAD = """
 func.func private @branch_grad(tensor<4xf64>, tensor<4xf64>, tensor<i1>) -> (tensor<f64>, tensor<4xf64>, tensor<4xf64>)
 """

@@ -1,4 +1,7 @@
 // RUN: dlc-opt %s --pipeline='grad{func=mlp wrt=1,2}' | dlc-run - --entry mlp_grad --check --seed 3 | FileCheck %s --check-prefix=MLP
+// RUN: dlc-run %s --pipeline 'grad{func=mlp wrt=1,2},decompose,fuse,lower,cpu-default' --entry mlp_grad --seed 3 | FileCheck %s --check-prefix=MADE
+// RUN: not dlc-run %s --pipeline 'grad{func=mlp wrt=1,2},decompose,fuse,lower,cpu-default' --entry mlp_grad --check 2>&1 | FileCheck %s --check-prefix=NOREF
+// RUN: not dlc-run %s --pipeline 'decompose,fuse,lower,cpu-default' --entry nope 2>&1 | FileCheck %s --check-prefix=NOPE
 // RUN: dlc-opt %s --pipeline='grad{func=cnn}' | dlc-run - --entry cnn_grad --check --seed 4 | FileCheck %s --check-prefix=CNN
 // RUN: dlc-opt %s --pipeline='grad{func=dyn}' | dlc-run - --entry dyn_grad --check --dynamic-size 5 | FileCheck %s --check-prefix=DYN
 // RUN: dlc-opt %s --pipeline='grad{func=lstm}' | dlc-run - --entry lstm_grad --check --seed 5 | FileCheck %s --check-prefix=LSTM
@@ -12,6 +15,13 @@
 // under a max pool and a mean, a `?` batch through softmax, an LSTM layer (its recurrence
 // unrolled by `grad`), a `graph.if` (two seeds, so that both branches run) and a `graph.loop`
 // of three iterations carrying a value and scanning another, its body reading a parameter.
+
+// An entry the pipeline makes is looked up after it; there is no written program to check it
+// against, and a name nothing makes is an error.
+// MADE: output 1: f32 [3, 5]
+// MADE: output 2: f32 [5]
+// NOREF: @mlp_grad is made by the pipeline: the program as written has no such function to check it against
+// NOPE: error: no host function '@nope' in the module
 
 // MLP: output 0: f32 []
 // MLP: output 1: f32 [3, 5]

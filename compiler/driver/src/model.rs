@@ -36,7 +36,9 @@ pub struct ModelOptions {
     pub backend: Backend,
     /// The pass pipeline (flat syntax); `None` picks [`GRAPH_PIPELINE`] or [`LOOP_PIPELINE`].
     pub pipeline: Option<String>,
-    /// The function to run; `None` takes the first `func.func`.
+    /// The function to run; `None` takes the first `func.func`. With a pipeline, a function
+    /// the source lacks is looked up after the pipeline (one the pipeline makes, as `grad`
+    /// makes `@f_grad`); such a model has no written program to check against.
     pub entry: Option<String>,
     /// The CPU the LLVM backend compiles for. The MLIR backend always compiles for the host:
     /// another CPU with it is an error.
@@ -202,11 +204,18 @@ impl Model {
             sources,
             parse,
         } = source;
-        let source_func = entry_function(&source_ctx, source_module, options.entry.as_deref())
-            .map_err(|d| sources.render(&source_ctx, &d))?;
+        // An entry the source lacks may be one the pipeline makes (`grad` writes `@f_grad`): it
+        // is looked up after the pipeline, and there is no written program to check it against.
+        let (source_func, entry) =
+            match entry_function(&source_ctx, source_module, options.entry.as_deref()) {
+                Ok(func) => (Some(func), function_name(&source_ctx, func)),
+                Err(_) if options.pipeline.is_some() && options.entry.is_some() => {
+                    (None, options.entry.clone().unwrap_or_default())
+                }
+                Err(d) => return Err(sources.render(&source_ctx, &d)),
+            };
         let graph_level = has_graph_ops(&source_ctx, source_module);
         let pipeline = default_pipeline(options, graph_level);
-        let entry = function_name(&source_ctx, source_func);
 
         let mut notes = Vec::new();
         let model_cache = model_cache_entry(key, file, &pipeline, options);
@@ -264,9 +273,16 @@ impl Model {
                 built
             }
         };
+        let program = match source_func {
+            Some(func) => Ok((source_ctx, func)),
+            None => Err(format!(
+                "@{entry} is made by the pipeline: the program as written has no such function \
+                 to check it against"
+            )),
+        };
         let written = Written {
             entry,
-            program: OnceLock::from(Ok((source_ctx, source_func))),
+            program: OnceLock::from(program),
             recreate: None,
             graph_level,
         };
