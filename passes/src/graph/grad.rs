@@ -354,11 +354,7 @@ impl Grad {
         let mut returned = ctx.operands(ret).to_vec();
         for &arg in &wrt {
             let mut b = GraphBuilder::new(ctx, InsertPoint::Before(ret), loc);
-            let grad = match cotangents.get(&arg) {
-                Some(&g) => b.reshape_like(g, arg),
-                None => b.zeros_like(arg),
-            };
-            returned.push(grad);
+            returned.push(cotangent_or_zeros(&mut b, &cotangents, arg));
         }
         ctx.set_operands(ret, &returned);
         let inputs: Vec<_> = ctx
@@ -590,21 +586,10 @@ fn if_vjp(
         let Some((&terminator, body)) = body.split_last() else {
             continue;
         };
-        // The forward region again, ending in its own yield (kept current by the expansion's
-        // replacements), then differentiated back before that yield.
         let mut map = ValueMap::new();
-        clone_into(ctx, body, block, &mut map);
-        let yielded: Vec<Value> = ctx
-            .operands(terminator)
-            .iter()
-            .map(|v| map.lookup(*v))
-            .collect();
-        let spec = OpSpec::new(ctx, YieldOp::NAME, loc).operands(&yielded);
-        let yield_op = ctx.build(InsertPoint::End(block), spec);
-        expand(ctx, block, captured, &yielded)?;
+        let (yield_op, inner_active) =
+            recompute(ctx, body, terminator, block, &mut map, captured, active)?;
         let yielded = ctx.operands(yield_op).to_vec();
-        let mut inner_active = active_values(ctx, block, captured);
-        inner_active.extend(active.iter().copied());
         let mut inner: FxHashMap<Value, Value> = FxHashMap::default();
         for (&v, &seed) in yielded.iter().zip(&seeds) {
             if inner_active.contains(&v) {
@@ -613,17 +598,59 @@ fn if_vjp(
         }
         let ops: Vec<Op> = ctx.block_ops(block).filter(|op| *op != yield_op).collect();
         count += backprop(ctx, &ops, yield_op, &inner_active, &mut inner)?;
-        let mut grads = Vec::with_capacity(captured.len());
-        for &c in captured {
-            let mut b = GraphBuilder::new(ctx, InsertPoint::Before(yield_op), loc);
-            grads.push(match inner.get(&c) {
-                Some(&g) => b.reshape_like(g, c),
-                None => b.zeros_like(c),
-            });
-        }
+        let mut b = GraphBuilder::new(ctx, InsertPoint::Before(yield_op), loc);
+        let grads: Vec<Value> = captured
+            .iter()
+            .map(|&c| cotangent_or_zeros(&mut b, &inner, c))
+            .collect();
         ctx.set_operands(yield_op, &grads);
     }
     Ok((ctx.results(back).collect(), count))
+}
+
+/// `v`'s cotangent in `cotangents`, given `v`'s type exactly, or zeros of that type.
+fn cotangent_or_zeros(
+    b: &mut GraphBuilder<'_>,
+    cotangents: &FxHashMap<Value, Value>,
+    v: Value,
+) -> Value {
+    match cotangents.get(&v) {
+        Some(&g) => b.reshape_like(g, v),
+        None => b.zeros_like(v),
+    }
+}
+
+/// A region's `body` (its ops but the `terminator`) computed again at the end of `block`, its
+/// values mapped through `map` (pre-seeded with what stands for the region's arguments), and
+/// ended by a `graph.yield` of the terminator's operands. The ops the yielded floats need that
+/// read one of `seeds` and have no rule are expanded (the yield stays current). The yield, and
+/// the values active in `block`: those computed from `seeds`, and `active`.
+fn recompute(
+    ctx: &mut Context,
+    body: &[Op],
+    terminator: Op,
+    block: Block,
+    map: &mut ValueMap,
+    seeds: &[Value],
+    active: &FxHashSet<Value>,
+) -> Result<(Op, FxHashSet<Value>), Diagnostic> {
+    let loc = ctx.op_loc(terminator);
+    clone_into(ctx, body, block, map);
+    let yielded: Vec<Value> = ctx
+        .operands(terminator)
+        .iter()
+        .map(|v| map.lookup(*v))
+        .collect();
+    let spec = OpSpec::new(ctx, YieldOp::NAME, loc).operands(&yielded);
+    let yield_op = ctx.build(InsertPoint::End(block), spec);
+    let targets: Vec<Value> = yielded
+        .into_iter()
+        .filter(|v| is_float_tensor(ctx, *v))
+        .collect();
+    expand(ctx, block, seeds, &targets)?;
+    let mut inner_active = active_values(ctx, block, seeds);
+    inner_active.extend(active.iter().copied());
+    Ok((yield_op, inner_active))
 }
 
 /// Copies of `ops`, in order, at the end of `block`, their operands mapped through `map`.
@@ -766,31 +793,22 @@ fn loop_vjp(
         let states: Vec<Value> = stacks.iter().map(|s| b.gather(*s, k, 0)).collect();
         (k, states)
     };
-    // The body again on that state, ending in a yield kept current by the expansion.
+    // The body again on that state.
     let mut map = ValueMap::new();
     map.map(body_args[0], k);
     map.map(body_args[1], true_cond);
     for (old, new) in body_args[2..].iter().zip(&states) {
         map.map(*old, *new);
     }
-    clone_into(ctx, body, block, &mut map);
-    let forward: Vec<Value> = ctx
-        .operands(terminator)
-        .iter()
-        .map(|v| map.lookup(*v))
-        .collect();
-    let spec = OpSpec::new(ctx, YieldOp::NAME, loc).operands(&forward);
-    let yield_op = ctx.build(InsertPoint::End(block), spec);
     let mut seeds_in: Vec<Value> = states
         .iter()
         .copied()
         .filter(|s| is_float_tensor(ctx, *s))
         .collect();
     seeds_in.extend_from_slice(captured);
-    expand(ctx, block, &seeds_in, &forward[1..])?;
+    let (yield_op, inner_active) =
+        recompute(ctx, body, terminator, block, &mut map, &seeds_in, active)?;
     let forward = ctx.operands(yield_op).to_vec();
-    let mut inner_active = active_values(ctx, block, &seeds_in);
-    inner_active.extend(active.iter().copied());
     let mut inner: FxHashMap<Value, Value> = FxHashMap::default();
     // The next carried values' cotangents are what this iteration carries in; a scan element's
     // is row k of its result's cotangent.
@@ -810,33 +828,21 @@ fn loop_vjp(
     }
     let ops: Vec<Op> = ctx.block_ops(block).filter(|op| *op != yield_op).collect();
     let count = backprop(ctx, &ops, yield_op, &inner_active, &mut inner)?;
+    // The next iteration carries the states' cotangents (each of its carried value's type, as
+    // the states are) and the sums.
     let mut next = vec![true_cond];
-    {
-        let mut b = GraphBuilder::new(ctx, InsertPoint::Before(yield_op), loc);
-        for &state in &states {
-            next.push(match inner.get(&state) {
-                Some(&g) => b.reshape_like(g, state),
-                None => b.zeros_like(state),
-            });
-        }
-        for (&c, &sum) in captured.iter().zip(sums) {
-            next.push(match inner.get(&c) {
-                Some(&g) => {
-                    let g = b.reshape_like(g, c);
-                    b.binary("graph.add", sum, g)
-                }
-                None => sum,
-            });
-        }
+    let mut b = GraphBuilder::new(ctx, InsertPoint::Before(yield_op), loc);
+    for &state in &states {
+        next.push(cotangent_or_zeros(&mut b, &inner, state));
     }
-    // Yielded carried values must have the carried types exactly.
-    for (i, value) in next.iter_mut().enumerate().skip(1) {
-        let want = back_types[i - 1];
-        if ctx.value_type(*value) != want {
-            let mut b = GraphBuilder::new(ctx, InsertPoint::Before(yield_op), loc);
-            let like = args[1 + i];
-            *value = b.reshape_like(*value, like);
-        }
+    for (&c, &sum) in captured.iter().zip(sums) {
+        next.push(match inner.get(&c) {
+            Some(&g) => {
+                let g = b.reshape_like(g, c);
+                b.binary("graph.add", sum, g)
+            }
+            None => sum,
+        });
     }
     ctx.set_operands(yield_op, &next);
     // The tape loop takes the original's place (its body was the source of both copies).
