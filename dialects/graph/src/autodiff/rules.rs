@@ -12,6 +12,7 @@
 use super::{Vjp, VjpResult};
 use crate::decompose::Conv;
 use crate::infer::{slice_bound, slice_size};
+use crate::interp::primitives::normalize_axis;
 use crate::ops::MatmulOp;
 use dlc_ir::attributes::{AttrKind, DenseValue};
 use dlc_ir::{Type, Value, DYNAMIC};
@@ -655,18 +656,12 @@ fn one_hot(v: &mut Vjp<'_, '_>, idx: Value, m: i64, n: i64, like: Value) -> Valu
 /// The reduced axes of a `reduce_*` op, normalized (none when `axes` is empty: the reduction
 /// is then the identity, as the verifier and the interpreter read it).
 fn reduced_axes(v: &Vjp<'_, '_>) -> Result<Vec<usize>, String> {
-    let rank = v.b.rank(v.x(0)) as i64;
+    let rank = v.b.rank(v.x(0));
     let axes =
         v.b.array_attr(v.op, "axes")
             .ok_or("needs an 'axes' attribute")?;
     axes.iter()
-        .map(|&a| {
-            let a = if a < 0 { a + rank } else { a };
-            usize::try_from(a)
-                .ok()
-                .filter(|a| (*a as i64) < rank)
-                .ok_or_else(|| format!("has axis {a} out of range"))
-        })
+        .map(|&a| normalize_axis(a, rank).map_err(|m| format!("has a bad axis: {m}")))
         .collect()
 }
 

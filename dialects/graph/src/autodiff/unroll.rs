@@ -197,14 +197,11 @@ fn retype(b: &mut GraphBuilder<'_>, v: Value, ty: Type) -> Value {
         return v;
     }
     let shape = b.ctx.shape(ty).map(<[i64]>::to_vec).unwrap_or_default();
-    let mut operands = vec![v];
-    for (axis, d) in shape.iter().enumerate() {
-        if *d == DYNAMIC {
-            operands.push(b.dim(v, axis));
-        }
-    }
-    let attr = b.shape_array(&shape);
-    b.build_one("graph.reshape", &operands, vec![("shape", attr)], ty)
+    let sizes: Vec<Value> = (0..shape.len())
+        .filter(|&axis| shape[axis] == DYNAMIC)
+        .map(|axis| b.dim(v, axis))
+        .collect();
+    b.reshape_to(v, &shape, &sizes)
 }
 
 /// The results of a recurrence of no steps: zeros (`y` is empty, and the final states are 0 as
