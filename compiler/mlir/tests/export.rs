@@ -124,8 +124,10 @@ fn run_tool(tool: &str, args: &[&str], input: &str, label: &str) -> Result<Strin
         .arg(&file)
         .output()
         .map_err(|e| format!("cannot run {tool}: {e}"));
-    // The input was only for the tool; a failure prints it below.
+    // The input was only for the tool; a failure prints it below. The folder goes with the last
+    // file in it (another test of this process may still be using it).
     let _ = std::fs::remove_file(&file);
+    let _ = std::fs::remove_dir(&dir);
     let out = out?;
     if out.status.success() {
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
