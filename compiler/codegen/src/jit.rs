@@ -22,6 +22,12 @@
 //! when it starts, so a running program moves to the optimized code kernel by kernel; the
 //! quick code stays loaded until the module is dropped. Kernels found in the cache are the
 //! optimized tier already, so a warm start never runs quick code.
+//!
+//! The background begins once a run of a program linked against the module has ended
+//! ([`KernelTable::runs`]), or [`FIRST_RUN_GRACE`] after the compile when none has, or at once
+//! when [`CpuModule::wait_optimized`] asks for the optimized code: the first run, in quick
+//! code, has the cores to itself. Beside it, even at a lower priority, the background took
+//! ppocr_det's first run from about 100 to about 200 ms on 2 cores (docs/codegen.md, "Tiers").
 
 use crate::cache::{EntryKind, KernelCache, Key, KeyHasher, Lookup, CODEGEN_FORMAT};
 use crate::function::{ArgFacts, Machine};
@@ -41,7 +47,7 @@ use inkwell::module::Module;
 use inkwell::passes::PassBuilderOptions;
 use inkwell::targets::{FileType, TargetMachine};
 use rustc_hash::FxHashMap;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -123,6 +129,10 @@ struct TierUp {
     thread: Mutex<Joined>,
     /// Asks the thread to stop after the kernels it is compiling.
     cancel: Arc<AtomicBool>,
+    /// Lets the thread begin before a run has ended ([`wait_for_first_run`]).
+    release: Arc<AtomicBool>,
+    /// The runs of programs linked against the module ([`KernelTable::runs`]).
+    runs: Arc<AtomicU64>,
     /// Distinct kernels whose entries hold optimized code.
     optimized: Arc<AtomicUsize>,
     /// Distinct kernels compiled quick, to be optimized.
@@ -331,6 +341,10 @@ impl KernelTable for CpuModule {
     fn entry(&self, name: &str) -> Option<KernelEntry> {
         self.kernels.get(name).cloned()
     }
+
+    fn runs(&self) -> Option<Arc<AtomicU64>> {
+        self.tier_up.as_ref().map(|t| t.runs.clone())
+    }
 }
 
 impl Drop for CpuModule {
@@ -388,6 +402,8 @@ struct Background {
     entries: Vec<KernelEntry>,
     jit: Arc<Mutex<ObjectJit>>,
     cancel: Arc<AtomicBool>,
+    release: Arc<AtomicBool>,
+    runs: Arc<AtomicU64>,
     optimized: Arc<AtomicUsize>,
 }
 
@@ -397,6 +413,7 @@ impl Background {
         let next = AtomicUsize::new(0);
         let stats = Mutex::new(TierUpStats::default());
         let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+        wait_for_first_run(&self.runs, &self.release, &self.cancel);
         std::thread::scope(|scope| {
             for _ in 0..workers.min(self.pending.len()) {
                 scope.spawn(|| {
@@ -459,6 +476,22 @@ impl Background {
     }
 }
 
+/// How long the background waits for a run to end before it begins anyway.
+pub const FIRST_RUN_GRACE: Duration = Duration::from_secs(1);
+
+/// Returns once `runs` counts a run, `release` or `cancel` is set, or [`FIRST_RUN_GRACE`] has
+/// passed.
+fn wait_for_first_run(runs: &AtomicU64, release: &AtomicBool, cancel: &AtomicBool) {
+    let deadline = Instant::now() + FIRST_RUN_GRACE;
+    while runs.load(Ordering::Acquire) == 0
+        && !release.load(Ordering::Acquire)
+        && !cancel.load(Ordering::Relaxed)
+        && Instant::now() < deadline
+    {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
 /// Lowers the calling thread's scheduling priority (Linux: its nice value, by 10), so that a
 /// background compile takes the cores the program's runs leave idle rather than slowing them.
 fn yield_to_runs() {
@@ -515,11 +548,15 @@ impl TierUp {
             entries,
             jit: Arc::new(Mutex::new(new_jit()?)),
             cancel: Arc::new(AtomicBool::new(false)),
+            release: Arc::new(AtomicBool::new(false)),
+            runs: Arc::new(AtomicU64::new(0)),
             optimized: Arc::new(AtomicUsize::new(0)),
         };
-        let (jit, cancel, optimized) = (
+        let (jit, cancel, release, runs, optimized) = (
             work.jit.clone(),
             work.cancel.clone(),
+            work.release.clone(),
+            work.runs.clone(),
             work.optimized.clone(),
         );
         let pending = work.pending.len();
@@ -530,14 +567,17 @@ impl TierUp {
         Ok(TierUp {
             thread: Mutex::new(Joined::Running(thread)),
             cancel,
+            release,
+            runs,
             optimized,
             pending,
             _jit: jit,
         })
     }
 
-    /// Waits for the thread (once) and returns what it did.
+    /// Waits for the thread (once), letting it begin at once, and returns what it did.
     fn join(&self) -> TierUpStats {
+        self.release.store(true, Ordering::Release);
         let mut state = self.thread.lock().unwrap_or_else(|e| e.into_inner());
         let stats = match std::mem::replace(&mut *state, Joined::Done(TierUpStats::default())) {
             Joined::Running(thread) => thread.join().unwrap_or_else(|_| TierUpStats {

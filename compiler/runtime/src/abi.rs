@@ -11,7 +11,7 @@
 //! the program is in use.
 
 use std::fmt;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// A compiled kernel's entry: one 8-byte slot per argument word, in kernel-argument order.
@@ -59,5 +59,13 @@ pub trait KernelTable {
     /// [`KernelTable::kernel`]. Tables that replace code while it is in use return their slot.
     fn entry(&self, name: &str) -> Option<KernelEntry> {
         self.kernel(name).map(KernelEntry::new)
+    }
+
+    /// A counter that every run of a program linked against this table adds one to when it
+    /// ends, with outputs or with an error (`None`, the default: nobody asks). A table that
+    /// compiles better code in the background waits on it, so as to leave the cores to the
+    /// first run.
+    fn runs(&self) -> Option<Arc<AtomicU64>> {
+        None
     }
 }

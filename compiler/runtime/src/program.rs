@@ -40,6 +40,7 @@ use dlc_ir::{
 use dlc_loop::{CallIfOp, CallLoopOp, IndexCheck, KernelSymbol, MemorySpace};
 use dlc_tensor::DType;
 use rustc_hash::{FxHashMap, FxHashSet};
+use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
 /// A size operand of an allocation or view: static, or read from a scalar slot.
@@ -257,6 +258,9 @@ pub struct HostProgram {
     ///
     /// [`Session::run_views`]: crate::Session::run_views
     pub(crate) parallel: bool,
+    /// [`KernelTable::runs`] of the table the program was linked against: each run of the
+    /// program (not of a callee) adds one when it ends.
+    pub(crate) runs: Option<Arc<AtomicU64>>,
     static_arena: Option<usize>,
 }
 
@@ -284,6 +288,7 @@ impl HostProgram {
         let mut callees = Callees::default();
         let mut program = compile_function(ctx, func, kernels, &mut callees)?;
         program.parallel = dlc_loop::may_use_pool(ctx, module);
+        program.runs = kernels.runs();
         Ok(program)
     }
 
@@ -373,6 +378,7 @@ fn compile_function(
             max_words: 0,
             calls: Vec::new(),
             parallel: true,
+            runs: None,
             static_arena: Some(0),
         },
     };

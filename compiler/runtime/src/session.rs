@@ -35,6 +35,7 @@
 //! leaves it alone; the callees' allocations are poisoned like the caller's.
 
 use crate::error::RuntimeError;
+use std::sync::atomic::Ordering;
 use crate::program::{
     wrap, Call, CallArg, CallIf, CallLoop, CheckedIndices, HostProgram, Instr, LaunchArg, Param,
     Size,
@@ -296,6 +297,16 @@ impl<'p> Session<'p> {
     /// empty) is an error, as is one whose byte count is not its shape's, or an `i1` one with a
     /// byte other than 0 or 1 (as [`Tensor::from_bytes`] refuses).
     pub fn run_views(&mut self, inputs: &[TensorView<'_>]) -> Result<Outputs<'_>, RuntimeError> {
+        let done = self.execute(inputs);
+        if let Some(runs) = &self.program.runs {
+            runs.fetch_add(1, Ordering::Release);
+        }
+        done?;
+        Ok(Outputs { session: self })
+    }
+
+    /// [`Session::run_views`]'s work: checks and binds `inputs` and runs the program.
+    fn execute(&mut self, inputs: &[TensorView<'_>]) -> Result<(), RuntimeError> {
         self.ran = false;
         crate::pool::num_threads()?;
         let signature = &self.program.signature;
@@ -338,12 +349,12 @@ impl<'p> Session<'p> {
             // cross-thread wake-up (most of a small model's call).
             self.exec_all()?;
             self.ran = true;
-            return Ok(Outputs { session: self });
+            return Ok(());
         }
         // One pool thread runs the closure while this thread waits in `run_in_pool`.
         crate::pool::run_in_pool(|| self.exec_all())?;
         self.ran = true;
-        Ok(Outputs { session: self })
+        Ok(())
     }
 
     /// Runs every instruction of the program, on the current thread.

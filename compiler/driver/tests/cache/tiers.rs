@@ -2,11 +2,13 @@
 //! first and swaps in optimized code from the background; once it is done, the kernel cache
 //! holds the same objects a compile without tiers stores, and the outputs are those of that
 //! compile; a warm start runs optimized code from the first run and has nothing to tier up;
-//! runs during the swap compute the right values; a model dropped before its tier-up is done
-//! stops it cleanly.
+//! runs during the swap compute the right values; the background leaves the cores to the
+//! first run, and begins on its own when no run comes; a model dropped before its tier-up is
+//! done stops it cleanly.
 
 use dlc_driver::{inputs, KernelCache, Model, ModelOptions};
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 /// Three distinct kernels: a matmul, a fused elementwise-plus-reduction, a softmax.
 const PROGRAM: &str = r#"
@@ -142,6 +144,26 @@ fn runs_during_the_swap_are_right() {
     }
     model.wait_optimized().expect("a tier-up");
     assert_eq!(run(&model), reference);
+}
+
+#[test]
+fn the_tier_up_waits_for_the_first_run() {
+    let tiered = ModelOptions {
+        tiered: true,
+        ..ModelOptions::default()
+    };
+    let model = Model::compile(PROGRAM, "tiers.mlir", &tiered).expect("compiles");
+    let distinct = model.timings.codegen.distinct;
+    assert_eq!(model.timings.codegen.quick, distinct);
+    // Well inside the grace period, with no run yet: the background has not begun.
+    std::thread::sleep(Duration::from_millis(100));
+    assert_eq!(model.optimized_kernels(), (0, distinct));
+    // No run comes: it begins after the grace period all the same, without being asked.
+    let start = Instant::now();
+    while model.optimized_kernels().0 < distinct && start.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(model.optimized_kernels(), (distinct, distinct));
 }
 
 #[test]
