@@ -457,3 +457,51 @@ func.func @conv_padded(%x: tensor<1x2x4x5xf32>, %w: tensor<3x2x3x3xf32>, %b: ten
   %y = graph.relu %s : tensor<1x3x4x5xf32>
   return %y : tensor<1x3x4x5xf32>
 }
+
+// -----
+
+// Rule 0 on a pad of a reshape: the im2col window gather's padding (one element after the
+// flattened pixels) moves above the reshapes to the matmul's own result, where `lower` has the
+// matmul's kernel write it; the reshape follows the pad.
+
+// CHECK-LABEL: func.func @pad_moves_above_reshape
+// CHECK:         %[[M:.*]] = graph.fusion
+// CHECK:         %[[P:.*]] = graph.pad %[[M]] {high = array<i64: 0, 0, 0, 1>, low = array<i64: 0, 0, 0, 0>, value = 0.000000e+00 : f32} : tensor<1x1x8x12xf32> -> tensor<1x1x8x13xf32>
+// CHECK-NEXT:    graph.reshape %[[P]] {shape = array<i64: 1, 8, 13>} : tensor<1x1x8x13xf32> -> tensor<1x8x13xf32>
+func.func @pad_moves_above_reshape(%w: tensor<1x8x5xf32>, %cols: tensor<1x1x5x12xf32>, %b: tensor<1x8x1x1xf32>) -> tensor<1x8x13xf32> {
+  %0 = graph.matmul %w, %cols : tensor<1x8x5xf32>, tensor<1x1x5x12xf32> -> tensor<1x1x8x12xf32>
+  %1 = graph.reshape %0 {shape = array<i64: 1, 8, 3, 4>} : tensor<1x1x8x12xf32> -> tensor<1x8x3x4xf32>
+  %2 = graph.add %1, %b : tensor<1x8x3x4xf32>, tensor<1x8x1x1xf32> -> tensor<1x8x3x4xf32>
+  %3 = graph.reshape %2 {shape = array<i64: 1, 8, 12>} : tensor<1x8x3x4xf32> -> tensor<1x8x12xf32>
+  %4 = graph.pad %3 {high = array<i64: 0, 0, 1>, low = array<i64: 0, 0, 0>, value = 0.000000e+00 : f32} : tensor<1x8x12xf32> -> tensor<1x8x13xf32>
+  return %4 : tensor<1x8x13xf32>
+}
+
+// -----
+
+// Counter-example: the padded dim `[12]` is the merged `[3, 4]` of the computed value: padded
+// before the reshape it would be a border inside each row, so the pad stays where it is.
+
+// CHECK-LABEL: func.func @pad_of_merged_dims_stays
+// CHECK:         %[[R:.*]] = graph.reshape
+// CHECK-NEXT:    graph.pad %[[R]] {high = array<i64: 0, 0, 1>
+func.func @pad_of_merged_dims_stays(%x: tensor<1x8x3x4xf32>) -> tensor<1x8x13xf32> {
+  %0 = graph.exp %x : tensor<1x8x3x4xf32>
+  %1 = graph.reshape %0 {shape = array<i64: 1, 8, 12>} : tensor<1x8x3x4xf32> -> tensor<1x8x12xf32>
+  %2 = graph.pad %1 {high = array<i64: 0, 0, 1>, low = array<i64: 0, 0, 0>, value = 0.000000e+00 : f32} : tensor<1x8x12xf32> -> tensor<1x8x13xf32>
+  return %2 : tensor<1x8x13xf32>
+}
+
+// -----
+
+// Edge case: a reshaped argument is no kernel's result; nothing would write the pad, so it
+// stays after the reshape.
+
+// CHECK-LABEL: func.func @pad_of_reshaped_argument_stays
+// CHECK-NEXT:    %0 = graph.reshape %arg0
+// CHECK-NEXT:    %1 = graph.pad %0
+func.func @pad_of_reshaped_argument_stays(%x: tensor<1x1x8x12xf32>) -> tensor<1x8x13xf32> {
+  %0 = graph.reshape %x {shape = array<i64: 1, 8, 12>} : tensor<1x1x8x12xf32> -> tensor<1x8x12xf32>
+  %1 = graph.pad %0 {high = array<i64: 0, 0, 1>, low = array<i64: 0, 0, 0>, value = 0.000000e+00 : f32} : tensor<1x8x12xf32> -> tensor<1x8x13xf32>
+  return %1 : tensor<1x8x13xf32>
+}

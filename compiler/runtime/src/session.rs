@@ -35,7 +35,6 @@
 //! leaves it alone; the callees' allocations are poisoned like the caller's.
 
 use crate::error::RuntimeError;
-use std::sync::atomic::Ordering;
 use crate::program::{
     wrap, Call, CallArg, CallIf, CallLoop, CheckedIndices, HostProgram, Instr, LaunchArg, Param,
     Size,
@@ -45,6 +44,7 @@ use dlc_arith::fold::eval_cmpi;
 use dlc_arith::IntBinary;
 use dlc_ir::Location;
 use dlc_tensor::{unravel, DType};
+use std::sync::atomic::Ordering;
 
 /// A buffer value during a run: where its bytes are and how many there are.
 #[derive(Copy, Clone)]

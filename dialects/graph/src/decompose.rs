@@ -15,8 +15,10 @@
 //! Convolutions and pools are expanded im2col-style with a single `graph.gather` over the
 //! flattened spatial axis (the gathered indices are a compile-time constant), which keeps batch
 //! and channel dims free to be dynamic; their spatial dims (and the weights) must be static.
+//! Padding is one element after the flattened axis, holding the padding value, which the
+//! window positions in the border read.
 
-use crate::ops::{ConstantOp, Conv2dOp, GraphOps, ReshapeOp};
+use crate::ops::{ConstantOp, Conv2dOp, Family, GraphOps, ReshapeOp};
 use dlc_ir::attributes::{AttrKind, DenseValue};
 use dlc_ir::{Attribute, Context, InsertPoint, Location, Op, OpSpec, Type, Value, DYNAMIC};
 
@@ -393,12 +395,11 @@ pub(crate) fn conv2d(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
     let [n, c, _, _] = window.input;
     let l = window.oh * window.ow;
     let kk = window.kh * window.kw;
-    let xp = window.pad(b, x, 0.0);
     let batch = if n == DYNAMIC { -1 } else { n };
     let cols = if kk == 1 && window.strides == [1, 1] {
-        xp // every pixel is its own window
+        window.pad(b, x, 0.0) // every pixel is its own window
     } else {
-        window.gather(b, xp) // [N, C, KK, L]
+        window.padded_gather(b, x, 0.0) // [N, C, KK, L]
     };
     let cols = b.reshape(cols, &[batch, groups, c / groups * kk, l]);
     let wr = b.reshape(w, &[groups, o / groups, c / groups * kk]);
@@ -592,12 +593,12 @@ pub(crate) fn max_pool2d(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>>
         Some((_, true)) => 0.0,
         Some((bits, false)) => -(2f64.powi(bits as i32 - 1)),
     };
-    let xp = window.pad(b, x, low);
     if window.dynamic() {
+        let xp = window.pad(b, x, low);
         let slices = window.slices(b, xp);
         return Some(vec![fold_binary(b, "graph.max", slices)]);
     }
-    let cols = window.gather(b, xp);
+    let cols = window.padded_gather(b, x, low);
     let m = b.reduce("graph.reduce_max", cols, &[2], false);
     window.unflatten(b, m)
 }
@@ -614,8 +615,8 @@ fn fold_binary(b: &mut GraphBuilder<'_>, op: &str, values: Vec<Value>) -> Value 
 pub(crate) fn avg_pool2d(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>> {
     let x = b.ctx.operand(op, 0);
     let window = Window::of(b.ctx, op, x, None)?;
-    let xp = window.pad(b, x, 0.0);
     if window.dynamic() {
+        let xp = window.pad(b, x, 0.0);
         let slices = window.slices(b, xp);
         let sum = fold_binary(b, "graph.add", slices);
         let count = if window.padding == [0; 4] {
@@ -638,7 +639,7 @@ pub(crate) fn avg_pool2d(b: &mut GraphBuilder<'_>, op: Op) -> Option<Vec<Value>>
         };
         return Some(vec![b.binary("graph.div", sum, count)]);
     }
-    let cols = window.gather(b, xp);
+    let cols = window.padded_gather(b, x, 0.0);
     let sum = b.reduce("graph.reduce_sum", cols, &[2], false); // [N, C, L]
     let [_, _, h, w] = window.input;
     let ones = b.splat(1.0, b.elem(x), &[1, 1, h, w]);
@@ -839,6 +840,62 @@ impl Window {
         b.gather(flat, idx, 2)
     }
 
+    /// Gathers the windows of `x` ([N, C, H, W]) padded with `value` into [N, C, KH·KW, OH·OW].
+    /// When `x` is computed as `[.., H·W]` and reshaped (an im2col convolution's matmul, its
+    /// epilogue between), `x` itself is not padded: the flattened `[N, C, H·W]` gets one
+    /// element more at the end, holding `value`, and every window position in the padding
+    /// reads it ([`Window::padded_indices`]). That pad moves above the reshape (`fuse`) to
+    /// the matmul's result, which `lower` then has the matmul's kernel write with the longer
+    /// row (its padded outputs) instead of a pad kernel copying it; a pad of `[H, W]` would
+    /// put the border inside its rows. Otherwise `x` is padded as a `[N, C, H, W]`, which a
+    /// kernel computing it in that shape writes the same way.
+    pub(crate) fn padded_gather(&self, b: &mut GraphBuilder<'_>, x: Value, value: f64) -> Value {
+        if self.padding == [0; 4] {
+            return self.gather(b, x);
+        }
+        let [_, _, h, w] = self.input;
+        if !computed_flat(b.ctx, x, h * w) {
+            let xp = self.pad(b, x, value);
+            return self.gather(b, xp);
+        }
+        let s = b.shape(x);
+        let lead = |d: i64| if d == DYNAMIC { -1 } else { d };
+        let flat = b.reshape(x, &[lead(s[0]), lead(s[1]), h * w]);
+        let extended = b.pad(flat, &[0, 0, 0], &[0, 0, 1], value);
+        let indices: Vec<DenseValue> = self
+            .padded_indices()
+            .into_iter()
+            .map(|i| DenseValue::Int(i as i128))
+            .collect();
+        let idx_ty = b
+            .ctx
+            .tensor_type(&[self.kh * self.kw, self.oh * self.ow], Type::I64);
+        let idx = b.constant(idx_ty, &indices);
+        b.gather(extended, idx, 2)
+    }
+
+    /// The index table of [`Window::padded_gather`], row-major `[KH·KW, OH·OW]`: for each
+    /// window position and output pixel, the flattened input pixel it reads, or `H·W` (the
+    /// element holding the padding value) where it reads the padding.
+    fn padded_indices(&self) -> Vec<i64> {
+        let [_, _, h, w] = self.input;
+        let [top, left, _, _] = self.padding;
+        let mut indices = Vec::with_capacity((self.kh * self.kw * self.oh * self.ow) as usize);
+        for i in 0..self.kh {
+            for j in 0..self.kw {
+                for oy in 0..self.oh {
+                    for ox in 0..self.ow {
+                        let y = i * self.dilations[0] + oy * self.strides[0] - top;
+                        let x = j * self.dilations[1] + ox * self.strides[1] - left;
+                        let inside = (0..h).contains(&y) && (0..w).contains(&x);
+                        indices.push(if inside { y * w + x } else { h * w });
+                    }
+                }
+            }
+        }
+        indices
+    }
+
     /// The index table of [`Window::gather`], row-major `[KH·KW, OH·OW]`: for each window
     /// position and output pixel, the flattened padded input pixel it reads.
     pub(crate) fn indices(&self) -> Vec<i64> {
@@ -868,6 +925,28 @@ impl Window {
         Some(vec![
             b.reshape(v, &[lead(s[0]), lead(s[1]), self.oh, self.ow])
         ])
+    }
+}
+
+/// Whether `x` is a reshape of a value whose last dim is `hw` (the pixels of a plane, in
+/// one dim), seen through the elementwise ops between them.
+fn computed_flat(ctx: &Context, x: Value, hw: i64) -> bool {
+    let mut v = x;
+    loop {
+        let Some(d) = ctx.defining_op(v) else {
+            return false;
+        };
+        match crate::family_of(ctx, d) {
+            Some(Family::Reshape) => return shape(ctx, ctx.operand(d, 0)).last() == Some(&hw),
+            Some(Family::Unary(_) | Family::Binary(_) | Family::Cast | Family::Select) => {
+                let full = shape(ctx, v);
+                let Some(&next) = ctx.operands(d).iter().find(|&&o| shape(ctx, o) == full) else {
+                    return false;
+                };
+                v = next;
+            }
+            _ => return false,
+        }
     }
 }
 

@@ -26,10 +26,16 @@
 //! squeeze-excitation block's 1x1 convolutions over a pooled `[N, C, 1, 1]` decompose to such
 //! transposes around a narrow matmul: as copy kernels they cost a kernel each, as reshapes
 //! nothing, and the bias and activation after the matmul then sink into its epilogue.
+//!
+//! Last, a `graph.pad` of a reshape of a computed value moves above the reshape when every dim
+//! it pads is a group of one dim on both sides (`[1, 1, 128, 784] → [1, 128, 784]`, padded by
+//! one element at the end of the last dim: the padding `decompose` gives an im2col window
+//! gather): the pad is then the kernel's own result padded, which `lower` has the kernel write
+//! into the padded buffer (its padded outputs) instead of a pad kernel copying it.
 
 use super::fuse::{kind, Kind};
 use dlc_graph::decompose::GraphBuilder;
-use dlc_graph::ops::{ConstantOp, ReshapeOp, TransposeOp};
+use dlc_graph::ops::{ConstantOp, PadOp, ReshapeOp, TransposeOp};
 use dlc_graph::{family_of, Family};
 use dlc_ir::attributes::{AttrKind, DenseElements};
 use dlc_ir::{Attribute, Block, Context, FoldResult, InsertPoint, Op, Value, ValueMap, DYNAMIC};
@@ -45,7 +51,90 @@ pub(super) fn sink_reshapes(ctx: &mut Context, block: Block) -> u64 {
             moved += 1;
         }
     }
+    for op in ctx.block_ops(block).collect::<Vec<_>>() {
+        if pad_above_reshape(ctx, op) {
+            moved += 1;
+        }
+    }
     moved
+}
+
+/// Moves pad `op` above the reshapes it reads, back to the computed value they start from,
+/// when each dim it pads is a group of one dim, of the same size, on both sides (see the module
+/// comment); true if it did.
+fn pad_above_reshape(ctx: &mut Context, op: Op) -> bool {
+    if ctx.view::<PadOp>(op).is_none() {
+        return false;
+    }
+    let reshaped = ctx.operand(op, 0);
+    let mut source = reshaped;
+    while let Some(r) = ctx
+        .defining_op(source)
+        .filter(|&d| ctx.view::<ReshapeOp>(d).is_some())
+    {
+        source = ctx.operand(r, 0);
+    }
+    if source == reshaped || !computed(ctx, source) {
+        return false;
+    }
+    let (Some(s), Some(t), Some(padded)) = (
+        static_shape(ctx, source),
+        static_shape(ctx, reshaped),
+        static_shape(ctx, ctx.result(op, 0)),
+    ) else {
+        return false;
+    };
+    let int_array = |name: &str| match ctx.attr(op, name).map(|a| ctx.attr_kind(a)) {
+        Some(AttrKind::DenseArray { values, .. }) if values.len() == t.len() => {
+            Some(values.to_vec())
+        }
+        _ => None,
+    };
+    let (Some(low), Some(high), Some(value)) =
+        (int_array("low"), int_array("high"), ctx.attr(op, "value"))
+    else {
+        return false;
+    };
+    let Some(groups) = groups(&s, &t) else {
+        return false;
+    };
+    let (mut new_low, mut new_high) = (vec![0; s.len()], vec![0; s.len()]);
+    for (sg, tg) in &groups {
+        let pads = tg.clone().any(|d| low[d] != 0 || high[d] != 0);
+        if !pads {
+            continue;
+        }
+        if sg.len() != 1 || tg.len() != 1 || s[sg.start] != t[tg.start] {
+            return false;
+        }
+        (new_low[sg.start], new_high[sg.start]) = (low[tg.start], high[tg.start]);
+    }
+    let loc = ctx.op_loc(op);
+    let old = ctx.result(op, 0);
+    let mut b = GraphBuilder::new(ctx, InsertPoint::Before(op), loc);
+    let low_attr = b.i64_array(&new_low);
+    let high_attr = b.i64_array(&new_high);
+    let shape: Vec<i64> = s
+        .iter()
+        .zip(new_low.iter().zip(&new_high))
+        .map(|(d, (l, h))| d + l + h)
+        .collect();
+    let ty = b.ctx.tensor_type(&shape, b.elem(source));
+    let attrs = vec![("low", low_attr), ("high", high_attr), ("value", value)];
+    let moved = b.build_one("graph.pad", &[source], attrs, ty);
+    let r = b.reshape(moved, &padded);
+    ctx.replace_all_uses(old, r);
+    ctx.erase_op(op);
+    // The reshapes it read go with their last use.
+    let mut v = reshaped;
+    while v != source && ctx.uses(v).is_empty() {
+        let Some(d) = ctx.defining_op(v) else {
+            break;
+        };
+        v = ctx.operand(d, 0);
+        ctx.erase_op(d);
+    }
+    true
 }
 
 /// Rewrites every transpose of `block` that keeps the row-major order of its elements into a
