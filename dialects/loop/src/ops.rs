@@ -1678,6 +1678,33 @@ mod tests {
         ctx
     }
 
+    /// Every combiner a reduction names (its float one where it has one, its integer one) is
+    /// the op [`ReduceKind::of_combiner`] reads back as the same reduction: `lower` builds
+    /// reduction bodies from the names and the loop passes read them back.
+    #[test]
+    fn combiners_round_trip() {
+        let mut ctx = context();
+        let kinds = [
+            ReduceKind::Add,
+            ReduceKind::Mul,
+            ReduceKind::Max,
+            ReduceKind::Min,
+            ReduceKind::And,
+            ReduceKind::Or,
+        ];
+        for kind in kinds {
+            let names = kind
+                .float_combiner()
+                .into_iter()
+                .chain([kind.int_combiner()]);
+            for name in names {
+                let spec = dlc_ir::OpSpec::new(&mut ctx, name, Location::Unknown);
+                let op = ctx.create_op(spec);
+                assert_eq!(ReduceKind::of_combiner(&ctx, op), Some(kind), "{name}");
+            }
+        }
+    }
+
     /// Builds a GPU copy kernel with every builder, then verifies and round-trips it.
     #[test]
     fn builders_make_valid_ir() {

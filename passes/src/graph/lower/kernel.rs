@@ -1037,34 +1037,3 @@ fn flip_sign_bit(ctx: &mut Context, e: Emit, x: Value) -> Value {
 pub(super) fn is_computed(ctx: &Context, op: Op) -> bool {
     !(ctx.view::<ConstantOp>(op).is_some() && is_splat(ctx, op))
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use dlc_ir::{Location, OpSpec};
-
-    /// Every combiner `lower` builds is the op `ReduceKind` reads back as the same reduction.
-    #[test]
-    fn combiners_round_trip() {
-        let mut ctx = dlc_dialects::context();
-        let kinds = [
-            ReduceKind::Add,
-            ReduceKind::Mul,
-            ReduceKind::Max,
-            ReduceKind::Min,
-            ReduceKind::And,
-            ReduceKind::Or,
-        ];
-        for kind in kinds {
-            for cls in [Class::Float, Class::Int, Class::Bool] {
-                if cls == Class::Float && matches!(kind, ReduceKind::And | ReduceKind::Or) {
-                    continue;
-                }
-                let name = format!("arith.{}", combiner(kind, cls));
-                let spec = OpSpec::new(&mut ctx, &name, Location::Unknown);
-                let op = ctx.create_op(spec);
-                assert_eq!(ReduceKind::of_combiner(&ctx, op), Some(kind), "{name}");
-            }
-        }
-    }
-}

@@ -177,35 +177,3 @@ fn host_l2_bytes() -> Option<u64> {
     };
     digits.parse::<u64>().ok().map(|n| n * scale)
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn levels_have_the_psabi_register_files() {
-        let v3 = CpuInfo::named("x86-64-v3").unwrap();
-        assert_eq!(
-            (v3.vector_bits, v3.vector_registers, v3.fma),
-            (256, 16, true)
-        );
-        assert_eq!(v3.lanes(32), 8);
-        assert_eq!(v3.lanes(64), 4);
-        assert_eq!(v3.register_tile(), (6, 2));
-        let v4 = CpuInfo::named("x86-64-v4").unwrap();
-        assert_eq!((v4.lanes(32), v4.register_tile()), (16, (4, 4)));
-        assert!(!CpuInfo::named("x86-64").unwrap().fma);
-        assert!(CpuInfo::named("znver1").is_err());
-    }
-
-    #[test]
-    fn a_register_tile_fits_the_register_file() {
-        for name in ["x86-64", "x86-64-v2", "x86-64-v3", "x86-64-v4", "host"] {
-            let cpu = CpuInfo::named(name).unwrap();
-            let (rows, vectors) = cpu.register_tile();
-            // Accumulators, registers of `B`, one broadcast of `A`.
-            let used = rows * vectors + vectors + 1;
-            assert!(used <= i64::from(cpu.vector_registers), "{name}");
-        }
-    }
-}

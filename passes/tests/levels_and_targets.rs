@@ -1,0 +1,112 @@
+//! The public helpers of `dlc-passes` that tools build on, checked through their API: the
+//! conversions `levels` inserts into a pipeline between the graph and loop levels, and the
+//! register files and tiles `CpuInfo` gives each x86-64 level.
+
+use dlc_ir::pass::{parse_pipeline, PipelineElement};
+use dlc_passes::levels::{with_conversions, Inserted};
+use dlc_passes::loops::cpu::target::CpuInfo;
+
+fn converted(text: &str) -> (Vec<String>, Vec<Inserted>) {
+    let spec = parse_pipeline(text).expect("parses");
+    let (spec, inserted) = with_conversions(&spec);
+    let names = spec
+        .elements
+        .iter()
+        .map(|e| match e {
+            PipelineElement::Pass { name, options, .. } => match options.first() {
+                Some((k, v)) => format!("{name}{{{k}={v}}}"),
+                None => name.clone(),
+            },
+            PipelineElement::Nested { .. } => "(nested)".to_string(),
+        })
+        .collect();
+    (names, inserted)
+}
+
+#[test]
+fn the_headline_pipeline_gains_decompose_and_a_gpu_lower() {
+    let (names, inserted) = converted("fuse,simplify,gpu-map");
+    assert_eq!(
+        names,
+        [
+            "decompose",
+            "fuse",
+            "lower{target=gpu}",
+            "simplify",
+            "gpu-map"
+        ]
+    );
+    assert_eq!(inserted.len(), 2);
+    assert_eq!(inserted[1].before, "simplify");
+}
+
+#[test]
+fn cpu_pipelines_lower_for_the_cpu() {
+    let (names, _) = converted("fuse,cse,cpu-default");
+    assert_eq!(
+        names,
+        [
+            "decompose",
+            "fuse",
+            "cse",
+            "lower{target=cpu}",
+            "cpu-default"
+        ]
+    );
+}
+
+#[test]
+fn explicit_passes_win() {
+    for text in [
+        "decompose,fuse,lower,simplify",
+        "decompose,fuse,lower{target=gpu},gpu-default",
+        "simplify,gpu-map",
+        "canonicalize,cse",
+        "builtin.module(fuse,simplify)",
+    ] {
+        let (_, inserted) = converted(text);
+        assert!(inserted.is_empty(), "{text}: {inserted:?}");
+    }
+}
+
+#[test]
+fn fuse_after_an_explicit_decompose_gains_only_lower() {
+    let (names, _) = converted("decompose,canonicalize,fuse,simplify");
+    assert_eq!(
+        names,
+        [
+            "decompose",
+            "canonicalize",
+            "fuse",
+            "lower{target=cpu}",
+            "simplify"
+        ]
+    );
+}
+
+#[test]
+fn levels_have_the_psabi_register_files() {
+    let v3 = CpuInfo::named("x86-64-v3").unwrap();
+    assert_eq!(
+        (v3.vector_bits, v3.vector_registers, v3.fma),
+        (256, 16, true)
+    );
+    assert_eq!(v3.lanes(32), 8);
+    assert_eq!(v3.lanes(64), 4);
+    assert_eq!(v3.register_tile(), (6, 2));
+    let v4 = CpuInfo::named("x86-64-v4").unwrap();
+    assert_eq!((v4.lanes(32), v4.register_tile()), (16, (4, 4)));
+    assert!(!CpuInfo::named("x86-64").unwrap().fma);
+    assert!(CpuInfo::named("znver1").is_err());
+}
+
+#[test]
+fn a_register_tile_fits_the_register_file() {
+    for name in ["x86-64", "x86-64-v2", "x86-64-v3", "x86-64-v4", "host"] {
+        let cpu = CpuInfo::named(name).unwrap();
+        let (rows, vectors) = cpu.register_tile();
+        // Accumulators, registers of `B`, one broadcast of `A`.
+        let used = rows * vectors + vectors + 1;
+        assert!(used <= i64::from(cpu.vector_registers), "{name}");
+    }
+}
