@@ -16,6 +16,7 @@ use crate::shape_values::{Dim, Monomial};
 use crate::tensor::{element_type, tensor_attr};
 use dlc_graph::interp::evaluate_op;
 use dlc_graph::ops::ConstantOp;
+use dlc_graph::GraphOps;
 use dlc_ir::location::CompositeLocKind;
 use dlc_ir::{
     AttrKind, Attribute, Context, InsertPoint, Location, NamedAttr, Op, OpSpec, Region, Type,
@@ -1142,6 +1143,10 @@ impl<'i> NodeCx<'i, '_> {
         if !foldable(self.imp.ctx, self.imp.ctx.value_type(result)) {
             return result;
         }
+        if let Some(attr) = self.moved_constant(op, operands) {
+            self.imp.ctx.erase_op(op);
+            return self.imp.constant_attr(attr);
+        }
         let values: Option<Vec<Literal>> = operands
             .iter()
             .map(|v| self.imp.constant_value(*v))
@@ -1158,6 +1163,36 @@ impl<'i> NodeCx<'i, '_> {
         };
         self.imp.ctx.erase_op(op);
         self.imp.constant(t)
+    }
+
+    /// The value of transpose or reshape `op` of a constant, its bytes moved
+    /// ([`Context::dense_transposed`]) rather than its elements decoded and evaluated: a
+    /// recurrent layer's weights are reordered this way (a bidirectional GRU's 3 MB took 60 ms
+    /// through the interpreter). `None` for other ops and operands.
+    fn moved_constant(&mut self, op: Op, operands: &[Value]) -> Option<Attribute> {
+        let ctx = &mut *self.imp.ctx;
+        let &[x] = operands else {
+            return None;
+        };
+        let attr = ctx.view::<ConstantOp>(ctx.defining_op(x)?)?.value(ctx)?;
+        let shape: Vec<usize> = ctx
+            .shape(ctx.value_type(x))?
+            .iter()
+            .map(|&d| usize::try_from(d).ok())
+            .collect::<Option<_>>()?;
+        let perm: Vec<usize> = match GraphOps::of(ctx, op)? {
+            GraphOps::ReshapeOp(_) => (0..shape.len()).collect(),
+            GraphOps::TransposeOp(t) => match ctx.attr_kind(t.perm(ctx)?) {
+                AttrKind::DenseArray { values, .. } => values
+                    .iter()
+                    .map(|&p| usize::try_from(p).ok())
+                    .collect::<Option<_>>()?,
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let ty = ctx.value_type(ctx.result(op, 0));
+        ctx.dense_transposed(attr, &shape, &perm, ty)
     }
 
     /// A constant of `t`.

@@ -6,7 +6,8 @@
 //! feeds the importer: truncated and random bytes, absurd dims, a cycle, missing or escaping
 //! external data, unsupported ops, attributes and dtypes, a shape input that must be a
 //! constant, mismatched shapes. One positive test (a small classifier) checks that a good model
-//! imports, verifies and runs in the graph interpreter. Inputs the fuzzer (tools/fuzz,
+//! imports, verifies and runs in the graph interpreter; another that initializers transposed
+//! and reshaped fold into constants with the right values. Inputs the fuzzer (tools/fuzz,
 //! `onnx_import`) found are kept at the end as byte strings.
 
 use dlc_graph::interp::interpret;
@@ -4108,4 +4109,52 @@ fn shapes_computed_from_dynamic_dims() {
         assert_eq!(y[0].shape(), [n, 3]);
         assert_eq!(y[0].to_f64_vec()[..3], [1.0, 2.0, 3.0]);
     }
+}
+
+/// A transpose and a reshape of initializers (a recurrent layer's weights are reordered so)
+/// fold into constants at import, their bytes moved: no op is left of them, and the values are
+/// the transposed ones.
+#[test]
+fn transposed_and_reshaped_initializers_fold() {
+    let w: Vec<f32> = (0..24).map(|i| i as f32).collect();
+    let m = model(
+        vec![
+            with_attrs(
+                node("Transpose", "t", &["w"], &["wt"]),
+                vec![ints_attr("perm", &[2, 0, 1])],
+            ),
+            node("Reshape", "r", &["wt", "shape"], &["wr"]),
+            node("Add", "add", &["wr", "x"], &["y"]),
+        ],
+        vec![input("x", DataType::Float, &[4, 6])],
+        &["y"],
+        vec![
+            f32_tensor("w", &[2, 3, 4], &w),
+            i64_tensor("shape", &[2], &[4, 6]),
+        ],
+    );
+    let (ctx, imported) = import_checked(&m, &ImportOptions::default()).expect("imports");
+    let mut movement = 0;
+    ctx.for_each_op(imported.func, &mut |op| {
+        movement += usize::from(matches!(
+            ctx.op_name(op),
+            "graph.transpose" | "graph.reshape"
+        ));
+    });
+    assert_eq!(
+        movement, 0,
+        "the transpose and reshape of constants are folded"
+    );
+    let x = Literal::from_f64(DType::F32, &[4, 6], &[0.5; 24]);
+    let out = interpret(&ctx, imported.func, &[x]).expect("the interpreter runs");
+    // wt[k][i][j] = w[i][j][k] = 12i + 4j + k, read row-major as [4, 6].
+    let mut expected = Vec::new();
+    for k in 0..4 {
+        for i in 0..2 {
+            for j in 0..3 {
+                expected.push((12 * i + 4 * j + k) as f64 + 0.5);
+            }
+        }
+    }
+    assert_eq!(out[0].to_f64_vec(), expected);
 }
