@@ -41,9 +41,10 @@
 
 use std::f64::consts::{FRAC_2_SQRT_PI, FRAC_PI_2, LN_2, LOG2_E};
 
+use inkwell::attributes::{Attribute, AttributeLoc};
 use inkwell::builder::{Builder, BuilderError};
 use inkwell::intrinsics::Intrinsic;
-use inkwell::module::Module;
+use inkwell::module::{Linkage, Module};
 use inkwell::types::{BasicType, BasicTypeEnum, FloatType, IntType, VectorType};
 use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum};
 use inkwell::FloatPredicate;
@@ -87,6 +88,59 @@ pub(crate) fn emit_math<'ctx>(
         MathFn::Cos => e.sin_cos(x, true),
         MathFn::Sigmoid => e.sigmoid(x),
     }
+}
+
+/// The prefix of the functions [`emit_math_call`] defines. The quick tier keeps them out of
+/// line (`jit.rs`); every other configuration inlines them where they are called.
+pub(crate) const OUTLINED_PREFIX: &str = "dlc.math.";
+
+/// Emits a call computing `f(x)` (as [`emit_math`] does): of an internal function of the
+/// module, defined on first use for `f`, the type of `x` and `avx512`, that returns
+/// [`emit_math`]'s expansion of its argument, marked `alwaysinline`. Inlined, the code is the
+/// expansion at the call; the quick tier, which takes the inlining off, compiles each function
+/// once instead of every expansion (about 26 operations for an `exp`, 60 for a `tanh`; a
+/// recurrent cell computes several per vector of each gate).
+pub(crate) fn emit_math_call<'ctx>(
+    module: &Module<'ctx>,
+    builder: &Builder<'ctx>,
+    f: MathFn,
+    x: BasicValueEnum<'ctx>,
+    avx512: bool,
+) -> Result<BasicValueEnum<'ctx>, BuilderError> {
+    let ty = x.get_type();
+    let name = format!(
+        "{OUTLINED_PREFIX}{f:?}.{}{}",
+        ty.print_to_string()
+            .to_string()
+            .replace([' ', '<', '>'], ""),
+        if avx512 { ".avx512" } else { "" }
+    );
+    let function = match module.get_function(&name) {
+        Some(function) => function,
+        None => {
+            let llvm = module.get_context();
+            let function = module.add_function(
+                &name,
+                ty.fn_type(&[ty.into()], false),
+                Some(Linkage::Internal),
+            );
+            let inline = Attribute::get_named_enum_kind_id("alwaysinline");
+            function.add_attribute(
+                AttributeLoc::Function,
+                llvm.create_enum_attribute(inline, 0),
+            );
+            let body = llvm.create_builder();
+            body.position_at_end(llvm.append_basic_block(function, "entry"));
+            let arg = function.get_nth_param(0).ok_or(BuilderError::NotSameType)?;
+            let result = emit_math(module, &body, f, arg, avx512)?;
+            body.build_return(Some(&result))?;
+            function
+        }
+    };
+    let call = builder.build_call(function, &[x.into()], "")?;
+    call.try_as_basic_value()
+        .basic()
+        .ok_or(BuilderError::NotSameType)
 }
 
 /// `a ** b` computed as `exp(b * log(|a|))` with the IEEE 754 `pow` special cases:

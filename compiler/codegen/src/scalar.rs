@@ -19,7 +19,7 @@
 
 use crate::error::{CgError, CgResult};
 use crate::function::{FnLowering, Machine};
-use crate::math::{emit_math, emit_powf, MathFn};
+use crate::math::{emit_math, emit_math_call, emit_powf, MathFn};
 use crate::types::value_type;
 use dlc_arith::{rounding_mode, ArithOps, RoundingMode};
 use dlc_ir::{AttrKind, DenseValue, Op};
@@ -367,16 +367,17 @@ impl<'ctx> FnLowering<'_, 'ctx> {
             .ok_or_else(|| format!("'{name}' returned nothing").into())
     }
 
-    /// A transcendental function, computed in f32 for f16/bf16 values.
+    /// A transcendental function, computed in f32 for f16/bf16 values: on the CPU a call of
+    /// the module's function for it ([`emit_math_call`], inlined by every configuration but
+    /// the quick tier), on the GPU expanded where it is used.
     fn math(&self, f: MathFn, x: BasicValueEnum<'ctx>) -> CgResult<BasicValueEnum<'ctx>> {
         self.in_f32_if_narrow(&[x], |this, args| {
-            Ok(emit_math(
-                this.module,
-                &this.builder,
-                f,
-                args[0],
-                matches!(this.machine, Machine::Cpu { avx512: true, .. }),
-            )?)
+            Ok(match this.machine {
+                Machine::Cpu { avx512, .. } => {
+                    emit_math_call(this.module, &this.builder, f, args[0], avx512)?
+                }
+                Machine::Nvptx => emit_math(this.module, &this.builder, f, args[0], false)?,
+            })
         })
     }
 
