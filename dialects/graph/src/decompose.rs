@@ -828,8 +828,13 @@ impl Window {
         // At most one of N and C is dynamic (checked by `unflatten`'s callers through shapes);
         // the reshape infers it.
         let flat = b.reshape(xp, &[lead(s[0]), lead(s[1]), hp * wp]);
-        let indices: Vec<DenseValue> = self
-            .indices()
+        self.gather_table(b, flat, self.indices())
+    }
+
+    /// Gathers `flat` ([N, C, P]) along its last axis through the constant `[KH·KW, OH·OW]`
+    /// table `indices`.
+    fn gather_table(&self, b: &mut GraphBuilder<'_>, flat: Value, indices: Vec<i64>) -> Value {
+        let indices: Vec<DenseValue> = indices
             .into_iter()
             .map(|i| DenseValue::Int(i as i128))
             .collect();
@@ -862,16 +867,7 @@ impl Window {
         let lead = |d: i64| if d == DYNAMIC { -1 } else { d };
         let flat = b.reshape(x, &[lead(s[0]), lead(s[1]), h * w]);
         let extended = b.pad(flat, &[0, 0, 0], &[0, 0, 1], value);
-        let indices: Vec<DenseValue> = self
-            .padded_indices()
-            .into_iter()
-            .map(|i| DenseValue::Int(i as i128))
-            .collect();
-        let idx_ty = b
-            .ctx
-            .tensor_type(&[self.kh * self.kw, self.oh * self.ow], Type::I64);
-        let idx = b.constant(idx_ty, &indices);
-        b.gather(extended, idx, 2)
+        self.gather_table(b, extended, self.padded_indices())
     }
 
     /// The index table of [`Window::padded_gather`], row-major `[KH·KW, OH·OW]`: for each
@@ -880,15 +876,28 @@ impl Window {
     fn padded_indices(&self) -> Vec<i64> {
         let [_, _, h, w] = self.input;
         let [top, left, _, _] = self.padding;
+        self.table(|y, x| {
+            let (y, x) = (y - top, x - left);
+            let inside = (0..h).contains(&y) && (0..w).contains(&x);
+            if inside {
+                y * w + x
+            } else {
+                h * w
+            }
+        })
+    }
+
+    /// `place(y, x)` of the padded input's pixel that each window position reads for each
+    /// output pixel, row-major `[KH·KW, OH·OW]`.
+    fn table(&self, place: impl Fn(i64, i64) -> i64) -> Vec<i64> {
         let mut indices = Vec::with_capacity((self.kh * self.kw * self.oh * self.ow) as usize);
         for i in 0..self.kh {
             for j in 0..self.kw {
                 for oy in 0..self.oh {
                     for ox in 0..self.ow {
-                        let y = i * self.dilations[0] + oy * self.strides[0] - top;
-                        let x = j * self.dilations[1] + ox * self.strides[1] - left;
-                        let inside = (0..h).contains(&y) && (0..w).contains(&x);
-                        indices.push(if inside { y * w + x } else { h * w });
+                        let y = i * self.dilations[0] + oy * self.strides[0];
+                        let x = j * self.dilations[1] + ox * self.strides[1];
+                        indices.push(place(y, x));
                     }
                 }
             }
@@ -900,19 +909,7 @@ impl Window {
     /// position and output pixel, the flattened padded input pixel it reads.
     pub(crate) fn indices(&self) -> Vec<i64> {
         let wp = self.padded().1;
-        let mut indices = Vec::with_capacity((self.kh * self.kw * self.oh * self.ow) as usize);
-        for i in 0..self.kh {
-            for j in 0..self.kw {
-                for oy in 0..self.oh {
-                    for ox in 0..self.ow {
-                        let y = i * self.dilations[0] + oy * self.strides[0];
-                        let x = j * self.dilations[1] + ox * self.strides[1];
-                        indices.push(y * wp + x);
-                    }
-                }
-            }
-        }
-        indices
+        self.table(|y, x| y * wp + x)
     }
 
     /// Reshapes a pooled [N, C, OH·OW] back to [N, C, OH, OW].
