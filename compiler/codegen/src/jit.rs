@@ -26,8 +26,9 @@
 //! The background begins once a run of a program linked against the module has ended
 //! ([`KernelTable::runs`]), or [`FIRST_RUN_GRACE`] after the compile when none has, or at once
 //! when [`CpuModule::wait_optimized`] asks for the optimized code: the first run, in quick
-//! code, has the cores to itself. Beside it, even at a lower priority, the background took
-//! ppocr_det's first run from about 100 to about 200 ms on 2 cores (docs/codegen.md, "Tiers").
+//! code, has the cores to itself. Beside it, even at a lower priority, the background made
+//! ppocr_det's first result come about 200 ms after its compile instead of about 130 ms on 2
+//! cores (docs/codegen.md, "Tiers").
 
 use crate::cache::{EntryKind, KernelCache, Key, KeyHasher, Lookup, CODEGEN_FORMAT};
 use crate::function::{ArgFacts, Machine};

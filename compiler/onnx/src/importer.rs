@@ -12,7 +12,7 @@
 
 use crate::ops;
 use crate::proto::{type_proto, AttributeProto, GraphProto, ModelProto, NodeProto, TensorProto};
-use crate::shape_values::{Dim, Monomial};
+use crate::shape_values::{array_attr, Dim, Monomial};
 use crate::tensor::{element_type, tensor_attr};
 use dlc_graph::interp::evaluate_op;
 use dlc_graph::ops::ConstantOp;
@@ -1182,13 +1182,10 @@ impl<'i> NodeCx<'i, '_> {
             .collect::<Option<_>>()?;
         let perm: Vec<usize> = match GraphOps::of(ctx, op)? {
             GraphOps::ReshapeOp(_) => (0..shape.len()).collect(),
-            GraphOps::TransposeOp(t) => match ctx.attr_kind(t.perm(ctx)?) {
-                AttrKind::DenseArray { values, .. } => values
-                    .iter()
-                    .map(|&p| usize::try_from(p).ok())
-                    .collect::<Option<_>>()?,
-                _ => return None,
-            },
+            GraphOps::TransposeOp(_) => array_attr(ctx, op, "perm")?
+                .iter()
+                .map(|&p| usize::try_from(p).ok())
+                .collect::<Option<_>>()?,
             _ => return None,
         };
         let ty = ctx.value_type(ctx.result(op, 0));

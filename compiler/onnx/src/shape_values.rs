@@ -622,7 +622,7 @@ fn slice(v: &[Dim], start: i64, end: i64, step: i64) -> Option<Vec<Dim>> {
 }
 
 /// The `array<i64: ...>` attribute `name` of `op`.
-fn array_attr(ctx: &dlc_ir::Context, op: Op, name: &str) -> Option<Vec<i64>> {
+pub(crate) fn array_attr(ctx: &dlc_ir::Context, op: Op, name: &str) -> Option<Vec<i64>> {
     match ctx.attr_kind(ctx.attr(op, name)?) {
         AttrKind::DenseArray { values, .. } => Some(values.to_vec()),
         _ => None,

@@ -823,11 +823,7 @@ impl Window {
     /// Gathers the windows of the padded `xp` ([N, C, Hp, Wp]) into [N, C, KH·KW, OH·OW].
     pub(crate) fn gather(&self, b: &mut GraphBuilder<'_>, xp: Value) -> Value {
         let (hp, wp) = self.padded();
-        let s = b.shape(xp);
-        let lead = |d: i64| if d == DYNAMIC { -1 } else { d };
-        // At most one of N and C is dynamic (checked by `unflatten`'s callers through shapes);
-        // the reshape infers it.
-        let flat = b.reshape(xp, &[lead(s[0]), lead(s[1]), hp * wp]);
+        let flat = flatten_pixels(b, xp, hp * wp);
         self.gather_table(b, flat, self.indices())
     }
 
@@ -863,9 +859,7 @@ impl Window {
             let xp = self.pad(b, x, value);
             return self.gather(b, xp);
         }
-        let s = b.shape(x);
-        let lead = |d: i64| if d == DYNAMIC { -1 } else { d };
-        let flat = b.reshape(x, &[lead(s[0]), lead(s[1]), h * w]);
+        let flat = flatten_pixels(b, x, h * w);
         let extended = b.pad(flat, &[0, 0, 0], &[0, 0, 1], value);
         self.gather_table(b, extended, self.padded_indices())
     }
@@ -923,6 +917,14 @@ impl Window {
             b.reshape(v, &[lead(s[0]), lead(s[1]), self.oh, self.ow])
         ])
     }
+}
+
+/// `x` ([N, C, H, W]) reshaped to [N, C, `pixels`]. At most one of N and C is dynamic (checked
+/// by `unflatten`'s callers through shapes); the reshape infers it.
+fn flatten_pixels(b: &mut GraphBuilder<'_>, x: Value, pixels: i64) -> Value {
+    let s = b.shape(x);
+    let lead = |d: i64| if d == DYNAMIC { -1 } else { d };
+    b.reshape(x, &[lead(s[0]), lead(s[1]), pixels])
 }
 
 /// Whether `x` is a reshape of a value whose last dim is `hw` (the pixels of a plane, in

@@ -84,14 +84,11 @@ fn pad_above_reshape(ctx: &mut Context, op: Op) -> bool {
     ) else {
         return false;
     };
-    let int_array = |name: &str| match ctx.attr(op, name).map(|a| ctx.attr_kind(a)) {
-        Some(AttrKind::DenseArray { values, .. }) if values.len() == t.len() => {
-            Some(values.to_vec())
-        }
-        _ => None,
-    };
+    let loc = ctx.op_loc(op);
+    let mut b = GraphBuilder::new(ctx, InsertPoint::Before(op), loc);
+    let int_array = |name: &str| b.array_attr(op, name).filter(|a| a.len() == t.len());
     let (Some(low), Some(high), Some(value)) =
-        (int_array("low"), int_array("high"), ctx.attr(op, "value"))
+        (int_array("low"), int_array("high"), b.ctx.attr(op, "value"))
     else {
         return false;
     };
@@ -109,9 +106,7 @@ fn pad_above_reshape(ctx: &mut Context, op: Op) -> bool {
         }
         (new_low[sg.start], new_high[sg.start]) = (low[tg.start], high[tg.start]);
     }
-    let loc = ctx.op_loc(op);
-    let old = ctx.result(op, 0);
-    let mut b = GraphBuilder::new(ctx, InsertPoint::Before(op), loc);
+    let old = b.ctx.result(op, 0);
     let low_attr = b.i64_array(&new_low);
     let high_attr = b.i64_array(&new_high);
     let shape: Vec<i64> = s
