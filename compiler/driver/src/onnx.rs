@@ -15,13 +15,12 @@
 use crate::import_plan::ImportPlan;
 use crate::model::{entry_function, Recreate};
 use crate::{model_cache, Model, ModelOptions};
+use bytes::Bytes;
 use dlc_ir::{Context, Op};
 use dlc_onnx::{ImportError, ImportOptions};
 use dlc_runtime::Tensor;
 use dlc_tensor::Literal;
-use std::borrow::Cow;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 /// An imported ONNX model, for [`crate::Model::compile_module`].
 pub struct OnnxImport {
@@ -62,7 +61,7 @@ enum Origin {
     /// A model file; its external data (weights in files of their own) is read beside it.
     File(PathBuf),
     /// A model in memory, named `name` in diagnostics; it cannot have external data.
-    Bytes { name: String, bytes: Arc<[u8]> },
+    Bytes { name: String, bytes: Bytes },
 }
 
 impl Origin {
@@ -82,13 +81,13 @@ impl Origin {
         }
     }
 
-    /// The model's bytes.
-    fn read(&self) -> Result<Cow<'_, [u8]>, String> {
+    /// The model's bytes, which the decoded model's tensors share.
+    fn read(&self) -> Result<Bytes, String> {
         match self {
             Origin::File(path) => std::fs::read(path)
-                .map(Cow::Owned)
+                .map(Bytes::from)
                 .map_err(|e| format!("{}: error: cannot read: {e}\n", path.display())),
-            Origin::Bytes { bytes, .. } => Ok(Cow::Borrowed(bytes)),
+            Origin::Bytes { bytes, .. } => Ok(bytes.clone()),
         }
     }
 }
@@ -96,13 +95,14 @@ impl Origin {
 /// [`import_onnx`] of the model `origin` holding `bytes`, whose [`file_hash`] is `hash`.
 fn import_bytes(
     origin: &Origin,
-    bytes: &[u8],
+    bytes: &Bytes,
     hash: &[u8; 32],
     mut options: ImportOptions,
     given: Option<&[Tensor]>,
 ) -> Result<OnnxImport, String> {
     let name = origin.name();
-    let model = dlc_onnx::decode_model(bytes).map_err(|e| format!("{name}: error: {e}\n"))?;
+    let model =
+        dlc_onnx::decode_model(bytes.clone()).map_err(|e| format!("{name}: error: {e}\n"))?;
     let graph_inputs = graph_input_names(&model);
     let mut specialized = Vec::new();
     loop {
@@ -188,17 +188,18 @@ pub fn compile_onnx_bytes(
     file: &str,
     options: &ModelOptions,
 ) -> Result<CompiledOnnx, String> {
+    let bytes = Bytes::copy_from_slice(bytes);
     let origin = Origin::Bytes {
         name: file.to_string(),
-        bytes: Arc::from(bytes),
+        bytes: bytes.clone(),
     };
-    compile_origin(&origin, bytes, import, given, file, options)
+    compile_origin(&origin, &bytes, import, given, file, options)
 }
 
 /// [`compile_onnx`] of the model `origin` holding `bytes`.
 fn compile_origin(
     origin: &Origin,
-    bytes: &[u8],
+    bytes: &Bytes,
     import: ImportOptions,
     given: Option<&[Tensor]>,
     file: &str,

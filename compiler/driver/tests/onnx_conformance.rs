@@ -208,7 +208,7 @@ fn narrow_given_bf16(path: &Path, given: Vec<dlc_runtime::Tensor>) -> Vec<dlc_ru
     const BFLOAT16: i32 = 16;
     let model = std::fs::read(path)
         .ok()
-        .and_then(|bytes| dlc_onnx::decode_model(&bytes).ok());
+        .and_then(|bytes| dlc_onnx::decode_model(bytes).ok());
     let Some(graph) = model.and_then(|m| m.graph) else {
         return given;
     };

@@ -842,6 +842,13 @@ impl<'i> NodeCx<'i, '_> {
         self.imp.constant_value(v)
     }
 
+    /// The attribute of constant `v` (its `graph.constant`'s), undecoded: for handlers that
+    /// read a large constant's bytes directly.
+    pub fn constant_attr_of(&mut self, v: Value) -> Option<Attribute> {
+        let ctx = &*self.imp.ctx;
+        ctx.view::<ConstantOp>(ctx.defining_op(v)?)?.value(ctx)
+    }
+
     /// The value named `name` in scope, if it is a constant (or folded to one).
     pub fn outer_constant(&mut self, name: &str) -> Option<Literal> {
         let v = *self.imp.values.get(name)?;

@@ -27,11 +27,13 @@ use dlc_tensor::Literal;
 use prost::Message;
 use std::path::Path;
 
-/// Decodes a serialized `ModelProto`. A broken framing is reported with the byte offset of the
-/// top-level field where it breaks.
-pub fn decode_model(bytes: &[u8]) -> Result<proto::ModelProto, ImportError> {
-    proto::ModelProto::decode(bytes).map_err(|e| {
-        let at = match framing_error(bytes) {
+/// Decodes a serialized `ModelProto`. Tensors' `raw_data` share the buffer rather than copy
+/// it (a `Vec<u8>` or `bytes::Bytes` is taken as it is). A broken framing is reported with the
+/// byte offset of the top-level field where it breaks.
+pub fn decode_model(bytes: impl Into<bytes::Bytes>) -> Result<proto::ModelProto, ImportError> {
+    let bytes = bytes.into();
+    proto::ModelProto::decode(bytes.clone()).map_err(|e| {
+        let at = match framing_error(&bytes) {
             Some(offset) => {
                 format!(" (the field at byte offset {offset} is malformed or truncated)")
             }
@@ -52,7 +54,7 @@ pub fn import_file(
     let bytes = std::fs::read(path).map_err(|e| ImportError::Model {
         message: format!("cannot read '{}': {e}", path.display()),
     })?;
-    let model = decode_model(&bytes)?;
+    let model = decode_model(bytes)?;
     import_model(ctx, &model, path.parent(), options)
 }
 

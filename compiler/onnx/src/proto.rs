@@ -200,8 +200,8 @@ pub struct TensorProto {
     #[prost(string, tag = "12")]
     pub doc_string: String,
     /// Little-endian elements, packed.
-    #[prost(bytes = "vec", tag = "9")]
-    pub raw_data: Vec<u8>,
+    #[prost(bytes = "bytes", tag = "9")]
+    pub raw_data: bytes::Bytes,
     /// `location`, `offset`, `length`, `checksum` when `data_location` is external.
     #[prost(message, repeated, tag = "13")]
     pub external_data: Vec<StringStringEntryProto>,

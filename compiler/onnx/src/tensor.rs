@@ -84,7 +84,7 @@ pub fn tensor_attr(
     let data = if t.data_location == DataLocation::External as i32 {
         external_bytes(t, base)?
     } else if !t.raw_data.is_empty() || count == 0 {
-        t.raw_data.clone()
+        t.raw_data.to_vec()
     } else {
         typed_bytes(t, elem, count)?
     };

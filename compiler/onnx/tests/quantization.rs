@@ -366,6 +366,104 @@ fn integer_products_subtract_zero_points_per_row_and_column() {
     assert_eq!(y, [1.0, 3.0, 2.0, 4.0, 251.0, 247.0, 3.0, 248.0, 245.0]);
 }
 
+/// `(A − za) · (B − zb)` of row-major `a` (`[batch?, m, k]`) and `b` (`[batch?, k, n]`, or
+/// `[k, n]` shared), with scalar or per-row / per-column zero points, in `i64`.
+fn integer_product(
+    (a, a_shape, za): (&[i64], &[usize], &[i64]),
+    (b, b_shape, zb): (&[i64], &[usize], &[i64]),
+) -> Vec<f64> {
+    let (m, k) = (a_shape[a_shape.len() - 2], a_shape[a_shape.len() - 1]);
+    let n = b_shape[b_shape.len() - 1];
+    let batch = a.len() / (m * k);
+    let b_batch = b.len() / (k * n);
+    let at = |z: &[i64], i: usize| if z.len() == 1 { z[0] } else { z[i] };
+    let mut y = Vec::new();
+    for p in 0..batch {
+        for i in 0..m {
+            for j in 0..n {
+                let sum: i64 = (0..k)
+                    .map(|l| {
+                        let x = a[(p * m + i) * k + l] - at(za, i);
+                        let w = b[((p % b_batch) * k + l) * n + j] - at(zb, j);
+                        x * w
+                    })
+                    .sum();
+                y.push(sum as i32 as f64);
+            }
+        }
+    }
+    y
+}
+
+#[test]
+fn integer_products_with_constant_matrices_sum_their_bytes() {
+    // The zero points enter through sums of the constant matrix, which the importer reads
+    // from its bytes: a batched uint8 weight (moved by 128 to int8 first), an int8 constant
+    // left operand (moved to uint8: its row sums), and a splat weight.
+    let ramp = |n: usize, lo: i64, step: i64, span: i64| -> Vec<i64> {
+        (0..n as i64)
+            .map(|i| lo + (i * step).rem_euclid(span))
+            .collect()
+    };
+    let a = ramp(2 * 3 * 4, 0, 37, 256);
+    let b = ramp(2 * 4 * 5, 0, 91, 256);
+    let m = model(
+        "MatMulInteger",
+        "",
+        10,
+        vec![],
+        &["a", "b", "za", "zb"],
+        vec![input("a", DataType::Uint8, &[2, 3, 4])],
+        vec![
+            ints("b", DataType::Uint8, &[2, 4, 5], &b),
+            ints("za", DataType::Uint8, &[], &[7]),
+            ints("zb", DataType::Uint8, &[5], &[0, 1, 128, 200, 255]),
+        ],
+    );
+    let want = integer_product(
+        (&a, &[2, 3, 4], &[7]),
+        (&b, &[2, 4, 5], &[0, 1, 128, 200, 255]),
+    );
+    let x = Literal::from_i64(DType::U8, &[2, 3, 4], &a);
+    assert_eq!(run(&m, &[x]), (DType::I32, want));
+
+    let a = ramp(3 * 4, -128, 53, 256);
+    let b = ramp(4 * 2, -128, 29, 256);
+    let m = model(
+        "MatMulInteger",
+        "",
+        10,
+        vec![],
+        &["a", "b", "za", "zb"],
+        vec![input("b", DataType::Int8, &[4, 2])],
+        vec![
+            ints("a", DataType::Int8, &[3, 4], &a),
+            ints("za", DataType::Int8, &[3], &[-128, 0, 127]),
+            ints("zb", DataType::Int8, &[], &[-3]),
+        ],
+    );
+    let want = integer_product((&a, &[3, 4], &[-128, 0, 127]), (&b, &[4, 2], &[-3]));
+    let x = Literal::from_i64(DType::I8, &[4, 2], &b);
+    assert_eq!(run(&m, &[x]), (DType::I32, want));
+
+    let a = ramp(2 * 3, 0, 101, 256);
+    let m = model(
+        "MatMulInteger",
+        "",
+        10,
+        vec![],
+        &["a", "b", "za"],
+        vec![input("a", DataType::Uint8, &[2, 3])],
+        vec![
+            ints("b", DataType::Int8, &[3, 2], &[-100; 6]),
+            ints("za", DataType::Uint8, &[], &[9]),
+        ],
+    );
+    let want = integer_product((&a, &[2, 3], &[9]), (&[-100; 6], &[3, 2], &[0]));
+    let x = Literal::from_i64(DType::U8, &[2, 3], &a);
+    assert_eq!(run(&m, &[x]), (DType::I32, want));
+}
+
 #[test]
 fn qlinear_conv_requantizes_per_channel() {
     let m = model(

@@ -141,7 +141,7 @@ fn i64_tensor(name: &str, dims: &[i64], values: &[i64]) -> TensorProto {
 
 /// Decodes and imports `bytes`, verifying the module when the import succeeds.
 fn import_bytes(bytes: &[u8]) -> Result<(), ImportError> {
-    let model = decode_model(bytes)?;
+    let model = decode_model(bytes.to_vec())?;
     import_checked(&model, &ImportOptions::default()).map(|_| ())
 }
 
@@ -402,7 +402,7 @@ fn huge_input_dims_do_not_allocate() {
 #[test]
 fn initializer_claiming_huge_dims_is_rejected() {
     let mut t = f32_tensor("w", &[1 << 40], &[]);
-    t.raw_data = vec![0; 16];
+    t.raw_data = vec![0; 16].into();
     let m = model(
         vec![node("Relu", "relu", &["w"], &["y"])],
         vec![],
@@ -757,7 +757,7 @@ fn external_data_in_range_imports() {
 fn external_data_without_a_directory_is_rejected() {
     let path = external_model("nodir", &[("location", "weights.bin")]);
     let bytes = std::fs::read(&path).expect("the model is read");
-    let m = decode_model(&bytes).expect("the model decodes");
+    let m = decode_model(bytes).expect("the model decodes");
     assert_mentions(
         &import_error(&m),
         &["initializer 'w'", "not read from a file"],

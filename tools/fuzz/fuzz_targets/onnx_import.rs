@@ -235,7 +235,7 @@ const ELEM_TYPES: &[i32] = &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17, 
 const OPSETS: &[i64] = &[1, 4, 5, 7, 9, 10, 11, 12, 13, 15, 17, 18, 21, 99];
 
 fuzz_target!(|data: &[u8]| {
-    if let Ok(model) = decode_model(data) {
+    if let Ok(model) = decode_model(data.to_vec()) {
         check(&model);
     }
     if let Some((first, edits)) = data.split_first() {
@@ -251,7 +251,7 @@ fuzz_target!(|data: &[u8]| {
             if let Some(path) = std::env::var_os("DLC_FUZZ_DUMP") {
                 let _ = std::fs::write(path, &bytes);
             }
-            let decoded = decode_model(&bytes)
+            let decoded = decode_model(bytes)
                 .unwrap_or_else(|e| panic!("an encoded model does not decode: {e}"));
             check(&decoded);
         }
