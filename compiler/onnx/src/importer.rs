@@ -849,6 +849,11 @@ impl<'i> NodeCx<'i, '_> {
         ctx.view::<ConstantOp>(ctx.defining_op(v)?)?.value(ctx)
     }
 
+    /// A constant holding dense attribute `attr` (one a handler built from bytes).
+    pub fn attr_constant(&mut self, attr: Attribute) -> Value {
+        self.imp.constant_attr(attr)
+    }
+
     /// The value named `name` in scope, if it is a constant (or folded to one).
     pub fn outer_constant(&mut self, name: &str) -> Option<Literal> {
         let v = *self.imp.values.get(name)?;

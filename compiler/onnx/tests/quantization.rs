@@ -306,6 +306,76 @@ fn dequantize_widens_before_subtracting() {
 }
 
 #[test]
+fn constant_dequantization_matches_the_graph_ops() {
+    // A constant input is dequantized at import from its bytes; the same node with the input
+    // given at run time goes through the graph ops. Both must give the same f32 bits, for
+    // every 8- and 16-bit type, per tensor, per axis and blocked, with and without zero points.
+    let dims = [2i64, 5, 3];
+    let count = 30;
+    let cases: [(DataType, DType, i64, i64); 4] = [
+        (DataType::Int8, DType::I8, -128, 255),
+        (DataType::Uint8, DType::U8, 0, 255),
+        (DataType::Int16, DType::I16, -32768, 65535),
+        (DataType::Uint16, DType::U16, 0, 65535),
+    ];
+    let scales = [0.1f32, -3.5, 1e-3, 7.25, 0.3, 2.0e4];
+    for (dt, dtype, lo, span) in cases {
+        let x: Vec<i64> = (0..count)
+            .map(|i| lo + (i * 7919 + 13) % (span + 1))
+            .collect();
+        let zps: Vec<i64> = (0..6).map(|i| lo + (i * 4099 + 1) % (span + 1)).collect();
+        // (attributes, scale dims, number of scales)
+        let forms: [(Vec<AttributeProto>, Vec<i64>, usize); 3] = [
+            (vec![], vec![], 1),
+            (vec![int_attr("axis", 1)], vec![5], 5),
+            (
+                vec![int_attr("axis", 1), int_attr("block_size", 2)],
+                vec![2, 3, 3],
+                18,
+            ),
+        ];
+        for (attrs, sdims, n) in forms {
+            let s: Vec<f32> = (0..n).map(|i| scales[i % scales.len()]).collect();
+            let z: Vec<i64> = (0..n).map(|i| zps[i % zps.len()]).collect();
+            for with_zp in [false, true] {
+                let names: &[&str] = if with_zp {
+                    &["x", "s", "z"]
+                } else {
+                    &["x", "s"]
+                };
+                let mut params = vec![floats("s", &sdims, &s)];
+                if with_zp {
+                    params.push(ints("z", dt, &sdims, &z));
+                }
+                let given = model(
+                    "DequantizeLinear",
+                    "",
+                    21,
+                    attrs.clone(),
+                    names,
+                    vec![input("x", dt, &dims)],
+                    params.clone(),
+                );
+                let xs = Literal::from_i64(dtype, &[2, 5, 3], &x);
+                let want = run(&given, &[xs]);
+                params.insert(0, ints("x", dt, &dims, &x));
+                let constant = model(
+                    "DequantizeLinear",
+                    "",
+                    21,
+                    attrs.clone(),
+                    names,
+                    vec![],
+                    params,
+                );
+                let got = run(&constant, &[]);
+                assert_eq!(got, want, "{dt:?}, scales {sdims:?}, zero points {with_zp}");
+            }
+        }
+    }
+}
+
+#[test]
 fn dynamic_quantize_includes_zero_in_the_range() {
     let mut m = model(
         "DynamicQuantizeLinear",
