@@ -68,3 +68,30 @@ fn half_conversions_round_to_nearest_even() {
     assert_eq!(bf16_bits_to_f32(0x4049), 3.140625);
     assert!(bf16_bits_to_f32(f32_to_bf16_bits(f32::NAN)).is_nan());
 }
+
+#[test]
+fn large_tensors_are_zero_aligned_and_writable() {
+    // Sizes around the mapped (2 MiB) and huge-page (16 MiB) thresholds, and odd ones: each
+    // is zero, 64-byte aligned, and holds what is written at both ends.
+    for bytes in [
+        (1 << 21) - 64,
+        1 << 21,
+        (1 << 21) + 4,
+        3 << 20,
+        (1 << 24) + 12,
+        40 << 20,
+    ] {
+        let mut t = Tensor::zeros(DType::U8, &[bytes]).expect("allocates");
+        assert_eq!(t.bytes().len(), bytes);
+        assert_eq!(t.bytes().as_ptr() as usize % 64, 0, "{bytes} bytes");
+        assert!(
+            t.bytes().iter().step_by(4093).all(|&b| b == 0),
+            "{bytes} bytes"
+        );
+        assert_eq!(t.bytes()[bytes - 1], 0);
+        let data = t.bytes_mut();
+        data[0] = 7;
+        data[bytes - 1] = 9;
+        assert_eq!((t.bytes()[0], t.bytes()[bytes - 1]), (7, 9));
+    }
+}
