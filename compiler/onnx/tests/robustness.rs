@@ -211,11 +211,12 @@ fn isolated(name: &str, case: impl FnOnce()) {
 }
 
 /// A fresh directory under the system's temporary directory.
-fn temp_dir(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("dlc-onnx-{test}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("a temporary directory");
-    dir
+/// A fresh temporary directory for `test`, removed when the guard drops.
+fn temp_dir(test: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("dlc-onnx-{test}-"))
+        .tempdir()
+        .expect("a temporary directory")
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -636,8 +637,8 @@ fn output_produced_by_no_node_is_rejected() {
 // External data
 
 /// A model whose initializer `w` (4 floats) lives in an external file at `location`, written to
-/// a fresh directory; returns the model's path.
-fn external_model(test: &str, entries: &[(&str, &str)]) -> PathBuf {
+/// a fresh directory; returns the directory (removed when dropped) and the model's path.
+fn external_model(test: &str, entries: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf) {
     let dir = temp_dir(test);
     let w = TensorProto {
         name: "w".into(),
@@ -659,9 +660,9 @@ fn external_model(test: &str, entries: &[(&str, &str)]) -> PathBuf {
         &["y"],
         vec![w],
     );
-    let path = dir.join("model.onnx");
+    let path = dir.path().join("model.onnx");
     std::fs::write(&path, m.encode_to_vec()).expect("the model is written");
-    path
+    (dir, path)
 }
 
 fn import_path_error(path: &std::path::Path) -> String {
@@ -674,7 +675,7 @@ fn import_path_error(path: &std::path::Path) -> String {
 
 #[test]
 fn missing_external_file_is_named() {
-    let path = external_model("missing", &[("location", "weights.bin")]);
+    let (_dir, path) = external_model("missing", &[("location", "weights.bin")]);
     assert_mentions(
         &import_path_error(&path),
         &["initializer 'w'", "weights.bin"],
@@ -684,7 +685,7 @@ fn missing_external_file_is_named() {
 #[test]
 fn external_location_outside_the_model_directory_is_rejected() {
     for location in ["../weights.bin", "sub/../../weights.bin", "/etc/passwd"] {
-        let path = external_model("escape", &[("location", location)]);
+        let (_dir, path) = external_model("escape", &[("location", location)]);
         assert_mentions(
             &import_path_error(&path),
             &["initializer 'w'", location, "inside the model's directory"],
@@ -713,7 +714,7 @@ fn external_range_outside_the_file_is_rejected() {
         ],
     ];
     for entries in cases {
-        let path = external_model("range", entries);
+        let (_dir, path) = external_model("range", entries);
         let dir = path.parent().expect("the model's directory");
         std::fs::write(dir.join("weights.bin"), [0u8; 16]).expect("the weights are written");
         assert_mentions(
@@ -721,7 +722,7 @@ fn external_range_outside_the_file_is_rejected() {
             &["initializer 'w'", "outside", "weights.bin"],
         );
     }
-    let path = external_model("range", &[("location", "weights.bin"), ("offset", "-1")]);
+    let (_dir, path) = external_model("range", &[("location", "weights.bin"), ("offset", "-1")]);
     assert_mentions(
         &import_path_error(&path),
         &["initializer 'w'", "bad offset"],
@@ -730,7 +731,7 @@ fn external_range_outside_the_file_is_rejected() {
 
 #[test]
 fn external_data_in_range_imports() {
-    let path = external_model(
+    let (_dir, path) = external_model(
         "ok",
         &[
             ("location", "weights.bin"),
@@ -755,7 +756,7 @@ fn external_data_in_range_imports() {
 
 #[test]
 fn external_data_without_a_directory_is_rejected() {
-    let path = external_model("nodir", &[("location", "weights.bin")]);
+    let (_dir, path) = external_model("nodir", &[("location", "weights.bin")]);
     let bytes = std::fs::read(&path).expect("the model is read");
     let m = decode_model(bytes).expect("the model decodes");
     assert_mentions(
