@@ -197,6 +197,7 @@ impl CpuModule {
                     kernel,
                     facts,
                     content,
+                    size: body.len(),
                 },
             )
         });
@@ -213,6 +214,7 @@ impl CpuModule {
                 kernel: op,
                 facts: Vec::new(),
                 content,
+                size: 0,
             };
             hashed.push((name, d));
         }
@@ -230,8 +232,13 @@ impl CpuModule {
             symbol_of.push((name, i));
         }
         let tiered = options.tiered;
-        let compiled =
-            dlc_runtime::pool::map_on_pool(distinct, |d| compiler.object(ctx, &d, tiered));
+        // The largest kernels first, so that the last ones to compile are small ones on every
+        // thread rather than a large one on a single thread.
+        let compiled = dlc_runtime::pool::map_on_pool_largest_first(
+            distinct.iter().collect(),
+            |d| d.size,
+            |d| compiler.object(ctx, d, tiered),
+        );
         let mut stats = CompileStats {
             kernels: num_kernels,
             distinct: compiled.len(),
@@ -599,6 +606,8 @@ struct Distinct {
     facts: Vec<ArgFacts>,
     /// A hash of its IR (its name left out) and argument facts.
     content: Key,
+    /// The length of its printed IR: what compiling it takes, roughly.
+    size: usize,
 }
 
 impl Distinct {

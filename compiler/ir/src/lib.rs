@@ -32,6 +32,7 @@ pub mod types;
 pub mod verifier;
 mod walk;
 pub mod wide_int;
+pub mod work_queue;
 
 pub use attr_def::AttrDef;
 pub use attributes::{AttrKind, AttrValue, Attribute, DenseValue, NamedAttr};

@@ -46,13 +46,25 @@ pub fn run_in_pool<R: Send>(f: impl FnOnce() -> R + Send) -> R {
 }
 
 /// `f` applied to each of `items` in parallel on the pool, the results in item order: how the
-/// code generator compiles a module's kernels at once.
+/// code generator compiles a module's kernels at once. The items go out in order to the next
+/// free worker ([`dlc_ir::work_queue::map_in_order`]), so a caller may put the longest first.
 pub fn map_on_pool<T: Send, R: Send>(items: Vec<T>, f: impl Fn(T) -> R + Sync + Send) -> Vec<R> {
-    use rayon::prelude::*;
     match pool() {
-        Pool::Global => items.into_par_iter().map(f).collect(),
-        Pool::Dedicated(pool) => pool.install(|| items.into_par_iter().map(f).collect()),
         Pool::Inline => items.into_iter().map(f).collect(),
+        _ => run_in_pool(|| dlc_ir::work_queue::map_in_order(items, f)),
+    }
+}
+
+/// [`map_on_pool`] with the items handed out largest `size` first
+/// ([`dlc_ir::work_queue::map_largest_first`]); the results in item order.
+pub fn map_on_pool_largest_first<T: Send, R: Send>(
+    items: Vec<T>,
+    size: impl Fn(&T) -> usize + Send,
+    f: impl Fn(T) -> R + Sync + Send,
+) -> Vec<R> {
+    match pool() {
+        Pool::Inline => items.into_iter().map(f).collect(),
+        _ => run_in_pool(|| dlc_ir::work_queue::map_largest_first(items, size, f)),
     }
 }
 
