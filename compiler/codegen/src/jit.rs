@@ -3,16 +3,17 @@
 //!
 //! Kernels that differ only in name (and have the same launch facts) are one *distinct*
 //! kernel, compiled once under a symbol named by a hash of its content. Each distinct kernel is
-//! compiled on its own, on the runtime's thread pool
-//! ([`dlc_runtime::pool::map_on_pool`]): its own LLVM context and module, tuned for the host or
-//! an x86-64 level the host supports ([`CpuTarget`]: `target-cpu` and `target-features` on
-//! every function, so AVX-512 machines get 512-bit vectors and `x86-64-v3` gets AVX2's 256-bit
-//! ones), optimized with the [`LlvmOpt`] pipeline and emitted as a position-independent object
-//! file. With a [`KernelCache`], the object is looked up first under a key of everything it
-//! depends on and stored after compiling. The objects are then linked, in kernel order, by ORC
-//! (`orc.rs`), so the result does not depend on which thread finished first. Parallel loops call
-//! back into `dlc_runtime::dlc_parallel_for`, whose address is defined in the JIT. The result
-//! implements `dlc_runtime::KernelTable`, so the runtime's host program can launch the kernels.
+//! compiled on its own, on the runtime's thread pool, the largest first
+//! ([`dlc_runtime::pool::map_on_pool_largest_first`]): its own LLVM context and module, tuned
+//! for the host or an x86-64 level the host supports ([`CpuTarget`]: `target-cpu` and
+//! `target-features` on every function, so AVX-512 machines get 512-bit vectors and
+//! `x86-64-v3` gets AVX2's 256-bit ones), optimized with the [`LlvmOpt`] pipeline and emitted
+//! as a position-independent object file. With a [`KernelCache`], the object is looked up
+//! first under a key of everything it depends on and stored after compiling. The objects are
+//! then linked, in kernel order, by ORC (`orc.rs`), so the result does not depend on which
+//! thread finished first. Parallel loops call back into `dlc_runtime::dlc_parallel_for`, whose
+//! address is defined in the JIT. The result implements `dlc_runtime::KernelTable`, so the
+//! runtime's host program can launch the kernels.
 //!
 //! **Tiers.** With [`CompileOptions::tiered`], a kernel the cache does not hold is first compiled
 //! with [`LlvmOpt::Quick`] (a few IR passes and LLVM's fast instruction selector at `-O0`,

@@ -111,6 +111,15 @@ fn ints(name: &str, dt: DataType, dims: &[i64], values: &[i64]) -> TensorProto {
     t
 }
 
+/// A MatMulInteger node (opset 10) with inputs `names`.
+fn matmul_integer(
+    names: &[&str],
+    inputs: Vec<ValueInfoProto>,
+    initializers: Vec<TensorProto>,
+) -> ModelProto {
+    model("MatMulInteger", "", 10, vec![], names, inputs, initializers)
+}
+
 fn int_attr(name: &str, i: i64) -> AttributeProto {
     AttributeProto {
         name: name.into(),
@@ -401,11 +410,7 @@ fn dynamic_quantize_includes_zero_in_the_range() {
 #[test]
 fn integer_products_subtract_zero_points_per_row_and_column() {
     // A 2x2 (uint8, per-row zero points [1, 2]) times B 2x2 (int8, per-column [0, -1]).
-    let m = model(
-        "MatMulInteger",
-        "",
-        10,
-        vec![],
+    let m = matmul_integer(
         &["a", "b", "za", "zb"],
         vec![input("a", DataType::Uint8, &[2, 2])],
         vec![
@@ -477,11 +482,7 @@ fn integer_products_with_constant_matrices_sum_their_bytes() {
     };
     let a = ramp(2 * 3 * 4, 0, 37, 256);
     let b = ramp(2 * 4 * 5, 0, 91, 256);
-    let m = model(
-        "MatMulInteger",
-        "",
-        10,
-        vec![],
+    let m = matmul_integer(
         &["a", "b", "za", "zb"],
         vec![input("a", DataType::Uint8, &[2, 3, 4])],
         vec![
@@ -499,11 +500,7 @@ fn integer_products_with_constant_matrices_sum_their_bytes() {
 
     let a = ramp(3 * 4, -128, 53, 256);
     let b = ramp(4 * 2, -128, 29, 256);
-    let m = model(
-        "MatMulInteger",
-        "",
-        10,
-        vec![],
+    let m = matmul_integer(
         &["a", "b", "za", "zb"],
         vec![input("b", DataType::Int8, &[4, 2])],
         vec![
@@ -517,11 +514,7 @@ fn integer_products_with_constant_matrices_sum_their_bytes() {
     assert_eq!(run(&m, &[x]), (DType::I32, want));
 
     let a = ramp(2 * 3, 0, 101, 256);
-    let m = model(
-        "MatMulInteger",
-        "",
-        10,
-        vec![],
+    let m = matmul_integer(
         &["a", "b", "za"],
         vec![input("a", DataType::Uint8, &[2, 3])],
         vec![
@@ -756,11 +749,7 @@ fn bad_quantization_parameters_are_named() {
         &["x must be a quantized integer tensor"],
     );
     // The integer products.
-    let mm = error(&model(
-        "MatMulInteger",
-        "",
-        10,
-        vec![],
+    let mm = error(&matmul_integer(
         &["a", "b", "za"],
         vec![input("a", DataType::Uint8, &[2, 3])],
         vec![
@@ -769,11 +758,7 @@ fn bad_quantization_parameters_are_named() {
         ],
     ));
     assert_mentions(&mm, &["a_zero_point has shape 3", "per-row"]);
-    let mm = error(&model(
-        "MatMulInteger",
-        "",
-        10,
-        vec![],
+    let mm = error(&matmul_integer(
         &["a", "b"],
         vec![input("a", DataType::Int16, &[2, 3])],
         vec![ints("b", DataType::Uint8, &[3, 2], &[0; 6])],
