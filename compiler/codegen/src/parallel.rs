@@ -86,8 +86,8 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
         let one = i64t.const_int(1, false);
         let body_arg = ctx.block_args(body).first().copied();
         inner.emit_counted_loop(begin, end, one, LoopHint::None, |this, i| {
-            let scaled = this.builder.build_int_nsw_mul(i, p_step, "")?;
-            let iv = this.builder.build_int_nsw_add(p_lb, scaled, "iv")?;
+            let scaled = this.mul_index(i, p_step, "")?;
+            let iv = this.add_index(p_lb, scaled, "iv")?;
             if let Some(arg) = body_arg {
                 this.values.insert(arg, iv.into());
             }
