@@ -719,6 +719,22 @@ loop.kernel @prefetch_rank(%b: !loop.buffer<4x16xf32, global>, %i: index) {
 
 // -----
 
+func.func @broadcast_element(%x: f32) -> vector<8xf64> {
+  // expected-error @+1 {{'loop.broadcast' op expects a scalar operand and a result of vector<NxT> of its type}}
+  %v = loop.broadcast %x : f32 to vector<8xf64>
+  return %v : vector<8xf64>
+}
+
+// -----
+
+func.func @broadcast_scalar_result(%x: f32) -> f32 {
+  // expected-error @+1 {{'loop.broadcast' op expects a scalar operand and a result of vector<NxT> of its type}}
+  %v = loop.broadcast %x : f32 to f32
+  return %v : f32
+}
+
+// -----
+
 func.func @dot4_lanes(%s: vector<8xi32>, %a: vector<64xi8>) -> vector<8xi32> {
   // expected-error @+1 {{'loop.dot4' op expects an accumulator and result of vector<Nxi32> and two operands of vector<4Nxi8>}}
   %d = loop.dot4 %s, %a, %a : vector<8xi32>, vector<64xi8>

@@ -311,3 +311,21 @@ loop.kernel @dot4(%a: !loop.buffer<64xi8, global>, %c: !loop.buffer<16xi32, glob
 // CHECK-LABEL: loop.kernel @dot4
 // CHECK: %[[D:.*]] = loop.dot4 %{{.*}}, %[[X:.*]], %[[X]] : vector<16xi32>, vector<64xi8>
 // CHECK-NEXT: loop.vstore %[[D]]
+
+// A scalar in every lane (what `vectorize` and `tile` splat a lane-invariant value with).
+loop.kernel @broadcast(%a: !loop.buffer<4xf32, global>, %c: !loop.buffer<8xi1, global>) {
+  %c0 = arith.constant 0 : index
+  %x = loop.load %a[%c0] : !loop.buffer<4xf32, global>
+  %v = loop.broadcast %x : f32 to vector<4xf32>
+  loop.vstore %v, %a[%c0] : vector<4xf32>, !loop.buffer<4xf32, global>
+  %t = arith.constant true
+  %m = loop.broadcast %t : i1 to vector<8xi1>
+  loop.vstore %m, %c[%c0] : vector<8xi1>, !loop.buffer<8xi1, global>
+  loop.return
+}
+
+// CHECK-LABEL: loop.kernel @broadcast
+// CHECK: %[[X:.*]] = loop.load
+// CHECK-NEXT: %[[V:.*]] = loop.broadcast %[[X]] : f32 to vector<4xf32>
+// CHECK-NEXT: loop.vstore %[[V]]
+// CHECK: loop.broadcast %{{.*}} : i1 to vector<8xi1>

@@ -293,6 +293,7 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
             Some(L::AllocOp(_)) => self.lower_alloc(op),
             Some(L::DimOp(dim)) => self.lower_dim(dim),
             Some(L::Dot4Op(_)) => self.lower_dot4(op),
+            Some(L::BroadcastOp(_)) => self.lower_broadcast(op),
             Some(
                 gpu @ (L::BarrierOp(_)
                 | L::ThreadIdOp(_)
@@ -327,6 +328,27 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
             )
             .into()),
         }
+    }
+
+    /// `loop.broadcast`: the scalar inserted in lane 0 of a poison vector and shuffled to every
+    /// lane, which LLVM selects as one broadcast instruction.
+    fn lower_broadcast(&mut self, op: Op) -> CgResult<()> {
+        let ctx = self.ctx;
+        let scalar = self.value(ctx.operand(op, 0))?;
+        let ty = crate::types::value_type(self.llvm, ctx, ctx.value_type(ctx.result(op, 0)))?;
+        let BasicTypeEnum::VectorType(vty) = ty else {
+            return Err("loop.broadcast to a non-vector type".into());
+        };
+        let i32t = self.llvm.i32_type();
+        let first =
+            self.builder
+                .build_insert_element(vty.get_poison(), scalar, i32t.const_zero(), "")?;
+        let zeros = VectorType::const_vector(&vec![i32t.const_zero(); vty.get_size() as usize]);
+        let splat = self
+            .builder
+            .build_shuffle_vector(first, vty.get_poison(), zeros, "splat")?;
+        self.values.insert(ctx.result(op, 0), splat.into());
+        Ok(())
     }
 
     /// `loop.dot4`: one `vpdpbusd` on 16 lanes with VNNI; elsewhere the bytes widened to

@@ -330,6 +330,14 @@ impl<'c, 'm, 'd> FnExport<'c, 'm, 'd> {
             Some(L::CallIfOp(call)) => self.lower_call_if(call, block),
             Some(L::CallLoopOp(call)) => self.lower_call_loop(call, block),
             Some(L::Dot4Op(_)) => self.lower_dot4(op, block),
+            Some(L::BroadcastOp(_)) => {
+                let ctx = self.ctx;
+                let ty = self.ty(ctx.value_type(ctx.result(op, 0)))?;
+                let scalar = self.value(ctx.operand(op, 0))?;
+                let splat = self.emit1(block, "vector.broadcast", &[scalar], ty, &[])?;
+                self.values.insert(ctx.result(op, 0), splat);
+                Ok(())
+            }
             Some(gpu) if is_gpu_op(gpu) => self.lower_gpu_op(gpu, block),
             _ => Err(format!("'{}' has no MLIR export", ctx.op_name(op)).into()),
         }

@@ -646,6 +646,19 @@ pub(crate) fn verify_dot4(ctx: &Context, op: Op) -> VResult {
     ))
 }
 
+pub(crate) fn verify_broadcast(ctx: &Context, op: Op) -> VResult {
+    let scalar = ctx.value_type(ctx.operand(op, 0));
+    let result = ctx.value_type(ctx.result(op, 0));
+    match ctx.type_kind(result) {
+        TypeKind::Vector { shape, element } if *element == scalar && shape.len() == 1 => Ok(()),
+        _ => Err(op_error(
+            ctx,
+            op,
+            "expects a scalar operand and a result of vector<NxT> of its type",
+        )),
+    }
+}
+
 pub(crate) fn verify_vload(ctx: &Context, op: Op) -> VResult {
     let (dims, elem) = check_access(ctx, op, 0)?;
     check_vector(ctx, op, ctx.value_type(ctx.result(op, 0)), &dims, elem)

@@ -22,7 +22,6 @@
 // CHECK: loop.for serial %[[B:.*]] = %[[FIRST]] to %[[LAST]] step
 // CHECK: %[[OFF:.*]] = arith.muli %[[B]], %{{.*}} : index
 // CHECK: %[[I0:.*]] = arith.addi %c0, %[[OFF]] : index
-// CHECK: %[[SPLAT:.*]] = loop.alloc : !loop.buffer<16xf32, local>
 // CHECK: %[[TILE:.*]] = loop.alloc : !loop.buffer<4x32xf32, local>
 // CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<16xf32>
 // CHECK: loop.vstore %[[ZERO]], %[[TILE]]
@@ -30,8 +29,7 @@
 // CHECK: %[[X:.*]] = loop.load %arg0[%[[I0]], %[[K]]] : !loop.buffer<12x64xf32, global>
 // CHECK: %[[Y:.*]] = loop.vload %arg1[%[[K]], %[[JB]]] : !loop.buffer<64x32xf32, global> -> vector<16xf32>
 // CHECK: %[[T:.*]] = loop.vload %[[TILE]][%{{.*}}, %{{.*}}] : !loop.buffer<4x32xf32, local> -> vector<16xf32>
-// CHECK-COUNT-16: loop.store %[[X]], %[[SPLAT]]
-// CHECK: %[[XV:.*]] = loop.vload %[[SPLAT]][%{{.*}}] : !loop.buffer<16xf32, local> -> vector<16xf32>
+// CHECK: %[[XV:.*]] = loop.broadcast %[[X]] : f32 to vector<16xf32>
 // CHECK: %[[F:.*]] = math.fma %[[XV]], %[[Y]], %[[T]] : vector<16xf32>
 // CHECK: loop.vstore %[[F]], %[[TILE]]
 // CHECK-COUNT-7: math.fma

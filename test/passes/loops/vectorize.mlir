@@ -6,18 +6,17 @@
 // STATS-DAG: (S) 4 remainder-loops
 
 // Doc example 1: a row scale over 20 columns: a vector loop to 16, a scalar remainder from 16;
-// the loop-invariant scale is splat through an 8-element local buffer.
+// the loop-invariant scale is splat with `loop.broadcast`.
 // CHECK-LABEL: loop.kernel @scale
 // CHECK: %[[C16:.*]] = arith.constant 16 : index
 // CHECK: %[[C8:.*]] = arith.constant 8 : index
-// CHECK: %[[SPLAT:.*]] = loop.alloc : !loop.buffer<8xf32, local>
+// CHECK-NOT: loop.alloc
 // CHECK: loop.for vectorize(8) %[[V:.*]] = %c0 to %[[C16]] step %[[C8]] {
 // CHECK: loop.schedule_block "scale" (%[[I:.*]] = %arg3, %[[J:.*]] = %[[V]]) {
 // CHECK: %[[A:.*]] = loop.vload %arg0[%[[I]], %[[J]]] : !loop.buffer<?x20xf32, global> -> vector<8xf32>
 // CHECK: %[[B:.*]] = loop.load %arg1[%[[I]]] : !loop.buffer<?xf32, global>
-// CHECK-COUNT-8: loop.store %[[B]], %[[SPLAT]]
-// CHECK: %[[BV:.*]] = loop.vload %[[SPLAT]][%{{.*}}] : !loop.buffer<8xf32, local> -> vector<8xf32>
-// CHECK: %[[P:.*]] = arith.mulf %[[A]], %[[BV]] : vector<8xf32>
+// CHECK-NEXT: %[[BV:.*]] = loop.broadcast %[[B]] : f32 to vector<8xf32>
+// CHECK-NEXT: %[[P:.*]] = arith.mulf %[[A]], %[[BV]] : vector<8xf32>
 // CHECK: loop.vstore %[[P]], %arg2[%[[I]], %[[J]]] : vector<8xf32>, !loop.buffer<?x20xf32, global>
 // CHECK: loop.for serial %{{.*}} = %[[C16]] to %c20 step %c1 {
 // CHECK: arith.mulf %{{.*}}, %{{.*}} : f32

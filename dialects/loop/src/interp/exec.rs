@@ -294,6 +294,21 @@ impl<'c> Machine<'c> {
             Some(LoopOps::BarrierOp(_) | LoopOps::WarpReduceOp(_) | LoopOps::BlockReduceOp(_)) => {
                 Ok(Flow::Wait)
             }
+            Some(LoopOps::BroadcastOp(_)) => {
+                let operand = self.operand(op, 0)?;
+                if let Some(p) = th.poison.get(&operand) {
+                    self.set_poison(th, op, p.clone())?;
+                    return Ok(Flow::Next);
+                }
+                let lanes = ctx
+                    .shape(ctx.value_type(ctx.result(op, 0)))
+                    .and_then(|s| s.first().copied())
+                    .and_then(|n| usize::try_from(n).ok())
+                    .ok_or_else(|| op_err(ctx, op, "expected a vector result"))?;
+                let v = self.get(th, op, operand)?;
+                self.set_result(th, op, Val::Vector(vec![v; lanes]))?;
+                Ok(Flow::Next)
+            }
             Some(LoopOps::Dot4Op(_)) => {
                 if let Some(p) = ctx.operands(op).iter().find_map(|v| th.poison.get(v)) {
                     self.set_poison(th, op, p.clone())?;

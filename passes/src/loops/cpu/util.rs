@@ -162,34 +162,21 @@ pub(super) fn defined_inside(ctx: &Context, op: Op, v: Value) -> bool {
     }
 }
 
-/// `scalar` in every lane of a `width`-lane vector of type `ty`, built at `at`: a splat
-/// constant when `scalar` is a constant, else (there is no broadcast op) the scalar stored to
-/// each lane of a local buffer allocated at `alloc_at` and read back as one `loop.vload`,
-/// which LLVM turns into a broadcast.
+/// `scalar` in every lane of a vector of type `ty`, built at `at`: a splat constant when
+/// `scalar` is a constant, else a `loop.broadcast`.
 pub(super) fn splat(
     ctx: &mut Context,
     scalar: Value,
     ty: Type,
-    width: i64,
-    (alloc_at, at): (InsertPoint, InsertPoint),
+    at: InsertPoint,
     loc: Location,
 ) -> Value {
-    if let Some(attr) = constant_splat(ctx, scalar, ty) {
-        let spec = dlc_arith::constant_spec(ctx, attr, ty, loc);
-        let op = ctx.build(at, spec);
-        return ctx.result(op, 0);
-    }
-    let elem = ctx.value_type(scalar);
-    let buf_ty = dlc_loop::buffer_type(ctx, &[width], elem, dlc_loop::MemorySpace::Local);
-    let buf = dlc_loop::build_alloc(ctx, alloc_at, buf_ty, &[], loc);
-    for lane in 0..width {
-        let i = index_const(ctx, at, lane, loc);
-        dlc_loop::build_store(ctx, at, scalar, buf, &[i], loc);
-    }
-    let zero = index_const(ctx, at, 0, loc);
-    let spec = OpSpec::new(ctx, "loop.vload", loc)
-        .operands(&[buf, zero])
-        .results(&[ty]);
+    let spec = match constant_splat(ctx, scalar, ty) {
+        Some(attr) => dlc_arith::constant_spec(ctx, attr, ty, loc),
+        None => OpSpec::new(ctx, "loop.broadcast", loc)
+            .operands(&[scalar])
+            .results(&[ty]),
+    };
     let op = ctx.build(at, spec);
     ctx.result(op, 0)
 }

@@ -30,9 +30,8 @@
 //!     an `arith.divf` of a vector by a value the same in every lane as one scalar reciprocal
 //!     (`1 / d`, the division's attributes kept) and a vector `arith.mulf`;
 //!   - loads with indices the same in every iteration, and ops on them only, kept scalar;
-//!   - a splat of a scalar: a `dense` splat `arith.constant` for a constant, otherwise `W` stores
-//!     into a new `W`-element local buffer (allocated before the main loop) and one `loop.vload`
-//!     (dlc has no broadcast op);
+//!   - a splat of a scalar: a `dense` splat `arith.constant` for a constant, otherwise a
+//!     `loop.broadcast`;
 //! - the original loop, now from `end` to `ub`, as the scalar remainder (kind `serial`); it is
 //!   erased when the bounds are constants and `W` divides the trip count.
 //!
@@ -88,7 +87,6 @@
 //! - A float sum or product along the loop is reassociated (`W` partial results, combined at
 //!   the end), and a division by a lane-invariant value rounds twice (reciprocal, then
 //!   product): results move within the float tolerance, as a BLAS or numpy sum's do.
-//! - The splat through a local buffer is slower than a broadcast instruction would be.
 //! - A `nontemporal` output that the next kernel reads at once is fetched from memory, not the
 //!   cache; the threshold keeps the hint to outputs that would not have stayed cached anyway.
 //! - A row read from memory in one loop and computed on in the next (a softmax's max, then its
@@ -1004,12 +1002,11 @@ fn vector_loop(
     loc: Location,
 ) -> FxHashMap<Value, Value> {
     let step = index_const(ctx, at, copies * width, loc);
-    let (main, body, iv) =
+    let (_, body, iv) =
         dlc_loop::build_for(ctx, at, (lb, end, step), LoopKind::Vectorize(width), loc);
     let mut emitter = Emitter {
         plan,
         width,
-        main: main.0,
         map: ValueMap::new(),
         vector: FxHashMap::default(),
         wide,
@@ -1129,8 +1126,6 @@ fn merge_lanes(
 struct Emitter<'p> {
     plan: &'p Plan,
     width: i64,
-    /// The main loop, before which splat buffers are allocated.
-    main: Op,
     /// Scalar values: original → clone.
     map: ValueMap,
     /// Vector values: original scalar → its vector.
@@ -1328,7 +1323,6 @@ impl Emitter<'_> {
     fn splat(&mut self, ctx: &mut Context, scalar: Value, at: InsertPoint) -> Value {
         let elem = ctx.value_type(scalar);
         let ty = self.vector_type(ctx, elem);
-        let alloc_at = InsertPoint::Before(self.main);
-        util::splat(ctx, scalar, ty, self.width, (alloc_at, at), self.loc)
+        util::splat(ctx, scalar, ty, at, self.loc)
     }
 }

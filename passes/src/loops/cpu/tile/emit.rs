@@ -287,15 +287,10 @@ impl Tile {
             let c = index_const(ctx, at, r, loc);
             rows.push(index_binary(ctx, at, "arith.addi", i0, c, loc));
         }
-        let splat_at = match ctx.defining_op(tile) {
-            Some(op) => InsertPoint::Before(op),
-            None => at,
-        };
         Emitter {
             cfg: self,
             nest,
             tile_buf: tile,
-            splat_at,
             rows,
             jb,
             loc,
@@ -670,8 +665,6 @@ pub(super) struct Emitter<'n> {
     pub(super) nest: &'n Nest,
     /// The local tile buffer.
     pub(super) tile_buf: Value,
-    /// Where splat buffers are allocated (outside the reduction loop).
-    pub(super) splat_at: InsertPoint,
     /// The row index of each tile row.
     pub(super) rows: Vec<Value>,
     /// The first column of the tile.
@@ -879,8 +872,7 @@ impl Emitter<'_> {
         let scalar = maps.scalar.lookup(v);
         let elem = ctx.value_type(scalar);
         let ty = self.vector_type(ctx, elem);
-        let width = self.nest.width;
-        let splat = splat(ctx, scalar, ty, width, (self.splat_at, at), self.loc);
+        let splat = splat(ctx, scalar, ty, at, self.loc);
         maps.splats.insert(v, splat);
         splat
     }

@@ -61,7 +61,7 @@
 //!   depend on `j` cloned once per row (with `i` = `i0 + r`), loads contiguous in `j` as
 //!   `loop.vload` at `j` = `jb + v*W`, loads and stores of `%acc` as `loop.vload` /
 //!   `loop.vstore` of `tile[r, v*W]`, the other `arith`/`math` ops on vectors (scalar operands
-//!   splat through a `W`-element local buffer, constants as dense splats); with `fma`, an
+//!   splat by `loop.broadcast`, constants as dense splats); with `fma`, an
 //!   `arith.addf` of a vector `arith.mulf` used only there becomes `math.fma`; then the
 //!   write-back: `serial` loops over `r < R` and `jj < V*W` that load `tile[r, jj]` into a
 //!   fresh rank-0 `%acc` and run the epilogue (its allocs first) at `i = i0 + r`, `j = jb + jj`;
@@ -103,8 +103,8 @@
 //!
 //! # Performance impact
 //! Each `k` step loads `R` elements of `A` and `V` vectors of `B` for `R*V` vector FMAs, all
-//! accumulators staying in registers (LLVM's SROA promotes the tile and turns the splat
-//! buffers into broadcasts). Measured with `dlc-run --bench 15` (best of 3) on 2 cores of an
+//! accumulators staying in registers (LLVM's SROA promotes the tile; each element of `A`
+//! is one `loop.broadcast`). Measured with `dlc-run --bench 15` (best of 3) on 2 cores of an
 //! "Intel(R) Xeon(R) Processor" (AVX-512) VM, numpy/OpenBLAS about 176 GFLOP/s there:
 //!
 //! | f32 matmul | before (4x4x16, no blocks) | AVX-512 (4x4x16) | AVX2 (`--cpu=x86-64-v3`, 6x2x8) |
@@ -186,7 +186,7 @@
 //!    ```
 //!    becomes, on a 2-core machine, a parallel loop over 3 cache blocks of one row tile each
 //!    (3 tiles for 2 threads: one tile per block), the column blocks, the row tiles of the
-//!    block (a splat buffer per row, the tile), and a `k` loop of 4x2 vector FMAs:
+//!    block (the tile), and a `k` loop of 4x2 vector FMAs:
 //!    ```text
 //!    loop.for parallel %arg3 = %c0_1 to %c3_0 step %c1_2 {
 //!      %0 = arith.muli %arg3, %c1_3 : index
@@ -196,7 +196,6 @@
 //!        loop.for serial %arg5 = %0 to %2 step %c1_6 {
 //!          %3 = arith.muli %arg5, %c4 : index
 //!          %4 = arith.addi %c0, %3 : index
-//!          %5 = loop.alloc : !loop.buffer<16xf32, local>
 //!          ...
 //!          %9 = loop.alloc : !loop.buffer<4x32xf32, local>
 //!          ...
@@ -204,8 +203,7 @@
 //!            %18 = loop.load %arg0[%4, %arg6] : !loop.buffer<12x64xf32, global>
 //!            %19 = loop.vload %arg1[%arg6, %arg4] : !loop.buffer<64x32xf32, global> -> vector<16xf32>
 //!            %20 = loop.vload %9[%c0_36, %c0_37] : !loop.buffer<4x32xf32, local> -> vector<16xf32>
-//!            ...
-//!            %21 = loop.vload %5[%c0_44] : !loop.buffer<16xf32, local> -> vector<16xf32>
+//!            %21 = loop.broadcast %18 : f32 to vector<16xf32>
 //!            %22 = math.fma %21, %19, %20 : vector<16xf32>
 //!            loop.vstore %22, %9[%c0_36, %c0_37] : vector<16xf32>, !loop.buffer<4x32xf32, local>
 //!    ```
