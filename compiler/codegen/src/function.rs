@@ -748,26 +748,19 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
     }
 
     /// `a · b` of `i64` index values (`nsw`), without the instruction when an operand is the
-    /// constant 1 or both are constants. The builder folds only the last, and the quick tier's
-    /// LLVM time grows with the instructions it is given: ppocr_det's kernels held 874
-    /// multiplications by 1, 3,961 additions of 0 and 3,984 address computations of element 0
-    /// (a ninth of their lines).
+    /// constant 1 (the builder folds two constants itself). The quick tier's LLVM time grows
+    /// with the instructions it is given: ppocr_det's kernels held 874 multiplications by 1,
+    /// 3,961 additions of 0 and 3,984 address computations of element 0 (a ninth of their lines).
     pub(crate) fn mul_index(
         &self,
         a: IntValue<'ctx>,
         b: IntValue<'ctx>,
         name: &str,
     ) -> CgResult<IntValue<'ctx>> {
-        Ok(
-            match (
-                a.get_zero_extended_constant(),
-                b.get_zero_extended_constant(),
-            ) {
-                (Some(1), _) => b,
-                (_, Some(1)) => a,
-                _ => self.builder.build_int_nsw_mul(a, b, name)?,
-            },
-        )
+        match other_than(a, b, 1) {
+            Some(v) => Ok(v),
+            None => Ok(self.builder.build_int_nsw_mul(a, b, name)?),
+        }
     }
 
     /// `a + b` of `i64` index values (`nsw`), without the instruction when an operand is the
@@ -778,16 +771,10 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
         b: IntValue<'ctx>,
         name: &str,
     ) -> CgResult<IntValue<'ctx>> {
-        Ok(
-            match (
-                a.get_zero_extended_constant(),
-                b.get_zero_extended_constant(),
-            ) {
-                (Some(0), _) => b,
-                (_, Some(0)) => a,
-                _ => self.builder.build_int_nsw_add(a, b, name)?,
-            },
-        )
+        match other_than(a, b, 0) {
+            Some(v) => Ok(v),
+            None => Ok(self.builder.build_int_nsw_add(a, b, name)?),
+        }
     }
 
     /// The address of element `indices` of `buf` (row-major).
@@ -995,6 +982,18 @@ fn set_align(v: BasicValueEnum<'_>, align: u32) -> CgResult<()> {
         inst.set_alignment(align).map_err(|e| format!("{e}"))?;
     }
     Ok(())
+}
+
+/// The other operand of an operation of `a` and `b` when one of them is the constant
+/// `identity` (1 for a product, 0 for a sum), so the operation is not needed.
+fn other_than<'ctx>(a: IntValue<'ctx>, b: IntValue<'ctx>, identity: u64) -> Option<IntValue<'ctx>> {
+    if a.get_zero_extended_constant() == Some(identity) {
+        Some(b)
+    } else if b.get_zero_extended_constant() == Some(identity) {
+        Some(a)
+    } else {
+        None
+    }
 }
 
 /// The bytes an element of `ty` takes in memory when that is its bit width over 8 (the
