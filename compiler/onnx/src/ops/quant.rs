@@ -26,7 +26,7 @@
 
 use super::nn::{conv_of, matmul_of};
 use super::{axis, table, Handler};
-use crate::importer::{show_shape, Dequantized, NodeCx, NodeResult};
+use crate::importer::{show_shape, Dequantized, NodeCx, NodeResult, MAX_FOLD_ELEMENTS};
 use crate::proto::DataType;
 use crate::tensor::element_type;
 use dlc_ir::attributes::DenseElements;
@@ -463,7 +463,8 @@ fn dequantized(
 /// zero points), computed from the packed bytes in one pass: `x − zp` is exact in `f32`, and
 /// the product rounded once is what the graph ops give. A QDQ model's weights take this path;
 /// through the interpreter's tensors they took about 200 ns an element (qdq_convnet's 240 k:
-/// 50 ms). `None` when an operand is not such a constant.
+/// 50 ms). `None` when an operand is not such a constant, or the result would have more than
+/// [`MAX_FOLD_ELEMENTS`] elements.
 fn constant_dequantized(
     cx: &mut NodeCx,
     (x, scale, zp): (Value, Value, Option<Value>),
@@ -509,7 +510,12 @@ fn constant_dequantized(
             })
         }
     };
+    // Larger results stay graph ops, as the interpreter's folds do (`MAX_FOLD_ELEMENTS`): a
+    // QDQ product reads the bytes, and the unused dequantization is erased.
     let count: usize = dims.iter().product();
+    if count > MAX_FOLD_ELEMENTS {
+        return None;
+    }
     let ctx = cx.ctx();
     let bytes = |attr| match ctx.attr_kind(attr) {
         AttrKind::DenseElements(d) => Some((d.splat, &d.data[..])),
