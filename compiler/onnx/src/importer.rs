@@ -842,11 +842,16 @@ impl<'i> NodeCx<'i, '_> {
         self.imp.constant_value(v)
     }
 
-    /// The attribute of constant `v` (its `graph.constant`'s), undecoded: for handlers that
-    /// read a large constant's bytes directly.
-    pub fn constant_attr_of(&mut self, v: Value) -> Option<Attribute> {
+    /// The packed little-endian bytes of dense constant `v` (its `graph.constant`'s), undecoded,
+    /// and whether they are a splat's one element: for handlers that read a large constant's
+    /// bytes directly.
+    pub fn constant_bytes(&self, v: Value) -> Option<(bool, &[u8])> {
         let ctx = &*self.imp.ctx;
-        ctx.view::<ConstantOp>(ctx.defining_op(v)?)?.value(ctx)
+        let attr = ctx.view::<ConstantOp>(ctx.defining_op(v)?)?.value(ctx)?;
+        match ctx.attr_kind(attr) {
+            AttrKind::DenseElements(d) => Some((d.splat, &d.data[..])),
+            _ => None,
+        }
     }
 
     /// A constant holding dense attribute `attr` (one a handler built from bytes).
@@ -1187,11 +1192,7 @@ impl<'i> NodeCx<'i, '_> {
             return None;
         };
         let attr = ctx.view::<ConstantOp>(ctx.defining_op(x)?)?.value(ctx)?;
-        let shape: Vec<usize> = ctx
-            .shape(ctx.value_type(x))?
-            .iter()
-            .map(|&d| usize::try_from(d).ok())
-            .collect::<Option<_>>()?;
+        let shape = dlc_tensor::static_shape(ctx.shape(ctx.value_type(x))?)?;
         let perm: Vec<usize> = match GraphOps::of(ctx, op)? {
             GraphOps::ReshapeOp(_) => (0..shape.len()).collect(),
             GraphOps::TransposeOp(_) => array_attr(ctx, op, "perm")?

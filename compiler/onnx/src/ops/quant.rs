@@ -480,19 +480,7 @@ fn constant_dequantized(
     if cx.elem(scale) != Type::F32 {
         return None;
     }
-    let dims: Vec<usize> = cx
-        .shape(x)
-        .iter()
-        .map(|&d| usize::try_from(d).ok())
-        .collect::<Option<_>>()?;
-    let attrs = (
-        cx.constant_attr_of(x)?,
-        cx.constant_attr_of(scale)?,
-        match zp {
-            Some(z) => Some(cx.constant_attr_of(z)?),
-            None => None,
-        },
-    );
+    let dims = dlc_tensor::static_shape(&cx.shape(x))?;
     // The parameter (scale and zero point) of each element of `x`, by its flat position.
     let inner = |a: usize| dims[a + 1..].iter().product::<usize>();
     let param: Box<dyn Fn(usize) -> usize> = match g {
@@ -516,11 +504,6 @@ fn constant_dequantized(
     if count > MAX_FOLD_ELEMENTS {
         return None;
     }
-    let ctx = cx.ctx();
-    let bytes = |attr| match ctx.attr_kind(attr) {
-        AttrKind::DenseElements(d) => Some((d.splat, &d.data[..])),
-        _ => None,
-    };
     let int = |(splat, data): (bool, &[u8]), i: usize| -> Option<i32> {
         let at = if splat { 0 } else { i * width };
         let b = data.get(at..at + width)?;
@@ -531,9 +514,9 @@ fn constant_dequantized(
             (_, false) => u16::from_le_bytes([b[0], b[1]]) as i32,
         })
     };
-    let (xs, ss) = (bytes(attrs.0)?, bytes(attrs.1)?);
-    let zs = match attrs.2 {
-        Some(z) => Some(bytes(z)?),
+    let (xs, ss) = (cx.constant_bytes(x)?, cx.constant_bytes(scale)?);
+    let zs = match zp {
+        Some(z) => Some(cx.constant_bytes(z)?),
         None => None,
     };
     let mut out = Vec::with_capacity(count * 4);
@@ -550,6 +533,7 @@ fn constant_dequantized(
         out.extend_from_slice(&y.to_le_bytes());
     }
     let dims: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
+    let ctx = cx.ctx();
     let ty = ctx.tensor_type(&dims, Type::F32);
     let attr = ctx.intern_attr(AttrKind::DenseElements(DenseElements {
         ty,
@@ -739,16 +723,8 @@ fn sum_i32(cx: &mut NodeCx, m: Value, axis: usize) -> NodeResult<Value> {
 /// there, and a few here.
 fn byte_sums(cx: &mut NodeCx, m: Value, axis: usize) -> Option<Literal> {
     let unsigned = cx.elem(m) == Type::UI8;
-    let mut shape: Vec<usize> = cx
-        .shape(m)
-        .iter()
-        .map(|&d| usize::try_from(d).ok())
-        .collect::<Option<_>>()?;
-    let attr = cx.constant_attr_of(m)?;
-    let ctx = cx.ctx();
-    let AttrKind::DenseElements(dense) = ctx.attr_kind(attr) else {
-        return None;
-    };
+    let mut shape = dlc_tensor::static_shape(&cx.shape(m))?;
+    let (splat, data) = cx.constant_bytes(m)?;
     let value = |byte: u8| {
         if unsigned {
             byte as i64
@@ -760,17 +736,17 @@ fn byte_sums(cx: &mut NodeCx, m: Value, axis: usize) -> Option<Literal> {
     let inner: usize = shape[axis + 1..].iter().product();
     let outer: usize = shape[..axis].iter().product();
     let mut sums = vec![0i64; outer * inner];
-    if dense.splat {
-        let v = value(*dense.data.first()?) * len as i64;
+    if splat {
+        let v = value(*data.first()?) * len as i64;
         sums.fill(v);
     } else {
-        if dense.data.len() != outer * len * inner {
+        if data.len() != outer * len * inner {
             return None;
         }
         for (o, row) in sums.chunks_mut(inner.max(1)).enumerate().take(outer) {
             for k in 0..len {
                 let at = (o * len + k) * inner;
-                for (s, &b) in row.iter_mut().zip(&dense.data[at..at + inner]) {
+                for (s, &b) in row.iter_mut().zip(&data[at..at + inner]) {
                     *s += value(b);
                 }
             }
