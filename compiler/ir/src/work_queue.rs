@@ -54,13 +54,8 @@ pub fn map_largest_first<T: Send, R: Send>(
     size: impl Fn(&T) -> usize,
     f: impl Fn(T) -> R + Sync,
 ) -> Vec<R> {
-    let mut order: Vec<(usize, usize)> = items.iter().map(&size).enumerate().collect();
-    order.sort_by_key(|&(i, s)| (std::cmp::Reverse(s), i));
-    let mut items: Vec<Option<T>> = items.into_iter().map(Some).collect();
-    let sorted: Vec<(usize, T)> = order
-        .iter()
-        .filter_map(|&(i, _)| Some((i, items[i].take()?)))
-        .collect();
+    let mut sorted: Vec<(usize, T)> = items.into_iter().enumerate().collect();
+    sorted.sort_by_cached_key(|(i, t)| (std::cmp::Reverse(size(t)), *i));
     let mut results: Vec<(usize, R)> = map_in_order(sorted, |(i, t)| (i, f(t)));
     results.sort_by_key(|&(i, _)| i);
     results.into_iter().map(|(_, r)| r).collect()
