@@ -17,6 +17,7 @@
 //!   the end of their block. Shared buffers are `addrspace(3)` globals.
 
 use crate::error::{CgError, CgResult};
+use crate::memo::{id, Key, Memo};
 use crate::types::{storage_type, value_type};
 use dlc_ir::{Block, Context, Op, Type, Value, DYNAMIC};
 use dlc_loop::math::ScalarOp;
@@ -26,12 +27,13 @@ use inkwell::builder::Builder;
 use inkwell::context::Context as LlvmContext;
 use inkwell::intrinsics::Intrinsic;
 use inkwell::module::Module;
-use inkwell::types::{BasicMetadataTypeEnum, BasicType, BasicTypeEnum, VectorType};
+use inkwell::types::{AsTypeRef, BasicMetadataTypeEnum, BasicType, BasicTypeEnum, VectorType};
 use inkwell::values::{
     BasicMetadataValueEnum, BasicValue, BasicValueEnum, FunctionValue, IntValue, PointerValue,
 };
 use inkwell::{AddressSpace, IntPredicate};
 use rustc_hash::FxHashMap;
+use std::cell::RefCell;
 
 /// Which machine the function is for.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -113,6 +115,8 @@ pub(crate) struct FnLowering<'a, 'ctx> {
     streamed: bool,
     /// The thread block of an NVPTX kernel, when static (`None`: chosen at launch).
     pub block: Option<[i64; 3]>,
+    /// Index arithmetic and element addresses emitted so far, for reuse where they dominate.
+    memo: RefCell<Memo<'ctx>>,
 }
 
 /// The LLVM parameter types of a kernel with these argument types.
@@ -166,6 +170,7 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
             stack_marks: Vec::new(),
             streamed: false,
             block: None,
+            memo: RefCell::default(),
         }
     }
 
@@ -419,11 +424,10 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
     pub(crate) fn index_value(&self, v: Value) -> CgResult<IntValue<'ctx>> {
         match self.value(v)? {
             BasicValueEnum::IntValue(i) if i.get_type().get_bit_width() == 64 => Ok(i),
-            BasicValueEnum::IntValue(i) => {
-                Ok(self
-                    .builder
-                    .build_int_s_extend(i, self.llvm.i64_type(), "idx")?)
-            }
+            BasicValueEnum::IntValue(i) => self.memoized(Key::Sext(id(&i)), || {
+                self.builder
+                    .build_int_s_extend(i, self.llvm.i64_type(), "idx")
+            }),
             _ => Err("an index operand is not an integer".into()),
         }
     }
@@ -495,7 +499,7 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
             .build_int_compare(IntPredicate::SLT, iv, ub, "more")?;
         self.builder.build_conditional_branch(more, body_bb, exit)?;
         self.builder.position_at_end(body_bb);
-        body(self, iv)?;
+        self.in_scope(|this| body(this, iv))?;
         let latch = self.current_block()?;
         let next = self.builder.build_int_nsw_add(iv, step, "iv.next")?;
         let back = self.builder.build_unconditional_branch(header)?;
@@ -503,6 +507,38 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
         phi.add_incoming(&[(&lb, pre), (&next, latch)]);
         self.builder.position_at_end(exit);
         Ok(())
+    }
+
+    /// Runs `emit` in a region whose code does not dominate what follows it (a loop body, a
+    /// branch): what it emits is not reused after it.
+    fn in_scope<R>(&mut self, emit: impl FnOnce(&mut Self) -> R) -> R {
+        self.memo.get_mut().open();
+        let result = emit(self);
+        self.memo.get_mut().close();
+        result
+    }
+
+    /// The value `key` was emitted as where it dominates the builder's position, or the one
+    /// `emit` emits now (then recorded under `key`).
+    fn memoized<V>(
+        &self,
+        key: Key,
+        emit: impl FnOnce() -> Result<V, inkwell::builder::BuilderError>,
+    ) -> CgResult<V>
+    where
+        V: Into<BasicValueEnum<'ctx>> + TryFrom<BasicValueEnum<'ctx>> + Copy,
+    {
+        if let Some(v) = self
+            .memo
+            .borrow()
+            .get(key)
+            .and_then(|v| V::try_from(v).ok())
+        {
+            return Ok(v);
+        }
+        let v = emit()?;
+        self.memo.borrow_mut().insert(key, v.into());
+        Ok(v)
     }
 
     pub(crate) fn current_block(&self) -> CgResult<BasicBlock<'ctx>> {
@@ -566,11 +602,11 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
         self.builder
             .build_conditional_branch(cond, then_bb, else_bb)?;
         self.builder.position_at_end(then_bb);
-        then(self)?;
+        self.in_scope(then)?;
         self.builder.build_unconditional_branch(merge)?;
         if let Some(otherwise) = otherwise {
             self.builder.position_at_end(else_bb);
-            otherwise(self)?;
+            self.in_scope(otherwise)?;
             self.builder.build_unconditional_branch(merge)?;
         }
         self.builder.position_at_end(merge);
@@ -748,7 +784,8 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
     }
 
     /// `a · b` of `i64` index values (`nsw`), without the instruction when an operand is the
-    /// constant 1 (the builder folds two constants itself). The quick tier's LLVM time grows
+    /// constant 1 (the builder folds two constants itself), and the product already emitted
+    /// where it dominates (`memo.rs`). The quick tier's LLVM time grows
     /// with the instructions it is given: ppocr_det's kernels held 874 multiplications by 1,
     /// 3,961 additions of 0 and 3,984 address computations of element 0 (a ninth of their lines).
     pub(crate) fn mul_index(
@@ -759,7 +796,9 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
     ) -> CgResult<IntValue<'ctx>> {
         match other_than(a, b, 1) {
             Some(v) => Ok(v),
-            None => Ok(self.builder.build_int_nsw_mul(a, b, name)?),
+            None => self.memoized(Key::mul(&a, &b), || {
+                self.builder.build_int_nsw_mul(a, b, name)
+            }),
         }
     }
 
@@ -773,7 +812,9 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
     ) -> CgResult<IntValue<'ctx>> {
         match other_than(a, b, 0) {
             Some(v) => Ok(v),
-            None => Ok(self.builder.build_int_nsw_add(a, b, name)?),
+            None => self.memoized(Key::add(&a, &b), || {
+                self.builder.build_int_nsw_add(a, b, name)
+            }),
         }
     }
 
@@ -804,11 +845,16 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
         if linear.get_zero_extended_constant() == Some(0) {
             return Ok(buf.ptr);
         }
+        let key = Key::Element {
+            base: id(&buf.ptr),
+            storage: buf.storage.as_type_ref() as usize,
+            linear: id(&linear),
+        };
         // SAFETY: the verifier and the runtime's shape checks keep indices inside the buffer the
         // kernel was given; `inbounds` only tells LLVM the address stays within that allocation.
-        Ok(unsafe {
+        self.memoized(key, || unsafe {
             self.builder
-                .build_in_bounds_gep(buf.storage, buf.ptr, &[linear], "elt")?
+                .build_in_bounds_gep(buf.storage, buf.ptr, &[linear], "elt")
         })
     }
 

@@ -34,7 +34,6 @@
 use crate::cache::{EntryKind, KernelCache, Key, KeyHasher, Lookup, CODEGEN_FORMAT};
 use crate::function::{ArgFacts, Machine};
 use crate::host_facts::kernel_facts;
-use crate::math::OUTLINED_PREFIX;
 use crate::module::{arg_facts, lower_kernel};
 use crate::opt::LlvmOpt;
 use crate::orc::ObjectJit;
@@ -43,7 +42,7 @@ use crate::target::{CpuSpec, CpuTarget};
 use dlc_ir::{Context, Diagnostic, Op, PrintOptions};
 use dlc_loop::CompiledKernelOp;
 use dlc_runtime::{KernelEntry, KernelFn, KernelTable};
-use inkwell::attributes::{Attribute, AttributeLoc};
+use inkwell::attributes::AttributeLoc;
 use inkwell::context::Context as LlvmContext;
 use inkwell::memory_buffer::MemoryBuffer;
 use inkwell::module::Module;
@@ -757,24 +756,6 @@ impl<'a> KernelCompiler<'a> {
     }
 }
 
-/// Takes `alwaysinline` off the module's math functions ([`emit_math_call`]) and marks them
-/// `noinline`, for [`LlvmOpt::Quick`]: instruction selection, most of the quick tier's time,
-/// then compiles each once instead of its expansion at every call (docs/codegen.md, "Tiers").
-fn keep_math_out_of_line(module: &Module<'_>) {
-    let llvm = module.get_context();
-    let always = Attribute::get_named_enum_kind_id("alwaysinline");
-    let never = Attribute::get_named_enum_kind_id("noinline");
-    for f in module.get_functions() {
-        if f.get_name()
-            .to_bytes()
-            .starts_with(OUTLINED_PREFIX.as_bytes())
-        {
-            f.remove_enum_attribute(AttributeLoc::Function, always);
-            f.add_attribute(AttributeLoc::Function, llvm.create_enum_attribute(never, 0));
-        }
-    }
-}
-
 /// Optimizes `module` for `spec` with `opt` and generates its object file: the time of the IR
 /// pipeline, the object, and the time of machine code generation.
 fn emit(
@@ -818,9 +799,6 @@ pub(crate) fn optimize(
             AttributeLoc::Function,
             llvm.create_string_attribute("target-features", &spec.features),
         );
-    }
-    if opt == LlvmOpt::Quick {
-        keep_math_out_of_line(module);
     }
     module
         .verify()

@@ -23,6 +23,7 @@ mod host_facts;
 mod jit;
 mod loop_metadata;
 mod math;
+mod memo;
 mod module;
 mod opt;
 mod orc;

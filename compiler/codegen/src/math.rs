@@ -90,14 +90,14 @@ pub(crate) fn emit_math<'ctx>(
     }
 }
 
-/// The prefix of the functions [`emit_math_call`] defines. The quick tier keeps them out of
-/// line (`jit.rs`); every other configuration inlines them where they are called.
-pub(crate) const OUTLINED_PREFIX: &str = "dlc.math.";
+/// The prefix of the functions [`emit_math_call`] defines. The quick tier runs no inliner, so
+/// they stay out of line there; every other configuration inlines them where they are called.
+const OUTLINED_PREFIX: &str = "dlc.math.";
 
 /// Emits a call computing `f(x)` (as [`emit_math`] does): of an internal function of the
 /// module, defined on first use for `f`, the type of `x` and `avx512`, that returns
 /// [`emit_math`]'s expansion of its argument, marked `alwaysinline`. Inlined, the code is the
-/// expansion at the call; the quick tier, which takes the inlining off, compiles each function
+/// expansion at the call; the quick tier, which runs no inliner, compiles each function
 /// once instead of every expansion (about 26 operations for an `exp`, 60 for a `tanh`; a
 /// recurrent cell computes several per vector of each gate).
 pub(crate) fn emit_math_call<'ctx>(

@@ -20,7 +20,10 @@
 //!
 //! [`LlvmOpt::Quick`] is the first tier of a tiered compilation (`jit.rs`): FastISel at `-O0`
 //! after `sroa` and `instcombine`, a quarter of `Lean`'s time for code about 6x slower
-//! (docs/codegen.md, "Tiers").
+//! (docs/codegen.md, "Tiers"). It runs no inliner: the kernel body stays a call from its entry
+//! thunk, and each math function (`math.rs`) one function that every use calls. Inlining
+//! copied every kernel body whole, a quarter of the quick tier's IR time on ppocr_det, for
+//! code within this VM's noise of the uninlined code's.
 
 use inkwell::OptimizationLevel;
 use std::fmt;
@@ -32,7 +35,7 @@ instcombine<no-verify-fixpoint>,simplifycfg,loop-mssa(loop-rotate,licm),loop-vec
 loop-unroll<O2>,gvn,instcombine<no-verify-fixpoint>,simplifycfg)";
 
 /// The new pass manager's pipeline of [`LlvmOpt::Quick`].
-pub const QUICK_PIPELINE: &str = "always-inline,function(sroa,instcombine<no-verify-fixpoint>)";
+pub const QUICK_PIPELINE: &str = "function(sroa,instcombine<no-verify-fixpoint>)";
 
 /// An LLVM configuration: a new-pass-manager pipeline for the IR and an optimization level for
 /// machine code generation. It is part of the kernel cache's key.

@@ -27,8 +27,8 @@ use dlc_ir::pass::{NamedPipeline, PassRegistry};
 /// five such segments). Kernels and host functions are isolated from each other, so the
 /// result is the flat order's (the same IR for PaddleOCR det, in 0.45 s instead of 0.63–0.78 s).
 pub const CPU_DEFAULT: &str = "loop.kernel(schedule-block-dce,simplify,invariant-loop-elim,\
-common-read-elim,tile,tile-transpose,parallelize,vectorize,prefetch,unroll,remove-schedule-block,simplify,cse,\
-long-to-int),func.func(simplify,cse,plan-memory)";
+common-read-elim,tile,tile-transpose,parallelize,vectorize,prefetch,unroll,remove-schedule-block,forward-stores,\
+simplify,cse,long-to-int),func.func(simplify,cse,plan-memory)";
 
 /// The default GPU pipeline after `lower{target=gpu}`, in the order of CINN's default GPU pass
 /// pipeline where a pass applies (docs/pipelines.md maps each step): map loops to blocks and

@@ -1,9 +1,11 @@
 //! Loop passes: the memory group. Passes that change how kernels use memory: reading a global
-//! element once (`common-read-elim`), issuing global loads early (`rearrange-loads`), and
+//! element once (`common-read-elim`), keeping values out of kernel-local buffers
+//! (`forward-stores`), issuing global loads early (`rearrange-loads`), and
 //! shrinking kernel-local buffers (`local-index-factor-elim`, `update-buffer-axis`). They read
 //! accesses, effects and loops through [`dlc_loop::analysis`].
 
 mod common_read_elim;
+mod forward_stores;
 mod local_index_factor_elim;
 mod rearrange_loads;
 mod update_buffer_axis;
@@ -17,6 +19,7 @@ use dlc_ir::pass::PassRegistry;
 /// Registers the passes of this group.
 pub(super) fn register(registry: &mut PassRegistry) {
     registry.register(&common_read_elim::INFO);
+    registry.register(&forward_stores::INFO);
     registry.register(&rearrange_loads::INFO);
     registry.register(&local_index_factor_elim::INFO);
     registry.register(&update_buffer_axis::INFO);
@@ -31,6 +34,14 @@ pub(super) const CASES: &[DifferentialCase] = &[
     DifferentialCase {
         pipeline: "gpu-map,common-read-elim{max-local-elements=64}",
         target: Target::Gpu,
+    },
+    DifferentialCase {
+        pipeline: "forward-stores",
+        target: Target::Cpu,
+    },
+    DifferentialCase {
+        pipeline: "vectorize,unroll,remove-schedule-block,forward-stores",
+        target: Target::Cpu,
     },
     DifferentialCase {
         pipeline: "rearrange-loads",
