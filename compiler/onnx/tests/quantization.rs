@@ -222,6 +222,44 @@ fn quantize_rounds_ties_to_even_and_saturates() {
     assert_eq!(y, [59998.0, 60000.0, 65535.0]);
 }
 
+/// The sum and clip of an 8- or 16-bit quantizer run in `f32`: exact where `round(x / s) + zp`
+/// is below 2^24, and past that the sum rounds but still clips to the same bound.
+#[test]
+fn quantize_to_narrow_types_is_exact_at_the_edge_of_f32() {
+    let big = 16_777_216.0; // 2^24
+    let x = [
+        -65535.0,
+        -65536.0,
+        -big,
+        -big - 2.0,
+        big,
+        big + 2.0,
+        3e38,
+        -3e38,
+    ];
+    let (_, y) = quantize(&x, 1.0, DataType::Uint16, 65535);
+    assert_eq!(y, [0.0, 0.0, 0.0, 0.0, 65535.0, 65535.0, 65535.0, 0.0]);
+    let x = [
+        32767.0,
+        65535.0,
+        65536.0,
+        big - 1.0,
+        -big + 1.0,
+        1e30,
+        -1e30,
+    ];
+    let (_, y) = quantize(&x, 1.0, DataType::Int16, -32768);
+    assert_eq!(
+        y,
+        [-1.0, 32767.0, 32767.0, 32767.0, -32768.0, 32767.0, -32768.0]
+    );
+    let x = [-255.0, -256.0, -big, big, 0.5, 1.5];
+    let (_, y) = quantize(&x, 1.0, DataType::Uint8, 255);
+    assert_eq!(y, [0.0, 0.0, 0.0, 255.0, 255.0, 255.0]);
+    let (_, y) = quantize(&[-big - 2.0, big - 1.0], 1.0, DataType::Int8, -128);
+    assert_eq!(y, [-128.0, 127.0]);
+}
+
 #[test]
 fn quantize_without_zero_point_is_uint8_or_output_dtype() {
     let x = [-3.0, 1.6, 300.0];

@@ -246,7 +246,11 @@ fn spread(cx: &mut NodeCx, p: Value, x: Value, g: Granularity) -> NodeResult<Val
 
 /// `round(q) + zp`, clipped to the range of `out` and cast to it: the quantizers' shared tail.
 /// `q` is a float tensor; `zp` (if any) already broadcasts against it. The sum and the clip
-/// are in `f64`, where they are exact for any zero point of at most 32 bits.
+/// are exact: in `f32` for outputs of at most 16 bits from a `q` of at most 32 (an integer of
+/// magnitude below 2^24 plus a zero point below 2^16 is exact there, and a larger one clips to
+/// the same bound whichever way it rounds), else in `f64`, exact for any zero point of at most
+/// 32 bits. `f64` vectors are half as wide, and their clips took a QDQ conv net's
+/// requantizing epilogues twice the instructions.
 pub(super) fn saturate(
     cx: &mut NodeCx,
     q: Value,
@@ -254,14 +258,20 @@ pub(super) fn saturate(
     out: Type,
 ) -> NodeResult<Value> {
     let (lo, hi) = int_range(out).ok_or("the output is not a quantized integer type")?;
+    let narrow = matches!(out, Type::I8 | Type::UI8 | Type::I16 | Type::UI16);
+    let float = if narrow && cx.elem(q) != Type::F64 {
+        Type::F32
+    } else {
+        Type::F64
+    };
     let r = cx.unary("graph.round", q)?;
-    let mut y = cx.cast(r, Type::F64)?;
+    let mut y = cx.cast(r, float)?;
     if let Some(zp) = zp {
-        let z = cx.cast(zp, Type::F64)?;
+        let z = cx.cast(zp, float)?;
         y = cx.binary("graph.add", y, z)?;
     }
-    let lo = cx.scalar_of(lo, Type::F64);
-    let hi = cx.scalar_of(hi, Type::F64);
+    let lo = cx.scalar_of(lo, float);
+    let hi = cx.scalar_of(hi, float);
     let y = cx.binary("graph.max", y, lo)?;
     let y = cx.binary("graph.min", y, hi)?;
     cx.cast(y, out)
