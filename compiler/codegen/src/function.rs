@@ -818,7 +818,11 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
         }
     }
 
-    /// The address of element `indices` of `buf` (row-major).
+    /// The address of element `indices` of `buf` (row-major), as the address of the part of
+    /// the offset that varies, then the constant rest as a second `getelementptr`: the form
+    /// LLVM's `instcombine` would give it, whose constant the instruction selector folds into
+    /// the addressing mode (`[reg + 64]`), and whose first part the accesses of an unrolled
+    /// tile share.
     pub(crate) fn element_ptr(
         &self,
         buf: &Buf<'ctx>,
@@ -832,29 +836,84 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
             )
             .into());
         }
-        let mut linear = self.llvm.i64_type().const_zero();
+        // The linear index is `var + konst`, with `var` absent for 0.
+        let mut var: Option<IntValue<'ctx>> = None;
+        let mut konst: i64 = 0;
         for (k, &i) in indices.iter().enumerate() {
             let i = self.index_value(i)?;
-            linear = if k == 0 {
-                i
-            } else {
-                let scaled = self.mul_index(linear, buf.dims[k], "lin")?;
-                self.add_index(scaled, i, "lin")?
-            };
+            if k > 0 {
+                let dim = buf.dims[k];
+                let scaled = dim
+                    .get_sign_extended_constant()
+                    .and_then(|d| konst.checked_mul(d));
+                match scaled {
+                    Some(scaled) => konst = scaled,
+                    None => {
+                        // A dynamic dim scales the constant part too: it joins the variable one.
+                        var = self.plus_constant(var, konst)?;
+                        konst = 0;
+                    }
+                }
+                var = var.map(|v| self.mul_index(v, dim, "lin")).transpose()?;
+            }
+            match i
+                .get_sign_extended_constant()
+                .and_then(|c| konst.checked_add(c))
+            {
+                Some(sum) if i.is_const() => konst = sum,
+                _ => {
+                    var = Some(match var {
+                        Some(v) => self.add_index(v, i, "lin")?,
+                        None => i,
+                    })
+                }
+            }
         }
-        if linear.get_zero_extended_constant() == Some(0) {
-            return Ok(buf.ptr);
+        let base = match var {
+            Some(v) => self.element_at(buf, buf.ptr, v)?,
+            None => buf.ptr,
+        };
+        if konst == 0 {
+            return Ok(base);
         }
+        let konst = self.llvm.i64_type().const_int(konst as u64, true);
+        self.element_at(buf, base, konst)
+    }
+
+    /// `var + konst` as a value (`None` for 0).
+    fn plus_constant(
+        &self,
+        var: Option<IntValue<'ctx>>,
+        konst: i64,
+    ) -> CgResult<Option<IntValue<'ctx>>> {
+        let k = self.llvm.i64_type().const_int(konst as u64, true);
+        Ok(match var {
+            Some(v) => Some(self.add_index(v, k, "lin")?),
+            None if konst == 0 => None,
+            None => Some(k),
+        })
+    }
+
+    /// The address of element `offset` from `ptr`, an element of `buf` (emitted once where it
+    /// dominates).
+    fn element_at(
+        &self,
+        buf: &Buf<'ctx>,
+        ptr: PointerValue<'ctx>,
+        offset: IntValue<'ctx>,
+    ) -> CgResult<PointerValue<'ctx>> {
         let key = Key::Element {
-            base: id(&buf.ptr),
+            base: id(&ptr),
             storage: buf.storage.as_type_ref() as usize,
-            linear: id(&linear),
+            linear: id(&offset),
         };
         // SAFETY: the verifier and the runtime's shape checks keep indices inside the buffer the
         // kernel was given; `inbounds` only tells LLVM the address stays within that allocation.
+        // Every part of an index is non-negative, so the address of its variable part lies
+        // between the buffer's start and the element's.
         self.memoized(key, || unsafe {
             self.builder
-                .build_in_bounds_gep(buf.storage, buf.ptr, &[linear], "elt")
+                .build_in_bounds_gep(buf.storage, ptr, &[offset], "elt")
         })
     }
 

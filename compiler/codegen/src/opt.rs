@@ -19,11 +19,14 @@
 //!   attention, rms_norm and the GPT-2 block ran 5-7% slower than under `O3`.
 //!
 //! [`LlvmOpt::Quick`] is the first tier of a tiered compilation (`jit.rs`): FastISel at `-O0`
-//! after `sroa` and `instcombine`, a quarter of `Lean`'s time for code about 6x slower
+//! after `sroa` alone, about a fifth of `Lean`'s time for code several times slower
 //! (docs/codegen.md, "Tiers"). It runs no inliner: the kernel body stays a call from its entry
 //! thunk, and each math function (`math.rs`) one function that every use calls. Inlining
 //! copied every kernel body whole, a quarter of the quick tier's IR time on ppocr_det, for
-//! code within this VM's noise of the uninlined code's.
+//! code within this VM's noise of the uninlined code's. Nor does it run `instcombine`: the code
+//! generator emits index arithmetic once and addresses with their constant part split off
+//! (`function.rs`), which was most of what `instcombine` did for the quick code, and without
+//! it the first result came 4–15% sooner on six models.
 
 use inkwell::OptimizationLevel;
 use std::fmt;
@@ -35,7 +38,7 @@ instcombine<no-verify-fixpoint>,simplifycfg,loop-mssa(loop-rotate,licm),loop-vec
 loop-unroll<O2>,gvn,instcombine<no-verify-fixpoint>,simplifycfg)";
 
 /// The new pass manager's pipeline of [`LlvmOpt::Quick`].
-pub const QUICK_PIPELINE: &str = "function(sroa,instcombine<no-verify-fixpoint>)";
+pub const QUICK_PIPELINE: &str = "function(sroa)";
 
 /// An LLVM configuration: a new-pass-manager pipeline for the IR and an optimization level for
 /// machine code generation. It is part of the kernel cache's key.

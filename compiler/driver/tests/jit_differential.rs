@@ -34,6 +34,11 @@
 //! same reason as the tolerance above; the ulp is the output dtype's). A disagreement is a bug in
 //! one of the two code generators.
 //!
+//! # The quick tier
+//! A cold `dlc-run` runs every kernel first in the quick tier's code (`LlvmOpt::Quick`, its own
+//! LLVM pipeline), so the examples are also compiled with it and checked against the
+//! interpreters.
+//!
 //! # Another CPU
 //! The JIT tunes the code for the CPU it runs on, so which machine runs the suite would decide
 //! which code is checked. The generated functions are therefore also compiled for `x86-64-v3`
@@ -45,7 +50,7 @@
 //! the generated functions. Failures are collected, not raised at once, so one run lists every
 //! broken case.
 
-use dlc_driver::{check, inputs, Backend, CpuTarget, Model, ModelOptions};
+use dlc_driver::{check, inputs, Backend, CpuTarget, LlvmOpt, Model, ModelOptions};
 use dlc_func::module_funcs;
 use dlc_graph::decompose::discontinuous_after_composite;
 use dlc_graph::generate::{GraphGen, Rng};
@@ -74,6 +79,20 @@ const SHOWN_FAILURES: usize = 10;
 
 #[test]
 fn docs_examples_match_the_interpreters() {
+    check_docs_examples(LlvmOpt::default(), "jit_differential (examples)");
+}
+
+/// The quick tier's code (`LlvmOpt::Quick`: no inliner, `sroa` alone, FastISel), which every
+/// cold `dlc-run` runs first, computes what the optimized code does: the examples compiled
+/// with it agree with the interpreters too.
+#[test]
+fn docs_examples_match_the_interpreters_in_the_quick_tier() {
+    check_docs_examples(LlvmOpt::Quick, "jit_differential (examples, quick)");
+}
+
+/// Compiles every graph function of docs/examples with `opt` and checks it against the
+/// interpreters (and, for the default configuration, the MLIR backend).
+fn check_docs_examples(opt: LlvmOpt, test: &str) {
     let mut cases = Vec::new();
     let mut failures = Vec::new();
     for (name, text) in graph_examples() {
@@ -100,15 +119,19 @@ fn docs_examples_match_the_interpreters() {
         let (name, text, entry) = &cases[seed as usize];
         let options = ModelOptions {
             entry: Some(entry.clone()),
+            opt,
             ..ModelOptions::default()
         };
         let model = Model::compile(text, name, &options)?;
         let inputs =
             inputs::random_inputs(model.program().signature(), seed, EXAMPLE_DYNAMIC_SIZE)?;
         let jit = check_model(&model, &inputs, true)?;
-        twin(text, name, &options, &inputs, &jit)
+        if opt == LlvmOpt::default() {
+            twin(text, name, &options, &inputs, &jit)?;
+        }
+        Ok(())
     });
-    report_count("jit_differential (examples)", cases.len());
+    report_count(test, cases.len());
     for ((name, text, entry), outcome) in cases.iter().zip(outcomes) {
         if let Err(message) = outcome {
             failures.push(Failure::new(&format!("{name} @{entry}"), message, text));
