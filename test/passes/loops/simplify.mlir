@@ -184,3 +184,99 @@ loop.kernel @already_short(%b: !loop.buffer<64xf32, global>, %c: !loop.buffer<64
   }
   loop.return
 }
+
+// -----
+
+// A reduction over one point (what inlining the unit loop of a depthwise convolution's one
+// channel per group leaves): the init runs first in the body and every iter var is spatial.
+// The second block's reduce var walks a loop: it stays a reduction.
+// CHECK-LABEL: loop.kernel @one_point(
+// CHECK: loop.schedule_block "dw" (%[[I:.*]] = %{{.*}}, %[[K:.*]] = %c0) {
+// CHECK-NEXT: loop.store %cst, %[[ACC:.*]][] : !loop.buffer<f32, local>
+// CHECK-NEXT: %[[X:.*]] = loop.load %arg0[%[[I]], %[[K]]]
+// CHECK-NEXT: %[[A:.*]] = loop.load %[[ACC]][]
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[A]], %[[X]] : f32
+// CHECK-NEXT: loop.store %[[S]], %[[ACC]][]
+// CHECK-NEXT: loop.yield
+// CHECK-NEXT: }
+// CHECK: loop.schedule_block "walks" (%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}} reduce) init {
+loop.kernel @one_point(%x: !loop.buffer<8x1xf32, global>, %y: !loop.buffer<8xf32, global>, %z: !loop.buffer<8x4xf32, global>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %acc = loop.alloc : !loop.buffer<f32, local>
+  loop.for serial %i = %c0 to %c8 step %c1 {
+    loop.for serial %k = %c0 to %c1 step %c1 {
+      loop.schedule_block "dw" (%i0 = %i, %k0 = %k reduce) init {
+        %zero = arith.constant 0.0 : f32
+        loop.store %zero, %acc[] : !loop.buffer<f32, local>
+        loop.yield
+      } {
+        %v = loop.load %x[%i0, %k0] : !loop.buffer<8x1xf32, global>
+        %a = loop.load %acc[] : !loop.buffer<f32, local>
+        %s = arith.addf %a, %v : f32
+        loop.store %s, %acc[] : !loop.buffer<f32, local>
+        loop.yield
+      }
+      loop.yield
+    }
+    loop.schedule_block "out" (%i0 = %i) {
+      %a = loop.load %acc[] : !loop.buffer<f32, local>
+      loop.store %a, %y[%i0] : !loop.buffer<8xf32, global>
+      loop.yield
+    }
+    loop.for serial %k = %c0 to %c4 step %c1 {
+      loop.schedule_block "walks" (%i0 = %i, %k0 = %k reduce) init {
+        %zero = arith.constant 0.0 : f32
+        loop.store %zero, %acc[] : !loop.buffer<f32, local>
+        loop.yield
+      } {
+        %v = loop.load %z[%i0, %k0] : !loop.buffer<8x4xf32, global>
+        %a = loop.load %acc[] : !loop.buffer<f32, local>
+        %s = arith.addf %a, %v : f32
+        loop.store %s, %acc[] : !loop.buffer<f32, local>
+        loop.yield
+      }
+      loop.yield
+    }
+    loop.yield
+  }
+  loop.return
+}
+
+// -----
+
+// A block reduction over a GPU thread loop of one thread stays a reduction: GPU loops are never
+// inlined, so its reduce var is the thread index, not a constant.
+// CHECK-LABEL: loop.kernel @one_thread(
+// CHECK: loop.for thread.x %[[T:.*]] = %c0 to %c1 step %c1 {
+// CHECK-NEXT: loop.schedule_block "sum" (%{{.*}} = %{{.*}}, %{{.*}} = %[[T]] reduce) attributes {reduce_method = "block"} init {
+loop.kernel @one_thread(%x: !loop.buffer<?x1xf32, global>, %y: !loop.buffer<?xf32, global>, %n: index) {
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
+  loop.for block.x %i = %c0 to %n step %c1 {
+    %acc = loop.alloc : !loop.buffer<f32, local>
+    loop.for thread.x %t = %c0 to %c1 step %c1 {
+      loop.schedule_block "sum" (%i0 = %i, %t0 = %t reduce) attributes {reduce_method = "block"} init {
+        %z = arith.constant 0.0 : f32
+        loop.store %z, %acc[] : !loop.buffer<f32, local>
+        loop.yield
+      } {
+        %v = loop.load %x[%i0, %t0] : !loop.buffer<?x1xf32, global>
+        %a = loop.load %acc[] : !loop.buffer<f32, local>
+        %s = arith.addf %a, %v : f32
+        loop.store %s, %acc[] : !loop.buffer<f32, local>
+        loop.yield
+      }
+      loop.yield
+    }
+    loop.schedule_block "out" (%i0 = %i) {
+      %a = loop.load %acc[] : !loop.buffer<f32, local>
+      loop.store %a, %y[%i0] : !loop.buffer<?xf32, global>
+      loop.yield
+    }
+    loop.yield
+  }
+  loop.return
+}
