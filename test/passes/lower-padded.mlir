@@ -29,8 +29,10 @@
 // OFF-LABEL: func.func @relu_pad(
 // OFF:           loop.launch @relu_pad_0_relu
 // OFF:           loop.launch @relu_pad_1_pad
-// The statistic counts over the splits: one padded output in each of two.
-// STATS: (S) 2 num-padded-outputs
+// The statistics count over the splits: one padded output in each of two, and the three copy
+// kernels of @pads_stay below, which write padded outputs too.
+// STATS: (S) 5 num-padded-outputs
+// STATS: (S) 3 num-pad-copies
 func.func @relu_pad(%x: tensor<2x2x3xf32>) -> tensor<2x4x5xf32> {
   %s = graph.relu %x : tensor<2x2x3xf32>
   %p = graph.pad %s {high = array<i64: 0, 1, 1>, low = array<i64: 0, 1, 1>, value = -1.0 : f32} : tensor<2x2x3xf32> -> tensor<2x4x5xf32>
@@ -39,11 +41,19 @@ func.func @relu_pad(%x: tensor<2x2x3xf32>) -> tensor<2x4x5xf32> {
 
 // -----
 
-// Counter-examples: a result the pad shares with another use, a pad of an argument, a pad of
-// a `?` dim and a pad of a reshape (the store would divide per element) keep their pads.
+// Counter-examples: a result the pad shares with another use, a pad of an argument and a pad
+// of a reshape (the store would divide per element) are not written padded by their
+// producers; each gets a copy kernel (a same-type cast) that writes the padded buffer, with
+// its border nest. The pad of a `?` dim stays a pad kernel.
+// CHECK-LABEL: loop.kernel @pads_stay_2_cast(%arg0: !loop.buffer<4xf32, global> {loop.noalias}, %arg1: !loop.buffer<6xf32, global> {loop.noalias}) {
+// CHECK:         loop.store %{{.*}}, %arg1[%{{.*}}] : !loop.buffer<6xf32, global>
+// CHECK:         loop.schedule_block "pad_border_1"
 // CHECK-LABEL: func.func @pads_stay(
-// CHECK-COUNT-4: loop.launch @pads_stay_{{[0-9]+}}_pad
-// CHECK-NOT: loop.launch @pads_stay_{{[0-9]+}}_pad
+// CHECK:         loop.launch @pads_stay_1_cast
+// CHECK:         loop.launch @pads_stay_2_cast(%arg0,
+// CHECK:         loop.launch @pads_stay_3_neg
+// CHECK:         loop.launch @pads_stay_4_pad
+// CHECK:         loop.launch @pads_stay_6_cast
 func.func @pads_stay(%x: tensor<4xf32>, %d: tensor<?xf32>) -> (tensor<4xf32>, tensor<6xf32>, tensor<6xf32>, tensor<?xf32>, tensor<4x4xf32>) {
   %e = graph.exp %x : tensor<4xf32>
   %p = graph.pad %e {high = array<i64: 1>, low = array<i64: 1>, value = 0.0 : f32} : tensor<4xf32> -> tensor<6xf32>

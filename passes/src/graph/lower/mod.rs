@@ -37,7 +37,11 @@
 //!   own stores the pad value on the border (whole border rows, and the columns before and
 //!   after the inner part of the other rows); the pad gets no kernel (`padded.rs`). The
 //!   convolutions that run direct read padded inputs, so the kernel before each of them
-//!   writes that input padded.
+//!   writes that input padded. A static constant-value pad that no producer's kernel writes so
+//!   (of an argument, a constant, a reshape, a recurrence's result or a value with other uses)
+//!   first gets a same-type `graph.cast` in front of it, whose copy kernel then writes the
+//!   padded buffer: the pad's kernel by another name, but an elementwise nest that vectorizes
+//!   where the pad's own tested every element's bounds (`num-pad-copies`).
 //! - **Recurrences.** A `graph.rnn` becomes one kernel of its own, `@<func>_<n>_rnn`: per
 //!   direction, a loop over the batch holding a serial loop over the steps, each step the
 //!   product of the state with the recurrent weights and the cell (`recurrence.rs`); its
@@ -67,7 +71,7 @@
 //! (fusions whose ops could not share one loop structure and became one kernel each),
 //! `num-host-reshapes` (reshapes between kernels made `loop.reshape`s), `num-host-calls`
 //! (`graph.if` and `graph.loop` ops made calls), `num-padded-outputs` (results written into
-//! their pad's buffer).
+//! their pad's buffer), `num-pad-copies` (copies put in front of pads for that).
 //!
 //! # Performance impact
 //! One kernel per fusion group: intermediates of a group never touch global memory, which is
@@ -94,9 +98,9 @@
 //!   `reduce_min` of positions) over no elements give `i64::MAX`.
 //! - Composite ops must be decomposed first (an error names `decompose`).
 //! - Buffers are allocated one per value; `plan-memory` reuses them.
-//! - A pad of a reshaped result keeps its kernel: the `[C, H·W]` result of a 1x1
+//! - A pad of a reshaped result keeps a kernel (a copy's): the `[C, H·W]` result of a 1x1
 //!   convolution run as a matmul would need a division per element to find its padded
-//!   place, which costs its epilogue more than the pad kernel costs (`padded.rs`).
+//!   place, which costs its epilogue more than the copy kernel costs (`padded.rs`).
 //! - Sizes an op creates are computed on the host only for reshape, concat, pad, slice and
 //!   fill; another op with a `?` result the shape rules cannot name is an error.
 //!
@@ -152,8 +156,9 @@
 //!
 //! # Counter-examples
 //! 1. A function with no graph ops (already loop level) is unchanged.
-//! 2. A pad of an argument, of a result that has another use, of a `?` dim or of a reshape
-//!    stays a kernel (test/passes/lower-padded.mlir, `@pads_stay`).
+//! 2. A pad of an argument, of a result that has another use or of a reshape keeps a kernel, a
+//!    copy's; a pad of a `?` dim stays a pad kernel (test/passes/lower-padded.mlir,
+//!    `@pads_stay`).
 
 mod access;
 mod control;
@@ -213,6 +218,10 @@ pub static INFO: PassInfo = PassInfo {
             "num-padded-outputs",
             "Number of kernel results written into the buffer of the pad that consumes them",
         ),
+        (
+            "num-pad-copies",
+            "Number of pads given a copy kernel to write them, as no producer's kernel could",
+        ),
     ],
     create,
 };
@@ -257,6 +266,7 @@ struct Stats {
     host_reshapes: u64,
     host_calls: u64,
     padded_outputs: u64,
+    pad_copies: u64,
 }
 
 impl Pass for Lower {
@@ -271,10 +281,14 @@ impl Pass for Lower {
             .collect();
         let mut stats = Stats::default();
         for func in &funcs {
+            let padded_outputs = self.padded_outputs && self.target == Target::Cpu;
+            if padded_outputs {
+                stats.pad_copies += padded::copy_before_lone_pads(ctx, *func);
+            }
             let shapes = SymbolicShapes::compute(ctx, *func);
             let options = host::Options {
                 target: self.target,
-                padded_outputs: self.padded_outputs && self.target == Target::Cpu,
+                padded_outputs,
             };
             host::lower_function(ctx, *func, &shapes, options, &mut stats)?;
         }
@@ -285,6 +299,7 @@ impl Pass for Lower {
         run.add_stat("num-host-reshapes", stats.host_reshapes);
         run.add_stat("num-host-calls", stats.host_calls);
         run.add_stat("num-padded-outputs", stats.padded_outputs);
+        run.add_stat("num-pad-copies", stats.pad_copies);
         if funcs.is_empty() {
             run.preserve_all();
         }

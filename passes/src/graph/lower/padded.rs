@@ -4,6 +4,14 @@
 //! kernel. The convolutions `decompose` leaves direct read a padded input: with this, the
 //! kernel before them writes it, and the pad's copy of the whole tensor goes away.
 //!
+//! A pad that no producer's kernel can write this way (of an argument, a constant, a reshape,
+//! or a value with other uses) gets a copy kernel instead ([`copy_before_lone_pads`]): a
+//! same-type `graph.cast` in front of it, which then writes the padded buffer. The copy is
+//! the pad's kernel by another name, but as an elementwise nest over the unpadded shape it
+//! vectorizes, where the pad's own nest tested every element's bounds and loaded under a
+//! `loop.if` (LLVM's loop vectorizer made up for that in the optimized tier only: ppocr_det's
+//! pad kernels took 8.3 ms of its quick code's 59 ms, against 0.9 optimized).
+//!
 //! Only on the CPU (`gpu-map` maps one nest per kernel), over static shapes, and not through
 //! a reshape: storing a `[C, H·W]` matmul result at its padded `[C, H, W]` place takes a
 //! division per element in the epilogue, which then no longer vectorizes; a QDQ conv net's
@@ -13,9 +21,10 @@
 use super::element::{scalar_attr, Emit};
 use super::kernel::{element_type, Kernel};
 use super::plan::i64_array;
-use dlc_graph::ops::PadOp;
+use dlc_graph::ops::{FusionOp, PadOp};
 use dlc_graph::shapes::{DimExpr, SymbolicShapes};
-use dlc_ir::{Block, Context, DenseValue, Op, Value};
+use dlc_graph::GraphOps;
+use dlc_ir::{Block, Context, DenseValue, InsertPoint, Op, OpSpec, Value};
 use dlc_loop::{
     before_terminator, build_for, build_if, build_schedule_block, build_store, IterKind, LoopKind,
 };
@@ -43,6 +52,80 @@ impl Padded {
             .all(|x| static_shape(shapes, x).is_some());
         all_static.then_some(Padded { pad })
     }
+}
+
+/// Puts a same-type `graph.cast` (a copy) between each constant-value pad of static shapes in
+/// `func`'s body and its operand when no producer's kernel would write the operand padded: the
+/// operand is an argument, has other uses, or comes from an op `lower` runs without a kernel
+/// of its own (a constant, a reshape, a dim) or with one that writes its results itself (a
+/// recurrence, a control-flow op). The copy's kernel then writes the padded buffer. Returns
+/// the number of copies.
+pub(super) fn copy_before_lone_pads(ctx: &mut Context, func: Op) -> u64 {
+    let Some(body) = ctx
+        .regions(func)
+        .first()
+        .and_then(|&r| ctx.blocks(r).first().copied())
+    else {
+        return 0;
+    };
+    let pads: Vec<Op> = ctx
+        .block_ops(body)
+        .filter(|&op| ctx.view::<PadOp>(op).is_some() && scalar_attr(ctx, op, "value").is_some())
+        .collect();
+    let mut copies = 0;
+    for pad in pads {
+        let x = ctx.operand(pad, 0);
+        let static_type = |v: Value| {
+            dlc_graph::tensor_parts(ctx, ctx.value_type(v))
+                .is_some_and(|t| !t.shape.contains(&dlc_ir::DYNAMIC))
+        };
+        if !static_type(x) || !static_type(ctx.result(pad, 0)) || written_by_producer(ctx, x) {
+            continue;
+        }
+        let ty = ctx.value_type(x);
+        let spec = OpSpec::new(ctx, "graph.cast", ctx.op_loc(pad))
+            .operands(&[x])
+            .results(&[ty]);
+        let copy = ctx.build(InsertPoint::Before(pad), spec);
+        let copied = ctx.result(copy, 0);
+        ctx.set_operand(pad, 0, copied);
+        copies += 1;
+    }
+    copies
+}
+
+/// Whether the kernel computing `x` writes it into the buffer of its one user, a pad.
+fn written_by_producer(ctx: &Context, x: Value) -> bool {
+    let [_] = ctx.uses(x) else {
+        return false;
+    };
+    let Some(def) = ctx.defining_op(x) else {
+        return false;
+    };
+    if let Some(fusion) = ctx.view::<FusionOp>(def) {
+        // A fusion yielding the value twice has no single result to write padded.
+        let index = ctx.results(def).position(|r| r == x);
+        let body = ctx.blocks(ctx.region(fusion.0, 0)).first().copied();
+        let yielded = body
+            .and_then(|b| ctx.block_ops(b).last())
+            .map(|term| ctx.operands(term).to_vec());
+        return match (index, yielded) {
+            (Some(i), Some(values)) => values.iter().filter(|&&v| v == values[i]).count() == 1,
+            _ => false,
+        };
+    }
+    !matches!(
+        GraphOps::of(ctx, def),
+        None | Some(
+            GraphOps::ConstantOp(_)
+                | GraphOps::DimOp(_)
+                | GraphOps::ReadSizeOp(_)
+                | GraphOps::IfOp(_)
+                | GraphOps::LoopOp(_)
+                | GraphOps::RnnOp(_)
+                | GraphOps::ReshapeOp(_)
+        )
+    )
 }
 
 fn static_shape(shapes: &SymbolicShapes, v: Value) -> Option<Vec<i64>> {
