@@ -181,8 +181,11 @@ fn forward_in_block(ctx: &mut Context, block: Block, candidates: &FxHashSet<Valu
     while let Some(op) = cur {
         cur = ctx.next_op(op);
         if !ctx.regions(op).is_empty() {
-            for buffer in stored_inside(ctx, op) {
-                known.remove(&buffer);
+            // Nothing known, nothing to forget: no walk of the nested ops.
+            if !known.is_empty() {
+                for buffer in stored_inside(ctx, op) {
+                    known.remove(&buffer);
+                }
             }
             continue;
         }
