@@ -340,7 +340,7 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
     fn lower_broadcast(&mut self, op: Op) -> CgResult<()> {
         let ctx = self.ctx;
         let scalar = self.value(ctx.operand(op, 0))?;
-        let ty = crate::types::value_type(self.llvm, ctx, ctx.value_type(ctx.result(op, 0)))?;
+        let ty = value_type(self.llvm, ctx, ctx.value_type(ctx.result(op, 0)))?;
         let BasicTypeEnum::VectorType(vty) = ty else {
             return Err("loop.broadcast to a non-vector type".into());
         };

@@ -258,7 +258,7 @@ pub(super) fn saturate(
     out: Type,
 ) -> NodeResult<Value> {
     let (lo, hi) = int_range(out).ok_or("the output is not a quantized integer type")?;
-    let narrow = matches!(out, Type::I8 | Type::UI8 | Type::I16 | Type::UI16);
+    let narrow = hi - lo <= f64::from(u16::MAX);
     let float = if narrow && cx.elem(q) != Type::F64 {
         Type::F32
     } else {

@@ -11,7 +11,7 @@
 
 use super::control;
 use super::kernel::{self, global_buffer};
-use super::padded::Padded;
+use super::padded::{self, Padded};
 use super::plan::{self, i64_array, int_attr, normalize_axis, Group, Kind};
 use super::{Stats, Target};
 use dlc_arith::{ArithOps, CmpIPredicate};
@@ -504,23 +504,15 @@ impl Host<'_> {
             return padded;
         }
         // The value outside the kernel: the fusion's result that yields it, or itself.
-        let yielded = ctx.view::<FusionOp>(anchor).map(|_| {
-            let body = ctx.blocks(ctx.region(anchor, 0))[0];
-            let term = ctx
-                .block_ops(body)
-                .last()
-                .expect("a fusion body ends in its yield");
-            ctx.operands(term).to_vec()
-        });
+        let yielded = ctx
+            .view::<FusionOp>(anchor)
+            .map(|_| padded::fusion_yields(ctx, anchor));
         for &out in &group.outputs {
             let outside = match &yielded {
-                Some(values) => {
-                    let mut at = values.iter().enumerate().filter(|(_, &v)| v == out);
-                    match (at.next(), at.next()) {
-                        (Some((i, _)), None) => ctx.result(anchor, i),
-                        _ => continue,
-                    }
-                }
+                Some(values) => match padded::yielded_once(values, out) {
+                    Some(i) => ctx.result(anchor, i),
+                    None => continue,
+                },
                 None => out,
             };
             if let Some(p) = Padded::of(ctx, self.shapes, outside) {

@@ -102,17 +102,13 @@ fn written_by_producer(ctx: &Context, x: Value) -> bool {
     let Some(def) = ctx.defining_op(x) else {
         return false;
     };
-    if let Some(fusion) = ctx.view::<FusionOp>(def) {
+    if ctx.view::<FusionOp>(def).is_some() {
         // A fusion yielding the value twice has no single result to write padded.
+        let yielded = fusion_yields(ctx, def);
         let index = ctx.results(def).position(|r| r == x);
-        let body = ctx.blocks(ctx.region(fusion.0, 0)).first().copied();
-        let yielded = body
-            .and_then(|b| ctx.block_ops(b).last())
-            .map(|term| ctx.operands(term).to_vec());
-        return match (index, yielded) {
-            (Some(i), Some(values)) => values.iter().filter(|&&v| v == values[i]).count() == 1,
-            _ => false,
-        };
+        return index
+            .and_then(|i| yielded.get(i).map(|&v| (i, v)))
+            .is_some_and(|(i, v)| yielded_once(&yielded, v) == Some(i));
     }
     !matches!(
         GraphOps::of(ctx, def),
@@ -126,6 +122,25 @@ fn written_by_producer(ctx: &Context, x: Value) -> bool {
                 | GraphOps::ReshapeOp(_)
         )
     )
+}
+
+/// The values `fusion` yields: the operands of its body's terminator (none for an empty body).
+pub(super) fn fusion_yields(ctx: &Context, fusion: Op) -> Vec<Value> {
+    ctx.regions(fusion)
+        .first()
+        .and_then(|&r| ctx.blocks(r).first())
+        .and_then(|&b| ctx.block_ops(b).last())
+        .map_or_else(Vec::new, |term| ctx.operands(term).to_vec())
+}
+
+/// The index of the fusion result that yields `v`, when exactly one does: only then is there
+/// one result to write into a pad's buffer.
+pub(super) fn yielded_once(yielded: &[Value], v: Value) -> Option<usize> {
+    let mut at = (0..yielded.len()).filter(|&i| yielded[i] == v);
+    match (at.next(), at.next()) {
+        (Some(i), None) => Some(i),
+        _ => None,
+    }
 }
 
 fn static_shape(shapes: &SymbolicShapes, v: Value) -> Option<Vec<i64>> {

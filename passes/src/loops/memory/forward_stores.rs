@@ -123,18 +123,11 @@ struct ForwardStores;
 impl Pass for ForwardStores {
     fn run(&self, ctx: &mut Context, run: &mut PassRun<'_>) -> Result<(), Diagnostic> {
         let kernel = run.op();
-        let candidates = candidates(ctx, kernel);
+        let (candidates, blocks) = candidates_and_blocks(ctx, kernel);
         if candidates.is_empty() {
             run.preserve_all();
             return Ok(());
         }
-        let mut blocks = Vec::new();
-        ctx.walk(kernel, WalkOrder::PreOrder, &mut |ctx, op| {
-            for &region in ctx.regions(op) {
-                blocks.extend_from_slice(ctx.blocks(region));
-            }
-            WalkResult::Advance
-        });
         let forwarded: u64 = blocks
             .into_iter()
             .map(|block| forward_in_block(ctx, block, &candidates))
@@ -150,10 +143,14 @@ impl Pass for ForwardStores {
 }
 
 /// The local buffers allocated in `kernel` whose every use is an access naming them as its
-/// buffer.
-fn candidates(ctx: &mut Context, kernel: Op) -> FxHashSet<Value> {
+/// buffer, and every block nested in `kernel`, in one walk.
+fn candidates_and_blocks(ctx: &mut Context, kernel: Op) -> (FxHashSet<Value>, Vec<Block>) {
     let mut found = FxHashSet::default();
+    let mut blocks = Vec::new();
     ctx.walk(kernel, WalkOrder::PreOrder, &mut |ctx, op| {
+        for &region in ctx.regions(op) {
+            blocks.extend_from_slice(ctx.blocks(region));
+        }
         if ctx.view::<AllocOp>(op).is_some() {
             let buffer = ctx.result(op, 0);
             let local = matches!(
@@ -166,7 +163,7 @@ fn candidates(ctx: &mut Context, kernel: Op) -> FxHashSet<Value> {
         }
         WalkResult::Advance
     });
-    found
+    (found, blocks)
 }
 
 /// What a block's ops so far leave known of one candidate's elements: the indices, lanes and
