@@ -44,7 +44,9 @@
 //! 5. Size: a group holds at most `max-group-size` ops (default 64).
 //! 6. Everything else is a boundary: `reshape`, `transpose`, `slice`, `concat`, `pad`,
 //!    `gather`, `iota`, `fill`, `dim`, composites (argmax/argmin among them), `graph.rnn` (a kernel of its
-//!    own, whose results are read across its time loop) and existing `graph.fusion`s.
+//!    own, whose results are read across its time loop) and existing `graph.fusion`s. `lower`
+//!    then computes many transposes, slices, reshapes and gathers inside the kernels that read
+//!    them (its `read-through` option), so a boundary here need not be a kernel there.
 //! 7. Horizontal (`horizontal`): after the groups above are outlined, two independent fusions
 //!    that read a common input over the same loop nest merge into one multi-output fusion
 //!    (softmax and log_softmax of one tensor read it once). Same loop nest means, compared

@@ -1,7 +1,8 @@
 //! Data movement as index arithmetic: the element of a reshape, transpose, slice, concat, pad,
 //! gather, iota or fill at an output point, loaded from the input buffers at the index the op
-//! maps that point to. Each of these ops is a kernel of its own, so its inputs are global
-//! buffers and its point is the output index.
+//! maps that point to. Each of these ops is a kernel of its own, its inputs global buffers and
+//! its point the output index, or is read through by its consumers' kernels
+//! (`read_through.rs`), its point then the index the consumer reads.
 //!
 //! Branches (`pad` outside the input, the operand of `concat` that covers a point) are
 //! `loop.if`s writing one scratch register, so no load ever leaves its buffer.
@@ -9,6 +10,7 @@
 use super::element::{cast, scalar_attr, slice_bound, Emit, Signs};
 use super::kernel::{element_type, Kernel, Point};
 use super::plan::{i64_array, int_attr, normalize_axis};
+use super::read_through::constant_indices_in_range;
 use dlc_arith::CmpIPredicate;
 use dlc_graph::GraphOps;
 use dlc_ir::{Context, DenseValue, Op, Type, Value};
@@ -138,7 +140,11 @@ impl Kernel<'_> {
         };
         let (_, then_block, else_block) = build_if(ctx, e.at, cond, true, e.loc);
         let then_at = before_terminator(ctx, then_block);
-        let v = build_load(ctx, then_at, self.input_buffer(x)?, &idx, e.loc);
+        let then_e = Emit {
+            at: then_at,
+            loc: e.loc,
+        };
+        let v = self.load_input(ctx, then_e, x, &idx)?;
         build_store(ctx, then_at, v, reg, &[], e.loc);
         let else_block = else_block.ok_or("an if without an else block")?;
         let else_at = before_terminator(ctx, else_block);
@@ -197,9 +203,8 @@ impl Kernel<'_> {
             let local = here.arith(ctx, "subi", &[out[axis], offset], Type::INDEX);
             let mut idx = out.to_vec();
             idx[axis] = local;
-            let buf = self.input_buffer(x)?;
             if n + 1 == inputs.len() {
-                let v = build_load(ctx, at, buf, &idx, e.loc);
+                let v = self.load_input(ctx, here, x, &idx)?;
                 build_store(ctx, at, v, reg, &[], e.loc);
                 break;
             }
@@ -207,7 +212,11 @@ impl Kernel<'_> {
             let cond = here.cmpi(ctx, CmpIPredicate::Slt, local, size);
             let (_, then_block, else_block) = build_if(ctx, at, cond, true, e.loc);
             let then_at = before_terminator(ctx, then_block);
-            let v = build_load(ctx, then_at, buf, &idx, e.loc);
+            let then_e = Emit {
+                at: then_at,
+                loc: e.loc,
+            };
+            let v = self.load_input(ctx, then_e, x, &idx)?;
             build_store(ctx, then_at, v, reg, &[], e.loc);
             at = before_terminator(ctx, else_block.ok_or("an if without an else block")?);
             offset = Emit { at, loc: e.loc }.arith(ctx, "addi", &[offset, size], Type::INDEX);
@@ -233,8 +242,13 @@ impl Kernel<'_> {
             .get(axis..axis + r)
             .ok_or("gather ranks do not add up")?;
         // The runtime checks every index against the dim before the launch, so the load below
-        // stays in its buffer.
-        self.check_indices(ctx, indices, x, axis)?;
+        // stays in its buffer; data read through has no buffer, and constant indices all in
+        // range need no check.
+        if !self.reads_through(x) {
+            self.check_indices(ctx, indices, x, axis)?;
+        } else if !constant_indices_in_range(ctx, self.shapes, op) {
+            return Err("gather indices unchecked against data read through".into());
+        }
         let i = self.load_input(ctx, e, indices, position)?;
         let i = e.arith(ctx, "index_cast", &[i], Type::INDEX);
         let n = self.dim_of(ctx, x, axis);

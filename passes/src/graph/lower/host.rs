@@ -34,6 +34,10 @@ pub(super) struct Options {
     pub target: Target,
     /// Write a result that is only padded into the pad's buffer (`padded.rs`).
     pub padded_outputs: bool,
+    /// Compute movement ops in their consumers' kernels where they can (`read_through.rs`).
+    pub read_through: bool,
+    /// The largest operand of a transpose moving the innermost dim that is read through.
+    pub strided_bytes: u64,
 }
 
 /// Lowers one graph function: builds the host function after it and its kernels before it,
@@ -75,7 +79,14 @@ pub(super) fn lower_function(
         name,
         stats,
         absorbed: FxHashSet::default(),
+        read_through: FxHashMap::default(),
     };
+    if options.read_through {
+        for op in super::read_through::read_through(ctx, entry, shapes, options.strided_bytes) {
+            host.read_through.insert(ctx.result(op, 0), op);
+            host.stats.read_through += 1;
+        }
+    }
     for (&old, &new) in ctx.block_args(entry).to_vec().iter().zip(&host.args) {
         host.map.map(old, new);
     }
@@ -153,6 +164,9 @@ struct Host<'a> {
     /// Pads whose producer's kernel writes the padded buffer (`padded.rs`): nothing left to
     /// lower.
     absorbed: FxHashSet<Op>,
+    /// Values (results, and the fusion arguments they feed) that their consumers' kernels
+    /// compute by the movement op mapped to, which has no kernel (`read_through.rs`).
+    read_through: FxHashMap<Value, Op>,
 }
 
 impl Host<'_> {
@@ -161,7 +175,8 @@ impl Host<'_> {
     }
 
     fn lower_op(&mut self, ctx: &mut Context, op: Op) -> Result<(), Diagnostic> {
-        if self.absorbed.contains(&op) {
+        let read_through = ctx.results(op).any(|r| self.read_through.contains_key(&r));
+        if self.absorbed.contains(&op) || read_through {
             return Ok(());
         }
         let loc = ctx.op_loc(op);
@@ -205,11 +220,7 @@ impl Host<'_> {
                 self.map.map(y, v);
             }
             Some(_) => {
-                let group = Group {
-                    ops: vec![op],
-                    inputs: self.tensor_operands(ctx, &[op]),
-                    outputs: vec![ctx.result(op, 0)],
-                };
+                let group = self.group(ctx, vec![op], vec![ctx.result(op, 0)]);
                 self.launch(ctx, &group, op)?;
             }
             None if ArithOps::of(ctx, op).is_some() => {
@@ -338,6 +349,32 @@ impl Host<'_> {
         ))
     }
 
+    /// The kernel group of `ops` writing `outputs`: its inputs are the tensors the ops read
+    /// from outside themselves, in order of first use, a value read through replaced by the
+    /// inputs of its movement op (recursively).
+    fn group(&self, ctx: &Context, ops: Vec<Op>, outputs: Vec<Value>) -> Group {
+        let mut inputs = Vec::new();
+        let mut read_through = FxHashMap::default();
+        let mut pending = self.tensor_operands(ctx, &ops);
+        pending.reverse();
+        while let Some(v) = pending.pop() {
+            match self.read_through.get(&v) {
+                Some(&op) => {
+                    read_through.insert(v, op);
+                    pending.extend(self.tensor_operands(ctx, &[op]).into_iter().rev());
+                }
+                None if !inputs.contains(&v) => inputs.push(v),
+                None => {}
+            }
+        }
+        Group {
+            ops,
+            inputs,
+            outputs,
+            read_through,
+        }
+    }
+
     /// The tensors `ops` read from outside themselves, in order of first use.
     fn tensor_operands(&self, ctx: &Context, ops: &[Op]) -> Vec<Value> {
         let mut seen = Vec::new();
@@ -361,6 +398,9 @@ impl Host<'_> {
             .and_then(|&r| ctx.blocks(r).first().copied())
             .ok_or_else(|| err(loc, "a fusion without a body"))?;
         for (&arg, &operand) in ctx.block_args(body).iter().zip(ctx.operands(fusion)) {
+            if let Some(&op) = self.read_through.get(&operand) {
+                self.read_through.insert(arg, op);
+            }
             let v = self.map.lookup(operand);
             self.map.map(arg, v);
         }
@@ -392,11 +432,7 @@ impl Host<'_> {
                 outputs.push(v);
             }
         }
-        let group = Group {
-            inputs: self.tensor_operands(ctx, &members),
-            ops: members.clone(),
-            outputs,
-        };
+        let group = self.group(ctx, members.clone(), outputs);
         let computing = members
             .iter()
             .filter(|&&op| kernel::is_computed(ctx, op))

@@ -84,6 +84,7 @@ pub(super) fn build(
             .copied()
             .zip(args.iter().copied())
             .collect(),
+        read_through: &group.read_through,
         outputs: group
             .outputs
             .iter()
@@ -196,6 +197,8 @@ pub(super) struct Kernel<'p> {
     last_const: Option<Op>,
     consts: FxHashMap<(Type, u128), Value>,
     inputs: FxHashMap<Value, Value>,
+    /// Values loaded through the movement op that maps them to the inputs.
+    read_through: &'p FxHashMap<Value, Op>,
     outputs: FxHashMap<Value, Value>,
     symbols: FxHashMap<u32, Value>,
     /// Member result -> its register or spill buffer.
@@ -593,7 +596,6 @@ impl Kernel<'_> {
         self.load_input(ctx, e, v, &idx)
     }
 
-    /// The buffer argument of kernel input `v`.
     /// Records that input `indices` holds indices into axis `axis` of input `data`, a
     /// precondition the runtime checks before each launch (see [`dlc_loop::INDEX_CHECKS`]).
     pub(super) fn check_indices(
@@ -616,6 +618,12 @@ impl Kernel<'_> {
         Ok(())
     }
 
+    /// True when `v` is loaded through the movement op that defines it (no buffer holds it).
+    pub(super) fn reads_through(&self, v: Value) -> bool {
+        self.read_through.contains_key(&v)
+    }
+
+    /// The buffer argument of kernel input `v`.
     pub(super) fn input_buffer(&self, v: Value) -> Result<Value, String> {
         self.inputs
             .get(&v)
@@ -636,6 +644,10 @@ impl Kernel<'_> {
             if self.plan.kind.get(&def) == Some(&Kind::Splat) {
                 return self.splat(ctx, def);
             }
+        }
+        if let Some(&op) = self.read_through.get(&v) {
+            let point: Point = idx.iter().copied().map(Some).collect();
+            return self.movement(ctx, e, op, &point);
         }
         let buf = self.input_buffer(v)?;
         Ok(build_load(ctx, e.at, buf, idx, e.loc))

@@ -42,6 +42,16 @@
 //!   first gets a same-type `graph.cast` in front of it, whose copy kernel then writes the
 //!   padded buffer: the pad's kernel by another name, but an elementwise nest that vectorizes
 //!   where the pad's own tested every element's bounds (`num-pad-copies`).
+//! - **Movement read through** (`read-through`). A `graph.transpose`, `slice`, `reshape` or
+//!   `gather` over static shapes whose every consumer's kernel can load its elements where it
+//!   reads them gets no kernel and no buffer: each consumer computes the index the op maps
+//!   its point to and loads from the op's operands there, chains composing (a gather, a
+//!   reshape and a transpose are one index map). Consumers that can: elementwise and
+//!   reduction kernels (fusions without a matmul or convolution), data-movement kernels other
+//!   than a pad's, and other ops read through. Not matmuls and convolutions, whose tiled
+//!   vector loads want contiguous rows, and not pads, returns, recurrences, calls or a
+//!   gather's indices. A reshape whose operand has a buffer stays a host view
+//!   (`read_through.rs`).
 //! - **Recurrences.** A `graph.rnn` becomes one kernel of its own, `@<func>_<n>_rnn`: per
 //!   direction, a loop over the batch holding a serial loop over the steps, each step the
 //!   product of the state with the recurrent weights and the cell (`recurrence.rs`); its
@@ -71,7 +81,8 @@
 //! (fusions whose ops could not share one loop structure and became one kernel each),
 //! `num-host-reshapes` (reshapes between kernels made `loop.reshape`s), `num-host-calls`
 //! (`graph.if` and `graph.loop` ops made calls), `num-padded-outputs` (results written into
-//! their pad's buffer), `num-pad-copies` (copies put in front of pads for that).
+//! their pad's buffer), `num-pad-copies` (copies put in front of pads for that),
+//! `num-read-through` (movement ops computed in their consumers' kernels).
 //!
 //! # Performance impact
 //! One kernel per fusion group: intermediates of a group never touch global memory, which is
@@ -154,11 +165,17 @@
 //!    kernel writing the padded buffer: a `relu_0` nest storing at the padded index and a
 //!    `pad_border_1` nest storing the pad value on the border.
 //!
+//! 4. A transpose read by a bias add (test/passes/lower-read-through.mlir,
+//!    `@transpose_add`) is one kernel loading `%arg0[%j, %i]` at point `(i, j)`.
+//!
 //! # Counter-examples
 //! 1. A function with no graph ops (already loop level) is unchanged.
 //! 2. A pad of an argument, of a result that has another use or of a reshape keeps a kernel, a
 //!    copy's; a pad of a `?` dim stays a pad kernel (test/passes/lower-padded.mlir,
 //!    `@pads_stay`).
+//! 3. A transpose that a matmul reads, or that is also returned or padded, keeps its kernel;
+//!    so does one over a `?` dim, and one whose result a gather indexes with data
+//!    (test/passes/lower-read-through.mlir, `@kept`, `@dynamic`, `@data_indices`).
 
 mod access;
 mod control;
@@ -167,9 +184,11 @@ mod host;
 mod kernel;
 mod padded;
 mod plan;
+mod read_through;
 mod recurrence;
 mod signature;
 
+use crate::loops::cpu::target::CpuInfo;
 use dlc_func::FuncOp;
 use dlc_graph::shapes::SymbolicShapes;
 use dlc_graph::GraphOps;
@@ -197,6 +216,11 @@ pub static INFO: PassInfo = PassInfo {
             true,
             "On the cpu target, a kernel whose result is only padded writes it into the pad's buffer and fills the border itself, so the pad is no kernel",
         ),
+        OptionSpec::bool(
+            "read-through",
+            true,
+            "A transpose, slice, reshape or gather whose every consumer can load its elements from its operands runs in those consumers' kernels, not a kernel of its own",
+        ),
     ],
     statistics: &[
         ("num-kernels", "Number of loop.kernel ops built"),
@@ -221,6 +245,10 @@ pub static INFO: PassInfo = PassInfo {
         (
             "num-pad-copies",
             "Number of pads given a copy kernel to write them, as no producer's kernel could",
+        ),
+        (
+            "num-read-through",
+            "Number of movement ops computed in their consumers' kernels, with no kernel of their own",
         ),
     ],
     create,
@@ -248,12 +276,14 @@ fn create(options: &OptionValues) -> Result<Box<dyn Pass>, String> {
     Ok(Box::new(Lower {
         target,
         padded_outputs: options.bool("padded-outputs"),
+        read_through: options.bool("read-through"),
     }))
 }
 
 struct Lower {
     target: Target,
     padded_outputs: bool,
+    read_through: bool,
 }
 
 /// Counters the pass reports.
@@ -267,6 +297,7 @@ struct Stats {
     host_calls: u64,
     padded_outputs: u64,
     pad_copies: u64,
+    read_through: u64,
 }
 
 impl Pass for Lower {
@@ -280,6 +311,17 @@ impl Pass for Lower {
             .filter(|&op| ctx.view::<FuncOp>(op).is_some() && is_graph_function(ctx, op))
             .collect();
         let mut stats = Stats::default();
+        // A 16th of the L2: what a strided sweep over a transposed operand keeps cached
+        // (`read_through.rs`).
+        let strided_bytes = match self.target {
+            Target::Cpu => {
+                CpuInfo::for_op(ctx, module, "")
+                    .map_err(|m| Diagnostic::error(ctx.op_loc(module), m))?
+                    .l2_bytes
+                    / 16
+            }
+            Target::Gpu => 0,
+        };
         for func in &funcs {
             let padded_outputs = self.padded_outputs && self.target == Target::Cpu;
             if padded_outputs {
@@ -289,6 +331,8 @@ impl Pass for Lower {
             let options = host::Options {
                 target: self.target,
                 padded_outputs,
+                read_through: self.read_through,
+                strided_bytes,
             };
             host::lower_function(ctx, *func, &shapes, options, &mut stats)?;
         }
@@ -300,6 +344,7 @@ impl Pass for Lower {
         run.add_stat("num-host-calls", stats.host_calls);
         run.add_stat("num-padded-outputs", stats.padded_outputs);
         run.add_stat("num-pad-copies", stats.pad_copies);
+        run.add_stat("num-read-through", stats.read_through);
         if funcs.is_empty() {
             run.preserve_all();
         }

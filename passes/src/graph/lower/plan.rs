@@ -30,6 +30,9 @@ pub(super) struct Group {
     pub inputs: Vec<Value>,
     /// Member results written to global buffers: the kernel's next buffer arguments.
     pub outputs: Vec<Value>,
+    /// Values the members read that no kernel writes, each with the movement op that maps
+    /// it to the inputs (`read_through.rs`): loaded from those wherever it is read.
+    pub read_through: FxHashMap<Value, Op>,
 }
 
 /// What an op is to the planner.
@@ -46,7 +49,8 @@ pub(super) enum Kind {
     /// A `conv2d` run as an implicit GEMM ([`direct_conv`]) over the last domain axis, the
     /// input channels of one group; the window's taps are unrolled in its block.
     Conv,
-    /// Reshape, transpose, slice, concat, pad, gather, iota, fill: alone in a kernel.
+    /// Reshape, transpose, slice, concat, pad, gather, iota, fill: alone in a kernel, or read
+    /// through by its consumers' kernels (`read_through.rs`).
     Movement,
 }
 

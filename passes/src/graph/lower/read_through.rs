@@ -1,0 +1,255 @@
+//! Movement ops read through: a `graph.transpose`, `slice`, `reshape` or `gather` whose every
+//! consumer can compute its elements where it needs them gets no kernel and no buffer. Each
+//! consumer's kernel loads an element from the op's operands at the index the op maps the
+//! consumer's point to (`access.rs`), as it would have loaded it from the op's result; chains
+//! of such ops compose (a gather, then a reshape, then a transpose is one index map).
+//!
+//! A consumer reads through when its kernel reads the value only with loads at computed
+//! indices: an elementwise or reduction kernel (a fusion without a matmul or convolution, or
+//! such an op alone), a data-movement kernel other than a pad's, or another op read through.
+//! Not a matmul or convolution: their tiled, vectorized loads of contiguous rows would become
+//! scalar loads at mapped indices in their innermost loop, where a transpose kernel before
+//! them costs one pass over the data. Not a pad (its producer writes it padded, `padded.rs`),
+//! a reshape that stays a host view (it needs the buffer), a recurrence, a call, a return, or
+//! a gather's indices (the runtime checks those in their buffer). A gather reads its data
+//! operand through only when its indices are a constant whose every value is in range, since
+//! there is then no buffer for the runtime to check them against and nothing to check. A
+//! gather is itself read through only when data-movement kernels alone read it, through any
+//! chain: its loads are at data-dependent indices, which `vectorize` leaves scalar, and an
+//! elementwise or reduction consumer would lose its vector loop (nudenet_320n's max pools,
+//! reductions over gathered windows, took 0.65 ms a launch so, against 0.15 for the gather
+//! kernel and the vectorized reduction).
+//!
+//! A transpose that moves the innermost dim is read through only when its operand fits in a
+//! 16th of the target CPU's L2 (32 KiB on a Zen 1 core; never on the GPU): the consumer's
+//! innermost loop then reads it with a stride, and the lines it touches must stay cached.
+//! magika's `[512, 256]` transpose read by a gather took 0.8 ms that way, against 0.3 for its
+//! own kernel and the gather (`dlc-run --bench 30 --profile`, an "Intel(R) Xeon(R)
+//! Processor"); silero_vad_seq's `[64, 32]` ones cost nothing measurable.
+//!
+//! A reshape is a view of its operand's memory at no cost, so it is read through only when its
+//! operand is, or when it only adds or removes unit dims and movement ops read it through.
+//! Shapes must be static: the consumer's kernel then needs no sizes for the intermediate dims.
+
+use super::plan::{i64_array, int_attr, kind_of, normalize_axis, Kind};
+use dlc_graph::ops::{ConstantOp, FusionOp, GatherOp, PadOp, ReshapeOp, TransposeOp};
+use dlc_graph::shapes::{DimExpr, SymbolicShapes};
+use dlc_graph::{family_of, Family};
+use dlc_ir::{AttrKind, Block, Context, DenseValue, Op, Value};
+use rustc_hash::FxHashSet;
+
+/// The movement ops of `body` that its consumers read through; a transpose that moves the
+/// innermost dim only when its operand takes at most `strided_bytes`.
+pub(super) fn read_through(
+    ctx: &Context,
+    body: Block,
+    shapes: &SymbolicShapes,
+    strided_bytes: u64,
+) -> FxHashSet<Op> {
+    let ops: Vec<Op> = ctx.block_ops(body).collect();
+    // Consumers come after producers, so in reverse every consumer is decided first.
+    let mut readable = FxHashSet::default();
+    // Readable ops whose elements only data-movement kernels read, through any chain.
+    let mut moved_only = FxHashSet::default();
+    for &op in ops.iter().rev() {
+        if !candidate(ctx, shapes, op, strided_bytes) {
+            continue;
+        }
+        let uses = ctx.uses(ctx.result(op, 0));
+        let reads = |u: &dlc_ir::Use| reads_through(ctx, shapes, &readable, u.user, u.operand);
+        if uses.is_empty() || !uses.iter().all(reads) {
+            continue;
+        }
+        let moves = |u: &dlc_ir::Use| {
+            let kernel = !readable.contains(&u.user) && kind_of(ctx, u.user) == Ok(Kind::Movement);
+            kernel || moved_only.contains(&u.user)
+        };
+        let moved = uses.iter().all(moves);
+        // A gather's loads are at data-dependent indices, which `vectorize` leaves scalar: read
+        // through by data-movement kernels only, themselves scalar copies.
+        if ctx.view::<GatherOp>(op).is_some() && !moved {
+            continue;
+        }
+        readable.insert(op);
+        if moved {
+            moved_only.insert(op);
+        }
+    }
+    let mut chosen = FxHashSet::default();
+    for op in ops {
+        if !readable.contains(&op) {
+            continue;
+        }
+        let view_of_buffer = ctx.view::<ReshapeOp>(op).is_some()
+            && !ctx
+                .defining_op(ctx.operand(op, 0))
+                .is_some_and(|d| chosen.contains(&d))
+            && !(unit_dims_only(ctx, shapes, op)
+                && ctx
+                    .uses(ctx.result(op, 0))
+                    .iter()
+                    .all(|u| readable.contains(&u.user)));
+        if !view_of_buffer {
+            chosen.insert(op);
+        }
+    }
+    chosen
+}
+
+/// True for a reshape that only adds or removes dims of size 1. Read through by movement ops,
+/// it costs no division, and the chain then reads its operand's buffer, whose last dim is the
+/// one its producer wrote: a `[1, C, W, 1]` view would leave the loads along `W` strided for
+/// `vectorize`, which looks for the loop index in the last index.
+fn unit_dims_only(ctx: &Context, shapes: &SymbolicShapes, op: Op) -> bool {
+    let dims = |v: Value| -> Option<Vec<DimExpr>> {
+        Some(
+            shapes
+                .shape(v)?
+                .iter()
+                .copied()
+                .filter(|&d| d != DimExpr::Static(1))
+                .collect(),
+        )
+    };
+    let (x, y) = (dims(ctx.operand(op, 0)), dims(ctx.result(op, 0)));
+    x.is_some() && x == y
+}
+
+/// True for a transpose, slice, reshape or gather with one result, its tensors of static
+/// shapes; a transpose that moves the innermost dim only over at most `strided_bytes`.
+fn candidate(ctx: &Context, shapes: &SymbolicShapes, op: Op, strided_bytes: u64) -> bool {
+    let movement = matches!(
+        family_of(ctx, op),
+        Some(Family::Transpose | Family::Slice | Family::Reshape | Family::Gather)
+    );
+    movement
+        && ctx.num_results(op) == 1
+        && (ctx.view::<TransposeOp>(op).is_none()
+            || keeps_inner_dim(ctx, shapes, op)
+            || bytes(ctx, shapes, ctx.operand(op, 0)).is_some_and(|b| b <= strided_bytes))
+        && ctx
+            .operands(op)
+            .iter()
+            .copied()
+            .filter(|&v| dlc_graph::tensor_parts(ctx, ctx.value_type(v)).is_some())
+            .chain([ctx.result(op, 0)])
+            .all(|v| is_static(shapes, v))
+}
+
+/// Whether transpose `op` leaves the innermost dim of size above 1 innermost. One that moves
+/// it makes a consumer's innermost loop read its operand with a stride, element by element,
+/// where a transpose kernel of its own reads and writes in tiles (`tile-transpose`): cheap
+/// only while the operand stays in cache.
+fn keeps_inner_dim(ctx: &Context, shapes: &SymbolicShapes, op: Op) -> bool {
+    let inner = |v: Value| {
+        shapes
+            .shape(v)
+            .and_then(|s| s.iter().rposition(|&d| d != DimExpr::Static(1)))
+    };
+    let perm = i64_array(ctx, op, "perm");
+    match (inner(ctx.result(op, 0)), inner(ctx.operand(op, 0))) {
+        (Some(y), Some(x)) => perm.get(y) == Some(&(x as i64)),
+        _ => true,
+    }
+}
+
+/// Whether `user` reads its operand `operand` through, the operand's producer being a
+/// candidate; `readable` holds the candidates decided so far (every later op).
+fn reads_through(
+    ctx: &Context,
+    shapes: &SymbolicShapes,
+    readable: &FxHashSet<Op>,
+    user: Op,
+    operand: u32,
+) -> bool {
+    if ctx.view::<GatherOp>(user).is_some() {
+        return operand == 0 && constant_indices_in_range(ctx, shapes, user);
+    }
+    if readable.contains(&user) {
+        return true;
+    }
+    if ctx.view::<FusionOp>(user).is_some() {
+        return fusion_reads_through(ctx, user, operand);
+    }
+    match kind_of(ctx, user) {
+        Ok(Kind::Elementwise | Kind::Reduce) => true,
+        Ok(Kind::Movement) => {
+            ctx.view::<PadOp>(user).is_none() && ctx.view::<ReshapeOp>(user).is_none()
+        }
+        _ => false,
+    }
+}
+
+/// Whether fusion `fusion` reads its operand `operand` only through its members' loads: no
+/// member is a matmul or convolution, and the operand's block argument is not yielded as is.
+fn fusion_reads_through(ctx: &Context, fusion: Op, operand: u32) -> bool {
+    let Some(body) = ctx
+        .regions(fusion)
+        .first()
+        .and_then(|&r| ctx.blocks(r).first().copied())
+    else {
+        return false;
+    };
+    let Some(&arg) = ctx.block_args(body).get(operand as usize) else {
+        return false;
+    };
+    let yielded = super::padded::fusion_yields(ctx, fusion);
+    let contracts = ctx
+        .block_ops(body)
+        .any(|op| matches!(kind_of(ctx, op), Ok(Kind::Matmul | Kind::Conv)));
+    !contracts && !yielded.contains(&arg)
+}
+
+/// True when gather `op`'s indices are a constant, every value of which lies in `[-n, n)` for
+/// the static size `n` of the gathered axis: no index needs checking at run time.
+pub(super) fn constant_indices_in_range(ctx: &Context, shapes: &SymbolicShapes, op: Op) -> bool {
+    let (x, indices) = (ctx.operand(op, 0), ctx.operand(op, 1));
+    let Some(shape) = shapes.shape(x) else {
+        return false;
+    };
+    let Ok(axis) = normalize_axis(int_attr(ctx, op, "axis").unwrap_or(0), shape.len()) else {
+        return false;
+    };
+    let DimExpr::Static(n) = shape[axis] else {
+        return false;
+    };
+    let Some(dense) = ctx
+        .defining_op(indices)
+        .filter(|&c| ctx.view::<ConstantOp>(c).is_some())
+        .and_then(|c| ctx.attr(c, "value"))
+        .and_then(|a| match ctx.attr_kind(a) {
+            AttrKind::DenseElements(d) => Some(d),
+            _ => None,
+        })
+    else {
+        return false;
+    };
+    let Some(count) = shapes.shape(indices).and_then(|s| {
+        s.iter()
+            .map(|d| match d {
+                DimExpr::Static(n) => usize::try_from(*n).ok(),
+                DimExpr::Symbol(_) => None,
+            })
+            .product::<Option<usize>>()
+    }) else {
+        return false;
+    };
+    ctx.dense_values(dense, count)
+        .all(|v| matches!(v, DenseValue::Int(i) if -(n as i128) <= i && i < n as i128))
+}
+
+/// The bytes of tensor `v` of static shape.
+fn bytes(ctx: &Context, shapes: &SymbolicShapes, v: Value) -> Option<u64> {
+    let elem = dlc_graph::tensor_parts(ctx, ctx.value_type(v))?.element;
+    let size = dlc_loop::elem_size_bytes(ctx, ctx.signless(elem))? as u64;
+    shapes.shape(v)?.iter().try_fold(size, |acc, d| match d {
+        DimExpr::Static(n) => acc.checked_mul(u64::try_from(*n).ok()?),
+        DimExpr::Symbol(_) => None,
+    })
+}
+
+fn is_static(shapes: &SymbolicShapes, v: Value) -> bool {
+    shapes
+        .shape(v)
+        .is_some_and(|s| s.iter().all(|d| matches!(d, DimExpr::Static(_))))
+}
