@@ -143,7 +143,8 @@ pub(super) fn yielded_once(yielded: &[Value], v: Value) -> Option<usize> {
     }
 }
 
-fn static_shape(shapes: &SymbolicShapes, v: Value) -> Option<Vec<i64>> {
+/// The dims of `v` when every one is static.
+pub(super) fn static_shape(shapes: &SymbolicShapes, v: Value) -> Option<Vec<i64>> {
     shapes
         .shape(v)?
         .iter()

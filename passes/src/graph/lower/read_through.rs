@@ -31,6 +31,7 @@
 //! operand is, or when it only adds or removes unit dims and movement ops read it through.
 //! Shapes must be static: the consumer's kernel then needs no sizes for the intermediate dims.
 
+use super::padded::static_shape;
 use super::plan::{i64_array, int_attr, kind_of, normalize_axis, Kind};
 use dlc_graph::ops::{ConstantOp, FusionOp, GatherOp, PadOp, ReshapeOp, TransposeOp};
 use dlc_graph::shapes::{DimExpr, SymbolicShapes};
@@ -133,7 +134,7 @@ fn candidate(ctx: &Context, shapes: &SymbolicShapes, op: Op, strided_bytes: u64)
             .copied()
             .filter(|&v| dlc_graph::tensor_parts(ctx, ctx.value_type(v)).is_some())
             .chain([ctx.result(op, 0)])
-            .all(|v| is_static(shapes, v))
+            .all(|v| static_shape(shapes, v).is_some())
 }
 
 /// Whether transpose `op` leaves the innermost dim of size above 1 innermost. One that moves
@@ -204,15 +205,13 @@ fn fusion_reads_through(ctx: &Context, fusion: Op, operand: u32) -> bool {
 /// the static size `n` of the gathered axis: no index needs checking at run time.
 pub(super) fn constant_indices_in_range(ctx: &Context, shapes: &SymbolicShapes, op: Op) -> bool {
     let (x, indices) = (ctx.operand(op, 0), ctx.operand(op, 1));
-    let Some(shape) = shapes.shape(x) else {
+    let Some(shape) = static_shape(shapes, x) else {
         return false;
     };
     let Ok(axis) = normalize_axis(int_attr(ctx, op, "axis").unwrap_or(0), shape.len()) else {
         return false;
     };
-    let DimExpr::Static(n) = shape[axis] else {
-        return false;
-    };
+    let n = shape[axis];
     let Some(dense) = ctx
         .defining_op(indices)
         .filter(|&c| ctx.view::<ConstantOp>(c).is_some())
@@ -224,13 +223,9 @@ pub(super) fn constant_indices_in_range(ctx: &Context, shapes: &SymbolicShapes, 
     else {
         return false;
     };
-    let Some(count) = shapes.shape(indices).and_then(|s| {
+    let Some(count) = static_shape(shapes, indices).and_then(|s| {
         s.iter()
-            .map(|d| match d {
-                DimExpr::Static(n) => usize::try_from(*n).ok(),
-                DimExpr::Symbol(_) => None,
-            })
-            .product::<Option<usize>>()
+            .try_fold(1usize, |acc, &d| acc.checked_mul(d.try_into().ok()?))
     }) else {
         return false;
     };
@@ -241,15 +236,8 @@ pub(super) fn constant_indices_in_range(ctx: &Context, shapes: &SymbolicShapes, 
 /// The bytes of tensor `v` of static shape.
 fn bytes(ctx: &Context, shapes: &SymbolicShapes, v: Value) -> Option<u64> {
     let elem = dlc_graph::tensor_parts(ctx, ctx.value_type(v))?.element;
-    let size = dlc_loop::elem_size_bytes(ctx, ctx.signless(elem))? as u64;
-    shapes.shape(v)?.iter().try_fold(size, |acc, d| match d {
-        DimExpr::Static(n) => acc.checked_mul(u64::try_from(*n).ok()?),
-        DimExpr::Symbol(_) => None,
-    })
-}
-
-fn is_static(shapes: &SymbolicShapes, v: Value) -> bool {
-    shapes
-        .shape(v)
-        .is_some_and(|s| s.iter().all(|d| matches!(d, DimExpr::Static(_))))
+    let size = dlc_loop::elem_size_bytes(ctx, ctx.signless(elem))?;
+    static_shape(shapes, v)?
+        .iter()
+        .try_fold(size, |acc, &d| acc.checked_mul(d.try_into().ok()?))
 }
