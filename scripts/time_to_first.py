@@ -79,12 +79,13 @@ def ort_nodes(python: str, onnx: Path) -> tuple[int, int]:
 
 
 def dlc_first(dlc_run: str, onnx: Path, inputs: list[Path], cache: str) -> tuple[float, int]:
-    """dlc-run's "first result" time, ms, with the cache in `cache`, and its kernel count."""
+    """dlc-run's "first result" time, ms, with the cache in `cache`, and its kernel launches
+    (a kernel that several launches share, `merge-kernels`, counts once per launch)."""
     env = dict(os.environ, DLC_CACHE_DIR=cache)
     cmd = [dlc_run, str(onnx), "--inputs", ",".join(map(str, inputs))]
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout
     found = re.search(r"first result ([0-9.]+) ms after start", out)
-    kernels = re.search(r": ([0-9]+) kernels \(", out)
+    kernels = re.search(r"kernels \((?:[0-9]+ distinct, )?([0-9]+) launches\)", out)
     if not found or not kernels:
         raise RuntimeError(f"no first-result or kernel line in: {out}")
     return float(found.group(1)), int(kernels.group(1))

@@ -15,6 +15,7 @@ pub mod diagnostics;
 pub mod dialect;
 pub mod dominance;
 mod entity;
+pub mod equivalence;
 pub mod format;
 mod hex;
 pub mod interfaces;

@@ -2,13 +2,15 @@
 //!
 //! Symbols are referenced by name (`@f`), not by value, so lookups go through the nearest
 //! enclosing symbol table. [`SymbolTables`] caches one map per table op, so verifying a million
-//! calls costs a million hash lookups rather than a million scans.
+//! calls costs a million hash lookups rather than a million scans. [`referenced_symbols`] finds
+//! the references an attribute holds, nested ones included.
 
+use crate::attributes::{AttrKind, Attribute};
 use crate::dialect::Traits;
 use crate::intern::Ident;
 use crate::ir::Op;
 use crate::Context;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// A cache of the symbol maps of symbol-table ops.
 #[derive(Default)]
@@ -62,4 +64,32 @@ fn symbol_map(ctx: &Context, table: Op) -> FxHashMap<Ident, Op> {
         }
     }
     map
+}
+
+/// Adds the symbol references in `attr` (recursively) to `out`, as paths of names. Containers
+/// already searched are skipped: interned attributes are shared, and a large array referenced by
+/// many ops is searched once.
+pub fn referenced_symbols(
+    ctx: &Context,
+    attr: Attribute,
+    seen: &mut FxHashSet<Attribute>,
+    out: &mut Vec<Vec<Ident>>,
+) {
+    match ctx.attr_kind(attr) {
+        AttrKind::SymbolRef(path) => out.push(path.to_vec()),
+        AttrKind::Array(elements)
+        | AttrKind::Dialect {
+            params: elements, ..
+        } if seen.insert(attr) => {
+            for &e in elements.iter() {
+                referenced_symbols(ctx, e, seen, out);
+            }
+        }
+        AttrKind::Dict(entries) if seen.insert(attr) => {
+            for e in entries.iter() {
+                referenced_symbols(ctx, e.value, seen, out);
+            }
+        }
+        _ => {}
+    }
 }

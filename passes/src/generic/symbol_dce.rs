@@ -63,8 +63,8 @@
 
 use dlc_ir::builtin::ModuleOp;
 use dlc_ir::pass::{Anchor, OptionValues, Pass, PassInfo, PassRun};
-use dlc_ir::symbol::SymbolTables;
-use dlc_ir::{AttrKind, Attribute, Context, Diagnostic, Ident, Op, Traits};
+use dlc_ir::symbol::{referenced_symbols, SymbolTables};
+use dlc_ir::{Attribute, Context, Diagnostic, Ident, Op, Traits};
 use rustc_hash::FxHashSet;
 
 /// The pass description.
@@ -246,32 +246,4 @@ fn is_discardable(ctx: &Context, op: Op, table_hidden: bool) -> bool {
         _ => false,
     };
     discardable && ctx.num_results(op) == 0
-}
-
-/// Adds the symbol references in `attr` (recursively) to `out`, as paths of names. Containers
-/// already searched are skipped: interned attributes are shared, and a large array referenced by
-/// many ops is searched once.
-fn referenced_symbols(
-    ctx: &Context,
-    attr: Attribute,
-    seen: &mut FxHashSet<Attribute>,
-    out: &mut Vec<Vec<Ident>>,
-) {
-    match ctx.attr_kind(attr) {
-        AttrKind::SymbolRef(path) => out.push(path.to_vec()),
-        AttrKind::Array(elements)
-        | AttrKind::Dialect {
-            params: elements, ..
-        } if seen.insert(attr) => {
-            for &e in elements.iter() {
-                referenced_symbols(ctx, e, seen, out);
-            }
-        }
-        AttrKind::Dict(entries) if seen.insert(attr) => {
-            for e in entries.iter() {
-                referenced_symbols(ctx, e.value, seen, out);
-            }
-        }
-        _ => {}
-    }
 }

@@ -8,6 +8,7 @@ pub mod blocks;
 pub mod cpu;
 pub mod gpu;
 pub mod memory;
+pub mod merge_kernels;
 pub mod plan_memory;
 pub mod reduce;
 pub mod simplify;
@@ -15,7 +16,8 @@ pub mod simplify;
 use crate::graph::lower::Target;
 use dlc_ir::pass::{NamedPipeline, PassRegistry};
 
-/// The default CPU pipeline after `lower`: clean up, cache repeated reads, register-tile
+/// The default CPU pipeline after `lower`: merge the kernels that are copies of each other,
+/// then, in each kernel, clean up, cache repeated reads, register-tile
 /// matmul-like reductions, schedule the loops for the CPU (parallel outer loop with a grain
 /// size, vectors, the next row prefetched, small loops unrolled), dissolve
 /// the schedule blocks, narrow index math, and plan the host's memory. docs/pipelines.md gives
@@ -26,7 +28,7 @@ use dlc_ir::pass::{NamedPipeline, PassRegistry};
 /// passes of one anchor (flat, `simplify` and `cse` between the kernel passes split it into
 /// five such segments). Kernels and host functions are isolated from each other, so the
 /// result is the flat order's (the same IR for PaddleOCR det, in 0.45 s instead of 0.63–0.78 s).
-pub const CPU_DEFAULT: &str = "loop.kernel(schedule-block-dce,simplify,invariant-loop-elim,\
+pub const CPU_DEFAULT: &str = "merge-kernels,loop.kernel(schedule-block-dce,simplify,invariant-loop-elim,\
 common-read-elim,tile,tile-transpose,parallelize,vectorize,prefetch,unroll,remove-schedule-block,forward-stores,\
 simplify,cse,long-to-int),func.func(simplify,cse,plan-memory)";
 
@@ -36,7 +38,7 @@ simplify,cse,long-to-int),func.func(simplify,cse,plan-memory)";
 /// cross-thread reductions to warp shuffles and shared memory, bound shared memory,
 /// then the late cleanups, and plan the host's memory.
 pub const GPU_DEFAULT: &str =
-    "schedule-block-dce,simplify,invariant-loop-elim,gpu-block-reduce,gpu-map,\
+    "merge-kernels,schedule-block-dce,simplify,invariant-loop-elim,gpu-block-reduce,gpu-map,\
 update-buffer-axis,local-index-factor-elim,cross-thread-reduce,check-shared-memory,simplify,\
 if-fusion,rearrange-loads,remove-schedule-block,simplify,cse,long-to-int,plan-memory";
 
@@ -53,6 +55,7 @@ pub struct DifferentialCase {
 /// Registers the loop passes.
 pub fn register(registry: &mut PassRegistry) {
     registry.register(&plan_memory::INFO);
+    registry.register(&merge_kernels::INFO);
     blocks::register(registry);
     cpu::register(registry);
     gpu::register(registry);
@@ -84,6 +87,10 @@ pub fn differential_cases() -> Vec<DifferentialCase> {
         &[
             DifferentialCase {
                 pipeline: "plan-memory",
+                target: Target::Cpu,
+            },
+            DifferentialCase {
+                pipeline: "merge-kernels",
                 target: Target::Cpu,
             },
             DifferentialCase {

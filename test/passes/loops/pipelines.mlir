@@ -8,8 +8,10 @@
 // reduce axis (blocks of 16, 32 or 64 threads, one per element of the reduced dim), and their
 // partial results combine through warp shuffles and shared memory; the transpose uses
 // 256-thread blocks. No point loop and no schedule block is left; the host's intermediates
-// are views of one arena.
-// GPU-COUNT-10: loop.kernel @transformer_block_{{[0-9]+}}_{{[a-z]+}}({{.*}}) attributes {block = [{{16|32|64|256}} : index, 1 : index, 1 : index], grid = ["arg{{[0-9]+}}", 1 : index, 1 : index]}
+// are views of one arena. `merge-kernels` first makes the 12 kernels `lower` writes 9: the Q, K
+// and V projections are one kernel, the two layer norms another.
+// GPU-COUNT-9: loop.kernel @transformer_block_{{[0-9]+}}_{{[a-z]+}}({{.*}}) attributes {block = [{{16|32|64|256}} : index, 1 : index, 1 : index], grid = ["arg{{[0-9]+}}", 1 : index, 1 : index]}
+// GPU-NOT:     loop.kernel
 // GPU-NOT:     loop.for parallel
 // GPU-NOT:     loop.block_reduce
 // GPU-NOT:     loop.schedule_block

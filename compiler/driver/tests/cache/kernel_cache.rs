@@ -364,32 +364,46 @@ func.func @f(%a: tensor<8x16xf32>, %b: tensor<8x16xf32>) -> (tensor<8xf32>, tens
 
 #[test]
 fn kernels_differing_only_in_name_compile_once() {
-    let dir = tempfile::tempdir().unwrap();
-    let model = Model::compile(REPEATED, "repeated.mlir", &options(dir.path())).expect("compiles");
-    let codegen = &model.timings.codegen;
-    assert_eq!((codegen.kernels, codegen.distinct), (2, 1));
-    let stats = codegen.cache.clone().unwrap_or_default();
-    assert_eq!((stats.hits, stats.misses), (0, 1));
-    assert_eq!(entries(dir.path(), "dlco").len(), 1);
-    // Both kernels run the one object, each on its own arguments.
-    let a = dlc_runtime::Tensor::from_f32(&[8, 16], &[0.5; 128]).expect("a");
-    let b = dlc_runtime::Tensor::from_f32(&[8, 16], &[-1.0; 128]).expect("b");
-    let mut session = model.session();
-    let outputs = session.run(&[&a, &b]).expect("runs");
-    let first = |i: usize| {
-        let bytes = &outputs.get(i).expect("two outputs").bytes;
-        f32::from_le_bytes(bytes[..4].try_into().expect("four bytes"))
-    };
-    assert!(
-        (first(0) - 16.0 * 0.5f32.tanh()).abs() < 1e-4,
-        "{}",
-        first(0)
+    // The default pipeline merges the two kernels into one (`merge-kernels`); without that
+    // pass, code generation still compiles the two once, as it keys objects by content.
+    let unmerged = format!(
+        "decompose,fuse,lower,{}",
+        dlc_passes::loops::CPU_DEFAULT
+            .strip_prefix("merge-kernels,")
+            .expect("cpu-default starts with merge-kernels")
     );
-    assert!(
-        (first(1) - 16.0 * (-1.0f32).tanh()).abs() < 1e-4,
-        "{}",
-        first(1)
-    );
+    for (pipeline, kernels) in [(None, 1), (Some(unmerged), 2)] {
+        let dir = tempfile::tempdir().unwrap();
+        let options = ModelOptions {
+            pipeline,
+            ..options(dir.path())
+        };
+        let model = Model::compile(REPEATED, "repeated.mlir", &options).expect("compiles");
+        let codegen = &model.timings.codegen;
+        assert_eq!((codegen.kernels, codegen.distinct), (kernels, 1));
+        let stats = codegen.cache.clone().unwrap_or_default();
+        assert_eq!((stats.hits, stats.misses), (0, 1));
+        assert_eq!(entries(dir.path(), "dlco").len(), 1);
+        // Both launches run the one object, each on its own arguments.
+        let a = dlc_runtime::Tensor::from_f32(&[8, 16], &[0.5; 128]).expect("a");
+        let b = dlc_runtime::Tensor::from_f32(&[8, 16], &[-1.0; 128]).expect("b");
+        let mut session = model.session();
+        let outputs = session.run(&[&a, &b]).expect("runs");
+        let first = |i: usize| {
+            let bytes = &outputs.get(i).expect("two outputs").bytes;
+            f32::from_le_bytes(bytes[..4].try_into().expect("four bytes"))
+        };
+        assert!(
+            (first(0) - 16.0 * 0.5f32.tanh()).abs() < 1e-4,
+            "{}",
+            first(0)
+        );
+        assert!(
+            (first(1) - 16.0 * (-1.0f32).tanh()).abs() < 1e-4,
+            "{}",
+            first(1)
+        );
+    }
 }
 
 /// Reshape(x: 2x3 f32, s: 2 i64): the shape `s` must be a constant, so the import specializes it.
