@@ -119,19 +119,43 @@ pub(crate) struct FnLowering<'a, 'ctx> {
     memo: RefCell<Memo<'ctx>>,
 }
 
-/// The LLVM parameter types of a kernel with these argument types.
+/// Which dims of a buffer argument a function takes as `i64` parameters, after its pointer.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) enum DimParams {
+    /// Every dim: the runtime's kernel ABI (an NVPTX kernel, a CPU kernel's entry thunk).
+    All,
+    /// Only the `?` dims: the functions code generation calls itself (a CPU kernel's body, an
+    /// outlined parallel loop). A static dim is a constant in their code, so passing it would
+    /// only cost instructions at every call: storing it into a parallel loop's captures,
+    /// loading it back, passing it on. The quick tier compiles such code at `-O0`, where none
+    /// of that is removed.
+    Dynamic,
+}
+
+impl DimParams {
+    /// Whether a dim of static size `size` (or [`DYNAMIC`]) is a parameter.
+    pub(crate) fn passes(self, size: i64) -> bool {
+        self == DimParams::All || size == DYNAMIC
+    }
+}
+
+/// The LLVM parameter types of a function taking arguments of these types, its buffers' dims
+/// as `dims` says.
 pub(crate) fn kernel_param_types<'ctx>(
     llvm: &'ctx LlvmContext,
     ctx: &Context,
     arg_types: &[Type],
+    dims: DimParams,
 ) -> CgResult<Vec<BasicMetadataTypeEnum<'ctx>>> {
     let mut params = Vec::new();
     for &ty in arg_types {
         match buffer_parts(ctx, ty) {
-            Some((dims, _, _)) => {
+            Some((sizes, _, _)) => {
                 params.push(llvm.ptr_type(AddressSpace::default()).into());
                 params.extend(
-                    dims.iter()
+                    sizes
+                        .iter()
+                        .filter(|&&size| dims.passes(size))
                         .map(|_| BasicMetadataTypeEnum::from(llvm.i64_type())),
                 );
             }
@@ -187,22 +211,30 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
     }
 
     /// Binds the kernel's entry block arguments to the function's parameters (in the layout of
-    /// [`kernel_param_types`]), marking buffer parameters with their facts.
-    pub(crate) fn bind_kernel_args(&mut self, args: &[Value], facts: &[ArgFacts]) -> CgResult<()> {
+    /// [`kernel_param_types`] with `dims`), marking buffer parameters with their facts.
+    pub(crate) fn bind_kernel_args(
+        &mut self,
+        args: &[Value],
+        facts: &[ArgFacts],
+        dims: DimParams,
+    ) -> CgResult<()> {
         let mut params = self.function.get_param_iter();
         for (i, &arg) in args.iter().enumerate() {
             let ty = self.ctx.value_type(arg);
             let missing = || CgError::from("kernel parameter list is shorter than its arguments");
             match buffer_parts(self.ctx, ty) {
-                Some((dims, elem, _)) => {
+                Some((sizes, elem, _)) => {
                     let ptr = params.next().ok_or_else(missing)?.into_pointer_value();
-                    let mut dim_values = Vec::with_capacity(dims.len());
-                    for &d in &dims {
-                        let p = params.next().ok_or_else(missing)?.into_int_value();
-                        dim_values.push(if d == DYNAMIC {
-                            p
+                    let mut dim_values = Vec::with_capacity(sizes.len());
+                    for &size in &sizes {
+                        let param = if dims.passes(size) {
+                            Some(params.next().ok_or_else(missing)?.into_int_value())
                         } else {
-                            self.llvm.i64_type().const_int(d as u64, true)
+                            None
+                        };
+                        dim_values.push(match param {
+                            Some(p) if size == DYNAMIC => p,
+                            _ => self.llvm.i64_type().const_int(size as u64, true),
                         });
                     }
                     let fact = facts.get(i).copied().unwrap_or_default();

@@ -12,7 +12,7 @@
 //!   thread block exceeds CUDA's limits (1024 threads, 64 along z) is an error at the kernel.
 
 use crate::error::{CgError, CgResult};
-use crate::function::{kernel_param_types, ArgFacts, FnLowering, Machine};
+use crate::function::{kernel_param_types, ArgFacts, DimParams, FnLowering, Machine};
 use crate::host_facts::{kernel_facts, KernelFacts};
 use dlc_ir::{Context, Diagnostic, Op, Type};
 use dlc_loop::analysis::kernel::static_block_dims;
@@ -104,7 +104,13 @@ fn lower_kernel_named<'ctx>(
         .ok_or("kernel without a body")?;
     let args = ctx.block_args(body).to_vec();
     let arg_types: Vec<Type> = args.iter().map(|&a| ctx.value_type(a)).collect();
-    let params = kernel_param_types(llvm, ctx, &arg_types)?;
+    // A CPU kernel's body is called by its entry thunk, which holds the ABI: it takes the `?`
+    // dims only. An NVPTX kernel is the ABI.
+    let dims = match machine {
+        Machine::Cpu { .. } => DimParams::Dynamic,
+        Machine::Nvptx => DimParams::All,
+    };
+    let params = kernel_param_types(llvm, ctx, &arg_types, dims)?;
     let fn_ty = llvm.void_type().fn_type(&params, false);
     let function = match machine {
         Machine::Cpu { .. } => {
@@ -126,7 +132,7 @@ fn lower_kernel_named<'ctx>(
     if machine == Machine::Nvptx {
         lowering.block = launchable_block(ctx, kernel)?;
     }
-    lowering.bind_kernel_args(&args, facts)?;
+    lowering.bind_kernel_args(&args, facts, dims)?;
     lowering.lower_block(body)?;
     lowering.finish()?;
     if matches!(machine, Machine::Cpu { .. }) {
@@ -184,10 +190,14 @@ fn entry_thunk<'ctx>(
     let mut args: Vec<BasicMetadataValueEnum<'ctx>> = Vec::new();
     for &ty in arg_types {
         match buffer_parts(ctx, ty) {
-            Some((dims, _, _)) => {
+            Some((sizes, _, _)) => {
                 args.push(b.build_load(ptr_t, slot(&b)?, "data")?.into());
-                for _ in &dims {
-                    args.push(b.build_load(i64t, slot(&b)?, "dim")?.into());
+                // Every dim has its slot; the body takes the `?` ones.
+                for &size in &sizes {
+                    let dim = slot(&b)?;
+                    if DimParams::Dynamic.passes(size) {
+                        args.push(b.build_load(i64t, dim, "dim")?.into());
+                    }
                 }
             }
             None => {

@@ -2,7 +2,7 @@
 //!
 //! An outermost `loop.for parallel` on the CPU becomes three pieces:
 //! - a *body* function taking the loop's live-in values as typed parameters (buffers as pointer
-//!   plus dims, with the kernel argument's `noalias`/`align` facts) and an iteration range
+//!   plus their `?` dims, with the kernel argument's `noalias`/`align` facts) and an iteration range
 //!   `[begin, end)`; it runs `iv = lb + i * step` for `i` in the range;
 //! - a *thunk* `void(ptr captures, i64 begin, i64 end)` that unpacks the live-ins from a struct
 //!   and calls the body (which LLVM inlines, turning the parameter facts into alias scopes);
@@ -13,7 +13,7 @@
 //! the pool, and `parallelize` already collapsed perfect nests into one loop.
 
 use crate::error::CgResult;
-use crate::function::{kernel_param_types, Buf, FnLowering, LoopHint};
+use crate::function::{kernel_param_types, Buf, DimParams, FnLowering, LoopHint};
 use dlc_ir::{Block, Context, Op, Value};
 use inkwell::attributes::{Attribute, AttributeLoc};
 use inkwell::module::Linkage;
@@ -43,7 +43,7 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
 
         // The body function: live-ins, then lb, step, begin, end.
         let live_types: Vec<_> = live_ins.iter().map(|&v| ctx.value_type(v)).collect();
-        let mut params = kernel_param_types(self.llvm, ctx, &live_types)?;
+        let mut params = kernel_param_types(self.llvm, ctx, &live_types, DimParams::Dynamic)?;
         let i64t = self.llvm.i64_type();
         params.extend([BasicMetadataTypeEnum::from(i64t); 4]);
         let body_fn = self.module.add_function(
@@ -69,7 +69,7 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
             .iter()
             .map(|v| self.facts.get(v).copied().unwrap_or_default())
             .collect();
-        inner.bind_kernel_args(&live_ins, &facts)?;
+        inner.bind_kernel_args(&live_ins, &facts, DimParams::Dynamic)?;
         for v in constants {
             inner.values.insert(v, self.value(v)?);
         }
@@ -140,7 +140,15 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
             match self.buffers.get(&v) {
                 Some(Buf { ptr, dims, .. }) => {
                     values.push((*ptr).into());
-                    values.extend(dims.iter().map(|&d| BasicValueEnum::from(d)));
+                    let sizes = dlc_loop::buffer_parts(ctx, ctx.value_type(v))
+                        .map(|(sizes, _, _)| sizes)
+                        .ok_or("a captured buffer without a buffer type")?;
+                    values.extend(
+                        dims.iter()
+                            .zip(&sizes)
+                            .filter(|&(_, &size)| DimParams::Dynamic.passes(size))
+                            .map(|(&d, _)| BasicValueEnum::from(d)),
+                    );
                 }
                 None => values.push(self.value(v)?),
             }
