@@ -15,8 +15,8 @@
 //! structurally equivalent apart from `sym_name` (`dlc_ir::equivalence`: the same argument types
 //! and argument attributes, attributes, and body op for op, up to value names and locations). In
 //! module order, a kernel that copies an earlier kept kernel is erased, and every `loop.launch`
-//! in the module whose `callee` names it names the kept kernel instead; the launch's operands
-//! are unchanged. The kept kernel keeps its name and location. A kernel that an op references
+//! in the module whose `callee` names it (in the module's symbol table, not in a nested one)
+//! names the kept kernel instead; the launch's operands are unchanged. The kept kernel keeps its name and location. A kernel that an op references
 //! any other way (a symbol reference in another attribute, nested ones included) is kept
 //! whatever it copies, since only launches are rewritten. The pass counts the kernels it erased.
 //!
@@ -80,7 +80,7 @@ use dlc_ir::builtin::ModuleOp;
 use dlc_ir::equivalence::{equivalent, structural_hash};
 use dlc_ir::pass::{Anchor, OptionValues, Pass, PassInfo, PassRun};
 use dlc_ir::symbol::referenced_symbols;
-use dlc_ir::{Context, Diagnostic, Ident, Op};
+use dlc_ir::{Context, Diagnostic, Ident, Op, Traits};
 use dlc_loop::{KernelOp, LaunchOp};
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -107,9 +107,7 @@ struct MergeKernels;
 impl Pass for MergeKernels {
     fn run(&self, ctx: &mut Context, run: &mut PassRun<'_>) -> Result<(), Diagnostic> {
         let module = run.op();
-        let kernels: Vec<Op> = module_body(ctx, module)
-            .filter(|&op| ctx.view::<KernelOp>(op).is_some())
-            .collect();
+        let kernels = dlc_loop::module_kernels(ctx, module);
         let pinned = referenced_otherwise(ctx, module);
         let copies = copies(ctx, &kernels, &pinned);
         run.add_stat("num-merged", copies.len() as u64);
@@ -125,6 +123,7 @@ impl Pass for MergeKernels {
                 .and_then(|launch| launch.callee(ctx))
                 .and_then(|callee| ctx.attr_as_symbol(callee))
                 .and_then(|name| kept_of.get(&name))
+                .filter(|_| symbol_table_of(ctx, op) == Some(module))
             {
                 launches.push((op, kept));
             }
@@ -141,12 +140,16 @@ impl Pass for MergeKernels {
     }
 }
 
-/// The ops directly in `module`'s body.
-fn module_body(ctx: &Context, module: Op) -> impl Iterator<Item = Op> + '_ {
-    ctx.regions(module)
-        .iter()
-        .flat_map(|&r| ctx.blocks(r).iter())
-        .flat_map(|&b| ctx.block_ops(b))
+/// The symbol table `op`'s symbol references resolve in: its nearest enclosing symbol table.
+fn symbol_table_of(ctx: &Context, op: Op) -> Option<Op> {
+    let mut parent = ctx.parent_op(op);
+    while let Some(p) = parent {
+        if ctx.has_trait(p, Traits::SYMBOL_TABLE) {
+            return Some(p);
+        }
+        parent = ctx.parent_op(p);
+    }
+    None
 }
 
 /// The root names of the symbols that ops of `module` reference other than as a launch's

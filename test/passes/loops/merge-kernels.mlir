@@ -9,9 +9,9 @@
 
 // Statistics over the cases below: one copy in the doc example, three in the interleaved case,
 // one launched from two functions, one in counter-example 3 (the copy nothing else names), none
-// in the other counter-examples and the edge case.
+// in the other counter-examples and the single-kernel case, one in the nested-module case.
 // STATS: merge-kernels
-// STATS-NEXT: (S) 6 num-merged
+// STATS-NEXT: (S) 7 num-merged
 
 // dlc-run compiles the whole file with `cpu-default`, which starts with merge-kernels: the doc
 // example and the interleaved case compute what the interpreter computes before any pass.
@@ -403,5 +403,75 @@ loop.kernel @alone(%arg0: !loop.buffer<16xf32, global> {loop.noalias}, %arg1: !l
 func.func @single(%arg0: !loop.buffer<16xf32, global>) -> !loop.buffer<16xf32, global> {
   %0 = loop.alloc : !loop.buffer<16xf32, global>
   loop.launch @alone(%arg0, %0) : (!loop.buffer<16xf32, global>, !loop.buffer<16xf32, global>) -> ()
+  return %0 : !loop.buffer<16xf32, global>
+}
+
+// -----
+
+// Edge case: a nested module has a kernel of the copy's name and launches it; the launch
+// resolves in the nested module, so it keeps its callee while the outer launch moves.
+// CHECK-LABEL: loop.kernel @outer_0(
+// CHECK-NOT: loop.kernel @outer_1(
+// CHECK: module @inner {
+// CHECK: loop.kernel @outer_1(
+// CHECK: loop.launch @outer_1(%arg0, %0)
+// CHECK-LABEL: func.func @outer(
+// CHECK: loop.launch @outer_0(%arg0, %0)
+
+loop.kernel @outer_0(%arg0: !loop.buffer<16xf32, global> {loop.noalias}, %arg1: !loop.buffer<16xf32, global> {loop.noalias}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  loop.for parallel %i = %c0 to %c16 step %c1 {
+    loop.schedule_block "exp_0" (%i0 = %i) {
+      %0 = loop.load %arg0[%i0] : !loop.buffer<16xf32, global>
+      %1 = math.exp %0 : f32
+      loop.store %1, %arg1[%i0] : !loop.buffer<16xf32, global>
+      loop.yield
+    }
+    loop.yield
+  }
+  loop.return
+}
+loop.kernel @outer_1(%arg0: !loop.buffer<16xf32, global> {loop.noalias}, %arg1: !loop.buffer<16xf32, global> {loop.noalias}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  loop.for parallel %i = %c0 to %c16 step %c1 {
+    loop.schedule_block "exp_0" (%i0 = %i) {
+      %0 = loop.load %arg0[%i0] : !loop.buffer<16xf32, global>
+      %1 = math.exp %0 : f32
+      loop.store %1, %arg1[%i0] : !loop.buffer<16xf32, global>
+      loop.yield
+    }
+    loop.yield
+  }
+  loop.return
+}
+module @inner {
+  loop.kernel @outer_1(%arg0: !loop.buffer<16xf32, global> {loop.noalias}, %arg1: !loop.buffer<16xf32, global> {loop.noalias}) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c16 = arith.constant 16 : index
+    loop.for parallel %i = %c0 to %c16 step %c1 {
+      loop.schedule_block "exp_0" (%i0 = %i) {
+        %0 = loop.load %arg0[%i0] : !loop.buffer<16xf32, global>
+        %1 = math.absf %0 : f32
+        loop.store %1, %arg1[%i0] : !loop.buffer<16xf32, global>
+        loop.yield
+      }
+      loop.yield
+    }
+    loop.return
+  }
+  func.func @inner_fn(%arg0: !loop.buffer<16xf32, global>) -> !loop.buffer<16xf32, global> {
+    %0 = loop.alloc : !loop.buffer<16xf32, global>
+    loop.launch @outer_1(%arg0, %0) : (!loop.buffer<16xf32, global>, !loop.buffer<16xf32, global>) -> ()
+    return %0 : !loop.buffer<16xf32, global>
+  }
+}
+func.func @outer(%arg0: !loop.buffer<16xf32, global>) -> !loop.buffer<16xf32, global> {
+  %0 = loop.alloc : !loop.buffer<16xf32, global>
+  loop.launch @outer_1(%arg0, %0) : (!loop.buffer<16xf32, global>, !loop.buffer<16xf32, global>) -> ()
   return %0 : !loop.buffer<16xf32, global>
 }
