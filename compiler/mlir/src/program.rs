@@ -73,6 +73,12 @@ pub(crate) fn export_module<'c>(
                 "a 'loop.compiled_kernel' has no body to export (compile the source, not a model-cache entry)",
             ));
         }
+        if ctx.view::<dlc_ir::builtin::ModuleOp>(op).is_some() {
+            return Err(Diagnostic::error(
+                ctx.op_loc(op),
+                "nested modules are not exported to MLIR (export each module on its own)",
+            ));
+        }
         let Some(k) = ctx.view::<KernelOp>(op) else {
             return Err(Diagnostic::error(
                 ctx.op_loc(op),

@@ -32,7 +32,22 @@
 // CHECK: %[[XV:.*]] = loop.broadcast %[[X]] : f32 to vector<16xf32>
 // CHECK: %[[F:.*]] = math.fma %[[XV]], %[[Y]], %[[T]] : vector<16xf32>
 // CHECK: loop.vstore %[[F]], %[[TILE]]
-// CHECK-COUNT-7: math.fma
+// CHECK: %[[Y1:.*]] = loop.vload %arg1[%[[K]], %{{.*}}] : !loop.buffer<64x32xf32, global> -> vector<16xf32>
+// CHECK: math.fma %[[XV]], %[[Y1]], %{{.*}} : vector<16xf32>
+// The other three rows multiply the same two vectors of B: loaded once, for all four rows.
+// CHECK-NOT: loop.vload %arg1
+// CHECK: math.fma %{{.*}}, %[[Y]], %{{.*}} : vector<16xf32>
+// CHECK-NOT: loop.vload %arg1
+// CHECK: math.fma %{{.*}}, %[[Y1]], %{{.*}} : vector<16xf32>
+// CHECK-NOT: loop.vload %arg1
+// CHECK: math.fma %{{.*}}, %[[Y]], %{{.*}} : vector<16xf32>
+// CHECK-NOT: loop.vload %arg1
+// CHECK: math.fma %{{.*}}, %[[Y1]], %{{.*}} : vector<16xf32>
+// CHECK-NOT: loop.vload %arg1
+// CHECK: math.fma %{{.*}}, %[[Y]], %{{.*}} : vector<16xf32>
+// CHECK-NOT: loop.vload %arg1
+// CHECK: math.fma %{{.*}}, %[[Y1]], %{{.*}} : vector<16xf32>
+// CHECK-NOT: math.fma
 // CHECK: %[[ACC:.*]] = loop.alloc : !loop.buffer<f32, local>
 // CHECK: loop.for serial %[[R:.*]] = %{{.*}} to %{{.*}} step
 // CHECK: %[[I:.*]] = arith.addi %[[I0]], %[[R]] : index

@@ -9,12 +9,14 @@ use crate::loops::cpu::util::{
     whole_groups_end, whole_groups_end_of,
 };
 use dlc_arith::{build_cmpi, fastmath_attr, CmpIPredicate, FastMathFlags};
-use dlc_ir::{Block, Context, InsertPoint, Location, Op, OpSpec, Type, Value, ValueMap};
+use dlc_ir::{
+    Block, Context, EffectKind, InsertPoint, Location, Op, OpSpec, Type, Value, ValueMap,
+};
 use dlc_loop::{
     before_terminator, buffer_type, build_alloc, build_for, build_if, build_load, build_store,
     ForOp, LoopKind, MemorySpace,
 };
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 impl Nest {
     /// The row of a packed block that `k` reads: `(k - kc) / step`.
@@ -702,6 +704,12 @@ impl Emitter<'_> {
         let width = self.nest.width;
         let ops: Vec<Op> = ctx.block_ops(block).collect();
         let args = ctx.block_args(block).to_vec();
+        // A load that does not depend on the row reads the same vector for every row: the
+        // first row's load serves the others. Loaded again by each row, it cost every later
+        // pass and the quick tier's instruction selection four loads where one does (LLVM's
+        // GVN merged them in optimized code only).
+        let row_free = self.row_free_loads(ctx, &ops, &args);
+        let mut shared: FxHashMap<(Op, i64), Value> = FxHashMap::default();
         for r in 0..self.cfg.rows {
             let mut maps = Maps {
                 scalar: ValueMap::new(),
@@ -733,10 +741,65 @@ impl Emitter<'_> {
                 }
                 let tile_col = index_const(ctx, at, v * width, self.loc);
                 for &op in &ops {
+                    if row_free.contains(&op) {
+                        let result = ctx.result(op, 0);
+                        if let Some(&value) = shared.get(&(op, v)) {
+                            maps.vector.insert(result, value);
+                            continue;
+                        }
+                        self.op(ctx, op, v, &mut maps, at, [row_index, tile_col]);
+                        shared.insert((op, v), maps.get(result));
+                        continue;
+                    }
                     self.op(ctx, op, v, &mut maps, at, [row_index, tile_col]);
                 }
             }
         }
+    }
+
+    /// The vector loads (`Class::VLoad`) of `ops`, the block with arguments `args`, that read
+    /// the same vector for every row of the tile: none of their operands depends on the row
+    /// argument, and no op of the block may write the buffer they read (an op with regions, or
+    /// one whose effects are unknown, may write anything).
+    fn row_free_loads(&self, ctx: &Context, ops: &[Op], args: &[Value]) -> FxHashSet<Op> {
+        let mut on_row: FxHashSet<Value> = args
+            .iter()
+            .zip(&self.nest.roles)
+            .filter(|(_, role)| matches!(role, Role::Row))
+            .map(|(&arg, _)| arg)
+            .collect();
+        let mut written = FxHashSet::default();
+        let mut writes_anything = false;
+        for &op in ops {
+            if ctx.operands(op).iter().any(|v| on_row.contains(v)) {
+                on_row.extend(ctx.results(op));
+            }
+            match ctx.memory_effects(op) {
+                Some(effects) if ctx.regions(op).is_empty() => {
+                    for effect in effects.iter().filter(|e| e.kind == EffectKind::Write) {
+                        match effect.on {
+                            Some(buffer) => {
+                                written.insert(buffer);
+                            }
+                            None => writes_anything = true,
+                        }
+                    }
+                }
+                _ => writes_anything = true,
+            }
+        }
+        if writes_anything {
+            return FxHashSet::default();
+        }
+        ops.iter()
+            .copied()
+            .filter(|op| matches!(self.nest.plan.get(op), Some(Class::VLoad)))
+            .filter(|&op| {
+                let operands = ctx.operands(op);
+                !operands.iter().any(|v| on_row.contains(v))
+                    && operands.first().is_some_and(|b| !written.contains(b))
+            })
+            .collect()
     }
 
     /// Emits one op for row map `maps` and vector `v`; `tile_at` indexes the tile.

@@ -59,7 +59,9 @@
 //!   `v`, its store to `%acc` as a `loop.vstore` of `vector<WxT>` to `tile[r, v*W]`; a copy of
 //!   the `k` loop whose body is the block's body unrolled over `r` and `v`: ops that do not
 //!   depend on `j` cloned once per row (with `i` = `i0 + r`), loads contiguous in `j` as
-//!   `loop.vload` at `j` = `jb + v*W`, loads and stores of `%acc` as `loop.vload` /
+//!   `loop.vload` at `j` = `jb + v*W` (emitted once per vector and shared by the rows when
+//!   they do not depend on the row and the block writes nothing they read), loads and stores
+//!   of `%acc` as `loop.vload` /
 //!   `loop.vstore` of `tile[r, v*W]`, the other `arith`/`math` ops on vectors (scalar operands
 //!   splat by `loop.broadcast`, constants as dense splats); with `fma`, an
 //!   `arith.addf` of a vector `arith.mulf` used only there becomes `math.fma`; then the
