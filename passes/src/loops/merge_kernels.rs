@@ -79,8 +79,8 @@
 use dlc_ir::builtin::ModuleOp;
 use dlc_ir::equivalence::{equivalent, structural_hash};
 use dlc_ir::pass::{Anchor, OptionValues, Pass, PassInfo, PassRun};
-use dlc_ir::symbol::referenced_symbols;
-use dlc_ir::{Context, Diagnostic, Ident, Op, Traits};
+use dlc_ir::symbol::{referenced_symbols, SymbolTables};
+use dlc_ir::{Context, Diagnostic, Ident, Op};
 use dlc_loop::{KernelOp, LaunchOp};
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -109,21 +109,24 @@ impl Pass for MergeKernels {
         let module = run.op();
         let kernels = dlc_loop::module_kernels(ctx, module);
         let pinned = referenced_otherwise(ctx, module);
-        let copies = copies(ctx, &kernels, &pinned);
-        run.add_stat("num-merged", copies.len() as u64);
-        if copies.is_empty() {
+        let sym_name = ctx.ident("sym_name");
+        let kept_of = copies(ctx, &kernels, &pinned, sym_name);
+        run.add_stat("num-merged", kept_of.len() as u64);
+        if kept_of.is_empty() {
             run.preserve_all();
             return Ok(());
         }
-        let kept_of: FxHashMap<Ident, Op> = copies.iter().map(|c| (c.name, c.kept)).collect();
+        // A launch names a copy when its callee resolves to it: a launch in a nested symbol
+        // table resolves there, whatever the copy's name.
+        let mut tables = SymbolTables::new();
         let mut launches = Vec::new();
         ctx.for_each_op(module, &mut |op| {
             if let Some(&kept) = ctx
                 .view::<LaunchOp>(op)
                 .and_then(|launch| launch.callee(ctx))
                 .and_then(|callee| ctx.attr_as_symbol(callee))
-                .and_then(|name| kept_of.get(&name))
-                .filter(|_| symbol_table_of(ctx, op) == Some(module))
+                .and_then(|name| tables.resolve(ctx, op, name))
+                .and_then(|kernel| kept_of.get(&kernel))
             {
                 launches.push((op, kept));
             }
@@ -133,23 +136,11 @@ impl Pass for MergeKernels {
             let callee = ctx.symbol_ref_attr(&name);
             ctx.set_attr(launch, "callee", callee);
         }
-        for copy in copies {
-            ctx.erase_op(copy.kernel);
+        for copy in kept_of.into_keys() {
+            ctx.erase_op(copy);
         }
         Ok(())
     }
-}
-
-/// The symbol table `op`'s symbol references resolve in: its nearest enclosing symbol table.
-fn symbol_table_of(ctx: &Context, op: Op) -> Option<Op> {
-    let mut parent = ctx.parent_op(op);
-    while let Some(p) = parent {
-        if ctx.has_trait(p, Traits::SYMBOL_TABLE) {
-            return Some(p);
-        }
-        parent = ctx.parent_op(p);
-    }
-    None
 }
 
 /// The root names of the symbols that ops of `module` reference other than as a launch's
@@ -169,23 +160,18 @@ fn referenced_otherwise(ctx: &Context, module: Op) -> FxHashSet<Ident> {
     paths.iter().filter_map(|p| p.first().copied()).collect()
 }
 
-/// A kernel that copies an earlier one.
-struct Copy {
-    kernel: Op,
-    name: Ident,
-    /// The earlier kernel it copies, which stays.
-    kept: Op,
-}
-
-/// The kernels of `kernels` (in module order) that copy an earlier one. Kernels named in
+/// Each kernel of `kernels` (in module order) that copies an earlier one, with the earlier
+/// kernel it copies, which stays; `sym_name` is left out of the comparison. Kernels named in
 /// `pinned` are never copies.
-fn copies(ctx: &mut Context, kernels: &[Op], pinned: &FxHashSet<Ident>) -> Vec<Copy> {
-    let sym_name = ctx.ident("sym_name");
+fn copies(
+    ctx: &Context,
+    kernels: &[Op],
+    pinned: &FxHashSet<Ident>,
+    sym_name: Ident,
+) -> FxHashMap<Op, Op> {
     let mut kept: FxHashMap<u64, Vec<Op>> = FxHashMap::default();
-    let mut copies = Vec::new();
+    let mut copies = FxHashMap::default();
     for &kernel in kernels {
-        let name = KernelOp(kernel).name(ctx).to_string();
-        let name = ctx.ident(&name);
         let class = kept
             .entry(structural_hash(ctx, kernel, &[sym_name]))
             .or_default();
@@ -193,12 +179,13 @@ fn copies(ctx: &mut Context, kernels: &[Op], pinned: &FxHashSet<Ident>) -> Vec<C
             .iter()
             .copied()
             .find(|&k| equivalent(ctx, k, kernel, &[sym_name]));
+        let is_pinned = ctx
+            .find_ident(KernelOp(kernel).name(ctx))
+            .is_some_and(|name| pinned.contains(&name));
         match original {
-            Some(original) if !pinned.contains(&name) => copies.push(Copy {
-                kernel,
-                name,
-                kept: original,
-            }),
+            Some(original) if !is_pinned => {
+                copies.insert(kernel, original);
+            }
             _ => class.push(kernel),
         }
     }

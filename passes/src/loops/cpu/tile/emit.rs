@@ -708,7 +708,7 @@ impl Emitter<'_> {
         // first row's load serves the others. Loaded again by each row, it cost every later
         // pass and the quick tier's instruction selection four loads where one does (LLVM's
         // GVN merged them in optimized code only).
-        let row_free = self.row_free_loads(ctx, &ops, &args);
+        let row_free = self.row_free_loads(ctx, block, &ops);
         let mut shared: FxHashMap<(Op, i64), Value> = FxHashMap::default();
         for r in 0..self.cfg.rows {
             let mut maps = Maps {
@@ -757,23 +757,17 @@ impl Emitter<'_> {
         }
     }
 
-    /// The vector loads (`Class::VLoad`) of `ops`, the block with arguments `args`, that read
-    /// the same vector for every row of the tile: none of their operands depends on the row
-    /// argument, and no op of the block may write the buffer they read (an op with regions, or
-    /// one whose effects are unknown, may write anything).
-    fn row_free_loads(&self, ctx: &Context, ops: &[Op], args: &[Value]) -> FxHashSet<Op> {
-        let mut on_row: FxHashSet<Value> = args
-            .iter()
-            .zip(&self.nest.roles)
-            .filter(|(_, role)| matches!(role, Role::Row))
-            .map(|(&arg, _)| arg)
-            .collect();
+    /// The vector loads (`Class::VLoad`) of `ops`, the ops of `block`, that read the same
+    /// vector for every row of the tile: loads of the body whose operands do not depend on the
+    /// row ([`Nest::index_slice`], what packing `B` asks too), of a buffer no op of the block
+    /// may write (an op with regions, or one whose effects are unknown, may write anything).
+    /// The init block's loads are not shared.
+    fn row_free_loads(&self, ctx: &Context, block: Block, ops: &[Op]) -> FxHashSet<Op> {
+        if block != self.nest.body {
+            return FxHashSet::default();
+        }
         let mut written = FxHashSet::default();
-        let mut writes_anything = false;
         for &op in ops {
-            if ctx.operands(op).iter().any(|v| on_row.contains(v)) {
-                on_row.extend(ctx.results(op));
-            }
             match ctx.memory_effects(op) {
                 Some(effects) if ctx.regions(op).is_empty() => {
                     for effect in effects.iter().filter(|e| e.kind == EffectKind::Write) {
@@ -781,23 +775,22 @@ impl Emitter<'_> {
                             Some(buffer) => {
                                 written.insert(buffer);
                             }
-                            None => writes_anything = true,
+                            None => return FxHashSet::default(),
                         }
                     }
                 }
-                _ => writes_anything = true,
+                _ => return FxHashSet::default(),
             }
-        }
-        if writes_anything {
-            return FxHashSet::default();
         }
         ops.iter()
             .copied()
             .filter(|op| matches!(self.nest.plan.get(op), Some(Class::VLoad)))
             .filter(|&op| {
-                let operands = ctx.operands(op);
-                !operands.iter().any(|v| on_row.contains(v))
-                    && operands.first().is_some_and(|b| !written.contains(b))
+                self.nest.index_slice(ctx, op).is_some()
+                    && ctx
+                        .operands(op)
+                        .first()
+                        .is_some_and(|b| !written.contains(b))
             })
             .collect()
     }

@@ -59,8 +59,8 @@
 //!   `v`, its store to `%acc` as a `loop.vstore` of `vector<WxT>` to `tile[r, v*W]`; a copy of
 //!   the `k` loop whose body is the block's body unrolled over `r` and `v`: ops that do not
 //!   depend on `j` cloned once per row (with `i` = `i0 + r`), loads contiguous in `j` as
-//!   `loop.vload` at `j` = `jb + v*W` (emitted once per vector and shared by the rows when
-//!   they do not depend on the row and the block writes nothing they read), loads and stores
+//!   `loop.vload` at `j` = `jb + v*W` (in the body, emitted once per vector and shared by the
+//!   rows when they do not depend on the row and the body writes nothing they read), loads and stores
 //!   of `%acc` as `loop.vload` /
 //!   `loop.vstore` of `tile[r, v*W]`, the other `arith`/`math` ops on vectors (scalar operands
 //!   splat by `loop.broadcast`, constants as dense splats); with `fma`, an
