@@ -3,12 +3,16 @@
 // on the value given with --inputs, with a note.
 // RUN: rm -rf %t && python3 %S/Inputs/models.py %t
 // RUN: dlc-run %t/cnn.onnx --inputs %t/cnn_x.npy --expected %t/cnn_y.npy | FileCheck %s
+// RUN: dlc-run %t/cnn.onnx --inputs %t/cnn_x.npy --no-cache | FileCheck %s --check-prefix=IMPORT
 // RUN: not dlc-run %t/cnn.onnx --inputs %t/cnn_x.npy --expected %t/cnn_wrong.npy | FileCheck %s --check-prefix=WRONG
 // RUN: dlc-run %t/reshape.onnx --inputs %t/reshape_x.npy,%t/reshape_shape.npy --check | FileCheck %s --check-prefix=SPEC
 // RUN: dlc-import %t/reshape.onnx --const shape=%t/reshape_shape.npy | FileCheck %s --check-prefix=CONST
 
 // CHECK: output 0: f32 [2, 2]
 // CHECK: expected output 0 ({{.*}}cnn_y.npy): max abs err {{.*}}: ok
+
+// Compiled without the model cache, the compile line counts the ONNX import first.
+// IMPORT: cnn.onnx: {{[0-9]+}} kernels ({{.*}}), compiled in {{[0-9.]+}} ms (import {{[0-9.]+}} ms, parse
 
 // WRONG: expected output 0 ({{.*}}cnn_wrong.npy): {{.*}}: MISMATCH
 

@@ -56,6 +56,9 @@ pub struct ModelOptions {
 /// Where compile time went.
 #[derive(Clone, Debug, Default)]
 pub struct Timings {
+    /// Reading and importing an ONNX model (none for a module given as text or in memory, or
+    /// loaded from the model cache without an import).
+    pub import: Duration,
     /// Parsing the source (none for a module compiled in memory) and copying it for the
     /// pipeline.
     pub parse: Duration,
@@ -69,9 +72,9 @@ pub struct Timings {
 }
 
 impl Timings {
-    /// Source text to callable kernels.
+    /// Source (model file or text) to callable kernels.
     pub fn total(&self) -> Duration {
-        self.parse + self.passes + self.codegen.total()
+        self.import + self.parse + self.passes + self.codegen.total()
     }
 }
 

@@ -21,6 +21,7 @@ use dlc_onnx::{ImportError, ImportOptions};
 use dlc_runtime::Tensor;
 use dlc_tensor::Literal;
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 /// An imported ONNX model, for [`crate::Model::compile_module`].
 pub struct OnnxImport {
@@ -228,7 +229,9 @@ fn compile_origin(
             }
         }
     }
+    let import_start = Instant::now();
     let imported = import_bytes(origin, bytes, &hash, import, given)?;
+    let import_time = import_start.elapsed();
     let (arguments, graph_inputs, graph_outputs, specialized) = (
         imported.arguments.clone(),
         imported.graph_inputs.clone(),
@@ -237,7 +240,8 @@ fn compile_origin(
     );
     notes.extend(imported.notes.iter().cloned());
     let import_notes = imported.notes.clone();
-    let model = imported.compile(file, options)?;
+    let mut model = imported.compile(file, options)?;
+    model.timings.import = import_time;
     if let Some((cache, key)) = &plan_key {
         let plan = ImportPlan {
             entry: model.entry.clone(),

@@ -258,13 +258,17 @@ fn run(cli: Cli) -> Result<bool> {
         0 => String::new(),
         n => format!(" and calls of {n} host functions"),
     };
+    let import = match t.import {
+        d if d.is_zero() => String::new(),
+        d => format!("import {}, ", ms(d)),
+    };
     // Kernels that differ only in name compile once.
     let distinct = match c.distinct {
         d if d > 0 && d < model.num_kernels() => format!("{d} distinct, "),
         _ => String::new(),
     };
     out!(
-        "{name}: {} kernels ({distinct}{} launches{calls}), compiled in {} (parse {}, passes {}{}, {backend}{cache})",
+        "{name}: {} kernels ({distinct}{} launches{calls}), compiled in {} ({import}parse {}, passes {}{}, {backend}{cache})",
         model.num_kernels(),
         model.program().num_launches(),
         ms(t.total()),

@@ -469,6 +469,31 @@ fn dequantized(
     cx.cast(y, out)
 }
 
+/// The stored width in bytes and the signedness of the integer types whose constants are
+/// read from their bytes here: `i8`, `ui8`, `i16`, `ui16`.
+fn small_int(t: Type) -> Option<(usize, bool)> {
+    match t {
+        Type::I8 => Some((1, true)),
+        Type::UI8 => Some((1, false)),
+        Type::I16 => Some((2, true)),
+        Type::UI16 => Some((2, false)),
+        _ => None,
+    }
+}
+
+/// Element `i` of a constant of [`small_int`] layout `(width, signed)` stored as `data`
+/// (packed little-endian; one element stands for all when `splat`); `None` past the end.
+fn stored_int((splat, data): (bool, &[u8]), width: usize, signed: bool, i: usize) -> Option<i32> {
+    let at = if splat { 0 } else { i.checked_mul(width)? };
+    let b = data.get(at..at.checked_add(width)?)?;
+    Some(match (width, signed) {
+        (1, true) => b[0] as i8 as i32,
+        (1, false) => b[0] as i32,
+        (_, true) => i16::from_le_bytes([b[0], b[1]]) as i32,
+        (_, false) => u16::from_le_bytes([b[0], b[1]]) as i32,
+    })
+}
+
 /// [`dequantized`] into `f32` of constant 8- or 16-bit `x` by constant `f32` scales (and
 /// zero points), computed from the packed bytes in one pass: `x − zp` is exact in `f32`, and
 /// the product rounded once is what the graph ops give. A QDQ model's weights take this path;
@@ -480,13 +505,7 @@ fn constant_dequantized(
     (x, scale, zp): (Value, Value, Option<Value>),
     g: Granularity,
 ) -> Option<Value> {
-    let xt = cx.elem(x);
-    let width = match xt {
-        Type::I8 | Type::UI8 => 1,
-        Type::I16 | Type::UI16 => 2,
-        _ => return None,
-    };
-    let signed = matches!(xt, Type::I8 | Type::I16);
+    let (width, signed) = small_int(cx.elem(x))?;
     if cx.elem(scale) != Type::F32 {
         return None;
     }
@@ -514,16 +533,6 @@ fn constant_dequantized(
     if count > MAX_FOLD_ELEMENTS {
         return None;
     }
-    let int = |(splat, data): (bool, &[u8]), i: usize| -> Option<i32> {
-        let at = if splat { 0 } else { i * width };
-        let b = data.get(at..at + width)?;
-        Some(match (width, signed) {
-            (1, true) => b[0] as i8 as i32,
-            (1, false) => b[0] as i32,
-            (_, true) => i16::from_le_bytes([b[0], b[1]]) as i32,
-            (_, false) => u16::from_le_bytes([b[0], b[1]]) as i32,
-        })
-    };
     let (xs, ss) = (cx.constant_bytes(x)?, cx.constant_bytes(scale)?);
     let zs = match zp {
         Some(z) => Some(cx.constant_bytes(z)?),
@@ -536,10 +545,10 @@ fn constant_dequantized(
         let s = ss.1.get(at..at + 4)?;
         let s = f32::from_le_bytes([s[0], s[1], s[2], s[3]]);
         let z = match zs {
-            Some(zs) => int(zs, p)?,
+            Some(zs) => stored_int(zs, width, signed, p)?,
             None => 0,
         };
-        let y = (int(xs, i)? - z) as f32 * s;
+        let y = (stored_int(xs, width, signed, i)? - z) as f32 * s;
         out.extend_from_slice(&y.to_le_bytes());
     }
     let dims: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
@@ -982,11 +991,9 @@ fn byte_conv(
         None => Some(vec![0]),
         Some(v) => cx.imp.constant_value(v).map(|t| t.to_i64_vec()),
     };
-    let (Some(weights), Some(zw), Some(zx)) = (
-        cx.imp.constant_value(w).map(|t| t.to_i64_vec()),
-        constant(cx, zw),
-        constant(cx, zx),
-    ) else {
+    let (Some(layout), Some(zw), Some(zx)) =
+        (small_int(cx.elem(w)), constant(cx, zw), constant(cx, zx))
+    else {
         return Ok(None);
     };
     let channels = ws[0];
@@ -999,16 +1006,38 @@ fn byte_conv(
     if zx.len() != 1 || !(zw.len() == 1 || zw.len() == channels_n) || per_channel_n == 0 {
         return Ok(None);
     }
-    let shifted: Vec<i64> = weights
-        .iter()
-        .enumerate()
-        .map(|(i, v)| v - zw[if zw.len() == 1 { 0 } else { i / per_channel_n }])
-        .collect();
-    if shifted.iter().any(|v| !(-128..=127).contains(v)) {
+    // The weights minus their zero points, as `i8` bytes, and their sum per output channel:
+    // read from the constant's bytes, as the weights are most of a model's constants.
+    let Some((shifted, sums)) = cx.constant_bytes(w).and_then(|stored| {
+        let mut shifted = Vec::with_capacity(channels_n * per_channel_n);
+        let mut sums = Vec::with_capacity(channels_n);
+        for c in 0..channels_n {
+            let z = zw[if zw.len() == 1 { 0 } else { c }];
+            let mut sum = 0i64;
+            for j in 0..per_channel_n {
+                let v = i64::from(stored_int(
+                    stored,
+                    layout.0,
+                    layout.1,
+                    c * per_channel_n + j,
+                )?) - z;
+                sum += v;
+                shifted.push(i8::try_from(v).ok()? as u8);
+            }
+            sums.push(sum);
+        }
+        Some((shifted, sums))
+    }) else {
         return Ok(None);
-    }
-    let dims: Vec<usize> = ws.iter().map(|&d| d as usize).collect();
-    let w8 = cx.constant(Literal::from_i64(DType::I8, &dims, &shifted));
+    };
+    let ctx = cx.ctx();
+    let ty = ctx.tensor_type(ws, Type::I8);
+    let w8 = ctx.intern_attr(AttrKind::DenseElements(DenseElements {
+        ty,
+        splat: shifted.len() == 1,
+        data: shifted.into(),
+    }));
+    let w8 = cx.attr_constant(w8);
     let (x8, zx) = if cx.elem(x) == Type::UI8 {
         (x, zx[0])
     } else {
@@ -1022,9 +1051,9 @@ fn byte_conv(
         return Ok(Some(y));
     }
     // zx · Σw per output channel, wrapping as the i32 accumulation does.
-    let sums: Vec<i64> = shifted
-        .chunks(per_channel_n)
-        .map(|c| i64::from(c.iter().sum::<i64>().wrapping_mul(zx) as i32))
+    let sums: Vec<i64> = sums
+        .iter()
+        .map(|s| i64::from(s.wrapping_mul(zx) as i32))
         .collect();
     let mut shape = vec![1; cx.shape(y).len()];
     shape[1] = channels_n;

@@ -12,6 +12,13 @@ use rustc_hash::FxHashMap;
 /// the input: its uses are replaced and its alloc erased. `merged` counts, per surviving
 /// buffer, the allocations it replaced. Returns the number of pairs rewritten.
 pub(super) fn reuse(ctx: &mut Context, block: Block, merged: &mut FxHashMap<Value, u64>) -> u64 {
+    // Erasing an alloc keeps the order of the other ops, so the positions stay valid, and a
+    // merge only moves the surviving candidate's end: both are found once.
+    let pos = positions(ctx, block);
+    let mut by_value: FxHashMap<Value, Candidate> = candidates(ctx, block, &pos)
+        .into_iter()
+        .map(|c| (c.value, c))
+        .collect();
     let launches: Vec<LaunchOp> = ctx
         .block_ops(block)
         .filter_map(|op| ctx.view::<LaunchOp>(op))
@@ -19,16 +26,20 @@ pub(super) fn reuse(ctx: &mut Context, block: Block, merged: &mut FxHashMap<Valu
     let mut tables = SymbolTables::new();
     let mut count = 0;
     for launch in launches {
-        // A merge changes the intervals, so the candidates are found afresh after each one.
         while let Some(Pair {
             input,
             output,
             kernel,
             args,
-        }) = find_pair(ctx, block, launch, &mut tables)
+        }) = find_pair(ctx, pos[&launch.0], launch, &by_value, &mut tables)
         {
             ctx.replace_all_uses(output.value, input.value);
             ctx.erase_op(output.alloc);
+            // The input now has the output's uses too: it lives on to the output's end.
+            by_value.remove(&output.value);
+            if let Some(c) = by_value.get_mut(&input.value) {
+                c.end = c.end.max(output.end);
+            }
             // The launch passes one buffer for both arguments now: neither is `loop.noalias`.
             for i in args {
                 kernel.set_noalias(ctx, i, false);
@@ -51,19 +62,15 @@ struct Pair {
     args: [usize; 2],
 }
 
-/// An (input, output) pair of `launch` that may share a buffer.
+/// An (input, output) pair of `launch`, at position `at` of its block, that may share a
+/// buffer; `by_value` holds the block's candidates.
 fn find_pair(
     ctx: &Context,
-    block: Block,
+    at: usize,
     launch: LaunchOp,
+    by_value: &FxHashMap<Value, Candidate>,
     tables: &mut SymbolTables,
 ) -> Option<Pair> {
-    let pos = positions(ctx, block);
-    let at = pos[&launch.0];
-    let by_value: FxHashMap<Value, Candidate> = candidates(ctx, block, &pos)
-        .into_iter()
-        .map(|c| (c.value, c))
-        .collect();
     let args = launch.args(ctx);
     let once = |v: Value| args.iter().filter(|&&a| a == v).count() == 1;
     let kernel = launch
