@@ -27,7 +27,14 @@
 //! cost is code size, bounded by `max-extent` copies and `max-ops` ops for unmarked loops. The
 //! op bound keeps big bodies as loops: `tile`'s loop over 4 reduction blocks of a 1024³ matmul
 //! (packing and the register tiles, about 800 ops) tripled its LLVM compile time (44 to 128
-//! ms) when unrolled, for no speed.
+//! ms) when unrolled, for no speed. A register tile's epilogue (the rows of a matmul's result
+//! through bias and activation, a vectorized sigmoid in each) is the other big body: its loop
+//! runs once per output row block, so its overhead is nothing beside the body's, while at a bound
+//! of 512 ops its four copies made nudenet_320n's loop IR 75% larger (54k to 94k lines) and the
+//! passes after it slower. At the default 128 (63k lines) `dlc-run --no-cache` gave the first
+//! result 8–15% sooner on ppocr_cls, ppocr_det and ppocr_rec, with the steady state of those
+//! models, nudenet_320n and the matmul, mlp and GPT-2 block benchmark workloads within this VM's
+//! noise (docs/benchmarks.md, "Nineteenth session").
 //!
 //! # Risks and limitations
 //! - Loops with symbolic bounds are only unrolled when marked, and then partially.
@@ -89,7 +96,7 @@ pub static INFO: PassInfo = PassInfo {
         OptionSpec::new(
             "max-ops",
             OptionKind::Int,
-            "512",
+            "128",
             "Unmarked loops whose copies would hold more ops than this in all are kept",
         ),
     ],
