@@ -853,38 +853,40 @@ impl Compiler<'_, '_> {
             ));
         }
         let size = byte_size(&shape, dtype).map_err(|e| err(ctx, op, e.to_string()))?;
-        let mut bytes = AlignedBytes::zeroed(size).map_err(|e| err(ctx, op, e.to_string()))?;
+        let alloc_err = |e: crate::RuntimeError| err(ctx, op, e.to_string());
         // A payload stored at the buffer's element width is the buffer's bytes already (dense
         // attributes are packed little-endian): copied whole, or repeated for a splat. Booleans
         // are normalized to 0 or 1 element by element.
         let stored_width =
             dlc_ir::attributes::dense_element_bytes(ctx.type_kind(ctx.element_type(dense.ty)));
-        if dtype != DType::I1 && stored_width == Some(n) {
+        let bytes = if dtype != DType::I1 && stored_width == Some(n) && !dense.splat {
+            AlignedBytes::copied(&dense.data[..size]).map_err(alloc_err)?
+        } else {
+            let mut bytes = AlignedBytes::zeroed(size).map_err(alloc_err)?;
             let out = bytes.as_mut_slice();
-            if dense.splat {
+            if dtype != DType::I1 && stored_width == Some(n) {
                 for chunk in out.chunks_exact_mut(n) {
                     chunk.copy_from_slice(&dense.data[..n]);
                 }
             } else {
-                out.copy_from_slice(&dense.data[..size]);
+                for (i, out) in out.chunks_exact_mut(n).enumerate() {
+                    let bits = match (ctx.dense_element(dense, i), dtype.float_kind()) {
+                        (DenseValue::Float(x), Some(kind)) => kind.to_bits(kind.round(x)),
+                        (DenseValue::Int(x), None) if dtype == DType::I1 => u64::from(x != 0),
+                        (DenseValue::Int(x), None) => x as u64,
+                        _ => {
+                            return Err(err(
+                                ctx,
+                                op,
+                                "the dense value does not match the element type",
+                            ))
+                        }
+                    };
+                    out.copy_from_slice(&bits.to_le_bytes()[..n]);
+                }
             }
-        } else {
-            for (i, out) in bytes.as_mut_slice().chunks_exact_mut(n).enumerate() {
-                let bits = match (ctx.dense_element(dense, i), dtype.float_kind()) {
-                    (DenseValue::Float(x), Some(kind)) => kind.to_bits(kind.round(x)),
-                    (DenseValue::Int(x), None) if dtype == DType::I1 => u64::from(x != 0),
-                    (DenseValue::Int(x), None) => x as u64,
-                    _ => {
-                        return Err(err(
-                            ctx,
-                            op,
-                            "the dense value does not match the element type",
-                        ))
-                    }
-                };
-                out.copy_from_slice(&bits.to_le_bytes()[..n]);
-            }
-        }
+            bytes
+        };
         let dst = self.buffer_slot(op, ctx.result(op, 0))?;
         self.constant_slots.insert(dst);
         let constant = self.p.constants.len() as u32;

@@ -69,6 +69,31 @@ impl AlignedBytes {
         Ok(AlignedBytes { ptr, len })
     }
 
+    /// A copy of `src`. A heap allocation is not zeroed first (the copy writes all of it but
+    /// the alignment padding after `src`, which is zeroed); a mapped one is zero already.
+    pub(crate) fn copied(src: &[u8]) -> Result<Self, RuntimeError> {
+        #[cfg(target_os = "linux")]
+        if src.len() >= MAPPED_FROM {
+            let mut bytes = Self::mapped(src.len())?;
+            bytes.as_mut_slice().copy_from_slice(src);
+            return Ok(bytes);
+        }
+        let layout = Self::layout(src.len())?;
+        // SAFETY: the layout has a non-zero size (at least ALIGN bytes).
+        let raw = unsafe { std::alloc::alloc(layout) };
+        let ptr = NonNull::new(raw).ok_or(RuntimeError::OutOfMemory { bytes: src.len() })?;
+        // SAFETY: the allocation holds `layout.size() >= src.len()` bytes, and `src` cannot
+        // overlap memory just allocated; both writes stay inside it.
+        unsafe {
+            std::ptr::copy_nonoverlapping(src.as_ptr(), raw, src.len());
+            std::ptr::write_bytes(raw.add(src.len()), 0, layout.size() - src.len());
+        }
+        Ok(AlignedBytes {
+            ptr,
+            len: src.len(),
+        })
+    }
+
     /// `len` zero bytes mapped at a huge-page boundary, `len` rounded up to whole huge pages.
     #[cfg(target_os = "linux")]
     fn mapped(len: usize) -> Result<Self, RuntimeError> {
@@ -156,7 +181,7 @@ impl Drop for AlignedBytes {
         }
         // The layout was valid when allocating, so it is valid now.
         if let Ok(layout) = Self::layout(self.len) {
-            // SAFETY: allocated by `alloc_zeroed` with this same layout.
+            // SAFETY: allocated by `alloc_zeroed` or `alloc` with this same layout.
             unsafe { std::alloc::dealloc(self.ptr.as_ptr(), layout) };
         }
     }
@@ -180,9 +205,8 @@ impl std::fmt::Debug for Tensor {
 
 impl Clone for Tensor {
     fn clone(&self) -> Self {
-        let mut data = AlignedBytes::zeroed(self.data.len())
+        let data = AlignedBytes::copied(self.data.as_slice())
             .unwrap_or_else(|_| std::alloc::handle_alloc_error(Layout::new::<u8>()));
-        data.as_mut_slice().copy_from_slice(self.data.as_slice());
         Tensor {
             dtype: self.dtype,
             shape: self.shape.clone(),
@@ -212,19 +236,21 @@ impl Tensor {
     /// A tensor from its row-major little-endian bytes. The length must match the shape, and
     /// `i1` bytes must be 0 or 1.
     pub fn from_bytes(dtype: DType, shape: &[usize], bytes: &[u8]) -> Result<Tensor, RuntimeError> {
-        let mut t = Tensor::zeros(dtype, shape)?;
-        if bytes.len() != t.data.len() {
+        let len = byte_size(shape, dtype)?;
+        if bytes.len() != len {
             return Err(RuntimeError::Tensor(format!(
-                "a {dtype} tensor of shape {shape:?} takes {} bytes, got {}",
-                t.data.len(),
+                "a {dtype} tensor of shape {shape:?} takes {len} bytes, got {}",
                 bytes.len()
             )));
         }
         if dtype == DType::I1 && bytes.iter().any(|&b| b > 1) {
             return Err(RuntimeError::Tensor("i1 elements must be 0 or 1".into()));
         }
-        t.data.as_mut_slice().copy_from_slice(bytes);
-        Ok(t)
+        Ok(Tensor {
+            dtype,
+            shape: shape.to_vec(),
+            data: AlignedBytes::copied(bytes)?,
+        })
     }
 
     /// An `f32` tensor from values.

@@ -19,7 +19,7 @@
 //! window positions in the border read.
 
 use crate::ops::{ConstantOp, Conv2dOp, Family, GraphOps, ReshapeOp};
-use dlc_ir::attributes::{AttrKind, DenseValue};
+use dlc_ir::attributes::{AttrKind, DenseElements, DenseValue};
 use dlc_ir::{Attribute, Context, InsertPoint, Location, Op, OpSpec, Type, Value, DYNAMIC};
 
 /// A decomposition: builds primitives through the builder (positioned before `op`) and returns
@@ -830,14 +830,21 @@ impl Window {
     /// Gathers `flat` ([N, C, P]) along its last axis through the constant `[KH·KW, OH·OW]`
     /// table `indices`.
     fn gather_table(&self, b: &mut GraphBuilder<'_>, flat: Value, indices: Vec<i64>) -> Value {
-        let indices: Vec<DenseValue> = indices
-            .into_iter()
-            .map(|i| DenseValue::Int(i as i128))
-            .collect();
         let idx_ty = b
             .ctx
             .tensor_type(&[self.kh * self.kw, self.oh * self.ow], Type::I64);
-        let idx = b.constant(idx_ty, &indices);
+        // Packed as the attribute stores `i64`s, with no `DenseValue` per element: a network's
+        // tables take megabytes.
+        let mut data = Vec::with_capacity(indices.len() * 8);
+        for i in &indices {
+            data.extend_from_slice(&i.to_le_bytes());
+        }
+        let value = b.ctx.intern_attr(AttrKind::DenseElements(DenseElements {
+            ty: idx_ty,
+            splat: indices.len() == 1,
+            data: data.into(),
+        }));
+        let idx = b.build_one("graph.constant", &[], vec![("value", value)], idx_ty);
         b.gather(flat, idx, 2)
     }
 

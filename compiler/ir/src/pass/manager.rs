@@ -445,9 +445,14 @@ fn run_parallel(
             Err(failure) => return Err(failure),
         }
     }
+    let mut children = Vec::with_capacity(copied.len());
     for (target, (child, root)) in targets.iter().zip(copied) {
         ctx.replace_body_from(*target, &child, root);
+        children.push(child);
     }
+    // Freeing the workers' contexts takes a few milliseconds on a model's kernels: another
+    // thread does it while this one goes on.
+    rayon::spawn(move || drop(children));
     Ok(())
 }
 
