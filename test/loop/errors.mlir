@@ -736,9 +736,17 @@ func.func @broadcast_scalar_result(%x: f32) -> f32 {
 // -----
 
 func.func @dot4_lanes(%s: vector<8xi32>, %a: vector<64xi8>) -> vector<8xi32> {
-  // expected-error @+1 {{'loop.dot4' op expects an accumulator and result of vector<Nxi32> and two operands of vector<4Nxi8>}}
+  // expected-error @+1 {{'loop.dot4' op expects an accumulator and result of vector<Nxi32> and two operands of vector<4Nxi8> or vector<4xi8>}}
   %d = loop.dot4 %s, %a, %a : vector<8xi32>, vector<64xi8>
   return %d : vector<8xi32>
+}
+
+// -----
+
+func.func @dot4_short_group(%s: vector<16xi32>, %a: vector<64xi8>, %q: vector<2xi8>) -> vector<16xi32> {
+  // expected-error @+1 {{'loop.dot4' op expects an accumulator and result of vector<Nxi32> and two operands of vector<4Nxi8> or vector<4xi8>}}
+  %d = loop.dot4 %s, %q, %a : vector<16xi32>, vector<2xi8>, vector<64xi8>
+  return %d : vector<16xi32>
 }
 
 // -----

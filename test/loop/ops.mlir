@@ -312,6 +312,22 @@ loop.kernel @dot4(%a: !loop.buffer<64xi8, global>, %c: !loop.buffer<16xi32, glob
 // CHECK: %[[D:.*]] = loop.dot4 %{{.*}}, %[[X:.*]], %[[X]] : vector<16xi32>, vector<64xi8>
 // CHECK-NEXT: loop.vstore %[[D]]
 
+// A quad (four bytes for every group) as either byte operand: the types are written out.
+loop.kernel @dot4_quad(%a: !loop.buffer<64xi8, global>, %c: !loop.buffer<16xi32, global>) {
+  %c0 = arith.constant 0 : index
+  %x = loop.vload %a[%c0] : !loop.buffer<64xi8, global> -> vector<64xi8>
+  %q = loop.vload %a[%c0] : !loop.buffer<64xi8, global> -> vector<4xi8>
+  %s = loop.vload %c[%c0] : !loop.buffer<16xi32, global> -> vector<16xi32>
+  %d = loop.dot4 %s, %q, %x : vector<16xi32>, vector<4xi8>, vector<64xi8>
+  %e = loop.dot4 %d, %x, %q : vector<16xi32>, vector<64xi8>, vector<4xi8>
+  loop.vstore %e, %c[%c0] : vector<16xi32>, !loop.buffer<16xi32, global>
+  loop.return
+}
+
+// CHECK-LABEL: loop.kernel @dot4_quad
+// CHECK: %[[D:.*]] = loop.dot4 %{{.*}}, %[[Q:.*]], %[[X:.*]] : vector<16xi32>, vector<4xi8>, vector<64xi8>
+// CHECK-NEXT: loop.dot4 %[[D]], %[[X]], %[[Q]] : vector<16xi32>, vector<64xi8>, vector<4xi8>
+
 // A scalar in every lane (what `vectorize` and `tile` splat a lane-invariant value with).
 loop.kernel @broadcast(%a: !loop.buffer<4xf32, global>, %c: !loop.buffer<8xi1, global>) {
   %c0 = arith.constant 0 : index

@@ -30,6 +30,7 @@ use inkwell::module::Module;
 use inkwell::types::{AsTypeRef, BasicMetadataTypeEnum, BasicType, BasicTypeEnum, VectorType};
 use inkwell::values::{
     BasicMetadataValueEnum, BasicValue, BasicValueEnum, FunctionValue, IntValue, PointerValue,
+    VectorValue,
 };
 use inkwell::{AddressSpace, IntPredicate};
 use rustc_hash::FxHashMap;
@@ -390,16 +391,17 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
 
     /// `loop.dot4`: one `vpdpbusd` on 16 lanes with VNNI; elsewhere the bytes widened to
     /// `i32` (`a` zero-extended, `b` sign-extended), multiplied, and the four products of each
-    /// lane (lanes `t, t + 4, ...` of the product, for `t < 4`) added to the accumulator.
+    /// lane (lanes `t, t + 4, ...` of the product, for `t < 4`) added to the accumulator. A
+    /// quad operand is broadcast first, as an `i32` to every lane.
     fn lower_dot4(&mut self, op: Op) -> CgResult<()> {
         let ctx = self.ctx;
         let [acc, a, b] = [0, 1, 2].map(|i| self.value(ctx.operand(op, i)));
-        let (acc, a, b) = (
-            acc?.into_vector_value(),
-            a?.into_vector_value(),
-            b?.into_vector_value(),
-        );
+        let acc = acc?.into_vector_value();
         let lanes = acc.get_type().get_size();
+        let (a, b) = (
+            self.byte_groups(a?.into_vector_value(), lanes)?,
+            self.byte_groups(b?.into_vector_value(), lanes)?,
+        );
         let value: BasicValueEnum<'ctx> = match self.machine {
             Machine::Cpu { vnni: true, .. } if lanes == 16 => {
                 // The byte operands are `<64 x i8>` since LLVM 21 and were `<16 x i32>`
@@ -436,6 +438,30 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
         };
         self.values.insert(ctx.result(op, 0), value);
         Ok(())
+    }
+
+    /// The `<4·lanes x i8>` byte operand of a `loop.dot4`: `bytes` itself, or a quad's four
+    /// bytes as one `i32` broadcast to `lanes` lanes (one `vpbroadcastd`, where building the
+    /// vector byte by byte cost SelectionDAG four times the kernel's other code at `-O0`).
+    fn byte_groups(&self, bytes: VectorValue<'ctx>, lanes: u32) -> CgResult<VectorValue<'ctx>> {
+        if bytes.get_type().get_size() == 4 * lanes {
+            return Ok(bytes);
+        }
+        let i32t = self.llvm.i32_type();
+        let group = self.builder.build_bit_cast(bytes, i32t, "")?;
+        let wide = i32t.vec_type(lanes);
+        let first =
+            self.builder
+                .build_insert_element(wide.get_poison(), group, i32t.const_zero(), "")?;
+        let zeros = VectorType::const_vector(&vec![i32t.const_zero(); lanes as usize]);
+        let splat = self
+            .builder
+            .build_shuffle_vector(first, wide.get_poison(), zeros, "")?;
+        let ty = self.llvm.i8_type().vec_type(4 * lanes);
+        Ok(self
+            .builder
+            .build_bit_cast(splat, ty, "")?
+            .into_vector_value())
     }
 
     /// The LLVM value of a dlc scalar or vector value.

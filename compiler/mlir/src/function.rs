@@ -345,7 +345,8 @@ impl<'c, 'm, 'd> FnExport<'c, 'm, 'd> {
 
     /// `loop.dot4` in upstream ops: the bytes widened to `i32` (`a` by `arith.extui`, `b` by
     /// `arith.extsi`), multiplied, and the four products of each lane (`vector.shuffle`s of
-    /// lanes `t, t + 4, ...`) added to the accumulator, as `dlc-codegen` does without VNNI.
+    /// lanes `t, t + 4, ...`) added to the accumulator, as `dlc-codegen` does without VNNI. A
+    /// quad operand is first repeated to every group (a `vector.shuffle`).
     fn lower_dot4(&mut self, op: Op, block: BlockRef<'c, 'm>) -> ExResult<()> {
         let ctx = self.ctx;
         let acc_ty = ctx.value_type(ctx.result(op, 0));
@@ -356,7 +357,19 @@ impl<'c, 'm, 'd> FnExport<'c, 'm, 'd> {
         let acc_mty = self.ty(acc_ty)?;
         let wide = MType::parse(self.mlir, &format!("vector<{}xi32>", 4 * lanes))
             .ok_or("cannot build the widened vector type")?;
+        let bytes = MType::parse(self.mlir, &format!("vector<{}xi8>", 4 * lanes))
+            .ok_or("cannot build the byte vector type")?;
         let [acc, a, b] = [0, 1, 2].map(|i| self.value(ctx.operand(op, i)));
+        let [a, b] = [(1, a?), (2, b?)].map(|(i, x)| {
+            let quad = ctx.shape(ctx.value_type(ctx.operand(op, i))) == Some(&[4][..]);
+            if !quad || lanes == 1 {
+                return Ok(x);
+            }
+            let mask: Vec<String> = (0..4 * lanes).map(|i| (i % 4).to_string()).collect();
+            let mask = MAttribute::parse(self.mlir, &format!("array<i64: {}>", mask.join(", ")))
+                .ok_or("cannot build a vector.shuffle mask")?;
+            self.emit1(block, "vector.shuffle", &[x, x], bytes, &[("mask", mask)])
+        });
         let a = self.emit1(block, "arith.extui", &[a?], wide, &[])?;
         let b = self.emit1(block, "arith.extsi", &[b?], wide, &[])?;
         let product = self.emit1(block, "arith.muli", &[a, b], wide, &[])?;

@@ -138,9 +138,12 @@ dlc_ir::define_op! {
     /// A dot product of byte groups accumulated into 32-bit lanes:
     /// `%r = loop.dot4 %acc, %a, %b : vector<Nxi32>, vector<4Nxi8>` gives
     /// `r[i] = acc[i] + Σ_{t<4} zext(a[4i+t]) · sext(b[4i+t])`, wrapping: `a`'s bytes unsigned,
-    /// `b`'s signed. x86's `vpdpbusd` (AVX-512 VNNI, AVX-VNNI) computes it in one instruction;
+    /// `b`'s signed. A byte operand may instead be a *quad*, `vector<4xi8>`, whose four bytes
+    /// stand for every group (`a[4i+t]` is `a[t]`): the types are then written out,
+    /// `: vector<Nxi32>, vector<4xi8>, vector<4Nxi8>`. x86's `vpdpbusd` (AVX-512 VNNI,
+    /// AVX-VNNI) computes it in one instruction, a quad broadcast to its lanes first;
     /// elsewhere code generation widens, multiplies and adds. `tile` emits it for 8-bit
-    /// integer products on targets with VNNI.
+    /// integer products on targets with VNNI, each row's four bytes of `A` a quad.
     pub struct Dot4Op = "loop.dot4";
     traits = Traits::PURE;
     operands = [acc, a, b];

@@ -491,9 +491,15 @@ pub(crate) fn parse_dot4(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
     p.expect(Tok::Colon, "':'")?;
     let acc = p.parse_type()?;
     p.expect(Tok::Comma, "',' and the type of the byte operands")?;
-    let bytes = p.parse_type()?;
+    let a = p.parse_type()?;
+    // Operands of different types (a quad and a full vector) each have theirs.
+    let b = if p.consume(Tok::Comma) {
+        p.parse_type()?
+    } else {
+        a
+    };
     spec.operands
-        .extend(p.resolve_operands(&operands, &[acc, bytes, bytes], loc)?);
+        .extend(p.resolve_operands(&operands, &[acc, a, b], loc)?);
     spec.result_types.push(acc);
     Ok(())
 }
@@ -508,6 +514,10 @@ pub(crate) fn print_dot4(p: &mut Printer<'_>, op: Op) {
     p.print_type(ctx.value_type(ops[0]));
     p.write(", ");
     p.print_type(ctx.value_type(ops[1]));
+    if ctx.value_type(ops[2]) != ctx.value_type(ops[1]) {
+        p.write(", ");
+        p.print_type(ctx.value_type(ops[2]));
+    }
 }
 
 pub(crate) fn parse_vload(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {

@@ -630,19 +630,19 @@ pub(crate) fn verify_dot4(ctx: &Context, op: Op) -> VResult {
         }
         _ => None,
     };
+    // Each byte operand holds a group of four bytes per lane, or one group for all (a quad).
+    let bytes = |ty: Type, n: i64| lanes(ty, Type::I8).is_some_and(|m| m == 4 * n || m == 4);
     let ok = types.len() == 3
         && types[0] == result
-        && types[1] == types[2]
-        && lanes(result, Type::I32)
-            .zip(lanes(types[1], Type::I8))
-            .is_some_and(|(n, m)| m == 4 * n);
+        && lanes(result, Type::I32).is_some_and(|n| bytes(types[1], n) && bytes(types[2], n));
     if ok {
         return Ok(());
     }
     Err(op_error(
         ctx,
         op,
-        "expects an accumulator and result of vector<Nxi32> and two operands of vector<4Nxi8>",
+        "expects an accumulator and result of vector<Nxi32> and two operands of vector<4Nxi8> \
+         or vector<4xi8>",
     ))
 }
 

@@ -456,8 +456,8 @@ loop.kernel @mm_int(%a: !loop.buffer<12x64xi8, global>, %b: !loop.buffer<64x32xi
 
 // An 8-bit product with the u8 x s8 operands of `vpdpbusd` (MatMulInteger's form after
 // import). With `vnni` the tile takes four `k` steps per `loop.dot4`: `B` packed per block
-// of `k` (here the whole 64) into 16 rows of four interleaved bytes per column, four bytes of
-// each row of `A` broadcast through a 64-byte buffer; without it (the first RUN line) the
+// of `k` (here the whole 64) into 16 rows of four interleaved bytes per column, the four bytes
+// of each row of `A` a quad operand (no local buffer); without it (the first RUN line) the
 // integer tile of `@mm_int`. The other 8-bit kernels above (both operands sign-extended) keep
 // the integer tile under `vnni` too.
 // CHECK-LABEL: loop.kernel @mm_u8s8
@@ -471,14 +471,13 @@ loop.kernel @mm_int(%a: !loop.buffer<12x64xi8, global>, %b: !loop.buffer<64x32xi
 // DOT4: %[[BYTE:.*]] = loop.load %arg1[%{{.*}}, %{{.*}}] : !loop.buffer<64x32xi8, global>
 // DOT4: loop.store %[[BYTE]], %[[PACK]][%{{.*}}, %{{.*}}] : !loop.buffer<16x128xi8, local>
 // DOT4-COUNT-3: loop.store %{{.*}}, %[[PACK]]
-// DOT4: %[[SPLAT:.*]] = loop.alloc : !loop.buffer<64xi8, local>
+// DOT4-NOT: !loop.buffer<64xi8, local>
 // DOT4: loop.for serial %{{.*}} = %{{.*}} to %{{.*}} step %c4{{.*}} {
-// DOT4: %[[QUAD:.*]] = loop.vload %arg0[%{{.*}}, %{{.*}}] : !loop.buffer<12x64xi8, global> -> vector<4xi8>
-// DOT4-COUNT-16: loop.vstore %[[QUAD]], %[[SPLAT]]
-// DOT4: %[[A:.*]] = loop.vload %[[SPLAT]][%{{.*}}] : !loop.buffer<64xi8, local> -> vector<64xi8>
+// DOT4: %[[A:.*]] = loop.vload %arg0[%{{.*}}, %{{.*}}] : !loop.buffer<12x64xi8, global> -> vector<4xi8>
+// DOT4-COUNT-3: loop.vload %arg0[%{{.*}}, %{{.*}}] : !loop.buffer<12x64xi8, global> -> vector<4xi8>
 // DOT4: %[[B:.*]] = loop.vload %[[PACK]][%{{.*}}, %{{.*}}] : !loop.buffer<16x128xi8, local> -> vector<64xi8>
 // DOT4: %[[T:.*]] = loop.vload %{{.*}} : !loop.buffer<4x32xi32, local> -> vector<16xi32>
-// DOT4: loop.dot4 %[[T]], %[[A]], %[[B]] : vector<16xi32>, vector<64xi8>
+// DOT4: loop.dot4 %[[T]], %[[A]], %[[B]] : vector<16xi32>, vector<4xi8>, vector<64xi8>
 // DOT4-COUNT-7: loop.dot4
 // DOT4: loop.return
 loop.kernel @mm_u8s8(%a: !loop.buffer<12x64xi8, global>, %b: !loop.buffer<64x32xi8, global>, %c: !loop.buffer<12x32xi32, global>) {
@@ -518,13 +517,12 @@ loop.kernel @mm_u8s8(%a: !loop.buffer<12x64xi8, global>, %b: !loop.buffer<64x32x
 
 // The same product with the signedness swapped: `A` sign-extended and `B` zero-extended (an
 // im2col convolution of bytes, `i8` weights times `ui8` columns). `loop.dot4` takes the
-// packed row of `B` as its unsigned operand and the broadcast bytes of `A` as its signed one.
+// packed row of `B` as its unsigned operand and the quad of `A` as its signed one.
 // DOT4-LABEL: loop.kernel @mm_s8u8
-// DOT4: %[[SPLAT:.*]] = loop.alloc : !loop.buffer<64xi8, local>
-// DOT4: %[[A:.*]] = loop.vload %[[SPLAT]][%{{.*}}] : !loop.buffer<64xi8, local> -> vector<64xi8>
+// DOT4: %[[A:.*]] = loop.vload %arg0[%{{.*}}, %{{.*}}] : !loop.buffer<12x64xi8, global> -> vector<4xi8>
 // DOT4: %[[B:.*]] = loop.vload %{{.*}}[%{{.*}}, %{{.*}}] : !loop.buffer<16x128xi8, local> -> vector<64xi8>
 // DOT4: %[[T:.*]] = loop.vload %{{.*}} : !loop.buffer<4x32xi32, local> -> vector<16xi32>
-// DOT4: loop.dot4 %[[T]], %[[B]], %[[A]] : vector<16xi32>, vector<64xi8>
+// DOT4: loop.dot4 %[[T]], %[[B]], %[[A]] : vector<16xi32>, vector<64xi8>, vector<4xi8>
 // DOT4: loop.return
 loop.kernel @mm_s8u8(%a: !loop.buffer<12x64xi8, global>, %b: !loop.buffer<64x32xi8, global>, %c: !loop.buffer<12x32xi32, global>) {
   %c0 = arith.constant 0 : index

@@ -324,12 +324,18 @@ impl<'c> Machine<'c> {
                     }
                 };
                 let (acc, a, b) = (lanes(0)?, lanes(1)?, lanes(2)?);
+                let groups = |v: &[i64]| v.len() == 4 || v.len() == 4 * acc.len();
+                if !groups(&a) || !groups(&b) {
+                    return Err(op_err(ctx, op, "byte operands of the wrong length"));
+                }
+                // A quad (four bytes) stands for every group: byte `4i + t` is its byte `t`.
+                let byte = |v: &[i64], at: usize| v[at % v.len()];
                 let out = acc
                     .iter()
                     .enumerate()
                     .map(|(i, &s)| {
                         let dot = (0..4).fold(s, |s, t| {
-                            let (x, y) = (a[4 * i + t] as u8, b[4 * i + t] as i8);
+                            let (x, y) = (byte(&a, 4 * i + t) as u8, byte(&b, 4 * i + t) as i8);
                             s.wrapping_add(i64::from(x) * i64::from(y))
                         });
                         Val::Int(i64::from(dot as i32))

@@ -408,9 +408,9 @@ impl Tile {
     }
 
     /// The reduction of one tile over `kc .. kend` with `loop.dot4`, four `k` steps at a time:
-    /// per row the four bytes `A[row, k .. k + 4]` broadcast to every lane (through a local
-    /// buffer LLVM turns into a broadcast), per vector a row of the packed `B`, then one
-    /// `loop.dot4` per accumulator of the tile.
+    /// per row the four bytes `A[row, k .. k + 4]` (a quad, which `loop.dot4` takes for every
+    /// lane), per vector a row of the packed `B`, then one `loop.dot4` per accumulator of the
+    /// tile.
     pub(super) fn dot4_steps(
         &self,
         ctx: &mut Context,
@@ -425,11 +425,6 @@ impl Tile {
         let bytes_ty = ctx.vector_type(&[4 * lanes], Type::I8);
         let quad_ty = ctx.vector_type(&[4], Type::I8);
         let acc_ty = ctx.vector_type(&[lanes], Type::I32);
-        let splat_at = ctx.defining_op(tile).map_or(at, InsertPoint::Before);
-        let splat_ty = buffer_type(ctx, &[4 * lanes], Type::I8, MemorySpace::Local);
-        let splats: Vec<Value> = (0..self.rows)
-            .map(|_| build_alloc(ctx, splat_at, splat_ty, &[], loc))
-            .collect();
         let four = index_const(ctx, at, 4, loc);
         let (_, k_body, k) = build_for(ctx, at, (kc, kend, four), LoopKind::Serial, loc);
         let k_at = before_terminator(ctx, k_body);
@@ -447,18 +442,12 @@ impl Tile {
             ctx.build(k_at, spec);
         };
         let mut a_rows = Vec::with_capacity(self.rows as usize);
-        for (r, &splat) in splats.iter().enumerate() {
-            let off = index_const(ctx, k_at, r as i64, loc);
+        for r in 0..self.rows {
+            let off = index_const(ctx, k_at, r, loc);
             let row = index_binary(ctx, k_at, "arith.addi", i0, off, loc);
             let map = nest.bind(ctx, k, None, Some(row));
             let operands: Vec<Value> = ctx.operands(d.a).iter().map(|&x| map.lookup(x)).collect();
-            let quad = vload(ctx, &operands, quad_ty);
-            for lane in 0..lanes {
-                let at_lane = index_const(ctx, k_at, 4 * lane, loc);
-                vstore(ctx, &[quad, splat, at_lane]);
-            }
-            let zero = index_const(ctx, k_at, 0, loc);
-            a_rows.push(vload(ctx, &[splat, zero], bytes_ty));
+            a_rows.push(vload(ctx, &operands, quad_ty));
         }
         let packed = packs.buffers[&d.b];
         let b_vectors: Vec<Value> = (0..self.vectors)
