@@ -9,8 +9,10 @@ NAME.input_<i>.npy), three times each, median reported:
 - dlc warm: the same command again with the cache it filled;
 - onnxruntime: a fresh Python process per measurement, timing InferenceSession creation plus
   the first run (imports and input loading left out), CPU provider, intra-op threads = cores.
-With --steady RUNS it also times `dlc-run --bench RUNS` after the tier-up against
-`dlc-run --no-tiers --no-cache --bench RUNS` (the full compile). Every row also counts dlc's
+The three take turns (cold, warm, onnxruntime, then again), so that a drift of the machine's
+speed moves both sides of a ratio. With --steady RUNS it also times `dlc-run --bench RUNS`
+after the tier-up against `dlc-run --no-tiers --no-cache --bench RUNS` (the full compile), in
+turns, three times each. Every row also counts dlc's
 kernels (launches of the entry function), the model's ONNX nodes and the nodes of the model
 onnxruntime saves after its own graph optimizations (ORT_ENABLE_ALL,
 `optimized_model_filepath`; layout reorders it inserts count as nodes).
@@ -132,24 +134,29 @@ def main() -> int:
     print(header)
     print("|" + "---|" * (header.count("|") - 1))
     for name, onnx, inputs in models(args.models, only):
-        cold, warm = [], []
+        # dlc and onnxruntime take turns, so that a VM whose speed drifts (by a fifth within
+        # minutes on the 2-core machines) moves both sides of each ratio alike.
+        cold, warm, ort = [], [], []
         for _ in range(REPEATS):
             with tempfile.TemporaryDirectory() as cache:
                 ms, kernels = dlc_first(args.dlc_run, onnx, inputs, cache)
                 cold.append(ms)
                 warm.append(dlc_first(args.dlc_run, onnx, inputs, cache)[0])
-        ort = [ort_first(args.python, onnx, inputs) for _ in range(REPEATS)]
+            ort.append(ort_first(args.python, onnx, inputs))
         nodes, optimized = ort_nodes(args.python, onnx)
         c, w, o = (statistics.median(v) for v in (cold, warm, ort))
         row = (f"| {name} | {c:.0f} | {w:.0f} | {o:.0f} | {c / o:.1f}x | {w / o:.1f}x |"
                f" {kernels} | {nodes} | {optimized} |")
         if args.steady:
-            with tempfile.TemporaryDirectory() as cache:
-                tiered = dlc_bench(args.dlc_run, onnx, inputs, args.steady, [], cache)
-            with tempfile.TemporaryDirectory() as cache:
-                full = dlc_bench(args.dlc_run, onnx, inputs, args.steady,
-                                 ["--no-tiers", "--no-cache"], cache)
-            row += f" {tiered:.3f} | {full:.3f} | {tiered / full:.2f} |"
+            tiered, full = [], []
+            for _ in range(REPEATS):
+                with tempfile.TemporaryDirectory() as cache:
+                    tiered.append(dlc_bench(args.dlc_run, onnx, inputs, args.steady, [], cache))
+                with tempfile.TemporaryDirectory() as cache:
+                    full.append(dlc_bench(args.dlc_run, onnx, inputs, args.steady,
+                                          ["--no-tiers", "--no-cache"], cache))
+            t, f = statistics.median(tiered), statistics.median(full)
+            row += f" {t:.3f} | {f:.3f} | {t / f:.2f} |"
         print(row, flush=True)
     return 0
 
