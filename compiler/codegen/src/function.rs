@@ -535,7 +535,13 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
         }
     }
 
-    /// `for (iv = lb; iv < ub; iv += step) body(iv)` as a CFG, with `kind`'s loop metadata.
+    /// `for (iv = lb; iv < ub; iv += step) body(iv)` as a CFG, with `kind`'s loop metadata, in
+    /// the rotated form LLVM's loop passes make: a guard `lb < ub` before the loop, and the
+    /// test of the next `iv` at the end of the body, which branches back to its start. A body
+    /// without branches is then one block: the quick tier's register allocator, which keeps
+    /// no value in a register across blocks, stores and reloads the values the loop carries
+    /// (a register tile's accumulators) once per iteration, where a header block of its own
+    /// between the iterations had it copy them through two more stack slots.
     pub(crate) fn emit_counted_loop(
         &mut self,
         lb: IntValue<'ctx>,
@@ -545,22 +551,22 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
         body: impl FnOnce(&mut Self, IntValue<'ctx>) -> CgResult<()>,
     ) -> CgResult<()> {
         let pre = self.current_block()?;
-        let header = self.llvm.append_basic_block(self.function, "loop.header");
         let body_bb = self.llvm.append_basic_block(self.function, "loop.body");
         let exit = self.llvm.append_basic_block(self.function, "loop.exit");
-        self.builder.build_unconditional_branch(header)?;
-        self.builder.position_at_end(header);
+        let any = self
+            .builder
+            .build_int_compare(IntPredicate::SLT, lb, ub, "any")?;
+        self.builder.build_conditional_branch(any, body_bb, exit)?;
+        self.builder.position_at_end(body_bb);
         let phi = self.builder.build_phi(self.llvm.i64_type(), "iv")?;
         let iv = phi.as_basic_value().into_int_value();
-        let more = self
-            .builder
-            .build_int_compare(IntPredicate::SLT, iv, ub, "more")?;
-        self.builder.build_conditional_branch(more, body_bb, exit)?;
-        self.builder.position_at_end(body_bb);
         self.in_scope(|this| body(this, iv))?;
         let latch = self.current_block()?;
         let next = self.builder.build_int_nsw_add(iv, step, "iv.next")?;
-        let back = self.builder.build_unconditional_branch(header)?;
+        let more = self
+            .builder
+            .build_int_compare(IntPredicate::SLT, next, ub, "more")?;
+        let back = self.builder.build_conditional_branch(more, body_bb, exit)?;
         self.attach_loop_metadata(back, hint);
         phi.add_incoming(&[(&lb, pre), (&next, latch)]);
         self.builder.position_at_end(exit);
