@@ -248,11 +248,15 @@ impl KernelCache {
         if let Err(e) = std::io::Read::read_to_end(&mut file, &mut bytes) {
             return Lookup::Corrupt(format!("{}: {e}", path.display()));
         }
-        match decode(kind, key, &bytes) {
-            Ok(object) => {
+        match validate(kind, key, &bytes) {
+            Ok(()) => {
                 // Best effort: a read-only cache still serves hits.
                 let _ = file.set_modified(SystemTime::now());
-                Lookup::Hit(object.to_vec())
+                // The payload is the rest of the file: it moves down over the header in the
+                // memory it was read into, where a copy would fault in as much again (a
+                // model's weights, in its model-cache entry).
+                bytes.drain(..HEADER_LEN);
+                Lookup::Hit(bytes)
             }
             Err(why) => {
                 let _ = fs::remove_file(&path);
@@ -333,8 +337,9 @@ impl KernelCache {
     }
 }
 
-/// The payload of an entry's bytes, or why they are not a valid `kind` entry for `key`.
-fn decode<'a>(kind: EntryKind, key: &Key, bytes: &'a [u8]) -> Result<&'a [u8], String> {
+/// Checks that `bytes` are a valid `kind` entry for `key`, whose payload is then everything
+/// after the first [`HEADER_LEN`] bytes; else says why not.
+fn validate(kind: EntryKind, key: &Key, bytes: &[u8]) -> Result<(), String> {
     if bytes.len() < HEADER_LEN {
         return Err(format!("truncated entry ({} bytes)", bytes.len()));
     }
@@ -360,7 +365,7 @@ fn decode<'a>(kind: EntryKind, key: &Key, bytes: &'a [u8]) -> Result<&'a [u8], S
     if header[48..80] != checksum(object) {
         return Err("checksum mismatch".into());
     }
-    Ok(object)
+    Ok(())
 }
 
 #[cfg(test)]
