@@ -368,8 +368,7 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
         }
     }
 
-    /// `loop.broadcast`: the scalar inserted in lane 0 of a poison vector and shuffled to every
-    /// lane, which LLVM selects as one broadcast instruction.
+    /// `loop.broadcast`: its scalar operand [`splat`](Self::splat) to the result type.
     fn lower_broadcast(&mut self, op: Op) -> CgResult<()> {
         let ctx = self.ctx;
         let scalar = self.value(ctx.operand(op, 0))?;
@@ -377,16 +376,26 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
         let BasicTypeEnum::VectorType(vty) = ty else {
             return Err("loop.broadcast to a non-vector type".into());
         };
+        let splat = self.splat(scalar, vty)?;
+        self.values.insert(ctx.result(op, 0), splat.into());
+        Ok(())
+    }
+
+    /// `scalar` in every lane of a `vty`: inserted in lane 0 of a poison vector and shuffled
+    /// to every lane, which LLVM selects as one broadcast instruction.
+    fn splat(
+        &self,
+        scalar: BasicValueEnum<'ctx>,
+        vty: VectorType<'ctx>,
+    ) -> CgResult<VectorValue<'ctx>> {
         let i32t = self.llvm.i32_type();
         let first =
             self.builder
                 .build_insert_element(vty.get_poison(), scalar, i32t.const_zero(), "")?;
         let zeros = VectorType::const_vector(&vec![i32t.const_zero(); vty.get_size() as usize]);
-        let splat = self
+        Ok(self
             .builder
-            .build_shuffle_vector(first, vty.get_poison(), zeros, "splat")?;
-        self.values.insert(ctx.result(op, 0), splat.into());
-        Ok(())
+            .build_shuffle_vector(first, vty.get_poison(), zeros, "splat")?)
     }
 
     /// `loop.dot4`: one `vpdpbusd` on 16 lanes with VNNI; elsewhere the bytes widened to
@@ -449,14 +458,7 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
         }
         let i32t = self.llvm.i32_type();
         let group = self.builder.build_bit_cast(bytes, i32t, "")?;
-        let wide = i32t.vec_type(lanes);
-        let first =
-            self.builder
-                .build_insert_element(wide.get_poison(), group, i32t.const_zero(), "")?;
-        let zeros = VectorType::const_vector(&vec![i32t.const_zero(); lanes as usize]);
-        let splat = self
-            .builder
-            .build_shuffle_vector(first, wide.get_poison(), zeros, "")?;
+        let splat = self.splat(group, i32t.vec_type(lanes))?;
         let ty = self.llvm.i8_type().vec_type(4 * lanes);
         Ok(self
             .builder

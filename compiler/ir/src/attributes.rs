@@ -554,14 +554,22 @@ impl Context {
         let elem = self.element_type(ty);
         let kind = self.type_kind(elem).clone();
         let n = dense_element_bytes(&kind).unwrap_or(1);
-        let splat = values.len() == 1;
         let mut data = Vec::with_capacity(values.len() * n);
         for v in values {
             encode_dense_value(&kind, v, n, &mut data);
         }
+        self.dense_attr_packed(ty, data)
+    }
+
+    /// [`Context::dense_attr`] of elements already packed as the attribute stores them
+    /// (little-endian, [`dense_element_bytes`] each): no [`DenseValue`] per element, for the
+    /// tables and weights of megabytes that importers and decompositions build. One element
+    /// makes a splat.
+    pub fn dense_attr_packed(&mut self, ty: Type, data: Vec<u8>) -> Attribute {
+        let n = dense_element_bytes(self.type_kind(self.element_type(ty))).unwrap_or(1);
         self.intern_attr(AttrKind::DenseElements(DenseElements {
             ty,
-            splat,
+            splat: data.len() == n,
             data: data.into(),
         }))
     }

@@ -859,12 +859,13 @@ impl Compiler<'_, '_> {
         // are normalized to 0 or 1 element by element.
         let stored_width =
             dlc_ir::attributes::dense_element_bytes(ctx.type_kind(ctx.element_type(dense.ty)));
-        let bytes = if dtype != DType::I1 && stored_width == Some(n) && !dense.splat {
+        let as_stored = dtype != DType::I1 && stored_width == Some(n);
+        let bytes = if as_stored && !dense.splat {
             AlignedBytes::copied(&dense.data[..size]).map_err(alloc_err)?
         } else {
             let mut bytes = AlignedBytes::zeroed(size).map_err(alloc_err)?;
             let out = bytes.as_mut_slice();
-            if dtype != DType::I1 && stored_width == Some(n) {
+            if as_stored {
                 for chunk in out.chunks_exact_mut(n) {
                     chunk.copy_from_slice(&dense.data[..n]);
                 }

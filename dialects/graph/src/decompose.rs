@@ -19,7 +19,7 @@
 //! window positions in the border read.
 
 use crate::ops::{ConstantOp, Conv2dOp, Family, GraphOps, ReshapeOp};
-use dlc_ir::attributes::{AttrKind, DenseElements, DenseValue};
+use dlc_ir::attributes::{AttrKind, DenseValue};
 use dlc_ir::{Attribute, Context, InsertPoint, Location, Op, OpSpec, Type, Value, DYNAMIC};
 
 /// A decomposition: builds primitives through the builder (positioned before `op`) and returns
@@ -839,11 +839,7 @@ impl Window {
         for i in &indices {
             data.extend_from_slice(&i.to_le_bytes());
         }
-        let value = b.ctx.intern_attr(AttrKind::DenseElements(DenseElements {
-            ty: idx_ty,
-            splat: indices.len() == 1,
-            data: data.into(),
-        }));
+        let value = b.ctx.dense_attr_packed(idx_ty, data);
         let idx = b.build_one("graph.constant", &[], vec![("value", value)], idx_ty);
         b.gather(flat, idx, 2)
     }

@@ -483,7 +483,11 @@ fn small_int(t: Type) -> Option<(usize, bool)> {
 
 /// Element `i` of a constant of [`small_int`] layout `(width, signed)` stored as `data`
 /// (packed little-endian; one element stands for all when `splat`); `None` past the end.
-fn stored_int((splat, data): (bool, &[u8]), width: usize, signed: bool, i: usize) -> Option<i32> {
+fn stored_int(
+    (splat, data): (bool, &[u8]),
+    (width, signed): (usize, bool),
+    i: usize,
+) -> Option<i32> {
     let at = if splat { 0 } else { i.checked_mul(width)? };
     let b = data.get(at..at.checked_add(width)?)?;
     Some(match (width, signed) {
@@ -505,7 +509,7 @@ fn constant_dequantized(
     (x, scale, zp): (Value, Value, Option<Value>),
     g: Granularity,
 ) -> Option<Value> {
-    let (width, signed) = small_int(cx.elem(x))?;
+    let layout = small_int(cx.elem(x))?;
     if cx.elem(scale) != Type::F32 {
         return None;
     }
@@ -545,10 +549,10 @@ fn constant_dequantized(
         let s = ss.1.get(at..at + 4)?;
         let s = f32::from_le_bytes([s[0], s[1], s[2], s[3]]);
         let z = match zs {
-            Some(zs) => stored_int(zs, width, signed, p)?,
+            Some(zs) => stored_int(zs, layout, p)?,
             None => 0,
         };
-        let y = (stored_int(xs, width, signed, i)? - z) as f32 * s;
+        let y = (stored_int(xs, layout, i)? - z) as f32 * s;
         out.extend_from_slice(&y.to_le_bytes());
     }
     let dims: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
@@ -1015,12 +1019,7 @@ fn byte_conv(
             let z = zw[if zw.len() == 1 { 0 } else { c }];
             let mut sum = 0i64;
             for j in 0..per_channel_n {
-                let v = i64::from(stored_int(
-                    stored,
-                    layout.0,
-                    layout.1,
-                    c * per_channel_n + j,
-                )?) - z;
+                let v = i64::from(stored_int(stored, layout, c * per_channel_n + j)?) - z;
                 sum += v;
                 shifted.push(i8::try_from(v).ok()? as u8);
             }
@@ -1032,11 +1031,7 @@ fn byte_conv(
     };
     let ctx = cx.ctx();
     let ty = ctx.tensor_type(ws, Type::I8);
-    let w8 = ctx.intern_attr(AttrKind::DenseElements(DenseElements {
-        ty,
-        splat: shifted.len() == 1,
-        data: shifted.into(),
-    }));
+    let w8 = ctx.dense_attr_packed(ty, shifted);
     let w8 = cx.attr_constant(w8);
     let (x8, zx) = if cx.elem(x) == Type::UI8 {
         (x, zx[0])
