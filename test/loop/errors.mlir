@@ -1155,3 +1155,37 @@ loop.kernel @check_in_a_kernel(%c: i1) {
   loop.check %c, "never"
   loop.return
 }
+
+// -----
+
+loop.kernel @padding_type(%a: !loop.buffer<8xf32, global>, %i: index) {
+  %z = arith.constant 0 : i32
+  // expected-error @+1 {{'loop.load_padded' op padding type 'i32' does not match the buffer element type 'f32'}}
+  %x = "loop.load_padded"(%a, %i, %z) : (!loop.buffer<8xf32, global>, index, i32) -> f32
+  loop.return
+}
+
+// -----
+
+loop.kernel @padded_no_padding(%a: !loop.buffer<4x8xf32, global>, %i: index) {
+  // expected-error @+1 {{'loop.load_padded' op expects 2 indices for a rank-2 buffer and a padding value, found 2 operands after the buffer}}
+  %x = "loop.load_padded"(%a, %i, %i) : (!loop.buffer<4x8xf32, global>, index, index) -> f32
+  loop.return
+}
+
+// -----
+
+loop.kernel @padded_vector_element(%a: !loop.buffer<8xf32, global>, %i: index) {
+  %z = arith.constant 0.000000e+00 : f32
+  // expected-error @+1 {{'loop.vload_padded' op expects a 1-D vector of the buffer element type 'f32', found 'vector<4xf16>'}}
+  %v = loop.vload_padded %a[%i], %z : !loop.buffer<8xf32, global> -> vector<4xf16>
+  loop.return
+}
+
+// -----
+
+loop.kernel @padded_missing_comma(%a: !loop.buffer<8xf32, global>, %i: index) {
+  // expected-error @+1 {{expected ',' and a padding value}}
+  %x = loop.load_padded %a[%i] : !loop.buffer<8xf32, global>
+  loop.return
+}

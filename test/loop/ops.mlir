@@ -328,6 +328,24 @@ loop.kernel @dot4_quad(%a: !loop.buffer<64xi8, global>, %c: !loop.buffer<16xi32,
 // CHECK: %[[D:.*]] = loop.dot4 %{{.*}}, %[[Q:.*]], %[[X:.*]] : vector<16xi32>, vector<4xi8>, vector<64xi8>
 // CHECK-NEXT: loop.dot4 %[[D]], %[[X]], %[[Q]] : vector<16xi32>, vector<64xi8>, vector<4xi8>
 
+// Reads that give a padding value outside the buffer (a convolution's input read through
+// its padding).
+loop.kernel @padded_loads(%a: !loop.buffer<6x20xf32, global>, %m: !loop.buffer<4xi1, global>, %i: index, %j: index) {
+  %z = arith.constant 0.000000e+00 : f32
+  %x = loop.load_padded %a[%i, %j], %z : !loop.buffer<6x20xf32, global>
+  %v = loop.vload_padded %a[%i, %j], %x : !loop.buffer<6x20xf32, global> -> vector<8xf32>
+  loop.vstore %v, %a[%i, %j] : vector<8xf32>, !loop.buffer<6x20xf32, global>
+  %t = arith.constant true
+  %b = loop.vload_padded %m[%i], %t : !loop.buffer<4xi1, global> -> vector<4xi1>
+  loop.vstore %b, %m[%i] : vector<4xi1>, !loop.buffer<4xi1, global>
+  loop.return
+}
+
+// CHECK-LABEL: loop.kernel @padded_loads
+// CHECK: %[[X:.*]] = loop.load_padded %arg0[%arg2, %arg3], %{{.*}} : !loop.buffer<6x20xf32, global>
+// CHECK-NEXT: loop.vload_padded %arg0[%arg2, %arg3], %[[X]] : !loop.buffer<6x20xf32, global> -> vector<8xf32>
+// CHECK: loop.vload_padded %arg1[%arg2], %{{.*}} : !loop.buffer<4xi1, global> -> vector<4xi1>
+
 // A scalar in every lane (what `vectorize` and `tile` splat a lane-invariant value with).
 loop.kernel @broadcast(%a: !loop.buffer<4xf32, global>, %c: !loop.buffer<8xi1, global>) {
   %c0 = arith.constant 0 : index

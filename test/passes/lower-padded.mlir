@@ -1,7 +1,8 @@
-// RUN: dlc-opt %s --pipeline=lower --split-input-file | FileCheck %s
+// RUN: dlc-opt %s --pipeline=lower{cpu=x86-64-v4} --split-input-file | FileCheck %s
 // RUN: dlc-opt %s --pipeline=lower{padded-outputs=false} --split-input-file | FileCheck %s --check-prefix=OFF
 // RUN: dlc-opt %s --pipeline=lower{target=gpu} --split-input-file | FileCheck %s --check-prefix=OFF
-// RUN: dlc-opt %s --pipeline=lower --split-input-file --pass-statistics -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS
+// RUN: dlc-opt %s --pipeline=lower{cpu=x86-64-v3} --split-input-file | FileCheck %s --check-prefix=V3
+// RUN: dlc-opt %s --pipeline=lower{cpu=x86-64-v4} --split-input-file --pass-statistics -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS
 
 // A result that is only padded is written into the pad's buffer: the kernel stores each
 // element at its place inside the padding (shifted by `low`) and a second nest stores the pad
@@ -31,8 +32,9 @@
 // OFF:           loop.launch @relu_pad_1_pad
 // The statistics count over the splits: one padded output in each of two, and the three copy
 // kernels of @pads_stay below, which write padded outputs too.
-// STATS: (S) 5 num-padded-outputs
-// STATS: (S) 3 num-pad-copies
+// STATS: (S) 6 num-padded-outputs
+// STATS: (S) 4 num-pad-copies
+// STATS: (S) 1 num-read-through
 func.func @relu_pad(%x: tensor<2x2x3xf32>) -> tensor<2x4x5xf32> {
   %s = graph.relu %x : tensor<2x2x3xf32>
   %p = graph.pad %s {high = array<i64: 0, 1, 1>, low = array<i64: 0, 1, 1>, value = -1.0 : f32} : tensor<2x2x3xf32> -> tensor<2x4x5xf32>
@@ -78,4 +80,39 @@ func.func @empty(%x: tensor<0x3xf32>) -> tensor<2x3xf32> {
   %n = graph.neg %x : tensor<0x3xf32>
   %p = graph.pad %n {high = array<i64: 1, 0>, low = array<i64: 1, 0>, value = 7.0 : f32} : tensor<0x3xf32> -> tensor<2x3xf32>
   return %p : tensor<2x3xf32>
+}
+
+// -----
+
+// A pad of an argument read only by direct depthwise convolutions (one channel per group)
+// whose output rows hold a vector (20 columns, 16 lanes of f32 with AVX-512) is read through:
+// each convolution loads its input with `loop.load_padded` at the point less `low`, the pad's
+// value outside it, and the pad has neither a kernel nor a copy. A pad that is also returned
+// keeps its copy kernel (counter-example), as do rows of fewer than four vectors with AVX2
+// (20 columns of 8 lanes), the GPU and padded-outputs=false (a pad kernel).
+// CHECK-LABEL: loop.kernel @dw_0_conv2d(
+// CHECK:         loop.schedule_block "conv2d_0"
+// CHECK:           %[[H:.*]] = arith.addi %{{.*}}, %c-1 : index
+// CHECK:           loop.load_padded %arg0[%{{.*}}, %{{.*}}, %[[H]], %{{.*}}], %cst : !loop.buffer<1x4x6x20xf32, global>
+// CHECK-LABEL: loop.kernel @dw_1_conv2d(
+// CHECK:           loop.load_padded %arg0[
+// CHECK-LABEL: loop.kernel @dw_2_cast(
+// CHECK-LABEL: loop.kernel @dw_3_conv2d(
+// CHECK-NOT:       loop.load_padded
+// CHECK-LABEL: func.func @dw(
+// CHECK-NEXT:    loop.alloc
+// CHECK-NEXT:    loop.launch @dw_0_conv2d(%arg0, %arg1,
+// CHECK-NEXT:    loop.alloc
+// CHECK-NEXT:    loop.launch @dw_1_conv2d(%arg0, %arg1,
+// OFF-LABEL: func.func @dw(
+// OFF:           loop.launch @dw_0_pad
+// V3-LABEL: func.func @dw(
+// V3:            loop.launch @dw_0_cast
+func.func @dw(%x: tensor<1x4x6x20xf32>, %w: tensor<4x1x3x3xf32>) -> (tensor<1x4x6x20xf32>, tensor<1x4x6x20xf32>, tensor<1x4x8x22xf32>, tensor<1x4x6x20xf32>) {
+  %p = graph.pad %x {high = array<i64: 0, 0, 1, 1>, low = array<i64: 0, 0, 1, 1>, value = 0.0 : f32} : tensor<1x4x6x20xf32> -> tensor<1x4x8x22xf32>
+  %a = graph.conv2d %p, %w {groups = 4 : i64} : tensor<1x4x8x22xf32>, tensor<4x1x3x3xf32> -> tensor<1x4x6x20xf32>
+  %b = graph.conv2d %p, %w {groups = 4 : i64} : tensor<1x4x8x22xf32>, tensor<4x1x3x3xf32> -> tensor<1x4x6x20xf32>
+  %r = graph.pad %x {high = array<i64: 0, 0, 1, 1>, low = array<i64: 0, 0, 1, 1>, value = 0.0 : f32} : tensor<1x4x6x20xf32> -> tensor<1x4x8x22xf32>
+  %c = graph.conv2d %r, %w {groups = 4 : i64} : tensor<1x4x8x22xf32>, tensor<4x1x3x3xf32> -> tensor<1x4x6x20xf32>
+  return %a, %b, %r, %c : tensor<1x4x6x20xf32>, tensor<1x4x6x20xf32>, tensor<1x4x8x22xf32>, tensor<1x4x6x20xf32>
 }

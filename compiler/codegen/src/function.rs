@@ -318,6 +318,7 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
         }
         if let Some(access) = dlc_loop::access(ctx, op) {
             return match access.kind {
+                AccessKind::Read if access.padding.is_some() => self.lower_padded_load(access),
                 AccessKind::Read => self.lower_load(access),
                 AccessKind::Write => self.lower_store(op, access),
                 AccessKind::Prefetch => self.lower_prefetch(access),
@@ -348,6 +349,8 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
                 | L::StoreOp(_)
                 | L::VLoadOp(_)
                 | L::VStoreOp(_)
+                | L::LoadPaddedOp(_)
+                | L::VLoadPaddedOp(_)
                 | L::PrefetchOp(_)
                 | L::KernelOp(_)
                 | L::CompiledKernelOp(_)
@@ -1007,6 +1010,259 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
         } else {
             loaded
         };
+        self.values.insert(result, value);
+        Ok(())
+    }
+
+    /// `loop.load_padded` and `loop.vload_padded`: one `llvm.masked.load` of the access's
+    /// lanes, the padding in every lane the mask leaves out. The mask holds lane `l` when the
+    /// last index plus `l` is below the last dim ([`FnLowering::column_mask`], shared by the
+    /// loads of one column); the leading indices are compared with their dims (unsigned, so
+    /// a negative index is out) and, where one is out, taken as 0 for the address. Over dims
+    /// that are all nonzero constants the element row 0 so addresses exists, and a `select`
+    /// of the padding on the leading test follows the load (one blend per tap: a 5x5
+    /// convolution's rows share their masks); over other dims the test joins the mask. The
+    /// address may lie before or past the row, so it is computed without `inbounds`; a
+    /// masked-off lane reads no memory, so nothing outside the buffer is touched. A scalar
+    /// over nonzero constant dims is a plain load and a select
+    /// ([`FnLowering::lower_selected_load`]).
+    fn lower_padded_load(&mut self, load: Access<'_>) -> CgResult<()> {
+        let ctx = self.ctx;
+        let buf = self.buffer(load.buffer)?.clone();
+        let result = load.value.ok_or("a load without a result")?;
+        let padding = self.value(load.padding.ok_or("a padded load without its padding")?)?;
+        let Some((last, leading)) = load.indices.split_last() else {
+            return Err("a padded load of a rank-0 buffer".into());
+        };
+        if load.indices.len() != buf.dims.len() {
+            return Err("a padded load whose indices do not match its buffer".into());
+        }
+        let nonempty = buf
+            .dims
+            .iter()
+            .all(|d| d.get_zero_extended_constant().is_some_and(|n| n > 0));
+        if load.lanes <= 1 && nonempty {
+            return self.lower_selected_load(&buf, load.indices, padding, result);
+        }
+        let i64t = self.llvm.i64_type();
+        let bool_t = self.llvm.bool_type();
+        // Whether every leading index is inside its dim, and the indices for the address.
+        let mut inside = bool_t.const_all_ones();
+        let mut lead = Vec::with_capacity(leading.len());
+        for (&i, &dim) in leading.iter().zip(&buf.dims) {
+            let i = self.index_value(i)?;
+            let ok = self
+                .builder
+                .build_int_compare(IntPredicate::ULT, i, dim, "in")?;
+            inside = self.builder.build_and(inside, ok, "in")?;
+            lead.push(i);
+        }
+        let mut linear = i64t.const_zero();
+        for (k, &i) in lead.iter().enumerate() {
+            let i = self
+                .builder
+                .build_select(inside, i, i64t.const_zero(), "lead")?
+                .into_int_value();
+            let scaled = if k > 0 {
+                self.builder.build_int_mul(linear, buf.dims[k], "lin")?
+            } else {
+                linear
+            };
+            linear = self.builder.build_int_add(scaled, i, "lin")?;
+        }
+        let last = self.index_value(*last)?;
+        let last_dim = buf.dims[buf.dims.len() - 1];
+        if !lead.is_empty() {
+            linear = self.builder.build_int_mul(linear, last_dim, "lin")?;
+        }
+        linear = self.builder.build_int_add(linear, last, "lin")?;
+        // SAFETY: a plain (not `inbounds`) address computation, which LLVM defines for any
+        // offset; the masked load below reads only the lanes inside the buffer.
+        let addr = unsafe {
+            self.builder
+                .build_gep(buf.storage, buf.ptr, &[linear], "padded")?
+        };
+        let lanes = load.lanes.max(1);
+        let mut mask = self.column_mask(last, last_dim, lanes)?;
+        let blend = nonempty && !lead.is_empty();
+        if !blend {
+            let everywhere = self.splat(inside.into(), bool_t.vec_type(lanes))?;
+            mask = self.builder.build_and(mask, everywhere, "mask")?;
+        }
+        let is_bool = ctx.integer_width(buf.elem) == Some(1);
+        let padding = if is_bool {
+            let wide = self.bool_storage_type(padding.get_type());
+            self.builder
+                .build_cast(inkwell::values::InstructionOpcode::ZExt, padding, wide, "b")?
+        } else {
+            padding
+        };
+        let storage_vec = match buf.storage {
+            BasicTypeEnum::IntType(t) => t.vec_type(lanes),
+            BasicTypeEnum::FloatType(t) => t.vec_type(lanes),
+            _ => return Err("a padded load of a buffer of neither integers nor floats".into()),
+        };
+        let passthru = self.splat(padding, storage_vec)?;
+        let f = intrinsic(
+            self.module,
+            "llvm.masked.load",
+            &[storage_vec.into(), addr.get_type().into()],
+        )?;
+        let call =
+            self.builder
+                .build_call(f, &[addr.into(), mask.into(), passthru.into()], "pld")?;
+        let align = self.llvm.create_enum_attribute(
+            inkwell::attributes::Attribute::get_named_enum_kind_id("align"),
+            u64::from(alignment_of(buf.storage)),
+        );
+        call.add_attribute(inkwell::attributes::AttributeLoc::Param(0), align);
+        let mut value = call
+            .try_as_basic_value()
+            .basic()
+            .ok_or("llvm.masked.load without a result")?;
+        if blend {
+            value = self
+                .builder
+                .build_select(inside, value, passthru.into(), "pld")?;
+        }
+        let result_ty = value_type(self.llvm, ctx, ctx.value_type(result))?;
+        if is_bool {
+            let ty = match result_ty {
+                BasicTypeEnum::VectorType(_) => result_ty,
+                _ => bool_t.vec_type(lanes).into(),
+            };
+            value = self.builder.build_cast(
+                inkwell::values::InstructionOpcode::Trunc,
+                value,
+                ty,
+                "b",
+            )?;
+        }
+        if !matches!(result_ty, BasicTypeEnum::VectorType(_)) {
+            value = self.builder.build_extract_element(
+                value.into_vector_value(),
+                self.llvm.i32_type().const_zero(),
+                "pld",
+            )?;
+        }
+        self.values.insert(result, value);
+        Ok(())
+    }
+
+    /// The lanes `l < lanes` with `0 <= last + l < dim`, as `first <= l < first + count`
+    /// with `first = clamp(-last, 0, lanes)` and `count = clamp(dim - last, 0, lanes) - first`
+    /// computed on scalars: one subtraction and one unsigned comparison of `i32` lanes
+    /// (64-bit lanes took twice the registers and, on AVX2, emulated unsigned compares).
+    /// Emitted once where it dominates for each `last` and `dim`.
+    fn column_mask(
+        &self,
+        last: IntValue<'ctx>,
+        dim: IntValue<'ctx>,
+        lanes: u32,
+    ) -> CgResult<VectorValue<'ctx>> {
+        let key = Key::ColumnMask {
+            last: id(&last),
+            dim: id(&dim),
+            lanes,
+        };
+        let b = &self.builder;
+        let i64t = self.llvm.i64_type();
+        let i32t = self.llvm.i32_type();
+        self.memoized(key, || {
+            let wide = i64t.const_int(u64::from(lanes), false);
+            let zero = i64t.const_zero();
+            let clamp = |v: IntValue<'ctx>| {
+                let neg = b.build_int_compare(IntPredicate::SLT, v, zero, "neg")?;
+                let v = b.build_select(neg, zero, v, "lo")?.into_int_value();
+                let big = b.build_int_compare(IntPredicate::SGT, v, wide, "big")?;
+                Ok::<_, inkwell::builder::BuilderError>(
+                    b.build_select(big, wide, v, "hi")?.into_int_value(),
+                )
+            };
+            let first = clamp(b.build_int_neg(last, "first")?)?;
+            let end = clamp(b.build_int_sub(dim, last, "end")?)?;
+            let count = b.build_int_sub(end, first, "count")?;
+            let first = b.build_int_truncate(first, i32t, "first")?;
+            let count = b.build_int_truncate(count, i32t, "count")?;
+            let lane_ty = i32t.vec_type(lanes);
+            let steps: Vec<IntValue<'ctx>> = (0..u64::from(lanes))
+                .map(|l| i32t.const_int(l, false))
+                .collect();
+            let splat = |v: IntValue<'ctx>| {
+                let one = b.build_insert_element(lane_ty.get_poison(), v, i32t.const_zero(), "")?;
+                let zeros = VectorType::const_vector(&vec![i32t.const_zero(); lanes as usize]);
+                b.build_shuffle_vector(one, lane_ty.get_poison(), zeros, "splat")
+            };
+            let offsets =
+                b.build_int_sub(VectorType::const_vector(&steps), splat(first)?, "lane")?;
+            b.build_int_compare(IntPredicate::ULT, offsets, splat(count)?, "mask")
+        })
+    }
+
+    /// A scalar padded load from a buffer of static, nonzero dims: the element at the indices
+    /// where each is below its dim (compared unsigned), else at index 0 (so the load stays in
+    /// the buffer), then a `select` of it or the padding. Branch-free and unmasked, so LLVM
+    /// keeps optimizing around it: a `<1 x T>` masked load per tap became a branch each, and
+    /// a 5x5 depthwise convolution over 14 columns (scalar, fewer than a vector's lanes) ran
+    /// six times slower than over a padded copy.
+    fn lower_selected_load(
+        &mut self,
+        buf: &Buf<'ctx>,
+        indices: &[Value],
+        padding: BasicValueEnum<'ctx>,
+        result: Value,
+    ) -> CgResult<()> {
+        let ctx = self.ctx;
+        let i64t = self.llvm.i64_type();
+        let mut inside = self.llvm.bool_type().const_all_ones();
+        let mut idx = Vec::with_capacity(indices.len());
+        for (&i, &dim) in indices.iter().zip(&buf.dims) {
+            let i = self.index_value(i)?;
+            let ok = self
+                .builder
+                .build_int_compare(IntPredicate::ULT, i, dim, "in")?;
+            inside = self.builder.build_and(inside, ok, "in")?;
+            idx.push(i);
+        }
+        let mut linear = i64t.const_zero();
+        for (k, &i) in idx.iter().enumerate() {
+            let i = self
+                .builder
+                .build_select(inside, i, i64t.const_zero(), "at")?
+                .into_int_value();
+            let scaled = if k > 0 {
+                self.builder.build_int_mul(linear, buf.dims[k], "lin")?
+            } else {
+                linear
+            };
+            linear = self.builder.build_int_add(scaled, i, "lin")?;
+        }
+        // SAFETY: every index is inside its dim (the selects put 0 where one is not, and every
+        // dim is a nonzero constant), so the address is an element of the buffer.
+        let addr = unsafe {
+            self.builder
+                .build_in_bounds_gep(buf.storage, buf.ptr, &[linear], "padded")?
+        };
+        let is_bool = ctx.integer_width(buf.elem) == Some(1);
+        let result_ty = value_type(self.llvm, ctx, ctx.value_type(result))?;
+        let load_ty = if is_bool {
+            self.bool_storage_type(result_ty)
+        } else {
+            result_ty
+        };
+        let loaded = self.builder.build_load(load_ty, addr, "ld")?;
+        set_align(loaded, alignment_of(buf.storage))?;
+        let loaded = if is_bool {
+            self.builder.build_cast(
+                inkwell::values::InstructionOpcode::Trunc,
+                loaded,
+                result_ty,
+                "b",
+            )?
+        } else {
+            loaded
+        };
+        let value = self.builder.build_select(inside, loaded, padding, "pld")?;
         self.values.insert(result, value);
         Ok(())
     }

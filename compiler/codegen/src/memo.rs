@@ -34,6 +34,8 @@ pub(crate) enum Key {
         storage: usize,
         linear: usize,
     },
+    /// The lanes of a padded vector load from column `last` inside a row of `dim` elements.
+    ColumnMask { last: usize, dim: usize, lanes: u32 },
 }
 
 impl Key {

@@ -294,6 +294,9 @@ impl<'c, 'm, 'd> FnExport<'c, 'm, 'd> {
         let ctx = self.ctx;
         if let Some(access) = dlc_loop::access(ctx, op) {
             return match access.kind {
+                AccessKind::Read if access.padding.is_some() => {
+                    self.lower_padded_load(access, block)
+                }
                 AccessKind::Read => self.lower_load(op, access, block),
                 AccessKind::Write => self.lower_store(op, access, block),
                 // A cache hint: the exported code is the same without it.
@@ -705,6 +708,69 @@ impl<'c, 'm, 'd> FnExport<'c, 'm, 'd> {
         let mut operands = vec![buffer];
         operands.extend(indices);
         let v = self.emit1(block, name, &operands, ty, &[])?;
+        self.values.insert(result, v);
+        Ok(())
+    }
+
+    /// `loop.load_padded` and `loop.vload_padded`, lane by lane: an `scf.if` on the lane's
+    /// indices all being below their dims (compared unsigned, so a negative one is out)
+    /// yields the `memref.load` or the padding; a vector's lanes are then
+    /// `vector.from_elements`. Out-of-bounds lanes read nothing.
+    fn lower_padded_load(&mut self, load: Access<'_>, block: BlockRef<'c, 'm>) -> ExResult<()> {
+        let ctx = self.ctx;
+        let buffer = self.value(load.buffer)?;
+        let indices = self.values_of(load.indices)?;
+        let padding = self.value(load.padding.ok_or("a padded load without its padding")?)?;
+        let result = load.value.ok_or("a load without a result")?;
+        let result_ty = ctx.value_type(result);
+        let vector = ctx.shape(result_ty).is_some();
+        let elem = self.ty(ctx.element_type(result_ty))?;
+        let index = MType::index(self.mlir);
+        let mut dims = Vec::with_capacity(indices.len());
+        for axis in 0..indices.len() {
+            let axis = self.const_index(block, axis as i64)?;
+            dims.push(self.emit1(block, "memref.dim", &[buffer, axis], index, &[])?);
+        }
+        const ULT: i64 = 6; // arith::CmpIPredicate::ult
+        let mut elements = Vec::with_capacity(load.lanes as usize);
+        for lane in 0..load.lanes.max(1) as usize {
+            let at = self.lane_indices(block, &indices, lane)?;
+            let mut inside = None;
+            for (&i, &d) in at.iter().zip(&dims) {
+                let ok = self.cmpi(block, ULT, i, d)?;
+                inside = Some(match inside {
+                    None => ok,
+                    Some(prev) => {
+                        let i1 = IntegerType::new(self.mlir, 1).into();
+                        self.emit1(block, "arith.andi", &[prev, ok], i1, &[])?
+                    }
+                });
+            }
+            let inside = inside.ok_or("a padded load of a rank-0 buffer")?;
+            let no_args: &[MType<'c>] = &[];
+            let (op, blocks) = self.emit_with_regions_and_results(
+                block,
+                "scf.if",
+                &[inside],
+                &[elem],
+                &[],
+                &[Some(no_args), Some(no_args)],
+            )?;
+            let then_block = first_block(&blocks, 0)?;
+            let mut args = vec![buffer];
+            args.extend(at);
+            let read = self.emit1(then_block, "memref.load", &args, elem, &[])?;
+            self.emit(then_block, "scf.yield", &[read], &[], &[])?;
+            let else_block = first_block(&blocks, 1)?;
+            self.emit(else_block, "scf.yield", &[padding], &[], &[])?;
+            elements.push(op.result(0)?.into());
+        }
+        let v = if vector {
+            let ty = self.ty(result_ty)?;
+            self.emit1(block, "vector.from_elements", &elements, ty, &[])?
+        } else {
+            elements[0]
+        };
         self.values.insert(result, v);
         Ok(())
     }

@@ -31,6 +31,10 @@ pub struct Access<'a> {
     pub value: Option<Value>,
     /// Contiguous elements along the last dim: 1 for a scalar access.
     pub lanes: u32,
+    /// The value a padded read (`loop.load_padded`, `loop.vload_padded`) gives for an
+    /// element whose indices fall outside the buffer, where no memory is read. `None` for
+    /// every other access, whose indices must be in bounds.
+    pub padding: Option<Value>,
 }
 
 /// An op that reads or writes elements of a buffer at indices (MLIR's affine
@@ -47,25 +51,35 @@ pub fn access(ctx: &Context, op: Op) -> Option<Access<'_>> {
 }
 
 /// The access of the loop dialect's load, store and prefetch ops: the buffer is operand
-/// `buffer_at`, the indices follow it, a write's value is operand 0.
+/// `buffer_at`, the indices follow it, a write's value is operand 0; a padded read's padding
+/// value is its last operand.
 pub(crate) struct BufferAccess {
     kind: AccessKind,
     buffer_at: usize,
+    padded: bool,
 }
 
 pub(crate) const LOAD: BufferAccess = BufferAccess {
     kind: AccessKind::Read,
     buffer_at: 0,
+    padded: false,
+};
+pub(crate) const PADDED_LOAD: BufferAccess = BufferAccess {
+    kind: AccessKind::Read,
+    buffer_at: 0,
+    padded: true,
 };
 pub(crate) const VLOAD: BufferAccess = LOAD;
 pub(crate) const STORE: BufferAccess = BufferAccess {
     kind: AccessKind::Write,
     buffer_at: 1,
+    padded: false,
 };
 pub(crate) const VSTORE: BufferAccess = STORE;
 pub(crate) const PREFETCH: BufferAccess = BufferAccess {
     kind: AccessKind::Prefetch,
     buffer_at: 0,
+    padded: false,
 };
 
 impl MemoryAccess for BufferAccess {
@@ -80,12 +94,19 @@ impl MemoryAccess for BufferAccess {
             .and_then(|v| ctx.shape(ctx.value_type(v)))
             .and_then(|shape| shape.first().copied())
             .map_or(1, |n| u32::try_from(n).unwrap_or(1));
+        let (indices, padding) = if self.padded {
+            let (padding, rest) = operands.split_last()?;
+            (rest.get(self.buffer_at + 1..)?, Some(*padding))
+        } else {
+            (operands.get(self.buffer_at + 1..)?, None)
+        };
         Some(Access {
             kind: self.kind,
             buffer: *operands.get(self.buffer_at)?,
-            indices: operands.get(self.buffer_at + 1..)?,
+            indices,
             value,
             lanes,
+            padding,
         })
     }
 }

@@ -39,14 +39,14 @@ pub use math::math_dialect;
 pub use ops::{
     before_terminator, build_alloc, build_barrier, build_call_if, build_call_loop, build_check,
     build_constant, build_dim, build_for, build_if, build_kernel, build_launch, build_load,
-    build_prefetch, build_read_size, build_reshape, build_schedule_block, build_store, build_view,
-    gpu_dim, host_functions, index_checks, launch_dims, module_kernels, reduce_kind, reshape_root,
-    source_dtypes, AllocOp, BarrierOp, BlockDimOp, BlockIdOp, BlockReduceOp, BroadcastOp, CallIfOp,
-    CallLoopOp, CheckOp, ConstantOp, Dim, DimOp, ForOp, IfOp, IndexCheck, IterKind, KernelOp,
-    LaunchDim, LaunchOp, LoadOp, LoopKind, LoopOps, PrefetchOp, ReadSizeOp, ReduceKind,
-    ReduceMethod, ReduceScalar, ReshapeOp, ReturnOp, ScheduleBlockOp, SourceDTypes, StoreOp,
-    ThreadIdOp, VLoadOp, VStoreOp, ViewOp, WarpReduceOp, YieldOp, DIM_SYMBOLS, INDEX_CHECKS,
-    MAX_BLOCK_THREADS, NOALIAS, SOURCE_TYPE,
+    build_load_padded, build_prefetch, build_read_size, build_reshape, build_schedule_block,
+    build_store, build_view, gpu_dim, host_functions, index_checks, launch_dims, module_kernels,
+    reduce_kind, reshape_root, source_dtypes, AllocOp, BarrierOp, BlockDimOp, BlockIdOp,
+    BlockReduceOp, BroadcastOp, CallIfOp, CallLoopOp, CheckOp, ConstantOp, Dim, DimOp, ForOp, IfOp,
+    IndexCheck, IterKind, KernelOp, LaunchDim, LaunchOp, LoadOp, LoadPaddedOp, LoopKind, LoopOps,
+    PrefetchOp, ReadSizeOp, ReduceKind, ReduceMethod, ReduceScalar, ReshapeOp, ReturnOp,
+    ScheduleBlockOp, SourceDTypes, StoreOp, ThreadIdOp, VLoadOp, VLoadPaddedOp, VStoreOp, ViewOp,
+    WarpReduceOp, YieldOp, DIM_SYMBOLS, INDEX_CHECKS, MAX_BLOCK_THREADS, NOALIAS, SOURCE_TYPE,
 };
 pub use types::{buffer_parts, buffer_type, elem_size_bytes, is_buffer, MemorySpace};
 pub use verify::launch_compatible;

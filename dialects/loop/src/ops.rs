@@ -5,8 +5,8 @@
 
 use crate::compiled::CompiledKernelOp;
 use crate::interfaces::{
-    Allocates, ForLoop, MemoryAccess, NoEffects, ReadsOperand, Synchronizes, LOAD, PREFETCH, STORE,
-    VLOAD, VSTORE,
+    Allocates, ForLoop, MemoryAccess, NoEffects, ReadsOperand, Synchronizes, LOAD, PADDED_LOAD,
+    PREFETCH, STORE, VLOAD, VSTORE,
 };
 use crate::types::buffer_parts;
 use crate::{syntax, verify};
@@ -116,6 +116,38 @@ dlc_ir::define_op! {
     verify = verify::verify_vload;
     parse = syntax::parse_vload;
     print = syntax::print_vload;
+}
+
+dlc_ir::define_op! {
+    /// Reads one element of a buffer, or gives the padding value (its last operand, of the
+    /// element type) where the indices fall outside the buffer, reading nothing there:
+    /// `%v = loop.load_padded %buf[%i, %j], %pad : !loop.buffer<...>`. A convolution reads its
+    /// input so where it would otherwise read a padded copy (`lower`).
+    pub struct LoadPaddedOp = "loop.load_padded";
+    traits = Traits::empty();
+    operands = *;
+    results = [result];
+    interfaces = [dyn MemoryAccess => PADDED_LOAD, dyn MemoryEffects => PADDED_LOAD];
+    verify = verify::verify_load_padded;
+    parse = syntax::parse_load_padded;
+    print = syntax::print_load_padded;
+}
+
+dlc_ir::define_op! {
+    /// `loop.vload` with padding: lane `l` reads the element at the indices with `l` added to
+    /// the last, or is the padding value (a scalar of the element type) where those indices
+    /// fall outside the buffer; no memory outside it is read (MLIR's `vector.transfer_read`
+    /// with a padding value, out of bounds in every dim):
+    /// `%v = loop.vload_padded %buf[%i, %j], %pad : !loop.buffer<...> -> vector<16xf32>`.
+    /// Code generation emits one masked load.
+    pub struct VLoadPaddedOp = "loop.vload_padded";
+    traits = Traits::empty();
+    operands = *;
+    results = [result];
+    interfaces = [dyn MemoryAccess => PADDED_LOAD, dyn MemoryEffects => PADDED_LOAD];
+    verify = verify::verify_vload_padded;
+    parse = syntax::parse_vload_padded;
+    print = syntax::print_vload_padded;
 }
 
 dlc_ir::define_op! {
@@ -408,6 +440,8 @@ dlc_ir::op_set! {
         StoreOp,
         VLoadOp,
         VStoreOp,
+        LoadPaddedOp,
+        VLoadPaddedOp,
         Dot4Op,
         BroadcastOp,
         PrefetchOp,
@@ -1034,6 +1068,32 @@ buffer_access!(StoreOp, 1);
 buffer_access!(VStoreOp, 1);
 buffer_access!(PrefetchOp, 0);
 
+macro_rules! padded_access {
+    ($ty:ident) => {
+        impl $ty {
+            /// The buffer read.
+            pub fn buffer(self, ctx: &Context) -> Value {
+                ctx.operand(self.0, 0)
+            }
+
+            /// The indices, one per buffer dim (the operands between the buffer and the
+            /// padding).
+            pub fn indices(self, ctx: &Context) -> &[Value] {
+                let ops = ctx.operands(self.0);
+                ops.get(1..ops.len().saturating_sub(1)).unwrap_or(&[])
+            }
+
+            /// The value read outside the buffer (`None` on an op without operands, which
+            /// the verifier rejects).
+            pub fn padding(self, ctx: &Context) -> Option<Value> {
+                ctx.operands(self.0).last().copied()
+            }
+        }
+    };
+}
+padded_access!(LoadPaddedOp);
+padded_access!(VLoadPaddedOp);
+
 impl StoreOp {
     /// The value stored.
     pub fn value(self, ctx: &Context) -> Value {
@@ -1473,6 +1533,28 @@ pub fn build_load(
     let spec = OpSpec::new(ctx, "loop.load", loc)
         .operands(&[buffer])
         .operands(indices)
+        .results(&[elem]);
+    let op = ctx.build(at, spec);
+    ctx.result(op, 0)
+}
+
+/// Builds `loop.load_padded buf[indices], padding`: the element, or `padding` where the
+/// indices fall outside the buffer.
+pub fn build_load_padded(
+    ctx: &mut Context,
+    at: InsertPoint,
+    buffer: Value,
+    indices: &[Value],
+    padding: Value,
+    loc: Location,
+) -> Value {
+    let elem = buffer_parts(ctx, ctx.value_type(buffer))
+        .map(|(_, e, _)| e)
+        .unwrap_or(Type::NONE);
+    let spec = OpSpec::new(ctx, "loop.load_padded", loc)
+        .operands(&[buffer])
+        .operands(indices)
+        .operands(&[padding])
         .results(&[elem]);
     let op = ctx.build(at, spec);
     ctx.result(op, 0)

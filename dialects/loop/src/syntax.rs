@@ -452,6 +452,71 @@ pub(crate) fn print_load(p: &mut Printer<'_>, op: Op) {
     p.print_type(ctx.value_type(ops[0]));
 }
 
+/// `%buf[%i, ...], %pad {attrs} : !loop.buffer<...>` of a padded read into `spec`'s
+/// operands (the padding last, of the element type) and attributes; returns that type.
+fn parse_padded_access(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<Type> {
+    let buf = p.parse_operand()?;
+    let indices = parse_indices(p)?;
+    p.expect(Tok::Comma, "',' and a padding value")?;
+    let padding = p.parse_operand()?;
+    p.parse_optional_attr_dict(&mut spec.attrs)?;
+    p.expect(Tok::Colon, "':'")?;
+    let loc = p.current_loc();
+    let ty = p.parse_type()?;
+    let elem = element_of(p, ty, loc)?;
+    let buf = p.resolve_operand(&buf, ty)?;
+    let padding = p.resolve_operand(&padding, elem)?;
+    spec.operands.push(buf);
+    spec.operands.extend(indices);
+    spec.operands.push(padding);
+    Ok(elem)
+}
+
+/// `loop.load_padded %buf[%i, ...], %pad : !loop.buffer<...>`.
+pub(crate) fn parse_load_padded(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
+    let elem = parse_padded_access(p, spec)?;
+    spec.result_types.push(elem);
+    Ok(())
+}
+
+/// `loop.vload_padded %buf[%i, ...], %pad : !loop.buffer<...> -> vector<...>`.
+pub(crate) fn parse_vload_padded(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
+    parse_padded_access(p, spec)?;
+    p.expect(Tok::Arrow, "'->' and a vector type")?;
+    let vty = p.parse_type()?;
+    spec.result_types.push(vty);
+    Ok(())
+}
+
+/// Prints a padded read: the buffer, the indices, the padding, the attributes and the buffer
+/// type.
+fn print_padded_access(p: &mut Printer<'_>, op: Op) {
+    let ctx = p.ctx();
+    let ops = ctx.operands(op);
+    let Some((&padding, access)) = ops.split_last() else {
+        return;
+    };
+    p.write(" ");
+    p.print_operand(access[0]);
+    print_indices(p, &access[1..]);
+    p.write(", ");
+    p.print_operand(padding);
+    p.print_optional_attr_dict(op, &[]);
+    p.write(" : ");
+    p.print_type(ctx.value_type(access[0]));
+}
+
+pub(crate) fn print_load_padded(p: &mut Printer<'_>, op: Op) {
+    print_padded_access(p, op);
+}
+
+pub(crate) fn print_vload_padded(p: &mut Printer<'_>, op: Op) {
+    print_padded_access(p, op);
+    p.write(" -> ");
+    let ty = p.ctx().value_type(p.ctx().result(op, 0));
+    p.print_type(ty);
+}
+
 pub(crate) fn parse_store(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
     let value = p.parse_operand()?;
     p.expect(Tok::Comma, "','")?;

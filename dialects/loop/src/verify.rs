@@ -549,6 +549,86 @@ pub(crate) fn verify_load(ctx: &Context, op: Op) -> VResult {
     Ok(())
 }
 
+/// The padded reads' operands: the access without its last operand, the padding, which
+/// must be a scalar of the buffer's element type. Returns the buffer's dims and element type.
+fn check_padded_access(ctx: &Context, op: Op) -> Result<(Vec<i64>, Type), Diagnostic> {
+    let operands = ctx.operands(op);
+    let Some((&padding, access)) = operands.split_last() else {
+        return Err(op_error(
+            ctx,
+            op,
+            "expects a buffer, indices and a padding value",
+        ));
+    };
+    let Some(&buf) = access.first() else {
+        return Err(op_error(
+            ctx,
+            op,
+            "expects a buffer, indices and a padding value",
+        ));
+    };
+    let Some((dims, elem, _)) = buffer_parts(ctx, ctx.value_type(buf)) else {
+        return Err(op_error(
+            ctx,
+            op,
+            format!(
+                "expects a !loop.buffer operand, found '{}'",
+                type_str(ctx, ctx.value_type(buf))
+            ),
+        ));
+    };
+    let indices = &access[1..];
+    if indices.len() != dims.len() {
+        return Err(op_error(
+            ctx,
+            op,
+            format!(
+                "expects {} indices for a rank-{} buffer and a padding value, found {} operands \
+                 after the buffer",
+                dims.len(),
+                dims.len(),
+                operands.len() - 1
+            ),
+        ));
+    }
+    check_index_operands(ctx, op, indices, "index")?;
+    let ty = ctx.value_type(padding);
+    if ty != elem {
+        return Err(op_error(
+            ctx,
+            op,
+            format!(
+                "padding type '{}' does not match the buffer element type '{}'",
+                type_str(ctx, ty),
+                type_str(ctx, elem)
+            ),
+        ));
+    }
+    Ok((dims, elem))
+}
+
+pub(crate) fn verify_load_padded(ctx: &Context, op: Op) -> VResult {
+    let (_, elem) = check_padded_access(ctx, op)?;
+    let ty = ctx.value_type(ctx.result(op, 0));
+    if ty != elem {
+        return Err(op_error(
+            ctx,
+            op,
+            format!(
+                "result type '{}' does not match the buffer element type '{}'",
+                type_str(ctx, ty),
+                type_str(ctx, elem)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+pub(crate) fn verify_vload_padded(ctx: &Context, op: Op) -> VResult {
+    let (dims, elem) = check_padded_access(ctx, op)?;
+    check_vector(ctx, op, ctx.value_type(ctx.result(op, 0)), &dims, elem)
+}
+
 pub(crate) fn verify_store(ctx: &Context, op: Op) -> VResult {
     if ctx.operands(op).is_empty() {
         return Err(op_error(ctx, op, "expects a value and a buffer operand"));

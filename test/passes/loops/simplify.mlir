@@ -280,3 +280,40 @@ loop.kernel @one_thread(%x: !loop.buffer<?x1xf32, global>, %y: !loop.buffer<?xf3
   }
   loop.return
 }
+
+// -----
+
+// A padded load whose indices the loop ranges keep inside its buffer becomes the plain load
+// (the centre tap of a depthwise convolution); one that may fall outside stays padded
+// (counter-example), and a vector one is plain when every lane is inside (8 lanes from
+// `j <= 11` end at 18, inside 20 columns).
+// CHECK-LABEL: loop.kernel @unpad(
+// CHECK: loop.load %arg0[%[[I:.*]], %[[J:.*]]] : !loop.buffer<6x20xf32, global>
+// CHECK: loop.load_padded %arg0[%[[I]], %{{.*}}], %cst : !loop.buffer<6x20xf32, global>
+// CHECK: loop.vload %arg0[%{{.*}}, %{{.*}}] : !loop.buffer<6x20xf32, global> -> vector<8xf32>
+// CHECK-NOT: loop.vload_padded
+loop.kernel @unpad(%a: !loop.buffer<6x20xf32, global>, %y: !loop.buffer<6x20xf32, global>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c6 = arith.constant 6 : index
+  %c12 = arith.constant 12 : index
+  %c20 = arith.constant 20 : index
+  %z = arith.constant 0.0 : f32
+  loop.for serial %i = %c0 to %c6 step %c1 {
+    loop.for serial %j = %c0 to %c20 step %c1 {
+      %x = loop.load_padded %a[%i, %j], %z : !loop.buffer<6x20xf32, global>
+      %jm = arith.subi %j, %c1 : index
+      %w = loop.load_padded %a[%i, %jm], %z : !loop.buffer<6x20xf32, global>
+      %s = arith.addf %x, %w : f32
+      loop.store %s, %y[%i, %j] : !loop.buffer<6x20xf32, global>
+      loop.yield
+    }
+    loop.for serial %j = %c0 to %c12 step %c1 {
+      %v = loop.vload_padded %a[%i, %j], %z : !loop.buffer<6x20xf32, global> -> vector<8xf32>
+      loop.vstore %v, %y[%i, %j] : vector<8xf32>, !loop.buffer<6x20xf32, global>
+      loop.yield
+    }
+    loop.yield
+  }
+  loop.return
+}

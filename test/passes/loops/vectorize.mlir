@@ -2,34 +2,36 @@
 // RUN: dlc-opt %s --pipeline=vectorize{cpu=x86-64-v3} --split-input-file --pass-statistics -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS
 
 // STATS: vectorize
-// STATS-DAG: (S) 8 loops-vectorized
+// STATS-DAG: (S) 9 loops-vectorized
 // STATS-DAG: (S) 4 remainder-loops
 
-// Doc example 1: a row scale over 20 columns: a vector loop to 16, a scalar remainder from 16;
-// the loop-invariant scale is splat with `loop.broadcast`.
+// Doc example 1: a row scale over 21 columns: a vector loop to 16, a 4-lane one from 16 to
+// 20, a scalar remainder from 20; the loop-invariant scale is splat with `loop.broadcast`.
 // CHECK-LABEL: loop.kernel @scale
 // CHECK: %[[C16:.*]] = arith.constant 16 : index
 // CHECK: %[[C8:.*]] = arith.constant 8 : index
 // CHECK-NOT: loop.alloc
 // CHECK: loop.for vectorize(8) %[[V:.*]] = %c0 to %[[C16]] step %[[C8]] {
 // CHECK: loop.schedule_block "scale" (%[[I:.*]] = %arg3, %[[J:.*]] = %[[V]]) {
-// CHECK: %[[A:.*]] = loop.vload %arg0[%[[I]], %[[J]]] : !loop.buffer<?x20xf32, global> -> vector<8xf32>
+// CHECK: %[[A:.*]] = loop.vload %arg0[%[[I]], %[[J]]] : !loop.buffer<?x21xf32, global> -> vector<8xf32>
 // CHECK: %[[B:.*]] = loop.load %arg1[%[[I]]] : !loop.buffer<?xf32, global>
 // CHECK-NEXT: %[[BV:.*]] = loop.broadcast %[[B]] : f32 to vector<8xf32>
 // CHECK-NEXT: %[[P:.*]] = arith.mulf %[[A]], %[[BV]] : vector<8xf32>
-// CHECK: loop.vstore %[[P]], %arg2[%[[I]], %[[J]]] : vector<8xf32>, !loop.buffer<?x20xf32, global>
-// CHECK: loop.for serial %{{.*}} = %[[C16]] to %c20 step %c1 {
+// CHECK: loop.vstore %[[P]], %arg2[%[[I]], %[[J]]] : vector<8xf32>, !loop.buffer<?x21xf32, global>
+// CHECK: loop.for vectorize(4) %{{.*}} = %{{.*}} to %c20 step %c4 {
+// CHECK: arith.mulf %{{.*}}, %{{.*}} : vector<4xf32>
+// CHECK: loop.for serial %{{.*}} = %{{.*}} to %c21 step %c1 {
 // CHECK: arith.mulf %{{.*}}, %{{.*}} : f32
-loop.kernel @scale(%x: !loop.buffer<?x20xf32, global>, %s: !loop.buffer<?xf32, global>, %y: !loop.buffer<?x20xf32, global>, %i: index) {
+loop.kernel @scale(%x: !loop.buffer<?x21xf32, global>, %s: !loop.buffer<?xf32, global>, %y: !loop.buffer<?x21xf32, global>, %i: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  %c20 = arith.constant 20 : index
-  loop.for serial %j = %c0 to %c20 step %c1 {
+  %c21 = arith.constant 21 : index
+  loop.for serial %j = %c0 to %c21 step %c1 {
     loop.schedule_block "scale" (%i0 = %i, %j0 = %j) {
-      %a = loop.load %x[%i0, %j0] : !loop.buffer<?x20xf32, global>
+      %a = loop.load %x[%i0, %j0] : !loop.buffer<?x21xf32, global>
       %b = loop.load %s[%i0] : !loop.buffer<?xf32, global>
       %p = arith.mulf %a, %b : f32
-      loop.store %p, %y[%i0, %j0] : !loop.buffer<?x20xf32, global>
+      loop.store %p, %y[%i0, %j0] : !loop.buffer<?x21xf32, global>
     }
   }
   loop.return
@@ -302,8 +304,8 @@ loop.kernel @row_max_ragged(%x: !loop.buffer<?x44xf32, global>, %y: !loop.buffer
 // -----
 
 // A fused elementwise nest as `lower` emits it: the registers are allocated in the loop body.
-// The vector loop drops those allocs and uses 8-lane buffers allocated before it; the scalar
-// remainder keeps them.
+// The vector loops (8 lanes to 16, then 4 lanes to 20) drop those allocs and use 8-lane
+// buffers allocated before them; the scalar remainder keeps them.
 // CHECK-LABEL: loop.kernel @body_registers
 // CHECK: loop.alloc : !loop.buffer<8xf32, local>
 // CHECK: loop.for vectorize(8)
@@ -311,20 +313,20 @@ loop.kernel @row_max_ragged(%x: !loop.buffer<?x44xf32, global>, %y: !loop.buffer
 // CHECK: arith.mulf %{{.*}}, %{{.*}} : vector<8xf32>
 // CHECK: loop.for serial
 // CHECK: loop.alloc : !loop.buffer<f32, local>
-loop.kernel @body_registers(%x: !loop.buffer<?x20xf32, global>, %y: !loop.buffer<?x20xf32, global>, %i: index) {
+loop.kernel @body_registers(%x: !loop.buffer<?x21xf32, global>, %y: !loop.buffer<?x21xf32, global>, %i: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  %c20 = arith.constant 20 : index
-  loop.for serial %j = %c0 to %c20 step %c1 {
+  %c21 = arith.constant 21 : index
+  loop.for serial %j = %c0 to %c21 step %c1 {
     %r = loop.alloc : !loop.buffer<f32, local>
     loop.schedule_block "square" (%i0 = %i, %j0 = %j) {
-      %a = loop.load %x[%i0, %j0] : !loop.buffer<?x20xf32, global>
+      %a = loop.load %x[%i0, %j0] : !loop.buffer<?x21xf32, global>
       %s = arith.mulf %a, %a : f32
       loop.store %s, %r[] : !loop.buffer<f32, local>
     }
     loop.schedule_block "out" (%i0 = %i, %j0 = %j) {
       %s = loop.load %r[] : !loop.buffer<f32, local>
-      loop.store %s, %y[%i0, %j0] : !loop.buffer<?x20xf32, global>
+      loop.store %s, %y[%i0, %j0] : !loop.buffer<?x21xf32, global>
     }
   }
   loop.return
@@ -355,5 +357,49 @@ loop.kernel @body_iter_value(%x: !loop.buffer<?x64xf32, global>, %y: !loop.buffe
   }
   %r = loop.load %acc[] : !loop.buffer<f32, local>
   loop.store %r, %y[%i] : !loop.buffer<?xf32, global>
+  loop.return
+}
+
+// -----
+
+// Padded loads along the loop (a depthwise convolution's taps left and right of the point)
+// become `loop.vload_padded`s at the same indices with the same padding where a vector's lanes
+// may leave the row (the first vector, at column -1, and the 4-lane one from 16, whose right
+// tap reaches column 20), and plain `loop.vload`s where they cannot (the vector from 8: columns 7 to 16),
+// their row index replaced by 0 and the padding selected when it is outside the buffer.
+// CHECK-LABEL: loop.kernel @padded_tap(
+// CHECK: loop.for vectorize(8) %{{.*}} = %c0 to %c8 step
+// CHECK: loop.vload_padded %arg0[%{{.*}}, %{{.*}}], %cst : !loop.buffer<6x20xf32, global> -> vector<8xf32>
+// CHECK: loop.vload_padded %arg0[%{{.*}}, %{{.*}}], %cst : !loop.buffer<6x20xf32, global> -> vector<8xf32>
+// CHECK: loop.for vectorize(8) %{{.*}} = %c8{{.*}} to %c16{{.*}} step
+// CHECK: %[[OK:.*]] = arith.cmpi ult, %{{.*}}, %c6{{.*}} : index
+// CHECK: %[[ROW:.*]] = arith.select %[[OK]], %{{.*}}, %c0{{.*}} : index
+// CHECK: %[[V:.*]] = loop.vload %arg0[%[[ROW]], %{{.*}}] : !loop.buffer<6x20xf32, global> -> vector<8xf32>
+// CHECK: arith.select %[[OK]], %[[V]], %{{.*}} : vector<8xf32>
+// CHECK: loop.for vectorize(4) %{{.*}} = %c16{{.*}} to %c20{{.*}} step %c4
+// CHECK: loop.vload_padded %arg0[%{{.*}}, %{{.*}}], %cst : !loop.buffer<6x20xf32, global> -> vector<4xf32>
+// CHECK: loop.vload_padded %arg0[%{{.*}}, %{{.*}}], %cst : !loop.buffer<6x20xf32, global> -> vector<4xf32>
+// CHECK-NOT: loop.for serial
+loop.kernel @padded_tap(%a: !loop.buffer<6x20xf32, global>, %y: !loop.buffer<6x20xf32, global>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c6 = arith.constant 6 : index
+  %c20 = arith.constant 20 : index
+  %z = arith.constant 0.0 : f32
+  loop.for parallel %i = %c0 to %c6 step %c1 {
+    loop.for serial %j = %c0 to %c20 step %c1 {
+      loop.schedule_block "taps" (%i0 = %i, %j0 = %j) {
+        %jl = arith.subi %j0, %c1 : index
+        %l = loop.load_padded %a[%i0, %jl], %z : !loop.buffer<6x20xf32, global>
+        %jr = arith.addi %j0, %c1 : index
+        %r = loop.load_padded %a[%i0, %jr], %z : !loop.buffer<6x20xf32, global>
+        %s = arith.addf %l, %r : f32
+        loop.store %s, %y[%i0, %j0] : !loop.buffer<6x20xf32, global>
+        loop.yield
+      }
+      loop.yield
+    }
+    loop.yield
+  }
   loop.return
 }

@@ -21,13 +21,19 @@ pub fn scalar_access(ctx: &Context, op: Op) -> Option<Access<'_>> {
 }
 
 /// The operand position of the first index of the access `op` (its indices are its last
-/// operands, as in every loop-dialect access), `None` for other ops.
+/// operands, as in every loop-dialect access, or come just before a padded read's padding),
+/// `None` for other ops.
 pub fn first_index_operand(ctx: &Context, op: Op) -> Option<usize> {
+    index_operands(ctx, op).map(|r| r.start)
+}
+
+/// The operand positions of the indices of the access `op`, `None` for other ops.
+pub fn index_operands(ctx: &Context, op: Op) -> Option<std::ops::Range<usize>> {
     let access = crate::access(ctx, op)?;
     let operands = ctx.operands(op);
-    operands
-        .ends_with(access.indices)
-        .then(|| operands.len() - access.indices.len())
+    let end = operands.len() - usize::from(access.padding.is_some());
+    let first = end.checked_sub(access.indices.len())?;
+    (operands.get(first..end)? == access.indices).then_some(first..end)
 }
 
 /// True for an access of more than one lane (`loop.vload` / `loop.vstore`), which spans its
@@ -42,7 +48,9 @@ pub fn is_vector_access(ctx: &Context, op: Op) -> bool {
 pub fn accesses_of(ctx: &Context, buffer: Value) -> Option<Vec<Op>> {
     let mut out = Vec::new();
     for u in ctx.uses(buffer) {
-        if crate::access(ctx, u.user).is_none_or(|a| a.buffer != buffer) {
+        // A padded read's bounds are the buffer's own: a pass reshaping the buffer would
+        // move them.
+        if crate::access(ctx, u.user).is_none_or(|a| a.buffer != buffer || a.padding.is_some()) {
             return None;
         }
         if !out.contains(&u.user) {

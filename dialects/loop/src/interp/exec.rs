@@ -254,6 +254,8 @@ impl<'c> Machine<'c> {
             }
             Some(LoopOps::LoadOp(_)) => self.exec_load(th, op, false),
             Some(LoopOps::VLoadOp(_)) => self.exec_load(th, op, true),
+            Some(LoopOps::LoadPaddedOp(_)) => self.exec_load_padded(th, op, false),
+            Some(LoopOps::VLoadPaddedOp(_)) => self.exec_load_padded(th, op, true),
             // A hint: its indices are checked as a load's, and nothing is read.
             Some(LoopOps::PrefetchOp(_)) => {
                 let access = self.access(op, 1)?;
@@ -644,6 +646,87 @@ impl<'c> Machine<'c> {
             Val::Vector((at..at + width).map(|i| load(buf, i)).collect())
         } else {
             load(buf, at)
+        };
+        self.set_result(th, op, v)?;
+        Ok(Flow::Next)
+    }
+
+    /// `loop.load_padded`, or `loop.vload_padded` when `vector`: each lane whose indices are
+    /// inside the buffer reads its element (which must have been written), the others are
+    /// the padding value.
+    fn exec_load_padded(
+        &mut self,
+        th: &mut Thread,
+        op: Op,
+        vector: bool,
+    ) -> Result<Flow, Diagnostic> {
+        let ctx = self.ctx;
+        let access = self.access(op, 3)?;
+        let padding = access
+            .padding
+            .ok_or_else(|| op_err(ctx, op, "expected a padding value"))?;
+        let padding = self.get(th, op, padding)?;
+        let width = if vector {
+            let ty = *ctx
+                .result_types(op)
+                .first()
+                .ok_or_else(|| op_err(ctx, op, "loop.vload_padded has no result"))?;
+            self.vector_width(op, ty)?
+        } else {
+            1
+        };
+        let id = match self.get(th, op, access.buffer)? {
+            Val::Buf(id) => id,
+            _ => return Err(op_err(ctx, op, "expected a buffer operand")),
+        };
+        let idx = access
+            .indices
+            .iter()
+            .map(|&v| self.get_int(th, op, v))
+            .collect::<Result<SmallVec<[i64; 6]>, _>>()?;
+        let shape = self.mem[id].shape().to_vec();
+        if idx.len() != shape.len() || (idx.is_empty() && width > 1) {
+            return Err(op_err(
+                ctx,
+                op,
+                format!("{} indices for a buffer of rank {}", idx.len(), shape.len()),
+            ));
+        }
+        // The element offset of lane `l`, or `None` outside the buffer.
+        let offset = |l: i64| {
+            let mut offset = 0usize;
+            for (k, (&i, &n)) in idx.iter().zip(&shape).enumerate() {
+                let i = if k + 1 == idx.len() {
+                    i.checked_add(l)?
+                } else {
+                    i
+                };
+                if i < 0 || i >= n as i64 {
+                    return None;
+                }
+                offset = offset * n + i as usize;
+            }
+            Some(offset)
+        };
+        let mut lanes = Vec::with_capacity(width);
+        for l in 0..width as i64 {
+            match offset(l) {
+                Some(at) => {
+                    if let Some(p) = self.check_read(th, op, id, at)? {
+                        self.set_poison(th, op, p)?;
+                        return Ok(Flow::Next);
+                    }
+                    lanes.push(load(&self.mem[id], at));
+                }
+                None => lanes.push(padding.clone()),
+            }
+        }
+        let v = if vector {
+            Val::Vector(lanes)
+        } else {
+            lanes
+                .pop()
+                .ok_or_else(|| op_err(ctx, op, "a load of no lanes"))?
         };
         self.set_result(th, op, v)?;
         Ok(Flow::Next)

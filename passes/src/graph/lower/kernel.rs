@@ -7,19 +7,21 @@
 //! `local` buffer over the reduce axes, and a reduction accumulates in its register: the init
 //! region stores the identity at the first reduce point, the body combines.
 
+use super::element::scalar_attr;
 use super::element::{self, class, Class, Emit};
 use super::padded::Padded;
-use super::plan::{is_splat, matmul_transposes, short_name, Group, Kind, Plan, Slot};
+use super::plan::{i64_array, is_splat, matmul_transposes, short_name, Group, Kind, Plan, Slot};
 use super::Target;
 use crate::loops::cpu::target::inherit_target_cpu;
 use dlc_graph::decompose::direct_conv;
-use dlc_graph::ops::{ConstantOp, ReduceMaxOp, ReduceMeanOp, ReduceMinOp};
+use dlc_graph::ops::{ConstantOp, PadOp, ReduceMaxOp, ReduceMeanOp, ReduceMinOp};
 use dlc_graph::shapes::{DimExpr, SymbolicShapes};
 use dlc_graph::{family_of, tensor_parts, Family, GraphOps, Reduction};
 use dlc_ir::{AttrKind, Block, Context, DenseValue, InsertPoint, Location, Op, Type, Value};
 use dlc_loop::{
     before_terminator, buffer_type, build_alloc, build_for, build_kernel, build_load,
-    build_schedule_block, build_store, IterKind, LoopKind, MemorySpace, ReduceKind,
+    build_load_padded, build_schedule_block, build_store, IterKind, LoopKind, MemorySpace,
+    ReduceKind,
 };
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -646,11 +648,41 @@ impl Kernel<'_> {
             }
         }
         if let Some(&op) = self.read_through.get(&v) {
+            if ctx.view::<PadOp>(op).is_some() {
+                return self.load_padded(ctx, e, op, idx);
+            }
             let point: Point = idx.iter().copied().map(Some).collect();
             return self.movement(ctx, e, op, &point);
         }
         let buf = self.input_buffer(v)?;
         Ok(build_load(ctx, e.at, buf, idx, e.loc))
+    }
+
+    /// Element `idx` of the result of `pad`, read through (a depthwise convolution's input,
+    /// `padded::read_by_convs`): one `loop.load_padded` of the pad's operand at `idx - low`,
+    /// the pad's value outside it. No branch: `vectorize` makes it a masked vector load.
+    fn load_padded(
+        &mut self,
+        ctx: &mut Context,
+        e: Emit,
+        pad: Op,
+        idx: &[Value],
+    ) -> Result<Value, String> {
+        let x = ctx.operand(pad, 0);
+        let buf = self.input_buffer(x)?;
+        let elem = element_type(ctx, x)?;
+        let value = scalar_attr(ctx, pad, "value").ok_or("a pad without a constant value")?;
+        let fill = self.constant(ctx, value, elem);
+        let low = i64_array(ctx, pad, "low");
+        if low.len() != idx.len() {
+            return Err("pad low of the wrong length".into());
+        }
+        let at: Vec<Value> = idx
+            .iter()
+            .zip(&low)
+            .map(|(&i, &l)| self.offset(ctx, e, i, -l))
+            .collect();
+        Ok(build_load_padded(ctx, e.at, buf, &at, fill, e.loc))
     }
 
     /// The value of member result `v` from its register (a mean divided by its count).

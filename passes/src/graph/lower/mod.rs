@@ -42,6 +42,14 @@
 //!   first gets a same-type `graph.cast` in front of it, whose copy kernel then writes the
 //!   padded buffer: the pad's kernel by another name, but an elementwise nest that vectorizes
 //!   where the pad's own tested every element's bounds (`num-pad-copies`).
+//! - **Padded convolution inputs** (with `padded-outputs` and `read-through`). Such a pad whose
+//!   every use is the input of a direct depthwise convolution (one channel per group) with
+//!   output rows of at least one vector of the target CPU (`cpu`: 16 `f32` with AVX-512,
+//!   whose mask registers make a masked load cost a plain one; four vectors, 32, with AVX2)
+//!   gets no copy and no kernel: the convolution loads its input with `loop.load_padded` at
+//!   the point less `low`, the pad's value outside the input (`padded.rs`), which `vectorize`
+//!   makes masked vector loads at the rows' borders and plain ones inside
+//!   (`num-read-through` counts these pads too).
 //! - **Movement read through** (`read-through`). A `graph.transpose`, `slice`, `reshape` or
 //!   `gather` over static shapes whose every consumer's kernel can load its elements where it
 //!   reads them gets no kernel and no buffer: each consumer computes the index the op maps
@@ -49,8 +57,8 @@
 //!   reshape and a transpose are one index map). Consumers that can: elementwise and
 //!   reduction kernels (fusions without a matmul or convolution), data-movement kernels other
 //!   than a pad's, and other ops read through. Not matmuls and convolutions, whose tiled
-//!   vector loads want contiguous rows, and not pads, returns, recurrences, calls or a
-//!   gather's indices. A reshape whose operand has a buffer stays a host view
+//!   vector loads want contiguous rows (but for the pads above), and not pads, returns,
+//!   recurrences, calls or a gather's indices. A reshape whose operand has a buffer stays a host view
 //!   (`read_through.rs`).
 //! - **Recurrences.** A `graph.rnn` becomes one kernel of its own, `@<func>_<n>_rnn`: per
 //!   direction, a loop over the batch holding a serial loop over the steps, each step the
@@ -221,6 +229,12 @@ pub static INFO: PassInfo = PassInfo {
             true,
             "A transpose, slice, reshape or gather whose every consumer can load its elements from its operands runs in those consumers' kernels, not a kernel of its own",
         ),
+        OptionSpec::new(
+            "cpu",
+            OptionKind::Str,
+            "",
+            "The CPU to lower for (host, x86-64-v3, ...; empty: the module's dlc.target_cpu, else the host): its L2 bounds strided read-through, its vector registers padded convolution inputs",
+        ),
     ],
     statistics: &[
         ("num-kernels", "Number of loop.kernel ops built"),
@@ -273,10 +287,13 @@ fn create(options: &OptionValues) -> Result<Box<dyn Pass>, String> {
             ))
         }
     };
+    let cpu = options.str("cpu").to_string();
+    CpuInfo::named(&cpu)?;
     Ok(Box::new(Lower {
         target,
         padded_outputs: options.bool("padded-outputs"),
         read_through: options.bool("read-through"),
+        cpu,
     }))
 }
 
@@ -284,6 +301,8 @@ struct Lower {
     target: Target,
     padded_outputs: bool,
     read_through: bool,
+    /// The `cpu` option (empty: the module's, else the host).
+    cpu: String,
 }
 
 /// Counters the pass reports.
@@ -313,19 +332,20 @@ impl Pass for Lower {
         let mut stats = Stats::default();
         // A 16th of the L2: what a strided sweep over a transposed operand keeps cached
         // (`read_through.rs`).
-        let strided_bytes = match self.target {
+        let (strided_bytes, vector_bits) = match self.target {
             Target::Cpu => {
-                CpuInfo::for_op(ctx, module, "")
-                    .map_err(|m| Diagnostic::error(ctx.op_loc(module), m))?
-                    .l2_bytes
-                    / 16
+                let cpu = CpuInfo::for_op(ctx, module, &self.cpu)
+                    .map_err(|m| Diagnostic::error(ctx.op_loc(module), m))?;
+                (cpu.l2_bytes / 16, cpu.vector_bits)
             }
-            Target::Gpu => 0,
+            Target::Gpu => (0, 0),
         };
         for func in &funcs {
             let padded_outputs = self.padded_outputs && self.target == Target::Cpu;
             if padded_outputs {
-                stats.pad_copies += padded::copy_before_lone_pads(ctx, *func);
+                // Pads read through need the read-through option.
+                let bits = if self.read_through { vector_bits } else { 0 };
+                stats.pad_copies += padded::copy_before_lone_pads(ctx, *func, bits);
             }
             let shapes = SymbolicShapes::compute(ctx, *func);
             let options = host::Options {
@@ -333,6 +353,7 @@ impl Pass for Lower {
                 padded_outputs,
                 read_through: self.read_through,
                 strided_bytes,
+                vector_bits,
             };
             host::lower_function(ctx, *func, &shapes, options, &mut stats)?;
         }

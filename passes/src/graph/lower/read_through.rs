@@ -27,6 +27,9 @@
 //! own kernel and the gather (`dlc-run --bench 30 --profile`, an "Intel(R) Xeon(R)
 //! Processor"); silero_vad_seq's `[64, 32]` ones cost nothing measurable.
 //!
+//! A pad is read through only by direct depthwise convolutions, which load its operand with
+//! `loop.load_padded` (`padded::read_by_convs` says when); its operand keeps its buffer.
+//!
 //! A reshape is a view of its operand's memory at no cost, so it is read through only when its
 //! operand is, or when it only adds or removes unit dims and movement ops read it through.
 //! Shapes must be static: the consumer's kernel then needs no sizes for the intermediate dims.
@@ -40,12 +43,15 @@ use dlc_ir::{AttrKind, Block, Context, DenseValue, Op, Value};
 use rustc_hash::FxHashSet;
 
 /// The movement ops of `body` that its consumers read through; a transpose that moves the
-/// innermost dim only when its operand takes at most `strided_bytes`.
+/// innermost dim only when its operand takes at most `strided_bytes`; and the pads that
+/// direct depthwise convolutions read padded on a CPU of `vector_bits` (0: none,
+/// `padded::read_by_convs`).
 pub(super) fn read_through(
     ctx: &Context,
     body: Block,
     shapes: &SymbolicShapes,
     strided_bytes: u64,
+    vector_bits: u32,
 ) -> FxHashSet<Op> {
     let ops: Vec<Op> = ctx.block_ops(body).collect();
     // Consumers come after producers, so in reverse every consumer is decided first.
@@ -53,6 +59,11 @@ pub(super) fn read_through(
     // Readable ops whose elements only data-movement kernels read, through any chain.
     let mut moved_only = FxHashSet::default();
     for &op in ops.iter().rev() {
+        if super::padded::read_by_convs(ctx, op, vector_bits) {
+            // Its convolutions load their input padded (`Kernel::load_padded`).
+            readable.insert(op);
+            continue;
+        }
         if !candidate(ctx, shapes, op, strided_bytes) {
             continue;
         }
@@ -165,6 +176,10 @@ fn reads_through(
 ) -> bool {
     if ctx.view::<GatherOp>(user).is_some() {
         return operand == 0 && constant_indices_in_range(ctx, shapes, user);
+    }
+    if ctx.view::<PadOp>(user).is_some() {
+        // A pad read through loads its operand from that operand's buffer.
+        return false;
     }
     if readable.contains(&user) {
         return true;

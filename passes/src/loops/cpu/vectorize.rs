@@ -29,11 +29,27 @@
 //!   - each `arith`/`math` op with a vector operand on `vector<WxT>` (its scalar operands splat);
 //!     an `arith.divf` of a vector by a value the same in every lane as one scalar reciprocal
 //!     (`1 / d`, the division's attributes kept) and a vector `arith.mulf`;
+//!   - each `loop.load_padded` whose last index is `iv + c` as `loop.vload_padded` (the same
+//!     padding, which must be the same in every iteration): lanes past the buffer's edges are
+//!     the padding;
 //!   - loads with indices the same in every iteration, and ops on them only, kept scalar;
 //!   - a splat of a scalar: a `dense` splat `arith.constant` for a constant, otherwise a
 //!     `loop.broadcast`;
-//! - the original loop, now from `end` to `ub`, as the scalar remainder (kind `serial`); it is
-//!   erased when the bounds are constants and `W` divides the trip count.
+//! - with constant bounds and no reduction along the loop, narrower vector loops for the
+//!   columns left: one iteration of `W/2` lanes when at least `W/2` columns are left, then
+//!   of `W/4`, ... down to 4 lanes (a row of 28 `f32` with AVX-512 is vectors of 16, 8 and 4);
+//! - the original loop, now from the last vector loop's end to `ub`, as the scalar remainder
+//!   (kind `serial`); it is erased when the vector loops cover a constant range.
+//!
+//! Padded loads at the borders: when every padded load along the loop is at `iv + c`, `c` a
+//! constant, in a buffer of static nonzero dims, and the bounds are constants, each vector
+//! loop is split into the iterations before the first whose padded loads' lanes all lie
+//! inside their rows, those iterations, and the ones after. In the middle loop each padded load
+//! is a plain `loop.vload`, its leading indices replaced by 0 when one is outside its dim
+//! (`arith.cmpi ult`, `arith.select`), then an `arith.select` of the padding on that test: a
+//! depthwise convolution's input rows above and below the image are a branch on a value the
+//! same in the whole loop, not a mask per load. (`simplify` then makes the loads of the
+//! iterations left outside plain where their indices are constants inside the row.)
 //!
 //! Registers: a rank-0 `local` buffer used only inside the loop, whose first access in every
 //! iteration is an unconditional store, holds one value per iteration; it gets a `W`-element
@@ -94,39 +110,39 @@
 //!   fetches the next row there.
 //!
 //! # Examples
-//! 1. A row scale `y[i, j] = x[i, j] * s[i]` over 20 columns, width 8:
+//! 1. A row scale `y[i, j] = x[i, j] * s[i]` over 21 columns, width 8:
 //!    ```text
-//!    loop.kernel @scale(%x: !loop.buffer<?x20xf32, global>, %s: !loop.buffer<?xf32, global>, %y: !loop.buffer<?x20xf32, global>, %i: index) {
+//!    loop.kernel @scale(%x: !loop.buffer<?x21xf32, global>, %s: !loop.buffer<?xf32, global>, %y: !loop.buffer<?x21xf32, global>, %i: index) {
 //!      %c0 = arith.constant 0 : index
 //!      %c1 = arith.constant 1 : index
-//!      %c20 = arith.constant 20 : index
-//!      loop.for serial %j = %c0 to %c20 step %c1 {
+//!      %c21 = arith.constant 21 : index
+//!      loop.for serial %j = %c0 to %c21 step %c1 {
 //!        loop.schedule_block "scale" (%i0 = %i, %j0 = %j) {
-//!          %a = loop.load %x[%i0, %j0] : !loop.buffer<?x20xf32, global>
+//!          %a = loop.load %x[%i0, %j0] : !loop.buffer<?x21xf32, global>
 //!          %b = loop.load %s[%i0] : !loop.buffer<?xf32, global>
 //!          %p = arith.mulf %a, %b : f32
-//!          loop.store %p, %y[%i0, %j0] : !loop.buffer<?x20xf32, global>
+//!          loop.store %p, %y[%i0, %j0] : !loop.buffer<?x21xf32, global>
 //!        }
 //!      }
 //!      loop.return
 //!    }
 //!    ```
-//!    becomes a `vectorize(8)` loop to 16 and a serial remainder from 16:
+//!    becomes a `vectorize(8)` loop to 16, a `vectorize(4)` loop from 16 to 20 and a serial
+//!    remainder from 20:
 //!    ```text
-//!    %c16 = arith.constant 16 : index
-//!    %c8 = arith.constant 8 : index
-//!    %0 = loop.alloc : !loop.buffer<8xf32, local>
 //!    loop.for vectorize(8) %arg4 = %c0 to %c16 step %c8 {
 //!      loop.schedule_block "scale" (%arg5 = %arg3, %arg6 = %arg4) {
-//!        %1 = loop.vload %arg0[%arg5, %arg6] : !loop.buffer<?x20xf32, global> -> vector<8xf32>
-//!        %2 = loop.load %arg1[%arg5] : !loop.buffer<?xf32, global>
-//!        loop.store %2, %0[%c0_0] : !loop.buffer<8xf32, local>
-//!        ...
-//!        %3 = loop.vload %0[%c0_2] : !loop.buffer<8xf32, local> -> vector<8xf32>
-//!        %4 = arith.mulf %1, %3 : vector<8xf32>
-//!        loop.vstore %4, %arg2[%arg5, %arg6] : vector<8xf32>, !loop.buffer<?x20xf32, global>
+//!        %0 = loop.vload %arg0[%arg5, %arg6] : !loop.buffer<?x21xf32, global> -> vector<8xf32>
+//!        %1 = loop.load %arg1[%arg5] : !loop.buffer<?xf32, global>
+//!        %2 = loop.broadcast %1 : f32 to vector<8xf32>
+//!        %3 = arith.mulf %0, %2 : vector<8xf32>
+//!        loop.vstore %3, %arg2[%arg5, %arg6] : vector<8xf32>, !loop.buffer<?x21xf32, global>
 //!    ...
-//!    loop.for serial %arg4 = %c16 to %c20 step %c1 {
+//!    loop.for vectorize(4) %arg4 = %c16_0 to %c20 step %c4 {
+//!    ...
+//!        %3 = arith.mulf %0, %2 : vector<4xf32>
+//!    ...
+//!    loop.for serial %arg4 = %c20_1 to %c21 step %c1 {
 //!    ```
 //! 2. Values passed through a register between two blocks:
 //!    ```text
@@ -188,7 +204,7 @@ use dlc_loop::{
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::target::CpuInfo;
-use dlc_arith::{splat_attr, ArithOps, DivFOp};
+use dlc_arith::{splat_attr, ArithOps, CmpIPredicate, DivFOp};
 use dlc_loop::analysis::access::scalar_access;
 use dlc_loop::ReduceKind;
 
@@ -376,6 +392,8 @@ enum Action {
     Scalar,
     /// `loop.load` → `loop.vload` at the same indices.
     VLoad,
+    /// `loop.load_padded` → `loop.vload_padded` at the same indices, with the same padding.
+    VLoadPadded,
     /// `loop.store` → `loop.vstore` at the same indices.
     VStore,
     /// A [`Action::VStore`] into a large buffer the kernel only writes: marked `nontemporal`
@@ -408,6 +426,10 @@ struct Plan {
     registers: Vec<Value>,
     /// The reductions along the loop, accumulated lane by lane.
     reductions: Vec<LaneReduction>,
+    /// Each padded vector load along the loop as `(c, n)`: its last index is the loop index
+    /// plus the constant `c`, in a static last dim of `n`; `None` when one is not of that
+    /// form (no peeling then).
+    padded: Option<Vec<(i64, i64)>>,
 }
 
 /// A reduction along the loop: a schedule block whose reduce iter var walks the loop, whose
@@ -435,6 +457,7 @@ struct Analyzer<'a> {
     actions: FxHashMap<Op, Action>,
     accesses: Vec<IndexedAccess>,
     reductions: Vec<LaneReduction>,
+    padded: Option<Vec<(i64, i64)>>,
 }
 
 impl Plan {
@@ -459,6 +482,7 @@ impl Plan {
             actions: FxHashMap::default(),
             accesses: Vec::new(),
             reductions: Vec::new(),
+            padded: Some(Vec::new()),
         };
         a.exprs.insert(parts.iv, IndexExpr::value(parts.iv));
         a.block(parts.body)?;
@@ -485,6 +509,7 @@ impl Plan {
             actions: a.actions,
             registers,
             reductions: a.reductions,
+            padded: a.padded,
         })
     }
 }
@@ -506,7 +531,9 @@ impl Analyzer<'_> {
         if self.vector.contains(&v) || self.defined_inside(v) {
             return None;
         }
-        Some(IndexExpr::value(v))
+        // A constant hoisted out of the loop is still a constant (a padded load's column
+        // offset, for `peel`).
+        Some(const_int(self.ctx, v).map_or_else(|| IndexExpr::value(v), IndexExpr::constant))
     }
 
     fn defined_inside(&self, v: Value) -> bool {
@@ -529,6 +556,7 @@ impl Analyzer<'_> {
                 LoopOps::YieldOp(_) => Some(Action::Scalar),
                 LoopOps::ScheduleBlockOp(sb) => self.schedule_block(sb),
                 LoopOps::LoadOp(_) => self.load(op),
+                LoopOps::LoadPaddedOp(_) => self.load_padded(op),
                 LoopOps::StoreOp(_) => self.store(op),
                 LoopOps::AllocOp(alloc) if self.registers.contains(&alloc.result(ctx)) => {
                     Some(Action::RegisterAlloc)
@@ -764,6 +792,50 @@ impl Analyzer<'_> {
         }
     }
 
+    /// A padded load (a convolution's input read through its padding, `lower`): a
+    /// `loop.vload_padded` where it walks the last dim with the loop, its lanes past the
+    /// buffer's edges the padding; kept scalar where its indices are the same in every
+    /// iteration. The padding must be the same in every iteration.
+    fn load_padded(&mut self, op: Op) -> Option<Action> {
+        let ctx = self.ctx;
+        let (&padding, access) = ctx.operands(op).split_last()?;
+        let buffer = *access.first()?;
+        if self.registers.contains(&buffer) || self.varies(padding) {
+            return None;
+        }
+        let r = ctx.result(op, 0);
+        let indices: Vec<IndexExpr> = access[1..]
+            .iter()
+            .map(|&v| self.expr(v))
+            .collect::<Option<_>>()?;
+        let contiguous = self.contiguous(&indices)?;
+        let column = indices
+            .last()
+            .and_then(|last| (last - &IndexExpr::value(self.iv)).as_constant());
+        let dims = buffer_parts(ctx, ctx.value_type(buffer)).map(|(d, _, _)| d);
+        let whole = dims.as_ref().is_some_and(|d| d.iter().all(|&n| n > 0));
+        let width = dims.and_then(|d| d.last().copied());
+        self.accesses.push(IndexedAccess {
+            buffer,
+            store: false,
+            indices,
+        });
+        if contiguous {
+            if !self.fits(buffer) {
+                return None;
+            }
+            match (column, width, &mut self.padded) {
+                (Some(c), Some(n), Some(padded)) if whole => padded.push((c, n)),
+                _ => self.padded = None,
+            }
+            self.vector.insert(r);
+            Some(Action::VLoadPadded)
+        } else {
+            self.exprs.insert(r, IndexExpr::value(r));
+            Some(Action::Scalar)
+        }
+    }
+
     fn store(&mut self, op: Op) -> Option<Action> {
         let ctx = self.ctx;
         let (&value, &buffer) = (ctx.operands(op).first()?, ctx.operands(op).get(1)?);
@@ -954,6 +1026,7 @@ fn rewrite(ctx: &mut Context, lp: Op, parts: &LoopParts, width: i64, plan: &Plan
             plan,
             (lb, main_end),
             (partials, width),
+            false,
             wide,
             loc,
         );
@@ -964,7 +1037,36 @@ fn rewrite(ctx: &mut Context, lp: Op, parts: &LoopParts, width: i64, plan: &Plan
         (Some(l), Some(e)) if l == e
     );
     if !empty {
-        wide = vector_loop(ctx, at, parts, plan, (lb, end), (1, width), wide, loc);
+        for (range, interior) in peel(ctx, at, plan, (lb, end), width, loc) {
+            let shape = (1, width);
+            wide = vector_loop(ctx, at, parts, plan, range, shape, interior, wide, loc);
+        }
+    }
+    // Narrower vectors for the columns left, `W/2`, `W/4`, ... lanes down to
+    // `MIN_TAIL_LANES`, each at most once (without reductions along the loop, whose lanes
+    // are merged at `W`).
+    let mut end = end;
+    if let (true, Some(mut at_col), Some(ub)) = (
+        plan.reductions.is_empty(),
+        const_int(ctx, end),
+        const_int(ctx, parts.ub),
+    ) {
+        let mut lanes = width / 2;
+        while lanes >= MIN_TAIL_LANES && at_col < ub {
+            if ub - at_col >= lanes {
+                let range = (
+                    index_const(ctx, at, at_col, loc),
+                    index_const(ctx, at, at_col + lanes, loc),
+                );
+                for (range, interior) in peel(ctx, at, plan, range, lanes, loc) {
+                    let shape = (1, lanes);
+                    wide = vector_loop(ctx, at, parts, plan, range, shape, interior, wide, loc);
+                }
+                at_col += lanes;
+            }
+            lanes /= 2;
+        }
+        end = index_const(ctx, at, at_col, loc);
     }
     for r in &plan.reductions {
         let lanes = wide.get(&r.acc).copied().unwrap_or(r.acc);
@@ -974,8 +1076,10 @@ fn rewrite(ctx: &mut Context, lp: Op, parts: &LoopParts, width: i64, plan: &Plan
         merge_lanes(ctx, at, parts, r, lanes, width);
     }
     // The original loop becomes the remainder, unless the vector loops cover everything.
-    let covered = const_trip_count(ctx, parts).is_some_and(|t| t % width == 0)
-        && const_int(ctx, parts.lb).is_some();
+    let covered = matches!(
+        (const_int(ctx, end), const_int(ctx, parts.ub)),
+        (Some(e), Some(u)) if e >= u
+    ) && const_int(ctx, parts.lb).is_some();
     if covered {
         ctx.erase_op(lp);
         return false;
@@ -987,9 +1091,66 @@ fn rewrite(ctx: &mut Context, lp: Op, parts: &LoopParts, width: i64, plan: &Plan
     true
 }
 
+/// The fewest lanes of the narrower vector loops after the full-width one (`rewrite`): four
+/// lanes (a 128-bit register of `f32`); fewer columns run scalar.
+const MIN_TAIL_LANES: i64 = 4;
+
+/// The vector loop over `[lb, end)` in up to three parts, each with whether its padded loads'
+/// lanes all lie inside their rows: the iterations before the first where they do, those
+/// where they do, and those after. One part, not inside, when a padded load is not at the
+/// loop index plus a constant in a static row, or the bounds are not constants.
+fn peel(
+    ctx: &mut Context,
+    at: InsertPoint,
+    plan: &Plan,
+    (lb, end): (Value, Value),
+    width: i64,
+    loc: Location,
+) -> Vec<((Value, Value), bool)> {
+    let whole = vec![((lb, end), false)];
+    let (Some(padded), Some(l), Some(e)) = (&plan.padded, const_int(ctx, lb), const_int(ctx, end))
+    else {
+        return whole;
+    };
+    if padded.is_empty() || e <= l {
+        return whole;
+    }
+    // Iteration `k` starts at `l + k*W`; a load at column `c` of a row of `n` reads inside
+    // it when `0 <= l + k*W + c` and `l + k*W + c + W <= n`: an interval of `k`.
+    let inside = |k: i64| {
+        padded.iter().all(|&(c, n)| {
+            let first = l + k * width + c;
+            first >= 0 && first + width <= n
+        })
+    };
+    let trips = (e - l) / width;
+    let Some(first) = (0..trips).find(|&k| inside(k)) else {
+        return whole;
+    };
+    let last = (first..trips)
+        .take_while(|&k| inside(k))
+        .last()
+        .unwrap_or(first);
+    let (from, to) = (l + first * width, l + (last + 1) * width);
+    let mut parts = Vec::with_capacity(3);
+    if from > l {
+        parts.push(((lb, index_const(ctx, at, from, loc)), false));
+    }
+    let inner = (
+        index_const(ctx, at, from, loc),
+        index_const(ctx, at, to, loc),
+    );
+    parts.push((inner, true));
+    if to < e {
+        parts.push(((index_const(ctx, at, to, loc), end), false));
+    }
+    parts
+}
+
 /// A `vectorize(W)` loop over `[lb, end)` at `at` whose body is `copies` rewritten copies of
 /// the original body, copy `c` at loop index `iv + c*W` using slice `c` of the `wide`
-/// buffers. Returns `wide` for the next loop.
+/// buffers; where `inside`, its padded loads' lanes all lie inside their rows ([`peel`]).
+/// Returns `wide` for the next loop.
 #[allow(clippy::too_many_arguments)]
 fn vector_loop(
     ctx: &mut Context,
@@ -998,6 +1159,7 @@ fn vector_loop(
     plan: &Plan,
     (lb, end): (Value, Value),
     (copies, width): (i64, i64),
+    inside: bool,
     wide: FxHashMap<Value, Value>,
     loc: Location,
 ) -> FxHashMap<Value, Value> {
@@ -1007,6 +1169,7 @@ fn vector_loop(
     let mut emitter = Emitter {
         plan,
         width,
+        inside,
         map: ValueMap::new(),
         vector: FxHashMap::default(),
         wide,
@@ -1126,6 +1289,8 @@ fn merge_lanes(
 struct Emitter<'p> {
     plan: &'p Plan,
     width: i64,
+    /// Whether the padded loads' lanes all lie inside their rows in this loop ([`peel`]).
+    inside: bool,
     /// Scalar values: original → clone.
     map: ValueMap,
     /// Vector values: original scalar → its vector.
@@ -1144,19 +1309,25 @@ impl Emitter<'_> {
             let at = InsertPoint::End(dst);
             match self.plan.actions.get(&op).copied() {
                 Some(Action::Block) => self.schedule_block(ctx, op, dst),
-                Some(Action::VLoad) => {
+                Some(action @ (Action::VLoad | Action::VLoadPadded)) => {
                     let operands: Vec<Value> = ctx
                         .operands(op)
                         .iter()
                         .map(|&v| self.map.lookup(v))
                         .collect();
-                    self.vload(ctx, op, &operands, at);
+                    if action == Action::VLoad {
+                        self.vload(ctx, op, "loop.vload", &operands, at);
+                    } else if self.inside {
+                        self.inside_load(ctx, op, &operands, at);
+                    } else {
+                        self.vload(ctx, op, "loop.vload_padded", &operands, at);
+                    }
                 }
                 Some(Action::RegLoad) => {
                     let buffer = ctx.operands(op)[0];
                     let wide = self.wide.get(&buffer).copied().unwrap_or(buffer);
                     let slot = index_const(ctx, at, self.slot, self.loc);
-                    self.vload(ctx, op, &[wide, slot], at);
+                    self.vload(ctx, op, "loop.vload", &[wide, slot], at);
                 }
                 Some(action @ (Action::VStore | Action::StreamStore)) => {
                     let value = self.vector_of(ctx, ctx.operands(op)[0], at);
@@ -1244,15 +1415,80 @@ impl Emitter<'_> {
         ctx.vector_type(&[self.width], elem)
     }
 
-    /// `loop.vload` replacing the load `op`, with `operands` (buffer, indices).
-    fn vload(&mut self, ctx: &mut Context, op: Op, operands: &[Value], at: InsertPoint) {
+    /// A vector load `name` (`loop.vload`, `loop.vload_padded`) replacing the load `op`, with
+    /// `operands` (buffer, indices and a padded load's padding).
+    fn vload(
+        &mut self,
+        ctx: &mut Context,
+        op: Op,
+        name: &str,
+        operands: &[Value],
+        at: InsertPoint,
+    ) {
         let old = ctx.result(op, 0);
         let ty = self.vector_type(ctx, ctx.value_type(old));
-        let spec = OpSpec::new(ctx, "loop.vload", ctx.op_loc(op))
+        let spec = OpSpec::new(ctx, name, ctx.op_loc(op))
             .operands(operands)
             .results(&[ty]);
         let new = ctx.build(at, spec);
         self.vector.insert(old, ctx.result(new, 0));
+    }
+
+    /// The padded load `op` (`operands`: buffer, indices, padding) where its lanes lie inside
+    /// their row ([`peel`]): a plain `loop.vload`, its leading indices taken as 0 when one of
+    /// them is outside its dim (`arith.cmpi ult`), and an `arith.select` of the padding on
+    /// that test. The leading indices are the same in every iteration, so the test is too
+    /// (a convolution's input row above or below the image).
+    fn inside_load(&mut self, ctx: &mut Context, op: Op, operands: &[Value], at: InsertPoint) {
+        let loc = self.loc;
+        let Some((&padding, access)) = operands.split_last() else {
+            return;
+        };
+        let Some((&buffer, idx)) = access.split_first() else {
+            return;
+        };
+        let dims = buffer_parts(ctx, ctx.value_type(buffer)).map_or_else(Vec::new, |(d, _, _)| d);
+        let Some((&last, leading)) = idx.split_last() else {
+            return;
+        };
+        let mut inside: Option<Value> = None;
+        for (&i, &d) in leading.iter().zip(&dims) {
+            let n = index_const(ctx, at, d, loc);
+            let cmp = dlc_arith::build_cmpi(ctx, at, CmpIPredicate::Ult, i, n, loc);
+            let ok = ctx.result(cmp, 0);
+            inside = Some(match inside {
+                None => ok,
+                Some(prev) => {
+                    let spec = OpSpec::new(ctx, "arith.andi", loc)
+                        .operands(&[prev, ok])
+                        .results(&[Type::I1]);
+                    let and = ctx.build(at, spec);
+                    ctx.result(and, 0)
+                }
+            });
+        }
+        let mut indices = Vec::with_capacity(idx.len());
+        if let Some(ok) = inside {
+            let zero = index_const(ctx, at, 0, loc);
+            for &i in leading {
+                let select = dlc_arith::build_select(ctx, at, ok, i, zero, loc);
+                indices.push(ctx.result(select, 0));
+            }
+        }
+        indices.push(last);
+        let mut load = vec![buffer];
+        load.extend(indices);
+        self.vload(ctx, op, "loop.vload", &load, at);
+        let Some(ok) = inside else {
+            return;
+        };
+        let old = ctx.result(op, 0);
+        let Some(&loaded) = self.vector.get(&old) else {
+            return;
+        };
+        let fill = self.splat(ctx, padding, at);
+        let select = dlc_arith::build_select(ctx, at, ok, loaded, fill, loc);
+        self.vector.insert(old, ctx.result(select, 0));
     }
 
     /// `loop.vstore value, rest` (rest: buffer, indices).

@@ -295,12 +295,10 @@ fn nest_fits(ctx: &Context, op: Op, product: i64, bounds: &Bounds) -> bool {
 fn narrow_kernel(ctx: &mut Context, kernel: Op, bounds: &Bounds) -> u64 {
     let mut accesses = Vec::new();
     ctx.for_each_op(kernel, &mut |op| {
-        let Some(access) = dlc_loop::access(ctx, op) else {
+        let Some(positions) = dlc_loop::analysis::access::index_operands(ctx, op) else {
             return;
         };
-        // The indices are the access's last operands.
-        let first = ctx.operands(op).len() - access.indices.len();
-        for i in first..ctx.operands(op).len() {
+        for i in positions {
             accesses.push((op, i));
         }
     });

@@ -47,7 +47,9 @@
 //!    the value's defining op and replaces every use of the value (`index-exprs-simplified`);
 //!    an expression that is only rearranged is left alone. An `arith.cmpi` on `index` values
 //!    whose outcome the ranges decide becomes an `i1` constant (step 1 then folds the `if` or
-//!    `select` it feeds).
+//!    `select` it feeds). A `loop.load_padded` or `loop.vload_padded` whose indices (every
+//!    lane's) the ranges keep inside a buffer of static shape becomes the plain `loop.load`
+//!    or `loop.vload`: a depthwise convolution's centre tap reads its row without a mask.
 //!
 //! Ranges: an induction variable lies in `[lo(lb), hi(ub) - 1]` and below its `ub` even when
 //! `ub` is symbolic (`iv < ub` is decided); a schedule-block iter var lies in the range of its
@@ -182,7 +184,8 @@ pub static INFO: PassInfo = PassInfo {
         ("folded", "Number of ops folded or erased as unused"),
         (
             "index-exprs-simplified",
-            "Number of index operands rewritten or index comparisons decided",
+            "Number of index operands rewritten, index comparisons decided or padded loads \
+             proven inside their buffer",
         ),
         (
             "unit-loops-removed",
@@ -568,24 +571,28 @@ fn simplify_indices(ctx: &mut Context, root: Op) -> u64 {
         if !ctx.is_alive(op) {
             continue;
         }
-        // The position of the first operand that may be an index: an access's indices are
-        // its last operands.
-        let first = if let Some(access) = dlc_loop::access(ctx, op) {
-            ctx.operands(op).len() - access.indices.len()
+        if unpad_load(ctx, op, &ranges) {
+            changes += 1;
+            continue;
+        }
+        // The positions of the operands that may be indices: an access's indices, all of a
+        // comparison's, a loop's or a schedule block's.
+        let n = ctx.operands(op).len();
+        let positions = if let Some(at) = dlc_loop::analysis::access::index_operands(ctx, op) {
+            at
         } else if let Some(cmp) = ctx.view::<CmpIOp>(op) {
             if decide_cmpi(ctx, cmp, &ranges) {
                 changes += 1;
                 continue;
             }
-            0
+            0..n
         } else {
             match LoopOps::of(ctx, op) {
-                Some(LoopOps::ForOp(_) | LoopOps::ScheduleBlockOp(_)) => 0,
+                Some(LoopOps::ForOp(_) | LoopOps::ScheduleBlockOp(_)) => 0..n,
                 _ => continue,
             }
         };
-        let n = ctx.operands(op).len();
-        for i in first..n {
+        for i in positions {
             let v = ctx.operand(op, i);
             if ctx.value_type(v) != dlc_ir::Type::INDEX || !done.insert(v) {
                 continue;
@@ -681,6 +688,50 @@ fn read_options(bounds: &Bounds) -> FromIr<'_> {
 
 fn read_index(ctx: &Context, v: Value, bounds: &Bounds) -> IndexExpr {
     from_ir_with(ctx, v, read_options(bounds))
+}
+
+/// Replaces a `loop.load_padded` or `loop.vload_padded` whose indices the ranges keep inside
+/// its buffer (every lane's, for a vector) by the plain `loop.load` or `loop.vload` at the
+/// same indices: the padding is never read. Static dims only.
+fn unpad_load(ctx: &mut Context, op: Op, ranges: &Ranges) -> bool {
+    let name = match LoopOps::of(ctx, op) {
+        Some(LoopOps::LoadPaddedOp(_)) => "loop.load",
+        Some(LoopOps::VLoadPaddedOp(_)) => "loop.vload",
+        _ => return false,
+    };
+    let Some(access) = dlc_loop::access(ctx, op) else {
+        return false;
+    };
+    let Some((dims, _, _)) = dlc_loop::buffer_parts(ctx, ctx.value_type(access.buffer)) else {
+        return false;
+    };
+    let bounds = &ranges.bounds;
+    let last = access.indices.len().saturating_sub(1);
+    let inside = access.indices.iter().enumerate().all(|(k, &i)| {
+        let lanes = if k == last {
+            i64::from(access.lanes)
+        } else {
+            1
+        };
+        let (lo, hi) = range_of(&read_index(ctx, i, bounds), bounds);
+        dims.get(k)
+            .is_some_and(|&d| d >= 0 && lo >= 0 && hi.checked_add(lanes).is_some_and(|e| e <= d))
+    });
+    if !inside {
+        return false;
+    }
+    let mut operands = vec![access.buffer];
+    operands.extend_from_slice(access.indices);
+    let result = ctx.result(op, 0);
+    let ty = ctx.value_type(result);
+    let spec = OpSpec::new(ctx, name, ctx.op_loc(op))
+        .operands(&operands)
+        .results(&[ty]);
+    let load = ctx.build(InsertPoint::Before(op), spec);
+    let new = ctx.result(load, 0);
+    ctx.replace_all_uses(result, new);
+    ctx.erase_op(op);
+    true
 }
 
 /// Replaces an `index` `arith.cmpi` whose outcome the ranges decide by an `i1` constant.
