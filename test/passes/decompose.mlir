@@ -197,7 +197,7 @@ func.func @conv_pointwise_narrow(%x: tensor<1x2x4x5xf32>, %w: tensor<3x2x1x1xf32
 // a constant index table, then a matmul).
 
 // CHECK-LABEL: func.func @conv_column_stride
-// CHECK: %[[IDX:.*]] = graph.constant dense<{{\[\[}}0, 2, 5, 7], {{.*}}]> : tensor<9x4xi64>
+// CHECK: %[[IDX:.*]] = graph.constant dense<{{\[\[}}0, 2, 5, 7], {{.*}}]> : tensor<9x4xi32>
 // CHECK: graph.gather %{{.*}}, %[[IDX]] {axis = 2 : i64}
 // CHECK: graph.matmul
 // CHECK-NOT: graph.conv2d

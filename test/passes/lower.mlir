@@ -207,3 +207,19 @@ func.func @conv(%x: tensor<1x4x4x33xf32>, %w: tensor<4x2x2x2xf32>, %b: tensor<4x
   %y = graph.add %c, %b : tensor<1x4x3x32xf32>, tensor<4x1x1xf32> -> tensor<1x4x3x32xf32>
   return %y : tensor<1x4x3x32xf32>
 }
+
+// -----
+
+// A gather whose indices are a constant, none negative and every one in range (an im2col
+// convolution's window table): the kernel loads the data at each index as it is, with no
+// test for a negative one, and declares no index check for the runtime. Indices that are not
+// a constant are checked (test/dlc-run/gather-bounds.mlir).
+// CHECK-LABEL: loop.kernel @table_0_gather(%arg0: !loop.buffer<2x6xf32, global> {loop.noalias}, %arg1: !loop.buffer<3xi32, global> {loop.noalias}, %arg2: !loop.buffer<2x3xf32, global> {loop.noalias}) {
+// CHECK:         %[[I:.*]] = loop.load %arg1
+// CHECK-NEXT:    %[[J:.*]] = arith.index_cast %[[I]] : i32 to index
+// CHECK-NEXT:    loop.load %arg0[%{{.*}}, %[[J]]]
+func.func @table(%x: tensor<2x6xf32>) -> tensor<2x3xf32> {
+  %i = graph.constant dense<[5, 0, 2]> : tensor<3xi32>
+  %g = graph.gather %x, %i {axis = 1 : i64} : tensor<2x6xf32>, tensor<3xi32> -> tensor<2x3xf32>
+  return %g : tensor<2x3xf32>
+}

@@ -830,14 +830,22 @@ impl Window {
     /// Gathers `flat` ([N, C, P]) along its last axis through the constant `[KH·KW, OH·OW]`
     /// table `indices`.
     fn gather_table(&self, b: &mut GraphBuilder<'_>, flat: Value, indices: Vec<i64>) -> Value {
+        // `i32` where every index fits, as they do but for inputs of 2^31 pixels: the gather
+        // kernel reads a table element per element it copies, and `i64`s made the table eight
+        // times the bytes of an 8-bit convolution's columns.
+        let narrow = indices.iter().all(|&i| i32::try_from(i).is_ok());
+        let elem = if narrow { Type::I32 } else { Type::I64 };
         let idx_ty = b
             .ctx
-            .tensor_type(&[self.kh * self.kw, self.oh * self.ow], Type::I64);
-        // Packed as the attribute stores `i64`s, with no `DenseValue` per element: a network's
+            .tensor_type(&[self.kh * self.kw, self.oh * self.ow], elem);
+        // Packed as the attribute stores them, with no `DenseValue` per element: a network's
         // tables take megabytes.
-        let mut data = Vec::with_capacity(indices.len() * 8);
-        for i in &indices {
-            data.extend_from_slice(&i.to_le_bytes());
+        let mut data = Vec::with_capacity(indices.len() * if narrow { 4 } else { 8 });
+        for &i in &indices {
+            match i32::try_from(i) {
+                Ok(i) if narrow => data.extend_from_slice(&i.to_le_bytes()),
+                _ => data.extend_from_slice(&i.to_le_bytes()),
+            }
         }
         let value = b.ctx.dense_attr_packed(idx_ty, data);
         let idx = b.build_one("graph.constant", &[], vec![("value", value)], idx_ty);

@@ -10,7 +10,7 @@
 use super::element::{cast, scalar_attr, slice_bound, Emit, Signs};
 use super::kernel::{element_type, Kernel, Point};
 use super::plan::{i64_array, int_attr, normalize_axis};
-use super::read_through::constant_indices_in_range;
+use super::read_through::constant_indices;
 use dlc_arith::CmpIPredicate;
 use dlc_graph::GraphOps;
 use dlc_ir::{Context, DenseValue, Op, Type, Value};
@@ -226,7 +226,9 @@ impl Kernel<'_> {
 
     /// `graph.gather`: `x[out[..axis], idx[out[axis..axis + r]], out[axis + r..]]`, a negative
     /// index counting from the end. Indices outside `[-n, n)` never reach the load: the kernel
-    /// declares them a precondition (`index_checks`) that the runtime checks before launching.
+    /// declares them a precondition (`index_checks`) that the runtime checks before launching,
+    /// unless they are a constant all in range; constant indices none of which is negative
+    /// are used without the test for one.
     fn gather(
         &mut self,
         ctx: &mut Context,
@@ -242,20 +244,28 @@ impl Kernel<'_> {
             .get(axis..axis + r)
             .ok_or("gather ranks do not add up")?;
         // The runtime checks every index against the dim before the launch, so the load below
-        // stays in its buffer; data read through has no buffer, and constant indices all in
-        // range need no check.
-        if !self.reads_through(x) {
+        // stays in its buffer; constant indices all in range need no check (an im2col
+        // convolution's window table: checking it on the host took as long as the gather), and
+        // data read through has no buffer to check against.
+        let known = constant_indices(ctx, self.shapes, op);
+        let in_range = known.is_some_and(|k| k.in_range);
+        if !in_range {
+            if self.reads_through(x) {
+                return Err("gather indices unchecked against data read through".into());
+            }
             self.check_indices(ctx, indices, x, axis)?;
-        } else if !constant_indices_in_range(ctx, self.shapes, op) {
-            return Err("gather indices unchecked against data read through".into());
         }
         let i = self.load_input(ctx, e, indices, position)?;
         let i = e.arith(ctx, "index_cast", &[i], Type::INDEX);
-        let n = self.dim_of(ctx, x, axis);
-        let zero = self.index(ctx, 0);
-        let negative = e.cmpi(ctx, CmpIPredicate::Slt, i, zero);
-        let wrapped = e.arith(ctx, "addi", &[i, n], Type::INDEX);
-        let i = e.select(ctx, negative, wrapped, i);
+        let i = if in_range && known.is_some_and(|k| k.non_negative) {
+            i // none counts from the end
+        } else {
+            let n = self.dim_of(ctx, x, axis);
+            let zero = self.index(ctx, 0);
+            let negative = e.cmpi(ctx, CmpIPredicate::Slt, i, zero);
+            let wrapped = e.arith(ctx, "addi", &[i, n], Type::INDEX);
+            e.select(ctx, negative, wrapped, i)
+        };
         let mut idx = out[..axis].to_vec();
         idx.push(i);
         idx.extend_from_slice(&out[axis + r..]);

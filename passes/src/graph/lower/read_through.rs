@@ -219,33 +219,53 @@ fn fusion_reads_through(ctx: &Context, fusion: Op, operand: u32) -> bool {
 /// True when gather `op`'s indices are a constant, every value of which lies in `[-n, n)` for
 /// the static size `n` of the gathered axis: no index needs checking at run time.
 pub(super) fn constant_indices_in_range(ctx: &Context, shapes: &SymbolicShapes, op: Op) -> bool {
+    constant_indices(ctx, shapes, op).is_some_and(|c| c.in_range)
+}
+
+/// What a gather's constant indices are known to be at compile time.
+#[derive(Copy, Clone, Debug)]
+pub(super) struct ConstantIndices {
+    /// Every index lies in `[-n, n)` for the static size `n` of the gathered axis.
+    pub in_range: bool,
+    /// No index is negative (none needs wrapping from the end).
+    pub non_negative: bool,
+}
+
+/// The facts about gather `op`'s indices when they are a constant and the gathered axis has
+/// a static size, `None` otherwise.
+pub(super) fn constant_indices(
+    ctx: &Context,
+    shapes: &SymbolicShapes,
+    op: Op,
+) -> Option<ConstantIndices> {
     let (x, indices) = (ctx.operand(op, 0), ctx.operand(op, 1));
-    let Some(shape) = static_shape(shapes, x) else {
-        return false;
-    };
-    let Ok(axis) = normalize_axis(int_attr(ctx, op, "axis").unwrap_or(0), shape.len()) else {
-        return false;
-    };
-    let n = shape[axis];
-    let Some(dense) = ctx
+    let shape = static_shape(shapes, x)?;
+    let axis = normalize_axis(int_attr(ctx, op, "axis").unwrap_or(0), shape.len()).ok()?;
+    let n = shape[axis] as i128;
+    let dense = ctx
         .defining_op(indices)
         .filter(|&c| ctx.view::<ConstantOp>(c).is_some())
         .and_then(|c| ctx.attr(c, "value"))
         .and_then(|a| match ctx.attr_kind(a) {
             AttrKind::DenseElements(d) => Some(d),
             _ => None,
-        })
-    else {
-        return false;
-    };
-    let Some(count) = static_shape(shapes, indices).and_then(|s| {
+        })?;
+    let count = static_shape(shapes, indices).and_then(|s| {
         s.iter()
             .try_fold(1usize, |acc, &d| acc.checked_mul(d.try_into().ok()?))
-    }) else {
-        return false;
+    })?;
+    let mut facts = ConstantIndices {
+        in_range: true,
+        non_negative: true,
     };
-    ctx.dense_values(dense, count)
-        .all(|v| matches!(v, DenseValue::Int(i) if -(n as i128) <= i && i < n as i128))
+    for v in ctx.dense_values(dense, count) {
+        let DenseValue::Int(i) = v else {
+            return None;
+        };
+        facts.in_range &= -n <= i && i < n;
+        facts.non_negative &= i >= 0;
+    }
+    Some(facts)
 }
 
 /// The bytes of tensor `v` of static shape.
