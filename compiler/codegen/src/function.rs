@@ -987,10 +987,23 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
     }
 
     fn lower_load(&mut self, load: Access<'_>) -> CgResult<()> {
-        let ctx = self.ctx;
         let buf = self.buffer(load.buffer)?.clone();
         let addr = self.element_ptr(&buf, load.indices)?;
         let result = load.value.ok_or("a load without a result")?;
+        let value = self.load_at(&buf, addr, result)?;
+        self.values.insert(result, value);
+        Ok(())
+    }
+
+    /// The value of type `result`'s loaded from `addr`, an element (or a vector of elements)
+    /// of `buf`: `i1` values are stored as bytes.
+    fn load_at(
+        &self,
+        buf: &Buf<'ctx>,
+        addr: PointerValue<'ctx>,
+        result: Value,
+    ) -> CgResult<BasicValueEnum<'ctx>> {
+        let ctx = self.ctx;
         let result_ty = value_type(self.llvm, ctx, ctx.value_type(result))?;
         let is_bool = ctx.integer_width(buf.elem) == Some(1);
         let load_ty = if is_bool {
@@ -1000,7 +1013,7 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
         };
         let loaded = self.builder.build_load(load_ty, addr, "ld")?;
         set_align(loaded, alignment_of(buf.storage))?;
-        let value = if is_bool {
+        Ok(if is_bool {
             self.builder.build_cast(
                 inkwell::values::InstructionOpcode::Trunc,
                 loaded,
@@ -1009,9 +1022,7 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
             )?
         } else {
             loaded
-        };
-        self.values.insert(result, value);
-        Ok(())
+        })
     }
 
     /// `loop.load_padded` and `loop.vload_padded`: one `llvm.masked.load` of the access's
@@ -1044,35 +1055,12 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
         if load.lanes <= 1 && nonempty {
             return self.lower_selected_load(&buf, load.indices, padding, result);
         }
-        let i64t = self.llvm.i64_type();
         let bool_t = self.llvm.bool_type();
-        // Whether every leading index is inside its dim, and the indices for the address.
-        let mut inside = bool_t.const_all_ones();
-        let mut lead = Vec::with_capacity(leading.len());
-        for (&i, &dim) in leading.iter().zip(&buf.dims) {
-            let i = self.index_value(i)?;
-            let ok = self
-                .builder
-                .build_int_compare(IntPredicate::ULT, i, dim, "in")?;
-            inside = self.builder.build_and(inside, ok, "in")?;
-            lead.push(i);
-        }
-        let mut linear = i64t.const_zero();
-        for (k, &i) in lead.iter().enumerate() {
-            let i = self
-                .builder
-                .build_select(inside, i, i64t.const_zero(), "lead")?
-                .into_int_value();
-            let scaled = if k > 0 {
-                self.builder.build_int_mul(linear, buf.dims[k], "lin")?
-            } else {
-                linear
-            };
-            linear = self.builder.build_int_add(scaled, i, "lin")?;
-        }
+        // Whether every leading index is inside its dim, and their part of the offset.
+        let (inside, mut linear) = self.guarded_offset(&buf, leading)?;
         let last = self.index_value(*last)?;
         let last_dim = buf.dims[buf.dims.len() - 1];
-        if !lead.is_empty() {
+        if !leading.is_empty() {
             linear = self.builder.build_int_mul(linear, last_dim, "lin")?;
         }
         linear = self.builder.build_int_add(linear, last, "lin")?;
@@ -1084,7 +1072,7 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
         };
         let lanes = load.lanes.max(1);
         let mut mask = self.column_mask(last, last_dim, lanes)?;
-        let blend = nonempty && !lead.is_empty();
+        let blend = nonempty && !leading.is_empty();
         if !blend {
             let everywhere = self.splat(inside.into(), bool_t.vec_type(lanes))?;
             mask = self.builder.build_and(mask, everywhere, "mask")?;
@@ -1147,6 +1135,41 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
         }
         self.values.insert(result, value);
         Ok(())
+    }
+
+    /// For the first `indices.len()` dims of `buf`: whether every index is below its dim
+    /// (compared unsigned, so a negative one is out), and the row-major offset of those
+    /// indices with every one taken as 0 when one is out.
+    fn guarded_offset(
+        &self,
+        buf: &Buf<'ctx>,
+        indices: &[Value],
+    ) -> CgResult<(IntValue<'ctx>, IntValue<'ctx>)> {
+        let i64t = self.llvm.i64_type();
+        let mut inside = self.llvm.bool_type().const_all_ones();
+        let mut idx = Vec::with_capacity(indices.len());
+        for (&i, &dim) in indices.iter().zip(&buf.dims) {
+            let i = self.index_value(i)?;
+            let ok = self
+                .builder
+                .build_int_compare(IntPredicate::ULT, i, dim, "in")?;
+            inside = self.builder.build_and(inside, ok, "in")?;
+            idx.push(i);
+        }
+        let mut linear = i64t.const_zero();
+        for (k, &i) in idx.iter().enumerate() {
+            let i = self
+                .builder
+                .build_select(inside, i, i64t.const_zero(), "at")?
+                .into_int_value();
+            let scaled = if k > 0 {
+                self.builder.build_int_mul(linear, buf.dims[k], "lin")?
+            } else {
+                linear
+            };
+            linear = self.builder.build_int_add(scaled, i, "lin")?;
+        }
+        Ok((inside, linear))
     }
 
     /// The lanes `l < lanes` with `0 <= last + l < dim`, as `first <= l < first + count`
@@ -1212,56 +1235,14 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
         padding: BasicValueEnum<'ctx>,
         result: Value,
     ) -> CgResult<()> {
-        let ctx = self.ctx;
-        let i64t = self.llvm.i64_type();
-        let mut inside = self.llvm.bool_type().const_all_ones();
-        let mut idx = Vec::with_capacity(indices.len());
-        for (&i, &dim) in indices.iter().zip(&buf.dims) {
-            let i = self.index_value(i)?;
-            let ok = self
-                .builder
-                .build_int_compare(IntPredicate::ULT, i, dim, "in")?;
-            inside = self.builder.build_and(inside, ok, "in")?;
-            idx.push(i);
-        }
-        let mut linear = i64t.const_zero();
-        for (k, &i) in idx.iter().enumerate() {
-            let i = self
-                .builder
-                .build_select(inside, i, i64t.const_zero(), "at")?
-                .into_int_value();
-            let scaled = if k > 0 {
-                self.builder.build_int_mul(linear, buf.dims[k], "lin")?
-            } else {
-                linear
-            };
-            linear = self.builder.build_int_add(scaled, i, "lin")?;
-        }
+        let (inside, linear) = self.guarded_offset(buf, indices)?;
         // SAFETY: every index is inside its dim (the selects put 0 where one is not, and every
         // dim is a nonzero constant), so the address is an element of the buffer.
         let addr = unsafe {
             self.builder
                 .build_in_bounds_gep(buf.storage, buf.ptr, &[linear], "padded")?
         };
-        let is_bool = ctx.integer_width(buf.elem) == Some(1);
-        let result_ty = value_type(self.llvm, ctx, ctx.value_type(result))?;
-        let load_ty = if is_bool {
-            self.bool_storage_type(result_ty)
-        } else {
-            result_ty
-        };
-        let loaded = self.builder.build_load(load_ty, addr, "ld")?;
-        set_align(loaded, alignment_of(buf.storage))?;
-        let loaded = if is_bool {
-            self.builder.build_cast(
-                inkwell::values::InstructionOpcode::Trunc,
-                loaded,
-                result_ty,
-                "b",
-            )?
-        } else {
-            loaded
-        };
+        let loaded = self.load_at(buf, addr, result)?;
         let value = self.builder.build_select(inside, loaded, padding, "pld")?;
         self.values.insert(result, value);
         Ok(())

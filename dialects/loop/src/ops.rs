@@ -1527,12 +1527,29 @@ pub fn build_load(
     indices: &[Value],
     loc: Location,
 ) -> Value {
+    build_read(ctx, at, (buffer, indices), None, loc)
+}
+
+/// `loop.load`, or `loop.load_padded` with `padding`, of `buffer` at `indices`; its result.
+fn build_read(
+    ctx: &mut Context,
+    at: InsertPoint,
+    (buffer, indices): (Value, &[Value]),
+    padding: Option<Value>,
+    loc: Location,
+) -> Value {
     let elem = buffer_parts(ctx, ctx.value_type(buffer))
         .map(|(_, e, _)| e)
         .unwrap_or(Type::NONE);
-    let spec = OpSpec::new(ctx, "loop.load", loc)
+    let name = if padding.is_some() {
+        "loop.load_padded"
+    } else {
+        "loop.load"
+    };
+    let spec = OpSpec::new(ctx, name, loc)
         .operands(&[buffer])
         .operands(indices)
+        .operands(padding.as_slice())
         .results(&[elem]);
     let op = ctx.build(at, spec);
     ctx.result(op, 0)
@@ -1548,16 +1565,7 @@ pub fn build_load_padded(
     padding: Value,
     loc: Location,
 ) -> Value {
-    let elem = buffer_parts(ctx, ctx.value_type(buffer))
-        .map(|(_, e, _)| e)
-        .unwrap_or(Type::NONE);
-    let spec = OpSpec::new(ctx, "loop.load_padded", loc)
-        .operands(&[buffer])
-        .operands(indices)
-        .operands(&[padding])
-        .results(&[elem]);
-    let op = ctx.build(at, spec);
-    ctx.result(op, 0)
+    build_read(ctx, at, (buffer, indices), Some(padding), loc)
 }
 
 /// Builds `loop.store value, buf[indices]`.

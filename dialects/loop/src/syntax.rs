@@ -427,8 +427,20 @@ pub(crate) fn parse_prefetch(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<(
 /// `%buf[%i, ...] {attrs} : !loop.buffer<...>` into `spec`'s operands and attributes; returns
 /// the buffer's element type.
 fn parse_element_access(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<Type> {
+    parse_access(p, spec, false)
+}
+
+/// [`parse_element_access`], with `, %pad` after the indices when `padded` (a padded read's
+/// padding, of the element type, which becomes the last operand).
+fn parse_access(p: &mut Parser<'_>, spec: &mut OpSpec, padded: bool) -> PResult<Type> {
     let buf = p.parse_operand()?;
     let indices = parse_indices(p)?;
+    let padding = if padded {
+        p.expect(Tok::Comma, "',' and a padding value")?;
+        Some(p.parse_operand()?)
+    } else {
+        None
+    };
     p.parse_optional_attr_dict(&mut spec.attrs)?;
     p.expect(Tok::Colon, "':'")?;
     let loc = p.current_loc();
@@ -437,6 +449,10 @@ fn parse_element_access(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<Type> 
     let buf = p.resolve_operand(&buf, ty)?;
     spec.operands.push(buf);
     spec.operands.extend(indices);
+    if let Some(padding) = padding {
+        let padding = p.resolve_operand(&padding, elem)?;
+        spec.operands.push(padding);
+    }
     Ok(elem)
 }
 
@@ -452,36 +468,16 @@ pub(crate) fn print_load(p: &mut Printer<'_>, op: Op) {
     p.print_type(ctx.value_type(ops[0]));
 }
 
-/// `%buf[%i, ...], %pad {attrs} : !loop.buffer<...>` of a padded read into `spec`'s
-/// operands (the padding last, of the element type) and attributes; returns that type.
-fn parse_padded_access(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<Type> {
-    let buf = p.parse_operand()?;
-    let indices = parse_indices(p)?;
-    p.expect(Tok::Comma, "',' and a padding value")?;
-    let padding = p.parse_operand()?;
-    p.parse_optional_attr_dict(&mut spec.attrs)?;
-    p.expect(Tok::Colon, "':'")?;
-    let loc = p.current_loc();
-    let ty = p.parse_type()?;
-    let elem = element_of(p, ty, loc)?;
-    let buf = p.resolve_operand(&buf, ty)?;
-    let padding = p.resolve_operand(&padding, elem)?;
-    spec.operands.push(buf);
-    spec.operands.extend(indices);
-    spec.operands.push(padding);
-    Ok(elem)
-}
-
 /// `loop.load_padded %buf[%i, ...], %pad : !loop.buffer<...>`.
 pub(crate) fn parse_load_padded(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
-    let elem = parse_padded_access(p, spec)?;
+    let elem = parse_access(p, spec, true)?;
     spec.result_types.push(elem);
     Ok(())
 }
 
 /// `loop.vload_padded %buf[%i, ...], %pad : !loop.buffer<...> -> vector<...>`.
 pub(crate) fn parse_vload_padded(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
-    parse_padded_access(p, spec)?;
+    parse_access(p, spec, true)?;
     p.expect(Tok::Arrow, "'->' and a vector type")?;
     let vty = p.parse_type()?;
     spec.result_types.push(vty);

@@ -500,8 +500,30 @@ fn check_access(
     op: Op,
     buffer_index: usize,
 ) -> Result<(Vec<i64>, Type), Diagnostic> {
+    check_access_operands(ctx, op, buffer_index, false)
+}
+
+/// [`check_access`] of a padded read when `padded`: its last operand, the padding, is no
+/// index and must be a scalar of the buffer's element type.
+fn check_access_operands(
+    ctx: &Context,
+    op: Op,
+    buffer_index: usize,
+    padded: bool,
+) -> Result<(Vec<i64>, Type), Diagnostic> {
     let operands = ctx.operands(op);
-    let Some(buf) = operands.get(buffer_index) else {
+    let (padding, access) = match (padded, operands.split_last()) {
+        (false, _) => (None, operands),
+        (true, Some((&padding, access))) => (Some(padding), access),
+        (true, None) => {
+            return Err(op_error(
+                ctx,
+                op,
+                "expects a buffer, indices and a padding value",
+            ))
+        }
+    };
+    let Some(buf) = access.get(buffer_index) else {
         return Err(op_error(ctx, op, "expects a buffer operand"));
     };
     let ty = ctx.value_type(*buf);
@@ -515,100 +537,46 @@ fn check_access(
             ),
         ));
     };
-    let indices = &operands[buffer_index + 1..];
+    let indices = &access[buffer_index + 1..];
     if indices.len() != dims.len() {
-        return Err(op_error(
-            ctx,
-            op,
-            format!(
-                "expects {} indices for a rank-{} buffer, found {}",
-                dims.len(),
-                dims.len(),
-                indices.len()
-            ),
-        ));
-    }
-    check_index_operands(ctx, op, indices, "index")?;
-    Ok((dims, elem))
-}
-
-pub(crate) fn verify_load(ctx: &Context, op: Op) -> VResult {
-    let (_, elem) = check_access(ctx, op, 0)?;
-    let ty = ctx.value_type(ctx.result(op, 0));
-    if ty != elem {
-        return Err(op_error(
-            ctx,
-            op,
-            format!(
-                "result type '{}' does not match the buffer element type '{}'",
-                type_str(ctx, ty),
-                type_str(ctx, elem)
-            ),
-        ));
-    }
-    Ok(())
-}
-
-/// The padded reads' operands: the access without its last operand, the padding, which
-/// must be a scalar of the buffer's element type. Returns the buffer's dims and element type.
-fn check_padded_access(ctx: &Context, op: Op) -> Result<(Vec<i64>, Type), Diagnostic> {
-    let operands = ctx.operands(op);
-    let Some((&padding, access)) = operands.split_last() else {
-        return Err(op_error(
-            ctx,
-            op,
-            "expects a buffer, indices and a padding value",
-        ));
-    };
-    let Some(&buf) = access.first() else {
-        return Err(op_error(
-            ctx,
-            op,
-            "expects a buffer, indices and a padding value",
-        ));
-    };
-    let Some((dims, elem, _)) = buffer_parts(ctx, ctx.value_type(buf)) else {
-        return Err(op_error(
-            ctx,
-            op,
-            format!(
-                "expects a !loop.buffer operand, found '{}'",
-                type_str(ctx, ctx.value_type(buf))
-            ),
-        ));
-    };
-    let indices = &access[1..];
-    if indices.len() != dims.len() {
-        return Err(op_error(
-            ctx,
-            op,
+        let message = if padded {
             format!(
                 "expects {} indices for a rank-{} buffer and a padding value, found {} operands \
                  after the buffer",
                 dims.len(),
                 dims.len(),
-                operands.len() - 1
-            ),
-        ));
+                operands.len() - buffer_index - 1
+            )
+        } else {
+            format!(
+                "expects {} indices for a rank-{} buffer, found {}",
+                dims.len(),
+                dims.len(),
+                indices.len()
+            )
+        };
+        return Err(op_error(ctx, op, message));
     }
     check_index_operands(ctx, op, indices, "index")?;
-    let ty = ctx.value_type(padding);
-    if ty != elem {
-        return Err(op_error(
-            ctx,
-            op,
-            format!(
-                "padding type '{}' does not match the buffer element type '{}'",
-                type_str(ctx, ty),
-                type_str(ctx, elem)
-            ),
-        ));
+    if let Some(padding) = padding {
+        let ty = ctx.value_type(padding);
+        if ty != elem {
+            return Err(op_error(
+                ctx,
+                op,
+                format!(
+                    "padding type '{}' does not match the buffer element type '{}'",
+                    type_str(ctx, ty),
+                    type_str(ctx, elem)
+                ),
+            ));
+        }
     }
     Ok((dims, elem))
 }
 
-pub(crate) fn verify_load_padded(ctx: &Context, op: Op) -> VResult {
-    let (_, elem) = check_padded_access(ctx, op)?;
+/// Checks that the result of load `op` has the buffer's element type `elem`.
+fn check_loaded_element(ctx: &Context, op: Op, elem: Type) -> VResult {
     let ty = ctx.value_type(ctx.result(op, 0));
     if ty != elem {
         return Err(op_error(
@@ -624,8 +592,18 @@ pub(crate) fn verify_load_padded(ctx: &Context, op: Op) -> VResult {
     Ok(())
 }
 
+pub(crate) fn verify_load(ctx: &Context, op: Op) -> VResult {
+    let (_, elem) = check_access(ctx, op, 0)?;
+    check_loaded_element(ctx, op, elem)
+}
+
+pub(crate) fn verify_load_padded(ctx: &Context, op: Op) -> VResult {
+    let (_, elem) = check_access_operands(ctx, op, 0, true)?;
+    check_loaded_element(ctx, op, elem)
+}
+
 pub(crate) fn verify_vload_padded(ctx: &Context, op: Op) -> VResult {
-    let (dims, elem) = check_padded_access(ctx, op)?;
+    let (dims, elem) = check_access_operands(ctx, op, 0, true)?;
     check_vector(ctx, op, ctx.value_type(ctx.result(op, 0)), &dims, elem)
 }
 

@@ -561,15 +561,7 @@ impl<'c> Machine<'c> {
         width: usize,
     ) -> Result<(usize, usize), Diagnostic> {
         let ctx = self.ctx;
-        let id = match self.get(th, op, access.buffer)? {
-            Val::Buf(id) => id,
-            _ => return Err(op_err(ctx, op, "expected a buffer operand")),
-        };
-        let idx = access
-            .indices
-            .iter()
-            .map(|&v| self.get_int(th, op, v))
-            .collect::<Result<SmallVec<[i64; 6]>, _>>()?;
+        let (id, idx) = self.buffer_and_indices(th, op, access)?;
         let buf = &self.mem[id];
         if idx.len() != buf.rank() {
             return Err(op_err(
@@ -609,6 +601,38 @@ impl<'c> Machine<'c> {
         Ok((id, offset))
     }
 
+    /// The buffer `access` reads or writes, and its indices' values.
+    fn buffer_and_indices(
+        &self,
+        th: &Thread,
+        op: Op,
+        access: &Access<'_>,
+    ) -> Result<(usize, SmallVec<[i64; 6]>), Diagnostic> {
+        let id = match self.get(th, op, access.buffer)? {
+            Val::Buf(id) => id,
+            _ => return Err(op_err(self.ctx, op, "expected a buffer operand")),
+        };
+        let idx = access
+            .indices
+            .iter()
+            .map(|&v| self.get_int(th, op, v))
+            .collect::<Result<_, _>>()?;
+        Ok((id, idx))
+    }
+
+    /// The lanes load `op` reads: its vector type's when `vector`, else 1.
+    fn load_width(&self, op: Op, vector: bool) -> Result<usize, Diagnostic> {
+        if !vector {
+            return Ok(1);
+        }
+        let ty = *self
+            .ctx
+            .result_types(op)
+            .first()
+            .ok_or_else(|| op_err(self.ctx, op, "a vector load without a result"))?;
+        self.vector_width(op, ty)
+    }
+
     /// The lane count of a vector load/store's vector type.
     fn vector_width(&self, op: Op, ty: dlc_ir::Type) -> Result<usize, Diagnostic> {
         match self.ctx.shape(ty) {
@@ -619,17 +643,8 @@ impl<'c> Machine<'c> {
 
     /// `loop.load`, or `loop.vload` when `vector`.
     fn exec_load(&mut self, th: &mut Thread, op: Op, vector: bool) -> Result<Flow, Diagnostic> {
-        let ctx = self.ctx;
         let access = self.access(op, 1)?;
-        let width = if vector {
-            let ty = *ctx
-                .result_types(op)
-                .first()
-                .ok_or_else(|| op_err(ctx, op, "loop.vload has no result"))?;
-            self.vector_width(op, ty)?
-        } else {
-            1
-        };
+        let width = self.load_width(op, vector)?;
         let (id, at) = self.address(th, op, &access, width)?;
         let mut poison = None;
         for k in at..at + width {
@@ -666,24 +681,8 @@ impl<'c> Machine<'c> {
             .padding
             .ok_or_else(|| op_err(ctx, op, "expected a padding value"))?;
         let padding = self.get(th, op, padding)?;
-        let width = if vector {
-            let ty = *ctx
-                .result_types(op)
-                .first()
-                .ok_or_else(|| op_err(ctx, op, "loop.vload_padded has no result"))?;
-            self.vector_width(op, ty)?
-        } else {
-            1
-        };
-        let id = match self.get(th, op, access.buffer)? {
-            Val::Buf(id) => id,
-            _ => return Err(op_err(ctx, op, "expected a buffer operand")),
-        };
-        let idx = access
-            .indices
-            .iter()
-            .map(|&v| self.get_int(th, op, v))
-            .collect::<Result<SmallVec<[i64; 6]>, _>>()?;
+        let width = self.load_width(op, vector)?;
+        let (id, idx) = self.buffer_and_indices(th, op, &access)?;
         let shape = self.mem[id].shape().to_vec();
         if idx.len() != shape.len() || (idx.is_empty() && width > 1) {
             return Err(op_err(

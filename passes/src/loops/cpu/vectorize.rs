@@ -555,8 +555,8 @@ impl Analyzer<'_> {
             return match kind {
                 LoopOps::YieldOp(_) => Some(Action::Scalar),
                 LoopOps::ScheduleBlockOp(sb) => self.schedule_block(sb),
-                LoopOps::LoadOp(_) => self.load(op),
-                LoopOps::LoadPaddedOp(_) => self.load_padded(op),
+                LoopOps::LoadOp(_) => self.load(op, false),
+                LoopOps::LoadPaddedOp(_) => self.load(op, true),
                 LoopOps::StoreOp(_) => self.store(op),
                 LoopOps::AllocOp(alloc) if self.registers.contains(&alloc.result(ctx)) => {
                     Some(Action::RegisterAlloc)
@@ -765,45 +765,32 @@ impl Analyzer<'_> {
             .is_some_and(|d| d < 0 || d >= self.width)
     }
 
-    fn load(&mut self, op: Op) -> Option<Action> {
+    /// A load of the loop body, `loop.load`, or `loop.load_padded` when `padded` (a
+    /// convolution's input read through its padding, `lower`): a `loop.vload` (or
+    /// `loop.vload_padded`, its lanes past the buffer's edges the padding) where it walks the
+    /// last dim with the loop; kept scalar where its indices are the same in every
+    /// iteration. A padding must be the same in every iteration.
+    fn load(&mut self, op: Op, padded: bool) -> Option<Action> {
         let ctx = self.ctx;
-        let buffer = *ctx.operands(op).first()?;
+        let operands = ctx.operands(op);
+        let access = if padded {
+            let (&padding, access) = operands.split_last()?;
+            if self.varies(padding) {
+                return None;
+            }
+            access
+        } else {
+            operands
+        };
+        let buffer = *access.first()?;
         let r = ctx.result(op, 0);
         if self.registers.contains(&buffer) {
-            self.vector.insert(r);
-            return Some(Action::RegLoad);
-        }
-        let indices = self.indices(op, 1)?;
-        let contiguous = self.contiguous(&indices)?;
-        self.accesses.push(IndexedAccess {
-            buffer,
-            store: false,
-            indices,
-        });
-        if contiguous {
-            if !self.fits(buffer) {
+            if padded {
                 return None;
             }
             self.vector.insert(r);
-            Some(Action::VLoad)
-        } else {
-            self.exprs.insert(r, IndexExpr::value(r));
-            Some(Action::Scalar)
+            return Some(Action::RegLoad);
         }
-    }
-
-    /// A padded load (a convolution's input read through its padding, `lower`): a
-    /// `loop.vload_padded` where it walks the last dim with the loop, its lanes past the
-    /// buffer's edges the padding; kept scalar where its indices are the same in every
-    /// iteration. The padding must be the same in every iteration.
-    fn load_padded(&mut self, op: Op) -> Option<Action> {
-        let ctx = self.ctx;
-        let (&padding, access) = ctx.operands(op).split_last()?;
-        let buffer = *access.first()?;
-        if self.registers.contains(&buffer) || self.varies(padding) {
-            return None;
-        }
-        let r = ctx.result(op, 0);
         let indices: Vec<IndexExpr> = access[1..]
             .iter()
             .map(|&v| self.expr(v))
@@ -812,28 +799,32 @@ impl Analyzer<'_> {
         let column = indices
             .last()
             .and_then(|last| (last - &IndexExpr::value(self.iv)).as_constant());
-        let dims = buffer_parts(ctx, ctx.value_type(buffer)).map(|(d, _, _)| d);
-        let whole = dims.as_ref().is_some_and(|d| d.iter().all(|&n| n > 0));
-        let width = dims.and_then(|d| d.last().copied());
         self.accesses.push(IndexedAccess {
             buffer,
             store: false,
             indices,
         });
-        if contiguous {
-            if !self.fits(buffer) {
-                return None;
-            }
-            match (column, width, &mut self.padded) {
-                (Some(c), Some(n), Some(padded)) if whole => padded.push((c, n)),
-                _ => self.padded = None,
-            }
-            self.vector.insert(r);
-            Some(Action::VLoadPadded)
-        } else {
+        if !contiguous {
             self.exprs.insert(r, IndexExpr::value(r));
-            Some(Action::Scalar)
+            return Some(Action::Scalar);
         }
+        if !self.fits(buffer) {
+            return None;
+        }
+        self.vector.insert(r);
+        if !padded {
+            return Some(Action::VLoad);
+        }
+        // Where `peel` can find the vectors inside the row: a constant column offset in a
+        // buffer of static nonzero dims.
+        let dims = buffer_parts(ctx, ctx.value_type(buffer)).map(|(d, _, _)| d);
+        let whole = dims.as_ref().is_some_and(|d| d.iter().all(|&n| n > 0));
+        let width = dims.and_then(|d| d.last().copied());
+        match (column, width, &mut self.padded) {
+            (Some(c), Some(n), Some(padded)) if whole => padded.push((c, n)),
+            _ => self.padded = None,
+        }
+        Some(Action::VLoadPadded)
     }
 
     fn store(&mut self, op: Op) -> Option<Action> {
