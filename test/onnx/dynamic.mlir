@@ -15,6 +15,8 @@
 // RUN: dlc-run %t/positions.onnx --keep-dynamic --no-cache --inputs %t/positions_2x5_ids.npy --expected %t/positions_2x5_y0.npy,%t/positions_2x5_y1.npy,%t/positions_2x5_y2.npy --check | FileCheck %s --check-prefix=POS5
 // RUN: dlc-run %t/positions.onnx --keep-dynamic --no-cache --inputs %t/positions_1x1_ids.npy --expected %t/positions_1x1_y0.npy,%t/positions_1x1_y1.npy,%t/positions_1x1_y2.npy | FileCheck %s --check-prefix=POS1
 // RUN: dlc-run %t/windows.onnx --keep-dynamic --no-cache --inputs %t/windows_1x3x32x20_x.npy --expected %t/windows_1x3x32x20_y0.npy,%t/windows_1x3x32x20_y1.npy | FileCheck %s --check-prefix=WIN32
+// RUN: dlc-run %t/windows.onnx --no-cache --inputs %t/windows_1x3x32x20_x.npy --expected %t/windows_1x3x32x20_y0.npy,%t/windows_1x3x32x20_y1.npy --check | FileCheck %s --check-prefix=STATIC32
+// RUN: dlc-import %t/windows.onnx --input-shape x=1x3x32x20 | FileCheck %s --check-prefix=STATIC-IR
 // RUN: rm -rf %t/cache && env DLC_CACHE_DIR=%t/cache dlc-run %t/mha.onnx --keep-dynamic --inputs %t/mha_1x1x32_x.npy --expected %t/mha_1x1x32_y0.npy --check | FileCheck %s --check-prefix=MHA1
 // RUN: env DLC_CACHE_DIR=%t/cache dlc-run %t/mha.onnx --keep-dynamic --inputs %t/mha_2x7x32_x.npy --expected %t/mha_2x7x32_y0.npy --check | FileCheck %s --check-prefix=MHA7
 // RUN: env DLC_CACHE_DIR=%t/cache dlc-run %t/mha.onnx --keep-dynamic --inputs %t/mha_1x128x32_x.npy --expected %t/mha_1x128x32_y0.npy | FileCheck %s --check-prefix=MHA128
@@ -68,6 +70,15 @@
 // WIN32: output 0: f32 [1, 4, 15, 5]
 // WIN32: output 1: f32 [1, 2, 32, 20]
 // WIN32-COUNT-2: expected output {{[01]}} ({{.*}}): {{.*}}: ok
+// The same windows compiled for the input's shape (not --keep-dynamic): the ConvTranspose
+// whose kernel equals its strides is the same matmul and interleaving transpose as over `?`
+// dims, not a convolution over the input dilated with zeros.
+// STATIC-IR: graph.matmul
+// STATIC-IR-SAME: -> tensor<1x8x160xf32>
+// STATIC-IR: graph.transpose %{{.*}} {perm = array<i64: 0, 1, 4, 2, 5, 3>} : tensor<1x2x2x2x16x10xf32> -> tensor<1x2x16x2x10x2xf32>
+// STATIC32: output 1: f32 [1, 2, 32, 20]
+// STATIC32-COUNT-2: check output {{[01]}}: {{.*}}: ok
+// STATIC32-COUNT-2: expected output {{[01]}} ({{.*}}): {{.*}}: ok
 
 // POS5-NOT: specialized
 // POS5: output 0: f32 [2, 5, 8]
