@@ -589,13 +589,10 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
 
     /// The value `key` was emitted as where it dominates the builder's position, or the one
     /// `emit` emits now (then recorded under `key`).
-    fn memoized<V>(
-        &self,
-        key: Key,
-        emit: impl FnOnce() -> Result<V, inkwell::builder::BuilderError>,
-    ) -> CgResult<V>
+    fn memoized<V, E>(&self, key: Key, emit: impl FnOnce() -> Result<V, E>) -> CgResult<V>
     where
         V: Into<BasicValueEnum<'ctx>> + TryFrom<BasicValueEnum<'ctx>> + Copy,
+        CgError: From<E>,
     {
         if let Some(v) = self
             .memo
@@ -1191,16 +1188,14 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
         let b = &self.builder;
         let i64t = self.llvm.i64_type();
         let i32t = self.llvm.i32_type();
-        self.memoized(key, || {
+        self.memoized(key, || -> CgResult<VectorValue<'ctx>> {
             let wide = i64t.const_int(u64::from(lanes), false);
             let zero = i64t.const_zero();
-            let clamp = |v: IntValue<'ctx>| {
+            let clamp = |v: IntValue<'ctx>| -> CgResult<IntValue<'ctx>> {
                 let neg = b.build_int_compare(IntPredicate::SLT, v, zero, "neg")?;
                 let v = b.build_select(neg, zero, v, "lo")?.into_int_value();
                 let big = b.build_int_compare(IntPredicate::SGT, v, wide, "big")?;
-                Ok::<_, inkwell::builder::BuilderError>(
-                    b.build_select(big, wide, v, "hi")?.into_int_value(),
-                )
+                Ok(b.build_select(big, wide, v, "hi")?.into_int_value())
             };
             let first = clamp(b.build_int_neg(last, "first")?)?;
             let end = clamp(b.build_int_sub(dim, last, "end")?)?;
@@ -1211,14 +1206,10 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
             let steps: Vec<IntValue<'ctx>> = (0..u64::from(lanes))
                 .map(|l| i32t.const_int(l, false))
                 .collect();
-            let splat = |v: IntValue<'ctx>| {
-                let one = b.build_insert_element(lane_ty.get_poison(), v, i32t.const_zero(), "")?;
-                let zeros = VectorType::const_vector(&vec![i32t.const_zero(); lanes as usize]);
-                b.build_shuffle_vector(one, lane_ty.get_poison(), zeros, "splat")
-            };
-            let offsets =
-                b.build_int_sub(VectorType::const_vector(&steps), splat(first)?, "lane")?;
-            b.build_int_compare(IntPredicate::ULT, offsets, splat(count)?, "mask")
+            let first = self.splat(first.into(), lane_ty)?;
+            let offsets = b.build_int_sub(VectorType::const_vector(&steps), first, "lane")?;
+            let count = self.splat(count.into(), lane_ty)?;
+            Ok(b.build_int_compare(IntPredicate::ULT, offsets, count, "mask")?)
         })
     }
 

@@ -842,9 +842,10 @@ impl Window {
         // tables take megabytes.
         let mut data = Vec::with_capacity(indices.len() * if narrow { 4 } else { 8 });
         for &i in &indices {
-            match i32::try_from(i) {
-                Ok(i) if narrow => data.extend_from_slice(&i.to_le_bytes()),
-                _ => data.extend_from_slice(&i.to_le_bytes()),
+            if narrow {
+                data.extend_from_slice(&(i as i32).to_le_bytes()); // fits: `narrow`
+            } else {
+                data.extend_from_slice(&i.to_le_bytes());
             }
         }
         let value = b.ctx.dense_attr_packed(idx_ty, data);

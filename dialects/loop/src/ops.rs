@@ -1068,32 +1068,6 @@ buffer_access!(StoreOp, 1);
 buffer_access!(VStoreOp, 1);
 buffer_access!(PrefetchOp, 0);
 
-macro_rules! padded_access {
-    ($ty:ident) => {
-        impl $ty {
-            /// The buffer read.
-            pub fn buffer(self, ctx: &Context) -> Value {
-                ctx.operand(self.0, 0)
-            }
-
-            /// The indices, one per buffer dim (the operands between the buffer and the
-            /// padding).
-            pub fn indices(self, ctx: &Context) -> &[Value] {
-                let ops = ctx.operands(self.0);
-                ops.get(1..ops.len().saturating_sub(1)).unwrap_or(&[])
-            }
-
-            /// The value read outside the buffer (`None` on an op without operands, which
-            /// the verifier rejects).
-            pub fn padding(self, ctx: &Context) -> Option<Value> {
-                ctx.operands(self.0).last().copied()
-            }
-        }
-    };
-}
-padded_access!(LoadPaddedOp);
-padded_access!(VLoadPaddedOp);
-
 impl StoreOp {
     /// The value stored.
     pub fn value(self, ctx: &Context) -> Value {

@@ -458,14 +458,31 @@ fn parse_access(p: &mut Parser<'_>, spec: &mut OpSpec, padded: bool) -> PResult<
 
 /// Prints a load or a prefetch: the buffer, the indices, the attributes and the buffer type.
 pub(crate) fn print_load(p: &mut Printer<'_>, op: Op) {
+    print_access(p, op, false);
+}
+
+/// [`print_load`], with `, %pad` after the indices when `padded` (a padded read's last
+/// operand).
+fn print_access(p: &mut Printer<'_>, op: Op, padded: bool) {
     let ctx = p.ctx();
     let ops = ctx.operands(op);
+    let (access, padding) = match (padded, ops.split_last()) {
+        (true, Some((&padding, access))) => (access, Some(padding)),
+        _ => (ops, None),
+    };
+    let Some((&buffer, indices)) = access.split_first() else {
+        return;
+    };
     p.write(" ");
-    p.print_operand(ops[0]);
-    print_indices(p, &ops[1..]);
+    p.print_operand(buffer);
+    print_indices(p, indices);
+    if let Some(padding) = padding {
+        p.write(", ");
+        p.print_operand(padding);
+    }
     p.print_optional_attr_dict(op, &[]);
     p.write(" : ");
-    p.print_type(ctx.value_type(ops[0]));
+    p.print_type(ctx.value_type(buffer));
 }
 
 /// `loop.load_padded %buf[%i, ...], %pad : !loop.buffer<...>`.
@@ -484,30 +501,12 @@ pub(crate) fn parse_vload_padded(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResu
     Ok(())
 }
 
-/// Prints a padded read: the buffer, the indices, the padding, the attributes and the buffer
-/// type.
-fn print_padded_access(p: &mut Printer<'_>, op: Op) {
-    let ctx = p.ctx();
-    let ops = ctx.operands(op);
-    let Some((&padding, access)) = ops.split_last() else {
-        return;
-    };
-    p.write(" ");
-    p.print_operand(access[0]);
-    print_indices(p, &access[1..]);
-    p.write(", ");
-    p.print_operand(padding);
-    p.print_optional_attr_dict(op, &[]);
-    p.write(" : ");
-    p.print_type(ctx.value_type(access[0]));
-}
-
 pub(crate) fn print_load_padded(p: &mut Printer<'_>, op: Op) {
-    print_padded_access(p, op);
+    print_access(p, op, true);
 }
 
 pub(crate) fn print_vload_padded(p: &mut Printer<'_>, op: Op) {
-    print_padded_access(p, op);
+    print_access(p, op, true);
     p.write(" -> ");
     let ty = p.ctx().value_type(p.ctx().result(op, 0));
     p.print_type(ty);

@@ -570,31 +570,21 @@ impl<'c> Machine<'c> {
                 format!("{} indices for a buffer of rank {}", idx.len(), buf.rank()),
             ));
         }
-        let mut offset = 0usize;
-        for (k, (&i, &n)) in idx.iter().zip(buf.shape()).enumerate() {
-            let last = k + 1 == idx.len();
-            let end = if last {
-                i.checked_add(width as i64)
+        let Some(offset) = element_offset(&idx, buf.shape(), 0, width) else {
+            let what = if width > 1 {
+                format!("vector access of {width} elements at")
             } else {
-                i.checked_add(1)
+                "access at".to_string()
             };
-            if i < 0 || end.is_none_or(|e| e > n as i64) {
-                let what = if width > 1 {
-                    format!("vector access of {width} elements at")
-                } else {
-                    "access at".to_string()
-                };
-                return Err(op_err(
-                    ctx,
-                    op,
-                    format!(
-                        "out-of-bounds {what} index {idx:?} of a buffer of shape {:?}",
-                        buf.shape()
-                    ),
-                ));
-            }
-            offset = offset * n + i as usize;
-        }
+            return Err(op_err(
+                ctx,
+                op,
+                format!(
+                    "out-of-bounds {what} index {idx:?} of a buffer of shape {:?}",
+                    buf.shape()
+                ),
+            ));
+        };
         if idx.is_empty() && width > 1 {
             return Err(op_err(ctx, op, "vector access to a rank-0 buffer"));
         }
@@ -691,25 +681,9 @@ impl<'c> Machine<'c> {
                 format!("{} indices for a buffer of rank {}", idx.len(), shape.len()),
             ));
         }
-        // The element offset of lane `l`, or `None` outside the buffer.
-        let offset = |l: i64| {
-            let mut offset = 0usize;
-            for (k, (&i, &n)) in idx.iter().zip(&shape).enumerate() {
-                let i = if k + 1 == idx.len() {
-                    i.checked_add(l)?
-                } else {
-                    i
-                };
-                if i < 0 || i >= n as i64 {
-                    return None;
-                }
-                offset = offset * n + i as usize;
-            }
-            Some(offset)
-        };
         let mut lanes = Vec::with_capacity(width);
         for l in 0..width as i64 {
-            match offset(l) {
+            match element_offset(&idx, &shape, l, 1) {
                 Some(at) => {
                     if let Some(p) = self.check_read(th, op, id, at)? {
                         self.set_poison(th, op, p)?;
@@ -866,4 +840,23 @@ fn unsupported(ctx: &Context, op: Op) -> Diagnostic {
         op,
         format!("the loop interpreter does not support '{name}'"),
     )
+}
+
+/// The row-major offset in a buffer of `shape` of the element at `idx` with `lane` added to
+/// the last index, when it and the `width - 1` elements after it along the last dim lie
+/// inside the buffer; `None` otherwise.
+fn element_offset(idx: &[i64], shape: &[usize], lane: i64, width: usize) -> Option<usize> {
+    let mut offset = 0usize;
+    for (k, (&i, &n)) in idx.iter().zip(shape).enumerate() {
+        let (i, reach) = if k + 1 == idx.len() {
+            (i.checked_add(lane)?, width as i64)
+        } else {
+            (i, 1)
+        };
+        if i < 0 || i.checked_add(reach).is_none_or(|e| e > n as i64) {
+            return None;
+        }
+        offset = offset * n + i as usize;
+    }
+    Some(offset)
 }

@@ -257,7 +257,7 @@ impl Kernel<'_> {
         }
         let i = self.load_input(ctx, e, indices, position)?;
         let i = e.arith(ctx, "index_cast", &[i], Type::INDEX);
-        let i = if in_range && known.is_some_and(|k| k.non_negative) {
+        let i = if known.is_some_and(|k| k.in_range && k.non_negative) {
             i // none counts from the end
         } else {
             let n = self.dim_of(ctx, x, axis);

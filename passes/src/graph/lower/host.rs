@@ -38,8 +38,9 @@ pub(super) struct Options {
     pub read_through: bool,
     /// The largest operand of a transpose moving the innermost dim that is read through.
     pub strided_bytes: u64,
-    /// Bits of the target CPU's SIMD registers (0 on the GPU): a depthwise convolution whose
-    /// output rows hold a register reads its padding (`padded::read_by_convs`).
+    /// Bits of the target CPU's SIMD registers, for the depthwise convolutions that read their
+    /// padding (`padded::read_by_convs`); 0 for none (the GPU, or `padded-outputs` or
+    /// `read-through` off).
     pub vector_bits: u32,
 }
 
@@ -85,18 +86,12 @@ pub(super) fn lower_function(
         read_through: FxHashMap::default(),
     };
     if options.read_through {
-        // Depthwise convolutions read their padding only where the padded outputs are on.
-        let vector_bits = if options.padded_outputs {
-            options.vector_bits
-        } else {
-            0
-        };
         let chosen = super::read_through::read_through(
             ctx,
             entry,
             shapes,
             options.strided_bytes,
-            vector_bits,
+            options.vector_bits,
         );
         for op in chosen {
             host.read_through.insert(ctx.result(op, 0), op);

@@ -343,10 +343,14 @@ impl Pass for Lower {
         };
         for func in &funcs {
             let padded_outputs = self.padded_outputs && self.target == Target::Cpu;
+            // Depthwise convolutions read their padding with both options on.
+            let vector_bits = if padded_outputs && self.read_through {
+                vector_bits
+            } else {
+                0
+            };
             if padded_outputs {
-                // Pads read through need the read-through option.
-                let bits = if self.read_through { vector_bits } else { 0 };
-                stats.pad_copies += padded::copy_before_lone_pads(ctx, *func, bits);
+                stats.pad_copies += padded::copy_before_lone_pads(ctx, *func, vector_bits);
             }
             let shapes = SymbolicShapes::compute(ctx, *func);
             let options = host::Options {

