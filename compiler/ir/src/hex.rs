@@ -49,27 +49,3 @@ fn nibble(c: u8) -> Option<u8> {
     let v = VALUES[usize::from(c)];
     (v != INVALID).then_some(v)
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn round_trips_every_byte() {
-        let bytes: Vec<u8> = (0..=255).collect();
-        let mut text = String::new();
-        push_hex(&mut text, &bytes);
-        assert_eq!(&text[..6], "000102");
-        assert_eq!(&text[text.len() - 2..], "FF");
-        assert_eq!(decode_hex(&text), Some(bytes.clone()));
-        assert_eq!(decode_hex(&text.to_lowercase()), Some(bytes));
-    }
-
-    #[test]
-    fn refuses_odd_counts_and_other_characters() {
-        assert_eq!(decode_hex("ABC"), None);
-        assert_eq!(decode_hex("0G"), None);
-        assert_eq!(decode_hex("é0"), None);
-        assert_eq!(decode_hex(""), Some(Vec::new()));
-    }
-}

@@ -1451,23 +1451,3 @@ pub fn reshape_shape(input: &[i64], target: &[i64]) -> Vec<i64> {
 pub fn slice_dim(dim: i64, start: i64, end: i64, step: i64) -> i64 {
     crate::infer::slice_size(dim, start, end, step)
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn shape_rules() {
-        assert_eq!(broadcast_shapes(&[4, 1], &[1, 8]), [4, 8]);
-        assert_eq!(broadcast_shapes(&[DYNAMIC, 8], &[8]), [DYNAMIC, 8]);
-        assert_eq!(broadcast_shapes(&[DYNAMIC, 1], &[1, 3]), [DYNAMIC, 3]);
-        assert_eq!(matmul_shape(&[2, 3], &[5, 3, 4]), [5, 2, 4]);
-        assert_eq!(reshape_shape(&[2, 3, 4], &[-1, 4]), [6, 4]);
-        assert_eq!(reshape_shape(&[DYNAMIC, 3, 4], &[-1, 12]), [DYNAMIC, 12]);
-        assert_eq!(reduced_shape(&[2, 3, 4], &[1], false), [2, 4]);
-        assert_eq!(reduced_shape(&[2, 3, 4], &[0, 2], true), [1, 3, 1]);
-        assert_eq!(slice_dim(10, 1, -1, 3), 3);
-        assert_eq!(slice_dim(10, -4, 100, 1), 4);
-        assert_eq!(slice_dim(10, 5, 2, 1), 0);
-    }
-}

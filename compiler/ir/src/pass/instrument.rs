@@ -838,25 +838,3 @@ pub fn parse_reproducer_configuration(text: &str) -> Option<Vec<String>> {
     }
     Some(words)
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn configuration_round_trips_through_quoting() {
-        let pipeline = "builtin.module(func.func(canonicalize{max-iterations=1 x='a'}))";
-        let line = format!(
-            "// x\n{REPRODUCER_CONFIGURATION} --pass-pipeline={} --verify-each=true\n",
-            shell_quote(pipeline)
-        );
-        assert_eq!(
-            parse_reproducer_configuration(&line),
-            Some(vec![
-                format!("--pass-pipeline={pipeline}"),
-                "--verify-each=true".to_string()
-            ])
-        );
-        assert_eq!(parse_reproducer_configuration("module {}"), None);
-    }
-}

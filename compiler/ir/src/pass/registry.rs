@@ -384,17 +384,3 @@ fn relocate(elements: &mut [PipelineElement], at: usize) {
         }
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn suggests_close_names() {
-        assert_eq!(
-            did_you_mean("canonicalise", &["canonicalize", "cse"]),
-            " (did you mean 'canonicalize'?)"
-        );
-        assert_eq!(did_you_mean("xyz", &["canonicalize", "cse"]), "");
-    }
-}

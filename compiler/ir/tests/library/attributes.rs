@@ -1,0 +1,73 @@
+//! Transposing dense constants (`dlc_ir::attributes`): the element order of a transpose
+//! against the index formula, and `Context::dense_transposed` moving whole elements.
+
+use dlc_ir::attributes::transpose_order;
+use dlc_ir::{Context, DenseValue};
+
+/// The input position of every result element, computed the slow way.
+fn naive(shape: &[usize], perm: &[usize]) -> Vec<usize> {
+    let out: Vec<usize> = perm.iter().map(|&p| shape[p]).collect();
+    let count: usize = out.iter().product();
+    (0..count)
+        .map(|mut i| {
+            let mut index = vec![0; out.len()];
+            for j in (0..out.len()).rev() {
+                index[j] = i % out[j];
+                i /= out[j];
+            }
+            let mut source = vec![0; shape.len()];
+            for (j, &p) in perm.iter().enumerate() {
+                source[p] = index[j];
+            }
+            source
+                .iter()
+                .zip(shape)
+                .fold(0, |acc, (&x, &d)| acc * d + x)
+        })
+        .collect()
+}
+
+#[test]
+fn transpose_order_matches_the_index_formula() {
+    assert_eq!(
+        transpose_order(&[2, 3], &[1, 0]),
+        Some(vec![0, 3, 1, 4, 2, 5])
+    );
+    for perm in [[0, 1, 2], [2, 0, 1], [1, 2, 0], [2, 1, 0], [0, 2, 1]] {
+        assert_eq!(
+            transpose_order(&[2, 3, 4], &perm),
+            Some(naive(&[2, 3, 4], &perm))
+        );
+    }
+    assert_eq!(transpose_order(&[3, 0, 2], &[2, 1, 0]), Some(vec![]));
+    assert_eq!(transpose_order(&[], &[]), Some(vec![0]));
+    assert_eq!(transpose_order(&[2, 3], &[0, 0]), None);
+    assert_eq!(transpose_order(&[2, 3], &[0, 2]), None);
+    assert_eq!(transpose_order(&[2, 3], &[0]), None);
+}
+
+#[test]
+fn dense_transposed_moves_whole_elements() {
+    let mut ctx = Context::new();
+    let i16 = ctx.integer_type(16);
+    let (t23, t32, t6) = (
+        ctx.tensor_type(&[2, 3], i16),
+        ctx.tensor_type(&[3, 2], i16),
+        ctx.tensor_type(&[6], i16),
+    );
+    let values: Vec<DenseValue> = (0..6).map(|v| DenseValue::Int(v * 300 - 700)).collect();
+    let a = ctx.dense_attr(t23, &values);
+    let t = ctx.dense_transposed(a, &[2, 3], &[1, 0], t32).unwrap();
+    let order = [0, 3, 1, 4, 2, 5].map(|i| values[i]);
+    assert_eq!(t, ctx.dense_attr(t32, &order));
+    // Into a reshaped type, and a splat stays one.
+    let flat = ctx.dense_transposed(a, &[2, 3], &[1, 0], t6).unwrap();
+    assert_eq!(flat, ctx.dense_attr(t6, &order));
+    let splat = ctx.dense_attr(t23, &[DenseValue::Int(9)]);
+    let ts = ctx.dense_transposed(splat, &[2, 3], &[1, 0], t32).unwrap();
+    assert_eq!(ts, ctx.dense_attr(t32, &[DenseValue::Int(9)]));
+    // A type of another element count, or a shape the data does not have.
+    let t4 = ctx.tensor_type(&[4], i16);
+    assert_eq!(ctx.dense_transposed(a, &[2, 3], &[1, 0], t4), None);
+    assert_eq!(ctx.dense_transposed(a, &[3, 3], &[1, 0], t32), None);
+}
