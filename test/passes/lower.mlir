@@ -136,6 +136,25 @@ func.func @reshape_kernel(%x: tensor<?x6xf32>) -> tensor<?x3xf32> {
 
 // -----
 
+// Edge case: a reshape that splits only its last dim maps the point through that dim alone:
+// the leading dims keep their index, and no division is left for the split.
+
+// CHECK-LABEL: loop.kernel @reshape_split_0_reshape(
+// CHECK:             loop.schedule_block "reshape_0" (%arg6 = %arg2, %arg7 = %arg3, %arg8 = %arg4, %arg9 = %arg5) {
+// CHECK-NEXT:          %0 = arith.muli %arg8, %c4 : index
+// CHECK-NEXT:          %1 = arith.addi %0, %arg9 : index
+// CHECK-NEXT:          %2 = loop.load %arg0[%arg6, %arg7, %1] : !loop.buffer<2x3x12xf32, global>
+func.func @reshape_split(%x: tensor<2x3x12xf32>) -> tensor<2x3x3x4xf32> {
+  %0 = graph.fusion (%x) : (tensor<2x3x12xf32>) -> tensor<2x3x3x4xf32> {
+  ^bb0(%a: tensor<2x3x12xf32>):
+    %r = graph.reshape %a {shape = array<i64: 2, 3, 3, 4>} : tensor<2x3x12xf32> -> tensor<2x3x3x4xf32>
+    graph.yield %r : tensor<2x3x3x4xf32>
+  }
+  return %0 : tensor<2x3x3x4xf32>
+}
+
+// -----
+
 // Edge case: rank-0 tensors need no loops; constants outside a kernel are host buffers, and a
 // returned argument is returned as is.
 

@@ -41,8 +41,7 @@ impl Kernel<'_> {
             }
             Some(GraphOps::ReshapeOp(_)) => {
                 let x = ctx.operand(op, 0);
-                let linear = self.linearize(ctx, e, ctx.result(op, 0), &out);
-                let idx = self.delinearize(ctx, e, x, linear);
+                let idx = self.reshaped_index(ctx, e, op, &out);
                 self.load_input(ctx, e, x, &idx)
             }
             Some(GraphOps::SliceOp(_)) => self.slice(ctx, e, op, &out),
@@ -62,34 +61,52 @@ impl Kernel<'_> {
         }
     }
 
-    /// The row-major linear offset of index `idx` in tensor `v`.
-    fn linearize(&mut self, ctx: &mut Context, e: Emit, v: Value, idx: &[Value]) -> Value {
-        let Some((&first, rest)) = idx.split_first() else {
-            return self.index(ctx, 0);
-        };
-        let mut linear = first;
-        for (axis, &i) in rest.iter().enumerate() {
-            let d = self.dim_of(ctx, v, axis + 1);
-            let scaled = e.arith(ctx, "muli", &[linear, d], Type::INDEX);
-            linear = e.arith(ctx, "addi", &[scaled, i], Type::INDEX);
+    /// The operand index of reshape `op` at its result index `out`: the dims that lead and
+    /// trail both shapes unchanged keep their index, and the row-major offset of the dims
+    /// between them is split over the operand's dims between them (`[1, 3, 51076]` of a
+    /// `[1, 3, 226, 226]` divides by 226 once, not three times).
+    fn reshaped_index(&mut self, ctx: &mut Context, e: Emit, op: Op, out: &[Value]) -> Vec<Value> {
+        let x = ctx.operand(op, 0);
+        let from = self.shapes.shape(x).map_or_else(Vec::new, <[_]>::to_vec);
+        let to = self
+            .shapes
+            .shape(ctx.result(op, 0))
+            .map_or_else(Vec::new, <[_]>::to_vec);
+        let lead = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+        let trail = from[lead..]
+            .iter()
+            .rev()
+            .zip(to[lead..].iter().rev())
+            .take_while(|(a, b)| a == b)
+            .count();
+        let (x_end, out_end) = (from.len() - trail, to.len() - trail);
+        // The row-major offset of `out[lead..out_end]` in the result's dims there.
+        let mut linear = None;
+        for (axis, &i) in out.iter().enumerate().take(out_end).skip(lead) {
+            linear = Some(match linear {
+                None => i,
+                Some(l) => {
+                    let d = self.dim_of(ctx, ctx.result(op, 0), axis);
+                    let scaled = e.arith(ctx, "muli", &[l, d], Type::INDEX);
+                    e.arith(ctx, "addi", &[scaled, i], Type::INDEX)
+                }
+            });
         }
-        linear
-    }
-
-    /// The index of row-major linear offset `linear` in tensor `v`.
-    fn delinearize(&mut self, ctx: &mut Context, e: Emit, v: Value, linear: Value) -> Vec<Value> {
-        let rank = self.shapes.shape(v).map_or(0, <[_]>::len);
-        let mut idx = vec![linear; rank];
-        let mut rest = linear;
-        for axis in (0..rank).rev() {
-            let d = self.dim_of(ctx, v, axis);
-            if axis == 0 {
-                idx[0] = rest;
+        let mut linear = linear.unwrap_or_else(|| self.index(ctx, 0));
+        // Split over the operand's dims `lead..x_end`, the first taking what is left.
+        let mut idx = out[..lead].to_vec();
+        let mut middle = Vec::with_capacity(x_end - lead);
+        for axis in (lead..x_end).rev() {
+            if axis == lead {
+                middle.push(linear);
             } else {
-                idx[axis] = e.arith(ctx, "remui", &[rest, d], Type::INDEX);
-                rest = e.arith(ctx, "divui", &[rest, d], Type::INDEX);
+                let d = self.dim_of(ctx, x, axis);
+                middle.push(e.arith(ctx, "remui", &[linear, d], Type::INDEX));
+                linear = e.arith(ctx, "divui", &[linear, d], Type::INDEX);
             }
         }
+        idx.extend(middle.into_iter().rev());
+        idx.extend_from_slice(&out[out_end..]);
         idx
     }
 
