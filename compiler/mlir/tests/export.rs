@@ -13,6 +13,7 @@ use dlc_mlir::{emit_mlir, mlir_context, to_mlir, ExportOptions};
 use dlc_testkit::par_cases;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The CPU lowering: everything to the LLVM dialect; math ops LLVM has no intrinsic for
 /// (`erf`, `tanh`, ...) become libm calls.
@@ -112,10 +113,13 @@ fn lowered_examples() -> Vec<(String, Context, Op)> {
 
 /// Runs `tool args` on `input`; its stdout, or an error with its stderr.
 fn run_tool(tool: &str, args: &[&str], input: &str, label: &str) -> Result<String, String> {
-    let dir = std::env::temp_dir().join(format!("dlc-mlir-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-    let file = dir.join(format!(
-        "{}.mlir",
+    // One file per call, straight in the temp folder: a folder shared by the cases running in
+    // parallel could be removed by one case between another's creating it and writing to it.
+    static CALLS: AtomicUsize = AtomicUsize::new(0);
+    let file = std::env::temp_dir().join(format!(
+        "dlc-mlir-{}-{}-{}.mlir",
+        std::process::id(),
+        CALLS.fetch_add(1, Ordering::Relaxed),
         label.replace(|c: char| !c.is_alphanumeric(), "_")
     ));
     std::fs::write(&file, input).map_err(|e| e.to_string())?;
@@ -124,10 +128,8 @@ fn run_tool(tool: &str, args: &[&str], input: &str, label: &str) -> Result<Strin
         .arg(&file)
         .output()
         .map_err(|e| format!("cannot run {tool}: {e}"));
-    // The input was only for the tool; a failure prints it below. The folder goes with the last
-    // file in it (another test of this process may still be using it).
+    // The input was only for the tool; a failure prints it below.
     let _ = std::fs::remove_file(&file);
-    let _ = std::fs::remove_dir(&dir);
     let out = out?;
     if out.status.success() {
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
