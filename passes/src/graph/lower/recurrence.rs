@@ -3,9 +3,9 @@
 //!
 //! For each direction `d` (unrolled: its activations and time order are constants) a loop over
 //! the batch holds the scan of one sequence: the state `h` in two `local` buffers (a step reads
-//! one and writes the other) and `c` in a third, loaded from `h0`/`c0`; a serial loop over the
-//! steps `s < len` (`len` the entry's clamped `sequence_lens`, else `T`), two per iteration (the
-//! second in a `loop.if`, with the buffers swapped). Step `s`, at time `t = s` or `len − 1 − s`,
+//! one and writes the other, which a copy then moves into the first) and `c` in a third, loaded
+//! from `h0`/`c0`; a serial loop over the steps `s < len` (`len` the entry's clamped
+//! `sequence_lens`, else `T`), one per iteration. Step `s`, at time `t = s` or `len − 1 − s`,
 //! is a loop over blocks of hidden units (`Scan::phase`): per block, the recurrent product
 //! `h · r[d]` at the block's columns of every gate, accumulated in SIMD registers (up to 4
 //! vectors per gate, half the register file) while `k` runs, so each row of `r` is read in
@@ -22,6 +22,18 @@
 //! product: its step is two such loops, the z and r gates (storing `z` and `r⊙h`) then the
 //! candidate over `r⊙h`. After the steps, `y[t ≥ len]` is zeroed and the states are stored into
 //! `y_h` (and `y_c`), zeros for an empty sequence.
+//!
+//! The copy of the new state (`H` elements, one vector loop) replaced two steps per iteration,
+//! the second in a `loop.if` with the buffers swapped: the kernel is half the code for dlc's
+//! passes and LLVM, so a recurrent model's first result comes sooner (`dlc-run --no-cache`,
+//! alternating with the code before, three rounds: lstm_256 58–63 → 46–47 ms, bigru_256 75–81
+//! → 55–65, oww_hey_mycroft 62–80 → 45–60, silero_vad_seq 87–90 → 63–76), and the steady
+//! state moved within noise (`--no-tiers --bench 100`, four rounds: lstm_256 1.03–1.23 →
+//! 1.05–1.27 ms, bigru_256 1.74–1.95 → 1.78–1.93, oww_hey_mycroft 0.056–0.079 → 0.060–0.073,
+//! silero_vad_seq 0.63–0.68 → 0.63–0.70; "Intel(R) Xeon(R) Processor", 2 cores). One buffer
+//! of `2H` read and written at the halves `(s & 1)·H` instead kept the code small too, but
+//! `vectorize` could not tell the halves apart and left the cells scalar (oww_hey_mycroft's
+//! recurrence kernels 0.044 ms against 0.035).
 
 use super::element::Emit;
 use super::kernel::global_buffer;
@@ -32,7 +44,7 @@ use dlc_graph::shapes::SymbolicShapes;
 use dlc_graph::tensor_parts;
 use dlc_ir::{Block, Context, InsertPoint, Location, Op, Type, Value, DYNAMIC};
 use dlc_loop::{
-    before_terminator, buffer_type, build_alloc, build_for, build_if, build_kernel, build_load,
+    before_terminator, buffer_type, build_alloc, build_for, build_kernel, build_load,
     build_schedule_block, build_store, IterKind, LoopKind, MemorySpace,
 };
 use rustc_hash::FxHashMap;
@@ -244,8 +256,9 @@ impl Scan<'_> {
                 LoopKind::Serial
             };
             let (body, b) = self.for_loop(ctx, entry, (zero, batch, one), kind);
-            // The state in two buffers: even steps read `ha` and write `hb`, odd steps the
-            // other way, so the threads sharing a step never read what another one writes.
+            // The state in two buffers: a step reads `ha` and writes `hb`, so the threads
+            // sharing it never read what another one writes; once they are done, `hb` is
+            // copied into `ha` for the next step.
             let ha = self.local(ctx, body, h);
             let hb = self.local(ctx, body, h);
             let cell_state = self.c0.map(|_| self.local(ctx, body, h));
@@ -262,10 +275,8 @@ impl Scan<'_> {
                 self.store(ctx, sb, x, cs, &[v[1]]);
             }
             let len = self.length(ctx, body, b);
-            // The steps, two at a time: `s` (ha to hb), then `s + 1` (hb to ha) if there.
-            let two = self.index(ctx, 2);
-            let (pair, s) = self.for_loop(ctx, body, (zero, len, two), LoopKind::Serial);
-            let mut at = StepAt {
+            let (step, s) = self.for_loop(ctx, body, (zero, len, one), LoopKind::Serial);
+            let at = StepAt {
                 d,
                 dv,
                 b,
@@ -274,14 +285,11 @@ impl Scan<'_> {
                 h: (ha, hb),
                 c: cell_state,
             };
-            self.step(ctx, pair, &at, gru_halves)?;
-            let e = self.emit(ctx, pair);
-            let s1 = e.arith(ctx, "addi", &[s, one], Type::INDEX);
-            let more = e.cmpi(ctx, CmpIPredicate::Ult, s1, len);
-            let (_, odd, _) = build_if(ctx, e.at, more, false, self.loc);
-            at.s = s1;
-            at.h = (hb, ha);
-            self.step(ctx, odd, &at, gru_halves)?;
+            self.step(ctx, step, &at, gru_halves)?;
+            let (l, i) = self.count(ctx, step, h);
+            let (sb, v) = self.sblock(ctx, l, "next", &[i]);
+            let x = self.load(ctx, sb, hb, &[v[0]]);
+            self.store(ctx, sb, x, ha, &[v[0]]);
             // Zeros after the sequence, then the final states.
             if self.lens.is_some() {
                 let (l, t) = self.for_loop(ctx, body, (len, self.steps, one), LoopKind::Serial);
@@ -290,20 +298,15 @@ impl Scan<'_> {
                 let z = self.emit(ctx, sb).float(ctx, 0.0, self.elem);
                 self.store(ctx, sb, z, self.y, &[v[0], dv, v[1], v[2]]);
             }
-            // The last state is in `hb` after an odd number of steps; an empty sequence has
-            // zero final states (as onnxruntime).
+            // The last state is in `ha`; an empty sequence has zero final states (as
+            // onnxruntime).
             let e = self.emit(ctx, body);
             let ran = e.cmpi(ctx, CmpIPredicate::Sgt, len, zero);
-            let half = e.arith(ctx, "andi", &[len, one], Type::INDEX);
-            let odd = e.cmpi(ctx, CmpIPredicate::Ne, half, zero);
             let (l, i) = self.count(ctx, body, h);
             let (sb, v) = self.sblock(ctx, l, "final", &[b, i]);
             let z = self.emit(ctx, sb).float(ctx, 0.0, self.elem);
-            let a = self.load(ctx, sb, ha, &[v[1]]);
-            let bv = self.load(ctx, sb, hb, &[v[1]]);
-            let e = self.emit(ctx, sb);
-            let last = e.select(ctx, odd, bv, a);
-            let last = e.select(ctx, ran, last, z);
+            let last = self.load(ctx, sb, ha, &[v[1]]);
+            let last = self.emit(ctx, sb).select(ctx, ran, last, z);
             self.store(ctx, sb, last, self.y_h, &[dv, v[0], v[1]]);
             if let (Some(y_c), Some(cs)) = (self.y_c, cell_state) {
                 let x = self.load(ctx, sb, cs, &[v[1]]);
