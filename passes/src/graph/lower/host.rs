@@ -42,6 +42,9 @@ pub(super) struct Options {
     /// padding (`padded::read_by_convs`); 0 for none (the GPU, or `padded-outputs` or
     /// `read-through` off).
     pub vector_bits: u32,
+    /// The target CPU has 8-bit dot products (VNNI), so `tile` packs the `B` operand of an
+    /// 8-bit matmul and it may read a gather through (`read_through::packs_operand`).
+    pub packed_bytes: bool,
 }
 
 /// Lowers one graph function: builds the host function after it and its kernels before it,
@@ -86,13 +89,7 @@ pub(super) fn lower_function(
         read_through: FxHashMap::default(),
     };
     if options.read_through {
-        let chosen = super::read_through::read_through(
-            ctx,
-            entry,
-            shapes,
-            options.strided_bytes,
-            options.vector_bits,
-        );
+        let chosen = super::read_through::read_through(ctx, entry, shapes, &options);
         for op in chosen {
             host.read_through.insert(ctx.result(op, 0), op);
             host.stats.read_through += 1;

@@ -58,9 +58,11 @@
 //!   reshape and a transpose are one index map). Consumers that can: elementwise and
 //!   reduction kernels (fusions without a matmul or convolution), data-movement kernels other
 //!   than a pad's, and other ops read through. Not matmuls and convolutions, whose tiled
-//!   vector loads want contiguous rows (but for the pads above), and not pads, returns,
-//!   recurrences, calls or a gather's indices. A reshape whose operand has a buffer stays a host view
-//!   (`read_through.rs`).
+//!   vector loads want contiguous rows (but for the pads above, and the `B` operand of an
+//!   8-bit matmul that `tile` packs for `loop.dot4` where the CPU has VNNI, or with `vnni`:
+//!   an im2col convolution then reads its input through the window table, with no gather
+//!   kernel), and not pads, returns, recurrences, calls or a gather's indices. A reshape
+//!   whose operand has a buffer stays a host view (`read_through.rs`).
 //! - **Recurrences.** A `graph.rnn` becomes one kernel of its own, `@<func>_<n>_rnn`: per
 //!   direction, a loop over the batch holding a serial loop over the steps, each step the
 //!   product of the state with the recurrent weights and the cell (`recurrence.rs`); its
@@ -177,6 +179,10 @@
 //! 4. A transpose read by a bias add (test/passes/lower-read-through.mlir,
 //!    `@transpose_add`) is one kernel loading `%arg0[%j, %i]` at point `(i, j)`.
 //!
+//! 5. A byte convolution of 144 taps with `lower{vnni=true}` (test/dlc-run/int8-conv.mlir) is
+//!    one matmul kernel whose block loads the window table `%arg2[k % 9, j]` and the input at
+//!    the index it holds, `%arg1[0, k / 9, t]`: no gather kernel.
+//!
 //! # Counter-examples
 //! 1. A function with no graph ops (already loop level) is unchanged.
 //! 2. A pad of an argument, of a result that has another use or of a reshape keeps a kernel, a
@@ -185,6 +191,9 @@
 //! 3. A transpose that a matmul reads, or that is also returned or padded, keeps its kernel;
 //!    so does one over a `?` dim, and one whose result a gather indexes with data
 //!    (test/passes/lower-read-through.mlir, `@kept`, `@dynamic`, `@data_indices`).
+//! 4. A byte convolution keeps its gather kernel with `vnni=false` (the default on a CPU
+//!    without VNNI), and with 27 taps, which `loop.dot4` cannot take four at a time
+//!    (test/dlc-run/int8-conv.mlir).
 
 mod access;
 mod control;
@@ -235,6 +244,12 @@ pub static INFO: PassInfo = PassInfo {
             OptionKind::Str,
             "",
             "The CPU to lower for (host, x86-64-v3, ...; empty: the module's dlc.target_cpu, else the host): its L2 bounds strided read-through, its vector registers padded convolution inputs",
+        ),
+        OptionSpec::new(
+            "vnni",
+            OptionKind::Str,
+            "",
+            "Whether tile computes 8-bit products with loop.dot4, packing their B operand, which may then read a gather through: true, false, or empty (where the CPU has AVX-512 VNNI)",
         ),
     ],
     statistics: &[
@@ -295,6 +310,7 @@ fn create(options: &OptionValues) -> Result<Box<dyn Pass>, String> {
         padded_outputs: options.bool("padded-outputs"),
         read_through: options.bool("read-through"),
         cpu,
+        vnni: CpuInfo::vnni_option(options.str("vnni"))?,
     }))
 }
 
@@ -304,6 +320,8 @@ struct Lower {
     read_through: bool,
     /// The `cpu` option (empty: the module's, else the host).
     cpu: String,
+    /// The `vnni` option (`None`: the CPU's).
+    vnni: Option<bool>,
 }
 
 /// Counters the pass reports.
@@ -333,13 +351,17 @@ impl Pass for Lower {
         let mut stats = Stats::default();
         // A 16th of the L2: what a strided sweep over a transposed operand keeps cached
         // (`read_through.rs`).
-        let (strided_bytes, vector_bits) = match self.target {
+        let (strided_bytes, vector_bits, packed_bytes) = match self.target {
             Target::Cpu => {
                 let cpu = CpuInfo::for_op(ctx, module, &self.cpu)
                     .map_err(|m| Diagnostic::error(ctx.op_loc(module), m))?;
-                (cpu.l2_bytes / 16, cpu.vector_bits)
+                (
+                    cpu.l2_bytes / 16,
+                    cpu.vector_bits,
+                    self.vnni.unwrap_or(cpu.vnni),
+                )
             }
-            Target::Gpu => (0, 0),
+            Target::Gpu => (0, 0, false),
         };
         for func in &funcs {
             let padded_outputs = self.padded_outputs && self.target == Target::Cpu;
@@ -359,6 +381,7 @@ impl Pass for Lower {
                 read_through: self.read_through,
                 strided_bytes,
                 vector_bits,
+                packed_bytes,
             };
             host::lower_function(ctx, *func, &shapes, options, &mut stats)?;
         }

@@ -9,16 +9,22 @@
 //! such an op alone), a data-movement kernel other than a pad's, or another op read through.
 //! Not a matmul or convolution: their tiled, vectorized loads of contiguous rows would become
 //! scalar loads at mapped indices in their innermost loop, where a transpose kernel before
-//! them costs one pass over the data. Not a pad (its producer writes it padded, `padded.rs`),
-//! a reshape that stays a host view (it needs the buffer), a recurrence, a call, a return, or
-//! a gather's indices (the runtime checks those in their buffer). A gather reads its data
-//! operand through only when its indices are a constant whose every value is in range, since
-//! there is then no buffer for the runtime to check them against and nothing to check. A
-//! gather is itself read through only when data-movement kernels alone read it, through any
-//! chain: its loads are at data-dependent indices, which `vectorize` leaves scalar, and an
-//! elementwise or reduction consumer would lose its vector loop (nudenet_320n's max pools,
-//! reductions over gathered windows, took 0.65 ms a launch so, against 0.15 for the gather
-//! kernel and the vectorized reduction).
+//! them costs one pass over the data. The exception is the `B` operand of an 8-bit matmul
+//! that `tile` computes with `loop.dot4` (where the CPU has VNNI, or with the `vnni` option):
+//! `tile` copies each block of it column by column into a packed buffer anyway, so an
+//! im2col convolution's window gather read through there costs its loads in that copy, where
+//! a gather kernel wrote the columns to memory for the copy to read back
+//! ([`packs_operand`]); qdq_convnet lowers to 6 kernels so, against 9. Not a pad (its
+//! producer writes it padded, `padded.rs`), a reshape that stays a host view (it needs the
+//! buffer), a recurrence, a call, a return, or a gather's indices (the runtime checks those
+//! in their buffer). A gather reads its data operand through only when its indices are a
+//! constant whose every value is in range, since there is then no buffer for the runtime to
+//! check them against and nothing to check. A gather is itself read through only when
+//! data-movement kernels or packed `B` operands alone read it, through any chain: its loads
+//! are at data-dependent indices, which `vectorize` leaves scalar, and an elementwise or
+//! reduction consumer would lose its vector loop (nudenet_320n's max pools, reductions over
+//! gathered windows, took 0.65 ms a launch so, against 0.15 for the gather kernel and the
+//! vectorized reduction).
 //!
 //! A transpose that moves the innermost dim is read through only when its operand fits in a
 //! 16th of the target CPU's L2 (32 KiB on a Zen 1 core; never on the GPU): the consumer's
@@ -34,9 +40,10 @@
 //! operand is, or when it only adds or removes unit dims and movement ops read it through.
 //! Shapes must be static: the consumer's kernel then needs no sizes for the intermediate dims.
 
+use super::host::Options;
 use super::padded::static_shape;
-use super::plan::{i64_array, int_attr, kind_of, normalize_axis, Kind};
-use dlc_graph::ops::{ConstantOp, FusionOp, GatherOp, PadOp, ReshapeOp, TransposeOp};
+use super::plan::{i64_array, int_attr, kind_of, matmul_transposes, normalize_axis, Kind};
+use dlc_graph::ops::{ConstantOp, FusionOp, GatherOp, MatmulOp, PadOp, ReshapeOp, TransposeOp};
 use dlc_graph::shapes::{DimExpr, SymbolicShapes};
 use dlc_graph::{family_of, Family};
 use dlc_ir::{AttrKind, Block, Context, DenseValue, Op, Value};
@@ -50,9 +57,11 @@ pub(super) fn read_through(
     ctx: &Context,
     body: Block,
     shapes: &SymbolicShapes,
-    strided_bytes: u64,
-    vector_bits: u32,
+    options: &Options,
 ) -> FxHashSet<Op> {
+    let (strided_bytes, vector_bits) = (options.strided_bytes, options.vector_bits);
+    let packs =
+        |u: &dlc_ir::Use| options.packed_bytes && packs_operand(ctx, shapes, u.user, u.operand);
     let ops: Vec<Op> = ctx.block_ops(body).collect();
     // Consumers come after producers, so in reverse every consumer is decided first.
     let mut readable = FxHashSet::default();
@@ -68,13 +77,14 @@ pub(super) fn read_through(
             continue;
         }
         let uses = ctx.uses(ctx.result(op, 0));
-        let reads = |u: &dlc_ir::Use| reads_through(ctx, shapes, &readable, u.user, u.operand);
+        let reads =
+            |u: &dlc_ir::Use| reads_through(ctx, shapes, &readable, u.user, u.operand) || packs(u);
         if uses.is_empty() || !uses.iter().all(reads) {
             continue;
         }
         let moves = |u: &dlc_ir::Use| {
             let kernel = !readable.contains(&u.user) && kind_of(ctx, u.user) == Ok(Kind::Movement);
-            kernel || moved_only.contains(&u.user)
+            kernel || moved_only.contains(&u.user) || packs(u)
         };
         let moved = uses.iter().all(moves);
         // A gather's loads are at data-dependent indices, which `vectorize` leaves scalar: read
@@ -106,6 +116,54 @@ pub(super) fn read_through(
         }
     }
     chosen
+}
+
+/// Whether `user` reads its operand `operand` only as the `B` operand of an 8-bit matmul
+/// that `tile` computes with `loop.dot4` (`acc += extui(A[i, k]) · extsi(B[k, j])`, either
+/// operand the signed one, into `i32`, over a static `k` range that 4 divides and at least 16
+/// columns): `tile` copies every block of `B` into a packed buffer column by column, so a
+/// gather read through there costs its loads in that copy, where a kernel of its own wrote
+/// the columns to memory and the copy read them back. `user` is the matmul or a fusion whose
+/// only use of the operand is as its one matmul's `B`.
+fn packs_operand(ctx: &Context, shapes: &SymbolicShapes, user: Op, operand: u32) -> bool {
+    let matmul = if ctx.view::<MatmulOp>(user).is_some() {
+        (operand == 1).then_some(user)
+    } else if ctx.view::<FusionOp>(user).is_some() {
+        let arg = ctx
+            .regions(user)
+            .first()
+            .and_then(|&r| ctx.blocks(r).first().copied())
+            .and_then(|b| ctx.block_args(b).get(operand as usize).copied());
+        let uses = arg.map(|a| ctx.uses(a)).unwrap_or_default();
+        match uses[..] {
+            [u] if u.operand == 1 && ctx.view::<MatmulOp>(u.user).is_some() => Some(u.user),
+            _ => None,
+        }
+    } else {
+        None
+    };
+    let Some(matmul) = matmul else {
+        return false;
+    };
+    let parts = |v: Value| dlc_graph::tensor_parts(ctx, ctx.value_type(v));
+    let (Some(a), Some(b), Some(c)) = (
+        parts(ctx.operand(matmul, 0)),
+        parts(ctx.operand(matmul, 1)),
+        parts(ctx.result(matmul, 0)),
+    ) else {
+        return false;
+    };
+    let unsigned = dlc_graph::verify::is_unsigned;
+    let bytes = dlc_graph::infer::is_byte(a.element)
+        && dlc_graph::infer::is_byte(b.element)
+        && unsigned(a.element) != unsigned(b.element)
+        && ctx.signless(c.element) == dlc_ir::Type::I32;
+    let shape = static_shape(shapes, ctx.operand(matmul, 1)).unwrap_or_default();
+    let sized = match shape[..] {
+        [.., k, n] => k % 4 == 0 && n >= 16,
+        _ => false,
+    };
+    bytes && sized && matmul_transposes(ctx, matmul) == (false, false)
 }
 
 /// True for a reshape that only adds or removes dims of size 1. Read through by movement ops,

@@ -36,6 +36,10 @@ pub(super) const CASES: &[DifferentialCase] = &[
         target: Target::Cpu,
     },
     DifferentialCase {
+        pipeline: "tile{vnni=true cpu=x86-64-v4}",
+        target: Target::Cpu,
+    },
+    DifferentialCase {
         pipeline: "tile-transpose{tile=2}",
         target: Target::Cpu,
     },

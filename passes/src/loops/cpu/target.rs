@@ -84,6 +84,17 @@ impl CpuInfo {
         }
     }
 
+    /// The `vnni` option of the passes that schedule for 8-bit dot products (`tile`,
+    /// `lower`): `true` or `false` overrides the CPU's [`CpuInfo::vnni`], empty keeps it.
+    pub fn vnni_option(value: &str) -> Result<Option<bool>, String> {
+        match value {
+            "" => Ok(None),
+            "true" => Ok(Some(true)),
+            "false" => Ok(Some(false)),
+            other => Err(format!("vnni must be true, false or empty, not '{other}'")),
+        }
+    }
+
     /// The CPU this process runs on (detected once: every CPU kernel pass asks).
     pub fn host() -> CpuInfo {
         static HOST: std::sync::OnceLock<CpuInfo> = std::sync::OnceLock::new();

@@ -60,7 +60,10 @@ impl Nest {
             if ctx.op_block(def) != Some(self.body) || !needed.insert(def) {
                 continue;
             }
-            if !matches!(self.plan.get(&def), Some(Class::Scalar | Class::ColIndex)) {
+            if !matches!(
+                self.plan.get(&def),
+                Some(Class::Scalar | Class::ColIndex | Class::GatherIndex)
+            ) {
                 return None;
             }
             work.extend_from_slice(ctx.operands(def));
@@ -134,6 +137,14 @@ pub(super) enum Class {
     ColIndex,
     /// A load contiguous in `j`: `loop.vload` per vector.
     VLoad,
+    /// Part of the index of a [`Class::Gather`] load that depends on `j` (a load of a
+    /// constant window table contiguous in `j`, its cast to `index`): computed per column in
+    /// the gather's own copy loop only, never as a vector.
+    GatherIndex,
+    /// A load whose index depends on `j` through a [`Class::GatherIndex`] value (an im2col
+    /// convolution's columns read through their window table): each vector is gathered
+    /// column by column into a local buffer, or read from the packed copy of `B`.
+    Gather,
     /// A load of the accumulator: `loop.vload` of the tile.
     AccLoad,
     /// A store to the accumulator: `loop.vstore` to the tile.
@@ -286,6 +297,7 @@ impl Tile {
             fma: self.fma,
             col: FxHashSet::default(),
             vector: FxHashSet::default(),
+            gather_index: FxHashSet::default(),
             plan: FxHashMap::default(),
             reads: FxHashSet::default(),
         };
@@ -346,7 +358,8 @@ impl Tile {
     /// the `k` range a constant multiple of 4 from 0 in steps of 1, and the block body is
     /// exactly `acc += extui(a) · extsi(b)` (either order of either op) for an `i8` load `a`
     /// of a row whose last index is `k` (its other indices free of `k`) and an `i8` load `b`
-    /// contiguous in `j`, besides index arithmetic.
+    /// contiguous in `j` or gathered through a table contiguous in `j`, besides index
+    /// arithmetic.
     pub(super) fn dot4_of(&self, ctx: &Context, nest: &Nest) -> Option<Dot4> {
         let trips = const_trip_count(ctx, &nest.k)?;
         if !self.vnni
@@ -361,7 +374,8 @@ impl Tile {
         let ops = body_ops(ctx, nest.body);
         let class = |op: Op| nest.plan.get(&op).copied();
         let count = |c: Class| ops.iter().filter(|&&op| class(op) == Some(c)).count();
-        if count(Class::AccStore) != 1 || count(Class::VLoad) != 1 || count(Class::Vector) != 3 {
+        let columns = count(Class::VLoad) + count(Class::Gather);
+        if count(Class::AccStore) != 1 || columns != 1 || count(Class::Vector) != 3 {
             return None;
         }
         let store = *ops.iter().find(|&&op| class(op) == Some(Class::AccStore))?;
@@ -392,17 +406,18 @@ impl Tile {
             (ctx.value_type(v) == Type::I8).then_some(load)
         };
         let (u, s) = (byte_load(unsigned)?, byte_load(signed)?);
+        let column = |c: Option<Class>| matches!(c, Some(Class::VLoad | Class::Gather));
         let (a, b, signed_a) = match (class(u), class(s)) {
-            (Some(Class::Scalar), Some(Class::VLoad)) => (u, s, false),
-            (Some(Class::VLoad), Some(Class::Scalar)) => (s, u, true),
+            (Some(Class::Scalar), c) if column(c) => (u, s, false),
+            (c, Some(Class::Scalar)) if column(c) => (s, u, true),
             _ => return None,
         };
-        // No other load: the block reads `A`, `B` and the accumulator only.
-        let loads = ops
-            .iter()
-            .filter(|&&op| ctx.view::<LoadOp>(op).is_some())
-            .count();
-        if loads != 3 {
+        // No other load: the block reads `A`, `B` (through its window table when gathered)
+        // and the accumulator only.
+        let is_load = |op: &Op| ctx.view::<LoadOp>(*op).is_some();
+        let b_slice = nest.index_slice(ctx, b)?;
+        let loads = ops.iter().filter(|op| is_load(op)).count();
+        if loads != 3 + b_slice.iter().filter(|op| is_load(op)).count() {
             return None;
         }
         let args = ctx.block_args(nest.body);
@@ -417,7 +432,6 @@ impl Tile {
         if *last != k_arg || !rest.iter().all(free) {
             return None;
         }
-        nest.index_slice(ctx, b)?;
         Some(Dot4 { a, b, signed_a })
     }
 }
@@ -432,6 +446,8 @@ pub(super) struct Analyzer<'a> {
     pub(super) col: FxHashSet<Value>,
     /// Values that become vectors.
     pub(super) vector: FxHashSet<Value>,
+    /// `index` values that depend on `j` through a load ([`Class::GatherIndex`]).
+    pub(super) gather_index: FxHashSet<Value>,
     pub(super) plan: FxHashMap<Op, Class>,
     /// The buffers the block reads, the accumulator aside.
     pub(super) reads: FxHashSet<Value>,
@@ -442,6 +458,21 @@ impl Analyzer<'_> {
         for op in self.ctx.block_ops(block) {
             let class = self.op(op)?;
             self.plan.insert(op, class);
+        }
+        // A vector load that only feeds gather indices (a window table) is read column by
+        // column where the gather is, not as a vector.
+        let ctx = self.ctx;
+        for op in ctx.block_ops(block) {
+            let only_indices = |op: Op| {
+                let uses = ctx.uses(ctx.result(op, 0));
+                !uses.is_empty()
+                    && uses
+                        .iter()
+                        .all(|u| self.plan.get(&u.user) == Some(&Class::GatherIndex))
+            };
+            if self.plan.get(&op) == Some(&Class::VLoad) && only_indices(op) {
+                self.plan.insert(op, Class::GatherIndex);
+            }
         }
         // Contract `addf(mulf(a, b), c)` on vectors.
         if self.fma {
@@ -509,6 +540,15 @@ impl Analyzer<'_> {
             return None;
         }
         let r = ctx.result(op, 0);
+        let varies = |v: &Value| self.vector.contains(v) || self.gather_index.contains(v);
+        if ctx.value_type(r) == Type::INDEX && operands.iter().any(varies) {
+            // An index that depends on `j` through a load: a gather's.
+            self.gather_index.insert(r);
+            return Some(Class::GatherIndex);
+        }
+        if operands.iter().any(|v| self.gather_index.contains(v)) {
+            return None;
+        }
         if operands.iter().any(|v| self.vector.contains(v)) {
             if !is_numeric(ctx, ctx.value_type(r)) {
                 return None;
@@ -520,8 +560,9 @@ impl Analyzer<'_> {
         }
     }
 
-    /// A `loop.load` of the block: of the accumulator, of a row of `B` along `j`, or of a
-    /// value that does not depend on `j`.
+    /// A `loop.load` of the block: of the accumulator, of a row of `B` along `j`, of `B`
+    /// gathered at indices that depend on `j` through a load, or of a value that does not
+    /// depend on `j`.
     pub(super) fn load(&mut self, op: Op) -> Option<Class> {
         let ctx = self.ctx;
         let (&buffer, indices) = ctx.operands(op).split_first()?;
@@ -533,6 +574,13 @@ impl Analyzer<'_> {
             return None;
         }
         self.reads.insert(buffer);
+        if indices.iter().any(|v| self.gather_index.contains(v)) {
+            if indices.iter().any(|v| self.col.contains(v)) {
+                return None;
+            }
+            self.vector.insert(ctx.result(op, 0));
+            return Some(Class::Gather);
+        }
         let (last, rest) = indices.split_last()?;
         if rest.iter().any(|v| self.col.contains(v)) {
             return None;

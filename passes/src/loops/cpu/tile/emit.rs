@@ -35,11 +35,41 @@ impl Nest {
         let step = index_const(ctx, at, self.k_step, loc);
         index_binary(ctx, at, "arith.divsi", t, step, loc)
     }
+
+    /// Copies `n` columns of the gathered load `load` ([`Class::Gather`]) at reduction step
+    /// `k`, from column `col0` on, into `buffer` (at `[row, c]`, or `[c]` without a row) by
+    /// a loop built at `at` that computes each column's index as the block does.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn gather_columns(
+        &self,
+        ctx: &mut Context,
+        at: InsertPoint,
+        load: Op,
+        (k, col0): (Value, Value),
+        n: i64,
+        (buffer, row): (Value, Option<Value>),
+        loc: Location,
+    ) {
+        let slice = self.index_slice(ctx, load).unwrap_or_default();
+        let zero = index_const(ctx, at, 0, loc);
+        let one = index_const(ctx, at, 1, loc);
+        let count = index_const(ctx, at, n, loc);
+        let (_, c_body, c) = build_for(ctx, at, (zero, count, one), LoopKind::Serial, loc);
+        let c_at = before_terminator(ctx, c_body);
+        let col = index_binary(ctx, c_at, "arith.addi", col0, c, loc);
+        let mut map = self.bind(ctx, k, Some(col), None);
+        clone_ops(ctx, &slice, &mut map, c_at);
+        let operands: Vec<Value> = ctx.operands(load).iter().map(|&x| map.lookup(x)).collect();
+        let (&from, idx) = operands.split_first().expect("a load has a buffer");
+        let value = build_load(ctx, c_at, from, idx, loc);
+        let at_index: Vec<Value> = row.into_iter().chain([c]).collect();
+        build_store(ctx, c_at, value, buffer, &at_index, loc);
+    }
 }
 
 impl Tile {
-    /// Rewrites the nest; returns true when a path for the last rows was kept.
-    pub(super) fn rewrite(&self, ctx: &mut Context, nest: &Nest) -> bool {
+    /// Rewrites the nest.
+    pub(super) fn rewrite(&self, ctx: &mut Context, nest: &Nest) -> Rewritten {
         let loc = ctx.op_loc(nest.i_loop);
         let rows = self.rows;
         let hoist = hoist_point(ctx, nest.i_loop, &[nest.i.lb, nest.i.ub]);
@@ -58,6 +88,14 @@ impl Tile {
             &plain
         } else {
             nest
+        };
+        let cols = self.vectors * nest.width;
+        // Threads share out the column blocks rather than the row tiles when packing `B`
+        // gathers it: each thread then gathers only its own columns, once.
+        let by_columns = self.column_blocks(ctx, nest, trips, k_block);
+        let m = match by_columns {
+            Some((_, m)) => m,
+            None => m,
         };
         // Row tiles, and cache blocks of `m` row tiles. Over a symbolic row count the blocks'
         // size is chosen at run time: the row tiles per thread, at most `m` (which sizes the
@@ -95,118 +133,173 @@ impl Tile {
             }
         };
         let at = InsertPoint::Before(nest.i_loop);
-        let zero = index_const(ctx, at, 0, loc);
-        let one = index_const(ctx, at, 1, loc);
-        let (_, body, g) = build_for(ctx, at, (zero, groups, one), LoopKind::Parallel, loc);
-        let inside = before_terminator(ctx, body);
-        let first = index_binary(ctx, inside, "arith.muli", g, block, loc);
-        let past = index_binary(ctx, inside, "arith.addi", first, block, loc);
-        let last = index_binary(ctx, inside, "arith.minsi", past, tiles, loc);
-        let r = index_const(ctx, inside, rows, loc);
+        // The cache block `g` of row tiles: `first .. last`, built at `at`.
+        let group = |ctx: &mut Context, at: InsertPoint, kind: LoopKind| {
+            let zero = index_const(ctx, at, 0, loc);
+            let one = index_const(ctx, at, 1, loc);
+            let (g_loop, body, g) = build_for(ctx, at, (zero, groups, one), kind, loc);
+            let inside = before_terminator(ctx, body);
+            let first = index_binary(ctx, inside, "arith.muli", g, block, loc);
+            let past = index_binary(ctx, inside, "arith.addi", first, block, loc);
+            let last = index_binary(ctx, inside, "arith.minsi", past, tiles, loc);
+            (g_loop.0, inside, (first, last))
+        };
         // The row tile `b` of the block starts at `i0 = lb + b * R`; it is whole when exact or
         // when `i0 + R <= ub`.
-        let row_tile = |ctx: &mut Context, at: InsertPoint, with_else: bool| {
-            let one = index_const(ctx, at, 1, loc);
-            let (_, b_body, b) = build_for(ctx, at, (first, last, one), LoopKind::Serial, loc);
-            let b_at = before_terminator(ctx, b_body);
-            let offset = index_binary(ctx, b_at, "arith.muli", b, r, loc);
-            let i0 = index_binary(ctx, b_at, "arith.addi", nest.i.lb, offset, loc);
-            if exact {
-                return (b_at, i0, b, None);
-            }
-            let i1 = index_binary(ctx, b_at, "arith.addi", i0, r, loc);
-            let cmp = build_cmpi(ctx, b_at, CmpIPredicate::Sle, i1, nest.i.ub, loc);
-            let full = ctx.result(cmp, 0);
-            let (_, then_block, else_block) = build_if(ctx, b_at, full, with_else, loc);
-            let else_at = else_block.map(|b| before_terminator(ctx, b));
-            (before_terminator(ctx, then_block), i0, b, else_at)
-        };
-        // The whole column blocks outside, the row tiles of the block inside: each block of
-        // `B` columns is reused from the cache by all `m` row tiles.
-        let cols = self.vectors * nest.width;
-        let end = whole_groups_end(ctx, inside, &nest.j, 1, cols, loc);
-        let step = index_const(ctx, inside, cols, loc);
-        let (jb_loop, jb_body, jb) =
-            build_for(ctx, inside, (nest.j.lb, end, step), LoopKind::Serial, loc);
-        let jb_at = before_terminator(ctx, jb_body);
-        match k_block {
-            None => {
-                let (tile_at, i0, _, _) = row_tile(ctx, jb_at, false);
+        let row_tile =
+            |ctx: &mut Context, at: InsertPoint, (first, last): (Value, Value), with_else: bool| {
+                let r = index_const(ctx, at, rows, loc);
+                let one = index_const(ctx, at, 1, loc);
+                let (_, b_body, b) = build_for(ctx, at, (first, last, one), LoopKind::Serial, loc);
+                let b_at = before_terminator(ctx, b_body);
+                let offset = index_binary(ctx, b_at, "arith.muli", b, r, loc);
+                let i0 = index_binary(ctx, b_at, "arith.addi", nest.i.lb, offset, loc);
+                if exact {
+                    return (b_at, i0, b, None);
+                }
+                let i1 = index_binary(ctx, b_at, "arith.addi", i0, r, loc);
+                let cmp = build_cmpi(ctx, b_at, CmpIPredicate::Sle, i1, nest.i.ub, loc);
+                let full = ctx.result(cmp, 0);
+                let (_, then_block, else_block) = build_if(ctx, b_at, full, with_else, loc);
+                let else_at = else_block.map(|b| before_terminator(ctx, b));
+                (before_terminator(ctx, then_block), i0, b, else_at)
+            };
+        // The column block `jb` for the row tiles `first .. last`, its local buffers allocated
+        // before `outer`.
+        // With `clamp`, the block may pass the last column: it packs and writes back only the
+        // columns before `clamp`.
+        let column_block = |ctx: &mut Context,
+                            (outer, jb_at): (Op, InsertPoint),
+                            (jb, clamp): (Value, Option<Value>),
+                            span: (Value, Value)| {
+            let Some(kc_trips) = k_block else {
+                let (tile_at, i0, _, _) = row_tile(ctx, jb_at, span, false);
                 self.tile_body(ctx, nest, tile_at, i0, jb, None);
-            }
-            Some(kc_trips) => {
-                // Blocks of the `k` range, each shared by the row tiles of the cache block;
-                // the tiles' partial sums wait in `partial[b - first]` between blocks. Three
-                // loops over the row tiles (init; per block; write-back) rather than branches
-                // on the first and last block, which LLVM would unswitch into four copies.
-                let elem_ty = nest.elem;
-                let partial_ty = buffer_type(ctx, &[m, rows, cols], elem_ty, MemorySpace::Local);
-                let partial =
-                    build_alloc(ctx, InsertPoint::Before(jb_loop.0), partial_ty, &[], loc);
-                let tiles = |ctx: &mut Context, at: InsertPoint, stage: Stage| {
-                    let (tile_at, i0, b, _) = row_tile(ctx, at, false);
-                    let slot = index_binary(ctx, tile_at, "arith.subi", b, first, loc);
-                    self.tile_body(ctx, nest, tile_at, i0, jb, Some((stage, partial, slot)));
-                };
-                tiles(ctx, jb_at, Stage::Init);
-                let kc_step = index_const(ctx, jb_at, kc_trips * nest.k_step, loc);
-                let (_, kc_body, kc) = build_for(
-                    ctx,
-                    jb_at,
-                    (nest.k.lb, nest.k.ub, kc_step),
-                    LoopKind::Serial,
-                    loc,
-                );
-                let kc_at = before_terminator(ctx, kc_body);
-                let past = index_binary(ctx, kc_at, "arith.addi", kc, kc_step, loc);
-                let kend = index_binary(ctx, kc_at, "arith.minsi", past, nest.k.ub, loc);
-                let packs = match nest.dot4 {
-                    Some(d) => {
-                        Some(self.pack4(ctx, nest, d, (jb_loop.0, kc_at), (kc, kend), jb, kc_trips))
-                    }
-                    None if m > 1 => {
-                        self.pack(ctx, nest, (jb_loop.0, kc_at), (kc, kend), jb, kc_trips)
-                    }
-                    None => None,
-                };
-                tiles(ctx, kc_at, Stage::Block { kc, kend, packs });
-                tiles(ctx, jb_at, Stage::WriteBack);
-            }
-        }
-        // Per row tile: the columns after the whole blocks, or the last rows.
+                return;
+            };
+            // Blocks of the `k` range, each shared by the row tiles of the cache block; the
+            // tiles' partial sums wait in `partial[b - first]` between blocks. Three loops over
+            // the row tiles (init; per block; write-back) rather than branches on the first and
+            // last block, which LLVM would unswitch into four copies.
+            let partial_ty = buffer_type(ctx, &[m, rows, cols], nest.elem, MemorySpace::Local);
+            let partial = build_alloc(ctx, InsertPoint::Before(outer), partial_ty, &[], loc);
+            let tiles = |ctx: &mut Context, at: InsertPoint, stage: Stage| {
+                let (tile_at, i0, b, _) = row_tile(ctx, at, span, false);
+                let slot = index_binary(ctx, tile_at, "arith.subi", b, span.0, loc);
+                self.tile_body(ctx, nest, tile_at, i0, jb, Some((stage, partial, slot)));
+            };
+            tiles(ctx, jb_at, Stage::Init);
+            let kc_step = index_const(ctx, jb_at, kc_trips * nest.k_step, loc);
+            let bounds = (nest.k.lb, nest.k.ub, kc_step);
+            let (_, kc_body, kc) = build_for(ctx, jb_at, bounds, LoopKind::Serial, loc);
+            let kc_at = before_terminator(ctx, kc_body);
+            let past = index_binary(ctx, kc_at, "arith.addi", kc, kc_step, loc);
+            let kend = index_binary(ctx, kc_at, "arith.minsi", past, nest.k.ub, loc);
+            let packs = match nest.dot4 {
+                Some(d) => {
+                    let columns = (jb, clamp);
+                    Some(self.pack4(ctx, nest, d, (outer, kc_at), (kc, kend), columns, kc_trips))
+                }
+                None if m > 1 => self.pack(ctx, nest, (outer, kc_at), (kc, kend), jb, kc_trips),
+                None => None,
+            };
+            tiles(ctx, kc_at, Stage::Block { kc, kend, packs });
+            tiles(ctx, jb_at, Stage::WriteBack { clamp });
+        };
         let covered = const_trip_count(ctx, &nest.j).is_some_and(|t| t % cols == 0)
             && const_int(ctx, nest.j.lb).is_some();
+        let (inside, span, end) = match by_columns {
+            Some((blocks, _)) => {
+                // Parallel over the column blocks, the last one clamped, each running every
+                // cache block of whole row tiles; then, parallel over the cache blocks, the
+                // rows left.
+                let zero = index_const(ctx, at, 0, loc);
+                let one = index_const(ctx, at, 1, loc);
+                let count = index_const(ctx, at, blocks, loc);
+                let bounds = (zero, count, one);
+                let (_, body, jbi) = build_for(ctx, at, bounds, LoopKind::Parallel, loc);
+                let body_at = before_terminator(ctx, body);
+                let step = index_const(ctx, body_at, cols, loc);
+                let offset = index_binary(ctx, body_at, "arith.muli", jbi, step, loc);
+                let jb = index_binary(ctx, body_at, "arith.addi", nest.j.lb, offset, loc);
+                let (g_loop, g_at, span) = group(ctx, body_at, LoopKind::Serial);
+                let clamp = (!covered).then_some(nest.j.ub);
+                column_block(ctx, (g_loop, g_at), (jb, clamp), span);
+                if !exact {
+                    let end = whole_groups_end(ctx, hoist, &nest.j, 1, cols, loc);
+                    let (_, inside, span) = group(ctx, at, LoopKind::Parallel);
+                    let (_, i0, _, else_at) = row_tile(ctx, inside, span, true);
+                    if let Some(else_at) = else_at {
+                        self.last_rows(ctx, nest, else_at, i0, (end, !covered));
+                    }
+                }
+                ctx.erase_op(nest.i_loop);
+                return Rewritten {
+                    row_remainder: !exact,
+                    column_blocks: true,
+                };
+            }
+            None => {
+                // The whole column blocks outside, the row tiles of the block inside: each
+                // block of `B` columns is reused from the cache by all `m` row tiles.
+                let (_, inside, span) = group(ctx, at, LoopKind::Parallel);
+                let end = whole_groups_end(ctx, inside, &nest.j, 1, cols, loc);
+                let step = index_const(ctx, inside, cols, loc);
+                let bounds = (nest.j.lb, end, step);
+                let (jb_loop, jb_body, jb) = build_for(ctx, inside, bounds, LoopKind::Serial, loc);
+                let jb_at = before_terminator(ctx, jb_body);
+                column_block(ctx, (jb_loop.0, jb_at), (jb, None), span);
+                (inside, span, end)
+            }
+        };
+        // Per row tile: the columns after the whole blocks, or the last rows.
         if !exact || !covered {
-            let (tile_at, i0, _, else_at) = row_tile(ctx, inside, true);
+            let (tile_at, i0, _, else_at) = row_tile(ctx, inside, span, true);
             if !covered {
                 self.column_remainder(ctx, nest, tile_at, i0, end);
             }
             if let Some(else_at) = else_at {
-                // The last rows, each a one-row tile (the scalar loop would cost as much as
-                // all the tiles when `K` and `N` are large).
-                let one_row = Tile {
-                    rows: 1,
-                    width: Some(nest.width),
-                    row_blocks: Some(1),
-                    k_block: None,
-                    ..*self
-                };
-                let step = index_const(ctx, else_at, 1, loc);
-                let (_, rest, ii) =
-                    build_for(ctx, else_at, (i0, nest.i.ub, step), LoopKind::Serial, loc);
-                let rest_at = before_terminator(ctx, rest);
-                let step = index_const(ctx, rest_at, cols, loc);
-                let (_, jb_body, jb) =
-                    build_for(ctx, rest_at, (nest.j.lb, end, step), LoopKind::Serial, loc);
-                let jb_at = before_terminator(ctx, jb_body);
-                one_row.tile_body(ctx, nest, jb_at, ii, jb, None);
-                if !covered {
-                    one_row.column_remainder(ctx, nest, rest_at, ii, end);
-                }
+                self.last_rows(ctx, nest, else_at, i0, (end, !covered));
             }
         }
         ctx.erase_op(nest.i_loop);
-        !exact
+        Rewritten {
+            row_remainder: !exact,
+            column_blocks: false,
+        }
+    }
+
+    /// The rows from `i0` on, which do not fill a tile, built at `at`: each a one-row tile
+    /// over the whole column blocks before `end`, then the columns after them when
+    /// `remainder` (the scalar loop would cost as much as all the tiles when `K` and `N` are
+    /// large).
+    fn last_rows(
+        &self,
+        ctx: &mut Context,
+        nest: &Nest,
+        at: InsertPoint,
+        i0: Value,
+        (end, remainder): (Value, bool),
+    ) {
+        let loc = ctx.op_loc(nest.i_loop);
+        let one_row = Tile {
+            rows: 1,
+            width: Some(nest.width),
+            row_blocks: Some(1),
+            k_block: None,
+            ..*self
+        };
+        let step = index_const(ctx, at, 1, loc);
+        let (_, rest, ii) = build_for(ctx, at, (i0, nest.i.ub, step), LoopKind::Serial, loc);
+        let rest_at = before_terminator(ctx, rest);
+        let step = index_const(ctx, rest_at, self.vectors * nest.width, loc);
+        let (_, jb_body, jb) =
+            build_for(ctx, rest_at, (nest.j.lb, end, step), LoopKind::Serial, loc);
+        let jb_at = before_terminator(ctx, jb_body);
+        one_row.tile_body(ctx, nest, jb_at, ii, jb, None);
+        if remainder {
+            one_row.column_remainder(ctx, nest, rest_at, ii, end);
+        }
     }
 
     /// The tile of rows `i0 .. i0 + R` and columns `jb .. jb + V*W`, built at `at`: init, the
@@ -238,7 +331,7 @@ impl Tile {
                 loc,
             );
             emitter.block(ctx, nest.body, k, before_terminator(ctx, k_body));
-            self.write_back(ctx, nest, at, tile, i0, jb);
+            self.write_back(ctx, nest, at, tile, i0, (jb, None));
             return;
         };
         match stage {
@@ -263,9 +356,9 @@ impl Tile {
                 }
                 self.copy_tile(ctx, nest, at, (partial, slot), tile, false);
             }
-            Stage::WriteBack => {
+            Stage::WriteBack { clamp } => {
                 self.copy_tile(ctx, nest, at, (partial, slot), tile, true);
-                self.write_back(ctx, nest, at, tile, i0, jb);
+                self.write_back(ctx, nest, at, tile, i0, (jb, clamp));
             }
         }
     }
@@ -320,7 +413,7 @@ impl Tile {
         let elem_bytes = elem_bytes(ctx, nest.elem);
         let loads: Vec<(Op, Vec<Op>)> = ctx
             .block_ops(nest.body)
-            .filter(|op| nest.plan.get(op) == Some(&Class::VLoad))
+            .filter(|op| matches!(nest.plan.get(op), Some(Class::VLoad | Class::Gather)))
             .filter_map(|op| Some((op, nest.index_slice(ctx, op)?)))
             .collect();
         let bytes = loads.len() as i64 * kc_trips * cols * elem_bytes;
@@ -336,6 +429,12 @@ impl Tile {
             let elem = ctx.value_type(ctx.result(load, 0));
             let ty = buffer_type(ctx, &[kc_trips, cols], elem, MemorySpace::Local);
             let buffer = build_alloc(ctx, InsertPoint::Before(jb_loop), ty, &[], loc);
+            if nest.plan.get(&load) == Some(&Class::Gather) {
+                let to = (buffer, Some(t));
+                nest.gather_columns(ctx, body_at, load, (k, jb), cols, to, loc);
+                buffers.insert(load, buffer);
+                continue;
+            }
             for v in 0..self.vectors {
                 let off = index_const(ctx, body_at, v * nest.width, loc);
                 let col = index_binary(ctx, body_at, "arith.addi", jb, off, loc);
@@ -371,7 +470,7 @@ impl Tile {
         d: Dot4,
         (jb_loop, at): (Op, InsertPoint),
         (kc, kend): (Value, Value),
-        jb: Value,
+        (jb, clamp): (Value, Option<Value>),
         kc_trips: i64,
     ) -> Packs {
         let loc = ctx.op_loc(nest.j_loop);
@@ -379,6 +478,12 @@ impl Tile {
         let ty = buffer_type(ctx, &[kc_trips / 4, 4 * cols], Type::I8, MemorySpace::Local);
         let buffer = build_alloc(ctx, InsertPoint::Before(jb_loop), ty, &[], loc);
         let slice = nest.index_slice(ctx, d.b).unwrap_or_default();
+        let mut width = index_const(ctx, at, cols, loc);
+        if let Some(ub) = clamp {
+            // Only the columns before `ub`.
+            let left = index_binary(ctx, at, "arith.subi", ub, jb, loc);
+            width = index_binary(ctx, at, "arith.minsi", width, left, loc);
+        }
         let four = index_const(ctx, at, 4, loc);
         let (_, q_body, k) = build_for(ctx, at, (kc, kend, four), LoopKind::Serial, loc);
         let q_at = before_terminator(ctx, q_body);
@@ -386,7 +491,6 @@ impl Tile {
         let q = index_binary(ctx, q_at, "arith.divsi", t, four, loc);
         let zero = index_const(ctx, q_at, 0, loc);
         let one = index_const(ctx, q_at, 1, loc);
-        let width = index_const(ctx, q_at, cols, loc);
         let (_, c_body, c) = build_for(ctx, q_at, (zero, width, one), LoopKind::Serial, loc);
         let c_at = before_terminator(ctx, c_body);
         let col = index_binary(ctx, c_at, "arith.addi", jb, c, loc);
@@ -401,6 +505,18 @@ impl Tile {
             let byte = build_load(ctx, c_at, b_buf, b_idx, loc);
             let at_lane = index_binary(ctx, c_at, "arith.addi", base, offset, loc);
             build_store(ctx, c_at, byte, buffer, &[q, at_lane], loc);
+        }
+        if clamp.is_some() {
+            // The columns past the last one: zeros, which the tile's lanes there add up but
+            // never write back.
+            let all = index_const(ctx, q_at, 4 * cols, loc);
+            let from = index_binary(ctx, q_at, "arith.muli", width, four, loc);
+            let (_, z_body, z) = build_for(ctx, q_at, (from, all, one), LoopKind::Serial, loc);
+            let z_at = before_terminator(ctx, z_body);
+            let zero = ctx.integer_attr(0, Type::I8);
+            let byte = dlc_arith::build_constant(ctx, z_at, zero, Type::I8, loc);
+            let byte = ctx.result(byte, 0);
+            build_store(ctx, z_at, byte, buffer, &[q, z], loc);
         }
         let mut buffers = FxHashMap::default();
         buffers.insert(d.b, buffer);
@@ -577,7 +693,8 @@ impl Tile {
     }
 
     /// The epilogue for every element of the tile: `serial` loops over rows and columns that
-    /// load the element into a fresh accumulator and run the original epilogue on it.
+    /// load the element into a fresh accumulator and run the original epilogue on it; only
+    /// over the columns before `clamp` when given.
     pub(super) fn write_back(
         &self,
         ctx: &mut Context,
@@ -585,7 +702,7 @@ impl Tile {
         at: InsertPoint,
         tile: Value,
         i0: Value,
-        jb: Value,
+        (jb, clamp): (Value, Option<Value>),
     ) {
         let loc = ctx.op_loc(nest.j_loop);
         let mut map = ValueMap::new();
@@ -594,7 +711,11 @@ impl Tile {
         let zero = index_const(ctx, at, 0, loc);
         let one = index_const(ctx, at, 1, loc);
         let rows = index_const(ctx, at, self.rows, loc);
-        let cols = index_const(ctx, at, self.vectors * nest.width, loc);
+        let mut cols = index_const(ctx, at, self.vectors * nest.width, loc);
+        if let Some(ub) = clamp {
+            let left = index_binary(ctx, at, "arith.subi", ub, jb, loc);
+            cols = index_binary(ctx, at, "arith.minsi", cols, left, loc);
+        }
         let (_, r_body, r) = build_for(ctx, at, (zero, rows, one), LoopKind::Serial, loc);
         let r_at = before_terminator(ctx, r_body);
         let ii = index_binary(ctx, r_at, "arith.addi", i0, r, loc);
@@ -627,6 +748,14 @@ pub(super) fn hoist_point(ctx: &Context, op: Op, values: &[Value]) -> InsertPoin
     InsertPoint::Before(cur)
 }
 
+/// What [`Tile::rewrite`] built besides the tiles, for the pass's statistics.
+pub(super) struct Rewritten {
+    /// A path for the last rows, which do not fill a tile.
+    pub(super) row_remainder: bool,
+    /// Threads share out column blocks ([`Tile::column_blocks`]).
+    pub(super) column_blocks: bool,
+}
+
 /// What one tile emission does when the reduction is blocked ([`Tile::k_block`]).
 pub(super) enum Stage {
     /// The init, into the partial sums.
@@ -638,8 +767,8 @@ pub(super) enum Stage {
         kend: Value,
         packs: Option<Packs>,
     },
-    /// The epilogue, from the partial sums.
-    WriteBack,
+    /// The epilogue, from the partial sums, for the columns before `clamp` when given.
+    WriteBack { clamp: Option<Value> },
 }
 
 /// The packed copies of the block of `B` the row tiles of a cache block share: for each load
@@ -773,7 +902,7 @@ impl Emitter<'_> {
         }
         ops.iter()
             .copied()
-            .filter(|op| matches!(self.nest.plan.get(op), Some(Class::VLoad)))
+            .filter(|op| matches!(self.nest.plan.get(op), Some(Class::VLoad | Class::Gather)))
             .filter(|&op| {
                 self.nest.index_slice(ctx, op).is_some()
                     && ctx
@@ -797,7 +926,23 @@ impl Emitter<'_> {
         let loc = ctx.op_loc(op);
         let class = self.nest.plan.get(&op).copied().unwrap_or(Class::Skip);
         match class {
-            Class::Skip => {}
+            Class::Skip | Class::GatherIndex => {}
+            Class::Gather if !self.packed(op) => {
+                // Column by column into a vector's worth of local memory, then one vector.
+                let k = self.k.expect("a gather is in the block body");
+                let elem = ctx.value_type(ctx.result(op, 0));
+                let width = self.nest.width;
+                let ty = buffer_type(ctx, &[width], elem, MemorySpace::Local);
+                let lanes = build_alloc(ctx, at, ty, &[], loc);
+                let off = index_const(ctx, at, v * width, loc);
+                let col0 = index_binary(ctx, at, "arith.addi", self.jb, off, loc);
+                let to = (lanes, None);
+                self.nest
+                    .gather_columns(ctx, at, op, (k, col0), width, to, loc);
+                let zero = index_const(ctx, at, 0, loc);
+                let value = self.vload(ctx, op, &[lanes, zero], at);
+                maps.vector.insert(ctx.result(op, 0), value);
+            }
             Class::Scalar => {
                 if v == 0 {
                     let copy = ctx.clone_op(op, &mut maps.scalar);
@@ -812,7 +957,7 @@ impl Emitter<'_> {
                 let new = ctx.build(at, spec);
                 maps.vector.insert(ctx.result(op, 0), ctx.result(new, 0));
             }
-            Class::VLoad => {
+            Class::VLoad | Class::Gather => {
                 let packed = self.packs.as_ref().and_then(|p| {
                     let buffer = *p.buffers.get(&op)?;
                     Some((buffer, p.kc, self.k?))
@@ -881,6 +1026,13 @@ impl Emitter<'_> {
                 maps.vector.insert(ctx.result(op, 0), ctx.result(new, 0));
             }
         }
+    }
+
+    /// Whether load `op` reads a packed copy.
+    fn packed(&self, op: Op) -> bool {
+        self.packs
+            .as_ref()
+            .is_some_and(|p| p.buffers.contains_key(&op))
     }
 
     pub(super) fn vector_type(&self, ctx: &mut Context, elem: Type) -> Type {

@@ -18,8 +18,10 @@
 //! - the block binds one reduce iter var to `k`, its other iter vars to `i`, `j` or values
 //!   defined outside the nest, and has an init region;
 //! - in the block, `j` is only the last index of loads, alone or plus a value that does not
-//!   depend on `j` (`B[k, j]`: consecutive elements), the only store is to `%acc`, and the other
-//!   ops are loads and `arith`/`math` ops;
+//!   depend on `j` (`B[k, j]`: consecutive elements), or an index of a load through `index`
+//!   values computed from such loads (`B[c, T[t, j]]`: an im2col convolution's columns read
+//!   through their window table, what `lower` builds for an 8-bit matmul where the CPU has
+//!   VNNI); the only store is to `%acc`, and the other ops are loads and `arith`/`math` ops;
 //! - no buffer the block reads is stored by the epilogue;
 //! - the `j` trip count is at least `width` when constant (a constant `i` trip count below
 //!   `rows` makes the tile that many rows high, when the constant `j` and `k` trip counts
@@ -99,8 +101,22 @@
 //!   `A` are one `vector<4xi8>` load, a quad operand that `loop.dot4` broadcasts to every lane
 //!   (one `vpbroadcastd`), each vector of the packed row is loaded once, and each accumulator
 //!   of the tile gets one `loop.dot4`. Remainder rows and columns keep the integer tile.
+//! - **gathered columns**: a load whose index depends on `j` through another load (`B[c,
+//!   T[t, j]]`) is computed column by column where it is copied: into the packed block (the
+//!   table's load and the index arithmetic cloned per column), or, in a tile that reads `B`
+//!   unpacked, into a local vector's worth of memory that one `loop.vload` then reads. With
+//!   `loop.dot4`, constant row and column ranges and at least a column block per thread of
+//!   this machine, the threads share out the column blocks instead of the row tiles: a
+//!   `parallel` loop over the column blocks holds a `serial` loop over cache blocks of every
+//!   row tile whose partial sums fit (64 KiB, at most 64 tiles), so each thread gathers its
+//!   own columns once, where sharing out row tiles had every thread gather every column. The
+//!   last column block may be partial: its packing stops at the last column and zeroes the
+//!   bytes after it, and its write-back stops there too, so no column remainder is left;
+//!   the rows that do not fill a tile run afterwards, parallel over cache blocks, as one-row
+//!   tiles.
 //!
-//! The pass counts the nests it tiled and the row-remainder paths it kept.
+//! The pass counts the nests it tiled, the row-remainder paths it kept and the nests whose
+//! threads share out column blocks.
 //!
 //! # Performance impact
 //! Each `k` step loads `R` elements of `A` and `V` vectors of `B` for `R*V` vector FMAs, all
@@ -146,13 +162,19 @@
 //! - When the `k` range is empty the tile starts from the init value, where the original left
 //!   the accumulator as allocated.
 //! - The packed and partial buffers live on the stack (up to 256 + 64 KiB per thread).
-//! - `m` is sized for the threads of the machine that compiles (the JIT's own).
+//! - `m` is sized for the threads of the machine that compiles (the JIT's own), and whether
+//!   the threads share out column blocks depends on them too.
+//! - Gathered columns are copied a byte at a time through the table, as the gather kernel
+//!   they replace copied them; the copy costs about what the product does on a small
+//!   convolution.
 //!
 //! # TODO
 //! - 8-bit products on AVX2 and AVX-VNNI (256-bit `vpdpbusd`, or `vpmaddubsw`/`vpmaddwd`
 //!   pairs), and with AMX tiles where the CPU has them; `B` packed once when it is a constant.
 //! - Reduction blocks and packing for symbolic `k` ranges; masked vectors for the last
 //!   columns; packing `A` for strided rows.
+//! - Gathered columns copied with vector loads: an im2col table is a strided run along each
+//!   output row, which the packing could load as such instead of byte by byte.
 //! - Several reductions sharing one `k` loop (a fused QKV projection) and `j` loops nested in
 //!   a serial batch loop are left alone (`fuse` does not merge matmuls horizontally, and
 //!   `lower` makes a batched matmul's batch and row loops parallel, so their nests do tile).
@@ -311,6 +333,10 @@ pub static INFO: PassInfo = PassInfo {
             "row-remainders",
             "Number of tiled nests that keep a path for the last rows",
         ),
+        (
+            "column-blocks",
+            "Number of tiled nests whose threads share out column blocks, as packing gathers B",
+        ),
     ],
     create,
 };
@@ -335,12 +361,7 @@ fn create(options: &OptionValues) -> Result<Box<dyn Pass>, String> {
     }
     let cpu = options.str("cpu").to_string();
     CpuInfo::named(&cpu)?;
-    let vnni = match options.str("vnni") {
-        "" => None,
-        "true" => Some(true),
-        "false" => Some(false),
-        other => return Err(format!("vnni must be true, false or empty, not '{other}'")),
-    };
+    let vnni = CpuInfo::vnni_option(options.str("vnni"))?;
     Ok(Box::new(TilePass {
         vnni,
         rows,
@@ -440,15 +461,16 @@ impl Pass for Tile {
                     .any(|&o| o != n.i_loop && ctx.is_ancestor(o, n.i_loop))
             })
             .collect();
-        let (mut tiled, mut remainders) = (0, 0);
+        let (mut tiled, mut remainders, mut by_columns) = (0, 0, 0);
         for nest in nests {
-            if self.fitted(ctx, &nest).rewrite(ctx, &nest) {
-                remainders += 1;
-            }
+            let done = self.fitted(ctx, &nest).rewrite(ctx, &nest);
+            remainders += u64::from(done.row_remainder);
+            by_columns += u64::from(done.column_blocks);
             tiled += 1;
         }
         run.add_stat("nests-tiled", tiled);
         run.add_stat("row-remainders", remainders);
+        run.add_stat("column-blocks", by_columns);
         if tiled == 0 {
             run.preserve_all();
         }

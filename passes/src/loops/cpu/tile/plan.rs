@@ -1,10 +1,11 @@
 //! How large the tiling of one nest is: the tile fitted to the nest's constant extents
-//! ([`Tile::fitted`]), the row tiles per cache block ([`Tile::row_blocks`]) and the reduction
-//! block ([`Tile::k_block`]), sized from the target's caches and threads.
+//! ([`Tile::fitted`]), the row tiles per cache block ([`Tile::row_blocks`]), the reduction
+//! block ([`Tile::k_block`]), sized from the target's caches and threads, and whether the
+//! threads share out column blocks instead ([`Tile::column_blocks`]).
 
-use super::analysis::{is_loop, Nest};
+use super::analysis::{is_loop, Class, Nest};
 use super::{elem_bytes, Tile};
-use crate::loops::cpu::util::const_trip_count;
+use crate::loops::cpu::util::{const_int, const_trip_count};
 use dlc_ir::Context;
 use dlc_loop::analysis::loops::loop_parts;
 use dlc_loop::LoopKind;
@@ -107,5 +108,40 @@ impl Tile {
                 .or_else(|| const_trip_count(ctx, &nest.k))
                 .filter(|kc| kc % 4 == 0),
         }
+    }
+
+    /// The whole column blocks and the row tiles per cache block when the threads share out
+    /// the column blocks rather than the row tiles: when `B` is gathered
+    /// ([`Class::Gather`]: an im2col convolution's columns read through their window table)
+    /// and packed per reduction block, so each thread gathers its own columns once instead of
+    /// every thread gathering them all for its rows. The row and column ranges must be
+    /// constants with at least a column block per thread; a cache block then holds every row
+    /// tile its partial sums fit (64 KiB, at most 64 tiles). `None` otherwise, or when the
+    /// `row-blocks` option fixes the blocks.
+    pub(super) fn column_blocks(
+        &self,
+        ctx: &Context,
+        nest: &Nest,
+        trips: Option<i64>,
+        k_block: Option<i64>,
+    ) -> Option<(i64, i64)> {
+        let gathers = nest.plan.values().any(|&c| c == Class::Gather);
+        if !gathers || nest.dot4.is_none() || k_block.is_none() || self.row_blocks.is_some() {
+            return None;
+        }
+        let rows = trips?;
+        let lb = const_int(ctx, nest.j.lb)?;
+        let ub = const_int(ctx, nest.j.ub)?;
+        let cols = self.vectors * nest.width;
+        // The last block may be partial: `pack4` clamps its columns.
+        let blocks = ((ub - lb).max(0) + cols - 1) / cols;
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get() as i64);
+        if blocks < threads {
+            return None;
+        }
+        let tiles = (rows + self.rows - 1) / self.rows;
+        let per_tile = self.rows * cols * elem_bytes(ctx, nest.elem);
+        let m = tiles.min(64).min(64 * 1024 / per_tile.max(1)).max(1);
+        Some((blocks, m))
     }
 }
