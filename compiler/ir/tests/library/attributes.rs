@@ -1,5 +1,6 @@
-//! Transposing dense constants (`dlc_ir::attributes`): the element order of a transpose
-//! against the index formula, and `Context::dense_transposed` moving whole elements.
+//! Dense constants (`dlc_ir::attributes`): the element order of a transpose
+//! against the index formula, `Context::dense_transposed` moving whole elements, and
+//! `Context::dense_int_range` reading index tables.
 
 use dlc_ir::attributes::transpose_order;
 use dlc_ir::{Context, DenseValue};
@@ -70,4 +71,25 @@ fn dense_transposed_moves_whole_elements() {
     let t4 = ctx.tensor_type(&[4], i16);
     assert_eq!(ctx.dense_transposed(a, &[2, 3], &[1, 0], t4), None);
     assert_eq!(ctx.dense_transposed(a, &[3, 3], &[1, 0], t32), None);
+}
+
+#[test]
+fn dense_int_range_reads_32_and_64_bit_tables() {
+    let mut ctx = Context::new();
+    let range = |ctx: &mut Context, width: u32, values: &[i128], count: usize| {
+        let elem = ctx.integer_type(width);
+        let ty = ctx.tensor_type(&[count as i64], elem);
+        let ints: Vec<DenseValue> = values.iter().map(|&v| DenseValue::Int(v)).collect();
+        let attr = ctx.dense_attr(ty, &ints);
+        let dlc_ir::AttrKind::DenseElements(dense) = ctx.attr_kind(attr) else {
+            panic!("not a dense attribute");
+        };
+        ctx.dense_int_range(dense, count)
+    };
+    assert_eq!(range(&mut ctx, 32, &[5, -3, 12, 0], 4), Some((-3, 12)));
+    let big = i64::MAX as i128;
+    assert_eq!(range(&mut ctx, 64, &[7, big, -1], 3), Some((-1, big)));
+    // A splat stands for every element; other widths are the caller's to decode.
+    assert_eq!(range(&mut ctx, 32, &[-4], 6), Some((-4, -4)));
+    assert_eq!(range(&mut ctx, 16, &[1, 2], 2), None);
 }

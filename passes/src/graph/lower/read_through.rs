@@ -312,18 +312,29 @@ pub(super) fn constant_indices(
         s.iter()
             .try_fold(1usize, |acc, &d| acc.checked_mul(d.try_into().ok()?))
     })?;
-    let mut facts = ConstantIndices {
-        in_range: true,
-        non_negative: true,
-    };
-    for v in ctx.dense_values(dense, count) {
-        let DenseValue::Int(i) = v else {
-            return None;
-        };
-        facts.in_range &= -n <= i && i < n;
-        facts.non_negative &= i >= 0;
+    if count == 0 {
+        return Some(ConstantIndices {
+            in_range: true,
+            non_negative: true,
+        });
     }
-    Some(facts)
+    let (lo, hi) = match ctx.dense_int_range(dense, count) {
+        Some(range) => range,
+        None => {
+            let mut ints = ctx.dense_values(dense, count).map(|v| match v {
+                DenseValue::Int(i) => Some(i),
+                _ => None,
+            });
+            let first = ints.next()??;
+            ints.try_fold((first, first), |(lo, hi), v| {
+                v.map(|v| (lo.min(v), hi.max(v)))
+            })?
+        }
+    };
+    Some(ConstantIndices {
+        in_range: -n <= lo && hi < n,
+        non_negative: lo >= 0,
+    })
 }
 
 /// The bytes of tensor `v` of static shape.
