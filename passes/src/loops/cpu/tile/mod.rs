@@ -150,6 +150,16 @@
 //! buffer became 64 shuffles and selects per step, which SelectionDAG spent most of its time
 //! on).
 //!
+//! Gathered columns (qdq_convnet, built by `scripts/onnx_real_models.py`: four padded 3x3
+//! byte convolutions, the last three read through their window tables): each
+//! thread gathering its own column blocks into the packing, against a gather kernel then a
+//! product that packed the columns it wrote, `dlc-run --no-tiers --bench 200 --profile`, the
+//! two builds alternating twice, 2 cores of an "Intel(R) Xeon(R) Processor" with AVX-512 VNNI:
+//! 64x288 by 3136 columns 0.80 ms (gather 0.41, product 0.39) → 0.70–0.73, 128x576 by 784
+//! 0.53 → 0.50–0.52, 128x1152 by 784 0.98 → 0.76–0.80; the model 2.85–2.88 → 2.51–2.63 ms.
+//! With every thread gathering every column (the row tiles shared out), the same products
+//! took 1.06, 0.77 and 1.22 ms.
+//!
 //! Without reduction blocks and packing, the 1024-wide rows of `B` (4 KiB apart) all fall in
 //! a few cache sets and the tiles read `B` from L3 or memory at every step. The one-row and
 //! one-vector tiles replace scalar loops that cost as much as all the tiles (130 rows and a
