@@ -12,21 +12,24 @@
 // Convolutions of bytes (`ui8` input, `i8` weights -> `i32`: ConvInteger and the QDQ
 // pattern after import) compiled and compared with the interpreters. All run as im2col, the
 // product a byte matmul whose `i8` weights are the signed operand of `loop.dot4` (the first
-// has 16·9 = 144 taps and the third 8·9 = 72, which four divides; the second's 3·9 = 27 keep
-// the integer tile), the padding the integer 0. The second, with a column stride of 1 and 40
+// has 16·9 = 144 taps, the third 8·9 = 72 and the fourth 4·9 = 36 per group, which four
+// divides; the second's 3·9 = 27 keep the integer tile), the padding the integer 0. The second, with a column stride of 1 and 40
 // output columns, would run direct as a float convolution.
 
 // IR-COUNT-1: loop.dot4
 // CHECK: check output 0: {{.*}}: ok
 // CHECK: check output 1: {{.*}}: ok
 // CHECK: check output 2: {{.*}}: ok
+// CHECK: check output 3: {{.*}}: ok
 
 // With `lower{vnni=true}` the first and third matmuls read their columns through the window
 // table (no gather kernel of their own; the second, whose 27 taps `loop.dot4` cannot take,
 // keeps its gather, main_3). `tile` packs each block of columns straight from the input through the
 // table, and the threads share out the column blocks: 100 columns are one whole block of 64
 // and a clamped one whose packing stops at column 100 and zeroes the rest; the write-back
-// stops there too. The third's 6 rows leave 2 after a tile of 4, run after the blocks.
+// stops there too. The third's 6 rows leave 2 after a tile of 4, run after the blocks. The
+// fourth, of two groups, keeps its gather (main_8): a matrix of columns per group, which the
+// tile's rows would each gather from their own.
 // PACKED-NOT: loop.kernel @main_{{[0-9]+}}_gather(
 // PACKED-LABEL: loop.kernel @main_1_matmul(
 // PACKED: loop.for parallel %[[JB:.*]] = %{{.*}} to %c2 step
@@ -49,15 +52,17 @@
 // PACKED: loop.for parallel %{{.*}} = %{{.*}} to %c2{{.*}} step
 // PACKED: loop.dot4
 // PACKED: loop.if
+// PACKED: loop.kernel @main_8_gather(
 // STATS: tile
-// STATS-DAG: (S) 3 nests-tiled
+// STATS-DAG: (S) 4 nests-tiled
 // STATS-DAG: (S) 2 column-blocks
 // STATS-DAG: (S) 1 row-remainders
 
-func.func @main(%x: tensor<1x16x20x20xui8>, %w: tensor<32x16x3x3xi8>, %y: tensor<2x3x40x40xui8>, %v: tensor<8x3x3x3xi8>, %z: tensor<1x8x18x18xui8>, %u: tensor<6x8x3x3xi8>)
-    -> (tensor<1x32x10x10xi32>, tensor<2x8x40x40xi32>, tensor<1x6x9x9xi32>) {
+func.func @main(%x: tensor<1x16x20x20xui8>, %w: tensor<32x16x3x3xi8>, %y: tensor<2x3x40x40xui8>, %v: tensor<8x3x3x3xi8>, %z: tensor<1x8x18x18xui8>, %u: tensor<6x8x3x3xi8>, %g: tensor<1x8x12x12xui8>, %h: tensor<8x4x3x3xi8>)
+    -> (tensor<1x32x10x10xi32>, tensor<2x8x40x40xi32>, tensor<1x6x9x9xi32>, tensor<1x8x6x6xi32>) {
   %0 = graph.conv2d %x, %w {strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>} : tensor<1x16x20x20xui8>, tensor<32x16x3x3xi8> -> tensor<1x32x10x10xi32>
   %1 = graph.conv2d %y, %v {padding = array<i64: 1, 1, 1, 1>} : tensor<2x3x40x40xui8>, tensor<8x3x3x3xi8> -> tensor<2x8x40x40xi32>
   %2 = graph.conv2d %z, %u {strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>} : tensor<1x8x18x18xui8>, tensor<6x8x3x3xi8> -> tensor<1x6x9x9xi32>
-  return %0, %1, %2 : tensor<1x32x10x10xi32>, tensor<2x8x40x40xi32>, tensor<1x6x9x9xi32>
+  %3 = graph.conv2d %g, %h {strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, groups = 2 : i64} : tensor<1x8x12x12xui8>, tensor<8x4x3x3xi8> -> tensor<1x8x6x6xi32>
+  return %0, %1, %2, %3 : tensor<1x32x10x10xi32>, tensor<2x8x40x40xi32>, tensor<1x6x9x9xi32>, tensor<1x8x6x6xi32>
 }

@@ -7,7 +7,7 @@
 
 // The CPU is named so the schedule does not depend on the machine running the test.
 // STATS: tile
-// STATS-DAG: (S) 9 nests-tiled
+// STATS-DAG: (S) 10 nests-tiled
 // STATS-DAG: (S) 2 row-remainders
 
 // Doc example 1: 12 rows in 3 tiles of 4 (one tile per cache block: an eighth of the tiles,
@@ -590,6 +590,99 @@ loop.kernel @mv(%a: !loop.buffer<1x128xf32, global>, %b: !loop.buffer<128x512xf3
       loop.schedule_block "store" (%i0 = %i, %j0 = %j) {
         %v = loop.load %acc[] : !loop.buffer<f32, local>
         loop.store %v, %c[%i0, %j0] : !loop.buffer<1x512xf32, global>
+      }
+    }
+  }
+  loop.return
+}
+
+// -----
+
+// Columns gathered through a table (an im2col convolution's, read through by `lower`): each
+// column's index is a load of the table at the column, so `tile` copies the columns through
+// it into the packed block of `loop.dot4`, the table's load and the index cast cloned per
+// column; the tiles then read the packed block.
+// DOT4-LABEL: loop.kernel @gathered
+// DOT4: %[[PACK:.*]] = loop.alloc : !loop.buffer<4x256xi8, local>
+// DOT4: %[[T:.*]] = loop.load %arg2[%{{.*}}, %{{.*}}] : !loop.buffer<16x128xi32, global>
+// DOT4: %[[AT:.*]] = arith.index_cast %[[T]] : i32 to index
+// DOT4: %[[BYTE:.*]] = loop.load %arg1[%c0{{.*}}, %[[AT]]] : !loop.buffer<2x300xi8, global>
+// DOT4: loop.store %[[BYTE]], %[[PACK]]
+// DOT4: loop.vload %[[PACK]]
+// DOT4: loop.dot4
+// DOT4: loop.return
+loop.kernel @gathered(%a: !loop.buffer<8x16xi8, global>, %x: !loop.buffer<2x300xi8, global>, %tab: !loop.buffer<16x128xi32, global>, %c: !loop.buffer<8x128xi32, global>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %c128 = arith.constant 128 : index
+  loop.for parallel %i = %c0 to %c8 step %c1 {
+    loop.for serial %j = %c0 to %c128 step %c1 {
+      %acc = loop.alloc : !loop.buffer<i32, local>
+      loop.for serial %k = %c0 to %c16 step %c1 {
+        loop.schedule_block "gathered" (%i0 = %i, %j0 = %j, %k0 = %k reduce) init {
+          %z = arith.constant 0 : i32
+          loop.store %z, %acc[] : !loop.buffer<i32, local>
+        } {
+          %w = loop.load %a[%i0, %k0] : !loop.buffer<8x16xi8, global>
+          %t = loop.load %tab[%k0, %j0] : !loop.buffer<16x128xi32, global>
+          %at = arith.index_cast %t : i32 to index
+          %y = loop.load %x[%c0, %at] : !loop.buffer<2x300xi8, global>
+          %ww = arith.extsi %w : i8 to i32
+          %yw = arith.extui %y : i8 to i32
+          %p = arith.muli %ww, %yw : i32
+          %s = loop.load %acc[] : !loop.buffer<i32, local>
+          %r = arith.addi %s, %p : i32
+          loop.store %r, %acc[] : !loop.buffer<i32, local>
+        }
+      }
+      loop.schedule_block "store" (%i0 = %i, %j0 = %j) {
+        %v = loop.load %acc[] : !loop.buffer<i32, local>
+        loop.store %v, %c[%i0, %j0] : !loop.buffer<8x128xi32, global>
+      }
+    }
+  }
+  loop.return
+}
+
+// -----
+
+// Counter-example: the gathered column's index depends on the row (a table per row, as a
+// grouped convolution's columns would be): one packed copy cannot serve the rows of a tile,
+// so the nest is left alone.
+// DOT4-LABEL: loop.kernel @gathered_per_row
+// DOT4-NOT: loop.dot4
+// DOT4: loop.return
+loop.kernel @gathered_per_row(%a: !loop.buffer<8x16xi8, global>, %x: !loop.buffer<2x300xi8, global>, %tab: !loop.buffer<8x128xi32, global>, %c: !loop.buffer<8x128xi32, global>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %c128 = arith.constant 128 : index
+  loop.for parallel %i = %c0 to %c8 step %c1 {
+    loop.for serial %j = %c0 to %c128 step %c1 {
+      %acc = loop.alloc : !loop.buffer<i32, local>
+      loop.for serial %k = %c0 to %c16 step %c1 {
+        loop.schedule_block "gathered_per_row" (%i0 = %i, %j0 = %j, %k0 = %k reduce) init {
+          %z = arith.constant 0 : i32
+          loop.store %z, %acc[] : !loop.buffer<i32, local>
+        } {
+          %w = loop.load %a[%i0, %k0] : !loop.buffer<8x16xi8, global>
+          %t = loop.load %tab[%i0, %j0] : !loop.buffer<8x128xi32, global>
+          %at = arith.index_cast %t : i32 to index
+          %y = loop.load %x[%c0, %at] : !loop.buffer<2x300xi8, global>
+          %ww = arith.extsi %w : i8 to i32
+          %yw = arith.extui %y : i8 to i32
+          %p = arith.muli %ww, %yw : i32
+          %s = loop.load %acc[] : !loop.buffer<i32, local>
+          %r = arith.addi %s, %p : i32
+          loop.store %r, %acc[] : !loop.buffer<i32, local>
+        }
+      }
+      loop.schedule_block "store" (%i0 = %i, %j0 = %j) {
+        %v = loop.load %acc[] : !loop.buffer<i32, local>
+        loop.store %v, %c[%i0, %j0] : !loop.buffer<8x128xi32, global>
       }
     }
   }

@@ -43,8 +43,8 @@ pub(super) struct Options {
     /// `read-through` off).
     pub vector_bits: u32,
     /// The target CPU has 8-bit dot products (VNNI), so `tile` packs the `B` operand of an
-    /// 8-bit matmul and it may read a gather through (`read_through::packs_operand`).
-    pub packed_bytes: bool,
+    /// 8-bit matmul, which may then read a gather through (`read_through::packs_operand`).
+    pub vnni: bool,
 }
 
 /// Lowers one graph function: builds the host function after it and its kernels before it,

@@ -351,7 +351,7 @@ impl Pass for Lower {
         let mut stats = Stats::default();
         // A 16th of the L2: what a strided sweep over a transposed operand keeps cached
         // (`read_through.rs`).
-        let (strided_bytes, vector_bits, packed_bytes) = match self.target {
+        let (strided_bytes, vector_bits, vnni) = match self.target {
             Target::Cpu => {
                 let cpu = CpuInfo::for_op(ctx, module, &self.cpu)
                     .map_err(|m| Diagnostic::error(ctx.op_loc(module), m))?;
@@ -381,7 +381,7 @@ impl Pass for Lower {
                 read_through: self.read_through,
                 strided_bytes,
                 vector_bits,
-                packed_bytes,
+                vnni,
             };
             host::lower_function(ctx, *func, &shapes, options, &mut stats)?;
         }

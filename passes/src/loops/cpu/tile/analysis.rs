@@ -15,6 +15,12 @@ use dlc_loop::{
 use rustc_hash::{FxHashMap, FxHashSet};
 
 impl Nest {
+    /// Whether the block gathers a load through indices that depend on `j`
+    /// ([`Class::Gather`]).
+    pub(super) fn gathers(&self) -> bool {
+        self.plan.values().any(|&c| c == Class::Gather)
+    }
+
     /// A map from the block's iter vars to what they are bound to in a copy of the block: the
     /// reduce one to `k`, the column and row ones to `col` and `row` (when given), the fixed
     /// ones to their values.
@@ -350,6 +356,16 @@ impl Tile {
             k_step,
             dot4: None,
         };
+        // A gathered load is copied column by column for all the rows of a tile at once.
+        let gathered = body_ops(ctx, body)
+            .into_iter()
+            .filter(|op| nest.plan.get(op) == Some(&Class::Gather));
+        if gathered
+            .into_iter()
+            .any(|op| nest.index_slice(ctx, op).is_none())
+        {
+            return None;
+        }
         nest.dot4 = self.dot4_of(ctx, &nest);
         Some(nest)
     }

@@ -10,7 +10,8 @@ use crate::loops::cpu::util::{
 };
 use dlc_arith::{build_cmpi, fastmath_attr, CmpIPredicate, FastMathFlags};
 use dlc_ir::{
-    Block, Context, EffectKind, InsertPoint, Location, Op, OpSpec, Type, Value, ValueMap,
+    Block, Context, DenseValue, EffectKind, InsertPoint, Location, Op, OpSpec, Type, TypeKind,
+    Value, ValueMap,
 };
 use dlc_loop::{
     before_terminator, buffer_type, build_alloc, build_for, build_if, build_load, build_store,
@@ -38,14 +39,15 @@ impl Nest {
 
     /// Copies `n` columns of the gathered load `load` ([`Class::Gather`]) at reduction step
     /// `k`, from column `col0` on, into `buffer` (at `[row, c]`, or `[c]` without a row) by
-    /// a loop built at `at` that computes each column's index as the block does.
+    /// a loop built at `at` that computes each column's index as the block does; with
+    /// `clamp`, only the columns before it, and zeros after them up to `n`.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn gather_columns(
         &self,
         ctx: &mut Context,
         at: InsertPoint,
         load: Op,
-        (k, col0): (Value, Value),
+        (k, col0, clamp): (Value, Value, Option<Value>),
         n: i64,
         (buffer, row): (Value, Option<Value>),
         loc: Location,
@@ -53,7 +55,21 @@ impl Nest {
         let slice = self.index_slice(ctx, load).unwrap_or_default();
         let zero = index_const(ctx, at, 0, loc);
         let one = index_const(ctx, at, 1, loc);
-        let count = index_const(ctx, at, n, loc);
+        let full = index_const(ctx, at, n, loc);
+        let count = match clamp {
+            Some(ub) => {
+                let left = index_binary(ctx, at, "arith.subi", ub, col0, loc);
+                let count = index_binary(ctx, at, "arith.minsi", full, left, loc);
+                let (_, z_body, z) = build_for(ctx, at, (count, full, one), LoopKind::Serial, loc);
+                let z_at = before_terminator(ctx, z_body);
+                let elem = ctx.value_type(ctx.result(load, 0));
+                let value = zero_value(ctx, z_at, elem, loc);
+                let at_index: Vec<Value> = row.into_iter().chain([z]).collect();
+                build_store(ctx, z_at, value, buffer, &at_index, loc);
+                count
+            }
+            None => full,
+        };
         let (_, c_body, c) = build_for(ctx, at, (zero, count, one), LoopKind::Serial, loc);
         let c_at = before_terminator(ctx, c_body);
         let col = index_binary(ctx, c_at, "arith.addi", col0, c, loc);
@@ -200,7 +216,10 @@ impl Tile {
                     let columns = (jb, clamp);
                     Some(self.pack4(ctx, nest, d, (outer, kc_at), (kc, kend), columns, kc_trips))
                 }
-                None if m > 1 => self.pack(ctx, nest, (outer, kc_at), (kc, kend), jb, kc_trips),
+                None if m > 1 || nest.gathers() => {
+                    let columns = (jb, clamp);
+                    self.pack(ctx, nest, (outer, kc_at), (kc, kend), columns, kc_trips)
+                }
                 None => None,
             };
             tiles(ctx, kc_at, Stage::Block { kc, kend, packs });
@@ -395,8 +414,10 @@ impl Tile {
     }
 
     /// Packs the block `kc .. kend` of each load of `B` the block body makes (contiguous in
-    /// `j`, independent of the row) into a `[Kc, V*W]` buffer allocated before `jb_loop`, by a
-    /// loop built at `at`; `None` when nothing is packable or the buffers would pass 256 KiB.
+    /// `j` or gathered, independent of the row) into a `[Kc, V*W]` buffer allocated before
+    /// `jb_loop`, by a loop built at `at`, gathered columns only before `clamp` when given
+    /// (the caller's: no contiguous load then); `None` when nothing is packable or the buffers
+    /// would pass 256 KiB.
     /// Rows of `B` a power of two apart all fall in a few cache sets, so the row tiles would
     /// read the block from L2 or beyond at every step; packed, they stream it from L1.
     pub(super) fn pack(
@@ -405,7 +426,7 @@ impl Tile {
         nest: &Nest,
         (jb_loop, at): (Op, InsertPoint),
         (kc, kend): (Value, Value),
-        jb: Value,
+        (jb, clamp): (Value, Option<Value>),
         kc_trips: i64,
     ) -> Option<Packs> {
         let loc = ctx.op_loc(nest.j_loop);
@@ -431,7 +452,7 @@ impl Tile {
             let buffer = build_alloc(ctx, InsertPoint::Before(jb_loop), ty, &[], loc);
             if nest.plan.get(&load) == Some(&Class::Gather) {
                 let to = (buffer, Some(t));
-                nest.gather_columns(ctx, body_at, load, (k, jb), cols, to, loc);
+                nest.gather_columns(ctx, body_at, load, (k, jb, clamp), cols, to, loc);
                 buffers.insert(load, buffer);
                 continue;
             }
@@ -513,9 +534,7 @@ impl Tile {
             let from = index_binary(ctx, q_at, "arith.muli", width, four, loc);
             let (_, z_body, z) = build_for(ctx, q_at, (from, all, one), LoopKind::Serial, loc);
             let z_at = before_terminator(ctx, z_body);
-            let zero = ctx.integer_attr(0, Type::I8);
-            let byte = dlc_arith::build_constant(ctx, z_at, zero, Type::I8, loc);
-            let byte = ctx.result(byte, 0);
+            let byte = zero_value(ctx, z_at, Type::I8, loc);
             build_store(ctx, z_at, byte, buffer, &[q, z], loc);
         }
         let mut buffers = FxHashMap::default();
@@ -735,6 +754,17 @@ impl Tile {
     }
 }
 
+/// The zero of the integer or float type `ty`, an `arith.constant` built at `at`.
+fn zero_value(ctx: &mut Context, at: InsertPoint, ty: Type, loc: Location) -> Value {
+    let zero = match ctx.type_kind(ty) {
+        TypeKind::Float(_) => DenseValue::Float(0.0),
+        _ => DenseValue::Int(0),
+    };
+    let attr = dlc_arith::splat_attr(ctx, ty, zero).expect("a numeric element type");
+    let op = dlc_arith::build_constant(ctx, at, attr, ty, loc);
+    ctx.result(op, 0)
+}
+
 /// Before the outermost loop around `op` (or `op` itself) outside which all of `values` are
 /// defined, so that a parallel nest around `op` keeps a body of one loop.
 pub(super) fn hoist_point(ctx: &Context, op: Op, values: &[Value]) -> InsertPoint {
@@ -938,7 +968,7 @@ impl Emitter<'_> {
                 let col0 = index_binary(ctx, at, "arith.addi", self.jb, off, loc);
                 let to = (lanes, None);
                 self.nest
-                    .gather_columns(ctx, at, op, (k, col0), width, to, loc);
+                    .gather_columns(ctx, at, op, (k, col0, None), width, to, loc);
                 let zero = index_const(ctx, at, 0, loc);
                 let value = self.vload(ctx, op, &[lanes, zero], at);
                 maps.vector.insert(ctx.result(op, 0), value);

@@ -102,18 +102,20 @@
 //!   (one `vpbroadcastd`), each vector of the packed row is loaded once, and each accumulator
 //!   of the tile gets one `loop.dot4`. Remainder rows and columns keep the integer tile.
 //! - **gathered columns**: a load whose index depends on `j` through another load (`B[c,
-//!   T[t, j]]`) is computed column by column where it is copied: into the packed block (the
-//!   table's load and the index arithmetic cloned per column), or, in a tile that reads `B`
-//!   unpacked, into a local vector's worth of memory that one `loop.vload` then reads. With
-//!   `loop.dot4`, constant row and column ranges and at least a column block per thread of
-//!   this machine, the threads share out the column blocks instead of the row tiles: a
-//!   `parallel` loop over the column blocks holds a `serial` loop over cache blocks of every
-//!   row tile whose partial sums fit (64 KiB, at most 64 tiles), so each thread gathers its
-//!   own columns once, where sharing out row tiles had every thread gather every column. The
-//!   last column block may be partial: its packing stops at the last column and zeroes the
-//!   bytes after it, and its write-back stops there too, so no column remainder is left;
-//!   the rows that do not fill a tile run afterwards, parallel over cache blocks, as one-row
-//!   tiles.
+//!   T[t, j]]`), and not on the row, is computed column by column where it is copied: into
+//!   the packed block (such a nest always takes reduction blocks, the whole `k` range when it
+//!   is short, and packs: `pack4` for `loop.dot4`, else `[Kc, V*W]` blocks), the table's
+//!   load and the index arithmetic cloned per column, or, in a tile that reads `B` unpacked
+//!   (a remainder), into a local vector's worth of memory that one `loop.vload` then reads.
+//!   With constant row and column ranges, no load contiguous in `j` and at least a column
+//!   block per thread of this machine, the threads share out the column blocks instead of
+//!   the row tiles: a `parallel` loop over the column blocks holds a `serial` loop over cache
+//!   blocks of every row tile whose partial sums fit (64 KiB, at most 64 tiles), so each
+//!   thread gathers its own columns once, where sharing out row tiles had every thread gather
+//!   every column. The last column block may be partial: its packing stops at the last
+//!   column and zeroes the rest, and its write-back stops there too, so no column remainder
+//!   is left; the rows that do not fill a tile run afterwards, parallel over cache blocks, as
+//!   one-row tiles. A nest whose gathered index depends on the row is left alone.
 //!
 //! The pass counts the nests it tiled, the row-remainder paths it kept and the nests whose
 //! threads share out column blocks.
@@ -254,12 +256,20 @@
 //!    and a `[16, 16]` packed block of `B` per cache block; per column block, the init of both
 //!    row tiles into the partial sums, a loop over `kc` in steps of 16 (pack, then each tile
 //!    from and back to its partial sums), and the write-back; test/passes/loops/tile.mlir.
+//! 4. 8-bit columns gathered through a table, `x[0, tab[k, j]]` (`@gathered` in
+//!    test/passes/loops/tile.mlir, `tile{vnni=true cpu=x86-64-v4}`): the packing loop loads
+//!    `tab` at each column, casts it and loads the byte of `x` there into the `[4, 256]`
+//!    packed block that the `loop.dot4` steps read; test/dlc-run/int8-conv.mlir compiles
+//!    such convolutions with the threads sharing out column blocks, a partial last one
+//!    clamped.
 //!
 //! # Counter-examples
 //! 1. A reduction along the last index (`acc += x[i, k]`, a row sum) has no `j` loop over
 //!    consecutive elements, so nothing is tiled.
 //! 2. `B` read as `b[j, k]` (a transposed operand): `j` is not the last index, the loads are
 //!    strided, so the nest is left alone.
+//! 3. A gathered column whose table depends on the row, `x[0, tab[i, j]]`
+//!    (`@gathered_per_row`): one packed copy cannot serve a tile's rows; left alone.
 
 // The pass in three parts: analysis.rs finds and classifies the nests, plan.rs sizes the
 // tiling for the target, emit.rs rewrites them.

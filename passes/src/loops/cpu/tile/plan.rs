@@ -100,6 +100,11 @@ impl Tile {
             return None;
         }
         match nest.dot4 {
+            // Gathered columns are packed, as the tiles cannot load them as vectors: the whole
+            // `k` range is one block when it is short.
+            None if nest.gathers() => self
+                .k_block_size(ctx, nest)
+                .or_else(|| const_trip_count(ctx, &nest.k)),
             None => self.k_block_size(ctx, nest),
             // `loop.dot4` reads `B` packed, so its nests always take blocks (the whole `k`
             // range when it is short), of a multiple of 4 iterations.
@@ -125,8 +130,9 @@ impl Tile {
         trips: Option<i64>,
         k_block: Option<i64>,
     ) -> Option<(i64, i64)> {
-        let gathers = nest.plan.values().any(|&c| c == Class::Gather);
-        if !gathers || nest.dot4.is_none() || k_block.is_none() || self.row_blocks.is_some() {
+        // A contiguous load could not be packed past the last column.
+        let contiguous = nest.plan.values().any(|&c| c == Class::VLoad);
+        if !nest.gathers() || contiguous || k_block.is_none() || self.row_blocks.is_some() {
             return None;
         }
         let rows = trips?;
