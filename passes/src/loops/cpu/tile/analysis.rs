@@ -357,13 +357,10 @@ impl Tile {
             dot4: None,
         };
         // A gathered load is copied column by column for all the rows of a tile at once.
-        let gathered = body_ops(ctx, body)
-            .into_iter()
-            .filter(|op| nest.plan.get(op) == Some(&Class::Gather));
-        if gathered
-            .into_iter()
-            .any(|op| nest.index_slice(ctx, op).is_none())
-        {
+        let per_row = body_ops(ctx, body).into_iter().any(|op| {
+            nest.plan.get(&op) == Some(&Class::Gather) && nest.index_slice(ctx, op).is_none()
+        });
+        if per_row {
             return None;
         }
         nest.dot4 = self.dot4_of(ctx, &nest);

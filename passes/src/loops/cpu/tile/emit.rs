@@ -109,10 +109,7 @@ impl Tile {
         // Threads share out the column blocks rather than the row tiles when packing `B`
         // gathers it: each thread then gathers only its own columns, once.
         let by_columns = self.column_blocks(ctx, nest, trips, k_block);
-        let m = match by_columns {
-            Some((_, m)) => m,
-            None => m,
-        };
+        let m = by_columns.map_or(m, |(_, m)| m);
         // Row tiles, and cache blocks of `m` row tiles. Over a symbolic row count the blocks'
         // size is chosen at run time: the row tiles per thread, at most `m` (which sizes the
         // partial sums), so 160 rows still make a block per thread, not one block of 64 tiles.
@@ -181,9 +178,8 @@ impl Tile {
                 (before_terminator(ctx, then_block), i0, b, else_at)
             };
         // The column block `jb` for the row tiles `first .. last`, its local buffers allocated
-        // before `outer`.
-        // With `clamp`, the block may pass the last column: it packs and writes back only the
-        // columns before `clamp`.
+        // before `outer`. With `clamp`, the block may pass the last column: it packs and
+        // writes back only the columns before `clamp`.
         let column_block = |ctx: &mut Context,
                             (outer, jb_at): (Op, InsertPoint),
                             (jb, clamp): (Value, Option<Value>),

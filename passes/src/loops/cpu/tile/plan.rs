@@ -49,7 +49,7 @@ impl Tile {
             .max(1);
         let budget = i64::try_from(self.cpu.l2_bytes / 4).unwrap_or(i64::MAX);
         let by_cache = budget / (self.rows * k * elem_bytes).max(1);
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get() as i64);
+        let threads = machine_threads();
         // The parallel loops around the nest (a convolution's output rows) share the work out
         // too: only the tasks they do not make need row blocks of their own.
         let mut outer_tasks = 1i64;
@@ -139,10 +139,9 @@ impl Tile {
         let lb = const_int(ctx, nest.j.lb)?;
         let ub = const_int(ctx, nest.j.ub)?;
         let cols = self.vectors * nest.width;
-        // The last block may be partial: `pack4` clamps its columns.
+        // The last block may be partial: its packing stops at the last column.
         let blocks = ((ub - lb).max(0) + cols - 1) / cols;
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get() as i64);
-        if blocks < threads {
+        if blocks < machine_threads() {
             return None;
         }
         let tiles = (rows + self.rows - 1) / self.rows;
@@ -150,4 +149,10 @@ impl Tile {
         let m = tiles.min(64).min(64 * 1024 / per_tile.max(1)).max(1);
         Some((blocks, m))
     }
+}
+
+/// The threads of the machine that compiles (the JIT's own), which the parallel loops share
+/// out.
+fn machine_threads() -> i64 {
+    std::thread::available_parallelism().map_or(1, |n| n.get() as i64)
 }
