@@ -6,13 +6,13 @@
 // the 3x3 convolution with padding 1 after its bias and relu, and the max pool with padding 1
 // after that, gather their windows from the flattened `[1, 8, 25]` with one element more at
 // the end, holding the padding value (0, then -inf), which the border positions read. The
-// matmul's kernel writes its rows one element longer and that element, and the pool's gather
-// reads the convolution's result extended the same way: no kernel is a pad, and the compiled
-// program matches the interpreter.
+// matmul's kernel writes its rows one element longer and that element; the 3x3
+// convolution's product reads its windows through the table (its gather is no kernel), and
+// the pool's gather reads the convolution's result extended the same way: no kernel is a
+// pad, and the compiled program matches the interpreter.
 
 // IR-NOT: loop.kernel @main_{{[0-9]+}}_pad
 // IR: loop.kernel @main_{{[0-9]+}}_fusion
-// IR: loop.kernel @main_{{[0-9]+}}_gather
 // IR: loop.kernel @main_{{[0-9]+}}_fusion
 // IR: loop.kernel @main_{{[0-9]+}}_gather
 // IR: loop.kernel @main_{{[0-9]+}}_reduce_max

@@ -3,6 +3,8 @@
 // RUN: dlc-opt %s --pipeline=decompose,fuse,lower --split-input-file --pass-statistics -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS
 // RUN: dlc-run %s --entry=transpose_add --check --no-cache | FileCheck %s --check-prefix=EXEC
 // RUN: dlc-run %s --entry=gather_chain --check --no-cache | FileCheck %s --check-prefix=EXEC
+// RUN: dlc-run %s --entry=im2col --check --no-cache | FileCheck %s --check-prefix=EXEC
+// RUN: dlc-run %s --entry=im2col --cpu=x86-64-v3 --check --no-cache | FileCheck %s --check-prefix=EXEC
 // RUN: dlc-run %s --entry=slices --check --no-cache | FileCheck %s --check-prefix=EXEC
 // RUN: dlc-run %s --entry=slice_of_transpose --check --no-cache | FileCheck %s --check-prefix=EXEC
 
@@ -10,7 +12,7 @@
 // its elements where they need them has no kernel; each consumer loads from the op's operand
 // at the index the op maps its point to. The compiled programs match the interpreter.
 // EXEC: check output 0: {{.*}}: ok
-// STATS: (S) 10 num-read-through
+// STATS: (S) 12 num-read-through
 
 // A transpose read by an elementwise fusion: one kernel, loading the argument transposed.
 // CHECK-LABEL: loop.kernel @transpose_add_0_fusion(%arg0: !loop.buffer<8x4xf32, global> {loop.noalias}, %arg1: !loop.buffer<4x8xf32, global> {loop.noalias}, %arg2: !loop.buffer<4x8xf32, global> {loop.noalias}) {
@@ -59,6 +61,29 @@ func.func @gather_chain(%x: tensor<4x6xf32>, %y: tensor<1x12xf32>) -> tensor<3x1
   %t = graph.transpose %r {perm = array<i64: 1, 0>} : tensor<12x2xf32> -> tensor<2x12xf32>
   %c = graph.concat %t, %y {axis = 0 : i64} : tensor<2x12xf32>, tensor<1x12xf32> -> tensor<3x12xf32>
   return %c : tensor<3x12xf32>
+}
+
+// -----
+
+// An im2col convolution (stride 2): its matmul reads the window gather through, with no
+// gather kernel. The table's load at the column gives each column's index into the padded
+// input, a load `tile` copies column by column into its packed block (`Class::Gather` in
+// passes/src/loops/cpu/tile).
+// CHECK-LABEL: loop.kernel @im2col_1_matmul(%arg0: !loop.buffer<1x8x36xf32, global> {loop.noalias}, %arg1: !loop.buffer<1x4x196xf32, global> {loop.noalias}, %arg2: !loop.buffer<9x36xi32, global> {loop.noalias}
+// CHECK:         %[[TAP:.*]] = arith.remui %{{.*}}, %c9 : index
+// CHECK:         %[[CHANNEL:.*]] = arith.divui %{{.*}}, %c9 : index
+// CHECK:         %[[T:.*]] = loop.load %arg2[%[[TAP]], %{{.*}}] : !loop.buffer<9x36xi32, global>
+// CHECK:         %[[AT:.*]] = arith.index_cast %[[T]] : i32 to index
+// CHECK:         loop.load %arg1[%c0, %[[CHANNEL]], %[[AT]]] : !loop.buffer<1x4x196xf32, global>
+// CHECK-NOT:   loop.kernel
+// CHECK-LABEL: func.func @im2col(
+// CHECK-NOT:     _gather
+// OFF-LABEL: func.func @im2col(
+// OFF:           loop.launch @im2col_1_gather
+// OFF:           loop.launch @im2col_2_matmul
+func.func @im2col(%x: tensor<1x4x12x12xf32>, %w: tensor<8x4x3x3xf32>) -> tensor<1x8x6x6xf32> {
+  %0 = graph.conv2d %x, %w {strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>} : tensor<1x4x12x12xf32>, tensor<8x4x3x3xf32> -> tensor<1x8x6x6xf32>
+  return %0 : tensor<1x8x6x6xf32>
 }
 
 // -----

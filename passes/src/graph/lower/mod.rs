@@ -59,10 +59,10 @@
 //!   reduction kernels (fusions without a matmul or convolution), data-movement kernels other
 //!   than a pad's, and other ops read through. Not matmuls and convolutions, whose tiled
 //!   vector loads want contiguous rows (but for the pads above, and the `B` operand of an
-//!   8-bit matmul that `tile` packs for `loop.dot4` where the CPU has VNNI, or with `vnni`:
-//!   an im2col convolution then reads its input through the window table, with no gather
-//!   kernel), and not pads, returns, recurrences, calls or a gather's indices. A reshape
-//!   whose operand has a buffer stays a host view (`read_through.rs`).
+//!   `f32` matmul, or of an 8-bit one that `tile` packs for `loop.dot4` where the CPU has
+//!   VNNI or with `vnni`: an im2col convolution then reads its input through the window
+//!   table, with no gather kernel), and not pads, returns, recurrences, calls or a gather's
+//!   indices. A reshape whose operand has a buffer stays a host view (`read_through.rs`).
 //! - **Recurrences.** A `graph.rnn` becomes one kernel of its own, `@<func>_<n>_rnn`: per
 //!   direction, a loop over the batch holding a serial loop over the steps, each step the
 //!   product of the state with the recurrent weights and the cell (`recurrence.rs`); its
@@ -179,9 +179,10 @@
 //! 4. A transpose read by a bias add (test/passes/lower-read-through.mlir,
 //!    `@transpose_add`) is one kernel loading `%arg0[%j, %i]` at point `(i, j)`.
 //!
-//! 5. A byte convolution of 144 taps with `lower{vnni=true}` (test/dlc-run/int8-conv.mlir) is
-//!    one matmul kernel whose block loads the window table `%arg2[k % 9, j]` and the input at
-//!    the index it holds, `%arg1[0, k / 9, t]`: no gather kernel.
+//! 5. A byte convolution of 144 taps with `lower{vnni=true}` (test/dlc-run/int8-conv.mlir),
+//!    or an `f32` one of stride 2 (test/passes/lower-read-through.mlir, `@im2col`), is one
+//!    matmul kernel whose block loads the window table `%arg2[k % 9, j]` and the input at the
+//!    index it holds, `%arg1[0, k / 9, t]`: no gather kernel.
 //!
 //! # Counter-examples
 //! 1. A function with no graph ops (already loop level) is unchanged.
@@ -192,8 +193,8 @@
 //!    so does one over a `?` dim, and one whose result a gather indexes with data
 //!    (test/passes/lower-read-through.mlir, `@kept`, `@dynamic`, `@data_indices`).
 //! 4. A byte convolution keeps its gather kernel with `vnni=false` (the default on a CPU
-//!    without VNNI), and with 27 taps, which `loop.dot4` cannot take four at a time
-//!    (test/dlc-run/int8-conv.mlir).
+//!    without VNNI), with 27 taps, which `loop.dot4` cannot take four at a time, and with two
+//!    groups, a matrix of columns per group (test/dlc-run/int8-conv.mlir).
 
 mod access;
 mod control;

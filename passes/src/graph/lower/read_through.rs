@@ -9,12 +9,13 @@
 //! such an op alone), a data-movement kernel other than a pad's, or another op read through.
 //! Not a matmul or convolution: their tiled, vectorized loads of contiguous rows would become
 //! scalar loads at mapped indices in their innermost loop, where a transpose kernel before
-//! them costs one pass over the data. The exception is the `B` operand of an 8-bit matmul
-//! that `tile` computes with `loop.dot4` (where the CPU has VNNI, or with the `vnni` option):
-//! `tile` copies each block of it column by column into a packed buffer anyway, so an
-//! im2col convolution's window gather read through there costs its loads in that copy, where
-//! a gather kernel wrote the columns to memory for the copy to read back
-//! ([`packs_operand`]); qdq_convnet lowers to 6 kernels so, against 9. Not a pad (its
+//! them costs one pass over the data. The exception is an im2col convolution's window
+//! gather read by its matmul's `B` operand, `f32` or 8-bit where `tile` computes the product
+//! with `loop.dot4` (the CPU has VNNI, or the `vnni` option says so): `tile` copies each
+//! block of those gathered columns into a packed buffer column by column, so the gather
+//! costs its loads in that copy, where a gather kernel wrote the columns to memory for the
+//! product's packing to read back ([`packs_operand`]). qdq_convnet lowers to 6 kernels so,
+//! against 9; nudenet_320n to 121 launches, against 148. Not a pad (its
 //! producer writes it padded, `padded.rs`), a reshape that stays a host view (it needs the
 //! buffer), a recurrence, a call, a return, or a gather's indices (the runtime checks those
 //! in their buffer). A gather reads its data operand through only when its indices are a
@@ -120,19 +121,16 @@ pub(super) fn read_through(
     chosen
 }
 
-/// Whether `user` reads its operand `operand` only as the `B` operand of an 8-bit matmul that
-/// the CPU's `tile` computes with `loop.dot4` where the CPU has VNNI (`vnni`): `acc +=
-/// extui(A[i, k]) · extsi(B[k, j])`, either operand the signed one, into `i32`, over a static
-/// `k` range that 4 divides and at least 16 columns, one matrix for every batch, its columns
-/// gathered ([`gathered_columns`]). `tile` copies each block of such a `B` into a packed
-/// buffer column by column, so a gather read through there costs its loads in that copy,
-/// where a kernel of its own wrote the columns to memory and the copy read them back. `user`
-/// is the matmul or a fusion whose only use of the operand is as its one matmul's `B`.
-///
-/// Not `f32` products, whose `tile` can pack gathered columns too: nudenet_320n's im2col
-/// convolutions so ran 5% faster on AVX-512 (22.0–22.4 ms against 23.2–25.4, 27 kernels
-/// fewer), but 25% slower with `--cpu=x86-64-v3` (49.7 ms against 39.7), whose 16-column
-/// blocks leave the per-block copy loops too short, and no first result came sooner.
+/// Whether `user` reads its operand `operand` only as the `B` operand of a matmul whose
+/// gathered columns the CPU's `tile` packs: an `f32` one, or an 8-bit one that `tile`
+/// computes with `loop.dot4` where the CPU has VNNI (`vnni`: `acc += extui(A[i, k]) ·
+/// extsi(B[k, j])`, either operand the signed one, into `i32`, over a `k` range that 4
+/// divides); either over a static `k` range and at least 16 columns, one matrix for every
+/// batch, its columns gathered ([`gathered_columns`]). `tile` copies each block of such a `B`
+/// into a packed buffer column by column, so a gather read through there costs its loads in
+/// that copy, where a kernel of its own wrote the columns to memory and the copy read them
+/// back. `user` is the matmul or a fusion whose only use of the operand is as its one
+/// matmul's `B`.
 fn packs_operand(
     ctx: &Context,
     shapes: &SymbolicShapes,
@@ -172,6 +170,7 @@ fn packs_operand(
         && dlc_graph::infer::is_byte(b.element)
         && unsigned(a.element) != unsigned(b.element)
         && ctx.signless(c.element) == Type::I32;
+    let floats = [a.element, b.element, c.element] == [Type::F32; 3];
     let shape = static_shape(shapes, ctx.operand(matmul, 1)).unwrap_or_default();
     // One matrix for every batch: a grouped convolution's columns, one matrix per group,
     // would be gathered per row of the tile, which the packing shares between rows.
@@ -179,9 +178,7 @@ fn packs_operand(
         [ref batch @ .., k, n] => {
             batch.iter().all(|&d| d == 1)
                 && n >= 16
-                && bytes
-                && vnni
-                && k % 4 == 0
+                && (floats || (bytes && vnni && k % 4 == 0))
                 && gathered_columns(ctx, shapes, ctx.operand(user, operand as usize), n)
         }
         _ => false,

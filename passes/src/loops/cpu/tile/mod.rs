@@ -115,7 +115,9 @@
 //!   every column. The last column block may be partial: its packing stops at the last
 //!   column and zeroes the rest, and its write-back stops there too, so no column remainder
 //!   is left; the rows that do not fill a tile run afterwards, parallel over cache blocks, as
-//!   one-row tiles. A nest whose gathered index depends on the row is left alone.
+//!   one-row tiles, which gather their own columns at every step: so the tile is the
+//!   tallest, down to half the height, that divides a constant row count. A nest whose
+//!   gathered index depends on the row is left alone.
 //!
 //! The pass counts the nests it tiled, the row-remainder paths it kept and the nests whose
 //! threads share out column blocks.
