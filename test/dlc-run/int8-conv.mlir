@@ -24,24 +24,24 @@
 
 // With `lower{vnni=true}` the first and third matmuls read their columns through the window
 // table (no gather kernel of their own; the second, whose 27 taps `loop.dot4` cannot take,
-// keeps its gather, main_3). `tile` packs each block of columns straight from the input through the
-// table, and the threads share out the column blocks: 100 columns are one whole block of 64
-// and a clamped one whose packing stops at column 100 and zeroes the rest; the write-back
-// stops there too. The third's 7 rows leave 3 after a tile of 4 (no height from 4 down to 2
-// divides 7), run after the blocks. The
+// keeps its gather, main_3). `tile` packs each block of columns straight from the input
+// through the table, and the threads share out the column blocks (8 of them, so on machines
+// of up to 8 threads): 484 columns are 7 whole blocks of 64 and a clamped one whose packing
+// stops at column 484 and zeroes the rest; the write-back stops there too. The third's 7 rows
+// leave 3 after a tile of 4 (no height from 4 down to 2 divides 7), run after the blocks. The
 // fourth, of two groups, keeps its gather (main_8): a matrix of columns per group, which the
 // tile's rows would each gather from their own.
 // PACKED-NOT: loop.kernel @main_{{[0-9]+}}_gather(
 // PACKED-LABEL: loop.kernel @main_1_matmul(
-// PACKED: loop.for parallel %[[JB:.*]] = %{{.*}} to %c2 step
+// PACKED: loop.for parallel %[[JB:.*]] = %{{.*}} to %c8{{.*}} step
 // PACKED: %[[J0:.*]] = arith.addi %c0, %{{.*}} : index
 // PACKED: %[[PACK:.*]] = loop.alloc : !loop.buffer<36x256xi8, local>
-// PACKED: %[[LEFT:.*]] = arith.subi %c100, %[[J0]] : index
+// PACKED: %[[LEFT:.*]] = arith.subi %c484, %[[J0]] : index
 // PACKED: %[[COLS:.*]] = arith.minsi %{{.*}}, %[[LEFT]] : index
 // PACKED: loop.for serial %{{.*}} = %{{.*}} to %[[COLS]] step
-// PACKED: %[[T:.*]] = loop.load %arg2[%{{.*}}, %{{.*}}] : !loop.buffer<9x100xi32, global>
+// PACKED: %[[T:.*]] = loop.load %arg2[%{{.*}}, %{{.*}}] : !loop.buffer<9x484xi32, global>
 // PACKED: %[[AT:.*]] = arith.index_cast %[[T]] : i32 to index
-// PACKED: %[[BYTE:.*]] = loop.load %arg1[%c0, %{{.*}}, %[[AT]]] : !loop.buffer<1x16x484xi8, global>
+// PACKED: %[[BYTE:.*]] = loop.load %arg1[%c0, %{{.*}}, %[[AT]]] : !loop.buffer<1x16x2116xi8, global>
 // PACKED: loop.store %[[BYTE]], %[[PACK]]
 // PACKED: arith.constant 0 : i8
 // PACKED: loop.dot4
@@ -50,7 +50,7 @@
 // PACKED: loop.kernel @main_3_gather(
 // PACKED-NOT: loop.kernel @main_{{[0-9]+}}_gather(
 // PACKED-LABEL: loop.kernel @main_6_matmul(
-// PACKED: loop.for parallel %{{.*}} = %{{.*}} to %c2{{.*}} step
+// PACKED: loop.for parallel %{{.*}} = %{{.*}} to %c8{{.*}} step
 // PACKED: loop.dot4
 // PACKED: loop.if
 // PACKED: loop.kernel @main_8_gather(
@@ -59,11 +59,11 @@
 // STATS-DAG: (S) 2 column-blocks
 // STATS-DAG: (S) 1 row-remainders
 
-func.func @main(%x: tensor<1x16x20x20xui8>, %w: tensor<32x16x3x3xi8>, %y: tensor<2x3x40x40xui8>, %v: tensor<8x3x3x3xi8>, %z: tensor<1x8x18x18xui8>, %u: tensor<7x8x3x3xi8>, %g: tensor<1x8x12x12xui8>, %h: tensor<8x4x3x3xi8>)
-    -> (tensor<1x32x10x10xi32>, tensor<2x8x40x40xi32>, tensor<1x7x9x9xi32>, tensor<1x8x6x6xi32>) {
-  %0 = graph.conv2d %x, %w {strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>} : tensor<1x16x20x20xui8>, tensor<32x16x3x3xi8> -> tensor<1x32x10x10xi32>
+func.func @main(%x: tensor<1x16x44x44xui8>, %w: tensor<32x16x3x3xi8>, %y: tensor<2x3x40x40xui8>, %v: tensor<8x3x3x3xi8>, %z: tensor<1x8x44x44xui8>, %u: tensor<7x8x3x3xi8>, %g: tensor<1x8x12x12xui8>, %h: tensor<8x4x3x3xi8>)
+    -> (tensor<1x32x22x22xi32>, tensor<2x8x40x40xi32>, tensor<1x7x22x22xi32>, tensor<1x8x6x6xi32>) {
+  %0 = graph.conv2d %x, %w {strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>} : tensor<1x16x44x44xui8>, tensor<32x16x3x3xi8> -> tensor<1x32x22x22xi32>
   %1 = graph.conv2d %y, %v {padding = array<i64: 1, 1, 1, 1>} : tensor<2x3x40x40xui8>, tensor<8x3x3x3xi8> -> tensor<2x8x40x40xi32>
-  %2 = graph.conv2d %z, %u {strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>} : tensor<1x8x18x18xui8>, tensor<7x8x3x3xi8> -> tensor<1x7x9x9xi32>
+  %2 = graph.conv2d %z, %u {strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>} : tensor<1x8x44x44xui8>, tensor<7x8x3x3xi8> -> tensor<1x7x22x22xi32>
   %3 = graph.conv2d %g, %h {strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, groups = 2 : i64} : tensor<1x8x12x12xui8>, tensor<8x4x3x3xi8> -> tensor<1x8x6x6xi32>
-  return %0, %1, %2, %3 : tensor<1x32x10x10xi32>, tensor<2x8x40x40xi32>, tensor<1x7x9x9xi32>, tensor<1x8x6x6xi32>
+  return %0, %1, %2, %3 : tensor<1x32x22x22xi32>, tensor<2x8x40x40xi32>, tensor<1x7x22x22xi32>, tensor<1x8x6x6xi32>
 }
