@@ -74,7 +74,7 @@ fn dense_transposed_moves_whole_elements() {
 }
 
 #[test]
-fn dense_int_range_reads_32_and_64_bit_tables() {
+fn dense_int_range_reads_integer_tables() {
     let mut ctx = Context::new();
     let range = |ctx: &mut Context, width: u32, values: &[i128], count: usize| {
         let elem = ctx.integer_type(width);
@@ -89,7 +89,14 @@ fn dense_int_range_reads_32_and_64_bit_tables() {
     assert_eq!(range(&mut ctx, 32, &[5, -3, 12, 0], 4), Some((-3, 12)));
     let big = i64::MAX as i128;
     assert_eq!(range(&mut ctx, 64, &[7, big, -1], 3), Some((-1, big)));
-    // A splat stands for every element; other widths are the caller's to decode.
+    // A splat stands for every element; narrower elements sign-extend as they decode.
     assert_eq!(range(&mut ctx, 32, &[-4], 6), Some((-4, -4)));
-    assert_eq!(range(&mut ctx, 16, &[1, 2], 2), None);
+    assert_eq!(range(&mut ctx, 16, &[1, -2], 2), Some((-2, 1)));
+    // A float constant has no integer range.
+    let ty = ctx.tensor_type(&[2], dlc_ir::Type::F32);
+    let floats = ctx.dense_attr(ty, &[DenseValue::Float(1.0), DenseValue::Float(2.0)]);
+    let dlc_ir::AttrKind::DenseElements(dense) = ctx.attr_kind(floats) else {
+        panic!("not a dense attribute");
+    };
+    assert_eq!(ctx.dense_int_range(dense, 2), None);
 }

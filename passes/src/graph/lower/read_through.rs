@@ -48,7 +48,7 @@ use super::Target;
 use dlc_graph::ops::{ConstantOp, FusionOp, GatherOp, MatmulOp, PadOp, ReshapeOp, TransposeOp};
 use dlc_graph::shapes::{DimExpr, SymbolicShapes};
 use dlc_graph::{family_of, Family};
-use dlc_ir::{AttrKind, Block, Context, DenseValue, Op, Type, Value};
+use dlc_ir::{AttrKind, Block, Context, Op, Type, Value};
 use rustc_hash::FxHashSet;
 
 /// The movement ops of `body` that its consumers read through; a transpose that moves the
@@ -387,19 +387,7 @@ pub(super) fn constant_indices(
             non_negative: true,
         });
     }
-    let (lo, hi) = match ctx.dense_int_range(dense, count) {
-        Some(range) => range,
-        None => {
-            let mut ints = ctx.dense_values(dense, count).map(|v| match v {
-                DenseValue::Int(i) => Some(i),
-                _ => None,
-            });
-            let first = ints.next()??;
-            ints.try_fold((first, first), |(lo, hi), v| {
-                v.map(|v| (lo.min(v), hi.max(v)))
-            })?
-        }
-    };
+    let (lo, hi) = ctx.dense_int_range(dense, count)?;
     Some(ConstantIndices {
         in_range: -n <= lo && hi < n,
         non_negative: lo >= 0,

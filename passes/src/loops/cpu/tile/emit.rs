@@ -58,8 +58,7 @@ impl Nest {
         let full = index_const(ctx, at, n, loc);
         let count = match clamp {
             Some(ub) => {
-                let left = index_binary(ctx, at, "arith.subi", ub, col0, loc);
-                let count = index_binary(ctx, at, "arith.minsi", full, left, loc);
+                let count = columns_before(ctx, at, n, col0, Some(ub), loc);
                 let (_, z_body, z) = build_for(ctx, at, (count, full, one), LoopKind::Serial, loc);
                 let z_at = before_terminator(ctx, z_body);
                 let elem = ctx.value_type(ctx.result(load, 0));
@@ -495,12 +494,7 @@ impl Tile {
         let ty = buffer_type(ctx, &[kc_trips / 4, 4 * cols], Type::I8, MemorySpace::Local);
         let buffer = build_alloc(ctx, InsertPoint::Before(jb_loop), ty, &[], loc);
         let slice = nest.index_slice(ctx, d.b).unwrap_or_default();
-        let mut width = index_const(ctx, at, cols, loc);
-        if let Some(ub) = clamp {
-            // Only the columns before `ub`.
-            let left = index_binary(ctx, at, "arith.subi", ub, jb, loc);
-            width = index_binary(ctx, at, "arith.minsi", width, left, loc);
-        }
+        let width = columns_before(ctx, at, cols, jb, clamp, loc);
         let four = index_const(ctx, at, 4, loc);
         let (_, q_body, k) = build_for(ctx, at, (kc, kend, four), LoopKind::Serial, loc);
         let q_at = before_terminator(ctx, q_body);
@@ -726,11 +720,7 @@ impl Tile {
         let zero = index_const(ctx, at, 0, loc);
         let one = index_const(ctx, at, 1, loc);
         let rows = index_const(ctx, at, self.rows, loc);
-        let mut cols = index_const(ctx, at, self.vectors * nest.width, loc);
-        if let Some(ub) = clamp {
-            let left = index_binary(ctx, at, "arith.subi", ub, jb, loc);
-            cols = index_binary(ctx, at, "arith.minsi", cols, left, loc);
-        }
+        let cols = columns_before(ctx, at, self.vectors * nest.width, jb, clamp, loc);
         let (_, r_body, r) = build_for(ctx, at, (zero, rows, one), LoopKind::Serial, loc);
         let r_at = before_terminator(ctx, r_body);
         let ii = index_binary(ctx, r_at, "arith.addi", i0, r, loc);
@@ -747,6 +737,26 @@ impl Tile {
             let copy = ctx.clone_op(op, &mut map);
             ctx.insert_op(c_at, copy);
         }
+    }
+}
+
+/// How many of the `n` columns from `first` on lie before `clamp`, built at `at`: `min(n,
+/// clamp - first)`, or `n` without a clamp.
+fn columns_before(
+    ctx: &mut Context,
+    at: InsertPoint,
+    n: i64,
+    first: Value,
+    clamp: Option<Value>,
+    loc: Location,
+) -> Value {
+    let all = index_const(ctx, at, n, loc);
+    match clamp {
+        Some(ub) => {
+            let left = index_binary(ctx, at, "arith.subi", ub, first, loc);
+            index_binary(ctx, at, "arith.minsi", all, left, loc)
+        }
+        None => all,
     }
 }
 
