@@ -20,7 +20,7 @@
 // RUN: env DLC_CACHE_DIR=%t/e dlc-run %s --check --no-tiers | FileCheck %s --check-prefix=FULL
 
 // COLD: 1 kernels (1 launches), compiled in {{.*}}, passes {{[0-9.]+}} ms, LLVM {{.*}}; cache: 0 hits, 1 misses)
-// COLD-NEXT: 1 kernels compiled quick, their optimized code (lean) follows in the background
+// COLD-NEXT: 1 kernels compiled quick (1 LLVM modules), their optimized code (lean) follows in the background
 // COLD-NEXT: first result {{[0-9.]+}} ms after start ({{[01]}} of 1 kernels optimized)
 // COLD: check output 0: {{.*}}: ok
 // COLD: tier-up: 1 kernels optimized in the background

@@ -2,18 +2,19 @@
 //! kernel cache, and linked into this process.
 //!
 //! Kernels that differ only in name (and have the same launch facts) are one *distinct*
-//! kernel, compiled once under a symbol named by a hash of its content. Each distinct kernel is
-//! compiled on its own, on the runtime's thread pool, the largest first
-//! ([`dlc_runtime::pool::map_on_pool_largest_first`]): its own LLVM context and module, tuned
-//! for the host or an x86-64 level the host supports ([`CpuTarget`]: `target-cpu` and
-//! `target-features` on every function, so AVX-512 machines get 512-bit vectors and
-//! `x86-64-v3` gets AVX2's 256-bit ones), optimized with the [`LlvmOpt`] pipeline and emitted
-//! as a position-independent object file. With a [`KernelCache`], the object is looked up
-//! first under a key of everything it depends on and stored after compiling. The objects are
-//! then linked, in kernel order, by ORC (`orc.rs`), so the result does not depend on which
-//! thread finished first. Parallel loops call back into `dlc_runtime::dlc_parallel_for`, whose
-//! address is defined in the JIT. The result implements `dlc_runtime::KernelTable`, so the
-//! runtime's host program can launch the kernels.
+//! kernel, compiled once under a symbol named by a hash of its content. With a
+//! [`KernelCache`], each distinct kernel's object is looked up first under a key of everything
+//! it depends on. The others are compiled on the runtime's thread pool, the largest first
+//! ([`dlc_runtime::pool::map_on_pool_largest_first`]), each LLVM module in its own LLVM
+//! context, tuned for the host or an x86-64 level the host supports ([`CpuTarget`]:
+//! `target-cpu` and `target-features` on every function, so AVX-512 machines get 512-bit
+//! vectors and `x86-64-v3` gets AVX2's 256-bit ones), optimized with the [`LlvmOpt`] pipeline
+//! and emitted as a position-independent object file. A kernel compiled with the configuration's
+//! optimization has a module of its own, whose object the cache stores under the kernel's key.
+//! The objects are then linked, in kernel order, by ORC (`orc.rs`), so the result does not
+//! depend on which thread finished first. Parallel loops call back into
+//! `dlc_runtime::dlc_parallel_for`, whose address is defined in the JIT. The result implements
+//! `dlc_runtime::KernelTable`, so the runtime's host program can launch the kernels.
 //!
 //! **Tiers.** With [`CompileOptions::tiered`], a kernel the cache does not hold is first compiled
 //! with [`LlvmOpt::Quick`] (a few IR passes and LLVM's fast instruction selector at `-O0`,
@@ -22,7 +23,9 @@
 //! cache and swaps each kernel's [`KernelEntry`] to it as it is done. A launch reads its entry
 //! when it starts, so a running program moves to the optimized code kernel by kernel; the
 //! quick code stays loaded until the module is dropped. Kernels found in the cache are the
-//! optimized tier already, so a warm start never runs quick code.
+//! optimized tier already, so a warm start never runs quick code. Quick code is neither cached
+//! nor kept, so small kernels share LLVM modules for it ([`quick_units`]): each is lowered in a
+//! module of its own, whose bitcode the background starts from, and linked into the shared one.
 //!
 //! The background begins once a run of a program linked against the module has ended
 //! ([`KernelTable::runs`]), or [`FIRST_RUN_GRACE`] after the compile when none has, or at once
@@ -81,6 +84,9 @@ pub struct CompileStats {
     pub distinct: usize,
     /// Threads the kernels were compiled on.
     pub threads: usize,
+    /// LLVM modules compiled: one per kernel compiled optimized, fewer for kernels compiled
+    /// quick, which share modules.
+    pub modules: usize,
     /// The kernel cache's part, when there is a cache.
     pub cache: Option<CacheStats>,
     /// dlc loop IR to LLVM IR, summed over the kernels compiled (thread time).
@@ -232,42 +238,62 @@ impl CpuModule {
             symbol_of.push((name, i));
         }
         let tiered = options.tiered;
-        // The largest kernels first, so that the last ones to compile are small ones on every
-        // thread rather than a large one on a single thread.
-        let compiled = dlc_runtime::pool::map_on_pool_largest_first(
-            distinct.iter().collect(),
-            |d| d.size,
-            |d| compiler.object(ctx, d, tiered),
-        );
+        // The cache first: each distinct kernel's object, or the notes of its miss.
+        let looked_up =
+            dlc_runtime::pool::map_on_pool(distinct.iter().collect(), |d| compiler.lookup(ctx, d));
+        let threads = dlc_runtime::num_threads().unwrap_or(1);
         let mut stats = CompileStats {
             kernels: num_kernels,
-            distinct: compiled.len(),
-            threads: dlc_runtime::num_threads().unwrap_or(1),
+            distinct: distinct.len(),
+            threads,
             cache: options.cache.as_ref().map(|_| CacheStats::default()),
             ..CompileStats::default()
         };
-        let mut objects = Vec::with_capacity(compiled.len());
+        let mut objects = Vec::new();
+        let mut missing = Vec::new();
+        for (index, found) in looked_up.into_iter().enumerate() {
+            let (bytes, mut notes) = found?;
+            if let Some(cache) = &mut stats.cache {
+                match bytes {
+                    Some(_) => cache.hits += 1,
+                    None => cache.misses += 1,
+                }
+                cache.notes.append(&mut notes);
+            }
+            match bytes {
+                Some(bytes) => objects.push((distinct[index].symbol(), bytes)),
+                None => missing.push(index),
+            }
+        }
+        // Kernels compiled quick share LLVM modules, as their objects are neither cached nor
+        // kept; optimized kernels are compiled one per module, the unit the cache keeps.
+        let units = if tiered {
+            quick_units(&missing, |i| distinct[i].size, threads)
+        } else {
+            missing.iter().map(|&i| vec![i]).collect()
+        };
+        stats.modules = units.len();
+        // The largest units first, so that the last ones to compile are small ones on every
+        // thread rather than a large one on a single thread.
+        let compiled = dlc_runtime::pool::map_on_pool_largest_first(
+            units,
+            |unit| unit.iter().map(|&i| distinct[i].size).sum(),
+            |unit| compiler.compile(ctx, &distinct, &unit, tiered),
+        );
         let mut pending = Vec::new();
         let mut stored = false;
-        for (index, object) in compiled.into_iter().enumerate() {
-            let (mut object, later) = object?;
-            stats.lower += object.times[0];
-            stats.optimize += object.times[1];
-            stats.codegen += object.times[2];
+        for unit in compiled {
+            let (mut unit, later) = unit?;
+            stats.lower += unit.times[0];
+            stats.optimize += unit.times[1];
+            stats.codegen += unit.times[2];
             if let Some(cache) = &mut stats.cache {
-                if object.cached {
-                    cache.hits += 1;
-                } else {
-                    cache.misses += 1;
-                }
-                cache.notes.append(&mut object.notes);
+                cache.notes.append(&mut unit.notes);
             }
-            stored |= object.stored;
-            if let Some(p) = later {
-                stats.quick += 1;
-                pending.push((index, p));
-            }
-            objects.push(object);
+            stored |= unit.stored;
+            stats.quick += later.len();
+            pending.extend(later);
+            objects.push((unit.name, unit.bytes));
         }
         if let (Some(cache), Some(cache_stats)) = (&options.cache, &mut stats.cache) {
             if stored {
@@ -279,14 +305,15 @@ impl CpuModule {
 
         let load = Instant::now();
         let jit = new_jit().map_err(fail)?;
-        for object in &objects {
-            jit.add_object(&object.bytes, &object.name)
-                .map_err(|e| fail(format!("LLVM JIT, kernel '{}': {e}", object.name)))?;
+        for (name, bytes) in &objects {
+            jit.add_object(bytes, name)
+                .map_err(|e| fail(format!("LLVM JIT, kernel '{name}': {e}")))?;
         }
-        let mut entries = Vec::with_capacity(objects.len());
-        for object in &objects {
-            let entry = entry(&jit, &object.name)
-                .map_err(|e| fail(format!("LLVM JIT, kernel '{}': {e}", object.name)))?;
+        let mut entries = Vec::with_capacity(distinct.len());
+        for d in &distinct {
+            let name = d.symbol();
+            let entry =
+                entry(&jit, &name).map_err(|e| fail(format!("LLVM JIT, kernel '{name}': {e}")))?;
             entries.push(KernelEntry::new(entry));
         }
         let kernels = symbol_of
@@ -619,15 +646,14 @@ impl Distinct {
     }
 }
 
-/// One kernel's object file.
-struct KernelObject {
+/// The object file of one LLVM module of kernels compiled by a compilation.
+struct UnitObject {
+    /// The entry symbol of its first kernel, which names the object to the JIT.
     name: String,
     bytes: Vec<u8>,
-    /// Loaded from the cache rather than compiled.
-    cached: bool,
-    /// Lowering, the IR pipeline and machine code generation (zero for a cached kernel).
+    /// Lowering, the IR pipeline and machine code generation.
     times: [Duration; 3],
-    /// Cache problems met for this kernel.
+    /// Cache problems met for its kernel.
     notes: Vec<String>,
     /// Written to the cache.
     stored: bool,
@@ -677,83 +703,157 @@ impl<'a> KernelCompiler<'a> {
         })
     }
 
-    /// The object of distinct kernel `d`: from the cache when it has one, else compiled (and
-    /// stored). Its entry is the symbol [`Distinct::symbol`], whatever the kernel's name.
-    /// `quick` compiles a kernel the cache lacks with [`LlvmOpt::Quick`], stores nothing, and
-    /// returns what its optimized compile needs.
-    fn object(
-        &self,
-        ctx: &Context,
-        d: &Distinct,
-        quick: bool,
-    ) -> Result<(KernelObject, Option<Pending>), Diagnostic> {
-        let (kernel, facts) = (d.kernel, d.facts.as_slice());
-        let name = d.symbol();
-        let mut notes = Vec::new();
-        let key = self.cache.map(|_| {
+    /// The cache's key of distinct kernel `d`, when there is a cache.
+    fn key(&self, d: &Distinct) -> Option<Key> {
+        self.cache.map(|_| {
             KeyHasher::new()
                 .field("common", &self.common_key)
                 .field("content", &d.content.0)
                 .finish()
-        });
-        if let (Some(cache), Some(key)) = (self.cache, &key) {
-            match cache.get(EntryKind::Kernel, key) {
-                Lookup::Hit(bytes) => {
-                    let object = KernelObject {
-                        name,
-                        bytes,
-                        cached: true,
-                        times: [Duration::ZERO; 3],
-                        notes,
-                        stored: false,
-                    };
-                    return Ok((object, None));
-                }
+        })
+    }
+
+    /// The cached object of distinct kernel `d` (`None` when it must be compiled), and the
+    /// cache problems met. Its entry is the symbol [`Distinct::symbol`], whatever the kernel's
+    /// name. A `loop.compiled_kernel` the cache lacks is an error at it.
+    fn lookup(
+        &self,
+        ctx: &Context,
+        d: &Distinct,
+    ) -> Result<(Option<Vec<u8>>, Vec<String>), Diagnostic> {
+        let mut notes = Vec::new();
+        if let (Some(cache), Some(key)) = (self.cache, self.key(d)) {
+            match cache.get(EntryKind::Kernel, &key) {
+                Lookup::Hit(bytes) => return Ok((Some(bytes), notes)),
                 Lookup::Miss => {}
                 Lookup::Corrupt(why) => notes.push(format!("discarded a corrupted entry: {why}")),
             }
         }
-        let fail = |msg: String| Diagnostic::error(ctx.op_loc(kernel), msg);
-        if ctx.view::<CompiledKernelOp>(kernel).is_some() {
-            let symbol = dlc_ir::symbol::symbol_name(ctx, kernel).unwrap_or("");
+        if ctx.view::<CompiledKernelOp>(d.kernel).is_some() {
+            let symbol = dlc_ir::symbol::symbol_name(ctx, d.kernel).unwrap_or("");
             let why = match notes.as_slice() {
                 [] => String::new(),
                 notes => format!(": {}", notes.join("; ")),
             };
-            return Err(fail(format!(
-                "the kernel cache holds no object for compiled kernel '@{symbol}' (content {}){why}",
-                d.content
-            )));
+            return Err(Diagnostic::error(
+                ctx.op_loc(d.kernel),
+                format!(
+                    "the kernel cache holds no object for compiled kernel '@{symbol}' (content {}){why}",
+                    d.content
+                ),
+            ));
         }
+        Ok((None, notes))
+    }
+
+    /// Compiles the kernels `unit` (indices into `distinct`) into one LLVM module and its
+    /// object. `quick` compiles them with [`LlvmOpt::Quick`], stores nothing, and returns what
+    /// each one's optimized compile needs, with its index; otherwise `unit` is one kernel,
+    /// compiled with the configuration's optimization and stored in the cache.
+    fn compile(
+        &self,
+        ctx: &Context,
+        distinct: &[Distinct],
+        unit: &[usize],
+        quick: bool,
+    ) -> Result<(UnitObject, Vec<(usize, Pending)>), Diagnostic> {
+        let first = &distinct[unit[0]];
+        let name = first.symbol();
         let llvm = LlvmContext::create();
         let start = Instant::now();
         let module = llvm.create_module(&name);
-        lower_kernel(ctx, &llvm, &module, kernel, &name, facts, self.machine)?;
+        let mut pending = Vec::new();
+        for &index in unit {
+            let d = &distinct[index];
+            let symbol = d.symbol();
+            // A kernel alone is lowered straight into the unit's module; one of several into
+            // its own module first, whose IR is what its optimized compile starts from.
+            let own = (unit.len() > 1).then(|| llvm.create_module(&symbol));
+            let target = own.as_ref().unwrap_or(&module);
+            lower_kernel(
+                ctx,
+                &llvm,
+                target,
+                d.kernel,
+                &symbol,
+                &d.facts,
+                self.machine,
+            )?;
+            if quick {
+                pending.push((
+                    index,
+                    Pending {
+                        bitcode: target.write_bitcode_to_memory().as_slice().to_vec(),
+                        name: symbol,
+                        key: self.key(d),
+                    },
+                ));
+            }
+            if let Some(own) = own {
+                module.link_in_module(own).map_err(|e| {
+                    Diagnostic::error(
+                        ctx.op_loc(d.kernel),
+                        format!("linking the kernel's LLVM IR (a dlc bug): {e}"),
+                    )
+                })?;
+            }
+        }
         let lowered = start.elapsed();
-        let later = quick.then(|| Pending {
-            name: name.clone(),
-            bitcode: module.write_bitcode_to_memory().as_slice().to_vec(),
-            key,
-        });
+        let fail = |msg: String| Diagnostic::error(ctx.op_loc(first.kernel), msg);
         let opt = if quick { LlvmOpt::Quick } else { self.opt };
         let (optimized, bytes, emitted) = emit(&module, &self.spec, opt).map_err(fail)?;
-        let mut stored = false;
-        if let (Some(cache), Some(key), false) = (self.cache, &key, quick) {
-            match cache.put(EntryKind::Kernel, key, &bytes) {
+        let (mut notes, mut stored) = (Vec::new(), false);
+        if let (Some(cache), Some(key), false) = (self.cache, self.key(first), quick) {
+            match cache.put(EntryKind::Kernel, &key, &bytes) {
                 Ok(()) => stored = true,
                 Err(e) => notes.push(format!("could not store kernel '{name}': {e}")),
             }
         }
-        let object = KernelObject {
+        let object = UnitObject {
             name,
             bytes,
-            cached: false,
             times: [lowered, optimized, emitted],
             notes,
             stored,
         };
-        Ok((object, later))
+        Ok((object, pending))
     }
+}
+
+/// The printed size of dlc IR from which a kernel compiled quick has its own LLVM module.
+const UNIT_SIZE: usize = 40_000;
+
+/// The LLVM modules that the kernels `missing` (indices, with their `size`) are compiled quick
+/// in, for `threads` threads. Each LLVM module has a cost beside that of its code (its
+/// context, the pass pipelines, the code generator's set-up, an object file to link): in a
+/// module each, ppocr_cls's 63 small kernels (8 KB of printed IR on average) came to their
+/// first result about 11% later than in 13 shared modules (docs/benchmarks.md). A kernel of
+/// [`UNIT_SIZE`] or more has its own module; the smaller ones share modules of about that
+/// size, at least one per thread, each taking the next kernel (largest first) while it holds
+/// the least.
+fn quick_units(
+    missing: &[usize],
+    size: impl Fn(usize) -> usize,
+    threads: usize,
+) -> Vec<Vec<usize>> {
+    let (large, mut small): (Vec<usize>, Vec<usize>) =
+        missing.iter().partition(|&&i| size(i) >= UNIT_SIZE);
+    let mut units: Vec<Vec<usize>> = large.into_iter().map(|i| vec![i]).collect();
+    if small.is_empty() {
+        return units;
+    }
+    small.sort_by_key(|&i| (std::cmp::Reverse(size(i)), i));
+    let total: usize = small.iter().map(|&i| size(i)).sum();
+    let count = total.div_ceil(UNIT_SIZE).max(threads).min(small.len());
+    let mut shared: Vec<(usize, Vec<usize>)> = vec![(0, Vec::new()); count];
+    for i in small {
+        if let Some((load, unit)) = shared.iter_mut().min_by_key(|(load, _)| *load) {
+            *load += size(i);
+            unit.push(i);
+        }
+    }
+    units.extend(shared.into_iter().map(|(_, unit)| unit));
+    units
 }
 
 /// Optimizes `module` for `spec` with `opt` and generates its object file: the time of the IR

@@ -278,8 +278,9 @@ fn run(cli: Cli) -> Result<bool> {
     );
     if c.quick > 0 {
         out!(
-            "{name}: {} kernels compiled quick, their optimized code ({}) follows in the background",
+            "{name}: {} kernels compiled quick ({} LLVM modules), their optimized code ({}) follows in the background",
             c.quick,
+            c.modules,
             cli.llvm_opt
         );
     }

@@ -35,9 +35,9 @@ fn run(model: &Model) -> Vec<Vec<f32>> {
     let refs: Vec<_> = inputs.iter().collect();
     let mut session = model.session();
     let outputs = session.run(&refs).expect("runs");
-    (0..2)
+    (0..outputs.len())
         .map(|i| {
-            let bytes = &outputs.get(i).expect("two outputs").bytes;
+            let bytes = &outputs.get(i).expect("an output").bytes;
             bytes
                 .chunks_exact(4)
                 .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
@@ -182,4 +182,59 @@ fn dropping_a_model_stops_its_tier_up() {
         run(&model);
         drop(model);
     }
+}
+
+/// Twelve distinct small kernels: `tanh` over twelve shapes.
+fn small_kernels() -> String {
+    let shape = |i: usize| format!("tensor<{}x{}xf32>", i + 1, 8 * (i + 1));
+    let args: Vec<String> = (0..12).map(|i| format!("%x{i}: {}", shape(i))).collect();
+    let types: Vec<String> = (0..12).map(shape).collect();
+    let mut text = format!(
+        "func.func @f({}) -> ({}) {{\n",
+        args.join(", "),
+        types.join(", ")
+    );
+    for (i, ty) in types.iter().enumerate() {
+        text += &format!("  %t{i} = graph.tanh %x{i} : {ty}\n");
+    }
+    let results: Vec<String> = (0..12).map(|i| format!("%t{i}")).collect();
+    text += &format!(
+        "  return {} : {}\n}}\n",
+        results.join(", "),
+        types.join(", ")
+    );
+    text
+}
+
+#[test]
+fn small_quick_kernels_share_llvm_modules() {
+    let program = small_kernels();
+    let full_dir = tempfile::tempdir().unwrap();
+    let full =
+        Model::compile(&program, "small.mlir", &options(full_dir.path(), false)).expect("compiles");
+    let distinct = full.timings.codegen.distinct;
+    assert_eq!(distinct, 12);
+    assert_eq!(
+        full.timings.codegen.modules, distinct,
+        "one per optimized kernel"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let tiered =
+        Model::compile(&program, "small.mlir", &options(dir.path(), true)).expect("compiles");
+    let codegen = &tiered.timings.codegen;
+    assert_eq!(codegen.quick, distinct);
+    // Tiny kernels: one shared module per thread.
+    assert_eq!(codegen.modules, codegen.threads.min(distinct));
+    let expected = run(&full);
+    assert!(max_diff(&run(&tiered), &expected) < 1e-5);
+    // Each kernel is optimized from its own module: the objects of the compile without tiers.
+    let done = tiered.wait_optimized().expect("a tier-up");
+    assert_eq!(
+        (done.kernels, done.stored),
+        (distinct, distinct),
+        "{done:?}"
+    );
+    assert_eq!(objects(dir.path()), objects(full_dir.path()));
+    assert_eq!(run(&tiered), expected);
 }
