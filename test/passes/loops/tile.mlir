@@ -7,7 +7,7 @@
 
 // The CPU is named so the schedule does not depend on the machine running the test.
 // STATS: tile
-// STATS-DAG: (S) 10 nests-tiled
+// STATS-DAG: (S) 11 nests-tiled
 // STATS-DAG: (S) 2 row-remainders
 
 // Doc example 1: 12 rows in 3 tiles of 4 (one tile per cache block: an eighth of the tiles,
@@ -629,6 +629,58 @@ loop.kernel @gathered(%a: !loop.buffer<8x16xi8, global>, %x: !loop.buffer<2x300x
           %t = loop.load %tab[%k0, %j0] : !loop.buffer<16x128xi32, global>
           %at = arith.index_cast %t : i32 to index
           %y = loop.load %x[%c0, %at] : !loop.buffer<2x300xi8, global>
+          %ww = arith.extsi %w : i8 to i32
+          %yw = arith.extui %y : i8 to i32
+          %p = arith.muli %ww, %yw : i32
+          %s = loop.load %acc[] : !loop.buffer<i32, local>
+          %r = arith.addi %s, %p : i32
+          loop.store %r, %acc[] : !loop.buffer<i32, local>
+        }
+      }
+      loop.schedule_block "store" (%i0 = %i, %j0 = %j) {
+        %v = loop.load %acc[] : !loop.buffer<i32, local>
+        loop.store %v, %c[%i0, %j0] : !loop.buffer<8x128xi32, global>
+      }
+    }
+  }
+  loop.return
+}
+
+// -----
+
+// An im2col table with a row per tap: the gathered column is at
+// `x[k / 8, tab[k % 8, j]]`. The table row and the channel depend on `k` only, so the packing
+// computes them before its column loop, once per reduction step, and the column loop only
+// loads the table and the byte (quick code has no loop-invariant code motion to do it).
+// DOT4-LABEL: loop.kernel @gathered_rows
+// DOT4: %[[ROW:.*]] = arith.remui %{{.*}}, %c8
+// DOT4: %[[CH:.*]] = arith.divui %{{.*}}, %c8
+// DOT4: loop.for serial
+// DOT4-NOT: arith.remui
+// DOT4: %[[T:.*]] = loop.load %arg2[%[[ROW]], %{{.*}}] : !loop.buffer<8x128xi32, global>
+// DOT4: %[[AT:.*]] = arith.index_cast %[[T]] : i32 to index
+// DOT4: loop.load %arg1[%[[CH]], %[[AT]]] : !loop.buffer<2x300xi8, global>
+// DOT4: loop.dot4
+loop.kernel @gathered_rows(%a: !loop.buffer<8x16xi8, global>, %x: !loop.buffer<2x300xi8, global>, %tab: !loop.buffer<8x128xi32, global>, %c: !loop.buffer<8x128xi32, global>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %c128 = arith.constant 128 : index
+  loop.for parallel %i = %c0 to %c8 step %c1 {
+    loop.for serial %j = %c0 to %c128 step %c1 {
+      %acc = loop.alloc : !loop.buffer<i32, local>
+      loop.for serial %k = %c0 to %c16 step %c1 {
+        loop.schedule_block "gathered_rows" (%i0 = %i, %j0 = %j, %k0 = %k reduce) init {
+          %z = arith.constant 0 : i32
+          loop.store %z, %acc[] : !loop.buffer<i32, local>
+        } {
+          %w = loop.load %a[%i0, %k0] : !loop.buffer<8x16xi8, global>
+          %tap = arith.remui %k0, %c8 : index
+          %ch = arith.divui %k0, %c8 : index
+          %t = loop.load %tab[%tap, %j0] : !loop.buffer<8x128xi32, global>
+          %at = arith.index_cast %t : i32 to index
+          %y = loop.load %x[%ch, %at] : !loop.buffer<2x300xi8, global>
           %ww = arith.extsi %w : i8 to i32
           %yw = arith.extui %y : i8 to i32
           %p = arith.muli %ww, %yw : i32

@@ -37,6 +37,46 @@ impl Nest {
         index_binary(ctx, at, "arith.divsi", t, step, loc)
     }
 
+    /// Clones `slice` ([`Nest::index_slice`]) for reduction step `k` and column `col`: the
+    /// ops that do not depend on the column at `outer`, before the column loop, the others at
+    /// `inner`, in it; returns the map of the block's values to the clones. An im2col table's
+    /// row (`k / taps`, `k % taps`) is then computed once per step, not once per column: the
+    /// quick tier has no pass that hoists it.
+    pub(super) fn clone_per_column(
+        &self,
+        ctx: &mut Context,
+        slice: &[Op],
+        (k, col): (Value, Value),
+        (outer, inner): (InsertPoint, InsertPoint),
+    ) -> ValueMap {
+        let args = ctx.block_args(self.body);
+        let mut per_column: FxHashSet<Value> = args
+            .iter()
+            .zip(&self.roles)
+            .filter(|(_, role)| matches!(role, Role::Col))
+            .map(|(&arg, _)| arg)
+            .collect();
+        let (mut inside, mut hoisted) = (Vec::new(), Vec::new());
+        for &op in slice {
+            if ctx.operands(op).iter().any(|v| per_column.contains(v)) {
+                per_column.extend(ctx.results(op));
+                inside.push(op);
+            } else {
+                hoisted.push(op);
+            }
+        }
+        let mut map = self.bind(ctx, k, None, None);
+        clone_ops(ctx, &hoisted, &mut map, outer);
+        let mut with_col = self.bind(ctx, k, Some(col), None);
+        for &op in &hoisted {
+            for v in ctx.results(op) {
+                with_col.map(v, map.lookup(v));
+            }
+        }
+        clone_ops(ctx, &inside, &mut with_col, inner);
+        with_col
+    }
+
     /// Copies `n` columns of the gathered load `load` ([`Class::Gather`]) at reduction step
     /// `k`, from column `col0` on, into `buffer` (at `[row, c]`, or `[c]` without a row) by
     /// a loop built at `at` that computes each column's index as the block does; with
@@ -69,11 +109,11 @@ impl Nest {
             }
             None => full,
         };
-        let (_, c_body, c) = build_for(ctx, at, (zero, count, one), LoopKind::Serial, loc);
+        let (c_loop, c_body, c) = build_for(ctx, at, (zero, count, one), LoopKind::Serial, loc);
         let c_at = before_terminator(ctx, c_body);
         let col = index_binary(ctx, c_at, "arith.addi", col0, c, loc);
-        let mut map = self.bind(ctx, k, Some(col), None);
-        clone_ops(ctx, &slice, &mut map, c_at);
+        let outer = InsertPoint::Before(c_loop.0);
+        let map = self.clone_per_column(ctx, &slice, (k, col), (outer, c_at));
         let operands: Vec<Value> = ctx.operands(load).iter().map(|&x| map.lookup(x)).collect();
         let (&from, idx) = operands.split_first().expect("a load has a buffer");
         let value = build_load(ctx, c_at, from, idx, loc);
@@ -502,15 +542,15 @@ impl Tile {
         let q = index_binary(ctx, q_at, "arith.divsi", t, four, loc);
         let zero = index_const(ctx, q_at, 0, loc);
         let one = index_const(ctx, q_at, 1, loc);
-        let (_, c_body, c) = build_for(ctx, q_at, (zero, width, one), LoopKind::Serial, loc);
+        let (c_loop, c_body, c) = build_for(ctx, q_at, (zero, width, one), LoopKind::Serial, loc);
         let c_at = before_terminator(ctx, c_body);
+        let outer = InsertPoint::Before(c_loop.0);
         let col = index_binary(ctx, c_at, "arith.addi", jb, c, loc);
         let base = index_binary(ctx, c_at, "arith.muli", c, four, loc);
         for step in 0..4 {
-            let offset = index_const(ctx, c_at, step, loc);
-            let kk = index_binary(ctx, c_at, "arith.addi", k, offset, loc);
-            let mut map = nest.bind(ctx, kk, Some(col), None);
-            clone_ops(ctx, &slice, &mut map, c_at);
+            let offset = index_const(ctx, outer, step, loc);
+            let kk = index_binary(ctx, outer, "arith.addi", k, offset, loc);
+            let map = nest.clone_per_column(ctx, &slice, (kk, col), (outer, c_at));
             let operands: Vec<Value> = ctx.operands(d.b).iter().map(|&x| map.lookup(x)).collect();
             let (&b_buf, b_idx) = operands.split_first().expect("a load has a buffer");
             let byte = build_load(ctx, c_at, b_buf, b_idx, loc);
