@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
 # Installs what dlc needs on a Debian 12 machine, idempotently: LLVM/MLIR 22 (FileCheck,
-# mlir-opt-22, and the libraries dlc-codegen links), lit, ptxas (the nvidia-cuda-nvcc wheel, for
-# the PTX tests), numpy, onnx 1.23.2 and onnxruntime 1.32.0 (benchmark peers, the ONNX
-# conformance suite), maturin and pytest (the Python package in python/: scripts/test.sh builds
-# its wheel and runs its tests), torch (its torch.compile backend's tests), scikit-learn (the
-# digits of the training example), the
-# rapidocr-onnxruntime wheel's PaddleOCR models and the wheels
-# of the other real ONNX models (scripts/onnx_real_models.py). Runs as root or through sudo.
+# mlir-opt-22, the libraries dlc-codegen links, and lld, which .cargo/config.toml links with), lit,
+# ptxas (the nvidia-cuda-nvcc wheel, for the PTX tests), numpy, onnx 1.23.2 and onnxruntime 1.32.0
+# (benchmark peers, the ONNX conformance suite), maturin and pytest (the Python package in
+# python/: scripts/test.sh builds its wheel and runs its tests), torch (its torch.compile
+# backend's tests), scikit-learn (the digits of the training example), the rapidocr-onnxruntime
+# wheel's PaddleOCR models and the wheels of the other real ONNX models
+# (scripts/onnx_real_models.py). Runs as root or through sudo.
 set -euo pipefail
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 
-DEBS="llvm-22-dev libmlir-22-dev mlir-22-tools libpolly-22-dev libzstd-dev zlib1g-dev libxml2-dev libz3-dev libclang1-22 libclang-common-22-dev"
+DEBS="llvm-22-dev libmlir-22-dev mlir-22-tools lld-22 libpolly-22-dev libzstd-dev zlib1g-dev libxml2-dev libz3-dev libclang1-22 libclang-common-22-dev"
 missing=""
 for p in $DEBS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
