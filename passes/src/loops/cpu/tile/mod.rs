@@ -105,7 +105,9 @@
 //!   T[t, j]]`), and not on the row, is computed column by column where it is copied: into
 //!   the packed block (such a nest always takes reduction blocks, the whole `k` range when it
 //!   is short, and packs: `pack4` for `loop.dot4`, else `[Kc, V*W]` blocks), the table's
-//!   load and the index arithmetic cloned per column, or, in a tile that reads `B` unpacked
+//!   load and the index arithmetic that depends on the column cloned per column, the rest
+//!   (an im2col table's row and channel, `k % taps` and `k / taps`) once per reduction step
+//!   before the column loop, or, in a tile that reads `B` unpacked
 //!   (a remainder), into a local vector's worth of memory that one `loop.vload` then reads.
 //!   With constant row and column ranges, no load contiguous in `j` and at least a column
 //!   block per thread of this machine, the threads share out the column blocks instead of
@@ -162,7 +164,11 @@
 //! 64x288 by 3136 columns 0.80 ms (gather 0.41, product 0.39) → 0.70–0.73, 128x576 by 784
 //! 0.53 → 0.50–0.52, 128x1152 by 784 0.98 → 0.76–0.80; the model 2.85–2.88 → 2.51–2.63 ms.
 //! With every thread gathering every column (the row tiles shared out), the same products
-//! took 1.06, 0.77 and 1.22 ms.
+//! took 1.06, 0.77 and 1.22 ms. The packing computed each column's table row and channel
+//! (`k % 9`, `k / 9`) in the column loop at first: LLVM's LICM hoists them out of the
+//! optimized code, but the quick tier has no such pass, and there the four divisions and
+//! remainders of every column made qdq_convnet's quick code run in 10.5 ms; with them computed
+//! once per step before the column loop, 5.0 ms (`dlc-run --llvm-opt quick --bench 5`).
 //!
 //! Without reduction blocks and packing, the 1024-wide rows of `B` (4 KiB apart) all fall in
 //! a few cache sets and the tiles read `B` from L3 or memory at every step. The one-row and
