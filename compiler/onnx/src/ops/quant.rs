@@ -498,6 +498,37 @@ fn stored_int(
     })
 }
 
+/// Appends elements `start .. start + len` of a constant of [`small_int`] layout to `out`, as
+/// [`stored_int`] reads each; `None` past the end.
+fn stored_run(
+    (splat, data): (bool, &[u8]),
+    (width, signed): (usize, bool),
+    (start, len): (usize, usize),
+    out: &mut Vec<i32>,
+) -> Option<()> {
+    if splat {
+        let v = stored_int((true, data), (width, signed), 0)?;
+        out.extend(std::iter::repeat_n(v, len));
+        return Some(());
+    }
+    let bytes = data.get(start.checked_mul(width)?..start.checked_add(len)?.checked_mul(width)?)?;
+    match (width, signed) {
+        (1, true) => out.extend(bytes.iter().map(|&b| b as i8 as i32)),
+        (1, false) => out.extend(bytes.iter().map(|&b| b as i32)),
+        (_, true) => out.extend(
+            bytes
+                .chunks_exact(2)
+                .map(|b| i16::from_le_bytes([b[0], b[1]]) as i32),
+        ),
+        (_, false) => out.extend(
+            bytes
+                .chunks_exact(2)
+                .map(|b| u16::from_le_bytes([b[0], b[1]]) as i32),
+        ),
+    }
+    Some(())
+}
+
 /// [`dequantized`] into `f32` of constant 8- or 16-bit `x` by constant `f32` scales (and
 /// zero points), computed from the packed bytes in one pass: `x − zp` is exact in `f32`, and
 /// the product rounded once is what the graph ops give. A QDQ model's weights take this path;
@@ -542,9 +573,20 @@ fn constant_dequantized(
         Some(z) => Some(cx.constant_bytes(z)?),
         None => None,
     };
+    // Runs of elements that share their parameters: the whole tensor, or a stretch of the
+    // dims inside the axis; a blocked parameter changes along the innermost dims too.
+    let run = match g {
+        Granularity::Tensor => count,
+        Granularity::Axis(a) => inner(a),
+        Granularity::Blocked { .. } => 1,
+    }
+    .max(1);
     let mut out = Vec::with_capacity(count * 4);
-    for i in 0..count {
-        let p = param(i);
+    let mut values = Vec::with_capacity(run.min(count));
+    let mut start = 0;
+    while start < count {
+        let len = run.min(count - start);
+        let p = param(start);
         let at = if ss.0 { 0 } else { p * 4 };
         let s = ss.1.get(at..at + 4)?;
         let s = f32::from_le_bytes([s[0], s[1], s[2], s[3]]);
@@ -552,8 +594,12 @@ fn constant_dequantized(
             Some(zs) => stored_int(zs, layout, p)?,
             None => 0,
         };
-        let y = (stored_int(xs, layout, i)? - z) as f32 * s;
-        out.extend_from_slice(&y.to_le_bytes());
+        values.clear();
+        stored_run(xs, layout, (start, len), &mut values)?;
+        for &v in &values {
+            out.extend_from_slice(&((v - z) as f32 * s).to_le_bytes());
+        }
+        start += len;
     }
     let dims: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
     let ctx = cx.ctx();
@@ -1015,11 +1061,19 @@ fn byte_conv(
     let Some((shifted, sums)) = cx.constant_bytes(w).and_then(|stored| {
         let mut shifted = Vec::with_capacity(channels_n * per_channel_n);
         let mut sums = Vec::with_capacity(channels_n);
+        let mut values = Vec::with_capacity(per_channel_n);
         for c in 0..channels_n {
             let z = zw[if zw.len() == 1 { 0 } else { c }];
             let mut sum = 0i64;
-            for j in 0..per_channel_n {
-                let v = i64::from(stored_int(stored, layout, c * per_channel_n + j)?) - z;
+            values.clear();
+            stored_run(
+                stored,
+                layout,
+                (c * per_channel_n, per_channel_n),
+                &mut values,
+            )?;
+            for &v in &values {
+                let v = i64::from(v) - z;
                 sum += v;
                 shifted.push(i8::try_from(v).ok()? as u8);
             }
