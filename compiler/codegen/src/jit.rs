@@ -852,7 +852,12 @@ fn quick_units(
             unit.push(i);
         }
     }
-    units.extend(shared.into_iter().map(|(_, unit)| unit));
+    units.extend(
+        shared
+            .into_iter()
+            .map(|(_, unit)| unit)
+            .filter(|unit| !unit.is_empty()),
+    );
     units
 }
 
