@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what dlc needs on a Debian 12 machine, idempotently: LLVM/MLIR 22 (FileCheck,
-# mlir-opt-22, the libraries dlc-codegen links, and lld, which .cargo/config.toml links with), lit,
+# mlir-opt-22, the libraries dlc-codegen links, and lld, which scripts/cc-lld.sh links with), lit,
 # ptxas (the nvidia-cuda-nvcc wheel, for the PTX tests), numpy, onnx 1.23.2 and onnxruntime 1.32.0
 # (benchmark peers, the ONNX conformance suite), maturin and pytest (the Python package in
 # python/: scripts/test.sh builds its wheel and runs its tests), torch (its torch.compile
@@ -12,7 +12,7 @@ set -euo pipefail
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 
-DEBS="llvm-22-dev libmlir-22-dev mlir-22-tools lld-22 libpolly-22-dev libzstd-dev zlib1g-dev libxml2-dev libz3-dev libclang1-22 libclang-common-22-dev"
+DEBS="llvm-22-dev libmlir-22-dev mlir-22-tools libpolly-22-dev libzstd-dev zlib1g-dev libxml2-dev libz3-dev libclang1-22 libclang-common-22-dev"
 missing=""
 for p in $DEBS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -21,6 +21,14 @@ if [ -n "$missing" ]; then
   echo "setup: installing Debian packages:$missing"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null
+fi
+
+# lld-22, which scripts/cc-lld.sh links with when it is there (much faster than GNU ld on
+# binaries that link LLVM statically). Not fatal: without it the link is slower, not different.
+if ! dpkg-query -W -f='${Status}' lld-22 2>/dev/null | grep -q "install ok installed"; then
+  echo "setup: installing lld-22"
+  { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq lld-22 >/dev/null; } ||
+    echo "setup: warning: lld-22 did not install; linking with the system's linker (slower)"
 fi
 
 if ! python3 -c "import lit" >/dev/null 2>&1; then
