@@ -178,18 +178,25 @@ fn depthwise_input(ctx: &Context, user: Op, i: usize, rows: Rows) -> bool {
         dlc_graph::decompose::direct_conv(ctx, conv)
             .is_some_and(|c| c.groups > 1 && c.window.input[1] == c.groups && rows.fit(&c))
     };
+    sole_reader(ctx, user, i, 0).is_some_and(depthwise)
+}
+
+/// The op that reads operand `i` of `user` as its own operand `at`, when that is the operand's
+/// only read: `user` itself when it is not a fusion and `i == at`, or the one user of the
+/// fusion's block argument for the operand when it uses it as operand `at`.
+pub(super) fn sole_reader(ctx: &Context, user: Op, i: usize, at: u32) -> Option<Op> {
     if ctx.view::<FusionOp>(user).is_none() {
-        return i == 0 && depthwise(user);
+        return (i == at as usize).then_some(user);
     }
-    let Some(&arg) = ctx
+    let &arg = ctx
         .regions(user)
         .first()
         .and_then(|&r| ctx.blocks(r).first())
-        .and_then(|&b| ctx.block_args(b).get(i))
-    else {
-        return false;
-    };
-    matches!(ctx.uses(arg), [u] if u.operand == 0 && depthwise(u.user))
+        .and_then(|&b| ctx.block_args(b).get(i))?;
+    match ctx.uses(arg) {
+        [u] if u.operand == at => Some(u.user),
+        _ => None,
+    }
 }
 
 /// Whether `op` is a constant-value pad of static shapes whose operand no producer's kernel

@@ -42,7 +42,7 @@
 //! Shapes must be static: the consumer's kernel then needs no sizes for the intermediate dims.
 
 use super::host::Options;
-use super::padded::static_shape;
+use super::padded::{sole_reader, static_shape};
 use super::plan::{i64_array, int_attr, kind_of, matmul_transposes, normalize_axis, Kind};
 use super::Target;
 use dlc_graph::ops::{ConstantOp, FusionOp, GatherOp, MatmulOp, PadOp, ReshapeOp, TransposeOp};
@@ -138,23 +138,9 @@ fn packs_operand(
     operand: u32,
     vnni: bool,
 ) -> bool {
-    let matmul = if ctx.view::<MatmulOp>(user).is_some() {
-        (operand == 1).then_some(user)
-    } else if ctx.view::<FusionOp>(user).is_some() {
-        let arg = ctx
-            .regions(user)
-            .first()
-            .and_then(|&r| ctx.blocks(r).first().copied())
-            .and_then(|b| ctx.block_args(b).get(operand as usize).copied());
-        let uses = arg.map(|a| ctx.uses(a)).unwrap_or_default();
-        match uses[..] {
-            [u] if u.operand == 1 && ctx.view::<MatmulOp>(u.user).is_some() => Some(u.user),
-            _ => None,
-        }
-    } else {
-        None
-    };
-    let Some(matmul) = matmul else {
+    let Some(matmul) = sole_reader(ctx, user, operand as usize, 1)
+        .filter(|&op| ctx.view::<MatmulOp>(op).is_some())
+    else {
         return false;
     };
     let parts = |v: Value| dlc_graph::tensor_parts(ctx, ctx.value_type(v));
