@@ -490,12 +490,17 @@ fn stored_int(
 ) -> Option<i32> {
     let at = if splat { 0 } else { i.checked_mul(width)? };
     let b = data.get(at..at.checked_add(width)?)?;
-    Some(match (width, signed) {
+    Some(decode_int(b, signed))
+}
+
+/// One element of [`small_int`] layout from its `width` little-endian bytes `b`.
+fn decode_int(b: &[u8], signed: bool) -> i32 {
+    match (b.len(), signed) {
         (1, true) => b[0] as i8 as i32,
         (1, false) => b[0] as i32,
         (_, true) => i16::from_le_bytes([b[0], b[1]]) as i32,
         (_, false) => u16::from_le_bytes([b[0], b[1]]) as i32,
-    })
+    }
 }
 
 /// Appends elements `start .. start + len` of a constant of [`small_int`] layout to `out`, as
@@ -512,20 +517,7 @@ fn stored_run(
         return Some(());
     }
     let bytes = data.get(start.checked_mul(width)?..start.checked_add(len)?.checked_mul(width)?)?;
-    match (width, signed) {
-        (1, true) => out.extend(bytes.iter().map(|&b| b as i8 as i32)),
-        (1, false) => out.extend(bytes.iter().map(|&b| b as i32)),
-        (_, true) => out.extend(
-            bytes
-                .chunks_exact(2)
-                .map(|b| i16::from_le_bytes([b[0], b[1]]) as i32),
-        ),
-        (_, false) => out.extend(
-            bytes
-                .chunks_exact(2)
-                .map(|b| u16::from_le_bytes([b[0], b[1]]) as i32),
-        ),
-    }
+    out.extend(bytes.chunks_exact(width).map(|b| decode_int(b, signed)));
     Some(())
 }
 
