@@ -8,6 +8,7 @@
 //! there. No OS threads are involved, so interleaving is deterministic.
 
 use super::buffer::{buffer_type, load, store};
+use super::env::Env;
 use super::memcheck::{Poison, Scratch};
 use super::scalar::{self, Val};
 use crate::math::ScalarOp;
@@ -53,7 +54,7 @@ pub(crate) struct Thread {
     /// Linear index in the block (x fastest).
     pub linear: usize,
     pub tid: [i64; 3],
-    pub env: HashMap<Value, Val>,
+    pub env: Env,
     /// Values that are poison (`memcheck`): they have no entry in `env`.
     pub poison: HashMap<Value, Poison>,
     frames: Vec<Frame>,
@@ -103,12 +104,7 @@ pub(crate) fn op_err(ctx: &Context, op: Op, msg: impl Into<String>) -> Diagnosti
 
 impl Thread {
     /// A thread about to run the kernel body starting at `first`.
-    pub(crate) fn new(
-        linear: usize,
-        tid: [i64; 3],
-        env: HashMap<Value, Val>,
-        first: Option<Op>,
-    ) -> Self {
+    pub(crate) fn new(linear: usize, tid: [i64; 3], env: Env, first: Option<Op>) -> Self {
         Thread {
             linear,
             tid,
@@ -189,12 +185,12 @@ impl<'c> Machine<'c> {
     }
 
     /// The value of `v` for `op`; poison is an error here.
-    fn get(&self, th: &Thread, op: Op, v: Value) -> Result<Val, Diagnostic> {
+    fn value<'t>(&self, th: &'t Thread, op: Op, v: Value) -> Result<&'t Val, Diagnostic> {
         // Most threads never hold poison: skip hashing for them.
         if let Some(p) = (!th.poison.is_empty()).then(|| th.poison.get(&v)).flatten() {
             return Err(self.poison_use(th, op, p));
         }
-        th.env.get(&v).cloned().ok_or_else(|| {
+        th.env.get(v).ok_or_else(|| {
             op_err(
                 self.ctx,
                 op,
@@ -203,8 +199,13 @@ impl<'c> Machine<'c> {
         })
     }
 
+    /// [`Machine::value`], copied.
+    fn get(&self, th: &Thread, op: Op, v: Value) -> Result<Val, Diagnostic> {
+        self.value(th, op, v).cloned()
+    }
+
     fn get_int(&self, th: &Thread, op: Op, v: Value) -> Result<i64, Diagnostic> {
-        self.get(th, op, v)?
+        self.value(th, op, v)?
             .as_int()
             .map_err(|m| op_err(self.ctx, op, m))
     }
@@ -227,7 +228,7 @@ impl<'c> Machine<'c> {
             return Err(op_err(self.ctx, op, "expected exactly one result"));
         }
         let result = self.ctx.result(op, 0);
-        th.env.remove(&result);
+        th.env.remove(result);
         th.poison.insert(result, p);
         Ok(())
     }
@@ -265,8 +266,8 @@ impl<'c> Machine<'c> {
             Some(LoopOps::VStoreOp(_)) => self.exec_store(th, op, true),
             Some(LoopOps::AllocOp(_)) => self.exec_alloc(th, op),
             Some(LoopOps::DimOp(dim)) => {
-                let id = match self.get(th, op, self.operand(op, 0)?)? {
-                    Val::Buf(id) => id,
+                let id = match self.value(th, op, self.operand(op, 0)?)? {
+                    &Val::Buf(id) => id,
                     _ => return Err(op_err(ctx, op, "expected a buffer operand")),
                 };
                 let shape = self.mem[id].shape();
@@ -369,10 +370,10 @@ impl<'c> Machine<'c> {
                     // passes on the operand it chooses, so discarding poison is fine.
                     let select = matches!(scalar_op, ScalarOp::Arith(ArithOps::SelectOp(_)));
                     let cond = match select {
-                        true => Some(self.get(th, op, self.operand(op, 0)?)?),
+                        true => Some(self.value(th, op, self.operand(op, 0)?)?),
                         false => None,
                     };
-                    if let Some(Val::Int(cond)) = cond {
+                    if let Some(&Val::Int(cond)) = cond {
                         let chosen = self.operand(op, if cond != 0 { 1 } else { 2 })?;
                         match th.poison.get(&chosen).cloned() {
                             Some(p) => self.set_poison(th, op, p)?,
@@ -390,10 +391,11 @@ impl<'c> Machine<'c> {
                     let args = ctx
                         .operands(op)
                         .iter()
-                        .map(|&v| self.get(th, op, v))
-                        .collect::<Result<SmallVec<[Val; 3]>, _>>()?;
-                    let v = scalar::eval(ctx, scalar_op, &args).map_err(|m| op_err(ctx, op, m))?;
-                    self.set_result(th, op, v)?;
+                        .map(|&v| self.value(th, op, v))
+                        .collect::<Result<SmallVec<[&Val; 3]>, _>>()?;
+                    let v = scalar::eval(ctx, scalar_op, &args);
+                    drop(args);
+                    self.set_result(th, op, v.map_err(|m| op_err(ctx, op, m))?)?;
                     Ok(Flow::Next)
                 }
                 _ => Err(unsupported(ctx, op)),
@@ -493,14 +495,7 @@ impl<'c> Machine<'c> {
             .operands(op)
             .iter()
             .map(|&v| self.get_int(th, op, v))
-            .collect::<Result<Vec<_>, _>>()?;
-        let kinds: Vec<&str> = match ctx.attr(op, "iter_kinds").map(|a| ctx.attr_kind(a)) {
-            Some(dlc_ir::AttrKind::Array(items)) => items
-                .iter()
-                .map(|&a| ctx.attr_as_str(a).unwrap_or("spatial"))
-                .collect(),
-            _ => vec!["spatial"; values.len()],
-        };
+            .collect::<Result<SmallVec<[i64; 6]>, _>>()?;
         let (body, init) = schedule_block_regions(ctx, op)
             .ok_or_else(|| op_err(ctx, op, "loop.schedule_block has no body block"))?;
         let bind = |th: &mut Thread, block: Block| -> Result<(), Diagnostic> {
@@ -518,12 +513,22 @@ impl<'c> Machine<'c> {
             Ok(())
         };
         bind(th, body)?;
-        let first_reduce_iteration = kinds.contains(&"reduce")
-            && kinds
-                .iter()
-                .zip(&values)
-                .all(|(&k, &v)| k != "reduce" || v == 0);
-        if let Some(init) = init.filter(|_| first_reduce_iteration) {
+        // The iter kinds matter only to a block with an init region.
+        let first_reduce_iteration = || {
+            let kinds: Vec<&str> = match ctx.attr(op, "iter_kinds").map(|a| ctx.attr_kind(a)) {
+                Some(dlc_ir::AttrKind::Array(items)) => items
+                    .iter()
+                    .map(|&a| ctx.attr_as_str(a).unwrap_or("spatial"))
+                    .collect(),
+                _ => vec!["spatial"; values.len()],
+            };
+            kinds.contains(&"reduce")
+                && kinds
+                    .iter()
+                    .zip(&values)
+                    .all(|(&k, &v)| k != "reduce" || v == 0)
+        };
+        if let Some(init) = init.filter(|_| first_reduce_iteration()) {
             bind(th, init)?;
             return Ok(Flow::Push(Frame {
                 next: ctx.first_op(init),
@@ -598,8 +603,8 @@ impl<'c> Machine<'c> {
         op: Op,
         access: &Access<'_>,
     ) -> Result<(usize, SmallVec<[i64; 6]>), Diagnostic> {
-        let id = match self.get(th, op, access.buffer)? {
-            Val::Buf(id) => id,
+        let id = match self.value(th, op, access.buffer)? {
+            &Val::Buf(id) => id,
             _ => return Err(op_err(self.ctx, op, "expected a buffer operand")),
         };
         let idx = access
@@ -712,10 +717,10 @@ impl<'c> Machine<'c> {
         let value = access
             .value
             .ok_or_else(|| op_err(ctx, op, "expected a stored value"))?;
-        let value = self.get(th, op, value)?;
-        let lanes = match (&value, vector) {
+        let value = self.value(th, op, value)?;
+        let lanes = match (value, vector) {
             (Val::Vector(l), true) => &l[..],
-            (Val::Int(_) | Val::Float(_), false) => std::slice::from_ref(&value),
+            (Val::Int(_) | Val::Float(_), false) => std::slice::from_ref(value),
             _ => {
                 return Err(op_err(
                     ctx,

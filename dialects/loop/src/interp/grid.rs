@@ -13,13 +13,13 @@
 //! mismatch is barrier divergence, reported at the op.
 //! Shared buffers live for one block, local ones per thread.
 
+use super::env::Env;
 use super::exec::{op_err, Launch, Machine, Status, Thread, MAX_SHARED_BYTES};
 use super::scalar::{self, Val};
 use crate::analysis::loops::loop_kind;
 use crate::math::ScalarOp;
 use crate::{AllocOp, LoopKind, LoopOps, MemorySpace, WarpReduceOp};
 use dlc_ir::{AttrKind, Context, Diagnostic, Op, Value};
-use rustc_hash::FxHashMap as HashMap;
 
 /// Threads per warp.
 pub(crate) const WARP_SIZE: usize = 32;
@@ -34,7 +34,7 @@ const MAX_GRID_DIMS: [i64; 3] = [(1 << 31) - 1, 65535, 65535];
 pub(crate) fn launch_shape(
     ctx: &Context,
     kernel: Op,
-    args: &HashMap<Value, Val>,
+    args: &Env,
     arg_values: &[Value],
 ) -> Result<Launch, Diagnostic> {
     let mut launch = Launch {
@@ -184,7 +184,7 @@ fn launch_attr(
     ctx: &Context,
     kernel: Op,
     attr: dlc_ir::Attribute,
-    args: &HashMap<Value, Val>,
+    args: &Env,
     arg_values: &[Value],
 ) -> Result<[i64; 3], Diagnostic> {
     let AttrKind::Array(items) = ctx.attr_kind(attr) else {
@@ -215,7 +215,7 @@ fn launch_attr(
             })?;
             arg_values
                 .get(pos)
-                .and_then(|v| args.get(v))
+                .and_then(|&v| args.get(v))
                 .and_then(|v| v.as_int().ok())
                 .ok_or_else(|| {
                     op_err(
@@ -246,8 +246,8 @@ fn symbolic_arg_position(ctx: &Context, kernel: Op, name: &str) -> Option<usize>
 }
 
 /// Evaluates a value from kernel arguments and pure scalar ops, for loop bounds at launch.
-fn launch_value(ctx: &Context, v: Value, args: &HashMap<Value, Val>) -> Result<i64, String> {
-    if let Some(a) = args.get(&v) {
+fn launch_value(ctx: &Context, v: Value, args: &Env) -> Result<i64, String> {
+    if let Some(a) = args.get(v) {
         return a.as_int();
     }
     let op = ctx
@@ -266,11 +266,7 @@ fn launch_value(ctx: &Context, v: Value, args: &HashMap<Value, Val>) -> Result<i
 
 impl Machine<'_> {
     /// Runs every block of the grid, x fastest.
-    pub(crate) fn run_grid(
-        &mut self,
-        env: &HashMap<Value, Val>,
-        first: Option<Op>,
-    ) -> Result<(), Diagnostic> {
+    pub(crate) fn run_grid(&mut self, env: &Env, first: Option<Op>) -> Result<(), Diagnostic> {
         let [gx, gy, gz] = self.launch.grid;
         for z in 0..gz {
             for y in 0..gy {
@@ -283,11 +279,7 @@ impl Machine<'_> {
         Ok(())
     }
 
-    fn run_block(
-        &mut self,
-        env: &HashMap<Value, Val>,
-        first: Option<Op>,
-    ) -> Result<(), Diagnostic> {
+    fn run_block(&mut self, env: &Env, first: Option<Op>) -> Result<(), Diagnostic> {
         self.mem.truncate(self.n_global);
         self.scratch.clear();
         self.shared.clear();
@@ -463,7 +455,7 @@ impl Machine<'_> {
                     return Err(self.poison_use(t, op, p));
                 }
                 t.env
-                    .get(&operand)
+                    .get(operand)
                     .cloned()
                     .ok_or_else(|| op_err(ctx, op, "operand has no value"))
             })

@@ -43,6 +43,7 @@
 //!   `loop.call_loop`.
 
 pub mod buffer;
+mod env;
 mod exec;
 mod grid;
 mod host;
@@ -56,9 +57,11 @@ use crate::{KernelOp, MemorySpace};
 use buffer::buffer_type;
 use dlc_ir::{Context, Diagnostic, Op};
 use dlc_tensor::Literal;
+use env::{Env, Slots};
 use exec::{op_err, Machine};
 use rustc_hash::FxHashMap as HashMap;
 use scalar::Val;
+use std::rc::Rc;
 
 /// Runs `kernel` (a `loop.kernel` op) on `args`, updating buffer arguments in place.
 ///
@@ -132,19 +135,8 @@ pub(crate) fn run_kernel_with(
             ),
         ));
     }
-    // Room for every value the kernel defines, so a thread's environment (a clone of this
-    // one) never grows by rehashing.
-    let mut values = params.len();
-    ctx.for_each_op(kernel, &mut |op| {
-        values += ctx.num_results(op)
-            + ctx
-                .regions(op)
-                .iter()
-                .flat_map(|&r| ctx.blocks(r))
-                .map(|&b| ctx.block_args(b).len())
-                .sum::<usize>();
-    });
-    let mut env = HashMap::with_capacity_and_hasher(values, Default::default());
+    // Each thread's environment is a clone of this one.
+    let mut env = Env::new(Rc::new(Slots::of_kernel(ctx, kernel)));
     for (i, (&param, arg)) in params.iter().zip(args).enumerate() {
         let ty = ctx.value_type(param);
         let bad = |msg: String| op_err(ctx, kernel, format!("argument #{i}: {msg}"));

@@ -14,6 +14,8 @@ use dlc_arith::{
 };
 use dlc_ir::attributes::sign_extend;
 use dlc_ir::{AttrKind, Context, DenseValue, FloatKind, Op, Type, TypeKind};
+use smallvec::SmallVec;
+use std::borrow::Borrow;
 
 /// A runtime value of the interpreter.
 #[derive(Clone, PartialEq, Debug)]
@@ -74,8 +76,9 @@ pub(crate) fn normalize(ctx: &Context, ty: Type, v: Val) -> Val {
     }
 }
 
-/// Evaluates a pure `arith` or `math` op on operand values; returns its one result.
-pub(crate) fn eval(ctx: &Context, op: ScalarOp, args: &[Val]) -> Result<Val, String> {
+/// Evaluates a pure `arith` or `math` op on operand values (owned or borrowed); returns its
+/// one result.
+pub(crate) fn eval<A: Borrow<Val>>(ctx: &Context, op: ScalarOp, args: &[A]) -> Result<Val, String> {
     let name = ctx.op_name(op.op());
     let result_ty = *ctx
         .result_types(op.op())
@@ -90,6 +93,7 @@ pub(crate) fn eval(ctx: &Context, op: ScalarOp, args: &[Val]) -> Result<Val, Str
         .map(|&v| ctx.value_type(v))
         .next_back()
         .unwrap_or(result_ty);
+    let args: SmallVec<[&Val; 3]> = args.iter().map(Borrow::borrow).collect();
     let lanes = args.iter().find_map(|a| match a {
         Val::Vector(l) => Some(l.len()),
         _ => None,
@@ -97,17 +101,17 @@ pub(crate) fn eval(ctx: &Context, op: ScalarOp, args: &[Val]) -> Result<Val, Str
     let elem_res = ctx.element_type(result_ty);
     let elem_opd = ctx.element_type(operand_ty);
     match lanes {
-        None => eval_scalar(ctx, op, name, args, elem_opd, elem_res),
+        None => eval_scalar(ctx, op, name, &args, elem_opd, elem_res),
         Some(n) => {
             let mut out = Vec::with_capacity(n);
             for lane in 0..n {
-                let lane_args: Vec<Val> = args
+                let lane_args = args
                     .iter()
-                    .map(|a| match a {
-                        Val::Vector(l) => l.get(lane).cloned().ok_or("vector lane counts differ"),
-                        s => Ok(s.clone()),
+                    .map(|&a| match a {
+                        Val::Vector(l) => l.get(lane).ok_or("vector lane counts differ"),
+                        s => Ok(s),
                     })
-                    .collect::<Result<_, _>>()?;
+                    .collect::<Result<SmallVec<[&Val; 3]>, _>>()?;
                 out.push(eval_scalar(ctx, op, name, &lane_args, elem_opd, elem_res)?);
             }
             Ok(Val::Vector(out))
@@ -142,7 +146,7 @@ fn eval_scalar(
     ctx: &Context,
     op: ScalarOp,
     name: &str,
-    args: &[Val],
+    args: &[&Val],
     opd_ty: Type,
     res_ty: Type,
 ) -> Result<Val, String> {
@@ -150,6 +154,7 @@ fn eval_scalar(
     use MathOps as M;
     let arg = |i: usize| {
         args.get(i)
+            .copied()
             .ok_or_else(|| format!("'{name}' expects at least {} operands", i + 1))
     };
     let unary =
