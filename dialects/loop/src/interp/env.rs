@@ -4,18 +4,22 @@
 //! most, and hashing each `Value` was the largest part of its time. [`Slots`] numbers the values
 //! a kernel defines (the arguments of every block in it and the results of every op) once per
 //! launch; each thread's [`Env`] then holds its values in a vector indexed by that number,
-//! shared numbering and all, so a thread's environment clones as one vector.
+//! shared numbering and all, so a thread's environment clones as one vector. [`Slots`] also
+//! numbers the kernel's ops, for what the interpreter decodes once per op and launch.
 
 use super::scalar::Val;
 use dlc_ir::{Context, Op, Value};
 use std::rc::Rc;
 
 /// A kernel's numbering of its values: `slot[v.index() - base]` is `v`'s slot, or
-/// [`Slots::NONE`] for a value the kernel does not define.
+/// [`Slots::NONE`] for a value the kernel does not define; and of its ops: op `o` of the kernel
+/// is number `o.index() - op_base`, below `ops`.
 pub(crate) struct Slots {
     base: usize,
     slot: Vec<u32>,
     len: usize,
+    op_base: usize,
+    ops: usize,
 }
 
 impl Slots {
@@ -24,7 +28,10 @@ impl Slots {
     /// Numbers the block arguments and op results inside `kernel` (the kernel's own included).
     pub(crate) fn of_kernel(ctx: &Context, kernel: Op) -> Slots {
         let mut values = Vec::new();
+        let (mut op_base, mut op_end) = (kernel.index(), kernel.index() + 1);
         ctx.for_each_op(kernel, &mut |op| {
+            op_base = op_base.min(op.index());
+            op_end = op_end.max(op.index() + 1);
             values.extend(ctx.results(op));
             for &r in ctx.regions(op) {
                 for &b in ctx.blocks(r) {
@@ -42,7 +49,22 @@ impl Slots {
             base,
             slot,
             len: values.len(),
+            op_base,
+            ops: op_end - op_base,
         }
+    }
+
+    /// The number of ops the kernel's op numbers range over.
+    pub(crate) fn ops(&self) -> usize {
+        self.ops
+    }
+
+    /// `op`'s number, for an op of the kernel.
+    #[inline]
+    pub(crate) fn op(&self, op: Op) -> Option<usize> {
+        op.index()
+            .checked_sub(self.op_base)
+            .filter(|&n| n < self.ops)
     }
 
     #[inline]

@@ -8,9 +8,9 @@
 //! there. No OS threads are involved, so interleaving is deterministic.
 
 use super::buffer::{buffer_type, load, store};
-use super::env::Env;
+use super::env::{Env, Slots};
 use super::memcheck::{Poison, Scratch};
-use super::scalar::{self, Val};
+use super::scalar::{self, ScalarTypes, Val};
 use crate::math::ScalarOp;
 use crate::{Access, Dim, ForOp, LoopKind, LoopOps, MemorySpace};
 use dlc_arith::ArithOps;
@@ -18,6 +18,7 @@ use dlc_ir::{Block, Context, Diagnostic, Op, Value};
 use dlc_tensor::{DType, Literal};
 use rustc_hash::FxHashMap as HashMap;
 use smallvec::SmallVec;
+use std::rc::Rc;
 
 /// The most static shared memory a block may use, in bytes (48 KiB, as on CUDA devices).
 pub(crate) const MAX_SHARED_BYTES: usize = 48 * 1024;
@@ -47,6 +48,23 @@ pub(crate) struct Machine<'c> {
     pub interval: u64,
     pub launch: Launch,
     pub block_id: [i64; 3],
+    /// The kernel's numbering of its values and ops.
+    pub slots: Rc<Slots>,
+    /// What each op run so far decoded on its first run, by op number.
+    pub decoded: Vec<Option<Decoded<'c>>>,
+}
+
+/// What the interpreter decodes of an op once per launch, on its first run.
+#[derive(Clone)]
+pub(crate) enum Decoded<'c> {
+    /// A load's, store's or prefetch's access.
+    Access(Access<'c>),
+    /// A scalar op's types.
+    Scalar(ScalarTypes),
+    /// An `arith.constant`'s value.
+    Constant(Val),
+    /// A `loop.for`'s kind, body and induction variable.
+    Loop(LoopKind, Block, Value),
 }
 
 /// One simulated thread.
@@ -388,12 +406,18 @@ impl<'c> Machine<'c> {
                             return Ok(Flow::Next);
                         }
                     }
+                    if let ScalarOp::Arith(ArithOps::ConstantOp(_)) = scalar_op {
+                        let v = self.constant(op, scalar_op)?;
+                        self.set_result(th, op, v)?;
+                        return Ok(Flow::Next);
+                    }
+                    let types = self.scalar_types(op)?;
                     let args = ctx
                         .operands(op)
                         .iter()
                         .map(|&v| self.value(th, op, v))
                         .collect::<Result<SmallVec<[&Val; 3]>, _>>()?;
-                    let v = scalar::eval(ctx, scalar_op, &args);
+                    let v = scalar::eval_typed(ctx, scalar_op, types, &args);
                     drop(args);
                     self.set_result(th, op, v.map_err(|m| op_err(ctx, op, m))?)?;
                     Ok(Flow::Next)
@@ -437,14 +461,7 @@ impl<'c> Machine<'c> {
                 format!("loop step must be positive, got {step}"),
             ));
         }
-        // A loop without a kind is serial.
-        let kind = match ctx.attr(op, "kind") {
-            None => LoopKind::Serial,
-            Some(a) => ForOp(op).loop_kind(ctx).ok_or_else(|| {
-                let name = ctx.attr_as_str(a).unwrap_or("?");
-                op_err(ctx, op, format!("unknown loop kind '{name}'"))
-            })?,
-        };
+        let (kind, body, iv_arg) = self.decode_for(op)?;
         // A GPU-bound loop starts at this block's or thread's index and strides by the grid's
         // or block's extent along its axis.
         let bound = |id: i64, n: i64| {
@@ -461,15 +478,6 @@ impl<'c> Machine<'c> {
             | LoopKind::Vectorize(_)
             | LoopKind::Unroll(_) => (lb, step),
         };
-        let body = ctx
-            .regions(op)
-            .first()
-            .and_then(|&r| ctx.blocks(r).first().copied())
-            .ok_or_else(|| op_err(ctx, op, "loop.for has no body block"))?;
-        let iv_arg = *ctx
-            .block_args(body)
-            .first()
-            .ok_or_else(|| op_err(ctx, op, "loop.for body has no induction variable"))?;
         if start >= ub {
             return Ok(Flow::Next);
         }
@@ -484,6 +492,33 @@ impl<'c> Machine<'c> {
                 stride,
             },
         }))
+    }
+
+    /// `loop.for` `op`'s kind, body block and induction variable.
+    fn decode_for(&mut self, op: Op) -> Result<(LoopKind, Block, Value), Diagnostic> {
+        if let Some(&Decoded::Loop(kind, body, iv_arg)) = self.decoded(op) {
+            return Ok((kind, body, iv_arg));
+        }
+        let ctx = self.ctx;
+        // A loop without a kind is serial.
+        let kind = match ctx.attr(op, "kind") {
+            None => LoopKind::Serial,
+            Some(a) => ForOp(op).loop_kind(ctx).ok_or_else(|| {
+                let name = ctx.attr_as_str(a).unwrap_or("?");
+                op_err(ctx, op, format!("unknown loop kind '{name}'"))
+            })?,
+        };
+        let body = ctx
+            .regions(op)
+            .first()
+            .and_then(|&r| ctx.blocks(r).first().copied())
+            .ok_or_else(|| op_err(ctx, op, "loop.for has no body block"))?;
+        let iv_arg = *ctx
+            .block_args(body)
+            .first()
+            .ok_or_else(|| op_err(ctx, op, "loop.for body has no induction variable"))?;
+        self.remember(op, Decoded::Loop(kind, body, iv_arg));
+        Ok((kind, body, iv_arg))
     }
 
     /// `loop.schedule_block`: binds the iter vars to the iter values and runs the body; for a
@@ -544,8 +579,11 @@ impl<'c> Machine<'c> {
     /// The access of load, store or prefetch `op`. [`crate::access`] reads the operands of a
     /// verified op; one built with fewer than `operands` (the buffer, after the value for a
     /// store) is an error here rather than a panic there.
-    fn access(&self, op: Op, operands: usize) -> Result<Access<'c>, Diagnostic> {
+    fn access(&mut self, op: Op, operands: usize) -> Result<Access<'c>, Diagnostic> {
         let ctx = self.ctx;
+        if let Some(Decoded::Access(access)) = self.decoded(op) {
+            return Ok(*access);
+        }
         if ctx.operands(op).len() < operands {
             return Err(op_err(
                 ctx,
@@ -553,7 +591,45 @@ impl<'c> Machine<'c> {
                 format!("expected an operand #{}", operands - 1),
             ));
         }
-        crate::access(ctx, op).ok_or_else(|| op_err(ctx, op, "expected a buffer access"))
+        let access =
+            crate::access(ctx, op).ok_or_else(|| op_err(ctx, op, "expected a buffer access"))?;
+        self.remember(op, Decoded::Access(access));
+        Ok(access)
+    }
+
+    /// What `op` decoded on an earlier run in this launch.
+    #[inline]
+    fn decoded(&self, op: Op) -> Option<&Decoded<'c>> {
+        self.decoded.get(self.slots.op(op)?)?.as_ref()
+    }
+
+    /// Keeps what `op` decoded for its later runs in this launch.
+    fn remember(&mut self, op: Op, decoded: Decoded<'c>) {
+        if let Some(slot) = (self.slots.op(op)).and_then(|n| self.decoded.get_mut(n)) {
+            *slot = Some(decoded);
+        }
+    }
+
+    /// The value of `arith.constant` `op`.
+    fn constant(&mut self, op: Op, scalar_op: ScalarOp) -> Result<Val, Diagnostic> {
+        if let Some(Decoded::Constant(v)) = self.decoded(op) {
+            return Ok(v.clone());
+        }
+        let ctx = self.ctx;
+        let no_args: [Val; 0] = [];
+        let v = scalar::eval(ctx, scalar_op, &no_args).map_err(|m| op_err(ctx, op, m))?;
+        self.remember(op, Decoded::Constant(v.clone()));
+        Ok(v)
+    }
+
+    /// The types scalar `op` reads.
+    fn scalar_types(&mut self, op: Op) -> Result<ScalarTypes, Diagnostic> {
+        if let Some(Decoded::Scalar(types)) = self.decoded(op) {
+            return Ok(*types);
+        }
+        let types = ScalarTypes::of(self.ctx, op).map_err(|m| op_err(self.ctx, op, m))?;
+        self.remember(op, Decoded::Scalar(types));
+        Ok(types)
     }
 
     /// The buffer and element offset `access` addresses, bounds-checked; `width` is the

@@ -136,7 +136,8 @@ pub(crate) fn run_kernel_with(
         ));
     }
     // Each thread's environment is a clone of this one.
-    let mut env = Env::new(Rc::new(Slots::of_kernel(ctx, kernel)));
+    let slots = Rc::new(Slots::of_kernel(ctx, kernel));
+    let mut env = Env::new(slots.clone());
     for (i, (&param, arg)) in params.iter().zip(args).enumerate() {
         let ty = ctx.value_type(param);
         let bad = |msg: String| op_err(ctx, kernel, format!("argument #{i}: {msg}"));
@@ -184,6 +185,8 @@ pub(crate) fn run_kernel_with(
             block: [1; 3],
         },
         block_id: [0; 3],
+        decoded: vec![None; slots.ops()],
+        slots,
     };
     let outcome = grid::launch_shape(ctx, kernel, &env, params).and_then(|launch| {
         machine.launch = launch;

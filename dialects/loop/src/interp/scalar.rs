@@ -79,27 +79,50 @@ pub(crate) fn normalize(ctx: &Context, ty: Type, v: Val) -> Val {
 /// Evaluates a pure `arith` or `math` op on operand values (owned or borrowed); returns its
 /// one result.
 pub(crate) fn eval<A: Borrow<Val>>(ctx: &Context, op: ScalarOp, args: &[A]) -> Result<Val, String> {
-    let name = ctx.op_name(op.op());
-    let result_ty = *ctx
-        .result_types(op.op())
-        .first()
-        .ok_or_else(|| format!("'{name}' has no result"))?;
-    if let ScalarOp::Arith(ArithOps::ConstantOp(c)) = op {
-        return constant(ctx, c, result_ty);
+    eval_typed(ctx, op, ScalarTypes::of(ctx, op.op())?, args)
+}
+
+/// The types evaluating an op reads: its result's, and the element types of its result and
+/// (last) operand. The interpreter looks them up once per op and launch.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct ScalarTypes {
+    result: Type,
+    elem_res: Type,
+    elem_opd: Type,
+}
+
+impl ScalarTypes {
+    pub(crate) fn of(ctx: &Context, op: Op) -> Result<ScalarTypes, String> {
+        let result = *ctx
+            .result_types(op)
+            .first()
+            .ok_or_else(|| format!("'{}' has no result", ctx.op_name(op)))?;
+        let operand = (ctx.operands(op).last()).map_or(result, |&v| ctx.value_type(v));
+        Ok(ScalarTypes {
+            result,
+            elem_res: ctx.element_type(result),
+            elem_opd: ctx.element_type(operand),
+        })
     }
-    let operand_ty = ctx
-        .operands(op.op())
-        .iter()
-        .map(|&v| ctx.value_type(v))
-        .next_back()
-        .unwrap_or(result_ty);
+}
+
+/// [`eval`] with the op's types given.
+pub(crate) fn eval_typed<A: Borrow<Val>>(
+    ctx: &Context,
+    op: ScalarOp,
+    types: ScalarTypes,
+    args: &[A],
+) -> Result<Val, String> {
+    let name = ctx.op_name(op.op());
+    if let ScalarOp::Arith(ArithOps::ConstantOp(c)) = op {
+        return constant(ctx, c, types.result);
+    }
     let args: SmallVec<[&Val; 3]> = args.iter().map(Borrow::borrow).collect();
     let lanes = args.iter().find_map(|a| match a {
         Val::Vector(l) => Some(l.len()),
         _ => None,
     });
-    let elem_res = ctx.element_type(result_ty);
-    let elem_opd = ctx.element_type(operand_ty);
+    let (elem_res, elem_opd) = (types.elem_res, types.elem_opd);
     match lanes {
         None => eval_scalar(ctx, op, name, &args, elem_opd, elem_res),
         Some(n) => {
