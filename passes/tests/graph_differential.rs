@@ -21,7 +21,7 @@
 //! `argmax`/`argmin`, `rem`, `pow` (finite for a negative base only at integer exponents), or
 //! a cast from a float to an integer. So a generated function in which such an op depends on
 //! the result of a composite (the values a pipeline computes differently) has its results
-//! compared by count, dtype and shape only, as dialects/graph/tests/generate.rs does for all
+//! compared by count, dtype and shape only, as dialects/graph/tests/library/generate.rs does for all
 //! functions; the test checks that at least half of the functions still have their values
 //! compared.
 

@@ -3,7 +3,7 @@
 //!
 //! A pass's `PassInfo` carries its one-line summary, anchor, options and statistics; its full
 //! documentation is the `//!` template doc of its source file, which is not reachable at run
-//! time. passes/tests/pass_docs.rs generates docs/passes.md from those docs and fails when the
+//! time. passes/tests/library/pass_docs.rs generates docs/passes.md from those docs and fails when the
 //! file is stale, so the module embeds that file (`include_str!`) and gives each pass its
 //! `## <argument>` section; python/tests/test_ir.py checks that every registered pass has one.
 

@@ -305,7 +305,7 @@ func.func @empty() {
 // -----
 
 // Counter-example: unregistered multi-result ops are not pure (a pure multi-result op is covered
-// by the unit tests in passes/tests/cse.rs).
+// by the unit tests in passes/tests/library/cse.rs).
 
 // CHECK-LABEL: func.func @multi_result(%arg0: i32) -> (i32, i32, i32, i32) {
 // CHECK-NEXT: %0:2 = "t.pair"(%arg0) : (i32) -> (i32, i32)

@@ -4,7 +4,7 @@
 //! primitive ops by a function here, which its op definition names (`decompose = ...` in
 //! [`crate::ops`]; all of them: [`DECOMPOSITIONS`]). Passes that only understand primitives
 //! (fusion, lowering) run [`decompose_all`] first; the interpreter runs composites by their own
-//! reference semantics, so the two can be compared (`tests/decompose.rs`).
+//! reference semantics, so the two can be compared (`tests/library/decompose_differential.rs`).
 //!
 //! The ops are built through [`GraphBuilder`], which creates graph ops by name and attribute
 //! names and computes result types with the shape rules of the spec, so the decompositions need

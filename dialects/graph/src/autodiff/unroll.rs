@@ -17,7 +17,7 @@
 //!
 //! tests/library/unroll.rs compares the interpreter on random `graph.rnn`s (every cell,
 //! direction and activation, `clip`, the cell flags, `sequence_lens`, `?` dims) with the
-//! interpreter on their unrolling; passes/tests/grad_check.rs checks the gradients through it.
+//! interpreter on their unrolling; passes/tests/library/grad_check.rs checks the gradients through it.
 
 use crate::decompose::GraphBuilder;
 use crate::ops::RnnOp;

@@ -3,7 +3,7 @@
 //! reference cannot drift from its code. To rewrite the file:
 //!
 //! ```text
-//! DLC_UPDATE_DOCS=1 cargo test -p dlc-passes --test pass_docs
+//! DLC_UPDATE_DOCS=1 cargo test -p dlc-passes --test library pass_docs
 //! ```
 
 use dlc_ir::pass::{Anchor, PassInfo, PassRegistry};
@@ -137,8 +137,8 @@ fn info_lines(info: &PassInfo) -> String {
 fn generate(docs: &[PassDoc], registry: &PassRegistry) -> String {
     let mut out = String::from(
         "# Passes\n\n\
-         <!-- Generated from the `//!` docs of passes/src by passes/tests/pass_docs.rs; do not \
-         edit.\n     Regenerate with: DLC_UPDATE_DOCS=1 cargo test -p dlc-passes --test pass_docs \
+         <!-- Generated from the `//!` docs of passes/src by passes/tests/library/pass_docs.rs; do not \
+         edit.\n     Regenerate with: DLC_UPDATE_DOCS=1 cargo test -p dlc-passes --test library pass_docs \
          -->\n\n\
          Every pass in `dlc-passes`, by the argument users type (`dlc-opt --pipeline=<argument>`). \
          How pipelines are written and run is in [pass-manager.md](pass-manager.md).\n\n",
@@ -191,7 +191,7 @@ fn passes_md_is_up_to_date() {
             + 1;
         panic!(
             "docs/passes.md is out of date (first difference at line {line}); regenerate it with\n  \
-             DLC_UPDATE_DOCS=1 cargo test -p dlc-passes --test pass_docs"
+             DLC_UPDATE_DOCS=1 cargo test -p dlc-passes --test library pass_docs"
         );
     }
 }

@@ -10,14 +10,13 @@ use dlc_runtime::{
 };
 use dlc_tensor::{DType, Literal};
 
-#[path = "../../../tools/fixtures/host/kernels.rs"]
-mod fixture_kernels;
+use crate::fixture_kernels;
 
 /// The kernels, in MLIR (for the interpreter and the runtime's checks): those of
 /// tools/fixtures/host/kernels.mlir (`@add`, `@accumulate`), then `@fill4`, which sets its four
 /// elements to one ...
 const KERNELS: &str = concat!(
-    include_str!("../../../tools/fixtures/host/kernels.mlir"),
+    include_str!("../../../../tools/fixtures/host/kernels.mlir"),
     r#"
 loop.kernel @fill4(%x: !loop.buffer<4xf32, global>) {
   %c0 = arith.constant 0 : index

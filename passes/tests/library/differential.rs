@@ -7,10 +7,8 @@
 //! avoids it, so that is rare). The test also checks that each pass changed a fair share of the
 //! programs, so the generator keeps giving it work.
 
-#[allow(dead_code)] // shared plumbing; this test only runs pipelines
-#[path = "support/pipeline.rs"]
-mod pipeline;
-mod support;
+use crate::pipeline;
+use crate::support;
 
 use dlc_ir::pass::PassRegistry;
 use dlc_ir::{parse_source, print_op, verify, Context, Op, PrintOptions};

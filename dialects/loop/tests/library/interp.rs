@@ -98,9 +98,9 @@ fn line_of(src: &str, needle: &str) -> u32 {
 // ---------------------------------------------------------------------------------------------
 // The example kernels of docs/examples, against plain Rust loops.
 
-const BROADCAST_ADD: &str = include_str!("../../../docs/examples/loop_broadcast_add.mlir");
-const ROW_SOFTMAX: &str = include_str!("../../../docs/examples/loop_row_softmax.mlir");
-const GPU_ROW_SUM: &str = include_str!("../../../docs/examples/loop_gpu_row_sum.mlir");
+const BROADCAST_ADD: &str = include_str!("../../../../docs/examples/loop_broadcast_add.mlir");
+const ROW_SOFTMAX: &str = include_str!("../../../../docs/examples/loop_row_softmax.mlir");
+const GPU_ROW_SUM: &str = include_str!("../../../../docs/examples/loop_gpu_row_sum.mlir");
 
 #[test]
 fn broadcast_add_example_matches_reference() {

@@ -84,7 +84,7 @@ fn literal(arg: &KernelArg) -> &Literal {
 /// (`y = -x`) and `@add_one_in_place` (`x += 1`) on `?xf32` buffers and `@iteration`
 /// (`out[0] = float(i)`); and the host functions the calls name (`@twice` is `x + x`).
 const KERNELS: &str = concat!(
-    include_str!("../../../tools/fixtures/host/kernels.mlir"),
+    include_str!("../../../../tools/fixtures/host/kernels.mlir"),
     r#"
 loop.kernel @negate(%x: !loop.buffer<?xf32, global>, %y: !loop.buffer<?xf32, global>, %n: index) {
   %c0 = arith.constant 0 : index

@@ -5,7 +5,7 @@
 //! op, except in [`dlc_only_attribute_checks`], where mlir-opt rejects the op while parsing
 //! ("invalid properties") and dlc reports it from the verifier.
 
-mod common;
+use crate::common;
 
 use common::context;
 use dlc_ir::{parse_source, verify};

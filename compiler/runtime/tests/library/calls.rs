@@ -9,14 +9,13 @@ use dlc_loop::interp::{run_host, KernelArg};
 use dlc_runtime::{HostProgram, KernelFn, KernelTable, Session, Tensor};
 use dlc_tensor::DType;
 
-#[path = "../../../tools/fixtures/host/kernels.rs"]
-mod fixture_kernels;
+use crate::fixture_kernels;
 
 /// The kernels, in MLIR (for the interpreter and the runtime's checks): those of
 /// tools/fixtures/host/kernels.mlir (`@add`, `@accumulate`), then `@below` (`out = a[0] <
 /// limit`), `@is_even` and `@grow` (`out` is `a` and a one) ...
 const KERNELS: &str = concat!(
-    include_str!("../../../tools/fixtures/host/kernels.mlir"),
+    include_str!("../../../../tools/fixtures/host/kernels.mlir"),
     r#"
 loop.kernel @below(%a: !loop.buffer<?xf32, global>, %limit: !loop.buffer<f32, global>, %out: !loop.buffer<i1, global>) {
   %c0 = arith.constant 0 : index

@@ -1,7 +1,7 @@
 //! The Rust construction API: built ops verify, print like parsed ones, and carry the same
 //! default attributes; malformed ops print and fold without panicking.
 
-mod common;
+use crate::common;
 
 use common::{body_ops, context, custom, generic, parse};
 use dlc_arith::{

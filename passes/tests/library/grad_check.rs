@@ -54,9 +54,7 @@
 //! accumulator, with a scan output) and checks the wrappers the same way, the skips judged on
 //! the generated function's path ([`control_flow_matches_finite_differences`]).
 
-#[allow(dead_code)] // shared plumbing; this test runs the pass itself to read its diagnostics
-#[path = "support/pipeline.rs"]
-mod pipeline;
+use crate::pipeline;
 
 use dlc_func::module_funcs;
 use dlc_graph::autodiff::Differentiable;

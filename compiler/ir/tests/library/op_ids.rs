@@ -6,7 +6,7 @@ use dlc_ir::{define_op, op_set, Context, Dialect, Location, Op, OpNameId, OpSpec
 
 define_op! {
     /// An op of a dialect registered in some contexts only.
-    pub struct PingOp = "idtest.ping";
+    pub struct Ping = "idtest.ping";
     traits = Traits::empty();
     operands = [];
     results = [];
@@ -14,7 +14,7 @@ define_op! {
 
 define_op! {
     /// Another op of that dialect.
-    pub struct PongOp = "idtest.pong";
+    pub struct Pong = "idtest.pong";
     traits = Traits::empty();
     operands = [];
     results = [];
@@ -22,7 +22,7 @@ define_op! {
 
 define_op! {
     /// An op never registered anywhere: only a view knows its name.
-    pub struct LateOp = "idtest_late.op";
+    pub struct Late = "idtest_late.op";
     traits = Traits::empty();
     operands = [];
     results = [];
@@ -30,7 +30,7 @@ define_op! {
 
 op_set! {
     /// The test's ops.
-    pub enum IdOps { PingOp, PongOp, LateOp }
+    pub enum IdOps { Ping, Pong, Late }
 }
 
 fn make(ctx: &mut Context, name: &str) -> Op {
@@ -46,31 +46,31 @@ fn views_and_sets_agree_with_names() {
     let late = make(&mut ctx, "idtest_late.op");
     assert_eq!(ctx.op_name_global_id(late), OpNameId::UNKNOWN);
     // ... and is still recognised by its name.
-    assert!(ctx.view::<LateOp>(late).is_some());
-    assert!(ctx.view::<PingOp>(late).is_none());
-    assert_eq!(IdOps::of(&ctx, late), Some(IdOps::LateOp(LateOp(late))));
+    assert!(ctx.view::<Late>(late).is_some());
+    assert!(ctx.view::<Ping>(late).is_none());
+    assert_eq!(IdOps::of(&ctx, late), Some(IdOps::Late(Late(late))));
     // Made after the view type's id was asked for (what viewing any op with an id does), it
     // carries the id.
-    let id = <LateOp as OpView>::name_id();
+    let id = <Late as OpView>::name_id();
     let late2 = make(&mut ctx, "idtest_late.op");
     assert_eq!(ctx.op_name_global_id(late2), id);
-    assert_eq!(IdOps::of(&ctx, late2), Some(IdOps::LateOp(LateOp(late2))));
+    assert_eq!(IdOps::of(&ctx, late2), Some(IdOps::Late(Late(late2))));
 
     // Registered ops get their id at registration.
     let mut reg = Context::new();
-    reg.register_dialect(Dialect::new("idtest", vec![PingOp::def(), PongOp::def()]));
+    reg.register_dialect(Dialect::new("idtest", vec![Ping::def(), Pong::def()]));
     let ping = make(&mut reg, "idtest.ping");
     let pong = make(&mut reg, "idtest.pong");
     assert_ne!(reg.op_name_global_id(ping), OpNameId::UNKNOWN);
     assert_eq!(reg.op_name_global_id(ping), ctx_free_id("idtest.ping"));
-    assert!(reg.view::<PingOp>(ping).is_some() && reg.view::<PongOp>(ping).is_none());
-    assert_eq!(IdOps::of(&reg, pong), Some(IdOps::PongOp(PongOp(pong))));
+    assert!(reg.view::<Ping>(ping).is_some() && reg.view::<Pong>(ping).is_none());
+    assert_eq!(IdOps::of(&reg, pong), Some(IdOps::Pong(Pong(pong))));
 
     // An op that is none of them, with or without an id.
     reg.allow_unregistered = true;
     let other = make(&mut reg, "idtest.other");
     assert_eq!(IdOps::of(&reg, other), None);
-    assert!(reg.view::<PingOp>(other).is_none());
+    assert!(reg.view::<Ping>(other).is_none());
 }
 
 /// The id a name has now, from any context.

@@ -9,8 +9,8 @@ use dlc_tensor::{DType, Literal};
 
 /// tools/fixtures/host/read_size.mlir, after kernels.mlir.
 const PROGRAM: &str = concat!(
-    include_str!("../../../tools/fixtures/host/kernels.mlir"),
-    include_str!("../../../tools/fixtures/host/read_size.mlir"),
+    include_str!("../../../../tools/fixtures/host/kernels.mlir"),
+    include_str!("../../../../tools/fixtures/host/read_size.mlir"),
 );
 
 /// Parses the program; verified unless the caller adds to it.

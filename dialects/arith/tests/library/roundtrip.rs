@@ -6,7 +6,7 @@
 //! them from their value (`%c42_i32`, `%true`, `%cst`) and leaves them out of the `%N`
 //! numbering, which the dlc printer has no hook for yet.
 
-mod common;
+use crate::common;
 
 use common::{context, custom, generic, parse};
 

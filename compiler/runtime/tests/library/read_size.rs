@@ -11,12 +11,11 @@ use dlc_loop::interp::{run_host, KernelArg};
 use dlc_runtime::{HostProgram, KernelFn, KernelTable, RuntimeError, Session, Tensor};
 use dlc_tensor::DType;
 
-#[path = "../../../tools/fixtures/host/kernels.rs"]
-mod fixture_kernels;
+use crate::fixture_kernels;
 
 const PROGRAM: &str = concat!(
-    include_str!("../../../tools/fixtures/host/kernels.mlir"),
-    include_str!("../../../tools/fixtures/host/read_size.mlir"),
+    include_str!("../../../../tools/fixtures/host/kernels.mlir"),
+    include_str!("../../../../tools/fixtures/host/read_size.mlir"),
 );
 
 /// `@count_positive` over the slot ABI.

@@ -4,7 +4,7 @@ use dlc_graph::decompose::is_composite;
 
 #[test]
 fn every_op_is_documented() {
-    let doc = include_str!("../../../docs/dialects/graph.md");
+    let doc = include_str!("../../../../docs/dialects/graph.md");
     let missing: Vec<&str> = dlc_graph::dialect()
         .ops
         .iter()

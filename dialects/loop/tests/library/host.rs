@@ -63,7 +63,7 @@ fn shape(arg: &KernelArg) -> Vec<usize> {
 /// The kernels of tools/fixtures/host/kernels.mlir (among them `@accumulate`, an in-place
 /// `x[i] += y[i]`), then `@scale_bias`: `out[i, j] = x[i, j] * 2 + b[j]` on `[n, 4]` buffers.
 const KERNELS: &str = concat!(
-    include_str!("../../../tools/fixtures/host/kernels.mlir"),
+    include_str!("../../../../tools/fixtures/host/kernels.mlir"),
     r#"
 loop.kernel @scale_bias(%x: !loop.buffer<?x4xf32, global>, %b: !loop.buffer<4xf32, global>, %out: !loop.buffer<?x4xf32, global>, %n: index) {
   %c0 = arith.constant 0 : index

@@ -5,7 +5,7 @@
 //! is written as the folded constant's text (`12 : i32`), the source name of the value the op
 //! folds to (`%x`), or `no fold`. Opaque values come from the unregistered `test.val` op.
 
-mod common;
+use crate::common;
 
 use common::{body_ops, context, custom, parse};
 use dlc_ir::{FoldResult, InsertPoint, Location, Printer};
