@@ -392,33 +392,15 @@ impl Drop for CpuModule {
     }
 }
 
-// The half-precision conversions LLVM calls instead of emitting instructions (x86 has none
-// for f64 → f16, nor any for a CPU without F16C): compiler-rt's, which Rust's
-// `compiler_builtins` links into every binary. A process's own symbols have them in dlc-run
-// (libgcc_s exports them too), but not in a Python extension module, whose symbols are
-// private to it: the JIT is given their addresses.
-extern "C" {
-    fn __truncdfhf2();
-    fn __truncsfhf2();
-    fn __extendhfsf2();
-    fn __extendhfdf2();
-}
-
-/// A JIT for kernel objects, with `dlc_parallel_for` and the half-precision conversions
-/// defined.
+/// A JIT for kernel objects, with `dlc_parallel_for` and the float conversions
+/// (`dlc_runtime::float_libcalls`) defined.
 fn new_jit() -> Result<ObjectJit, String> {
-    let builtin = |f: unsafe extern "C" fn()| f as *const () as usize;
-    ObjectJit::new(&[
-        (
-            PARALLEL_FOR,
-            dlc_runtime::dlc_parallel_for as *const () as usize,
-        ),
-        ("__truncdfhf2", builtin(__truncdfhf2)),
-        ("__truncsfhf2", builtin(__truncsfhf2)),
-        ("__extendhfsf2", builtin(__extendhfsf2)),
-        ("__extendhfdf2", builtin(__extendhfdf2)),
-    ])
-    .map_err(|e| format!("LLVM JIT: {e}"))
+    let mut symbols = vec![(
+        PARALLEL_FOR,
+        dlc_runtime::dlc_parallel_for as *const () as usize,
+    )];
+    symbols.extend(dlc_runtime::float_libcalls());
+    ObjectJit::new(&symbols).map_err(|e| format!("LLVM JIT: {e}"))
 }
 
 /// The entry of the kernel object added to `jit` under `symbol`.

@@ -73,6 +73,11 @@ impl MlirCpuModule {
         stats.lower = start.elapsed();
         let start = Instant::now();
         let engine = ExecutionEngine::new(&exported, 3, &[], false, false);
+        for (name, address) in dlc_runtime::float_libcalls() {
+            // SAFETY: each address is a function of the C signature LLVM's call of `name`
+            // expects (dlc_runtime's `libcalls` module), living as long as the process.
+            unsafe { engine.register_symbol(name, address as *mut ()) };
+        }
         let mut kernels = FxHashMap::default();
         for op in dlc_loop::module_kernels(ctx, module) {
             let kernel = dlc_loop::KernelOp(op).name(ctx).to_string();

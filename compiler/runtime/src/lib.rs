@@ -18,6 +18,7 @@
 //!
 //! - `abi`: the kernel calling convention and the kernel table.
 //! - `pool`: the thread pool and `dlc_parallel_for`.
+//! - `libcalls`: the float conversions compiled code calls by name ([`float_libcalls`]).
 //! - `tensor`: [`Tensor`], [`TensorView`], byte sizes and f16/bf16 conversions.
 //! - `npy`: [`read_npy`] and [`write_npy`].
 //! - `signature`: [`Signature`], the input checks.
@@ -27,6 +28,7 @@
 
 mod abi;
 mod error;
+mod libcalls;
 mod npy;
 pub mod pool;
 mod program;
@@ -36,6 +38,7 @@ pub mod tensor;
 
 pub use abi::{KernelEntry, KernelFn, KernelTable};
 pub use error::RuntimeError;
+pub use libcalls::float_libcalls;
 pub use npy::{read_npy, write_npy};
 pub use pool::{dlc_parallel_for, num_threads, parse_num_threads, ParallelBody};
 pub use program::HostProgram;
