@@ -4,7 +4,8 @@
 //! memory by `onnx.backend.test.loader`) under `target/onnx-node`, each with its inputs, its
 //! expected outputs and onnxruntime's result on it. Every case is imported
 //! ([`dlc_driver::onnx::import_onnx`], shape-like inputs specialized on their given values),
-//! compiled with dlc's own code generator ([`Model`], the default pipeline), run, and compared
+//! compiled with dlc's own code generator ([`Model`], the default pipeline; every other case
+//! with the quick tier's LLVM optimization, the rest the optimized tier's: [`tiers`]), run, and compared
 //! with the expected outputs at the case's tolerances (numpy `allclose`, rtol 1e-3 / atol 1e-7);
 //! the graph interpreter's outputs on the imported function must match them too. A case passes
 //! when both do.
@@ -20,9 +21,9 @@
 use dlc_driver::check::reference;
 use dlc_driver::inputs::npy_inputs;
 use dlc_driver::onnx::{compare_expected, import_onnx, read_reference};
-use dlc_driver::{Model, ModelOptions};
+use dlc_driver::{LlvmOpt, Model, ModelOptions};
 use dlc_tensor::{DType, Literal};
-use dlc_testkit::{par_cases, report};
+use dlc_testkit::{par_cases, report, scale};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -90,8 +91,35 @@ impl Status {
     }
 }
 
-/// Runs one case.
-fn run_case(dir: &Path, case: &Case) -> Status {
+/// The LLVM optimizations case number `index` is compiled with: every other case takes the
+/// quick tier's ([`LlvmOpt::Quick`], the code a model runs before its tier-up) and the others
+/// the optimized tier's, so each tier's code meets every operator; the long tier
+/// (`DLC_TEST_SCALE` of 2 or more) compiles every case both ways.
+fn tiers(index: usize) -> &'static [LlvmOpt] {
+    if scale() >= 2 {
+        &[LlvmOpt::Lean, LlvmOpt::Quick]
+    } else if index % 2 == 0 {
+        &[LlvmOpt::Lean]
+    } else {
+        &[LlvmOpt::Quick]
+    }
+}
+
+/// Runs case number `index`: its status with the first of its [`tiers`] that does not pass
+/// (the same reasons whichever tier, so the expectations hold for both).
+fn run_case(dir: &Path, case: &Case, index: usize) -> Status {
+    let mut status = Status::new("pass", "");
+    for &opt in tiers(index) {
+        status = run_tier(dir, case, opt);
+        if status.kind != "pass" {
+            break;
+        }
+    }
+    status
+}
+
+/// Runs one case, compiled with `opt`.
+fn run_tier(dir: &Path, case: &Case, opt: LlvmOpt) -> Status {
     if let Some(skip) = &case.skip {
         return Status::new("unsupported", format!("data: {skip}"));
     }
@@ -128,7 +156,11 @@ fn run_case(dir: &Path, case: &Case) -> Status {
         Ok(e) => e,
         Err(e) => return Status::new("unsupported", format!("output data: {}", local(e))),
     };
-    let model = match imported.compile(&case.name, &ModelOptions::default()) {
+    let options = ModelOptions {
+        opt,
+        ..ModelOptions::default()
+    };
+    let model = match imported.compile(&case.name, &options) {
         Ok(m) => m,
         Err(e) => return Status::new("fail", format!("compile: {e}")),
     };
@@ -469,20 +501,25 @@ fn onnx_node_tests() {
     let cases: Vec<Case> = list.lines().filter_map(parse_case).collect();
     assert!(cases.len() > 1000, "the export lists {} cases", cases.len());
     if let Ok(filter) = std::env::var("DLC_ONNX_FILTER") {
-        let some: Vec<&Case> = cases.iter().filter(|c| c.name.contains(&filter)).collect();
-        for (c, s) in some
+        let some: Vec<(usize, &Case)> = cases
             .iter()
-            .zip(par_cases(&some, |c| Ok(run_case(&out.join(&c.name), c))))
-        {
+            .enumerate()
+            .filter(|(_, c)| c.name.contains(&filter))
+            .collect();
+        for ((_, c), s) in some.iter().zip(par_cases(&some, |&(i, c)| {
+            Ok(run_case(&out.join(&c.name), c, i))
+        })) {
             let s = s.unwrap_or_else(|panic| Status::new("fail", panic));
             eprintln!("{}\t{}\t{}", c.name, s.kind, s.reason);
         }
         return;
     }
-    let results: Vec<Status> = par_cases(&cases, |c| Ok(run_case(&out.join(&c.name), c)))
-        .into_iter()
-        .map(|r| r.unwrap_or_else(|panic| Status::new("fail", panic)))
-        .collect();
+    let numbered: Vec<(usize, &Case)> = cases.iter().enumerate().collect();
+    let results: Vec<Status> =
+        par_cases(&numbered, |&(i, c)| Ok(run_case(&out.join(&c.name), c, i)))
+            .into_iter()
+            .map(|r| r.unwrap_or_else(|panic| Status::new("fail", panic)))
+            .collect();
     report("onnx_node_tests", cases.len());
     let passes = results.iter().filter(|s| s.kind == "pass").count();
     let expectations = root().join(EXPECTATIONS);
