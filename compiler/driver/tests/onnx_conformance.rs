@@ -2,13 +2,13 @@
 //!
 //! `scripts/onnx_node_tests.py` writes the 1,884 node tests of the pinned onnx package (built in
 //! memory by `onnx.backend.test.loader`) under `target/onnx-node`, each with its inputs, its
-//! expected outputs and onnxruntime's result on it. Every case is imported
+//! expected outputs (and, for the report, onnxruntime's result on it). Every case is imported
 //! ([`dlc_driver::onnx::import_onnx`], shape-like inputs specialized on their given values),
 //! compiled with dlc's own code generator ([`Model`], the default pipeline; every other case
-//! with the quick tier's LLVM optimization, the rest the optimized tier's: [`tiers`]), run, and compared
-//! with the expected outputs at the case's tolerances (numpy `allclose`, rtol 1e-3 / atol 1e-7);
-//! the graph interpreter's outputs on the imported function must match them too. A case passes
-//! when both do.
+//! with the quick tier's LLVM optimization, the rest with the optimized tier's: [`tiers`]),
+//! run, and compared with the expected outputs at the case's tolerances (numpy `allclose`,
+//! rtol 1e-3 / atol 1e-7); the graph interpreter's outputs on the imported function must match
+//! them too. A case passes when both do.
 //!
 //! Each case's status — `pass`, `fail` (imported, but an error or a mismatch later) or
 //! `unsupported` (the import refuses it, or the data is not plain tensors) — is recorded with a
@@ -326,12 +326,18 @@ fn failure_explanation(name: &str) -> Option<&'static str> {
 }
 
 /// Exports the suite with the pinned onnx package (and runs onnxruntime on it).
-fn export(out: &Path) {
-    let status = Command::new("python3")
+/// Exports the node tests into `out`; with `ort`, each case's onnxruntime result too (the
+/// report's column, so only when `DLC_UPDATE_ONNX` rewrites it: 5–8 s of CPU).
+fn export(out: &Path, ort: bool) {
+    let mut command = Command::new("python3");
+    command
         .arg(root().join("scripts/onnx_node_tests.py"))
         .arg("--out")
-        .arg(out)
-        .arg("--ort")
+        .arg(out);
+    if ort {
+        command.arg("--ort");
+    }
+    let status = command
         .status()
         .expect("python3 runs (scripts/setup.sh installs onnx and onnxruntime)");
     assert!(status.success(), "scripts/onnx_node_tests.py failed");
@@ -496,7 +502,8 @@ fn cpu_model() -> String {
 fn onnx_node_tests() {
     let start = std::time::Instant::now();
     let out = root().join("target/onnx-node");
-    export(&out);
+    let update = std::env::var_os("DLC_UPDATE_ONNX").is_some();
+    export(&out, update);
     let list = std::fs::read_to_string(out.join("cases.tsv")).expect("the export wrote cases.tsv");
     let cases: Vec<Case> = list.lines().filter_map(parse_case).collect();
     assert!(cases.len() > 1000, "the export lists {} cases", cases.len());
@@ -523,7 +530,7 @@ fn onnx_node_tests() {
     report("onnx_node_tests", cases.len());
     let passes = results.iter().filter(|s| s.kind == "pass").count();
     let expectations = root().join(EXPECTATIONS);
-    if std::env::var_os("DLC_UPDATE_ONNX").is_some() {
+    if update {
         write_expectations(&expectations, &cases, &results);
         write_report(
             &root().join(REPORT),
