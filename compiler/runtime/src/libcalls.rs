@@ -22,7 +22,7 @@ extern "C" {
 }
 
 extern "C" fn truncsfbf2(x: f32) -> f32 {
-    f32::from_bits(FloatKind::BF16.to_bits(f64::from(x)) as u32)
+    truncdfbf2(f64::from(x))
 }
 
 extern "C" fn truncdfbf2(x: f64) -> f32 {

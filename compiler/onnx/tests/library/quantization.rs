@@ -7,9 +7,8 @@
 use dlc_graph::interp::interpret;
 use dlc_ir::Context;
 use dlc_onnx::proto::{
-    tensor_shape_proto::{dimension, Dimension},
-    type_proto, AttributeProto, AttributeType, DataType, GraphProto, ModelProto, NodeProto,
-    OperatorSetIdProto, TensorProto, TensorShapeProto, TypeProto, ValueInfoProto,
+    AttributeProto, AttributeType, DataType, GraphProto, ModelProto, NodeProto, OperatorSetIdProto,
+    TensorProto, ValueInfoProto,
 };
 use dlc_onnx::{import_model, ImportOptions};
 use dlc_tensor::{DType, Literal};
@@ -62,25 +61,7 @@ fn model(
 }
 
 fn input(name: &str, elem: DataType, dims: &[i64]) -> ValueInfoProto {
-    ValueInfoProto {
-        name: name.into(),
-        r#type: Some(TypeProto {
-            value: Some(type_proto::Value::TensorType(type_proto::Tensor {
-                elem_type: elem as i32,
-                shape: Some(TensorShapeProto {
-                    dim: dims
-                        .iter()
-                        .map(|d| Dimension {
-                            value: Some(dimension::Value::DimValue(*d)),
-                            ..Default::default()
-                        })
-                        .collect(),
-                }),
-            })),
-            ..Default::default()
-        }),
-        ..Default::default()
-    }
+    crate::robustness::value_info(name, Some((elem, dims)))
 }
 
 fn floats(name: &str, dims: &[i64], values: &[f32]) -> TensorProto {

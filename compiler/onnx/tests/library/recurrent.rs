@@ -6,9 +6,8 @@
 use dlc_graph::interp::interpret;
 use dlc_ir::Context;
 use dlc_onnx::proto::{
-    tensor_shape_proto::{dimension, Dimension},
-    type_proto, AttributeProto, AttributeType, DataType, GraphProto, ModelProto, NodeProto,
-    OperatorSetIdProto, TensorProto, TensorShapeProto, TypeProto, ValueInfoProto,
+    AttributeProto, AttributeType, DataType, GraphProto, ModelProto, NodeProto, OperatorSetIdProto,
+    TensorProto, ValueInfoProto,
 };
 use dlc_onnx::{import_model, ImportOptions, Imported};
 use dlc_tensor::{DType, Literal};
@@ -20,25 +19,7 @@ fn context() -> Context {
 }
 
 fn value_info(name: &str, dims: Option<&[i64]>) -> ValueInfoProto {
-    ValueInfoProto {
-        name: name.into(),
-        r#type: dims.map(|dims| TypeProto {
-            value: Some(type_proto::Value::TensorType(type_proto::Tensor {
-                elem_type: DataType::Float as i32,
-                shape: Some(TensorShapeProto {
-                    dim: dims
-                        .iter()
-                        .map(|d| Dimension {
-                            value: Some(dimension::Value::DimValue(*d)),
-                            ..Default::default()
-                        })
-                        .collect(),
-                }),
-            })),
-            ..Default::default()
-        }),
-        ..Default::default()
-    }
+    crate::robustness::value_info(name, dims.map(|dims| (DataType::Float, dims)))
 }
 
 fn weights(name: &str, dims: &[i64]) -> TensorProto {

@@ -93,7 +93,9 @@ fn ints_attr(name: &str, ints: &[i64]) -> AttributeProto {
     }
 }
 
-fn value_info(name: &str, ty: Option<(DataType, &[i64])>) -> ValueInfoProto {
+/// A graph input or output `name`, of element type and static shape `ty` when given (untyped
+/// otherwise); the `quantization` and `recurrent` tests build theirs with it too.
+pub(crate) fn value_info(name: &str, ty: Option<(DataType, &[i64])>) -> ValueInfoProto {
     ValueInfoProto {
         name: name.into(),
         r#type: ty.map(|(elem, dims)| TypeProto {

@@ -24,8 +24,9 @@ fn parse(src: &str) -> (Context, Op) {
     (ctx, module)
 }
 
-/// The symbol `name` (a function or kernel) of `module`.
-fn symbol(ctx: &Context, module: Op, name: &str) -> Op {
+/// The symbol `name` (a function or kernel) of `module`; `host_calls` and `read_size` look
+/// theirs up with it too.
+pub(crate) fn symbol(ctx: &Context, module: Op, name: &str) -> Op {
     let mut found = None;
     ctx.for_each_op(module, &mut |op| {
         if ctx.attr(op, "sym_name").and_then(|a| ctx.attr_as_str(a)) == Some(name) {

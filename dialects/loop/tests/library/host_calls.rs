@@ -4,6 +4,7 @@
 //! errors (unbounded recursion, scan elements that do not stack, missing callees); and the
 //! builders, checked by running what they build.
 
+use crate::host::symbol;
 use dlc_ir::{Context, Diagnostic, InsertPoint, Location, Op, PrintOptions, Type, DYNAMIC};
 use dlc_loop::interp::{run_host, KernelArg};
 use dlc_loop::{buffer_type, MemorySpace};
@@ -25,17 +26,6 @@ fn parse_unverified(src: &str) -> (Context, Op) {
         Ok(m) => (ctx, m),
         Err(d) => panic!("parse error: {d:?}"),
     }
-}
-
-/// The symbol `name` of `module`.
-fn symbol(ctx: &Context, module: Op, name: &str) -> Op {
-    let mut found = None;
-    ctx.for_each_op(module, &mut |op| {
-        if ctx.attr(op, "sym_name").and_then(|a| ctx.attr_as_str(a)) == Some(name) {
-            found = Some(op);
-        }
-    });
-    found.unwrap_or_else(|| panic!("no symbol @{name}"))
 }
 
 /// Parses and verifies the kernels and `host`, and runs its `@main` on `args`.

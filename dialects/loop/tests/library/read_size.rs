@@ -2,6 +2,7 @@
 //! buffer the host allocates after it; narrow elements are sign-extended; a negative size is an
 //! error at the op naming the value; and the builder, checked by running what it builds.
 
+use crate::host::symbol;
 use dlc_ir::{Context, Diagnostic, InsertPoint, Location, Op, PrintOptions, Type, DYNAMIC};
 use dlc_loop::interp::{run_host, KernelArg};
 use dlc_loop::{buffer_type, MemorySpace, ReadSizeOp};
@@ -26,17 +27,6 @@ fn parse(verify: bool) -> (Context, Op) {
         dlc_ir::verify(&ctx, module).unwrap_or_else(|d| panic!("verify error: {d:?}"));
     }
     (ctx, module)
-}
-
-/// The symbol `name` of `module`.
-fn symbol(ctx: &Context, module: Op, name: &str) -> Op {
-    let mut found = None;
-    ctx.for_each_op(module, &mut |op| {
-        if ctx.attr(op, "sym_name").and_then(|a| ctx.attr_as_str(a)) == Some(name) {
-            found = Some(op);
-        }
-    });
-    found.unwrap_or_else(|| panic!("no symbol @{name}"))
 }
 
 /// Runs host function `name` of the program on `args`.
