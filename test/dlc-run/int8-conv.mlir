@@ -1,13 +1,16 @@
 // RUN: dlc-run %s --check --no-cache | FileCheck %s
-// RUN: dlc-opt %s --pipeline='decompose,fuse,lower{vnni=false},tile{vnni=true cpu=x86-64-v4}' -o %t.mlir
+// RUN: dlc-opt %s --pipeline='decompose,fuse,lower{dot=none},tile{dot=4 cpu=x86-64-v4}' -o %t.mlir
 // RUN: FileCheck %s --check-prefix=IR < %t.mlir
 // RUN: dlc-run %t.mlir --cpu=x86-64-v3 --check --no-cache | FileCheck %s
 // RUN: dlc-run %t.mlir --check --no-cache | FileCheck %s
-// RUN: dlc-opt %s --pipeline='decompose,fuse,lower{vnni=true},tile{vnni=true cpu=x86-64-v4}' -o %t.packed.mlir
+// RUN: dlc-opt %s --pipeline='decompose,fuse,lower{dot=4},tile{dot=4 cpu=x86-64-v4}' -o %t.packed.mlir
 // RUN: FileCheck %s --check-prefix=PACKED < %t.packed.mlir
 // RUN: dlc-run %t.packed.mlir --cpu=x86-64-v3 --check --no-cache | FileCheck %s
-// RUN: dlc-run %s --pipeline='decompose,fuse,lower{vnni=true},cpu-default' --check --no-cache | FileCheck %s
-// RUN: dlc-opt %s --pipeline='decompose,fuse,lower{vnni=true},tile{vnni=true cpu=x86-64-v4}' --pass-statistics -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS
+// RUN: dlc-run %s --pipeline='decompose,fuse,lower{dot=4},cpu-default' --check --no-cache | FileCheck %s
+// RUN: dlc-opt %s --pipeline='decompose,fuse,lower{dot=2 cpu=x86-64-v3},tile{dot=2 cpu=x86-64-v3}' -o %t.dot2.mlir
+// RUN: FileCheck %s --check-prefix=DOT2 < %t.dot2.mlir
+// RUN: dlc-run %t.dot2.mlir --cpu=x86-64-v3 --check --no-cache | FileCheck %s
+// RUN: dlc-opt %s --pipeline='decompose,fuse,lower{dot=4},tile{dot=4 cpu=x86-64-v4}' --pass-statistics -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS
 
 // Convolutions of bytes (`ui8` input, `i8` weights -> `i32`: ConvInteger and the QDQ
 // pattern after import) compiled and compared with the interpreters. All run as im2col, the
@@ -22,7 +25,7 @@
 // CHECK: check output 2: {{.*}}: ok
 // CHECK: check output 3: {{.*}}: ok
 
-// With `lower{vnni=true}` the first and third matmuls read their columns through the window
+// With `lower{dot=4}` the first and third matmuls read their columns through the window
 // table (no gather kernel of their own; the second, whose 27 taps `loop.dot4` cannot take,
 // keeps its gather, main_3). `tile` packs each block of columns straight from the input
 // through the table, and the threads share out the column blocks (8 of them, so on machines
@@ -54,6 +57,22 @@
 // PACKED: loop.dot4
 // PACKED: loop.if
 // PACKED: loop.kernel @main_8_gather(
+// With `dot=2` (AVX2) the same convolutions read their columns through the window table,
+// which `tile` packs two reduction steps per row, widened to `i16` (zero-extended: the
+// columns are the `ui8` input); the 27 taps, which two do not divide either, keep their
+// gather.
+// DOT2-NOT: loop.kernel @main_{{[0-9]+}}_gather(
+// DOT2-LABEL: loop.kernel @main_1_matmul(
+// DOT2: %[[PACK:.*]] = loop.alloc : !loop.buffer<72x32xi16, local>
+// DOT2: %[[BYTE:.*]] = loop.load %arg1[%c0, %{{.*}}, %{{.*}}] : !loop.buffer<1x16x2116xi8, global>
+// DOT2: %[[WIDE:.*]] = arith.extui %[[BYTE]] : i8 to i16
+// DOT2: loop.store %[[WIDE]], %[[PACK]]
+// DOT2: arith.constant 0 : i16
+// DOT2: loop.dot2
+// DOT2: loop.kernel @main_3_gather(
+// DOT2-NOT: loop.dot2
+// DOT2-LABEL: loop.kernel @main_6_matmul(
+// DOT2: loop.dot2
 // STATS: tile
 // STATS-DAG: (S) 4 nests-tiled
 // STATS-DAG: (S) 2 column-blocks

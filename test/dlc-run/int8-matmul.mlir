@@ -1,19 +1,43 @@
 // RUN: dlc-run %s --check --no-cache | FileCheck %s
-// RUN: dlc-opt %s --pipeline='decompose,fuse,lower,tile{vnni=true cpu=x86-64-v4}' -o %t.mlir
+// RUN: dlc-opt %s --pipeline='decompose,fuse,lower,tile{dot=4 cpu=x86-64-v4}' -o %t.mlir
 // RUN: FileCheck %s --check-prefix=IR < %t.mlir
 // RUN: dlc-run %t.mlir --cpu=x86-64-v3 --check --no-cache | FileCheck %s
 // RUN: dlc-run %t.mlir --check --no-cache | FileCheck %s
 // RUN: dlc-run %t.mlir --backend mlir --check --no-cache | FileCheck %s
+// RUN: dlc-opt %s --pipeline='decompose,fuse,lower,tile{dot=2 cpu=x86-64-v3}' -o %t.dot2.mlir
+// RUN: FileCheck %s --check-prefix=DOT2 < %t.dot2.mlir
+// RUN: dlc-run %t.dot2.mlir --cpu=x86-64-v3 --check --no-cache | FileCheck %s
+// RUN: dlc-run %t.dot2.mlir --cpu=x86-64 --check --no-cache | FileCheck %s
+// RUN: dlc-run %t.dot2.mlir --backend mlir --check --no-cache | FileCheck %s
+// RUN: dlc-opt %s --pipeline='decompose,fuse,lower,tile{dot=2 cpu=x86-64-v4}' -o %t.dot2-16.mlir
+// RUN: dlc-run %t.dot2-16.mlir --check --no-cache | FileCheck %s
+// RUN: dlc-run %s --cpu=x86-64 --check --no-cache | FileCheck %s
+// RUN: rm -rf %t.in && mkdir -p %t.in
+// RUN: python3 -c "import numpy as n; n.save('%t.in/a.npy', n.full((70, 128), 255, n.uint8)); n.save('%t.in/b.npy', n.full((128, 100), -128, n.int8)); c = n.full((2, 33, 64), 255, n.uint8); c[1] = 0; n.save('%t.in/c.npy', c); d = n.full((64, 48), 127, n.int8); d[:, ::2] = -128; n.save('%t.in/d.npy', d)"
+// RUN: dlc-run %t.dot2.mlir --cpu=x86-64-v3 --inputs %t.in/a.npy,%t.in/b.npy,%t.in/c.npy,%t.in/d.npy --outputs %t.out --check --no-cache | FileCheck %s
+// RUN: python3 -c "import numpy as n; [print(i, sorted(set(n.load('%t.out/out%%d.npy' %% i).ravel().tolist()))) for i in range(2)]" | FileCheck %s --check-prefix=EXTREMES
 
 // 8-bit integer products (`ui8 x i8 -> i32`, MatMulInteger's form after import) compiled and
 // compared with the interpreters: as the host's pipeline tiles them (with `loop.dot4` where
-// the host has VNNI); and tiled with `loop.dot4` for any CPU, then code-generated for AVX2
-// (the widening multiply-adds), for the host (`vpdpbusd` with VNNI) and through the MLIR
-// export. 70 rows and 100
+// the host has VNNI, else `loop.dot2`); tiled with `loop.dot4` for any CPU, then
+// code-generated for AVX2 (the widening multiply-adds), for the host (`vpdpbusd` with VNNI)
+// and through the MLIR export; and tiled with `loop.dot2` for AVX2, then code-generated for
+// AVX2 (`vpmaddwd`), for SSE2 (whose `pmaddwd` is narrower than the 8 lanes: the widening
+// multiply-adds) and through the MLIR export; tiled with `loop.dot2` on 16 lanes and run on
+// the host (one AVX-512BW `vpmaddwd` each where the host has it); and with the host's
+// pipeline for SSE2 (`loop.dot2` on 4 lanes, one `pmaddwd` each). 70 rows and 100
 // columns leave row and column remainders, which keep the integer tile; the batched product
 // has 33 rows.
 
 // IR-COUNT-2: loop.dot4
+// DOT2-COUNT-2: loop.dot2 %{{.*}} : vector<8xi32>, vector<2xi16>, vector<16xi16>
+// DOT2-NOT: loop.dot4
+
+// `loop.dot2` is exact where AVX2's byte multiply-add (`vpmaddubsw`, saturating to 16 bits)
+// is not: the largest products, 255 · -128 and 255 · 127 two at a time, add up to -4177920
+// over 128 steps, -2088960 and 2072640 over 64 (and 0 where `A` is 0).
+// EXTREMES: 0 [-4177920]
+// EXTREMES-NEXT: 1 [-2088960, 0, 2072640]
 // CHECK-COUNT-2: check output {{[0-9]}}: {{.*}}: ok
 
 func.func @main(%a: tensor<70x128xui8>, %b: tensor<128x100xi8>, %c: tensor<2x33x64xui8>, %d: tensor<64x48xi8>)

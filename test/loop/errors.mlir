@@ -751,6 +751,22 @@ func.func @dot4_short_group(%s: vector<16xi32>, %a: vector<64xi8>, %q: vector<2x
 
 // -----
 
+func.func @dot2_bytes(%s: vector<8xi32>, %a: vector<16xi8>) -> vector<8xi32> {
+  // expected-error @+1 {{'loop.dot2' op expects an accumulator and result of vector<Nxi32> and two operands of vector<2Nxi16> or vector<2xi16>}}
+  %d = loop.dot2 %s, %a, %a : vector<8xi32>, vector<16xi8>
+  return %d : vector<8xi32>
+}
+
+// -----
+
+func.func @dot2_lanes(%s: vector<8xi32>, %a: vector<32xi16>) -> vector<8xi32> {
+  // expected-error @+1 {{'loop.dot2' op expects an accumulator and result of vector<Nxi32> and two operands of vector<2Nxi16> or vector<2xi16>}}
+  %d = loop.dot2 %s, %a, %a : vector<8xi32>, vector<32xi16>
+  return %d : vector<8xi32>
+}
+
+// -----
+
 // Host calls. The condition of loop.call_if is a one-element i1 buffer.
 
 func.func @f(%a: !loop.buffer<?xf32, global>) -> !loop.buffer<?xf32, global> {

@@ -328,6 +328,23 @@ loop.kernel @dot4_quad(%a: !loop.buffer<64xi8, global>, %c: !loop.buffer<16xi32,
 // CHECK: %[[D:.*]] = loop.dot4 %{{.*}}, %[[Q:.*]], %[[X:.*]] : vector<16xi32>, vector<4xi8>, vector<64xi8>
 // CHECK-NEXT: loop.dot4 %[[D]], %[[X]], %[[Q]] : vector<16xi32>, vector<64xi8>, vector<4xi8>
 
+// A dot product of 16-bit pairs (what `tile` emits for 8-bit products on x86 without VNNI),
+// with a pair (two elements for every group) as either operand.
+loop.kernel @dot2(%a: !loop.buffer<16xi16, global>, %c: !loop.buffer<8xi32, global>) {
+  %c0 = arith.constant 0 : index
+  %x = loop.vload %a[%c0] : !loop.buffer<16xi16, global> -> vector<16xi16>
+  %p = loop.vload %a[%c0] : !loop.buffer<16xi16, global> -> vector<2xi16>
+  %s = loop.vload %c[%c0] : !loop.buffer<8xi32, global> -> vector<8xi32>
+  %d = loop.dot2 %s, %x, %x : vector<8xi32>, vector<16xi16>
+  %e = loop.dot2 %d, %p, %x : vector<8xi32>, vector<2xi16>, vector<16xi16>
+  loop.vstore %e, %c[%c0] : vector<8xi32>, !loop.buffer<8xi32, global>
+  loop.return
+}
+
+// CHECK-LABEL: loop.kernel @dot2
+// CHECK: %[[D:.*]] = loop.dot2 %{{.*}}, %[[X:.*]], %[[X]] : vector<8xi32>, vector<16xi16>
+// CHECK-NEXT: loop.dot2 %[[D]], %{{.*}}, %[[X]] : vector<8xi32>, vector<2xi16>, vector<16xi16>
+
 // Reads that give a padding value outside the buffer (a convolution's input read through
 // its padding).
 loop.kernel @padded_loads(%a: !loop.buffer<6x20xf32, global>, %m: !loop.buffer<4xi1, global>, %i: index, %j: index) {

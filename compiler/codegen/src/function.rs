@@ -41,8 +41,14 @@ use std::cell::RefCell;
 pub(crate) enum Machine {
     /// The host CPU: parallel loops go to the runtime's thread pool; GPU ops are errors.
     /// `avx512`: the target has AVX-512F, so math scales by powers of two with `vscalefps`;
-    /// `vnni`: it has AVX-512 VNNI, so `loop.dot4` on 16 lanes is one `vpdpbusd`.
-    Cpu { avx512: bool, vnni: bool },
+    /// `vnni`: it has AVX-512 VNNI, so `loop.dot4` on 16 lanes is one `vpdpbusd`;
+    /// `madd_bits`: the widest vector x86's `pmaddwd` takes there (128 with SSE2, 256 with
+    /// AVX2, 512 with AVX-512BW; 0 off x86), so `loop.dot2` up to it is one instruction.
+    Cpu {
+        avx512: bool,
+        vnni: bool,
+        madd_bits: u32,
+    },
     /// NVPTX: GPU loop kinds and ops map to PTX registers, barriers and shuffles.
     Nvptx,
 }
@@ -332,6 +338,7 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
             Some(L::AllocOp(_)) => self.lower_alloc(op),
             Some(L::DimOp(dim)) => self.lower_dim(dim),
             Some(L::Dot4Op(_)) => self.lower_dot4(op),
+            Some(L::Dot2Op(_)) => self.lower_dot2(op),
             Some(L::BroadcastOp(_)) => self.lower_broadcast(op),
             Some(
                 gpu @ (L::BarrierOp(_)
@@ -403,66 +410,133 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
 
     /// `loop.dot4`: one `vpdpbusd` on 16 lanes with VNNI; elsewhere the bytes widened to
     /// `i32` (`a` zero-extended, `b` sign-extended), multiplied, and the four products of each
-    /// lane (lanes `t, t + 4, ...` of the product, for `t < 4`) added to the accumulator. A
-    /// quad operand is broadcast first, as an `i32` to every lane.
+    /// lane added to the accumulator ([`FnLowering::sum_groups`]). A quad operand is
+    /// broadcast first, as an `i32` to every lane.
     fn lower_dot4(&mut self, op: Op) -> CgResult<()> {
         let ctx = self.ctx;
         let [acc, a, b] = [0, 1, 2].map(|i| self.value(ctx.operand(op, i)));
         let acc = acc?.into_vector_value();
         let lanes = acc.get_type().get_size();
         let (a, b) = (
-            self.byte_groups(a?.into_vector_value(), lanes)?,
-            self.byte_groups(b?.into_vector_value(), lanes)?,
+            self.groups(a?.into_vector_value(), 4, lanes)?,
+            self.groups(b?.into_vector_value(), 4, lanes)?,
         );
         let value: BasicValueEnum<'ctx> = match self.machine {
             Machine::Cpu { vnni: true, .. } if lanes == 16 => {
-                // The byte operands are `<64 x i8>` since LLVM 21 and were `<16 x i32>`
-                // before: cast them to what the declaration takes.
-                let f = intrinsic(self.module, "llvm.x86.avx512.vpdpbusd.512", &[])?;
-                let params = f.get_type().get_param_types();
-                let mut args = vec![acc.into()];
-                for (x, ty) in [a, b].into_iter().zip(params.iter().skip(1)) {
-                    let ty = BasicTypeEnum::try_from(*ty)
-                        .map_err(|_| "vpdpbusd takes a non-basic parameter")?;
-                    args.push(self.builder.build_bit_cast(x, ty, "")?.into());
-                }
-                let call = self.builder.build_call(f, &args, "")?;
-                call.try_as_basic_value()
-                    .basic()
-                    .ok_or("vpdpbusd returned nothing")?
+                self.x86_call("llvm.x86.avx512.vpdpbusd.512", &[acc, a, b])?
             }
             _ => {
                 let wide = self.llvm.i32_type().vec_type(4 * lanes);
                 let a = self.builder.build_int_z_extend(a, wide, "")?;
                 let b = self.builder.build_int_s_extend(b, wide, "")?;
-                let p = self.builder.build_int_mul(a, b, "")?;
-                let mut sum = acc;
-                for t in 0..4 {
-                    let mask: Vec<_> = (0..lanes)
-                        .map(|i| self.llvm.i32_type().const_int(u64::from(4 * i + t), false))
-                        .collect();
-                    let mask = VectorType::const_vector(&mask);
-                    let part = self.builder.build_shuffle_vector(p, p, mask, "")?;
-                    sum = self.builder.build_int_add(sum, part, "")?;
-                }
-                sum.into()
+                self.sum_groups(acc, self.builder.build_int_mul(a, b, "")?, 4)?
+                    .into()
             }
         };
         self.values.insert(ctx.result(op, 0), value);
         Ok(())
     }
 
-    /// The `<4·lanes x i8>` byte operand of a `loop.dot4`: `bytes` itself, or a quad's four
-    /// bytes as one `i32` broadcast to `lanes` lanes (one `vpbroadcastd`, where building the
-    /// vector byte by byte cost SelectionDAG four times the kernel's other code at `-O0`).
-    fn byte_groups(&self, bytes: VectorValue<'ctx>, lanes: u32) -> CgResult<VectorValue<'ctx>> {
-        if bytes.get_type().get_size() == 4 * lanes {
-            return Ok(bytes);
+    /// `loop.dot2`: x86's `pmaddwd` (the pairs' sums) and an add, where the target has it at
+    /// the accumulator's width; elsewhere the `i16` operands sign-extended to `i32`,
+    /// multiplied, and the two products of each lane added to the accumulator. A pair operand
+    /// is broadcast first, as an `i32` to every lane.
+    fn lower_dot2(&mut self, op: Op) -> CgResult<()> {
+        let ctx = self.ctx;
+        let [acc, a, b] = [0, 1, 2].map(|i| self.value(ctx.operand(op, i)));
+        let acc = acc?.into_vector_value();
+        let lanes = acc.get_type().get_size();
+        let (a, b) = (
+            self.groups(a?.into_vector_value(), 2, lanes)?,
+            self.groups(b?.into_vector_value(), 2, lanes)?,
+        );
+        let bits = 32 * lanes;
+        let madd = match bits {
+            128 => Some("llvm.x86.sse2.pmadd.wd"),
+            256 => Some("llvm.x86.avx2.pmadd.wd"),
+            512 => Some("llvm.x86.avx512.pmaddw.d.512"),
+            _ => None,
+        };
+        let value = match (self.machine, madd) {
+            (Machine::Cpu { madd_bits, .. }, Some(name)) if bits <= madd_bits => {
+                let sums = self.x86_call(name, &[a, b])?.into_vector_value();
+                self.builder.build_int_add(acc, sums, "")?
+            }
+            _ => {
+                let wide = self.llvm.i32_type().vec_type(2 * lanes);
+                let a = self.builder.build_int_s_extend(a, wide, "")?;
+                let b = self.builder.build_int_s_extend(b, wide, "")?;
+                self.sum_groups(acc, self.builder.build_int_mul(a, b, "")?, 2)?
+            }
+        };
+        self.values.insert(ctx.result(op, 0), value.into());
+        Ok(())
+    }
+
+    /// A call of the x86 intrinsic `name` on `args`, each cast to the type the declaration
+    /// takes (`vpdpbusd`'s byte operands are `<64 x i8>` since LLVM 21 and were `<16 x i32>`
+    /// before).
+    fn x86_call(&self, name: &str, args: &[VectorValue<'ctx>]) -> CgResult<BasicValueEnum<'ctx>> {
+        let f = intrinsic(self.module, name, &[])?;
+        let params = f.get_type().get_param_types();
+        let mut cast = Vec::with_capacity(args.len());
+        for (x, ty) in args.iter().zip(params.iter()) {
+            let ty = BasicTypeEnum::try_from(*ty)
+                .map_err(|_| format!("{name} takes a non-basic parameter"))?;
+            cast.push(self.builder.build_bit_cast(*x, ty, "")?.into());
+        }
+        let call = self.builder.build_call(f, &cast, "")?;
+        Ok(call
+            .try_as_basic_value()
+            .basic()
+            .ok_or_else(|| format!("{name} returned nothing"))?)
+    }
+
+    /// `acc` plus, in each lane `i`, the `group` products `products[group·i + t]`: one
+    /// shuffle of lanes `t, group + t, ...` and an add per `t`.
+    fn sum_groups(
+        &self,
+        acc: VectorValue<'ctx>,
+        products: VectorValue<'ctx>,
+        group: u32,
+    ) -> CgResult<VectorValue<'ctx>> {
+        let lanes = acc.get_type().get_size();
+        let mut sum = acc;
+        for t in 0..group {
+            let mask: Vec<_> = (0..lanes)
+                .map(|i| {
+                    self.llvm
+                        .i32_type()
+                        .const_int(u64::from(group * i + t), false)
+                })
+                .collect();
+            let mask = VectorType::const_vector(&mask);
+            let part = self
+                .builder
+                .build_shuffle_vector(products, products, mask, "")?;
+            sum = self.builder.build_int_add(sum, part, "")?;
+        }
+        Ok(sum)
+    }
+
+    /// The `group·lanes`-element operand of a `loop.dot4` or `loop.dot2`: `values` itself, or a
+    /// quad's or pair's 32 bits as one `i32` broadcast to `lanes` lanes (one `vpbroadcastd`,
+    /// where building the vector element by element cost SelectionDAG four times the kernel's
+    /// other code at `-O0`).
+    fn groups(
+        &self,
+        values: VectorValue<'ctx>,
+        group: u32,
+        lanes: u32,
+    ) -> CgResult<VectorValue<'ctx>> {
+        if values.get_type().get_size() == group * lanes {
+            return Ok(values);
         }
         let i32t = self.llvm.i32_type();
-        let group = self.builder.build_bit_cast(bytes, i32t, "")?;
-        let splat = self.splat(group, i32t.vec_type(lanes))?;
-        let ty = self.llvm.i8_type().vec_type(4 * lanes);
+        let bits = self.builder.build_bit_cast(values, i32t, "")?;
+        let splat = self.splat(bits, i32t.vec_type(lanes))?;
+        let element = values.get_type().get_element_type();
+        let ty = element.into_int_type().vec_type(group * lanes);
         Ok(self
             .builder
             .build_bit_cast(splat, ty, "")?

@@ -677,6 +677,7 @@ impl<'a> KernelCompiler<'a> {
             machine: Machine::Cpu {
                 avx512: options.cpu.has_avx512f(),
                 vnni: options.cpu.has_avx512vnni(),
+                madd_bits: options.cpu.madd_bits(),
             },
             spec,
             opt: options.opt,

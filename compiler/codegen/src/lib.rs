@@ -55,6 +55,7 @@ pub fn emit_llvm_ir(ctx: &Context, module: Op, target: Target) -> Result<String,
             let machine = function::Machine::Cpu {
                 avx512: cpu.has_avx512f(),
                 vnni: cpu.has_avx512vnni(),
+                madd_bits: cpu.madd_bits(),
             };
             let out = module::lower_module(ctx, &llvm, module, machine, "dlc")?;
             let opt = LlvmOpt::default();

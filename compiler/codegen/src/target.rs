@@ -135,6 +135,25 @@ impl CpuTarget {
         }
     }
 
+    /// The widest vector, in bits, that x86's `pmaddwd` takes on this target: 512 with
+    /// AVX-512BW, 256 with AVX2, 128 on any other x86-64 CPU (SSE2); 0 off x86.
+    pub(crate) fn madd_bits(self) -> u32 {
+        let (bw, avx2) = match self {
+            CpuTarget::X86_64 { level } => (level >= 4, level >= 3),
+            CpuTarget::Host if cfg!(target_arch = "x86_64") => {
+                (host_has("avx512bw"), host_has("avx2"))
+            }
+            CpuTarget::Host => return 0,
+        };
+        if bw {
+            512
+        } else if avx2 {
+            256
+        } else {
+            128
+        }
+    }
+
     /// Whether code for this target may use AVX-512 VNNI (`vpdpbusd` on 512-bit vectors): a
     /// host that has it (no x86-64 level includes it).
     pub(crate) fn has_avx512vnni(self) -> bool {

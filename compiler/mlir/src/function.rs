@@ -332,7 +332,8 @@ impl<'c, 'm, 'd> FnExport<'c, 'm, 'd> {
             Some(L::LaunchOp(launch)) => self.lower_launch(launch, block),
             Some(L::CallIfOp(call)) => self.lower_call_if(call, block),
             Some(L::CallLoopOp(call)) => self.lower_call_loop(call, block),
-            Some(L::Dot4Op(_)) => self.lower_dot4(op, block),
+            Some(L::Dot4Op(_)) => self.lower_dot(op, block, 4),
+            Some(L::Dot2Op(_)) => self.lower_dot(op, block, 2),
             Some(L::BroadcastOp(_)) => {
                 let ctx = self.ctx;
                 let ty = self.ty(ctx.value_type(ctx.result(op, 0)))?;
@@ -346,39 +347,50 @@ impl<'c, 'm, 'd> FnExport<'c, 'm, 'd> {
         }
     }
 
-    /// `loop.dot4` in upstream ops: the bytes widened to `i32` (`a` by `arith.extui`, `b` by
-    /// `arith.extsi`), multiplied, and the four products of each lane (`vector.shuffle`s of
-    /// lanes `t, t + 4, ...`) added to the accumulator, as `dlc-codegen` does without VNNI. A
-    /// quad operand is first repeated to every group (a `vector.shuffle`).
-    fn lower_dot4(&mut self, op: Op, block: BlockRef<'c, 'm>) -> ExResult<()> {
+    /// `loop.dot4` (`group` 4) and `loop.dot2` (2) in upstream ops: the operands widened to
+    /// `i32` (`loop.dot4`'s `a` by `arith.extui`, the rest by `arith.extsi`), multiplied, and
+    /// the `group` products of each lane (`vector.shuffle`s of lanes `t, group + t, ...`)
+    /// added to the accumulator, as `dlc-codegen` does without VNNI or `pmaddwd`. A quad or
+    /// pair operand is first repeated to every group (a `vector.shuffle`).
+    fn lower_dot(&mut self, op: Op, block: BlockRef<'c, 'm>, group: i64) -> ExResult<()> {
         let ctx = self.ctx;
         let acc_ty = ctx.value_type(ctx.result(op, 0));
         let lanes = ctx
             .shape(acc_ty)
             .and_then(|s| s.first().copied())
-            .ok_or("dot4 on a non-vector")?;
+            .ok_or("a dot product on a non-vector")?;
         let acc_mty = self.ty(acc_ty)?;
-        let wide = MType::parse(self.mlir, &format!("vector<{}xi32>", 4 * lanes))
-            .ok_or("cannot build the widened vector type")?;
-        let bytes = MType::parse(self.mlir, &format!("vector<{}xi8>", 4 * lanes))
-            .ok_or("cannot build the byte vector type")?;
+        let bits = if group == 4 { 8 } else { 16 };
+        let vector = |n: i64, elem: &str| {
+            MType::parse(self.mlir, &format!("vector<{n}x{elem}>"))
+                .ok_or("cannot build a vector type")
+        };
+        let wide = vector(group * lanes, "i32")?;
+        let full = vector(group * lanes, &format!("i{bits}"))?;
         let [acc, a, b] = [0, 1, 2].map(|i| self.value(ctx.operand(op, i)));
         let [a, b] = [(1, a?), (2, b?)].map(|(i, x)| {
-            let quad = ctx.shape(ctx.value_type(ctx.operand(op, i))) == Some(&[4][..]);
-            if !quad || lanes == 1 {
+            let one = ctx.shape(ctx.value_type(ctx.operand(op, i))) == Some(&[group][..]);
+            if !one || lanes == 1 {
                 return Ok(x);
             }
-            let mask: Vec<String> = (0..4 * lanes).map(|i| (i % 4).to_string()).collect();
+            let mask: Vec<String> = (0..group * lanes)
+                .map(|i| (i % group).to_string())
+                .collect();
             let mask = MAttribute::parse(self.mlir, &format!("array<i64: {}>", mask.join(", ")))
                 .ok_or("cannot build a vector.shuffle mask")?;
-            self.emit1(block, "vector.shuffle", &[x, x], bytes, &[("mask", mask)])
+            self.emit1(block, "vector.shuffle", &[x, x], full, &[("mask", mask)])
         });
-        let a = self.emit1(block, "arith.extui", &[a?], wide, &[])?;
+        let a_ext = if group == 4 {
+            "arith.extui"
+        } else {
+            "arith.extsi"
+        };
+        let a = self.emit1(block, a_ext, &[a?], wide, &[])?;
         let b = self.emit1(block, "arith.extsi", &[b?], wide, &[])?;
         let product = self.emit1(block, "arith.muli", &[a, b], wide, &[])?;
         let mut sum = acc?;
-        for t in 0..4 {
-            let mask: Vec<String> = (0..lanes).map(|i| (4 * i + t).to_string()).collect();
+        for t in 0..group {
+            let mask: Vec<String> = (0..lanes).map(|i| (group * i + t).to_string()).collect();
             let mask = MAttribute::parse(self.mlir, &format!("array<i64: {}>", mask.join(", ")))
                 .ok_or("cannot build a vector.shuffle mask")?;
             let part = self.emit1(

@@ -181,8 +181,28 @@ dlc_ir::define_op! {
     operands = [acc, a, b];
     results = [result];
     verify = verify::verify_dot4;
-    parse = syntax::parse_dot4;
-    print = syntax::print_dot4;
+    parse = syntax::parse_dot;
+    print = syntax::print_dot;
+}
+
+dlc_ir::define_op! {
+    /// A dot product of 16-bit pairs accumulated into 32-bit lanes:
+    /// `%r = loop.dot2 %acc, %a, %b : vector<Nxi32>, vector<2Nxi16>` gives
+    /// `r[i] = acc[i] + sext(a[2i]) · sext(b[2i]) + sext(a[2i+1]) · sext(b[2i+1])`, wrapping.
+    /// A 16-bit operand may instead be a *pair*, `vector<2xi16>`, which stands for every group
+    /// (`a[2i+t]` is `a[t]`); the types are then written out, `: vector<Nxi32>,
+    /// vector<2xi16>, vector<2Nxi16>`. x86's `pmaddwd` (SSE2, AVX2, AVX-512BW) computes the
+    /// pairs' sums in one instruction, which code generation adds to the accumulator;
+    /// elsewhere it widens, multiplies and adds. `tile` emits it for 8-bit integer products on
+    /// x86 CPUs without VNNI, the bytes widened to `i16` (exactly: no sum of two products of
+    /// bytes overflows 32 bits), each row's two elements of `A` a pair.
+    pub struct Dot2Op = "loop.dot2";
+    traits = Traits::PURE;
+    operands = [acc, a, b];
+    results = [result];
+    verify = verify::verify_dot2;
+    parse = syntax::parse_dot;
+    print = syntax::print_dot;
 }
 
 dlc_ir::define_op! {
@@ -443,6 +463,7 @@ dlc_ir::op_set! {
         LoadPaddedOp,
         VLoadPaddedOp,
         Dot4Op,
+        Dot2Op,
         BroadcastOp,
         PrefetchOp,
         IfOp,

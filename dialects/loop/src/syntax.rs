@@ -543,8 +543,9 @@ pub(crate) fn print_store(p: &mut Printer<'_>, op: Op) {
     p.print_type(ctx.value_type(ops[1]));
 }
 
-/// `%acc, %a, %b attr-dict : vector<Nxi32>, vector<4Nxi8>`.
-pub(crate) fn parse_dot4(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
+/// `%acc, %a, %b attr-dict : vector<Nxi32>, vector<4Nxi8>` (`loop.dot4`, and `loop.dot2`
+/// with its `i16` operands); a quad or pair operand writes out both operand types.
+pub(crate) fn parse_dot(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
     let loc = p.current_loc();
     let operands = p.parse_operand_list()?;
     p.parse_optional_attr_dict(&mut spec.attrs)?;
@@ -564,7 +565,7 @@ pub(crate) fn parse_dot4(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
     Ok(())
 }
 
-pub(crate) fn print_dot4(p: &mut Printer<'_>, op: Op) {
+pub(crate) fn print_dot(p: &mut Printer<'_>, op: Op) {
     let ctx = p.ctx();
     let ops = ctx.operands(op);
     p.write(" ");

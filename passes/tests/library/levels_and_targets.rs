@@ -4,7 +4,7 @@
 
 use dlc_ir::pass::{parse_pipeline, PipelineElement};
 use dlc_passes::levels::{with_conversions, Inserted};
-use dlc_passes::loops::cpu::target::CpuInfo;
+use dlc_passes::loops::cpu::target::{ByteDot, CpuInfo};
 
 fn converted(text: &str) -> (Vec<String>, Vec<Inserted>) {
     let spec = parse_pipeline(text).expect("parses");
@@ -98,6 +98,22 @@ fn levels_have_the_psabi_register_files() {
     assert_eq!((v4.lanes(32), v4.register_tile()), (16, (4, 4)));
     assert!(!CpuInfo::named("x86-64").unwrap().fma);
     assert!(CpuInfo::named("znver1").is_err());
+}
+
+#[test]
+fn byte_products_take_pairs_on_every_level_and_the_option_overrides_them() {
+    // No x86-64 level has VNNI; every one has `pmaddwd` (SSE2 on).
+    for name in ["x86-64", "x86-64-v2", "x86-64-v3", "x86-64-v4"] {
+        let cpu = CpuInfo::named(name).unwrap();
+        assert_eq!((cpu.dot, cpu.dot.group()), (ByteDot::Two, Some(2)), "{name}");
+    }
+    assert_eq!(ByteDot::Four.group(), Some(4));
+    assert_eq!(ByteDot::None.group(), None);
+    assert_eq!(CpuInfo::dot_option(""), Ok(None));
+    assert_eq!(CpuInfo::dot_option("4"), Ok(Some(ByteDot::Four)));
+    assert_eq!(CpuInfo::dot_option("none"), Ok(Some(ByteDot::None)));
+    let err = CpuInfo::dot_option("true").unwrap_err();
+    assert!(err.contains("dot must be 4, 2, none or empty"), "{err}");
 }
 
 #[test]

@@ -1,4 +1,4 @@
-// A byte convolution after lower{vnni=true}: its matmul reads the im2col columns through the
+// A byte convolution after lower{dot=4}: its matmul reads the im2col columns through the
 // window table (a stride-2 3x3 window over 18x18, 7 output channels, 72 taps, 81 columns).
 // tile packs them column by column (for loop.dot4 with vnni), the threads sharing out the
 // column blocks (the last one clamped at column 81), and keeps a path for the 3 rows after a

@@ -1,9 +1,10 @@
-// RUN: dlc-opt %s --pipeline='tile{rows=4 vectors=2 cpu=x86-64-v4}' --split-input-file | FileCheck %s
-// RUN: dlc-opt %s --pipeline='tile{rows=4 vectors=2 cpu=x86-64-v4}' --split-input-file --pass-statistics -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS
+// RUN: dlc-opt %s --pipeline='tile{rows=4 vectors=2 cpu=x86-64-v4 dot=none}' --split-input-file | FileCheck %s
+// RUN: dlc-opt %s --pipeline='tile{rows=4 vectors=2 cpu=x86-64-v4 dot=none}' --split-input-file --pass-statistics -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS
 // RUN: dlc-opt %s --pipeline='tile{cpu=x86-64-v3}' --split-input-file | FileCheck %s --check-prefix=V3
 // RUN: dlc-opt %s --pipeline='tile{cpu=x86-64-v4}' --split-input-file | FileCheck %s --check-prefix=V4
 // RUN: dlc-opt %s --pipeline='tile{rows=2 vectors=1 width=16 k-block=16 row-blocks=2}' --split-input-file | FileCheck %s --check-prefix=KB
-// RUN: dlc-opt %s --pipeline='tile{vnni=true cpu=x86-64-v4}' --split-input-file | FileCheck %s --check-prefix=DOT4
+// RUN: dlc-opt %s --pipeline='tile{dot=4 cpu=x86-64-v4}' --split-input-file | FileCheck %s --check-prefix=DOT4
+// RUN: dlc-opt %s --pipeline='tile{dot=2 cpu=x86-64-v3}' --split-input-file | FileCheck %s --check-prefix=DOT2
 
 // The CPU is named so the schedule does not depend on the machine running the test.
 // STATS: tile
@@ -409,8 +410,27 @@ loop.kernel @mm_narrow(%a: !loop.buffer<12x64xf32, global>, %b: !loop.buffer<64x
 // -----
 
 // An integer product (MatMulInteger's shape): i8 operands widened to i32, the accumulator
-// i32. The tile holds 16 lanes of i32 with AVX-512; rows of `B` load as vectors of i8 and widen
-// as vectors; no `math.fma` for integers.
+// i32. Without `dot` products (`dot=none`, the first RUN line) the tile holds 16 lanes of i32
+// with AVX-512; rows of `B` load as vectors of i8 and widen as vectors; no `math.fma` for
+// integers. With `dot=2` both operands, sign-extended, widen to `i16` instead: `B` as it is
+// packed, two rows of `k` interleaved per column, and each row's two bytes of `A` as a
+// `vector<2xi16>` pair that `loop.dot2` takes for every lane (6x2 tiles of 8 lanes on AVX2).
+// DOT2-LABEL: loop.kernel @mm_int
+// DOT2: %[[PACK:.*]] = loop.alloc : !loop.buffer<32x32xi16, local>
+// DOT2: loop.for serial %{{.*}} = %{{.*}} to %{{.*}} step %c2{{.*}} {
+// DOT2: %[[BYTE:.*]] = loop.load %arg1[%{{.*}}, %{{.*}}] : !loop.buffer<64x32xi8, global>
+// DOT2: %[[WIDE:.*]] = arith.extsi %[[BYTE]] : i8 to i16
+// DOT2: loop.store %[[WIDE]], %[[PACK]][%{{.*}}, %{{.*}}] : !loop.buffer<32x32xi16, local>
+// DOT2: %[[BYTE1:.*]] = loop.load %arg1
+// DOT2: arith.extsi %[[BYTE1]] : i8 to i16
+// DOT2: loop.for serial %{{.*}} = %{{.*}} to %{{.*}} step %c2{{.*}} {
+// DOT2: %[[A2:.*]] = loop.vload %arg0[%{{.*}}, %{{.*}}] : !loop.buffer<12x64xi8, global> -> vector<2xi8>
+// DOT2: %[[A:.*]] = arith.extsi %[[A2]] : vector<2xi8> to vector<2xi16>
+// DOT2: %[[B:.*]] = loop.vload %[[PACK]][%{{.*}}, %{{.*}}] : !loop.buffer<32x32xi16, local> -> vector<16xi16>
+// DOT2: %[[T:.*]] = loop.vload %{{.*}} : !loop.buffer<6x16xi32, local> -> vector<8xi32>
+// DOT2: loop.dot2 %[[T]], %[[A]], %[[B]] : vector<8xi32>, vector<2xi16>, vector<16xi16>
+// DOT2-COUNT-11: loop.dot2
+// DOT2: loop.return
 // CHECK-LABEL: loop.kernel @mm_int
 // CHECK: loop.alloc : !loop.buffer<4x32xi32, local>
 // CHECK: %[[Y:.*]] = loop.vload %arg1[%{{.*}}, %{{.*}}] : !loop.buffer<64x32xi8, global> -> vector<16xi8>
@@ -455,11 +475,17 @@ loop.kernel @mm_int(%a: !loop.buffer<12x64xi8, global>, %b: !loop.buffer<64x32xi
 // -----
 
 // An 8-bit product with the u8 x s8 operands of `vpdpbusd` (MatMulInteger's form after
-// import). With `vnni` the tile takes four `k` steps per `loop.dot4`: `B` packed per block
+// import). With `dot=4` the tile takes four `k` steps per `loop.dot4`: `B` packed per block
 // of `k` (here the whole 64) into 16 rows of four interleaved bytes per column, the four bytes
-// of each row of `A` a quad operand (no local buffer); without it (the first RUN line) the
-// integer tile of `@mm_int`. The other 8-bit kernels above (both operands sign-extended) keep
-// the integer tile under `vnni` too.
+// of each row of `A` a quad operand (no local buffer); with `dot=none` (the first RUN line)
+// the integer tile of `@mm_int`. The other 8-bit kernels above (both operands sign-extended)
+// keep the integer tile under `dot=4` too, which takes one unsigned and one signed operand.
+// With `dot=2`, `B` sign-extends to `i16` as it is packed and `A` zero-extends.
+// DOT2-LABEL: loop.kernel @mm_u8s8
+// DOT2: arith.extsi %{{.*}} : i8 to i16
+// DOT2: %[[A2:.*]] = loop.vload %arg0[%{{.*}}, %{{.*}}] : !loop.buffer<12x64xi8, global> -> vector<2xi8>
+// DOT2: %[[A:.*]] = arith.extui %[[A2]] : vector<2xi8> to vector<2xi16>
+// DOT2: loop.dot2 %{{.*}}, %[[A]], %{{.*}} : vector<8xi32>, vector<2xi16>, vector<16xi16>
 // CHECK-LABEL: loop.kernel @mm_u8s8
 // CHECK-NOT: loop.dot4
 // CHECK: loop.return
@@ -517,7 +543,13 @@ loop.kernel @mm_u8s8(%a: !loop.buffer<12x64xi8, global>, %b: !loop.buffer<64x32x
 
 // The same product with the signedness swapped: `A` sign-extended and `B` zero-extended (an
 // im2col convolution of bytes, `i8` weights times `ui8` columns). `loop.dot4` takes the
-// packed row of `B` as its unsigned operand and the quad of `A` as its signed one.
+// packed row of `B` as its unsigned operand and the quad of `A` as its signed one; with
+// `dot=2` `B` zero-extends as it is packed and the pair of `A` sign-extends.
+// DOT2-LABEL: loop.kernel @mm_s8u8
+// DOT2: arith.extui %{{.*}} : i8 to i16
+// DOT2: %[[A2:.*]] = loop.vload %arg0[%{{.*}}, %{{.*}}] : !loop.buffer<12x64xi8, global> -> vector<2xi8>
+// DOT2: %[[A:.*]] = arith.extsi %[[A2]] : vector<2xi8> to vector<2xi16>
+// DOT2: loop.dot2 %{{.*}}, %[[A]], %{{.*}} : vector<8xi32>, vector<2xi16>, vector<16xi16>
 // DOT4-LABEL: loop.kernel @mm_s8u8
 // DOT4: %[[A:.*]] = loop.vload %arg0[%{{.*}}, %{{.*}}] : !loop.buffer<12x64xi8, global> -> vector<4xi8>
 // DOT4: %[[B:.*]] = loop.vload %{{.*}}[%{{.*}}, %{{.*}}] : !loop.buffer<16x128xi8, local> -> vector<64xi8>

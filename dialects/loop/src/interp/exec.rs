@@ -330,7 +330,7 @@ impl<'c> Machine<'c> {
                 self.set_result(th, op, Val::Vector(vec![v; lanes]))?;
                 Ok(Flow::Next)
             }
-            Some(LoopOps::Dot4Op(_)) => {
+            Some(dot @ (LoopOps::Dot4Op(_) | LoopOps::Dot2Op(_))) => {
                 if let Some(p) = ctx.operands(op).iter().find_map(|v| th.poison.get(v)) {
                     self.set_poison(th, op, p.clone())?;
                     return Ok(Flow::Next);
@@ -345,19 +345,33 @@ impl<'c> Machine<'c> {
                     }
                 };
                 let (acc, a, b) = (lanes(0)?, lanes(1)?, lanes(2)?);
-                let groups = |v: &[i64]| v.len() == 4 || v.len() == 4 * acc.len();
+                // `loop.dot4`: groups of four bytes, `a`'s unsigned and `b`'s signed;
+                // `loop.dot2`: pairs of signed `i16`.
+                let (g, value): (usize, fn(i64, bool) -> i64) = match dot {
+                    LoopOps::Dot4Op(_) => (4, |x, first| {
+                        if first {
+                            i64::from(x as u8)
+                        } else {
+                            i64::from(x as i8)
+                        }
+                    }),
+                    _ => (2, |x, _| i64::from(x as i16)),
+                };
+                let groups = |v: &[i64]| v.len() == g || v.len() == g * acc.len();
                 if !groups(&a) || !groups(&b) {
-                    return Err(op_err(ctx, op, "byte operands of the wrong length"));
+                    return Err(op_err(ctx, op, "group operands of the wrong length"));
                 }
-                // A quad (four bytes) stands for every group: byte `4i + t` is its byte `t`.
-                let byte = |v: &[i64], at: usize| v[at % v.len()];
+                // A quad or pair (one group) stands for every group: element `gi + t` is its
+                // element `t`.
+                let element = |v: &[i64], at: usize| v[at % v.len()];
                 let out = acc
                     .iter()
                     .enumerate()
                     .map(|(i, &s)| {
-                        let dot = (0..4).fold(s, |s, t| {
-                            let (x, y) = (byte(&a, 4 * i + t) as u8, byte(&b, 4 * i + t) as i8);
-                            s.wrapping_add(i64::from(x) * i64::from(y))
+                        let dot = (0..g).fold(s, |s, t| {
+                            let x = value(element(&a, g * i + t), true);
+                            let y = value(element(&b, g * i + t), false);
+                            s.wrapping_add(x * y)
                         });
                         Val::Int(i64::from(dot as i32))
                     })

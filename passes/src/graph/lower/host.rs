@@ -14,6 +14,7 @@ use super::kernel::{self, global_buffer};
 use super::padded::{self, Padded};
 use super::plan::{self, i64_array, int_attr, normalize_axis, Group, Kind};
 use super::{Stats, Target};
+use crate::loops::cpu::target::ByteDot;
 use dlc_arith::{ArithOps, CmpIPredicate};
 use dlc_func::ReturnOp;
 use dlc_graph::ops::{ConstantOp, FusionOp, YieldOp};
@@ -42,9 +43,10 @@ pub(super) struct Options {
     /// padding (`padded::read_by_convs`); 0 for none (the GPU, or `padded-outputs` or
     /// `read-through` off).
     pub vector_bits: u32,
-    /// The target CPU has 8-bit dot products (VNNI), so `tile` packs the `B` operand of an
-    /// 8-bit matmul, which may then read a gather through (`read_through::packs_operand`).
-    pub vnni: bool,
+    /// How the target CPU's `tile` computes 8-bit products: with `loop.dot4` or `loop.dot2` it
+    /// packs the `B` operand of an 8-bit matmul, which may then read a gather through
+    /// (`read_through::packs_operand`).
+    pub dot: ByteDot,
 }
 
 /// Lowers one graph function: builds the host function after it and its kernels before it,

@@ -59,9 +59,9 @@
 //!   reduction kernels (fusions without a matmul or convolution), data-movement kernels other
 //!   than a pad's, and other ops read through. Not matmuls and convolutions, whose tiled
 //!   vector loads want contiguous rows (but for the pads above, and the `B` operand of an
-//!   `f32` matmul, or of an 8-bit one that `tile` packs for `loop.dot4` where the CPU has
-//!   VNNI or with `vnni`: an im2col convolution then reads its input through the window
-//!   table, with no gather kernel), and not pads, returns, recurrences, calls or a gather's
+//!   `f32` matmul, or of an 8-bit one that `tile` packs for `loop.dot4` or `loop.dot2`, on
+//!   x86 CPUs or with the `dot` option: an im2col convolution then reads its input through
+//!   the window table, with no gather kernel), and not pads, returns, recurrences, calls or a gather's
 //!   indices. A reshape whose operand has a buffer stays a host view (`read_through.rs`).
 //! - **Recurrences.** A `graph.rnn` becomes one kernel of its own, `@<func>_<n>_rnn`: per
 //!   direction, a loop over the batch holding a serial loop over the steps, each step the
@@ -179,7 +179,7 @@
 //! 4. A transpose read by a bias add (test/passes/lower-read-through.mlir,
 //!    `@transpose_add`) is one kernel loading `%arg0[%j, %i]` at point `(i, j)`.
 //!
-//! 5. A byte convolution of 144 taps with `lower{vnni=true}` (test/dlc-run/int8-conv.mlir),
+//! 5. A byte convolution of 144 taps with `lower{dot=4}` (test/dlc-run/int8-conv.mlir),
 //!    or an `f32` one of stride 2 (test/passes/lower-read-through.mlir, `@im2col`), is one
 //!    matmul kernel whose block loads the window table `%arg2[k % 9, j]` and the input at the
 //!    index it holds, `%arg1[0, k / 9, t]`: no gather kernel.
@@ -192,9 +192,10 @@
 //! 3. A transpose that a matmul reads, or that is also returned or padded, keeps its kernel;
 //!    so does one over a `?` dim, and one whose result a gather indexes with data
 //!    (test/passes/lower-read-through.mlir, `@kept`, `@dynamic`, `@data_indices`).
-//! 4. A byte convolution keeps its gather kernel with `vnni=false` (the default on a CPU
-//!    without VNNI), with 27 taps, which `loop.dot4` cannot take four at a time, and with two
-//!    groups, a matrix of columns per group (test/dlc-run/int8-conv.mlir).
+//! 4. A byte convolution keeps its gather kernel with `dot=none` (the default on a CPU
+//!    other than x86), with 27 taps, which neither `loop.dot4` nor `loop.dot2` can take a
+//!    group at a time, and with two groups, a matrix of columns per group
+//!    (test/dlc-run/int8-conv.mlir).
 
 mod access;
 mod control;
@@ -207,7 +208,7 @@ mod read_through;
 mod recurrence;
 mod signature;
 
-use crate::loops::cpu::target::CpuInfo;
+use crate::loops::cpu::target::{ByteDot, CpuInfo};
 use dlc_func::FuncOp;
 use dlc_graph::shapes::SymbolicShapes;
 use dlc_graph::GraphOps;
@@ -247,10 +248,10 @@ pub static INFO: PassInfo = PassInfo {
             "The CPU to lower for (host, x86-64-v3, ...; empty: the module's dlc.target_cpu, else the host): its L2 bounds strided read-through, its vector registers padded convolution inputs",
         ),
         OptionSpec::new(
-            "vnni",
+            "dot",
             OptionKind::Str,
             "",
-            "Whether tile computes 8-bit products with loop.dot4, packing their B operand, which may then read a gather through: true, false, or empty (where the CPU has AVX-512 VNNI)",
+            "How tile computes 8-bit products, packing their B operand (which may then read a gather through) for loop.dot4 (4) or loop.dot2 (2), or not (none); empty: the CPU's (4 with AVX-512 VNNI, 2 on other x86 CPUs)",
         ),
     ],
     statistics: &[
@@ -311,7 +312,7 @@ fn create(options: &OptionValues) -> Result<Box<dyn Pass>, String> {
         padded_outputs: options.bool("padded-outputs"),
         read_through: options.bool("read-through"),
         cpu,
-        vnni: CpuInfo::vnni_option(options.str("vnni"))?,
+        dot: CpuInfo::dot_option(options.str("dot"))?,
     }))
 }
 
@@ -321,8 +322,8 @@ struct Lower {
     read_through: bool,
     /// The `cpu` option (empty: the module's, else the host).
     cpu: String,
-    /// The `vnni` option (`None`: the CPU's).
-    vnni: Option<bool>,
+    /// The `dot` option (`None`: the CPU's).
+    dot: Option<ByteDot>,
 }
 
 /// Counters the pass reports.
@@ -352,17 +353,17 @@ impl Pass for Lower {
         let mut stats = Stats::default();
         // A 16th of the L2: what a strided sweep over a transposed operand keeps cached
         // (`read_through.rs`).
-        let (strided_bytes, vector_bits, vnni) = match self.target {
+        let (strided_bytes, vector_bits, dot) = match self.target {
             Target::Cpu => {
                 let cpu = CpuInfo::for_op(ctx, module, &self.cpu)
                     .map_err(|m| Diagnostic::error(ctx.op_loc(module), m))?;
                 (
                     cpu.l2_bytes / 16,
                     cpu.vector_bits,
-                    self.vnni.unwrap_or(cpu.vnni),
+                    self.dot.unwrap_or(cpu.dot),
                 )
             }
-            Target::Gpu => (0, 0, false),
+            Target::Gpu => (0, 0, ByteDot::None),
         };
         for func in &funcs {
             let padded_outputs = self.padded_outputs && self.target == Target::Cpu;
@@ -382,7 +383,7 @@ impl Pass for Lower {
                 read_through: self.read_through,
                 strided_bytes,
                 vector_bits,
-                vnni,
+                dot,
             };
             host::lower_function(ctx, *func, &shapes, options, &mut stats)?;
         }

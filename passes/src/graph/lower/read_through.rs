@@ -11,8 +11,8 @@
 //! scalar loads at mapped indices in their innermost loop, where a transpose kernel before
 //! them costs one pass over the data. The exception is an im2col convolution's window
 //! gather read by its matmul's `B` operand, `f32` or 8-bit where `tile` computes the product
-//! with `loop.dot4` (the CPU has VNNI, or the `vnni` option says so): `tile` copies each
-//! block of those gathered columns into a packed buffer column by column, so the gather
+//! with `loop.dot4` or `loop.dot2` (on x86 CPUs, or as the `dot` option says): `tile` copies
+//! each block of those gathered columns into a packed buffer column by column, so the gather
 //! costs its loads in that copy, where a gather kernel wrote the columns to memory for the
 //! product's packing to read back ([`packs_operand`]). qdq_convnet lowers to 6 kernels so,
 //! against 9; nudenet_320n to 121 launches, against 148. Not a pad (its
@@ -45,6 +45,7 @@ use super::host::Options;
 use super::padded::{sole_reader, static_shape};
 use super::plan::{i64_array, int_attr, kind_of, matmul_transposes, normalize_axis, Kind};
 use super::Target;
+use crate::loops::cpu::target::ByteDot;
 use dlc_graph::ops::{ConstantOp, FusionOp, GatherOp, MatmulOp, PadOp, ReshapeOp, TransposeOp};
 use dlc_graph::shapes::{DimExpr, SymbolicShapes};
 use dlc_graph::{family_of, Family};
@@ -63,8 +64,7 @@ pub(super) fn read_through(
 ) -> FxHashSet<Op> {
     let (strided_bytes, vector_bits) = (options.strided_bytes, options.vector_bits);
     let cpu = options.target == Target::Cpu;
-    let packs =
-        |u: &dlc_ir::Use| cpu && packs_operand(ctx, shapes, u.user, u.operand, options.vnni);
+    let packs = |u: &dlc_ir::Use| cpu && packs_operand(ctx, shapes, u.user, u.operand, options.dot);
     let ops: Vec<Op> = ctx.block_ops(body).collect();
     // Consumers come after producers, so in reverse every consumer is decided first.
     let mut readable = FxHashSet::default();
@@ -123,9 +123,10 @@ pub(super) fn read_through(
 
 /// Whether `user` reads its operand `operand` only as the `B` operand of a matmul whose
 /// gathered columns the CPU's `tile` packs: an `f32` one, or an 8-bit one that `tile`
-/// computes with `loop.dot4` where the CPU has VNNI (`vnni`: `acc += extui(A[i, k]) ·
-/// extsi(B[k, j])`, either operand the signed one, into `i32`, over a `k` range that 4
-/// divides); either over a static `k` range and at least 16 columns, one matrix for every
+/// computes with `loop.dot4` or `loop.dot2` (`dot`: `acc += extui(A[i, k]) · extsi(B[k, j])`,
+/// either operand the signed one, or for `loop.dot2` both or neither, into `i32`, over a `k`
+/// range that the op's steps divide);
+/// either over a static `k` range and at least 16 columns, one matrix for every
 /// batch, its columns gathered ([`gathered_columns`]). `tile` copies each block of such a `B`
 /// into a packed buffer column by column, so a gather read through there costs its loads in
 /// that copy, where a kernel of its own wrote the columns to memory and the copy read them
@@ -136,7 +137,7 @@ fn packs_operand(
     shapes: &SymbolicShapes,
     user: Op,
     operand: u32,
-    vnni: bool,
+    dot: ByteDot,
 ) -> bool {
     let Some(matmul) = sole_reader(ctx, user, operand as usize, 1)
         .filter(|&op| ctx.view::<MatmulOp>(op).is_some())
@@ -152,9 +153,10 @@ fn packs_operand(
         return false;
     };
     let unsigned = dlc_graph::verify::is_unsigned;
+    // `loop.dot4` takes one unsigned and one signed operand; `loop.dot2` either of each.
     let bytes = dlc_graph::infer::is_byte(a.element)
         && dlc_graph::infer::is_byte(b.element)
-        && unsigned(a.element) != unsigned(b.element)
+        && (dot == ByteDot::Two || unsigned(a.element) != unsigned(b.element))
         && ctx.signless(c.element) == Type::I32;
     let floats = [a.element, b.element, c.element] == [Type::F32; 3];
     let shape = static_shape(shapes, ctx.operand(matmul, 1)).unwrap_or_default();
@@ -164,7 +166,7 @@ fn packs_operand(
         [ref batch @ .., k, n] => {
             batch.iter().all(|&d| d == 1)
                 && n >= 16
-                && (floats || (bytes && vnni && k % 4 == 0))
+                && (floats || (bytes && dot.group().is_some_and(|g| k % g == 0)))
                 && gathered_columns(ctx, shapes, ctx.operand(user, operand as usize), n)
         }
         _ => false,

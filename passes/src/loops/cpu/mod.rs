@@ -36,7 +36,11 @@ pub(super) const CASES: &[DifferentialCase] = &[
         target: Target::Cpu,
     },
     DifferentialCase {
-        pipeline: "tile{vnni=true cpu=x86-64-v4}",
+        pipeline: "tile{dot=4 cpu=x86-64-v4}",
+        target: Target::Cpu,
+    },
+    DifferentialCase {
+        pipeline: "tile{dot=2 cpu=x86-64-v3}",
         target: Target::Cpu,
     },
     DifferentialCase {

@@ -27,9 +27,35 @@ pub struct CpuInfo {
     pub fma: bool,
     /// Bytes of the per-core L2 cache (what a cache block of `B` should fit).
     pub l2_bytes: u64,
-    /// Whether AVX-512 VNNI's 8-bit dot products (`vpdpbusd`) exist (no x86-64 level has
-    /// them; a host may).
-    pub vnni: bool,
+    /// How 8-bit integer products are computed: [`ByteDot::Four`] with AVX-512 VNNI's
+    /// `vpdpbusd` (no x86-64 level has it; a host may), [`ByteDot::Two`] on other x86 CPUs
+    /// (`pmaddwd`, SSE2 on), [`ByteDot::None`] elsewhere.
+    pub dot: ByteDot,
+}
+
+/// How `tile` computes an 8-bit integer product `acc += ext(A) · ext(B)` into `i32` lanes:
+/// the `k` steps one op takes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ByteDot {
+    /// `loop.dot4`: four steps of bytes per op (`vpdpbusd`, 64 products an instruction on
+    /// AVX-512 VNNI).
+    Four,
+    /// `loop.dot2`: two steps per op, the bytes widened to `i16` when `B` is packed (x86's
+    /// `pmaddwd`: 16 products an instruction with AVX2, where `i32` multiplies do 8).
+    Two,
+    /// `i32` multiplies and adds.
+    None,
+}
+
+impl ByteDot {
+    /// The `k` steps per op (`None` for [`ByteDot::None`]).
+    pub fn group(self) -> Option<i64> {
+        match self {
+            ByteDot::Four => Some(4),
+            ByteDot::Two => Some(2),
+            ByteDot::None => None,
+        }
+    }
 }
 
 /// Names `cpu` as the CPU the kernels of `module` are scheduled for: the [`TARGET_CPU_ATTR`]
@@ -70,7 +96,7 @@ impl CpuInfo {
             vector_registers,
             fma,
             l2_bytes: LEVEL_L2_BYTES,
-            vnni: false,
+            dot: ByteDot::Two,
         };
         match name {
             "" | "host" | "cpu" | "native" => Ok(CpuInfo::host()),
@@ -84,14 +110,15 @@ impl CpuInfo {
         }
     }
 
-    /// The `vnni` option of the passes that schedule for 8-bit dot products (`tile`,
-    /// `lower`): `true` or `false` overrides the CPU's [`CpuInfo::vnni`], empty keeps it.
-    pub fn vnni_option(value: &str) -> Result<Option<bool>, String> {
+    /// The `dot` option of the passes that schedule 8-bit products (`tile`, `lower`): `4`,
+    /// `2` or `none` overrides the CPU's [`CpuInfo::dot`], empty keeps it.
+    pub fn dot_option(value: &str) -> Result<Option<ByteDot>, String> {
         match value {
             "" => Ok(None),
-            "true" => Ok(Some(true)),
-            "false" => Ok(Some(false)),
-            other => Err(format!("vnni must be true, false or empty, not '{other}'")),
+            "4" => Ok(Some(ByteDot::Four)),
+            "2" => Ok(Some(ByteDot::Two)),
+            "none" => Ok(Some(ByteDot::None)),
+            other => Err(format!("dot must be 4, 2, none or empty, not '{other}'")),
         }
     }
 
@@ -118,7 +145,11 @@ impl CpuInfo {
                 vector_registers: if avx512 { 32 } else { 16 },
                 fma: std::arch::is_x86_feature_detected!("fma"),
                 l2_bytes,
-                vnni: avx512 && std::arch::is_x86_feature_detected!("avx512vnni"),
+                dot: if avx512 && std::arch::is_x86_feature_detected!("avx512vnni") {
+                    ByteDot::Four
+                } else {
+                    ByteDot::Two
+                },
             }
         }
         #[cfg(not(target_arch = "x86_64"))]
@@ -133,7 +164,7 @@ impl CpuInfo {
                 },
                 fma: cfg!(target_arch = "aarch64"),
                 l2_bytes,
-                vnni: false,
+                dot: ByteDot::None,
             }
         }
     }

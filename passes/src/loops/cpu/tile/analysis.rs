@@ -1,7 +1,8 @@
 //! Which nests `tile` rewrites: [`Tile::analyze`] matches a contraction nest ([`Nest`]: the
 //! row, column and reduction loops, the accumulator, the schedule block and its epilogue) and
-//! classifies every op of the block for emission ([`Class`]); [`Tile::dot4_of`] finds the
-//! 8-bit products that `loop.dot4` computes four reduction steps at a time.
+//! classifies every op of the block for emission ([`Class`]); [`Tile::dot_of`] finds the
+//! 8-bit products that `loop.dot4` or `loop.dot2` compute a group of reduction steps at a
+//! time.
 
 use super::{elem_bytes, Tile, MIN_SHORT_NEST_WORK};
 use crate::loops::cpu::util::{const_int, const_trip_count, defined_inside, is_scalar_compute};
@@ -108,21 +109,48 @@ pub(super) struct Nest {
     pub(super) width: i64,
     /// The `k` loop's constant step.
     pub(super) k_step: i64,
-    /// The 8-bit product `loop.dot4` computes, when it applies.
-    pub(super) dot4: Option<Dot4>,
+    /// The 8-bit product `loop.dot4` or `loop.dot2` computes, when one applies.
+    pub(super) dot: Option<Dot>,
 }
 
 /// The loads of an 8-bit integer product `acc += extui(A[.., k]) · extsi(B[k, j])` (or
-/// `extsi(A) · extui(B)`) into an `i32` accumulator: `loop.dot4` takes four `k` steps at
+/// `extsi(A) · extui(B)`; for `loop.dot2` either extension of either) into an `i32`
+/// accumulator: `loop.dot4` takes four `k` steps at
 /// once, four bytes of a row of `A` broadcast to every lane and `B` packed so that each lane's
-/// four bytes are consecutive.
+/// four bytes are consecutive; `loop.dot2` takes two, `A`'s two bytes and `B`'s packed
+/// elements widened to `i16` (each by its own extension).
 #[derive(Copy, Clone)]
-pub(super) struct Dot4 {
+pub(super) struct Dot {
     pub(super) a: Op,
     pub(super) b: Op,
-    /// `A` is the signed operand (an im2col convolution: `i8` weights times `ui8` columns),
-    /// so the vector of `B` is `loop.dot4`'s unsigned operand.
+    /// `A` is sign-extended (for `loop.dot4` the signed operand, as in an im2col convolution's
+    /// `i8` weights times `ui8` columns: the vector of `B` is then its unsigned operand).
     pub(super) signed_a: bool,
+    /// `B` is sign-extended (for `loop.dot4`, exactly when `A` is not).
+    pub(super) signed_b: bool,
+    /// The `k` steps one op takes: 4 (`loop.dot4`) or 2 (`loop.dot2`).
+    pub(super) group: i64,
+}
+
+impl Dot {
+    /// The element type of `B`'s packed block and of `A`'s group: bytes for `loop.dot4`,
+    /// `i16` for `loop.dot2`.
+    pub(super) fn packed_type(self) -> Type {
+        if self.group == 4 {
+            Type::I8
+        } else {
+            Type::I16
+        }
+    }
+
+    /// The op computing a group: `loop.dot4` or `loop.dot2`.
+    pub(super) fn op_name(self) -> &'static str {
+        if self.group == 4 {
+            "loop.dot4"
+        } else {
+            "loop.dot2"
+        }
+    }
 }
 
 /// What an iter var of the schedule block is bound to.
@@ -354,7 +382,7 @@ impl Tile {
             elem,
             width,
             k_step,
-            dot4: None,
+            dot: None,
         };
         // A gathered load is copied column by column for all the rows of a tile at once.
         let per_row = body_ops(ctx, body).into_iter().any(|op| {
@@ -363,24 +391,26 @@ impl Tile {
         if per_row {
             return None;
         }
-        nest.dot4 = self.dot4_of(ctx, &nest);
+        nest.dot = self.dot_of(ctx, &nest);
         Some(nest)
     }
 
-    /// The [`Dot4`] of `nest`, when `vnni` is on, the accumulator is `i32` in vectors of 16,
-    /// the `k` range a constant multiple of 4 from 0 in steps of 1, and the block body is
-    /// exactly `acc += extui(a) · extsi(b)` (either order of either op) for an `i8` load `a`
+    /// The [`Dot`] of `nest`, when the `dot` option names a group (4 with AVX-512 VNNI, 2 on
+    /// other x86 CPUs), the accumulator is `i32` (in vectors of 16 for `loop.dot4`), the `k`
+    /// range a constant multiple of the group from 0 in steps of 1, and the block body is
+    /// exactly `acc += ext(a) · ext(b)` (either order of either op; for `loop.dot4` one
+    /// `extui` and one `extsi`) for an `i8` load `a`
     /// of a row whose last index is `k` (its other indices free of `k`) and an `i8` load `b`
     /// contiguous in `j` or gathered through a table contiguous in `j`, besides index
     /// arithmetic.
-    pub(super) fn dot4_of(&self, ctx: &Context, nest: &Nest) -> Option<Dot4> {
+    pub(super) fn dot_of(&self, ctx: &Context, nest: &Nest) -> Option<Dot> {
         let trips = const_trip_count(ctx, &nest.k)?;
-        if !self.vnni
-            || nest.elem != Type::I32
-            || nest.width != 16
+        let group = self.dot.group()?;
+        if nest.elem != Type::I32
+            || (group == 4 && nest.width != 16)
             || nest.k_step != 1
             || const_int(ctx, nest.k.lb) != Some(0)
-            || trips % 4 != 0
+            || trips % group != 0
         {
             return None;
         }
@@ -403,28 +433,28 @@ impl Tile {
         let product = if acc_load(x) { y } else { x };
         let mul = def::<MulIOp>(ctx, nest, product)?;
         let (m0, m1) = (ctx.operand(mul, 0), ctx.operand(mul, 1));
-        // One factor zero-extends and the other sign-extends, each a load of bytes: the
-        // scalar load is `A`'s, the vector load `B`'s.
-        let (unsigned, signed) =
-            match (def::<ExtUIOp>(ctx, nest, m0), def::<ExtSIOp>(ctx, nest, m1)) {
-                (Some(u), Some(s)) => (u, s),
-                _ => (
-                    def::<ExtUIOp>(ctx, nest, m1)?,
-                    def::<ExtSIOp>(ctx, nest, m0)?,
-                ),
+        // Each factor extends a load of bytes (for `loop.dot4` one zero-extends and the other
+        // sign-extends): the scalar load is `A`'s, the vector load `B`'s.
+        let byte_load = |v: Value| {
+            let (ext, signed) = match (def::<ExtUIOp>(ctx, nest, v), def::<ExtSIOp>(ctx, nest, v)) {
+                (Some(u), _) => (u, false),
+                (_, Some(s)) => (s, true),
+                _ => return None,
             };
-        let byte_load = |ext: Op| {
-            let v = ctx.operand(ext, 0);
-            let load = def::<LoadOp>(ctx, nest, v)?;
-            (ctx.value_type(v) == Type::I8).then_some(load)
+            let bytes = ctx.operand(ext, 0);
+            let load = def::<LoadOp>(ctx, nest, bytes)?;
+            (ctx.value_type(bytes) == Type::I8).then_some((load, signed))
         };
-        let (u, s) = (byte_load(unsigned)?, byte_load(signed)?);
+        let (x, y) = (byte_load(m0)?, byte_load(m1)?);
         let column = |c: Option<Class>| matches!(c, Some(Class::VLoad | Class::Gather));
-        let (a, b, signed_a) = match (class(u), class(s)) {
-            (Some(Class::Scalar), c) if column(c) => (u, s, false),
-            (c, Some(Class::Scalar)) if column(c) => (s, u, true),
+        let ((a, signed_a), (b, signed_b)) = match (class(x.0), class(y.0)) {
+            (Some(Class::Scalar), c) if column(c) => (x, y),
+            (c, Some(Class::Scalar)) if column(c) => (y, x),
             _ => return None,
         };
+        if group == 4 && signed_a == signed_b {
+            return None;
+        }
         // No other load: the block reads `A`, `B` (through its window table when gathered)
         // and the accumulator only.
         let is_load = |op: &Op| ctx.view::<LoadOp>(*op).is_some();
@@ -445,7 +475,13 @@ impl Tile {
         if *last != k_arg || !rest.iter().all(free) {
             return None;
         }
-        Some(Dot4 { a, b, signed_a })
+        Some(Dot {
+            a,
+            b,
+            signed_a,
+            signed_b,
+            group,
+        })
     }
 }
 

@@ -1,14 +1,16 @@
 //! The rewrite of a matched nest ([`Tile::rewrite`]): cache blocks of row tiles, each tile's
 //! registers, init, reduction and write-back, the packing of `B` ([`Packs`]), `loop.dot4`
-//! steps, and the loops for the rows and columns that do not fill a tile.
+//! and `loop.dot2` steps, and the loops for the rows and columns that do not fill a tile.
 
-use super::analysis::{Class, Dot4, Nest, Role};
+use super::analysis::{Class, Dot, Nest, Role};
 use super::{clone_ops, elem_bytes, Tile};
 use crate::loops::cpu::util::{
     ceil_div, const_int, const_trip_count, defined_inside, index_binary, index_const, splat,
     whole_groups_end, whole_groups_end_of,
 };
-use dlc_arith::{build_cmpi, fastmath_attr, CmpIPredicate, FastMathFlags};
+use dlc_arith::{
+    build_cast, build_cmpi, fastmath_attr, CmpIPredicate, ExtSIOp, ExtUIOp, FastMathFlags,
+};
 use dlc_ir::{
     Block, Context, DenseValue, EffectKind, InsertPoint, Location, Op, OpSpec, Type, TypeKind,
     Value, ValueMap,
@@ -131,12 +133,12 @@ impl Tile {
         let trips = const_trip_count(ctx, &nest.i);
         let exact = trips.is_some_and(|t| t % rows == 0) && const_int(ctx, nest.i.lb).is_some();
         let (m, threads) = self.row_blocks(ctx, nest, trips);
-        // A `loop.dot4` nest that gets no reduction blocks is tiled without `loop.dot4`.
+        // A `loop.dot4` or `loop.dot2` nest that gets no reduction blocks is tiled without them.
         let mut k_block = self.k_block(ctx, nest, m);
         let plain;
-        let nest = if nest.dot4.is_some() && k_block.is_none() {
+        let nest = if nest.dot.is_some() && k_block.is_none() {
             plain = Nest {
-                dot4: None,
+                dot: None,
                 ..nest.clone()
             };
             k_block = self.k_block(ctx, &plain, m);
@@ -246,10 +248,11 @@ impl Tile {
             let kc_at = before_terminator(ctx, kc_body);
             let past = index_binary(ctx, kc_at, "arith.addi", kc, kc_step, loc);
             let kend = index_binary(ctx, kc_at, "arith.minsi", past, nest.k.ub, loc);
-            let packs = match nest.dot4 {
+            let packs = match nest.dot {
                 Some(d) => {
                     let columns = (jb, clamp);
-                    Some(self.pack4(ctx, nest, d, (outer, kc_at), (kc, kend), columns, kc_trips))
+                    let at = (outer, kc_at);
+                    Some(self.pack_groups(ctx, nest, d, at, (kc, kend), columns, kc_trips))
                 }
                 None if m > 1 || nest.gathers() => {
                     let columns = (jb, clamp);
@@ -397,9 +400,9 @@ impl Tile {
             }
             Stage::Block { kc, kend, packs } => {
                 self.copy_tile(ctx, nest, at, (partial, slot), tile, true);
-                match (nest.dot4, packs) {
+                match (nest.dot, packs) {
                     (Some(d), Some(packs)) => {
-                        self.dot4_steps(ctx, nest, d, (at, tile, i0), (kc, kend), &packs);
+                        self.dot_steps(ctx, nest, d, (at, tile, i0), (kc, kend), &packs);
                     }
                     (_, packs) => {
                         let mut emitter = self.emitter(ctx, nest, at, tile, i0, jb, packs);
@@ -512,18 +515,20 @@ impl Tile {
         Some(Packs { kc, buffers })
     }
 
-    /// Packs the block `kc .. kend` of `B` (the load `d.b`) for `loop.dot4` into a
-    /// `[Kc/4, 4*V*W]` `i8` buffer allocated before `jb_loop`, by a loop built at `at`: row
-    /// `q` holds `k = kc + 4q .. kc + 4q + 3` interleaved, `B[k, jb + c]` at `4c + (k - kc) % 4`,
-    /// so each 32-bit lane of a vector of it holds one column's four bytes. The column loop
-    /// is scalar with four loads of consecutive elements per column; LLVM's loop vectorizer
-    /// turns it into vector loads and shuffles.
+    /// Packs the block `kc .. kend` of `B` (the load `d.b`) for `loop.dot4` or `loop.dot2`
+    /// (groups of `G` = `d.group` steps) into a `[Kc/G, G*V*W]` buffer allocated before
+    /// `jb_loop`, by a loop built at `at`: row `q` holds `k = kc + Gq .. kc + Gq + G - 1`
+    /// interleaved, `B[k, jb + c]` at `Gc + (k - kc) % G`, so each 32-bit lane of a vector of
+    /// it holds one column's group: its bytes for `loop.dot4`, for `loop.dot2` its two bytes
+    /// widened to `i16` (by `B`'s own extension, once here rather than at every row of every
+    /// tile). The column loop is scalar with `G` loads of consecutive elements per column;
+    /// LLVM's loop vectorizer turns it into vector loads and shuffles.
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn pack4(
+    pub(super) fn pack_groups(
         &self,
         ctx: &mut Context,
         nest: &Nest,
-        d: Dot4,
+        d: Dot,
         (jb_loop, at): (Op, InsertPoint),
         (kc, kend): (Value, Value),
         (jb, clamp): (Value, Option<Value>),
@@ -531,70 +536,78 @@ impl Tile {
     ) -> Packs {
         let loc = ctx.op_loc(nest.j_loop);
         let cols = self.vectors * nest.width;
-        let ty = buffer_type(ctx, &[kc_trips / 4, 4 * cols], Type::I8, MemorySpace::Local);
+        let g = d.group;
+        let elem = d.packed_type();
+        let ty = buffer_type(ctx, &[kc_trips / g, g * cols], elem, MemorySpace::Local);
         let buffer = build_alloc(ctx, InsertPoint::Before(jb_loop), ty, &[], loc);
         let slice = nest.index_slice(ctx, d.b).unwrap_or_default();
         let width = columns_before(ctx, at, cols, jb, clamp, loc);
-        let four = index_const(ctx, at, 4, loc);
-        let (_, q_body, k) = build_for(ctx, at, (kc, kend, four), LoopKind::Serial, loc);
+        let group = index_const(ctx, at, g, loc);
+        let (_, q_body, k) = build_for(ctx, at, (kc, kend, group), LoopKind::Serial, loc);
         let q_at = before_terminator(ctx, q_body);
         let t = nest.pack_row(ctx, q_at, k, kc, loc);
-        let q = index_binary(ctx, q_at, "arith.divsi", t, four, loc);
+        let q = index_binary(ctx, q_at, "arith.divsi", t, group, loc);
         let zero = index_const(ctx, q_at, 0, loc);
         let one = index_const(ctx, q_at, 1, loc);
         let (c_loop, c_body, c) = build_for(ctx, q_at, (zero, width, one), LoopKind::Serial, loc);
         let c_at = before_terminator(ctx, c_body);
         let outer = InsertPoint::Before(c_loop.0);
         let col = index_binary(ctx, c_at, "arith.addi", jb, c, loc);
-        let base = index_binary(ctx, c_at, "arith.muli", c, four, loc);
-        for step in 0..4 {
+        let base = index_binary(ctx, c_at, "arith.muli", c, group, loc);
+        for step in 0..g {
             let offset = index_const(ctx, outer, step, loc);
             let kk = index_binary(ctx, outer, "arith.addi", k, offset, loc);
             let map = nest.clone_per_column(ctx, &slice, (kk, col), (outer, c_at));
             let operands: Vec<Value> = ctx.operands(d.b).iter().map(|&x| map.lookup(x)).collect();
             let (&b_buf, b_idx) = operands.split_first().expect("a load has a buffer");
-            let byte = build_load(ctx, c_at, b_buf, b_idx, loc);
+            let mut value = build_load(ctx, c_at, b_buf, b_idx, loc);
+            if elem != Type::I8 {
+                value = widen(ctx, c_at, value, elem, d.signed_b, loc);
+            }
             let at_lane = index_binary(ctx, c_at, "arith.addi", base, offset, loc);
-            build_store(ctx, c_at, byte, buffer, &[q, at_lane], loc);
+            build_store(ctx, c_at, value, buffer, &[q, at_lane], loc);
         }
         if clamp.is_some() {
             // The columns past the last one: zeros, which the tile's lanes there add up but
             // never write back.
-            let all = index_const(ctx, q_at, 4 * cols, loc);
-            let from = index_binary(ctx, q_at, "arith.muli", width, four, loc);
+            let all = index_const(ctx, q_at, g * cols, loc);
+            let from = index_binary(ctx, q_at, "arith.muli", width, group, loc);
             let (_, z_body, z) = build_for(ctx, q_at, (from, all, one), LoopKind::Serial, loc);
             let z_at = before_terminator(ctx, z_body);
-            let byte = zero_value(ctx, z_at, Type::I8, loc);
-            build_store(ctx, z_at, byte, buffer, &[q, z], loc);
+            let zero = zero_value(ctx, z_at, elem, loc);
+            build_store(ctx, z_at, zero, buffer, &[q, z], loc);
         }
         let mut buffers = FxHashMap::default();
         buffers.insert(d.b, buffer);
         Packs { kc, buffers }
     }
 
-    /// The reduction of one tile over `kc .. kend` with `loop.dot4`, four `k` steps at a time:
-    /// per row the four bytes `A[row, k .. k + 4]` (a quad, which `loop.dot4` takes for every
-    /// lane), per vector a row of the packed `B`, then one `loop.dot4` per accumulator of the
-    /// tile.
-    pub(super) fn dot4_steps(
+    /// The reduction of one tile over `kc .. kend` with `loop.dot4` or `loop.dot2`, a group of
+    /// `G` `k` steps at a time: per row the `G` bytes `A[row, k .. k + G]` (widened to `i16`
+    /// for `loop.dot2`: a group that the op takes for every lane), per vector a row of the
+    /// packed `B`, then one op per accumulator of the tile.
+    pub(super) fn dot_steps(
         &self,
         ctx: &mut Context,
         nest: &Nest,
-        d: Dot4,
+        d: Dot,
         (at, tile, i0): (InsertPoint, Value, Value),
         (kc, kend): (Value, Value),
         packs: &Packs,
     ) {
         let loc = ctx.op_loc(nest.j_loop);
         let lanes = nest.width;
-        let bytes_ty = ctx.vector_type(&[4 * lanes], Type::I8);
-        let quad_ty = ctx.vector_type(&[4], Type::I8);
+        let g = d.group;
+        let elem = d.packed_type();
+        let packed_ty = ctx.vector_type(&[g * lanes], elem);
+        let bytes_ty = ctx.vector_type(&[g], Type::I8);
+        let group_ty = ctx.vector_type(&[g], elem);
         let acc_ty = ctx.vector_type(&[lanes], Type::I32);
-        let four = index_const(ctx, at, 4, loc);
-        let (_, k_body, k) = build_for(ctx, at, (kc, kend, four), LoopKind::Serial, loc);
+        let group = index_const(ctx, at, g, loc);
+        let (_, k_body, k) = build_for(ctx, at, (kc, kend, group), LoopKind::Serial, loc);
         let k_at = before_terminator(ctx, k_body);
         let t = nest.pack_row(ctx, k_at, k, kc, loc);
-        let q = index_binary(ctx, k_at, "arith.divsi", t, four, loc);
+        let q = index_binary(ctx, k_at, "arith.divsi", t, group, loc);
         let vload = |ctx: &mut Context, operands: &[Value], ty: Type| {
             let spec = OpSpec::new(ctx, "loop.vload", loc)
                 .operands(operands)
@@ -612,13 +625,17 @@ impl Tile {
             let row = index_binary(ctx, k_at, "arith.addi", i0, off, loc);
             let map = nest.bind(ctx, k, None, Some(row));
             let operands: Vec<Value> = ctx.operands(d.a).iter().map(|&x| map.lookup(x)).collect();
-            a_rows.push(vload(ctx, &operands, quad_ty));
+            let mut a = vload(ctx, &operands, bytes_ty);
+            if elem != Type::I8 {
+                a = widen(ctx, k_at, a, group_ty, d.signed_a, loc);
+            }
+            a_rows.push(a);
         }
         let packed = packs.buffers[&d.b];
         let b_vectors: Vec<Value> = (0..self.vectors)
             .map(|v| {
-                let col = index_const(ctx, k_at, 4 * v * lanes, loc);
-                vload(ctx, &[packed, q, col], bytes_ty)
+                let col = index_const(ctx, k_at, g * v * lanes, loc);
+                vload(ctx, &[packed, q, col], packed_ty)
             })
             .collect();
         for (r, &a) in a_rows.iter().enumerate() {
@@ -626,9 +643,11 @@ impl Tile {
             for (v, &b) in b_vectors.iter().enumerate() {
                 let col = index_const(ctx, k_at, v as i64 * lanes, loc);
                 let acc = vload(ctx, &[tile, row, col], acc_ty);
-                let (unsigned, signed) = if d.signed_a { (b, a) } else { (a, b) };
-                let spec = OpSpec::new(ctx, "loop.dot4", loc)
-                    .operands(&[acc, unsigned, signed])
+                // `loop.dot4`'s first byte operand is the unsigned one; `loop.dot2`'s are
+                // both signed, widened already.
+                let (first, second) = if d.signed_a && g == 4 { (b, a) } else { (a, b) };
+                let spec = OpSpec::new(ctx, d.op_name(), loc)
+                    .operands(&[acc, first, second])
                     .results(&[acc_ty]);
                 let dot = ctx.build(k_at, spec);
                 let sum = ctx.result(dot, 0);
@@ -808,6 +827,24 @@ fn zero_value(ctx: &mut Context, at: InsertPoint, ty: Type, loc: Location) -> Va
     };
     let attr = dlc_arith::splat_attr(ctx, ty, zero).expect("a numeric element type");
     let op = dlc_arith::build_constant(ctx, at, attr, ty, loc);
+    ctx.result(op, 0)
+}
+
+/// `value` (integers, or a vector of them) extended to `to`, sign-extended when `signed`, by
+/// an op built at `at`.
+fn widen(
+    ctx: &mut Context,
+    at: InsertPoint,
+    value: Value,
+    to: Type,
+    signed: bool,
+    loc: Location,
+) -> Value {
+    let op = if signed {
+        build_cast::<ExtSIOp>(ctx, at, value, to, loc)
+    } else {
+        build_cast::<ExtUIOp>(ctx, at, value, to, loc)
+    };
     ctx.result(op, 0)
 }
 

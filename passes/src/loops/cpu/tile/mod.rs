@@ -90,22 +90,28 @@
 //!   tile, not 2 scalar reductions per row one after another, which took 4x as long); the
 //!   last, partial tile runs each of its rows as a one-row tile (`R = 1`, no reduction
 //!   blocks) over the column blocks, then the same column remainder.
-//! - **8-bit products** (`vnni`, on by default where the CPU has AVX-512 VNNI): a block body
-//!   `acc += extui(A[.., k]) · extsi(B[k, j])` (or `extsi(A) · extui(B)`, an im2col
-//!   convolution's weights times its columns) of `i8` loads into an `i32` accumulator with
-//!   16 lanes, over a constant `k` range from 0 that 4 divides (MatMulInteger after import),
-//!   always takes reduction blocks (the whole `k` range when it is short) and takes four `k`
-//!   steps per `loop.dot4`: per block, `B` is packed into a local `[Kc/4, 4*V*W]` `i8`
-//!   buffer whose row `q` holds, for each column, its bytes of `k = kc + 4q .. kc + 4q + 3`
-//!   side by side (a scalar copy loop LLVM vectorizes); per step, each row's four bytes of
-//!   `A` are one `vector<4xi8>` load, a quad operand that `loop.dot4` broadcasts to every lane
-//!   (one `vpbroadcastd`), each vector of the packed row is loaded once, and each accumulator
-//!   of the tile gets one `loop.dot4`. Remainder rows and columns keep the integer tile.
+//! - **8-bit products** (`dot`: by default `4` where the CPU has AVX-512 VNNI, `2` on other
+//!   x86 CPUs): a block body `acc += extui(A[.., k]) · extsi(B[k, j])` (or `extsi(A) ·
+//!   extui(B)`, an im2col convolution's weights times its columns) of `i8` loads into an
+//!   `i32` accumulator, over a constant `k` range from 0 that the group `G` divides
+//!   (MatMulInteger after import), always takes reduction blocks (the whole `k` range when it
+//!   is short) and takes `G` `k` steps per op. With `4`, `loop.dot4` on 16 lanes: per block,
+//!   `B` is packed into a local `[Kc/4, 4*V*W]` `i8` buffer whose row `q` holds, for each
+//!   column, its bytes of `k = kc + 4q .. kc + 4q + 3` side by side (a scalar copy loop LLVM
+//!   vectorizes); per step, each row's four bytes of `A` are one `vector<4xi8>` load, a quad
+//!   operand that `loop.dot4` broadcasts to every lane (one `vpbroadcastd`), each vector of
+//!   the packed row is loaded once, and each accumulator of the tile gets one `loop.dot4`.
+//!   With `2`, `loop.dot2` the same way on pairs: `B` packed into `[Kc/2, 2*V*W]` `i16`, each
+//!   byte widened by its own extension as it is copied, and each row's two bytes of `A` a
+//!   `vector<2xi8>` load widened to `vector<2xi16>` (one `pmaddwd` per accumulator: 16
+//!   products an AVX2 instruction, exact, where `i32` multiplies do 8). Remainder rows and
+//!   columns keep the integer tile.
 //! - **gathered columns**: a load whose index depends on `j` through another load (`B[c,
 //!   T[t, j]]`), and not on the row, is computed column by column where it is copied: into
 //!   the packed block (such a nest always takes reduction blocks, the whole `k` range when it
-//!   is short, and packs: `pack4` for `loop.dot4`, else `[Kc, V*W]` blocks), the table's
-//!   load and the index arithmetic that depends on the column cloned per column, the rest
+//!   is short, and packs: in groups for `loop.dot4` and `loop.dot2`, else `[Kc, V*W]`
+//!   blocks), the table's load and the index arithmetic that depends on the column cloned
+//!   per column, the rest
 //!   (an im2col table's row and channel, `k % taps` and `k / taps`) once per reduction step
 //!   before the column loop, or, in a tile that reads `B` unpacked
 //!   (a remainder), into a local vector's worth of memory that one `loop.vload` then reads.
@@ -265,7 +271,7 @@
 //!    row tiles into the partial sums, a loop over `kc` in steps of 16 (pack, then each tile
 //!    from and back to its partial sums), and the write-back; test/passes/loops/tile.mlir.
 //! 4. 8-bit columns gathered through a table, `x[0, tab[k, j]]` (`@gathered` in
-//!    test/passes/loops/tile.mlir, `tile{vnni=true cpu=x86-64-v4}`): the packing loop loads
+//!    test/passes/loops/tile.mlir, `tile{dot=4 cpu=x86-64-v4}`): the packing loop loads
 //!    `tab` at each column, casts it and loads the byte of `x` there into the `[4, 256]`
 //!    packed block that the `loop.dot4` steps read; test/dlc-run/int8-conv.mlir compiles
 //!    such convolutions with the threads sharing out column blocks, a partial last one
@@ -285,7 +291,7 @@ mod analysis;
 mod emit;
 mod plan;
 
-use super::target::CpuInfo;
+use super::target::{ByteDot, CpuInfo};
 use super::util::index_const;
 use analysis::{is_loop, Nest};
 use dlc_ir::pass::{Anchor, OptionKind, OptionSpec, OptionValues, Pass, PassInfo, PassRun};
@@ -348,11 +354,12 @@ pub static INFO: PassInfo = PassInfo {
             "Contract a multiply feeding an add into math.fma (where the CPU has FMA)",
         ),
         OptionSpec::new(
-            "vnni",
+            "dot",
             OptionKind::Str,
             "",
-            "Compute 8-bit integer products four k steps at a time with loop.dot4: true, \
-             false, or empty (where the CPU has AVX-512 VNNI)",
+            "Compute 8-bit integer products a group of k steps at a time: 4 (loop.dot4), \
+             2 (loop.dot2), none, or empty (4 where the CPU has AVX-512 VNNI, 2 on other x86 \
+             CPUs)",
         ),
     ],
     statistics: &[
@@ -389,9 +396,9 @@ fn create(options: &OptionValues) -> Result<Box<dyn Pass>, String> {
     }
     let cpu = options.str("cpu").to_string();
     CpuInfo::named(&cpu)?;
-    let vnni = CpuInfo::vnni_option(options.str("vnni"))?;
+    let dot = CpuInfo::dot_option(options.str("dot"))?;
     Ok(Box::new(TilePass {
-        vnni,
+        dot,
         rows,
         vectors,
         width,
@@ -404,7 +411,7 @@ fn create(options: &OptionValues) -> Result<Box<dyn Pass>, String> {
 
 /// The pass with its options as given (0 and "" ask the target).
 struct TilePass {
-    vnni: Option<bool>,
+    dot: Option<ByteDot>,
     rows: i64,
     vectors: i64,
     width: i64,
@@ -430,8 +437,8 @@ struct Tile {
     cpu: CpuInfo,
     /// Whether `addf(mulf(a, b), c)` becomes `math.fma`.
     fma: bool,
-    /// Whether 8-bit integer products use `loop.dot4`.
-    vnni: bool,
+    /// How 8-bit integer products are computed (`loop.dot4`, `loop.dot2` or neither).
+    dot: ByteDot,
 }
 
 impl Pass for TilePass {
@@ -449,7 +456,7 @@ impl Pass for TilePass {
             k_block: positive(self.k_block),
             cpu,
             fma: self.fma && cpu.fma,
-            vnni: self.vnni.unwrap_or(cpu.vnni),
+            dot: self.dot.unwrap_or(cpu.dot),
         };
         tile.run(ctx, run)
     }

@@ -88,15 +88,14 @@ impl Tile {
     /// in a 32nd of the L2 cache; power-of-two row strides use only some of the cache's sets,
     /// and a 32nd still fits then on a 16-way L2. A power of two from 64 to 512 (to 2048 for
     /// `loop.dot4`, whose `B` is bytes: 1024x1024x1024 took 4.4 ms with blocks of 1024 against
-    /// 6.3 ms with 256); the `k-block` option overrides it.
+    /// 6.3 ms with 256; to 1024 for `loop.dot2`'s `i16`); the `k-block` option overrides it.
     pub(super) fn k_block_size(&self, ctx: &Context, nest: &Nest) -> Option<i64> {
         let trips = const_trip_count(ctx, &nest.k)?;
         let cols = self.vectors * nest.width;
         let budget = i64::try_from(self.cpu.l2_bytes / 32).unwrap_or(i64::MAX);
-        let b_bytes = if nest.dot4.is_some() {
-            1
-        } else {
-            elem_bytes(ctx, nest.elem)
+        let b_bytes = match nest.dot {
+            Some(d) => elem_bytes(ctx, d.packed_type()),
+            None => elem_bytes(ctx, nest.elem),
         };
         let fit = (budget / (cols * b_bytes).max(1)).clamp(64, 2048 / b_bytes);
         let kc = self.k_block.unwrap_or(1i64 << (63 - fit.leading_zeros()));
@@ -111,19 +110,19 @@ impl Tile {
         if partial_bytes > 64 * 1024 {
             return None;
         }
-        match nest.dot4 {
+        match nest.dot {
             // Gathered columns are packed, as the tiles cannot load them as vectors: the whole
             // `k` range is one block when it is short.
             None if nest.gathers() => self
                 .k_block_size(ctx, nest)
                 .or_else(|| const_trip_count(ctx, &nest.k)),
             None => self.k_block_size(ctx, nest),
-            // `loop.dot4` reads `B` packed, so its nests always take blocks (the whole `k`
-            // range when it is short), of a multiple of 4 iterations.
-            Some(_) => self
+            // `loop.dot4` and `loop.dot2` read `B` packed, so their nests always take blocks
+            // (the whole `k` range when it is short), of a multiple of their group.
+            Some(d) => self
                 .k_block_size(ctx, nest)
                 .or_else(|| const_trip_count(ctx, &nest.k))
-                .filter(|kc| kc % 4 == 0),
+                .filter(|kc| kc % d.group == 0),
         }
     }
 
