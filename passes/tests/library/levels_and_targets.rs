@@ -105,7 +105,11 @@ fn byte_products_take_pairs_on_every_level_and_the_option_overrides_them() {
     // No x86-64 level has VNNI; every one has `pmaddwd` (SSE2 on).
     for name in ["x86-64", "x86-64-v2", "x86-64-v3", "x86-64-v4"] {
         let cpu = CpuInfo::named(name).unwrap();
-        assert_eq!((cpu.dot, cpu.dot.group()), (ByteDot::Two, Some(2)), "{name}");
+        assert_eq!(
+            (cpu.dot, cpu.dot.group()),
+            (ByteDot::Two, Some(2)),
+            "{name}"
+        );
     }
     assert_eq!(ByteDot::Four.group(), Some(4));
     assert_eq!(ByteDot::None.group(), None);

@@ -160,7 +160,10 @@
 //! 20`, three alternating runs each), t5_encoder_int8 8.0 ms against 10.7, and the quick
 //! tier's machine code for each of qdq_convnet's three large kernels 5 ms against 16 (the
 //! buffer became 64 shuffles and selects per step, which SelectionDAG spent most of its time
-//! on).
+//! on). Without VNNI, `loop.dot2` (one `vpmaddwd` per accumulator) took the same product
+//! compiled for AVX2 (`--cpu=x86-64-v3`) from 17.1-17.8 ms with `i32` multiplies to 9.0-9.7
+//! (`dlc-run --no-tiers --bench 20`, five alternating runs each, an "AMD EPYC" with AVX-512:
+//! docs/benchmarks.md, twenty-fifth session).
 //!
 //! Gathered columns (qdq_convnet, built by `scripts/onnx_real_models.py`: four padded 3x3
 //! byte convolutions, the last three read through their window tables): each
