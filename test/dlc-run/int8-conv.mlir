@@ -9,6 +9,7 @@
 // RUN: dlc-run %s --pipeline='decompose,fuse,lower{dot=4},cpu-default' --check --no-cache | FileCheck %s
 // RUN: dlc-opt %s --pipeline='decompose,fuse,lower{dot=2 cpu=x86-64-v3},tile{dot=2 cpu=x86-64-v3}' -o %t.dot2.mlir
 // RUN: FileCheck %s --check-prefix=DOT2 < %t.dot2.mlir
+// RUN: dlc-run %s --cpu=x86-64-v3 --check --no-cache | FileCheck %s
 // RUN: dlc-run %t.dot2.mlir --cpu=x86-64-v3 --check --no-cache | FileCheck %s
 // RUN: dlc-opt %s --pipeline='decompose,fuse,lower{dot=4},tile{dot=4 cpu=x86-64-v4}' --pass-statistics -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS
 
@@ -60,7 +61,8 @@
 // With `dot=2` (AVX2) the same convolutions read their columns through the window table,
 // which `tile` packs two reduction steps per row, widened to `i16` (zero-extended: the
 // columns are the `ui8` input); the 27 taps, which two do not divide either, keep their
-// gather.
+// gather. `dlc-run %s --cpu=x86-64-v3 --check` compiles the whole program so for AVX2 and
+// compares it with the graph interpreter.
 // DOT2-NOT: loop.kernel @main_{{[0-9]+}}_gather(
 // DOT2-LABEL: loop.kernel @main_1_matmul(
 // DOT2: %[[PACK:.*]] = loop.alloc : !loop.buffer<72x32xi16, local>

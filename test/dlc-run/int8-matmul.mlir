@@ -12,6 +12,7 @@
 // RUN: dlc-opt %s --pipeline='decompose,fuse,lower,tile{dot=2 cpu=x86-64-v4}' -o %t.dot2-16.mlir
 // RUN: dlc-run %t.dot2-16.mlir --check --no-cache | FileCheck %s
 // RUN: dlc-run %s --cpu=x86-64 --check --no-cache | FileCheck %s
+// RUN: dlc-run %s --cpu=x86-64-v3 --check --no-cache | FileCheck %s
 // RUN: rm -rf %t.in && mkdir -p %t.in
 // RUN: python3 -c "import numpy as n; n.save('%t.in/a.npy', n.full((70, 128), 255, n.uint8)); n.save('%t.in/b.npy', n.full((128, 100), -128, n.int8)); c = n.full((2, 33, 64), 255, n.uint8); c[1] = 0; n.save('%t.in/c.npy', c); d = n.full((64, 48), 127, n.int8); d[:, ::2] = -128; n.save('%t.in/d.npy', d)"
 // RUN: dlc-run %t.dot2.mlir --cpu=x86-64-v3 --inputs %t.in/a.npy,%t.in/b.npy,%t.in/c.npy,%t.in/d.npy --outputs %t.out --check --no-cache | FileCheck %s
@@ -25,7 +26,8 @@
 // AVX2 (`vpmaddwd`), for SSE2 (whose `pmaddwd` is narrower than the 8 lanes: the widening
 // multiply-adds) and through the MLIR export; tiled with `loop.dot2` on 16 lanes and run on
 // the host (one AVX-512BW `vpmaddwd` each where the host has it); and with the host's
-// pipeline for SSE2 (`loop.dot2` on 4 lanes, one `pmaddwd` each). 70 rows and 100
+// pipeline for SSE2 (`loop.dot2` on 4 lanes, one `pmaddwd` each) and for AVX2 (8 lanes),
+// against the graph interpreter. 70 rows and 100
 // columns leave row and column remainders, which keep the integer tile; the batched product
 // has 33 rows.
 

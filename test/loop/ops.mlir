@@ -337,13 +337,15 @@ loop.kernel @dot2(%a: !loop.buffer<16xi16, global>, %c: !loop.buffer<8xi32, glob
   %s = loop.vload %c[%c0] : !loop.buffer<8xi32, global> -> vector<8xi32>
   %d = loop.dot2 %s, %x, %x : vector<8xi32>, vector<16xi16>
   %e = loop.dot2 %d, %p, %x : vector<8xi32>, vector<2xi16>, vector<16xi16>
-  loop.vstore %e, %c[%c0] : vector<8xi32>, !loop.buffer<8xi32, global>
+  %f = loop.dot2 %e, %x, %p : vector<8xi32>, vector<16xi16>, vector<2xi16>
+  loop.vstore %f, %c[%c0] : vector<8xi32>, !loop.buffer<8xi32, global>
   loop.return
 }
 
 // CHECK-LABEL: loop.kernel @dot2
 // CHECK: %[[D:.*]] = loop.dot2 %{{.*}}, %[[X:.*]], %[[X]] : vector<8xi32>, vector<16xi16>
-// CHECK-NEXT: loop.dot2 %[[D]], %{{.*}}, %[[X]] : vector<8xi32>, vector<2xi16>, vector<16xi16>
+// CHECK-NEXT: %[[E:.*]] = loop.dot2 %[[D]], %[[P:.*]], %[[X]] : vector<8xi32>, vector<2xi16>, vector<16xi16>
+// CHECK-NEXT: loop.dot2 %[[E]], %[[X]], %[[P]] : vector<8xi32>, vector<16xi16>, vector<2xi16>
 
 // Reads that give a padding value outside the buffer (a convolution's input read through
 // its padding).

@@ -337,8 +337,8 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
             Some(L::ScheduleBlockOp(sb)) => self.lower_schedule_block(sb),
             Some(L::AllocOp(_)) => self.lower_alloc(op),
             Some(L::DimOp(dim)) => self.lower_dim(dim),
-            Some(L::Dot4Op(_)) => self.lower_dot4(op),
-            Some(L::Dot2Op(_)) => self.lower_dot2(op),
+            Some(L::Dot4Op(_)) => self.lower_dot(op, 4),
+            Some(L::Dot2Op(_)) => self.lower_dot(op, 2),
             Some(L::BroadcastOp(_)) => self.lower_broadcast(op),
             Some(
                 gpu @ (L::BarrierOp(_)
@@ -408,47 +408,20 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
             .build_shuffle_vector(first, vty.get_poison(), zeros, "splat")?)
     }
 
-    /// `loop.dot4`: one `vpdpbusd` on 16 lanes with VNNI; elsewhere the bytes widened to
-    /// `i32` (`a` zero-extended, `b` sign-extended), multiplied, and the four products of each
-    /// lane added to the accumulator ([`FnLowering::sum_groups`]). A quad operand is
-    /// broadcast first, as an `i32` to every lane.
-    fn lower_dot4(&mut self, op: Op) -> CgResult<()> {
-        let ctx = self.ctx;
-        let [acc, a, b] = [0, 1, 2].map(|i| self.value(ctx.operand(op, i)));
-        let acc = acc?.into_vector_value();
-        let lanes = acc.get_type().get_size();
-        let (a, b) = (
-            self.groups(a?.into_vector_value(), 4, lanes)?,
-            self.groups(b?.into_vector_value(), 4, lanes)?,
-        );
-        let value: BasicValueEnum<'ctx> = match self.machine {
-            Machine::Cpu { vnni: true, .. } if lanes == 16 => {
-                self.x86_call("llvm.x86.avx512.vpdpbusd.512", &[acc, a, b])?
-            }
-            _ => {
-                let wide = self.llvm.i32_type().vec_type(4 * lanes);
-                let a = self.builder.build_int_z_extend(a, wide, "")?;
-                let b = self.builder.build_int_s_extend(b, wide, "")?;
-                self.sum_groups(acc, self.builder.build_int_mul(a, b, "")?, 4)?
-                    .into()
-            }
-        };
-        self.values.insert(ctx.result(op, 0), value);
-        Ok(())
-    }
-
-    /// `loop.dot2`: x86's `pmaddwd` (the pairs' sums) and an add, where the target has it at
-    /// the accumulator's width; elsewhere the `i16` operands sign-extended to `i32`,
-    /// multiplied, and the two products of each lane added to the accumulator. A pair operand
+    /// `loop.dot4` (`group` 4) and `loop.dot2` (2). `loop.dot4`: one `vpdpbusd` on 16 lanes
+    /// with VNNI. `loop.dot2`: x86's `pmaddwd` (the pairs' sums) and an add, where the target
+    /// has it at the accumulator's width. Elsewhere the operands widened to `i32` (`loop.dot4`'s
+    /// `a` zero-extended, the rest sign-extended), multiplied, and the `group` products of
+    /// each lane added to the accumulator ([`FnLowering::sum_groups`]). A quad or pair operand
     /// is broadcast first, as an `i32` to every lane.
-    fn lower_dot2(&mut self, op: Op) -> CgResult<()> {
+    fn lower_dot(&mut self, op: Op, group: u32) -> CgResult<()> {
         let ctx = self.ctx;
         let [acc, a, b] = [0, 1, 2].map(|i| self.value(ctx.operand(op, i)));
         let acc = acc?.into_vector_value();
         let lanes = acc.get_type().get_size();
         let (a, b) = (
-            self.groups(a?.into_vector_value(), 2, lanes)?,
-            self.groups(b?.into_vector_value(), 2, lanes)?,
+            self.groups(a?.into_vector_value(), group, lanes)?,
+            self.groups(b?.into_vector_value(), group, lanes)?,
         );
         let bits = 32 * lanes;
         let madd = match bits {
@@ -457,16 +430,23 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
             512 => Some("llvm.x86.avx512.pmaddw.d.512"),
             _ => None,
         };
-        let value = match (self.machine, madd) {
-            (Machine::Cpu { madd_bits, .. }, Some(name)) if bits <= madd_bits => {
+        let value = match (self.machine, group, madd) {
+            (Machine::Cpu { vnni: true, .. }, 4, _) if lanes == 16 => self
+                .x86_call("llvm.x86.avx512.vpdpbusd.512", &[acc, a, b])?
+                .into_vector_value(),
+            (Machine::Cpu { madd_bits, .. }, 2, Some(name)) if bits <= madd_bits => {
                 let sums = self.x86_call(name, &[a, b])?.into_vector_value();
                 self.builder.build_int_add(acc, sums, "")?
             }
             _ => {
-                let wide = self.llvm.i32_type().vec_type(2 * lanes);
-                let a = self.builder.build_int_s_extend(a, wide, "")?;
+                let wide = self.llvm.i32_type().vec_type(group * lanes);
+                let a = if group == 4 {
+                    self.builder.build_int_z_extend(a, wide, "")?
+                } else {
+                    self.builder.build_int_s_extend(a, wide, "")?
+                };
                 let b = self.builder.build_int_s_extend(b, wide, "")?;
-                self.sum_groups(acc, self.builder.build_int_mul(a, b, "")?, 2)?
+                self.sum_groups(acc, self.builder.build_int_mul(a, b, "")?, group)?
             }
         };
         self.values.insert(ctx.result(op, 0), value.into());

@@ -332,8 +332,8 @@ impl<'c, 'm, 'd> FnExport<'c, 'm, 'd> {
             Some(L::LaunchOp(launch)) => self.lower_launch(launch, block),
             Some(L::CallIfOp(call)) => self.lower_call_if(call, block),
             Some(L::CallLoopOp(call)) => self.lower_call_loop(call, block),
-            Some(L::Dot4Op(_)) => self.lower_dot(op, block, 4),
-            Some(L::Dot2Op(_)) => self.lower_dot(op, block, 2),
+            Some(L::Dot4Op(_)) => self.lower_dot(op, block, (4, "arith.extui")),
+            Some(L::Dot2Op(_)) => self.lower_dot(op, block, (2, "arith.extsi")),
             Some(L::BroadcastOp(_)) => {
                 let ctx = self.ctx;
                 let ty = self.ty(ctx.value_type(ctx.result(op, 0)))?;
@@ -347,12 +347,17 @@ impl<'c, 'm, 'd> FnExport<'c, 'm, 'd> {
         }
     }
 
-    /// `loop.dot4` (`group` 4) and `loop.dot2` (2) in upstream ops: the operands widened to
-    /// `i32` (`loop.dot4`'s `a` by `arith.extui`, the rest by `arith.extsi`), multiplied, and
+    /// `loop.dot4` (`group` 4, `a` widened by `arith.extui`) and `loop.dot2` (2, `arith.extsi`)
+    /// in upstream ops: the operands widened to `i32` (`b` by `arith.extsi`), multiplied, and
     /// the `group` products of each lane (`vector.shuffle`s of lanes `t, group + t, ...`)
     /// added to the accumulator, as `dlc-codegen` does without VNNI or `pmaddwd`. A quad or
     /// pair operand is first repeated to every group (a `vector.shuffle`).
-    fn lower_dot(&mut self, op: Op, block: BlockRef<'c, 'm>, group: i64) -> ExResult<()> {
+    fn lower_dot(
+        &mut self,
+        op: Op,
+        block: BlockRef<'c, 'm>,
+        (group, a_ext): (i64, &str),
+    ) -> ExResult<()> {
         let ctx = self.ctx;
         let acc_ty = ctx.value_type(ctx.result(op, 0));
         let lanes = ctx
@@ -360,13 +365,16 @@ impl<'c, 'm, 'd> FnExport<'c, 'm, 'd> {
             .and_then(|s| s.first().copied())
             .ok_or("a dot product on a non-vector")?;
         let acc_mty = self.ty(acc_ty)?;
-        let bits = if group == 4 { 8 } else { 16 };
-        let vector = |n: i64, elem: &str| {
-            MType::parse(self.mlir, &format!("vector<{n}x{elem}>"))
+        let vector = |n: i64, bits: u32| {
+            MType::parse(self.mlir, &format!("vector<{n}xi{bits}>"))
                 .ok_or("cannot build a vector type")
         };
-        let wide = vector(group * lanes, "i32")?;
-        let full = vector(group * lanes, &format!("i{bits}"))?;
+        let bits = match ctx.type_kind(ctx.element_type(ctx.value_type(ctx.operand(op, 2)))) {
+            TypeKind::Integer { width } => *width,
+            _ => return Err("a dot product of non-integers".into()),
+        };
+        let wide = vector(group * lanes, 32)?;
+        let full = vector(group * lanes, bits)?;
         let [acc, a, b] = [0, 1, 2].map(|i| self.value(ctx.operand(op, i)));
         let [a, b] = [(1, a?), (2, b?)].map(|(i, x)| {
             let one = ctx.shape(ctx.value_type(ctx.operand(op, i))) == Some(&[group][..]);
@@ -380,11 +388,6 @@ impl<'c, 'm, 'd> FnExport<'c, 'm, 'd> {
                 .ok_or("cannot build a vector.shuffle mask")?;
             self.emit1(block, "vector.shuffle", &[x, x], full, &[("mask", mask)])
         });
-        let a_ext = if group == 4 {
-            "arith.extui"
-        } else {
-            "arith.extsi"
-        };
         let a = self.emit1(block, a_ext, &[a?], wide, &[])?;
         let b = self.emit1(block, "arith.extsi", &[b?], wide, &[])?;
         let product = self.emit1(block, "arith.muli", &[a, b], wide, &[])?;

@@ -194,8 +194,9 @@ dlc_ir::define_op! {
     /// vector<2xi16>, vector<2Nxi16>`. x86's `pmaddwd` (SSE2, AVX2, AVX-512BW) computes the
     /// pairs' sums in one instruction, which code generation adds to the accumulator;
     /// elsewhere it widens, multiplies and adds. `tile` emits it for 8-bit integer products on
-    /// x86 CPUs without VNNI, the bytes widened to `i16` (exactly: no sum of two products of
-    /// bytes overflows 32 bits), each row's two elements of `A` a pair.
+    /// x86 CPUs without VNNI, and with VNNI for those `vpdpbusd` cannot take, the bytes
+    /// widened to `i16` (exactly: no sum of two products of bytes overflows 32 bits), each
+    /// row's two elements of `A` a pair.
     pub struct Dot2Op = "loop.dot2";
     traits = Traits::PURE;
     operands = [acc, a, b];

@@ -551,7 +551,7 @@ pub(crate) fn parse_dot(p: &mut Parser<'_>, spec: &mut OpSpec) -> PResult<()> {
     p.parse_optional_attr_dict(&mut spec.attrs)?;
     p.expect(Tok::Colon, "':'")?;
     let acc = p.parse_type()?;
-    p.expect(Tok::Comma, "',' and the type of the byte operands")?;
+    p.expect(Tok::Comma, "',' and the type of the grouped operands")?;
     let a = p.parse_type()?;
     // Operands of different types (a quad and a full vector) each have theirs.
     let b = if p.consume(Tok::Comma) {

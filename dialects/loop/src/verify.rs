@@ -676,30 +676,16 @@ pub(crate) fn verify_prefetch(ctx: &Context, op: Op) -> VResult {
 }
 
 pub(crate) fn verify_dot4(ctx: &Context, op: Op) -> VResult {
-    verify_dot(ctx, op, 4, Type::I8).map_err(|()| {
-        op_error(
-            ctx,
-            op,
-            "expects an accumulator and result of vector<Nxi32> and two operands of \
-             vector<4Nxi8> or vector<4xi8>",
-        )
-    })
+    verify_dot(ctx, op, 4, Type::I8)
 }
 
 pub(crate) fn verify_dot2(ctx: &Context, op: Op) -> VResult {
-    verify_dot(ctx, op, 2, Type::I16).map_err(|()| {
-        op_error(
-            ctx,
-            op,
-            "expects an accumulator and result of vector<Nxi32> and two operands of \
-             vector<2Nxi16> or vector<2xi16>",
-        )
-    })
+    verify_dot(ctx, op, 2, Type::I16)
 }
 
 /// The types of a dot product of groups of `group` elements of `elem` into `i32` lanes: each
 /// operand holds a group per lane, or one group for all.
-fn verify_dot(ctx: &Context, op: Op, group: i64, elem: Type) -> Result<(), ()> {
+fn verify_dot(ctx: &Context, op: Op, group: i64, elem: Type) -> VResult {
     let types: Vec<Type> = ctx
         .operands(op)
         .iter()
@@ -713,10 +699,21 @@ fn verify_dot(ctx: &Context, op: Op, group: i64, elem: Type) -> Result<(), ()> {
         _ => None,
     };
     let groups = |ty: Type, n: i64| lanes(ty, elem).is_some_and(|m| m == group * n || m == group);
-    let ok = types.len() == 3
+    if types.len() == 3
         && types[0] == result
-        && lanes(result, Type::I32).is_some_and(|n| groups(types[1], n) && groups(types[2], n));
-    ok.then_some(()).ok_or(())
+        && lanes(result, Type::I32).is_some_and(|n| groups(types[1], n) && groups(types[2], n))
+    {
+        return Ok(());
+    }
+    let bits = ctx.integer_width(elem).unwrap_or(0);
+    Err(op_error(
+        ctx,
+        op,
+        format!(
+            "expects an accumulator and result of vector<Nxi32> and two operands of \
+             vector<{group}Nxi{bits}> or vector<{group}xi{bits}>"
+        ),
+    ))
 }
 
 pub(crate) fn verify_broadcast(ctx: &Context, op: Op) -> VResult {

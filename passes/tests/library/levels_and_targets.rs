@@ -105,19 +105,28 @@ fn byte_products_take_pairs_on_every_level_and_the_option_overrides_them() {
     // No x86-64 level has VNNI; every one has `pmaddwd` (SSE2 on).
     for name in ["x86-64", "x86-64-v2", "x86-64-v3", "x86-64-v4"] {
         let cpu = CpuInfo::named(name).unwrap();
-        assert_eq!(
-            (cpu.dot, cpu.dot.group()),
-            (ByteDot::Two, Some(2)),
-            "{name}"
-        );
+        assert_eq!((cpu.dot, cpu.dot.group()), (ByteDot::Two, 2), "{name}");
     }
-    assert_eq!(ByteDot::Four.group(), Some(4));
-    assert_eq!(ByteDot::None.group(), None);
+    assert_eq!((ByteDot::Four.group(), ByteDot::Widen.group()), (4, 1));
     assert_eq!(CpuInfo::dot_option(""), Ok(None));
     assert_eq!(CpuInfo::dot_option("4"), Ok(Some(ByteDot::Four)));
-    assert_eq!(CpuInfo::dot_option("none"), Ok(Some(ByteDot::None)));
+    assert_eq!(CpuInfo::dot_option("2"), Ok(Some(ByteDot::Two)));
+    assert_eq!(CpuInfo::dot_option("none"), Ok(Some(ByteDot::Widen)));
     let err = CpuInfo::dot_option("true").unwrap_err();
     assert!(err.contains("dot must be 4, 2, none or empty"), "{err}");
+}
+
+#[test]
+fn quads_take_one_signed_operand_on_sixteen_lanes_and_pairs_the_rest() {
+    let four = ByteDot::Four;
+    assert_eq!(four.for_product(false, true, 16), ByteDot::Four);
+    assert_eq!(four.for_product(true, false, 16), ByteDot::Four);
+    // Both signed, both unsigned, or 8 lanes: `vpdpbusd` cannot, `pmaddwd` can.
+    assert_eq!(four.for_product(true, true, 16), ByteDot::Two);
+    assert_eq!(four.for_product(false, false, 16), ByteDot::Two);
+    assert_eq!(four.for_product(false, true, 8), ByteDot::Two);
+    assert_eq!(ByteDot::Two.for_product(false, true, 16), ByteDot::Two);
+    assert_eq!(ByteDot::Widen.for_product(false, true, 16), ByteDot::Widen);
 }
 
 #[test]

@@ -1,6 +1,6 @@
 // A byte convolution after lower{dot=4}: its matmul reads the im2col columns through the
 // window table (a stride-2 3x3 window over 18x18, 7 output channels, 72 taps, 81 columns).
-// tile packs them column by column (for loop.dot4 with vnni), the threads sharing out the
+// tile packs them column by column (for loop.dot4 or loop.dot2), the threads sharing out the
 // column blocks (the last one clamped at column 81), and keeps a path for the 3 rows after a
 // tile of 4 (no tile height from 4 down to 2 divides 7).
 module {

@@ -43,10 +43,10 @@ pub(super) struct Options {
     /// padding (`padded::read_by_convs`); 0 for none (the GPU, or `padded-outputs` or
     /// `read-through` off).
     pub vector_bits: u32,
-    /// How the target CPU's `tile` computes 8-bit products: with `loop.dot4` or `loop.dot2` it
-    /// packs the `B` operand of an 8-bit matmul, which may then read a gather through
-    /// (`read_through::packs_operand`).
-    pub dot: ByteDot,
+    /// How the target CPU's `tile` computes 8-bit products, and its `i32` lanes: with
+    /// `loop.dot4` or `loop.dot2` it packs the `B` operand of an 8-bit matmul, which may then
+    /// read a gather through (`read_through::packs_operand`).
+    pub dot: (ByteDot, i64),
 }
 
 /// Lowers one graph function: builds the host function after it and its kernels before it,

@@ -360,10 +360,10 @@ impl Pass for Lower {
                 (
                     cpu.l2_bytes / 16,
                     cpu.vector_bits,
-                    self.dot.unwrap_or(cpu.dot),
+                    (self.dot.unwrap_or(cpu.dot), cpu.lanes(32)),
                 )
             }
-            Target::Gpu => (0, 0, ByteDot::None),
+            Target::Gpu => (0, 0, (ByteDot::Widen, 0)),
         };
         for func in &funcs {
             let padded_outputs = self.padded_outputs && self.target == Target::Cpu;

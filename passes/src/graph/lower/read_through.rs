@@ -123,21 +123,20 @@ pub(super) fn read_through(
 
 /// Whether `user` reads its operand `operand` only as the `B` operand of a matmul whose
 /// gathered columns the CPU's `tile` packs: an `f32` one, or an 8-bit one that `tile`
-/// computes with `loop.dot4` or `loop.dot2` (`dot`: `acc += extui(A[i, k]) · extsi(B[k, j])`,
-/// either operand the signed one, or for `loop.dot2` both or neither, into `i32`, over a `k`
-/// range that the op's steps divide);
-/// either over a static `k` range and at least 16 columns, one matrix for every
-/// batch, its columns gathered ([`gathered_columns`]). `tile` copies each block of such a `B`
-/// into a packed buffer column by column, so a gather read through there costs its loads in
-/// that copy, where a kernel of its own wrote the columns to memory and the copy read them
-/// back. `user` is the matmul or a fusion whose only use of the operand is as its one
-/// matmul's `B`.
+/// computes with `loop.dot4` or `loop.dot2` (`dot`, the CPU's and its `i32` lanes, as
+/// [`ByteDot::for_product`] chooses: `acc += ext(A[i, k]) · ext(B[k, j])` into `i32`, over a
+/// `k` range that the op's steps divide); either over a static `k` range and at least 16
+/// columns, one matrix for every batch, its columns gathered ([`gathered_columns`]). `tile`
+/// copies each block of such a `B` into a packed buffer column by column, so a gather read
+/// through there costs its loads in that copy, where a kernel of its own wrote the columns to
+/// memory and the copy read them back. `user` is the matmul or a fusion whose only use of the
+/// operand is as its one matmul's `B`.
 fn packs_operand(
     ctx: &Context,
     shapes: &SymbolicShapes,
     user: Op,
     operand: u32,
-    dot: ByteDot,
+    dot: (ByteDot, i64),
 ) -> bool {
     let Some(matmul) = sole_reader(ctx, user, operand as usize, 1)
         .filter(|&op| ctx.view::<MatmulOp>(op).is_some())
@@ -153,10 +152,11 @@ fn packs_operand(
         return false;
     };
     let unsigned = dlc_graph::verify::is_unsigned;
-    // `loop.dot4` takes one unsigned and one signed operand; `loop.dot2` either of each.
+    let (cpu_dot, lanes) = dot;
+    let dot = cpu_dot.for_product(!unsigned(a.element), !unsigned(b.element), lanes);
     let bytes = dlc_graph::infer::is_byte(a.element)
         && dlc_graph::infer::is_byte(b.element)
-        && (dot == ByteDot::Two || unsigned(a.element) != unsigned(b.element))
+        && dot != ByteDot::Widen
         && ctx.signless(c.element) == Type::I32;
     let floats = [a.element, b.element, c.element] == [Type::F32; 3];
     let shape = static_shape(shapes, ctx.operand(matmul, 1)).unwrap_or_default();
@@ -166,7 +166,7 @@ fn packs_operand(
         [ref batch @ .., k, n] => {
             batch.iter().all(|&d| d == 1)
                 && n >= 16
-                && (floats || (bytes && dot.group().is_some_and(|g| k % g == 0)))
+                && (floats || (bytes && k % dot.group() == 0))
                 && gathered_columns(ctx, shapes, ctx.operand(user, operand as usize), n)
         }
         _ => false,

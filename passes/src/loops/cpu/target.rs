@@ -29,31 +29,44 @@ pub struct CpuInfo {
     pub l2_bytes: u64,
     /// How 8-bit integer products are computed: [`ByteDot::Four`] with AVX-512 VNNI's
     /// `vpdpbusd` (no x86-64 level has it; a host may), [`ByteDot::Two`] on other x86 CPUs
-    /// (`pmaddwd`, SSE2 on), [`ByteDot::None`] elsewhere.
+    /// (`pmaddwd`, SSE2 on), [`ByteDot::Widen`] elsewhere.
     pub dot: ByteDot,
 }
 
 /// How `tile` computes an 8-bit integer product `acc += ext(A) · ext(B)` into `i32` lanes:
-/// the `k` steps one op takes.
+/// the op a group of `k` steps takes.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum ByteDot {
     /// `loop.dot4`: four steps of bytes per op (`vpdpbusd`, 64 products an instruction on
-    /// AVX-512 VNNI).
+    /// AVX-512 VNNI), for one unsigned and one signed operand on 16 lanes.
     Four,
     /// `loop.dot2`: two steps per op, the bytes widened to `i16` when `B` is packed (x86's
-    /// `pmaddwd`: 16 products an instruction with AVX2, where `i32` multiplies do 8).
+    /// `pmaddwd`: 16 products an instruction with AVX2, where `i32` multiplies do 8), for
+    /// either extension of either operand.
     Two,
-    /// `i32` multiplies and adds.
-    None,
+    /// One step per op: the bytes widened to `i32`, multiplied and added.
+    Widen,
 }
 
 impl ByteDot {
-    /// The `k` steps per op (`None` for [`ByteDot::None`]).
-    pub fn group(self) -> Option<i64> {
+    /// The `k` steps one op takes: 4, 2, or 1.
+    pub fn group(self) -> i64 {
         match self {
-            ByteDot::Four => Some(4),
-            ByteDot::Two => Some(2),
-            ByteDot::None => None,
+            ByteDot::Four => 4,
+            ByteDot::Two => 2,
+            ByteDot::Widen => 1,
+        }
+    }
+
+    /// What a CPU with `self` computes a product with whose `A` and `B` are sign-extended as
+    /// `signed_a` and `signed_b` say, in `i32` vectors of `lanes`: `loop.dot4` takes one
+    /// unsigned and one signed operand on 16 lanes; any other product on a CPU with it (an
+    /// x86 one) takes `loop.dot2`.
+    pub fn for_product(self, signed_a: bool, signed_b: bool, lanes: i64) -> ByteDot {
+        match self {
+            ByteDot::Four if signed_a != signed_b && lanes == 16 => ByteDot::Four,
+            ByteDot::Four | ByteDot::Two => ByteDot::Two,
+            ByteDot::Widen => ByteDot::Widen,
         }
     }
 }
@@ -117,7 +130,7 @@ impl CpuInfo {
             "" => Ok(None),
             "4" => Ok(Some(ByteDot::Four)),
             "2" => Ok(Some(ByteDot::Two)),
-            "none" => Ok(Some(ByteDot::None)),
+            "none" => Ok(Some(ByteDot::Widen)),
             other => Err(format!("dot must be 4, 2, none or empty, not '{other}'")),
         }
     }
@@ -164,7 +177,7 @@ impl CpuInfo {
                 },
                 fma: cfg!(target_arch = "aarch64"),
                 l2_bytes,
-                dot: ByteDot::None,
+                dot: ByteDot::Widen,
             }
         }
     }

@@ -5,6 +5,7 @@
 //! time.
 
 use super::{elem_bytes, Tile, MIN_SHORT_NEST_WORK};
+use crate::loops::cpu::target::ByteDot;
 use crate::loops::cpu::util::{const_int, const_trip_count, defined_inside, is_scalar_compute};
 use dlc_arith::{AddFOp, AddIOp, ExtSIOp, ExtUIOp, MulFOp, MulIOp};
 use dlc_ir::{Block, Context, Op, OpView, Traits, Type, TypeKind, Value, ValueMap};
@@ -128,27 +129,30 @@ pub(super) struct Dot {
     pub(super) signed_a: bool,
     /// `B` is sign-extended (for `loop.dot4`, exactly when `A` is not).
     pub(super) signed_b: bool,
-    /// The `k` steps one op takes: 4 (`loop.dot4`) or 2 (`loop.dot2`).
-    pub(super) group: i64,
+    /// [`ByteDot::Four`] (`loop.dot4`) or [`ByteDot::Two`] (`loop.dot2`).
+    pub(super) kind: ByteDot,
 }
 
 impl Dot {
+    /// The `k` steps one op takes.
+    pub(super) fn group(self) -> i64 {
+        self.kind.group()
+    }
+
     /// The element type of `B`'s packed block and of `A`'s group: bytes for `loop.dot4`,
     /// `i16` for `loop.dot2`.
     pub(super) fn packed_type(self) -> Type {
-        if self.group == 4 {
-            Type::I8
-        } else {
-            Type::I16
+        match self.kind {
+            ByteDot::Four => Type::I8,
+            _ => Type::I16,
         }
     }
 
     /// The op computing a group: `loop.dot4` or `loop.dot2`.
     pub(super) fn op_name(self) -> &'static str {
-        if self.group == 4 {
-            "loop.dot4"
-        } else {
-            "loop.dot2"
+        match self.kind {
+            ByteDot::Four => "loop.dot4",
+            _ => "loop.dot2",
         }
     }
 }
@@ -395,22 +399,19 @@ impl Tile {
         Some(nest)
     }
 
-    /// The [`Dot`] of `nest`, when the `dot` option names a group (4 with AVX-512 VNNI, 2 on
-    /// other x86 CPUs), the accumulator is `i32` (in vectors of 16 for `loop.dot4`), the `k`
-    /// range a constant multiple of the group from 0 in steps of 1, and the block body is
-    /// exactly `acc += ext(a) · ext(b)` (either order of either op; for `loop.dot4` one
-    /// `extui` and one `extsi`) for an `i8` load `a`
+    /// The [`Dot`] of `nest`, when the `dot` option (by default the CPU's: 4 with AVX-512
+    /// VNNI, 2 on other x86 CPUs) is not `none`, the accumulator is `i32`, the block body is
+    /// exactly `acc += ext(a) · ext(b)` (either order of either op) for an `i8` load `a`
     /// of a row whose last index is `k` (its other indices free of `k`) and an `i8` load `b`
     /// contiguous in `j` or gathered through a table contiguous in `j`, besides index
-    /// arithmetic.
+    /// arithmetic, and the `k` range is a constant multiple from 0, in steps of 1, of the
+    /// group of the op [`ByteDot::for_product`] chooses for the extensions and vector width.
     pub(super) fn dot_of(&self, ctx: &Context, nest: &Nest) -> Option<Dot> {
         let trips = const_trip_count(ctx, &nest.k)?;
-        let group = self.dot.group()?;
-        if nest.elem != Type::I32
-            || (group == 4 && nest.width != 16)
+        if self.dot == ByteDot::Widen
+            || nest.elem != Type::I32
             || nest.k_step != 1
             || const_int(ctx, nest.k.lb) != Some(0)
-            || trips % group != 0
         {
             return None;
         }
@@ -433,8 +434,7 @@ impl Tile {
         let product = if acc_load(x) { y } else { x };
         let mul = def::<MulIOp>(ctx, nest, product)?;
         let (m0, m1) = (ctx.operand(mul, 0), ctx.operand(mul, 1));
-        // Each factor extends a load of bytes (for `loop.dot4` one zero-extends and the other
-        // sign-extends): the scalar load is `A`'s, the vector load `B`'s.
+        // Each factor extends a load of bytes: the scalar load is `A`'s, the vector load `B`'s.
         let byte_load = |v: Value| {
             let (ext, signed) = match (def::<ExtUIOp>(ctx, nest, v), def::<ExtSIOp>(ctx, nest, v)) {
                 (Some(u), _) => (u, false),
@@ -452,7 +452,8 @@ impl Tile {
             (c, Some(Class::Scalar)) if column(c) => (y, x),
             _ => return None,
         };
-        if group == 4 && signed_a == signed_b {
+        let kind = self.dot.for_product(signed_a, signed_b, nest.width);
+        if trips % kind.group() != 0 {
             return None;
         }
         // No other load: the block reads `A`, `B` (through its window table when gathered)
@@ -480,7 +481,7 @@ impl Tile {
             b,
             signed_a,
             signed_b,
-            group,
+            kind,
         })
     }
 }

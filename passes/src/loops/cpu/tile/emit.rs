@@ -4,6 +4,7 @@
 
 use super::analysis::{Class, Dot, Nest, Role};
 use super::{clone_ops, elem_bytes, Tile};
+use crate::loops::cpu::target::ByteDot;
 use crate::loops::cpu::util::{
     ceil_div, const_int, const_trip_count, defined_inside, index_binary, index_const, splat,
     whole_groups_end, whole_groups_end_of,
@@ -536,7 +537,7 @@ impl Tile {
     ) -> Packs {
         let loc = ctx.op_loc(nest.j_loop);
         let cols = self.vectors * nest.width;
-        let g = d.group;
+        let g = d.group();
         let elem = d.packed_type();
         let ty = buffer_type(ctx, &[kc_trips / g, g * cols], elem, MemorySpace::Local);
         let buffer = build_alloc(ctx, InsertPoint::Before(jb_loop), ty, &[], loc);
@@ -561,7 +562,7 @@ impl Tile {
             let operands: Vec<Value> = ctx.operands(d.b).iter().map(|&x| map.lookup(x)).collect();
             let (&b_buf, b_idx) = operands.split_first().expect("a load has a buffer");
             let mut value = build_load(ctx, c_at, b_buf, b_idx, loc);
-            if elem != Type::I8 {
+            if d.kind == ByteDot::Two {
                 value = widen(ctx, c_at, value, elem, d.signed_b, loc);
             }
             let at_lane = index_binary(ctx, c_at, "arith.addi", base, offset, loc);
@@ -597,7 +598,7 @@ impl Tile {
     ) {
         let loc = ctx.op_loc(nest.j_loop);
         let lanes = nest.width;
-        let g = d.group;
+        let g = d.group();
         let elem = d.packed_type();
         let packed_ty = ctx.vector_type(&[g * lanes], elem);
         let bytes_ty = ctx.vector_type(&[g], Type::I8);
@@ -626,7 +627,7 @@ impl Tile {
             let map = nest.bind(ctx, k, None, Some(row));
             let operands: Vec<Value> = ctx.operands(d.a).iter().map(|&x| map.lookup(x)).collect();
             let mut a = vload(ctx, &operands, bytes_ty);
-            if elem != Type::I8 {
+            if d.kind == ByteDot::Two {
                 a = widen(ctx, k_at, a, group_ty, d.signed_a, loc);
             }
             a_rows.push(a);
@@ -645,7 +646,8 @@ impl Tile {
                 let acc = vload(ctx, &[tile, row, col], acc_ty);
                 // `loop.dot4`'s first byte operand is the unsigned one; `loop.dot2`'s are
                 // both signed, widened already.
-                let (first, second) = if d.signed_a && g == 4 { (b, a) } else { (a, b) };
+                let swap = d.kind == ByteDot::Four && d.signed_a;
+                let (first, second) = if swap { (b, a) } else { (a, b) };
                 let spec = OpSpec::new(ctx, d.op_name(), loc)
                     .operands(&[acc, first, second])
                     .results(&[acc_ty]);

@@ -20,8 +20,8 @@
 //! - in the block, `j` is only the last index of loads, alone or plus a value that does not
 //!   depend on `j` (`B[k, j]`: consecutive elements), or an index of a load through `index`
 //!   values computed from such loads (`B[c, T[t, j]]`: an im2col convolution's columns read
-//!   through their window table, what `lower` builds for an 8-bit matmul where the CPU has
-//!   VNNI); the only store is to `%acc`, and the other ops are loads and `arith`/`math` ops;
+//!   through their window table, what `lower` builds for an 8-bit matmul on x86 CPUs, which
+//!   compute it with `loop.dot4` or `loop.dot2`); the only store is to `%acc`, and the other ops are loads and `arith`/`math` ops;
 //! - no buffer the block reads is stored by the epilogue;
 //! - the `j` trip count is at least `width` when constant (a constant `i` trip count below
 //!   `rows` makes the tile that many rows high, when the constant `j` and `k` trip counts
@@ -91,17 +91,19 @@
 //!   last, partial tile runs each of its rows as a one-row tile (`R = 1`, no reduction
 //!   blocks) over the column blocks, then the same column remainder.
 //! - **8-bit products** (`dot`: by default `4` where the CPU has AVX-512 VNNI, `2` on other
-//!   x86 CPUs): a block body `acc += extui(A[.., k]) · extsi(B[k, j])` (or `extsi(A) ·
-//!   extui(B)`, an im2col convolution's weights times its columns) of `i8` loads into an
-//!   `i32` accumulator, over a constant `k` range from 0 that the group `G` divides
-//!   (MatMulInteger after import), always takes reduction blocks (the whole `k` range when it
-//!   is short) and takes `G` `k` steps per op. With `4`, `loop.dot4` on 16 lanes: per block,
+//!   x86 CPUs): a block body `acc += ext(A[.., k]) · ext(B[k, j])` of `i8` loads into an
+//!   `i32` accumulator (MatMulInteger after import: `extui(A) · extsi(B)`; an im2col
+//!   convolution's weights times its columns: `extsi(A) · extui(B)`) takes `loop.dot4` for one
+//!   unsigned and one signed operand on 16 lanes with `4`, else `loop.dot2` with `4` or `2`
+//!   (`ByteDot::for_product`). Over a constant `k` range from 0 that the op's group `G`
+//!   divides, it always takes reduction blocks (the whole `k` range when it is short) and
+//!   takes `G` `k` steps per op. With `loop.dot4`, per block,
 //!   `B` is packed into a local `[Kc/4, 4*V*W]` `i8` buffer whose row `q` holds, for each
 //!   column, its bytes of `k = kc + 4q .. kc + 4q + 3` side by side (a scalar copy loop LLVM
 //!   vectorizes); per step, each row's four bytes of `A` are one `vector<4xi8>` load, a quad
 //!   operand that `loop.dot4` broadcasts to every lane (one `vpbroadcastd`), each vector of
 //!   the packed row is loaded once, and each accumulator of the tile gets one `loop.dot4`.
-//!   With `2`, `loop.dot2` the same way on pairs: `B` packed into `[Kc/2, 2*V*W]` `i16`, each
+//!   `loop.dot2` goes the same way on pairs: `B` packed into `[Kc/2, 2*V*W]` `i16`, each
 //!   byte widened by its own extension as it is copied, and each row's two bytes of `A` a
 //!   `vector<2xi8>` load widened to `vector<2xi16>` (one `pmaddwd` per accumulator: 16
 //!   products an AVX2 instruction, exact, where `i32` multiplies do 8). Remainder rows and
@@ -111,9 +113,8 @@
 //!   the packed block (such a nest always takes reduction blocks, the whole `k` range when it
 //!   is short, and packs: in groups for `loop.dot4` and `loop.dot2`, else `[Kc, V*W]`
 //!   blocks), the table's load and the index arithmetic that depends on the column cloned
-//!   per column, the rest
-//!   (an im2col table's row and channel, `k % taps` and `k / taps`) once per reduction step
-//!   before the column loop, or, in a tile that reads `B` unpacked
+//!   per column, the rest (an im2col table's row and channel, `k % taps` and `k / taps`)
+//!   once per reduction step before the column loop, or, in a tile that reads `B` unpacked
 //!   (a remainder), into a local vector's worth of memory that one `loop.vload` then reads.
 //!   With constant row and column ranges, no load contiguous in `j` and at least a column
 //!   block per thread of this machine, the threads share out the column blocks instead of
@@ -198,8 +199,10 @@
 //!   convolution.
 //!
 //! # TODO
-//! - 8-bit products on AVX2 and AVX-VNNI (256-bit `vpdpbusd`, or `vpmaddubsw`/`vpmaddwd`
-//!   pairs), and with AMX tiles where the CPU has them; `B` packed once when it is a constant.
+//! - 8-bit products with AVX-VNNI's 256-bit `vpdpbusd` (AVX2 CPUs that have it take
+//!   `loop.dot2`), and with AMX tiles where the CPU has them; `B` packed once when it is a
+//!   constant; on AVX2, each row's pair of `A` costs four instructions a step (two
+//!   `vpmaddwd` use it), which an `A` packed in `i16` would make one.
 //! - Reduction blocks and packing for symbolic `k` ranges; masked vectors for the last
 //!   columns; packing `A` for strided rows.
 //! - Gathered columns copied with vector loads: an im2col table is a strided run along each

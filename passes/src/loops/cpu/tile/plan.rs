@@ -122,7 +122,7 @@ impl Tile {
             Some(d) => self
                 .k_block_size(ctx, nest)
                 .or_else(|| const_trip_count(ctx, &nest.k))
-                .filter(|kc| kc % d.group == 0),
+                .filter(|kc| kc % d.group() == 0),
         }
     }
 
