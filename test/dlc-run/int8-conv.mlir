@@ -17,7 +17,8 @@
 // pattern after import) compiled and compared with the interpreters. All run as im2col, the
 // product a byte matmul whose `i8` weights are the signed operand of `loop.dot4` (the first
 // has 16·9 = 144 taps, the third 8·9 = 72 and the fourth 4·9 = 36 per group, which four
-// divides; the second's 3·9 = 27 keep the integer tile), the padding the integer 0. The second, with a column stride of 1 and 40
+// divides; the second's 3·9 = 27 are six groups of four and a last of three, its packed row
+// zero past them), the padding the integer 0. The second, with a column stride of 1 and 40
 // output columns, would run direct as a float convolution.
 
 // IR-COUNT-1: loop.dot4
@@ -27,8 +28,8 @@
 // CHECK: check output 3: {{.*}}: ok
 
 // With `lower{dot=4}` the first and third matmuls read their columns through the window
-// table (no gather kernel of their own; the second, whose 27 taps `loop.dot4` cannot take,
-// keeps its gather, main_3). `tile` packs each block of columns straight from the input
+// table (no gather kernel of their own; the second, over a batch of two images, a matrix of
+// columns per image, keeps its gather, main_3). `tile` packs each block of columns straight from the input
 // through the table, and the threads share out the column blocks (8 of them, so on machines
 // of up to 8 threads): 484 columns are 7 whole blocks of 64 and a clamped one whose packing
 // stops at column 484 and zeroes the rest; the write-back stops there too. The third's 7 rows
@@ -60,8 +61,10 @@
 // PACKED: loop.kernel @main_8_gather(
 // With `dot=2` (AVX2) the same convolutions read their columns through the window table,
 // which `tile` packs two reduction steps per row, widened to `i16` (zero-extended: the
-// columns are the `ui8` input); the 27 taps, which two do not divide either, keep their
-// gather. `dlc-run %s --cpu=x86-64-v3 --check` compiles the whole program so for AVX2 and
+// columns are the `ui8` input). The second's 27 taps are thirteen pairs and a last step: its
+// packed block has 14 rows, the last one's second step zero, and the block that ends the
+// range (a `loop.if` on its end past step 26) reads that step's byte of each row of `A` alone
+// into a local pair, so nothing past the 27 taps is read. `dlc-run %s --cpu=x86-64-v3 --check` compiles the whole program so for AVX2 and
 // compares it with the graph interpreter.
 // DOT2-NOT: loop.kernel @main_{{[0-9]+}}_gather(
 // DOT2-LABEL: loop.kernel @main_1_matmul(
@@ -72,7 +75,21 @@
 // DOT2: arith.constant 0 : i16
 // DOT2: loop.dot2
 // DOT2: loop.kernel @main_3_gather(
-// DOT2-NOT: loop.dot2
+// DOT2-LABEL: loop.kernel @main_4_matmul(
+// DOT2: loop.alloc : !loop.buffer<14x32xi16, local>
+// DOT2: %[[WHOLE:.*]] = arith.minsi %{{.*}}, %c26{{.*}} : index
+// DOT2: loop.for serial %{{.*}} = %{{.*}} to %[[WHOLE]] step %c2
+// DOT2: %[[ENDS:.*]] = arith.cmpi sgt, %{{.*}}, %c26{{.*}} : index
+// DOT2-NEXT: loop.if %[[ENDS]] {
+// DOT2: arith.constant 0 : i16
+// DOT2: loop.dot2
+// DOT2: loop.if %{{.*}} {
+// DOT2: %[[PAIR:.*]] = loop.alloc : !loop.buffer<2xi8, local>
+// DOT2: %[[BYTE:.*]] = loop.load %arg0[%c0, %{{.*}}, %{{.*}}] : !loop.buffer<1x8x27xi8, global>
+// DOT2-NEXT: loop.store %[[BYTE]], %[[PAIR]][%c0{{.*}}] : !loop.buffer<2xi8, local>
+// DOT2: loop.store %c0_i8, %[[PAIR]][%c1{{.*}}] : !loop.buffer<2xi8, local>
+// DOT2: loop.vload %[[PAIR]][%c0{{.*}}] : !loop.buffer<2xi8, local> -> vector<2xi8>
+// DOT2: loop.dot2
 // DOT2-LABEL: loop.kernel @main_6_matmul(
 // DOT2: loop.dot2
 // STATS: tile

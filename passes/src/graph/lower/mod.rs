@@ -193,8 +193,7 @@
 //!    so does one over a `?` dim, and one whose result a gather indexes with data
 //!    (test/passes/lower-read-through.mlir, `@kept`, `@dynamic`, `@data_indices`).
 //! 4. A byte convolution keeps its gather kernel with `dot=none` (the default on a CPU
-//!    other than x86), with 27 taps, which neither `loop.dot4` nor `loop.dot2` can take a
-//!    group at a time, and with two groups, a matrix of columns per group
+//!    other than x86), and with two groups, a matrix of columns per group
 //!    (test/dlc-run/int8-conv.mlir).
 
 mod access;

@@ -23,6 +23,28 @@ use dlc_loop::{
 use rustc_hash::{FxHashMap, FxHashSet};
 
 impl Nest {
+    /// Where a block's whole groups of `group` `k` steps end, `min(kend, K - K % group)` (`kend`
+    /// when `group` divides the constant `k` range `0 .. K`), built at `at`; and, when it does
+    /// not, the first step of the last, partial group and its steps, `(K - K % group, K %
+    /// group)`.
+    pub(super) fn groups_end(
+        &self,
+        ctx: &mut Context,
+        at: InsertPoint,
+        kend: Value,
+        group: i64,
+    ) -> (Value, Option<(i64, i64)>) {
+        let k_ub = const_int(ctx, self.k.ub).expect("a dot product's k range is constant");
+        let steps = k_ub % group;
+        if steps == 0 {
+            return (kend, None);
+        }
+        let loc = ctx.op_loc(self.j_loop);
+        let start = index_const(ctx, at, k_ub - steps, loc);
+        let whole = index_binary(ctx, at, "arith.minsi", kend, start, loc);
+        (whole, Some((k_ub - steps, steps)))
+    }
+
     /// The row of a packed block that `k` reads: `(k - kc) / step`.
     pub(super) fn pack_row(
         &self,
@@ -517,13 +539,15 @@ impl Tile {
     }
 
     /// Packs the block `kc .. kend` of `B` (the load `d.b`) for `loop.dot4` or `loop.dot2`
-    /// (groups of `G` = `d.group` steps) into a `[Kc/G, G*V*W]` buffer allocated before
+    /// (groups of `G` = `d.group()` steps) into a `[⌈Kc/G⌉, G*V*W]` buffer allocated before
     /// `jb_loop`, by a loop built at `at`: row `q` holds `k = kc + Gq .. kc + Gq + G - 1`
     /// interleaved, `B[k, jb + c]` at `Gc + (k - kc) % G`, so each 32-bit lane of a vector of
     /// it holds one column's group: its bytes for `loop.dot4`, for `loop.dot2` its two bytes
     /// widened to `i16` (by `B`'s own extension, once here rather than at every row of every
     /// tile). The column loop is scalar with `G` loads of consecutive elements per column;
-    /// LLVM's loop vectorizer turns it into vector loads and shuffles.
+    /// LLVM's loop vectorizer turns it into vector loads and shuffles. When `G` does not divide
+    /// the `k` range, the block that ends it packs its last `K % G` steps as a group whose
+    /// other steps are zeros (a `loop.if` on `kend`).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn pack_groups(
         &self,
@@ -538,55 +562,92 @@ impl Tile {
         let loc = ctx.op_loc(nest.j_loop);
         let cols = self.vectors * nest.width;
         let g = d.group();
-        let elem = d.packed_type();
-        let ty = buffer_type(ctx, &[kc_trips / g, g * cols], elem, MemorySpace::Local);
+        let rows = (kc_trips + g - 1) / g;
+        let ty = buffer_type(ctx, &[rows, g * cols], d.packed_type(), MemorySpace::Local);
         let buffer = build_alloc(ctx, InsertPoint::Before(jb_loop), ty, &[], loc);
-        let slice = nest.index_slice(ctx, d.b).unwrap_or_default();
-        let width = columns_before(ctx, at, cols, jb, clamp, loc);
         let group = index_const(ctx, at, g, loc);
-        let (_, q_body, k) = build_for(ctx, at, (kc, kend, group), LoopKind::Serial, loc);
+        let (whole, tail) = nest.groups_end(ctx, at, kend, g);
+        let (_, q_body, k) = build_for(ctx, at, (kc, whole, group), LoopKind::Serial, loc);
         let q_at = before_terminator(ctx, q_body);
-        let t = nest.pack_row(ctx, q_at, k, kc, loc);
-        let q = index_binary(ctx, q_at, "arith.divsi", t, group, loc);
-        let zero = index_const(ctx, q_at, 0, loc);
-        let one = index_const(ctx, q_at, 1, loc);
-        let (c_loop, c_body, c) = build_for(ctx, q_at, (zero, width, one), LoopKind::Serial, loc);
-        let c_at = before_terminator(ctx, c_body);
-        let outer = InsertPoint::Before(c_loop.0);
-        let col = index_binary(ctx, c_at, "arith.addi", jb, c, loc);
-        let base = index_binary(ctx, c_at, "arith.muli", c, group, loc);
-        for step in 0..g {
-            let offset = index_const(ctx, outer, step, loc);
-            let kk = index_binary(ctx, outer, "arith.addi", k, offset, loc);
-            let map = nest.clone_per_column(ctx, &slice, (kk, col), (outer, c_at));
-            let operands: Vec<Value> = ctx.operands(d.b).iter().map(|&x| map.lookup(x)).collect();
-            let (&b_buf, b_idx) = operands.split_first().expect("a load has a buffer");
-            let mut value = build_load(ctx, c_at, b_buf, b_idx, loc);
-            if d.kind == ByteDot::Two {
-                value = widen(ctx, c_at, value, elem, d.signed_b, loc);
-            }
-            let at_lane = index_binary(ctx, c_at, "arith.addi", base, offset, loc);
-            build_store(ctx, c_at, value, buffer, &[q, at_lane], loc);
-        }
-        if clamp.is_some() {
-            // The columns past the last one: zeros, which the tile's lanes there add up but
-            // never write back.
-            let all = index_const(ctx, q_at, g * cols, loc);
-            let from = index_binary(ctx, q_at, "arith.muli", width, group, loc);
-            let (_, z_body, z) = build_for(ctx, q_at, (from, all, one), LoopKind::Serial, loc);
-            let z_at = before_terminator(ctx, z_body);
-            let zero = zero_value(ctx, z_at, elem, loc);
-            build_store(ctx, z_at, zero, buffer, &[q, z], loc);
+        self.pack_group_row(ctx, nest, d, q_at, (k, kc, g), (jb, clamp), buffer);
+        if let Some((k_tail, steps)) = tail {
+            let k_tail = index_const(ctx, at, k_tail, loc);
+            let ends = build_cmpi(ctx, at, CmpIPredicate::Sgt, kend, k_tail, loc);
+            let ends = ctx.result(ends, 0);
+            let (_, then_block, _) = build_if(ctx, at, ends, false, loc);
+            let then_at = before_terminator(ctx, then_block);
+            let row = (k_tail, kc, steps);
+            self.pack_group_row(ctx, nest, d, then_at, row, (jb, clamp), buffer);
         }
         let mut buffers = FxHashMap::default();
         buffers.insert(d.b, buffer);
         Packs { kc, buffers }
     }
 
+    /// The row of [`Tile::pack_groups`]'s `buffer` for the group at `k`, built at `at`: its
+    /// first `steps` steps from `B`, zeros after them; zeros for the columns past `clamp`.
+    #[allow(clippy::too_many_arguments)]
+    fn pack_group_row(
+        &self,
+        ctx: &mut Context,
+        nest: &Nest,
+        d: Dot,
+        at: InsertPoint,
+        (k, kc, steps): (Value, Value, i64),
+        (jb, clamp): (Value, Option<Value>),
+        buffer: Value,
+    ) {
+        let loc = ctx.op_loc(nest.j_loop);
+        let cols = self.vectors * nest.width;
+        let g = d.group();
+        let elem = d.packed_type();
+        let slice = nest.index_slice(ctx, d.b).unwrap_or_default();
+        let width = columns_before(ctx, at, cols, jb, clamp, loc);
+        let group = index_const(ctx, at, g, loc);
+        let t = nest.pack_row(ctx, at, k, kc, loc);
+        let q = index_binary(ctx, at, "arith.divsi", t, group, loc);
+        let zero = index_const(ctx, at, 0, loc);
+        let one = index_const(ctx, at, 1, loc);
+        let (c_loop, c_body, c) = build_for(ctx, at, (zero, width, one), LoopKind::Serial, loc);
+        let c_at = before_terminator(ctx, c_body);
+        let outer = InsertPoint::Before(c_loop.0);
+        let col = index_binary(ctx, c_at, "arith.addi", jb, c, loc);
+        let base = index_binary(ctx, c_at, "arith.muli", c, group, loc);
+        for step in 0..g {
+            let offset = index_const(ctx, outer, step, loc);
+            let value = if step < steps {
+                let kk = index_binary(ctx, outer, "arith.addi", k, offset, loc);
+                let map = nest.clone_per_column(ctx, &slice, (kk, col), (outer, c_at));
+                let operands: Vec<Value> =
+                    ctx.operands(d.b).iter().map(|&x| map.lookup(x)).collect();
+                let (&b_buf, b_idx) = operands.split_first().expect("a load has a buffer");
+                let byte = build_load(ctx, c_at, b_buf, b_idx, loc);
+                match d.kind {
+                    ByteDot::Two => widen(ctx, c_at, byte, elem, d.signed_b, loc),
+                    _ => byte,
+                }
+            } else {
+                zero_value(ctx, c_at, elem, loc)
+            };
+            let at_lane = index_binary(ctx, c_at, "arith.addi", base, offset, loc);
+            build_store(ctx, c_at, value, buffer, &[q, at_lane], loc);
+        }
+        if clamp.is_some() {
+            // The columns past the last one: zeros, which the tile's lanes there add up but
+            // never write back.
+            let all = index_const(ctx, at, g * cols, loc);
+            let from = index_binary(ctx, at, "arith.muli", width, group, loc);
+            let (_, z_body, z) = build_for(ctx, at, (from, all, one), LoopKind::Serial, loc);
+            let z_at = before_terminator(ctx, z_body);
+            let value = zero_value(ctx, z_at, elem, loc);
+            build_store(ctx, z_at, value, buffer, &[q, z], loc);
+        }
+    }
+
     /// The reduction of one tile over `kc .. kend` with `loop.dot4` or `loop.dot2`, a group of
-    /// `G` `k` steps at a time: per row the `G` bytes `A[row, k .. k + G]` (widened to `i16`
-    /// for `loop.dot2`: a group that the op takes for every lane), per vector a row of the
-    /// packed `B`, then one op per accumulator of the tile.
+    /// `G` `k` steps at a time ([`Tile::dot_step`]); when `G` does not divide the `k` range,
+    /// the block that ends it takes its last `K % G` steps as one more group (a `loop.if` on
+    /// `kend`), whose missing steps `B`'s packed row holds as zeros.
     pub(super) fn dot_steps(
         &self,
         ctx: &mut Context,
@@ -594,6 +655,43 @@ impl Tile {
         d: Dot,
         (at, tile, i0): (InsertPoint, Value, Value),
         (kc, kend): (Value, Value),
+        packs: &Packs,
+    ) {
+        let loc = ctx.op_loc(nest.j_loop);
+        let group = index_const(ctx, at, d.group(), loc);
+        let (whole, tail) = nest.groups_end(ctx, at, kend, d.group());
+        let (_, k_body, k) = build_for(ctx, at, (kc, whole, group), LoopKind::Serial, loc);
+        let k_at = before_terminator(ctx, k_body);
+        self.dot_step(ctx, nest, d, (k_at, tile, i0), (k, kc, d.group()), packs);
+        if let Some((k_tail, steps)) = tail {
+            let k_tail = index_const(ctx, at, k_tail, loc);
+            let ends = build_cmpi(ctx, at, CmpIPredicate::Sgt, kend, k_tail, loc);
+            let ends = ctx.result(ends, 0);
+            let (_, then_block, _) = build_if(ctx, at, ends, false, loc);
+            let then_at = before_terminator(ctx, then_block);
+            self.dot_step(
+                ctx,
+                nest,
+                d,
+                (then_at, tile, i0),
+                (k_tail, kc, steps),
+                packs,
+            );
+        }
+    }
+
+    /// One group of the tile's reduction at `k`, built at `at`: per row the `G` bytes
+    /// `A[row, k .. k + G]` (the first `steps` of them and zeros when `steps < G`, through a
+    /// local buffer, so no byte past the row is read; widened to `i16` for `loop.dot2`: a
+    /// group that the op takes for every lane), per vector a row of the packed `B`, then one
+    /// op per accumulator of the tile.
+    fn dot_step(
+        &self,
+        ctx: &mut Context,
+        nest: &Nest,
+        d: Dot,
+        (at, tile, i0): (InsertPoint, Value, Value),
+        (k, kc, steps): (Value, Value, i64),
         packs: &Packs,
     ) {
         let loc = ctx.op_loc(nest.j_loop);
@@ -605,44 +703,70 @@ impl Tile {
         let group_ty = ctx.vector_type(&[g], elem);
         let acc_ty = ctx.vector_type(&[lanes], Type::I32);
         let group = index_const(ctx, at, g, loc);
-        let (_, k_body, k) = build_for(ctx, at, (kc, kend, group), LoopKind::Serial, loc);
-        let k_at = before_terminator(ctx, k_body);
-        let t = nest.pack_row(ctx, k_at, k, kc, loc);
-        let q = index_binary(ctx, k_at, "arith.divsi", t, group, loc);
+        let t = nest.pack_row(ctx, at, k, kc, loc);
+        let q = index_binary(ctx, at, "arith.divsi", t, group, loc);
         let vload = |ctx: &mut Context, operands: &[Value], ty: Type| {
             let spec = OpSpec::new(ctx, "loop.vload", loc)
                 .operands(operands)
                 .results(&[ty]);
-            let op = ctx.build(k_at, spec);
+            let op = ctx.build(at, spec);
             ctx.result(op, 0)
         };
         let vstore = |ctx: &mut Context, operands: &[Value]| {
             let spec = OpSpec::new(ctx, "loop.vstore", loc).operands(operands);
-            ctx.build(k_at, spec);
+            ctx.build(at, spec);
         };
+        let part = (steps < g).then(|| {
+            let ty = buffer_type(ctx, &[g], Type::I8, MemorySpace::Local);
+            build_alloc(ctx, at, ty, &[], loc)
+        });
         let mut a_rows = Vec::with_capacity(self.rows as usize);
         for r in 0..self.rows {
-            let off = index_const(ctx, k_at, r, loc);
-            let row = index_binary(ctx, k_at, "arith.addi", i0, off, loc);
-            let map = nest.bind(ctx, k, None, Some(row));
-            let operands: Vec<Value> = ctx.operands(d.a).iter().map(|&x| map.lookup(x)).collect();
-            let mut a = vload(ctx, &operands, bytes_ty);
+            let off = index_const(ctx, at, r, loc);
+            let row = index_binary(ctx, at, "arith.addi", i0, off, loc);
+            let mut a = match part {
+                None => {
+                    let map = nest.bind(ctx, k, None, Some(row));
+                    let operands: Vec<Value> =
+                        ctx.operands(d.a).iter().map(|&x| map.lookup(x)).collect();
+                    vload(ctx, &operands, bytes_ty)
+                }
+                Some(part) => {
+                    for step in 0..g {
+                        let at_step = index_const(ctx, at, step, loc);
+                        let byte = if step < steps {
+                            let kk = index_binary(ctx, at, "arith.addi", k, at_step, loc);
+                            let map = nest.bind(ctx, kk, None, Some(row));
+                            let operands: Vec<Value> =
+                                ctx.operands(d.a).iter().map(|&x| map.lookup(x)).collect();
+                            let (&a_buf, a_idx) =
+                                operands.split_first().expect("a load has a buffer");
+                            build_load(ctx, at, a_buf, a_idx, loc)
+                        } else {
+                            zero_value(ctx, at, Type::I8, loc)
+                        };
+                        build_store(ctx, at, byte, part, &[at_step], loc);
+                    }
+                    let zero = index_const(ctx, at, 0, loc);
+                    vload(ctx, &[part, zero], bytes_ty)
+                }
+            };
             if d.kind == ByteDot::Two {
-                a = widen(ctx, k_at, a, group_ty, d.signed_a, loc);
+                a = widen(ctx, at, a, group_ty, d.signed_a, loc);
             }
             a_rows.push(a);
         }
         let packed = packs.buffers[&d.b];
         let b_vectors: Vec<Value> = (0..self.vectors)
             .map(|v| {
-                let col = index_const(ctx, k_at, g * v * lanes, loc);
+                let col = index_const(ctx, at, g * v * lanes, loc);
                 vload(ctx, &[packed, q, col], packed_ty)
             })
             .collect();
         for (r, &a) in a_rows.iter().enumerate() {
-            let row = index_const(ctx, k_at, r as i64, loc);
+            let row = index_const(ctx, at, r as i64, loc);
             for (v, &b) in b_vectors.iter().enumerate() {
-                let col = index_const(ctx, k_at, v as i64 * lanes, loc);
+                let col = index_const(ctx, at, v as i64 * lanes, loc);
                 let acc = vload(ctx, &[tile, row, col], acc_ty);
                 // `loop.dot4`'s first byte operand is the unsigned one; `loop.dot2`'s are
                 // both signed, widened already.
@@ -651,7 +775,7 @@ impl Tile {
                 let spec = OpSpec::new(ctx, d.op_name(), loc)
                     .operands(&[acc, first, second])
                     .results(&[acc_ty]);
-                let dot = ctx.build(k_at, spec);
+                let dot = ctx.build(at, spec);
                 let sum = ctx.result(dot, 0);
                 vstore(ctx, &[sum, tile, row, col]);
             }

@@ -118,11 +118,14 @@ impl Tile {
                 .or_else(|| const_trip_count(ctx, &nest.k)),
             None => self.k_block_size(ctx, nest),
             // `loop.dot4` and `loop.dot2` read `B` packed, so their nests always take blocks
-            // (the whole `k` range when it is short), of a multiple of their group.
-            Some(d) => self
-                .k_block_size(ctx, nest)
-                .or_else(|| const_trip_count(ctx, &nest.k))
-                .filter(|kc| kc % d.group() == 0),
+            // (the whole `k` range when it is short) of whole groups, so that only the block
+            // that ends the range may end in a partial one.
+            Some(d) => {
+                let trips = const_trip_count(ctx, &nest.k);
+                self.k_block_size(ctx, nest)
+                    .or(trips)
+                    .filter(|&kc| kc % d.group() == 0 || Some(kc) == trips)
+            }
         }
     }
 
