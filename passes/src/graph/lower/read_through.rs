@@ -124,13 +124,13 @@ pub(super) fn read_through(
 /// Whether `user` reads its operand `operand` only as the `B` operand of a matmul whose
 /// gathered columns the CPU's `tile` packs: an `f32` one, or an 8-bit one that `tile`
 /// computes with `loop.dot4` or `loop.dot2` (`dot`, the CPU's and its `i32` lanes, as
-/// [`ByteDot::for_product`] chooses: `acc += ext(A[i, k]) · ext(B[k, j])` into `i32`); either
-/// over a static `k` range and at least 16
-/// columns, one matrix for every batch, its columns gathered ([`gathered_columns`]). `tile`
-/// copies each block of such a `B` into a packed buffer column by column, so a gather read
-/// through there costs its loads in that copy, where a kernel of its own wrote the columns to
-/// memory and the copy read them back. `user` is the matmul or a fusion whose only use of the
-/// operand is as its one matmul's `B`.
+/// [`ByteDot::for_product`] chooses: `acc += ext(A[i, k]) · ext(B[k, j])` into `i32`, over
+/// at least a group of `k` steps); either
+/// over a static `k` range and at least 16 columns, one matrix for every batch, its columns
+/// gathered ([`gathered_columns`]). `tile` copies each block of such a `B` into a packed buffer
+/// column by column, so a gather read through there costs its loads in that copy, where a
+/// kernel of its own wrote the columns to memory and the copy read them back. `user` is the
+/// matmul or a fusion whose only use of the operand is as its one matmul's `B`.
 fn packs_operand(
     ctx: &Context,
     shapes: &SymbolicShapes,
@@ -163,10 +163,10 @@ fn packs_operand(
     // One matrix for every batch: a grouped convolution's columns, one matrix per group,
     // would be gathered per row of the tile, which the packing shares between rows.
     let sized = match shape[..] {
-        [ref batch @ .., _, n] => {
+        [ref batch @ .., k, n] => {
             batch.iter().all(|&d| d == 1)
                 && n >= 16
-                && (floats || bytes)
+                && (floats || (bytes && k >= dot.group()))
                 && gathered_columns(ctx, shapes, ctx.operand(user, operand as usize), n)
         }
         _ => false,

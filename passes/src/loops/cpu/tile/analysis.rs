@@ -404,11 +404,11 @@ impl Tile {
     /// exactly `acc += ext(a) · ext(b)` (either order of either op) for an `i8` load `a`
     /// of a row whose last index is `k` (its other indices free of `k`) and an `i8` load `b`
     /// contiguous in `j` or gathered through a table contiguous in `j`, besides index
-    /// arithmetic, and the `k` range is a constant from 0 in steps of 1 (a last group of
-    /// fewer steps is padded with zeros). The op is the one [`ByteDot::for_product`] chooses
-    /// for the extensions and vector width.
+    /// arithmetic, and the `k` range is a constant from 0 in steps of 1, at least a group (a
+    /// last group of fewer steps is padded with zeros). The op is the one
+    /// [`ByteDot::for_product`] chooses for the extensions and vector width.
     pub(super) fn dot_of(&self, ctx: &Context, nest: &Nest) -> Option<Dot> {
-        const_trip_count(ctx, &nest.k)?;
+        let trips = const_trip_count(ctx, &nest.k)?;
         if self.dot == ByteDot::Widen
             || nest.elem != Type::I32
             || nest.k_step != 1
@@ -454,6 +454,11 @@ impl Tile {
             _ => return None,
         };
         let kind = self.dot.for_product(signed_a, signed_b, nest.width);
+        // A range shorter than a group leaves the integer tile: the group's vectors would not
+        // fit `A`'s row.
+        if trips < kind.group() {
+            return None;
+        }
         // No other load: the block reads `A`, `B` (through its window table when gathered)
         // and the accumulator only.
         let is_load = |op: &Op| ctx.view::<LoadOp>(*op).is_some();

@@ -95,18 +95,19 @@
 //!   `i32` accumulator (MatMulInteger after import: `extui(A) · extsi(B)`; an im2col
 //!   convolution's weights times its columns: `extsi(A) · extui(B)`) takes `loop.dot4` for one
 //!   unsigned and one signed operand on 16 lanes with `4`, else `loop.dot2` with `4` or `2`
-//!   (`ByteDot::for_product`). Over a constant `k` range from 0, it always takes reduction
+//!   (`ByteDot::for_product`). Over a constant `k` range from 0 of at least a group (a shorter
+//!   one keeps the integer tile), it always takes reduction
 //!   blocks of whole groups (the whole `k` range when it is short) and takes `G` `k` steps
 //!   per op; when `G` does not divide the range (a 3x3 convolution of 3 channels: 27 taps),
 //!   the block that ends it takes its last `K % G` steps as one more group, `B`'s packed row
 //!   zero past them and `A`'s bytes read one at a time into a local group, so nothing past
 //!   the range is read. With `loop.dot4`, per block,
-//!   `B` is packed into a local `[Kc/4, 4*V*W]` `i8` buffer whose row `q` holds, for each
+//!   `B` is packed into a local `[⌈Kc/4⌉, 4*V*W]` `i8` buffer whose row `q` holds, for each
 //!   column, its bytes of `k = kc + 4q .. kc + 4q + 3` side by side (a scalar copy loop LLVM
 //!   vectorizes); per step, each row's four bytes of `A` are one `vector<4xi8>` load, a quad
 //!   operand that `loop.dot4` broadcasts to every lane (one `vpbroadcastd`), each vector of
 //!   the packed row is loaded once, and each accumulator of the tile gets one `loop.dot4`.
-//!   `loop.dot2` goes the same way on pairs: `B` packed into `[Kc/2, 2*V*W]` `i16`, each
+//!   `loop.dot2` goes the same way on pairs: `B` packed into `[⌈Kc/2⌉, 2*V*W]` `i16`, each
 //!   byte widened by its own extension as it is copied, and each row's two bytes of `A` a
 //!   `vector<2xi8>` load widened to `vector<2xi16>` (one `pmaddwd` per accumulator: 16
 //!   products an AVX2 instruction, exact, where `i32` multiplies do 8). Remainder rows and
