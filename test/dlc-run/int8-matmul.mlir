@@ -13,7 +13,8 @@
 // RUN: dlc-run %t.dot2-16.mlir --check --no-cache | FileCheck %s
 // RUN: dlc-run %s --cpu=x86-64 --check --no-cache | FileCheck %s
 // RUN: dlc-run %s --cpu=x86-64-v3 --check --no-cache | FileCheck %s
-// RUN: dlc-opt %s --pipeline='decompose,fuse,lower,tile{dot=4 cpu=x86-64-v4 k-block=8}' -o %t.kb.mlir
+// RUN: dlc-opt %s --pipeline='decompose,fuse,lower,tile{dot=4 cpu=x86-64-v4 k-block=10}' -o %t.kb.mlir
+// RUN: FileCheck %s --check-prefix=KB < %t.kb.mlir
 // RUN: dlc-run %t.kb.mlir --check --no-cache | FileCheck %s
 // RUN: rm -rf %t.in && mkdir -p %t.in
 // RUN: python3 -c "import numpy as n; n.save('%t.in/a.npy', n.full((70, 128), 255, n.uint8)); n.save('%t.in/b.npy', n.full((128, 100), -128, n.int8)); c = n.full((2, 33, 64), 255, n.uint8); c[1] = 0; n.save('%t.in/c.npy', c); d = n.full((64, 48), 127, n.int8); d[:, ::2] = -128; n.save('%t.in/d.npy', d); n.save('%t.in/e.npy', n.full((7, 27), 255, n.uint8)); n.save('%t.in/f.npy', d[:27]); n.save('%t.in/g.npy', n.full((13, 3), 255, n.uint8)); n.save('%t.in/h.npy', n.full((3, 100), -128, n.int8))"
@@ -34,8 +35,8 @@
 // has 33 rows; the third's 27 steps end in a partial group (three steps of `loop.dot4`'s
 // four, one of `loop.dot2`'s two), whose missing steps are zeros and whose bytes of `A` are
 // read one at a time, none past a row (the loop interpreter would report such a read); with
-// `k-block=8` (the last RUN lines) the 27 steps are three blocks of two groups and a last
-// block of two and the partial one. The fourth's 3 steps, shorter than a group of four, keep
+// `k-block=10`, rounded down to 8 (two groups), the 27 steps are three blocks of two groups
+// and a last block of two and the partial one. The fourth's 3 steps, shorter than a group of four, keep
 // the integer tile under `loop.dot4` and take one pair and a partial one under `loop.dot2`.
 
 // IR-LABEL: loop.kernel @main_0_matmul(
@@ -46,6 +47,10 @@
 // IR: loop.dot4
 // IR-LABEL: loop.kernel @main_3_matmul(
 // IR-NOT: loop.dot4
+// KB-LABEL: loop.kernel @main_2_matmul(
+// KB: loop.alloc : !loop.buffer<2x192xi8, local>
+// KB: loop.for serial %{{.*}} = %c0{{.*}} to %c27{{.*}} step %c8
+// KB: loop.dot4
 // DOT2-LABEL: loop.kernel @main_0_matmul(
 // DOT2: loop.dot2 %{{.*}} : vector<8xi32>, vector<2xi16>, vector<16xi16>
 // DOT2-LABEL: loop.kernel @main_1_matmul(

@@ -348,7 +348,8 @@ pub static INFO: PassInfo = PassInfo {
             "k-block",
             OptionKind::Int,
             "0",
-            "Reduction iterations per cache block (0: from the target's L2 size)",
+            "Reduction iterations per cache block (0: from the target's L2 size; 8-bit \
+             products with loop.dot4 or loop.dot2 round it down to a multiple of their group)",
         ),
         OptionSpec::new(
             "cpu",

@@ -119,12 +119,14 @@ impl Tile {
             None => self.k_block_size(ctx, nest),
             // `loop.dot4` and `loop.dot2` read `B` packed, so their nests always take blocks
             // (the whole `k` range when it is short) of whole groups, so that only the block
-            // that ends the range may end in a partial one.
+            // that ends the range may end in a partial one: a `k-block` the group does not
+            // divide is rounded down to a multiple of it.
             Some(d) => {
-                let trips = const_trip_count(ctx, &nest.k);
-                self.k_block_size(ctx, nest)
-                    .or(trips)
-                    .filter(|&kc| kc % d.group() == 0 || Some(kc) == trips)
+                let (g, trips) = (d.group(), const_trip_count(ctx, &nest.k)?);
+                let kc = self
+                    .k_block_size(ctx, nest)
+                    .map_or(trips, |kc| (kc / g).max(1) * g);
+                Some(kc.min(trips))
             }
         }
     }
