@@ -96,13 +96,12 @@
 //!   convolution's weights times its columns: `extsi(A) · extui(B)`) takes `loop.dot4` for one
 //!   unsigned and one signed operand on 16 lanes with `4`, else `loop.dot2` with `4` or `2`
 //!   (`ByteDot::for_product`). Over a constant `k` range from 0 of at least a group (a shorter
-//!   one keeps the integer tile), it always takes reduction
-//!   blocks of whole groups (the whole `k` range when it is short) and takes `G` `k` steps
-//!   per op; when `G` does not divide the range (a 3x3 convolution of 3 channels: 27 taps),
-//!   the block that ends it takes its last `K % G` steps as one more group, `B`'s packed row
-//!   zero past them and `A`'s bytes read one at a time into a local group, so nothing past
-//!   the range is read. With `loop.dot4`, per block,
-//!   `B` is packed into a local `[⌈Kc/4⌉, 4*V*W]` `i8` buffer whose row `q` holds, for each
+//!   one keeps the integer tile), it always takes reduction blocks of whole groups (the whole
+//!   `k` range when it is short) and takes `G` `k` steps per op; when `G` does not divide the
+//!   range (a 3x3 convolution of 3 channels: 27 taps), the block that ends it takes its last
+//!   `K % G` steps as one more group, `B`'s packed row zero past them and `A`'s bytes read one
+//!   at a time into a local group, so nothing past the range is read. With `loop.dot4`, per
+//!   block, `B` is packed into a local `[⌈Kc/4⌉, 4*V*W]` `i8` buffer whose row `q` holds, for each
 //!   column, its bytes of `k = kc + 4q .. kc + 4q + 3` side by side (a scalar copy loop LLVM
 //!   vectorizes); per step, each row's four bytes of `A` are one `vector<4xi8>` load, a quad
 //!   operand that `loop.dot4` broadcasts to every lane (one `vpbroadcastd`), each vector of
