@@ -23,26 +23,36 @@ use dlc_loop::{
 use rustc_hash::{FxHashMap, FxHashSet};
 
 impl Nest {
-    /// Where a block's whole groups of `group` `k` steps end, `min(kend, K - K % group)` (`kend`
-    /// when `group` divides the constant `k` range `0 .. K`), built at `at`; and, when it does
-    /// not, the first step of the last, partial group and its steps, `(K - K % group, K %
-    /// group)`.
-    pub(super) fn groups_end(
+    /// Builds at `at` the groups of `group` `k` steps of the block `kc .. kend`: a loop over
+    /// its whole groups, up to `min(kend, K - K % group)`, and, when `group` does not divide
+    /// the constant `k` range `0 .. K`, a `loop.if` on `kend > K - K % group` (the block that
+    /// ends the range) for the last, partial group. `body` builds one group at its insert
+    /// point, from its first step and with its number of steps.
+    pub(super) fn for_each_group(
         &self,
         ctx: &mut Context,
         at: InsertPoint,
-        kend: Value,
+        (kc, kend): (Value, Value),
         group: i64,
-    ) -> (Value, Option<(i64, i64)>) {
+        mut body: impl FnMut(&mut Context, InsertPoint, Value, i64),
+    ) {
+        let loc = ctx.op_loc(self.j_loop);
         let k_ub = const_int(ctx, self.k.ub).expect("a dot product's k range is constant");
         let steps = k_ub % group;
-        if steps == 0 {
-            return (kend, None);
+        let tail = (steps != 0).then(|| index_const(ctx, at, k_ub - steps, loc));
+        let whole = match tail {
+            Some(tail) => index_binary(ctx, at, "arith.minsi", kend, tail, loc),
+            None => kend,
+        };
+        let step = index_const(ctx, at, group, loc);
+        let (_, loop_body, k) = build_for(ctx, at, (kc, whole, step), LoopKind::Serial, loc);
+        body(ctx, before_terminator(ctx, loop_body), k, group);
+        if let Some(tail) = tail {
+            let ends = build_cmpi(ctx, at, CmpIPredicate::Sgt, kend, tail, loc);
+            let ends = ctx.result(ends, 0);
+            let (_, then_block, _) = build_if(ctx, at, ends, false, loc);
+            body(ctx, before_terminator(ctx, then_block), tail, steps);
         }
-        let loc = ctx.op_loc(self.j_loop);
-        let start = index_const(ctx, at, k_ub - steps, loc);
-        let whole = index_binary(ctx, at, "arith.minsi", kend, start, loc);
-        (whole, Some((k_ub - steps, steps)))
     }
 
     /// The row of a packed block that `k` reads: `(k - kc) / step`.
@@ -565,20 +575,9 @@ impl Tile {
         let rows = (kc_trips + g - 1) / g;
         let ty = buffer_type(ctx, &[rows, g * cols], d.packed_type(), MemorySpace::Local);
         let buffer = build_alloc(ctx, InsertPoint::Before(jb_loop), ty, &[], loc);
-        let group = index_const(ctx, at, g, loc);
-        let (whole, tail) = nest.groups_end(ctx, at, kend, g);
-        let (_, q_body, k) = build_for(ctx, at, (kc, whole, group), LoopKind::Serial, loc);
-        let q_at = before_terminator(ctx, q_body);
-        self.pack_group_row(ctx, nest, d, q_at, (k, kc, g), (jb, clamp), buffer);
-        if let Some((k_tail, steps)) = tail {
-            let k_tail = index_const(ctx, at, k_tail, loc);
-            let ends = build_cmpi(ctx, at, CmpIPredicate::Sgt, kend, k_tail, loc);
-            let ends = ctx.result(ends, 0);
-            let (_, then_block, _) = build_if(ctx, at, ends, false, loc);
-            let then_at = before_terminator(ctx, then_block);
-            let row = (k_tail, kc, steps);
-            self.pack_group_row(ctx, nest, d, then_at, row, (jb, clamp), buffer);
-        }
+        nest.for_each_group(ctx, at, (kc, kend), g, |ctx, at, k, steps| {
+            self.pack_group_row(ctx, nest, d, at, (k, kc, steps), (jb, clamp), buffer);
+        });
         let mut buffers = FxHashMap::default();
         buffers.insert(d.b, buffer);
         Packs { kc, buffers }
@@ -657,27 +656,9 @@ impl Tile {
         (kc, kend): (Value, Value),
         packs: &Packs,
     ) {
-        let loc = ctx.op_loc(nest.j_loop);
-        let group = index_const(ctx, at, d.group(), loc);
-        let (whole, tail) = nest.groups_end(ctx, at, kend, d.group());
-        let (_, k_body, k) = build_for(ctx, at, (kc, whole, group), LoopKind::Serial, loc);
-        let k_at = before_terminator(ctx, k_body);
-        self.dot_step(ctx, nest, d, (k_at, tile, i0), (k, kc, d.group()), packs);
-        if let Some((k_tail, steps)) = tail {
-            let k_tail = index_const(ctx, at, k_tail, loc);
-            let ends = build_cmpi(ctx, at, CmpIPredicate::Sgt, kend, k_tail, loc);
-            let ends = ctx.result(ends, 0);
-            let (_, then_block, _) = build_if(ctx, at, ends, false, loc);
-            let then_at = before_terminator(ctx, then_block);
-            self.dot_step(
-                ctx,
-                nest,
-                d,
-                (then_at, tile, i0),
-                (k_tail, kc, steps),
-                packs,
-            );
-        }
+        nest.for_each_group(ctx, at, (kc, kend), d.group(), |ctx, at, k, steps| {
+            self.dot_step(ctx, nest, d, (at, tile, i0), (k, kc, steps), packs);
+        });
     }
 
     /// One group of the tile's reduction at `k`, built at `at`: per row the `G` bytes
