@@ -149,9 +149,7 @@ impl Nest {
         let col = index_binary(ctx, c_at, "arith.addi", col0, c, loc);
         let outer = InsertPoint::Before(c_loop.0);
         let map = self.clone_per_column(ctx, &slice, (k, col), (outer, c_at));
-        let operands: Vec<Value> = ctx.operands(load).iter().map(|&x| map.lookup(x)).collect();
-        let (&from, idx) = operands.split_first().expect("a load has a buffer");
-        let value = build_load(ctx, c_at, from, idx, loc);
+        let value = load_mapped(ctx, c_at, load, &map, loc);
         let at_index: Vec<Value> = row.into_iter().chain([c]).collect();
         build_store(ctx, c_at, value, buffer, &at_index, loc);
     }
@@ -532,8 +530,7 @@ impl Tile {
                 let col = index_binary(ctx, body_at, "arith.addi", jb, off, loc);
                 let mut map = nest.bind(ctx, k, Some(col), None);
                 clone_ops(ctx, &slice, &mut map, body_at);
-                let operands: Vec<Value> =
-                    ctx.operands(load).iter().map(|&x| map.lookup(x)).collect();
+                let operands = mapped_operands(ctx, load, &map);
                 let vty = ctx.vector_type(&[nest.width], elem);
                 let spec = OpSpec::new(ctx, "loop.vload", loc)
                     .operands(&operands)
@@ -617,10 +614,7 @@ impl Tile {
             let value = if step < steps {
                 let kk = index_binary(ctx, outer, "arith.addi", k, offset, loc);
                 let map = nest.clone_per_column(ctx, &slice, (kk, col), (outer, c_at));
-                let operands: Vec<Value> =
-                    ctx.operands(d.b).iter().map(|&x| map.lookup(x)).collect();
-                let (&b_buf, b_idx) = operands.split_first().expect("a load has a buffer");
-                let byte = build_load(ctx, c_at, b_buf, b_idx, loc);
+                let byte = load_mapped(ctx, c_at, d.b, &map, loc);
                 match d.kind {
                     ByteDot::Two => widen(ctx, c_at, byte, elem, d.signed_b, loc),
                     _ => byte,
@@ -708,9 +702,7 @@ impl Tile {
             let mut a = match part {
                 None => {
                     let map = nest.bind(ctx, k, None, Some(row));
-                    let operands: Vec<Value> =
-                        ctx.operands(d.a).iter().map(|&x| map.lookup(x)).collect();
-                    vload(ctx, &operands, bytes_ty)
+                    vload(ctx, &mapped_operands(ctx, d.a, &map), bytes_ty)
                 }
                 Some(part) => {
                     for step in 0..g {
@@ -718,11 +710,7 @@ impl Tile {
                         let byte = if step < steps {
                             let kk = index_binary(ctx, at, "arith.addi", k, at_step, loc);
                             let map = nest.bind(ctx, kk, None, Some(row));
-                            let operands: Vec<Value> =
-                                ctx.operands(d.a).iter().map(|&x| map.lookup(x)).collect();
-                            let (&a_buf, a_idx) =
-                                operands.split_first().expect("a load has a buffer");
-                            build_load(ctx, at, a_buf, a_idx, loc)
+                            load_mapped(ctx, at, d.a, &map, loc)
                         } else {
                             zero_value(ctx, at, Type::I8, loc)
                         };
@@ -737,6 +725,9 @@ impl Tile {
             }
             a_rows.push(a);
         }
+        // `loop.dot4`'s first byte operand is the unsigned one; `loop.dot2`'s are both signed,
+        // widened already.
+        let swap = d.kind == ByteDot::Four && d.signed_a;
         let packed = packs.buffers[&d.b];
         let b_vectors: Vec<Value> = (0..self.vectors)
             .map(|v| {
@@ -749,9 +740,6 @@ impl Tile {
             for (v, &b) in b_vectors.iter().enumerate() {
                 let col = index_const(ctx, at, v as i64 * lanes, loc);
                 let acc = vload(ctx, &[tile, row, col], acc_ty);
-                // `loop.dot4`'s first byte operand is the unsigned one; `loop.dot2`'s are
-                // both signed, widened already.
-                let swap = d.kind == ByteDot::Four && d.signed_a;
                 let (first, second) = if swap { (b, a) } else { (a, b) };
                 let spec = OpSpec::new(ctx, d.op_name(), loc)
                     .operands(&[acc, first, second])
@@ -935,6 +923,24 @@ fn zero_value(ctx: &mut Context, at: InsertPoint, ty: Type, loc: Location) -> Va
     let attr = dlc_arith::splat_attr(ctx, ty, zero).expect("a numeric element type");
     let op = dlc_arith::build_constant(ctx, at, attr, ty, loc);
     ctx.result(op, 0)
+}
+
+/// The operands of `op` through `map` (the values a clone of its operands' computation gave).
+fn mapped_operands(ctx: &Context, op: Op, map: &ValueMap) -> Vec<Value> {
+    ctx.operands(op).iter().map(|&x| map.lookup(x)).collect()
+}
+
+/// A copy at `at` of the scalar load `load`, its buffer and indices through `map`.
+fn load_mapped(
+    ctx: &mut Context,
+    at: InsertPoint,
+    load: Op,
+    map: &ValueMap,
+    loc: Location,
+) -> Value {
+    let operands = mapped_operands(ctx, load, map);
+    let (&buffer, indices) = operands.split_first().expect("a load has a buffer");
+    build_load(ctx, at, buffer, indices, loc)
 }
 
 /// `value` (integers, or a vector of them) extended to `to`, sign-extended when `signed`, by
