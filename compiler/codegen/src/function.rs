@@ -457,19 +457,17 @@ impl<'a, 'ctx> FnLowering<'a, 'ctx> {
     /// takes (`vpdpbusd`'s byte operands are `<64 x i8>` since LLVM 21 and were `<16 x i32>`
     /// before).
     fn x86_call(&self, name: &str, args: &[VectorValue<'ctx>]) -> CgResult<BasicValueEnum<'ctx>> {
-        let f = intrinsic(self.module, name, &[])?;
-        let params = f.get_type().get_param_types();
+        let params = intrinsic(self.module, name, &[])?
+            .get_type()
+            .get_param_types();
         let mut cast = Vec::with_capacity(args.len());
         for (x, ty) in args.iter().zip(params.iter()) {
             let ty = BasicTypeEnum::try_from(*ty)
                 .map_err(|_| format!("{name} takes a non-basic parameter"))?;
             cast.push(self.builder.build_bit_cast(*x, ty, "")?.into());
         }
-        let call = self.builder.build_call(f, &cast, "")?;
-        Ok(call
-            .try_as_basic_value()
-            .basic()
-            .ok_or_else(|| format!("{name} returned nothing"))?)
+        self.call_intrinsic(name, &[], &cast)?
+            .ok_or_else(|| format!("{name} returned nothing").into())
     }
 
     /// `acc` plus, in each lane `i`, the `group` products `products[group·i + t]`: one
