@@ -79,7 +79,7 @@
 // graph interpreter.
 // DOT2-NOT: loop.kernel @main_{{[0-9]+}}_gather(
 // DOT2-LABEL: loop.kernel @main_1_matmul(
-// DOT2: %[[PACK:.*]] = loop.alloc : !loop.buffer<72x32xi16, local>
+// DOT2: %[[PACK:.*]] = loop.alloc : !loop.buffer<72x64xi16, local>
 // DOT2: %[[BYTE:.*]] = loop.load %arg1[%c0, %{{.*}}, %{{.*}}] : !loop.buffer<1x16x2116xi8, global>
 // DOT2: %[[WIDE:.*]] = arith.extui %[[BYTE]] : i8 to i16
 // DOT2: loop.store %[[WIDE]], %[[PACK]]
@@ -87,7 +87,7 @@
 // DOT2: loop.dot2
 // DOT2: loop.kernel @main_3_gather(
 // DOT2-LABEL: loop.kernel @main_4_matmul(
-// DOT2: loop.alloc : !loop.buffer<14x32xi16, local>
+// DOT2: loop.alloc : !loop.buffer<14x64xi16, local>
 // DOT2: %[[WHOLE:.*]] = arith.minsi %{{.*}}, %c26{{.*}} : index
 // DOT2: loop.for serial %{{.*}} = %{{.*}} to %[[WHOLE]] step %c2
 // DOT2: %[[ENDS:.*]] = arith.cmpi sgt, %{{.*}}, %c26{{.*}} : index
@@ -106,7 +106,7 @@
 // DOT2: loop.kernel @main_8_gather(
 // DOT2-NOT: loop.kernel @main_{{[0-9]+}}_gather(
 // DOT2-LABEL: loop.kernel @main_11_matmul(
-// DOT2: loop.alloc : !loop.buffer<14x32xi16, local>
+// DOT2: loop.alloc : !loop.buffer<14x64xi16, local>
 // DOT2: loop.dot2
 // STATS: tile
 // STATS-DAG: (S) 5 nests-tiled

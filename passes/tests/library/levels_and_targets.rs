@@ -4,7 +4,7 @@
 
 use dlc_ir::pass::{parse_pipeline, PipelineElement};
 use dlc_passes::levels::{with_conversions, Inserted};
-use dlc_passes::loops::cpu::target::{ByteDot, CpuInfo};
+use dlc_passes::loops::cpu::target::{ByteDot, CpuInfo, PAIR_VECTORS};
 
 fn converted(text: &str) -> (Vec<String>, Vec<Inserted>) {
     let spec = parse_pipeline(text).expect("parses");
@@ -137,5 +137,16 @@ fn a_register_tile_fits_the_register_file() {
         // Accumulators, registers of `B`, one broadcast of `A`.
         let used = rows * vectors + vectors + 1;
         assert!(used <= i64::from(cpu.vector_registers), "{name}");
+        // A pair tile also holds `pmaddwd`'s product before the add, and amortizes each
+        // row's pair over at least `PAIR_VECTORS` vectors.
+        let (rows, vectors) = cpu.pair_tile();
+        assert!(vectors >= PAIR_VECTORS && rows >= 1, "{name}");
+        assert!(
+            rows * vectors + vectors + 2 <= i64::from(cpu.vector_registers),
+            "{name}"
+        );
     }
+    // Fewer rows than floats with 16 registers; AVX-512's 4x4 already has four vectors a row.
+    assert_eq!(CpuInfo::named("x86-64-v3").unwrap().pair_tile(), (2, 4));
+    assert_eq!(CpuInfo::named("x86-64-v4").unwrap().pair_tile(), (4, 4));
 }

@@ -35,8 +35,10 @@
 //! `cpu` option, else the kernel's `dlc.target_cpu` attribute (`dlc-run --cpu`, `dlc-opt
 //! --target`), else the host. `W` is one register of the element type (16 f32 lanes with
 //! AVX-512, 8 with AVX2); `R x V` fits the register file with `V` registers of `B` and one
-//! broadcast of `A`: 4x4 with 32 registers (21 used), 6x2 with 16 (15 used). Options override
-//! each (`rows`, `vectors`, `width`, `row-blocks`, `k-block`); `fma` applies only where the CPU
+//! broadcast of `A`: 4x4 with 32 registers (21 used), 6x2 with 16 (15 used). A nest that takes
+//! `loop.dot2` has at least 4 vectors per row instead (`CpuInfo::pair_tile`: 2x4 with 16
+//! registers), as each row's pair of `A` costs three shuffles a step. Options override each
+//! (`rows`, `vectors`, `width`, `row-blocks`, `k-block`); `fma` applies only where the CPU
 //! has FMA.
 //!
 //! # Changes to the IR
@@ -167,7 +169,8 @@
 //! on). Without VNNI, `loop.dot2` (one `vpmaddwd` per accumulator) took the same product
 //! compiled for AVX2 (`--cpu=x86-64-v3`) from 17.1-17.8 ms with `i32` multiplies to 9.0-9.7
 //! (`dlc-run --no-tiers --bench 20`, five alternating runs each, an "AMD EPYC" with AVX-512:
-//! docs/benchmarks.md, twenty-fifth session).
+//! docs/benchmarks.md, twenty-fifth session), and 2x4 tiles instead of 6x2 took it from 11.4
+//! to 9.8 ms (medians of eight alternating runs, a Zen 5 "AMD EPYC": twenty-sixth session).
 //!
 //! Gathered columns (qdq_convnet, built by `scripts/onnx_real_models.py`: four padded 3x3
 //! byte convolutions, the last three read through their window tables): each
@@ -438,6 +441,8 @@ struct Tile {
     rows: i64,
     /// Vectors per tile row (V).
     vectors: i64,
+    /// `(R, V)` of a nest that takes `loop.dot2` ([`CpuInfo::pair_tile`] unless given).
+    pair_tile: (i64, i64),
     /// Lanes per vector (W) when given; else one register of the element type.
     width: Option<i64>,
     /// Row tiles per cache block when given; else from the L2 size.
@@ -457,10 +462,15 @@ impl Pass for TilePass {
         let cpu = CpuInfo::for_op(ctx, kernel, &self.cpu)
             .map_err(|e| Diagnostic::error(ctx.op_loc(kernel), e))?;
         let (rows, vectors) = cpu.register_tile();
+        let (pair_rows, pair_vectors) = cpu.pair_tile();
         let positive = |v: i64| (v > 0).then_some(v);
         let tile = Tile {
             rows: positive(self.rows).unwrap_or(rows),
             vectors: positive(self.vectors).unwrap_or(vectors),
+            pair_tile: (
+                positive(self.rows).unwrap_or(pair_rows),
+                positive(self.vectors).unwrap_or(pair_vectors),
+            ),
             width: positive(self.width),
             row_blocks: positive(self.row_blocks),
             k_block: positive(self.k_block),

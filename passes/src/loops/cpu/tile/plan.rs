@@ -5,24 +5,28 @@
 
 use super::analysis::{is_loop, Class, Nest};
 use super::{elem_bytes, Tile};
+use crate::loops::cpu::target::ByteDot;
 use crate::loops::cpu::util::{const_int, const_trip_count};
 use dlc_ir::Context;
 use dlc_loop::analysis::loops::loop_parts;
 use dlc_loop::LoopKind;
 
 impl Tile {
-    /// This tiling with no more vectors per row than the columns of `nest` fill and no more
-    /// rows than it has, when their counts are constants (a convolution's 56-wide output rows
+    /// This tiling (its pair tile for a nest that takes `loop.dot2`) with no more vectors per
+    /// row than the columns of `nest` fill and no more rows than it has, when their counts are constants (a convolution's 56-wide output rows
     /// take 3 of 4 vectors of 16; a matrix-vector product takes one row). With gathered
     /// columns, the tallest tile down to half the height that divides a constant row count:
     /// the rows after the last whole tile would gather their own columns, unpacked, at every
     /// step (AVX2's 6-row tiles over 16 or 32 output channels made nudenet_320n's products
     /// 25% slower than the gather kernels they replaced; 4-row tiles, as fast or faster).
     pub(super) fn fitted(&self, ctx: &Context, nest: &Nest) -> Tile {
-        let vectors = const_trip_count(ctx, &nest.j)
-            .map_or(self.vectors, |t| self.vectors.min(t / nest.width).max(1));
-        let mut rows =
-            const_trip_count(ctx, &nest.i).map_or(self.rows, |t| self.rows.min(t).max(1));
+        let (rows, vectors) = match nest.dot {
+            Some(d) if d.kind == ByteDot::Two => self.pair_tile,
+            _ => (self.rows, self.vectors),
+        };
+        let vectors =
+            const_trip_count(ctx, &nest.j).map_or(vectors, |t| vectors.min(t / nest.width).max(1));
+        let mut rows = const_trip_count(ctx, &nest.i).map_or(rows, |t| rows.min(t).max(1));
         // Gathered columns are packed for whole row tiles only: the rows left over would
         // gather their own, so a tile height down to half that divides the rows is taken.
         if let Some(t) = const_trip_count(ctx, &nest.i).filter(|_| nest.gathers()) {
