@@ -103,15 +103,7 @@ pub struct DenseElements {
 /// is not a permutation of the dims.
 pub fn transpose_order(shape: &[usize], perm: &[usize]) -> Option<Vec<usize>> {
     let rank = shape.len();
-    let mut seen = vec![false; rank];
-    for &p in perm {
-        if p >= rank || std::mem::replace(&mut seen[p], true) {
-            return None;
-        }
-    }
-    if perm.len() != rank {
-        return None;
-    }
+    check_perm(rank, perm)?;
     let mut in_strides = vec![1usize; rank];
     for k in (0..rank.saturating_sub(1)).rev() {
         in_strides[k] = in_strides[k + 1] * shape[k + 1];
@@ -137,6 +129,87 @@ pub fn transpose_order(shape: &[usize], perm: &[usize]) -> Option<Vec<usize>> {
         }
     }
     Some(order)
+}
+
+/// The elements of `data` (`width` bytes each, row-major of shape `shape`) transposed by `perm`
+/// ([`transpose_order`]'s convention); `None` when `perm` is not a permutation of the dims or
+/// `data` does not hold the elements. Dims that stay next to each other move as one; when the
+/// result is then a batch of 2-D transposes (a weight matrix's, a convolution's taps and
+/// channels), they run in square tiles, so that both sides stay in the cache: 33 MB of an
+/// 8210x1024 matrix element by element in input order read a new cache line per element.
+pub fn transpose_bytes(
+    data: &[u8],
+    shape: &[usize],
+    perm: &[usize],
+    width: usize,
+) -> Option<Vec<u8>> {
+    check_perm(shape.len(), perm)?;
+    let count = shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d))?;
+    if data.len() != count.checked_mul(width)? {
+        return None;
+    }
+    // The dims of more than one element, numbered in input order, as the result orders them;
+    // then runs of them that stay consecutive, each of which moves as one dim.
+    let kept: Vec<usize> = (0..shape.len()).filter(|&d| shape[d] != 1).collect();
+    let mut runs: Vec<Vec<usize>> = Vec::new();
+    for k in perm.iter().filter_map(|p| kept.iter().position(|d| d == p)) {
+        match runs.last_mut() {
+            Some(run) if k > 0 && run.last() == Some(&(k - 1)) => run.push(k),
+            _ => runs.push(vec![k]),
+        }
+    }
+    let n = runs.len();
+    if n <= 1 {
+        return Some(data.to_vec());
+    }
+    // A batch of 2-D transposes: the runs in input order but for the last two, swapped.
+    let size = |run: &[usize]| run.iter().map(|&k| shape[kept[k]]).product::<usize>();
+    let first = |i: usize| runs[i][0];
+    let batch_first = (0..n - 2).all(|i| first(i) < first(i + 1).min(first(n - 1)));
+    if batch_first && first(n - 1) < first(n - 2) {
+        let batch: usize = runs[..n - 2].iter().map(|r| size(r)).product();
+        let (rows, cols) = (size(&runs[n - 1]), size(&runs[n - 2]));
+        return Some(transpose_planes(data, batch, rows, cols, width));
+    }
+    let mut out = Vec::with_capacity(data.len());
+    for at in transpose_order(shape, perm)? {
+        out.extend_from_slice(&data[at * width..(at + 1) * width]);
+    }
+    Some(out)
+}
+
+/// `batch` row-major `rows x cols` planes of `width`-byte elements, each transposed, in tiles
+/// of 32 x 32 elements.
+fn transpose_planes(data: &[u8], batch: usize, rows: usize, cols: usize, width: usize) -> Vec<u8> {
+    const TILE: usize = 32;
+    let mut out = vec![0u8; data.len()];
+    let plane = rows * cols * width;
+    for b in 0..batch {
+        let (src, dst) = (&data[b * plane..][..plane], &mut out[b * plane..][..plane]);
+        for r0 in (0..rows).step_by(TILE) {
+            for c0 in (0..cols).step_by(TILE) {
+                for c in c0..(c0 + TILE).min(cols) {
+                    for r in r0..(r0 + TILE).min(rows) {
+                        let from = (r * cols + c) * width;
+                        let to = (c * rows + r) * width;
+                        dst[to..to + width].copy_from_slice(&src[from..from + width]);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Whether `perm` is a permutation of `rank` dims.
+fn check_perm(rank: usize, perm: &[usize]) -> Option<()> {
+    let mut seen = vec![false; rank];
+    for &p in perm {
+        if p >= rank || std::mem::replace(&mut seen[p], true) {
+            return None;
+        }
+    }
+    (perm.len() == rank).then_some(())
 }
 
 /// The storage width in bytes of one dense element of type `element`, or `None` if dense
@@ -561,11 +634,7 @@ impl Context {
         let data: Box<[u8]> = if dense.splat {
             dense.data.clone()
         } else {
-            let mut out = Vec::with_capacity(dense.data.len());
-            for at in transpose_order(shape, perm)? {
-                out.extend_from_slice(&dense.data[at * width..(at + 1) * width]);
-            }
-            out.into()
+            transpose_bytes(&dense.data, shape, perm, width)?.into()
         };
         let splat = dense.splat;
         Some(self.intern_attr(AttrKind::DenseElements(DenseElements { ty, splat, data })))

@@ -1,8 +1,9 @@
 //! Dense constants (`dlc_ir::attributes`): the element order of a transpose
-//! against the index formula, `Context::dense_transposed` moving whole elements, and
+//! against the index formula, `transpose_bytes` against it (its merged dims and tiled planes),
+//! `Context::dense_transposed` moving whole elements, and
 //! `Context::dense_int_range` reading index tables.
 
-use dlc_ir::attributes::transpose_order;
+use dlc_ir::attributes::{transpose_bytes, transpose_order};
 use dlc_ir::{Context, DenseValue};
 
 /// The input position of every result element, computed the slow way.
@@ -45,6 +46,54 @@ fn transpose_order_matches_the_index_formula() {
     assert_eq!(transpose_order(&[2, 3], &[0, 0]), None);
     assert_eq!(transpose_order(&[2, 3], &[0, 2]), None);
     assert_eq!(transpose_order(&[2, 3], &[0]), None);
+}
+
+/// Every permutation of `0..rank`.
+fn permutations(rank: usize) -> Vec<Vec<usize>> {
+    if rank == 0 {
+        return vec![vec![]];
+    }
+    let mut all = Vec::new();
+    for rest in permutations(rank - 1) {
+        for at in 0..=rest.len() {
+            let mut p = rest.clone();
+            p.insert(at, rank - 1);
+            all.push(p);
+        }
+    }
+    all
+}
+
+/// Moving bytes gives the element order of the index formula for every permutation of shapes
+/// with unit dims (which merge away), dims that stay together, and planes larger than a tile
+/// with ragged edges (33 and 70 elements), for 1-, 2- and 4-byte elements.
+#[test]
+fn transpose_bytes_matches_the_index_formula() {
+    let shapes: [&[usize]; 7] = [
+        &[33, 70],
+        &[2, 33, 40],
+        &[3, 1, 35, 2],
+        &[1, 5, 1],
+        &[4, 3, 2, 5],
+        &[7],
+        &[],
+    ];
+    for shape in shapes {
+        for perm in permutations(shape.len()) {
+            for width in [1usize, 2, 4] {
+                let count: usize = shape.iter().product();
+                let data: Vec<u8> = (0..count * width).map(|i| (i * 7 % 251) as u8).collect();
+                let expected: Vec<u8> = naive(shape, &perm)
+                    .into_iter()
+                    .flat_map(|at| data[at * width..(at + 1) * width].to_vec())
+                    .collect();
+                let got = transpose_bytes(&data, shape, &perm, width);
+                assert_eq!(got, Some(expected), "{shape:?} by {perm:?}, {width} bytes");
+            }
+        }
+    }
+    assert_eq!(transpose_bytes(&[0; 6], &[2, 3], &[0, 0], 1), None);
+    assert_eq!(transpose_bytes(&[0; 5], &[2, 3], &[1, 0], 1), None);
 }
 
 #[test]

@@ -4228,3 +4228,46 @@ fn transposed_and_reshaped_initializers_fold() {
     }
     assert_eq!(out[0].to_f64_vec(), expected);
 }
+
+/// A transpose of an initializer larger than the importer folds by value (Gemm's `transB` of
+/// a classifier's weights) is moved too, rather than left to a kernel at every run; a reshape
+/// that large stays an op (it costs nothing at run time).
+#[test]
+fn large_transposed_initializers_are_moved() {
+    let (rows, cols) = (2049usize, 2049usize);
+    // More elements than the importer folds by value (2^22).
+    assert!(rows * cols > 1 << 22);
+    let bytes: Vec<u8> = (0..rows * cols).map(|i| (i % 251) as u8).collect();
+    let w = TensorProto {
+        name: "w".into(),
+        dims: vec![rows as i64, cols as i64],
+        data_type: DataType::Int8 as i32,
+        raw_data: bytes.clone().into(),
+        ..Default::default()
+    };
+    let m = model(
+        vec![
+            node("Transpose", "t", &["w"], &["wt"]),
+            node("Reshape", "r", &["w", "flat"], &["wr"]),
+        ],
+        vec![],
+        &["wt", "wr"],
+        vec![w, i64_tensor("flat", &[1], &[-1])],
+    );
+    let (ctx, imported) = import_checked(&m, &ImportOptions::default()).expect("imports");
+    let mut ops = Vec::new();
+    ctx.for_each_op(imported.func, &mut |op| {
+        ops.push(ctx.op_name(op).to_string())
+    });
+    assert!(!ops.iter().any(|o| o == "graph.transpose"), "{ops:?}");
+    assert!(ops.iter().any(|o| o == "graph.reshape"), "{ops:?}");
+    let out = interpret(&ctx, imported.func, &[]).expect("the interpreter runs");
+    let wt = out[0].to_f64_vec();
+    for (i, j) in [(0, 0), (1, 0), (0, 1), (2048, 7), (5, 2048), (2048, 2048)] {
+        assert_eq!(
+            wt[j * rows + i],
+            f64::from(bytes[i * cols + j] as i8),
+            "({i}, {j})"
+        );
+    }
+}
