@@ -10,7 +10,8 @@
 //! # Changes to the IR
 //! The rule, for each outermost `parallel` loop of the kernel (one not nested in another
 //! parallel loop):
-//! 1. Collapse: while its body is exactly one `parallel` loop (plus the `loop.yield`), both loops
+//! 1. Collapse: while its body is exactly one `parallel` loop (plus the `loop.yield`, and
+//!    constants, which move before the outer loop), both loops
 //!    run from 0 with step 1, and the inner upper bound is defined outside the outer loop, the two
 //!    become one `parallel` loop from 0 to `ub_outer * ub_inner` (an `arith.muli` before it);
 //!    its body recovers `i = f / ub_inner` and `j = f % ub_inner` (`arith.divui`, `arith.remui`)
@@ -159,7 +160,11 @@ fn outermost_parallel_loops(ctx: &Context, kernel: Op) -> Vec<Op> {
 /// Merges `outer` with the one parallel loop its body holds; returns the merged loop.
 fn collapse_once(ctx: &mut Context, outer: Op) -> Option<Op> {
     let op_parts = loop_parts(ctx, outer)?;
-    let ops: Vec<Op> = ctx.block_ops(op_parts.body).collect();
+    // Constants beside the inner loop (the bounds `tile` builds for its blocks of rows) move
+    // out of the way first.
+    let (constants, ops): (Vec<Op>, Vec<Op>) = ctx
+        .block_ops(op_parts.body)
+        .partition(|&op| ctx.has_trait(op, Traits::CONSTANT_LIKE) && ctx.operands(op).is_empty());
     let [inner, term] = ops[..] else {
         return None;
     };
@@ -172,9 +177,9 @@ fn collapse_once(ctx: &mut Context, outer: Op) -> Option<Op> {
     if !zero_one(&op_parts) || !zero_one(&in_parts) {
         return None;
     }
-    // The inner bound must be available before the outer loop.
+    // The inner bound must be available before the outer loop (once its constants moved).
     if let Some(def) = ctx.defining_op(in_parts.ub) {
-        if ctx.is_ancestor(outer, def) {
+        if ctx.is_ancestor(outer, def) && !constants.contains(&def) {
             return None;
         }
     } else if ctx
@@ -183,6 +188,9 @@ fn collapse_once(ctx: &mut Context, outer: Op) -> Option<Op> {
         .is_some_and(|p| ctx.is_ancestor(outer, p))
     {
         return None;
+    }
+    for c in constants {
+        ctx.move_op(c, InsertPoint::Before(outer));
     }
     let loc = ctx.op_loc(outer);
     let at = InsertPoint::Before(outer);
