@@ -3,8 +3,8 @@
 //! and BiLSTM wake-word head, Silero VAD's LSTM as a sequence model and as its users load it,
 //! whose sample-rate input picks a network through an If, NudeNet's YOLOv8n detector,
 //! RapidOCR's orientation classifier, Magika's int32-input CNN, a dynamically quantized T5
-//! encoder; docs/onnx.md lists the wheels), imported with `dlc-onnx`, compiled by dlc's default pipeline
-//! and timed, then timed by onnxruntime (`scripts/onnx_real_models.py --bench`) in the same
+//! encoder; docs/onnx.md lists the wheels), imported with `dlc-onnx`, compiled by dlc's
+//! default pipeline and timed, then timed by onnxruntime (`scripts/onnx_real_models.py --bench`) in the same
 //! process run, on the same input. The report also gives dlc's largest error against
 //! onnxruntime's outputs, relative to each output's largest magnitude. The same path times the
 //! bars' one-op models ([`BAR_MODELS`]: an LSTM, a bidirectional GRU, MatMulInteger and its f32

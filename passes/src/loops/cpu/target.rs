@@ -220,13 +220,14 @@ impl CpuInfo {
 
     /// The register tile of an 8-bit product that takes `loop.dot2`: at least
     /// [`PAIR_VECTORS`] vectors per row, as many rows as then fit with the vectors of `B`,
-    /// the pair of `A` and one product (`pmaddwd` writes a register before the add). Each row's
-    /// pair costs three shuffles a step (two bytes widened to `i16`, moved to a vector register,
-    /// broadcast), where a float's or a quad's broadcast is one load; 6x2 spends more on them
-    /// than on its 12 `pmaddwd` on most cores (`llvm-mca-22`, cycles per accumulator and step
-    /// with AVX2: skylake 1.55 against 0.99 for 2x4, znver3 0.79 against 0.70, alderlake
-    /// 1.01 against 0.67, znver1 2.0 for both). So 2x4 with 16 registers (14 used); the 4x4 of
-    /// 32 registers stays (2x8 and 2x4 measured slower with AVX-512 on a Zen 5).
+    /// the pair of `A` and one product (`pmaddwd` writes a register before the add). Each
+    /// row's pair costs three shuffles a step (two bytes widened to `i16`, moved to a vector
+    /// register, broadcast), where a float's or a quad's broadcast is one load; 6x2 spends
+    /// more on them than on its 12 `pmaddwd` on most cores (scripts/mca_pair_tile.py, cycles
+    /// per accumulator and step with AVX2: skylake 1.55 against 0.99 for 2x4, znver3 0.79
+    /// against 0.70, alderlake 1.01 against 0.67, znver1 2.0 for both). So 2x4 with 16
+    /// registers (14 used); the 4x4 of 32 registers stays (2x8 and 2x4 measured slower with
+    /// AVX-512 on a Zen 5).
     pub fn pair_tile(self) -> (i64, i64) {
         let (rows, vectors) = self.register_tile();
         if vectors >= PAIR_VECTORS {

@@ -1,6 +1,6 @@
 //! The real models of [`models::MODELS`] (PaddleOCR from `rapidocr-onnxruntime`; openWakeWord's
-//! mel front end and BiLSTM wake-word head, Silero VAD's LSTM (two exports), NudeNet's YOLOv8n detector,
-//! RapidOCR's orientation classifier, Magika's CNN and a dynamically quantized T5 encoder from
+//! mel front end and BiLSTM wake-word head, Silero VAD's LSTM (two exports), NudeNet's YOLOv8n
+//! detector, RapidOCR's orientation classifier, Magika's CNN and a dynamically quantized T5 encoder from
 //! their wheels; docs/onnx.md lists them) run by dlc match onnxruntime on the same inputs, each
 //! by its [`models::Check`]: every element within numpy's `allclose(rtol = 1e-3, atol = 1e-4)`
 //! and the largest error under 1e-3 of the output's largest magnitude, or, for the quantized

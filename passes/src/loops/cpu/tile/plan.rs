@@ -13,8 +13,9 @@ use dlc_loop::LoopKind;
 
 impl Tile {
     /// This tiling (its pair tile for a nest that takes `loop.dot2`) with no more vectors per
-    /// row than the columns of `nest` fill and no more rows than it has, when their counts are constants (a convolution's 56-wide output rows
-    /// take 3 of 4 vectors of 16; a matrix-vector product takes one row). With gathered
+    /// row than the columns of `nest` fill and no more rows than it has, when their counts are
+    /// constants (a convolution's 56-wide output rows take 3 of 4 vectors of 16; a
+    /// matrix-vector product takes one row). With gathered
     /// columns, the tallest tile down to half the height that divides a constant row count:
     /// the rows after the last whole tile would gather their own columns, unpacked, at every
     /// step (AVX2's 6-row tiles over 16 or 32 output channels made nudenet_320n's products
