@@ -8,7 +8,7 @@
 
 // The CPU is named so the schedule does not depend on the machine running the test.
 // STATS: tile
-// STATS-DAG: (S) 11 nests-tiled
+// STATS-DAG: (S) 12 nests-tiled
 // STATS-DAG: (S) 2 row-remainders
 
 // Doc example 1: 12 rows in 3 tiles of 4 (one tile per cache block: an eighth of the tiles,
@@ -335,6 +335,7 @@ loop.kernel @mm_bt(%a: !loop.buffer<32x64xf32, global>, %b: !loop.buffer<32x64xf
 // KB: loop.vload %[[PARTIAL]][%[[SLOT2]], %{{.*}}, %{{.*}}]
 // KB: loop.schedule_block "store"
 // KB-NOT: loop.if
+// KB: loop.return
 loop.kernel @mm_kblock(%a: !loop.buffer<8x64xf32, global>, %b: !loop.buffer<64x16xf32, global>, %c: !loop.buffer<8x16xf32, global>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -624,6 +625,82 @@ loop.kernel @mv(%a: !loop.buffer<1x128xf32, global>, %b: !loop.buffer<128x512xf3
       loop.schedule_block "store" (%i0 = %i, %j0 = %j) {
         %v = loop.load %acc[] : !loop.buffer<f32, local>
         loop.store %v, %c[%i0, %j0] : !loop.buffer<1x512xf32, global>
+      }
+    }
+  }
+  loop.return
+}
+
+// -----
+
+// Edge case: fewer rows than a tile and a product of 3x96 by 96x64, 18,432 multiply-adds, at
+// least the 2^14 from which such a nest is tiled (Silero VAD's small products): a tile 3 rows
+// high. Below, 2x32 by 32x64 (4,096) is left alone.
+// CHECK-LABEL: loop.kernel @three_rows
+// CHECK: loop.alloc : !loop.buffer<3x32xf32, local>
+// CHECK: math.fma {{.*}} : vector<16xf32>
+// CHECK: loop.return
+loop.kernel @three_rows(%a: !loop.buffer<3x96xf32, global>, %b: !loop.buffer<96x64xf32, global>, %c: !loop.buffer<3x64xf32, global>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cm = arith.constant 3 : index
+  %cn = arith.constant 64 : index
+  %ck = arith.constant 96 : index
+  loop.for parallel %i = %c0 to %cm step %c1 {
+    loop.for serial %j = %c0 to %cn step %c1 {
+      %acc = loop.alloc : !loop.buffer<f32, local>
+      loop.for serial %k = %c0 to %ck step %c1 {
+        loop.schedule_block "three_rows" (%i0 = %i, %j0 = %j, %k0 = %k reduce) init {
+          %z = arith.constant 0.000000e+00 : f32
+          loop.store %z, %acc[] : !loop.buffer<f32, local>
+        } {
+          %x = loop.load %a[%i0, %k0] : !loop.buffer<3x96xf32, global>
+          %y = loop.load %b[%k0, %j0] : !loop.buffer<96x64xf32, global>
+          %p = arith.mulf %x, %y : f32
+          %s = loop.load %acc[] : !loop.buffer<f32, local>
+          %t = arith.addf %s, %p : f32
+          loop.store %t, %acc[] : !loop.buffer<f32, local>
+        }
+      }
+      loop.schedule_block "store" (%i0 = %i, %j0 = %j) {
+        %v = loop.load %acc[] : !loop.buffer<f32, local>
+        loop.store %v, %c[%i0, %j0] : !loop.buffer<3x64xf32, global>
+      }
+    }
+  }
+  loop.return
+}
+
+// -----
+
+// CHECK-LABEL: loop.kernel @two_small_rows
+// CHECK-NOT: vector<
+// CHECK: loop.return
+loop.kernel @two_small_rows(%a: !loop.buffer<2x32xf32, global>, %b: !loop.buffer<32x64xf32, global>, %c: !loop.buffer<2x64xf32, global>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cm = arith.constant 2 : index
+  %cn = arith.constant 64 : index
+  %ck = arith.constant 32 : index
+  loop.for parallel %i = %c0 to %cm step %c1 {
+    loop.for serial %j = %c0 to %cn step %c1 {
+      %acc = loop.alloc : !loop.buffer<f32, local>
+      loop.for serial %k = %c0 to %ck step %c1 {
+        loop.schedule_block "two_small_rows" (%i0 = %i, %j0 = %j, %k0 = %k reduce) init {
+          %z = arith.constant 0.000000e+00 : f32
+          loop.store %z, %acc[] : !loop.buffer<f32, local>
+        } {
+          %x = loop.load %a[%i0, %k0] : !loop.buffer<2x32xf32, global>
+          %y = loop.load %b[%k0, %j0] : !loop.buffer<32x64xf32, global>
+          %p = arith.mulf %x, %y : f32
+          %s = loop.load %acc[] : !loop.buffer<f32, local>
+          %t = arith.addf %s, %p : f32
+          loop.store %t, %acc[] : !loop.buffer<f32, local>
+        }
+      }
+      loop.schedule_block "store" (%i0 = %i, %j0 = %j) {
+        %v = loop.load %acc[] : !loop.buffer<f32, local>
+        loop.store %v, %c[%i0, %j0] : !loop.buffer<2x64xf32, global>
       }
     }
   }

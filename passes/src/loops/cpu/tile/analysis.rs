@@ -276,10 +276,11 @@ impl Tile {
         if outside.iter().any(|&v| defined_inside(ctx, i_loop, v)) {
             return None;
         }
-        // Fewer rows than a tile: worth the code only for a large product per row.
-        if const_trip_count(ctx, &i).is_some_and(|t| t < self.rows) {
+        // Fewer rows than a tile: worth the code only for a large product.
+        if let Some(rows) = const_trip_count(ctx, &i).filter(|&t| t < self.rows) {
             let work = const_trip_count(ctx, &j).zip(const_trip_count(ctx, &k));
-            if work.is_none_or(|(n, kk)| n.saturating_mul(kk) < MIN_SHORT_NEST_WORK) {
+            let small = |(n, kk): (i64, i64)| rows.saturating_mul(n).saturating_mul(kk);
+            if work.is_none_or(|w| small(w) < MIN_SHORT_NEST_WORK) {
                 return None;
             }
         }
