@@ -3095,39 +3095,37 @@ fn loop_errors_are_clear() {
 
 /// An If whose condition is a graph input becomes `graph.if`; one whose condition folds imports
 /// only the branch taken (the other may not even be importable).
-#[test]
-fn if_selects_or_folds() {
-    let branch = |v: f32| {
-        subgraph(
-            vec![node("Constant", "k", &[], &["k"])]
-                .into_iter()
-                .map(|n| {
-                    with_attrs(
-                        n,
-                        vec![AttributeProto {
-                            name: "value".into(),
-                            r#type: AttributeType::Tensor as i32,
-                            t: Some(f32_tensor("k", &[2], &[v, v])),
-                            ..Default::default()
-                        }],
-                    )
-                })
-                .collect(),
-            vec![],
-            vec![input("k", DataType::Float, &[2])],
-        )
-    };
-    let broken = subgraph(
+/// An If branch that gives the constant `[v, v]`.
+fn constant_branch(v: f32) -> GraphProto {
+    let k = with_attrs(
+        node("Constant", "k", &[], &["k"]),
+        vec![AttributeProto {
+            name: "value".into(),
+            r#type: AttributeType::Tensor as i32,
+            t: Some(f32_tensor("k", &[2], &[v, v])),
+            ..Default::default()
+        }],
+    );
+    subgraph(vec![k], vec![], vec![input("k", DataType::Float, &[2])])
+}
+
+/// An If branch that does not import (an unknown op).
+fn broken_branch() -> GraphProto {
+    subgraph(
         vec![node("NoSuchOp", "bad", &[], &["k"])],
         vec![],
         vec![input("k", DataType::Float, &[2])],
-    );
+    )
+}
+
+#[test]
+fn if_selects_or_folds() {
     let m = model(
         vec![with_attrs(
             node("If", "if", &["c"], &["y"]),
             vec![
-                graph_attr("then_branch", branch(1.0)),
-                graph_attr("else_branch", branch(2.0)),
+                graph_attr("then_branch", constant_branch(1.0)),
+                graph_attr("else_branch", constant_branch(2.0)),
             ],
         )],
         vec![input("c", DataType::Bool, &[])],
@@ -3152,8 +3150,8 @@ fn if_selects_or_folds() {
         vec![with_attrs(
             node("If", "if", &["c"], &["y"]),
             vec![
-                graph_attr("then_branch", branch(1.0)),
-                graph_attr("else_branch", broken),
+                graph_attr("then_branch", constant_branch(1.0)),
+                graph_attr("else_branch", broken_branch()),
             ],
         )],
         vec![],
@@ -3177,34 +3175,14 @@ fn if_selects_or_folds() {
 /// not import is an error about that branch.
 #[test]
 fn an_if_on_a_graph_input_with_a_branch_that_does_not_import_needs_the_input() {
-    let constant = |v: f32| {
-        subgraph(
-            vec![with_attrs(
-                node("Constant", "k", &[], &["k"]),
-                vec![AttributeProto {
-                    name: "value".into(),
-                    r#type: AttributeType::Tensor as i32,
-                    t: Some(f32_tensor("k", &[2], &[v, v])),
-                    ..Default::default()
-                }],
-            )],
-            vec![],
-            vec![input("k", DataType::Float, &[2])],
-        )
-    };
-    let broken = subgraph(
-        vec![node("NoSuchOp", "bad", &[], &["k"])],
-        vec![],
-        vec![input("k", DataType::Float, &[2])],
-    );
     let m = model(
         vec![
             node("Equal", "is_16k", &["sr", "rate"], &["c"]),
             with_attrs(
                 node("If", "if", &["c"], &["y"]),
                 vec![
-                    graph_attr("then_branch", constant(1.0)),
-                    graph_attr("else_branch", broken),
+                    graph_attr("then_branch", constant_branch(1.0)),
+                    graph_attr("else_branch", broken_branch()),
                 ],
             ),
         ],
