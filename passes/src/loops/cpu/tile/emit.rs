@@ -179,7 +179,8 @@ impl Tile {
         };
         let cols = self.vectors * nest.width;
         // Threads share out the column blocks rather than the row tiles when packing `B`
-        // gathers it: each thread then gathers only its own columns, once.
+        // gathers it, or when a skinny product streams a large `B`: each thread then gathers
+        // or reads only its own columns, once.
         let by_columns = self.column_blocks(ctx, nest, trips, k_block);
         let m = by_columns.map_or(m, |(_, m)| m);
         // Row tiles, and cache blocks of `m` row tiles. Over a symbolic row count the blocks'
@@ -311,12 +312,19 @@ impl Tile {
                 let offset = index_binary(ctx, body_at, "arith.muli", jbi, step, loc);
                 let jb = index_binary(ctx, body_at, "arith.addi", nest.j.lb, offset, loc);
                 let (g_loop, g_at, span) = group(ctx, body_at, LoopKind::Serial);
-                let clamp = (!covered).then_some(nest.j.ub);
+                // Gathered columns clamp the last block; contiguous ones share out only the
+                // whole blocks, and the row tiles run the columns after them afterwards.
+                let clamped = nest.gathers();
+                let clamp = (clamped && !covered).then_some(nest.j.ub);
                 column_block(ctx, (g_loop, g_at), (jb, clamp), span);
-                if !exact {
+                let rest_columns = !clamped && !covered;
+                if !exact || rest_columns {
                     let end = whole_groups_end(ctx, hoist, &nest.j, 1, cols, loc);
                     let (_, inside, span) = group(ctx, at, LoopKind::Parallel);
-                    let (_, i0, _, else_at) = row_tile(ctx, inside, span, true);
+                    let (tile_at, i0, _, else_at) = row_tile(ctx, inside, span, true);
+                    if rest_columns {
+                        self.column_remainder(ctx, nest, tile_at, i0, end);
+                    }
                     if let Some(else_at) = else_at {
                         self.last_rows(ctx, nest, else_at, i0, (end, !covered));
                     }

@@ -136,14 +136,20 @@ impl Tile {
         }
     }
 
-    /// The whole column blocks and the row tiles per cache block when the threads share out
-    /// the column blocks rather than the row tiles: when `B` is gathered
-    /// ([`Class::Gather`]: an im2col convolution's columns read through their window table)
-    /// and packed per reduction block, so each thread gathers its own columns once instead of
-    /// every thread gathering them all for its rows. The row and column ranges must be
-    /// constants with at least a column block per thread; a cache block then holds every row
-    /// tile its partial sums fit (64 KiB, at most 64 tiles). `None` otherwise, or when the
-    /// `row-blocks` option fixes the blocks.
+    /// The column blocks and the row tiles per cache block when the threads share out the
+    /// column blocks rather than the row tiles:
+    /// - when `B` is gathered ([`Class::Gather`]: an im2col convolution's columns read through
+    ///   their window table) and packed per reduction block, so each thread gathers its own
+    ///   columns once instead of every thread gathering them all for its rows; the last block
+    ///   may then be partial (its packing stops at the last column);
+    /// - when `B` is read contiguously and the product is skinny: fewer than [`SKINNY_TILES`]
+    ///   row tiles and more of `B` than the L2 cache holds (a classifier's 25 by 1024 by 8210
+    ///   Gemm: 33 MB of weights that every thread streamed for its rows); only whole column
+    ///   blocks are shared out then, the columns after them run per row tile afterwards.
+    ///
+    /// The row and column ranges must be constants with at least a column block per thread; a
+    /// cache block then holds every row tile its partial sums fit (64 KiB, at most 64 tiles).
+    /// `None` otherwise, or when the `row-blocks` option fixes the blocks.
     pub(super) fn column_blocks(
         &self,
         ctx: &Context,
@@ -151,26 +157,43 @@ impl Tile {
         trips: Option<i64>,
         k_block: Option<i64>,
     ) -> Option<(i64, i64)> {
-        // A contiguous load could not be packed past the last column.
         let contiguous = nest.plan.values().any(|&c| c == Class::VLoad);
-        if !nest.gathers() || contiguous || k_block.is_none() || self.row_blocks.is_some() {
+        // A contiguous load could not be packed past the last column; gathered columns are
+        // shared out through their packing, which needs reduction blocks.
+        let unpacked = k_block.is_none() && !contiguous;
+        if nest.gathers() == contiguous || unpacked || self.row_blocks.is_some() {
             return None;
         }
         let rows = trips?;
         let lb = const_int(ctx, nest.j.lb)?;
         let ub = const_int(ctx, nest.j.ub)?;
         let cols = self.vectors * nest.width;
-        // The last block may be partial: its packing stops at the last column.
-        let blocks = ((ub - lb).max(0) + cols - 1) / cols;
+        let tiles = (rows + self.rows - 1) / self.rows;
+        let n = (ub - lb).max(0);
+        let blocks = if contiguous {
+            let k = const_trip_count(ctx, &nest.k)?;
+            let b_bytes = k
+                .saturating_mul(n)
+                .saturating_mul(elem_bytes(ctx, nest.elem));
+            if tiles >= SKINNY_TILES || u64::try_from(b_bytes).ok()? <= self.cpu.l2_bytes {
+                return None;
+            }
+            n / cols
+        } else {
+            (n + cols - 1) / cols
+        };
         if blocks < machine_threads() {
             return None;
         }
-        let tiles = (rows + self.rows - 1) / self.rows;
         let per_tile = self.rows * cols * elem_bytes(ctx, nest.elem);
         let m = tiles.min(64).min(64 * 1024 / per_tile.max(1)).max(1);
         Some((blocks, m))
     }
 }
+
+/// The row tiles below which a product whose `B` does not fit the L2 cache shares out its
+/// column blocks among the threads ([`Tile::column_blocks`]).
+const SKINNY_TILES: i64 = 16;
 
 /// The threads of the machine that compiles (the JIT's own), which the parallel loops share
 /// out.
