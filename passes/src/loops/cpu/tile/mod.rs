@@ -50,7 +50,9 @@
 //!   allow, so a `parallel` nest around it still collapses). `m` keeps the rows of `A` one
 //!   reduction block reads within a quarter of the L2 cache, at most the row tiles per thread
 //!   of this machine (the threads left once the parallel loops around the nest, a
-//!   convolution's output rows, have one task each) and at most 64. Over a symbolic row count
+//!   convolution's output rows, have one task each; when their tasks would not share out
+//!   within 10%, 3 batches on 2 threads, each task of at least 2^20 multiply-adds splits into
+//!   as many blocks as even them out) and at most 64. Over a symbolic row count
 //!   the block size is chosen at run time, `min(m, ⌈tiles / threads⌉)` (160 rows of a `?`
 //!   sequence make a block per thread, not one block of 64 tiles that one thread runs), `m`
 //!   still sizing the partial sums;
