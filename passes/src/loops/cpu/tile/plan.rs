@@ -86,11 +86,12 @@ impl Tile {
         let outer_tasks = outer_tasks.max(1);
         let rest = outer_tasks % threads;
         let work = [
-            Some(trips.unwrap_or(i64::MAX)),
+            trips,
             const_trip_count(ctx, &nest.j),
+            const_trip_count(ctx, &nest.k),
         ]
         .into_iter()
-        .try_fold(k, |w, t| t.map(|t| w.saturating_mul(t)))
+        .try_fold(1i64, |w, t| t.map(|t| w.saturating_mul(t)))
         .unwrap_or(i64::MAX);
         let uneven = rest != 0 && 10 * (threads - rest) > outer_tasks;
         let threads = if uneven && work >= SPLIT_WORK {
@@ -190,10 +191,13 @@ impl Tile {
         let tiles = (rows + self.rows - 1) / self.rows;
         let n = (ub - lb).max(0);
         let blocks = if contiguous {
+            // `B`'s elements as its loads read them (bytes for an 8-bit product).
+            let width = (nest.plan.iter())
+                .filter(|&(_, &c)| c == Class::VLoad)
+                .map(|(&op, _)| elem_bytes(ctx, ctx.value_type(ctx.result(op, 0))))
+                .max()?;
             let k = const_trip_count(ctx, &nest.k)?;
-            let b_bytes = k
-                .saturating_mul(n)
-                .saturating_mul(elem_bytes(ctx, nest.elem));
+            let b_bytes = k.saturating_mul(n).saturating_mul(width);
             if tiles >= SKINNY_TILES || u64::try_from(b_bytes).ok()? <= self.cpu.l2_bytes {
                 return None;
             }
