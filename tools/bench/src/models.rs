@@ -4,8 +4,8 @@
 //! whose sample-rate input picks a network through an If, NudeNet's YOLOv8n detector,
 //! RapidOCR's orientation classifier, Magika's int32-input CNN, a dynamically quantized T5
 //! encoder; docs/onnx.md lists the wheels), imported with `dlc-onnx`, compiled by dlc's
-//! default pipeline and timed, then timed by onnxruntime (`scripts/onnx_real_models.py --bench`) in the same
-//! process run, on the same input. The report also gives dlc's largest error against
+//! default pipeline and timed, then timed by onnxruntime (`scripts/onnx_real_models.py
+//! --bench`) in the same process run, on the same input. The report also gives dlc's largest error against
 //! onnxruntime's outputs, relative to each output's largest magnitude. The same path times the
 //! bars' one-op models ([`BAR_MODELS`]: an LSTM, a bidirectional GRU, MatMulInteger and its f32
 //! twin, a QDQ conv net) and [`bars_markdown`] checks issue 33's bars on them.
@@ -16,6 +16,7 @@
 
 use dlc_driver::onnx::{compare_expected, import_onnx, read_reference};
 use dlc_driver::{inputs::npy_inputs, Model, ModelOptions};
+use dlc_runtime::Tensor;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -275,17 +276,16 @@ struct Measured {
     sqnr_db: f64,
 }
 
-/// Runs `model` once on the inputs in `input_files`, compares its outputs with the reference
-/// files (`output_file(i)` for output `i`), then times `runs` more runs (at least one).
+/// Runs `model` once on `arguments`, compares its outputs with the reference files
+/// (`output_file(i)` for output `i`), then times `runs` more runs (at least one).
 fn check_and_time(
     model: &Model,
     name: &str,
-    input_files: &[PathBuf],
+    arguments: &[Tensor],
     output_file: impl Fn(usize) -> PathBuf,
     runs: usize,
 ) -> Result<Measured, String> {
-    let given = npy_inputs(input_files).map_err(|e| format!("{name}: {e}"))?;
-    let refs: Vec<_> = given.iter().collect();
+    let refs: Vec<_> = arguments.iter().collect();
     let mut session = model.session();
     let outputs = session
         .run(&refs)
@@ -343,15 +343,15 @@ fn sqnr(actual: &[f64], reference: &[f64]) -> f64 {
 }
 
 /// Imports `path` with the graph inputs pinned to `inputs`' shapes (inputs that must be constant
-/// specialized on the values in `input_files`) and compiles it with the default pipeline; also
-/// the files of its function's arguments, in order (the specialized inputs are none).
+/// specialized on their values in `given`, one per graph input) and compiles it with the
+/// default pipeline; also the values of its function's arguments, in order (the specialized
+/// inputs are none).
 fn compile_pinned(
     path: &Path,
     name: &str,
     inputs: &[(&str, &[i64])],
-    input_files: &[PathBuf],
-) -> Result<(Model, Vec<PathBuf>), String> {
-    let given = npy_inputs(input_files).map_err(|e| format!("{name}: {e}"))?;
+    given: &[Tensor],
+) -> Result<(Model, Vec<Tensor>), String> {
     let options = dlc_onnx::ImportOptions {
         input_shapes: inputs
             .iter()
@@ -359,16 +359,13 @@ fn compile_pinned(
             .collect(),
         ..Default::default()
     };
-    let imported = import_onnx(path, options, Some(&given))?;
-    let argument_files = imported
+    let imported = import_onnx(path, options, Some(given))?;
+    let arguments = imported
         .arguments
         .iter()
-        .filter_map(|&i| input_files.get(i).cloned())
+        .filter_map(|&i| given.get(i).cloned())
         .collect();
-    Ok((
-        imported.compile(name, &ModelOptions::default())?,
-        argument_files,
-    ))
+    Ok((imported.compile(name, &ModelOptions::default())?, arguments))
 }
 
 /// A model's compile time (import excluded), ms.
@@ -383,12 +380,12 @@ fn time_dlc(dir: &Path, m: &OnnxModel, runs: usize) -> Result<ModelRow, String> 
     let input_files: Vec<_> = (0..m.inputs.len())
         .map(|i| file(format!(".input_{i}.npy")))
         .collect();
-    let (model, argument_files) =
-        compile_pinned(&file(".onnx".into()), m.name, m.inputs, &input_files)?;
+    let given = npy_inputs(&input_files).map_err(|e| format!("{}: {e}", m.name))?;
+    let (model, arguments) = compile_pinned(&file(".onnx".into()), m.name, m.inputs, &given)?;
     let measured = check_and_time(
         &model,
         m.name,
-        &argument_files,
+        &arguments,
         |i| file(format!(".output_{i}.npy")),
         runs,
     )?;
@@ -450,6 +447,7 @@ pub fn run_dynamic(dir: &Path, python: &str, runs: usize) -> Result<Vec<DynamicR
             let ort_ms = ort_times(&ort, case.name, &tag)?;
             let file = |suffix: String| dir.join(format!("{}.{tag}{suffix}", case.name));
             let input_files = [file(".input_0.npy".into())];
+            let given = npy_inputs(&input_files).map_err(|e| format!("{}: {e}", case.name))?;
             let output_file = |i: usize| file(format!(".output_{i}.npy"));
             let model = match &mut symbolic {
                 Some(model) => model,
@@ -458,10 +456,10 @@ pub fn run_dynamic(dir: &Path, python: &str, runs: usize) -> Result<Vec<DynamicR
                     slot.insert(imported.compile(case.name, &ModelOptions::default())?)
                 }
             };
-            let sym = check_and_time(model, case.name, &input_files, output_file, runs)?;
+            let sym = check_and_time(model, case.name, &given, output_file, runs)?;
             let (symbolic_compile_ms, kernels_symbolic) = (compile_ms(model), model.num_kernels());
-            let (fixed, argument_files) = compile_pinned(&path, case.name, &pinned, &input_files)?;
-            let pin = check_and_time(&fixed, case.name, &argument_files, output_file, runs)?;
+            let (fixed, arguments) = compile_pinned(&path, case.name, &pinned, &given)?;
+            let pin = check_and_time(&fixed, case.name, &arguments, output_file, runs)?;
             rows.push(DynamicRow {
                 name: case.name,
                 shape: shape.to_vec(),
