@@ -1,5 +1,5 @@
 // RUN: dlc-run %s --check --seed 3 --cpu=x86-64-v3 --no-cache | FileCheck %s
-// RUN: dlc-run %s --check --seed 4 --cpu=x86-64-v4 --no-cache | FileCheck %s
+// RUN: dlc-run %s --check --seed 4 --no-cache | FileCheck %s
 // RUN: dlc-opt %s --pipeline='decompose,fuse,lower,cpu-default' --target=x86-64-v3 | FileCheck %s --check-prefix=IR
 
 // A skinny product whose `B` (64 x 2100 f32, 538 KB) is more than an x86-64 level's L2 (512

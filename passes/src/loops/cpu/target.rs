@@ -31,6 +31,18 @@ pub struct CpuInfo {
     /// `vpdpbusd` (no x86-64 level has it; a host may), [`ByteDot::Two`] on other x86 CPUs
     /// (`pmaddwd`, SSE2 on), [`ByteDot::Widen`] elsewhere.
     pub dot: ByteDot,
+    /// Whose cores these are, where that changes the register tile that measured fastest
+    /// ([`CpuInfo::register_tile`]); [`Vendor::Any`] for an x86-64 level, which names no core.
+    pub vendor: Vendor,
+}
+
+/// The maker of a CPU's cores, read from the host (`/proc/cpuinfo`'s `vendor_id`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Vendor {
+    /// AMD's Zen cores (`AuthenticAMD`).
+    Amd,
+    /// Any other maker, or a CPU named by its level only.
+    Any,
 }
 
 /// How `tile` computes an 8-bit integer product `acc += ext(A) · ext(B)` into `i32` lanes:
@@ -110,6 +122,7 @@ impl CpuInfo {
             fma,
             l2_bytes: LEVEL_L2_BYTES,
             dot: ByteDot::Two,
+            vendor: Vendor::Any,
         };
         match name {
             "" | "host" | "cpu" | "native" => Ok(CpuInfo::host()),
@@ -143,6 +156,7 @@ impl CpuInfo {
 
     fn detect_host() -> CpuInfo {
         let l2_bytes = host_l2_bytes().unwrap_or(LEVEL_L2_BYTES);
+        let vendor = host_vendor();
         #[cfg(target_arch = "x86_64")]
         {
             let avx512 = std::arch::is_x86_feature_detected!("avx512f");
@@ -163,6 +177,7 @@ impl CpuInfo {
                 } else {
                     ByteDot::Two
                 },
+                vendor,
             }
         }
         #[cfg(not(target_arch = "x86_64"))]
@@ -178,6 +193,7 @@ impl CpuInfo {
                 fma: cfg!(target_arch = "aarch64"),
                 l2_bytes,
                 dot: ByteDot::Widen,
+                vendor,
             }
         }
     }
@@ -207,14 +223,19 @@ impl CpuInfo {
 
     /// The register tile `(rows, vectors)` of a matmul microkernel: `rows * vectors`
     /// accumulators, `vectors` registers of `B` and one broadcast of `A` fit in the register
-    /// file: 4x4 (21 of 32) with 32 registers, 6x2 (15 of 16) with 16, the shapes MLAS's and
-    /// OpenBLAS's kernels use. On AVX2, 6x2 and 5x2 measured fastest of 6x2, 4x3, 3x4, 8x1 and
-    /// 5x2 (the `tile` doc); on AVX-512, 4x4 against 6x2, 8x2, 4x3, 6x4, 8x3, 12x2 and 2x4.
+    /// file: 4x4 (21 of 32) with 32 registers; with 16, 6x2 (15 used), the shape of MLAS's and
+    /// OpenBLAS's kernels, or 4x3 (16 used) on AMD's cores. On AVX-512, 4x4 measured fastest
+    /// against 6x2, 8x2, 4x3, 6x4, 8x3, 12x2 and 2x4; on AVX2, 6x2 and 5x2 of 6x2, 4x3, 3x4,
+    /// 8x1 and 5x2 on an Intel Xeon (the `tile` doc), but on three AMD cores tiles of 5 or 6
+    /// rows ran a 1024x1024x1024 f32 product 15-25% slower than tiles of 4 (Zen 1, Zen 3, and
+    /// a Zen 5's AVX2 code: docs/benchmarks.md, twenty-fourth, twenty-sixth and twenty-seventh
+    /// sessions); llvm-mca counts the same cycles a step for both, so the cost is in reading
+    /// more rows of `A` at once, not in the arithmetic.
     pub fn register_tile(self) -> (i64, i64) {
-        if self.vector_registers >= 32 {
-            (4, 4)
-        } else {
-            (6, 2)
+        match (self.vector_registers >= 32, self.vendor) {
+            (true, _) => (4, 4),
+            (false, Vendor::Amd) => (4, 3),
+            (false, Vendor::Any) => (6, 2),
         }
     }
 
@@ -240,6 +261,19 @@ impl CpuInfo {
 
 /// The fewest vectors per row of a `loop.dot2` tile ([`CpuInfo::pair_tile`]).
 pub const PAIR_VECTORS: i64 = 4;
+
+/// The maker of the host's cores, from Linux's `/proc/cpuinfo` (`vendor_id : AuthenticAMD`).
+fn host_vendor() -> Vendor {
+    let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let vendor = info
+        .lines()
+        .find_map(|line| line.strip_prefix("vendor_id"))
+        .and_then(|rest| rest.split(':').nth(1));
+    match vendor.map(str::trim) {
+        Some("AuthenticAMD") => Vendor::Amd,
+        _ => Vendor::Any,
+    }
+}
 
 /// The host's per-core L2 size from Linux's sysfs (`.../cache/index2/size`, "2048K").
 fn host_l2_bytes() -> Option<u64> {
