@@ -812,8 +812,11 @@ const UNIT_SIZE: usize = 40_000;
 /// module each, ppocr_cls's 63 small kernels (8 KB of printed IR on average) came to their
 /// first result about 11% later than in 13 shared modules (docs/benchmarks.md). A kernel of
 /// [`UNIT_SIZE`] or more has its own module; the smaller ones share modules of about that
-/// size, at least one per thread, each taking the next kernel (largest first) while it holds
-/// the least.
+/// size, as many as a multiple of the threads, each taking the next kernel (largest first)
+/// while it holds the least. A count the threads do not divide leaves one thread compiling
+/// the last module alone: oww_hey_mycroft's 7 kernels made 3 modules of about 30 KB, and
+/// on 2 threads the third began when the first two ended (its LLVM 37 ms; in 4, 2 threads
+/// busy to the end).
 fn quick_units(
     missing: &[usize],
     size: impl Fn(usize) -> usize,
@@ -827,7 +830,9 @@ fn quick_units(
     }
     small.sort_by_key(|&i| (std::cmp::Reverse(size(i)), i));
     let total: usize = small.iter().map(|&i| size(i)).sum();
-    let count = total.div_ceil(UNIT_SIZE).max(threads).min(small.len());
+    let count = (total.div_ceil(UNIT_SIZE).max(threads))
+        .next_multiple_of(threads.max(1))
+        .min(small.len());
     let mut shared: Vec<(usize, Vec<usize>)> = vec![(0, Vec::new()); count];
     for i in small {
         if let Some((load, unit)) = shared.iter_mut().min_by_key(|(load, _)| *load) {
@@ -894,4 +899,43 @@ pub(crate) fn optimize(
     module
         .run_passes(opt.pipeline(), machine, PassBuilderOptions::create())
         .map_err(|e| format!("LLVM pipeline '{}': {e}", opt.pipeline()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{quick_units, UNIT_SIZE};
+
+    /// The modules a set of kernel sizes makes for `threads`, each as its kernels' indices.
+    fn units(sizes: &[usize], threads: usize) -> Vec<Vec<usize>> {
+        let missing: Vec<usize> = (0..sizes.len()).collect();
+        quick_units(&missing, |i| sizes[i], threads)
+    }
+
+    #[test]
+    fn shared_modules_come_in_multiples_of_the_threads() {
+        // oww_hey_mycroft: two 30 KB recurrences and five small kernels, 89 KB in all.
+        let sizes = [12_583, 30_292, 1_250, 12_823, 30_185, 1_121, 1_268];
+        let made = units(&sizes, 2);
+        assert_eq!(made.len(), 4, "{made:?}");
+        let mut all: Vec<usize> = made.concat();
+        all.sort_unstable();
+        assert_eq!(
+            all,
+            (0..sizes.len()).collect::<Vec<_>>(),
+            "every kernel once"
+        );
+        // Each recurrence leads a module of its own; the small ones fill the other two.
+        assert!(made.iter().any(|u| u[0] == 1) && made.iter().any(|u| u[0] == 4));
+        assert_eq!(units(&sizes, 3).len(), 3);
+    }
+
+    #[test]
+    fn large_kernels_keep_their_own_modules_and_few_kernels_cap_the_count() {
+        let made = units(&[UNIT_SIZE, 10, 20], 4);
+        assert!(made.contains(&vec![0]), "{made:?}");
+        // Two small kernels cannot fill four modules.
+        assert_eq!(made.len(), 3, "{made:?}");
+        assert!(units(&[], 2).is_empty());
+        assert_eq!(units(&[5], 0), vec![vec![0]]);
+    }
 }
