@@ -71,8 +71,13 @@ INPUTS = {
 
 
 # Dynamically quantized models are held to a signal-to-noise ratio (dB) instead of allclose:
-# docs/onnx.md, "Dynamically quantized models".
-SQNR_DB = {"traceforge_title_model/data/span/encoder.onnx": 25.0}
+# docs/onnx.md, "Dynamically quantized models". The decoder is within allclose where
+# onnxruntime's u8 x s8 products are exact (AVX-512 VNNI), not on an AVX2-only CPU, where some
+# of them saturate (26.1 dB on a Zen 1; dlc's own products match its interpreter exactly).
+SQNR_DB = {
+    "traceforge_title_model/data/span/encoder.onnx": 25.0,
+    "traceforge_title_model/data/span/decoder.onnx": 25.0,
+}
 
 
 def ort_session(path: Path) -> ort.InferenceSession:
