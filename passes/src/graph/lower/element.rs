@@ -257,6 +257,15 @@ fn binary(
     unsigned: bool,
 ) -> Result<Value, String> {
     let ty = ctx.value_type(a);
+    if let (G::PowOp(_), Class::Float) = (op, cls) {
+        if let Some(n) = small_integer_exponent(ctx, b) {
+            let square = e.arith(ctx, "mulf", &[a, a], ty);
+            return Ok(match n {
+                2 => square,
+                _ => e.arith(ctx, "mulf", &[square, a], ty),
+            });
+        }
+    }
     let arith = match (op, cls) {
         (G::AddOp(_), Class::Float) => "addf",
         (G::SubOp(_), Class::Float) => "subf",
@@ -285,6 +294,17 @@ fn binary(
         _ => return Err(no_scalar_form(ctx, op)),
     };
     Ok(e.arith(ctx, arith, &[a, b], ty))
+}
+
+/// The exponent 2 or 3 when `v` is a scalar float constant equal to it. Such a power is
+/// lowered as `x * x` or `x * x * x`: the square is the correctly rounded value that `powf`
+/// (its expansion by `exp` and `log`, about 30 ulp off and a hundred instructions) only
+/// approximates, the cube is off by at most two roundings, and both give `powf`'s NaN,
+/// infinity and signed-zero results. They are the exponents of squares in norms and spectra
+/// (T5's RMS norm, Silero's STFT magnitudes) and of the tanh form of GELU.
+fn small_integer_exponent(ctx: &Context, v: Value) -> Option<u8> {
+    let c = ctx.attr_as_float(ctx.constant_value(v)?)?;
+    [2u8, 3].into_iter().find(|&n| c == f64::from(n))
 }
 
 /// Integer `graph.pow` of one element: square-and-multiply over every bit of the exponent
