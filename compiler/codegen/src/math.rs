@@ -886,6 +886,19 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         let z = self.fmul(x, x)?;
         let small = self.fmul(x, self.poly(z, &coeffs)?)?;
         let erfc = self.erfc_continued_fraction(a, cut)?;
+        self.erf_join(x, a, cut, small, erfc)
+    }
+
+    /// erf from its two branches: `small` where `|x| < cut`, else `1 - erfc` with `x`'s sign;
+    /// NaN stays NaN.
+    fn erf_join(
+        &self,
+        x: BasicValueEnum<'ctx>,
+        a: BasicValueEnum<'ctx>,
+        cut: f64,
+        small: BasicValueEnum<'ctx>,
+        erfc: BasicValueEnum<'ctx>,
+    ) -> Result<BasicValueEnum<'ctx>, BuilderError> {
         let large = self.call("llvm.copysign", &[self.fsub(self.splat(1.0), erfc)?, x])?;
         let is_small = self.fcmp(FloatPredicate::OLT, a, self.splat(cut))?;
         let r = self.select(is_small, small, large)?;
@@ -925,11 +938,8 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         let a = self.call("llvm.fabs", &[x])?;
         let small = self.fmul(x, self.poly(self.fmul(x, x)?, &LOW)?)?;
         let u = self.fsub(self.clamp(a, 1.0, 4.0)?, self.splat(2.5))?;
-        let large = self.fsub(self.splat(1.0), self.poly(u, &HIGH)?)?;
-        let large = self.call("llvm.copysign", &[large, x])?;
-        let is_small = self.fcmp(FloatPredicate::OLT, a, self.splat(1.0))?;
-        let r = self.select(is_small, small, large)?;
-        self.keep_nan(x, r)
+        let erfc = self.poly(u, &HIGH)?;
+        self.erf_join(x, a, 1.0, small, erfc)
     }
 
     /// erfc(a) = e^(-a^2)/sqrt(pi) / (a + (1/2)/(a + 1/(a + (3/2)/(a + ...)))) for `a >= cut`,
